@@ -1,0 +1,29 @@
+# Compile options shared by project targets.
+#
+# edgeadmm_device_options(target): rules for code that runs on a device
+#   (sdk/, platform/): no exceptions, no RTTI, Eigen may not allocate.
+# edgeadmm_host_options(target): warnings for host-only code (aggregator, tools).
+
+set(_edgeadmm_warnings -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    -Wcast-align -Wconversion -Wno-sign-conversion -Wdouble-promotion)
+if(EDGEADMM_WERROR)
+  list(APPEND _edgeadmm_warnings -Werror)
+endif()
+
+function(edgeadmm_device_options target)
+  target_compile_options(${target} PRIVATE ${_edgeadmm_warnings}
+    $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti -fno-threadsafe-statics>)
+  target_compile_definitions(${target} PRIVATE EIGEN_NO_MALLOC EIGEN_NO_IO
+    EIGEN_MPL2_ONLY EIGEN_DONT_PARALLELIZE)
+endfunction()
+
+function(edgeadmm_host_options target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+    $<$<BOOL:${EDGEADMM_WERROR}>:-Werror>)
+endfunction()
+
+if(EDGEADMM_SANITIZE AND NOT EDGEADMM_BARE_METAL)
+  string(REPLACE ";" "," _san "${EDGEADMM_SANITIZE}")
+  add_compile_options(-fsanitize=${_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_san})
+endif()

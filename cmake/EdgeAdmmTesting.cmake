@@ -1,0 +1,34 @@
+# Test helpers.
+#
+# edgeadmm_add_gtest(NAME name SOURCES ... LIBS ... [LABELS ...])
+#   Builds a GoogleTest executable on hosted targets and registers it with
+#   CTest as one test (runs under CMAKE_CROSSCOMPILING_EMULATOR when cross
+#   compiling). EDGEADMM_DATA points the test at the shared data sets.
+function(edgeadmm_add_gtest)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  edgeadmm_host_options(${T_NAME})
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+  set_tests_properties(${T_NAME} PROPERTIES
+    ENVIRONMENT "EDGEADMM_DATA=$ENV{EDGEADMM_DATA}"
+    LABELS "${T_LABELS}")
+  if(NOT DEFINED ENV{EDGEADMM_DATA})
+    set_tests_properties(${T_NAME} PROPERTIES
+      ENVIRONMENT "EDGEADMM_DATA=${EDGEADMM_DATA_DIR}")
+  endif()
+endfunction()
+
+# Adds every immediate subdirectory of the current source dir that has a
+# CMakeLists.txt, so areas can be added without touching a shared file.
+function(edgeadmm_add_all_subdirectories)
+  file(GLOB _children LIST_DIRECTORIES true RELATIVE "${CMAKE_CURRENT_SOURCE_DIR}"
+    "${CMAKE_CURRENT_SOURCE_DIR}/*")
+  list(SORT _children)
+  foreach(_child IN LISTS _children)
+    if(IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/${_child}"
+       AND EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${_child}/CMakeLists.txt")
+      add_subdirectory(${_child})
+    endif()
+  endforeach()
+endfunction()
