@@ -1,0 +1,26 @@
+// Self-registering subcommands of the `edgeadmm` admin CLI.
+//
+// Each command family lives in its own file and registers itself:
+//   EDGEADMM_CLI_COMMAND(AddPrivacyCommands);
+// where `void AddPrivacyCommands(CLI::App& app)` adds subcommands and their
+// callbacks. A callback reports failure by throwing CLI::RuntimeError(code)
+// after printing a clear message to stderr.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace edgeadmm::cli {
+
+using CommandAdder = void (*)(CLI::App& app);
+
+// Registers an adder; returns true so it can initialise a static.
+bool RegisterCommand(CommandAdder adder);
+
+// Calls every registered adder on `app`.
+void AddRegisteredCommands(CLI::App& app);
+
+}  // namespace edgeadmm::cli
+
+#define EDGEADMM_CLI_COMMAND(adder)                                     \
+  [[maybe_unused]] static const bool edgeadmm_cli_registered_##adder = \
+      ::edgeadmm::cli::RegisterCommand(&adder)
