@@ -1,0 +1,175 @@
+// LocalTrainer: everything one device needs to take part in a private
+// federated job — its mapped dataset, the local step of the job's algorithm,
+// the persisted device state, a CTR_DRBG for the noise, and the device's own
+// privacy ledger, all in one caller-owned workspace.
+//
+//   alignas(16) static std::byte memory[LocalTrainer::WorkspaceBytes(...)];
+//   LocalTrainer trainer;
+//   EDGEADMM_TRY(trainer.Init(memory, data, config));   // the only "allocation"
+//   EDGEADMM_TRY(trainer.RunProxAdmm(params, round, z, upload));
+//   EDGEADMM_TRY(trainer.SaveState(blob));   // persist BEFORE sending `upload`
+//
+// Nothing touches the heap. Before every private step the trainer checks its
+// ledger and refuses (RESOURCE_EXHAUSTED) a step that would take the device's
+// local ε above its budget, whatever the aggregator asks. A round id that is
+// not newer than the last computed one is refused (ALREADY_EXISTS): the same
+// (job, round) is never recomputed with fresh noise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/device_state.h"
+#include "edgeadmm/dp_sgd_step.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/entropy_source.h"
+#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/linearized_admm_step.h"
+#include "edgeadmm/loss.h"
+#include "edgeadmm/penalty_perturbation_step.h"
+#include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+
+// Runtime policy of one device, validated by Init.
+struct TrainerConfig {
+  AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
+  Loss loss;
+  uint64_t job_id = 0;
+  EntropySource* entropy = nullptr;   // seeds the DRBG (required)
+  ConstByteSpan personalization;      // e.g. the device id; mixed into the DRBG
+  Real epsilon_budget = 1.0;          // local ε the device never exceeds
+  Real delta = 1e-5;                  // δ of the local budget, in (0, 1)
+  // Allow steps the Gaussian ledger cannot account: σ = 0 or no clipping
+  // (non-private baselines), and paper 001's pure-DP penalty perturbation,
+  // which the aggregator accounts with the paper's bound. Off by default.
+  bool allow_unaccounted_steps = false;
+};
+
+class LocalTrainer {
+ public:
+  // Workspace bytes Init needs for this algorithm, loss and data shape.
+  static constexpr size_t WorkspaceBytes(AlgorithmKind algorithm,
+                                         LossKind loss, size_t samples,
+                                         size_t dim) {
+    return 2 * Workspace::Bytes<Real>(dim) +  // state vectors
+           StepBytes(algorithm, loss, samples, dim);
+  }
+
+  // Binds the trainer to `data` and carves every buffer from `workspace`.
+  // INVALID_ARGUMENT for a bad config (no entropy source, bad loss or budget);
+  // RESOURCE_EXHAUSTED if `workspace` is too small; UNAVAILABLE if the
+  // entropy source fails. The device state starts fresh for config.job_id.
+  Status Init(ByteSpan workspace, const DatasetView& data,
+              const TrainerConfig& config);
+
+  // Paper 002 local step for `round`: writes Δu to `upload` (p entries) and
+  // updates u_i. Errors: see the class comment, the step's Run, and
+  // FAILED_PRECONDITION if the job's algorithm is another one.
+  Result<ProxAdmmReport> RunProxAdmm(const ProxAdmmParams& params,
+                                     uint64_t round, Span<const Real> z,
+                                     Span<Real> upload);
+
+  // Paper 004 local step: updates w̃_i and writes it to `upload`.
+  Result<LinearizedAdmmReport> RunLinearizedAdmm(
+      const LinearizedAdmmParams& params, uint64_t round,
+      Span<const Real> w_global, Span<Real> upload);
+  // Paper 004 (3d) when the new global model w^{k+1} arrives.
+  Status ApplyLinearizedDual(Real rho, Span<const Real> w_new_global);
+
+  // Paper 001 primal step: updates f_i and writes it to `upload`.
+  Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
+      const PenaltyPerturbationParams& params, uint64_t round,
+      Span<const Real> neighbour_sum, Span<Real> upload);
+  // Paper 001 dual update (11) with the neighbours' new sum S_i(t+1).
+  Status ApplyPenaltyPerturbationDual(const PenaltyPerturbationParams& params,
+                                      Span<const Real> neighbour_sum_new);
+
+  // DP-SGD baseline step: writes Δ to `upload`.
+  Result<DpSgdReport> RunDpSgd(const DpSgdParams& params, uint64_t round,
+                               Span<const Real> z, Span<Real> upload);
+
+  // Serialized state (see device_state.h). RESOURCE_EXHAUSTED if too small.
+  StatusWithSize SaveState(ByteSpan out);
+  // Restores a persisted state: DATA_LOSS for a corrupt blob,
+  // INVALID_ARGUMENT for another shape, FAILED_PRECONDITION for another job
+  // or algorithm. The DRBG is NOT restored: it was reseeded with fresh
+  // entropy at Init, so no noise stream is ever replayed.
+  Status LoadState(ConstByteSpan in);
+  static constexpr size_t StateBytes(size_t dim) {
+    return DeviceStateSerializedSize(dim);
+  }
+
+  const DeviceState& state() const { return state_; }
+  // Local ε spent so far at the configured δ.
+  Result<Real> LocalEpsilon() const { return state_.ledger.Epsilon(delta_); }
+
+ private:
+  static constexpr size_t StepBytes(AlgorithmKind algorithm, LossKind loss,
+                                    size_t samples, size_t dim) {
+    switch (algorithm) {
+      case AlgorithmKind::kProxAdmm:
+        return ProxAdmmStep::WorkspaceBytes(loss, samples, dim);
+      case AlgorithmKind::kLinearizedAdmm:
+        return LinearizedAdmmStep::WorkspaceBytes(samples, dim);
+      case AlgorithmKind::kPenaltyPerturbation:
+        return PenaltyPerturbationStep::WorkspaceBytes(loss, samples, dim);
+      case AlgorithmKind::kDpSgd:
+        return DpSgdStep::WorkspaceBytes(samples, dim);
+    }
+    return 0;
+  }
+
+  // Shared checks before a step: algorithm, round freshness, output size.
+  Status BeginStep(AlgorithmKind algorithm, uint64_t round,
+                   Span<Real> upload) const;
+  // Budget check for a Gaussian step; `accounted` false for steps the
+  // ledger cannot account.
+  Status CheckBudget(bool accounted, Real sensitivity, Real noise_std) const;
+  // Ledger charge and counters after a successful step.
+  Status FinishStep(bool accounted, Real sensitivity, Real noise_std,
+                    uint64_t round);
+
+  const DatasetView* data_ = nullptr;
+  AlgorithmKind algorithm_ = AlgorithmKind::kProxAdmm;
+  Real epsilon_budget_ = 0;
+  Real delta_ = 0;
+  bool allow_unaccounted_ = false;
+  Drbg drbg_;
+  GaussianSampler noise_{drbg_};
+  DeviceState state_;
+  ProxAdmmStep prox_admm_;
+  LinearizedAdmmStep linearized_;
+  PenaltyPerturbationStep penalty_;
+  DpSgdStep dp_sgd_;
+};
+
+// A LocalTrainer that owns its workspace, sized at compile time for MCUs.
+template <AlgorithmKind kAlgorithm, LossKind kLoss, size_t kSamples,
+          size_t kFeatures>
+class StaticLocalTrainer {
+ public:
+  static constexpr size_t kWorkspaceBytes =
+      LocalTrainer::WorkspaceBytes(kAlgorithm, kLoss, kSamples, kFeatures);
+
+  // INVALID_ARGUMENT if `config` or `data` disagree with the template
+  // parameters; otherwise as LocalTrainer::Init.
+  Status Init(const DatasetView& data, const TrainerConfig& config) {
+    if (config.algorithm != kAlgorithm || config.loss.kind != kLoss ||
+        data.samples() > kSamples || data.dim() != kFeatures) {
+      return Status::InvalidArgument();
+    }
+    return trainer_.Init(ByteSpan(workspace_, kWorkspaceBytes), data, config);
+  }
+  LocalTrainer& trainer() { return trainer_; }
+
+ private:
+  alignas(Workspace::kAlignment) std::byte workspace_[kWorkspaceBytes];
+  LocalTrainer trainer_;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,97 @@
+// Penalty-perturbation (PP) private M-ADMM step of paper 001 (Zhang,
+// Khalili, Liu, ICML 2018), node i of a peer graph relayed by the aggregator.
+//
+// Local objective O(f, D_i) = (C/B_i) Σ_n ℒ(y_n fᵀx_n) + (ρ/N)·½||f||².
+// Alg. 1, eq. (24)/(25), with the neighbour sum S_i(t) = Σ_{j∈V_i} f_j(t):
+//   ε ~ density ∝ exp(−α_i(t+1)·||ε||₂)
+//   f_i(t+1) = argmin_f O(f) + 2(λ_i(t) + η V_i ε)ᵀf
+//                       + η (V_i ||f||² − fᵀ(V_i f_i(t) + S_i(t)))
+//   (11) λ_i(t+1) = λ_i(t) + (θ/2)(V_i f_i(t+1) − S_i(t+1))
+// with the private, non-decreasing penalty η = η_i(t+1). Completing the
+// square, f_i(t+1) = prox_{s·C·f̄}(v) with f̄ the mean loss over the B_i
+// records, 1/s = ρ/N + 2ηV_i and v = s·(η(V_i f_i(t) + S_i(t)) − 2λ_i − 2ηV_iε).
+// Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) = α₁·q₂^{t−1}.
+// The privacy bound needs the exact minimiser (digest 001 pitfall 3): the
+// prox solver's KKT residual is reported so a caller can refuse a loose one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/loss.h"
+#include "edgeadmm/prox_solver.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+
+struct PenaltyPerturbationParams {
+  Real loss_weight = 1.0;   // C ∈ (0, B_i]
+  Real reg_weight = 1.0;    // ρ > 0 (weight of ½||f||² in the ERM objective)
+  uint32_t nodes = 1;       // N
+  uint32_t degree = 1;      // V_i ≥ 1
+  Real theta = 0.5;         // dual step θ > 0
+  Real eta1 = 0.5;          // η_i(1) ≥ θ
+  Real eta_growth = 1.0;    // q₁ ≥ 1 (non-decreasing penalty)
+  Real eta_max = 1e6;       // cap on η (geometric growth is unbounded)
+  Real alpha1 = 3.0;        // α_i(1) > 0
+  Real alpha_growth = 1.0;  // q₂ > 0
+  bool add_noise = true;    // false: the non-private M-ADMM step
+
+  // INVALID_ARGUMENT for out-of-range values; FAILED_PRECONDITION if the
+  // privacy condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) fails for this device
+  // (c₁ = the loss's curvature bound, B_i = `samples`).
+  Status Validate(Real curvature_bound, size_t samples) const;
+  Real Eta(uint32_t t) const;    // η_i(t), t ≥ 1
+  Real Alpha(uint32_t t) const;  // α_i(t), t ≥ 1
+};
+
+struct PenaltyPerturbationReport {
+  ProxReport prox;
+  Real eta = 0;         // η_i(t+1) used
+  Real alpha = 0;       // α_i(t+1) used (0 without noise)
+  Real noise_norm = 0;  // ||ε||
+};
+
+class PenaltyPerturbationStep {
+ public:
+  // Workspace bytes: the Newton-CG prox solver plus v, the noise and f (warm
+  // start) vectors.
+  static constexpr size_t WorkspaceBytes(LossKind loss, size_t samples,
+                                         size_t dim) {
+    return ProxSolver::WorkspaceBytes(loss, ProxMethod::kAuto, samples, dim) +
+           3 * Workspace::Bytes<Real>(dim);
+  }
+
+  Status Init(Workspace& ws, const DatasetView& data, const Loss& loss);
+
+  // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
+  // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
+  // INVALID_ARGUMENT / FAILED_PRECONDITION as Validate; UNAVAILABLE if the
+  // DRBG fails (f unchanged).
+  Result<PenaltyPerturbationReport> Run(const PenaltyPerturbationParams& params,
+                                        uint32_t t,
+                                        Span<const Real> neighbour_sum,
+                                        Span<const Real> dual, Span<Real> f,
+                                        GaussianSampler& noise);
+
+  // (11): λ ← λ + (θ/2)(V f_i(t+1) − S_i(t+1)).
+  static Status DualUpdate(const PenaltyPerturbationParams& params,
+                           Span<const Real> f_new,
+                           Span<const Real> neighbour_sum_new,
+                           Span<Real> dual);
+
+ private:
+  const DatasetView* data_ = nullptr;
+  Real curvature_bound_ = 0;
+  ProxSolver solver_;
+  Span<Real> v_;
+  Span<Real> noise_;
+  Span<Real> x_;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,83 @@
+// Exact-prox private ADMM local step of paper 002 (Cyffers, Bellet, Basu).
+//
+// Alg. 3 LocalADMMstep with the clipping of App. E / Remark 6, on device i:
+//   x    = prox_{s f_i}(2z − u_i)                         (eq. 6)
+//   Δu_i = 2λ·Clip(x − z, C) + λ·η,   η ~ N(0, σ² I_p)    (eq. 7 + clipping)
+//   u_i ← u_i + Δu_i
+// The noise std on u is λσ; the data-dependent term 2λ·Clip(x − z, C) has L2
+// sensitivity 2λC under zero-out (add/remove) neighbours and 4λC under
+// replace-one (digest 002 §1.3.2). Clipping makes that bound hold whatever
+// the accuracy of the prox, so an unconverged solve costs utility, not privacy.
+// The prox step s must equal the step the server uses in z = prox_{s r}(ū)
+// (pitfall P1); the paper's γ is s here.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/loss.h"
+#include "edgeadmm/prox_solver.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+
+// Clip threshold meaning "do not clip" (non-private runs only: without
+// clipping the step has no bounded sensitivity).
+inline constexpr Real kNoClip = std::numeric_limits<Real>::infinity();
+
+struct ProxAdmmParams {
+  Real lambda = 0.5;    // relaxation λ ∈ (0, 1]
+  Real step = 1.0;      // prox step s > 0 (the paper's γ)
+  Real clip = kNoClip;  // C > 0, or kNoClip
+  Real sigma = 0.0;     // noise σ ≥ 0; the noise on u has std λσ
+
+  // INVALID_ARGUMENT unless every field is finite (clip may be kNoClip) and
+  // in range.
+  Status Validate() const;
+  // L2 sensitivity of Δu under replace-one neighbours: 4λC (local DP).
+  Real ReplaceOneSensitivity() const { return 4 * lambda * clip; }
+  // Noise std on Δu: λσ.
+  Real NoiseStd() const { return lambda * sigma; }
+};
+
+struct ProxAdmmReport {
+  ProxReport prox;     // iterations and achieved KKT residual of the prox
+  Real step_norm = 0;  // ||x − z|| before clipping
+  bool clipped = false;
+};
+
+class ProxAdmmStep {
+ public:
+  // Workspace bytes Init needs: the prox solver's plus the prox input 2z − u
+  // and x (kept between rounds as the warm start of the next solve).
+  static constexpr size_t WorkspaceBytes(LossKind loss, size_t samples,
+                                         size_t dim) {
+    return ProxSolver::WorkspaceBytes(loss, ProxMethod::kAuto, samples, dim) +
+           2 * Workspace::Bytes<Real>(dim);
+  }
+
+  // Binds the step to the device's data. RESOURCE_EXHAUSTED if `ws` is too
+  // small; INVALID_ARGUMENT for a bad loss.
+  Status Init(Workspace& ws, const DatasetView& data, const Loss& loss);
+
+  // Runs one local step against the global model z: updates u in place and
+  // writes Δu to `delta_u`. INVALID_ARGUMENT for bad parameters, sizes or
+  // non-finite z/u; FAILED_PRECONDITION before Init; UNAVAILABLE if the DRBG
+  // fails (then u is unchanged).
+  Result<ProxAdmmReport> Run(const ProxAdmmParams& params,
+                             Span<const Real> z, Span<Real> u,
+                             GaussianSampler& noise, Span<Real> delta_u);
+
+ private:
+  const DatasetView* data_ = nullptr;
+  ProxSolver solver_;
+  Span<Real> prox_input_;
+  Span<Real> x_;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,123 @@
+#include "edgeadmm/linearized_admm_step.h"
+
+#include <cmath>
+
+#include "edgeadmm/vector_checks.h"
+
+namespace edgeadmm {
+namespace {
+Real GaussianFactor(Real epsilon, Real delta) {
+  return std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+}
+}  // namespace
+
+Status LinearizedAdmmParams::Validate() const {
+  if (!IsPositive(rho) || !std::isfinite(reg_weight) || reg_weight < 0 ||
+      providers == 0 || !IsPositive(dw) || !IsPositive(s1) ||
+      !std::isfinite(s2) || s2 < 0 || !std::isfinite(s3) || s3 < 0 ||
+      !std::isfinite(s4) || s4 < 0 || !IsPositive(epsilon) ||
+      !IsPositive(delta) || delta >= 1 ||
+      (schedule != LinearizedSchedule::kConvex &&
+       schedule != LinearizedSchedule::kSmooth)) {
+    return Status::InvalidArgument();
+  }
+  return regularizer.Validate();
+}
+
+Real LinearizedAdmmParams::StepSize(uint32_t k, size_t m) const {
+  const Real n = static_cast<Real>(providers);
+  const Real k1 = static_cast<Real>(k) + 1;
+  if (schedule == LinearizedSchedule::kConvex) {
+    return dw / ((s1 + reg_weight * s2 / n) * std::sqrt(2 * k1));
+  }
+  const Real privacy_term = 2 * s1 *
+                            std::sqrt(4 * k1 * std::log(1.25 / delta)) /
+                            (static_cast<Real>(m) * epsilon * dw);
+  return 1 / (s3 + reg_weight * s4 / n + privacy_term);
+}
+
+Real LinearizedAdmmParams::Sensitivity(uint32_t k, size_t m) const {
+  return 2 * s1 / (static_cast<Real>(m) * (rho + 1 / StepSize(k, m)));
+}
+
+Real LinearizedAdmmParams::NoiseStd(uint32_t k, size_t m) const {
+  return Sensitivity(k, m) * GaussianFactor(epsilon, delta);
+}
+
+Status LinearizedAdmmStep::Init(Workspace& ws, const DatasetView& data,
+                                const Loss& loss) {
+  EDGEADMM_TRY(loss.Validate());
+  EDGEADMM_TRY_ASSIGN(margins_, ws.Allocate<Real>(data.samples()));
+  EDGEADMM_TRY_ASSIGN(row_norms_, ws.Allocate<Real>(data.samples()));
+  EDGEADMM_TRY_ASSIGN(grad_, ws.Allocate<Real>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(reg_grad_, ws.Allocate<Real>(data.dim()));
+  VectorMap(row_norms_.data(), data.samples()).noalias() =
+      data.Features().rowwise().norm();
+  loss_ = loss;
+  data_ = &data;
+  return Status::Ok();
+}
+
+Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
+    const LinearizedAdmmParams& params, uint32_t k, Span<const Real> w_global,
+    Span<const Real> gamma, Span<Real> w_tilde, GaussianSampler& noise) {
+  if (data_ == nullptr) return Status::FailedPrecondition();
+  EDGEADMM_TRY(params.Validate());
+  const size_t d = data_->dim();
+  const size_t m = data_->samples();
+  if (!IsFiniteVector(w_global, d) || !IsFiniteVector(gamma, d) ||
+      !IsFiniteVector(w_tilde, d)) {
+    return Status::InvalidArgument();
+  }
+  ConstMatrixMap a = data_->Features();
+  ConstVectorMap b = data_->Labels();
+  VectorMap t(margins_.data(), m);
+  VectorMap g(grad_.data(), d);
+  VectorMap rg(reg_grad_.data(), d);
+  VectorMap wt(w_tilde.data(), d);
+
+  // f_i'(w̃): per-example gradients ℓ'(t_j)·a_j, each clipped to norm S1.
+  t.noalias() = a * wt;
+  for (size_t j = 0; j < m; ++j) {
+    Real coef = loss_.Derivative(t[j], b[j]);
+    const Real norm = std::abs(coef) * row_norms_[j];
+    if (norm > params.s1) coef *= params.s1 / norm;
+    t[j] = coef / static_cast<Real>(m);
+  }
+  g.noalias() = a.transpose() * t;
+  params.regularizer.Subgradient(w_tilde, reg_grad_);
+  g += (params.reg_weight / static_cast<Real>(params.providers)) * rg;
+
+  LinearizedAdmmReport report;
+  report.step_size = params.StepSize(k, m);
+  report.sensitivity = params.Sensitivity(k, m);
+  report.noise_std = params.add_noise ? params.NoiseStd(k, m) : 0;
+
+  // (3a), computed into g so that w̃ changes only after the noise is drawn.
+  const Real inv_eta = 1 / report.step_size;
+  g = (params.rho * ConstVectorMap(w_global.data(), d) +
+       ConstVectorMap(gamma.data(), d) + inv_eta * wt - g) /
+      (params.rho + inv_eta);
+  // (3b): w̃_i^{k+1} = w_i^{k+1} + ξ.
+  if (report.noise_std > 0) {
+    EDGEADMM_TRY(noise.AddNoise(report.noise_std, grad_));
+  }
+  wt = g;
+  return report;
+}
+
+Status LinearizedAdmmStep::DualUpdate(Real rho, Span<const Real> w_tilde,
+                                      Span<const Real> w_new_global,
+                                      Span<Real> gamma) {
+  const size_t d = gamma.size();
+  if (!IsPositive(rho) || !IsFiniteVector(w_tilde, d) ||
+      !IsFiniteVector(w_new_global, d)) {
+    return Status::InvalidArgument();
+  }
+  VectorMap(gamma.data(), d) -=
+      rho * (ConstVectorMap(w_tilde.data(), d) -
+             ConstVectorMap(w_new_global.data(), d));
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm

@@ -1,0 +1,185 @@
+#include "edgeadmm/local_trainer.h"
+
+#include <cmath>
+
+#include "edgeadmm/vector_checks.h"
+
+namespace edgeadmm {
+
+Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
+                          const TrainerConfig& config) {
+  if (config.entropy == nullptr || !IsPositive(config.epsilon_budget) ||
+      !IsPositive(config.delta) || config.delta >= 1 ||
+      static_cast<uint8_t>(config.algorithm) >
+          static_cast<uint8_t>(AlgorithmKind::kDpSgd)) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(config.loss.Validate());
+  if (workspace.size() < WorkspaceBytes(config.algorithm, config.loss.kind,
+                                        data.samples(), data.dim())) {
+    return Status::ResourceExhausted();
+  }
+  Workspace ws(workspace);
+  const size_t p = data.dim();
+  state_ = DeviceState();
+  state_.job_id = config.job_id;
+  state_.algorithm = config.algorithm;
+  EDGEADMM_TRY_ASSIGN(state_.primary, ws.Allocate<Real>(p));
+  EDGEADMM_TRY_ASSIGN(state_.secondary, ws.Allocate<Real>(p));
+  switch (config.algorithm) {
+    case AlgorithmKind::kProxAdmm:
+      EDGEADMM_TRY(prox_admm_.Init(ws, data, config.loss));
+      break;
+    case AlgorithmKind::kLinearizedAdmm:
+      EDGEADMM_TRY(linearized_.Init(ws, data, config.loss));
+      break;
+    case AlgorithmKind::kPenaltyPerturbation:
+      EDGEADMM_TRY(penalty_.Init(ws, data, config.loss));
+      break;
+    case AlgorithmKind::kDpSgd:
+      EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
+      break;
+  }
+  EDGEADMM_TRY(drbg_.Init(*config.entropy, config.personalization));
+  algorithm_ = config.algorithm;
+  epsilon_budget_ = config.epsilon_budget;
+  delta_ = config.delta;
+  allow_unaccounted_ = config.allow_unaccounted_steps;
+  data_ = &data;
+  return Status::Ok();
+}
+
+Status LocalTrainer::BeginStep(AlgorithmKind algorithm, uint64_t round,
+                               Span<Real> upload) const {
+  if (data_ == nullptr || algorithm != algorithm_) {
+    return Status::FailedPrecondition();
+  }
+  if (upload.size() != data_->dim()) return Status::InvalidArgument();
+  if (state_.last_round != UINT64_MAX && round <= state_.last_round) {
+    return Status::AlreadyExists();
+  }
+  return Status::Ok();
+}
+
+Status LocalTrainer::CheckBudget(bool accounted, Real sensitivity,
+                                 Real noise_std) const {
+  if (!accounted) {
+    return allow_unaccounted_ ? Status::Ok() : Status::FailedPrecondition();
+  }
+  EDGEADMM_TRY_ASSIGN(const bool exceed,
+                      state_.ledger.WouldExceed(sensitivity, noise_std,
+                                                epsilon_budget_, delta_));
+  return exceed ? Status::ResourceExhausted() : Status::Ok();
+}
+
+Status LocalTrainer::FinishStep(bool accounted, Real sensitivity,
+                                Real noise_std, uint64_t round) {
+  if (accounted) EDGEADMM_TRY(state_.ledger.Charge(sensitivity, noise_std));
+  state_.last_round = round;
+  ++state_.local_iteration;
+  state_.drbg_reseed_count = drbg_.reseed_count();
+  return Status::Ok();
+}
+
+Result<ProxAdmmReport> LocalTrainer::RunProxAdmm(const ProxAdmmParams& params,
+                                                 uint64_t round,
+                                                 Span<const Real> z,
+                                                 Span<Real> upload) {
+  EDGEADMM_TRY(BeginStep(AlgorithmKind::kProxAdmm, round, upload));
+  EDGEADMM_TRY(params.Validate());
+  const bool accounted = params.sigma > 0 && params.clip != kNoClip;
+  const Real sensitivity = params.ReplaceOneSensitivity();
+  EDGEADMM_TRY(CheckBudget(accounted, sensitivity, params.NoiseStd()));
+  EDGEADMM_TRY_ASSIGN(auto report, prox_admm_.Run(params, z, state_.primary,
+                                                  noise_, upload));
+  EDGEADMM_TRY(FinishStep(accounted, sensitivity, params.NoiseStd(), round));
+  return report;
+}
+
+Result<LinearizedAdmmReport> LocalTrainer::RunLinearizedAdmm(
+    const LinearizedAdmmParams& params, uint64_t round,
+    Span<const Real> w_global, Span<Real> upload) {
+  EDGEADMM_TRY(BeginStep(AlgorithmKind::kLinearizedAdmm, round, upload));
+  EDGEADMM_TRY(params.Validate());
+  const uint32_t k = state_.local_iteration;
+  const size_t m = data_->samples();
+  const Real sensitivity = params.Sensitivity(k, m);
+  const Real noise_std = params.NoiseStd(k, m);
+  EDGEADMM_TRY(CheckBudget(params.add_noise, sensitivity, noise_std));
+  EDGEADMM_TRY_ASSIGN(auto report,
+                      linearized_.Run(params, k, w_global, state_.secondary,
+                                      state_.primary, noise_));
+  VectorMap(upload.data(), upload.size()) =
+      ConstVectorMap(state_.primary.data(), upload.size());
+  EDGEADMM_TRY(FinishStep(params.add_noise, sensitivity, noise_std, round));
+  return report;
+}
+
+Status LocalTrainer::ApplyLinearizedDual(Real rho,
+                                         Span<const Real> w_new_global) {
+  if (data_ == nullptr || algorithm_ != AlgorithmKind::kLinearizedAdmm) {
+    return Status::FailedPrecondition();
+  }
+  return LinearizedAdmmStep::DualUpdate(rho, state_.primary, w_new_global,
+                                        state_.secondary);
+}
+
+Result<PenaltyPerturbationReport> LocalTrainer::RunPenaltyPerturbation(
+    const PenaltyPerturbationParams& params, uint64_t round,
+    Span<const Real> neighbour_sum, Span<Real> upload) {
+  EDGEADMM_TRY(BeginStep(AlgorithmKind::kPenaltyPerturbation, round, upload));
+  // Pure-DP perturbation: not a Gaussian mechanism, so never "accounted" here.
+  EDGEADMM_TRY(CheckBudget(false, 0, 0));
+  EDGEADMM_TRY_ASSIGN(
+      auto report,
+      penalty_.Run(params, static_cast<uint32_t>(state_.local_iteration),
+                   neighbour_sum, state_.secondary, state_.primary, noise_));
+  VectorMap(upload.data(), upload.size()) =
+      ConstVectorMap(state_.primary.data(), upload.size());
+  EDGEADMM_TRY(FinishStep(false, 0, 0, round));
+  return report;
+}
+
+Status LocalTrainer::ApplyPenaltyPerturbationDual(
+    const PenaltyPerturbationParams& params,
+    Span<const Real> neighbour_sum_new) {
+  if (data_ == nullptr || algorithm_ != AlgorithmKind::kPenaltyPerturbation) {
+    return Status::FailedPrecondition();
+  }
+  return PenaltyPerturbationStep::DualUpdate(params, state_.primary,
+                                             neighbour_sum_new,
+                                             state_.secondary);
+}
+
+Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
+                                           uint64_t round, Span<const Real> z,
+                                           Span<Real> upload) {
+  EDGEADMM_TRY(BeginStep(AlgorithmKind::kDpSgd, round, upload));
+  EDGEADMM_TRY(params.Validate());
+  const bool accounted = params.sigma > 0;
+  const Real sensitivity = params.ReplaceOneSensitivity();
+  EDGEADMM_TRY(CheckBudget(accounted, sensitivity, params.sigma));
+  EDGEADMM_TRY_ASSIGN(auto report, dp_sgd_.Run(params, z, noise_, upload));
+  EDGEADMM_TRY(FinishStep(accounted, sensitivity, params.sigma, round));
+  return report;
+}
+
+StatusWithSize LocalTrainer::SaveState(ByteSpan out) {
+  if (data_ == nullptr) return StatusWithSize(Status::FailedPrecondition(), 0);
+  return SerializeDeviceState(state_, out);
+}
+
+Status LocalTrainer::LoadState(ConstByteSpan in) {
+  if (data_ == nullptr) return Status::FailedPrecondition();
+  // Decode into a copy of the header fields first so a blob for another job
+  // never overwrites this one's vectors.
+  DeviceState probe = state_;
+  EDGEADMM_TRY(DeserializeDeviceState(in, probe));
+  if (probe.job_id != state_.job_id || probe.algorithm != algorithm_) {
+    return Status::FailedPrecondition();
+  }
+  state_ = probe;
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm

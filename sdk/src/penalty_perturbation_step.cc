@@ -1,0 +1,100 @@
+#include "edgeadmm/penalty_perturbation_step.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "edgeadmm/norm_gamma_sampler.h"
+#include "edgeadmm/vector_checks.h"
+
+namespace edgeadmm {
+
+Status PenaltyPerturbationParams::Validate(Real curvature_bound,
+                                           size_t samples) const {
+  if (!IsPositive(loss_weight) || loss_weight > static_cast<Real>(samples) ||
+      !IsPositive(reg_weight) || nodes == 0 || degree == 0 ||
+      !IsPositive(theta) || !IsPositive(eta1) || eta1 < theta ||
+      !std::isfinite(eta_growth) || eta_growth < 1 || !IsPositive(eta_max) ||
+      eta_max < eta1 || !IsPositive(alpha1) || !IsPositive(alpha_growth)) {
+    return Status::InvalidArgument();
+  }
+  const Real rhs = (static_cast<Real>(samples) / loss_weight) *
+                   (reg_weight / nodes + 2 * theta * degree);
+  if (!(2 * curvature_bound < rhs)) return Status::FailedPrecondition();
+  return Status::Ok();
+}
+
+Real PenaltyPerturbationParams::Eta(uint32_t t) const {
+  const Real grown = eta1 * std::pow(eta_growth, static_cast<Real>(t) - 1);
+  return std::min(grown, eta_max);
+}
+
+Real PenaltyPerturbationParams::Alpha(uint32_t t) const {
+  return alpha1 * std::pow(alpha_growth, static_cast<Real>(t) - 1);
+}
+
+Status PenaltyPerturbationStep::Init(Workspace& ws, const DatasetView& data,
+                                     const Loss& loss) {
+  EDGEADMM_TRY(loss.Validate());
+  EDGEADMM_TRY(solver_.Init(ws, data, loss, ProxMethod::kAuto));
+  EDGEADMM_TRY_ASSIGN(v_, ws.Allocate<Real>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(noise_, ws.Allocate<Real>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
+  curvature_bound_ = loss.CurvatureBound();
+  data_ = &data;
+  return Status::Ok();
+}
+
+Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
+    const PenaltyPerturbationParams& params, uint32_t t,
+    Span<const Real> neighbour_sum, Span<const Real> dual, Span<Real> f,
+    GaussianSampler& noise) {
+  if (data_ == nullptr) return Status::FailedPrecondition();
+  EDGEADMM_TRY(params.Validate(curvature_bound_, data_->samples()));
+  const size_t d = data_->dim();
+  if (!IsFiniteVector(neighbour_sum, d) || !IsFiniteVector(dual, d) ||
+      !IsFiniteVector(f, d)) {
+    return Status::InvalidArgument();
+  }
+  PenaltyPerturbationReport report;
+  report.eta = params.Eta(t + 1);
+  VectorMap eps(noise_.data(), d);
+  eps.setZero();
+  if (params.add_noise) {
+    report.alpha = params.Alpha(t + 1);
+    EDGEADMM_TRY(SampleNormGammaNoise(noise, report.alpha, noise_));
+    report.noise_norm = eps.norm();
+  }
+
+  // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v).
+  const Real deg = static_cast<Real>(params.degree);
+  const Real s =
+      1 / (params.reg_weight / params.nodes + 2 * report.eta * deg);
+  VectorMap v(v_.data(), d);
+  v.noalias() = s * (report.eta * (deg * ConstVectorMap(f.data(), d) +
+                                   ConstVectorMap(neighbour_sum.data(), d)) -
+                     2 * ConstVectorMap(dual.data(), d) -
+                     2 * report.eta * deg * eps);
+  VectorMap x(x_.data(), d);
+  x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
+  EDGEADMM_TRY_ASSIGN(report.prox,
+                      solver_.Solve(v_, s * params.loss_weight, x_));
+  VectorMap(f.data(), d) = x;
+  return report;
+}
+
+Status PenaltyPerturbationStep::DualUpdate(
+    const PenaltyPerturbationParams& params, Span<const Real> f_new,
+    Span<const Real> neighbour_sum_new, Span<Real> dual) {
+  const size_t d = dual.size();
+  if (!IsFiniteVector(f_new, d) || !IsFiniteVector(neighbour_sum_new, d) ||
+      !IsPositive(params.theta)) {
+    return Status::InvalidArgument();
+  }
+  VectorMap(dual.data(), d) +=
+      (params.theta / 2) *
+      (static_cast<Real>(params.degree) * ConstVectorMap(f_new.data(), d) -
+       ConstVectorMap(neighbour_sum_new.data(), d));
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm

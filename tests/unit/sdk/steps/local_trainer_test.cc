@@ -1,0 +1,175 @@
+#include "edgeadmm/local_trainer.h"
+
+#include <cmath>
+
+#include "edgeadmm/fake/test_entropy.h"
+#include "gtest/gtest.h"
+#include "synthetic_data.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kSamples = 16;
+constexpr size_t kDim = 8;
+using Trainer = StaticLocalTrainer<AlgorithmKind::kProxAdmm,
+                                   LossKind::kLogistic, kSamples, kDim>;
+
+struct Device {
+  testing::SyntheticData<kSamples, kDim> data{11};
+  DatasetView view = data.View();
+  TestEntropy entropy{5};
+  TrainerConfig config;
+  Trainer trainer;
+  Real z[kDim] = {};
+  Real upload[kDim] = {};
+
+  explicit Device(Real budget = 10.0) {
+    config.algorithm = AlgorithmKind::kProxAdmm;
+    config.loss.kind = LossKind::kLogistic;
+    config.job_id = 77;
+    config.entropy = &entropy;
+    config.epsilon_budget = budget;
+    config.delta = 1e-5;
+    EXPECT_TRUE(trainer.Init(view, config).ok());
+  }
+  LocalTrainer& t() { return trainer.trainer(); }
+};
+
+ProxAdmmParams PrivateParams() {
+  ProxAdmmParams p;
+  p.lambda = 0.5;
+  p.step = 1.0;
+  p.clip = 0.5;
+  p.sigma = 4.0;
+  return p;
+}
+
+TEST(LocalTrainerTest, InitNeedsExactlyTheAdvertisedWorkspace) {
+  testing::SyntheticData<kSamples, kDim> data(11);
+  DatasetView view = data.View();
+  TestEntropy entropy(1);
+  TrainerConfig config;
+  config.entropy = &entropy;
+  constexpr size_t kBytes = LocalTrainer::WorkspaceBytes(
+      AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim);
+  alignas(Workspace::kAlignment) static std::byte memory[kBytes];
+  LocalTrainer trainer;
+  EXPECT_EQ(trainer.Init(ByteSpan(memory, kBytes - 1), view, config),
+            Status::ResourceExhausted());
+  EXPECT_TRUE(trainer.Init(ByteSpan(memory, kBytes), view, config).ok());
+  config.entropy = nullptr;
+  EXPECT_EQ(trainer.Init(ByteSpan(memory, kBytes), view, config),
+            Status::InvalidArgument());
+}
+
+TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
+  // Budget = exactly the ε of three participations.
+  DevicePrivacyLedger reference;
+  const ProxAdmmParams params = PrivateParams();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(reference
+                    .Charge(params.ReplaceOneSensitivity(), params.NoiseStd())
+                    .ok());
+  }
+  const Real budget = reference.Epsilon(1e-5).value();
+  Device d(budget * (1 + 1e-12));
+  for (uint64_t round = 0; round < 3; ++round) {
+    ASSERT_TRUE(d.t().RunProxAdmm(params, round, d.z, d.upload).ok()) << round;
+  }
+  Real u_before[kDim];
+  for (size_t i = 0; i < kDim; ++i) u_before[i] = d.t().state().primary[i];
+  EXPECT_EQ(d.t().RunProxAdmm(params, 3, d.z, d.upload).status(),
+            Status::ResourceExhausted());
+  EXPECT_EQ(d.t().state().ledger.participations(), 3u);
+  EXPECT_EQ(d.t().state().last_round, 2u);
+  for (size_t i = 0; i < kDim; ++i) {
+    EXPECT_EQ(d.t().state().primary[i], u_before[i]);
+  }
+  EXPECT_NEAR(d.t().LocalEpsilon().value(), budget, 1e-9);
+}
+
+TEST(LocalTrainerTest, NeverRecomputesARound) {
+  Device d;
+  ASSERT_TRUE(d.t().RunProxAdmm(PrivateParams(), 5, d.z, d.upload).ok());
+  EXPECT_EQ(d.t().RunProxAdmm(PrivateParams(), 5, d.z, d.upload).status(),
+            Status::AlreadyExists());
+  EXPECT_EQ(d.t().RunProxAdmm(PrivateParams(), 4, d.z, d.upload).status(),
+            Status::AlreadyExists());
+  EXPECT_TRUE(d.t().RunProxAdmm(PrivateParams(), 6, d.z, d.upload).ok());
+  EXPECT_EQ(d.t().state().ledger.participations(), 2u);
+}
+
+TEST(LocalTrainerTest, UnaccountedStepsNeedExplicitPermission) {
+  Device d;
+  ProxAdmmParams params = PrivateParams();
+  params.sigma = 0;
+  EXPECT_EQ(d.t().RunProxAdmm(params, 0, d.z, d.upload).status(),
+            Status::FailedPrecondition());
+  params = PrivateParams();
+  params.clip = kNoClip;
+  EXPECT_EQ(d.t().RunProxAdmm(params, 0, d.z, d.upload).status(),
+            Status::FailedPrecondition());
+
+  testing::SyntheticData<kSamples, kDim> data(11);
+  DatasetView view = data.View();
+  TestEntropy entropy(5);
+  TrainerConfig config = d.config;
+  config.entropy = &entropy;
+  config.allow_unaccounted_steps = true;
+  Trainer open;
+  ASSERT_TRUE(open.Init(view, config).ok());
+  EXPECT_TRUE(open.trainer().RunProxAdmm(params, 0, d.z, d.upload).ok());
+  EXPECT_EQ(open.trainer().state().ledger.participations(), 0u);
+}
+
+TEST(LocalTrainerTest, WrongAlgorithmOrShapeIsRefused) {
+  Device d;
+  DpSgdParams sgd;
+  EXPECT_EQ(d.t().RunDpSgd(sgd, 0, d.z, d.upload).status(),
+            Status::FailedPrecondition());
+  Real short_upload[kDim - 1];
+  EXPECT_EQ(d.t()
+                .RunProxAdmm(PrivateParams(), 0, d.z,
+                             Span<Real>(short_upload, kDim - 1))
+                .status(),
+            Status::InvalidArgument());
+}
+
+TEST(LocalTrainerTest, StateSurvivesARebootButNotAJobChange) {
+  Device d;
+  for (uint64_t round = 0; round < 4; ++round) {
+    ASSERT_TRUE(d.t().RunProxAdmm(PrivateParams(), round, d.z, d.upload).ok());
+  }
+  static std::byte blob[LocalTrainer::StateBytes(kDim)];
+  auto saved = d.t().SaveState(ByteSpan(blob, sizeof(blob)));
+  ASSERT_TRUE(saved.ok());
+
+  Device rebooted;
+  ASSERT_TRUE(rebooted.t().LoadState(ConstByteSpan(blob, saved.size())).ok());
+  EXPECT_EQ(rebooted.t().state().last_round, 3u);
+  EXPECT_EQ(rebooted.t().state().ledger.participations(), 4u);
+  for (size_t i = 0; i < kDim; ++i) {
+    EXPECT_EQ(rebooted.t().state().primary[i], d.t().state().primary[i]);
+  }
+  EXPECT_DOUBLE_EQ(rebooted.t().LocalEpsilon().value(),
+                   d.t().LocalEpsilon().value());
+  EXPECT_EQ(rebooted.t().RunProxAdmm(PrivateParams(), 3, d.z, d.upload).status(),
+            Status::AlreadyExists());
+
+  Device other_job;
+  other_job.config.job_id = 78;
+  testing::SyntheticData<kSamples, kDim> data(11);
+  DatasetView view = data.View();
+  TestEntropy entropy(9);
+  other_job.config.entropy = &entropy;
+  Trainer fresh;
+  ASSERT_TRUE(fresh.Init(view, other_job.config).ok());
+  EXPECT_EQ(fresh.trainer().LoadState(ConstByteSpan(blob, saved.size())),
+            Status::FailedPrecondition());
+  for (size_t i = 0; i < kDim; ++i) {
+    EXPECT_EQ(fresh.trainer().state().primary[i], 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace edgeadmm
