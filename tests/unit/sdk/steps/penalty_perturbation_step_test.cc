@@ -1,0 +1,129 @@
+#include "edgeadmm/penalty_perturbation_step.h"
+
+#include <cmath>
+
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/linear_model.h"
+#include "gtest/gtest.h"
+#include "synthetic_data.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kSamples = 20;
+constexpr size_t kDim = 5;
+constexpr size_t kBytes = PenaltyPerturbationStep::WorkspaceBytes(
+    LossKind::kLogistic, kSamples, kDim);
+
+struct Node {
+  testing::SyntheticData<kSamples, kDim> data{21};
+  DatasetView view = data.View();
+  alignas(Workspace::kAlignment) std::byte memory[kBytes];
+  PenaltyPerturbationStep step;
+  TestEntropy entropy{4};
+  Drbg drbg;
+  GaussianSampler noise{drbg};
+  Real s[kDim], dual[kDim], f[kDim];
+
+  Node() {
+    Workspace ws(ByteSpan(memory, kBytes));
+    Loss loss;
+    EXPECT_TRUE(step.Init(ws, view, loss).ok());
+    EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
+    testing::Lcg rng(6);
+    for (size_t c = 0; c < kDim; ++c) {
+      s[c] = 3 * rng.Next();
+      dual[c] = 0.2 * rng.Next();
+      f[c] = rng.Next();
+    }
+  }
+};
+
+PenaltyPerturbationParams Params() {
+  PenaltyPerturbationParams p;
+  p.loss_weight = 2.0;
+  p.reg_weight = 1.0;
+  p.nodes = 5;
+  p.degree = 3;
+  p.theta = 0.5;
+  p.eta1 = 0.5;
+  p.eta_growth = 1.1;
+  p.eta_max = 50;
+  p.alpha1 = 3;
+  p.alpha_growth = 1.2;
+  return p;
+}
+
+// Without noise, f(t+1) must satisfy the KKT condition of (10):
+// C∇f̄(f) + (ρ/N) f + 2λ + η(2V f − V f(t) − S) = 0.
+TEST(PenaltyPerturbationStepTest, NoiselessStepSolvesTheMAdmmPrimal) {
+  Node n;
+  PenaltyPerturbationParams params = Params();
+  params.add_noise = false;
+  Real f_old[kDim];
+  for (size_t c = 0; c < kDim; ++c) f_old[c] = n.f[c];
+  auto report = n.step.Run(params, 4, n.s, n.dual, n.f, n.noise);
+  ASSERT_TRUE(report.ok());
+  EXPECT_NEAR(report->eta, 0.5 * std::pow(1.1, 4), 1e-12);
+  Real margins[kSamples], grad[kDim];
+  Loss loss;
+  LocalGradient(n.view, loss, Span<const Real>(n.f, kDim),
+                Span<Real>(margins, kSamples), Span<Real>(grad, kDim));
+  const Real v = 3, eta = report->eta;
+  for (size_t c = 0; c < kDim; ++c) {
+    const Real kkt = 2.0 * grad[c] + (1.0 / 5) * n.f[c] + 2 * n.dual[c] +
+                     eta * (2 * v * n.f[c] - v * f_old[c] - n.s[c]);
+    EXPECT_NEAR(kkt, 0, 1e-8) << c;
+  }
+}
+
+TEST(PenaltyPerturbationStepTest, NoiseHasTheGammaNormScale) {
+  // Mean of ||ε|| over many draws ≈ d/α (digest 001 pitfall 6).
+  PenaltyPerturbationParams params = Params();
+  Real sum = 0;
+  constexpr int kDraws = 400;
+  Node n;
+  for (int i = 0; i < kDraws; ++i) {
+    auto report = n.step.Run(params, 0, n.s, n.dual, n.f, n.noise);
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->alpha, 3.0);
+    sum += report->noise_norm;
+  }
+  // Gamma(5, 1/3): mean 5/3, std √5/3; 400 draws → std of mean 0.037.
+  EXPECT_NEAR(sum / kDraws, 5.0 / 3.0, 5 * 0.0373);
+}
+
+TEST(PenaltyPerturbationStepTest, DualUpdateIsEquation11) {
+  PenaltyPerturbationParams params = Params();
+  Real f[kDim] = {1, 2, 3, 4, 5}, s[kDim] = {3, 3, 3, 3, 3},
+       dual[kDim] = {0, 0, 0, 0, 1};
+  ASSERT_TRUE(PenaltyPerturbationStep::DualUpdate(params, f, s, dual).ok());
+  for (size_t c = 0; c < kDim; ++c) {
+    EXPECT_DOUBLE_EQ(dual[c], (c == 4 ? 1 : 0) + 0.25 * (3 * f[c] - 3));
+  }
+}
+
+TEST(PenaltyPerturbationStepTest, RefusesParametersOutsideThePaperConditions) {
+  Node n;
+  PenaltyPerturbationParams params = Params();
+  params.eta1 = 0.1;  // η(1) < θ
+  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise).status(),
+            Status::InvalidArgument());
+  params = Params();
+  params.eta_growth = 0.9;  // decreasing penalty
+  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise).status(),
+            Status::InvalidArgument());
+  // 2c₁ < (B/C)(ρ/N + 2θV) fails: C = B, tiny ρ and θ.
+  params = Params();
+  params.loss_weight = kSamples;
+  params.reg_weight = 1e-3;
+  params.theta = 1e-3;
+  params.eta1 = 1e-3;
+  params.degree = 1;
+  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise).status(),
+            Status::FailedPrecondition());
+}
+
+}  // namespace
+}  // namespace edgeadmm
