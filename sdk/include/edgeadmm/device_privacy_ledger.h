@@ -1,0 +1,69 @@
+// DevicePrivacyLedger: the device's own local-DP ledger (w.r.t. the
+// aggregator), see ARCHITECTURE.md §6 and docs/privacy.md.
+//
+// Each participation releases one Gaussian mechanism: the update
+// 2λ·Clip(x − z, C) + λη with η ~ N(0, σ² I) (paper 002, Alg. 3) has
+// replace-one sensitivity Δ = 4λC and noise std s = λσ. Its Rényi DP at
+// order α is α·Δ²/(2s²) (Mironov 2017, Prop. 7). RDP composes additively
+// over participations (Mironov 2017, Prop. 1), so the ledger keeps the sum
+// per order on a fixed grid, and converts to (ε, δ)-DP with the classic
+// bound (Mironov 2017, Prop. 3):
+//     ε(δ) = min_α  RDP(α) + ln(1/δ)/(α − 1).
+// Fixed-size arrays only; no heap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm {
+
+class DevicePrivacyLedger {
+ public:
+  // Orders: 1.1, 1.25, 1.5, 1.75, then 2, 3, ..., 64, then 128, 256.
+  static constexpr size_t kOrderCount = 4 + 63 + 2;
+  static const Real kOrders[kOrderCount];
+
+  // Adds one Gaussian mechanism with L2 sensitivity `sensitivity` and noise
+  // standard deviation `noise_std`. INVALID_ARGUMENT if either is ≤ 0, NaN
+  // or infinite, or if the accumulated RDP would overflow; OUT_OF_RANGE if
+  // the participation counter is saturated. The ledger is unchanged on
+  // error.
+  Status Charge(Real sensitivity, Real noise_std);
+
+  // ε spent at `delta` (classic RDP conversion, minimised over the grid).
+  // INVALID_ARGUMENT unless 0 < delta < 1. 0 if never charged.
+  Result<Real> Epsilon(Real delta) const;
+
+  // Whether one more Charge(sensitivity, noise_std) would make Epsilon(delta)
+  // strictly greater than `epsilon_budget` (checked before a round: a round
+  // is allowed iff this returns false). INVALID_ARGUMENT for arguments
+  // Charge or Epsilon would refuse, or a negative or NaN budget.
+  Result<bool> WouldExceed(Real sensitivity, Real noise_std,
+                           Real epsilon_budget, Real delta) const;
+
+  // Number of charges so far.
+  uint32_t participations() const { return participations_; }
+
+  // Accumulated RDP per order of kOrders (for serialization).
+  Span<const Real> rdp() const { return Span<const Real>(rdp_, kOrderCount); }
+
+  // Replaces the ledger by a persisted one. INVALID_ARGUMENT (ledger
+  // unchanged) unless rdp has kOrderCount finite, non-negative values that
+  // are non-decreasing in the order (true of any Rényi divergence), all zero
+  // iff participations is 0.
+  Status Restore(uint32_t participations, Span<const Real> rdp);
+
+ private:
+  // min over the grid of (rdp_[i] + kOrders[i]·extra) + ln(1/δ)/(α_i − 1).
+  Real EpsilonWithExtra(Real extra_per_order, Real delta) const;
+
+  uint32_t participations_ = 0;
+  Real rdp_[kOrderCount] = {};
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,178 @@
+#include "edgeadmm/device_state.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "edgeadmm/config.h"
+#include "edgeadmm/crc32.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kOrderCount = DevicePrivacyLedger::kOrderCount;
+constexpr uint8_t kLastAlgorithm = static_cast<uint8_t>(AlgorithmKind::kDpSgd);
+
+// Little-endian writer over a buffer whose size was checked by the caller.
+class BlobWriter {
+ public:
+  explicit BlobWriter(std::byte* data) : data_(data) {}
+  void Put(uint64_t value, size_t bytes) {
+    for (size_t i = 0; i < bytes; ++i) {
+      data_[offset_++] = static_cast<std::byte>((value >> (8 * i)) & 0xFFu);
+    }
+  }
+  void PutReals(Span<const Real> values) {
+    for (const Real v : values) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, &v, sizeof(bits));
+      Put(bits, 8);
+    }
+  }
+  size_t offset() const { return offset_; }
+
+ private:
+  std::byte* data_;
+  size_t offset_ = 0;
+};
+
+// Little-endian reader over a buffer whose size was checked by the caller.
+class BlobReader {
+ public:
+  explicit BlobReader(const std::byte* data) : data_(data) {}
+  uint64_t Get(size_t bytes) {
+    uint64_t value = 0;
+    for (size_t i = 0; i < bytes; ++i) {
+      value |= static_cast<uint64_t>(data_[offset_++]) << (8 * i);
+    }
+    return value;
+  }
+  Real GetReal() {
+    const uint64_t bits = Get(8);
+    Real value = 0;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+  // Skips `count` reals and reports whether all of them are finite.
+  bool SkipFiniteReals(size_t count) {
+    bool finite = true;
+    for (size_t i = 0; i < count; ++i) {
+      if (!std::isfinite(GetReal())) finite = false;
+    }
+    return finite;
+  }
+  void ReadReals(Span<Real> out) {
+    for (Real& v : out) v = GetReal();
+  }
+  size_t offset() const { return offset_; }
+  void Seek(size_t offset) { offset_ = offset; }
+
+ private:
+  const std::byte* data_;
+  size_t offset_ = 0;
+};
+
+bool AllFinite(Span<const Real> values) {
+  for (const Real v : values) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusWithSize SerializeDeviceState(const DeviceState& state, ByteSpan out) {
+  const size_t primary_dim = state.primary.size();
+  const size_t secondary_dim = state.secondary.size();
+  if (primary_dim > EDGEADMM_CFG_MAX_FEATURES ||
+      secondary_dim > EDGEADMM_CFG_MAX_FEATURES ||
+      static_cast<uint8_t>(state.algorithm) > kLastAlgorithm ||
+      !AllFinite(state.primary) || !AllFinite(state.secondary)) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  const size_t size = DeviceStateSerializedSize(primary_dim, secondary_dim);
+  if (out.size() < size) return StatusWithSize(Status::ResourceExhausted(), 0);
+
+  BlobWriter w(out.data());
+  for (const char c : kDeviceStateMagic) w.Put(static_cast<uint8_t>(c), 1);
+  w.Put(kDeviceStateFormatVersion, 2);
+  w.Put(static_cast<uint8_t>(state.algorithm), 1);
+  w.Put(0, 1);
+  w.Put(state.job_id, 8);
+  w.Put(state.last_round, 8);
+  w.Put(state.local_iteration, 4);
+  w.Put(state.drbg_reseed_count, 4);
+  w.Put(primary_dim, 4);
+  w.Put(secondary_dim, 4);
+  w.Put(state.ledger.participations(), 4);
+  w.Put(kOrderCount, 4);
+  w.PutReals(state.ledger.rdp());
+  w.PutReals(state.primary);
+  w.PutReals(state.secondary);
+  w.Put(Crc32(ConstByteSpan(out.data(), w.offset())), 4);
+  EDGEADMM_ASSERT(w.offset() == size);
+  return StatusWithSize(size);
+}
+
+Status DeserializeDeviceState(ConstByteSpan in, DeviceState& state) {
+  // 1. Length: the header must be there and announce exactly in.size().
+  if (in.size() < kDeviceStateHeaderBytes) return Status::DataLoss();
+  BlobReader r(in.data());
+  r.Seek(32);
+  const uint64_t primary_dim = r.Get(4);
+  const uint64_t secondary_dim = r.Get(4);
+  if (primary_dim > EDGEADMM_CFG_MAX_FEATURES ||
+      secondary_dim > EDGEADMM_CFG_MAX_FEATURES ||
+      in.size() != DeviceStateSerializedSize(primary_dim, secondary_dim)) {
+    return Status::DataLoss();
+  }
+  // 2. CRC over everything before the trailing CRC field.
+  const size_t body = in.size() - 4;
+  r.Seek(body);
+  if (r.Get(4) != Crc32(in.first(body))) return Status::DataLoss();
+
+  // 3. Every field in range.
+  r.Seek(0);
+  for (const char c : kDeviceStateMagic) {
+    if (r.Get(1) != static_cast<uint8_t>(c)) return Status::DataLoss();
+  }
+  if (r.Get(2) != kDeviceStateFormatVersion) return Status::DataLoss();
+  const uint64_t algorithm = r.Get(1);
+  if (algorithm > kLastAlgorithm || r.Get(1) != 0) return Status::DataLoss();
+  const uint64_t job_id = r.Get(8);
+  const uint64_t last_round = r.Get(8);
+  const uint32_t local_iteration = static_cast<uint32_t>(r.Get(4));
+  const uint32_t drbg_reseed_count = static_cast<uint32_t>(r.Get(4));
+  r.Seek(40);
+  const uint32_t participations = static_cast<uint32_t>(r.Get(4));
+  if (r.Get(4) != kOrderCount) return Status::DataLoss();
+  Real rdp[kOrderCount];
+  for (Real& v : rdp) v = r.GetReal();
+  DevicePrivacyLedger ledger;
+  if (!ledger.Restore(participations, Span<const Real>(rdp, kOrderCount))
+           .ok()) {
+    return Status::DataLoss();
+  }
+  const size_t vectors_offset = r.offset();
+  if (!r.SkipFiniteReals(primary_dim + secondary_dim)) {
+    return Status::DataLoss();
+  }
+  // 4. The blob is sound; it must also fit this state.
+  if (primary_dim != state.primary.size() ||
+      secondary_dim != state.secondary.size()) {
+    return Status::InvalidArgument();
+  }
+
+  // 5. Commit.
+  r.Seek(vectors_offset);
+  r.ReadReals(state.primary);
+  r.ReadReals(state.secondary);
+  state.job_id = job_id;
+  state.algorithm = static_cast<AlgorithmKind>(algorithm);
+  state.last_round = last_round;
+  state.local_iteration = local_iteration;
+  state.drbg_reseed_count = drbg_reseed_count;
+  state.ledger = ledger;
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm
