@@ -1,0 +1,55 @@
+// Constants of the EdgeADMM wire protocol (docs/protocol.md): the protocol
+// version, the CoAP resources and content formats, and size bounds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/config.h"
+
+namespace edgeadmm::wire {
+
+// The `version` field of every message; decoders refuse any other value.
+inline constexpr uint32_t kProtocolVersion = 1;
+
+// CoAP resources (Uri-Path segments joined by '/', no leading slash).
+inline constexpr const char kTaskPath[] = "v1/task";      // GET, Observe
+inline constexpr const char kUpdatePath[] = "v1/update";  // POST (Block1)
+inline constexpr const char kModelPath[] = "v1/model";    // GET (Block2)
+inline constexpr const char kStatusPath[] = "v1/status";  // GET
+
+// CoAP Content-Format numbers (experimental range 65000..65535, RFC 7252
+// section 12.3), one per message type.
+inline constexpr uint16_t kRoundTaskFormat = 65100;
+inline constexpr uint16_t kUpdateFormat = 65101;
+inline constexpr uint16_t kReleasedModelFormat = 65102;
+inline constexpr uint16_t kStatusBodyFormat = 65103;
+
+// Largest vector a message may carry (coordinates).
+inline constexpr size_t kMaxDimension = EDGEADMM_CFG_MAX_FEATURES;
+// A device id (the DTLS PSK identity): 1..64 printable ASCII characters.
+inline constexpr size_t kMaxDeviceIdLength = 64;
+// StatusBody.message: at most 96 printable ASCII characters.
+inline constexpr size_t kMaxStatusMessageLength = 96;
+
+// Bytes of one encoded float32 vector field of `dimension` coordinates:
+// tag (<= 2 bytes) + length varint (<= 5 bytes) + 4 bytes per coordinate.
+constexpr size_t VectorFieldBytes(size_t dimension) {
+  return dimension == 0 ? 0 : 2 + 5 + 4 * dimension;
+}
+
+// Upper bounds of the encoded size of each message for a given dimension:
+// the scalar fields at their largest plus the vector fields. Use them to size
+// static buffers; the encoders never write more.
+constexpr size_t MaxRoundTaskBytes(size_t dimension) {
+  return 256 + 2 * VectorFieldBytes(dimension);
+}
+constexpr size_t MaxUpdateBytes(size_t dimension) {
+  return 160 + VectorFieldBytes(dimension);
+}
+constexpr size_t MaxReleasedModelBytes(size_t dimension) {
+  return 64 + VectorFieldBytes(dimension);
+}
+inline constexpr size_t kMaxStatusBodyBytes = 160;
+
+}  // namespace edgeadmm::wire

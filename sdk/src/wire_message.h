@@ -1,0 +1,36 @@
+// Private helpers shared by the wire message encoders and decoders.
+#pragma once
+
+#include <pb.h>
+
+#include <cstddef>
+
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+#include "edgeadmm/wire/vector_field.h"
+
+namespace edgeadmm::wire::internal {
+
+// Runs pb_encode of `message` into `out`. A failure is reported as the first
+// non-OK status of the vector contexts, else RESOURCE_EXHAUSTED (the only
+// other way an encode of a valid struct fails is a full buffer).
+StatusWithSize EncodeMessage(const pb_msgdesc_t* fields, const void* message,
+                             ByteSpan out, VectorEncodeContext* a,
+                             VectorEncodeContext* b);
+
+// Runs pb_decode of `bytes` into `message` (zero-initialised first, callbacks
+// left as bound by the caller). A failure is reported as the first non-OK
+// status of the vector contexts, else DATA_LOSS.
+Status DecodeMessage(const pb_msgdesc_t* fields, void* message,
+                     ConstByteSpan bytes, VectorDecodeContext* a,
+                     VectorDecodeContext* b);
+
+bool IsFinite(double value);
+// True for finite values in [low, high].
+bool InRange(double value, double low, double high);
+// True if `text` (NUL-terminated within `capacity`) has 1..max_length
+// printable ASCII characters (0x20..0x7e; no space when !allow_space).
+bool IsPrintableAscii(const char* text, size_t capacity, size_t min_length,
+                      bool allow_space);
+
+}  // namespace edgeadmm::wire::internal

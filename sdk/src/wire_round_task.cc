@@ -1,0 +1,155 @@
+#include <cfloat>
+
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/vector_field.h"
+#include "wire_message.h"
+
+namespace edgeadmm::wire {
+namespace {
+
+using internal::InRange;
+
+bool Positive(double v) { return InRange(v, DBL_MIN, DBL_MAX); }
+bool NonNegative(double v) { return InRange(v, 0.0, DBL_MAX); }
+
+// Paper 002, Alg. 3: lambda in (0, 1], gamma > 0, C > 0, sigma >= 0.
+bool ValidFederated(const edgeadmm_wire_FederatedAdmmParams& p) {
+  return Positive(p.lambda) && p.lambda <= 1.0 && Positive(p.gamma) &&
+         Positive(p.clip) && NonNegative(p.sigma);
+}
+
+// Paper 004, Thms 1, 3, 4: the schedule constants and eps in (0, 1],
+// delta in (0, 1).
+bool ValidDpAdmm(const edgeadmm_wire_DpAdmmParams& p) {
+  const bool schedule_ok =
+      p.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX ||
+      p.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
+  return schedule_ok && Positive(p.rho) && NonNegative(p.reg_weight) &&
+         p.num_devices >= 1 && Positive(p.d_w) && Positive(p.s1) &&
+         NonNegative(p.s2) && NonNegative(p.s3) && NonNegative(p.s4) &&
+         Positive(p.epsilon) && p.epsilon <= 1.0 && Positive(p.delta) &&
+         p.delta < 1.0 && NonNegative(p.clip);
+}
+
+// Paper 001, Alg. 1: eta(t) = eta1 q1^(t-1) non-decreasing (q1 >= 1),
+// alpha(t) = alpha1 q2^(t-1), theta > 0, 1-based t, at least one neighbour.
+bool ValidPenalty(const edgeadmm_wire_PenaltyPerturbationParams& p) {
+  return Positive(p.eta1) && InRange(p.q1, 1.0, DBL_MAX) &&
+         NonNegative(p.eta_max) && Positive(p.alpha1) && Positive(p.q2) &&
+         Positive(p.theta) && NonNegative(p.reg_weight) &&
+         Positive(p.loss_weight) && p.iteration >= 1 && p.degree >= 1;
+}
+
+// Papers 000/003: rho > 0, lambda >= 0, sigma >= 0, n >= 1.
+bool ValidSharing(const edgeadmm_wire_AdmmSharingParams& p) {
+  return Positive(p.rho) && NonNegative(p.reg_weight) && NonNegative(p.sigma) &&
+         NonNegative(p.clip) && p.num_samples >= 1 &&
+         p.num_samples <= kMaxDimension;
+}
+
+// The params variant, validity and auxiliary length each algorithm needs.
+Status ValidateParams(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
+  switch (t.algorithm) {
+    case edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM:
+      if (t.which_params != edgeadmm_wire_RoundTask_federated_tag ||
+          !ValidFederated(t.params.federated) || aux_size != 0) {
+        return Status::InvalidArgument();
+      }
+      return Status::Ok();
+    case edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM:
+      if (t.which_params != edgeadmm_wire_RoundTask_dp_admm_tag ||
+          !ValidDpAdmm(t.params.dp_admm) || aux_size != 0) {
+        return Status::InvalidArgument();
+      }
+      return Status::Ok();
+    case edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION:
+      if (t.which_params != edgeadmm_wire_RoundTask_penalty_tag ||
+          !ValidPenalty(t.params.penalty) || aux_size != t.dimension) {
+        return Status::InvalidArgument();
+      }
+      return Status::Ok();
+    case edgeadmm_wire_Algorithm_ALGORITHM_ADMM_SHARING:
+      if (t.which_params != edgeadmm_wire_RoundTask_sharing_tag ||
+          !ValidSharing(t.params.sharing) ||
+          aux_size != t.params.sharing.num_samples) {
+        return Status::InvalidArgument();
+      }
+      return Status::Ok();
+    default:
+      return Status::InvalidArgument();
+  }
+}
+
+}  // namespace
+
+Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
+                         size_t auxiliary_size) {
+  if (t.version != kProtocolVersion) return Status::InvalidArgument();
+  if (t.role < edgeadmm_wire_Role_ROLE_PARTICIPATE ||
+      t.role > edgeadmm_wire_Role_ROLE_DONE) {
+    return Status::InvalidArgument();
+  }
+  if (t.dimension > kMaxDimension) return Status::OutOfRange();
+  if (t.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+    // Idle / done: nothing to compute; a model, if sent, must match.
+    return model_size == 0 || model_size == t.dimension
+               ? Status::Ok()
+               : Status::InvalidArgument();
+  }
+  if (t.dimension == 0) return Status::OutOfRange();
+  if (model_size != t.dimension) return Status::InvalidArgument();
+  if (t.loss != edgeadmm_wire_Loss_LOSS_LOGISTIC &&
+      t.loss != edgeadmm_wire_Loss_LOSS_SQUARED) {
+    return Status::InvalidArgument();
+  }
+  if (t.regularizer < edgeadmm_wire_Regularizer_REGULARIZER_NONE ||
+      t.regularizer > edgeadmm_wire_Regularizer_REGULARIZER_L2 ||
+      !NonNegative(t.regularizer_weight)) {
+    return Status::InvalidArgument();
+  }
+  if (t.noise_placement !=
+          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE &&
+      t.noise_placement !=
+          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR) {
+    return Status::InvalidArgument();
+  }
+  return ValidateParams(t, auxiliary_size);
+}
+
+StatusWithSize EncodeRoundTask(const edgeadmm_wire_RoundTask& header,
+                               Span<const Real> model,
+                               Span<const Real> auxiliary, ByteSpan out) {
+  edgeadmm_wire_RoundTask task = header;
+  task.version = kProtocolVersion;
+  const Status valid = ValidateRoundTask(task, model.size(), auxiliary.size());
+  if (!valid.ok()) return StatusWithSize(valid, 0);
+  VectorEncodeContext model_context{model, Status::Ok()};
+  VectorEncodeContext aux_context{auxiliary, Status::Ok()};
+  BindVectorEncode(task.model, model_context);
+  BindVectorEncode(task.auxiliary, aux_context);
+  return internal::EncodeMessage(edgeadmm_wire_RoundTask_fields, &task, out,
+                                 &model_context, &aux_context);
+}
+
+Status DecodeRoundTask(ConstByteSpan bytes, Span<Real> model_buffer,
+                       Span<Real> auxiliary_buffer, DecodedRoundTask& out) {
+  out.header = edgeadmm_wire_RoundTask_init_zero;
+  VectorDecodeContext model_context;
+  model_context.buffer = model_buffer;
+  VectorDecodeContext aux_context;
+  aux_context.buffer = auxiliary_buffer;
+  BindVectorDecode(out.header.model, model_context);
+  BindVectorDecode(out.header.auxiliary, aux_context);
+  const Status decoded =
+      internal::DecodeMessage(edgeadmm_wire_RoundTask_fields, &out.header,
+                              bytes, &model_context, &aux_context);
+  out.header.model = pb_callback_t{};
+  out.header.auxiliary = pb_callback_t{};
+  if (!decoded.ok()) return decoded;
+  out.model = model_buffer.first(model_context.count);
+  out.auxiliary = auxiliary_buffer.first(aux_context.count);
+  return ValidateRoundTask(out.header, model_context.count, aux_context.count);
+}
+
+}  // namespace edgeadmm::wire
