@@ -2,8 +2,15 @@
 # them). Cross builds that cannot use multiarch packages build Mbed TLS and the
 # nanopb runtime from Debian source packages (see cmake/DebianSource.cmake).
 
+# Cross builds define some of the targets below first (cmake/CrossDependencies.cmake).
+if(CMAKE_CROSSCOMPILING)
+  include(CrossDependencies)
+endif()
+
 # Eigen: header-only, included as a system header so its warnings stay out.
-find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+if(NOT TARGET Eigen3::Eigen)
+  find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+endif()
 
 # Mbed TLS (crypto part: CTR_DRBG, SHA-256, AES).
 if(NOT TARGET edgeadmm::mbedcrypto)
@@ -20,7 +27,7 @@ endif()
 
 if(NOT EDGEADMM_BARE_METAL)
   find_package(Threads REQUIRED)
-  if(EDGEADMM_BUILD_TESTS)
+  if(EDGEADMM_BUILD_TESTS AND NOT TARGET GTest::gtest)
     find_package(GTest REQUIRED)
   endif()
   if(EDGEADMM_BUILD_BENCHMARKS)

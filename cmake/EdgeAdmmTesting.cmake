@@ -4,7 +4,14 @@
 #   Builds a GoogleTest executable on hosted targets and registers it with
 #   CTest as one test (runs under CMAKE_CROSSCOMPILING_EMULATOR when cross
 #   compiling). EDGEADMM_DATA points the test at the shared data sets.
+if(EDGEADMM_BARE_METAL)
+  include(CrossBareMetal)  # edgeadmm_add_mcu_test, edgeadmm_add_firmware
+endif()
 function(edgeadmm_add_gtest)
+  if(EDGEADMM_BARE_METAL)  # MCU harness under QEMU (cmake/CrossBareMetal.cmake)
+    edgeadmm_add_mcu_test(${ARGN})
+    return()
+  endif()
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)

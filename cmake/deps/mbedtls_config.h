@@ -1,0 +1,36 @@
+// Mbed TLS 2.28 configuration for the device SDK on cross targets (Cortex-M,
+// armhf): only the crypto the SDK uses, no entropy sources (the SDK seeds its
+// DRBG from the platform entropy port), no heap (allocations, if any module
+// needs them, come from a static pool given to
+// mbedtls_memory_buffer_alloc_init(); until then they fail cleanly).
+// Selected with -DMBEDTLS_CONFIG_FILE by cmake/CrossDependencies.cmake.
+#ifndef EDGEADMM_MBEDTLS_CONFIG_H_
+#define EDGEADMM_MBEDTLS_CONFIG_H_
+
+// Platform: no libc stdio/heap/exit, no OS entropy, no time.
+#define MBEDTLS_PLATFORM_C
+#define MBEDTLS_PLATFORM_MEMORY
+#define MBEDTLS_PLATFORM_NO_STD_FUNCTIONS
+#define MBEDTLS_MEMORY_BUFFER_ALLOC_C
+#define MBEDTLS_NO_PLATFORM_ENTROPY
+
+// Block cipher for CTR_DRBG (and AES-CCM for DTLS-PSK later): constant
+// tables in flash, the smaller table set.
+#define MBEDTLS_AES_C
+#define MBEDTLS_AES_ROM_TABLES
+#define MBEDTLS_AES_FEWER_TABLES
+#define MBEDTLS_CIPHER_C
+#define MBEDTLS_CCM_C
+
+// Deterministic random bit generators (NIST SP 800-90A) and their hashes.
+// CTR_DRBG keeps its default AES-256 key so its output matches the host's
+// Debian build bit for bit.
+#define MBEDTLS_CTR_DRBG_C
+#define MBEDTLS_HMAC_DRBG_C
+#define MBEDTLS_MD_C
+#define MBEDTLS_SHA256_C
+#define MBEDTLS_SHA256_SMALLER
+
+#include "mbedtls/check_config.h"
+
+#endif  // EDGEADMM_MBEDTLS_CONFIG_H_

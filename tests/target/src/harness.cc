@@ -1,0 +1,120 @@
+// Runner of the MCU test harness (include/gtest/gtest.h): runs every
+// registered test in order, prints GoogleTest-like progress lines and a final
+// `N passed, N failed` on the semihosting console; main() returns 0 only if at
+// least one test ran and none failed.
+#include <cstdint>
+#include <cstring>
+
+#include "edgeadmm/baremetal/format.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "gtest/gtest.h"
+
+namespace testing {
+namespace {
+
+using edgeadmm::baremetal::Format;
+using edgeadmm::baremetal::SemihostingWrite;
+
+internal::TestInfo* first_test = nullptr;
+internal::TestInfo* last_test = nullptr;
+bool current_failed = false;
+bool current_fatal = false;
+
+}  // namespace
+
+void Text::Append(const char* text) {
+  while (*text != '\0' && length_ + 1 < sizeof(buffer_)) {
+    buffer_[length_++] = *text++;
+  }
+  buffer_[length_] = '\0';
+}
+
+void Text::AppendSigned(long long value) {
+  char digits[24];
+  Format(digits, sizeof(digits), "%lld", value);
+  Append(digits);
+}
+
+void Text::AppendUnsigned(unsigned long long value) {
+  char digits[24];
+  Format(digits, sizeof(digits), "%llu", value);
+  Append(digits);
+}
+
+void Text::AppendDouble(double value) {
+  char digits[32];
+  Format(digits, sizeof(digits), "%.17g", value);
+  Append(digits);
+}
+
+void Text::AppendPointer(const void* pointer) {
+  char digits[24];
+  Format(digits, sizeof(digits), "%p", pointer);
+  Append(digits);
+}
+
+namespace internal {
+
+void AssertHelper::operator=(const Message& message) const {
+  current_failed = true;
+  if (fatal_) current_fatal = true;
+  char line[320];
+  Format(line, sizeof(line), "%s:%d: Failure\n%s\n", file_, line_,
+         result_.text().c_str());
+  SemihostingWrite(line);
+  if (message.c_str()[0] != '\0') {
+    SemihostingWrite(message.c_str());
+    SemihostingWrite("\n");
+  }
+}
+
+bool HasFatalFailure() { return current_fatal; }
+
+void RegisterTest(TestInfo* info) {
+  info->next = nullptr;
+  if (last_test == nullptr) {
+    first_test = info;
+  } else {
+    last_test->next = info;
+  }
+  last_test = info;
+}
+
+bool AlmostEqualDoubles(double a, double b) {
+  if (a != a || b != b) return false;  // NaN equals nothing
+  // Map the sign-magnitude bit patterns onto a monotone unsigned scale.
+  auto biased = [](double x) {
+    uint64_t bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    constexpr uint64_t kSign = uint64_t{1} << 63;
+    return (bits & kSign) != 0 ? ~bits + 1 : bits | kSign;
+  };
+  const uint64_t ba = biased(a);
+  const uint64_t bb = biased(b);
+  return (ba >= bb ? ba - bb : bb - ba) <= 4;
+}
+
+}  // namespace internal
+}  // namespace testing
+
+int main() {
+  int passed = 0;
+  int failed = 0;
+  char line[160];
+  for (testing::internal::TestInfo* t = testing::first_test; t != nullptr;
+       t = t->next) {
+    Format(line, sizeof(line), "[ RUN      ] %s.%s\n", t->suite, t->name);
+    testing::SemihostingWrite(line);
+    testing::current_failed = false;
+    testing::current_fatal = false;
+    t->run();
+    const bool ok = !testing::current_failed;
+    Format(line, sizeof(line), "[ %s ] %s.%s\n", ok ? "      OK" : " FAILED ",
+           t->suite, t->name);
+    testing::SemihostingWrite(line);
+    ++(ok ? passed : failed);
+  }
+  Format(line, sizeof(line), "%d passed, %d failed\n", passed, failed);
+  testing::SemihostingWrite(line);
+  return (failed == 0 && passed > 0) ? 0 : 1;
+}
