@@ -1,0 +1,187 @@
+// Device privacy ledger: Gaussian RDP composition, the classic conversion on
+// the order grid, the budget check and restore. Portable.
+#include "edgeadmm/device_privacy_ledger.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+
+namespace edgeadmm {
+namespace {
+
+// Closed form on the grid: min_α k·α·Δ²/(2s²) + ln(1/δ)/(α − 1).
+Real ClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
+  Real best = INFINITY;
+  for (const Real a : DevicePrivacyLedger::kOrders) {
+    const Real e = k * a * sensitivity * sensitivity /
+                       (2 * noise_std * noise_std) +
+                   std::log(1 / delta) / (a - 1);
+    best = std::min(best, e);
+  }
+  return best;
+}
+
+Real Epsilon(const DevicePrivacyLedger& ledger, Real delta) {
+  Result<Real> e = ledger.Epsilon(delta);
+  EXPECT_TRUE(e.ok());
+  return e.ok() ? *e : -1;
+}
+
+TEST(DevicePrivacyLedgerTest, GridIsSortedAndHasTheDocumentedOrders) {
+  const auto& o = DevicePrivacyLedger::kOrders;
+  EXPECT_GT(o[0], 1.0);
+  for (size_t i = 1; i < DevicePrivacyLedger::kOrderCount; ++i) {
+    EXPECT_LT(o[i - 1], o[i]);
+  }
+  auto has = [&](Real a) {
+    for (const Real x : o) {
+      if (x == a) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has(1.25));
+  EXPECT_TRUE(has(1.5));
+  EXPECT_TRUE(has(1.75));
+  for (int a = 2; a <= 64; ++a) EXPECT_TRUE(has(a)) << a;
+  EXPECT_TRUE(has(128));
+  EXPECT_TRUE(has(256));
+}
+
+TEST(DevicePrivacyLedgerTest, NeverChargedIsZero) {
+  DevicePrivacyLedger ledger;
+  EXPECT_EQ(Epsilon(ledger, 1e-5), 0.0);
+  EXPECT_EQ(ledger.participations(), 0u);
+  for (const Real r : ledger.rdp()) EXPECT_EQ(r, 0.0);
+}
+
+TEST(DevicePrivacyLedgerTest, MatchesTheClosedFormAndGrows) {
+  // Δ = 4λC, s = λσ with λ = 0.5, C = 1, σ = 8.
+  const Real lambda = 0.5, clip = 1.0, sigma = 8.0, delta = 1e-5;
+  const Real sensitivity = 4 * lambda * clip, noise_std = lambda * sigma;
+  DevicePrivacyLedger ledger;
+  Real previous = 0;
+  for (int k = 1; k <= 50; ++k) {
+    ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
+    const Real e = Epsilon(ledger, delta);
+    EXPECT_NEAR(e, ClosedForm(k, sensitivity, noise_std, delta), 1e-12 * e);
+    EXPECT_GT(e, previous);
+    previous = e;
+  }
+  EXPECT_EQ(ledger.participations(), 50u);
+  // A hand-checked point: one charge with Δ/s = 1 at δ = 1e-5 is minimised
+  // at α = 6 on the grid: 3 + ln(1e5)/5 = 5.302585...
+  DevicePrivacyLedger one;
+  ASSERT_TRUE(one.Charge(1.0, 1.0).ok());
+  EXPECT_NEAR(Epsilon(one, 1e-5), 3 + std::log(1e5) / 5, 1e-12);
+}
+
+TEST(DevicePrivacyLedgerTest, HeterogeneousChargesAdd) {
+  DevicePrivacyLedger ledger;
+  ASSERT_TRUE(ledger.Charge(1.0, 2.0).ok());
+  ASSERT_TRUE(ledger.Charge(2.0, 3.0).ok());
+  for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
+    const Real a = DevicePrivacyLedger::kOrders[i];
+    EXPECT_NEAR(ledger.rdp()[i], a * (1.0 / 8 + 4.0 / 18), 1e-12 * a);
+  }
+}
+
+TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
+  DevicePrivacyLedger ledger;
+  ASSERT_TRUE(ledger.Charge(1.0, 4.0).ok());
+  const Real before = Epsilon(ledger, 1e-6);
+  for (const Real bad : {0.0, -1.0, static_cast<Real>(std::nan("")),
+                         static_cast<Real>(INFINITY)}) {
+    EXPECT_EQ(ledger.Charge(bad, 1.0), Status::InvalidArgument());
+    EXPECT_EQ(ledger.Charge(1.0, bad), Status::InvalidArgument());
+    EXPECT_EQ(ledger.WouldExceed(bad, 1.0, 10, 1e-6).status(),
+              Status::InvalidArgument());
+  }
+  EXPECT_EQ(ledger.Charge(1e300, 1e-300), Status::InvalidArgument());
+  EXPECT_EQ(ledger.participations(), 1u);
+  EXPECT_EQ(Epsilon(ledger, 1e-6), before);
+  for (const Real bad_delta : {0.0, 1.0, -0.5, 2.0,
+                               static_cast<Real>(std::nan(""))}) {
+    EXPECT_EQ(ledger.Epsilon(bad_delta).status(), Status::InvalidArgument());
+    EXPECT_EQ(ledger.WouldExceed(1, 1, 10, bad_delta).status(),
+              Status::InvalidArgument());
+  }
+  EXPECT_EQ(ledger.WouldExceed(1, 1, -1, 1e-6).status(),
+            Status::InvalidArgument());
+  EXPECT_EQ(ledger.WouldExceed(1, 1, std::nan(""), 1e-6).status(),
+            Status::InvalidArgument());
+}
+
+TEST(DevicePrivacyLedgerTest, WouldExceedFlipsExactlyAtTheBudget) {
+  const Real sensitivity = 2.0, noise_std = 5.0, delta = 1e-5;
+  DevicePrivacyLedger ledger;
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
+  DevicePrivacyLedger next = ledger;
+  ASSERT_TRUE(next.Charge(sensitivity, noise_std).ok());
+  const Real after = Epsilon(next, delta);
+  auto would = [&](Real budget) {
+    Result<bool> r = ledger.WouldExceed(sensitivity, noise_std, budget, delta);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && *r;
+  };
+  EXPECT_FALSE(would(after));
+  EXPECT_TRUE(would(std::nextafter(after, 0.0)));
+  EXPECT_FALSE(would(std::nextafter(after, INFINITY)));
+  EXPECT_TRUE(would(Epsilon(ledger, delta)));
+  // Also from an empty ledger.
+  DevicePrivacyLedger empty, first;
+  ASSERT_TRUE(first.Charge(sensitivity, noise_std).ok());
+  const Result<bool> at = empty.WouldExceed(sensitivity, noise_std,
+                                            Epsilon(first, delta), delta);
+  ASSERT_TRUE(at.ok());
+  EXPECT_FALSE(*at);
+}
+
+TEST(DevicePrivacyLedgerTest, RestoreRoundTrips) {
+  DevicePrivacyLedger ledger;
+  ASSERT_TRUE(ledger.Charge(1.0, 3.0).ok());
+  ASSERT_TRUE(ledger.Charge(0.5, 3.0).ok());
+  DevicePrivacyLedger copy;
+  ASSERT_TRUE(copy.Restore(ledger.participations(), ledger.rdp()).ok());
+  EXPECT_EQ(copy.participations(), 2u);
+  EXPECT_EQ(Epsilon(copy, 1e-5), Epsilon(ledger, 1e-5));
+  for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
+    EXPECT_EQ(copy.rdp()[i], ledger.rdp()[i]);
+  }
+}
+
+TEST(DevicePrivacyLedgerTest, RestoreRejectsInconsistentValues) {
+  DevicePrivacyLedger source;
+  ASSERT_TRUE(source.Charge(1.0, 3.0).ok());
+  Real rdp[DevicePrivacyLedger::kOrderCount];
+  auto reset = [&] {
+    for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
+      rdp[i] = source.rdp()[i];
+    }
+  };
+  DevicePrivacyLedger target;
+  ASSERT_TRUE(target.Charge(2.0, 3.0).ok());
+  const Real before = Epsilon(target, 1e-5);
+  auto rejected = [&](uint32_t participations, Span<const Real> values) {
+    return target.Restore(participations, values) == Status::InvalidArgument();
+  };
+  reset();
+  EXPECT_TRUE(rejected(1, Span<const Real>(rdp, 3)));  // wrong size
+  rdp[5] = std::nan("");
+  EXPECT_TRUE(rejected(1, rdp));
+  reset();
+  rdp[0] = -1e-3;
+  EXPECT_TRUE(rejected(1, rdp));
+  reset();
+  rdp[10] = rdp[11] * 2;  // decreasing in α
+  EXPECT_TRUE(rejected(1, rdp));
+  reset();
+  rdp[DevicePrivacyLedger::kOrderCount - 1] = INFINITY;
+  EXPECT_TRUE(rejected(1, rdp));
+  reset();
+  EXPECT_TRUE(rejected(0, rdp));  // RDP spent with no participation
+  EXPECT_EQ(target.participations(), 1u);
+  EXPECT_EQ(Epsilon(target, 1e-5), before);
+}
+
+}  // namespace
+}  // namespace edgeadmm
