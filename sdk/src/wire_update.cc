@@ -21,9 +21,8 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
     return Status::OutOfRange();
   }
   if (vector_size != u.dimension) return Status::InvalidArgument();
-  if (u.has_ledger &&
-      (!internal::InRange(u.ledger.epsilon, 0.0, DBL_MAX) ||
-       !internal::InRange(u.ledger.delta, 0.0, 1.0) || u.ledger.delta >= 1.0)) {
+  if (!u.has_ledger || !internal::InRange(u.ledger.epsilon, 0.0, DBL_MAX) ||
+      !internal::InRange(u.ledger.delta, 0.0, 1.0) || u.ledger.delta >= 1.0) {
     return Status::InvalidArgument();
   }
   return Status::Ok();

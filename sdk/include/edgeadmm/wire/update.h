@@ -17,9 +17,9 @@ struct DecodedUpdate {
 
 // Checks the scalar fields of an update carrying `vector_size` coordinates.
 // Returns OK, INVALID_ARGUMENT (wrong version, device id empty or not
-// printable ASCII, kind out of range, dimension mismatch, non-finite or
-// negative ledger epsilon, delta outside [0, 1)) or OUT_OF_RANGE (dimension
-// 0 or above kMaxDimension).
+// printable ASCII, kind out of range, dimension mismatch, ledger missing,
+// non-finite or negative ledger epsilon, delta outside [0, 1)) or OUT_OF_RANGE
+// (dimension 0 or above kMaxDimension).
 Status ValidateUpdate(const edgeadmm_wire_Update& header, size_t vector_size);
 
 // Encodes `header` (its version and the vector callback are

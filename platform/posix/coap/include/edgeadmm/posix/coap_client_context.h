@@ -1,0 +1,44 @@
+// CoapClientContext: one libcoap client context (event loop) shared by any
+// number of CoapDtlsTransport sessions in one process.
+//
+// A fleet of virtual devices creates one context per N sessions (e.g. one per
+// core, each driven by its own thread) and calls Poll() in its loop; a single
+// device creates one context and lets its transport poll it. The context owns
+// no global state beyond libcoap's one-time coap_startup().
+#pragma once
+
+#include <cstdint>
+
+#include "edgeadmm/status.h"
+
+struct coap_context_t;
+
+namespace edgeadmm::posix {
+
+class CoapClientContext {
+ public:
+  // Creates the libcoap context (Block-wise handled by libcoap, bodies
+  // delivered whole). Check ok() before use.
+  CoapClientContext();
+  ~CoapClientContext();
+  CoapClientContext(const CoapClientContext&) = delete;
+  CoapClientContext& operator=(const CoapClientContext&) = delete;
+
+  // OK, or UNAVAILABLE if libcoap could not create the context or has no
+  // DTLS support.
+  Status status() const { return status_; }
+
+  // Processes I/O and timers of every session for at most `timeout_ms`
+  // (0: only what is ready). Returns the milliseconds spent, or UNAVAILABLE
+  // on an I/O error.
+  StatusWithSize Poll(uint32_t timeout_ms);
+
+  // The libcoap context, for CoapDtlsTransport.
+  coap_context_t* raw() const { return context_; }
+
+ private:
+  coap_context_t* context_ = nullptr;
+  Status status_;
+};
+
+}  // namespace edgeadmm::posix

@@ -1,0 +1,98 @@
+// CoapDtlsTransport: the Transport port over libcoap 4.3.1 as a CoAP client
+// with DTLS 1.2 PSK (identity = device id), confirmable retransmission,
+// Block1 uploads, Block2 downloads and Observe.
+//
+// One object per device. The DTLS session is opened lazily by the first
+// request and kept until Close() (or destruction), so a fleet can drop idle
+// sessions between rounds; the object itself is small (no buffers: bodies go
+// straight into the caller's spans). Handshake failures are mapped here:
+// wrong PSK or unknown identity -> UNAUTHENTICATED.
+#pragma once
+
+#include <netinet/in.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/posix/coap_client_context.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+#include "edgeadmm/transport.h"
+
+struct coap_session_t;
+struct coap_pdu_t;
+
+namespace edgeadmm::posix {
+
+struct CoapDtlsConfig {
+  // Aggregator address: a numeric IPv4 or IPv6 literal (no DNS lookups).
+  const char* host = "127.0.0.1";
+  uint16_t port = 5684;
+  // DTLS PSK identity (the device id, 1..64 printable ASCII) and key.
+  const char* identity = "";
+  ConstByteSpan key;
+  // CoAP ACK_TIMEOUT in milliseconds (RFC 7252 default 2000) and
+  // MAX_RETRANSMIT (default 4).
+  uint32_t ack_timeout_ms = 2000;
+  uint8_t max_retransmit = 4;
+};
+
+class CoapDtlsTransport final : public Transport {
+ public:
+  // `context` and the strings/key in `config` must outlive the transport.
+  CoapDtlsTransport(CoapClientContext& context, const CoapDtlsConfig& config);
+  ~CoapDtlsTransport();
+
+  Status StartRequest(const TransportRequest& request,
+                      ByteSpan response_buffer) override;
+  bool TakeResult(TransportResult& result) override;
+  void Cancel() override;
+  Status StartObserve(const char* path, ByteSpan notification_buffer) override;
+  bool TakeNotification(TransportResult& result) override;
+  void StopObserve() override;
+  StatusWithSize Poll(uint32_t timeout_ms) override;
+
+  // Closes the DTLS session (an exchange or observation in flight is
+  // dropped). The next request opens a new one.
+  void Close();
+
+  // True while a DTLS session object exists.
+  bool connected() const { return session_ != nullptr; }
+
+  // Called by the context's libcoap handlers (not part of the port).
+  void OnResponse(const coap_pdu_t* received);
+  // Fails the exchange whose token `sent` carries, or every open one when
+  // `sent` is null or matches none; a DTLS failure also drops the session.
+  void OnFailure(Status status, const coap_pdu_t* sent);
+  void OnHandshakeDone() { handshake_done_ = true; }
+
+ private:
+  struct Token {
+    uint8_t bytes[8] = {};
+    size_t size = 0;
+  };
+  struct Slot {  // one exchange or observation
+    Token token;
+    ByteSpan buffer;
+    bool active = false;
+    bool ready = false;
+    TransportResult result;
+  };
+
+  Status EnsureSession();
+  Status Send(CoapMethod method, const char* path, uint16_t content_format,
+              ConstByteSpan payload, bool observe, Slot& slot);
+  static bool SameToken(const Token& token, const coap_pdu_t* pdu);
+  void Complete(Slot& slot, const TransportResult& result);
+  void Deliver(Slot& slot, const coap_pdu_t* received);
+
+  CoapClientContext& context_;
+  CoapDtlsConfig config_;
+  coap_session_t* session_ = nullptr;
+  bool handshake_done_ = false;
+  bool session_failed_ = false;
+  Slot request_;
+  Slot observe_;
+};
+
+}  // namespace edgeadmm::posix

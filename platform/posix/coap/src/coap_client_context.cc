@@ -1,0 +1,87 @@
+#include "edgeadmm/posix/coap_client_context.h"
+
+#include <coap3/coap.h>
+
+#include "edgeadmm/posix/coap_dtls_transport.h"
+
+namespace edgeadmm::posix {
+namespace {
+
+CoapDtlsTransport* TransportOf(const coap_session_t* session) {
+  return static_cast<CoapDtlsTransport*>(coap_session_get_app_data(session));
+}
+
+coap_response_t HandleResponse(coap_session_t* session,
+                               const coap_pdu_t* /*sent*/,
+                               const coap_pdu_t* received,
+                               const coap_mid_t /*mid*/) {
+  CoapDtlsTransport* transport = TransportOf(session);
+  if (transport != nullptr) transport->OnResponse(received);
+  return COAP_RESPONSE_OK;
+}
+
+// Maps libcoap's reasons for giving up on a confirmable message.
+void HandleNack(coap_session_t* session, const coap_pdu_t* sent,
+                const coap_nack_reason_t reason, const coap_mid_t /*mid*/) {
+  CoapDtlsTransport* transport = TransportOf(session);
+  if (transport == nullptr) return;
+  switch (reason) {
+    case COAP_NACK_TOO_MANY_RETRIES:
+      transport->OnFailure(Status::DeadlineExceeded(), sent);
+      break;
+    case COAP_NACK_TLS_FAILED:
+      transport->OnFailure(Status::Unauthenticated(), sent);
+      break;
+    default:  // RST, not deliverable, ICMP
+      transport->OnFailure(Status::Unavailable(), sent);
+      break;
+  }
+}
+
+int HandleEvent(coap_session_t* session, const coap_event_t event) {
+  CoapDtlsTransport* transport = TransportOf(session);
+  if (transport == nullptr) return 0;
+  if (event == COAP_EVENT_DTLS_CONNECTED) {
+    transport->OnHandshakeDone();
+  } else if (event == COAP_EVENT_DTLS_ERROR) {
+    transport->OnFailure(Status::Unauthenticated(), nullptr);
+  } else if (event == COAP_EVENT_DTLS_CLOSED ||
+             event == COAP_EVENT_SESSION_FAILED) {
+    transport->OnFailure(Status::Unavailable(), nullptr);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CoapClientContext::CoapClientContext() {
+  coap_startup();  // idempotent
+  if (!coap_dtls_is_supported()) {
+    status_ = Status::Unavailable();
+    return;
+  }
+  context_ = coap_new_context(nullptr);
+  if (context_ == nullptr) {
+    status_ = Status::Unavailable();
+    return;
+  }
+  coap_context_set_block_mode(context_,
+                              COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
+  coap_register_response_handler(context_, &HandleResponse);
+  coap_register_nack_handler(context_, &HandleNack);
+  coap_register_event_handler(context_, &HandleEvent);
+}
+
+CoapClientContext::~CoapClientContext() {
+  if (context_ != nullptr) coap_free_context(context_);
+}
+
+StatusWithSize CoapClientContext::Poll(uint32_t timeout_ms) {
+  if (context_ == nullptr) return StatusWithSize(Status::Unavailable(), 0);
+  const int spent =
+      coap_io_process(context_, timeout_ms == 0 ? COAP_IO_NO_WAIT : timeout_ms);
+  if (spent < 0) return StatusWithSize(Status::Unavailable(), 0);
+  return StatusWithSize(static_cast<size_t>(spent));
+}
+
+}  // namespace edgeadmm::posix

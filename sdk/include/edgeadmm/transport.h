@@ -1,0 +1,106 @@
+// Transport: the port through which the SDK client talks CoAP to the
+// aggregator (docs/protocol.md). A platform implements it once: over libcoap
+// with DTLS-PSK on POSIX (platform/posix/coap), over the SDK's own codec on a
+// microcontroller, in memory in tests (platform/fake).
+//
+// The interface is non-blocking so that one process can drive thousands of
+// transports from one event loop (the device fleet): StartRequest() queues
+// one exchange, Poll() drives I/O, TakeResult() reports the outcome once.
+// Request() is the blocking convenience for a single device. Every buffer is
+// the caller's; an implementation allocates nothing per request on a device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm {
+
+// CoAP request methods (RFC 7252 section 12.1.1 numbering).
+enum class CoapMethod : uint8_t { kGet = 1, kPost = 2, kPut = 3, kDelete = 4 };
+
+// One CoAP request. The path and payload must stay valid until the exchange
+// finishes or is cancelled (a Block1 upload reads the payload while sending).
+struct TransportRequest {
+  CoapMethod method = CoapMethod::kGet;
+  // Uri-Path segments joined by '/', no leading slash, e.g. "v1/task".
+  const char* path = "";
+  // Content-Format of `payload`; ignored when the payload is empty.
+  uint16_t content_format = 0;
+  // The body; sent Block-wise (Block1) when it does not fit one datagram.
+  ConstByteSpan payload;
+};
+
+// The outcome of an exchange or an Observe notification.
+struct TransportResult {
+  // OK when a CoAP response arrived (whatever its code). Otherwise:
+  // UNAUTHENTICATED (DTLS handshake failed: wrong PSK, unknown identity),
+  // DEADLINE_EXCEEDED (no answer after the confirmable retransmissions or the
+  // caller's timeout), UNAVAILABLE (reset, ICMP unreachable, socket error),
+  // RESOURCE_EXHAUSTED (response body larger than the caller's buffer),
+  // CANCELLED (the exchange was cancelled).
+  Status status;
+  // CoAP response code, class * 32 + detail (edgeadmm/wire/coap_code.h).
+  uint8_t code = 0;
+  // Content-Format of the body, kNoContentFormat if absent.
+  uint16_t content_format = 0;
+  // Bytes of the body (reassembled from Block2) written to the buffer.
+  size_t payload_size = 0;
+
+  static constexpr uint16_t kNoContentFormat = 0xffff;
+};
+
+class Transport {
+ public:
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Starts one exchange; the response body will be written into
+  // `response_buffer`, which must stay valid until TakeResult() reports the
+  // outcome or Cancel() is called. Connects (DTLS handshake) first if needed.
+  // Returns OK, FAILED_PRECONDITION (an exchange is already in flight),
+  // INVALID_ARGUMENT (bad path), UNAVAILABLE (cannot open a session) or
+  // RESOURCE_EXHAUSTED (no memory for the request).
+  virtual Status StartRequest(const TransportRequest& request,
+                              ByteSpan response_buffer) = 0;
+
+  // Returns true exactly once per started exchange, when it has finished,
+  // and fills `result`. Never blocks and performs no I/O.
+  virtual bool TakeResult(TransportResult& result) = 0;
+
+  // Abandons the exchange in flight, if any; TakeResult() will not report it.
+  virtual void Cancel() = 0;
+
+  // Registers for notifications of `path` (GET with Observe, RFC 7641).
+  // Each notification body replaces the previous one in
+  // `notification_buffer`. Returns OK, FAILED_PRECONDITION (already
+  // observing), INVALID_ARGUMENT, UNAVAILABLE or RESOURCE_EXHAUSTED.
+  virtual Status StartObserve(const char* path,
+                              ByteSpan notification_buffer) = 0;
+
+  // Returns true when a notification (or the end of the observation, with a
+  // non-OK status) arrived since the last call, and fills `result`.
+  virtual bool TakeNotification(TransportResult& result) = 0;
+
+  // Deregisters the observation, if any.
+  virtual void StopObserve() = 0;
+
+  // Drives the I/O (for a shared event loop: of all its transports) for at
+  // most `timeout_ms` (0: do not wait). Returns the milliseconds spent, or
+  // UNAVAILABLE on an I/O error.
+  virtual StatusWithSize Poll(uint32_t timeout_ms) = 0;
+
+  // Blocking exchange: StartRequest(), then Poll() until the result arrives
+  // or `timeout_ms` passed (then the exchange is cancelled and `result` has
+  // DEADLINE_EXCEEDED). Returns result.status, or StartRequest()'s error.
+  Status Request(const TransportRequest& request, ByteSpan response_buffer,
+                 uint32_t timeout_ms, TransportResult& result);
+
+ protected:
+  Transport() = default;
+  ~Transport() = default;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,329 @@
+#include "edgeadmm/wire/round_task.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <vector>
+
+#include "wire_test_support.h"
+
+namespace edgeadmm::wire {
+namespace {
+
+using testing::AsBytes;
+using testing::AsConstBytes;
+using testing::AsSpan;
+using testing::BindRaw;
+using testing::EncodeRaw;
+using testing::FederatedTask;
+using testing::Float32Bytes;
+using testing::Ramp;
+
+std::vector<uint8_t> Encode(const edgeadmm_wire_RoundTask& task,
+                            const std::vector<Real>& model,
+                            const std::vector<Real>& aux = {}) {
+  std::vector<uint8_t> out(
+      MaxRoundTaskBytes(model.size() > aux.size() ? model.size() : aux.size()));
+  const StatusWithSize r =
+      EncodeRoundTask(task, AsSpan(model), AsSpan(aux), AsBytes(out));
+  EXPECT_TRUE(r.ok()) << r.status().str();
+  out.resize(r.size());
+  return out;
+}
+
+Status Decode(const std::vector<uint8_t>& bytes, size_t capacity = 8192) {
+  std::vector<Real> model(capacity), aux(capacity);
+  DecodedRoundTask out;
+  return DecodeRoundTask(AsConstBytes(bytes), AsSpan(model), AsSpan(aux), out);
+}
+
+edgeadmm_wire_RoundTask DpAdmmTask(uint32_t p) {
+  edgeadmm_wire_RoundTask t = FederatedTask(p);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM;
+  t.which_params = edgeadmm_wire_RoundTask_dp_admm_tag;
+  auto& d = t.params.dp_admm;
+  d.schedule = edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
+  d.rho = 1.0;
+  d.reg_weight = 0.01;
+  d.num_devices = 100;
+  d.iteration = 9;
+  d.d_w = 2.5;
+  d.s1 = 1.0;
+  d.s2 = 3.74;
+  d.s3 = 0.25;
+  d.s4 = 1.0;
+  d.epsilon = 0.1;
+  d.delta = 1e-3;
+  return t;
+}
+
+edgeadmm_wire_RoundTask PenaltyTask(uint32_t p) {
+  edgeadmm_wire_RoundTask t = FederatedTask(p);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
+  t.which_params = edgeadmm_wire_RoundTask_penalty_tag;
+  auto& q = t.params.penalty;
+  q.eta1 = 0.5;
+  q.q1 = 1.01;
+  q.eta_max = 50.0;
+  q.alpha1 = 1.0;
+  q.q2 = 0.99;
+  q.theta = 0.5;
+  q.reg_weight = 0.01;
+  q.loss_weight = 1.0;
+  q.iteration = 3;
+  q.degree = 4;
+  return t;
+}
+
+edgeadmm_wire_RoundTask SharingTask(uint32_t p, uint32_t n) {
+  edgeadmm_wire_RoundTask t = FederatedTask(p);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_ADMM_SHARING;
+  t.which_params = edgeadmm_wire_RoundTask_sharing_tag;
+  auto& s = t.params.sharing;
+  s.rho = 1.0;
+  s.reg_weight = 0.01;
+  s.sigma = 0.2;
+  s.clip = 1.0;
+  s.iteration = 5;
+  s.num_samples = n;
+  return t;
+}
+
+// Decodes `bytes` and checks every field against `task` and the vectors.
+void ExpectRoundTrip(const edgeadmm_wire_RoundTask& task,
+                     const std::vector<Real>& model,
+                     const std::vector<Real>& aux) {
+  const std::vector<uint8_t> bytes = Encode(task, model, aux);
+  EXPECT_LE(
+      bytes.size(),
+      MaxRoundTaskBytes(model.size() > aux.size() ? model.size() : aux.size()));
+  std::vector<Real> model_out(model.size() + 5, -1.0), aux_out(8192, -1.0);
+  DecodedRoundTask out;
+  ASSERT_EQ(DecodeRoundTask(AsConstBytes(bytes), AsSpan(model_out),
+                            AsSpan(aux_out), out),
+            Status::Ok());
+  EXPECT_EQ(out.header.version, kProtocolVersion);
+  EXPECT_EQ(out.header.job_id, task.job_id);
+  EXPECT_EQ(out.header.round_id, task.round_id);
+  EXPECT_EQ(out.header.role, task.role);
+  EXPECT_EQ(out.header.algorithm, task.algorithm);
+  EXPECT_EQ(out.header.loss, task.loss);
+  EXPECT_EQ(out.header.regularizer, task.regularizer);
+  EXPECT_EQ(out.header.regularizer_weight, task.regularizer_weight);
+  EXPECT_EQ(out.header.noise_placement, task.noise_placement);
+  EXPECT_EQ(out.header.which_params, task.which_params);
+  // Every parameter survived: re-encoding the decoded task gives the bytes.
+  std::vector<Real> model_back(out.model.begin(), out.model.end());
+  std::vector<Real> aux_back(out.auxiliary.begin(), out.auxiliary.end());
+  EXPECT_EQ(Encode(out.header, model_back, aux_back), bytes);
+  EXPECT_EQ(out.header.dimension, task.dimension);
+  EXPECT_EQ(out.header.deadline_ms, task.deadline_ms);
+  ASSERT_EQ(out.model.size(), model.size());
+  ASSERT_EQ(out.auxiliary.size(), aux.size());
+  for (size_t i = 0; i < model.size(); ++i) EXPECT_EQ(out.model[i], model[i]);
+  for (size_t i = 0; i < aux.size(); ++i) EXPECT_EQ(out.auxiliary[i], aux[i]);
+  EXPECT_EQ(model_out[model.size()], -1.0);  // nothing past the vector
+}
+
+TEST(RoundTaskTest, RoundTripsEveryAlgorithmAtBothSizes) {
+  for (uint32_t p : {123u, 5000u}) {
+    SCOPED_TRACE(p);
+    const std::vector<Real> model = Ramp(p);
+    ExpectRoundTrip(FederatedTask(p), model, {});
+    ExpectRoundTrip(DpAdmmTask(p), model, {});
+    ExpectRoundTrip(PenaltyTask(p), model, Ramp(p, 0.5));
+    ExpectRoundTrip(SharingTask(p, 300), model, Ramp(300, 2.0));
+  }
+}
+
+TEST(RoundTaskTest, IdleAndDoneTasksNeedNoModel) {
+  edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
+  idle.job_id = 7;
+  idle.round_id = 43;
+  idle.role = edgeadmm_wire_Role_ROLE_IDLE;
+  ExpectRoundTrip(idle, {}, {});
+  idle.role = edgeadmm_wire_Role_ROLE_DONE;
+  ExpectRoundTrip(idle, {}, {});
+}
+
+TEST(RoundTaskTest, FloatRoundingIsToNearest) {
+  const std::vector<Real> model = {0.1, -1e-3, 3.0e38, 1e-45};
+  const std::vector<uint8_t> bytes = Encode(FederatedTask(4), model);
+  std::vector<Real> out(4);
+  std::vector<Real> aux(1);
+  DecodedRoundTask task;
+  ASSERT_EQ(
+      DecodeRoundTask(AsConstBytes(bytes), AsSpan(out), AsSpan(aux), task),
+      Status::Ok());
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(out[i], static_cast<double>(static_cast<float>(model[i])));
+  }
+}
+
+TEST(RoundTaskTest, EveryStrictPrefixIsRefused) {
+  for (const auto& [task, aux] :
+       {std::pair{FederatedTask(123), std::vector<Real>{}},
+        std::pair{PenaltyTask(123), Ramp(123)}}) {
+    const std::vector<uint8_t> bytes = Encode(task, Ramp(123), aux);
+    ASSERT_GT(bytes.size(), 4 * 123u);
+    for (size_t n = 0; n < bytes.size(); ++n) {
+      const std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
+      const Status s = Decode(prefix);
+      EXPECT_FALSE(s.ok()) << "prefix " << n;
+      EXPECT_TRUE(s == Status::DataLoss() || s == Status::InvalidArgument() ||
+                  s == Status::OutOfRange())
+          << s.str();
+    }
+  }
+}
+
+TEST(RoundTaskTest, TruncatedInsideVectorIsDataLoss) {
+  const std::vector<uint8_t> bytes = Encode(FederatedTask(123), Ramp(123));
+  const std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 5);
+  EXPECT_EQ(Decode(cut), Status::DataLoss());
+}
+
+TEST(RoundTaskTest, WrongVersionIsInvalidArgument) {
+  std::vector<uint8_t> model = Float32Bytes(std::vector<float>(4, 1.0f));
+  for (uint32_t version : {0u, 2u, 1000u}) {
+    edgeadmm_wire_RoundTask t = FederatedTask(4);
+    t.version = version;
+    BindRaw(t.model, model);
+    EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+              Status::InvalidArgument())
+        << version;
+  }
+}
+
+TEST(RoundTaskTest, NonFiniteModelValuesAreInvalidArgument) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float bad : {nan, inf, -inf}) {
+    std::vector<uint8_t> model = Float32Bytes({1.0f, 2.0f, bad, 4.0f});
+    edgeadmm_wire_RoundTask t = FederatedTask(4);
+    BindRaw(t.model, model);
+    EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+              Status::InvalidArgument());
+  }
+}
+
+TEST(RoundTaskTest, NonFiniteParameterIsInvalidArgument) {
+  std::vector<uint8_t> model = Float32Bytes(std::vector<float>(4, 1.0f));
+  edgeadmm_wire_RoundTask t = FederatedTask(4);
+  t.params.federated.sigma = std::numeric_limits<double>::quiet_NaN();
+  BindRaw(t.model, model);
+  EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+            Status::InvalidArgument());
+  t = FederatedTask(4);
+  t.params.federated.lambda = 1.5;  // outside (0, 1]
+  BindRaw(t.model, model);
+  EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+            Status::InvalidArgument());
+}
+
+TEST(RoundTaskTest, OversizedModelIsOutOfRange) {
+  const std::vector<uint8_t> bytes = Encode(FederatedTask(123), Ramp(123));
+  EXPECT_EQ(Decode(bytes, /*capacity=*/122), Status::OutOfRange());
+  EXPECT_EQ(Decode(bytes, /*capacity=*/123), Status::Ok());
+  // More coordinates than any device accepts, even with a large buffer.
+  std::vector<uint8_t> huge(4 * (kMaxDimension + 1), 0);
+  edgeadmm_wire_RoundTask t = FederatedTask(kMaxDimension + 1);
+  BindRaw(t.model, huge);
+  EXPECT_EQ(
+      Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t), kMaxDimension + 1),
+      Status::OutOfRange());
+}
+
+TEST(RoundTaskTest, VectorLengthNotMultipleOfFourIsDataLoss) {
+  std::vector<uint8_t> model(4 * 4 + 2, 0);
+  edgeadmm_wire_RoundTask t = FederatedTask(4);
+  BindRaw(t.model, model);
+  EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+            Status::DataLoss());
+}
+
+TEST(RoundTaskTest, DimensionMismatchIsInvalidArgument) {
+  std::vector<uint8_t> model = Float32Bytes(std::vector<float>(4, 1.0f));
+  edgeadmm_wire_RoundTask t = FederatedTask(5);
+  BindRaw(t.model, model);
+  EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+            Status::InvalidArgument());
+}
+
+TEST(RoundTaskTest, EnumsOutOfRangeAreInvalidArgument) {
+  std::vector<uint8_t> model = Float32Bytes(std::vector<float>(4, 1.0f));
+  auto with = [&](auto mutate) {
+    edgeadmm_wire_RoundTask t = FederatedTask(4);
+    mutate(t);
+    BindRaw(t.model, model);
+    return Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t));
+  };
+  EXPECT_EQ(with([](auto& t) { t.role = edgeadmm_wire_Role(9); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& t) { t.role = edgeadmm_wire_Role(0); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& t) { t.algorithm = edgeadmm_wire_Algorithm(5); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& t) { t.loss = edgeadmm_wire_Loss(3); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(
+      with([](auto& t) { t.regularizer = edgeadmm_wire_Regularizer(-1); }),
+      Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& t) {
+              t.noise_placement = edgeadmm_wire_NoisePlacement(0);
+            }),
+            Status::InvalidArgument());
+  // Params of another algorithm.
+  EXPECT_EQ(with([](auto& t) {
+              t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM;
+            }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto&) {}), Status::Ok());
+}
+
+TEST(RoundTaskTest, RepeatedVectorFieldIsInvalidArgument) {
+  const std::vector<uint8_t> once = Encode(FederatedTask(4), Ramp(4));
+  // The model is the last field: append a second copy of it.
+  const size_t field_bytes = 2 + 1 + 16;
+  std::vector<uint8_t> twice = once;
+  twice.insert(twice.end(), once.end() - field_bytes, once.end());
+  EXPECT_EQ(Decode(twice), Status::InvalidArgument());
+}
+
+TEST(RoundTaskTest, GarbageIsDataLoss) {
+  EXPECT_EQ(Decode(std::vector<uint8_t>(64, 0xff)), Status::DataLoss());
+  EXPECT_EQ(Decode(std::vector<uint8_t>{0x0a, 0x80}), Status::DataLoss());
+}
+
+TEST(RoundTaskTest, EncoderRefusesWhatDecoderWould) {
+  std::vector<uint8_t> out(4096);
+  std::vector<Real> model = Ramp(4);
+  model[2] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(EncodeRoundTask(FederatedTask(4), AsSpan(model), {}, AsBytes(out))
+                .status(),
+            Status::InvalidArgument());
+  model[2] = 1e39;  // beyond float32
+  EXPECT_EQ(EncodeRoundTask(FederatedTask(4), AsSpan(model), {}, AsBytes(out))
+                .status(),
+            Status::OutOfRange());
+  model[2] = 0.0;
+  EXPECT_EQ(EncodeRoundTask(FederatedTask(5), AsSpan(model), {}, AsBytes(out))
+                .status(),
+            Status::InvalidArgument());
+  std::vector<uint8_t> small(20);
+  EXPECT_EQ(EncodeRoundTask(FederatedTask(4), AsSpan(model), {}, AsBytes(small))
+                .status(),
+            Status::ResourceExhausted());
+}
+
+TEST(RoundTaskTest, LargestScalarsFitTheBound) {
+  edgeadmm_wire_RoundTask t = DpAdmmTask(3);
+  t.job_id = t.round_id = ~uint64_t{0};
+  t.deadline_ms = ~uint32_t{0};
+  t.params.dp_admm.num_devices = t.params.dp_admm.iteration = ~uint32_t{0};
+  const std::vector<uint8_t> bytes = Encode(t, Ramp(3));
+  EXPECT_LE(bytes.size(), MaxRoundTaskBytes(3));
+}
+
+}  // namespace
+}  // namespace edgeadmm::wire

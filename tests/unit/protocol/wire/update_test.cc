@@ -1,0 +1,155 @@
+#include "edgeadmm/wire/update.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "wire_test_support.h"
+
+namespace edgeadmm::wire {
+namespace {
+
+using testing::AsBytes;
+using testing::AsConstBytes;
+using testing::AsSpan;
+using testing::BindRaw;
+using testing::EncodeRaw;
+using testing::Float32Bytes;
+using testing::Ramp;
+using testing::SampleUpdate;
+
+std::vector<uint8_t> Encode(const edgeadmm_wire_Update& u,
+                            const std::vector<Real>& v) {
+  std::vector<uint8_t> out(MaxUpdateBytes(v.size()));
+  const StatusWithSize r = EncodeUpdate(u, AsSpan(v), AsBytes(out));
+  EXPECT_TRUE(r.ok()) << r.status().str();
+  out.resize(r.size());
+  return out;
+}
+
+Status Decode(const std::vector<uint8_t>& bytes, size_t capacity = 8192) {
+  std::vector<Real> v(capacity);
+  DecodedUpdate out;
+  return DecodeUpdate(AsConstBytes(bytes), AsSpan(v), out);
+}
+
+TEST(UpdateTest, RoundTripsAtBothSizes) {
+  for (uint32_t p : {123u, 5000u}) {
+    const std::vector<Real> v = Ramp(p, -0.25);
+    const std::vector<uint8_t> bytes = Encode(SampleUpdate(p), v);
+    EXPECT_LE(bytes.size(), MaxUpdateBytes(p));
+    std::vector<Real> buffer(p);
+    DecodedUpdate out;
+    ASSERT_EQ(DecodeUpdate(AsConstBytes(bytes), AsSpan(buffer), out),
+              Status::Ok());
+    EXPECT_EQ(out.header.job_id, 7u);
+    EXPECT_EQ(out.header.round_id, 42u);
+    EXPECT_STREQ(out.header.device_id, "device-0001");
+    EXPECT_EQ(out.header.kind, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U);
+    EXPECT_EQ(out.header.dimension, p);
+    EXPECT_TRUE(out.header.has_ledger);
+    EXPECT_EQ(out.header.ledger.participations, 3u);
+    EXPECT_EQ(out.header.ledger.epsilon, 0.75);
+    EXPECT_EQ(out.header.ledger.delta, 1e-6);
+    ASSERT_EQ(out.vector.size(), p);
+    for (size_t i = 0; i < p; ++i) ASSERT_EQ(out.vector[i], v[i]) << i;
+  }
+}
+
+TEST(UpdateTest, EncodingIsDeterministic) {
+  // The reboot-resend guarantee needs byte-identical re-encodings.
+  const std::vector<Real> v = Ramp(123);
+  EXPECT_EQ(Encode(SampleUpdate(123), v), Encode(SampleUpdate(123), v));
+}
+
+TEST(UpdateTest, EveryStrictPrefixIsRefused) {
+  const std::vector<uint8_t> bytes = Encode(SampleUpdate(123), Ramp(123));
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(
+        Decode(std::vector<uint8_t>(bytes.begin(), bytes.begin() + n)).ok())
+        << n;
+  }
+}
+
+TEST(UpdateTest, InvalidFieldsAreRefused) {
+  std::vector<uint8_t> vec = Float32Bytes({1.0f, 2.0f, 3.0f});
+  auto with = [&](auto mutate) {
+    edgeadmm_wire_Update u = SampleUpdate(3);
+    mutate(u);
+    BindRaw(u.vector, vec);
+    return Decode(EncodeRaw(edgeadmm_wire_Update_fields, u));
+  };
+  EXPECT_EQ(with([](auto&) {}), Status::Ok());
+  EXPECT_EQ(with([](auto& u) { u.version = 2; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.device_id[0] = '\0'; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { std::strcpy(u.device_id, "dev 1"); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.device_id[2] = '\x7f'; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.kind = edgeadmm_wire_UpdateKind(4); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.dimension = 4; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.dimension = 0; }), Status::OutOfRange());
+  EXPECT_EQ(with([](auto& u) { u.has_ledger = false; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.ledger.epsilon = -1.0; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) {
+              u.ledger.epsilon = std::numeric_limits<double>::infinity();
+            }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { u.ledger.delta = 1.0; }),
+            Status::InvalidArgument());
+}
+
+TEST(UpdateTest, NanVectorIsInvalidArgument) {
+  std::vector<uint8_t> vec =
+      Float32Bytes({1.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f});
+  edgeadmm_wire_Update u = SampleUpdate(3);
+  BindRaw(u.vector, vec);
+  EXPECT_EQ(Decode(EncodeRaw(edgeadmm_wire_Update_fields, u)),
+            Status::InvalidArgument());
+}
+
+TEST(UpdateTest, OversizedIsRefused) {
+  const std::vector<uint8_t> bytes = Encode(SampleUpdate(123), Ramp(123));
+  EXPECT_EQ(Decode(bytes, 100), Status::OutOfRange());
+  // A device id longer than 64 characters overflows its bound at decode.
+  std::vector<uint8_t> vec = Float32Bytes({1.0f});
+  edgeadmm_wire_Update u = SampleUpdate(1);
+  BindRaw(u.vector, vec);
+  std::vector<uint8_t> raw = EncodeRaw(edgeadmm_wire_Update_fields, u);
+  // Rewrite field 4 (tag 0x22) with a 100-character id.
+  std::vector<uint8_t> patched;
+  for (size_t i = 0; i < raw.size();) {
+    if (raw[i] == 0x22) {
+      const size_t length = raw[i + 1];
+      patched.push_back(0x22);
+      patched.push_back(100);
+      patched.insert(patched.end(), 100, 'a');
+      i += 2 + length;
+    } else {
+      patched.push_back(raw[i]);
+      ++i;
+    }
+  }
+  EXPECT_EQ(Decode(patched), Status::DataLoss());
+}
+
+TEST(UpdateTest, EncoderRefusesInvalidInput) {
+  std::vector<uint8_t> out(1024);
+  std::vector<Real> v = Ramp(3);
+  edgeadmm_wire_Update u = SampleUpdate(3);
+  std::strcpy(u.device_id, "has space");
+  EXPECT_EQ(EncodeUpdate(u, AsSpan(v), AsBytes(out)).status(),
+            Status::InvalidArgument());
+  v[1] = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(EncodeUpdate(SampleUpdate(3), AsSpan(v), AsBytes(out)).status(),
+            Status::InvalidArgument());
+}
+
+}  // namespace
+}  // namespace edgeadmm::wire
