@@ -1,7 +1,8 @@
 # Dependencies of cross builds (included by EdgeAdmmDependencies.cmake when
 # CMAKE_CROSSCOMPILING). Defines the targets the rest of the build expects, so
 # the host lookups that follow are skipped:
-#   Eigen3::Eigen        the build host's header-only Eigen (/usr/include/eigen3)
+#   Eigen3::Eigen        the build host's header-only Eigen (/usr/include/eigen3);
+#                        on bare metal with eigen_assert routed to the panic hook
 #   edgeadmm::mbedcrypto Mbed TLS crypto: from the Debian source package with
 #                        cmake/deps/mbedtls_config.h when
 #                        EDGEADMM_DEPS_FROM_SOURCE (Cortex-M, armhf); else the
@@ -31,6 +32,11 @@ if(NOT TARGET Eigen3::Eigen)
   add_library(Eigen3::Eigen INTERFACE IMPORTED)
   set_target_properties(Eigen3::Eigen PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${EDGEADMM_EIGEN_INCLUDE_DIR}")
+endif()
+if(EDGEADMM_BARE_METAL)
+  # eigen_assert -> edgeadmm_panic even with NDEBUG (see the header).
+  set_property(TARGET Eigen3::Eigen APPEND PROPERTY INTERFACE_COMPILE_OPTIONS
+    "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include ${CMAKE_CURRENT_LIST_DIR}/deps/eigen_device_config.h>")
 endif()
 
 # Third-party C code: compiled with the toolchain's CPU flags and our size

@@ -33,6 +33,10 @@ function(edgeadmm_add_all_subdirectories)
     "${CMAKE_CURRENT_SOURCE_DIR}/*")
   list(SORT _children)
   foreach(_child IN LISTS _children)
+    # Folders named aggregator (its code, its tests) need the aggregator build.
+    if(_child STREQUAL "aggregator" AND NOT EDGEADMM_BUILD_AGGREGATOR)
+      continue()
+    endif()
     if(IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/${_child}"
        AND EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${_child}/CMakeLists.txt")
       add_subdirectory(${_child})

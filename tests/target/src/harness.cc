@@ -98,23 +98,24 @@ bool AlmostEqualDoubles(double a, double b) {
 }  // namespace testing
 
 int main() {
+  using edgeadmm::baremetal::Format;
   int passed = 0;
   int failed = 0;
   char line[160];
   for (testing::internal::TestInfo* t = testing::first_test; t != nullptr;
        t = t->next) {
     Format(line, sizeof(line), "[ RUN      ] %s.%s\n", t->suite, t->name);
-    testing::SemihostingWrite(line);
+    edgeadmm::baremetal::SemihostingWrite(line);
     testing::current_failed = false;
     testing::current_fatal = false;
     t->run();
     const bool ok = !testing::current_failed;
     Format(line, sizeof(line), "[ %s ] %s.%s\n", ok ? "      OK" : " FAILED ",
            t->suite, t->name);
-    testing::SemihostingWrite(line);
+    edgeadmm::baremetal::SemihostingWrite(line);
     ++(ok ? passed : failed);
   }
   Format(line, sizeof(line), "%d passed, %d failed\n", passed, failed);
-  testing::SemihostingWrite(line);
+  edgeadmm::baremetal::SemihostingWrite(line);
   return (failed == 0 && passed > 0) ? 0 : 1;
 }

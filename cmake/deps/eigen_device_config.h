@@ -1,0 +1,17 @@
+// Eigen settings forced into every C++ file of a bare-metal build (through
+// the Eigen3::Eigen target of cmake/CrossDependencies.cmake).
+//
+// Eigen's temporaries fall back to std::malloc when alloca is unavailable (as
+// on newlib), guarded only by an eigen_assert that NDEBUG removes. Routing
+// eigen_assert to the panic hook makes that path end in a panic, so the
+// compiler drops the malloc call and the firmware links no allocator
+// (ARCHITECTURE.md section 3: "define eigen_assert so an allocation is caught
+// even with NDEBUG").
+#pragma once
+
+#if defined(__cplusplus) && !defined(eigen_assert)
+extern "C" [[noreturn]] void edgeadmm_panic(const char* file, int line,
+                                            const char* message);
+#define eigen_assert(x) \
+  ((x) ? static_cast<void>(0) : edgeadmm_panic(__FILE__, __LINE__, "Eigen: " #x))
+#endif
