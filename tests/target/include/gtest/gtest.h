@@ -140,9 +140,10 @@ struct Registrar {
 template <typename T>
 void RunTest() {
   T test;
-  test.SetUp();
+  Test& base = test;  // SetUp/TearDown may be protected in the fixture
+  base.SetUp();
   if (!HasFatalFailure()) test.TestBody();
-  test.TearDown();
+  base.TearDown();
 }
 
 template <typename A, typename B>
@@ -163,6 +164,22 @@ AssertionResult Compare(bool success, const char* op, const char* a_text,
     PrintValue(t, b);
   }
   return result;
+}
+
+template <typename Predicate, typename A, typename B>
+AssertionResult CompareWith(Predicate predicate, const char* op,
+                            const char* a_text, const char* b_text, const A& a,
+                            const B& b) {
+  return Compare(predicate(a, b), op, a_text, b_text, a, b);
+}
+
+template <typename A, typename B, typename T>
+AssertionResult Near(const char* a_text, const char* b_text, const A& a,
+                     const B& b, const T& tolerance) {
+  const double difference = static_cast<double>(a) - static_cast<double>(b);
+  const double bound = static_cast<double>(tolerance);
+  return Compare(difference <= bound && -difference <= bound, "near", a_text,
+                 b_text, a, b);
 }
 
 inline AssertionResult Boolean(bool value, bool expected, const char* text) {
@@ -224,21 +241,28 @@ inline bool StringsEqual(const char* a, const char* b) {
 #define EDGEADMM_TT_ASSERT_(result_expr) \
   EDGEADMM_TT_CHECK_(result_expr, true, return )
 
-#define EDGEADMM_TT_CMP_(op, a, b) \
-  ::testing::internal::Compare(((a)op(b)), #op, #a, #b, (a), (b))
+// Every operand is evaluated exactly once (it may have side effects).
+#define EDGEADMM_TT_CMP_(op, a, b)                                            \
+  ::testing::internal::CompareWith(                                           \
+      [](const auto& x, const auto& y) { return static_cast<bool>(x op y); }, \
+      #op, #a, #b, (a), (b))
 #define EDGEADMM_TT_BOOL_(cond, expected) \
   ::testing::internal::Boolean(static_cast<bool>(cond), expected, #cond)
-#define EDGEADMM_TT_NEAR_(a, b, tolerance)                                    \
-  ::testing::internal::Compare(                                               \
-      ((a) - (b) <= (tolerance) && (b) - (a) <= (tolerance)), "near", #a, #b, \
-      (a), (b))
-#define EDGEADMM_TT_DOUBLE_EQ_(a, b)                                        \
-  ::testing::internal::Compare(                                             \
-      ::testing::internal::AlmostEqualDoubles((a), (b)), "~=", #a, #b, (a), \
-      (b))
-#define EDGEADMM_TT_STREQ_(a, b)                                            \
-  ::testing::internal::Compare(::testing::internal::StringsEqual((a), (b)), \
-                               "streq", #a, #b, (a), (b))
+#define EDGEADMM_TT_NEAR_(a, b, tolerance) \
+  ::testing::internal::Near(#a, #b, (a), (b), (tolerance))
+#define EDGEADMM_TT_DOUBLE_EQ_(a, b)                          \
+  ::testing::internal::CompareWith(                           \
+      [](double x, double y) {                                \
+        return ::testing::internal::AlmostEqualDoubles(x, y); \
+      },                                                      \
+      "~=", #a, #b, static_cast<double>(a), static_cast<double>(b))
+#define EDGEADMM_TT_STREQ_(a, b)                        \
+  ::testing::internal::CompareWith(                     \
+      [](const char* x, const char* y) {                \
+        return ::testing::internal::StringsEqual(x, y); \
+      },                                                \
+      "streq", #a, #b, static_cast<const char*>(a),     \
+      static_cast<const char*>(b))
 
 #define EXPECT_TRUE(cond) EDGEADMM_TT_EXPECT_(EDGEADMM_TT_BOOL_(cond, true))
 #define EXPECT_FALSE(cond) EDGEADMM_TT_EXPECT_(EDGEADMM_TT_BOOL_(cond, false))
