@@ -1,0 +1,27 @@
+// LIBSVM sparse format reader ("label idx:val idx:val ..."), producing a
+// dense row-major data set of a dimension FIXED by the caller (a9a and a9a.t
+// must both be read with dim 123: a9a.t never uses feature 123). Host only.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "edgeadmm/dataio/dense_dataset.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm {
+
+// Parses LIBSVM text. Labels must be +1 or -1 (written "+1", "1" or "-1");
+// indices are 1-based, strictly increasing within a line and ≤ dim; values
+// finite. Blank lines are skipped. INVALID_ARGUMENT for dim 0 or a malformed
+// line, with *error (if not null) set to "<name>:<line>: <what is wrong>".
+Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
+                                 const std::string& name, std::string* error);
+
+// Reads a plain or .xz LIBSVM file (see ReadFileMaybeXz for its errors) and
+// parses it as ParseLibsvm does, naming the file in error messages.
+Result<DenseDataset> ReadLibsvmFile(const std::string& path, size_t dim,
+                                    std::string* error = nullptr);
+
+}  // namespace edgeadmm

@@ -1,0 +1,144 @@
+// ProxSolver: the local proximal step of private ADMM (paper 002, eq. (6)),
+//   x = prox_{s f}(v) = argmin_x f(x) + ||x − v||²/(2s),
+// with f(x) = (1/m) Σ_j ℓ(a_jᵀx; b_j) the device's local objective
+// (linear_model.h). φ(x) = f(x) + ||x − v||²/(2s) is (1/s)-strongly convex.
+//
+// Methods:
+// - kClosedForm (squared loss only): solves (AᵀA/m + I/s)x = Aᵀb/m + v/s.
+//   * m < p: Woodbury form, x = s·(r − Aᵀ(AAᵀ + (m/s)I)⁻¹A r), r the right
+//     side; the Cholesky factor is m x m. For m = 1 this is Sherman–Morrison:
+//     O(p) work and a 1x1 "matrix" (a scalar).
+//   * m ≥ p: the p x p system itself, Cholesky-factored.
+//   The factor (n x n, n = min(m, p), lower triangle, our own unblocked
+//   Cholesky: no Eigen temporaries, no alloca) is cached and rebuilt only
+//   when s changes. Each solve is followed by up to two steps of iterative
+//   refinement while the KKT residual is above the tolerance.
+// - kNewtonCg (any loss): globally convergent inexact Newton. Hessian-free
+//   products Hu = Aᵀ(D·(Au))/m + u/s with D_j = ℓ''(a_jᵀx; b_j), truncated
+//   CG (forcing term min(0.5, sqrt(res/scale)), at most
+//   EDGEADMM_CFG_CG_MAX_ITERATIONS), Armijo backtracking on φ (c = 1e-4,
+//   halving, with a round-off allowance), warm start from x.
+//   Workspace O(m + p): 4m + 5p reals.
+// Both stop at the KKT residual ||∇f(x) + (x − v)/s||₂ ≤
+// EDGEADMM_CFG_NEWTON_TOLERANCE·max(1, ||v||₂/s) (default 1e-10), Newton-CG
+// after at most EDGEADMM_CFG_NEWTON_MAX_ITERATIONS (default 50) steps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/loss.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+
+enum class ProxMethod : uint8_t { kAuto = 0, kClosedForm = 1, kNewtonCg = 2 };
+
+struct ProxReport {
+  // Newton steps taken (Newton-CG) or linear solves (closed form: 1 plus the
+  // refinement steps).
+  int iterations;
+  // ||∇f(x) + (x − v)/s||₂ at the returned x, recomputed after the last step.
+  Real kkt_residual;
+  // kkt_residual ≤ EDGEADMM_CFG_NEWTON_TOLERANCE·max(1, ||v||₂/s).
+  bool converged;
+};
+
+class ProxSolver {
+ public:
+  // The method kAuto resolves to: closed form for the squared loss,
+  // Newton-CG otherwise.
+  static constexpr ProxMethod Resolve(LossKind loss, ProxMethod method) {
+    if (method != ProxMethod::kAuto) return method;
+    return loss == LossKind::kSquared ? ProxMethod::kClosedForm
+                                      : ProxMethod::kNewtonCg;
+  }
+
+  // Workspace bytes Init needs for this shape (constexpr, so a static buffer
+  // can be sized at compile time). 0 for a closed form with a non-squared
+  // loss (Init refuses that combination).
+  static constexpr size_t WorkspaceBytes(LossKind loss, ProxMethod method,
+                                         size_t samples, size_t dim) {
+    const size_t m = samples;
+    const size_t p = dim;
+    switch (Resolve(loss, method)) {
+      case ProxMethod::kClosedForm: {
+        if (loss != LossKind::kSquared) return 0;
+        const size_t n = m < p ? m : p;
+        // factor n², Aᵀb/m p, gradient p, margins m, Woodbury temp m.
+        return Workspace::Bytes<Real>(n * n) + 2 * Workspace::Bytes<Real>(p) +
+               2 * Workspace::Bytes<Real>(m);
+      }
+      case ProxMethod::kNewtonCg:
+        // margins, derivatives, curvatures, A·u: m each; gradient, direction,
+        // CG residual, CG direction, Hessian product: p each.
+        return 4 * Workspace::Bytes<Real>(m) + 5 * Workspace::Bytes<Real>(p);
+      case ProxMethod::kAuto:
+        break;
+    }
+    return 0;
+  }
+
+  // Binds the solver to `data` (which must outlive it) and carves its buffers
+  // from `ws`. INVALID_ARGUMENT for an empty view, an invalid loss, an unknown
+  // method, or kClosedForm with a non-squared loss; RESOURCE_EXHAUSTED if `ws`
+  // has less than WorkspaceBytes(...) left. On error the solver is unusable.
+  Status Init(Workspace& ws, const DatasetView& data, const Loss& loss,
+              ProxMethod method = ProxMethod::kAuto);
+
+  // x = prox_{s f}(v). x holds the warm start on entry (ignored by the closed
+  // form) and the solution on return. FAILED_PRECONDITION before a successful
+  // Init; INVALID_ARGUMENT for s ≤ 0 or non-finite, v or x of the wrong size
+  // or holding NaN/Inf (x unchanged then); INTERNAL if a Cholesky factor
+  // breaks down (cannot happen for finite data in exact arithmetic). Not
+  // converging within the caps is not an error: converged = false.
+  Result<ProxReport> Solve(Span<const Real> v, Real s, Span<Real> x);
+
+  // The method in use after Init (never kAuto).
+  ProxMethod method() const { return method_; }
+  // True if the closed form factors the m x m Woodbury system (m < p).
+  bool UsesWoodbury() const { return data_.samples() < data_.dim(); }
+
+ private:
+  Status ValidateSolveArguments(Span<const Real> v, Real s,
+                                Span<const Real> x) const;
+  // grad_ = ∇f(x) + (x − v)/s; returns its norm. Uses margins_.
+  Real KktResidual(Span<const Real> v, Real s, Span<const Real> x);
+
+  Result<ProxReport> SolveClosedForm(Span<const Real> v, Real s, Span<Real> x);
+  Status Factor(Real s);
+  // r ← (AᵀA/m + I/s)⁻¹ r with the cached factor.
+  void ApplyInverse(Span<Real> r);
+
+  Result<ProxReport> SolveNewtonCg(Span<const Real> v, Real s, Span<Real> x);
+  // dir_ ≈ −H⁻¹ grad_ by truncated CG to relative accuracy `forcing`.
+  void TruncatedCg(Real s, Real forcing);
+  // out = H u (uses temp_).
+  void HessianTimes(Span<const Real> u, Real s, Span<Real> out);
+  // Armijo step along dir_ from x; returns the accepted α, or 0 if none.
+  Real LineSearch(Span<const Real> v, Real s, Span<const Real> x, Real value);
+
+  DatasetView data_;
+  Loss loss_;
+  ProxMethod method_ = ProxMethod::kAuto;
+  bool initialized_ = false;
+  Real factor_step_ = 0;  // s the cached factor belongs to (0: none yet)
+
+  Span<Real> factor_;       // closed form: n x n Cholesky factor
+  Span<Real> atb_;          // closed form: Aᵀb/m
+  Span<Real> margins_;      // m
+  Span<Real> temp_;         // m: A·u
+  Span<Real> derivatives_;  // Newton: m, ℓ'
+  Span<Real> curvatures_;   // Newton: m, ℓ''/m
+  Span<Real> grad_;         // p: KKT residual vector ∇φ(x)
+  Span<Real> dir_;          // Newton: p
+  Span<Real> cg_r_;         // Newton: p
+  Span<Real> cg_p_;         // Newton: p
+  Span<Real> cg_hp_;        // Newton: p
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,57 @@
+#include "edgeadmm/linear_model.h"
+
+#include "span_map.h"
+
+namespace edgeadmm {
+namespace {
+
+void ComputeMargins(const DatasetView& data, Span<const Real> w,
+                    Span<Real> margins) {
+  EDGEADMM_ASSERT(w.size() == data.dim());
+  EDGEADMM_ASSERT(margins.size() == data.samples());
+  internal::AsVector(margins).noalias() =
+      data.Features() * internal::AsVector(w);
+}
+
+}  // namespace
+
+Real LocalObjective(const DatasetView& data, const Loss& loss,
+                    Span<const Real> w, Span<Real> margins) {
+  ComputeMargins(data, w, margins);
+  const ConstVectorMap b = data.Labels();
+  Real sum = 0;
+  for (size_t j = 0; j < margins.size(); ++j) {
+    sum += loss.Value(margins[j], b[internal::Index(j)]);
+  }
+  return sum / static_cast<Real>(data.samples());
+}
+
+Real LocalLossAndDerivatives(const DatasetView& data, const Loss& loss,
+                             Span<const Real> w, Span<Real> margins,
+                             Span<Real> derivatives) {
+  EDGEADMM_ASSERT(derivatives.size() == data.samples());
+  ComputeMargins(data, w, margins);
+  const ConstVectorMap b = data.Labels();
+  Real sum = 0;
+  for (size_t j = 0; j < margins.size(); ++j) {
+    const Real t = margins[j];
+    const Real label = b[internal::Index(j)];
+    sum += loss.Value(t, label);
+    derivatives[j] = loss.Derivative(t, label);
+  }
+  return sum / static_cast<Real>(data.samples());
+}
+
+Real LocalGradient(const DatasetView& data, const Loss& loss,
+                   Span<const Real> w, Span<Real> margins, Span<Real> grad) {
+  EDGEADMM_ASSERT(grad.size() == data.dim());
+  const Real value = LocalLossAndDerivatives(data, loss, w, margins, margins);
+  VectorMap g = internal::AsVector(grad);
+  // Plain GEMV, then scale: a scaled right-hand side could make Eigen
+  // evaluate a temporary.
+  g.noalias() = data.Features().transpose() * internal::AsVector(margins);
+  g *= 1 / static_cast<Real>(data.samples());
+  return value;
+}
+
+}  // namespace edgeadmm

@@ -1,0 +1,97 @@
+#include <string>
+
+#include "data_files.h"
+#include "edgeadmm/dataio/libsvm_reader.h"
+#include "gtest/gtest.h"
+
+namespace edgeadmm {
+namespace {
+
+using dataio_testing::DataPath;
+
+TEST(LibsvmReaderTest, ParsesDenseRowsWithFixedDimension) {
+  std::string error;
+  auto data =
+      ParseLibsvm("+1 1:1 4:0.5 \n\n-1 2:-2\r\n1 5:3e-1\n", 6, "t", &error);
+  ASSERT_TRUE(data.ok()) << error;
+  EXPECT_EQ(data->samples, 3u);
+  EXPECT_EQ(data->dim, 6u);
+  ASSERT_EQ(data->features.size(), 18u);
+  const double expected[18] = {1, 0,  0, 0.5, 0,   0,  //
+                               0, -2, 0, 0,   0,   0,  //
+                               0, 0,  0, 0,   0.3, 0};
+  for (size_t i = 0; i < 18; ++i)
+    EXPECT_DOUBLE_EQ(data->features[i], expected[i]);
+  EXPECT_EQ(data->labels, (std::vector<Real>{1, -1, 1}));
+}
+
+TEST(LibsvmReaderTest, RefusesMalformedLinesNamingTheLine) {
+  struct Bad {
+    const char* text;
+    const char* message;
+  };
+  const Bad cases[] = {
+      {"+1 1:1\n0 2:1\n", "t:2: label '0'"},
+      {"+1 1:1\n-1 2:1\nx 1:1\n", "t:3: label 'x'"},
+      {"+1 0:1\n", "t:1: index 0 outside 1..4"},
+      {"+1 5:1\n", "t:1: index 5 outside 1..4"},
+      {"+1 3:1 2:1\n", "t:1: index 2 not increasing"},
+      {"+1 3:1 3:1\n", "t:1: index 3 not increasing"},
+      {"+1 3\n", "t:1: malformed pair '3'"},
+      {"+1 3:\n", "t:1: malformed pair '3:'"},
+      {"+1 a:1\n", "t:1: malformed pair 'a:1'"},
+      {"+1 2:1x\n", "t:1: malformed pair '2:1x'"},
+      {"+1 2:nan\n", "t:1: malformed pair '2:nan'"},
+  };
+  for (const Bad& bad : cases) {
+    std::string error;
+    auto data = ParseLibsvm(bad.text, 4, "t", &error);
+    EXPECT_EQ(data.status(), Status::InvalidArgument()) << bad.text;
+    EXPECT_EQ(error.rfind(bad.message, 0), 0u) << error;
+  }
+  std::string error;
+  EXPECT_EQ(ParseLibsvm("+1 1:1\n", 0, "t", &error).status(),
+            Status::InvalidArgument());
+}
+
+TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
+  std::string error;
+  auto train = ReadLibsvmFile(DataPath("a9a.xz"), 123, &error);
+  ASSERT_TRUE(train.ok()) << error;
+  EXPECT_EQ(train->samples, 32561u);
+  size_t positives = 0;
+  size_t nonzeros = 0;
+  for (Real b : train->labels) positives += b > 0;
+  for (Real a : train->features) nonzeros += a != 0;
+  EXPECT_EQ(positives, 7841u);
+  EXPECT_EQ(nonzeros, 451592u);
+  auto test = ReadLibsvmFile(DataPath("a9a.t.xz"), 123, &error);
+  ASSERT_TRUE(test.ok()) << error;
+  EXPECT_EQ(test->samples, 16281u);
+  EXPECT_EQ(test->dim, 123u);
+  positives = 0;
+  Real column_123 = 0;
+  for (Real b : test->labels) positives += b > 0;
+  for (size_t j = 0; j < test->samples; ++j) {
+    column_123 += test->features[j * 123 + 122];
+  }
+  EXPECT_EQ(positives, 3846u);
+  EXPECT_EQ(column_123, 0.0);  // feature 123 never occurs in a9a.t
+  // A view of a shard maps the loaded rows.
+  auto shard = train->Shard(32561 - 325, 325);
+  ASSERT_TRUE(shard.ok());
+  EXPECT_EQ(shard->Features().data(),
+            train->features.data() + (32561 - 325) * 123);
+  EXPECT_NEAR(shard->MaxRowNorm(), std::sqrt(14.0), 1e-12);
+  EXPECT_EQ(train->Shard(32561, 1).status(), Status::OutOfRange());
+}
+
+TEST(LibsvmReaderTest, MissingFileNamesThePath) {
+  std::string error;
+  EXPECT_EQ(ReadLibsvmFile(DataPath("no-such-file"), 123, &error).status(),
+            Status::NotFound());
+  EXPECT_NE(error.find("no-such-file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace edgeadmm
