@@ -23,16 +23,17 @@ Status DpSgdStep::Init(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY_ASSIGN(grad_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(w_, ws.Allocate<Real>(data.dim()));
   loss_ = loss;
-  data_ = &data;
+  data_ = data;
+  initialized_ = true;
   return Status::Ok();
 }
 
 Result<DpSgdReport> DpSgdStep::Run(const DpSgdParams& params,
                                    Span<const Real> z, GaussianSampler& noise,
                                    Span<Real> delta) {
-  if (data_ == nullptr) return Status::FailedPrecondition();
+  if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
-  const size_t p = data_->dim();
+  const size_t p = data_.dim();
   if (!IsFiniteVector(z, p) || delta.size() != p) {
     return Status::InvalidArgument();
   }
@@ -41,11 +42,11 @@ Result<DpSgdReport> DpSgdStep::Run(const DpSgdParams& params,
   ConstVectorMap z_map(z.data(), p);
   w = z_map;
   for (uint32_t e = 0; e < params.local_steps; ++e) {
-    LocalGradient(*data_, loss_, w_, margins_, grad_);
+    LocalGradient(data_, loss_, w_, margins_, grad_);
     w -= params.learning_rate * g;
   }
   DpSgdReport report;
-  report.final_loss = LocalObjective(*data_, loss_, w_, margins_);
+  report.final_loss = LocalObjective(data_, loss_, w_, margins_);
   VectorMap d(delta.data(), p);
   d.noalias() = w - z_map;
   report.update_norm = ClipL2(delta, params.clip);

@@ -54,23 +54,24 @@ Status LinearizedAdmmStep::Init(Workspace& ws, const DatasetView& data,
   VectorMap(row_norms_.data(), data.samples()).noalias() =
       data.Features().rowwise().norm();
   loss_ = loss;
-  data_ = &data;
+  data_ = data;
+  initialized_ = true;
   return Status::Ok();
 }
 
 Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
     const LinearizedAdmmParams& params, uint32_t k, Span<const Real> w_global,
     Span<const Real> gamma, Span<Real> w_tilde, GaussianSampler& noise) {
-  if (data_ == nullptr) return Status::FailedPrecondition();
+  if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
-  const size_t d = data_->dim();
-  const size_t m = data_->samples();
+  const size_t d = data_.dim();
+  const size_t m = data_.samples();
   if (!IsFiniteVector(w_global, d) || !IsFiniteVector(gamma, d) ||
       !IsFiniteVector(w_tilde, d)) {
     return Status::InvalidArgument();
   }
-  ConstMatrixMap a = data_->Features();
-  ConstVectorMap b = data_->Labels();
+  ConstMatrixMap a = data_.Features();
+  ConstVectorMap b = data_.Labels();
   VectorMap t(margins_.data(), m);
   VectorMap g(grad_.data(), d);
   VectorMap rg(reg_grad_.data(), d);
@@ -114,9 +115,8 @@ Status LinearizedAdmmStep::DualUpdate(Real rho, Span<const Real> w_tilde,
       !IsFiniteVector(w_new_global, d)) {
     return Status::InvalidArgument();
   }
-  VectorMap(gamma.data(), d) -=
-      rho * (ConstVectorMap(w_tilde.data(), d) -
-             ConstVectorMap(w_new_global.data(), d));
+  VectorMap(gamma.data(), d) -= rho * (ConstVectorMap(w_tilde.data(), d) -
+                                       ConstVectorMap(w_new_global.data(), d));
   return Status::Ok();
 }
 

@@ -45,16 +45,17 @@ Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
   epsilon_budget_ = config.epsilon_budget;
   delta_ = config.delta;
   allow_unaccounted_ = config.allow_unaccounted_steps;
-  data_ = &data;
+  data_ = data;
+  initialized_ = true;
   return Status::Ok();
 }
 
 Status LocalTrainer::BeginStep(AlgorithmKind algorithm, uint64_t round,
                                Span<Real> upload) const {
-  if (data_ == nullptr || algorithm != algorithm_) {
+  if (!initialized_ || algorithm != algorithm_) {
     return Status::FailedPrecondition();
   }
-  if (upload.size() != data_->dim()) return Status::InvalidArgument();
+  if (upload.size() != data_.dim()) return Status::InvalidArgument();
   if (state_.last_round != UINT64_MAX && round <= state_.last_round) {
     return Status::AlreadyExists();
   }
@@ -90,8 +91,8 @@ Result<ProxAdmmReport> LocalTrainer::RunProxAdmm(const ProxAdmmParams& params,
   const bool accounted = params.sigma > 0 && params.clip != kNoClip;
   const Real sensitivity = params.ReplaceOneSensitivity();
   EDGEADMM_TRY(CheckBudget(accounted, sensitivity, params.NoiseStd()));
-  EDGEADMM_TRY_ASSIGN(auto report, prox_admm_.Run(params, z, state_.primary,
-                                                  noise_, upload));
+  EDGEADMM_TRY_ASSIGN(
+      auto report, prox_admm_.Run(params, z, state_.primary, noise_, upload));
   EDGEADMM_TRY(FinishStep(accounted, sensitivity, params.NoiseStd(), round));
   return report;
 }
@@ -102,7 +103,7 @@ Result<LinearizedAdmmReport> LocalTrainer::RunLinearizedAdmm(
   EDGEADMM_TRY(BeginStep(AlgorithmKind::kLinearizedAdmm, round, upload));
   EDGEADMM_TRY(params.Validate());
   const uint32_t k = state_.local_iteration;
-  const size_t m = data_->samples();
+  const size_t m = data_.samples();
   const Real sensitivity = params.Sensitivity(k, m);
   const Real noise_std = params.NoiseStd(k, m);
   EDGEADMM_TRY(CheckBudget(params.add_noise, sensitivity, noise_std));
@@ -117,7 +118,7 @@ Result<LinearizedAdmmReport> LocalTrainer::RunLinearizedAdmm(
 
 Status LocalTrainer::ApplyLinearizedDual(Real rho,
                                          Span<const Real> w_new_global) {
-  if (data_ == nullptr || algorithm_ != AlgorithmKind::kLinearizedAdmm) {
+  if (!initialized_ || algorithm_ != AlgorithmKind::kLinearizedAdmm) {
     return Status::FailedPrecondition();
   }
   return LinearizedAdmmStep::DualUpdate(rho, state_.primary, w_new_global,
@@ -143,12 +144,11 @@ Result<PenaltyPerturbationReport> LocalTrainer::RunPenaltyPerturbation(
 Status LocalTrainer::ApplyPenaltyPerturbationDual(
     const PenaltyPerturbationParams& params,
     Span<const Real> neighbour_sum_new) {
-  if (data_ == nullptr || algorithm_ != AlgorithmKind::kPenaltyPerturbation) {
+  if (!initialized_ || algorithm_ != AlgorithmKind::kPenaltyPerturbation) {
     return Status::FailedPrecondition();
   }
-  return PenaltyPerturbationStep::DualUpdate(params, state_.primary,
-                                             neighbour_sum_new,
-                                             state_.secondary);
+  return PenaltyPerturbationStep::DualUpdate(
+      params, state_.primary, neighbour_sum_new, state_.secondary);
 }
 
 Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
@@ -165,12 +165,12 @@ Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
 }
 
 StatusWithSize LocalTrainer::SaveState(ByteSpan out) {
-  if (data_ == nullptr) return StatusWithSize(Status::FailedPrecondition(), 0);
+  if (!initialized_) return StatusWithSize(Status::FailedPrecondition(), 0);
   return SerializeDeviceState(state_, out);
 }
 
 Status LocalTrainer::LoadState(ConstByteSpan in) {
-  if (data_ == nullptr) return Status::FailedPrecondition();
+  if (!initialized_) return Status::FailedPrecondition();
   // Decode into a copy of the header fields first so a blob for another job
   // never overwrites this one's vectors.
   DeviceState probe = state_;

@@ -40,7 +40,8 @@ Status PenaltyPerturbationStep::Init(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY_ASSIGN(noise_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
   curvature_bound_ = loss.CurvatureBound();
-  data_ = &data;
+  data_ = data;
+  initialized_ = true;
   return Status::Ok();
 }
 
@@ -48,9 +49,9 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
     const PenaltyPerturbationParams& params, uint32_t t,
     Span<const Real> neighbour_sum, Span<const Real> dual, Span<Real> f,
     GaussianSampler& noise) {
-  if (data_ == nullptr) return Status::FailedPrecondition();
-  EDGEADMM_TRY(params.Validate(curvature_bound_, data_->samples()));
-  const size_t d = data_->dim();
+  if (!initialized_) return Status::FailedPrecondition();
+  EDGEADMM_TRY(params.Validate(curvature_bound_, data_.samples()));
+  const size_t d = data_.dim();
   if (!IsFiniteVector(neighbour_sum, d) || !IsFiniteVector(dual, d) ||
       !IsFiniteVector(f, d)) {
     return Status::InvalidArgument();
@@ -67,13 +68,12 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
 
   // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v).
   const Real deg = static_cast<Real>(params.degree);
-  const Real s =
-      1 / (params.reg_weight / params.nodes + 2 * report.eta * deg);
+  const Real s = 1 / (params.reg_weight / params.nodes + 2 * report.eta * deg);
   VectorMap v(v_.data(), d);
-  v.noalias() = s * (report.eta * (deg * ConstVectorMap(f.data(), d) +
-                                   ConstVectorMap(neighbour_sum.data(), d)) -
-                     2 * ConstVectorMap(dual.data(), d) -
-                     2 * report.eta * deg * eps);
+  v.noalias() =
+      s * (report.eta * (deg * ConstVectorMap(f.data(), d) +
+                         ConstVectorMap(neighbour_sum.data(), d)) -
+           2 * ConstVectorMap(dual.data(), d) - 2 * report.eta * deg * eps);
   VectorMap x(x_.data(), d);
   x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
   EDGEADMM_TRY_ASSIGN(report.prox,

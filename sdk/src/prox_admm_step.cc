@@ -22,7 +22,8 @@ Status ProxAdmmStep::Init(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY(solver_.Init(ws, data, loss, ProxMethod::kAuto));
   EDGEADMM_TRY_ASSIGN(prox_input_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
-  data_ = &data;
+  data_ = data;
+  initialized_ = true;
   return Status::Ok();
 }
 
@@ -30,9 +31,9 @@ Result<ProxAdmmReport> ProxAdmmStep::Run(const ProxAdmmParams& params,
                                          Span<const Real> z, Span<Real> u,
                                          GaussianSampler& noise,
                                          Span<Real> delta_u) {
-  if (data_ == nullptr) return Status::FailedPrecondition();
+  if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
-  const size_t p = data_->dim();
+  const size_t p = data_.dim();
   if (!IsFiniteVector(z, p) || !IsFiniteVector(u, p) || delta_u.size() != p) {
     return Status::InvalidArgument();
   }

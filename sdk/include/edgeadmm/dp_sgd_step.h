@@ -29,14 +29,14 @@ struct DpSgdParams {
   Real clip = 1.0;           // C > 0 (kNoClip-free: DP-SGD always clips)
   Real sigma = 0.0;          // noise std σ ≥ 0 on Δ
 
-  Status Validate() const;   // INVALID_ARGUMENT when out of range
+  Status Validate() const;  // INVALID_ARGUMENT when out of range
   Real ReplaceOneSensitivity() const { return 2 * clip; }
 };
 
 struct DpSgdReport {
   Real update_norm = 0;  // ||w − z|| before clipping
   bool clipped = false;
-  Real final_loss = 0;   // f_i(w) after the last local step
+  Real final_loss = 0;  // f_i(w) after the last local step
 };
 
 class DpSgdStep {
@@ -54,7 +54,8 @@ class DpSgdStep {
                           GaussianSampler& noise, Span<Real> delta);
 
  private:
-  const DatasetView* data_ = nullptr;
+  DatasetView data_;
+  bool initialized_ = false;
   Loss loss_;
   Span<Real> margins_;
   Span<Real> grad_;

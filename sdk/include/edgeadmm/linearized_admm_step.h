@@ -5,10 +5,12 @@
 //   (3a) w_i = (ρ w^k + γ_i^k + w̃_i^k/η − f_i'(w̃_i^k)) / (ρ + 1/η)
 //        f_i'(w̃) = (1/m_i) Σ_j ℓ'(a_ij, b_ij, w̃) + (λ/N) R'(w̃)
 //   (3b) w̃_i^{k+1} = w_i + ξ,   ξ ~ N(0, σ_{i,k+1}² I_d)
-//   (3d) γ_i^{k+1} = γ_i^k − ρ (w̃_i^{k+1} − w^{k+1})   (after the new w arrives)
+//   (3d) γ_i^{k+1} = γ_i^k − ρ (w̃_i^{k+1} − w^{k+1})   (after the new w
+//   arrives)
 // Step sizes η_i^{k+1} (§V–VI):
 //   convex (Thm 3, L1): η = D_w / ((S1 + λ S2/N) √(2(k+1)))
-//   smooth (Thm 4, L2): η = 1 / (S3 + λ S4/N + 2 S1 √(4(k+1) ln(1.25/δ)) / (m_i ε D_w))
+//   smooth (Thm 4, L2): η = 1 / (S3 + λ S4/N + 2 S1 √(4(k+1) ln(1.25/δ)) / (m_i
+//   ε D_w))
 // Noise (Thm 1): σ_{i,k+1} = 2 S1 √(2 ln(1.25/δ)) / (m_i ε (ρ + 1/η)), the
 // classic Gaussian mechanism for the replace-one sensitivity (Lemma 1)
 // Δ = 2 S1 / (m_i (ρ + 1/η)). σ/Δ = √(2 ln(1.25/δ))/ε is the same every
@@ -37,19 +39,19 @@ enum class LinearizedSchedule : uint8_t {
 };
 
 struct LinearizedAdmmParams {
-  Real rho = 1.0;               // ADMM penalty ρ > 0
-  Real reg_weight = 0.0;        // λ ≥ 0, weight of R in the global objective
-  Regularizer regularizer;      // R (its own weights are multiplied by λ/N)
-  uint32_t providers = 1;       // N ≥ 1
+  Real rho = 1.0;           // ADMM penalty ρ > 0
+  Real reg_weight = 0.0;    // λ ≥ 0, weight of R in the global objective
+  Regularizer regularizer;  // R (its own weights are multiplied by λ/N)
+  uint32_t providers = 1;   // N ≥ 1
   LinearizedSchedule schedule = LinearizedSchedule::kSmooth;
-  Real dw = 1.0;                // D_w > 0, bound on ||w*||
-  Real s1 = 1.0;                // S1: bound on ||ℓ'||; per-example clip
-  Real s2 = 1.0;                // S2: bound on ||R'|| (√d for L1)
-  Real s3 = 0.25;               // S3: bound on ||∇²ℓ|| (1/4 logistic)
-  Real s4 = 1.0;                // S4: bound on ||∇²R||
-  Real epsilon = 0.1;           // per-iteration ε > 0
-  Real delta = 1e-3;            // per-iteration δ ∈ (0, 1)
-  bool add_noise = true;        // false: the non-private linearized baseline
+  Real dw = 1.0;          // D_w > 0, bound on ||w*||
+  Real s1 = 1.0;          // S1: bound on ||ℓ'||; per-example clip
+  Real s2 = 1.0;          // S2: bound on ||R'|| (√d for L1)
+  Real s3 = 0.25;         // S3: bound on ||∇²ℓ|| (1/4 logistic)
+  Real s4 = 1.0;          // S4: bound on ||∇²R||
+  Real epsilon = 0.1;     // per-iteration ε > 0
+  Real delta = 1e-3;      // per-iteration δ ∈ (0, 1)
+  bool add_noise = true;  // false: the non-private linearized baseline
 
   // INVALID_ARGUMENT unless every field is finite and in range.
   Status Validate() const;
@@ -72,7 +74,8 @@ class LinearizedAdmmStep {
   // Workspace bytes: margins (m), gradient and regularizer subgradient (d),
   // and the per-record row norms for the per-example clip (m).
   static constexpr size_t WorkspaceBytes(size_t samples, size_t dim) {
-    return 2 * Workspace::Bytes<Real>(samples) + 2 * Workspace::Bytes<Real>(dim);
+    return 2 * Workspace::Bytes<Real>(samples) +
+           2 * Workspace::Bytes<Real>(dim);
   }
 
   // RESOURCE_EXHAUSTED if `ws` is too small; INVALID_ARGUMENT for a bad loss.
@@ -84,8 +87,8 @@ class LinearizedAdmmStep {
   // before Init; UNAVAILABLE if the DRBG fails (w_tilde unchanged).
   Result<LinearizedAdmmReport> Run(const LinearizedAdmmParams& params,
                                    uint32_t k, Span<const Real> w_global,
-                                   Span<const Real> gamma,
-                                   Span<Real> w_tilde, GaussianSampler& noise);
+                                   Span<const Real> gamma, Span<Real> w_tilde,
+                                   GaussianSampler& noise);
 
   // (3d): γ ← γ − ρ (w̃ − w^{k+1}). INVALID_ARGUMENT on size mismatch or a
   // non-finite new model.
@@ -93,7 +96,8 @@ class LinearizedAdmmStep {
                            Span<const Real> w_new_global, Span<Real> gamma);
 
  private:
-  const DatasetView* data_ = nullptr;
+  DatasetView data_;
+  bool initialized_ = false;
   Loss loss_;
   Span<Real> margins_;
   Span<Real> row_norms_;

@@ -5,8 +5,8 @@
 //
 //   alignas(16) static std::byte memory[LocalTrainer::WorkspaceBytes(...)];
 //   LocalTrainer trainer;
-//   EDGEADMM_TRY(trainer.Init(memory, data, config));   // the only "allocation"
-//   EDGEADMM_TRY(trainer.RunProxAdmm(params, round, z, upload));
+//   EDGEADMM_TRY(trainer.Init(memory, data, config));   // the only
+//   "allocation" EDGEADMM_TRY(trainer.RunProxAdmm(params, round, z, upload));
 //   EDGEADMM_TRY(trainer.SaveState(blob));   // persist BEFORE sending `upload`
 //
 // Nothing touches the heap. Before every private step the trainer checks its
@@ -40,10 +40,10 @@ struct TrainerConfig {
   AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
   Loss loss;
   uint64_t job_id = 0;
-  EntropySource* entropy = nullptr;   // seeds the DRBG (required)
-  ConstByteSpan personalization;      // e.g. the device id; mixed into the DRBG
-  Real epsilon_budget = 1.0;          // local ε the device never exceeds
-  Real delta = 1e-5;                  // δ of the local budget, in (0, 1)
+  EntropySource* entropy = nullptr;  // seeds the DRBG (required)
+  ConstByteSpan personalization;     // e.g. the device id; mixed into the DRBG
+  Real epsilon_budget = 1.0;         // local ε the device never exceeds
+  Real delta = 1e-5;                 // δ of the local budget, in (0, 1)
   // Allow steps the Gaussian ledger cannot account: σ = 0 or no clipping
   // (non-private baselines), and paper 001's pure-DP penalty perturbation,
   // which the aggregator accounts with the paper's bound. Off by default.
@@ -53,9 +53,8 @@ struct TrainerConfig {
 class LocalTrainer {
  public:
   // Workspace bytes Init needs for this algorithm, loss and data shape.
-  static constexpr size_t WorkspaceBytes(AlgorithmKind algorithm,
-                                         LossKind loss, size_t samples,
-                                         size_t dim) {
+  static constexpr size_t WorkspaceBytes(AlgorithmKind algorithm, LossKind loss,
+                                         size_t samples, size_t dim) {
     return 2 * Workspace::Bytes<Real>(dim) +  // state vectors
            StepBytes(algorithm, loss, samples, dim);
   }
@@ -134,7 +133,8 @@ class LocalTrainer {
   Status FinishStep(bool accounted, Real sensitivity, Real noise_std,
                     uint64_t round);
 
-  const DatasetView* data_ = nullptr;
+  DatasetView data_;
+  bool initialized_ = false;
   AlgorithmKind algorithm_ = AlgorithmKind::kProxAdmm;
   Real epsilon_budget_ = 0;
   Real delta_ = 0;

@@ -9,10 +9,11 @@
 //   (11) λ_i(t+1) = λ_i(t) + (θ/2)(V_i f_i(t+1) − S_i(t+1))
 // with the private, non-decreasing penalty η = η_i(t+1). Completing the
 // square, f_i(t+1) = prox_{s·C·f̄}(v) with f̄ the mean loss over the B_i
-// records, 1/s = ρ/N + 2ηV_i and v = s·(η(V_i f_i(t) + S_i(t)) − 2λ_i − 2ηV_iε).
-// Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) = α₁·q₂^{t−1}.
-// The privacy bound needs the exact minimiser (digest 001 pitfall 3): the
-// prox solver's KKT residual is reported so a caller can refuse a loose one.
+// records, 1/s = ρ/N + 2ηV_i and v = s·(η(V_i f_i(t) + S_i(t)) − 2λ_i −
+// 2ηV_iε). Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) =
+// α₁·q₂^{t−1}. The privacy bound needs the exact minimiser (digest 001 pitfall
+// 3): the prox solver's KKT residual is reported so a caller can refuse a loose
+// one.
 #pragma once
 
 #include <cstddef>
@@ -82,11 +83,11 @@ class PenaltyPerturbationStep {
   // (11): λ ← λ + (θ/2)(V f_i(t+1) − S_i(t+1)).
   static Status DualUpdate(const PenaltyPerturbationParams& params,
                            Span<const Real> f_new,
-                           Span<const Real> neighbour_sum_new,
-                           Span<Real> dual);
+                           Span<const Real> neighbour_sum_new, Span<Real> dual);
 
  private:
-  const DatasetView* data_ = nullptr;
+  DatasetView data_;
+  bool initialized_ = false;
   Real curvature_bound_ = 0;
   ProxSolver solver_;
   Span<Real> v_;

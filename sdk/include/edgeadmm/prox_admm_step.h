@@ -69,12 +69,13 @@ class ProxAdmmStep {
   // writes Δu to `delta_u`. INVALID_ARGUMENT for bad parameters, sizes or
   // non-finite z/u; FAILED_PRECONDITION before Init; UNAVAILABLE if the DRBG
   // fails (then u is unchanged).
-  Result<ProxAdmmReport> Run(const ProxAdmmParams& params,
-                             Span<const Real> z, Span<Real> u,
-                             GaussianSampler& noise, Span<Real> delta_u);
+  Result<ProxAdmmReport> Run(const ProxAdmmParams& params, Span<const Real> z,
+                             Span<Real> u, GaussianSampler& noise,
+                             Span<Real> delta_u);
 
  private:
-  const DatasetView* data_ = nullptr;
+  DatasetView data_;
+  bool initialized_ = false;
   ProxSolver solver_;
   Span<Real> prox_input_;
   Span<Real> x_;

@@ -147,14 +147,14 @@ TEST(LinearizedAdmmStepTest, NoiselessStepIsTheClosedForm3a) {
     Real grad = 0;
     for (size_t j = 0; j < kSamples; ++j) {
       Real t = 0;
-      for (size_t q = 0; q < kDim; ++q) t += data.features[j * kDim + q] * wt0[q];
+      for (size_t q = 0; q < kDim; ++q)
+        t += data.features[j * kDim + q] * wt0[q];
       const Real b = data.labels[j];
       grad += -b * data.features[j * kDim + c] / (1 + std::exp(b * t));
     }
     grad = grad / kSamples + 0.17 / kProviders * wt0[c];
-    const Real expected =
-        (params.rho * w[c] + gamma[c] + wt0[c] / eta - grad) /
-        (params.rho + 1 / eta);
+    const Real expected = (params.rho * w[c] + gamma[c] + wt0[c] / eta - grad) /
+                          (params.rho + 1 / eta);
     EXPECT_NEAR(wt[c], expected, 1e-12) << c;
   }
 }
@@ -181,10 +181,10 @@ TEST(LinearizedAdmmStepTest, RefusesBadParameters) {
   EXPECT_EQ(step.Run(bad, 0, w, gamma, wt, noise).status(),
             Status::InvalidArgument());
   w[0] = INFINITY;
-  EXPECT_EQ(step.Run(PaperParams(LinearizedSchedule::kSmooth), 0, w, gamma, wt,
-                     noise)
-                .status(),
-            Status::InvalidArgument());
+  EXPECT_EQ(
+      step.Run(PaperParams(LinearizedSchedule::kSmooth), 0, w, gamma, wt, noise)
+          .status(),
+      Status::InvalidArgument());
 }
 
 }  // namespace

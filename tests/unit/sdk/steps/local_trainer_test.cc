@@ -67,9 +67,9 @@ TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
   DevicePrivacyLedger reference;
   const ProxAdmmParams params = PrivateParams();
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(reference
-                    .Charge(params.ReplaceOneSensitivity(), params.NoiseStd())
-                    .ok());
+    ASSERT_TRUE(
+        reference.Charge(params.ReplaceOneSensitivity(), params.NoiseStd())
+            .ok());
   }
   const Real budget = reference.Epsilon(1e-5).value();
   Device d(budget * (1 + 1e-12));
@@ -153,8 +153,9 @@ TEST(LocalTrainerTest, StateSurvivesARebootButNotAJobChange) {
   }
   EXPECT_DOUBLE_EQ(rebooted.t().LocalEpsilon().value(),
                    d.t().LocalEpsilon().value());
-  EXPECT_EQ(rebooted.t().RunProxAdmm(PrivateParams(), 3, d.z, d.upload).status(),
-            Status::AlreadyExists());
+  EXPECT_EQ(
+      rebooted.t().RunProxAdmm(PrivateParams(), 3, d.z, d.upload).status(),
+      Status::AlreadyExists());
 
   Device other_job;
   other_job.config.job_id = 78;
