@@ -5,6 +5,7 @@
 
 #include "edgeadmm/config.h"
 #include "edgeadmm/crc32.h"
+#include "edgeadmm/result.h"
 
 namespace edgeadmm {
 namespace {
@@ -113,7 +114,21 @@ StatusWithSize SerializeDeviceState(const DeviceState& state, ByteSpan out) {
   return StatusWithSize(size);
 }
 
-Status DeserializeDeviceState(ConstByteSpan in, DeviceState& state) {
+namespace {
+
+// A blob that passed every check of DeserializeDeviceState except the dims.
+struct ParsedBlob {
+  DeviceStateInfo info;
+  uint64_t last_round;
+  uint32_t local_iteration;
+  uint32_t drbg_reseed_count;
+  DevicePrivacyLedger ledger;
+  size_t vectors_offset;
+};
+
+// Validates everything (length, CRC, fields, ledger, finite values); DATA_LOSS
+// on any failure. Writes only `parsed`.
+Status ParseBlob(ConstByteSpan in, ParsedBlob& parsed) {
   // 1. Length: the header must be there and announce exactly in.size().
   if (in.size() < kDeviceStateHeaderBytes) return Status::DataLoss();
   BlobReader r(in.data());
@@ -138,40 +153,56 @@ Status DeserializeDeviceState(ConstByteSpan in, DeviceState& state) {
   if (r.Get(2) != kDeviceStateFormatVersion) return Status::DataLoss();
   const uint64_t algorithm = r.Get(1);
   if (algorithm > kLastAlgorithm || r.Get(1) != 0) return Status::DataLoss();
-  const uint64_t job_id = r.Get(8);
-  const uint64_t last_round = r.Get(8);
-  const uint32_t local_iteration = static_cast<uint32_t>(r.Get(4));
-  const uint32_t drbg_reseed_count = static_cast<uint32_t>(r.Get(4));
+  parsed.info.algorithm = static_cast<AlgorithmKind>(algorithm);
+  parsed.info.job_id = r.Get(8);
+  parsed.last_round = r.Get(8);
+  parsed.local_iteration = static_cast<uint32_t>(r.Get(4));
+  parsed.drbg_reseed_count = static_cast<uint32_t>(r.Get(4));
+  parsed.info.primary_dim = static_cast<size_t>(primary_dim);
+  parsed.info.secondary_dim = static_cast<size_t>(secondary_dim);
   r.Seek(40);
   const uint32_t participations = static_cast<uint32_t>(r.Get(4));
   if (r.Get(4) != kOrderCount) return Status::DataLoss();
   Real rdp[kOrderCount];
   for (Real& v : rdp) v = r.GetReal();
-  DevicePrivacyLedger ledger;
-  if (!ledger.Restore(participations, Span<const Real>(rdp, kOrderCount))
+  if (!parsed.ledger.Restore(participations, Span<const Real>(rdp, kOrderCount))
            .ok()) {
     return Status::DataLoss();
   }
-  const size_t vectors_offset = r.offset();
+  parsed.vectors_offset = r.offset();
   if (!r.SkipFiniteReals(primary_dim + secondary_dim)) {
     return Status::DataLoss();
   }
-  // 4. The blob is sound; it must also fit this state.
-  if (primary_dim != state.primary.size() ||
-      secondary_dim != state.secondary.size()) {
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DeviceStateInfo> InspectDeviceState(ConstByteSpan in) {
+  ParsedBlob parsed = {};
+  EDGEADMM_TRY(ParseBlob(in, parsed));
+  return parsed.info;
+}
+
+Status DeserializeDeviceState(ConstByteSpan in, DeviceState& state) {
+  ParsedBlob parsed = {};
+  EDGEADMM_TRY(ParseBlob(in, parsed));
+  // The blob is sound; it must also fit this state.
+  if (parsed.info.primary_dim != state.primary.size() ||
+      parsed.info.secondary_dim != state.secondary.size()) {
     return Status::InvalidArgument();
   }
-
-  // 5. Commit.
-  r.Seek(vectors_offset);
+  // Commit.
+  BlobReader r(in.data());
+  r.Seek(parsed.vectors_offset);
   r.ReadReals(state.primary);
   r.ReadReals(state.secondary);
-  state.job_id = job_id;
-  state.algorithm = static_cast<AlgorithmKind>(algorithm);
-  state.last_round = last_round;
-  state.local_iteration = local_iteration;
-  state.drbg_reseed_count = drbg_reseed_count;
-  state.ledger = ledger;
+  state.job_id = parsed.info.job_id;
+  state.algorithm = parsed.info.algorithm;
+  state.last_round = parsed.last_round;
+  state.local_iteration = parsed.local_iteration;
+  state.drbg_reseed_count = parsed.drbg_reseed_count;
+  state.ledger = parsed.ledger;
   return Status::Ok();
 }
 

@@ -111,8 +111,7 @@ void* aligned_alloc(size_t alignment, size_t size) {
 }
 
 int posix_memalign(void** out, size_t alignment, size_t size) {
-  if (alignment % sizeof(void*) != 0 ||
-      (alignment & (alignment - 1)) != 0) {
+  if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0) {
     return EINVAL;
   }
   edgeadmm::Record("posix_memalign", size);

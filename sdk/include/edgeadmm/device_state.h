@@ -26,6 +26,7 @@
 
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 
@@ -77,6 +78,20 @@ constexpr size_t DeviceStateSerializedSize(size_t dim) {
 // vector is longer than EDGEADMM_CFG_MAX_FEATURES or holds a non-finite
 // value, or the algorithm is out of range (nothing useful is written then).
 StatusWithSize SerializeDeviceState(const DeviceState& state, ByteSpan out);
+
+// The identity and shape of a stored blob (see InspectDeviceState).
+struct DeviceStateInfo {
+  uint64_t job_id = 0;
+  AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
+  size_t primary_dim = 0;
+  size_t secondary_dim = 0;
+};
+
+// Validates a blob exactly like DeserializeDeviceState, writes nothing, and
+// returns its job, algorithm and dims, so a caller can decide whether to load
+// it (e.g. refuse a blob of another job) before touching its own state.
+// DATA_LOSS for a corrupt or truncated blob.
+Result<DeviceStateInfo> InspectDeviceState(ConstByteSpan in);
 
 // Reads a blob into `state`, whose primary/secondary spans must already have
 // the blob's dims. Validates everything (length, CRC, magic, version, enum

@@ -1,7 +1,5 @@
 // FileStorage: the Storage contract on a directory, atomic replace under a
 // concurrent reader and a killed writer, leftover temp files ignored.
-#include "edgeadmm/posix/file_storage.h"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -15,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "edgeadmm/posix/file_storage.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm {

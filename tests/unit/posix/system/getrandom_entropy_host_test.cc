@@ -1,12 +1,11 @@
 // GetrandomEntropy fills buffers of any size with kernel randomness and
 // seeds the DRBG.
-#include "edgeadmm/posix/getrandom_entropy.h"
-
 #include <array>
 #include <cstring>
 #include <vector>
 
 #include "edgeadmm/drbg.h"
+#include "edgeadmm/posix/getrandom_entropy.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm {

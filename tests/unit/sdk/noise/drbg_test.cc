@@ -21,7 +21,8 @@ ByteSpan AsSpan(std::array<std::byte, N>& a) {
 }
 
 template <size_t N>
-bool Equal(const std::array<std::byte, N>& a, const std::array<std::byte, N>& b) {
+bool Equal(const std::array<std::byte, N>& a,
+           const std::array<std::byte, N>& b) {
   return std::memcmp(a.data(), b.data(), N) == 0;
 }
 

@@ -4,28 +4,15 @@
 
 #include <cmath>
 
-#include "edgeadmm/fake/test_entropy.h"
 #include "gtest/gtest.h"
+#include "seeded_sampler.h"
 
 namespace edgeadmm {
 namespace {
 
-class Seeded {
- public:
-  explicit Seeded(uint64_t seed) : entropy_(seed) {
-    EXPECT_TRUE(drbg_.Init(entropy_, ConstByteSpan()).ok());
-  }
-  GaussianSampler& sampler() { return sampler_; }
-
- private:
-  TestEntropy entropy_;
-  Drbg drbg_;
-  GaussianSampler sampler_{drbg_};
-};
-
 // Sample mean and variance of n Gamma(shape, scale) draws.
-void GammaMoments(GaussianSampler& s, Real shape, Real scale, int n,
-                  Real* mean, Real* variance) {
+void GammaMoments(GaussianSampler& s, Real shape, Real scale, int n, Real* mean,
+                  Real* variance) {
   Real sum = 0, sum2 = 0;
   for (int i = 0; i < n; ++i) {
     Result<Real> g = SampleGamma(s, shape, scale);
@@ -39,7 +26,7 @@ void GammaMoments(GaussianSampler& s, Real shape, Real scale, int n,
 }
 
 TEST(SampleGammaTest, MomentsMatchForLargeAndSmallShape) {
-  Seeded s(31);
+  SeededSampler s(31);
   Real mean = 0, variance = 0;
   // Gamma(105, 1/3): mean 35, variance 105/9; excess kurtosis 6/105.
   constexpr int kN = 4000;
@@ -55,7 +42,7 @@ TEST(SampleGammaTest, MomentsMatchForLargeAndSmallShape) {
 }
 
 TEST(SampleGammaTest, RejectsBadParameters) {
-  Seeded s(32);
+  SeededSampler s(32);
   EXPECT_EQ(SampleGamma(s.sampler(), 0, 1).status(), Status::InvalidArgument());
   EXPECT_EQ(SampleGamma(s.sampler(), 1, -1).status(),
             Status::InvalidArgument());
@@ -69,7 +56,7 @@ TEST(NormGammaNoiseTest, MeanNormIsDOverAlphaAndDirectionIsSymmetric) {
   constexpr size_t kD = 105;
   constexpr Real kAlpha = 3.0;
   constexpr int kN = 2000;
-  Seeded s(33);
+  SeededSampler s(33);
   Real eps[kD];
   Real coordinate_sum[kD] = {};
   Real norm_sum = 0, norm_sum2 = 0;
@@ -86,7 +73,8 @@ TEST(NormGammaNoiseTest, MeanNormIsDOverAlphaAndDirectionIsSymmetric) {
   }
   // ‖ε‖ ~ Gamma(d, 1/α): mean d/α = 35, variance d/α².
   const Real mean_norm = norm_sum / kN;
-  EXPECT_NEAR(mean_norm, kD / kAlpha, 5 * std::sqrt(kD / (kAlpha * kAlpha) / kN));
+  EXPECT_NEAR(mean_norm, kD / kAlpha,
+              5 * std::sqrt(kD / (kAlpha * kAlpha) / kN));
   EXPECT_NEAR(norm_sum2 / kN - mean_norm * mean_norm, kD / (kAlpha * kAlpha),
               0.1 * kD / (kAlpha * kAlpha));
   // Each coordinate has mean 0 and variance E‖ε‖²/d = (d + 1)/α².
@@ -97,7 +85,7 @@ TEST(NormGammaNoiseTest, MeanNormIsDOverAlphaAndDirectionIsSymmetric) {
 }
 
 TEST(NormGammaNoiseTest, OneDimensionTakesBothSigns) {
-  Seeded s(34);
+  SeededSampler s(34);
   int positive = 0;
   constexpr int kN = 400;
   for (int i = 0; i < kN; ++i) {
@@ -110,7 +98,7 @@ TEST(NormGammaNoiseTest, OneDimensionTakesBothSigns) {
 }
 
 TEST(NormGammaNoiseTest, RejectsBadAlphaAndAcceptsEmpty) {
-  Seeded s(35);
+  SeededSampler s(35);
   Real x[3] = {7, 7, 7};
   EXPECT_EQ(SampleNormGammaNoise(s.sampler(), 0.0, x),
             Status::InvalidArgument());

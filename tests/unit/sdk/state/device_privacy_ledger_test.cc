@@ -13,9 +13,9 @@ namespace {
 Real ClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
   Real best = INFINITY;
   for (const Real a : DevicePrivacyLedger::kOrders) {
-    const Real e = k * a * sensitivity * sensitivity /
-                       (2 * noise_std * noise_std) +
-                   std::log(1 / delta) / (a - 1);
+    const Real e =
+        k * a * sensitivity * sensitivity / (2 * noise_std * noise_std) +
+        std::log(1 / delta) / (a - 1);
     best = std::min(best, e);
   }
   return best;
@@ -99,8 +99,8 @@ TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
   EXPECT_EQ(ledger.Charge(1e300, 1e-300), Status::InvalidArgument());
   EXPECT_EQ(ledger.participations(), 1u);
   EXPECT_EQ(Epsilon(ledger, 1e-6), before);
-  for (const Real bad_delta : {0.0, 1.0, -0.5, 2.0,
-                               static_cast<Real>(std::nan(""))}) {
+  for (const Real bad_delta :
+       {0.0, 1.0, -0.5, 2.0, static_cast<Real>(std::nan(""))}) {
     EXPECT_EQ(ledger.Epsilon(bad_delta).status(), Status::InvalidArgument());
     EXPECT_EQ(ledger.WouldExceed(1, 1, 10, bad_delta).status(),
               Status::InvalidArgument());
@@ -114,7 +114,8 @@ TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
 TEST(DevicePrivacyLedgerTest, WouldExceedFlipsExactlyAtTheBudget) {
   const Real sensitivity = 2.0, noise_std = 5.0, delta = 1e-5;
   DevicePrivacyLedger ledger;
-  for (int k = 0; k < 3; ++k) ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
+  for (int k = 0; k < 3; ++k)
+    ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
   DevicePrivacyLedger next = ledger;
   ASSERT_TRUE(next.Charge(sensitivity, noise_std).ok());
   const Real after = Epsilon(next, delta);
@@ -130,8 +131,8 @@ TEST(DevicePrivacyLedgerTest, WouldExceedFlipsExactlyAtTheBudget) {
   // Also from an empty ledger.
   DevicePrivacyLedger empty, first;
   ASSERT_TRUE(first.Charge(sensitivity, noise_std).ok());
-  const Result<bool> at = empty.WouldExceed(sensitivity, noise_std,
-                                            Epsilon(first, delta), delta);
+  const Result<bool> at =
+      empty.WouldExceed(sensitivity, noise_std, Epsilon(first, delta), delta);
   ASSERT_TRUE(at.ok());
   EXPECT_FALSE(*at);
 }

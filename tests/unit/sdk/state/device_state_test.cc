@@ -93,18 +93,32 @@ void RewriteCrc(std::byte* blob, size_t size) {
   }
 }
 
-TEST(DeviceStateTest, RoundTripsEverything) {
-  OwnedState source, target;
-  FillExample(source);
-  FillTarget(target);
-  std::byte blob[kBlobBytes];
-  const size_t size = Serialize(source.state, blob, sizeof(blob));
-  EXPECT_EQ(size, kBlobBytes);
-  ASSERT_TRUE(DeserializeDeviceState(ConstByteSpan(blob, size), target.state)
-                  .ok());
-  EXPECT_TRUE(SameState(source.state, target.state));
-  EXPECT_EQ(target.state.ledger.participations(), 2u);
-  EXPECT_EQ(target.primary[3], 0.25 * 3 - 1.0);
+// Serializes FillExample into blob_ and presets target_ (and its copy
+// snapshot_) with FillTarget.
+class DeviceStateBlobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FillExample(source_);
+    FillTarget(target_);
+    FillTarget(snapshot_);
+    size_ = Serialize(source_.state, blob_, sizeof(blob_));
+  }
+  Status Deserialize(size_t length) {
+    return DeserializeDeviceState(ConstByteSpan(blob_, length), target_.state);
+  }
+
+  OwnedState source_, target_, snapshot_;
+  std::byte blob_[kBlobBytes + 1] = {};  // one spare byte
+  size_t size_ = 0;
+};
+
+TEST_F(DeviceStateBlobTest, RoundTripsEverything) {
+  EXPECT_EQ(size_, kBlobBytes);
+  ASSERT_TRUE(Deserialize(size_).ok());
+  EXPECT_TRUE(SameState(source_.state, target_.state));
+  EXPECT_FALSE(SameState(target_.state, snapshot_.state));
+  EXPECT_EQ(target_.state.ledger.participations(), 2u);
+  EXPECT_EQ(target_.primary[3], 0.25 * 3 - 1.0);
 }
 
 TEST(DeviceStateTest, RoundTripsWithEmptySecondary) {
@@ -115,55 +129,35 @@ TEST(DeviceStateTest, RoundTripsWithEmptySecondary) {
   std::byte blob[kBlobBytes];
   const size_t size = Serialize(source.state, blob, sizeof(blob));
   EXPECT_EQ(size, DeviceStateSerializedSize(kDim, 0));
-  ASSERT_TRUE(DeserializeDeviceState(ConstByteSpan(blob, size), target.state)
-                  .ok());
+  ASSERT_TRUE(
+      DeserializeDeviceState(ConstByteSpan(blob, size), target.state).ok());
   EXPECT_TRUE(SameState(source.state, target.state));
 }
 
-TEST(DeviceStateTest, EveryCorruptedByteIsDetectedAndChangesNothing) {
-  OwnedState source, target, snapshot;
-  FillExample(source);
-  FillTarget(target);
-  FillTarget(snapshot);
-  std::byte blob[kBlobBytes];
-  const size_t size = Serialize(source.state, blob, sizeof(blob));
+TEST_F(DeviceStateBlobTest, EveryCorruptedByteIsDetectedAndChangesNothing) {
   for (const uint8_t mask : {0xFFu, 0x01u, 0x80u}) {
-    for (size_t i = 0; i < size; ++i) {
-      blob[i] ^= std::byte{mask};
-      EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(blob, size), target.state),
-                Status::DataLoss())
+    for (size_t i = 0; i < size_; ++i) {
+      blob_[i] ^= std::byte{mask};
+      EXPECT_EQ(InspectDeviceState(ConstByteSpan(blob_, size_)).status(),
+                Status::DataLoss());
+      EXPECT_EQ(Deserialize(size_), Status::DataLoss())
           << "byte " << i << " mask " << static_cast<int>(mask);
-      blob[i] ^= std::byte{mask};
+      blob_[i] ^= std::byte{mask};
     }
   }
-  EXPECT_TRUE(SameState(target.state, snapshot.state));
+  EXPECT_TRUE(SameState(target_.state, snapshot_.state));
 }
 
-TEST(DeviceStateTest, EveryTruncationIsDetectedAndChangesNothing) {
-  OwnedState source, target, snapshot;
-  FillExample(source);
-  FillTarget(target);
-  FillTarget(snapshot);
-  std::byte blob[kBlobBytes + 1];
-  const size_t size = Serialize(source.state, blob, sizeof(blob));
-  for (size_t length = 0; length < size; ++length) {
-    EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(blob, length), target.state),
-              Status::DataLoss())
-        << length;
+TEST_F(DeviceStateBlobTest, EveryTruncationIsDetectedAndChangesNothing) {
+  for (size_t length = 0; length < size_; ++length) {
+    EXPECT_EQ(Deserialize(length), Status::DataLoss()) << length;
   }
-  blob[size] = std::byte{0};  // one trailing byte too many
-  EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(blob, size + 1), target.state),
-            Status::DataLoss());
-  EXPECT_TRUE(SameState(target.state, snapshot.state));
+  blob_[size_] = std::byte{0};  // one trailing byte too many
+  EXPECT_EQ(Deserialize(size_ + 1), Status::DataLoss());
+  EXPECT_TRUE(SameState(target_.state, snapshot_.state));
 }
 
-TEST(DeviceStateTest, ValidCrcButBadContentIsDataLoss) {
-  OwnedState source, target, snapshot;
-  FillExample(source);
-  FillTarget(target);
-  FillTarget(snapshot);
-  std::byte blob[kBlobBytes];
-  const size_t size = Serialize(source.state, blob, sizeof(blob));
+TEST_F(DeviceStateBlobTest, ValidCrcButBadContentIsDataLoss) {
   struct Patch {
     size_t offset;
     uint8_t value;
@@ -171,38 +165,47 @@ TEST(DeviceStateTest, ValidCrcButBadContentIsDataLoss) {
   // Magic, version, algorithm enum, reserved byte, order count, the sign and
   // exponent of an RDP value (negative), a primary value made NaN.
   const size_t primary0 = 48 + 8 * DevicePrivacyLedger::kOrderCount;
-  const Patch patches[] = {{0, 'X'},  {4, 2},    {6, 4},    {7, 1},
-                           {44, 1},   {48 + 7, 0xC0}, {primary0 + 7, 0x7F},
+  const Patch patches[] = {{0, 'X'},
+                           {4, 2},
+                           {6, 4},
+                           {7, 1},
+                           {44, 1},
+                           {48 + 7, 0xC0},
+                           {primary0 + 7, 0x7F},
                            {primary0 + 6, 0xF8}};
   for (const Patch& p : patches) {
     std::byte copy[kBlobBytes];
-    std::memcpy(copy, blob, size);
+    std::memcpy(copy, blob_, size_);
     copy[p.offset] = std::byte{p.value};
     if (p.offset == primary0 + 6) copy[primary0 + 7] = std::byte{0x7F};
-    RewriteCrc(copy, size);
-    EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(copy, size), target.state),
+    RewriteCrc(copy, size_);
+    EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(copy, size_), target_.state),
               Status::DataLoss())
         << "offset " << p.offset;
   }
-  EXPECT_TRUE(SameState(target.state, snapshot.state));
+  EXPECT_TRUE(SameState(target_.state, snapshot_.state));
 }
 
-TEST(DeviceStateTest, OtherDimsAreInvalidArgumentAndChangeNothing) {
-  OwnedState source, target, snapshot;
-  FillExample(source);
-  FillTarget(target);
-  FillTarget(snapshot);
-  std::byte blob[kBlobBytes];
-  const size_t size = Serialize(source.state, blob, sizeof(blob));
-  target.state.primary = Span<Real>(target.primary, kDim - 1);
-  EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(blob, size), target.state),
-            Status::InvalidArgument());
-  target.state.primary = Span<Real>(target.primary, kDim);
-  target.state.secondary = Span<Real>();
-  EXPECT_EQ(DeserializeDeviceState(ConstByteSpan(blob, size), target.state),
-            Status::InvalidArgument());
-  target.state.secondary = Span<Real>(target.secondary, kDim);
-  EXPECT_TRUE(SameState(target.state, snapshot.state));
+TEST_F(DeviceStateBlobTest, InspectReportsIdentityAndShape) {
+  const Result<DeviceStateInfo> info =
+      InspectDeviceState(ConstByteSpan(blob_, size_));
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->job_id, 0x0123456789ABCDEFull);
+  EXPECT_EQ(info->algorithm, AlgorithmKind::kLinearizedAdmm);
+  EXPECT_EQ(info->primary_dim, kDim);
+  EXPECT_EQ(info->secondary_dim, kDim);
+  EXPECT_EQ(InspectDeviceState(ConstByteSpan(blob_, size_ - 1)).status(),
+            Status::DataLoss());
+}
+
+TEST_F(DeviceStateBlobTest, OtherDimsAreInvalidArgumentAndChangeNothing) {
+  target_.state.primary = Span<Real>(target_.primary, kDim - 1);
+  EXPECT_EQ(Deserialize(size_), Status::InvalidArgument());
+  target_.state.primary = Span<Real>(target_.primary, kDim);
+  target_.state.secondary = Span<Real>();
+  EXPECT_EQ(Deserialize(size_), Status::InvalidArgument());
+  target_.state.secondary = Span<Real>(target_.secondary, kDim);
+  EXPECT_TRUE(SameState(target_.state, snapshot_.state));
 }
 
 TEST(DeviceStateTest, SerializeChecksItsInput) {
@@ -213,40 +216,40 @@ TEST(DeviceStateTest, SerializeChecksItsInput) {
                 .status(),
             Status::ResourceExhausted());
   source.primary[1] = std::nan("");
-  EXPECT_EQ(SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes))
-                .status(),
-            Status::InvalidArgument());
+  EXPECT_EQ(
+      SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes)).status(),
+      Status::InvalidArgument());
   source.primary[1] = INFINITY;
-  EXPECT_EQ(SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes))
-                .status(),
-            Status::InvalidArgument());
+  EXPECT_EQ(
+      SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes)).status(),
+      Status::InvalidArgument());
   source.primary[1] = 0;
   source.state.algorithm = static_cast<AlgorithmKind>(9);
-  EXPECT_EQ(SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes))
-                .status(),
-            Status::InvalidArgument());
+  EXPECT_EQ(
+      SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes)).status(),
+      Status::InvalidArgument());
 }
 
-TEST(DeviceStateTest, FormatIsPinned) {
+TEST_F(DeviceStateBlobTest, FormatIsPinned) {
   // Layout and byte order must not change silently (and must be the same on
   // the MCU): header bytes and the CRC of a fixed state.
-  OwnedState source;
-  FillExample(source);
-  std::byte blob[kBlobBytes];
-  const size_t size = Serialize(source.state, blob, sizeof(blob));
-  const uint8_t header[] = {'E', 'A', 'D', 'S', 1, 0, 1, 0,
-                            0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,
-                            41, 0, 0, 0, 0, 0, 0, 0,
-                            42, 0, 0, 0, 7, 0, 0, 0,
-                            4, 0, 0, 0, 4, 0, 0, 0,
-                            2, 0, 0, 0,
-                            static_cast<uint8_t>(DevicePrivacyLedger::kOrderCount), 0, 0, 0};
+  constexpr auto kOrders =
+      static_cast<uint8_t>(DevicePrivacyLedger::kOrderCount);
+  // clang-format off
+  const uint8_t header[] = {
+      'E', 'A', 'D', 'S', 1, 0, 1, 0,                  // magic, v1, 004, 0
+      0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,  // job_id
+      41, 0, 0, 0, 0, 0, 0, 0,                         // last_round
+      42, 0, 0, 0, 7, 0, 0, 0,                         // iteration, reseeds
+      4, 0, 0, 0, 4, 0, 0, 0,                          // dims
+      2, 0, 0, 0, kOrders, 0, 0, 0};                   // ledger
+  // clang-format on
   for (size_t i = 0; i < sizeof(header); ++i) {
-    EXPECT_EQ(static_cast<uint8_t>(blob[i]), header[i]) << i;
+    EXPECT_EQ(static_cast<uint8_t>(blob_[i]), header[i]) << i;
   }
   uint32_t crc = 0;
   for (size_t i = 0; i < 4; ++i) {
-    crc |= static_cast<uint32_t>(blob[size - 4 + i]) << (8 * i);
+    crc |= static_cast<uint32_t>(blob_[size_ - 4 + i]) << (8 * i);
   }
   EXPECT_EQ(crc, kGoldenCrc);
 }

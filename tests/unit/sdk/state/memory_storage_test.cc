@@ -49,9 +49,9 @@ TEST_F(MemoryStorageTest, ReadErrors) {
 TEST_F(MemoryStorageTest, WriteErrorsKeepTheOldBlob) {
   ASSERT_TRUE(storage_.Write("k", Text("old")).ok());
   char big[33] = {};
-  EXPECT_EQ(storage_.Write("k", ConstByteSpan(
-                                    reinterpret_cast<std::byte*>(big), 33)),
-            Status::ResourceExhausted());
+  EXPECT_EQ(
+      storage_.Write("k", ConstByteSpan(reinterpret_cast<std::byte*>(big), 33)),
+      Status::ResourceExhausted());
   storage_.FailWrites(1, Status::Unavailable());
   EXPECT_EQ(storage_.Write("k", Text("new")), Status::Unavailable());
   EXPECT_EQ(storage_.Read("k", Out()).size(), 3u);

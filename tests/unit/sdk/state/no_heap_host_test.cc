@@ -34,8 +34,8 @@ TEST(NoHeapTest, NoiseLedgerAndStateNeverAllocate) {
       all_ok &= sampler.AddNoise(1.5, Span<Real>(primary, kDim)).ok();
     }
     all_ok &= drbg.reseed_count() >= 1;
-    all_ok &= SampleNormGammaNoise(sampler, 3.0, Span<Real>(secondary, kDim))
-                  .ok();
+    all_ok &=
+        SampleNormGammaNoise(sampler, 3.0, Span<Real>(secondary, kDim)).ok();
     DeviceState state;
     state.primary = Span<Real>(primary, kDim);
     state.secondary = Span<Real>(secondary, kDim);
@@ -52,8 +52,8 @@ TEST(NoHeapTest, NoiseLedgerAndStateNeverAllocate) {
     DeviceState back;
     back.primary = Span<Real>(restored, kDim);
     back.secondary = Span<Real>(restored2, kDim);
-    all_ok &= DeserializeDeviceState(ConstByteSpan(blob, written.size()), back)
-                  .ok();
+    all_ok &=
+        DeserializeDeviceState(ConstByteSpan(blob, written.size()), back).ok();
     all_ok &= restored[kDim - 1] == primary[kDim - 1];
     violations = scope.End();
   }
