@@ -1,0 +1,125 @@
+// The SDK allocates nothing: every algorithm's Init, local steps, dual
+// updates and state save/load run on a real a9a shard under the malloc/new
+// interposer (tests/support/no_heap_check.h), and any allocation fails.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/local_trainer.h"
+#include "gtest/gtest.h"
+#include "no_heap_check.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kDim = 123;
+constexpr size_t kRecords = 325;
+
+class NoHeapTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!NoHeapCheckEnabled()) GTEST_SKIP() << "interposer off (sanitizers)";
+    const char* dir = std::getenv("EDGEADMM_DATA");
+    std::string error;
+    auto loaded = ReadLibsvmFile(
+        std::string(dir != nullptr ? dir : "../shared/data") + "/a9a.xz", kDim,
+        &error);
+    ASSERT_TRUE(loaded.ok()) << error;
+    data_ = std::move(loaded.value());
+    view_ = data_.Shard(0, kRecords).value();
+    z_.assign(kDim, 0.01);
+    upload_.resize(kDim);
+    state_.resize(LocalTrainer::StateBytes(kDim));
+  }
+
+  // Runs Init, `rounds` steps of `algorithm` and a save/load inside one
+  // NoHeapScope; returns the number of allocations seen.
+  size_t Violations(AlgorithmKind algorithm, LossKind loss, int rounds) {
+    memory_.assign(
+        LocalTrainer::WorkspaceBytes(algorithm, loss, kRecords, kDim) + 64,
+        std::byte{0});
+    TestEntropy entropy(3);
+    TrainerConfig config;
+    config.algorithm = algorithm;
+    config.loss.kind = loss;
+    config.entropy = &entropy;
+    config.epsilon_budget = 1e6;
+    config.allow_unaccounted_steps = true;
+    LocalTrainer trainer;
+    const Span<const Real> z(z_.data(), kDim);
+    const Span<Real> upload(upload_.data(), kDim);
+    NoHeapScope scope;
+    EXPECT_TRUE(
+        trainer.Init(ByteSpan(memory_.data(), memory_.size()), view_, config)
+            .ok());
+    for (int round = 0; round < rounds; ++round) {
+      bool ok = false;
+      switch (algorithm) {
+        case AlgorithmKind::kProxAdmm: {
+          ProxAdmmParams p;
+          p.clip = 1.0;
+          p.sigma = 2.0;
+          ok = trainer.RunProxAdmm(p, round, z, upload).ok();
+          break;
+        }
+        case AlgorithmKind::kLinearizedAdmm: {
+          LinearizedAdmmParams p;
+          p.regularizer.kind = RegularizerKind::kL2;
+          p.regularizer.l2 = 1;
+          ok = trainer.RunLinearizedAdmm(p, round, z, upload).ok() &&
+               trainer.ApplyLinearizedDual(p.rho, z).ok();
+          break;
+        }
+        case AlgorithmKind::kPenaltyPerturbation: {
+          PenaltyPerturbationParams p;
+          p.loss_weight = 10;
+          ok = trainer.RunPenaltyPerturbation(p, round, z, upload).ok() &&
+               trainer.ApplyPenaltyPerturbationDual(p, z).ok();
+          break;
+        }
+        case AlgorithmKind::kDpSgd: {
+          DpSgdParams p;
+          p.sigma = 1.0;
+          ok = trainer.RunDpSgd(p, round, z, upload).ok();
+          break;
+        }
+      }
+      EXPECT_TRUE(ok) << "round " << round;
+    }
+    auto saved = trainer.SaveState(ByteSpan(state_.data(), state_.size()));
+    EXPECT_TRUE(saved.ok());
+    EXPECT_TRUE(
+        trainer.LoadState(ConstByteSpan(state_.data(), saved.size())).ok());
+    return scope.End();
+  }
+
+  DenseDataset data_;
+  DatasetView view_;
+  std::vector<Real> z_, upload_;
+  std::vector<std::byte> memory_, state_;
+};
+
+TEST_F(NoHeapTest, EveryAlgorithmRunsWithoutTheHeap) {
+  const struct {
+    AlgorithmKind algorithm;
+    LossKind loss;
+  } cases[] = {
+      {AlgorithmKind::kProxAdmm, LossKind::kLogistic},
+      {AlgorithmKind::kProxAdmm, LossKind::kSquared},
+      {AlgorithmKind::kProxAdmm, LossKind::kSmoothedHinge},
+      {AlgorithmKind::kLinearizedAdmm, LossKind::kLogistic},
+      {AlgorithmKind::kPenaltyPerturbation, LossKind::kLogistic},
+      {AlgorithmKind::kDpSgd, LossKind::kLogistic},
+  };
+  for (const auto& c : cases) {
+    const size_t violations = Violations(c.algorithm, c.loss, 3);
+    EXPECT_EQ(violations, 0u)
+        << "algorithm " << static_cast<int>(c.algorithm) << " loss "
+        << static_cast<int>(c.loss) << ": " << LastHeapViolation();
+  }
+}
+
+}  // namespace
+}  // namespace edgeadmm
