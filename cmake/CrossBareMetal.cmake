@@ -11,7 +11,7 @@
 #   (*_test.cc, not *_host_test.cc) with the MCU harness into one image and
 #   registers a ctest that runs it under the board's runner (QEMU). Tests whose
 #   sources are all host-only, or that need a library this build lacks, are
-#   skipped with a message. edgeadmm::posix_hooks and GoogleTest are replaced
+#   skipped with a message (a disabled ctest entry remains). edgeadmm::posix_hooks and GoogleTest are replaced
 #   by the board's hooks and the harness.
 
 set(EDGEADMM_MCU_TEST_TIMEOUT 120 CACHE STRING "Seconds one QEMU test image may run")
@@ -23,6 +23,16 @@ function(edgeadmm_add_firmware target)
     "-Wl,-Map=$<TARGET_FILE_DIR:${target}>/${target}.map")
   set_property(TARGET ${target} APPEND PROPERTY ADDITIONAL_CLEAN_FILES
     "$<TARGET_FILE_DIR:${target}>/${target}.map")
+endfunction()
+
+# A test that cannot run on the MCU still gets a (never built) target and a
+# disabled ctest entry, so its folder's CMakeLists.txt can set properties.
+function(_edgeadmm_skipped_mcu_test name reason)
+  message(STATUS "MCU test ${name} skipped: ${reason}")
+  add_executable(${name} EXCLUDE_FROM_ALL
+    "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/deps/skipped_test_stub.cc")
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES DISABLED TRUE LABELS "skipped")
 endfunction()
 
 function(edgeadmm_add_mcu_test)
@@ -39,6 +49,7 @@ function(edgeadmm_add_mcu_test)
     list(APPEND _sources "${_s}")
   endforeach()
   if(NOT _portable)
+    _edgeadmm_skipped_mcu_test(${T_NAME} "host-only sources")
     return()
   endif()
   set(_libs "")
@@ -46,8 +57,12 @@ function(edgeadmm_add_mcu_test)
     if(_l MATCHES "^GTest::" OR _l STREQUAL "edgeadmm::posix_hooks")
       continue()
     endif()
+    if(_l STREQUAL "edgeadmm::fake_hooks")  # the board defines the hooks here
+      _edgeadmm_skipped_mcu_test(${T_NAME} "it replaces the board's hooks")
+      return()
+    endif()
     if(NOT TARGET ${_l})
-      message(STATUS "MCU test ${T_NAME} skipped: ${_l} does not exist on bare metal")
+      _edgeadmm_skipped_mcu_test(${T_NAME} "${_l} does not exist on bare metal")
       return()
     endif()
     list(APPEND _libs ${_l})

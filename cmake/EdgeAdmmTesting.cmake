@@ -37,6 +37,10 @@ function(edgeadmm_add_all_subdirectories)
     if(_child STREQUAL "aggregator" AND NOT EDGEADMM_BUILD_AGGREGATOR)
       continue()
     endif()
+    # Integration tests (daemon, DTLS, sockets) need a hosted OS.
+    if(_child STREQUAL "integration" AND EDGEADMM_BARE_METAL)
+      continue()
+    endif()
     if(IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/${_child}"
        AND EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${_child}/CMakeLists.txt")
       add_subdirectory(${_child})

@@ -1,6 +1,7 @@
 // Self-test of the MCU harness. Two tests here fail on purpose; the ctest
 // (run_expecting.cmake) passes only if the image prints exactly
-// "6 passed, 2 failed" and exits non-zero, so a harness that hides failures,
+// "6 passed, 2 failed" (plus the active SCOPED_TRACE, and not the one that
+// went out of scope) and exits non-zero, so a harness that hides failures,
 // evaluates operands twice or keeps running after ASSERT_ is caught.
 #include "gtest/gtest.h"
 
@@ -55,6 +56,8 @@ TEST_F(FixtureSelfTest, EachTestGetsAFreshFixture) {
 }
 
 TEST(HarnessExpectedFailure, ExpectFailsAndContinues) {
+  { SCOPED_TRACE("trace-gone"); }
+  SCOPED_TRACE("trace-marker");
   EXPECT_EQ(1 + 1, 3) << "deliberate failure";
   reached_after_expect = true;
 }

@@ -19,6 +19,7 @@ internal::TestInfo* first_test = nullptr;
 internal::TestInfo* last_test = nullptr;
 bool current_failed = false;
 bool current_fatal = false;
+const ScopedTrace* top_trace = nullptr;
 
 }  // namespace
 
@@ -53,6 +54,13 @@ void Text::AppendPointer(const void* pointer) {
   Append(digits);
 }
 
+const ScopedTrace* ScopedTrace::Top() { return top_trace; }
+void ScopedTrace::Push() {
+  outer_ = top_trace;
+  top_trace = this;
+}
+void ScopedTrace::Pop() { top_trace = outer_; }
+
 namespace internal {
 
 void AssertHelper::operator=(const Message& message) const {
@@ -64,6 +72,12 @@ void AssertHelper::operator=(const Message& message) const {
   SemihostingWrite(line);
   if (message.c_str()[0] != '\0') {
     SemihostingWrite(message.c_str());
+    SemihostingWrite("\n");
+  }
+  if (ScopedTrace::Top() != nullptr) SemihostingWrite("Trace:\n");
+  for (const ScopedTrace* t = ScopedTrace::Top(); t != nullptr;
+       t = t->outer()) {
+    SemihostingWrite(t->c_str());
     SemihostingWrite("\n");
   }
 }

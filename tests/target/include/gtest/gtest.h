@@ -80,6 +80,34 @@ class Message {
   Text text_;
 };
 
+// SCOPED_TRACE: adds "file:line: message" to every failure in its scope.
+class ScopedTrace {
+ public:
+  template <typename T>
+  ScopedTrace(const char* file, int line, const T& message) {
+    text_.Append(file);
+    text_.Append(":");
+    text_.AppendSigned(line);
+    text_.Append(": ");
+    internal::PrintValue(text_, message);
+    Push();
+  }
+  ~ScopedTrace() { Pop(); }
+  ScopedTrace(const ScopedTrace&) = delete;
+  ScopedTrace& operator=(const ScopedTrace&) = delete;
+
+  // Innermost active trace (nullptr if none) and the one it encloses.
+  static const ScopedTrace* Top();
+  const ScopedTrace* outer() const { return outer_; }
+  const char* c_str() const { return text_.c_str(); }
+
+ private:
+  void Push();
+  void Pop();
+  Text text_;
+  const ScopedTrace* outer_ = nullptr;
+};
+
 // Base of every test; fixtures derive from it and override SetUp/TearDown.
 class Test {
  public:
@@ -218,6 +246,12 @@ inline bool StringsEqual(const char* a, const char* b) {
   static const ::testing::internal::Registrar suite##_##name##_registrar_( \
       &suite##_##name##_info_);                                            \
   void EDGEADMM_TT_CLASS_(suite, name)::TestBody()
+
+#define EDGEADMM_TT_CONCAT2_(a, b) a##b
+#define EDGEADMM_TT_CONCAT_(a, b) EDGEADMM_TT_CONCAT2_(a, b)
+#define SCOPED_TRACE(message)                       \
+  const ::testing::ScopedTrace EDGEADMM_TT_CONCAT_( \
+      edgeadmm_tt_trace_, __LINE__)(__FILE__, __LINE__, (message))
 
 #define TEST(suite, name) EDGEADMM_TT_DEFINE_(suite, name, ::testing::Test)
 #define TEST_F(fixture, name) EDGEADMM_TT_DEFINE_(fixture, name, fixture)
