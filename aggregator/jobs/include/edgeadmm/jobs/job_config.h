@@ -1,0 +1,102 @@
+// JobConfig: what one training job runs, parsed from TOML and validated.
+//
+// Example (every table and key is documented in docs/aggregator.md):
+//   [job]
+//   name = "a9a-lasso"
+//   algorithm = "prox-admm"        # prox-admm (paper 002) | dp-admm (004) |
+//   dp-sgd loss = "logistic"              # logistic | squared dimension = 123
+//   rounds = 100
+//   [regularizer]
+//   kind = "l1"                    # none | l1 | l2 | elastic-net
+//   l1 = 1e-3
+//   [step]
+//   lambda = 0.5                   # relaxation λ in (0, 1]
+//   gamma = 1.0                    # prox step γ (002), step size (dp-sgd)
+//   rho = 1.0                      # penalty ρ (dp-admm)
+//   [privacy]
+//   policy = "participation"       # participation | trusted-aggregator
+//   clip = 1.0                     # C
+//   sigma = 1.0                    # or target_epsilon = 4.0
+//   delta = 1e-5
+//   central_budget = 8.0           # ε cap of the central ledger
+//   device_budget = 8.0            # ε cap per device
+//   [sampling]
+//   scheme = "poisson"             # poisson (q) | fixed (m)
+//   q = 0.1
+//   m_min = 5
+//   deadline_seconds = 30
+//   [validation]                   # optional, held by the gateway only
+//   data = "/var/lib/edgeadmm/a9a.t.xz"
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "edgeadmm/regularizer.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::jobs {
+
+enum class Algorithm {
+  kProxAdmm,        // Paper 002 Alg. 3: federated private prox ADMM.
+  kLinearizedAdmm,  // Paper 004: linearized DP-ADMM.
+  kDpSgd,           // The DP-SGD baseline of paper 002.
+};
+enum class Loss { kLogistic, kSquared };
+enum class Policy {
+  kParticipation,      // Device-side noise; charge rounds a device joined.
+  kTrustedAggregator,  // Devices only clip; the aggregator adds noise.
+};
+enum class SamplingScheme { kPoisson, kFixed };
+
+struct JobConfig {
+  std::string name;
+  Algorithm algorithm = Algorithm::kProxAdmm;
+  Loss loss = Loss::kLogistic;
+  int64_t dimension = 0;  // p
+  int64_t rounds = 0;     // K, committed rounds to run
+
+  // r(w) = l1·||w||₁ + (l2/2)·||w||₂², its prox applied by the server (002).
+  Regularizer regularizer;
+
+  double lambda = 1.0;  // λ (002) / λ of the regularizer split (004)
+  double gamma = 1.0;   // γ, the prox step (002) or SGD step
+  double rho = 1.0;     // ρ (004)
+
+  Policy policy = Policy::kParticipation;
+  double clip = 1.0;             // C
+  double sigma = -1.0;           // σ; < 0 until resolved from the target
+  double target_epsilon = -1.0;  // > 0 when σ is to be planned
+  double delta = 1e-5;
+  double central_budget = 0.0;  // ε; may be inf (TOML `inf`)
+  double device_budget = 0.0;   // ε; may be inf
+
+  SamplingScheme sampling = SamplingScheme::kPoisson;
+  double q = 0.0;     // Poisson rate
+  int64_t m = 0;      // fixed cohort size
+  int64_t m_min = 1;  // smallest committed round
+  double deadline_seconds = 0.0;
+  // Reproducible cohorts for tests and reference runs; 0 = kernel CSPRNG.
+  uint64_t sampling_seed = 0;
+
+  std::string validation_data;  // empty: no validation metrics
+
+  bool noise_planned() const { return target_epsilon > 0; }
+};
+
+// Parses and validates a job. On failure returns INVALID_ARGUMENT and sets
+// `*error` to one line naming the key and the problem.
+Result<JobConfig> ParseJobConfig(std::string_view toml_text,
+                                 std::string* error);
+
+// Validates a config built in code (the checks ParseJobConfig applies).
+// INVALID_ARGUMENT with `*error` set on the first problem.
+Status ValidateJobConfig(const JobConfig& config, std::string* error);
+
+// Names used in TOML and logs ("prox-admm", "logistic", ...).
+const char* AlgorithmName(Algorithm a);
+const char* PolicyName(Policy p);
+const char* RegularizerName(RegularizerKind r);
+
+}  // namespace edgeadmm::jobs

@@ -1,0 +1,54 @@
+// Jobs in the store: creation (enrolling the current devices), lookup and
+// state changes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::jobs {
+
+// Job life cycle. Only a running job has rounds.
+enum class JobState {
+  kCreated,
+  kRunning,
+  kStopped,
+  kCompleted,
+  kBudgetExhausted
+};
+
+const char* JobStateName(JobState s);
+
+struct JobRecord {
+  int64_t id = 0;
+  JobConfig config;  // sigma resolved
+  std::string config_text;
+  JobState state = JobState::kCreated;
+  int64_t n = 0;  // devices enrolled in the job
+};
+
+// Creates job `config.name` from its TOML text, enrolling every enabled
+// device: n is fixed from then on (paper 002 divides by n). Writes the
+// initial model z_0 = 0 (and server state 0) as iteration 0, all in one
+// transaction. FAILED_PRECONDITION if σ is unresolved, no device is enabled,
+// or a fixed cohort m exceeds n; ALREADY_EXISTS for a duplicate name.
+Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
+                          std::string_view config_text);
+
+// Loads a job by name / id: NOT_FOUND if absent, DATA_LOSS if its stored
+// config no longer parses.
+Result<JobRecord> FindJob(store::Database& db, std::string_view name);
+Result<JobRecord> LoadJob(store::Database& db, int64_t id);
+// All jobs by id.
+Result<std::vector<JobRecord>> ListJobs(store::Database& db);
+// Sets the state. NOT_FOUND if the job is absent.
+Status SetJobState(store::Database& db, int64_t id, JobState state);
+// The ids of the devices enrolled in the job, sorted.
+Result<std::vector<std::string>> JobDevices(store::Database& db, int64_t id);
+
+}  // namespace edgeadmm::jobs

@@ -1,0 +1,246 @@
+#include "edgeadmm/jobs/job_config.h"
+
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <sstream>
+#include <utility>
+
+namespace edgeadmm::jobs {
+namespace {
+
+template <typename E>
+using NameTable = std::initializer_list<std::pair<const char*, E>>;
+
+constexpr NameTable<Algorithm> kAlgorithms = {
+    {"prox-admm", Algorithm::kProxAdmm},
+    {"dp-admm", Algorithm::kLinearizedAdmm},
+    {"dp-sgd", Algorithm::kDpSgd}};
+constexpr NameTable<Loss> kLosses = {{"logistic", Loss::kLogistic},
+                                     {"squared", Loss::kSquared}};
+constexpr NameTable<RegularizerKind> kRegularizers = {
+    {"none", RegularizerKind::kNone},
+    {"l1", RegularizerKind::kL1},
+    {"l2", RegularizerKind::kL2},
+    {"elastic-net", RegularizerKind::kElasticNet}};
+constexpr NameTable<Policy> kPolicies = {
+    {"participation", Policy::kParticipation},
+    {"trusted-aggregator", Policy::kTrustedAggregator}};
+constexpr NameTable<SamplingScheme> kSchemes = {
+    {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
+
+template <typename E>
+const char* NameOf(NameTable<E> table, E value) {
+  for (const auto& [name, v] : table) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+// Reads typed keys from one TOML document and remembers the first error.
+class Reader {
+ public:
+  Reader(const toml::table& root, std::string* error)
+      : root_(root), error_(error) {}
+
+  bool failed() const { return failed_; }
+
+  // Fails with "key: message" unless something failed already.
+  void Fail(std::string_view key, const std::string& message) {
+    if (failed_) return;
+    failed_ = true;
+    if (error_ != nullptr) *error_ = std::string(key) + ": " + message;
+  }
+
+  void String(std::string_view key, std::string& out, bool required) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) {
+      if (required) Fail(key, "missing");
+      return;
+    }
+    if (auto v = node.value<std::string>()) {
+      out = *v;
+    } else {
+      Fail(key, "must be a string");
+    }
+  }
+
+  // A finite number, or also +inf when `allow_infinity`.
+  void Double(std::string_view key, double& out, bool required,
+              bool allow_infinity = false) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) {
+      if (required) Fail(key, "missing");
+      return;
+    }
+    // value<double> also accepts integers ("rounds = 1" style numbers).
+    if (!node.is_number()) return Fail(key, "must be a number");
+    out = *node.value<double>();
+    if (std::isnan(out) || (std::isinf(out) && !(allow_infinity && out > 0))) {
+      Fail(key, allow_infinity ? "must be a number or inf" : "must be finite");
+    }
+  }
+
+  void Int(std::string_view key, int64_t& out, bool required) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) {
+      if (required) Fail(key, "missing");
+      return;
+    }
+    if (!node.is_integer()) return Fail(key, "must be an integer");
+    out = *node.value<int64_t>();
+  }
+
+  template <typename E>
+  void Enum(std::string_view key, NameTable<E> table, E& out, bool required) {
+    std::string text;
+    const bool was_failed = failed_;
+    String(key, text, required);
+    if (failed_ != was_failed || text.empty()) return;
+    for (const auto& [name, v] : table) {
+      if (text == name) {
+        out = v;
+        return;
+      }
+    }
+    std::string choices;
+    for (const auto& [name, v] : table) {
+      choices += choices.empty() ? "" : ", ";
+      choices += name;
+    }
+    Fail(key, "unknown value \"" + text + "\" (one of: " + choices + ")");
+  }
+
+ private:
+  const toml::table& root_;
+  std::string* error_;
+  bool failed_ = false;
+};
+
+Status Invalid(std::string* error, const std::string& message) {
+  if (error != nullptr) *error = message;
+  return Status::InvalidArgument();
+}
+
+}  // namespace
+
+const char* AlgorithmName(Algorithm a) { return NameOf(kAlgorithms, a); }
+const char* PolicyName(Policy p) { return NameOf(kPolicies, p); }
+const char* RegularizerName(RegularizerKind r) {
+  return NameOf(kRegularizers, r);
+}
+
+Status ValidateJobConfig(const JobConfig& c, std::string* error) {
+  if (c.name.empty() || c.name.size() > 64) {
+    return Invalid(error, "job.name: must be 1..64 characters");
+  }
+  if (c.dimension < 1 || c.dimension > (int64_t{1} << 20)) {
+    return Invalid(error, "job.dimension: must be in [1, 2^20]");
+  }
+  if (c.rounds < 1) return Invalid(error, "job.rounds: must be >= 1");
+  if (!c.regularizer.Validate().ok()) {
+    return Invalid(error,
+                   "regularizer: l1 and l2 must be finite, >= 0 and used by "
+                   "the kind (l1 for l1, l2 for l2, both for elastic-net)");
+  }
+  if (!(c.lambda > 0 && c.lambda <= 1)) {
+    return Invalid(error, "step.lambda: must be in (0, 1]");
+  }
+  if (!(c.gamma > 0)) return Invalid(error, "step.gamma: must be > 0");
+  if (!(c.rho > 0)) return Invalid(error, "step.rho: must be > 0");
+  if (!(c.clip > 0)) return Invalid(error, "privacy.clip: must be > 0");
+  if (c.sigma < 0 && !c.noise_planned()) {
+    return Invalid(error, "privacy: give sigma (>= 0) or target_epsilon (> 0)");
+  }
+  if (!(c.delta > 0 && c.delta < 1)) {
+    return Invalid(error, "privacy.delta: must be in (0, 1)");
+  }
+  if (!(c.central_budget > 0) || !(c.device_budget > 0)) {
+    return Invalid(error,
+                   "privacy: central_budget and device_budget must be > 0");
+  }
+  if (c.sampling == SamplingScheme::kPoisson && !(c.q > 0 && c.q <= 1)) {
+    return Invalid(error, "sampling.q: must be in (0, 1] for poisson");
+  }
+  if (c.sampling == SamplingScheme::kFixed && c.m < 1) {
+    return Invalid(error, "sampling.m: must be >= 1 for fixed");
+  }
+  if (c.m_min < 1) return Invalid(error, "sampling.m_min: must be >= 1");
+  if (c.sampling == SamplingScheme::kFixed && c.m_min > c.m) {
+    return Invalid(error, "sampling.m_min: must be <= sampling.m");
+  }
+  if (!(c.deadline_seconds > 0)) {
+    return Invalid(error, "sampling.deadline_seconds: must be > 0");
+  }
+  if (c.policy == Policy::kTrustedAggregator &&
+      c.sampling != SamplingScheme::kPoisson) {
+    return Invalid(error,
+                   "privacy.policy: trusted-aggregator needs poisson sampling "
+                   "(its accounting is the Poisson-subsampled Gaussian)");
+  }
+  if (c.policy == Policy::kTrustedAggregator &&
+      c.algorithm != Algorithm::kProxAdmm) {
+    return Invalid(error,
+                   "privacy.policy: trusted-aggregator is implemented for "
+                   "prox-admm only");
+  }
+  if (c.algorithm == Algorithm::kLinearizedAdmm &&
+      c.regularizer.kind == RegularizerKind::kElasticNet) {
+    return Invalid(error,
+                   "regularizer.kind: dp-admm applies the regularizer on the "
+                   "devices; use none, l1 or l2");
+  }
+  return Status::Ok();
+}
+
+Result<JobConfig> ParseJobConfig(std::string_view toml_text,
+                                 std::string* error) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream message;
+    message << "TOML syntax error at line " << e.source().begin.line << ": "
+            << e.description();
+    return Invalid(error, message.str());
+  }
+  JobConfig c;
+  Reader r(root, error);
+  r.String("job.name", c.name, true);
+  r.Enum("job.algorithm", kAlgorithms, c.algorithm, true);
+  r.Enum("job.loss", kLosses, c.loss, true);
+  r.Int("job.dimension", c.dimension, true);
+  r.Int("job.rounds", c.rounds, true);
+  r.Enum("regularizer.kind", kRegularizers, c.regularizer.kind, false);
+  r.Double("regularizer.l1", c.regularizer.l1, false);
+  r.Double("regularizer.l2", c.regularizer.l2, false);
+  r.Double("step.lambda", c.lambda, true);
+  r.Double("step.gamma", c.gamma, true);
+  r.Double("step.rho", c.rho, c.algorithm == Algorithm::kLinearizedAdmm);
+  r.Enum("privacy.policy", kPolicies, c.policy, false);
+  r.Double("privacy.clip", c.clip, true);
+  r.Double("privacy.sigma", c.sigma, false);
+  r.Double("privacy.target_epsilon", c.target_epsilon, false);
+  r.Double("privacy.delta", c.delta, true);
+  r.Double("privacy.central_budget", c.central_budget, true, true);
+  r.Double("privacy.device_budget", c.device_budget, true, true);
+  r.Enum("sampling.scheme", kSchemes, c.sampling, true);
+  r.Double("sampling.q", c.q, c.sampling == SamplingScheme::kPoisson);
+  r.Int("sampling.m", c.m, c.sampling == SamplingScheme::kFixed);
+  r.Int("sampling.m_min", c.m_min, true);
+  r.Double("sampling.deadline_seconds", c.deadline_seconds, true);
+  int64_t seed = 0;
+  r.Int("sampling.seed", seed, false);
+  c.sampling_seed = static_cast<uint64_t>(seed);
+  r.String("validation.data", c.validation_data, false);
+  if (r.failed()) return Status::InvalidArgument();
+  if (c.sigma >= 0 && c.noise_planned()) {
+    return Invalid(error,
+                   "privacy: give either sigma or target_epsilon, not both");
+  }
+  EDGEADMM_TRY(ValidateJobConfig(c, error));
+  return c;
+}
+
+}  // namespace edgeadmm::jobs

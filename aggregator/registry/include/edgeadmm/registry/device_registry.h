@@ -1,0 +1,58 @@
+// DeviceRegistry: enrolled devices and their PSKs, kept in the store.
+//
+// The DTLS PSK identity of a device is its id. A disabled or removed device
+// has no PSK to offer, so it cannot complete a handshake.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::registry {
+
+// Length of generated PSKs in bytes (128 bits, the DTLS PSK cipher suites'
+// key strength).
+inline constexpr size_t kPskBytes = 16;
+// Longest device id accepted (it is also the PSK identity on the wire).
+inline constexpr size_t kMaxDeviceIdLength = 64;
+
+struct DeviceRecord {
+  std::string id;
+  bool enabled = true;
+  int64_t created_at = 0;  // Unix seconds.
+};
+
+// True if `id` is 1..kMaxDeviceIdLength characters of [A-Za-z0-9._-].
+bool IsValidDeviceId(std::string_view id);
+
+class DeviceRegistry {
+ public:
+  explicit DeviceRegistry(store::Database& db) : db_(&db) {}
+
+  // Enrolls `id` with a fresh random PSK and returns the PSK (the only time
+  // it leaves the registry in clear). INVALID_ARGUMENT for a bad id,
+  // ALREADY_EXISTS if enrolled, UNAVAILABLE without entropy.
+  Result<std::vector<uint8_t>> Add(std::string_view id);
+  // All devices ordered by id. INTERNAL on store errors.
+  Result<std::vector<DeviceRecord>> List() const;
+  // One device; NOT_FOUND if unknown.
+  Result<DeviceRecord> Get(std::string_view id) const;
+  // Disables / re-enables a device. NOT_FOUND if unknown.
+  Status Disable(std::string_view id);
+  Status Enable(std::string_view id);
+  // Deletes the device and its PSK. NOT_FOUND if unknown.
+  Status Remove(std::string_view id);
+  // The PSK for a handshake by `id`: NOT_FOUND if unknown,
+  // PERMISSION_DENIED if disabled.
+  Result<std::vector<uint8_t>> LookupPsk(std::string_view id) const;
+
+ private:
+  Status SetEnabled(std::string_view id, bool enabled);
+  store::Database* db_;
+};
+
+}  // namespace edgeadmm::registry

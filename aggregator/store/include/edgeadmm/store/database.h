@@ -1,0 +1,53 @@
+// Database: an SQLite connection in WAL mode with the aggregator schema.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/status.h"
+#include "edgeadmm/store/statement.h"
+
+struct sqlite3;
+
+namespace edgeadmm::store {
+
+class Database {
+ public:
+  // Opens (creating if needed) the database at `path`, switches it to WAL with
+  // synchronous=FULL and foreign keys, and migrates the schema to the newest
+  // version. UNAVAILABLE if the file cannot be opened; FAILED_PRECONDITION if
+  // its schema is newer than this build; INTERNAL on SQL errors.
+  static Result<Database> Open(const std::string& path);
+
+  Database(Database&&) noexcept = default;
+  Database& operator=(Database&&) noexcept = default;
+
+  // Runs one or more SQL statements without results. INTERNAL on error.
+  Status Exec(std::string_view sql);
+  // Prepares one statement. INTERNAL on a syntax error.
+  Result<Statement> Prepare(std::string_view sql);
+  // Rowid of the last insert on this connection.
+  int64_t LastInsertId() const;
+  // The SQLite message of the last error (for logs).
+  std::string LastError() const;
+  sqlite3* handle() const { return db_.get(); }
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  explicit Database(sqlite3* db) : db_(db) {}
+  std::unique_ptr<sqlite3, Closer> db_;
+};
+
+// Maps an SQLite result code to a Status (BUSY/LOCKED -> UNAVAILABLE,
+// CONSTRAINT -> ALREADY_EXISTS, others -> INTERNAL).
+Status StatusFromSqlite(int rc);
+
+// The database path the CLI and daemon use when none is given:
+// $EDGEADMM_DB, else /var/lib/edgeadmm/aggregator.db.
+std::string DefaultDatabasePath();
+
+}  // namespace edgeadmm::store

@@ -1,0 +1,27 @@
+// The versioned schema of the aggregator database and its migrations.
+//
+// Version 1 tables:
+//   devices(id, psk, enabled, created_at)       registry, PSK per identity
+//   jobs(id, name, config (TOML), state, sigma (resolved), n, dimension, ...)
+//   job_devices(job_id, device_id)              the n devices enrolled in a job
+//   rounds(job_id, round_id, state, iteration, participants, ...)
+//   uploads(job_id, round_id, device_id, digest, payload)  accepted uploads
+//   models(job_id, iteration, round_id, z, server_state)   released models
+//   ledger(job_id, scope, round_id, epsilon, rdp)          privacy ledgers
+#pragma once
+
+#include "edgeadmm/status.h"
+
+namespace edgeadmm::store {
+
+class Database;
+
+// The schema version this build writes.
+inline constexpr int kSchemaVersion = 1;
+
+// Reads PRAGMA user_version and applies every migration above it, each in
+// its own transaction. FAILED_PRECONDITION if the file is newer than
+// kSchemaVersion; INTERNAL on SQL errors.
+Status MigrateSchema(Database& db);
+
+}  // namespace edgeadmm::store

@@ -1,0 +1,62 @@
+// Statement: one prepared SQLite statement with typed bind and column access.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/status.h"
+
+struct sqlite3_stmt;
+
+namespace edgeadmm::store {
+
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  Statement(Statement&& other) noexcept : stmt_(other.stmt_) {
+    other.stmt_ = nullptr;
+  }
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Binds parameter `index` (1-based). Chainable; a bind error surfaces at
+  // the next Step()/Run() as INTERNAL.
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, double value);
+  Statement& Bind(int index, std::string_view text);
+  Statement& Bind(int index, const char* text) {
+    return Bind(index, std::string_view(text));
+  }
+  Statement& BindBlob(int index, const std::vector<uint8_t>& bytes);
+  Statement& BindNull(int index);
+
+  // Advances: true when a row is available, false when done. INTERNAL on an
+  // SQL error, UNAVAILABLE when the database stays busy, ALREADY_EXISTS on a
+  // constraint violation.
+  Result<bool> Step();
+  // Steps to completion (for statements without rows); same codes as Step.
+  Status Run();
+  // Steps once and expects a row: NOT_FOUND when there is none.
+  Status StepRow();
+
+  // Resets the statement for another execution and clears its bindings.
+  // The status of the last step (OK if it succeeded).
+  Status Reset();
+
+  int64_t ColumnInt(int column) const;
+  double ColumnDouble(int column) const;
+  std::string ColumnText(int column) const;
+  std::vector<uint8_t> ColumnBlob(int column) const;
+  bool ColumnIsNull(int column) const;
+
+ private:
+  sqlite3_stmt* stmt_;
+  bool bind_failed_ = false;
+};
+
+}  // namespace edgeadmm::store

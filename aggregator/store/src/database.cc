@@ -1,0 +1,92 @@
+#include "edgeadmm/store/database.h"
+
+#include <sqlite3.h>
+
+#include <cstdlib>
+
+#include "edgeadmm/log.h"
+#include "edgeadmm/store/schema.h"
+
+namespace edgeadmm::store {
+namespace {
+// How long a writer waits for another connection's lock (the CLI and the
+// daemon share the file).
+constexpr int kBusyTimeoutMs = 5000;
+}  // namespace
+
+void Database::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+
+Status StatusFromSqlite(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_OK:
+      return Status::Ok();
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Unavailable();
+    case SQLITE_CONSTRAINT:
+      return Status::AlreadyExists();
+    case SQLITE_CANTOPEN:
+      return Status::Unavailable();
+    default:
+      return Status::Internal();
+  }
+}
+
+Result<Database> Database::Open(const std::string& path) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &raw,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      nullptr);
+  Database db(raw);
+  if (rc != SQLITE_OK) {
+    EDGEADMM_LOG_ERROR("store: cannot open %s: %s", path.c_str(),
+                       raw ? sqlite3_errmsg(raw) : "out of memory");
+    return Status::Unavailable();
+  }
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  EDGEADMM_TRY(
+      db.Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
+              "PRAGMA foreign_keys=ON;"));
+  EDGEADMM_TRY(MigrateSchema(db));
+  return db;
+}
+
+Status Database::Exec(std::string_view sql) {
+  const std::string text(sql);
+  char* message = nullptr;
+  const int rc =
+      sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    EDGEADMM_LOG_ERROR("store: %s", message ? message : "exec failed");
+    sqlite3_free(message);
+    return StatusFromSqlite(rc);
+  }
+  return Status::Ok();
+}
+
+Result<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(
+      db_.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    EDGEADMM_LOG_ERROR("store: prepare failed: %s", sqlite3_errmsg(db_.get()));
+    sqlite3_finalize(stmt);
+    return StatusFromSqlite(rc);
+  }
+  return Statement(stmt);
+}
+
+int64_t Database::LastInsertId() const {
+  return sqlite3_last_insert_rowid(db_.get());
+}
+
+std::string Database::LastError() const { return sqlite3_errmsg(db_.get()); }
+
+std::string DefaultDatabasePath() {
+  const char* env = std::getenv("EDGEADMM_DB");
+  if (env != nullptr && env[0] != '\0') return env;
+  return "/var/lib/edgeadmm/aggregator.db";
+}
+
+}  // namespace edgeadmm::store

@@ -1,0 +1,113 @@
+#include "edgeadmm/store/schema.h"
+
+#include <string>
+
+#include "edgeadmm/log.h"
+#include "edgeadmm/store/database.h"
+#include "edgeadmm/store/transaction.h"
+
+namespace edgeadmm::store {
+namespace {
+
+// Migration i (1-based) moves the schema from version i-1 to i. Append new
+// migrations; never edit a released one.
+constexpr const char* kMigrations[] = {
+    // Version 1.
+    R"sql(
+CREATE TABLE devices (
+  id TEXT PRIMARY KEY,
+  psk BLOB NOT NULL,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  config TEXT NOT NULL,
+  state TEXT NOT NULL,
+  sigma REAL NOT NULL,
+  n INTEGER NOT NULL,
+  dimension INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE job_devices (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  device_id TEXT NOT NULL,
+  PRIMARY KEY (job_id, device_id)
+);
+CREATE TABLE rounds (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  round_id INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  iteration INTEGER,
+  cohort_size INTEGER NOT NULL,
+  participants INTEGER NOT NULL DEFAULT 0,
+  noise_multiplier REAL,
+  sampling_rate REAL,
+  started_at INTEGER NOT NULL,
+  closed_at INTEGER,
+  PRIMARY KEY (job_id, round_id)
+);
+CREATE TABLE uploads (
+  job_id INTEGER NOT NULL,
+  round_id INTEGER NOT NULL,
+  device_id TEXT NOT NULL,
+  digest BLOB NOT NULL,
+  payload BLOB NOT NULL,
+  PRIMARY KEY (job_id, round_id, device_id),
+  FOREIGN KEY (job_id, round_id) REFERENCES rounds(job_id, round_id)
+    ON DELETE CASCADE
+);
+CREATE TABLE models (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  iteration INTEGER NOT NULL,
+  round_id INTEGER NOT NULL,
+  z BLOB NOT NULL,
+  server_state BLOB NOT NULL,
+  PRIMARY KEY (job_id, iteration)
+);
+CREATE TABLE ledger (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  scope TEXT NOT NULL,
+  round_id INTEGER NOT NULL,
+  epsilon REAL NOT NULL,
+  rdp BLOB NOT NULL,
+  PRIMARY KEY (job_id, scope, round_id)
+);
+)sql",
+};
+
+constexpr int kMigrationCount =
+    static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
+static_assert(kMigrationCount == kSchemaVersion,
+              "one migration per schema version");
+
+Result<int> UserVersion(Database& db) {
+  EDGEADMM_TRY_ASSIGN(Statement stmt, db.Prepare("PRAGMA user_version"));
+  EDGEADMM_TRY(stmt.StepRow());
+  return static_cast<int>(stmt.ColumnInt(0));
+}
+
+}  // namespace
+
+Status MigrateSchema(Database& db) {
+  EDGEADMM_TRY_ASSIGN(int version, UserVersion(db));
+  if (version > kSchemaVersion) {
+    EDGEADMM_LOG_ERROR("store: schema version %d is newer than this build (%d)",
+                       version, kSchemaVersion);
+    return Status::FailedPrecondition();
+  }
+  while (version < kSchemaVersion) {
+    EDGEADMM_TRY_ASSIGN(Transaction tx, Transaction::Begin(db));
+    // Re-read inside the write lock: another process may have migrated.
+    EDGEADMM_TRY_ASSIGN(version, UserVersion(db));
+    if (version >= kSchemaVersion) break;
+    EDGEADMM_TRY(db.Exec(kMigrations[version]));
+    EDGEADMM_TRY(db.Exec("PRAGMA user_version=" + std::to_string(version + 1)));
+    EDGEADMM_TRY(tx.Commit());
+    ++version;
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm::store

@@ -1,0 +1,104 @@
+#include "edgeadmm/store/statement.h"
+
+#include <sqlite3.h>
+
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::store {
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    stmt_ = other.stmt_;
+    bind_failed_ = other.bind_failed_;
+    other.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::Bind(int index, int64_t value) {
+  bind_failed_ |= sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK;
+  return *this;
+}
+
+Statement& Statement::Bind(int index, double value) {
+  bind_failed_ |= sqlite3_bind_double(stmt_, index, value) != SQLITE_OK;
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string_view text) {
+  bind_failed_ |= sqlite3_bind_text(stmt_, index, text.data(),
+                                    static_cast<int>(text.size()),
+                                    SQLITE_TRANSIENT) != SQLITE_OK;
+  return *this;
+}
+
+Statement& Statement::BindBlob(int index, const std::vector<uint8_t>& bytes) {
+  bind_failed_ |= sqlite3_bind_blob(stmt_, index, bytes.data(),
+                                    static_cast<int>(bytes.size()),
+                                    SQLITE_TRANSIENT) != SQLITE_OK;
+  return *this;
+}
+
+Statement& Statement::BindNull(int index) {
+  bind_failed_ |= sqlite3_bind_null(stmt_, index) != SQLITE_OK;
+  return *this;
+}
+
+Result<bool> Statement::Step() {
+  if (bind_failed_) return Status::Internal();
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return StatusFromSqlite(rc);
+}
+
+Status Statement::Run() {
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, Step());
+    if (!row) return Status::Ok();
+  }
+}
+
+Status Statement::StepRow() {
+  EDGEADMM_TRY_ASSIGN(const bool row, Step());
+  return row ? Status::Ok() : Status::NotFound();
+}
+
+Status Statement::Reset() {
+  const int rc = sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  bind_failed_ = false;
+  return StatusFromSqlite(rc);
+}
+
+int64_t Statement::ColumnInt(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+
+double Statement::ColumnDouble(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
+
+std::string Statement::ColumnText(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return std::string();
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+std::vector<uint8_t> Statement::ColumnBlob(int column) const {
+  const auto* data =
+      static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, column));
+  const int size = sqlite3_column_bytes(stmt_, column);
+  if (data == nullptr || size <= 0) return {};
+  return std::vector<uint8_t>(data, data + size);
+}
+
+bool Statement::ColumnIsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+}  // namespace edgeadmm::store

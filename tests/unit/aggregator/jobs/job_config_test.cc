@@ -1,0 +1,133 @@
+#include "edgeadmm/jobs/job_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "test_database.h"
+
+namespace edgeadmm::jobs {
+namespace {
+
+using testing::DefaultPrivacyTable;
+using testing::DefaultSamplingTable;
+using testing::JobToml;
+
+// Replaces the first occurrence of `from` in `text` (which must contain it).
+std::string Replace(std::string text, const std::string& from,
+                    const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string Base() {
+  return JobToml("j", "prox-admm", DefaultPrivacyTable(),
+                 DefaultSamplingTable());
+}
+
+TEST(JobConfigTest, ParsesEveryField) {
+  std::string error;
+  auto c = ParseJobConfig(Base() + "[validation]\ndata = \"/data/a9a.t.xz\"\n",
+                          &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_EQ(c->name, "j");
+  EXPECT_EQ(c->algorithm, Algorithm::kProxAdmm);
+  EXPECT_EQ(c->loss, Loss::kLogistic);
+  EXPECT_EQ(c->dimension, 3);
+  EXPECT_EQ(c->rounds, 5);
+  EXPECT_EQ(c->regularizer.kind, RegularizerKind::kL1);
+  EXPECT_DOUBLE_EQ(c->regularizer.l1, 0.01);
+  EXPECT_DOUBLE_EQ(c->lambda, 0.5);
+  EXPECT_DOUBLE_EQ(c->gamma, 2.0);
+  EXPECT_EQ(c->policy, Policy::kParticipation);
+  EXPECT_DOUBLE_EQ(c->sigma, 2.0);
+  EXPECT_FALSE(c->noise_planned());
+  EXPECT_EQ(c->sampling, SamplingScheme::kFixed);
+  EXPECT_EQ(c->m, 4);
+  EXPECT_EQ(c->m_min, 2);
+  EXPECT_EQ(c->sampling_seed, 7u);
+  EXPECT_DOUBLE_EQ(c->deadline_seconds, 10);
+  EXPECT_EQ(c->validation_data, "/data/a9a.t.xz");
+}
+
+TEST(JobConfigTest, InfiniteBudgetAndTargetEpsilon) {
+  std::string error;
+  std::string toml =
+      Replace(Base(), "central_budget = 1000.0", "central_budget = inf");
+  toml = Replace(toml, "sigma = 2.0", "target_epsilon = 3.0");
+  auto c = ParseJobConfig(toml, &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_TRUE(std::isinf(c->central_budget));
+  EXPECT_TRUE(c->noise_planned());
+  EXPECT_LT(c->sigma, 0);
+}
+
+struct BadCase {
+  const char* from;
+  const char* to;
+  const char* expected_key;
+};
+
+TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
+  const BadCase kCases[] = {
+      {"name = \"j\"", "", "job.name: missing"},
+      {"algorithm = \"prox-admm\"", "algorithm = \"admm9\"",
+       "job.algorithm: unknown value \"admm9\""},
+      {"dimension = 3", "dimension = \"3\"",
+       "job.dimension: must be an integer"},
+      {"dimension = 3", "dimension = 0", "job.dimension"},
+      {"rounds = 5", "rounds = 0", "job.rounds"},
+      {"l1 = 0.01", "l1 = -1.0", "regularizer"},
+      {"lambda = 0.5", "lambda = 1.5", "step.lambda"},
+      {"gamma = 2.0", "gamma = 0.0", "step.gamma"},
+      {"clip = 1.0", "clip = -1.0", "privacy.clip"},
+      {"sigma = 2.0", "", "privacy: give sigma"},
+      {"sigma = 2.0", "sigma = 2.0\ntarget_epsilon = 1.0",
+       "privacy: give either sigma or target_epsilon"},
+      {"delta = 1e-5", "delta = 1.5", "privacy.delta"},
+      {"device_budget = 1000.0", "device_budget = nan",
+       "privacy.device_budget: must be a number or inf"},
+      {"scheme = \"fixed\"", "scheme = \"lottery\"", "sampling.scheme"},
+      {"m = 4", "m = 0", "sampling.m"},
+      {"m_min = 2", "m_min = 5", "sampling.m_min: must be <= sampling.m"},
+      {"deadline_seconds = 10", "deadline_seconds = -1",
+       "sampling.deadline_seconds"},
+      {"policy = \"participation\"", "policy = \"trusted-aggregator\"",
+       "privacy.policy: trusted-aggregator needs poisson"},
+      {"[job]", "[job\n", "TOML syntax error at line 1"},
+  };
+  for (const BadCase& bad : kCases) {
+    std::string error;
+    auto c = ParseJobConfig(Replace(Base(), bad.from, bad.to), &error);
+    EXPECT_EQ(c.status(), Status::InvalidArgument()) << bad.to;
+    EXPECT_EQ(error.rfind(bad.expected_key, 0), 0u)
+        << "got \"" << error << "\" for " << bad.to;
+  }
+}
+
+TEST(JobConfigTest, PoissonNeedsRateInUnitInterval) {
+  const std::string sampling =
+      "[sampling]\nscheme = \"poisson\"\nq = 1.5\nm_min = 1\n"
+      "deadline_seconds = 1\n";
+  std::string error;
+  auto c = ParseJobConfig(
+      JobToml("j", "prox-admm", DefaultPrivacyTable(), sampling), &error);
+  EXPECT_EQ(c.status(), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("sampling.q", 0), 0u) << error;
+}
+
+TEST(JobConfigTest, DpAdmmNeedsRho) {
+  std::string error;
+  auto c = ParseJobConfig(Replace(JobToml("j", "dp-admm", DefaultPrivacyTable(),
+                                          DefaultSamplingTable()),
+                                  "rho = 1.0", ""),
+                          &error);
+  EXPECT_EQ(c.status(), Status::InvalidArgument());
+  EXPECT_EQ(error, "step.rho: missing");
+}
+
+}  // namespace
+}  // namespace edgeadmm::jobs

@@ -1,0 +1,79 @@
+#include "edgeadmm/jobs/job_store.h"
+
+#include <gtest/gtest.h>
+
+#include "edgeadmm/registry/device_registry.h"
+#include "test_database.h"
+
+namespace edgeadmm::jobs {
+namespace {
+
+std::string Toml(const std::string& name) {
+  return testing::JobToml(name, "prox-admm", testing::DefaultPrivacyTable(),
+                          testing::DefaultSamplingTable());
+}
+
+TEST(JobStoreTest, CreateEnrollsEnabledDevicesAndWritesZeroModel) {
+  testing::TempDatabase t;
+  testing::EnrollDevices(t.db(), 6);
+  ASSERT_TRUE(registry::DeviceRegistry(t.db()).Disable("dev-002").ok());
+  const int64_t id = testing::CreateJobOrDie(t.db(), Toml("j1"));
+  auto job = LoadJob(t.db(), id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->n, 5);
+  EXPECT_EQ(job->state, JobState::kCreated);
+  EXPECT_EQ(job->config.name, "j1");
+  EXPECT_DOUBLE_EQ(job->config.sigma, 2.0);
+  auto devices = JobDevices(t.db(), id);
+  ASSERT_TRUE(devices.ok());
+  EXPECT_EQ(*devices, (std::vector<std::string>{"dev-000", "dev-001", "dev-003",
+                                                "dev-004", "dev-005"}));
+  auto found = FindJob(t.db(), "j1");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->id, id);
+  EXPECT_EQ(FindJob(t.db(), "nope").status(), Status::NotFound());
+}
+
+TEST(JobStoreTest, CreateRefusesDuplicatesAndTooFewDevices) {
+  testing::TempDatabase t;
+  std::string error;
+  auto config = ParseJobConfig(Toml("j"), &error);
+  ASSERT_TRUE(config.ok()) << error;
+  EXPECT_EQ(CreateJob(t.db(), *config, Toml("j")).status(),
+            Status::FailedPrecondition());  // no devices
+  testing::EnrollDevices(t.db(), 3);        // fixed m = 4 > 3
+  EXPECT_EQ(CreateJob(t.db(), *config, Toml("j")).status(),
+            Status::FailedPrecondition());
+  testing::EnrollDevices(t.db(), 0);
+  registry::DeviceRegistry reg(t.db());
+  ASSERT_TRUE(reg.Add("extra").ok());
+  ASSERT_TRUE(CreateJob(t.db(), *config, Toml("j")).ok());
+  const std::string before = testing::Snapshot(t.db());
+  EXPECT_EQ(CreateJob(t.db(), *config, Toml("j")).status(),
+            Status::AlreadyExists());
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
+  JobConfig unresolved = *config;
+  unresolved.name = "k";
+  unresolved.sigma = -1;
+  unresolved.target_epsilon = 1;
+  EXPECT_EQ(CreateJob(t.db(), unresolved, Toml("k")).status(),
+            Status::FailedPrecondition());
+}
+
+TEST(JobStoreTest, StateChangesPersist) {
+  testing::TempDatabase t;
+  testing::EnrollDevices(t.db(), 4);
+  const int64_t id = testing::CreateJobOrDie(t.db(), Toml("j"));
+  ASSERT_TRUE(SetJobState(t.db(), id, JobState::kRunning).ok());
+  t.Reopen();
+  auto job = LoadJob(t.db(), id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, JobState::kRunning);
+  EXPECT_EQ(SetJobState(t.db(), 999, JobState::kRunning), Status::NotFound());
+  auto all = ListJobs(t.db());
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 1u);
+}
+
+}  // namespace
+}  // namespace edgeadmm::jobs

@@ -1,0 +1,70 @@
+#include "edgeadmm/registry/device_registry.h"
+
+#include <gtest/gtest.h>
+
+#include "test_database.h"
+
+namespace edgeadmm::registry {
+namespace {
+
+TEST(DeviceRegistryTest, AddGivesFreshRandomPsk) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  auto a = reg.Add("sensor-1");
+  auto b = reg.Add("sensor-2");
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->size(), kPskBytes);
+  EXPECT_NE(*a, *b);
+  EXPECT_NE(*a, std::vector<uint8_t>(kPskBytes, 0));
+  auto psk = reg.LookupPsk("sensor-1");
+  ASSERT_TRUE(psk.ok());
+  EXPECT_EQ(*psk, *a);
+}
+
+TEST(DeviceRegistryTest, RejectsBadAndDuplicateIds) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  EXPECT_EQ(reg.Add("").status(), Status::InvalidArgument());
+  EXPECT_EQ(reg.Add("has space").status(), Status::InvalidArgument());
+  EXPECT_EQ(reg.Add(std::string(kMaxDeviceIdLength + 1, 'a')).status(),
+            Status::InvalidArgument());
+  EXPECT_TRUE(reg.Add(std::string(kMaxDeviceIdLength, 'a')).ok());
+  EXPECT_TRUE(reg.Add("dup").ok());
+  const std::string before = testing::Snapshot(t.db());
+  EXPECT_EQ(reg.Add("dup").status(), Status::AlreadyExists());
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
+}
+
+TEST(DeviceRegistryTest, DisabledAndUnknownDevicesHaveNoPsk) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  ASSERT_TRUE(reg.Add("d1").ok());
+  ASSERT_TRUE(reg.Disable("d1").ok());
+  EXPECT_EQ(reg.LookupPsk("d1").status(), Status::PermissionDenied());
+  EXPECT_EQ(reg.LookupPsk("nobody").status(), Status::NotFound());
+  ASSERT_TRUE(reg.Enable("d1").ok());
+  EXPECT_TRUE(reg.LookupPsk("d1").ok());
+  ASSERT_TRUE(reg.Remove("d1").ok());
+  EXPECT_EQ(reg.LookupPsk("d1").status(), Status::NotFound());
+  EXPECT_EQ(reg.Remove("d1"), Status::NotFound());
+  EXPECT_EQ(reg.Disable("nobody"), Status::NotFound());
+}
+
+TEST(DeviceRegistryTest, ListIsSortedWithState) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  ASSERT_TRUE(reg.Add("b").ok());
+  ASSERT_TRUE(reg.Add("a").ok());
+  ASSERT_TRUE(reg.Disable("b").ok());
+  auto list = reg.List();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].id, "a");
+  EXPECT_TRUE((*list)[0].enabled);
+  EXPECT_EQ((*list)[1].id, "b");
+  EXPECT_FALSE((*list)[1].enabled);
+}
+
+}  // namespace
+}  // namespace edgeadmm::registry

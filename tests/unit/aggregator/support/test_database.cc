@@ -1,0 +1,138 @@
+#include "test_database.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
+
+namespace edgeadmm::testing {
+namespace {
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "test support: %s\n", what.c_str());
+  std::abort();
+}
+
+std::string MakeTempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string templ = std::string(base ? base : "/tmp") + "/edgeadmm-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) Die("mkdtemp failed");
+  return templ;
+}
+
+store::Database OpenOrDie(const std::string& path) {
+  auto db = store::Database::Open(path);
+  if (!db.ok()) Die("cannot open " + path);
+  return std::move(db).value();
+}
+
+}  // namespace
+
+TempDatabase::TempDatabase()
+    : dir_(MakeTempDir()),
+      path_(dir_ + "/aggregator.db"),
+      db_(OpenOrDie(path_)) {}
+
+TempDatabase::~TempDatabase() {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+void TempDatabase::Reopen() { db_ = OpenOrDie(path_); }
+
+std::string Snapshot(store::Database& db) {
+  static const char* const kQueries[] = {
+      "SELECT id, hex(psk), enabled FROM devices ORDER BY id",
+      "SELECT id, name, state, sigma, n FROM jobs ORDER BY id",
+      "SELECT job_id, device_id FROM job_devices ORDER BY 1, 2",
+      "SELECT job_id, round_id, state, iteration, cohort_size, participants "
+      "FROM rounds ORDER BY 1, 2",
+      "SELECT job_id, round_id, device_id, hex(digest) FROM uploads "
+      "ORDER BY 1, 2, 3",
+      "SELECT job_id, iteration, round_id, hex(z), hex(server_state) FROM "
+      "models ORDER BY 1, 2",
+      "SELECT job_id, scope, round_id, epsilon FROM ledger ORDER BY 1, 2, 3",
+  };
+  std::string out;
+  for (const char* sql : kQueries) {
+    auto stmt = db.Prepare(sql);
+    if (!stmt.ok()) Die(std::string("snapshot: ") + sql);
+    out += sql;
+    out += "\n";
+    for (;;) {
+      auto row = stmt->Step();
+      if (!row.ok()) Die("snapshot step");
+      if (!*row) break;
+      for (int c = 0; c < 6; ++c) out += stmt->ColumnText(c) + "|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> EnrollDevices(store::Database& db, int n) {
+  registry::DeviceRegistry reg(db);
+  std::vector<std::string> ids;
+  for (int i = 0; i < n; ++i) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "dev-%03d", i);
+    if (!reg.Add(id).ok()) Die(std::string("enroll ") + id);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::string DefaultPrivacyTable() {
+  return "[privacy]\n"
+         "policy = \"participation\"\n"
+         "clip = 1.0\n"
+         "sigma = 2.0\n"
+         "delta = 1e-5\n"
+         "central_budget = 1000.0\n"
+         "device_budget = 1000.0\n";
+}
+
+std::string DefaultSamplingTable() {
+  return "[sampling]\n"
+         "scheme = \"fixed\"\n"
+         "m = 4\n"
+         "m_min = 2\n"
+         "deadline_seconds = 10\n"
+         "seed = 7\n";
+}
+
+std::string JobToml(const std::string& name, const std::string& algorithm,
+                    const std::string& privacy_table,
+                    const std::string& sampling_table) {
+  return "[job]\n"
+         "name = \"" +
+         name +
+         "\"\n"
+         "algorithm = \"" +
+         algorithm +
+         "\"\n"
+         "loss = \"logistic\"\n"
+         "dimension = 3\n"
+         "rounds = 5\n"
+         "[regularizer]\n"
+         "kind = \"l1\"\n"
+         "l1 = 0.01\n"
+         "[step]\n"
+         "lambda = 0.5\n"
+         "gamma = 2.0\n"
+         "rho = 1.0\n" +
+         privacy_table + sampling_table;
+}
+
+int64_t CreateJobOrDie(store::Database& db, const std::string& toml) {
+  std::string error;
+  auto config = jobs::ParseJobConfig(toml, &error);
+  if (!config.ok()) Die("job config: " + error);
+  auto id = jobs::CreateJob(db, *config, toml);
+  if (!id.ok()) Die("create job");
+  return *id;
+}
+
+}  // namespace edgeadmm::testing

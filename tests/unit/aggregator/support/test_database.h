@@ -1,0 +1,51 @@
+// Test helpers: a database in a fresh temporary folder, a text snapshot of
+// every table (to prove that a refused request changed nothing), an enrolled
+// fleet and a job config.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::testing {
+
+class TempDatabase {
+ public:
+  // Creates a temporary folder and opens `aggregator.db` in it (aborts the
+  // test binary on failure).
+  TempDatabase();
+  ~TempDatabase();
+  store::Database& db() { return db_; }
+  const std::string& path() const { return path_; }
+  const std::string& dir() const { return dir_; }
+  // Closes and reopens the connection (what a restart does).
+  void Reopen();
+
+ private:
+  std::string dir_;
+  std::string path_;
+  store::Database db_;
+};
+
+// Every row of every table, in primary-key order, as text.
+std::string Snapshot(store::Database& db);
+
+// Enrolls devices "dev-000" .. "dev-<n-1>" and returns their ids.
+std::vector<std::string> EnrollDevices(store::Database& db, int n);
+
+// A valid TOML job (p = 3, 5 rounds, L1) with the given [privacy] and
+// [sampling] tables.
+std::string JobToml(const std::string& name, const std::string& algorithm,
+                    const std::string& privacy_table,
+                    const std::string& sampling_table);
+
+// The default privacy and sampling tables of JobToml.
+std::string DefaultPrivacyTable();
+std::string DefaultSamplingTable();
+
+// Parses `toml` (must be valid) and creates the job; returns its id.
+int64_t CreateJobOrDie(store::Database& db, const std::string& toml);
+
+}  // namespace edgeadmm::testing
