@@ -133,11 +133,15 @@ Status ParseBlob(ConstByteSpan in, ParsedBlob& parsed) {
   if (in.size() < kDeviceStateHeaderBytes) return Status::DataLoss();
   BlobReader r(in.data());
   r.Seek(32);
-  const uint64_t primary_dim = r.Get(4);
-  const uint64_t secondary_dim = r.Get(4);
-  if (primary_dim > EDGEADMM_CFG_MAX_FEATURES ||
-      secondary_dim > EDGEADMM_CFG_MAX_FEATURES ||
-      in.size() != DeviceStateSerializedSize(primary_dim, secondary_dim)) {
+  const uint64_t primary_field = r.Get(4);
+  const uint64_t secondary_field = r.Get(4);
+  if (primary_field > EDGEADMM_CFG_MAX_FEATURES ||
+      secondary_field > EDGEADMM_CFG_MAX_FEATURES) {
+    return Status::DataLoss();
+  }
+  const size_t primary_dim = static_cast<size_t>(primary_field);
+  const size_t secondary_dim = static_cast<size_t>(secondary_field);
+  if (in.size() != DeviceStateSerializedSize(primary_dim, secondary_dim)) {
     return Status::DataLoss();
   }
   // 2. CRC over everything before the trailing CRC field.
@@ -158,8 +162,8 @@ Status ParseBlob(ConstByteSpan in, ParsedBlob& parsed) {
   parsed.last_round = r.Get(8);
   parsed.local_iteration = static_cast<uint32_t>(r.Get(4));
   parsed.drbg_reseed_count = static_cast<uint32_t>(r.Get(4));
-  parsed.info.primary_dim = static_cast<size_t>(primary_dim);
-  parsed.info.secondary_dim = static_cast<size_t>(secondary_dim);
+  parsed.info.primary_dim = primary_dim;
+  parsed.info.secondary_dim = secondary_dim;
   r.Seek(40);
   const uint32_t participations = static_cast<uint32_t>(r.Get(4));
   if (r.Get(4) != kOrderCount) return Status::DataLoss();

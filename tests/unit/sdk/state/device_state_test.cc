@@ -135,14 +135,14 @@ TEST(DeviceStateTest, RoundTripsWithEmptySecondary) {
 }
 
 TEST_F(DeviceStateBlobTest, EveryCorruptedByteIsDetectedAndChangesNothing) {
-  for (const uint8_t mask : {0xFFu, 0x01u, 0x80u}) {
+  for (const unsigned mask : {0xFFu, 0x01u, 0x80u}) {
     for (size_t i = 0; i < size_; ++i) {
-      blob_[i] ^= std::byte{mask};
+      blob_[i] ^= static_cast<std::byte>(mask);
       EXPECT_EQ(InspectDeviceState(ConstByteSpan(blob_, size_)).status(),
                 Status::DataLoss());
       EXPECT_EQ(Deserialize(size_), Status::DataLoss())
           << "byte " << i << " mask " << static_cast<int>(mask);
-      blob_[i] ^= std::byte{mask};
+      blob_[i] ^= static_cast<std::byte>(mask);
     }
   }
   EXPECT_TRUE(SameState(target_.state, snapshot_.state));
