@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
+#include <openssl/ssl.h>
+#include <time.h>
 
 #include <cstring>
 
@@ -78,6 +80,13 @@ uint16_t ContentFormatOf(const coap_pdu_t* pdu) {
       coap_decode_var_bytes(coap_opt_value(option), coap_opt_length(option)));
 }
 
+uint64_t MonotonicMs() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000u +
+         static_cast<uint64_t>(now.tv_nsec) / 1000000u;
+}
+
 }  // namespace
 
 CoapDtlsTransport::CoapDtlsTransport(CoapClientContext& context,
@@ -128,6 +137,7 @@ Status CoapDtlsTransport::EnsureSession() {
                                           COAP_PROTO_DTLS, &setup);
   if (session_ == nullptr) return Status::Unavailable();
   coap_session_set_app_data(session_, this);
+  handshake_started_ms_ = MonotonicMs();
   coap_fixed_point_t ack_timeout;
   ack_timeout.integer_part =
       static_cast<uint16_t>(config_.ack_timeout_ms / 1000);
@@ -191,7 +201,42 @@ Status CoapDtlsTransport::StartRequest(const TransportRequest& request,
               request.payload, /*observe=*/false, request_);
 }
 
+Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
+  if (session_ == nullptr) return otherwise;
+  coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+  void* tls = coap_session_get_tls(session_, &library);
+  if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return otherwise;
+  switch (SSL_get_state(static_cast<const SSL*>(tls))) {
+    case TLS_ST_CR_SRVR_DONE:
+    case TLS_ST_CW_KEY_EXCH:
+    case TLS_ST_CW_CHANGE:
+    case TLS_ST_CW_FINISHED:
+    case TLS_ST_CR_CHANGE:
+    case TLS_ST_CR_FINISHED:
+      return Status::Unauthenticated();
+    default:
+      return otherwise;
+  }
+}
+
+void CoapDtlsTransport::CheckHandshakeDeadline() {
+  const bool waiting = (request_.active && !request_.ready) || observe_.active;
+  if (!waiting || session_ == nullptr || handshake_done_) return;
+  if (MonotonicMs() - handshake_started_ms_ < config_.handshake_timeout_ms) {
+    return;
+  }
+  const Status failure = HandshakeFailure(Status::DeadlineExceeded());
+  OnFailure(failure, nullptr);
+  // Stop libcoap's own handshake retransmissions; keep the results.
+  const Slot request = request_;
+  const Slot observe = observe_;
+  Close();
+  request_ = request;
+  observe_ = observe;
+}
+
 bool CoapDtlsTransport::TakeResult(TransportResult& result) {
+  CheckHandshakeDeadline();
   if (!request_.ready) return false;
   result = request_.result;
   request_ = Slot{};
@@ -217,6 +262,7 @@ Status CoapDtlsTransport::StartObserve(const char* path,
 }
 
 bool CoapDtlsTransport::TakeNotification(TransportResult& result) {
+  CheckHandshakeDeadline();
   if (!observe_.ready) return false;
   result = observe_.result;
   observe_.ready = false;
@@ -287,8 +333,9 @@ void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received) {
 void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent) {
   // A DTLS failure after a completed handshake is a lost peer, not a
   // credential problem.
-  if (status == Status::Unauthenticated() && handshake_done_) {
-    status = Status::Unavailable();
+  if (status == Status::Unauthenticated()) {
+    status = handshake_done_ ? Status::Unavailable()
+                             : HandshakeFailure(Status::Unavailable());
   }
   if (status == Status::Unauthenticated() || status == Status::Unavailable()) {
     session_failed_ = true;

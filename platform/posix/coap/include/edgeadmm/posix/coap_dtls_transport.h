@@ -35,6 +35,12 @@ struct CoapDtlsConfig {
   // MAX_RETRANSMIT (default 4).
   uint32_t ack_timeout_ms = 2000;
   uint8_t max_retransmit = 4;
+  // A DTLS handshake that has not completed after this long fails the
+  // exchange: UNAUTHENTICATED if the server answered our key exchange but
+  // never accepted it (wrong PSK or unknown identity: DTLS drops records it
+  // cannot authenticate silently, so there is no alert to wait for),
+  // DEADLINE_EXCEEDED if the server never answered at all.
+  uint32_t handshake_timeout_ms = 5000;
 };
 
 class CoapDtlsTransport final : public Transport {
@@ -80,6 +86,11 @@ class CoapDtlsTransport final : public Transport {
   };
 
   Status EnsureSession();
+  // Fails open exchanges whose handshake exceeded handshake_timeout_ms.
+  void CheckHandshakeDeadline();
+  // UNAUTHENTICATED if the handshake got past the server's hello (the server
+  // saw our identity and key exchange), else `otherwise`.
+  Status HandshakeFailure(Status otherwise) const;
   Status Send(CoapMethod method, const char* path, uint16_t content_format,
               ConstByteSpan payload, bool observe, Slot& slot);
   static bool SameToken(const Token& token, const coap_pdu_t* pdu);
@@ -91,6 +102,7 @@ class CoapDtlsTransport final : public Transport {
   coap_session_t* session_ = nullptr;
   bool handshake_done_ = false;
   bool session_failed_ = false;
+  uint64_t handshake_started_ms_ = 0;
   Slot request_;
   Slot observe_;
 };
