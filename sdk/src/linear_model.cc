@@ -36,8 +36,9 @@ Real LocalLossAndDerivatives(const DatasetView& data, const Loss& loss,
   for (size_t j = 0; j < margins.size(); ++j) {
     const Real t = margins[j];
     const Real label = b[internal::Index(j)];
-    sum += loss.Value(t, label);
-    derivatives[j] = loss.Derivative(t, label);
+    Real derivative = 0;
+    sum += loss.ValueAndDerivative(t, label, &derivative);
+    derivatives[j] = derivative;
   }
   return sum / static_cast<Real>(data.samples());
 }

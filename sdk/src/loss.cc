@@ -68,6 +68,19 @@ Real Loss::Derivative(Real t, Real b) const {
   EDGEADMM_PANIC("invalid LossKind");
 }
 
+Real Loss::ValueAndDerivative(Real t, Real b, Real* derivative) const {
+  if (kind != LossKind::kLogistic) {
+    *derivative = Derivative(t, b);
+    return Value(t, b);
+  }
+  // With z = bt and e = e^{−|z|}: ℓ = max(−z, 0) + log1p(e) and
+  // σ(−z) = e/(1+e) for z ≥ 0, 1/(1+e) for z < 0.
+  const Real z = b * t;
+  const Real e = std::exp(-std::fabs(z));
+  *derivative = -b * ((z >= 0 ? e : Real{1}) / (1 + e));
+  return std::fmax(-z, Real{0}) + std::log1p(e);
+}
+
 Real Loss::Curvature(Real t, Real b) const {
   switch (kind) {
     case LossKind::kLogistic: {

@@ -35,6 +35,9 @@ struct Loss {
   Real Value(Real t, Real b) const;
   // ∂ℓ/∂t at (t; b).
   Real Derivative(Real t, Real b) const;
+  // ℓ(t; b), with ∂ℓ/∂t stored in *derivative: one exponential for the
+  // logistic loss instead of two (the gradient pass calls this).
+  Real ValueAndDerivative(Real t, Real b, Real* derivative) const;
   // ∂²ℓ/∂t² at (t; b); for the smoothed hinge the generalized second
   // derivative (1/h inside the quadratic piece, 0 elsewhere).
   Real Curvature(Real t, Real b) const;

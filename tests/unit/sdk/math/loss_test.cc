@@ -96,6 +96,21 @@ TEST(LossTest, DerivativeMatchesFiniteDifferences) {
   }
 }
 
+TEST(LossTest, ValueAndDerivativeMatchesTheSeparateCalls) {
+  for (LossKind kind : kKinds) {
+    const Loss loss = MakeLoss(kind);
+    for (Real b : kLabels) {
+      for (Real t = -40; t <= 40; t += 0.37) {
+        Real derivative = 7;
+        const Real value = loss.ValueAndDerivative(t, b, &derivative);
+        EXPECT_NEAR(value, loss.Value(t, b), 1e-15 * (1 + std::fabs(value)));
+        EXPECT_NEAR(derivative, loss.Derivative(t, b), 1e-16)
+            << int(kind) << " " << t;
+      }
+    }
+  }
+}
+
 TEST(LossTest, SmoothedHingeIsContinuousWithContinuousDerivative) {
   const Loss hinge = MakeLoss(LossKind::kSmoothedHinge);
   for (Real kink : {1.0, 1 - kH}) {
