@@ -1,0 +1,186 @@
+// `edgeadmm privacy report|plan`: the privacy accountant from the command
+// line, so that anyone can check a number against another library.
+//   edgeadmm privacy report --sampling poisson --q 0.01 --noise-multiplier 1
+//       --rounds 1000 --delta 1e-5 --conversion improved --json
+//   edgeadmm privacy plan --sampling poisson --q 0.01 --rounds 1000
+//       --epsilon 1 --delta 1e-5 [--policy trusted-aggregator --clip 1]
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "cli_command.h"
+#include "edgeadmm/privacy/calibration.h"
+#include "edgeadmm/privacy/composition.h"
+#include "edgeadmm/privacy/epsilon_report.h"
+#include "edgeadmm/privacy/policy.h"
+
+namespace edgeadmm::cli {
+namespace {
+
+using privacy::Error;
+using privacy::FormatNumber;
+using privacy::JsonString;
+
+struct PrivacyOptions {
+  std::string sampling = "none";
+  double q = 1.0;
+  double noise_multiplier = 0.0;
+  uint64_t rounds = 0;
+  double delta = 1e-5;
+  double epsilon = 0.0;
+  std::string conversion = "improved";
+  bool json = false;
+  // plan only: translate the noise multiplier into a policy's sigma.
+  std::string policy;
+  double clip = 1.0;
+  uint64_t cohort = 0;
+};
+
+[[noreturn]] void Fail(const char* command, const Error& error) {
+  std::fprintf(stderr, "edgeadmm privacy %s: %s\n", command,
+               error.ToString().c_str());
+  throw CLI::RuntimeError(1);
+}
+
+template <typename T>
+T Check(const char* command, privacy::ErrorOr<T> result) {
+  if (!result.ok()) Fail(command, result.error());
+  return std::move(result).value();
+}
+
+// The schedule described by the options; the neighbouring relation follows
+// from the sampling (add/remove for none and poisson, replace-one for fixed).
+privacy::Schedule MakeSchedule(const char* command, const PrivacyOptions& o) {
+  privacy::Schedule schedule;
+  schedule.kind = Check(command, privacy::ParseMechanismKind(o.sampling));
+  schedule.neighbouring =
+      schedule.kind ==
+              privacy::MechanismKind::kSampledWithoutReplacementGaussian
+          ? privacy::Neighbouring::kReplaceOne
+          : privacy::Neighbouring::kAddRemove;
+  schedule.sampling_rate = o.q;
+  schedule.rounds = o.rounds;
+  if (schedule.kind == privacy::MechanismKind::kGaussian && o.q != 1.0) {
+    Fail(command, Error::InvalidArgument(
+                      "--q needs --sampling poisson or fixed (sampling none "
+                      "is the plain Gaussian)"));
+  }
+  if (schedule.kind != privacy::MechanismKind::kGaussian &&
+      !(o.q > 0.0 && o.q <= 1.0)) {
+    Fail(command, Error::InvalidArgument("--q must be in (0, 1], got " +
+                                         std::to_string(o.q)));
+  }
+  if (o.rounds == 0) {
+    Fail(command, Error::InvalidArgument("--rounds must be >= 1"));
+  }
+  return schedule;
+}
+
+std::string ScheduleFields(const privacy::Schedule& s, double z) {
+  return "\"q\": " + FormatNumber(s.sampling_rate) +
+         ", \"noise_multiplier\": " + FormatNumber(z) +
+         ", \"rounds\": " + std::to_string(s.rounds);
+}
+
+void RunReport(const PrivacyOptions& o) {
+  const privacy::Schedule schedule = MakeSchedule("report", o);
+  const privacy::Target target{
+      0.0, o.delta, Check("report", privacy::ParseConversion(o.conversion))};
+  const privacy::EpsilonReport report = Check(
+      "report", privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+  if (o.json) {
+    std::printf(
+        "%s\n",
+        report.ToJson(ScheduleFields(schedule, o.noise_multiplier)).c_str());
+  } else {
+    std::printf("%s\n", report.ToText().c_str());
+  }
+}
+
+void RunPlan(const PrivacyOptions& o) {
+  const privacy::Schedule schedule = MakeSchedule("plan", o);
+  const privacy::Target target{
+      o.epsilon, o.delta,
+      Check("plan", privacy::ParseConversion(o.conversion))};
+  const privacy::Calibration plan =
+      Check("plan", privacy::CalibrateNoiseMultiplier(schedule, target));
+  std::string sigma_field;
+  std::string sigma_text;
+  if (!o.policy.empty()) {
+    const privacy::Policy policy =
+        Check("plan", privacy::ParsePolicy(o.policy));
+    const double sigma =
+        Check("plan", privacy::SigmaForNoiseMultiplier(
+                          policy, plan.noise_multiplier, o.clip, o.cohort));
+    sigma_field = ", \"policy_sigma\": " + FormatNumber(sigma) +
+                  ", \"policy\": " + JsonString(o.policy);
+    sigma_text = "\nsigma for policy " + o.policy +
+                 " (C = " + FormatNumber(o.clip) + "): " + FormatNumber(sigma);
+  }
+  if (o.json) {
+    std::printf("%s\n",
+                plan.achieved
+                    .ToJson(ScheduleFields(schedule, plan.noise_multiplier) +
+                            ", \"target_epsilon\": " + FormatNumber(o.epsilon) +
+                            sigma_field)
+                    .c_str());
+  } else {
+    std::printf("noise multiplier %.6g meets epsilon <= %g\n%s%s\n",
+                plan.noise_multiplier, o.epsilon,
+                plan.achieved.ToText().c_str(), sigma_text.c_str());
+  }
+}
+
+void AddScheduleOptions(CLI::App* sub, PrivacyOptions* o) {
+  sub->add_option("--sampling", o->sampling,
+                  "none (plain Gaussian, add/remove), poisson (Poisson rate q, "
+                  "add/remove) or fixed (m of n without replacement, q = m/n, "
+                  "replace-one)")
+      ->capture_default_str();
+  sub->add_option("--q", o->q, "sampling rate q in (0, 1]")
+      ->capture_default_str();
+  sub->add_option("--rounds", o->rounds, "number of rounds (compositions)")
+      ->required();
+  sub->add_option("--delta", o->delta, "delta in (0, 1)")
+      ->capture_default_str();
+  sub->add_option("--conversion", o->conversion,
+                  "RDP to (epsilon, delta): classic or improved")
+      ->capture_default_str();
+  sub->add_flag("--json", o->json, "print one JSON object");
+}
+
+void AddPrivacyCommands(CLI::App& app) {
+  CLI::App* privacy = app.add_subcommand(
+      "privacy",
+      "privacy accounting: epsilon of a schedule, noise for a target");
+  privacy->require_subcommand(1);
+  auto options = std::make_shared<PrivacyOptions>();
+
+  CLI::App* report = privacy->add_subcommand(
+      "report", "epsilon spent by a schedule of rounds");
+  AddScheduleOptions(report, options.get());
+  report
+      ->add_option("--noise-multiplier", options->noise_multiplier,
+                   "noise std / sensitivity")
+      ->required();
+  report->callback([options] { RunReport(*options); });
+
+  CLI::App* plan = privacy->add_subcommand(
+      "plan", "smallest noise multiplier for a target (epsilon, delta)");
+  AddScheduleOptions(plan, options.get());
+  plan->add_option("--epsilon", options->epsilon, "target epsilon")->required();
+  plan->add_option("--policy", options->policy,
+                   "also print sigma for participation, trusted-aggregator or "
+                   "local-dp");
+  plan->add_option("--clip", options->clip, "clipping norm C (with --policy)")
+      ->capture_default_str();
+  plan->add_option("--cohort", options->cohort,
+                   "accepted uploads per round m (participation policy)");
+  plan->callback([options] { RunPlan(*options); });
+}
+
+}  // namespace
+
+EDGEADMM_CLI_COMMAND(AddPrivacyCommands);
+
+}  // namespace edgeadmm::cli

@@ -1,0 +1,100 @@
+#include "edgeadmm/privacy/mechanism.h"
+
+#include "checks.h"
+#include "edgeadmm/privacy/gaussian_mechanism.h"
+#include "edgeadmm/privacy/sampled_without_replacement.h"
+#include "edgeadmm/privacy/subsampled_gaussian.h"
+
+namespace edgeadmm::privacy {
+
+const char* MechanismName(MechanismKind kind) {
+  switch (kind) {
+    case MechanismKind::kGaussian:
+      return "gaussian";
+    case MechanismKind::kPoissonSubsampledGaussian:
+      return "poisson_subsampled_gaussian";
+    case MechanismKind::kSampledWithoutReplacementGaussian:
+      return "sampled_without_replacement_gaussian";
+  }
+  return "unknown";
+}
+
+const char* NeighbouringName(Neighbouring neighbouring) {
+  switch (neighbouring) {
+    case Neighbouring::kAddRemove:
+      return "add/remove";
+    case Neighbouring::kZeroOut:
+      return "zero-out";
+    case Neighbouring::kReplaceOne:
+      return "replace-one";
+  }
+  return "unknown";
+}
+
+ErrorOr<MechanismKind> ParseMechanismKind(const std::string& name) {
+  if (name == "gaussian" || name == "none") return MechanismKind::kGaussian;
+  if (name == "poisson_subsampled_gaussian" || name == "poisson") {
+    return MechanismKind::kPoissonSubsampledGaussian;
+  }
+  if (name == "sampled_without_replacement_gaussian" || name == "fixed") {
+    return MechanismKind::kSampledWithoutReplacementGaussian;
+  }
+  return Error::InvalidArgument("unknown mechanism/sampling '" + name +
+                                "' (expected none, poisson or fixed)");
+}
+
+Error ValidateMechanism(const Mechanism& m) {
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("sensitivity", m.sensitivity));
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("noise std", m.noise_std));
+  EDGEADMM_PRIVACY_TRY(internal::CheckRate("sampling rate", m.sampling_rate));
+  EDGEADMM_PRIVACY_TRY(
+      internal::CheckPositive("noise multiplier", m.NoiseMultiplier()));
+  switch (m.kind) {
+    case MechanismKind::kGaussian:
+      if (m.sampling_rate != 1.0) {
+        return Error::InvalidArgument(
+            "the plain Gaussian mechanism has no sampling (rate must be 1)");
+      }
+      return Error::Ok();
+    case MechanismKind::kPoissonSubsampledGaussian:
+      if (m.neighbouring != Neighbouring::kAddRemove) {
+        return Error::InvalidArgument(
+            "the Poisson-subsampled Gaussian is accounted under add/remove "
+            "neighbours only");
+      }
+      return Error::Ok();
+    case MechanismKind::kSampledWithoutReplacementGaussian:
+      if (m.neighbouring != Neighbouring::kReplaceOne) {
+        return Error::InvalidArgument(
+            "sampling without replacement is accounted under replace-one "
+            "neighbours only");
+      }
+      return Error::Ok();
+  }
+  return Error::InvalidArgument("unknown mechanism kind");
+}
+
+ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
+  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+  const double z = m.NoiseMultiplier();
+  switch (m.kind) {
+    case MechanismKind::kGaussian:
+      return GaussianRdp(alpha, z);
+    case MechanismKind::kPoissonSubsampledGaussian:
+      return PoissonSubsampledGaussianRdp(m.sampling_rate, z, alpha);
+    case MechanismKind::kSampledWithoutReplacementGaussian:
+      return WithoutReplacementGaussianRdp(m.sampling_rate, z, alpha);
+  }
+  return Error::InvalidArgument("unknown mechanism kind");
+}
+
+ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& m, const OrderGrid& grid) {
+  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+  std::vector<double> values(grid.size());
+  for (size_t i = 0; i < grid.size(); ++i) {
+    EDGEADMM_PRIVACY_TRY_ASSIGN(values[i], RdpAt(m, grid[i]));
+  }
+  return RdpCurve::FromValues(grid, std::move(values));
+}
+
+}  // namespace edgeadmm::privacy

@@ -1,0 +1,124 @@
+#include "edgeadmm/privacy/policy.h"
+
+#include <cmath>
+#include <set>
+
+#include "checks.h"
+
+namespace edgeadmm::privacy {
+
+const char* PolicyName(Policy policy) {
+  switch (policy) {
+    case Policy::kParticipation:
+      return "participation";
+    case Policy::kTrustedAggregator:
+      return "trusted-aggregator";
+    case Policy::kLocalDp:
+      return "local-dp";
+  }
+  return "unknown";
+}
+
+ErrorOr<Policy> ParsePolicy(const std::string& name) {
+  for (Policy p :
+       {Policy::kParticipation, Policy::kTrustedAggregator, Policy::kLocalDp}) {
+    if (name == PolicyName(p)) return p;
+  }
+  return Error::InvalidArgument(
+      "unknown policy '" + name +
+      "' (expected participation, trusted-aggregator or local-dp)");
+}
+
+Error ValidateSubjectId(const std::string& id) {
+  if (id.empty() || id.size() > 128) {
+    return Error::InvalidArgument("subject ids must have 1..128 characters");
+  }
+  for (char c : id) {
+    if (c <= ' ' || c > '~') {
+      return Error::InvalidArgument("subject id '" + id +
+                                    "' has a space or non-printable character");
+    }
+  }
+  return Error::Ok();
+}
+
+Error ValidateRound(Policy policy, const RoundDescriptor& round) {
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("lambda", round.lambda));
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("clip norm C", round.clip));
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("sigma", round.sigma));
+  if (policy == Policy::kTrustedAggregator) {
+    return internal::CheckRate("sampling rate q", round.sampling_rate);
+  }
+  if (round.accepted_uploads == 0) {
+    return Error::InvalidArgument(
+        "a charged round needs m_k >= 1 accepted uploads");
+  }
+  if (round.participants.size() != round.accepted_uploads) {
+    return Error::InvalidArgument(
+        "m_k = " + std::to_string(round.accepted_uploads) + " but " +
+        std::to_string(round.participants.size()) + " participant ids given");
+  }
+  std::set<std::string> seen;
+  for (const std::string& id : round.participants) {
+    EDGEADMM_PRIVACY_TRY(ValidateSubjectId(id));
+    if (!seen.insert(id).second) {
+      return Error::InvalidArgument("device '" + id +
+                                    "' appears twice in one round");
+    }
+  }
+  return Error::Ok();
+}
+
+ErrorOr<Mechanism> ChargedMechanism(Policy policy,
+                                    const RoundDescriptor& round) {
+  EDGEADMM_PRIVACY_TRY(ValidateRound(policy, round));
+  Mechanism m;
+  switch (policy) {
+    case Policy::kParticipation:
+      m.kind = MechanismKind::kGaussian;
+      m.neighbouring = Neighbouring::kZeroOut;
+      m.sensitivity = 2.0 * round.lambda * round.clip;
+      m.noise_std = round.lambda * round.sigma *
+                    std::sqrt(static_cast<double>(round.accepted_uploads));
+      break;
+    case Policy::kTrustedAggregator:
+      m.kind = MechanismKind::kPoissonSubsampledGaussian;
+      m.neighbouring = Neighbouring::kAddRemove;
+      m.sensitivity = 2.0 * round.lambda * round.clip;
+      m.noise_std = round.lambda * round.sigma;
+      m.sampling_rate = round.sampling_rate;
+      if (m.sampling_rate == 1.0) m.kind = MechanismKind::kGaussian;
+      break;
+    case Policy::kLocalDp:
+      m.kind = MechanismKind::kGaussian;
+      m.neighbouring = Neighbouring::kReplaceOne;
+      m.sensitivity = 4.0 * round.lambda * round.clip;
+      m.noise_std = round.lambda * round.sigma;
+      break;
+  }
+  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+  return m;
+}
+
+ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
+                                        double clip,
+                                        uint64_t accepted_uploads) {
+  EDGEADMM_PRIVACY_TRY(
+      internal::CheckPositive("noise multiplier", noise_multiplier));
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("clip norm C", clip));
+  switch (policy) {
+    case Policy::kParticipation:
+      if (accepted_uploads == 0) {
+        return Error::InvalidArgument("participation needs m >= 1 uploads");
+      }
+      return 2.0 * clip * noise_multiplier /
+             std::sqrt(static_cast<double>(accepted_uploads));
+    case Policy::kTrustedAggregator:
+      return 2.0 * clip * noise_multiplier;
+    case Policy::kLocalDp:
+      return 4.0 * clip * noise_multiplier;
+  }
+  return Error::InvalidArgument("unknown policy");
+}
+
+}  // namespace edgeadmm::privacy
