@@ -1,0 +1,149 @@
+// RoundEngine: the round state machine of one job, over the store.
+//
+// No network and no clock of its own: the daemon (or a test) feeds it
+// uploads and the current time. Life of a round (ARCHITECTURE.md section 2):
+//   Advance: budget check -> secret cohort (CSPRNG) -> round row 'open'
+//   Submit:  acceptance rules, at most one upload per (device, round)
+//   Advance: at the deadline, or as soon as the whole cohort uploaded:
+//            >= m_min uploads: ONE transaction writes the accepted uploads,
+//            the new model and the ledger charges ('committed');
+//            otherwise 'discarded', nothing released or charged.
+// A crash loses at most the open round: Open() marks it 'lost' and the next
+// round gets a new id, so uploads for the lost round are refused as stale.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/sampling_rng.h"
+#include "edgeadmm/rounds/server_update.h"
+#include "edgeadmm/rounds/upload.h"
+
+namespace edgeadmm::rounds {
+
+// What a device is told to do now.
+struct Task {
+  enum class Kind { kTrain, kWait, kFinished };
+  Kind kind = Kind::kWait;
+  int64_t job_id = 0;
+  int64_t round_id = 0;   // the open round (0 if none)
+  int64_t iteration = 0;  // committed rounds so far = version of z
+  int64_t deadline_ms = 0;
+  std::vector<double> z;  // the current released model
+};
+
+// One closed round, for the progress line and Observe notifications.
+struct RoundSummary {
+  int64_t round_id = 0;
+  int64_t iteration = 0;  // after the round
+  bool committed = false;
+  size_t cohort_size = 0;
+  size_t participants = 0;
+  double central_epsilon = 0;
+};
+
+class RoundEngine {
+ public:
+  // Loads job `job_id`, its devices, latest model and ledgers, and marks
+  // rounds a crash left open as 'lost'. `accountant` must outlive the engine.
+  // NOT_FOUND for an unknown job; store errors; UNAVAILABLE without entropy.
+  static Result<std::unique_ptr<RoundEngine>> Open(
+      store::Database& db, int64_t job_id, const RoundAccountant& accountant);
+
+  // Moves the state machine to `now_ms`: re-reads the job state (the CLI may
+  // stop it), closes a round that is due, opens the next one when the job
+  // runs (budget check first; the job becomes 'completed' or
+  // 'budget-exhausted' when it must end). Store/DRBG errors.
+  Status Advance(int64_t now_ms);
+
+  // Judges an upload by the device authenticated as `identity` (DTLS PSK
+  // identity). Accepted uploads are kept in memory until the round commits;
+  // if the cohort is complete the round closes at once.
+  UploadVerdict Submit(std::string_view identity, const Upload& upload,
+                       int64_t now_ms);
+
+  // The task for `device_id` (kWait for devices outside the job).
+  Task TaskFor(std::string_view device_id) const;
+
+  const jobs::JobRecord& job() const { return job_; }
+  bool round_open() const { return open_.has_value; }
+  int64_t round_id() const { return open_.round_id; }
+  int64_t iteration() const { return iteration_; }
+  int64_t deadline_ms() const { return open_.deadline_ms; }
+  const ServerModel& model() const { return model_; }
+  double central_epsilon() const { return central_epsilon_; }
+  const std::vector<std::string>& devices() const { return devices_; }
+  // Device ids of the open round's cohort. Secret: for tests and the fleet
+  // simulator's hooks only; the server never sends it.
+  std::vector<std::string> CohortForTesting() const;
+
+  // Called after every closed round (progress line, Observe notification).
+  void set_round_listener(std::function<void(const RoundSummary&)> listener) {
+    listener_ = std::move(listener);
+  }
+
+ private:
+  struct OpenRound {
+    bool has_value = false;
+    int64_t round_id = 0;
+    int64_t deadline_ms = 0;
+    std::vector<bool> in_cohort;  // by device index
+    size_t cohort_size = 0;
+    // Accepted uploads by device index: raw bytes and decoded vector.
+    std::map<size_t, std::pair<std::vector<uint8_t>, std::vector<double>>>
+        accepted;
+  };
+  // Per-device ledgers (participation policy) and the central one.
+  struct Ledgers {
+    std::vector<double> central;                      // trusted-aggregator
+    std::vector<std::vector<double>> device_central;  // by device index
+    std::vector<std::vector<double>> device_local;    // by device index
+    std::vector<bool> charged;  // device has rows in the store
+  };
+
+  RoundEngine(store::Database& db, const RoundAccountant& accountant)
+      : db_(&db), registry_(db), accountant_(&accountant) {}
+
+  Status Load(int64_t job_id);
+  Status LoadLedgers();
+  Status RefreshJobState();
+  Status SetState(jobs::JobState state);
+  Status OpenNextRound(int64_t now_ms);
+  Status CloseRound(int64_t now_ms);
+  Status CommitRound(int64_t now_ms, RoundSummary& summary);
+  Status DiscardRound(int64_t now_ms);
+  bool WithinBudget() const;
+  // ε of the central ledger (max over devices under `participation`).
+  double CentralEpsilon(const Ledgers& ledgers) const;
+  // The two per-round mechanisms of the participation policy for m uploads.
+  RoundMechanism CentralMechanism(size_t m) const;
+  RoundMechanism LocalMechanism() const;
+  UploadVerdict Judge(std::string_view identity, const Upload& upload,
+                      size_t* index, std::vector<double>* decoded) const;
+
+  store::Database* db_;
+  registry::DeviceRegistry registry_;
+  const RoundAccountant* accountant_;
+  std::unique_ptr<SamplingRng> rng_;
+  jobs::JobRecord job_;
+  std::vector<std::string> devices_;
+  std::unordered_map<std::string, size_t> device_index_;
+  ServerModel model_;
+  int64_t iteration_ = 0;
+  int64_t next_round_id_ = 1;
+  OpenRound open_;
+  Ledgers ledgers_;
+  double central_epsilon_ = 0;
+  std::function<void(const RoundSummary&)> listener_;
+};
+
+}  // namespace edgeadmm::rounds

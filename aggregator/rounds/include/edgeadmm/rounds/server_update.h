@@ -1,0 +1,34 @@
+// Server updates: how a committed round's accepted uploads become the next
+// model.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/rounds/sampling_rng.h"
+
+namespace edgeadmm::rounds {
+
+// The server's model state, persisted per iteration.
+struct ServerModel {
+  std::vector<double> z;      // released model (z for 002, w for 004)
+  std::vector<double> state;  // ŝ = (1/n)Σ_i u_i for 002; unused otherwise
+};
+
+// Length of one upload vector: p, or 2p for dp-admm (w̃_i then γ_i).
+int64_t UploadLength(const jobs::JobConfig& config);
+
+// Applies one round's uploads (each UploadLength long) to `model`:
+//  prox-admm (paper 002 Alg. 3 with pitfall P3): ŝ += (1/n)·Σ Δu_i (plus
+//    N(0, (λσ)²I) on the sum under trusted-aggregator), z = prox_{γr}(ŝ)
+//    (paper 002 eq. (5)); n is the job's enrolled device count, not m.
+//  dp-admm (paper 004 Alg. 1 trainer step): w = mean(w̃_i) − mean(γ_i)/ρ.
+//  dp-sgd: z = prox_{γr}(z − γ·mean(g_i)).
+// INVALID_ARGUMENT on no uploads or a wrong length; DRBG errors.
+Status ApplyRound(const jobs::JobConfig& config, int64_t n,
+                  const std::vector<std::vector<double>>& uploads,
+                  SamplingRng& noise_rng, ServerModel& model);
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,42 @@
+// Upload: one device's contribution to a round, and the engine's verdict.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace edgeadmm::rounds {
+
+// What the server decoded from the network (already size-bounded).
+struct Upload {
+  std::string device_id;  // as claimed in the payload
+  int64_t job_id = 0;
+  int64_t round_id = 0;
+  std::vector<uint8_t> vector;  // little-endian float32, UploadLength values
+};
+
+// The engine's answer. Only kAccepted changes state; kDuplicate is the same
+// success answer for an identical retransmission. Every other verdict leaves
+// the engine and the store unchanged.
+enum class UploadVerdict : uint8_t {
+  kAccepted,
+  kDuplicate,             // identical bytes already accepted this round
+  kIdentityMismatch,      // payload device id != authenticated identity
+  kUnknownDevice,         // not enrolled in this job
+  kDeviceDisabled,        // disabled or removed in the registry
+  kWrongJob,              // the payload names another job
+  kStaleRound,            // round is not the current open round
+  kNotInCohort,           // device not sampled for this round
+  kConflictingDuplicate,  // a different payload was already accepted
+  kMalformed,             // wrong length, non-finite, or norm above the clip
+  kJobNotRunning,         // the job is stopped, completed or exhausted
+};
+
+// "accepted", "stale-round", ... for logs and tests.
+const char* UploadVerdictName(UploadVerdict v);
+// True for kAccepted and kDuplicate.
+inline bool IsSuccess(UploadVerdict v) {
+  return v == UploadVerdict::kAccepted || v == UploadVerdict::kDuplicate;
+}
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,517 @@
+#include "edgeadmm/rounds/round_engine.h"
+
+#include <mbedtls/sha256.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "edgeadmm/log.h"
+#include "edgeadmm/rounds/cohort_sampler.h"
+#include "edgeadmm/store/blob.h"
+#include "edgeadmm/store/transaction.h"
+
+namespace edgeadmm::rounds {
+namespace {
+
+constexpr char kCentralScope[] = "central";
+constexpr char kDeviceCentralPrefix[] = "central:";
+constexpr char kDeviceLocalPrefix[] = "local:";
+
+std::vector<uint8_t> Sha256(const std::vector<uint8_t>& bytes) {
+  std::vector<uint8_t> digest(32);
+  if (mbedtls_sha256_ret(bytes.data(), bytes.size(), digest.data(), 0) != 0) {
+    digest.clear();
+  }
+  return digest;
+}
+
+double Norm2(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x * x;
+  return std::sqrt(sum);
+}
+
+bool StartsWith(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RoundEngine>> RoundEngine::Open(
+    store::Database& db, int64_t job_id, const RoundAccountant& accountant) {
+  std::unique_ptr<RoundEngine> engine(new RoundEngine(db, accountant));
+  EDGEADMM_TRY(engine->Load(job_id));
+  return engine;
+}
+
+Status RoundEngine::Load(int64_t job_id) {
+  EDGEADMM_TRY_ASSIGN(job_, jobs::LoadJob(*db_, job_id));
+  EDGEADMM_TRY_ASSIGN(devices_, jobs::JobDevices(*db_, job_id));
+  for (size_t i = 0; i < devices_.size(); ++i) device_index_[devices_[i]] = i;
+  EDGEADMM_TRY_ASSIGN(rng_, SamplingRng::Create(job_.config.sampling_seed));
+
+  // A round still 'open' was in flight when the process died: it is lost.
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement lost,
+      db_->Prepare("UPDATE rounds SET state = 'lost' WHERE job_id = ? AND "
+                   "state = 'open'"));
+  lost.Bind(1, job_id);
+  EDGEADMM_TRY(lost.Run());
+
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement model,
+      db_->Prepare("SELECT iteration, z, server_state FROM models WHERE "
+                   "job_id = ? ORDER BY iteration DESC LIMIT 1"));
+  model.Bind(1, job_id);
+  EDGEADMM_TRY(model.StepRow());
+  iteration_ = model.ColumnInt(0);
+  EDGEADMM_TRY_ASSIGN(model_.z, store::DecodeDoubles(model.ColumnBlob(1)));
+  EDGEADMM_TRY_ASSIGN(model_.state, store::DecodeDoubles(model.ColumnBlob(2)));
+
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement next,
+      db_->Prepare("SELECT coalesce(max(round_id), 0) + 1 FROM rounds WHERE "
+                   "job_id = ?"));
+  next.Bind(1, job_id);
+  EDGEADMM_TRY(next.StepRow());
+  next_round_id_ = next.ColumnInt(0);
+  return LoadLedgers();
+}
+
+Status RoundEngine::LoadLedgers() {
+  const std::vector<double> zero(accountant_->order_count(), 0.0);
+  ledgers_.central = zero;
+  ledgers_.device_central.assign(devices_.size(), zero);
+  ledgers_.device_local.assign(devices_.size(), zero);
+  ledgers_.charged.assign(devices_.size(), false);
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT scope, rdp FROM ledger WHERE job_id = ?1 AND "
+                   "(scope, round_id) IN (SELECT scope, max(round_id) FROM "
+                   "ledger WHERE job_id = ?1 GROUP BY scope)"));
+  stmt.Bind(1, job_.id);
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, stmt.Step());
+    if (!row) break;
+    const std::string scope = stmt.ColumnText(0);
+    EDGEADMM_TRY_ASSIGN(std::vector<double> rdp,
+                        store::DecodeDoubles(stmt.ColumnBlob(1)));
+    if (rdp.size() != zero.size()) return Status::DataLoss();
+    if (scope == kCentralScope) {
+      ledgers_.central = std::move(rdp);
+      continue;
+    }
+    const bool local = StartsWith(scope, kDeviceLocalPrefix);
+    const size_t prefix = local ? sizeof(kDeviceLocalPrefix) - 1
+                                : sizeof(kDeviceCentralPrefix) - 1;
+    auto it = device_index_.find(scope.substr(prefix));
+    if (it == device_index_.end()) return Status::DataLoss();
+    (local ? ledgers_.device_local : ledgers_.device_central)[it->second] =
+        std::move(rdp);
+    ledgers_.charged[it->second] = true;
+  }
+  central_epsilon_ = CentralEpsilon(ledgers_);
+  return Status::Ok();
+}
+
+RoundMechanism RoundEngine::CentralMechanism(size_t m) const {
+  const jobs::JobConfig& c = job_.config;
+  if (c.policy == jobs::Policy::kTrustedAggregator) {
+    // Sum of clipped 2λ(x−z) (sensitivity 2λC, add/remove) plus N(0,(λσ)²):
+    // ν = σ/(2C), Poisson rate q.
+    return {c.sigma / (2 * c.clip), c.q};
+  }
+  // Participation: zero-out sensitivity 2λC, noise λσ·√m_k: ν = σ√m/(2C).
+  return {c.sigma * std::sqrt(static_cast<double>(m)) / (2 * c.clip), 1.0};
+}
+
+RoundMechanism RoundEngine::LocalMechanism() const {
+  // Local DP of one participation: replace-one sensitivity 4λC, noise λσ.
+  return {job_.config.sigma / (4 * job_.config.clip), 1.0};
+}
+
+double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {
+  const double delta = job_.config.delta;
+  if (job_.config.policy == jobs::Policy::kTrustedAggregator) {
+    return accountant_->Epsilon(ledgers.central, delta);
+  }
+  double worst = 0;
+  for (size_t i = 0; i < ledgers.device_central.size(); ++i) {
+    if (!ledgers.charged[i]) continue;
+    worst =
+        std::max(worst, accountant_->Epsilon(ledgers.device_central[i], delta));
+  }
+  return worst;
+}
+
+bool RoundEngine::WithinBudget() const {
+  const jobs::JobConfig& c = job_.config;
+  if (c.policy == jobs::Policy::kTrustedAggregator) {
+    std::vector<double> next = ledgers_.central;
+    ComposeRdp(next, accountant_->RoundRdp(CentralMechanism(0)));
+    return accountant_->Epsilon(next, c.delta) <=
+           std::min(c.central_budget, c.device_budget);
+  }
+  // Worst case for the coming round: only m_min uploads (least noise), and
+  // any enrolled device may be among them.
+  const std::vector<double> central_round =
+      accountant_->RoundRdp(CentralMechanism(static_cast<size_t>(c.m_min)));
+  const std::vector<double> local_round =
+      accountant_->RoundRdp(LocalMechanism());
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    std::vector<double> central = ledgers_.device_central[i];
+    ComposeRdp(central, central_round);
+    std::vector<double> local = ledgers_.device_local[i];
+    ComposeRdp(local, local_round);
+    if (!(accountant_->Epsilon(central, c.delta) <= c.central_budget) ||
+        !(accountant_->Epsilon(local, c.delta) <= c.device_budget)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status RoundEngine::SetState(jobs::JobState state) {
+  EDGEADMM_TRY(jobs::SetJobState(*db_, job_.id, state));
+  job_.state = state;
+  EDGEADMM_LOG_INFO("job %s: %s", job_.config.name.c_str(),
+                    jobs::JobStateName(state));
+  return Status::Ok();
+}
+
+Status RoundEngine::RefreshJobState() {
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
+                      db_->Prepare("SELECT state FROM jobs WHERE id = ?"));
+  stmt.Bind(1, job_.id);
+  EDGEADMM_TRY(stmt.StepRow());
+  const std::string state = stmt.ColumnText(0);
+  for (jobs::JobState s : {jobs::JobState::kCreated, jobs::JobState::kRunning,
+                           jobs::JobState::kStopped, jobs::JobState::kCompleted,
+                           jobs::JobState::kBudgetExhausted}) {
+    if (state == jobs::JobStateName(s)) job_.state = s;
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::Advance(int64_t now_ms) {
+  EDGEADMM_TRY(RefreshJobState());
+  if (open_.has_value) {
+    if (job_.state != jobs::JobState::kRunning) {
+      EDGEADMM_TRY(DiscardRound(now_ms));
+    } else if (now_ms >= open_.deadline_ms) {
+      EDGEADMM_TRY(CloseRound(now_ms));
+    }
+  }
+  if (!open_.has_value && job_.state == jobs::JobState::kRunning) {
+    EDGEADMM_TRY(OpenNextRound(now_ms));
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::OpenNextRound(int64_t now_ms) {
+  if (iteration_ >= job_.config.rounds) {
+    return SetState(jobs::JobState::kCompleted);
+  }
+  if (!WithinBudget()) return SetState(jobs::JobState::kBudgetExhausted);
+  EDGEADMM_TRY_ASSIGN(const std::vector<size_t> cohort,
+                      SampleCohort(job_.config, devices_.size(), *rng_));
+  OpenRound round;
+  round.has_value = true;
+  round.round_id = next_round_id_;
+  round.deadline_ms =
+      now_ms + static_cast<int64_t>(job_.config.deadline_seconds * 1000);
+  round.in_cohort.assign(devices_.size(), false);
+  for (size_t i : cohort) round.in_cohort[i] = true;
+  round.cohort_size = cohort.size();
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("INSERT INTO rounds(job_id, round_id, state, cohort_size, "
+                   "started_at) VALUES (?, ?, 'open', ?, ?)"));
+  stmt.Bind(1, job_.id)
+      .Bind(2, round.round_id)
+      .Bind(3, static_cast<int64_t>(round.cohort_size))
+      .Bind(4, now_ms);
+  EDGEADMM_TRY(stmt.Run());
+  ++next_round_id_;
+  open_ = std::move(round);
+  // A cohort below m_min can never commit: discard it now.
+  if (open_.cohort_size < static_cast<size_t>(job_.config.m_min)) {
+    return DiscardRound(now_ms);
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::CloseRound(int64_t now_ms) {
+  if (open_.accepted.size() < static_cast<size_t>(job_.config.m_min)) {
+    return DiscardRound(now_ms);
+  }
+  RoundSummary summary;
+  const Status status = CommitRound(now_ms, summary);
+  // Whatever happened, the round is over in memory; on failure it stays
+  // 'open' in the store and becomes 'lost' at the next Open.
+  open_ = OpenRound();
+  EDGEADMM_TRY(status);
+  EDGEADMM_LOG_INFO(
+      "job %s round %lld: committed iteration %lld/%lld, %zu/%zu uploads, "
+      "central epsilon %.6g",
+      job_.config.name.c_str(), static_cast<long long>(summary.round_id),
+      static_cast<long long>(summary.iteration),
+      static_cast<long long>(job_.config.rounds), summary.participants,
+      summary.cohort_size, summary.central_epsilon);
+  if (listener_) listener_(summary);
+  if (iteration_ >= job_.config.rounds) {
+    job_.state = jobs::JobState::kCompleted;
+    EDGEADMM_LOG_INFO("job %s: completed", job_.config.name.c_str());
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
+  const jobs::JobConfig& c = job_.config;
+  const size_t m = open_.accepted.size();
+  std::vector<std::vector<double>> uploads;
+  uploads.reserve(m);
+  for (const auto& [index, upload] : open_.accepted) {
+    uploads.push_back(upload.second);
+  }
+  ServerModel next_model = model_;
+  EDGEADMM_TRY(ApplyRound(c, job_.n, uploads, *rng_, next_model));
+
+  // Ledger charges of this round.
+  Ledgers next_ledgers = ledgers_;
+  const RoundMechanism central = CentralMechanism(m);
+  const std::vector<double> central_rdp = accountant_->RoundRdp(central);
+  if (c.policy == jobs::Policy::kTrustedAggregator) {
+    ComposeRdp(next_ledgers.central, central_rdp);
+  } else {
+    const std::vector<double> local_rdp =
+        accountant_->RoundRdp(LocalMechanism());
+    for (const auto& [index, upload] : open_.accepted) {
+      ComposeRdp(next_ledgers.device_central[index], central_rdp);
+      ComposeRdp(next_ledgers.device_local[index], local_rdp);
+      next_ledgers.charged[index] = true;
+    }
+  }
+  const double central_epsilon = CentralEpsilon(next_ledgers);
+  const int64_t iteration = iteration_ + 1;
+
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement round,
+      db_->Prepare("UPDATE rounds SET state = 'committed', iteration = ?, "
+                   "participants = ?, noise_multiplier = ?, sampling_rate = "
+                   "?, closed_at = ? WHERE job_id = ? AND round_id = ? AND "
+                   "state = 'open'"));
+  round.Bind(1, iteration)
+      .Bind(2, static_cast<int64_t>(m))
+      .Bind(3, central.noise_multiplier)
+      .Bind(4, central.sampling_rate)
+      .Bind(5, now_ms)
+      .Bind(6, job_.id)
+      .Bind(7, open_.round_id);
+  EDGEADMM_TRY(round.Run());
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement upload,
+      db_->Prepare("INSERT INTO uploads(job_id, round_id, device_id, digest, "
+                   "payload) VALUES (?, ?, ?, ?, ?)"));
+  for (const auto& [index, accepted] : open_.accepted) {
+    upload.Bind(1, job_.id)
+        .Bind(2, open_.round_id)
+        .Bind(3, devices_[index])
+        .BindBlob(4, Sha256(accepted.first))
+        .BindBlob(5, accepted.first);
+    EDGEADMM_TRY(upload.Run());
+    EDGEADMM_TRY(upload.Reset());
+  }
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement model,
+      db_->Prepare("INSERT INTO models(job_id, iteration, round_id, z, "
+                   "server_state) VALUES (?, ?, ?, ?, ?)"));
+  model.Bind(1, job_.id)
+      .Bind(2, iteration)
+      .Bind(3, open_.round_id)
+      .BindBlob(4, store::EncodeDoubles(next_model.z))
+      .BindBlob(5, store::EncodeDoubles(next_model.state));
+  EDGEADMM_TRY(model.Run());
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement ledger,
+      db_->Prepare("INSERT INTO ledger(job_id, scope, round_id, epsilon, rdp) "
+                   "VALUES (?, ?, ?, ?, ?)"));
+  auto write_ledger = [&](const std::string& scope,
+                          const std::vector<double>& rdp,
+                          double epsilon) -> Status {
+    ledger.Bind(1, job_.id)
+        .Bind(2, scope)
+        .Bind(3, open_.round_id)
+        .Bind(4, epsilon)
+        .BindBlob(5, store::EncodeDoubles(rdp));
+    EDGEADMM_TRY(ledger.Run());
+    return ledger.Reset();
+  };
+  if (c.policy == jobs::Policy::kTrustedAggregator) {
+    EDGEADMM_TRY(
+        write_ledger(kCentralScope, next_ledgers.central, central_epsilon));
+  } else {
+    // The central row carries the worst device's curve.
+    size_t worst = 0;
+    double worst_epsilon = -1;
+    for (const auto& [index, accepted] : open_.accepted) {
+      const std::string& id = devices_[index];
+      const double e_central =
+          accountant_->Epsilon(next_ledgers.device_central[index], c.delta);
+      const double e_local =
+          accountant_->Epsilon(next_ledgers.device_local[index], c.delta);
+      EDGEADMM_TRY(write_ledger(kDeviceCentralPrefix + id,
+                                next_ledgers.device_central[index], e_central));
+      EDGEADMM_TRY(write_ledger(kDeviceLocalPrefix + id,
+                                next_ledgers.device_local[index], e_local));
+    }
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      if (!next_ledgers.charged[i]) continue;
+      const double e =
+          accountant_->Epsilon(next_ledgers.device_central[i], c.delta);
+      if (e > worst_epsilon || worst_epsilon < 0) {
+        worst_epsilon = e;
+        worst = i;
+      }
+    }
+    EDGEADMM_TRY(write_ledger(kCentralScope, next_ledgers.device_central[worst],
+                              central_epsilon));
+  }
+  if (iteration >= c.rounds) {
+    EDGEADMM_TRY_ASSIGN(
+        store::Statement done,
+        db_->Prepare("UPDATE jobs SET state = 'completed' WHERE id = ?"));
+    done.Bind(1, job_.id);
+    EDGEADMM_TRY(done.Run());
+  }
+  EDGEADMM_TRY(tx.Commit());
+
+  model_ = std::move(next_model);
+  ledgers_ = std::move(next_ledgers);
+  central_epsilon_ = central_epsilon;
+  iteration_ = iteration;
+  summary.round_id = open_.round_id;
+  summary.iteration = iteration;
+  summary.committed = true;
+  summary.cohort_size = open_.cohort_size;
+  summary.participants = m;
+  summary.central_epsilon = central_epsilon;
+  return Status::Ok();
+}
+
+Status RoundEngine::DiscardRound(int64_t now_ms) {
+  RoundSummary summary;
+  summary.round_id = open_.round_id;
+  summary.iteration = iteration_;
+  summary.cohort_size = open_.cohort_size;
+  summary.participants = open_.accepted.size();
+  summary.central_epsilon = central_epsilon_;
+  open_ = OpenRound();
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("UPDATE rounds SET state = 'discarded', participants = ?, "
+                   "closed_at = ? WHERE job_id = ? AND round_id = ?"));
+  stmt.Bind(1, static_cast<int64_t>(summary.participants))
+      .Bind(2, now_ms)
+      .Bind(3, job_.id)
+      .Bind(4, summary.round_id);
+  EDGEADMM_TRY(stmt.Run());
+  EDGEADMM_LOG_INFO(
+      "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "
+      "released",
+      job_.config.name.c_str(), static_cast<long long>(summary.round_id),
+      summary.participants, summary.cohort_size,
+      static_cast<long long>(job_.config.m_min));
+  if (listener_) listener_(summary);
+  return Status::Ok();
+}
+
+UploadVerdict RoundEngine::Judge(std::string_view identity,
+                                 const Upload& upload, size_t* index,
+                                 std::vector<double>* decoded) const {
+  if (identity != upload.device_id) return UploadVerdict::kIdentityMismatch;
+  auto it = device_index_.find(upload.device_id);
+  if (it == device_index_.end()) return UploadVerdict::kUnknownDevice;
+  *index = it->second;
+  auto record = registry_.Get(upload.device_id);
+  if (!record.ok() || !record->enabled) return UploadVerdict::kDeviceDisabled;
+  if (upload.job_id != job_.id) return UploadVerdict::kWrongJob;
+  if (job_.state != jobs::JobState::kRunning) {
+    return UploadVerdict::kJobNotRunning;
+  }
+  if (!open_.has_value || upload.round_id != open_.round_id) {
+    return UploadVerdict::kStaleRound;
+  }
+  if (!open_.in_cohort[*index]) return UploadVerdict::kNotInCohort;
+  auto values = store::DecodeFloats(upload.vector);
+  if (!values.ok() ||
+      values->size() != static_cast<size_t>(UploadLength(job_.config))) {
+    return UploadVerdict::kMalformed;
+  }
+  // Devices under trusted-aggregator only clip: ||Δu|| = 2λ||Clip(x−z)||
+  // <= 2λC. Enforce it, or one device could break the sensitivity bound.
+  const jobs::JobConfig& c = job_.config;
+  if (c.policy == jobs::Policy::kTrustedAggregator &&
+      Norm2(*values) > 2 * c.lambda * c.clip * (1 + 1e-6)) {
+    return UploadVerdict::kMalformed;
+  }
+  auto previous = open_.accepted.find(*index);
+  if (previous != open_.accepted.end()) {
+    return previous->second.first == upload.vector
+               ? UploadVerdict::kDuplicate
+               : UploadVerdict::kConflictingDuplicate;
+  }
+  *decoded = std::move(values).value();
+  return UploadVerdict::kAccepted;
+}
+
+UploadVerdict RoundEngine::Submit(std::string_view identity,
+                                  const Upload& upload, int64_t now_ms) {
+  size_t index = 0;
+  std::vector<double> decoded;
+  const UploadVerdict verdict = Judge(identity, upload, &index, &decoded);
+  if (verdict != UploadVerdict::kAccepted) return verdict;
+  open_.accepted.emplace(index,
+                         std::make_pair(upload.vector, std::move(decoded)));
+  if (open_.accepted.size() == open_.cohort_size) {
+    // Everyone answered: no reason to wait for the deadline.
+    const Status status = CloseRound(now_ms);
+    if (!status.ok()) {
+      EDGEADMM_LOG_ERROR("job %s: closing round failed: %s",
+                         job_.config.name.c_str(), status.str());
+    }
+  }
+  return verdict;
+}
+
+Task RoundEngine::TaskFor(std::string_view device_id) const {
+  Task task;
+  task.job_id = job_.id;
+  task.iteration = iteration_;
+  task.z = model_.z;
+  if (job_.state != jobs::JobState::kRunning) {
+    task.kind = Task::Kind::kFinished;
+    return task;
+  }
+  if (!open_.has_value) return task;
+  task.round_id = open_.round_id;
+  task.deadline_ms = open_.deadline_ms;
+  auto it = device_index_.find(std::string(device_id));
+  if (it != device_index_.end() && open_.in_cohort[it->second] &&
+      open_.accepted.count(it->second) == 0) {
+    task.kind = Task::Kind::kTrain;
+  }
+  return task;
+}
+
+std::vector<std::string> RoundEngine::CohortForTesting() const {
+  std::vector<std::string> ids;
+  if (!open_.has_value) return ids;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (open_.in_cohort[i]) ids.push_back(devices_[i]);
+  }
+  return ids;
+}
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,44 @@
+#include "edgeadmm/rounds/sampling_rng.h"
+
+#include <cmath>
+
+namespace edgeadmm::rounds {
+namespace {
+constexpr char kPersonalization[] = "edgeadmm aggregator sampling";
+}  // namespace
+
+Result<std::unique_ptr<SamplingRng>> SamplingRng::Create(uint64_t seed) {
+  std::unique_ptr<SamplingRng> rng(new SamplingRng(seed));
+  EntropySource& entropy =
+      seed == 0 ? static_cast<EntropySource&>(rng->kernel_entropy_)
+                : rng->seeded_entropy_;
+  const ConstByteSpan personalization(
+      reinterpret_cast<const std::byte*>(kPersonalization),
+      sizeof(kPersonalization) - 1);
+  EDGEADMM_TRY(rng->drbg_.Init(entropy, personalization));
+  rng->gaussian_ = std::make_unique<GaussianSampler>(rng->drbg_);
+  return rng;
+}
+
+Result<double> SamplingRng::Uniform01() { return gaussian_->Uniform01(); }
+
+Result<uint64_t> SamplingRng::UniformBelow(uint64_t bound) {
+  if (bound == 0) return Status::InvalidArgument();
+  // Largest multiple of `bound` that fits: draws at or above it are redrawn.
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  for (;;) {
+    std::byte bytes[8];
+    EDGEADMM_TRY(drbg_.Generate(ByteSpan(bytes)));
+    uint64_t word = 0;
+    for (int i = 0; i < 8; ++i) {
+      word |= static_cast<uint64_t>(bytes[i]) << (8 * i);
+    }
+    if (word < limit) return word % bound;
+  }
+}
+
+Status SamplingRng::AddNoise(double stddev, std::vector<double>& v) {
+  return gaussian_->AddNoise(stddev, Span<double>(v.data(), v.size()));
+}
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,332 @@
+#include "edgeadmm/rounds/round_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/store/blob.h"
+#include "test_database.h"
+
+namespace edgeadmm::rounds {
+namespace {
+
+constexpr int kDevices = 6;
+
+// A deterministic Δu for (device, round), exactly representable in float32.
+std::vector<double> DeltaFor(const std::string& device, int64_t round_id) {
+  const double d = static_cast<double>(device.back() - '0');
+  return {d / 8, -static_cast<double>(round_id) / 16, (d - 2) / 4};
+}
+
+Upload UploadFor(const RoundEngine& e, const std::string& device) {
+  Upload u;
+  u.device_id = device;
+  u.job_id = e.job().id;
+  u.round_id = e.round_id();
+  u.vector = store::EncodeFloats(DeltaFor(device, e.round_id()));
+  return u;
+}
+
+int64_t Count(store::Database& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql);
+  EXPECT_TRUE(stmt.ok());
+  EXPECT_TRUE(stmt->StepRow().ok());
+  return stmt->ColumnInt(0);
+}
+
+class RoundEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    devices_ = testing::EnrollDevices(t_.db(), kDevices);
+  }
+
+  // Creates and starts a job with the given tables; opens the engine.
+  void Start(const std::string& privacy = testing::DefaultPrivacyTable(),
+             const std::string& sampling = testing::DefaultSamplingTable()) {
+    job_id_ = testing::CreateJobOrDie(
+        t_.db(), testing::JobToml("job", "prox-admm", privacy, sampling));
+    ASSERT_TRUE(
+        jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+    Reopen();
+  }
+
+  void Reopen() {
+    engine_.reset();
+    auto engine = RoundEngine::Open(t_.db(), job_id_, accountant_);
+    ASSERT_TRUE(engine.ok());
+    engine_ = std::move(engine).value();
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+
+  // Uploads from every cohort member (closing the round early).
+  void CompleteRound() {
+    const int64_t round = engine_->round_id();
+    for (const std::string& d : engine_->CohortForTesting()) {
+      accepted_[round].push_back(d);
+      ASSERT_EQ(engine_->Submit(d, UploadFor(*engine_, d), now_),
+                UploadVerdict::kAccepted);
+    }
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+
+  testing::TempDatabase t_;
+  std::vector<std::string> devices_;
+  FallbackRdpAccountant accountant_;
+  int64_t job_id_ = 0;
+  int64_t now_ = 1000;
+  std::unique_ptr<RoundEngine> engine_;
+  std::map<int64_t, std::vector<std::string>> accepted_;  // by round
+};
+
+TEST_F(RoundEngineTest, RunsToCompletionAndMatchesReferenceMath) {
+  Start();
+  ASSERT_TRUE(engine_->round_open());
+  double last_epsilon = 0;
+  for (int k = 0; k < 5; ++k) {
+    ASSERT_TRUE(engine_->round_open()) << k;
+    ASSERT_EQ(engine_->CohortForTesting().size(), 4u);
+    CompleteRound();
+    EXPECT_EQ(engine_->iteration(), k + 1);
+    EXPECT_GT(engine_->central_epsilon(), last_epsilon);
+    last_epsilon = engine_->central_epsilon();
+  }
+  EXPECT_FALSE(engine_->round_open());
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kCompleted);
+  EXPECT_EQ(engine_->TaskFor("dev-000").kind, Task::Kind::kFinished);
+
+  // Reference: ŝ = (1/n)·Σ every accepted Δu, z = soft-threshold(ŝ, γ·l1).
+  std::vector<double> s(3, 0.0);
+  for (const auto& [round, ids] : accepted_) {
+    for (const std::string& d : ids) {
+      const std::vector<double> delta = DeltaFor(d, round);
+      for (int j = 0; j < 3; ++j) s[j] += delta[j] / kDevices;
+    }
+  }
+  for (int j = 0; j < 3; ++j) {
+    const double threshold = 2.0 * 0.01;
+    const double z =
+        std::copysign(std::max(std::abs(s[j]) - threshold, 0.0), s[j]);
+    EXPECT_NEAR(engine_->model().state[j], s[j], 1e-15);
+    EXPECT_NEAR(engine_->model().z[j], z, 1e-15);
+  }
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 20);
+  EXPECT_EQ(Count(t_.db(), "SELECT max(iteration) FROM models"), 5);
+  EXPECT_EQ(
+      Count(t_.db(), "SELECT count(*) FROM rounds WHERE state = 'committed'"),
+      5);
+  auto job = jobs::LoadJob(t_.db(), job_id_);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kCompleted);
+
+  // A restart resumes the stored model, not a fresh one.
+  const ServerModel before_restart = engine_->model();
+  Reopen();
+  EXPECT_EQ(engine_->iteration(), 5);
+  EXPECT_EQ(engine_->model().z, before_restart.z);
+  EXPECT_EQ(engine_->model().state, before_restart.state);
+  EXPECT_DOUBLE_EQ(engine_->central_epsilon(), last_epsilon);
+}
+
+TEST_F(RoundEngineTest, EveryBadRequestGetsItsVerdictAndChangesNothing) {
+  Start();
+  const std::vector<std::string> cohort = engine_->CohortForTesting();
+  ASSERT_EQ(cohort.size(), 4u);
+  std::string outsider;
+  for (const std::string& d : devices_) {
+    if (std::find(cohort.begin(), cohort.end(), d) == cohort.end()) {
+      outsider = d;
+    }
+  }
+  const std::string a = cohort[0];
+  const std::string b = cohort[1];
+  const Upload good = UploadFor(*engine_, a);
+  ASSERT_EQ(engine_->Submit(a, good, now_), UploadVerdict::kAccepted);
+  const std::string before = testing::Snapshot(t_.db());
+
+  struct Case {
+    const char* what;
+    std::string identity;
+    Upload upload;
+    UploadVerdict expected;
+  };
+  std::vector<Case> cases;
+  Upload u = UploadFor(*engine_, b);
+  cases.push_back({"identity", a, u, UploadVerdict::kIdentityMismatch});
+  u = UploadFor(*engine_, b);
+  u.device_id = "stranger";
+  cases.push_back({"unknown", "stranger", u, UploadVerdict::kUnknownDevice});
+  u = UploadFor(*engine_, b);
+  u.job_id += 1;
+  cases.push_back({"job", b, u, UploadVerdict::kWrongJob});
+  u = UploadFor(*engine_, b);
+  u.round_id -= 1;
+  cases.push_back({"old round", b, u, UploadVerdict::kStaleRound});
+  u = UploadFor(*engine_, b);
+  u.round_id += 1;
+  cases.push_back({"future round", b, u, UploadVerdict::kStaleRound});
+  u = UploadFor(*engine_, outsider);
+  cases.push_back({"cohort", outsider, u, UploadVerdict::kNotInCohort});
+  u = UploadFor(*engine_, a);
+  u.vector[0] ^= 0x01;
+  cases.push_back(
+      {"different second payload", a, u, UploadVerdict::kConflictingDuplicate});
+  u = UploadFor(*engine_, b);
+  u.vector.resize(8);
+  cases.push_back({"short", b, u, UploadVerdict::kMalformed});
+  u = UploadFor(*engine_, b);
+  u.vector = store::EncodeFloats({1.0, std::nan(""), 0.0});
+  cases.push_back({"nan", b, u, UploadVerdict::kMalformed});
+  cases.push_back({"retransmission", a, good, UploadVerdict::kDuplicate});
+
+  for (const Case& c : cases) {
+    EXPECT_EQ(engine_->Submit(c.identity, c.upload, now_), c.expected)
+        << c.what << ": got "
+        << UploadVerdictName(engine_->Submit(c.identity, c.upload, now_));
+    EXPECT_EQ(testing::Snapshot(t_.db()), before) << c.what;
+  }
+
+  // A disabled device is refused although it is in the cohort.
+  ASSERT_TRUE(registry::DeviceRegistry(t_.db()).Disable(b).ok());
+  const std::string disabled_before = testing::Snapshot(t_.db());
+  EXPECT_EQ(engine_->Submit(b, UploadFor(*engine_, b), now_),
+            UploadVerdict::kDeviceDisabled);
+  EXPECT_EQ(testing::Snapshot(t_.db()), disabled_before);
+
+  // The round commits exactly the legitimate uploads, with a's first payload.
+  for (size_t i = 2; i < cohort.size(); ++i) {
+    ASSERT_EQ(engine_->Submit(cohort[i], UploadFor(*engine_, cohort[i]), now_),
+              UploadVerdict::kAccepted);
+  }
+  now_ += 10'000;  // deadline: b never uploads
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 3);
+  auto stmt = t_.db().Prepare(
+      "SELECT payload FROM uploads WHERE device_id = '" + a + "'");
+  ASSERT_TRUE(stmt.ok());
+  ASSERT_TRUE(stmt->StepRow().ok());
+  EXPECT_EQ(stmt->ColumnBlob(0), good.vector);
+}
+
+TEST_F(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
+  Start();
+  const int64_t first = engine_->round_id();
+  const std::string a = engine_->CohortForTesting()[0];
+  ASSERT_EQ(engine_->Submit(a, UploadFor(*engine_, a), now_),
+            UploadVerdict::kAccepted);
+  now_ += 9'999;
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->round_id(), first) << "deadline not reached yet";
+  now_ += 1;
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->round_id(), first + 1);
+  EXPECT_EQ(engine_->iteration(), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 1);
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT participants FROM rounds WHERE state = 'discarded'"),
+            1);
+  EXPECT_EQ(engine_->central_epsilon(), 0);
+}
+
+TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
+  Start();
+  CompleteRound();
+  const int64_t in_flight = engine_->round_id();
+  const std::string a = engine_->CohortForTesting()[0];
+  const Upload pending = UploadFor(*engine_, a);
+  ASSERT_EQ(engine_->Submit(a, pending, now_), UploadVerdict::kAccepted);
+  const std::vector<double> z = engine_->model().z;
+
+  Reopen();  // the crash: in-memory uploads are gone
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(engine_->model().z, z);
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM rounds WHERE state = 'lost' "
+                  "AND round_id = " +
+                      std::to_string(in_flight)),
+            1);
+  EXPECT_EQ(engine_->round_id(), in_flight + 1);
+  EXPECT_EQ(engine_->Submit(a, pending, now_), UploadVerdict::kStaleRound);
+  const Task task = engine_->TaskFor(a);
+  EXPECT_EQ(task.round_id, in_flight + 1);
+  EXPECT_EQ(task.iteration, 1);
+}
+
+TEST_F(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
+  // The check assumes the worst round (m_min = 2 uploads: ν = σ√2/(2C) =
+  // √2); with 4 of 6 devices per round some device joins every other round,
+  // and ε = 5 is reached before round 5.
+  std::string privacy = testing::DefaultPrivacyTable();
+  privacy.replace(privacy.find("central_budget = 1000.0"), 23,
+                  "central_budget = 5.0");
+  Start(privacy);
+  int committed = 0;
+  while (engine_->round_open()) {
+    CompleteRound();
+    ++committed;
+    ASSERT_LT(committed, 10);
+  }
+  EXPECT_GT(committed, 0);
+  EXPECT_LT(committed, 5);
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kBudgetExhausted);
+  EXPECT_LE(engine_->central_epsilon(), 5.0);
+  auto job = jobs::LoadJob(t_.db(), job_id_);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kBudgetExhausted);
+}
+
+TEST_F(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
+  Start();
+  const std::string a = engine_->CohortForTesting()[0];
+  ASSERT_EQ(engine_->Submit(a, UploadFor(*engine_, a), now_),
+            UploadVerdict::kAccepted);
+  ASSERT_TRUE(
+      jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kStopped).ok());
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_FALSE(engine_->round_open());
+  EXPECT_EQ(engine_->TaskFor(a).kind, Task::Kind::kFinished);
+  EXPECT_EQ(engine_->Submit(a, UploadFor(*engine_, a), now_),
+            UploadVerdict::kJobNotRunning);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
+}
+
+TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
+  std::string privacy = testing::DefaultPrivacyTable();
+  privacy.replace(privacy.find("participation"), 13, "trusted-aggregator");
+  Start(privacy,
+        "[sampling]\nscheme = \"poisson\"\nq = 1.0\nm_min = 1\n"
+        "deadline_seconds = 10\nseed = 3\n");
+  ASSERT_TRUE(engine_->round_open());
+  Upload u = UploadFor(*engine_, "dev-001");
+  // 2λC = 1: a vector of norm 1.5 breaks the sensitivity bound.
+  u.vector = store::EncodeFloats({1.5, 0, 0});
+  EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kMalformed);
+  u.vector = store::EncodeFloats({0.6, 0.8, 0});
+  EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kAccepted);
+}
+
+TEST_F(RoundEngineTest, TaskTellsOnlyCohortMembersToTrain) {
+  Start();
+  const std::vector<std::string> cohort = engine_->CohortForTesting();
+  int train = 0;
+  for (const std::string& d : devices_) {
+    const Task task = engine_->TaskFor(d);
+    const bool member =
+        std::find(cohort.begin(), cohort.end(), d) != cohort.end();
+    EXPECT_EQ(task.kind == Task::Kind::kTrain, member) << d;
+    EXPECT_EQ(task.round_id, engine_->round_id());
+    EXPECT_EQ(task.deadline_ms, now_ + 10'000);
+    train += member;
+  }
+  EXPECT_EQ(train, 4);
+  ASSERT_EQ(engine_->Submit(cohort[0], UploadFor(*engine_, cohort[0]), now_),
+            UploadVerdict::kAccepted);
+  EXPECT_EQ(engine_->TaskFor(cohort[0]).kind, Task::Kind::kWait);
+}
+
+}  // namespace
+}  // namespace edgeadmm::rounds
