@@ -9,9 +9,18 @@
 #                        multiarch package found by EdgeAdmmDependencies (aarch64)
 #   nanopb::runtime      the nanopb runtime from the Debian source package
 #                        (proto/CMakeLists.txt links it)
+#   liblzma              xz-utils from its Debian source (from-source Linux targets)
 #   GTest::gtest, GTest::gtest_main, GTest::gmock (hosted targets with tests):
 #                        built from /usr/src/googletest (Debian's googletest)
 include(DebianSource)
+
+# pkg-config must describe the target, not the build host: multiarch .pc files
+# of the target architecture only (none exist for a from-source target).
+if(NOT EDGEADMM_BARE_METAL AND CMAKE_LIBRARY_ARCHITECTURE)
+  set(ENV{PKG_CONFIG_LIBDIR}
+    "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/pkgconfig:/usr/share/pkgconfig")
+  set(ENV{PKG_CONFIG_PATH} "")
+endif()
 
 if(EDGEADMM_BARE_METAL OR CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
   set(_deps_from_source ON)
@@ -71,6 +80,22 @@ if(NOT TARGET nanopb::runtime)
   _edgeadmm_third_party_options(edgeadmm_nanopb)
 endif()
 
+# liblzma (platform/posix/dataio reads .xz data sets) for a from-source Linux
+# target: xz-utils' own CMake build, handed to the find_* results dataio uses.
+if(EDGEADMM_DEPS_FROM_SOURCE AND NOT EDGEADMM_BARE_METAL AND NOT TARGET liblzma)
+  edgeadmm_debian_source(PACKAGE xz-utils OUT_DIR _xz_src)
+  set(BUILD_SHARED_LIBS OFF)
+  set(BUILD_TESTING OFF)  # xz's own tests stay out of our ctest
+  set(CREATE_XZ_SYMLINKS OFF CACHE BOOL "" FORCE)
+  set(CREATE_LZMA_SYMLINKS OFF CACHE BOOL "" FORCE)
+  add_subdirectory("${_xz_src}" "${CMAKE_BINARY_DIR}/_xz" EXCLUDE_FROM_ALL SYSTEM)
+  unset(BUILD_TESTING)
+  unset(BUILD_SHARED_LIBS)
+  target_compile_options(liblzma PRIVATE -w)
+  set(LZMA_INCLUDE_DIR "${_xz_src}/src/liblzma/api" CACHE PATH "" FORCE)
+  set(LZMA_LIBRARY liblzma CACHE STRING "" FORCE)
+endif()
+
 if(NOT EDGEADMM_BARE_METAL AND EDGEADMM_BUILD_TESTS AND NOT TARGET GTest::gtest)
   set(BUILD_GMOCK ON CACHE BOOL "" FORCE)
   set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
@@ -78,6 +103,8 @@ if(NOT EDGEADMM_BARE_METAL AND EDGEADMM_BUILD_TESTS AND NOT TARGET GTest::gtest)
     EXCLUDE_FROM_ALL SYSTEM)
   foreach(_gtest_lib gtest gtest_main gmock gmock_main)
     target_compile_options(${_gtest_lib} PRIVATE -w)
-    add_library(GTest::${_gtest_lib} ALIAS ${_gtest_lib})
+    if(NOT TARGET GTest::${_gtest_lib})
+      add_library(GTest::${_gtest_lib} ALIAS ${_gtest_lib})
+    endif()
   endforeach()
 endif()

@@ -26,6 +26,9 @@ function(edgeadmm_add_gtest)
   endif()
 endfunction()
 
+set(EDGEADMM_SKIP_AREAS "" CACHE STRING
+  "Source folders (relative to the top, e.g. platform/posix/coap) not to add")
+
 # Adds every immediate subdirectory of the current source dir that has a
 # CMakeLists.txt, so areas can be added without touching a shared file.
 function(edgeadmm_add_all_subdirectories)
@@ -37,8 +40,14 @@ function(edgeadmm_add_all_subdirectories)
     if(_child STREQUAL "aggregator" AND NOT EDGEADMM_BUILD_AGGREGATOR)
       continue()
     endif()
-    # Integration tests (daemon, DTLS, sockets) need a hosted OS.
-    if(_child STREQUAL "integration" AND EDGEADMM_BARE_METAL)
+    # Integration tests (daemon, DTLS, sockets) and fuzzers need a hosted OS.
+    if(_child MATCHES "^(integration|fuzz)$" AND EDGEADMM_BARE_METAL)
+      continue()
+    endif()
+    # Areas a target cannot build (EDGEADMM_SKIP_AREAS, set by a preset).
+    file(RELATIVE_PATH _area "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/${_child}")
+    if(_area IN_LIST EDGEADMM_SKIP_AREAS)
+      message(STATUS "Area ${_area} skipped (EDGEADMM_SKIP_AREAS)")
       continue()
     endif()
     if(IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/${_child}"

@@ -6,11 +6,13 @@
 
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/baremetal/stack.h"
 
 extern "C" {
 // Linker-script symbols (platform/boards/mps2_an386/mps2_an386.ld).
 extern uint32_t __data_load__[], __data_start__[], __data_end__[];
-extern uint32_t __bss_start__[], __bss_end__[], __stack_top__[];
+extern uint32_t __bss_start__[], __bss_end__[];
+extern uint32_t __stack_bottom__[], __stack_top__[];
 using InitFunction = void (*)();
 extern InitFunction __preinit_array_start[], __preinit_array_end[];
 extern InitFunction __init_array_start[], __init_array_end[];
@@ -36,6 +38,10 @@ volatile uint32_t& Hfsr() {
 }
 
 constexpr int kFaultExitCode = 135;
+constexpr uint32_t kStackPattern = 0xA5A5A5A5u;
+// Words just below the stack pointer at reset that painting leaves alone
+// (Reset_Handler's own frame).
+constexpr uintptr_t kPaintMargin = 64;
 
 // One slot of the vector table: the initial stack pointer or a handler.
 union VectorEntry {
@@ -113,6 +119,13 @@ extern "C" void Reset_Handler() {
   for (volatile uint32_t* p = __data_start__; p < __data_end__;)
     *p++ = *source++;
   for (volatile uint32_t* p = __bss_start__; p < __bss_end__;) *p++ = 0;
+  uint32_t* sp;
+  asm volatile("mov %0, sp" : "=r"(sp));
+  const uintptr_t paint_end = reinterpret_cast<uintptr_t>(sp) - kPaintMargin;
+  for (volatile uint32_t* p = __stack_bottom__;
+       reinterpret_cast<uintptr_t>(p) < paint_end;) {
+    *p++ = kStackPattern;
+  }
 
   for (InitFunction* f = __preinit_array_start; f < __preinit_array_end; ++f)
     (*f)();
@@ -120,6 +133,22 @@ extern "C" void Reset_Handler() {
 
   edgeadmm::baremetal::SemihostingExit(edgeadmm_application_main());
 }
+
+namespace edgeadmm::baremetal {
+
+size_t StackBytesUsed() {
+  const uint32_t* p = __stack_bottom__;
+  while (p < __stack_top__ && *p == kStackPattern) ++p;
+  return static_cast<size_t>(reinterpret_cast<uintptr_t>(__stack_top__) -
+                             reinterpret_cast<uintptr_t>(p));
+}
+
+size_t StackBytesReserved() {
+  return static_cast<size_t>(reinterpret_cast<uintptr_t>(__stack_top__) -
+                             reinterpret_cast<uintptr_t>(__stack_bottom__));
+}
+
+}  // namespace edgeadmm::baremetal
 
 // Any fault or unexpected interrupt: report the fault status and stop.
 extern "C" void edgeadmm_fault_handler() {

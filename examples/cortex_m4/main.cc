@@ -1,0 +1,186 @@
+// Firmware example (and its host twin): a few private ADMM local steps of
+// paper 002 (Alg. 3, eqs. 6-7 with clipping) on a 256-record a9a shard kept
+// in flash, against a fixed global model z. Prints, one "key hex value" line
+// each, the first DRBG bytes, the first noise draws, each update's norm and
+// the local ε of the device ledger. The same source runs on the host and on
+// the Cortex-M4F; compare_output.py checks both against expected_output.txt.
+//
+// UNSAFE AS A TEMPLATE FOR PRODUCTION: the DRBG is seeded from TestEntropy
+// (a public function of a fixed seed) so that both runs see the same noise.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "a9a_shard.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/loss.h"
+#include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/workspace.h"
+
+#if EDGEADMM_EXAMPLE_BAREMETAL
+#include "edgeadmm/baremetal/format.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/baremetal/stack.h"
+#else
+#include <cstdio>
+#endif
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kSamples = kShardSamples;
+constexpr size_t kDim = kShardDim;
+constexpr int kSteps = 3;
+constexpr uint64_t kSeed = 20261122;
+constexpr Real kDelta = 1e-5;
+constexpr char kPersonalization[] = "edgeadmm-example-cortex-m4";
+
+alignas(Workspace::kAlignment) std::byte
+    workspace_memory[ProxAdmmStep::WorkspaceBytes(LossKind::kLogistic, kSamples,
+                                                  kDim)];
+Real z[kDim];
+Real u[kDim];
+Real delta_u[kDim];
+
+void Print(const char* line) {
+#if EDGEADMM_EXAMPLE_BAREMETAL
+  baremetal::SemihostingWrite(line);
+#else
+  std::fputs(line, stdout);
+#endif
+}
+
+// "key bits value": the exact IEEE-754 bits (what the comparison reads) and a
+// readable approximation.
+void PrintReal(const char* key, Real value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  char line[96];
+#if EDGEADMM_EXAMPLE_BAREMETAL
+  baremetal::Format(line, sizeof(line), "%s %016llx %.12g\n", key,
+                    static_cast<unsigned long long>(bits), value);
+#else
+  std::snprintf(line, sizeof(line), "%s %016llx %.12g\n", key,
+                static_cast<unsigned long long>(bits), value);
+#endif
+  Print(line);
+}
+
+void PrintBytes(const char* key, const uint8_t* bytes, size_t size) {
+  char line[160];
+  size_t n = 0;
+  while (key[n] != '\0' && n < 32) {
+    line[n] = key[n];
+    ++n;
+  }
+  line[n++] = ' ';
+  for (size_t i = 0; i < size && n + 3 < sizeof(line); ++i) {
+    line[n++] = "0123456789abcdef"[bytes[i] >> 4];
+    line[n++] = "0123456789abcdef"[bytes[i] & 15];
+  }
+  line[n++] = '\n';
+  line[n] = '\0';
+  Print(line);
+}
+
+Real Norm(const Real* v) {
+  Real sum = 0;
+  for (size_t i = 0; i < kDim; ++i) sum += v[i] * v[i];
+  return std::sqrt(sum);
+}
+
+Status Run() {
+  const ConstByteSpan personalization(
+      reinterpret_cast<const std::byte*>(kPersonalization),
+      sizeof(kPersonalization) - 1);
+
+  // Identical DRBG bytes on both sides: a DRBG seeded like the step's.
+  {
+    TestEntropy entropy(kSeed);
+    Drbg drbg;
+    EDGEADMM_TRY(drbg.Init(entropy, personalization));
+    uint8_t bytes[32];
+    EDGEADMM_TRY(drbg.Generate(
+        ByteSpan(reinterpret_cast<std::byte*>(bytes), sizeof(bytes))));
+    PrintBytes("drbg_bytes", bytes, sizeof(bytes));
+    GaussianSampler sampler(drbg);
+    for (int i = 0; i < 4; ++i) {
+      EDGEADMM_TRY_ASSIGN(const Real draw, sampler.Standard());
+      char key[16] = "noise_draw_0";
+      key[11] = static_cast<char>('0' + i);
+      PrintReal(key, draw);
+    }
+  }
+
+  EDGEADMM_TRY_ASSIGN(
+      const DatasetView data,
+      DatasetView::Create(Span<const Real>(kShardFeatures, kSamples * kDim),
+                          Span<const Real>(kShardLabels, kSamples), kSamples,
+                          kDim));
+  Workspace ws(ByteSpan(workspace_memory, sizeof(workspace_memory)));
+  const Loss loss;  // logistic
+  ProxAdmmStep step;
+  EDGEADMM_TRY(step.Init(ws, data, loss));
+
+  TestEntropy entropy(kSeed);
+  Drbg drbg;
+  EDGEADMM_TRY(drbg.Init(entropy, personalization));
+  GaussianSampler noise(drbg);
+  DevicePrivacyLedger ledger;
+
+  ProxAdmmParams params;
+  params.lambda = 0.5;
+  params.step = 1.0;
+  params.clip = 1.0;
+  params.sigma = 4.0;
+  // A fixed global model: a small deterministic pattern.
+  for (size_t j = 0; j < kDim; ++j) {
+    z[j] = 0.05 * static_cast<Real>(static_cast<int>(j % 7) - 3);
+  }
+
+  for (int k = 0; k < kSteps; ++k) {
+    EDGEADMM_TRY_ASSIGN(
+        const ProxAdmmReport report,
+        step.Run(params, Span<const Real>(z, kDim), Span<Real>(u, kDim), noise,
+                 Span<Real>(delta_u, kDim)));
+    EDGEADMM_TRY(
+        ledger.Charge(params.ReplaceOneSensitivity(), params.NoiseStd()));
+    char key[24] = "step_0_update_norm";
+    key[5] = static_cast<char>('0' + k);
+    PrintReal(key, Norm(delta_u));
+    std::memcpy(key + 7, "prox_norm", 10);
+    PrintReal(key, report.step_norm);
+  }
+  PrintReal("u_norm", Norm(u));
+  PrintReal("u_first", u[0]);
+  EDGEADMM_TRY_ASSIGN(const Real epsilon, ledger.Epsilon(kDelta));
+  PrintReal("local_epsilon", epsilon);
+  return Status::Ok();
+}
+
+}  // namespace
+}  // namespace edgeadmm
+
+int main() {
+  const edgeadmm::Status status = edgeadmm::Run();
+  if (!status.ok()) {
+    edgeadmm::Print("error ");
+    edgeadmm::Print(status.str());
+    edgeadmm::Print("\n");
+    return 1;
+  }
+#if EDGEADMM_EXAMPLE_BAREMETAL
+  char line[64];
+  edgeadmm::baremetal::Format(
+      line, sizeof(line), "stack_used %u\n",
+      static_cast<unsigned>(edgeadmm::baremetal::StackBytesUsed()));
+  edgeadmm::Print(line);
+#endif
+  edgeadmm::Print("done\n");
+  return 0;
+}
