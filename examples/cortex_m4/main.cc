@@ -20,6 +20,7 @@
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
 
 #if EDGEADMM_EXAMPLE_BAREMETAL
@@ -46,6 +47,8 @@ alignas(Workspace::kAlignment) std::byte
 Real z[kDim];
 Real u[kDim];
 Real delta_u[kDim];
+// Encoded Update message (header + p float32 coordinates).
+std::byte upload[128 + 4 * kDim];
 
 void Print(const char* line) {
 #if EDGEADMM_EXAMPLE_BAREMETAL
@@ -160,6 +163,23 @@ Status Run() {
   PrintReal("u_first", u[0]);
   EDGEADMM_TRY_ASSIGN(const Real epsilon, ledger.Epsilon(kDelta));
   PrintReal("local_epsilon", epsilon);
+
+  // The last Δu as it would be uploaded (nanopb, float32 LE coordinates).
+  edgeadmm_wire_Update header = edgeadmm_wire_Update_init_zero;
+  header.job_id = 1;
+  header.round_id = kSteps - 1;
+  std::memcpy(header.device_id, "example-m4", sizeof("example-m4"));
+  header.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  header.dimension = static_cast<uint32_t>(kDim);
+  header.has_ledger = true;
+  header.ledger.participations = ledger.participations();
+  header.ledger.epsilon = epsilon;
+  header.ledger.delta = kDelta;
+  const StatusWithSize encoded =
+      wire::EncodeUpdate(header, Span<const Real>(delta_u, kDim),
+                         ByteSpan(upload, sizeof(upload)));
+  EDGEADMM_TRY(encoded.status());
+  PrintReal("upload_bytes", static_cast<Real>(encoded.size()));
   return Status::Ok();
 }
 
