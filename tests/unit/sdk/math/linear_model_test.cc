@@ -8,8 +8,8 @@
 namespace edgeadmm {
 namespace {
 
+using math_testing::FillVector;
 using math_testing::SyntheticData;
-using math_testing::TestRng;
 
 constexpr size_t kM = 17;
 constexpr size_t kP = 6;
@@ -32,8 +32,7 @@ TEST(LinearModelTest, ObjectiveIsTheMeanRecordLoss) {
         g_data.Fill(11, kM, kP, kind == LossKind::kSquared);
     const Loss loss = MakeLoss(kind);
     Real w[kP];
-    TestRng rng(5);
-    for (Real& wi : w) wi = rng.Uniform(-1, 1);
+    FillVector(5, 1.0, w, kP);
     Real expected = 0;
     for (size_t j = 0; j < kM; ++j) {
       Real t = 0;
@@ -56,8 +55,7 @@ TEST(LinearModelTest, GradientMatchesFiniteDifferences) {
         g_data.Fill(21, kM, kP, kind == LossKind::kSquared);
     const Loss loss = MakeLoss(kind);
     Real w[kP];
-    TestRng rng(9);
-    for (Real& wi : w) wi = rng.Uniform(-0.8, 0.8);
+    FillVector(9, 0.8, w, kP);
     Real margins[kM];
     Real grad[kP];
     const Real value = LocalGradient(data, loss, w, margins, grad);

@@ -34,6 +34,12 @@ class TestRng {
   uint64_t state_;
 };
 
+// v_i uniform in [-scale, scale), i < n, from `seed`.
+inline void FillVector(uint64_t seed, Real scale, Real* v, size_t n) {
+  TestRng rng(seed);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * rng.Uniform(-1, 1);
+}
+
 // Synthetic records: features uniform in [-1, 1] (a fraction zeroed to look
 // sparse), labels ±1 from a noisy linear rule (or real-valued for squared).
 template <size_t kMaxSamples, size_t kMaxDim>

@@ -10,11 +10,11 @@
 namespace edgeadmm {
 namespace {
 
+using math_testing::FillVector;
 using math_testing::MaxAbsDiff;
 using math_testing::Norm;
 using math_testing::ReferenceKktResidual;
 using math_testing::SyntheticData;
-using math_testing::TestRng;
 
 constexpr size_t kMaxM = 40;
 constexpr size_t kMaxP = 30;
@@ -46,11 +46,6 @@ Loss MakeLoss(LossKind kind, Real h = 0.5) {
 
 Workspace MakeWorkspace(int which) {
   return Workspace(ByteSpan(g_memory[which], sizeof(g_memory[which])));
-}
-
-void FillVector(uint64_t seed, Real scale, Real* v, size_t n) {
-  TestRng rng(seed);
-  for (size_t i = 0; i < n; ++i) v[i] = scale * rng.Uniform(-1, 1);
 }
 
 struct Case {
