@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Footprint report and budget check for a firmware image (GNU ld map file).
+
+Attributes every input section in the map's memory map to a component (by the
+object or archive it comes from), sums flash (code, constants, vectors,
+initialised-data images) and static RAM (.data, .bss) per component,
+subtracts the data shard (symbols given with --data-symbol, e.g. the a9a
+records kept in flash), optionally runs the image to read its measured peak
+stack ("stack_used N"), prints a table, and fails if the budget group exceeds
+--flash-budget bytes of flash or the firmware's RAM (static + peak stack,
+data excluded) exceeds --ram-budget.
+
+usage: footprint.py --map M --elf E --nm NM --size SIZE [--data-symbol S]...
+                    [--budget-components a,b] [--flash-budget N] [--ram-budget N]
+                    [--report FILE] [-- RUNNER...]
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+FLASH_SECTIONS = (".isr_vector", ".text", ".rodata", ".ARM.extab", ".ARM.exidx",
+                  ".preinit_array", ".init_array", ".fini_array", ".data", ".got",
+                  ".got.plt")
+RAM_SECTIONS = (".data", ".got", ".got.plt", ".bss")
+
+# (component, pattern on the input file path), first match wins.
+COMPONENTS = [
+    ("sdk", r"libedgeadmm_sdk\.a"),
+    ("mbedtls", r"libedgeadmm_mbedcrypto\.a"),
+    ("nanopb", r"libedgeadmm_nanopb\.a"),
+    ("proto", r"libedgeadmm_proto\.a"),
+    ("fake", r"libedgeadmm_fake\.a"),
+    ("platform", r"libedgeadmm_baremetal\.a|edgeadmm_board_|/boards/"),
+    ("libgcc", r"libgcc\.a|crt[a-z0-9]*\.o"),
+    ("libm", r"libm\.a"),
+    ("libc", r"libc(_nano)?\.a|libg(_nano)?\.a|libnosys"),
+    ("libstdc++", r"libstdc\+\+|libsupc\+\+"),
+]
+DESCRIPTIONS = {
+    "sdk": "SDK core (steps, prox solver, noise, ledger, wire codec)",
+    "mbedtls": "Mbed TLS (CTR_DRBG, AES, SHA-256)",
+    "nanopb": "nanopb runtime",
+    "proto": "wire schema (generated descriptors)",
+    "fake": "TestEntropy (tests/example only, not production)",
+    "platform": "bare-metal platform + board (startup, semihosting, format)",
+    "app": "application (example main, static workspace, buffers)",
+    "libgcc": "libgcc (soft double-precision float, division)",
+    "libm": "newlib libm (exp, log, sqrt, ...)",
+    "libc": "newlib-nano libc (mem*, str*)",
+    "libstdc++": "libstdc++/libsupc++",
+    "other": "linker padding; minus merged duplicate strings/constants",
+}
+
+
+def component_of(path):
+    for name, pattern in COMPONENTS:
+        if re.search(pattern, path):
+            return name
+    if path.endswith((".obj", ".o")):
+        return "app"
+    return "other"
+
+
+def parse_map(text):
+    """Yields (output_section, input_section, size, path)."""
+    start = text.find("Linker script and memory map")
+    lines = text[start:].splitlines()
+    output = None
+    pending = None
+    for line in lines:
+        m = re.match(r"^(\.[\w.]+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+", line)
+        if m or re.match(r"^(\.[\w.]+)\s*$", line):
+            output = (m or re.match(r"^(\.[\w.]+)", line)).group(1)
+            pending = None
+            continue
+        if re.match(r"^/DISCARD/", line):
+            output = None
+            continue
+        m = re.match(r"^ (\.\S+|COMMON)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+        if m:
+            yield output, m.group(1), int(m.group(3), 16), m.group(4).strip()
+            pending = None
+            continue
+        m = re.match(r"^ (\.\S+|COMMON)\s*$", line)
+        if m:
+            pending = m.group(1)
+            continue
+        m = re.match(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+        if m and pending:
+            yield output, pending, int(m.group(2), 16), m.group(3).strip()
+            pending = None
+            continue
+        m = re.match(r"^ \*fill\*\s+0x[0-9a-f]+\s+0x([0-9a-f]+)", line)
+        if m:
+            yield output, "*fill*", int(m.group(1), 16), "*fill*"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--map", required=True)
+    parser.add_argument("--elf", required=True)
+    parser.add_argument("--nm", default="arm-none-eabi-nm")
+    parser.add_argument("--size", default="arm-none-eabi-size")
+    parser.add_argument("--data-symbol", action="append", default=[])
+    parser.add_argument("--budget-components", default="sdk,mbedtls,nanopb,proto")
+    parser.add_argument("--flash-budget", type=int, default=32 * 1024)
+    parser.add_argument("--ram-budget", type=int, default=16 * 1024)
+    parser.add_argument("--report")
+    argv = sys.argv[1:]
+    runner = []
+    if "--" in argv:
+        runner = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
+    args = parser.parse_args(argv)
+
+    flash, ram, mapped = {}, {}, {}
+    with open(args.map) as f:
+        for output, section, size, path in parse_map(f.read()):
+            if output is None:
+                continue
+            name = "other" if path == "*fill*" else component_of(path)
+            mapped[output] = mapped.get(output, 0) + size
+            if output in FLASH_SECTIONS:
+                flash[name] = flash.get(name, 0) + size
+            if output in RAM_SECTIONS:
+                ram[name] = ram.get(name, 0) + size
+
+    # The data shard is not part of the footprint.
+    data_bytes = 0
+    nm = subprocess.run([args.nm, "-S", args.elf], stdout=subprocess.PIPE, text=True,
+                        check=True).stdout
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] in args.data_symbol:
+            data_bytes += int(parts[1], 16)
+    flash["app"] = flash.get("app", 0) - data_bytes
+
+    size_out = subprocess.run([args.size, "-A", args.elf], stdout=subprocess.PIPE,
+                              text=True, check=True).stdout
+    sections = {}
+    for line in size_out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].startswith("."):
+            sections[parts[0]] = int(parts[1])
+    flash_total = sum(sections.get(s, 0) for s in FLASH_SECTIONS) - data_bytes
+    ram_static = sum(sections.get(s, 0) for s in RAM_SECTIONS)
+    # The map lists input sizes before the linker merges duplicate strings
+    # and constants (SHF_MERGE); book the difference to "other".
+    for section in set(FLASH_SECTIONS) | set(RAM_SECTIONS):
+        delta = sections.get(section, 0) - mapped.get(section, 0)
+        if section in FLASH_SECTIONS:
+            flash["other"] = flash.get("other", 0) + delta
+        if section in RAM_SECTIONS:
+            ram["other"] = ram.get("other", 0) + delta
+
+    stack_used = None
+    if runner:
+        run = subprocess.run(runner + [args.elf], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=300)
+        m = re.search(r"stack_used (\d+)", run.stdout)
+        if run.returncode != 0 or not m:
+            sys.exit(f"footprint: running the image failed ({run.returncode}):\n{run.stdout}")
+        stack_used = int(m.group(1))
+
+    budget_names = args.budget_components.split(",")
+    budget_flash = sum(flash.get(n, 0) for n in budget_names)
+    ram_total = ram_static + (stack_used or 0)
+    names = sorted(set(flash) | set(ram), key=lambda n: -flash.get(n, 0))
+    lines = [f"Footprint of {args.elf}",
+             f"(data shard excluded: {data_bytes} bytes of flash in {', '.join(args.data_symbol) or '-'})",
+             f"{'component':<11} {'flash':>8} {'RAM':>8}  description"]
+    for n in names:
+        lines.append(f"{n:<11} {flash.get(n, 0):>8} {ram.get(n, 0):>8}  {DESCRIPTIONS.get(n, '')}")
+    lines.append(f"{'total':<11} {flash_total:>8} {ram_static:>8}  (arm-none-eabi-size -A, static RAM)")
+    if stack_used is not None:
+        lines.append(f"peak stack (measured under QEMU): {stack_used} bytes")
+    lines.append(f"budget group {'+'.join(budget_names)}: flash {budget_flash} "
+                 f"/ {args.flash_budget} bytes")
+    lines.append(f"RAM (static + peak stack, data excluded): {ram_total} / {args.ram_budget} bytes")
+    report = "\n".join(lines) + "\n"
+    print(report, end="")
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write(report)
+    # Sanity: the map must account for (nearly) every byte of the ELF; a parse
+    # that misses sections would under-report.
+    for section in FLASH_SECTIONS + RAM_SECTIONS:
+        have, seen = sections.get(section, 0), mapped.get(section, 0)
+        if abs(have - seen) > max(64, have // 50):
+            sys.exit(f"footprint: map lists {seen} bytes in {section}, the ELF has {have}")
+    failed = []
+    if budget_flash > args.flash_budget:
+        failed.append(f"flash {budget_flash} > {args.flash_budget}")
+    if ram_total > args.ram_budget:
+        failed.append(f"RAM {ram_total} > {args.ram_budget}")
+    if failed:
+        sys.exit("footprint: over budget: " + "; ".join(failed))
+
+
+if __name__ == "__main__":
+    main()
