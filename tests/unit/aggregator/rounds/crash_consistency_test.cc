@@ -39,7 +39,7 @@ std::vector<double> DeltaFor(const std::string& device, int64_t round_id) {
 [[noreturn]] void TrainInChild(const std::string& path, int64_t job_id) {
   auto db = store::Database::Open(path);
   if (!db.ok()) _exit(2);
-  FallbackRdpAccountant accountant;
+  PrivacyRoundAccountant accountant;
   auto engine = RoundEngine::Open(*db, job_id, accountant);
   if (!engine.ok()) _exit(3);
   RoundEngine& e = **engine;

@@ -73,7 +73,7 @@ class RoundEngineTest : public ::testing::Test {
 
   testing::TempDatabase t_;
   std::vector<std::string> devices_;
-  FallbackRdpAccountant accountant_;
+  PrivacyRoundAccountant accountant_;
   int64_t job_id_ = 0;
   int64_t now_ = 1000;
   std::unique_ptr<RoundEngine> engine_;

@@ -1,13 +1,14 @@
 // RoundAccountant: what the round engine needs from a privacy accountant
-// (an RDP curve per round, composition by addition, conversion to ε).
-//
-// FallbackRdpAccountant is a small self-contained implementation used until
-// the accountant library (aggregator/privacy) is wired in; it implements the
-// same mechanisms as ARCHITECTURE.md section 6 on integer orders only.
+// (an RDP curve per round, composition by addition, conversion to ε), and
+// PrivacyRoundAccountant, its implementation over the accountant library
+// (aggregator/privacy).
 #pragma once
 
 #include <cstddef>
 #include <vector>
+
+#include "edgeadmm/privacy/conversion.h"
+#include "edgeadmm/privacy/rdp_orders.h"
 
 namespace edgeadmm::rounds {
 
@@ -22,8 +23,9 @@ struct RoundMechanism {
 class RoundAccountant {
  public:
   virtual ~RoundAccountant() = default;
-  // Number of orders of every RDP curve this accountant returns.
-  virtual size_t order_count() const = 0;
+  // The orders α of every RDP curve this accountant returns.
+  virtual const std::vector<double>& orders() const = 0;
+  size_t order_count() const { return orders().size(); }
   // The RDP curve ε_α of one round (entries may be +inf, e.g. for ν = 0).
   virtual std::vector<double> RoundRdp(const RoundMechanism& m) const = 0;
   // (ε, δ)-DP of an RDP curve (composed by adding curves).
@@ -31,19 +33,24 @@ class RoundAccountant {
                          double delta) const = 0;
 };
 
-class FallbackRdpAccountant final : public RoundAccountant {
+class PrivacyRoundAccountant final : public RoundAccountant {
  public:
-  FallbackRdpAccountant();
-  size_t order_count() const override { return orders_.size(); }
-  // Gaussian: ε_α = α/(2ν²) (Mironov 2017, Prop. 7). Poisson-subsampled
-  // Gaussian at integer α (Mironov, Talwar, Zhang 2019, Sec. 3.3):
-  // ε_α = log(Σ_k C(α,k)(1−q)^{α−k} q^k exp((k²−k)/(2ν²))) / (α−1).
+  explicit PrivacyRoundAccountant(
+      privacy::Conversion conversion = privacy::Conversion::kClassic)
+      : conversion_(conversion) {}
+  const std::vector<double>& orders() const override {
+    return privacy::OrderGrid::Default().orders();
+  }
+  // ν > 0, q = 1: Gaussian, ε_α = α/(2ν²) (Mironov 2017, Prop. 7);
+  // q < 1: the library's Poisson-subsampled Gaussian (add/remove);
+  // ν = 0: +inf at every order (no noise, no guarantee); q = 0: zero.
   std::vector<double> RoundRdp(const RoundMechanism& m) const override;
-  // Classic conversion ε = min_α ε_α + log(1/δ)/(α−1) (Mironov 2017, Prop. 3).
+  // The library's conversion (classic: Mironov 2017, Prop. 3), +inf if the
+  // curve is unusable.
   double Epsilon(const std::vector<double>& rdp, double delta) const override;
 
  private:
-  std::vector<double> orders_;
+  privacy::Conversion conversion_;
 };
 
 // Adds `b` into `a` element-wise (composition). Sizes must match.
