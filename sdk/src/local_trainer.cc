@@ -171,15 +171,12 @@ StatusWithSize LocalTrainer::SaveState(ByteSpan out) {
 
 Status LocalTrainer::LoadState(ConstByteSpan in) {
   if (!initialized_) return Status::FailedPrecondition();
-  // Decode into a copy of the header fields first so a blob for another job
-  // never overwrites this one's vectors.
-  DeviceState probe = state_;
-  EDGEADMM_TRY(DeserializeDeviceState(in, probe));
-  if (probe.job_id != state_.job_id || probe.algorithm != algorithm_) {
+  // Check the blob's identity before anything of this state is overwritten.
+  EDGEADMM_TRY_ASSIGN(const DeviceStateInfo info, InspectDeviceState(in));
+  if (info.job_id != state_.job_id || info.algorithm != algorithm_) {
     return Status::FailedPrecondition();
   }
-  state_ = probe;
-  return Status::Ok();
+  return DeserializeDeviceState(in, state_);
 }
 
 }  // namespace edgeadmm
