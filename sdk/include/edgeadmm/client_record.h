@@ -1,0 +1,65 @@
+// ClientRecord: the one blob a DeviceClient persists (Storage key "client").
+//
+// It holds BOTH the trainer state after the last local step and, while an
+// upload is pending, the encoded Update bytes with their (job, round). One
+// atomic Storage::Write replaces the whole record, so a crash can never
+// separate the new state (u_i, ledger, last round) from the upload computed
+// with it: after a reboot the device either still has the old state and no
+// upload, or the new state and the exact bytes to resend.
+//
+// Layout (integers little-endian):
+//   offset size  field
+//        0    4  magic "EACR"
+//        4    2  format version (kClientRecordFormatVersion)
+//        6    2  flags (bit 0: an upload is pending)
+//        8    8  job_id of the last local step
+//       16    8  round_id of the last local step
+//       24    4  S = bytes of the trainer state blob (device_state.h)
+//       28    4  U = bytes of the encoded Update (0 if none pending)
+//       32    S  trainer state blob
+//     32+S    U  encoded Update (wire/update.h), sent verbatim
+//   32+S+U    4  CRC-32 (crc32.h) of every byte before it
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm {
+
+inline constexpr char kClientRecordMagic[4] = {'E', 'A', 'C', 'R'};
+inline constexpr uint16_t kClientRecordFormatVersion = 1;
+inline constexpr size_t kClientRecordHeaderBytes = 32;
+
+// Bytes of a record with a state blob of `state_bytes` and an upload of
+// `upload_bytes`.
+constexpr size_t ClientRecordBytes(size_t state_bytes, size_t upload_bytes) {
+  return kClientRecordHeaderBytes + state_bytes + upload_bytes + 4;
+}
+
+// A parsed record: views into the caller's buffer (no copy).
+struct ClientRecordView {
+  bool has_pending = false;
+  uint64_t job_id = 0;    // of the last local step (and the pending upload)
+  uint64_t round_id = 0;  // of the last local step (and the pending upload)
+  ConstByteSpan state;    // trainer state blob
+  ConstByteSpan upload;   // encoded Update (empty if none pending)
+};
+
+// Writes a record into `out`: the state after the local step of (job_id,
+// round_id) and, unless `upload` is empty, its pending upload. `state` and
+// `upload` may alias the matching parts of `out` (they are moved, not
+// copied). Returns the bytes written, or
+// RESOURCE_EXHAUSTED if `out` is too small, INVALID_ARGUMENT if the state is
+// empty or a part exceeds 2^32 - 1 bytes.
+StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
+                                 uint64_t round_id, ConstByteSpan upload,
+                                 ByteSpan out);
+
+// Parses and checks a record (length, magic, version, flags, CRC) without
+// copying. DATA_LOSS for anything corrupt or truncated, or an unknown flag.
+Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out);
+
+}  // namespace edgeadmm

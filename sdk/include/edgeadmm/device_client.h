@@ -1,0 +1,218 @@
+// DeviceClient: the transport-agnostic state machine of one device in a
+// federated job (docs/device.md). The same code runs on a Linux board, in the
+// fleet simulator and on an MCU; only the Transport and Storage ports change.
+//
+// One round, as seen by the device (ARCHITECTURE.md section 2):
+//   task (Observe notification or GET v1/task, validated once at decode)
+//   -> skip it if this (job, round) was already computed
+//   -> local step with the LocalTrainer; a step that would exceed the local
+//      privacy budget (or that the device cannot run) is refused and reported
+//      with POST v1/status (a StatusBody)
+//   -> PERSIST: one atomic Storage::Write of a ClientRecord holding both the
+//      new trainer state and the encoded Update
+//   -> POST v1/update with those bytes (Block1 is the transport's business)
+//   -> 2.04 (first copy or duplicate receipt): clear the pending upload;
+//      4.12 stale round: drop it and fetch the current task; other 4.xx:
+//      refused, drop it; transport failure, 4.29, 5.xx: back off and resend
+//      the SAME bytes.
+// On Init the record is loaded: a pending upload is resent verbatim, so a
+// (job, round) is never computed twice with fresh noise (LocalTrainer refuses
+// that too, with ALREADY_EXISTS).
+//
+// Driven by Poll(now_ms) from the caller's loop; never blocks, never
+// allocates, no threads. The caller also polls the transport (a fleet polls
+// one shared I/O context for all its devices). The LocalTrainer, its
+// workspace and the compute scratch may be shared by clients that are polled
+// from one thread: the trainer is re-initialised from the persisted record
+// before each local step and nothing in them is kept between Poll() calls.
+//
+// Supported algorithm: paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM). Tasks of
+// other algorithms are refused and reported as UNIMPLEMENTED.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/client_record.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/entropy_source.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+#include "edgeadmm/storage.h"
+#include "edgeadmm/transport.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+
+enum class ClientState : uint8_t {
+  kStart,         // Init done; the next Poll() loads the record
+  kIdle,          // waiting for a task, or about to act on one
+  kFetchingTask,  // GET v1/task in flight
+  kUploading,     // POST v1/update in flight
+  kReporting,     // POST v1/status (a refusal report) in flight
+  kBackoff,       // waiting before retrying what failed
+  kHalted,        // stopped: halt_after_persist, or a corrupt record
+  kDone,          // the job is finished (ROLE_DONE)
+};
+
+// The name of a state, e.g. "UPLOADING".
+const char* ClientStateName(ClientState state);
+
+struct DeviceClientConfig {
+  // The device id = the DTLS PSK identity (1..64 printable ASCII).
+  const char* device_id = "";
+  Transport* transport = nullptr;
+  Storage* storage = nullptr;
+  EntropySource* entropy = nullptr;  // seeds the trainer's DRBG per step
+  DatasetView data;                  // the device's local records
+  // Re-initialised (workspace, data, job) before each local step; may be
+  // shared by clients polled from one thread. The workspace must hold
+  // LocalTrainer::WorkspaceBytes(kProxAdmm, loss, samples, dim).
+  LocalTrainer* trainer = nullptr;
+  ByteSpan trainer_workspace;
+  // DeviceClient::ComputeScratchBytes(dim); may be shared like the trainer.
+  ByteSpan compute_scratch;
+  // Local privacy budget (ε, δ) the device never exceeds, per job.
+  Real epsilon_budget = 1.0;
+  Real delta = 1e-5;
+  bool allow_unaccounted_steps = false;  // see TrainerConfig
+  // Task delivery: Observe on v1/task (re-registered when no notification
+  // came for task_refresh_ms), or a GET every task_refresh_ms.
+  bool use_observe = true;
+  uint32_t task_refresh_ms = 30000;
+  // Exponential backoff after a failure: retry_min_ms doubling up to
+  // retry_max_ms, with a deterministic per-device spread of up to 50%.
+  uint32_t retry_min_ms = 1000;
+  uint32_t retry_max_ms = 60000;
+  const char* storage_key = "client";
+  // Fault injection (tests, fleet reboots, the device program's
+  // --halt-after-persist): stop in kHalted right after the record with a new
+  // upload was persisted, before sending it, as a power cut would.
+  bool halt_after_persist = false;
+};
+
+struct DeviceClientCounters {
+  uint32_t tasks_received = 0;     // decoded valid tasks
+  uint32_t tasks_invalid = 0;      // task bodies refused at decode
+  uint32_t steps_computed = 0;     // local steps run by this instance
+  uint32_t steps_refused = 0;      // tasks refused (budget, unsupported, ...)
+  uint32_t upload_attempts = 0;    // POST v1/update started
+  uint32_t uploads_accepted = 0;   // 2.04, first copy
+  uint32_t uploads_duplicate = 0;  // 2.04 with duplicate = true
+  uint32_t uploads_stale = 0;      // 4.12: the round had closed
+  uint32_t uploads_rejected = 0;   // other 4.xx: dropped
+  uint32_t resumed_uploads = 0;    // pending upload found by Init
+  uint32_t transport_errors = 0;   // exchanges without a CoAP response
+  uint32_t storage_errors = 0;     // failed Storage::Write
+  uint32_t reports_sent = 0;       // POST v1/status answered
+};
+
+class DeviceClient {
+ public:
+  // Per-client memory Init needs for a model of `dim` coordinates: the task
+  // body, the persisted record and the small request/response bodies.
+  static constexpr size_t MemoryBytes(size_t dim) {
+    return Workspace::Bytes<std::byte>(wire::MaxRoundTaskBytes(dim)) +
+           Workspace::Bytes<std::byte>(RecordBytes(dim)) +
+           2 * Workspace::Bytes<std::byte>(wire::kMaxStatusBodyBytes);
+  }
+  // Scratch of one local step: model, auxiliary vector and update (dim Reals
+  // each), the state blob and the encoded update.
+  static constexpr size_t ComputeScratchBytes(size_t dim) {
+    return 3 * Workspace::Bytes<Real>(dim) +
+           Workspace::Bytes<std::byte>(LocalTrainer::StateBytes(dim)) +
+           Workspace::Bytes<std::byte>(wire::MaxUpdateBytes(dim));
+  }
+  static constexpr size_t RecordBytes(size_t dim) {
+    return ClientRecordBytes(LocalTrainer::StateBytes(dim),
+                             wire::MaxUpdateBytes(dim));
+  }
+
+  DeviceClient() = default;
+  DeviceClient(const DeviceClient&) = delete;
+  DeviceClient& operator=(const DeviceClient&) = delete;
+
+  // Checks the config and carves the buffers from `memory` (the data's dim
+  // sizes them). Nothing is read or sent until the first Poll(). May be
+  // called again to restart (a simulated reboot): any exchange in flight is
+  // cancelled. INVALID_ARGUMENT for a bad config (missing port, bad device
+  // id or storage key, empty data, bad budget); RESOURCE_EXHAUSTED if
+  // `memory`, the trainer workspace or the compute scratch is too small.
+  Status Init(const DeviceClientConfig& config, ByteSpan memory);
+
+  // Advances the state machine at monotonic time `now_ms` (any epoch; it
+  // must not go backwards). Returns OK, or the error that halted the client:
+  // DATA_LOSS for a corrupt persisted record (the device refuses to start
+  // over and under-count its privacy loss), UNAVAILABLE if the record cannot
+  // be read, FAILED_PRECONDITION before Init.
+  Status Poll(uint64_t now_ms);
+
+  ClientState state() const { return state_; }
+  const DeviceClientCounters& counters() const { return counters_; }
+  // The last error seen (transport, response, storage or step), OK if none.
+  Status last_error() const { return last_error_; }
+  // (job, round) of the last local step, false if none yet.
+  bool last_step(uint64_t& job_id, uint64_t& round_id) const;
+  // The encoded Update waiting for a receipt (empty if none).
+  ConstByteSpan pending_upload() const;
+  // Milliseconds until the client has something to do on its own (a retry or
+  // a task refresh); 0 if it should be polled again right away. A loop may
+  // sleep this long when the transport has nothing to report.
+  uint64_t IdleMs(uint64_t now_ms) const;
+
+ private:
+  Status LoadRecord();
+  void CheckNotifications();
+  void StepIdle();
+  void StartFetch();
+  void StartObserve();
+  void OnFetchResult();
+  void OnUploadResult();
+  void OnReportResult();
+  // Decodes the task in task_bytes_ and acts on it.
+  void ProcessTask();
+  // Runs the local step of a validated task and persists the record; the
+  // status explains a refusal (reported to the aggregator).
+  Status ComputeAndPersist(const wire::DecodedRoundTask& task);
+  Status PersistRecord(size_t size);
+  void StartUpload();
+  void ClearPending();
+  void StartReport(Status status, const char* message, uint64_t job_id,
+                   uint64_t round_id);
+  void Backoff(Status error);
+  void ResetBackoff() { backoff_ms_ = 0; }
+
+  DeviceClientConfig config_;
+  bool initialized_ = false;
+  ClientState state_ = ClientState::kStart;
+  Status last_error_;
+  DeviceClientCounters counters_;
+  uint64_t now_ms_ = 0;
+
+  ByteSpan task_bytes_;  // task body (GET or notification)
+  size_t task_size_ = 0;
+  bool task_available_ = false;
+  ByteSpan record_;  // the persisted ClientRecord (a copy of what is stored)
+  size_t record_size_ = 0;
+  bool record_dirty_ = false;  // record_ differs from storage (write failed)
+  ByteSpan response_;          // response bodies
+  ByteSpan report_;            // StatusBody of a refusal report
+  size_t report_size_ = 0;
+
+  bool observing_ = false;
+  uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
+  uint64_t next_fetch_ms_ = 0;
+  uint64_t retry_at_ms_ = 0;
+  uint32_t backoff_ms_ = 0;
+  uint32_t id_spread_ = 0;  // per-device backoff spread seed
+  // A task refused locally is not reprocessed until its (job, round) changes.
+  bool refused_valid_ = false;
+  uint64_t refused_job_ = 0;
+  uint64_t refused_round_ = 0;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,86 @@
+#include "edgeadmm/client_record.h"
+
+#include <cstring>
+
+#include "edgeadmm/crc32.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr uint16_t kFlagPending = 1;
+
+void PutLe(uint64_t value, size_t bytes, std::byte* out) {
+  for (size_t i = 0; i < bytes; ++i) {
+    out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xff);
+  }
+}
+
+uint64_t GetLe(const std::byte* in, size_t bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    value |= static_cast<uint64_t>(in[i]) << (8 * i);
+  }
+  return value;
+}
+
+}  // namespace
+
+StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
+                                 uint64_t round_id, ConstByteSpan upload,
+                                 ByteSpan out) {
+  if (state.empty() || state.size() > UINT32_MAX ||
+      upload.size() > UINT32_MAX) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  const size_t total = ClientRecordBytes(state.size(), upload.size());
+  if (out.size() < total) return StatusWithSize(Status::ResourceExhausted(), 0);
+  const bool pending = !upload.empty();
+  std::byte* p = out.data();
+  // Body first (memmove: the parts may alias `out`, e.g. when a pending
+  // upload is cleared in place), then the header in front of it.
+  std::memmove(p + kClientRecordHeaderBytes, state.data(), state.size());
+  if (pending) {
+    std::memmove(p + kClientRecordHeaderBytes + state.size(), upload.data(),
+                 upload.size());
+  }
+  std::memcpy(p, kClientRecordMagic, 4);
+  PutLe(kClientRecordFormatVersion, 2, p + 4);
+  PutLe(pending ? kFlagPending : 0, 2, p + 6);
+  PutLe(job_id, 8, p + 8);
+  PutLe(round_id, 8, p + 16);
+  PutLe(state.size(), 4, p + 24);
+  PutLe(upload.size(), 4, p + 28);
+  const size_t body = total - 4;
+  PutLe(Crc32(ConstByteSpan(p, body)), 4, p + body);
+  return StatusWithSize(total);
+}
+
+Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
+  if (in.size() < ClientRecordBytes(0, 0)) return Status::DataLoss();
+  const std::byte* p = in.data();
+  if (std::memcmp(p, kClientRecordMagic, 4) != 0 ||
+      GetLe(p + 4, 2) != kClientRecordFormatVersion) {
+    return Status::DataLoss();
+  }
+  const uint64_t flags = GetLe(p + 6, 2);
+  const uint64_t state_size = GetLe(p + 24, 4);
+  const uint64_t upload_size = GetLe(p + 28, 4);
+  if ((flags & ~static_cast<uint64_t>(kFlagPending)) != 0 || state_size == 0 ||
+      ((flags & kFlagPending) != 0) != (upload_size != 0) ||
+      in.size() != ClientRecordBytes(state_size, upload_size)) {
+    return Status::DataLoss();
+  }
+  const size_t body = in.size() - 4;
+  if (Crc32(ConstByteSpan(p, body)) != GetLe(p + body, 4)) {
+    return Status::DataLoss();
+  }
+  out.has_pending = upload_size != 0;
+  out.job_id = GetLe(p + 8, 8);
+  out.round_id = GetLe(p + 16, 8);
+  out.state = ConstByteSpan(p + kClientRecordHeaderBytes, state_size);
+  out.upload =
+      ConstByteSpan(p + kClientRecordHeaderBytes + state_size, upload_size);
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm

@@ -1,0 +1,624 @@
+#include "edgeadmm/device_client.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "edgeadmm/crc32.h"
+#include "edgeadmm/log.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/status_body.h"
+#include "edgeadmm/wire/update.h"
+
+namespace edgeadmm {
+namespace {
+
+bool IsValidDeviceId(const char* id) {
+  if (id == nullptr) return false;
+  size_t n = 0;
+  for (; id[n] != '\0'; ++n) {
+    if (n >= wire::kMaxDeviceIdLength || id[n] <= ' ' || id[n] > '~') {
+      return false;
+    }
+  }
+  return n > 0;
+}
+
+uint8_t CodeClass(uint8_t code) { return code >> 5; }
+
+// Maps the task's loss to the SDK's; INVALID_ARGUMENT for unknown values
+// (decode already refused them, so this is a second line only).
+Result<Loss> LossFromWire(edgeadmm_wire_Loss loss) {
+  Loss out;
+  switch (loss) {
+    case edgeadmm_wire_Loss_LOSS_LOGISTIC:
+      out.kind = LossKind::kLogistic;
+      return out;
+    case edgeadmm_wire_Loss_LOSS_SQUARED:
+      out.kind = LossKind::kSquared;
+      return out;
+    default:
+      return Status::InvalidArgument();
+  }
+}
+
+// Carves `bytes` bytes from `ws`; RESOURCE_EXHAUSTED when it does not fit.
+Result<ByteSpan> Carve(Workspace& ws, size_t bytes) {
+  return ws.Allocate<std::byte>(bytes);
+}
+
+}  // namespace
+
+const char* ClientStateName(ClientState state) {
+  switch (state) {
+    case ClientState::kStart:
+      return "START";
+    case ClientState::kIdle:
+      return "IDLE";
+    case ClientState::kFetchingTask:
+      return "FETCHING_TASK";
+    case ClientState::kUploading:
+      return "UPLOADING";
+    case ClientState::kReporting:
+      return "REPORTING";
+    case ClientState::kBackoff:
+      return "BACKOFF";
+    case ClientState::kHalted:
+      return "HALTED";
+    case ClientState::kDone:
+      return "DONE";
+  }
+  return "?";
+}
+
+Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
+  if (initialized_ && config_.transport != nullptr) {
+    config_.transport->Cancel();
+    if (observing_) config_.transport->StopObserve();
+  }
+  initialized_ = false;
+  if (config.transport == nullptr || config.storage == nullptr ||
+      config.entropy == nullptr || config.trainer == nullptr ||
+      !IsValidDeviceId(config.device_id) ||
+      !IsValidStorageKey(config.storage_key) || config.data.dim() == 0 ||
+      config.data.samples() == 0 || !(config.epsilon_budget > 0) ||
+      !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
+      config.retry_max_ms < config.retry_min_ms) {
+    return Status::InvalidArgument();
+  }
+  const size_t dim = config.data.dim();
+  if (config.compute_scratch.size() < ComputeScratchBytes(dim) ||
+      config.trainer_workspace.size() <
+          LocalTrainer::WorkspaceBytes(AlgorithmKind::kProxAdmm,
+                                       LossKind::kLogistic,
+                                       config.data.samples(), dim)) {
+    return Status::ResourceExhausted();
+  }
+  Workspace ws(memory);
+  EDGEADMM_TRY_ASSIGN(task_bytes_, Carve(ws, wire::MaxRoundTaskBytes(dim)));
+  EDGEADMM_TRY_ASSIGN(record_, Carve(ws, RecordBytes(dim)));
+  EDGEADMM_TRY_ASSIGN(response_, Carve(ws, wire::kMaxStatusBodyBytes));
+  EDGEADMM_TRY_ASSIGN(report_, Carve(ws, wire::kMaxStatusBodyBytes));
+
+  config_ = config;
+  state_ = ClientState::kStart;
+  last_error_ = Status::Ok();
+  counters_ = DeviceClientCounters{};
+  task_size_ = 0;
+  task_available_ = false;
+  record_size_ = 0;
+  record_dirty_ = false;
+  report_size_ = 0;
+  observing_ = false;
+  last_task_ms_ = 0;
+  next_fetch_ms_ = 0;
+  retry_at_ms_ = 0;
+  backoff_ms_ = 0;
+  refused_valid_ = false;
+  id_spread_ =
+      Crc32(ConstByteSpan(reinterpret_cast<const std::byte*>(config.device_id),
+                          std::strlen(config.device_id)));
+  initialized_ = true;
+  return Status::Ok();
+}
+
+bool DeviceClient::last_step(uint64_t& job_id, uint64_t& round_id) const {
+  ClientRecordView view;
+  if (record_size_ == 0 ||
+      !ParseClientRecord(record_.first(record_size_), view).ok()) {
+    return false;
+  }
+  job_id = view.job_id;
+  round_id = view.round_id;
+  return true;
+}
+
+ConstByteSpan DeviceClient::pending_upload() const {
+  ClientRecordView view;
+  if (record_size_ == 0 ||
+      !ParseClientRecord(record_.first(record_size_), view).ok()) {
+    return ConstByteSpan();
+  }
+  return view.upload;
+}
+
+uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
+  switch (state_) {
+    case ClientState::kBackoff:
+      return retry_at_ms_ > now_ms ? retry_at_ms_ - now_ms : 0;
+    case ClientState::kIdle: {
+      if (task_available_ || record_dirty_ || !pending_upload().empty()) {
+        return 0;
+      }
+      const uint64_t due = config_.use_observe && observing_
+                               ? last_task_ms_ + config_.task_refresh_ms
+                               : next_fetch_ms_;
+      return due > now_ms ? due - now_ms : 0;
+    }
+    case ClientState::kHalted:
+    case ClientState::kDone:
+      return UINT32_MAX;
+    default:
+      return 0;  // an exchange is in flight: the transport wakes the loop
+  }
+}
+
+Status DeviceClient::Poll(uint64_t now_ms) {
+  if (!initialized_) return Status::FailedPrecondition();
+  now_ms_ = now_ms;
+  if (state_ == ClientState::kStart) {
+    const Status loaded = LoadRecord();
+    if (!loaded.ok()) {
+      last_error_ = loaded;
+      state_ = ClientState::kHalted;
+      EDGEADMM_LOG_ERROR("client %s: cannot load its record: %s",
+                         config_.device_id, loaded.str());
+      return loaded;
+    }
+    state_ = ClientState::kIdle;
+  }
+  CheckNotifications();
+  switch (state_) {
+    case ClientState::kIdle:
+      StepIdle();
+      break;
+    case ClientState::kFetchingTask:
+      OnFetchResult();
+      break;
+    case ClientState::kUploading:
+      OnUploadResult();
+      break;
+    case ClientState::kReporting:
+      OnReportResult();
+      break;
+    case ClientState::kBackoff:
+      if (now_ms_ >= retry_at_ms_) {
+        state_ = ClientState::kIdle;
+        StepIdle();
+      }
+      break;
+    case ClientState::kHalted:
+      return last_error_.ok() ? Status::Ok() : last_error_;
+    case ClientState::kStart:
+    case ClientState::kDone:
+      break;
+  }
+  return Status::Ok();
+}
+
+Status DeviceClient::LoadRecord() {
+  const StatusWithSize read =
+      config_.storage->Read(config_.storage_key, record_);
+  if (read.status() == Status::NotFound()) {
+    record_size_ = 0;
+    return Status::Ok();
+  }
+  // A record larger than this build can hold is not ours to ignore.
+  if (read.status() == Status::ResourceExhausted()) return Status::DataLoss();
+  EDGEADMM_TRY(read);
+  ClientRecordView view;
+  EDGEADMM_TRY(ParseClientRecord(record_.first(read.size()), view));
+  EDGEADMM_TRY(InspectDeviceState(view.state));
+  record_size_ = read.size();
+  if (view.has_pending) {
+    ++counters_.resumed_uploads;
+    EDGEADMM_LOG_INFO("client %s: resending the upload of job %llu round %llu",
+                      config_.device_id,
+                      static_cast<unsigned long long>(view.job_id),
+                      static_cast<unsigned long long>(view.round_id));
+  }
+  return Status::Ok();
+}
+
+void DeviceClient::CheckNotifications() {
+  if (!observing_) return;
+  TransportResult result;
+  while (config_.transport->TakeNotification(result)) {
+    if (result.status.ok() && result.code == wire::kCoapContent) {
+      task_size_ = result.payload_size;
+      task_available_ = true;
+      last_task_ms_ = now_ms_;
+      continue;
+    }
+    // The observation ended (refused, failed or cancelled): re-register after
+    // a backoff from StepIdle.
+    observing_ = false;
+    config_.transport->StopObserve();
+    const Status error = result.status.ok()
+                             ? wire::StatusFromCoapCode(result.code)
+                             : result.status;
+    last_error_ = error;
+    if (!result.status.ok()) ++counters_.transport_errors;
+    if (state_ == ClientState::kIdle) Backoff(error);
+  }
+}
+
+void DeviceClient::StepIdle() {
+  if (record_dirty_) {
+    if (!PersistRecord(record_size_).ok()) return;
+  }
+  if (!pending_upload().empty()) {
+    StartUpload();
+    return;
+  }
+  if (task_available_) {
+    ProcessTask();
+    if (state_ != ClientState::kIdle || task_available_) return;
+  }
+  if (config_.use_observe) {
+    if (!observing_) {
+      StartObserve();
+    } else if (now_ms_ >= last_task_ms_ + config_.task_refresh_ms) {
+      // No notification for a while: the server may have dropped us (a lost
+      // confirmable notification ends an observation). Re-register; the
+      // registration's response is the current task.
+      config_.transport->StopObserve();
+      observing_ = false;
+      StartObserve();
+    }
+  } else if (now_ms_ >= next_fetch_ms_) {
+    StartFetch();
+  }
+}
+
+void DeviceClient::StartObserve() {
+  const Status started =
+      config_.transport->StartObserve(wire::kTaskPath, task_bytes_);
+  if (!started.ok()) {
+    Backoff(started);
+    return;
+  }
+  observing_ = true;
+  last_task_ms_ = now_ms_;
+}
+
+void DeviceClient::StartFetch() {
+  TransportRequest request;
+  request.method = CoapMethod::kGet;
+  request.path = wire::kTaskPath;
+  const Status started = config_.transport->StartRequest(request, task_bytes_);
+  if (!started.ok()) {
+    Backoff(started);
+    return;
+  }
+  state_ = ClientState::kFetchingTask;
+}
+
+void DeviceClient::OnFetchResult() {
+  TransportResult result;
+  if (!config_.transport->TakeResult(result)) return;
+  state_ = ClientState::kIdle;
+  if (!result.status.ok()) {
+    ++counters_.transport_errors;
+    Backoff(result.status);
+    return;
+  }
+  if (result.code != wire::kCoapContent) {
+    Backoff(wire::StatusFromCoapCode(result.code));
+    return;
+  }
+  ResetBackoff();
+  next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
+  task_size_ = result.payload_size;
+  task_available_ = true;
+  last_task_ms_ = now_ms_;
+  StepIdle();
+}
+
+void DeviceClient::ProcessTask() {
+  task_available_ = false;
+  // The vectors are decoded into the (possibly shared) compute scratch and
+  // used within this call only.
+  Workspace ws(config_.compute_scratch);
+  const size_t dim = config_.data.dim();
+  const Result<Span<Real>> model = ws.Allocate<Real>(dim);
+  const Result<Span<Real>> auxiliary = ws.Allocate<Real>(dim);
+  EDGEADMM_ASSERT(model.ok() && auxiliary.ok());  // sized by Init
+  wire::DecodedRoundTask task;
+  const Status decoded = wire::DecodeRoundTask(
+      ConstByteSpan(task_bytes_.data(), task_size_), *model, *auxiliary, task);
+  if (!decoded.ok()) {
+    ++counters_.tasks_invalid;
+    last_error_ = decoded;
+    EDGEADMM_LOG_WARN("client %s: task refused at decode: %s",
+                      config_.device_id, decoded.str());
+    return;
+  }
+  ++counters_.tasks_received;
+  const edgeadmm_wire_RoundTask& h = task.header;
+  if (h.role == edgeadmm_wire_Role_ROLE_DONE) {
+    state_ = ClientState::kDone;
+    if (observing_) {
+      config_.transport->StopObserve();
+      observing_ = false;
+    }
+    return;
+  }
+  if (h.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) return;  // idle round
+  uint64_t job = 0;
+  uint64_t round = 0;
+  if (last_step(job, round) && job == h.job_id && h.round_id <= round) {
+    return;  // already computed (and uploaded or pending)
+  }
+  if (refused_valid_ && refused_job_ == h.job_id &&
+      refused_round_ == h.round_id) {
+    return;  // already refused and reported
+  }
+  const Status computed = ComputeAndPersist(task);
+  if (computed.ok()) {
+    if (config_.halt_after_persist) {
+      state_ = ClientState::kHalted;
+      return;
+    }
+    StartUpload();
+    return;
+  }
+  if (computed == Status::Unavailable() && record_dirty_) {
+    return;  // persisted later from StepIdle, then uploaded
+  }
+  ++counters_.steps_refused;
+  last_error_ = computed;
+  refused_valid_ = true;
+  refused_job_ = h.job_id;
+  refused_round_ = h.round_id;
+  EDGEADMM_LOG_WARN(
+      "client %s: refusing job %llu round %llu: %s", config_.device_id,
+      static_cast<unsigned long long>(h.job_id),
+      static_cast<unsigned long long>(h.round_id), computed.str());
+  StartReport(computed,
+              computed == Status::ResourceExhausted()
+                  ? "local privacy budget exhausted"
+                  : "device cannot run this task",
+              h.job_id, h.round_id);
+}
+
+Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  if (h.algorithm != edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM ||
+      h.which_params != edgeadmm_wire_RoundTask_federated_tag) {
+    return Status::Unimplemented();
+  }
+  const size_t dim = config_.data.dim();
+  if (task.model.size() != dim) return Status::FailedPrecondition();
+  EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
+
+  // The trainer starts from the persisted state of this job (or fresh for a
+  // new job) with a DRBG freshly seeded from the entropy port.
+  TrainerConfig trainer_config;
+  trainer_config.algorithm = AlgorithmKind::kProxAdmm;
+  trainer_config.loss = loss;
+  trainer_config.job_id = h.job_id;
+  trainer_config.entropy = config_.entropy;
+  trainer_config.personalization =
+      ConstByteSpan(reinterpret_cast<const std::byte*>(config_.device_id),
+                    std::strlen(config_.device_id));
+  trainer_config.epsilon_budget = config_.epsilon_budget;
+  trainer_config.delta = config_.delta;
+  trainer_config.allow_unaccounted_steps = config_.allow_unaccounted_steps;
+  LocalTrainer& trainer = *config_.trainer;
+  EDGEADMM_TRY(
+      trainer.Init(config_.trainer_workspace, config_.data, trainer_config));
+  ClientRecordView previous;
+  if (record_size_ != 0) {
+    EDGEADMM_TRY(ParseClientRecord(record_.first(record_size_), previous));
+    EDGEADMM_TRY_ASSIGN(const DeviceStateInfo info,
+                        InspectDeviceState(previous.state));
+    if (info.job_id == h.job_id)
+      EDGEADMM_TRY(trainer.LoadState(previous.state));
+  }
+
+  // Paper 002 Alg. 3 local step (eqs. 6-7 with clipping), see
+  // prox_admm_step.h. With aggregator-side noise the device only clips.
+  ProxAdmmParams params;
+  params.lambda = h.params.federated.lambda;
+  params.step = h.params.federated.gamma;
+  params.clip = h.params.federated.clip;
+  params.sigma = h.noise_placement ==
+                         edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
+                     ? 0.0
+                     : h.params.federated.sigma;
+  Workspace ws(config_.compute_scratch);
+  ws.Allocate<Real>(dim).status().IgnoreError();  // model (decoded)
+  ws.Allocate<Real>(dim).status().IgnoreError();  // auxiliary
+  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(dim));
+  EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
+                      ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));
+  EDGEADMM_TRY_ASSIGN(ByteSpan update_bytes,
+                      ws.Allocate<std::byte>(wire::MaxUpdateBytes(dim)));
+  EDGEADMM_TRY(trainer.RunProxAdmm(params, h.round_id, task.model, upload));
+  ++counters_.steps_computed;
+
+  edgeadmm_wire_Update update = edgeadmm_wire_Update_init_zero;
+  update.job_id = h.job_id;
+  update.round_id = h.round_id;
+  std::strncpy(update.device_id, config_.device_id,
+               sizeof(update.device_id) - 1);
+  update.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  update.dimension = static_cast<uint32_t>(dim);
+  update.has_ledger = true;
+  update.ledger.participations = trainer.state().ledger.participations();
+  const Result<Real> epsilon = trainer.LocalEpsilon();
+  update.ledger.epsilon =
+      epsilon.ok() && std::isfinite(*epsilon) ? *epsilon : 0.0;
+  update.ledger.delta = config_.delta;
+  const StatusWithSize encoded =
+      wire::EncodeUpdate(update, upload, update_bytes);
+  EDGEADMM_TRY(encoded);
+  const StatusWithSize saved = trainer.SaveState(state_blob);
+  EDGEADMM_TRY(saved);
+  const StatusWithSize written =
+      WriteClientRecord(state_blob.first(saved.size()), h.job_id, h.round_id,
+                        update_bytes.first(encoded.size()), record_);
+  EDGEADMM_TRY(written);
+  record_size_ = written.size();
+  // From here on the step exists only in record_: persist it before any
+  // byte leaves the device. A failed write is retried (never recomputed).
+  record_dirty_ = true;
+  return PersistRecord(record_size_).ok() ? Status::Ok()
+                                          : Status::Unavailable();
+}
+
+Status DeviceClient::PersistRecord(size_t size) {
+  const Status written =
+      config_.storage->Write(config_.storage_key, record_.first(size));
+  if (!written.ok()) {
+    ++counters_.storage_errors;
+    EDGEADMM_LOG_WARN("client %s: cannot persist its record: %s",
+                      config_.device_id, written.str());
+    Backoff(written);
+    return written;
+  }
+  record_dirty_ = false;
+  return Status::Ok();
+}
+
+void DeviceClient::StartUpload() {
+  TransportRequest request;
+  request.method = CoapMethod::kPost;
+  request.path = wire::kUpdatePath;
+  request.content_format = wire::kUpdateFormat;
+  request.payload = pending_upload();
+  const Status started = config_.transport->StartRequest(request, response_);
+  if (!started.ok()) {
+    Backoff(started);
+    return;
+  }
+  ++counters_.upload_attempts;
+  state_ = ClientState::kUploading;
+}
+
+void DeviceClient::ClearPending() {
+  ClientRecordView view;
+  if (record_size_ == 0 ||
+      !ParseClientRecord(record_.first(record_size_), view).ok()) {
+    return;
+  }
+  const StatusWithSize written = WriteClientRecord(
+      view.state, view.job_id, view.round_id, ConstByteSpan(), record_);
+  EDGEADMM_ASSERT(written.ok());  // shrinks in place
+  record_size_ = written.size();
+  // If this write fails the stored record keeps the upload, and a reboot
+  // resends it: the aggregator answers a duplicate receipt. Harmless.
+  if (!config_.storage->Write(config_.storage_key, record_.first(record_size_))
+           .ok()) {
+    ++counters_.storage_errors;
+  }
+}
+
+void DeviceClient::OnUploadResult() {
+  TransportResult result;
+  if (!config_.transport->TakeResult(result)) return;
+  state_ = ClientState::kIdle;
+  if (!result.status.ok()) {
+    // No response (lost datagrams, reset, failed handshake): the upload may
+    // or may not have arrived. Resend the same bytes later.
+    ++counters_.transport_errors;
+    Backoff(result.status);
+    return;
+  }
+  Status status = wire::StatusFromCoapCode(result.code);
+  edgeadmm_wire_StatusBody body = edgeadmm_wire_StatusBody_init_zero;
+  const bool has_body =
+      result.content_format == wire::kStatusBodyFormat &&
+      wire::DecodeStatusBody(response_.first(result.payload_size), body).ok();
+  if (has_body && CodeClass(result.code) != 2) {
+    const Status precise = wire::StatusFromBody(body);
+    if (!precise.ok()) status = precise;
+  }
+  if (CodeClass(result.code) == 2) {
+    if (has_body && body.duplicate) {
+      ++counters_.uploads_duplicate;
+    } else {
+      ++counters_.uploads_accepted;
+    }
+    ResetBackoff();
+    ClearPending();
+    return;  // wait for the next task
+  }
+  last_error_ = status;
+  if (result.code == wire::kCoapPreconditionFailed) {
+    ++counters_.uploads_stale;  // the round closed without it
+    ClearPending();
+    if (config_.use_observe) {
+      last_task_ms_ = 0;  // re-register at once: the task has changed
+    } else {
+      next_fetch_ms_ = now_ms_;
+    }
+    return;
+  }
+  if (result.code == wire::kCoapTooManyRequests ||
+      result.code == wire::kCoapUnauthorized || CodeClass(result.code) == 5) {
+    Backoff(status);  // not the update's fault: resend the same bytes
+    return;
+  }
+  ++counters_.uploads_rejected;
+  EDGEADMM_LOG_WARN("client %s: upload rejected: %s", config_.device_id,
+                    status.str());
+  ClearPending();
+}
+
+void DeviceClient::StartReport(Status status, const char* message,
+                               uint64_t job_id, uint64_t round_id) {
+  const edgeadmm_wire_StatusBody body =
+      wire::MakeStatusBody(status, message, job_id, round_id);
+  const StatusWithSize encoded = wire::EncodeStatusBody(body, report_);
+  if (!encoded.ok()) return;
+  report_size_ = encoded.size();
+  TransportRequest request;
+  request.method = CoapMethod::kPost;
+  request.path = wire::kStatusPath;
+  request.content_format = wire::kStatusBodyFormat;
+  request.payload = report_.first(report_size_);
+  if (config_.transport->StartRequest(request, response_).ok()) {
+    state_ = ClientState::kReporting;
+  }
+}
+
+void DeviceClient::OnReportResult() {
+  TransportResult result;
+  if (!config_.transport->TakeResult(result)) return;
+  state_ = ClientState::kIdle;
+  // Best effort: the refusal is also visible to the aggregator as a missing
+  // upload, so a lost report is not retried.
+  if (result.status.ok() && CodeClass(result.code) == 2) {
+    ++counters_.reports_sent;
+  } else if (!result.status.ok()) {
+    ++counters_.transport_errors;
+  }
+}
+
+void DeviceClient::Backoff(Status error) {
+  last_error_ = error;
+  backoff_ms_ = backoff_ms_ == 0                          ? config_.retry_min_ms
+                : backoff_ms_ >= config_.retry_max_ms / 2 ? config_.retry_max_ms
+                                                          : 2 * backoff_ms_;
+  // Spread retries of a fleet over up to +50% so they do not synchronise: a
+  // fixed function of the device id and the attempt (not a secret).
+  id_spread_ = id_spread_ * 1664525u + 1013904223u;
+  const uint32_t spread =
+      backoff_ms_ / 2 == 0 ? 0 : id_spread_ % (backoff_ms_ / 2);
+  retry_at_ms_ = now_ms_ + backoff_ms_ + spread;
+  state_ = ClientState::kBackoff;
+}
+
+}  // namespace edgeadmm

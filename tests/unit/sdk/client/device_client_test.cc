@@ -1,0 +1,315 @@
+#include "edgeadmm/device_client.h"
+
+#include <cstring>
+#include <new>
+
+#include "client_test_rig.h"
+#include "edgeadmm/crc32.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/update.h"
+#include "gtest/gtest.h"
+
+namespace edgeadmm {
+namespace {
+
+using testing::ClientRig;
+using testing::kRigDevices;
+using testing::kRigDim;
+using testing::RigDevice;
+
+alignas(ClientRig) unsigned char rig_storage[sizeof(ClientRig)];
+// A copy of a persisted upload, compared with what the aggregator accepted.
+std::byte saved_upload[wire::MaxUpdateBytes(kRigDim)];
+
+class DeviceClientTest : public ::testing::Test {
+ protected:
+  ClientRig& MakeRig(
+      const LinkConfig& link,
+      const FakeAggregatorConfig& config = ClientRig::DefaultConfig()) {
+    rig_ = new (rig_storage) ClientRig(link, config);
+    return *rig_;
+  }
+  void TearDown() override {
+    if (rig_ != nullptr) rig_->~ClientRig();
+    rig_ = nullptr;
+  }
+  // Polls `device` until it reaches `state` (true) or gives up.
+  bool PollUntil(RigDevice& device, ClientState state, size_t max = 1000) {
+    for (size_t i = 0; i < max && device.client.state() != state; ++i) {
+      device.client.Poll(rig_->now_ms()).IgnoreError();
+      device.transport.Poll(0).status().IgnoreError();
+    }
+    return device.client.state() == state;
+  }
+  // Copies the pending upload stored in `device`'s storage.
+  size_t SavePendingUpload(RigDevice& device) {
+    static std::byte record[DeviceClient::RecordBytes(kRigDim)];
+    const StatusWithSize read = device.storage.Read("client", record);
+    EXPECT_TRUE(read.ok());
+    ClientRecordView view;
+    EXPECT_TRUE(
+        ParseClientRecord(ConstByteSpan(record, read.size()), view).ok());
+    EXPECT_TRUE(view.has_pending);
+    std::memcpy(saved_upload, view.upload.data(), view.upload.size());
+    return view.upload.size();
+  }
+
+  ClientRig* rig_ = nullptr;
+};
+
+TEST_F(DeviceClientTest, EveryDeviceUploadsOncePerRoundAndTheModelMoves) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  for (uint64_t round = 1; round <= 3; ++round) {
+    ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices)) << round;
+    if (round < 3) {
+      rig.server().AdvanceRound();
+    } else {
+      rig.server().Finish();
+    }
+  }
+  ASSERT_TRUE(rig.Drain());
+  Real norm = 0;
+  for (Real z : rig.server().model()) norm += z * z;
+  EXPECT_GT(norm, 0.0);
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    RigDevice& d = rig.device(i);
+    const FakeDeviceEntry* e = rig.server().Find(d.id);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->accepted, 3u);
+    EXPECT_EQ(e->duplicates, 0u);
+    EXPECT_EQ(e->conflicts, 0u);
+    EXPECT_EQ(d.client.counters().steps_computed, 3u);
+    EXPECT_EQ(d.client.counters().uploads_accepted, 3u);
+    EXPECT_TRUE(d.client.pending_upload().empty());
+    uint64_t job = 0;
+    uint64_t round = 0;
+    ASSERT_TRUE(d.client.last_step(job, round));
+    EXPECT_EQ(job, 7u);
+    EXPECT_EQ(round, 3u);
+  }
+}
+
+TEST_F(DeviceClientTest, AComputedRoundIsNeverComputedAgain) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+  // The task stays the same round for a long time (re-registrations, task
+  // refreshes): nothing is recomputed or resent.
+  for (int i = 0; i < 500; ++i) rig.PollOnce();
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    EXPECT_EQ(rig.device(i).client.counters().steps_computed, 1u);
+    EXPECT_EQ(rig.device(i).client.counters().upload_attempts, 1u);
+    EXPECT_GT(rig.device(i).client.counters().tasks_received, 1u);
+  }
+  EXPECT_EQ(rig.server().totals().accepted, kRigDevices);
+}
+
+// Must-show: with 30% datagram loss every upload is delivered exactly once.
+void ExpectExactlyOnceUnderLoss(DeviceClientTest& test, ClientRig& rig,
+                                uint32_t rounds) {
+  for (uint32_t r = 0; r < rounds; ++r) {
+    ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices)) << "round " << r;
+    if (r + 1 < rounds) {
+      rig.server().AdvanceRound();
+    } else {
+      rig.server().Finish();  // receipts still in flight come as duplicates
+    }
+  }
+  ASSERT_TRUE(rig.Drain());
+  (void)test;
+  uint64_t lost = 0;
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    RigDevice& d = rig.device(i);
+    const FakeDeviceEntry* e = rig.server().Find(d.id);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->accepted, rounds) << d.id;
+    EXPECT_EQ(e->conflicts, 0u) << d.id;
+    // One local step per round: no upload was ever recomputed.
+    EXPECT_EQ(d.client.counters().steps_computed, rounds) << d.id;
+    // Every upload got its receipt (first copy or duplicate).
+    EXPECT_EQ(d.client.counters().uploads_accepted +
+                  d.client.counters().uploads_duplicate,
+              rounds)
+        << d.id;
+    lost += d.transport.stats().datagrams_lost;
+  }
+  EXPECT_GT(lost, 0u);
+}
+
+TEST_F(DeviceClientTest, ThirtyPercentLossDeliversEveryUploadExactlyOnce) {
+  LinkConfig link;
+  link.loss_per_million = 300000;
+  link.seed = 11;
+  ClientRig& rig = MakeRig(link);
+  ExpectExactlyOnceUnderLoss(*this, rig, 12);
+}
+
+TEST_F(DeviceClientTest, LossWithFewRetransmissionsCausesDuplicateReceipts) {
+  // With one retransmission a third of the exchanges time out, often after
+  // the aggregator accepted the upload: the resend gets a duplicate receipt
+  // and is not counted twice.
+  LinkConfig link;
+  link.loss_per_million = 300000;
+  link.max_retransmit = 1;
+  link.seed = 5;
+  ClientRig& rig = MakeRig(link);
+  ExpectExactlyOnceUnderLoss(*this, rig, 12);
+  EXPECT_GT(rig.server().totals().duplicates, 0u);
+  uint32_t transport_errors = 0;
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    transport_errors += rig.device(i).client.counters().transport_errors;
+  }
+  EXPECT_GT(transport_errors, 0u);
+}
+
+// Must-show: a device killed between persisting and uploading resends the
+// same bytes after a restart, never a freshly noised update.
+TEST_F(DeviceClientTest, RebootBetweenPersistAndUploadResendsTheSameBytes) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  ASSERT_TRUE(d.Reboot(/*halt_after_persist=*/true).ok());
+  ASSERT_TRUE(PollUntil(d, ClientState::kHalted));
+  EXPECT_EQ(d.client.counters().steps_computed, 1u);
+  EXPECT_EQ(d.client.counters().upload_attempts, 0u);
+  EXPECT_EQ(rig.server().Find(d.id)->accepted, 0u);
+  const size_t size = SavePendingUpload(d);
+  ASSERT_GT(size, 0u);
+
+  ASSERT_TRUE(d.Reboot(/*halt_after_persist=*/false).ok());
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+  const FakeDeviceEntry* e = rig.server().Find(d.id);
+  EXPECT_EQ(e->accepted, 1u);
+  EXPECT_EQ(e->accepted_size, size);
+  EXPECT_EQ(e->accepted_crc, Crc32(ConstByteSpan(saved_upload, size)));
+  EXPECT_EQ(d.client.counters().resumed_uploads, 1u);
+  EXPECT_EQ(d.client.counters().steps_computed, 0u);  // not recomputed
+  EXPECT_EQ(d.client.counters().uploads_accepted, 1u);
+}
+
+TEST_F(DeviceClientTest, RebootAfterAnAcceptedUploadGetsADuplicateReceipt) {
+  // The receipt was lost (the stored record still holds the upload): the
+  // restarted device resends it and the aggregator does not count it twice.
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(1);
+  ASSERT_TRUE(d.Reboot(true).ok());
+  ASSERT_TRUE(PollUntil(d, ClientState::kHalted));
+  const size_t size = SavePendingUpload(d);
+  // Deliver those bytes to the aggregator behind the device's back.
+  TransportRequest post;
+  post.method = CoapMethod::kPost;
+  post.path = wire::kUpdatePath;
+  post.content_format = wire::kUpdateFormat;
+  post.payload = ConstByteSpan(saved_upload, size);
+  std::byte body[wire::kMaxStatusBodyBytes];
+  ASSERT_EQ(rig.server().Handle(d.id, post, body).code, wire::kCoapChanged);
+  ASSERT_TRUE(d.Reboot(false).ok());
+  ASSERT_TRUE(PollUntil(d, ClientState::kIdle, 10));
+  for (int i = 0; i < 20; ++i) rig.PollOnce();
+  const FakeDeviceEntry* e = rig.server().Find(d.id);
+  EXPECT_EQ(e->accepted, 1u);
+  EXPECT_EQ(e->duplicates, 1u);
+  EXPECT_EQ(e->conflicts, 0u);
+  EXPECT_EQ(d.client.counters().uploads_duplicate, 1u);
+  EXPECT_TRUE(d.client.pending_upload().empty());
+}
+
+TEST_F(DeviceClientTest, StaleUploadIsDroppedAndTheCurrentRoundComputed) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(2);
+  ASSERT_TRUE(d.Reboot(true).ok());
+  ASSERT_TRUE(PollUntil(d, ClientState::kHalted));
+  rig.server().AdvanceRound();  // round 1 closes without this device
+  ASSERT_TRUE(d.Reboot(false).ok());
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+  const FakeDeviceEntry* e = rig.server().Find(d.id);
+  EXPECT_EQ(e->stale, 1u);
+  EXPECT_EQ(e->accepted, 1u);
+  EXPECT_EQ(e->accepted_round, 2u);
+  EXPECT_EQ(d.client.counters().uploads_stale, 1u);
+  EXPECT_EQ(d.client.counters().steps_computed, 1u);  // round 2 only
+}
+
+TEST_F(DeviceClientTest, ExhaustedLocalBudgetIsRefusedAndReported) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  d.config.epsilon_budget = 1e-3;  // far below one step of σ = 2
+  ASSERT_TRUE(d.Reboot(false).ok());
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices - 1));
+  for (int i = 0; i < 50; ++i) rig.PollOnce();
+  const FakeDeviceEntry* e = rig.server().Find(d.id);
+  EXPECT_EQ(e->accepted, 0u);
+  EXPECT_EQ(e->reports, 1u);  // reported once, not on every task refresh
+  EXPECT_EQ(e->last_report_code,
+            static_cast<uint32_t>(StatusCode::kResourceExhausted));
+  EXPECT_EQ(d.client.counters().steps_refused, 1u);
+  EXPECT_EQ(d.client.counters().steps_computed, 0u);
+  EXPECT_EQ(d.client.last_error(), Status::ResourceExhausted());
+  EXPECT_EQ(d.storage.write_count(), 0u);  // nothing persisted
+}
+
+TEST_F(DeviceClientTest, FailedPersistIsRetriedNotRecomputed) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  d.storage.FailWrites(2, Status::Unavailable());
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+  EXPECT_EQ(d.client.counters().storage_errors, 2u);
+  EXPECT_EQ(d.client.counters().steps_computed, 1u);
+  EXPECT_EQ(rig.server().Find(d.id)->accepted, 1u);
+}
+
+TEST_F(DeviceClientTest, PollingWithoutObserveWorksToo) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    rig.device(i).config.use_observe = false;
+    ASSERT_TRUE(rig.device(i).Reboot(false).ok());
+  }
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+    rig.server().AdvanceRound();
+  }
+  EXPECT_EQ(rig.server().totals().accepted, 2 * kRigDevices);
+}
+
+TEST_F(DeviceClientTest, DoneTaskStopsTheClient) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+  rig.server().Finish();
+  for (int i = 0; i < 20; ++i) rig.PollOnce();
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    EXPECT_EQ(rig.device(i).client.state(), ClientState::kDone);
+  }
+}
+
+TEST_F(DeviceClientTest, CorruptRecordHaltsWithDataLoss) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  const std::byte junk[8] = {};
+  ASSERT_TRUE(d.storage.Write("client", junk).ok());
+  ASSERT_TRUE(d.Reboot(false).ok());
+  EXPECT_EQ(d.client.Poll(0), Status::DataLoss());
+  EXPECT_EQ(d.client.state(), ClientState::kHalted);
+  EXPECT_EQ(d.client.counters().steps_computed, 0u);
+}
+
+TEST_F(DeviceClientTest, InitRefusesBadConfigs) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  DeviceClientConfig bad = d.config;
+  bad.device_id = "has space";
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  bad = d.config;
+  bad.transport = nullptr;
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  bad = d.config;
+  bad.delta = 1.0;
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  EXPECT_EQ(d.client.Init(d.config, d.memory().first(d.memory().size() / 2)),
+            Status::ResourceExhausted());
+  bad = d.config;
+  bad.compute_scratch = bad.compute_scratch.first(16);
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::ResourceExhausted());
+  EXPECT_EQ(d.client.Poll(0), Status::FailedPrecondition());
+  EXPECT_TRUE(d.client.Init(d.config, d.memory()).ok());
+}
+
+}  // namespace
+}  // namespace edgeadmm
