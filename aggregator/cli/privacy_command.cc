@@ -170,8 +170,8 @@ void AddPrivacyCommands(CLI::App& app) {
   AddScheduleOptions(plan, options.get());
   plan->add_option("--epsilon", options->epsilon, "target epsilon")->required();
   plan->add_option("--policy", options->policy,
-                   "also print sigma for participation, trusted-aggregator or "
-                   "local-dp");
+                   "also print sigma for participation, "
+                   "participation-own-noise, trusted-aggregator or local-dp");
   plan->add_option("--clip", options->clip, "clipping norm C (with --policy)")
       ->capture_default_str();
   plan->add_option("--cohort", options->cohort,

@@ -15,6 +15,8 @@ const char* PolicyName(Policy policy) {
       return "trusted-aggregator";
     case Policy::kLocalDp:
       return "local-dp";
+    case Policy::kParticipationOwnNoise:
+      return "participation-own-noise";
   }
   return "unknown";
 }
@@ -26,7 +28,8 @@ ErrorOr<Policy> ParsePolicy(const std::string& name) {
   }
   return Error::InvalidArgument(
       "unknown policy '" + name +
-      "' (expected participation, trusted-aggregator or local-dp)");
+      "' (expected participation, participation-own-noise, "
+      "trusted-aggregator or local-dp)");
 }
 
 Error ValidateSubjectId(const std::string& id) {
@@ -72,28 +75,30 @@ Error ValidateRound(Policy policy, const RoundDescriptor& round) {
 ErrorOr<Mechanism> ChargedMechanism(Policy policy,
                                     const RoundDescriptor& round) {
   EDGEADMM_PRIVACY_TRY(ValidateRound(policy, round));
+  // Every policy charges a Gaussian on the clipped term 2 lambda Clip(., C)
+  // with noise lambda sigma; they differ in the relation, the noise that
+  // counts, the sensitivity and the sampling.
   Mechanism m;
+  m.sensitivity = 2.0 * round.lambda * round.clip;
+  m.noise_std = round.lambda * round.sigma;
   switch (policy) {
     case Policy::kParticipation:
-      m.kind = MechanismKind::kGaussian;
       m.neighbouring = Neighbouring::kZeroOut;
-      m.sensitivity = 2.0 * round.lambda * round.clip;
-      m.noise_std = round.lambda * round.sigma *
-                    std::sqrt(static_cast<double>(round.accepted_uploads));
+      m.noise_std *= std::sqrt(static_cast<double>(round.accepted_uploads));
+      break;
+    case Policy::kParticipationOwnNoise:
+      m.neighbouring = Neighbouring::kZeroOut;
       break;
     case Policy::kTrustedAggregator:
-      m.kind = MechanismKind::kPoissonSubsampledGaussian;
       m.neighbouring = Neighbouring::kAddRemove;
-      m.sensitivity = 2.0 * round.lambda * round.clip;
-      m.noise_std = round.lambda * round.sigma;
       m.sampling_rate = round.sampling_rate;
-      if (m.sampling_rate == 1.0) m.kind = MechanismKind::kGaussian;
+      if (m.sampling_rate < 1.0) {
+        m.kind = MechanismKind::kPoissonSubsampledGaussian;
+      }
       break;
     case Policy::kLocalDp:
-      m.kind = MechanismKind::kGaussian;
       m.neighbouring = Neighbouring::kReplaceOne;
-      m.sensitivity = 4.0 * round.lambda * round.clip;
-      m.noise_std = round.lambda * round.sigma;
+      m.sensitivity *= 2.0;  // 4 lambda C: both data points move
       break;
   }
   EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
@@ -114,6 +119,7 @@ ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
       return 2.0 * clip * noise_multiplier /
              std::sqrt(static_cast<double>(accepted_uploads));
     case Policy::kTrustedAggregator:
+    case Policy::kParticipationOwnNoise:
       return 2.0 * clip * noise_multiplier;
     case Policy::kLocalDp:
       return 4.0 * clip * noise_multiplier;

@@ -82,6 +82,18 @@ TEST(CompositionTest, EpsilonGrowsWithRoundsAndRateAndFallsWithNoise) {
   }
 }
 
+TEST(CompositionTest, MatchesOpacusDocumentedExample) {
+  // opacus.ai/api/compute_dp_sgd_privacy.html: sample rate 1%, noise
+  // multiplier 1.0, 300 steps, alphas {2, 5, 10, 20, 100}, delta 1e-5 ->
+  // "epsilon = 2.39 ... The optimal alpha is 5.0" (Opacus uses the improved
+  // conversion).
+  Accountant accountant(OrderGrid::Create({2, 5, 10, 20, 100}).value());
+  ASSERT_TRUE(accountant.Compose(Poisson(0.01, 1.0), 300).ok());
+  const auto report = accountant.Epsilon(1e-5, Conversion::kImproved);
+  EXPECT_NEAR(report->epsilon, 2.39, 0.005);
+  EXPECT_EQ(report->order, 5.0);
+}
+
 TEST(CompositionTest, NothingComposedIsZeroEpsilon) {
   Accountant accountant;
   const auto report = accountant.Epsilon(1e-5, Conversion::kImproved);

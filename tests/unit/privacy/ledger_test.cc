@@ -3,20 +3,14 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
+#include "test_rounds.h"
 
 namespace edgeadmm::privacy {
 namespace {
 
 RoundDescriptor Round(uint64_t id, std::vector<std::string> participants) {
-  RoundDescriptor round;
-  round.round = id;
-  round.lambda = 0.5;
-  round.clip = 1.0;
-  round.sigma = 2.0;
-  round.sampling_rate = 0.05;
-  round.accepted_uploads = participants.size();
-  round.participants = std::move(participants);
-  return round;
+  return test_support::MakeRound(id, 0.5, 1.0, 2.0, 0.05,
+                                 std::move(participants));
 }
 
 CentralLedger MakeLedger(Policy policy, double epsilon = 10.0) {

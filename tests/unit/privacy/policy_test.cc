@@ -3,19 +3,14 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
+#include "test_rounds.h"
 
 namespace edgeadmm::privacy {
 namespace {
 
 RoundDescriptor Round(std::vector<std::string> participants) {
-  RoundDescriptor round;
-  round.lambda = 0.5;
-  round.clip = 2.0;
-  round.sigma = 3.0;
-  round.sampling_rate = 0.1;
-  round.accepted_uploads = participants.size();
-  round.participants = std::move(participants);
-  return round;
+  return test_support::MakeRound(0, 0.5, 2.0, 3.0, 0.1,
+                                 std::move(participants));
 }
 
 TEST(PolicyTest, ParticipationChargesGaussianWithAggregatedNoise) {

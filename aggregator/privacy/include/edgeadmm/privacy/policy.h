@@ -9,6 +9,11 @@
 //    std lambda sigma sqrt(m_k) (the noise of the m_k accepted uploads).
 //    Devices that did not contribute are not charged; no amplification by
 //    sampling is claimed. Reported: the maximum over devices.
+//    Sound when a device's persisted state does not carry its own past noise
+//    (see docs/privacy.md, "participation").
+//  - participation-own-noise: as participation but only the device's own
+//    noise counts: noise std lambda sigma. Sound whatever the device state
+//    holds (the conservative fallback).
 //  - trusted-aggregator (central DP, devices send clipped terms without
 //    noise, the aggregator adds N(0, (lambda sigma_c)^2 I) to the sum, secret
 //    Poisson cohorts of rate q): one central subject charged a
@@ -32,9 +37,11 @@ enum class Policy : uint8_t {
   kParticipation = 0,
   kTrustedAggregator = 1,
   kLocalDp = 2,
+  kParticipationOwnNoise = 3,
 };
 
-// "participation", "trusted-aggregator", "local-dp".
+// "participation", "trusted-aggregator", "local-dp",
+// "participation-own-noise".
 const char* PolicyName(Policy policy);
 // Inverse of PolicyName. INVALID_ARGUMENT for another name.
 ErrorOr<Policy> ParsePolicy(const std::string& name);
@@ -51,7 +58,7 @@ struct RoundDescriptor {
                                   // (trusted-aggregator only)
   uint64_t accepted_uploads = 0;  // m_k
   std::vector<std::string> participants;  // ids of the m_k accepted devices
-                                          // (participation, local-dp)
+                                          // (all but trusted-aggregator)
 };
 
 // OK when the round is consistent with the policy: lambda, C, sigma finite
@@ -66,9 +73,9 @@ ErrorOr<Mechanism> ChargedMechanism(Policy policy,
                                     const RoundDescriptor& round);
 
 // The noise sigma that gives the charged mechanism noise multiplier z:
-// participation 2 C z / sqrt(m), trusted-aggregator 2 C z, local-dp 4 C z
-// (lambda cancels). INVALID_ARGUMENT for z or C not finite and > 0, or m = 0
-// under participation.
+// participation 2 C z / sqrt(m), trusted-aggregator and
+// participation-own-noise 2 C z, local-dp 4 C z (lambda cancels).
+// INVALID_ARGUMENT for z or C not finite and > 0, or m = 0 under participation.
 ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
                                         double clip, uint64_t accepted_uploads);
 

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Runs `edgeadmm privacy report|plan` and checks its JSON and its errors.
+
+Usage: check_cli_privacy.py PATH/TO/edgeadmm. Exits non-zero on failure.
+The plain-Gaussian epsilon is recomputed here independently (classic
+conversion over the documented default order grid).
+"""
+import json
+import math
+import subprocess
+import sys
+
+EDGEADMM = sys.argv[1]
+failures = []
+
+
+def check(condition, what):
+  if not condition:
+    failures.append(what)
+    print("FAIL: " + what)
+
+
+def run(*args):
+  return subprocess.run([EDGEADMM, "privacy", *args], capture_output=True,
+                        text=True, timeout=120)
+
+
+def report(*args):
+  result = run("report", *args, "--json")
+  check(result.returncode == 0, "report %s exits 0 (%s)" % (args, result.stderr))
+  return json.loads(result.stdout) if result.returncode == 0 else {}
+
+
+# The issue's example.
+poisson = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+                 "1.0", "--rounds", "1000", "--delta", "1e-5", "--conversion",
+                 "improved")
+for key in ("epsilon", "order", "mechanism", "neighbouring", "conversion",
+            "delta"):
+  check(key in poisson, "report JSON has '%s'" % key)
+check(poisson.get("mechanism") == "poisson_subsampled_gaussian", "mechanism")
+check(poisson.get("neighbouring") == "add/remove", "neighbouring")
+check(poisson.get("conversion") == "improved", "conversion")
+check(poisson.get("delta") == 1e-5, "delta echoed")
+check(0.0 < poisson.get("epsilon", -1) < 10.0, "epsilon in a sane range")
+classic = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+                 "1.0", "--rounds", "1000", "--delta", "1e-5", "--conversion",
+                 "classic")
+check(classic.get("epsilon", 0) >= poisson.get("epsilon", 1),
+      "classic conversion is never below improved")
+print("poisson q=0.01 z=1 T=1000 delta=1e-5: improved %.6f (order %s), "
+      "classic %.6f (order %s)" % (poisson.get("epsilon", math.nan),
+                                   poisson.get("order"),
+                                   classic.get("epsilon", math.nan),
+                                   classic.get("order")))
+
+# Plain Gaussian, classic conversion, against an independent computation.
+orders = [t / 10 for t in range(11, 110)] + list(range(11, 64)) + [
+    128, 256, 512, 1024]
+expected = min(10 * a / (2 * 2.0**2) + math.log(1 / 1e-5) / (a - 1)
+               for a in orders)
+gaussian = report("--sampling", "none", "--noise-multiplier", "2",
+                  "--rounds", "10", "--delta", "1e-5", "--conversion",
+                  "classic")
+check(gaussian.get("mechanism") == "gaussian", "plain Gaussian mechanism")
+check(abs(gaussian.get("epsilon", 0) - expected) < 1e-9 * expected,
+      "plain Gaussian epsilon %s == %s" % (gaussian.get("epsilon"), expected))
+
+# Plan then report: the planned noise meets the target.
+plan = run("plan", "--sampling", "poisson", "--q", "0.01", "--rounds", "1000",
+           "--epsilon", "2", "--delta", "1e-5", "--json", "--policy",
+           "trusted-aggregator", "--clip", "0.5")
+check(plan.returncode == 0, "plan exits 0 (%s)" % plan.stderr)
+if plan.returncode == 0:
+  planned = json.loads(plan.stdout)
+  z = planned["noise_multiplier"]
+  check(planned["epsilon"] <= 2.0, "planned epsilon within target")
+  check(abs(planned["policy_sigma"] - 2 * 0.5 * z) < 1e-12 * z,
+        "trusted-aggregator sigma = 2 C z")
+  again = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+                 repr(z), "--rounds", "1000", "--delta", "1e-5")
+  check(again.get("epsilon", 99) <= 2.0, "report at the planned noise")
+  print("plan: noise multiplier %.6f for epsilon 2" % z)
+
+# Bad input: a clear message and a non-zero exit code.
+base = ["--rounds", "10"]
+for args, word in (
+    (["--sampling", "poisson", "--q", "1.5", "--noise-multiplier", "1"], "q"),
+    (["--sampling", "poisson", "--q", "0", "--noise-multiplier", "1"], "q"),
+    (["--sampling", "poisson", "--q", "nan", "--noise-multiplier", "1"], "q"),
+    (["--sampling", "none", "--noise-multiplier", "-1"], "noise"),
+    (["--sampling", "none", "--noise-multiplier", "nan"], "noise"),
+    (["--sampling", "none", "--noise-multiplier", "1", "--delta", "nan"],
+     "delta"),
+    (["--sampling", "none", "--noise-multiplier", "1", "--delta", "1"],
+     "delta"),
+    (["--sampling", "none", "--noise-multiplier", "1", "--delta", "0"],
+     "delta"),
+    (["--sampling", "bogus", "--noise-multiplier", "1"], "sampling"),
+    (["--sampling", "none", "--noise-multiplier", "1", "--rounds", "0"],
+     "rounds"),
+    (["--sampling", "none", "--noise-multiplier", "1", "--conversion", "x"],
+     "conversion"),
+):
+  result = run("report", *(args if "--rounds" in args else base + args))
+  check(result.returncode != 0, "%s is refused" % args)
+  check(word in result.stderr, "%s: message names %s: %r" %
+        (args, word, result.stderr))
+
+if failures:
+  print("%d failures" % len(failures))
+  sys.exit(1)
+print("all CLI privacy checks passed")
