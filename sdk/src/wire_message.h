@@ -4,6 +4,8 @@
 #include <pb.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
@@ -24,6 +26,17 @@ StatusWithSize EncodeMessage(const pb_msgdesc_t* fields, const void* message,
 Status DecodeMessage(const pb_msgdesc_t* fields, void* message,
                      ConstByteSpan bytes, VectorDecodeContext* a,
                      VectorDecodeContext* b);
+
+// The integer stored in a nanopb enum field. nanopb stores whatever value
+// arrived, and loading an out-of-range value as the C++ enum type is
+// undefined behaviour, so validators read enums only through this.
+template <typename Enum>
+int32_t EnumValue(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int32_t), "nanopb enums are int32");
+  int32_t value;
+  std::memcpy(&value, &field, sizeof(value));
+  return value;
+}
 
 bool IsFinite(double value);
 // True for finite values in [low, high].

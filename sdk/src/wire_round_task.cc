@@ -8,6 +8,7 @@
 namespace edgeadmm::wire {
 namespace {
 
+using internal::EnumValue;
 using internal::InRange;
 
 bool Positive(double v) { return InRange(v, DBL_MIN, DBL_MAX); }
@@ -22,9 +23,10 @@ bool ValidFederated(const edgeadmm_wire_FederatedAdmmParams& p) {
 // Paper 004, Thms 1, 3, 4: the schedule constants and eps in (0, 1],
 // delta in (0, 1).
 bool ValidDpAdmm(const edgeadmm_wire_DpAdmmParams& p) {
+  const int32_t schedule = EnumValue(p.schedule);
   const bool schedule_ok =
-      p.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX ||
-      p.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
+      schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX ||
+      schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
   return schedule_ok && Positive(p.rho) && NonNegative(p.reg_weight) &&
          p.num_devices >= 1 && Positive(p.d_w) && Positive(p.s1) &&
          NonNegative(p.s2) && NonNegative(p.s3) && NonNegative(p.s4) &&
@@ -50,7 +52,7 @@ bool ValidSharing(const edgeadmm_wire_AdmmSharingParams& p) {
 
 // The params variant, validity and auxiliary length each algorithm needs.
 Status ValidateParams(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
-  switch (t.algorithm) {
+  switch (EnumValue(t.algorithm)) {
     case edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM:
       if (t.which_params != edgeadmm_wire_RoundTask_federated_tag ||
           !ValidFederated(t.params.federated) || aux_size != 0) {
@@ -86,12 +88,13 @@ Status ValidateParams(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
 Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
                          size_t auxiliary_size) {
   if (t.version != kProtocolVersion) return Status::InvalidArgument();
-  if (t.role < edgeadmm_wire_Role_ROLE_PARTICIPATE ||
-      t.role > edgeadmm_wire_Role_ROLE_DONE) {
+  const int32_t role = EnumValue(t.role);
+  if (role < edgeadmm_wire_Role_ROLE_PARTICIPATE ||
+      role > edgeadmm_wire_Role_ROLE_DONE) {
     return Status::InvalidArgument();
   }
   if (t.dimension > kMaxDimension) return Status::OutOfRange();
-  if (t.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+  if (role != edgeadmm_wire_Role_ROLE_PARTICIPATE) {
     // Idle / done: nothing to compute; a model, if sent, must match.
     return model_size == 0 || model_size == t.dimension
                ? Status::Ok()
@@ -99,19 +102,20 @@ Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
   }
   if (t.dimension == 0) return Status::OutOfRange();
   if (model_size != t.dimension) return Status::InvalidArgument();
-  if (t.loss != edgeadmm_wire_Loss_LOSS_LOGISTIC &&
-      t.loss != edgeadmm_wire_Loss_LOSS_SQUARED) {
+  const int32_t loss = EnumValue(t.loss);
+  if (loss != edgeadmm_wire_Loss_LOSS_LOGISTIC &&
+      loss != edgeadmm_wire_Loss_LOSS_SQUARED) {
     return Status::InvalidArgument();
   }
-  if (t.regularizer < edgeadmm_wire_Regularizer_REGULARIZER_NONE ||
-      t.regularizer > edgeadmm_wire_Regularizer_REGULARIZER_L2 ||
+  const int32_t regularizer = EnumValue(t.regularizer);
+  if (regularizer < edgeadmm_wire_Regularizer_REGULARIZER_NONE ||
+      regularizer > edgeadmm_wire_Regularizer_REGULARIZER_L2 ||
       !NonNegative(t.regularizer_weight)) {
     return Status::InvalidArgument();
   }
-  if (t.noise_placement !=
-          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE &&
-      t.noise_placement !=
-          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR) {
+  const int32_t noise = EnumValue(t.noise_placement);
+  if (noise != edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE &&
+      noise != edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR) {
     return Status::InvalidArgument();
   }
   return ValidateParams(t, auxiliary_size);

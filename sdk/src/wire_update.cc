@@ -13,8 +13,9 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
                                   /*allow_space=*/false)) {
     return Status::InvalidArgument();
   }
-  if (u.kind < edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U ||
-      u.kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_PREDICTIONS) {
+  const int32_t kind = internal::EnumValue(u.kind);
+  if (kind < edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U ||
+      kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_PREDICTIONS) {
     return Status::InvalidArgument();
   }
   if (u.dimension == 0 || u.dimension > kMaxDimension) {

@@ -258,20 +258,17 @@ TEST(RoundTaskTest, EnumsOutOfRangeAreInvalidArgument) {
     BindRaw(t.model, model);
     return Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t));
   };
-  EXPECT_EQ(with([](auto& t) { t.role = edgeadmm_wire_Role(9); }),
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.role, 9); }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& t) { t.role = edgeadmm_wire_Role(0); }),
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.role, 0); }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& t) { t.algorithm = edgeadmm_wire_Algorithm(5); }),
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.algorithm, 5); }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& t) { t.loss = edgeadmm_wire_Loss(3); }),
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.loss, 3); }),
             Status::InvalidArgument());
-  EXPECT_EQ(
-      with([](auto& t) { t.regularizer = edgeadmm_wire_Regularizer(-1); }),
-      Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& t) {
-              t.noise_placement = edgeadmm_wire_NoisePlacement(0);
-            }),
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.regularizer, -1); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.noise_placement, 0); }),
             Status::InvalidArgument());
   // Params of another algorithm.
   EXPECT_EQ(with([](auto& t) {

@@ -89,7 +89,7 @@ TEST(UpdateTest, InvalidFieldsAreRefused) {
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.device_id[2] = '\x7f'; }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& u) { u.kind = edgeadmm_wire_UpdateKind(4); }),
+  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 4); }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.dimension = 4; }), Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.dimension = 0; }), Status::OutOfRange());

@@ -74,6 +74,14 @@ std::vector<uint8_t> EncodeRaw(const pb_msgdesc_t* fields,
   return out;
 }
 
+// Stores any int32 in a nanopb enum field, as a decoder would (an
+// out-of-range value cannot be formed with the C++ enum type itself).
+template <typename Enum>
+void SetEnum(Enum& field, int32_t value) {
+  static_assert(sizeof(Enum) == sizeof(int32_t), "nanopb enums are int32");
+  std::memcpy(&field, &value, sizeof(value));
+}
+
 // A valid paper-002 task of dimension p (vectors are bound by the encoder).
 inline edgeadmm_wire_RoundTask FederatedTask(uint32_t p) {
   edgeadmm_wire_RoundTask t = edgeadmm_wire_RoundTask_init_zero;

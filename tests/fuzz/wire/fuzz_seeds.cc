@@ -1,0 +1,146 @@
+// Writes a seed corpus for the wire fuzz targets into the folder argv[1]:
+// valid encodings of every message (each algorithm, small and large
+// dimensions), so the fuzzers start from the real structure.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/released_model.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/status_body.h"
+#include "edgeadmm/wire/update.h"
+
+namespace edgeadmm::wire {
+namespace {
+
+std::string g_dir;
+int g_failures = 0;
+
+void Write(const char* name, const std::vector<uint8_t>& bytes,
+           StatusWithSize n) {
+  if (!n.ok()) {
+    std::fprintf(stderr, "seed %s: %s\n", name, n.status().str());
+    ++g_failures;
+    return;
+  }
+  FILE* f = std::fopen((g_dir + "/" + name).c_str(), "wb");
+  if (f == nullptr || std::fwrite(bytes.data(), 1, n.size(), f) != n.size()) {
+    ++g_failures;
+  }
+  if (f != nullptr) std::fclose(f);
+}
+
+ByteSpan Out(std::vector<uint8_t>& v) {
+  return ByteSpan(reinterpret_cast<std::byte*>(v.data()), v.size());
+}
+
+std::vector<Real> Ramp(size_t n) {
+  std::vector<Real> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = (double(i % 7) - 3.0) * 0.5;
+  return v;
+}
+
+void Tasks() {
+  for (uint32_t p : {3u, 123u}) {
+    const std::vector<Real> model = Ramp(p);
+    std::vector<uint8_t> out(MaxRoundTaskBytes(p));
+    edgeadmm_wire_RoundTask t = edgeadmm_wire_RoundTask_init_zero;
+    t.job_id = 5;
+    t.round_id = 9;
+    t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
+    t.loss = edgeadmm_wire_Loss_LOSS_SQUARED;
+    t.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L2;
+    t.regularizer_weight = 0.1;
+    t.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
+    t.dimension = p;
+    t.deadline_ms = 1000;
+    const Span<const Real> m(model.data(), p);
+    const std::string suffix = "_" + std::to_string(p);
+
+    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
+    t.which_params = edgeadmm_wire_RoundTask_federated_tag;
+    t.params.federated = {0.5, 1.0, 1.0, 2.0};
+    Write(("task_federated" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, {}, Out(out)));
+
+    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM;
+    t.which_params = edgeadmm_wire_RoundTask_dp_admm_tag;
+    t.params.dp_admm = edgeadmm_wire_DpAdmmParams_init_zero;
+    t.params.dp_admm.schedule =
+        edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX;
+    t.params.dp_admm.rho = t.params.dp_admm.d_w = t.params.dp_admm.s1 = 1.0;
+    t.params.dp_admm.num_devices = 10;
+    t.params.dp_admm.epsilon = 0.1;
+    t.params.dp_admm.delta = 1e-3;
+    Write(("task_dp_admm" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, {}, Out(out)));
+
+    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
+    t.which_params = edgeadmm_wire_RoundTask_penalty_tag;
+    t.params.penalty = {1.0, 1.0, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0, 1, 2};
+    Write(("task_penalty" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, m, Out(out)));
+
+    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_ADMM_SHARING;
+    t.which_params = edgeadmm_wire_RoundTask_sharing_tag;
+    t.params.sharing = {1.0, 0.0, 0.1, 1.0, 0, p};
+    Write(("task_sharing" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, m, Out(out)));
+  }
+  edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
+  idle.role = edgeadmm_wire_Role_ROLE_IDLE;
+  idle.job_id = 5;
+  std::vector<uint8_t> out(MaxRoundTaskBytes(0));
+  Write("task_idle", out, EncodeRoundTask(idle, {}, {}, Out(out)));
+}
+
+void Others() {
+  const std::vector<Real> v = Ramp(123);
+  edgeadmm_wire_Update u = edgeadmm_wire_Update_init_zero;
+  u.job_id = 5;
+  u.round_id = 9;
+  std::strcpy(u.device_id, "device-7");
+  u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  u.dimension = 123;
+  u.has_ledger = true;
+  u.ledger = {2, 0.5, 1e-6};
+  std::vector<uint8_t> out(MaxUpdateBytes(123));
+  Write("update_123", out,
+        EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
+
+  edgeadmm_wire_ReleasedModel m = edgeadmm_wire_ReleasedModel_init_zero;
+  m.job_id = 5;
+  m.round_id = 8;
+  m.dimension = 123;
+  m.participants = 40;
+  m.epsilon = 2.0;
+  m.delta = 1e-5;
+  out.assign(MaxReleasedModelBytes(123), 0);
+  Write("model_123", out,
+        EncodeReleasedModel(m, Span<const Real>(v.data(), 123), Out(out)));
+
+  out.assign(kMaxStatusBodyBytes, 0);
+  edgeadmm_wire_StatusBody body =
+      MakeStatusBody(Status::AlreadyExists(), "duplicate upload", 5, 9);
+  body.duplicate = true;
+  Write("status_conflict", out, EncodeStatusBody(body, Out(out)));
+}
+
+}  // namespace
+}  // namespace edgeadmm::wire
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 2;
+  }
+  mkdir(argv[1], 0755);  // may exist already
+  edgeadmm::wire::g_dir = argv[1];
+  edgeadmm::wire::Tasks();
+  edgeadmm::wire::Others();
+  return edgeadmm::wire::g_failures == 0 ? 0 : 1;
+}
