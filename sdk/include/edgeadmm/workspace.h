@@ -40,7 +40,8 @@ class Workspace {
         offset > memory_.size() || n * sizeof(T) > memory_.size() - offset) {
       return Status::ResourceExhausted();
     }
-    T* data = reinterpret_cast<T*>(memory_.data() + offset);
+    // `start` is aligned to kAlignment ≥ alignof(T), so the cast is sound.
+    T* data = static_cast<T*>(static_cast<void*>(memory_.data() + offset));
     for (size_t i = 0; i < n; ++i) data[i] = T();
     used_ = offset + n * sizeof(T);
     return Span<T>(data, n);
