@@ -33,6 +33,7 @@ class Workspace {
   Result<Span<T>> Allocate(size_t n) {
     static_assert(std::is_trivially_default_constructible_v<T>,
                   "workspace slices hold trivial types only");
+    static_assert(alignof(T) <= kAlignment, "over-aligned type");
     const uintptr_t base = reinterpret_cast<uintptr_t>(memory_.data());
     const uintptr_t start = (base + used_ + kAlignment - 1) & ~(kAlignment - 1);
     const size_t offset = static_cast<size_t>(start - base);
