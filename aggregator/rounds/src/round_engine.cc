@@ -60,11 +60,15 @@ Status RoundEngine::Load(int64_t job_id) {
 
   EDGEADMM_TRY_ASSIGN(
       store::Statement model,
-      db_->Prepare("SELECT iteration, z, server_state FROM models WHERE "
-                   "job_id = ? ORDER BY iteration DESC LIMIT 1"));
+      db_->Prepare("SELECT m.iteration, m.z, m.server_state, m.round_id, "
+                   "coalesce(r.participants, 0) FROM models m LEFT JOIN "
+                   "rounds r USING (job_id, round_id) WHERE m.job_id = ? "
+                   "ORDER BY m.iteration DESC LIMIT 1"));
   model.Bind(1, job_id);
   EDGEADMM_TRY(model.StepRow());
   iteration_ = model.ColumnInt(0);
+  released_round_id_ = model.ColumnInt(3);
+  released_participants_ = model.ColumnInt(4);
   EDGEADMM_TRY_ASSIGN(model_.z, store::DecodeDoubles(model.ColumnBlob(1)));
   EDGEADMM_TRY_ASSIGN(model_.state, store::DecodeDoubles(model.ColumnBlob(2)));
 
@@ -391,6 +395,8 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   ledgers_ = std::move(next_ledgers);
   central_epsilon_ = central_epsilon;
   iteration_ = iteration;
+  released_round_id_ = open_.round_id;
+  released_participants_ = static_cast<int64_t>(m);
   summary.round_id = open_.round_id;
   summary.iteration = iteration;
   summary.committed = true;

@@ -23,11 +23,7 @@ std::vector<double> SumUploads(const std::vector<std::vector<double>>& uploads,
 
 }  // namespace
 
-int64_t UploadLength(const jobs::JobConfig& config) {
-  return config.algorithm == jobs::Algorithm::kLinearizedAdmm
-             ? 2 * config.dimension
-             : config.dimension;
-}
+int64_t UploadLength(const jobs::JobConfig& config) { return config.dimension; }
 
 Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                   const std::vector<std::vector<double>>& uploads,
@@ -57,10 +53,7 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
     }
     case jobs::Algorithm::kLinearizedAdmm: {
       const std::vector<double> w_sum = SumUploads(uploads, 0, p);
-      const std::vector<double> dual_sum = SumUploads(uploads, p, p);
-      for (size_t j = 0; j < p; ++j) {
-        model.z[j] = w_sum[j] / m - dual_sum[j] / (m * config.rho);
-      }
+      for (size_t j = 0; j < p; ++j) model.z[j] = w_sum[j] / m;
       return Status::Ok();
     }
     case jobs::Algorithm::kDpSgd: {

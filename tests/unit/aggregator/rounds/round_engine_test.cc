@@ -240,9 +240,14 @@ TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
   const Upload pending = UploadFor(*engine_, a);
   ASSERT_EQ(engine_->Submit(a, pending, now_), UploadVerdict::kAccepted);
   const std::vector<double> z = engine_->model().z;
+  const int64_t released = engine_->released_round_id();
+  EXPECT_EQ(released, in_flight - 1);
+  EXPECT_EQ(engine_->released_participants(), 4);
 
   Reopen();  // the crash: in-memory uploads are gone
   EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(engine_->released_round_id(), released);
+  EXPECT_EQ(engine_->released_participants(), 4);
   EXPECT_EQ(engine_->model().z, z);
   EXPECT_EQ(Count(t_.db(),
                   "SELECT count(*) FROM rounds WHERE state = 'lost' "

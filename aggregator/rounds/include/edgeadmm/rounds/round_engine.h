@@ -80,6 +80,10 @@ class RoundEngine {
   int64_t iteration() const { return iteration_; }
   int64_t deadline_ms() const { return open_.deadline_ms; }
   const ServerModel& model() const { return model_; }
+  // The round that released model() (0 before the first release) and its
+  // accepted uploads.
+  int64_t released_round_id() const { return released_round_id_; }
+  int64_t released_participants() const { return released_participants_; }
   double central_epsilon() const { return central_epsilon_; }
   const std::vector<std::string>& devices() const { return devices_; }
   // Device ids of the open round's cohort. Secret: for tests and the fleet
@@ -139,6 +143,8 @@ class RoundEngine {
   std::unordered_map<std::string, size_t> device_index_;
   ServerModel model_;
   int64_t iteration_ = 0;
+  int64_t released_round_id_ = 0;
+  int64_t released_participants_ = 0;
   int64_t next_round_id_ = 1;
   OpenRound open_;
   Ledgers ledgers_;

@@ -1,0 +1,215 @@
+// `edgeadmm job create FILE | start NAME | stop NAME | list | status NAME |
+// ledger NAME | export NAME --format bin|json|header [--output F]`.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_command.h"
+#include "edgeadmm/jobs/job_report.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/rounds/noise_planner.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::cli {
+namespace {
+
+struct JobOptions {
+  std::string db_path = store::DefaultDatabasePath();
+  std::string name;  // job name, or the TOML file for `create`
+  std::string format = "json";
+  std::string output;
+};
+
+[[noreturn]] void Fail(const std::string& what, Status status) {
+  std::fprintf(stderr, "edgeadmm job: %s: %s\n", what.c_str(), status.str());
+  throw CLI::RuntimeError(1);
+}
+
+template <typename T>
+T OrFail(Result<T> result, const std::string& what) {
+  if (!result.ok()) Fail(what, result.status());
+  return std::move(result).value();
+}
+
+store::Database Open(const JobOptions& o) {
+  return OrFail(store::Database::Open(o.db_path),
+                "cannot open database " + o.db_path);
+}
+
+void RunCreate(const JobOptions& o) {
+  std::ifstream in(o.name);
+  if (!in) {
+    std::fprintf(stderr, "edgeadmm job: cannot read %s\n", o.name.c_str());
+    throw CLI::RuntimeError(2);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string error;
+  auto parsed = jobs::ParseJobConfig(text.str(), &error);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "edgeadmm job: %s: %s\n", o.name.c_str(),
+                 error.c_str());
+    throw CLI::RuntimeError(2);
+  }
+  jobs::JobConfig config = std::move(parsed).value();
+  if (config.noise_planned()) {
+    config.sigma = OrFail(rounds::PlanSigma(config), "cannot plan sigma");
+    std::printf("planned sigma %.6g for epsilon %.6g at delta %.3g\n",
+                config.sigma, config.target_epsilon, config.delta);
+  }
+  store::Database db = Open(o);
+  const int64_t id = OrFail(jobs::CreateJob(db, config, text.str()),
+                            "cannot create job " + config.name);
+  auto job = OrFail(jobs::LoadJob(db, id), "cannot reload job");
+  std::printf(
+      "created job %s (id %lld, n = %lld devices); start it with "
+      "`edgeadmm job start %s`\n",
+      config.name.c_str(), static_cast<long long>(id),
+      static_cast<long long>(job.n), config.name.c_str());
+}
+
+void RunSetState(const JobOptions& o, jobs::JobState state) {
+  store::Database db = Open(o);
+  const jobs::JobRecord job = OrFail(jobs::FindJob(db, o.name), o.name);
+  const bool finished = job.state == jobs::JobState::kCompleted ||
+                        job.state == jobs::JobState::kBudgetExhausted;
+  if (finished)
+    Fail("job " + o.name + " is " + JobStateName(job.state),
+         Status::FailedPrecondition());
+  const Status status = jobs::SetJobState(db, job.id, state);
+  if (!status.ok()) Fail("cannot change " + o.name, status);
+  std::printf("job %s: %s\n", o.name.c_str(), JobStateName(state));
+}
+
+void RunList(const JobOptions& o) {
+  store::Database db = Open(o);
+  for (const jobs::JobRecord& j : OrFail(jobs::ListJobs(db), "list")) {
+    std::printf("%lld\t%s\t%s\t%s\tn=%lld\n", static_cast<long long>(j.id),
+                j.config.name.c_str(), JobStateName(j.state),
+                jobs::AlgorithmName(j.config.algorithm),
+                static_cast<long long>(j.n));
+  }
+}
+
+void RunStatus(const JobOptions& o) {
+  store::Database db = Open(o);
+  const jobs::JobStatus s = OrFail(jobs::LoadJobStatus(db, o.name), o.name);
+  std::printf(
+      "job %s (id %lld): %s\n"
+      "algorithm %s, policy %s, n = %lld devices\n"
+      "iteration %lld / %lld, open round %lld\n"
+      "last committed round %lld with %lld participants\n"
+      "discarded rounds %lld, lost rounds %lld\n"
+      "central epsilon spent %.6g (delta %.3g, budget %.6g)\n",
+      s.job.config.name.c_str(), static_cast<long long>(s.job.id),
+      JobStateName(s.job.state), jobs::AlgorithmName(s.job.config.algorithm),
+      jobs::PolicyName(s.job.config.policy), static_cast<long long>(s.job.n),
+      static_cast<long long>(s.iteration),
+      static_cast<long long>(s.job.config.rounds),
+      static_cast<long long>(s.open_round),
+      static_cast<long long>(s.last_round),
+      static_cast<long long>(s.last_participants),
+      static_cast<long long>(s.discarded_rounds),
+      static_cast<long long>(s.lost_rounds), s.central_epsilon,
+      s.job.config.delta, s.job.config.central_budget);
+}
+
+void RunLedger(const JobOptions& o) {
+  store::Database db = Open(o);
+  const jobs::PrivacyReport r =
+      OrFail(jobs::LoadPrivacyReport(db, o.name), o.name);
+  std::printf("# privacy report of job %s: policy %s, delta %.3g\n",
+              r.job.config.name.c_str(), jobs::PolicyName(r.job.config.policy),
+              r.job.config.delta);
+  std::printf("# central ledger (epsilon after each committed round)\n");
+  for (const auto& [round, eps] : r.central) {
+    std::printf("round\t%lld\t%.6g\n", static_cast<long long>(round), eps);
+  }
+  std::printf("# per device: participations, central epsilon, local epsilon\n");
+  for (const jobs::DeviceCharge& d : r.devices) {
+    std::printf("device\t%s\t%lld\t%.6g\t%.6g\n", d.device_id.c_str(),
+                static_cast<long long>(d.participations), d.central_epsilon,
+                d.local_epsilon);
+  }
+}
+
+void RunExport(const JobOptions& o) {
+  store::Database db = Open(o);
+  const jobs::ReleasedModelRecord m = OrFail(
+      jobs::LoadReleasedModel(db, o.name), "no released model for " + o.name);
+  std::string bytes;
+  if (o.format == "bin") {
+    const std::vector<uint8_t> bin = jobs::ModelToBinary(m);
+    bytes.assign(bin.begin(), bin.end());
+  } else if (o.format == "json") {
+    bytes = jobs::ModelToJson(m);
+  } else if (o.format == "header") {
+    bytes = jobs::ModelToCHeader(m);
+  } else {
+    std::fprintf(stderr, "edgeadmm job: unknown format %s\n", o.format.c_str());
+    throw CLI::RuntimeError(2);
+  }
+  if (o.output.empty() || o.output == "-") {
+    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+    return;
+  }
+  std::ofstream out(o.output, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    std::fprintf(stderr, "edgeadmm job: cannot write %s\n", o.output.c_str());
+    throw CLI::RuntimeError(1);
+  }
+}
+
+void AddJobCommands(CLI::App& app) {
+  auto o = std::make_shared<JobOptions>();
+  CLI::App* job = app.add_subcommand("job",
+                                     "Training jobs: create, start, "
+                                     "stop, status, ledger, export");
+  job->require_subcommand(1);
+  job->fallthrough();
+  job->add_option("--db", o->db_path, "Aggregator database")
+      ->capture_default_str();
+
+  CLI::App* create = job->add_subcommand(
+      "create", "Create a job from a TOML file (enrolls the enabled devices)");
+  create->add_option("file", o->name, "Job TOML")->required();
+  create->callback([o] { RunCreate(*o); });
+
+  struct Simple {
+    const char* name;
+    const char* help;
+    void (*run)(const JobOptions&);
+  };
+  static const Simple kSimple[] = {
+      {"start", "Start or resume a job (the daemon picks it up)",
+       [](const JobOptions& x) { RunSetState(x, jobs::JobState::kRunning); }},
+      {"stop", "Stop a job (the open round is discarded)",
+       [](const JobOptions& x) { RunSetState(x, jobs::JobState::kStopped); }},
+      {"status", "Job, round, participants, epsilon spent", &RunStatus},
+      {"ledger", "Privacy report: central and per-device ledgers", &RunLedger},
+  };
+  for (const Simple& s : kSimple) {
+    CLI::App* sub = job->add_subcommand(s.name, s.help);
+    sub->add_option("name", o->name, "Job name")->required();
+    auto run = s.run;
+    sub->callback([o, run] { run(*o); });
+  }
+  job->add_subcommand("list", "List jobs")->callback([o] { RunList(*o); });
+
+  CLI::App* exp = job->add_subcommand(
+      "export", "Export the released model (bin: float32 LE; json; header)");
+  exp->add_option("name", o->name, "Job name")->required();
+  exp->add_option("--format", o->format, "bin | json | header")
+      ->capture_default_str();
+  exp->add_option("--output,-o", o->output, "Output file (default stdout)");
+  exp->callback([o] { RunExport(*o); });
+}
+
+}  // namespace
+
+EDGEADMM_CLI_COMMAND(AddJobCommands);
+
+}  // namespace edgeadmm::cli

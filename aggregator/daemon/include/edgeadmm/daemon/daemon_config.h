@@ -1,0 +1,32 @@
+// DaemonConfig: the aggregator daemon's TOML configuration.
+//
+//   [store]
+//   database = "/var/lib/edgeadmm/aggregator.db"
+//   [server]
+//   address = "::"                # listen address
+//   port = 5684                   # coaps
+//   session_timeout_seconds = 60  # idle DTLS sessions are dropped
+//   max_sessions = 0              # 0: libcoap default
+//
+// Every key is optional; missing keys keep the defaults above.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/server/coap_server.h"
+
+namespace edgeadmm::daemon {
+
+struct DaemonConfig {
+  std::string database = "/var/lib/edgeadmm/aggregator.db";
+  server::ServerOptions server;
+};
+
+// Parses the daemon config. INVALID_ARGUMENT with `*error` naming the key
+// (or the TOML syntax error's line) on failure.
+Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
+                                       std::string* error);
+
+}  // namespace edgeadmm::daemon

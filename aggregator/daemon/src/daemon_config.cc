@@ -1,0 +1,72 @@
+#include "edgeadmm/daemon/daemon_config.h"
+
+#include <toml++/toml.h>
+
+#include <sstream>
+
+namespace edgeadmm::daemon {
+namespace {
+
+Status Invalid(std::string* error, const std::string& message) {
+  if (error != nullptr) *error = message;
+  return Status::InvalidArgument();
+}
+
+// Reads an optional integer key within [low, high].
+Status ReadInt(const toml::table& root, std::string_view key, int64_t low,
+               int64_t high, int64_t& out, std::string* error) {
+  const auto node = root.at_path(key);
+  if (!node) return Status::Ok();
+  const std::optional<int64_t> v = node.value_exact<int64_t>();
+  if (!v || *v < low || *v > high) {
+    return Invalid(error, std::string(key) + ": must be an integer in [" +
+                              std::to_string(low) + ", " +
+                              std::to_string(high) + "]");
+  }
+  out = *v;
+  return Status::Ok();
+}
+
+Status ReadString(const toml::table& root, std::string_view key,
+                  std::string& out, std::string* error) {
+  const auto node = root.at_path(key);
+  if (!node) return Status::Ok();
+  const std::optional<std::string> v = node.value_exact<std::string>();
+  if (!v || v->empty()) {
+    return Invalid(error, std::string(key) + ": must be a non-empty string");
+  }
+  out = *v;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
+                                       std::string* error) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream message;
+    message << "TOML syntax error at line " << e.source().begin.line << ": "
+            << e.description();
+    return Invalid(error, message.str());
+  }
+  DaemonConfig c;
+  int64_t port = c.server.port;
+  int64_t timeout = c.server.session_timeout_seconds;
+  int64_t sessions = c.server.max_sessions;
+  EDGEADMM_TRY(ReadString(root, "store.database", c.database, error));
+  EDGEADMM_TRY(ReadString(root, "server.address", c.server.address, error));
+  EDGEADMM_TRY(ReadInt(root, "server.port", 0, 65535, port, error));
+  EDGEADMM_TRY(ReadInt(root, "server.session_timeout_seconds", 1, 86400,
+                       timeout, error));
+  EDGEADMM_TRY(
+      ReadInt(root, "server.max_sessions", 0, 1'000'000, sessions, error));
+  c.server.port = static_cast<uint16_t>(port);
+  c.server.session_timeout_seconds = static_cast<unsigned>(timeout);
+  c.server.max_sessions = static_cast<unsigned>(sessions);
+  return c;
+}
+
+}  // namespace edgeadmm::daemon

@@ -1,0 +1,100 @@
+// edgeadmm-aggregatord: serves the running job of the aggregator database
+// over CoAP/DTLS-PSK until SIGTERM or SIGINT.
+//
+//   edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]
+//
+// Exit codes: 0 after a clean shutdown, 1 on a startup or store error,
+// 2 on bad usage or configuration.
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "edgeadmm/daemon/daemon_config.h"
+#include "edgeadmm/log.h"
+#include "edgeadmm/server/coap_server.h"
+#include "edgeadmm/store/database.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void OnSignal(int) { g_stop = 1; }
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: edgeadmm-aggregatord [--config FILE] [--db PATH] "
+               "[--port N]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using edgeadmm::daemon::DaemonConfig;
+  std::string config_path;
+  std::string db_override;
+  long port_override = -1;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--config") == 0 && has_value) {
+      config_path = argv[++i];
+    } else if (std::strcmp(argv[i], "--db") == 0 && has_value) {
+      db_override = argv[++i];
+    } else if (std::strcmp(argv[i], "--port") == 0 && has_value) {
+      port_override = std::strtol(argv[++i], nullptr, 10);
+      if (port_override < 0 || port_override > 65535) return Usage();
+    } else {
+      return Usage();
+    }
+  }
+
+  DaemonConfig config;
+  if (!config_path.empty()) {
+    std::ifstream in(config_path);
+    if (!in) {
+      std::fprintf(stderr, "edgeadmm-aggregatord: cannot read %s\n",
+                   config_path.c_str());
+      return 2;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string error;
+    auto parsed = edgeadmm::daemon::ParseDaemonConfig(text.str(), &error);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "edgeadmm-aggregatord: %s: %s\n",
+                   config_path.c_str(), error.c_str());
+      return 2;
+    }
+    config = std::move(parsed).value();
+  }
+  if (!db_override.empty()) config.database = db_override;
+  if (port_override >= 0) {
+    config.server.port = static_cast<uint16_t>(port_override);
+  }
+
+  struct sigaction action {};
+  action.sa_handler = &OnSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto db = edgeadmm::store::Database::Open(config.database);
+  if (!db.ok()) return 1;
+  auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
+  if (!server.ok()) return 1;
+  // Tell a supervisor (tests, scripts) which port we serve.
+  std::printf("edgeadmm-aggregatord: listening on port %u\n",
+              (*server)->port());
+  std::fflush(stdout);
+  const edgeadmm::Status status = (*server)->Run(&g_stop);
+  if (!status.ok()) {
+    EDGEADMM_LOG_ERROR("aggregatord: stopped on error %s", status.str());
+    return 1;
+  }
+  EDGEADMM_LOG_INFO("aggregatord: clean shutdown");
+  return 0;
+}

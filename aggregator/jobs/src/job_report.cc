@@ -1,0 +1,188 @@
+#include "edgeadmm/jobs/job_report.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "edgeadmm/store/blob.h"
+
+namespace edgeadmm::jobs {
+namespace {
+
+Result<int64_t> QueryInt(store::Database& db, const char* sql, int64_t id) {
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt, db.Prepare(sql));
+  stmt.Bind(1, id);
+  EDGEADMM_TRY(stmt.StepRow());
+  return stmt.ColumnInt(0);
+}
+
+// %.17g, with JSON-safe spellings of the non-finite values.
+std::string Number(double v) {
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  if (std::isnan(v)) return "\"nan\"";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", v);
+  return text;
+}
+
+}  // namespace
+
+Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
+  JobStatus s;
+  EDGEADMM_TRY_ASSIGN(s.job, FindJob(db, name));
+  const int64_t id = s.job.id;
+  EDGEADMM_TRY_ASSIGN(
+      s.iteration,
+      QueryInt(db, "SELECT max(iteration) FROM models WHERE job_id = ?", id));
+  EDGEADMM_TRY_ASSIGN(s.open_round,
+                      QueryInt(db,
+                               "SELECT coalesce(max(round_id), 0) FROM rounds "
+                               "WHERE job_id = ? AND state = 'open'",
+                               id));
+  EDGEADMM_TRY_ASSIGN(s.discarded_rounds,
+                      QueryInt(db,
+                               "SELECT count(*) FROM rounds WHERE job_id = ? "
+                               "AND state = 'discarded'",
+                               id));
+  EDGEADMM_TRY_ASSIGN(s.lost_rounds, QueryInt(db,
+                                              "SELECT count(*) FROM rounds "
+                                              "WHERE job_id = ? AND state = "
+                                              "'lost'",
+                                              id));
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement last,
+      db.Prepare("SELECT round_id, participants FROM rounds WHERE job_id = ? "
+                 "AND state = 'committed' ORDER BY round_id DESC LIMIT 1"));
+  last.Bind(1, id);
+  EDGEADMM_TRY_ASSIGN(const bool has_last, last.Step());
+  if (has_last) {
+    s.last_round = last.ColumnInt(0);
+    s.last_participants = last.ColumnInt(1);
+  }
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement eps,
+      db.Prepare("SELECT coalesce(max(epsilon), 0) FROM ledger WHERE job_id = "
+                 "? AND scope = 'central'"));
+  eps.Bind(1, id);
+  EDGEADMM_TRY(eps.StepRow());
+  s.central_epsilon = eps.ColumnDouble(0);
+  return s;
+}
+
+Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
+                                        std::string_view name) {
+  PrivacyReport r;
+  EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement central,
+      db.Prepare("SELECT round_id, epsilon FROM ledger WHERE job_id = ? AND "
+                 "scope = 'central' ORDER BY round_id"));
+  central.Bind(1, r.job.id);
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, central.Step());
+    if (!row) break;
+    r.central.emplace_back(central.ColumnInt(0), central.ColumnDouble(1));
+  }
+  EDGEADMM_TRY_ASSIGN(const std::vector<std::string> ids,
+                      JobDevices(db, r.job.id));
+  std::map<std::string, DeviceCharge> by_id;
+  for (const std::string& id : ids) by_id[id].device_id = id;
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement uploads,
+      db.Prepare("SELECT device_id, count(*) FROM uploads WHERE job_id = ? "
+                 "GROUP BY device_id"));
+  uploads.Bind(1, r.job.id);
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, uploads.Step());
+    if (!row) break;
+    by_id[uploads.ColumnText(0)].participations = uploads.ColumnInt(1);
+  }
+  // The latest (largest: ledgers never decrease) ε of each device scope.
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement ledger,
+      db.Prepare("SELECT scope, max(epsilon) FROM ledger WHERE job_id = ? AND "
+                 "scope != 'central' GROUP BY scope"));
+  ledger.Bind(1, r.job.id);
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, ledger.Step());
+    if (!row) break;
+    const std::string scope = ledger.ColumnText(0);
+    const size_t colon = scope.find(':');
+    if (colon == std::string::npos) continue;
+    DeviceCharge& d = by_id[scope.substr(colon + 1)];
+    (scope.compare(0, colon, "local") == 0 ? d.local_epsilon
+                                           : d.central_epsilon) =
+        ledger.ColumnDouble(1);
+  }
+  for (auto& [id, charge] : by_id) {
+    charge.device_id = id;
+    r.devices.push_back(charge);
+  }
+  return r;
+}
+
+Result<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
+                                              std::string_view name) {
+  ReleasedModelRecord m;
+  EDGEADMM_TRY_ASSIGN(m.job, FindJob(db, name));
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db.Prepare("SELECT iteration, round_id, z FROM models WHERE job_id = ? "
+                 "AND iteration > 0 ORDER BY iteration DESC LIMIT 1"));
+  stmt.Bind(1, m.job.id);
+  EDGEADMM_TRY(stmt.StepRow());
+  m.iteration = stmt.ColumnInt(0);
+  m.round_id = stmt.ColumnInt(1);
+  EDGEADMM_TRY_ASSIGN(m.z, store::DecodeDoubles(stmt.ColumnBlob(2)));
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement eps,
+      db.Prepare("SELECT epsilon FROM ledger WHERE job_id = ? AND scope = "
+                 "'central' AND round_id = ?"));
+  eps.Bind(1, m.job.id).Bind(2, m.round_id);
+  EDGEADMM_TRY(eps.StepRow());
+  m.epsilon = eps.ColumnDouble(0);
+  return m;
+}
+
+std::vector<uint8_t> ModelToBinary(const ReleasedModelRecord& m) {
+  return store::EncodeFloats(m.z);
+}
+
+std::string ModelToJson(const ReleasedModelRecord& m) {
+  std::string out = "{\"job\": \"" + m.job.config.name + "\"";
+  out += ", \"iteration\": " + std::to_string(m.iteration);
+  out += ", \"round\": " + std::to_string(m.round_id);
+  out += ", \"epsilon\": " + Number(m.epsilon);
+  out += ", \"delta\": " + Number(m.job.config.delta);
+  out += ", \"dimension\": " + std::to_string(m.z.size());
+  out += ", \"z\": [";
+  for (size_t i = 0; i < m.z.size(); ++i) {
+    out += (i ? ", " : "") + Number(m.z[i]);
+  }
+  return out + "]}\n";
+}
+
+std::string ModelToCHeader(const ReleasedModelRecord& m) {
+  char line[160];
+  std::string out =
+      "// Generated by `edgeadmm job export`: the released model of job \"" +
+      m.job.config.name + "\".\n";
+  std::snprintf(line, sizeof(line),
+                "// Iteration %" PRId64 ", round %" PRId64
+                ", central epsilon %.6g at delta %.3g.\n",
+                m.iteration, m.round_id, m.epsilon, m.job.config.delta);
+  out += line;
+  out += "#pragma once\n\n";
+  out +=
+      "#define EDGEADMM_MODEL_DIMENSION " + std::to_string(m.z.size()) + "\n\n";
+  out += "static const float kEdgeadmmModel[EDGEADMM_MODEL_DIMENSION] = {\n";
+  for (size_t i = 0; i < m.z.size(); ++i) {
+    std::snprintf(line, sizeof(line), "    %.8ef,\n",
+                  static_cast<double>(static_cast<float>(m.z[i])));
+    out += line;
+  }
+  return out + "};\n";
+}
+
+}  // namespace edgeadmm::jobs

@@ -1,0 +1,19 @@
+// Noise planning: the σ that keeps a whole job within a target (ε, δ),
+// calibrated with the accountant library (aggregator/privacy).
+#pragma once
+
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::rounds {
+
+// σ for `config.target_epsilon` over `config.rounds` committed rounds:
+//  participation: the worst device joins every round and every round has
+//    only m_min uploads, so K Gaussian rounds with ν = σ√m_min/(2C);
+//  trusted-aggregator: K Poisson(q)-subsampled Gaussians with ν = σ/(2C).
+// Classic RDP conversion, the one the engine's ledger uses.
+// FAILED_PRECONDITION if no target is set; OUT_OF_RANGE if the target is
+// unreachable in the calibrator's range.
+Result<double> PlanSigma(const jobs::JobConfig& config);
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,76 @@
+// CoapServer: the aggregator's libcoap3 (OpenSSL) DTLS-PSK server.
+//
+// One context, one DTLS endpoint. The PSK of a handshake is looked up per
+// identity in the device registry; unknown or disabled devices get no key, so
+// their handshake fails. Requests are answered by RequestHandler; the task
+// resource is observable and notified whenever the round changes. The loop
+// ticks the round engine and picks up the running job from the store (the
+// CLI starts and stops jobs in the same database).
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::server {
+
+struct ServerOptions {
+  std::string address = "::";  // listen address (IPv6 any also takes IPv4)
+  uint16_t port = 5684;        // coaps default; 0 picks a free port
+  unsigned session_timeout_seconds = 60;  // idle DTLS sessions are dropped
+  unsigned max_sessions = 0;              // 0: libcoap's default
+};
+
+class CoapServer {
+ public:
+  // Opens the DTLS endpoint. UNAVAILABLE if libcoap lacks DTLS or the
+  // address cannot be bound; INVALID_ARGUMENT for a bad address.
+  static Result<std::unique_ptr<CoapServer>> Create(
+      store::Database& db, const ServerOptions& options);
+  ~CoapServer();
+  CoapServer(const CoapServer&) = delete;
+  CoapServer& operator=(const CoapServer&) = delete;
+
+  // Serves until `*stop` becomes non-zero (set by a SIGTERM handler), then
+  // closes every session. Store errors end the loop with their status.
+  Status Run(const volatile std::sig_atomic_t* stop);
+  // One loop iteration: network I/O for up to `timeout_ms`, then an engine
+  // tick and job pickup.
+  Status RunOnce(int timeout_ms);
+
+  // The bound UDP port (useful with port 0).
+  uint16_t port() const { return port_; }
+  // The loaded job's engine, or null.
+  rounds::RoundEngine* engine() { return engine_.get(); }
+  // Current wall-clock time in ms (the engine's clock).
+  static int64_t NowMs();
+
+ private:
+  struct Impl;
+  CoapServer(store::Database& db, const ServerOptions& options);
+  Status Tick();
+  Status LoadRunningJob();
+  void NotifyIfRoundChanged();
+
+  store::Database* db_;
+  ServerOptions options_;
+  std::unique_ptr<Impl> impl_;
+  rounds::PrivacyRoundAccountant accountant_;
+  std::unique_ptr<rounds::RoundEngine> engine_;
+  RequestHandler handler_{nullptr};
+  uint16_t port_ = 0;
+  int64_t last_pickup_ms_ = 0;
+  int64_t notified_round_ = -1;
+  int notified_state_ = -1;
+
+  friend struct CoapCallbacks;
+};
+
+}  // namespace edgeadmm::server

@@ -1,0 +1,56 @@
+// RequestHandler: the protocol resources of docs/protocol.md as pure
+// functions from (authenticated identity, request body) to a CoAP response.
+// No sockets: the libcoap server (coap_server.h) and the tests/fuzz targets
+// call it the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "edgeadmm/rounds/round_engine.h"
+
+namespace edgeadmm::server {
+
+struct Response {
+  uint8_t code = 0;             // CoAP code, class*32 + detail
+  uint16_t content_format = 0;  // of `body`
+  std::vector<uint8_t> body;
+};
+
+// The canonical status each upload verdict is answered with (2.04 for the
+// two successes; see docs/aggregator.md for the table).
+Status StatusForVerdict(rounds::UploadVerdict verdict);
+
+class RequestHandler {
+ public:
+  // `engine` may be null (no job loaded): every resource answers 4.04.
+  explicit RequestHandler(rounds::RoundEngine* engine) : engine_(engine) {}
+  void set_engine(rounds::RoundEngine* engine) { engine_ = engine; }
+
+  // GET v1/task: the RoundTask of `identity` (2.05) — PARTICIPATE with z in
+  // its cohort, IDLE otherwise, DONE when the job ended.
+  Response Task(std::string_view identity, int64_t now_ms) const;
+  // POST v1/update with the raw body. Decodes (bounded by the job's
+  // dimension), judges through the engine, answers 2.04 + receipt or the
+  // documented error code with a StatusBody. Refused requests change nothing.
+  Response Update(std::string_view identity,
+                  std::optional<uint16_t> content_format, const uint8_t* body,
+                  size_t size, int64_t now_ms);
+  // GET v1/model: the last released model (2.05), 4.04 before the first.
+  Response Model(std::string_view identity) const;
+  // GET v1/status: 2.05 with code 0 and the current (job, round) for an
+  // enrolled device.
+  Response StatusOf(std::string_view identity) const;
+
+ private:
+  rounds::RoundEngine* engine_;
+};
+
+// A response carrying a StatusBody for `status` (code from the protocol
+// table) with a short message.
+Response ErrorResponse(Status status, const char* message, uint64_t job_id,
+                       uint64_t round_id);
+
+}  // namespace edgeadmm::server

@@ -1,0 +1,284 @@
+#include "edgeadmm/server/coap_server.h"
+
+#include <arpa/inet.h>
+#include <coap3/coap.h>
+#include <time.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/log.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/wire/protocol.h"
+
+namespace edgeadmm::server {
+
+struct CoapServer::Impl {
+  coap_context_t* context = nullptr;
+  coap_resource_t* task = nullptr;
+  registry::DeviceRegistry* registry = nullptr;
+  std::unique_ptr<registry::DeviceRegistry> registry_owner;
+  // The PSK handed to libcoap by the identity callback (it copies it).
+  std::vector<uint8_t> psk;
+  coap_bin_const_t psk_bin{0, nullptr};
+};
+
+// libcoap C callbacks. None of them lets an exception escape: everything
+// they call reports errors as Status values.
+struct CoapCallbacks {
+  static CoapServer* Server(coap_session_t* session) {
+    return static_cast<CoapServer*>(
+        coap_get_app_data(coap_session_get_context(session)));
+  }
+
+  static std::string_view Identity(coap_session_t* session) {
+    const coap_bin_const_t* id = coap_session_get_psk_identity(session);
+    if (id == nullptr || id->length == 0) return {};
+    return std::string_view(reinterpret_cast<const char*>(id->s), id->length);
+  }
+
+  // DTLS: the PSK for `identity`, or null (handshake fails) when the device
+  // is unknown or disabled.
+  static const coap_bin_const_t* ValidateIdentity(coap_bin_const_t* identity,
+                                                  coap_session_t*, void* arg) {
+    auto* server = static_cast<CoapServer*>(arg);
+    const std::string id(reinterpret_cast<const char*>(identity->s),
+                         identity->length);
+    if (!registry::IsValidDeviceId(id)) return nullptr;
+    auto psk = server->impl_->registry->LookupPsk(id);
+    if (!psk.ok()) {
+      EDGEADMM_LOG_WARN("dtls: refused identity %s: %s", id.c_str(),
+                        psk.status().str());
+      return nullptr;
+    }
+    server->impl_->psk = std::move(psk).value();
+    server->impl_->psk_bin = {server->impl_->psk.size(),
+                              server->impl_->psk.data()};
+    return &server->impl_->psk_bin;
+  }
+
+  static void Release(coap_session_t*, void* app_ptr) {
+    delete static_cast<std::vector<uint8_t>*>(app_ptr);
+  }
+
+  static void Send(coap_resource_t* resource, coap_session_t* session,
+                   const coap_pdu_t* request, const coap_string_t* query,
+                   coap_pdu_t* response, Response r) {
+    coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
+    if (r.body.empty()) return;
+    auto* copy = new std::vector<uint8_t>(std::move(r.body));
+    coap_add_data_large_response(resource, session, request, response, query,
+                                 r.content_format, -1, 0, copy->size(),
+                                 copy->data(), &Release, copy);
+  }
+
+  static void GetTask(coap_resource_t* resource, coap_session_t* session,
+                      const coap_pdu_t* request, const coap_string_t* query,
+                      coap_pdu_t* response) {
+    CoapServer* s = Server(session);
+    Send(resource, session, request, query, response,
+         s->handler_.Task(Identity(session), CoapServer::NowMs()));
+  }
+
+  static void PostUpdate(coap_resource_t* resource, coap_session_t* session,
+                         const coap_pdu_t* request, const coap_string_t* query,
+                         coap_pdu_t* response) {
+    CoapServer* s = Server(session);
+    size_t length = 0;
+    const uint8_t* data = nullptr;
+    size_t offset = 0;
+    size_t total = 0;
+    if (!coap_get_data_large(request, &length, &data, &offset, &total)) {
+      length = 0;
+      data = nullptr;
+    }
+    std::optional<uint16_t> format;
+    coap_opt_iterator_t it;
+    if (coap_opt_t* opt =
+            coap_check_option(request, COAP_OPTION_CONTENT_FORMAT, &it)) {
+      format = static_cast<uint16_t>(
+          coap_decode_var_bytes(coap_opt_value(opt), coap_opt_length(opt)));
+    }
+    Send(resource, session, request, query, response,
+         s->handler_.Update(Identity(session), format, data, length,
+                            CoapServer::NowMs()));
+    s->NotifyIfRoundChanged();
+  }
+
+  static void GetModel(coap_resource_t* resource, coap_session_t* session,
+                       const coap_pdu_t* request, const coap_string_t* query,
+                       coap_pdu_t* response) {
+    Send(resource, session, request, query, response,
+         Server(session)->handler_.Model(Identity(session)));
+  }
+
+  static void GetStatus(coap_resource_t* resource, coap_session_t* session,
+                        const coap_pdu_t* request, const coap_string_t* query,
+                        coap_pdu_t* response) {
+    Send(resource, session, request, query, response,
+         Server(session)->handler_.StatusOf(Identity(session)));
+  }
+};
+
+int64_t CoapServer::NowMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
+    : db_(&db), options_(options), impl_(std::make_unique<Impl>()) {}
+
+CoapServer::~CoapServer() {
+  if (impl_->context != nullptr) coap_free_context(impl_->context);
+  coap_cleanup();
+}
+
+Result<std::unique_ptr<CoapServer>> CoapServer::Create(
+    store::Database& db, const ServerOptions& options) {
+  coap_startup();
+  coap_set_log_level(LOG_WARNING);
+  coap_dtls_set_log_level(LOG_WARNING);
+  std::unique_ptr<CoapServer> server(new CoapServer(db, options));
+  if (!coap_dtls_is_supported()) {
+    EDGEADMM_LOG_ERROR("server: libcoap has no DTLS support");
+    return Status::Unavailable();
+  }
+  Impl& impl = *server->impl_;
+  impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);
+  impl.registry = impl.registry_owner.get();
+
+  coap_address_t address;
+  coap_address_init(&address);
+  if (inet_pton(AF_INET6, options.address.c_str(),
+                &address.addr.sin6.sin6_addr) == 1) {
+    address.addr.sin6.sin6_family = AF_INET6;
+    address.size = sizeof(address.addr.sin6);
+  } else if (inet_pton(AF_INET, options.address.c_str(),
+                       &address.addr.sin.sin_addr) == 1) {
+    address.addr.sin.sin_family = AF_INET;
+    address.size = sizeof(address.addr.sin);
+  } else {
+    EDGEADMM_LOG_ERROR("server: bad listen address %s",
+                       options.address.c_str());
+    return Status::InvalidArgument();
+  }
+  coap_address_set_port(&address, options.port);
+
+  impl.context = coap_new_context(nullptr);
+  if (impl.context == nullptr) return Status::Unavailable();
+  coap_set_app_data(impl.context, server.get());
+  coap_context_set_block_mode(impl.context,
+                              COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
+  coap_context_set_session_timeout(impl.context,
+                                   options.session_timeout_seconds);
+  if (options.max_sessions > 0) {
+    coap_context_set_max_idle_sessions(impl.context, options.max_sessions);
+  }
+
+  coap_dtls_spsk_t psk{};
+  psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
+  psk.validate_id_call_back = &CoapCallbacks::ValidateIdentity;
+  psk.id_call_back_arg = server.get();
+  if (!coap_context_set_psk2(impl.context, &psk)) {
+    return Status::Unavailable();
+  }
+  coap_endpoint_t* endpoint =
+      coap_new_endpoint(impl.context, &address, COAP_PROTO_DTLS);
+  if (endpoint == nullptr) {
+    EDGEADMM_LOG_ERROR("server: cannot listen on [%s]:%u",
+                       options.address.c_str(), options.port);
+    return Status::Unavailable();
+  }
+  server->port_ = options.port;
+  if (const char* text = coap_endpoint_str(endpoint)) {
+    // "[::]:5684" or "0.0.0.0:5684": the bound port follows the last ':'.
+    const char* colon = std::strrchr(text, ':');
+    if (colon != nullptr) {
+      server->port_ = static_cast<uint16_t>(std::atoi(colon + 1));
+    }
+  }
+
+  struct ResourceSpec {
+    const char* path;
+    coap_request_t method;
+    coap_method_handler_t handler;
+  };
+  const ResourceSpec specs[] = {
+      {wire::kTaskPath, COAP_REQUEST_GET, &CoapCallbacks::GetTask},
+      {wire::kUpdatePath, COAP_REQUEST_POST, &CoapCallbacks::PostUpdate},
+      {wire::kModelPath, COAP_REQUEST_GET, &CoapCallbacks::GetModel},
+      {wire::kStatusPath, COAP_REQUEST_GET, &CoapCallbacks::GetStatus},
+  };
+  for (const ResourceSpec& spec : specs) {
+    coap_resource_t* r = coap_resource_init(coap_make_str_const(spec.path), 0);
+    coap_register_handler(r, spec.method, spec.handler);
+    coap_add_resource(impl.context, r);
+    if (spec.handler == &CoapCallbacks::GetTask) {
+      coap_resource_set_get_observable(r, 1);
+      impl.task = r;
+    }
+  }
+  EDGEADMM_LOG_INFO("server: listening on coaps://[%s]:%u",
+                    options.address.c_str(), server->port_);
+  EDGEADMM_TRY(server->LoadRunningJob());
+  return server;
+}
+
+Status CoapServer::LoadRunningJob() {
+  last_pickup_ms_ = NowMs();
+  if (engine_ != nullptr && engine_->job().state == jobs::JobState::kRunning) {
+    return Status::Ok();
+  }
+  EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
+                      jobs::ListJobs(*db_));
+  for (const jobs::JobRecord& job : all) {
+    if (job.state != jobs::JobState::kRunning) continue;
+    if (engine_ != nullptr && engine_->job().id == job.id) return Status::Ok();
+    EDGEADMM_TRY_ASSIGN(engine_,
+                        rounds::RoundEngine::Open(*db_, job.id, accountant_));
+    handler_.set_engine(engine_.get());
+    EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)",
+                      job.config.name.c_str(), static_cast<long long>(job.n),
+                      static_cast<long long>(engine_->iteration()));
+    return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+void CoapServer::NotifyIfRoundChanged() {
+  if (engine_ == nullptr || impl_->task == nullptr) return;
+  const int64_t round = engine_->round_open() ? engine_->round_id() : 0;
+  const int state = static_cast<int>(engine_->job().state);
+  if (round == notified_round_ && state == notified_state_) return;
+  notified_round_ = round;
+  notified_state_ = state;
+  coap_resource_notify_observers(impl_->task, nullptr);
+}
+
+Status CoapServer::Tick() {
+  const int64_t now = NowMs();
+  if (now - last_pickup_ms_ >= 1000) EDGEADMM_TRY(LoadRunningJob());
+  if (engine_ != nullptr) EDGEADMM_TRY(engine_->Advance(now));
+  NotifyIfRoundChanged();
+  return Status::Ok();
+}
+
+Status CoapServer::RunOnce(int timeout_ms) {
+  if (coap_io_process(impl_->context, static_cast<uint32_t>(timeout_ms)) < 0) {
+    return Status::Internal();
+  }
+  return Tick();
+}
+
+Status CoapServer::Run(const volatile std::sig_atomic_t* stop) {
+  while (*stop == 0) {
+    // Wake at least every 100 ms for deadlines and job changes.
+    EDGEADMM_TRY(RunOnce(100));
+  }
+  EDGEADMM_LOG_INFO("server: shutting down");
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm::server

@@ -1,0 +1,263 @@
+#include "edgeadmm/server/request_handler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "edgeadmm/store/blob.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/released_model.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/status_body.h"
+#include "edgeadmm/wire/update.h"
+
+namespace edgeadmm::server {
+namespace {
+
+using rounds::UploadVerdict;
+
+// Encodes a message with `encode(out_span)` into a response body.
+template <typename Encode>
+Response Encoded(uint8_t code, uint16_t format, size_t max_bytes,
+                 Encode&& encode) {
+  Response r;
+  r.code = code;
+  r.content_format = format;
+  r.body.resize(max_bytes);
+  const StatusWithSize written = encode(
+      ByteSpan(reinterpret_cast<std::byte*>(r.body.data()), r.body.size()));
+  if (!written.ok()) {
+    // Our own message failed validation: a bug. No body (no recursion).
+    return Response{wire::kCoapInternalServerError, 0, {}};
+  }
+  r.body.resize(written.size());
+  return r;
+}
+
+Response Unauthenticated() {
+  return ErrorResponse(Status::Unauthenticated(), "no DTLS PSK identity", 0, 0);
+}
+
+Response NoJob() {
+  return ErrorResponse(Status::NotFound(), "no job is loaded", 0, 0);
+}
+
+bool Enrolled(const rounds::RoundEngine& engine, std::string_view id) {
+  return std::binary_search(engine.devices().begin(), engine.devices().end(),
+                            std::string(id));
+}
+
+edgeadmm_wire_UpdateKind KindFor(jobs::Algorithm algorithm) {
+  return algorithm == jobs::Algorithm::kProxAdmm
+             ? edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U
+             : edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
+}
+
+}  // namespace
+
+Status StatusForVerdict(UploadVerdict verdict) {
+  switch (verdict) {
+    case UploadVerdict::kAccepted:
+    case UploadVerdict::kDuplicate:
+      return Status::Ok();
+    case UploadVerdict::kIdentityMismatch:
+    case UploadVerdict::kUnknownDevice:
+    case UploadVerdict::kDeviceDisabled:
+    case UploadVerdict::kNotInCohort:
+      return Status::PermissionDenied();
+    case UploadVerdict::kWrongJob:
+      return Status::NotFound();
+    case UploadVerdict::kStaleRound:
+    case UploadVerdict::kJobNotRunning:
+      return Status::FailedPrecondition();
+    case UploadVerdict::kConflictingDuplicate:
+      return Status::AlreadyExists();
+    case UploadVerdict::kMalformed:
+      return Status::InvalidArgument();
+  }
+  return Status::Internal();
+}
+
+Response ErrorResponse(Status status, const char* message, uint64_t job_id,
+                       uint64_t round_id) {
+  const edgeadmm_wire_StatusBody body =
+      wire::MakeStatusBody(status, message, job_id, round_id);
+  Response r =
+      Encoded(wire::CoapCodeFromStatus(status), wire::kStatusBodyFormat,
+              wire::kMaxStatusBodyBytes,
+              [&](ByteSpan out) { return wire::EncodeStatusBody(body, out); });
+  r.code = wire::CoapCodeFromStatus(status);
+  return r;
+}
+
+Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
+  if (identity.empty()) return Unauthenticated();
+  if (engine_ == nullptr) return NoJob();
+  if (!Enrolled(*engine_, identity)) {
+    return ErrorResponse(Status::PermissionDenied(), "not enrolled in the job",
+                         0, 0);
+  }
+  const jobs::JobConfig& c = engine_->job().config;
+  if (c.algorithm != jobs::Algorithm::kProxAdmm) {
+    return ErrorResponse(Status::Unimplemented(),
+                         "only prox-admm tasks are served", 0, 0);
+  }
+  const rounds::Task task = engine_->TaskFor(identity);
+  edgeadmm_wire_RoundTask h = edgeadmm_wire_RoundTask_init_zero;
+  h.job_id = static_cast<uint64_t>(task.job_id);
+  h.round_id = static_cast<uint64_t>(task.round_id);
+  switch (task.kind) {
+    case rounds::Task::Kind::kTrain:
+      h.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
+      break;
+    case rounds::Task::Kind::kWait:
+      h.role = edgeadmm_wire_Role_ROLE_IDLE;
+      break;
+    case rounds::Task::Kind::kFinished:
+      h.role = edgeadmm_wire_Role_ROLE_DONE;
+      break;
+  }
+  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
+  h.loss = c.loss == jobs::Loss::kLogistic ? edgeadmm_wire_Loss_LOSS_LOGISTIC
+                                           : edgeadmm_wire_Loss_LOSS_SQUARED;
+  // Paper 002 applies the regularizer on the server: devices only need to
+  // know it for reporting, so elastic net is announced as none.
+  h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_NONE;
+  if (c.regularizer.kind == RegularizerKind::kL1) {
+    h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L1;
+    h.regularizer_weight = c.regularizer.l1;
+  } else if (c.regularizer.kind == RegularizerKind::kL2) {
+    h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L2;
+    h.regularizer_weight = c.regularizer.l2;
+  }
+  const bool trusted = c.policy == jobs::Policy::kTrustedAggregator;
+  h.noise_placement =
+      trusted ? edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
+              : edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
+  h.which_params = edgeadmm_wire_RoundTask_federated_tag;
+  h.params.federated.lambda = c.lambda;
+  h.params.federated.gamma = c.gamma;
+  h.params.federated.clip = c.clip;
+  h.params.federated.sigma = trusted ? 0.0 : c.sigma;
+  h.dimension = static_cast<uint32_t>(c.dimension);
+  if (task.deadline_ms > now_ms) {
+    h.deadline_ms = static_cast<uint32_t>(
+        std::min<int64_t>(task.deadline_ms - now_ms, UINT32_MAX));
+  }
+  const bool send_model = task.kind == rounds::Task::Kind::kTrain;
+  const Span<const Real> model =
+      send_model ? Span<const Real>(task.z.data(), task.z.size())
+                 : Span<const Real>();
+  return Encoded(wire::kCoapContent, wire::kRoundTaskFormat,
+                 wire::MaxRoundTaskBytes(task.z.size()), [&](ByteSpan out) {
+                   return wire::EncodeRoundTask(h, model, Span<const Real>(),
+                                                out);
+                 });
+}
+
+Response RequestHandler::Update(std::string_view identity,
+                                std::optional<uint16_t> content_format,
+                                const uint8_t* body, size_t size,
+                                int64_t now_ms) {
+  if (identity.empty()) return Unauthenticated();
+  if (engine_ == nullptr) return NoJob();
+  const uint64_t job_id = static_cast<uint64_t>(engine_->job().id);
+  const uint64_t round_id = static_cast<uint64_t>(engine_->round_id());
+  if (content_format.has_value() && *content_format != wire::kUpdateFormat) {
+    Response r =
+        ErrorResponse(Status::InvalidArgument(), "content-format must be 65101",
+                      job_id, round_id);
+    r.code = wire::kCoapUnsupportedContentFormat;
+    return r;
+  }
+  const size_t p = static_cast<size_t>(engine_->job().config.dimension);
+  if (size > wire::MaxUpdateBytes(p)) {
+    return ErrorResponse(Status::OutOfRange(), "body larger than the job's",
+                         job_id, round_id);
+  }
+  std::vector<Real> values(p);
+  wire::DecodedUpdate decoded{};
+  const Status status = wire::DecodeUpdate(
+      ConstByteSpan(reinterpret_cast<const std::byte*>(body), size),
+      Span<Real>(values.data(), values.size()), decoded);
+  if (!status.ok()) {
+    return ErrorResponse(status, "update does not decode", job_id, round_id);
+  }
+  if (decoded.header.dimension != p) {
+    return ErrorResponse(Status::InvalidArgument(),
+                         "dimension differs from the job's", job_id, round_id);
+  }
+  if (decoded.header.kind != KindFor(engine_->job().config.algorithm)) {
+    return ErrorResponse(Status::InvalidArgument(),
+                         "update kind does not fit the algorithm", job_id,
+                         round_id);
+  }
+  rounds::Upload upload;
+  upload.device_id = decoded.header.device_id;
+  upload.job_id = static_cast<int64_t>(decoded.header.job_id);
+  upload.round_id = static_cast<int64_t>(decoded.header.round_id);
+  upload.vector = store::EncodeFloats(
+      std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
+  const UploadVerdict verdict = engine_->Submit(identity, upload, now_ms);
+  const Status verdict_status = StatusForVerdict(verdict);
+  if (!verdict_status.ok()) {
+    return ErrorResponse(verdict_status, rounds::UploadVerdictName(verdict),
+                         job_id, round_id);
+  }
+  edgeadmm_wire_StatusBody receipt =
+      wire::MakeStatusBody(Status::Ok(), rounds::UploadVerdictName(verdict),
+                           decoded.header.job_id, decoded.header.round_id);
+  receipt.duplicate = verdict == UploadVerdict::kDuplicate;
+  return Encoded(
+      wire::kCoapChanged, wire::kStatusBodyFormat, wire::kMaxStatusBodyBytes,
+      [&](ByteSpan out) { return wire::EncodeStatusBody(receipt, out); });
+}
+
+Response RequestHandler::Model(std::string_view identity) const {
+  if (identity.empty()) return Unauthenticated();
+  if (engine_ == nullptr) return NoJob();
+  if (!Enrolled(*engine_, identity)) {
+    return ErrorResponse(Status::PermissionDenied(), "not enrolled in the job",
+                         0, 0);
+  }
+  if (engine_->released_round_id() == 0) {
+    return ErrorResponse(Status::NotFound(), "no model released yet",
+                         static_cast<uint64_t>(engine_->job().id), 0);
+  }
+  edgeadmm_wire_ReleasedModel h = edgeadmm_wire_ReleasedModel_init_zero;
+  h.job_id = static_cast<uint64_t>(engine_->job().id);
+  h.round_id = static_cast<uint64_t>(engine_->released_round_id());
+  h.dimension = static_cast<uint32_t>(engine_->model().z.size());
+  h.participants = static_cast<uint32_t>(engine_->released_participants());
+  // σ = 0 has no finite guarantee; the wire needs a finite number, so the
+  // largest double stands for "unbounded" (docs/aggregator.md).
+  h.epsilon = std::isfinite(engine_->central_epsilon())
+                  ? engine_->central_epsilon()
+                  : std::numeric_limits<double>::max();
+  h.delta = engine_->job().config.delta;
+  const std::vector<double>& z = engine_->model().z;
+  return Encoded(wire::kCoapContent, wire::kReleasedModelFormat,
+                 wire::MaxReleasedModelBytes(z.size()), [&](ByteSpan out) {
+                   return wire::EncodeReleasedModel(
+                       h, Span<const Real>(z.data(), z.size()), out);
+                 });
+}
+
+Response RequestHandler::StatusOf(std::string_view identity) const {
+  if (identity.empty()) return Unauthenticated();
+  if (engine_ == nullptr) return NoJob();
+  if (!Enrolled(*engine_, identity)) {
+    return ErrorResponse(Status::PermissionDenied(), "not enrolled in the job",
+                         0, 0);
+  }
+  const edgeadmm_wire_StatusBody body = wire::MakeStatusBody(
+      Status::Ok(), jobs::JobStateName(engine_->job().state),
+      static_cast<uint64_t>(engine_->job().id),
+      static_cast<uint64_t>(engine_->round_id()));
+  return Encoded(
+      wire::kCoapContent, wire::kStatusBodyFormat, wire::kMaxStatusBodyBytes,
+      [&](ByteSpan out) { return wire::EncodeStatusBody(body, out); });
+}
+
+}  // namespace edgeadmm::server

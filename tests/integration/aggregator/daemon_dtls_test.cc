@@ -1,0 +1,348 @@
+// The daemon end to end over real DTLS-PSK on loopback: handshakes (unknown,
+// disabled, wrong key), every bad request class with its documented code and
+// an unchanged database, idempotent retransmission, a job run to the end,
+// the released model against the reference math, clean SIGTERM shutdown.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "daemon_process.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/store/blob.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/released_model.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/status_body.h"
+#include "edgeadmm/wire/update.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr int kDimension = 3;
+constexpr int kEnrolled = 5;  // dev-000 .. dev-004 are in the job
+
+struct Reply {
+  Status status;  // transport outcome
+  uint8_t code = 0;
+  std::vector<uint8_t> body;
+};
+
+// One simulated device: its identity, key and DTLS transport.
+class Device {
+ public:
+  Device(posix::CoapClientContext& context, unsigned port, std::string id,
+         std::vector<uint8_t> key)
+      : id_(std::move(id)), key_(std::move(key)) {
+    config_.host = "127.0.0.1";
+    config_.port = static_cast<uint16_t>(port);
+    config_.identity = id_.c_str();
+    config_.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key_.data()),
+                                key_.size());
+    config_.ack_timeout_ms = 1000;
+    config_.handshake_timeout_ms = 2000;
+    transport_ = std::make_unique<posix::CoapDtlsTransport>(context, config_);
+  }
+
+  Reply Call(CoapMethod method, const char* path,
+             const std::vector<uint8_t>& payload = {},
+             uint16_t format = wire::kUpdateFormat) {
+    TransportRequest request;
+    request.method = method;
+    request.path = path;
+    request.content_format = format;
+    request.payload = ConstByteSpan(
+        reinterpret_cast<const std::byte*>(payload.data()), payload.size());
+    Reply reply;
+    reply.body.resize(4096);
+    TransportResult result;
+    reply.status = transport_->Request(
+        request,
+        ByteSpan(reinterpret_cast<std::byte*>(reply.body.data()),
+                 reply.body.size()),
+        8000, result);
+    reply.code = result.code;
+    reply.body.resize(reply.status.ok() ? result.payload_size : 0);
+    return reply;
+  }
+
+  const std::string& id() const { return id_; }
+
+ private:
+  std::string id_;
+  std::vector<uint8_t> key_;
+  posix::CoapDtlsConfig config_;
+  std::unique_ptr<posix::CoapDtlsTransport> transport_;
+};
+
+struct Task {
+  edgeadmm_wire_Role role = edgeadmm_wire_Role_ROLE_UNSPECIFIED;
+  uint64_t job_id = 0;
+  uint64_t round_id = 0;
+  std::vector<double> z;
+};
+
+Task GetTask(Device& d) {
+  const Reply r = d.Call(CoapMethod::kGet, wire::kTaskPath);
+  EXPECT_TRUE(r.status.ok()) << d.id() << " " << r.status.str();
+  EXPECT_EQ(r.code, wire::kCoapContent);
+  std::vector<Real> model(kDimension);
+  wire::DecodedRoundTask decoded{};
+  Task task;
+  const Status s = wire::DecodeRoundTask(
+      ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                    r.body.size()),
+      Span<Real>(model.data(), model.size()), Span<Real>(), decoded);
+  EXPECT_TRUE(s.ok()) << s.str();
+  if (!s.ok()) return task;
+  task.role = decoded.header.role;
+  task.job_id = decoded.header.job_id;
+  task.round_id = decoded.header.round_id;
+  task.z.assign(decoded.model.begin(), decoded.model.end());
+  return task;
+}
+
+std::vector<double> DeltaFor(const std::string& device, uint64_t round_id) {
+  const double d = static_cast<double>(device.back() - '0');
+  return {d / 8 - 0.25, static_cast<double>(round_id) / 16, -0.125};
+}
+
+std::vector<uint8_t> EncodeUpdateBody(const std::string& claimed_id,
+                                      uint64_t job_id, uint64_t round_id,
+                                      const std::vector<double>& delta) {
+  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
+  h.job_id = job_id;
+  h.round_id = round_id;
+  std::strncpy(h.device_id, claimed_id.c_str(), sizeof(h.device_id) - 1);
+  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  h.dimension = static_cast<uint32_t>(delta.size());
+  h.has_ledger = true;
+  std::vector<uint8_t> out(wire::MaxUpdateBytes(delta.size()));
+  const StatusWithSize n = wire::EncodeUpdate(
+      h, Span<const Real>(delta.data(), delta.size()),
+      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
+  EXPECT_TRUE(n.ok());
+  out.resize(n.size());
+  return out;
+}
+
+edgeadmm_wire_StatusBody DecodeBody(const Reply& r) {
+  edgeadmm_wire_StatusBody body = edgeadmm_wire_StatusBody_init_zero;
+  EXPECT_TRUE(
+      wire::DecodeStatusBody(
+          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                        r.body.size()),
+          body)
+          .ok());
+  return body;
+}
+
+class DaemonDtlsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    registry::DeviceRegistry reg(t_.db());
+    for (int i = 0; i <= kEnrolled; ++i) {
+      char id[16];
+      std::snprintf(id, sizeof(id), "dev-%03d", i);
+      auto psk = reg.Add(id);
+      ASSERT_TRUE(psk.ok());
+      keys_[id] = *psk;
+    }
+    // dev-005 is disabled before the job: not enrolled, no handshake.
+    ASSERT_TRUE(reg.Disable("dev-005").ok());
+    const std::string sampling =
+        "[sampling]\nscheme = \"fixed\"\nm = 3\nm_min = 2\n"
+        "deadline_seconds = 60\nseed = 99\n";
+    std::string toml = testing::JobToml(
+        "dtls", "prox-admm", testing::DefaultPrivacyTable(), sampling);
+    toml.replace(toml.find("rounds = 5"), 10, "rounds = 4");
+    job_id_ = testing::CreateJobOrDie(t_.db(), toml);
+    ASSERT_TRUE(
+        jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+    const std::string config = t_.dir() + "/aggregatord.toml";
+    std::ofstream(config) << "[store]\ndatabase = \"" << t_.path()
+                          << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
+                          << testing::FreeUdpPort() << "\n";
+    daemon_ = std::make_unique<testing::DaemonProcess>(
+        EDGEADMM_DAEMON_PATH, std::vector<std::string>{"--config", config});
+    ASSERT_TRUE(daemon_->started());
+    ASSERT_TRUE(context_.status().ok());
+  }
+
+  std::unique_ptr<Device> MakeDevice(const std::string& id,
+                                     std::vector<uint8_t> key) {
+    return std::make_unique<Device>(context_, daemon_->port(), id,
+                                    std::move(key));
+  }
+
+  testing::TempDatabase t_;
+  std::map<std::string, std::vector<uint8_t>> keys_;
+  int64_t job_id_ = 0;
+  std::unique_ptr<testing::DaemonProcess> daemon_;
+  posix::CoapClientContext context_;
+};
+
+TEST_F(DaemonDtlsTest, HandshakeNeedsAnEnabledIdentityAndItsKey) {
+  auto ghost = MakeDevice("ghost", std::vector<uint8_t>(16, 7));
+  EXPECT_EQ(ghost->Call(CoapMethod::kGet, wire::kTaskPath).status,
+            Status::Unauthenticated());
+  std::vector<uint8_t> wrong = keys_["dev-000"];
+  wrong[0] ^= 1;
+  auto impostor = MakeDevice("dev-000", wrong);
+  EXPECT_EQ(impostor->Call(CoapMethod::kGet, wire::kTaskPath).status,
+            Status::Unauthenticated());
+  auto disabled = MakeDevice("dev-005", keys_["dev-005"]);
+  EXPECT_EQ(disabled->Call(CoapMethod::kGet, wire::kTaskPath).status,
+            Status::Unauthenticated());
+  auto good = MakeDevice("dev-000", keys_["dev-000"]);
+  EXPECT_TRUE(good->Call(CoapMethod::kGet, wire::kTaskPath).status.ok());
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonDtlsTest, BadRequestsThenFullJobThenCleanShutdown) {
+  std::vector<std::unique_ptr<Device>> devices;
+  for (int i = 0; i < kEnrolled; ++i) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "dev-%03d", i);
+    devices.push_back(MakeDevice(id, keys_[id]));
+  }
+  std::vector<double> s(kDimension, 0.0);  // reference ŝ
+  bool checked_bad_requests = false;
+  int rounds = 0;
+  for (; rounds < 10; ++rounds) {
+    std::vector<Device*> cohort;
+    std::vector<Device*> idle;
+    Task task;
+    for (auto& d : devices) {
+      task = GetTask(*d);
+      if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+        cohort.push_back(d.get());
+      } else if (task.role == edgeadmm_wire_Role_ROLE_IDLE) {
+        idle.push_back(d.get());
+      }
+    }
+    if (task.role == edgeadmm_wire_Role_ROLE_DONE) break;
+    ASSERT_EQ(cohort.size(), 3u) << "round " << rounds;
+    const uint64_t round = task.round_id;
+    const uint64_t job = task.job_id;
+    Device& a = *cohort[0];
+    const std::vector<uint8_t> a_body =
+        EncodeUpdateBody(a.id(), job, round, DeltaFor(a.id(), round));
+    Reply r = a.Call(CoapMethod::kPost, wire::kUpdatePath, a_body);
+    ASSERT_EQ(r.code, wire::kCoapChanged);
+    EXPECT_FALSE(DecodeBody(r).duplicate);
+    for (int j = 0; j < kDimension; ++j) {
+      s[j] +=
+          static_cast<double>(static_cast<float>(DeltaFor(a.id(), round)[j])) /
+          kEnrolled;
+    }
+
+    if (!checked_bad_requests) {
+      checked_bad_requests = true;
+      const std::string before = testing::Snapshot(t_.db());
+      Device& b = *cohort[1];
+      struct Bad {
+        const char* what;
+        Device* from;
+        std::vector<uint8_t> body;
+        uint16_t format;
+        uint8_t code;
+        StatusCode body_code;
+      };
+      std::vector<uint8_t> oversize(wire::MaxUpdateBytes(kDimension) + 1, 0);
+      const std::vector<Bad> bad = {
+          {"not in cohort", idle[0],
+           EncodeUpdateBody(idle[0]->id(), job, round, {0.1, 0.1, 0.1}),
+           wire::kUpdateFormat, wire::kCoapForbidden,
+           StatusCode::kPermissionDenied},
+          {"identity mismatch", &b,
+           EncodeUpdateBody(cohort[2]->id(), job, round, {0.1, 0.1, 0.1}),
+           wire::kUpdateFormat, wire::kCoapForbidden,
+           StatusCode::kPermissionDenied},
+          {"stale round", &b,
+           EncodeUpdateBody(b.id(), job, round - 1, {0.1, 0.1, 0.1}),
+           wire::kUpdateFormat, wire::kCoapPreconditionFailed,
+           StatusCode::kFailedPrecondition},
+          {"duplicate with different content", &a,
+           EncodeUpdateBody(a.id(), job, round, {0.5, 0.5, 0.5}),
+           wire::kUpdateFormat, wire::kCoapConflict,
+           StatusCode::kAlreadyExists},
+          {"malformed",
+           &b,
+           {0x08, 0x01, 0xff, 0xff},
+           wire::kUpdateFormat,
+           wire::kCoapBadRequest,
+           StatusCode::kDataLoss},
+          {"wrong dimension", &b,
+           EncodeUpdateBody(b.id(), job, round, {0.1, 0.1}),
+           wire::kUpdateFormat, wire::kCoapBadRequest,
+           StatusCode::kInvalidArgument},
+          {"oversize", &b, oversize, wire::kUpdateFormat,
+           wire::kCoapRequestEntityTooLarge, StatusCode::kOutOfRange},
+          {"content-format", &b,
+           EncodeUpdateBody(b.id(), job, round, {0.1, 0.1, 0.1}),
+           wire::kRoundTaskFormat, wire::kCoapUnsupportedContentFormat,
+           StatusCode::kInvalidArgument},
+      };
+      for (const Bad& x : bad) {
+        const Reply reply = x.from->Call(CoapMethod::kPost, wire::kUpdatePath,
+                                         x.body, x.format);
+        ASSERT_TRUE(reply.status.ok()) << x.what;
+        EXPECT_EQ(reply.code, x.code) << x.what;
+        EXPECT_EQ(DecodeBody(reply).code, static_cast<uint32_t>(x.body_code))
+            << x.what;
+        EXPECT_EQ(testing::Snapshot(t_.db()), before) << x.what;
+      }
+      // A byte-identical retransmission gets the same success.
+      r = a.Call(CoapMethod::kPost, wire::kUpdatePath, a_body);
+      EXPECT_EQ(r.code, wire::kCoapChanged);
+      EXPECT_TRUE(DecodeBody(r).duplicate);
+      EXPECT_EQ(testing::Snapshot(t_.db()), before);
+    }
+
+    for (size_t i = 1; i < cohort.size(); ++i) {
+      Device& d = *cohort[i];
+      const std::vector<double> delta = DeltaFor(d.id(), round);
+      r = d.Call(CoapMethod::kPost, wire::kUpdatePath,
+                 EncodeUpdateBody(d.id(), job, round, delta));
+      ASSERT_EQ(r.code, wire::kCoapChanged) << d.id();
+      for (int j = 0; j < kDimension; ++j) {
+        s[j] += static_cast<double>(static_cast<float>(delta[j])) / kEnrolled;
+      }
+    }
+  }
+  EXPECT_EQ(rounds, 4);
+
+  // The released model: z = soft-threshold(ŝ, γ·l1) with γ = 2, l1 = 0.01.
+  const Reply model = devices[0]->Call(CoapMethod::kGet, wire::kModelPath);
+  ASSERT_EQ(model.code, wire::kCoapContent);
+  std::vector<Real> z(kDimension);
+  wire::DecodedReleasedModel decoded{};
+  ASSERT_TRUE(
+      wire::DecodeReleasedModel(
+          ConstByteSpan(reinterpret_cast<const std::byte*>(model.body.data()),
+                        model.body.size()),
+          Span<Real>(z.data(), z.size()), decoded)
+          .ok());
+  EXPECT_EQ(decoded.header.participants, 3u);
+  EXPECT_GT(decoded.header.epsilon, 0);
+  for (int j = 0; j < kDimension; ++j) {
+    const double expected =
+        std::copysign(std::max(std::abs(s[j]) - 0.02, 0.0), s[j]);
+    EXPECT_NEAR(z[j], expected, 1e-6) << j;  // float32 on the wire
+  }
+  auto job = jobs::LoadJob(t_.db(), job_id_);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kCompleted);
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace edgeadmm

@@ -1,0 +1,103 @@
+#include "daemon_process.h"
+
+#include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace edgeadmm::testing {
+namespace {
+
+int64_t NowMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+}  // namespace
+
+DaemonProcess::DaemonProcess(const std::string& binary,
+                             const std::vector<std::string>& args) {
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  stdout_fd_ = fds[0];
+  std::string text;
+  const int64_t deadline = NowMs() + 10'000;
+  while (NowMs() < deadline && port_ == 0) {
+    pollfd pfd{stdout_fd_, POLLIN, 0};
+    if (poll(&pfd, 1, 100) <= 0) continue;
+    char buffer[256];
+    const ssize_t n = read(stdout_fd_, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+    const size_t at = text.find("listening on port ");
+    if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
+      port_ = static_cast<unsigned>(std::atoi(text.c_str() + at + 18));
+    }
+  }
+}
+
+DaemonProcess::~DaemonProcess() {
+  if (pid_ > 0) Kill();
+  if (stdout_fd_ >= 0) close(stdout_fd_);
+}
+
+int DaemonProcess::Terminate(int timeout_ms) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  const int64_t deadline = NowMs() + timeout_ms;
+  int status = 0;
+  while (NowMs() < deadline) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    usleep(10'000);
+  }
+  Kill();
+  return -1;
+}
+
+void DaemonProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+unsigned FreeUdpPort() {
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof(addr);
+  unsigned port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+}  // namespace edgeadmm::testing
