@@ -42,9 +42,30 @@ TEST(PolicyTest, LocalDpChargesReplaceOneGaussian) {
   EXPECT_DOUBLE_EQ(m->noise_std, 1.5);                // lambda sigma
 }
 
+TEST(PolicyTest, ParticipationOwnNoiseCountsOnlyTheDevicesNoise) {
+  const auto m =
+      ChargedMechanism(Policy::kParticipationOwnNoise, Round({"a", "b", "c"}));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->kind, MechanismKind::kGaussian);
+  EXPECT_EQ(m->neighbouring, Neighbouring::kZeroOut);
+  EXPECT_DOUBLE_EQ(m->sensitivity, 2.0);  // 2 lambda C
+  EXPECT_DOUBLE_EQ(m->noise_std, 1.5);    // lambda sigma, no sqrt(m)
+  EXPECT_EQ(ParsePolicy("participation-own-noise").value(),
+            Policy::kParticipationOwnNoise);
+}
+
+TEST(PolicyTest, TrustedAggregatorWithFullCohortIsThePlainGaussian) {
+  RoundDescriptor round = Round({});
+  round.sampling_rate = 1.0;
+  const auto m = ChargedMechanism(Policy::kTrustedAggregator, round);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->kind, MechanismKind::kGaussian);
+  EXPECT_EQ(m->neighbouring, Neighbouring::kAddRemove);
+}
+
 TEST(PolicyTest, SigmaForNoiseMultiplierInvertsTheCharge) {
-  for (Policy policy :
-       {Policy::kParticipation, Policy::kTrustedAggregator, Policy::kLocalDp}) {
+  for (Policy policy : {Policy::kParticipation, Policy::kTrustedAggregator,
+                        Policy::kLocalDp, Policy::kParticipationOwnNoise}) {
     RoundDescriptor round = Round({"a", "b", "c"});
     round.sigma = SigmaForNoiseMultiplier(policy, 1.7, round.clip, 3).value();
     EXPECT_NEAR(ChargedMechanism(policy, round)->NoiseMultiplier(), 1.7, 1e-12)
