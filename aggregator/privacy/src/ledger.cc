@@ -78,6 +78,13 @@ ErrorOr<BudgetCheckResult> CentralLedger::BudgetCheck(
 Error CentralLedger::Charge(const RoundDescriptor& round) {
   EDGEADMM_PRIVACY_TRY_ASSIGN(const Mechanism mechanism,
                               ChargedMechanism(policy_, round));
+  if (policy_ != Policy::kTrustedAggregator &&
+      round.participants.size() != round.accepted_uploads) {
+    return Error::InvalidArgument(
+        "a charge needs exactly the m_k = " +
+        std::to_string(round.accepted_uploads) + " accepted devices, got " +
+        std::to_string(round.participants.size()) + " ids");
+  }
   if (has_last_round_ && round.round <= last_round_) {
     return Error::FailedPrecondition("round " + std::to_string(round.round) +
                                      " is not after the last charged round " +

@@ -22,8 +22,8 @@ const char* PolicyName(Policy policy) {
 }
 
 ErrorOr<Policy> ParsePolicy(const std::string& name) {
-  for (Policy p :
-       {Policy::kParticipation, Policy::kTrustedAggregator, Policy::kLocalDp}) {
+  for (Policy p : {Policy::kParticipation, Policy::kTrustedAggregator,
+                   Policy::kLocalDp, Policy::kParticipationOwnNoise}) {
     if (name == PolicyName(p)) return p;
   }
   return Error::InvalidArgument(
@@ -56,9 +56,9 @@ Error ValidateRound(Policy policy, const RoundDescriptor& round) {
     return Error::InvalidArgument(
         "a charged round needs m_k >= 1 accepted uploads");
   }
-  if (round.participants.size() != round.accepted_uploads) {
+  if (round.participants.size() < round.accepted_uploads) {
     return Error::InvalidArgument(
-        "m_k = " + std::to_string(round.accepted_uploads) + " but " +
+        "m_k = " + std::to_string(round.accepted_uploads) + " but only " +
         std::to_string(round.participants.size()) + " participant ids given");
   }
   std::set<std::string> seen;

@@ -98,6 +98,22 @@ TEST(LedgerTest, BudgetCheckPredictsWithoutCharging) {
   EXPECT_EQ(ledger.rounds_charged(), static_cast<uint64_t>(admitted));
 }
 
+TEST(LedgerTest, BudgetCheckOnAPlannedCohortUsesMMin) {
+  CentralLedger ledger = MakeLedger(Policy::kParticipation);
+  // Planned cohort of 5, m_min = 2: each planned device is checked as if
+  // only 2 uploads (the least noise) were accepted.
+  RoundDescriptor planned = Round(1, {"a", "b", "c", "d", "e"});
+  planned.accepted_uploads = 2;
+  const auto check = ledger.BudgetCheck(planned);
+  ASSERT_TRUE(check.ok()) << check.error().ToString();
+  CentralLedger charged = MakeLedger(Policy::kParticipation);
+  ASSERT_TRUE(charged.Charge(Round(1, {"a", "b"})).ok());
+  EXPECT_NEAR(check->projected.epsilon, charged.Report()->epsilon, 1e-12);
+  // A charge must name exactly the accepted devices.
+  EXPECT_EQ(ledger.Charge(planned).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ledger.rounds_charged(), 0u);
+}
+
 TEST(LedgerTest, RefusesReplayedRoundsAndBadRounds) {
   CentralLedger ledger = MakeLedger(Policy::kParticipation);
   ASSERT_TRUE(ledger.Charge(Round(5, {"a"})).ok());

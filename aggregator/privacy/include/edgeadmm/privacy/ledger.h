@@ -42,10 +42,14 @@ class CentralLedger {
                                        OrderGrid grid = OrderGrid::Default());
 
   // Would charging `round` keep every subject within budget? Does not change
-  // the ledger. INVALID_ARGUMENT on an invalid round.
+  // the ledger. Before a round starts pass the planned cohort as
+  // participants and m_min as accepted_uploads (fewest uploads = least
+  // noise = the worst case). INVALID_ARGUMENT on an invalid round.
   ErrorOr<BudgetCheckResult> BudgetCheck(const RoundDescriptor& round) const;
 
-  // Charges a committed round. INVALID_ARGUMENT on an invalid round,
+  // Charges a committed round: participants are exactly the m_k devices
+  // whose uploads were accepted. INVALID_ARGUMENT on an invalid round or when
+  // their number differs from m_k,
   // FAILED_PRECONDITION when the round id is not larger than the last charged
   // one (a replayed or reordered charge). Charging past the budget is allowed
   // (the release already happened); BudgetCheck is the gate.

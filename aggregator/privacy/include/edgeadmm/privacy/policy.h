@@ -58,12 +58,14 @@ struct RoundDescriptor {
                                   // (trusted-aggregator only)
   uint64_t accepted_uploads = 0;  // m_k
   std::vector<std::string> participants;  // ids of the m_k accepted devices
+                                          // (the planned cohort in a check)
                                           // (all but trusted-aggregator)
 };
 
 // OK when the round is consistent with the policy: lambda, C, sigma finite
-// and > 0; q in (0, 1] (trusted-aggregator); m_k >= 1 and equal to the number
-// of distinct, well-formed participant ids (participation, local-dp).
+// and > 0; q in (0, 1] (trusted-aggregator); otherwise m_k >= 1 and at most
+// the number of distinct, well-formed participant ids (equal for a charge; a
+// budget check may pass the planned cohort with m_k = m_min, the worst case).
 // INVALID_ARGUMENT otherwise.
 Error ValidateRound(Policy policy, const RoundDescriptor& round);
 
