@@ -1,8 +1,6 @@
 #include "edgeadmm/daemon/daemon_config.h"
 
-#include <toml++/toml.h>
-
-#include <sstream>
+#include "edgeadmm/jobs/toml_document.h"
 
 namespace edgeadmm::daemon {
 namespace {
@@ -44,14 +42,7 @@ Status ReadString(const toml::table& root, std::string_view key,
 Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
                                        std::string* error) {
   toml::table root;
-  try {
-    root = toml::parse(toml_text);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream message;
-    message << "TOML syntax error at line " << e.source().begin.line << ": "
-            << e.description();
-    return Invalid(error, message.str());
-  }
+  EDGEADMM_TRY(jobs::ParseTomlDocument(toml_text, root, error));
   DaemonConfig c;
   int64_t port = c.server.port;
   int64_t timeout = c.server.session_timeout_seconds;

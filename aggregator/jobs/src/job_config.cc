@@ -1,11 +1,10 @@
 #include "edgeadmm/jobs/job_config.h"
 
-#include <toml++/toml.h>
-
 #include <cmath>
 #include <initializer_list>
-#include <sstream>
 #include <utility>
+
+#include "edgeadmm/jobs/toml_document.h"
 
 namespace edgeadmm::jobs {
 namespace {
@@ -197,14 +196,7 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
 Result<JobConfig> ParseJobConfig(std::string_view toml_text,
                                  std::string* error) {
   toml::table root;
-  try {
-    root = toml::parse(toml_text);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream message;
-    message << "TOML syntax error at line " << e.source().begin.line << ": "
-            << e.description();
-    return Invalid(error, message.str());
-  }
+  EDGEADMM_TRY(ParseTomlDocument(toml_text, root, error));
   JobConfig c;
   Reader r(root, error);
   r.String("job.name", c.name, true);

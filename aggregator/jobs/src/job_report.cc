@@ -79,11 +79,10 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
       db.Prepare("SELECT round_id, epsilon FROM ledger WHERE job_id = ? AND "
                  "scope = 'central' ORDER BY round_id"));
   central.Bind(1, r.job.id);
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, central.Step());
-    if (!row) break;
+  EDGEADMM_TRY(central.ForEachRow([&] {
     r.central.emplace_back(central.ColumnInt(0), central.ColumnDouble(1));
-  }
+    return Status::Ok();
+  }));
   EDGEADMM_TRY_ASSIGN(const std::vector<std::string> ids,
                       JobDevices(db, r.job.id));
   std::map<std::string, DeviceCharge> by_id;
@@ -93,28 +92,26 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
       db.Prepare("SELECT device_id, count(*) FROM uploads WHERE job_id = ? "
                  "GROUP BY device_id"));
   uploads.Bind(1, r.job.id);
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, uploads.Step());
-    if (!row) break;
+  EDGEADMM_TRY(uploads.ForEachRow([&] {
     by_id[uploads.ColumnText(0)].participations = uploads.ColumnInt(1);
-  }
+    return Status::Ok();
+  }));
   // The latest (largest: ledgers never decrease) ε of each device scope.
   EDGEADMM_TRY_ASSIGN(
       store::Statement ledger,
       db.Prepare("SELECT scope, max(epsilon) FROM ledger WHERE job_id = ? AND "
                  "scope != 'central' GROUP BY scope"));
   ledger.Bind(1, r.job.id);
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, ledger.Step());
-    if (!row) break;
+  EDGEADMM_TRY(ledger.ForEachRow([&] {
     const std::string scope = ledger.ColumnText(0);
     const size_t colon = scope.find(':');
-    if (colon == std::string::npos) continue;
+    if (colon == std::string::npos) return Status::Ok();
     DeviceCharge& d = by_id[scope.substr(colon + 1)];
     (scope.compare(0, colon, "local") == 0 ? d.local_epsilon
                                            : d.central_epsilon) =
         ledger.ColumnDouble(1);
-  }
+    return Status::Ok();
+  }));
   for (auto& [id, charge] : by_id) {
     charge.device_id = id;
     r.devices.push_back(charge);

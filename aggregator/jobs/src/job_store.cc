@@ -111,12 +111,12 @@ Result<std::vector<JobRecord>> ListJobs(store::Database& db) {
   EDGEADMM_TRY_ASSIGN(store::Statement stmt,
                       db.Prepare(std::string(kSelectJob) + "ORDER BY id"));
   std::vector<JobRecord> jobs;
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, stmt.Step());
-    if (!row) return jobs;
+  EDGEADMM_TRY(stmt.ForEachRow([&]() -> Status {
     EDGEADMM_TRY_ASSIGN(JobRecord job, ReadJob(stmt));
     jobs.push_back(std::move(job));
-  }
+    return Status::Ok();
+  }));
+  return jobs;
 }
 
 Status SetJobState(store::Database& db, int64_t id, JobState state) {
@@ -136,11 +136,11 @@ Result<std::vector<std::string>> JobDevices(store::Database& db, int64_t id) {
                  "ORDER BY device_id"));
   stmt.Bind(1, id);
   std::vector<std::string> ids;
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, stmt.Step());
-    if (!row) return ids;
+  EDGEADMM_TRY(stmt.ForEachRow([&] {
     ids.push_back(stmt.ColumnText(0));
-  }
+    return Status::Ok();
+  }));
+  return ids;
 }
 
 }  // namespace edgeadmm::jobs

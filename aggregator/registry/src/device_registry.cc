@@ -34,12 +34,11 @@ Result<std::vector<DeviceRecord>> DeviceRegistry::List() const {
       store::Statement stmt,
       db_->Prepare("SELECT id, enabled, created_at FROM devices ORDER BY id"));
   std::vector<DeviceRecord> out;
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, stmt.Step());
-    if (!row) break;
+  EDGEADMM_TRY(stmt.ForEachRow([&] {
     out.push_back(
         {stmt.ColumnText(0), stmt.ColumnInt(1) != 0, stmt.ColumnInt(2)});
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 

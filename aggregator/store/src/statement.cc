@@ -56,10 +56,7 @@ Result<bool> Statement::Step() {
 }
 
 Status Statement::Run() {
-  for (;;) {
-    EDGEADMM_TRY_ASSIGN(const bool row, Step());
-    if (!row) return Status::Ok();
-  }
+  return ForEachRow([] { return Status::Ok(); });
 }
 
 Status Statement::StepRow() {

@@ -43,6 +43,16 @@ class Statement {
   Status Run();
   // Steps once and expects a row: NOT_FOUND when there is none.
   Status StepRow();
+  // Steps through every row and calls `on_row()` (a callable returning
+  // Status that reads the columns) for each; stops at the first error.
+  template <typename OnRow>
+  Status ForEachRow(OnRow&& on_row) {
+    for (;;) {
+      EDGEADMM_TRY_ASSIGN(const bool row, Step());
+      if (!row) return Status::Ok();
+      EDGEADMM_TRY(on_row());
+    }
+  }
 
   // Resets the statement for another execution and clears its bindings.
   // The status of the last step (OK if it succeeded).
