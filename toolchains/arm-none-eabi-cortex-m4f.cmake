@@ -13,11 +13,15 @@ set(CMAKE_SIZE arm-none-eabi-size)
 # Compiler checks link no executable (there is no startup file yet).
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
-set(_edgeadmm_cpu "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16")
+# Enums are int-sized as on every other target (arm-none-eabi GCC defaults to
+# -fshort-enums): generated nanopb structs then have one layout everywhere.
+# newlib's multilibs use short enums but pass none across our calls; the
+# linker's enum-size note is silenced.
+set(_edgeadmm_cpu "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -fno-short-enums")
 set(CMAKE_C_FLAGS_INIT "${_edgeadmm_cpu} -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "${_edgeadmm_cpu} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -fno-threadsafe-statics")
 set(CMAKE_ASM_FLAGS_INIT "${_edgeadmm_cpu}")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nano.specs -Wl,--gc-sections")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nano.specs -Wl,--gc-sections -Wl,--no-enum-size-warning")
 
 # Libraries and headers come from the toolchain's own sysroot only.
 set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi)

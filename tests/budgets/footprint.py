@@ -31,7 +31,7 @@ COMPONENTS = [
     ("nanopb", r"libedgeadmm_nanopb\.a"),
     ("proto", r"libedgeadmm_proto\.a"),
     ("fake", r"libedgeadmm_fake\.a"),
-    ("platform", r"libedgeadmm_baremetal\.a|edgeadmm_board_|/boards/"),
+    ("platform", r"libedgeadmm_baremetal|edgeadmm_board_|/boards/"),
     ("libgcc", r"libgcc\.a|crt[a-z0-9]*\.o"),
     ("libm", r"libm\.a"),
     ("libc", r"libc(_nano)?\.a|libg(_nano)?\.a|libnosys"),

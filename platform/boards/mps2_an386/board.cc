@@ -1,0 +1,41 @@
+#include "edgeadmm/board/board.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/fake/test_entropy.h"
+
+namespace edgeadmm::board {
+namespace {
+
+// Fixed seed of the (unsafe) QEMU entropy.
+constexpr uint64_t kQemuEntropySeed = 0x4d5053322d414e33ull;  // "MPS2-AN3"
+constexpr size_t kStorageBytes = 4096;
+
+alignas(TestEntropy) std::byte entropy_memory[sizeof(TestEntropy)];
+alignas(MemoryStorage) std::byte storage_object[sizeof(MemoryStorage)];
+alignas(8) std::byte storage_memory[kStorageBytes];
+TestEntropy* entropy = nullptr;
+MemoryStorage* storage = nullptr;
+
+}  // namespace
+
+// Constructed on first use in static buffers: no heap, no static
+// constructors, no exit-time destructors.
+EntropySource& Entropy() {
+  if (entropy == nullptr)
+    entropy = new (entropy_memory) TestEntropy(kQemuEntropySeed);
+  return *entropy;
+}
+
+Storage& PersistentStorage() {
+  if (storage == nullptr) {
+    storage = new (storage_object)
+        MemoryStorage(ByteSpan(storage_memory, sizeof(storage_memory)));
+  }
+  return *storage;
+}
+
+}  // namespace edgeadmm::board

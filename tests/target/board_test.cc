@@ -1,0 +1,49 @@
+// The MPS2-AN386 board services (platform/boards/mps2_an386/board.h).
+#include "edgeadmm/board/board.h"
+
+#include <cstddef>
+#include <cstring>
+
+#include "gtest/gtest.h"
+
+namespace edgeadmm::board {
+namespace {
+
+TEST(BoardTest, EntropyIsTheSameObjectAndKeepsStreaming) {
+  EXPECT_EQ(&Entropy(), &Entropy());
+  std::byte a[16] = {};
+  std::byte b[16] = {};
+  ASSERT_TRUE(Entropy().Read(ByteSpan(a, sizeof(a))).ok());
+  ASSERT_TRUE(Entropy().Read(ByteSpan(b, sizeof(b))).ok());
+  EXPECT_NE(std::memcmp(a, b, sizeof(a)), 0);
+  int nonzero = 0;
+  for (std::byte x : a) nonzero += x != std::byte{0};
+  EXPECT_GT(nonzero, 8);
+}
+
+TEST(BoardTest, StorageKeepsTheLastBlob) {
+  Storage& storage = PersistentStorage();
+  EXPECT_EQ(&storage, &PersistentStorage());
+  const char first[] = "state-v1";
+  const char second[] = "state-v2!";
+  ASSERT_TRUE(storage
+                  .Write("state", ConstByteSpan(
+                                      reinterpret_cast<const std::byte*>(first),
+                                      sizeof(first)))
+                  .ok());
+  ASSERT_TRUE(
+      storage
+          .Write("state",
+                 ConstByteSpan(reinterpret_cast<const std::byte*>(second),
+                               sizeof(second)))
+          .ok());
+  char out[32] = {};
+  const StatusWithSize read = storage.Read(
+      "state", ByteSpan(reinterpret_cast<std::byte*>(out), sizeof(out)));
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read.size(), sizeof(second));
+  EXPECT_STREQ(out, second);
+}
+
+}  // namespace
+}  // namespace edgeadmm::board
