@@ -28,6 +28,8 @@ struct PrivacyOptions {
   uint64_t rounds = 0;
   double delta = 1e-5;
   double epsilon = 0.0;
+  double delta_at_epsilon = 0.0;  // report only: also print delta(epsilon)
+  const CLI::Option* delta_at_epsilon_option = nullptr;
   std::string conversion = "improved";
   bool json = false;
   // plan only: translate the noise multiplier into a policy's sigma.
@@ -88,17 +90,74 @@ void RunReport(const PrivacyOptions& o) {
       0.0, o.delta, Check("report", privacy::ParseConversion(o.conversion))};
   const privacy::EpsilonReport report = Check(
       "report", privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+  std::string delta_field, delta_text;
+  if (o.delta_at_epsilon_option != nullptr &&
+      o.delta_at_epsilon_option->count() > 0) {
+    privacy::Mechanism m;
+    m.kind = schedule.kind;
+    m.neighbouring = schedule.neighbouring;
+    m.sampling_rate = schedule.sampling_rate;
+    m.noise_std = o.noise_multiplier;
+    privacy::Accountant accountant;
+    const Error composed = accountant.Compose(m, schedule.rounds);
+    if (!composed.ok()) Fail("report", composed);
+    const privacy::ConvertedDelta d = Check(
+        "report", accountant.Delta(o.delta_at_epsilon, target.conversion));
+    delta_field = ", \"delta_at_epsilon\": {\"epsilon\": " +
+                  FormatNumber(o.delta_at_epsilon) +
+                  ", \"delta\": " + FormatNumber(d.delta) +
+                  ", \"order\": " + FormatNumber(d.order) + "}";
+    delta_text = "\ndelta = " + FormatNumber(d.delta) +
+                 " at epsilon = " + FormatNumber(o.delta_at_epsilon) +
+                 " (order " + FormatNumber(d.order) + ")";
+  }
   if (o.json) {
     std::printf(
         "%s\n",
-        report.ToJson(ScheduleFields(schedule, o.noise_multiplier)).c_str());
+        report
+            .ToJson(ScheduleFields(schedule, o.noise_multiplier) + delta_field)
+            .c_str());
   } else {
-    std::printf("%s\n", report.ToText().c_str());
+    std::printf("%s%s\n", report.ToText().c_str(), delta_text.c_str());
+  }
+}
+
+// With --policy, the schedule must be what the policy charges: the
+// trusted-aggregator a Poisson-subsampled (or, at q = 1, plain) Gaussian under
+// add/remove, the others a plain Gaussian (no sampling amplification) under
+// their own neighbouring relation.
+void MatchPolicy(const std::string& name, privacy::Schedule* schedule) {
+  const privacy::Policy policy = Check("plan", privacy::ParsePolicy(name));
+  const bool sampled = schedule->kind != privacy::MechanismKind::kGaussian;
+  switch (policy) {
+    case privacy::Policy::kTrustedAggregator:
+      if (schedule->kind ==
+          privacy::MechanismKind::kSampledWithoutReplacementGaussian) {
+        Fail("plan", Error::InvalidArgument(
+                         "the trusted-aggregator policy samples Poisson "
+                         "cohorts: use --sampling poisson or none"));
+      }
+      return;
+    case privacy::Policy::kLocalDp:
+      schedule->neighbouring = privacy::Neighbouring::kReplaceOne;
+      break;
+    case privacy::Policy::kParticipation:
+    case privacy::Policy::kParticipationOwnNoise:
+      schedule->neighbouring = privacy::Neighbouring::kZeroOut;
+      break;
+  }
+  if (sampled) {
+    Fail("plan", Error::InvalidArgument(
+                     "policy " + name +
+                     " charges the plain Gaussian (no amplification by "
+                     "sampling is claimed for device-side noise): use "
+                     "--sampling none"));
   }
 }
 
 void RunPlan(const PrivacyOptions& o) {
-  const privacy::Schedule schedule = MakeSchedule("plan", o);
+  privacy::Schedule schedule = MakeSchedule("plan", o);
+  if (!o.policy.empty()) MatchPolicy(o.policy, &schedule);
   const privacy::Target target{
       o.epsilon, o.delta,
       Check("plan", privacy::ParseConversion(o.conversion))};
@@ -163,6 +222,9 @@ void AddPrivacyCommands(CLI::App& app) {
       ->add_option("--noise-multiplier", options->noise_multiplier,
                    "noise std / sensitivity")
       ->required();
+  options->delta_at_epsilon_option =
+      report->add_option("--delta-at-epsilon", options->delta_at_epsilon,
+                         "also print the smallest delta for this epsilon");
   report->callback([options] { RunReport(*options); });
 
   CLI::App* plan = privacy->add_subcommand(

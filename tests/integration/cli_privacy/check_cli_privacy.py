@@ -66,6 +66,18 @@ check(gaussian.get("mechanism") == "gaussian", "plain Gaussian mechanism")
 check(abs(gaussian.get("epsilon", 0) - expected) < 1e-9 * expected,
       "plain Gaussian epsilon %s == %s" % (gaussian.get("epsilon"), expected))
 
+# Delta for an epsilon: at the reported epsilon it is at most the delta asked.
+both = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+              "1.0", "--rounds", "1000", "--delta", "1e-5",
+              "--delta-at-epsilon", repr(poisson.get("epsilon", 1.0)))
+inverse = both.get("delta_at_epsilon", {})
+check(0.5e-5 < inverse.get("delta", 1) <= 1e-5 * (1 + 1e-9),
+      "delta at the reported epsilon is <= 1e-5: %s" % inverse)
+neg = run("report", "--sampling", "none", "--noise-multiplier", "1",
+          "--rounds", "1", "--delta-at-epsilon", "-1")
+check(neg.returncode != 0 and "epsilon" in neg.stderr,
+      "negative epsilon refused: %r" % neg.stderr)
+
 # Plan then report: the planned noise meets the target.
 plan = run("plan", "--sampling", "poisson", "--q", "0.01", "--rounds", "1000",
            "--epsilon", "2", "--delta", "1e-5", "--json", "--policy",
@@ -81,6 +93,22 @@ if plan.returncode == 0:
                  repr(z), "--rounds", "1000", "--delta", "1e-5")
   check(again.get("epsilon", 99) <= 2.0, "report at the planned noise")
   print("plan: noise multiplier %.6f for epsilon 2" % z)
+
+# A policy whose charge has no sampling refuses a sampled plan; with
+# --sampling none it plans the Gaussian under its own relation.
+mismatch = run("plan", "--sampling", "poisson", "--q", "0.01", "--rounds",
+               "100", "--epsilon", "2", "--policy", "participation",
+               "--cohort", "10")
+check(mismatch.returncode != 0 and "sampling" in mismatch.stderr,
+      "participation refuses a Poisson plan: %r" % mismatch.stderr)
+local = run("plan", "--sampling", "none", "--rounds", "100", "--epsilon", "2",
+            "--policy", "local-dp", "--clip", "1", "--json")
+check(local.returncode == 0, "local-dp plan exits 0 (%s)" % local.stderr)
+if local.returncode == 0:
+  local_plan = json.loads(local.stdout)
+  check(local_plan["neighbouring"] == "replace-one", "local-dp is replace-one")
+  check(abs(local_plan["policy_sigma"] - 4 * local_plan["noise_multiplier"])
+        < 1e-9, "local-dp sigma = 4 C z")
 
 # Bad input: a clear message and a non-zero exit code.
 base = ["--rounds", "10"]
