@@ -14,6 +14,15 @@ Error CheckIterations(uint64_t iterations) {
   return Error::Ok();
 }
 
+// The (epsilon, delta, T) triple every (eps, delta)-DP accountant takes.
+Error CheckEpsilonDeltaIterations(const char* epsilon_name, double epsilon,
+                                  const char* delta_name, double delta,
+                                  uint64_t iterations) {
+  EDGEADMM_PRIVACY_TRY(internal::CheckPositive(epsilon_name, epsilon));
+  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit(delta_name, delta));
+  return CheckIterations(iterations);
+}
+
 // Sum_{t=0..T-1} r^t, with the limit T when r == 1.
 double GeometricSum(double r, double iterations) {
   if (std::fabs(r - 1.0) < 1e-15) return iterations;
@@ -24,9 +33,8 @@ double GeometricSum(double r, double iterations) {
 
 ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(
     double step_epsilon, double delta, uint64_t iterations) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("epsilon", step_epsilon));
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit("delta", delta));
-  EDGEADMM_PRIVACY_TRY(CheckIterations(iterations));
+  EDGEADMM_PRIVACY_TRY(CheckEpsilonDeltaIterations("epsilon", step_epsilon,
+                                                   "delta", delta, iterations));
   const double t = static_cast<double>(iterations);
   const double per_tau2 =
       t * step_epsilon * step_epsilon / (4.0 * std::log(1.25 / delta));
@@ -47,9 +55,8 @@ ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(
 ErrorOr<double> Paper000AdvancedComposition(double step_epsilon,
                                             uint64_t iterations,
                                             double delta_prime) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("epsilon", step_epsilon));
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit("delta'", delta_prime));
-  EDGEADMM_PRIVACY_TRY(CheckIterations(iterations));
+  EDGEADMM_PRIVACY_TRY(CheckEpsilonDeltaIterations(
+      "epsilon", step_epsilon, "delta'", delta_prime, iterations));
   const double t = static_cast<double>(iterations);
   return std::sqrt(2.0 * t * std::log(1.0 / delta_prime)) * step_epsilon +
          t * step_epsilon * std::expm1(step_epsilon);
@@ -58,9 +65,8 @@ ErrorOr<double> Paper000AdvancedComposition(double step_epsilon,
 ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(double total_epsilon,
                                                          double total_delta,
                                                          uint64_t iterations) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("total epsilon", total_epsilon));
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit("total delta", total_delta));
-  EDGEADMM_PRIVACY_TRY(CheckIterations(iterations));
+  EDGEADMM_PRIVACY_TRY(CheckEpsilonDeltaIterations(
+      "total epsilon", total_epsilon, "total delta", total_delta, iterations));
   AdvancedCompositionPlan plan;
   plan.delta_prime = total_delta / 2.0;
   plan.step_delta = total_delta / (2.0 * static_cast<double>(iterations));
