@@ -1,7 +1,6 @@
 // Round trip through the `edgeadmm devices` admin CLI (the real binary).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
@@ -9,29 +8,17 @@
 
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/hex.h"
+#include "run_command.h"
 #include "test_database.h"
 
 namespace edgeadmm::registry {
 namespace {
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
+using testing::CommandResult;
 
 CommandResult RunCli(const std::string& db, const std::string& args) {
-  const std::string command = std::string(EDGEADMM_CLI_PATH) + " devices " +
-                              args + " --db " + db + " 2>&1";
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) {
-    result.output += buffer;
-  }
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  return testing::RunCommand(std::string(EDGEADMM_CLI_PATH) + " devices " +
+                             args + " --db " + db);
 }
 
 TEST(DevicesCliTest, AddListDisableRemoveRoundTrip) {

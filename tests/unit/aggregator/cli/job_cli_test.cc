@@ -1,0 +1,147 @@
+// `edgeadmm job ...` against a database in which the engine ran rounds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "edgeadmm/jobs/job_report.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/store/blob.h"
+#include "run_command.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+class JobCliTest : public ::testing::Test {
+ protected:
+  testing::CommandResult Cli(const std::string& args) {
+    return testing::RunCommand(std::string(EDGEADMM_CLI_PATH) + " job " + args +
+                               " --db " + t_.path());
+  }
+
+  std::string WriteFile(const std::string& name, const std::string& text) {
+    const std::string path = t_.dir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // Runs `rounds` committed rounds of job `name` in process.
+  void Train(const std::string& name, int rounds) {
+    auto job = jobs::FindJob(t_.db(), name);
+    ASSERT_TRUE(job.ok());
+    rounds::PrivacyRoundAccountant accountant;
+    auto engine = rounds::RoundEngine::Open(t_.db(), job->id, accountant);
+    ASSERT_TRUE(engine.ok());
+    rounds::RoundEngine& e = **engine;
+    for (int k = 0; k < rounds; ++k) {
+      ASSERT_TRUE(e.Advance(0).ok());
+      ASSERT_TRUE(e.round_open());
+      for (const std::string& d : e.CohortForTesting()) {
+        rounds::Upload u{d, job->id, e.round_id(),
+                         store::EncodeFloats({0.5, -0.25, 0.125})};
+        ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
+      }
+    }
+  }
+
+  testing::TempDatabase t_;
+};
+
+TEST_F(JobCliTest, CreateStartStatusLedgerExportStop) {
+  testing::EnrollDevices(t_.db(), 6);
+  std::string toml =
+      testing::JobToml("cli", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable());
+  toml.replace(toml.find("sigma = 2.0"), 11, "target_epsilon = 8.0");
+  const testing::CommandResult create =
+      Cli("create " + WriteFile("job.toml", toml));
+  ASSERT_EQ(create.exit_code, 0) << create.output;
+  EXPECT_NE(create.output.find("planned sigma"), std::string::npos);
+  EXPECT_NE(create.output.find("n = 6 devices"), std::string::npos);
+  auto job = jobs::FindJob(t_.db(), "cli");
+  ASSERT_TRUE(job.ok());
+  EXPECT_GT(job->config.sigma, 0);
+
+  EXPECT_NE(Cli("export cli").exit_code, 0) << "nothing released yet";
+  ASSERT_EQ(Cli("start cli").exit_code, 0);
+  Train("cli", 2);
+
+  const testing::CommandResult status = Cli("status cli");
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_NE(status.output.find("iteration 2 / 5"), std::string::npos)
+      << status.output;
+  EXPECT_NE(status.output.find("with 4 participants"), std::string::npos);
+
+  const testing::CommandResult ledger = Cli("ledger cli");
+  ASSERT_EQ(ledger.exit_code, 0);
+  std::istringstream lines(ledger.output);
+  std::string line;
+  int rounds = 0;
+  int participations = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("round\t", 0) == 0) ++rounds;
+    if (line.rfind("device\t", 0) == 0) {
+      participations += std::stoi(line.substr(line.find('\t', 7) + 1));
+    }
+  }
+  EXPECT_EQ(rounds, 2);
+  EXPECT_EQ(participations, 8);
+
+  auto model = jobs::LoadReleasedModel(t_.db(), "cli");
+  ASSERT_TRUE(model.ok());
+  const std::string bin = t_.dir() + "/model.bin";
+  ASSERT_EQ(Cli("export cli --format bin -o " + bin).exit_code, 0);
+  std::ifstream in(bin, std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+  auto z = store::DecodeFloats(bytes);
+  ASSERT_TRUE(z.ok());
+  ASSERT_EQ(z->size(), 3u);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_FLOAT_EQ(static_cast<float>((*z)[j]),
+                    static_cast<float>(model->z[j]));
+  }
+  const testing::CommandResult json = Cli("export cli --format json");
+  ASSERT_EQ(json.exit_code, 0);
+  EXPECT_NE(json.output.find("\"dimension\": 3"), std::string::npos);
+  EXPECT_NE(json.output.find("\"iteration\": 2"), std::string::npos);
+  const testing::CommandResult header = Cli("export cli --format header");
+  ASSERT_EQ(header.exit_code, 0);
+  EXPECT_NE(header.output.find("#define EDGEADMM_MODEL_DIMENSION 3"),
+            std::string::npos);
+  // The header compiles as C and holds the model.
+  const std::string h = WriteFile("model.h", header.output);
+  const std::string c =
+      WriteFile("use.c",
+                "#include \"model.h\"\nint main(void) { return "
+                "kEdgeadmmModel[0] > 0 ? 0 : 1; }\n");
+  EXPECT_EQ(testing::RunCommand("cc -Wall -Werror -o " + t_.dir() + "/use " + c)
+                .exit_code,
+            0);
+  EXPECT_EQ(Cli("export cli --format yaml").exit_code, 2);
+
+  ASSERT_EQ(Cli("stop cli").exit_code, 0);
+  auto stopped = jobs::FindJob(t_.db(), "cli");
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_EQ(stopped->state, jobs::JobState::kStopped);
+  EXPECT_NE(Cli("start nosuchjob").exit_code, 0);
+}
+
+TEST_F(JobCliTest, CreateExplainsInvalidConfig) {
+  testing::EnrollDevices(t_.db(), 6);
+  std::string toml =
+      testing::JobToml("bad", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable());
+  toml.replace(toml.find("lambda = 0.5"), 12, "lambda = 2.0");
+  const testing::CommandResult r = Cli("create " + WriteFile("bad.toml", toml));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("step.lambda: must be in (0, 1]"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(jobs::FindJob(t_.db(), "bad").status(), Status::NotFound());
+}
+
+}  // namespace
+}  // namespace edgeadmm

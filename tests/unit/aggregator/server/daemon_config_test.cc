@@ -1,0 +1,45 @@
+#include "edgeadmm/daemon/daemon_config.h"
+
+#include <gtest/gtest.h>
+
+namespace edgeadmm::daemon {
+namespace {
+
+TEST(DaemonConfigTest, DefaultsAndOverrides) {
+  std::string error;
+  auto empty = ParseDaemonConfig("", &error);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->database, "/var/lib/edgeadmm/aggregator.db");
+  EXPECT_EQ(empty->server.port, 5684);
+  auto c = ParseDaemonConfig(
+      "[store]\ndatabase = \"/tmp/a.db\"\n[server]\naddress = \"127.0.0.1\"\n"
+      "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n",
+      &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_EQ(c->database, "/tmp/a.db");
+  EXPECT_EQ(c->server.address, "127.0.0.1");
+  EXPECT_EQ(c->server.port, 6000);
+  EXPECT_EQ(c->server.session_timeout_seconds, 5u);
+  EXPECT_EQ(c->server.max_sessions, 100u);
+}
+
+TEST(DaemonConfigTest, BadValuesAreNamed) {
+  const std::pair<const char*, const char*> kBad[] = {
+      {"[server]\nport = 70000\n", "server.port: must be an integer"},
+      {"[server]\nport = \"x\"\n", "server.port: must be an integer"},
+      {"[server]\nsession_timeout_seconds = 0\n",
+       "server.session_timeout_seconds"},
+      {"[store]\ndatabase = \"\"\n", "store.database: must be a non-empty"},
+      {"[server\n", "TOML syntax error at line 1"},
+  };
+  for (const auto& [text, expected] : kBad) {
+    std::string error;
+    EXPECT_EQ(ParseDaemonConfig(text, &error).status(),
+              Status::InvalidArgument())
+        << text;
+    EXPECT_EQ(error.rfind(expected, 0), 0u) << error;
+  }
+}
+
+}  // namespace
+}  // namespace edgeadmm::daemon

@@ -1,0 +1,221 @@
+// The protocol handler without sockets: codes and bodies for every request
+// class, and random / mutated bodies never change state (a deterministic
+// stand-in for the fuzz target on the update decoder path).
+#include "edgeadmm/server/request_handler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/status_body.h"
+#include "edgeadmm/wire/update.h"
+#include "test_database.h"
+
+namespace edgeadmm::server {
+namespace {
+
+std::vector<uint8_t> UpdateBody(const std::string& id, int64_t job,
+                                int64_t round, const std::vector<double>& v) {
+  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
+  h.job_id = static_cast<uint64_t>(job);
+  h.round_id = static_cast<uint64_t>(round);
+  std::strncpy(h.device_id, id.c_str(), sizeof(h.device_id) - 1);
+  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  h.dimension = static_cast<uint32_t>(v.size());
+  h.has_ledger = true;
+  std::vector<uint8_t> out(wire::MaxUpdateBytes(v.size()));
+  const StatusWithSize n = wire::EncodeUpdate(
+      h, Span<const Real>(v.data(), v.size()),
+      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
+  EXPECT_TRUE(n.ok());
+  out.resize(n.size());
+  return out;
+}
+
+uint32_t BodyCode(const Response& r) {
+  edgeadmm_wire_StatusBody body = edgeadmm_wire_StatusBody_init_zero;
+  EXPECT_TRUE(
+      wire::DecodeStatusBody(
+          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                        r.body.size()),
+          body)
+          .ok());
+  return body.code;
+}
+
+class RequestHandlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::EnrollDevices(t_.db(), 6);
+    job_ = testing::CreateJobOrDie(
+        t_.db(),
+        testing::JobToml("h", "prox-admm", testing::DefaultPrivacyTable(),
+                         testing::DefaultSamplingTable()));
+    ASSERT_TRUE(
+        jobs::SetJobState(t_.db(), job_, jobs::JobState::kRunning).ok());
+    auto engine = rounds::RoundEngine::Open(t_.db(), job_, accountant_);
+    ASSERT_TRUE(engine.ok());
+    engine_ = std::move(engine).value();
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+    handler_.set_engine(engine_.get());
+    cohort_ = engine_->CohortForTesting();
+    for (const std::string& d : engine_->devices()) {
+      if (std::find(cohort_.begin(), cohort_.end(), d) == cohort_.end()) {
+        outsider_ = d;
+      }
+    }
+  }
+
+  Response Post(const std::string& identity, const std::vector<uint8_t>& b,
+                std::optional<uint16_t> format = wire::kUpdateFormat) {
+    return handler_.Update(identity, format, b.data(), b.size(), now_);
+  }
+
+  testing::TempDatabase t_;
+  rounds::PrivacyRoundAccountant accountant_;
+  int64_t job_ = 0;
+  int64_t now_ = 5000;
+  std::unique_ptr<rounds::RoundEngine> engine_;
+  RequestHandler handler_{nullptr};
+  std::vector<std::string> cohort_;
+  std::string outsider_;
+};
+
+TEST_F(RequestHandlerTest, TaskTellsRoleAndCarriesModelOnlyToParticipants) {
+  for (const std::string& d : engine_->devices()) {
+    const Response r = handler_.Task(d, now_ + 1000);
+    ASSERT_EQ(r.code, wire::kCoapContent);
+    EXPECT_EQ(r.content_format, wire::kRoundTaskFormat);
+    std::vector<Real> model(3);
+    wire::DecodedRoundTask task{};
+    ASSERT_TRUE(
+        wire::DecodeRoundTask(
+            ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                          r.body.size()),
+            Span<Real>(model.data(), model.size()), Span<Real>(), task)
+            .ok());
+    const bool member =
+        std::find(cohort_.begin(), cohort_.end(), d) != cohort_.end();
+    EXPECT_EQ(task.header.role, member ? edgeadmm_wire_Role_ROLE_PARTICIPATE
+                                       : edgeadmm_wire_Role_ROLE_IDLE);
+    EXPECT_EQ(task.model.size(), member ? 3u : 0u);
+    EXPECT_EQ(task.header.round_id, static_cast<uint64_t>(engine_->round_id()));
+    EXPECT_EQ(task.header.deadline_ms, 9000u);  // 10 s from 5 s, asked at 6 s
+    EXPECT_DOUBLE_EQ(task.header.params.federated.sigma, 2.0);
+  }
+  EXPECT_EQ(handler_.Task("", now_).code, wire::kCoapUnauthorized);
+  EXPECT_EQ(handler_.Task("stranger", now_).code, wire::kCoapForbidden);
+}
+
+TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
+  const std::string a = cohort_[0];
+  const std::string b = cohort_[1];
+  const int64_t round = engine_->round_id();
+  const std::vector<uint8_t> good = UpdateBody(a, job_, round, {1, 2, 3});
+  Response r = Post(a, good);
+  ASSERT_EQ(r.code, wire::kCoapChanged);
+  EXPECT_EQ(BodyCode(r), 0u);
+  ASSERT_TRUE(registry::DeviceRegistry(t_.db()).Disable(cohort_[2]).ok());
+  const std::string before = testing::Snapshot(t_.db());
+
+  struct Case {
+    const char* what;
+    std::string identity;
+    std::vector<uint8_t> body;
+    std::optional<uint16_t> format;
+    uint8_t code;
+  };
+  const std::vector<Case> cases = {
+      {"no identity", "", good, wire::kUpdateFormat, wire::kCoapUnauthorized},
+      {"identity mismatch", b, UpdateBody(a, job_, round, {1, 2, 3}),
+       wire::kUpdateFormat, wire::kCoapForbidden},
+      {"not in cohort", outsider_,
+       UpdateBody(outsider_, job_, round, {1, 1, 1}), wire::kUpdateFormat,
+       wire::kCoapForbidden},
+      {"disabled device", cohort_[2],
+       UpdateBody(cohort_[2], job_, round, {1, 1, 1}), wire::kUpdateFormat,
+       wire::kCoapForbidden},
+      {"stale round", b, UpdateBody(b, job_, round - 1, {1, 1, 1}),
+       wire::kUpdateFormat, wire::kCoapPreconditionFailed},
+      {"wrong job", b, UpdateBody(b, job_ + 1, round, {1, 1, 1}),
+       wire::kUpdateFormat, wire::kCoapNotFound},
+      {"different duplicate", a, UpdateBody(a, job_, round, {1, 2, 4}),
+       wire::kUpdateFormat, wire::kCoapConflict},
+      {"wrong dimension", b, UpdateBody(b, job_, round, {1, 1}),
+       wire::kUpdateFormat, wire::kCoapBadRequest},
+      {"garbage",
+       b,
+       {0xff, 0xff, 0xff},
+       wire::kUpdateFormat,
+       wire::kCoapBadRequest},
+      {"oversize", b, std::vector<uint8_t>(wire::MaxUpdateBytes(3) + 1, 0),
+       wire::kUpdateFormat, wire::kCoapRequestEntityTooLarge},
+      {"content-format", b, UpdateBody(b, job_, round, {1, 1, 1}),
+       wire::kRoundTaskFormat, wire::kCoapUnsupportedContentFormat},
+  };
+  for (const Case& c : cases) {
+    r = Post(c.identity, c.body, c.format);
+    EXPECT_EQ(r.code, c.code) << c.what;
+    EXPECT_EQ(r.content_format, wire::kStatusBodyFormat) << c.what;
+    EXPECT_NE(BodyCode(r), 0u) << c.what;
+    EXPECT_EQ(testing::Snapshot(t_.db()), before) << c.what;
+  }
+  r = Post(a, good);
+  EXPECT_EQ(r.code, wire::kCoapChanged);
+  edgeadmm_wire_StatusBody receipt = edgeadmm_wire_StatusBody_init_zero;
+  ASSERT_TRUE(
+      wire::DecodeStatusBody(
+          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                        r.body.size()),
+          receipt)
+          .ok());
+  EXPECT_TRUE(receipt.duplicate);
+  EXPECT_EQ(handler_.Model(a).code, wire::kCoapNotFound);  // nothing released
+}
+
+TEST_F(RequestHandlerTest, RandomAndMutatedBodiesNeverChangeState) {
+  const std::string a = cohort_[0];
+  const std::vector<uint8_t> seed =
+      UpdateBody(a, job_, engine_->round_id(), {0.5, -0.5, 0.25});
+  const std::string before = testing::Snapshot(t_.db());
+  std::mt19937 gen(2024);  // test inputs only
+  int accepted = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint8_t> body = seed;
+    if (i % 2 == 0) {
+      body.resize(gen() % 80);
+      for (uint8_t& x : body) x = static_cast<uint8_t>(gen());
+    } else {
+      const int flips = 1 + static_cast<int>(gen() % 4);
+      for (int f = 0; f < flips; ++f) {
+        body[gen() % body.size()] ^= static_cast<uint8_t>(1u << (gen() % 8));
+      }
+    }
+    const Response r = Post(a, body);
+    if (r.code == wire::kCoapChanged) {
+      ++accepted;  // a mutation that still decodes to a valid upload by `a`
+    } else {
+      EXPECT_GE(r.code >> 5, 4) << i;
+    }
+  }
+  // At most one upload per (device, round), and nothing reaches the store
+  // before the round commits.
+  EXPECT_LE(accepted, 1);
+  EXPECT_EQ(testing::Snapshot(t_.db()), before);
+}
+
+TEST_F(RequestHandlerTest, NoEngineMeansNotFound) {
+  RequestHandler idle(nullptr);
+  EXPECT_EQ(idle.Task("dev-000", 0).code, wire::kCoapNotFound);
+  EXPECT_EQ(idle.Model("dev-000").code, wire::kCoapNotFound);
+  EXPECT_EQ(idle.StatusOf("dev-000").code, wire::kCoapNotFound);
+}
+
+}  // namespace
+}  // namespace edgeadmm::server
