@@ -364,7 +364,7 @@ void DeviceClient::ProcessTask() {
       refused_round_ == h.round_id) {
     return;  // already refused and reported
   }
-  const Status computed = ComputeAndPersist(task);
+  const Status computed = ComputeAndPersist(task, ws);
   if (computed.ok()) {
     if (config_.halt_after_persist) {
       state_ = ClientState::kHalted;
@@ -392,7 +392,8 @@ void DeviceClient::ProcessTask() {
               h.job_id, h.round_id);
 }
 
-Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task) {
+Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
+                                       Workspace& ws) {
   const edgeadmm_wire_RoundTask& h = task.header;
   if (h.algorithm != edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM ||
       h.which_params != edgeadmm_wire_RoundTask_federated_tag) {
@@ -437,9 +438,6 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task) {
                          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
                      ? 0.0
                      : h.params.federated.sigma;
-  Workspace ws(config_.compute_scratch);
-  ws.Allocate<Real>(dim).status().IgnoreError();  // model (decoded)
-  ws.Allocate<Real>(dim).status().IgnoreError();  // auxiliary
   EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(dim));
   EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
                       ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));

@@ -176,8 +176,10 @@ class DeviceClient {
   // Decodes the task in task_bytes_ and acts on it.
   void ProcessTask();
   // Runs the local step of a validated task and persists the record; the
-  // status explains a refusal (reported to the aggregator).
-  Status ComputeAndPersist(const wire::DecodedRoundTask& task);
+  // status explains a refusal (reported to the aggregator). `scratch` is the
+  // compute scratch after the decoded task vectors.
+  Status ComputeAndPersist(const wire::DecodedRoundTask& task,
+                           Workspace& scratch);
   Status PersistRecord(size_t size);
   void StartUpload();
   void ClearPending();

@@ -1,5 +1,6 @@
 #include "edgeadmm/device_client.h"
 
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -87,6 +88,68 @@ TEST_F(DeviceClientTest, EveryDeviceUploadsOncePerRoundAndTheModelMoves) {
     EXPECT_EQ(job, 7u);
     EXPECT_EQ(round, 3u);
   }
+}
+
+// The upload is the paper 002 local step at the task's model: the same
+// bytes a LocalTrainer computes from the same state, entropy and z.
+TEST_F(DeviceClientTest, UploadIsTheLocalStepAtTheTasksModel) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  Real* z = testing::TheRigMemory().model;
+  for (size_t i = 0; i < kRigDim; ++i) z[i] = 0.1 * static_cast<Real>(i + 1);
+  RigDevice& d = rig.device(0);
+  ASSERT_TRUE(d.Reboot(/*halt_after_persist=*/true).ok());  // entropy 5000
+  ASSERT_TRUE(PollUntil(d, ClientState::kHalted));
+  const size_t size = SavePendingUpload(d);
+  static Real sent[kRigDim];
+  wire::DecodedUpdate update;
+  ASSERT_TRUE(
+      wire::DecodeUpdate(ConstByteSpan(saved_upload, size), sent, update).ok());
+  EXPECT_EQ(update.header.round_id, 1u);
+  EXPECT_EQ(update.header.ledger.participations, 1u);
+
+  // Reference: a fresh trainer with the same entropy stream and state.
+  alignas(16) static std::byte workspace[testing::kRigTrainerBytes];
+  static LocalTrainer reference;
+  TestEntropy entropy(5000);
+  TrainerConfig tc;
+  tc.algorithm = AlgorithmKind::kProxAdmm;
+  tc.job_id = 7;
+  tc.entropy = &entropy;
+  tc.personalization = ConstByteSpan(reinterpret_cast<const std::byte*>(d.id),
+                                     std::strlen(d.id));
+  tc.epsilon_budget = d.config.epsilon_budget;
+  tc.delta = d.config.delta;
+  ASSERT_TRUE(reference.Init(workspace, d.config.data, tc).ok());
+  ProxAdmmParams params;
+  const FakeAggregatorConfig job = ClientRig::DefaultConfig();
+  params.lambda = job.lambda;
+  params.step = job.gamma;
+  params.clip = job.clip;
+  params.sigma = job.sigma;
+  static Real expected[kRigDim];
+  ASSERT_TRUE(reference
+                  .RunProxAdmm(params, 1, Span<const Real>(z, kRigDim),
+                               Span<Real>(expected, kRigDim))
+                  .ok());
+  Real difference = 0;
+  for (size_t i = 0; i < kRigDim; ++i) {
+    EXPECT_NEAR(sent[i], expected[i], 1e-6 * (1 + std::fabs(expected[i]))) << i;
+    difference += std::fabs(expected[i]);
+  }
+  EXPECT_GT(difference, 0.0);
+  // The same step at z = 0 gives another update (the model matters).
+  TestEntropy entropy2(5000);
+  tc.entropy = &entropy2;
+  ASSERT_TRUE(reference.Init(workspace, d.config.data, tc).ok());
+  static Real zeros[kRigDim];
+  static Real at_zero[kRigDim];
+  ASSERT_TRUE(reference
+                  .RunProxAdmm(params, 1, Span<const Real>(zeros, kRigDim),
+                               Span<Real>(at_zero, kRigDim))
+                  .ok());
+  Real gap = 0;
+  for (size_t i = 0; i < kRigDim; ++i) gap += std::fabs(at_zero[i] - sent[i]);
+  EXPECT_GT(gap, 1e-3);
 }
 
 TEST_F(DeviceClientTest, AComputedRoundIsNeverComputedAgain) {
