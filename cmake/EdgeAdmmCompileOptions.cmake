@@ -15,6 +15,10 @@ function(edgeadmm_device_options target)
     $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti -fno-threadsafe-statics>)
   target_compile_definitions(${target} PRIVATE EIGEN_NO_MALLOC EIGEN_NO_IO
     EIGEN_MPL2_ONLY EIGEN_DONT_PARALLELIZE)
+  # eigen_assert -> edgeadmm_panic in every build type, so an Eigen heap
+  # allocation (EIGEN_NO_MALLOC) panics even with NDEBUG.
+  target_compile_options(${target} PRIVATE
+    "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include ${PROJECT_SOURCE_DIR}/cmake/deps/eigen_device_config.h>")
 endfunction()
 
 function(edgeadmm_host_options target)
