@@ -90,6 +90,13 @@ ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
 
 ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& m, const OrderGrid& grid) {
   EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+  if (m.kind == MechanismKind::kPoissonSubsampledGaussian) {
+    EDGEADMM_PRIVACY_TRY_ASSIGN(
+        std::vector<double> values,
+        PoissonSubsampledGaussianRdpCurve(m.sampling_rate, m.NoiseMultiplier(),
+                                          grid.orders()));
+    return RdpCurve::FromValues(grid, std::move(values));
+  }
   std::vector<double> values(grid.size());
   for (size_t i = 0; i < grid.size(); ++i) {
     EDGEADMM_PRIVACY_TRY_ASSIGN(values[i], RdpAt(m, grid[i]));

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edgeadmm/privacy/gaussian_mechanism.h"
+#include "edgeadmm/privacy/rdp_orders.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm::privacy {
@@ -113,6 +114,26 @@ TEST(SubsampledGaussianTest, MonotoneInRateAndNoise) {
       previous = rdp;
     }
   }
+}
+
+TEST(SubsampledGaussianTest, CurveEqualsThePerOrderValues) {
+  const std::vector<double>& orders = OrderGrid::Default().orders();
+  for (double q : {1e-6, 0.004, 0.3, 1.0}) {
+    for (double z : {0.2, 1.1, 7.0}) {
+      const auto curve = PoissonSubsampledGaussianRdpCurve(q, z, orders);
+      ASSERT_TRUE(curve.ok());
+      ASSERT_EQ(curve->size(), orders.size());
+      for (size_t i = 0; i < orders.size(); ++i) {
+        const double single =
+            PoissonSubsampledGaussianRdp(q, z, orders[i]).value();
+        EXPECT_NEAR((*curve)[i], single, 1e-12 * single)
+            << "q=" << q << " z=" << z << " alpha=" << orders[i];
+      }
+    }
+  }
+  EXPECT_EQ(
+      PoissonSubsampledGaussianRdpCurve(0.1, 1.0, {2.0, 1.0}).error().code(),
+      StatusCode::kInvalidArgument);
 }
 
 TEST(SubsampledGaussianTest, RefusesBadInput) {

@@ -20,6 +20,8 @@
 // q = 1 is the plain Gaussian alpha / (2 z^2) exactly.
 #pragma once
 
+#include <vector>
+
 #include "edgeadmm/privacy/error.h"
 
 namespace edgeadmm::privacy {
@@ -30,6 +32,12 @@ namespace edgeadmm::privacy {
 // > 0, or alpha is not a finite order > 1.
 ErrorOr<double> PoissonSubsampledGaussianRdp(double q, double noise_multiplier,
                                              double alpha);
+
+// The RDP at every order of `orders` at once (one quadrature grid and one
+// table of binomial terms shared by all orders; same values as the per-order
+// function). INVALID_ARGUMENT on bad q, z or an order <= 1.
+ErrorOr<std::vector<double>> PoissonSubsampledGaussianRdpCurve(
+    double q, double noise_multiplier, const std::vector<double>& orders);
 
 // The binomial closed form for integer alpha >= 2 (exact). INVALID_ARGUMENT
 // on bad q / z, OUT_OF_RANGE when alpha is not an integer.
