@@ -114,6 +114,12 @@ Status RoundEngine::LoadLedgers() {
         std::move(rdp);
     ledgers_.charged[it->second] = true;
   }
+  ledgers_.device_central_epsilon.assign(devices_.size(), 0.0);
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (!ledgers_.charged[i]) continue;
+    ledgers_.device_central_epsilon[i] =
+        accountant_->Epsilon(ledgers_.device_central[i], job_.config.delta);
+  }
   central_epsilon_ = CentralEpsilon(ledgers_);
   return Status::Ok();
 }
@@ -139,13 +145,8 @@ double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {
   if (job_.config.policy == jobs::Policy::kTrustedAggregator) {
     return accountant_->Epsilon(ledgers.central, delta);
   }
-  double worst = 0;
-  for (size_t i = 0; i < ledgers.device_central.size(); ++i) {
-    if (!ledgers.charged[i]) continue;
-    worst =
-        std::max(worst, accountant_->Epsilon(ledgers.device_central[i], delta));
-  }
-  return worst;
+  const std::vector<double>& eps = ledgers.device_central_epsilon;
+  return eps.empty() ? 0.0 : *std::max_element(eps.begin(), eps.end());
 }
 
 bool RoundEngine::WithinBudget() const {
@@ -294,6 +295,8 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
       ComposeRdp(next_ledgers.device_central[index], central_rdp);
       ComposeRdp(next_ledgers.device_local[index], local_rdp);
       next_ledgers.charged[index] = true;
+      next_ledgers.device_central_epsilon[index] =
+          accountant_->Epsilon(next_ledgers.device_central[index], c.delta);
     }
   }
   const double central_epsilon = CentralEpsilon(next_ledgers);
@@ -356,13 +359,9 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     EDGEADMM_TRY(
         write_ledger(kCentralScope, next_ledgers.central, central_epsilon));
   } else {
-    // The central row carries the worst device's curve.
-    size_t worst = 0;
-    double worst_epsilon = -1;
     for (const auto& [index, accepted] : open_.accepted) {
       const std::string& id = devices_[index];
-      const double e_central =
-          accountant_->Epsilon(next_ledgers.device_central[index], c.delta);
+      const double e_central = next_ledgers.device_central_epsilon[index];
       const double e_local =
           accountant_->Epsilon(next_ledgers.device_local[index], c.delta);
       EDGEADMM_TRY(write_ledger(kDeviceCentralPrefix + id,
@@ -370,15 +369,10 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
       EDGEADMM_TRY(write_ledger(kDeviceLocalPrefix + id,
                                 next_ledgers.device_local[index], e_local));
     }
-    for (size_t i = 0; i < devices_.size(); ++i) {
-      if (!next_ledgers.charged[i]) continue;
-      const double e =
-          accountant_->Epsilon(next_ledgers.device_central[i], c.delta);
-      if (e > worst_epsilon || worst_epsilon < 0) {
-        worst_epsilon = e;
-        worst = i;
-      }
-    }
+    // The central row carries the worst device's curve.
+    const std::vector<double>& eps = next_ledgers.device_central_epsilon;
+    const size_t worst = static_cast<size_t>(
+        std::max_element(eps.begin(), eps.end()) - eps.begin());
     EDGEADMM_TRY(write_ledger(kCentralScope, next_ledgers.device_central[worst],
                               central_epsilon));
   }

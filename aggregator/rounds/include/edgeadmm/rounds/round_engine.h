@@ -112,6 +112,9 @@ class RoundEngine {
     std::vector<std::vector<double>> device_central;  // by device index
     std::vector<std::vector<double>> device_local;    // by device index
     std::vector<bool> charged;  // device has rows in the store
+    // ε of each device_central curve (0 if uncharged), kept so a commit
+    // converts only its participants' curves.
+    std::vector<double> device_central_epsilon;
   };
 
   RoundEngine(store::Database& db, const RoundAccountant& accountant)

@@ -1,0 +1,275 @@
+// Aggregator benchmarks, printed side by side in one run (ARCHITECTURE.md
+// section 8):
+//  1. round bookkeeping (acceptance checks, one SQLite transaction with the
+//     uploads, model and ledgers, fsync) vs summing the same vectors in
+//     memory; n = 1000, m = 100, p = 123;
+//  2. accepted updates per second over DTLS-PSK on loopback (daemon in a
+//     child process, 50 devices, sequential POSTs) vs responses per second
+//     of a bare libcoap server (coap-server-openssl) to POSTs of the same
+//     size, in the same run.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+#include "daemon_process.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/store/blob.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/update.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+constexpr int kDimension = 123;
+
+std::string JobToml(int rounds, int m, int dimension) {
+  std::string toml = testing::JobToml(
+      "bench", "prox-admm",
+      "[privacy]\nclip = 1.0\nsigma = 1.0\ndelta = 1e-5\n"
+      "central_budget = inf\ndevice_budget = inf\n",
+      "[sampling]\nscheme = \"fixed\"\nm = " + std::to_string(m) +
+          "\nm_min = 1\ndeadline_seconds = 600\n");
+  toml.replace(toml.find("rounds = 5"), 10,
+               "rounds = " + std::to_string(rounds));
+  toml.replace(toml.find("dimension = 3"), 13,
+               "dimension = " + std::to_string(dimension));
+  return toml;
+}
+
+std::vector<double> Vector(int seed) {
+  std::vector<double> v(kDimension);
+  for (int j = 0; j < kDimension; ++j) v[j] = ((seed * 31 + j) % 17) / 64.0;
+  return v;
+}
+
+// `synchronous`: FULL (the daemon's setting: a commit survives a power cut)
+// or NORMAL (WAL without fsync per commit), to show what the fsync costs.
+void BookkeepingBenchmark(const char* synchronous) {
+  constexpr int kDevices = 1000;
+  constexpr int kCohort = 100;
+  constexpr int kRounds = 30;
+  testing::TempDatabase t;
+  testing::EnrollDevices(t.db(), kDevices);
+  if (!t.db().Exec(std::string("PRAGMA synchronous=") + synchronous).ok()) {
+    return;
+  }
+  const int64_t job =
+      testing::CreateJobOrDie(t.db(), JobToml(kRounds, kCohort, kDimension));
+  if (!jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok()) return;
+  rounds::PrivacyRoundAccountant accountant;
+  auto opened = rounds::RoundEngine::Open(t.db(), job, accountant);
+  if (!opened.ok()) return;
+  rounds::RoundEngine& e = **opened;
+  double engine_seconds = 0;
+  double sum_seconds = 0;
+  double sink = 0;
+  for (int k = 0; k < kRounds; ++k) {
+    if (!e.Advance(0).ok() || !e.round_open()) break;
+    std::vector<rounds::Upload> uploads;
+    std::vector<std::vector<double>> vectors;
+    int i = 0;
+    for (const std::string& d : e.CohortForTesting()) {
+      vectors.push_back(Vector(k * kCohort + i++));
+      uploads.push_back(
+          {d, job, e.round_id(), store::EncodeFloats(vectors.back())});
+    }
+    const Clock::time_point a = Clock::now();
+    for (const rounds::Upload& u : uploads) {
+      if (e.Submit(u.device_id, u, 0) != rounds::UploadVerdict::kAccepted) {
+        std::printf("bookkeeping: unexpected verdict\n");
+        return;
+      }
+    }
+    const Clock::time_point b = Clock::now();
+    std::vector<double> sum(kDimension, 0.0);
+    for (const std::vector<double>& v : vectors) {
+      for (int j = 0; j < kDimension; ++j) sum[j] += v[j];
+    }
+    const Clock::time_point c = Clock::now();
+    sink += sum[0];
+    engine_seconds += Seconds(a, b);
+    sum_seconds += Seconds(b, c);
+  }
+  std::printf(
+      "bookkeeping (synchronous=%s): n=%d m=%d p=%d, %d rounds: engine "
+      "%.3f ms/round (acceptance + one commit), in-memory sum %.4f ms/round, "
+      "ratio %.0fx (goal <= 2x) [%g]\n",
+      synchronous, kDevices, kCohort, kDimension, kRounds,
+      1e3 * engine_seconds / kRounds, 1e3 * sum_seconds / kRounds,
+      engine_seconds / sum_seconds, sink * 0);
+}
+
+// Sequential POSTs of `bodies` from `devices`; returns requests/s.
+double PostRate(std::vector<std::unique_ptr<posix::CoapDtlsTransport>>& devs,
+                const std::vector<std::vector<uint8_t>>& bodies,
+                const char* path, int* ok_count) {
+  std::vector<std::byte> reply(512);
+  const Clock::time_point a = Clock::now();
+  for (size_t i = 0; i < devs.size(); ++i) {
+    TransportRequest request;
+    request.method = CoapMethod::kPost;
+    request.path = path;
+    request.content_format = wire::kUpdateFormat;
+    request.payload = ConstByteSpan(
+        reinterpret_cast<const std::byte*>(bodies[i].data()), bodies[i].size());
+    TransportResult result;
+    if (devs[i]
+            ->Request(request, ByteSpan(reply.data(), reply.size()), 5000,
+                      result)
+            .ok() &&
+        result.code == 0x44) {
+      ++*ok_count;
+    }
+  }
+  return static_cast<double>(devs.size()) / Seconds(a, Clock::now());
+}
+
+std::vector<uint8_t> UpdateBody(const std::string& id, uint64_t job,
+                                uint64_t round) {
+  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
+  h.job_id = job;
+  h.round_id = round;
+  std::strncpy(h.device_id, id.c_str(), sizeof(h.device_id) - 1);
+  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  h.dimension = kDimension;
+  h.has_ledger = true;
+  const std::vector<double> v = Vector(static_cast<int>(round));
+  std::vector<uint8_t> out(wire::MaxUpdateBytes(kDimension));
+  const StatusWithSize n = wire::EncodeUpdate(
+      h, Span<const Real>(v.data(), v.size()),
+      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
+  out.resize(n.ok() ? n.size() : 0);
+  return out;
+}
+
+void DtlsBenchmark() {
+  constexpr int kDevices = 50;
+  constexpr int kRounds = 20;
+  static const char kKey[] = "edgeadmm-bench-psk";  // ASCII: coap-server -k
+  testing::TempDatabase t;
+  const std::vector<std::string> ids = testing::EnrollDevices(t.db(), kDevices);
+  if (!t.db()
+           .Exec(std::string("UPDATE devices SET psk = CAST('") + kKey +
+                 "' AS BLOB)")
+           .ok()) {
+    return;
+  }
+  const int64_t job =
+      testing::CreateJobOrDie(t.db(), JobToml(kRounds, kDevices, kDimension));
+  if (!jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok()) return;
+  const std::string config = t.dir() + "/d.toml";
+  std::ofstream(config) << "[store]\ndatabase = \"" << t.path()
+                        << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
+                        << testing::FreeUdpPort() << "\n";
+  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH, {"--config", config});
+  if (!daemon.started()) {
+    std::printf("dtls: daemon did not start\n");
+    return;
+  }
+  posix::CoapClientContext context;
+  std::vector<posix::CoapDtlsConfig> configs(kDevices);
+  std::vector<std::unique_ptr<posix::CoapDtlsTransport>> devices;
+  for (int i = 0; i < kDevices; ++i) {
+    configs[i].host = "127.0.0.1";
+    configs[i].port = static_cast<uint16_t>(daemon.port());
+    configs[i].identity = ids[i].c_str();
+    configs[i].key = ConstByteSpan(reinterpret_cast<const std::byte*>(kKey),
+                                   sizeof(kKey) - 1);
+    devices.push_back(
+        std::make_unique<posix::CoapDtlsTransport>(context, configs[i]));
+  }
+  // Handshakes first (not timed): one GET v1/status each.
+  std::vector<std::byte> reply(2048);
+  for (auto& d : devices) {
+    TransportRequest get;
+    get.path = wire::kStatusPath;
+    TransportResult result;
+    d->Request(get, ByteSpan(reply.data(), reply.size()), 5000, result)
+        .IgnoreError();
+  }
+  double aggregator_time = 0;
+  int accepted = 0;
+  int sent = 0;
+  for (int k = 1; k <= kRounds; ++k) {
+    // Every device is in the cohort (m = n); round ids start at 1.
+    std::vector<std::vector<uint8_t>> bodies;
+    for (int i = 0; i < kDevices; ++i) {
+      bodies.push_back(UpdateBody(ids[i], static_cast<uint64_t>(job),
+                                  static_cast<uint64_t>(k)));
+    }
+    // Wait until round k is open (the previous commit opened it).
+    usleep(20'000);
+    const Clock::time_point a = Clock::now();
+    PostRate(devices, bodies, wire::kUpdatePath, &accepted);
+    aggregator_time += Seconds(a, Clock::now());
+    sent += kDevices;
+  }
+  daemon.Terminate();
+  const double ours = accepted / aggregator_time;
+
+  // The bare libcoap server: coap-server-openssl with the same key, POSTs of
+  // the same size to a resource it answers with an error code at once.
+  const unsigned base = testing::FreeUdpPort();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string port = std::to_string(base);
+    execlp("coap-server-openssl", "coap-server-openssl", "-A", "127.0.0.1",
+           "-p", port.c_str(), "-k", kKey, "-v", "0", nullptr);
+    _exit(127);
+  }
+  usleep(300'000);
+  posix::CoapClientContext bare_context;
+  std::vector<std::unique_ptr<posix::CoapDtlsTransport>> bare;
+  for (int i = 0; i < kDevices; ++i) {
+    configs[i].port = static_cast<uint16_t>(base + 1);  // coaps = port + 1
+    bare.push_back(
+        std::make_unique<posix::CoapDtlsTransport>(bare_context, configs[i]));
+  }
+  std::vector<std::vector<uint8_t>> bodies;
+  for (int i = 0; i < kDevices; ++i) bodies.push_back(UpdateBody(ids[i], 1, 1));
+  int ignored = 0;
+  PostRate(bare, bodies, "bench", &ignored);  // handshakes, not timed
+  double bare_time = 0;
+  int bare_count = 0;
+  for (int k = 0; k < kRounds; ++k) {
+    const Clock::time_point a = Clock::now();
+    PostRate(bare, bodies, "bench", &ignored);
+    bare_time += Seconds(a, Clock::now());
+    bare_count += kDevices;
+  }
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  const double baseline = bare_count / bare_time;
+  std::printf(
+      "dtls: %d of %d updates accepted (p=%d, %zu-byte bodies), %.0f "
+      "accepted/s vs bare libcoap %.0f responses/s (sequential, loopback): "
+      "ratio %.2f (goal >= 0.5)\n",
+      accepted, sent, kDimension, bodies[0].size(), ours, baseline,
+      ours / baseline);
+}
+
+}  // namespace
+}  // namespace edgeadmm
+
+int main() {
+  edgeadmm::BookkeepingBenchmark("FULL");
+  edgeadmm::BookkeepingBenchmark("NORMAL");
+  edgeadmm::DtlsBenchmark();
+  return 0;
+}
