@@ -1,0 +1,60 @@
+// DaemonFleet: N enrolled devices in one process against the REAL aggregator
+// daemon: each device is a DeviceClient over its own CoapDtlsTransport (DTLS
+// 1.2 PSK, identity = device id, key from the enrollment's PSK file), all
+// sessions on one CoapClientContext driven by one thread. The demo's and the
+// paper reproductions' device side (scripts/demo, tests/repro/). Host only.
+#pragma once
+
+#include <csignal>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "edgeadmm/fleet/fleet_simulator.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::fleet {
+
+struct DaemonFleetConfig {
+  std::string host = "127.0.0.1";  // numeric loopback address
+  uint16_t port = 5684;
+  // One file per device, named after its id, holding the hex PSK
+  // (`edgeadmm devices add ID --psk-file DIR/ID`). Devices are the files in
+  // sorted order; device i gets the i-th shard of the data.
+  std::string psk_dir;
+  std::string data_path;
+  DataFormat format = DataFormat::kLibsvm;
+  size_t dim = 123;
+  // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
+  std::string state_dir;
+  double epsilon_budget = 1e6;  // local budget of every device
+  double delta = 1e-5;
+  uint32_t ack_timeout_ms = 2000;
+  uint32_t task_refresh_ms = 5000;
+};
+
+struct DaemonFleetReport {
+  size_t devices = 0;
+  size_t done = 0;  // devices that saw the end of the job
+  uint64_t steps_computed = 0;
+  uint64_t steps_refused = 0;
+  uint64_t uploads_accepted = 0;
+  uint64_t uploads_duplicate = 0;
+  uint64_t uploads_stale = 0;
+  uint64_t uploads_rejected = 0;
+  uint64_t transport_errors = 0;
+  double seconds = 0;
+};
+
+// Runs the devices until every one has seen the end of the job (ROLE_DONE)
+// or `*stop` becomes non-zero (a signal). INVALID_ARGUMENT for a bad config
+// or more devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
+// files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.
+// A progress line goes to `progress` (may be null) every `progress_seconds`.
+Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
+                                         volatile std::sig_atomic_t* stop,
+                                         std::FILE* progress,
+                                         std::string* error);
+
+}  // namespace edgeadmm::fleet

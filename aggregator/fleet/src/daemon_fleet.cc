@@ -1,0 +1,212 @@
+#include "edgeadmm/fleet/daemon_fleet.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "edgeadmm/dataio/adult_csv_reader.h"
+#include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/device_client.h"
+#include "edgeadmm/fleet/data_split.h"
+#include "edgeadmm/fleet/ram_storage.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/posix/coap_client_context.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/posix/file_storage.h"
+#include "edgeadmm/posix/getrandom_entropy.h"
+#include "edgeadmm/registry/hex.h"
+
+namespace edgeadmm::fleet {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Device {
+  std::string id;
+  std::vector<uint8_t> key;
+  posix::CoapDtlsConfig link;
+  std::unique_ptr<posix::CoapDtlsTransport> transport;
+  std::unique_ptr<RamStorage> ram;
+  std::unique_ptr<FileStorage> file;
+  std::vector<std::byte> memory;
+  DeviceClientConfig config;
+  DeviceClient client;
+};
+
+// The device ids: the regular files of `dir`, sorted.
+Result<std::vector<std::string>> ListIds(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return Status::NotFound();
+  std::vector<std::string> ids;
+  while (const dirent* e = readdir(d)) {
+    if (e->d_name[0] != '.') ids.emplace_back(e->d_name);
+  }
+  closedir(d);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<std::vector<uint8_t>> ReadKey(const std::string& path) {
+  std::ifstream in(path);
+  std::string hex;
+  if (!(in >> hex)) return Status::NotFound();
+  auto key = registry::FromHex(hex);
+  if (!key.ok()) return Status::DataLoss();
+  return std::move(key).value();
+}
+
+Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
+  if (c.state_dir.empty()) {
+    d.ram = std::make_unique<RamStorage>();
+    d.config.storage = d.ram.get();
+    return Status::Ok();
+  }
+  const std::string dir = c.state_dir + "/" + d.id;
+  if (mkdir(c.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status::Unavailable();
+  }
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status::Unavailable();
+  }
+  d.file = std::make_unique<FileStorage>();
+  EDGEADMM_TRY(d.file->Open(dir.c_str()));
+  d.config.storage = d.file.get();
+  return Status::Ok();
+}
+
+void Add(DaemonFleetReport& r, const DeviceClientCounters& c) {
+  r.steps_computed += c.steps_computed;
+  r.steps_refused += c.steps_refused;
+  r.uploads_accepted += c.uploads_accepted;
+  r.uploads_duplicate += c.uploads_duplicate;
+  r.uploads_stale += c.uploads_stale;
+  r.uploads_rejected += c.uploads_rejected;
+  r.transport_errors += c.transport_errors;
+}
+
+}  // namespace
+
+Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
+                                         volatile std::sig_atomic_t* stop,
+                                         std::FILE* progress,
+                                         std::string* error) {
+  const auto fail = [error](Status status, const std::string& what) {
+    if (error != nullptr) *error = what;
+    return status;
+  };
+  Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
+  if (!ids.ok() || ids->empty()) {
+    return fail(Status::NotFound(), "no PSK files in " + config.psk_dir);
+  }
+  std::string load_error;
+  Result<DenseDataset> loaded =
+      config.format == DataFormat::kAdultCsv
+          ? ReadAdultCsvFile(config.data_path, &load_error)
+          : ReadLibsvmFile(config.data_path, config.dim, &load_error);
+  if (!loaded.ok()) return fail(loaded.status(), load_error);
+  const DenseDataset& data = *loaded;
+  auto shards = SplitRecords(data.samples, ids->size());
+  if (!shards.ok()) return fail(shards.status(), "more devices than records");
+  size_t max_samples = 0;
+  for (const RecordRange& r : *shards) {
+    max_samples = std::max(max_samples, r.count);
+  }
+
+  posix::CoapClientContext context;
+  if (!context.status().ok()) {
+    return fail(context.status(), "libcoap context without DTLS");
+  }
+  // Shared by all devices: one thread computes one step at a time.
+  LocalTrainer trainer;
+  std::vector<std::byte> workspace(LocalTrainer::WorkspaceBytes(
+      AlgorithmKind::kProxAdmm, LossKind::kLogistic, max_samples, data.dim));
+  std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(data.dim));
+  GetrandomEntropy entropy;
+
+  std::vector<std::unique_ptr<Device>> devices;
+  for (size_t i = 0; i < ids->size(); ++i) {
+    auto d = std::make_unique<Device>();
+    d->id = (*ids)[i];
+    auto key = ReadKey(config.psk_dir + "/" + d->id);
+    if (!key.ok()) return fail(key.status(), "bad PSK file for " + d->id);
+    d->key = std::move(key).value();
+    d->link.host = config.host.c_str();
+    d->link.port = config.port;
+    d->link.identity = d->id.c_str();
+    d->link.key = ConstByteSpan(
+        reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
+    d->link.ack_timeout_ms = config.ack_timeout_ms;
+    d->transport = std::make_unique<posix::CoapDtlsTransport>(context, d->link);
+    if (!OpenStorage(config, *d).ok()) {
+      return fail(Status::Unavailable(), "cannot open state of " + d->id);
+    }
+    auto view = data.Shard((*shards)[i].first, (*shards)[i].count);
+    if (!view.ok()) return fail(view.status(), "bad shard");
+    d->config.device_id = d->id.c_str();
+    d->config.transport = d->transport.get();
+    d->config.entropy = &entropy;
+    d->config.data = *view;
+    d->config.trainer = &trainer;
+    d->config.trainer_workspace = ByteSpan(workspace.data(), workspace.size());
+    d->config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
+    d->config.epsilon_budget = config.epsilon_budget;
+    d->config.delta = config.delta;
+    d->config.task_refresh_ms = config.task_refresh_ms;
+    d->config.retry_min_ms = 500;
+    d->config.retry_max_ms = 8000;
+    d->memory.resize(DeviceClient::MemoryBytes(data.dim));
+    const Status init =
+        d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
+    if (!init.ok()) return fail(init, "cannot start " + d->id);
+    devices.push_back(std::move(d));
+  }
+
+  DaemonFleetReport report;
+  report.devices = devices.size();
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last_progress = start;
+  const auto now_ms = [start] {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
+                                                              start)
+            .count());
+  };
+  while (stop == nullptr || *stop == 0) {
+    size_t done = 0;
+    for (auto& d : devices) {
+      d->client.Poll(now_ms()).IgnoreError();
+      done += d->client.state() == ClientState::kDone ? 1 : 0;
+    }
+    if (done == devices.size()) break;
+    context.Poll(20).status().IgnoreError();
+    if (progress != nullptr &&
+        Clock::now() - last_progress > std::chrono::seconds(10)) {
+      last_progress = Clock::now();
+      DaemonFleetReport now;
+      for (auto& d : devices) Add(now, d->client.counters());
+      std::fprintf(progress,
+                   "fleet: %zu/%zu devices done, %llu steps, %llu uploads "
+                   "accepted, %llu transport errors\n",
+                   done, devices.size(),
+                   static_cast<unsigned long long>(now.steps_computed),
+                   static_cast<unsigned long long>(now.uploads_accepted),
+                   static_cast<unsigned long long>(now.transport_errors));
+      std::fflush(progress);
+    }
+  }
+  for (auto& d : devices) {
+    Add(report, d->client.counters());
+    report.done += d->client.state() == ClientState::kDone ? 1 : 0;
+    d->transport->Close();
+  }
+  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report;
+}
+
+}  // namespace edgeadmm::fleet

@@ -1,0 +1,136 @@
+"""Runs scripts/demo at a reduced size and checks what it promises.
+
+The demo must exit 0, leave no daemon or fleet process behind (both exited
+cleanly after SIGTERM or at the end of the job), leave a consistent database,
+and write report.json with one row per committed round (round, participants,
+accuracy, epsilon), non-decreasing epsilon within the budget, an exported
+model, and two PNG plots that are more than a blank canvas.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+FAILURES = []
+
+
+def check(condition, what):
+    if not condition:
+        FAILURES.append(what)
+        print(f"FAIL: {what}", file=sys.stderr)
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie is not running (it only waits to be reaped).
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def check_png(path):
+    """The PNG exists, is not tiny, and has enough non-background pixels."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image as mpimg
+    check(os.path.isfile(path), f"{path} exists")
+    if not os.path.isfile(path):
+        return
+    check(os.path.getsize(path) > 2000, f"{path} is larger than 2 kB")
+    image = mpimg.imread(path)[..., :3]
+    background = image[0, 0]
+    different = np.any(np.abs(image - background) > 0.05, axis=-1)
+    check(different.mean() > 0.01,
+          f"{path} has non-background pixels ({different.mean():.4f})")
+    check(image.shape[0] >= 200 and image.shape[1] >= 300,
+          f"{path} is at least 300x200")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--source-dir", required=True)
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--work-dir", required=True)
+    p.add_argument("--devices", default="30")
+    p.add_argument("--rounds", default="6")
+    p.add_argument("--epsilon", default="4")
+    a = p.parse_args()
+    shutil.rmtree(a.work_dir, ignore_errors=True)
+    epsilon = float(a.epsilon)
+    argv = [
+        os.path.join(a.source_dir, "scripts", "demo"), "--skip-setup",
+        "--build-dir", a.build_dir, "--out", a.work_dir, "--devices",
+        a.devices, "--rounds", a.rounds, "--epsilon", a.epsilon, "--q", "0.5",
+        "--timeout", "600"
+    ]
+    print(" ".join(argv), flush=True)
+    done = subprocess.run(argv, text=True, capture_output=True)
+    print(done.stdout)
+    print(done.stderr, file=sys.stderr)
+    check(done.returncode == 0, f"demo exit code {done.returncode} == 0")
+    check("report in" in done.stdout, "the demo prints where the report is")
+
+    state = os.path.join(a.work_dir, "state")
+    for name in ("daemon.pid", "fleet.pid"):
+        path = os.path.join(state, name)
+        check(os.path.isfile(path), f"{name} written")
+        if os.path.isfile(path):
+            pid = int(open(path).read())
+            check(not alive(pid), f"{name} process {pid} has exited")
+
+    report_dir = os.path.join(a.work_dir, "report")
+    report_path = os.path.join(report_dir, "report.json")
+    check(os.path.isfile(report_path), "report.json exists")
+    if os.path.isfile(report_path):
+        report = json.load(open(report_path))
+        check(report["error"] is None, f"no error ({report['error']})")
+        check(report["final_state"] in ("completed", "budget-exhausted"),
+              f"job finished ({report['final_state']})")
+        for who in ("daemon", "fleet"):
+            s = report["shutdown"][who]
+            check(s["clean"] and s["exit_code"] == 0,
+                  f"{who} shut down cleanly ({s})")
+        check(report["database_problems"] == [],
+              f"database consistent ({report['database_problems']})")
+        rows = report["rounds"]
+        check(1 <= len(rows) <= int(a.rounds),
+              f"1..{a.rounds} round rows ({len(rows)})")
+        previous = 0.0
+        for r in rows:
+            check(r["participants"] >= 1, f"round {r['round']} participants")
+            check(0.0 <= r["accuracy"] <= 1.0, f"round {r['round']} accuracy")
+            check(r["epsilon"] is not None and
+                  previous <= r["epsilon"] <= epsilon + 1e-9,
+                  f"round {r['round']} epsilon {r['epsilon']} in "
+                  f"[{previous}, {epsilon}]")
+            previous = r["epsilon"] or previous
+        if rows:
+            # Private training must learn: a9a's majority class is 76.4%.
+            check(rows[-1]["accuracy"] > 0.70,
+                  f"final accuracy {rows[-1]['accuracy']:.4f} > 0.70")
+    model = os.path.join(report_dir, "model.json")
+    check(os.path.isfile(model) and os.path.getsize(model) > 100,
+          "model.json exported")
+    for plot in ("accuracy.png", "epsilon.png"):
+        check_png(os.path.join(report_dir, plot))
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed", file=sys.stderr)
+        return 1
+    print("demo_script_test: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

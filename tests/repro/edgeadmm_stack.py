@@ -1,0 +1,347 @@
+"""Runs EdgeADMM jobs on the real stack and reports them.
+
+The real stack is: the `edgeadmm` CLI enrolls devices and creates the job in a
+fresh SQLite database, `edgeadmm-aggregatord` serves it over CoAP/DTLS-PSK on
+loopback, and the device fleet (`edgeadmm fleet-connect`) runs the
+devices' DeviceClients against it. This module only starts those programs,
+reads the database (read-only) to follow the rounds, evaluates the committed
+models on held-out data, and writes the report (JSON, CSV, PNG plots).
+
+Used by scripts/demo and by the paper reproductions in tests/repro/.
+Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
+"""
+
+import json
+import lzma
+import os
+import re
+import signal
+import socket
+import sqlite3
+import struct
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+FINISHED_STATES = ("completed", "budget-exhausted", "stopped")
+
+
+class StackError(RuntimeError):
+    """A step of the run failed; the message says which."""
+
+
+# --------------------------------------------------------------------------
+# Data
+
+
+def open_text(path):
+    """Opens a plain or .xz text file."""
+    if path.endswith(".xz"):
+        return lzma.open(path, "rt")
+    return open(path, "rt")
+
+
+def read_libsvm(path, dim):
+    """Dense (features, labels) of a LIBSVM file with a fixed dimension."""
+    rows, labels = [], []
+    with open_text(path) as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            labels.append(1.0 if float(parts[0]) > 0 else -1.0)
+            row = np.zeros(dim)
+            for item in parts[1:]:
+                index, value = item.split(":")
+                if int(index) <= dim:
+                    row[int(index) - 1] = float(value)
+            rows.append(row)
+    return np.array(rows), np.array(labels)
+
+
+def write_synthetic_libsvm(path, samples, dim, seed, truth=None):
+    """Writes a binary-feature LIBSVM file labelled by a fixed linear model
+    (the fallback when no real data is found). Returns the model."""
+    rng = np.random.default_rng(seed)
+    if truth is None:
+        truth = np.random.default_rng(12345).normal(size=dim)
+    features = (rng.random((samples, dim)) < 0.12).astype(float)
+    margin = features @ truth + 0.3 * rng.normal(size=samples)
+    labels = np.where(margin >= np.median(margin), 1, -1)
+    with open(path, "w") as f:
+        for x, y in zip(features, labels):
+            items = " ".join(f"{i + 1}:1" for i in np.flatnonzero(x))
+            f.write(f"{'+1' if y > 0 else '-1'} {items}\n")
+    return truth
+
+
+def accuracy(features, labels, z):
+    """Fraction of records whose label has the sign of aᵀz."""
+    predicted = np.where(features @ z >= 0, 1.0, -1.0)
+    return float(np.mean(predicted == labels))
+
+
+def logistic_loss(features, labels, z):
+    """Mean logistic loss log(1 + exp(-y aᵀz))."""
+    return float(np.mean(np.logaddexp(0.0, -labels * (features @ z))))
+
+
+# --------------------------------------------------------------------------
+# Processes
+
+
+def free_udp_port():
+    """A UDP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop_process(proc, name, timeout=20.0):
+    """SIGTERM, wait; SIGKILL if it does not exit. Returns its exit code and
+    whether the exit was clean (exit code 0 after SIGTERM)."""
+    if proc is None:
+        return None, True
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            print(f"{name}: did not exit {timeout:.0f} s after SIGTERM; killed",
+                  file=sys.stderr)
+            return proc.returncode, False
+    return proc.returncode, proc.returncode == 0
+
+
+class Stack:
+    """One aggregator database, its daemon and its fleet."""
+
+    def __init__(self, bin_dir, state_dir, log=print):
+        self.cli = os.path.join(bin_dir, "aggregator", "cli", "edgeadmm")
+        self.daemon_bin = os.path.join(bin_dir, "aggregator", "daemon",
+                                       "edgeadmm-aggregatord")
+        for program in (self.cli, self.daemon_bin):
+            if not os.access(program, os.X_OK):
+                raise StackError(f"{program} is not built")
+        self.state_dir = os.path.abspath(state_dir)
+        os.makedirs(self.state_dir, exist_ok=True)
+        self.db_path = os.path.join(self.state_dir, "aggregator.db")
+        self.psk_dir = os.path.join(self.state_dir, "psk")
+        self.log = log
+        self.daemon = None
+        self.fleet = None
+        self.port = None
+
+    # -- CLI -----------------------------------------------------------------
+
+    def run_cli(self, *args, check=True):
+        """Runs `edgeadmm ... --db DB`; returns stdout."""
+        argv = [self.cli] + list(args[:1]) + ["--db", self.db_path] + list(
+            args[1:])
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if check and done.returncode != 0:
+            raise StackError(f"{' '.join(argv)} failed ({done.returncode}): "
+                             f"{done.stderr.strip()}")
+        return done.stdout
+
+    def enroll(self, count, prefix="dev-"):
+        """Enrolls `count` devices; their PSKs go to psk/<id> (mode 0600).
+        Returns the device ids."""
+        os.makedirs(self.psk_dir, mode=0o700, exist_ok=True)
+        ids = [f"{prefix}{i:05d}" for i in range(count)]
+        for device in ids:
+            self.run_cli("devices", "add", device, "--psk-file",
+                         os.path.join(self.psk_dir, device))
+        return ids
+
+    def create_job(self, name, toml_text):
+        """Writes the job TOML, creates the job and starts it."""
+        path = os.path.join(self.state_dir, f"{name}.toml")
+        with open(path, "w") as f:
+            f.write(toml_text)
+        out = self.run_cli("job", "create", path)
+        self.run_cli("job", "start", name)
+        return out
+
+    def export_model(self, name, path):
+        self.run_cli("job", "export", name, "--format", "json", "--output",
+                     path)
+
+    # -- daemon and fleet ----------------------------------------------------
+
+    def start_daemon(self):
+        """Starts the daemon on 127.0.0.1 and waits for its port line."""
+        self.port = free_udp_port()
+        config = os.path.join(self.state_dir, "aggregatord.toml")
+        with open(config, "w") as f:
+            f.write(f'[store]\ndatabase = "{self.db_path}"\n'
+                    f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n')
+        self.daemon_log = open(os.path.join(self.state_dir, "daemon.log"), "w")
+        self.daemon = subprocess.Popen([self.daemon_bin, "--config", config],
+                                       stdout=subprocess.PIPE,
+                                       stderr=self.daemon_log, text=True)
+        with open(os.path.join(self.state_dir, "daemon.pid"), "w") as f:
+            f.write(f"{self.daemon.pid}\n")
+        line = self.daemon.stdout.readline()
+        if not re.search(r"listening on port (\d+)", line):
+            self.stop()
+            raise StackError("the daemon did not start; see " +
+                             os.path.join(self.state_dir, "daemon.log"))
+        self.log(f"aggregator: listening on 127.0.0.1:{self.port} "
+                 f"(pid {self.daemon.pid}, database {self.db_path})")
+
+    def start_fleet(self, fleet_args):
+        """Starts `edgeadmm fleet-connect` against the daemon. `fleet_args` are
+        the data and algorithm options."""
+        argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
+                str(self.port), "--psk-dir", self.psk_dir] + list(fleet_args)
+        self.fleet_log = open(os.path.join(self.state_dir, "fleet.log"), "w")
+        self.fleet = subprocess.Popen(argv, stdout=self.fleet_log,
+                                      stderr=subprocess.STDOUT)
+        with open(os.path.join(self.state_dir, "fleet.pid"), "w") as f:
+            f.write(f"{self.fleet.pid}\n")
+        self.log(f"fleet: {' '.join(argv[1:])} (pid {self.fleet.pid})")
+
+    def stop(self):
+        """Stops the fleet and the daemon (SIGTERM, then verify they exited).
+        Returns {"fleet": (code, clean), "daemon": (code, clean)}."""
+        result = {
+            "fleet": stop_process(self.fleet, "fleet"),
+            "daemon": stop_process(self.daemon, "aggregatord"),
+        }
+        self.fleet = None
+        self.daemon = None
+        return result
+
+    # -- database ------------------------------------------------------------
+
+    def connect(self):
+        """A read-only connection to the aggregator database."""
+        db = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True,
+                             timeout=10)
+        db.execute("PRAGMA query_only = 1")
+        return db
+
+    def job_state(self, name):
+        with self.connect() as db:
+            row = db.execute("SELECT state FROM jobs WHERE name = ?",
+                             (name,)).fetchone()
+        return row[0] if row else None
+
+    def rounds(self, name):
+        """Committed rounds in order: dicts with round, iteration,
+        participants, cohort, epsilon (central, after the round), z."""
+        with self.connect() as db:
+            job_id = db.execute("SELECT id FROM jobs WHERE name = ?",
+                                (name,)).fetchone()[0]
+            rows = db.execute(
+                "SELECT r.round_id, r.iteration, r.participants, "
+                "r.cohort_size, r.noise_multiplier, l.epsilon, m.z, "
+                "r.started_at, r.closed_at FROM rounds r "
+                "LEFT JOIN ledger l ON l.job_id = r.job_id "
+                "AND l.scope = 'central' AND l.round_id = r.round_id "
+                "LEFT JOIN models m ON m.job_id = r.job_id "
+                "AND m.iteration = r.iteration "
+                "WHERE r.job_id = ? AND r.state = 'committed' "
+                "ORDER BY r.round_id", (job_id,)).fetchall()
+        out = []
+        for (round_id, iteration, participants, cohort, noise, epsilon, z,
+             started, closed) in rows:
+            out.append({
+                "round": round_id,
+                "iteration": iteration,
+                "participants": participants,
+                "cohort": cohort,
+                "noise_multiplier": noise,
+                "epsilon": epsilon,
+                "z": np.frombuffer(z, dtype="<f8").copy() if z else None,
+                "seconds": (closed - started) / 1000.0
+                           if closed is not None else None,
+            })
+        return out
+
+    def check_database(self):
+        """PRAGMA integrity_check and foreign_key_check on the stopped
+        database; returns a list of problems (empty when consistent)."""
+        db = sqlite3.connect(self.db_path)
+        try:
+            problems = [r[0] for r in db.execute("PRAGMA integrity_check")
+                        if r[0] != "ok"]
+            problems += [f"foreign key: {r}"
+                         for r in db.execute("PRAGMA foreign_key_check")]
+            open_rounds = db.execute(
+                "SELECT count(*) FROM rounds r JOIN jobs j ON j.id = r.job_id "
+                "WHERE r.state = 'open' AND j.state != 'running'").fetchone()
+            if open_rounds[0]:
+                problems.append(f"{open_rounds[0]} open rounds of finished "
+                                "jobs")
+        finally:
+            db.close()
+        return problems
+
+    def follow(self, name, on_round, timeout_seconds, poll_seconds=0.5):
+        """Calls on_round(row) for each newly committed round until the job
+        finishes, a process exits, or the timeout. Returns the final state."""
+        seen = 0
+        deadline = time.monotonic() + timeout_seconds
+        while True:
+            rows = self.rounds(name)
+            for row in rows[seen:]:
+                on_round(row)
+            seen = len(rows)
+            state = self.job_state(name)
+            if state in FINISHED_STATES:
+                return state
+            if self.daemon is not None and self.daemon.poll() is not None:
+                raise StackError(f"the daemon exited ({self.daemon.returncode})"
+                                 "; see daemon.log")
+            if self.fleet is not None and self.fleet.poll() is not None:
+                raise StackError(f"the fleet exited ({self.fleet.returncode}) "
+                                 f"with the job {state}; see fleet.log")
+            if time.monotonic() > deadline:
+                raise StackError(f"job {name} still {state} after "
+                                 f"{timeout_seconds} s")
+            time.sleep(poll_seconds)
+
+
+# --------------------------------------------------------------------------
+# Plots
+
+
+def plot_series(path, x, series, xlabel, ylabel, title):
+    """One PNG line plot; `series` is a list of (label, y)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    for label, y in series:
+        ax.plot(x, y, marker="o", markersize=3, label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if len(series) > 1 or series[0][0]:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_json(path, value):
+    with open(path, "w") as f:
+        json.dump(value, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def parse_fleet_log(path):
+    """The fleet's summary lines ("fleet: ..."), if any."""
+    try:
+        with open(path) as f:
+            return [l.rstrip() for l in f if l.startswith("fleet:")]
+    except OSError:
+        return []
+
