@@ -1,0 +1,135 @@
+#include "device_options.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace edgeadmm::device {
+namespace {
+
+bool ParseNumber(const std::string& text, double& out) {
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return !text.empty() && end != nullptr && *end == '\0';
+}
+
+template <typename T>
+bool ParseUnsigned(const std::string& text, T& out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || *end != '\0' ||
+      v > static_cast<unsigned long long>(static_cast<T>(-1))) {
+    return false;
+  }
+  out = static_cast<T>(v);
+  return true;
+}
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  const size_t e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// Sets one option by name; false for an unknown name or a bad value.
+bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
+  if (name == "host") return o.host = value, !value.empty();
+  if (name == "port") return ParseUnsigned(value, o.port);
+  if (name == "identity") return o.identity = value, !value.empty();
+  if (name == "psk-file") return o.psk_file = value, !value.empty();
+  if (name == "data") return o.data = value, !value.empty();
+  if (name == "format") {
+    o.format = value;
+    return value == "libsvm" || value == "csv";
+  }
+  if (name == "dim") return ParseUnsigned(value, o.dim);
+  if (name == "first") return ParseUnsigned(value, o.first);
+  if (name == "count") return ParseUnsigned(value, o.count);
+  if (name == "state-dir") return o.state_dir = value, !value.empty();
+  if (name == "epsilon-budget") return ParseNumber(value, o.epsilon_budget);
+  if (name == "delta") return ParseNumber(value, o.delta);
+  if (name == "refresh-ms") return ParseUnsigned(value, o.refresh_ms);
+  if (name == "max-uploads") return ParseUnsigned(value, o.max_uploads);
+  if (name == "timeout-s") return ParseUnsigned(value, o.timeout_s);
+  return false;
+}
+
+bool ReadConfigFile(const std::string& path, DeviceOptions& o) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "edgeadmm-device: cannot read %s\n", path.c_str());
+    return false;
+  }
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = Trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos ||
+        !Set(o, Trim(line.substr(0, eq)), Trim(line.substr(eq + 1)))) {
+      std::fprintf(stderr, "edgeadmm-device: %s:%d: bad line\n", path.c_str(),
+                   n);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* DeviceUsage() {
+  return "usage: edgeadmm-device --identity ID --psk-file F --data FILE "
+         "--state-dir DIR\n"
+         "  [--host 127.0.0.1] [--port 5684] [--format libsvm|csv] [--dim "
+         "123]\n"
+         "  [--first N] [--count N] [--epsilon-budget E] [--delta D]\n"
+         "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
+         "S]\n"
+         "  [--halt-after-persist] [--config FILE]\n"
+         "exit: 0 done (job finished or --max-uploads reached), 1 error,\n"
+         "  2 usage, 3 halted after persisting (--halt-after-persist), 4 "
+         "timeout\n";
+}
+
+bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
+  help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      return true;
+    }
+    if (arg == "--no-observe") {
+      o.observe = false;
+      continue;
+    }
+    if (arg == "--halt-after-persist") {
+      o.halt_after_persist = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0 || i + 1 >= argc) {
+      std::fprintf(stderr, "edgeadmm-device: bad argument %s\n", arg.c_str());
+      return false;
+    }
+    const std::string name = arg.substr(2);
+    const std::string value = argv[++i];
+    if (name == "config") {
+      if (!ReadConfigFile(value, o)) return false;
+    } else if (!Set(o, name, value)) {
+      std::fprintf(stderr, "edgeadmm-device: bad option --%s %s\n",
+                   name.c_str(), value.c_str());
+      return false;
+    }
+  }
+  if (o.identity.empty() || o.psk_file.empty() || o.data.empty() ||
+      o.state_dir.empty()) {
+    std::fprintf(stderr,
+                 "edgeadmm-device: --identity, --psk-file, --data and "
+                 "--state-dir are required\n");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace edgeadmm::device

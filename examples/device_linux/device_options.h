@@ -1,0 +1,39 @@
+// Command-line options of edgeadmm-device (flags, or `--config FILE` with one
+// `name = value` per line using the same names).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace edgeadmm::device {
+
+struct DeviceOptions {
+  std::string host = "127.0.0.1";  // aggregator address (numeric)
+  uint16_t port = 5684;
+  std::string identity;  // device id = DTLS PSK identity
+  std::string psk_file;  // hex PSK, as written by `edgeadmm devices add`
+  std::string data;      // LIBSVM or Adult CSV (plain or .xz)
+  std::string format = "libsvm";
+  uint32_t dim = 123;     // LIBSVM dimension
+  uint64_t first = 0;     // first record of the shard
+  uint64_t count = 0;     // records (0: to the end)
+  std::string state_dir;  // persisted record (created if missing)
+  double epsilon_budget = 1.0;
+  double delta = 1e-5;
+  bool observe = true;
+  uint32_t refresh_ms = 30000;
+  uint32_t max_uploads = 0;  // exit 0 after this many receipts (0: never)
+  uint32_t timeout_s = 0;    // exit 4 after this long (0: never)
+  // Fault injection: exit 3 right after persisting a new upload.
+  bool halt_after_persist = false;
+};
+
+// Parses argv (and the config file it names). Returns false and prints why
+// on stderr for a bad or missing option; `help` is set for --help.
+bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& options,
+                        bool& help);
+
+// The usage text.
+const char* DeviceUsage();
+
+}  // namespace edgeadmm::device

@@ -1,0 +1,226 @@
+// edgeadmm-device: one Linux device of a federated job. It runs the SDK's
+// DeviceClient over CoAP/DTLS-PSK (libcoap), with its record in a state
+// directory (atomic file replace) and noise seeded from getrandom(2).
+//
+//   edgeadmm-device --identity sensor-001 --psk-file sensor-001.psk
+//       --data a9a.xz --dim 123 --first 0 --count 300 --state-dir state/
+//
+// Killed at any instant, it restarts from its record: a pending upload is
+// resent byte for byte, never recomputed (docs/device.md).
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "device_options.h"
+#include "edgeadmm/crc32.h"
+#include "edgeadmm/dataio/adult_csv_reader.h"
+#include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/device_client.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/posix/coap_client_context.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/posix/file_storage.h"
+#include "edgeadmm/posix/getrandom_entropy.h"
+
+namespace edgeadmm::device {
+namespace {
+
+uint64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 +
+         static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Reads a hex PSK file (whitespace around it ignored).
+bool ReadPsk(const std::string& path, std::vector<std::byte>& key) {
+  std::ifstream in(path);
+  std::string text;
+  if (!in || !(in >> text) || text.size() % 2 != 0 || text.empty()) {
+    return false;
+  }
+  key.clear();
+  for (size_t i = 0; i < text.size(); i += 2) {
+    const int hi = HexValue(text[i]);
+    const int lo = HexValue(text[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    key.push_back(static_cast<std::byte>(hi * 16 + lo));
+  }
+  return true;
+}
+
+void PrintUpload(const char* what, ConstByteSpan upload) {
+  std::printf("device: %s upload: %zu bytes, crc32 %08x\n", what, upload.size(),
+              static_cast<unsigned>(Crc32(upload)));
+  std::fflush(stdout);
+}
+
+void PrintCounters(const DeviceClient& client) {
+  const DeviceClientCounters& c = client.counters();
+  std::printf(
+      "device: state %s, steps %u, refused %u, uploads accepted %u, "
+      "duplicate %u, stale %u, rejected %u, resumed %u, transport errors %u, "
+      "last error %s\n",
+      ClientStateName(client.state()), c.steps_computed, c.steps_refused,
+      c.uploads_accepted, c.uploads_duplicate, c.uploads_stale,
+      c.uploads_rejected, c.resumed_uploads, c.transport_errors,
+      client.last_error().str());
+  std::fflush(stdout);
+}
+
+int Run(const DeviceOptions& o) {
+  std::vector<std::byte> key;
+  if (!ReadPsk(o.psk_file, key)) {
+    std::fprintf(stderr, "edgeadmm-device: cannot read a hex PSK from %s\n",
+                 o.psk_file.c_str());
+    return 1;
+  }
+  std::string error;
+  Result<DenseDataset> data = o.format == "csv"
+                                  ? ReadAdultCsvFile(o.data, &error)
+                                  : ReadLibsvmFile(o.data, o.dim, &error);
+  if (!data.ok()) {
+    std::fprintf(stderr, "edgeadmm-device: %s\n", error.c_str());
+    return 1;
+  }
+  const size_t count = o.count == 0 && o.first < data->samples
+                           ? data->samples - o.first
+                           : o.count;
+  Result<DatasetView> view = data->Shard(o.first, count);
+  if (!view.ok()) {
+    std::fprintf(stderr, "edgeadmm-device: bad shard [%llu, +%zu): %s\n",
+                 static_cast<unsigned long long>(o.first), count,
+                 view.status().str());
+    return 1;
+  }
+  if (mkdir(o.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::perror("edgeadmm-device: state dir");
+    return 1;
+  }
+  FileStorage storage;
+  if (!storage.Open(o.state_dir.c_str()).ok()) {
+    std::fprintf(stderr, "edgeadmm-device: cannot open %s\n",
+                 o.state_dir.c_str());
+    return 1;
+  }
+  GetrandomEntropy entropy;
+  posix::CoapClientContext context;
+  if (!context.status().ok()) {
+    std::fprintf(stderr, "edgeadmm-device: no CoAP context: %s\n",
+                 context.status().str());
+    return 1;
+  }
+  posix::CoapDtlsConfig link;
+  link.host = o.host.c_str();
+  link.port = o.port;
+  link.identity = o.identity.c_str();
+  link.key = ConstByteSpan(key.data(), key.size());
+  posix::CoapDtlsTransport transport(context, link);
+
+  // Every buffer is sized once, before Init; nothing is allocated after.
+  const size_t dim = view->dim();
+  size_t workspace_bytes = 0;
+  for (LossKind loss : {LossKind::kLogistic, LossKind::kSquared}) {
+    workspace_bytes =
+        std::max(workspace_bytes,
+                 LocalTrainer::WorkspaceBytes(AlgorithmKind::kProxAdmm, loss,
+                                              view->samples(), dim));
+  }
+  std::vector<std::byte> trainer_workspace(workspace_bytes);
+  std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(dim));
+  std::vector<std::byte> memory(DeviceClient::MemoryBytes(dim));
+  LocalTrainer trainer;
+  DeviceClientConfig config;
+  config.device_id = o.identity.c_str();
+  config.transport = &transport;
+  config.storage = &storage;
+  config.entropy = &entropy;
+  config.data = *view;
+  config.trainer = &trainer;
+  config.trainer_workspace =
+      ByteSpan(trainer_workspace.data(), trainer_workspace.size());
+  config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
+  config.epsilon_budget = o.epsilon_budget;
+  config.delta = o.delta;
+  config.use_observe = o.observe;
+  config.task_refresh_ms = o.refresh_ms;
+  config.halt_after_persist = o.halt_after_persist;
+  DeviceClient client;
+  const Status init =
+      client.Init(config, ByteSpan(memory.data(), memory.size()));
+  if (!init.ok()) {
+    std::fprintf(stderr, "edgeadmm-device: bad configuration: %s\n",
+                 init.str());
+    return 1;
+  }
+
+  const uint64_t start = NowMs();
+  ClientState last_state = ClientState::kStart;
+  bool announced_resume = false;
+  for (;;) {
+    const uint64_t now = NowMs();
+    const Status polled = client.Poll(now);
+    if (!announced_resume && client.counters().resumed_uploads > 0) {
+      announced_resume = true;
+      PrintUpload("resuming persisted", client.pending_upload());
+    }
+    if (client.state() != last_state) {
+      last_state = client.state();
+      std::printf("device: %s\n", ClientStateName(last_state));
+      std::fflush(stdout);
+    }
+    if (client.state() == ClientState::kHalted) {
+      if (o.halt_after_persist && polled.ok()) {
+        PrintUpload("persisted", client.pending_upload());
+        PrintCounters(client);
+        return 3;  // as if the power had been cut here
+      }
+      PrintCounters(client);
+      return 1;
+    }
+    const DeviceClientCounters& c = client.counters();
+    if (client.state() == ClientState::kDone ||
+        (o.max_uploads != 0 &&
+         c.uploads_accepted + c.uploads_duplicate >= o.max_uploads)) {
+      PrintCounters(client);
+      return 0;
+    }
+    if (o.timeout_s != 0 && now - start >= 1000ull * o.timeout_s) {
+      PrintCounters(client);
+      return 4;
+    }
+    const uint64_t idle = client.IdleMs(now);
+    transport.Poll(static_cast<uint32_t>(idle < 200 ? idle : 200))
+        .status()
+        .IgnoreError();
+  }
+}
+
+}  // namespace
+}  // namespace edgeadmm::device
+
+int main(int argc, char** argv) {
+  edgeadmm::device::DeviceOptions options;
+  bool help = false;
+  if (!edgeadmm::device::ParseDeviceOptions(argc, argv, options, help)) {
+    std::fputs(edgeadmm::device::DeviceUsage(), stderr);
+    return 2;
+  }
+  if (help) {
+    std::fputs(edgeadmm::device::DeviceUsage(), stdout);
+    return 0;
+  }
+  return edgeadmm::device::Run(options);
+}
