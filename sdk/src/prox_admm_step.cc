@@ -57,6 +57,13 @@ Result<ProxAdmmReport> ProxAdmmStep::Run(const ProxAdmmParams& params,
     ClipL2(delta_u, params.clip);
   }
   d_map *= 2 * params.lambda;
+  if (params.sigma > 0 && !params.noise_in_state) {
+    // The state takes the noiseless term; only the upload carries noise.
+    v_map = d_map;
+    EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
+    u_map += v_map;
+    return report;
+  }
   if (params.sigma > 0) {
     EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
   }

@@ -3,7 +3,7 @@
 // Alg. 3 LocalADMMstep with the clipping of App. E / Remark 6, on device i:
 //   x    = prox_{s f_i}(2z − u_i)                         (eq. 6)
 //   Δu_i = 2λ·Clip(x − z, C) + λ·η,   η ~ N(0, σ² I_p)    (eq. 7 + clipping)
-//   u_i ← u_i + Δu_i
+//   u_i ← u_i + Δu_i       (or + 2λ·Clip(x − z, C): see noise_in_state)
 // The noise std on u is λσ; the data-dependent term 2λ·Clip(x − z, C) has L2
 // sensitivity 2λC under zero-out (add/remove) neighbours and 4λC under
 // replace-one (digest 002 §1.3.2). Clipping makes that bound hold whatever
@@ -35,6 +35,13 @@ struct ProxAdmmParams {
   Real step = 1.0;      // prox step s > 0 (the paper's γ)
   Real clip = kNoClip;  // C > 0, or kNoClip
   Real sigma = 0.0;     // noise σ ≥ 0; the noise on u has std λσ
+  // true: u_i ← u_i + Δu_i including the noise, as paper 002 prints it.
+  // false: the noise goes on the wire only, u_i ← u_i + 2λ·Clip(x − z, C),
+  // so the device state is a function of its data and the released models.
+  // The aggregator's `participation` policy (noise λσ√m_k) is proven only
+  // for false; with true it must charge `participation-own-noise`
+  // (docs/privacy.md, "participation").
+  bool noise_in_state = true;
 
   // INVALID_ARGUMENT unless every field is finite (clip may be kNoClip) and
   // in range.

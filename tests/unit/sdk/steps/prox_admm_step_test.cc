@@ -126,6 +126,31 @@ TEST(ProxAdmmStepTest, NoiseHasStdLambdaSigma) {
   EXPECT_LT(std::abs(mean), 5 * 0.75 / std::sqrt(Real{kDim}));
 }
 
+TEST(ProxAdmmStepTest, NoiseCanStayOutOfTheDeviceState) {
+  Fixture noisy;
+  Fixture clean;
+  ProxAdmmParams params;
+  params.clip = 0.1;
+  params.sigma = 3.0;
+  params.noise_in_state = false;
+  Real u0[kDim];
+  for (size_t i = 0; i < kDim; ++i) u0[i] = noisy.u[i];
+  ASSERT_TRUE(
+      noisy.step.Run(params, noisy.z, noisy.u, noisy.noise, noisy.delta).ok());
+  params.sigma = 0;
+  ASSERT_TRUE(
+      clean.step.Run(params, clean.z, clean.u, clean.noise, clean.delta).ok());
+  Real noise2 = 0;
+  for (size_t i = 0; i < kDim; ++i) {
+    // u moved by the noiseless term only; the upload carries the noise.
+    EXPECT_NEAR(noisy.u[i], clean.u[i], 1e-15) << i;
+    EXPECT_NEAR(noisy.u[i] - u0[i], clean.delta[i], 1e-15) << i;
+    noise2 +=
+        (noisy.delta[i] - clean.delta[i]) * (noisy.delta[i] - clean.delta[i]);
+  }
+  EXPECT_GT(noise2, 0.1);
+}
+
 TEST(ProxAdmmStepTest, RefusesBadParametersAndInputs) {
   Fixture f;
   ProxAdmmParams good;
