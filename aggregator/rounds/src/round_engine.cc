@@ -277,7 +277,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   std::vector<std::vector<double>> uploads;
   uploads.reserve(m);
   for (const auto& [index, upload] : open_.accepted) {
-    uploads.push_back(upload.second);
+    uploads.push_back(upload.values);
   }
   ServerModel next_model = model_;
   EDGEADMM_TRY(ApplyRound(c, job_.n, uploads, *rng_, next_model));
@@ -325,8 +325,8 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     upload.Bind(1, job_.id)
         .Bind(2, open_.round_id)
         .Bind(3, devices_[index])
-        .BindBlob(4, Sha256(accepted.first))
-        .BindBlob(5, accepted.first);
+        .BindBlob(4, Sha256(accepted.payload))
+        .BindBlob(5, accepted.payload);
     EDGEADMM_TRY(upload.Run());
     EDGEADMM_TRY(upload.Reset());
   }
@@ -458,7 +458,9 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
   }
   auto previous = open_.accepted.find(*index);
   if (previous != open_.accepted.end()) {
-    return previous->second.first == upload.vector
+    const std::vector<uint8_t>& print =
+        upload.fingerprint.empty() ? upload.vector : upload.fingerprint;
+    return previous->second.fingerprint == print
                ? UploadVerdict::kDuplicate
                : UploadVerdict::kConflictingDuplicate;
   }
@@ -472,8 +474,11 @@ UploadVerdict RoundEngine::Submit(std::string_view identity,
   std::vector<double> decoded;
   const UploadVerdict verdict = Judge(identity, upload, &index, &decoded);
   if (verdict != UploadVerdict::kAccepted) return verdict;
-  open_.accepted.emplace(index,
-                         std::make_pair(upload.vector, std::move(decoded)));
+  open_.accepted.emplace(
+      index,
+      OpenRound::Accepted{
+          upload.vector, std::move(decoded),
+          upload.fingerprint.empty() ? upload.vector : upload.fingerprint});
   if (open_.accepted.size() == open_.cohort_size) {
     // Everyone answered: no reason to wait for the deadline.
     const Status status = CloseRound(now_ms);

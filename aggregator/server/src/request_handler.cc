@@ -199,6 +199,7 @@ Response RequestHandler::Update(std::string_view identity,
   upload.round_id = static_cast<int64_t>(decoded.header.round_id);
   upload.vector = store::EncodeFloats(
       std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
+  upload.fingerprint.assign(body, body + size);
   const UploadVerdict verdict = engine_->Submit(identity, upload, now_ms);
   const Status verdict_status = StatusForVerdict(verdict);
   if (!verdict_status.ok()) {

@@ -87,7 +87,7 @@ void BookkeepingBenchmark(const char* synchronous) {
     for (const std::string& d : e.CohortForTesting()) {
       vectors.push_back(Vector(k * kCohort + i++));
       uploads.push_back(
-          {d, job, e.round_id(), store::EncodeFloats(vectors.back())});
+          {d, job, e.round_id(), store::EncodeFloats(vectors.back()), {}});
     }
     const Clock::time_point a = Clock::now();
     for (const rounds::Upload& u : uploads) {

@@ -40,8 +40,11 @@ class JobCliTest : public ::testing::Test {
       ASSERT_TRUE(e.Advance(0).ok());
       ASSERT_TRUE(e.round_open());
       for (const std::string& d : e.CohortForTesting()) {
-        rounds::Upload u{d, job->id, e.round_id(),
-                         store::EncodeFloats({0.5, -0.25, 0.125})};
+        rounds::Upload u{d,
+                         job->id,
+                         e.round_id(),
+                         store::EncodeFloats({0.5, -0.25, 0.125}),
+                         {}};
         ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
       }
     }

@@ -47,8 +47,11 @@ std::vector<double> DeltaFor(const std::string& device, int64_t round_id) {
     if (!e.Advance(NowMs()).ok()) _exit(4);
     if (e.job().state != jobs::JobState::kRunning) _exit(0);
     for (const std::string& d : e.CohortForTesting()) {
-      Upload u{d, job_id, e.round_id(),
-               store::EncodeFloats(DeltaFor(d, e.round_id()))};
+      Upload u{d,
+               job_id,
+               e.round_id(),
+               store::EncodeFloats(DeltaFor(d, e.round_id())),
+               {}};
       if (!IsSuccess(e.Submit(d, u, NowMs()))) _exit(5);
     }
   }

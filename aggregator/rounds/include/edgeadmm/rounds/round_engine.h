@@ -102,9 +102,12 @@ class RoundEngine {
     int64_t deadline_ms = 0;
     std::vector<bool> in_cohort;  // by device index
     size_t cohort_size = 0;
-    // Accepted uploads by device index: raw bytes and decoded vector.
-    std::map<size_t, std::pair<std::vector<uint8_t>, std::vector<double>>>
-        accepted;
+    struct Accepted {
+      std::vector<uint8_t> payload;      // float32 LE, as stored
+      std::vector<double> values;        // decoded
+      std::vector<uint8_t> fingerprint;  // what a retransmission repeats
+    };
+    std::map<size_t, Accepted> accepted;  // by device index
   };
   // Per-device ledgers (participation policy) and the central one.
   struct Ledgers {

@@ -13,6 +13,9 @@ struct Upload {
   int64_t job_id = 0;
   int64_t round_id = 0;
   std::vector<uint8_t> vector;  // little-endian float32, UploadLength values
+  // What a retransmission must repeat byte for byte to count as the same
+  // upload: the whole wire body (docs/protocol.md); empty means `vector`.
+  std::vector<uint8_t> fingerprint;
 };
 
 // The engine's answer. Only kAccepted changes state; kDuplicate is the same
