@@ -3,16 +3,17 @@
 #
 # edgeadmm_add_firmware(target)
 #   Makes an executable a firmware image for EDGEADMM_BOARD: .elf suffix,
-#   the board's startup and linker script, the bare-metal hooks, a map file
-#   (<target>.map, read by the footprint report) and a size print after link.
+#   the board's startup and linker script, the bare-metal hooks and a map file
+#   (<target>.map, read by the footprint report).
 #
 # edgeadmm_add_mcu_test(NAME .. SOURCES .. LIBS .. LABELS ..)
 #   The bare-metal form of edgeadmm_add_gtest: builds the portable sources
 #   (*_test.cc, not *_host_test.cc) with the MCU harness into one image and
 #   registers a ctest that runs it under the board's runner (QEMU). Tests whose
 #   sources are all host-only, or that need a library this build lacks, are
-#   skipped with a message (a disabled ctest entry remains). edgeadmm::posix_hooks and GoogleTest are replaced
-#   by the board's hooks and the harness.
+#   skipped with a message (a disabled ctest entry remains).
+#   edgeadmm::posix_hooks and GoogleTest are replaced by the board's hooks and
+#   the harness.
 
 set(EDGEADMM_MCU_TEST_TIMEOUT 120 CACHE STRING "Seconds one QEMU test image may run")
 
