@@ -26,6 +26,7 @@
 #include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/update.h"
 #include "test_database.h"
+#include "wire_bodies.h"
 
 namespace edgeadmm {
 namespace {
@@ -142,20 +143,8 @@ double PostRate(std::vector<std::unique_ptr<posix::CoapDtlsTransport>>& devs,
 
 std::vector<uint8_t> UpdateBody(const std::string& id, uint64_t job,
                                 uint64_t round) {
-  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
-  h.job_id = job;
-  h.round_id = round;
-  std::strncpy(h.device_id, id.c_str(), sizeof(h.device_id) - 1);
-  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-  h.dimension = kDimension;
-  h.has_ledger = true;
-  const std::vector<double> v = Vector(static_cast<int>(round));
-  std::vector<uint8_t> out(wire::MaxUpdateBytes(kDimension));
-  const StatusWithSize n = wire::EncodeUpdate(
-      h, Span<const Real>(v.data(), v.size()),
-      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
-  out.resize(n.ok() ? n.size() : 0);
-  return out;
+  return testing::EncodeUpdateBody(id, job, round,
+                                   Vector(static_cast<int>(round)));
 }
 
 void DtlsBenchmark() {

@@ -22,6 +22,7 @@
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
 #include "test_database.h"
+#include "wire_bodies.h"
 
 namespace edgeadmm {
 namespace {
@@ -114,34 +115,10 @@ std::vector<double> DeltaFor(const std::string& device, uint64_t round_id) {
   return {d / 8 - 0.25, static_cast<double>(round_id) / 16, -0.125};
 }
 
-std::vector<uint8_t> EncodeUpdateBody(const std::string& claimed_id,
-                                      uint64_t job_id, uint64_t round_id,
-                                      const std::vector<double>& delta) {
-  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
-  h.job_id = job_id;
-  h.round_id = round_id;
-  std::strncpy(h.device_id, claimed_id.c_str(), sizeof(h.device_id) - 1);
-  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-  h.dimension = static_cast<uint32_t>(delta.size());
-  h.has_ledger = true;
-  std::vector<uint8_t> out(wire::MaxUpdateBytes(delta.size()));
-  const StatusWithSize n = wire::EncodeUpdate(
-      h, Span<const Real>(delta.data(), delta.size()),
-      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
-  EXPECT_TRUE(n.ok());
-  out.resize(n.size());
-  return out;
-}
+using testing::EncodeUpdateBody;
 
 edgeadmm_wire_StatusBody DecodeBody(const Reply& r) {
-  edgeadmm_wire_StatusBody body = edgeadmm_wire_StatusBody_init_zero;
-  EXPECT_TRUE(
-      wire::DecodeStatusBody(
-          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
-                        r.body.size()),
-          body)
-          .ok());
-  return body;
+  return testing::DecodeStatusBodyOrZero(r.body);
 }
 
 class DaemonDtlsTest : public ::testing::Test {

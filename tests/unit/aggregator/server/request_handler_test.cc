@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <random>
 
 #include "edgeadmm/jobs/job_store.h"
@@ -16,6 +15,7 @@
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
 #include "test_database.h"
+#include "wire_bodies.h"
 
 namespace edgeadmm::server {
 namespace {
@@ -23,32 +23,13 @@ namespace {
 std::vector<uint8_t> UpdateBody(const std::string& id, int64_t job,
                                 int64_t round, const std::vector<double>& v,
                                 uint32_t participations = 0) {
-  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
-  h.job_id = static_cast<uint64_t>(job);
-  h.round_id = static_cast<uint64_t>(round);
-  std::strncpy(h.device_id, id.c_str(), sizeof(h.device_id) - 1);
-  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-  h.dimension = static_cast<uint32_t>(v.size());
-  h.has_ledger = true;
-  h.ledger.participations = participations;
-  std::vector<uint8_t> out(wire::MaxUpdateBytes(v.size()));
-  const StatusWithSize n = wire::EncodeUpdate(
-      h, Span<const Real>(v.data(), v.size()),
-      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
-  EXPECT_TRUE(n.ok());
-  out.resize(n.size());
-  return out;
+  return testing::EncodeUpdateBody(id, static_cast<uint64_t>(job),
+                                   static_cast<uint64_t>(round), v,
+                                   participations);
 }
 
 uint32_t BodyCode(const Response& r) {
-  edgeadmm_wire_StatusBody body = edgeadmm_wire_StatusBody_init_zero;
-  EXPECT_TRUE(
-      wire::DecodeStatusBody(
-          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
-                        r.body.size()),
-          body)
-          .ok());
-  return body.code;
+  return testing::DecodeStatusBodyOrZero(r.body).code;
 }
 
 class RequestHandlerTest : public ::testing::Test {
@@ -173,13 +154,8 @@ TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
   }
   r = Post(a, good);
   EXPECT_EQ(r.code, wire::kCoapChanged);
-  edgeadmm_wire_StatusBody receipt = edgeadmm_wire_StatusBody_init_zero;
-  ASSERT_TRUE(
-      wire::DecodeStatusBody(
-          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
-                        r.body.size()),
-          receipt)
-          .ok());
+  const edgeadmm_wire_StatusBody receipt =
+      testing::DecodeStatusBodyOrZero(r.body);
   EXPECT_TRUE(receipt.duplicate);
   EXPECT_EQ(handler_.Model(a).code, wire::kCoapNotFound);  // nothing released
 }
