@@ -52,7 +52,9 @@ endif()
 # options, without the project's warning set.
 function(_edgeadmm_third_party_options target)
   target_compile_options(${target} PRIVATE -w)
-  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  if(NOT EDGEADMM_BARE_METAL)  # may end up in shared objects; never on an MCU
+    set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
 endfunction()
 
 if(EDGEADMM_DEPS_FROM_SOURCE AND NOT TARGET edgeadmm::mbedcrypto)
