@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "edgeadmm/log.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
@@ -256,13 +257,21 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   // 'open' in the store and becomes 'lost' at the next Open.
   open_ = OpenRound();
   EDGEADMM_TRY(status);
+  char metrics[96] = "";
+  if (validator_ != nullptr) {
+    summary.metrics = validator_->Evaluate(model_.z);
+    summary.validated = true;
+    std::snprintf(metrics, sizeof(metrics),
+                  ", validation loss %.6g accuracy %.4f", summary.metrics.loss,
+                  summary.metrics.accuracy);
+  }
   EDGEADMM_LOG_INFO(
       "job %s round %lld: committed iteration %lld/%lld, %zu/%zu uploads, "
-      "central epsilon %.6g",
+      "central epsilon %.6g%s",
       job_.config.name.c_str(), static_cast<long long>(summary.round_id),
       static_cast<long long>(summary.iteration),
       static_cast<long long>(job_.config.rounds), summary.participants,
-      summary.cohort_size, summary.central_epsilon);
+      summary.cohort_size, summary.central_epsilon, metrics);
   if (listener_) listener_(summary);
   if (iteration_ >= job_.config.rounds) {
     job_.state = jobs::JobState::kCompleted;

@@ -239,6 +239,19 @@ Status CoapServer::LoadRunningJob() {
     EDGEADMM_TRY_ASSIGN(engine_,
                         rounds::RoundEngine::Open(*db_, job.id, accountant_));
     handler_.set_engine(engine_.get());
+    validator_.reset();
+    if (!job.config.validation_data.empty()) {
+      std::string error;
+      auto validator = rounds::Validator::Load(job.config, &error);
+      if (validator.ok()) {
+        validator_ =
+            std::make_unique<rounds::Validator>(std::move(validator).value());
+        engine_->set_validator(validator_.get());
+      } else {
+        // Metrics are optional: train without them, but say why.
+        EDGEADMM_LOG_WARN("server: no validation metrics: %s", error.c_str());
+      }
+    }
     EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)",
                       job.config.name.c_str(), static_cast<long long>(job.n),
                       static_cast<long long>(engine_->iteration()));

@@ -335,3 +335,31 @@ TEST_F(RoundEngineTest, TaskTellsOnlyCohortMembersToTrain) {
 
 }  // namespace
 }  // namespace edgeadmm::rounds
+
+namespace edgeadmm::rounds {
+namespace {
+
+TEST_F(RoundEngineTest, ProgressCarriesValidationMetricsOfTheNewModel) {
+  Start();
+  DenseDataset data;
+  data.dim = 3;
+  data.samples = 2;
+  data.features = {1, 0, 0, 0, 1, 1};
+  data.labels = {1, -1};
+  const Validator validator(jobs::Loss::kLogistic, data);
+  engine_->set_validator(&validator);
+  std::vector<RoundSummary> seen;
+  engine_->set_round_listener(
+      [&](const RoundSummary& s) { seen.push_back(s); });
+  CompleteRound();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(seen[0].committed);
+  ASSERT_TRUE(seen[0].validated);
+  const ValidationMetrics expected = validator.Evaluate(engine_->model().z);
+  EXPECT_DOUBLE_EQ(seen[0].metrics.loss, expected.loss);
+  EXPECT_DOUBLE_EQ(seen[0].metrics.accuracy, expected.accuracy);
+  EXPECT_NE(seen[0].metrics.loss, std::log(2.0)) << "z must not be zero";
+}
+
+}  // namespace
+}  // namespace edgeadmm::rounds

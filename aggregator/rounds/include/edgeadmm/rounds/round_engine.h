@@ -27,6 +27,7 @@
 #include "edgeadmm/rounds/sampling_rng.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload.h"
+#include "edgeadmm/rounds/validator.h"
 
 namespace edgeadmm::rounds {
 
@@ -49,6 +50,8 @@ struct RoundSummary {
   size_t cohort_size = 0;
   size_t participants = 0;
   double central_epsilon = 0;
+  bool validated = false;  // metrics below are set
+  ValidationMetrics metrics;
 };
 
 class RoundEngine {
@@ -89,6 +92,10 @@ class RoundEngine {
   // Device ids of the open round's cohort. Secret: for tests and the fleet
   // simulator's hooks only; the server never sends it.
   std::vector<std::string> CohortForTesting() const;
+
+  // Adds validation loss/accuracy of each new model to the progress line
+  // (null: none). Must outlive the engine.
+  void set_validator(const Validator* validator) { validator_ = validator; }
 
   // Called after every closed round (progress line, Observe notification).
   void set_round_listener(std::function<void(const RoundSummary&)> listener) {
@@ -156,6 +163,7 @@ class RoundEngine {
   Ledgers ledgers_;
   double central_epsilon_ = 0;
   std::function<void(const RoundSummary&)> listener_;
+  const Validator* validator_ = nullptr;
 };
 
 }  // namespace edgeadmm::rounds

@@ -64,6 +64,7 @@ class CoapServer {
   std::unique_ptr<Impl> impl_;
   rounds::PrivacyRoundAccountant accountant_;
   std::unique_ptr<rounds::RoundEngine> engine_;
+  std::unique_ptr<rounds::Validator> validator_;  // if the job has data
   RequestHandler handler_{nullptr};
   uint16_t port_ = 0;
   int64_t last_pickup_ms_ = 0;

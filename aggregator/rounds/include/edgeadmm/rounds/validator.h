@@ -1,0 +1,40 @@
+// Validator: progress metrics of the released model on a validation set the
+// gateway holds (never sent to devices): mean loss and accuracy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "edgeadmm/dataio/dense_dataset.h"
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::rounds {
+
+struct ValidationMetrics {
+  double loss = 0;      // mean loss of the job (logistic or squared)
+  double accuracy = 0;  // fraction with sign(aᵀz) = b (labels ±1)
+};
+
+class Validator {
+ public:
+  // Loads `config.validation_data` (LIBSVM, plain or .xz) with dimension p.
+  // Errors as ReadLibsvmFile, with `*error` naming file and line;
+  // FAILED_PRECONDITION if the job has no validation data.
+  static Result<Validator> Load(const jobs::JobConfig& config,
+                                std::string* error);
+  // A validator over an in-memory data set (tests).
+  Validator(jobs::Loss loss, DenseDataset data)
+      : loss_(loss), data_(std::move(data)) {}
+
+  // Metrics of model `z` (size p): logistic log(1 + exp(−b·aᵀz)) or
+  // squared ½(aᵀz − b)², averaged over the samples.
+  ValidationMetrics Evaluate(const std::vector<double>& z) const;
+  size_t samples() const { return data_.samples; }
+
+ private:
+  jobs::Loss loss_;
+  DenseDataset data_;
+};
+
+}  // namespace edgeadmm::rounds

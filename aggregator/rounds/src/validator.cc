@@ -1,0 +1,44 @@
+#include "edgeadmm/rounds/validator.h"
+
+#include <cmath>
+
+#include "edgeadmm/dataio/libsvm_reader.h"
+
+namespace edgeadmm::rounds {
+
+Result<Validator> Validator::Load(const jobs::JobConfig& config,
+                                  std::string* error) {
+  if (config.validation_data.empty()) return Status::FailedPrecondition();
+  EDGEADMM_TRY_ASSIGN(
+      DenseDataset data,
+      ReadLibsvmFile(config.validation_data,
+                     static_cast<size_t>(config.dimension), error));
+  return Validator(config.loss, std::move(data));
+}
+
+ValidationMetrics Validator::Evaluate(const std::vector<double>& z) const {
+  ValidationMetrics m;
+  if (data_.samples == 0 || z.size() != data_.dim) return m;
+  double loss = 0;
+  size_t correct = 0;
+  for (size_t i = 0; i < data_.samples; ++i) {
+    const double* a = &data_.features[i * data_.dim];
+    double margin = 0;
+    for (size_t j = 0; j < data_.dim; ++j) margin += a[j] * z[j];
+    const double b = data_.labels[i];
+    if (loss_ == jobs::Loss::kLogistic) {
+      // log(1 + e^{−t}) computed stably for both signs of t = b·aᵀz.
+      const double t = b * margin;
+      loss += t > 0 ? std::log1p(std::exp(-t)) : -t + std::log1p(std::exp(t));
+    } else {
+      loss += 0.5 * (margin - b) * (margin - b);
+    }
+    if ((margin > 0 ? 1.0 : -1.0) == b) ++correct;
+  }
+  m.loss = loss / static_cast<double>(data_.samples);
+  m.accuracy =
+      static_cast<double>(correct) / static_cast<double>(data_.samples);
+  return m;
+}
+
+}  // namespace edgeadmm::rounds
