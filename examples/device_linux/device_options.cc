@@ -51,6 +51,8 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "delta") return ParseNumber(value, o.delta);
   if (name == "refresh-ms") return ParseUnsigned(value, o.refresh_ms);
   if (name == "max-uploads") return ParseUnsigned(value, o.max_uploads);
+  if (name == "retry-max-ms") return ParseUnsigned(value, o.retry_max_ms);
+  if (name == "ack-timeout-ms") return ParseUnsigned(value, o.ack_timeout_ms);
   if (name == "timeout-s") return ParseUnsigned(value, o.timeout_s);
   return false;
 }
@@ -87,9 +89,9 @@ const char* DeviceUsage() {
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"
          "  [--halt-after-persist] [--config FILE]\n"
-         "exit: 0 done (job finished or --max-uploads reached), 1 error,\n"
+         "exit: 0 done (job finished or --max-uploads settled), 1 error,\n"
          "  2 usage, 3 halted after persisting (--halt-after-persist), 4 "
-         "timeout\n";
+         "timeout,\n  5 stopped by SIGTERM/SIGINT\n";
 }
 
 bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {

@@ -22,8 +22,12 @@ struct DeviceOptions {
   double delta = 1e-5;
   bool observe = true;
   uint32_t refresh_ms = 30000;
-  uint32_t max_uploads = 0;  // exit 0 after this many receipts (0: never)
-  uint32_t timeout_s = 0;    // exit 4 after this long (0: never)
+  uint32_t retry_max_ms = 60000;   // longest backoff between retries
+  uint32_t ack_timeout_ms = 2000;  // CoAP ACK_TIMEOUT
+  // Exit 0 after this many uploads were settled (receipt, stale or
+  // rejected; 0: never).
+  uint32_t max_uploads = 0;
+  uint32_t timeout_s = 0;  // exit 4 after this long (0: never)
   // Fault injection: exit 3 right after persisting a new upload.
   bool halt_after_persist = false;
 };

@@ -7,6 +7,7 @@
 //
 // Killed at any instant, it restarts from its record: a pending upload is
 // resent byte for byte, never recomputed (docs/device.md).
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -29,6 +30,9 @@
 
 namespace edgeadmm::device {
 namespace {
+
+volatile sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
 
 uint64_t NowMs() {
   timespec ts;
@@ -127,6 +131,7 @@ int Run(const DeviceOptions& o) {
   link.port = o.port;
   link.identity = o.identity.c_str();
   link.key = ConstByteSpan(key.data(), key.size());
+  link.ack_timeout_ms = o.ack_timeout_ms;
   posix::CoapDtlsTransport transport(context, link);
 
   // Every buffer is sized once, before Init; nothing is allocated after.
@@ -156,6 +161,8 @@ int Run(const DeviceOptions& o) {
   config.delta = o.delta;
   config.use_observe = o.observe;
   config.task_refresh_ms = o.refresh_ms;
+  config.retry_max_ms = o.retry_max_ms;
+  config.retry_min_ms = o.retry_max_ms < 1000 ? o.retry_max_ms : 1000;
   config.halt_after_persist = o.halt_after_persist;
   DeviceClient client;
   const Status init =
@@ -191,20 +198,26 @@ int Run(const DeviceOptions& o) {
       return 1;
     }
     const DeviceClientCounters& c = client.counters();
+    const uint32_t settled = c.uploads_accepted + c.uploads_duplicate +
+                             c.uploads_stale + c.uploads_rejected;
     if (client.state() == ClientState::kDone ||
-        (o.max_uploads != 0 &&
-         c.uploads_accepted + c.uploads_duplicate >= o.max_uploads)) {
+        (o.max_uploads != 0 && settled >= o.max_uploads)) {
       PrintCounters(client);
       return 0;
+    }
+    if (g_stop) {
+      PrintCounters(client);
+      return 5;
     }
     if (o.timeout_s != 0 && now - start >= 1000ull * o.timeout_s) {
       PrintCounters(client);
       return 4;
     }
+    // Sleep in the transport until a datagram arrives or the client has
+    // something to do (at least 20 ms: an exchange in flight reports 0).
     const uint64_t idle = client.IdleMs(now);
-    transport.Poll(static_cast<uint32_t>(idle < 200 ? idle : 200))
-        .status()
-        .IgnoreError();
+    const uint64_t wait = idle < 20 ? 20 : idle > 200 ? 200 : idle;
+    transport.Poll(static_cast<uint32_t>(wait)).status().IgnoreError();
   }
 }
 
@@ -212,6 +225,8 @@ int Run(const DeviceOptions& o) {
 }  // namespace edgeadmm::device
 
 int main(int argc, char** argv) {
+  signal(SIGTERM, edgeadmm::device::OnSignal);
+  signal(SIGINT, edgeadmm::device::OnSignal);
   edgeadmm::device::DeviceOptions options;
   bool help = false;
   if (!edgeadmm::device::ParseDeviceOptions(argc, argv, options, help)) {
