@@ -2,6 +2,7 @@
 // coap-server-openssl on 127.0.0.1, started and stopped by each test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -297,6 +298,49 @@ TEST_F(CoapPeerTest, ManyTransportsShareOneContext) {
     }
   }
   EXPECT_EQ(done, kDevices);
+}
+
+TEST_F(CoapPeerTest, LostDatagramsAreRetransmitted) {
+  // Chosen datagrams are dropped once the session is up: a request and the
+  // answer to its retransmission, Block1 blocks and their acknowledgements,
+  // a Block2 request and a Block2 response. Every exchange completes through
+  // CoAP's confirmable retransmission and the bodies read back are
+  // byte-identical.
+  UdpRelay relay(server_->dtls_port());
+  ASSERT_TRUE(relay.ok());
+  CoapDtlsConfig c = Config(relay.port(), kIdentity, kKey);
+  c.ack_timeout_ms = 1000;  // libcoap 4.3.1's minimum
+  CoapDtlsTransport transport(context_, c);
+  std::vector<uint8_t> body(32768);
+  ASSERT_EQ(Exchange(transport, CoapMethod::kGet, "", {}, body).code,
+            wire::kCoapContent);
+  for (uint32_t p : {123u, 5000u}) {
+    SCOPED_TRACE(p);
+    const std::vector<uint8_t> update = UpdateBytes(p);
+    relay.ResetCounts();
+    if (p == 123) {
+      relay.DropExactly({1}, {1});
+    } else {
+      relay.DropExactly({3, 10}, {5, 12});
+    }
+    TransportRequest put{CoapMethod::kPut, "v1/lossy", wire::kUpdateFormat,
+                         Bytes(update)};
+    TransportResult r;
+    ASSERT_EQ(transport.Request(put, Buffer(body), 60000, r), Status::Ok())
+        << r.status.str();
+    EXPECT_EQ(r.code >> 5, 2);
+    EXPECT_EQ(relay.counts().dropped, p == 123 ? 2u : 4u);
+    relay.ResetCounts();
+    relay.DropExactly({1}, {p == 123 ? 1 : 4});
+    body.assign(32768, 0);
+    TransportRequest get{CoapMethod::kGet, "v1/lossy", 0, {}};
+    ASSERT_EQ(transport.Request(get, Buffer(body), 60000, r), Status::Ok())
+        << r.status.str();
+    EXPECT_EQ(relay.counts().dropped, 2u);
+    ASSERT_EQ(r.code, wire::kCoapContent);
+    ASSERT_EQ(r.payload_size, update.size());
+    EXPECT_TRUE(std::equal(update.begin(), update.end(), body.begin()));
+  }
 }
 
 // Datagrams and bytes of one round as the device sees it: fetch the task

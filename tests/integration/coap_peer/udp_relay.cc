@@ -60,6 +60,24 @@ void UdpRelay::ResetCounts() {
   dropped_ = 0;
 }
 
+void UdpRelay::DropExactly(std::vector<int> to_server,
+                           std::vector<int> to_client) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  drop_to_server_ = std::move(to_server);
+  drop_to_client_ = std::move(to_client);
+  seen_to_server_ = seen_to_client_ = 0;
+}
+
+bool UdpRelay::DropScheduled(bool to_server) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const int index = to_server ? ++seen_to_server_ : ++seen_to_client_;
+  const std::vector<int>& list = to_server ? drop_to_server_ : drop_to_client_;
+  for (int i : list) {
+    if (i == index) return true;
+  }
+  return false;
+}
+
 bool UdpRelay::Drop() {
   if (loss_ <= 0.0) return false;
   rng_ ^= rng_ << 13;  // xorshift64: deterministic per seed
@@ -85,7 +103,7 @@ void UdpRelay::Run() {
         have_client = true;
         ++to_server_datagrams_;
         to_server_bytes_ += static_cast<uint64_t>(n);
-        if (Drop()) {
+        if (DropScheduled(true) || Drop()) {
           ++dropped_;
         } else {
           send(upstream_fd_, buffer, static_cast<size_t>(n), 0);
@@ -97,7 +115,7 @@ void UdpRelay::Run() {
       if (n >= 0 && have_client) {
         ++to_client_datagrams_;
         to_client_bytes_ += static_cast<uint64_t>(n);
-        if (Drop()) {
+        if (DropScheduled(false) || Drop()) {
           ++dropped_;
         } else {
           sendto(listen_fd_, buffer, static_cast<size_t>(n), 0,

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace edgeadmm::testing {
 
@@ -31,20 +33,29 @@ class UdpRelay {
   uint16_t port() const { return port_; }
   Counts counts() const;
   void ResetCounts();
+  // Changes the drop probability from now on.
+  void SetLoss(double loss) { loss_ = loss; }
+  // Drops the datagrams with these 1-based indices (counted from now on)
+  // towards the server / towards the client, e.g. {1, 3}.
+  void DropExactly(std::vector<int> to_server, std::vector<int> to_client);
 
  private:
   void Run();
   bool Drop();
+  bool DropScheduled(bool to_server);
 
   int listen_fd_ = -1;
   int upstream_fd_ = -1;
   uint16_t port_ = 0;
-  double loss_;
+  std::atomic<double> loss_;
   uint64_t rng_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> to_server_datagrams_{0}, to_server_bytes_{0};
   std::atomic<uint64_t> to_client_datagrams_{0}, to_client_bytes_{0};
   std::atomic<uint64_t> dropped_{0};
+  std::mutex mutex_;
+  std::vector<int> drop_to_server_, drop_to_client_;
+  int seen_to_server_ = 0, seen_to_client_ = 0;
   std::thread thread_;
 };
 

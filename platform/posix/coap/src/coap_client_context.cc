@@ -2,6 +2,8 @@
 
 #include <coap3/coap.h>
 
+#include <cstdlib>
+
 #include "edgeadmm/posix/coap_dtls_transport.h"
 
 namespace edgeadmm::posix {
@@ -16,7 +18,9 @@ coap_response_t HandleResponse(coap_session_t* session,
                                const coap_pdu_t* received,
                                const coap_mid_t /*mid*/) {
   CoapDtlsTransport* transport = TransportOf(session);
-  if (transport != nullptr) transport->OnResponse(received);
+  if (transport == nullptr || !transport->OnResponse(received)) {
+    return COAP_RESPONSE_FAIL;  // unknown token: RST ends an observation
+  }
   return COAP_RESPONSE_OK;
 }
 
@@ -56,6 +60,10 @@ int HandleEvent(coap_session_t* session, const coap_event_t event) {
 
 CoapClientContext::CoapClientContext() {
   coap_startup();  // idempotent
+  // EDGEADMM_COAP_LOG=0..7 sets libcoap's (process-wide) syslog-style level.
+  if (const char* level = std::getenv("EDGEADMM_COAP_LOG")) {
+    coap_set_log_level(static_cast<coap_log_t>(std::atoi(level)));
+  }
   if (!coap_dtls_is_supported()) {
     status_ = Status::Unavailable();
     return;
@@ -65,8 +73,8 @@ CoapClientContext::CoapClientContext() {
     status_ = Status::Unavailable();
     return;
   }
-  coap_context_set_block_mode(context_,
-                              COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
+  // Block-wise transfers are driven by CoapDtlsTransport itself (libcoap
+  // 4.3.1's own handling stalls under datagram loss).
   coap_register_response_handler(context_, &HandleResponse);
   coap_register_nack_handler(context_, &HandleNack);
   coap_register_event_handler(context_, &HandleEvent);

@@ -13,6 +13,11 @@ namespace edgeadmm::posix {
 namespace {
 
 constexpr size_t kMaxPathSegment = 255;
+// Block1 size exponent: SZX 6 = 1024-byte blocks, one per DTLS datagram.
+constexpr uint32_t kBlockSzx = 6;
+constexpr size_t kBlockSize = 1024;
+// Block numbers fit the 20-bit NUM field.
+constexpr size_t kMaxBlocks = size_t{1} << 20;
 
 coap_pdu_code_t MethodCode(CoapMethod method) {
   switch (method) {
@@ -148,32 +153,57 @@ Status CoapDtlsTransport::EnsureSession() {
   return Status::Ok();
 }
 
-Status CoapDtlsTransport::Send(CoapMethod method, const char* path,
-                               uint16_t content_format, ConstByteSpan payload,
-                               bool observe, Slot& slot) {
-  if (path == nullptr) return Status::InvalidArgument();
+Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
+  if (slot.path == nullptr) return Status::InvalidArgument();
   EDGEADMM_TRY(EnsureSession());
   coap_pdu_t* pdu =
-      coap_new_pdu(COAP_MESSAGE_CON, MethodCode(method), session_);
+      coap_new_pdu(COAP_MESSAGE_CON, MethodCode(slot.method), session_);
   if (pdu == nullptr) return Status::ResourceExhausted();
+  // Block-wise transfer (RFC 7959) is done here, one confirmable request per
+  // block: libcoap 4.3.1's own (COAP_BLOCK_USE_LIBCOAP) loses track of a
+  // transfer when a datagram is lost (it hands a 2.31 Continue to the
+  // application, or stalls a Block2 download).
+  const ConstByteSpan payload = slot.payload;
+  const bool blockwise = payload.size() > kBlockSize;
+  ConstByteSpan chunk = payload;
+  bool more = false;
+  if (blockwise) {
+    const size_t offset = slot.block * kBlockSize;
+    const size_t left = payload.size() - offset;
+    chunk = payload.subspan(offset, left < kBlockSize ? left : kBlockSize);
+    more = offset + chunk.size() < payload.size();
+  }
   Token token;
   coap_session_new_token(session_, &token.size, token.bytes);
   bool ok = coap_add_token(pdu, token.size, token.bytes) != 0;
   // Options in ascending number order: Observe (6), Uri-Path (11),
-  // Content-Format (12); libcoap adds Block1/Size1 itself.
+  // Content-Format (12), Block2 (23), Block1 (27), Size1 (60).
   if (ok && observe) {
     ok = AddUintOption(pdu, COAP_OPTION_OBSERVE, COAP_OBSERVE_ESTABLISH);
   }
-  if (ok && !AddPath(pdu, path)) {
+  if (ok && !AddPath(pdu, slot.path)) {
     coap_delete_pdu(pdu);
     return Status::InvalidArgument();
   }
   if (ok && !payload.empty()) {
-    ok = AddUintOption(pdu, COAP_OPTION_CONTENT_FORMAT, content_format) &&
-         coap_add_data_large_request(
-             session_, pdu, payload.size(),
-             reinterpret_cast<const uint8_t*>(payload.data()), nullptr,
-             nullptr) != 0;
+    ok = AddUintOption(pdu, COAP_OPTION_CONTENT_FORMAT, slot.content_format);
+  }
+  if (ok && slot.block2 != 0) {
+    ok = AddUintOption(pdu, COAP_OPTION_BLOCK2,
+                       (slot.block2 << 4) | slot.block2_szx);
+  }
+  if (ok && blockwise) {
+    ok =
+        AddUintOption(pdu, COAP_OPTION_BLOCK1,
+                      static_cast<uint32_t>((slot.block << 4) |
+                                            (more ? 0x08u : 0u) | kBlockSzx)) &&
+        (slot.block != 0 ||
+         AddUintOption(pdu, COAP_OPTION_SIZE1,
+                       static_cast<uint32_t>(payload.size())));
+  }
+  if (ok && !chunk.empty()) {
+    ok = coap_add_data(pdu, chunk.size(),
+                       reinterpret_cast<const uint8_t*>(chunk.data())) != 0;
   }
   if (!ok) {
     coap_delete_pdu(pdu);
@@ -195,10 +225,39 @@ Status CoapDtlsTransport::Send(CoapMethod method, const char* path,
 Status CoapDtlsTransport::StartRequest(const TransportRequest& request,
                                        ByteSpan response_buffer) {
   if (request_.active) return Status::FailedPrecondition();
+  if (request.payload.size() > kMaxBlocks * kBlockSize) {
+    return Status::OutOfRange();
+  }
   request_ = Slot{};
   request_.buffer = response_buffer;
-  return Send(request.method, request.path, request.content_format,
-              request.payload, /*observe=*/false, request_);
+  request_.method = request.method;
+  request_.path = request.path;
+  request_.content_format = request.content_format;
+  request_.payload = request.payload;
+  return Send(request_, /*observe=*/false);
+}
+
+// A 2.31 Continue for the block just sent: send the next one.
+bool CoapDtlsTransport::ContinueUpload(const coap_pdu_t* received) {
+  coap_opt_iterator_t iterator;
+  const coap_opt_t* option =
+      coap_check_option(received, COAP_OPTION_BLOCK1, &iterator);
+  if (option == nullptr) return true;  // not about our blocks: ignore it
+  const uint32_t value =
+      coap_decode_var_bytes(coap_opt_value(option), coap_opt_length(option));
+  if ((value >> 4) != request_.block) return true;  // stale: ignore it
+  if ((value & 0x07u) != kBlockSzx)
+    return false;  // smaller blocks: unsupported
+  ++request_.block;
+  if (request_.block * kBlockSize >= request_.payload.size()) return false;
+  const Status sent = Send(request_, /*observe=*/false);
+  if (!sent.ok()) {
+    TransportResult result;
+    result.status = sent;
+    request_.active = false;
+    Complete(request_, result);
+  }
+  return true;
 }
 
 Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
@@ -257,8 +316,8 @@ Status CoapDtlsTransport::StartObserve(const char* path,
   if (observe_.active) return Status::FailedPrecondition();
   observe_ = Slot{};
   observe_.buffer = notification_buffer;
-  return Send(CoapMethod::kGet, path, 0, ConstByteSpan(), /*observe=*/true,
-              observe_);
+  observe_.path = path;
+  return Send(observe_, /*observe=*/true);
 }
 
 bool CoapDtlsTransport::TakeNotification(TransportResult& result) {
@@ -270,10 +329,8 @@ bool CoapDtlsTransport::TakeNotification(TransportResult& result) {
 }
 
 void CoapDtlsTransport::StopObserve() {
-  if (observe_.active && session_ != nullptr && !session_failed_) {
-    coap_binary_t token{observe_.token.size, observe_.token.bytes};
-    coap_cancel_observe(session_, &token, COAP_MESSAGE_CON);
-  }
+  // Forgetting the token is enough: the next notification is answered with
+  // a reset (RST), which deregisters the observer (RFC 7641 section 3.6).
   observe_ = Slot{};
 }
 
@@ -293,40 +350,83 @@ void CoapDtlsTransport::Complete(Slot& slot, const TransportResult& result) {
   slot.ready = true;
 }
 
-void CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
+bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
   if (request_.active && !request_.ready &&
       SameToken(request_.token, received)) {
-    request_.active = false;
-    Deliver(request_, received);
-  } else if (observe_.active && SameToken(observe_.token, received)) {
+    if (coap_pdu_get_code(received) == COAP_RESPONSE_CODE(231) &&
+        request_.payload.size() > kBlockSize && ContinueUpload(received)) {
+      return true;
+    }
+    Deliver(request_, received, /*fetch_blocks=*/true);
+    return true;
+  }
+  if (observe_.active && SameToken(observe_.token, received)) {
     coap_opt_iterator_t iterator;
     // No Observe option (or an error code): the observation has ended.
     if (coap_check_option(received, COAP_OPTION_OBSERVE, &iterator) ==
         nullptr) {
       observe_.active = false;
     }
-    Deliver(observe_, received);
+    Deliver(observe_, received, /*fetch_blocks=*/false);
+    return true;
   }
-  // Otherwise a late answer to a cancelled exchange: ignored.
+  return false;  // a late answer to a cancelled exchange, or a notification
+                 // of an observation we stopped
 }
 
-void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received) {
+void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received,
+                                bool fetch_blocks) {
   TransportResult result;
   result.code = static_cast<uint8_t>(coap_pdu_get_code(received));
   result.content_format = ContentFormatOf(received);
   size_t length = 0;
   const uint8_t* data = nullptr;
+  if (coap_get_data(received, &length, &data) == 0) length = 0;
+  // Block2 (RFC 7959), done here like Block1: GET the next block with a new
+  // confirmable request until M = 0.
+  coap_opt_iterator_t iterator;
+  const coap_opt_t* block2 =
+      coap_check_option(received, COAP_OPTION_BLOCK2, &iterator);
   size_t offset = 0;
-  size_t total = 0;
-  if (coap_get_data_large(received, &length, &data, &offset, &total) != 0 &&
-      length > 0) {
-    if (offset != 0 || length > slot.buffer.size()) {
-      result.status = Status::ResourceExhausted();
-    } else {
-      std::memcpy(slot.buffer.data(), data, length);
-      result.payload_size = length;
+  bool more = false;
+  uint32_t num = 0;
+  uint32_t szx = 0;
+  if (block2 != nullptr) {
+    const uint32_t value =
+        coap_decode_var_bytes(coap_opt_value(block2), coap_opt_length(block2));
+    num = value >> 4;
+    more = (value & 0x08u) != 0;
+    szx = value & 0x07u;
+    offset = static_cast<size_t>(num) << (szx + 4);
+    if (szx == 7 || offset != slot.received) {
+      if (fetch_blocks) return;  // stale or duplicate block: ignore it
+      offset = 0;
     }
   }
+  if (!fetch_blocks && (more || offset != 0)) {
+    // A notification larger than one datagram: report the change with an
+    // empty body; the owner fetches the resource with a GET.
+    length = 0;
+    more = false;
+  }
+  if (length > 0) {
+    if (length > slot.buffer.size() - offset) {
+      result.status = Status::ResourceExhausted();
+      more = false;
+    } else {
+      std::memcpy(slot.buffer.data() + offset, data, length);
+    }
+  }
+  slot.received = offset + length;
+  if (more) {
+    slot.block2 = num + 1;
+    slot.block2_szx = szx;
+    const Status sent = Send(slot, /*observe=*/false);
+    if (sent.ok()) return;
+    result.status = sent;
+  }
+  if (result.status.ok()) result.payload_size = slot.received;
+  if (&slot == &request_) request_.active = false;
   Complete(slot, result);
 }
 

@@ -17,8 +17,7 @@ namespace edgeadmm::posix {
 
 class CoapClientContext {
  public:
-  // Creates the libcoap context (Block-wise handled by libcoap, bodies
-  // delivered whole). Check ok() before use.
+  // Creates the libcoap context. Check status() before use.
   CoapClientContext();
   ~CoapClientContext();
   CoapClientContext(const CoapClientContext&) = delete;

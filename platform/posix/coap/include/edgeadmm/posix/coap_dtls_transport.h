@@ -31,8 +31,8 @@ struct CoapDtlsConfig {
   // DTLS PSK identity (the device id, 1..64 printable ASCII) and key.
   const char* identity = "";
   ConstByteSpan key;
-  // CoAP ACK_TIMEOUT in milliseconds (RFC 7252 default 2000) and
-  // MAX_RETRANSMIT (default 4).
+  // CoAP ACK_TIMEOUT in milliseconds (RFC 7252 default 2000; libcoap 4.3.1
+  // ignores values below 1000) and MAX_RETRANSMIT (default 4).
   uint32_t ack_timeout_ms = 2000;
   uint8_t max_retransmit = 4;
   // A DTLS handshake that has not completed after this long fails the
@@ -66,7 +66,9 @@ class CoapDtlsTransport final : public Transport {
   bool connected() const { return session_ != nullptr; }
 
   // Called by the context's libcoap handlers (not part of the port).
-  void OnResponse(const coap_pdu_t* received);
+  // False if the response belongs to no open exchange (libcoap then
+  // answers a notification with RST, ending that observation).
+  bool OnResponse(const coap_pdu_t* received);
   // Fails the exchange whose token `sent` carries, or every open one when
   // `sent` is null or matches none; a DTLS failure also drops the session.
   void OnFailure(Status status, const coap_pdu_t* sent);
@@ -80,6 +82,14 @@ class CoapDtlsTransport final : public Transport {
   struct Slot {  // one exchange or observation
     Token token;
     ByteSpan buffer;
+    CoapMethod method = CoapMethod::kGet;
+    const char* path = nullptr;
+    uint16_t content_format = 0;
+    ConstByteSpan payload;
+    size_t block = 0;         // Block1: the block in flight
+    uint32_t block2 = 0;      // Block2: the block to request next
+    uint32_t block2_szx = 0;  // Block2: the server's block size exponent
+    size_t received = 0;      // Block2: body bytes received so far
     bool active = false;
     bool ready = false;
     TransportResult result;
@@ -91,11 +101,16 @@ class CoapDtlsTransport final : public Transport {
   // UNAUTHENTICATED if the handshake got past the server's hello (the server
   // saw our identity and key exchange), else `otherwise`.
   Status HandshakeFailure(Status otherwise) const;
-  Status Send(CoapMethod method, const char* path, uint16_t content_format,
-              ConstByteSpan payload, bool observe, Slot& slot);
+  // Sends the slot's request (its current Block1 block if the payload is
+  // larger than one block) with a fresh token.
+  Status Send(Slot& slot, bool observe);
+  // Handles a 2.31 Continue: true if consumed (next block sent or stale).
+  bool ContinueUpload(const coap_pdu_t* received);
   static bool SameToken(const Token& token, const coap_pdu_t* pdu);
   void Complete(Slot& slot, const TransportResult& result);
-  void Deliver(Slot& slot, const coap_pdu_t* received);
+  // Copies a response (block) into the slot's buffer; completes the slot
+  // unless more Block2 blocks are fetched (`fetch_blocks`).
+  void Deliver(Slot& slot, const coap_pdu_t* received, bool fetch_blocks);
 
   CoapClientContext& context_;
   CoapDtlsConfig config_;
