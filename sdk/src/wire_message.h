@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/wire/vector_field.h"
@@ -36,6 +37,34 @@ int32_t EnumValue(const Enum& field) {
   int32_t value;
   std::memcpy(&value, &field, sizeof(value));
   return value;
+}
+
+// Encodes `message` (validated by the caller) with `vector` streamed into
+// its callback member `field`. Errors as EncodeMessage.
+template <typename Message>
+StatusWithSize EncodeWithVector(const pb_msgdesc_t* fields, Message message,
+                                pb_callback_t Message::*field,
+                                Span<const Real> vector, ByteSpan out) {
+  VectorEncodeContext context{vector, Status::Ok()};
+  BindVectorEncode(message.*field, context);
+  return EncodeMessage(fields, &message, out, &context, nullptr);
+}
+
+// Decodes `bytes` into `message` (zero-initialised by the caller) with its
+// callback member `field` written into `buffer`; `count` gets the number of
+// coordinates. Errors as DecodeMessage; no validation.
+template <typename Message>
+Status DecodeWithVector(const pb_msgdesc_t* fields, ConstByteSpan bytes,
+                        Message& message, pb_callback_t Message::*field,
+                        Span<Real> buffer, size_t& count) {
+  VectorDecodeContext context;
+  context.buffer = buffer;
+  BindVectorDecode(message.*field, context);
+  const Status decoded =
+      DecodeMessage(fields, &message, bytes, &context, nullptr);
+  message.*field = pb_callback_t{};
+  count = context.count;
+  return decoded;
 }
 
 bool IsFinite(double value);

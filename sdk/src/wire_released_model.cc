@@ -1,5 +1,6 @@
 #include <cfloat>
 
+#include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/released_model.h"
 #include "edgeadmm/wire/vector_field.h"
@@ -23,29 +24,24 @@ Status ValidateReleasedModel(const edgeadmm_wire_ReleasedModel& m,
 
 StatusWithSize EncodeReleasedModel(const edgeadmm_wire_ReleasedModel& header,
                                    Span<const Real> vector, ByteSpan out) {
-  edgeadmm_wire_ReleasedModel model = header;
-  model.version = kProtocolVersion;
-  const Status valid = ValidateReleasedModel(model, vector.size());
+  edgeadmm_wire_ReleasedModel message = header;
+  message.version = kProtocolVersion;
+  const Status valid = ValidateReleasedModel(message, vector.size());
   if (!valid.ok()) return StatusWithSize(valid, 0);
-  VectorEncodeContext context{vector, Status::Ok()};
-  BindVectorEncode(model.vector, context);
-  return internal::EncodeMessage(edgeadmm_wire_ReleasedModel_fields, &model,
-                                 out, &context, nullptr);
+  return internal::EncodeWithVector(edgeadmm_wire_ReleasedModel_fields, message,
+                                    &edgeadmm_wire_ReleasedModel::vector,
+                                    vector, out);
 }
 
 Status DecodeReleasedModel(ConstByteSpan bytes, Span<Real> vector_buffer,
                            DecodedReleasedModel& out) {
   out.header = edgeadmm_wire_ReleasedModel_init_zero;
-  VectorDecodeContext context;
-  context.buffer = vector_buffer;
-  BindVectorDecode(out.header.vector, context);
-  const Status decoded =
-      internal::DecodeMessage(edgeadmm_wire_ReleasedModel_fields, &out.header,
-                              bytes, &context, nullptr);
-  out.header.vector = pb_callback_t{};
-  if (!decoded.ok()) return decoded;
-  out.vector = vector_buffer.first(context.count);
-  return ValidateReleasedModel(out.header, context.count);
+  size_t count = 0;
+  EDGEADMM_TRY(internal::DecodeWithVector(
+      edgeadmm_wire_ReleasedModel_fields, bytes, out.header,
+      &edgeadmm_wire_ReleasedModel::vector, vector_buffer, count));
+  out.vector = vector_buffer.first(count);
+  return ValidateReleasedModel(out.header, count);
 }
 
 }  // namespace edgeadmm::wire

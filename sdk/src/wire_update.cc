@@ -1,5 +1,6 @@
 #include <cfloat>
 
+#include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/wire/vector_field.h"
@@ -31,28 +32,23 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
 
 StatusWithSize EncodeUpdate(const edgeadmm_wire_Update& header,
                             Span<const Real> vector, ByteSpan out) {
-  edgeadmm_wire_Update update = header;
-  update.version = kProtocolVersion;
-  const Status valid = ValidateUpdate(update, vector.size());
+  edgeadmm_wire_Update message = header;
+  message.version = kProtocolVersion;
+  const Status valid = ValidateUpdate(message, vector.size());
   if (!valid.ok()) return StatusWithSize(valid, 0);
-  VectorEncodeContext context{vector, Status::Ok()};
-  BindVectorEncode(update.vector, context);
-  return internal::EncodeMessage(edgeadmm_wire_Update_fields, &update, out,
-                                 &context, nullptr);
+  return internal::EncodeWithVector(edgeadmm_wire_Update_fields, message,
+                                    &edgeadmm_wire_Update::vector, vector, out);
 }
 
 Status DecodeUpdate(ConstByteSpan bytes, Span<Real> vector_buffer,
                     DecodedUpdate& out) {
   out.header = edgeadmm_wire_Update_init_zero;
-  VectorDecodeContext context;
-  context.buffer = vector_buffer;
-  BindVectorDecode(out.header.vector, context);
-  const Status decoded = internal::DecodeMessage(
-      edgeadmm_wire_Update_fields, &out.header, bytes, &context, nullptr);
-  out.header.vector = pb_callback_t{};
-  if (!decoded.ok()) return decoded;
-  out.vector = vector_buffer.first(context.count);
-  return ValidateUpdate(out.header, context.count);
+  size_t count = 0;
+  EDGEADMM_TRY(internal::DecodeWithVector(
+      edgeadmm_wire_Update_fields, bytes, out.header,
+      &edgeadmm_wire_Update::vector, vector_buffer, count));
+  out.vector = vector_buffer.first(count);
+  return ValidateUpdate(out.header, count);
 }
 
 }  // namespace edgeadmm::wire
