@@ -116,6 +116,8 @@ Status RoundEngine::LoadLedgers() {
     ledgers_.charged[it->second] = true;
   }
   ledgers_.device_central_epsilon.assign(devices_.size(), 0.0);
+  ledgers_.budget_central.assign(devices_.size(), std::nan(""));
+  ledgers_.budget_local.assign(devices_.size(), std::nan(""));
   for (size_t i = 0; i < devices_.size(); ++i) {
     if (!ledgers_.charged[i]) continue;
     ledgers_.device_central_epsilon[i] =
@@ -150,7 +152,7 @@ double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {
   return eps.empty() ? 0.0 : *std::max_element(eps.begin(), eps.end());
 }
 
-bool RoundEngine::WithinBudget() const {
+bool RoundEngine::WithinBudget() {
   const jobs::JobConfig& c = job_.config;
   if (c.policy == jobs::Policy::kTrustedAggregator) {
     std::vector<double> next = ledgers_.central;
@@ -164,13 +166,18 @@ bool RoundEngine::WithinBudget() const {
       accountant_->RoundRdp(CentralMechanism(static_cast<size_t>(c.m_min)));
   const std::vector<double> local_round =
       accountant_->RoundRdp(LocalMechanism());
+  // Only devices whose ledger changed since the last check are reconverted.
   for (size_t i = 0; i < devices_.size(); ++i) {
-    std::vector<double> central = ledgers_.device_central[i];
-    ComposeRdp(central, central_round);
-    std::vector<double> local = ledgers_.device_local[i];
-    ComposeRdp(local, local_round);
-    if (!(accountant_->Epsilon(central, c.delta) <= c.central_budget) ||
-        !(accountant_->Epsilon(local, c.delta) <= c.device_budget)) {
+    if (std::isnan(ledgers_.budget_central[i])) {
+      std::vector<double> central = ledgers_.device_central[i];
+      ComposeRdp(central, central_round);
+      std::vector<double> local = ledgers_.device_local[i];
+      ComposeRdp(local, local_round);
+      ledgers_.budget_central[i] = accountant_->Epsilon(central, c.delta);
+      ledgers_.budget_local[i] = accountant_->Epsilon(local, c.delta);
+    }
+    if (!(ledgers_.budget_central[i] <= c.central_budget) ||
+        !(ledgers_.budget_local[i] <= c.device_budget)) {
       return false;
     }
   }
@@ -306,6 +313,8 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
       next_ledgers.charged[index] = true;
       next_ledgers.device_central_epsilon[index] =
           accountant_->Epsilon(next_ledgers.device_central[index], c.delta);
+      next_ledgers.budget_central[index] = std::nan("");
+      next_ledgers.budget_local[index] = std::nan("");
     }
   }
   const double central_epsilon = CentralEpsilon(next_ledgers);
@@ -489,11 +498,17 @@ UploadVerdict RoundEngine::Submit(std::string_view identity,
           upload.vector, std::move(decoded),
           upload.fingerprint.empty() ? upload.vector : upload.fingerprint});
   if (open_.accepted.size() == open_.cohort_size) {
-    // Everyone answered: no reason to wait for the deadline.
-    const Status status = CloseRound(now_ms);
+    // Everyone answered: no reason to wait for the deadline, and the next
+    // round opens at once.
+    Status status = CloseRound(now_ms);
+    if (status.ok() && !open_.has_value &&
+        job_.state == jobs::JobState::kRunning) {
+      status = OpenNextRound(now_ms);
+    }
     if (!status.ok()) {
-      EDGEADMM_LOG_ERROR("job %s: closing round failed: %s",
-                         job_.config.name.c_str(), status.str());
+      EDGEADMM_LOG_ERROR("job %s: closing round %lld failed: %s",
+                         job_.config.name.c_str(),
+                         static_cast<long long>(upload.round_id), status.str());
     }
   }
   return verdict;

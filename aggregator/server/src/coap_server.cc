@@ -273,7 +273,12 @@ void CoapServer::NotifyIfRoundChanged() {
 Status CoapServer::Tick() {
   const int64_t now = NowMs();
   if (now - last_pickup_ms_ >= 1000) EDGEADMM_TRY(LoadRunningJob());
-  if (engine_ != nullptr) EDGEADMM_TRY(engine_->Advance(now));
+  // The engine tick reads the job state from the store: at most every 10 ms,
+  // not after every datagram.
+  if (engine_ != nullptr && now - last_advance_ms_ >= 10) {
+    last_advance_ms_ = now;
+    EDGEADMM_TRY(engine_->Advance(now));
+  }
   NotifyIfRoundChanged();
   return Status::Ok();
 }

@@ -70,7 +70,7 @@ class RoundEngine {
 
   // Judges an upload by the device authenticated as `identity` (DTLS PSK
   // identity). Accepted uploads are kept in memory until the round commits;
-  // if the cohort is complete the round closes at once.
+  // if the cohort is complete the round closes at once and the next opens.
   UploadVerdict Submit(std::string_view identity, const Upload& upload,
                        int64_t now_ms);
 
@@ -125,6 +125,10 @@ class RoundEngine {
     // ε of each device_central curve (0 if uncharged), kept so a commit
     // converts only its participants' curves.
     std::vector<double> device_central_epsilon;
+    // ε of each device's central and local ledger after one more worst-case
+    // round (the budget check); NaN = to be recomputed (its ledger changed).
+    std::vector<double> budget_central;
+    std::vector<double> budget_local;
   };
 
   RoundEngine(store::Database& db, const RoundAccountant& accountant)
@@ -138,7 +142,7 @@ class RoundEngine {
   Status CloseRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
   Status DiscardRound(int64_t now_ms);
-  bool WithinBudget() const;
+  bool WithinBudget();
   // ε of the central ledger (max over devices under `participation`).
   double CentralEpsilon(const Ledgers& ledgers) const;
   // The two per-round mechanisms of the participation policy for m uploads.

@@ -68,6 +68,7 @@ class CoapServer {
   RequestHandler handler_{nullptr};
   uint16_t port_ = 0;
   int64_t last_pickup_ms_ = 0;
+  int64_t last_advance_ms_ = 0;
   int64_t notified_round_ = -1;
   int notified_state_ = -1;
 
