@@ -38,7 +38,7 @@ gamma = {a.gamma}
 [privacy]
 policy = "participation"
 clip = {a.clip}
-target_epsilon = {a.epsilon}
+sigma = {a.sigma}
 delta = {a.delta}
 central_budget = {a.epsilon}
 device_budget = {a.device_epsilon}
@@ -64,13 +64,18 @@ def parse_args(argv):
     p.add_argument("--device-epsilon", default="inf",
                    help="local (per-device, against the aggregator) budget")
     p.add_argument("--delta", type=float, default=1e-5)
-    p.add_argument("--q", type=float, default=0.2)
-    p.add_argument("--m-min", type=int, default=5)
+    p.add_argument("--q", type=float, default=0.1)
+    p.add_argument("--m-min", type=int, default=0,
+                   help="smallest committed round (default 0.6 q n)")
+    p.add_argument("--participations", type=int, default=12,
+                   help="sigma is planned so that a device may join this "
+                   "many rounds within the budget; the job stops at the "
+                   "budget when the busiest device gets there")
     p.add_argument("--deadline", type=float, default=20.0)
-    p.add_argument("--clip", type=float, default=1.0)
+    p.add_argument("--clip", type=float, default=0.5)
     p.add_argument("--l2", type=float, default=1e-3)
-    p.add_argument("--lam", type=float, default=0.5)
-    p.add_argument("--gamma", type=float, default=1.0)
+    p.add_argument("--lam", type=float, default=1.0)
+    p.add_argument("--gamma", type=float, default=10.0)
     p.add_argument("--timeout", type=float, default=1800.0)
     p.add_argument("--data-note", default="", help="where the data came from")
     return p.parse_args(argv)
@@ -78,6 +83,8 @@ def parse_args(argv):
 
 def main(argv):
     a = parse_args(argv)
+    if a.m_min <= 0:
+        a.m_min = max(1, int(0.6 * a.q * a.devices))
     os.makedirs(a.report, exist_ok=True)
     started = time.time()
     print(f"demo: loading validation data {a.test}", flush=True)
@@ -92,6 +99,12 @@ def main(argv):
         print(f"demo: enrolling {a.devices} devices (PSKs in {stack.psk_dir})",
               flush=True)
         stack.enroll(a.devices)
+        a.sigma = stack.plan_sigma(a.participations, a.epsilon, a.delta,
+                                   a.m_min, a.clip)
+        print(f"demo: sigma {a.sigma:.4g}: a device may join "
+              f"{a.participations} rounds with at least {a.m_min} uploads "
+              f"each within (eps, delta) = ({a.epsilon:g}, {a.delta:g})",
+              flush=True)
         for line in stack.create_job(JOB, job_toml(a)).splitlines():
             print(f"demo: {line}", flush=True)
         stack.start_daemon()

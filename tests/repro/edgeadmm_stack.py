@@ -167,6 +167,19 @@ class Stack:
         self.run_cli("job", "start", name)
         return out
 
+    def plan_sigma(self, participations, epsilon, delta, m_min, clip):
+        """The participation policy's sigma for a device that joins
+        `participations` rounds of at least `m_min` uploads within
+        (epsilon, delta), with the engine's (classic) conversion."""
+        out = subprocess.run(
+            [self.cli, "privacy", "plan", "--rounds", str(participations),
+             "--epsilon", str(epsilon), "--delta", str(delta), "--conversion",
+             "classic", "--policy", "participation", "--cohort", str(m_min),
+             "--clip", str(clip), "--json"], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise StackError(f"privacy plan failed: {out.stderr.strip()}")
+        return json.loads(out.stdout)["policy_sigma"]
+
     def export_model(self, name, path):
         self.run_cli("job", "export", name, "--format", "json", "--output",
                      path)

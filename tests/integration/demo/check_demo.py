@@ -71,7 +71,7 @@ def main():
     epsilon = float(a.epsilon)
     argv = [
         os.path.join(a.source_dir, "scripts", "demo"), "--skip-setup",
-        "--build-dir", a.build_dir, "--out", a.work_dir, "--devices",
+        "--skip-build", "--build-dir", a.build_dir, "--out", a.work_dir, "--devices",
         a.devices, "--rounds", a.rounds, "--epsilon", a.epsilon, "--q", "0.5",
         "--timeout", "600"
     ]
