@@ -351,10 +351,11 @@ def write_json(path, value):
 
 
 def parse_fleet_log(path):
-    """The fleet's summary lines ("fleet: ..."), if any."""
+    """The fleet's final summary lines ("fleet: ..."; not progress lines)."""
     try:
         with open(path) as f:
-            return [l.rstrip() for l in f if l.startswith("fleet:")]
+            return [l.rstrip() for l in f
+                    if l.startswith("fleet:") and "devices done" not in l]
     except OSError:
         return []
 
