@@ -105,7 +105,7 @@ void RunStatus(const JobOptions& o) {
       "central epsilon spent %.6g (delta %.3g, budget %.6g)\n",
       s.job.config.name.c_str(), static_cast<long long>(s.job.id),
       JobStateName(s.job.state), jobs::AlgorithmName(s.job.config.algorithm),
-      jobs::PolicyName(s.job.config.policy), static_cast<long long>(s.job.n),
+      privacy::PolicyName(s.job.config.policy), static_cast<long long>(s.job.n),
       static_cast<long long>(s.iteration),
       static_cast<long long>(s.job.config.rounds),
       static_cast<long long>(s.open_round),
@@ -121,7 +121,7 @@ void RunLedger(const JobOptions& o) {
   const jobs::PrivacyReport r =
       OrFail(jobs::LoadPrivacyReport(db, o.name), o.name);
   std::printf("# privacy report of job %s: policy %s, delta %.3g\n",
-              r.job.config.name.c_str(), jobs::PolicyName(r.job.config.policy),
+              r.job.config.name.c_str(), privacy::PolicyName(r.job.config.policy),
               r.job.config.delta);
   std::printf("# central ledger (epsilon after each committed round)\n");
   for (const auto& [round, eps] : r.central) {

@@ -438,6 +438,8 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
                      ? 0.0
                      : h.params.federated.sigma;
+  // Whether u_i takes the noise too (the aggregator's policy decides).
+  params.noise_in_state = h.params.federated.noise_in_state;
   EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(dim));
   EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
                       ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));

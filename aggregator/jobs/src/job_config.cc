@@ -23,9 +23,12 @@ constexpr NameTable<RegularizerKind> kRegularizers = {
     {"l1", RegularizerKind::kL1},
     {"l2", RegularizerKind::kL2},
     {"elastic-net", RegularizerKind::kElasticNet}};
-constexpr NameTable<Policy> kPolicies = {
-    {"participation", Policy::kParticipation},
-    {"trusted-aggregator", Policy::kTrustedAggregator}};
+// The privacy library's policies a job can run (local-dp is not one: it is
+// every device's own ledger, charged under each of these).
+constexpr NameTable<privacy::Policy> kPolicies = {
+    {"participation", privacy::Policy::kParticipation},
+    {"participation-own-noise", privacy::Policy::kParticipationOwnNoise},
+    {"trusted-aggregator", privacy::Policy::kTrustedAggregator}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 
@@ -81,6 +84,19 @@ class Reader {
     }
   }
 
+  void Bool(std::string_view key, bool& out, bool required) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) {
+      if (required) Fail(key, "missing");
+      return;
+    }
+    if (auto v = node.value_exact<bool>()) {
+      out = *v;
+    } else {
+      Fail(key, "must be true or false");
+    }
+  }
+
   void Int(std::string_view key, int64_t& out, bool required) {
     const toml::node_view<const toml::node> node = root_.at_path(key);
     if (!node) {
@@ -125,7 +141,6 @@ Status Invalid(std::string* error, const std::string& message) {
 }  // namespace
 
 const char* AlgorithmName(Algorithm a) { return NameOf(kAlgorithms, a); }
-const char* PolicyName(Policy p) { return NameOf(kPolicies, p); }
 const char* RegularizerName(RegularizerKind r) {
   return NameOf(kRegularizers, r);
 }
@@ -172,13 +187,28 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
   if (!(c.deadline_seconds > 0)) {
     return Invalid(error, "sampling.deadline_seconds: must be > 0");
   }
-  if (c.policy == Policy::kTrustedAggregator &&
+  if (c.policy == privacy::Policy::kLocalDp) {
+    return Invalid(error,
+                   "privacy.policy: local-dp is each device's own ledger, "
+                   "charged under every job policy; choose participation, "
+                   "participation-own-noise or trusted-aggregator");
+  }
+  if (c.policy == privacy::Policy::kParticipation && c.noise_in_state) {
+    // docs/privacy.md, "participation": the sigma sqrt(m_k) charge assumes
+    // a device's state carries none of its own past noise.
+    return Invalid(error,
+                   "privacy.noise_in_state: must be false under policy "
+                   "participation (its sqrt(m_k) noise charge needs the noise "
+                   "kept out of u_i); use policy participation-own-noise to "
+                   "keep noise in the state");
+  }
+  if (c.policy == privacy::Policy::kTrustedAggregator &&
       c.sampling != SamplingScheme::kPoisson) {
     return Invalid(error,
                    "privacy.policy: trusted-aggregator needs poisson sampling "
                    "(its accounting is the Poisson-subsampled Gaussian)");
   }
-  if (c.policy == Policy::kTrustedAggregator &&
+  if (c.policy == privacy::Policy::kTrustedAggregator &&
       c.algorithm != Algorithm::kProxAdmm) {
     return Invalid(error,
                    "privacy.policy: trusted-aggregator is implemented for "
@@ -211,6 +241,7 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Double("step.gamma", c.gamma, true);
   r.Double("step.rho", c.rho, c.algorithm == Algorithm::kLinearizedAdmm);
   r.Enum("privacy.policy", kPolicies, c.policy, false);
+  r.Bool("privacy.noise_in_state", c.noise_in_state, false);
   r.Double("privacy.clip", c.clip, true);
   r.Double("privacy.sigma", c.sigma, false);
   r.Double("privacy.target_epsilon", c.target_epsilon, false);

@@ -4,6 +4,7 @@
 
 #include "edgeadmm/log.h"
 #include "edgeadmm/privacy/calibration.h"
+#include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::rounds {
 
@@ -11,7 +12,7 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   if (!config.noise_planned()) return Status::FailedPrecondition();
   privacy::Schedule schedule;
   schedule.rounds = static_cast<uint64_t>(config.rounds);
-  const bool trusted = config.policy == jobs::Policy::kTrustedAggregator;
+  const bool trusted = config.policy == privacy::Policy::kTrustedAggregator;
   if (trusted) {
     schedule.kind = privacy::MechanismKind::kPoissonSubsampledGaussian;
     schedule.sampling_rate = config.q;
@@ -29,9 +30,12 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
     return calibration.error().status();
   }
   const double z = calibration->noise_multiplier;
-  return trusted ? 2 * config.clip * z
-                 : 2 * config.clip * z /
-                       std::sqrt(static_cast<double>(config.m_min));
+  // The charged mechanism's noise multiplier z for the policy (m_k = m_min,
+  // the worst case).
+  auto sigma = privacy::SigmaForNoiseMultiplier(
+      config.policy, z, config.clip, static_cast<uint64_t>(config.m_min));
+  if (!sigma.ok()) return sigma.error().status();
+  return *sigma;
 }
 
 }  // namespace edgeadmm::rounds

@@ -129,10 +129,14 @@ Status RoundEngine::LoadLedgers() {
 
 RoundMechanism RoundEngine::CentralMechanism(size_t m) const {
   const jobs::JobConfig& c = job_.config;
-  if (c.policy == jobs::Policy::kTrustedAggregator) {
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
     // Sum of clipped 2λ(x−z) (sensitivity 2λC, add/remove) plus N(0,(λσ)²):
     // ν = σ/(2C), Poisson rate q.
     return {c.sigma / (2 * c.clip), c.q};
+  }
+  if (c.policy == privacy::Policy::kParticipationOwnNoise) {
+    // Only the device's own noise counts: zero-out sensitivity 2λC, noise λσ.
+    return {c.sigma / (2 * c.clip), 1.0};
   }
   // Participation: zero-out sensitivity 2λC, noise λσ·√m_k: ν = σ√m/(2C).
   return {c.sigma * std::sqrt(static_cast<double>(m)) / (2 * c.clip), 1.0};
@@ -145,7 +149,7 @@ RoundMechanism RoundEngine::LocalMechanism() const {
 
 double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {
   const double delta = job_.config.delta;
-  if (job_.config.policy == jobs::Policy::kTrustedAggregator) {
+  if (job_.config.policy == privacy::Policy::kTrustedAggregator) {
     return accountant_->Epsilon(ledgers.central, delta);
   }
   const std::vector<double>& eps = ledgers.device_central_epsilon;
@@ -154,7 +158,7 @@ double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {
 
 bool RoundEngine::WithinBudget() {
   const jobs::JobConfig& c = job_.config;
-  if (c.policy == jobs::Policy::kTrustedAggregator) {
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
     std::vector<double> next = ledgers_.central;
     ComposeRdp(next, accountant_->RoundRdp(CentralMechanism(0)));
     return accountant_->Epsilon(next, c.delta) <=
@@ -302,7 +306,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   Ledgers next_ledgers = ledgers_;
   const RoundMechanism central = CentralMechanism(m);
   const std::vector<double> central_rdp = accountant_->RoundRdp(central);
-  if (c.policy == jobs::Policy::kTrustedAggregator) {
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
     ComposeRdp(next_ledgers.central, central_rdp);
   } else {
     const std::vector<double> local_rdp =
@@ -373,7 +377,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     EDGEADMM_TRY(ledger.Run());
     return ledger.Reset();
   };
-  if (c.policy == jobs::Policy::kTrustedAggregator) {
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
     EDGEADMM_TRY(
         write_ledger(kCentralScope, next_ledgers.central, central_epsilon));
   } else {
@@ -470,7 +474,7 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
   // Devices under trusted-aggregator only clip: ||Δu|| = 2λ||Clip(x−z)||
   // <= 2λC. Enforce it, or one device could break the sensitivity bound.
   const jobs::JobConfig& c = job_.config;
-  if (c.policy == jobs::Policy::kTrustedAggregator &&
+  if (c.policy == privacy::Policy::kTrustedAggregator &&
       Norm2(*values) > 2 * c.lambda * c.clip * (1 + 1e-6)) {
     return UploadVerdict::kMalformed;
   }

@@ -42,7 +42,7 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
     case jobs::Algorithm::kProxAdmm: {
       if (model.state.size() != p) return Status::InvalidArgument();
       std::vector<double> sum = SumUploads(uploads, 0, p);
-      if (config.policy == jobs::Policy::kTrustedAggregator) {
+      if (config.policy == privacy::Policy::kTrustedAggregator) {
         EDGEADMM_TRY(noise_rng.AddNoise(config.lambda * config.sigma, sum));
       }
       for (size_t j = 0; j < p; ++j) {

@@ -131,7 +131,7 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
     h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L2;
     h.regularizer_weight = c.regularizer.l2;
   }
-  const bool trusted = c.policy == jobs::Policy::kTrustedAggregator;
+  const bool trusted = c.policy == privacy::Policy::kTrustedAggregator;
   h.noise_placement =
       trusted ? edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
               : edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
@@ -140,6 +140,8 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   h.params.federated.gamma = c.gamma;
   h.params.federated.clip = c.clip;
   h.params.federated.sigma = trusted ? 0.0 : c.sigma;
+  // ValidateJobConfig refuses true under `participation` (docs/privacy.md).
+  h.params.federated.noise_in_state = !trusted && c.noise_in_state;
   h.dimension = static_cast<uint32_t>(c.dimension);
   if (task.deadline_ms > now_ms) {
     h.deadline_ms = static_cast<uint32_t>(

@@ -146,5 +146,34 @@ TEST_F(JobCliTest, CreateExplainsInvalidConfig) {
   EXPECT_EQ(jobs::FindJob(t_.db(), "bad").status(), Status::NotFound());
 }
 
+TEST_F(JobCliTest, CreateRefusesParticipationWithNoiseInState) {
+  testing::EnrollDevices(t_.db(), 6);
+  std::string toml =
+      testing::JobToml("sticky", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable());
+  toml.replace(toml.find("clip = 1.0"), 10,
+               "clip = 1.0\nnoise_in_state = true");
+  const testing::CommandResult r =
+      Cli("create " + WriteFile("sticky.toml", toml));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("privacy.noise_in_state: must be false under policy "
+                          "participation"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("participation-own-noise"), std::string::npos);
+  EXPECT_EQ(jobs::FindJob(t_.db(), "sticky").status(), Status::NotFound());
+  // The own-noise policy accepts the same flag.
+  const std::string participation = "policy = \"participation\"";
+  toml.replace(toml.find(participation), participation.size(),
+               "policy = \"participation-own-noise\"");
+  const testing::CommandResult ok =
+      Cli("create " + WriteFile("sticky.toml", toml));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  auto job = jobs::FindJob(t_.db(), "sticky");
+  ASSERT_TRUE(job.ok());
+  EXPECT_TRUE(job->config.noise_in_state);
+  EXPECT_EQ(job->config.policy, privacy::Policy::kParticipationOwnNoise);
+}
+
 }  // namespace
 }  // namespace edgeadmm

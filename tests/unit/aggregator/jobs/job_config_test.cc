@@ -42,7 +42,8 @@ TEST(JobConfigTest, ParsesEveryField) {
   EXPECT_DOUBLE_EQ(c->regularizer.l1, 0.01);
   EXPECT_DOUBLE_EQ(c->lambda, 0.5);
   EXPECT_DOUBLE_EQ(c->gamma, 2.0);
-  EXPECT_EQ(c->policy, Policy::kParticipation);
+  EXPECT_EQ(c->policy, privacy::Policy::kParticipation);
+  EXPECT_FALSE(c->noise_in_state);
   EXPECT_DOUBLE_EQ(c->sigma, 2.0);
   EXPECT_FALSE(c->noise_planned());
   EXPECT_EQ(c->sampling, SamplingScheme::kFixed);
@@ -97,6 +98,13 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
        "sampling.deadline_seconds"},
       {"policy = \"participation\"", "policy = \"trusted-aggregator\"",
        "privacy.policy: trusted-aggregator needs poisson"},
+      {"policy = \"participation\"", "policy = \"local-dp\"",
+       "privacy.policy: unknown value \"local-dp\""},
+      {"policy = \"participation\"", "policy = \"lottery\"",
+       "privacy.policy: unknown value \"lottery\" (one of: participation, "
+       "participation-own-noise, trusted-aggregator)"},
+      {"clip = 1.0", "clip = 1.0\nnoise_in_state = 1",
+       "privacy.noise_in_state: must be true or false"},
       {"[job]", "[job\n", "TOML syntax error at line 1"},
   };
   for (const BadCase& bad : kCases) {
@@ -105,6 +113,44 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
     EXPECT_EQ(c.status(), Status::InvalidArgument()) << bad.to;
     EXPECT_EQ(error.rfind(bad.expected_key, 0), 0u)
         << "got \"" << error << "\" for " << bad.to;
+  }
+}
+
+TEST(JobConfigTest, ParticipationRefusesNoiseInState) {
+  std::string error;
+  auto c = ParseJobConfig(
+      Replace(Base(), "clip = 1.0", "clip = 1.0\nnoise_in_state = true"),
+      &error);
+  EXPECT_EQ(c.status(), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("privacy.noise_in_state: must be false under policy "
+                        "participation",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("participation-own-noise"), std::string::npos) << error;
+  // A config built in code is refused the same way.
+  JobConfig built = *ParseJobConfig(Base(), &error);
+  built.noise_in_state = true;
+  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("privacy.noise_in_state", 0), 0u) << error;
+  // local-dp is the devices' own ledger, not a job policy.
+  built.noise_in_state = false;
+  built.policy = privacy::Policy::kLocalDp;
+  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("privacy.policy: local-dp", 0), 0u) << error;
+}
+
+TEST(JobConfigTest, OwnNoisePolicyMayKeepNoiseInState) {
+  for (const char* flag : {"true", "false"}) {
+    std::string error;
+    std::string toml = Replace(Base(), "policy = \"participation\"",
+                               "policy = \"participation-own-noise\"");
+    toml = Replace(toml, "clip = 1.0",
+                   std::string("clip = 1.0\nnoise_in_state = ") + flag);
+    auto c = ParseJobConfig(toml, &error);
+    ASSERT_TRUE(c.ok()) << error;
+    EXPECT_EQ(c->policy, privacy::Policy::kParticipationOwnNoise);
+    EXPECT_EQ(c->noise_in_state, std::string(flag) == "true");
   }
 }
 

@@ -49,7 +49,7 @@ TEST(ServerUpdateTest, ProxAdmmSoftThresholdsWithGammaTimesL1) {
 
 TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
   jobs::JobConfig c = Config(jobs::Algorithm::kProxAdmm);
-  c.policy = jobs::Policy::kTrustedAggregator;
+  c.policy = privacy::Policy::kTrustedAggregator;
   c.sigma = 4.0;  // noise std on the sum: λσ = 2
   c.dimension = 20000;
   ServerModel model{std::vector<double>(20000, 0.0),

@@ -194,6 +194,73 @@ TEST_F(RequestHandlerTest, RandomAndMutatedBodiesNeverChangeState) {
   EXPECT_EQ(testing::Snapshot(t_.db()), before);
 }
 
+// The federated parameters a participant's task carries for a job whose
+// [privacy] table is `privacy_table` (Poisson q = 1: everyone participates).
+edgeadmm_wire_RoundTask TaskUnderPolicy(const std::string& privacy_table) {
+  testing::TempDatabase t;
+  testing::EnrollDevices(t.db(), 3);
+  const int64_t job = testing::CreateJobOrDie(
+      t.db(), testing::JobToml("p", "prox-admm", privacy_table,
+                               "[sampling]\nscheme = \"poisson\"\nq = 1.0\n"
+                               "m_min = 1\ndeadline_seconds = 10\n"));
+  EXPECT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
+  rounds::PrivacyRoundAccountant accountant;
+  auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
+  EXPECT_TRUE(engine.ok());
+  if (!engine.ok()) return edgeadmm_wire_RoundTask_init_zero;
+  EXPECT_TRUE((*engine)->Advance(0).ok());
+  RequestHandler handler(nullptr);
+  handler.set_engine(engine->get());
+  const Response r = handler.Task((*engine)->devices()[0], 0);
+  std::vector<Real> model(3);
+  wire::DecodedRoundTask task{};
+  EXPECT_TRUE(
+      wire::DecodeRoundTask(
+          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                        r.body.size()),
+          Span<Real>(model.data(), model.size()), Span<Real>(), task)
+          .ok());
+  EXPECT_EQ(task.header.role, edgeadmm_wire_Role_ROLE_PARTICIPATE);
+  EXPECT_EQ(task.header.which_params, edgeadmm_wire_RoundTask_federated_tag);
+  return task.header;
+}
+
+std::string PrivacyTable(const std::string& policy, const std::string& extra) {
+  std::string table = testing::DefaultPrivacyTable();
+  const std::string from = "policy = \"participation\"";
+  table.replace(table.find(from), from.size(),
+                "policy = \"" + policy + "\"\n" + extra);
+  return table;
+}
+
+TEST(RequestHandlerPolicyTest, TaskCarriesTheJobsNoiseInStateFlag) {
+  // participation: the noise stays out of u_i (the default and only choice).
+  edgeadmm_wire_RoundTask t =
+      TaskUnderPolicy(PrivacyTable("participation", ""));
+  EXPECT_EQ(t.noise_placement,
+            edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE);
+  EXPECT_FALSE(t.params.federated.noise_in_state);
+  EXPECT_DOUBLE_EQ(t.params.federated.sigma, 2.0);
+  // participation-own-noise may ask for paper 002 as printed.
+  t = TaskUnderPolicy(
+      PrivacyTable("participation-own-noise", "noise_in_state = true"));
+  EXPECT_TRUE(t.params.federated.noise_in_state);
+  EXPECT_DOUBLE_EQ(t.params.federated.sigma, 2.0);
+  t = TaskUnderPolicy(
+      PrivacyTable("participation-own-noise", "noise_in_state = false"));
+  EXPECT_FALSE(t.params.federated.noise_in_state);
+}
+
+TEST(RequestHandlerPolicyTest, TrustedAggregatorTellsDevicesToAddNoNoise) {
+  const edgeadmm_wire_RoundTask t =
+      TaskUnderPolicy(PrivacyTable("trusted-aggregator", ""));
+  EXPECT_EQ(t.noise_placement,
+            edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR);
+  EXPECT_EQ(t.params.federated.sigma, 0.0);
+  EXPECT_FALSE(t.params.federated.noise_in_state);
+  EXPECT_DOUBLE_EQ(t.params.federated.clip, 1.0);
+}
+
 TEST_F(RequestHandlerTest, NoEngineMeansNotFound) {
   RequestHandler idle(nullptr);
   EXPECT_EQ(idle.Task("dev-000", 0).code, wire::kCoapNotFound);

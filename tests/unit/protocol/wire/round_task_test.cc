@@ -146,6 +146,24 @@ TEST(RoundTaskTest, IdleAndDoneTasksNeedNoModel) {
   ExpectRoundTrip(idle, {}, {});
 }
 
+TEST(RoundTaskTest, NoiseInStateFlagRoundTrips) {
+  const std::vector<Real> model = Ramp(5);
+  for (bool flag : {false, true}) {
+    SCOPED_TRACE(flag);
+    edgeadmm_wire_RoundTask t = FederatedTask(5);
+    t.params.federated.noise_in_state = flag;
+    const std::vector<uint8_t> bytes = Encode(t, model);
+    std::vector<Real> model_out(5), aux_out(1);
+    DecodedRoundTask out;
+    ASSERT_EQ(DecodeRoundTask(AsConstBytes(bytes), AsSpan(model_out),
+                              AsSpan(aux_out), out),
+              Status::Ok());
+    ASSERT_EQ(out.header.which_params, edgeadmm_wire_RoundTask_federated_tag);
+    EXPECT_EQ(out.header.params.federated.noise_in_state, flag);
+    EXPECT_EQ(out.header.params.federated.sigma, t.params.federated.sigma);
+  }
+}
+
 TEST(RoundTaskTest, FloatRoundingIsToNearest) {
   const std::vector<Real> model = {0.1, -1e-3, 3.0e38, 1e-45};
   const std::vector<uint8_t> bytes = Encode(FederatedTask(4), model);

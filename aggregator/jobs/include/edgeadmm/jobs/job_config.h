@@ -14,7 +14,9 @@
 //   gamma = 1.0                    # prox step γ (002), step size (dp-sgd)
 //   rho = 1.0                      # penalty ρ (dp-admm)
 //   [privacy]
-//   policy = "participation"       # participation | trusted-aggregator
+//   policy = "participation"       # participation | participation-own-noise
+//                                  # | trusted-aggregator
+//   noise_in_state = false         # devices keep their noise out of u_i
 //   clip = 1.0                     # C
 //   sigma = 1.0                    # or target_epsilon = 4.0
 //   delta = 1e-5
@@ -33,6 +35,7 @@
 #include <string>
 #include <string_view>
 
+#include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/regularizer.h"
 #include "edgeadmm/result.h"
 
@@ -44,10 +47,6 @@ enum class Algorithm {
   kDpSgd,           // The DP-SGD baseline of paper 002.
 };
 enum class Loss { kLogistic, kSquared };
-enum class Policy {
-  kParticipation,      // Device-side noise; charge rounds a device joined.
-  kTrustedAggregator,  // Devices only clip; the aggregator adds noise.
-};
 enum class SamplingScheme { kPoisson, kFixed };
 
 struct JobConfig {
@@ -64,7 +63,13 @@ struct JobConfig {
   double gamma = 1.0;   // γ, the prox step (002) or SGD step
   double rho = 1.0;     // ρ (004)
 
-  Policy policy = Policy::kParticipation;
+  // participation, participation-own-noise or trusted-aggregator (local-dp
+  // is the devices' own ledger, charged under every policy).
+  privacy::Policy policy = privacy::Policy::kParticipation;
+  // Sent to devices in every task (FederatedAdmmParams.noise_in_state): true
+  // lets a device add its noise to its persisted u_i as paper 002 prints it.
+  // `participation` is proven only for false and refuses true.
+  bool noise_in_state = false;
   double clip = 1.0;             // C
   double sigma = -1.0;           // σ; < 0 until resolved from the target
   double target_epsilon = -1.0;  // > 0 when σ is to be planned
@@ -96,7 +101,6 @@ Status ValidateJobConfig(const JobConfig& config, std::string* error);
 
 // Names used in TOML and logs ("prox-admm", "logistic", ...).
 const char* AlgorithmName(Algorithm a);
-const char* PolicyName(Policy p);
 const char* RegularizerName(RegularizerKind r);
 
 }  // namespace edgeadmm::jobs
