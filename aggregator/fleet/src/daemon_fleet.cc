@@ -156,6 +156,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     d->config.trainer_workspace = ByteSpan(workspace.data(), workspace.size());
     d->config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
     d->config.epsilon_budget = config.epsilon_budget;
+    d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
     d->config.delta = config.delta;
     d->config.task_refresh_ms = config.task_refresh_ms;
     d->config.retry_min_ms = 500;

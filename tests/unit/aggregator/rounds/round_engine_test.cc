@@ -129,6 +129,23 @@ TEST_F(RoundEngineTest, RunsToCompletionAndMatchesReferenceMath) {
   EXPECT_DOUBLE_EQ(engine_->central_epsilon(), last_epsilon);
 }
 
+TEST_F(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
+  // participation: ν = σ√m_k/(2C) = 2·2/2 = 2 (m_k = 4, σ = 2, C = 1);
+  // participation-own-noise: ν = σ/(2C) = 1, whatever m_k.
+  std::string own = testing::DefaultPrivacyTable();
+  const std::string from = "policy = \"participation\"";
+  own.replace(own.find(from), from.size(),
+              "policy = \"participation-own-noise\"\nnoise_in_state = true");
+  Start(own);
+  CompleteRound();
+  const double own_epsilon = engine_->central_epsilon();
+  EXPECT_DOUBLE_EQ(own_epsilon,
+                   accountant_.Epsilon(accountant_.RoundRdp({1.0, 1.0}), 1e-5));
+  const double pooled_epsilon =
+      accountant_.Epsilon(accountant_.RoundRdp({2.0, 1.0}), 1e-5);
+  EXPECT_GT(own_epsilon, 2 * pooled_epsilon);
+}
+
 TEST_F(RoundEngineTest, EveryBadRequestGetsItsVerdictAndChangesNothing) {
   Start();
   const std::vector<std::string> cohort = engine_->CohortForTesting();

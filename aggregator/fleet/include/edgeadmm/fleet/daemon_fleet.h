@@ -29,6 +29,9 @@ struct DaemonFleetConfig {
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
   double epsilon_budget = 1e6;  // local budget of every device
+  // Lets devices run steps without noise (sigma = 0: reference runs only;
+  // no local privacy guarantee). See TrainerConfig.
+  bool allow_unaccounted_steps = false;
   double delta = 1e-5;
   uint32_t ack_timeout_ms = 2000;
   uint32_t task_refresh_ms = 5000;

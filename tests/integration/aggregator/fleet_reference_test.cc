@@ -1,0 +1,242 @@
+// Issue 5 must-show: 100 devices (the fleet's DeviceClients, each over its
+// own DTLS-PSK session) train paper 002 Alg. 3 on an a9a subset against the
+// real daemon on loopback with σ = 0; the released model equals an
+// in-process reference run of the SDK's local step with the same cohorts
+// (reproduced from `sampling.seed`) to 1e-5.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon_process.h"
+#include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/fleet/daemon_fleet.h"
+#include "edgeadmm/fleet/data_split.h"
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/jobs/job_report.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/rounds/cohort_sampler.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/rounds/sampling_rng.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr int kDevices = 100;
+constexpr size_t kRecords = 1000;  // the first 1000 lines of a9a
+constexpr size_t kDim = 123;
+
+const char kJobToml[] =
+    "[job]\nname = \"e2e\"\nalgorithm = \"prox-admm\"\nloss = \"logistic\"\n"
+    "dimension = 123\nrounds = 6\n"
+    "[regularizer]\nkind = \"elastic-net\"\nl1 = 0.001\nl2 = 0.01\n"
+    "[step]\nlambda = 0.5\ngamma = 2.0\n"
+    "[privacy]\npolicy = \"participation\"\nclip = 0.5\nsigma = 0.0\n"
+    "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n"
+    "[sampling]\nscheme = \"fixed\"\nm = 20\nm_min = 20\n"
+    "deadline_seconds = 120\nseed = 20261122\n";
+
+std::string DataDir() {
+  const char* dir = std::getenv("EDGEADMM_DATA");
+  return dir != nullptr ? dir : "../shared/data";
+}
+
+std::string Hex(const std::vector<uint8_t>& bytes) {
+  std::string out;
+  char digits[3];
+  for (uint8_t b : bytes) {
+    std::snprintf(digits, sizeof(digits), "%02x", b);
+    out += digits;
+  }
+  return out;
+}
+
+double RoundToFloat(double v) {
+  return static_cast<double>(static_cast<float>(v));
+}
+
+// Paper 002 Alg. 3 without the network: the SDK's LocalTrainer on each
+// sampled device (state persisted between its steps as the client does),
+// float32 rounding where the wire has it, the server's running mean over all
+// n devices (pitfall P3) and the elastic-net prox (soft-threshold, then
+// shrink).
+std::vector<double> ReferenceRun(const jobs::JobConfig& c,
+                                 const DenseDataset& data,
+                                 const std::vector<fleet::RecordRange>& shards,
+                                 size_t n) {
+  auto rng = rounds::SamplingRng::Create(c.sampling_seed);
+  EXPECT_TRUE(rng.ok());
+  size_t max_samples = 0;
+  for (const fleet::RecordRange& r : shards) {
+    max_samples = std::max(max_samples, r.count);
+  }
+  std::vector<std::byte> workspace(LocalTrainer::WorkspaceBytes(
+      AlgorithmKind::kProxAdmm, LossKind::kLogistic, max_samples, kDim));
+  std::vector<std::vector<std::byte>> states(n);
+  LocalTrainer trainer;
+  TestEntropy entropy(1);
+  std::vector<double> server_state(kDim, 0.0), z(kDim, 0.0);
+  for (int64_t round = 1; round <= c.rounds; ++round) {
+    auto cohort = rounds::SampleCohort(c, n, **rng);
+    EXPECT_TRUE(cohort.ok());
+    if (!cohort.ok()) return {};
+    std::vector<Real> z_wire(kDim), upload(kDim);
+    for (size_t j = 0; j < kDim; ++j) z_wire[j] = RoundToFloat(z[j]);
+    std::vector<double> sum(kDim, 0.0);
+    for (size_t index : *cohort) {
+      TrainerConfig config;
+      config.algorithm = AlgorithmKind::kProxAdmm;
+      config.loss = Loss{LossKind::kLogistic};
+      config.job_id = 1;
+      config.entropy = &entropy;
+      config.allow_unaccounted_steps = true;
+      auto view = data.Shard(shards[index].first, shards[index].count);
+      EXPECT_TRUE(view.ok());
+      EXPECT_EQ(trainer.Init(ByteSpan(workspace.data(), workspace.size()),
+                             *view, config),
+                Status::Ok());
+      if (!states[index].empty()) {
+        EXPECT_EQ(trainer.LoadState(ConstByteSpan(states[index].data(),
+                                                  states[index].size())),
+                  Status::Ok());
+      }
+      ProxAdmmParams params;
+      params.lambda = c.lambda;
+      params.step = c.gamma;
+      params.clip = c.clip;
+      params.sigma = 0.0;
+      params.noise_in_state = false;
+      EXPECT_TRUE(trainer
+                      .RunProxAdmm(params, static_cast<uint64_t>(round),
+                                   Span<const Real>(z_wire.data(), kDim),
+                                   Span<Real>(upload.data(), kDim))
+                      .ok());
+      states[index].resize(LocalTrainer::StateBytes(kDim));
+      const StatusWithSize saved = trainer.SaveState(
+          ByteSpan(states[index].data(), states[index].size()));
+      EXPECT_TRUE(saved.ok());
+      states[index].resize(saved.size());
+      for (size_t j = 0; j < kDim; ++j) sum[j] += RoundToFloat(upload[j]);
+    }
+    for (size_t j = 0; j < kDim; ++j) {
+      server_state[j] += sum[j] / static_cast<double>(n);
+      const double v = server_state[j];
+      const double shrunk =
+          std::max(std::abs(v) - c.gamma * c.regularizer.l1, 0.0);
+      z[j] = std::copysign(shrunk, v) / (1 + c.gamma * c.regularizer.l2);
+    }
+  }
+  return z;
+}
+
+TEST(FleetReferenceTest, HundredDevicesOverDtlsMatchTheInProcessReference) {
+  testing::TempDatabase t;
+  const std::string psk_dir = t.dir() + "/psk";
+  ASSERT_EQ(std::system(("mkdir -p '" + psk_dir + "'").c_str()), 0);
+  registry::DeviceRegistry registry(t.db());
+  for (int i = 0; i < kDevices; ++i) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "dev-%03d", i);
+    auto psk = registry.Add(id);
+    ASSERT_TRUE(psk.ok());
+    std::ofstream(psk_dir + "/" + id) << Hex(*psk) << "\n";
+  }
+  const std::string subset = t.dir() + "/a9a-subset.libsvm";
+  ASSERT_EQ(std::system(("xz -dc '" + DataDir() + "/a9a.xz' | head -n " +
+                         std::to_string(kRecords) + " > '" + subset + "'")
+                            .c_str()),
+            0);
+
+  std::string error;
+  auto data = ReadLibsvmFile(subset, kDim, &error);
+  ASSERT_TRUE(data.ok()) << error << " (is EDGEADMM_DATA set?)";
+  ASSERT_EQ(data->samples, kRecords);
+  auto config = jobs::ParseJobConfig(kJobToml, &error);
+  ASSERT_TRUE(config.ok()) << error;
+  const int64_t job = testing::CreateJobOrDie(t.db(), kJobToml);
+  ASSERT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
+  const std::string daemon_config = t.dir() + "/aggregatord.toml";
+  std::ofstream(daemon_config)
+      << "[store]\ndatabase = \"" << t.path()
+      << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
+      << testing::FreeUdpPort() << "\n";
+  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH,
+                                {"--config", daemon_config});
+  ASSERT_TRUE(daemon.started());
+
+  fleet::DaemonFleetConfig fc;
+  fc.port = static_cast<uint16_t>(daemon.port());
+  fc.psk_dir = psk_dir;
+  fc.data_path = subset;
+  fc.dim = kDim;
+  fc.allow_unaccounted_steps = true;  // σ = 0
+  fc.task_refresh_ms = 2000;
+  // A watchdog bounds the run (loopback: it normally takes seconds).
+  static volatile std::sig_atomic_t stop = 0;
+  stop = 0;
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&finished] {
+    for (int i = 0; i < 2400 && !finished; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    stop = 1;
+  });
+  auto report = fleet::RunDaemonFleet(fc, &stop, nullptr, &error);
+  finished = true;
+  watchdog.join();
+  ASSERT_TRUE(report.ok()) << error;
+  EXPECT_EQ(report->devices, static_cast<size_t>(kDevices));
+  EXPECT_EQ(report->done, static_cast<size_t>(kDevices));
+  EXPECT_EQ(report->uploads_accepted,
+            static_cast<uint64_t>(config->rounds * config->m));
+  EXPECT_EQ(report->steps_refused, 0u);
+  EXPECT_EQ(daemon.Terminate(), 0);
+
+  t.Reopen();
+  auto released = jobs::LoadReleasedModel(t.db(), "e2e");
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(released->iteration, config->rounds);
+  ASSERT_EQ(released->z.size(), kDim);
+
+  // The reference: the same shards in the job's device order (ids sorted,
+  // like the fleet's PSK files) and the cohorts drawn from the same seed.
+  rounds::PrivacyRoundAccountant accountant;
+  auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
+  ASSERT_TRUE(engine.ok());
+  const std::vector<std::string>& devices = (*engine)->devices();
+  ASSERT_EQ(devices.size(), static_cast<size_t>(kDevices));
+  EXPECT_TRUE(std::is_sorted(devices.begin(), devices.end()));
+  auto shards = fleet::SplitRecords(data->samples, devices.size());
+  ASSERT_TRUE(shards.ok());
+  const std::vector<double> reference =
+      ReferenceRun(*config, *data, *shards, devices.size());
+  ASSERT_EQ(reference.size(), kDim);
+
+  double max_diff = 0, norm = 0;
+  for (size_t j = 0; j < kDim; ++j) {
+    max_diff = std::max(max_diff, std::abs(released->z[j] - reference[j]));
+    norm += reference[j] * reference[j];
+  }
+  std::printf("released vs reference: max |dz| = %.3g, ||z|| = %.4f\n",
+              max_diff, std::sqrt(norm));
+  EXPECT_GT(std::sqrt(norm), 0.05);  // the model moved: the check has teeth
+  EXPECT_LE(max_diff, 1e-5);
+}
+
+}  // namespace
+}  // namespace edgeadmm
