@@ -132,10 +132,8 @@ TEST_F(RoundEngineTest, RunsToCompletionAndMatchesReferenceMath) {
 TEST_F(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
   // participation: ν = σ√m_k/(2C) = 2·2/2 = 2 (m_k = 4, σ = 2, C = 1);
   // participation-own-noise: ν = σ/(2C) = 1, whatever m_k.
-  std::string own = testing::DefaultPrivacyTable();
-  const std::string from = "policy = \"participation\"";
-  own.replace(own.find(from), from.size(),
-              "policy = \"participation-own-noise\"\nnoise_in_state = true");
+  const std::string own = testing::PrivacyTableWithPolicy(
+      "participation-own-noise", "noise_in_state = true");
   Start(own);
   CompleteRound();
   const double own_epsilon = engine_->central_epsilon();

@@ -102,15 +102,8 @@ double Norm(const std::vector<double>& a) {
 Step RunFirstStep(const std::string& policy, const std::string& extra) {
   testing::TempDatabase t;
   testing::EnrollDevices(t.db(), 3);
-  std::string privacy = testing::DefaultPrivacyTable();
-  const std::string from = "policy = \"participation\"";
-  privacy.replace(privacy.find(from), from.size(),
-                  "policy = \"" + policy + "\"\n" + extra);
-  const int64_t job = testing::CreateJobOrDie(
-      t.db(), testing::JobToml("flag", "prox-admm", privacy,
-                               "[sampling]\nscheme = \"poisson\"\nq = 1.0\n"
-                               "m_min = 1\ndeadline_seconds = 10\n"));
-  EXPECT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
+  const int64_t job = testing::StartEveryoneJob(
+      t.db(), "flag", testing::PrivacyTableWithPolicy(policy, extra));
   rounds::PrivacyRoundAccountant accountant;
   auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
   EXPECT_TRUE(engine.ok());

@@ -32,6 +32,15 @@ uint32_t BodyCode(const Response& r) {
   return testing::DecodeStatusBodyOrZero(r.body).code;
 }
 
+// Decodes the RoundTask body of `r` (model into `model`).
+Status DecodeTask(const Response& r, std::vector<Real>& model,
+                  wire::DecodedRoundTask& task) {
+  return wire::DecodeRoundTask(
+      ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                    r.body.size()),
+      Span<Real>(model.data(), model.size()), Span<Real>(), task);
+}
+
 class RequestHandlerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -77,12 +86,7 @@ TEST_F(RequestHandlerTest, TaskTellsRoleAndCarriesModelOnlyToParticipants) {
     EXPECT_EQ(r.content_format, wire::kRoundTaskFormat);
     std::vector<Real> model(3);
     wire::DecodedRoundTask task{};
-    ASSERT_TRUE(
-        wire::DecodeRoundTask(
-            ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
-                          r.body.size()),
-            Span<Real>(model.data(), model.size()), Span<Real>(), task)
-            .ok());
+    ASSERT_EQ(DecodeTask(r, model, task), Status::Ok());
     const bool member =
         std::find(cohort_.begin(), cohort_.end(), d) != cohort_.end();
     EXPECT_EQ(task.header.role, member ? edgeadmm_wire_Role_ROLE_PARTICIPATE
@@ -199,11 +203,7 @@ TEST_F(RequestHandlerTest, RandomAndMutatedBodiesNeverChangeState) {
 edgeadmm_wire_RoundTask TaskUnderPolicy(const std::string& privacy_table) {
   testing::TempDatabase t;
   testing::EnrollDevices(t.db(), 3);
-  const int64_t job = testing::CreateJobOrDie(
-      t.db(), testing::JobToml("p", "prox-admm", privacy_table,
-                               "[sampling]\nscheme = \"poisson\"\nq = 1.0\n"
-                               "m_min = 1\ndeadline_seconds = 10\n"));
-  EXPECT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
+  const int64_t job = testing::StartEveryoneJob(t.db(), "p", privacy_table);
   rounds::PrivacyRoundAccountant accountant;
   auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
   EXPECT_TRUE(engine.ok());
@@ -214,46 +214,33 @@ edgeadmm_wire_RoundTask TaskUnderPolicy(const std::string& privacy_table) {
   const Response r = handler.Task((*engine)->devices()[0], 0);
   std::vector<Real> model(3);
   wire::DecodedRoundTask task{};
-  EXPECT_TRUE(
-      wire::DecodeRoundTask(
-          ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
-                        r.body.size()),
-          Span<Real>(model.data(), model.size()), Span<Real>(), task)
-          .ok());
+  EXPECT_EQ(DecodeTask(r, model, task), Status::Ok());
   EXPECT_EQ(task.header.role, edgeadmm_wire_Role_ROLE_PARTICIPATE);
   EXPECT_EQ(task.header.which_params, edgeadmm_wire_RoundTask_federated_tag);
   return task.header;
 }
 
-std::string PrivacyTable(const std::string& policy, const std::string& extra) {
-  std::string table = testing::DefaultPrivacyTable();
-  const std::string from = "policy = \"participation\"";
-  table.replace(table.find(from), from.size(),
-                "policy = \"" + policy + "\"\n" + extra);
-  return table;
-}
-
 TEST(RequestHandlerPolicyTest, TaskCarriesTheJobsNoiseInStateFlag) {
   // participation: the noise stays out of u_i (the default and only choice).
   edgeadmm_wire_RoundTask t =
-      TaskUnderPolicy(PrivacyTable("participation", ""));
+      TaskUnderPolicy(testing::PrivacyTableWithPolicy("participation", ""));
   EXPECT_EQ(t.noise_placement,
             edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE);
   EXPECT_FALSE(t.params.federated.noise_in_state);
   EXPECT_DOUBLE_EQ(t.params.federated.sigma, 2.0);
   // participation-own-noise may ask for paper 002 as printed.
-  t = TaskUnderPolicy(
-      PrivacyTable("participation-own-noise", "noise_in_state = true"));
+  t = TaskUnderPolicy(testing::PrivacyTableWithPolicy("participation-own-noise",
+                                                      "noise_in_state = true"));
   EXPECT_TRUE(t.params.federated.noise_in_state);
   EXPECT_DOUBLE_EQ(t.params.federated.sigma, 2.0);
-  t = TaskUnderPolicy(
-      PrivacyTable("participation-own-noise", "noise_in_state = false"));
+  t = TaskUnderPolicy(testing::PrivacyTableWithPolicy(
+      "participation-own-noise", "noise_in_state = false"));
   EXPECT_FALSE(t.params.federated.noise_in_state);
 }
 
 TEST(RequestHandlerPolicyTest, TrustedAggregatorTellsDevicesToAddNoNoise) {
-  const edgeadmm_wire_RoundTask t =
-      TaskUnderPolicy(PrivacyTable("trusted-aggregator", ""));
+  const edgeadmm_wire_RoundTask t = TaskUnderPolicy(
+      testing::PrivacyTableWithPolicy("trusted-aggregator", ""));
   EXPECT_EQ(t.noise_placement,
             edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR);
   EXPECT_EQ(t.params.federated.sigma, 0.0);

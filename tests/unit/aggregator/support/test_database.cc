@@ -94,6 +94,27 @@ std::string DefaultPrivacyTable() {
          "device_budget = 1000.0\n";
 }
 
+std::string PrivacyTableWithPolicy(const std::string& policy,
+                                   const std::string& extra) {
+  std::string table = DefaultPrivacyTable();
+  const std::string from = "policy = \"participation\"";
+  table.replace(table.find(from), from.size(),
+                "policy = \"" + policy + "\"\n" + extra);
+  return table;
+}
+
+int64_t StartEveryoneJob(store::Database& db, const std::string& name,
+                         const std::string& privacy_table) {
+  const int64_t job =
+      CreateJobOrDie(db, JobToml(name, "prox-admm", privacy_table,
+                                 "[sampling]\nscheme = \"poisson\"\nq = 1.0\n"
+                                 "m_min = 1\ndeadline_seconds = 10\n"));
+  if (!jobs::SetJobState(db, job, jobs::JobState::kRunning).ok()) {
+    Die("start job " + name);
+  }
+  return job;
+}
+
 std::string DefaultSamplingTable() {
   return "[sampling]\n"
          "scheme = \"fixed\"\n"

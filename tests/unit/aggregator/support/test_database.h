@@ -45,6 +45,16 @@ std::string JobToml(const std::string& name, const std::string& algorithm,
 std::string DefaultPrivacyTable();
 std::string DefaultSamplingTable();
 
+// DefaultPrivacyTable with policy `policy` and the extra lines `extra`.
+std::string PrivacyTableWithPolicy(const std::string& policy,
+                                   const std::string& extra = "");
+
+// Creates and starts (state running) prox-admm job `name` with
+// `privacy_table` and a cohort of every device (Poisson q = 1, m_min = 1);
+// returns its id.
+int64_t StartEveryoneJob(store::Database& db, const std::string& name,
+                         const std::string& privacy_table);
+
 // Parses `toml` (must be valid) and creates the job; returns its id.
 int64_t CreateJobOrDie(store::Database& db, const std::string& toml);
 
