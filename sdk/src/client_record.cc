@@ -63,8 +63,9 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
     return Status::DataLoss();
   }
   const uint64_t flags = GetLe(p + 6, 2);
-  const uint64_t state_size = GetLe(p + 24, 4);
-  const uint64_t upload_size = GetLe(p + 28, 4);
+  // 32-bit fields: they fit size_t on every target.
+  const size_t state_size = static_cast<size_t>(GetLe(p + 24, 4));
+  const size_t upload_size = static_cast<size_t>(GetLe(p + 28, 4));
   if ((flags & ~static_cast<uint64_t>(kFlagPending)) != 0 || state_size == 0 ||
       ((flags & kFlagPending) != 0) != (upload_size != 0) ||
       in.size() != ClientRecordBytes(state_size, upload_size)) {

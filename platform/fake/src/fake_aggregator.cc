@@ -43,7 +43,7 @@ FakeAggregator::FakeAggregator(const FakeAggregatorConfig& config,
 }
 
 size_t FakeAggregator::Slot(const char* id) const {
-  size_t i = HashId(id) % table_.size();
+  size_t i = static_cast<size_t>(HashId(id) % table_.size());
   while (table_[i].used && std::strcmp(table_[i].id, id) != 0) {
     i = (i + 1) % table_.size();
   }
