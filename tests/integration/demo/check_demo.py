@@ -63,16 +63,16 @@ def main():
     p.add_argument("--source-dir", required=True)
     p.add_argument("--build-dir", required=True)
     p.add_argument("--work-dir", required=True)
-    p.add_argument("--devices", default="30")
-    p.add_argument("--rounds", default="6")
-    p.add_argument("--epsilon", default="4")
+    p.add_argument("--devices", default="200")
+    p.add_argument("--rounds", default="8")
+    p.add_argument("--epsilon", default="8")
     a = p.parse_args()
     shutil.rmtree(a.work_dir, ignore_errors=True)
     epsilon = float(a.epsilon)
     argv = [
         os.path.join(a.source_dir, "scripts", "demo"), "--skip-setup",
         "--skip-build", "--build-dir", a.build_dir, "--out", a.work_dir, "--devices",
-        a.devices, "--rounds", a.rounds, "--epsilon", a.epsilon, "--q", "0.5",
+        a.devices, "--rounds", a.rounds, "--epsilon", a.epsilon, "--q", "0.2",
         "--timeout", "600"
     ]
     print(" ".join(argv), flush=True)
