@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -223,6 +224,38 @@ TEST_F(RoundEngineTest, EveryBadRequestGetsItsVerdictAndChangesNothing) {
   ASSERT_TRUE(stmt.ok());
   ASSERT_TRUE(stmt->StepRow().ok());
   EXPECT_EQ(stmt->ColumnBlob(0), good.vector);
+}
+
+TEST_F(RoundEngineTest,
+       RetransmissionAfterTheRoundCommittedGetsTheDuplicateReceipt) {
+  Start();
+  const int64_t round = engine_->round_id();
+  const std::string member = engine_->CohortForTesting().front();
+  const Upload first = UploadFor(*engine_, member);
+  CompleteRound();  // commits `round` and opens the next one
+  ASSERT_NE(engine_->round_id(), round);
+  const int64_t uploads_before = Count(t_.db(), "SELECT COUNT(*) FROM uploads");
+  // The receipt was lost: the same bytes again are a duplicate, not stale.
+  EXPECT_EQ(engine_->Submit(member, first, now_), UploadVerdict::kDuplicate);
+  Upload changed = first;
+  changed.vector = store::EncodeFloats({9, 9, 9});
+  EXPECT_EQ(engine_->Submit(member, changed, now_),
+            UploadVerdict::kConflictingDuplicate);
+  // A device with no upload in that round is simply late.
+  std::string outsider;
+  for (const std::string& d : devices_) {
+    if (std::find(accepted_[round].begin(), accepted_[round].end(), d) ==
+        accepted_[round].end()) {
+      outsider = d;
+    }
+  }
+  if (!outsider.empty()) {
+    Upload late = first;
+    late.device_id = outsider;
+    EXPECT_EQ(engine_->Submit(outsider, late, now_),
+              UploadVerdict::kStaleRound);
+  }
+  EXPECT_EQ(Count(t_.db(), "SELECT COUNT(*) FROM uploads"), uploads_before);
 }
 
 TEST_F(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
