@@ -463,7 +463,9 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
     return UploadVerdict::kJobNotRunning;
   }
   if (!open_.has_value || upload.round_id != open_.round_id) {
-    return UploadVerdict::kStaleRound;
+    // A retransmission whose round has already committed (its receipt was
+    // lost) gets the duplicate receipt, so the device learns it counted.
+    return CommittedUploadVerdict(upload);
   }
   if (!open_.in_cohort[*index]) return UploadVerdict::kNotInCohort;
   auto values = store::DecodeFloats(upload.vector);
@@ -488,6 +490,18 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
   }
   *decoded = std::move(values).value();
   return UploadVerdict::kAccepted;
+}
+
+UploadVerdict RoundEngine::CommittedUploadVerdict(const Upload& upload) const {
+  auto stmt = db_->Prepare(
+      "SELECT digest FROM uploads WHERE job_id = ? AND round_id = ? AND "
+      "device_id = ?");
+  if (!stmt.ok()) return UploadVerdict::kStaleRound;
+  stmt->Bind(1, job_.id).Bind(2, upload.round_id).Bind(3, upload.device_id);
+  if (!stmt->StepRow().ok()) return UploadVerdict::kStaleRound;
+  return stmt->ColumnBlob(0) == Sha256(upload.vector)
+             ? UploadVerdict::kDuplicate
+             : UploadVerdict::kConflictingDuplicate;
 }
 
 UploadVerdict RoundEngine::Submit(std::string_view identity,

@@ -148,6 +148,10 @@ class RoundEngine {
   // The two per-round mechanisms of the participation policy for m uploads.
   RoundMechanism CentralMechanism(size_t m) const;
   RoundMechanism LocalMechanism() const;
+  // Verdict for an upload of a round that is not open: kDuplicate if the
+  // committed round holds the same vector from this device,
+  // kConflictingDuplicate if it holds another, otherwise kStaleRound.
+  UploadVerdict CommittedUploadVerdict(const Upload& upload) const;
   UploadVerdict Judge(std::string_view identity, const Upload& upload,
                       size_t* index, std::vector<double>* decoded) const;
 
