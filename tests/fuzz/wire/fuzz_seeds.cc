@@ -63,7 +63,7 @@ void Tasks() {
 
     t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
     t.which_params = edgeadmm_wire_RoundTask_federated_tag;
-    t.params.federated = {0.5, 1.0, 1.0, 2.0};
+    t.params.federated = {0.5, 1.0, 1.0, 2.0, false};
     Write(("task_federated" + suffix).c_str(), out,
           EncodeRoundTask(t, m, {}, Out(out)));
 

@@ -60,7 +60,7 @@ std::vector<uint8_t> TaskBytes(uint32_t p) {
   t.regularizer_weight = 1e-4;
   t.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
   t.which_params = edgeadmm_wire_RoundTask_federated_tag;
-  t.params.federated = {0.5, 2.0, 1.0, 3.0};
+  t.params.federated = {0.5, 2.0, 1.0, 3.0, false};
   t.dimension = p;
   t.deadline_ms = 60000;
   const std::vector<Real> model = Ramp(p);
