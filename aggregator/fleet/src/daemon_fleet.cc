@@ -122,10 +122,11 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   if (!context.status().ok()) {
     return fail(context.status(), "libcoap context without DTLS");
   }
-  // Shared by all devices: one thread computes one step at a time.
+  // Shared by all devices: one thread computes one step at a time. Sized
+  // for whichever algorithm and loss the daemon's job turns out to run.
   LocalTrainer trainer;
-  std::vector<std::byte> workspace(LocalTrainer::WorkspaceBytes(
-      AlgorithmKind::kProxAdmm, LossKind::kLogistic, max_samples, data.dim));
+  std::vector<std::byte> workspace(
+      DeviceClient::TrainerWorkspaceBytes(max_samples, data.dim));
   std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(data.dim));
   GetrandomEntropy entropy;
 
