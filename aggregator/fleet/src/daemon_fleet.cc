@@ -108,7 +108,8 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   Result<DenseDataset> loaded =
       config.format == DataFormat::kAdultCsv
           ? ReadAdultCsvFile(config.data_path, &load_error)
-          : ReadLibsvmFile(config.data_path, config.dim, &load_error);
+          : ReadLibsvmFile(config.data_path, config.dim, &load_error,
+                           config.labels);
   if (!loaded.ok()) return fail(loaded.status(), load_error);
   const DenseDataset& data = *loaded;
   auto shards = SplitRecords(data.samples, ids->size());
