@@ -2,6 +2,7 @@
 // DeviceClient over real CoAP/DTLS-PSK, against a running aggregator daemon.
 //   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
 //       [--host 127.0.0.1] [--state-dir DIR] [--epsilon-budget E]
+//       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
@@ -20,6 +21,7 @@ void OnSignal(int) { g_stop = 1; }
 void AddFleetConnectCommand(CLI::App& app) {
   static fleet::DaemonFleetConfig c;
   static std::string format = "libsvm";
+  static std::string loss = "logistic";
   CLI::App* cmd = app.add_subcommand(
       "fleet-connect",
       "Run the enrolled devices (PSK files) against the aggregator daemon "
@@ -34,6 +36,10 @@ void AddFleetConnectCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--format", format, "libsvm or csv (UCI Adult)");
   cmd->add_option("--dim", c.dim, "LIBSVM dimension")->capture_default_str();
+  cmd->add_option("--loss", loss,
+                  "the job's loss: logistic (labels +1/-1) or squared "
+                  "(real-valued LIBSVM labels)")
+      ->capture_default_str();
   cmd->add_option("--state-dir", c.state_dir,
                   "per-device state directories (default: RAM)");
   cmd->add_option("--epsilon-budget", c.epsilon_budget,
@@ -44,6 +50,14 @@ void AddFleetConnectCommand(CLI::App& app) {
       c.format = fleet::DataFormat::kAdultCsv;
     } else if (format != "libsvm") {
       std::fprintf(stderr, "edgeadmm fleet-connect: bad --format\n");
+      throw CLI::RuntimeError(2);
+    }
+    if (loss == "squared") {
+      c.labels = LibsvmLabels::kReal;
+    } else if (loss != "logistic") {
+      std::fprintf(stderr,
+                   "edgeadmm fleet-connect: --loss must be logistic or "
+                   "squared\n");
       throw CLI::RuntimeError(2);
     }
     std::signal(SIGTERM, &OnSignal);

@@ -136,14 +136,8 @@ int Run(const DeviceOptions& o) {
 
   // Every buffer is sized once, before Init; nothing is allocated after.
   const size_t dim = view->dim();
-  size_t workspace_bytes = 0;
-  for (LossKind loss : {LossKind::kLogistic, LossKind::kSquared}) {
-    workspace_bytes =
-        std::max(workspace_bytes,
-                 LocalTrainer::WorkspaceBytes(AlgorithmKind::kProxAdmm, loss,
-                                              view->samples(), dim));
-  }
-  std::vector<std::byte> trainer_workspace(workspace_bytes);
+  std::vector<std::byte> trainer_workspace(
+      DeviceClient::TrainerWorkspaceBytes(view->samples(), dim));
   std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(dim));
   std::vector<std::byte> memory(DeviceClient::MemoryBytes(dim));
   LocalTrainer trainer;

@@ -40,6 +40,10 @@ Real LinearizedAdmmParams::Sensitivity(uint32_t k, size_t m) const {
   return 2 * s1 / (static_cast<Real>(m) * (rho + 1 / StepSize(k, m)));
 }
 
+Real LinearizedAdmmParams::DeviceSensitivity(uint32_t k, size_t m) const {
+  return static_cast<Real>(m) * Sensitivity(k, m);
+}
+
 Real LinearizedAdmmParams::NoiseStd(uint32_t k, size_t m) const {
   return Sensitivity(k, m) * GaussianFactor(epsilon, delta);
 }

@@ -104,7 +104,9 @@ Result<LinearizedAdmmReport> LocalTrainer::RunLinearizedAdmm(
   EDGEADMM_TRY(params.Validate());
   const uint32_t k = state_.local_iteration;
   const size_t m = data_.samples();
-  const Real sensitivity = params.Sensitivity(k, m);
+  // The subject is the device (docs/privacy.md): charge the replace-one
+  // sensitivity of all its records, not paper 004's one-record Lemma 1.
+  const Real sensitivity = params.DeviceSensitivity(k, m);
   const Real noise_std = params.NoiseStd(k, m);
   EDGEADMM_TRY(CheckBudget(params.add_noise, sensitivity, noise_std));
   EDGEADMM_TRY_ASSIGN(auto report,

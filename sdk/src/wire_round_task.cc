@@ -31,7 +31,13 @@ bool ValidDpAdmm(const edgeadmm_wire_DpAdmmParams& p) {
          p.num_devices >= 1 && Positive(p.d_w) && Positive(p.s1) &&
          NonNegative(p.s2) && NonNegative(p.s3) && NonNegative(p.s4) &&
          Positive(p.epsilon) && p.epsilon <= 1.0 && Positive(p.delta) &&
-         p.delta < 1.0 && NonNegative(p.clip);
+         p.delta < 1.0 && NonNegative(p.clip) && p.max_records >= 1;
+}
+
+// DP-SGD baseline (dp_sgd_step.h): eta > 0, E >= 1, C > 0, sigma >= 0.
+bool ValidDpSgd(const edgeadmm_wire_DpSgdParams& p) {
+  return Positive(p.learning_rate) && p.local_steps >= 1 && Positive(p.clip) &&
+         NonNegative(p.sigma);
 }
 
 // Paper 001, Alg. 1: eta(t) = eta1 q1^(t-1) non-decreasing (q1 >= 1),
@@ -62,6 +68,12 @@ Status ValidateParams(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
     case edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM:
       if (t.which_params != edgeadmm_wire_RoundTask_dp_admm_tag ||
           !ValidDpAdmm(t.params.dp_admm) || aux_size != 0) {
+        return Status::InvalidArgument();
+      }
+      return Status::Ok();
+    case edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD:
+      if (t.which_params != edgeadmm_wire_RoundTask_dp_sgd_tag ||
+          !ValidDpSgd(t.params.dp_sgd) || aux_size != 0) {
         return Status::InvalidArgument();
       }
       return Status::Ok();

@@ -108,7 +108,8 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   Result<DenseDataset> loaded =
       config.format == DataFormat::kAdultCsv
           ? ReadAdultCsvFile(config.data_path, &load_error)
-          : ReadLibsvmFile(config.data_path, config.dim, &load_error);
+          : ReadLibsvmFile(config.data_path, config.dim, &load_error,
+                           config.labels);
   if (!loaded.ok()) return fail(loaded.status(), load_error);
   const DenseDataset& data = *loaded;
   auto shards = SplitRecords(data.samples, ids->size());
@@ -122,10 +123,11 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   if (!context.status().ok()) {
     return fail(context.status(), "libcoap context without DTLS");
   }
-  // Shared by all devices: one thread computes one step at a time.
+  // Shared by all devices: one thread computes one step at a time. Sized
+  // for whichever algorithm and loss the daemon's job turns out to run.
   LocalTrainer trainer;
-  std::vector<std::byte> workspace(LocalTrainer::WorkspaceBytes(
-      AlgorithmKind::kProxAdmm, LossKind::kLogistic, max_samples, data.dim));
+  std::vector<std::byte> workspace(
+      DeviceClient::TrainerWorkspaceBytes(max_samples, data.dim));
   std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(data.dim));
   GetrandomEntropy entropy;
 

@@ -29,6 +29,8 @@ constexpr NameTable<privacy::Policy> kPolicies = {
     {"participation", privacy::Policy::kParticipation},
     {"participation-own-noise", privacy::Policy::kParticipationOwnNoise},
     {"trusted-aggregator", privacy::Policy::kTrustedAggregator}};
+constexpr NameTable<DpAdmmSchedule> kSchedules = {
+    {"smooth", DpAdmmSchedule::kSmooth}, {"convex", DpAdmmSchedule::kConvex}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 
@@ -138,7 +140,83 @@ Status Invalid(std::string* error, const std::string& message) {
   return Status::InvalidArgument();
 }
 
+// Algorithm-specific checks of ValidateJobConfig: which policies each
+// algorithm is charged soundly under (docs/privacy.md, section 2) and the
+// ranges of its own keys.
+Status ValidateAlgorithm(const JobConfig& c, std::string* error) {
+  if (c.algorithm != Algorithm::kProxAdmm && c.noise_in_state) {
+    return Invalid(error,
+                   "privacy.noise_in_state: only prox-admm has this switch");
+  }
+  if (c.policy == privacy::Policy::kTrustedAggregator &&
+      c.algorithm != Algorithm::kProxAdmm) {
+    return Invalid(error,
+                   "privacy.policy: trusted-aggregator is implemented for "
+                   "prox-admm only");
+  }
+  if (c.algorithm == Algorithm::kDpSgd && c.local_steps < 1) {
+    return Invalid(error, "step.local_steps: must be >= 1");
+  }
+  if (c.algorithm != Algorithm::kLinearizedAdmm) return Status::Ok();
+  if (c.regularizer.kind == RegularizerKind::kElasticNet) {
+    return Invalid(error,
+                   "regularizer.kind: dp-admm applies the regularizer on the "
+                   "devices; use none, l1 or l2");
+  }
+  if (c.policy != privacy::Policy::kParticipationOwnNoise) {
+    // Paper 004 eq. (3a) linearizes at the device's own noisy w~_i, so a
+    // device's state carries its past noise: the sqrt(m_k) charge of
+    // `participation` is not proven for that (docs/privacy.md).
+    return Invalid(error,
+                   "privacy.policy: dp-admm devices keep their own noise in "
+                   "their state (paper 004 eq. 3a linearizes at the noisy "
+                   "w~), so only participation-own-noise is sound for it");
+  }
+  if (c.noise_planned()) {
+    return Invalid(error,
+                   "privacy.target_epsilon: not planned for dp-admm; its "
+                   "noise is set by dp_admm.step_epsilon and step_delta");
+  }
+  const DpAdmmConfig& d = c.dp_admm;
+  if (!(d.d_w > 0)) return Invalid(error, "dp_admm.d_w: must be > 0");
+  if (!(d.s2 >= 0) || !(d.s3 >= 0) || !(d.s4 >= 0)) {
+    return Invalid(error, "dp_admm: s2, s3 and s4 must be >= 0");
+  }
+  if (!(d.step_epsilon > 0 && d.step_epsilon <= 1)) {
+    return Invalid(error, "dp_admm.step_epsilon: must be in (0, 1]");
+  }
+  if (!(d.step_delta > 0 && d.step_delta < 1)) {
+    return Invalid(error, "dp_admm.step_delta: must be in (0, 1)");
+  }
+  if (d.max_records < 1 || d.max_records > UINT32_MAX) {
+    return Invalid(error, "dp_admm.max_records: must be in [1, 2^32)");
+  }
+  return Status::Ok();
+}
+
+// Fills the dp-admm defaults that depend on other keys and sets σ to paper
+// 004's noise multiplier (the jobs table's sigma column).
+void ResolveDpAdmm(JobConfig& c) {
+  DpAdmmConfig& d = c.dp_admm;
+  const Regularizer& r = c.regularizer;
+  if (d.s2 < 0) {
+    d.s2 = r.kind == RegularizerKind::kL1
+               ? r.l1 * std::sqrt(static_cast<double>(c.dimension))
+               : r.l2 * d.d_w;
+  }
+  if (d.s3 < 0) d.s3 = c.loss == Loss::kLogistic ? 0.25 : 1.0;
+  if (d.s4 < 0) d.s4 = r.l2;
+  if (d.step_delta < 0) d.step_delta = c.delta;
+  c.sigma = DpAdmmNoiseMultiplier(c);
+}
+
 }  // namespace
+
+double DpAdmmNoiseMultiplier(const JobConfig& c) {
+  const DpAdmmConfig& d = c.dp_admm;
+  if (!d.noise || !(d.step_epsilon > 0) || !(d.step_delta > 0)) return 0.0;
+  return std::sqrt(2 * std::log(1.25 / d.step_delta)) / d.step_epsilon;
+}
 
 const char* AlgorithmName(Algorithm a) { return NameOf(kAlgorithms, a); }
 const char* RegularizerName(RegularizerKind r) {
@@ -208,19 +286,7 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
                    "privacy.policy: trusted-aggregator needs poisson sampling "
                    "(its accounting is the Poisson-subsampled Gaussian)");
   }
-  if (c.policy == privacy::Policy::kTrustedAggregator &&
-      c.algorithm != Algorithm::kProxAdmm) {
-    return Invalid(error,
-                   "privacy.policy: trusted-aggregator is implemented for "
-                   "prox-admm only");
-  }
-  if (c.algorithm == Algorithm::kLinearizedAdmm &&
-      c.regularizer.kind == RegularizerKind::kElasticNet) {
-    return Invalid(error,
-                   "regularizer.kind: dp-admm applies the regularizer on the "
-                   "devices; use none, l1 or l2");
-  }
-  return Status::Ok();
+  return ValidateAlgorithm(c, error);
 }
 
 Result<JobConfig> ParseJobConfig(std::string_view toml_text,
@@ -237,9 +303,20 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Enum("regularizer.kind", kRegularizers, c.regularizer.kind, false);
   r.Double("regularizer.l1", c.regularizer.l1, false);
   r.Double("regularizer.l2", c.regularizer.l2, false);
-  r.Double("step.lambda", c.lambda, true);
-  r.Double("step.gamma", c.gamma, true);
-  r.Double("step.rho", c.rho, c.algorithm == Algorithm::kLinearizedAdmm);
+  const bool dp_admm = c.algorithm == Algorithm::kLinearizedAdmm;
+  r.Double("step.lambda", c.lambda, c.algorithm == Algorithm::kProxAdmm);
+  r.Double("step.gamma", c.gamma, !dp_admm);
+  r.Double("step.rho", c.rho, dp_admm);
+  r.Int("step.local_steps", c.local_steps, false);
+  r.Enum("dp_admm.schedule", kSchedules, c.dp_admm.schedule, false);
+  r.Double("dp_admm.d_w", c.dp_admm.d_w, dp_admm);
+  r.Double("dp_admm.s2", c.dp_admm.s2, false);
+  r.Double("dp_admm.s3", c.dp_admm.s3, false);
+  r.Double("dp_admm.s4", c.dp_admm.s4, false);
+  r.Double("dp_admm.step_epsilon", c.dp_admm.step_epsilon, dp_admm);
+  r.Double("dp_admm.step_delta", c.dp_admm.step_delta, false);
+  r.Int("dp_admm.max_records", c.dp_admm.max_records, dp_admm);
+  r.Bool("dp_admm.noise", c.dp_admm.noise, false);
   r.Enum("privacy.policy", kPolicies, c.policy, false);
   r.Bool("privacy.noise_in_state", c.noise_in_state, false);
   r.Double("privacy.clip", c.clip, true);
@@ -261,6 +338,15 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
   if (c.sigma >= 0 && c.noise_planned()) {
     return Invalid(error,
                    "privacy: give either sigma or target_epsilon, not both");
+  }
+  if (dp_admm) {
+    if (c.sigma >= 0) {
+      return Invalid(error,
+                     "privacy.sigma: dp-admm's noise is set by "
+                     "dp_admm.step_epsilon and step_delta (paper 004 Thm 1); "
+                     "use dp_admm.noise = false for none");
+    }
+    if (!c.noise_planned()) ResolveDpAdmm(c);
   }
   EDGEADMM_TRY(ValidateJobConfig(c, error));
   return c;

@@ -127,24 +127,44 @@ Status RoundEngine::LoadLedgers() {
   return Status::Ok();
 }
 
+double RoundEngine::OwnNoiseMultiplier() const {
+  const jobs::JobConfig& c = job_.config;
+  switch (c.algorithm) {
+    case jobs::Algorithm::kProxAdmm:
+      // Δu = 2λ·Clip(x − z, C) + λη: zero-out sensitivity 2λC, noise λσ.
+      return c.sigma / (2 * c.clip);
+    case jobs::Algorithm::kDpSgd:
+      // Δ = Clip(w − z, C) + ξ: zero-out sensitivity C, noise σ.
+      return c.sigma / c.clip;
+    case jobs::Algorithm::kLinearizedAdmm:
+      // w̃ = w_i + ξ, σ_k = 2 S1 ν₀₀₄/(m_i(ρ + 1/η_k)) (paper 004 Thm 1); w_i
+      // moves by at most S1/(ρ + 1/η_k) when the device's data are zeroed
+      // (the mean clipped gradient, eq. 3a): 2ν₀₀₄/m_i ≥ 2ν₀₀₄/m_max.
+      return 2 * jobs::DpAdmmNoiseMultiplier(c) /
+             static_cast<double>(c.dp_admm.max_records);
+  }
+  return 0.0;
+}
+
 RoundMechanism RoundEngine::CentralMechanism(size_t m) const {
   const jobs::JobConfig& c = job_.config;
   if (c.policy == privacy::Policy::kTrustedAggregator) {
-    // Sum of clipped 2λ(x−z) (sensitivity 2λC, add/remove) plus N(0,(λσ)²):
-    // ν = σ/(2C), Poisson rate q.
-    return {c.sigma / (2 * c.clip), c.q};
+    // prox-admm only (ValidateJobConfig). Sum of clipped 2λ(x−z)
+    // (sensitivity 2λC, add/remove) plus N(0,(λσ)²): ν = σ/(2C), rate q.
+    return {OwnNoiseMultiplier(), c.q};
   }
   if (c.policy == privacy::Policy::kParticipationOwnNoise) {
-    // Only the device's own noise counts: zero-out sensitivity 2λC, noise λσ.
-    return {c.sigma / (2 * c.clip), 1.0};
+    // Only the device's own noise counts (docs/privacy.md).
+    return {OwnNoiseMultiplier(), 1.0};
   }
-  // Participation: zero-out sensitivity 2λC, noise λσ·√m_k: ν = σ√m/(2C).
-  return {c.sigma * std::sqrt(static_cast<double>(m)) / (2 * c.clip), 1.0};
+  // Participation: the m_k accepted uploads' noises add up: ν·√m_k.
+  return {OwnNoiseMultiplier() * std::sqrt(static_cast<double>(m)), 1.0};
 }
 
 RoundMechanism RoundEngine::LocalMechanism() const {
-  // Local DP of one participation: replace-one sensitivity 4λC, noise λσ.
-  return {job_.config.sigma / (4 * job_.config.clip), 1.0};
+  // Local DP of one participation: replace-one doubles the zero-out
+  // sensitivity (4λC, 2C, 2 S1/(ρ + 1/η_k)) with the same own noise.
+  return {OwnNoiseMultiplier() / 2, 1.0};
 }
 
 double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {

@@ -57,10 +57,10 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
       return Status::Ok();
     }
     case jobs::Algorithm::kDpSgd: {
+      // Uploads are Δ_i = Clip(w_i − z, C) + ξ_i (dp_sgd_step.h), each
+      // already scaled by the device's learning rate γ: average, step, prox.
       std::vector<double> step = SumUploads(uploads, 0, p);
-      for (size_t j = 0; j < p; ++j) {
-        step[j] = model.z[j] - config.gamma * step[j] / m;
-      }
+      for (size_t j = 0; j < p; ++j) step[j] = model.z[j] + step[j] / m;
       ProxInto(config, step, model.z);
       return Status::Ok();
     }

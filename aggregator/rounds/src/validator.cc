@@ -12,7 +12,10 @@ Result<Validator> Validator::Load(const jobs::JobConfig& config,
   EDGEADMM_TRY_ASSIGN(
       DenseDataset data,
       ReadLibsvmFile(config.validation_data,
-                     static_cast<size_t>(config.dimension), error));
+                     static_cast<size_t>(config.dimension), error,
+                     config.loss == jobs::Loss::kSquared
+                         ? LibsvmLabels::kReal
+                         : LibsvmLabels::kBinary));
   return Validator(config.loss, std::move(data));
 }
 

@@ -48,10 +48,63 @@ bool Enrolled(const rounds::RoundEngine& engine, std::string_view id) {
                             std::string(id));
 }
 
+// Δu (paper 002), the model change (DP-SGD) or the noisy model (paper 004).
 edgeadmm_wire_UpdateKind KindFor(jobs::Algorithm algorithm) {
-  return algorithm == jobs::Algorithm::kProxAdmm
-             ? edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U
-             : edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
+  return algorithm == jobs::Algorithm::kLinearizedAdmm
+             ? edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL
+             : edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+}
+
+// The algorithm and its params oneof of a task (docs/protocol.md).
+void SetParams(const jobs::JobRecord& job, int64_t iteration,
+               edgeadmm_wire_RoundTask& h) {
+  const jobs::JobConfig& c = job.config;
+  const bool trusted = c.policy == privacy::Policy::kTrustedAggregator;
+  switch (c.algorithm) {
+    case jobs::Algorithm::kProxAdmm:
+      h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
+      h.which_params = edgeadmm_wire_RoundTask_federated_tag;
+      h.params.federated.lambda = c.lambda;
+      h.params.federated.gamma = c.gamma;
+      h.params.federated.clip = c.clip;
+      h.params.federated.sigma = trusted ? 0.0 : c.sigma;
+      // ValidateJobConfig refuses true under `participation` (privacy.md).
+      h.params.federated.noise_in_state = !trusted && c.noise_in_state;
+      return;
+    case jobs::Algorithm::kLinearizedAdmm: {
+      // Paper 004 with the job's regularizer r on every device: its split
+      // (λ/N)·R with λ = N, R = r (the task's regularizer and weight).
+      const jobs::DpAdmmConfig& d = c.dp_admm;
+      edgeadmm_wire_DpAdmmParams& w = h.params.dp_admm;
+      h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM;
+      h.which_params = edgeadmm_wire_RoundTask_dp_admm_tag;
+      w.schedule = d.schedule == jobs::DpAdmmSchedule::kConvex
+                       ? edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX
+                       : edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
+      w.rho = c.rho;
+      w.num_devices = static_cast<uint32_t>(job.n);
+      w.reg_weight = static_cast<double>(job.n);
+      w.iteration = static_cast<uint32_t>(iteration);
+      w.d_w = d.d_w;
+      w.s1 = w.clip = c.clip;
+      w.s2 = d.s2;
+      w.s3 = d.s3;
+      w.s4 = d.s4;
+      w.epsilon = d.step_epsilon;
+      w.delta = d.step_delta;
+      w.noiseless = !d.noise;
+      w.max_records = static_cast<uint32_t>(d.max_records);
+      return;
+    }
+    case jobs::Algorithm::kDpSgd:
+      h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
+      h.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
+      h.params.dp_sgd.learning_rate = c.gamma;
+      h.params.dp_sgd.local_steps = static_cast<uint32_t>(c.local_steps);
+      h.params.dp_sgd.clip = c.clip;
+      h.params.dp_sgd.sigma = c.sigma;
+      return;
+  }
 }
 
 }  // namespace
@@ -99,10 +152,6 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
                          0, 0);
   }
   const jobs::JobConfig& c = engine_->job().config;
-  if (c.algorithm != jobs::Algorithm::kProxAdmm) {
-    return ErrorResponse(Status::Unimplemented(),
-                         "only prox-admm tasks are served", 0, 0);
-  }
   const rounds::Task task = engine_->TaskFor(identity);
   edgeadmm_wire_RoundTask h = edgeadmm_wire_RoundTask_init_zero;
   h.job_id = static_cast<uint64_t>(task.job_id);
@@ -118,11 +167,11 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
       h.role = edgeadmm_wire_Role_ROLE_DONE;
       break;
   }
-  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
   h.loss = c.loss == jobs::Loss::kLogistic ? edgeadmm_wire_Loss_LOSS_LOGISTIC
                                            : edgeadmm_wire_Loss_LOSS_SQUARED;
-  // Paper 002 applies the regularizer on the server: devices only need to
-  // know it for reporting, so elastic net is announced as none.
+  // Paper 002 and DP-SGD apply the regularizer on the server: devices only
+  // need it for reporting, so elastic net is announced as none. Paper 004
+  // applies it on the devices (elastic net is refused for dp-admm).
   h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_NONE;
   if (c.regularizer.kind == RegularizerKind::kL1) {
     h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L1;
@@ -135,13 +184,7 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   h.noise_placement =
       trusted ? edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
               : edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
-  h.which_params = edgeadmm_wire_RoundTask_federated_tag;
-  h.params.federated.lambda = c.lambda;
-  h.params.federated.gamma = c.gamma;
-  h.params.federated.clip = c.clip;
-  h.params.federated.sigma = trusted ? 0.0 : c.sigma;
-  // ValidateJobConfig refuses true under `participation` (docs/privacy.md).
-  h.params.federated.noise_in_state = !trusted && c.noise_in_state;
+  SetParams(engine_->job(), task.iteration, h);
   h.dimension = static_cast<uint32_t>(c.dimension);
   if (task.deadline_ms > now_ms) {
     h.deadline_ms = static_cast<uint32_t>(

@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "edgeadmm/client_record.h"
 #include "edgeadmm/dataset_view.h"
@@ -71,7 +72,9 @@ struct DeviceClientConfig {
   DatasetView data;                  // the device's local records
   // Re-initialised (workspace, data, job) before each local step; may be
   // shared by clients polled from one thread. The workspace must hold
-  // LocalTrainer::WorkspaceBytes(kProxAdmm, loss, samples, dim).
+  // LocalTrainer::WorkspaceBytes(algorithm, loss, samples, dim) for the
+  // jobs the device runs (DeviceClient::TrainerWorkspaceBytes: any job);
+  // a task whose step does not fit is refused with RESOURCE_EXHAUSTED.
   LocalTrainer* trainer = nullptr;
   ByteSpan trainer_workspace;
   // DeviceClient::ComputeScratchBytes(dim); may be shared like the trainer.
@@ -126,6 +129,20 @@ class DeviceClient {
     return 3 * Workspace::Bytes<Real>(dim) +
            Workspace::Bytes<std::byte>(LocalTrainer::StateBytes(dim)) +
            Workspace::Bytes<std::byte>(wire::MaxUpdateBytes(dim));
+  }
+  // Trainer workspace that fits every algorithm the client serves (paper
+  // 002 prox ADMM, paper 004 DP-ADMM, DP-SGD) with either loss.
+  static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
+    size_t most = 0;
+    for (AlgorithmKind a : {AlgorithmKind::kProxAdmm,
+                            AlgorithmKind::kLinearizedAdmm,
+                            AlgorithmKind::kDpSgd}) {
+      for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
+        const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
+        most = bytes > most ? bytes : most;
+      }
+    }
+    return most;
   }
   static constexpr size_t RecordBytes(size_t dim) {
     return ClientRecordBytes(LocalTrainer::StateBytes(dim),

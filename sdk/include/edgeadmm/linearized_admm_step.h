@@ -61,6 +61,10 @@ struct LinearizedAdmmParams {
   Real Sensitivity(uint32_t k, size_t m) const;
   // Thm 1: σ = Δ √(2 ln(1.25/δ)) / ε.
   Real NoiseStd(uint32_t k, size_t m) const;
+  // Device-level (all m records replaced) replace-one sensitivity of w_i:
+  // the mean of per-example gradients clipped to S1 moves by at most 2 S1,
+  // so Δ_dev = 2 S1 / (ρ + 1/η) = m·Δ (what the device's ledger charges).
+  Real DeviceSensitivity(uint32_t k, size_t m) const;
 };
 
 struct LinearizedAdmmReport {

@@ -76,7 +76,14 @@ void Tasks() {
     t.params.dp_admm.num_devices = 10;
     t.params.dp_admm.epsilon = 0.1;
     t.params.dp_admm.delta = 1e-3;
+    t.params.dp_admm.max_records = 32;
     Write(("task_dp_admm" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, {}, Out(out)));
+
+    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
+    t.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
+    t.params.dp_sgd = {0.5, 1, 1.0, 0.8};
+    Write(("task_dp_sgd" + suffix).c_str(), out,
           EncodeRoundTask(t, m, {}, Out(out)));
 
     t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;

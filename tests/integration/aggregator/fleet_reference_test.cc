@@ -5,29 +5,21 @@
 // (reproduced from `sampling.seed`) to 1e-5.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "daemon_process.h"
+#include "fleet_harness.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fake/test_entropy.h"
-#include "edgeadmm/fleet/daemon_fleet.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/local_trainer.h"
-#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
@@ -51,24 +43,7 @@ const char kJobToml[] =
     "[sampling]\nscheme = \"fixed\"\nm = 20\nm_min = 20\n"
     "deadline_seconds = 120\nseed = 20261122\n";
 
-std::string DataDir() {
-  const char* dir = std::getenv("EDGEADMM_DATA");
-  return dir != nullptr ? dir : "../shared/data";
-}
-
-std::string Hex(const std::vector<uint8_t>& bytes) {
-  std::string out;
-  char digits[3];
-  for (uint8_t b : bytes) {
-    std::snprintf(digits, sizeof(digits), "%02x", b);
-    out += digits;
-  }
-  return out;
-}
-
-double RoundToFloat(double v) {
-  return static_cast<double>(static_cast<float>(v));
-}
+using testing::RoundToFloat;
 
 // Paper 002 Alg. 3 without the network: the SDK's LocalTrainer on each
 // sampled device (state persisted between its steps as the client does),
@@ -99,22 +74,8 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
     for (size_t j = 0; j < kDim; ++j) z_wire[j] = RoundToFloat(z[j]);
     std::vector<double> sum(kDim, 0.0);
     for (size_t index : *cohort) {
-      TrainerConfig config;
-      config.algorithm = AlgorithmKind::kProxAdmm;
-      config.loss = Loss{LossKind::kLogistic};
-      config.job_id = 1;
-      config.entropy = &entropy;
-      config.allow_unaccounted_steps = true;
-      auto view = data.Shard(shards[index].first, shards[index].count);
-      EXPECT_TRUE(view.ok());
-      EXPECT_EQ(trainer.Init(ByteSpan(workspace.data(), workspace.size()),
-                             *view, config),
-                Status::Ok());
-      if (!states[index].empty()) {
-        EXPECT_EQ(trainer.LoadState(ConstByteSpan(states[index].data(),
-                                                  states[index].size())),
-                  Status::Ok());
-      }
+      testing::BeginReferenceStep(trainer, workspace, AlgorithmKind::kProxAdmm,
+                                  data, shards[index], states[index], entropy);
       ProxAdmmParams params;
       params.lambda = c.lambda;
       params.step = c.gamma;
@@ -126,11 +87,7 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
                                    Span<const Real>(z_wire.data(), kDim),
                                    Span<Real>(upload.data(), kDim))
                       .ok());
-      states[index].resize(LocalTrainer::StateBytes(kDim));
-      const StatusWithSize saved = trainer.SaveState(
-          ByteSpan(states[index].data(), states[index].size()));
-      EXPECT_TRUE(saved.ok());
-      states[index].resize(saved.size());
+      testing::EndReferenceStep(trainer, states[index]);
       for (size_t j = 0; j < kDim; ++j) sum[j] += RoundToFloat(upload[j]);
     }
     for (size_t j = 0; j < kDim; ++j) {
@@ -146,68 +103,24 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
 
 TEST(FleetReferenceTest, HundredDevicesOverDtlsMatchTheInProcessReference) {
   testing::TempDatabase t;
-  const std::string psk_dir = t.dir() + "/psk";
-  ASSERT_EQ(std::system(("mkdir -p '" + psk_dir + "'").c_str()), 0);
-  registry::DeviceRegistry registry(t.db());
-  for (int i = 0; i < kDevices; ++i) {
-    char id[16];
-    std::snprintf(id, sizeof(id), "dev-%03d", i);
-    auto psk = registry.Add(id);
-    ASSERT_TRUE(psk.ok());
-    std::ofstream(psk_dir + "/" + id) << Hex(*psk) << "\n";
-  }
-  const std::string subset = t.dir() + "/a9a-subset.libsvm";
-  ASSERT_EQ(std::system(("xz -dc '" + DataDir() + "/a9a.xz' | head -n " +
-                         std::to_string(kRecords) + " > '" + subset + "'")
-                            .c_str()),
-            0);
-
+  const testing::FleetSetup setup = testing::PrepareFleet(t, kDevices, kRecords);
   std::string error;
-  auto data = ReadLibsvmFile(subset, kDim, &error);
+  auto data = ReadLibsvmFile(setup.subset, kDim, &error);
   ASSERT_TRUE(data.ok()) << error << " (is EDGEADMM_DATA set?)";
   ASSERT_EQ(data->samples, kRecords);
   auto config = jobs::ParseJobConfig(kJobToml, &error);
   ASSERT_TRUE(config.ok()) << error;
-  const int64_t job = testing::CreateJobOrDie(t.db(), kJobToml);
-  ASSERT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
-  const std::string daemon_config = t.dir() + "/aggregatord.toml";
-  std::ofstream(daemon_config)
-      << "[store]\ndatabase = \"" << t.path()
-      << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
-      << testing::FreeUdpPort() << "\n";
-  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH,
-                                {"--config", daemon_config});
-  ASSERT_TRUE(daemon.started());
-
-  fleet::DaemonFleetConfig fc;
-  fc.port = static_cast<uint16_t>(daemon.port());
-  fc.psk_dir = psk_dir;
-  fc.data_path = subset;
-  fc.dim = kDim;
-  fc.allow_unaccounted_steps = true;  // σ = 0
-  fc.task_refresh_ms = 2000;
-  // A watchdog bounds the run (loopback: it normally takes seconds).
-  static volatile std::sig_atomic_t stop = 0;
-  stop = 0;
-  std::atomic<bool> finished{false};
-  std::thread watchdog([&finished] {
-    for (int i = 0; i < 2400 && !finished; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    stop = 1;
-  });
-  auto report = fleet::RunDaemonFleet(fc, &stop, nullptr, &error);
-  finished = true;
-  watchdog.join();
-  ASSERT_TRUE(report.ok()) << error;
-  EXPECT_EQ(report->devices, static_cast<size_t>(kDevices));
-  EXPECT_EQ(report->done, static_cast<size_t>(kDevices));
-  EXPECT_EQ(report->uploads_accepted,
+  const testing::FleetRunResult run = testing::RunJobOverDtls(
+      t, setup, kJobToml, /*allow_unaccounted_steps=*/true, 240);  // σ = 0
+  ASSERT_TRUE(run.ok);
+  const int64_t job = run.job;
+  EXPECT_EQ(run.report.devices, static_cast<size_t>(kDevices));
+  EXPECT_EQ(run.report.done, static_cast<size_t>(kDevices));
+  EXPECT_EQ(run.report.uploads_accepted,
             static_cast<uint64_t>(config->rounds * config->m));
-  EXPECT_EQ(report->steps_refused, 0u);
-  EXPECT_EQ(daemon.Terminate(), 0);
+  EXPECT_EQ(run.report.steps_refused, 0u);
+  EXPECT_EQ(run.daemon_exit, 0);
 
-  t.Reopen();
   auto released = jobs::LoadReleasedModel(t.db(), "e2e");
   ASSERT_TRUE(released.ok());
   EXPECT_EQ(released->iteration, config->rounds);

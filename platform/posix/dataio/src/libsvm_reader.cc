@@ -9,13 +9,18 @@
 namespace edgeadmm {
 namespace {
 
-bool ParseLabel(std::string_view token, Real* label) {
+bool ParseLabel(std::string_view token, LibsvmLabels kind, Real* label) {
   if (!token.empty() && token.front() == '+') token.remove_prefix(1);
   double value = 0;
   const auto [end, ec] =
       std::from_chars(token.data(), token.data() + token.size(), value);
-  if (ec != std::errc() || end != token.data() + token.size()) return false;
-  if (value != 1.0 && value != -1.0) return false;
+  if (ec != std::errc() || end != token.data() + token.size() ||
+      !std::isfinite(value)) {
+    return false;
+  }
+  if (kind == LibsvmLabels::kBinary && value != 1.0 && value != -1.0) {
+    return false;
+  }
   *label = value;
   return true;
 }
@@ -23,7 +28,8 @@ bool ParseLabel(std::string_view token, Real* label) {
 }  // namespace
 
 Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
-                                 const std::string& name, std::string* error) {
+                                 const std::string& name, std::string* error,
+                                 LibsvmLabels labels) {
   if (dim == 0) {
     return internal::LineError(name, 0, "dimension must be positive", error);
   }
@@ -37,9 +43,13 @@ Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
     if (!tokens.Next(&token)) continue;  // blank line
     const size_t number = lines.number();
     Real label = 0;
-    if (!ParseLabel(token, &label)) {
+    if (!ParseLabel(token, labels, &label)) {
       return internal::LineError(
-          name, number, "label '" + std::string(token) + "' is not +1 or -1",
+          name, number,
+          "label '" + std::string(token) +
+              (labels == LibsvmLabels::kBinary
+                   ? "' is not +1 or -1 (real labels need a squared-loss job)"
+                   : "' is not a finite number"),
           error);
     }
     data.labels.push_back(label);
@@ -86,10 +96,10 @@ Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
 }
 
 Result<DenseDataset> ReadLibsvmFile(const std::string& path, size_t dim,
-                                    std::string* error) {
+                                    std::string* error, LibsvmLabels labels) {
   std::string text;
   EDGEADMM_TRY(ReadFileMaybeXz(path, &text, error));
-  return ParseLibsvm(text, dim, path, error);
+  return ParseLibsvm(text, dim, path, error, labels);
 }
 
 }  // namespace edgeadmm

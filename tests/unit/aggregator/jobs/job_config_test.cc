@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "test_database.h"
@@ -173,6 +174,79 @@ TEST(JobConfigTest, DpAdmmNeedsRho) {
                           &error);
   EXPECT_EQ(c.status(), Status::InvalidArgument());
   EXPECT_EQ(error, "step.rho: missing");
+}
+
+const char kDpAdmmTable[] =
+    "[dp_admm]\nd_w = 1.0\nstep_epsilon = 0.5\nmax_records = 10\n";
+
+std::string DpAdmmToml(const std::string& privacy) {
+  return JobToml("j", "dp-admm", privacy, DefaultSamplingTable()) +
+         kDpAdmmTable;
+}
+
+TEST(JobConfigTest, DpAdmmNeedsOwnNoisePolicyAndItsOwnNoiseKeys) {
+  std::string error;
+  const std::string own =
+      "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
+      "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n";
+  auto c = ParseJobConfig(DpAdmmToml(own), &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_EQ(c->dp_admm.max_records, 10);
+  EXPECT_DOUBLE_EQ(c->dp_admm.step_delta, 1e-5);  // defaults to privacy.delta
+  EXPECT_DOUBLE_EQ(c->dp_admm.s3, 0.25);          // logistic
+  // σ column: paper 004's noise multiplier sqrt(2 ln(1.25/δ))/ε.
+  EXPECT_NEAR(c->sigma, std::sqrt(2 * std::log(1.25e5)) / 0.5, 1e-12);
+
+  for (const char* policy : {"participation", "trusted-aggregator"}) {
+    std::string privacy = own;
+    privacy.replace(privacy.find("participation-own-noise"),
+                    std::strlen("participation-own-noise"), policy);
+    c = ParseJobConfig(DpAdmmToml(privacy), &error);
+    EXPECT_EQ(c.status(), Status::InvalidArgument()) << policy;
+    EXPECT_EQ(error.rfind("privacy.policy: ", 0), 0u) << error;
+  }
+  c = ParseJobConfig(Replace(DpAdmmToml(own), "participation-own-noise",
+                             "participation"),
+                     &error);
+  EXPECT_EQ(error.rfind("privacy.policy: dp-admm devices keep their own", 0),
+            0u)
+      << error;
+  c = ParseJobConfig(DpAdmmToml(own + "sigma = 1.0\n"), &error);
+  EXPECT_EQ(c.status(), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("privacy.sigma: dp-admm", 0), 0u) << error;
+  c = ParseJobConfig(Replace(DpAdmmToml(own), "step_epsilon = 0.5",
+                             "step_epsilon = 2.0"),
+                     &error);
+  EXPECT_EQ(error, "dp_admm.step_epsilon: must be in (0, 1]");
+  c = ParseJobConfig(Replace(DpAdmmToml(own), "max_records = 10", ""), &error);
+  EXPECT_EQ(error, "dp_admm.max_records: missing");
+}
+
+TEST(JobConfigTest, DpSgdRefusesTrustedAggregatorAndNoiseInState) {
+  std::string error;
+  auto c = ParseJobConfig(
+      JobToml("j", "dp-sgd", DefaultPrivacyTable(), DefaultSamplingTable()),
+      &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_EQ(c->local_steps, 1);
+  c = ParseJobConfig(JobToml("j", "dp-sgd",
+                             testing::PrivacyTableWithPolicy("trusted-aggregator", ""),
+                             "[sampling]\nscheme = \"poisson\"\nq = 0.5\n"
+                             "m_min = 1\ndeadline_seconds = 1\n"),
+                     &error);
+  EXPECT_EQ(c.status(), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("privacy.policy: trusted-aggregator is implemented "
+                        "for prox-admm only",
+                        0),
+            0u)
+      << error;
+  c = ParseJobConfig(
+      JobToml("j", "dp-sgd",
+              testing::PrivacyTableWithPolicy("participation-own-noise",
+                                     "noise_in_state = true"),
+              DefaultSamplingTable()),
+      &error);
+  EXPECT_EQ(error, "privacy.noise_in_state: only prox-admm has this switch");
 }
 
 }  // namespace

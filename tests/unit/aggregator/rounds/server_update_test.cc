@@ -71,13 +71,19 @@ TEST(ServerUpdateTest, LinearizedAdmmIsMeanOfNoisyModels) {
   EXPECT_DOUBLE_EQ(model.z[1], 1.0);
 }
 
-TEST(ServerUpdateTest, DpSgdStepsAgainstMeanGradient) {
+TEST(ServerUpdateTest, DpSgdAddsTheMeanModelChangeThenProx) {
   jobs::JobConfig c = Config(jobs::Algorithm::kDpSgd);
   ServerModel model{{1, 1}, {}};
   auto rng = Rng();
-  ASSERT_TRUE(ApplyRound(c, 10, {{2, 0}, {0, 4}}, *rng, model).ok());
-  EXPECT_DOUBLE_EQ(model.z[0], 1 - 0.5 * 1);
-  EXPECT_DOUBLE_EQ(model.z[1], 1 - 0.5 * 2);
+  // Δ_i = −γ∇f_i (E = 1): the mean over the m = 2 uploads, not over n.
+  ASSERT_TRUE(ApplyRound(c, 10, {{-2, 0}, {0, -4}}, *rng, model).ok());
+  EXPECT_DOUBLE_EQ(model.z[0], 1 - 1.0);
+  EXPECT_DOUBLE_EQ(model.z[1], 1 - 2.0);
+  c.regularizer = {RegularizerKind::kL1, 0.4, 0.0};
+  model.z = {1, 1};
+  ASSERT_TRUE(ApplyRound(c, 10, {{1, 0}, {1, -1}}, *rng, model).ok());
+  EXPECT_DOUBLE_EQ(model.z[0], 2 - 0.5 * 0.4);  // soft-threshold γ·l1
+  EXPECT_DOUBLE_EQ(model.z[1], 0.5 - 0.5 * 0.4);
 }
 
 TEST(ServerUpdateTest, RejectsEmptyOrWrongLength) {

@@ -54,6 +54,35 @@ TEST(LibsvmReaderTest, RefusesMalformedLinesNamingTheLine) {
             Status::InvalidArgument());
 }
 
+TEST(LibsvmReaderTest, RealLabelsOnlyWhenAsked) {
+  const char text[] = "0.25 1:1\n-3e2 2:0.5\n+7 3:1\n1 4:2\n";
+  std::string error;
+  auto binary = ParseLibsvm(text, 4, "t", &error);
+  EXPECT_EQ(binary.status(), Status::InvalidArgument());
+  EXPECT_EQ(error,
+            "t:1: label '0.25' is not +1 or -1 (real labels need a "
+            "squared-loss job)");
+  auto real = ParseLibsvm(text, 4, "t", &error, LibsvmLabels::kReal);
+  ASSERT_TRUE(real.ok()) << error;
+  EXPECT_EQ(real->labels, (std::vector<Real>{0.25, -300, 7, 1}));
+  EXPECT_EQ(real->features[1 * 4 + 1], 0.5);
+  // Still refused with real labels: not a number, not finite, bad pairs.
+  const char* const bad[][2] = {
+      {"1 1:1\nx 2:1\n", "t:2: label 'x' is not a finite number"},
+      {"nan 1:1\n", "t:1: label 'nan' is not a finite number"},
+      {"inf 1:1\n", "t:1: label 'inf' is not a finite number"},
+      {"1e999 1:1\n", "t:1: label '1e999' is not a finite number"},
+      {"0.5 0:1\n", "t:1: index 0 outside 1..4"},
+      {"0.5 2:1 1:1\n", "t:1: index 1 not increasing"},
+  };
+  for (const auto& b : bad) {
+    EXPECT_EQ(ParseLibsvm(b[0], 4, "t", &error, LibsvmLabels::kReal).status(),
+              Status::InvalidArgument())
+        << b[0];
+    EXPECT_EQ(error, b[1]);
+  }
+}
+
 TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
   std::string error;
   auto train = ReadLibsvmFile(DataPath("a9a.xz"), 123, &error);

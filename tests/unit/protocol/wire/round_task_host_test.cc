@@ -54,6 +54,15 @@ edgeadmm_wire_RoundTask DpAdmmTask(uint32_t p) {
   d.s4 = 1.0;
   d.epsilon = 0.1;
   d.delta = 1e-3;
+  d.max_records = 210;
+  return t;
+}
+
+edgeadmm_wire_RoundTask DpSgdTask(uint32_t p) {
+  edgeadmm_wire_RoundTask t = FederatedTask(p);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
+  t.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
+  t.params.dp_sgd = {0.5, 2, 1.0, 0.8};
   return t;
 }
 
@@ -131,6 +140,7 @@ TEST(RoundTaskTest, RoundTripsEveryAlgorithmAtBothSizes) {
     const std::vector<Real> model = Ramp(p);
     ExpectRoundTrip(FederatedTask(p), model, {});
     ExpectRoundTrip(DpAdmmTask(p), model, {});
+    ExpectRoundTrip(DpSgdTask(p), model, {});
     ExpectRoundTrip(PenaltyTask(p), model, Ramp(p, 0.5));
     ExpectRoundTrip(SharingTask(p, 300), model, Ramp(300, 2.0));
   }
@@ -280,7 +290,7 @@ TEST(RoundTaskTest, EnumsOutOfRangeAreInvalidArgument) {
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.role, 0); }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.algorithm, 5); }),
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.algorithm, 6); }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.loss, 3); }),
             Status::InvalidArgument());
@@ -294,6 +304,30 @@ TEST(RoundTaskTest, EnumsOutOfRangeAreInvalidArgument) {
             }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto&) {}), Status::Ok());
+}
+
+TEST(RoundTaskTest, DpAdmmAndDpSgdParamsOutOfRangeAreInvalidArgument) {
+  std::vector<uint8_t> out(4096);
+  const std::vector<Real> model = Ramp(4);
+  const auto refused = [&](edgeadmm_wire_RoundTask t) {
+    return EncodeRoundTask(t, AsSpan(model), {}, AsBytes(out)).status();
+  };
+  edgeadmm_wire_RoundTask t = DpAdmmTask(4);
+  t.params.dp_admm.max_records = 0;
+  EXPECT_EQ(refused(t), Status::InvalidArgument());
+  t = DpSgdTask(4);
+  t.params.dp_sgd.local_steps = 0;
+  EXPECT_EQ(refused(t), Status::InvalidArgument());
+  t = DpSgdTask(4);
+  t.params.dp_sgd.clip = 0;
+  EXPECT_EQ(refused(t), Status::InvalidArgument());
+  t = DpSgdTask(4);
+  t.params.dp_sgd.sigma = -1;
+  EXPECT_EQ(refused(t), Status::InvalidArgument());
+  t = DpSgdTask(4);
+  t.which_params = edgeadmm_wire_RoundTask_federated_tag;
+  EXPECT_EQ(refused(t), Status::InvalidArgument());
+  EXPECT_EQ(refused(DpSgdTask(4)), Status::Ok());
 }
 
 TEST(RoundTaskTest, RepeatedVectorFieldIsInvalidArgument) {
@@ -336,6 +370,8 @@ TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   t.job_id = t.round_id = ~uint64_t{0};
   t.deadline_ms = ~uint32_t{0};
   t.params.dp_admm.num_devices = t.params.dp_admm.iteration = ~uint32_t{0};
+  t.params.dp_admm.max_records = ~uint32_t{0};
+  t.params.dp_admm.noiseless = true;
   const std::vector<uint8_t> bytes = Encode(t, Ramp(3));
   EXPECT_LE(bytes.size(), MaxRoundTaskBytes(3));
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/result.h"
 
@@ -26,6 +27,8 @@ struct DaemonFleetConfig {
   std::string data_path;
   DataFormat format = DataFormat::kLibsvm;
   size_t dim = 123;
+  // LIBSVM labels: ±1 (logistic jobs) or real numbers (squared-loss jobs).
+  LibsvmLabels labels = LibsvmLabels::kBinary;
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
   double epsilon_budget = 1e6;  // local budget of every device

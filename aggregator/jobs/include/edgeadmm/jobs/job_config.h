@@ -13,6 +13,12 @@
 //   lambda = 0.5                   # relaxation λ in (0, 1]
 //   gamma = 1.0                    # prox step γ (002), step size (dp-sgd)
 //   rho = 1.0                      # penalty ρ (dp-admm)
+//   local_steps = 1                # E (dp-sgd)
+//   [dp_admm]                      # dp-admm only (docs/aggregator.md)
+//   schedule = "smooth"            # smooth (Thm 4) | convex (Thm 3)
+//   d_w = 1.0
+//   step_epsilon = 1.0             # per-iteration ε of paper 004's Thm 1
+//   max_records = 10               # no device holds more records
 //   [privacy]
 //   policy = "participation"       # participation | participation-own-noise
 //                                  # | trusted-aggregator
@@ -47,6 +53,23 @@ enum class Algorithm {
   kDpSgd,           // The DP-SGD baseline of paper 002.
 };
 enum class Loss { kLogistic, kSquared };
+// Paper 004's step-size schedules (linearized_admm_step.h).
+enum class DpAdmmSchedule { kSmooth, kConvex };
+
+// Paper 004 (dp-admm) settings, the [dp_admm] table. S1 is privacy.clip
+// (every per-example gradient is clipped to it, Lemma 1); the regularizer
+// is the job's, applied on the devices (λ/N = 1 in paper 004's split).
+struct DpAdmmConfig {
+  DpAdmmSchedule schedule = DpAdmmSchedule::kSmooth;
+  double d_w = 1.0;             // D_w > 0, bound on ||w*||
+  double s2 = -1.0;             // ||r'|| bound; < 0: l1·sqrt(p) or l2·D_w
+  double s3 = -1.0;             // ||∇²ℓ|| bound; < 0: 1/4 logistic, 1 squared
+  double s4 = -1.0;             // ||∇²r|| bound; < 0: l2
+  double step_epsilon = 0.0;    // per-iteration ε ∈ (0, 1] (Thm 1)
+  double step_delta = -1.0;     // per-iteration δ ∈ (0, 1); < 0: privacy.delta
+  int64_t max_records = 0;      // m_max >= 1: no device holds more records
+  bool noise = true;            // false: the non-private linearized baseline
+};
 enum class SamplingScheme { kPoisson, kFixed };
 
 struct JobConfig {
@@ -62,6 +85,8 @@ struct JobConfig {
   double lambda = 1.0;  // λ (002) / λ of the regularizer split (004)
   double gamma = 1.0;   // γ, the prox step (002) or SGD step
   double rho = 1.0;     // ρ (004)
+  int64_t local_steps = 1;  // E, local gradient steps per round (dp-sgd)
+  DpAdmmConfig dp_admm;     // dp-admm only
 
   // participation, participation-own-noise or trusted-aggregator (local-dp
   // is the devices' own ledger, charged under every policy).
@@ -89,6 +114,10 @@ struct JobConfig {
 
   bool noise_planned() const { return target_epsilon > 0; }
 };
+
+// Paper 004's per-iteration noise multiplier σ_k/Δ_k = sqrt(2 ln(1.25/δ))/ε
+// (Thm 1, constant in k); 0 without noise.
+double DpAdmmNoiseMultiplier(const JobConfig& config);
 
 // Parses and validates a job. On failure returns INVALID_ARGUMENT and sets
 // `*error` to one line naming the key and the problem.

@@ -11,6 +11,8 @@ namespace edgeadmm::rounds {
 //  participation: the worst device joins every round and every round has
 //    only m_min uploads, so K Gaussian rounds with ν = σ√m_min/(2C);
 //  trusted-aggregator: K Poisson(q)-subsampled Gaussians with ν = σ/(2C).
+// For dp-sgd ν is σ/C (σ√m_min/C): the σ returned is half of prox-admm's.
+// dp-admm is not planned (ValidateJobConfig refuses target_epsilon).
 // Classic RDP conversion, the one the engine's ledger uses.
 // FAILED_PRECONDITION if no target is set; OUT_OF_RANGE if the target is
 // unreachable in the calibrator's range.

@@ -146,6 +146,9 @@ class RoundEngine {
   // ε of the central ledger (max over devices under `participation`).
   double CentralEpsilon(const Ledgers& ledgers) const;
   // The two per-round mechanisms of the participation policy for m uploads.
+  // ν of one device's own noise over its zero-out sensitivity, per algorithm
+  // (docs/privacy.md, section 2).
+  double OwnNoiseMultiplier() const;
   RoundMechanism CentralMechanism(size_t m) const;
   RoundMechanism LocalMechanism() const;
   // Verdict for an upload of a round that is not open: kDuplicate if the

@@ -28,7 +28,9 @@ int64_t UploadLength(const jobs::JobConfig& config);
 //  dp-admm (paper 004 trainer step w = mean(w̃_i) − mean(γ_i)/ρ): devices
 //    send only w̃ (protocol), and Σ_i γ_i stays 0 from γ⁰ = 0 when every
 //    device takes part, so w = mean(w̃_i) (digest-002-004.md section 2.6).
-//  dp-sgd: z = prox_{γr}(z − γ·mean(g_i)).
+//  dp-sgd (DP-FedAvg with a proximal server step): z = prox_{γr}(z +
+//    mean(Δ_i)), Δ_i = Clip(w_i − z, C) + ξ_i the device's model change
+//    after E gradient steps of size γ (so −γ·∇f_i(z) for E = 1).
 // INVALID_ARGUMENT on no uploads or a wrong length; DRBG errors.
 Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                   const std::vector<std::vector<double>>& uploads,

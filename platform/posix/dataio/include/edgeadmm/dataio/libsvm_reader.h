@@ -12,16 +12,23 @@
 
 namespace edgeadmm {
 
-// Parses LIBSVM text. Labels must be +1 or -1 (written "+1", "1" or "-1");
-// indices are 1-based, strictly increasing within a line and ≤ dim; values
-// finite. Blank lines are skipped. INVALID_ARGUMENT for dim 0 or a malformed
-// line, with *error (if not null) set to "<name>:<line>: <what is wrong>".
+// What a label may be: ±1 (classification: logistic loss) or any finite
+// real number (regression: squared loss, least squares / Lasso).
+enum class LibsvmLabels { kBinary, kReal };
+
+// Parses LIBSVM text. Labels must be +1 or -1 (written "+1", "1" or "-1"),
+// or with kReal any finite decimal number ("0.25", "-3e2"); indices are
+// 1-based, strictly increasing within a line and ≤ dim; values finite. Blank
+// lines are skipped. INVALID_ARGUMENT for dim 0 or a malformed line, with
+// *error (if not null) set to "<name>:<line>: <what is wrong>".
 Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
-                                 const std::string& name, std::string* error);
+                                 const std::string& name, std::string* error,
+                                 LibsvmLabels labels = LibsvmLabels::kBinary);
 
 // Reads a plain or .xz LIBSVM file (see ReadFileMaybeXz for its errors) and
 // parses it as ParseLibsvm does, naming the file in error messages.
-Result<DenseDataset> ReadLibsvmFile(const std::string& path, size_t dim,
-                                    std::string* error = nullptr);
+Result<DenseDataset> ReadLibsvmFile(
+    const std::string& path, size_t dim, std::string* error = nullptr,
+    LibsvmLabels labels = LibsvmLabels::kBinary);
 
 }  // namespace edgeadmm
