@@ -26,9 +26,8 @@ alignas(16) std::byte g_memory[2][ProxSolver::WorkspaceBytes(
 
 static_assert(ProxSolver::WorkspaceBytes(LossKind::kLogistic, ProxMethod::kAuto,
                                          10, 20) ==
-                  4 * Workspace::Bytes<Real>(10) +
-                      5 * Workspace::Bytes<Real>(20),
-              "Newton-CG workspace is 4m + 5p reals");
+                  Workspace::Bytes<Real>(10) + 5 * Workspace::Bytes<Real>(20),
+              "Newton-CG workspace is m + 5p reals");
 static_assert(ProxSolver::WorkspaceBytes(LossKind::kLogistic,
                                          ProxMethod::kClosedForm, 10, 20) == 0,
               "no closed form for the logistic loss");
