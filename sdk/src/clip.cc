@@ -2,15 +2,14 @@
 
 #include <cmath>
 
-#include "span_map.h"
+#include "vector_ops.h"
 
 namespace edgeadmm {
 
 Real ClipL2(Span<Real> v, Real c) {
   EDGEADMM_ASSERT(std::isfinite(c) && c > 0);
-  VectorMap x = internal::AsVector(v);
-  const Real norm = x.stableNorm();
-  if (norm > c) x *= c / norm;
+  const Real norm = internal::StableNorm(v);
+  if (norm > c) internal::Scale(c / norm, v);
   return norm;
 }
 

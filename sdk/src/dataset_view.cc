@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edgeadmm/config.h"
+#include "vector_ops.h"
 
 namespace edgeadmm {
 
@@ -27,10 +28,9 @@ Result<DatasetView> DatasetView::Create(Span<const Real> features,
   for (const Real a : features) {
     if (!std::isfinite(a)) return Status::InvalidArgument();
   }
-  const ConstMatrixMap a = view.Features();
   for (size_t j = 0; j < samples; ++j) {
-    view.max_row_norm_ = std::fmax(view.max_row_norm_,
-                                   a.row(static_cast<Eigen::Index>(j)).norm());
+    view.max_row_norm_ =
+        std::fmax(view.max_row_norm_, internal::Norm(view.Row(j)));
   }
   return view;
 }

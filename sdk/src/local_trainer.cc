@@ -8,24 +8,8 @@ namespace edgeadmm {
 
 Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
                           const TrainerConfig& config) {
-  if (config.entropy == nullptr || !IsPositive(config.epsilon_budget) ||
-      !IsPositive(config.delta) || config.delta >= 1 ||
-      static_cast<uint8_t>(config.algorithm) >
-          static_cast<uint8_t>(AlgorithmKind::kDpSgd)) {
-    return Status::InvalidArgument();
-  }
-  EDGEADMM_TRY(config.loss.Validate());
-  if (workspace.size() < WorkspaceBytes(config.algorithm, config.loss.kind,
-                                        data.samples(), data.dim())) {
-    return Status::ResourceExhausted();
-  }
   Workspace ws(workspace);
-  const size_t p = data.dim();
-  state_ = DeviceState();
-  state_.job_id = config.job_id;
-  state_.algorithm = config.algorithm;
-  EDGEADMM_TRY_ASSIGN(state_.primary, ws.Allocate<Real>(p));
-  EDGEADMM_TRY_ASSIGN(state_.secondary, ws.Allocate<Real>(p));
+  EDGEADMM_TRY(BeginInit(ws, data, config));
   switch (config.algorithm) {
     case AlgorithmKind::kProxAdmm:
       EDGEADMM_TRY(prox_admm_.Init(ws, data, config.loss));
@@ -40,6 +24,33 @@ Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
       EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
       break;
   }
+  return FinishInit(data, config);
+}
+
+Status LocalTrainer::BeginInit(Workspace& ws, const DatasetView& data,
+                               const TrainerConfig& config) {
+  if (config.entropy == nullptr || !IsPositive(config.epsilon_budget) ||
+      !IsPositive(config.delta) || config.delta >= 1 ||
+      static_cast<uint8_t>(config.algorithm) >
+          static_cast<uint8_t>(AlgorithmKind::kDpSgd)) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(config.loss.Validate());
+  if (ws.capacity() < WorkspaceBytes(config.algorithm, config.loss.kind,
+                                     data.samples(), data.dim())) {
+    return Status::ResourceExhausted();
+  }
+  const size_t p = data.dim();
+  state_ = DeviceState();
+  state_.job_id = config.job_id;
+  state_.algorithm = config.algorithm;
+  EDGEADMM_TRY_ASSIGN(state_.primary, ws.Allocate<Real>(p));
+  EDGEADMM_TRY_ASSIGN(state_.secondary, ws.Allocate<Real>(p));
+  return Status::Ok();
+}
+
+Status LocalTrainer::FinishInit(const DatasetView& data,
+                                const TrainerConfig& config) {
   EDGEADMM_TRY(drbg_.Init(*config.entropy, config.personalization));
   algorithm_ = config.algorithm;
   epsilon_budget_ = config.epsilon_budget;

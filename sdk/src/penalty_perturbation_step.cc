@@ -34,8 +34,15 @@ Real PenaltyPerturbationParams::Alpha(uint32_t t) const {
 
 Status PenaltyPerturbationStep::Init(Workspace& ws, const DatasetView& data,
                                      const Loss& loss) {
+  initialized_ = false;
   EDGEADMM_TRY(loss.Validate());
   EDGEADMM_TRY(solver_.Init(ws, data, loss, ProxMethod::kAuto));
+  return FinishInit(ws, data, loss);
+}
+
+Status PenaltyPerturbationStep::FinishInit(Workspace& ws,
+                                           const DatasetView& data,
+                                           const Loss& loss) {
   EDGEADMM_TRY_ASSIGN(v_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(noise_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));

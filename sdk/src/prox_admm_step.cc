@@ -4,6 +4,7 @@
 
 #include "edgeadmm/clip.h"
 #include "edgeadmm/vector_checks.h"
+#include "vector_ops.h"
 
 namespace edgeadmm {
 
@@ -18,9 +19,12 @@ Status ProxAdmmParams::Validate() const {
 
 Status ProxAdmmStep::Init(Workspace& ws, const DatasetView& data,
                           const Loss& loss) {
-  EDGEADMM_TRY(loss.Validate());
+  initialized_ = false;
   EDGEADMM_TRY(solver_.Init(ws, data, loss, ProxMethod::kAuto));
-  EDGEADMM_TRY_ASSIGN(prox_input_, ws.Allocate<Real>(data.dim()));
+  return FinishInit(ws, data);
+}
+
+Status ProxAdmmStep::FinishInit(Workspace& ws, const DatasetView& data) {
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
   data_ = data;
   initialized_ = true;
@@ -37,37 +41,38 @@ Result<ProxAdmmReport> ProxAdmmStep::Run(const ProxAdmmParams& params,
   if (!IsFiniteVector(z, p) || !IsFiniteVector(u, p) || delta_u.size() != p) {
     return Status::InvalidArgument();
   }
-  ConstVectorMap z_map(z.data(), p);
-  VectorMap u_map(u.data(), p);
-  VectorMap v_map(prox_input_.data(), p);
-  VectorMap x_map(x_.data(), p);
-  VectorMap d_map(delta_u.data(), p);
+  const Real* z_in = z.data();
+  Real* u_io = u.data();
+  Real* d = delta_u.data();
 
-  // eq. (6): x = prox_{s f_i}(2z − u), warm-started from the previous x.
-  v_map.noalias() = 2 * z_map - u_map;
+  // eq. (6): x = prox_{s f_i}(2z − u), warm-started from the previous x. The
+  // prox input v = 2z − u lives in delta_u until Δu overwrites it.
+  for (size_t i = 0; i < p; ++i) d[i] = 2 * z_in[i] - u_io[i];
   ProxAdmmReport report;
-  EDGEADMM_TRY_ASSIGN(report.prox, solver_.Solve(prox_input_, params.step, x_));
+  EDGEADMM_TRY_ASSIGN(report.prox, solver_.Solve(delta_u, params.step, x_));
 
   // Δu = 2λ·Clip(x − z, C) + λη. Noise is drawn before u changes so a DRBG
   // failure leaves the state untouched.
-  d_map.noalias() = x_map - z_map;
-  report.step_norm = d_map.norm();
+  for (size_t i = 0; i < p; ++i) d[i] = x_[i] - z_in[i];
+  report.step_norm = internal::Norm(delta_u);
   if (params.clip != kNoClip) {
     report.clipped = report.step_norm > params.clip;
     ClipL2(delta_u, params.clip);
   }
-  d_map *= 2 * params.lambda;
+  internal::Scale(2 * params.lambda, delta_u);
   if (params.sigma > 0 && !params.noise_in_state) {
-    // The state takes the noiseless term; only the upload carries noise.
-    v_map = d_map;
+    // The state takes the noiseless term (kept in the solver's scratch);
+    // only the upload carries noise.
+    const Span<Real> noiseless = solver_.scratch();
+    for (size_t i = 0; i < p; ++i) noiseless[i] = d[i];
     EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
-    u_map += v_map;
+    internal::Axpy(1, noiseless, u);
     return report;
   }
   if (params.sigma > 0) {
     EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
   }
-  u_map += d_map;
+  internal::Axpy(1, delta_u, u);
   return report;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "edgeadmm/assert.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
@@ -30,6 +31,15 @@ class DatasetView {
   ConstMatrixMap Features() const;
   // The label vector b (map, no copy).
   ConstVectorMap Labels() const;
+  // Record a_j (dim entries) and its label b_j, j < samples (asserted).
+  Span<const Real> Row(size_t j) const {
+    EDGEADMM_ASSERT(j < samples_);
+    return Span<const Real>(features_ + j * dim_, dim_);
+  }
+  Real Label(size_t j) const {
+    EDGEADMM_ASSERT(j < samples_);
+    return labels_[j];
+  }
   // max_j ||a_j||_2, computed once in Create (0 for a default view).
   Real MaxRowNorm() const { return max_row_norm_; }
   // max_j |b_j|, computed once in Create (0 for a default view).

@@ -65,6 +65,28 @@ class LocalTrainer {
   // entropy source fails. The device state starts fresh for config.job_id.
   Status Init(ByteSpan workspace, const DatasetView& data,
               const TrainerConfig& config);
+  // As Init for an algorithm and loss fixed at compile time: links only that
+  // step and the prox method the loss uses (Init links all of them).
+  // INVALID_ARGUMENT also if the config names another algorithm or loss.
+  template <AlgorithmKind kAlgorithm, LossKind kLoss>
+  Status InitFor(ByteSpan workspace, const DatasetView& data,
+                 const TrainerConfig& config) {
+    if (config.algorithm != kAlgorithm || config.loss.kind != kLoss) {
+      return Status::InvalidArgument();
+    }
+    Workspace ws(workspace);
+    EDGEADMM_TRY(BeginInit(ws, data, config));
+    if constexpr (kAlgorithm == AlgorithmKind::kProxAdmm) {
+      EDGEADMM_TRY(prox_admm_.InitFor<kLoss>(ws, data, config.loss));
+    } else if constexpr (kAlgorithm == AlgorithmKind::kPenaltyPerturbation) {
+      EDGEADMM_TRY(penalty_.InitFor<kLoss>(ws, data, config.loss));
+    } else if constexpr (kAlgorithm == AlgorithmKind::kLinearizedAdmm) {
+      EDGEADMM_TRY(linearized_.Init(ws, data, config.loss));
+    } else {
+      EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
+    }
+    return FinishInit(data, config);
+  }
 
   // Paper 002 local step for `round`: writes Δu to `upload` (p entries) and
   // updates u_i. Errors: see the class comment, the step's Run, and
@@ -123,6 +145,11 @@ class LocalTrainer {
     return 0;
   }
 
+  // Init before and after the step's own Init: config and workspace checks
+  // and the state vectors; then the DRBG and the policy.
+  Status BeginInit(Workspace& ws, const DatasetView& data,
+                   const TrainerConfig& config);
+  Status FinishInit(const DatasetView& data, const TrainerConfig& config);
   // Shared checks before a step: algorithm, round freshness, output size.
   Status BeginStep(AlgorithmKind algorithm, uint64_t round,
                    Span<Real> upload) const;
@@ -157,13 +184,15 @@ class StaticLocalTrainer {
       LocalTrainer::WorkspaceBytes(kAlgorithm, kLoss, kSamples, kFeatures);
 
   // INVALID_ARGUMENT if `config` or `data` disagree with the template
-  // parameters; otherwise as LocalTrainer::Init.
+  // parameters; otherwise as LocalTrainer::Init (through InitFor, so only
+  // this algorithm's step and prox method are linked).
   Status Init(const DatasetView& data, const TrainerConfig& config) {
     if (config.algorithm != kAlgorithm || config.loss.kind != kLoss ||
         data.samples() > kSamples || data.dim() != kFeatures) {
       return Status::InvalidArgument();
     }
-    return trainer_.Init(ByteSpan(workspace_, kWorkspaceBytes), data, config);
+    return trainer_.InitFor<kAlgorithm, kLoss>(
+        ByteSpan(workspace_, kWorkspaceBytes), data, config);
   }
   LocalTrainer& trainer() { return trainer_; }
 

@@ -69,6 +69,14 @@ class PenaltyPerturbationStep {
   }
 
   Status Init(Workspace& ws, const DatasetView& data, const Loss& loss);
+  // As Init for a loss fixed at compile time: links only the prox method
+  // that loss uses (ProxSolver::InitFor).
+  template <LossKind kLoss>
+  Status InitFor(Workspace& ws, const DatasetView& data, const Loss& loss) {
+    initialized_ = false;
+    EDGEADMM_TRY(solver_.InitFor<kLoss>(ws, data, loss));
+    return FinishInit(ws, data, loss);
+  }
 
   // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
@@ -86,6 +94,9 @@ class PenaltyPerturbationStep {
                            Span<const Real> neighbour_sum_new, Span<Real> dual);
 
  private:
+  // After the solver's Init: carves v, the noise and f.
+  Status FinishInit(Workspace& ws, const DatasetView& data, const Loss& loss);
+
   DatasetView data_;
   bool initialized_ = false;
   Real curvature_bound_ = 0;

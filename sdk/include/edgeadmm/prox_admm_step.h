@@ -60,20 +60,30 @@ struct ProxAdmmReport {
 
 class ProxAdmmStep {
  public:
-  // Workspace bytes Init needs: the prox solver's plus the prox input 2z − u
-  // and x (kept between rounds as the warm start of the next solve).
+  // Workspace bytes Init needs: the prox solver's plus x (kept between
+  // rounds as the warm start of the next solve). The prox input 2z − u is
+  // built in the caller's Δu buffer.
   static constexpr size_t WorkspaceBytes(LossKind loss, size_t samples,
                                          size_t dim) {
     return ProxSolver::WorkspaceBytes(loss, ProxMethod::kAuto, samples, dim) +
-           2 * Workspace::Bytes<Real>(dim);
+           Workspace::Bytes<Real>(dim);
   }
 
   // Binds the step to the device's data. RESOURCE_EXHAUSTED if `ws` is too
   // small; INVALID_ARGUMENT for a bad loss.
   Status Init(Workspace& ws, const DatasetView& data, const Loss& loss);
+  // As Init for a loss fixed at compile time: links only the prox method
+  // that loss uses (ProxSolver::InitFor). INVALID_ARGUMENT also if
+  // loss.kind != kLoss.
+  template <LossKind kLoss>
+  Status InitFor(Workspace& ws, const DatasetView& data, const Loss& loss) {
+    initialized_ = false;
+    EDGEADMM_TRY(solver_.InitFor<kLoss>(ws, data, loss));
+    return FinishInit(ws, data);
+  }
 
   // Runs one local step against the global model z: updates u in place and
-  // writes Δu to `delta_u`. INVALID_ARGUMENT for bad parameters, sizes or
+  // writes Δu to `delta_u` (which must not overlap z or u). INVALID_ARGUMENT for bad parameters, sizes or
   // non-finite z/u; FAILED_PRECONDITION before Init; UNAVAILABLE if the DRBG
   // fails (then u is unchanged).
   Result<ProxAdmmReport> Run(const ProxAdmmParams& params, Span<const Real> z,
@@ -81,10 +91,12 @@ class ProxAdmmStep {
                              Span<Real> delta_u);
 
  private:
+  // After the solver's Init: carves x and marks the step usable.
+  Status FinishInit(Workspace& ws, const DatasetView& data);
+
   DatasetView data_;
   bool initialized_ = false;
   ProxSolver solver_;
-  Span<Real> prox_input_;
   Span<Real> x_;
 };
 

@@ -19,8 +19,14 @@
 //   products Hu = Aᵀ(D·(Au))/m + u/s with D_j = ℓ''(a_jᵀx; b_j), truncated
 //   CG (forcing term min(0.5, sqrt(res/scale)), at most
 //   EDGEADMM_CFG_CG_MAX_ITERATIONS), Armijo backtracking on φ (c = 1e-4,
-//   halving, with a round-off allowance), warm start from x.
-//   Workspace O(m + p): 4m + 5p reals.
+//   halving, with a round-off allowance), warm start from x. Every pass over
+//   the records recomputes the margins a_jᵀx (one dot product per record)
+//   instead of storing them, so the only m-length array holds D_j during
+//   CG and a_jᵀd during the line search. Workspace m + 5p reals.
+// Each method is in its own source file and is linked only if its Init is
+// referenced: Init (method chosen at run time) references both, InitFor<loss>
+// only the one kAuto resolves to, so a logistic-only firmware does not link
+// the closed form and its Cholesky.
 // Both stop at the KKT residual ||∇f(x) + (x − v)/s||₂ ≤
 // EDGEADMM_CFG_NEWTON_TOLERANCE·max(1, ||v||₂/s) (default 1e-10), Newton-CG
 // after at most EDGEADMM_CFG_NEWTON_MAX_ITERATIONS (default 50) steps.
@@ -81,9 +87,9 @@ class ProxSolver {
                2 * Workspace::Bytes<Real>(m);
       }
       case ProxMethod::kNewtonCg:
-        // margins, derivatives, curvatures, A·u: m each; gradient, direction,
-        // CG residual, CG direction, Hessian product: p each.
-        return 4 * Workspace::Bytes<Real>(m) + 5 * Workspace::Bytes<Real>(p);
+        // D_j, then a_jᵀd: m; gradient, direction, CG residual, CG direction,
+        // Hessian product: p each.
+        return Workspace::Bytes<Real>(m) + 5 * Workspace::Bytes<Real>(p);
       case ProxMethod::kAuto:
         break;
     }
@@ -96,6 +102,26 @@ class ProxSolver {
   // has less than WorkspaceBytes(...) left. On error the solver is unusable.
   Status Init(Workspace& ws, const DatasetView& data, const Loss& loss,
               ProxMethod method = ProxMethod::kAuto);
+  // Init with kAuto resolved at compile time for a loss fixed at compile
+  // time: links only that method. INVALID_ARGUMENT also if loss.kind != kLoss.
+  template <LossKind kLoss>
+  Status InitFor(Workspace& ws, const DatasetView& data, const Loss& loss) {
+    if (loss.kind != kLoss) {
+      initialized_ = false;
+      return Status::InvalidArgument();
+    }
+    if constexpr (Resolve(kLoss, ProxMethod::kAuto) ==
+                  ProxMethod::kClosedForm) {
+      return InitClosedForm(ws, data, loss);
+    } else {
+      return InitNewtonCg(ws, data, loss);
+    }
+  }
+  // Init with one method (as Init with that method); each links only itself.
+  Status InitClosedForm(Workspace& ws, const DatasetView& data,
+                        const Loss& loss);
+  Status InitNewtonCg(Workspace& ws, const DatasetView& data,
+                      const Loss& loss);
 
   // x = prox_{s f}(v). x holds the warm start on entry (ignored by the closed
   // form) and the solution on return. FAILED_PRECONDITION before a successful
@@ -107,45 +133,65 @@ class ProxSolver {
 
   // The method in use after Init (never kAuto).
   ProxMethod method() const { return method_; }
+  // p reals of the solver's workspace that hold nothing between Solve calls
+  // (the KKT residual vector): callers may use them as scratch then.
+  Span<Real> scratch() const { return grad_; }
   // True if the closed form factors the m x m Woodbury system (m < p).
   bool UsesWoodbury() const { return data_.samples() < data_.dim(); }
 
  private:
+  using SolveFunction = Result<ProxReport> (ProxSolver::*)(Span<const Real> v,
+                                                            Real s,
+                                                            Span<Real> x);
+
+  // Checks shared by both methods' Init (not the carving): data, loss,
+  // method, free workspace; binds data and loss. Leaves the solver unusable.
+  Status BeginInit(const Workspace& ws, const DatasetView& data,
+                   const Loss& loss, ProxMethod method);
   Status ValidateSolveArguments(Span<const Real> v, Real s,
                                 Span<const Real> x) const;
+  // max(1, ||v||₂/s): the KKT residual tolerance is this times
+  // EDGEADMM_CFG_NEWTON_TOLERANCE.
+  static Real ResidualScale(Span<const Real> v, Real s);
+
+  // Closed form (prox_closed_form.cc).
+  Result<ProxReport> SolveClosedForm(Span<const Real> v, Real s, Span<Real> x);
   // grad_ = ∇f(x) + (x − v)/s; returns its norm. Uses margins_.
   Real KktResidual(Span<const Real> v, Real s, Span<const Real> x);
-
-  Result<ProxReport> SolveClosedForm(Span<const Real> v, Real s, Span<Real> x);
   Status Factor(Real s);
   // r ← (AᵀA/m + I/s)⁻¹ r with the cached factor.
   void ApplyInverse(Span<Real> r);
 
+  // Newton-CG (prox_newton_cg.cc).
   Result<ProxReport> SolveNewtonCg(Span<const Real> v, Real s, Span<Real> x);
+  // One pass over the records at x: returns f(x), sets grad_ = ∇φ(x) and
+  // per_record_[j] = ℓ''(a_jᵀx; b_j)/m.
+  Real NewtonPass(Span<const Real> v, Real s, Span<const Real> x);
   // dir_ ≈ −H⁻¹ grad_ by truncated CG to relative accuracy `forcing`.
   void TruncatedCg(Real s, Real forcing);
-  // out = H u (uses temp_).
+  // out = H u = Σ_j D_j (a_jᵀu) a_j + u/s.
   void HessianTimes(Span<const Real> u, Real s, Span<Real> out);
   // Armijo step along dir_ from x; returns the accepted α, or 0 if none.
+  // Overwrites per_record_ with a_jᵀdir_.
   Real LineSearch(Span<const Real> v, Real s, Span<const Real> x, Real value);
 
   DatasetView data_;
   Loss loss_;
   ProxMethod method_ = ProxMethod::kAuto;
+  SolveFunction solve_ = nullptr;
   bool initialized_ = false;
   Real factor_step_ = 0;  // s the cached factor belongs to (0: none yet)
 
-  Span<Real> factor_;       // closed form: n x n Cholesky factor
-  Span<Real> atb_;          // closed form: Aᵀb/m
-  Span<Real> margins_;      // m
-  Span<Real> temp_;         // m: A·u
-  Span<Real> derivatives_;  // Newton: m, ℓ'
-  Span<Real> curvatures_;   // Newton: m, ℓ''/m
-  Span<Real> grad_;         // p: KKT residual vector ∇φ(x)
-  Span<Real> dir_;          // Newton: p
-  Span<Real> cg_r_;         // Newton: p
-  Span<Real> cg_p_;         // Newton: p
-  Span<Real> cg_hp_;        // Newton: p
+  Span<Real> factor_;      // closed form: n x n Cholesky factor
+  Span<Real> atb_;         // closed form: Aᵀb/m
+  Span<Real> margins_;     // closed form: m
+  Span<Real> temp_;        // closed form: m, A·u
+  Span<Real> per_record_;  // Newton: m, D_j = ℓ''/m, then a_jᵀd
+  Span<Real> grad_;        // p: KKT residual vector ∇φ(x)
+  Span<Real> dir_;         // Newton: p
+  Span<Real> cg_r_;        // Newton: p
+  Span<Real> cg_p_;        // Newton: p
+  Span<Real> cg_hp_;       // Newton: p
 };
 
 }  // namespace edgeadmm

@@ -26,9 +26,8 @@ alignas(16) std::byte g_memory[2][ProxSolver::WorkspaceBytes(
 
 static_assert(ProxSolver::WorkspaceBytes(LossKind::kLogistic, ProxMethod::kAuto,
                                          10, 20) ==
-                  4 * Workspace::Bytes<Real>(10) +
-                      5 * Workspace::Bytes<Real>(20),
-              "Newton-CG workspace is 4m + 5p reals");
+                  Workspace::Bytes<Real>(10) + 5 * Workspace::Bytes<Real>(20),
+              "Newton-CG workspace is m + 5p reals");
 static_assert(ProxSolver::WorkspaceBytes(LossKind::kLogistic,
                                          ProxMethod::kClosedForm, 10, 20) == 0,
               "no closed form for the logistic loss");
@@ -254,6 +253,48 @@ TEST(ProxSolverTest, InitErrors) {
       EXPECT_TRUE(solver.Init(exact, data, MakeLoss(kind)).ok()) << offset;
     }
   }
+}
+
+// InitFor<loss> picks the method kAuto would (only that one is linked),
+// gives the same result as Init, and refuses a loss of another kind.
+TEST(ProxSolverTest, InitForMatchesInit) {
+  const Case c{25, 12, 2.0, 1.5};
+  const DatasetView data = g_data.Fill(11, c.m, c.p, false);
+  const Loss loss = MakeLoss(LossKind::kLogistic);
+  Workspace ws0 = MakeWorkspace(0);
+  Workspace ws1 = MakeWorkspace(1);
+  ProxSolver by_init;
+  ProxSolver by_init_for;
+  ASSERT_TRUE(by_init.Init(ws0, data, loss).ok());
+  ASSERT_TRUE(by_init_for.InitFor<LossKind::kLogistic>(ws1, data, loss).ok());
+  EXPECT_EQ(by_init_for.method(), ProxMethod::kNewtonCg);
+  EXPECT_EQ(ws0.used(), ws1.used());
+  Real v[kMaxP];
+  FillVector(5, c.v_scale, v, c.p);
+  Real x0[kMaxP] = {};
+  Real x1[kMaxP] = {};
+  ASSERT_TRUE(
+      by_init.Solve(Span<const Real>(v, c.p), c.s, Span<Real>(x0, c.p)).ok());
+  ASSERT_TRUE(
+      by_init_for.Solve(Span<const Real>(v, c.p), c.s, Span<Real>(x1, c.p))
+          .ok());
+  EXPECT_EQ(MaxAbsDiff(x0, x1, c.p), 0.0);
+
+  Workspace ws2 = MakeWorkspace(0);
+  ProxSolver squared;
+  ASSERT_TRUE(squared
+                  .InitFor<LossKind::kSquared>(
+                      ws2, g_data.Fill(11, c.m, c.p, true),
+                      MakeLoss(LossKind::kSquared))
+                  .ok());
+  EXPECT_EQ(squared.method(), ProxMethod::kClosedForm);
+  Workspace ws3 = MakeWorkspace(1);
+  EXPECT_EQ(by_init_for.InitFor<LossKind::kSquared>(ws3, data, loss),
+            Status::InvalidArgument());
+  EXPECT_EQ(by_init_for.Solve(Span<const Real>(v, c.p), c.s,
+                              Span<Real>(x1, c.p))
+                .status(),
+            Status::FailedPrecondition());
 }
 
 TEST(ProxSolverTest, SolveErrors) {

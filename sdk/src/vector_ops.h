@@ -1,0 +1,28 @@
+// Private to the SDK: the few dense vector kernels the device-side solvers
+// need, as plain loops over Spans. One small out-of-line copy of each, in
+// place of Eigen's blocked GEMV kernels (several KiB of flash each on a
+// Cortex-M4F); sums run in index order, so every target adds in the same
+// order.
+#pragma once
+
+#include <cstddef>
+
+#include "edgeadmm/real.h"
+#include "edgeadmm/span.h"
+
+namespace edgeadmm {
+namespace internal {
+
+// Σ_i a_i·b_i (sizes must match: asserted).
+Real Dot(Span<const Real> a, Span<const Real> b);
+// y += alpha·x (sizes must match: asserted).
+void Axpy(Real alpha, Span<const Real> x, Span<Real> y);
+// x *= alpha.
+void Scale(Real alpha, Span<Real> x);
+// ||x||₂ = sqrt(Σ x_i²).
+Real Norm(Span<const Real> x);
+// ||x||₂ without overflow or underflow: max|x_i|·||x / max|x_i|||₂.
+Real StableNorm(Span<const Real> x);
+
+}  // namespace internal
+}  // namespace edgeadmm
