@@ -1,8 +1,8 @@
 // Private to the SDK: the few dense vector kernels the device-side solvers
 // need, as plain loops over Spans. One small out-of-line copy of each, in
 // place of Eigen's blocked GEMV kernels (several KiB of flash each on a
-// Cortex-M4F); sums run in index order, so every target adds in the same
-// order.
+// Cortex-M4F). Dot keeps four partial sums (vector_ops.cc); the order is
+// fixed by the code, so every target adds in the same order.
 #pragma once
 
 #include <cstddef>
