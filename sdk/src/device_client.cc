@@ -110,6 +110,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
   record_dirty_ = false;
   report_size_ = 0;
   observing_ = false;
+  observe_answered_ = false;
   last_task_ms_ = 0;
   next_fetch_ms_ = 0;
   retry_at_ms_ = 0;
@@ -150,6 +151,8 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
       if (task_available_ || record_dirty_ || !pending_upload().empty()) {
         return 0;
       }
+      // An unanswered registration is an exchange in flight.
+      if (config_.use_observe && observing_ && !observe_answered_) return 0;
       const uint64_t due = config_.use_observe && observing_
                                ? last_task_ms_ + config_.task_refresh_ms
                                : next_fetch_ms_;
@@ -234,6 +237,7 @@ void DeviceClient::CheckNotifications() {
   if (!observing_) return;
   TransportResult result;
   while (config_.transport->TakeNotification(result)) {
+    observe_answered_ = true;
     if (result.status.ok() && result.code == wire::kCoapContent) {
       task_size_ = result.payload_size;
       task_available_ = true;
@@ -268,10 +272,15 @@ void DeviceClient::StepIdle() {
   if (config_.use_observe) {
     if (!observing_) {
       StartObserve();
-    } else if (now_ms_ >= last_task_ms_ + config_.task_refresh_ms) {
+    } else if (observe_answered_ &&
+               now_ms_ >= last_task_ms_ + config_.task_refresh_ms) {
       // No notification for a while: the server may have dropped us (a lost
       // confirmable notification ends an observation). Re-register; the
-      // registration's response is the current task.
+      // registration's response is the current task. Not while the last
+      // registration is unanswered: the transport still retransmits it, and
+      // a new one would wait behind it (NSTART = 1) only to find its answer
+      // discarded; re-registering every interval under loss built a queue
+      // of stale registrations that kept a device IDLE for minutes.
       config_.transport->StopObserve();
       observing_ = false;
       StartObserve();
@@ -289,6 +298,7 @@ void DeviceClient::StartObserve() {
     return;
   }
   observing_ = true;
+  observe_answered_ = false;
   last_task_ms_ = now_ms_;
 }
 

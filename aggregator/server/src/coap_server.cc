@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
+#include <vector>
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/log.h"
@@ -22,7 +24,20 @@ struct CoapServer::Impl {
   // The PSK handed to libcoap by the identity callback (it copies it).
   std::vector<uint8_t> psk;
   coap_bin_const_t psk_bin{0, nullptr};
+  // Server DTLS sessions whose handshake has not completed yet, with the
+  // monotonic time they were created.
+  std::unordered_map<coap_session_t*, int64_t> handshakes;
 };
+
+namespace {
+
+int64_t MonotonicMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+}  // namespace
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
@@ -56,6 +71,21 @@ struct CoapCallbacks {
     server->impl_->psk_bin = {server->impl_->psk.size(),
                               server->impl_->psk.data()};
     return &server->impl_->psk_bin;
+  }
+
+  // Tracks handshakes in progress for CoapServer::DropStalledHandshakes.
+  static int Event(coap_session_t* session, const coap_event_t event) {
+    if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
+    auto& handshakes = Server(session)->impl_->handshakes;
+    if (event == COAP_EVENT_SERVER_SESSION_NEW) {
+      handshakes.emplace(session, MonotonicMs());
+    } else if (event == COAP_EVENT_DTLS_CONNECTED ||
+               event == COAP_EVENT_DTLS_CLOSED ||
+               event == COAP_EVENT_DTLS_ERROR ||
+               event == COAP_EVENT_SERVER_SESSION_DEL) {
+      handshakes.erase(session);
+    }
+    return 0;
   }
 
   static void Release(coap_session_t*, void* app_ptr) {
@@ -169,6 +199,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   impl.context = coap_new_context(nullptr);
   if (impl.context == nullptr) return Status::Unavailable();
   coap_set_app_data(impl.context, server.get());
+  coap_register_event_handler(impl.context, &CoapCallbacks::Event);
   coap_context_set_block_mode(impl.context,
                               COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
   coap_context_set_session_timeout(impl.context,
@@ -260,6 +291,28 @@ Status CoapServer::LoadRunningJob() {
   return Status::Ok();
 }
 
+void CoapServer::DropStalledHandshakes(int64_t now_ms) {
+  std::vector<coap_session_t*> stalled;
+  for (const auto& [session, created_ms] : impl_->handshakes) {
+    if (now_ms - created_ms >= options_.handshake_timeout_ms) {
+      stalled.push_back(session);
+    }
+  }
+  for (coap_session_t* session : stalled) {
+    impl_->handshakes.erase(session);
+    if (coap_session_get_state(session) == COAP_SESSION_STATE_ESTABLISHED) {
+      continue;
+    }
+    // The client gave up on this handshake (a lost flight): forget it, so
+    // the client's next ClientHello from the same address starts afresh
+    // (RFC 6347 section 4.2.8) instead of being fed to this one. libcoap
+    // frees the disconnected session in its next I/O round.
+    EDGEADMM_LOG_INFO("dtls: dropping a stalled handshake from %s",
+                      coap_session_str(session));
+    coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
+  }
+}
+
 void CoapServer::NotifyIfRoundChanged() {
   if (engine_ == nullptr || impl_->task == nullptr) return;
   const int64_t round = engine_->round_open() ? engine_->round_id() : 0;
@@ -280,6 +333,7 @@ Status CoapServer::Tick() {
     EDGEADMM_TRY(engine_->Advance(now));
   }
   NotifyIfRoundChanged();
+  DropStalledHandshakes(MonotonicMs());
   return Status::Ok();
 }
 

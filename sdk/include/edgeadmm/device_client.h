@@ -81,7 +81,9 @@ struct DeviceClientConfig {
   Real delta = 1e-5;
   bool allow_unaccounted_steps = false;  // see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered when no notification
-  // came for task_refresh_ms), or a GET every task_refresh_ms.
+  // came for task_refresh_ms after the registration was answered; an
+  // unanswered registration is left to the transport, which answers or fails
+  // it within its retransmission limit), or a GET every task_refresh_ms.
   bool use_observe = true;
   uint32_t task_refresh_ms = 30000;
   // Exponential backoff after a failure: retry_min_ms doubling up to
@@ -206,6 +208,11 @@ class DeviceClient {
   size_t report_size_ = 0;
 
   bool observing_ = false;
+  // The registration got its first answer (a task or the end of the
+  // observation). Until then it is a confirmable request that the transport
+  // is still retransmitting: registering again would only queue a second one
+  // behind it (CoAP NSTART = 1) whose answer is then discarded as stale.
+  bool observe_answered_ = false;
   uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
   uint64_t next_fetch_ms_ = 0;
   uint64_t retry_at_ms_ = 0;
