@@ -151,10 +151,8 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
       if (task_available_ || record_dirty_ || !pending_upload().empty()) {
         return 0;
       }
-      // An unanswered registration is an exchange in flight.
-      if (config_.use_observe && observing_ && !observe_answered_) return 0;
       const uint64_t due = config_.use_observe && observing_
-                               ? last_task_ms_ + config_.task_refresh_ms
+                               ? last_task_ms_ + RefreshAfterMs()
                                : next_fetch_ms_;
       return due > now_ms ? due - now_ms : 0;
     }
@@ -272,15 +270,10 @@ void DeviceClient::StepIdle() {
   if (config_.use_observe) {
     if (!observing_) {
       StartObserve();
-    } else if (observe_answered_ &&
-               now_ms_ >= last_task_ms_ + config_.task_refresh_ms) {
+    } else if (now_ms_ >= last_task_ms_ + RefreshAfterMs()) {
       // No notification for a while: the server may have dropped us (a lost
       // confirmable notification ends an observation). Re-register; the
-      // registration's response is the current task. Not while the last
-      // registration is unanswered: the transport still retransmits it, and
-      // a new one would wait behind it (NSTART = 1) only to find its answer
-      // discarded; re-registering every interval under loss built a queue
-      // of stale registrations that kept a device IDLE for minutes.
+      // registration's response is the current task.
       config_.transport->StopObserve();
       observing_ = false;
       StartObserve();
@@ -288,6 +281,19 @@ void DeviceClient::StepIdle() {
   } else if (now_ms_ >= next_fetch_ms_) {
     StartFetch();
   }
+}
+
+uint64_t DeviceClient::RefreshAfterMs() const {
+  // An unanswered registration is still being retransmitted by the
+  // transport, which answers or fails it within its retransmission limit; a
+  // new one would wait behind it (NSTART = 1) only to find its answer
+  // discarded. Re-registering every interval under loss built a queue of
+  // stale registrations that kept a device IDLE for minutes. The longer
+  // wait is a safety net for a transport that never reports.
+  return observe_answered_
+             ? config_.task_refresh_ms
+             : uint64_t{kUnansweredRegistrationRefreshes} *
+                   config_.task_refresh_ms;
 }
 
 void DeviceClient::StartObserve() {

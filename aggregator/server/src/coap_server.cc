@@ -2,11 +2,13 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
+#include <openssl/ssl.h>
 #include <time.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "edgeadmm/jobs/job_store.h"
@@ -27,6 +29,9 @@ struct CoapServer::Impl {
   // Server DTLS sessions whose handshake has not completed yet, with the
   // monotonic time they were created.
   std::unordered_map<coap_session_t*, int64_t> handshakes;
+  // Server DTLS sessions on which a new ClientHello arrived: the client
+  // started over, so the session is dropped (outside libcoap's I/O).
+  std::unordered_set<coap_session_t*> restarted;
 };
 
 namespace {
@@ -35,6 +40,18 @@ int64_t MonotonicMs() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+// True for the 13-byte DTLS record header of a client's first ClientHello:
+// a handshake record of epoch 0 with record sequence number 0. A client
+// sends one only to start a new association; within an association epoch 0
+// carries only its later handshake messages (sequence numbers >= 1).
+bool IsFirstClientHelloHeader(const uint8_t* header, size_t length) {
+  if (length < 13 || header[0] != SSL3_RT_HANDSHAKE) return false;
+  for (size_t i = 3; i < 11; ++i) {  // epoch (2 bytes), sequence (6 bytes)
+    if (header[i] != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -73,17 +90,47 @@ struct CoapCallbacks {
     return &server->impl_->psk_bin;
   }
 
-  // Tracks handshakes in progress for CoapServer::DropStalledHandshakes.
+  // OpenSSL's record callback of a server session: sees every record
+  // header, also of records the DTLS layer then drops (an epoch-0
+  // ClientHello on an established session is dropped without a word).
+  static void Record(int write_p, int, int content_type, const void* buf,
+                     size_t len, SSL*, void* arg) {
+    if (write_p != 0 || content_type != SSL3_RT_HEADER ||
+        !IsFirstClientHelloHeader(static_cast<const uint8_t*>(buf), len)) {
+      return;
+    }
+    auto* session = static_cast<coap_session_t*>(arg);
+    Server(session)->impl_->restarted.insert(session);
+  }
+
+  // Installs Record on the session's SSL object (libcoap creates it after
+  // COAP_EVENT_SERVER_SESSION_NEW, with the first handshake record).
+  static void WatchRecords(coap_session_t* session) {
+    coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+    void* tls = coap_session_get_tls(session, &library);
+    if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return;
+    SSL* ssl = static_cast<SSL*>(tls);
+    SSL_set_msg_callback(ssl, &Record);
+    SSL_set_msg_callback_arg(ssl, session);
+  }
+
+  // Tracks handshakes in progress for CoapServer::DropStalledSessions and
+  // watches each established DTLS server session for a client that starts
+  // over.
   static int Event(coap_session_t* session, const coap_event_t event) {
     if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
-    auto& handshakes = Server(session)->impl_->handshakes;
+    CoapServer::Impl& impl = *Server(session)->impl_;
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
-      handshakes.emplace(session, MonotonicMs());
-    } else if (event == COAP_EVENT_DTLS_CONNECTED ||
-               event == COAP_EVENT_DTLS_CLOSED ||
-               event == COAP_EVENT_DTLS_ERROR ||
-               event == COAP_EVENT_SERVER_SESSION_DEL) {
-      handshakes.erase(session);
+      impl.handshakes.emplace(session, MonotonicMs());
+    } else if (event == COAP_EVENT_DTLS_CONNECTED) {
+      impl.handshakes.erase(session);
+      WatchRecords(session);
+    } else if (event == COAP_EVENT_DTLS_CLOSED ||
+               event == COAP_EVENT_DTLS_ERROR) {
+      impl.handshakes.erase(session);
+    } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
+      impl.handshakes.erase(session);
+      impl.restarted.erase(session);
     }
     return 0;
   }
@@ -291,23 +338,24 @@ Status CoapServer::LoadRunningJob() {
   return Status::Ok();
 }
 
-void CoapServer::DropStalledHandshakes(int64_t now_ms) {
-  std::vector<coap_session_t*> stalled;
+void CoapServer::DropStalledSessions(int64_t now_ms) {
+  std::unordered_set<coap_session_t*> stalled;
+  stalled.swap(impl_->restarted);
   for (const auto& [session, created_ms] : impl_->handshakes) {
-    if (now_ms - created_ms >= options_.handshake_timeout_ms) {
-      stalled.push_back(session);
+    if (now_ms - created_ms >= options_.handshake_timeout_ms &&
+        coap_session_get_state(session) != COAP_SESSION_STATE_ESTABLISHED) {
+      stalled.insert(session);
     }
   }
   for (coap_session_t* session : stalled) {
     impl_->handshakes.erase(session);
-    if (coap_session_get_state(session) == COAP_SESSION_STATE_ESTABLISHED) {
-      continue;
-    }
-    // The client gave up on this handshake (a lost flight): forget it, so
-    // the client's next ClientHello from the same address starts afresh
-    // (RFC 6347 section 4.2.8) instead of being fed to this one. libcoap
-    // frees the disconnected session in its next I/O round.
-    EDGEADMM_LOG_INFO("dtls: dropping a stalled handshake from %s",
+    // The client gave up on this session: a lost handshake flight, a lost
+    // Finished of ours, a lost close_notify or a reboot. libcoap keeps one
+    // session per peer address and would feed the client's new handshake
+    // to this one, which ignores it (RFC 6347 section 4.2.8 asks for a new
+    // handshake instead). Dropped, the client's next ClientHello starts
+    // afresh; libcoap frees the session in its next I/O round.
+    EDGEADMM_LOG_INFO("dtls: dropping a session the client gave up on: %s",
                       coap_session_str(session));
     coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
   }
@@ -333,7 +381,7 @@ Status CoapServer::Tick() {
     EDGEADMM_TRY(engine_->Advance(now));
   }
   NotifyIfRoundChanged();
-  DropStalledHandshakes(MonotonicMs());
+  DropStalledSessions(MonotonicMs());
   return Status::Ok();
 }
 

@@ -83,7 +83,9 @@ struct DeviceClientConfig {
   // Task delivery: Observe on v1/task (re-registered when no notification
   // came for task_refresh_ms after the registration was answered; an
   // unanswered registration is left to the transport, which answers or fails
-  // it within its retransmission limit), or a GET every task_refresh_ms.
+  // it within its retransmission limit, for up to
+  // kUnansweredRegistrationRefreshes * task_refresh_ms), or a GET every
+  // task_refresh_ms.
   bool use_observe = true;
   uint32_t task_refresh_ms = 30000;
   // Exponential backoff after a failure: retry_min_ms doubling up to
@@ -115,6 +117,10 @@ struct DeviceClientCounters {
 
 class DeviceClient {
  public:
+  // An Observe registration that got no answer at all is repeated after
+  // this many task_refresh_ms (docs/device.md, "Observe").
+  static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
+
   // Per-client memory Init needs for a model of `dim` coordinates: the task
   // body, the persisted record and the small request/response bodies.
   static constexpr size_t MemoryBytes(size_t dim) {
@@ -172,6 +178,8 @@ class DeviceClient {
   void StepIdle();
   void StartFetch();
   void StartObserve();
+  // Time without a task after which the observation is registered again.
+  uint64_t RefreshAfterMs() const;
   void OnFetchResult();
   void OnUploadResult();
   void OnReportResult();

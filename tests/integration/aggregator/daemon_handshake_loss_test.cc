@@ -49,8 +49,9 @@ class DaemonHandshakeLossTest : public ::testing::Test {
     ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kRunning).ok());
     // The default idle session timeout (60 s): without the fix the stale
     // handshake lives that long.
-    daemon_ = std::make_unique<testing::DaemonProcess>(
-        EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
+    args_ = testing::DaemonArgs(t_.dir(), t_.path());
+    daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
+                                                       args_);
     ASSERT_TRUE(daemon_->started());
     relay_ = std::make_unique<testing::UdpRelay>(
         static_cast<uint16_t>(daemon_->port()));
@@ -93,6 +94,7 @@ class DaemonHandshakeLossTest : public ::testing::Test {
 
   testing::TempDatabase t_;
   std::vector<uint8_t> key_;
+  std::vector<std::string> args_;
   std::unique_ptr<testing::DaemonProcess> daemon_;
   std::unique_ptr<testing::UdpRelay> relay_;
   posix::CoapClientContext context_;
@@ -117,6 +119,19 @@ TEST_F(DaemonHandshakeLossTest, LostKeyExchangeFlightDoesNotBlockNextHandshake) 
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
+TEST_F(DaemonHandshakeLossTest, LostServerFinishedDoesNotBlockNextHandshake) {
+  // The daemon gets the whole key-exchange flight and completes its side,
+  // but its ChangeCipherSpec + Finished (datagram 3 to the client) and the
+  // client's retransmitted flight (datagrams 4..6 to the server) are lost:
+  // the daemon holds an established session that the client never saw
+  // complete. The client's next ClientHello must start a new handshake.
+  relay_->DropExactly({4, 5, 6}, {3});
+  EXPECT_FALSE(GetTask().ok());
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the half-confirmed session blocked the device";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
 TEST_F(DaemonHandshakeLossTest, NewSessionFromTheSameAddressAfterClose) {
   // A device that drops an established session (a failed exchange, a
   // cancelled request) handshakes again from the same address.
@@ -124,6 +139,44 @@ TEST_F(DaemonHandshakeLossTest, NewSessionFromTheSameAddressAfterClose) {
   transport_->Close();
   const uint64_t ms = MsUntilConnected(25000);
   EXPECT_LT(ms, 15000u) << "the old session blocked the new handshake";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonHandshakeLossTest, NewSessionAfterTheCloseNotifyWasLost) {
+  // The same, but the close_notify alert is lost (or the device lost power
+  // and never sent one): the daemon still holds the old, established
+  // session, with an observer. The new ClientHello must replace it.
+  ASSERT_TRUE(transport_->StartObserve(wire::kTaskPath,
+                                       ByteSpan(body_, sizeof(body_)))
+                  .ok());
+  TransportResult first;
+  const uint64_t start = NowMs();
+  while (!transport_->TakeNotification(first) && NowMs() - start < 8000) {
+    transport_->Poll(20).status().IgnoreError();
+  }
+  ASSERT_TRUE(first.status.ok());
+  relay_->DropExactly({1}, {});  // from now on: the alert
+  transport_->Close();
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the old session blocked the new handshake";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonHandshakeLossTest, DeviceHandshakesAgainWhenTheDaemonForgotIt) {
+  // The daemon crashes and restarts on the same port: it has no session for
+  // the device, whose records it drops without an answer. The exchange that
+  // got no answer after its retransmissions ends the device's session, so
+  // the next one handshakes again instead of timing out forever.
+  link_.max_retransmit = 1;
+  transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
+  ASSERT_TRUE(GetTask().ok());
+  daemon_->Kill();
+  daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
+                                                     args_);
+  ASSERT_TRUE(daemon_->started());
+  EXPECT_EQ(GetTask(), Status::DeadlineExceeded());
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the device kept its dead session";
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 

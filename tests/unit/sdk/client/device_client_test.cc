@@ -372,12 +372,14 @@ TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
   config.transport = &transport;
   config.task_refresh_ms = 1000;
   ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  const uint64_t patience = DeviceClient::kUnansweredRegistrationRefreshes *
+                            uint64_t{config.task_refresh_ms};
   uint64_t now = 0;
-  for (; now <= 10 * config.task_refresh_ms; now += 100) {
+  for (; now < patience; now += 100) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
   EXPECT_EQ(transport.registrations, 1);
-  EXPECT_EQ(d.client.IdleMs(now), 0u);  // waiting on the transport
+  EXPECT_EQ(d.client.IdleMs(now - 100), 100u);
   // The transport gives up on it: the client registers again after a
   // backoff, so it recovers within a bounded time.
   transport.fail_registration = true;
@@ -387,6 +389,12 @@ TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
   EXPECT_EQ(transport.registrations, 2);
+  // A transport that never reports: registered again after the patience.
+  const uint64_t registered = now;
+  for (; now <= registered + patience; now += 100) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  EXPECT_EQ(transport.registrations, 3);
   EXPECT_EQ(d.client.counters().transport_errors, 1u);
 }
 

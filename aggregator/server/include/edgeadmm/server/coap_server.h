@@ -65,9 +65,10 @@ class CoapServer {
   Status Tick();
   Status LoadRunningJob();
   void NotifyIfRoundChanged();
-  // Drops server sessions still in their DTLS handshake after
-  // handshake_timeout_ms (see ServerOptions).
-  void DropStalledHandshakes(int64_t now_ms);
+  // Drops server sessions whose client started a new handshake (a new
+  // ClientHello on the session's address) and sessions still in their DTLS
+  // handshake after handshake_timeout_ms (see ServerOptions).
+  void DropStalledSessions(int64_t now_ms);
 
   store::Database* db_;
   ServerOptions options_;
