@@ -165,6 +165,11 @@ Status CoapDtlsTransport::EnsureSession() {
 
 Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
   if (slot.path == nullptr) return Status::InvalidArgument();
+  // A Block1/Block2 transfer cannot move to a new session (the server
+  // keeps its block state per session): fail it, the owner starts over.
+  if (session_failed_ && (slot.block != 0 || slot.block2 != 0)) {
+    return Status::Unavailable();
+  }
   EDGEADMM_TRY(EnsureSession());
   coap_pdu_t* pdu =
       coap_new_pdu(COAP_MESSAGE_CON, MethodCode(slot.method), session_);
