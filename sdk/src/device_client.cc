@@ -211,6 +211,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
   record_dirty_ = false;
   report_size_ = 0;
   observing_ = false;
+  observe_answered_ = false;
   last_task_ms_ = 0;
   next_fetch_ms_ = 0;
   retry_at_ms_ = 0;
@@ -252,7 +253,7 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
         return 0;
       }
       const uint64_t due = config_.use_observe && observing_
-                               ? last_task_ms_ + config_.task_refresh_ms
+                               ? last_task_ms_ + RefreshAfterMs()
                                : next_fetch_ms_;
       return due > now_ms ? due - now_ms : 0;
     }
@@ -335,6 +336,7 @@ void DeviceClient::CheckNotifications() {
   if (!observing_) return;
   TransportResult result;
   while (config_.transport->TakeNotification(result)) {
+    observe_answered_ = true;
     if (result.status.ok() && result.code == wire::kCoapContent) {
       task_size_ = result.payload_size;
       task_available_ = true;
@@ -369,7 +371,7 @@ void DeviceClient::StepIdle() {
   if (config_.use_observe) {
     if (!observing_) {
       StartObserve();
-    } else if (now_ms_ >= last_task_ms_ + config_.task_refresh_ms) {
+    } else if (now_ms_ >= last_task_ms_ + RefreshAfterMs()) {
       // No notification for a while: the server may have dropped us (a lost
       // confirmable notification ends an observation). Re-register; the
       // registration's response is the current task.
@@ -382,6 +384,19 @@ void DeviceClient::StepIdle() {
   }
 }
 
+uint64_t DeviceClient::RefreshAfterMs() const {
+  // An unanswered registration is still being retransmitted by the
+  // transport, which answers or fails it within its retransmission limit; a
+  // new one would wait behind it (NSTART = 1) only to find its answer
+  // discarded. Re-registering every interval under loss built a queue of
+  // stale registrations that kept a device IDLE for minutes. The longer
+  // wait is a safety net for a transport that never reports.
+  return observe_answered_
+             ? config_.task_refresh_ms
+             : uint64_t{kUnansweredRegistrationRefreshes} *
+                   config_.task_refresh_ms;
+}
+
 void DeviceClient::StartObserve() {
   const Status started =
       config_.transport->StartObserve(wire::kTaskPath, task_bytes_);
@@ -390,6 +405,7 @@ void DeviceClient::StartObserve() {
     return;
   }
   observing_ = true;
+  observe_answered_ = false;
   last_task_ms_ = now_ms_;
 }
 

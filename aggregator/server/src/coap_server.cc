@@ -2,10 +2,14 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
+#include <openssl/ssl.h>
 #include <time.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/log.h"
@@ -22,7 +26,35 @@ struct CoapServer::Impl {
   // The PSK handed to libcoap by the identity callback (it copies it).
   std::vector<uint8_t> psk;
   coap_bin_const_t psk_bin{0, nullptr};
+  // Server DTLS sessions whose handshake has not completed yet, with the
+  // monotonic time they were created.
+  std::unordered_map<coap_session_t*, int64_t> handshakes;
+  // Server DTLS sessions on which a new ClientHello arrived: the client
+  // started over, so the session is dropped (outside libcoap's I/O).
+  std::unordered_set<coap_session_t*> restarted;
 };
+
+namespace {
+
+int64_t MonotonicMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+// True for the 13-byte DTLS record header of a client's first ClientHello:
+// a handshake record of epoch 0 with record sequence number 0. A client
+// sends one only to start a new association; within an association epoch 0
+// carries only its later handshake messages (sequence numbers >= 1).
+bool IsFirstClientHelloHeader(const uint8_t* header, size_t length) {
+  if (length < 13 || header[0] != SSL3_RT_HANDSHAKE) return false;
+  for (size_t i = 3; i < 11; ++i) {  // epoch (2 bytes), sequence (6 bytes)
+    if (header[i] != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
@@ -56,6 +88,51 @@ struct CoapCallbacks {
     server->impl_->psk_bin = {server->impl_->psk.size(),
                               server->impl_->psk.data()};
     return &server->impl_->psk_bin;
+  }
+
+  // OpenSSL's record callback of a server session: sees every record
+  // header, also of records the DTLS layer then drops (an epoch-0
+  // ClientHello on an established session is dropped without a word).
+  static void Record(int write_p, int, int content_type, const void* buf,
+                     size_t len, SSL*, void* arg) {
+    if (write_p != 0 || content_type != SSL3_RT_HEADER ||
+        !IsFirstClientHelloHeader(static_cast<const uint8_t*>(buf), len)) {
+      return;
+    }
+    auto* session = static_cast<coap_session_t*>(arg);
+    Server(session)->impl_->restarted.insert(session);
+  }
+
+  // Installs Record on the session's SSL object (libcoap creates it after
+  // COAP_EVENT_SERVER_SESSION_NEW, with the first handshake record).
+  static void WatchRecords(coap_session_t* session) {
+    coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+    void* tls = coap_session_get_tls(session, &library);
+    if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return;
+    SSL* ssl = static_cast<SSL*>(tls);
+    SSL_set_msg_callback(ssl, &Record);
+    SSL_set_msg_callback_arg(ssl, session);
+  }
+
+  // Tracks handshakes in progress for CoapServer::DropStalledSessions and
+  // watches each established DTLS server session for a client that starts
+  // over.
+  static int Event(coap_session_t* session, const coap_event_t event) {
+    if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
+    CoapServer::Impl& impl = *Server(session)->impl_;
+    if (event == COAP_EVENT_SERVER_SESSION_NEW) {
+      impl.handshakes.emplace(session, MonotonicMs());
+    } else if (event == COAP_EVENT_DTLS_CONNECTED) {
+      impl.handshakes.erase(session);
+      WatchRecords(session);
+    } else if (event == COAP_EVENT_DTLS_CLOSED ||
+               event == COAP_EVENT_DTLS_ERROR) {
+      impl.handshakes.erase(session);
+    } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
+      impl.handshakes.erase(session);
+      impl.restarted.erase(session);
+    }
+    return 0;
   }
 
   static void Release(coap_session_t*, void* app_ptr) {
@@ -169,6 +246,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   impl.context = coap_new_context(nullptr);
   if (impl.context == nullptr) return Status::Unavailable();
   coap_set_app_data(impl.context, server.get());
+  coap_register_event_handler(impl.context, &CoapCallbacks::Event);
   coap_context_set_block_mode(impl.context,
                               COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
   coap_context_set_session_timeout(impl.context,
@@ -260,6 +338,29 @@ Status CoapServer::LoadRunningJob() {
   return Status::Ok();
 }
 
+void CoapServer::DropStalledSessions(int64_t now_ms) {
+  std::unordered_set<coap_session_t*> stalled;
+  stalled.swap(impl_->restarted);
+  for (const auto& [session, created_ms] : impl_->handshakes) {
+    if (now_ms - created_ms >= options_.handshake_timeout_ms &&
+        coap_session_get_state(session) != COAP_SESSION_STATE_ESTABLISHED) {
+      stalled.insert(session);
+    }
+  }
+  for (coap_session_t* session : stalled) {
+    impl_->handshakes.erase(session);
+    // The client gave up on this session: a lost handshake flight, a lost
+    // Finished of ours, a lost close_notify or a reboot. libcoap keeps one
+    // session per peer address and would feed the client's new handshake
+    // to this one, which ignores it (RFC 6347 section 4.2.8 asks for a new
+    // handshake instead). Dropped, the client's next ClientHello starts
+    // afresh; libcoap frees the session in its next I/O round.
+    EDGEADMM_LOG_INFO("dtls: dropping a session the client gave up on: %s",
+                      coap_session_str(session));
+    coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
+  }
+}
+
 void CoapServer::NotifyIfRoundChanged() {
   if (engine_ == nullptr || impl_->task == nullptr) return;
   const int64_t round = engine_->round_open() ? engine_->round_id() : 0;
@@ -280,6 +381,7 @@ Status CoapServer::Tick() {
     EDGEADMM_TRY(engine_->Advance(now));
   }
   NotifyIfRoundChanged();
+  DropStalledSessions(MonotonicMs());
   return Status::Ok();
 }
 

@@ -84,7 +84,11 @@ struct DeviceClientConfig {
   Real delta = 1e-5;
   bool allow_unaccounted_steps = false;  // see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered when no notification
-  // came for task_refresh_ms), or a GET every task_refresh_ms.
+  // came for task_refresh_ms after the registration was answered; an
+  // unanswered registration is left to the transport, which answers or fails
+  // it within its retransmission limit, for up to
+  // kUnansweredRegistrationRefreshes * task_refresh_ms), or a GET every
+  // task_refresh_ms.
   bool use_observe = true;
   uint32_t task_refresh_ms = 30000;
   // Exponential backoff after a failure: retry_min_ms doubling up to
@@ -116,6 +120,10 @@ struct DeviceClientCounters {
 
 class DeviceClient {
  public:
+  // An Observe registration that got no answer at all is repeated after
+  // this many task_refresh_ms (docs/device.md, "Observe").
+  static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
+
   // Per-client memory Init needs for a model of `dim` coordinates: the task
   // body, the persisted record and the small request/response bodies.
   static constexpr size_t MemoryBytes(size_t dim) {
@@ -187,6 +195,8 @@ class DeviceClient {
   void StepIdle();
   void StartFetch();
   void StartObserve();
+  // Time without a task after which the observation is registered again.
+  uint64_t RefreshAfterMs() const;
   void OnFetchResult();
   void OnUploadResult();
   void OnReportResult();
@@ -223,6 +233,11 @@ class DeviceClient {
   size_t report_size_ = 0;
 
   bool observing_ = false;
+  // The registration got its first answer (a task or the end of the
+  // observation). Until then it is a confirmable request that the transport
+  // is still retransmitting: registering again would only queue a second one
+  // behind it (CoAP NSTART = 1) whose answer is then discarded as stale.
+  bool observe_answered_ = false;
   uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
   uint64_t next_fetch_ms_ = 0;
   uint64_t retry_at_ms_ = 0;

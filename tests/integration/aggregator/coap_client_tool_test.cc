@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,12 +77,8 @@ class CoapClientToolTest : public ::testing::Test {
                                   testing::DefaultPrivacyTable(), sampling));
     ASSERT_TRUE(
         jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
-    const std::string config = t_.dir() + "/aggregatord.toml";
-    std::ofstream(config) << "[store]\ndatabase = \"" << t_.path()
-                          << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
-                          << testing::FreeUdpPort() << "\n";
     daemon_ = std::make_unique<testing::DaemonProcess>(
-        EDGEADMM_DAEMON_PATH, std::vector<std::string>{"--config", config});
+        EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
     ASSERT_TRUE(daemon_->started());
   }
 

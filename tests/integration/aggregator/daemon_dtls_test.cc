@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 
@@ -143,12 +142,8 @@ class DaemonDtlsTest : public ::testing::Test {
     job_id_ = testing::CreateJobOrDie(t_.db(), toml);
     ASSERT_TRUE(
         jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
-    const std::string config = t_.dir() + "/aggregatord.toml";
-    std::ofstream(config) << "[store]\ndatabase = \"" << t_.path()
-                          << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
-                          << testing::FreeUdpPort() << "\n";
     daemon_ = std::make_unique<testing::DaemonProcess>(
-        EDGEADMM_DAEMON_PATH, std::vector<std::string>{"--config", config});
+        EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
     ASSERT_TRUE(daemon_->started());
     ASSERT_TRUE(context_.status().ok());
   }

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace edgeadmm::testing {
 namespace {
@@ -98,6 +99,15 @@ unsigned FreeUdpPort() {
   }
   close(fd);
   return port;
+}
+
+std::vector<std::string> DaemonArgs(const std::string& dir,
+                                    const std::string& database) {
+  const std::string config = dir + "/aggregatord.toml";
+  std::ofstream(config) << "[store]\ndatabase = \"" << database
+                        << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
+                        << FreeUdpPort() << "\n";
+  return {"--config", config};
 }
 
 }  // namespace edgeadmm::testing

@@ -34,4 +34,9 @@ class DaemonProcess {
 // A UDP port on 127.0.0.1 that was free a moment ago.
 unsigned FreeUdpPort();
 
+// Writes `dir`/aggregatord.toml (database `database`, 127.0.0.1, a free
+// port) and returns the daemon's arguments for it.
+std::vector<std::string> DaemonArgs(const std::string& dir,
+                                    const std::string& database);
+
 }  // namespace edgeadmm::testing

@@ -115,6 +115,16 @@ void CoapDtlsTransport::Close() {
 Status CoapDtlsTransport::EnsureSession() {
   if (session_ != nullptr && !session_failed_) return Status::Ok();
   if (session_ != nullptr) {  // a failed session is not reused
+    // Whatever still runs on it ends with it: report it, so the owner
+    // retries instead of waiting for an answer that cannot come.
+    TransportResult ended;
+    ended.status = Status::Unavailable();
+    for (Slot* slot : {&request_, &observe_}) {
+      if (slot->active && !slot->ready) {
+        slot->active = false;
+        Complete(*slot, ended);
+      }
+    }
     coap_session_set_app_data(session_, nullptr);
     coap_session_release(session_);
     session_ = nullptr;
@@ -155,6 +165,11 @@ Status CoapDtlsTransport::EnsureSession() {
 
 Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
   if (slot.path == nullptr) return Status::InvalidArgument();
+  // A Block1/Block2 transfer cannot move to a new session (the server
+  // keeps its block state per session): fail it, the owner starts over.
+  if (session_failed_ && (slot.block != 0 || slot.block2 != 0)) {
+    return Status::Unavailable();
+  }
   EDGEADMM_TRY(EnsureSession());
   coap_pdu_t* pdu =
       coap_new_pdu(COAP_MESSAGE_CON, MethodCode(slot.method), session_);
@@ -437,9 +452,13 @@ void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent) {
     status = handshake_done_ ? Status::Unavailable()
                              : HandshakeFailure(Status::Unavailable());
   }
-  if (status == Status::Unauthenticated() || status == Status::Unavailable()) {
-    session_failed_ = true;
-  }
+  // Every failure ends the session, also DEADLINE_EXCEEDED (no answer after
+  // the retransmissions): the server may have dropped the session (restart,
+  // idle timeout, or it saw our handshake differently after a lost flight)
+  // and would ignore this one's records forever. The next exchange opens a
+  // new session; the aggregator replaces the old one when the new ClientHello
+  // arrives from the same address.
+  session_failed_ = true;
   TransportResult result;
   result.status = status;
   const bool matches_request =

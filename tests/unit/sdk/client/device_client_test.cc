@@ -332,6 +332,72 @@ TEST_F(DeviceClientTest, PollingWithoutObserveWorksToo) {
   EXPECT_EQ(rig.server().totals().accepted, 2 * kRigDevices);
 }
 
+// A transport whose Observe registration stays unanswered (its response is
+// lost and the confirmable request is being retransmitted) until the test
+// fails it.
+class UnansweredObserveTransport final : public Transport {
+ public:
+  Status StartRequest(const TransportRequest&, ByteSpan) override {
+    return Status::Unavailable();
+  }
+  bool TakeResult(TransportResult&) override { return false; }
+  void Cancel() override {}
+  Status StartObserve(const char*, ByteSpan) override {
+    ++registrations;
+    return Status::Ok();
+  }
+  bool TakeNotification(TransportResult& result) override {
+    if (!fail_registration) return false;
+    fail_registration = false;
+    result = TransportResult{};
+    result.status = Status::DeadlineExceeded();
+    return true;
+  }
+  void StopObserve() override {}
+  StatusWithSize Poll(uint32_t) override { return StatusWithSize(0); }
+
+  int registrations = 0;
+  bool fail_registration = false;
+};
+
+TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
+  // Re-registering while the last registration is still retransmitted
+  // queues a new one behind it (libcoap sends one confirmable message at a
+  // time); under 30% loss the queue of stale registrations grew faster than
+  // it drained and a device stayed IDLE for minutes.
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  UnansweredObserveTransport transport;
+  DeviceClientConfig config = d.config;
+  config.transport = &transport;
+  config.task_refresh_ms = 1000;
+  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  const uint64_t patience = DeviceClient::kUnansweredRegistrationRefreshes *
+                            uint64_t{config.task_refresh_ms};
+  uint64_t now = 0;
+  for (; now < patience; now += 100) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  EXPECT_EQ(transport.registrations, 1);
+  EXPECT_EQ(d.client.IdleMs(now - 100), 100u);
+  // The transport gives up on it: the client registers again after a
+  // backoff, so it recovers within a bounded time.
+  transport.fail_registration = true;
+  const uint64_t failed = now;
+  for (; now <= failed + config.retry_max_ms + config.retry_max_ms / 2;
+       now += 100) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  EXPECT_EQ(transport.registrations, 2);
+  // A transport that never reports: registered again after the patience.
+  const uint64_t registered = now;
+  for (; now <= registered + patience; now += 100) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  EXPECT_EQ(transport.registrations, 3);
+  EXPECT_EQ(d.client.counters().transport_errors, 1u);
+}
+
 TEST_F(DeviceClientTest, DoneTaskStopsTheClient) {
   ClientRig& rig = MakeRig(LinkConfig{});
   ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));

@@ -25,6 +25,13 @@ struct ServerOptions {
   std::string address = "::";  // listen address (IPv6 any also takes IPv4)
   uint16_t port = 5684;        // coaps default; 0 picks a free port
   unsigned session_timeout_seconds = 60;  // idle DTLS sessions are dropped
+  // A DTLS session whose handshake has not completed this long after it
+  // was created is dropped. libcoap keeps one session per peer address and
+  // feeds every later datagram of that address to it, so a half-finished
+  // handshake that the client gave up on (a lost flight) would swallow the
+  // client's next ClientHello until the idle timeout. Matches the SDK
+  // transport's default handshake_timeout_ms.
+  unsigned handshake_timeout_ms = 5000;
   unsigned max_sessions = 0;              // 0: libcoap's default
 };
 
@@ -58,6 +65,10 @@ class CoapServer {
   Status Tick();
   Status LoadRunningJob();
   void NotifyIfRoundChanged();
+  // Drops server sessions whose client started a new handshake (a new
+  // ClientHello on the session's address) and sessions still in their DTLS
+  // handshake after handshake_timeout_ms (see ServerOptions).
+  void DropStalledSessions(int64_t now_ms);
 
   store::Database* db_;
   ServerOptions options_;

@@ -4,9 +4,11 @@
 //
 // One object per device. The DTLS session is opened lazily by the first
 // request and kept until Close() (or destruction), so a fleet can drop idle
-// sessions between rounds; the object itself is small (no buffers: bodies go
-// straight into the caller's spans). Handshake failures are mapped here:
-// wrong PSK or unknown identity -> UNAUTHENTICATED.
+// sessions between rounds, or until an exchange fails (any failure, also no
+// answer: the next exchange handshakes again, docs/protocol.md). The object
+// itself is small (no buffers: bodies go straight into the caller's spans).
+// Handshake failures are mapped here: wrong PSK or unknown identity ->
+// UNAUTHENTICATED.
 #pragma once
 
 #include <netinet/in.h>

@@ -1,0 +1,184 @@
+// The daemon over real DTLS-PSK behind a relay that drops chosen datagrams:
+// a device whose handshake lost its key-exchange flight gives up on it and
+// starts a new one from the same address (the relay, like a NAT, shows every
+// session of the device with one address). The daemon must not feed that
+// new ClientHello to the half-finished handshake it still holds: this left a
+// device of integration_device_loss_test unable to connect for a minute at a
+// time (the daemon's idle session timeout), round after round.
+#include <gtest/gtest.h>
+
+#include <time.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon_process.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "test_database.h"
+#include "udp_relay.h"
+#include "wire_bodies.h"
+
+namespace edgeadmm {
+namespace {
+
+uint64_t NowMs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 +
+         static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+class DaemonHandshakeLossTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    registry::DeviceRegistry reg(t_.db());
+    auto psk = reg.Add("dev-000");
+    ASSERT_TRUE(psk.ok());
+    key_ = *psk;
+    const std::string sampling =
+        "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
+        "deadline_seconds = 60\nseed = 5\n";
+    const int64_t job = testing::CreateJobOrDie(
+        t_.db(), testing::JobToml("hs", "prox-admm",
+                                  testing::DefaultPrivacyTable(), sampling));
+    ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kRunning).ok());
+    // The default idle session timeout (60 s): without the fix the stale
+    // handshake lives that long.
+    args_ = testing::DaemonArgs(t_.dir(), t_.path());
+    daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
+                                                       args_);
+    ASSERT_TRUE(daemon_->started());
+    relay_ = std::make_unique<testing::UdpRelay>(
+        static_cast<uint16_t>(daemon_->port()));
+    ASSERT_TRUE(relay_->ok());
+    ASSERT_TRUE(context_.status().ok());
+    link_.host = "127.0.0.1";
+    link_.port = relay_->port();
+    link_.identity = "dev-000";
+    link_.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key_.data()),
+                              key_.size());
+    link_.ack_timeout_ms = 1000;
+    link_.handshake_timeout_ms = 2000;
+    transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
+  }
+
+  // GET v1/task: the transport outcome (a 2.05 when it is OK).
+  Status GetTask() {
+    TransportRequest request;
+    request.method = CoapMethod::kGet;
+    request.path = wire::kTaskPath;
+    TransportResult result;
+    const Status status = transport_->Request(
+        request, ByteSpan(body_, sizeof(body_)), 8000, result);
+    if (status.ok()) {
+      EXPECT_EQ(result.code, wire::kCoapContent);
+    }
+    return status;
+  }
+
+  // Retries GET v1/task (each attempt a new DTLS session, as the device
+  // does after a failed handshake) until one succeeds or `limit_ms` passed;
+  // the milliseconds it took, or `limit_ms` on failure.
+  uint64_t MsUntilConnected(uint64_t limit_ms) {
+    const uint64_t start = NowMs();
+    while (NowMs() - start < limit_ms) {
+      if (GetTask().ok()) return NowMs() - start;
+    }
+    return limit_ms;
+  }
+
+  testing::TempDatabase t_;
+  std::vector<uint8_t> key_;
+  std::vector<std::string> args_;
+  std::unique_ptr<testing::DaemonProcess> daemon_;
+  std::unique_ptr<testing::UdpRelay> relay_;
+  posix::CoapClientContext context_;
+  posix::CoapDtlsConfig link_;
+  std::unique_ptr<posix::CoapDtlsTransport> transport_;
+  std::byte body_[4096];
+};
+
+TEST_F(DaemonHandshakeLossTest, LostKeyExchangeFlightDoesNotBlockNextHandshake) {
+  // Datagrams to the server: 1 ClientHello, 2 ClientHello with the cookie,
+  // 3 ClientKeyExchange + ChangeCipherSpec + Finished, 4..6 the same flight
+  // retransmitted after 1 s as three records. Losing 3..6 leaves the daemon
+  // waiting for the key exchange while the client gives up after 2 s.
+  relay_->DropExactly({3, 4, 5, 6}, {});
+  EXPECT_FALSE(GetTask().ok());
+  EXPECT_EQ(relay_->counts().dropped, 4u);
+  // Every later datagram passes. The next handshakes come from the relay's
+  // address too; the daemon drops the stalled one after its handshake
+  // timeout (5 s), so the device connects well before the 60 s idle timeout.
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the stalled handshake blocked the device";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonHandshakeLossTest, LostServerFinishedDoesNotBlockNextHandshake) {
+  // The daemon gets the whole key-exchange flight and completes its side,
+  // but its ChangeCipherSpec + Finished (datagram 3 to the client) and the
+  // client's retransmitted flight (datagrams 4..6 to the server) are lost:
+  // the daemon holds an established session that the client never saw
+  // complete. The client's next ClientHello must start a new handshake.
+  relay_->DropExactly({4, 5, 6}, {3});
+  EXPECT_FALSE(GetTask().ok());
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the half-confirmed session blocked the device";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonHandshakeLossTest, NewSessionFromTheSameAddressAfterClose) {
+  // A device that drops an established session (a failed exchange, a
+  // cancelled request) handshakes again from the same address.
+  ASSERT_TRUE(GetTask().ok());
+  transport_->Close();
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the old session blocked the new handshake";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonHandshakeLossTest, NewSessionAfterTheCloseNotifyWasLost) {
+  // The same, but the close_notify alert is lost (or the device lost power
+  // and never sent one): the daemon still holds the old, established
+  // session, with an observer. The new ClientHello must replace it.
+  ASSERT_TRUE(transport_->StartObserve(wire::kTaskPath,
+                                       ByteSpan(body_, sizeof(body_)))
+                  .ok());
+  TransportResult first;
+  const uint64_t start = NowMs();
+  while (!transport_->TakeNotification(first) && NowMs() - start < 8000) {
+    transport_->Poll(20).status().IgnoreError();
+  }
+  ASSERT_TRUE(first.status.ok());
+  relay_->DropExactly({1}, {});  // from now on: the alert
+  transport_->Close();
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the old session blocked the new handshake";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonHandshakeLossTest, DeviceHandshakesAgainWhenTheDaemonForgotIt) {
+  // The daemon crashes and restarts on the same port: it has no session for
+  // the device, whose records it drops without an answer. The exchange that
+  // got no answer after its retransmissions ends the device's session, so
+  // the next one handshakes again instead of timing out forever.
+  link_.max_retransmit = 1;
+  transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
+  ASSERT_TRUE(GetTask().ok());
+  daemon_->Kill();
+  daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
+                                                     args_);
+  ASSERT_TRUE(daemon_->started());
+  EXPECT_EQ(GetTask(), Status::DeadlineExceeded());
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the device kept its dead session";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+}  // namespace
+}  // namespace edgeadmm
