@@ -2,11 +2,11 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
-#include <openssl/ssl.h>
 #include <time.h>
 
 #include <cstring>
 
+#include "dtls_progress.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::posix {
@@ -262,20 +262,8 @@ bool CoapDtlsTransport::ContinueUpload(const coap_pdu_t* received) {
 
 Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
   if (session_ == nullptr) return otherwise;
-  coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
-  void* tls = coap_session_get_tls(session_, &library);
-  if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return otherwise;
-  switch (SSL_get_state(static_cast<const SSL*>(tls))) {
-    case TLS_ST_CR_SRVR_DONE:
-    case TLS_ST_CW_KEY_EXCH:
-    case TLS_ST_CW_CHANGE:
-    case TLS_ST_CW_FINISHED:
-    case TLS_ST_CR_CHANGE:
-    case TLS_ST_CR_FINISHED:
-      return Status::Unauthenticated();
-    default:
-      return otherwise;
-  }
+  return internal::DtlsPastServerHello(session_) ? Status::Unauthenticated()
+                                                 : otherwise;
 }
 
 void CoapDtlsTransport::CheckHandshakeDeadline() {
