@@ -266,9 +266,20 @@ Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
                                                  : otherwise;
 }
 
+bool CoapDtlsTransport::HandshakeDone() {
+  // libcoap 4.3.1's Mbed TLS backend sends COAP_EVENT_DTLS_CONNECTED only when
+  // the handshake completes while a session is being created, not when it
+  // completes on a received record (the usual case): read the session state.
+  if (!handshake_done_ && session_ != nullptr &&
+      coap_session_get_state(session_) == COAP_SESSION_STATE_ESTABLISHED) {
+    handshake_done_ = true;
+  }
+  return handshake_done_;
+}
+
 void CoapDtlsTransport::CheckHandshakeDeadline() {
   const bool waiting = (request_.active && !request_.ready) || observe_.active;
-  if (!waiting || session_ == nullptr || handshake_done_) return;
+  if (!waiting || session_ == nullptr || HandshakeDone()) return;
   if (MonotonicMs() - handshake_started_ms_ < config_.handshake_timeout_ms) {
     return;
   }
@@ -422,7 +433,7 @@ void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent) {
   // A DTLS failure after a completed handshake is a lost peer, not a
   // credential problem.
   if (status == Status::Unauthenticated()) {
-    status = handshake_done_ ? Status::Unavailable()
+    status = HandshakeDone() ? Status::Unavailable()
                              : HandshakeFailure(Status::Unavailable());
   }
   if (status == Status::Unauthenticated() || status == Status::Unavailable()) {
