@@ -3,10 +3,15 @@
 # the host lookups that follow are skipped:
 #   Eigen3::Eigen        the build host's header-only Eigen (/usr/include/eigen3);
 #                        on bare metal with eigen_assert routed to the panic hook
-#   edgeadmm::mbedcrypto Mbed TLS crypto: from the Debian source package with
-#                        cmake/deps/mbedtls_config.h when
-#                        EDGEADMM_DEPS_FROM_SOURCE (Cortex-M, armhf); else the
+#   edgeadmm::mbedcrypto Mbed TLS from the Debian source package when
+#                        EDGEADMM_DEPS_FROM_SOURCE: crypto only with
+#                        cmake/deps/mbedtls_config.h (Cortex-M), or crypto +
+#                        DTLS-PSK with cmake/deps/mbedtls_config_dtls_client.h
+#                        when EDGEADMM_COAP_FROM_SOURCE (armhf); else the
 #                        multiarch package found by EdgeAdmmDependencies (aarch64)
+#   libcoap::coap-3      libcoap 4.3.1 with the Mbed TLS backend, from its Debian
+#                        source (EDGEADMM_COAP_FROM_SOURCE: armhf); the host and
+#                        aarch64 use Debian's libcoap3-dev (OpenSSL backend)
 #   nanopb::runtime      the nanopb runtime from the Debian source package
 #                        (proto/CMakeLists.txt links it)
 #   liblzma              xz-utils from its Debian source (from-source Linux targets)
@@ -30,6 +35,16 @@ endif()
 option(EDGEADMM_DEPS_FROM_SOURCE
   "Build Mbed TLS from its Debian source package instead of using a multiarch package"
   ${_deps_from_source})
+# A hosted from-source target (armhf) also builds libcoap with the Mbed TLS
+# backend for platform/posix/coap; its Mbed TLS then includes DTLS-PSK.
+if(EDGEADMM_DEPS_FROM_SOURCE AND NOT EDGEADMM_BARE_METAL)
+  set(_coap_from_source ON)
+else()
+  set(_coap_from_source OFF)
+endif()
+option(EDGEADMM_COAP_FROM_SOURCE
+  "Build libcoap (Mbed TLS DTLS backend) and a DTLS-capable Mbed TLS from Debian source packages"
+  ${_coap_from_source})
 
 # Eigen is header-only and architecture independent.
 if(NOT TARGET Eigen3::Eigen)
@@ -59,18 +74,59 @@ endfunction()
 
 if(EDGEADMM_DEPS_FROM_SOURCE AND NOT TARGET edgeadmm::mbedcrypto)
   edgeadmm_debian_source(PACKAGE mbedtls OUT_DIR _mbedtls_src)
-  set(_lib "${_mbedtls_src}/library")
-  add_library(edgeadmm_mbedcrypto STATIC
-    ${_lib}/aes.c ${_lib}/ccm.c ${_lib}/cipher.c ${_lib}/cipher_wrap.c
-    ${_lib}/constant_time.c ${_lib}/ctr_drbg.c ${_lib}/hmac_drbg.c ${_lib}/md.c
-    ${_lib}/memory_buffer_alloc.c ${_lib}/platform.c ${_lib}/platform_util.c
-    ${_lib}/sha256.c)
+  # The modules the config enables (the SDK's crypto; + DTLS-PSK for libcoap).
+  set(_modules aes ccm cipher cipher_wrap constant_time ctr_drbg hmac_drbg md
+    platform platform_util sha256)
+  if(EDGEADMM_COAP_FROM_SOURCE)
+    # One Mbed TLS per program: the SDK and libcoap share this build.
+    set(_config mbedtls_config_dtls_client.h)
+    list(APPEND _modules asn1parse bignum debug ecp ecp_curves entropy
+      entropy_poll error oid pk pk_wrap pkparse ssl_ciphersuites ssl_cli
+      ssl_cookie ssl_msg ssl_srv ssl_tls timing version x509 x509_crt)
+  else()
+    set(_config mbedtls_config.h)
+    list(APPEND _modules memory_buffer_alloc)
+  endif()
+  list(TRANSFORM _modules PREPEND "${_mbedtls_src}/library/")
+  list(TRANSFORM _modules APPEND ".c")
+  add_library(edgeadmm_mbedcrypto STATIC ${_modules})
   add_library(edgeadmm::mbedcrypto ALIAS edgeadmm_mbedcrypto)
   target_include_directories(edgeadmm_mbedcrypto SYSTEM PUBLIC
     "${_mbedtls_src}/include" "${CMAKE_CURRENT_LIST_DIR}/deps")
   target_compile_definitions(edgeadmm_mbedcrypto PUBLIC
-    "MBEDTLS_CONFIG_FILE=\"mbedtls_config.h\"")
+    "MBEDTLS_CONFIG_FILE=\"${_config}\"")
   _edgeadmm_third_party_options(edgeadmm_mbedcrypto)
+endif()
+
+# libcoap 4.3.1 (platform/posix/coap) with the Mbed TLS backend: libcoap's own
+# CMake build of the Debian source, UDP only (no TCP/TLS), client and server
+# (the armhf tests run an in-process DTLS server), no examples or docs.
+if(EDGEADMM_COAP_FROM_SOURCE AND NOT TARGET libcoap::coap-3)
+  edgeadmm_debian_source(PACKAGE libcoap3 OUT_DIR _coap_src)
+  foreach(_on ENABLE_DTLS ENABLE_CLIENT_MODE ENABLE_SERVER_MODE WITH_EPOLL)
+    set(${_on} ON CACHE BOOL "" FORCE)
+  endforeach()
+  foreach(_off ENABLE_TCP ENABLE_EXAMPLES ENABLE_DOCS ENABLE_TESTS)
+    set(${_off} OFF CACHE BOOL "" FORCE)
+  endforeach()
+  set(DTLS_BACKEND mbedtls CACHE STRING "" FORCE)
+  # libcoap's FindMbedTLS keeps these: our Mbed TLS build above.
+  set(MBEDTLS_INCLUDE_DIRS "${_mbedtls_src}/include" CACHE PATH "" FORCE)
+  foreach(_var MBEDTLS_LIBRARY MBEDX509_LIBRARY MBEDCRYPTO_LIBRARY)
+    set(${_var} edgeadmm_mbedcrypto CACHE STRING "" FORCE)
+  endforeach()
+  # Its version string comes from `git describe` when that works: inside our
+  # work tree it would name our commit (and change every compile line).
+  set(ENV{GIT_DIR} "${CMAKE_BINARY_DIR}/_libcoap/no-git")
+  set(BUILD_SHARED_LIBS OFF)
+  set(CMAKE_POLICY_DEFAULT_CMP0077 NEW)  # its option()s keep the values above
+  set(FPHSA_NAME_MISMATCHED ON)  # its FindMbedTLS names the package MBEDTLS
+  add_subdirectory("${_coap_src}" "${CMAKE_BINARY_DIR}/_libcoap" EXCLUDE_FROM_ALL SYSTEM)
+  unset(FPHSA_NAME_MISMATCHED)
+  unset(CMAKE_POLICY_DEFAULT_CMP0077)
+  unset(BUILD_SHARED_LIBS)
+  unset(ENV{GIT_DIR})
+  _edgeadmm_third_party_options(coap-3)
 endif()
 
 if(NOT TARGET nanopb::runtime)

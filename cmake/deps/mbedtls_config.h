@@ -14,21 +14,10 @@
 #define MBEDTLS_MEMORY_BUFFER_ALLOC_C
 #define MBEDTLS_NO_PLATFORM_ENTROPY
 
-// Block cipher for CTR_DRBG (and AES-CCM for DTLS-PSK later): constant
-// tables in flash, the smaller table set.
-#define MBEDTLS_AES_C
-#define MBEDTLS_AES_ROM_TABLES
+// The SDK's modules (AES with ROM tables, CIPHER, CCM, CTR_DRBG, HMAC_DRBG,
+// MD, SHA-256), then the smaller table and code variants for flash.
+#include "mbedtls_config_sdk_crypto.h"
 #define MBEDTLS_AES_FEWER_TABLES
-#define MBEDTLS_CIPHER_C
-#define MBEDTLS_CCM_C
-
-// Deterministic random bit generators (NIST SP 800-90A) and their hashes.
-// CTR_DRBG keeps its default AES-256 key so its output matches the host's
-// Debian build bit for bit.
-#define MBEDTLS_CTR_DRBG_C
-#define MBEDTLS_HMAC_DRBG_C
-#define MBEDTLS_MD_C
-#define MBEDTLS_SHA256_C
 #define MBEDTLS_SHA256_SMALLER
 
 #include "mbedtls/check_config.h"

@@ -2,11 +2,11 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
-#include <openssl/ssl.h>
 #include <time.h>
 
 #include <cstring>
 
+#include "dtls_progress.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::posix {
@@ -277,25 +277,24 @@ bool CoapDtlsTransport::ContinueUpload(const coap_pdu_t* received) {
 
 Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
   if (session_ == nullptr) return otherwise;
-  coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
-  void* tls = coap_session_get_tls(session_, &library);
-  if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return otherwise;
-  switch (SSL_get_state(static_cast<const SSL*>(tls))) {
-    case TLS_ST_CR_SRVR_DONE:
-    case TLS_ST_CW_KEY_EXCH:
-    case TLS_ST_CW_CHANGE:
-    case TLS_ST_CW_FINISHED:
-    case TLS_ST_CR_CHANGE:
-    case TLS_ST_CR_FINISHED:
-      return Status::Unauthenticated();
-    default:
-      return otherwise;
+  return internal::DtlsPastServerHello(session_) ? Status::Unauthenticated()
+                                                 : otherwise;
+}
+
+bool CoapDtlsTransport::HandshakeDone() {
+  // libcoap 4.3.1's Mbed TLS backend sends COAP_EVENT_DTLS_CONNECTED only when
+  // the handshake completes while a session is being created, not when it
+  // completes on a received record (the usual case): read the session state.
+  if (!handshake_done_ && session_ != nullptr &&
+      coap_session_get_state(session_) == COAP_SESSION_STATE_ESTABLISHED) {
+    handshake_done_ = true;
   }
+  return handshake_done_;
 }
 
 void CoapDtlsTransport::CheckHandshakeDeadline() {
   const bool waiting = (request_.active && !request_.ready) || observe_.active;
-  if (!waiting || session_ == nullptr || handshake_done_) return;
+  if (!waiting || session_ == nullptr || HandshakeDone()) return;
   if (MonotonicMs() - handshake_started_ms_ < config_.handshake_timeout_ms) {
     return;
   }
@@ -449,7 +448,7 @@ void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent) {
   // A DTLS failure after a completed handshake is a lost peer, not a
   // credential problem.
   if (status == Status::Unauthenticated()) {
-    status = handshake_done_ ? Status::Unavailable()
+    status = HandshakeDone() ? Status::Unavailable()
                              : HandshakeFailure(Status::Unavailable());
   }
   // Every failure ends the session, also DEADLINE_EXCEEDED (no answer after

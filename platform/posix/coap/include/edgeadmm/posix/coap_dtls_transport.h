@@ -98,6 +98,8 @@ class CoapDtlsTransport final : public Transport {
   };
 
   Status EnsureSession();
+  // True once the DTLS handshake completed (event or session state).
+  bool HandshakeDone();
   // Fails open exchanges whose handshake exceeded handshake_timeout_ms.
   void CheckHandshakeDeadline();
   // UNAUTHENTICATED if the handshake got past the server's hello (the server
