@@ -171,7 +171,9 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
     try:
         stack.start_daemon()
         stack.start_fleet(["--data", data["train_path"], "--dim", str(ll.P),
-                           "--loss", "squared", "--delta", str(DELTA)])
+                           "--loss", "squared", "--delta", str(DELTA)] +
+                          (["--trust-aggregator"]
+                           if policy == "trusted-aggregator" else []))
         final_state = stack.follow(name, rows.append, timeout)
     except (es.StackError, OSError) as e:
         error = str(e)
@@ -414,9 +416,10 @@ def parse_args(argv):
     p.add_argument("--sweep", action="store_true",
                    help="redo the in-process grid search at the smallest ε")
     p.add_argument("--skip", action="append", default=[],
-                   metavar="ALGORITHM@EPS",
-                   help="leave out one (algorithm, ε) pair, e.g. "
-                   "prox-admm@10 (repeatable)")
+                   metavar="RUN@EPS",
+                   help="leave out the runs of prox-admm, dp-sgd or "
+                   "trusted (prox-admm under trusted-aggregator) at one ε, "
+                   "e.g. prox-admm@10 (repeatable)")
     p.add_argument("--timeout", type=float, default=900.0)
     return p.parse_args(argv)
 
@@ -453,14 +456,16 @@ def main(argv):
     rows = []
     csv_path = os.path.join(a.out, "runs.csv")
     total = len(eps) * (2 * seeds + (trusted_seeds if trusted else 0)) - \
-        len(a.skip) * seeds
+        sum(trusted_seeds if k.startswith("trusted@") else seeds
+            for k in a.skip)
     started = time.time()
     for seed in range(1, seeds + 1):
         for e in eps:
             for algo, policy in plan:
                 if policy == "trusted-aggregator" and seed > trusted_seeds:
                     continue
-                if f"{algo}@{e:g}" in a.skip:
+                label = "trusted" if policy == "trusted-aggregator" else algo
+                if f"{label}@{e:g}" in a.skip:
                     continue
                 name = f"{algo}-{policy[:5]}-e{e:g}-s{seed}"
                 row = run_one(bin_dir, template, os.path.join(a.out, "runs"),
