@@ -22,10 +22,11 @@ as K Poisson-subsampled Gaussians; m_min = 1 there (the engine needs ≥ 1; an
 empty cohort has probability 0.9^1000 ≈ 2e-46, so the release decision does
 not depend on the cohort size in practice, docs/privacy.md).
 
-Hyper-parameters: `--sweep` reruns the grid search at the smallest ε with an
-in-process numpy simulation of the same algorithms (lasso_lib.py; NOT the
-stack), 3 seeds per point; without it the values chosen by that search
-(DEFAULTS below, docs/results.md) are used.
+Hyper-parameters: `--sweep` reruns the grid search with an in-process numpy
+simulation of the same algorithms (lasso_lib.py; NOT the stack), 10 seeds
+per point, at the smallest ε of the grid where some point beats the zero
+model (sweep(): at ε = 0.1 nothing does; it settles on ε = 3); without it
+the values that search chose (DEFAULTS below, docs/results.md) are used.
 
   /usr/bin/python3 tests/repro/lasso/run.py --full --build-dir \
       build/host-release --out /tmp/lasso-full
