@@ -3,6 +3,8 @@
 //   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
 //       [--host 127.0.0.1] [--state-dir DIR] [--epsilon-budget E]
 //       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
+//       [--trust-aggregator]        (run noiseless steps: trusted-aggregator
+//                                    jobs, where the aggregator adds the noise)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
@@ -45,6 +47,11 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_option("--epsilon-budget", c.epsilon_budget,
                   "local epsilon budget of every device");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
+  cmd->add_flag("--trust-aggregator", c.allow_unaccounted_steps,
+                "let devices run steps without noise of their own (tasks "
+                "with sigma = 0, as `trusted-aggregator` jobs send): no "
+                "local DP against the aggregator, whose noise gives the "
+                "central guarantee; without it such tasks are refused");
   cmd->callback([] {
     if (format == "csv") {
       c.format = fleet::DataFormat::kAdultCsv;

@@ -288,13 +288,18 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   // 'open' in the store and becomes 'lost' at the next Open.
   open_ = OpenRound();
   EDGEADMM_TRY(status);
-  char metrics[96] = "";
+  char metrics[128] = "";
   if (validator_ != nullptr) {
     summary.metrics = validator_->Evaluate(model_.z);
     summary.validated = true;
-    std::snprintf(metrics, sizeof(metrics),
-                  ", validation loss %.6g accuracy %.4f", summary.metrics.loss,
-                  summary.metrics.accuracy);
+    const int used = std::snprintf(
+        metrics, sizeof(metrics), ", validation loss %.6g objective %.6g",
+        summary.metrics.loss, summary.metrics.objective);
+    if (summary.metrics.has_accuracy && used > 0 &&
+        static_cast<size_t>(used) < sizeof(metrics)) {
+      std::snprintf(metrics + used, sizeof(metrics) - static_cast<size_t>(used),
+                    " accuracy %.4f", summary.metrics.accuracy);
+    }
   }
   EDGEADMM_LOG_INFO(
       "job %s round %lld: committed iteration %lld/%lld, %zu/%zu uploads, "

@@ -16,7 +16,7 @@ Result<Validator> Validator::Load(const jobs::JobConfig& config,
                      config.loss == jobs::Loss::kSquared
                          ? LibsvmLabels::kReal
                          : LibsvmLabels::kBinary));
-  return Validator(config.loss, std::move(data));
+  return Validator(config.loss, std::move(data), config.regularizer);
 }
 
 ValidationMetrics Validator::Evaluate(const std::vector<double>& z) const {
@@ -39,8 +39,13 @@ ValidationMetrics Validator::Evaluate(const std::vector<double>& z) const {
     if ((margin > 0 ? 1.0 : -1.0) == b) ++correct;
   }
   m.loss = loss / static_cast<double>(data_.samples);
-  m.accuracy =
-      static_cast<double>(correct) / static_cast<double>(data_.samples);
+  m.objective = m.loss + static_cast<double>(regularizer_.Value(
+                             Span<const Real>(z.data(), z.size())));
+  if (loss_ == jobs::Loss::kLogistic) {
+    m.has_accuracy = true;
+    m.accuracy =
+        static_cast<double>(correct) / static_cast<double>(data_.samples);
+  }
   return m;
 }
 

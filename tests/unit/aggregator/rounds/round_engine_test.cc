@@ -406,6 +406,7 @@ TEST_F(RoundEngineTest, ProgressCarriesValidationMetricsOfTheNewModel) {
   const ValidationMetrics expected = validator.Evaluate(engine_->model().z);
   EXPECT_DOUBLE_EQ(seen[0].metrics.loss, expected.loss);
   EXPECT_DOUBLE_EQ(seen[0].metrics.accuracy, expected.accuracy);
+  EXPECT_DOUBLE_EQ(seen[0].metrics.objective, expected.objective);
   EXPECT_NE(seen[0].metrics.loss, std::log(2.0)) << "z must not be zero";
 }
 

@@ -33,16 +33,68 @@ TEST(ValidatorTest, SquaredLoss) {
   const Validator v(jobs::Loss::kSquared, TwoPoints());
   const ValidationMetrics m = v.Evaluate({1.0, -0.5});
   EXPECT_DOUBLE_EQ(m.loss, 0.0);  // both predictions exact
-  EXPECT_DOUBLE_EQ(m.accuracy, 1.0);
+  EXPECT_DOUBLE_EQ(m.objective, 0.0);  // no regularizer
+  EXPECT_FALSE(m.has_accuracy);  // real labels: sign accuracy means nothing
+}
+
+TEST(ValidatorTest, LassoObjectiveOnRealLabels) {
+  DenseDataset d = TwoPoints();
+  d.labels = {0.25, -1.5};  // real-valued regression targets
+  Regularizer l1;
+  l1.kind = RegularizerKind::kL1;
+  l1.l1 = 0.1;
+  const Validator v(jobs::Loss::kSquared, d, l1);
+  // Predictions aᵀz = 0.5 and 2·(−0.5) = −1: residuals 0.25 and 0.5.
+  const ValidationMetrics m = v.Evaluate({0.5, -0.5});
+  const double loss = (0.5 * 0.25 * 0.25 + 0.5 * 0.5 * 0.5) / 2;
+  EXPECT_NEAR(m.loss, loss, 1e-15);
+  // (1/(2n))||Az − b||² + κ||z||₁ with κ = 0.1, ||z||₁ = 1.
+  EXPECT_NEAR(m.objective, loss + 0.1, 1e-15);
+  EXPECT_FALSE(m.has_accuracy);
+}
+
+TEST(ValidatorTest, LogisticObjectiveAddsTheRegularizer) {
+  Regularizer l2;
+  l2.kind = RegularizerKind::kL2;
+  l2.l2 = 0.5;
+  const Validator v(jobs::Loss::kLogistic, TwoPoints(), l2);
+  const ValidationMetrics m = v.Evaluate({2.0, 0.5});
+  // r(z) = (l2/2)||z||² = 0.25·4.25.
+  EXPECT_NEAR(m.objective, m.loss + 0.25 * 4.25, 1e-12);
+  EXPECT_TRUE(m.has_accuracy);
+  EXPECT_DOUBLE_EQ(m.accuracy, 0.5);
+}
+
+// A two-feature job whose validation file `name` in `t` holds `text`.
+jobs::JobConfig JobWithValidationFile(const testing::TempDatabase& t,
+                                      const char* name, const char* text) {
+  jobs::JobConfig c;
+  c.dimension = 2;
+  c.validation_data = t.dir() + "/" + name;
+  std::ofstream(c.validation_data) << text;
+  return c;
+}
+
+TEST(ValidatorTest, LoadUsesTheJobsLossAndRegularizer) {
+  testing::TempDatabase t;
+  jobs::JobConfig c =
+      JobWithValidationFile(t, "lasso.libsvm", "0.25 1:1\n-1.5 2:2\n");
+  c.loss = jobs::Loss::kSquared;
+  c.regularizer.kind = RegularizerKind::kL1;
+  c.regularizer.l1 = 0.1;
+  std::string error;
+  auto v = Validator::Load(c, &error);
+  ASSERT_TRUE(v.ok()) << error;
+  const ValidationMetrics m = v->Evaluate({0.5, -0.5});
+  EXPECT_NEAR(m.objective, (0.5 * 0.25 * 0.25 + 0.5 * 0.5 * 0.5) / 2 + 0.1,
+              1e-15);
 }
 
 TEST(ValidatorTest, LoadsLibsvmAndNamesErrors) {
   testing::TempDatabase t;
-  const std::string path = t.dir() + "/val.libsvm";
-  std::ofstream(path) << "+1 1:1\n-1 2:2\n";
-  jobs::JobConfig c;
-  c.dimension = 2;
-  c.validation_data = path;
+  jobs::JobConfig c =
+      JobWithValidationFile(t, "val.libsvm", "+1 1:1\n-1 2:2\n");
+  const std::string path = c.validation_data;
   std::string error;
   auto v = Validator::Load(c, &error);
   ASSERT_TRUE(v.ok()) << error;

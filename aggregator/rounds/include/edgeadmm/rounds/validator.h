@@ -1,5 +1,7 @@
 // Validator: progress metrics of the released model on a validation set the
-// gateway holds (never sent to devices): mean loss and accuracy.
+// gateway holds (never sent to devices): mean loss, the job's objective
+// (mean loss + r(z), e.g. the Lasso objective) and, for logistic jobs, sign
+// accuracy.
 #pragma once
 
 #include <string>
@@ -7,13 +9,18 @@
 
 #include "edgeadmm/dataio/dense_dataset.h"
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/regularizer.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::rounds {
 
 struct ValidationMetrics {
-  double loss = 0;      // mean loss of the job (logistic or squared)
-  double accuracy = 0;  // fraction with sign(aᵀz) = b (labels ±1)
+  double loss = 0;       // mean loss of the job (logistic or squared)
+  double objective = 0;  // loss + r(z), r the job's regularizer
+  // Fraction with sign(aᵀz) = b (labels ±1); logistic jobs only (0 and
+  // has_accuracy = false for squared loss, where labels are real numbers).
+  double accuracy = 0;
+  bool has_accuracy = false;
 };
 
 class Validator {
@@ -23,18 +30,22 @@ class Validator {
   // FAILED_PRECONDITION if the job has no validation data.
   static Result<Validator> Load(const jobs::JobConfig& config,
                                 std::string* error);
-  // A validator over an in-memory data set (tests).
-  Validator(jobs::Loss loss, DenseDataset data)
-      : loss_(loss), data_(std::move(data)) {}
+  // A validator over an in-memory data set (tests); `regularizer` is the
+  // job's r (objective = mean loss + r(z)).
+  Validator(jobs::Loss loss, DenseDataset data,
+            Regularizer regularizer = Regularizer())
+      : loss_(loss), data_(std::move(data)), regularizer_(regularizer) {}
 
   // Metrics of model `z` (size p): logistic log(1 + exp(−b·aᵀz)) or
-  // squared ½(aᵀz − b)², averaged over the samples.
+  // squared ½(aᵀz − b)², averaged over the samples; objective adds r(z)
+  // (for squared loss with L1: (1/(2n))||Az − b||² + κ||z||₁, the Lasso).
   ValidationMetrics Evaluate(const std::vector<double>& z) const;
   size_t samples() const { return data_.samples; }
 
  private:
   jobs::Loss loss_;
   DenseDataset data_;
+  Regularizer regularizer_;
 };
 
 }  // namespace edgeadmm::rounds
