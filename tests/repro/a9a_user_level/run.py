@@ -52,7 +52,7 @@ PRESETS = {
                  fleet_processes=8, start_rate=500.0),
     "ci": dict(devices=2000, rounds=6, q=1.0, epsilons=[2, 8],
                deadline=30.0, algorithms=["prox-admm", "dp-sgd"],
-               fleet_processes=2, start_rate=0.0),
+               fleet_processes=2, start_rate=400.0),
 }
 # prox-admm: lambda, gamma (prox step), clip; dp-sgd: eta, local steps, clip.
 ADMM = dict(lam=1.0, gamma=10.0, clip=1.0)
@@ -143,9 +143,12 @@ def run_job(a, label, algorithm, policy, epsilon, test, train_path):
             row["loss"] = es.logistic_loss(tx, ty, z)
             row["run"] = label
             rows.append(row)
-            memory["fleet_mb"] = sum(peak_rss_mb(p) or 0
-                                     for p in stack.fleets)
-            memory["daemon_mb"] = peak_rss_mb(stack.daemon)
+            # Peaks while running (a fleet process exits once its devices
+            # saw the end of the job, so keep the largest value seen).
+            memory["fleet_mb"] = max(memory.get("fleet_mb", 0), sum(
+                peak_rss_mb(p) or 0 for p in stack.fleets))
+            memory["daemon_mb"] = max(memory.get("daemon_mb", 0),
+                                      peak_rss_mb(stack.daemon) or 0)
             eps = row["epsilon"]
             print(f"  {label} round {row['round']:>3}: "
                   f"{row['participants']:>6} uploads, "
