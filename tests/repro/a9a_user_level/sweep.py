@@ -67,12 +67,12 @@ def prox_logistic_one(v, a, y, step):
     return v + (t * y)[:, None] * a
 
 
-def run_prox_admm(x, y, q, rounds, lam, gamma, clip, nu, l2, rng,
-                  trusted=False):
+def run_prox_admm(x, y, q, rounds, lam, gamma, clip, nu, l2, rng):
     """Alg. 3. Under `participation` (default) the m devices each add
     lam N(0, sigma^2) with nu = sigma sqrt(m)/(2C); under
     `trusted-aggregator` the server adds lam N(0, sigma^2) to the sum with
-    nu = sigma/(2C). Either way the sum carries lam 2C nu N(0, 1)."""
+    nu = sigma/(2C). Either way the sum carries lam 2C nu N(0, 1), so one
+    model serves both (nu is what differs: planned per policy)."""
     n, p = x.shape
     u = np.zeros((n, p))
     s = np.zeros(p)
@@ -117,7 +117,7 @@ def main(argv):
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--participations", type=int, default=7)
     p.add_argument("--seeds", type=int, default=2)
-    p.add_argument("--only", default="", help="prox-admm|trusted|dp-sgd")
+    p.add_argument("--only", default="", help="prox-admm|dp-sgd")
     a = p.parse_args(argv)
     x, y = es.read_libsvm(os.path.join(a.data, "a9a.xz"), 123)
     tx, ty = es.read_libsvm(os.path.join(a.data, "a9a.t.xz"), 123)
