@@ -49,7 +49,7 @@ PRESETS = {
     "full": dict(devices=TRAIN_RECORDS, rounds=10, q=1.0,
                  epsilons=[0.5, 1, 2, 4, 8], deadline=240.0,
                  algorithms=["nonprivate", "prox-admm", "dp-sgd", "trusted"],
-                 fleet_processes=8, start_rate=500.0),
+                 fleet_processes=8, start_rate=60.0),
     "ci": dict(devices=2000, rounds=6, q=1.0, epsilons=[2, 8],
                deadline=30.0, algorithms=["prox-admm", "dp-sgd"],
                fleet_processes=2, start_rate=400.0),
