@@ -1,11 +1,18 @@
-// `edgeadmm devices add ID [--psk-file F] | list | disable ID | enable ID |
-// remove ID`: the device registry.
+// `edgeadmm devices add ID... [--psk-file F | --psk-dir DIR] |
+// add --count N [--prefix P] --psk-dir DIR | list | disable ID | enable ID |
+// remove ID`: the device registry. Many ids are enrolled in one transaction.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <vector>
 
 #include "cli_command.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -18,7 +25,11 @@ namespace {
 struct DevicesOptions {
   std::string db_path = store::DefaultDatabasePath();
   std::string id;
+  std::vector<std::string> ids;
   std::string psk_file;
+  std::string psk_dir;
+  size_t count = 0;
+  std::string prefix = "dev-";
 };
 
 [[noreturn]] void Fail(const std::string& what, Status status) {
@@ -33,36 +44,104 @@ store::Database OpenDatabase(const std::string& path) {
   return std::move(db).value();
 }
 
-// Writes the PSK as hex to a new file readable by its owner only.
-void WritePskFile(const std::string& path, const std::string& hex) {
+[[noreturn]] void Usage(const std::string& what) {
+  std::fprintf(stderr, "edgeadmm devices add: %s\n", what.c_str());
+  throw CLI::RuntimeError(2);
+}
+
+// Writes the PSK as hex to a new file readable by its owner only; false
+// (and a message naming the file) if it exists or cannot be written.
+bool WritePskFile(const std::string& path, const std::string& hex) {
   const int fd =
       open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
-    std::perror(("edgeadmm devices: " + path).c_str());
-    throw CLI::RuntimeError(1);
+    std::fprintf(stderr, "edgeadmm devices: %s: %s\n", path.c_str(),
+                 std::strerror(errno));
+    return false;
   }
   const std::string line = hex + "\n";
   const bool ok =
       write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   if (close(fd) != 0 || !ok) {
     std::fprintf(stderr, "edgeadmm devices: cannot write %s\n", path.c_str());
-    throw CLI::RuntimeError(1);
+    unlink(path.c_str());
+    return false;
   }
+  return true;
 }
 
+// The ids to enroll: the positional ids, or --count ids <prefix><index>
+// with the index zero-padded to at least 5 digits (dev-00000, ...).
+std::vector<std::string> IdsToAdd(const DevicesOptions& o) {
+  if (o.count > 0 && !o.ids.empty()) Usage("give ids or --count, not both");
+  if (o.count == 0 && o.ids.empty()) Usage("give at least one id or --count");
+  if (o.count == 0) return o.ids;
+  const int digits = std::max<int>(
+      5, static_cast<int>(std::to_string(o.count - 1).size()));
+  std::vector<std::string> ids;
+  ids.reserve(o.count);
+  for (size_t i = 0; i < o.count; ++i) {
+    std::string index = std::to_string(i);
+    ids.push_back(o.prefix + std::string(digits - index.size(), '0') + index);
+  }
+  return ids;
+}
+
+// Enrolls every id in one transaction. With --psk-dir each PSK goes to
+// DIR/<id> (new files, mode 0600; the directory is created with mode 0700),
+// the layout `edgeadmm fleet-connect --psk-dir` reads. The files are written
+// before the commit: if one cannot be written, nothing is enrolled and the
+// files already written are removed.
 void RunAdd(const DevicesOptions& o) {
+  const std::vector<std::string> ids = IdsToAdd(o);
+  if (!o.psk_file.empty() && (ids.size() != 1 || !o.psk_dir.empty())) {
+    Usage("--psk-file takes one id; use --psk-dir for many");
+  }
+  if (!o.psk_dir.empty() && mkdir(o.psk_dir.c_str(), 0700) != 0 &&
+      errno != EEXIST) {
+    std::fprintf(stderr, "edgeadmm devices: cannot create %s: %s\n",
+                 o.psk_dir.c_str(), std::strerror(errno));
+    throw CLI::RuntimeError(1);
+  }
   store::Database db = OpenDatabase(o.db_path);
   registry::DeviceRegistry reg(db);
-  auto psk = reg.Add(o.id);
-  if (!psk.ok()) Fail("cannot add " + o.id, psk.status());
-  const std::string hex = registry::ToHex(*psk);
+  std::vector<std::string> written;
+  std::string printed;
+  const auto write_keys = [&](const registry::DeviceRegistry::PskList& psks) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const std::string hex = registry::ToHex(psks[i]);
+      std::string path = o.psk_dir.empty() ? o.psk_file
+                                           : o.psk_dir + "/" + ids[i];
+      if (path.empty()) {
+        printed += ids.size() == 1 ? "added " + ids[i] + "\npsk " + hex + "\n"
+                                   : ids[i] + " " + hex + "\n";
+      } else if (WritePskFile(path, hex)) {
+        written.push_back(std::move(path));
+      } else {
+        return Status::Unavailable();
+      }
+    }
+    return Status::Ok();
+  };
+  size_t failed = 0;
+  auto psks = reg.AddMany(ids, &failed, write_keys);
+  if (!psks.ok()) {
+    for (const std::string& path : written) unlink(path.c_str());
+    Fail(failed < ids.size() ? "cannot add " + ids[failed]
+                             : "cannot add " + std::to_string(ids.size()) +
+                                   " devices (nothing enrolled)",
+         psks.status());
+  }
   if (!o.psk_file.empty()) {
-    WritePskFile(o.psk_file, hex);
-    std::printf("added %s; PSK written to %s (mode 0600)\n", o.id.c_str(),
+    std::printf("added %s; PSK written to %s (mode 0600)\n", ids[0].c_str(),
                 o.psk_file.c_str());
+  } else if (!o.psk_dir.empty()) {
+    std::printf("added %zu devices; PSKs written to %s/<id> (mode 0600)\n",
+                ids.size(), o.psk_dir.c_str());
   } else {
-    std::printf("added %s\npsk %s\n(the PSK is shown only once)\n",
-                o.id.c_str(), hex.c_str());
+    std::fputs(printed.c_str(), stdout);
+    std::printf("(%s shown only once)\n",
+                ids.size() == 1 ? "the PSK is" : "PSKs are");
   }
 }
 
@@ -96,10 +175,19 @@ void AddDevicesCommands(CLI::App& app) {
 
   CLI::App* add = devices->add_subcommand(
       "add", "Enroll a device; prints its new random PSK once");
-  add->add_option("id", options->id, "Device id (= DTLS PSK identity)")
-      ->required();
+  add->add_option("ids", options->ids,
+                  "Device ids (= DTLS PSK identities); many are enrolled in "
+                  "one transaction");
+  add->add_option("--count", options->count,
+                  "Enroll N devices <prefix>00000 .. (instead of ids)");
+  add->add_option("--prefix", options->prefix, "Id prefix for --count")
+      ->capture_default_str();
   add->add_option("--psk-file", options->psk_file,
-                  "Write the PSK (hex) to this new file, mode 0600, instead");
+                  "Write the PSK (hex) to this new file, mode 0600, instead "
+                  "(one id only)");
+  add->add_option("--psk-dir", options->psk_dir,
+                  "Write each PSK to DIR/<id> (new files, mode 0600), the "
+                  "layout fleet-connect reads");
   add->callback([options] { RunAdd(*options); });
 
   devices->add_subcommand("list", "List devices")->callback([options] {

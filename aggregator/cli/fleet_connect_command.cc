@@ -3,8 +3,11 @@
 //   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
 //       [--host 127.0.0.1] [--state-dir DIR] [--epsilon-budget E]
 //       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
-//       [--trust-aggregator]        (run noiseless steps: trusted-aggregator
-//                                    jobs, where the aggregator adds the noise)
+//       [--allow-unaccounted-steps] (devices run steps without noise of their
+//                                   own: sigma = 0 references and
+//                                   trusted-aggregator jobs)
+//       [--part I/K]                (this process runs devices i % K == I)
+//       [--start-rate R]            (at most R device starts per second)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
@@ -47,11 +50,19 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_option("--epsilon-budget", c.epsilon_budget,
                   "local epsilon budget of every device");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
-  cmd->add_flag("--trust-aggregator", c.allow_unaccounted_steps,
-                "let devices run steps without noise of their own (tasks "
-                "with sigma = 0, as `trusted-aggregator` jobs send): no "
-                "local DP against the aggregator, whose noise gives the "
-                "central guarantee; without it such tasks are refused");
+  static std::string part;
+  cmd->add_option("--part", part,
+                  "I/K: run only the devices whose index (sorted PSK file "
+                  "names) is I modulo K, with their own data shards; K "
+                  "processes I = 0..K-1 run the whole fleet");
+  cmd->add_option("--start-rate", c.start_per_second,
+                  "start at most this many devices per second (first "
+                  "handshakes), 0: all at once");
+  cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
+                "let devices run steps without noise of their own, with no "
+                "local guarantee: needed for trusted-aggregator jobs (the "
+                "server adds the noise) and sigma = 0 reference runs; "
+                "without it such steps are refused");
   cmd->callback([] {
     if (format == "csv") {
       c.format = fleet::DataFormat::kAdultCsv;
@@ -66,6 +77,20 @@ void AddFleetConnectCommand(CLI::App& app) {
                    "edgeadmm fleet-connect: --loss must be logistic or "
                    "squared\n");
       throw CLI::RuntimeError(2);
+    }
+    if (!part.empty()) {
+      unsigned long i = 0, k = 0;
+      char tail = 0;
+      if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 ||
+          k == 0 || i >= k) {
+        std::fprintf(stderr,
+                     "edgeadmm fleet-connect: --part must be I/K with "
+                     "0 <= I < K, got '%s'\n",
+                     part.c_str());
+        throw CLI::RuntimeError(2);
+      }
+      c.part = i;
+      c.parts = k;
     }
     std::signal(SIGTERM, &OnSignal);
     std::signal(SIGINT, &OnSignal);

@@ -207,7 +207,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
   counters_ = DeviceClientCounters{};
   task_size_ = 0;
   task_available_ = false;
-  record_size_ = 0;
+  SetRecordSize(0);
   record_dirty_ = false;
   report_size_ = 0;
   observing_ = false;
@@ -235,13 +235,18 @@ bool DeviceClient::last_step(uint64_t& job_id, uint64_t& round_id) const {
   return true;
 }
 
-ConstByteSpan DeviceClient::pending_upload() const {
+ConstByteSpan DeviceClient::pending_upload() const { return pending_upload_; }
+
+void DeviceClient::SetRecordSize(size_t size) {
+  // record_ changes only right before this call, so the upload view is
+  // parsed (and its CRC checked) once per change instead of on every Poll:
+  // with thousands of clients in one loop the CRC dominated the CPU.
+  record_size_ = size;
+  pending_upload_ = ConstByteSpan();
   ClientRecordView view;
-  if (record_size_ == 0 ||
-      !ParseClientRecord(record_.first(record_size_), view).ok()) {
-    return ConstByteSpan();
+  if (size != 0 && ParseClientRecord(record_.first(size), view).ok()) {
+    pending_upload_ = view.upload;
   }
-  return view.upload;
 }
 
 uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
@@ -312,7 +317,7 @@ Status DeviceClient::LoadRecord() {
   const StatusWithSize read =
       config_.storage->Read(config_.storage_key, record_);
   if (read.status() == Status::NotFound()) {
-    record_size_ = 0;
+    SetRecordSize(0);
     return Status::Ok();
   }
   // A record larger than this build can hold is not ours to ignore.
@@ -321,7 +326,7 @@ Status DeviceClient::LoadRecord() {
   ClientRecordView view;
   EDGEADMM_TRY(ParseClientRecord(record_.first(read.size()), view));
   EDGEADMM_TRY(InspectDeviceState(view.state));
-  record_size_ = read.size();
+  SetRecordSize(read.size());
   if (view.has_pending) {
     ++counters_.resumed_uploads;
     EDGEADMM_LOG_INFO("client %s: resending the upload of job %llu round %llu",
@@ -587,7 +592,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
       WriteClientRecord(state_blob.first(saved.size()), h.job_id, h.round_id,
                         update_bytes.first(encoded.size()), record_);
   EDGEADMM_TRY(written);
-  record_size_ = written.size();
+  SetRecordSize(written.size());
   // From here on the step exists only in record_: persist it before any
   // byte leaves the device. A failed write is retried (never recomputed).
   record_dirty_ = true;
@@ -633,7 +638,7 @@ void DeviceClient::ClearPending() {
   const StatusWithSize written = WriteClientRecord(
       view.state, view.job_id, view.round_id, ConstByteSpan(), record_);
   EDGEADMM_ASSERT(written.ok());  // shrinks in place
-  record_size_ = written.size();
+  SetRecordSize(written.size());
   // If this write fails the stored record keeps the upload, and a reboot
   // resends it: the aggregator answers a duplicate receipt. Harmless.
   if (!config_.storage->Write(config_.storage_key, record_.first(record_size_))

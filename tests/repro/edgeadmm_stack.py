@@ -133,7 +133,8 @@ class Stack:
         self.psk_dir = os.path.join(self.state_dir, "psk")
         self.log = log
         self.daemon = None
-        self.fleet = None
+        self.fleet = None      # the first fleet process (scripts/demo's)
+        self.fleets = []       # all of them (start_fleet(parts=K))
         self.port = None
 
     # -- CLI -----------------------------------------------------------------
@@ -149,14 +150,12 @@ class Stack:
         return done.stdout
 
     def enroll(self, count, prefix="dev-"):
-        """Enrolls `count` devices; their PSKs go to psk/<id> (mode 0600).
-        Returns the device ids."""
-        os.makedirs(self.psk_dir, mode=0o700, exist_ok=True)
-        ids = [f"{prefix}{i:05d}" for i in range(count)]
-        for device in ids:
-            self.run_cli("devices", "add", device, "--psk-file",
-                         os.path.join(self.psk_dir, device))
-        return ids
+        """Enrolls `count` devices in one transaction (`devices add --count`);
+        their PSKs go to psk/<id> (mode 0600). Returns the device ids."""
+        self.run_cli("devices", "add", "--count", str(count), "--prefix",
+                     prefix, "--psk-dir", self.psk_dir)
+        width = max(5, len(str(count - 1)))
+        return [f"{prefix}{i:0{width}d}" for i in range(count)]
 
     def create_job(self, name, toml_text):
         """Writes the job TOML, creates the job and starts it."""
@@ -207,26 +206,41 @@ class Stack:
         self.log(f"aggregator: listening on 127.0.0.1:{self.port} "
                  f"(pid {self.daemon.pid}, database {self.db_path})")
 
-    def start_fleet(self, fleet_args):
+    def start_fleet(self, fleet_args, parts=1):
         """Starts `edgeadmm fleet-connect` against the daemon. `fleet_args` are
-        the data and algorithm options."""
-        argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
-                str(self.port), "--psk-dir", self.psk_dir] + list(fleet_args)
-        self.fleet_log = open(os.path.join(self.state_dir, "fleet.log"), "w")
-        self.fleet = subprocess.Popen(argv, stdout=self.fleet_log,
-                                      stderr=subprocess.STDOUT)
-        with open(os.path.join(self.state_dir, "fleet.pid"), "w") as f:
-            f.write(f"{self.fleet.pid}\n")
-        self.log(f"fleet: {' '.join(argv[1:])} (pid {self.fleet.pid})")
+        the data and algorithm options. With parts = K > 1, K processes
+        (`--part I/K`) share the devices (libcoap walks all sessions of a
+        context per datagram, so one process per few thousand devices);
+        their logs are fleet.log, fleet-1.log, ..."""
+        for part in range(parts):
+            argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
+                    str(self.port), "--psk-dir", self.psk_dir] + list(
+                        fleet_args)
+            suffix = ""
+            if parts > 1:
+                argv += ["--part", f"{part}/{parts}"]
+                suffix = f"-{part}" if part else ""
+            log = open(os.path.join(self.state_dir, f"fleet{suffix}.log"), "w")
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+            log.close()
+            with open(os.path.join(self.state_dir, f"fleet{suffix}.pid"),
+                      "w") as f:
+                f.write(f"{proc.pid}\n")
+            self.fleets.append(proc)
+            self.log(f"fleet: {' '.join(argv[1:])} (pid {proc.pid})")
+        self.fleet = self.fleets[0]
 
     def stop(self):
         """Stops the fleet and the daemon (SIGTERM, then verify they exited).
         Returns {"fleet": (code, clean), "daemon": (code, clean)}."""
+        fleets = [stop_process(p, "fleet") for p in self.fleets]
         result = {
-            "fleet": stop_process(self.fleet, "fleet"),
+            "fleet": (fleets[0][0] if fleets else None,
+                      all(clean for _, clean in fleets)),
             "daemon": stop_process(self.daemon, "aggregatord"),
         }
         self.fleet = None
+        self.fleets = []
         self.daemon = None
         return result
 
@@ -312,9 +326,11 @@ class Stack:
             if self.daemon is not None and self.daemon.poll() is not None:
                 raise StackError(f"the daemon exited ({self.daemon.returncode})"
                                  "; see daemon.log")
-            if self.fleet is not None and self.fleet.poll() is not None:
-                raise StackError(f"the fleet exited ({self.fleet.returncode}) "
-                                 f"with the job {state}; see fleet.log")
+            for fleet in self.fleets:
+                if fleet.poll() is not None:
+                    raise StackError(f"a fleet process exited "
+                                     f"({fleet.returncode}) with the job "
+                                     f"{state}; see fleet*.log")
             if time.monotonic() > deadline:
                 raise StackError(f"job {name} still {state} after "
                                  f"{timeout_seconds} s")
@@ -358,4 +374,26 @@ def parse_fleet_log(path):
                     if l.startswith("fleet:") and "devices done" not in l]
     except OSError:
         return []
+
+
+def fleet_totals(state_dir):
+    """Sums the final summaries of every fleet*.log of a run: devices, done,
+    steps, accepted, transport errors (None for a process that printed
+    none)."""
+    keys = ("devices", "done", "steps", "refused", "accepted", "duplicate",
+            "stale", "rejected", "transport_errors")
+    totals = dict.fromkeys(keys, 0)
+    for name in sorted(os.listdir(state_dir)):
+        if not (name.startswith("fleet") and name.endswith(".log")):
+            continue
+        text = " ".join(parse_fleet_log(os.path.join(state_dir, name)))
+        m = re.search(r"(\d+) devices, (\d+) saw.*?(\d+) steps computed, "
+                      r"(\d+) refused; uploads (\d+) accepted, (\d+) "
+                      r"duplicate, (\d+) stale, (\d+) rejected; (\d+) "
+                      r"transport", text)
+        if not m:
+            return None
+        for key, value in zip(keys, m.groups()):
+            totals[key] += int(value)
+    return totals
 

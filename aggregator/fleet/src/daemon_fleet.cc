@@ -100,9 +100,17 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     if (error != nullptr) *error = what;
     return status;
   };
+  if (config.parts == 0 || config.part >= config.parts ||
+      !(config.start_per_second >= 0)) {
+    return fail(Status::InvalidArgument(),
+                "bad part (need 0 <= part < parts) or start rate");
+  }
   Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
   if (!ids.ok() || ids->empty()) {
     return fail(Status::NotFound(), "no PSK files in " + config.psk_dir);
+  }
+  if (config.part >= ids->size()) {
+    return fail(Status::InvalidArgument(), "no device in this part");
   }
   std::string load_error;
   Result<DenseDataset> loaded =
@@ -132,7 +140,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   GetrandomEntropy entropy;
 
   std::vector<std::unique_ptr<Device>> devices;
-  for (size_t i = 0; i < ids->size(); ++i) {
+  for (size_t i = config.part; i < ids->size(); i += config.parts) {
     auto d = std::make_unique<Device>();
     d->id = (*ids)[i];
     auto key = ReadKey(config.psk_dir + "/" + d->id);
@@ -180,11 +188,23 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
                                                               start)
             .count());
   };
+  // Devices [0, started) run; the rest wait for their start slot.
+  size_t started = 0;
   while (stop == nullptr || *stop == 0) {
+    const uint64_t elapsed_ms = now_ms();
+    started = config.start_per_second > 0
+                  ? std::min(devices.size(),
+                             std::max<size_t>(
+                                 started,
+                                 1 + static_cast<size_t>(
+                                         static_cast<double>(elapsed_ms) *
+                                         config.start_per_second / 1000.0)))
+                  : devices.size();
     size_t done = 0;
-    for (auto& d : devices) {
-      d->client.Poll(now_ms()).IgnoreError();
-      done += d->client.state() == ClientState::kDone ? 1 : 0;
+    for (size_t i = 0; i < started; ++i) {
+      Device& d = *devices[i];
+      d.client.Poll(now_ms()).IgnoreError();
+      done += d.client.state() == ClientState::kDone ? 1 : 0;
     }
     if (done == devices.size()) break;
     context.Poll(20).status().IgnoreError();

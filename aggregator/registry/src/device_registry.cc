@@ -1,8 +1,10 @@
 #include "edgeadmm/registry/device_registry.h"
 
 #include <ctime>
+#include <unordered_set>
 
 #include "edgeadmm/registry/secure_random.h"
+#include "edgeadmm/store/transaction.h"
 
 namespace edgeadmm::registry {
 
@@ -16,17 +18,57 @@ bool IsValidDeviceId(std::string_view id) {
   return true;
 }
 
-Result<std::vector<uint8_t>> DeviceRegistry::Add(std::string_view id) {
+namespace {
+
+constexpr const char* kInsertDevice =
+    "INSERT INTO devices(id, psk, enabled, created_at) VALUES (?, ?, 1, ?)";
+
+// Draws a PSK and inserts `id` with `stmt` (kInsertDevice, reset after).
+Result<std::vector<uint8_t>> InsertDevice(store::Statement& stmt,
+                                          std::string_view id) {
   if (!IsValidDeviceId(id)) return Status::InvalidArgument();
   std::vector<uint8_t> psk(kPskBytes);
   EDGEADMM_TRY(FillSecureRandom(psk.data(), psk.size()));
-  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
-                      db_->Prepare("INSERT INTO devices(id, psk, enabled, "
-                                   "created_at) VALUES (?, ?, 1, ?)"));
+  EDGEADMM_TRY(stmt.Reset());
   stmt.Bind(1, id).BindBlob(2, psk).Bind(3,
                                          static_cast<int64_t>(time(nullptr)));
   EDGEADMM_TRY(stmt.Run());
   return psk;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> DeviceRegistry::Add(std::string_view id) {
+  if (!IsValidDeviceId(id)) return Status::InvalidArgument();
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt, db_->Prepare(kInsertDevice));
+  return InsertDevice(stmt, id);
+}
+
+Result<DeviceRegistry::PskList> DeviceRegistry::AddMany(
+    const std::vector<std::string>& ids, size_t* failed,
+    const std::function<Status(const PskList&)>& before_commit) {
+  if (failed != nullptr) *failed = ids.size();
+  if (ids.empty()) return Status::InvalidArgument();
+  std::unordered_set<std::string_view> seen;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (failed != nullptr) *failed = i;
+    if (!IsValidDeviceId(ids[i])) return Status::InvalidArgument();
+    if (!seen.insert(ids[i]).second) return Status::AlreadyExists();
+  }
+  if (failed != nullptr) *failed = ids.size();
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt, db_->Prepare(kInsertDevice));
+  PskList psks;
+  psks.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (failed != nullptr) *failed = i;
+    EDGEADMM_TRY_ASSIGN(std::vector<uint8_t> psk, InsertDevice(stmt, ids[i]));
+    psks.push_back(std::move(psk));
+  }
+  if (failed != nullptr) *failed = ids.size();
+  if (before_commit) EDGEADMM_TRY(before_commit(psks));
+  EDGEADMM_TRY(tx.Commit());
+  return psks;
 }
 
 Result<std::vector<DeviceRecord>> DeviceRegistry::List() const {

@@ -191,6 +191,8 @@ class DeviceClient {
 
  private:
   Status LoadRecord();
+  // Sets record_size_ after record_ changed and re-parses the pending upload.
+  void SetRecordSize(size_t size);
   void CheckNotifications();
   void StepIdle();
   void StartFetch();
@@ -227,6 +229,7 @@ class DeviceClient {
   bool task_available_ = false;
   ByteSpan record_;  // the persisted ClientRecord (a copy of what is stored)
   size_t record_size_ = 0;
+  ConstByteSpan pending_upload_;  // the upload inside record_, if any
   bool record_dirty_ = false;  // record_ differs from storage (write failed)
   ByteSpan response_;          // response bodies
   ByteSpan report_;            // StatusBody of a refusal report

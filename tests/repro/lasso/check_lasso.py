@@ -4,7 +4,7 @@ Real stack (daemon + 1000 one-record devices over DTLS + the accountant),
 K = 10 rounds, one seed, the hyper-parameters of run.py's DEFAULTS:
 prox-admm and dp-sgd at ε = 0.3 and dp-sgd at ε = 10 (participation
 policy, δ = 1e-6), and prox-admm under trusted-aggregator at ε = 0.3
-(devices run `fleet-connect --trust-aggregator`). Asserts the direction of
+(devices run `fleet-connect --allow-unaccounted-steps`). Asserts the direction of
 the result:
   * at the smallest ε, private ADMM's test objective is below DP-SGD's
     (paper 002 Fig. 1: ADMM degrades far less in the high-privacy regime);

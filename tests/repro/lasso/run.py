@@ -173,7 +173,7 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
         stack.start_daemon()
         stack.start_fleet(["--data", data["train_path"], "--dim", str(ll.P),
                            "--loss", "squared", "--delta", str(DELTA)] +
-                          (["--trust-aggregator"]
+                          (["--allow-unaccounted-steps"]
                            if policy == "trusted-aggregator" else []))
         final_state = stack.follow(name, rows.append, timeout)
     except (es.StackError, OSError) as e:

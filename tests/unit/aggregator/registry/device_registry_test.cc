@@ -36,6 +36,57 @@ TEST(DeviceRegistryTest, RejectsBadAndDuplicateIds) {
   EXPECT_EQ(testing::Snapshot(t.db()), before);
 }
 
+TEST(DeviceRegistryTest, AddManyEnrollsAllInOneTransaction) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  std::vector<std::string> ids;
+  for (int i = 0; i < 2000; ++i) ids.push_back("bulk-" + std::to_string(i));
+  size_t failed = 99;
+  auto psks = reg.AddMany(ids, &failed);
+  ASSERT_TRUE(psks.ok());
+  EXPECT_EQ(failed, ids.size());
+  ASSERT_EQ(psks->size(), ids.size());
+  EXPECT_NE((*psks)[0], (*psks)[1]);
+  for (size_t i : {size_t{0}, size_t{777}, size_t{1999}}) {
+    auto psk = reg.LookupPsk(ids[i]);
+    ASSERT_TRUE(psk.ok());
+    EXPECT_EQ(*psk, (*psks)[i]);
+  }
+  auto list = reg.List();
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), ids.size());
+}
+
+TEST(DeviceRegistryTest, AddManyIsAllOrNothingAndNamesTheCulprit) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  ASSERT_TRUE(reg.Add("old").ok());
+  const std::string before = testing::Snapshot(t.db());
+  size_t failed = 0;
+  EXPECT_EQ(reg.AddMany({"a", "b", "old", "c"}, &failed).status(),
+            Status::AlreadyExists());
+  EXPECT_EQ(failed, 2u);
+  EXPECT_EQ(reg.AddMany({"a", "b", "a"}, &failed).status(),
+            Status::AlreadyExists());
+  EXPECT_EQ(failed, 2u);
+  EXPECT_EQ(reg.AddMany({"a", "bad id"}, &failed).status(),
+            Status::InvalidArgument());
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(reg.AddMany({}, &failed).status(), Status::InvalidArgument());
+  // An error from the pre-commit hook (e.g. a key file that cannot be
+  // written) rolls the whole batch back.
+  EXPECT_EQ(reg.AddMany({"a", "b"}, &failed,
+                        [](const DeviceRegistry::PskList& psks) {
+                          EXPECT_EQ(psks.size(), 2u);
+                          return Status::Unavailable();
+                        })
+                .status(),
+            Status::Unavailable());
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
+  EXPECT_TRUE(reg.AddMany({"a", "b"}).ok());
+  EXPECT_TRUE(reg.LookupPsk("b").ok());
+}
+
 TEST(DeviceRegistryTest, DisabledAndUnknownDevicesHaveNoPsk) {
   testing::TempDatabase t;
   DeviceRegistry reg(t.db());

@@ -70,5 +70,62 @@ TEST(DevicesCliTest, AddListDisableRemoveRoundTrip) {
   EXPECT_EQ(RunCli(db, "list").output.find("node-1"), std::string::npos);
 }
 
+TEST(DevicesCliTest, BulkAddWritesOneKeyFilePerDeviceInOneTransaction) {
+  testing::TempDatabase t;
+  const std::string db = t.path();
+  const std::string dir = t.dir() + "/psk";
+  const CommandResult add =
+      RunCli(db, "add --count 1500 --prefix fleet- --psk-dir " + dir);
+  ASSERT_EQ(add.exit_code, 0) << add.output;
+  EXPECT_NE(add.output.find("added 1500 devices"), std::string::npos)
+      << add.output;
+  struct stat st {};
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  DeviceRegistry reg(t.db());
+  for (const char* id : {"fleet-00000", "fleet-00749", "fleet-01499"}) {
+    const std::string path = dir + "/" + id;
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    std::ifstream in(path);
+    std::string hex;
+    in >> hex;
+    auto psk = reg.LookupPsk(id);
+    ASSERT_TRUE(psk.ok()) << id;
+    EXPECT_EQ(hex, ToHex(*psk));
+  }
+  EXPECT_FALSE(reg.LookupPsk("fleet-01500").ok());
+
+  // Many positional ids without files: "id psk" lines.
+  const CommandResult many = RunCli(db, "add x-1 x-2 x-3");
+  ASSERT_EQ(many.exit_code, 0) << many.output;
+  auto psk = reg.LookupPsk("x-2");
+  ASSERT_TRUE(psk.ok());
+  EXPECT_NE(many.output.find("x-2 " + ToHex(*psk) + "\n"), std::string::npos)
+      << many.output;
+
+  // One id already enrolled: the CLI names it, enrolls none, writes no file.
+  const std::string before = testing::Snapshot(t.db());
+  const CommandResult clash =
+      RunCli(db, "add y-1 x-2 y-3 --psk-dir " + dir);
+  EXPECT_EQ(clash.exit_code, 1);
+  EXPECT_NE(clash.output.find("cannot add x-2"), std::string::npos)
+      << clash.output;
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
+  EXPECT_NE(stat((dir + "/y-1").c_str(), &st), 0);
+  // A key file that exists already: nothing enrolled, no file left behind.
+  { std::ofstream(dir + "/z-2") << "taken\n"; }
+  const CommandResult taken = RunCli(db, "add z-1 z-2 --psk-dir " + dir);
+  EXPECT_EQ(taken.exit_code, 1);
+  EXPECT_NE(taken.output.find("z-2"), std::string::npos) << taken.output;
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
+  EXPECT_NE(stat((dir + "/z-1").c_str(), &st), 0);
+
+  // Usage errors: exit 2.
+  EXPECT_EQ(RunCli(db, "add").exit_code, 2);
+  EXPECT_EQ(RunCli(db, "add a --count 3").exit_code, 2);
+  EXPECT_EQ(RunCli(db, "add a b --psk-file " + t.dir() + "/k").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace edgeadmm::registry

@@ -36,6 +36,15 @@ struct DaemonFleetConfig {
   // no local privacy guarantee). See TrainerConfig.
   bool allow_unaccounted_steps = false;
   double delta = 1e-5;
+  // Runs only the devices whose index i (in the sorted order of ALL PSK
+  // files) has i % parts == part, still with the i-th data shard, so that
+  // `parts` processes together run the whole fleet (each its own libcoap
+  // context and sessions: libcoap walks every session per datagram).
+  size_t part = 0;
+  size_t parts = 1;
+  // Devices start (first handshake) at most this many per second, in index
+  // order, so tens of thousands do not handshake at once; 0: all at once.
+  double start_per_second = 0;
   uint32_t ack_timeout_ms = 2000;
   uint32_t task_refresh_ms = 5000;
 };
@@ -55,7 +64,8 @@ struct DaemonFleetReport {
 
 // Runs the devices until every one has seen the end of the job (ROLE_DONE)
 // or `*stop` becomes non-zero (a signal). INVALID_ARGUMENT for a bad config
-// or more devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
+// (part >= parts, no device in the part, start_per_second < 0) or more
+// devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
 // files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.
 // A progress line goes to `progress` (may be null) every `progress_seconds`.
 Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,18 @@ class DeviceRegistry {
   // it leaves the registry in clear). INVALID_ARGUMENT for a bad id,
   // ALREADY_EXISTS if enrolled, UNAVAILABLE without entropy.
   Result<std::vector<uint8_t>> Add(std::string_view id);
+  // Bulk enrolment: enrolls every id of `ids` in ONE transaction (all or
+  // none) with one prepared statement, and returns their PSKs in the same
+  // order. INVALID_ARGUMENT for a bad or empty list or a bad id,
+  // ALREADY_EXISTS if an id is enrolled or repeated in the list; on error
+  // `*failed` (if not null) is the index of the offending id (ids.size() when
+  // no single id is to blame) and nothing is enrolled. `before_commit` (if
+  // set) sees the PSKs inside the transaction (e.g. to write key files); an
+  // error from it rolls everything back and is returned.
+  using PskList = std::vector<std::vector<uint8_t>>;
+  Result<PskList> AddMany(
+      const std::vector<std::string>& ids, size_t* failed = nullptr,
+      const std::function<Status(const PskList&)>& before_commit = {});
   // All devices ordered by id. INTERNAL on store errors.
   Result<std::vector<DeviceRecord>> List() const;
   // One device; NOT_FOUND if unknown.
