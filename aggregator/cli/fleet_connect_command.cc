@@ -3,12 +3,15 @@
 //   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
 //       [--host 127.0.0.1] [--state-dir DIR] [--epsilon-budget E]
 //       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
+//       [--format libsvm|adult-csv] [--normalize none|unit|max]
+//       [--allow-unaccounted-steps]   (non-private baselines only)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
 #include <string>
 
 #include "cli_command.h"
+#include "data_options.h"
 #include "edgeadmm/fleet/daemon_fleet.h"
 
 namespace edgeadmm::cli {
@@ -20,7 +23,7 @@ void OnSignal(int) { g_stop = 1; }
 
 void AddFleetConnectCommand(CLI::App& app) {
   static fleet::DaemonFleetConfig c;
-  static std::string format = "libsvm";
+  static DataOptions data;
   static std::string loss = "logistic";
   CLI::App* cmd = app.add_subcommand(
       "fleet-connect",
@@ -34,7 +37,7 @@ void AddFleetConnectCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--data", c.data_path, "LIBSVM or Adult CSV (.xz ok)")
       ->required();
-  cmd->add_option("--format", format, "libsvm or csv (UCI Adult)");
+  AddDataOptions(cmd, &data);
   cmd->add_option("--dim", c.dim, "LIBSVM dimension")->capture_default_str();
   cmd->add_option("--loss", loss,
                   "the job's loss: logistic (labels +1/-1) or squared "
@@ -45,13 +48,12 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_option("--epsilon-budget", c.epsilon_budget,
                   "local epsilon budget of every device");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
+  cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
+                "let devices run noiseless steps (a job's non-private "
+                "baseline, e.g. dp_admm.noise = false); such steps have NO "
+                "privacy guarantee: reference runs only");
   cmd->callback([] {
-    if (format == "csv") {
-      c.format = fleet::DataFormat::kAdultCsv;
-    } else if (format != "libsvm") {
-      std::fprintf(stderr, "edgeadmm fleet-connect: bad --format\n");
-      throw CLI::RuntimeError(2);
-    }
+    ResolveDataOptions(data, "fleet-connect", &c.format, &c.normalization);
     if (loss == "squared") {
       c.labels = LibsvmLabels::kReal;
     } else if (loss != "logistic") {
