@@ -34,6 +34,16 @@ function(edgeadmm_add_gtest)
   endif()
 endfunction()
 
+# Sets <var> to the data directory tests read: $EDGEADMM_DATA at configure
+# time if set, else EDGEADMM_DATA_DIR.
+function(edgeadmm_data_dir var)
+  if(DEFINED ENV{EDGEADMM_DATA})
+    set(${var} "$ENV{EDGEADMM_DATA}" PARENT_SCOPE)
+  else()
+    set(${var} "${EDGEADMM_DATA_DIR}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 set(EDGEADMM_SKIP_AREAS "" CACHE STRING
   "Source folders (relative to the top, e.g. platform/posix/coap) not to add")
 

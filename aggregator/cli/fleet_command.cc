@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli_command.h"
+#include "data_options.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/fleet/handshake_benchmark.h"
 #include "edgeadmm/registry/hex.h"
@@ -54,12 +55,12 @@ void AddFleetCommands(CLI::App& app) {
   fleet->require_subcommand(1);
 
   static fleet::FleetConfig run;
-  static std::string format = "libsvm";
+  static DataOptions data;
   CLI::App* run_cmd = fleet->add_subcommand(
       "run", "Run N virtual devices against an in-process aggregator");
   run_cmd->add_option("--data", run.data_path, "LIBSVM or Adult CSV (.xz ok)")
       ->required();
-  run_cmd->add_option("--format", format, "libsvm or csv (UCI Adult)");
+  AddDataOptions(run_cmd, &data);
   run_cmd->add_option("--dim", run.dim, "LIBSVM dimension");
   run_cmd->add_option("--devices", run.devices, "virtual devices");
   run_cmd->add_option("--rounds", run.rounds, "rounds");
@@ -83,11 +84,7 @@ void AddFleetCommands(CLI::App& app) {
   run_cmd->add_option("--epsilon-budget", run.epsilon_budget,
                       "local epsilon budget of every device");
   run_cmd->callback([] {
-    if (format == "csv") {
-      run.format = fleet::DataFormat::kAdultCsv;
-    } else if (format != "libsvm") {
-      Fail("run", "--format must be libsvm or csv");
-    }
+    ResolveDataOptions(data, "fleet run", &run.format, &run.normalization);
     std::string error;
     auto report = fleet::RunFleet(run, stdout, &error);
     if (!report.ok()) {

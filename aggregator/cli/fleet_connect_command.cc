@@ -3,8 +3,9 @@
 //   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
 //       [--host 127.0.0.1] [--state-dir DIR] [--epsilon-budget E]
 //       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
+//       [--format libsvm|adult-csv] [--normalize none|unit|max]
 //       [--allow-unaccounted-steps] (devices run steps without noise of their
-//                                   own: sigma = 0 references and
+//                                   own: non-private references and
 //                                   trusted-aggregator jobs)
 //       [--part I/K]                (this process runs devices i % K == I)
 //       [--start-rate R]            (at most R device starts per second)
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "cli_command.h"
+#include "data_options.h"
 #include "edgeadmm/fleet/daemon_fleet.h"
 
 namespace edgeadmm::cli {
@@ -25,7 +27,7 @@ void OnSignal(int) { g_stop = 1; }
 
 void AddFleetConnectCommand(CLI::App& app) {
   static fleet::DaemonFleetConfig c;
-  static std::string format = "libsvm";
+  static DataOptions data;
   static std::string loss = "logistic";
   CLI::App* cmd = app.add_subcommand(
       "fleet-connect",
@@ -39,7 +41,7 @@ void AddFleetConnectCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--data", c.data_path, "LIBSVM or Adult CSV (.xz ok)")
       ->required();
-  cmd->add_option("--format", format, "libsvm or csv (UCI Adult)");
+  AddDataOptions(cmd, &data);
   cmd->add_option("--dim", c.dim, "LIBSVM dimension")->capture_default_str();
   cmd->add_option("--loss", loss,
                   "the job's loss: logistic (labels +1/-1) or squared "
@@ -61,15 +63,11 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "
-                "server adds the noise) and sigma = 0 reference runs; "
+                "server adds the noise) and non-private reference runs "
+                "(sigma = 0, dp_admm.noise = false); "
                 "without it such steps are refused");
   cmd->callback([] {
-    if (format == "csv") {
-      c.format = fleet::DataFormat::kAdultCsv;
-    } else if (format != "libsvm") {
-      std::fprintf(stderr, "edgeadmm fleet-connect: bad --format\n");
-      throw CLI::RuntimeError(2);
-    }
+    ResolveDataOptions(data, "fleet-connect", &c.format, &c.normalization);
     if (loss == "squared") {
       c.labels = LibsvmLabels::kReal;
     } else if (loss != "logistic") {

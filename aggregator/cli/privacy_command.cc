@@ -12,6 +12,7 @@
 #include "edgeadmm/privacy/calibration.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/privacy/epsilon_report.h"
+#include "edgeadmm/privacy/paper_accountants.h"
 #include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::cli {
@@ -190,6 +191,57 @@ void RunPlan(const PrivacyOptions& o) {
   }
 }
 
+struct Paper004Options {
+  double step_epsilon = 0.0;
+  double step_delta = 1e-3;
+  uint64_t rounds = 0;
+  std::string conversion = "improved";
+  bool json = false;
+};
+
+// Paper 004's own record-level bound next to the RDP epsilon of the same
+// mechanism: T Gaussians with noise multiplier z0 = sqrt(2 ln(1.25/d))/e
+// relative to the replace-one sensitivity of ONE RECORD (Lemma 1), composed
+// exactly in RDP and converted at the same delta. Neither is what a dp-admm
+// job is charged (that is device-level: docs/privacy.md, "dp-admm").
+void RunPaper004(const Paper004Options& o) {
+  const privacy::MomentsAccountantResult paper = Check(
+      "paper-004", privacy::Paper004MomentsAccountant(
+                       o.step_epsilon, o.step_delta, o.rounds));
+  const double z0 =
+      std::sqrt(2.0 * std::log(1.25 / o.step_delta)) / o.step_epsilon;
+  privacy::Schedule schedule;
+  schedule.kind = privacy::MechanismKind::kGaussian;
+  schedule.neighbouring = privacy::Neighbouring::kReplaceOne;
+  schedule.rounds = o.rounds;
+  const privacy::Target target{
+      0.0, o.step_delta,
+      Check("paper-004", privacy::ParseConversion(o.conversion))};
+  const privacy::EpsilonReport rdp =
+      Check("paper-004", privacy::ScheduleEpsilon(schedule, z0, target));
+  const std::string paper_fields =
+      "\"paper_epsilon_bar\": " + FormatNumber(paper.epsilon) +
+      ", \"paper_tau\": " + std::to_string(paper.tau) +
+      ", \"paper_accountant\": \"paper 004 Thm 2 / App. A moments "
+      "accountant (integer tau), record-level replace-one, per-step "
+      "classic Gaussian calibration\", \"step_epsilon\": " +
+      FormatNumber(o.step_epsilon) +
+      ", \"step_delta\": " + FormatNumber(o.step_delta) + ", ";
+  if (o.json) {
+    std::printf("{%s\"rdp\": %s}\n", paper_fields.c_str(),
+                rdp.ToJson(ScheduleFields(schedule, z0)).c_str());
+  } else {
+    std::printf(
+        "paper 004 moments accountant (the paper's bound, record-level): "
+        "epsilon-bar %s (tau %lld) at delta %s\nRDP of the same mechanism "
+        "(one record, noise multiplier %s, %llu steps):\n%s\n",
+        FormatNumber(paper.epsilon).c_str(),
+        static_cast<long long>(paper.tau), FormatNumber(o.step_delta).c_str(),
+        FormatNumber(z0).c_str(), static_cast<unsigned long long>(o.rounds),
+        rdp.ToText().c_str());
+  }
+}
+
 void AddScheduleOptions(CLI::App* sub, PrivacyOptions* o) {
   sub->add_option("--sampling", o->sampling,
                   "none (plain Gaussian, add/remove), poisson (Poisson rate q, "
@@ -239,6 +291,25 @@ void AddPrivacyCommands(CLI::App& app) {
   plan->add_option("--cohort", options->cohort,
                    "accepted uploads per round m (participation policy)");
   plan->callback([options] { RunPlan(*options); });
+
+  auto p004 = std::make_shared<Paper004Options>();
+  CLI::App* paper = privacy->add_subcommand(
+      "paper-004",
+      "paper 004's record-level epsilon-bar (its moments accountant) and the "
+      "RDP epsilon of the same per-record Gaussian mechanism");
+  paper->add_option("--step-epsilon", p004->step_epsilon,
+                    "per-iteration epsilon (dp_admm.step_epsilon)")
+      ->required();
+  paper->add_option("--step-delta", p004->step_delta,
+                    "per-iteration delta, also the final delta")
+      ->capture_default_str();
+  paper->add_option("--rounds", p004->rounds, "iterations T")->required();
+  paper->add_option("--conversion", p004->conversion,
+                    "RDP conversion of the second number: classic or "
+                    "improved")
+      ->capture_default_str();
+  paper->add_flag("--json", p004->json, "print one JSON object");
+  paper->callback([p004] { RunPaper004(*p004); });
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "edgeadmm/dataio/adult_csv_reader.h"
+#include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fleet/data_split.h"
@@ -113,11 +113,13 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     return fail(Status::InvalidArgument(), "no device in this part");
   }
   std::string load_error;
-  Result<DenseDataset> loaded =
-      config.format == DataFormat::kAdultCsv
-          ? ReadAdultCsvFile(config.data_path, &load_error)
-          : ReadLibsvmFile(config.data_path, config.dim, &load_error,
-                           config.labels);
+  DatasetSource source;
+  source.path = config.data_path;
+  source.format = config.format;
+  source.dim = config.format == DataFormat::kAdultCsv ? 0 : config.dim;
+  source.labels = config.labels;
+  source.normalization = config.normalization;
+  Result<DenseDataset> loaded = LoadDataset(source, &load_error);
   if (!loaded.ok()) return fail(loaded.status(), load_error);
   const DenseDataset& data = *loaded;
   auto shards = SplitRecords(data.samples, ids->size());

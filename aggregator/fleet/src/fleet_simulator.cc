@@ -10,7 +10,7 @@
 #include <memory>
 #include <random>
 
-#include "edgeadmm/dataio/adult_csv_reader.h"
+#include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fake/fake_aggregator.h"
@@ -68,10 +68,12 @@ struct VirtualDevice {
 };
 
 Result<DenseDataset> LoadData(const FleetConfig& config, std::string* error) {
-  if (config.format == DataFormat::kAdultCsv) {
-    return ReadAdultCsvFile(config.data_path, error);
-  }
-  return ReadLibsvmFile(config.data_path, config.dim, error);
+  DatasetSource source;
+  source.path = config.data_path;
+  source.format = config.format;
+  source.dim = config.format == DataFormat::kAdultCsv ? 0 : config.dim;
+  source.normalization = config.normalization;
+  return LoadDataset(source, error);
 }
 
 Status MakeDirectory(const std::string& path) {

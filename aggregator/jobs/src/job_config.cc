@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <string>
 #include <utility>
 
+#include "edgeadmm/dataio/adult_csv_reader.h"
 #include "edgeadmm/jobs/toml_document.h"
 
 namespace edgeadmm::jobs {
@@ -31,6 +33,13 @@ constexpr NameTable<privacy::Policy> kPolicies = {
     {"trusted-aggregator", privacy::Policy::kTrustedAggregator}};
 constexpr NameTable<DpAdmmSchedule> kSchedules = {
     {"smooth", DpAdmmSchedule::kSmooth}, {"convex", DpAdmmSchedule::kConvex}};
+// dataio's names (ParseDataFormat / ParseRowNormalization).
+constexpr NameTable<DataFormat> kDataFormats = {
+    {"libsvm", DataFormat::kLibsvm}, {"adult-csv", DataFormat::kAdultCsv}};
+constexpr NameTable<RowNormalization> kNormalizations = {
+    {"none", RowNormalization::kNone},
+    {"unit", RowNormalization::kUnitNorm},
+    {"max", RowNormalization::kMaxNorm}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 
@@ -280,6 +289,13 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
                    "kept out of u_i); use policy participation-own-noise to "
                    "keep noise in the state");
   }
+  if (c.validation_format == DataFormat::kAdultCsv &&
+      c.dimension != static_cast<int64_t>(kAdultFeatures)) {
+    return Invalid(error, "validation.format: adult-csv has " +
+                              std::to_string(kAdultFeatures) +
+                              " features, job.dimension is " +
+                              std::to_string(c.dimension));
+  }
   if (c.policy == privacy::Policy::kTrustedAggregator &&
       c.sampling != SamplingScheme::kPoisson) {
     return Invalid(error,
@@ -334,6 +350,9 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Int("sampling.seed", seed, false);
   c.sampling_seed = static_cast<uint64_t>(seed);
   r.String("validation.data", c.validation_data, false);
+  r.Enum("validation.format", kDataFormats, c.validation_format, false);
+  r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
+         false);
   if (r.failed()) return Status::InvalidArgument();
   if (c.sigma >= 0 && c.noise_planned()) {
     return Invalid(error,

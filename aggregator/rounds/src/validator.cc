@@ -2,20 +2,21 @@
 
 #include <cmath>
 
-#include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/dataio/dataset_source.h"
 
 namespace edgeadmm::rounds {
 
 Result<Validator> Validator::Load(const jobs::JobConfig& config,
                                   std::string* error) {
   if (config.validation_data.empty()) return Status::FailedPrecondition();
-  EDGEADMM_TRY_ASSIGN(
-      DenseDataset data,
-      ReadLibsvmFile(config.validation_data,
-                     static_cast<size_t>(config.dimension), error,
-                     config.loss == jobs::Loss::kSquared
-                         ? LibsvmLabels::kReal
-                         : LibsvmLabels::kBinary));
+  DatasetSource source;
+  source.path = config.validation_data;
+  source.format = config.validation_format;
+  source.dim = static_cast<size_t>(config.dimension);
+  source.labels = config.loss == jobs::Loss::kSquared ? LibsvmLabels::kReal
+                                                      : LibsvmLabels::kBinary;
+  source.normalization = config.validation_normalize;
+  EDGEADMM_TRY_ASSIGN(DenseDataset data, LoadDataset(source, error));
   return Validator(config.loss, std::move(data), config.regularizer);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs `edgeadmm privacy report|plan` and checks its JSON and its errors.
+"""Runs `edgeadmm privacy report|plan|paper-004` and checks its JSON and its errors.
 
 Usage: check_cli_privacy.py PATH/TO/edgeadmm. Exits non-zero on failure.
 The plain-Gaussian epsilon is recomputed here independently (classic
@@ -134,6 +134,29 @@ for args, word in (
   check(result.returncode != 0, "%s is refused" % args)
   check(word in result.stderr, "%s: message names %s: %r" %
         (args, word, result.stderr))
+
+# paper-004: the paper's own eps-bar (0.5009 at tau 28 and 1.0193 at tau
+# 14 for delta 1e-3, T = 100) and, below it, the RDP epsilon of the same
+# per-record Gaussian (z0 = sqrt(2 ln(1.25/delta))/eps, replace-one).
+for eps, bar, tau in ((0.05, 0.5009, 28), (0.1, 1.0193, 14)):
+  result = run("paper-004", "--step-epsilon", str(eps), "--step-delta",
+               "1e-3", "--rounds", "100", "--json")
+  check(result.returncode == 0, "paper-004 exits 0 (%s)" % result.stderr)
+  if result.returncode == 0:
+    p = json.loads(result.stdout)
+    check(abs(p["paper_epsilon_bar"] - bar) < 5e-5 and p["paper_tau"] == tau,
+          "paper-004 eps %g: eps-bar %r tau %r" % (eps, p["paper_epsilon_bar"],
+                                                  p["paper_tau"]))
+    check(p["rdp"]["neighbouring"] == "replace-one" and
+          p["rdp"]["mechanism"] == "gaussian" and
+          0 < p["rdp"]["epsilon"] < p["paper_epsilon_bar"],
+          "paper-004 eps %g: RDP %r below the paper's" % (eps, p["rdp"]))
+    z0 = math.sqrt(2 * math.log(1.25e3)) / eps
+    check(abs(p["rdp"]["noise_multiplier"] - z0) < 1e-9 * z0,
+          "paper-004 noise multiplier %r" % p["rdp"]["noise_multiplier"])
+result = run("paper-004", "--step-epsilon", "0", "--rounds", "100")
+check(result.returncode != 0 and "paper-004" in result.stderr,
+      "paper-004 refuses eps 0: %r" % result.stderr)
 
 if failures:
   print("%d failures" % len(failures))

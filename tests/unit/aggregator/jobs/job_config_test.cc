@@ -55,6 +55,37 @@ TEST(JobConfigTest, ParsesEveryField) {
   EXPECT_EQ(c->validation_data, "/data/a9a.t.xz");
 }
 
+TEST(JobConfigTest, ValidationFormatAndNormalization) {
+  std::string error;
+  auto c = ParseJobConfig(Base() + "[validation]\ndata = \"/d/v.libsvm\"\n",
+                          &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_EQ(c->validation_format, DataFormat::kLibsvm);
+  EXPECT_EQ(c->validation_normalize, RowNormalization::kNone);
+  const std::string adult =
+      Replace(Base(), "dimension = 3", "dimension = 105") +
+      "[validation]\ndata = \"/d/adult.test\"\nformat = \"adult-csv\"\n"
+      "normalize = \"unit\"\n";
+  c = ParseJobConfig(adult, &error);
+  ASSERT_TRUE(c.ok()) << error;
+  EXPECT_EQ(c->validation_format, DataFormat::kAdultCsv);
+  EXPECT_EQ(c->validation_normalize, RowNormalization::kUnitNorm);
+  // Adult CSV always has 105 features.
+  EXPECT_FALSE(
+      ParseJobConfig(Replace(adult, "dimension = 105", "dimension = 14"),
+                     &error)
+          .ok());
+  EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
+  EXPECT_NE(error.find("105"), std::string::npos) << error;
+  EXPECT_FALSE(
+      ParseJobConfig(Replace(adult, "\"unit\"", "\"l2\""), &error).ok());
+  EXPECT_NE(error.find("validation.normalize"), std::string::npos) << error;
+  EXPECT_FALSE(
+      ParseJobConfig(Replace(adult, "\"adult-csv\"", "\"arff\""), &error)
+          .ok());
+  EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
+}
+
 TEST(JobConfigTest, InfiniteBudgetAndTargetEpsilon) {
   std::string error;
   std::string toml =

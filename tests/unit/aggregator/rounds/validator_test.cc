@@ -106,5 +106,35 @@ TEST(ValidatorTest, LoadsLibsvmAndNamesErrors) {
   EXPECT_EQ(Validator::Load(c, &error).status(), Status::FailedPrecondition());
 }
 
+TEST(ValidatorTest, LoadsAdultCsvWithTheJobsNormalization) {
+  testing::TempDatabase t;
+  const std::string path = t.dir() + "/adult.test";
+  std::ofstream(path)
+      << "|1x3 Cross validator\n"
+         "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, "
+         "Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K.\n"
+         "50, Private, 83311, HS-grad, 9, Divorced, Sales, Wife, Black, "
+         "Female, 0, 0, 13, Cuba, >50K.\n";
+  jobs::JobConfig c;
+  c.dimension = 105;
+  c.validation_data = path;
+  c.validation_format = DataFormat::kAdultCsv;
+  c.validation_normalize = RowNormalization::kUnitNorm;
+  std::string error;
+  auto v = Validator::Load(c, &error);
+  ASSERT_TRUE(v.ok()) << error;
+  EXPECT_EQ(v->samples(), 2u);
+  // With unit rows, z = a_1 (the first record's encoding) has margin 1 on
+  // the first record: its loss is log(1 + e^{-(-1)(1)}) for label -1.
+  std::vector<double> z(105, 0.0);
+  z[59 + 1] = 1.0;  // Male: only record 1, label -1 → margin > 0, wrong
+  const ValidationMetrics m = v->Evaluate(z);
+  EXPECT_DOUBLE_EQ(m.accuracy, 0.0);  // margin 0 on record 2 predicts -1
+  // A malformed record is refused with file and line.
+  std::ofstream(path) << "39, State-gov, 77516\n";
+  EXPECT_FALSE(Validator::Load(c, &error).ok());
+  EXPECT_NE(error.find("adult.test:1"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace edgeadmm::rounds

@@ -29,6 +29,8 @@ struct DaemonFleetConfig {
   size_t dim = 123;
   // LIBSVM labels: ±1 (logistic jobs) or real numbers (squared-loss jobs).
   LibsvmLabels labels = LibsvmLabels::kBinary;
+  // Applied after loading; must match the job's validation.normalize.
+  RowNormalization normalization = RowNormalization::kNone;
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
   double epsilon_budget = 1e6;  // local budget of every device

@@ -17,17 +17,20 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::fleet {
 
-enum class DataFormat { kLibsvm, kAdultCsv };
+using ::edgeadmm::DataFormat;  // dataio/dataset_source.h
 
 struct FleetConfig {
   size_t devices = 100;
   std::string data_path;  // LIBSVM or Adult CSV, plain or .xz
   DataFormat format = DataFormat::kLibsvm;
   size_t dim = 123;  // LIBSVM dimension (Adult: fixed 105)
+  // Applied after loading, as the validator does (dataset_source.h).
+  RowNormalization normalization = RowNormalization::kNone;
   uint32_t rounds = 5;
   // Link and device faults.
   double loss = 0.0;     // probability of losing each datagram

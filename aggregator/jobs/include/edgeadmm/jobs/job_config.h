@@ -35,12 +35,15 @@
 //   deadline_seconds = 30
 //   [validation]                   # optional, held by the gateway only
 //   data = "/var/lib/edgeadmm/a9a.t.xz"
+//   format = "libsvm"              # libsvm | adult-csv (105 features)
+//   normalize = "none"             # none | unit | max (as the devices')
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/regularizer.h"
 #include "edgeadmm/result.h"
@@ -111,6 +114,10 @@ struct JobConfig {
   uint64_t sampling_seed = 0;
 
   std::string validation_data;  // empty: no validation metrics
+  // How the gateway loads it (dataio/dataset_source.h): the devices must
+  // load their data with the same format and normalization.
+  DataFormat validation_format = DataFormat::kLibsvm;
+  RowNormalization validation_normalize = RowNormalization::kNone;
 
   bool noise_planned() const { return target_epsilon > 0; }
 };

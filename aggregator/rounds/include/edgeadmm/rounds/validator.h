@@ -25,8 +25,10 @@ struct ValidationMetrics {
 
 class Validator {
  public:
-  // Loads `config.validation_data` (LIBSVM, plain or .xz) with dimension p.
-  // Errors as ReadLibsvmFile, with `*error` naming file and line;
+  // Loads `config.validation_data` (plain or .xz) in the job's
+  // validation.format (LIBSVM with dimension p, or Adult CSV) and
+  // validation.normalize, through dataio's LoadDataset, the loader the
+  // devices use. Errors as LoadDataset, with `*error` naming file and line;
   // FAILED_PRECONDITION if the job has no validation data.
   static Result<Validator> Load(const jobs::JobConfig& config,
                                 std::string* error);

@@ -1,0 +1,35 @@
+#include "data_options.h"
+
+#include <cstdio>
+
+namespace edgeadmm::cli {
+
+void AddDataOptions(CLI::App* cmd, DataOptions* options) {
+  cmd->add_option("--format", options->format,
+                  "libsvm, or adult-csv (UCI Adult adult.data/adult.test: "
+                  "105 one-hot/min-max features; 'csv' also accepted)")
+      ->capture_default_str();
+  cmd->add_option("--normalize", options->normalize,
+                  "row scaling after loading: none, unit (every row to "
+                  "norm 1) or max (all rows by the largest norm)")
+      ->capture_default_str();
+}
+
+void ResolveDataOptions(const DataOptions& options, const char* command,
+                        DataFormat* format, RowNormalization* normalization) {
+  if (!ParseDataFormat(options.format, format).ok()) {
+    std::fprintf(stderr,
+                 "edgeadmm %s: --format must be libsvm or adult-csv, got %s\n",
+                 command, options.format.c_str());
+    throw CLI::RuntimeError(2);
+  }
+  if (!ParseRowNormalization(options.normalize, normalization).ok()) {
+    std::fprintf(stderr,
+                 "edgeadmm %s: --normalize must be none, unit or max, got "
+                 "%s\n",
+                 command, options.normalize.c_str());
+    throw CLI::RuntimeError(2);
+  }
+}
+
+}  // namespace edgeadmm::cli
