@@ -316,11 +316,13 @@ class Stack:
         seen = 0
         deadline = time.monotonic() + timeout_seconds
         while True:
+            # The state first: a round that commits between the two reads
+            # (the last one, say) is then still delivered below.
+            state = self.job_state(name)
             rows = self.rounds(name)
             for row in rows[seen:]:
                 on_round(row)
             seen = len(rows)
-            state = self.job_state(name)
             if state in FINISHED_STATES:
                 return state
             if self.daemon is not None and self.daemon.poll() is not None:
