@@ -13,6 +13,7 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/log.h"
+#include "edgeadmm/posix/coap_batched_io.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/protocol.h"
 
@@ -20,6 +21,7 @@ namespace edgeadmm::server {
 
 struct CoapServer::Impl {
   coap_context_t* context = nullptr;
+  std::unique_ptr<posix::CoapBatchedIo> io;  // null: coap_io_process
   coap_resource_t* task = nullptr;
   registry::DeviceRegistry* registry = nullptr;
   std::unique_ptr<registry::DeviceRegistry> registry_owner;
@@ -208,6 +210,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
     : db_(&db), options_(options), impl_(std::make_unique<Impl>()) {}
 
 CoapServer::~CoapServer() {
+  impl_->io.reset();
   if (impl_->context != nullptr) coap_free_context(impl_->context);
   coap_cleanup();
 }
@@ -246,6 +249,11 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   impl.context = coap_new_context(nullptr);
   if (impl.context == nullptr) return Status::Unavailable();
   coap_set_app_data(impl.context, server.get());
+  if (options.io_batch_reads > 0) {
+    posix::CoapBatchedIoOptions io;
+    io.max_endpoint_reads = options.io_batch_reads;
+    impl.io = std::make_unique<posix::CoapBatchedIo>(impl.context, io);
+  }
   coap_register_event_handler(impl.context, &CoapCallbacks::Event);
   coap_context_set_block_mode(impl.context,
                               COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
@@ -386,9 +394,11 @@ Status CoapServer::Tick() {
 }
 
 Status CoapServer::RunOnce(int timeout_ms) {
-  if (coap_io_process(impl_->context, static_cast<uint32_t>(timeout_ms)) < 0) {
-    return Status::Internal();
-  }
+  const int spent =
+      impl_->io != nullptr
+          ? impl_->io->Process(static_cast<uint32_t>(timeout_ms))
+          : coap_io_process(impl_->context, static_cast<uint32_t>(timeout_ms));
+  if (spent < 0) return Status::Internal();
   return Tick();
 }
 

@@ -48,6 +48,11 @@ struct DaemonFleetConfig {
   // order, so tens of thousands do not handshake at once; 0: all at once.
   double start_per_second = 0;
   uint32_t ack_timeout_ms = 2000;
+  // A device re-registers its Observe of v1/task after this long without a
+  // notification (DeviceClientConfig::task_refresh_ms). libcoap 4.3.1 scans
+  // the resource's whole observer list per registration, so with n devices
+  // re-registering every T the daemon does O(n^2 / T) work: keep T above
+  // the round time at scale (fleet-connect --task-refresh-ms).
   uint32_t task_refresh_ms = 5000;
 };
 

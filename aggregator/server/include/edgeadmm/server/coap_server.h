@@ -33,6 +33,11 @@ struct ServerOptions {
   // transport's default handshake_timeout_ms.
   unsigned handshake_timeout_ms = 5000;
   unsigned max_sessions = 0;              // 0: libcoap's default
+  // Datagrams read from the endpoint per I/O batch at most (adaptive, see
+  // posix::CoapBatchedIo): libcoap walks every session once per batch, so
+  // reading one datagram per walk made the cost per datagram grow with the
+  // number of open sessions. 0: libcoap's own loop (coap_io_process).
+  unsigned io_batch_reads = 128;
 };
 
 class CoapServer {
