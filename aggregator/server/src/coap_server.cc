@@ -2,6 +2,9 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <openssl/ssl.h>
 #include <time.h>
 
@@ -54,6 +57,43 @@ bool IsFirstClientHelloHeader(const uint8_t* header, size_t length) {
     if (header[i] != 0) return false;
   }
   return true;
+}
+
+// Sets SO_RCVBUF of this process's UDP socket bound to `port` (libcoap
+// 4.3.1 does not expose an endpoint's descriptor, so it is found by its
+// address). Returns the size the kernel granted (it reports twice the
+// request, capped at net.core.rmem_max), or -1 if no socket was found.
+int SetReceiveBuffer(uint16_t port, int bytes) {
+  DIR* fds = opendir("/proc/self/fd");
+  if (fds == nullptr) return -1;
+  int granted = -1;
+  while (const dirent* e = readdir(fds)) {
+    const int fd = std::atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == dirfd(fds)) continue;
+    int type = 0;
+    socklen_t length = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
+        type != SOCK_DGRAM) {
+      continue;
+    }
+    sockaddr_storage bound{};
+    length = sizeof(bound);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+      continue;
+    }
+    uint16_t bound_port = 0;
+    if (bound.ss_family == AF_INET) {
+      bound_port = ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    } else if (bound.ss_family == AF_INET6) {
+      bound_port = ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+    }
+    if (bound_port != port) continue;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+    length = sizeof(granted);
+    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length);
+  }
+  closedir(fds);
+  return granted;
 }
 
 }  // namespace
@@ -284,6 +324,13 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     if (colon != nullptr) {
       server->port_ = static_cast<uint16_t>(std::atoi(colon + 1));
     }
+  }
+
+  if (options.receive_buffer_bytes > 0) {
+    const int granted = SetReceiveBuffer(
+        server->port_, static_cast<int>(options.receive_buffer_bytes));
+    EDGEADMM_LOG_INFO("server: endpoint receive buffer %d bytes (asked %u)",
+                      granted, options.receive_buffer_bytes);
   }
 
   struct ResourceSpec {
