@@ -9,6 +9,8 @@
 //                                   trusted-aggregator jobs)
 //       [--part I/K]                (this process runs devices i % K == I)
 //       [--start-rate R]            (at most R device starts per second)
+//       [--max-starting N]          (at most N devices in their first
+//                                   handshake at a time)
 //       [--task-refresh-ms T]       (re-register Observe after T ms without
 //                                   a notification)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
@@ -62,6 +64,11 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_option("--start-rate", c.start_per_second,
                   "start at most this many devices per second (first "
                   "handshakes), 0: all at once");
+  cmd->add_option("--max-starting", c.max_starting,
+                  "at most this many started devices still in their first "
+                  "DTLS handshake; the next starts when one completes "
+                  "(0: no limit)")
+      ->capture_default_str();
   cmd->add_option("--task-refresh-ms", c.task_refresh_ms,
                   "a device re-registers its Observe of the task after this "
                   "long without a notification (each registration costs the "
