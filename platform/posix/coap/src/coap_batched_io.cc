@@ -55,12 +55,18 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
                            timeout_ms == 0 ? COAP_IO_NO_WAIT : timeout_ms);
   }
   const int64_t start = MonotonicMs();
-  if (!primed_) {
-    // The first walk arms libcoap's timer fd (later walks re-arm it).
+  if (!primed_ || start - last_walk_ms_ >= options_.walk_interval_ms) {
+    // The walk arms libcoap's timer fd for its next timeout. Every batch
+    // ends with one, but what the owner did between calls (a new client
+    // session and its DTLS handshake timer, a request queued behind a
+    // handshake) is only seen by a walk, so one runs at least every
+    // walk_interval_ms (libcoap's own loop walks before every wait).
     coap_tick_t now;
     coap_ticks(&now);
-    coap_io_prepare_epoll(context_, now);
+    const unsigned next = coap_io_prepare_epoll(context_, now);
+    if (next > 0) timeout_ms = std::min<uint32_t>(timeout_ms, next);
     primed_ = true;
+    last_walk_ms_ = start;
   }
   const int capacity = static_cast<int>(ready_.size());
   // Probe first: still-ready endpoints mean the last batch did not drain
@@ -90,6 +96,7 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
     const QuietEmptyReads quiet(repeat > 1);
     coap_io_do_epoll(context_, batch_.data(), batch_.size());
   }
+  last_walk_ms_ = MonotonicMs();  // coap_io_do_epoll ends with a walk
   ++batches_;
   events_ += static_cast<uint64_t>(n);
   return static_cast<int>(MonotonicMs() - start);

@@ -33,6 +33,10 @@ struct CoapBatchedIoOptions {
   // halved when it ran dry). 1 for a client context, whose sessions each
   // have their own socket (an epoll event per socket).
   size_t max_endpoint_reads = 1;
+  // A call that starts this long after the last walk walks first, so
+  // timers of sessions the owner created or changed between calls are
+  // armed (0: walk at the start of every call, as coap_io_process does).
+  int64_t walk_interval_ms = 20;
 };
 
 class CoapBatchedIo {
@@ -61,6 +65,7 @@ class CoapBatchedIo {
   CoapBatchedIoOptions options_;
   int epoll_fd_ = -1;
   bool primed_ = false;  // libcoap's timer fd armed by a first walk
+  int64_t last_walk_ms_ = 0;
   size_t endpoint_reads_ = 1;
   std::vector<epoll_event> ready_;
   std::vector<epoll_event> batch_;
