@@ -9,6 +9,10 @@
 //                                   trusted-aggregator jobs)
 //       [--part I/K]                (this process runs devices i % K == I)
 //       [--start-rate R]            (at most R device starts per second)
+//       [--max-starting N]          (at most N devices in their first
+//                                   handshake at a time)
+//       [--task-refresh-ms T]       (re-register Observe after T ms without
+//                                   a notification)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
@@ -60,6 +64,18 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_option("--start-rate", c.start_per_second,
                   "start at most this many devices per second (first "
                   "handshakes), 0: all at once");
+  cmd->add_option("--max-starting", c.max_starting,
+                  "at most this many started devices still in their first "
+                  "DTLS handshake; the next starts when one completes "
+                  "(0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--task-refresh-ms", c.task_refresh_ms,
+                  "a device re-registers its Observe of the task after this "
+                  "long without a notification (each registration costs the "
+                  "daemon a scan of all observers: keep it above the round "
+                  "time for thousands of devices)")
+      ->capture_default_str()
+      ->check(CLI::Range(100u, 86'400'000u));
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "

@@ -47,6 +47,8 @@ Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
   int64_t port = c.server.port;
   int64_t timeout = c.server.session_timeout_seconds;
   int64_t sessions = c.server.max_sessions;
+  int64_t batch = c.server.io_batch_reads;
+  int64_t rcvbuf = c.server.receive_buffer_bytes;
   EDGEADMM_TRY(ReadString(root, "store.database", c.database, error));
   EDGEADMM_TRY(ReadString(root, "server.address", c.server.address, error));
   EDGEADMM_TRY(ReadInt(root, "server.port", 0, 65535, port, error));
@@ -54,7 +56,13 @@ Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
                        timeout, error));
   EDGEADMM_TRY(
       ReadInt(root, "server.max_sessions", 0, 1'000'000, sessions, error));
+  EDGEADMM_TRY(
+      ReadInt(root, "server.io_batch_reads", 0, 4096, batch, error));
+  EDGEADMM_TRY(ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30,
+                       rcvbuf, error));
   c.server.port = static_cast<uint16_t>(port);
+  c.server.receive_buffer_bytes = static_cast<unsigned>(rcvbuf);
+  c.server.io_batch_reads = static_cast<unsigned>(batch);
   c.server.session_timeout_seconds = static_cast<unsigned>(timeout);
   c.server.max_sessions = static_cast<unsigned>(sessions);
   return c;

@@ -192,21 +192,38 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   };
   // Devices [0, started) run; the rest wait for their start slot.
   size_t started = 0;
+  size_t starting = 0;  // started devices not yet through a handshake
+  uint64_t rate_base_ms = 0;  // the rate limit counts from here
+  size_t rate_base = 0;
   while (stop == nullptr || *stop == 0) {
     const uint64_t elapsed_ms = now_ms();
-    started = config.start_per_second > 0
-                  ? std::min(devices.size(),
-                             std::max<size_t>(
-                                 started,
-                                 1 + static_cast<size_t>(
-                                         static_cast<double>(elapsed_ms) *
-                                         config.start_per_second / 1000.0)))
-                  : devices.size();
+    size_t allowed = devices.size();
+    if (config.start_per_second > 0) {
+      allowed = std::min(
+          allowed, rate_base + 1 +
+                       static_cast<size_t>(
+                           static_cast<double>(elapsed_ms - rate_base_ms) *
+                           config.start_per_second / 1000.0));
+    }
+    if (config.max_starting > 0) {
+      const size_t room =
+          config.max_starting > starting ? config.max_starting - starting : 0;
+      if (started + room < allowed) {
+        // Held back by the in-flight limit: the rate counts from now, so
+        // no burst of overdue starts follows.
+        allowed = started + room;
+        rate_base_ms = elapsed_ms;
+        rate_base = allowed;
+      }
+    }
+    started = std::max(started, allowed);
     size_t done = 0;
+    starting = 0;
     for (size_t i = 0; i < started; ++i) {
       Device& d = *devices[i];
       d.client.Poll(now_ms()).IgnoreError();
       done += d.client.state() == ClientState::kDone ? 1 : 0;
+      starting += d.transport->ever_connected() ? 0 : 1;
     }
     if (done == devices.size()) break;
     context.Poll(20).status().IgnoreError();

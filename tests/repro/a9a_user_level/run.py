@@ -49,10 +49,12 @@ PRESETS = {
     "full": dict(devices=TRAIN_RECORDS, rounds=10, q=1.0,
                  epsilons=[0.5, 1, 2, 4, 8], deadline=240.0,
                  algorithms=["nonprivate", "prox-admm", "dp-sgd", "trusted"],
-                 fleet_processes=8, start_rate=60.0),
+                 fleet_processes=8, start_rate=200.0, max_starting=8,
+                 task_refresh_ms=600000),
     "ci": dict(devices=2000, rounds=6, q=1.0, epsilons=[2, 8],
                deadline=30.0, algorithms=["prox-admm", "dp-sgd"],
-               fleet_processes=2, start_rate=400.0),
+               fleet_processes=2, start_rate=400.0, max_starting=0,
+               task_refresh_ms=5000),
 }
 # prox-admm: lambda, gamma (prox step), clip; dp-sgd: eta, local steps, clip.
 ADMM = dict(lam=1.0, gamma=10.0, clip=1.0)
@@ -134,7 +136,9 @@ def run_job(a, label, algorithm, policy, epsilon, test, train_path):
             # sigma = 0, or the devices trust the aggregator to add the
             # noise (they add none and keep no local guarantee).
             fleet.append("--allow-unaccounted-steps")
-        fleet += ["--start-rate", str(a.start_rate)]
+        fleet += ["--start-rate", str(a.start_rate),
+                  "--max-starting", str(a.max_starting),
+                  "--task-refresh-ms", str(a.task_refresh_ms)]
         stack.start_fleet(fleet, parts=a.fleet_processes)
 
         def on_round(row):
@@ -324,6 +328,13 @@ def parse_args(argv):
                    help="fleet-connect processes (--part I/K)")
     p.add_argument("--start-rate", type=float,
                    help="device starts per second per fleet process")
+    p.add_argument("--max-starting", type=int,
+                   help="fleet-connect --max-starting: devices per fleet "
+                   "process in their first handshake at a time (0: no limit)")
+    p.add_argument("--task-refresh-ms", type=int,
+                   help="fleet-connect --task-refresh-ms: Observe "
+                   "re-registration after this long without a notification "
+                   "(each costs the daemon a scan of all observers)")
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--m-min-fraction", type=float, default=0.8,
                    help="m_min = fraction * q * devices")

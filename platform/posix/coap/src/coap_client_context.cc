@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "edgeadmm/posix/coap_batched_io.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 
 namespace edgeadmm::posix {
@@ -78,16 +79,17 @@ CoapClientContext::CoapClientContext() {
   coap_register_response_handler(context_, &HandleResponse);
   coap_register_nack_handler(context_, &HandleNack);
   coap_register_event_handler(context_, &HandleEvent);
+  io_ = std::make_unique<CoapBatchedIo>(context_, CoapBatchedIoOptions{});
 }
 
 CoapClientContext::~CoapClientContext() {
+  io_.reset();
   if (context_ != nullptr) coap_free_context(context_);
 }
 
 StatusWithSize CoapClientContext::Poll(uint32_t timeout_ms) {
   if (context_ == nullptr) return StatusWithSize(Status::Unavailable(), 0);
-  const int spent =
-      coap_io_process(context_, timeout_ms == 0 ? COAP_IO_NO_WAIT : timeout_ms);
+  const int spent = io_->Process(timeout_ms);
   if (spent < 0) return StatusWithSize(Status::Unavailable(), 0);
   return StatusWithSize(static_cast<size_t>(spent));
 }

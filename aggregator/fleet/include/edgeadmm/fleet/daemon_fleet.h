@@ -47,7 +47,20 @@ struct DaemonFleetConfig {
   // Devices start (first handshake) at most this many per second, in index
   // order, so tens of thousands do not handshake at once; 0: all at once.
   double start_per_second = 0;
+  // At most this many started devices may still be in their first DTLS
+  // handshake; the next device starts only when one completes, so the
+  // start rate follows what the daemon answers (0: no limit). libcoap
+  // 4.3.1 scans all of a server's sessions for every datagram from an
+  // unknown address (each ClientHello), so the daemon's handshake rate
+  // falls as sessions accumulate, and a fixed start rate that outran it
+  // caused retransmissions and re-handshakes that fed on themselves.
+  size_t max_starting = 0;
   uint32_t ack_timeout_ms = 2000;
+  // A device re-registers its Observe of v1/task after this long without a
+  // notification (DeviceClientConfig::task_refresh_ms). libcoap 4.3.1 scans
+  // the resource's whole observer list per registration, so with n devices
+  // re-registering every T the daemon does O(n^2 / T) work: keep T above
+  // the round time at scale (fleet-connect --task-refresh-ms).
   uint32_t task_refresh_ms = 5000;
 };
 

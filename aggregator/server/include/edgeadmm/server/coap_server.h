@@ -33,6 +33,18 @@ struct ServerOptions {
   // transport's default handshake_timeout_ms.
   unsigned handshake_timeout_ms = 5000;
   unsigned max_sessions = 0;              // 0: libcoap's default
+  // Datagrams read from the endpoint per I/O batch at most (adaptive, see
+  // posix::CoapBatchedIo): libcoap walks every session once per batch, so
+  // reading one datagram per walk made the cost per datagram grow with the
+  // number of open sessions. 0: libcoap's own loop (coap_io_process).
+  unsigned io_batch_reads = 128;
+  // SO_RCVBUF of the endpoint socket (the kernel caps it at
+  // net.core.rmem_max); 0 keeps the system default. All devices share this
+  // one socket, and a round start (every device ACKs its notification and
+  // uploads at once) overflowed the default ~208 KiB: dropped ACKs of
+  // confirmable notifications end observations (libcoap gives up after one
+  // failed notification). 0: unchanged.
+  unsigned receive_buffer_bytes = 8u << 20;
 };
 
 class CoapServer {

@@ -8,12 +8,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "edgeadmm/status.h"
 
 struct coap_context_t;
 
 namespace edgeadmm::posix {
+
+class CoapBatchedIo;
 
 class CoapClientContext {
  public:
@@ -27,9 +30,10 @@ class CoapClientContext {
   // DTLS support.
   Status status() const { return status_; }
 
-  // Processes I/O and timers of every session for at most `timeout_ms`
-  // (0: only what is ready). Returns the milliseconds spent, or UNAVAILABLE
-  // on an I/O error.
+  // Waits up to `timeout_ms` (0: not at all) for I/O or a timer, then
+  // handles every ready session in one batch (CoapBatchedIo: one libcoap
+  // session walk per batch, not per datagram). Returns the milliseconds
+  // spent, or UNAVAILABLE on an I/O error.
   StatusWithSize Poll(uint32_t timeout_ms);
 
   // The libcoap context, for CoapDtlsTransport.
@@ -37,6 +41,7 @@ class CoapClientContext {
 
  private:
   coap_context_t* context_ = nullptr;
+  std::unique_ptr<CoapBatchedIo> io_;
   Status status_;
 };
 

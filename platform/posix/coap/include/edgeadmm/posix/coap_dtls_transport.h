@@ -66,6 +66,9 @@ class CoapDtlsTransport final : public Transport {
 
   // True while a DTLS session object exists.
   bool connected() const { return session_ != nullptr; }
+  // True once a DTLS handshake of this transport has completed (the
+  // fleet's in-flight limit: a device counts as starting until then).
+  bool ever_connected() const { return ever_connected_; }
 
   // Called by the context's libcoap handlers (not part of the port).
   // False if the response belongs to no open exchange (libcoap then
@@ -74,7 +77,10 @@ class CoapDtlsTransport final : public Transport {
   // Fails the exchange whose token `sent` carries, or every open one when
   // `sent` is null or matches none; a DTLS failure also drops the session.
   void OnFailure(Status status, const coap_pdu_t* sent);
-  void OnHandshakeDone() { handshake_done_ = true; }
+  void OnHandshakeDone() {
+    handshake_done_ = true;
+    ever_connected_ = true;
+  }
 
  private:
   struct Token {
@@ -120,6 +126,7 @@ class CoapDtlsTransport final : public Transport {
   CoapDtlsConfig config_;
   coap_session_t* session_ = nullptr;
   bool handshake_done_ = false;
+  bool ever_connected_ = false;
   bool session_failed_ = false;
   uint64_t handshake_started_ms_ = 0;
   Slot request_;
