@@ -23,6 +23,7 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/rounds/epsilon_memo.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/sampling_rng.h"
 #include "edgeadmm/rounds/server_update.h"
@@ -73,6 +74,9 @@ class RoundEngine {
   // if the cohort is complete the round closes at once and the next opens.
   UploadVerdict Submit(std::string_view identity, const Upload& upload,
                        int64_t now_ms);
+  // The same, keeping the upload's byte vectors instead of copying them.
+  UploadVerdict Submit(std::string_view identity, Upload&& upload,
+                       int64_t now_ms);
 
   // The task for `device_id` (kWait for devices outside the job).
   Task TaskFor(std::string_view device_id) const;
@@ -110,9 +114,13 @@ class RoundEngine {
     std::vector<bool> in_cohort;  // by device index
     size_t cohort_size = 0;
     struct Accepted {
-      std::vector<uint8_t> payload;      // float32 LE, as stored
-      std::vector<double> values;        // decoded
-      std::vector<uint8_t> fingerprint;  // what a retransmission repeats
+      std::vector<uint8_t> payload;  // float32 LE, as stored
+      std::vector<double> values;    // decoded
+      // What a retransmission repeats (Upload::fingerprint); empty: payload.
+      std::vector<uint8_t> wire_body;
+      const std::vector<uint8_t>& fingerprint() const {
+        return wire_body.empty() ? payload : wire_body;
+      }
     };
     std::map<size_t, Accepted> accepted;  // by device index
   };
@@ -132,7 +140,10 @@ class RoundEngine {
   };
 
   RoundEngine(store::Database& db, const RoundAccountant& accountant)
-      : db_(&db), registry_(db), accountant_(&accountant) {}
+      : db_(&db),
+        registry_(db),
+        accountant_(&accountant),
+        epsilon_(accountant, 0.0) {}
 
   Status Load(int64_t job_id);
   Status LoadLedgers();
@@ -143,8 +154,10 @@ class RoundEngine {
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
   Status DiscardRound(int64_t now_ms);
   bool WithinBudget();
-  // ε of the central ledger (max over devices under `participation`).
-  double CentralEpsilon(const Ledgers& ledgers) const;
+  // ε of the central ledger: of `central` under trusted-aggregator, else the
+  // largest of `device_central_epsilon`.
+  double CentralEpsilon(const std::vector<double>& central,
+                        const std::vector<double>& device_central_epsilon);
   // The two per-round mechanisms of the participation policy for m uploads.
   // ν of one device's own noise over its zero-out sensitivity, per algorithm
   // (docs/privacy.md, section 2).
@@ -161,6 +174,8 @@ class RoundEngine {
   store::Database* db_;
   registry::DeviceRegistry registry_;
   const RoundAccountant* accountant_;
+  // Every ε conversion of the engine (at the job's δ, set by Load).
+  EpsilonMemo epsilon_;
   std::unique_ptr<SamplingRng> rng_;
   jobs::JobRecord job_;
   std::vector<std::string> devices_;
