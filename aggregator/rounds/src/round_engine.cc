@@ -1,13 +1,12 @@
 #include "edgeadmm/rounds/round_engine.h"
 
-#include <mbedtls/sha256.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "edgeadmm/log.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
+#include "edgeadmm/rounds/upload_digest.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/transaction.h"
 
@@ -17,14 +16,6 @@ namespace {
 constexpr char kCentralScope[] = "central";
 constexpr char kDeviceCentralPrefix[] = "central:";
 constexpr char kDeviceLocalPrefix[] = "local:";
-
-std::vector<uint8_t> Sha256(const std::vector<uint8_t>& bytes) {
-  std::vector<uint8_t> digest(32);
-  if (mbedtls_sha256_ret(bytes.data(), bytes.size(), digest.data(), 0) != 0) {
-    digest.clear();
-  }
-  return digest;
-}
 
 double Norm2(const std::vector<double>& v) {
   double sum = 0;
@@ -116,6 +107,12 @@ Status RoundEngine::LoadLedgers() {
     ledgers_.charged[it->second] = true;
   }
   epsilon_ = EpsilonMemo(*accountant_, job_.config.delta);
+  // The job's config does not change: these two curves neither.
+  worst_central_rdp_ = accountant_->RoundRdp(
+      job_.config.policy == privacy::Policy::kTrustedAggregator
+          ? CentralMechanism(0)
+          : CentralMechanism(static_cast<size_t>(job_.config.m_min)));
+  local_rdp_ = accountant_->RoundRdp(LocalMechanism());
   ledgers_.device_central_epsilon.assign(devices_.size(), 0.0);
   ledgers_.budget_central.assign(devices_.size(), std::nan(""));
   ledgers_.budget_local.assign(devices_.size(), std::nan(""));
@@ -183,16 +180,14 @@ bool RoundEngine::WithinBudget() {
   const jobs::JobConfig& c = job_.config;
   if (c.policy == privacy::Policy::kTrustedAggregator) {
     std::vector<double> next = ledgers_.central;
-    ComposeRdp(next, accountant_->RoundRdp(CentralMechanism(0)));
+    ComposeRdp(next, worst_central_rdp_);
     return epsilon_.Epsilon(next) <=
            std::min(c.central_budget, c.device_budget);
   }
   // Worst case for the coming round: only m_min uploads (least noise), and
   // any enrolled device may be among them.
-  const std::vector<double> central_round =
-      accountant_->RoundRdp(CentralMechanism(static_cast<size_t>(c.m_min)));
-  const std::vector<double> local_round =
-      accountant_->RoundRdp(LocalMechanism());
+  const std::vector<double>& central_round = worst_central_rdp_;
+  const std::vector<double>& local_round = local_rdp_;
   // Only devices whose ledger changed since the last check are reconverted
   // (into one buffer: no allocation per device).
   std::vector<double> next;
@@ -353,8 +348,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   if (c.policy == privacy::Policy::kTrustedAggregator) {
     ComposeRdp(next_central, central_rdp);
   } else {
-    const std::vector<double> local_rdp =
-        accountant_->RoundRdp(LocalMechanism());
+    const std::vector<double>& local_rdp = local_rdp_;
     charges.reserve(m);
     for (const auto& [index, upload] : open_.accepted) {
       Charge charge{index, ledgers_.device_central[index],
@@ -393,7 +387,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     upload->Bind(1, job_.id)
         .Bind(2, open_.round_id)
         .Bind(3, devices_[index])
-        .BindBlob(4, Sha256(accepted.payload))
+        .BindBlob(4, UploadDigest(accepted.payload))
         .BindBlob(5, accepted.payload);
     EDGEADMM_TRY(upload->Run());
     EDGEADMM_TRY(upload->Reset());
@@ -556,7 +550,7 @@ UploadVerdict RoundEngine::CommittedUploadVerdict(const Upload& upload) const {
   store::Statement& row = **stmt;
   row.Bind(1, job_.id).Bind(2, upload.round_id).Bind(3, upload.device_id);
   if (!row.StepRow().ok()) return UploadVerdict::kStaleRound;
-  return row.ColumnBlob(0) == Sha256(upload.vector)
+  return row.ColumnBlob(0) == UploadDigest(upload.vector)
              ? UploadVerdict::kDuplicate
              : UploadVerdict::kConflictingDuplicate;
 }

@@ -176,6 +176,11 @@ class RoundEngine {
   const RoundAccountant* accountant_;
   // Every ε conversion of the engine (at the job's δ, set by Load).
   EpsilonMemo epsilon_;
+  // Per-round RDP curves that depend on the job's config only (set by
+  // LoadLedgers): the budget check's worst-case central round and the local
+  // round of one participation.
+  std::vector<double> worst_central_rdp_;
+  std::vector<double> local_rdp_;
   std::unique_ptr<SamplingRng> rng_;
   jobs::JobRecord job_;
   std::vector<std::string> devices_;
