@@ -239,6 +239,8 @@ Status RoundEngine::Advance(int64_t now_ms) {
       EDGEADMM_TRY(DiscardRound(now_ms));
     } else if (now_ms >= open_.deadline_ms) {
       EDGEADMM_TRY(CloseRound(now_ms));
+    } else if (round_complete()) {
+      CloseCompleteRound(now_ms);
     }
   }
   if (!open_.has_value && job_.state == jobs::JobState::kRunning) {
@@ -501,6 +503,23 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
   return Status::Ok();
 }
 
+void RoundEngine::CloseCompleteRound(int64_t now_ms) {
+  // Everyone answered: no reason to wait for the deadline, and the next
+  // round opens at once. A failure loses this round (it stays 'open' in the
+  // store and becomes 'lost'); the engine goes on with the next one.
+  const int64_t round_id = open_.round_id;
+  Status status = CloseRound(now_ms);
+  if (status.ok() && !open_.has_value &&
+      job_.state == jobs::JobState::kRunning) {
+    status = OpenNextRound(now_ms);
+  }
+  if (!status.ok()) {
+    EDGEADMM_LOG_ERROR("job %s: closing round %lld failed: %s",
+                       job_.config.name.c_str(),
+                       static_cast<long long>(round_id), status.str());
+  }
+}
+
 UploadVerdict RoundEngine::Judge(std::string_view identity,
                                  const Upload& upload, size_t* index,
                                  std::vector<double>* decoded) const {
@@ -570,20 +589,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   open_.accepted.emplace(
       index, OpenRound::Accepted{std::move(upload.vector), std::move(decoded),
                                  std::move(upload.fingerprint)});
-  if (open_.accepted.size() == open_.cohort_size) {
-    // Everyone answered: no reason to wait for the deadline, and the next
-    // round opens at once.
-    Status status = CloseRound(now_ms);
-    if (status.ok() && !open_.has_value &&
-        job_.state == jobs::JobState::kRunning) {
-      status = OpenNextRound(now_ms);
-    }
-    if (!status.ok()) {
-      EDGEADMM_LOG_ERROR("job %s: closing round %lld failed: %s",
-                         job_.config.name.c_str(),
-                         static_cast<long long>(upload.round_id), status.str());
-    }
-  }
+  if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;
 }
 

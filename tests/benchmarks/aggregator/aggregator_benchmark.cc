@@ -166,23 +166,46 @@ double PostRate(std::vector<std::unique_ptr<posix::CoapDtlsTransport>>& devs,
   return static_cast<double>(devs.size()) / Seconds(a, Clock::now());
 }
 
-// Waits up to `timeout_ms` until a server has bound UDP `port` on loopback
-// (our own bind fails). A client transport that talks to the port before
-// that gets ICMP errors and stays failed.
-bool WaitForUdpPort(unsigned port, int timeout_ms) {
-  for (int waited = 0; waited < timeout_ms; waited += 20) {
-    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    const bool taken =
-        bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0;
-    close(fd);
-    if (taken) return true;
-    usleep(20'000);
+// True if UDP `port` on loopback is free (our own bind succeeds).
+bool UdpPortFree(unsigned port) {
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const bool free =
+      bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return free;
+}
+
+// Starts coap-server-openssl with PSK `key`; returns its pid (0 on failure)
+// and its coaps port. Retries on other ports: it listens on port and port+1,
+// and a client that talks to port+1 before it is bound (or while another
+// socket holds it) gets ICMP errors and stays failed.
+pid_t StartBareServer(const char* key, unsigned* coaps_port) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const unsigned base = testing::FreeUdpPort();
+    if (!UdpPortFree(base + 1)) continue;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const std::string port = std::to_string(base);
+      execlp("coap-server-openssl", "coap-server-openssl", "-A", "127.0.0.1",
+             "-p", port.c_str(), "-k", key, "-v", "0", nullptr);
+      _exit(127);
+    }
+    for (int waited = 0; waited < 5000; waited += 20) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) break;  // it gave up
+      if (!UdpPortFree(base + 1)) {
+        *coaps_port = base + 1;
+        return pid;
+      }
+      usleep(20'000);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, nullptr, 0);
   }
-  return false;
+  return 0;
 }
 
 std::vector<uint8_t> UpdateBody(const std::string& id, uint64_t job,
@@ -219,18 +242,10 @@ void DtlsBenchmark() {
   }
   // The bare libcoap server: coap-server-openssl with the same key, POSTs of
   // the same size to a resource it answers with an error code at once.
-  const unsigned base = testing::FreeUdpPort();
-  const pid_t pid = fork();
+  unsigned bare_port = 0;
+  const pid_t pid = StartBareServer(kKey, &bare_port);
   if (pid == 0) {
-    const std::string port = std::to_string(base);
-    execlp("coap-server-openssl", "coap-server-openssl", "-A", "127.0.0.1",
-           "-p", port.c_str(), "-k", kKey, "-v", "0", nullptr);
-    _exit(127);
-  }
-  if (!WaitForUdpPort(base + 1, 5000)) {
-    std::printf("dtls: coap-server-openssl did not bind port %u\n", base + 1);
-    kill(pid, SIGTERM);
-    waitpid(pid, nullptr, 0);
+    std::printf("dtls: coap-server-openssl did not start\n");
     return;
   }
   posix::CoapClientContext context;
@@ -248,7 +263,7 @@ void DtlsBenchmark() {
     devices.push_back(
         std::make_unique<posix::CoapDtlsTransport>(context, configs[i]));
     bare_configs[i] = configs[i];
-    bare_configs[i].port = static_cast<uint16_t>(base + 1);  // coaps: port + 1
+    bare_configs[i].port = static_cast<uint16_t>(bare_port);
     bare.push_back(std::make_unique<posix::CoapDtlsTransport>(bare_context,
                                                               bare_configs[i]));
   }

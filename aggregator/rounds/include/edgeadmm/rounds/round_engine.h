@@ -4,7 +4,8 @@
 // uploads and the current time. Life of a round (ARCHITECTURE.md section 2):
 //   Advance: budget check -> secret cohort (CSPRNG) -> round row 'open'
 //   Submit:  acceptance rules, at most one upload per (device, round)
-//   Advance: at the deadline, or as soon as the whole cohort uploaded:
+//   Advance: at the deadline, or as soon as the whole cohort uploaded (in
+//            Submit, or the next Advance with set_close_in_advance):
 //            >= m_min uploads: ONE transaction writes the accepted uploads,
 //            the new model and the ledger charges ('committed');
 //            otherwise 'discarded', nothing released or charged.
@@ -101,6 +102,19 @@ class RoundEngine {
   // (null: none). Must outlive the engine.
   void set_validator(const Validator* validator) { validator_ = validator; }
 
+  // When true, Submit leaves a round whose whole cohort has uploaded open
+  // (round_complete()) and the next Advance closes it, deadline or not. The
+  // server sets it so that the last device's receipt goes out before the
+  // round's commit and fsync instead of after them; a crash in between loses
+  // the round exactly as one before the last upload does.
+  void set_close_in_advance(bool close_in_advance) {
+    close_in_advance_ = close_in_advance;
+  }
+  // True when every cohort member of the open round has uploaded.
+  bool round_complete() const {
+    return open_.has_value && open_.accepted.size() == open_.cohort_size;
+  }
+
   // Called after every closed round (progress line, Observe notification).
   void set_round_listener(std::function<void(const RoundSummary&)> listener) {
     listener_ = std::move(listener);
@@ -151,6 +165,9 @@ class RoundEngine {
   Status SetState(jobs::JobState state);
   Status OpenNextRound(int64_t now_ms);
   Status CloseRound(int64_t now_ms);
+  // Closes the round whose whole cohort uploaded and opens the next; logs
+  // (does not return) a failure, as an upload cannot be refused for it.
+  void CloseCompleteRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
   Status DiscardRound(int64_t now_ms);
   bool WithinBudget();
@@ -195,6 +212,7 @@ class RoundEngine {
   double central_epsilon_ = 0;
   std::function<void(const RoundSummary&)> listener_;
   const Validator* validator_ = nullptr;
+  bool close_in_advance_ = false;
 };
 
 }  // namespace edgeadmm::rounds
