@@ -15,8 +15,8 @@ std::string_view Bytes(const std::vector<double>& v) {
 }  // namespace
 
 size_t EpsilonMemo::CurveBytes::operator()(const std::vector<double>& v) const {
-  // FNV-1a over 64-bit words: a third of the cost of hashing the bytes with
-  // std::hash, which cost as much as a conversion saves.
+  // FNV-1a over 64-bit words: under half the instructions of std::hash over
+  // the bytes, which cost a third of a conversion per lookup.
   uint64_t hash = 0xcbf29ce484222325u;
   for (double x : v) {
     uint64_t bits;

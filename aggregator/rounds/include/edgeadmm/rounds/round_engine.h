@@ -191,7 +191,7 @@ class RoundEngine {
   store::Database* db_;
   registry::DeviceRegistry registry_;
   const RoundAccountant* accountant_;
-  // Every ε conversion of the engine (at the job's δ, set by Load).
+  // Every ε conversion of the engine (at the job's δ, set by LoadLedgers).
   EpsilonMemo epsilon_;
   // Per-round RDP curves that depend on the job's config only (set by
   // LoadLedgers): the budget check's worst-case central round and the local
