@@ -32,7 +32,7 @@ TEST(ValidatorTest, LogisticLossAndAccuracy) {
 TEST(ValidatorTest, SquaredLoss) {
   const Validator v(jobs::Loss::kSquared, TwoPoints());
   const ValidationMetrics m = v.Evaluate({1.0, -0.5});
-  EXPECT_DOUBLE_EQ(m.loss, 0.0);       // both predictions exact
+  EXPECT_DOUBLE_EQ(m.loss, 0.0);  // both predictions exact
   EXPECT_DOUBLE_EQ(m.objective, 0.0);  // no regularizer
   EXPECT_FALSE(m.has_accuracy);  // real labels: sign accuracy means nothing
 }
