@@ -1,13 +1,12 @@
 #include "edgeadmm/rounds/round_engine.h"
 
-#include <mbedtls/sha256.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "edgeadmm/log.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
+#include "edgeadmm/rounds/upload_digest.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/transaction.h"
 
@@ -17,14 +16,6 @@ namespace {
 constexpr char kCentralScope[] = "central";
 constexpr char kDeviceCentralPrefix[] = "central:";
 constexpr char kDeviceLocalPrefix[] = "local:";
-
-std::vector<uint8_t> Sha256(const std::vector<uint8_t>& bytes) {
-  std::vector<uint8_t> digest(32);
-  if (mbedtls_sha256_ret(bytes.data(), bytes.size(), digest.data(), 0) != 0) {
-    digest.clear();
-  }
-  return digest;
-}
 
 double Norm2(const std::vector<double>& v) {
   double sum = 0;
@@ -115,15 +106,23 @@ Status RoundEngine::LoadLedgers() {
         std::move(rdp);
     ledgers_.charged[it->second] = true;
   }
+  epsilon_ = EpsilonMemo(*accountant_, job_.config.delta);
+  // The job's config does not change: these two curves neither.
+  worst_central_rdp_ = accountant_->RoundRdp(
+      job_.config.policy == privacy::Policy::kTrustedAggregator
+          ? CentralMechanism(0)
+          : CentralMechanism(static_cast<size_t>(job_.config.m_min)));
+  local_rdp_ = accountant_->RoundRdp(LocalMechanism());
   ledgers_.device_central_epsilon.assign(devices_.size(), 0.0);
   ledgers_.budget_central.assign(devices_.size(), std::nan(""));
   ledgers_.budget_local.assign(devices_.size(), std::nan(""));
   for (size_t i = 0; i < devices_.size(); ++i) {
     if (!ledgers_.charged[i]) continue;
     ledgers_.device_central_epsilon[i] =
-        accountant_->Epsilon(ledgers_.device_central[i], job_.config.delta);
+        epsilon_.Epsilon(ledgers_.device_central[i]);
   }
-  central_epsilon_ = CentralEpsilon(ledgers_);
+  central_epsilon_ =
+      CentralEpsilon(ledgers_.central, ledgers_.device_central_epsilon);
   return Status::Ok();
 }
 
@@ -167,12 +166,13 @@ RoundMechanism RoundEngine::LocalMechanism() const {
   return {OwnNoiseMultiplier() / 2, 1.0};
 }
 
-double RoundEngine::CentralEpsilon(const Ledgers& ledgers) const {
-  const double delta = job_.config.delta;
+double RoundEngine::CentralEpsilon(
+    const std::vector<double>& central,
+    const std::vector<double>& device_central_epsilon) {
   if (job_.config.policy == privacy::Policy::kTrustedAggregator) {
-    return accountant_->Epsilon(ledgers.central, delta);
+    return epsilon_.Epsilon(central);
   }
-  const std::vector<double>& eps = ledgers.device_central_epsilon;
+  const std::vector<double>& eps = device_central_epsilon;
   return eps.empty() ? 0.0 : *std::max_element(eps.begin(), eps.end());
 }
 
@@ -180,25 +180,25 @@ bool RoundEngine::WithinBudget() {
   const jobs::JobConfig& c = job_.config;
   if (c.policy == privacy::Policy::kTrustedAggregator) {
     std::vector<double> next = ledgers_.central;
-    ComposeRdp(next, accountant_->RoundRdp(CentralMechanism(0)));
-    return accountant_->Epsilon(next, c.delta) <=
+    ComposeRdp(next, worst_central_rdp_);
+    return epsilon_.Epsilon(next) <=
            std::min(c.central_budget, c.device_budget);
   }
   // Worst case for the coming round: only m_min uploads (least noise), and
   // any enrolled device may be among them.
-  const std::vector<double> central_round =
-      accountant_->RoundRdp(CentralMechanism(static_cast<size_t>(c.m_min)));
-  const std::vector<double> local_round =
-      accountant_->RoundRdp(LocalMechanism());
-  // Only devices whose ledger changed since the last check are reconverted.
+  const std::vector<double>& central_round = worst_central_rdp_;
+  const std::vector<double>& local_round = local_rdp_;
+  // Only devices whose ledger changed since the last check are reconverted
+  // (into one buffer: no allocation per device).
+  std::vector<double> next;
   for (size_t i = 0; i < devices_.size(); ++i) {
     if (std::isnan(ledgers_.budget_central[i])) {
-      std::vector<double> central = ledgers_.device_central[i];
-      ComposeRdp(central, central_round);
-      std::vector<double> local = ledgers_.device_local[i];
-      ComposeRdp(local, local_round);
-      ledgers_.budget_central[i] = accountant_->Epsilon(central, c.delta);
-      ledgers_.budget_local[i] = accountant_->Epsilon(local, c.delta);
+      next = ledgers_.device_central[i];
+      ComposeRdp(next, central_round);
+      ledgers_.budget_central[i] = epsilon_.Epsilon(next);
+      next = ledgers_.device_local[i];
+      ComposeRdp(next, local_round);
+      ledgers_.budget_local[i] = epsilon_.Epsilon(next);
     }
     if (!(ledgers_.budget_central[i] <= c.central_budget) ||
         !(ledgers_.budget_local[i] <= c.device_budget)) {
@@ -217,11 +217,13 @@ Status RoundEngine::SetState(jobs::JobState state) {
 }
 
 Status RoundEngine::RefreshJobState() {
-  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
-                      db_->Prepare("SELECT state FROM jobs WHERE id = ?"));
-  stmt.Bind(1, job_.id);
-  EDGEADMM_TRY(stmt.StepRow());
-  const std::string state = stmt.ColumnText(0);
+  // Cached: the daemon runs this every 10 ms.
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("SELECT state FROM jobs WHERE id = ?"));
+  stmt->Bind(1, job_.id);
+  EDGEADMM_TRY(stmt->StepRow());
+  const std::string state = stmt->ColumnText(0);
   for (jobs::JobState s : {jobs::JobState::kCreated, jobs::JobState::kRunning,
                            jobs::JobState::kStopped, jobs::JobState::kCompleted,
                            jobs::JobState::kBudgetExhausted}) {
@@ -237,6 +239,8 @@ Status RoundEngine::Advance(int64_t now_ms) {
       EDGEADMM_TRY(DiscardRound(now_ms));
     } else if (now_ms >= open_.deadline_ms) {
       EDGEADMM_TRY(CloseRound(now_ms));
+    } else if (round_complete()) {
+      CloseCompleteRound(now_ms);
     }
   }
   if (!open_.has_value && job_.state == jobs::JobState::kRunning) {
@@ -261,14 +265,15 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   for (size_t i : cohort) round.in_cohort[i] = true;
   round.cohort_size = cohort.size();
   EDGEADMM_TRY_ASSIGN(
-      store::Statement stmt,
-      db_->Prepare("INSERT INTO rounds(job_id, round_id, state, cohort_size, "
-                   "started_at) VALUES (?, ?, 'open', ?, ?)"));
-  stmt.Bind(1, job_.id)
+      store::CachedStatement stmt,
+      db_->PrepareCached("INSERT INTO rounds(job_id, round_id, state, "
+                         "cohort_size, started_at) VALUES (?, ?, 'open', ?, "
+                         "?)"));
+  stmt->Bind(1, job_.id)
       .Bind(2, round.round_id)
       .Bind(3, static_cast<int64_t>(round.cohort_size))
       .Bind(4, now_ms);
-  EDGEADMM_TRY(stmt.Run());
+  EDGEADMM_TRY(stmt->Run());
   ++next_round_id_;
   open_ = std::move(round);
   // A cohort below m_min can never commit: discard it now.
@@ -321,119 +326,142 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   const size_t m = open_.accepted.size();
   std::vector<std::vector<double>> uploads;
   uploads.reserve(m);
-  for (const auto& [index, upload] : open_.accepted) {
-    uploads.push_back(upload.values);
+  // Moved out: CloseRound drops the open round whatever happens here.
+  for (auto& [index, upload] : open_.accepted) {
+    uploads.push_back(std::move(upload.values));
   }
   ServerModel next_model = model_;
   EDGEADMM_TRY(ApplyRound(c, job_.n, uploads, *rng_, next_model));
 
-  // Ledger charges of this round.
-  Ledgers next_ledgers = ledgers_;
+  // Ledger charges of this round, applied to ledgers_ only after the commit.
+  // Only the participants' ledgers change: copying all n of them per round
+  // was a large share of the round's allocations.
   const RoundMechanism central = CentralMechanism(m);
   const std::vector<double> central_rdp = accountant_->RoundRdp(central);
+  std::vector<double> next_central = ledgers_.central;
+  std::vector<double> next_device_epsilon = ledgers_.device_central_epsilon;
+  struct Charge {
+    size_t index;
+    std::vector<double> central;
+    std::vector<double> local;
+    double local_epsilon;
+  };
+  std::vector<Charge> charges;
   if (c.policy == privacy::Policy::kTrustedAggregator) {
-    ComposeRdp(next_ledgers.central, central_rdp);
+    ComposeRdp(next_central, central_rdp);
   } else {
-    const std::vector<double> local_rdp =
-        accountant_->RoundRdp(LocalMechanism());
+    const std::vector<double>& local_rdp = local_rdp_;
+    charges.reserve(m);
     for (const auto& [index, upload] : open_.accepted) {
-      ComposeRdp(next_ledgers.device_central[index], central_rdp);
-      ComposeRdp(next_ledgers.device_local[index], local_rdp);
-      next_ledgers.charged[index] = true;
-      next_ledgers.device_central_epsilon[index] =
-          accountant_->Epsilon(next_ledgers.device_central[index], c.delta);
-      next_ledgers.budget_central[index] = std::nan("");
-      next_ledgers.budget_local[index] = std::nan("");
+      Charge charge{index, ledgers_.device_central[index],
+                    ledgers_.device_local[index], 0.0};
+      ComposeRdp(charge.central, central_rdp);
+      ComposeRdp(charge.local, local_rdp);
+      next_device_epsilon[index] = epsilon_.Epsilon(charge.central);
+      charge.local_epsilon = epsilon_.Epsilon(charge.local);
+      charges.push_back(std::move(charge));
     }
   }
-  const double central_epsilon = CentralEpsilon(next_ledgers);
+  const double central_epsilon =
+      CentralEpsilon(next_central, next_device_epsilon);
   const int64_t iteration = iteration_ + 1;
 
   EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
   EDGEADMM_TRY_ASSIGN(
-      store::Statement round,
-      db_->Prepare("UPDATE rounds SET state = 'committed', iteration = ?, "
-                   "participants = ?, noise_multiplier = ?, sampling_rate = "
-                   "?, closed_at = ? WHERE job_id = ? AND round_id = ? AND "
-                   "state = 'open'"));
-  round.Bind(1, iteration)
+      store::CachedStatement round,
+      db_->PrepareCached("UPDATE rounds SET state = 'committed', iteration = "
+                         "?, participants = ?, noise_multiplier = ?, "
+                         "sampling_rate = ?, closed_at = ? WHERE job_id = ? "
+                         "AND round_id = ? AND state = 'open'"));
+  round->Bind(1, iteration)
       .Bind(2, static_cast<int64_t>(m))
       .Bind(3, central.noise_multiplier)
       .Bind(4, central.sampling_rate)
       .Bind(5, now_ms)
       .Bind(6, job_.id)
       .Bind(7, open_.round_id);
-  EDGEADMM_TRY(round.Run());
+  EDGEADMM_TRY(round->Run());
   EDGEADMM_TRY_ASSIGN(
-      store::Statement upload,
-      db_->Prepare("INSERT INTO uploads(job_id, round_id, device_id, digest, "
-                   "payload) VALUES (?, ?, ?, ?, ?)"));
+      store::CachedStatement upload,
+      db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
+                         "digest, payload) VALUES (?, ?, ?, ?, ?)"));
   for (const auto& [index, accepted] : open_.accepted) {
-    upload.Bind(1, job_.id)
+    upload->Bind(1, job_.id)
         .Bind(2, open_.round_id)
         .Bind(3, devices_[index])
-        .BindBlob(4, Sha256(accepted.payload))
+        .BindBlob(4, UploadDigest(accepted.payload))
         .BindBlob(5, accepted.payload);
-    EDGEADMM_TRY(upload.Run());
-    EDGEADMM_TRY(upload.Reset());
+    EDGEADMM_TRY(upload->Run());
+    EDGEADMM_TRY(upload->Reset());
   }
   EDGEADMM_TRY_ASSIGN(
-      store::Statement model,
-      db_->Prepare("INSERT INTO models(job_id, iteration, round_id, z, "
-                   "server_state) VALUES (?, ?, ?, ?, ?)"));
-  model.Bind(1, job_.id)
+      store::CachedStatement model,
+      db_->PrepareCached("INSERT INTO models(job_id, iteration, round_id, z, "
+                         "server_state) VALUES (?, ?, ?, ?, ?)"));
+  model->Bind(1, job_.id)
       .Bind(2, iteration)
       .Bind(3, open_.round_id)
-      .BindBlob(4, store::EncodeDoubles(next_model.z))
-      .BindBlob(5, store::EncodeDoubles(next_model.state));
-  EDGEADMM_TRY(model.Run());
+      .BindDoubles(4, next_model.z)
+      .BindDoubles(5, next_model.state);
+  EDGEADMM_TRY(model->Run());
   EDGEADMM_TRY_ASSIGN(
-      store::Statement ledger,
-      db_->Prepare("INSERT INTO ledger(job_id, scope, round_id, epsilon, rdp) "
-                   "VALUES (?, ?, ?, ?, ?)"));
-  auto write_ledger = [&](const std::string& scope,
+      store::CachedStatement ledger,
+      db_->PrepareCached("INSERT INTO ledger(job_id, scope, round_id, "
+                         "epsilon, rdp) VALUES (?, ?, ?, ?, ?)"));
+  std::string scope;  // one buffer for the scopes of all rows
+  auto write_ledger = [&](const char* prefix, const std::string& id,
                           const std::vector<double>& rdp,
                           double epsilon) -> Status {
-    ledger.Bind(1, job_.id)
+    scope.assign(prefix).append(id);
+    ledger->Bind(1, job_.id)
         .Bind(2, scope)
         .Bind(3, open_.round_id)
         .Bind(4, epsilon)
-        .BindBlob(5, store::EncodeDoubles(rdp));
-    EDGEADMM_TRY(ledger.Run());
-    return ledger.Reset();
+        .BindDoubles(5, rdp);
+    EDGEADMM_TRY(ledger->Run());
+    return ledger->Reset();
   };
   if (c.policy == privacy::Policy::kTrustedAggregator) {
     EDGEADMM_TRY(
-        write_ledger(kCentralScope, next_ledgers.central, central_epsilon));
+        write_ledger(kCentralScope, "", next_central, central_epsilon));
   } else {
-    for (const auto& [index, accepted] : open_.accepted) {
-      const std::string& id = devices_[index];
-      const double e_central = next_ledgers.device_central_epsilon[index];
-      const double e_local =
-          accountant_->Epsilon(next_ledgers.device_local[index], c.delta);
-      EDGEADMM_TRY(write_ledger(kDeviceCentralPrefix + id,
-                                next_ledgers.device_central[index], e_central));
-      EDGEADMM_TRY(write_ledger(kDeviceLocalPrefix + id,
-                                next_ledgers.device_local[index], e_local));
+    for (const Charge& charge : charges) {
+      const std::string& id = devices_[charge.index];
+      EDGEADMM_TRY(write_ledger(kDeviceCentralPrefix, id, charge.central,
+                                next_device_epsilon[charge.index]));
+      EDGEADMM_TRY(write_ledger(kDeviceLocalPrefix, id, charge.local,
+                                charge.local_epsilon));
     }
     // The central row carries the worst device's curve.
-    const std::vector<double>& eps = next_ledgers.device_central_epsilon;
+    const std::vector<double>& eps = next_device_epsilon;
     const size_t worst = static_cast<size_t>(
         std::max_element(eps.begin(), eps.end()) - eps.begin());
-    EDGEADMM_TRY(write_ledger(kCentralScope, next_ledgers.device_central[worst],
-                              central_epsilon));
+    const std::vector<double>* worst_curve = &ledgers_.device_central[worst];
+    for (const Charge& charge : charges) {
+      if (charge.index == worst) worst_curve = &charge.central;
+    }
+    EDGEADMM_TRY(
+        write_ledger(kCentralScope, "", *worst_curve, central_epsilon));
   }
   if (iteration >= c.rounds) {
     EDGEADMM_TRY_ASSIGN(
-        store::Statement done,
-        db_->Prepare("UPDATE jobs SET state = 'completed' WHERE id = ?"));
-    done.Bind(1, job_.id);
-    EDGEADMM_TRY(done.Run());
+        store::CachedStatement done,
+        db_->PrepareCached("UPDATE jobs SET state = 'completed' WHERE id = ?"));
+    done->Bind(1, job_.id);
+    EDGEADMM_TRY(done->Run());
   }
   EDGEADMM_TRY(tx.Commit());
 
   model_ = std::move(next_model);
-  ledgers_ = std::move(next_ledgers);
+  ledgers_.central = std::move(next_central);
+  ledgers_.device_central_epsilon = std::move(next_device_epsilon);
+  for (Charge& charge : charges) {
+    ledgers_.device_central[charge.index] = std::move(charge.central);
+    ledgers_.device_local[charge.index] = std::move(charge.local);
+    ledgers_.charged[charge.index] = true;
+    ledgers_.budget_central[charge.index] = std::nan("");
+    ledgers_.budget_local[charge.index] = std::nan("");
+  }
   central_epsilon_ = central_epsilon;
   iteration_ = iteration;
   released_round_id_ = open_.round_id;
@@ -456,14 +484,15 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
   summary.central_epsilon = central_epsilon_;
   open_ = OpenRound();
   EDGEADMM_TRY_ASSIGN(
-      store::Statement stmt,
-      db_->Prepare("UPDATE rounds SET state = 'discarded', participants = ?, "
-                   "closed_at = ? WHERE job_id = ? AND round_id = ?"));
-  stmt.Bind(1, static_cast<int64_t>(summary.participants))
+      store::CachedStatement stmt,
+      db_->PrepareCached("UPDATE rounds SET state = 'discarded', "
+                         "participants = ?, closed_at = ? WHERE job_id = ? "
+                         "AND round_id = ?"));
+  stmt->Bind(1, static_cast<int64_t>(summary.participants))
       .Bind(2, now_ms)
       .Bind(3, job_.id)
       .Bind(4, summary.round_id);
-  EDGEADMM_TRY(stmt.Run());
+  EDGEADMM_TRY(stmt->Run());
   EDGEADMM_LOG_INFO(
       "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "
       "released",
@@ -472,6 +501,23 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
       static_cast<long long>(job_.config.m_min));
   if (listener_) listener_(summary);
   return Status::Ok();
+}
+
+void RoundEngine::CloseCompleteRound(int64_t now_ms) {
+  // Everyone answered: no reason to wait for the deadline, and the next
+  // round opens at once. A failure loses this round (it stays 'open' in the
+  // store and becomes 'lost'); the engine goes on with the next one.
+  const int64_t round_id = open_.round_id;
+  Status status = CloseRound(now_ms);
+  if (status.ok() && !open_.has_value &&
+      job_.state == jobs::JobState::kRunning) {
+    status = OpenNextRound(now_ms);
+  }
+  if (!status.ok()) {
+    EDGEADMM_LOG_ERROR("job %s: closing round %lld failed: %s",
+                       job_.config.name.c_str(),
+                       static_cast<long long>(round_id), status.str());
+  }
 }
 
 UploadVerdict RoundEngine::Judge(std::string_view identity,
@@ -507,9 +553,7 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
   }
   auto previous = open_.accepted.find(*index);
   if (previous != open_.accepted.end()) {
-    const std::vector<uint8_t>& print =
-        upload.fingerprint.empty() ? upload.vector : upload.fingerprint;
-    return previous->second.fingerprint == print
+    return previous->second.fingerprint() == upload.fingerprint_or_vector()
                ? UploadVerdict::kDuplicate
                : UploadVerdict::kConflictingDuplicate;
   }
@@ -518,42 +562,34 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
 }
 
 UploadVerdict RoundEngine::CommittedUploadVerdict(const Upload& upload) const {
-  auto stmt = db_->Prepare(
+  auto stmt = db_->PrepareCached(
       "SELECT digest FROM uploads WHERE job_id = ? AND round_id = ? AND "
       "device_id = ?");
   if (!stmt.ok()) return UploadVerdict::kStaleRound;
-  stmt->Bind(1, job_.id).Bind(2, upload.round_id).Bind(3, upload.device_id);
-  if (!stmt->StepRow().ok()) return UploadVerdict::kStaleRound;
-  return stmt->ColumnBlob(0) == Sha256(upload.vector)
+  store::Statement& row = **stmt;
+  row.Bind(1, job_.id).Bind(2, upload.round_id).Bind(3, upload.device_id);
+  if (!row.StepRow().ok()) return UploadVerdict::kStaleRound;
+  return row.ColumnBlob(0) == UploadDigest(upload.vector)
              ? UploadVerdict::kDuplicate
              : UploadVerdict::kConflictingDuplicate;
 }
 
 UploadVerdict RoundEngine::Submit(std::string_view identity,
                                   const Upload& upload, int64_t now_ms) {
+  return Submit(identity, Upload(upload), now_ms);
+}
+
+UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
+                                  int64_t now_ms) {
   size_t index = 0;
   std::vector<double> decoded;
   const UploadVerdict verdict = Judge(identity, upload, &index, &decoded);
   if (verdict != UploadVerdict::kAccepted) return verdict;
+  // Moves only the byte vectors: `identity` may view upload.device_id.
   open_.accepted.emplace(
-      index,
-      OpenRound::Accepted{
-          upload.vector, std::move(decoded),
-          upload.fingerprint.empty() ? upload.vector : upload.fingerprint});
-  if (open_.accepted.size() == open_.cohort_size) {
-    // Everyone answered: no reason to wait for the deadline, and the next
-    // round opens at once.
-    Status status = CloseRound(now_ms);
-    if (status.ok() && !open_.has_value &&
-        job_.state == jobs::JobState::kRunning) {
-      status = OpenNextRound(now_ms);
-    }
-    if (!status.ok()) {
-      EDGEADMM_LOG_ERROR("job %s: closing round %lld failed: %s",
-                         job_.config.name.c_str(),
-                         static_cast<long long>(upload.round_id), status.str());
-    }
-  }
+      index, OpenRound::Accepted{std::move(upload.vector), std::move(decoded),
+                                 std::move(upload.fingerprint)});
+  if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;
 }
 

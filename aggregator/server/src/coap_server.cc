@@ -371,6 +371,8 @@ Status CoapServer::LoadRunningJob() {
     if (engine_ != nullptr && engine_->job().id == job.id) return Status::Ok();
     EDGEADMM_TRY_ASSIGN(engine_,
                         rounds::RoundEngine::Open(*db_, job.id, accountant_));
+    // The round's commit runs in Tick, after the last receipt went out.
+    engine_->set_close_in_advance(true);
     handler_.set_engine(engine_.get());
     validator_.reset();
     if (!job.config.validation_data.empty()) {
@@ -430,8 +432,10 @@ Status CoapServer::Tick() {
   const int64_t now = NowMs();
   if (now - last_pickup_ms_ >= 1000) EDGEADMM_TRY(LoadRunningJob());
   // The engine tick reads the job state from the store: at most every 10 ms,
-  // not after every datagram.
-  if (engine_ != nullptr && now - last_advance_ms_ >= 10) {
+  // not after every datagram; at once when a round's cohort is complete
+  // (its commit waits here, after the receipts, not in the last request).
+  if (engine_ != nullptr &&
+      (now - last_advance_ms_ >= 10 || engine_->round_complete())) {
     last_advance_ms_ = now;
     EDGEADMM_TRY(engine_->Advance(now));
   }

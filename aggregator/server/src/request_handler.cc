@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -245,7 +246,8 @@ Response RequestHandler::Update(std::string_view identity,
   upload.vector = store::EncodeFloats(
       std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
   upload.fingerprint.assign(body, body + size);
-  const UploadVerdict verdict = engine_->Submit(identity, upload, now_ms);
+  const UploadVerdict verdict =
+      engine_->Submit(identity, std::move(upload), now_ms);
   const Status verdict_status = StatusForVerdict(verdict);
   if (!verdict_status.ok()) {
     return ErrorResponse(verdict_status, rounds::UploadVerdictName(verdict),

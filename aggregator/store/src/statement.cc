@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::store {
@@ -39,6 +40,20 @@ Statement& Statement::BindBlob(int index, const std::vector<uint8_t>& bytes) {
   bind_failed_ |= sqlite3_bind_blob(stmt_, index, bytes.data(),
                                     static_cast<int>(bytes.size()),
                                     SQLITE_TRANSIENT) != SQLITE_OK;
+  return *this;
+}
+
+Statement& Statement::BindDoubles(int index,
+                                  const std::vector<double>& values) {
+  if constexpr (!kHostIsLittleEndian) {
+    return BindBlob(index, EncodeDoubles(values));
+  }
+  // SQLITE_TRANSIENT: SQLite copies the bytes now, so `values` may change or
+  // go away before the statement runs.
+  bind_failed_ |=
+      sqlite3_bind_blob(stmt_, index, values.data(),
+                        static_cast<int>(values.size() * sizeof(double)),
+                        SQLITE_TRANSIENT) != SQLITE_OK;
   return *this;
 }
 

@@ -309,6 +309,42 @@ TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
   EXPECT_EQ(task.iteration, 1);
 }
 
+TEST_F(RoundEngineTest, CloseInAdvanceCommitsTheCompleteRoundAtNextAdvance) {
+  Start();
+  engine_->set_close_in_advance(true);
+  const int64_t round = engine_->round_id();
+  const std::vector<std::string> cohort = engine_->CohortForTesting();
+  ASSERT_FALSE(cohort.empty());
+  std::vector<Upload> uploads;
+  for (const std::string& d : cohort) {
+    uploads.push_back(UploadFor(*engine_, d));
+    ASSERT_EQ(engine_->Submit(d, uploads.back(), now_),
+              UploadVerdict::kAccepted);
+  }
+  // Complete but not committed: nothing released or charged yet, and a
+  // retransmission is still the same upload.
+  EXPECT_TRUE(engine_->round_complete());
+  EXPECT_EQ(engine_->round_id(), round);
+  EXPECT_EQ(engine_->iteration(), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
+  EXPECT_EQ(engine_->Submit(cohort[0], uploads[0], now_),
+            UploadVerdict::kDuplicate);
+  // Long before the deadline, the next Advance commits it and opens the next.
+  ASSERT_TRUE(engine_->Advance(now_ + 1).ok());
+  EXPECT_FALSE(engine_->round_complete());
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(engine_->released_round_id(), round);
+  EXPECT_EQ(engine_->released_participants(),
+            static_cast<int64_t>(cohort.size()));
+  EXPECT_EQ(engine_->round_id(), round + 1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads WHERE round_id = " +
+                               std::to_string(round)),
+            static_cast<int64_t>(cohort.size()));
+  // After the commit the retransmission gets the committed round's receipt.
+  EXPECT_EQ(engine_->Submit(cohort[0], uploads[0], now_),
+            UploadVerdict::kDuplicate);
+}
+
 TEST_F(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
   // The check assumes the worst round (m_min = 2 uploads: ν = σ√2/(2C) =
   // √2); with 4 of 6 devices per round some device joins every other round,

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/database.h"
@@ -115,6 +117,74 @@ TEST(BlobTest, FloatsRejectBadSizeAndNonFinite) {
   // float32 infinity: 0x7f800000.
   EXPECT_EQ(DecodeFloats({0x00, 0x00, 0x80, 0x7f}).status(),
             Status::DataLoss());
+}
+
+// Values whose bytes a wrong encoding would likely get wrong: signs, zeros,
+// subnormals, extremes, infinities, NaN and a spread of ordinary values.
+std::vector<double> AwkwardValues() {
+  std::vector<double> v = {0.0,
+                           -0.0,
+                           1.0,
+                           -1.5,
+                           std::numeric_limits<double>::denorm_min(),
+                           std::numeric_limits<double>::min(),
+                           std::numeric_limits<double>::max(),
+                           -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(),
+                           1e-40,  // subnormal as float32
+                           3.4e38};
+  double x = 0.7;
+  for (int i = 0; i < 200; ++i) {
+    x = std::fmod(x * 7919.123, 1000.0) - 500.0;
+    v.push_back(x * std::pow(10.0, (i % 61) - 30));
+  }
+  return v;
+}
+
+TEST(BlobTest, MemcpyEncodingsMatchTheByteWiseOnes) {
+  const std::vector<double> v = AwkwardValues();
+  EXPECT_EQ(EncodeDoubles(v), internal::EncodeDoublesBytewise(v));
+  EXPECT_EQ(EncodeFloats(v), internal::EncodeFloatsBytewise(v));
+  EXPECT_TRUE(EncodeDoubles({}).empty());
+  // The byte-wise encoding itself, against hand-written bytes: 1.0 is
+  // 0x3ff0000000000000 and 1.0f is 0x3f800000, least significant byte first.
+  EXPECT_EQ(internal::EncodeDoublesBytewise({1.0}),
+            (std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x3f}));
+  EXPECT_EQ(internal::EncodeFloatsBytewise({1.0}),
+            (std::vector<uint8_t>{0, 0, 0x80, 0x3f}));
+}
+
+TEST(BlobTest, AwkwardDoublesRoundTripBitForBit) {
+  const std::vector<double> v = AwkwardValues();
+  auto back = DecodeDoubles(EncodeDoubles(v));
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), v.size());
+  EXPECT_EQ(std::memcmp(back->data(), v.data(), v.size() * sizeof(double)), 0);
+}
+
+TEST(BlobTest, FloatsRoundTripThroughFloat32) {
+  std::vector<double> v;
+  for (double x : AwkwardValues()) {
+    const float f = static_cast<float>(x);
+    if (std::isfinite(f)) v.push_back(f);
+  }
+  auto back = DecodeFloats(EncodeFloats(v));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, v);
+}
+
+TEST(BlobTest, BindDoublesStoresTheEncodedBytes) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec("CREATE TABLE b(x BLOB)").ok());
+  const std::vector<double> v = AwkwardValues();
+  auto insert = t.db().Prepare("INSERT INTO b VALUES (?)");
+  ASSERT_TRUE(insert.ok());
+  insert->BindDoubles(1, v);
+  ASSERT_TRUE(insert->Run().ok());
+  auto select = t.db().Prepare("SELECT x FROM b");
+  ASSERT_TRUE(select.ok());
+  ASSERT_TRUE(select->StepRow().ok());
+  EXPECT_EQ(select->ColumnBlob(0), internal::EncodeDoublesBytewise(v));
 }
 
 }  // namespace

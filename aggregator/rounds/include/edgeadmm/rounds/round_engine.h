@@ -4,7 +4,8 @@
 // uploads and the current time. Life of a round (ARCHITECTURE.md section 2):
 //   Advance: budget check -> secret cohort (CSPRNG) -> round row 'open'
 //   Submit:  acceptance rules, at most one upload per (device, round)
-//   Advance: at the deadline, or as soon as the whole cohort uploaded:
+//   Advance: at the deadline, or as soon as the whole cohort uploaded (in
+//            Submit, or the next Advance with set_close_in_advance):
 //            >= m_min uploads: ONE transaction writes the accepted uploads,
 //            the new model and the ledger charges ('committed');
 //            otherwise 'discarded', nothing released or charged.
@@ -23,6 +24,7 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/rounds/epsilon_memo.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/sampling_rng.h"
 #include "edgeadmm/rounds/server_update.h"
@@ -73,6 +75,9 @@ class RoundEngine {
   // if the cohort is complete the round closes at once and the next opens.
   UploadVerdict Submit(std::string_view identity, const Upload& upload,
                        int64_t now_ms);
+  // The same, keeping the upload's byte vectors instead of copying them.
+  UploadVerdict Submit(std::string_view identity, Upload&& upload,
+                       int64_t now_ms);
 
   // The task for `device_id` (kWait for devices outside the job).
   Task TaskFor(std::string_view device_id) const;
@@ -97,6 +102,19 @@ class RoundEngine {
   // (null: none). Must outlive the engine.
   void set_validator(const Validator* validator) { validator_ = validator; }
 
+  // When true, Submit leaves a round whose whole cohort has uploaded open
+  // (round_complete()) and the next Advance closes it, deadline or not. The
+  // server sets it so that the last device's receipt goes out before the
+  // round's commit and fsync instead of after them; a crash in between loses
+  // the round exactly as one before the last upload does.
+  void set_close_in_advance(bool close_in_advance) {
+    close_in_advance_ = close_in_advance;
+  }
+  // True when every cohort member of the open round has uploaded.
+  bool round_complete() const {
+    return open_.has_value && open_.accepted.size() == open_.cohort_size;
+  }
+
   // Called after every closed round (progress line, Observe notification).
   void set_round_listener(std::function<void(const RoundSummary&)> listener) {
     listener_ = std::move(listener);
@@ -110,9 +128,13 @@ class RoundEngine {
     std::vector<bool> in_cohort;  // by device index
     size_t cohort_size = 0;
     struct Accepted {
-      std::vector<uint8_t> payload;      // float32 LE, as stored
-      std::vector<double> values;        // decoded
-      std::vector<uint8_t> fingerprint;  // what a retransmission repeats
+      std::vector<uint8_t> payload;  // float32 LE, as stored
+      std::vector<double> values;    // decoded
+      // What a retransmission repeats (Upload::fingerprint); empty: payload.
+      std::vector<uint8_t> wire_body;
+      const std::vector<uint8_t>& fingerprint() const {
+        return wire_body.empty() ? payload : wire_body;
+      }
     };
     std::map<size_t, Accepted> accepted;  // by device index
   };
@@ -132,7 +154,10 @@ class RoundEngine {
   };
 
   RoundEngine(store::Database& db, const RoundAccountant& accountant)
-      : db_(&db), registry_(db), accountant_(&accountant) {}
+      : db_(&db),
+        registry_(db),
+        accountant_(&accountant),
+        epsilon_(accountant, 0.0) {}
 
   Status Load(int64_t job_id);
   Status LoadLedgers();
@@ -140,11 +165,16 @@ class RoundEngine {
   Status SetState(jobs::JobState state);
   Status OpenNextRound(int64_t now_ms);
   Status CloseRound(int64_t now_ms);
+  // Closes the round whose whole cohort uploaded and opens the next; logs
+  // (does not return) a failure, as an upload cannot be refused for it.
+  void CloseCompleteRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
   Status DiscardRound(int64_t now_ms);
   bool WithinBudget();
-  // ε of the central ledger (max over devices under `participation`).
-  double CentralEpsilon(const Ledgers& ledgers) const;
+  // ε of the central ledger: of `central` under trusted-aggregator, else the
+  // largest of `device_central_epsilon`.
+  double CentralEpsilon(const std::vector<double>& central,
+                        const std::vector<double>& device_central_epsilon);
   // The two per-round mechanisms of the participation policy for m uploads.
   // ν of one device's own noise over its zero-out sensitivity, per algorithm
   // (docs/privacy.md, section 2).
@@ -161,6 +191,13 @@ class RoundEngine {
   store::Database* db_;
   registry::DeviceRegistry registry_;
   const RoundAccountant* accountant_;
+  // Every ε conversion of the engine (at the job's δ, set by LoadLedgers).
+  EpsilonMemo epsilon_;
+  // Per-round RDP curves that depend on the job's config only (set by
+  // LoadLedgers): the budget check's worst-case central round and the local
+  // round of one participation.
+  std::vector<double> worst_central_rdp_;
+  std::vector<double> local_rdp_;
   std::unique_ptr<SamplingRng> rng_;
   jobs::JobRecord job_;
   std::vector<std::string> devices_;
@@ -175,6 +212,7 @@ class RoundEngine {
   double central_epsilon_ = 0;
   std::function<void(const RoundSummary&)> listener_;
   const Validator* validator_ = nullptr;
+  bool close_in_advance_ = false;
 };
 
 }  // namespace edgeadmm::rounds

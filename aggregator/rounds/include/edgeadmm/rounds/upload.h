@@ -16,6 +16,10 @@ struct Upload {
   // What a retransmission must repeat byte for byte to count as the same
   // upload: the whole wire body (docs/protocol.md); empty means `vector`.
   std::vector<uint8_t> fingerprint;
+
+  const std::vector<uint8_t>& fingerprint_or_vector() const {
+    return fingerprint.empty() ? vector : fingerprint;
+  }
 };
 
 // The engine's answer. Only kAccepted changes state; kDuplicate is the same

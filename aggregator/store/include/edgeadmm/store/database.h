@@ -8,6 +8,7 @@
 #include "edgeadmm/result.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/store/statement.h"
+#include "edgeadmm/store/statement_cache.h"
 
 struct sqlite3;
 
@@ -28,6 +29,14 @@ class Database {
   Status Exec(std::string_view sql);
   // Prepares one statement. INTERNAL on a syntax error.
   Result<Statement> Prepare(std::string_view sql);
+  // Like Prepare, but reuses a statement prepared earlier for the same SQL
+  // (StatementCache): for constant SQL run per request or per round. The
+  // lease must end before the Database does.
+  Result<CachedStatement> PrepareCached(std::string_view sql) {
+    return cache_->Acquire(sql, [&] { return Prepare(sql); });
+  }
+  // The statement cache behind PrepareCached (tests).
+  const StatementCache& statement_cache() const { return *cache_; }
   // Rowid of the last insert on this connection.
   int64_t LastInsertId() const;
   // The SQLite message of the last error (for logs).
@@ -38,8 +47,12 @@ class Database {
   struct Closer {
     void operator()(sqlite3* db) const;
   };
-  explicit Database(sqlite3* db) : db_(db) {}
+  explicit Database(sqlite3* db)
+      : db_(db), cache_(std::make_unique<StatementCache>()) {}
   std::unique_ptr<sqlite3, Closer> db_;
+  // Declared after db_: its statements are finalized before the connection
+  // closes. Behind a pointer so that leases survive a move of the Database.
+  std::unique_ptr<StatementCache> cache_;
 };
 
 // Maps an SQLite result code to a Status (BUSY/LOCKED -> UNAVAILABLE,

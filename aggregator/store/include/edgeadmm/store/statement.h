@@ -33,6 +33,9 @@ class Statement {
     return Bind(index, std::string_view(text));
   }
   Statement& BindBlob(int index, const std::vector<uint8_t>& bytes);
+  // Binds `values` as a BLOB of store::EncodeDoubles(values); on
+  // little-endian hosts straight from memory, without a buffer of its own.
+  Statement& BindDoubles(int index, const std::vector<double>& values);
   Statement& BindNull(int index);
 
   // Advances: true when a row is available, false when done. INTERNAL on an
@@ -63,6 +66,8 @@ class Statement {
   std::string ColumnText(int column) const;
   std::vector<uint8_t> ColumnBlob(int column) const;
   bool ColumnIsNull(int column) const;
+
+  sqlite3_stmt* handle() const { return stmt_; }
 
  private:
   sqlite3_stmt* stmt_;
