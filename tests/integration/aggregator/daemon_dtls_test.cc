@@ -3,6 +3,7 @@
 // an unchanged database, idempotent retransmission, a job run to the end,
 // the released model against the reference math, clean SIGTERM shutdown.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -188,19 +189,34 @@ TEST_F(DaemonDtlsTest, BadRequestsThenFullJobThenCleanShutdown) {
   std::vector<double> s(kDimension, 0.0);  // reference ŝ
   bool checked_bad_requests = false;
   int rounds = 0;
+  uint64_t previous_round = 0;
   for (; rounds < 10; ++rounds) {
     std::vector<Device*> cohort;
     std::vector<Device*> idle;
     Task task;
-    for (auto& d : devices) {
-      task = GetTask(*d);
-      if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE) {
-        cohort.push_back(d.get());
-      } else if (task.role == edgeadmm_wire_Role_ROLE_IDLE) {
-        idle.push_back(d.get());
+    // The daemon commits a complete round in its next tick, after the last
+    // receipt went out: until then the task is still the previous round's.
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      cohort.clear();
+      idle.clear();
+      bool all_new = true;  // every device saw the same, new round
+      for (auto& d : devices) {
+        const uint64_t seen = task.round_id;
+        task = GetTask(*d);
+        all_new = all_new && task.round_id != previous_round &&
+                  (d == devices.front() || task.round_id == seen);
+        if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+          cohort.push_back(d.get());
+        } else if (task.role == edgeadmm_wire_Role_ROLE_IDLE) {
+          idle.push_back(d.get());
+        }
       }
+      if (task.role == edgeadmm_wire_Role_ROLE_DONE || all_new) break;
+      usleep(10'000);
     }
     if (task.role == edgeadmm_wire_Role_ROLE_DONE) break;
+    ASSERT_NE(task.round_id, previous_round) << "round " << rounds;
+    previous_round = task.round_id;
     ASSERT_EQ(cohort.size(), 3u) << "round " << rounds;
     const uint64_t round = task.round_id;
     const uint64_t job = task.job_id;
