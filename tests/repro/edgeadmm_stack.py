@@ -185,14 +185,18 @@ class Stack:
 
     # -- daemon and fleet ----------------------------------------------------
 
-    def start_daemon(self):
-        """Starts the daemon on 127.0.0.1 and waits for its port line."""
-        self.port = free_udp_port()
+    def start_daemon(self, same_port=False):
+        """Starts the daemon on 127.0.0.1 and waits for its port line;
+        `same_port` restarts it on the port of the previous start (the
+        devices keep their aggregator address)."""
+        if not (same_port and self.port):
+            self.port = free_udp_port()
         config = os.path.join(self.state_dir, "aggregatord.toml")
         with open(config, "w") as f:
             f.write(f'[store]\ndatabase = "{self.db_path}"\n'
                     f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n')
-        self.daemon_log = open(os.path.join(self.state_dir, "daemon.log"), "w")
+        self.daemon_log = open(os.path.join(self.state_dir, "daemon.log"),
+                               "a" if same_port else "w")
         self.daemon = subprocess.Popen([self.daemon_bin, "--config", config],
                                        stdout=subprocess.PIPE,
                                        stderr=self.daemon_log, text=True)

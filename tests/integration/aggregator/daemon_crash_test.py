@@ -1,0 +1,255 @@
+"""Crash safety of the real daemon while a fleet trains (issue 5 must-show).
+
+`edgeadmm-aggregatord` serves a prox-admm job to `edgeadmm fleet-connect`
+devices over DTLS-PSK on loopback and is SIGKILLed at random instants, again
+and again, and restarted on the same port each time; the devices stay up and
+find their way back (stale uploads for a lost round are refused, the new
+daemon's task is fetched). After every kill, on the dead daemon's database:
+
+- at most one round is open (the in-flight one), and a restart marks at most
+  that one round `lost`: at most the in-flight round is lost per crash;
+- uploads exist only for committed rounds, one per (round, device);
+- models are iterations 0..K without gaps, one per committed round;
+- the central ledger has one row per committed round, its epsilon never
+  decreases along the rounds nor below what was seen before the kill, and
+  no device's ledger decreases;
+- the stored server state equals (1/n)·Σ of all stored uploads (paper 002,
+  pitfall P3): no upload counted twice or lost.
+
+At the end the job completes, the daemon and fleet stop cleanly on SIGTERM
+and SQLite's integrity and foreign-key checks pass.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "repro"))
+import edgeadmm_stack as es  # noqa: E402
+
+JOB = "crash"
+FAILURES = []
+
+
+def check(condition, what):
+    if not condition:
+        FAILURES.append(what)
+        print(f"FAIL: {what}", file=sys.stderr, flush=True)
+    return condition
+
+
+def job_toml(rounds, dim):
+    return f"""[job]
+name = "{JOB}"
+algorithm = "prox-admm"
+loss = "logistic"
+dimension = {dim}
+rounds = {rounds}
+[regularizer]
+kind = "l2"
+l2 = 0.001
+[step]
+lambda = 1.0
+gamma = 10.0
+[privacy]
+policy = "participation"
+clip = 0.5
+sigma = 0.5
+delta = 1e-5
+central_budget = 1e9
+device_budget = 1e9
+[sampling]
+scheme = "fixed"
+m = 12
+m_min = 8
+deadline_seconds = 5
+"""
+
+
+class Snapshot:
+    """What the database says after a kill (daemon dead)."""
+
+    def __init__(self, db_path, job_name):
+        db = sqlite3.connect(db_path)
+        try:
+            job_id, self.n, self.state = db.execute(
+                "SELECT id, n, state FROM jobs WHERE name = ?",
+                (job_name,)).fetchone()
+            self.states = dict(db.execute(
+                "SELECT state, count(*) FROM rounds WHERE job_id = ? "
+                "GROUP BY state", (job_id,)).fetchall())
+            self.committed = [r for (r,) in db.execute(
+                "SELECT round_id FROM rounds WHERE job_id = ? AND state = "
+                "'committed' ORDER BY round_id", (job_id,))]
+            self.upload_rounds = [r for (r,) in db.execute(
+                "SELECT DISTINCT round_id FROM uploads WHERE job_id = ?",
+                (job_id,))]
+            self.duplicate_uploads = db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM uploads WHERE job_id = ? "
+                "GROUP BY round_id, device_id HAVING count(*) > 1)",
+                (job_id,)).fetchone()[0]
+            self.iterations = [i for (i,) in db.execute(
+                "SELECT iteration FROM models WHERE job_id = ? "
+                "ORDER BY iteration", (job_id,))]
+            self.central = db.execute(
+                "SELECT round_id, epsilon FROM ledger WHERE job_id = ? AND "
+                "scope = 'central' ORDER BY round_id", (job_id,)).fetchall()
+            self.device_ledgers = {}
+            for scope, round_id, eps in db.execute(
+                    "SELECT scope, round_id, epsilon FROM ledger WHERE "
+                    "job_id = ? AND scope != 'central' ORDER BY round_id",
+                    (job_id,)):
+                self.device_ledgers.setdefault(scope, []).append(eps)
+            total = None
+            for (payload,) in db.execute(
+                    "SELECT payload FROM uploads WHERE job_id = ?",
+                    (job_id,)):
+                delta = np.frombuffer(payload, dtype="<f4").astype(float)
+                total = delta if total is None else total + delta
+            row = db.execute(
+                "SELECT server_state FROM models WHERE job_id = ? "
+                "ORDER BY iteration DESC LIMIT 1", (job_id,)).fetchone()
+            self.server_state = np.frombuffer(row[0], dtype="<f8")
+            self.expected_state = (np.zeros_like(self.server_state)
+                                   if total is None else total / self.n)
+        finally:
+            db.close()
+
+    def central_epsilon(self):
+        return self.central[-1][1] if self.central else 0.0
+
+
+def check_invariants(snap, previous, kill):
+    tag = f"after kill {kill}"
+    check(snap.states.get("open", 0) <= 1,
+          f"{tag}: {snap.states.get('open')} open rounds")
+    check(set(snap.upload_rounds) <= set(snap.committed),
+          f"{tag}: uploads of rounds that were not committed")
+    check(snap.duplicate_uploads == 0,
+          f"{tag}: {snap.duplicate_uploads} (round, device) pairs twice")
+    check(snap.iterations == list(range(len(snap.committed) + 1)),
+          f"{tag}: model iterations {snap.iterations[:3]}... do not match "
+          f"{len(snap.committed)} committed rounds")
+    check([r for r, _ in snap.central] == snap.committed,
+          f"{tag}: central ledger rows differ from the committed rounds")
+    eps = [e for _, e in snap.central]
+    check(all(b >= a for a, b in zip(eps, eps[1:])),
+          f"{tag}: central epsilon decreased along the rounds")
+    check(snap.central_epsilon() >= previous.central_epsilon()
+          if previous else True,
+          f"{tag}: central epsilon {snap.central_epsilon()} below "
+          f"{previous.central_epsilon() if previous else 0} seen before")
+    for scope, values in snap.device_ledgers.items():
+        if not check(all(b >= a for a, b in zip(values, values[1:])),
+                     f"{tag}: ledger {scope} decreased"):
+            break
+    check(np.allclose(snap.server_state, snap.expected_state, rtol=0,
+                      atol=1e-9),
+          f"{tag}: server state differs from (1/n)·Σ uploads by "
+          f"{np.max(np.abs(snap.server_state - snap.expected_state)):.3g}")
+
+
+def lost_rounds(db_path):
+    db = sqlite3.connect(db_path)
+    try:
+        return db.execute("SELECT count(*) FROM rounds WHERE state = 'lost'"
+                          ).fetchone()[0]
+    finally:
+        db.close()
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--work-dir", required=True)
+    p.add_argument("--kills", type=int, default=20)
+    p.add_argument("--devices", type=int, default=24)
+    p.add_argument("--rounds", type=int, default=60)
+    p.add_argument("--seed", type=int, default=None,
+                   help="kill schedule seed (default: random, printed)")
+    p.add_argument("--timeout", type=float, default=600)
+    a = p.parse_args(argv)
+    seed = a.seed if a.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    print(f"daemon_crash_test: kill schedule seed {seed}", flush=True)
+
+    shutil.rmtree(a.work_dir, ignore_errors=True)
+    os.makedirs(a.work_dir)
+    dim = 20
+    data = os.path.join(a.work_dir, "train.libsvm")
+    es.write_synthetic_libsvm(data, a.devices * 10, dim, seed=7)
+    stack = es.Stack(a.build_dir, os.path.join(a.work_dir, "state"))
+    stack.enroll(a.devices)
+    stack.create_job(JOB, job_toml(a.rounds, dim))
+    stack.start_daemon()
+    stack.start_fleet(["--data", data, "--dim", str(dim), "--epsilon-budget",
+                       "1e9", "--delta", "1e-5", "--state-dir",
+                       os.path.join(a.work_dir, "state", "devices")])
+    deadline = time.monotonic() + a.timeout
+    previous = None
+    kills = 0
+    try:
+        while kills < a.kills and time.monotonic() < deadline:
+            # Let the fleet train: wait for a new committed round, then a
+            # random instant (mid-round, mid-commit, between rounds).
+            start_rounds = len(stack.rounds(JOB))
+            while (len(stack.rounds(JOB)) == start_rounds
+                   and time.monotonic() < deadline):
+                if stack.job_state(JOB) != "running":
+                    break
+                time.sleep(0.05)
+            if stack.job_state(JOB) != "running":
+                break
+            time.sleep(rng.uniform(0.0, 0.6))
+            stack.daemon.send_signal(signal.SIGKILL)
+            stack.daemon.wait()
+            kills += 1
+            snap = Snapshot(stack.db_path, JOB)
+            check_invariants(snap, previous, kills)
+            lost_before = lost_rounds(stack.db_path)
+            stack.start_daemon(same_port=True)
+            time.sleep(0.2)  # the restart marks the open round lost
+            lost_after = lost_rounds(stack.db_path)
+            check(lost_after - lost_before <= 1,
+                  f"restart after kill {kills} lost "
+                  f"{lost_after - lost_before} rounds")
+            print(f"kill {kills}: {len(snap.committed)} rounds committed, "
+                  f"{snap.states.get('open', 0)} open, central epsilon "
+                  f"{snap.central_epsilon():.4f}", flush=True)
+            previous = snap
+        check(kills >= a.kills,
+              f"only {kills} kills before the job ended or the timeout")
+        state = stack.follow(JOB, lambda row: None,
+                             max(1.0, deadline - time.monotonic()))
+        check(state == "completed", f"job ended {state}, not completed")
+    finally:
+        result = stack.stop()
+    check(result["daemon"][1], "daemon did not stop cleanly on SIGTERM")
+    check(result["fleet"][1], "fleet did not stop cleanly on SIGTERM")
+    final = Snapshot(stack.db_path, JOB)
+    check_invariants(final, previous, "final")
+    check(len(final.committed) == a.rounds,
+          f"{len(final.committed)} of {a.rounds} rounds committed")
+    for problem in stack.check_database():
+        check(False, f"database: {problem}")
+    print(f"daemon_crash_test: {kills} kills, {len(final.committed)} rounds "
+          f"committed, {final.states.get('lost', 0)} lost, "
+          f"{final.states.get('discarded', 0)} discarded, central epsilon "
+          f"{final.central_epsilon():.4f}", flush=True)
+    if FAILURES:
+        print(f"daemon_crash_test: {len(FAILURES)} failures", file=sys.stderr)
+        return 1
+    print("daemon_crash_test: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
