@@ -212,6 +212,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
   report_size_ = 0;
   observing_ = false;
   observe_answered_ = false;
+  reregister_ = false;
   last_task_ms_ = 0;
   next_fetch_ms_ = 0;
   retry_at_ms_ = 0;
@@ -254,7 +255,8 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
     case ClientState::kBackoff:
       return retry_at_ms_ > now_ms ? retry_at_ms_ - now_ms : 0;
     case ClientState::kIdle: {
-      if (task_available_ || record_dirty_ || !pending_upload().empty()) {
+      if (task_available_ || record_dirty_ || !pending_upload().empty() ||
+          reregister_) {
         return 0;
       }
       const uint64_t due = config_.use_observe && observing_
@@ -376,11 +378,22 @@ void DeviceClient::StepIdle() {
   if (config_.use_observe) {
     if (!observing_) {
       StartObserve();
-    } else if (now_ms_ >= last_task_ms_ + RefreshAfterMs()) {
-      // No notification for a while: the server may have dropped us (a lost
-      // confirmable notification ends an observation). Re-register; the
-      // registration's response is the current task.
+    } else if (reregister_) {
+      // The task changed under a live session (a stale upload): register
+      // again on it; the registration's response is the current task.
       config_.transport->StopObserve();
+      observing_ = false;
+      StartObserve();
+    } else if (now_ms_ >= last_task_ms_ + RefreshAfterMs()) {
+      // No notification for a while: the server may have dropped the
+      // observation (a lost confirmable notification ends it), or forgotten
+      // the whole session (it restarted): it then drops the session's records
+      // without an answer, and a registration on it would fail only after
+      // all its retransmissions (93 s with the default ACK_TIMEOUT) while the
+      // aggregator runs its rounds without this device. Register again on a
+      // new session.
+      config_.transport->StopObserve();
+      config_.transport->Reconnect();
       observing_ = false;
       StartObserve();
     }
@@ -411,6 +424,7 @@ void DeviceClient::StartObserve() {
   }
   observing_ = true;
   observe_answered_ = false;
+  reregister_ = false;
   last_task_ms_ = now_ms_;
 }
 
@@ -682,7 +696,7 @@ void DeviceClient::OnUploadResult() {
     ++counters_.uploads_stale;  // the round closed without it
     ClearPending();
     if (config_.use_observe) {
-      last_task_ms_ = 0;  // re-register at once: the task has changed
+      reregister_ = observing_;  // at once: the task has changed
     } else {
       next_fetch_ms_ = now_ms_;
     }

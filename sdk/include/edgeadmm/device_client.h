@@ -83,8 +83,9 @@ struct DeviceClientConfig {
   Real epsilon_budget = 1.0;
   Real delta = 1e-5;
   bool allow_unaccounted_steps = false;  // see TrainerConfig
-  // Task delivery: Observe on v1/task (re-registered when no notification
-  // came for task_refresh_ms after the registration was answered; an
+  // Task delivery: Observe on v1/task (re-registered on a new session when
+  // no notification came for task_refresh_ms after the registration was
+  // answered: the aggregator may have restarted and forgotten the session; an
   // unanswered registration is left to the transport, which answers or fails
   // it within its retransmission limit, for up to
   // kUnansweredRegistrationRefreshes * task_refresh_ms), or a GET every
@@ -241,6 +242,9 @@ class DeviceClient {
   // is still retransmitting: registering again would only queue a second one
   // behind it (CoAP NSTART = 1) whose answer is then discarded as stale.
   bool observe_answered_ = false;
+  // A stale upload showed that the task changed: register again at once (on
+  // the same session: the server answered, so it knows it).
+  bool reregister_ = false;
   uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
   uint64_t next_fetch_ms_ = 0;
   uint64_t retry_at_ms_ = 0;

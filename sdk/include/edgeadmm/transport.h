@@ -87,6 +87,16 @@ class Transport {
   // Deregisters the observation, if any.
   virtual void StopObserve() = 0;
 
+  // Drops the session with the server, if the transport keeps one, so that
+  // the next exchange or registration opens a new one (a new DTLS
+  // handshake); an exchange or observation in flight is abandoned without a
+  // report. The client calls it when the server has been silent long enough
+  // that it may have forgotten the session (it restarted): records of a
+  // session the server no longer knows are dropped without an answer, so
+  // an exchange on it would only fail after all its retransmissions.
+  // Transports without sessions have nothing to drop.
+  virtual void Reconnect() {}
+
   // Drives the I/O (for a shared event loop: of all its transports) for at
   // most `timeout_ms` (0: do not wait). Returns the milliseconds spent, or
   // UNAVAILABLE on an I/O error.

@@ -58,6 +58,8 @@ class CoapDtlsTransport final : public Transport {
   Status StartObserve(const char* path, ByteSpan notification_buffer) override;
   bool TakeNotification(TransportResult& result) override;
   void StopObserve() override;
+  // Close(): the next exchange handshakes again.
+  void Reconnect() override { Close(); }
   StatusWithSize Poll(uint32_t timeout_ms) override;
 
   // Closes the DTLS session (an exchange or observation in flight is
