@@ -180,5 +180,56 @@ TEST_F(DaemonHandshakeLossTest, DeviceHandshakesAgainWhenTheDaemonForgotIt) {
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
+TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
+  // A request sent on the old session after the daemon restarted (or in
+  // flight when it was killed) is dropped by the new process without an
+  // answer. With 4 retransmissions it would fail only after 45 s (1 s
+  // ACK_TIMEOUT; 93 s with the default 2 s) while the daemon runs rounds
+  // without the device (daemon_crash_test): the transport gives up after
+  // silence_timeout_ms instead, and the next exchange handshakes again.
+  link_.silence_timeout_ms = 3000;
+  transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
+  // An answered observation that stays quiet is not silence: nothing is
+  // waiting for an answer.
+  ASSERT_TRUE(transport_->StartObserve(wire::kTaskPath,
+                                       ByteSpan(body_, sizeof(body_)))
+                  .ok());
+  TransportResult result;
+  uint64_t start = NowMs();
+  while (!transport_->TakeNotification(result) && NowMs() - start < 8000) {
+    transport_->Poll(20).status().IgnoreError();
+  }
+  ASSERT_TRUE(result.status.ok());
+  start = NowMs();
+  while (NowMs() - start < 4000) {
+    transport_->Poll(20).status().IgnoreError();
+    EXPECT_FALSE(transport_->TakeNotification(result));
+  }
+  EXPECT_TRUE(transport_->connected());
+  transport_->StopObserve();
+
+  daemon_->Kill();
+  daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
+                                                     args_);
+  ASSERT_TRUE(daemon_->started());
+  TransportRequest request;
+  request.method = CoapMethod::kGet;
+  request.path = wire::kTaskPath;
+  start = NowMs();
+  ASSERT_TRUE(
+      transport_->StartRequest(request, ByteSpan(body_, sizeof(body_))).ok());
+  while (!transport_->TakeResult(result) && NowMs() - start < 30000) {
+    transport_->Poll(20).status().IgnoreError();
+  }
+  const uint64_t failed_ms = NowMs() - start;
+  EXPECT_EQ(result.status, Status::DeadlineExceeded());
+  EXPECT_GE(failed_ms, 3000u);
+  EXPECT_LT(failed_ms, 6000u) << "waited for the retransmissions";
+  EXPECT_FALSE(transport_->connected());
+  const uint64_t ms = MsUntilConnected(25000);
+  EXPECT_LT(ms, 15000u) << "the device kept its dead session";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
 }  // namespace
 }  // namespace edgeadmm

@@ -153,6 +153,7 @@ Status CoapDtlsTransport::EnsureSession() {
   if (session_ == nullptr) return Status::Unavailable();
   coap_session_set_app_data(session_, this);
   handshake_started_ms_ = MonotonicMs();
+  last_heard_ms_ = 0;
   coap_fixed_point_t ack_timeout;
   ack_timeout.integer_part =
       static_cast<uint16_t>(config_.ack_timeout_ms / 1000);
@@ -249,6 +250,7 @@ Status CoapDtlsTransport::StartRequest(const TransportRequest& request,
   request_.path = request.path;
   request_.content_format = request.content_format;
   request_.payload = request.payload;
+  request_.started_ms = MonotonicMs();
   return Send(request_, /*observe=*/false);
 }
 
@@ -281,26 +283,55 @@ Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
                                                  : otherwise;
 }
 
+void CoapDtlsTransport::OnHandshakeDone() {
+  if (!handshake_done_) last_heard_ms_ = MonotonicMs();
+  handshake_done_ = true;
+  ever_connected_ = true;
+}
+
 bool CoapDtlsTransport::HandshakeDone() {
   // libcoap 4.3.1's Mbed TLS backend sends COAP_EVENT_DTLS_CONNECTED only when
   // the handshake completes while a session is being created, not when it
   // completes on a received record (the usual case): read the session state.
   if (!handshake_done_ && session_ != nullptr &&
       coap_session_get_state(session_) == COAP_SESSION_STATE_ESTABLISHED) {
-    handshake_done_ = true;
+    OnHandshakeDone();
   }
   return handshake_done_;
 }
 
-void CoapDtlsTransport::CheckHandshakeDeadline() {
-  const bool waiting = (request_.active && !request_.ready) || observe_.active;
-  if (!waiting || session_ == nullptr || HandshakeDone()) return;
-  if (MonotonicMs() - handshake_started_ms_ < config_.handshake_timeout_ms) {
+void CoapDtlsTransport::CheckDeadlines() {
+  const bool requesting = request_.active && !request_.ready;
+  if (session_ == nullptr || !(requesting || observe_.active)) return;
+  const uint64_t now = MonotonicMs();
+  if (!HandshakeDone()) {
+    if (now - handshake_started_ms_ >= config_.handshake_timeout_ms) {
+      FailSession(HandshakeFailure(Status::DeadlineExceeded()));
+    }
     return;
   }
-  const Status failure = HandshakeFailure(Status::DeadlineExceeded());
-  OnFailure(failure, nullptr);
-  // Stop libcoap's own handshake retransmissions; keep the results.
+  if (config_.silence_timeout_ms == 0) return;
+  // Silence counts from the later of the server's last datagram and the
+  // start of the oldest exchange still waiting for its answer.
+  uint64_t since = 0;
+  for (const Slot* slot : {&request_, &observe_}) {
+    const bool waiting = slot == &request_ ? requesting
+                                           : observe_.active &&
+                                                 !observe_.answered;
+    if (waiting && (since == 0 || slot->started_ms < since)) {
+      since = slot->started_ms;
+    }
+  }
+  if (since == 0) return;
+  if (last_heard_ms_ > since) since = last_heard_ms_;
+  if (now - since >= config_.silence_timeout_ms) {
+    FailSession(Status::DeadlineExceeded());
+  }
+}
+
+void CoapDtlsTransport::FailSession(Status status) {
+  OnFailure(status, nullptr);
+  // Stop libcoap's own retransmissions; keep the results.
   const Slot request = request_;
   const Slot observe = observe_;
   Close();
@@ -309,7 +340,7 @@ void CoapDtlsTransport::CheckHandshakeDeadline() {
 }
 
 bool CoapDtlsTransport::TakeResult(TransportResult& result) {
-  CheckHandshakeDeadline();
+  CheckDeadlines();
   if (!request_.ready) return false;
   result = request_.result;
   request_ = Slot{};
@@ -331,11 +362,12 @@ Status CoapDtlsTransport::StartObserve(const char* path,
   observe_ = Slot{};
   observe_.buffer = notification_buffer;
   observe_.path = path;
+  observe_.started_ms = MonotonicMs();
   return Send(observe_, /*observe=*/true);
 }
 
 bool CoapDtlsTransport::TakeNotification(TransportResult& result) {
-  CheckHandshakeDeadline();
+  CheckDeadlines();
   if (!observe_.ready) return false;
   result = observe_.result;
   observe_.ready = false;
@@ -365,6 +397,7 @@ void CoapDtlsTransport::Complete(Slot& slot, const TransportResult& result) {
 }
 
 bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
+  last_heard_ms_ = MonotonicMs();  // the server knows this session
   if (request_.active && !request_.ready &&
       SameToken(request_.token, received)) {
     if (coap_pdu_get_code(received) == COAP_RESPONSE_CODE(231) &&
@@ -375,6 +408,7 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
     return true;
   }
   if (observe_.active && SameToken(observe_.token, received)) {
+    observe_.answered = true;
     coap_opt_iterator_t iterator;
     // No Observe option (or an error code): the observation has ended.
     if (coap_check_option(received, COAP_OPTION_OBSERVE, &iterator) ==

@@ -34,6 +34,17 @@ class DeviceClientTest : public ::testing::Test {
     if (rig_ != nullptr) rig_->~ClientRig();
     rig_ = nullptr;
   }
+  // Device 0 of a lossless rig, started on `transport` with a 1 s
+  // task_refresh_ms.
+  RigDevice& StartOn(Transport& transport) {
+    RigDevice& d = MakeRig(LinkConfig{}).device(0);
+    DeviceClientConfig config = d.config;
+    config.transport = &transport;
+    config.task_refresh_ms = kRefreshMs;
+    EXPECT_TRUE(d.client.Init(config, d.memory()).ok());
+    return d;
+  }
+  static constexpr uint32_t kRefreshMs = 1000;
   // Polls `device` until it reaches `state` (true) or gives up.
   bool PollUntil(RigDevice& device, ClientState state, size_t max = 1000) {
     for (size_t i = 0; i < max && device.client.state() != state; ++i) {
@@ -332,16 +343,22 @@ TEST_F(DeviceClientTest, PollingWithoutObserveWorksToo) {
   EXPECT_EQ(rig.server().totals().accepted, 2 * kRigDevices);
 }
 
-// A transport whose Observe registration stays unanswered (its response is
-// lost and the confirmable request is being retransmitted) until the test
-// fails it.
-class UnansweredObserveTransport final : public Transport {
+// A transport that only observes: requests fail, Poll does nothing.
+class ObserveOnlyTransport : public Transport {
  public:
   Status StartRequest(const TransportRequest&, ByteSpan) override {
     return Status::Unavailable();
   }
   bool TakeResult(TransportResult&) override { return false; }
   void Cancel() override {}
+  StatusWithSize Poll(uint32_t) override { return StatusWithSize(0); }
+};
+
+// A transport whose Observe registration stays unanswered (its response is
+// lost and the confirmable request is being retransmitted) until the test
+// fails it.
+class UnansweredObserveTransport final : public ObserveOnlyTransport {
+ public:
   Status StartObserve(const char*, ByteSpan) override {
     ++registrations;
     return Status::Ok();
@@ -354,7 +371,6 @@ class UnansweredObserveTransport final : public Transport {
     return true;
   }
   void StopObserve() override {}
-  StatusWithSize Poll(uint32_t) override { return StatusWithSize(0); }
 
   int registrations = 0;
   bool fail_registration = false;
@@ -365,15 +381,11 @@ TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
   // queues a new one behind it (libcoap sends one confirmable message at a
   // time); under 30% loss the queue of stale registrations grew faster than
   // it drained and a device stayed IDLE for minutes.
-  ClientRig& rig = MakeRig(LinkConfig{});
-  RigDevice& d = rig.device(0);
   UnansweredObserveTransport transport;
-  DeviceClientConfig config = d.config;
-  config.transport = &transport;
-  config.task_refresh_ms = 1000;
-  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
-  const uint64_t patience = DeviceClient::kUnansweredRegistrationRefreshes *
-                            uint64_t{config.task_refresh_ms};
+  RigDevice& d = StartOn(transport);
+  const DeviceClientConfig& config = d.config;
+  const uint64_t patience =
+      DeviceClient::kUnansweredRegistrationRefreshes * uint64_t{kRefreshMs};
   uint64_t now = 0;
   for (; now < patience; now += 100) {
     ASSERT_TRUE(d.client.Poll(now).ok());
@@ -396,6 +408,60 @@ TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
   }
   EXPECT_EQ(transport.registrations, 3);
   EXPECT_EQ(d.client.counters().transport_errors, 1u);
+}
+
+// A transport to an aggregator that can restart: the new process has
+// forgotten the session and drops its records without an answer, so only a
+// registration on a new session (after Reconnect) is answered.
+class RestartingServerTransport final : public ObserveOnlyTransport {
+ public:
+  Status StartObserve(const char*, ByteSpan) override {
+    ++registrations;
+    registration_pending = session_known;
+    return Status::Ok();
+  }
+  bool TakeNotification(TransportResult& result) override {
+    if (!registration_pending) return false;
+    registration_pending = false;
+    ++answered;
+    result = TransportResult{};
+    result.code = wire::kCoapContent;  // an empty task: refused at decode
+    return true;
+  }
+  void StopObserve() override { registration_pending = false; }
+  void Reconnect() override {
+    ++reconnects;
+    session_known = true;
+    registration_pending = false;
+  }
+
+  bool session_known = true;
+  bool registration_pending = false;
+  int registrations = 0;
+  int answered = 0;
+  int reconnects = 0;
+};
+
+TEST_F(DeviceClientTest, SilentObservationRegistersAgainOnANewSession) {
+  // The aggregator was killed and restarted while the device observed: no
+  // notification comes. Registering again on the old session would be
+  // dropped by the new process and fail only after every retransmission
+  // (93 s), while rounds run without the device (daemon_crash_test).
+  RestartingServerTransport transport;
+  RigDevice& d = StartOn(transport);
+  uint64_t now = 0;
+  for (; now < 500; now += 100) ASSERT_TRUE(d.client.Poll(now).ok());
+  ASSERT_EQ(transport.answered, 1);
+  EXPECT_EQ(transport.reconnects, 0);
+  transport.session_known = false;  // the aggregator restarts
+  // One refresh interval of silence later the device is registered with
+  // the new process.
+  for (; now <= 400 + kRefreshMs + 100; now += 100) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  EXPECT_EQ(transport.registrations, 2);
+  EXPECT_EQ(transport.reconnects, 1);
+  EXPECT_EQ(transport.answered, 2);
 }
 
 TEST_F(DeviceClientTest, DoneTaskStopsTheClient) {

@@ -43,6 +43,15 @@ struct CoapDtlsConfig {
   // cannot authenticate silently, so there is no alert to wait for),
   // DEADLINE_EXCEEDED if the server never answered at all.
   uint32_t handshake_timeout_ms = 5000;
+  // An exchange (or Observe registration) on an established session that
+  // has heard nothing at all from the server for this long fails with
+  // DEADLINE_EXCEEDED and drops the session, before the retransmissions
+  // run out (MAX_TRANSMIT_WAIT: 93 s with the default ACK_TIMEOUT): a server
+  // that restarted has forgotten the session and drops its records without
+  // an answer, so only a new handshake reaches it. Any datagram of the
+  // server (a response, a Block1 Continue, a notification) counts, so a slow
+  // transfer that makes progress is not cut. 0: wait for the retransmissions.
+  uint32_t silence_timeout_ms = 10000;
 };
 
 class CoapDtlsTransport final : public Transport {
@@ -79,10 +88,7 @@ class CoapDtlsTransport final : public Transport {
   // Fails the exchange whose token `sent` carries, or every open one when
   // `sent` is null or matches none; a DTLS failure also drops the session.
   void OnFailure(Status status, const coap_pdu_t* sent);
-  void OnHandshakeDone() {
-    handshake_done_ = true;
-    ever_connected_ = true;
-  }
+  void OnHandshakeDone();
 
  private:
   struct Token {
@@ -102,14 +108,20 @@ class CoapDtlsTransport final : public Transport {
     size_t received = 0;      // Block2: body bytes received so far
     bool active = false;
     bool ready = false;
+    bool answered = false;  // Observe: the registration got its response
+    uint64_t started_ms = 0;
     TransportResult result;
   };
 
   Status EnsureSession();
   // True once the DTLS handshake completed (event or session state).
   bool HandshakeDone();
-  // Fails open exchanges whose handshake exceeded handshake_timeout_ms.
-  void CheckHandshakeDeadline();
+  // Fails open exchanges whose handshake exceeded handshake_timeout_ms, or
+  // that heard nothing for silence_timeout_ms after it.
+  void CheckDeadlines();
+  // Fails every open exchange with `status` and drops the session, keeping
+  // the results for TakeResult / TakeNotification.
+  void FailSession(Status status);
   // UNAUTHENTICATED if the handshake got past the server's hello (the server
   // saw our identity and key exchange), else `otherwise`.
   Status HandshakeFailure(Status otherwise) const;
@@ -131,6 +143,7 @@ class CoapDtlsTransport final : public Transport {
   bool ever_connected_ = false;
   bool session_failed_ = false;
   uint64_t handshake_started_ms_ = 0;
+  uint64_t last_heard_ms_ = 0;  // last datagram of the server (any)
   Slot request_;
   Slot observe_;
 };
