@@ -18,6 +18,16 @@ daemon's task is fetched). After every kill, on the dead daemon's database:
 
 At the end the job completes, the daemon and fleet stop cleanly on SIGTERM
 and SQLite's integrity and foreign-key checks pass.
+
+A device notices a restarted daemon after `task_refresh_ms` without a
+notification (it then registers again on a new DTLS session), or after the
+transport's silence timeout when an exchange was in flight (docs/device.md,
+"Restarted aggregator"). The fleet runs with a 2 s refresh so that twenty
+restarts take about a minute. With every device back within seconds a
+round commits as soon as its cohort uploaded (tens of milliseconds on
+loopback), so between two kills (a commit, then up to 0.6 s) 1 to 30
+rounds pass: the job has 400 rounds so that it outlasts the kills; the rest
+commit in seconds.
 """
 
 import argparse
@@ -172,10 +182,11 @@ def main(argv):
     p.add_argument("--work-dir", required=True)
     p.add_argument("--kills", type=int, default=20)
     p.add_argument("--devices", type=int, default=24)
-    p.add_argument("--rounds", type=int, default=60)
+    p.add_argument("--rounds", type=int, default=400)
+    p.add_argument("--task-refresh-ms", type=int, default=2000)
     p.add_argument("--seed", type=int, default=None,
                    help="kill schedule seed (default: random, printed)")
-    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--timeout", type=float, default=240)
     a = p.parse_args(argv)
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
@@ -191,7 +202,8 @@ def main(argv):
     stack.create_job(JOB, job_toml(a.rounds, dim))
     stack.start_daemon()
     stack.start_fleet(["--data", data, "--dim", str(dim), "--epsilon-budget",
-                       "1e9", "--delta", "1e-5", "--state-dir",
+                       "1e9", "--delta", "1e-5", "--task-refresh-ms",
+                       str(a.task_refresh_ms), "--state-dir",
                        os.path.join(a.work_dir, "state", "devices")])
     deadline = time.monotonic() + a.timeout
     previous = None
