@@ -11,8 +11,11 @@
 //       [--start-rate R]            (at most R device starts per second)
 //       [--max-starting N]          (at most N devices in their first
 //                                   handshake at a time)
-//       [--task-refresh-ms T]       (re-register Observe after T ms without
-//                                   a notification)
+//       [--task-refresh-ms T]       (re-register Observe, on a new DTLS
+//                                   session, after T ms without a
+//                                   notification)
+//       [--silence-timeout-ms S]    (fail an exchange after S ms without a
+//                                   datagram of the daemon; 0: off)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
@@ -70,12 +73,20 @@ void AddFleetConnectCommand(CLI::App& app) {
                   "(0: no limit)")
       ->capture_default_str();
   cmd->add_option("--task-refresh-ms", c.task_refresh_ms,
-                  "a device re-registers its Observe of the task after this "
-                  "long without a notification (each registration costs the "
-                  "daemon a scan of all observers: keep it above the round "
-                  "time for thousands of devices)")
+                  "a device re-registers its Observe of the task, on a new "
+                  "DTLS session, after this long without a notification (the "
+                  "daemon may have restarted; each registration costs the "
+                  "daemon a handshake and a scan of all observers: keep it "
+                  "above the round time for thousands of devices)")
       ->capture_default_str()
       ->check(CLI::Range(100u, 86'400'000u));
+  cmd->add_option("--silence-timeout-ms", c.silence_timeout_ms,
+                  "an exchange that heard nothing from the daemon for this "
+                  "long fails and the device handshakes again (a restarted "
+                  "daemon drops the old session's records); raise it if the "
+                  "daemon lags behind by more at scale; 0: wait for the "
+                  "CoAP retransmissions")
+      ->capture_default_str();
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "

@@ -154,6 +154,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     d->link.key = ConstByteSpan(
         reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
     d->link.ack_timeout_ms = config.ack_timeout_ms;
+    d->link.silence_timeout_ms = config.silence_timeout_ms;
     d->transport = std::make_unique<posix::CoapDtlsTransport>(context, d->link);
     if (!OpenStorage(config, *d).ok()) {
       return fail(Status::Unavailable(), "cannot open state of " + d->id);

@@ -13,6 +13,7 @@
 
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::fleet {
@@ -62,6 +63,9 @@ struct DaemonFleetConfig {
   // re-registering every T the daemon does O(n^2 / T) work: keep T above
   // the round time at scale (fleet-connect --task-refresh-ms).
   uint32_t task_refresh_ms = 5000;
+  // posix::CoapDtlsConfig::silence_timeout_ms of every device
+  // (fleet-connect --silence-timeout-ms).
+  uint32_t silence_timeout_ms = posix::CoapDtlsConfig{}.silence_timeout_ms;
 };
 
 struct DaemonFleetReport {
