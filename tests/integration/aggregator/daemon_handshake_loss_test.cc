@@ -191,9 +191,9 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
   // An answered observation that stays quiet is not silence: nothing is
   // waiting for an answer.
-  ASSERT_TRUE(transport_->StartObserve(wire::kTaskPath,
-                                       ByteSpan(body_, sizeof(body_)))
-                  .ok());
+  ASSERT_TRUE(
+      transport_->StartObserve(wire::kTaskPath, ByteSpan(body_, sizeof(body_)))
+          .ok());
   TransportResult result;
   uint64_t start = NowMs();
   while (!transport_->TakeNotification(result) && NowMs() - start < 8000) {
@@ -209,8 +209,8 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   transport_->StopObserve();
 
   daemon_->Kill();
-  daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
-                                                     args_);
+  daemon_ =
+      std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH, args_);
   ASSERT_TRUE(daemon_->started());
   TransportRequest request;
   request.method = CoapMethod::kGet;

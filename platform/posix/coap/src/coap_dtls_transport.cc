@@ -315,9 +315,8 @@ void CoapDtlsTransport::CheckDeadlines() {
   // start of the oldest exchange still waiting for its answer.
   uint64_t since = 0;
   for (const Slot* slot : {&request_, &observe_}) {
-    const bool waiting = slot == &request_ ? requesting
-                                           : observe_.active &&
-                                                 !observe_.answered;
+    const bool waiting =
+        slot == &request_ ? requesting : observe_.active && !observe_.answered;
     if (waiting && (since == 0 || slot->started_ms < since)) {
       since = slot->started_ms;
     }
