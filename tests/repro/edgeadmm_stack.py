@@ -206,16 +206,21 @@ class Stack:
         self.log(f"aggregator: listening on 127.0.0.1:{self.port} "
                  f"(pid {self.daemon.pid}, database {self.db_path})")
 
-    def start_fleet(self, fleet_args, parts=1):
+    def start_fleet(self, fleet_args, parts=1, local_addresses=False):
         """Starts `edgeadmm fleet-connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
         context per datagram, so one process per few thousand devices);
-        their logs are fleet.log, fleet-1.log, ..."""
+        their logs are fleet.log, fleet-1.log, ... With local_addresses,
+        part I's devices connect from 127.0.0.(2+I) (`--local-address`):
+        every device has its own UDP socket, and one source address has only
+        the ephemeral port range (28,232 ports) towards the daemon."""
         for part in range(parts):
             argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
                     str(self.port), "--psk-dir", self.psk_dir] + list(
                         fleet_args)
+            if local_addresses:
+                argv += ["--local-address", f"127.0.0.{2 + part}"]
             suffix = ""
             if parts > 1:
                 argv += ["--part", f"{part}/{parts}"]

@@ -139,7 +139,10 @@ def run_job(a, label, algorithm, policy, epsilon, test, train_path):
         fleet += ["--start-rate", str(a.start_rate),
                   "--max-starting", str(a.max_starting),
                   "--task-refresh-ms", str(a.task_refresh_ms)]
-        stack.start_fleet(fleet, parts=a.fleet_processes)
+        # One loopback source address per fleet process: 32,561 sockets do
+        # not fit the ephemeral ports of one address.
+        stack.start_fleet(fleet, parts=a.fleet_processes,
+                          local_addresses=True)
 
         def on_round(row):
             z = row.pop("z")
