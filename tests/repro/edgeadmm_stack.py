@@ -185,13 +185,18 @@ class Stack:
 
     # -- daemon and fleet ----------------------------------------------------
 
-    def start_daemon(self):
-        """Starts the daemon on 127.0.0.1 and waits for its port line."""
+    def start_daemon(self, server_options=None):
+        """Starts the daemon on 127.0.0.1 and waits for its port line.
+        `server_options`: more [server] keys of aggregatord.toml, e.g.
+        {"non_confirmable_notifications": "true"} (values as TOML text)."""
         self.port = free_udp_port()
         config = os.path.join(self.state_dir, "aggregatord.toml")
+        extra = "".join(f"{k} = {v}\n"
+                        for k, v in (server_options or {}).items())
         with open(config, "w") as f:
             f.write(f'[store]\ndatabase = "{self.db_path}"\n'
-                    f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n')
+                    f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n'
+                    + extra)
         self.daemon_log = open(os.path.join(self.state_dir, "daemon.log"), "w")
         self.daemon = subprocess.Popen([self.daemon_bin, "--config", config],
                                        stdout=subprocess.PIPE,
