@@ -211,7 +211,8 @@ class Stack:
         self.log(f"aggregator: listening on 127.0.0.1:{self.port} "
                  f"(pid {self.daemon.pid}, database {self.db_path})")
 
-    def start_fleet(self, fleet_args, parts=1, local_addresses=False):
+    def start_fleet(self, fleet_args, parts=1, local_addresses=False,
+                    nice=0):
         """Starts `edgeadmm fleet-connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
@@ -219,7 +220,10 @@ class Stack:
         their logs are fleet.log, fleet-1.log, ... With local_addresses,
         part I's devices connect from 127.0.0.(2+I) (`--local-address`):
         every device has its own UDP socket, and one source address has only
-        the ephemeral port range (28,232 ports) towards the daemon."""
+        the ephemeral port range (28,232 ports) towards the daemon. `nice`
+        lowers the fleets' CPU priority: on a shared machine the one daemon
+        (the system under test) would otherwise get 1/(K+1) of the CPU the
+        simulated devices leave, while real devices bring their own."""
         for part in range(parts):
             argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
                     str(self.port), "--psk-dir", self.psk_dir] + list(
@@ -231,7 +235,9 @@ class Stack:
                 argv += ["--part", f"{part}/{parts}"]
                 suffix = f"-{part}" if part else ""
             log = open(os.path.join(self.state_dir, f"fleet{suffix}.log"), "w")
-            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT,
+                preexec_fn=(lambda: os.nice(nice)) if nice else None)
             log.close()
             with open(os.path.join(self.state_dir, f"fleet{suffix}.pid"),
                       "w") as f:

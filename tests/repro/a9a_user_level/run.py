@@ -146,7 +146,7 @@ def run_job(a, label, algorithm, policy, epsilon, test, train_path):
         # One loopback source address per fleet process: 32,561 sockets do
         # not fit the ephemeral ports of one address.
         stack.start_fleet(fleet, parts=a.fleet_processes,
-                          local_addresses=True)
+                          local_addresses=True, nice=a.fleet_nice)
 
         def on_round(row):
             z = row.pop("z")
@@ -342,6 +342,9 @@ def parse_args(argv):
                    help="fleet-connect --task-refresh-ms: Observe "
                    "re-registration after this long without a notification "
                    "(each costs the daemon a scan of all observers)")
+    p.add_argument("--fleet-nice", type=int, default=5,
+                   help="nice value of the fleet processes (the daemon keeps "
+                   "0, so K fleets do not starve it on a shared machine)")
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--m-min-fraction", type=float, default=0.8,
                    help="m_min = fraction * q * devices")
