@@ -1,7 +1,8 @@
 // `edgeadmm fleet-connect`: the enrolled devices of a PSK directory, each a
 // DeviceClient over real CoAP/DTLS-PSK, against a running aggregator daemon.
 //   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
-//       [--host 127.0.0.1] [--state-dir DIR] [--epsilon-budget E]
+//       [--host 127.0.0.1] [--local-address 127.0.0.2]
+//       [--state-dir DIR] [--epsilon-budget E]
 //       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
 //       [--format libsvm|adult-csv] [--normalize none|unit|max]
 //       [--allow-unaccounted-steps] (devices run steps without noise of their
@@ -43,6 +44,11 @@ void AddFleetConnectCommand(CLI::App& app) {
   cmd->add_option("--host", c.host, "numeric daemon address")
       ->capture_default_str();
   cmd->add_option("--port", c.port, "daemon DTLS port")->required();
+  cmd->add_option("--local-address", c.local_address,
+                  "numeric source address of the device sessions, each on "
+                  "its own port (e.g. 127.0.0.2; one per fleet process "
+                  "beyond ~28,000 devices: one address has only the "
+                  "ephemeral port range); default: the kernel picks");
   cmd->add_option("--psk-dir", c.psk_dir,
                   "one hex PSK file per device, named after its id")
       ->required();

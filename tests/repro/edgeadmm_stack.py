@@ -185,16 +185,21 @@ class Stack:
 
     # -- daemon and fleet ----------------------------------------------------
 
-    def start_daemon(self, same_port=False):
-        """Starts the daemon on 127.0.0.1 and waits for its port line;
+    def start_daemon(self, server_options=None, same_port=False):
+        """Starts the daemon on 127.0.0.1 and waits for its port line.
+        `server_options`: more [server] keys of aggregatord.toml, e.g.
+        {"non_confirmable_notifications": "true"} (values as TOML text);
         `same_port` restarts it on the port of the previous start (the
         devices keep their aggregator address)."""
         if not (same_port and self.port):
             self.port = free_udp_port()
         config = os.path.join(self.state_dir, "aggregatord.toml")
+        extra = "".join(f"{k} = {v}\n"
+                        for k, v in (server_options or {}).items())
         with open(config, "w") as f:
             f.write(f'[store]\ndatabase = "{self.db_path}"\n'
-                    f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n')
+                    f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n'
+                    + extra)
         self.daemon_log = open(os.path.join(self.state_dir, "daemon.log"),
                                "a" if same_port else "w")
         self.daemon = subprocess.Popen([self.daemon_bin, "--config", config],
@@ -210,22 +215,33 @@ class Stack:
         self.log(f"aggregator: listening on 127.0.0.1:{self.port} "
                  f"(pid {self.daemon.pid}, database {self.db_path})")
 
-    def start_fleet(self, fleet_args, parts=1):
+    def start_fleet(self, fleet_args, parts=1, local_addresses=False,
+                    nice=0):
         """Starts `edgeadmm fleet-connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
         context per datagram, so one process per few thousand devices);
-        their logs are fleet.log, fleet-1.log, ..."""
+        their logs are fleet.log, fleet-1.log, ... With local_addresses,
+        part I's devices connect from 127.0.0.(2+I) (`--local-address`):
+        every device has its own UDP socket, and one source address has only
+        the ephemeral port range (28,232 ports) towards the daemon. `nice`
+        lowers the fleets' CPU priority: on a shared machine the one daemon
+        (the system under test) would otherwise get 1/(K+1) of the CPU the
+        simulated devices leave, while real devices bring their own."""
         for part in range(parts):
             argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
                     str(self.port), "--psk-dir", self.psk_dir] + list(
                         fleet_args)
+            if local_addresses:
+                argv += ["--local-address", f"127.0.0.{2 + part}"]
             suffix = ""
             if parts > 1:
                 argv += ["--part", f"{part}/{parts}"]
                 suffix = f"-{part}" if part else ""
             log = open(os.path.join(self.state_dir, f"fleet{suffix}.log"), "w")
-            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT,
+                preexec_fn=(lambda: os.nice(nice)) if nice else None)
             log.close()
             with open(os.path.join(self.state_dir, f"fleet{suffix}.pid"),
                       "w") as f:

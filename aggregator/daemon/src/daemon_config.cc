@@ -25,6 +25,16 @@ Status ReadInt(const toml::table& root, std::string_view key, int64_t low,
   return Status::Ok();
 }
 
+Status ReadBool(const toml::table& root, std::string_view key, bool& out,
+                std::string* error) {
+  const auto node = root.at_path(key);
+  if (!node) return Status::Ok();
+  const std::optional<bool> v = node.value_exact<bool>();
+  if (!v) return Invalid(error, std::string(key) + ": must be true or false");
+  out = *v;
+  return Status::Ok();
+}
+
 Status ReadString(const toml::table& root, std::string_view key,
                   std::string& out, std::string* error) {
   const auto node = root.at_path(key);
@@ -60,6 +70,8 @@ Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
       ReadInt(root, "server.io_batch_reads", 0, 4096, batch, error));
   EDGEADMM_TRY(ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30,
                        rcvbuf, error));
+  EDGEADMM_TRY(ReadBool(root, "server.non_confirmable_notifications",
+                        c.server.non_confirmable_notifications, error));
   c.server.port = static_cast<uint16_t>(port);
   c.server.receive_buffer_bytes = static_cast<unsigned>(rcvbuf);
   c.server.io_batch_reads = static_cast<unsigned>(batch);

@@ -1,7 +1,11 @@
 #include "edgeadmm/fleet/daemon_fleet.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,6 +24,7 @@
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
+#include "edgeadmm/posix/local_port_pool.h"
 #include "edgeadmm/registry/hex.h"
 
 namespace edgeadmm::fleet {
@@ -50,6 +55,30 @@ Result<std::vector<std::string>> ListIds(const std::string& dir) {
   closedir(d);
   std::sort(ids.begin(), ids.end());
   return ids;
+}
+
+// True if a UDP socket can bind to the numeric address `host` (port 0):
+// checked once, so a typo does not fail every device's session later.
+bool IsLocalAddress(const std::string& host) {
+  sockaddr_storage storage{};
+  socklen_t size = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+  if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    size = sizeof(*v4);
+  } else if (inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    size = sizeof(*v6);
+  } else {
+    return false;
+  }
+  const int fd = socket(storage.ss_family, SOCK_DGRAM, 0);
+  if (fd < 0) return false;
+  const bool bound =
+      bind(fd, reinterpret_cast<const sockaddr*>(&storage), size) == 0;
+  close(fd);
+  return bound;
 }
 
 Result<std::vector<uint8_t>> ReadKey(const std::string& path) {
@@ -112,6 +141,15 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   if (config.part >= ids->size()) {
     return fail(Status::InvalidArgument(), "no device in this part");
   }
+  // Declared before the devices: their transports hold ports of it.
+  std::unique_ptr<posix::LocalPortPool> local_ports;
+  if (!config.local_address.empty()) {
+    if (!IsLocalAddress(config.local_address)) {
+      return fail(Status::InvalidArgument(),
+                  "cannot bind to local address " + config.local_address);
+    }
+    local_ports = std::make_unique<posix::LocalPortPool>(config.local_address);
+  }
   std::string load_error;
   DatasetSource source;
   source.path = config.data_path;
@@ -155,6 +193,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
         reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
     d->link.ack_timeout_ms = config.ack_timeout_ms;
     d->link.silence_timeout_ms = config.silence_timeout_ms;
+    d->link.local_ports = local_ports.get();
     d->transport = std::make_unique<posix::CoapDtlsTransport>(context, d->link);
     if (!OpenStorage(config, *d).ok()) {
       return fail(Status::Unavailable(), "cannot open state of " + d->id);

@@ -345,10 +345,15 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       {wire::kStatusPath, COAP_REQUEST_GET, &CoapCallbacks::GetStatus},
   };
   for (const ResourceSpec& spec : specs) {
-    coap_resource_t* r = coap_resource_init(coap_make_str_const(spec.path), 0);
+    const bool task = spec.handler == &CoapCallbacks::GetTask;
+    const int flags = task && options.non_confirmable_notifications
+                          ? COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS
+                          : 0;
+    coap_resource_t* r =
+        coap_resource_init(coap_make_str_const(spec.path), flags);
     coap_register_handler(r, spec.method, spec.handler);
     coap_add_resource(impl.context, r);
-    if (spec.handler == &CoapCallbacks::GetTask) {
+    if (task) {
       coap_resource_set_get_observable(r, 1);
       impl.task = r;
     }

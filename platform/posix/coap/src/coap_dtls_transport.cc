@@ -103,13 +103,21 @@ CoapDtlsTransport::~CoapDtlsTransport() { Close(); }
 void CoapDtlsTransport::Close() {
   request_ = Slot{};
   observe_ = Slot{};
+  ReleaseSession();
+  handshake_done_ = false;
+  session_failed_ = false;
+}
+
+void CoapDtlsTransport::ReleaseSession() {
   if (session_ != nullptr) {
     coap_session_set_app_data(session_, nullptr);
     coap_session_release(session_);
     session_ = nullptr;
   }
-  handshake_done_ = false;
-  session_failed_ = false;
+  if (local_port_ != 0) {
+    config_.local_ports->Release(local_port_);
+    local_port_ = 0;
+  }
 }
 
 Status CoapDtlsTransport::EnsureSession() {
@@ -125,9 +133,7 @@ Status CoapDtlsTransport::EnsureSession() {
         Complete(*slot, ended);
       }
     }
-    coap_session_set_app_data(session_, nullptr);
-    coap_session_release(session_);
-    session_ = nullptr;
+    ReleaseSession();
   }
   handshake_done_ = false;
   session_failed_ = false;
@@ -148,9 +154,24 @@ Status CoapDtlsTransport::EnsureSession() {
   setup.psk_info.identity.length = identity_length;
   setup.psk_info.key.s = reinterpret_cast<const uint8_t*>(config_.key.data());
   setup.psk_info.key.length = config_.key.size();
-  session_ = coap_new_client_session_psk2(context_.raw(), nullptr, &server,
+  coap_address_t local;
+  const coap_address_t* local_if = nullptr;
+  if (config_.local_ports != nullptr) {
+    local_port_ = config_.local_ports->Acquire();
+    if (local_port_ == 0) return Status::ResourceExhausted();
+    if (!ParseAddress(config_.local_ports->address(), local_port_, local) ||
+        local.addr.sa.sa_family != server.addr.sa.sa_family) {
+      ReleaseSession();
+      return Status::InvalidArgument();
+    }
+    local_if = &local;
+  }
+  session_ = coap_new_client_session_psk2(context_.raw(), local_if, &server,
                                           COAP_PROTO_DTLS, &setup);
-  if (session_ == nullptr) return Status::Unavailable();
+  if (session_ == nullptr) {
+    ReleaseSession();  // the pool port
+    return Status::Unavailable();
+  }
   coap_session_set_app_data(session_, this);
   handshake_started_ms_ = MonotonicMs();
   last_heard_ms_ = 0;

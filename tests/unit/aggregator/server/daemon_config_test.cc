@@ -11,9 +11,11 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->database, "/var/lib/edgeadmm/aggregator.db");
   EXPECT_EQ(empty->server.port, 5684);
+  EXPECT_FALSE(empty->server.non_confirmable_notifications);
   auto c = ParseDaemonConfig(
       "[store]\ndatabase = \"/tmp/a.db\"\n[server]\naddress = \"127.0.0.1\"\n"
-      "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n",
+      "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
+      "non_confirmable_notifications = true\n",
       &error);
   ASSERT_TRUE(c.ok()) << error;
   EXPECT_EQ(c->database, "/tmp/a.db");
@@ -21,6 +23,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.port, 6000);
   EXPECT_EQ(c->server.session_timeout_seconds, 5u);
   EXPECT_EQ(c->server.max_sessions, 100u);
+  EXPECT_TRUE(c->server.non_confirmable_notifications);
 }
 
 TEST(DaemonConfigTest, BadValuesAreNamed) {
@@ -30,6 +33,8 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\nsession_timeout_seconds = 0\n",
        "server.session_timeout_seconds"},
       {"[store]\ndatabase = \"\"\n", "store.database: must be a non-empty"},
+      {"[server]\nnon_confirmable_notifications = 1\n",
+       "server.non_confirmable_notifications: must be true or false"},
       {"[server\n", "TOML syntax error at line 1"},
   };
   for (const auto& [text, expected] : kBad) {

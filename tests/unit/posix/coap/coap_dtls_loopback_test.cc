@@ -112,6 +112,45 @@ TEST_F(CoapDtlsLoopbackTest, GetOverDtlsPsk) {
   EXPECT_EQ(server_.identities().size(), 1u);
 }
 
+// With a LocalPortPool (fleet-connect --local-address) the sessions come
+// from the pool's address, each from the port it handed out: the server sees
+// 127.0.0.3 (any 127/8 address is loopback on Linux), not 127.0.0.1, and
+// two transports of one pool distinct ports. A closed session gives its port
+// back, and a new session from that address handshakes again.
+TEST_F(CoapDtlsLoopbackTest, SessionsBindToTheLocalPortPool) {
+  // Two ports below the kernel's ephemeral range, so nothing else holds them.
+  LocalPortPool pool("127.0.0.3", 20517, 20518);
+  CoapDtlsConfig config = Config(kKey);
+  config.local_ports = &pool;
+  CoapDtlsTransport first(context_, config);
+  CoapDtlsTransport second(context_, config);
+  std::vector<uint8_t> body(256);
+  ASSERT_EQ(Exchange(first, CoapMethod::kGet, "v1/ping", {}, body).status,
+            Status::Ok());
+  ASSERT_EQ(Exchange(second, CoapMethod::kGet, "v1/ping", {}, body).status,
+            Status::Ok());
+  ASSERT_EQ(server_.peers().size(), 2u);
+  EXPECT_EQ(server_.peers()[0], "127.0.0.3:20517");
+  EXPECT_EQ(server_.peers()[1], "127.0.0.3:20518");
+  EXPECT_EQ(pool.held(), 2u);
+
+  // Every port held: a third session cannot start (and takes none).
+  CoapDtlsTransport third(context_, config);
+  const TransportRequest ping{CoapMethod::kGet, "v1/ping", 0, {}};
+  EXPECT_EQ(third.StartRequest(ping, Buffer(body)),
+            Status::ResourceExhausted());
+  EXPECT_EQ(pool.held(), 2u);
+
+  first.Close();
+  EXPECT_EQ(pool.held(), 1u);
+  const TransportResult r =
+      Exchange(third, CoapMethod::kGet, "v1/ping", {}, body);
+  ASSERT_EQ(r.status, Status::Ok()) << r.status.str();
+  EXPECT_EQ(r.code, kContent);
+  ASSERT_EQ(server_.peers().size(), 3u);
+  EXPECT_EQ(server_.peers()[2], "127.0.0.3:20517");
+}
+
 // The handshake deadline applies to the handshake only: an exchange started
 // on an established session long after handshake_timeout_ms must not fail.
 // (libcoap 4.3.1's Mbed TLS backend does not report COAP_EVENT_DTLS_CONNECTED

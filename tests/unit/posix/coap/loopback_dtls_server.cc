@@ -1,5 +1,7 @@
 #include "loopback_dtls_server.h"
 
+#include <arpa/inet.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -44,12 +46,27 @@ std::pair<const uint8_t*, size_t> Body(const coap_pdu_t* request) {
   return {data, length};
 }
 
+// "ADDRESS:PORT" of an IPv4 or IPv6 peer.
+std::string PeerText(const coap_address_t* peer) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  uint16_t port = 0;
+  if (peer->addr.sa.sa_family == AF_INET) {
+    inet_ntop(AF_INET, &peer->addr.sin.sin_addr, text, sizeof(text));
+    port = ntohs(peer->addr.sin.sin_port);
+  } else if (peer->addr.sa.sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &peer->addr.sin6.sin6_addr, text, sizeof(text));
+    port = ntohs(peer->addr.sin6.sin6_port);
+  }
+  return std::string(text) + ":" + std::to_string(port);
+}
+
 const coap_bin_const_t* CheckIdentity(coap_bin_const_t* identity,
-                                      coap_session_t* /*session*/, void* arg) {
+                                      coap_session_t* session, void* arg) {
   State& state = *static_cast<State*>(arg);
   const std::string offered(reinterpret_cast<const char*>(identity->s),
                             identity->length);
   state.identities.push_back(offered);
+  state.peers.push_back(PeerText(coap_session_get_addr_remote(session)));
   return offered == state.identity ? &state.key_bin : &state.default_key_bin;
 }
 

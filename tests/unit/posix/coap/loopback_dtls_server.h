@@ -39,6 +39,8 @@ class LoopbackDtlsServer {
   const std::vector<std::string>& identities() const {
     return state_.identities;
   }
+  // The source address ("127.0.0.3:40001") of each of those handshakes.
+  const std::vector<std::string>& peers() const { return state_.peers; }
   const std::vector<uint8_t>& blob() const { return state_.blob; }
   // Block1 datagrams received on v1/blob (the final one included).
   size_t blob_blocks() const { return state_.blob_blocks; }
@@ -51,6 +53,7 @@ class LoopbackDtlsServer {
     coap_bin_const_t key_bin{};
     coap_bin_const_t default_key_bin{};
     std::vector<std::string> identities;
+    std::vector<std::string> peers;
     std::vector<uint8_t> blob;
     size_t blob_blocks = 0;
   };

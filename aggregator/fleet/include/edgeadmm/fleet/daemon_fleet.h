@@ -21,6 +21,12 @@ namespace edgeadmm::fleet {
 struct DaemonFleetConfig {
   std::string host = "127.0.0.1";  // numeric loopback address
   uint16_t port = 5684;
+  // Numeric source address of every device session (e.g. 127.0.0.2), each
+  // session on its own port of it (posix::LocalPortPool); empty: the kernel
+  // picks. A source address has only the ephemeral port range (28,232 by
+  // default) towards one server, and every device has its own socket, so
+  // fleet processes that together run more devices use one address each.
+  std::string local_address;
   // One file per device, named after its id, holding the hex PSK
   // (`edgeadmm devices add ID --psk-file DIR/ID`). Devices are the files in
   // sorted order; device i gets the i-th shard of the data.
@@ -83,7 +89,8 @@ struct DaemonFleetReport {
 
 // Runs the devices until every one has seen the end of the job (ROLE_DONE)
 // or `*stop` becomes non-zero (a signal). INVALID_ARGUMENT for a bad config
-// (part >= parts, no device in the part, start_per_second < 0) or more
+// (part >= parts, no device in the part, start_per_second < 0, a
+// local_address this host cannot bind) or more
 // devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
 // files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.
 // A progress line goes to `progress` (may be null) every `progress_seconds`.

@@ -45,6 +45,19 @@ struct ServerOptions {
   // confirmable notifications end observations (libcoap gives up after one
   // failed notification). 0: unchanged.
   unsigned receive_buffer_bytes = 8u << 20;
+  // Every v1/task notification non-confirmable (libcoap's
+  // COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS). By default libcoap sends every
+  // fifth notification of an observer confirmable, and since all devices
+  // observe the task from the start, the fifth round change is confirmable
+  // for all of them at once: libcoap 4.3.1 inserts each into one
+  // retransmission queue ordered by time (a walk of the queue per insert)
+  // and scans the whole observer list for each ACK, so with 32,561 devices
+  // that round start was O(n^2) and the daemon fell behind for good (full
+  // receive queue, retransmissions, re-handshakes). The cost: a lost
+  // notification is not retransmitted (the device re-registers after its
+  // task_refresh_ms), and observers that vanished are not detected by a
+  // failed notification (their sessions stay until the daemon restarts).
+  bool non_confirmable_notifications = false;
 };
 
 class CoapServer {

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "edgeadmm/posix/coap_client_context.h"
+#include "edgeadmm/posix/local_port_pool.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/transport.h"
@@ -52,6 +53,10 @@ struct CoapDtlsConfig {
   // server (a response, a Block1 Continue, a notification) counts, so a slow
   // transfer that makes progress is not cut. 0: wait for the retransmissions.
   uint32_t silence_timeout_ms = 10000;
+  // Source address and port of each session, from a pool shared by the
+  // process's transports (fleet-connect --local-address); null: the kernel
+  // picks both. Must outlive the transport.
+  LocalPortPool* local_ports = nullptr;
 };
 
 class CoapDtlsTransport final : public Transport {
@@ -114,6 +119,8 @@ class CoapDtlsTransport final : public Transport {
   };
 
   Status EnsureSession();
+  // Releases the libcoap session (and its pool port), if any.
+  void ReleaseSession();
   // True once the DTLS handshake completed (event or session state).
   bool HandshakeDone();
   // Fails open exchanges whose handshake exceeded handshake_timeout_ms, or
@@ -139,6 +146,7 @@ class CoapDtlsTransport final : public Transport {
   CoapClientContext& context_;
   CoapDtlsConfig config_;
   coap_session_t* session_ = nullptr;
+  uint16_t local_port_ = 0;  // from config_.local_ports; 0: none held
   bool handshake_done_ = false;
   bool ever_connected_ = false;
   bool session_failed_ = false;
