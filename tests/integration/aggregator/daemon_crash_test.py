@@ -25,8 +25,9 @@ transport's silence timeout when an exchange was in flight (docs/device.md,
 "Restarted aggregator"). The fleet runs with a 2 s refresh so that twenty
 restarts take about a minute. With every device back within seconds a
 round commits as soon as its cohort uploaded (tens of milliseconds on
-loopback), so between two kills (a commit, then up to 0.6 s) 1 to 30
-rounds pass: the job has 400 rounds so that it outlasts the kills; the rest
+loopback), so between two kills (a commit, then up to 0.3 s) 1 to ~20
+rounds pass (one run with 400 rounds and up to 0.6 s ended after 19
+kills): the job has 800 rounds so that it outlasts the kills; the rest
 commit in seconds.
 """
 
@@ -167,11 +168,11 @@ def check_invariants(snap, previous, kill):
           f"{np.max(np.abs(snap.server_state - snap.expected_state)):.3g}")
 
 
-def lost_rounds(db_path):
-    db = sqlite3.connect(db_path)
+def count_rounds(db_path, state):
+    db = sqlite3.connect(db_path, timeout=10)
     try:
-        return db.execute("SELECT count(*) FROM rounds WHERE state = 'lost'"
-                          ).fetchone()[0]
+        return db.execute("SELECT count(*) FROM rounds WHERE state = ?",
+                          (state,)).fetchone()[0]
     finally:
         db.close()
 
@@ -182,7 +183,7 @@ def main(argv):
     p.add_argument("--work-dir", required=True)
     p.add_argument("--kills", type=int, default=20)
     p.add_argument("--devices", type=int, default=24)
-    p.add_argument("--rounds", type=int, default=400)
+    p.add_argument("--rounds", type=int, default=800)
     p.add_argument("--task-refresh-ms", type=int, default=2000)
     p.add_argument("--seed", type=int, default=None,
                    help="kill schedule seed (default: random, printed)")
@@ -212,24 +213,24 @@ def main(argv):
         while kills < a.kills and time.monotonic() < deadline:
             # Let the fleet train: wait for a new committed round, then a
             # random instant (mid-round, mid-commit, between rounds).
-            start_rounds = len(stack.rounds(JOB))
-            while (len(stack.rounds(JOB)) == start_rounds
+            start_rounds = count_rounds(stack.db_path, "committed")
+            while (count_rounds(stack.db_path, "committed") == start_rounds
                    and time.monotonic() < deadline):
                 if stack.job_state(JOB) != "running":
                     break
                 time.sleep(0.05)
             if stack.job_state(JOB) != "running":
                 break
-            time.sleep(rng.uniform(0.0, 0.6))
+            time.sleep(rng.uniform(0.0, 0.3))
             stack.daemon.send_signal(signal.SIGKILL)
             stack.daemon.wait()
             kills += 1
             snap = Snapshot(stack.db_path, JOB)
             check_invariants(snap, previous, kills)
-            lost_before = lost_rounds(stack.db_path)
+            lost_before = count_rounds(stack.db_path, 'lost')
             stack.start_daemon(same_port=True)
             time.sleep(0.2)  # the restart marks the open round lost
-            lost_after = lost_rounds(stack.db_path)
+            lost_after = count_rounds(stack.db_path, 'lost')
             check(lost_after - lost_before <= 1,
                   f"restart after kill {kills} lost "
                   f"{lost_after - lost_before} rounds")
