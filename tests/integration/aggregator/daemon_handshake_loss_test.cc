@@ -6,7 +6,6 @@
 // device of integration_device_loss_test unable to connect for a minute at a
 // time (the daemon's idle session timeout), round after round.
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <memory>
@@ -50,8 +49,8 @@ class DaemonHandshakeLossTest : public ::testing::Test {
     // The default idle session timeout (60 s): without the fix the stale
     // handshake lives that long.
     args_ = testing::DaemonArgs(t_.dir(), t_.path());
-    daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
-                                                       args_);
+    daemon_ =
+        std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH, args_);
     ASSERT_TRUE(daemon_->started());
     relay_ = std::make_unique<testing::UdpRelay>(
         static_cast<uint16_t>(daemon_->port()));
@@ -92,6 +91,30 @@ class DaemonHandshakeLossTest : public ::testing::Test {
     return limit_ms;
   }
 
+  // Observes v1/task and waits up to 8 s for the first notification.
+  TransportResult FirstTaskNotification() {
+    TransportResult result;
+    result.status = Status::DeadlineExceeded();
+    EXPECT_TRUE(
+        transport_
+            ->StartObserve(wire::kTaskPath, ByteSpan(body_, sizeof(body_)))
+            .ok());
+    const uint64_t start = NowMs();
+    while (!transport_->TakeNotification(result) && NowMs() - start < 8000) {
+      transport_->Poll(20).status().IgnoreError();
+    }
+    return result;
+  }
+
+  // SIGKILLs the daemon and starts a new one on the same port and database:
+  // it knows none of the sessions the device holds.
+  void RestartDaemon() {
+    daemon_->Kill();
+    daemon_ =
+        std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH, args_);
+    ASSERT_TRUE(daemon_->started());
+  }
+
   testing::TempDatabase t_;
   std::vector<uint8_t> key_;
   std::vector<std::string> args_;
@@ -103,7 +126,8 @@ class DaemonHandshakeLossTest : public ::testing::Test {
   std::byte body_[4096];
 };
 
-TEST_F(DaemonHandshakeLossTest, LostKeyExchangeFlightDoesNotBlockNextHandshake) {
+TEST_F(DaemonHandshakeLossTest,
+       LostKeyExchangeFlightDoesNotBlockNextHandshake) {
   // Datagrams to the server: 1 ClientHello, 2 ClientHello with the cookie,
   // 3 ClientKeyExchange + ChangeCipherSpec + Finished, 4..6 the same flight
   // retransmitted after 1 s as three records. Losing 3..6 leaves the daemon
@@ -146,15 +170,7 @@ TEST_F(DaemonHandshakeLossTest, NewSessionAfterTheCloseNotifyWasLost) {
   // The same, but the close_notify alert is lost (or the device lost power
   // and never sent one): the daemon still holds the old, established
   // session, with an observer. The new ClientHello must replace it.
-  ASSERT_TRUE(transport_->StartObserve(wire::kTaskPath,
-                                       ByteSpan(body_, sizeof(body_)))
-                  .ok());
-  TransportResult first;
-  const uint64_t start = NowMs();
-  while (!transport_->TakeNotification(first) && NowMs() - start < 8000) {
-    transport_->Poll(20).status().IgnoreError();
-  }
-  ASSERT_TRUE(first.status.ok());
+  ASSERT_TRUE(FirstTaskNotification().status.ok());
   relay_->DropExactly({1}, {});  // from now on: the alert
   transport_->Close();
   const uint64_t ms = MsUntilConnected(25000);
@@ -170,10 +186,8 @@ TEST_F(DaemonHandshakeLossTest, DeviceHandshakesAgainWhenTheDaemonForgotIt) {
   link_.max_retransmit = 1;
   transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
   ASSERT_TRUE(GetTask().ok());
-  daemon_->Kill();
-  daemon_ = std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH,
-                                                     args_);
-  ASSERT_TRUE(daemon_->started());
+  RestartDaemon();
+  if (HasFatalFailure()) return;
   EXPECT_EQ(GetTask(), Status::DeadlineExceeded());
   const uint64_t ms = MsUntilConnected(25000);
   EXPECT_LT(ms, 15000u) << "the device kept its dead session";
@@ -191,16 +205,9 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   transport_ = std::make_unique<posix::CoapDtlsTransport>(context_, link_);
   // An answered observation that stays quiet is not silence: nothing is
   // waiting for an answer.
-  ASSERT_TRUE(
-      transport_->StartObserve(wire::kTaskPath, ByteSpan(body_, sizeof(body_)))
-          .ok());
-  TransportResult result;
-  uint64_t start = NowMs();
-  while (!transport_->TakeNotification(result) && NowMs() - start < 8000) {
-    transport_->Poll(20).status().IgnoreError();
-  }
+  TransportResult result = FirstTaskNotification();
   ASSERT_TRUE(result.status.ok());
-  start = NowMs();
+  uint64_t start = NowMs();
   while (NowMs() - start < 4000) {
     transport_->Poll(20).status().IgnoreError();
     EXPECT_FALSE(transport_->TakeNotification(result));
@@ -208,10 +215,8 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   EXPECT_TRUE(transport_->connected());
   transport_->StopObserve();
 
-  daemon_->Kill();
-  daemon_ =
-      std::make_unique<testing::DaemonProcess>(EDGEADMM_DAEMON_PATH, args_);
-  ASSERT_TRUE(daemon_->started());
+  RestartDaemon();
+  if (HasFatalFailure()) return;
   TransportRequest request;
   request.method = CoapMethod::kGet;
   request.path = wire::kTaskPath;
