@@ -348,11 +348,15 @@ class Stack:
             if self.daemon is not None and self.daemon.poll() is not None:
                 raise StackError(f"the daemon exited ({self.daemon.returncode})"
                                  "; see daemon.log")
-            for fleet in self.fleets:
-                if fleet.poll() is not None:
-                    raise StackError(f"a fleet process exited "
-                                     f"({fleet.returncode}) with the job "
-                                     f"{state}; see fleet*.log")
+            exited = [f for f in self.fleets if f.poll() is not None]
+            if exited:
+                # A fleet stops when it sees the job finished, which may
+                # have happened after `state` was read: read it again.
+                if self.job_state(name) in FINISHED_STATES:
+                    continue
+                raise StackError(f"a fleet process exited "
+                                 f"({exited[0].returncode}) with the job "
+                                 f"{state}; see fleet*.log")
             if time.monotonic() > deadline:
                 raise StackError(f"job {name} still {state} after "
                                  f"{timeout_seconds} s")
