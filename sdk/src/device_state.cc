@@ -11,7 +11,24 @@ namespace edgeadmm {
 namespace {
 
 constexpr size_t kOrderCount = DevicePrivacyLedger::kOrderCount;
-constexpr uint8_t kLastAlgorithm = static_cast<uint8_t>(AlgorithmKind::kDpSgd);
+// Format 1 stored the algorithm as 0..3 in this order.
+constexpr AlgorithmKind kFormat1Algorithms[] = {
+    AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
+    AlgorithmKind::kPenaltyPerturbation, AlgorithmKind::kDpSgd};
+
+// The algorithm byte of a blob of `version`; false if out of range.
+bool DecodeAlgorithm(uint64_t version, uint64_t byte, AlgorithmKind& out) {
+  if (version == 1) {
+    if (byte >= sizeof(kFormat1Algorithms) / sizeof(kFormat1Algorithms[0])) {
+      return false;
+    }
+    out = kFormat1Algorithms[byte];
+    return true;
+  }
+  if (!IsAlgorithmKind(static_cast<uint32_t>(byte))) return false;
+  out = static_cast<AlgorithmKind>(byte);
+  return true;
+}
 
 // Little-endian writer over a buffer whose size was checked by the caller.
 class BlobWriter {
@@ -86,7 +103,7 @@ StatusWithSize SerializeDeviceState(const DeviceState& state, ByteSpan out) {
   const size_t secondary_dim = state.secondary.size();
   if (primary_dim > EDGEADMM_CFG_MAX_FEATURES ||
       secondary_dim > EDGEADMM_CFG_MAX_FEATURES ||
-      static_cast<uint8_t>(state.algorithm) > kLastAlgorithm ||
+      !IsAlgorithmKind(static_cast<uint8_t>(state.algorithm)) ||
       !AllFinite(state.primary) || !AllFinite(state.secondary)) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
@@ -154,10 +171,14 @@ Status ParseBlob(ConstByteSpan in, ParsedBlob& parsed) {
   for (const char c : kDeviceStateMagic) {
     if (r.Get(1) != static_cast<uint8_t>(c)) return Status::DataLoss();
   }
-  if (r.Get(2) != kDeviceStateFormatVersion) return Status::DataLoss();
-  const uint64_t algorithm = r.Get(1);
-  if (algorithm > kLastAlgorithm || r.Get(1) != 0) return Status::DataLoss();
-  parsed.info.algorithm = static_cast<AlgorithmKind>(algorithm);
+  const uint64_t version = r.Get(2);
+  if (version != 1 && version != kDeviceStateFormatVersion) {
+    return Status::DataLoss();
+  }
+  if (!DecodeAlgorithm(version, r.Get(1), parsed.info.algorithm) ||
+      r.Get(1) != 0) {
+    return Status::DataLoss();
+  }
   parsed.info.job_id = r.Get(8);
   parsed.last_round = r.Get(8);
   parsed.local_iteration = static_cast<uint32_t>(r.Get(4));

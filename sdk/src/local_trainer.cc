@@ -31,8 +31,7 @@ Status LocalTrainer::BeginInit(Workspace& ws, const DatasetView& data,
                                const TrainerConfig& config) {
   if (config.entropy == nullptr || !IsPositive(config.epsilon_budget) ||
       !IsPositive(config.delta) || config.delta >= 1 ||
-      static_cast<uint8_t>(config.algorithm) >
-          static_cast<uint8_t>(AlgorithmKind::kDpSgd)) {
+      !IsAlgorithmKind(static_cast<uint8_t>(config.algorithm))) {
     return Status::InvalidArgument();
   }
   EDGEADMM_TRY(config.loss.Validate());

@@ -8,7 +8,11 @@ newlib reentrant forms and _sbrk, C++ operator new/delete (any overload),
 __cxa_* exception functions, a personality routine, _Unwind_* or a typeinfo
 object/name (_ZTI*, _ZTS*).
 
-usage: link_check.py (--elf ELF [--nm NM] | --nm-output FILE)
+With --expect SYMBOL (repeatable) the check inverts: it passes only if the
+forbidden symbols found are exactly the expected ones, which is how the test
+suite proves that the check detects them (a crash or a missing listing fails).
+
+usage: link_check.py (--elf ELF [--nm NM] | --nm-output FILE) [--expect SYM]...
 """
 import argparse
 import re
@@ -35,6 +39,8 @@ def main():
     parser.add_argument("--elf")
     parser.add_argument("--nm", default="arm-none-eabi-nm")
     parser.add_argument("--nm-output")
+    parser.add_argument("--expect", action="append", default=[],
+                        help="a forbidden symbol the listing must contain")
     args = parser.parse_args()
     if args.nm_output:
         with open(args.nm_output) as f:
@@ -47,9 +53,17 @@ def main():
     for symbol in symbols:
         for pattern, what in FORBIDDEN:
             if re.search(pattern, symbol):
-                found.append(f"{symbol} ({what})")
+                found.append((symbol, what))
                 break
     print(f"link_check: {len(symbols)} symbols in {args.elf or args.nm_output}")
+    if args.expect:
+        names = sorted({symbol for symbol, _ in found})
+        if names != sorted(set(args.expect)):
+            sys.exit(f"link_check: expected forbidden symbols {sorted(set(args.expect))}, "
+                     f"found {names}")
+        print(f"link_check: detected the {len(names)} expected forbidden symbols")
+        return
+    found = [f"{symbol} ({what})" for symbol, what in found]
     if found:
         sys.exit("link_check: forbidden symbols:\n  " + "\n  ".join(sorted(set(found))))
     print("link_check: no heap, exception or RTTI symbols")

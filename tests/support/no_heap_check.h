@@ -16,7 +16,9 @@
 //   EXPECT_EQ(violations, 0u) << LastHeapViolation();
 //
 // Under sanitizers (which own malloc) the interposer is compiled out;
-// NoHeapCheckEnabled() then returns false and nothing is counted.
+// NoHeapCheckEnabled() then returns false and nothing is counted. Tests start
+// with EDGEADMM_REQUIRE_NO_HEAP_CHECK(): it skips them there, and fails them
+// in any build without a sanitizer whose interposer is off.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +27,22 @@ namespace edgeadmm {
 
 // Whether allocations are being intercepted in this build.
 bool NoHeapCheckEnabled();
+
+// Set by CMake for every build without a sanitizer.
+#ifndef EDGEADMM_NO_HEAP_CHECK_REQUIRED
+#define EDGEADMM_NO_HEAP_CHECK_REQUIRED 0
+#endif
+
+// For the first line of a GoogleTest body or SetUp (see the file comment).
+#define EDGEADMM_REQUIRE_NO_HEAP_CHECK()                                    \
+  do {                                                                      \
+    if (!::edgeadmm::NoHeapCheckEnabled()) {                                \
+      if (EDGEADMM_NO_HEAP_CHECK_REQUIRED) {                                \
+        FAIL() << "the no-heap interposer is off in a build that needs it"; \
+      }                                                                     \
+      GTEST_SKIP() << "interposer off (sanitizer build)";                   \
+    }                                                                       \
+  } while (0)
 
 // Allocations seen inside NoHeapScopes (all threads) since program start.
 size_t TotalHeapViolations();

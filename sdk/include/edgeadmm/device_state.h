@@ -5,7 +5,8 @@
 //   offset  size  field
 //        0     4  magic "EADS"
 //        4     2  format version (kDeviceStateFormatVersion)
-//        6     1  algorithm (AlgorithmKind)
+//        6     1  algorithm (AlgorithmKind value; format 1 stored 0..3,
+//                 see kDeviceStateFormatVersion)
 //        7     1  reserved, 0
 //        8     8  job_id
 //       16     8  last_round
@@ -24,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "edgeadmm/algorithm.h"
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
@@ -31,13 +33,6 @@
 #include "edgeadmm/status.h"
 
 namespace edgeadmm {
-
-enum class AlgorithmKind : uint8_t {
-  kProxAdmm = 0,             // paper 002
-  kLinearizedAdmm = 1,       // paper 004
-  kPenaltyPerturbation = 2,  // paper 001
-  kDpSgd = 3,
-};
 
 struct DeviceState {
   uint64_t job_id = 0;
@@ -55,7 +50,9 @@ struct DeviceState {
 };
 
 inline constexpr char kDeviceStateMagic[4] = {'E', 'A', 'D', 'S'};
-inline constexpr uint16_t kDeviceStateFormatVersion = 1;
+// Format 2 stores the AlgorithmKind value (the wire number); format 1 stored
+// 0 prox-admm, 1 dp-admm, 2 penalty perturbation, 3 dp-sgd and still loads.
+inline constexpr uint16_t kDeviceStateFormatVersion = 2;
 inline constexpr size_t kDeviceStateHeaderBytes = 48;
 
 // Bytes of a blob whose primary and secondary hold `primary_dim` and

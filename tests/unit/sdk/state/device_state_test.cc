@@ -166,7 +166,7 @@ TEST_F(DeviceStateBlobTest, ValidCrcButBadContentIsDataLoss) {
   // exponent of an RDP value (negative), a primary value made NaN.
   const size_t primary0 = 48 + 8 * DevicePrivacyLedger::kOrderCount;
   const Patch patches[] = {{0, 'X'},
-                           {4, 2},
+                           {4, 3},
                            {6, 4},
                            {7, 1},
                            {44, 1},
@@ -184,6 +184,32 @@ TEST_F(DeviceStateBlobTest, ValidCrcButBadContentIsDataLoss) {
         << "offset " << p.offset;
   }
   EXPECT_TRUE(SameState(target_.state, snapshot_.state));
+}
+
+TEST_F(DeviceStateBlobTest, Format1BlobsStillLoad) {
+  // Format 1 numbered the algorithms 0..3 (prox-admm, dp-admm, penalty
+  // perturbation, dp-sgd): a device updated in the field keeps its state.
+  const struct {
+    uint8_t byte;
+    bool valid;
+    AlgorithmKind algorithm;
+  } cases[] = {{0, true, AlgorithmKind::kProxAdmm},
+               {1, true, AlgorithmKind::kLinearizedAdmm},
+               {2, true, AlgorithmKind::kPenaltyPerturbation},
+               {3, true, AlgorithmKind::kDpSgd},
+               {4, false, AlgorithmKind::kProxAdmm},
+               {5, false, AlgorithmKind::kProxAdmm}};
+  for (const auto& c : cases) {
+    std::byte copy[kBlobBytes];
+    std::memcpy(copy, blob_, size_);
+    copy[4] = std::byte{1};
+    copy[6] = std::byte{c.byte};
+    RewriteCrc(copy, size_);
+    const Result<DeviceStateInfo> info =
+        InspectDeviceState(ConstByteSpan(copy, size_));
+    ASSERT_EQ(info.ok(), c.valid) << "format 1 algorithm byte " << +c.byte;
+    if (c.valid) EXPECT_EQ(info->algorithm, c.algorithm) << +c.byte;
+  }
 }
 
 TEST_F(DeviceStateBlobTest, InspectReportsIdentityAndShape) {
@@ -237,7 +263,7 @@ TEST_F(DeviceStateBlobTest, FormatIsPinned) {
       static_cast<uint8_t>(DevicePrivacyLedger::kOrderCount);
   // clang-format off
   const uint8_t header[] = {
-      'E', 'A', 'D', 'S', 1, 0, 1, 0,                  // magic, v1, 004, 0
+      'E', 'A', 'D', 'S', 2, 0, 2, 0,                  // magic, v2, 004, 0
       0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,  // job_id
       41, 0, 0, 0, 0, 0, 0, 0,                         // last_round
       42, 0, 0, 0, 7, 0, 0, 0,                         // iteration, reseeds

@@ -15,7 +15,7 @@ namespace edgeadmm {
 namespace {
 
 TEST(NoHeapTest, NoiseLedgerAndStateNeverAllocate) {
-  if (!NoHeapCheckEnabled()) GTEST_SKIP() << "interposer off (sanitizers)";
+  EDGEADMM_REQUIRE_NO_HEAP_CHECK();
   constexpr size_t kDim = 123;
   static Real primary[kDim], secondary[kDim], restored[kDim], restored2[kDim];
   static std::byte blob[DeviceStateSerializedSize(kDim)];

@@ -20,7 +20,7 @@ constexpr size_t kRecords = 325;
 class NoHeapTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!NoHeapCheckEnabled()) GTEST_SKIP() << "interposer off (sanitizers)";
+    EDGEADMM_REQUIRE_NO_HEAP_CHECK();
     const char* dir = std::getenv("EDGEADMM_DATA");
     std::string error;
     auto loaded = ReadLibsvmFile(
