@@ -138,7 +138,7 @@ if(NOT TARGET nanopb::runtime)
   _edgeadmm_third_party_options(edgeadmm_nanopb)
 endif()
 
-# liblzma (platform/posix/dataio reads .xz data sets) for a from-source Linux
+# liblzma (dataio reads .xz data sets) for a from-source Linux
 # target: xz-utils' own CMake build, handed to the find_* results dataio uses.
 if(EDGEADMM_DEPS_FROM_SOURCE AND NOT EDGEADMM_BARE_METAL AND NOT TARGET liblzma)
   edgeadmm_debian_source(PACKAGE xz-utils OUT_DIR _xz_src)

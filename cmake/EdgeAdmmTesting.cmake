@@ -74,3 +74,10 @@ function(edgeadmm_add_all_subdirectories)
     endif()
   endforeach()
 endfunction()
+
+# Python tests that drive the real stack import tools/python/edgeadmm_stack.py:
+# put that folder on their PYTHONPATH.
+function(edgeadmm_python_test_env name)
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+    "PYTHONPATH=${PROJECT_SOURCE_DIR}/tools/python")
+endfunction()

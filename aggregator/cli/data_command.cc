@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cli_command.h"
-#include "data_options.h"
+#include "edgeadmm/dataio/data_options.h"
 #include "edgeadmm/dataio/dataset_source.h"
 
 namespace edgeadmm::cli {
@@ -32,7 +32,7 @@ void AddDataCommands(CLI::App& app) {
   AddDataOptions(encode, &options);
   encode->add_option("--output", output, "LIBSVM file to write")->required();
   encode->callback([] {
-    ResolveDataOptions(options, "data encode", &source.format,
+    ResolveDataOptions(options, "edgeadmm data encode", &source.format,
                        &source.normalization);
     std::string error;
     auto loaded = LoadDataset(source, &error);

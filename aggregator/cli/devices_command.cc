@@ -89,7 +89,7 @@ std::vector<std::string> IdsToAdd(const DevicesOptions& o) {
 
 // Enrolls every id in one transaction. With --psk-dir each PSK goes to
 // DIR/<id> (new files, mode 0600; the directory is created with mode 0700),
-// the layout `edgeadmm fleet-connect --psk-dir` reads. The files are written
+// the layout `edgeadmm-fleet connect --psk-dir` reads. The files are written
 // before the commit: if one cannot be written, nothing is enrolled and the
 // files already written are removed.
 void RunAdd(const DevicesOptions& o) {
@@ -187,7 +187,7 @@ void AddDevicesCommands(CLI::App& app) {
                   "(one id only)");
   add->add_option("--psk-dir", options->psk_dir,
                   "Write each PSK to DIR/<id> (new files, mode 0600), the "
-                  "layout fleet-connect reads");
+                  "layout edgeadmm-fleet connect reads");
   add->callback([options] { RunAdd(*options); });
 
   devices->add_subcommand("list", "List devices")->callback([options] {

@@ -1,6 +1,6 @@
 """Crash safety of the real daemon while a fleet trains (issue 5 must-show).
 
-`edgeadmm-aggregatord` serves a prox-admm job to `edgeadmm fleet-connect`
+`edgeadmm-aggregatord` serves a prox-admm job to `edgeadmm-fleet connect`
 devices over DTLS-PSK on loopback and is SIGKILLed at random instants, again
 and again, and restarted on the same port each time; the devices stay up and
 find their way back (stale uploads for a lost round are refused, the new
@@ -43,8 +43,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "repro"))
-import edgeadmm_stack as es  # noqa: E402
+import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 JOB = "crash"
 FAILURES = []

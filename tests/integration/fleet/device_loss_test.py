@@ -22,9 +22,7 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "repro"))
-import edgeadmm_stack as es  # noqa: E402
+import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 JOB = "loss-check"
 ROUNDS = 3

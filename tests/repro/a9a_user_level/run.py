@@ -3,7 +3,7 @@
 Every private number comes from the real stack: a fresh aggregator database
 with the devices enrolled in one transaction (`edgeadmm devices add --count`),
 a job whose noise the accountant plans (`privacy.target_epsilon`),
-`edgeadmm-aggregatord` on loopback and `edgeadmm fleet-connect` (one
+`edgeadmm-aggregatord` on loopback and `edgeadmm-fleet connect` (one
 DeviceClient per device over CoAP/DTLS-PSK); device i holds the i-th record
 of the training file and nothing else. The committed models are read from
 the database and evaluated on a9a.t.
@@ -36,8 +36,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-import edgeadmm_stack as es  # noqa: E402
+import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 MAJORITY = 0.7638  # a9a.t: 76.38% of the labels are -1
 DIM = 123
@@ -335,14 +334,14 @@ def parse_args(argv):
                    "--epsilons)")
     p.add_argument("--deadline", type=float, help="round deadline (s)")
     p.add_argument("--fleet-processes", type=int,
-                   help="fleet-connect processes (--part I/K)")
+                   help="edgeadmm-fleet connect processes (--part I/K)")
     p.add_argument("--start-rate", type=float,
                    help="device starts per second per fleet process")
     p.add_argument("--max-starting", type=int,
-                   help="fleet-connect --max-starting: devices per fleet "
+                   help="edgeadmm-fleet connect --max-starting: devices per fleet "
                    "process in their first handshake at a time (0: no limit)")
     p.add_argument("--task-refresh-ms", type=int,
-                   help="fleet-connect --task-refresh-ms: Observe "
+                   help="edgeadmm-fleet connect --task-refresh-ms: Observe "
                    "re-registration after this long without a notification "
                    "(each costs the daemon a scan of all observers)")
     p.add_argument("--fleet-nice", type=int, default=5,

@@ -21,9 +21,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))
-import edgeadmm_stack as es  # noqa: E402
+import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 ORDERS = np.concatenate([np.linspace(1.1, 10.9, 99), np.arange(11, 257)])
 

@@ -3,7 +3,7 @@
 For every seed: adult.data without '?' records (30,162) is permuted with
 numpy's default_rng(seed) and split into 162 pre-training / 21,000 training
 / 9,000 test records (paper 004 Table II), written as raw Adult CSV. The
-devices (`edgeadmm fleet-connect --format adult-csv --normalize unit`, 100
+devices (`edgeadmm-fleet connect --format adult-csv --normalize unit`, 100
 DeviceClients over DTLS-PSK, device i = training records [210 i, 210 i + 210))
 and the daemon's validator read those CSV files with the product's loader
 (105 one-hot/min-max features, every row scaled to norm 1 so ||∇ℓ|| <= 1);
@@ -48,8 +48,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import edgeadmm_stack as es  # noqa: E402
+import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 DIM = 105  # the product's Adult encoding (adult_csv_reader.h)
 N_DEVICES = 100

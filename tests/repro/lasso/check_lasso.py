@@ -4,7 +4,7 @@ Real stack (daemon + 1000 one-record devices over DTLS + the accountant),
 K = 10 rounds, one seed, the hyper-parameters of run.py's DEFAULTS:
 prox-admm and dp-sgd at ε = 0.3 and dp-sgd at ε = 10 (participation
 policy, δ = 1e-6), and prox-admm under trusted-aggregator at ε = 0.3
-(devices run `fleet-connect --allow-unaccounted-steps`). Asserts the direction of
+(devices run `edgeadmm-fleet connect --allow-unaccounted-steps`). Asserts the direction of
 the result:
   * at the smallest ε, private ADMM's test objective is below DP-SGD's
     (paper 002 Fig. 1: ADMM degrades far less in the high-privacy regime);
@@ -24,8 +24,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import run  # noqa: E402
+import run
 
 
 def main(argv):

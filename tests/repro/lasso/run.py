@@ -4,7 +4,7 @@ DP-SGD on synthetic Lasso (n = 1000 one-record devices, p = 64).
 Every reported number comes from the real stack: `edgeadmm` enrolls the
 devices and creates each job in a fresh SQLite database, the accountant
 plans the noise (`edgeadmm privacy plan`), `edgeadmm-aggregatord` serves the
-job over CoAP/DTLS-PSK on 127.0.0.1 and `edgeadmm fleet-connect --loss
+job over CoAP/DTLS-PSK on 127.0.0.1 and `edgeadmm-fleet connect --loss
 squared` runs the 1000 DeviceClients (one record each). The final released
 model z is read from the database and its Lasso objective
 (1/(2n))||Az − b||² + κ||z||₁ is computed on the held-out test set; the
@@ -49,10 +49,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import edgeadmm_stack as es  # noqa: E402
-import lasso_lib as ll  # noqa: E402
+import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import lasso_lib as ll
 
 N = 1000
 Q = 0.1

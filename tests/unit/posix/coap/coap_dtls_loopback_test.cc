@@ -112,7 +112,7 @@ TEST_F(CoapDtlsLoopbackTest, GetOverDtlsPsk) {
   EXPECT_EQ(server_.identities().size(), 1u);
 }
 
-// With a LocalPortPool (fleet-connect --local-address) the sessions come
+// With a LocalPortPool (edgeadmm-fleet connect --local-address) the sessions come
 // from the pool's address, each from the port it handed out: the server sees
 // 127.0.0.3 (any 127/8 address is loopback on Linux), not 127.0.0.1, and
 // two transports of one pool distinct ports. A closed session gives its port

@@ -1,4 +1,4 @@
-// Fake panic/log hooks (platform/fake): a panic can be caught, the log is
+// Fake panic/log hooks (testing): a panic can be caught, the log is
 // recorded. Portable; links edgeadmm::fake_hooks instead of the POSIX hooks.
 #include "edgeadmm/fake/fake_hooks.h"
 

@@ -1,4 +1,4 @@
-// MemoryStorage (platform/fake): the Storage contract on caller memory.
+// MemoryStorage (testing): the Storage contract on caller memory.
 // Portable.
 #include "edgeadmm/fake/memory_storage.h"
 

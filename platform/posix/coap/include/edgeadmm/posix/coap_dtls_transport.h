@@ -54,7 +54,7 @@ struct CoapDtlsConfig {
   // transfer that makes progress is not cut. 0: wait for the retransmissions.
   uint32_t silence_timeout_ms = 10000;
   // Source address and port of each session, from a pool shared by the
-  // process's transports (fleet-connect --local-address); null: the kernel
+  // process's transports (edgeadmm-fleet connect --local-address); null: the kernel
   // picks both. Must outlive the transport.
   LocalPortPool* local_ports = nullptr;
 };

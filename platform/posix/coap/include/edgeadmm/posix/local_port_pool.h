@@ -1,6 +1,6 @@
 // LocalPortPool: one local (source) address and distinct UDP ports for the
 // client sessions of many CoapDtlsTransports in one process
-// (`fleet-connect --local-address`).
+// (`edgeadmm-fleet connect --local-address`).
 //
 // Why: every simulated device has its own UDP socket, and a single source
 // address has only the kernel's ephemeral range (28,232 ports by default)

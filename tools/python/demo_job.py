@@ -16,8 +16,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import edgeadmm_stack as es  # noqa: E402
+import edgeadmm_stack as es  # beside this file (tools/python)
 
 JOB = "demo-a9a"
 

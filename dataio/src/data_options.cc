@@ -1,4 +1,4 @@
-#include "data_options.h"
+#include "edgeadmm/dataio/data_options.h"
 
 #include <cstdio>
 
@@ -18,14 +18,13 @@ void AddDataOptions(CLI::App* cmd, DataOptions* options) {
 void ResolveDataOptions(const DataOptions& options, const char* command,
                         DataFormat* format, RowNormalization* normalization) {
   if (!ParseDataFormat(options.format, format).ok()) {
-    std::fprintf(stderr,
-                 "edgeadmm %s: --format must be libsvm or adult-csv, got %s\n",
+    std::fprintf(stderr, "%s: --format must be libsvm or adult-csv, got %s\n",
                  command, options.format.c_str());
     throw CLI::RuntimeError(2);
   }
   if (!ParseRowNormalization(options.normalize, normalization).ok()) {
     std::fprintf(stderr,
-                 "edgeadmm %s: --normalize must be none, unit or max, got "
+                 "%s: --normalize must be none, unit or max, got "
                  "%s\n",
                  command, options.normalize.c_str());
     throw CLI::RuntimeError(2);

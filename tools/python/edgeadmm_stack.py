@@ -2,12 +2,13 @@
 
 The real stack is: the `edgeadmm` CLI enrolls devices and creates the job in a
 fresh SQLite database, `edgeadmm-aggregatord` serves it over CoAP/DTLS-PSK on
-loopback, and the device fleet (`edgeadmm fleet-connect`) runs the
+loopback, and the device fleet (`edgeadmm-fleet connect`) runs the
 devices' DeviceClients against it. This module only starts those programs,
 reads the database (read-only) to follow the rounds, evaluates the committed
 models on held-out data, and writes the report (JSON, CSV, PNG plots).
 
-Used by scripts/demo and by the paper reproductions in tests/repro/.
+Used by scripts/demo, the paper reproductions in tests/repro/ (scripts/repro)
+and the Python integration tests; they find it on PYTHONPATH (tools/python).
 Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 """
 
@@ -124,7 +125,9 @@ class Stack:
         self.cli = os.path.join(bin_dir, "aggregator", "cli", "edgeadmm")
         self.daemon_bin = os.path.join(bin_dir, "aggregator", "daemon",
                                        "edgeadmm-aggregatord")
-        for program in (self.cli, self.daemon_bin):
+        self.fleet_bin = os.path.join(bin_dir, "tools", "fleet",
+                                      "edgeadmm-fleet")
+        for program in (self.cli, self.daemon_bin, self.fleet_bin):
             if not os.access(program, os.X_OK):
                 raise StackError(f"{program} is not built")
         self.state_dir = os.path.abspath(state_dir)
@@ -217,7 +220,7 @@ class Stack:
 
     def start_fleet(self, fleet_args, parts=1, local_addresses=False,
                     nice=0):
-        """Starts `edgeadmm fleet-connect` against the daemon. `fleet_args` are
+        """Starts `edgeadmm-fleet connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
         context per datagram, so one process per few thousand devices);
@@ -229,7 +232,7 @@ class Stack:
         (the system under test) would otherwise get 1/(K+1) of the CPU the
         simulated devices leave, while real devices bring their own."""
         for part in range(parts):
-            argv = [self.cli, "fleet-connect", "--host", "127.0.0.1", "--port",
+            argv = [self.fleet_bin, "connect", "--host", "127.0.0.1", "--port",
                     str(self.port), "--psk-dir", self.psk_dir] + list(
                         fleet_args)
             if local_addresses:

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/result.h"
@@ -67,23 +68,17 @@ struct DaemonFleetConfig {
   // notification (DeviceClientConfig::task_refresh_ms). libcoap 4.3.1 scans
   // the resource's whole observer list per registration, so with n devices
   // re-registering every T the daemon does O(n^2 / T) work: keep T above
-  // the round time at scale (fleet-connect --task-refresh-ms).
+  // the round time at scale (edgeadmm-fleet connect --task-refresh-ms).
   uint32_t task_refresh_ms = 5000;
   // posix::CoapDtlsConfig::silence_timeout_ms of every device
-  // (fleet-connect --silence-timeout-ms).
+  // (edgeadmm-fleet connect --silence-timeout-ms).
   uint32_t silence_timeout_ms = posix::CoapDtlsConfig{}.silence_timeout_ms;
 };
 
-struct DaemonFleetReport {
+// The devices' counters summed, and the run's shape.
+struct DaemonFleetReport : FleetCounters {
   size_t devices = 0;
   size_t done = 0;  // devices that saw the end of the job
-  uint64_t steps_computed = 0;
-  uint64_t steps_refused = 0;
-  uint64_t uploads_accepted = 0;
-  uint64_t uploads_duplicate = 0;
-  uint64_t uploads_stale = 0;
-  uint64_t uploads_rejected = 0;
-  uint64_t transport_errors = 0;
   double seconds = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "edgeadmm/fake/loopback_transport.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/fleet/data_split.h"
+#include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/file_storage.h"
@@ -44,26 +45,15 @@ struct VirtualDevice {
   DeviceClient client;
   bool online = true;
   bool crash_pending = false;
-  DeviceClientCounters past;  // counters of earlier client instances
+  FleetCounters past;  // counters of earlier client instances
 
   ByteSpan Memory() { return ByteSpan(memory.get(), memory_size); }
   // Restarts the client from its storage (a reboot).
   Status Restart(bool halt_after_persist) {
-    Accumulate(past, client.counters());
+    past += client.counters();
     transport->Reset();
     config.halt_after_persist = halt_after_persist;
     return client.Init(config, Memory());
-  }
-  static void Accumulate(DeviceClientCounters& into,
-                         const DeviceClientCounters& c) {
-    into.steps_computed += c.steps_computed;
-    into.upload_attempts += c.upload_attempts;
-    into.uploads_accepted += c.uploads_accepted;
-    into.uploads_duplicate += c.uploads_duplicate;
-    into.uploads_stale += c.uploads_stale;
-    into.uploads_rejected += c.uploads_rejected;
-    into.resumed_uploads += c.resumed_uploads;
-    into.transport_errors += c.transport_errors;
   }
 };
 
@@ -308,8 +298,8 @@ Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
   uint64_t client_stale = 0;
   uint64_t client_rejected = 0;
   for (auto& d : devices) {
-    DeviceClientCounters c = d->past;
-    VirtualDevice::Accumulate(c, d->client.counters());
+    FleetCounters c = d->past;
+    c += d->client.counters();
     report.steps_computed += c.steps_computed;
     report.upload_attempts += c.upload_attempts;
     report.uploads_acknowledged += c.uploads_accepted + c.uploads_duplicate;

@@ -1,12 +1,12 @@
 // The data-set flags shared by every command that loads one
-// (`fleet run`, `fleet-connect`, `data encode`): --format and --normalize,
+// (`edgeadmm-fleet run|connect`, `edgeadmm data encode`): --format and
+// --normalize,
 // parsed with dataio's names (dataset_source.h) so devices, the validator
 // and the encoder agree.
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "edgeadmm/dataio/dataset_source.h"
 
@@ -20,9 +20,9 @@ struct DataOptions {
 // Adds --format (libsvm | adult-csv) and --normalize (none | unit | max).
 void AddDataOptions(CLI::App* cmd, DataOptions* options);
 
-// Resolves the names; on a bad one prints "edgeadmm <command>: --format
-// must be libsvm or adult-csv, got X" (or --normalize) and throws
-// CLI::RuntimeError(2).
+// Resolves the names; on a bad one prints "<command>: --format must be
+// libsvm or adult-csv, got X" (or --normalize; `command` is the program and
+// subcommand, e.g. "edgeadmm data encode") and throws CLI::RuntimeError(2).
 void ResolveDataOptions(const DataOptions& options, const char* command,
                         DataFormat* format, RowNormalization* normalization);
 

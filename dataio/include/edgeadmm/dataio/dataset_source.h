@@ -1,5 +1,5 @@
 // One way to load a data set, shared by every host program that reads one:
-// the devices of `edgeadmm fleet-connect` / `fleet run`, the aggregator's
+// the devices of `edgeadmm-fleet connect` / `fleet run`, the aggregator's
 // validator (`[validation]` of a job) and `edgeadmm data encode`. A format
 // (LIBSVM or UCI Adult CSV), then an optional row normalization, so the
 // devices and the validator see exactly the same feature space. Host only.

@@ -1,25 +1,29 @@
-// `edgeadmm fleet run|handshakes`: the device fleet simulator.
-//   edgeadmm fleet run --data a9a.xz --dim 123 --devices 10000 --rounds 5
+// `edgeadmm-fleet run|handshakes`: the device fleet simulator.
+//   edgeadmm-fleet run --data a9a.xz --dim 123 --devices 10000 --rounds 5
 //       --loss 0.3 --dropout 0.1 --reboot 0.05 [--state-dir DIR]
-//   edgeadmm fleet handshakes --port 5684 --psk-hex KEY --sessions 2000
+//   edgeadmm-fleet handshakes --port 5684 --psk-hex KEY --sessions 2000
 #include <cstdio>
 #include <string>
 
-#include "cli_command.h"
-#include "data_options.h"
+#include "edgeadmm/dataio/data_options.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/fleet/handshake_benchmark.h"
 #include "edgeadmm/registry/hex.h"
+#include "fleet_commands.h"
 
-namespace edgeadmm::cli {
+namespace edgeadmm::fleet {
 namespace {
 
+using cli::AddDataOptions;
+using cli::DataOptions;
+using cli::ResolveDataOptions;
+
 [[noreturn]] void Fail(const char* command, const std::string& what) {
-  std::fprintf(stderr, "edgeadmm fleet %s: %s\n", command, what.c_str());
+  std::fprintf(stderr, "edgeadmm-fleet %s: %s\n", command, what.c_str());
   throw CLI::RuntimeError(1);
 }
 
-void PrintRunReport(const fleet::FleetReport& r) {
+void PrintRunReport(const FleetReport& r) {
   std::printf(
       "fleet: %zu devices, p = %zu, %u rounds in %.2f s (setup %.2f s)\n"
       "fleet: server accepted %llu, duplicates %llu, conflicts %llu, stale "
@@ -49,12 +53,11 @@ void PrintRunReport(const fleet::FleetReport& r) {
       r.rss_before_bytes, r.rss_after_bytes, r.exactly_once ? "yes" : "NO");
 }
 
-void AddFleetCommands(CLI::App& app) {
-  CLI::App* fleet = app.add_subcommand(
-      "fleet", "Device fleet simulator (virtual devices in one process)");
-  fleet->require_subcommand(1);
+}  // namespace
 
-  static fleet::FleetConfig run;
+void AddSimulatorCommands(CLI::App& app) {
+  CLI::App* fleet = &app;
+  static FleetConfig run;
   static DataOptions data;
   CLI::App* run_cmd = fleet->add_subcommand(
       "run", "Run N virtual devices against an in-process aggregator");
@@ -84,9 +87,10 @@ void AddFleetCommands(CLI::App& app) {
   run_cmd->add_option("--epsilon-budget", run.epsilon_budget,
                       "local epsilon budget of every device");
   run_cmd->callback([] {
-    ResolveDataOptions(data, "fleet run", &run.format, &run.normalization);
+    ResolveDataOptions(data, "edgeadmm-fleet run", &run.format,
+                       &run.normalization);
     std::string error;
-    auto report = fleet::RunFleet(run, stdout, &error);
+    auto report = RunFleet(run, stdout, &error);
     if (!report.ok()) {
       Fail("run", std::string(report.status().str()) + ": " + error);
     }
@@ -94,7 +98,7 @@ void AddFleetCommands(CLI::App& app) {
     if (!report->exactly_once) throw CLI::RuntimeError(2);
   });
 
-  static fleet::HandshakeConfig hs;
+  static HandshakeConfig hs;
   static std::string psk_hex;
   CLI::App* hs_cmd = fleet->add_subcommand(
       "handshakes", "DTLS-PSK handshakes per second against a CoAP server");
@@ -115,7 +119,7 @@ void AddFleetCommands(CLI::App& app) {
     auto key = registry::FromHex(psk_hex);
     if (!key.ok()) Fail("handshakes", "--psk-hex is not hex");
     hs.key.assign(key->begin(), key->end());
-    auto report = fleet::MeasureHandshakes(hs);
+    auto report = MeasureHandshakes(hs);
     if (!report.ok()) Fail("handshakes", report.status().str());
     std::printf(
         "handshakes: %zu ok, %zu failed%s%s, %.2f s, %.0f handshakes/s",
@@ -131,8 +135,4 @@ void AddFleetCommands(CLI::App& app) {
   });
 }
 
-}  // namespace
-
-EDGEADMM_CLI_COMMAND(AddFleetCommands);
-
-}  // namespace edgeadmm::cli
+}  // namespace edgeadmm::fleet

@@ -1,6 +1,6 @@
-// `edgeadmm fleet-connect`: the enrolled devices of a PSK directory, each a
+// `edgeadmm-fleet connect`: the enrolled devices of a PSK directory, each a
 // DeviceClient over real CoAP/DTLS-PSK, against a running aggregator daemon.
-//   edgeadmm fleet-connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
+//   edgeadmm-fleet connect --port 5684 --psk-dir DIR --data a9a.xz --dim 123
 //       [--host 127.0.0.1] [--local-address 127.0.0.2]
 //       [--state-dir DIR] [--epsilon-budget E]
 //       [--loss logistic|squared]   (squared: real-valued LIBSVM labels)
@@ -22,23 +22,29 @@
 #include <cstdio>
 #include <string>
 
-#include "cli_command.h"
-#include "data_options.h"
+#include "edgeadmm/dataio/data_options.h"
 #include "edgeadmm/fleet/daemon_fleet.h"
+#include "fleet_commands.h"
 
-namespace edgeadmm::cli {
+namespace edgeadmm::fleet {
 namespace {
+
+using cli::AddDataOptions;
+using cli::DataOptions;
+using cli::ResolveDataOptions;
 
 volatile std::sig_atomic_t g_stop = 0;
 
 void OnSignal(int) { g_stop = 1; }
 
-void AddFleetConnectCommand(CLI::App& app) {
-  static fleet::DaemonFleetConfig c;
+}  // namespace
+
+void AddConnectCommand(CLI::App& app) {
+  static DaemonFleetConfig c;
   static DataOptions data;
   static std::string loss = "logistic";
   CLI::App* cmd = app.add_subcommand(
-      "fleet-connect",
+      "connect",
       "Run the enrolled devices (PSK files) against the aggregator daemon "
       "over CoAP/DTLS-PSK");
   cmd->add_option("--host", c.host, "numeric daemon address")
@@ -100,12 +106,13 @@ void AddFleetConnectCommand(CLI::App& app) {
                 "(sigma = 0, dp_admm.noise = false); "
                 "without it such steps are refused");
   cmd->callback([] {
-    ResolveDataOptions(data, "fleet-connect", &c.format, &c.normalization);
+    ResolveDataOptions(data, "edgeadmm-fleet connect", &c.format,
+                       &c.normalization);
     if (loss == "squared") {
       c.labels = LibsvmLabels::kReal;
     } else if (loss != "logistic") {
       std::fprintf(stderr,
-                   "edgeadmm fleet-connect: --loss must be logistic or "
+                   "edgeadmm-fleet connect: --loss must be logistic or "
                    "squared\n");
       throw CLI::RuntimeError(2);
     }
@@ -115,7 +122,7 @@ void AddFleetConnectCommand(CLI::App& app) {
       if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 ||
           k == 0 || i >= k) {
         std::fprintf(stderr,
-                     "edgeadmm fleet-connect: --part must be I/K with "
+                     "edgeadmm-fleet connect: --part must be I/K with "
                      "0 <= I < K, got '%s'\n",
                      part.c_str());
         throw CLI::RuntimeError(2);
@@ -126,9 +133,9 @@ void AddFleetConnectCommand(CLI::App& app) {
     std::signal(SIGTERM, &OnSignal);
     std::signal(SIGINT, &OnSignal);
     std::string error;
-    auto r = fleet::RunDaemonFleet(c, &g_stop, stdout, &error);
+    auto r = RunDaemonFleet(c, &g_stop, stdout, &error);
     if (!r.ok()) {
-      std::fprintf(stderr, "edgeadmm fleet-connect: %s: %s\n", r.status().str(),
+      std::fprintf(stderr, "edgeadmm-fleet connect: %s: %s\n", r.status().str(),
                    error.c_str());
       throw CLI::RuntimeError(1);
     }
@@ -147,8 +154,4 @@ void AddFleetConnectCommand(CLI::App& app) {
   });
 }
 
-}  // namespace
-
-EDGEADMM_CLI_COMMAND(AddFleetConnectCommand);
-
-}  // namespace edgeadmm::cli
+}  // namespace edgeadmm::fleet

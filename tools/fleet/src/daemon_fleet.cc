@@ -109,16 +109,6 @@ Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   return Status::Ok();
 }
 
-void Add(DaemonFleetReport& r, const DeviceClientCounters& c) {
-  r.steps_computed += c.steps_computed;
-  r.steps_refused += c.steps_refused;
-  r.uploads_accepted += c.uploads_accepted;
-  r.uploads_duplicate += c.uploads_duplicate;
-  r.uploads_stale += c.uploads_stale;
-  r.uploads_rejected += c.uploads_rejected;
-  r.transport_errors += c.transport_errors;
-}
-
 }  // namespace
 
 Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
@@ -232,7 +222,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
   };
   // Devices [0, started) run; the rest wait for their start slot.
   size_t started = 0;
-  size_t starting = 0;  // started devices not yet through a handshake
+  size_t starting = 0;        // started devices not yet through a handshake
   uint64_t rate_base_ms = 0;  // the rate limit counts from here
   size_t rate_base = 0;
   while (stop == nullptr || *stop == 0) {
@@ -271,7 +261,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
         Clock::now() - last_progress > std::chrono::seconds(10)) {
       last_progress = Clock::now();
       DaemonFleetReport now;
-      for (auto& d : devices) Add(now, d->client.counters());
+      for (auto& d : devices) now += d->client.counters();
       std::fprintf(progress,
                    "fleet: %zu/%zu devices done, %llu steps, %llu uploads "
                    "accepted, %llu transport errors\n",
@@ -283,7 +273,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     }
   }
   for (auto& d : devices) {
-    Add(report, d->client.counters());
+    report += d->client.counters();
     report.done += d->client.state() == ClientState::kDone ? 1 : 0;
     d->transport->Close();
   }

@@ -1,0 +1,14 @@
+// `edgeadmm-fleet`: virtual devices on a host, for the demo, the paper
+// reproductions and load tests (docs/device.md). Device-side tooling: it
+// links the SDK, the POSIX port and the test doubles of testing/, which the
+// admin CLI (`edgeadmm`) does not.
+#include "fleet_commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"EdgeADMM fleet: many virtual devices in one process"};
+  app.require_subcommand(1);
+  edgeadmm::fleet::AddSimulatorCommands(app);
+  edgeadmm::fleet::AddConnectCommand(app);
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}
