@@ -5,8 +5,8 @@
 // on newlib), guarded only by an eigen_assert that NDEBUG removes. Routing
 // eigen_assert to the panic hook makes that path end in a panic, so the
 // compiler drops the malloc call and the firmware links no allocator
-// (ARCHITECTURE.md section 3: "define eigen_assert so an allocation is caught
-// even with NDEBUG").
+// (docs/sdk.md, "Rules it follows": no heap, Eigen only through maps, an
+// allocation caught even with NDEBUG).
 #pragma once
 
 #if defined(__cplusplus) && !defined(eigen_assert)

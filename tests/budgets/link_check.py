@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Link check: a firmware image must contain no heap allocator, no C++
-exception machinery and no RTTI (ARCHITECTURE.md section 3).
+exception machinery and no RTTI (docs/sdk.md, "Rules it follows").
 
 Reads `nm` output (of --elf, or a saved listing with --nm-output) and fails on
 any defined or undefined symbol that is malloc/free/calloc/realloc or their

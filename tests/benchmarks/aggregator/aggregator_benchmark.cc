@@ -1,5 +1,5 @@
-// Aggregator benchmarks, printed side by side in one run (ARCHITECTURE.md
-// section 8):
+// Aggregator benchmarks, printed side by side in one run (ours vs the
+// library's limit; docs/aggregator.md, "Benchmark"):
 //  1. round bookkeeping (acceptance checks, one SQLite transaction with the
 //     uploads, model and ledgers, fsync) vs summing the same vectors in
 //     memory; n = 1000, m = 100, p = 123;

@@ -3,7 +3,7 @@
 //
 // It runs paper 002 Alg. 3 with r = 0 on the server: every accepted Δu is
 // added to the running sum of u, and AdvanceRound() releases z = (1/n) Σ u_i
-// (the mean over all n enrolled devices, ARCHITECTURE.md section 2). It keeps
+// (the mean over all n enrolled devices, paper 002 eq. (5); docs/architecture.md). It keeps
 // the upload bookkeeping a real aggregator must get right, so tests can
 // assert exactly-once delivery: per device the round and CRC-32 of the last
 // accepted upload; a byte-identical repeat is answered 2.04 + duplicate (also
