@@ -208,7 +208,9 @@ TEST_F(DeviceStateBlobTest, Format1BlobsStillLoad) {
     const Result<DeviceStateInfo> info =
         InspectDeviceState(ConstByteSpan(copy, size_));
     ASSERT_EQ(info.ok(), c.valid) << "format 1 algorithm byte " << +c.byte;
-    if (c.valid) EXPECT_EQ(info->algorithm, c.algorithm) << +c.byte;
+    if (c.valid) {
+      EXPECT_EQ(info->algorithm, c.algorithm) << +c.byte;
+    }
   }
 }
 
