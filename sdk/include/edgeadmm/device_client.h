@@ -2,7 +2,7 @@
 // federated job (docs/device.md). The same code runs on a Linux board, in the
 // fleet simulator and on an MCU; only the Transport and Storage ports change.
 //
-// One round, as seen by the device (ARCHITECTURE.md section 2):
+// One round, as seen by the device (docs/device.md, "DeviceClient"):
 //   task (Observe notification or GET v1/task, validated once at decode)
 //   -> skip it if this (job, round) was already computed
 //   -> local step with the LocalTrainer; a step that would exceed the local
@@ -26,8 +26,12 @@
 // from one thread: the trainer is re-initialised from the persisted record
 // before each local step and nothing in them is kept between Poll() calls.
 //
-// Supported algorithm: paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM). Tasks of
-// other algorithms are refused and reported as UNIMPLEMENTED.
+// Supported algorithms (jobs): paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM,
+// "prox-admm"), paper 004 DP-ADMM (DP_ADMM, "dp-admm") and the DP-SGD /
+// DP-FedAvg baseline (DP_SGD, "dp-sgd"), each through its task adapter
+// (sdk/src/steps/*_task.cc, registered in steps/algorithm_tasks.cc). Tasks of
+// other algorithms (paper 001's PENALTY_PERTURBATION: SDK step only) are
+// refused and reported as UNIMPLEMENTED.
 #pragma once
 
 #include <cstddef>
