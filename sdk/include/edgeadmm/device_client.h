@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "edgeadmm/algorithm.h"
 #include "edgeadmm/client_record.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/entropy_source.h"
@@ -143,13 +144,18 @@ class DeviceClient {
            Workspace::Bytes<std::byte>(LocalTrainer::StateBytes(dim)) +
            Workspace::Bytes<std::byte>(wire::MaxUpdateBytes(dim));
   }
-  // Trainer workspace that fits every algorithm the client serves (paper
-  // 002 prox ADMM, paper 004 DP-ADMM, DP-SGD) with either loss.
+  // The algorithms the client runs (paper 002 prox ADMM, paper 004 DP-ADMM,
+  // DP-SGD): those of the task adapters' registration table
+  // (sdk/src/steps/algorithm_tasks.cc checks at compile time that the two
+  // list the same ones).
+  static constexpr AlgorithmKind kAlgorithms[] = {
+      AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
+      AlgorithmKind::kDpSgd};
+  // Trainer workspace that fits every algorithm the client runs with either
+  // loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
     size_t most = 0;
-    for (AlgorithmKind a : {AlgorithmKind::kProxAdmm,
-                            AlgorithmKind::kLinearizedAdmm,
-                            AlgorithmKind::kDpSgd}) {
+    for (AlgorithmKind a : kAlgorithms) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
         const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
         most = bytes > most ? bytes : most;
@@ -235,9 +241,9 @@ class DeviceClient {
   ByteSpan record_;  // the persisted ClientRecord (a copy of what is stored)
   size_t record_size_ = 0;
   ConstByteSpan pending_upload_;  // the upload inside record_, if any
-  bool record_dirty_ = false;  // record_ differs from storage (write failed)
-  ByteSpan response_;          // response bodies
-  ByteSpan report_;            // StatusBody of a refusal report
+  bool record_dirty_ = false;     // record_ differs from storage (write failed)
+  ByteSpan response_;             // response bodies
+  ByteSpan report_;               // StatusBody of a refusal report
   size_t report_size_ = 0;
 
   bool observing_ = false;

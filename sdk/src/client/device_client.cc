@@ -326,10 +326,9 @@ uint64_t DeviceClient::RefreshAfterMs() const {
   // discarded. Re-registering every interval under loss built a queue of
   // stale registrations that kept a device IDLE for minutes. The longer
   // wait is a safety net for a transport that never reports.
-  return observe_answered_
-             ? config_.task_refresh_ms
-             : uint64_t{kUnansweredRegistrationRefreshes} *
-                   config_.task_refresh_ms;
+  return observe_answered_ ? config_.task_refresh_ms
+                           : uint64_t{kUnansweredRegistrationRefreshes} *
+                                 config_.task_refresh_ms;
 }
 
 void DeviceClient::StartObserve() {
@@ -448,8 +447,7 @@ void DeviceClient::ProcessTask() {
 Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                        Workspace& ws) {
   const edgeadmm_wire_RoundTask& h = task.header;
-  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
-                      TaskOf(h));
+  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter, TaskOf(h));
   const size_t dim = config_.data.dim();
   if (task.model.size() != dim) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
@@ -485,9 +483,9 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   EDGEADMM_TRY_ASSIGN(ByteSpan update_bytes,
                       ws.Allocate<std::byte>(wire::MaxUpdateBytes(dim)));
   // The algorithm's task adapter runs its step (steps/*_task.cc).
-  EDGEADMM_TRY(adapter->run(
-      internal::TaskInput{h, task.model, config_.data.samples()}, trainer,
-      upload));
+  EDGEADMM_TRY(
+      adapter->run(internal::TaskInput{h, task.model, config_.data.samples()},
+                   trainer, upload));
   ++counters_.steps_computed;
 
   edgeadmm_wire_Update update = edgeadmm_wire_Update_init_zero;

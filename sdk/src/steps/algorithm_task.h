@@ -5,8 +5,10 @@
 // algorithm the device client runs. DeviceClient calls only through it.
 //
 // Adding an algorithm on the device: its step, its adapter (a Run*Task
-// declared below), the proto (and its params check in wire/round_task.cc),
-// one line in kAlgorithmTasks, and tests.
+// declared below), the proto (and its params check in wire/round_task.cc's
+// kParamsRules), one line in kAlgorithmTasks (plus its kind in
+// DeviceClient::kAlgorithms, which sizes the trainer workspace at compile
+// time; a static_assert keeps the two equal), and tests.
 #pragma once
 
 #include <edgeadmm.pb.h>
@@ -37,7 +39,7 @@ using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
 // One registration line: an algorithm the client runs.
 struct AlgorithmTask {
   AlgorithmKind algorithm;
-  pb_size_t params_tag;                 // the RoundTask params it expects
+  pb_size_t params_tag;                  // the RoundTask params it expects
   edgeadmm_wire_UpdateKind update_kind;  // what its upload means
   RunTaskFn run;
 };

@@ -2,6 +2,7 @@
 // AlgorithmKind -> {RoundTask params it expects, UpdateKind of its upload,
 // its task adapter}. An algorithm not listed here is refused (UNIMPLEMENTED).
 #include "algorithm_task.h"
+#include "edgeadmm/device_client.h"
 
 namespace edgeadmm::internal {
 namespace {
@@ -13,6 +14,26 @@ constexpr AlgorithmTask kAlgorithmTasks[] = {
     {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask},
 };
 // clang-format on
+
+constexpr bool Registered(AlgorithmKind algorithm) {
+  for (const AlgorithmTask& task : kAlgorithmTasks) {
+    if (task.algorithm == algorithm) return true;
+  }
+  return false;
+}
+
+// DeviceClient sizes the trainer workspace for the algorithms it lists in
+// DeviceClient::kAlgorithms: the same set as this table.
+constexpr bool SameAsClientList() {
+  size_t listed = 0;
+  for (const AlgorithmKind algorithm : DeviceClient::kAlgorithms) {
+    if (!Registered(algorithm)) return false;
+    ++listed;
+  }
+  return listed == sizeof(kAlgorithmTasks) / sizeof(kAlgorithmTasks[0]);
+}
+static_assert(SameAsClientList(),
+              "DeviceClient::kAlgorithms must list the registered algorithms");
 
 }  // namespace
 

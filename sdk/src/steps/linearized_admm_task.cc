@@ -2,7 +2,6 @@
 // RoundTask's DpAdmmParams -> LinearizedAdmmParams, with the dual update of
 // the previous iteration first.
 #include "algorithm_task.h"
-
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::internal {

@@ -1,8 +1,9 @@
+#include "edgeadmm/wire/released_model.h"
+
 #include <cfloat>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/released_model.h"
 #include "edgeadmm/wire/vector_field.h"
 #include "message.h"
 

@@ -1,8 +1,9 @@
+#include "edgeadmm/wire/round_task.h"
+
 #include <cfloat>
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/vector_field.h"
 #include "message.h"
 

@@ -1,6 +1,7 @@
+#include "edgeadmm/wire/status_body.h"
+
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/status_body.h"
 #include "message.h"
 
 namespace edgeadmm::wire {

@@ -1,8 +1,9 @@
+#include "edgeadmm/wire/update.h"
+
 #include <cfloat>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/update.h"
 #include "edgeadmm/wire/vector_field.h"
 #include "message.h"
 

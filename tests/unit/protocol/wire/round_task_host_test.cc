@@ -1,10 +1,9 @@
-#include "edgeadmm/wire/round_task.h"
-
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <vector>
 
+#include "edgeadmm/wire/round_task.h"
 #include "wire_test_support.h"
 
 namespace edgeadmm::wire {
