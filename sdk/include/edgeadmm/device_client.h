@@ -2,7 +2,7 @@
 // federated job (docs/device.md). The same code runs on a Linux board, in the
 // fleet simulator and on an MCU; only the Transport and Storage ports change.
 //
-// One round, as seen by the device (ARCHITECTURE.md section 2):
+// One round, as seen by the device (docs/device.md, "DeviceClient"):
 //   task (Observe notification or GET v1/task, validated once at decode)
 //   -> skip it if this (job, round) was already computed
 //   -> local step with the LocalTrainer; a step that would exceed the local
@@ -26,14 +26,19 @@
 // from one thread: the trainer is re-initialised from the persisted record
 // before each local step and nothing in them is kept between Poll() calls.
 //
-// Supported algorithm: paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM). Tasks of
-// other algorithms are refused and reported as UNIMPLEMENTED.
+// Supported algorithms (jobs): paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM,
+// "prox-admm"), paper 004 DP-ADMM (DP_ADMM, "dp-admm") and the DP-SGD /
+// DP-FedAvg baseline (DP_SGD, "dp-sgd"), each through its task adapter
+// (sdk/src/steps/*_task.cc, registered in steps/algorithm_tasks.cc). Tasks of
+// other algorithms (paper 001's PENALTY_PERTURBATION: SDK step only) are
+// refused and reported as UNIMPLEMENTED.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 
+#include "edgeadmm/algorithm.h"
 #include "edgeadmm/client_record.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/entropy_source.h"
@@ -139,13 +144,18 @@ class DeviceClient {
            Workspace::Bytes<std::byte>(LocalTrainer::StateBytes(dim)) +
            Workspace::Bytes<std::byte>(wire::MaxUpdateBytes(dim));
   }
-  // Trainer workspace that fits every algorithm the client serves (paper
-  // 002 prox ADMM, paper 004 DP-ADMM, DP-SGD) with either loss.
+  // The algorithms the client runs (paper 002 prox ADMM, paper 004 DP-ADMM,
+  // DP-SGD): those of the task adapters' registration table
+  // (sdk/src/steps/algorithm_tasks.cc checks at compile time that the two
+  // list the same ones).
+  static constexpr AlgorithmKind kAlgorithms[] = {
+      AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
+      AlgorithmKind::kDpSgd};
+  // Trainer workspace that fits every algorithm the client runs with either
+  // loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
     size_t most = 0;
-    for (AlgorithmKind a : {AlgorithmKind::kProxAdmm,
-                            AlgorithmKind::kLinearizedAdmm,
-                            AlgorithmKind::kDpSgd}) {
+    for (AlgorithmKind a : kAlgorithms) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
         const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
         most = bytes > most ? bytes : most;
@@ -231,9 +241,9 @@ class DeviceClient {
   ByteSpan record_;  // the persisted ClientRecord (a copy of what is stored)
   size_t record_size_ = 0;
   ConstByteSpan pending_upload_;  // the upload inside record_, if any
-  bool record_dirty_ = false;  // record_ differs from storage (write failed)
-  ByteSpan response_;          // response bodies
-  ByteSpan report_;            // StatusBody of a refusal report
+  bool record_dirty_ = false;     // record_ differs from storage (write failed)
+  ByteSpan response_;             // response bodies
+  ByteSpan report_;               // StatusBody of a refusal report
   size_t report_size_ = 0;
 
   bool observing_ = false;

@@ -1,5 +1,6 @@
 // DevicePrivacyLedger: the device's own local-DP ledger (w.r.t. the
-// aggregator), see ARCHITECTURE.md §6 and docs/privacy.md.
+// aggregator), see docs/privacy.md ("local-dp" and "Why device-side noise
+// gets no sampling amplification").
 //
 // Each participation releases one Gaussian mechanism: the update
 // 2λ·Clip(x − z, C) + λη with η ~ N(0, σ² I) (paper 002, Alg. 3) has

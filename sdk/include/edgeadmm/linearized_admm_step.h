@@ -5,12 +5,12 @@
 //   (3a) w_i = (ρ w^k + γ_i^k + w̃_i^k/η − f_i'(w̃_i^k)) / (ρ + 1/η)
 //        f_i'(w̃) = (1/m_i) Σ_j ℓ'(a_ij, b_ij, w̃) + (λ/N) R'(w̃)
 //   (3b) w̃_i^{k+1} = w_i + ξ,   ξ ~ N(0, σ_{i,k+1}² I_d)
-//   (3d) γ_i^{k+1} = γ_i^k − ρ (w̃_i^{k+1} − w^{k+1})   (after the new w
-//   arrives)
+//   (3d) γ_i^{k+1} = γ_i^k − ρ (w̃_i^{k+1} − w^{k+1})
+//        (after the new w arrives)
 // Step sizes η_i^{k+1} (§V–VI):
 //   convex (Thm 3, L1): η = D_w / ((S1 + λ S2/N) √(2(k+1)))
-//   smooth (Thm 4, L2): η = 1 / (S3 + λ S4/N + 2 S1 √(4(k+1) ln(1.25/δ)) / (m_i
-//   ε D_w))
+//   smooth (Thm 4, L2):
+//     η = 1 / (S3 + λ S4/N + 2 S1 √(4(k+1) ln(1.25/δ)) / (m_i ε D_w))
 // Noise (Thm 1): σ_{i,k+1} = 2 S1 √(2 ln(1.25/δ)) / (m_i ε (ρ + 1/η)), the
 // classic Gaussian mechanism for the replace-one sensitivity (Lemma 1)
 // Δ = 2 S1 / (m_i (ρ + 1/η)). σ/Δ = √(2 ln(1.25/δ))/ε is the same every

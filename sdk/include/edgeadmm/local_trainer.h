@@ -3,11 +3,13 @@
 // the persisted device state, a CTR_DRBG for the noise, and the device's own
 // privacy ledger, all in one caller-owned workspace.
 //
+// clang-format off
 //   alignas(16) static std::byte memory[LocalTrainer::WorkspaceBytes(...)];
 //   LocalTrainer trainer;
-//   EDGEADMM_TRY(trainer.Init(memory, data, config));   // the only
-//   "allocation" EDGEADMM_TRY(trainer.RunProxAdmm(params, round, z, upload));
-//   EDGEADMM_TRY(trainer.SaveState(blob));   // persist BEFORE sending `upload`
+//   EDGEADMM_TRY(trainer.Init(memory, data, config));  // the only "allocation"
+//   EDGEADMM_TRY(trainer.RunProxAdmm(params, round, z, upload));
+//   EDGEADMM_TRY(trainer.SaveState(blob));  // persist BEFORE sending `upload`
+// clang-format on
 //
 // Nothing touches the heap. Before every private step the trainer checks its
 // ledger and refuses (RESOURCE_EXHAUSTED) a step that would take the device's

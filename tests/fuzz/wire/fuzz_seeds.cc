@@ -91,12 +91,6 @@ void Tasks() {
     t.params.penalty = {1.0, 1.0, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0, 1, 2};
     Write(("task_penalty" + suffix).c_str(), out,
           EncodeRoundTask(t, m, m, Out(out)));
-
-    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_ADMM_SHARING;
-    t.which_params = edgeadmm_wire_RoundTask_sharing_tag;
-    t.params.sharing = {1.0, 0.0, 0.1, 1.0, 0, p};
-    Write(("task_sharing" + suffix).c_str(), out,
-          EncodeRoundTask(t, m, m, Out(out)));
   }
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;

@@ -18,8 +18,8 @@ struct DecodedRoundTask {
 };
 
 // Checks the scalar fields of a task whose model has `model_size` and
-// auxiliary vector `auxiliary_size` coordinates (docs/protocol.md, "RoundTask
-// validation"). Returns OK, INVALID_ARGUMENT (wrong version, enum out of
+// auxiliary vector `auxiliary_size` coordinates (docs/protocol.md, "Validation
+// at decode"). Returns OK, INVALID_ARGUMENT (wrong version, enum out of
 // range, non-finite or out-of-range parameter, params not matching the
 // algorithm, vector sizes not matching dimension / num_samples) or
 // OUT_OF_RANGE (dimension 0 for a participating device, or above

@@ -1,10 +1,9 @@
-#include "edgeadmm/wire/round_task.h"
-
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <vector>
 
+#include "edgeadmm/wire/round_task.h"
 #include "wire_test_support.h"
 
 namespace edgeadmm::wire {
@@ -84,20 +83,6 @@ edgeadmm_wire_RoundTask PenaltyTask(uint32_t p) {
   return t;
 }
 
-edgeadmm_wire_RoundTask SharingTask(uint32_t p, uint32_t n) {
-  edgeadmm_wire_RoundTask t = FederatedTask(p);
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_ADMM_SHARING;
-  t.which_params = edgeadmm_wire_RoundTask_sharing_tag;
-  auto& s = t.params.sharing;
-  s.rho = 1.0;
-  s.reg_weight = 0.01;
-  s.sigma = 0.2;
-  s.clip = 1.0;
-  s.iteration = 5;
-  s.num_samples = n;
-  return t;
-}
-
 // Decodes `bytes` and checks every field against `task` and the vectors.
 void ExpectRoundTrip(const edgeadmm_wire_RoundTask& task,
                      const std::vector<Real>& model,
@@ -142,7 +127,6 @@ TEST(RoundTaskTest, RoundTripsEveryAlgorithmAtBothSizes) {
     ExpectRoundTrip(DpAdmmTask(p), model, {});
     ExpectRoundTrip(DpSgdTask(p), model, {});
     ExpectRoundTrip(PenaltyTask(p), model, Ramp(p, 0.5));
-    ExpectRoundTrip(SharingTask(p, 300), model, Ramp(300, 2.0));
   }
 }
 
@@ -291,6 +275,9 @@ TEST(RoundTaskTest, EnumsOutOfRangeAreInvalidArgument) {
   EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.role, 0); }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.algorithm, 6); }),
+            Status::InvalidArgument());
+  // 4 was ALGORITHM_ADMM_SHARING (reserved since its removal).
+  EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.algorithm, 4); }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& t) { testing::SetEnum(t.loss, 3); }),
             Status::InvalidArgument());

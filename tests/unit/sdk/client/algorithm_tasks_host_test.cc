@@ -35,11 +35,12 @@ constexpr char kId[] = "dev-1";
 class TaskEndpoint final : public CoapEndpoint {
  public:
   void SetTask(const edgeadmm_wire_RoundTask& header,
-               const std::vector<Real>& model) {
+               const std::vector<Real>& model,
+               const std::vector<Real>& auxiliary = {}) {
     task_.resize(wire::MaxRoundTaskBytes(kDim));
     const StatusWithSize n = wire::EncodeRoundTask(
         header, Span<const Real>(model.data(), model.size()),
-        Span<const Real>(),
+        Span<const Real>(auxiliary.data(), auxiliary.size()),
         ByteSpan(reinterpret_cast<std::byte*>(task_.data()), task_.size()));
     ASSERT_TRUE(n.ok()) << n.status().str();
     task_.resize(n.size());
@@ -92,8 +93,8 @@ class TaskEndpoint final : public CoapEndpoint {
 };
 
 struct Memory {
-  alignas(16) std::byte trainer[DeviceClient::TrainerWorkspaceBytes(kSamples,
-                                                                    kDim)];
+  alignas(16)
+      std::byte trainer[DeviceClient::TrainerWorkspaceBytes(kSamples, kDim)];
   alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDim)];
   alignas(16) std::byte client[DeviceClient::MemoryBytes(kDim)];
   alignas(16) std::byte
@@ -276,7 +277,8 @@ TEST(DeviceClientAlgorithmsTest, DpAdmmPersistsResendsChargesAndAppliesDual) {
   Device device(endpoint);
   const DecodedUpload first =
       Decode(RunWithRebootBeforeUpload(endpoint, device));
-  EXPECT_EQ(first.update.header.kind, edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL);
+  EXPECT_EQ(first.update.header.kind,
+            edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL);
   EXPECT_EQ(first.update.header.round_id, 1u);
   EXPECT_EQ(first.update.header.ledger.participations, 1u);
 
@@ -313,18 +315,18 @@ TEST(DeviceClientAlgorithmsTest, DpAdmmPersistsResendsChargesAndAppliesDual) {
   }
   const DecodedUpload second = Decode(endpoint.updates()[1]);
   EXPECT_EQ(second.update.header.ledger.participations, 2u);
-  EXPECT_NEAR(second.update.header.ledger.epsilon,
-              [&] {
-                DevicePrivacyLedger ledger;
-                EXPECT_TRUE(ledger.Charge(sensitivity, p.NoiseStd(0, kSamples))
-                                .ok());
-                EXPECT_TRUE(ledger
-                                .Charge(p.DeviceSensitivity(1, kSamples),
-                                        p.NoiseStd(1, kSamples))
-                                .ok());
-                return *ledger.Epsilon(1e-5);
-              }(),
-              1e-9);
+  EXPECT_NEAR(
+      second.update.header.ledger.epsilon,
+      [&] {
+        DevicePrivacyLedger ledger;
+        EXPECT_TRUE(ledger.Charge(sensitivity, p.NoiseStd(0, kSamples)).ok());
+        EXPECT_TRUE(ledger
+                        .Charge(p.DeviceSensitivity(1, kSamples),
+                                p.NoiseStd(1, kSamples))
+                        .ok());
+        return *ledger.Epsilon(1e-5);
+      }(),
+      1e-9);
 }
 
 TEST(DeviceClientAlgorithmsTest, DpSgdPersistsResendsAndCharges) {
@@ -332,11 +334,12 @@ TEST(DeviceClientAlgorithmsTest, DpSgdPersistsResendsAndCharges) {
   endpoint.SetTask(DpSgdTask(1), {0.1, -0.1, 0.2});
   Device device(endpoint);
   const DecodedUpload up = Decode(RunWithRebootBeforeUpload(endpoint, device));
-  EXPECT_EQ(up.update.header.kind, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U);
+  EXPECT_EQ(up.update.header.kind,
+            edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U);
   EXPECT_EQ(up.update.header.ledger.participations, 1u);
   // Replace-one sensitivity 2C of Clip(w − z, C), noise σ.
-  EXPECT_NEAR(up.update.header.ledger.epsilon,
-              LedgerEpsilon(2 * 0.25, 0.75, 1), 1e-9);
+  EXPECT_NEAR(up.update.header.ledger.epsilon, LedgerEpsilon(2 * 0.25, 0.75, 1),
+              1e-9);
   double norm = 0;
   for (Real v : up.vector) norm += v * v;
   EXPECT_GT(norm, 0.0);
@@ -367,9 +370,10 @@ TEST(DeviceClientAlgorithmsTest, DpSgdWithoutNoiseIsTheClippedLocalChange) {
 }
 
 // Refusals: each is counted, reported once on v1/status, and sends nothing.
-void ExpectRefused(const edgeadmm_wire_RoundTask& task, Status expected) {
+void ExpectRefused(const edgeadmm_wire_RoundTask& task, Status expected,
+                   const std::vector<Real>& auxiliary = {}) {
   TaskEndpoint endpoint;
-  endpoint.SetTask(task, {0, 0, 0});
+  endpoint.SetTask(task, {0, 0, 0}, auxiliary);
   Device device(endpoint);
   ASSERT_EQ(device.Boot(false), Status::Ok());
   device.PollUntil([&] { return endpoint.reports() > 0; });
@@ -394,6 +398,16 @@ TEST(DeviceClientAlgorithmsTest, RefusesTasksItCannotRunSoundly) {
   t = DpAdmmTask(1);
   t.params.dp_admm.noiseless = true;
   ExpectRefused(t, Status::FailedPrecondition());
+}
+
+TEST(DeviceClientAlgorithmsTest, UnregisteredAlgorithmIsUnimplemented) {
+  // Paper 001: a valid task (its step exists in the SDK) that no job sends
+  // yet and the client has no task adapter for.
+  edgeadmm_wire_RoundTask t = BaseTask(1);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
+  t.which_params = edgeadmm_wire_RoundTask_penalty_tag;
+  t.params.penalty = {1.0, 1.0, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0, 1, 2};
+  ExpectRefused(t, Status::Unimplemented(), {0.1, 0.2, 0.3});
 }
 
 TEST(DeviceClientAlgorithmsTest, MalformedParamsAreRefusedAtDecode) {

@@ -14,10 +14,12 @@ namespace {
 
 constexpr size_t kDim = 4;
 constexpr size_t kBlobBytes = DeviceStateSerializedSize(kDim);
-// CRC-32 of FillExample's blob, cross-checked by rebuilding the blob with
-// Python's struct.pack('<...') and zlib.crc32. Any change of layout, byte
+// CRC-32 of FillExample's format-2 blob (algorithm byte 2 = kLinearizedAdmm),
+// cross-checked by rebuilding the blob with Python's struct.pack('<...') and
+// zlib.crc32 (the same script gives 0x86284001, the format-1 value this
+// replaced, with version 1 and algorithm byte 1). Any change of layout, byte
 // order or ledger arithmetic changes it.
-constexpr uint32_t kGoldenCrc = 0x86284001u;
+constexpr uint32_t kGoldenCrc = 0xB33D0408u;
 
 // A DeviceState owning its vectors.
 struct OwnedState {

@@ -1,4 +1,4 @@
-#include "wire_message.h"
+#include "message.h"
 
 #include <pb_decode.h>
 #include <pb_encode.h>

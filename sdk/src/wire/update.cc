@@ -1,10 +1,11 @@
+#include "edgeadmm/wire/update.h"
+
 #include <cfloat>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/update.h"
 #include "edgeadmm/wire/vector_field.h"
-#include "wire_message.h"
+#include "message.h"
 
 namespace edgeadmm::wire {
 
@@ -16,7 +17,7 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
   }
   const int32_t kind = internal::EnumValue(u.kind);
   if (kind < edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U ||
-      kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_PREDICTIONS) {
+      kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL) {
     return Status::InvalidArgument();
   }
   if (u.dimension == 0 || u.dimension > kMaxDimension) {

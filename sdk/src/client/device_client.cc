@@ -9,6 +9,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
+#include "steps/algorithm_task.h"
 
 namespace edgeadmm {
 namespace {
@@ -47,104 +48,20 @@ Result<ByteSpan> Carve(Workspace& ws, size_t bytes) {
   return ws.Allocate<std::byte>(bytes);
 }
 
-// The SDK step of a task's algorithm; UNIMPLEMENTED for the algorithms the
-// client does not run (papers 001 and 000/003) or params of another one
-// (decode already refused those).
-Result<AlgorithmKind> AlgorithmFromWire(const edgeadmm_wire_RoundTask& h) {
-  switch (h.algorithm) {
-    case edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM:
-      if (h.which_params == edgeadmm_wire_RoundTask_federated_tag) {
-        return AlgorithmKind::kProxAdmm;
-      }
-      break;
-    case edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM:
-      if (h.which_params == edgeadmm_wire_RoundTask_dp_admm_tag) {
-        return AlgorithmKind::kLinearizedAdmm;
-      }
-      break;
-    case edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD:
-      if (h.which_params == edgeadmm_wire_RoundTask_dp_sgd_tag) {
-        return AlgorithmKind::kDpSgd;
-      }
-      break;
-    default:
-      break;
+// The registered task of the task's algorithm (AlgorithmKind has the wire
+// enum's values, checked at compile time in wire/round_task.cc);
+// UNIMPLEMENTED for an algorithm the client does not run (paper 001: SDK step
+// only) or params of another one (decode already refused those).
+Result<const internal::AlgorithmTask*> TaskOf(
+    const edgeadmm_wire_RoundTask& h) {
+  const auto value = static_cast<uint32_t>(h.algorithm);
+  if (!IsAlgorithmKind(value)) return Status::Unimplemented();
+  const internal::AlgorithmTask* task =
+      internal::FindAlgorithmTask(static_cast<AlgorithmKind>(value));
+  if (task == nullptr || h.which_params != task->params_tag) {
+    return Status::Unimplemented();
   }
-  return Status::Unimplemented();
-}
-
-// With aggregator-side noise the device only clips (adds no noise).
-bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {
-  return h.noise_placement !=
-         edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR;
-}
-
-// Paper 002 Alg. 3 local step (eqs. 6-7 with clipping), prox_admm_step.h.
-Status RunFederatedStep(const edgeadmm_wire_RoundTask& h, Span<const Real> z,
-                        LocalTrainer& trainer, Span<Real> upload) {
-  ProxAdmmParams params;
-  params.lambda = h.params.federated.lambda;
-  params.step = h.params.federated.gamma;
-  params.clip = h.params.federated.clip;
-  params.sigma = DeviceAddsNoise(h) ? h.params.federated.sigma : 0.0;
-  // Whether u_i takes the noise too (the aggregator's policy decides).
-  params.noise_in_state = h.params.federated.noise_in_state;
-  return trainer.RunProxAdmm(params, h.round_id, z, upload).status();
-}
-
-// Paper 004: (3d) with the new global model w^{k+1} = the task's model (the
-// dual of the device's previous step), then (3a)-(3b) at iteration k+1;
-// linearized_admm_step.h. The step sizes follow the device's own iteration
-// count (equal to the task's k when the device takes part in every round).
-Status RunDpAdmmStep(const edgeadmm_wire_RoundTask& h, Span<const Real> w,
-                     size_t samples, LocalTrainer& trainer,
-                     Span<Real> upload) {
-  const edgeadmm_wire_DpAdmmParams& d = h.params.dp_admm;
-  // The aggregator charges every device for at most max_records records
-  // (docs/privacy.md): a larger shard would be under-charged.
-  if (samples > d.max_records) return Status::FailedPrecondition();
-  // The step clips every per-example gradient to S1 (Lemma 1); a different
-  // clip would make the sensitivity the aggregator charges wrong.
-  if (d.clip != 0 && d.clip != d.s1) return Status::InvalidArgument();
-  LinearizedAdmmParams params;
-  params.rho = d.rho;
-  params.reg_weight = d.reg_weight;
-  params.providers = d.num_devices;
-  params.schedule =
-      d.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX
-          ? LinearizedSchedule::kConvex
-          : LinearizedSchedule::kSmooth;
-  params.dw = d.d_w;
-  params.s1 = d.s1;
-  params.s2 = d.s2;
-  params.s3 = d.s3;
-  params.s4 = d.s4;
-  params.epsilon = d.epsilon;
-  params.delta = d.delta;
-  params.add_noise = !d.noiseless && DeviceAddsNoise(h);
-  if (h.regularizer == edgeadmm_wire_Regularizer_REGULARIZER_L1) {
-    params.regularizer.kind = RegularizerKind::kL1;
-    params.regularizer.l1 = h.regularizer_weight;
-  } else if (h.regularizer == edgeadmm_wire_Regularizer_REGULARIZER_L2) {
-    params.regularizer.kind = RegularizerKind::kL2;
-    params.regularizer.l2 = h.regularizer_weight;
-  }
-  if (trainer.state().local_iteration > 0) {
-    EDGEADMM_TRY(trainer.ApplyLinearizedDual(params.rho, w));  // (3d)
-  }
-  return trainer.RunLinearizedAdmm(params, h.round_id, w, upload).status();
-}
-
-// DP-SGD / DP-FedAvg baseline: Clip(w - z, C) + N(0, sigma^2), dp_sgd_step.h.
-Status RunDpSgdStep(const edgeadmm_wire_RoundTask& h, Span<const Real> z,
-                    LocalTrainer& trainer, Span<Real> upload) {
-  const edgeadmm_wire_DpSgdParams& d = h.params.dp_sgd;
-  DpSgdParams params;
-  params.learning_rate = d.learning_rate;
-  params.local_steps = d.local_steps;
-  params.clip = d.clip;
-  params.sigma = DeviceAddsNoise(h) ? d.sigma : 0.0;
-  return trainer.RunDpSgd(params, h.round_id, z, upload).status();
+  return task;
 }
 
 }  // namespace
@@ -409,10 +326,9 @@ uint64_t DeviceClient::RefreshAfterMs() const {
   // discarded. Re-registering every interval under loss built a queue of
   // stale registrations that kept a device IDLE for minutes. The longer
   // wait is a safety net for a transport that never reports.
-  return observe_answered_
-             ? config_.task_refresh_ms
-             : uint64_t{kUnansweredRegistrationRefreshes} *
-                   config_.task_refresh_ms;
+  return observe_answered_ ? config_.task_refresh_ms
+                           : uint64_t{kUnansweredRegistrationRefreshes} *
+                                 config_.task_refresh_ms;
 }
 
 void DeviceClient::StartObserve() {
@@ -531,7 +447,7 @@ void DeviceClient::ProcessTask() {
 Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                        Workspace& ws) {
   const edgeadmm_wire_RoundTask& h = task.header;
-  EDGEADMM_TRY_ASSIGN(const AlgorithmKind algorithm, AlgorithmFromWire(h));
+  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter, TaskOf(h));
   const size_t dim = config_.data.dim();
   if (task.model.size() != dim) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
@@ -539,7 +455,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   // The trainer starts from the persisted state of this job (or fresh for a
   // new job) with a DRBG freshly seeded from the entropy port.
   TrainerConfig trainer_config;
-  trainer_config.algorithm = algorithm;
+  trainer_config.algorithm = adapter->algorithm;
   trainer_config.loss = loss;
   trainer_config.job_id = h.job_id;
   trainer_config.entropy = config_.entropy;
@@ -566,22 +482,10 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                       ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));
   EDGEADMM_TRY_ASSIGN(ByteSpan update_bytes,
                       ws.Allocate<std::byte>(wire::MaxUpdateBytes(dim)));
-  edgeadmm_wire_UpdateKind kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-  switch (algorithm) {
-    case AlgorithmKind::kProxAdmm:
-      EDGEADMM_TRY(RunFederatedStep(h, task.model, trainer, upload));
-      break;
-    case AlgorithmKind::kLinearizedAdmm:
-      EDGEADMM_TRY(RunDpAdmmStep(h, task.model, config_.data.samples(),
-                                 trainer, upload));
-      kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
-      break;
-    case AlgorithmKind::kDpSgd:
-      EDGEADMM_TRY(RunDpSgdStep(h, task.model, trainer, upload));
-      break;
-    default:
-      return Status::Unimplemented();
-  }
+  // The algorithm's task adapter runs its step (steps/*_task.cc).
+  EDGEADMM_TRY(
+      adapter->run(internal::TaskInput{h, task.model, config_.data.samples()},
+                   trainer, upload));
   ++counters_.steps_computed;
 
   edgeadmm_wire_Update update = edgeadmm_wire_Update_init_zero;
@@ -589,7 +493,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   update.round_id = h.round_id;
   std::strncpy(update.device_id, config_.device_id,
                sizeof(update.device_id) - 1);
-  update.kind = kind;
+  update.kind = adapter->update_kind;
   update.dimension = static_cast<uint32_t>(dim);
   update.has_ledger = true;
   update.ledger.participations = trainer.state().ledger.participations();

@@ -1,11 +1,31 @@
+#include "edgeadmm/wire/round_task.h"
+
 #include <cfloat>
 
+#include "edgeadmm/algorithm.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/vector_field.h"
-#include "wire_message.h"
+#include "message.h"
 
 namespace edgeadmm::wire {
+
+// AlgorithmKind (edgeadmm/algorithm.h) is the wire enum with the same
+// numbers, so a task's algorithm converts with IsAlgorithmKind and a cast.
+static_assert(static_cast<int>(AlgorithmKind::kProxAdmm) ==
+              edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM);
+static_assert(static_cast<int>(AlgorithmKind::kLinearizedAdmm) ==
+              edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM);
+static_assert(static_cast<int>(AlgorithmKind::kPenaltyPerturbation) ==
+              edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION);
+static_assert(static_cast<int>(AlgorithmKind::kDpSgd) ==
+              edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD);
+static_assert(!IsAlgorithmKind(edgeadmm_wire_Algorithm_ALGORITHM_UNSPECIFIED));
+// A new wire value fails here until AlgorithmKind (and the checks above) has
+// it.
+static_assert(_edgeadmm_wire_Algorithm_MAX ==
+              edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD);
+static_assert(!IsAlgorithmKind(_edgeadmm_wire_Algorithm_MAX + 1));
+
 namespace {
 
 using internal::EnumValue;
@@ -49,50 +69,42 @@ bool ValidPenalty(const edgeadmm_wire_PenaltyPerturbationParams& p) {
          Positive(p.loss_weight) && p.iteration >= 1 && p.degree >= 1;
 }
 
-// Papers 000/003: rho > 0, lambda >= 0, sigma >= 0, n >= 1.
-bool ValidSharing(const edgeadmm_wire_AdmmSharingParams& p) {
-  return Positive(p.rho) && NonNegative(p.reg_weight) && NonNegative(p.sigma) &&
-         NonNegative(p.clip) && p.num_samples >= 1 &&
-         p.num_samples <= kMaxDimension;
-}
+// The params each algorithm's task carries, their check, and whether it
+// carries an auxiliary vector (`dimension` entries) or none. An algorithm
+// not listed (UNSPECIFIED, a removed or unknown value) is refused.
+struct ParamsRule {
+  edgeadmm_wire_Algorithm algorithm;
+  pb_size_t params_tag;
+  bool (*valid)(const edgeadmm_wire_RoundTask& t);
+  bool auxiliary;
+};
+
+// clang-format off
+constexpr ParamsRule kParamsRules[] = {
+    {edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM, edgeadmm_wire_RoundTask_federated_tag,
+     [](const edgeadmm_wire_RoundTask& t) { return ValidFederated(t.params.federated); }, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM, edgeadmm_wire_RoundTask_dp_admm_tag,
+     [](const edgeadmm_wire_RoundTask& t) { return ValidDpAdmm(t.params.dp_admm); }, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION, edgeadmm_wire_RoundTask_penalty_tag,
+     [](const edgeadmm_wire_RoundTask& t) { return ValidPenalty(t.params.penalty); }, true},
+    {edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD, edgeadmm_wire_RoundTask_dp_sgd_tag,
+     [](const edgeadmm_wire_RoundTask& t) { return ValidDpSgd(t.params.dp_sgd); }, false},
+};
+// clang-format on
 
 // The params variant, validity and auxiliary length each algorithm needs.
 Status ValidateParams(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
-  switch (EnumValue(t.algorithm)) {
-    case edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM:
-      if (t.which_params != edgeadmm_wire_RoundTask_federated_tag ||
-          !ValidFederated(t.params.federated) || aux_size != 0) {
-        return Status::InvalidArgument();
-      }
-      return Status::Ok();
-    case edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM:
-      if (t.which_params != edgeadmm_wire_RoundTask_dp_admm_tag ||
-          !ValidDpAdmm(t.params.dp_admm) || aux_size != 0) {
-        return Status::InvalidArgument();
-      }
-      return Status::Ok();
-    case edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD:
-      if (t.which_params != edgeadmm_wire_RoundTask_dp_sgd_tag ||
-          !ValidDpSgd(t.params.dp_sgd) || aux_size != 0) {
-        return Status::InvalidArgument();
-      }
-      return Status::Ok();
-    case edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION:
-      if (t.which_params != edgeadmm_wire_RoundTask_penalty_tag ||
-          !ValidPenalty(t.params.penalty) || aux_size != t.dimension) {
-        return Status::InvalidArgument();
-      }
-      return Status::Ok();
-    case edgeadmm_wire_Algorithm_ALGORITHM_ADMM_SHARING:
-      if (t.which_params != edgeadmm_wire_RoundTask_sharing_tag ||
-          !ValidSharing(t.params.sharing) ||
-          aux_size != t.params.sharing.num_samples) {
-        return Status::InvalidArgument();
-      }
-      return Status::Ok();
-    default:
+  const int32_t algorithm = EnumValue(t.algorithm);
+  for (const ParamsRule& rule : kParamsRules) {
+    if (rule.algorithm != algorithm) continue;
+    const size_t expected_aux = rule.auxiliary ? t.dimension : 0;
+    if (t.which_params != rule.params_tag || !rule.valid(t) ||
+        aux_size != expected_aux) {
       return Status::InvalidArgument();
+    }
+    return Status::Ok();
   }
+  return Status::InvalidArgument();
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
+#include "edgeadmm/wire/released_model.h"
+
 #include <cfloat>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/released_model.h"
 #include "edgeadmm/wire/vector_field.h"
-#include "wire_message.h"
+#include "message.h"
 
 namespace edgeadmm::wire {
 

@@ -1,3 +1,5 @@
+#include "edgeadmm/wire/vector_field.h"
+
 #include <pb_decode.h>
 #include <pb_encode.h>
 
@@ -7,7 +9,6 @@
 #include <limits>
 
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/vector_field.h"
 
 namespace edgeadmm::wire {
 namespace {

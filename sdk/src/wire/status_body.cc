@@ -1,7 +1,8 @@
+#include "edgeadmm/wire/status_body.h"
+
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/protocol.h"
-#include "edgeadmm/wire/status_body.h"
-#include "wire_message.h"
+#include "message.h"
 
 namespace edgeadmm::wire {
 

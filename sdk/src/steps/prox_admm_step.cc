@@ -4,7 +4,7 @@
 
 #include "edgeadmm/clip.h"
 #include "edgeadmm/vector_checks.h"
-#include "vector_ops.h"
+#include "math/vector_ops.h"
 
 namespace edgeadmm {
 

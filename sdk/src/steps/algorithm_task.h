@@ -1,0 +1,65 @@
+// The device side of an algorithm: a task adapter turns a decoded RoundTask
+// of that algorithm into a call of its local step (LocalTrainer::Run*). Each
+// adapter is a unit next to its step (steps/*_task.cc); the one registration
+// table, kAlgorithmTasks in steps/algorithm_tasks.cc, has one line per
+// algorithm the device client runs. DeviceClient calls only through it.
+//
+// Adding an algorithm on the device: its step, its adapter (a Run*Task
+// declared below), the proto (and its params check in wire/round_task.cc's
+// kParamsRules), one line in kAlgorithmTasks (plus its kind in
+// DeviceClient::kAlgorithms, which sizes the trainer workspace at compile
+// time; a static_assert keeps the two equal), and tests.
+#pragma once
+
+#include <edgeadmm.pb.h>
+
+#include <cstddef>
+
+#include "edgeadmm/algorithm.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm::internal {
+
+// What an adapter is given besides the trainer (already initialised for the
+// task's job and algorithm, with the persisted state loaded).
+struct TaskInput {
+  const edgeadmm_wire_RoundTask& header;  // validated at decode
+  Span<const Real> model;                 // the task's model (dimension)
+  size_t samples;                         // the device's record count
+};
+
+// Runs the algorithm's local step for `task` and writes the vector to upload
+// (dimension entries) into `upload`.
+using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
+                             Span<Real> upload);
+
+// One registration line: an algorithm the client runs.
+struct AlgorithmTask {
+  AlgorithmKind algorithm;
+  pb_size_t params_tag;                  // the RoundTask params it expects
+  edgeadmm_wire_UpdateKind update_kind;  // what its upload means
+  RunTaskFn run;
+};
+
+// The registered task of `algorithm`, or nullptr when the client does not run
+// it (e.g. paper 001's penalty perturbation: SDK step only).
+const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm);
+
+// With aggregator-side noise the device only clips (adds no noise).
+inline bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {
+  return h.noise_placement !=
+         edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR;
+}
+
+// The adapters, one per unit.
+Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
+                       Span<Real> upload);  // prox_admm_task.cc
+Status RunLinearizedAdmmTask(const TaskInput& task, LocalTrainer& trainer,
+                             Span<Real> upload);  // linearized_admm_task.cc
+Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
+                    Span<Real> upload);  // dp_sgd_task.cc
+
+}  // namespace edgeadmm::internal

@@ -1,0 +1,20 @@
+// Task adapter of the DP-SGD / DP-FedAvg baseline (job "dp-sgd",
+// ALGORITHM_DP_SGD): the RoundTask's DpSgdParams -> DpSgdParams.
+#include "algorithm_task.h"
+
+namespace edgeadmm::internal {
+
+// DP-SGD / DP-FedAvg baseline: Clip(w - z, C) + N(0, sigma^2), dp_sgd_step.h.
+Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
+                    Span<Real> upload) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  const edgeadmm_wire_DpSgdParams& d = h.params.dp_sgd;
+  DpSgdParams params;
+  params.learning_rate = d.learning_rate;
+  params.local_steps = d.local_steps;
+  params.clip = d.clip;
+  params.sigma = DeviceAddsNoise(h) ? d.sigma : 0.0;
+  return trainer.RunDpSgd(params, h.round_id, task.model, upload).status();
+}
+
+}  // namespace edgeadmm::internal

@@ -1,0 +1,53 @@
+// Task adapter of paper 004's DP-ADMM (job "dp-admm", ALGORITHM_DP_ADMM): the
+// RoundTask's DpAdmmParams -> LinearizedAdmmParams, with the dual update of
+// the previous iteration first.
+#include "algorithm_task.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::internal {
+
+// Paper 004: (3d) with the new global model w^{k+1} = the task's model (the
+// dual of the device's previous step), then (3a)-(3b) at iteration k+1;
+// linearized_admm_step.h. The step sizes follow the device's own iteration
+// count (equal to the task's k when the device takes part in every round).
+Status RunLinearizedAdmmTask(const TaskInput& task, LocalTrainer& trainer,
+                             Span<Real> upload) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  const edgeadmm_wire_DpAdmmParams& d = h.params.dp_admm;
+  // The aggregator charges every device for at most max_records records
+  // (docs/privacy.md): a larger shard would be under-charged.
+  if (task.samples > d.max_records) return Status::FailedPrecondition();
+  // The step clips every per-example gradient to S1 (Lemma 1); a different
+  // clip would make the sensitivity the aggregator charges wrong.
+  if (d.clip != 0 && d.clip != d.s1) return Status::InvalidArgument();
+  LinearizedAdmmParams params;
+  params.rho = d.rho;
+  params.reg_weight = d.reg_weight;
+  params.providers = d.num_devices;
+  params.schedule =
+      d.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX
+          ? LinearizedSchedule::kConvex
+          : LinearizedSchedule::kSmooth;
+  params.dw = d.d_w;
+  params.s1 = d.s1;
+  params.s2 = d.s2;
+  params.s3 = d.s3;
+  params.s4 = d.s4;
+  params.epsilon = d.epsilon;
+  params.delta = d.delta;
+  params.add_noise = !d.noiseless && DeviceAddsNoise(h);
+  if (h.regularizer == edgeadmm_wire_Regularizer_REGULARIZER_L1) {
+    params.regularizer.kind = RegularizerKind::kL1;
+    params.regularizer.l1 = h.regularizer_weight;
+  } else if (h.regularizer == edgeadmm_wire_Regularizer_REGULARIZER_L2) {
+    params.regularizer.kind = RegularizerKind::kL2;
+    params.regularizer.l2 = h.regularizer_weight;
+  }
+  if (trainer.state().local_iteration > 0) {
+    EDGEADMM_TRY(trainer.ApplyLinearizedDual(params.rho, task.model));  // (3d)
+  }
+  return trainer.RunLinearizedAdmm(params, h.round_id, task.model, upload)
+      .status();
+}
+
+}  // namespace edgeadmm::internal

@@ -1,0 +1,21 @@
+// Task adapter of paper 002 Alg. 3 (job "prox-admm", ALGORITHM_FEDERATED_
+// PRIVATE_ADMM): the RoundTask's FederatedAdmmParams -> ProxAdmmParams.
+#include "algorithm_task.h"
+
+namespace edgeadmm::internal {
+
+// Paper 002 Alg. 3 local step (eqs. 6-7 with clipping), prox_admm_step.h.
+Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
+                       Span<Real> upload) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  ProxAdmmParams params;
+  params.lambda = h.params.federated.lambda;
+  params.step = h.params.federated.gamma;
+  params.clip = h.params.federated.clip;
+  params.sigma = DeviceAddsNoise(h) ? h.params.federated.sigma : 0.0;
+  // Whether u_i takes the noise too (the aggregator's policy decides).
+  params.noise_in_state = h.params.federated.noise_in_state;
+  return trainer.RunProxAdmm(params, h.round_id, task.model, upload).status();
+}
+
+}  // namespace edgeadmm::internal
