@@ -1,7 +1,7 @@
 // Assertions for programming errors (never for bad input, which gets a Status).
 //
 // A failed assertion calls edgeadmm_panic(), a link-time hook: each platform
-// (platform/posix, platform/baremetal, platform/fake) defines it once.
+// (platform/posix, platform/baremetal, testing/) defines it once.
 // Assertions stay on in release builds unless EDGEADMM_CFG_ASSERT_ENABLED is 0.
 #pragma once
 

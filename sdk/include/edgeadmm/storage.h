@@ -1,7 +1,7 @@
 // Storage: the persistence port of the SDK (one named blob per key).
 //
 // Implementations: FileStorage (platform/posix/system, atomic rename),
-// MemoryStorage (platform/fake), a flash-backed store on boards. Keys are
+// MemoryStorage (testing/), a flash-backed store on boards. Keys are
 // short ASCII names ([A-Za-z0-9._-], no leading '.', at most kMaxKeyLength).
 #pragma once
 

@@ -1,7 +1,7 @@
 // Transport: the port through which the SDK client talks CoAP to the
 // aggregator (docs/protocol.md). A platform implements it once: over libcoap
 // with DTLS-PSK on POSIX (platform/posix/coap), over the SDK's own codec on a
-// microcontroller, in memory in tests (platform/fake).
+// microcontroller, in memory in tests (testing/).
 //
 // The interface is non-blocking so that one process can drive thousands of
 // transports from one event loop (the device fleet): StartRequest() queues
