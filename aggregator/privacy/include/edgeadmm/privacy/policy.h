@@ -1,6 +1,6 @@
 // Deployment policies: what the aggregator charges for one committed round
-// of federated private ADMM (paper 002, Alg. 3; ARCHITECTURE.md section 6;
-// derivations in docs/privacy.md).
+// of federated private ADMM (paper 002, Alg. 3; the threat model and the
+// derivations are in docs/privacy.md).
 //
 // Each device uploads du = 2 lambda Clip(x - z, C) + lambda eta.
 //  - participation (central DP, device-side noise eta ~ N(0, sigma^2 I)):
