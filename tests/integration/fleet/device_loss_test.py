@@ -92,7 +92,21 @@ class LossyRelay(threading.Thread):
                     self.listen.sendto(data, self.client)
 
 
-def fail(message):
+def print_tail(path, lines=40):
+    """The end of a log, so that a failure in CI can be diagnosed."""
+    try:
+        with open(path, errors="replace") as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError:
+        return
+    print(f"--- last {len(tail)} lines of {path}")
+    for line in tail:
+        print(f"    {line}")
+
+
+def fail(message, logs=()):
+    for path in logs:
+        print_tail(path)
     print(f"FAIL: {message}")
     sys.exit(1)
 
@@ -113,6 +127,7 @@ def main():
         stack.create_job(JOB, TOML)
         stack.start_daemon()
         procs = []
+        device_logs = []
         for i, device in enumerate(devices):
             relay = LossyRelay(stack.port, LOSS, seed=100 + i)
             relay.start()
@@ -125,9 +140,10 @@ def main():
                     "--epsilon-budget", "1000", "--refresh-ms", "5000",
                     "--retry-max-ms", "4000", "--ack-timeout-ms", "1000",
                     "--max-uploads", str(ROUNDS), "--timeout-s", "300"]
-            procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL,
-                                          text=True))
+            device_logs.append(os.path.join(a.work_dir, f"{device}.log"))
+            with open(device_logs[-1], "w") as log:
+                procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE,
+                                              stderr=log, text=True))
         outputs = []
         for proc in procs:
             try:
@@ -135,11 +151,13 @@ def main():
             except subprocess.TimeoutExpired:
                 proc.terminate()  # prints its counters and exits 5
                 outputs.append(proc.communicate()[0])
-        for device, proc, out in zip(devices, procs, outputs):
+        daemon_log = os.path.join(stack.state_dir, "daemon.log")
+        for device, proc, out, log in zip(devices, procs, outputs,
+                                          device_logs):
             summary = out.strip().splitlines()[-1] if out.strip() else ""
             print(f"{device}: exit {proc.returncode}: {summary}")
             if proc.returncode != 0:
-                fail(f"{device} exited {proc.returncode}")
+                fail(f"{device} exited {proc.returncode}", [log, daemon_log])
             m = re.search(r"steps (\d+), refused 0, uploads accepted (\d+), "
                           r"duplicate (\d+), stale (\d+), rejected 0",
                           summary)
