@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_command.h"
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/rounds/noise_planner.h"
@@ -88,7 +89,7 @@ void RunList(const JobOptions& o) {
   for (const jobs::JobRecord& j : OrFail(jobs::ListJobs(db), "list")) {
     std::printf("%lld\t%s\t%s\t%s\tn=%lld\n", static_cast<long long>(j.id),
                 j.config.name.c_str(), JobStateName(j.state),
-                jobs::AlgorithmName(j.config.algorithm),
+                algorithms::NameOf(j.config.algorithm),
                 static_cast<long long>(j.n));
   }
 }
@@ -104,7 +105,7 @@ void RunStatus(const JobOptions& o) {
       "discarded rounds %lld, lost rounds %lld\n"
       "central epsilon spent %.6g (delta %.3g, budget %.6g)\n",
       s.job.config.name.c_str(), static_cast<long long>(s.job.id),
-      JobStateName(s.job.state), jobs::AlgorithmName(s.job.config.algorithm),
+      JobStateName(s.job.state), algorithms::NameOf(s.job.config.algorithm),
       privacy::PolicyName(s.job.config.policy), static_cast<long long>(s.job.n),
       static_cast<long long>(s.iteration),
       static_cast<long long>(s.job.config.rounds),
@@ -121,8 +122,8 @@ void RunLedger(const JobOptions& o) {
   const jobs::PrivacyReport r =
       OrFail(jobs::LoadPrivacyReport(db, o.name), o.name);
   std::printf("# privacy report of job %s: policy %s, delta %.3g\n",
-              r.job.config.name.c_str(), privacy::PolicyName(r.job.config.policy),
-              r.job.config.delta);
+              r.job.config.name.c_str(),
+              privacy::PolicyName(r.job.config.policy), r.job.config.delta);
   std::printf("# central ledger (epsilon after each committed round)\n");
   for (const auto& [round, eps] : r.central) {
     std::printf("round\t%lld\t%.6g\n", static_cast<long long>(round), eps);

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
 #include "edgeadmm/jobs/toml_document.h"
 
@@ -14,10 +15,6 @@ namespace {
 template <typename E>
 using NameTable = std::initializer_list<std::pair<const char*, E>>;
 
-constexpr NameTable<Algorithm> kAlgorithms = {
-    {"prox-admm", Algorithm::kProxAdmm},
-    {"dp-admm", Algorithm::kLinearizedAdmm},
-    {"dp-sgd", Algorithm::kDpSgd}};
 constexpr NameTable<Loss> kLosses = {{"logistic", Loss::kLogistic},
                                      {"squared", Loss::kSquared}};
 constexpr NameTable<RegularizerKind> kRegularizers = {
@@ -149,85 +146,8 @@ Status Invalid(std::string* error, const std::string& message) {
   return Status::InvalidArgument();
 }
 
-// Algorithm-specific checks of ValidateJobConfig: which policies each
-// algorithm is charged soundly under (docs/privacy.md, section 2) and the
-// ranges of its own keys.
-Status ValidateAlgorithm(const JobConfig& c, std::string* error) {
-  if (c.algorithm != Algorithm::kProxAdmm && c.noise_in_state) {
-    return Invalid(error,
-                   "privacy.noise_in_state: only prox-admm has this switch");
-  }
-  if (c.policy == privacy::Policy::kTrustedAggregator &&
-      c.algorithm != Algorithm::kProxAdmm) {
-    return Invalid(error,
-                   "privacy.policy: trusted-aggregator is implemented for "
-                   "prox-admm only");
-  }
-  if (c.algorithm == Algorithm::kDpSgd && c.local_steps < 1) {
-    return Invalid(error, "step.local_steps: must be >= 1");
-  }
-  if (c.algorithm != Algorithm::kLinearizedAdmm) return Status::Ok();
-  if (c.regularizer.kind == RegularizerKind::kElasticNet) {
-    return Invalid(error,
-                   "regularizer.kind: dp-admm applies the regularizer on the "
-                   "devices; use none, l1 or l2");
-  }
-  if (c.policy != privacy::Policy::kParticipationOwnNoise) {
-    // Paper 004 eq. (3a) linearizes at the device's own noisy w~_i, so a
-    // device's state carries its past noise: the sqrt(m_k) charge of
-    // `participation` is not proven for that (docs/privacy.md).
-    return Invalid(error,
-                   "privacy.policy: dp-admm devices keep their own noise in "
-                   "their state (paper 004 eq. 3a linearizes at the noisy "
-                   "w~), so only participation-own-noise is sound for it");
-  }
-  if (c.noise_planned()) {
-    return Invalid(error,
-                   "privacy.target_epsilon: not planned for dp-admm; its "
-                   "noise is set by dp_admm.step_epsilon and step_delta");
-  }
-  const DpAdmmConfig& d = c.dp_admm;
-  if (!(d.d_w > 0)) return Invalid(error, "dp_admm.d_w: must be > 0");
-  if (!(d.s2 >= 0) || !(d.s3 >= 0) || !(d.s4 >= 0)) {
-    return Invalid(error, "dp_admm: s2, s3 and s4 must be >= 0");
-  }
-  if (!(d.step_epsilon > 0 && d.step_epsilon <= 1)) {
-    return Invalid(error, "dp_admm.step_epsilon: must be in (0, 1]");
-  }
-  if (!(d.step_delta > 0 && d.step_delta < 1)) {
-    return Invalid(error, "dp_admm.step_delta: must be in (0, 1)");
-  }
-  if (d.max_records < 1 || d.max_records > UINT32_MAX) {
-    return Invalid(error, "dp_admm.max_records: must be in [1, 2^32)");
-  }
-  return Status::Ok();
-}
-
-// Fills the dp-admm defaults that depend on other keys and sets σ to paper
-// 004's noise multiplier (the jobs table's sigma column).
-void ResolveDpAdmm(JobConfig& c) {
-  DpAdmmConfig& d = c.dp_admm;
-  const Regularizer& r = c.regularizer;
-  if (d.s2 < 0) {
-    d.s2 = r.kind == RegularizerKind::kL1
-               ? r.l1 * std::sqrt(static_cast<double>(c.dimension))
-               : r.l2 * d.d_w;
-  }
-  if (d.s3 < 0) d.s3 = c.loss == Loss::kLogistic ? 0.25 : 1.0;
-  if (d.s4 < 0) d.s4 = r.l2;
-  if (d.step_delta < 0) d.step_delta = c.delta;
-  c.sigma = DpAdmmNoiseMultiplier(c);
-}
-
 }  // namespace
 
-double DpAdmmNoiseMultiplier(const JobConfig& c) {
-  const DpAdmmConfig& d = c.dp_admm;
-  if (!d.noise || !(d.step_epsilon > 0) || !(d.step_delta > 0)) return 0.0;
-  return std::sqrt(2 * std::log(1.25 / d.step_delta)) / d.step_epsilon;
-}
-
-const char* AlgorithmName(Algorithm a) { return NameOf(kAlgorithms, a); }
 const char* RegularizerName(RegularizerKind r) {
   return NameOf(kRegularizers, r);
 }
@@ -302,7 +222,11 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
                    "privacy.policy: trusted-aggregator needs poisson sampling "
                    "(its accounting is the Poisson-subsampled Gaussian)");
   }
-  return ValidateAlgorithm(c, error);
+  const algorithms::Algorithm* algorithm = algorithms::Find(c.algorithm);
+  if (algorithm == nullptr) {
+    return Invalid(error, "job.algorithm: not served by this aggregator");
+  }
+  return algorithm->Validate(c, error);
 }
 
 Result<JobConfig> ParseJobConfig(std::string_view toml_text,
@@ -312,17 +236,29 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
   JobConfig c;
   Reader r(root, error);
   r.String("job.name", c.name, true);
-  r.Enum("job.algorithm", kAlgorithms, c.algorithm, true);
+  std::string algorithm_name;
+  r.String("job.algorithm", algorithm_name, true);
+  const algorithms::Algorithm* algorithm =
+      algorithms::FindByName(algorithm_name);
+  if (algorithm != nullptr) {
+    c.algorithm = algorithm->kind();
+  } else if (!r.failed()) {
+    r.Fail("job.algorithm", "unknown value \"" + algorithm_name +
+                                "\" (one of: " + algorithms::Names() + ")");
+  }
   r.Enum("job.loss", kLosses, c.loss, true);
   r.Int("job.dimension", c.dimension, true);
   r.Int("job.rounds", c.rounds, true);
   r.Enum("regularizer.kind", kRegularizers, c.regularizer.kind, false);
   r.Double("regularizer.l1", c.regularizer.l1, false);
   r.Double("regularizer.l2", c.regularizer.l2, false);
-  const bool dp_admm = c.algorithm == Algorithm::kLinearizedAdmm;
-  r.Double("step.lambda", c.lambda, c.algorithm == Algorithm::kProxAdmm);
-  r.Double("step.gamma", c.gamma, !dp_admm);
-  r.Double("step.rho", c.rho, dp_admm);
+  const algorithms::RequiredStepKeys step =
+      algorithm != nullptr ? algorithm->required_step_keys()
+                           : algorithms::RequiredStepKeys{};
+  const bool dp_admm = algorithm != nullptr && algorithm->uses_dp_admm_table();
+  r.Double("step.lambda", c.lambda, step.lambda);
+  r.Double("step.gamma", c.gamma, step.gamma);
+  r.Double("step.rho", c.rho, step.rho);
   r.Int("step.local_steps", c.local_steps, false);
   r.Enum("dp_admm.schedule", kSchedules, c.dp_admm.schedule, false);
   r.Double("dp_admm.d_w", c.dp_admm.d_w, dp_admm);
@@ -358,15 +294,7 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
     return Invalid(error,
                    "privacy: give either sigma or target_epsilon, not both");
   }
-  if (dp_admm) {
-    if (c.sigma >= 0) {
-      return Invalid(error,
-                     "privacy.sigma: dp-admm's noise is set by "
-                     "dp_admm.step_epsilon and step_delta (paper 004 Thm 1); "
-                     "use dp_admm.noise = false for none");
-    }
-    if (!c.noise_planned()) ResolveDpAdmm(c);
-  }
+  EDGEADMM_TRY(algorithm->Resolve(c, error));
   EDGEADMM_TRY(ValidateJobConfig(c, error));
   return c;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/privacy/calibration.h"
 #include "edgeadmm/privacy/policy.h"
@@ -35,9 +36,9 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   auto sigma = privacy::SigmaForNoiseMultiplier(
       config.policy, z, config.clip, static_cast<uint64_t>(config.m_min));
   if (!sigma.ok()) return sigma.error().status();
-  // The policy formulas are paper 002's (noise λσ on sensitivity 2λC);
-  // dp-sgd's Δ has sensitivity C with noise σ, so half the σ gives the same ν.
-  return config.algorithm == jobs::Algorithm::kDpSgd ? *sigma / 2 : *sigma;
+  // The policy formulas are paper 002's (noise λσ on sensitivity 2λC); the
+  // algorithm converts to its own σ for the same ν.
+  return algorithms::Get(config.algorithm).SigmaForPlannedSigma(*sigma);
 }
 
 }  // namespace edgeadmm::rounds

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
 #include "edgeadmm/rounds/upload_digest.h"
@@ -16,12 +17,6 @@ namespace {
 constexpr char kCentralScope[] = "central";
 constexpr char kDeviceCentralPrefix[] = "central:";
 constexpr char kDeviceLocalPrefix[] = "local:";
-
-double Norm2(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x * x;
-  return std::sqrt(sum);
-}
 
 bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
@@ -127,22 +122,7 @@ Status RoundEngine::LoadLedgers() {
 }
 
 double RoundEngine::OwnNoiseMultiplier() const {
-  const jobs::JobConfig& c = job_.config;
-  switch (c.algorithm) {
-    case jobs::Algorithm::kProxAdmm:
-      // Δu = 2λ·Clip(x − z, C) + λη: zero-out sensitivity 2λC, noise λσ.
-      return c.sigma / (2 * c.clip);
-    case jobs::Algorithm::kDpSgd:
-      // Δ = Clip(w − z, C) + ξ: zero-out sensitivity C, noise σ.
-      return c.sigma / c.clip;
-    case jobs::Algorithm::kLinearizedAdmm:
-      // w̃ = w_i + ξ, σ_k = 2 S1 ν₀₀₄/(m_i(ρ + 1/η_k)) (paper 004 Thm 1); w_i
-      // moves by at most S1/(ρ + 1/η_k) when the device's data are zeroed
-      // (the mean clipped gradient, eq. 3a): 2ν₀₀₄/m_i ≥ 2ν₀₀₄/m_max.
-      return 2 * jobs::DpAdmmNoiseMultiplier(c) /
-             static_cast<double>(c.dp_admm.max_records);
-  }
-  return 0.0;
+  return algorithms::Get(job_.config.algorithm).OwnNoiseMultiplier(job_.config);
 }
 
 RoundMechanism RoundEngine::CentralMechanism(size_t m) const {
@@ -544,11 +524,10 @@ UploadVerdict RoundEngine::Judge(std::string_view identity,
       values->size() != static_cast<size_t>(UploadLength(job_.config))) {
     return UploadVerdict::kMalformed;
   }
-  // Devices under trusted-aggregator only clip: ||Δu|| = 2λ||Clip(x−z)||
-  // <= 2λC. Enforce it, or one device could break the sensitivity bound.
-  const jobs::JobConfig& c = job_.config;
-  if (c.policy == privacy::Policy::kTrustedAggregator &&
-      Norm2(*values) > 2 * c.lambda * c.clip * (1 + 1e-6)) {
+  // The algorithm's own value bounds (e.g. prox-admm's 2λC norm under
+  // trusted-aggregator, which the sensitivity relies on).
+  if (!algorithms::Get(job_.config.algorithm)
+           .UploadWithinBounds(job_.config, *values)) {
     return UploadVerdict::kMalformed;
   }
   auto previous = open_.accepted.find(*index);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -47,65 +48,6 @@ Response NoJob() {
 bool Enrolled(const rounds::RoundEngine& engine, std::string_view id) {
   return std::binary_search(engine.devices().begin(), engine.devices().end(),
                             std::string(id));
-}
-
-// Δu (paper 002), the model change (DP-SGD) or the noisy model (paper 004).
-edgeadmm_wire_UpdateKind KindFor(jobs::Algorithm algorithm) {
-  return algorithm == jobs::Algorithm::kLinearizedAdmm
-             ? edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL
-             : edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-}
-
-// The algorithm and its params oneof of a task (docs/protocol.md).
-void SetParams(const jobs::JobRecord& job, int64_t iteration,
-               edgeadmm_wire_RoundTask& h) {
-  const jobs::JobConfig& c = job.config;
-  const bool trusted = c.policy == privacy::Policy::kTrustedAggregator;
-  switch (c.algorithm) {
-    case jobs::Algorithm::kProxAdmm:
-      h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
-      h.which_params = edgeadmm_wire_RoundTask_federated_tag;
-      h.params.federated.lambda = c.lambda;
-      h.params.federated.gamma = c.gamma;
-      h.params.federated.clip = c.clip;
-      h.params.federated.sigma = trusted ? 0.0 : c.sigma;
-      // ValidateJobConfig refuses true under `participation` (privacy.md).
-      h.params.federated.noise_in_state = !trusted && c.noise_in_state;
-      return;
-    case jobs::Algorithm::kLinearizedAdmm: {
-      // Paper 004 with the job's regularizer r on every device: its split
-      // (λ/N)·R with λ = N, R = r (the task's regularizer and weight).
-      const jobs::DpAdmmConfig& d = c.dp_admm;
-      edgeadmm_wire_DpAdmmParams& w = h.params.dp_admm;
-      h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM;
-      h.which_params = edgeadmm_wire_RoundTask_dp_admm_tag;
-      w.schedule = d.schedule == jobs::DpAdmmSchedule::kConvex
-                       ? edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX
-                       : edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
-      w.rho = c.rho;
-      w.num_devices = static_cast<uint32_t>(job.n);
-      w.reg_weight = static_cast<double>(job.n);
-      w.iteration = static_cast<uint32_t>(iteration);
-      w.d_w = d.d_w;
-      w.s1 = w.clip = c.clip;
-      w.s2 = d.s2;
-      w.s3 = d.s3;
-      w.s4 = d.s4;
-      w.epsilon = d.step_epsilon;
-      w.delta = d.step_delta;
-      w.noiseless = !d.noise;
-      w.max_records = static_cast<uint32_t>(d.max_records);
-      return;
-    }
-    case jobs::Algorithm::kDpSgd:
-      h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
-      h.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
-      h.params.dp_sgd.learning_rate = c.gamma;
-      h.params.dp_sgd.local_steps = static_cast<uint32_t>(c.local_steps);
-      h.params.dp_sgd.clip = c.clip;
-      h.params.dp_sgd.sigma = c.sigma;
-      return;
-  }
 }
 
 }  // namespace
@@ -185,7 +127,8 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   h.noise_placement =
       trusted ? edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
               : edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
-  SetParams(engine_->job(), task.iteration, h);
+  // The algorithm and its params oneof (docs/protocol.md).
+  algorithms::Get(c.algorithm).FillTask(c, engine_->job().n, task.iteration, h);
   h.dimension = static_cast<uint32_t>(c.dimension);
   if (task.deadline_ms > now_ms) {
     h.deadline_ms = static_cast<uint32_t>(
@@ -234,7 +177,8 @@ Response RequestHandler::Update(std::string_view identity,
     return ErrorResponse(Status::InvalidArgument(),
                          "dimension differs from the job's", job_id, round_id);
   }
-  if (decoded.header.kind != KindFor(engine_->job().config.algorithm)) {
+  if (decoded.header.kind !=
+      algorithms::Get(engine_->job().config.algorithm).update_kind()) {
     return ErrorResponse(Status::InvalidArgument(),
                          "update kind does not fit the algorithm", job_id,
                          round_id);

@@ -35,7 +35,7 @@ TEST(JobConfigTest, ParsesEveryField) {
                           &error);
   ASSERT_TRUE(c.ok()) << error;
   EXPECT_EQ(c->name, "j");
-  EXPECT_EQ(c->algorithm, Algorithm::kProxAdmm);
+  EXPECT_EQ(c->algorithm, AlgorithmKind::kProxAdmm);
   EXPECT_EQ(c->loss, Loss::kLogistic);
   EXPECT_EQ(c->dimension, 3);
   EXPECT_EQ(c->rounds, 5);

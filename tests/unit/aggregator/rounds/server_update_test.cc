@@ -7,7 +7,7 @@
 namespace edgeadmm::rounds {
 namespace {
 
-jobs::JobConfig Config(jobs::Algorithm algorithm) {
+jobs::JobConfig Config(AlgorithmKind algorithm) {
   jobs::JobConfig c;
   c.algorithm = algorithm;
   c.dimension = 2;
@@ -26,7 +26,7 @@ std::unique_ptr<SamplingRng> Rng() {
 
 TEST(ServerUpdateTest, ProxAdmmDividesByEnrolledCountNotCohort) {
   // Paper 002 pitfall P3: ŝ += (1/n)·ΣΔu with n = 4 enrolled, m = 2 uploads.
-  jobs::JobConfig c = Config(jobs::Algorithm::kProxAdmm);
+  jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
   ServerModel model{{0, 0}, {0.5, -1.0}};
   auto rng = Rng();
   ASSERT_TRUE(ApplyRound(c, 4, {{1.0, 2.0}, {3.0, -6.0}}, *rng, model).ok());
@@ -36,7 +36,7 @@ TEST(ServerUpdateTest, ProxAdmmDividesByEnrolledCountNotCohort) {
 }
 
 TEST(ServerUpdateTest, ProxAdmmSoftThresholdsWithGammaTimesL1) {
-  jobs::JobConfig c = Config(jobs::Algorithm::kProxAdmm);
+  jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
   c.regularizer = {RegularizerKind::kElasticNet, 0.4, 1.0};
   ServerModel model{{0, 0}, {0, 0}};
   auto rng = Rng();
@@ -48,7 +48,7 @@ TEST(ServerUpdateTest, ProxAdmmSoftThresholdsWithGammaTimesL1) {
 }
 
 TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
-  jobs::JobConfig c = Config(jobs::Algorithm::kProxAdmm);
+  jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
   c.policy = privacy::Policy::kTrustedAggregator;
   c.sigma = 4.0;  // noise std on the sum: λσ = 2
   c.dimension = 20000;
@@ -63,7 +63,7 @@ TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
 }
 
 TEST(ServerUpdateTest, LinearizedAdmmIsMeanOfNoisyModels) {
-  jobs::JobConfig c = Config(jobs::Algorithm::kLinearizedAdmm);
+  jobs::JobConfig c = Config(AlgorithmKind::kLinearizedAdmm);
   ServerModel model{{9, 9}, {}};
   auto rng = Rng();
   ASSERT_TRUE(ApplyRound(c, 10, {{1, 2}, {3, 4}, {5, -3}}, *rng, model).ok());
@@ -72,7 +72,7 @@ TEST(ServerUpdateTest, LinearizedAdmmIsMeanOfNoisyModels) {
 }
 
 TEST(ServerUpdateTest, DpSgdAddsTheMeanModelChangeThenProx) {
-  jobs::JobConfig c = Config(jobs::Algorithm::kDpSgd);
+  jobs::JobConfig c = Config(AlgorithmKind::kDpSgd);
   ServerModel model{{1, 1}, {}};
   auto rng = Rng();
   // Δ_i = −γ∇f_i (E = 1): the mean over the m = 2 uploads, not over n.
@@ -87,7 +87,7 @@ TEST(ServerUpdateTest, DpSgdAddsTheMeanModelChangeThenProx) {
 }
 
 TEST(ServerUpdateTest, RejectsEmptyOrWrongLength) {
-  jobs::JobConfig c = Config(jobs::Algorithm::kProxAdmm);
+  jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
   ServerModel model{{0, 0}, {0, 0}};
   auto rng = Rng();
   EXPECT_EQ(ApplyRound(c, 1, {}, *rng, model), Status::InvalidArgument());

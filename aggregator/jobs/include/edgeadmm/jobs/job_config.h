@@ -1,10 +1,13 @@
 // JobConfig: what one training job runs, parsed from TOML and validated.
 //
 // Example (every table and key is documented in docs/aggregator.md):
+// clang-format off
 //   [job]
 //   name = "a9a-lasso"
-//   algorithm = "prox-admm"        # prox-admm (paper 002) | dp-admm (004) |
-//   dp-sgd loss = "logistic"              # logistic | squared dimension = 123
+//   algorithm = "prox-admm"        # prox-admm (paper 002) | dp-admm (004)
+//                                  # | dp-sgd (aggregator/algorithms)
+//   loss = "logistic"              # logistic | squared
+//   dimension = 123
 //   rounds = 100
 //   [regularizer]
 //   kind = "l1"                    # none | l1 | l2 | elastic-net
@@ -37,12 +40,14 @@
 //   data = "/var/lib/edgeadmm/a9a.t.xz"
 //   format = "libsvm"              # libsvm | adult-csv (105 features)
 //   normalize = "none"             # none | unit | max (as the devices')
+// clang-format on
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "edgeadmm/algorithm.h"
 #include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/regularizer.h"
@@ -50,11 +55,6 @@
 
 namespace edgeadmm::jobs {
 
-enum class Algorithm {
-  kProxAdmm,        // Paper 002 Alg. 3: federated private prox ADMM.
-  kLinearizedAdmm,  // Paper 004: linearized DP-ADMM.
-  kDpSgd,           // The DP-SGD baseline of paper 002.
-};
 enum class Loss { kLogistic, kSquared };
 // Paper 004's step-size schedules (linearized_admm_step.h).
 enum class DpAdmmSchedule { kSmooth, kConvex };
@@ -77,7 +77,8 @@ enum class SamplingScheme { kPoisson, kFixed };
 
 struct JobConfig {
   std::string name;
-  Algorithm algorithm = Algorithm::kProxAdmm;
+  // One of the algorithms aggregator/algorithms serves (registry.h).
+  AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
   Loss loss = Loss::kLogistic;
   int64_t dimension = 0;  // p
   int64_t rounds = 0;     // K, committed rounds to run
@@ -122,10 +123,6 @@ struct JobConfig {
   bool noise_planned() const { return target_epsilon > 0; }
 };
 
-// Paper 004's per-iteration noise multiplier σ_k/Δ_k = sqrt(2 ln(1.25/δ))/ε
-// (Thm 1, constant in k); 0 without noise.
-double DpAdmmNoiseMultiplier(const JobConfig& config);
-
 // Parses and validates a job. On failure returns INVALID_ARGUMENT and sets
 // `*error` to one line naming the key and the problem.
 Result<JobConfig> ParseJobConfig(std::string_view toml_text,
@@ -135,8 +132,8 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
 // INVALID_ARGUMENT with `*error` set on the first problem.
 Status ValidateJobConfig(const JobConfig& config, std::string* error);
 
-// Names used in TOML and logs ("prox-admm", "logistic", ...).
-const char* AlgorithmName(Algorithm a);
+// Names used in TOML and logs ("l1", ...); an algorithm's name is its
+// unit's (algorithms::NameOf).
 const char* RegularizerName(RegularizerKind r);
 
 }  // namespace edgeadmm::jobs

@@ -1,7 +1,7 @@
 // RoundEngine: the round state machine of one job, over the store.
 //
 // No network and no clock of its own: the daemon (or a test) feeds it
-// uploads and the current time. Life of a round (ARCHITECTURE.md section 2):
+// uploads and the current time. Life of a round (docs/architecture.md):
 //   Advance: budget check -> secret cohort (CSPRNG) -> round row 'open'
 //   Submit:  acceptance rules, at most one upload per (device, round)
 //   Advance: at the deadline, or as soon as the whole cohort uploaded (in

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/result.h"
@@ -13,7 +14,8 @@
 
 namespace edgeadmm::rounds {
 
-class SamplingRng {
+// Also the server-side noise of a round (algorithms::RoundNoise).
+class SamplingRng final : public algorithms::RoundNoise {
  public:
   // Seeded from the kernel CSPRNG (seed == 0) or deterministically from
   // `seed` (tests, reference runs). UNAVAILABLE without entropy.
@@ -24,7 +26,7 @@ class SamplingRng {
   // Uniform integer in [0, bound), bound >= 1, by rejection (no modulo bias).
   Result<uint64_t> UniformBelow(uint64_t bound);
   // v_i += N(0, stddev²) for every i. INVALID_ARGUMENT for a bad stddev.
-  Status AddNoise(double stddev, std::vector<double>& v);
+  Status AddNoise(double stddev, std::vector<double>& v) override;
 
  private:
   explicit SamplingRng(uint64_t seed) : seeded_entropy_(seed) {}

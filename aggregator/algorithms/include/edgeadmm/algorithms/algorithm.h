@@ -1,0 +1,95 @@
+// Algorithm: everything the aggregator knows about one job algorithm, in one
+// unit per algorithm (prox_admm, dp_admm, dp_sgd) listed by registry.h. The
+// round engine, the job parser and the request handler call through this
+// interface and hold no per-algorithm code (docs/aggregator.md, "Adding an
+// algorithm"). The device side is sdk/src/steps/<name>_task.cc.
+#pragma once
+
+#include <edgeadmm.pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/algorithm.h"
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::algorithms {
+
+// The server's model state, persisted per iteration.
+struct ServerModel {
+  std::vector<double> z;      // released model (z for 002, w for 004)
+  std::vector<double> state;  // ŝ = (1/n)Σ_i u_i for 002; unused otherwise
+};
+
+// Gaussian noise for a server update (trusted-aggregator): v_i += N(0, std²).
+class RoundNoise {
+ public:
+  virtual Status AddNoise(double stddev, std::vector<double>& v) = 0;
+
+ protected:
+  ~RoundNoise() = default;
+};
+
+// The step.* keys a job of this algorithm must give.
+struct RequiredStepKeys {
+  bool lambda = false;
+  bool gamma = false;
+  bool rho = false;
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+
+  virtual AlgorithmKind kind() const = 0;
+  // The job.algorithm name in TOML and logs ("prox-admm", ...).
+  virtual const char* name() const = 0;
+  virtual RequiredStepKeys required_step_keys() const = 0;
+  // True if the job reads the [dp_admm] table (paper 004's constants).
+  virtual bool uses_dp_admm_table() const { return false; }
+
+  // After parsing, before validation: checks that need the raw keys and
+  // fills values derived from other keys. INVALID_ARGUMENT with `*error` set.
+  virtual Status Resolve(jobs::JobConfig& config, std::string* error) const;
+  // The algorithm's own ranges and the policies it is charged soundly under
+  // (docs/privacy.md). INVALID_ARGUMENT with `*error` set on the first one.
+  virtual Status Validate(const jobs::JobConfig& config,
+                          std::string* error) const = 0;
+
+  // Sets the task's algorithm, params oneof and the step parameters for
+  // `iteration` (committed rounds so far) of a job with `n` devices.
+  virtual void FillTask(const jobs::JobConfig& config, int64_t n,
+                        int64_t iteration,
+                        edgeadmm_wire_RoundTask& task) const = 0;
+  // What the devices' Update.vector holds.
+  virtual edgeadmm_wire_UpdateKind update_kind() const = 0;
+
+  // Length of one upload vector (p for every algorithm served today).
+  virtual int64_t UploadLength(const jobs::JobConfig& config) const {
+    return config.dimension;
+  }
+  // A decoded upload of the right length the algorithm can still refuse
+  // (a value bound that the accounting relies on).
+  virtual bool UploadWithinBounds(const jobs::JobConfig& /*config*/,
+                                  const std::vector<double>& /*values*/) const {
+    return true;
+  }
+  // One committed round: `uploads` (each UploadLength long, at least one)
+  // become the next model. n: the job's enrolled device count.
+  virtual Status ApplyRound(const jobs::JobConfig& config, int64_t n,
+                            const std::vector<std::vector<double>>& uploads,
+                            RoundNoise& noise, ServerModel& model) const = 0;
+
+  // ν of one device's own noise over the zero-out sensitivity of its upload:
+  // the per-round mechanism the ledgers charge (docs/privacy.md, section 2).
+  virtual double OwnNoiseMultiplier(const jobs::JobConfig& config) const = 0;
+  // σ to send for a σ planned in paper 002's units (noise λσ on the
+  // sensitivity 2λC of Δu), so that OwnNoiseMultiplier is the planned ν.
+  virtual double SigmaForPlannedSigma(double prox_admm_sigma) const {
+    return prox_admm_sigma;
+  }
+};
+
+}  // namespace edgeadmm::algorithms

@@ -1,0 +1,32 @@
+// prox-admm: paper 002 Alg. 3 (federated private ADMM with user sampling).
+// Devices send Δu = 2λ·Clip(x − z, C) + λη; the server keeps the running
+// mean ŝ = (1/n)·Σ_i u_i over all n devices and releases z = prox_{γr}(ŝ).
+#pragma once
+
+#include "edgeadmm/algorithms/algorithm.h"
+
+namespace edgeadmm::algorithms {
+
+class ProxAdmm final : public Algorithm {
+ public:
+  AlgorithmKind kind() const override { return AlgorithmKind::kProxAdmm; }
+  const char* name() const override { return "prox-admm"; }
+  RequiredStepKeys required_step_keys() const override {
+    return {/*lambda=*/true, /*gamma=*/true, /*rho=*/false};
+  }
+  Status Validate(const jobs::JobConfig& config,
+                  std::string* error) const override;
+  void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
+                edgeadmm_wire_RoundTask& task) const override;
+  edgeadmm_wire_UpdateKind update_kind() const override {
+    return edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  }
+  bool UploadWithinBounds(const jobs::JobConfig& config,
+                          const std::vector<double>& values) const override;
+  Status ApplyRound(const jobs::JobConfig& config, int64_t n,
+                    const std::vector<std::vector<double>>& uploads,
+                    RoundNoise& noise, ServerModel& model) const override;
+  double OwnNoiseMultiplier(const jobs::JobConfig& config) const override;
+};
+
+}  // namespace edgeadmm::algorithms

@@ -1,0 +1,48 @@
+#include "edgeadmm/algorithms/dp_sgd.h"
+
+#include "unit_support.h"
+
+namespace edgeadmm::algorithms {
+
+Status DpSgd::Validate(const jobs::JobConfig& c, std::string* error) const {
+  EDGEADMM_TRY(RefuseProxAdmmOnlyOptions(c, error));
+  if (c.local_steps < 1) {
+    return Invalid(error, "step.local_steps: must be >= 1");
+  }
+  return Status::Ok();
+}
+
+void DpSgd::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
+                     int64_t /*iteration*/, edgeadmm_wire_RoundTask& h) const {
+  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
+  h.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
+  h.params.dp_sgd.learning_rate = c.gamma;
+  h.params.dp_sgd.local_steps = static_cast<uint32_t>(c.local_steps);
+  h.params.dp_sgd.clip = c.clip;
+  h.params.dp_sgd.sigma = c.sigma;
+}
+
+Status DpSgd::ApplyRound(const jobs::JobConfig& c, int64_t /*n*/,
+                         const std::vector<std::vector<double>>& uploads,
+                         RoundNoise& /*noise*/, ServerModel& model) const {
+  // Uploads are Δ_i = Clip(w_i − z, C) + ξ_i (dp_sgd_step.h), each already
+  // scaled by the device's learning rate γ: average, step, prox.
+  const size_t p = static_cast<size_t>(c.dimension);
+  const double m = static_cast<double>(uploads.size());
+  std::vector<double> step = SumUploads(uploads, p);
+  for (size_t j = 0; j < p; ++j) step[j] = model.z[j] + step[j] / m;
+  ProxInto(c, step, model.z);
+  return Status::Ok();
+}
+
+double DpSgd::OwnNoiseMultiplier(const jobs::JobConfig& c) const {
+  // Δ = Clip(w − z, C) + ξ: zero-out sensitivity C, noise σ.
+  return c.sigma / c.clip;
+}
+
+double DpSgd::SigmaForPlannedSigma(double prox_admm_sigma) const {
+  // Sensitivity C with noise σ: half of paper 002's σ gives the same ν.
+  return prox_admm_sigma / 2;
+}
+
+}  // namespace edgeadmm::algorithms

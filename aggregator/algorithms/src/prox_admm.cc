@@ -1,0 +1,71 @@
+#include "edgeadmm/algorithms/prox_admm.h"
+
+#include <cmath>
+
+#include "unit_support.h"
+
+namespace edgeadmm::algorithms {
+namespace {
+
+double Norm2(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x * x;
+  return std::sqrt(sum);
+}
+
+}  // namespace
+
+Status ProxAdmm::Validate(const jobs::JobConfig& /*config*/,
+                          std::string* /*error*/) const {
+  // Every policy is implemented for paper 002 (docs/privacy.md, section 2);
+  // `participation` with noise_in_state is refused by the job's checks.
+  return Status::Ok();
+}
+
+void ProxAdmm::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
+                        int64_t /*iteration*/,
+                        edgeadmm_wire_RoundTask& h) const {
+  const bool trusted = c.policy == privacy::Policy::kTrustedAggregator;
+  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
+  h.which_params = edgeadmm_wire_RoundTask_federated_tag;
+  h.params.federated.lambda = c.lambda;
+  h.params.federated.gamma = c.gamma;
+  h.params.federated.clip = c.clip;
+  h.params.federated.sigma = trusted ? 0.0 : c.sigma;
+  // ValidateJobConfig refuses true under `participation` (privacy.md).
+  h.params.federated.noise_in_state = !trusted && c.noise_in_state;
+}
+
+bool ProxAdmm::UploadWithinBounds(const jobs::JobConfig& c,
+                                  const std::vector<double>& values) const {
+  // Devices under trusted-aggregator only clip: ||Δu|| = 2λ||Clip(x−z)||
+  // <= 2λC. Enforce it, or one device could break the sensitivity bound.
+  return c.policy != privacy::Policy::kTrustedAggregator ||
+         Norm2(values) <= 2 * c.lambda * c.clip * (1 + 1e-6);
+}
+
+Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
+                            const std::vector<std::vector<double>>& uploads,
+                            RoundNoise& noise, ServerModel& model) const {
+  // Paper 002 Alg. 3 with pitfall P3: ŝ += (1/n)·Σ Δu_i (plus N(0, (λσ)²I)
+  // on the sum under trusted-aggregator), z = prox_{γr}(ŝ) (eq. (5)); n is
+  // the job's enrolled device count, not m.
+  const size_t p = static_cast<size_t>(c.dimension);
+  if (model.state.size() != p) return Status::InvalidArgument();
+  std::vector<double> sum = SumUploads(uploads, p);
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
+    EDGEADMM_TRY(noise.AddNoise(c.lambda * c.sigma, sum));
+  }
+  for (size_t j = 0; j < p; ++j) {
+    model.state[j] += sum[j] / static_cast<double>(n);
+  }
+  ProxInto(c, model.state, model.z);
+  return Status::Ok();
+}
+
+double ProxAdmm::OwnNoiseMultiplier(const jobs::JobConfig& c) const {
+  // Δu = 2λ·Clip(x − z, C) + λη: zero-out sensitivity 2λC, noise λσ.
+  return c.sigma / (2 * c.clip);
+}
+
+}  // namespace edgeadmm::algorithms

@@ -1,0 +1,89 @@
+#include "edgeadmm/algorithms/registry.h"
+
+#include "edgeadmm/algorithms/dp_admm.h"
+#include "edgeadmm/algorithms/dp_sgd.h"
+#include "edgeadmm/algorithms/prox_admm.h"
+#include "edgeadmm/assert.h"
+#include "unit_support.h"
+
+namespace edgeadmm::algorithms {
+
+const std::vector<const Algorithm*>& All() {
+  // One line per served algorithm.
+  static const ProxAdmm prox_admm;
+  static const DpAdmm dp_admm;
+  static const DpSgd dp_sgd;
+  static const std::vector<const Algorithm*> all = {&prox_admm, &dp_admm,
+                                                    &dp_sgd};
+  return all;
+}
+
+const Algorithm* Find(AlgorithmKind kind) {
+  for (const Algorithm* a : All()) {
+    if (a->kind() == kind) return a;
+  }
+  return nullptr;
+}
+
+const Algorithm* FindByName(std::string_view name) {
+  for (const Algorithm* a : All()) {
+    if (name == a->name()) return a;
+  }
+  return nullptr;
+}
+
+const Algorithm& Get(AlgorithmKind kind) {
+  const Algorithm* a = Find(kind);
+  EDGEADMM_ASSERT(a != nullptr);
+  return *a;
+}
+
+const char* NameOf(AlgorithmKind kind) {
+  const Algorithm* a = Find(kind);
+  return a != nullptr ? a->name() : "?";
+}
+
+std::string Names() {
+  std::string names;
+  for (const Algorithm* a : All()) {
+    names += names.empty() ? "" : ", ";
+    names += a->name();
+  }
+  return names;
+}
+
+Status Algorithm::Resolve(jobs::JobConfig& /*config*/,
+                          std::string* /*error*/) const {
+  return Status::Ok();
+}
+
+Status RefuseProxAdmmOnlyOptions(const jobs::JobConfig& c, std::string* error) {
+  if (c.noise_in_state) {
+    return Invalid(error,
+                   "privacy.noise_in_state: only prox-admm has this switch");
+  }
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
+    return Invalid(error,
+                   "privacy.policy: trusted-aggregator is implemented for "
+                   "prox-admm only");
+  }
+  return Status::Ok();
+}
+
+void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,
+              std::vector<double>& out) {
+  out.resize(v.size());
+  config.regularizer.Prox(Span<const Real>(v.data(), v.size()), config.gamma,
+                          Span<Real>(out.data(), out.size()));
+}
+
+std::vector<double> SumUploads(const std::vector<std::vector<double>>& uploads,
+                               size_t length) {
+  std::vector<double> sum(length, 0.0);
+  for (const std::vector<double>& u : uploads) {
+    for (size_t j = 0; j < length; ++j) sum[j] += u[j];
+  }
+  return sum;
+}
+
+}  // namespace edgeadmm::algorithms
