@@ -27,19 +27,13 @@
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
+#include "edgeadmm/posix/monotonic_clock.h"
 
 namespace edgeadmm::device {
 namespace {
 
 volatile sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
-
-uint64_t NowMs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000 +
-         static_cast<uint64_t>(ts.tv_nsec) / 1000000;
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -167,11 +161,11 @@ int Run(const DeviceOptions& o) {
     return 1;
   }
 
-  const uint64_t start = NowMs();
+  const uint64_t start = posix::MonotonicMs();
   ClientState last_state = ClientState::kStart;
   bool announced_resume = false;
   for (;;) {
-    const uint64_t now = NowMs();
+    const uint64_t now = posix::MonotonicMs();
     const Status polled = client.Poll(now);
     if (!announced_resume && client.counters().resumed_uploads > 0) {
       announced_resume = true;

@@ -4,8 +4,8 @@
 #include <coap3/coap.h>
 #include <dirent.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <cstdlib>
@@ -17,6 +17,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/posix/coap_batched_io.h"
+#include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/protocol.h"
 
@@ -40,12 +41,6 @@ struct CoapServer::Impl {
 };
 
 namespace {
-
-int64_t MonotonicMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
 
 // True for the 13-byte DTLS record header of a client's first ClientHello:
 // a handshake record of epoch 0 with record sequence number 0. A client
@@ -163,7 +158,8 @@ struct CoapCallbacks {
     if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
     CoapServer::Impl& impl = *Server(session)->impl_;
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
-      impl.handshakes.emplace(session, MonotonicMs());
+      impl.handshakes.emplace(session,
+                              static_cast<int64_t>(posix::MonotonicMs()));
     } else if (event == COAP_EVENT_DTLS_CONNECTED) {
       impl.handshakes.erase(session);
       WatchRecords(session);
@@ -445,7 +441,7 @@ Status CoapServer::Tick() {
     EDGEADMM_TRY(engine_->Advance(now));
   }
   NotifyIfRoundChanged();
-  DropStalledSessions(MonotonicMs());
+  DropStalledSessions(static_cast<int64_t>(posix::MonotonicMs()));
   return Status::Ok();
 }
 

@@ -7,14 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "edgeadmm/posix/monotonic_clock.h"
+
 namespace edgeadmm::posix {
 namespace {
-
-int64_t MonotonicMs() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
-}
 
 // An endpoint listed more often than it holds datagrams makes libcoap log
 // two warnings per empty read ("coap_network_read: Resource temporarily
@@ -41,7 +37,8 @@ CoapBatchedIo::CoapBatchedIo(coap_context_t* context,
                              const CoapBatchedIoOptions& options)
     : context_(context), options_(options) {
   options_.max_events = std::max<size_t>(1, options_.max_events);
-  options_.max_endpoint_reads = std::max<size_t>(1, options_.max_endpoint_reads);
+  options_.max_endpoint_reads =
+      std::max<size_t>(1, options_.max_endpoint_reads);
   epoll_fd_ = context_ == nullptr ? -1 : coap_context_get_coap_fd(context_);
   ready_.resize(options_.max_events);
 }
@@ -54,7 +51,7 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
     return coap_io_process(context_,
                            timeout_ms == 0 ? COAP_IO_NO_WAIT : timeout_ms);
   }
-  const int64_t start = MonotonicMs();
+  const int64_t start = static_cast<int64_t>(MonotonicMs());
   if (!primed_ || start - last_walk_ms_ >= options_.walk_interval_ms) {
     // The walk arms libcoap's timer fd for its next timeout. Every batch
     // ends with one, but what the owner did between calls (a new client
@@ -75,14 +72,17 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
   if (n == 0) {
     endpoint_reads_ = std::max<size_t>(1, endpoint_reads_ / 2);
     if (timeout_ms > 0) {
-      n = epoll_wait(epoll_fd_, ready_.data(), capacity,
-                     static_cast<int>(std::min<uint32_t>(timeout_ms, 1u << 30)));
+      n = epoll_wait(
+          epoll_fd_, ready_.data(), capacity,
+          static_cast<int>(std::min<uint32_t>(timeout_ms, 1u << 30)));
     }
   } else if (n > 0 && options_.max_endpoint_reads > 1) {
-    endpoint_reads_ = std::min(options_.max_endpoint_reads, endpoint_reads_ * 2);
+    endpoint_reads_ =
+        std::min(options_.max_endpoint_reads, endpoint_reads_ * 2);
   }
   if (n < 0) return errno == EINTR ? 0 : -1;
-  if (n == 0) return static_cast<int>(MonotonicMs() - start);
+  if (n == 0)
+    return static_cast<int>(static_cast<int64_t>(MonotonicMs()) - start);
   // Every non-null event of a context with max_endpoint_reads > 1 is a
   // server endpoint (null: libcoap's timer fd).
   const size_t repeat =
@@ -96,10 +96,11 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
     const QuietEmptyReads quiet(repeat > 1);
     coap_io_do_epoll(context_, batch_.data(), batch_.size());
   }
-  last_walk_ms_ = MonotonicMs();  // coap_io_do_epoll ends with a walk
+  last_walk_ms_ =
+      static_cast<int64_t>(MonotonicMs());  // coap_io_do_epoll ends with a walk
   ++batches_;
   events_ += static_cast<uint64_t>(n);
-  return static_cast<int>(MonotonicMs() - start);
+  return static_cast<int>(static_cast<int64_t>(MonotonicMs()) - start);
 }
 
 }  // namespace edgeadmm::posix

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "dtls_progress.h"
+#include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::posix {
@@ -83,13 +84,6 @@ uint16_t ContentFormatOf(const coap_pdu_t* pdu) {
   if (option == nullptr) return TransportResult::kNoContentFormat;
   return static_cast<uint16_t>(
       coap_decode_var_bytes(coap_opt_value(option), coap_opt_length(option)));
-}
-
-uint64_t MonotonicMs() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000u +
-         static_cast<uint64_t>(now.tv_nsec) / 1000000u;
 }
 
 }  // namespace
