@@ -19,6 +19,8 @@
 #include "edgeadmm/posix/coap_batched_io.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/server/dtls_session_janitor.h"
+#include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::server {
@@ -32,66 +34,11 @@ struct CoapServer::Impl {
   // The PSK handed to libcoap by the identity callback (it copies it).
   std::vector<uint8_t> psk;
   coap_bin_const_t psk_bin{0, nullptr};
-  // Server DTLS sessions whose handshake has not completed yet, with the
-  // monotonic time they were created.
-  std::unordered_map<coap_session_t*, int64_t> handshakes;
-  // Server DTLS sessions on which a new ClientHello arrived: the client
-  // started over, so the session is dropped (outside libcoap's I/O).
-  std::unordered_set<coap_session_t*> restarted;
+  // Server DTLS sessions to drop (a stalled handshake, a client that
+  // started over), handled outside libcoap's I/O.
+  DtlsSessionJanitor janitor;
+  explicit Impl(int64_t handshake_timeout_ms) : janitor(handshake_timeout_ms) {}
 };
-
-namespace {
-
-// True for the 13-byte DTLS record header of a client's first ClientHello:
-// a handshake record of epoch 0 with record sequence number 0. A client
-// sends one only to start a new association; within an association epoch 0
-// carries only its later handshake messages (sequence numbers >= 1).
-bool IsFirstClientHelloHeader(const uint8_t* header, size_t length) {
-  if (length < 13 || header[0] != SSL3_RT_HANDSHAKE) return false;
-  for (size_t i = 3; i < 11; ++i) {  // epoch (2 bytes), sequence (6 bytes)
-    if (header[i] != 0) return false;
-  }
-  return true;
-}
-
-// Sets SO_RCVBUF of this process's UDP socket bound to `port` (libcoap
-// 4.3.1 does not expose an endpoint's descriptor, so it is found by its
-// address). Returns the size the kernel granted (it reports twice the
-// request, capped at net.core.rmem_max), or -1 if no socket was found.
-int SetReceiveBuffer(uint16_t port, int bytes) {
-  DIR* fds = opendir("/proc/self/fd");
-  if (fds == nullptr) return -1;
-  int granted = -1;
-  while (const dirent* e = readdir(fds)) {
-    const int fd = std::atoi(e->d_name);
-    if (e->d_name[0] == '.' || fd == dirfd(fds)) continue;
-    int type = 0;
-    socklen_t length = sizeof(type);
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
-        type != SOCK_DGRAM) {
-      continue;
-    }
-    sockaddr_storage bound{};
-    length = sizeof(bound);
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
-      continue;
-    }
-    uint16_t bound_port = 0;
-    if (bound.ss_family == AF_INET) {
-      bound_port = ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
-    } else if (bound.ss_family == AF_INET6) {
-      bound_port = ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
-    }
-    if (bound_port != port) continue;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
-    length = sizeof(granted);
-    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length);
-  }
-  closedir(fds);
-  return granted;
-}
-
-}  // namespace
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
@@ -137,7 +84,7 @@ struct CoapCallbacks {
       return;
     }
     auto* session = static_cast<coap_session_t*>(arg);
-    Server(session)->impl_->restarted.insert(session);
+    Server(session)->impl_->janitor.OnClientStartedOver(session);
   }
 
   // Installs Record on the session's SSL object (libcoap creates it after
@@ -151,24 +98,22 @@ struct CoapCallbacks {
     SSL_set_msg_callback_arg(ssl, session);
   }
 
-  // Tracks handshakes in progress for CoapServer::DropStalledSessions and
-  // watches each established DTLS server session for a client that starts
-  // over.
+  // Tracks handshakes in progress for the janitor and watches each
+  // established DTLS server session for a client that starts over.
   static int Event(coap_session_t* session, const coap_event_t event) {
     if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
-    CoapServer::Impl& impl = *Server(session)->impl_;
+    DtlsSessionJanitor& janitor = Server(session)->impl_->janitor;
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
-      impl.handshakes.emplace(session,
-                              static_cast<int64_t>(posix::MonotonicMs()));
+      janitor.OnHandshakeStarted(session,
+                                 static_cast<int64_t>(posix::MonotonicMs()));
     } else if (event == COAP_EVENT_DTLS_CONNECTED) {
-      impl.handshakes.erase(session);
+      janitor.OnHandshakeEnded(session);
       WatchRecords(session);
     } else if (event == COAP_EVENT_DTLS_CLOSED ||
                event == COAP_EVENT_DTLS_ERROR) {
-      impl.handshakes.erase(session);
+      janitor.OnHandshakeEnded(session);
     } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
-      impl.handshakes.erase(session);
-      impl.restarted.erase(session);
+      janitor.OnSessionFreed(session);
     }
     return 0;
   }
@@ -243,7 +188,10 @@ int64_t CoapServer::NowMs() {
 }
 
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
-    : db_(&db), options_(options), impl_(std::make_unique<Impl>()) {}
+    : db_(&db),
+      options_(options),
+      impl_(std::make_unique<Impl>(
+          static_cast<int64_t>(options.handshake_timeout_ms))) {}
 
 CoapServer::~CoapServer() {
   impl_->io.reset();
@@ -323,7 +271,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   }
 
   if (options.receive_buffer_bytes > 0) {
-    const int granted = SetReceiveBuffer(
+    const int granted = SetUdpReceiveBuffer(
         server->port_, static_cast<int>(options.receive_buffer_bytes));
     EDGEADMM_LOG_INFO("server: endpoint receive buffer %d bytes (asked %u)",
                       granted, options.receive_buffer_bytes);
@@ -396,29 +344,6 @@ Status CoapServer::LoadRunningJob() {
   return Status::Ok();
 }
 
-void CoapServer::DropStalledSessions(int64_t now_ms) {
-  std::unordered_set<coap_session_t*> stalled;
-  stalled.swap(impl_->restarted);
-  for (const auto& [session, created_ms] : impl_->handshakes) {
-    if (now_ms - created_ms >= options_.handshake_timeout_ms &&
-        coap_session_get_state(session) != COAP_SESSION_STATE_ESTABLISHED) {
-      stalled.insert(session);
-    }
-  }
-  for (coap_session_t* session : stalled) {
-    impl_->handshakes.erase(session);
-    // The client gave up on this session: a lost handshake flight, a lost
-    // Finished of ours, a lost close_notify or a reboot. libcoap keeps one
-    // session per peer address and would feed the client's new handshake
-    // to this one, which ignores it (RFC 6347 section 4.2.8 asks for a new
-    // handshake instead). Dropped, the client's next ClientHello starts
-    // afresh; libcoap frees the session in its next I/O round.
-    EDGEADMM_LOG_INFO("dtls: dropping a session the client gave up on: %s",
-                      coap_session_str(session));
-    coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
-  }
-}
-
 void CoapServer::NotifyIfRoundChanged() {
   if (engine_ == nullptr || impl_->task == nullptr) return;
   const int64_t round = engine_->round_open() ? engine_->round_id() : 0;
@@ -441,7 +366,7 @@ Status CoapServer::Tick() {
     EDGEADMM_TRY(engine_->Advance(now));
   }
   NotifyIfRoundChanged();
-  DropStalledSessions(static_cast<int64_t>(posix::MonotonicMs()));
+  impl_->janitor.DropStalled(static_cast<int64_t>(posix::MonotonicMs()));
   return Status::Ok();
 }
 

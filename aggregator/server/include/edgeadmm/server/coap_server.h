@@ -32,7 +32,7 @@ struct ServerOptions {
   // client's next ClientHello until the idle timeout. Matches the SDK
   // transport's default handshake_timeout_ms.
   unsigned handshake_timeout_ms = 5000;
-  unsigned max_sessions = 0;              // 0: libcoap's default
+  unsigned max_sessions = 0;  // 0: libcoap's default
   // Datagrams read from the endpoint per I/O batch at most (adaptive, see
   // posix::CoapBatchedIo): libcoap walks every session once per batch, so
   // reading one datagram per walk made the cost per datagram grow with the
@@ -90,10 +90,6 @@ class CoapServer {
   Status Tick();
   Status LoadRunningJob();
   void NotifyIfRoundChanged();
-  // Drops server sessions whose client started a new handshake (a new
-  // ClientHello on the session's address) and sessions still in their DTLS
-  // handshake after handshake_timeout_ms (see ServerOptions).
-  void DropStalledSessions(int64_t now_ms);
 
   store::Database* db_;
   ServerOptions options_;

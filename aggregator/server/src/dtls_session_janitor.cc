@@ -1,0 +1,40 @@
+#include "edgeadmm/server/dtls_session_janitor.h"
+
+#include <openssl/ssl3.h>
+
+#include "edgeadmm/log.h"
+
+namespace edgeadmm::server {
+
+bool IsFirstClientHelloHeader(const uint8_t* header, size_t length) {
+  if (length < 13 || header[0] != SSL3_RT_HANDSHAKE) return false;
+  for (size_t i = 3; i < 11; ++i) {  // epoch (2 bytes), sequence (6 bytes)
+    if (header[i] != 0) return false;
+  }
+  return true;
+}
+
+void DtlsSessionJanitor::DropStalled(int64_t now_ms) {
+  std::unordered_set<coap_session_t*> stalled;
+  stalled.swap(restarted_);
+  for (const auto& [session, created_ms] : handshakes_) {
+    if (now_ms - created_ms >= handshake_timeout_ms_ &&
+        coap_session_get_state(session) != COAP_SESSION_STATE_ESTABLISHED) {
+      stalled.insert(session);
+    }
+  }
+  for (coap_session_t* session : stalled) {
+    handshakes_.erase(session);
+    // The client gave up on this session: a lost handshake flight, a lost
+    // Finished of ours, a lost close_notify or a reboot. libcoap keeps one
+    // session per peer address and would feed the client's new handshake
+    // to this one, which ignores it (RFC 6347 section 4.2.8 asks for a new
+    // handshake instead). Dropped, the client's next ClientHello starts
+    // afresh; libcoap frees the session in its next I/O round.
+    EDGEADMM_LOG_INFO("dtls: dropping a session the client gave up on: %s",
+                      coap_session_str(session));
+    coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
+  }
+}
+
+}  // namespace edgeadmm::server
