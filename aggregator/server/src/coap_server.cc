@@ -304,50 +304,15 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   }
   EDGEADMM_LOG_INFO("server: listening on coaps://[%s]:%u",
                     options.address.c_str(), server->port_);
-  EDGEADMM_TRY(server->LoadRunningJob());
+  EDGEADMM_TRY(server->jobs_.PickUpRunningJob(NowMs()));
   return server;
 }
 
-Status CoapServer::LoadRunningJob() {
-  last_pickup_ms_ = NowMs();
-  if (engine_ != nullptr && engine_->job().state == jobs::JobState::kRunning) {
-    return Status::Ok();
-  }
-  EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
-                      jobs::ListJobs(*db_));
-  for (const jobs::JobRecord& job : all) {
-    if (job.state != jobs::JobState::kRunning) continue;
-    if (engine_ != nullptr && engine_->job().id == job.id) return Status::Ok();
-    EDGEADMM_TRY_ASSIGN(engine_,
-                        rounds::RoundEngine::Open(*db_, job.id, accountant_));
-    // The round's commit runs in Tick, after the last receipt went out.
-    engine_->set_close_in_advance(true);
-    handler_.set_engine(engine_.get());
-    validator_.reset();
-    if (!job.config.validation_data.empty()) {
-      std::string error;
-      auto validator = rounds::Validator::Load(job.config, &error);
-      if (validator.ok()) {
-        validator_ =
-            std::make_unique<rounds::Validator>(std::move(validator).value());
-        engine_->set_validator(validator_.get());
-      } else {
-        // Metrics are optional: train without them, but say why.
-        EDGEADMM_LOG_WARN("server: no validation metrics: %s", error.c_str());
-      }
-    }
-    EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)",
-                      job.config.name.c_str(), static_cast<long long>(job.n),
-                      static_cast<long long>(engine_->iteration()));
-    return Status::Ok();
-  }
-  return Status::Ok();
-}
-
 void CoapServer::NotifyIfRoundChanged() {
-  if (engine_ == nullptr || impl_->task == nullptr) return;
-  const int64_t round = engine_->round_open() ? engine_->round_id() : 0;
-  const int state = static_cast<int>(engine_->job().state);
+  const rounds::RoundEngine* engine = jobs_.engine();
+  if (engine == nullptr || impl_->task == nullptr) return;
+  const int64_t round = engine->round_open() ? engine->round_id() : 0;
+  const int state = static_cast<int>(engine->job().state);
   if (round == notified_round_ && state == notified_state_) return;
   notified_round_ = round;
   notified_state_ = state;
@@ -355,16 +320,7 @@ void CoapServer::NotifyIfRoundChanged() {
 }
 
 Status CoapServer::Tick() {
-  const int64_t now = NowMs();
-  if (now - last_pickup_ms_ >= 1000) EDGEADMM_TRY(LoadRunningJob());
-  // The engine tick reads the job state from the store: at most every 10 ms,
-  // not after every datagram; at once when a round's cohort is complete
-  // (its commit waits here, after the receipts, not in the last request).
-  if (engine_ != nullptr &&
-      (now - last_advance_ms_ >= 10 || engine_->round_complete())) {
-    last_advance_ms_ = now;
-    EDGEADMM_TRY(engine_->Advance(now));
-  }
+  EDGEADMM_TRY(jobs_.Tick(NowMs()));
   NotifyIfRoundChanged();
   impl_->janitor.DropStalled(static_cast<int64_t>(posix::MonotonicMs()));
   return Status::Ok();

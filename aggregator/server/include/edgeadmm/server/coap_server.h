@@ -4,8 +4,8 @@
 // identity in the device registry; unknown or disabled devices get no key, so
 // their handshake fails. Requests are answered by RequestHandler; the task
 // resource is observable and notified whenever the round changes. The loop
-// ticks the round engine and picks up the running job from the store (the
-// CLI starts and stops jobs in the same database).
+// ticks the JobHost (the running job and its round engine) and the
+// DtlsSessionJanitor (sessions to drop).
 #pragma once
 
 #include <csignal>
@@ -16,6 +16,7 @@
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/server/job_host.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/store/database.h"
 
@@ -80,7 +81,7 @@ class CoapServer {
   // The bound UDP port (useful with port 0).
   uint16_t port() const { return port_; }
   // The loaded job's engine, or null.
-  rounds::RoundEngine* engine() { return engine_.get(); }
+  rounds::RoundEngine* engine() { return jobs_.engine(); }
   // Current wall-clock time in ms (the engine's clock).
   static int64_t NowMs();
 
@@ -88,19 +89,14 @@ class CoapServer {
   struct Impl;
   CoapServer(store::Database& db, const ServerOptions& options);
   Status Tick();
-  Status LoadRunningJob();
   void NotifyIfRoundChanged();
 
   store::Database* db_;
   ServerOptions options_;
   std::unique_ptr<Impl> impl_;
-  rounds::PrivacyRoundAccountant accountant_;
-  std::unique_ptr<rounds::RoundEngine> engine_;
-  std::unique_ptr<rounds::Validator> validator_;  // if the job has data
   RequestHandler handler_{nullptr};
+  JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;
-  int64_t last_pickup_ms_ = 0;
-  int64_t last_advance_ms_ = 0;
   int64_t notified_round_ = -1;
   int notified_state_ = -1;
 

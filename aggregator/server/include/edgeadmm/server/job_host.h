@@ -1,0 +1,46 @@
+// JobHost: the job the daemon serves. Picks up the running job from the
+// store (the admin CLI starts and stops jobs in the same database), owns its
+// RoundEngine and validation set, points the RequestHandler at the engine,
+// and advances the engine on the server's clock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/rounds/validator.h"
+#include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::server {
+
+class JobHost {
+ public:
+  // `db` and `handler` must outlive the host.
+  JobHost(store::Database& db, RequestHandler& handler)
+      : db_(&db), handler_(&handler) {}
+
+  // Loads the running job if the engine has none or its job stopped (a
+  // running job whose engine is loaded stays). Store errors.
+  Status PickUpRunningJob(int64_t now_ms);
+  // One tick at wall-clock `now_ms`: a job pick-up at most every second, an
+  // engine advance at most every 10 ms, or at once when a round's cohort is
+  // complete (its commit then runs here, after the receipts went out).
+  Status Tick(int64_t now_ms);
+
+  // The loaded job's engine, or null.
+  rounds::RoundEngine* engine() { return engine_.get(); }
+
+ private:
+  store::Database* db_;
+  RequestHandler* handler_;
+  rounds::PrivacyRoundAccountant accountant_;
+  std::unique_ptr<rounds::RoundEngine> engine_;
+  std::unique_ptr<rounds::Validator> validator_;  // if the job has data
+  int64_t last_pickup_ms_ = 0;
+  int64_t last_advance_ms_ = 0;
+};
+
+}  // namespace edgeadmm::server

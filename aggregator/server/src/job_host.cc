@@ -1,0 +1,63 @@
+#include "edgeadmm/server/job_host.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/log.h"
+
+namespace edgeadmm::server {
+
+Status JobHost::PickUpRunningJob(int64_t now_ms) {
+  last_pickup_ms_ = now_ms;
+  if (engine_ != nullptr && engine_->job().state == jobs::JobState::kRunning) {
+    return Status::Ok();
+  }
+  EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
+                      jobs::ListJobs(*db_));
+  for (const jobs::JobRecord& job : all) {
+    if (job.state != jobs::JobState::kRunning) continue;
+    if (engine_ != nullptr && engine_->job().id == job.id) return Status::Ok();
+    EDGEADMM_TRY_ASSIGN(engine_,
+                        rounds::RoundEngine::Open(*db_, job.id, accountant_));
+    // The round's commit runs in Tick, after the last receipt went out.
+    engine_->set_close_in_advance(true);
+    handler_->set_engine(engine_.get());
+    validator_.reset();
+    if (!job.config.validation_data.empty()) {
+      std::string error;
+      auto validator = rounds::Validator::Load(job.config, &error);
+      if (validator.ok()) {
+        validator_ =
+            std::make_unique<rounds::Validator>(std::move(validator).value());
+        engine_->set_validator(validator_.get());
+      } else {
+        // Metrics are optional: train without them, but say why.
+        EDGEADMM_LOG_WARN("server: no validation metrics: %s", error.c_str());
+      }
+    }
+    EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)",
+                      job.config.name.c_str(), static_cast<long long>(job.n),
+                      static_cast<long long>(engine_->iteration()));
+    return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status JobHost::Tick(int64_t now_ms) {
+  if (now_ms - last_pickup_ms_ >= 1000) {
+    EDGEADMM_TRY(PickUpRunningJob(now_ms));
+  }
+  // The engine tick reads the job state from the store: at most every 10 ms,
+  // not after every datagram; at once when a round's cohort is complete
+  // (its commit waits here, after the receipts, not in the last request).
+  if (engine_ != nullptr &&
+      (now_ms - last_advance_ms_ >= 10 || engine_->round_complete())) {
+    last_advance_ms_ = now_ms;
+    EDGEADMM_TRY(engine_->Advance(now_ms));
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm::server
