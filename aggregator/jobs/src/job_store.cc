@@ -12,13 +12,6 @@ namespace {
 constexpr const char* kStateNames[] = {"created", "running", "stopped",
                                        "completed", "budget-exhausted"};
 
-Result<JobState> ParseJobState(const std::string& text) {
-  for (size_t i = 0; i < sizeof(kStateNames) / sizeof(kStateNames[0]); ++i) {
-    if (text == kStateNames[i]) return static_cast<JobState>(i);
-  }
-  return Status::DataLoss();
-}
-
 constexpr const char* kSelectJob =
     "SELECT id, config, state, sigma, n FROM jobs ";
 
@@ -41,6 +34,13 @@ Result<JobRecord> ReadJob(const store::Statement& stmt) {
 }
 
 }  // namespace
+
+Result<JobState> ParseJobState(const std::string& text) {
+  for (size_t i = 0; i < sizeof(kStateNames) / sizeof(kStateNames[0]); ++i) {
+    if (text == kStateNames[i]) return static_cast<JobState>(i);
+  }
+  return Status::DataLoss();
+}
 
 const char* JobStateName(JobState s) {
   return kStateNames[static_cast<int>(s)];

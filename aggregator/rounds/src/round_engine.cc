@@ -203,12 +203,7 @@ Status RoundEngine::RefreshJobState() {
       db_->PrepareCached("SELECT state FROM jobs WHERE id = ?"));
   stmt->Bind(1, job_.id);
   EDGEADMM_TRY(stmt->StepRow());
-  const std::string state = stmt->ColumnText(0);
-  for (jobs::JobState s : {jobs::JobState::kCreated, jobs::JobState::kRunning,
-                           jobs::JobState::kStopped, jobs::JobState::kCompleted,
-                           jobs::JobState::kBudgetExhausted}) {
-    if (state == jobs::JobStateName(s)) job_.state = s;
-  }
+  EDGEADMM_TRY_ASSIGN(job_.state, jobs::ParseJobState(stmt->ColumnText(0)));
   return Status::Ok();
 }
 

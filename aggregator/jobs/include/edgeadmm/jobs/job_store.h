@@ -23,6 +23,8 @@ enum class JobState {
 };
 
 const char* JobStateName(JobState s);
+// The state of a JobStateName; DATA_LOSS for any other text.
+Result<JobState> ParseJobState(const std::string& text);
 
 struct JobRecord {
   int64_t id = 0;
