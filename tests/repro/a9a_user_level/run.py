@@ -14,9 +14,9 @@ private ADMM under `trusted-aggregator`; once: the same system with sigma = 0
 (non-private) and a centralized numpy logistic regression (sanity reference,
 not the stack).
 
-    python3 tests/repro/a9a_user_level/run.py --full \\
+    scripts/repro a9a --full \\
         --build-dir build/host-release --out DIR      # 32,561 devices
-    python3 tests/repro/a9a_user_level/run.py --ci \\
+    scripts/repro a9a --ci \\
         --build-dir build/host-release --out DIR      # reduced, asserts
 
 Writes DIR/results.csv (one row per run), DIR/rounds.csv (one row per

@@ -7,7 +7,7 @@ real-stack runs of run.py. The noise uses the same multipliers as the job
 (planned here with a numpy RDP accountant: Gaussian per participation,
 classic conversion; the real runs plan with `edgeadmm privacy plan`).
 
-    python3 tests/repro/a9a_user_level/sweep.py [--epsilon 1] [--q 0.1]
+    scripts/repro a9a-sweep [--epsilon 1] [--q 0.1]
         [--rounds 10] [--participations 7] [--seeds 2]
 
 Prints one line per configuration: algorithm, parameters, mean and min

@@ -26,9 +26,9 @@ Privacy per DP run: paper 004's record-level ε̄ (its moments accountant,
 (improved conversion), and the device-level ε the daemon charged
 (participation-own-noise ledger, zero-out, ν = 2 z0 / max_records).
 
-  python3 tests/repro/adult_dp_admm/run.py --full --build-dir build/host-release --out DIR
-  python3 tests/repro/adult_dp_admm/run.py --ci ...   (reduced, asserts)
-  python3 tests/repro/adult_dp_admm/run.py --table-only DIR   (table.md again)
+  scripts/repro adult --full --build-dir build/host-release --out DIR
+  scripts/repro adult --ci ...   (reduced, asserts)
+  scripts/repro adult --table-only DIR   (table.md again)
 Writes DIR/results.csv (one row per run), DIR/curves.csv (per iteration),
 DIR/privacy.csv, DIR/summary.json, DIR/table.md (mean ± sd over seeds) and
 PNG plots (accuracy_<reg>.png, empirical_loss_<reg>.png).

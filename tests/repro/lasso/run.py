@@ -28,7 +28,7 @@ per point, at the smallest ε of the grid where some point beats the zero
 model (sweep(): at ε = 0.1 nothing does; it settles on ε = 3); without it
 the values that search chose (DEFAULTS below, docs/results.md) are used.
 
-  /usr/bin/python3 tests/repro/lasso/run.py --full --build-dir \
+  scripts/repro lasso --full --build-dir \
       build/host-release --out /tmp/lasso-full
 writes data/, reference.json, runs.csv (one row per run), summary.csv
 (mean ± std per algorithm, policy and ε), objective.png, report.json.
