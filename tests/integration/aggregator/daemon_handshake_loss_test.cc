@@ -6,7 +6,6 @@
 // device of integration_device_loss_test unable to connect for a minute at a
 // time (the daemon's idle session timeout), round after round.
 #include <gtest/gtest.h>
-#include <time.h>
 
 #include <memory>
 #include <string>
@@ -15,6 +14,7 @@
 #include "daemon_process.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -24,13 +24,6 @@
 
 namespace edgeadmm {
 namespace {
-
-uint64_t NowMs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000 +
-         static_cast<uint64_t>(ts.tv_nsec) / 1000000;
-}
 
 class DaemonHandshakeLossTest : public ::testing::Test {
  protected:
@@ -84,9 +77,9 @@ class DaemonHandshakeLossTest : public ::testing::Test {
   // does after a failed handshake) until one succeeds or `limit_ms` passed;
   // the milliseconds it took, or `limit_ms` on failure.
   uint64_t MsUntilConnected(uint64_t limit_ms) {
-    const uint64_t start = NowMs();
-    while (NowMs() - start < limit_ms) {
-      if (GetTask().ok()) return NowMs() - start;
+    const uint64_t start = posix::MonotonicMs();
+    while (posix::MonotonicMs() - start < limit_ms) {
+      if (GetTask().ok()) return posix::MonotonicMs() - start;
     }
     return limit_ms;
   }
@@ -99,8 +92,9 @@ class DaemonHandshakeLossTest : public ::testing::Test {
         transport_
             ->StartObserve(wire::kTaskPath, ByteSpan(body_, sizeof(body_)))
             .ok());
-    const uint64_t start = NowMs();
-    while (!transport_->TakeNotification(result) && NowMs() - start < 8000) {
+    const uint64_t start = posix::MonotonicMs();
+    while (!transport_->TakeNotification(result) &&
+           posix::MonotonicMs() - start < 8000) {
       transport_->Poll(20).status().IgnoreError();
     }
     return result;
@@ -207,8 +201,8 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   // waiting for an answer.
   TransportResult result = FirstTaskNotification();
   ASSERT_TRUE(result.status.ok());
-  uint64_t start = NowMs();
-  while (NowMs() - start < 4000) {
+  uint64_t start = posix::MonotonicMs();
+  while (posix::MonotonicMs() - start < 4000) {
     transport_->Poll(20).status().IgnoreError();
     EXPECT_FALSE(transport_->TakeNotification(result));
   }
@@ -220,13 +214,14 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   TransportRequest request;
   request.method = CoapMethod::kGet;
   request.path = wire::kTaskPath;
-  start = NowMs();
+  start = posix::MonotonicMs();
   ASSERT_TRUE(
       transport_->StartRequest(request, ByteSpan(body_, sizeof(body_))).ok());
-  while (!transport_->TakeResult(result) && NowMs() - start < 30000) {
+  while (!transport_->TakeResult(result) &&
+         posix::MonotonicMs() - start < 30000) {
     transport_->Poll(20).status().IgnoreError();
   }
-  const uint64_t failed_ms = NowMs() - start;
+  const uint64_t failed_ms = posix::MonotonicMs() - start;
   EXPECT_EQ(result.status, Status::DeadlineExceeded());
   EXPECT_GE(failed_ms, 3000u);
   EXPECT_LT(failed_ms, 6000u) << "waited for the retransmissions";

@@ -5,23 +5,16 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 
+#include "edgeadmm/posix/monotonic_clock.h"
+
 namespace edgeadmm::testing {
-namespace {
-
-int64_t NowMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000 + ts.tv_nsec / 1'000'000;
-}
-
-}  // namespace
 
 DaemonProcess::DaemonProcess(const std::string& binary,
                              const std::vector<std::string>& args) {
@@ -43,8 +36,8 @@ DaemonProcess::DaemonProcess(const std::string& binary,
   close(fds[1]);
   stdout_fd_ = fds[0];
   std::string text;
-  const int64_t deadline = NowMs() + 10'000;
-  while (NowMs() < deadline && port_ == 0) {
+  const uint64_t start = posix::MonotonicMs();
+  while (posix::MonotonicMs() - start < 10'000 && port_ == 0) {
     pollfd pfd{stdout_fd_, POLLIN, 0};
     if (poll(&pfd, 1, 100) <= 0) continue;
     char buffer[256];
@@ -66,9 +59,10 @@ DaemonProcess::~DaemonProcess() {
 int DaemonProcess::Terminate(int timeout_ms) {
   if (pid_ <= 0) return -1;
   kill(pid_, SIGTERM);
-  const int64_t deadline = NowMs() + timeout_ms;
+  const uint64_t start = posix::MonotonicMs();
+  const uint64_t limit = static_cast<uint64_t>(std::max(timeout_ms, 0));
   int status = 0;
-  while (NowMs() < deadline) {
+  while (posix::MonotonicMs() - start < limit) {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
