@@ -1,7 +1,6 @@
 #include "edgeadmm/privacy/policy.h"
 
 #include <cmath>
-#include <set>
 
 #include "checks.h"
 
@@ -30,79 +29,6 @@ ErrorOr<Policy> ParsePolicy(const std::string& name) {
       "unknown policy '" + name +
       "' (expected participation, participation-own-noise, "
       "trusted-aggregator or local-dp)");
-}
-
-Error ValidateSubjectId(const std::string& id) {
-  if (id.empty() || id.size() > 128) {
-    return Error::InvalidArgument("subject ids must have 1..128 characters");
-  }
-  for (char c : id) {
-    if (c <= ' ' || c > '~') {
-      return Error::InvalidArgument("subject id '" + id +
-                                    "' has a space or non-printable character");
-    }
-  }
-  return Error::Ok();
-}
-
-Error ValidateRound(Policy policy, const RoundDescriptor& round) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("lambda", round.lambda));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("clip norm C", round.clip));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("sigma", round.sigma));
-  if (policy == Policy::kTrustedAggregator) {
-    return internal::CheckRate("sampling rate q", round.sampling_rate);
-  }
-  if (round.accepted_uploads == 0) {
-    return Error::InvalidArgument(
-        "a charged round needs m_k >= 1 accepted uploads");
-  }
-  if (round.participants.size() < round.accepted_uploads) {
-    return Error::InvalidArgument(
-        "m_k = " + std::to_string(round.accepted_uploads) + " but only " +
-        std::to_string(round.participants.size()) + " participant ids given");
-  }
-  std::set<std::string> seen;
-  for (const std::string& id : round.participants) {
-    EDGEADMM_PRIVACY_TRY(ValidateSubjectId(id));
-    if (!seen.insert(id).second) {
-      return Error::InvalidArgument("device '" + id +
-                                    "' appears twice in one round");
-    }
-  }
-  return Error::Ok();
-}
-
-ErrorOr<Mechanism> ChargedMechanism(Policy policy,
-                                    const RoundDescriptor& round) {
-  EDGEADMM_PRIVACY_TRY(ValidateRound(policy, round));
-  // Every policy charges a Gaussian on the clipped term 2 lambda Clip(., C)
-  // with noise lambda sigma; they differ in the relation, the noise that
-  // counts, the sensitivity and the sampling.
-  Mechanism m;
-  m.sensitivity = 2.0 * round.lambda * round.clip;
-  m.noise_std = round.lambda * round.sigma;
-  switch (policy) {
-    case Policy::kParticipation:
-      m.neighbouring = Neighbouring::kZeroOut;
-      m.noise_std *= std::sqrt(static_cast<double>(round.accepted_uploads));
-      break;
-    case Policy::kParticipationOwnNoise:
-      m.neighbouring = Neighbouring::kZeroOut;
-      break;
-    case Policy::kTrustedAggregator:
-      m.neighbouring = Neighbouring::kAddRemove;
-      m.sampling_rate = round.sampling_rate;
-      if (m.sampling_rate < 1.0) {
-        m.kind = MechanismKind::kPoissonSubsampledGaussian;
-      }
-      break;
-    case Policy::kLocalDp:
-      m.neighbouring = Neighbouring::kReplaceOne;
-      m.sensitivity *= 2.0;  // 4 lambda C: both data points move
-      break;
-  }
-  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
-  return m;
 }
 
 ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,

@@ -25,7 +25,7 @@ std::vector<double> PrivacyRoundAccountant::RoundRdp(
   mechanism.sensitivity = 1.0;
   mechanism.noise_std = m.noise_multiplier;
   auto curve =
-      privacy::ComputeRdpCurve(mechanism, privacy::OrderGrid::Default());
+      privacy::ComputeRdpCurve(mechanism, grid_);
   if (!curve.ok()) return std::vector<double>(size, kInf);
   return curve->values();
 }
@@ -33,7 +33,7 @@ std::vector<double> PrivacyRoundAccountant::RoundRdp(
 double PrivacyRoundAccountant::Epsilon(const std::vector<double>& rdp,
                                        double delta) const {
   auto curve =
-      privacy::RdpCurve::FromValues(privacy::OrderGrid::Default(), rdp);
+      privacy::RdpCurve::FromValues(grid_, rdp);
   if (!curve.ok()) return kInf;
   auto eps = privacy::EpsilonFromRdp(*curve, delta, conversion_);
   return eps.ok() ? eps->epsilon : kInf;

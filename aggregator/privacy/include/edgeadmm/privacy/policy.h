@@ -1,8 +1,8 @@
 // Deployment policies: what the aggregator charges for one committed round
-// of federated private ADMM (paper 002, Alg. 3; the threat model and the
-// derivations are in docs/privacy.md).
-//
-// Each device uploads du = 2 lambda Clip(x - z, C) + lambda eta.
+// (the threat model and the derivations per algorithm are in
+// docs/privacy.md; the daemon's charges are rounds::LedgerBook's). For
+// prox-admm (paper 002, Alg. 3), where each device uploads
+// du = 2 lambda Clip(x - z, C) + lambda eta:
 //  - participation (central DP, device-side noise eta ~ N(0, sigma^2 I)):
 //    each device whose upload was accepted in the round is charged a
 //    Gaussian mechanism, zero-out neighbours, sensitivity 2 lambda C, noise
@@ -26,10 +26,8 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "edgeadmm/privacy/error.h"
-#include "edgeadmm/privacy/mechanism.h"
 
 namespace edgeadmm::privacy {
 
@@ -46,43 +44,11 @@ const char* PolicyName(Policy policy);
 // Inverse of PolicyName. INVALID_ARGUMENT for another name.
 ErrorOr<Policy> ParsePolicy(const std::string& name);
 
-// What the aggregator knows about one committed (released) round. Rounds
-// discarded below m_min release nothing and are not charged.
-struct RoundDescriptor {
-  uint64_t round = 0;             // round id; charges must have increasing ids
-  double lambda = 1.0;            // ADMM relaxation step lambda (paper 002)
-  double clip = 1.0;              // clipping norm C
-  double sigma = 1.0;             // noise sigma: device-side (participation,
-                                  // local-dp) or the aggregator's sigma_c
-  double sampling_rate = 1.0;     // Poisson rate q of the cohort
-                                  // (trusted-aggregator only)
-  uint64_t accepted_uploads = 0;  // m_k
-  std::vector<std::string> participants;  // ids of the m_k accepted devices
-                                          // (the planned cohort in a check)
-                                          // (all but trusted-aggregator)
-};
-
-// OK when the round is consistent with the policy: lambda, C, sigma finite
-// and > 0; q in (0, 1] (trusted-aggregator); otherwise m_k >= 1 and at most
-// the number of distinct, well-formed participant ids (equal for a charge; a
-// budget check may pass the planned cohort with m_k = m_min, the worst case).
-// INVALID_ARGUMENT otherwise.
-Error ValidateRound(Policy policy, const RoundDescriptor& round);
-
-// The mechanism each charged subject incurs in `round` under `policy` (see
-// the file comment). INVALID_ARGUMENT when ValidateRound fails.
-ErrorOr<Mechanism> ChargedMechanism(Policy policy,
-                                    const RoundDescriptor& round);
-
 // The noise sigma that gives the charged mechanism noise multiplier z:
 // participation 2 C z / sqrt(m), trusted-aggregator and
 // participation-own-noise 2 C z, local-dp 4 C z (lambda cancels).
 // INVALID_ARGUMENT for z or C not finite and > 0, or m = 0 under participation.
 ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
                                         double clip, uint64_t accepted_uploads);
-
-// OK when `id` can name a ledger subject: 1..128 printable, non-space ASCII
-// characters. INVALID_ARGUMENT otherwise.
-Error ValidateSubjectId(const std::string& id);
 
 }  // namespace edgeadmm::privacy

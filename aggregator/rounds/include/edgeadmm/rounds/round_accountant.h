@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "edgeadmm/privacy/conversion.h"
@@ -35,12 +36,12 @@ class RoundAccountant {
 
 class PrivacyRoundAccountant final : public RoundAccountant {
  public:
+  // `grid`: the orders of every curve (a device's own ledger uses fewer).
   explicit PrivacyRoundAccountant(
-      privacy::Conversion conversion = privacy::Conversion::kClassic)
-      : conversion_(conversion) {}
-  const std::vector<double>& orders() const override {
-    return privacy::OrderGrid::Default().orders();
-  }
+      privacy::Conversion conversion = privacy::Conversion::kClassic,
+      privacy::OrderGrid grid = privacy::OrderGrid::Default())
+      : conversion_(conversion), grid_(std::move(grid)) {}
+  const std::vector<double>& orders() const override { return grid_.orders(); }
   // ν > 0, q = 1: Gaussian, ε_α = α/(2ν²) (Mironov 2017, Prop. 7);
   // q < 1: the library's Poisson-subsampled Gaussian (add/remove);
   // ν = 0: +inf at every order (no noise, no guarantee); q = 0: zero.
@@ -51,6 +52,7 @@ class PrivacyRoundAccountant final : public RoundAccountant {
 
  private:
   privacy::Conversion conversion_;
+  privacy::OrderGrid grid_;
 };
 
 // Adds `b` into `a` element-wise (composition). Sizes must match.

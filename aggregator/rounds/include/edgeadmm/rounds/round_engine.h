@@ -1,4 +1,5 @@
-// RoundEngine: the round state machine of one job, over the store.
+// RoundEngine: the round state machine of one job. Its SQL is RoundStore's,
+// its privacy ledgers LedgerBook's, its acceptance rules UploadJudge's.
 //
 // No network and no clock of its own: the daemon (or a test) feeds it
 // uploads and the current time. Life of a round (docs/architecture.md):
@@ -15,8 +16,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,11 +25,14 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
-#include "edgeadmm/rounds/epsilon_memo.h"
+#include "edgeadmm/rounds/ledger_book.h"
+#include "edgeadmm/rounds/open_round.h"
 #include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/rounds/sampling_rng.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload.h"
+#include "edgeadmm/rounds/upload_judge.h"
 #include "edgeadmm/rounds/validator.h"
 
 namespace edgeadmm::rounds {
@@ -92,7 +96,7 @@ class RoundEngine {
   // accepted uploads.
   int64_t released_round_id() const { return released_round_id_; }
   int64_t released_participants() const { return released_participants_; }
-  double central_epsilon() const { return central_epsilon_; }
+  double central_epsilon() const { return ledgers_->central_epsilon(); }
   const std::vector<std::string>& devices() const { return devices_; }
   // Device ids of the open round's cohort. Secret: for tests and the fleet
   // simulator's hooks only; the server never sends it.
@@ -111,9 +115,7 @@ class RoundEngine {
     close_in_advance_ = close_in_advance;
   }
   // True when every cohort member of the open round has uploaded.
-  bool round_complete() const {
-    return open_.has_value && open_.accepted.size() == open_.cohort_size;
-  }
+  bool round_complete() const { return open_.complete(); }
 
   // Called after every closed round (progress line, Observe notification).
   void set_round_listener(std::function<void(const RoundSummary&)> listener) {
@@ -121,47 +123,15 @@ class RoundEngine {
   }
 
  private:
-  struct OpenRound {
-    bool has_value = false;
-    int64_t round_id = 0;
-    int64_t deadline_ms = 0;
-    std::vector<bool> in_cohort;  // by device index
-    size_t cohort_size = 0;
-    struct Accepted {
-      std::vector<uint8_t> payload;  // float32 LE, as stored
-      std::vector<double> values;    // decoded
-      // What a retransmission repeats (Upload::fingerprint); empty: payload.
-      std::vector<uint8_t> wire_body;
-      const std::vector<uint8_t>& fingerprint() const {
-        return wire_body.empty() ? payload : wire_body;
-      }
-    };
-    std::map<size_t, Accepted> accepted;  // by device index
-  };
-  // Per-device ledgers (participation policy) and the central one.
-  struct Ledgers {
-    std::vector<double> central;                      // trusted-aggregator
-    std::vector<std::vector<double>> device_central;  // by device index
-    std::vector<std::vector<double>> device_local;    // by device index
-    std::vector<bool> charged;  // device has rows in the store
-    // ε of each device_central curve (0 if uncharged), kept so a commit
-    // converts only its participants' curves.
-    std::vector<double> device_central_epsilon;
-    // ε of each device's central and local ledger after one more worst-case
-    // round (the budget check); NaN = to be recomputed (its ledger changed).
-    std::vector<double> budget_central;
-    std::vector<double> budget_local;
-  };
-
-  RoundEngine(store::Database& db, const RoundAccountant& accountant)
+  RoundEngine(store::Database& db, int64_t job_id,
+              const RoundAccountant& accountant)
       : db_(&db),
         registry_(db),
+        store_(db, job_id),
         accountant_(&accountant),
-        epsilon_(accountant, 0.0) {}
+        judge_(job_, device_index_, registry_, store_) {}
 
   Status Load(int64_t job_id);
-  Status LoadLedgers();
-  Status RefreshJobState();
   Status SetState(jobs::JobState state);
   Status OpenNextRound(int64_t now_ms);
   Status CloseRound(int64_t now_ms);
@@ -170,46 +140,25 @@ class RoundEngine {
   void CloseCompleteRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
   Status DiscardRound(int64_t now_ms);
-  bool WithinBudget();
-  // ε of the central ledger: of `central` under trusted-aggregator, else the
-  // largest of `device_central_epsilon`.
-  double CentralEpsilon(const std::vector<double>& central,
-                        const std::vector<double>& device_central_epsilon);
-  // The two per-round mechanisms of the participation policy for m uploads.
-  // ν of one device's own noise over its zero-out sensitivity, per algorithm
-  // (docs/privacy.md, section 2).
-  double OwnNoiseMultiplier() const;
-  RoundMechanism CentralMechanism(size_t m) const;
-  RoundMechanism LocalMechanism() const;
-  // Verdict for an upload of a round that is not open: kDuplicate if the
-  // committed round holds the same vector from this device,
-  // kConflictingDuplicate if it holds another, otherwise kStaleRound.
-  UploadVerdict CommittedUploadVerdict(const Upload& upload) const;
-  UploadVerdict Judge(std::string_view identity, const Upload& upload,
-                      size_t* index, std::vector<double>* decoded) const;
+  void LogCommitted(const RoundSummary& summary) const;
 
   store::Database* db_;
   registry::DeviceRegistry registry_;
+  RoundStore store_;
   const RoundAccountant* accountant_;
-  // Every ε conversion of the engine (at the job's δ, set by LoadLedgers).
-  EpsilonMemo epsilon_;
-  // Per-round RDP curves that depend on the job's config only (set by
-  // LoadLedgers): the budget check's worst-case central round and the local
-  // round of one participation.
-  std::vector<double> worst_central_rdp_;
-  std::vector<double> local_rdp_;
   std::unique_ptr<SamplingRng> rng_;
   jobs::JobRecord job_;
   std::vector<std::string> devices_;
   std::unordered_map<std::string, size_t> device_index_;
+  // Set by Load (it needs the job's config).
+  std::optional<LedgerBook> ledgers_;
+  UploadJudge judge_;
   ServerModel model_;
   int64_t iteration_ = 0;
   int64_t released_round_id_ = 0;
   int64_t released_participants_ = 0;
   int64_t next_round_id_ = 1;
   OpenRound open_;
-  Ledgers ledgers_;
-  double central_epsilon_ = 0;
   std::function<void(const RoundSummary&)> listener_;
   const Validator* validator_ = nullptr;
   bool close_in_advance_ = false;

@@ -1,0 +1,109 @@
+// LedgerBook: the privacy ledgers the daemon keeps for one job
+// (docs/privacy.md, section 2), their budget check and their charges.
+//
+// Scopes, one RDP curve each (composition = addition):
+//   "central"       trusted-aggregator: the one central ledger; otherwise a
+//                   copy of the worst device's "central:<id>" curve
+//   "central:<id>"  participation policies: what the released models reveal
+//                   about device <id> (zero-out, ν·√m_k or ν)
+//   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
+//                   the curve its own DevicePrivacyLedger keeps
+// Curves change only when a round commits (Plan, then Apply after the
+// store's transaction), so a crash never charges a round the store lacks.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/rounds/epsilon_memo.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/round_store.h"
+
+namespace edgeadmm::rounds {
+
+// A committed round's charges, computed before the commit.
+struct LedgerCharge {
+  RoundMechanism central;  // the round's central mechanism
+  double central_epsilon = 0;  // of the job after the round
+  struct Device {
+    size_t index = 0;
+    std::vector<double> central;  // the device's curves after the round
+    std::vector<double> local;
+    double central_epsilon = 0;
+    double local_epsilon = 0;
+  };
+  std::vector<Device> devices;  // participation policies: the participants
+  std::vector<double> next_central;  // trusted-aggregator's central curve
+  // ε of every device's central curve after the round.
+  std::vector<double> next_device_epsilon;
+};
+
+class LedgerBook {
+ public:
+  static constexpr char kCentralScope[] = "central";
+  static constexpr char kDeviceCentralPrefix[] = "central:";
+  static constexpr char kDeviceLocalPrefix[] = "local:";
+
+  // Empty ledgers for `devices` (index = position). `accountant`, `config`
+  // and `devices` must outlive the book.
+  LedgerBook(const RoundAccountant& accountant, const jobs::JobConfig& config,
+             const std::vector<std::string>& devices);
+
+  // Restores the newest curve of every scope from the store. DATA_LOSS for
+  // a curve of the wrong length or a scope naming a device not in the job.
+  Status Load(RoundStore& store);
+
+  // The round's mechanism as the central ledgers see it with m accepted
+  // uploads, and as each participant's local ledger sees it.
+  RoundMechanism CentralMechanism(size_t m) const;
+  RoundMechanism LocalMechanism() const;
+
+  // Would one more round keep every ledger within the job's budgets? Worst
+  // case: m_min uploads (least noise) and any enrolled device among them.
+  bool WithinBudget();
+
+  // The charges of a round that committed with the uploads of `participants`
+  // (device indices). Changes nothing until Apply.
+  LedgerCharge Plan(const std::vector<size_t>& participants);
+  // The rows `charge` adds to the store's ledger table (pointers into
+  // `charge` and the book: use before Apply).
+  std::vector<LedgerRowRef> Rows(const LedgerCharge& charge) const;
+  // Makes a committed charge the book's state.
+  void Apply(LedgerCharge&& charge);
+
+  // The job's central ε (the number `job status` shows).
+  double central_epsilon() const { return central_epsilon_; }
+  // ε of one device's local ledger (0 before its first charge).
+  double LocalEpsilon(size_t device);
+
+ private:
+  double OwnNoiseMultiplier() const;
+  double CentralEpsilon(const std::vector<double>& central,
+                        const std::vector<double>& device_epsilon);
+  bool trusted_aggregator() const;
+
+  const RoundAccountant* accountant_;
+  const jobs::JobConfig* config_;
+  const std::vector<std::string>* devices_;
+  EpsilonMemo epsilon_;
+  // Per-round curves that depend on the job's config only: the budget
+  // check's worst-case central round and the local round of one upload.
+  std::vector<double> worst_central_rdp_;
+  std::vector<double> local_rdp_;
+  std::vector<double> central_;                      // trusted-aggregator
+  std::vector<std::vector<double>> device_central_;  // by device index
+  std::vector<std::vector<double>> device_local_;    // by device index
+  // ε of each device_central_ curve (0 if uncharged), kept so a commit
+  // converts only its participants' curves.
+  std::vector<double> device_central_epsilon_;
+  // ε of each device's central and local ledger after one more worst-case
+  // round (the budget check); NaN = to be recomputed (its ledger changed).
+  std::vector<double> budget_central_;
+  std::vector<double> budget_local_;
+  double central_epsilon_ = 0;
+};
+
+}  // namespace edgeadmm::rounds

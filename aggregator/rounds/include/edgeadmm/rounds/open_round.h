@@ -1,0 +1,32 @@
+// OpenRound: the round in flight, kept in memory only until it commits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace edgeadmm::rounds {
+
+struct OpenRound {
+  bool has_value = false;
+  int64_t round_id = 0;
+  int64_t deadline_ms = 0;
+  std::vector<bool> in_cohort;  // by device index; secret
+  size_t cohort_size = 0;
+  struct Accepted {
+    std::vector<uint8_t> payload;  // float32 LE, as stored
+    std::vector<double> values;    // decoded
+    // What a retransmission repeats (Upload::fingerprint); empty: payload.
+    std::vector<uint8_t> wire_body;
+    const std::vector<uint8_t>& fingerprint() const {
+      return wire_body.empty() ? payload : wire_body;
+    }
+  };
+  std::map<size_t, Accepted> accepted;  // by device index
+
+  // True when every cohort member has uploaded.
+  bool complete() const { return has_value && accepted.size() == cohort_size; }
+};
+
+}  // namespace edgeadmm::rounds

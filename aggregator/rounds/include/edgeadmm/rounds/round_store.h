@@ -1,0 +1,93 @@
+// RoundStore: every SQL statement of the round engine, for one job.
+//
+// Tables (aggregator/store/src/schema.cc): rounds (one row per round: open ->
+// committed | discarded | lost), uploads (the accepted uploads of committed
+// rounds), models (one per committed iteration) and ledger (the RDP curve of
+// each charged scope after each committed round). A commit is ONE
+// transaction: a crash leaves either all of it or none.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/server_update.h"
+#include "edgeadmm/store/database.h"
+
+namespace edgeadmm::rounds {
+
+// The newest committed model and the round that released it (iteration 0,
+// round 0 for the job's initial model).
+struct StoredModel {
+  int64_t iteration = 0;
+  int64_t round_id = 0;
+  int64_t participants = 0;
+  ServerModel model;
+};
+
+// One ledger row to write: scope = prefix + id ("central", "central:<id>",
+// "local:<id>").
+struct LedgerRowRef {
+  const char* prefix = "";
+  const std::string* id = nullptr;  // null: no id
+  const std::vector<double>* rdp = nullptr;
+  double epsilon = 0;
+};
+
+// One accepted upload of a committed round.
+struct UploadRowRef {
+  const std::string* device_id = nullptr;
+  const std::vector<uint8_t>* payload = nullptr;  // float32 LE, as received
+};
+
+// Everything a committed round writes.
+struct RoundCommit {
+  int64_t round_id = 0;
+  int64_t iteration = 0;  // the new model's
+  RoundMechanism central;  // stored with the round (job ledger, export)
+  int64_t closed_at_ms = 0;
+  std::vector<UploadRowRef> uploads;
+  const ServerModel* model = nullptr;
+  std::vector<LedgerRowRef> ledger;
+  bool completes_job = false;  // the job's last round: state 'completed'
+};
+
+class RoundStore {
+ public:
+  // `db` must outlive the store.
+  RoundStore(store::Database& db, int64_t job_id) : db_(&db), job_id_(job_id) {}
+
+  // Rounds a crash left 'open' become 'lost'.
+  Status MarkOpenRoundsLost();
+  // The newest model (DATA_LOSS if its blobs are damaged).
+  Result<StoredModel> LatestModel();
+  // One more than the largest round id ever used (ids are never reused).
+  Result<int64_t> NextRoundId();
+  // Calls `row(scope, rdp)` for the newest row of every ledger scope.
+  Status ForEachLatestLedger(
+      const std::function<Status(const std::string& scope,
+                                 std::vector<double> rdp)>& row);
+  // The job's state as stored (the CLI may change it).
+  Result<jobs::JobState> JobState();
+
+  Status InsertOpenRound(int64_t round_id, int64_t cohort_size,
+                         int64_t started_at_ms);
+  Status DiscardRound(int64_t round_id, int64_t participants,
+                      int64_t closed_at_ms);
+  // Writes the whole round in one transaction; the round must be 'open'.
+  Status CommitRound(const RoundCommit& commit);
+  // SHA-256 digest of the upload `device_id` made to committed round
+  // `round_id`; NOT_FOUND if it made none.
+  Result<std::vector<uint8_t>> CommittedUploadDigest(
+      int64_t round_id, const std::string& device_id) const;
+
+ private:
+  store::Database* db_;
+  int64_t job_id_;
+};
+
+}  // namespace edgeadmm::rounds

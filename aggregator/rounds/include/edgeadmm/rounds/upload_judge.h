@@ -1,0 +1,52 @@
+// UploadJudge: the acceptance rules of one upload (docs/protocol.md,
+// "Uploads"), in order: identity, enrolment, registry, job, round, cohort,
+// shape, the algorithm's bounds, duplicates. It only reads: the engine keeps
+// what it accepts.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/rounds/open_round.h"
+#include "edgeadmm/rounds/round_store.h"
+#include "edgeadmm/rounds/upload.h"
+
+namespace edgeadmm::rounds {
+
+class UploadJudge {
+ public:
+  // All four must outlive the judge.
+  UploadJudge(const jobs::JobRecord& job,
+              const std::unordered_map<std::string, size_t>& device_index,
+              const registry::DeviceRegistry& registry,
+              const RoundStore& store)
+      : job_(&job),
+        device_index_(&device_index),
+        registry_(&registry),
+        store_(&store) {}
+
+  // The verdict on `upload` by the device authenticated as `identity` (its
+  // DTLS PSK identity) while `open` is the open round. On kAccepted,
+  // `*index` is the device's index and `*decoded` its values.
+  UploadVerdict Judge(std::string_view identity, const Upload& upload,
+                      const OpenRound& open, size_t* index,
+                      std::vector<double>* decoded) const;
+
+ private:
+  // For a round that is not open: kDuplicate if the committed round holds
+  // the same vector from this device, kConflictingDuplicate if it holds
+  // another, otherwise kStaleRound.
+  UploadVerdict CommittedUploadVerdict(const Upload& upload) const;
+
+  const jobs::JobRecord* job_;
+  const std::unordered_map<std::string, size_t>* device_index_;
+  const registry::DeviceRegistry* registry_;
+  const RoundStore* store_;
+};
+
+}  // namespace edgeadmm::rounds

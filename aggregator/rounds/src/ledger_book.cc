@@ -1,0 +1,201 @@
+#include "edgeadmm/rounds/ledger_book.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "edgeadmm/algorithms/registry.h"
+
+namespace edgeadmm::rounds {
+namespace {
+
+bool StartsWith(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
+LedgerBook::LedgerBook(const RoundAccountant& accountant,
+                       const jobs::JobConfig& config,
+                       const std::vector<std::string>& devices)
+    : accountant_(&accountant),
+      config_(&config),
+      devices_(&devices),
+      epsilon_(accountant, config.delta) {
+  const std::vector<double> zero(accountant.order_count(), 0.0);
+  central_ = zero;
+  device_central_.assign(devices.size(), zero);
+  device_local_.assign(devices.size(), zero);
+  device_central_epsilon_.assign(devices.size(), 0.0);
+  budget_central_.assign(devices.size(), std::nan(""));
+  budget_local_.assign(devices.size(), std::nan(""));
+  // The job's config does not change: these two curves neither.
+  worst_central_rdp_ = accountant.RoundRdp(
+      trusted_aggregator()
+          ? CentralMechanism(0)
+          : CentralMechanism(static_cast<size_t>(config.m_min)));
+  local_rdp_ = accountant.RoundRdp(LocalMechanism());
+}
+
+bool LedgerBook::trusted_aggregator() const {
+  return config_->policy == privacy::Policy::kTrustedAggregator;
+}
+
+Status LedgerBook::Load(RoundStore& store) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < devices_->size(); ++i) index[(*devices_)[i]] = i;
+  std::vector<bool> charged(devices_->size(), false);
+  EDGEADMM_TRY(store.ForEachLatestLedger(
+      [&](const std::string& scope, std::vector<double> rdp) -> Status {
+        if (rdp.size() != central_.size()) return Status::DataLoss();
+        if (scope == kCentralScope) {
+          central_ = std::move(rdp);
+          return Status::Ok();
+        }
+        const bool local = StartsWith(scope, kDeviceLocalPrefix);
+        const size_t prefix = local ? sizeof(kDeviceLocalPrefix) - 1
+                                    : sizeof(kDeviceCentralPrefix) - 1;
+        auto it = index.find(scope.substr(prefix));
+        if (it == index.end()) return Status::DataLoss();
+        (local ? device_local_ : device_central_)[it->second] = std::move(rdp);
+        charged[it->second] = true;
+        return Status::Ok();
+      }));
+  for (size_t i = 0; i < devices_->size(); ++i) {
+    if (charged[i]) device_central_epsilon_[i] = epsilon_.Epsilon(device_central_[i]);
+  }
+  central_epsilon_ = CentralEpsilon(central_, device_central_epsilon_);
+  return Status::Ok();
+}
+
+double LedgerBook::OwnNoiseMultiplier() const {
+  return algorithms::Get(config_->algorithm).OwnNoiseMultiplier(*config_);
+}
+
+RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
+  if (trusted_aggregator()) {
+    // prox-admm only (ValidateJobConfig). Sum of clipped 2λ(x−z)
+    // (sensitivity 2λC, add/remove) plus N(0,(λσ)²): ν = σ/(2C), rate q.
+    return {OwnNoiseMultiplier(), config_->q};
+  }
+  if (config_->policy == privacy::Policy::kParticipationOwnNoise) {
+    // Only the device's own noise counts (docs/privacy.md).
+    return {OwnNoiseMultiplier(), 1.0};
+  }
+  // Participation: the m_k accepted uploads' noises add up: ν·√m_k.
+  return {OwnNoiseMultiplier() * std::sqrt(static_cast<double>(m)), 1.0};
+}
+
+RoundMechanism LedgerBook::LocalMechanism() const {
+  // Local DP of one participation: replace-one doubles the zero-out
+  // sensitivity (4λC, 2C, 2 S1/(ρ + 1/η_k)) with the same own noise.
+  return {OwnNoiseMultiplier() / 2, 1.0};
+}
+
+double LedgerBook::CentralEpsilon(const std::vector<double>& central,
+                                  const std::vector<double>& device_epsilon) {
+  if (trusted_aggregator()) return epsilon_.Epsilon(central);
+  return device_epsilon.empty()
+             ? 0.0
+             : *std::max_element(device_epsilon.begin(), device_epsilon.end());
+}
+
+bool LedgerBook::WithinBudget() {
+  const jobs::JobConfig& c = *config_;
+  if (trusted_aggregator()) {
+    std::vector<double> next = central_;
+    ComposeRdp(next, worst_central_rdp_);
+    return epsilon_.Epsilon(next) <= std::min(c.central_budget, c.device_budget);
+  }
+  // Only devices whose ledger changed since the last check are reconverted
+  // (into one buffer: no allocation per device).
+  std::vector<double> next;
+  for (size_t i = 0; i < devices_->size(); ++i) {
+    if (std::isnan(budget_central_[i])) {
+      next = device_central_[i];
+      ComposeRdp(next, worst_central_rdp_);
+      budget_central_[i] = epsilon_.Epsilon(next);
+      next = device_local_[i];
+      ComposeRdp(next, local_rdp_);
+      budget_local_[i] = epsilon_.Epsilon(next);
+    }
+    if (!(budget_central_[i] <= c.central_budget) ||
+        !(budget_local_[i] <= c.device_budget)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
+  LedgerCharge charge;
+  charge.central = CentralMechanism(participants.size());
+  const std::vector<double> central_rdp = accountant_->RoundRdp(charge.central);
+  // Only the participants' ledgers are copied: copying all n of them per
+  // round was a large share of the round's allocations.
+  charge.next_device_epsilon = device_central_epsilon_;
+  if (trusted_aggregator()) {
+    charge.next_central = central_;
+    ComposeRdp(charge.next_central, central_rdp);
+  } else {
+    charge.devices.reserve(participants.size());
+    for (size_t index : participants) {
+      LedgerCharge::Device device{index, device_central_[index],
+                                  device_local_[index], 0.0, 0.0};
+      ComposeRdp(device.central, central_rdp);
+      ComposeRdp(device.local, local_rdp_);
+      device.central_epsilon = epsilon_.Epsilon(device.central);
+      device.local_epsilon = epsilon_.Epsilon(device.local);
+      charge.next_device_epsilon[index] = device.central_epsilon;
+      charge.devices.push_back(std::move(device));
+    }
+  }
+  charge.central_epsilon =
+      CentralEpsilon(charge.next_central, charge.next_device_epsilon);
+  return charge;
+}
+
+std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
+  std::vector<LedgerRowRef> rows;
+  if (trusted_aggregator()) {
+    rows.push_back({kCentralScope, nullptr, &charge.next_central,
+                    charge.central_epsilon});
+    return rows;
+  }
+  rows.reserve(2 * charge.devices.size() + 1);
+  for (const LedgerCharge::Device& device : charge.devices) {
+    const std::string* id = &(*devices_)[device.index];
+    rows.push_back({kDeviceCentralPrefix, id, &device.central,
+                    device.central_epsilon});
+    rows.push_back(
+        {kDeviceLocalPrefix, id, &device.local, device.local_epsilon});
+  }
+  // The central row carries the worst device's curve.
+  const std::vector<double>& eps = charge.next_device_epsilon;
+  const size_t worst = static_cast<size_t>(
+      std::max_element(eps.begin(), eps.end()) - eps.begin());
+  const std::vector<double>* worst_curve = &device_central_[worst];
+  for (const LedgerCharge::Device& device : charge.devices) {
+    if (device.index == worst) worst_curve = &device.central;
+  }
+  rows.push_back({kCentralScope, nullptr, worst_curve, charge.central_epsilon});
+  return rows;
+}
+
+void LedgerBook::Apply(LedgerCharge&& charge) {
+  if (trusted_aggregator()) central_ = std::move(charge.next_central);
+  device_central_epsilon_ = std::move(charge.next_device_epsilon);
+  for (LedgerCharge::Device& device : charge.devices) {
+    device_central_[device.index] = std::move(device.central);
+    device_local_[device.index] = std::move(device.local);
+    budget_central_[device.index] = std::nan("");
+    budget_local_[device.index] = std::nan("");
+  }
+  central_epsilon_ = charge.central_epsilon;
+}
+
+double LedgerBook::LocalEpsilon(size_t device) {
+  return epsilon_.Epsilon(device_local_[device]);
+}
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,175 @@
+#include "edgeadmm/rounds/round_store.h"
+
+#include "edgeadmm/rounds/upload_digest.h"
+#include "edgeadmm/store/blob.h"
+#include "edgeadmm/store/transaction.h"
+
+namespace edgeadmm::rounds {
+
+Status RoundStore::MarkOpenRoundsLost() {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement lost,
+      db_->Prepare("UPDATE rounds SET state = 'lost' WHERE job_id = ? AND "
+                   "state = 'open'"));
+  lost.Bind(1, job_id_);
+  return lost.Run();
+}
+
+Result<StoredModel> RoundStore::LatestModel() {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT m.iteration, m.z, m.server_state, m.round_id, "
+                   "coalesce(r.participants, 0) FROM models m LEFT JOIN "
+                   "rounds r USING (job_id, round_id) WHERE m.job_id = ? "
+                   "ORDER BY m.iteration DESC LIMIT 1"));
+  stmt.Bind(1, job_id_);
+  EDGEADMM_TRY(stmt.StepRow());
+  StoredModel stored;
+  stored.iteration = stmt.ColumnInt(0);
+  stored.round_id = stmt.ColumnInt(3);
+  stored.participants = stmt.ColumnInt(4);
+  EDGEADMM_TRY_ASSIGN(stored.model.z, store::DecodeDoubles(stmt.ColumnBlob(1)));
+  EDGEADMM_TRY_ASSIGN(stored.model.state,
+                      store::DecodeDoubles(stmt.ColumnBlob(2)));
+  return stored;
+}
+
+Result<int64_t> RoundStore::NextRoundId() {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT coalesce(max(round_id), 0) + 1 FROM rounds WHERE "
+                   "job_id = ?"));
+  stmt.Bind(1, job_id_);
+  EDGEADMM_TRY(stmt.StepRow());
+  return stmt.ColumnInt(0);
+}
+
+Status RoundStore::ForEachLatestLedger(
+    const std::function<Status(const std::string& scope,
+                               std::vector<double> rdp)>& row) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT scope, rdp FROM ledger WHERE job_id = ?1 AND "
+                   "(scope, round_id) IN (SELECT scope, max(round_id) FROM "
+                   "ledger WHERE job_id = ?1 GROUP BY scope)"));
+  stmt.Bind(1, job_id_);
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool has_row, stmt.Step());
+    if (!has_row) return Status::Ok();
+    EDGEADMM_TRY_ASSIGN(std::vector<double> rdp,
+                        store::DecodeDoubles(stmt.ColumnBlob(1)));
+    EDGEADMM_TRY(row(stmt.ColumnText(0), std::move(rdp)));
+  }
+}
+
+Result<jobs::JobState> RoundStore::JobState() {
+  // Cached: the daemon asks every 10 ms.
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("SELECT state FROM jobs WHERE id = ?"));
+  stmt->Bind(1, job_id_);
+  EDGEADMM_TRY(stmt->StepRow());
+  return jobs::ParseJobState(stmt->ColumnText(0));
+}
+
+Status RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
+                                   int64_t started_at_ms) {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("INSERT INTO rounds(job_id, round_id, state, "
+                         "cohort_size, started_at) VALUES (?, ?, 'open', ?, "
+                         "?)"));
+  stmt->Bind(1, job_id_).Bind(2, round_id).Bind(3, cohort_size).Bind(
+      4, started_at_ms);
+  return stmt->Run();
+}
+
+Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
+                                int64_t closed_at_ms) {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("UPDATE rounds SET state = 'discarded', "
+                         "participants = ?, closed_at = ? WHERE job_id = ? "
+                         "AND round_id = ?"));
+  stmt->Bind(1, participants).Bind(2, closed_at_ms).Bind(3, job_id_).Bind(
+      4, round_id);
+  return stmt->Run();
+}
+
+Status RoundStore::CommitRound(const RoundCommit& commit) {
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement round,
+      db_->PrepareCached("UPDATE rounds SET state = 'committed', iteration = "
+                         "?, participants = ?, noise_multiplier = ?, "
+                         "sampling_rate = ?, closed_at = ? WHERE job_id = ? "
+                         "AND round_id = ? AND state = 'open'"));
+  round->Bind(1, commit.iteration)
+      .Bind(2, static_cast<int64_t>(commit.uploads.size()))
+      .Bind(3, commit.central.noise_multiplier)
+      .Bind(4, commit.central.sampling_rate)
+      .Bind(5, commit.closed_at_ms)
+      .Bind(6, job_id_)
+      .Bind(7, commit.round_id);
+  EDGEADMM_TRY(round->Run());
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement upload,
+      db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
+                         "digest, payload) VALUES (?, ?, ?, ?, ?)"));
+  for (const UploadRowRef& row : commit.uploads) {
+    upload->Bind(1, job_id_)
+        .Bind(2, commit.round_id)
+        .Bind(3, *row.device_id)
+        .BindBlob(4, UploadDigest(*row.payload))
+        .BindBlob(5, *row.payload);
+    EDGEADMM_TRY(upload->Run());
+    EDGEADMM_TRY(upload->Reset());
+  }
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement model,
+      db_->PrepareCached("INSERT INTO models(job_id, iteration, round_id, z, "
+                         "server_state) VALUES (?, ?, ?, ?, ?)"));
+  model->Bind(1, job_id_)
+      .Bind(2, commit.iteration)
+      .Bind(3, commit.round_id)
+      .BindDoubles(4, commit.model->z)
+      .BindDoubles(5, commit.model->state);
+  EDGEADMM_TRY(model->Run());
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement ledger,
+      db_->PrepareCached("INSERT INTO ledger(job_id, scope, round_id, "
+                         "epsilon, rdp) VALUES (?, ?, ?, ?, ?)"));
+  std::string scope;  // one buffer for the scopes of all rows
+  for (const LedgerRowRef& row : commit.ledger) {
+    scope.assign(row.prefix);
+    if (row.id != nullptr) scope.append(*row.id);
+    ledger->Bind(1, job_id_)
+        .Bind(2, scope)
+        .Bind(3, commit.round_id)
+        .Bind(4, row.epsilon)
+        .BindDoubles(5, *row.rdp);
+    EDGEADMM_TRY(ledger->Run());
+    EDGEADMM_TRY(ledger->Reset());
+  }
+  if (commit.completes_job) {
+    EDGEADMM_TRY_ASSIGN(
+        store::CachedStatement done,
+        db_->PrepareCached("UPDATE jobs SET state = 'completed' WHERE id = ?"));
+    done->Bind(1, job_id_);
+    EDGEADMM_TRY(done->Run());
+  }
+  return tx.Commit();
+}
+
+Result<std::vector<uint8_t>> RoundStore::CommittedUploadDigest(
+    int64_t round_id, const std::string& device_id) const {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("SELECT digest FROM uploads WHERE job_id = ? AND "
+                         "round_id = ? AND device_id = ?"));
+  stmt->Bind(1, job_id_).Bind(2, round_id).Bind(3, device_id);
+  EDGEADMM_TRY(stmt->StepRow());
+  return stmt->ColumnBlob(0);
+}
+
+}  // namespace edgeadmm::rounds

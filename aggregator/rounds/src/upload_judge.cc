@@ -1,0 +1,60 @@
+#include "edgeadmm/rounds/upload_judge.h"
+
+#include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/rounds/server_update.h"
+#include "edgeadmm/rounds/upload_digest.h"
+#include "edgeadmm/store/blob.h"
+
+namespace edgeadmm::rounds {
+
+UploadVerdict UploadJudge::Judge(std::string_view identity,
+                                 const Upload& upload, const OpenRound& open,
+                                 size_t* index,
+                                 std::vector<double>* decoded) const {
+  if (identity != upload.device_id) return UploadVerdict::kIdentityMismatch;
+  auto it = device_index_->find(upload.device_id);
+  if (it == device_index_->end()) return UploadVerdict::kUnknownDevice;
+  *index = it->second;
+  auto record = registry_->Get(upload.device_id);
+  if (!record.ok() || !record->enabled) return UploadVerdict::kDeviceDisabled;
+  if (upload.job_id != job_->id) return UploadVerdict::kWrongJob;
+  if (job_->state != jobs::JobState::kRunning) {
+    return UploadVerdict::kJobNotRunning;
+  }
+  if (!open.has_value || upload.round_id != open.round_id) {
+    // A retransmission whose round has already committed (its receipt was
+    // lost) gets the duplicate receipt, so the device learns it counted.
+    return CommittedUploadVerdict(upload);
+  }
+  if (!open.in_cohort[*index]) return UploadVerdict::kNotInCohort;
+  auto values = store::DecodeFloats(upload.vector);
+  if (!values.ok() ||
+      values->size() != static_cast<size_t>(UploadLength(job_->config))) {
+    return UploadVerdict::kMalformed;
+  }
+  // The algorithm's own value bounds (e.g. prox-admm's 2λC norm under
+  // trusted-aggregator, which the sensitivity relies on).
+  if (!algorithms::Get(job_->config.algorithm)
+           .UploadWithinBounds(job_->config, *values)) {
+    return UploadVerdict::kMalformed;
+  }
+  auto previous = open.accepted.find(*index);
+  if (previous != open.accepted.end()) {
+    return previous->second.fingerprint() == upload.fingerprint_or_vector()
+               ? UploadVerdict::kDuplicate
+               : UploadVerdict::kConflictingDuplicate;
+  }
+  *decoded = std::move(values).value();
+  return UploadVerdict::kAccepted;
+}
+
+UploadVerdict UploadJudge::CommittedUploadVerdict(const Upload& upload) const {
+  auto digest =
+      store_->CommittedUploadDigest(upload.round_id, upload.device_id);
+  if (!digest.ok()) return UploadVerdict::kStaleRound;
+  return *digest == UploadDigest(upload.vector)
+             ? UploadVerdict::kDuplicate
+             : UploadVerdict::kConflictingDuplicate;
+}
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,170 @@
+// LedgerBook: the daemon's ledgers. The device-agreement test runs the
+// daemon's own code: a change in what the daemon charges a device's local
+// ledger, or in the device's DevicePrivacyLedger, breaks it.
+#include "edgeadmm/rounds/ledger_book.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/privacy/policy.h"
+#include "edgeadmm/store/blob.h"
+#include "test_database.h"
+
+namespace edgeadmm::rounds {
+namespace {
+
+jobs::JobConfig ProxAdmm(privacy::Policy policy, double sigma, double clip) {
+  jobs::JobConfig c;
+  c.algorithm = AlgorithmKind::kProxAdmm;
+  c.policy = policy;
+  c.lambda = 0.5;
+  c.sigma = sigma;
+  c.clip = clip;
+  c.q = 0.1;
+  c.m_min = 1;
+  c.delta = 1e-5;
+  c.central_budget = INFINITY;
+  c.device_budget = INFINITY;
+  return c;
+}
+
+PrivacyRoundAccountant DeviceGridAccountant() {
+  std::vector<double> orders(
+      DevicePrivacyLedger::kOrders,
+      DevicePrivacyLedger::kOrders + DevicePrivacyLedger::kOrderCount);
+  return PrivacyRoundAccountant(privacy::Conversion::kClassic,
+                                privacy::OrderGrid::Create(orders).value());
+}
+
+// The device refuses a round exactly when the daemon's budget check fails on
+// the device's local ledger, and both hold the same ε after every charge.
+TEST(LedgerBookTest, LocalLedgerAgreesWithTheDevicesOwnLedger) {
+  const double clip = 1.0, sigma = 40.0, budget = 2.0;
+  jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kParticipationOwnNoise, sigma, clip);
+  config.device_budget = budget;
+  const std::vector<std::string> devices = {"dev-1"};
+  const PrivacyRoundAccountant accountant = DeviceGridAccountant();
+  LedgerBook book(accountant, config, devices);
+  DevicePrivacyLedger device;
+  // The device charges its upload 2λClip + λη as sensitivity 4λC, noise λσ.
+  const double sensitivity = 4 * config.lambda * clip;
+  const double noise = config.lambda * sigma;
+  int rounds = 0;
+  for (; rounds < 1000; ++rounds) {
+    const auto refuses =
+        device.WouldExceed(sensitivity, noise, budget, config.delta);
+    ASSERT_TRUE(refuses.ok());
+    ASSERT_EQ(*refuses, !book.WithinBudget()) << "round " << rounds;
+    if (*refuses) break;
+    ASSERT_TRUE(device.Charge(sensitivity, noise).ok());
+    book.Apply(book.Plan({0}));
+    const double daemon = book.LocalEpsilon(0);
+    EXPECT_NEAR(device.Epsilon(config.delta).value(), daemon, 1e-12 * daemon);
+  }
+  EXPECT_GT(rounds, 1);
+  EXPECT_LT(rounds, 1000);
+}
+
+// The CLI's planner (SigmaForNoiseMultiplier) inverts what the daemon
+// charges under each policy.
+TEST(LedgerBookTest, SigmaForNoiseMultiplierInvertsTheDaemonsCharge) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c"};
+  const double clip = 2.0, z = 1.7;
+  for (privacy::Policy policy :
+       {privacy::Policy::kParticipation, privacy::Policy::kTrustedAggregator,
+        privacy::Policy::kParticipationOwnNoise, privacy::Policy::kLocalDp}) {
+    const double sigma =
+        privacy::SigmaForNoiseMultiplier(policy, z, clip, 3).value();
+    const jobs::JobConfig config = ProxAdmm(policy, sigma, clip);
+    const LedgerBook book(accountant, config, devices);
+    const RoundMechanism m = policy == privacy::Policy::kLocalDp
+                                 ? book.LocalMechanism()
+                                 : book.CentralMechanism(3);
+    EXPECT_NEAR(m.noise_multiplier, z, 1e-12) << privacy::PolicyName(policy);
+    EXPECT_EQ(m.sampling_rate,
+              policy == privacy::Policy::kTrustedAggregator ? 0.1 : 1.0);
+  }
+}
+
+TEST(LedgerBookTest, ParticipationAddsTheAcceptedUploadsNoise) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c", "d"};
+  const jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kParticipation, 3.0, 2.0);
+  const LedgerBook book(accountant, config, devices);
+  // ν = σ/(2C) per upload, ·√m for m accepted uploads; local: replace-one.
+  EXPECT_DOUBLE_EQ(book.CentralMechanism(4).noise_multiplier, 0.75 * 2);
+  EXPECT_DOUBLE_EQ(book.LocalMechanism().noise_multiplier, 0.375);
+}
+
+// A commit writes each participant's two curves and the worst device's
+// curve as "central"; the others' ledgers do not move.
+TEST(LedgerBookTest, RowsChargeOnlyTheParticipants) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c"};
+  const jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
+  LedgerBook book(accountant, config, devices);
+  book.Apply(book.Plan({0}));
+  const double after_one = book.central_epsilon();
+  LedgerCharge charge = book.Plan({1, 2});
+  const std::vector<LedgerRowRef> rows = book.Rows(charge);
+  ASSERT_EQ(rows.size(), 5u);
+  std::vector<std::string> scopes;
+  for (const LedgerRowRef& row : rows) {
+    scopes.push_back(std::string(row.prefix) + (row.id ? *row.id : ""));
+  }
+  EXPECT_EQ(scopes, (std::vector<std::string>{"central:b", "local:b",
+                                              "central:c", "local:c",
+                                              "central"}));
+  // Device a's one round alone (ν = 2) costs more than b's and c's one round
+  // with two uploads' noise (ν = 2√2): "central" is a's curve and ε.
+  EXPECT_EQ(rows.back().epsilon, after_one);
+  book.Apply(std::move(charge));
+  EXPECT_EQ(book.central_epsilon(), after_one);
+  EXPECT_GT(book.LocalEpsilon(1), 0.0);
+}
+
+TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {
+  testing::TempDatabase t;
+  const std::vector<std::string> devices = testing::EnrollDevices(t.db(), 2);
+  const int64_t job = testing::StartEveryoneJob(t.db(), "job", testing::DefaultPrivacyTable());
+  const PrivacyRoundAccountant accountant;
+  const jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
+  RoundStore store(t.db(), job);
+  auto insert = [&](const std::string& scope, size_t length) {
+    auto stmt = t.db().Prepare(
+        "INSERT INTO ledger(job_id, scope, round_id, epsilon, rdp) VALUES "
+        "(?, ?, 1, 1.0, ?)");
+    ASSERT_TRUE(stmt.ok());
+    stmt->Bind(1, job).Bind(2, scope).BindDoubles(
+        3, std::vector<double>(length, 0.5));
+    ASSERT_TRUE(stmt->Run().ok());
+  };
+  {
+    LedgerBook book(accountant, config, devices);
+    ASSERT_TRUE(book.Load(store).ok());
+    EXPECT_EQ(book.central_epsilon(), 0.0);
+  }
+  insert("local:" + devices[0], accountant.order_count());
+  {
+    LedgerBook book(accountant, config, devices);
+    ASSERT_TRUE(book.Load(store).ok());
+    EXPECT_GT(book.LocalEpsilon(0), 0.0);
+  }
+  insert("central:intruder", accountant.order_count());
+  {
+    LedgerBook book(accountant, config, devices);
+    EXPECT_EQ(book.Load(store).code(), StatusCode::kDataLoss);
+  }
+}
+
+}  // namespace
+}  // namespace edgeadmm::rounds
