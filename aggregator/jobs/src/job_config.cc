@@ -187,7 +187,9 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
   if (c.sampling == SamplingScheme::kFixed && c.m < 1) {
     return Invalid(error, "sampling.m: must be >= 1 for fixed");
   }
-  if (c.m_min < 1) return Invalid(error, "sampling.m_min: must be >= 1");
+  if (c.policy != privacy::Policy::kTrustedAggregator && c.m_min < 1) {
+    return Invalid(error, "sampling.m_min: must be >= 1");
+  }
   if (c.sampling == SamplingScheme::kFixed && c.m_min > c.m) {
     return Invalid(error, "sampling.m_min: must be <= sampling.m");
   }
@@ -226,7 +228,24 @@ Status ValidateJobConfig(const JobConfig& c, std::string* error) {
   if (algorithm == nullptr) {
     return Invalid(error, "job.algorithm: not served by this aggregator");
   }
-  return algorithm->Validate(c, error);
+  EDGEADMM_TRY(algorithm->Validate(c, error));
+  if (c.policy == privacy::Policy::kTrustedAggregator && c.m_min != 0) {
+    // docs/privacy.md, "trusted-aggregator": a release that depends on the
+    // cohort size is not covered by the charge.
+    return Invalid(error,
+                   "sampling.m_min: must be 0 under trusted-aggregator (a "
+                   "release that depends on the cohort size is not "
+                   "accounted)");
+  }
+  if (c.policy == privacy::Policy::kTrustedAggregator && c.sampling_seed != 0) {
+    // docs/privacy.md, "trusted-aggregator": the subsampling amplification
+    // needs a cohort nobody can recompute.
+    return Invalid(error,
+                   "sampling.seed: not allowed under trusted-aggregator (its "
+                   "epsilon relies on a secret cohort; a known seed makes the "
+                   "cohort public)");
+  }
+  return Status::Ok();
 }
 
 Result<JobConfig> ParseJobConfig(std::string_view toml_text,

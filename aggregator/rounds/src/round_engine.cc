@@ -18,7 +18,12 @@ Status RoundEngine::Load(int64_t job_id) {
   EDGEADMM_TRY_ASSIGN(job_, jobs::LoadJob(*db_, job_id));
   EDGEADMM_TRY_ASSIGN(devices_, jobs::JobDevices(*db_, job_id));
   for (size_t i = 0; i < devices_.size(); ++i) device_index_[devices_[i]] = i;
-  EDGEADMM_TRY_ASSIGN(rng_, SamplingRng::Create(job_.config.sampling_seed));
+  // Two generators: the cohort's may be seeded (reference runs); the
+  // server's noise always comes from the kernel, so no seed and no restart
+  // can replay it (docs/privacy.md, "trusted-aggregator").
+  EDGEADMM_TRY_ASSIGN(cohort_rng_,
+                      SamplingRng::Create(job_.config.sampling_seed));
+  EDGEADMM_TRY_ASSIGN(noise_rng_, SamplingRng::Create(0));
   // A round still 'open' was in flight when the process died: it is lost.
   EDGEADMM_TRY(store_.MarkOpenRoundsLost());
   EDGEADMM_TRY_ASSIGN(StoredModel stored, store_.LatestModel());
@@ -64,7 +69,7 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
     return SetState(jobs::JobState::kBudgetExhausted);
   }
   EDGEADMM_TRY_ASSIGN(const std::vector<size_t> cohort,
-                      SampleCohort(job_.config, devices_.size(), *rng_));
+                      SampleCohort(job_.config, devices_.size(), *cohort_rng_));
   OpenRound round;
   round.has_value = true;
   round.round_id = next_round_id_;
@@ -140,7 +145,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     participants.push_back(index);
   }
   ServerModel next_model = model_;
-  EDGEADMM_TRY(ApplyRound(job_.config, job_.n, uploads, *rng_, next_model));
+  EDGEADMM_TRY(ApplyRound(job_.config, job_.n, uploads, *noise_rng_, next_model));
   LedgerCharge charge = ledgers_->Plan(participants);
 
   RoundCommit commit;

@@ -12,7 +12,10 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                   const std::vector<std::vector<double>>& uploads,
                   SamplingRng& noise_rng, ServerModel& model) {
   const algorithms::Algorithm* algorithm = algorithms::Find(config.algorithm);
-  if (algorithm == nullptr || uploads.empty() || n < 1 ||
+  // trusted-aggregator releases every round, uploads or not (m_min = 0).
+  const bool empty_allowed =
+      config.policy == privacy::Policy::kTrustedAggregator;
+  if (algorithm == nullptr || (uploads.empty() && !empty_allowed) || n < 1 ||
       model.z.size() != static_cast<size_t>(config.dimension)) {
     return Status::InvalidArgument();
   }

@@ -221,7 +221,11 @@ Response RequestHandler::Model(std::string_view identity) const {
   h.job_id = static_cast<uint64_t>(engine_->job().id);
   h.round_id = static_cast<uint64_t>(engine_->released_round_id());
   h.dimension = static_cast<uint32_t>(engine_->model().z.size());
-  h.participants = static_cast<uint32_t>(engine_->released_participants());
+  // Under trusted-aggregator the count would reveal cohort membership that
+  // the subsampled charge assumes secret: it is not released (0).
+  if (engine_->job().config.policy != privacy::Policy::kTrustedAggregator) {
+    h.participants = static_cast<uint32_t>(engine_->released_participants());
+  }
   // σ = 0 has no finite guarantee; the wire needs a finite number, so the
   // largest double stands for "unbounded" (docs/aggregator.md).
   h.epsilon = std::isfinite(engine_->central_epsilon())

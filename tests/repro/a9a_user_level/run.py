@@ -67,6 +67,8 @@ L2 = 1e-3
 def job_toml(name, algorithm, a, epsilon, policy):
     """The job file. epsilon None: sigma = 0 (no guarantee, inf budgets)."""
     m_min = max(1, int(a.m_min_fraction * a.q * a.devices))
+    if policy == "trusted-aggregator":
+        m_min = 0  # it releases every round (docs/privacy.md)
     if algorithm == "prox-admm":
         step = f"lambda = {ADMM['lam']}\ngamma = {ADMM['gamma']}\n"
         clip = ADMM["clip"]

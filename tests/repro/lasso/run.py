@@ -120,6 +120,9 @@ def job_toml(name, algorithm, policy, hp, sigma, epsilon, rounds, kappa,
         step = f"lambda = {hp['lam']}\ngamma = {hp['gamma']}\n"
     else:
         step = f"gamma = {hp['lr']}\nlocal_steps = {hp['local_steps']}\n"
+    # A seeded cohort is public: trusted-aggregator refuses it (its ε relies
+    # on a secret cohort), so those runs draw their cohorts from the kernel.
+    seed_line = "" if policy == "trusted-aggregator" else f"seed = {seed}\n"
     return f"""[job]
 name = "{name}"
 algorithm = "{algorithm}"
@@ -140,10 +143,9 @@ device_budget = inf
 [sampling]
 scheme = "poisson"
 q = {Q}
-m_min = {M_MIN if policy == 'participation' else 1}
+m_min = {M_MIN if policy == 'participation' else (0 if policy == 'trusted-aggregator' else 1)}
 deadline_seconds = 30
-seed = {seed}
-[validation]
+{seed_line}[validation]
 data = "{test_path}"
 """
 

@@ -172,6 +172,40 @@ TEST(JobConfigTest, ParticipationRefusesNoiseInState) {
   EXPECT_EQ(error.rfind("privacy.policy: local-dp", 0), 0u) << error;
 }
 
+// trusted-aggregator's subsampled charge needs a secret cohort (a known seed
+// would let anyone recompute it) and a release decision that does not depend
+// on the cohort size (m_min = 0) (issue 13, defects 2 and 3).
+TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
+  std::string error;
+  JobConfig built = *ParseJobConfig(Base(), &error);
+  built.policy = privacy::Policy::kTrustedAggregator;
+  built.sampling = SamplingScheme::kPoisson;
+  built.q = 0.5;
+  built.m_min = 0;
+  built.sampling_seed = 7;
+  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("sampling.seed: not allowed under trusted-aggregator",
+                        0),
+            0u)
+      << error;
+  built.sampling_seed = 0;
+  built.m_min = 2;
+  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
+  EXPECT_EQ(error.rfind("sampling.m_min: must be 0 under trusted-aggregator",
+                        0),
+            0u)
+      << error;
+  built.m_min = 0;
+  EXPECT_TRUE(ValidateJobConfig(built, &error).ok()) << error;
+  // Under participation the cohort is not secret to the accounting, and a
+  // round needs at least one upload.
+  built.policy = privacy::Policy::kParticipation;
+  built.sampling_seed = 7;
+  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
+  built.m_min = 1;
+  EXPECT_TRUE(ValidateJobConfig(built, &error).ok()) << error;
+}
+
 TEST(JobConfigTest, OwnNoisePolicyMayKeepNoiseInState) {
   for (const char* flag : {"true", "false"}) {
     std::string error;

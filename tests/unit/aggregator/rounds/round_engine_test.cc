@@ -53,6 +53,13 @@ class RoundEngineTest : public ::testing::Test {
     Reopen();
   }
 
+  // A trusted-aggregator job over every device (Poisson q = 1, m_min = 0).
+  void StartTrustedAggregator() {
+    Start(testing::PrivacyTableWithPolicy("trusted-aggregator"),
+          "[sampling]\nscheme = \"poisson\"\nq = 1.0\nm_min = 0\n"
+          "deadline_seconds = 10\n");
+  }
+
   void Reopen() {
     engine_.reset();
     auto engine = RoundEngine::Open(t_.db(), job_id_, accountant_);
@@ -384,11 +391,7 @@ TEST_F(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
 }
 
 TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
-  std::string privacy = testing::DefaultPrivacyTable();
-  privacy.replace(privacy.find("participation"), 13, "trusted-aggregator");
-  Start(privacy,
-        "[sampling]\nscheme = \"poisson\"\nq = 1.0\nm_min = 1\n"
-        "deadline_seconds = 10\nseed = 3\n");
+  StartTrustedAggregator();
   ASSERT_TRUE(engine_->round_open());
   Upload u = UploadFor(*engine_, "dev-001");
   // 2λC = 1: a vector of norm 1.5 breaks the sensitivity bound.
@@ -396,6 +399,36 @@ TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
   EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kMalformed);
   u.vector = store::EncodeFloats({0.6, 0.8, 0});
   EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kAccepted);
+}
+
+// trusted-aggregator (m_min = 0): the release never depends on the cohort
+// size, and the round closes at its deadline only, even when every cohort
+// member uploaded early or the cohort is empty (issue 13, defect 3).
+TEST_F(RoundEngineTest, TrustedAggregatorReleasesEveryRoundAtItsDeadline) {
+  StartTrustedAggregator();
+  ASSERT_TRUE(engine_->round_open());
+  const int64_t first = engine_->round_id();
+  for (const std::string& d : engine_->CohortForTesting()) {
+    Upload u = UploadFor(*engine_, d);
+    u.vector = store::EncodeFloats({0.1, 0, 0});
+    ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
+  }
+  EXPECT_FALSE(engine_->round_complete());
+  ASSERT_TRUE(engine_->Advance(now_ + 1).ok());
+  EXPECT_EQ(engine_->round_id(), first) << "closed before its deadline";
+  ASSERT_TRUE(engine_->Advance(engine_->deadline_ms()).ok());
+  EXPECT_EQ(engine_->released_round_id(), first);
+  // No upload at all: the round still releases (noise only) at its deadline.
+  const int64_t second = engine_->round_id();
+  ASSERT_NE(second, first);
+  const std::vector<double> before = engine_->model().z;
+  ASSERT_TRUE(engine_->Advance(engine_->deadline_ms()).ok());
+  EXPECT_EQ(engine_->released_round_id(), second);
+  EXPECT_EQ(engine_->released_participants(), 0);
+  EXPECT_NE(engine_->model().z, before);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE state = "
+                           "'discarded'"),
+            0);
 }
 
 TEST_F(RoundEngineTest, TaskTellsOnlyCohortMembersToTrain) {

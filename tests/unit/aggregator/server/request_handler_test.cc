@@ -11,6 +11,7 @@
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/released_model.h"
 #include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
@@ -246,6 +247,47 @@ TEST(RequestHandlerPolicyTest, TrustedAggregatorTellsDevicesToAddNoNoise) {
   EXPECT_EQ(t.params.federated.sigma, 0.0);
   EXPECT_FALSE(t.params.federated.noise_in_state);
   EXPECT_DOUBLE_EQ(t.params.federated.clip, 1.0);
+}
+
+// Under trusted-aggregator the released model does not carry the number of
+// accepted uploads: with the other devices' membership it would reveal the
+// target's (issue 13, defect 1). Other policies still report it.
+TEST(RequestHandlerPolicyTest, TrustedAggregatorDoesNotReleaseTheCount) {
+  for (const char* policy : {"trusted-aggregator", "participation"}) {
+    testing::TempDatabase t;
+    testing::EnrollDevices(t.db(), 3);
+    const int64_t job = testing::StartEveryoneJob(
+        t.db(), "p", testing::PrivacyTableWithPolicy(policy, ""));
+    rounds::PrivacyRoundAccountant accountant;
+    auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
+    ASSERT_TRUE(engine.ok());
+    rounds::RoundEngine& e = **engine;
+    ASSERT_TRUE(e.Advance(0).ok());
+    RequestHandler handler(nullptr);
+    handler.set_engine(&e);
+    const int64_t round = e.round_id();
+    for (const std::string& d : e.devices()) {
+      const std::vector<uint8_t> body = UpdateBody(d, job, round, {0.1, 0, 0});
+      const Response r =
+          handler.Update(d, wire::kUpdateFormat, body.data(), body.size(), 0);
+      ASSERT_EQ(r.code, wire::kCoapChanged) << policy << " " << d;
+    }
+    ASSERT_TRUE(e.Advance(e.deadline_ms()).ok());
+    ASSERT_EQ(e.released_round_id(), round) << policy;
+    const Response model = handler.Model(e.devices()[0]);
+    ASSERT_EQ(model.code, wire::kCoapContent);
+    std::vector<Real> z(3);
+    wire::DecodedReleasedModel released{};
+    ASSERT_EQ(wire::DecodeReleasedModel(
+                  ConstByteSpan(
+                      reinterpret_cast<const std::byte*>(model.body.data()),
+                      model.body.size()),
+                  Span<Real>(z.data(), z.size()), released),
+              Status::Ok());
+    EXPECT_EQ(released.header.participants,
+              std::string(policy) == "participation" ? 3u : 0u)
+        << policy;
+  }
 }
 
 TEST_F(RequestHandlerTest, NoEngineMeansNotFound) {

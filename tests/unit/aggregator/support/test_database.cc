@@ -105,10 +105,14 @@ std::string PrivacyTableWithPolicy(const std::string& policy,
 
 int64_t StartEveryoneJob(store::Database& db, const std::string& name,
                          const std::string& privacy_table) {
-  const int64_t job =
-      CreateJobOrDie(db, JobToml(name, "prox-admm", privacy_table,
-                                 "[sampling]\nscheme = \"poisson\"\nq = 1.0\n"
-                                 "m_min = 1\ndeadline_seconds = 10\n"));
+  // trusted-aggregator releases every round (m_min = 0).
+  const bool trusted =
+      privacy_table.find("trusted-aggregator") != std::string::npos;
+  const int64_t job = CreateJobOrDie(
+      db, JobToml(name, "prox-admm", privacy_table,
+                  std::string("[sampling]\nscheme = \"poisson\"\nq = 1.0\n") +
+                      (trusted ? "m_min = 0\n" : "m_min = 1\n") +
+                      "deadline_seconds = 10\n"));
   if (!jobs::SetJobState(db, job, jobs::JobState::kRunning).ok()) {
     Die("start job " + name);
   }

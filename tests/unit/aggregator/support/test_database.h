@@ -50,7 +50,8 @@ std::string PrivacyTableWithPolicy(const std::string& policy,
                                    const std::string& extra = "");
 
 // Creates and starts (state running) prox-admm job `name` with
-// `privacy_table` and a cohort of every device (Poisson q = 1, m_min = 1);
+// `privacy_table` and a cohort of every device (Poisson q = 1, m_min = 1,
+// or 0 under trusted-aggregator);
 // returns its id.
 int64_t StartEveryoneJob(store::Database& db, const std::string& name,
                          const std::string& privacy_table);

@@ -114,8 +114,13 @@ class RoundEngine {
   void set_close_in_advance(bool close_in_advance) {
     close_in_advance_ = close_in_advance;
   }
-  // True when every cohort member of the open round has uploaded.
-  bool round_complete() const { return open_.complete(); }
+  // True when every cohort member of the open round has uploaded and the
+  // round may close before its deadline. Never under trusted-aggregator: an
+  // early close would time-stamp the (secret) cohort's size.
+  bool round_complete() const {
+    return open_.complete() &&
+           job_.config.policy != privacy::Policy::kTrustedAggregator;
+  }
 
   // Called after every closed round (progress line, Observe notification).
   void set_round_listener(std::function<void(const RoundSummary&)> listener) {
@@ -146,7 +151,8 @@ class RoundEngine {
   registry::DeviceRegistry registry_;
   RoundStore store_;
   const RoundAccountant* accountant_;
-  std::unique_ptr<SamplingRng> rng_;
+  std::unique_ptr<SamplingRng> cohort_rng_;  // seeded if the job says so
+  std::unique_ptr<SamplingRng> noise_rng_;   // kernel entropy, always
   jobs::JobRecord job_;
   std::vector<std::string> devices_;
   std::unordered_map<std::string, size_t> device_index_;
