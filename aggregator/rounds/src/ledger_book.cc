@@ -115,6 +115,8 @@ bool LedgerBook::WithinBudget() {
       next = device_central_[i];
       ComposeRdp(next, worst_central_rdp_);
       budget_central_[i] = epsilon_.Epsilon(next);
+    }
+    if (std::isnan(budget_local_[i])) {
       next = device_local_[i];
       ComposeRdp(next, local_rdp_);
       budget_local_[i] = epsilon_.Epsilon(next);
@@ -140,12 +142,9 @@ LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
   } else {
     charge.devices.reserve(participants.size());
     for (size_t index : participants) {
-      LedgerCharge::Device device{index, device_central_[index],
-                                  device_local_[index], 0.0, 0.0};
+      LedgerCharge::Device device{index, device_central_[index], 0.0};
       ComposeRdp(device.central, central_rdp);
-      ComposeRdp(device.local, local_rdp_);
       device.central_epsilon = epsilon_.Epsilon(device.central);
-      device.local_epsilon = epsilon_.Epsilon(device.local);
       charge.next_device_epsilon[index] = device.central_epsilon;
       charge.devices.push_back(std::move(device));
     }
@@ -162,13 +161,10 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
                     charge.central_epsilon});
     return rows;
   }
-  rows.reserve(2 * charge.devices.size() + 1);
+  rows.reserve(charge.devices.size() + 1);
   for (const LedgerCharge::Device& device : charge.devices) {
-    const std::string* id = &(*devices_)[device.index];
-    rows.push_back({kDeviceCentralPrefix, id, &device.central,
-                    device.central_epsilon});
-    rows.push_back(
-        {kDeviceLocalPrefix, id, &device.local, device.local_epsilon});
+    rows.push_back({kDeviceCentralPrefix, &(*devices_)[device.index],
+                    &device.central, device.central_epsilon});
   }
   // The central row carries the worst device's curve.
   const std::vector<double>& eps = charge.next_device_epsilon;
@@ -187,11 +183,26 @@ void LedgerBook::Apply(LedgerCharge&& charge) {
   device_central_epsilon_ = std::move(charge.next_device_epsilon);
   for (LedgerCharge::Device& device : charge.devices) {
     device_central_[device.index] = std::move(device.central);
-    device_local_[device.index] = std::move(device.local);
     budget_central_[device.index] = std::nan("");
-    budget_local_[device.index] = std::nan("");
   }
   central_epsilon_ = charge.central_epsilon;
+}
+
+LocalCharge LedgerBook::PlanLocal(size_t index) {
+  LocalCharge charge{index, device_local_[index], 0.0};
+  ComposeRdp(charge.local, local_rdp_);
+  charge.epsilon = epsilon_.Epsilon(charge.local);
+  return charge;
+}
+
+LedgerRowRef LedgerBook::LocalRow(const LocalCharge& charge) const {
+  return {kDeviceLocalPrefix, &(*devices_)[charge.index], &charge.local,
+          charge.epsilon};
+}
+
+void LedgerBook::ApplyLocal(LocalCharge&& charge) {
+  device_local_[charge.index] = std::move(charge.local);
+  budget_local_[charge.index] = std::nan("");
 }
 
 double LedgerBook::LocalEpsilon(size_t device) {

@@ -226,6 +226,20 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   const UploadVerdict verdict =
       judge_.Judge(identity, upload, open_, &index, &decoded);
   if (verdict != UploadVerdict::kAccepted) return verdict;
+  // The aggregator has seen the upload: its local charge is stored now,
+  // whatever becomes of the round (docs/privacy.md, "local-dp"). If it
+  // cannot be stored the upload is refused (the device may retry).
+  LocalCharge local = ledgers_->PlanLocal(index);
+  const Status stored =
+      store_.InsertLedgerRow(open_.round_id, ledgers_->LocalRow(local));
+  if (!stored.ok()) {
+    EDGEADMM_LOG_ERROR("job %s round %lld: local charge of %s not stored: %s",
+                       job_.config.name.c_str(),
+                       static_cast<long long>(open_.round_id),
+                       devices_[index].c_str(), stored.str());
+    return UploadVerdict::kStoreUnavailable;
+  }
+  ledgers_->ApplyLocal(std::move(local));
   // Moves only the byte vectors: `identity` may view upload.device_id.
   open_.accepted.emplace(
       index, OpenRound::Accepted{std::move(upload.vector), std::move(decoded),

@@ -135,21 +135,8 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
       .BindDoubles(4, commit.model->z)
       .BindDoubles(5, commit.model->state);
   EDGEADMM_TRY(model->Run());
-  EDGEADMM_TRY_ASSIGN(
-      store::CachedStatement ledger,
-      db_->PrepareCached("INSERT INTO ledger(job_id, scope, round_id, "
-                         "epsilon, rdp) VALUES (?, ?, ?, ?, ?)"));
-  std::string scope;  // one buffer for the scopes of all rows
   for (const LedgerRowRef& row : commit.ledger) {
-    scope.assign(row.prefix);
-    if (row.id != nullptr) scope.append(*row.id);
-    ledger->Bind(1, job_id_)
-        .Bind(2, scope)
-        .Bind(3, commit.round_id)
-        .Bind(4, row.epsilon)
-        .BindDoubles(5, *row.rdp);
-    EDGEADMM_TRY(ledger->Run());
-    EDGEADMM_TRY(ledger->Reset());
+    EDGEADMM_TRY(InsertLedgerRow(commit.round_id, row));
   }
   if (commit.completes_job) {
     EDGEADMM_TRY_ASSIGN(
@@ -159,6 +146,21 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
     EDGEADMM_TRY(done->Run());
   }
   return tx.Commit();
+}
+
+Status RoundStore::InsertLedgerRow(int64_t round_id, const LedgerRowRef& row) {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement ledger,
+      db_->PrepareCached("INSERT INTO ledger(job_id, scope, round_id, "
+                         "epsilon, rdp) VALUES (?, ?, ?, ?, ?)"));
+  scope_.assign(row.prefix);
+  if (row.id != nullptr) scope_.append(*row.id);
+  ledger->Bind(1, job_id_)
+      .Bind(2, scope_)
+      .Bind(3, round_id)
+      .Bind(4, row.epsilon)
+      .BindDoubles(5, *row.rdp);
+  return ledger->Run();
 }
 
 Result<std::vector<uint8_t>> RoundStore::CommittedUploadDigest(

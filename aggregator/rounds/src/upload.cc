@@ -7,7 +7,7 @@ const char* UploadVerdictName(UploadVerdict v) {
       "accepted",       "duplicate",       "identity-mismatch",
       "unknown-device", "device-disabled", "wrong-job",
       "stale-round",    "not-in-cohort",   "conflicting-duplicate",
-      "malformed",      "job-not-running"};
+      "malformed",      "job-not-running", "store-unavailable"};
   return kNames[static_cast<int>(v)];
 }
 

@@ -71,6 +71,8 @@ Status StatusForVerdict(UploadVerdict verdict) {
       return Status::AlreadyExists();
     case UploadVerdict::kMalformed:
       return Status::InvalidArgument();
+    case UploadVerdict::kStoreUnavailable:
+      return Status::Unavailable();
   }
   return Status::Internal();
 }

@@ -62,7 +62,7 @@ TEST(LedgerBookTest, LocalLedgerAgreesWithTheDevicesOwnLedger) {
     ASSERT_EQ(*refuses, !book.WithinBudget()) << "round " << rounds;
     if (*refuses) break;
     ASSERT_TRUE(device.Charge(sensitivity, noise).ok());
-    book.Apply(book.Plan({0}));
+    book.ApplyLocal(book.PlanLocal(0));
     const double daemon = book.LocalEpsilon(0);
     EXPECT_NEAR(device.Epsilon(config.delta).value(), daemon, 1e-12 * daemon);
   }
@@ -103,7 +103,7 @@ TEST(LedgerBookTest, ParticipationAddsTheAcceptedUploadsNoise) {
   EXPECT_DOUBLE_EQ(book.LocalMechanism().noise_multiplier, 0.375);
 }
 
-// A commit writes each participant's two curves and the worst device's
+// A commit writes each participant's central curve and the worst device's
 // curve as "central"; the others' ledgers do not move.
 TEST(LedgerBookTest, RowsChargeOnlyTheParticipants) {
   const PrivacyRoundAccountant accountant;
@@ -113,22 +113,27 @@ TEST(LedgerBookTest, RowsChargeOnlyTheParticipants) {
   LedgerBook book(accountant, config, devices);
   book.Apply(book.Plan({0}));
   const double after_one = book.central_epsilon();
+  const double untouched = book.LocalEpsilon(1);  // an empty ledger's ε
   LedgerCharge charge = book.Plan({1, 2});
   const std::vector<LedgerRowRef> rows = book.Rows(charge);
-  ASSERT_EQ(rows.size(), 5u);
+  ASSERT_EQ(rows.size(), 3u);
   std::vector<std::string> scopes;
   for (const LedgerRowRef& row : rows) {
     scopes.push_back(std::string(row.prefix) + (row.id ? *row.id : ""));
   }
-  EXPECT_EQ(scopes, (std::vector<std::string>{"central:b", "local:b",
-                                              "central:c", "local:c",
-                                              "central"}));
+  EXPECT_EQ(scopes,
+            (std::vector<std::string>{"central:b", "central:c", "central"}));
   // Device a's one round alone (ν = 2) costs more than b's and c's one round
   // with two uploads' noise (ν = 2√2): "central" is a's curve and ε.
   EXPECT_EQ(rows.back().epsilon, after_one);
   book.Apply(std::move(charge));
   EXPECT_EQ(book.central_epsilon(), after_one);
-  EXPECT_GT(book.LocalEpsilon(1), 0.0);
+  // Local ledgers are charged per accepted upload, not by the commit.
+  EXPECT_EQ(book.LocalEpsilon(1), untouched);
+  const LocalCharge local = book.PlanLocal(1);
+  const LedgerRowRef row = book.LocalRow(local);
+  EXPECT_EQ(std::string(row.prefix) + *row.id, "local:b");
+  EXPECT_GT(row.epsilon, 0.0);
 }
 
 TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {

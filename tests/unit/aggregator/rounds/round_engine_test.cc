@@ -279,7 +279,15 @@ TEST_F(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
   EXPECT_EQ(engine_->round_id(), first + 1);
   EXPECT_EQ(engine_->iteration(), 0);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
+  // Nothing released, so no central charge; but the aggregator saw a's
+  // upload, so a's local ledger is charged (issue 13, defect 5).
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope NOT LIKE "
+                           "'local:%'"),
+            0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope = 'local:" +
+                               a + "' AND round_id = " +
+                               std::to_string(first)),
+            1);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 1);
   EXPECT_EQ(Count(t_.db(),
                   "SELECT participants FROM rounds WHERE state = 'discarded'"),
@@ -328,12 +336,17 @@ TEST_F(RoundEngineTest, CloseInAdvanceCommitsTheCompleteRoundAtNextAdvance) {
     ASSERT_EQ(engine_->Submit(d, uploads.back(), now_),
               UploadVerdict::kAccepted);
   }
-  // Complete but not committed: nothing released or charged yet, and a
+  // Complete but not committed: nothing released or centrally charged yet
+  // (each upload's local charge is stored at acceptance), and a
   // retransmission is still the same upload.
   EXPECT_TRUE(engine_->round_complete());
   EXPECT_EQ(engine_->round_id(), round);
   EXPECT_EQ(engine_->iteration(), 0);
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope NOT LIKE "
+                           "'local:%'"),
+            0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"),
+            static_cast<int64_t>(cohort.size()));
   EXPECT_EQ(engine_->Submit(cohort[0], uploads[0], now_),
             UploadVerdict::kDuplicate);
   // Long before the deadline, the next Advance commits it and opens the next.

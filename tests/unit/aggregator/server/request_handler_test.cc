@@ -195,7 +195,15 @@ TEST_F(RequestHandlerTest, RandomAndMutatedBodiesNeverChangeState) {
       EXPECT_GE(r.code >> 5, 4) << i;
     }
   }
-  // Nothing reaches the store before the round commits.
+  // Nothing reaches the store before the round commits, except the local
+  // ledger charge of the one accepted upload (docs/privacy.md, "local-dp").
+  auto charged = t_.db().Prepare(
+      "SELECT count(*) FROM ledger WHERE scope = 'local:' || ?");
+  ASSERT_TRUE(charged.ok());
+  charged->Bind(1, a);
+  ASSERT_TRUE(charged->StepRow().ok());
+  EXPECT_EQ(charged->ColumnInt(0), accepted > 0 ? 1 : 0);
+  ASSERT_TRUE(t_.db().Exec("DELETE FROM ledger").ok());
   EXPECT_EQ(testing::Snapshot(t_.db()), before);
 }
 

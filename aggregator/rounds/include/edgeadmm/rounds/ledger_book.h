@@ -8,8 +8,10 @@
 //                   about device <id> (zero-out, ν·√m_k or ν)
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
 //                   the curve its own DevicePrivacyLedger keeps
-// Curves change only when a round commits (Plan, then Apply after the
-// store's transaction), so a crash never charges a round the store lacks.
+// Central curves change only when a round commits (Plan, then Apply after
+// the store's transaction). A local curve is charged when the aggregator
+// accepts the upload (PlanLocal/ApplyLocal): it saw the upload whether or
+// not the round later commits, is discarded or is lost in a crash.
 #pragma once
 
 #include <cstddef>
@@ -30,15 +32,20 @@ struct LedgerCharge {
   double central_epsilon = 0;  // of the job after the round
   struct Device {
     size_t index = 0;
-    std::vector<double> central;  // the device's curves after the round
-    std::vector<double> local;
+    std::vector<double> central;  // the device's curve after the round
     double central_epsilon = 0;
-    double local_epsilon = 0;
   };
   std::vector<Device> devices;  // participation policies: the participants
   std::vector<double> next_central;  // trusted-aggregator's central curve
   // ε of every device's central curve after the round.
   std::vector<double> next_device_epsilon;
+};
+
+// One accepted upload's charge to its device's local ledger.
+struct LocalCharge {
+  size_t index = 0;
+  std::vector<double> local;  // the curve after the upload
+  double epsilon = 0;
 };
 
 class LedgerBook {
@@ -73,6 +80,12 @@ class LedgerBook {
   std::vector<LedgerRowRef> Rows(const LedgerCharge& charge) const;
   // Makes a committed charge the book's state.
   void Apply(LedgerCharge&& charge);
+
+  // The local charge of one accepted upload by device `index`, its store row
+  // (pointers into `charge`), and adopting it once stored.
+  LocalCharge PlanLocal(size_t index);
+  LedgerRowRef LocalRow(const LocalCharge& charge) const;
+  void ApplyLocal(LocalCharge&& charge);
 
   // The job's central ε (the number `job status` shows).
   double central_epsilon() const { return central_epsilon_; }

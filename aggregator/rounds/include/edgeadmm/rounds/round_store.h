@@ -80,6 +80,8 @@ class RoundStore {
                       int64_t closed_at_ms);
   // Writes the whole round in one transaction; the round must be 'open'.
   Status CommitRound(const RoundCommit& commit);
+  // Writes one ledger row of round `round_id` (a local charge, at once).
+  Status InsertLedgerRow(int64_t round_id, const LedgerRowRef& row);
   // SHA-256 digest of the upload `device_id` made to committed round
   // `round_id`; NOT_FOUND if it made none.
   Result<std::vector<uint8_t>> CommittedUploadDigest(
@@ -88,6 +90,7 @@ class RoundStore {
  private:
   store::Database* db_;
   int64_t job_id_;
+  std::string scope_;  // one buffer for the scopes of all ledger rows
 };
 
 }  // namespace edgeadmm::rounds

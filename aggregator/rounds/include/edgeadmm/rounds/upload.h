@@ -37,6 +37,7 @@ enum class UploadVerdict : uint8_t {
   kConflictingDuplicate,  // a different payload was already accepted
   kMalformed,             // wrong length, non-finite, or norm above the clip
   kJobNotRunning,         // the job is stopped, completed or exhausted
+  kStoreUnavailable,      // the local ledger charge could not be stored
 };
 
 // "accepted", "stale-round", ... for logs and tests.
