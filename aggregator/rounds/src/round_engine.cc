@@ -231,7 +231,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   // cannot be stored the upload is refused (the device may retry).
   LocalCharge local = ledgers_->PlanLocal(index);
   const Status stored =
-      store_.InsertLedgerRow(open_.round_id, ledgers_->LocalRow(local));
+      store_.InsertLocalCharge(open_.round_id, ledgers_->LocalRow(local));
   if (!stored.ok()) {
     EDGEADMM_LOG_ERROR("job %s round %lld: local charge of %s not stored: %s",
                        job_.config.name.c_str(),

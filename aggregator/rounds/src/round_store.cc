@@ -148,6 +148,18 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   return tx.Commit();
 }
 
+Status RoundStore::InsertLocalCharge(int64_t round_id,
+                                     const LedgerRowRef& row) {
+  // One row per accepted upload, outside any commit: with synchronous=NORMAL
+  // the insert is a write(2) to the WAL, durable if the daemon dies; the next
+  // commit's fsync (synchronous=FULL) makes it durable against power loss.
+  // An fsync per upload made rounds of 100 uploads ten times slower.
+  EDGEADMM_TRY(db_->Exec("PRAGMA synchronous=NORMAL"));
+  const Status inserted = InsertLedgerRow(round_id, row);
+  EDGEADMM_TRY(db_->Exec("PRAGMA synchronous=FULL"));
+  return inserted;
+}
+
 Status RoundStore::InsertLedgerRow(int64_t round_id, const LedgerRowRef& row) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement ledger,

@@ -80,14 +80,18 @@ class RoundStore {
                       int64_t closed_at_ms);
   // Writes the whole round in one transaction; the round must be 'open'.
   Status CommitRound(const RoundCommit& commit);
-  // Writes one ledger row of round `round_id` (a local charge, at once).
-  Status InsertLedgerRow(int64_t round_id, const LedgerRowRef& row);
+  // Writes the local ledger row of one accepted upload of round `round_id`
+  // at once (durable against a crash of the daemon; against power loss
+  // from the next commit on).
+  Status InsertLocalCharge(int64_t round_id, const LedgerRowRef& row);
   // SHA-256 digest of the upload `device_id` made to committed round
   // `round_id`; NOT_FOUND if it made none.
   Result<std::vector<uint8_t>> CommittedUploadDigest(
       int64_t round_id, const std::string& device_id) const;
 
  private:
+  Status InsertLedgerRow(int64_t round_id, const LedgerRowRef& row);
+
   store::Database* db_;
   int64_t job_id_;
   std::string scope_;  // one buffer for the scopes of all ledger rows
