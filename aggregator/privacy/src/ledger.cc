@@ -26,17 +26,16 @@ bool ParseHex(const std::string& token, double* out) {
   return end == token.c_str() + token.size();
 }
 
-Error Corrupt(const std::string& what) {
-  return Error::DataLoss("malformed privacy ledger: " + what);
+host::Error Corrupt(const std::string& what) {
+  return host::Error::DataLoss("malformed privacy ledger: " + what);
 }
 
 }  // namespace
 
-ErrorOr<CentralLedger> CentralLedger::Create(Policy policy, Budget budget,
-                                             OrderGrid grid) {
-  EDGEADMM_PRIVACY_TRY(
-      internal::CheckPositive("budget epsilon", budget.epsilon));
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit("budget delta", budget.delta));
+host::ErrorOr<CentralLedger> CentralLedger::Create(Policy policy, Budget budget,
+                                                   OrderGrid grid) {
+  EDGEADMM_HOST_TRY(internal::CheckPositive("budget epsilon", budget.epsilon));
+  EDGEADMM_HOST_TRY(internal::CheckOpenUnit("budget delta", budget.delta));
   return CentralLedger(policy, budget, std::move(grid));
 }
 
@@ -46,27 +45,27 @@ std::vector<std::string> CentralLedger::ChargedSubjects(
   return round.participants;
 }
 
-ErrorOr<EpsilonReport> CentralLedger::Label(EpsilonReport report,
-                                            const std::string& subject) const {
+host::ErrorOr<EpsilonReport> CentralLedger::Label(
+    EpsilonReport report, const std::string& subject) const {
   report.subject = subject;
   report.policy = PolicyName(policy_);
   return report;
 }
 
-ErrorOr<BudgetCheckResult> CentralLedger::BudgetCheck(
+host::ErrorOr<BudgetCheckResult> CentralLedger::BudgetCheck(
     const RoundDescriptor& round) const {
-  EDGEADMM_PRIVACY_TRY_ASSIGN(const Mechanism mechanism,
-                              ChargedMechanism(policy_, round));
-  EDGEADMM_PRIVACY_TRY_ASSIGN(const RdpCurve* step, cache_.Get(mechanism));
-  EDGEADMM_PRIVACY_TRY_ASSIGN(EpsilonReport worst, Report());
+  EDGEADMM_HOST_TRY_ASSIGN(const Mechanism mechanism,
+                           ChargedMechanism(policy_, round));
+  EDGEADMM_HOST_TRY_ASSIGN(const RdpCurve* step, cache_.Get(mechanism));
+  EDGEADMM_HOST_TRY_ASSIGN(EpsilonReport worst, Report());
   for (const std::string& subject : ChargedSubjects(round)) {
     auto it = subjects_.find(subject);
     Accountant after = it == subjects_.end() ? Accountant(grid_) : it->second;
-    EDGEADMM_PRIVACY_TRY(after.ComposeCurve(*step, mechanism));
-    EDGEADMM_PRIVACY_TRY_ASSIGN(
-        EpsilonReport report, after.Epsilon(budget_.delta, budget_.conversion));
+    EDGEADMM_HOST_TRY(after.ComposeCurve(*step, mechanism));
+    EDGEADMM_HOST_TRY_ASSIGN(EpsilonReport report,
+                             after.Epsilon(budget_.delta, budget_.conversion));
     if (report.epsilon > worst.epsilon || worst.compositions == 0) {
-      EDGEADMM_PRIVACY_TRY_ASSIGN(worst, Label(report, subject));
+      EDGEADMM_HOST_TRY_ASSIGN(worst, Label(report, subject));
     }
   }
   BudgetCheckResult result;
@@ -75,58 +74,59 @@ ErrorOr<BudgetCheckResult> CentralLedger::BudgetCheck(
   return result;
 }
 
-Error CentralLedger::Charge(const RoundDescriptor& round) {
-  EDGEADMM_PRIVACY_TRY_ASSIGN(const Mechanism mechanism,
-                              ChargedMechanism(policy_, round));
+host::Error CentralLedger::Charge(const RoundDescriptor& round) {
+  EDGEADMM_HOST_TRY_ASSIGN(const Mechanism mechanism,
+                           ChargedMechanism(policy_, round));
   if (policy_ != Policy::kTrustedAggregator &&
       round.participants.size() != round.accepted_uploads) {
-    return Error::InvalidArgument(
+    return host::Error::InvalidArgument(
         "a charge needs exactly the m_k = " +
         std::to_string(round.accepted_uploads) + " accepted devices, got " +
         std::to_string(round.participants.size()) + " ids");
   }
   if (has_last_round_ && round.round <= last_round_) {
-    return Error::FailedPrecondition("round " + std::to_string(round.round) +
-                                     " is not after the last charged round " +
-                                     std::to_string(last_round_));
+    return host::Error::FailedPrecondition(
+        "round " + std::to_string(round.round) +
+        " is not after the last charged round " + std::to_string(last_round_));
   }
-  EDGEADMM_PRIVACY_TRY_ASSIGN(const RdpCurve* step, cache_.Get(mechanism));
+  EDGEADMM_HOST_TRY_ASSIGN(const RdpCurve* step, cache_.Get(mechanism));
   for (const std::string& subject : ChargedSubjects(round)) {
     auto it = subjects_.try_emplace(subject, grid_).first;
-    EDGEADMM_PRIVACY_TRY(it->second.ComposeCurve(*step, mechanism));
+    EDGEADMM_HOST_TRY(it->second.ComposeCurve(*step, mechanism));
   }
   has_last_round_ = true;
   last_round_ = round.round;
   ++rounds_charged_;
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
-ErrorOr<EpsilonReport> CentralLedger::Report() const {
-  EDGEADMM_PRIVACY_TRY_ASSIGN(
+host::ErrorOr<EpsilonReport> CentralLedger::Report() const {
+  EDGEADMM_HOST_TRY_ASSIGN(
       EpsilonReport worst,
       Accountant(grid_).Epsilon(budget_.delta, budget_.conversion));
   worst.policy = PolicyName(policy_);
   bool first = true;
   for (const auto& [subject, accountant] : subjects_) {
-    EDGEADMM_PRIVACY_TRY_ASSIGN(
+    EDGEADMM_HOST_TRY_ASSIGN(
         EpsilonReport report,
         accountant.Epsilon(budget_.delta, budget_.conversion));
     if (first || report.epsilon > worst.epsilon) {
-      EDGEADMM_PRIVACY_TRY_ASSIGN(worst, Label(report, subject));
+      EDGEADMM_HOST_TRY_ASSIGN(worst, Label(report, subject));
       first = false;
     }
   }
   return worst;
 }
 
-ErrorOr<EpsilonReport> CentralLedger::ReportFor(
+host::ErrorOr<EpsilonReport> CentralLedger::ReportFor(
     const std::string& subject) const {
   auto it = subjects_.find(subject);
   if (it == subjects_.end()) {
-    return Error(StatusCode::kNotFound,
-                 "subject '" + subject + "' has no charges in this ledger");
+    return host::Error(
+        StatusCode::kNotFound,
+        "subject '" + subject + "' has no charges in this ledger");
   }
-  EDGEADMM_PRIVACY_TRY_ASSIGN(
+  EDGEADMM_HOST_TRY_ASSIGN(
       EpsilonReport report,
       it->second.Epsilon(budget_.delta, budget_.conversion));
   return Label(report, subject);
@@ -161,7 +161,8 @@ std::string CentralLedger::Serialize() const {
   return out;
 }
 
-ErrorOr<CentralLedger> CentralLedger::Deserialize(const std::string& text) {
+host::ErrorOr<CentralLedger> CentralLedger::Deserialize(
+    const std::string& text) {
   std::istringstream in(text);
   std::string word, value;
   int version = 0;

@@ -21,60 +21,61 @@ const char* PolicyName(Policy policy) {
   return "unknown";
 }
 
-ErrorOr<Policy> ParsePolicy(const std::string& name) {
+host::ErrorOr<Policy> ParsePolicy(const std::string& name) {
   for (Policy p : {Policy::kParticipation, Policy::kTrustedAggregator,
                    Policy::kLocalDp, Policy::kParticipationOwnNoise}) {
     if (name == PolicyName(p)) return p;
   }
-  return Error::InvalidArgument(
+  return host::Error::InvalidArgument(
       "unknown policy '" + name +
       "' (expected participation, participation-own-noise, "
       "trusted-aggregator or local-dp)");
 }
 
-Error ValidateSubjectId(const std::string& id) {
+host::Error ValidateSubjectId(const std::string& id) {
   if (id.empty() || id.size() > 128) {
-    return Error::InvalidArgument("subject ids must have 1..128 characters");
+    return host::Error::InvalidArgument(
+        "subject ids must have 1..128 characters");
   }
   for (char c : id) {
     if (c <= ' ' || c > '~') {
-      return Error::InvalidArgument("subject id '" + id +
-                                    "' has a space or non-printable character");
+      return host::Error::InvalidArgument(
+          "subject id '" + id + "' has a space or non-printable character");
     }
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
-Error ValidateRound(Policy policy, const RoundDescriptor& round) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("lambda", round.lambda));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("clip norm C", round.clip));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("sigma", round.sigma));
+host::Error ValidateRound(Policy policy, const RoundDescriptor& round) {
+  EDGEADMM_HOST_TRY(internal::CheckPositive("lambda", round.lambda));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("clip norm C", round.clip));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("sigma", round.sigma));
   if (policy == Policy::kTrustedAggregator) {
     return internal::CheckRate("sampling rate q", round.sampling_rate);
   }
   if (round.accepted_uploads == 0) {
-    return Error::InvalidArgument(
+    return host::Error::InvalidArgument(
         "a charged round needs m_k >= 1 accepted uploads");
   }
   if (round.participants.size() < round.accepted_uploads) {
-    return Error::InvalidArgument(
+    return host::Error::InvalidArgument(
         "m_k = " + std::to_string(round.accepted_uploads) + " but only " +
         std::to_string(round.participants.size()) + " participant ids given");
   }
   std::set<std::string> seen;
   for (const std::string& id : round.participants) {
-    EDGEADMM_PRIVACY_TRY(ValidateSubjectId(id));
+    EDGEADMM_HOST_TRY(ValidateSubjectId(id));
     if (!seen.insert(id).second) {
-      return Error::InvalidArgument("device '" + id +
-                                    "' appears twice in one round");
+      return host::Error::InvalidArgument("device '" + id +
+                                          "' appears twice in one round");
     }
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
-ErrorOr<Mechanism> ChargedMechanism(Policy policy,
-                                    const RoundDescriptor& round) {
-  EDGEADMM_PRIVACY_TRY(ValidateRound(policy, round));
+host::ErrorOr<Mechanism> ChargedMechanism(Policy policy,
+                                          const RoundDescriptor& round) {
+  EDGEADMM_HOST_TRY(ValidateRound(policy, round));
   // Every policy charges a Gaussian on the clipped term 2 lambda Clip(., C)
   // with noise lambda sigma; they differ in the relation, the noise that
   // counts, the sensitivity and the sampling.
@@ -101,20 +102,22 @@ ErrorOr<Mechanism> ChargedMechanism(Policy policy,
       m.sensitivity *= 2.0;  // 4 lambda C: both data points move
       break;
   }
-  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+  EDGEADMM_HOST_TRY(ValidateMechanism(m));
   return m;
 }
 
-ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
-                                        double clip,
-                                        uint64_t accepted_uploads) {
-  EDGEADMM_PRIVACY_TRY(
+host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
+                                              double noise_multiplier,
+                                              double clip,
+                                              uint64_t accepted_uploads) {
+  EDGEADMM_HOST_TRY(
       internal::CheckPositive("noise multiplier", noise_multiplier));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("clip norm C", clip));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("clip norm C", clip));
   switch (policy) {
     case Policy::kParticipation:
       if (accepted_uploads == 0) {
-        return Error::InvalidArgument("participation needs m >= 1 uploads");
+        return host::Error::InvalidArgument(
+            "participation needs m >= 1 uploads");
       }
       return 2.0 * clip * noise_multiplier /
              std::sqrt(static_cast<double>(accepted_uploads));
@@ -124,7 +127,7 @@ ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
     case Policy::kLocalDp:
       return 4.0 * clip * noise_multiplier;
   }
-  return Error::InvalidArgument("unknown policy");
+  return host::Error::InvalidArgument("unknown policy");
 }
 
 }  // namespace edgeadmm::privacy

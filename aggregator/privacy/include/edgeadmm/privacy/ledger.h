@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/epsilon_report.h"
-#include "edgeadmm/privacy/error.h"
 #include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::privacy {
@@ -38,14 +38,15 @@ class CentralLedger {
 
   // An empty ledger. INVALID_ARGUMENT when the budget's epsilon is not
   // finite and > 0 or its delta is not in (0, 1).
-  static ErrorOr<CentralLedger> Create(Policy policy, Budget budget,
-                                       OrderGrid grid = OrderGrid::Default());
+  static host::ErrorOr<CentralLedger> Create(
+      Policy policy, Budget budget, OrderGrid grid = OrderGrid::Default());
 
   // Would charging `round` keep every subject within budget? Does not change
   // the ledger. Before a round starts pass the planned cohort as
   // participants and m_min as accepted_uploads (fewest uploads = least
   // noise = the worst case). INVALID_ARGUMENT on an invalid round.
-  ErrorOr<BudgetCheckResult> BudgetCheck(const RoundDescriptor& round) const;
+  host::ErrorOr<BudgetCheckResult> BudgetCheck(
+      const RoundDescriptor& round) const;
 
   // Charges a committed round: participants are exactly the m_k devices
   // whose uploads were accepted. INVALID_ARGUMENT on an invalid round or when
@@ -53,13 +54,13 @@ class CentralLedger {
   // FAILED_PRECONDITION when the round id is not larger than the last charged
   // one (a replayed or reordered charge). Charging past the budget is allowed
   // (the release already happened); BudgetCheck is the gate.
-  Error Charge(const RoundDescriptor& round);
+  host::Error Charge(const RoundDescriptor& round);
 
   // The worst subject's epsilon at the budget's delta and conversion (zero
   // with subject "" before any charge).
-  ErrorOr<EpsilonReport> Report() const;
+  host::ErrorOr<EpsilonReport> Report() const;
   // One subject's epsilon. NOT_FOUND when it was never charged.
-  ErrorOr<EpsilonReport> ReportFor(const std::string& subject) const;
+  host::ErrorOr<EpsilonReport> ReportFor(const std::string& subject) const;
   // Subjects charged so far, sorted.
   std::vector<std::string> Subjects() const;
 
@@ -71,14 +72,14 @@ class CentralLedger {
   // Compact text form (hex floats, exact round trip).
   std::string Serialize() const;
   // Inverse of Serialize. DATA_LOSS when the text is malformed or truncated.
-  static ErrorOr<CentralLedger> Deserialize(const std::string& text);
+  static host::ErrorOr<CentralLedger> Deserialize(const std::string& text);
 
  private:
   CentralLedger(Policy policy, Budget budget, OrderGrid grid)
       : policy_(policy), budget_(budget), grid_(grid), cache_(grid) {}
 
-  ErrorOr<EpsilonReport> Label(EpsilonReport report,
-                               const std::string& subject) const;
+  host::ErrorOr<EpsilonReport> Label(EpsilonReport report,
+                                     const std::string& subject) const;
   // Subjects charged by `round` under the policy.
   std::vector<std::string> ChargedSubjects(const RoundDescriptor& round) const;
 

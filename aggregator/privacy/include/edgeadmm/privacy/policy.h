@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/mechanism.h"
 
 namespace edgeadmm::privacy {
@@ -44,7 +44,7 @@ enum class Policy : uint8_t {
 // "participation-own-noise".
 const char* PolicyName(Policy policy);
 // Inverse of PolicyName. INVALID_ARGUMENT for another name.
-ErrorOr<Policy> ParsePolicy(const std::string& name);
+host::ErrorOr<Policy> ParsePolicy(const std::string& name);
 
 // What the aggregator knows about one committed (released) round. Rounds
 // discarded below m_min release nothing and are not charged.
@@ -67,22 +67,24 @@ struct RoundDescriptor {
 // the number of distinct, well-formed participant ids (equal for a charge; a
 // budget check may pass the planned cohort with m_k = m_min, the worst case).
 // INVALID_ARGUMENT otherwise.
-Error ValidateRound(Policy policy, const RoundDescriptor& round);
+host::Error ValidateRound(Policy policy, const RoundDescriptor& round);
 
 // The mechanism each charged subject incurs in `round` under `policy` (see
 // the file comment). INVALID_ARGUMENT when ValidateRound fails.
-ErrorOr<Mechanism> ChargedMechanism(Policy policy,
-                                    const RoundDescriptor& round);
+host::ErrorOr<Mechanism> ChargedMechanism(Policy policy,
+                                          const RoundDescriptor& round);
 
 // The noise sigma that gives the charged mechanism noise multiplier z:
 // participation 2 C z / sqrt(m), trusted-aggregator and
 // participation-own-noise 2 C z, local-dp 4 C z (lambda cancels).
 // INVALID_ARGUMENT for z or C not finite and > 0, or m = 0 under participation.
-ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
-                                        double clip, uint64_t accepted_uploads);
+host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
+                                              double noise_multiplier,
+                                              double clip,
+                                              uint64_t accepted_uploads);
 
 // OK when `id` can name a ledger subject: 1..128 printable, non-space ASCII
 // characters. INVALID_ARGUMENT otherwise.
-Error ValidateSubjectId(const std::string& id);
+host::Error ValidateSubjectId(const std::string& id);
 
 }  // namespace edgeadmm::privacy
