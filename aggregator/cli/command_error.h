@@ -17,7 +17,7 @@ namespace edgeadmm::cli {
 // Exit(command, error.message(), 1) unless `error` is OK.
 void ExitOnError(const std::string& command, const host::Error& error);
 
-// A code-only store or registry failure as "<what>: <CODE>".
+// A code-only store or registry failure as "<what>: <CODE>" (OK stays OK).
 host::Error Failed(const std::string& what, Status status);
 template <typename T>
 host::ErrorOr<T> Checked(Result<T> result, const std::string& what) {
