@@ -1,7 +1,6 @@
 // Helpers shared by the algorithm units (not part of the interface).
 #pragma once
 
-#include <string>
 #include <vector>
 
 #include "edgeadmm/host/error.h"

@@ -4,7 +4,6 @@
 // accuracy.
 #pragma once
 
-#include <string>
 #include <vector>
 
 #include "edgeadmm/dataio/dense_dataset.h"
