@@ -3,8 +3,9 @@
 // Each command family lives in its own file and registers itself:
 //   EDGEADMM_CLI_COMMAND(AddPrivacyCommands);
 // where `void AddPrivacyCommands(CLI::App& app)` adds subcommands and their
-// callbacks. A callback reports failure by throwing CLI::RuntimeError(code)
-// after printing a clear message to stderr.
+// callbacks. A command's body returns host::Error; its callback reports a
+// failure with cli::Exit (command_error.h), which prints a clear message to
+// stderr and throws CLI::RuntimeError(code).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -34,11 +34,10 @@ void AddDataCommands(CLI::App& app) {
   encode->callback([] {
     ResolveDataOptions(options, "edgeadmm data encode", &source.format,
                        &source.normalization);
-    std::string error;
-    auto loaded = LoadDataset(source, &error);
+    auto loaded = LoadDataset(source);
     if (!loaded.ok()) {
-      std::fprintf(stderr, "edgeadmm data encode: %s: %s\n",
-                   loaded.status().str(), error.c_str());
+      std::fprintf(stderr, "edgeadmm data encode: %s\n",
+                   loaded.error().ToString().c_str());
       throw CLI::RuntimeError(1);
     }
     const std::string text = FormatLibsvm(*loaded);

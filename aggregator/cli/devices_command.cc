@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli_command.h"
+#include "command_error.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/hex.h"
 #include "edgeadmm/store/database.h"
@@ -32,21 +33,10 @@ struct DevicesOptions {
   std::string prefix = "dev-";
 };
 
-[[noreturn]] void Fail(const std::string& what, Status status) {
-  std::fprintf(stderr, "edgeadmm devices: %s: %s\n", what.c_str(),
-               status.str());
-  throw CLI::RuntimeError(1);
-}
+constexpr const char* kCommand = "edgeadmm devices";
 
-store::Database OpenDatabase(const std::string& path) {
-  auto db = store::Database::Open(path);
-  if (!db.ok()) Fail("cannot open database " + path, db.status());
-  return std::move(db).value();
-}
-
-[[noreturn]] void Usage(const std::string& what) {
-  std::fprintf(stderr, "edgeadmm devices add: %s\n", what.c_str());
-  throw CLI::RuntimeError(2);
+host::ErrorOr<store::Database> OpenDatabase(const std::string& path) {
+  return Checked(store::Database::Open(path), "cannot open database " + path);
 }
 
 // Writes the PSK as hex to a new file readable by its owner only; false
@@ -72,9 +62,19 @@ bool WritePskFile(const std::string& path, const std::string& hex) {
 
 // The ids to enroll: the positional ids, or --count ids <prefix><index>
 // with the index zero-padded to at least 5 digits (dev-00000, ...).
-std::vector<std::string> IdsToAdd(const DevicesOptions& o) {
-  if (o.count > 0 && !o.ids.empty()) Usage("give ids or --count, not both");
-  if (o.count == 0 && o.ids.empty()) Usage("give at least one id or --count");
+// INVALID_ARGUMENT for options `add` cannot take (a usage error).
+host::ErrorOr<std::vector<std::string>> IdsToAdd(const DevicesOptions& o) {
+  if (o.count > 0 && !o.ids.empty()) {
+    return host::Error::InvalidArgument("give ids or --count, not both");
+  }
+  if (o.count == 0 && o.ids.empty()) {
+    return host::Error::InvalidArgument("give at least one id or --count");
+  }
+  const size_t n = o.count == 0 ? o.ids.size() : o.count;
+  if (!o.psk_file.empty() && (n != 1 || !o.psk_dir.empty())) {
+    return host::Error::InvalidArgument(
+        "--psk-file takes one id; use --psk-dir for many");
+  }
   if (o.count == 0) return o.ids;
   const int digits = std::max<int>(
       5, static_cast<int>(std::to_string(o.count - 1).size()));
@@ -92,18 +92,14 @@ std::vector<std::string> IdsToAdd(const DevicesOptions& o) {
 // the layout `edgeadmm-fleet connect --psk-dir` reads. The files are written
 // before the commit: if one cannot be written, nothing is enrolled and the
 // files already written are removed.
-void RunAdd(const DevicesOptions& o) {
-  const std::vector<std::string> ids = IdsToAdd(o);
-  if (!o.psk_file.empty() && (ids.size() != 1 || !o.psk_dir.empty())) {
-    Usage("--psk-file takes one id; use --psk-dir for many");
-  }
+host::Error RunAdd(const DevicesOptions& o,
+                   const std::vector<std::string>& ids) {
   if (!o.psk_dir.empty() && mkdir(o.psk_dir.c_str(), 0700) != 0 &&
       errno != EEXIST) {
-    std::fprintf(stderr, "edgeadmm devices: cannot create %s: %s\n",
-                 o.psk_dir.c_str(), std::strerror(errno));
-    throw CLI::RuntimeError(1);
+    return host::Error::Unavailable("cannot create " + o.psk_dir + ": " +
+                                    std::strerror(errno));
   }
-  store::Database db = OpenDatabase(o.db_path);
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   registry::DeviceRegistry reg(db);
   std::vector<std::string> written;
   std::string printed;
@@ -127,10 +123,11 @@ void RunAdd(const DevicesOptions& o) {
   auto psks = reg.AddMany(ids, &failed, write_keys);
   if (!psks.ok()) {
     for (const std::string& path : written) unlink(path.c_str());
-    Fail(failed < ids.size() ? "cannot add " + ids[failed]
-                             : "cannot add " + std::to_string(ids.size()) +
-                                   " devices (nothing enrolled)",
-         psks.status());
+    return Failed(failed < ids.size()
+                      ? "cannot add " + ids[failed]
+                      : "cannot add " + std::to_string(ids.size()) +
+                            " devices (nothing enrolled)",
+                  psks.status());
   }
   if (!o.psk_file.empty()) {
     std::printf("added %s; PSK written to %s (mode 0600)\n", ids[0].c_str(),
@@ -143,26 +140,31 @@ void RunAdd(const DevicesOptions& o) {
     std::printf("(%s shown only once)\n",
                 ids.size() == 1 ? "the PSK is" : "PSKs are");
   }
+  return host::Error::Ok();
 }
 
-void RunList(const DevicesOptions& o) {
-  store::Database db = OpenDatabase(o.db_path);
-  auto devices = registry::DeviceRegistry(db).List();
-  if (!devices.ok()) Fail("cannot list", devices.status());
-  for (const registry::DeviceRecord& d : *devices) {
+host::Error RunList(const DevicesOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const std::vector<registry::DeviceRecord> devices,
+      Checked(registry::DeviceRegistry(db).List(), "cannot list"));
+  for (const registry::DeviceRecord& d : devices) {
     std::printf("%s\t%s\t%lld\n", d.id.c_str(),
                 d.enabled ? "enabled" : "disabled",
                 static_cast<long long>(d.created_at));
   }
+  return host::Error::Ok();
 }
 
-void RunChange(const DevicesOptions& o, const char* verb,
-               Status (registry::DeviceRegistry::*change)(std::string_view)) {
-  store::Database db = OpenDatabase(o.db_path);
+host::Error RunChange(
+    const DevicesOptions& o, const char* verb,
+    Status (registry::DeviceRegistry::*change)(std::string_view)) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   registry::DeviceRegistry reg(db);
-  const Status status = (reg.*change)(o.id);
-  if (!status.ok()) Fail(std::string("cannot ") + verb + " " + o.id, status);
+  EDGEADMM_HOST_TRY(
+      Failed(std::string("cannot ") + verb + " " + o.id, (reg.*change)(o.id)));
   std::printf("%sd %s\n", verb, o.id.c_str());
+  return host::Error::Ok();
 }
 
 void AddDevicesCommands(CLI::App& app) {
@@ -188,10 +190,14 @@ void AddDevicesCommands(CLI::App& app) {
   add->add_option("--psk-dir", options->psk_dir,
                   "Write each PSK to DIR/<id> (new files, mode 0600), the "
                   "layout edgeadmm-fleet connect reads");
-  add->callback([options] { RunAdd(*options); });
+  add->callback([options] {
+    auto ids = IdsToAdd(*options);
+    if (!ids.ok()) Exit("edgeadmm devices add", ids.error().message(), 2);
+    ExitOnError(kCommand, RunAdd(*options, *ids));
+  });
 
   devices->add_subcommand("list", "List devices")->callback([options] {
-    RunList(*options);
+    ExitOnError(kCommand, RunList(*options));
   });
 
   struct Change {
@@ -211,7 +217,9 @@ void AddDevicesCommands(CLI::App& app) {
   for (const Change& c : kChanges) {
     CLI::App* sub = devices->add_subcommand(c.name, c.help);
     sub->add_option("id", options->id, "Device id")->required();
-    sub->callback([options, c] { RunChange(*options, c.verb, c.change); });
+    sub->callback([options, c] {
+      ExitOnError(kCommand, RunChange(*options, c.verb, c.change));
+    });
   }
 }
 

@@ -5,8 +5,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_command.h"
+#include "command_error.h"
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
@@ -23,80 +26,87 @@ struct JobOptions {
   std::string output;
 };
 
-[[noreturn]] void Fail(const std::string& what, Status status) {
-  std::fprintf(stderr, "edgeadmm job: %s: %s\n", what.c_str(), status.str());
-  throw CLI::RuntimeError(1);
+constexpr const char* kCommand = "edgeadmm job";
+
+host::ErrorOr<store::Database> Open(const JobOptions& o) {
+  return Checked(store::Database::Open(o.db_path),
+                 "cannot open database " + o.db_path);
 }
 
-template <typename T>
-T OrFail(Result<T> result, const std::string& what) {
-  if (!result.ok()) Fail(what, result.status());
-  return std::move(result).value();
-}
+struct JobFile {
+  std::string text;
+  jobs::JobConfig config;
+};
 
-store::Database Open(const JobOptions& o) {
-  return OrFail(store::Database::Open(o.db_path),
-                "cannot open database " + o.db_path);
-}
-
-void RunCreate(const JobOptions& o) {
-  std::ifstream in(o.name);
-  if (!in) {
-    std::fprintf(stderr, "edgeadmm job: cannot read %s\n", o.name.c_str());
-    throw CLI::RuntimeError(2);
-  }
+// The job TOML named on the command line (a usage error if it is bad).
+host::ErrorOr<JobFile> ReadJobFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return host::Error::NotFound("cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
-  std::string error;
-  auto parsed = jobs::ParseJobConfig(text.str(), &error);
+  auto parsed = jobs::ParseJobConfig(text.str());
   if (!parsed.ok()) {
-    std::fprintf(stderr, "edgeadmm job: %s: %s\n", o.name.c_str(),
-                 error.c_str());
-    throw CLI::RuntimeError(2);
+    return host::Error(parsed.error().code(),
+                       path + ": " + parsed.error().message());
   }
-  jobs::JobConfig config = std::move(parsed).value();
+  return JobFile{text.str(), std::move(parsed).value()};
+}
+
+host::Error RunCreate(const JobOptions& o, JobFile file) {
+  jobs::JobConfig& config = file.config;
   if (config.noise_planned()) {
-    config.sigma = OrFail(rounds::PlanSigma(config), "cannot plan sigma");
+    EDGEADMM_HOST_TRY_ASSIGN(
+        config.sigma, Checked(rounds::PlanSigma(config), "cannot plan sigma"));
     std::printf("planned sigma %.6g for epsilon %.6g at delta %.3g\n",
                 config.sigma, config.target_epsilon, config.delta);
   }
-  store::Database db = Open(o);
-  const int64_t id = OrFail(jobs::CreateJob(db, config, text.str()),
-                            "cannot create job " + config.name);
-  auto job = OrFail(jobs::LoadJob(db, id), "cannot reload job");
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
+  EDGEADMM_HOST_TRY_ASSIGN(const int64_t id,
+                           Checked(jobs::CreateJob(db, config, file.text),
+                                   "cannot create job " + config.name));
+  EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobRecord job,
+                           Checked(jobs::LoadJob(db, id), "cannot reload job"));
   std::printf(
       "created job %s (id %lld, n = %lld devices); start it with "
       "`edgeadmm job start %s`\n",
       config.name.c_str(), static_cast<long long>(id),
       static_cast<long long>(job.n), config.name.c_str());
+  return host::Error::Ok();
 }
 
-void RunSetState(const JobOptions& o, jobs::JobState state) {
-  store::Database db = Open(o);
-  const jobs::JobRecord job = OrFail(jobs::FindJob(db, o.name), o.name);
+host::Error RunSetState(const JobOptions& o, jobs::JobState state) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
+  EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobRecord job,
+                           Checked(jobs::FindJob(db, o.name), o.name));
   const bool finished = job.state == jobs::JobState::kCompleted ||
                         job.state == jobs::JobState::kBudgetExhausted;
-  if (finished)
-    Fail("job " + o.name + " is " + JobStateName(job.state),
-         Status::FailedPrecondition());
-  const Status status = jobs::SetJobState(db, job.id, state);
-  if (!status.ok()) Fail("cannot change " + o.name, status);
+  if (finished) {
+    return Failed("job " + o.name + " is " + JobStateName(job.state),
+                  Status::FailedPrecondition());
+  }
+  EDGEADMM_HOST_TRY(
+      Failed("cannot change " + o.name, jobs::SetJobState(db, job.id, state)));
   std::printf("job %s: %s\n", o.name.c_str(), JobStateName(state));
+  return host::Error::Ok();
 }
 
-void RunList(const JobOptions& o) {
-  store::Database db = Open(o);
-  for (const jobs::JobRecord& j : OrFail(jobs::ListJobs(db), "list")) {
+host::Error RunList(const JobOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
+  EDGEADMM_HOST_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
+                           Checked(jobs::ListJobs(db), "list"));
+  for (const jobs::JobRecord& j : all) {
     std::printf("%lld\t%s\t%s\t%s\tn=%lld\n", static_cast<long long>(j.id),
                 j.config.name.c_str(), JobStateName(j.state),
                 algorithms::NameOf(j.config.algorithm),
                 static_cast<long long>(j.n));
   }
+  return host::Error::Ok();
 }
 
-void RunStatus(const JobOptions& o) {
-  store::Database db = Open(o);
-  const jobs::JobStatus s = OrFail(jobs::LoadJobStatus(db, o.name), o.name);
+host::Error RunStatus(const JobOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
+  EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobStatus s,
+                           Checked(jobs::LoadJobStatus(db, o.name), o.name));
   std::printf(
       "job %s (id %lld): %s\n"
       "algorithm %s, policy %s, n = %lld devices\n"
@@ -115,12 +125,14 @@ void RunStatus(const JobOptions& o) {
       static_cast<long long>(s.discarded_rounds),
       static_cast<long long>(s.lost_rounds), s.central_epsilon,
       s.job.config.delta, s.job.config.central_budget);
+  return host::Error::Ok();
 }
 
-void RunLedger(const JobOptions& o) {
-  store::Database db = Open(o);
-  const jobs::PrivacyReport r =
-      OrFail(jobs::LoadPrivacyReport(db, o.name), o.name);
+host::Error RunLedger(const JobOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const jobs::PrivacyReport r,
+      Checked(jobs::LoadPrivacyReport(db, o.name), o.name));
   std::printf("# privacy report of job %s: policy %s, delta %.3g\n",
               r.job.config.name.c_str(),
               privacy::PolicyName(r.job.config.policy), r.job.config.delta);
@@ -134,34 +146,36 @@ void RunLedger(const JobOptions& o) {
                 static_cast<long long>(d.participations), d.central_epsilon,
                 d.local_epsilon);
   }
+  return host::Error::Ok();
 }
 
-void RunExport(const JobOptions& o) {
-  store::Database db = Open(o);
-  const jobs::ReleasedModelRecord m = OrFail(
-      jobs::LoadReleasedModel(db, o.name), "no released model for " + o.name);
+bool KnownExportFormat(const std::string& format) {
+  return format == "bin" || format == "json" || format == "header";
+}
+
+// o.format is one KnownExportFormat accepts.
+host::Error RunExport(const JobOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
+  EDGEADMM_HOST_TRY_ASSIGN(const jobs::ReleasedModelRecord m,
+                           Checked(jobs::LoadReleasedModel(db, o.name),
+                                   "no released model for " + o.name));
   std::string bytes;
   if (o.format == "bin") {
     const std::vector<uint8_t> bin = jobs::ModelToBinary(m);
     bytes.assign(bin.begin(), bin.end());
   } else if (o.format == "json") {
     bytes = jobs::ModelToJson(m);
-  } else if (o.format == "header") {
-    bytes = jobs::ModelToCHeader(m);
   } else {
-    std::fprintf(stderr, "edgeadmm job: unknown format %s\n", o.format.c_str());
-    throw CLI::RuntimeError(2);
+    bytes = jobs::ModelToCHeader(m);
   }
   if (o.output.empty() || o.output == "-") {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-    return;
+    return host::Error::Ok();
   }
   std::ofstream out(o.output, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) {
-    std::fprintf(stderr, "edgeadmm job: cannot write %s\n", o.output.c_str());
-    throw CLI::RuntimeError(1);
-  }
+  if (!out) return host::Error::Unavailable("cannot write " + o.output);
+  return host::Error::Ok();
 }
 
 void AddJobCommands(CLI::App& app) {
@@ -177,18 +191,26 @@ void AddJobCommands(CLI::App& app) {
   CLI::App* create = job->add_subcommand(
       "create", "Create a job from a TOML file (enrolls the enabled devices)");
   create->add_option("file", o->name, "Job TOML")->required();
-  create->callback([o] { RunCreate(*o); });
+  create->callback([o] {
+    auto file = ReadJobFile(o->name);
+    if (!file.ok()) Exit(kCommand, file.error().message(), 2);
+    ExitOnError(kCommand, RunCreate(*o, std::move(file).value()));
+  });
 
   struct Simple {
     const char* name;
     const char* help;
-    void (*run)(const JobOptions&);
+    host::Error (*run)(const JobOptions&);
   };
   static const Simple kSimple[] = {
       {"start", "Start or resume a job (the daemon picks it up)",
-       [](const JobOptions& x) { RunSetState(x, jobs::JobState::kRunning); }},
+       [](const JobOptions& x) {
+         return RunSetState(x, jobs::JobState::kRunning);
+       }},
       {"stop", "Stop a job (the open round is discarded)",
-       [](const JobOptions& x) { RunSetState(x, jobs::JobState::kStopped); }},
+       [](const JobOptions& x) {
+         return RunSetState(x, jobs::JobState::kStopped);
+       }},
       {"status", "Job, round, participants, epsilon spent", &RunStatus},
       {"ledger", "Privacy report: central and per-device ledgers", &RunLedger},
   };
@@ -196,9 +218,11 @@ void AddJobCommands(CLI::App& app) {
     CLI::App* sub = job->add_subcommand(s.name, s.help);
     sub->add_option("name", o->name, "Job name")->required();
     auto run = s.run;
-    sub->callback([o, run] { run(*o); });
+    sub->callback([o, run] { ExitOnError(kCommand, run(*o)); });
   }
-  job->add_subcommand("list", "List jobs")->callback([o] { RunList(*o); });
+  job->add_subcommand("list", "List jobs")->callback([o] {
+    ExitOnError(kCommand, RunList(*o));
+  });
 
   CLI::App* exp = job->add_subcommand(
       "export", "Export the released model (bin: float32 LE; json; header)");
@@ -206,7 +230,12 @@ void AddJobCommands(CLI::App& app) {
   exp->add_option("--format", o->format, "bin | json | header")
       ->capture_default_str();
   exp->add_option("--output,-o", o->output, "Output file (default stdout)");
-  exp->callback([o] { RunExport(*o); });
+  exp->callback([o] {
+    if (!KnownExportFormat(o->format)) {
+      Exit(kCommand, "unknown format " + o->format, 2);
+    }
+    ExitOnError(kCommand, RunExport(*o));
+  });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli_command.h"
+#include "command_error.h"
 #include "edgeadmm/privacy/calibration.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/privacy/epsilon_report.h"
@@ -18,7 +19,7 @@
 namespace edgeadmm::cli {
 namespace {
 
-using privacy::Error;
+using host::Error;
 using privacy::FormatNumber;
 using privacy::JsonString;
 
@@ -39,23 +40,12 @@ struct PrivacyOptions {
   uint64_t cohort = 0;
 };
 
-[[noreturn]] void Fail(const char* command, const Error& error) {
-  std::fprintf(stderr, "edgeadmm privacy %s: %s\n", command,
-               error.ToString().c_str());
-  throw CLI::RuntimeError(1);
-}
-
-template <typename T>
-T Check(const char* command, privacy::ErrorOr<T> result) {
-  if (!result.ok()) Fail(command, result.error());
-  return std::move(result).value();
-}
-
 // The schedule described by the options; the neighbouring relation follows
 // from the sampling (add/remove for none and poisson, replace-one for fixed).
-privacy::Schedule MakeSchedule(const char* command, const PrivacyOptions& o) {
+host::ErrorOr<privacy::Schedule> MakeSchedule(const PrivacyOptions& o) {
   privacy::Schedule schedule;
-  schedule.kind = Check(command, privacy::ParseMechanismKind(o.sampling));
+  EDGEADMM_HOST_TRY_ASSIGN(schedule.kind,
+                           privacy::ParseMechanismKind(o.sampling));
   schedule.neighbouring =
       schedule.kind ==
               privacy::MechanismKind::kSampledWithoutReplacementGaussian
@@ -64,17 +54,17 @@ privacy::Schedule MakeSchedule(const char* command, const PrivacyOptions& o) {
   schedule.sampling_rate = o.q;
   schedule.rounds = o.rounds;
   if (schedule.kind == privacy::MechanismKind::kGaussian && o.q != 1.0) {
-    Fail(command, Error::InvalidArgument(
-                      "--q needs --sampling poisson or fixed (sampling none "
-                      "is the plain Gaussian)"));
+    return Error::InvalidArgument(
+        "--q needs --sampling poisson or fixed (sampling none is the plain "
+        "Gaussian)");
   }
   if (schedule.kind != privacy::MechanismKind::kGaussian &&
       !(o.q > 0.0 && o.q <= 1.0)) {
-    Fail(command, Error::InvalidArgument("--q must be in (0, 1], got " +
-                                         std::to_string(o.q)));
+    return Error::InvalidArgument("--q must be in (0, 1], got " +
+                                  std::to_string(o.q));
   }
   if (o.rounds == 0) {
-    Fail(command, Error::InvalidArgument("--rounds must be >= 1"));
+    return Error::InvalidArgument("--rounds must be >= 1");
   }
   return schedule;
 }
@@ -85,12 +75,14 @@ std::string ScheduleFields(const privacy::Schedule& s, double z) {
          ", \"rounds\": " + std::to_string(s.rounds);
 }
 
-void RunReport(const PrivacyOptions& o) {
-  const privacy::Schedule schedule = MakeSchedule("report", o);
-  const privacy::Target target{
-      0.0, o.delta, Check("report", privacy::ParseConversion(o.conversion))};
-  const privacy::EpsilonReport report = Check(
-      "report", privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+Error RunReport(const PrivacyOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Schedule schedule, MakeSchedule(o));
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
+                           privacy::ParseConversion(o.conversion));
+  const privacy::Target target{0.0, o.delta, conversion};
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const privacy::EpsilonReport report,
+      privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
   std::string delta_field, delta_text;
   if (o.delta_at_epsilon_option != nullptr &&
       o.delta_at_epsilon_option->count() > 0) {
@@ -100,10 +92,10 @@ void RunReport(const PrivacyOptions& o) {
     m.sampling_rate = schedule.sampling_rate;
     m.noise_std = o.noise_multiplier;
     privacy::Accountant accountant;
-    const Error composed = accountant.Compose(m, schedule.rounds);
-    if (!composed.ok()) Fail("report", composed);
-    const privacy::ConvertedDelta d = Check(
-        "report", accountant.Delta(o.delta_at_epsilon, target.conversion));
+    EDGEADMM_HOST_TRY(accountant.Compose(m, schedule.rounds));
+    EDGEADMM_HOST_TRY_ASSIGN(
+        const privacy::ConvertedDelta d,
+        accountant.Delta(o.delta_at_epsilon, target.conversion));
     delta_field = ", \"delta_at_epsilon\": {\"epsilon\": " +
                   FormatNumber(o.delta_at_epsilon) +
                   ", \"delta\": " + FormatNumber(d.delta) +
@@ -121,24 +113,26 @@ void RunReport(const PrivacyOptions& o) {
   } else {
     std::printf("%s%s\n", report.ToText().c_str(), delta_text.c_str());
   }
+  return Error::Ok();
 }
 
 // With --policy, the schedule must be what the policy charges: the
 // trusted-aggregator a Poisson-subsampled (or, at q = 1, plain) Gaussian under
 // add/remove, the others a plain Gaussian (no sampling amplification) under
 // their own neighbouring relation.
-void MatchPolicy(const std::string& name, privacy::Schedule* schedule) {
-  const privacy::Policy policy = Check("plan", privacy::ParsePolicy(name));
+Error MatchPolicy(const std::string& name, privacy::Schedule* schedule) {
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Policy policy,
+                           privacy::ParsePolicy(name));
   const bool sampled = schedule->kind != privacy::MechanismKind::kGaussian;
   switch (policy) {
     case privacy::Policy::kTrustedAggregator:
       if (schedule->kind ==
           privacy::MechanismKind::kSampledWithoutReplacementGaussian) {
-        Fail("plan", Error::InvalidArgument(
-                         "the trusted-aggregator policy samples Poisson "
-                         "cohorts: use --sampling poisson or none"));
+        return Error::InvalidArgument(
+            "the trusted-aggregator policy samples Poisson cohorts: use "
+            "--sampling poisson or none");
       }
-      return;
+      return Error::Ok();
     case privacy::Policy::kLocalDp:
       schedule->neighbouring = privacy::Neighbouring::kReplaceOne;
       break;
@@ -148,30 +142,31 @@ void MatchPolicy(const std::string& name, privacy::Schedule* schedule) {
       break;
   }
   if (sampled) {
-    Fail("plan", Error::InvalidArgument(
-                     "policy " + name +
-                     " charges the plain Gaussian (no amplification by "
-                     "sampling is claimed for device-side noise): use "
-                     "--sampling none"));
+    return Error::InvalidArgument(
+        "policy " + name +
+        " charges the plain Gaussian (no amplification by sampling is "
+        "claimed for device-side noise): use --sampling none");
   }
+  return Error::Ok();
 }
 
-void RunPlan(const PrivacyOptions& o) {
-  privacy::Schedule schedule = MakeSchedule("plan", o);
-  if (!o.policy.empty()) MatchPolicy(o.policy, &schedule);
-  const privacy::Target target{
-      o.epsilon, o.delta,
-      Check("plan", privacy::ParseConversion(o.conversion))};
-  const privacy::Calibration plan =
-      Check("plan", privacy::CalibrateNoiseMultiplier(schedule, target));
+Error RunPlan(const PrivacyOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(privacy::Schedule schedule, MakeSchedule(o));
+  if (!o.policy.empty()) EDGEADMM_HOST_TRY(MatchPolicy(o.policy, &schedule));
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
+                           privacy::ParseConversion(o.conversion));
+  const privacy::Target target{o.epsilon, o.delta, conversion};
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Calibration plan,
+                           privacy::CalibrateNoiseMultiplier(schedule, target));
   std::string sigma_field;
   std::string sigma_text;
   if (!o.policy.empty()) {
-    const privacy::Policy policy =
-        Check("plan", privacy::ParsePolicy(o.policy));
-    const double sigma =
-        Check("plan", privacy::SigmaForNoiseMultiplier(
-                          policy, plan.noise_multiplier, o.clip, o.cohort));
+    EDGEADMM_HOST_TRY_ASSIGN(const privacy::Policy policy,
+                             privacy::ParsePolicy(o.policy));
+    EDGEADMM_HOST_TRY_ASSIGN(
+        const double sigma,
+        privacy::SigmaForNoiseMultiplier(policy, plan.noise_multiplier, o.clip,
+                                         o.cohort));
     sigma_field = ", \"policy_sigma\": " + FormatNumber(sigma) +
                   ", \"policy\": " + JsonString(o.policy);
     sigma_text = "\nsigma for policy " + o.policy +
@@ -189,6 +184,7 @@ void RunPlan(const PrivacyOptions& o) {
                 plan.noise_multiplier, o.epsilon,
                 plan.achieved.ToText().c_str(), sigma_text.c_str());
   }
+  return Error::Ok();
 }
 
 struct Paper004Options {
@@ -204,21 +200,21 @@ struct Paper004Options {
 // relative to the replace-one sensitivity of ONE RECORD (Lemma 1), composed
 // exactly in RDP and converted at the same delta. Neither is what a dp-admm
 // job is charged (that is device-level: docs/privacy.md, "dp-admm").
-void RunPaper004(const Paper004Options& o) {
-  const privacy::MomentsAccountantResult paper = Check(
-      "paper-004", privacy::Paper004MomentsAccountant(
-                       o.step_epsilon, o.step_delta, o.rounds));
+Error RunPaper004(const Paper004Options& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::MomentsAccountantResult paper,
+                           privacy::Paper004MomentsAccountant(
+                               o.step_epsilon, o.step_delta, o.rounds));
   const double z0 =
       std::sqrt(2.0 * std::log(1.25 / o.step_delta)) / o.step_epsilon;
   privacy::Schedule schedule;
   schedule.kind = privacy::MechanismKind::kGaussian;
   schedule.neighbouring = privacy::Neighbouring::kReplaceOne;
   schedule.rounds = o.rounds;
-  const privacy::Target target{
-      0.0, o.step_delta,
-      Check("paper-004", privacy::ParseConversion(o.conversion))};
-  const privacy::EpsilonReport rdp =
-      Check("paper-004", privacy::ScheduleEpsilon(schedule, z0, target));
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
+                           privacy::ParseConversion(o.conversion));
+  const privacy::Target target{0.0, o.step_delta, conversion};
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::EpsilonReport rdp,
+                           privacy::ScheduleEpsilon(schedule, z0, target));
   const std::string paper_fields =
       "\"paper_epsilon_bar\": " + FormatNumber(paper.epsilon) +
       ", \"paper_tau\": " + std::to_string(paper.tau) +
@@ -239,6 +235,14 @@ void RunPaper004(const Paper004Options& o) {
         static_cast<long long>(paper.tau), FormatNumber(o.step_delta).c_str(),
         FormatNumber(z0).c_str(), static_cast<unsigned long long>(o.rounds),
         rdp.ToText().c_str());
+  }
+  return Error::Ok();
+}
+
+// The callbacks' end: "edgeadmm privacy <command>: CODE: message", exit 1.
+void ExitOnPrivacyError(const char* command, const Error& error) {
+  if (!error.ok()) {
+    Exit(std::string("edgeadmm privacy ") + command, error.ToString(), 1);
   }
 }
 
@@ -277,7 +281,8 @@ void AddPrivacyCommands(CLI::App& app) {
   options->delta_at_epsilon_option =
       report->add_option("--delta-at-epsilon", options->delta_at_epsilon,
                          "also print the smallest delta for this epsilon");
-  report->callback([options] { RunReport(*options); });
+  report->callback(
+      [options] { ExitOnPrivacyError("report", RunReport(*options)); });
 
   CLI::App* plan = privacy->add_subcommand(
       "plan", "smallest noise multiplier for a target (epsilon, delta)");
@@ -290,7 +295,7 @@ void AddPrivacyCommands(CLI::App& app) {
       ->capture_default_str();
   plan->add_option("--cohort", options->cohort,
                    "accepted uploads per round m (participation policy)");
-  plan->callback([options] { RunPlan(*options); });
+  plan->callback([options] { ExitOnPrivacyError("plan", RunPlan(*options)); });
 
   auto p004 = std::make_shared<Paper004Options>();
   CLI::App* paper = privacy->add_subcommand(
@@ -309,7 +314,8 @@ void AddPrivacyCommands(CLI::App& app) {
                     "improved")
       ->capture_default_str();
   paper->add_flag("--json", p004->json, "print one JSON object");
-  paper->callback([p004] { RunPaper004(*p004); });
+  paper->callback(
+      [p004] { ExitOnPrivacyError("paper-004", RunPaper004(*p004)); });
 }
 
 }  // namespace

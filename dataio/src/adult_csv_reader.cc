@@ -114,32 +114,33 @@ size_t Width(const Attribute& attribute) {
   return attribute.categories.size() == 0 ? 1 : attribute.categories.size();
 }
 
-// Encodes `field` of `attribute` into row[0 .. Width(attribute)); false with
-// *what set if the field is not a valid value of the attribute.
-bool Encode(const Attribute& attribute, std::string_view field, Real* row,
-            std::string* what) {
+// Encodes `field` of `attribute` into row[0 .. Width(attribute));
+// INVALID_ARGUMENT saying what is wrong if the field is not a valid value of
+// the attribute.
+host::Error Encode(const Attribute& attribute, std::string_view field,
+                   Real* row) {
   if (attribute.categories.size() == 0) {
     double value = 0;
     const auto [end, ec] =
         std::from_chars(field.data(), field.data() + field.size(), value);
     if (ec != std::errc() || end != field.data() + field.size() ||
         !std::isfinite(value)) {
-      *what = "'" + std::string(field) + "' is not a number";
-      return false;
+      return host::Error::InvalidArgument("'" + std::string(field) +
+                                          "' is not a number");
     }
     row[0] = (value - attribute.low) / (attribute.high - attribute.low);
-    return true;
+    return host::Error::Ok();
   }
   size_t index = 0;
   for (const char* category : attribute.categories) {
     if (field == category) {
       row[index] = 1;
-      return true;
+      return host::Error::Ok();
     }
     ++index;
   }
-  *what = "unknown category '" + std::string(field) + "'";
-  return false;
+  return host::Error::InvalidArgument("unknown category '" +
+                                      std::string(field) + "'");
 }
 
 bool ParseLabel(std::string_view field, Real* label) {
@@ -156,9 +157,9 @@ bool ParseLabel(std::string_view field, Real* label) {
 
 }  // namespace
 
-Result<DenseDataset> ParseAdultCsv(std::string_view text,
-                                   const std::string& name, std::string* error,
-                                   AdultCsvStats* stats) {
+host::ErrorOr<DenseDataset> ParseAdultCsv(std::string_view text,
+                                          const std::string& name,
+                                          AdultCsvStats* stats) {
   const auto& attributes = Attributes();
   DenseDataset data;
   data.dim = kAdultFeatures;
@@ -184,7 +185,7 @@ Result<DenseDataset> ParseAdultCsv(std::string_view text,
     if (count != fields.size()) {
       return internal::LineError(
           name, lines.number(),
-          "expected 15 fields, found " + std::to_string(count), error);
+          "expected 15 fields, found " + std::to_string(count));
     }
     ++counts.records;
     if (missing) {
@@ -195,17 +196,16 @@ Result<DenseDataset> ParseAdultCsv(std::string_view text,
     if (!ParseLabel(fields[14], &label)) {
       return internal::LineError(
           name, lines.number(),
-          "label '" + std::string(fields[14]) + "' is not <=50K or >50K",
-          error);
+          "label '" + std::string(fields[14]) + "' is not <=50K or >50K");
     }
     data.features.resize(data.features.size() + kAdultFeatures, Real{0});
     Real* column = data.features.data() + data.samples * kAdultFeatures;
     for (size_t i = 0; i < attributes.size(); ++i) {
-      std::string what;
-      if (!Encode(attributes[i], fields[i], column, &what)) {
+      const host::Error bad = Encode(attributes[i], fields[i], column);
+      if (!bad.ok()) {
         return internal::LineError(
-            name, lines.number(), std::string(attributes[i].name) + ": " + what,
-            error);
+            name, lines.number(),
+            std::string(attributes[i].name) + ": " + bad.message());
       }
       column += Width(attributes[i]);
     }
@@ -216,12 +216,10 @@ Result<DenseDataset> ParseAdultCsv(std::string_view text,
   return data;
 }
 
-Result<DenseDataset> ReadAdultCsvFile(const std::string& path,
-                                      std::string* error,
-                                      AdultCsvStats* stats) {
-  std::string text;
-  EDGEADMM_TRY(ReadFileMaybeXz(path, &text, error));
-  return ParseAdultCsv(text, path, error, stats);
+host::ErrorOr<DenseDataset> ReadAdultCsvFile(const std::string& path,
+                                             AdultCsvStats* stats) {
+  EDGEADMM_HOST_TRY_ASSIGN(const std::string text, ReadFileMaybeXz(path));
+  return ParseAdultCsv(text, path, stats);
 }
 
 }  // namespace edgeadmm

@@ -13,20 +13,14 @@ namespace {
 
 constexpr unsigned char kXzMagic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 
-Status Fail(Status status, const std::string& message, std::string* error) {
-  if (error != nullptr) *error = message;
-  return status;
-}
-
 // Decodes a (possibly multi-stream) .xz buffer.
-Status DecodeXz(const std::string& path, const std::string& in,
-                std::string* out, std::string* error) {
+host::ErrorOr<std::string> DecodeXz(const std::string& path,
+                                    const std::string& in) {
   lzma_stream stream = LZMA_STREAM_INIT;
   if (lzma_stream_decoder(&stream, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-    return Fail(Status::Internal(), path + ": cannot start the xz decoder",
-                error);
+    return host::Error::Internal(path + ": cannot start the xz decoder");
   }
-  out->clear();
+  std::string out;
   char chunk[1 << 16];
   stream.next_in = reinterpret_cast<const uint8_t*>(in.data());
   stream.avail_in = in.size();
@@ -35,34 +29,31 @@ Status DecodeXz(const std::string& path, const std::string& in,
     stream.next_out = reinterpret_cast<uint8_t*>(chunk);
     stream.avail_out = sizeof(chunk);
     ret = lzma_code(&stream, LZMA_FINISH);
-    out->append(chunk, sizeof(chunk) - stream.avail_out);
+    out.append(chunk, sizeof(chunk) - stream.avail_out);
   }
   lzma_end(&stream);
   if (ret != LZMA_STREAM_END) {
-    return Fail(Status::DataLoss(),
-                path + ": corrupt or truncated xz data (liblzma error " +
-                    std::to_string(static_cast<int>(ret)) + ")",
-                error);
+    return host::Error::DataLoss(
+        path + ": corrupt or truncated xz data (liblzma error " +
+        std::to_string(static_cast<int>(ret)) + ")");
   }
-  return Status::Ok();
+  return out;
 }
 
 }  // namespace
 
-Status ReadFileMaybeXz(const std::string& path, std::string* contents,
-                       std::string* error) {
+host::ErrorOr<std::string> ReadFileMaybeXz(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return Fail(Status::NotFound(), path + ": cannot open", error);
+  if (!file) return host::Error::NotFound(path + ": cannot open");
   std::ostringstream raw;
   raw << file.rdbuf();
-  if (file.bad()) return Fail(Status::DataLoss(), path + ": read error", error);
+  if (file.bad()) return host::Error::DataLoss(path + ": read error");
   std::string bytes = raw.str();
   if (bytes.size() >= sizeof(kXzMagic) &&
       std::memcmp(bytes.data(), kXzMagic, sizeof(kXzMagic)) == 0) {
-    return DecodeXz(path, bytes, contents, error);
+    return DecodeXz(path, bytes);
   }
-  *contents = std::move(bytes);
-  return Status::Ok();
+  return bytes;
 }
 
 }  // namespace edgeadmm

@@ -46,23 +46,20 @@ const char* RowNormalizationName(RowNormalization mode) {
   return "none";
 }
 
-Result<DenseDataset> LoadDataset(const DatasetSource& source,
-                                 std::string* error) {
-  Result<DenseDataset> data = Status::InvalidArgument();
-  if (source.format == DataFormat::kAdultCsv) {
-    if (source.dim != 0 && source.dim != kAdultFeatures) {
-      if (error != nullptr) {
-        *error = source.path + ": the Adult CSV encoding has " +
-                 std::to_string(kAdultFeatures) + " features, not " +
-                 std::to_string(source.dim);
-      }
-      return Status::InvalidArgument();
-    }
-    data = ReadAdultCsvFile(source.path, error);
-  } else {
-    data = ReadLibsvmFile(source.path, source.dim, error, source.labels);
+host::ErrorOr<DenseDataset> LoadDataset(const DatasetSource& source) {
+  if (source.format == DataFormat::kAdultCsv && source.dim != 0 &&
+      source.dim != kAdultFeatures) {
+    return host::Error::InvalidArgument(
+        source.path + ": the Adult CSV encoding has " +
+        std::to_string(kAdultFeatures) + " features, not " +
+        std::to_string(source.dim));
   }
-  if (data.ok()) NormalizeRows(*data, source.normalization);
+  EDGEADMM_HOST_TRY_ASSIGN(
+      DenseDataset data,
+      source.format == DataFormat::kAdultCsv
+          ? ReadAdultCsvFile(source.path)
+          : ReadLibsvmFile(source.path, source.dim, source.labels));
+  NormalizeRows(data, source.normalization);
   return data;
 }
 

@@ -27,11 +27,11 @@ bool ParseLabel(std::string_view token, LibsvmLabels kind, Real* label) {
 
 }  // namespace
 
-Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
-                                 const std::string& name, std::string* error,
-                                 LibsvmLabels labels) {
+host::ErrorOr<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
+                                        const std::string& name,
+                                        LibsvmLabels labels) {
   if (dim == 0) {
-    return internal::LineError(name, 0, "dimension must be positive", error);
+    return internal::LineError(name, 0, "dimension must be positive");
   }
   DenseDataset data;
   data.dim = dim;
@@ -49,8 +49,7 @@ Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
           "label '" + std::string(token) +
               (labels == LibsvmLabels::kBinary
                    ? "' is not +1 or -1 (real labels need a squared-loss job)"
-                   : "' is not a finite number"),
-          error);
+                   : "' is not a finite number"));
     }
     data.labels.push_back(label);
     data.features.resize(data.features.size() + dim, Real{0});
@@ -73,19 +72,16 @@ Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
           value_parse.ptr != end || !std::isfinite(value)) {
         return internal::LineError(name, number,
                                    "malformed pair '" + std::string(token) +
-                                       "' (expected index:value)",
-                                   error);
+                                       "' (expected index:value)");
       }
       if (index < 1 || index > dim) {
         return internal::LineError(name, number,
                                    "index " + std::to_string(index) +
-                                       " outside 1.." + std::to_string(dim),
-                                   error);
+                                       " outside 1.." + std::to_string(dim));
       }
       if (index <= previous) {
         return internal::LineError(
-            name, number, "index " + std::to_string(index) + " not increasing",
-            error);
+            name, number, "index " + std::to_string(index) + " not increasing");
       }
       previous = index;
       row[index - 1] = value;
@@ -95,11 +91,10 @@ Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
   return data;
 }
 
-Result<DenseDataset> ReadLibsvmFile(const std::string& path, size_t dim,
-                                    std::string* error, LibsvmLabels labels) {
-  std::string text;
-  EDGEADMM_TRY(ReadFileMaybeXz(path, &text, error));
-  return ParseLibsvm(text, dim, path, error, labels);
+host::ErrorOr<DenseDataset> ReadLibsvmFile(const std::string& path, size_t dim,
+                                           LibsvmLabels labels) {
+  EDGEADMM_HOST_TRY_ASSIGN(const std::string text, ReadFileMaybeXz(path));
+  return ParseLibsvm(text, dim, path, labels);
 }
 
 }  // namespace edgeadmm

@@ -36,12 +36,10 @@ std::string_view Trim(std::string_view text) {
   return text.substr(begin, end - begin + 1);
 }
 
-Status LineError(const std::string& name, size_t line,
-                 const std::string& message, std::string* error) {
-  if (error != nullptr) {
-    *error = name + ":" + std::to_string(line) + ": " + message;
-  }
-  return Status::InvalidArgument();
+host::Error LineError(const std::string& name, size_t line,
+                      const std::string& message) {
+  return host::Error::InvalidArgument(name + ":" + std::to_string(line) + ": " +
+                                      message);
 }
 
 }  // namespace internal

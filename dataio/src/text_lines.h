@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "edgeadmm/status.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm {
 namespace internal {
@@ -39,10 +39,9 @@ class Tokens {
 // `text` without leading and trailing spaces and tabs.
 std::string_view Trim(std::string_view text);
 
-// Sets *error (if not null) to "<name>:<line>: <message>" and returns
-// INVALID_ARGUMENT.
-Status LineError(const std::string& name, size_t line,
-                 const std::string& message, std::string* error);
+// INVALID_ARGUMENT with "<name>:<line>: <message>".
+host::Error LineError(const std::string& name, size_t line,
+                      const std::string& message);
 
 }  // namespace internal
 }  // namespace edgeadmm

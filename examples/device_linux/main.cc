@@ -85,12 +85,12 @@ int Run(const DeviceOptions& o) {
                  o.psk_file.c_str());
     return 1;
   }
-  std::string error;
-  Result<DenseDataset> data = o.format == "csv"
-                                  ? ReadAdultCsvFile(o.data, &error)
-                                  : ReadLibsvmFile(o.data, o.dim, &error);
+  host::ErrorOr<DenseDataset> data = o.format == "csv"
+                                         ? ReadAdultCsvFile(o.data)
+                                         : ReadLibsvmFile(o.data, o.dim);
   if (!data.ok()) {
-    std::fprintf(stderr, "edgeadmm-device: %s\n", error.c_str());
+    std::fprintf(stderr, "edgeadmm-device: %s\n",
+                 data.error().message().c_str());
     return 1;
   }
   const size_t count = o.count == 0 && o.first < data->samples

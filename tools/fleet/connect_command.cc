@@ -132,11 +132,10 @@ void AddConnectCommand(CLI::App& app) {
     }
     std::signal(SIGTERM, &OnSignal);
     std::signal(SIGINT, &OnSignal);
-    std::string error;
-    auto r = RunDaemonFleet(c, &g_stop, stdout, &error);
+    auto r = RunDaemonFleet(c, &g_stop, stdout);
     if (!r.ok()) {
-      std::fprintf(stderr, "edgeadmm-fleet connect: %s: %s\n", r.status().str(),
-                   error.c_str());
+      std::fprintf(stderr, "edgeadmm-fleet connect: %s\n",
+                   r.error().ToString().c_str());
       throw CLI::RuntimeError(1);
     }
     std::printf(

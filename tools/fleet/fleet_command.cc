@@ -89,11 +89,8 @@ void AddSimulatorCommands(CLI::App& app) {
   run_cmd->callback([] {
     ResolveDataOptions(data, "edgeadmm-fleet run", &run.format,
                        &run.normalization);
-    std::string error;
-    auto report = RunFleet(run, stdout, &error);
-    if (!report.ok()) {
-      Fail("run", std::string(report.status().str()) + ": " + error);
-    }
+    auto report = RunFleet(run, stdout);
+    if (!report.ok()) Fail("run", report.error().ToString());
     PrintRunReport(*report);
     if (!report->exactly_once) throw CLI::RuntimeError(2);
   });

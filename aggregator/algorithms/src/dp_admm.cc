@@ -13,14 +13,14 @@ double DpAdmmNoiseMultiplier(const jobs::JobConfig& c) {
   return std::sqrt(2 * std::log(1.25 / d.step_delta)) / d.step_epsilon;
 }
 
-Status DpAdmm::Resolve(jobs::JobConfig& c, std::string* error) const {
+host::Error DpAdmm::Resolve(jobs::JobConfig& c) const {
   if (c.sigma >= 0) {
-    return Invalid(error,
-                   "privacy.sigma: dp-admm's noise is set by "
-                   "dp_admm.step_epsilon and step_delta (paper 004 Thm 1); "
-                   "use dp_admm.noise = false for none");
+    return host::Error::InvalidArgument(
+        "privacy.sigma: dp-admm's noise is set by "
+        "dp_admm.step_epsilon and step_delta (paper 004 Thm 1); "
+        "use dp_admm.noise = false for none");
   }
-  if (c.noise_planned()) return Status::Ok();  // refused by Validate
+  if (c.noise_planned()) return host::Error::Ok();  // refused by Validate
   // The defaults that depend on other keys, and σ = paper 004's noise
   // multiplier (the jobs table's sigma column).
   jobs::DpAdmmConfig& d = c.dp_admm;
@@ -34,45 +34,50 @@ Status DpAdmm::Resolve(jobs::JobConfig& c, std::string* error) const {
   if (d.s4 < 0) d.s4 = r.l2;
   if (d.step_delta < 0) d.step_delta = c.delta;
   c.sigma = DpAdmmNoiseMultiplier(c);
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
-Status DpAdmm::Validate(const jobs::JobConfig& c, std::string* error) const {
-  EDGEADMM_TRY(RefuseProxAdmmOnlyOptions(c, error));
+host::Error DpAdmm::Validate(const jobs::JobConfig& c) const {
+  EDGEADMM_HOST_TRY(RefuseProxAdmmOnlyOptions(c));
   if (c.regularizer.kind == RegularizerKind::kElasticNet) {
-    return Invalid(error,
-                   "regularizer.kind: dp-admm applies the regularizer on the "
-                   "devices; use none, l1 or l2");
+    return host::Error::InvalidArgument(
+        "regularizer.kind: dp-admm applies the regularizer on the "
+        "devices; use none, l1 or l2");
   }
   if (c.policy != privacy::Policy::kParticipationOwnNoise) {
     // Paper 004 eq. (3a) linearizes at the device's own noisy w~_i, so a
     // device's state carries its past noise: the sqrt(m_k) charge of
     // `participation` is not proven for that (docs/privacy.md).
-    return Invalid(error,
-                   "privacy.policy: dp-admm devices keep their own noise in "
-                   "their state (paper 004 eq. 3a linearizes at the noisy "
-                   "w~), so only participation-own-noise is sound for it");
+    return host::Error::InvalidArgument(
+        "privacy.policy: dp-admm devices keep their own noise in "
+        "their state (paper 004 eq. 3a linearizes at the noisy "
+        "w~), so only participation-own-noise is sound for it");
   }
   if (c.noise_planned()) {
-    return Invalid(error,
-                   "privacy.target_epsilon: not planned for dp-admm; its "
-                   "noise is set by dp_admm.step_epsilon and step_delta");
+    return host::Error::InvalidArgument(
+        "privacy.target_epsilon: not planned for dp-admm; its "
+        "noise is set by dp_admm.step_epsilon and step_delta");
   }
   const jobs::DpAdmmConfig& d = c.dp_admm;
-  if (!(d.d_w > 0)) return Invalid(error, "dp_admm.d_w: must be > 0");
+  if (!(d.d_w > 0)) {
+    return host::Error::InvalidArgument("dp_admm.d_w: must be > 0");
+  }
   if (!(d.s2 >= 0) || !(d.s3 >= 0) || !(d.s4 >= 0)) {
-    return Invalid(error, "dp_admm: s2, s3 and s4 must be >= 0");
+    return host::Error::InvalidArgument("dp_admm: s2, s3 and s4 must be >= 0");
   }
   if (!(d.step_epsilon > 0 && d.step_epsilon <= 1)) {
-    return Invalid(error, "dp_admm.step_epsilon: must be in (0, 1]");
+    return host::Error::InvalidArgument(
+        "dp_admm.step_epsilon: must be in (0, 1]");
   }
   if (!(d.step_delta > 0 && d.step_delta < 1)) {
-    return Invalid(error, "dp_admm.step_delta: must be in (0, 1)");
+    return host::Error::InvalidArgument(
+        "dp_admm.step_delta: must be in (0, 1)");
   }
   if (d.max_records < 1 || d.max_records > UINT32_MAX) {
-    return Invalid(error, "dp_admm.max_records: must be in [1, 2^32)");
+    return host::Error::InvalidArgument(
+        "dp_admm.max_records: must be in [1, 2^32)");
   }
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
 void DpAdmm::FillTask(const jobs::JobConfig& c, int64_t n, int64_t iteration,

@@ -4,12 +4,12 @@
 
 namespace edgeadmm::algorithms {
 
-Status DpSgd::Validate(const jobs::JobConfig& c, std::string* error) const {
-  EDGEADMM_TRY(RefuseProxAdmmOnlyOptions(c, error));
+host::Error DpSgd::Validate(const jobs::JobConfig& c) const {
+  EDGEADMM_HOST_TRY(RefuseProxAdmmOnlyOptions(c));
   if (c.local_steps < 1) {
-    return Invalid(error, "step.local_steps: must be >= 1");
+    return host::Error::InvalidArgument("step.local_steps: must be >= 1");
   }
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
 void DpSgd::FillTask(const jobs::JobConfig& c, int64_t /*n*/,

@@ -15,11 +15,10 @@ double Norm2(const std::vector<double>& v) {
 
 }  // namespace
 
-Status ProxAdmm::Validate(const jobs::JobConfig& /*config*/,
-                          std::string* /*error*/) const {
+host::Error ProxAdmm::Validate(const jobs::JobConfig& /*config*/) const {
   // Every policy is implemented for paper 002 (docs/privacy.md, section 2);
   // `participation` with noise_in_state is refused by the job's checks.
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
 void ProxAdmm::FillTask(const jobs::JobConfig& c, int64_t /*n*/,

@@ -52,22 +52,21 @@ std::string Names() {
   return names;
 }
 
-Status Algorithm::Resolve(jobs::JobConfig& /*config*/,
-                          std::string* /*error*/) const {
-  return Status::Ok();
+host::Error Algorithm::Resolve(jobs::JobConfig& /*config*/) const {
+  return host::Error::Ok();
 }
 
-Status RefuseProxAdmmOnlyOptions(const jobs::JobConfig& c, std::string* error) {
+host::Error RefuseProxAdmmOnlyOptions(const jobs::JobConfig& c) {
   if (c.noise_in_state) {
-    return Invalid(error,
-                   "privacy.noise_in_state: only prox-admm has this switch");
+    return host::Error::InvalidArgument(
+        "privacy.noise_in_state: only prox-admm has this switch");
   }
   if (c.policy == privacy::Policy::kTrustedAggregator) {
-    return Invalid(error,
-                   "privacy.policy: trusted-aggregator is implemented for "
-                   "prox-admm only");
+    return host::Error::InvalidArgument(
+        "privacy.policy: trusted-aggregator is implemented for "
+        "prox-admm only");
   }
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
 void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,

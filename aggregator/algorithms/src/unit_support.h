@@ -1,23 +1,16 @@
 // Helpers shared by the algorithm units (not part of the interface).
 #pragma once
 
-#include <string>
 #include <vector>
 
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
-#include "edgeadmm/result.h"
 
 namespace edgeadmm::algorithms {
 
-inline Status Invalid(std::string* error, const std::string& message) {
-  if (error != nullptr) *error = message;
-  return Status::InvalidArgument();
-}
-
 // The options only prox-admm implements: noise_in_state (paper 002 as
 // printed) and the trusted-aggregator policy.
-Status RefuseProxAdmmOnlyOptions(const jobs::JobConfig& config,
-                                 std::string* error);
+host::Error RefuseProxAdmmOnlyOptions(const jobs::JobConfig& config);
 
 // out = prox_{γ·r}(v) with the job's regularizer r and step γ.
 void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,

@@ -5,73 +5,69 @@
 namespace edgeadmm::daemon {
 namespace {
 
-Status Invalid(std::string* error, const std::string& message) {
-  if (error != nullptr) *error = message;
-  return Status::InvalidArgument();
-}
-
 // Reads an optional integer key within [low, high].
-Status ReadInt(const toml::table& root, std::string_view key, int64_t low,
-               int64_t high, int64_t& out, std::string* error) {
+host::Error ReadInt(const toml::table& root, std::string_view key, int64_t low,
+                    int64_t high, int64_t& out) {
   const auto node = root.at_path(key);
-  if (!node) return Status::Ok();
+  if (!node) return host::Error::Ok();
   const std::optional<int64_t> v = node.value_exact<int64_t>();
   if (!v || *v < low || *v > high) {
-    return Invalid(error, std::string(key) + ": must be an integer in [" +
-                              std::to_string(low) + ", " +
-                              std::to_string(high) + "]");
+    return host::Error::InvalidArgument(
+        std::string(key) + ": must be an integer in [" + std::to_string(low) +
+        ", " + std::to_string(high) + "]");
   }
   out = *v;
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
-Status ReadBool(const toml::table& root, std::string_view key, bool& out,
-                std::string* error) {
+host::Error ReadBool(const toml::table& root, std::string_view key, bool& out) {
   const auto node = root.at_path(key);
-  if (!node) return Status::Ok();
+  if (!node) return host::Error::Ok();
   const std::optional<bool> v = node.value_exact<bool>();
-  if (!v) return Invalid(error, std::string(key) + ": must be true or false");
+  if (!v) {
+    return host::Error::InvalidArgument(std::string(key) +
+                                        ": must be true or false");
+  }
   out = *v;
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
-Status ReadString(const toml::table& root, std::string_view key,
-                  std::string& out, std::string* error) {
+host::Error ReadString(const toml::table& root, std::string_view key,
+                       std::string& out) {
   const auto node = root.at_path(key);
-  if (!node) return Status::Ok();
+  if (!node) return host::Error::Ok();
   const std::optional<std::string> v = node.value_exact<std::string>();
   if (!v || v->empty()) {
-    return Invalid(error, std::string(key) + ": must be a non-empty string");
+    return host::Error::InvalidArgument(std::string(key) +
+                                        ": must be a non-empty string");
   }
   out = *v;
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
 }  // namespace
 
-Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
-                                       std::string* error) {
-  toml::table root;
-  EDGEADMM_TRY(jobs::ParseTomlDocument(toml_text, root, error));
+host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
+  EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
+                           jobs::ParseTomlDocument(toml_text));
   DaemonConfig c;
   int64_t port = c.server.port;
   int64_t timeout = c.server.session_timeout_seconds;
   int64_t sessions = c.server.max_sessions;
   int64_t batch = c.server.io_batch_reads;
   int64_t rcvbuf = c.server.receive_buffer_bytes;
-  EDGEADMM_TRY(ReadString(root, "store.database", c.database, error));
-  EDGEADMM_TRY(ReadString(root, "server.address", c.server.address, error));
-  EDGEADMM_TRY(ReadInt(root, "server.port", 0, 65535, port, error));
-  EDGEADMM_TRY(ReadInt(root, "server.session_timeout_seconds", 1, 86400,
-                       timeout, error));
-  EDGEADMM_TRY(
-      ReadInt(root, "server.max_sessions", 0, 1'000'000, sessions, error));
-  EDGEADMM_TRY(
-      ReadInt(root, "server.io_batch_reads", 0, 4096, batch, error));
-  EDGEADMM_TRY(ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30,
-                       rcvbuf, error));
-  EDGEADMM_TRY(ReadBool(root, "server.non_confirmable_notifications",
-                        c.server.non_confirmable_notifications, error));
+  EDGEADMM_HOST_TRY(ReadString(root, "store.database", c.database));
+  EDGEADMM_HOST_TRY(ReadString(root, "server.address", c.server.address));
+  EDGEADMM_HOST_TRY(ReadInt(root, "server.port", 0, 65535, port));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.session_timeout_seconds", 1, 86400, timeout));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.max_sessions", 0, 1'000'000, sessions));
+  EDGEADMM_HOST_TRY(ReadInt(root, "server.io_batch_reads", 0, 4096, batch));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30, rcvbuf));
+  EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
+                             c.server.non_confirmable_notifications));
   c.server.port = static_cast<uint16_t>(port);
   c.server.receive_buffer_bytes = static_cast<unsigned>(rcvbuf);
   c.server.io_batch_reads = static_cast<unsigned>(batch);

@@ -61,11 +61,10 @@ int main(int argc, char** argv) {
     }
     std::stringstream text;
     text << in.rdbuf();
-    std::string error;
-    auto parsed = edgeadmm::daemon::ParseDaemonConfig(text.str(), &error);
+    auto parsed = edgeadmm::daemon::ParseDaemonConfig(text.str());
     if (!parsed.ok()) {
       std::fprintf(stderr, "edgeadmm-aggregatord: %s: %s\n",
-                   config_path.c_str(), error.c_str());
+                   config_path.c_str(), parsed.error().message().c_str());
       return 2;
     }
     config = std::move(parsed).value();

@@ -51,16 +51,16 @@ const char* NameOf(NameTable<E> table, E value) {
 // Reads typed keys from one TOML document and remembers the first error.
 class Reader {
  public:
-  Reader(const toml::table& root, std::string* error)
-      : root_(root), error_(error) {}
+  explicit Reader(const toml::table& root) : root_(root) {}
 
-  bool failed() const { return failed_; }
+  bool failed() const { return !error_.ok(); }
+  // The first failure (INVALID_ARGUMENT), or OK.
+  const host::Error& error() const { return error_; }
 
   // Fails with "key: message" unless something failed already.
   void Fail(std::string_view key, const std::string& message) {
-    if (failed_) return;
-    failed_ = true;
-    if (error_ != nullptr) *error_ = std::string(key) + ": " + message;
+    if (failed()) return;
+    error_ = host::Error::InvalidArgument(std::string(key) + ": " + message);
   }
 
   void String(std::string_view key, std::string& out, bool required) {
@@ -118,9 +118,9 @@ class Reader {
   template <typename E>
   void Enum(std::string_view key, NameTable<E> table, E& out, bool required) {
     std::string text;
-    const bool was_failed = failed_;
+    const bool was_failed = failed();
     String(key, text, required);
-    if (failed_ != was_failed || text.empty()) return;
+    if (failed() != was_failed || text.empty()) return;
     for (const auto& [name, v] : table) {
       if (text == name) {
         out = v;
@@ -137,14 +137,8 @@ class Reader {
 
  private:
   const toml::table& root_;
-  std::string* error_;
-  bool failed_ = false;
+  host::Error error_;
 };
-
-Status Invalid(std::string* error, const std::string& message) {
-  if (error != nullptr) *error = message;
-  return Status::InvalidArgument();
-}
 
 }  // namespace
 
@@ -152,108 +146,117 @@ const char* RegularizerName(RegularizerKind r) {
   return NameOf(kRegularizers, r);
 }
 
-Status ValidateJobConfig(const JobConfig& c, std::string* error) {
+host::Error ValidateJobConfig(const JobConfig& c) {
   if (c.name.empty() || c.name.size() > 64) {
-    return Invalid(error, "job.name: must be 1..64 characters");
+    return host::Error::InvalidArgument("job.name: must be 1..64 characters");
   }
   if (c.dimension < 1 || c.dimension > (int64_t{1} << 20)) {
-    return Invalid(error, "job.dimension: must be in [1, 2^20]");
+    return host::Error::InvalidArgument("job.dimension: must be in [1, 2^20]");
   }
-  if (c.rounds < 1) return Invalid(error, "job.rounds: must be >= 1");
+  if (c.rounds < 1) {
+    return host::Error::InvalidArgument("job.rounds: must be >= 1");
+  }
   if (!c.regularizer.Validate().ok()) {
-    return Invalid(error,
-                   "regularizer: l1 and l2 must be finite, >= 0 and used by "
-                   "the kind (l1 for l1, l2 for l2, both for elastic-net)");
+    return host::Error::InvalidArgument(
+        "regularizer: l1 and l2 must be finite, >= 0 and used by "
+        "the kind (l1 for l1, l2 for l2, both for elastic-net)");
   }
   if (!(c.lambda > 0 && c.lambda <= 1)) {
-    return Invalid(error, "step.lambda: must be in (0, 1]");
+    return host::Error::InvalidArgument("step.lambda: must be in (0, 1]");
   }
-  if (!(c.gamma > 0)) return Invalid(error, "step.gamma: must be > 0");
-  if (!(c.rho > 0)) return Invalid(error, "step.rho: must be > 0");
-  if (!(c.clip > 0)) return Invalid(error, "privacy.clip: must be > 0");
+  if (!(c.gamma > 0)) {
+    return host::Error::InvalidArgument("step.gamma: must be > 0");
+  }
+  if (!(c.rho > 0)) {
+    return host::Error::InvalidArgument("step.rho: must be > 0");
+  }
+  if (!(c.clip > 0)) {
+    return host::Error::InvalidArgument("privacy.clip: must be > 0");
+  }
   if (c.sigma < 0 && !c.noise_planned()) {
-    return Invalid(error, "privacy: give sigma (>= 0) or target_epsilon (> 0)");
+    return host::Error::InvalidArgument(
+        "privacy: give sigma (>= 0) or target_epsilon (> 0)");
   }
   if (!(c.delta > 0 && c.delta < 1)) {
-    return Invalid(error, "privacy.delta: must be in (0, 1)");
+    return host::Error::InvalidArgument("privacy.delta: must be in (0, 1)");
   }
   if (!(c.central_budget > 0) || !(c.device_budget > 0)) {
-    return Invalid(error,
-                   "privacy: central_budget and device_budget must be > 0");
+    return host::Error::InvalidArgument(
+        "privacy: central_budget and device_budget must be > 0");
   }
   if (c.sampling == SamplingScheme::kPoisson && !(c.q > 0 && c.q <= 1)) {
-    return Invalid(error, "sampling.q: must be in (0, 1] for poisson");
+    return host::Error::InvalidArgument(
+        "sampling.q: must be in (0, 1] for poisson");
   }
   if (c.sampling == SamplingScheme::kFixed && c.m < 1) {
-    return Invalid(error, "sampling.m: must be >= 1 for fixed");
+    return host::Error::InvalidArgument("sampling.m: must be >= 1 for fixed");
   }
   if (c.policy != privacy::Policy::kTrustedAggregator && c.m_min < 1) {
-    return Invalid(error, "sampling.m_min: must be >= 1");
+    return host::Error::InvalidArgument("sampling.m_min: must be >= 1");
   }
   if (c.sampling == SamplingScheme::kFixed && c.m_min > c.m) {
-    return Invalid(error, "sampling.m_min: must be <= sampling.m");
+    return host::Error::InvalidArgument(
+        "sampling.m_min: must be <= sampling.m");
   }
   if (!(c.deadline_seconds > 0)) {
-    return Invalid(error, "sampling.deadline_seconds: must be > 0");
+    return host::Error::InvalidArgument(
+        "sampling.deadline_seconds: must be > 0");
   }
   if (c.policy == privacy::Policy::kLocalDp) {
-    return Invalid(error,
-                   "privacy.policy: local-dp is each device's own ledger, "
-                   "charged under every job policy; choose participation, "
-                   "participation-own-noise or trusted-aggregator");
+    return host::Error::InvalidArgument(
+        "privacy.policy: local-dp is each device's own ledger, "
+        "charged under every job policy; choose participation, "
+        "participation-own-noise or trusted-aggregator");
   }
   if (c.policy == privacy::Policy::kParticipation && c.noise_in_state) {
     // docs/privacy.md, "participation": the sigma sqrt(m_k) charge assumes
     // a device's state carries none of its own past noise.
-    return Invalid(error,
-                   "privacy.noise_in_state: must be false under policy "
-                   "participation (its sqrt(m_k) noise charge needs the noise "
-                   "kept out of u_i); use policy participation-own-noise to "
-                   "keep noise in the state");
+    return host::Error::InvalidArgument(
+        "privacy.noise_in_state: must be false under policy "
+        "participation (its sqrt(m_k) noise charge needs the noise "
+        "kept out of u_i); use policy participation-own-noise to "
+        "keep noise in the state");
   }
   if (c.validation_format == DataFormat::kAdultCsv &&
       c.dimension != static_cast<int64_t>(kAdultFeatures)) {
-    return Invalid(error, "validation.format: adult-csv has " +
-                              std::to_string(kAdultFeatures) +
-                              " features, job.dimension is " +
-                              std::to_string(c.dimension));
+    return host::Error::InvalidArgument(
+        "validation.format: adult-csv has " + std::to_string(kAdultFeatures) +
+        " features, job.dimension is " + std::to_string(c.dimension));
   }
   if (c.policy == privacy::Policy::kTrustedAggregator &&
       c.sampling != SamplingScheme::kPoisson) {
-    return Invalid(error,
-                   "privacy.policy: trusted-aggregator needs poisson sampling "
-                   "(its accounting is the Poisson-subsampled Gaussian)");
+    return host::Error::InvalidArgument(
+        "privacy.policy: trusted-aggregator needs poisson sampling "
+        "(its accounting is the Poisson-subsampled Gaussian)");
   }
   const algorithms::Algorithm* algorithm = algorithms::Find(c.algorithm);
   if (algorithm == nullptr) {
-    return Invalid(error, "job.algorithm: not served by this aggregator");
+    return host::Error::InvalidArgument(
+        "job.algorithm: not served by this aggregator");
   }
-  EDGEADMM_TRY(algorithm->Validate(c, error));
+  EDGEADMM_HOST_TRY(algorithm->Validate(c));
   if (c.policy == privacy::Policy::kTrustedAggregator && c.m_min != 0) {
     // docs/privacy.md, "trusted-aggregator": a release that depends on the
     // cohort size is not covered by the charge.
-    return Invalid(error,
-                   "sampling.m_min: must be 0 under trusted-aggregator (a "
-                   "release that depends on the cohort size is not "
-                   "accounted)");
+    return host::Error::InvalidArgument(
+        "sampling.m_min: must be 0 under trusted-aggregator (a release that "
+        "depends on the cohort size is not accounted)");
   }
   if (c.policy == privacy::Policy::kTrustedAggregator && c.sampling_seed != 0) {
     // docs/privacy.md, "trusted-aggregator": the subsampling amplification
     // needs a cohort nobody can recompute.
-    return Invalid(error,
-                   "sampling.seed: not allowed under trusted-aggregator (its "
-                   "epsilon relies on a secret cohort; a known seed makes the "
-                   "cohort public)");
+    return host::Error::InvalidArgument(
+        "sampling.seed: not allowed under trusted-aggregator (its epsilon "
+        "relies on a secret cohort; a known seed makes the cohort public)");
   }
-  return Status::Ok();
+  return host::Error::Ok();
 }
 
-Result<JobConfig> ParseJobConfig(std::string_view toml_text,
-                                 std::string* error) {
-  toml::table root;
-  EDGEADMM_TRY(ParseTomlDocument(toml_text, root, error));
+host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
+  EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
+                           ParseTomlDocument(toml_text));
   JobConfig c;
-  Reader r(root, error);
+  Reader r(root);
   r.String("job.name", c.name, true);
   std::string algorithm_name;
   r.String("job.algorithm", algorithm_name, true);
@@ -308,13 +311,13 @@ Result<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Enum("validation.format", kDataFormats, c.validation_format, false);
   r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
          false);
-  if (r.failed()) return Status::InvalidArgument();
+  if (r.failed()) return r.error();
   if (c.sigma >= 0 && c.noise_planned()) {
-    return Invalid(error,
-                   "privacy: give either sigma or target_epsilon, not both");
+    return host::Error::InvalidArgument(
+        "privacy: give either sigma or target_epsilon, not both");
   }
-  EDGEADMM_TRY(algorithm->Resolve(c, error));
-  EDGEADMM_TRY(ValidateJobConfig(c, error));
+  EDGEADMM_HOST_TRY(algorithm->Resolve(c));
+  EDGEADMM_HOST_TRY(ValidateJobConfig(c));
   return c;
 }
 

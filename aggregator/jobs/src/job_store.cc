@@ -19,11 +19,11 @@ Result<JobRecord> ReadJob(const store::Statement& stmt) {
   JobRecord job;
   job.id = stmt.ColumnInt(0);
   job.config_text = stmt.ColumnText(1);
-  std::string error;
-  auto config = ParseJobConfig(job.config_text, &error);
+  auto config = ParseJobConfig(job.config_text);
   if (!config.ok()) {
     EDGEADMM_LOG_ERROR("jobs: stored config of job %lld: %s",
-                       static_cast<long long>(job.id), error.c_str());
+                       static_cast<long long>(job.id),
+                       config.error().message().c_str());
     return Status::DataLoss();
   }
   job.config = std::move(config).value();

@@ -4,20 +4,15 @@
 
 namespace edgeadmm::jobs {
 
-Status ParseTomlDocument(std::string_view text, toml::table& out,
-                         std::string* error) {
+host::ErrorOr<toml::table> ParseTomlDocument(std::string_view text) {
   try {
-    out = toml::parse(text);
+    return toml::parse(text);
   } catch (const toml::parse_error& e) {
-    if (error != nullptr) {
-      std::ostringstream message;
-      message << "TOML syntax error at line " << e.source().begin.line << ": "
-              << e.description();
-      *error = message.str();
-    }
-    return Status::InvalidArgument();
+    std::ostringstream message;
+    message << "TOML syntax error at line " << e.source().begin.line << ": "
+            << e.description();
+    return host::Error::InvalidArgument(message.str());
   }
-  return Status::Ok();
 }
 
 }  // namespace edgeadmm::jobs

@@ -11,14 +11,15 @@ constexpr double kMinMultiplier = 0.05;
 constexpr double kMaxMultiplier = 1e6;
 }  // namespace
 
-ErrorOr<EpsilonReport> ScheduleEpsilon(const Schedule& schedule,
-                                       double noise_multiplier,
-                                       const Target& target,
-                                       const OrderGrid& grid) {
+host::ErrorOr<EpsilonReport> ScheduleEpsilon(const Schedule& schedule,
+                                             double noise_multiplier,
+                                             const Target& target,
+                                             const OrderGrid& grid) {
   if (schedule.rounds == 0) {
-    return Error::InvalidArgument("the schedule needs at least one round");
+    return host::Error::InvalidArgument(
+        "the schedule needs at least one round");
   }
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit("delta", target.delta));
+  EDGEADMM_HOST_TRY(internal::CheckOpenUnit("delta", target.delta));
   Mechanism m;
   m.kind = schedule.kind;
   m.neighbouring = schedule.neighbouring;
@@ -26,28 +27,27 @@ ErrorOr<EpsilonReport> ScheduleEpsilon(const Schedule& schedule,
   m.sensitivity = 1.0;
   m.noise_std = noise_multiplier;
   Accountant accountant(grid);
-  EDGEADMM_PRIVACY_TRY(accountant.Compose(m, schedule.rounds));
+  EDGEADMM_HOST_TRY(accountant.Compose(m, schedule.rounds));
   return accountant.Epsilon(target.delta, target.conversion);
 }
 
-ErrorOr<Calibration> CalibrateNoiseMultiplier(const Schedule& schedule,
-                                              const Target& target,
-                                              const OrderGrid& grid) {
-  EDGEADMM_PRIVACY_TRY(
-      internal::CheckPositive("target epsilon", target.epsilon));
-  EDGEADMM_PRIVACY_TRY_ASSIGN(
+host::ErrorOr<Calibration> CalibrateNoiseMultiplier(const Schedule& schedule,
+                                                    const Target& target,
+                                                    const OrderGrid& grid) {
+  EDGEADMM_HOST_TRY(internal::CheckPositive("target epsilon", target.epsilon));
+  EDGEADMM_HOST_TRY_ASSIGN(
       EpsilonReport at_max,
       ScheduleEpsilon(schedule, kMaxMultiplier, target, grid));
   if (at_max.epsilon > target.epsilon) {
-    return Error::OutOfRange("target epsilon " +
-                             std::to_string(target.epsilon) +
-                             " is not reachable with noise multiplier <= 1e6");
+    return host::Error::OutOfRange(
+        "target epsilon " + std::to_string(target.epsilon) +
+        " is not reachable with noise multiplier <= 1e6");
   }
-  EDGEADMM_PRIVACY_TRY_ASSIGN(
+  EDGEADMM_HOST_TRY_ASSIGN(
       EpsilonReport at_min,
       ScheduleEpsilon(schedule, kMinMultiplier, target, grid));
   if (at_min.epsilon <= target.epsilon) {
-    return Error::OutOfRange(
+    return host::Error::OutOfRange(
         "target epsilon " + std::to_string(target.epsilon) +
         " is met already at noise multiplier 0.05 (below the supported range)");
   }
@@ -56,8 +56,8 @@ ErrorOr<Calibration> CalibrateNoiseMultiplier(const Schedule& schedule,
   EpsilonReport best = at_max;
   while (hi / lo > 1.0 + 1e-6) {
     const double mid = std::sqrt(lo * hi);
-    EDGEADMM_PRIVACY_TRY_ASSIGN(EpsilonReport at_mid,
-                                ScheduleEpsilon(schedule, mid, target, grid));
+    EDGEADMM_HOST_TRY_ASSIGN(EpsilonReport at_mid,
+                             ScheduleEpsilon(schedule, mid, target, grid));
     if (at_mid.epsilon <= target.epsilon) {
       hi = mid;
       best = at_mid;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy::internal {
 
@@ -15,36 +15,37 @@ inline std::string Describe(const char* name, const char* rule, double value) {
 }
 
 // OK when 0 < value < +inf.
-inline Error CheckPositive(const char* name, double value) {
+inline host::Error CheckPositive(const char* name, double value) {
   if (!(value > 0.0) || !std::isfinite(value)) {
-    return Error::InvalidArgument(Describe(name, "finite and > 0", value));
+    return host::Error::InvalidArgument(
+        Describe(name, "finite and > 0", value));
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
 // OK when value is in (0, 1].
-inline Error CheckRate(const char* name, double value) {
+inline host::Error CheckRate(const char* name, double value) {
   if (!(value > 0.0 && value <= 1.0)) {
-    return Error::InvalidArgument(Describe(name, "in (0, 1]", value));
+    return host::Error::InvalidArgument(Describe(name, "in (0, 1]", value));
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
 // OK when value is in (0, 1) (a delta).
-inline Error CheckOpenUnit(const char* name, double value) {
+inline host::Error CheckOpenUnit(const char* name, double value) {
   if (!(value > 0.0 && value < 1.0)) {
-    return Error::InvalidArgument(Describe(name, "in (0, 1)", value));
+    return host::Error::InvalidArgument(Describe(name, "in (0, 1)", value));
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
 // OK when alpha is a finite Renyi order > 1.
-inline Error CheckOrder(double alpha) {
+inline host::Error CheckOrder(double alpha) {
   if (!(alpha > 1.0) || !std::isfinite(alpha)) {
-    return Error::InvalidArgument(
+    return host::Error::InvalidArgument(
         Describe("Renyi order", "finite and > 1", alpha));
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
 // log(exp(a) + exp(b)) without overflow.

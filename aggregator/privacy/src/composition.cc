@@ -19,15 +19,14 @@ std::string JoinBits(uint8_t bits, NameFn name) {
 
 }  // namespace
 
-ErrorOr<const RdpCurve*> CurveCache::Get(const Mechanism& mechanism) {
-  EDGEADMM_PRIVACY_TRY(ValidateMechanism(mechanism));
+host::ErrorOr<const RdpCurve*> CurveCache::Get(const Mechanism& mechanism) {
+  EDGEADMM_HOST_TRY(ValidateMechanism(mechanism));
   const auto key =
       std::make_tuple(static_cast<int>(mechanism.kind), mechanism.sampling_rate,
                       mechanism.NoiseMultiplier());
   auto it = curves_.find(key);
   if (it == curves_.end()) {
-    EDGEADMM_PRIVACY_TRY_ASSIGN(RdpCurve curve,
-                                ComputeRdpCurve(mechanism, grid_));
+    EDGEADMM_HOST_TRY_ASSIGN(RdpCurve curve, ComputeRdpCurve(mechanism, grid_));
     it = curves_.emplace(key, std::move(curve)).first;
   }
   return &it->second;
@@ -35,36 +34,38 @@ ErrorOr<const RdpCurve*> CurveCache::Get(const Mechanism& mechanism) {
 
 Accountant::Accountant(OrderGrid grid) : curve_(std::move(grid)) {}
 
-Error Accountant::Compose(const Mechanism& mechanism, uint64_t times,
-                          CurveCache* cache) {
+host::Error Accountant::Compose(const Mechanism& mechanism, uint64_t times,
+                                CurveCache* cache) {
   if (cache != nullptr) {
     if (cache->grid() != curve_.grid()) {
-      return Error::InvalidArgument("curve cache uses another order grid");
+      return host::Error::InvalidArgument(
+          "curve cache uses another order grid");
     }
-    EDGEADMM_PRIVACY_TRY_ASSIGN(const RdpCurve* curve, cache->Get(mechanism));
+    EDGEADMM_HOST_TRY_ASSIGN(const RdpCurve* curve, cache->Get(mechanism));
     return ComposeCurve(*curve, mechanism, times);
   }
-  EDGEADMM_PRIVACY_TRY_ASSIGN(RdpCurve curve,
-                              ComputeRdpCurve(mechanism, curve_.grid()));
+  EDGEADMM_HOST_TRY_ASSIGN(RdpCurve curve,
+                           ComputeRdpCurve(mechanism, curve_.grid()));
   return ComposeCurve(curve, mechanism, times);
 }
 
-Error Accountant::ComposeCurve(const RdpCurve& curve,
-                               const Mechanism& mechanism, uint64_t times) {
-  if (times == 0) return Error::Ok();
-  EDGEADMM_PRIVACY_TRY(curve_.Compose(curve, times));
+host::Error Accountant::ComposeCurve(const RdpCurve& curve,
+                                     const Mechanism& mechanism,
+                                     uint64_t times) {
+  if (times == 0) return host::Error::Ok();
+  EDGEADMM_HOST_TRY(curve_.Compose(curve, times));
   compositions_ += times;
   mechanism_bits_ |=
       static_cast<uint8_t>(1u << static_cast<int>(mechanism.kind));
   neighbouring_bits_ |=
       static_cast<uint8_t>(1u << static_cast<int>(mechanism.neighbouring));
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
-ErrorOr<EpsilonReport> Accountant::Epsilon(double delta,
-                                           Conversion conversion) const {
-  EDGEADMM_PRIVACY_TRY_ASSIGN(ConvertedEpsilon converted,
-                              EpsilonFromRdp(curve_, delta, conversion));
+host::ErrorOr<EpsilonReport> Accountant::Epsilon(double delta,
+                                                 Conversion conversion) const {
+  EDGEADMM_HOST_TRY_ASSIGN(ConvertedEpsilon converted,
+                           EpsilonFromRdp(curve_, delta, conversion));
   EpsilonReport report;
   // Nothing released yet: epsilon is exactly 0 (the conversion alone would
   // add log(1/delta)/(alpha-1)).
@@ -78,8 +79,8 @@ ErrorOr<EpsilonReport> Accountant::Epsilon(double delta,
   return report;
 }
 
-ErrorOr<ConvertedDelta> Accountant::Delta(double epsilon,
-                                          Conversion conversion) const {
+host::ErrorOr<ConvertedDelta> Accountant::Delta(double epsilon,
+                                                Conversion conversion) const {
   return DeltaFromRdp(curve_, epsilon, conversion);
 }
 
@@ -91,12 +92,14 @@ std::string Accountant::NeighbouringLabel() const {
   return JoinBits<Neighbouring>(neighbouring_bits_, NeighbouringName);
 }
 
-ErrorOr<Accountant> Accountant::Restore(RdpCurve curve, uint64_t compositions,
-                                        uint8_t mechanism_bits,
-                                        uint8_t neighbouring_bits) {
+host::ErrorOr<Accountant> Accountant::Restore(RdpCurve curve,
+                                              uint64_t compositions,
+                                              uint8_t mechanism_bits,
+                                              uint8_t neighbouring_bits) {
   if ((mechanism_bits & ~kMechanismBitsMask) != 0 ||
       (neighbouring_bits & ~kNeighbouringBitsMask) != 0) {
-    return Error::InvalidArgument("unknown mechanism or neighbouring bits");
+    return host::Error::InvalidArgument(
+        "unknown mechanism or neighbouring bits");
   }
   Accountant accountant(curve.grid());
   accountant.curve_ = std::move(curve);

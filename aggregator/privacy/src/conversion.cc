@@ -17,16 +17,17 @@ const char* ConversionReference(Conversion conversion) {
              : "Canonne-Kamath-Steinke 2020 Prop. 12 / Asoodeh et al. 2021";
 }
 
-ErrorOr<Conversion> ParseConversion(const std::string& name) {
+host::ErrorOr<Conversion> ParseConversion(const std::string& name) {
   if (name == "classic") return Conversion::kClassic;
   if (name == "improved") return Conversion::kImproved;
-  return Error::InvalidArgument("unknown conversion '" + name +
-                                "' (expected classic or improved)");
+  return host::Error::InvalidArgument("unknown conversion '" + name +
+                                      "' (expected classic or improved)");
 }
 
-ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve, double delta,
-                                         Conversion conversion) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit("delta", delta));
+host::ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve,
+                                               double delta,
+                                               Conversion conversion) {
+  EDGEADMM_HOST_TRY(internal::CheckOpenUnit("delta", delta));
   const double log_delta = std::log(delta);
   ConvertedEpsilon best{INFINITY, curve.grid()[0]};
   for (size_t i = 0; i < curve.size(); ++i) {
@@ -44,10 +45,11 @@ ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve, double delta,
   return best;
 }
 
-ErrorOr<ConvertedDelta> DeltaFromRdp(const RdpCurve& curve, double epsilon,
-                                     Conversion conversion) {
+host::ErrorOr<ConvertedDelta> DeltaFromRdp(const RdpCurve& curve,
+                                           double epsilon,
+                                           Conversion conversion) {
   if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) {
-    return Error::InvalidArgument(
+    return host::Error::InvalidArgument(
         internal::Describe("epsilon", "finite and >= 0", epsilon));
   }
   ConvertedDelta best{1.0, curve.grid()[0]};

@@ -4,9 +4,9 @@
 
 namespace edgeadmm::privacy {
 
-ErrorOr<double> GaussianRdp(double alpha, double noise_multiplier) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckOrder(alpha));
-  EDGEADMM_PRIVACY_TRY(
+host::ErrorOr<double> GaussianRdp(double alpha, double noise_multiplier) {
+  EDGEADMM_HOST_TRY(internal::CheckOrder(alpha));
+  EDGEADMM_HOST_TRY(
       internal::CheckPositive("noise multiplier", noise_multiplier));
   return alpha / (2.0 * noise_multiplier * noise_multiplier);
 }

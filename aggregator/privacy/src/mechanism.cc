@@ -31,7 +31,7 @@ const char* NeighbouringName(Neighbouring neighbouring) {
   return "unknown";
 }
 
-ErrorOr<MechanismKind> ParseMechanismKind(const std::string& name) {
+host::ErrorOr<MechanismKind> ParseMechanismKind(const std::string& name) {
   if (name == "gaussian" || name == "none") return MechanismKind::kGaussian;
   if (name == "poisson_subsampled_gaussian" || name == "poisson") {
     return MechanismKind::kPoissonSubsampledGaussian;
@@ -39,43 +39,43 @@ ErrorOr<MechanismKind> ParseMechanismKind(const std::string& name) {
   if (name == "sampled_without_replacement_gaussian" || name == "fixed") {
     return MechanismKind::kSampledWithoutReplacementGaussian;
   }
-  return Error::InvalidArgument("unknown mechanism/sampling '" + name +
-                                "' (expected none, poisson or fixed)");
+  return host::Error::InvalidArgument("unknown mechanism/sampling '" + name +
+                                      "' (expected none, poisson or fixed)");
 }
 
-Error ValidateMechanism(const Mechanism& m) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("sensitivity", m.sensitivity));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("noise std", m.noise_std));
-  EDGEADMM_PRIVACY_TRY(internal::CheckRate("sampling rate", m.sampling_rate));
-  EDGEADMM_PRIVACY_TRY(
+host::Error ValidateMechanism(const Mechanism& m) {
+  EDGEADMM_HOST_TRY(internal::CheckPositive("sensitivity", m.sensitivity));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("noise std", m.noise_std));
+  EDGEADMM_HOST_TRY(internal::CheckRate("sampling rate", m.sampling_rate));
+  EDGEADMM_HOST_TRY(
       internal::CheckPositive("noise multiplier", m.NoiseMultiplier()));
   switch (m.kind) {
     case MechanismKind::kGaussian:
       if (m.sampling_rate != 1.0) {
-        return Error::InvalidArgument(
+        return host::Error::InvalidArgument(
             "the plain Gaussian mechanism has no sampling (rate must be 1)");
       }
-      return Error::Ok();
+      return host::Error::Ok();
     case MechanismKind::kPoissonSubsampledGaussian:
       if (m.neighbouring != Neighbouring::kAddRemove) {
-        return Error::InvalidArgument(
+        return host::Error::InvalidArgument(
             "the Poisson-subsampled Gaussian is accounted under add/remove "
             "neighbours only");
       }
-      return Error::Ok();
+      return host::Error::Ok();
     case MechanismKind::kSampledWithoutReplacementGaussian:
       if (m.neighbouring != Neighbouring::kReplaceOne) {
-        return Error::InvalidArgument(
+        return host::Error::InvalidArgument(
             "sampling without replacement is accounted under replace-one "
             "neighbours only");
       }
-      return Error::Ok();
+      return host::Error::Ok();
   }
-  return Error::InvalidArgument("unknown mechanism kind");
+  return host::Error::InvalidArgument("unknown mechanism kind");
 }
 
-ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
-  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+host::ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
+  EDGEADMM_HOST_TRY(ValidateMechanism(m));
   const double z = m.NoiseMultiplier();
   switch (m.kind) {
     case MechanismKind::kGaussian:
@@ -85,13 +85,14 @@ ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
     case MechanismKind::kSampledWithoutReplacementGaussian:
       return WithoutReplacementGaussianRdp(m.sampling_rate, z, alpha);
   }
-  return Error::InvalidArgument("unknown mechanism kind");
+  return host::Error::InvalidArgument("unknown mechanism kind");
 }
 
-ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& m, const OrderGrid& grid) {
-  EDGEADMM_PRIVACY_TRY(ValidateMechanism(m));
+host::ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& m,
+                                        const OrderGrid& grid) {
+  EDGEADMM_HOST_TRY(ValidateMechanism(m));
   if (m.kind == MechanismKind::kPoissonSubsampledGaussian) {
-    EDGEADMM_PRIVACY_TRY_ASSIGN(
+    EDGEADMM_HOST_TRY_ASSIGN(
         std::vector<double> values,
         PoissonSubsampledGaussianRdpCurve(m.sampling_rate, m.NoiseMultiplier(),
                                           grid.orders()));
@@ -99,7 +100,7 @@ ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& m, const OrderGrid& grid) {
   }
   std::vector<double> values(grid.size());
   for (size_t i = 0; i < grid.size(); ++i) {
-    EDGEADMM_PRIVACY_TRY_ASSIGN(values[i], RdpAt(m, grid[i]));
+    EDGEADMM_HOST_TRY_ASSIGN(values[i], RdpAt(m, grid[i]));
   }
   return RdpCurve::FromValues(grid, std::move(values));
 }

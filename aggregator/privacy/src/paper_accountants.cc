@@ -7,19 +7,20 @@
 namespace edgeadmm::privacy {
 namespace {
 
-Error CheckIterations(uint64_t iterations) {
+host::Error CheckIterations(uint64_t iterations) {
   if (iterations == 0) {
-    return Error::InvalidArgument("the number of iterations must be >= 1");
+    return host::Error::InvalidArgument(
+        "the number of iterations must be >= 1");
   }
-  return Error::Ok();
+  return host::Error::Ok();
 }
 
 // The (epsilon, delta, T) triple every (eps, delta)-DP accountant takes.
-Error CheckEpsilonDeltaIterations(const char* epsilon_name, double epsilon,
-                                  const char* delta_name, double delta,
-                                  uint64_t iterations) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive(epsilon_name, epsilon));
-  EDGEADMM_PRIVACY_TRY(internal::CheckOpenUnit(delta_name, delta));
+host::Error CheckEpsilonDeltaIterations(const char* epsilon_name,
+                                        double epsilon, const char* delta_name,
+                                        double delta, uint64_t iterations) {
+  EDGEADMM_HOST_TRY(internal::CheckPositive(epsilon_name, epsilon));
+  EDGEADMM_HOST_TRY(internal::CheckOpenUnit(delta_name, delta));
   return CheckIterations(iterations);
 }
 
@@ -31,10 +32,10 @@ double GeometricSum(double r, double iterations) {
 
 }  // namespace
 
-ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(
+host::ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(
     double step_epsilon, double delta, uint64_t iterations) {
-  EDGEADMM_PRIVACY_TRY(CheckEpsilonDeltaIterations("epsilon", step_epsilon,
-                                                   "delta", delta, iterations));
+  EDGEADMM_HOST_TRY(CheckEpsilonDeltaIterations("epsilon", step_epsilon,
+                                                "delta", delta, iterations));
   const double t = static_cast<double>(iterations);
   const double per_tau2 =
       t * step_epsilon * step_epsilon / (4.0 * std::log(1.25 / delta));
@@ -52,20 +53,19 @@ ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(
   return best;
 }
 
-ErrorOr<double> Paper000AdvancedComposition(double step_epsilon,
-                                            uint64_t iterations,
-                                            double delta_prime) {
-  EDGEADMM_PRIVACY_TRY(CheckEpsilonDeltaIterations(
+host::ErrorOr<double> Paper000AdvancedComposition(double step_epsilon,
+                                                  uint64_t iterations,
+                                                  double delta_prime) {
+  EDGEADMM_HOST_TRY(CheckEpsilonDeltaIterations(
       "epsilon", step_epsilon, "delta'", delta_prime, iterations));
   const double t = static_cast<double>(iterations);
   return std::sqrt(2.0 * t * std::log(1.0 / delta_prime)) * step_epsilon +
          t * step_epsilon * std::expm1(step_epsilon);
 }
 
-ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(double total_epsilon,
-                                                         double total_delta,
-                                                         uint64_t iterations) {
-  EDGEADMM_PRIVACY_TRY(CheckEpsilonDeltaIterations(
+host::ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(
+    double total_epsilon, double total_delta, uint64_t iterations) {
+  EDGEADMM_HOST_TRY(CheckEpsilonDeltaIterations(
       "total epsilon", total_epsilon, "total delta", total_delta, iterations));
   AdvancedCompositionPlan plan;
   plan.delta_prime = total_delta / 2.0;
@@ -74,14 +74,14 @@ ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(double total_epsilon,
   double lo = 0.0, hi = total_epsilon;
   for (int i = 0; i < 200; ++i) {
     const double mid = 0.5 * (lo + hi);
-    EDGEADMM_PRIVACY_TRY_ASSIGN(
+    EDGEADMM_HOST_TRY_ASSIGN(
         double total,
         Paper000AdvancedComposition(mid, iterations, plan.delta_prime));
     (total > total_epsilon ? hi : lo) = mid;
   }
   plan.step_epsilon = lo;
   if (plan.step_epsilon > 1.0) {
-    return Error::OutOfRange(
+    return host::Error::OutOfRange(
         "the per-iteration epsilon " + std::to_string(plan.step_epsilon) +
         " exceeds 1, outside the paper's Gaussian calibration");
   }
@@ -90,49 +90,51 @@ ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(double total_epsilon,
   return plan;
 }
 
-ErrorOr<double> Paper001PureDpSum(const Paper001Node& node,
-                                  const std::vector<double>& eta,
-                                  const std::vector<double>& alpha) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("c1", node.c1));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("C", node.c));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("V", node.v));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("B", node.b));
+host::ErrorOr<double> Paper001PureDpSum(const Paper001Node& node,
+                                        const std::vector<double>& eta,
+                                        const std::vector<double>& alpha) {
+  EDGEADMM_HOST_TRY(internal::CheckPositive("c1", node.c1));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("C", node.c));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("V", node.v));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("B", node.b));
   if (eta.empty() || eta.size() != alpha.size()) {
-    return Error::InvalidArgument(
+    return host::Error::InvalidArgument(
         "eta and alpha schedules must be non-empty "
         "and of equal length");
   }
   double beta = 0.0;
   for (size_t t = 0; t < eta.size(); ++t) {
-    EDGEADMM_PRIVACY_TRY(internal::CheckPositive("eta(t)", eta[t]));
-    EDGEADMM_PRIVACY_TRY(internal::CheckPositive("alpha(t)", alpha[t]));
+    EDGEADMM_HOST_TRY(internal::CheckPositive("eta(t)", eta[t]));
+    EDGEADMM_HOST_TRY(internal::CheckPositive("alpha(t)", alpha[t]));
     beta += node.c * (1.4 * node.c1 + alpha[t]) / (eta[t] * node.v * node.b);
   }
   return beta;
 }
 
-ErrorOr<double> Paper001PureDpGeometric(const Paper001Node& node, double eta1,
-                                        double q1, double alpha1, double q2,
-                                        uint64_t iterations) {
+host::ErrorOr<double> Paper001PureDpGeometric(const Paper001Node& node,
+                                              double eta1, double q1,
+                                              double alpha1, double q2,
+                                              uint64_t iterations) {
   for (double v : {node.c1, node.c, node.v, node.b, eta1, q1, alpha1, q2}) {
-    EDGEADMM_PRIVACY_TRY(internal::CheckPositive("paper 001 parameter", v));
+    EDGEADMM_HOST_TRY(internal::CheckPositive("paper 001 parameter", v));
   }
-  EDGEADMM_PRIVACY_TRY(CheckIterations(iterations));
+  EDGEADMM_HOST_TRY(CheckIterations(iterations));
   const double t = static_cast<double>(iterations);
   return node.c / (node.v * node.b * eta1) *
          (1.4 * node.c1 * GeometricSum(1.0 / q1, t) +
           alpha1 * GeometricSum(q2 / q1, t));
 }
 
-ErrorOr<NetworkRdpResult> Paper002NetworkRdp(double alpha,
-                                             uint64_t contributions,
-                                             double lipschitz, double gamma,
-                                             double sigma, uint64_t users) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckOrder(alpha));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("L", lipschitz));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("gamma", gamma));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("sigma", sigma));
-  if (users < 2) return Error::InvalidArgument("n must be >= 2 users");
+host::ErrorOr<NetworkRdpResult> Paper002NetworkRdp(double alpha,
+                                                   uint64_t contributions,
+                                                   double lipschitz,
+                                                   double gamma, double sigma,
+                                                   uint64_t users) {
+  EDGEADMM_HOST_TRY(internal::CheckOrder(alpha));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("L", lipschitz));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("gamma", gamma));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("sigma", sigma));
+  if (users < 2) return host::Error::InvalidArgument("n must be >= 2 users");
   const double n = static_cast<double>(users);
   const double l2g2 = lipschitz * lipschitz * gamma * gamma;
   NetworkRdpResult result;

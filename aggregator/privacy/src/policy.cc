@@ -20,27 +20,29 @@ const char* PolicyName(Policy policy) {
   return "unknown";
 }
 
-ErrorOr<Policy> ParsePolicy(const std::string& name) {
+host::ErrorOr<Policy> ParsePolicy(const std::string& name) {
   for (Policy p : {Policy::kParticipation, Policy::kTrustedAggregator,
                    Policy::kLocalDp, Policy::kParticipationOwnNoise}) {
     if (name == PolicyName(p)) return p;
   }
-  return Error::InvalidArgument(
+  return host::Error::InvalidArgument(
       "unknown policy '" + name +
       "' (expected participation, participation-own-noise, "
       "trusted-aggregator or local-dp)");
 }
 
-ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
-                                        double clip,
-                                        uint64_t accepted_uploads) {
-  EDGEADMM_PRIVACY_TRY(
+host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
+                                              double noise_multiplier,
+                                              double clip,
+                                              uint64_t accepted_uploads) {
+  EDGEADMM_HOST_TRY(
       internal::CheckPositive("noise multiplier", noise_multiplier));
-  EDGEADMM_PRIVACY_TRY(internal::CheckPositive("clip norm C", clip));
+  EDGEADMM_HOST_TRY(internal::CheckPositive("clip norm C", clip));
   switch (policy) {
     case Policy::kParticipation:
       if (accepted_uploads == 0) {
-        return Error::InvalidArgument("participation needs m >= 1 uploads");
+        return host::Error::InvalidArgument(
+            "participation needs m >= 1 uploads");
       }
       return 2.0 * clip * noise_multiplier /
              std::sqrt(static_cast<double>(accepted_uploads));
@@ -50,7 +52,7 @@ ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
     case Policy::kLocalDp:
       return 4.0 * clip * noise_multiplier;
   }
-  return Error::InvalidArgument("unknown policy");
+  return host::Error::InvalidArgument("unknown policy");
 }
 
 }  // namespace edgeadmm::privacy

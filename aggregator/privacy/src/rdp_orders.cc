@@ -16,16 +16,19 @@ const OrderGrid& OrderGrid::Default() {
   return *kGrid;
 }
 
-ErrorOr<OrderGrid> OrderGrid::Create(std::vector<double> orders) {
-  if (orders.empty()) return Error::InvalidArgument("the order grid is empty");
+host::ErrorOr<OrderGrid> OrderGrid::Create(std::vector<double> orders) {
+  if (orders.empty()) {
+    return host::Error::InvalidArgument("the order grid is empty");
+  }
   for (size_t i = 0; i < orders.size(); ++i) {
     if (!std::isfinite(orders[i]) || orders[i] <= 1.0) {
-      return Error::InvalidArgument(
+      return host::Error::InvalidArgument(
           "Renyi orders must be finite and > 1, got " +
           std::to_string(orders[i]));
     }
     if (i > 0 && orders[i] <= orders[i - 1]) {
-      return Error::InvalidArgument("Renyi orders must be strictly increasing");
+      return host::Error::InvalidArgument(
+          "Renyi orders must be strictly increasing");
     }
   }
   return OrderGrid(std::move(orders));

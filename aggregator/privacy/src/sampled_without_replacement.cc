@@ -29,13 +29,13 @@ double WbkCumulant(double gamma, double z, int n) {
 
 }  // namespace
 
-ErrorOr<double> WithoutReplacementGaussianRdp(double gamma,
-                                              double noise_multiplier,
-                                              double alpha) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckRate("sampling ratio m/n", gamma));
-  EDGEADMM_PRIVACY_TRY(
+host::ErrorOr<double> WithoutReplacementGaussianRdp(double gamma,
+                                                    double noise_multiplier,
+                                                    double alpha) {
+  EDGEADMM_HOST_TRY(internal::CheckRate("sampling ratio m/n", gamma));
+  EDGEADMM_HOST_TRY(
       internal::CheckPositive("noise multiplier", noise_multiplier));
-  EDGEADMM_PRIVACY_TRY(internal::CheckOrder(alpha));
+  EDGEADMM_HOST_TRY(internal::CheckOrder(alpha));
   const double z = noise_multiplier;
   const double unsampled = alpha / (2.0 * z * z);
   double cumulant = 0.0;

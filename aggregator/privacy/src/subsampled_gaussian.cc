@@ -10,13 +10,13 @@
 namespace edgeadmm::privacy {
 namespace {
 
-Error CheckRateAndNoise(double q, double z) {
-  EDGEADMM_PRIVACY_TRY(internal::CheckRate("sampling rate q", q));
+host::Error CheckRateAndNoise(double q, double z) {
+  EDGEADMM_HOST_TRY(internal::CheckRate("sampling rate q", q));
   return internal::CheckPositive("noise multiplier", z);
 }
 
-Error CheckArguments(double q, double z, double alpha) {
-  EDGEADMM_PRIVACY_TRY(CheckRateAndNoise(q, z));
+host::Error CheckArguments(double q, double z, double alpha) {
+  EDGEADMM_HOST_TRY(CheckRateAndNoise(q, z));
   return internal::CheckOrder(alpha);
 }
 
@@ -154,39 +154,39 @@ std::vector<double> BinomialRdp(double q, double z,
 
 }  // namespace
 
-ErrorOr<double> PoissonSubsampledGaussianRdpBinomial(double q,
-                                                     double noise_multiplier,
-                                                     double alpha) {
-  EDGEADMM_PRIVACY_TRY(CheckArguments(q, noise_multiplier, alpha));
+host::ErrorOr<double> PoissonSubsampledGaussianRdpBinomial(
+    double q, double noise_multiplier, double alpha) {
+  EDGEADMM_HOST_TRY(CheckArguments(q, noise_multiplier, alpha));
   if (!IsIntegerOrder(alpha)) {
-    return Error::OutOfRange("the binomial form needs an integer order, got " +
-                             std::to_string(alpha));
+    return host::Error::OutOfRange(
+        "the binomial form needs an integer order, got " +
+        std::to_string(alpha));
   }
   if (q == 1.0) return alpha / (2.0 * noise_multiplier * noise_multiplier);
   return BinomialRdp(q, noise_multiplier,
                      {static_cast<int>(std::lround(alpha))})[0];
 }
 
-ErrorOr<double> PoissonSubsampledGaussianRdpQuadrature(double q,
-                                                       double noise_multiplier,
-                                                       double alpha) {
-  EDGEADMM_PRIVACY_TRY(CheckArguments(q, noise_multiplier, alpha));
+host::ErrorOr<double> PoissonSubsampledGaussianRdpQuadrature(
+    double q, double noise_multiplier, double alpha) {
+  EDGEADMM_HOST_TRY(CheckArguments(q, noise_multiplier, alpha));
   if (q == 1.0) return alpha / (2.0 * noise_multiplier * noise_multiplier);
   return QuadratureRdp(q, noise_multiplier, {alpha})[0];
 }
 
-ErrorOr<double> PoissonSubsampledGaussianRdp(double q, double noise_multiplier,
-                                             double alpha) {
+host::ErrorOr<double> PoissonSubsampledGaussianRdp(double q,
+                                                   double noise_multiplier,
+                                                   double alpha) {
   if (IsIntegerOrder(alpha) && alpha > 1.5) {
     return PoissonSubsampledGaussianRdpBinomial(q, noise_multiplier, alpha);
   }
   return PoissonSubsampledGaussianRdpQuadrature(q, noise_multiplier, alpha);
 }
 
-ErrorOr<std::vector<double>> PoissonSubsampledGaussianRdpCurve(
+host::ErrorOr<std::vector<double>> PoissonSubsampledGaussianRdpCurve(
     double q, double noise_multiplier, const std::vector<double>& orders) {
-  EDGEADMM_PRIVACY_TRY(CheckRateAndNoise(q, noise_multiplier));
-  for (double alpha : orders) EDGEADMM_PRIVACY_TRY(internal::CheckOrder(alpha));
+  EDGEADMM_HOST_TRY(CheckRateAndNoise(q, noise_multiplier));
+  for (double alpha : orders) EDGEADMM_HOST_TRY(internal::CheckOrder(alpha));
   std::vector<double> rdp(orders.size());
   if (q == 1.0) {
     for (size_t i = 0; i < orders.size(); ++i) {

@@ -6,9 +6,10 @@
 
 namespace edgeadmm::rounds {
 
-Result<Validator> Validator::Load(const jobs::JobConfig& config,
-                                  std::string* error) {
-  if (config.validation_data.empty()) return Status::FailedPrecondition();
+host::ErrorOr<Validator> Validator::Load(const jobs::JobConfig& config) {
+  if (config.validation_data.empty()) {
+    return host::Error::FailedPrecondition("the job has no validation.data");
+  }
   DatasetSource source;
   source.path = config.validation_data;
   source.format = config.validation_format;
@@ -16,7 +17,7 @@ Result<Validator> Validator::Load(const jobs::JobConfig& config,
   source.labels = config.loss == jobs::Loss::kSquared ? LibsvmLabels::kReal
                                                       : LibsvmLabels::kBinary;
   source.normalization = config.validation_normalize;
-  EDGEADMM_TRY_ASSIGN(DenseDataset data, LoadDataset(source, error));
+  EDGEADMM_HOST_TRY_ASSIGN(DenseDataset data, LoadDataset(source));
   return Validator(config.loss, std::move(data), config.regularizer);
 }
 

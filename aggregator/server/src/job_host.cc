@@ -26,15 +26,15 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
     handler_->set_engine(engine_.get());
     validator_.reset();
     if (!job.config.validation_data.empty()) {
-      std::string error;
-      auto validator = rounds::Validator::Load(job.config, &error);
+      auto validator = rounds::Validator::Load(job.config);
       if (validator.ok()) {
         validator_ =
             std::make_unique<rounds::Validator>(std::move(validator).value());
         engine_->set_validator(validator_.get());
       } else {
         // Metrics are optional: train without them, but say why.
-        EDGEADMM_LOG_WARN("server: no validation metrics: %s", error.c_str());
+        EDGEADMM_LOG_WARN("server: no validation metrics: %s",
+                          validator.error().message().c_str());
       }
     }
     EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)",

@@ -65,7 +65,7 @@ void BM_ComposeRound(benchmark::State& state) {
   Accountant accountant;
   int r = 0;
   for (auto _ : state) {
-    const Error e = accountant.Compose(RoundMechanism(r), 1, &cache);
+    const host::Error e = accountant.Compose(RoundMechanism(r), 1, &cache);
     benchmark::DoNotOptimize(e.ok());
     r = (r + 1) % kRounds;
   }

@@ -42,10 +42,10 @@ const DenseDataset& A9a() {
     const std::string path =
         std::string(dir != nullptr ? dir : EDGEADMM_DEFAULT_DATA_DIR) +
         "/a9a.xz";
-    std::string error;
-    auto loaded = ReadLibsvmFile(path, 123, &error);
+    auto loaded = ReadLibsvmFile(path, 123);
     if (!loaded.ok()) {
-      std::fprintf(stderr, "cannot load a9a: %s\n", error.c_str());
+      std::fprintf(stderr, "cannot load a9a: %s\n",
+                   loaded.error().message().c_str());
       std::exit(1);
     }
     return std::move(loaded).value();

@@ -60,9 +60,8 @@ const char kDpSgdToml[] =
 // Sign accuracy of `z` on a9a.t.
 double ValidationAccuracy(const std::vector<double>& z) {
   static const auto test = [] {
-    std::string error;
-    auto data = ReadLibsvmFile(testing::DataDir() + "/a9a.t.xz", kDim, &error);
-    EXPECT_TRUE(data.ok()) << error;
+    auto data = ReadLibsvmFile(testing::DataDir() + "/a9a.t.xz", kDim);
+    EXPECT_TRUE(data.ok()) << data.error().ToString();
     return data.ok() ? std::move(data).value() : DenseDataset{};
   }();
   size_t right = 0;
@@ -92,9 +91,8 @@ JobOutcome RunJob(testing::TempDatabase& t, const std::string& toml,
   EXPECT_EQ(run.report.steps_refused, 0u);
   EXPECT_EQ(run.report.uploads_accepted, expected_uploads);
   EXPECT_EQ(run.daemon_exit, 0);
-  std::string error;
-  auto config = jobs::ParseJobConfig(toml, &error);
-  EXPECT_TRUE(config.ok()) << error;
+  auto config = jobs::ParseJobConfig(toml);
+  EXPECT_TRUE(config.ok()) << config.error().ToString();
   auto released = jobs::LoadReleasedModel(t.db(), config->name);
   EXPECT_TRUE(released.ok());
   if (!released.ok()) return out;
@@ -180,11 +178,10 @@ TEST(FleetAlgorithmsTest, DpAdmmWithoutNoiseMatchesTheInProcessReference) {
   const JobOutcome out =
       RunJob(t, toml, true, 30 * static_cast<uint64_t>(kDevices));
   ASSERT_EQ(out.z.size(), kDim);
-  std::string error;
-  auto config = jobs::ParseJobConfig(toml, &error);
-  ASSERT_TRUE(config.ok()) << error;
-  auto data = ReadLibsvmFile(t.dir() + "/a9a-subset.libsvm", kDim, &error);
-  ASSERT_TRUE(data.ok()) << error;
+  auto config = jobs::ParseJobConfig(toml);
+  ASSERT_TRUE(config.ok()) << config.error().ToString();
+  auto data = ReadLibsvmFile(t.dir() + "/a9a-subset.libsvm", kDim);
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   auto shards = fleet::SplitRecords(data->samples, kDevices);
   ASSERT_TRUE(shards.ok());
   const std::vector<double> reference =

@@ -93,11 +93,10 @@ FleetRunResult RunJobOverDtls(TempDatabase& t, const FleetSetup& setup,
     }
     stop = 1;
   });
-  std::string error;
-  auto report = fleet::RunDaemonFleet(fc, &stop, nullptr, &error);
+  auto report = fleet::RunDaemonFleet(fc, &stop, nullptr);
   finished = true;
   watchdog.join();
-  EXPECT_TRUE(report.ok()) << error;
+  EXPECT_TRUE(report.ok()) << report.error().ToString();
   result.daemon_exit = daemon.Terminate();
   t.Reopen();
   if (!report.ok()) return result;

@@ -104,12 +104,12 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
 TEST(FleetReferenceTest, HundredDevicesOverDtlsMatchTheInProcessReference) {
   testing::TempDatabase t;
   const testing::FleetSetup setup = testing::PrepareFleet(t, kDevices, kRecords);
-  std::string error;
-  auto data = ReadLibsvmFile(setup.subset, kDim, &error);
-  ASSERT_TRUE(data.ok()) << error << " (is EDGEADMM_DATA set?)";
+  auto data = ReadLibsvmFile(setup.subset, kDim);
+  ASSERT_TRUE(data.ok()) << data.error().ToString()
+                         << " (is EDGEADMM_DATA set?)";
   ASSERT_EQ(data->samples, kRecords);
-  auto config = jobs::ParseJobConfig(kJobToml, &error);
-  ASSERT_TRUE(config.ok()) << error;
+  auto config = jobs::ParseJobConfig(kJobToml);
+  ASSERT_TRUE(config.ok()) << config.error().ToString();
   const testing::FleetRunResult run = testing::RunJobOverDtls(
       t, setup, kJobToml, /*allow_unaccounted_steps=*/true, 240);  // σ = 0
   ASSERT_TRUE(run.ok);

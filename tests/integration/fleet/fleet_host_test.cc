@@ -106,9 +106,8 @@ void ExpectExactlyOnce(const FleetReport& r) {
 // Must-show at fleet scale: 30% datagram loss, 10% dropout, 10% reboots
 // between persisting and uploading: every upload is delivered exactly once.
 TEST(FleetTest, LossDropoutAndRebootsDeliverEveryUploadExactlyOnce) {
-  std::string error;
-  auto report = RunFleet(LossyConfig(1500, 2), nullptr, &error);
-  ASSERT_TRUE(report.ok()) << error;
+  auto report = RunFleet(LossyConfig(1500, 2), nullptr);
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
   ExpectExactlyOnce(*report);
   EXPECT_GT(report->duplicates, 0u);  // lost receipts were resent
   EXPECT_GT(report->bytes_per_device, 0.0);
@@ -122,9 +121,8 @@ TEST(FleetTest, StateDirectoriesSurviveReboots) {
   FleetConfig c = LossyConfig(40, 3);
   c.state_dir = std::string(dir) + "/state";
   c.reboot = 0.3;
-  std::string error;
-  auto report = RunFleet(c, nullptr, &error);
-  ASSERT_TRUE(report.ok()) << error;
+  auto report = RunFleet(c, nullptr);
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
   ExpectExactlyOnce(*report);
   struct stat st;
   EXPECT_EQ(stat((c.state_dir + "/fleet-000000/client").c_str(), &st), 0);
@@ -141,23 +139,21 @@ TEST(FleetTest, TheModelLearnsWithLittleNoise) {
   c.gamma = 2;
   c.epsilon_budget = 1e300;
   c.deterministic_entropy = true;
-  std::string error;
-  auto report = RunFleet(c, nullptr, &error);
-  ASSERT_TRUE(report.ok()) << error;
+  auto report = RunFleet(c, nullptr);
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
   // a9a: 76% of the records are negative; the federated model beats that.
   EXPECT_GT(report->lines.back().accuracy, 0.82);
 }
 
 TEST(FleetTest, RefusesBadConfigs) {
-  std::string error;
   FleetConfig c = LossyConfig(10, 1);
   c.loss = 1.0;
-  EXPECT_EQ(RunFleet(c, nullptr, &error).status(), Status::InvalidArgument());
+  EXPECT_EQ(RunFleet(c, nullptr).status(), Status::InvalidArgument());
   c = LossyConfig(40000, 1);  // more devices than a9a records
-  EXPECT_EQ(RunFleet(c, nullptr, &error).status(), Status::InvalidArgument());
+  EXPECT_EQ(RunFleet(c, nullptr).status(), Status::InvalidArgument());
   c = LossyConfig(10, 1);
   c.data_path = "/nonexistent/a9a";
-  EXPECT_FALSE(RunFleet(c, nullptr, &error).ok());
+  EXPECT_FALSE(RunFleet(c, nullptr).ok());
 }
 
 }  // namespace

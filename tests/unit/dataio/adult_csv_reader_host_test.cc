@@ -15,9 +15,8 @@ constexpr char kRecord[] =
     "Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K";
 
 TEST(AdultCsvReaderTest, EncodesOneRecord) {
-  std::string error;
-  auto data = ParseAdultCsv(kRecord, "t", &error);
-  ASSERT_TRUE(data.ok()) << error;
+  auto data = ParseAdultCsv(kRecord, "t");
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   ASSERT_EQ(data->samples, 1u);
   EXPECT_EQ(data->dim, kAdultFeatures);
   EXPECT_EQ(data->labels[0], -1.0);
@@ -49,9 +48,8 @@ TEST(AdultCsvReaderTest, TestFormatBannerDotsAndMissingValues) {
       "Cuba, >50K.\n"
       "\n";
   AdultCsvStats stats;
-  std::string error;
-  auto data = ParseAdultCsv(text, "t", &error, &stats);
-  ASSERT_TRUE(data.ok()) << error;
+  auto data = ParseAdultCsv(text, "t", &stats);
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   EXPECT_EQ(data->samples, 1u);
   EXPECT_EQ(stats.records, 2u);
   EXPECT_EQ(stats.dropped_missing, 1u);
@@ -72,27 +70,25 @@ TEST(AdultCsvReaderTest, RefusesMalformedRecordsNamingTheLine) {
       {record + ", extra\n", "t:1: expected 15 fields, found 16"},
   };
   for (const Bad& bad : cases) {
-    std::string error;
-    EXPECT_EQ(ParseAdultCsv(bad.text, "t", &error).status(),
-              Status::InvalidArgument())
-        << bad.text;
+    const auto data = ParseAdultCsv(bad.text, "t");
+    EXPECT_EQ(data.status(), Status::InvalidArgument()) << bad.text;
+    const std::string error = data.error().message();
     EXPECT_EQ(error.rfind(bad.message, 0), 0u) << error;
   }
 }
 
 TEST(AdultCsvReaderTest, ReadsTheRealFilesWithTheDocumentedCounts) {
-  std::string error;
   AdultCsvStats stats;
-  auto train = ReadAdultCsvFile(DataPath("adult.data.xz"), &error, &stats);
-  ASSERT_TRUE(train.ok()) << error;
+  auto train = ReadAdultCsvFile(DataPath("adult.data.xz"), &stats);
+  ASSERT_TRUE(train.ok()) << train.error().ToString();
   EXPECT_EQ(stats.records, 32561u);
   EXPECT_EQ(stats.dropped_missing, 2399u);
   EXPECT_EQ(train->samples, 30162u);
   size_t positives = 0;
   for (Real b : train->labels) positives += b > 0;
   EXPECT_EQ(positives, 7508u);
-  auto test = ReadAdultCsvFile(DataPath("adult.test.xz"), &error, &stats);
-  ASSERT_TRUE(test.ok()) << error;
+  auto test = ReadAdultCsvFile(DataPath("adult.test.xz"), &stats);
+  ASSERT_TRUE(test.ok()) << test.error().ToString();
   EXPECT_EQ(stats.records, 16281u);
   EXPECT_EQ(test->samples, 15060u);
   positives = 0;
@@ -108,9 +104,8 @@ TEST(AdultCsvReaderTest, ReadsTheRealFilesWithTheDocumentedCounts) {
 }
 
 TEST(AdultCsvReaderTest, EmptyTextIsAnEmptyDataSet) {
-  std::string error;
-  auto data = ParseAdultCsv("\n\n", "empty", &error);
-  ASSERT_TRUE(data.ok()) << error;
+  auto data = ParseAdultCsv("\n\n", "empty");
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   EXPECT_EQ(data->samples, 0u);
   EXPECT_EQ(data->dim, kAdultFeatures);
 }

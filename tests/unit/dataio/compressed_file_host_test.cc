@@ -27,34 +27,34 @@ TEST(CompressedFileTest, PlainAndXzReadTheSameBytes) {
   const std::string text = "+1 3:1 7:1\n-1 1:0.5\n";
   TempFile plain(text);
   TempFile packed(XzCompress(text));
-  std::string a;
-  std::string b;
-  ASSERT_TRUE(ReadFileMaybeXz(plain.path(), &a, nullptr).ok());
-  ASSERT_TRUE(ReadFileMaybeXz(packed.path(), &b, nullptr).ok());
-  EXPECT_EQ(a, text);
-  EXPECT_EQ(b, text);
+  auto a = ReadFileMaybeXz(plain.path());
+  auto b = ReadFileMaybeXz(packed.path());
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*a, text);
+  EXPECT_EQ(*b, text);
   // Two concatenated .xz streams decode as one text (xz -c a b > c).
   TempFile twice(XzCompress("ab") + XzCompress("cd"));
-  ASSERT_TRUE(ReadFileMaybeXz(twice.path(), &a, nullptr).ok());
-  EXPECT_EQ(a, "abcd");
+  a = ReadFileMaybeXz(twice.path());
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(*a, "abcd");
 }
 
 TEST(CompressedFileTest, MissingFileIsNotFound) {
-  std::string text;
-  std::string error;
-  EXPECT_EQ(ReadFileMaybeXz("/nonexistent/edgeadmm.xz", &text, &error),
-            Status::NotFound());
-  EXPECT_NE(error.find("/nonexistent/edgeadmm.xz"), std::string::npos);
+  const auto text = ReadFileMaybeXz("/nonexistent/edgeadmm.xz");
+  EXPECT_EQ(text.status(), Status::NotFound());
+  EXPECT_NE(text.error().message().find("/nonexistent/edgeadmm.xz"),
+            std::string::npos);
 }
 
 TEST(CompressedFileTest, TruncatedXzIsDataLoss) {
   std::string packed = XzCompress(std::string(1000, 'x'));
   packed.resize(packed.size() / 2);
   TempFile broken(packed);
-  std::string text;
-  std::string error;
-  EXPECT_EQ(ReadFileMaybeXz(broken.path(), &text, &error), Status::DataLoss());
-  EXPECT_NE(error.find("xz"), std::string::npos) << error;
+  const auto text = ReadFileMaybeXz(broken.path());
+  EXPECT_EQ(text.status(), Status::DataLoss());
+  EXPECT_NE(text.error().message().find("xz"), std::string::npos)
+      << text.error().message();
 }
 
 }  // namespace

@@ -45,9 +45,8 @@ TEST(DatasetSourceTest, AdultWithUnitRowsAndLibsvmRoundTrip) {
   source.path = csv.path();
   source.format = DataFormat::kAdultCsv;
   source.normalization = RowNormalization::kUnitNorm;
-  std::string error;
-  auto data = LoadDataset(source, &error);
-  ASSERT_TRUE(data.ok()) << error;
+  auto data = LoadDataset(source);
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   ASSERT_EQ(data->samples, 2u);
   ASSERT_EQ(data->dim, kAdultFeatures);
   for (size_t i = 0; i < 2; ++i) {
@@ -60,8 +59,8 @@ TEST(DatasetSourceTest, AdultWithUnitRowsAndLibsvmRoundTrip) {
   }
   // The LIBSVM text reads back to the same doubles.
   TempFile libsvm(FormatLibsvm(*data));
-  auto back = ReadLibsvmFile(libsvm.path(), kAdultFeatures, &error);
-  ASSERT_TRUE(back.ok()) << error;
+  auto back = ReadLibsvmFile(libsvm.path(), kAdultFeatures);
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
   EXPECT_EQ(back->labels, data->labels);
   EXPECT_EQ(back->features, data->features);
 }
@@ -72,14 +71,17 @@ TEST(DatasetSourceTest, RefusesAWrongAdultDimensionAndMalformedRows) {
   source.path = csv.path();
   source.format = DataFormat::kAdultCsv;
   source.dim = 14;
-  std::string error;
-  EXPECT_EQ(LoadDataset(source, &error).status(), Status::InvalidArgument());
-  EXPECT_NE(error.find("105"), std::string::npos) << error;
+  auto data = LoadDataset(source);
+  EXPECT_EQ(data.status(), Status::InvalidArgument());
+  EXPECT_NE(data.error().message().find("105"), std::string::npos)
+      << data.error().message();
   TempFile bad("39, State-gov, 77516, Bachelors\n");
   source.path = bad.path();
   source.dim = 0;
-  EXPECT_EQ(LoadDataset(source, &error).status(), Status::InvalidArgument());
-  EXPECT_NE(error.find(":1:"), std::string::npos) << error;
+  data = LoadDataset(source);
+  EXPECT_EQ(data.status(), Status::InvalidArgument());
+  EXPECT_NE(data.error().message().find(":1:"), std::string::npos)
+      << data.error().message();
 }
 
 TEST(DatasetSourceTest, LoadsTheSharedAdultData) {
@@ -87,12 +89,11 @@ TEST(DatasetSourceTest, LoadsTheSharedAdultData) {
   source.path = DataPath("adult.data.xz");
   source.format = DataFormat::kAdultCsv;
   source.normalization = RowNormalization::kUnitNorm;
-  std::string error;
-  auto data = LoadDataset(source, &error);
+  auto data = LoadDataset(source);
   if (!data.ok() && data.status() == Status::NotFound()) {
     GTEST_SKIP() << "no adult.data.xz in $EDGEADMM_DATA";
   }
-  ASSERT_TRUE(data.ok()) << error;
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   EXPECT_EQ(data->samples, 30162u);  // '?' records dropped
 }
 

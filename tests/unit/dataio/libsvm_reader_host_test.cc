@@ -10,10 +10,8 @@ namespace {
 using dataio_testing::DataPath;
 
 TEST(LibsvmReaderTest, ParsesDenseRowsWithFixedDimension) {
-  std::string error;
-  auto data =
-      ParseLibsvm("+1 1:1 4:0.5 \n\n-1 2:-2\r\n1 5:3e-1\n", 6, "t", &error);
-  ASSERT_TRUE(data.ok()) << error;
+  auto data = ParseLibsvm("+1 1:1 4:0.5 \n\n-1 2:-2\r\n1 5:3e-1\n", 6, "t");
+  ASSERT_TRUE(data.ok()) << data.error().ToString();
   EXPECT_EQ(data->samples, 3u);
   EXPECT_EQ(data->dim, 6u);
   ASSERT_EQ(data->features.size(), 18u);
@@ -44,26 +42,24 @@ TEST(LibsvmReaderTest, RefusesMalformedLinesNamingTheLine) {
       {"+1 2:nan\n", "t:1: malformed pair '2:nan'"},
   };
   for (const Bad& bad : cases) {
-    std::string error;
-    auto data = ParseLibsvm(bad.text, 4, "t", &error);
+    auto data = ParseLibsvm(bad.text, 4, "t");
     EXPECT_EQ(data.status(), Status::InvalidArgument()) << bad.text;
+    const std::string error = data.error().message();
     EXPECT_EQ(error.rfind(bad.message, 0), 0u) << error;
   }
-  std::string error;
-  EXPECT_EQ(ParseLibsvm("+1 1:1\n", 0, "t", &error).status(),
+  EXPECT_EQ(ParseLibsvm("+1 1:1\n", 0, "t").status(),
             Status::InvalidArgument());
 }
 
 TEST(LibsvmReaderTest, RealLabelsOnlyWhenAsked) {
   const char text[] = "0.25 1:1\n-3e2 2:0.5\n+7 3:1\n1 4:2\n";
-  std::string error;
-  auto binary = ParseLibsvm(text, 4, "t", &error);
+  auto binary = ParseLibsvm(text, 4, "t");
   EXPECT_EQ(binary.status(), Status::InvalidArgument());
-  EXPECT_EQ(error,
+  EXPECT_EQ(binary.error().message(),
             "t:1: label '0.25' is not +1 or -1 (real labels need a "
             "squared-loss job)");
-  auto real = ParseLibsvm(text, 4, "t", &error, LibsvmLabels::kReal);
-  ASSERT_TRUE(real.ok()) << error;
+  auto real = ParseLibsvm(text, 4, "t", LibsvmLabels::kReal);
+  ASSERT_TRUE(real.ok()) << real.error().ToString();
   EXPECT_EQ(real->labels, (std::vector<Real>{0.25, -300, 7, 1}));
   EXPECT_EQ(real->features[1 * 4 + 1], 0.5);
   // Still refused with real labels: not a number, not finite, bad pairs.
@@ -76,17 +72,15 @@ TEST(LibsvmReaderTest, RealLabelsOnlyWhenAsked) {
       {"0.5 2:1 1:1\n", "t:1: index 1 not increasing"},
   };
   for (const auto& b : bad) {
-    EXPECT_EQ(ParseLibsvm(b[0], 4, "t", &error, LibsvmLabels::kReal).status(),
-              Status::InvalidArgument())
-        << b[0];
-    EXPECT_EQ(error, b[1]);
+    const auto parsed = ParseLibsvm(b[0], 4, "t", LibsvmLabels::kReal);
+    EXPECT_EQ(parsed.status(), Status::InvalidArgument()) << b[0];
+    EXPECT_EQ(parsed.error().message(), b[1]);
   }
 }
 
 TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
-  std::string error;
-  auto train = ReadLibsvmFile(DataPath("a9a.xz"), 123, &error);
-  ASSERT_TRUE(train.ok()) << error;
+  auto train = ReadLibsvmFile(DataPath("a9a.xz"), 123);
+  ASSERT_TRUE(train.ok()) << train.error().ToString();
   EXPECT_EQ(train->samples, 32561u);
   size_t positives = 0;
   size_t nonzeros = 0;
@@ -94,8 +88,8 @@ TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
   for (Real a : train->features) nonzeros += a != 0;
   EXPECT_EQ(positives, 7841u);
   EXPECT_EQ(nonzeros, 451592u);
-  auto test = ReadLibsvmFile(DataPath("a9a.t.xz"), 123, &error);
-  ASSERT_TRUE(test.ok()) << error;
+  auto test = ReadLibsvmFile(DataPath("a9a.t.xz"), 123);
+  ASSERT_TRUE(test.ok()) << test.error().ToString();
   EXPECT_EQ(test->samples, 16281u);
   EXPECT_EQ(test->dim, 123u);
   positives = 0;
@@ -116,10 +110,9 @@ TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
 }
 
 TEST(LibsvmReaderTest, MissingFileNamesThePath) {
-  std::string error;
-  EXPECT_EQ(ReadLibsvmFile(DataPath("no-such-file"), 123, &error).status(),
-            Status::NotFound());
-  EXPECT_NE(error.find("no-such-file"), std::string::npos);
+  const auto missing = ReadLibsvmFile(DataPath("no-such-file"), 123);
+  EXPECT_EQ(missing.status(), Status::NotFound());
+  EXPECT_NE(missing.error().message().find("no-such-file"), std::string::npos);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ TEST(GaussianMechanismTest, RefusesBadInput) {
   EXPECT_EQ(GaussianRdp(2.0, -1.0).error().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(GaussianRdp(2.0, NAN).error().code(), StatusCode::kInvalidArgument);
-  const Error e = GaussianRdp(2.0, -1.0).error();
+  const host::Error e = GaussianRdp(2.0, -1.0).error();
   EXPECT_NE(e.message().find("noise multiplier"), std::string::npos)
       << e.message();
 

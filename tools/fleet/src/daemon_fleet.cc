@@ -111,47 +111,41 @@ Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
 
 }  // namespace
 
-Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
-                                         volatile std::sig_atomic_t* stop,
-                                         std::FILE* progress,
-                                         std::string* error) {
-  const auto fail = [error](Status status, const std::string& what) {
-    if (error != nullptr) *error = what;
-    return status;
-  };
+host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
+    const DaemonFleetConfig& config, volatile std::sig_atomic_t* stop,
+    std::FILE* progress) {
   if (config.parts == 0 || config.part >= config.parts ||
       !(config.start_per_second >= 0)) {
-    return fail(Status::InvalidArgument(),
-                "bad part (need 0 <= part < parts) or start rate");
+    return host::Error::InvalidArgument(
+        "bad part (need 0 <= part < parts) or start rate");
   }
   Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
   if (!ids.ok() || ids->empty()) {
-    return fail(Status::NotFound(), "no PSK files in " + config.psk_dir);
+    return host::Error::NotFound("no PSK files in " + config.psk_dir);
   }
   if (config.part >= ids->size()) {
-    return fail(Status::InvalidArgument(), "no device in this part");
+    return host::Error::InvalidArgument("no device in this part");
   }
   // Declared before the devices: their transports hold ports of it.
   std::unique_ptr<posix::LocalPortPool> local_ports;
   if (!config.local_address.empty()) {
     if (!IsLocalAddress(config.local_address)) {
-      return fail(Status::InvalidArgument(),
-                  "cannot bind to local address " + config.local_address);
+      return host::Error::InvalidArgument("cannot bind to local address " +
+                                          config.local_address);
     }
     local_ports = std::make_unique<posix::LocalPortPool>(config.local_address);
   }
-  std::string load_error;
   DatasetSource source;
   source.path = config.data_path;
   source.format = config.format;
   source.dim = config.format == DataFormat::kAdultCsv ? 0 : config.dim;
   source.labels = config.labels;
   source.normalization = config.normalization;
-  Result<DenseDataset> loaded = LoadDataset(source, &load_error);
-  if (!loaded.ok()) return fail(loaded.status(), load_error);
-  const DenseDataset& data = *loaded;
+  EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset data, LoadDataset(source));
   auto shards = SplitRecords(data.samples, ids->size());
-  if (!shards.ok()) return fail(shards.status(), "more devices than records");
+  if (!shards.ok()) {
+    return host::Error(shards.status(), "more devices than records");
+  }
   size_t max_samples = 0;
   for (const RecordRange& r : *shards) {
     max_samples = std::max(max_samples, r.count);
@@ -159,7 +153,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
 
   posix::CoapClientContext context;
   if (!context.status().ok()) {
-    return fail(context.status(), "libcoap context without DTLS");
+    return host::Error(context.status(), "libcoap context without DTLS");
   }
   // Shared by all devices: one thread computes one step at a time. Sized
   // for whichever algorithm and loss the daemon's job turns out to run.
@@ -174,7 +168,9 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     auto d = std::make_unique<Device>();
     d->id = (*ids)[i];
     auto key = ReadKey(config.psk_dir + "/" + d->id);
-    if (!key.ok()) return fail(key.status(), "bad PSK file for " + d->id);
+    if (!key.ok()) {
+      return host::Error(key.status(), "bad PSK file for " + d->id);
+    }
     d->key = std::move(key).value();
     d->link.host = config.host.c_str();
     d->link.port = config.port;
@@ -186,10 +182,10 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     d->link.local_ports = local_ports.get();
     d->transport = std::make_unique<posix::CoapDtlsTransport>(context, d->link);
     if (!OpenStorage(config, *d).ok()) {
-      return fail(Status::Unavailable(), "cannot open state of " + d->id);
+      return host::Error::Unavailable("cannot open state of " + d->id);
     }
     auto view = data.Shard((*shards)[i].first, (*shards)[i].count);
-    if (!view.ok()) return fail(view.status(), "bad shard");
+    if (!view.ok()) return host::Error(view.status(), "bad shard");
     d->config.device_id = d->id.c_str();
     d->config.transport = d->transport.get();
     d->config.entropy = &entropy;
@@ -206,7 +202,7 @@ Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
     d->memory.resize(DeviceClient::MemoryBytes(data.dim));
     const Status init =
         d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
-    if (!init.ok()) return fail(init, "cannot start " + d->id);
+    if (!init.ok()) return host::Error(init, "cannot start " + d->id);
     devices.push_back(std::move(d));
   }
 

@@ -57,13 +57,13 @@ struct VirtualDevice {
   }
 };
 
-Result<DenseDataset> LoadData(const FleetConfig& config, std::string* error) {
+host::ErrorOr<DenseDataset> LoadData(const FleetConfig& config) {
   DatasetSource source;
   source.path = config.data_path;
   source.format = config.format;
   source.dim = config.format == DataFormat::kAdultCsv ? 0 : config.dim;
   source.normalization = config.normalization;
-  return LoadDataset(source, error);
+  return LoadDataset(source);
 }
 
 Status MakeDirectory(const std::string& path) {
@@ -109,24 +109,18 @@ size_t ResidentBytes() {
                 : 0;
 }
 
-Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
-                             std::string* error) {
-  const auto fail = [error](Status status, const std::string& what) {
-    if (error != nullptr) *error = what;
-    return status;
-  };
+host::ErrorOr<FleetReport> RunFleet(const FleetConfig& config,
+                                    std::FILE* progress) {
   if (!CheckConfig(config).ok()) {
-    return fail(Status::InvalidArgument(), "bad fleet configuration");
+    return host::Error::InvalidArgument("bad fleet configuration");
   }
   const Clock::time_point setup_start = Clock::now();
-  std::string load_error;
-  Result<DenseDataset> loaded = LoadData(config, &load_error);
-  if (!loaded.ok()) return fail(loaded.status(), load_error);
-  const DenseDataset& data = *loaded;
+  EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset data, LoadData(config));
   Result<std::vector<RecordRange>> shards =
       SplitRecords(data.samples, config.devices);
   if (!shards.ok()) {
-    return fail(shards.status(), "more devices than records in the data");
+    return host::Error(shards.status(),
+                       "more devices than records in the data");
   }
   const size_t dim = data.dim;
   size_t max_samples = 0;
@@ -158,7 +152,8 @@ Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
   std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(dim));
   GetrandomEntropy system_entropy;
   if (!config.state_dir.empty()) {
-    EDGEADMM_TRY(MakeDirectory(config.state_dir));
+    EDGEADMM_HOST_TRY(host::Error(MakeDirectory(config.state_dir),
+                                  "cannot create " + config.state_dir));
   }
 
   FleetReport report;
@@ -175,10 +170,11 @@ Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
     auto d = std::make_unique<VirtualDevice>();
     std::snprintf(id, sizeof(id), "fleet-%06zu", i);
     d->id = id;
-    EDGEADMM_TRY(server.AddDevice(d->id.c_str()));
+    EDGEADMM_HOST_TRY(
+        host::Error(server.AddDevice(d->id.c_str()), "cannot enroll " + d->id));
     Result<DatasetView> view =
         data.Shard((*shards)[i].first, (*shards)[i].count);
-    EDGEADMM_TRY(view.status());
+    EDGEADMM_HOST_TRY(host::Error(view.status(), "bad shard"));
     d->view = *view;
     link.seed = config.seed * 1000003u + i;
     d->transport =
@@ -190,7 +186,7 @@ Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
       const std::string dir = config.state_dir + "/" + d->id;
       d->file = std::make_unique<FileStorage>();
       if (!MakeDirectory(dir).ok() || !d->file->Open(dir.c_str()).ok()) {
-        return fail(Status::Unavailable(), "cannot open state dir " + dir);
+        return host::Error::Unavailable("cannot open state dir " + dir);
       }
       d->config.storage = d->file.get();
     }
@@ -214,7 +210,8 @@ Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
     d->config.task_refresh_ms = 30000;
     d->config.retry_min_ms = 1000;
     d->config.retry_max_ms = 16000;
-    EDGEADMM_TRY(d->client.Init(d->config, d->Memory()));
+    EDGEADMM_HOST_TRY(host::Error(d->client.Init(d->config, d->Memory()),
+                                  "cannot start " + d->id));
     devices.push_back(std::move(d));
   }
   report.setup_seconds = SecondsSince(setup_start);

@@ -26,7 +26,7 @@
 #include <string_view>
 
 #include "edgeadmm/dataio/dense_dataset.h"
-#include "edgeadmm/result.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm {
 
@@ -39,16 +39,15 @@ struct AdultCsvStats {
 
 // Parses Adult CSV text. INVALID_ARGUMENT for a record without 15 fields, an
 // unparsable number, a category not in adult.names or an unknown label, with
-// *error (if not null) set to "<name>:<line>: <what is wrong>". *stats (if not
-// null) receives the counts.
-Result<DenseDataset> ParseAdultCsv(std::string_view text,
-                                   const std::string& name, std::string* error,
-                                   AdultCsvStats* stats = nullptr);
+// the message "<name>:<line>: <what is wrong>". *stats (if not null)
+// receives the counts.
+host::ErrorOr<DenseDataset> ParseAdultCsv(std::string_view text,
+                                          const std::string& name,
+                                          AdultCsvStats* stats = nullptr);
 
 // Reads a plain or .xz Adult file (see ReadFileMaybeXz for its errors) and
 // parses it as ParseAdultCsv does.
-Result<DenseDataset> ReadAdultCsvFile(const std::string& path,
-                                      std::string* error = nullptr,
-                                      AdultCsvStats* stats = nullptr);
+host::ErrorOr<DenseDataset> ReadAdultCsvFile(const std::string& path,
+                                             AdultCsvStats* stats = nullptr);
 
 }  // namespace edgeadmm

@@ -4,14 +4,13 @@
 
 #include <string>
 
-#include "edgeadmm/status.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm {
 
-// Stores the (decompressed) bytes of `path` in *contents. NOT_FOUND if the
-// file cannot be opened, DATA_LOSS if reading or xz decoding fails. On error
-// *error (if not null) receives a message naming the file.
-Status ReadFileMaybeXz(const std::string& path, std::string* contents,
-                       std::string* error);
+// The (decompressed) bytes of `path`. NOT_FOUND if the file cannot be
+// opened, DATA_LOSS if reading or xz decoding fails, with a message naming
+// the file.
+host::ErrorOr<std::string> ReadFileMaybeXz(const std::string& path);
 
 }  // namespace edgeadmm

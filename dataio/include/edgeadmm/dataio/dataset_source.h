@@ -12,7 +12,7 @@
 #include "edgeadmm/dataio/dense_dataset.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/dataio/row_normalization.h"
-#include "edgeadmm/result.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm {
 
@@ -43,9 +43,8 @@ const char* RowNormalizationName(RowNormalization mode);
 // Reads `source.path` in its format and normalizes the rows. Errors as
 // ReadLibsvmFile / ReadAdultCsvFile (NOT_FOUND, DATA_LOSS, INVALID_ARGUMENT
 // naming file and line), and INVALID_ARGUMENT for an Adult source whose
-// `dim` is neither 0 nor 105; *error (if not null) says what is wrong.
-Result<DenseDataset> LoadDataset(const DatasetSource& source,
-                                 std::string* error);
+// `dim` is neither 0 nor 105; the message says what is wrong.
+host::ErrorOr<DenseDataset> LoadDataset(const DatasetSource& source);
 
 // LIBSVM text of `data` (1-based indices, zero features left out, values
 // and labels with 17 significant digits, so ParseLibsvm reads back the same

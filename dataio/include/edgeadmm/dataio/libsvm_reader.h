@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "edgeadmm/dataio/dense_dataset.h"
-#include "edgeadmm/result.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm {
 
@@ -20,15 +20,15 @@ enum class LibsvmLabels { kBinary, kReal };
 // or with kReal any finite decimal number ("0.25", "-3e2"); indices are
 // 1-based, strictly increasing within a line and ≤ dim; values finite. Blank
 // lines are skipped. INVALID_ARGUMENT for dim 0 or a malformed line, with
-// *error (if not null) set to "<name>:<line>: <what is wrong>".
-Result<DenseDataset> ParseLibsvm(std::string_view text, size_t dim,
-                                 const std::string& name, std::string* error,
-                                 LibsvmLabels labels = LibsvmLabels::kBinary);
+// the message "<name>:<line>: <what is wrong>".
+host::ErrorOr<DenseDataset> ParseLibsvm(
+    std::string_view text, size_t dim, const std::string& name,
+    LibsvmLabels labels = LibsvmLabels::kBinary);
 
 // Reads a plain or .xz LIBSVM file (see ReadFileMaybeXz for its errors) and
 // parses it as ParseLibsvm does, naming the file in error messages.
-Result<DenseDataset> ReadLibsvmFile(
-    const std::string& path, size_t dim, std::string* error = nullptr,
+host::ErrorOr<DenseDataset> ReadLibsvmFile(
+    const std::string& path, size_t dim,
     LibsvmLabels labels = LibsvmLabels::kBinary);
 
 }  // namespace edgeadmm

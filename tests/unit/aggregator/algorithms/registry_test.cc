@@ -51,13 +51,11 @@ TEST(AlgorithmRegistryTest, UpdateKindsAndTaskParamsAreTheUnits) {
 }
 
 TEST(AlgorithmRegistryTest, JobParserRefusesAnUnservedName) {
-  std::string error;
   const auto parsed = jobs::ParseJobConfig(
       "[job]\nname = \"j\"\nalgorithm = \"admm-sharing\"\nloss = "
-      "\"logistic\"\ndimension = 3\nrounds = 1\n",
-      &error);
+      "\"logistic\"\ndimension = 3\nrounds = 1\n");
   EXPECT_FALSE(parsed.ok());
-  EXPECT_EQ(error,
+  EXPECT_EQ(parsed.error().message(),
             "job.algorithm: unknown value \"admm-sharing\" (one of: "
             "prox-admm, dp-admm, dp-sgd)");
 }

@@ -29,11 +29,14 @@ std::string Base() {
                  DefaultSamplingTable());
 }
 
+// The message of a failed parse ("" if it succeeded).
+std::string ErrorOf(const std::string& toml) {
+  return ParseJobConfig(toml).error().message();
+}
+
 TEST(JobConfigTest, ParsesEveryField) {
-  std::string error;
-  auto c = ParseJobConfig(Base() + "[validation]\ndata = \"/data/a9a.t.xz\"\n",
-                          &error);
-  ASSERT_TRUE(c.ok()) << error;
+  auto c = ParseJobConfig(Base() + "[validation]\ndata = \"/data/a9a.t.xz\"\n");
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->name, "j");
   EXPECT_EQ(c->algorithm, AlgorithmKind::kProxAdmm);
   EXPECT_EQ(c->loss, Loss::kLogistic);
@@ -56,43 +59,35 @@ TEST(JobConfigTest, ParsesEveryField) {
 }
 
 TEST(JobConfigTest, ValidationFormatAndNormalization) {
-  std::string error;
-  auto c = ParseJobConfig(Base() + "[validation]\ndata = \"/d/v.libsvm\"\n",
-                          &error);
-  ASSERT_TRUE(c.ok()) << error;
+  auto c = ParseJobConfig(Base() + "[validation]\ndata = \"/d/v.libsvm\"\n");
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->validation_format, DataFormat::kLibsvm);
   EXPECT_EQ(c->validation_normalize, RowNormalization::kNone);
   const std::string adult =
       Replace(Base(), "dimension = 3", "dimension = 105") +
       "[validation]\ndata = \"/d/adult.test\"\nformat = \"adult-csv\"\n"
       "normalize = \"unit\"\n";
-  c = ParseJobConfig(adult, &error);
-  ASSERT_TRUE(c.ok()) << error;
+  c = ParseJobConfig(adult);
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->validation_format, DataFormat::kAdultCsv);
   EXPECT_EQ(c->validation_normalize, RowNormalization::kUnitNorm);
   // Adult CSV always has 105 features.
-  EXPECT_FALSE(
-      ParseJobConfig(Replace(adult, "dimension = 105", "dimension = 14"),
-                     &error)
-          .ok());
+  std::string error =
+      ErrorOf(Replace(adult, "dimension = 105", "dimension = 14"));
   EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
   EXPECT_NE(error.find("105"), std::string::npos) << error;
-  EXPECT_FALSE(
-      ParseJobConfig(Replace(adult, "\"unit\"", "\"l2\""), &error).ok());
+  error = ErrorOf(Replace(adult, "\"unit\"", "\"l2\""));
   EXPECT_NE(error.find("validation.normalize"), std::string::npos) << error;
-  EXPECT_FALSE(
-      ParseJobConfig(Replace(adult, "\"adult-csv\"", "\"arff\""), &error)
-          .ok());
+  error = ErrorOf(Replace(adult, "\"adult-csv\"", "\"arff\""));
   EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
 }
 
 TEST(JobConfigTest, InfiniteBudgetAndTargetEpsilon) {
-  std::string error;
   std::string toml =
       Replace(Base(), "central_budget = 1000.0", "central_budget = inf");
   toml = Replace(toml, "sigma = 2.0", "target_epsilon = 3.0");
-  auto c = ParseJobConfig(toml, &error);
-  ASSERT_TRUE(c.ok()) << error;
+  auto c = ParseJobConfig(toml);
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_TRUE(std::isinf(c->central_budget));
   EXPECT_TRUE(c->noise_planned());
   EXPECT_LT(c->sigma, 0);
@@ -140,20 +135,19 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
       {"[job]", "[job\n", "TOML syntax error at line 1"},
   };
   for (const BadCase& bad : kCases) {
-    std::string error;
-    auto c = ParseJobConfig(Replace(Base(), bad.from, bad.to), &error);
+    auto c = ParseJobConfig(Replace(Base(), bad.from, bad.to));
     EXPECT_EQ(c.status(), Status::InvalidArgument()) << bad.to;
+    const std::string error = c.error().message();
     EXPECT_EQ(error.rfind(bad.expected_key, 0), 0u)
         << "got \"" << error << "\" for " << bad.to;
   }
 }
 
 TEST(JobConfigTest, ParticipationRefusesNoiseInState) {
-  std::string error;
   auto c = ParseJobConfig(
-      Replace(Base(), "clip = 1.0", "clip = 1.0\nnoise_in_state = true"),
-      &error);
+      Replace(Base(), "clip = 1.0", "clip = 1.0\nnoise_in_state = true"));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
+  const std::string error = c.error().message();
   EXPECT_EQ(error.rfind("privacy.noise_in_state: must be false under policy "
                         "participation",
                         0),
@@ -161,60 +155,64 @@ TEST(JobConfigTest, ParticipationRefusesNoiseInState) {
       << error;
   EXPECT_NE(error.find("participation-own-noise"), std::string::npos) << error;
   // A config built in code is refused the same way.
-  JobConfig built = *ParseJobConfig(Base(), &error);
+  JobConfig built = *ParseJobConfig(Base());
   built.noise_in_state = true;
-  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
-  EXPECT_EQ(error.rfind("privacy.noise_in_state", 0), 0u) << error;
+  host::Error refused = ValidateJobConfig(built);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message().rfind("privacy.noise_in_state", 0), 0u)
+      << refused.message();
   // local-dp is the devices' own ledger, not a job policy.
   built.noise_in_state = false;
   built.policy = privacy::Policy::kLocalDp;
-  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
-  EXPECT_EQ(error.rfind("privacy.policy: local-dp", 0), 0u) << error;
+  refused = ValidateJobConfig(built);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message().rfind("privacy.policy: local-dp", 0), 0u)
+      << refused.message();
 }
 
 // trusted-aggregator's subsampled charge needs a secret cohort (a known seed
 // would let anyone recompute it) and a release decision that does not depend
 // on the cohort size (m_min = 0) (issue 13, defects 2 and 3).
 TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
-  std::string error;
-  JobConfig built = *ParseJobConfig(Base(), &error);
+  JobConfig built = *ParseJobConfig(Base());
   built.policy = privacy::Policy::kTrustedAggregator;
   built.sampling = SamplingScheme::kPoisson;
   built.q = 0.5;
   built.m_min = 0;
   built.sampling_seed = 7;
-  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
-  EXPECT_EQ(error.rfind("sampling.seed: not allowed under trusted-aggregator",
-                        0),
+  host::Error refused = ValidateJobConfig(built);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message().rfind(
+                "sampling.seed: not allowed under trusted-aggregator", 0),
             0u)
-      << error;
+      << refused.message();
   built.sampling_seed = 0;
   built.m_min = 2;
-  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
-  EXPECT_EQ(error.rfind("sampling.m_min: must be 0 under trusted-aggregator",
-                        0),
+  refused = ValidateJobConfig(built);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message().rfind(
+                "sampling.m_min: must be 0 under trusted-aggregator", 0),
             0u)
-      << error;
+      << refused.message();
   built.m_min = 0;
-  EXPECT_TRUE(ValidateJobConfig(built, &error).ok()) << error;
+  EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
   // Under participation the cohort is not secret to the accounting, and a
   // round needs at least one upload.
   built.policy = privacy::Policy::kParticipation;
   built.sampling_seed = 7;
-  EXPECT_EQ(ValidateJobConfig(built, &error), Status::InvalidArgument());
+  EXPECT_EQ(ValidateJobConfig(built).code(), StatusCode::kInvalidArgument);
   built.m_min = 1;
-  EXPECT_TRUE(ValidateJobConfig(built, &error).ok()) << error;
+  EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
 }
 
 TEST(JobConfigTest, OwnNoisePolicyMayKeepNoiseInState) {
   for (const char* flag : {"true", "false"}) {
-    std::string error;
     std::string toml = Replace(Base(), "policy = \"participation\"",
                                "policy = \"participation-own-noise\"");
     toml = Replace(toml, "clip = 1.0",
                    std::string("clip = 1.0\nnoise_in_state = ") + flag);
-    auto c = ParseJobConfig(toml, &error);
-    ASSERT_TRUE(c.ok()) << error;
+    auto c = ParseJobConfig(toml);
+    ASSERT_TRUE(c.ok()) << c.error().ToString();
     EXPECT_EQ(c->policy, privacy::Policy::kParticipationOwnNoise);
     EXPECT_EQ(c->noise_in_state, std::string(flag) == "true");
   }
@@ -224,21 +222,19 @@ TEST(JobConfigTest, PoissonNeedsRateInUnitInterval) {
   const std::string sampling =
       "[sampling]\nscheme = \"poisson\"\nq = 1.5\nm_min = 1\n"
       "deadline_seconds = 1\n";
-  std::string error;
   auto c = ParseJobConfig(
-      JobToml("j", "prox-admm", DefaultPrivacyTable(), sampling), &error);
+      JobToml("j", "prox-admm", DefaultPrivacyTable(), sampling));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
-  EXPECT_EQ(error.rfind("sampling.q", 0), 0u) << error;
+  EXPECT_EQ(c.error().message().rfind("sampling.q", 0), 0u)
+      << c.error().message();
 }
 
 TEST(JobConfigTest, DpAdmmNeedsRho) {
-  std::string error;
-  auto c = ParseJobConfig(Replace(JobToml("j", "dp-admm", DefaultPrivacyTable(),
-                                          DefaultSamplingTable()),
-                                  "rho = 1.0", ""),
-                          &error);
+  auto c = ParseJobConfig(Replace(
+      JobToml("j", "dp-admm", DefaultPrivacyTable(), DefaultSamplingTable()),
+      "rho = 1.0", ""));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
-  EXPECT_EQ(error, "step.rho: missing");
+  EXPECT_EQ(c.error().message(), "step.rho: missing");
 }
 
 const char kDpAdmmTable[] =
@@ -250,12 +246,11 @@ std::string DpAdmmToml(const std::string& privacy) {
 }
 
 TEST(JobConfigTest, DpAdmmNeedsOwnNoisePolicyAndItsOwnNoiseKeys) {
-  std::string error;
   const std::string own =
       "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
       "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n";
-  auto c = ParseJobConfig(DpAdmmToml(own), &error);
-  ASSERT_TRUE(c.ok()) << error;
+  auto c = ParseJobConfig(DpAdmmToml(own));
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->dp_admm.max_records, 10);
   EXPECT_DOUBLE_EQ(c->dp_admm.step_delta, 1e-5);  // defaults to privacy.delta
   EXPECT_DOUBLE_EQ(c->dp_admm.s3, 0.25);          // logistic
@@ -266,52 +261,49 @@ TEST(JobConfigTest, DpAdmmNeedsOwnNoisePolicyAndItsOwnNoiseKeys) {
     std::string privacy = own;
     privacy.replace(privacy.find("participation-own-noise"),
                     std::strlen("participation-own-noise"), policy);
-    c = ParseJobConfig(DpAdmmToml(privacy), &error);
+    c = ParseJobConfig(DpAdmmToml(privacy));
     EXPECT_EQ(c.status(), Status::InvalidArgument()) << policy;
-    EXPECT_EQ(error.rfind("privacy.policy: ", 0), 0u) << error;
+    EXPECT_EQ(c.error().message().rfind("privacy.policy: ", 0), 0u)
+        << c.error().message();
   }
-  c = ParseJobConfig(Replace(DpAdmmToml(own), "participation-own-noise",
-                             "participation"),
-                     &error);
+  std::string error = ErrorOf(
+      Replace(DpAdmmToml(own), "participation-own-noise", "participation"));
   EXPECT_EQ(error.rfind("privacy.policy: dp-admm devices keep their own", 0),
             0u)
       << error;
-  c = ParseJobConfig(DpAdmmToml(own + "sigma = 1.0\n"), &error);
+  c = ParseJobConfig(DpAdmmToml(own + "sigma = 1.0\n"));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
+  error = c.error().message();
   EXPECT_EQ(error.rfind("privacy.sigma: dp-admm", 0), 0u) << error;
-  c = ParseJobConfig(Replace(DpAdmmToml(own), "step_epsilon = 0.5",
-                             "step_epsilon = 2.0"),
-                     &error);
-  EXPECT_EQ(error, "dp_admm.step_epsilon: must be in (0, 1]");
-  c = ParseJobConfig(Replace(DpAdmmToml(own), "max_records = 10", ""), &error);
-  EXPECT_EQ(error, "dp_admm.max_records: missing");
+  EXPECT_EQ(ErrorOf(Replace(DpAdmmToml(own), "step_epsilon = 0.5",
+                            "step_epsilon = 2.0")),
+            "dp_admm.step_epsilon: must be in (0, 1]");
+  EXPECT_EQ(ErrorOf(Replace(DpAdmmToml(own), "max_records = 10", "")),
+            "dp_admm.max_records: missing");
 }
 
 TEST(JobConfigTest, DpSgdRefusesTrustedAggregatorAndNoiseInState) {
-  std::string error;
   auto c = ParseJobConfig(
-      JobToml("j", "dp-sgd", DefaultPrivacyTable(), DefaultSamplingTable()),
-      &error);
-  ASSERT_TRUE(c.ok()) << error;
+      JobToml("j", "dp-sgd", DefaultPrivacyTable(), DefaultSamplingTable()));
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->local_steps, 1);
-  c = ParseJobConfig(JobToml("j", "dp-sgd",
-                             testing::PrivacyTableWithPolicy("trusted-aggregator", ""),
-                             "[sampling]\nscheme = \"poisson\"\nq = 0.5\n"
-                             "m_min = 1\ndeadline_seconds = 1\n"),
-                     &error);
+  c = ParseJobConfig(JobToml(
+      "j", "dp-sgd", testing::PrivacyTableWithPolicy("trusted-aggregator", ""),
+      "[sampling]\nscheme = \"poisson\"\nq = 0.5\n"
+      "m_min = 1\ndeadline_seconds = 1\n"));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
-  EXPECT_EQ(error.rfind("privacy.policy: trusted-aggregator is implemented "
-                        "for prox-admm only",
-                        0),
+  EXPECT_EQ(c.error().message().rfind(
+                "privacy.policy: trusted-aggregator is implemented "
+                "for prox-admm only",
+                0),
             0u)
-      << error;
-  c = ParseJobConfig(
-      JobToml("j", "dp-sgd",
-              testing::PrivacyTableWithPolicy("participation-own-noise",
-                                     "noise_in_state = true"),
-              DefaultSamplingTable()),
-      &error);
-  EXPECT_EQ(error, "privacy.noise_in_state: only prox-admm has this switch");
+      << c.error().message();
+  EXPECT_EQ(
+      ErrorOf(JobToml("j", "dp-sgd",
+                      testing::PrivacyTableWithPolicy("participation-own-noise",
+                                                      "noise_in_state = true"),
+                      DefaultSamplingTable())),
+      "privacy.noise_in_state: only prox-admm has this switch");
 }
 
 }  // namespace

@@ -36,9 +36,8 @@ TEST(JobStoreTest, CreateEnrollsEnabledDevicesAndWritesZeroModel) {
 
 TEST(JobStoreTest, CreateRefusesDuplicatesAndTooFewDevices) {
   testing::TempDatabase t;
-  std::string error;
-  auto config = ParseJobConfig(Toml("j"), &error);
-  ASSERT_TRUE(config.ok()) << error;
+  auto config = ParseJobConfig(Toml("j"));
+  ASSERT_TRUE(config.ok()) << config.error().ToString();
   EXPECT_EQ(CreateJob(t.db(), *config, Toml("j")).status(),
             Status::FailedPrecondition());  // no devices
   testing::EnrollDevices(t.db(), 3);        // fixed m = 4 > 3

@@ -82,9 +82,8 @@ TEST(ValidatorTest, LoadUsesTheJobsLossAndRegularizer) {
   c.loss = jobs::Loss::kSquared;
   c.regularizer.kind = RegularizerKind::kL1;
   c.regularizer.l1 = 0.1;
-  std::string error;
-  auto v = Validator::Load(c, &error);
-  ASSERT_TRUE(v.ok()) << error;
+  auto v = Validator::Load(c);
+  ASSERT_TRUE(v.ok()) << v.error().ToString();
   const ValidationMetrics m = v->Evaluate({0.5, -0.5});
   EXPECT_NEAR(m.objective, (0.5 * 0.25 * 0.25 + 0.5 * 0.5 * 0.5) / 2 + 0.1,
               1e-15);
@@ -95,15 +94,14 @@ TEST(ValidatorTest, LoadsLibsvmAndNamesErrors) {
   jobs::JobConfig c =
       JobWithValidationFile(t, "val.libsvm", "+1 1:1\n-1 2:2\n");
   const std::string path = c.validation_data;
-  std::string error;
-  auto v = Validator::Load(c, &error);
-  ASSERT_TRUE(v.ok()) << error;
+  auto v = Validator::Load(c);
+  ASSERT_TRUE(v.ok()) << v.error().ToString();
   EXPECT_EQ(v->samples(), 2u);
   std::ofstream(path) << "+1 7:1\n";  // index above the dimension
-  EXPECT_FALSE(Validator::Load(c, &error).ok());
+  const std::string error = Validator::Load(c).error().message();
   EXPECT_NE(error.find("val.libsvm"), std::string::npos) << error;
   c.validation_data.clear();
-  EXPECT_EQ(Validator::Load(c, &error).status(), Status::FailedPrecondition());
+  EXPECT_EQ(Validator::Load(c).status(), Status::FailedPrecondition());
 }
 
 TEST(ValidatorTest, LoadsAdultCsvWithTheJobsNormalization) {
@@ -120,9 +118,8 @@ TEST(ValidatorTest, LoadsAdultCsvWithTheJobsNormalization) {
   c.validation_data = path;
   c.validation_format = DataFormat::kAdultCsv;
   c.validation_normalize = RowNormalization::kUnitNorm;
-  std::string error;
-  auto v = Validator::Load(c, &error);
-  ASSERT_TRUE(v.ok()) << error;
+  auto v = Validator::Load(c);
+  ASSERT_TRUE(v.ok()) << v.error().ToString();
   EXPECT_EQ(v->samples(), 2u);
   // With unit rows, z = a_1 (the first record's encoding) has margin 1 on
   // the first record: its loss is log(1 + e^{-(-1)(1)}) for label -1.
@@ -132,7 +129,7 @@ TEST(ValidatorTest, LoadsAdultCsvWithTheJobsNormalization) {
   EXPECT_DOUBLE_EQ(m.accuracy, 0.0);  // margin 0 on record 2 predicts -1
   // A malformed record is refused with file and line.
   std::ofstream(path) << "39, State-gov, 77516\n";
-  EXPECT_FALSE(Validator::Load(c, &error).ok());
+  const std::string error = Validator::Load(c).error().message();
   EXPECT_NE(error.find("adult.test:1"), std::string::npos) << error;
 }
 

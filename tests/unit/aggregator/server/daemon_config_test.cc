@@ -6,8 +6,7 @@ namespace edgeadmm::daemon {
 namespace {
 
 TEST(DaemonConfigTest, DefaultsAndOverrides) {
-  std::string error;
-  auto empty = ParseDaemonConfig("", &error);
+  auto empty = ParseDaemonConfig("");
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->database, "/var/lib/edgeadmm/aggregator.db");
   EXPECT_EQ(empty->server.port, 5684);
@@ -15,9 +14,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   auto c = ParseDaemonConfig(
       "[store]\ndatabase = \"/tmp/a.db\"\n[server]\naddress = \"127.0.0.1\"\n"
       "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
-      "non_confirmable_notifications = true\n",
-      &error);
-  ASSERT_TRUE(c.ok()) << error;
+      "non_confirmable_notifications = true\n");
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->database, "/tmp/a.db");
   EXPECT_EQ(c->server.address, "127.0.0.1");
   EXPECT_EQ(c->server.port, 6000);
@@ -38,10 +36,9 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server\n", "TOML syntax error at line 1"},
   };
   for (const auto& [text, expected] : kBad) {
-    std::string error;
-    EXPECT_EQ(ParseDaemonConfig(text, &error).status(),
-              Status::InvalidArgument())
-        << text;
+    const auto parsed = ParseDaemonConfig(text);
+    EXPECT_EQ(parsed.status(), Status::InvalidArgument()) << text;
+    const std::string error = parsed.error().message();
     EXPECT_EQ(error.rfind(expected, 0), 0u) << error;
   }
 }

@@ -152,9 +152,8 @@ std::string JobToml(const std::string& name, const std::string& algorithm,
 }
 
 int64_t CreateJobOrDie(store::Database& db, const std::string& toml) {
-  std::string error;
-  auto config = jobs::ParseJobConfig(toml, &error);
-  if (!config.ok()) Die("job config: " + error);
+  auto config = jobs::ParseJobConfig(toml);
+  if (!config.ok()) Die("job config: " + config.error().message());
   auto id = jobs::CreateJob(db, *config, toml);
   if (!id.ok()) Die("create job");
   return *id;

@@ -29,9 +29,8 @@ std::string DataPath(const char* file) {
 
 const DenseDataset& A9a() {
   static const DenseDataset* data = [] {
-    std::string error;
-    auto loaded = ReadLibsvmFile(DataPath("a9a.xz"), kA9aDim, &error);
-    EXPECT_TRUE(loaded.ok()) << error;
+    auto loaded = ReadLibsvmFile(DataPath("a9a.xz"), kA9aDim);
+    EXPECT_TRUE(loaded.ok()) << loaded.error().ToString();
     return new DenseDataset(loaded.ok() ? std::move(loaded).value()
                                         : DenseDataset());
   }();

@@ -151,9 +151,8 @@ Vec RunAlgorithm3(const DenseDataset& data, const Regularizer& r,
 class FederatedAdmmTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string error;
-    auto loaded = ReadLibsvmFile(DataPath("a9a.xz"), kDim, &error);
-    ASSERT_TRUE(loaded.ok()) << error;
+    auto loaded = ReadLibsvmFile(DataPath("a9a.xz"), kDim);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
     data_ = std::move(loaded.value());
     data_.samples = kDevices * kPerDevice;
     data_.features.resize(data_.samples * kDim);

@@ -22,11 +22,9 @@ class NoHeapTest : public ::testing::Test {
   void SetUp() override {
     EDGEADMM_REQUIRE_NO_HEAP_CHECK();
     const char* dir = std::getenv("EDGEADMM_DATA");
-    std::string error;
     auto loaded = ReadLibsvmFile(
-        std::string(dir != nullptr ? dir : "../shared/data") + "/a9a.xz", kDim,
-        &error);
-    ASSERT_TRUE(loaded.ok()) << error;
+        std::string(dir != nullptr ? dir : "../shared/data") + "/a9a.xz", kDim);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().ToString();
     data_ = std::move(loaded.value());
     view_ = data_.Shard(0, kRecords).value();
     z_.assign(kDim, 0.01);

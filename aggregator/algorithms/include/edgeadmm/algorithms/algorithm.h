@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "edgeadmm/algorithm.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/result.h"
 
@@ -51,12 +52,11 @@ class Algorithm {
   virtual bool uses_dp_admm_table() const { return false; }
 
   // After parsing, before validation: checks that need the raw keys and
-  // fills values derived from other keys. INVALID_ARGUMENT with `*error` set.
-  virtual Status Resolve(jobs::JobConfig& config, std::string* error) const;
+  // fills values derived from other keys. INVALID_ARGUMENT naming the key.
+  virtual host::Error Resolve(jobs::JobConfig& config) const;
   // The algorithm's own ranges and the policies it is charged soundly under
-  // (docs/privacy.md). INVALID_ARGUMENT with `*error` set on the first one.
-  virtual Status Validate(const jobs::JobConfig& config,
-                          std::string* error) const = 0;
+  // (docs/privacy.md). INVALID_ARGUMENT naming the first one refused.
+  virtual host::Error Validate(const jobs::JobConfig& config) const = 0;
 
   // Sets the task's algorithm, params oneof and the step parameters for
   // `iteration` (committed rounds so far) of a job with `n` devices.

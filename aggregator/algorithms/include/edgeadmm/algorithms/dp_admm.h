@@ -20,9 +20,8 @@ class DpAdmm final : public Algorithm {
     return {/*lambda=*/false, /*gamma=*/false, /*rho=*/true};
   }
   bool uses_dp_admm_table() const override { return true; }
-  Status Resolve(jobs::JobConfig& config, std::string* error) const override;
-  Status Validate(const jobs::JobConfig& config,
-                  std::string* error) const override;
+  host::Error Resolve(jobs::JobConfig& config) const override;
+  host::Error Validate(const jobs::JobConfig& config) const override;
   void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
                 edgeadmm_wire_RoundTask& task) const override;
   edgeadmm_wire_UpdateKind update_kind() const override {

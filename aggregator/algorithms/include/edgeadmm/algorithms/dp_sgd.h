@@ -14,8 +14,7 @@ class DpSgd final : public Algorithm {
   RequiredStepKeys required_step_keys() const override {
     return {/*lambda=*/false, /*gamma=*/true, /*rho=*/false};
   }
-  Status Validate(const jobs::JobConfig& config,
-                  std::string* error) const override;
+  host::Error Validate(const jobs::JobConfig& config) const override;
   void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
                 edgeadmm_wire_RoundTask& task) const override;
   edgeadmm_wire_UpdateKind update_kind() const override {

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "edgeadmm/result.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/server/coap_server.h"
 
 namespace edgeadmm::daemon {
@@ -24,9 +24,8 @@ struct DaemonConfig {
   server::ServerOptions server;
 };
 
-// Parses the daemon config. INVALID_ARGUMENT with `*error` naming the key
-// (or the TOML syntax error's line) on failure.
-Result<DaemonConfig> ParseDaemonConfig(std::string_view toml_text,
-                                       std::string* error);
+// Parses the daemon config. INVALID_ARGUMENT naming the key (or the TOML
+// syntax error's line) on failure.
+host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text);
 
 }  // namespace edgeadmm::daemon

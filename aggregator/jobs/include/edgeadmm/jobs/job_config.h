@@ -49,9 +49,9 @@
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/dataio/dataset_source.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/regularizer.h"
-#include "edgeadmm/result.h"
 
 namespace edgeadmm::jobs {
 
@@ -123,14 +123,13 @@ struct JobConfig {
   bool noise_planned() const { return target_epsilon > 0; }
 };
 
-// Parses and validates a job. On failure returns INVALID_ARGUMENT and sets
-// `*error` to one line naming the key and the problem.
-Result<JobConfig> ParseJobConfig(std::string_view toml_text,
-                                 std::string* error);
+// Parses and validates a job. On failure INVALID_ARGUMENT with one line
+// naming the key and the problem.
+host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text);
 
 // Validates a config built in code (the checks ParseJobConfig applies).
-// INVALID_ARGUMENT with `*error` set on the first problem.
-Status ValidateJobConfig(const JobConfig& config, std::string* error);
+// INVALID_ARGUMENT naming the first problem.
+host::Error ValidateJobConfig(const JobConfig& config);
 
 // Names used in TOML and logs ("l1", ...); an algorithm's name is its
 // unit's (algorithms::NameOf).

@@ -3,16 +3,14 @@
 
 #include <toml++/toml.h>
 
-#include <string>
 #include <string_view>
 
-#include "edgeadmm/status.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::jobs {
 
-// Parses `text` into `out`. On a syntax error returns INVALID_ARGUMENT and
-// sets `*error` to "TOML syntax error at line N: <description>".
-Status ParseTomlDocument(std::string_view text, toml::table& out,
-                         std::string* error);
+// Parses `text`. On a syntax error INVALID_ARGUMENT with the message
+// "TOML syntax error at line N: <description>".
+host::ErrorOr<toml::table> ParseTomlDocument(std::string_view text);
 
 }  // namespace edgeadmm::jobs

@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/epsilon_report.h"
-#include "edgeadmm/privacy/error.h"
 #include "edgeadmm/privacy/mechanism.h"
 #include "edgeadmm/privacy/rdp_orders.h"
 
@@ -35,7 +35,7 @@ struct Calibration {
 
 // The epsilon of `schedule` at noise multiplier z. INVALID_ARGUMENT on bad
 // input (rate, z, delta, rounds = 0).
-ErrorOr<EpsilonReport> ScheduleEpsilon(
+host::ErrorOr<EpsilonReport> ScheduleEpsilon(
     const Schedule& schedule, double noise_multiplier, const Target& target,
     const OrderGrid& grid = OrderGrid::Default());
 
@@ -43,7 +43,7 @@ ErrorOr<EpsilonReport> ScheduleEpsilon(
 // epsilon(schedule, z) <= target.epsilon. INVALID_ARGUMENT on bad input;
 // OUT_OF_RANGE when even z = 1e6 does not reach the target, or z = 0.05
 // already does (outside the supported range).
-ErrorOr<Calibration> CalibrateNoiseMultiplier(
+host::ErrorOr<Calibration> CalibrateNoiseMultiplier(
     const Schedule& schedule, const Target& target,
     const OrderGrid& grid = OrderGrid::Default());
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <tuple>
 
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/epsilon_report.h"
-#include "edgeadmm/privacy/error.h"
 #include "edgeadmm/privacy/mechanism.h"
 #include "edgeadmm/privacy/rdp_curve.h"
 
@@ -25,7 +25,7 @@ class CurveCache {
 
   // The curve of `mechanism` on this cache's grid, computed on first use.
   // INVALID_ARGUMENT on an invalid mechanism.
-  ErrorOr<const RdpCurve*> Get(const Mechanism& mechanism);
+  host::ErrorOr<const RdpCurve*> Get(const Mechanism& mechanism);
 
   const OrderGrid& grid() const { return grid_; }
   size_t size() const { return curves_.size(); }
@@ -42,21 +42,23 @@ class Accountant {
   // Composes `times` applications of `mechanism` (curve from `cache` when
   // given; the cache must use this accountant's grid). INVALID_ARGUMENT on an
   // invalid mechanism or a cache on another grid.
-  Error Compose(const Mechanism& mechanism, uint64_t times = 1,
-                CurveCache* cache = nullptr);
+  host::Error Compose(const Mechanism& mechanism, uint64_t times = 1,
+                      CurveCache* cache = nullptr);
 
   // Composes a precomputed per-application curve of `mechanism`.
   // INVALID_ARGUMENT when the grids differ.
-  Error ComposeCurve(const RdpCurve& curve, const Mechanism& mechanism,
-                     uint64_t times = 1);
+  host::Error ComposeCurve(const RdpCurve& curve, const Mechanism& mechanism,
+                           uint64_t times = 1);
 
   // Epsilon for `delta`, labelled with mechanisms and neighbouring relations
   // composed so far ("none" before the first composition).
   // INVALID_ARGUMENT when delta is not in (0, 1).
-  ErrorOr<EpsilonReport> Epsilon(double delta, Conversion conversion) const;
+  host::ErrorOr<EpsilonReport> Epsilon(double delta,
+                                       Conversion conversion) const;
 
   // Delta for `epsilon`. INVALID_ARGUMENT for a negative or infinite epsilon.
-  ErrorOr<ConvertedDelta> Delta(double epsilon, Conversion conversion) const;
+  host::ErrorOr<ConvertedDelta> Delta(double epsilon,
+                                      Conversion conversion) const;
 
   const RdpCurve& curve() const { return curve_; }
   uint64_t compositions() const { return compositions_; }
@@ -71,9 +73,10 @@ class Accountant {
   uint8_t neighbouring_bits() const { return neighbouring_bits_; }
   // Rebuilds an accountant from persisted state. INVALID_ARGUMENT when the
   // bit sets name unknown values.
-  static ErrorOr<Accountant> Restore(RdpCurve curve, uint64_t compositions,
-                                     uint8_t mechanism_bits,
-                                     uint8_t neighbouring_bits);
+  static host::ErrorOr<Accountant> Restore(RdpCurve curve,
+                                           uint64_t compositions,
+                                           uint8_t mechanism_bits,
+                                           uint8_t neighbouring_bits);
 
  private:
   RdpCurve curve_;

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/rdp_curve.h"
 
 namespace edgeadmm::privacy {
@@ -26,7 +26,7 @@ enum class Conversion : uint8_t { kClassic = 0, kImproved = 1 };
 // "classic" or "improved".
 const char* ConversionName(Conversion conversion);
 // Inverse of ConversionName. INVALID_ARGUMENT for another name.
-ErrorOr<Conversion> ParseConversion(const std::string& name);
+host::ErrorOr<Conversion> ParseConversion(const std::string& name);
 
 // The citation of a conversion, for reports.
 const char* ConversionReference(Conversion conversion);
@@ -43,12 +43,14 @@ struct ConvertedDelta {
 
 // Smallest epsilon over the grid for this delta. INVALID_ARGUMENT when delta
 // is not in (0, 1). An all-infinite curve gives epsilon = +inf.
-ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve, double delta,
-                                         Conversion conversion);
+host::ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve,
+                                               double delta,
+                                               Conversion conversion);
 
 // Smallest delta (capped at 1) over the grid for this epsilon.
 // INVALID_ARGUMENT when epsilon is negative or not finite.
-ErrorOr<ConvertedDelta> DeltaFromRdp(const RdpCurve& curve, double epsilon,
-                                     Conversion conversion);
+host::ErrorOr<ConvertedDelta> DeltaFromRdp(const RdpCurve& curve,
+                                           double epsilon,
+                                           Conversion conversion);
 
 }  // namespace edgeadmm::privacy

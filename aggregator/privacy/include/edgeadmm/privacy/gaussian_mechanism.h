@@ -6,13 +6,13 @@
 // neighbouring relation whose sensitivity is Delta.
 #pragma once
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy {
 
 // RDP of the Gaussian mechanism at order alpha for noise multiplier z.
 // INVALID_ARGUMENT when alpha is not a finite order > 1 or z is not finite and
 // > 0.
-ErrorOr<double> GaussianRdp(double alpha, double noise_multiplier);
+host::ErrorOr<double> GaussianRdp(double alpha, double noise_multiplier);
 
 }  // namespace edgeadmm::privacy

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/rdp_curve.h"
 #include "edgeadmm/privacy/rdp_orders.h"
 
@@ -41,21 +41,21 @@ const char* MechanismName(MechanismKind kind);
 const char* NeighbouringName(Neighbouring neighbouring);
 // Inverse of MechanismName (also accepts "poisson", "none", "fixed").
 // INVALID_ARGUMENT for an unknown name.
-ErrorOr<MechanismKind> ParseMechanismKind(const std::string& name);
+host::ErrorOr<MechanismKind> ParseMechanismKind(const std::string& name);
 
 // OK when the descriptor is usable: sensitivity and noise finite and > 0,
 // rate in (0, 1] (exactly 1 for the plain Gaussian), add/remove for Poisson
 // sampling and replace-one for sampling without replacement (the relations
 // the bounds are proven for). INVALID_ARGUMENT otherwise.
-Error ValidateMechanism(const Mechanism& mechanism);
+host::Error ValidateMechanism(const Mechanism& mechanism);
 
 // RDP of one application of `mechanism` at order alpha. INVALID_ARGUMENT on
 // an invalid mechanism or order.
-ErrorOr<double> RdpAt(const Mechanism& mechanism, double alpha);
+host::ErrorOr<double> RdpAt(const Mechanism& mechanism, double alpha);
 
 // RDP of one application of `mechanism` on every order of `grid`.
 // INVALID_ARGUMENT on an invalid mechanism.
-ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& mechanism,
-                                  const OrderGrid& grid);
+host::ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& mechanism,
+                                        const OrderGrid& grid);
 
 }  // namespace edgeadmm::privacy

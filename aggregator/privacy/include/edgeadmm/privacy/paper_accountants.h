@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy {
 
@@ -21,17 +21,16 @@ struct MomentsAccountantResult {
 //   eps-bar = min_{tau in Z+} [alpha(tau) + ln(1/delta)] / tau.
 // Gives 0.5009 (tau 28) for eps = 0.05, delta = 1e-3, T = 100.
 // INVALID_ARGUMENT when eps is not finite and > 0, delta not in (0, 1), T = 0.
-ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(double step_epsilon,
-                                                           double delta,
-                                                           uint64_t iterations);
+host::ErrorOr<MomentsAccountantResult> Paper004MomentsAccountant(
+    double step_epsilon, double delta, uint64_t iterations);
 
 // Papers 000/003 (Hu et al.), Cor. 1, advanced composition (Dwork-Roth):
 // T iterations of (eps, delta)-DP are (eps', T delta + delta')-DP with
 //   eps' = sqrt(2 T ln(1/delta')) eps + T eps (e^eps - 1).
 // INVALID_ARGUMENT for eps not finite and > 0, delta' not in (0, 1), T = 0.
-ErrorOr<double> Paper000AdvancedComposition(double step_epsilon,
-                                            uint64_t iterations,
-                                            double delta_prime);
+host::ErrorOr<double> Paper000AdvancedComposition(double step_epsilon,
+                                                  uint64_t iterations,
+                                                  double delta_prime);
 
 struct AdvancedCompositionPlan {
   double step_epsilon = 0.0;  // per-iteration eps (solves eps' = total)
@@ -44,9 +43,8 @@ struct AdvancedCompositionPlan {
 // delta = delta_total / (2T), eps by bisection so that eps' = eps_total.
 // INVALID_ARGUMENT on bad input; OUT_OF_RANGE when the required per-step
 // eps exceeds 1 (the paper's Gaussian calibration needs eps <= 1).
-ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(double total_epsilon,
-                                                         double total_delta,
-                                                         uint64_t iterations);
+host::ErrorOr<AdvancedCompositionPlan> Paper000PlanStepEpsilon(
+    double total_epsilon, double total_delta, uint64_t iterations);
 
 // Paper 001 (Zhang, Khalili, Liu), Thm. 4.1: pure-DP linear sum for one node,
 //   beta = sum_t C (1.4 c1 + alpha(t)) / (eta(t) V B).
@@ -58,14 +56,15 @@ struct Paper001Node {
 };
 // Sum over explicit schedules eta(t), alpha(t) (same length, all > 0).
 // INVALID_ARGUMENT on empty/mismatched schedules or non-positive values.
-ErrorOr<double> Paper001PureDpSum(const Paper001Node& node,
-                                  const std::vector<double>& eta,
-                                  const std::vector<double>& alpha);
+host::ErrorOr<double> Paper001PureDpSum(const Paper001Node& node,
+                                        const std::vector<double>& eta,
+                                        const std::vector<double>& alpha);
 // Closed form for eta(t) = eta1 q1^(t-1), alpha(t) = alpha1 q2^(t-1).
 // INVALID_ARGUMENT on non-positive parameters or T = 0.
-ErrorOr<double> Paper001PureDpGeometric(const Paper001Node& node, double eta1,
-                                        double q1, double alpha1, double q2,
-                                        uint64_t iterations);
+host::ErrorOr<double> Paper001PureDpGeometric(const Paper001Node& node,
+                                              double eta1, double q1,
+                                              double alpha1, double q2,
+                                              uint64_t iterations);
 
 struct NetworkRdpResult {
   double rdp = 0.0;  // 8 alpha K L^2 gamma^2 ln(n) / (sigma^2 n)
@@ -79,9 +78,10 @@ struct NetworkRdpResult {
 // sigma >= 2 sqrt(2) L gamma sqrt(alpha (alpha - 1)), off by sqrt(2) from the
 // printed one; both are reported. INVALID_ARGUMENT for alpha <= 1, n < 2 or
 // non-positive L, gamma, sigma.
-ErrorOr<NetworkRdpResult> Paper002NetworkRdp(double alpha,
-                                             uint64_t contributions,
-                                             double lipschitz, double gamma,
-                                             double sigma, uint64_t users);
+host::ErrorOr<NetworkRdpResult> Paper002NetworkRdp(double alpha,
+                                                   uint64_t contributions,
+                                                   double lipschitz,
+                                                   double gamma, double sigma,
+                                                   uint64_t users);
 
 }  // namespace edgeadmm::privacy

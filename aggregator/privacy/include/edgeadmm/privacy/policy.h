@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <string>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy {
 
@@ -42,13 +42,15 @@ enum class Policy : uint8_t {
 // "participation-own-noise".
 const char* PolicyName(Policy policy);
 // Inverse of PolicyName. INVALID_ARGUMENT for another name.
-ErrorOr<Policy> ParsePolicy(const std::string& name);
+host::ErrorOr<Policy> ParsePolicy(const std::string& name);
 
 // The noise sigma that gives the charged mechanism noise multiplier z:
 // participation 2 C z / sqrt(m), trusted-aggregator and
 // participation-own-noise 2 C z, local-dp 4 C z (lambda cancels).
 // INVALID_ARGUMENT for z or C not finite and > 0, or m = 0 under participation.
-ErrorOr<double> SigmaForNoiseMultiplier(Policy policy, double noise_multiplier,
-                                        double clip, uint64_t accepted_uploads);
+host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
+                                              double noise_multiplier,
+                                              double clip,
+                                              uint64_t accepted_uploads);
 
 }  // namespace edgeadmm::privacy

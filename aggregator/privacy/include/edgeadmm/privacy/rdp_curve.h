@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/rdp_orders.h"
 
 namespace edgeadmm::privacy {
@@ -21,8 +21,8 @@ class RdpCurve {
   // A curve from explicit values. INVALID_ARGUMENT when the sizes differ or a
   // value is negative or NaN (+infinity is allowed: no guarantee at that
   // order).
-  static ErrorOr<RdpCurve> FromValues(OrderGrid grid,
-                                      std::vector<double> values);
+  static host::ErrorOr<RdpCurve> FromValues(OrderGrid grid,
+                                            std::vector<double> values);
 
   const OrderGrid& grid() const { return grid_; }
   const std::vector<double>& values() const { return values_; }
@@ -31,7 +31,7 @@ class RdpCurve {
 
   // Composes `times` copies of `other` into this curve (adds times * other).
   // INVALID_ARGUMENT when the grids differ.
-  Error Compose(const RdpCurve& other, uint64_t times = 1);
+  host::Error Compose(const RdpCurve& other, uint64_t times = 1);
 
  private:
   OrderGrid grid_;

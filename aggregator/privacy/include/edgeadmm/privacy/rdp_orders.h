@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy {
 
@@ -22,7 +22,7 @@ class OrderGrid {
 
   // A grid from explicit orders. INVALID_ARGUMENT unless the list is non-empty,
   // every order is finite and > 1, and the orders are strictly increasing.
-  static ErrorOr<OrderGrid> Create(std::vector<double> orders);
+  static host::ErrorOr<OrderGrid> Create(std::vector<double> orders);
 
   size_t size() const { return orders_->size(); }
   double operator[](size_t i) const { return (*orders_)[i]; }

@@ -19,7 +19,7 @@
 // hurts under replace-one).
 #pragma once
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy {
 
@@ -27,8 +27,8 @@ namespace edgeadmm::privacy {
 // z on a cohort drawn without replacement at ratio gamma = m/n (replace-one).
 // INVALID_ARGUMENT when gamma is not in (0, 1], z is not finite and > 0 or
 // alpha is not a finite order > 1.
-ErrorOr<double> WithoutReplacementGaussianRdp(double gamma,
-                                              double noise_multiplier,
-                                              double alpha);
+host::ErrorOr<double> WithoutReplacementGaussianRdp(double gamma,
+                                                    double noise_multiplier,
+                                                    double alpha);
 
 }  // namespace edgeadmm::privacy

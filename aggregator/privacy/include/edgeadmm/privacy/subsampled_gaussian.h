@@ -22,7 +22,7 @@
 
 #include <vector>
 
-#include "edgeadmm/privacy/error.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::privacy {
 
@@ -30,25 +30,24 @@ namespace edgeadmm::privacy {
 // multiplier z. Integer orders use the binomial form, fractional orders the
 // quadrature. INVALID_ARGUMENT when q is not in (0, 1], z is not finite and
 // > 0, or alpha is not a finite order > 1.
-ErrorOr<double> PoissonSubsampledGaussianRdp(double q, double noise_multiplier,
-                                             double alpha);
+host::ErrorOr<double> PoissonSubsampledGaussianRdp(double q,
+                                                   double noise_multiplier,
+                                                   double alpha);
 
 // The RDP at every order of `orders` at once (one quadrature grid and one
 // table of binomial terms shared by all orders; same values as the per-order
 // function). INVALID_ARGUMENT on bad q, z or an order <= 1.
-ErrorOr<std::vector<double>> PoissonSubsampledGaussianRdpCurve(
+host::ErrorOr<std::vector<double>> PoissonSubsampledGaussianRdpCurve(
     double q, double noise_multiplier, const std::vector<double>& orders);
 
 // The binomial closed form for integer alpha >= 2 (exact). INVALID_ARGUMENT
 // on bad q / z, OUT_OF_RANGE when alpha is not an integer.
-ErrorOr<double> PoissonSubsampledGaussianRdpBinomial(double q,
-                                                     double noise_multiplier,
-                                                     double alpha);
+host::ErrorOr<double> PoissonSubsampledGaussianRdpBinomial(
+    double q, double noise_multiplier, double alpha);
 
 // The log-space quadrature, valid for every order (integer or not).
 // INVALID_ARGUMENT on bad q, z or alpha.
-ErrorOr<double> PoissonSubsampledGaussianRdpQuadrature(double q,
-                                                       double noise_multiplier,
-                                                       double alpha);
+host::ErrorOr<double> PoissonSubsampledGaussianRdpQuadrature(
+    double q, double noise_multiplier, double alpha);
 
 }  // namespace edgeadmm::privacy

@@ -4,13 +4,12 @@
 // accuracy.
 #pragma once
 
-#include <string>
 #include <vector>
 
 #include "edgeadmm/dataio/dense_dataset.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/regularizer.h"
-#include "edgeadmm/result.h"
 
 namespace edgeadmm::rounds {
 
@@ -28,10 +27,9 @@ class Validator {
   // Loads `config.validation_data` (plain or .xz) in the job's
   // validation.format (LIBSVM with dimension p, or Adult CSV) and
   // validation.normalize, through dataio's LoadDataset, the loader the
-  // devices use. Errors as LoadDataset, with `*error` naming file and line;
+  // devices use. Errors as LoadDataset, naming file and line;
   // FAILED_PRECONDITION if the job has no validation data.
-  static Result<Validator> Load(const jobs::JobConfig& config,
-                                std::string* error);
+  static host::ErrorOr<Validator> Load(const jobs::JobConfig& config);
   // A validator over an in-memory data set (tests); `regularizer` is the
   // job's r (objective = mean loss + r(z)).
   Validator(jobs::Loss loss, DenseDataset data,

@@ -14,8 +14,8 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
-#include "edgeadmm/result.h"
 
 namespace edgeadmm::fleet {
 
@@ -88,10 +88,10 @@ struct DaemonFleetReport : FleetCounters {
 // local_address this host cannot bind) or more
 // devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
 // files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.
-// A progress line goes to `progress` (may be null) every `progress_seconds`.
-Result<DaemonFleetReport> RunDaemonFleet(const DaemonFleetConfig& config,
-                                         volatile std::sig_atomic_t* stop,
-                                         std::FILE* progress,
-                                         std::string* error);
+// The message says what failed. A progress line goes to `progress` (may be
+// null) every `progress_seconds`.
+host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
+    const DaemonFleetConfig& config, volatile std::sig_atomic_t* stop,
+    std::FILE* progress);
 
 }  // namespace edgeadmm::fleet

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "edgeadmm/dataio/dataset_source.h"
-#include "edgeadmm/result.h"
+#include "edgeadmm/host/error.h"
 
 namespace edgeadmm::fleet {
 
@@ -102,9 +102,10 @@ struct FleetReport {
 
 // Runs the fleet. INVALID_ARGUMENT for a bad config (or more devices than
 // records), NOT_FOUND / DATA_LOSS / UNAVAILABLE for the data file or state
-// dirs. One progress line per round goes to `progress` (may be null).
-Result<FleetReport> RunFleet(const FleetConfig& config, std::FILE* progress,
-                             std::string* error);
+// dirs; the message says which. One progress line per round goes to
+// `progress` (may be null).
+host::ErrorOr<FleetReport> RunFleet(const FleetConfig& config,
+                                    std::FILE* progress);
 
 // Resident set size of this process in bytes (0 if unknown).
 size_t ResidentBytes();
