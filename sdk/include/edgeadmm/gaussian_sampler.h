@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "edgeadmm/drbg.h"
+#include "edgeadmm/random_byte_source.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
@@ -42,7 +43,8 @@ class GaussianSampler {
   static constexpr size_t kBufferBytes = 256;
 
   // `drbg` must be initialised before the first draw and outlive the sampler.
-  explicit GaussianSampler(Drbg& drbg);
+  // In the SDK the source is always a Drbg; tests may pass a scripted one.
+  explicit GaussianSampler(RandomByteSource& drbg);
   ~GaussianSampler();
   GaussianSampler(const GaussianSampler&) = delete;
   GaussianSampler& operator=(const GaussianSampler&) = delete;
@@ -62,7 +64,7 @@ class GaussianSampler {
  private:
   Result<uint64_t> NextWord();
 
-  Drbg& drbg_;
+  RandomByteSource& drbg_;
   uint8_t buffer_[kBufferBytes];
   size_t buffer_used_ = kBufferBytes;
   Real spare_ = 0;

@@ -12,7 +12,7 @@ constexpr Real kTwoToMinus53 = 1.0 / 9007199254740992.0;  // 2^-53
 
 }  // namespace
 
-GaussianSampler::GaussianSampler(Drbg& drbg) : drbg_(drbg) {}
+GaussianSampler::GaussianSampler(RandomByteSource& drbg) : drbg_(drbg) {}
 
 GaussianSampler::~GaussianSampler() {
   mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
