@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "scripted_bytes.h"
@@ -66,7 +67,8 @@ TEST(GaussianSamplerTest, MomentsOf100kDrawsAreWithinFiveSigma) {
     beyond3 += std::fabs(z) > 3;
   }
   // Tail frequencies: P(|Z| > t) = erfc(t/√2), binomial standard error.
-  for (const auto& [t, count] : {std::pair<Real, int>{2, beyond2}, {3, beyond3}}) {
+  for (const auto& [t, count] :
+       {std::pair<Real, int>{2, beyond2}, {3, beyond3}}) {
     const Real p = std::erfc(t / std::sqrt(2.0));
     EXPECT_NEAR(Real(count) / kN, p, 5 * std::sqrt(p * (1 - p) / kN)) << t;
   }
@@ -306,7 +308,7 @@ TEST(GaussianSamplerTest, SmallestUniformGivesTheLargestRadius) {
 // uniform's law is the ideal one conditioned on U ≥ 2^-1022.
 TEST(GaussianSamplerTest, ZeroBitsUpToTheFloorRestartTheDraw) {
   static uint64_t words[15 + 2];
-  words[15] = 0x2u;                  // e would be 1022: restart
+  words[15] = 0x2u;                 // e would be 1022: restart
   words[16] = 0xc000000000000000u;  // 3/4
   ScriptedBytes bytes(words);
   GaussianSampler s(bytes);
