@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "edgeadmm/assert.h"
+#include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/privacy/mechanism.h"
 #include "edgeadmm/privacy/rdp_curve.h"
 
@@ -36,7 +37,12 @@ double PrivacyRoundAccountant::Epsilon(const std::vector<double>& rdp,
       privacy::RdpCurve::FromValues(grid_, rdp);
   if (!curve.ok()) return kInf;
   auto eps = privacy::EpsilonFromRdp(*curve, delta, conversion_);
-  return eps.ok() ? eps->epsilon : kInf;
+  if (!eps.ok()) return kInf;
+  // Above the cap the sampler's bounded tails are no longer negligible
+  // (docs/privacy.md, "Sampler tails"): not protected.
+  return eps->epsilon <= DevicePrivacyLedger::kMaxReportableEpsilon
+             ? eps->epsilon
+             : kInf;
 }
 
 void ComposeRdp(std::vector<double>& a, const std::vector<double>& b) {

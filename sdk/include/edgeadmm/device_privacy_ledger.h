@@ -10,6 +10,9 @@
 // per order on a fixed grid, and converts to (ε, δ)-DP with the classic
 // bound (Mironov 2017, Prop. 3):
 //     ε(δ) = min_α  RDP(α) + ln(1/δ)/(α − 1).
+// An ε above kMaxReportableEpsilon is reported as +inf (not protected): the
+// sampler's floor adds e^ε·p to δ, p < 2^-958 (docs/privacy.md, "Sampler
+// tails"), which is negligible only while ε is bounded.
 // Fixed-size arrays only; no heap.
 #pragma once
 
@@ -29,6 +32,10 @@ class DevicePrivacyLedger {
   static constexpr size_t kOrderCount = 4 + 63 + 2;
   static const Real kOrders[kOrderCount];
 
+  // Largest ε reported as such; above it Epsilon is +inf and WouldExceed is
+  // true. At ε ≤ 600 the sampler floor adds at most 1.55e-28 to δ.
+  static constexpr Real kMaxReportableEpsilon = 600;
+
   // Adds one Gaussian mechanism with L2 sensitivity `sensitivity` and noise
   // standard deviation `noise_std`. INVALID_ARGUMENT if either is ≤ 0, NaN
   // or infinite, or if the accumulated RDP would overflow; OUT_OF_RANGE if
@@ -36,13 +43,15 @@ class DevicePrivacyLedger {
   // error.
   Status Charge(Real sensitivity, Real noise_std);
 
-  // ε spent at `delta` (classic RDP conversion, minimised over the grid).
-  // INVALID_ARGUMENT unless 0 < delta < 1. 0 if never charged.
+  // ε spent at `delta` (classic RDP conversion, minimised over the grid);
+  // +inf if above kMaxReportableEpsilon. INVALID_ARGUMENT unless
+  // 0 < delta < 1. 0 if never charged.
   Result<Real> Epsilon(Real delta) const;
 
   // Whether one more Charge(sensitivity, noise_std) would make Epsilon(delta)
-  // strictly greater than `epsilon_budget` (checked before a round: a round
-  // is allowed iff this returns false). INVALID_ARGUMENT for arguments
+  // strictly greater than `epsilon_budget` or than kMaxReportableEpsilon
+  // (even with an infinite budget; checked before a round: a round is
+  // allowed iff this returns false). INVALID_ARGUMENT for arguments
   // Charge or Epsilon would refuse, or a negative or NaN budget.
   Result<bool> WouldExceed(Real sensitivity, Real noise_std,
                            Real epsilon_budget, Real delta) const;

@@ -9,19 +9,21 @@
 // into several requests and each counts towards the interval.
 //
 // No heap: the Mbed TLS context is a member. The context is zeroized on
-// destruction. Not thread-safe: use one Drbg per thread.
+// destruction. Not thread-safe: use one Drbg per thread. It is the
+// RandomByteSource of every GaussianSampler in the SDK.
 #pragma once
 
 #include <cstdint>
 
 #include "edgeadmm/entropy_source.h"
+#include "edgeadmm/random_byte_source.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "mbedtls/ctr_drbg.h"
 
 namespace edgeadmm {
 
-class Drbg {
+class Drbg final : public RandomByteSource {
  public:
   Drbg();
   ~Drbg();
@@ -38,7 +40,7 @@ class Drbg {
   // interval is reached. Returns FAILED_PRECONDITION before a successful
   // Init, UNAVAILABLE if a due reseed fails (no bytes are produced then; the
   // next call retries the reseed).
-  Status Generate(ByteSpan out);
+  Status Generate(ByteSpan out) override;
 
   // Reseeds now from the entropy source, mixing in `additional` (may be
   // empty). Returns FAILED_PRECONDITION before Init, UNAVAILABLE if the

@@ -6,6 +6,17 @@
 // on the unit sphere (a normalised N(0, I_d) draw), independent of r. The
 // Gamma draw uses Marsaglia and Tsang, "A simple method for generating gamma
 // variables" (ACM TOMS 2000), with the U^(1/a) boost for shapes below 1.
+//
+// Tails (see gaussian_sampler.h): every uniform is ≥ 2^-1022 and every
+// normal has |x| ≤ GaussianSampler::kMaxRadius ≈ 37.64, so for shape ≥ 1 a
+// draw never exceeds d(1 + c·37.64)³ (d = shape − 1/3, c = 1/sqrt(9d)), and
+// a candidate whose acceptance ratio is below 2^-1022 is never accepted.
+// The real draw equals the ideal one unless one of the N uniforms it
+// consumes falls below 2^-1022 (the sampler skips those), so the two laws
+// differ by at most E[N]·2^-1022 in total variation. Before
+// issue 13 (defect 4) the same cut was at |x| ≤ 8.57 and ratios below 2^-53.
+// Shape < 1 only: U^(1/a) underflows to 0 when U < 2^(-1075·a) (possible
+// for a < 0.951); SampleNormGammaNoise never uses it (shape d ≥ 1).
 #pragma once
 
 #include "edgeadmm/gaussian_sampler.h"

@@ -1,6 +1,8 @@
 #include "edgeadmm/gaussian_sampler.h"
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "mbedtls/platform_util.h"
 
@@ -8,11 +10,16 @@ namespace edgeadmm {
 namespace {
 
 constexpr Real kTwoPi = 6.283185307179586476925286766559;
-constexpr Real kTwoToMinus53 = 1.0 / 9007199254740992.0;  // 2^-53
+
+static_assert(std::numeric_limits<Real>::is_iec559 && sizeof(Real) == 8,
+              "Uniform01 builds IEEE-754 binary64 bit patterns");
+
+// Leading zero bits of a non-zero word.
+int LeadingZeros(uint64_t word) { return __builtin_clzll(word); }
 
 }  // namespace
 
-GaussianSampler::GaussianSampler(Drbg& drbg) : drbg_(drbg) {}
+GaussianSampler::GaussianSampler(RandomByteSource& drbg) : drbg_(drbg) {}
 
 GaussianSampler::~GaussianSampler() {
   mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
@@ -35,12 +42,32 @@ Result<uint64_t> GaussianSampler::NextWord() {
 }
 
 Result<Real> GaussianSampler::Uniform01() {
-  uint64_t k = 0;
-  while (k == 0) {
-    EDGEADMM_TRY_ASSIGN(const uint64_t word, NextWord());
-    k = word >> 11;  // top 53 bits
+  // U = 2^-(e+1)·(1 + m·2^-52): e = leading zero bits of the word stream
+  // (geometric), m = the 52 bits after the first one bit (see the header).
+  while (true) {
+    uint32_t e = 0;
+    uint64_t word = 0;
+    while (word == 0 && e <= kMaxLeadingZeros) {
+      EDGEADMM_TRY_ASSIGN(word, NextWord());
+      if (word == 0) e += 64;
+    }
+    if (word == 0) continue;  // ≥ 1022 zero bits: restart (floor)
+    const int zeros = LeadingZeros(word);
+    e += static_cast<uint32_t>(zeros);
+    if (e > kMaxLeadingZeros) continue;  // restart (floor)
+    uint64_t mantissa;
+    if (zeros <= 11) {  // 63 − zeros ≥ 52 bits follow the one bit
+      mantissa = (word << (zeros + 1)) >> 12;
+    } else {
+      EDGEADMM_TRY_ASSIGN(const uint64_t fresh, NextWord());
+      mantissa = fresh >> 12;
+    }
+    // Biased exponent of 2^-(e+1) is 1022 − e ∈ [1, 1022]: a normal double.
+    const uint64_t bits = (static_cast<uint64_t>(1022 - e) << 52) | mantissa;
+    Real u;
+    std::memcpy(&u, &bits, sizeof(u));
+    return u;
   }
-  return static_cast<Real>(k) * kTwoToMinus53;
 }
 
 Result<Real> GaussianSampler::Standard() {

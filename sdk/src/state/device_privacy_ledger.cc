@@ -1,12 +1,18 @@
 #include "edgeadmm/device_privacy_ledger.h"
 
 #include <cmath>
+#include <limits>
 
 namespace edgeadmm {
 namespace {
 
 bool IsPositiveFinite(Real x) { return x > 0 && std::isfinite(x); }
 bool IsValidDelta(Real delta) { return delta > 0 && delta < 1; }
+
+// Above the cap the sampler's floor is no longer negligible (header).
+bool IsReportable(Real epsilon) {
+  return epsilon <= DevicePrivacyLedger::kMaxReportableEpsilon;
+}
 
 }  // namespace
 
@@ -53,7 +59,9 @@ Real DevicePrivacyLedger::EpsilonWithExtra(Real extra_per_order,
 Result<Real> DevicePrivacyLedger::Epsilon(Real delta) const {
   if (!IsValidDelta(delta)) return Status::InvalidArgument();
   if (participations_ == 0) return Real{0};
-  return EpsilonWithExtra(0, delta);
+  const Real epsilon = EpsilonWithExtra(0, delta);
+  return IsReportable(epsilon) ? epsilon
+                               : std::numeric_limits<Real>::infinity();
 }
 
 Result<bool> DevicePrivacyLedger::WouldExceed(Real sensitivity, Real noise_std,
@@ -67,7 +75,8 @@ Result<bool> DevicePrivacyLedger::WouldExceed(Real sensitivity, Real noise_std,
   const Real per_order = ratio * ratio / 2;
   // Same arithmetic as Charge followed by Epsilon, so the answer flips
   // exactly at the ε that charge would produce.
-  return EpsilonWithExtra(per_order, delta) > epsilon_budget;
+  const Real epsilon = EpsilonWithExtra(per_order, delta);
+  return !IsReportable(epsilon) || epsilon > epsilon_budget;
 }
 
 Status DevicePrivacyLedger::Restore(uint32_t participations,

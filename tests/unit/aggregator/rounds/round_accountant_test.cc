@@ -46,6 +46,18 @@ TEST(PrivacyRoundAccountantTest, ZeroNoiseIsInfiniteAndZeroRateIsFree) {
               std::log(1e5) / (acc.orders().back() - 1), 1e-12);
 }
 
+// Above the sampler-tails cap (600) ε is reported as +inf, as the device's
+// own ledger does (docs/privacy.md, "Sampler tails").
+TEST(PrivacyRoundAccountantTest, EpsilonAboveTheCapIsUnbounded) {
+  PrivacyRoundAccountant acc;
+  // One Gaussian round with ν = 0.02 costs ε ≈ α/(2ν²) ≥ 1375 at α = 1.1.
+  EXPECT_TRUE(std::isinf(acc.Epsilon(acc.RoundRdp({0.02, 1.0}), 1e-5)));
+  // ν = 0.05: about 200 + conversion, below the cap.
+  const double below = acc.Epsilon(acc.RoundRdp({0.05, 1.0}), 1e-5);
+  EXPECT_TRUE(std::isfinite(below));
+  EXPECT_LE(below, 600.0);
+}
+
 TEST(PrivacyRoundAccountantTest, ConversionIsNearTheContinuousOptimum) {
   // K-fold Gaussian: RDP Kα/(2ν²); the continuous minimiser of
   // Kα/(2ν²) + log(1/δ)/(α−1) gives ε* = K/(2ν²) + sqrt(2K·log(1/δ))/ν.

@@ -3,6 +3,7 @@
 #include "edgeadmm/device_privacy_ledger.h"
 
 #include <cmath>
+#include <limits>
 
 #include "gtest/gtest.h"
 
@@ -135,6 +136,42 @@ TEST(DevicePrivacyLedgerTest, WouldExceedFlipsExactlyAtTheBudget) {
       empty.WouldExceed(sensitivity, noise_std, Epsilon(first, delta), delta);
   ASSERT_TRUE(at.ok());
   EXPECT_FALSE(*at);
+}
+
+// Above kMaxReportableEpsilon (600) the ε is +inf and WouldExceed is true
+// even for an infinite budget (docs/privacy.md, "Sampler tails").
+TEST(DevicePrivacyLedgerTest, EpsilonAboveTheCapIsInfinite) {
+  const Real delta = 1e-5;
+  const Real inf = std::numeric_limits<Real>::infinity();
+  EXPECT_EQ(DevicePrivacyLedger::kMaxReportableEpsilon, 600.0);
+  auto after_one = [&](Real ratio) {
+    DevicePrivacyLedger ledger;
+    EXPECT_TRUE(ledger.Charge(ratio, 1.0).ok());
+    return Epsilon(ledger, delta);
+  };
+  // Bisect the Δ/s of one charge for the boundary (ε grows with Δ/s).
+  Real lo = 1, hi = 100;
+  ASSERT_TRUE(std::isfinite(after_one(lo)));
+  ASSERT_EQ(after_one(hi), inf);
+  for (int i = 0; i < 80; ++i) {
+    const Real mid = (lo + hi) / 2;
+    (std::isfinite(after_one(mid)) ? lo : hi) = mid;
+  }
+  EXPECT_LE(after_one(lo), 600.0);
+  EXPECT_NEAR(after_one(lo), 600.0, 1e-9);
+  EXPECT_EQ(after_one(hi), inf);
+  EXPECT_GT(ClosedForm(1, hi, 1.0, delta), 600.0 - 1e-9);  // not an error
+  const DevicePrivacyLedger empty;
+  for (const Real budget : {Real{1000}, inf}) {
+    EXPECT_FALSE(empty.WouldExceed(lo, 1.0, budget, delta).value());
+    EXPECT_TRUE(empty.WouldExceed(hi, 1.0, budget, delta).value());
+  }
+  // A ledger above the cap (Charge does not check it): +inf, and every
+  // further round is refused.
+  DevicePrivacyLedger big;
+  ASSERT_TRUE(big.Charge(hi, 1.0).ok());
+  EXPECT_EQ(Epsilon(big, delta), inf);
+  EXPECT_TRUE(big.WouldExceed(1e-6, 1.0, inf, delta).value());
 }
 
 TEST(DevicePrivacyLedgerTest, RestoreRoundTrips) {

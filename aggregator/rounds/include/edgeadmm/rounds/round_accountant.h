@@ -47,7 +47,8 @@ class PrivacyRoundAccountant final : public RoundAccountant {
   // ν = 0: +inf at every order (no noise, no guarantee); q = 0: zero.
   std::vector<double> RoundRdp(const RoundMechanism& m) const override;
   // The library's conversion (classic: Mironov 2017, Prop. 3), +inf if the
-  // curve is unusable.
+  // curve is unusable or ε exceeds DevicePrivacyLedger::kMaxReportableEpsilon
+  // (the sampler-tails cap, docs/privacy.md).
   double Epsilon(const std::vector<double>& rdp, double delta) const override;
 
  private:
