@@ -69,7 +69,8 @@ void AddConnectCommand(CLI::App& app) {
   cmd->add_option("--state-dir", c.state_dir,
                   "per-device state directories (default: RAM)");
   cmd->add_option("--epsilon-budget", c.epsilon_budget,
-                  "local epsilon budget of every device");
+                  "local epsilon budget of every device (default inf: no limit, "
+                  "the epsilon spent is still reported)");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
   static std::string part;
   cmd->add_option("--part", part,

@@ -85,7 +85,8 @@ void AddSimulatorCommands(CLI::App& app) {
   run_cmd->add_option("--clip", run.clip, "clipping norm C");
   run_cmd->add_option("--sigma", run.sigma, "noise multiplier sigma");
   run_cmd->add_option("--epsilon-budget", run.epsilon_budget,
-                      "local epsilon budget of every device");
+                      "local epsilon budget of every device (default inf: "
+                      "no limit, the epsilon spent is still reported)");
   run_cmd->callback([] {
     ResolveDataOptions(data, "edgeadmm-fleet run", &run.format,
                        &run.normalization);

@@ -32,8 +32,9 @@ class DevicePrivacyLedger {
   static constexpr size_t kOrderCount = 4 + 63 + 2;
   static const Real kOrders[kOrderCount];
 
-  // Largest ε reported as such; above it Epsilon is +inf and WouldExceed is
-  // true. At ε ≤ 600 the sampler floor adds at most 1.55e-28 to δ.
+  // Largest ε reported as such; above it Epsilon is +inf, which exceeds
+  // every finite budget. At ε ≤ 600 the sampler floor adds at most 1.55e-28
+  // to δ.
   static constexpr Real kMaxReportableEpsilon = 600;
 
   // Adds one Gaussian mechanism with L2 sensitivity `sensitivity` and noise
@@ -49,9 +50,10 @@ class DevicePrivacyLedger {
   Result<Real> Epsilon(Real delta) const;
 
   // Whether one more Charge(sensitivity, noise_std) would make Epsilon(delta)
-  // strictly greater than `epsilon_budget` or than kMaxReportableEpsilon
-  // (even with an infinite budget; checked before a round: a round is
-  // allowed iff this returns false). INVALID_ARGUMENT for arguments
+  // (+inf above kMaxReportableEpsilon) strictly greater than
+  // `epsilon_budget`: any finite budget stops at 600; a budget of +inf (no
+  // limit asked for) never does. Checked before a round: a round is allowed
+  // iff this returns false. INVALID_ARGUMENT for arguments
   // Charge or Epsilon would refuse, or a negative or NaN budget.
   Result<bool> WouldExceed(Real sensitivity, Real noise_std,
                            Real epsilon_budget, Real delta) const;

@@ -44,7 +44,8 @@ struct TrainerConfig {
   uint64_t job_id = 0;
   EntropySource* entropy = nullptr;  // seeds the DRBG (required)
   ConstByteSpan personalization;     // e.g. the device id; mixed into the DRBG
-  Real epsilon_budget = 1.0;         // local ε the device never exceeds
+  Real epsilon_budget = 1.0;  // local ε: rounds beyond it are refused (> 0;
+                              // +inf: no limit, ε reported as spent)
   Real delta = 1e-5;                 // δ of the local budget, in (0, 1)
   // Allow steps the Gaussian ledger cannot account: σ = 0 or no clipping
   // (non-private baselines), and paper 001's pure-DP penalty perturbation,

@@ -1,6 +1,7 @@
 #include "edgeadmm/device_client.h"
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "edgeadmm/crc32.h"
@@ -498,8 +499,12 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   update.has_ledger = true;
   update.ledger.participations = trainer.state().ledger.participations();
   const Result<Real> epsilon = trainer.LocalEpsilon();
-  update.ledger.epsilon =
-      epsilon.ok() && std::isfinite(*epsilon) ? *epsilon : 0.0;
+  // +inf (above the ledger's cap) goes out as the largest finite value the
+  // wire carries: never as 0, which would read as "nothing spent".
+  update.ledger.epsilon = !epsilon.ok() ? 0.0
+                          : std::isfinite(*epsilon)
+                              ? *epsilon
+                              : std::numeric_limits<double>::max();
   update.ledger.delta = config_.delta;
   const StatusWithSize encoded =
       wire::EncodeUpdate(update, upload, update_bytes);

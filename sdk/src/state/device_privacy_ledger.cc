@@ -75,8 +75,12 @@ Result<bool> DevicePrivacyLedger::WouldExceed(Real sensitivity, Real noise_std,
   const Real per_order = ratio * ratio / 2;
   // Same arithmetic as Charge followed by Epsilon, so the answer flips
   // exactly at the ε that charge would produce.
+  // Above the cap ε counts as +inf: it exceeds every finite budget, and
+  // only a budget of +inf (no guarantee asked for) accepts the round.
   const Real epsilon = EpsilonWithExtra(per_order, delta);
-  return !IsReportable(epsilon) || epsilon > epsilon_budget;
+  const Real capped =
+      IsReportable(epsilon) ? epsilon : std::numeric_limits<Real>::infinity();
+  return capped > epsilon_budget;
 }
 
 Status DevicePrivacyLedger::Restore(uint32_t participations,

@@ -29,7 +29,9 @@ Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
 
 Status LocalTrainer::BeginInit(Workspace& ws, const DatasetView& data,
                                const TrainerConfig& config) {
-  if (config.entropy == nullptr || !IsPositive(config.epsilon_budget) ||
+  // The budget may be +inf: no local guarantee asked for (the ledger still
+  // reports the ε spent, +inf above its cap).
+  if (config.entropy == nullptr || !(config.epsilon_budget > 0) ||
       !IsPositive(config.delta) || config.delta >= 1 ||
       !IsAlgorithmKind(static_cast<uint8_t>(config.algorithm))) {
     return Status::InvalidArgument();

@@ -74,8 +74,8 @@ policy = "participation"
 clip = 0.5
 sigma = 0.5
 delta = 1e-5
-central_budget = 1e9
-device_budget = 1e9
+central_budget = inf
+device_budget = inf
 [sampling]
 scheme = "fixed"
 m = 12
@@ -202,7 +202,7 @@ def main(argv):
     stack.create_job(JOB, job_toml(a.rounds, dim))
     stack.start_daemon()
     stack.start_fleet(["--data", data, "--dim", str(dim), "--epsilon-budget",
-                       "1e9", "--delta", "1e-5", "--task-refresh-ms",
+                       "inf", "--delta", "1e-5", "--task-refresh-ms",
                        str(a.task_refresh_ms), "--state-dir",
                        os.path.join(a.work_dir, "state", "devices")])
     deadline = time.monotonic() + a.timeout

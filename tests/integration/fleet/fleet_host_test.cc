@@ -1,3 +1,4 @@
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,7 +138,7 @@ TEST(FleetTest, TheModelLearnsWithLittleNoise) {
   c.sigma = 0.01;
   c.clip = 100;
   c.gamma = 2;
-  c.epsilon_budget = 1e300;
+  c.epsilon_budget = std::numeric_limits<double>::infinity();
   c.deterministic_entropy = true;
   auto report = RunFleet(c, nullptr);
   ASSERT_TRUE(report.ok()) << report.error().ToString();

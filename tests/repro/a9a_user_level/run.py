@@ -139,7 +139,7 @@ def run_job(a, label, algorithm, policy, epsilon, test, train_path):
         stack.start_daemon(
             server_options={"non_confirmable_notifications": "true"})
         fleet = ["--data", train_path, "--dim", str(DIM),
-                 "--epsilon-budget", "1e9", "--delta", str(a.delta)]
+                 "--epsilon-budget", "inf", "--delta", str(a.delta)]
         if epsilon is None or policy == "trusted-aggregator":
             # sigma = 0, or the devices trust the aggregator to add the
             # noise (they add none and keep no local guarantee).

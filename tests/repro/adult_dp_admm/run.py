@@ -219,7 +219,7 @@ def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
                                         a.rho))
         stack.start_daemon()
         fleet = ["--data", split["train"][0], "--format", "adult-csv",
-                 "--normalize", "unit", "--epsilon-budget", "1e9", "--delta",
+                 "--normalize", "unit", "--epsilon-budget", "inf", "--delta",
                  repr(delta)]
         stack.start_fleet(fleet + ([] if noise else
                                    ["--allow-unaccounted-steps"]))

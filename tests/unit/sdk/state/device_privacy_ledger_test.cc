@@ -161,17 +161,20 @@ TEST(DevicePrivacyLedgerTest, EpsilonAboveTheCapIsInfinite) {
   EXPECT_NEAR(after_one(lo), 600.0, 1e-9);
   EXPECT_EQ(after_one(hi), inf);
   EXPECT_GT(ClosedForm(1, hi, 1.0, delta), 600.0 - 1e-9);  // not an error
+  // Above the cap ε is +inf: it exceeds every finite budget (even one far
+  // above 600); only a budget of +inf (no limit asked for) accepts it.
   const DevicePrivacyLedger empty;
-  for (const Real budget : {Real{1000}, inf}) {
-    EXPECT_FALSE(empty.WouldExceed(lo, 1.0, budget, delta).value());
-    EXPECT_TRUE(empty.WouldExceed(hi, 1.0, budget, delta).value());
-  }
+  EXPECT_FALSE(empty.WouldExceed(lo, 1.0, Real{1000}, delta).value());
+  EXPECT_TRUE(empty.WouldExceed(hi, 1.0, Real{1000}, delta).value());
+  EXPECT_TRUE(empty.WouldExceed(hi, 1.0, Real{1e300}, delta).value());
+  EXPECT_FALSE(empty.WouldExceed(hi, 1.0, inf, delta).value());
   // A ledger above the cap (Charge does not check it): +inf, and every
-  // further round is refused.
+  // further round is refused under any finite budget.
   DevicePrivacyLedger big;
   ASSERT_TRUE(big.Charge(hi, 1.0).ok());
   EXPECT_EQ(Epsilon(big, delta), inf);
-  EXPECT_TRUE(big.WouldExceed(1e-6, 1.0, inf, delta).value());
+  EXPECT_TRUE(big.WouldExceed(1e-6, 1.0, Real{1e300}, delta).value());
+  EXPECT_FALSE(big.WouldExceed(1e-6, 1.0, inf, delta).value());
 }
 
 TEST(DevicePrivacyLedgerTest, RestoreRoundTrips) {

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <string>
 
@@ -41,7 +42,7 @@ struct DaemonFleetConfig {
   RowNormalization normalization = RowNormalization::kNone;
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
-  double epsilon_budget = 1e6;  // local budget of every device
+  double epsilon_budget = std::numeric_limits<double>::infinity();  // local budget of every device
   // Lets devices run steps without noise (sigma = 0: reference runs only;
   // no local privacy guarantee). See TrainerConfig.
   bool allow_unaccounted_steps = false;

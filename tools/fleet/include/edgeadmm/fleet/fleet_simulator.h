@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,7 @@ struct FleetConfig {
   double gamma = 1.0;
   double clip = 1.0;
   double sigma = 1.0;
-  double epsilon_budget = 1e6;
+  double epsilon_budget = std::numeric_limits<double>::infinity();
   double delta = 1e-5;
   // Virtual time: a round closes when every online device's upload was
   // accepted or after round_deadline_ms.
