@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "edgeadmm/algorithms/registry.h"
 
@@ -41,9 +40,8 @@ bool LedgerBook::trusted_aggregator() const {
   return config_->policy == privacy::Policy::kTrustedAggregator;
 }
 
-Status LedgerBook::Load(RoundStore& store) {
-  std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < devices_->size(); ++i) index[(*devices_)[i]] = i;
+Status LedgerBook::Load(
+    RoundStore& store, const std::unordered_map<std::string, size_t>& index) {
   std::vector<bool> charged(devices_->size(), false);
   EDGEADMM_TRY(store.ForEachLatestLedger(
       [&](const std::string& scope, std::vector<double> rdp) -> Status {

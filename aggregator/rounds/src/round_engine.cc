@@ -33,7 +33,7 @@ Status RoundEngine::Load(int64_t job_id) {
   model_ = std::move(stored.model);
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
   ledgers_.emplace(*accountant_, job_.config, devices_);
-  return ledgers_->Load(store_);
+  return ledgers_->Load(store_, device_index_);
 }
 
 Status RoundEngine::SetState(jobs::JobState state) {

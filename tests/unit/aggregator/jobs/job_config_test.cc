@@ -173,6 +173,13 @@ TEST(JobConfigTest, ParticipationRefusesNoiseInState) {
 // trusted-aggregator's subsampled charge needs a secret cohort (a known seed
 // would let anyone recompute it) and a release decision that does not depend
 // on the cohort size (m_min = 0) (issue 13, defects 2 and 3).
+// ValidateJobConfig refuses `c` with a message that starts with `prefix`.
+void ExpectRefused(const JobConfig& c, const std::string& prefix) {
+  const host::Error refused = ValidateJobConfig(c);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << prefix;
+  EXPECT_EQ(refused.message().rfind(prefix, 0), 0u) << refused.message();
+}
+
 TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
   JobConfig built = *ParseJobConfig(Base());
   built.policy = privacy::Policy::kTrustedAggregator;
@@ -180,27 +187,17 @@ TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
   built.q = 0.5;
   built.m_min = 0;
   built.sampling_seed = 7;
-  host::Error refused = ValidateJobConfig(built);
-  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(refused.message().rfind(
-                "sampling.seed: not allowed under trusted-aggregator", 0),
-            0u)
-      << refused.message();
+  ExpectRefused(built, "sampling.seed: not allowed under trusted-aggregator");
   built.sampling_seed = 0;
   built.m_min = 2;
-  refused = ValidateJobConfig(built);
-  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(refused.message().rfind(
-                "sampling.m_min: must be 0 under trusted-aggregator", 0),
-            0u)
-      << refused.message();
+  ExpectRefused(built, "sampling.m_min: must be 0 under trusted-aggregator");
   built.m_min = 0;
   EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
   // Under participation the cohort is not secret to the accounting, and a
   // round needs at least one upload.
   built.policy = privacy::Policy::kParticipation;
   built.sampling_seed = 7;
-  EXPECT_EQ(ValidateJobConfig(built).code(), StatusCode::kInvalidArgument);
+  ExpectRefused(built, "sampling.m_min: must be >= 1");
   built.m_min = 1;
   EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
 }

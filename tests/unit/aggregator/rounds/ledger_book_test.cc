@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "edgeadmm/device_privacy_ledger.h"
@@ -144,6 +145,8 @@ TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {
   const jobs::JobConfig config =
       ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
   RoundStore store(t.db(), job);
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < devices.size(); ++i) index[devices[i]] = i;
   auto insert = [&](const std::string& scope, size_t length) {
     auto stmt = t.db().Prepare(
         "INSERT INTO ledger(job_id, scope, round_id, epsilon, rdp) VALUES "
@@ -155,19 +158,19 @@ TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {
   };
   {
     LedgerBook book(accountant, config, devices);
-    ASSERT_TRUE(book.Load(store).ok());
+    ASSERT_TRUE(book.Load(store, index).ok());
     EXPECT_EQ(book.central_epsilon(), 0.0);
   }
   insert("local:" + devices[0], accountant.order_count());
   {
     LedgerBook book(accountant, config, devices);
-    ASSERT_TRUE(book.Load(store).ok());
+    ASSERT_TRUE(book.Load(store, index).ok());
     EXPECT_GT(book.LocalEpsilon(0), 0.0);
   }
   insert("central:intruder", accountant.order_count());
   {
     LedgerBook book(accountant, config, devices);
-    EXPECT_EQ(book.Load(store).code(), StatusCode::kDataLoss);
+    EXPECT_EQ(book.Load(store, index).code(), StatusCode::kDataLoss);
   }
 }
 

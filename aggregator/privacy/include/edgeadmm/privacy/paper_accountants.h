@@ -1,6 +1,6 @@
 // The papers' own accountants, reproduced for comparison. These are the
 // PAPERS' BOUNDS under the papers' assumptions and neighbouring relations,
-// not what the deployed system reports (digests: ../shared/papers/).
+// not what the deployed system reports (docs/privacy.md, section 3).
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "edgeadmm/jobs/job_config.h"
@@ -59,9 +60,11 @@ class LedgerBook {
   LedgerBook(const RoundAccountant& accountant, const jobs::JobConfig& config,
              const std::vector<std::string>& devices);
 
-  // Restores the newest curve of every scope from the store. DATA_LOSS for
-  // a curve of the wrong length or a scope naming a device not in the job.
-  Status Load(RoundStore& store);
+  // Restores the newest curve of every scope from the store; `index` maps
+  // each device id to its position in `devices`. DATA_LOSS for a curve of
+  // the wrong length or a scope naming a device not in the job.
+  Status Load(RoundStore& store,
+              const std::unordered_map<std::string, size_t>& index);
 
   // The round's mechanism as the central ledgers see it with m accepted
   // uploads, and as each participant's local ledger sees it.
