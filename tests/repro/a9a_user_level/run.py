@@ -52,11 +52,11 @@ PRESETS = {
                  epsilons=[0.5, 1, 2, 4, 8], deadline=480.0,
                  algorithms=["nonprivate", "prox-admm", "dp-sgd", "trusted"],
                  fleet_processes=8, start_rate=200.0, max_starting=8,
-                 task_refresh_ms=600000),
+                 task_refresh_ms=600000, repeats=1),
     "ci": dict(devices=2000, rounds=6, q=1.0, epsilons=[2, 8],
                deadline=30.0, algorithms=["prox-admm", "dp-sgd"],
                fleet_processes=2, start_rate=400.0, max_starting=0,
-               task_refresh_ms=5000),
+               task_refresh_ms=5000, repeats=3),
 }
 # prox-admm: lambda, gamma (prox step), clip; dp-sgd: eta, local steps, clip.
 ADMM = dict(lam=1.0, gamma=10.0, clip=1.0)
@@ -114,7 +114,7 @@ def peak_rss_mb(proc):
     return None
 
 
-def run_job(a, label, algorithm, policy, epsilon, test, train_path):
+def run_job(a, label, algorithm, policy, epsilon, repeat, test, train_path):
     """One job on a fresh stack; returns (summary, rows)."""
     name = f"a9a-{label}"
     state = os.path.join(a.out, "runs", label)
@@ -185,10 +185,12 @@ def run_job(a, label, algorithm, policy, epsilon, test, train_path):
     summary = {
         "run": label, "algorithm": algorithm, "policy": policy,
         "target_epsilon": epsilon if epsilon is not None else "none",
+        "repeat": repeat,
         "epsilon_spent": eps if eps is not None and eps < 1e300 else "inf",
         "delta": a.delta, "sigma": sigma, "devices": a.devices,
         "rounds_committed": len(rows), "final_state": final_state,
         "final_accuracy": last.get("accuracy"),
+        "final_loss": last.get("loss"),
         "best_accuracy": max((r["accuracy"] for r in rows), default=None),
         "mean_uploads": (float(np.mean([r["participants"] for r in rows]))
                          if rows else None),
@@ -224,14 +226,18 @@ def centralized_reference(x, y, tx, ty):
     return es.accuracy(tx, ty, w)
 
 
+def mean_of(runs, key):
+    """Mean of `key` over runs (None if a run has no value)."""
+    values = [r[key] for r in runs]
+    return None if not values or None in values else float(np.mean(values))
+
+
 def check(results, a):
     """The CI assertions: every private run committed all its rounds within
-    its budget, beat the majority class by a margin, and private ADMM was not
-    worse than DP-FedAvg at equal epsilon. Returns the failures."""
+    its budget, beat the majority class by a margin, and private ADMM's final
+    test loss, averaged over the repeats, was not above DP-FedAvg's at equal
+    epsilon. Returns the failures."""
     failures = []
-    by = {(r["algorithm"] + ("/" + r["policy"] if r["policy"] ==
-                             "trusted-aggregator" else ""),
-           r["target_epsilon"]): r for r in results}
     for r in results:
         if r["error"] or not r["clean_shutdown"] or r["database_problems"]:
             failures.append(f"{r['run']}: error '{r['error']}', clean "
@@ -250,16 +256,24 @@ def check(results, a):
                 r["epsilon_spent"] > r["target_epsilon"] * (1 + 1e-9)):
             failures.append(f"{r['run']}: spent {r['epsilon_spent']} > "
                             f"{r['target_epsilon']}")
-    # One final accuracy of a short run with fresh OS noise moves by points
-    # between rounds: the ordering is asserted with a tolerance
-    # (--order-tolerance, 0 for the documented full run).
+    # The order is asserted on the mean over independent repeats (fresh
+    # noise each) of the final test log-loss: a smooth function of the model,
+    # where accuracy jumps with records near the decision boundary. Measured
+    # on the CI preset (20 runs, docs/results.md): the single-run loss gap
+    # is about 3 standard deviations from 0 at eps 2, the mean of 3 about 5.
     for eps in a.epsilons:
-        admm, sgd = by.get(("prox-admm", eps)), by.get(("dp-sgd", eps))
-        if admm and sgd and (admm["final_accuracy"] or 0) < (
-                sgd["final_accuracy"] or 0) - a.order_tolerance:
-            failures.append(f"eps {eps}: private ADMM "
-                            f"{admm['final_accuracy']:.4f} < DP-FedAvg "
-                            f"{sgd['final_accuracy']:.4f}")
+        admm = [r for r in results if r["target_epsilon"] == eps and
+                r["algorithm"] == "prox-admm" and
+                r["policy"] == "participation"]
+        sgd = [r for r in results if r["target_epsilon"] == eps and
+               r["algorithm"] == "dp-sgd"]
+        admm_loss, sgd_loss = mean_of(admm, "final_loss"), mean_of(
+            sgd, "final_loss")
+        if admm and sgd and (admm_loss is None or sgd_loss is None or
+                             admm_loss > sgd_loss):
+            failures.append(
+                f"eps {eps}: private ADMM mean final test loss {admm_loss} "
+                f"> DP-FedAvg {sgd_loss} ({len(admm)} and {len(sgd)} runs)")
     return failures
 
 
@@ -272,9 +286,13 @@ def plots(results, rows, a):
                                 "participation"),
                                ("private ADMM (trusted-aggregator)",
                                 "prox-admm", "trusted-aggregator")):
-        pts = sorted((r["target_epsilon"], 100 * (r["final_accuracy"] or 0))
-                     for r in private
-                     if r["algorithm"] == alg and r["policy"] == policy)
+        mine = [r for r in private
+                if r["algorithm"] == alg and r["policy"] == policy]
+        pts = sorted(
+            (eps, 100 * (mean_of([r for r in mine
+                                  if r["target_epsilon"] == eps],
+                                 "final_accuracy") or 0))
+            for eps in {r["target_epsilon"] for r in mine})
         if pts:
             series.append((label, [p[0] for p in pts], [p[1] for p in pts]))
     import matplotlib
@@ -357,9 +375,9 @@ def parse_args(argv):
                    help="m_min = fraction * q * devices")
     p.add_argument("--margin", type=float, default=0.02,
                    help="--ci: accuracy must exceed the majority by this")
-    p.add_argument("--order-tolerance", type=float, default=0.01,
-                   help="--ci: private ADMM may trail DP-FedAvg by this "
-                   "(one noisy final accuracy each)")
+    p.add_argument("--repeats", type=int,
+                   help="independent runs of each private job (the order "
+                   "check compares their mean final test loss)")
     p.add_argument("--timeout", type=float, default=3600.0,
                    help="per job (s)")
     a = p.parse_args(argv)
@@ -391,6 +409,9 @@ def main(argv):
     if not (os.path.exists(train_xz) and os.path.exists(test_xz)):
         print(f"run.py: a9a.xz / a9a.t.xz not in {data} (set "
               "$EDGEADMM_DATA)", file=sys.stderr)
+        return 2
+    if a.repeats < 1:
+        print("run.py: --repeats must be at least 1", file=sys.stderr)
         return 2
     if a.devices > TRAIN_RECORDS:
         print("run.py: at most 32,561 devices (one record each)",
@@ -426,24 +447,27 @@ def main(argv):
     plan = []
     if "nonprivate" in a.algorithms:
         plan.append(("nonprivate-prox-admm", "prox-admm", "participation",
-                     None))
+                     None, 1))
     for eps in a.epsilons:
-        for alg in a.algorithms:
-            if alg == "prox-admm":
-                plan.append((f"prox-admm-eps{eps}", "prox-admm",
-                             "participation", eps))
-            elif alg == "dp-sgd":
-                plan.append((f"dp-sgd-eps{eps}", "dp-sgd", "participation",
-                             eps))
-            elif alg == "trusted" and eps in a.trusted_epsilons:
-                plan.append((f"trusted-eps{eps}", "prox-admm",
-                             "trusted-aggregator", eps))
+        for repeat in range(1, a.repeats + 1):
+            suffix = f"-r{repeat}" if a.repeats > 1 else ""
+            for alg in a.algorithms:
+                if alg == "prox-admm":
+                    plan.append((f"prox-admm-eps{eps}{suffix}", "prox-admm",
+                                 "participation", eps, repeat))
+                elif alg == "dp-sgd":
+                    plan.append((f"dp-sgd-eps{eps}{suffix}", "dp-sgd",
+                                 "participation", eps, repeat))
+                elif alg == "trusted" and eps in a.trusted_epsilons:
+                    plan.append((f"trusted-eps{eps}{suffix}", "prox-admm",
+                                 "trusted-aggregator", eps, repeat))
     results, all_rows = [], []
-    for i, (label, alg, policy, eps) in enumerate(plan):
+    for i, (label, alg, policy, eps, repeat) in enumerate(plan):
         print(f"[{i + 1}/{len(plan)}] {label} ({alg}, {policy}, target eps "
               f"{eps if eps is not None else 'none (sigma = 0)'}) "
               f"{time.time() - started:.0f} s", flush=True)
-        summary, rows = run_job(a, label, alg, policy, eps, test, train_path)
+        summary, rows = run_job(a, label, alg, policy, eps, repeat, test,
+                                train_path)
         results.append(summary)
         all_rows += rows
         write_outputs(a, results, all_rows, started)
