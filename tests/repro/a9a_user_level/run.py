@@ -53,7 +53,7 @@ PRESETS = {
                  algorithms=["nonprivate", "prox-admm", "dp-sgd", "trusted"],
                  fleet_processes=8, start_rate=200.0, max_starting=8,
                  task_refresh_ms=600000, repeats=1),
-    "ci": dict(devices=2000, rounds=6, q=1.0, epsilons=[2, 8],
+    "ci": dict(devices=2000, rounds=6, q=1.0, epsilons=[2],
                deadline=30.0, algorithms=["prox-admm", "dp-sgd"],
                fleet_processes=2, start_rate=400.0, max_starting=0,
                task_refresh_ms=5000, repeats=3),
