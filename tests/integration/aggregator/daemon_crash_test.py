@@ -16,8 +16,10 @@ daemon's task is fetched). After every kill, on the dead daemon's database:
 - the stored server state equals (1/n)·Σ of all stored uploads (paper 002,
   pitfall P3): no upload counted twice or lost.
 
-At the end the job completes, the daemon and fleet stop cleanly on SIGTERM
-and SQLite's integrity and foreign-key checks pass.
+After the last kill the fleet must commit `--rounds-after` more rounds (the
+job trains on after the crashes); then `edgeadmm job stop` ends the job, the
+daemon and fleet stop cleanly on SIGTERM, the invariants hold once more and
+SQLite's integrity and foreign-key checks pass.
 
 A device notices a restarted daemon after `task_refresh_ms` without a
 notification (it then registers again on a new DTLS session), or after the
@@ -27,8 +29,11 @@ restarts take about a minute. With every device back within seconds a
 round commits as soon as its cohort uploaded (tens of milliseconds on
 loopback), so between two kills (a commit, then up to 0.3 s) 1 to ~20
 rounds pass (one run with 400 rounds and up to 0.6 s ended after 19
-kills): the job has 800 rounds so that it outlasts the kills; the rest
-commit in seconds.
+kills): the job has 800 rounds so that it outlasts the kills. The test
+does not wait for all of them: on a loaded machine 800 rounds did not fit
+the time budget (26 rounds committed through 20 kills, then 774 more in
+154 s), and a fixed amount of work against a wall clock is a flake. It
+waits for a fixed number of rounds after the last restart instead.
 """
 
 import argparse
@@ -183,6 +188,8 @@ def main(argv):
     p.add_argument("--kills", type=int, default=20)
     p.add_argument("--devices", type=int, default=24)
     p.add_argument("--rounds", type=int, default=800)
+    p.add_argument("--rounds-after", type=int, default=5,
+                   help="rounds that must commit after the last restart")
     p.add_argument("--task-refresh-ms", type=int, default=2000)
     p.add_argument("--seed", type=int, default=None,
                    help="kill schedule seed (default: random, printed)")
@@ -239,17 +246,28 @@ def main(argv):
             previous = snap
         check(kills >= a.kills,
               f"only {kills} kills before the job ended or the timeout")
-        state = stack.follow(JOB, lambda row: None,
-                             max(1.0, deadline - time.monotonic()))
-        check(state == "completed", f"job ended {state}, not completed")
+        # Training goes on after the last restart.
+        target = count_rounds(stack.db_path, "committed") + a.rounds_after
+        while (count_rounds(stack.db_path, "committed") < target and
+               stack.job_state(JOB) == "running" and
+               time.monotonic() < deadline):
+            time.sleep(0.05)
+        after = count_rounds(stack.db_path, "committed")
+        check(after >= target or stack.job_state(JOB) == "completed",
+              f"{after} rounds committed, {target} expected after the last "
+              f"restart")
+        if stack.job_state(JOB) == "running":
+            stack.run_cli("job", "stop", JOB)
+        state = stack.job_state(JOB)
+        check(state in ("stopped", "completed"), f"job ended {state}")
     finally:
         result = stack.stop()
     check(result["daemon"][1], "daemon did not stop cleanly on SIGTERM")
     check(result["fleet"][1], "fleet did not stop cleanly on SIGTERM")
     final = Snapshot(stack.db_path, JOB)
     check_invariants(final, previous, "final")
-    check(len(final.committed) == a.rounds,
-          f"{len(final.committed)} of {a.rounds} rounds committed")
+    check(len(final.committed) >= a.kills,
+          f"{len(final.committed)} rounds committed through {a.kills} kills")
     for problem in stack.check_database():
         check(False, f"database: {problem}")
     print(f"daemon_crash_test: {kills} kills, {len(final.committed)} rounds "
