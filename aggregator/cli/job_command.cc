@@ -113,7 +113,8 @@ host::Error RunStatus(const JobOptions& o) {
       "iteration %lld / %lld, open round %lld\n"
       "last committed round %lld with %lld participants\n"
       "discarded rounds %lld, lost rounds %lld\n"
-      "central epsilon spent %.6g (delta %.3g, budget %.6g)\n",
+      "central epsilon spent %.6g (delta %.3g, budget %.6g)\n"
+      "  that is: %s\n",
       s.job.config.name.c_str(), static_cast<long long>(s.job.id),
       JobStateName(s.job.state), algorithms::NameOf(s.job.config.algorithm),
       privacy::PolicyName(s.job.config.policy), static_cast<long long>(s.job.n),
@@ -123,8 +124,9 @@ host::Error RunStatus(const JobOptions& o) {
       static_cast<long long>(s.last_round),
       static_cast<long long>(s.last_participants),
       static_cast<long long>(s.discarded_rounds),
-      static_cast<long long>(s.lost_rounds), s.central_epsilon,
-      s.job.config.delta, s.job.config.central_budget);
+      static_cast<long long>(s.lost_rounds), s.central.epsilon,
+      s.job.config.delta, s.job.config.central_budget,
+      s.central.ToText().c_str());
   return host::Error::Ok();
 }
 
@@ -136,6 +138,26 @@ host::Error RunLedger(const JobOptions& o) {
   std::printf("# privacy report of job %s: policy %s, delta %.3g\n",
               r.job.config.name.c_str(),
               privacy::PolicyName(r.job.config.policy), r.job.config.delta);
+  std::string conversions;
+  for (const std::string& c : r.conversions) {
+    conversions += (conversions.empty() ? "" : ", ") + c;
+  }
+  std::printf("# RDP to (epsilon, delta) conversion of the stored values: "
+              "%s [improved: %s]%s\n",
+              conversions.empty() ? "none yet" : conversions.c_str(),
+              privacy::ConversionReference(privacy::Conversion::kImproved),
+              r.conversions.size() > 1
+                  ? " (classic rows predate schema version 2; classic is "
+                    "never below improved)"
+                  : "");
+  for (const auto& [which, m] :
+       {std::pair{"central", r.central_meaning},
+        std::pair{"local", r.local_meaning}}) {
+    std::printf("# %s epsilon: RDP of %s, %s neighbours, delta %.3g; "
+                "against %s\n",
+                which, m.mechanism, m.neighbouring, r.job.config.delta,
+                m.observer);
+  }
   std::printf("# central ledger (epsilon after each committed round)\n");
   for (const auto& [round, eps] : r.central) {
     std::printf("round\t%lld\t%.6g\n", static_cast<long long>(round), eps);

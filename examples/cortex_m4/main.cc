@@ -182,6 +182,8 @@ ConstByteSpan Personalization() {
   header.ledger.participations = ledger.participations();
   header.ledger.epsilon = epsilon;
   header.ledger.delta = kDelta;
+  header.ledger.conversion =
+      edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
   const StatusWithSize encoded =
       wire::EncodeUpdate(header, Span<const Real>(delta_u, kDim),
                          ByteSpan(upload, sizeof(upload)));

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "edgeadmm/privacy/conversion.h"
+#include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/store/blob.h"
 
 namespace edgeadmm::jobs {
@@ -24,6 +26,50 @@ std::string Number(double v) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.17g", v);
   return text;
+}
+
+// The central ledger row of `round_id` (0: the largest ε) as a report:
+// its ε and conversion as stored, the order recomputed from its curve
+// (0 if the curve is not on the daemon's grid or disagrees with the ε).
+Result<privacy::EpsilonReport> CentralReport(store::Database& db,
+                                             const JobRecord& job,
+                                             int64_t round_id,
+                                             int64_t compositions) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement row,
+      db.Prepare(round_id == 0
+                     ? "SELECT epsilon, rdp, conversion FROM ledger WHERE "
+                       "job_id = ?1 AND scope = 'central' ORDER BY epsilon "
+                       "DESC LIMIT 1"
+                     : "SELECT epsilon, rdp, conversion FROM ledger WHERE "
+                       "job_id = ?1 AND scope = 'central' AND round_id = ?2"));
+  row.Bind(1, job.id);
+  if (round_id != 0) row.Bind(2, round_id);
+  EDGEADMM_TRY_ASSIGN(const bool found, row.Step());
+  double epsilon = 0, order = 0;
+  privacy::Conversion conversion = privacy::Conversion::kImproved;
+  if (found) {
+    epsilon = row.ColumnDouble(0);
+    auto parsed = privacy::ParseConversion(row.ColumnText(2));
+    if (!parsed.ok()) return Status::DataLoss();
+    conversion = *parsed;
+    auto rdp = store::DecodeDoubles(row.ColumnBlob(1));
+    if (!rdp.ok()) return Status::DataLoss();
+    auto curve = privacy::RdpCurve::FromValues(privacy::OrderGrid::Default(),
+                                               std::move(*rdp));
+    if (curve.ok()) {
+      auto again =
+          privacy::EpsilonFromRdp(*curve, job.config.delta, conversion);
+      if (again.ok() &&
+          std::fabs(again->epsilon - epsilon) <= 1e-9 * (1 + epsilon)) {
+        order = again->order;
+      }
+    }
+  }
+  return privacy::DescribeLedger(
+      privacy::CentralLedgerMeaning(job.config.policy), epsilon,
+      job.config.delta, order, conversion, "central", job.config.policy,
+      static_cast<uint64_t>(compositions));
 }
 
 }  // namespace
@@ -60,13 +106,7 @@ Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
     s.last_round = last.ColumnInt(0);
     s.last_participants = last.ColumnInt(1);
   }
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement eps,
-      db.Prepare("SELECT coalesce(max(epsilon), 0) FROM ledger WHERE job_id = "
-                 "? AND scope = 'central'"));
-  eps.Bind(1, id);
-  EDGEADMM_TRY(eps.StepRow());
-  s.central_epsilon = eps.ColumnDouble(0);
+  EDGEADMM_TRY_ASSIGN(s.central, CentralReport(db, s.job, 0, s.iteration));
   return s;
 }
 
@@ -74,6 +114,17 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
                                         std::string_view name) {
   PrivacyReport r;
   EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
+  r.central_meaning = privacy::CentralLedgerMeaning(r.job.config.policy);
+  r.local_meaning = privacy::LocalLedgerMeaning();
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement conversions,
+      db.Prepare("SELECT DISTINCT conversion FROM ledger WHERE job_id = ? "
+                 "ORDER BY 1"));
+  conversions.Bind(1, r.job.id);
+  EDGEADMM_TRY(conversions.ForEachRow([&] {
+    r.conversions.push_back(conversions.ColumnText(0));
+    return Status::Ok();
+  }));
   EDGEADMM_TRY_ASSIGN(
       store::Statement central,
       db.Prepare("SELECT round_id, epsilon FROM ledger WHERE job_id = ? AND "
@@ -132,13 +183,9 @@ Result<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
   m.iteration = stmt.ColumnInt(0);
   m.round_id = stmt.ColumnInt(1);
   EDGEADMM_TRY_ASSIGN(m.z, store::DecodeDoubles(stmt.ColumnBlob(2)));
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement eps,
-      db.Prepare("SELECT epsilon FROM ledger WHERE job_id = ? AND scope = "
-                 "'central' AND round_id = ?"));
-  eps.Bind(1, m.job.id).Bind(2, m.round_id);
-  EDGEADMM_TRY(eps.StepRow());
-  m.epsilon = eps.ColumnDouble(0);
+  EDGEADMM_TRY_ASSIGN(m.central,
+                      CentralReport(db, m.job, m.round_id, m.iteration));
+  m.epsilon = m.central.epsilon;
   return m;
 }
 
@@ -152,6 +199,7 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
   out += ", \"round\": " + std::to_string(m.round_id);
   out += ", \"epsilon\": " + Number(m.epsilon);
   out += ", \"delta\": " + Number(m.job.config.delta);
+  out += ", \"epsilon_meaning\": " + m.central.ToJson();
   out += ", \"dimension\": " + std::to_string(m.z.size());
   out += ", \"z\": [";
   for (size_t i = 0; i < m.z.size(); ++i) {
@@ -167,9 +215,10 @@ std::string ModelToCHeader(const ReleasedModelRecord& m) {
       m.job.config.name + "\".\n";
   std::snprintf(line, sizeof(line),
                 "// Iteration %" PRId64 ", round %" PRId64
-                ", central epsilon %.6g at delta %.3g.\n",
-                m.iteration, m.round_id, m.epsilon, m.job.config.delta);
+                ":\n",
+                m.iteration, m.round_id);
   out += line;
+  out += "// central " + m.central.ToText() + ".\n";
   out += "#pragma once\n\n";
   out +=
       "#define EDGEADMM_MODEL_DIMENSION " + std::to_string(m.z.size()) + "\n\n";

@@ -42,6 +42,7 @@ std::string EpsilonReport::ToJson(const std::string& extra_fields) const {
          ", \"subject\": " + JsonString(subject) +
          ", \"policy\": " + JsonString(policy) +
          ", \"compositions\": " + std::to_string(compositions) +
+         (observer.empty() ? "" : ", \"observer\": " + JsonString(observer)) +
          (extra_fields.empty() ? "" : ", " + extra_fields) + "}";
 }
 
@@ -50,14 +51,19 @@ std::string EpsilonReport::ToText() const {
   std::snprintf(buffer, sizeof(buffer), "epsilon = %.6g at delta = %.3g",
                 epsilon, delta);
   std::string text = buffer;
-  std::snprintf(buffer, sizeof(buffer), " (order %.4g, ", order);
-  text += buffer;
+  if (order > 0) {
+    std::snprintf(buffer, sizeof(buffer), " (order %.4g, ", order);
+    text += buffer;
+  } else {
+    text += " (";
+  }
   text += std::string(ConversionName(conversion)) + " conversion [" +
           ConversionReference(conversion) + "]), mechanism " + mechanism +
           ", " + neighbouring + " neighbours, " + std::to_string(compositions) +
           " compositions";
   if (!subject.empty()) text += ", subject " + subject;
   if (!policy.empty()) text += ", policy " + policy;
+  if (!observer.empty()) text += "; against " + observer;
   return text;
 }
 

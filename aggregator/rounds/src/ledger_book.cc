@@ -156,13 +156,13 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
   std::vector<LedgerRowRef> rows;
   if (trusted_aggregator()) {
     rows.push_back({kCentralScope, nullptr, &charge.next_central,
-                    charge.central_epsilon});
+                    charge.central_epsilon, conversion()});
     return rows;
   }
   rows.reserve(charge.devices.size() + 1);
   for (const LedgerCharge::Device& device : charge.devices) {
     rows.push_back({kDeviceCentralPrefix, &(*devices_)[device.index],
-                    &device.central, device.central_epsilon});
+                    &device.central, device.central_epsilon, conversion()});
   }
   // The central row carries the worst device's curve.
   const std::vector<double>& eps = charge.next_device_epsilon;
@@ -172,7 +172,8 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
   for (const LedgerCharge::Device& device : charge.devices) {
     if (device.index == worst) worst_curve = &device.central;
   }
-  rows.push_back({kCentralScope, nullptr, worst_curve, charge.central_epsilon});
+  rows.push_back({kCentralScope, nullptr, worst_curve, charge.central_epsilon,
+                  conversion()});
   return rows;
 }
 
@@ -195,7 +196,7 @@ LocalCharge LedgerBook::PlanLocal(size_t index) {
 
 LedgerRowRef LedgerBook::LocalRow(const LocalCharge& charge) const {
   return {kDeviceLocalPrefix, &(*devices_)[charge.index], &charge.local,
-          charge.epsilon};
+          charge.epsilon, conversion()};
 }
 
 void LedgerBook::ApplyLocal(LocalCharge&& charge) {

@@ -23,7 +23,7 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   privacy::Target target;
   target.epsilon = config.target_epsilon;
   target.delta = config.delta;
-  target.conversion = privacy::Conversion::kClassic;
+  target.conversion = privacy::Conversion::kImproved;
   auto calibration = privacy::CalibrateNoiseMultiplier(schedule, target);
   if (!calibration.ok()) {
     EDGEADMM_LOG_ERROR("noise planning: %s",

@@ -1,8 +1,10 @@
 #include "edgeadmm/rounds/round_engine.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "edgeadmm/log.h"
+#include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
 
 namespace edgeadmm::rounds {
@@ -33,7 +35,19 @@ Status RoundEngine::Load(int64_t job_id) {
   model_ = std::move(stored.model);
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
   ledgers_.emplace(*accountant_, job_.config, devices_);
-  return ledgers_->Load(store_, device_index_);
+  EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
+  // What the ε in the round lines mean (docs/privacy.md).
+  const char* conversion = privacy::ConversionName(accountant_->conversion());
+  for (const auto& [which, m] :
+       {std::pair{"central", privacy::CentralLedgerMeaning(job_.config.policy)},
+        std::pair{"local", privacy::LocalLedgerMeaning()}}) {
+    EDGEADMM_LOG_INFO(
+        "job %s: %s epsilon = RDP of %s, %s neighbours, %s conversion, "
+        "delta %.3g; against %s",
+        job_.config.name.c_str(), which, m.mechanism, m.neighbouring,
+        conversion, job_.config.delta, m.observer);
+  }
+  return Status::Ok();
 }
 
 Status RoundEngine::SetState(jobs::JobState state) {
@@ -126,11 +140,13 @@ void RoundEngine::LogCommitted(const RoundSummary& summary) const {
   }
   EDGEADMM_LOG_INFO(
       "job %s round %lld: committed iteration %lld/%lld, %zu/%zu uploads, "
-      "central epsilon %.6g%s",
+      "central epsilon %.6g (%s, delta %.3g)%s",
       job_.config.name.c_str(), static_cast<long long>(summary.round_id),
       static_cast<long long>(summary.iteration),
       static_cast<long long>(job_.config.rounds), summary.participants,
-      summary.cohort_size, summary.central_epsilon, metrics);
+      summary.cohort_size, summary.central_epsilon,
+      privacy::ConversionName(accountant_->conversion()), job_.config.delta,
+      metrics);
 }
 
 Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {

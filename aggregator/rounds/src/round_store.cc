@@ -164,14 +164,16 @@ Status RoundStore::InsertLedgerRow(int64_t round_id, const LedgerRowRef& row) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement ledger,
       db_->PrepareCached("INSERT INTO ledger(job_id, scope, round_id, "
-                         "epsilon, rdp) VALUES (?, ?, ?, ?, ?)"));
+                         "epsilon, rdp, conversion) VALUES (?, ?, ?, ?, ?, "
+                         "?)"));
   scope_.assign(row.prefix);
   if (row.id != nullptr) scope_.append(*row.id);
   ledger->Bind(1, job_id_)
       .Bind(2, scope_)
       .Bind(3, round_id)
       .Bind(4, row.epsilon)
-      .BindDoubles(5, *row.rdp);
+      .BindDoubles(5, *row.rdp)
+      .Bind(6, row.conversion);
   return ledger->Run();
 }
 

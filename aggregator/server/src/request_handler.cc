@@ -45,6 +45,21 @@ Response NoJob() {
   return ErrorResponse(Status::NotFound(), "no job is loaded", 0, 0);
 }
 
+// The wire's label of a job policy (same order, shifted past UNSPECIFIED).
+edgeadmm_wire_PrivacyPolicy WirePolicy(privacy::Policy policy) {
+  switch (policy) {
+    case privacy::Policy::kParticipation:
+      return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION;
+    case privacy::Policy::kTrustedAggregator:
+      return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_TRUSTED_AGGREGATOR;
+    case privacy::Policy::kLocalDp:
+      return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_LOCAL_DP;
+    case privacy::Policy::kParticipationOwnNoise:
+      return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION_OWN_NOISE;
+  }
+  return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_UNSPECIFIED;
+}
+
 bool Enrolled(const rounds::RoundEngine& engine, std::string_view id) {
   return std::binary_search(engine.devices().begin(), engine.devices().end(),
                             std::string(id));
@@ -234,6 +249,10 @@ Response RequestHandler::Model(std::string_view identity) const {
                   ? engine_->central_epsilon()
                   : std::numeric_limits<double>::max();
   h.delta = engine_->job().config.delta;
+  h.policy = WirePolicy(engine_->job().config.policy);
+  h.conversion = engine_->conversion() == privacy::Conversion::kImproved
+                     ? edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED
+                     : edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC;
   const std::vector<double>& z = engine_->model().z;
   return Encoded(wire::kCoapContent, wire::kReleasedModelFormat,
                  wire::MaxReleasedModelBytes(z.size()), [&](ByteSpan out) {

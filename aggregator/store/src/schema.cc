@@ -75,6 +75,11 @@ CREATE TABLE ledger (
   PRIMARY KEY (job_id, scope, round_id)
 );
 )sql",
+    // Version 2: the RDP-to-(ε, δ) conversion of each ledger row's ε. Rows
+    // written before it were converted with the classic bound.
+    R"sql(
+ALTER TABLE ledger ADD COLUMN conversion TEXT NOT NULL DEFAULT 'classic';
+)sql",
 };
 
 constexpr int kMigrationCount =

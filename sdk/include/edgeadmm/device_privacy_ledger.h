@@ -7,9 +7,11 @@
 // replace-one sensitivity Δ = 4λC and noise std s = λσ. Its Rényi DP at
 // order α is α·Δ²/(2s²) (Mironov 2017, Prop. 7). RDP composes additively
 // over participations (Mironov 2017, Prop. 1), so the ledger keeps the sum
-// per order on a fixed grid, and converts to (ε, δ)-DP with the classic
-// bound (Mironov 2017, Prop. 3):
-//     ε(δ) = min_α  RDP(α) + ln(1/δ)/(α − 1).
+// per order on a fixed grid, and converts to (ε, δ)-DP with the improved
+// bound (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et al. 2021), the
+// same conversion the aggregator and the CLI use:
+//     ε(δ) = min_α  RDP(α) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1),
+// never above the classic ln(1/δ)/(α − 1) form (Mironov 2017, Prop. 3).
 // An ε above kMaxReportableEpsilon is reported as +inf (not protected): the
 // sampler's floor adds e^ε·p to δ, p < 2^-958 (docs/privacy.md, "Sampler
 // tails"), which is negligible only while ε is bounded.
@@ -44,7 +46,7 @@ class DevicePrivacyLedger {
   // error.
   Status Charge(Real sensitivity, Real noise_std);
 
-  // ε spent at `delta` (classic RDP conversion, minimised over the grid);
+  // ε spent at `delta` (improved RDP conversion, minimised over the grid);
   // +inf if above kMaxReportableEpsilon. INVALID_ARGUMENT unless
   // 0 < delta < 1. 0 if never charged.
   Result<Real> Epsilon(Real delta) const;
@@ -71,7 +73,8 @@ class DevicePrivacyLedger {
   Status Restore(uint32_t participations, Span<const Real> rdp);
 
  private:
-  // min over the grid of (rdp_[i] + kOrders[i]·extra) + ln(1/δ)/(α_i − 1).
+  // min over the grid of (rdp_[i] + kOrders[i]·extra) plus the improved
+  // conversion's term at α_i.
   Real EpsilonWithExtra(Real extra_per_order, Real delta) const;
 
   uint32_t participations_ = 0;

@@ -506,6 +506,9 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                               ? *epsilon
                               : std::numeric_limits<double>::max();
   update.ledger.delta = config_.delta;
+  // The device ledger's conversion (device_privacy_ledger.h).
+  update.ledger.conversion =
+      edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
   const StatusWithSize encoded =
       wire::EncodeUpdate(update, upload, update_bytes);
   EDGEADMM_TRY(encoded);

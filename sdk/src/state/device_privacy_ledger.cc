@@ -45,12 +45,15 @@ Status DevicePrivacyLedger::Charge(Real sensitivity, Real noise_std) {
 
 Real DevicePrivacyLedger::EpsilonWithExtra(Real extra_per_order,
                                            Real delta) const {
-  // Classic conversion (Mironov 2017, Prop. 3), minimised over the grid.
-  const Real log_inverse_delta = -std::log(delta);
+  // Improved conversion (Canonne, Kamath, Steinke 2020, Prop. 12),
+  // minimised over the grid.
+  const Real log_delta = std::log(delta);
   Real best = INFINITY;
   for (size_t i = 0; i < kOrderCount; ++i) {
-    const Real epsilon = (rdp_[i] + kOrders[i] * extra_per_order) +
-                         log_inverse_delta / (kOrders[i] - 1);
+    const Real alpha = kOrders[i];
+    const Real epsilon = (rdp_[i] + alpha * extra_per_order) +
+                         std::log1p(-1 / alpha) -
+                         (log_delta + std::log(alpha)) / (alpha - 1);
     if (epsilon < best) best = epsilon;
   }
   return best;

@@ -20,6 +20,16 @@ Status ValidateReleasedModel(const edgeadmm_wire_ReleasedModel& m,
       !internal::InRange(m.delta, 0.0, 1.0) || m.delta >= 1.0) {
     return Status::InvalidArgument();
   }
+  // The labels of epsilon are required (docs/privacy.md).
+  const int32_t policy = internal::EnumValue(m.policy);
+  const int32_t conversion = internal::EnumValue(m.conversion);
+  if (policy < edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION ||
+      policy >
+          edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION_OWN_NOISE ||
+      conversion < edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC ||
+      conversion > edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED) {
+    return Status::InvalidArgument();
+  }
   return Status::Ok();
 }
 

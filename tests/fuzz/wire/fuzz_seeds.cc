@@ -108,7 +108,8 @@ void Others() {
   u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
   u.dimension = 123;
   u.has_ledger = true;
-  u.ledger = {2, 0.5, 1e-6};
+  u.ledger = {2, 0.5, 1e-6,
+              edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED};
   std::vector<uint8_t> out(MaxUpdateBytes(123));
   Write("update_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
@@ -120,6 +121,8 @@ void Others() {
   m.participants = 40;
   m.epsilon = 2.0;
   m.delta = 1e-5;
+  m.policy = edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION;
+  m.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
   out.assign(MaxReleasedModelBytes(123), 0);
   Write("model_123", out,
         EncodeReleasedModel(m, Span<const Real>(v.data(), 123), Out(out)));

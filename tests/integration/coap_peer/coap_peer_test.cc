@@ -80,7 +80,8 @@ std::vector<uint8_t> UpdateBytes(uint32_t p) {
   u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
   u.dimension = p;
   u.has_ledger = true;
-  u.ledger = {4, 0.8, 1e-6};
+  u.ledger = {4, 0.8, 1e-6,
+              edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED};
   const std::vector<Real> v = Ramp(p);
   std::vector<uint8_t> out(wire::MaxUpdateBytes(p));
   const StatusWithSize n =

@@ -500,7 +500,7 @@ def write_outputs(a, results, rows, started):
                      "upload, nu = sigma*sqrt(m_k)/(2C) (prox-admm) or "
                      "sigma*sqrt(m_k)/C (dp-sgd), zero-out (user-level); "
                      "trusted-aggregator: Poisson(q)-subsampled Gaussian "
-                     "nu = sigma/(2C), add/remove; RDP composed, classic "
+                     "nu = sigma/(2C), add/remove; RDP composed, improved "
                      "conversion; central = max over devices",
         "results": results, "seconds": time.time() - started})
     if rows:

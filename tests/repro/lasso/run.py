@@ -89,7 +89,8 @@ def planned_participations(rounds, q=Q, n=N):
 
 def plan_noise_multiplier(cli, policy, epsilon, rounds):
     """The accountant's noise multiplier ν (noise std / zero-out or
-    add/remove sensitivity) for the policy's charge (classic conversion)."""
+    add/remove sensitivity) for the policy's charge (improved conversion, as
+    the engine)."""
     if policy == "participation":
         args = ["--sampling", "none", "--rounds",
                 str(planned_participations(rounds))]
@@ -99,7 +100,7 @@ def plan_noise_multiplier(cli, policy, epsilon, rounds):
     out = subprocess.run(
         [cli, "privacy", "plan"] + args + ["--epsilon", str(epsilon),
                                            "--delta", str(DELTA),
-                                           "--conversion", "classic",
+                                           "--conversion", "improved",
                                            "--json"],
         capture_output=True, text=True)
     if out.returncode != 0:

@@ -133,6 +133,65 @@ TEST_F(JobCliTest, CreateStartStatusLedgerExportStop) {
   EXPECT_NE(Cli("start nosuchjob").exit_code, 0);
 }
 
+// Every ε the CLI prints or exports says its mechanism, neighbouring
+// relation, conversion, δ and observer; the daemon's stored ε is the improved
+// conversion of its stored curve (docs/privacy.md, "What each ε means").
+TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
+  testing::EnrollDevices(t_.db(), 6);
+  ASSERT_EQ(Cli("create " + WriteFile("job.toml",
+                                      testing::JobToml(
+                                          "cli", "prox-admm",
+                                          testing::DefaultPrivacyTable(),
+                                          testing::DefaultSamplingTable())))
+                .exit_code,
+            0);
+  ASSERT_EQ(Cli("start cli").exit_code, 0);
+  Train("cli", 2);
+  auto released = jobs::LoadReleasedModel(t_.db(), "cli");
+  ASSERT_TRUE(released.ok());
+  EXPECT_GT(released->epsilon, 0);
+  EXPECT_EQ(released->central.conversion, privacy::Conversion::kImproved);
+  EXPECT_GT(released->central.order, 1.0) << "the order is recomputed from "
+                                             "the stored curve and agrees";
+
+  const testing::CommandResult status = Cli("status cli");
+  ASSERT_EQ(status.exit_code, 0);
+  for (const char* label :
+       {"improved conversion", "zero-out one device's data", "delta = 1e-05",
+        "policy participation", "against whoever sees the released models",
+        "gaussian per accepted upload", "2 compositions", "(order "}) {
+    EXPECT_NE(status.output.find(label), std::string::npos)
+        << label << " missing from\n" << status.output;
+  }
+  const testing::CommandResult ledger = Cli("ledger cli");
+  ASSERT_EQ(ledger.exit_code, 0);
+  for (const char* label :
+       {"conversion of the stored values: improved [",
+        "# central epsilon: RDP of gaussian", "# local epsilon: RDP of",
+        "replace-one", "against the gateway"}) {
+    EXPECT_NE(ledger.output.find(label), std::string::npos)
+        << label << " missing from\n" << ledger.output;
+  }
+  const testing::CommandResult json = Cli("export cli --format json");
+  ASSERT_EQ(json.exit_code, 0);
+  EXPECT_NE(json.output.find("\"epsilon_meaning\": {\"epsilon\": "),
+            std::string::npos);
+  EXPECT_NE(json.output.find("\"conversion\": \"improved\""),
+            std::string::npos);
+  EXPECT_NE(json.output.find("\"neighbouring\": \"zero-out"),
+            std::string::npos);
+
+  // A row from before schema version 2 (classic) is named as such.
+  ASSERT_TRUE(t_.db()
+                  .Exec("UPDATE ledger SET conversion = 'classic' WHERE "
+                        "round_id = (SELECT min(round_id) FROM ledger)")
+                  .ok());
+  const testing::CommandResult mixed = Cli("ledger cli");
+  EXPECT_NE(mixed.output.find("stored values: classic, improved"),
+            std::string::npos)
+      << mixed.output;
+}
+
 TEST_F(JobCliTest, CreateExplainsInvalidConfig) {
   testing::EnrollDevices(t_.db(), 6);
   std::string toml =

@@ -18,6 +18,9 @@ class CountingAccountant final : public RoundAccountant {
     ++calls;
     return real_.Epsilon(rdp, delta);
   }
+  privacy::Conversion conversion() const override {
+    return real_.conversion();
+  }
   mutable int calls = 0;
 
  private:

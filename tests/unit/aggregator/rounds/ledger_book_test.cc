@@ -37,7 +37,7 @@ PrivacyRoundAccountant DeviceGridAccountant() {
   std::vector<double> orders(
       DevicePrivacyLedger::kOrders,
       DevicePrivacyLedger::kOrders + DevicePrivacyLedger::kOrderCount);
-  return PrivacyRoundAccountant(privacy::Conversion::kClassic,
+  return PrivacyRoundAccountant(privacy::Conversion::kImproved,
                                 privacy::OrderGrid::Create(orders).value());
 }
 

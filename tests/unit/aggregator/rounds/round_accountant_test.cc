@@ -40,10 +40,12 @@ TEST(PrivacyRoundAccountantTest, SubsampledOrderTwoMatchesClosedForm) {
 TEST(PrivacyRoundAccountantTest, ZeroNoiseIsInfiniteAndZeroRateIsFree) {
   PrivacyRoundAccountant acc;
   EXPECT_TRUE(std::isinf(acc.Epsilon(acc.RoundRdp({0.0, 1.0}), 1e-5)));
-  // Nothing released: only the conversion term log(1/δ)/(α−1), smallest
-  // at the largest order.
+  // Nothing released: only the improved conversion's term
+  // log(1 − 1/α) − (log δ + log α)/(α − 1), smallest at the largest order.
+  const double a = acc.orders().back();
   EXPECT_NEAR(acc.Epsilon(acc.RoundRdp({1.0, 0.0}), 1e-5),
-              std::log(1e5) / (acc.orders().back() - 1), 1e-12);
+              std::log1p(-1 / a) - (std::log(1e-5) + std::log(a)) / (a - 1),
+              1e-12);
 }
 
 // Above the sampler-tails cap (600) ε is reported as +inf, as the device's
@@ -60,8 +62,10 @@ TEST(PrivacyRoundAccountantTest, EpsilonAboveTheCapIsUnbounded) {
 
 TEST(PrivacyRoundAccountantTest, ConversionIsNearTheContinuousOptimum) {
   // K-fold Gaussian: RDP Kα/(2ν²); the continuous minimiser of
-  // Kα/(2ν²) + log(1/δ)/(α−1) gives ε* = K/(2ν²) + sqrt(2K·log(1/δ))/ν.
-  PrivacyRoundAccountant acc;
+  // Kα/(2ν²) + log(1/δ)/(α−1) gives ε* = K/(2ν²) + sqrt(2K·log(1/δ))/ν
+  // (classic conversion); the default, improved, conversion is below it.
+  PrivacyRoundAccountant acc(privacy::Conversion::kClassic);
+  PrivacyRoundAccountant improved;
   const double nu = 5.0;
   const double delta = 1e-5;
   std::vector<double> total(acc.order_count(), 0.0);
@@ -71,6 +75,7 @@ TEST(PrivacyRoundAccountantTest, ConversionIsNearTheContinuousOptimum) {
   const double eps = acc.Epsilon(total, delta);
   EXPECT_GE(eps, optimum - 1e-12);
   EXPECT_LE(eps, optimum * 1.02);
+  EXPECT_LT(improved.Epsilon(total, delta), eps);
 }
 
 }  // namespace

@@ -46,6 +46,24 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
 }
 
+// Version 2 labels each ledger row with its conversion; rows written
+// before it were classic.
+TEST(StoreTest, MigrationTwoLabelsOldLedgerRowsClassic) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec("ALTER TABLE ledger DROP COLUMN conversion").ok());
+  ASSERT_TRUE(t.db().Exec("PRAGMA user_version=1").ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs VALUES (1, 'j', '', 'created', 1, 1, "
+                        "1, 0); INSERT INTO ledger(job_id, scope, round_id, "
+                        "epsilon, rdp) VALUES (1, 'central', 1, 2.5, x'')")
+                  .ok());
+  ASSERT_TRUE(MigrateSchema(t.db()).ok());
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM ledger WHERE conversion = "
+                             "'classic'"),
+            1);
+}
+
 TEST(StoreTest, RefusesSchemaNewerThanBuild) {
   testing::TempDatabase t;
   ASSERT_TRUE(t.db().Exec("PRAGMA user_version=99").ok());

@@ -19,6 +19,7 @@ std::vector<uint8_t> EncodeUpdateBody(const std::string& device_id,
   h.dimension = static_cast<uint32_t>(vector.size());
   h.has_ledger = true;
   h.ledger.participations = participations;
+  h.ledger.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
   std::vector<uint8_t> out(wire::MaxUpdateBytes(vector.size()));
   const StatusWithSize n = wire::EncodeUpdate(
       h, Span<const Real>(vector.data(), vector.size()),

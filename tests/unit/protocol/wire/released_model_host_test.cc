@@ -68,6 +68,21 @@ TEST(ReleasedModelTest, InvalidFieldsAreRefused) {
       with([](auto& m) { m.delta = std::numeric_limits<double>::quiet_NaN(); }),
       Status::InvalidArgument());
   EXPECT_EQ(with([](auto& m) { m.dimension = 3; }), Status::InvalidArgument());
+  // The labels of epsilon are required and must be listed values.
+  for (const int32_t policy : {0, 5, -1}) {
+    EXPECT_EQ(with([&](auto& m) {
+                std::memcpy(&m.policy, &policy, sizeof(policy));
+              }),
+              Status::InvalidArgument())
+        << policy;
+  }
+  for (const int32_t conversion : {0, 3}) {
+    EXPECT_EQ(with([&](auto& m) {
+                std::memcpy(&m.conversion, &conversion, sizeof(conversion));
+              }),
+              Status::InvalidArgument())
+        << conversion;
+  }
   vec = Float32Bytes({1.0f, std::numeric_limits<float>::infinity()});
   EXPECT_EQ(with([](auto&) {}), Status::InvalidArgument());
 }

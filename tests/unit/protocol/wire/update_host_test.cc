@@ -53,6 +53,8 @@ TEST(UpdateTest, RoundTripsAtBothSizes) {
     EXPECT_EQ(out.header.ledger.participations, 3u);
     EXPECT_EQ(out.header.ledger.epsilon, 0.75);
     EXPECT_EQ(out.header.ledger.delta, 1e-6);
+    EXPECT_EQ(out.header.ledger.conversion,
+              edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED);
     ASSERT_EQ(out.vector.size(), p);
     for (size_t i = 0; i < p; ++i) ASSERT_EQ(out.vector[i], v[i]) << i;
   }
@@ -94,6 +96,11 @@ TEST(UpdateTest, InvalidFieldsAreRefused) {
   EXPECT_EQ(with([](auto& u) { u.dimension = 4; }), Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.dimension = 0; }), Status::OutOfRange());
   EXPECT_EQ(with([](auto& u) { u.has_ledger = false; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) {
+              u.ledger.conversion =
+                  edgeadmm_wire_RdpConversion_RDP_CONVERSION_UNSPECIFIED;
+            }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.ledger.epsilon = -1.0; }),
             Status::InvalidArgument());

@@ -117,6 +117,7 @@ inline edgeadmm_wire_Update SampleUpdate(uint32_t p) {
   u.ledger.participations = 3;
   u.ledger.epsilon = 0.75;
   u.ledger.delta = 1e-6;
+  u.ledger.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
   return u;
 }
 
@@ -130,6 +131,8 @@ inline edgeadmm_wire_ReleasedModel SampleModel(uint32_t p) {
   m.participants = 120;
   m.epsilon = 1.25;
   m.delta = 1e-5;
+  m.policy = edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION;
+  m.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
   return m;
 }
 

@@ -1,4 +1,4 @@
-// Device privacy ledger: Gaussian RDP composition, the classic conversion on
+// Device privacy ledger: Gaussian RDP composition, the improved conversion on
 // the order grid, the budget check and restore. Portable.
 #include "edgeadmm/device_privacy_ledger.h"
 
@@ -10,14 +10,26 @@
 namespace edgeadmm {
 namespace {
 
-// Closed form on the grid: min_α k·α·Δ²/(2s²) + ln(1/δ)/(α − 1).
+// Closed form on the grid, improved conversion (Canonne, Kamath, Steinke
+// 2020, Prop. 12): min_α k·α·Δ²/(2s²) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1).
 Real ClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
   Real best = INFINITY;
   for (const Real a : DevicePrivacyLedger::kOrders) {
     const Real e =
         k * a * sensitivity * sensitivity / (2 * noise_std * noise_std) +
-        std::log(1 / delta) / (a - 1);
+        std::log(1 - 1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
     best = std::min(best, e);
+  }
+  return best;
+}
+
+// The classic conversion (Mironov 2017, Prop. 3) on the same grid.
+Real ClassicClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
+  Real best = INFINITY;
+  for (const Real a : DevicePrivacyLedger::kOrders) {
+    best = std::min(best, k * a * sensitivity * sensitivity /
+                                  (2 * noise_std * noise_std) +
+                              std::log(1 / delta) / (a - 1));
   }
   return best;
 }
@@ -65,15 +77,19 @@ TEST(DevicePrivacyLedgerTest, MatchesTheClosedFormAndGrows) {
     ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
     const Real e = Epsilon(ledger, delta);
     EXPECT_NEAR(e, ClosedForm(k, sensitivity, noise_std, delta), 1e-12 * e);
+    EXPECT_LT(e, ClassicClosedForm(k, sensitivity, noise_std, delta));
     EXPECT_GT(e, previous);
     previous = e;
   }
   EXPECT_EQ(ledger.participations(), 50u);
   // A hand-checked point: one charge with Δ/s = 1 at δ = 1e-5 is minimised
-  // at α = 6 on the grid: 3 + ln(1e5)/5 = 5.302585...
+  // at α = 5 on the grid: 5/2 + ln(4/5) + (ln 1e5 − ln 5)/4 = 4.752728...
+  // (the classic conversion gives 3 + ln(1e5)/5 = 5.302585 at α = 6).
   DevicePrivacyLedger one;
   ASSERT_TRUE(one.Charge(1.0, 1.0).ok());
-  EXPECT_NEAR(Epsilon(one, 1e-5), 3 + std::log(1e5) / 5, 1e-12);
+  EXPECT_NEAR(Epsilon(one, 1e-5),
+              2.5 + std::log(0.8) + (std::log(1e5) - std::log(5.0)) / 4, 1e-12);
+  EXPECT_NEAR(Epsilon(one, 1e-5), 4.752728336819823, 1e-12);
 }
 
 TEST(DevicePrivacyLedgerTest, HeterogeneousChargesAdd) {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/privacy/epsilon_report.h"
+#include "edgeadmm/privacy/ledger_meaning.h"
 
 namespace edgeadmm::jobs {
 
@@ -18,7 +20,9 @@ struct JobStatus {
   int64_t last_participants = 0;  // its accepted uploads
   int64_t discarded_rounds = 0;
   int64_t lost_rounds = 0;
-  double central_epsilon = 0;  // spent so far
+  // The central ε spent so far (the largest stored), with its mechanism,
+  // neighbouring relation, observer, conversion, δ and order.
+  privacy::EpsilonReport central;
 };
 
 struct DeviceCharge {
@@ -30,6 +34,12 @@ struct DeviceCharge {
 
 struct PrivacyReport {
   JobRecord job;
+  // What the central and the local numbers mean.
+  privacy::LedgerMeaning central_meaning;
+  privacy::LedgerMeaning local_meaning;
+  // The conversions of the job's stored ε ("classic" for rows written
+  // before schema version 2), sorted.
+  std::vector<std::string> conversions;
   std::vector<std::pair<int64_t, double>> central;  // (round, ε) history
   std::vector<DeviceCharge> devices;                // enrolled devices
 };
@@ -39,6 +49,7 @@ struct ReleasedModelRecord {
   int64_t iteration = 0;
   int64_t round_id = 0;
   double epsilon = 0;
+  privacy::EpsilonReport central;  // epsilon with its meaning
   std::vector<double> z;
 };
 
@@ -53,7 +64,8 @@ Result<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
 // little-endian float32 coordinates, no header.
 std::vector<uint8_t> ModelToBinary(const ReleasedModelRecord& m);
 // {"job": ..., "iteration": ..., "round": ..., "epsilon": ..., "delta": ...,
-//  "dimension": p, "z": [...]} with 17 significant digits.
+//  "epsilon_meaning": {EpsilonReport::ToJson}, "dimension": p, "z": [...]}
+// with 17 significant digits.
 std::string ModelToJson(const ReleasedModelRecord& m);
 // A C header for firmware: EDGEADMM_MODEL_DIMENSION and a float array
 // kEdgeadmmModel[] (values rounded to float32).

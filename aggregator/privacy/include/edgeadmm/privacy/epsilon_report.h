@@ -13,16 +13,18 @@ namespace edgeadmm::privacy {
 struct EpsilonReport {
   double epsilon = 0.0;
   double delta = 0.0;
-  double order = 0.0;  // Renyi order at which the minimum was attained
+  double order = 0.0;  // Renyi order of the minimum (0: not recorded)
   Conversion conversion = Conversion::kImproved;
   std::string mechanism;      // e.g. "poisson_subsampled_gaussian"
   std::string neighbouring;   // e.g. "add/remove"
   std::string subject;        // "central" or a device id
   std::string policy;         // deployment policy, empty when none applies
+  std::string observer;       // whom the bound protects against, if known
   uint64_t compositions = 0;  // mechanisms composed (rounds charged)
 
   // One JSON object, keys: epsilon, delta, order, mechanism, neighbouring,
-  // conversion, conversion_reference, subject, policy, compositions, then
+  // conversion, conversion_reference, subject, policy, compositions,
+  // observer (when known), then
   // `extra_fields` verbatim when not empty (e.g. "\"q\": 0.01").
   std::string ToJson(const std::string& extra_fields = "") const;
   // One human-readable line.

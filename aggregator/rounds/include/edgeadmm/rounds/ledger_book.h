@@ -97,6 +97,10 @@ class LedgerBook {
 
  private:
   double OwnNoiseMultiplier() const;
+  // Name of the accountant's conversion, stored with every row.
+  const char* conversion() const {
+    return privacy::ConversionName(accountant_->conversion());
+  }
   double CentralEpsilon(const std::vector<double>& central,
                         const std::vector<double>& device_epsilon);
   bool trusted_aggregator() const;

@@ -32,13 +32,15 @@ class RoundAccountant {
   // (ε, δ)-DP of an RDP curve (composed by adding curves).
   virtual double Epsilon(const std::vector<double>& rdp,
                          double delta) const = 0;
+  // The conversion Epsilon uses (stored with every ledger row).
+  virtual privacy::Conversion conversion() const = 0;
 };
 
 class PrivacyRoundAccountant final : public RoundAccountant {
  public:
   // `grid`: the orders of every curve (a device's own ledger uses fewer).
   explicit PrivacyRoundAccountant(
-      privacy::Conversion conversion = privacy::Conversion::kClassic,
+      privacy::Conversion conversion = privacy::Conversion::kImproved,
       privacy::OrderGrid grid = privacy::OrderGrid::Default())
       : conversion_(conversion), grid_(std::move(grid)) {}
   const std::vector<double>& orders() const override { return grid_.orders(); }
@@ -46,10 +48,12 @@ class PrivacyRoundAccountant final : public RoundAccountant {
   // q < 1: the library's Poisson-subsampled Gaussian (add/remove);
   // ν = 0: +inf at every order (no noise, no guarantee); q = 0: zero.
   std::vector<double> RoundRdp(const RoundMechanism& m) const override;
-  // The library's conversion (classic: Mironov 2017, Prop. 3), +inf if the
+  // The conversion given at construction (default improved: Canonne, Kamath,
+  // Steinke 2020), +inf if the
   // curve is unusable or ε exceeds DevicePrivacyLedger::kMaxReportableEpsilon
   // (the sampler-tails cap, docs/privacy.md).
   double Epsilon(const std::vector<double>& rdp, double delta) const override;
+  privacy::Conversion conversion() const override { return conversion_; }
 
  private:
   privacy::Conversion conversion_;
