@@ -95,6 +95,15 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   }
   RoundSummary summary;
   const Status status = CommitRound(now_ms, summary);
+  if (status == Status::OutOfRange()) {
+    // The next model does not fit float32: nothing is stored or released,
+    // the round is discarded and the job goes on (docs/security.md).
+    EDGEADMM_LOG_ERROR(
+        "job %s round %lld: the next model leaves float32's range; round "
+        "discarded",
+        job_.config.name.c_str(), static_cast<long long>(open_.round_id));
+    return DiscardRound(now_ms);
+  }
   // Whatever happened, the round is over in memory; on failure it stays
   // 'open' in the store and becomes 'lost' at the next Open.
   open_ = OpenRound();
@@ -145,6 +154,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     participants.push_back(index);
   }
   ServerModel next_model = model_;
+  // OUT_OF_RANGE only from here: CloseRound discards the round on it.
   EDGEADMM_TRY(ApplyRound(job_.config, job_.n, uploads, *noise_rng_, next_model));
   LedgerCharge charge = ledgers_->Plan(participants);
 

@@ -70,6 +70,7 @@ Status StatusForVerdict(UploadVerdict verdict) {
     case UploadVerdict::kConflictingDuplicate:
       return Status::AlreadyExists();
     case UploadVerdict::kMalformed:
+    case UploadVerdict::kNormAboveBound:
       return Status::InvalidArgument();
     case UploadVerdict::kStoreUnavailable:
       return Status::Unavailable();
