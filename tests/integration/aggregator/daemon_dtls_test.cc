@@ -190,6 +190,20 @@ TEST_F(DaemonDtlsTest, HandshakeNeedsAnEnabledIdentityAndItsKey) {
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
+// `devices rotate-key`: the old PSK fails from the next handshake on, the
+// new one works (issue 14, item 5).
+TEST_F(DaemonDtlsTest, RotatedKeyFailsFromTheNextHandshake) {
+  registry::DeviceRegistry reg(t_.db());
+  auto fresh = reg.RotatePsk("dev-001");
+  ASSERT_TRUE(fresh.ok());
+  auto old_key = MakeDevice("dev-001", keys_["dev-001"]);
+  EXPECT_EQ(old_key->Call(CoapMethod::kGet, wire::kTaskPath).status,
+            Status::Unauthenticated());
+  auto new_key = MakeDevice("dev-001", *fresh);
+  EXPECT_TRUE(new_key->Call(CoapMethod::kGet, wire::kTaskPath).status.ok());
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
 // Issue 14 item 3: under `participation` an enrolled device's ±3e38 upload
 // used to be accepted (z overflowed float32 after six). Uploads above the
 // clip-implied norm plus the noise allowance (docs/security.md) get 4.00
