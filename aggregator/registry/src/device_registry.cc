@@ -139,6 +139,17 @@ Result<std::vector<uint8_t>> DeviceRegistry::RotatePsk(
   return psk;
 }
 
+Result<bool> DeviceRegistry::IsEnabled(std::string_view id) const {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("SELECT enabled FROM devices WHERE id = ?"));
+  stmt->Bind(1, id);
+  const Status row = stmt->StepRow();
+  if (row == Status::NotFound()) return false;
+  EDGEADMM_TRY(row);
+  return stmt->ColumnInt(0) != 0;
+}
+
 Result<std::vector<uint8_t>> DeviceRegistry::LookupPsk(
     std::string_view id) const {
   // Cached: the server asks once per DTLS handshake.

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
 
@@ -413,6 +414,31 @@ TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
             UploadVerdict::kNormAboveBound);
   u.vector = store::EncodeFloats({0.6, 0.8, 0});
   EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kAccepted);
+}
+
+// A device disabled while it is in the open cohort leaves it (the round
+// completes without it) and is never sampled again; a removed one too.
+TEST_F(RoundEngineTest, RevokedDevicesLeaveTheCohortAndAreNeverSampled) {
+  Start();
+  const std::vector<std::string> cohort = engine_->CohortForTesting();
+  ASSERT_EQ(cohort.size(), 4u);
+  registry::DeviceRegistry reg(t_.db());
+  ASSERT_TRUE(reg.Disable(cohort[0]).ok());
+  ASSERT_TRUE(reg.Remove(cohort[1]).ok());
+  EXPECT_FALSE(engine_->DeviceEnabled(cohort[0]));
+  EXPECT_FALSE(engine_->DeviceEnabled(cohort[1]));
+  EXPECT_TRUE(engine_->DeviceEnabled(cohort[2]));
+  ASSERT_TRUE(engine_->RegistryChanged().ok());
+  EXPECT_EQ(engine_->CohortForTesting(),
+            std::vector<std::string>({cohort[2], cohort[3]}));
+  for (int round = 0; round < 4; ++round) {
+    for (const std::string& d : engine_->CohortForTesting()) {
+      EXPECT_NE(d, cohort[0]);
+      EXPECT_NE(d, cohort[1]);
+    }
+    CompleteRound();
+  }
+  EXPECT_EQ(engine_->iteration(), 4);
 }
 
 // A round whose next model float32 cannot hold is discarded, not stored:

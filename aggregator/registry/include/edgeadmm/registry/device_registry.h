@@ -67,6 +67,9 @@ class DeviceRegistry {
       std::string_view id,
       const std::function<Status(const std::vector<uint8_t>&)>& before_commit =
           {});
+  // True if `id` is enrolled and enabled; false if disabled or unknown
+  // (asked on every request: a cached statement).
+  Result<bool> IsEnabled(std::string_view id) const;
   // The PSK for a handshake by `id`: NOT_FOUND if unknown,
   // PERMISSION_DENIED if disabled.
   Result<std::vector<uint8_t>> LookupPsk(std::string_view id) const;
