@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 
 #include "daemon_process.h"
@@ -220,20 +221,23 @@ TEST_F(DaemonDtlsTest, DisabledDeviceIsCutAtOnceAndNeverSampledAgain) {
   int rounds = 0;
   for (int attempt = 0; attempt < 2000 && rounds < 4; ++attempt) {
     std::vector<Device*> cohort;
-    uint64_t round = 0;
+    std::set<uint64_t> seen;  // round ids the four devices were told
     bool done = false;
     for (auto& d : devices) {
       if (d.get() == &revoked) continue;
       const Task task = GetTask(*d);
       done = done || task.role == edgeadmm_wire_Role_ROLE_DONE;
+      seen.insert(task.round_id);
       if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE) {
         cohort.push_back(d.get());
-        round = task.round_id;
       }
     }
     if (done) break;
-    if (round == 0 || round == previous_round) {
-      usleep(10'000);  // the next round opens at the daemon's next tick
+    const uint64_t round = *seen.begin();
+    if (seen.size() != 1 || round == previous_round) {
+      // The next round opens at the daemon's next tick, maybe between two
+      // of these requests: ask again until all four saw the same new one.
+      usleep(10'000);
       continue;
     }
     const std::string sql =
