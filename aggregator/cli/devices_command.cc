@@ -1,6 +1,8 @@
-// `edgeadmm devices add ID... [--psk-file F | --psk-dir DIR] |
+// `edgeadmm devices add ID... (--psk-file F | --psk-dir DIR | --print-keys) |
 // add --count N [--prefix P] --psk-dir DIR | list | disable ID | enable ID |
-// remove ID`: the device registry. Many ids are enrolled in one transaction.
+// remove ID | rotate-key ID (--psk-file F | --print-keys)`: the device
+// registry. Many ids are enrolled in one transaction. PSKs go to stdout only
+// with --print-keys (docs/security.md, "Keys at rest").
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@ struct DevicesOptions {
   std::string psk_dir;
   size_t count = 0;
   std::string prefix = "dev-";
+  bool print_keys = false;
 };
 
 constexpr const char* kCommand = "edgeadmm devices";
@@ -60,6 +63,21 @@ bool WritePskFile(const std::string& path, const std::string& hex) {
   return true;
 }
 
+// Where new PSKs go: a file, a folder or, only when asked, stdout.
+host::Error CheckKeyDestination(const DevicesOptions& o) {
+  const int given = !o.psk_file.empty() + !o.psk_dir.empty() + o.print_keys;
+  if (given == 0) {
+    return host::Error::InvalidArgument(
+        "PSKs are not printed unless asked: give --psk-file, --psk-dir or "
+        "--print-keys");
+  }
+  if (o.print_keys && given > 1) {
+    return host::Error::InvalidArgument(
+        "--print-keys cannot be combined with --psk-file or --psk-dir");
+  }
+  return host::Error::Ok();
+}
+
 // The ids to enroll: the positional ids, or --count ids <prefix><index>
 // with the index zero-padded to at least 5 digits (dev-00000, ...).
 // INVALID_ARGUMENT for options `add` cannot take (a usage error).
@@ -75,6 +93,7 @@ host::ErrorOr<std::vector<std::string>> IdsToAdd(const DevicesOptions& o) {
     return host::Error::InvalidArgument(
         "--psk-file takes one id; use --psk-dir for many");
   }
+  EDGEADMM_HOST_TRY(CheckKeyDestination(o));
   if (o.count == 0) return o.ids;
   const int digits = std::max<int>(
       5, static_cast<int>(std::to_string(o.count - 1).size()));
@@ -143,6 +162,33 @@ host::Error RunAdd(const DevicesOptions& o,
   return host::Error::Ok();
 }
 
+// Replaces the PSK of `o.id`; the new key goes to --psk-file (a new file,
+// mode 0600, written before the commit) or, with --print-keys, to stdout.
+host::Error RunRotateKey(const DevicesOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
+  registry::DeviceRegistry reg(db);
+  bool written = false;
+  const auto write_key = [&](const std::vector<uint8_t>& psk) {
+    if (o.psk_file.empty()) return Status::Ok();
+    written = WritePskFile(o.psk_file, registry::ToHex(psk));
+    return written ? Status::Ok() : Status::Unavailable();
+  };
+  auto psk = reg.RotatePsk(o.id, write_key);
+  if (!psk.ok()) {
+    // Written before a commit that failed: it holds a key never stored.
+    if (written) unlink(o.psk_file.c_str());
+    return Failed("cannot rotate the key of " + o.id, psk.status());
+  }
+  if (o.print_keys) {
+    std::printf("rotated %s\npsk %s\n(the PSK is shown only once)\n",
+                o.id.c_str(), registry::ToHex(*psk).c_str());
+  } else {
+    std::printf("rotated %s; PSK written to %s (mode 0600)\n", o.id.c_str(),
+                o.psk_file.c_str());
+  }
+  return host::Error::Ok();
+}
+
 host::Error RunList(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   EDGEADMM_HOST_TRY_ASSIGN(
@@ -176,7 +222,8 @@ void AddDevicesCommands(CLI::App& app) {
       ->capture_default_str();
 
   CLI::App* add = devices->add_subcommand(
-      "add", "Enroll a device; prints its new random PSK once");
+      "add", "Enroll devices with new random PSKs (to files, or printed once "
+             "with --print-keys)");
   add->add_option("ids", options->ids,
                   "Device ids (= DTLS PSK identities); many are enrolled in "
                   "one transaction");
@@ -190,6 +237,8 @@ void AddDevicesCommands(CLI::App& app) {
   add->add_option("--psk-dir", options->psk_dir,
                   "Write each PSK to DIR/<id> (new files, mode 0600), the "
                   "layout edgeadmm-fleet connect reads");
+  add->add_flag("--print-keys", options->print_keys,
+                "Print the PSKs (hex) to stdout, once");
   add->callback([options] {
     auto ids = IdsToAdd(*options);
     if (!ids.ok()) Exit("edgeadmm devices add", ids.error().message(), 2);
@@ -198,6 +247,23 @@ void AddDevicesCommands(CLI::App& app) {
 
   devices->add_subcommand("list", "List devices")->callback([options] {
     ExitOnError(kCommand, RunList(*options));
+  });
+
+  CLI::App* rotate = devices->add_subcommand(
+      "rotate-key",
+      "Give a device a new random PSK; the old one fails from the next "
+      "handshake");
+  rotate->add_option("id", options->id, "Device id")->required();
+  rotate->add_option("--psk-file", options->psk_file,
+                     "Write the new PSK (hex) to this new file, mode 0600");
+  rotate->add_flag("--print-keys", options->print_keys,
+                   "Print the new PSK (hex) to stdout, once");
+  rotate->callback([options] {
+    const host::Error usage = CheckKeyDestination(*options);
+    if (!usage.ok()) {
+      Exit("edgeadmm devices rotate-key", usage.message(), 2);
+    }
+    ExitOnError(kCommand, RunRotateKey(*options));
   });
 
   struct Change {

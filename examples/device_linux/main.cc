@@ -78,8 +78,22 @@ void PrintCounters(const DeviceClient& client) {
   std::fflush(stdout);
 }
 
+// False, with a message, if the key file can be read by anyone but its
+// owner (docs/security.md, "Keys at rest").
+bool PskFileIsPrivate(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return true;  // ReadPsk reports it
+  if ((st.st_mode & 077) == 0) return true;
+  std::fprintf(stderr,
+               "edgeadmm-device: PSK file %s is readable by group or others "
+               "(mode %04o); run chmod 600 on it\n",
+               path.c_str(), static_cast<unsigned>(st.st_mode & 07777));
+  return false;
+}
+
 int Run(const DeviceOptions& o) {
   std::vector<std::byte> key;
+  if (!PskFileIsPrivate(o.psk_file)) return 1;
   if (!ReadPsk(o.psk_file, key)) {
     std::fprintf(stderr, "edgeadmm-device: cannot read a hex PSK from %s\n",
                  o.psk_file.c_str());

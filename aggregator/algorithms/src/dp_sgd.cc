@@ -22,6 +22,11 @@ void DpSgd::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   h.params.dp_sgd.sigma = c.sigma;
 }
 
+double DpSgd::UploadNormBound(const jobs::JobConfig& c) const {
+  // Δ = Clip(w − z, C) + ξ, ξ ~ N(0, σ²I) (dp_sgd_step.cc).
+  return c.clip + NoiseNormAllowance(c.sigma, c.dimension);
+}
+
 Status DpSgd::ApplyRound(const jobs::JobConfig& c, int64_t /*n*/,
                          const std::vector<std::vector<double>>& uploads,
                          RoundNoise& /*noise*/, ServerModel& model) const {

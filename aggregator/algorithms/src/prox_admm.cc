@@ -5,15 +5,6 @@
 #include "unit_support.h"
 
 namespace edgeadmm::algorithms {
-namespace {
-
-double Norm2(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x * x;
-  return std::sqrt(sum);
-}
-
-}  // namespace
 
 host::Error ProxAdmm::Validate(const jobs::JobConfig& /*config*/) const {
   // Every policy is implemented for paper 002 (docs/privacy.md, section 2);
@@ -35,12 +26,13 @@ void ProxAdmm::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   h.params.federated.noise_in_state = !trusted && c.noise_in_state;
 }
 
-bool ProxAdmm::UploadWithinBounds(const jobs::JobConfig& c,
-                                  const std::vector<double>& values) const {
-  // Devices under trusted-aggregator only clip: ||Δu|| = 2λ||Clip(x−z)||
-  // <= 2λC. Enforce it, or one device could break the sensitivity bound.
-  return c.policy != privacy::Policy::kTrustedAggregator ||
-         Norm2(values) <= 2 * c.lambda * c.clip * (1 + 1e-6);
+double ProxAdmm::UploadNormBound(const jobs::JobConfig& c) const {
+  // Δu = 2λ·Clip(x − z, C) + λη, η ~ N(0, σ²I), with the σ FillTask sends
+  // (0 under trusted-aggregator, whose sensitivity needs exactly 2λC).
+  const double sigma =
+      c.policy == privacy::Policy::kTrustedAggregator ? 0.0 : c.sigma;
+  return 2 * c.lambda * c.clip + NoiseNormAllowance(c.lambda * sigma,
+                                                    c.dimension);
 }
 
 Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,

@@ -123,6 +123,33 @@ Status DeviceRegistry::Remove(std::string_view id) {
   return stmt.Run();
 }
 
+Result<std::vector<uint8_t>> DeviceRegistry::RotatePsk(
+    std::string_view id,
+    const std::function<Status(const std::vector<uint8_t>&)>& before_commit) {
+  std::vector<uint8_t> psk(kPskBytes);
+  EDGEADMM_TRY(FillSecureRandom(psk.data(), psk.size()));
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  EDGEADMM_TRY(Get(id));
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
+                      db_->Prepare("UPDATE devices SET psk = ? WHERE id = ?"));
+  stmt.BindBlob(1, psk).Bind(2, id);
+  EDGEADMM_TRY(stmt.Run());
+  if (before_commit) EDGEADMM_TRY(before_commit(psk));
+  EDGEADMM_TRY(tx.Commit());
+  return psk;
+}
+
+Result<bool> DeviceRegistry::IsEnabled(std::string_view id) const {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached("SELECT enabled FROM devices WHERE id = ?"));
+  stmt->Bind(1, id);
+  const Status row = stmt->StepRow();
+  if (row == Status::NotFound()) return false;
+  EDGEADMM_TRY(row);
+  return stmt->ColumnInt(0) != 0;
+}
+
 Result<std::vector<uint8_t>> DeviceRegistry::LookupPsk(
     std::string_view id) const {
   // Cached: the server asks once per DTLS handshake.

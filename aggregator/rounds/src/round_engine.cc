@@ -92,6 +92,9 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   round.in_cohort.assign(devices_.size(), false);
   for (size_t i : cohort) round.in_cohort[i] = true;
   round.cohort_size = cohort.size();
+  // Sampled among all enrolled devices (each keeps its inclusion
+  // probability, which the accounting uses), then revoked ones leave.
+  EDGEADMM_TRY(DropRevokedMembers(round));
   EDGEADMM_TRY(store_.InsertOpenRound(
       round.round_id, static_cast<int64_t>(round.cohort_size), now_ms));
   ++next_round_id_;
@@ -103,12 +106,54 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   return Status::Ok();
 }
 
+bool RoundEngine::DeviceEnabled(std::string_view device_id) const {
+  auto enabled = registry_.IsEnabled(device_id);
+  return enabled.ok() && *enabled;
+}
+
+Result<size_t> RoundEngine::DropRevokedMembers(OpenRound& round) {
+  EDGEADMM_TRY_ASSIGN(const std::vector<std::string> revoked,
+                      store_.RevokedDevices());
+  size_t dropped = 0;
+  for (const std::string& id : revoked) {
+    auto it = device_index_.find(id);
+    if (it == device_index_.end() || !round.in_cohort[it->second] ||
+        round.accepted.count(it->second) != 0) {
+      continue;
+    }
+    round.in_cohort[it->second] = false;
+    --round.cohort_size;
+    ++dropped;
+  }
+  return dropped;
+}
+
+Status RoundEngine::RegistryChanged() {
+  if (!open_.has_value) return Status::Ok();
+  EDGEADMM_TRY_ASSIGN(const size_t dropped, DropRevokedMembers(open_));
+  if (dropped == 0) return Status::Ok();
+  EDGEADMM_LOG_INFO("job %s round %lld: %zu revoked device(s) left the cohort",
+                    job_.config.name.c_str(),
+                    static_cast<long long>(open_.round_id), dropped);
+  return store_.SetCohortSize(open_.round_id,
+                              static_cast<int64_t>(open_.cohort_size));
+}
+
 Status RoundEngine::CloseRound(int64_t now_ms) {
   if (open_.accepted.size() < static_cast<size_t>(job_.config.m_min)) {
     return DiscardRound(now_ms);
   }
   RoundSummary summary;
   const Status status = CommitRound(now_ms, summary);
+  if (status == Status::OutOfRange()) {
+    // The next model does not fit float32: nothing is stored or released,
+    // the round is discarded and the job goes on (docs/security.md).
+    EDGEADMM_LOG_ERROR(
+        "job %s round %lld: the next model leaves float32's range; round "
+        "discarded",
+        job_.config.name.c_str(), static_cast<long long>(open_.round_id));
+    return DiscardRound(now_ms);
+  }
   // Whatever happened, the round is over in memory; on failure it stays
   // 'open' in the store and becomes 'lost' at the next Open.
   open_ = OpenRound();
@@ -161,6 +206,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     participants.push_back(index);
   }
   ServerModel next_model = model_;
+  // OUT_OF_RANGE only from here: CloseRound discards the round on it.
   EDGEADMM_TRY(ApplyRound(job_.config, job_.n, uploads, *noise_rng_, next_model));
   LedgerCharge charge = ledgers_->Plan(participants);
 

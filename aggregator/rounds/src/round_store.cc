@@ -84,6 +84,32 @@ Status RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
   return stmt->Run();
 }
 
+Status RoundStore::SetCohortSize(int64_t round_id, int64_t cohort_size) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("UPDATE rounds SET cohort_size = ? WHERE job_id = ? AND "
+                   "round_id = ? AND state = 'open'"));
+  stmt.Bind(1, cohort_size).Bind(2, job_id_).Bind(3, round_id);
+  return stmt.Run();
+}
+
+Result<std::vector<std::string>> RoundStore::RevokedDevices() {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached(
+          "SELECT j.device_id FROM job_devices j LEFT JOIN devices d ON "
+          "d.id = j.device_id WHERE j.job_id = ? AND "
+          "(d.id IS NULL OR d.enabled = 0)"));
+  stmt->Bind(1, job_id_);
+  std::vector<std::string> ids;
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, stmt->Step());
+    if (!row) break;
+    ids.push_back(stmt->ColumnText(0));
+  }
+  return ids;
+}
+
 Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
                                 int64_t closed_at_ms) {
   EDGEADMM_TRY_ASSIGN(

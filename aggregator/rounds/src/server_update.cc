@@ -2,7 +2,22 @@
 
 #include "edgeadmm/algorithms/registry.h"
 
+#include <cfloat>
+#include <cmath>
+
 namespace edgeadmm::rounds {
+namespace {
+
+// True if every value is finite and float32 holds it (the wire's and the
+// store's number format).
+bool Float32Holds(const std::vector<double>& v) {
+  for (double x : v) {
+    if (!(std::abs(x) <= FLT_MAX)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 int64_t UploadLength(const jobs::JobConfig& config) {
   return algorithms::Get(config.algorithm).UploadLength(config);
@@ -23,7 +38,13 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
   for (const std::vector<double>& u : uploads) {
     if (u.size() != length) return Status::InvalidArgument();
   }
-  return algorithm->ApplyRound(config, n, uploads, noise_rng, model);
+  ServerModel next = model;
+  EDGEADMM_TRY(algorithm->ApplyRound(config, n, uploads, noise_rng, next));
+  if (!Float32Holds(next.z) || !Float32Holds(next.state)) {
+    return Status::OutOfRange();
+  }
+  model = std::move(next);
+  return Status::Ok();
 }
 
 }  // namespace edgeadmm::rounds

@@ -7,7 +7,8 @@ const char* UploadVerdictName(UploadVerdict v) {
       "accepted",       "duplicate",       "identity-mismatch",
       "unknown-device", "device-disabled", "wrong-job",
       "stale-round",    "not-in-cohort",   "conflicting-duplicate",
-      "malformed",      "job-not-running", "store-unavailable"};
+      "malformed",      "job-not-running", "store-unavailable",
+      "norm-above-bound"};
   return kNames[static_cast<int>(v)];
 }
 

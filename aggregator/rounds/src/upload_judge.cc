@@ -1,11 +1,25 @@
 #include "edgeadmm/rounds/upload_judge.h"
 
+#include <cmath>
+
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload_digest.h"
 #include "edgeadmm/store/blob.h"
 
 namespace edgeadmm::rounds {
+namespace {
+
+// Headroom for the device's float arithmetic and the float32 encoding.
+constexpr double kRoundingSlack = 1e-5;
+
+double Norm2(const std::vector<double>& v) {
+  double sum = 0;  // each |x| <= FLT_MAX: x² fits a double
+  for (double x : v) sum += x * x;
+  return std::sqrt(sum);
+}
+
+}  // namespace
 
 UploadVerdict UploadJudge::Judge(std::string_view identity,
                                  const Upload& upload, const OpenRound& open,
@@ -32,11 +46,12 @@ UploadVerdict UploadJudge::Judge(std::string_view identity,
       values->size() != static_cast<size_t>(UploadLength(job_->config))) {
     return UploadVerdict::kMalformed;
   }
-  // The algorithm's own value bounds (e.g. prox-admm's 2λC norm under
-  // trusted-aggregator, which the sensitivity relies on).
-  if (!algorithms::Get(job_->config.algorithm)
-           .UploadWithinBounds(job_->config, *values)) {
-    return UploadVerdict::kMalformed;
+  // The norm the step's clip and noise imply (docs/security.md): one
+  // device cannot move the model further than an honest one could.
+  const double bound =
+      algorithms::Get(job_->config.algorithm).UploadNormBound(job_->config);
+  if (!(Norm2(*values) <= bound * (1 + kRoundingSlack))) {
+    return UploadVerdict::kNormAboveBound;
   }
   auto previous = open.accepted.find(*index);
   if (previous != open.accepted.end()) {

@@ -20,6 +20,7 @@
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
+#include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/wire/protocol.h"
 
@@ -37,7 +38,13 @@ struct CoapServer::Impl {
   // Server DTLS sessions to drop (a stalled handshake, a client that
   // started over), handled outside libcoap's I/O.
   DtlsSessionJanitor janitor;
-  explicit Impl(int64_t handshake_timeout_ms) : janitor(handshake_timeout_ms) {}
+  // Established sessions, cut when their device is revoked.
+  RevocationWatch revocations;
+  // Session tickets and the session cache are turned off at the first
+  // handshake (see TurnOffResumption).
+  bool resumption_off = false;
+  Impl(store::Database& db, int64_t handshake_timeout_ms)
+      : janitor(handshake_timeout_ms), revocations(db) {}
 };
 
 // libcoap C callbacks. None of them lets an exception escape: everything
@@ -54,11 +61,41 @@ struct CoapCallbacks {
     return std::string_view(reinterpret_cast<const char*>(id->s), id->length);
   }
 
+  // Session tickets: none issued, none accepted (0: "no ticket", a full
+  // handshake follows).
+  static int NoTicket(SSL*, unsigned char*, unsigned char*, EVP_CIPHER_CTX*,
+                      EVP_MAC_CTX*, int) {
+    return 0;
+  }
+
+  // No DTLS resumption: a resumed handshake (session ticket or session id)
+  // skips the PSK lookup, so a revoked or re-keyed device could come back.
+  // libcoap gives no SSL_CTX before the first handshake, so it is set on
+  // the shared SSL_CTX at the first PSK lookup: the ticket callback and the
+  // cache mode are read at use, so they also hold for the SSL objects
+  // libcoap made in advance; the option holds for later ones.
+  static void TurnOffResumption(CoapServer& server, coap_session_t* session) {
+    coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+    void* tls = coap_session_get_tls(session, &library);
+    if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return;
+    SSL* ssl = static_cast<SSL*>(tls);
+    SSL_set_options(ssl, SSL_OP_NO_TICKET);
+    if (server.impl_->resumption_off) return;
+    SSL_CTX* ctx = SSL_get_SSL_CTX(ssl);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, &NoTicket);
+    SSL_CTX_set_session_cache_mode(
+        ctx, SSL_SESS_CACHE_OFF | SSL_SESS_CACHE_NO_INTERNAL);
+    server.impl_->resumption_off = true;
+  }
+
   // DTLS: the PSK for `identity`, or null (handshake fails) when the device
   // is unknown or disabled.
   static const coap_bin_const_t* ValidateIdentity(coap_bin_const_t* identity,
-                                                  coap_session_t*, void* arg) {
+                                                  coap_session_t* session,
+                                                  void* arg) {
     auto* server = static_cast<CoapServer*>(arg);
+    TurnOffResumption(*server, session);
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
     if (!registry::IsValidDeviceId(id)) return nullptr;
@@ -103,17 +140,21 @@ struct CoapCallbacks {
   static int Event(coap_session_t* session, const coap_event_t event) {
     if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
     DtlsSessionJanitor& janitor = Server(session)->impl_->janitor;
+    RevocationWatch& revocations = Server(session)->impl_->revocations;
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
       janitor.OnHandshakeStarted(session,
                                  static_cast<int64_t>(posix::MonotonicMs()));
     } else if (event == COAP_EVENT_DTLS_CONNECTED) {
       janitor.OnHandshakeEnded(session);
       WatchRecords(session);
+      revocations.OnEstablished(session, std::string(Identity(session)));
     } else if (event == COAP_EVENT_DTLS_CLOSED ||
                event == COAP_EVENT_DTLS_ERROR) {
       janitor.OnHandshakeEnded(session);
+      revocations.OnEnded(session);
     } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
       janitor.OnSessionFreed(session);
+      revocations.OnEnded(session);
     }
     return 0;
   }
@@ -191,7 +232,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
     : db_(&db),
       options_(options),
       impl_(std::make_unique<Impl>(
-          static_cast<int64_t>(options.handshake_timeout_ms))) {}
+          db, static_cast<int64_t>(options.handshake_timeout_ms))) {}
 
 CoapServer::~CoapServer() {
   impl_->io.reset();
@@ -319,7 +360,24 @@ void CoapServer::NotifyIfRoundChanged() {
   coap_resource_notify_observers(impl_->task, nullptr);
 }
 
+void CoapServer::ApplyRevocations() {
+  if (!impl_->revocations.DatabaseChanged()) return;
+  // Another process committed: maybe a `devices disable` or `remove`.
+  if (rounds::RoundEngine* engine = jobs_.engine()) {
+    const Status status = engine->RegistryChanged();
+    if (!status.ok()) {
+      EDGEADMM_LOG_ERROR("server: revoked cohort members: %s", status.str());
+    }
+  }
+  registry::DeviceRegistry& registry = *impl_->registry;
+  impl_->revocations.CutRevoked([&](std::string_view id) {
+    auto enabled = registry.IsEnabled(id);
+    return !enabled.ok() || *enabled;  // a store error cuts nobody
+  });
+}
+
 Status CoapServer::Tick() {
+  ApplyRevocations();
   EDGEADMM_TRY(jobs_.Tick(NowMs()));
   NotifyIfRoundChanged();
   impl_->janitor.DropStalled(static_cast<int64_t>(posix::MonotonicMs()));

@@ -60,9 +60,16 @@ edgeadmm_wire_PrivacyPolicy WirePolicy(privacy::Policy policy) {
   return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_UNSPECIFIED;
 }
 
-bool Enrolled(const rounds::RoundEngine& engine, std::string_view id) {
-  return std::binary_search(engine.devices().begin(), engine.devices().end(),
-                            std::string(id));
+// Why `id` gets nothing from the job, or null: not enrolled in it, or
+// disabled/removed in the registry since (checked on every request, so a
+// revoked device's open session gets no task, model or status).
+const char* Refusal(const rounds::RoundEngine& engine, std::string_view id) {
+  if (!std::binary_search(engine.devices().begin(), engine.devices().end(),
+                          std::string(id))) {
+    return "not enrolled in the job";
+  }
+  if (!engine.DeviceEnabled(id)) return "device-disabled";
+  return nullptr;
 }
 
 }  // namespace
@@ -85,6 +92,7 @@ Status StatusForVerdict(UploadVerdict verdict) {
     case UploadVerdict::kConflictingDuplicate:
       return Status::AlreadyExists();
     case UploadVerdict::kMalformed:
+    case UploadVerdict::kNormAboveBound:
       return Status::InvalidArgument();
     case UploadVerdict::kStoreUnavailable:
       return Status::Unavailable();
@@ -107,9 +115,8 @@ Response ErrorResponse(Status status, const char* message, uint64_t job_id,
 Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   if (identity.empty()) return Unauthenticated();
   if (engine_ == nullptr) return NoJob();
-  if (!Enrolled(*engine_, identity)) {
-    return ErrorResponse(Status::PermissionDenied(), "not enrolled in the job",
-                         0, 0);
+  if (const char* why = Refusal(*engine_, identity)) {
+    return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
   }
   const jobs::JobConfig& c = engine_->job().config;
   const rounds::Task task = engine_->TaskFor(identity);
@@ -170,7 +177,8 @@ Response RequestHandler::Update(std::string_view identity,
   if (engine_ == nullptr) return NoJob();
   const uint64_t job_id = static_cast<uint64_t>(engine_->job().id);
   const uint64_t round_id = static_cast<uint64_t>(engine_->round_id());
-  if (content_format.has_value() && *content_format != wire::kUpdateFormat) {
+  // Required: a body without the option is not taken as an Update.
+  if (!content_format.has_value() || *content_format != wire::kUpdateFormat) {
     Response r =
         ErrorResponse(Status::InvalidArgument(), "content-format must be 65101",
                       job_id, round_id);
@@ -226,9 +234,8 @@ Response RequestHandler::Update(std::string_view identity,
 Response RequestHandler::Model(std::string_view identity) const {
   if (identity.empty()) return Unauthenticated();
   if (engine_ == nullptr) return NoJob();
-  if (!Enrolled(*engine_, identity)) {
-    return ErrorResponse(Status::PermissionDenied(), "not enrolled in the job",
-                         0, 0);
+  if (const char* why = Refusal(*engine_, identity)) {
+    return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
   }
   if (engine_->released_round_id() == 0) {
     return ErrorResponse(Status::NotFound(), "no model released yet",
@@ -264,9 +271,8 @@ Response RequestHandler::Model(std::string_view identity) const {
 Response RequestHandler::StatusOf(std::string_view identity) const {
   if (identity.empty()) return Unauthenticated();
   if (engine_ == nullptr) return NoJob();
-  if (!Enrolled(*engine_, identity)) {
-    return ErrorResponse(Status::PermissionDenied(), "not enrolled in the job",
-                         0, 0);
+  if (const char* why = Refusal(*engine_, identity)) {
+    return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
   }
   const edgeadmm_wire_StatusBody body = wire::MakeStatusBody(
       Status::Ok(), jobs::JobStateName(engine_->job().state),

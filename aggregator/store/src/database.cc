@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "edgeadmm/log.h"
+#include "edgeadmm/store/owner_only_files.h"
 #include "edgeadmm/store/schema.h"
 
 namespace edgeadmm::store {
@@ -33,6 +34,7 @@ Status StatusFromSqlite(int rc) {
 }
 
 Result<Database> Database::Open(const std::string& path) {
+  EDGEADMM_TRY(PrepareOwnerOnlyDatabase(path));
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(
       path.c_str(), &raw,

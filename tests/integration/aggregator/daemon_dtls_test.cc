@@ -8,12 +8,14 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 
 #include "daemon_process.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/registry/hex.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -21,6 +23,7 @@
 #include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
+#include "run_command.h"
 #include "test_database.h"
 #include "wire_bodies.h"
 
@@ -155,6 +158,17 @@ class DaemonDtlsTest : public ::testing::Test {
                                     std::move(key));
   }
 
+  // dev-000 .. dev-004, each with its key.
+  std::vector<std::unique_ptr<Device>> MakeEnrolledDevices() {
+    std::vector<std::unique_ptr<Device>> devices;
+    for (int i = 0; i < kEnrolled; ++i) {
+      char id[16];
+      std::snprintf(id, sizeof(id), "dev-%03d", i);
+      devices.push_back(MakeDevice(id, keys_[id]));
+    }
+    return devices;
+  }
+
   testing::TempDatabase t_;
   std::map<std::string, std::vector<uint8_t>> keys_;
   int64_t job_id_ = 0;
@@ -179,13 +193,163 @@ TEST_F(DaemonDtlsTest, HandshakeNeedsAnEnabledIdentityAndItsKey) {
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
-TEST_F(DaemonDtlsTest, BadRequestsThenFullJobThenCleanShutdown) {
-  std::vector<std::unique_ptr<Device>> devices;
-  for (int i = 0; i < kEnrolled; ++i) {
-    char id[16];
-    std::snprintf(id, sizeof(id), "dev-%03d", i);
-    devices.push_back(MakeDevice(id, keys_[id]));
+// Issue 14 item 2: after `devices disable` (another connection, as the CLI)
+// the device's open session gets no task, model or status and its upload is
+// refused from its next request on; it is never sampled again (the other
+// devices' PARTICIPATE tasks add up to every later round's stored cohort).
+TEST_F(DaemonDtlsTest, DisabledDeviceIsCutAtOnceAndNeverSampledAgain) {
+  std::vector<std::unique_ptr<Device>> devices = MakeEnrolledDevices();
+  Device& revoked = *devices[1];
+  // Its session is established.
+  ASSERT_NE(GetTask(revoked).role, edgeadmm_wire_Role_ROLE_UNSPECIFIED);
+  ASSERT_TRUE(registry::DeviceRegistry(t_.db()).Disable(revoked.id()).ok());
+  for (const char* path :
+       {wire::kTaskPath, wire::kModelPath, wire::kStatusPath}) {
+    const Reply r = revoked.Call(CoapMethod::kGet, path);
+    EXPECT_FALSE(r.status.ok() && r.code / 32 == 2) << path;
+    if (r.status.ok()) {
+      EXPECT_EQ(r.code, wire::kCoapForbidden) << path;
+    }
   }
+  const Reply upload = revoked.Call(
+      CoapMethod::kPost, wire::kUpdatePath,
+      EncodeUpdateBody(revoked.id(), job_id_, 1, {0.1, 0.1, 0.1}));
+  EXPECT_FALSE(upload.status.ok() && upload.code / 32 == 2);
+
+  // Rounds with the four others: the revoked device is never in a cohort.
+  uint64_t previous_round = 0;
+  int rounds = 0;
+  for (int attempt = 0; attempt < 2000 && rounds < 4; ++attempt) {
+    std::vector<Device*> cohort;
+    std::set<uint64_t> seen;  // round ids the four devices were told
+    bool done = false;
+    for (auto& d : devices) {
+      if (d.get() == &revoked) continue;
+      const Task task = GetTask(*d);
+      done = done || task.role == edgeadmm_wire_Role_ROLE_DONE;
+      seen.insert(task.round_id);
+      if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+        cohort.push_back(d.get());
+      }
+    }
+    if (done) break;
+    const uint64_t round = *seen.begin();
+    if (seen.size() != 1 || round == previous_round) {
+      // The next round opens at the daemon's next tick, maybe between two
+      // of these requests: ask again until all four saw the same new one.
+      usleep(10'000);
+      continue;
+    }
+    const std::string sql =
+        "SELECT cohort_size FROM rounds WHERE round_id = " +
+        std::to_string(round);
+    auto stmt = t_.db().Prepare(sql);
+    ASSERT_TRUE(stmt.ok());
+    ASSERT_TRUE(stmt->StepRow().ok());
+    EXPECT_EQ(stmt->ColumnInt(0), static_cast<int64_t>(cohort.size()))
+        << "round " << round;
+    for (Device* d : cohort) {
+      const Reply r =
+          d->Call(CoapMethod::kPost, wire::kUpdatePath,
+                  EncodeUpdateBody(d->id(), job_id_, round,
+                                   DeltaFor(d->id(), round)));
+      EXPECT_EQ(r.code, wire::kCoapChanged) << d->id();
+    }
+    previous_round = round;
+    ++rounds;
+  }
+  EXPECT_GE(rounds, 3);
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+// Issue 14 item 2: a DTLS session resumed from a ticket or a cached
+// session skips the PSK lookup, so a disabled device could come back with
+// a session from before. Debian's `openssl s_client` (a real DTLS 1.2 PSK
+// client) saves what it got; the daemon must give nothing resumable (no
+// ticket, no session id), and nothing saved may resume after the disable.
+TEST_F(DaemonDtlsTest, SessionResumptionCannotBypassThePskLookup) {
+  const std::string session = t_.dir() + "/s_client.session";
+  const std::string client =
+      "timeout 20 openssl s_client -dtls1_2 -cipher PSK -connect 127.0.0.1:" +
+      std::to_string(daemon_->port()) + " -psk_identity dev-002 -psk " +
+      registry::ToHex(keys_["dev-002"]) + " </dev/null 2>&1";
+  const testing::CommandResult first =
+      testing::RunCommand(client + " -sess_out " + session);
+  ASSERT_NE(first.output.find("New, TLSv1.2"), std::string::npos)
+      << first.output;
+  EXPECT_NE(access(session.c_str(), F_OK), 0)
+      << "the daemon gave the client a session it could resume";
+  if (access(session.c_str(), F_OK) == 0) {
+    const testing::CommandResult again =
+        testing::RunCommand(client + " -sess_in " + session);
+    EXPECT_EQ(again.output.find("Reused,"), std::string::npos)
+        << again.output;
+  }
+  ASSERT_TRUE(registry::DeviceRegistry(t_.db()).Disable("dev-002").ok());
+  const bool saved = access(session.c_str(), F_OK) == 0;
+  const testing::CommandResult revoked =
+      testing::RunCommand(client + (saved ? " -sess_in " + session : ""));
+  EXPECT_EQ(revoked.output.find("Reused,"), std::string::npos)
+      << revoked.output;
+  EXPECT_NE(revoked.output.find("alert"), std::string::npos)
+      << revoked.output;
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+// `devices rotate-key`: the old PSK fails from the next handshake on, the
+// new one works (issue 14, item 5).
+TEST_F(DaemonDtlsTest, RotatedKeyFailsFromTheNextHandshake) {
+  registry::DeviceRegistry reg(t_.db());
+  auto fresh = reg.RotatePsk("dev-001");
+  ASSERT_TRUE(fresh.ok());
+  auto old_key = MakeDevice("dev-001", keys_["dev-001"]);
+  EXPECT_EQ(old_key->Call(CoapMethod::kGet, wire::kTaskPath).status,
+            Status::Unauthenticated());
+  auto new_key = MakeDevice("dev-001", *fresh);
+  EXPECT_TRUE(new_key->Call(CoapMethod::kGet, wire::kTaskPath).status.ok());
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+// Issue 14 item 3: under `participation` an enrolled device's ±3e38 upload
+// used to be accepted (z overflowed float32 after six). Uploads above the
+// clip-implied norm plus the noise allowance (docs/security.md) get 4.00
+// "norm-above-bound" and change nothing; an honest-sized one still counts.
+TEST_F(DaemonDtlsTest, PoisonedUploadIsRefusedUnderParticipation) {
+  std::vector<std::unique_ptr<Device>> devices = MakeEnrolledDevices();
+  Device* member = nullptr;
+  Task task;
+  for (auto& d : devices) {
+    task = GetTask(*d);
+    if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+      member = d.get();
+      break;
+    }
+  }
+  ASSERT_NE(member, nullptr);
+  const std::string before = testing::Snapshot(t_.db());
+  // λ = 0.5, C = 1, σ = 2, p = 3: bound 2λC + λσ(√3 + 10) ≈ 12.73.
+  const std::vector<std::vector<double>> poison = {
+      {3e38, -3e38, 3e38}, {13, 0, 0}, {-8, 8, 8}};
+  for (const std::vector<double>& v : poison) {
+    const Reply r = member->Call(
+        CoapMethod::kPost, wire::kUpdatePath,
+        EncodeUpdateBody(member->id(), task.job_id, task.round_id, v));
+    ASSERT_TRUE(r.status.ok());
+    EXPECT_EQ(r.code, wire::kCoapBadRequest) << v[0];
+    const edgeadmm_wire_StatusBody body = DecodeBody(r);
+    EXPECT_EQ(body.code, static_cast<uint32_t>(StatusCode::kInvalidArgument));
+    EXPECT_STREQ(body.message, "norm-above-bound");
+    EXPECT_EQ(testing::Snapshot(t_.db()), before) << v[0];
+  }
+  const Reply ok = member->Call(
+      CoapMethod::kPost, wire::kUpdatePath,
+      EncodeUpdateBody(member->id(), task.job_id, task.round_id, {12, 0, 0}));
+  EXPECT_EQ(ok.code, wire::kCoapChanged);
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+TEST_F(DaemonDtlsTest, BadRequestsThenFullJobThenCleanShutdown) {
+  std::vector<std::unique_ptr<Device>> devices = MakeEnrolledDevices();
   std::vector<double> s(kDimension, 0.0);  // reference ŝ
   bool checked_bad_requests = false;
   int rounds = 0;

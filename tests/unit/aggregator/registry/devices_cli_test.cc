@@ -8,6 +8,7 @@
 
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/hex.h"
+#include "devices_cli.h"
 #include "run_command.h"
 #include "test_database.h"
 
@@ -16,16 +17,11 @@ namespace {
 
 using testing::CommandResult;
 
-CommandResult RunCli(const std::string& db, const std::string& args) {
-  return testing::RunCommand(std::string(EDGEADMM_CLI_PATH) + " devices " +
-                             args + " --db " + db);
-}
-
 TEST(DevicesCliTest, AddListDisableRemoveRoundTrip) {
   testing::TempDatabase t;
   const std::string db = t.path();
 
-  const CommandResult add = RunCli(db, "add node-1");
+  const CommandResult add = RunCli(db, "add node-1 --print-keys");
   ASSERT_EQ(add.exit_code, 0) << add.output;
   const size_t at = add.output.find("\npsk ");
   ASSERT_NE(at, std::string::npos) << add.output;
@@ -51,8 +47,8 @@ TEST(DevicesCliTest, AddListDisableRemoveRoundTrip) {
   ASSERT_TRUE(psk2.ok());
   EXPECT_EQ(file_hex, ToHex(*psk2));
 
-  EXPECT_NE(RunCli(db, "add node-1").exit_code, 0);
-  EXPECT_NE(RunCli(db, "add 'bad id'").exit_code, 0);
+  EXPECT_NE(RunCli(db, "add node-1 --print-keys").exit_code, 0);
+  EXPECT_NE(RunCli(db, "add 'bad id' --print-keys").exit_code, 0);
 
   ASSERT_EQ(RunCli(db, "disable node-1").exit_code, 0);
   const CommandResult list = RunCli(db, "list");
@@ -97,7 +93,7 @@ TEST(DevicesCliTest, BulkAddWritesOneKeyFilePerDeviceInOneTransaction) {
   EXPECT_FALSE(reg.LookupPsk("fleet-01500").ok());
 
   // Many positional ids without files: "id psk" lines.
-  const CommandResult many = RunCli(db, "add x-1 x-2 x-3");
+  const CommandResult many = RunCli(db, "add x-1 x-2 x-3 --print-keys");
   ASSERT_EQ(many.exit_code, 0) << many.output;
   auto psk = reg.LookupPsk("x-2");
   ASSERT_TRUE(psk.ok());

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
 
@@ -409,9 +410,61 @@ TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
   Upload u = UploadFor(*engine_, "dev-001");
   // 2λC = 1: a vector of norm 1.5 breaks the sensitivity bound.
   u.vector = store::EncodeFloats({1.5, 0, 0});
-  EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kMalformed);
+  EXPECT_EQ(engine_->Submit("dev-001", u, now_),
+            UploadVerdict::kNormAboveBound);
   u.vector = store::EncodeFloats({0.6, 0.8, 0});
   EXPECT_EQ(engine_->Submit("dev-001", u, now_), UploadVerdict::kAccepted);
+}
+
+// A device disabled while it is in the open cohort leaves it (the round
+// completes without it) and is never sampled again; a removed one too.
+TEST_F(RoundEngineTest, RevokedDevicesLeaveTheCohortAndAreNeverSampled) {
+  Start();
+  const std::vector<std::string> cohort = engine_->CohortForTesting();
+  ASSERT_EQ(cohort.size(), 4u);
+  registry::DeviceRegistry reg(t_.db());
+  ASSERT_TRUE(reg.Disable(cohort[0]).ok());
+  ASSERT_TRUE(reg.Remove(cohort[1]).ok());
+  EXPECT_FALSE(engine_->DeviceEnabled(cohort[0]));
+  EXPECT_FALSE(engine_->DeviceEnabled(cohort[1]));
+  EXPECT_TRUE(engine_->DeviceEnabled(cohort[2]));
+  ASSERT_TRUE(engine_->RegistryChanged().ok());
+  EXPECT_EQ(engine_->CohortForTesting(),
+            std::vector<std::string>({cohort[2], cohort[3]}));
+  for (int round = 0; round < 4; ++round) {
+    for (const std::string& d : engine_->CohortForTesting()) {
+      EXPECT_NE(d, cohort[0]);
+      EXPECT_NE(d, cohort[1]);
+    }
+    CompleteRound();
+  }
+  EXPECT_EQ(engine_->iteration(), 4);
+}
+
+// A round whose next model float32 cannot hold is discarded, not stored:
+// with C = 3.4e38 honest-looking uploads of 3e38 pass the norm bound, and
+// ŝ would pass FLT_MAX in the second round (issue 14, item 3).
+TEST_F(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
+  std::string privacy = testing::DefaultPrivacyTable();
+  privacy.replace(privacy.find("clip = 1.0"), 10, "clip = 3.4e38");
+  // σ/2C stays 1, as in the default table: the budget is not the limit.
+  privacy.replace(privacy.find("sigma = 2.0"), 11, "sigma = 6.8e38");
+  Start(privacy);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(engine_->round_open());
+    for (const std::string& d : engine_->CohortForTesting()) {
+      Upload u = UploadFor(*engine_, d);
+      u.vector = store::EncodeFloats({3e38, 0, 0});
+      ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
+    }
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_LE(std::abs(engine_->model().z[0]), 3.4028234663852886e38);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 2);
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM rounds WHERE state = 'discarded'"),
+            2);
 }
 
 // trusted-aggregator (m_min = 0): the release never depends on the cohort

@@ -47,6 +47,19 @@ TEST(ServerUpdateTest, ProxAdmmSoftThresholdsWithGammaTimesL1) {
   EXPECT_DOUBLE_EQ(model.state[0], 1.0);  // ŝ itself is not thresholded
 }
 
+// A model float32 cannot hold is never produced for a commit: the released
+// z goes to every device as float32 (issue 14, item 3).
+TEST(ServerUpdateTest, RefusesAModelFloat32CannotHold) {
+  jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
+  ServerModel model{{0, 0}, {3e38, 0}};
+  const ServerModel before = model;
+  auto rng = Rng();
+  EXPECT_EQ(ApplyRound(c, 1, {{3e38, 0}}, *rng, model), Status::OutOfRange());
+  EXPECT_EQ(model.z, before.z);
+  EXPECT_EQ(model.state, before.state);
+  EXPECT_EQ(ApplyRound(c, 1, {{-3e38, 1}}, *rng, model), Status::Ok());
+}
+
 TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
   jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
   c.policy = privacy::Policy::kTrustedAggregator;

@@ -149,6 +149,9 @@ TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
        wire::kUpdateFormat, wire::kCoapRequestEntityTooLarge},
       {"content-format", b, UpdateBody(b, job_, round, {1, 1, 1}),
        wire::kRoundTaskFormat, wire::kCoapUnsupportedContentFormat},
+      // Issue 14 item 8: the option is required, not only checked.
+      {"no content-format", b, UpdateBody(b, job_, round, {1, 1, 1}),
+       std::nullopt, wire::kCoapUnsupportedContentFormat},
   };
   for (const Case& c : cases) {
     r = Post(c.identity, c.body, c.format);

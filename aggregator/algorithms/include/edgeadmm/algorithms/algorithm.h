@@ -8,6 +8,7 @@
 #include <edgeadmm.pb.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ class RoundNoise {
  protected:
   ~RoundNoise() = default;
 };
+
+// The noise allowance of the upload bounds, in standard deviations beyond
+// √p: an honest upload's noise norm exceeds σ(√p + 10) with probability
+// at most e^(−50) ≈ 2e−22 (docs/security.md, "Upload bounds").
+inline constexpr double kNoiseTailSigmas = 10;
+
+// σ·(√p + kNoiseTailSigmas): the norm N(0, σ²I_p) stays below but for
+// e^(−50).
+double NoiseNormAllowance(double stddev, int64_t p);
 
 // The step.* keys a job of this algorithm must give.
 struct RequiredStepKeys {
@@ -70,11 +80,11 @@ class Algorithm {
   virtual int64_t UploadLength(const jobs::JobConfig& config) const {
     return config.dimension;
   }
-  // A decoded upload of the right length the algorithm can still refuse
-  // (a value bound that the accounting relies on).
-  virtual bool UploadWithinBounds(const jobs::JobConfig& /*config*/,
-                                  const std::vector<double>& /*values*/) const {
-    return true;
+  // The largest L2 norm of an honest device's upload: what the step's clip
+  // implies plus NoiseNormAllowance of its noise (docs/security.md). Larger
+  // uploads are refused; +inf when the step implies no bound.
+  virtual double UploadNormBound(const jobs::JobConfig& /*config*/) const {
+    return std::numeric_limits<double>::infinity();
   }
   // One committed round: `uploads` (each UploadLength long, at least one)
   // become the next model. n: the job's enrolled device count.

@@ -20,8 +20,7 @@ class ProxAdmm final : public Algorithm {
   edgeadmm_wire_UpdateKind update_kind() const override {
     return edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
   }
-  bool UploadWithinBounds(const jobs::JobConfig& config,
-                          const std::vector<double>& values) const override;
+  double UploadNormBound(const jobs::JobConfig& config) const override;
   Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                     const std::vector<std::vector<double>>& uploads,
                     RoundNoise& noise, ServerModel& model) const override;

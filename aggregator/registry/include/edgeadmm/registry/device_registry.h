@@ -59,6 +59,17 @@ class DeviceRegistry {
   Status Enable(std::string_view id);
   // Deletes the device and its PSK. NOT_FOUND if unknown.
   Status Remove(std::string_view id);
+  // Replaces the PSK of `id` with a fresh random one and returns it; the
+  // next handshake needs it (sessions already open keep theirs until they
+  // end). `before_commit` (if set) sees it inside the transaction; its
+  // error rolls back. NOT_FOUND if unknown, UNAVAILABLE without entropy.
+  Result<std::vector<uint8_t>> RotatePsk(
+      std::string_view id,
+      const std::function<Status(const std::vector<uint8_t>&)>& before_commit =
+          {});
+  // True if `id` is enrolled and enabled; false if disabled or unknown
+  // (asked on every request: a cached statement).
+  Result<bool> IsEnabled(std::string_view id) const;
   // The PSK for a handshake by `id`: NOT_FOUND if unknown,
   // PERMISSION_DENIED if disabled.
   Result<std::vector<uint8_t>> LookupPsk(std::string_view id) const;

@@ -86,6 +86,13 @@ class RoundEngine {
   // The task for `device_id` (kWait for devices outside the job).
   Task TaskFor(std::string_view device_id) const;
 
+  // True if `device_id` is enrolled in the registry and enabled: every
+  // resource asks before it answers (docs/security.md, "Revocation").
+  bool DeviceEnabled(std::string_view device_id) const;
+  // Another process changed the registry: members of the open round that
+  // are now disabled or removed and have not uploaded leave its cohort.
+  Status RegistryChanged();
+
   const jobs::JobRecord& job() const { return job_; }
   bool round_open() const { return open_.has_value; }
   int64_t round_id() const { return open_.round_id; }
@@ -141,6 +148,9 @@ class RoundEngine {
   Status Load(int64_t job_id);
   Status SetState(jobs::JobState state);
   Status OpenNextRound(int64_t now_ms);
+  // Takes revoked members without an accepted upload out of `round`;
+  // returns how many left.
+  Result<size_t> DropRevokedMembers(OpenRound& round);
   Status CloseRound(int64_t now_ms);
   // Closes the round whose whole cohort uploaded and opens the next; logs
   // (does not return) a failure, as an upload cannot be refused for it.

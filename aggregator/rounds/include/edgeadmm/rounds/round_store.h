@@ -77,6 +77,10 @@ class RoundStore {
 
   Status InsertOpenRound(int64_t round_id, int64_t cohort_size,
                          int64_t started_at_ms);
+  // The open round's cohort after revoked members left it.
+  Status SetCohortSize(int64_t round_id, int64_t cohort_size);
+  // The job's devices that are disabled or no longer in the registry.
+  Result<std::vector<std::string>> RevokedDevices();
   Status DiscardRound(int64_t round_id, int64_t participants,
                       int64_t closed_at_ms);
   // Writes the whole round in one transaction; the round must be 'open'.

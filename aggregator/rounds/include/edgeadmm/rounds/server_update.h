@@ -22,7 +22,10 @@ int64_t UploadLength(const jobs::JobConfig& config);
 // Applies one round's uploads (each UploadLength long) to `model` with the
 // job's algorithm (its ApplyRound); `noise_rng` draws the server's noise
 // where the policy adds one (trusted-aggregator). INVALID_ARGUMENT on no
-// uploads (except under trusted-aggregator, whose rounds release noise alone), a wrong length or a model of another dimension; DRBG errors.
+// uploads (except under trusted-aggregator, whose rounds release noise
+// alone), a wrong length or a model of another dimension; DRBG errors;
+// OUT_OF_RANGE, `model` unchanged, if float32 could not hold the next model
+// (it could be neither stored nor sent).
 Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                   const std::vector<std::vector<double>>& uploads,
                   SamplingRng& noise_rng, ServerModel& model);

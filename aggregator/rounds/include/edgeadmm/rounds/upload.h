@@ -35,9 +35,10 @@ enum class UploadVerdict : uint8_t {
   kStaleRound,            // round is not the current open round
   kNotInCohort,           // device not sampled for this round
   kConflictingDuplicate,  // a different payload was already accepted
-  kMalformed,             // wrong length, non-finite, or norm above the clip
+  kMalformed,             // wrong length or non-finite
   kJobNotRunning,         // the job is stopped, completed or exhausted
   kStoreUnavailable,      // the local ledger charge could not be stored
+  kNormAboveBound,        // above the algorithm's UploadNormBound
 };
 
 // "accepted", "stale-round", ... for logs and tests.

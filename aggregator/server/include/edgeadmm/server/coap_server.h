@@ -89,6 +89,9 @@ class CoapServer {
   struct Impl;
   CoapServer(store::Database& db, const ServerOptions& options);
   Status Tick();
+  // At most one tick after another process disabled or removed a device:
+  // its sessions are closed and it leaves the open round's cohort.
+  void ApplyRevocations();
   void NotifyIfRoundChanged();
 
   store::Database* db_;

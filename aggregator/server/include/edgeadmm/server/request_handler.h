@@ -32,7 +32,8 @@ class RequestHandler {
   // GET v1/task: the RoundTask of `identity` (2.05) — PARTICIPATE with z in
   // its cohort, IDLE otherwise, DONE when the job ended.
   Response Task(std::string_view identity, int64_t now_ms) const;
-  // POST v1/update with the raw body. Decodes (bounded by the job's
+  // POST v1/update with the raw body; 4.15 unless Content-Format is 65101
+  // (a missing option included). Decodes (bounded by the job's
   // dimension), judges through the engine, answers 2.04 + receipt or the
   // documented error code with a StatusBody. Refused requests change nothing.
   Response Update(std::string_view identity,

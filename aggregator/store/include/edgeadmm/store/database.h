@@ -16,9 +16,9 @@ namespace edgeadmm::store {
 
 class Database {
  public:
-  // Opens (creating if needed) the database at `path`, switches it to WAL with
-  // synchronous=FULL and foreign keys, and migrates the schema to the newest
-  // version. UNAVAILABLE if the file cannot be opened; FAILED_PRECONDITION if
+  // Opens (creating if needed, owner-only: owner_only_files.h) the database
+  // at `path`, switches it to WAL with synchronous=FULL and foreign keys,
+  // and migrates the schema to the newest version. UNAVAILABLE if the file cannot be opened; FAILED_PRECONDITION if
   // its schema is newer than this build; INTERNAL on SQL errors.
   static Result<Database> Open(const std::string& path);
 
