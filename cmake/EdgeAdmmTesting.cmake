@@ -102,3 +102,16 @@ function(edgeadmm_test_env name)
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp"
     "EDGEADMM_SANITIZED=1")
 endfunction()
+
+# edgeadmm_sanitizer_reduced(name what): test `name` runs smaller in sanitizer
+# builds (it reads EDGEADMM_SANITIZED; `what` says how). Listed when the build
+# is configured and labelled sanitizer-reduced, so
+# `ctest --preset host-asan -N -L sanitizer-reduced` prints the list
+# (scripts/test does).
+function(edgeadmm_sanitizer_reduced name what)
+  if(NOT EDGEADMM_SANITIZE OR EDGEADMM_BARE_METAL)
+    return()
+  endif()
+  set_property(TEST ${name} APPEND PROPERTY LABELS sanitizer-reduced)
+  message(STATUS "Sanitizer build: ${name} runs smaller (${what})")
+endfunction()
