@@ -32,6 +32,7 @@ function(edgeadmm_add_gtest)
     set_tests_properties(${T_NAME} PROPERTIES
       ENVIRONMENT "EDGEADMM_DATA=${EDGEADMM_DATA_DIR}")
   endif()
+  edgeadmm_test_env(${T_NAME})
 endfunction()
 
 # Sets <var> to the data directory tests read: $EDGEADMM_DATA at configure
@@ -80,4 +81,37 @@ endfunction()
 function(edgeadmm_python_test_env name)
   set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
     "PYTHONPATH=${PROJECT_SOURCE_DIR}/tools/python")
+  edgeadmm_test_env(${name})
+endfunction()
+
+# edgeadmm_test_env(name): in sanitizer builds (EDGEADMM_SANITIZE, the
+# host-asan preset) the test, and every process it starts (daemon, CLI, fleet
+# under the Python tests), runs with the options below. EDGEADMM_SANITIZED=1
+# is the one switch a test reads to run smaller under a sanitizer; each such
+# test prints what it reduced (docs/architecture.md, "Sanitizers").
+# Third-party leak suppressions, each with its reason: tests/sanitizers/
+# lsan.supp. edgeadmm_add_gtest and edgeadmm_python_test_env call it; a test
+# added with add_test directly calls it itself.
+function(edgeadmm_test_env name)
+  if(NOT EDGEADMM_SANITIZE OR EDGEADMM_BARE_METAL)
+    return()
+  endif()
+  set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT
+    "ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp"
+    "EDGEADMM_SANITIZED=1")
+endfunction()
+
+# edgeadmm_sanitizer_reduced(name what): test `name` runs smaller in sanitizer
+# builds (it reads EDGEADMM_SANITIZED; `what` says how). Listed when the build
+# is configured and labelled sanitizer-reduced, so
+# `ctest --preset host-asan -N -L sanitizer-reduced` prints the list
+# (scripts/test does).
+function(edgeadmm_sanitizer_reduced name what)
+  if(NOT EDGEADMM_SANITIZE OR EDGEADMM_BARE_METAL)
+    return()
+  endif()
+  set_property(TEST ${name} APPEND PROPERTY LABELS sanitizer-reduced)
+  message(STATUS "Sanitizer build: ${name} runs smaller (${what})")
 endfunction()

@@ -37,6 +37,16 @@ class StackError(RuntimeError):
 # Data
 
 
+def sanitizer_scale(test, what, full, reduced):
+    """`reduced` in sanitizer builds (EDGEADMM_SANITIZED=1, set for every test
+    by cmake/EdgeAdmmTesting.cmake), printed; `full` otherwise."""
+    if os.environ.get("EDGEADMM_SANITIZED") != "1":
+        return full
+    print(f"{test}: sanitizer build, runs smaller: {what} {full} -> {reduced}",
+          flush=True)
+    return reduced
+
+
 def open_text(path):
     """Opens a plain or .xz text file."""
     if path.endswith(".xz"):

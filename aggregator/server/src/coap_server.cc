@@ -159,6 +159,16 @@ struct CoapCallbacks {
     return 0;
   }
 
+  // PDU ownership (libcoap 4.3.1, server side): the daemon never creates or
+  // frees a PDU. libcoap owns the request and the response it passes to a
+  // handler, sends the response when the handler returns, and keeps a
+  // confirmable one (an Observe notification) in its retransmission queue
+  // until it is acknowledged or the session ends. A body handed to
+  // coap_add_data_large_response stays ours until libcoap calls Release
+  // (on every path, also on failure and when the session is freed). Server
+  // sessions are freed by libcoap (idle timeout, coap_free_context), never
+  // released by us; the janitor only disconnects them, which ends their
+  // queued messages (the client side's rule: coap_dtls_transport.cc).
   static void Release(coap_session_t*, void* app_ptr) {
     delete static_cast<std::vector<uint8_t>*>(app_ptr);
   }

@@ -19,11 +19,12 @@ sockaddr_in Loopback(uint16_t port) {
 
 }  // namespace
 
-UdpRelay::UdpRelay(uint16_t server_port, double loss, uint32_t seed)
+UdpRelay::UdpRelay(uint16_t server_port, double loss, uint32_t seed,
+                   uint16_t listen_port)
     : loss_(loss), rng_(0x9e3779b97f4a7c15ull ^ seed) {
   listen_fd_ = socket(AF_INET, SOCK_DGRAM, 0);
   upstream_fd_ = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in any = Loopback(0);
+  sockaddr_in any = Loopback(listen_port);
   sockaddr_in server = Loopback(server_port);
   if (listen_fd_ < 0 || upstream_fd_ < 0 ||
       bind(listen_fd_, reinterpret_cast<sockaddr*>(&any), sizeof(any)) != 0 ||

@@ -24,7 +24,10 @@ class UdpRelay {
 
   // Relays 127.0.0.1:port() <-> 127.0.0.1:server_port. `loss` in [0, 1) is
   // the probability of dropping each datagram (either direction).
-  UdpRelay(uint16_t server_port, double loss = 0.0, uint32_t seed = 1);
+  // `listen_port` 0 picks a free port; another value reopens a port a relay
+  // that is gone had (a peer that disappears and comes back).
+  UdpRelay(uint16_t server_port, double loss = 0.0, uint32_t seed = 1,
+           uint16_t listen_port = 0);
   ~UdpRelay();
   UdpRelay(const UdpRelay&) = delete;
   UdpRelay& operator=(const UdpRelay&) = delete;

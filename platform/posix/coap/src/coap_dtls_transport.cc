@@ -102,9 +102,24 @@ void CoapDtlsTransport::Close() {
   session_failed_ = false;
 }
 
+// PDU ownership (libcoap 4.3.1). A PDU from coap_new_pdu is ours until it
+// is handed to coap_send, which takes it whatever it returns (it frees it on
+// failure): Send deletes only PDUs it never passed on. libcoap keeps a sent
+// confirmable PDU in a queue node (retransmission queue, or the session's
+// delay queue while a handshake runs) until it is acknowledged or given up;
+// a node in the retransmission queue holds a reference to the session.
+// Releasing our reference alone is not enough: if an ICMP error had reset the
+// session, the node's next retransmission starts a new handshake, drops the
+// node's reference (coap_session_delay_pdu), frees the session under it and
+// appends the node to the freed session: the node and its PDU leak (and
+// libcoap writes to freed memory). tests/integration/coap_peer/
+// libcoap_release_leak.c shows this against libcoap alone. So the session is
+// first disconnected, which deletes every node still queued for it (with
+// app data cleared, the NACKs this raises reach no transport), then released.
 void CoapDtlsTransport::ReleaseSession() {
   if (session_ != nullptr) {
     coap_session_set_app_data(session_, nullptr);
+    coap_session_disconnected(session_, COAP_NACK_NOT_DELIVERABLE);
     coap_session_release(session_);
     session_ = nullptr;
   }
