@@ -1,25 +1,32 @@
 // `edgeadmm devices add ID... (--psk-file F | --psk-dir DIR | --print-keys) |
 // add --count N [--prefix P] --psk-dir DIR | list | disable ID | enable ID |
-// remove ID | rotate-key ID (--psk-file F | --print-keys)`: the device
-// registry. Many ids are enrolled in one transaction. PSKs go to stdout only
-// with --print-keys (docs/security.md, "Keys at rest").
+// remove ID | rotate-key ID (--psk-file F | --print-keys) | lifetime ID
+// (--epsilon E [--delta D] | --none)`: the device registry and its lifetime
+// budgets (docs/privacy.md, "Lifetime budget"). Many ids are enrolled in one
+// transaction. PSKs go to stdout only with --print-keys (docs/security.md,
+// "Keys at rest").
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cli_command.h"
 #include "command_error.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/hex.h"
+#include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::cli {
@@ -34,6 +41,9 @@ struct DevicesOptions {
   size_t count = 0;
   std::string prefix = "dev-";
   bool print_keys = false;
+  double lifetime_epsilon = 0;
+  double lifetime_delta = 1e-5;
+  bool no_lifetime = false;
 };
 
 constexpr const char* kCommand = "edgeadmm devices";
@@ -189,16 +199,80 @@ host::Error RunRotateKey(const DevicesOptions& o) {
   return host::Error::Ok();
 }
 
+// ε at the budget's δ of what the stored jobs charged the local ledgers of
+// `budgeted` devices (every job's newest local:<id> curve, summed), by id.
+host::ErrorOr<std::unordered_map<std::string, double>> LifetimeSpent(
+    store::Database& db, const std::vector<registry::DeviceRecord>& budgeted) {
+  const rounds::PrivacyRoundAccountant accountant;
+  std::unordered_set<std::string> ids;
+  for (const registry::DeviceRecord& d : budgeted) ids.insert(d.id);
+  // Job 0 does not exist: every job counts as an earlier one.
+  EDGEADMM_HOST_TRY_ASSIGN(const auto curves,
+                           Checked(rounds::RoundStore(db, 0).EarlierLocalCurves(
+                                       ids, accountant.order_count()),
+                                   "cannot read the ledgers"));
+  std::unordered_map<std::string, double> spent;
+  for (const registry::DeviceRecord& d : budgeted) {
+    const auto it = curves.find(d.id);
+    spent[d.id] = it == curves.end()
+                      ? 0.0
+                      : accountant.Epsilon(it->second, d.lifetime->delta);
+  }
+  return spent;
+}
+
+std::string LifetimeText(const registry::DeviceRecord& d, double spent) {
+  if (!d.lifetime.has_value()) return "no lifetime budget";
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                "lifetime epsilon %.4g of %.4g at delta %.3g", spent,
+                d.lifetime->epsilon, d.lifetime->delta);
+  return text;
+}
+
 host::Error RunList(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   EDGEADMM_HOST_TRY_ASSIGN(
       const std::vector<registry::DeviceRecord> devices,
       Checked(registry::DeviceRegistry(db).List(), "cannot list"));
+  std::vector<registry::DeviceRecord> budgeted;
   for (const registry::DeviceRecord& d : devices) {
-    std::printf("%s\t%s\t%lld\n", d.id.c_str(),
-                d.enabled ? "enabled" : "disabled",
-                static_cast<long long>(d.created_at));
+    if (d.lifetime.has_value()) budgeted.push_back(d);
   }
+  EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, budgeted));
+  for (const registry::DeviceRecord& d : devices) {
+    const auto it = spent.find(d.id);
+    std::printf("%s\t%s\t%lld\t%s\n", d.id.c_str(),
+                d.enabled ? "enabled" : "disabled",
+                static_cast<long long>(d.created_at),
+                LifetimeText(d, it == spent.end() ? 0.0 : it->second).c_str());
+  }
+  return host::Error::Ok();
+}
+
+// Sets or removes the lifetime budget of `o.id` and prints what its jobs
+// spent so far.
+host::Error RunLifetime(const DevicesOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
+  registry::DeviceRegistry reg(db);
+  std::optional<registry::LifetimeBudget> budget;
+  if (!o.no_lifetime) {
+    budget = registry::LifetimeBudget{o.lifetime_epsilon, o.lifetime_delta};
+  }
+  EDGEADMM_HOST_TRY(Failed("cannot set the lifetime budget of " + o.id,
+                           reg.SetLifetimeBudget(o.id, budget)));
+  EDGEADMM_HOST_TRY_ASSIGN(const registry::DeviceRecord d,
+                           Checked(reg.Get(o.id), "cannot read " + o.id));
+  if (!d.lifetime.has_value()) {
+    std::printf("%s: no lifetime budget\n", o.id.c_str());
+    return host::Error::Ok();
+  }
+  EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, {d}));
+  std::printf(
+      "%s: %s (local ledgers of all its jobs: Gaussian RDP, replace-one, "
+      "improved conversion, against the gateway); the daemon stops sampling "
+      "it before a round would exceed the budget\n",
+      o.id.c_str(), LifetimeText(d, spent.at(o.id)).c_str());
   return host::Error::Ok();
 }
 
@@ -264,6 +338,34 @@ void AddDevicesCommands(CLI::App& app) {
       Exit("edgeadmm devices rotate-key", usage.message(), 2);
     }
     ExitOnError(kCommand, RunRotateKey(*options));
+  });
+
+  CLI::App* lifetime = devices->add_subcommand(
+      "lifetime",
+      "Set a device's privacy budget across all its jobs (or --none)");
+  lifetime->add_option("id", options->id, "Device id")->required();
+  auto* epsilon =
+      lifetime->add_option("--epsilon", options->lifetime_epsilon,
+                           "Lifetime epsilon of the device's local ledgers");
+  lifetime
+      ->add_option("--delta", options->lifetime_delta,
+                   "Delta of the lifetime budget")
+      ->capture_default_str();
+  lifetime->add_flag("--none", options->no_lifetime,
+                     "Remove the lifetime budget");
+  lifetime->callback([options, epsilon] {
+    const DevicesOptions& o = *options;
+    const bool given = epsilon->count() != 0;
+    if (o.no_lifetime == given) {
+      Exit("edgeadmm devices lifetime", "give --epsilon E or --none", 2);
+    }
+    if (given &&
+        !(o.lifetime_epsilon > 0 && std::isfinite(o.lifetime_epsilon) &&
+          o.lifetime_delta > 0 && o.lifetime_delta < 1)) {
+      Exit("edgeadmm devices lifetime",
+           "--epsilon must be finite and > 0, --delta in (0, 1)", 2);
+    }
+    ExitOnError(kCommand, RunLifetime(o));
   });
 
   struct Change {

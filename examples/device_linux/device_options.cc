@@ -48,6 +48,9 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "count") return ParseUnsigned(value, o.count);
   if (name == "state-dir") return o.state_dir = value, !value.empty();
   if (name == "epsilon-budget") return ParseNumber(value, o.epsilon_budget);
+  if (name == "lifetime-epsilon") {
+    return ParseNumber(value, o.lifetime_epsilon);
+  }
   if (name == "delta") return ParseNumber(value, o.delta);
   if (name == "refresh-ms") return ParseUnsigned(value, o.refresh_ms);
   if (name == "max-uploads") return ParseUnsigned(value, o.max_uploads);
@@ -86,6 +89,7 @@ const char* DeviceUsage() {
          "  [--host 127.0.0.1] [--port 5684] [--format libsvm|csv] [--dim "
          "123]\n"
          "  [--first N] [--count N] [--epsilon-budget E] [--delta D]\n"
+         "  [--lifetime-epsilon E (all jobs; default: no limit)]\n"
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"
          "  [--halt-after-persist] [--config FILE]\n"

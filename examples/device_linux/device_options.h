@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace edgeadmm::device {
@@ -18,7 +19,10 @@ struct DeviceOptions {
   uint64_t first = 0;     // first record of the shard
   uint64_t count = 0;     // records (0: to the end)
   std::string state_dir;  // persisted record (created if missing)
-  double epsilon_budget = 1.0;
+  double epsilon_budget = 1.0;  // per job
+  // All jobs together (the state dir keeps the earlier jobs' ledger); inf:
+  // no lifetime limit.
+  double lifetime_epsilon = std::numeric_limits<double>::infinity();
   double delta = 1e-5;
   bool observe = true;
   uint32_t refresh_ms = 30000;

@@ -160,6 +160,7 @@ int Run(const DeviceOptions& o) {
       ByteSpan(trainer_workspace.data(), trainer_workspace.size());
   config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
   config.epsilon_budget = o.epsilon_budget;
+  config.lifetime_epsilon_budget = o.lifetime_epsilon;
   config.delta = o.delta;
   config.use_observe = o.observe;
   config.task_refresh_ms = o.refresh_ms;

@@ -81,6 +81,17 @@ void FakeAggregator::AdvanceRound() {
   accepted_this_round_ = 0;
 }
 
+void FakeAggregator::StartNextJob() {
+  ++config_.job_id;
+  round_ = config_.first_round;
+  finished_ = false;
+  ++version_;
+  accepted_this_round_ = 0;
+  for (Real& v : u_sum_) v = 0;
+  // Round ids start over: an old job's receipt must not match a new round.
+  for (FakeDeviceEntry& e : table_) e.accepted_round = 0;
+}
+
 void FakeAggregator::Finish() {
   finished_ = true;
   ++version_;

@@ -1,5 +1,6 @@
 #include "edgeadmm/registry/device_registry.h"
 
+#include <cmath>
 #include <ctime>
 #include <unordered_set>
 
@@ -71,14 +72,31 @@ Result<DeviceRegistry::PskList> DeviceRegistry::AddMany(
   return psks;
 }
 
+namespace {
+
+constexpr char kRecordColumns[] =
+    "SELECT id, enabled, created_at, lifetime_epsilon, lifetime_delta FROM "
+    "devices";
+
+DeviceRecord RecordFromRow(const store::Statement& stmt) {
+  DeviceRecord record{stmt.ColumnText(0), stmt.ColumnInt(1) != 0,
+                      stmt.ColumnInt(2), std::nullopt};
+  if (!stmt.ColumnIsNull(3)) {
+    record.lifetime =
+        LifetimeBudget{stmt.ColumnDouble(3), stmt.ColumnDouble(4)};
+  }
+  return record;
+}
+
+}  // namespace
+
 Result<std::vector<DeviceRecord>> DeviceRegistry::List() const {
   EDGEADMM_TRY_ASSIGN(
       store::Statement stmt,
-      db_->Prepare("SELECT id, enabled, created_at FROM devices ORDER BY id"));
+      db_->Prepare(std::string(kRecordColumns) + " ORDER BY id"));
   std::vector<DeviceRecord> out;
   EDGEADMM_TRY(stmt.ForEachRow([&] {
-    out.push_back(
-        {stmt.ColumnText(0), stmt.ColumnInt(1) != 0, stmt.ColumnInt(2)});
+    out.push_back(RecordFromRow(stmt));
     return Status::Ok();
   }));
   return out;
@@ -89,12 +107,30 @@ Result<DeviceRecord> DeviceRegistry::Get(std::string_view id) const {
   // of the bookkeeping instructions, docs/aggregator.md).
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement stmt,
-      db_->PrepareCached(
-          "SELECT id, enabled, created_at FROM devices WHERE id = ?"));
+      db_->PrepareCached(std::string(kRecordColumns) + " WHERE id = ?"));
   stmt->Bind(1, id);
   EDGEADMM_TRY(stmt->StepRow());
-  return DeviceRecord{stmt->ColumnText(0), stmt->ColumnInt(1) != 0,
-                      stmt->ColumnInt(2)};
+  return RecordFromRow(*stmt);
+}
+
+Status DeviceRegistry::SetLifetimeBudget(std::string_view id,
+                                         std::optional<LifetimeBudget> budget) {
+  if (budget.has_value() &&
+      !(budget->epsilon > 0 && std::isfinite(budget->epsilon) &&
+        budget->delta > 0 && budget->delta < 1)) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(Get(id));
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
+                      db_->Prepare("UPDATE devices SET lifetime_epsilon = ?, "
+                                   "lifetime_delta = ? WHERE id = ?"));
+  if (budget.has_value()) {
+    stmt.Bind(1, budget->epsilon).Bind(2, budget->delta);
+  } else {
+    stmt.BindNull(1).BindNull(2);
+  }
+  stmt.Bind(3, id);
+  return stmt.Run();
 }
 
 Status DeviceRegistry::SetEnabled(std::string_view id, bool enabled) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
 
@@ -202,6 +203,27 @@ LedgerRowRef LedgerBook::LocalRow(const LocalCharge& charge) const {
 void LedgerBook::ApplyLocal(LocalCharge&& charge) {
   device_local_[charge.index] = std::move(charge.local);
   budget_local_[charge.index] = std::nan("");
+}
+
+void LedgerBook::SetLifetime(size_t index, Lifetime lifetime) {
+  lifetime_[index] = std::move(lifetime);
+}
+
+void LedgerBook::ClearLifetime(size_t index) { lifetime_.erase(index); }
+
+double LedgerBook::NextLifetimeEpsilon(size_t index) const {
+  const auto it = lifetime_.find(index);
+  if (it == lifetime_.end()) return 0;
+  std::vector<double> next = it->second.earlier;
+  ComposeRdp(next, device_local_[index]);
+  ComposeRdp(next, local_rdp_);
+  return accountant_->Epsilon(next, it->second.budget.delta);
+}
+
+bool LedgerBook::LifetimeAllows(size_t index) const {
+  const auto it = lifetime_.find(index);
+  return it == lifetime_.end() ||
+         NextLifetimeEpsilon(index) <= it->second.budget.epsilon;
 }
 
 double LedgerBook::LocalEpsilon(size_t device) {

@@ -1,6 +1,7 @@
 #include "edgeadmm/rounds/round_engine.h"
 
 #include <cstdio>
+#include <unordered_set>
 #include <utility>
 
 #include "edgeadmm/log.h"
@@ -93,8 +94,11 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   for (size_t i : cohort) round.in_cohort[i] = true;
   round.cohort_size = cohort.size();
   // Sampled among all enrolled devices (each keeps its inclusion
-  // probability, which the accounting uses), then revoked ones leave.
+  // probability, which the accounting uses), then revoked ones and those at
+  // their lifetime budget leave (neither depends on any device's data).
   EDGEADMM_TRY(DropRevokedMembers(round));
+  EDGEADMM_TRY(RefreshLifetimeBudgets());
+  DropLifetimeExhaustedMembers(round);
   EDGEADMM_TRY(store_.InsertOpenRound(
       round.round_id, static_cast<int64_t>(round.cohort_size), now_ms));
   ++next_round_id_;
@@ -124,6 +128,52 @@ Result<size_t> RoundEngine::DropRevokedMembers(OpenRound& round) {
     round.in_cohort[it->second] = false;
     --round.cohort_size;
     ++dropped;
+  }
+  return dropped;
+}
+
+Status RoundEngine::RefreshLifetimeBudgets() {
+  EDGEADMM_TRY_ASSIGN(auto budgets, store_.LifetimeBudgets());
+  std::unordered_set<std::string> fresh;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    auto it = budgets.find(devices_[i]);
+    if (it == budgets.end()) {
+      ledgers_->ClearLifetime(i);
+    } else if (!ledgers_->HasLifetime(i)) {
+      fresh.insert(devices_[i]);
+    }
+  }
+  EDGEADMM_TRY_ASSIGN(auto earlier, store_.EarlierLocalCurves(
+                                        fresh, accountant_->order_count()));
+  for (const auto& [id, budget] : budgets) {
+    const size_t index = device_index_.at(id);
+    if (fresh.count(id) == 0) {  // known device: the budget may have changed
+      ledgers_->SetLifetimeBudget(index, budget);
+      continue;
+    }
+    LedgerBook::Lifetime lifetime{budget, {}};
+    if (auto e = earlier.find(id); e != earlier.end()) {
+      lifetime.earlier = std::move(e->second);
+    } else {
+      lifetime.earlier.assign(accountant_->order_count(), 0.0);
+    }
+    ledgers_->SetLifetime(index, std::move(lifetime));
+  }
+  return Status::Ok();
+}
+
+size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
+  size_t dropped = 0;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (!round.in_cohort[i] || ledgers_->LifetimeAllows(i)) continue;
+    round.in_cohort[i] = false;
+    --round.cohort_size;
+    ++dropped;
+    EDGEADMM_LOG_INFO(
+        "job %s round %lld: %s not sampled: its lifetime epsilon would reach "
+        "%.4g (local, improved conversion)",
+        job_.config.name.c_str(), static_cast<long long>(round.round_id),
+        devices_[i].c_str(), ledgers_->NextLifetimeEpsilon(i));
   }
   return dropped;
 }

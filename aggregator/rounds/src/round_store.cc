@@ -110,6 +110,54 @@ Result<std::vector<std::string>> RoundStore::RevokedDevices() {
   return ids;
 }
 
+Result<std::unordered_map<std::string, registry::LifetimeBudget>>
+RoundStore::LifetimeBudgets() {
+  // Cached: asked at every round's opening.
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement stmt,
+      db_->PrepareCached(
+          "SELECT d.id, d.lifetime_epsilon, d.lifetime_delta FROM job_devices "
+          "j JOIN devices d ON d.id = j.device_id WHERE j.job_id = ? AND "
+          "d.lifetime_epsilon IS NOT NULL"));
+  stmt->Bind(1, job_id_);
+  std::unordered_map<std::string, registry::LifetimeBudget> budgets;
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool row, stmt->Step());
+    if (!row) break;
+    budgets[stmt->ColumnText(0)] = {stmt->ColumnDouble(1),
+                                    stmt->ColumnDouble(2)};
+  }
+  return budgets;
+}
+
+Result<std::unordered_map<std::string, std::vector<double>>>
+RoundStore::EarlierLocalCurves(const std::unordered_set<std::string>& ids,
+                               size_t order_count) {
+  std::unordered_map<std::string, std::vector<double>> sums;
+  if (ids.empty()) return sums;
+  // One pass over the other jobs' local scopes ('local:' <= scope <
+  // 'local;'), the newest row of each through the primary key.
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT scope, rdp FROM ledger AS l WHERE l.job_id != ?1 "
+                   "AND l.scope >= 'local:' AND l.scope < 'local;' AND "
+                   "l.round_id = (SELECT max(round_id) FROM ledger WHERE "
+                   "job_id = l.job_id AND scope = l.scope)"));
+  stmt.Bind(1, job_id_);
+  constexpr size_t kPrefix = sizeof("local:") - 1;
+  for (;;) {
+    EDGEADMM_TRY_ASSIGN(const bool has_row, stmt.Step());
+    if (!has_row) break;
+    const std::string id = stmt.ColumnText(0).substr(kPrefix);
+    if (ids.count(id) == 0) continue;
+    EDGEADMM_TRY_ASSIGN(const std::vector<double> rdp,
+                        store::DecodeDoubles(stmt.ColumnBlob(1)));
+    if (rdp.size() != order_count) return Status::DataLoss();
+    ComposeRdp(sums.try_emplace(id, order_count, 0.0).first->second, rdp);
+  }
+  return sums;
+}
+
 Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
                                 int64_t closed_at_ms) {
   EDGEADMM_TRY_ASSIGN(

@@ -19,6 +19,7 @@
 #include "edgeadmm/posix/coap_batched_io.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/registry/secure_random.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
@@ -35,6 +36,11 @@ struct CoapServer::Impl {
   // The PSK handed to libcoap by the identity callback (it copies it).
   std::vector<uint8_t> psk;
   coap_bin_const_t psk_bin{0, nullptr};
+  // Handed out for an unknown, disabled or ill-formed identity, so that its
+  // handshake fails at Finished exactly like a wrong key (silence, no
+  // alert): the network cannot tell enrolled ids from others. Random per
+  // process, never stored, never any device's key.
+  std::vector<uint8_t> decoy_psk;
   // Server DTLS sessions to drop (a stalled handshake, a client that
   // started over), handled outside libcoap's I/O.
   DtlsSessionJanitor janitor;
@@ -89,26 +95,34 @@ struct CoapCallbacks {
     server.impl_->resumption_off = true;
   }
 
-  // DTLS: the PSK for `identity`, or null (handshake fails) when the device
-  // is unknown or disabled.
+  // DTLS: the PSK for `identity`; the decoy key when the device is unknown,
+  // disabled or its id ill-formed, so the handshake fails at the client's
+  // Finished as with a wrong key (issue 14 item 7, docs/security.md).
   static const coap_bin_const_t* ValidateIdentity(coap_bin_const_t* identity,
                                                   coap_session_t* session,
                                                   void* arg) {
     auto* server = static_cast<CoapServer*>(arg);
+    auto& impl = *server->impl_;
     TurnOffResumption(*server, session);
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
-    if (!registry::IsValidDeviceId(id)) return nullptr;
-    auto psk = server->impl_->registry->LookupPsk(id);
+    Result<std::vector<uint8_t>> psk = Status::PermissionDenied();
+    if (registry::IsValidDeviceId(id)) psk = impl.registry->LookupPsk(id);
     if (!psk.ok()) {
-      EDGEADMM_LOG_WARN("dtls: refused identity %s: %s", id.c_str(),
-                        psk.status().str());
-      return nullptr;
+      // Printable ids only reach the log (IsValidDeviceId); others by length.
+      if (registry::IsValidDeviceId(id)) {
+        EDGEADMM_LOG_WARN("dtls: refused identity %s: %s", id.c_str(),
+                          psk.status().str());
+      } else {
+        EDGEADMM_LOG_WARN("dtls: refused an ill-formed identity (%zu bytes)",
+                          id.size());
+      }
+      impl.psk_bin = {impl.decoy_psk.size(), impl.decoy_psk.data()};
+      return &impl.psk_bin;
     }
-    server->impl_->psk = std::move(psk).value();
-    server->impl_->psk_bin = {server->impl_->psk.size(),
-                              server->impl_->psk.data()};
-    return &server->impl_->psk_bin;
+    impl.psk = std::move(psk).value();
+    impl.psk_bin = {impl.psk.size(), impl.psk.data()};
+    return &impl.psk_bin;
   }
 
   // OpenSSL's record callback of a server session: sees every record
@@ -263,6 +277,9 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   Impl& impl = *server->impl_;
   impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);
   impl.registry = impl.registry_owner.get();
+  impl.decoy_psk.resize(registry::kPskBytes);
+  EDGEADMM_TRY(
+      registry::FillSecureRandom(impl.decoy_psk.data(), impl.decoy_psk.size()));
 
   coap_address_t address;
   coap_address_init(&address);

@@ -80,6 +80,12 @@ CREATE TABLE ledger (
     R"sql(
 ALTER TABLE ledger ADD COLUMN conversion TEXT NOT NULL DEFAULT 'classic';
 )sql",
+    // Version 3: a device's lifetime budget across jobs (docs/privacy.md,
+    // "Lifetime budget"); NULL = no lifetime limit.
+    R"sql(
+ALTER TABLE devices ADD COLUMN lifetime_epsilon REAL;
+ALTER TABLE devices ADD COLUMN lifetime_delta REAL;
+)sql",
 };
 
 constexpr int kMigrationCount =

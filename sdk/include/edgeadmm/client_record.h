@@ -7,7 +7,13 @@
 // with it: after a reboot the device either still has the old state and no
 // upload, or the new state and the exact bytes to resend.
 //
-// Layout (integers little-endian):
+// The record also carries the device's ledger of its EARLIER jobs (every
+// job before the one of the state blob): the lifetime budget across jobs
+// (docs/privacy.md, "Lifetime budget") is checked against it plus the
+// state's own ledger, and a new job folds the old job's ledger into it in
+// the same atomic write that starts the new job's state.
+//
+// Layout (integers little-endian, reals as IEEE 754 binary64 bit patterns):
 //   offset size  field
 //        0    4  magic "EACR"
 //        4    2  format version (kClientRecordFormatVersion)
@@ -18,48 +24,60 @@
 //       28    4  U = bytes of the encoded Update (0 if none pending)
 //       32    S  trainer state blob
 //     32+S    U  encoded Update (wire/update.h), sent verbatim
-//   32+S+U    4  CRC-32 (crc32.h) of every byte before it
+//   32+S+U    L  earlier jobs' ledger: participations (4), order count K (4),
+//                RDP per order (8·K), L = kEarlierLedgerBytes
+// 32+S+U+L    4  CRC-32 (crc32.h) of every byte before it
+// Format 1 (no earlier-jobs ledger) still loads, as a device with no
+// earlier jobs.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 
 namespace edgeadmm {
 
 inline constexpr char kClientRecordMagic[4] = {'E', 'A', 'C', 'R'};
-inline constexpr uint16_t kClientRecordFormatVersion = 1;
+inline constexpr uint16_t kClientRecordFormatVersion = 2;
 inline constexpr size_t kClientRecordHeaderBytes = 32;
+inline constexpr size_t kEarlierLedgerBytes =
+    8 + 8 * DevicePrivacyLedger::kOrderCount;
 
 // Bytes of a record with a state blob of `state_bytes` and an upload of
 // `upload_bytes`.
 constexpr size_t ClientRecordBytes(size_t state_bytes, size_t upload_bytes) {
-  return kClientRecordHeaderBytes + state_bytes + upload_bytes + 4;
+  return kClientRecordHeaderBytes + state_bytes + upload_bytes +
+         kEarlierLedgerBytes + 4;
 }
 
-// A parsed record: views into the caller's buffer (no copy).
+// A parsed record: views into the caller's buffer (no copy), and the
+// earlier jobs' ledger (validated like DevicePrivacyLedger::Restore).
 struct ClientRecordView {
   bool has_pending = false;
   uint64_t job_id = 0;    // of the last local step (and the pending upload)
   uint64_t round_id = 0;  // of the last local step (and the pending upload)
   ConstByteSpan state;    // trainer state blob
   ConstByteSpan upload;   // encoded Update (empty if none pending)
+  DevicePrivacyLedger earlier_jobs;  // empty for a format-1 record
 };
 
 // Writes a record into `out`: the state after the local step of (job_id,
-// round_id) and, unless `upload` is empty, its pending upload. `state` and
-// `upload` may alias the matching parts of `out` (they are moved, not
-// copied). Returns the bytes written, or
-// RESOURCE_EXHAUSTED if `out` is too small, INVALID_ARGUMENT if the state is
-// empty or a part exceeds 2^32 - 1 bytes.
+// round_id), unless `upload` is empty its pending upload, and the ledger of
+// the device's earlier jobs. `state` and `upload` may alias the matching
+// parts of `out` (they are moved, not copied). Returns the bytes written,
+// or RESOURCE_EXHAUSTED if `out` is too small, INVALID_ARGUMENT if the state
+// is empty or a part exceeds 2^32 - 1 bytes.
 StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
                                  uint64_t round_id, ConstByteSpan upload,
+                                 const DevicePrivacyLedger& earlier_jobs,
                                  ByteSpan out);
 
-// Parses and checks a record (length, magic, version, flags, CRC) without
-// copying. DATA_LOSS for anything corrupt or truncated, or an unknown flag.
+// Parses and checks a record (length, magic, version, flags, CRC, the
+// earlier jobs' ledger) without copying the state or upload. DATA_LOSS for
+// anything corrupt or truncated, or an unknown flag.
 Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out);
 
 }  // namespace edgeadmm

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/client_record.h"
@@ -87,6 +88,11 @@ struct DeviceClientConfig {
   // Local privacy budget (ε, δ) the device never exceeds, per job.
   Real epsilon_budget = 1.0;
   Real delta = 1e-5;
+  // Lifetime budget: ε at `delta` of all the device's jobs together (the
+  // record keeps the ledger of its earlier jobs); a round that would exceed
+  // it is refused like one beyond epsilon_budget. +inf: no lifetime limit
+  // (the earlier jobs' ledger is kept all the same).
+  Real lifetime_epsilon_budget = std::numeric_limits<Real>::infinity();
   bool allow_unaccounted_steps = false;  // see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered on a new session when
   // no notification came for task_refresh_ms after the registration was

@@ -60,6 +60,13 @@ class DevicePrivacyLedger {
   Result<bool> WouldExceed(Real sensitivity, Real noise_std,
                            Real epsilon_budget, Real delta) const;
 
+  // Adds every charge of `other` (RDP composes additively, whatever the
+  // charges were): afterwards the ledger accounts both sequences, e.g. a
+  // device's earlier jobs and its current one. INVALID_ARGUMENT if a sum
+  // would overflow, OUT_OF_RANGE if the participation count would; the
+  // ledger is unchanged on error.
+  Status Compose(const DevicePrivacyLedger& other);
+
   // Number of charges so far.
   uint32_t participations() const { return participations_; }
 

@@ -82,11 +82,12 @@ struct DeviceStateInfo {
   AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
   size_t primary_dim = 0;
   size_t secondary_dim = 0;
+  DevicePrivacyLedger ledger;  // the job's ledger
 };
 
 // Validates a blob exactly like DeserializeDeviceState, writes nothing, and
-// returns its job, algorithm and dims, so a caller can decide whether to load
-// it (e.g. refuse a blob of another job) before touching its own state.
+// returns its job, algorithm, dims and ledger, so a caller can decide whether
+// to load it (e.g. refuse a blob of another job) before touching its own state.
 // DATA_LOSS for a corrupt or truncated blob.
 Result<DeviceStateInfo> InspectDeviceState(ConstByteSpan in);
 

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_state.h"
@@ -47,6 +48,12 @@ struct TrainerConfig {
   Real epsilon_budget = 1.0;  // local ε: rounds beyond it are refused (> 0;
                               // +inf: no limit, ε reported as spent)
   Real delta = 1e-5;                 // δ of the local budget, in (0, 1)
+  // The device's earlier jobs (null: none) and the budget of all its jobs
+  // together (ε at `delta`; > 0, +inf: no limit): a step is refused unless
+  // both this job's ledger and earlier_jobs + this job's ledger stay within
+  // their budgets. Must outlive the trainer's steps.
+  const DevicePrivacyLedger* earlier_jobs = nullptr;
+  Real lifetime_epsilon_budget = std::numeric_limits<Real>::infinity();
   // Allow steps the Gaussian ledger cannot account: σ = 0 or no clipping
   // (non-private baselines), and paper 001's pure-DP penalty perturbation,
   // which the aggregator accounts with the paper's bound. Off by default.
@@ -168,6 +175,8 @@ class LocalTrainer {
   AlgorithmKind algorithm_ = AlgorithmKind::kProxAdmm;
   Real epsilon_budget_ = 0;
   Real delta_ = 0;
+  const DevicePrivacyLedger* earlier_jobs_ = nullptr;
+  Real lifetime_epsilon_budget_ = 0;
   bool allow_unaccounted_ = false;
   Drbg drbg_;
   GaussianSampler noise_{drbg_};

@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "edgeadmm/crc32.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
 
 namespace edgeadmm {
 namespace {
@@ -23,10 +25,52 @@ uint64_t GetLe(const std::byte* in, size_t bytes) {
   return value;
 }
 
+void PutReal(Real value, std::byte* out) {
+  uint64_t bits = 0;
+  static_assert(sizeof(bits) == sizeof(value), "Real is binary64");
+  std::memcpy(&bits, &value, sizeof(bits));
+  PutLe(bits, 8, out);
+}
+
+Real GetReal(const std::byte* in) {
+  const uint64_t bits = GetLe(in, 8);
+  Real value = 0;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+constexpr size_t kOrderCount = DevicePrivacyLedger::kOrderCount;
+
+void PutLedger(const DevicePrivacyLedger& ledger, std::byte* p) {
+  PutLe(ledger.participations(), 4, p);
+  PutLe(kOrderCount, 4, p + 4);
+  for (size_t i = 0; i < kOrderCount; ++i) {
+    PutReal(ledger.rdp()[i], p + 8 + 8 * i);
+  }
+}
+
+// DATA_LOSS unless the part holds a ledger Restore accepts.
+Status GetLedger(const std::byte* p, DevicePrivacyLedger& ledger) {
+  if (GetLe(p + 4, 4) != kOrderCount) return Status::DataLoss();
+  Real rdp[kOrderCount];
+  for (size_t i = 0; i < kOrderCount; ++i) rdp[i] = GetReal(p + 8 + 8 * i);
+  const uint32_t participations = static_cast<uint32_t>(GetLe(p, 4));
+  return ledger.Restore(participations, Span<const Real>(rdp, kOrderCount)).ok()
+             ? Status::Ok()
+             : Status::DataLoss();
+}
+
+// Format 1 had no earlier-jobs ledger.
+constexpr size_t RecordBytes(uint64_t version, size_t state, size_t upload) {
+  return version == 1 ? ClientRecordBytes(state, upload) - kEarlierLedgerBytes
+                      : ClientRecordBytes(state, upload);
+}
+
 }  // namespace
 
 StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
                                  uint64_t round_id, ConstByteSpan upload,
+                                 const DevicePrivacyLedger& earlier_jobs,
                                  ByteSpan out) {
   if (state.empty() || state.size() > UINT32_MAX ||
       upload.size() > UINT32_MAX) {
@@ -43,6 +87,8 @@ StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
     std::memmove(p + kClientRecordHeaderBytes + state.size(), upload.data(),
                  upload.size());
   }
+  PutLedger(earlier_jobs,
+            p + kClientRecordHeaderBytes + state.size() + upload.size());
   std::memcpy(p, kClientRecordMagic, 4);
   PutLe(kClientRecordFormatVersion, 2, p + 4);
   PutLe(pending ? kFlagPending : 0, 2, p + 6);
@@ -56,10 +102,11 @@ StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
 }
 
 Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
-  if (in.size() < ClientRecordBytes(0, 0)) return Status::DataLoss();
+  if (in.size() < RecordBytes(1, 0, 0)) return Status::DataLoss();
   const std::byte* p = in.data();
+  const uint64_t version = GetLe(p + 4, 2);
   if (std::memcmp(p, kClientRecordMagic, 4) != 0 ||
-      GetLe(p + 4, 2) != kClientRecordFormatVersion) {
+      (version != 1 && version != kClientRecordFormatVersion)) {
     return Status::DataLoss();
   }
   const uint64_t flags = GetLe(p + 6, 2);
@@ -68,12 +115,17 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
   const size_t upload_size = static_cast<size_t>(GetLe(p + 28, 4));
   if ((flags & ~static_cast<uint64_t>(kFlagPending)) != 0 || state_size == 0 ||
       ((flags & kFlagPending) != 0) != (upload_size != 0) ||
-      in.size() != ClientRecordBytes(state_size, upload_size)) {
+      in.size() != RecordBytes(version, state_size, upload_size)) {
     return Status::DataLoss();
   }
   const size_t body = in.size() - 4;
   if (Crc32(ConstByteSpan(p, body)) != GetLe(p + body, 4)) {
     return Status::DataLoss();
+  }
+  DevicePrivacyLedger earlier;
+  if (version != 1) {
+    EDGEADMM_TRY(GetLedger(
+        p + kClientRecordHeaderBytes + state_size + upload_size, earlier));
   }
   out.has_pending = upload_size != 0;
   out.job_id = GetLe(p + 8, 8);
@@ -81,6 +133,7 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
   out.state = ConstByteSpan(p + kClientRecordHeaderBytes, state_size);
   out.upload =
       ConstByteSpan(p + kClientRecordHeaderBytes + state_size, upload_size);
+  out.earlier_jobs = earlier;
   return Status::Ok();
 }
 

@@ -100,6 +100,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
       !IsValidDeviceId(config.device_id) ||
       !IsValidStorageKey(config.storage_key) || config.data.dim() == 0 ||
       config.data.samples() == 0 || !(config.epsilon_budget > 0) ||
+      !(config.lifetime_epsilon_budget > 0) ||
       !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
       config.retry_max_ms < config.retry_min_ms) {
     return Status::InvalidArgument();
@@ -454,7 +455,20 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
 
   // The trainer starts from the persisted state of this job (or fresh for a
-  // new job) with a DRBG freshly seeded from the entropy port.
+  // new job) with a DRBG freshly seeded from the entropy port. A new job
+  // folds the previous job's ledger into the earlier jobs' ledger (stored
+  // with the new job's first state, in one write).
+  ClientRecordView previous;
+  DevicePrivacyLedger earlier_jobs;
+  bool resume = false;
+  if (record_size_ != 0) {
+    EDGEADMM_TRY(ParseClientRecord(record_.first(record_size_), previous));
+    EDGEADMM_TRY_ASSIGN(const DeviceStateInfo info,
+                        InspectDeviceState(previous.state));
+    earlier_jobs = previous.earlier_jobs;
+    resume = info.job_id == h.job_id;
+    if (!resume) EDGEADMM_TRY(earlier_jobs.Compose(info.ledger));
+  }
   TrainerConfig trainer_config;
   trainer_config.algorithm = adapter->algorithm;
   trainer_config.loss = loss;
@@ -466,17 +480,12 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   trainer_config.epsilon_budget = config_.epsilon_budget;
   trainer_config.delta = config_.delta;
   trainer_config.allow_unaccounted_steps = config_.allow_unaccounted_steps;
+  trainer_config.lifetime_epsilon_budget = config_.lifetime_epsilon_budget;
+  trainer_config.earlier_jobs = &earlier_jobs;
   LocalTrainer& trainer = *config_.trainer;
   EDGEADMM_TRY(
       trainer.Init(config_.trainer_workspace, config_.data, trainer_config));
-  ClientRecordView previous;
-  if (record_size_ != 0) {
-    EDGEADMM_TRY(ParseClientRecord(record_.first(record_size_), previous));
-    EDGEADMM_TRY_ASSIGN(const DeviceStateInfo info,
-                        InspectDeviceState(previous.state));
-    if (info.job_id == h.job_id)
-      EDGEADMM_TRY(trainer.LoadState(previous.state));
-  }
+  if (resume) EDGEADMM_TRY(trainer.LoadState(previous.state));
 
   EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(dim));
   EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
@@ -514,9 +523,9 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   EDGEADMM_TRY(encoded);
   const StatusWithSize saved = trainer.SaveState(state_blob);
   EDGEADMM_TRY(saved);
-  const StatusWithSize written =
-      WriteClientRecord(state_blob.first(saved.size()), h.job_id, h.round_id,
-                        update_bytes.first(encoded.size()), record_);
+  const StatusWithSize written = WriteClientRecord(
+      state_blob.first(saved.size()), h.job_id, h.round_id,
+      update_bytes.first(encoded.size()), earlier_jobs, record_);
   EDGEADMM_TRY(written);
   SetRecordSize(written.size());
   // From here on the step exists only in record_: persist it before any
@@ -561,8 +570,9 @@ void DeviceClient::ClearPending() {
       !ParseClientRecord(record_.first(record_size_), view).ok()) {
     return;
   }
-  const StatusWithSize written = WriteClientRecord(
-      view.state, view.job_id, view.round_id, ConstByteSpan(), record_);
+  const StatusWithSize written =
+      WriteClientRecord(view.state, view.job_id, view.round_id, ConstByteSpan(),
+                        view.earlier_jobs, record_);
   EDGEADMM_ASSERT(written.ok());  // shrinks in place
   SetRecordSize(written.size());
   // If this write fails the stored record keeps the upload, and a reboot

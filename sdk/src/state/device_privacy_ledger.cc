@@ -43,6 +43,19 @@ Status DevicePrivacyLedger::Charge(Real sensitivity, Real noise_std) {
   return Status::Ok();
 }
 
+Status DevicePrivacyLedger::Compose(const DevicePrivacyLedger& other) {
+  if (other.participations_ > UINT32_MAX - participations_) {
+    return Status::OutOfRange();
+  }
+  // Orders ascend and so do the sums: the largest order overflows first.
+  if (!std::isfinite(rdp_[kOrderCount - 1] + other.rdp_[kOrderCount - 1])) {
+    return Status::InvalidArgument();
+  }
+  for (size_t i = 0; i < kOrderCount; ++i) rdp_[i] = rdp_[i] + other.rdp_[i];
+  participations_ += other.participations_;
+  return Status::Ok();
+}
+
 Real DevicePrivacyLedger::EpsilonWithExtra(Real extra_per_order,
                                            Real delta) const {
   // Improved conversion (Canonne, Kamath, Steinke 2020, Prop. 12),

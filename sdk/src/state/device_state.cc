@@ -139,7 +139,6 @@ struct ParsedBlob {
   uint64_t last_round;
   uint32_t local_iteration;
   uint32_t drbg_reseed_count;
-  DevicePrivacyLedger ledger;
   size_t vectors_offset;
 };
 
@@ -190,7 +189,8 @@ Status ParseBlob(ConstByteSpan in, ParsedBlob& parsed) {
   if (r.Get(4) != kOrderCount) return Status::DataLoss();
   Real rdp[kOrderCount];
   for (Real& v : rdp) v = r.GetReal();
-  if (!parsed.ledger.Restore(participations, Span<const Real>(rdp, kOrderCount))
+  if (!parsed.info.ledger
+           .Restore(participations, Span<const Real>(rdp, kOrderCount))
            .ok()) {
     return Status::DataLoss();
   }
@@ -227,7 +227,7 @@ Status DeserializeDeviceState(ConstByteSpan in, DeviceState& state) {
   state.last_round = parsed.last_round;
   state.local_iteration = parsed.local_iteration;
   state.drbg_reseed_count = parsed.drbg_reseed_count;
-  state.ledger = parsed.ledger;
+  state.ledger = parsed.info.ledger;
   return Status::Ok();
 }
 

@@ -32,7 +32,8 @@ Status LocalTrainer::BeginInit(Workspace& ws, const DatasetView& data,
   // The budget may be +inf: no local guarantee asked for (the ledger still
   // reports the ε spent, +inf above its cap).
   if (config.entropy == nullptr || !(config.epsilon_budget > 0) ||
-      !IsPositive(config.delta) || config.delta >= 1 ||
+      !(config.lifetime_epsilon_budget > 0) || !IsPositive(config.delta) ||
+      config.delta >= 1 ||
       !IsAlgorithmKind(static_cast<uint8_t>(config.algorithm))) {
     return Status::InvalidArgument();
   }
@@ -56,6 +57,8 @@ Status LocalTrainer::FinishInit(const DatasetView& data,
   algorithm_ = config.algorithm;
   epsilon_budget_ = config.epsilon_budget;
   delta_ = config.delta;
+  earlier_jobs_ = config.earlier_jobs;
+  lifetime_epsilon_budget_ = config.lifetime_epsilon_budget;
   allow_unaccounted_ = config.allow_unaccounted_steps;
   data_ = data;
   initialized_ = true;
@@ -82,7 +85,15 @@ Status LocalTrainer::CheckBudget(bool accounted, Real sensitivity,
   EDGEADMM_TRY_ASSIGN(const bool exceed,
                       state_.ledger.WouldExceed(sensitivity, noise_std,
                                                 epsilon_budget_, delta_));
-  return exceed ? Status::ResourceExhausted() : Status::Ok();
+  if (exceed) return Status::ResourceExhausted();
+  // Lifetime: every earlier job composed with this one (RDP adds up).
+  DevicePrivacyLedger lifetime;
+  if (earlier_jobs_ != nullptr) lifetime = *earlier_jobs_;
+  EDGEADMM_TRY(lifetime.Compose(state_.ledger));
+  EDGEADMM_TRY_ASSIGN(const bool exceed_lifetime,
+                      lifetime.WouldExceed(sensitivity, noise_std,
+                                           lifetime_epsilon_budget_, delta_));
+  return exceed_lifetime ? Status::ResourceExhausted() : Status::Ok();
 }
 
 Status LocalTrainer::FinishStep(bool accounted, Real sensitivity,

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
+#include <string>
+#include <utility>
 
 #include "daemon_process.h"
 #include "edgeadmm/jobs/job_store.h"
@@ -287,12 +289,60 @@ TEST_F(DaemonDtlsTest, SessionResumptionCannotBypassThePskLookup) {
   }
   ASSERT_TRUE(registry::DeviceRegistry(t_.db()).Disable("dev-002").ok());
   const bool saved = access(session.c_str(), F_OK) == 0;
-  const testing::CommandResult revoked =
-      testing::RunCommand(client + (saved ? " -sess_in " + session : ""));
+  // A refused identity gets silence (the decoy key, issue 14 item 7): 4 s.
+  std::string revoked_client = client;
+  revoked_client.replace(0, sizeof("timeout 20") - 1, "timeout 4");
+  const testing::CommandResult revoked = testing::RunCommand(
+      "stdbuf -oL " + revoked_client + (saved ? " -sess_in " + session : ""));
   EXPECT_EQ(revoked.output.find("Reused,"), std::string::npos)
       << revoked.output;
-  EXPECT_NE(revoked.output.find("alert"), std::string::npos)
+  EXPECT_EQ(revoked.output.find("New, TLSv1.2"), std::string::npos)
       << revoked.output;
+  EXPECT_NE(revoked.output.find("CONNECTED"), std::string::npos)
+      << revoked.output;
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
+// Issue 14 item 7: an unknown identity used to get a fatal alert (and a
+// wrong key only silence), so a network attacker could tell enrolled ids
+// from others. Now every refused identity gets the decoy key and fails at
+// its Finished like a wrong key: no alert, no completed handshake. Debian's
+// `openssl s_client` is the attacker (four handshakes at once, 4 s each).
+TEST_F(DaemonDtlsTest, RefusedIdentitiesLookLikeAWrongKey) {
+  std::vector<uint8_t> wrong = keys_["dev-000"];
+  wrong[0] ^= 1;
+  const std::vector<std::pair<std::string, std::string>> attempts = {
+      {"wrong-key", "-psk_identity dev-000 -psk " + registry::ToHex(wrong)},
+      {"unknown", "-psk_identity ghost-17 -psk " + registry::ToHex(wrong)},
+      {"disabled",
+       "-psk_identity dev-005 -psk " + registry::ToHex(keys_["dev-005"])},
+      {"ill-formed",
+       "-psk_identity 'two words' -psk " + registry::ToHex(wrong)},
+  };
+  std::string script;
+  for (const auto& [name, args] : attempts) {
+    script +=
+        "(timeout 4 stdbuf -oL openssl s_client -dtls1_2 -cipher PSK "
+        "-connect "
+        "127.0.0.1:" +
+        std::to_string(daemon_->port()) + " " + args + " </dev/null >" +
+        t_.dir() + "/" + name + ".out 2>&1) & ";
+  }
+  script += "wait";
+  testing::RunCommand(script);
+  for (const auto& [name, args] : attempts) {
+    const testing::CommandResult out =
+        testing::RunCommand("cat " + t_.dir() + "/" + name + ".out");
+    EXPECT_NE(out.output.find("CONNECTED"), std::string::npos)
+        << name << ": " << out.output;
+    EXPECT_EQ(out.output.find("alert"), std::string::npos)
+        << name << " got an alert: " << out.output;
+    EXPECT_EQ(out.output.find("New, TLSv1.2"), std::string::npos)
+        << name << " completed a handshake: " << out.output;
+  }
+  // The decoy is nobody's key: the real device still gets in.
+  auto good = MakeDevice("dev-000", keys_["dev-000"]);
+  EXPECT_TRUE(good->Call(CoapMethod::kGet, wire::kTaskPath).status.ok());
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 

@@ -391,8 +391,12 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
         Exchange(transport, CoapMethod::kGet, "", {}, body);
     ASSERT_EQ(down.status, Status::Unavailable()) << down.status.str();
   };
-  // Lets every retransmission timer of the failed sessions fire (first one
-  // at ack_timeout .. 1.5 x ack_timeout).
+  // Lets every retransmission timer of the failed sessions fire: the first
+  // (and, after its ICMP error, last) one is due ack_timeout .. 1.5 x
+  // ack_timeout = 1 .. 1.5 s after the cycle; 3 s of polling covers it.
+  // (coap_can_exit() would be the event to wait for, but here it stayed
+  // false for more than 30 s after the warm-up: some queue of the context
+  // never empties, while the heap is already steady.)
   auto settle = [&] {
     const auto start = std::chrono::steady_clock::now();
     while (std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
@@ -403,17 +407,27 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   // cached free chunks as in use: ctest runs this test with it off.)
   for (int i = 0; i < 10; ++i) ASSERT_NO_FATAL_FAILURE(cycle());
   ASSERT_NO_FATAL_FAILURE(settle());
-  const size_t before = HeapInUse();
-  constexpr int kCycles = 40;
-  for (int i = 0; i < kCycles; ++i) ASSERT_NO_FATAL_FAILURE(cycle());
-  ASSERT_NO_FATAL_FAILURE(settle());
-  const size_t after = HeapInUse();
-  const long long growth = static_cast<long long>(after) -
-                           static_cast<long long>(before);
-  std::printf("heap in use: %zu -> %zu bytes over %d reconnects\n", before,
-              after, kCycles);
-  // A lost request was ~410 bytes per cycle: not one may be lost.
-  EXPECT_LT(growth, 410);
+  // Four blocks of ten reconnects. A lost request (~410 bytes, the bug this
+  // test guards) grows the heap in every block. A one-time cache fill inside
+  // OpenSSL (seen once in CI under load: 76,656 bytes in one run, the first
+  // time a slow handshake took another path) grows it in one block only.
+  constexpr int kBlocks = 4;
+  constexpr int kCycles = 10;
+  size_t heap = HeapInUse();
+  int growing_blocks = 0;
+  for (int block = 0; block < kBlocks; ++block) {
+    for (int i = 0; i < kCycles; ++i) ASSERT_NO_FATAL_FAILURE(cycle());
+    ASSERT_NO_FATAL_FAILURE(settle());
+    const size_t after = HeapInUse();
+    const long long growth =
+        static_cast<long long>(after) - static_cast<long long>(heap);
+    std::printf("heap in use: %zu -> %zu bytes over %d reconnects\n", heap,
+                after, kCycles);
+    if (growth >= 410) ++growing_blocks;
+    heap = after;
+  }
+  EXPECT_LE(growing_blocks, 1) << "the heap grew in " << growing_blocks
+                               << " of " << kBlocks << " blocks";
 }
 
 // Datagrams and bytes of one round as the device sees it: fetch the task

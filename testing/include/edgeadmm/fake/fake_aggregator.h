@@ -84,6 +84,9 @@ class FakeAggregator final : public CoapEndpoint {
   void AdvanceRound();
   // Ends the job: every task becomes ROLE_DONE.
   void Finish();
+  // Starts the next job (job id + 1) on the same devices and model: rounds
+  // from first_round again, no upload accepted in it yet.
+  void StartNextJob();
 
   uint64_t round() const { return round_; }
   size_t devices() const { return devices_; }

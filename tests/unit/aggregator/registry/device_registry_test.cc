@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "test_database.h"
 
 namespace edgeadmm::registry {
@@ -115,6 +117,33 @@ TEST(DeviceRegistryTest, ListIsSortedWithState) {
   EXPECT_TRUE((*list)[0].enabled);
   EXPECT_EQ((*list)[1].id, "b");
   EXPECT_FALSE((*list)[1].enabled);
+}
+
+// Lifetime budgets (docs/privacy.md, "Lifetime budget"): stored, listed,
+// removed; nonsense refused without a change.
+TEST(DeviceRegistryTest, LifetimeBudgetIsSetListedAndRemoved) {
+  testing::TempDatabase t;
+  DeviceRegistry reg(t.db());
+  ASSERT_TRUE(reg.Add("d1").ok());
+  EXPECT_FALSE(reg.Get("d1")->lifetime.has_value());
+  ASSERT_TRUE(reg.SetLifetimeBudget("d1", LifetimeBudget{4.5, 1e-6}).ok());
+  auto d = reg.Get("d1");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(d->lifetime.has_value());
+  EXPECT_EQ(d->lifetime->epsilon, 4.5);
+  EXPECT_EQ(d->lifetime->delta, 1e-6);
+  EXPECT_EQ((*reg.List())[0].lifetime->epsilon, 4.5);
+  for (const LifetimeBudget bad :
+       {LifetimeBudget{0, 1e-5}, LifetimeBudget{-1, 1e-5},
+        LifetimeBudget{INFINITY, 1e-5}, LifetimeBudget{NAN, 1e-5},
+        LifetimeBudget{1, 0}, LifetimeBudget{1, 1}}) {
+    EXPECT_EQ(reg.SetLifetimeBudget("d1", bad), Status::InvalidArgument());
+  }
+  EXPECT_EQ(reg.Get("d1")->lifetime->epsilon, 4.5);
+  EXPECT_EQ(reg.SetLifetimeBudget("nobody", LifetimeBudget{1, 1e-5}),
+            Status::NotFound());
+  ASSERT_TRUE(reg.SetLifetimeBudget("d1", std::nullopt).ok());
+  EXPECT_FALSE(reg.Get("d1")->lifetime.has_value());
 }
 
 }  // namespace

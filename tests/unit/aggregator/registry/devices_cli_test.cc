@@ -1,14 +1,18 @@
 // Round trip through the `edgeadmm devices` admin CLI (the real binary).
+#include "devices_cli.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/hex.h"
-#include "devices_cli.h"
+#include "edgeadmm/rounds/round_accountant.h"
 #include "run_command.h"
 #include "test_database.h"
 
@@ -121,6 +125,67 @@ TEST(DevicesCliTest, BulkAddWritesOneKeyFilePerDeviceInOneTransaction) {
   EXPECT_EQ(RunCli(db, "add").exit_code, 2);
   EXPECT_EQ(RunCli(db, "add a --count 3").exit_code, 2);
   EXPECT_EQ(RunCli(db, "add a b --psk-file " + t.dir() + "/k").exit_code, 2);
+}
+
+// `devices lifetime`: sets and removes the budget and reports what the
+// stored jobs spent (the newest local:<id> row of each job, summed, at the
+// budget's δ); bad values exit 2 and unknown ids 1, changing nothing.
+TEST(DevicesCliTest, LifetimeBudgetShowsWhatEveryJobSpent) {
+  testing::TempDatabase t;
+  const std::string db = t.path();
+  ASSERT_EQ(RunCli(db, "add node-1 node-2 node-3 node-4 node-5 --print-keys")
+                .exit_code,
+            0);
+  // Two jobs charged node-1's local ledger: 2 and 3 rounds of ν = 0.5.
+  const rounds::PrivacyRoundAccountant accountant;
+  const std::vector<double> one = accountant.RoundRdp({0.5, 1.0});
+  std::vector<double> sum(one.size(), 0.0);
+  for (const auto& [name, charges] : {std::pair{"a", 2}, std::pair{"b", 3}}) {
+    const int64_t job = testing::CreateJobOrDie(
+        t.db(),
+        testing::JobToml(name, "prox-admm", testing::DefaultPrivacyTable(),
+                         testing::DefaultSamplingTable()));
+    std::vector<double> curve(one.size(), 0.0);
+    for (int k = 1; k <= charges; ++k) {
+      rounds::ComposeRdp(curve, one);
+      auto insert = t.db().Prepare(
+          "INSERT INTO ledger (job_id, scope, round_id, epsilon, rdp, "
+          "conversion) VALUES (?, 'local:node-1', ?, 0, ?, 'improved')");
+      ASSERT_TRUE(insert.ok());
+      insert->Bind(1, job)
+          .Bind(2, static_cast<int64_t>(k))
+          .BindDoubles(3, curve);
+      ASSERT_TRUE(insert->Run().ok());
+    }
+    rounds::ComposeRdp(sum, curve);
+  }
+  char expected[64];
+  std::snprintf(expected, sizeof(expected), "lifetime epsilon %.4g of 40",
+                accountant.Epsilon(sum, 1e-6));
+
+  const CommandResult set =
+      RunCli(db, "lifetime node-1 --epsilon 40 --delta 1e-6");
+  ASSERT_EQ(set.exit_code, 0) << set.output;
+  EXPECT_NE(set.output.find(expected), std::string::npos) << expected << "\n"
+                                                          << set.output;
+  const CommandResult list = RunCli(db, "list");
+  EXPECT_NE(list.output.find(expected), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("node-2\tenabled"), std::string::npos);
+  EXPECT_NE(list.output.find("no lifetime budget"), std::string::npos);
+
+  for (const char* bad :
+       {"lifetime node-1 --epsilon -1", "lifetime node-1 --epsilon 0",
+        "lifetime node-1 --epsilon 3 --delta 1",
+        "lifetime node-1 --epsilon 3 --none", "lifetime node-1"}) {
+    EXPECT_EQ(RunCli(db, bad).exit_code, 2) << bad;
+  }
+  EXPECT_EQ(RunCli(db, "lifetime ghost --epsilon 3").exit_code, 1);
+  DeviceRegistry reg(t.db());
+  EXPECT_EQ(reg.Get("node-1")->lifetime->epsilon, 40.0);
+
+  const CommandResult none = RunCli(db, "lifetime node-1 --none");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_FALSE(reg.Get("node-1")->lifetime.has_value());
 }
 
 }  // namespace

@@ -441,6 +441,53 @@ TEST_F(RoundEngineTest, RevokedDevicesLeaveTheCohortAndAreNeverSampled) {
   EXPECT_EQ(engine_->iteration(), 4);
 }
 
+// Issue 13 defect 7: a device's lifetime budget spans jobs. Job 1 charges
+// every device's local ledger twice; dev-000's budget (registry) allows
+// three charges in all, so in job 2 it takes part in the first round and
+// is not sampled after it, while the others (no budget) go on. Without the
+// lifetime check it would be in every cohort (q = 1).
+TEST_F(RoundEngineTest, LifetimeBudgetKeepsADeviceOutOfLaterJobs) {
+  job_id_ = testing::StartEveryoneJob(t_.db(), "first",
+                                      testing::DefaultPrivacyTable());
+  Reopen();
+  CompleteRound();
+  CompleteRound();
+  ASSERT_EQ(engine_->iteration(), 2);
+  ASSERT_TRUE(
+      jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kStopped).ok());
+  // One local charge: prox-admm replace-one, ν = σ/(4C) = 0.5.
+  const std::vector<double> one = accountant_.RoundRdp({0.5, 1.0});
+  std::vector<double> three(one.size(), 0.0);
+  for (int k = 0; k < 3; ++k) ComposeRdp(three, one);
+  std::vector<double> four = three;
+  ComposeRdp(four, one);
+  const double budget =
+      (accountant_.Epsilon(three, 1e-5) + accountant_.Epsilon(four, 1e-5)) / 2;
+  registry::DeviceRegistry reg(t_.db());
+  ASSERT_TRUE(
+      reg.SetLifetimeBudget("dev-000", registry::LifetimeBudget{budget, 1e-5})
+          .ok());
+  job_id_ = testing::StartEveryoneJob(t_.db(), "second",
+                                      testing::DefaultPrivacyTable());
+  Reopen();
+  std::vector<std::string> first = engine_->CohortForTesting();
+  EXPECT_EQ(first.size(), static_cast<size_t>(kDevices));
+  CompleteRound();
+  for (int round = 0; round < 2; ++round) {  // rounds 2, 3 of 5
+    ASSERT_TRUE(engine_->round_open());
+    const std::vector<std::string> cohort = engine_->CohortForTesting();
+    EXPECT_EQ(cohort.size(), static_cast<size_t>(kDevices - 1)) << round;
+    EXPECT_EQ(std::count(cohort.begin(), cohort.end(), "dev-000"), 0);
+    CompleteRound();
+  }
+  // The budget removed: sampled again from the next round (5) on.
+  ASSERT_TRUE(reg.SetLifetimeBudget("dev-000", std::nullopt).ok());
+  CompleteRound();
+  ASSERT_TRUE(engine_->round_open());
+  const std::vector<std::string> again = engine_->CohortForTesting();
+  EXPECT_EQ(std::count(again.begin(), again.end(), "dev-000"), 1);
+}
+
 // A round whose next model float32 cannot hold is discarded, not stored:
 // with C = 3.4e38 honest-looking uploads of 3e38 pass the norm bound, and
 // ŝ would pass FLT_MAX in the second round (issue 14, item 3).

@@ -51,6 +51,10 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 TEST(StoreTest, MigrationTwoLabelsOldLedgerRowsClassic) {
   testing::TempDatabase t;
   ASSERT_TRUE(t.db().Exec("ALTER TABLE ledger DROP COLUMN conversion").ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("ALTER TABLE devices DROP COLUMN lifetime_epsilon; "
+                        "ALTER TABLE devices DROP COLUMN lifetime_delta")
+                  .ok());
   ASSERT_TRUE(t.db().Exec("PRAGMA user_version=1").ok());
   ASSERT_TRUE(t.db()
                   .Exec("INSERT INTO jobs VALUES (1, 'j', '', 'created', 1, 1, "
@@ -61,6 +65,25 @@ TEST(StoreTest, MigrationTwoLabelsOldLedgerRowsClassic) {
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM ledger WHERE conversion = "
                              "'classic'"),
+            1);
+}
+
+// Version 3 adds the devices' lifetime budgets; enrolled devices start
+// without one (NULL: no lifetime limit).
+TEST(StoreTest, MigrationThreeGivesDevicesNoLifetimeBudget) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db()
+                  .Exec("ALTER TABLE devices DROP COLUMN lifetime_epsilon; "
+                        "ALTER TABLE devices DROP COLUMN lifetime_delta; "
+                        "PRAGMA user_version=2; INSERT INTO devices (id, psk, "
+                        "created_at) VALUES ('d', x'00', 0)")
+                  .ok());
+  ASSERT_TRUE(MigrateSchema(t.db()).ok());
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM devices WHERE "
+                     "lifetime_epsilon IS NULL AND lifetime_delta IS "
+                     "NULL"),
             1);
 }
 

@@ -320,6 +320,55 @@ TEST_F(DeviceClientTest, ExhaustedLocalBudgetIsRefusedAndReported) {
   EXPECT_EQ(d.storage.write_count(), 0u);  // nothing persisted
 }
 
+// Issue 13 defect 7: a budget across jobs. The record keeps the ledger of
+// the device's earlier jobs: with a per-job budget that allows three rounds
+// and a lifetime budget that allows four, device 0 takes part in three
+// rounds of job 7 and in one of job 8 (the per-job budget alone would allow
+// three), and a reboot between the jobs loses nothing.
+TEST_F(DeviceClientTest, LifetimeBudgetSpansJobs) {
+  // One round of the rig's task: Δ = 4λC = 1, noise λσ = 1.
+  DevicePrivacyLedger ledger;
+  Real epsilon[6] = {};
+  for (int k = 1; k <= 5; ++k) {
+    ASSERT_TRUE(ledger.Charge(1, 1).ok());
+    epsilon[k] = *ledger.Epsilon(1e-5);
+  }
+  ClientRig& rig = MakeRig(LinkConfig{});
+  RigDevice& d = rig.device(0);
+  d.config.epsilon_budget = (epsilon[3] + epsilon[4]) / 2;
+  d.config.lifetime_epsilon_budget = (epsilon[4] + epsilon[5]) / 2;
+  ASSERT_TRUE(d.Reboot(false).ok());
+  for (int round = 1; round <= 4; ++round) {
+    ASSERT_TRUE(
+        rig.RunUntilRoundComplete(round <= 3 ? kRigDevices : kRigDevices - 1))
+        << round;
+    rig.server().AdvanceRound();
+  }
+  EXPECT_EQ(rig.server().Find(d.id)->accepted, 3u);
+  EXPECT_EQ(d.client.counters().steps_refused, 1u);  // job 7 round 4
+
+  ASSERT_TRUE(d.Reboot(false).ok());
+  rig.server().StartNextJob();
+  for (int round = 1; round <= 3; ++round) {
+    ASSERT_TRUE(
+        rig.RunUntilRoundComplete(round == 1 ? kRigDevices : kRigDevices - 1))
+        << round;
+    rig.server().AdvanceRound();
+  }
+  EXPECT_EQ(rig.server().Find(d.id)->accepted, 4u);
+  EXPECT_EQ(d.client.counters().steps_computed, 1u);  // since the reboot
+  EXPECT_EQ(d.client.counters().steps_refused, 2u);   // job 8 rounds 2, 3
+  EXPECT_EQ(d.client.last_error(), Status::ResourceExhausted());
+  // The stored record: job 8's state, job 7's three rounds as earlier jobs.
+  static std::byte record[DeviceClient::RecordBytes(kRigDim)];
+  const StatusWithSize read = d.storage.Read("client", record);
+  ASSERT_TRUE(read.ok());
+  ClientRecordView view;
+  ASSERT_TRUE(ParseClientRecord(ConstByteSpan(record, read.size()), view).ok());
+  EXPECT_EQ(view.job_id, 8u);
+  EXPECT_EQ(view.earlier_jobs.participations(), 3u);
+}
+
 TEST_F(DeviceClientTest, FailedPersistIsRetriedNotRecomputed) {
   ClientRig& rig = MakeRig(LinkConfig{});
   RigDevice& d = rig.device(0);

@@ -102,6 +102,37 @@ TEST(DevicePrivacyLedgerTest, HeterogeneousChargesAdd) {
   }
 }
 
+// Composing two ledgers (a device's earlier jobs and its current one) is
+// the ledger of both charge sequences: same RDP, count and ε.
+TEST(DevicePrivacyLedgerTest, ComposeEqualsChargingBoth) {
+  DevicePrivacyLedger earlier;
+  DevicePrivacyLedger current;
+  DevicePrivacyLedger both;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(earlier.Charge(1.0, 2.0).ok());
+    ASSERT_TRUE(both.Charge(1.0, 2.0).ok());
+  }
+  ASSERT_TRUE(current.Charge(3.0, 2.5).ok());
+  ASSERT_TRUE(both.Charge(3.0, 2.5).ok());
+  ASSERT_TRUE(earlier.Compose(current).ok());
+  EXPECT_EQ(earlier.participations(), 4u);
+  for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
+    EXPECT_NEAR(earlier.rdp()[i], both.rdp()[i], 1e-12 * both.rdp()[i]) << i;
+  }
+  EXPECT_NEAR(Epsilon(earlier, 1e-5), Epsilon(both, 1e-5), 1e-12);
+  // An empty ledger composes to itself; an overflowing sum is refused.
+  DevicePrivacyLedger empty;
+  ASSERT_TRUE(empty.Compose(DevicePrivacyLedger()).ok());
+  EXPECT_EQ(Epsilon(empty, 1e-5), 0.0);
+  DevicePrivacyLedger huge;
+  Real rdp[DevicePrivacyLedger::kOrderCount];
+  for (Real& v : rdp) v = std::numeric_limits<Real>::max();
+  ASSERT_TRUE(huge.Restore(1, rdp).ok());
+  DevicePrivacyLedger target = huge;
+  EXPECT_EQ(target.Compose(huge), Status::InvalidArgument());
+  EXPECT_EQ(target.participations(), 1u);
+}
+
 TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
   DevicePrivacyLedger ledger;
   ASSERT_TRUE(ledger.Charge(1.0, 4.0).ok());

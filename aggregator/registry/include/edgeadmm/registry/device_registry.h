@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,10 +22,19 @@ inline constexpr size_t kPskBytes = 16;
 // Longest device id accepted (it is also the PSK identity on the wire).
 inline constexpr size_t kMaxDeviceIdLength = 64;
 
+// A device's privacy budget across all its jobs (docs/privacy.md,
+// "Lifetime budget"): ε at δ of the sum of its local ledgers (every job's
+// `local:<id>` curve, improved conversion).
+struct LifetimeBudget {
+  double epsilon = 0;  // > 0, finite
+  double delta = 0;    // in (0, 1)
+};
+
 struct DeviceRecord {
   std::string id;
   bool enabled = true;
   int64_t created_at = 0;  // Unix seconds.
+  std::optional<LifetimeBudget> lifetime;  // none: no lifetime limit
 };
 
 // True if `id` is 1..kMaxDeviceIdLength characters of [A-Za-z0-9._-].
@@ -67,6 +77,11 @@ class DeviceRegistry {
       std::string_view id,
       const std::function<Status(const std::vector<uint8_t>&)>& before_commit =
           {});
+  // Sets the lifetime budget of `id`, or removes it (nullopt: no limit).
+  // INVALID_ARGUMENT unless 0 < epsilon < inf and 0 < delta < 1; NOT_FOUND
+  // if unknown.
+  Status SetLifetimeBudget(std::string_view id,
+                           std::optional<LifetimeBudget> budget);
   // True if `id` is enrolled and enabled; false if disabled or unknown
   // (asked on every request: a cached statement).
   Result<bool> IsEnabled(std::string_view id) const;

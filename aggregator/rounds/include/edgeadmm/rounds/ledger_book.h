@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/epsilon_memo.h"
 #include "edgeadmm/rounds/round_accountant.h"
@@ -90,6 +91,28 @@ class LedgerBook {
   LedgerRowRef LocalRow(const LocalCharge& charge) const;
   void ApplyLocal(LocalCharge&& charge);
 
+  // Lifetime budgets across jobs (docs/privacy.md, "Lifetime budget"): the
+  // registry's budget of device `index` and the sum of its local curves in
+  // every other job. One more local charge must keep earlier + this job's
+  // local curve within the budget, or the device is not sampled.
+  struct Lifetime {
+    registry::LifetimeBudget budget;
+    std::vector<double> earlier;  // order_count() values
+  };
+  void SetLifetime(size_t index, Lifetime lifetime);
+  // A new budget for a device that has one (its earlier jobs are known).
+  void SetLifetimeBudget(size_t index, registry::LifetimeBudget budget) {
+    lifetime_.at(index).budget = budget;
+  }
+  void ClearLifetime(size_t index);
+  bool HasLifetime(size_t index) const { return lifetime_.count(index) != 0; }
+  // ε at the budget's δ of earlier + this job's local curve + one more
+  // local charge (0 without a budget).
+  double NextLifetimeEpsilon(size_t index) const;
+  // Whether device `index` may take part in one more round (true without a
+  // lifetime budget).
+  bool LifetimeAllows(size_t index) const;
+
   // The job's central ε (the number `job status` shows).
   double central_epsilon() const { return central_epsilon_; }
   // ε of one device's local ledger (0 before its first charge).
@@ -124,6 +147,7 @@ class LedgerBook {
   std::vector<double> budget_central_;
   std::vector<double> budget_local_;
   double central_epsilon_ = 0;
+  std::unordered_map<size_t, Lifetime> lifetime_;  // budgeted devices only
 };
 
 }  // namespace edgeadmm::rounds

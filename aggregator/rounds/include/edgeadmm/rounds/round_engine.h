@@ -151,6 +151,12 @@ class RoundEngine {
   // Takes revoked members without an accepted upload out of `round`;
   // returns how many left.
   Result<size_t> DropRevokedMembers(OpenRound& round);
+  // Reads the job's lifetime budgets from the registry into the ledger book
+  // (a device's earlier jobs are read once, when its budget first appears).
+  Status RefreshLifetimeBudgets();
+  // Takes the members whose lifetime budget one more round would exceed out
+  // of a newly sampled `round`; returns how many left.
+  size_t DropLifetimeExhaustedMembers(OpenRound& round);
   Status CloseRound(int64_t now_ms);
   // Closes the round whose whole cohort uploaded and opens the next; logs
   // (does not return) a failure, as an upload cannot be refused for it.

@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/server_update.h"
@@ -81,6 +84,15 @@ class RoundStore {
   Status SetCohortSize(int64_t round_id, int64_t cohort_size);
   // The job's devices that are disabled or no longer in the registry.
   Result<std::vector<std::string>> RevokedDevices();
+  // The job's devices with a lifetime budget in the registry.
+  Result<std::unordered_map<std::string, registry::LifetimeBudget>>
+  LifetimeBudgets();
+  // For each device of `ids`: the sum of its newest `local:<id>` curve in
+  // every OTHER job (RDP composes across jobs); devices without one are
+  // absent. DATA_LOSS for a curve of the wrong length.
+  Result<std::unordered_map<std::string, std::vector<double>>>
+  EarlierLocalCurves(const std::unordered_set<std::string>& ids,
+                     size_t order_count);
   Status DiscardRound(int64_t round_id, int64_t participants,
                       int64_t closed_at_ms);
   // Writes the whole round in one transaction; the round must be 'open'.
