@@ -100,6 +100,7 @@ function(edgeadmm_test_env name)
     "ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp"
+    "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1"
     "EDGEADMM_SANITIZED=1")
 endfunction()
 

@@ -122,6 +122,7 @@ struct CoapCallbacks {
     }
     impl.psk = std::move(psk).value();
     impl.psk_bin = {impl.psk.size(), impl.psk.data()};
+    impl.revocations.OnKeyChosen(session, impl.psk);
     return &impl.psk_bin;
   }
 
@@ -198,12 +199,28 @@ struct CoapCallbacks {
                                  copy->data(), &Release, copy);
   }
 
+  // A session whose device was disabled, removed or re-keyed since its
+  // handshake gets 4.03 "session-revoked" on every resource, from the first
+  // request after the CLI's commit (the next tick closes it).
+  static bool Revoked(coap_session_t* session) {
+    CoapServer* s = Server(session);
+    return s->impl_->revocations.Refuses(
+        session, [s](std::string_view id, const std::vector<uint8_t>& key) {
+          return s->SessionStillValid(id, key);
+        });
+  }
+  static Response RevokedResponse() {
+    return ErrorResponse(Status::PermissionDenied(), "session-revoked", 0, 0);
+  }
+
   static void GetTask(coap_resource_t* resource, coap_session_t* session,
                       const coap_pdu_t* request, const coap_string_t* query,
                       coap_pdu_t* response) {
     CoapServer* s = Server(session);
     Send(resource, session, request, query, response,
-         s->handler_.Task(Identity(session), CoapServer::NowMs()));
+         Revoked(session)
+             ? RevokedResponse()
+             : s->handler_.Task(Identity(session), CoapServer::NowMs()));
   }
 
   static void PostUpdate(coap_resource_t* resource, coap_session_t* session,
@@ -226,8 +243,9 @@ struct CoapCallbacks {
           coap_decode_var_bytes(coap_opt_value(opt), coap_opt_length(opt)));
     }
     Send(resource, session, request, query, response,
-         s->handler_.Update(Identity(session), format, data, length,
-                            CoapServer::NowMs()));
+         Revoked(session) ? RevokedResponse()
+                          : s->handler_.Update(Identity(session), format, data,
+                                               length, CoapServer::NowMs()));
     s->NotifyIfRoundChanged();
   }
 
@@ -235,14 +253,17 @@ struct CoapCallbacks {
                        const coap_pdu_t* request, const coap_string_t* query,
                        coap_pdu_t* response) {
     Send(resource, session, request, query, response,
-         Server(session)->handler_.Model(Identity(session)));
+         Revoked(session) ? RevokedResponse()
+                          : Server(session)->handler_.Model(Identity(session)));
   }
 
   static void GetStatus(coap_resource_t* resource, coap_session_t* session,
                         const coap_pdu_t* request, const coap_string_t* query,
                         coap_pdu_t* response) {
     Send(resource, session, request, query, response,
-         Server(session)->handler_.StatusOf(Identity(session)));
+         Revoked(session)
+             ? RevokedResponse()
+             : Server(session)->handler_.StatusOf(Identity(session)));
   }
 };
 
@@ -389,18 +410,29 @@ void CoapServer::NotifyIfRoundChanged() {
 
 void CoapServer::ApplyRevocations() {
   if (!impl_->revocations.DatabaseChanged()) return;
-  // Another process committed: maybe a `devices disable` or `remove`.
+  // Another process committed.
   if (rounds::RoundEngine* engine = jobs_.engine()) {
     const Status status = engine->RegistryChanged();
     if (!status.ok()) {
       EDGEADMM_LOG_ERROR("server: revoked cohort members: %s", status.str());
     }
   }
-  registry::DeviceRegistry& registry = *impl_->registry;
-  impl_->revocations.CutRevoked([&](std::string_view id) {
-    auto enabled = registry.IsEnabled(id);
-    return !enabled.ok() || *enabled;  // a store error cuts nobody
-  });
+  // Maybe a `devices disable`, `remove` or `rotate-key`: a session goes on
+  // only while its identity is enabled with the key of its handshake.
+  impl_->revocations.CutRevoked(
+      [this](std::string_view id, const std::vector<uint8_t>& key) {
+        return SessionStillValid(id, key);
+      });
+}
+
+bool CoapServer::SessionStillValid(std::string_view identity,
+                                   const std::vector<uint8_t>& key) const {
+  auto psk = impl_->registry->LookupPsk(identity);
+  if (psk.status() == Status::NotFound() ||
+      psk.status() == Status::PermissionDenied()) {
+    return false;
+  }
+  return !psk.ok() || *psk == key;  // a store error cuts nobody
 }
 
 Status CoapServer::Tick() {

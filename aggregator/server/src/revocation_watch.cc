@@ -8,7 +8,13 @@ namespace edgeadmm::server {
 
 void RevocationWatch::OnEstablished(coap_session_t* session,
                                     std::string identity) {
-  sessions_[session] = std::move(identity);
+  auto key = keys_.find(session);
+  Established established{std::move(identity), {}};
+  if (key != keys_.end()) {
+    established.key = std::move(key->second);
+    keys_.erase(key);
+  }
+  sessions_[session] = std::move(established);
 }
 
 bool RevocationWatch::DatabaseChanged() {
@@ -20,15 +26,23 @@ bool RevocationWatch::DatabaseChanged() {
   return changed;
 }
 
-size_t RevocationWatch::CutRevoked(
-    const std::function<bool(std::string_view)>& enabled) {
+bool RevocationWatch::Refuses(coap_session_t* session,
+                              const StillValid& valid) const {
+  const auto it = sessions_.find(session);
+  return it != sessions_.end() && !valid(it->second.identity, it->second.key);
+}
+
+size_t RevocationWatch::CutRevoked(const StillValid& valid) {
   std::vector<coap_session_t*> revoked;
-  for (const auto& [session, identity] : sessions_) {
-    if (!enabled(identity)) revoked.push_back(session);
+  for (const auto& [session, established] : sessions_) {
+    if (!valid(established.identity, established.key)) {
+      revoked.push_back(session);
+    }
   }
   for (coap_session_t* session : revoked) {
-    EDGEADMM_LOG_INFO("dtls: closing the session of revoked device %s: %s",
-                      sessions_[session].c_str(), coap_session_str(session));
+    EDGEADMM_LOG_INFO(
+        "dtls: closing the session of %s (disabled, removed or re-keyed): %s",
+        sessions_[session].identity.c_str(), coap_session_str(session));
     sessions_.erase(session);
     coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
   }

@@ -260,6 +260,15 @@ def main(argv):
             stack.run_cli("job", "stop", JOB)
         state = stack.job_state(JOB)
         check(state in ("stopped", "completed"), f"job ended {state}")
+        # The daemon discards the open round of a stopped job at its next
+        # tick: wait for that (not for a time) before SIGTERM, or the round
+        # stays 'open' in a finished job (seen once under load).
+        stop_deadline = time.monotonic() + 30
+        while (count_rounds(stack.db_path, "open") > 0 and
+               time.monotonic() < stop_deadline):
+            time.sleep(0.05)
+        check(count_rounds(stack.db_path, "open") == 0,
+              "the stopped job's open round was not closed within 30 s")
     finally:
         result = stack.stop()
     check(result["daemon"][1], "daemon did not stop cleanly on SIGTERM")

@@ -347,11 +347,18 @@ TEST_F(DaemonDtlsTest, RefusedIdentitiesLookLikeAWrongKey) {
 }
 
 // `devices rotate-key`: the old PSK fails from the next handshake on, the
-// new one works (issue 14, item 5).
+// new one works (issue 14, item 5), and a session opened with the old key
+// is closed at once (it used to go on until it ended).
 TEST_F(DaemonDtlsTest, RotatedKeyFailsFromTheNextHandshake) {
+  auto open_session = MakeDevice("dev-001", keys_["dev-001"]);
+  ASSERT_TRUE(
+      open_session->Call(CoapMethod::kGet, wire::kTaskPath).status.ok());
   registry::DeviceRegistry reg(t_.db());
   auto fresh = reg.RotatePsk("dev-001");
   ASSERT_TRUE(fresh.ok());
+  const Reply after = open_session->Call(CoapMethod::kGet, wire::kTaskPath);
+  EXPECT_FALSE(after.status.ok() && after.code == wire::kCoapContent)
+      << "the session opened with the old key still got its task";
   auto old_key = MakeDevice("dev-001", keys_["dev-001"]);
   EXPECT_EQ(old_key->Call(CoapMethod::kGet, wire::kTaskPath).status,
             Status::Unauthenticated());

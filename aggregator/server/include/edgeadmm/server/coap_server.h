@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/round_accountant.h"
@@ -92,6 +94,10 @@ class CoapServer {
   // At most one tick after another process disabled or removed a device:
   // its sessions are closed and it leaves the open round's cohort.
   void ApplyRevocations();
+  // Whether a session established as `identity` with `key` may go on: the
+  // device is enrolled, enabled and still has that key.
+  bool SessionStillValid(std::string_view identity,
+                         const std::vector<uint8_t>& key) const;
   void NotifyIfRoundChanged();
 
   store::Database* db_;
