@@ -136,7 +136,16 @@ struct CoapCallbacks {
       return;
     }
     auto* session = static_cast<coap_session_t*>(arg);
-    Server(session)->impl_->janitor.OnClientStartedOver(session);
+    Server(session)->impl_->janitor.OnClientStartedOver(
+        session, static_cast<int64_t>(posix::MonotonicMs()));
+  }
+
+  // libcoap's nack handler: an RST that answers one of the janitor's pings
+  // proves the peer still holds its session.
+  static void Nack(coap_session_t* session, const coap_pdu_t*,
+                   const coap_nack_reason_t reason, const coap_mid_t mid) {
+    if (reason != COAP_NACK_RST) return;
+    Server(session)->impl_->janitor.OnPingAnswered(session, mid);
   }
 
   // Installs Record on the session's SSL object (libcoap creates it after
@@ -328,6 +337,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     impl.io = std::make_unique<posix::CoapBatchedIo>(impl.context, io);
   }
   coap_register_event_handler(impl.context, &CoapCallbacks::Event);
+  coap_register_nack_handler(impl.context, &CoapCallbacks::Nack);
   coap_context_set_block_mode(impl.context,
                               COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
   coap_context_set_session_timeout(impl.context,

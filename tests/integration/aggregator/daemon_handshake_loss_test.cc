@@ -160,6 +160,35 @@ TEST_F(DaemonHandshakeLossTest, NewSessionFromTheSameAddressAfterClose) {
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
+// Issue 14 item 4: a 13-byte DTLS record header of epoch 0, sequence 0,
+// sent from the device's address and port (anyone who can spoof it can),
+// made the daemon drop the device's established session. Now the daemon
+// pings the device over that session and keeps it when the device answers:
+// the next request goes out on the same session, one datagram, no
+// handshake. (Before: the session was gone and the request got no answer.)
+TEST_F(DaemonHandshakeLossTest, ForgedClientHelloHeaderKeepsALiveSession) {
+  ASSERT_TRUE(GetTask().ok());
+  relay_->ResetCounts();
+  ASSERT_TRUE(
+      relay_->InjectToServer({22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  // The probe: the daemon's ping reaches the device, whose transport answers
+  // it while polled; then the probe's deadline passes (2 s after the forged
+  // header, DtlsSessionJanitor::kRestartProbeMs) so that a session the
+  // daemon did not keep would be gone by the next request.
+  const uint64_t start = posix::MonotonicMs();
+  while (posix::MonotonicMs() - start < 2500) {
+    transport_->Poll(20).status().IgnoreError();
+  }
+  const testing::UdpRelay::Counts probe = relay_->counts();
+  EXPECT_GE(probe.to_client_datagrams, 1u) << "no ping reached the device";
+  EXPECT_GE(probe.to_server_datagrams, 1u) << "the device did not answer";
+  relay_->ResetCounts();
+  EXPECT_TRUE(GetTask().ok()) << "the session was torn down";
+  EXPECT_EQ(relay_->counts().to_server_datagrams, 1u)
+      << "the request needed a new handshake";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
 TEST_F(DaemonHandshakeLossTest, NewSessionAfterTheCloseNotifyWasLost) {
   // The same, but the close_notify alert is lost (or the device lost power
   // and never sent one): the daemon still holds the old, established

@@ -87,6 +87,11 @@ bool UdpRelay::Drop() {
   return static_cast<double>(rng_ >> 11) / 9007199254740992.0 < loss_;
 }
 
+bool UdpRelay::InjectToServer(const std::vector<uint8_t>& bytes) {
+  return send(upstream_fd_, bytes.data(), bytes.size(), 0) ==
+         static_cast<ssize_t>(bytes.size());
+}
+
 void UdpRelay::Run() {
   sockaddr_in client{};
   bool have_client = false;

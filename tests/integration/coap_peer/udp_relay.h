@@ -41,6 +41,10 @@ class UdpRelay {
   // Drops the datagrams with these 1-based indices (counted from now on)
   // towards the server / towards the client, e.g. {1, 3}.
   void DropExactly(std::vector<int> to_server, std::vector<int> to_client);
+  // Sends `bytes` to the server from the relay's own upstream socket, i.e.
+  // from the client's address and port as the server sees them (a spoofed
+  // datagram); not counted. False if the send failed.
+  bool InjectToServer(const std::vector<uint8_t>& bytes);
 
  private:
   void Run();

@@ -4,8 +4,16 @@
 //
 // Dropped are sessions still in their handshake after handshake_timeout_ms
 // (a lost flight, a lost Finished, a client that gave up or rebooted) and
-// established sessions on which a client's first ClientHello arrived. The
-// CoapServer feeds it libcoap's session events and OpenSSL's record headers.
+// established sessions on which a first ClientHello arrived AND whose peer
+// then failed to prove it still holds the session: the janitor sends a CoAP
+// ping (an empty CON) over the established session and keeps the session if
+// the peer answers it (an RST, authenticated by the session's keys) within
+// restart_probe_ms; otherwise the peer really started over and the session
+// goes, so its next ClientHello starts afresh. A ClientHello header forged
+// from the peer's address therefore no longer tears a live session down
+// (RFC 6347 4.2.8: keep the old association until the new one is proven).
+// The CoapServer feeds it libcoap's session events, OpenSSL's record headers
+// and the answers to its pings.
 #pragma once
 
 #include <coap3/coap.h>
@@ -13,7 +21,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace edgeadmm::server {
 
@@ -25,6 +32,10 @@ bool IsFirstClientHelloHeader(const uint8_t* header, size_t length);
 
 class DtlsSessionJanitor {
  public:
+  // How long the peer of an established session has to answer the ping
+  // after a first ClientHello came from its address.
+  static constexpr int64_t kRestartProbeMs = 2000;
+
   explicit DtlsSessionJanitor(int64_t handshake_timeout_ms)
       : handshake_timeout_ms_(handshake_timeout_ms) {}
 
@@ -37,23 +48,33 @@ class DtlsSessionJanitor {
   // COAP_EVENT_SERVER_SESSION_DEL: libcoap frees the session.
   void OnSessionFreed(coap_session_t* session) {
     handshakes_.erase(session);
-    restarted_.erase(session);
+    probes_.erase(session);
   }
-  // A first ClientHello arrived on an established session.
-  void OnClientStartedOver(coap_session_t* session) {
-    restarted_.insert(session);
+  // A first ClientHello arrived on an established session (from inside
+  // libcoap's I/O: the ping goes out at the next DropStalled).
+  void OnClientStartedOver(coap_session_t* session, int64_t now_ms);
+  // The peer answered a ping with an RST (libcoap's nack handler, reason
+  // COAP_NACK_RST, for message id `mid`): it still holds the session.
+  void OnPingAnswered(coap_session_t* session, coap_mid_t mid);
+  // Whether a probe of `session` is waiting for its answer (tests).
+  bool probing(coap_session_t* session) const {
+    return probes_.count(session) != 0;
   }
 
-  // Disconnects the sessions to drop; libcoap frees them in its next I/O
-  // round. Call outside libcoap's I/O.
+  // Sends the pending pings and disconnects the sessions to drop; libcoap
+  // frees them in its next I/O round. Call outside libcoap's I/O.
   void DropStalled(int64_t now_ms);
 
  private:
+  struct Probe {
+    int64_t deadline_ms = 0;
+    coap_mid_t mid = COAP_INVALID_MID;  // the ping, once sent
+  };
   int64_t handshake_timeout_ms_;
   // Sessions whose handshake has not completed, with their start time.
   std::unordered_map<coap_session_t*, int64_t> handshakes_;
-  // Sessions whose client started a new handshake.
-  std::unordered_set<coap_session_t*> restarted_;
+  // Established sessions whose peer must prove it still holds them.
+  std::unordered_map<coap_session_t*, Probe> probes_;
 };
 
 }  // namespace edgeadmm::server
