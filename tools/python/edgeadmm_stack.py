@@ -15,6 +15,7 @@ Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 import json
 import lzma
 import os
+import random
 import re
 import signal
 import socket
@@ -104,10 +105,20 @@ def logistic_loss(features, labels, z):
 
 
 def free_udp_port():
-    """A UDP port on 127.0.0.1 that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A UDP port on 127.0.0.1 that is free right now, below the kernel's
+    ephemeral range (20000..32767): the daemon binds it a moment later and
+    binds it again after a restart, and a port of the ephemeral range could
+    be handed to another process's socket in between."""
+    rng = random.Random()
+    for _ in range(1000):
+        port = rng.randrange(20000, 32768)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free UDP port in 20000..32767")
 
 
 def stop_process(proc, name, timeout=20.0):

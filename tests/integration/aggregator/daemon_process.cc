@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include "edgeadmm/posix/monotonic_clock.h"
 
@@ -80,19 +81,26 @@ void DaemonProcess::Kill() {
   pid_ = -1;
 }
 
+// A port below the kernel's ephemeral range (20000..32767): the daemon binds
+// it a moment later, and again after RestartDaemon, and a port of the
+// ephemeral range could be handed to another process's socket in between.
 unsigned FreeUdpPort() {
-  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof(addr);
-  unsigned port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size) == 0) {
-    port = ntohs(addr.sin_port);
+  std::random_device seed;
+  std::mt19937 rng(seed());
+  std::uniform_int_distribution<unsigned> pick(20000, 32767);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const unsigned port = pick(rng);
+    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free =
+        bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    close(fd);
+    if (free) return port;
   }
-  close(fd);
-  return port;
+  return 0;
 }
 
 std::vector<std::string> DaemonArgs(const std::string& dir,

@@ -2,6 +2,7 @@
 // coap-server-openssl on 127.0.0.1, started and stopped by each test.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -372,9 +373,17 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   // queued request (node + PDU, ~410 bytes) when we released the session
   // (issue 20; libcoap_release_leak.c): the heap must not grow per cycle.
   OneArena();
-  std::unique_ptr<UdpRelay> relay =
-      std::make_unique<UdpRelay>(server_->dtls_port());
-  ASSERT_TRUE(relay->ok());
+  // The relay closes and reopens its port every cycle. A port from the
+  // ephemeral range could be taken by another process's socket meanwhile
+  // (seen once under ctest -j2: the reopened relay could not bind, the
+  // device's handshake went nowhere), so it listens below that range, where
+  // the kernel never hands out ports on its own.
+  std::unique_ptr<UdpRelay> relay;
+  for (uint16_t candidate = static_cast<uint16_t>(20000 + getpid() % 10000);
+       relay == nullptr || !relay->ok(); ++candidate) {
+    ASSERT_LT(candidate, 32768) << "no free port below the ephemeral range";
+    relay = std::make_unique<UdpRelay>(server_->dtls_port(), 0.0, 1, candidate);
+  }
   const uint16_t port = relay->port();
   CoapDtlsTransport transport(context_, Config(port, kIdentity, kKey));
   std::vector<uint8_t> body(2048);

@@ -36,6 +36,7 @@ UdpRelay::UdpRelay(uint16_t server_port, double loss, uint32_t seed,
   getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&any), &length);
   port_ = ntohs(any.sin_port);
   thread_ = std::thread([this] { Run(); });
+  ok_ = true;
 }
 
 UdpRelay::~UdpRelay() {

@@ -32,7 +32,9 @@ class UdpRelay {
   UdpRelay(const UdpRelay&) = delete;
   UdpRelay& operator=(const UdpRelay&) = delete;
 
-  bool ok() const { return listen_fd_ >= 0 && upstream_fd_ >= 0; }
+  // True once both sockets are set up (the listen port bound) and the
+  // relay runs.
+  bool ok() const { return ok_; }
   uint16_t port() const { return port_; }
   Counts counts() const;
   void ResetCounts();
@@ -51,6 +53,7 @@ class UdpRelay {
   bool Drop();
   bool DropScheduled(bool to_server);
 
+  bool ok_ = false;
   int listen_fd_ = -1;
   int upstream_fd_ = -1;
   uint16_t port_ = 0;
