@@ -166,19 +166,6 @@ double PostRate(std::vector<std::unique_ptr<posix::CoapDtlsTransport>>& devs,
   return static_cast<double>(devs.size()) / Seconds(a, Clock::now());
 }
 
-// True if UDP `port` on loopback is free (our own bind succeeds).
-bool UdpPortFree(unsigned port) {
-  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  const bool free =
-      bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  close(fd);
-  return free;
-}
-
 // Starts coap-server-openssl with PSK `key`; returns its pid (0 on failure)
 // and its coaps port. Retries on other ports: it listens on port and port+1,
 // and a client that talks to port+1 before it is bound (or while another
@@ -186,7 +173,7 @@ bool UdpPortFree(unsigned port) {
 pid_t StartBareServer(const char* key, unsigned* coaps_port) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     const unsigned base = testing::FreeUdpPort();
-    if (!UdpPortFree(base + 1)) continue;
+    if (!testing::UdpPortFree(base + 1)) continue;
     const pid_t pid = fork();
     if (pid == 0) {
       const std::string port = std::to_string(base);
@@ -196,7 +183,7 @@ pid_t StartBareServer(const char* key, unsigned* coaps_port) {
     }
     for (int waited = 0; waited < 5000; waited += 20) {
       if (waitpid(pid, nullptr, WNOHANG) == pid) break;  // it gave up
-      if (!UdpPortFree(base + 1)) {
+      if (!testing::UdpPortFree(base + 1)) {
         *coaps_port = base + 1;
         return pid;
       }

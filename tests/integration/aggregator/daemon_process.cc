@@ -90,17 +90,21 @@ unsigned FreeUdpPort() {
   std::uniform_int_distribution<unsigned> pick(20000, 32767);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const unsigned port = pick(rng);
-    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    const bool free =
-        bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-    close(fd);
-    if (free) return port;
+    if (UdpPortFree(port)) return port;
   }
   return 0;
+}
+
+bool UdpPortFree(unsigned port) {
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const bool free =
+      bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return free;
 }
 
 std::vector<std::string> DaemonArgs(const std::string& dir,

@@ -31,8 +31,10 @@ class DaemonProcess {
   unsigned port_ = 0;
 };
 
-// A UDP port on 127.0.0.1 that was free a moment ago.
+// A UDP port on 127.0.0.1, below the ephemeral range, free a moment ago.
 unsigned FreeUdpPort();
+// True if UDP `port` on loopback is free (our own bind succeeds).
+bool UdpPortFree(unsigned port);
 
 // Writes `dir`/aggregatord.toml (database `database`, 127.0.0.1, a free
 // port) and returns the daemon's arguments for it.
