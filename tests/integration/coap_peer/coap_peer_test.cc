@@ -387,6 +387,14 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   const uint16_t port = relay->port();
   CoapDtlsTransport transport(context_, Config(port, kIdentity, kKey));
   std::vector<uint8_t> body(2048);
+  // Reconnects that found no answer within the handshake timeout. Seen in
+  // about 1 of 7 suite runs under load, in one cycle of 50: the new
+  // session's handshake got DEADLINE_EXCEEDED right after an ICMP-failed
+  // one (not reproduced alone: 8/8 runs clean; an open transport item,
+  // docs/protocol.md). The device client retries such an exchange; this
+  // test is about memory, so it counts them instead of stopping, and a cycle
+  // whose reconnect failed still created and released a session.
+  int failed_reconnects = 0;
   auto cycle = [&] {
     if (relay == nullptr) {
       relay = std::make_unique<UdpRelay>(server_->dtls_port(), 0.0, 1, port);
@@ -394,7 +402,11 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
     }
     const TransportResult up =
         Exchange(transport, CoapMethod::kGet, "", {}, body);
-    ASSERT_EQ(up.status, Status::Ok()) << up.status.str();
+    if (!up.status.ok()) {
+      EXPECT_EQ(up.status, Status::DeadlineExceeded()) << up.status.str();
+      ++failed_reconnects;
+      return;
+    }
     relay.reset();  // the port is closed: the next datagram draws an ICMP error
     const TransportResult down =
         Exchange(transport, CoapMethod::kGet, "", {}, body);
@@ -437,6 +449,9 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   }
   EXPECT_LE(growing_blocks, 1) << "the heap grew in " << growing_blocks
                                << " of " << kBlocks << " blocks";
+  std::printf("reconnects without an answer: %d of %d\n", failed_reconnects,
+              10 + kBlocks * kCycles);
+  EXPECT_LE(failed_reconnects, 2);
 }
 
 // Datagrams and bytes of one round as the device sees it: fetch the task
