@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "edgeadmm/crc32.h"
-#include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
+#include "state/ledger_blob.h"
 
 namespace edgeadmm {
 namespace {
@@ -25,40 +25,8 @@ uint64_t GetLe(const std::byte* in, size_t bytes) {
   return value;
 }
 
-void PutReal(Real value, std::byte* out) {
-  uint64_t bits = 0;
-  static_assert(sizeof(bits) == sizeof(value), "Real is binary64");
-  std::memcpy(&bits, &value, sizeof(bits));
-  PutLe(bits, 8, out);
-}
-
-Real GetReal(const std::byte* in) {
-  const uint64_t bits = GetLe(in, 8);
-  Real value = 0;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-constexpr size_t kOrderCount = DevicePrivacyLedger::kOrderCount;
-
-void PutLedger(const DevicePrivacyLedger& ledger, std::byte* p) {
-  PutLe(ledger.participations(), 4, p);
-  PutLe(kOrderCount, 4, p + 4);
-  for (size_t i = 0; i < kOrderCount; ++i) {
-    PutReal(ledger.rdp()[i], p + 8 + 8 * i);
-  }
-}
-
-// DATA_LOSS unless the part holds a ledger Restore accepts.
-Status GetLedger(const std::byte* p, DevicePrivacyLedger& ledger) {
-  if (GetLe(p + 4, 4) != kOrderCount) return Status::DataLoss();
-  Real rdp[kOrderCount];
-  for (size_t i = 0; i < kOrderCount; ++i) rdp[i] = GetReal(p + 8 + 8 * i);
-  const uint32_t participations = static_cast<uint32_t>(GetLe(p, 4));
-  return ledger.Restore(participations, Span<const Real>(rdp, kOrderCount)).ok()
-             ? Status::Ok()
-             : Status::DataLoss();
-}
+static_assert(kEarlierLedgerBytes == internal::kLedgerBlobBytes,
+              "the earlier-jobs part is one ledger blob");
 
 // Format 1 had no earlier-jobs ledger.
 constexpr size_t RecordBytes(uint64_t version, size_t state, size_t upload) {
@@ -87,8 +55,8 @@ StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
     std::memmove(p + kClientRecordHeaderBytes + state.size(), upload.data(),
                  upload.size());
   }
-  PutLedger(earlier_jobs,
-            p + kClientRecordHeaderBytes + state.size() + upload.size());
+  internal::WriteLedgerBlob(earlier_jobs, p + kClientRecordHeaderBytes +
+                                              state.size() + upload.size());
   std::memcpy(p, kClientRecordMagic, 4);
   PutLe(kClientRecordFormatVersion, 2, p + 4);
   PutLe(pending ? kFlagPending : 0, 2, p + 6);
@@ -124,7 +92,7 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
   }
   DevicePrivacyLedger earlier;
   if (version != 1) {
-    EDGEADMM_TRY(GetLedger(
+    EDGEADMM_TRY(internal::ReadLedgerBlob(
         p + kClientRecordHeaderBytes + state_size + upload_size, earlier));
   }
   out.has_pending = upload_size != 0;

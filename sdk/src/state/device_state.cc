@@ -6,11 +6,11 @@
 #include "edgeadmm/config.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/result.h"
+#include "state/ledger_blob.h"
 
 namespace edgeadmm {
 namespace {
 
-constexpr size_t kOrderCount = DevicePrivacyLedger::kOrderCount;
 // Format 1 stored the algorithm as 0..3 in this order.
 constexpr AlgorithmKind kFormat1Algorithms[] = {
     AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
@@ -45,6 +45,12 @@ class BlobWriter {
       std::memcpy(&bits, &v, sizeof(bits));
       Put(bits, 8);
     }
+  }
+  // The next `bytes` bytes, for a part another codec writes.
+  std::byte* Reserve(size_t bytes) {
+    std::byte* at = data_ + offset_;
+    offset_ += bytes;
+    return at;
   }
   size_t offset() const { return offset_; }
 
@@ -121,9 +127,8 @@ StatusWithSize SerializeDeviceState(const DeviceState& state, ByteSpan out) {
   w.Put(state.drbg_reseed_count, 4);
   w.Put(primary_dim, 4);
   w.Put(secondary_dim, 4);
-  w.Put(state.ledger.participations(), 4);
-  w.Put(kOrderCount, 4);
-  w.PutReals(state.ledger.rdp());
+  internal::WriteLedgerBlob(state.ledger,
+                            w.Reserve(internal::kLedgerBlobBytes));
   w.PutReals(state.primary);
   w.PutReals(state.secondary);
   w.Put(Crc32(ConstByteSpan(out.data(), w.offset())), 4);
@@ -184,16 +189,8 @@ Status ParseBlob(ConstByteSpan in, ParsedBlob& parsed) {
   parsed.drbg_reseed_count = static_cast<uint32_t>(r.Get(4));
   parsed.info.primary_dim = primary_dim;
   parsed.info.secondary_dim = secondary_dim;
-  r.Seek(40);
-  const uint32_t participations = static_cast<uint32_t>(r.Get(4));
-  if (r.Get(4) != kOrderCount) return Status::DataLoss();
-  Real rdp[kOrderCount];
-  for (Real& v : rdp) v = r.GetReal();
-  if (!parsed.info.ledger
-           .Restore(participations, Span<const Real>(rdp, kOrderCount))
-           .ok()) {
-    return Status::DataLoss();
-  }
+  EDGEADMM_TRY(internal::ReadLedgerBlob(in.data() + 40, parsed.info.ledger));
+  r.Seek(40 + internal::kLedgerBlobBytes);
   parsed.vectors_offset = r.offset();
   if (!r.SkipFiniteReals(primary_dim + secondary_dim)) {
     return Status::DataLoss();
