@@ -378,35 +378,45 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   // (seen once under ctest -j2: the reopened relay could not bind, the
   // device's handshake went nowhere), so it listens below that range, where
   // the kernel never hands out ports on its own.
+  // Each cycle's relay is a gateway that came back: the server must see it
+  // from an address no earlier cycle used. coap-server-openssl (libcoap
+  // 4.3.1) ignores a ClientHello from an address whose session is still
+  // established, so a relay whose upstream port the kernel happened to hand
+  // out again (about 4% of runs for 50 cycles) got no answer: the flake of
+  // issue 11. Every relay therefore sends from its own loopback address,
+  // 127.0.1.N for cycle N; the test fails if a reconnect goes unanswered.
+  // (Our daemon handles a new handshake from a known address itself:
+  // DtlsSessionJanitor, tests in daemon_handshake_loss_test.)
+  uint32_t relays = 0;
+  auto open_relay = [&](uint16_t listen_port) {
+    ++relays;
+    return std::make_unique<UdpRelay>(server_->dtls_port(), 0.0, 1, listen_port,
+                                      0x7F000100u + relays);
+  };
+  // The relay closes and reopens its port every cycle. A port from the
+  // ephemeral range could be taken by another process's socket meanwhile
+  // (seen once under ctest -j2: the reopened relay could not bind, the
+  // device's handshake went nowhere), so it listens below that range, where
+  // the kernel never hands out ports on its own.
   std::unique_ptr<UdpRelay> relay;
   for (uint16_t candidate = static_cast<uint16_t>(20000 + getpid() % 10000);
        relay == nullptr || !relay->ok(); ++candidate) {
     ASSERT_LT(candidate, 32768) << "no free port below the ephemeral range";
-    relay = std::make_unique<UdpRelay>(server_->dtls_port(), 0.0, 1, candidate);
+    relay = open_relay(candidate);
   }
   const uint16_t port = relay->port();
   CoapDtlsTransport transport(context_, Config(port, kIdentity, kKey));
   std::vector<uint8_t> body(2048);
-  // Reconnects that found no answer within the handshake timeout. Seen in
-  // about 1 of 7 suite runs under load, in one cycle of 50: the new
-  // session's handshake got DEADLINE_EXCEEDED right after an ICMP-failed
-  // one (not reproduced alone: 8/8 runs clean; an open transport item,
-  // docs/protocol.md). The device client retries such an exchange; this
-  // test is about memory, so it counts them instead of stopping, and a cycle
-  // whose reconnect failed still created and released a session.
-  int failed_reconnects = 0;
   auto cycle = [&] {
     if (relay == nullptr) {
-      relay = std::make_unique<UdpRelay>(server_->dtls_port(), 0.0, 1, port);
+      ASSERT_LT(relays, 250u);
+      relay = open_relay(port);
       ASSERT_TRUE(relay->ok());
     }
     const TransportResult up =
         Exchange(transport, CoapMethod::kGet, "", {}, body);
-    if (!up.status.ok()) {
-      EXPECT_EQ(up.status, Status::DeadlineExceeded()) << up.status.str();
-      ++failed_reconnects;
-      return;
-    }
+    ASSERT_TRUE(up.status.ok())
+        << "reconnect " << relays << ": " << up.status.str();
     relay.reset();  // the port is closed: the next datagram draws an ICMP error
     const TransportResult down =
         Exchange(transport, CoapMethod::kGet, "", {}, body);
@@ -449,9 +459,6 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   }
   EXPECT_LE(growing_blocks, 1) << "the heap grew in " << growing_blocks
                                << " of " << kBlocks << " blocks";
-  std::printf("reconnects without an answer: %d of %d\n", failed_reconnects,
-              10 + kBlocks * kCycles);
-  EXPECT_LE(failed_reconnects, 2);
 }
 
 // Datagrams and bytes of one round as the device sees it: fetch the task

@@ -9,25 +9,29 @@
 namespace edgeadmm::testing {
 namespace {
 
-sockaddr_in Loopback(uint16_t port) {
+sockaddr_in Loopback(uint16_t port, uint32_t host = INADDR_LOOPBACK) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_addr.s_addr = htonl(host);
   return a;
 }
 
 }  // namespace
 
 UdpRelay::UdpRelay(uint16_t server_port, double loss, uint32_t seed,
-                   uint16_t listen_port)
+                   uint16_t listen_port, uint32_t upstream_host)
     : loss_(loss), rng_(0x9e3779b97f4a7c15ull ^ seed) {
   listen_fd_ = socket(AF_INET, SOCK_DGRAM, 0);
   upstream_fd_ = socket(AF_INET, SOCK_DGRAM, 0);
   sockaddr_in any = Loopback(listen_port);
   sockaddr_in server = Loopback(server_port);
+  sockaddr_in source =
+      Loopback(0, upstream_host != 0 ? upstream_host : INADDR_LOOPBACK);
   if (listen_fd_ < 0 || upstream_fd_ < 0 ||
       bind(listen_fd_, reinterpret_cast<sockaddr*>(&any), sizeof(any)) != 0 ||
+      bind(upstream_fd_, reinterpret_cast<sockaddr*>(&source),
+           sizeof(source)) != 0 ||
       connect(upstream_fd_, reinterpret_cast<sockaddr*>(&server),
               sizeof(server)) != 0) {
     return;

@@ -26,8 +26,11 @@ class UdpRelay {
   // the probability of dropping each datagram (either direction).
   // `listen_port` 0 picks a free port; another value reopens a port a relay
   // that is gone had (a peer that disappears and comes back).
+  // `upstream_host` (host byte order, in 127.0.0.0/8) is the address the
+  // server sees the relayed datagrams come from; 0 means 127.0.0.1. The
+  // kernel picks the upstream port either way.
   UdpRelay(uint16_t server_port, double loss = 0.0, uint32_t seed = 1,
-           uint16_t listen_port = 0);
+           uint16_t listen_port = 0, uint32_t upstream_host = 0);
   ~UdpRelay();
   UdpRelay(const UdpRelay&) = delete;
   UdpRelay& operator=(const UdpRelay&) = delete;
