@@ -56,6 +56,8 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   int64_t sessions = c.server.max_sessions;
   int64_t batch = c.server.io_batch_reads;
   int64_t rcvbuf = c.server.receive_buffer_bytes;
+  int64_t pending = c.server.admission.max_pending_per_source;
+  int64_t handshakes = c.server.max_handshakes;
   EDGEADMM_HOST_TRY(ReadString(root, "store.database", c.database));
   EDGEADMM_HOST_TRY(ReadString(root, "server.address", c.server.address));
   EDGEADMM_HOST_TRY(ReadInt(root, "server.port", 0, 65535, port));
@@ -66,6 +68,10 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(ReadInt(root, "server.io_batch_reads", 0, 4096, batch));
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30, rcvbuf));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.max_handshakes_per_source", 1, 1'000'000, pending));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.max_handshakes", 1, 1'000'000, handshakes));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
   c.server.port = static_cast<uint16_t>(port);
@@ -73,6 +79,8 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   c.server.io_batch_reads = static_cast<unsigned>(batch);
   c.server.session_timeout_seconds = static_cast<unsigned>(timeout);
   c.server.max_sessions = static_cast<unsigned>(sessions);
+  c.server.admission.max_pending_per_source = static_cast<int>(pending);
+  c.server.max_handshakes = static_cast<unsigned>(handshakes);
   return c;
 }
 

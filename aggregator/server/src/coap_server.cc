@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/secure_random.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
+#include "edgeadmm/server/endpoint_read_filter.h"
+#include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/wire/protocol.h"
@@ -46,9 +49,10 @@ struct CoapServer::Impl {
   DtlsSessionJanitor janitor;
   // Established sessions, cut when their device is revoked.
   RevocationWatch revocations;
-  // Session tickets and the session cache are turned off at the first
-  // handshake (see TurnOffResumption).
-  bool resumption_off = false;
+  // The cookie exchange and per-source handshake limit in front of
+  // libcoap, on the endpoint socket (issue 14 item 1).
+  std::optional<HandshakeAdmission> admission;
+  int endpoint_fd = -1;
   Impl(store::Database& db, int64_t handshake_timeout_ms)
       : janitor(handshake_timeout_ms), revocations(db) {}
 };
@@ -76,23 +80,74 @@ struct CoapCallbacks {
 
   // No DTLS resumption: a resumed handshake (session ticket or session id)
   // skips the PSK lookup, so a revoked or re-keyed device could come back.
-  // libcoap gives no SSL_CTX before the first handshake, so it is set on
-  // the shared SSL_CTX at the first PSK lookup: the ticket callback and the
-  // cache mode are read at use, so they also hold for the SSL objects
-  // libcoap made in advance; the option holds for later ones.
-  static void TurnOffResumption(CoapServer& server, coap_session_t* session) {
+  // The SSL_CTX is set at start (TakeOverDtlsContext); the SSL object
+  // libcoap made before that (its first listener) gets the option here.
+  static void TurnOffResumption(coap_session_t* session) {
     coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
     void* tls = coap_session_get_tls(session, &library);
     if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return;
-    SSL* ssl = static_cast<SSL*>(tls);
-    SSL_set_options(ssl, SSL_OP_NO_TICKET);
-    if (server.impl_->resumption_off) return;
-    SSL_CTX* ctx = SSL_get_SSL_CTX(ssl);
-    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
-    SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, &NoTicket);
-    SSL_CTX_set_session_cache_mode(
-        ctx, SSL_SESS_CACHE_OFF | SSL_SESS_CACHE_NO_INTERNAL);
-    server.impl_->resumption_off = true;
+    SSL_set_options(static_cast<SSL*>(tls), SSL_OP_NO_TICKET);
+  }
+
+  // OpenSSL's cookie callbacks for libcoap's DTLSv1_listen. Every
+  // ClientHello that reaches it from a new address carries a cookie that
+  // HandshakeAdmission has just verified for its source address, and that
+  // is what is checked here. A cookie is generated only if a ClientHello
+  // without one got through (it should not): a random one, which the
+  // admission then refuses and answers with its own.
+  static int GenerateCookie(SSL*, unsigned char* cookie, unsigned int* length) {
+    if (!registry::FillSecureRandom(cookie, HandshakeAdmission::kCookieSize)
+             .ok()) {
+      return 0;
+    }
+    *length = HandshakeAdmission::kCookieSize;
+    return 1;
+  }
+  static int VerifyCookie(SSL*, const unsigned char* cookie,
+                          unsigned int length) {
+    return HandshakeAdmission::VerifyPassedCookie(cookie, length) ? 1 : 0;
+  }
+
+  // libcoap makes one DTLS SSL_CTX per context, shared by its server and
+  // client sessions, but hands out only a session's SSL object. A client
+  // session made for the purpose gives the SSL_CTX before any device
+  // connects; its one ClientHello goes to the daemon's own endpoint, whose
+  // admission answers it with a HelloVerifyRequest nobody reads.
+  static Status TakeOverDtlsContext(coap_context_t* context,
+                                    uint16_t own_port) {
+    coap_address_t own;
+    coap_address_init(&own);
+    own.addr.sin.sin_family = AF_INET;
+    own.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    own.size = sizeof(own.addr.sin);
+    coap_address_set_port(&own, own_port);
+    static const uint8_t kIdentity[] = "edgeadmm-startup";
+    static const uint8_t kKey[16] = {};
+    coap_dtls_cpsk_t setup;
+    std::memset(&setup, 0, sizeof(setup));
+    setup.version = COAP_DTLS_CPSK_SETUP_VERSION;
+    setup.psk_info.identity = {sizeof(kIdentity) - 1, kIdentity};
+    setup.psk_info.key = {sizeof(kKey), kKey};
+    coap_session_t* session = coap_new_client_session_psk2(
+        context, nullptr, &own, COAP_PROTO_DTLS, &setup);
+    if (session == nullptr) return Status::Unavailable();
+    coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+    void* tls = coap_session_get_tls(session, &library);
+    Status status = Status::Internal();
+    if (tls != nullptr && library == COAP_TLS_LIBRARY_OPENSSL) {
+      SSL_CTX* ctx = SSL_get_SSL_CTX(static_cast<SSL*>(tls));
+      SSL_CTX_set_cookie_generate_cb(ctx, &GenerateCookie);
+      SSL_CTX_set_cookie_verify_cb(ctx, &VerifyCookie);
+      SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+      SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, &NoTicket);
+      SSL_CTX_set_session_cache_mode(
+          ctx, SSL_SESS_CACHE_OFF | SSL_SESS_CACHE_NO_INTERNAL);
+      status = Status::Ok();
+    }
+    // As the device transport releases a session (coap_dtls_transport.cc).
+    coap_session_disconnected(session, COAP_NACK_NOT_DELIVERABLE);
+    coap_session_release(session);
+    return status;
   }
 
   // DTLS: the PSK for `identity`; the decoy key when the device is unknown,
@@ -103,7 +158,7 @@ struct CoapCallbacks {
                                                   void* arg) {
     auto* server = static_cast<CoapServer*>(arg);
     auto& impl = *server->impl_;
-    TurnOffResumption(*server, session);
+    TurnOffResumption(session);
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
     Result<std::vector<uint8_t>> psk = Status::PermissionDenied();
@@ -165,18 +220,33 @@ struct CoapCallbacks {
     if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
     DtlsSessionJanitor& janitor = Server(session)->impl_->janitor;
     RevocationWatch& revocations = Server(session)->impl_->revocations;
+    std::optional<HandshakeAdmission>& admission =
+        Server(session)->impl_->admission;
+    const coap_address_t* peer = coap_session_get_addr_remote(session);
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
+      if (admission && peer != nullptr) {
+        admission->OnSessionNew(&peer->addr.sa, peer->size);
+      }
       janitor.OnHandshakeStarted(session,
                                  static_cast<int64_t>(posix::MonotonicMs()));
     } else if (event == COAP_EVENT_DTLS_CONNECTED) {
+      if (admission && peer != nullptr) {
+        admission->OnHandshakeEnded(&peer->addr.sa, peer->size);
+      }
       janitor.OnHandshakeEnded(session);
       WatchRecords(session);
       revocations.OnEstablished(session, std::string(Identity(session)));
     } else if (event == COAP_EVENT_DTLS_CLOSED ||
                event == COAP_EVENT_DTLS_ERROR) {
+      if (admission && peer != nullptr) {
+        admission->OnHandshakeEnded(&peer->addr.sa, peer->size);
+      }
       janitor.OnHandshakeEnded(session);
       revocations.OnEnded(session);
     } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
+      if (admission && peer != nullptr) {
+        admission->OnSessionFreed(&peer->addr.sa, peer->size);
+      }
       janitor.OnSessionFreed(session);
       revocations.OnEnded(session);
     }
@@ -289,6 +359,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
           db, static_cast<int64_t>(options.handshake_timeout_ms))) {}
 
 CoapServer::~CoapServer() {
+  if (impl_->endpoint_fd >= 0) EndpointReadFilter::Detach(impl_->endpoint_fd);
   impl_->io.reset();
   if (impl_->context != nullptr) coap_free_context(impl_->context);
   coap_cleanup();
@@ -345,6 +416,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   if (options.max_sessions > 0) {
     coap_context_set_max_idle_sessions(impl.context, options.max_sessions);
   }
+  coap_context_set_max_handshake_sessions(impl.context, options.max_handshakes);
 
   coap_dtls_spsk_t psk{};
   psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
@@ -368,6 +440,21 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       server->port_ = static_cast<uint16_t>(std::atoi(colon + 1));
     }
   }
+
+  auto admission = HandshakeAdmission::Create(
+      options.admission, static_cast<int64_t>(posix::MonotonicMs()));
+  if (!admission.ok()) return admission.status();
+  impl.admission.emplace(std::move(admission).value());
+  impl.endpoint_fd = EndpointReadFilter::FindUdpSocket(server->port_);
+  if (const Status attached =
+          EndpointReadFilter::Attach(impl.endpoint_fd, &*impl.admission);
+      !attached.ok()) {
+    EDGEADMM_LOG_ERROR("server: cannot filter the endpoint's handshakes: %s",
+                       attached.str());
+    impl.endpoint_fd = -1;
+    return attached;
+  }
+  EDGEADMM_TRY(CoapCallbacks::TakeOverDtlsContext(impl.context, server->port_));
 
   if (options.receive_buffer_bytes > 0) {
     const int granted = SetUdpReceiveBuffer(

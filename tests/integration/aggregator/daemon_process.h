@@ -19,6 +19,7 @@ class DaemonProcess {
   ~DaemonProcess();
   bool started() const { return port_ != 0; }
   unsigned port() const { return port_; }
+  pid_t pid() const { return pid_; }
   // SIGTERM, then waits up to `timeout_ms`; returns the exit code, or -1 if
   // it had to be killed or died from a signal.
   int Terminate(int timeout_ms = 5000);

@@ -14,7 +14,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   auto c = ParseDaemonConfig(
       "[store]\ndatabase = \"/tmp/a.db\"\n[server]\naddress = \"127.0.0.1\"\n"
       "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
-      "non_confirmable_notifications = true\n");
+      "non_confirmable_notifications = true\nmax_handshakes = 300\n"
+      "max_handshakes_per_source = 4\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->database, "/tmp/a.db");
   EXPECT_EQ(c->server.address, "127.0.0.1");
@@ -22,6 +23,10 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.session_timeout_seconds, 5u);
   EXPECT_EQ(c->server.max_sessions, 100u);
   EXPECT_TRUE(c->server.non_confirmable_notifications);
+  EXPECT_EQ(c->server.max_handshakes, 300u);
+  EXPECT_EQ(c->server.admission.max_pending_per_source, 4);
+  EXPECT_EQ(empty->server.max_handshakes, 1024u);
+  EXPECT_EQ(empty->server.admission.max_pending_per_source, 32);
 }
 
 TEST(DaemonConfigTest, BadValuesAreNamed) {
@@ -33,6 +38,9 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[store]\ndatabase = \"\"\n", "store.database: must be a non-empty"},
       {"[server]\nnon_confirmable_notifications = 1\n",
        "server.non_confirmable_notifications: must be true or false"},
+      {"[server]\nmax_handshakes_per_source = 0\n",
+       "server.max_handshakes_per_source"},
+      {"[server]\nmax_handshakes = -1\n", "server.max_handshakes"},
       {"[server\n", "TOML syntax error at line 1"},
   };
   for (const auto& [text, expected] : kBad) {

@@ -18,6 +18,7 @@
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/job_host.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/store/database.h"
@@ -36,6 +37,9 @@ struct ServerOptions {
   // transport's default handshake_timeout_ms.
   unsigned handshake_timeout_ms = 5000;
   unsigned max_sessions = 0;  // 0: libcoap's default
+  // DTLS handshakes in progress at most (libcoap's cap, default 100): past
+  // it a new handshake is ignored until one ends.
+  unsigned max_handshakes = 1024;
   // Datagrams read from the endpoint per I/O batch at most (adaptive, see
   // posix::CoapBatchedIo): libcoap walks every session once per batch, so
   // reading one datagram per walk made the cost per datagram grow with the
@@ -61,6 +65,9 @@ struct ServerOptions {
   // task_refresh_ms), and observers that vanished are not detected by a
   // failed notification (their sessions stay until the daemon restarts).
   bool non_confirmable_notifications = false;
+  // The cookie exchange and per-source handshake rate in front of libcoap
+  // (HandshakeAdmission, docs/security.md "Handshake floods").
+  HandshakeAdmissionOptions admission;
 };
 
 class CoapServer {

@@ -1,0 +1,39 @@
+// EndpointReadFilter: puts a HandshakeAdmission between the daemon's DTLS
+// endpoint socket and libcoap.
+//
+// libcoap 4.3.1 has no hook between reading a datagram and allocating a
+// session for it (its network_read is internal), and it reads server
+// endpoints with recvmsg(2). So the server library defines recvmsg: linked
+// into the daemon, that definition is found before libc's (libcoap3 is a
+// shared library). For a socket attached here it peeks at each waiting
+// datagram (MSG_PEEK), asks the admission, and either lets the real
+// recvmsg read it for libcoap, or consumes it (sending the
+// HelloVerifyRequest if asked) and looks at the next. Every other socket
+// goes straight to the next recvmsg (libc's, or a sanitizer's interceptor).
+#pragma once
+
+#include <cstdint>
+
+#include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm::server {
+
+class EndpointReadFilter {
+ public:
+  // Datagrams consumed per recvmsg call at most before libcoap gets its
+  // answer ("nothing to read"), so one call stays short under a flood.
+  static constexpr int kMaxConsumedPerRead = 64;
+
+  // The unconnected UDP socket of this process bound to `port` (the
+  // endpoint libcoap made), or -1.
+  static int FindUdpSocket(uint16_t port);
+  // Judges every datagram read from `fd` with `admission` (which must
+  // outlive the attachment; used on the thread that runs libcoap's I/O).
+  // INTERNAL if this process's recvmsg is not the filter's (the linker did
+  // not interpose it): the defence would silently be off.
+  static Status Attach(int fd, HandshakeAdmission* admission);
+  static void Detach(int fd);
+};
+
+}  // namespace edgeadmm::server

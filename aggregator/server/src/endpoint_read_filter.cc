@@ -1,0 +1,226 @@
+#include "edgeadmm/server/endpoint_read_filter.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "edgeadmm/posix/monotonic_clock.h"
+
+namespace edgeadmm::server {
+namespace {
+
+using RecvmsgFn = ssize_t (*)(int, msghdr*, int);
+
+RecvmsgFn NextRecvmsg() {
+  static const RecvmsgFn next =
+      reinterpret_cast<RecvmsgFn>(dlsym(RTLD_NEXT, "recvmsg"));
+  return next;
+}
+
+// Attached sockets (a process runs one daemon; tests run a few servers).
+struct Slot {
+  std::atomic<int> fd{-1};
+  std::atomic<HandshakeAdmission*> admission{nullptr};
+};
+std::array<Slot, 16> slots;
+std::mutex attach_mutex;
+
+HandshakeAdmission* Find(int fd) {
+  for (Slot& slot : slots) {
+    if (slot.fd.load(std::memory_order_acquire) == fd) {
+      return slot.admission.load(std::memory_order_acquire);
+    }
+  }
+  return nullptr;
+}
+
+// Sends `reply` to `peer` from the local address the datagram came to (its
+// IP_PKTINFO / IPV6_PKTINFO), as libcoap answers: a multi-homed gateway
+// must answer from the address the client talks to.
+void SendFrom(int fd, const msghdr& received, const uint8_t* reply,
+              size_t size) {
+  iovec iov{const_cast<uint8_t*>(reply), size};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(in6_pktinfo))] = {};
+  msghdr out{};
+  out.msg_name = received.msg_name;
+  out.msg_namelen = received.msg_namelen;
+  out.msg_iov = &iov;
+  out.msg_iovlen = 1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(const_cast<msghdr*>(&received)); c != nullptr;
+       c = CMSG_NXTHDR(const_cast<msghdr*>(&received), c)) {
+    if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+      out.msg_control = control;
+      out.msg_controllen = CMSG_SPACE(sizeof(in6_pktinfo));
+      cmsghdr* o = CMSG_FIRSTHDR(&out);
+      o->cmsg_level = IPPROTO_IPV6;
+      o->cmsg_type = IPV6_PKTINFO;
+      o->cmsg_len = CMSG_LEN(sizeof(in6_pktinfo));
+      std::memcpy(CMSG_DATA(o), CMSG_DATA(c), sizeof(in6_pktinfo));
+      break;
+    }
+    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+      in_pktinfo info{};
+      std::memcpy(&info, CMSG_DATA(c), sizeof(info));
+      info.ipi_spec_dst = info.ipi_addr;
+      info.ipi_ifindex = 0;
+      out.msg_control = control;
+      out.msg_controllen = CMSG_SPACE(sizeof(in_pktinfo));
+      cmsghdr* o = CMSG_FIRSTHDR(&out);
+      o->cmsg_level = IPPROTO_IP;
+      o->cmsg_type = IP_PKTINFO;
+      o->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
+      std::memcpy(CMSG_DATA(o), &info, sizeof(info));
+      break;
+    }
+  }
+  (void)sendmsg(fd, &out, MSG_DONTWAIT);
+}
+
+// recvmsg for an attached socket: judge, consume what is refused, hand on
+// the first datagram that passes.
+ssize_t FilteredRecvmsg(int fd, msghdr* msg, int flags,
+                        HandshakeAdmission& admission) {
+  int consumed = 0;
+  for (;;) {
+    std::array<uint8_t, HandshakeAdmission::kHeadBytes> head;
+    sockaddr_storage peer{};
+    iovec iov{head.data(), head.size()};
+    alignas(cmsghdr) char control[256];
+    msghdr peek{};
+    peek.msg_name = &peer;
+    peek.msg_namelen = sizeof(peer);
+    peek.msg_iov = &iov;
+    peek.msg_iovlen = 1;
+    peek.msg_control = control;
+    peek.msg_controllen = sizeof(control);
+    const ssize_t n =
+        NextRecvmsg()(fd, &peek, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
+    if (n < 0) {
+      // Nothing left after refusals: libcoap ignores ECONNREFUSED silently
+      // (as an ICMP error), where EAGAIN would log a warning per call.
+      if (consumed > 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        errno = ECONNREFUSED;
+      }
+      return -1;
+    }
+    std::array<uint8_t, HandshakeAdmission::kReplySize> reply;
+    const size_t seen = static_cast<size_t>(n) < head.size()
+                            ? static_cast<size_t>(n)
+                            : head.size();
+    const HandshakeAdmission::Verdict verdict = admission.Judge(
+        head.data(), seen, reinterpret_cast<const sockaddr*>(&peer),
+        peek.msg_namelen, static_cast<int64_t>(posix::MonotonicMs()), reply);
+    if (verdict == HandshakeAdmission::Verdict::kPass) {
+      return NextRecvmsg()(fd, msg, flags);
+    }
+    uint8_t sink = 0;
+    (void)recv(fd, &sink, 1, MSG_DONTWAIT);  // drops the whole datagram
+    if (verdict == HandshakeAdmission::Verdict::kAnswer) {
+      SendFrom(fd, peek, reply.data(), reply.size());
+    }
+    if (++consumed >= EndpointReadFilter::kMaxConsumedPerRead) {
+      errno = ECONNREFUSED;
+      return -1;
+    }
+  }
+}
+
+}  // namespace
+
+int EndpointReadFilter::FindUdpSocket(uint16_t port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd == dirfd(dir)) continue;
+    int type = 0;
+    socklen_t length = sizeof(type);
+    if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &length) !=
+            0 ||
+        type != SOCK_DGRAM) {
+      continue;
+    }
+    sockaddr_storage local{};
+    length = sizeof(local);
+    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local),
+                    &length) != 0) {
+      continue;
+    }
+    uint16_t bound = 0;
+    if (local.ss_family == AF_INET) {
+      bound = ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+    } else if (local.ss_family == AF_INET6) {
+      bound = ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+    } else {
+      continue;
+    }
+    sockaddr_storage remote{};
+    length = sizeof(remote);
+    const bool connected =
+        getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&remote),
+                    &length) == 0;
+    if (bound == port && !connected) {
+      found = static_cast<int>(fd);
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+Status EndpointReadFilter::Attach(int fd, HandshakeAdmission* admission) {
+  if (fd < 0 || admission == nullptr) return Status::InvalidArgument();
+  // The interposition works if the process resolves recvmsg to this file's.
+  if (dlsym(RTLD_DEFAULT, "recvmsg") != reinterpret_cast<void*>(&::recvmsg) ||
+      NextRecvmsg() == nullptr) {
+    return Status::Internal();
+  }
+  std::lock_guard<std::mutex> lock(attach_mutex);
+  for (Slot& slot : slots) {
+    if (slot.fd.load() == -1) {
+      slot.admission.store(admission, std::memory_order_release);
+      slot.fd.store(fd, std::memory_order_release);
+      return Status::Ok();
+    }
+  }
+  return Status::ResourceExhausted();
+}
+
+void EndpointReadFilter::Detach(int fd) {
+  std::lock_guard<std::mutex> lock(attach_mutex);
+  for (Slot& slot : slots) {
+    if (slot.fd.load() == fd) {
+      slot.fd.store(-1, std::memory_order_release);
+      slot.admission.store(nullptr, std::memory_order_release);
+    }
+  }
+}
+
+}  // namespace edgeadmm::server
+
+// The interposed recvmsg (see endpoint_read_filter.h).
+extern "C" __attribute__((visibility("default"))) ssize_t recvmsg(int fd,
+                                                                  msghdr* msg,
+                                                                  int flags) {
+  using edgeadmm::server::Find;
+  if (edgeadmm::server::HandshakeAdmission* admission = Find(fd)) {
+    return edgeadmm::server::FilteredRecvmsg(fd, msg, flags, *admission);
+  }
+  const auto next = edgeadmm::server::NextRecvmsg();
+  if (next == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return next(fd, msg, flags);
+}
