@@ -27,6 +27,7 @@
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
+#include "edgeadmm/posix/key_file_mode.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 
 namespace edgeadmm::device {
@@ -81,13 +82,12 @@ void PrintCounters(const DeviceClient& client) {
 // False, with a message, if the key file can be read by anyone but its
 // owner (docs/security.md, "Keys at rest").
 bool PskFileIsPrivate(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return true;  // ReadPsk reports it
-  if ((st.st_mode & 077) == 0) return true;
+  unsigned mode = 0;
+  if (!posix::KeyFileIsShared(path.c_str(), &mode)) return true;
   std::fprintf(stderr,
                "edgeadmm-device: PSK file %s is readable by group or others "
                "(mode %04o); run chmod 600 on it\n",
-               path.c_str(), static_cast<unsigned>(st.st_mode & 07777));
+               path.c_str(), mode);
   return false;
 }
 

@@ -26,6 +26,8 @@
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
+#include "edgeadmm/server/upload_assembler.h"
+#include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::server {
@@ -49,6 +51,8 @@ struct CoapServer::Impl {
   DtlsSessionJanitor janitor;
   // Established sessions, cut when their device is revoked.
   RevocationWatch revocations;
+  // Partial v1/update bodies (Block1), bounded by the job.
+  UploadAssembler uploads;
   // The cookie exchange and per-source handshake limit in front of
   // libcoap, on the endpoint socket (issue 14 item 1).
   std::optional<HandshakeAdmission> admission;
@@ -244,6 +248,7 @@ struct CoapCallbacks {
       janitor.OnHandshakeEnded(session);
       revocations.OnEnded(session);
     } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
+      Server(session)->impl_->uploads.Forget(session);
       if (admission && peer != nullptr) {
         admission->OnSessionFreed(&peer->addr.sa, peer->size);
       }
@@ -271,6 +276,12 @@ struct CoapCallbacks {
                    const coap_pdu_t* request, const coap_string_t* query,
                    coap_pdu_t* response, Response r) {
     coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
+    if (r.size1 != 0) {
+      uint8_t size1[4];
+      coap_add_option(response, COAP_OPTION_SIZE1,
+                      coap_encode_var_safe(size1, sizeof(size1), r.size1),
+                      size1);
+    }
     if (r.body.empty()) return;
     auto* copy = new std::vector<uint8_t>(std::move(r.body));
     coap_add_data_large_response(resource, session, request, response, query,
@@ -279,10 +290,12 @@ struct CoapCallbacks {
   }
 
   // A session whose device was disabled, removed or re-keyed since its
-  // handshake gets 4.03 "session-revoked" on every resource, from the first
-  // request after the CLI's commit (the next tick closes it).
+  // handshake, or which a newer session of the same device superseded, gets
+  // 4.03 "session-revoked" on every resource, from the first request after
+  // the CLI's commit or the newer handshake (the next tick closes it).
   static bool Revoked(coap_session_t* session) {
     CoapServer* s = Server(session);
+    if (s->impl_->revocations.Superseded(session)) return true;
     return s->impl_->revocations.Refuses(
         session, [s](std::string_view id, const std::vector<uint8_t>& key) {
           return s->SessionStillValid(id, key);
@@ -302,15 +315,65 @@ struct CoapCallbacks {
              : s->handler_.Task(Identity(session), CoapServer::NowMs()));
   }
 
+  // One block of a Block1 upload (RFC 7959) into the session's partial
+  // body: false if the request is answered here (2.31 for the next block,
+  // or a refusal); true with the whole body in `body` after the last block.
+  static bool AddBlock(CoapServer& s, coap_session_t* session,
+                       const coap_pdu_t* request, const coap_opt_t* block1,
+                       const uint8_t* data, size_t length, Response& answer,
+                       std::vector<uint8_t>& body) {
+    const uint32_t value =
+        coap_decode_var_bytes(coap_opt_value(block1), coap_opt_length(block1));
+    UploadAssembler::Block block;
+    const uint32_t szx = value & 0x07u;
+    block.offset = szx == 7 ? SIZE_MAX : size_t{value >> 4} << (szx + 4);
+    block.more = (value & 0x08u) != 0;
+    block.data = data;
+    block.length = length;
+    coap_opt_iterator_t it;
+    if (const coap_opt_t* size1 =
+            coap_check_option(request, COAP_OPTION_SIZE1, &it)) {
+      block.size1 =
+          coap_decode_var_bytes8(coap_opt_value(size1), coap_opt_length(size1));
+    }
+    const size_t limit = s.handler_.MaxUpdateBody();
+    switch (s.impl_->uploads.Add(session, block, limit,
+                                 static_cast<int64_t>(posix::MonotonicMs()),
+                                 body)) {
+      case UploadAssembler::Step::kComplete:
+        return true;
+      case UploadAssembler::Step::kContinue:
+        answer.code = wire::kCoapContinue;
+        return false;
+      case UploadAssembler::Step::kTooLarge:
+        answer = ErrorResponse(Status::OutOfRange(),
+                               "body larger than the job's", 0, 0);
+        answer.size1 = static_cast<uint32_t>(limit);
+        return false;
+      case UploadAssembler::Step::kIncomplete:
+        answer =
+            ErrorResponse(Status::DataLoss(), "block out of sequence", 0, 0);
+        answer.code = wire::kCoapRequestEntityIncomplete;
+        return false;
+      case UploadAssembler::Step::kBusy:
+        answer = ErrorResponse(Status::Unavailable(),
+                               "too many uploads in progress", 0, 0);
+        return false;
+    }
+    return false;
+  }
+
   static void PostUpdate(coap_resource_t* resource, coap_session_t* session,
                          const coap_pdu_t* request, const coap_string_t* query,
                          coap_pdu_t* response) {
     CoapServer* s = Server(session);
+    if (Revoked(session)) {
+      Send(resource, session, request, query, response, RevokedResponse());
+      return;
+    }
     size_t length = 0;
     const uint8_t* data = nullptr;
-    size_t offset = 0;
-    size_t total = 0;
-    if (!coap_get_data_large(request, &length, &data, &offset, &total)) {
+    if (!coap_get_data(request, &length, &data)) {
       length = 0;
       data = nullptr;
     }
@@ -321,10 +384,21 @@ struct CoapCallbacks {
       format = static_cast<uint16_t>(
           coap_decode_var_bytes(coap_opt_value(opt), coap_opt_length(opt)));
     }
+    std::vector<uint8_t> body;
+    if (const coap_opt_t* block1 =
+            coap_check_option(request, COAP_OPTION_BLOCK1, &it);
+        block1 != nullptr && s->handler_.MaxUpdateBody() != 0) {
+      Response answer;
+      if (!AddBlock(*s, session, request, block1, data, length, answer, body)) {
+        Send(resource, session, request, query, response, std::move(answer));
+        return;
+      }
+      data = body.data();
+      length = body.size();
+    }
     Send(resource, session, request, query, response,
-         Revoked(session) ? RevokedResponse()
-                          : s->handler_.Update(Identity(session), format, data,
-                                               length, CoapServer::NowMs()));
+         s->handler_.Update(Identity(session), format, data, length,
+                            CoapServer::NowMs()));
     s->NotifyIfRoundChanged();
   }
 
@@ -409,8 +483,9 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   }
   coap_register_event_handler(impl.context, &CoapCallbacks::Event);
   coap_register_nack_handler(impl.context, &CoapCallbacks::Nack);
-  coap_context_set_block_mode(impl.context,
-                              COAP_BLOCK_USE_LIBCOAP | COAP_BLOCK_SINGLE_BODY);
+  // Block2 (large tasks and models) by libcoap; Block1 bodies reach the
+  // handler block by block (UploadAssembler), not reassembled by libcoap.
+  coap_context_set_block_mode(impl.context, COAP_BLOCK_USE_LIBCOAP);
   coap_context_set_session_timeout(impl.context,
                                    options.session_timeout_seconds);
   if (options.max_sessions > 0) {
@@ -445,7 +520,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       options.admission, static_cast<int64_t>(posix::MonotonicMs()));
   if (!admission.ok()) return admission.status();
   impl.admission.emplace(std::move(admission).value());
-  impl.endpoint_fd = EndpointReadFilter::FindUdpSocket(server->port_);
+  impl.endpoint_fd = FindEndpointSocket(server->port_);
   if (const Status attached =
           EndpointReadFilter::Attach(impl.endpoint_fd, &*impl.admission);
       !attached.ok()) {
@@ -457,8 +532,8 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   EDGEADMM_TRY(CoapCallbacks::TakeOverDtlsContext(impl.context, server->port_));
 
   if (options.receive_buffer_bytes > 0) {
-    const int granted = SetUdpReceiveBuffer(
-        server->port_, static_cast<int>(options.receive_buffer_bytes));
+    const int granted = SetReceiveBuffer(
+        impl.endpoint_fd, static_cast<int>(options.receive_buffer_bytes));
     EDGEADMM_LOG_INFO("server: endpoint receive buffer %d bytes (asked %u)",
                       granted, options.receive_buffer_bytes);
   }
@@ -536,7 +611,10 @@ Status CoapServer::Tick() {
   ApplyRevocations();
   EDGEADMM_TRY(jobs_.Tick(NowMs()));
   NotifyIfRoundChanged();
-  impl_->janitor.DropStalled(static_cast<int64_t>(posix::MonotonicMs()));
+  const auto now = static_cast<int64_t>(posix::MonotonicMs());
+  impl_->janitor.DropStalled(now);
+  impl_->revocations.CutSuperseded();
+  impl_->uploads.DropStale(now);
   return Status::Ok();
 }
 

@@ -1,6 +1,5 @@
 #include "edgeadmm/server/endpoint_read_filter.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -9,7 +8,6 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -43,11 +41,23 @@ HandshakeAdmission* Find(int fd) {
   return nullptr;
 }
 
-// Sends `reply` to `peer` from the local address the datagram came to (its
-// IP_PKTINFO / IPV6_PKTINFO), as libcoap answers: a multi-homed gateway
-// must answer from the address the client talks to.
-void SendFrom(int fd, const msghdr& received, const uint8_t* reply,
-              size_t size) {
+// Puts one control message (level, type, value) into `out`.
+template <typename T>
+void PutControl(msghdr& out, char* control, int level, int type,
+                const T& value) {
+  out.msg_control = control;
+  out.msg_controllen = CMSG_SPACE(sizeof(T));
+  cmsghdr* c = CMSG_FIRSTHDR(&out);
+  c->cmsg_level = level;
+  c->cmsg_type = type;
+  c->cmsg_len = CMSG_LEN(sizeof(T));
+  std::memcpy(CMSG_DATA(c), &value, sizeof(T));
+}
+
+// Sends `reply` to the sender of `received` from the local address the
+// datagram came to (its IP_PKTINFO / IPV6_PKTINFO), as libcoap answers: a
+// multi-homed gateway must answer from the address the client talks to.
+void SendFrom(int fd, msghdr& received, const uint8_t* reply, size_t size) {
   iovec iov{const_cast<uint8_t*>(reply), size};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(in6_pktinfo))] = {};
   msghdr out{};
@@ -55,16 +65,12 @@ void SendFrom(int fd, const msghdr& received, const uint8_t* reply,
   out.msg_namelen = received.msg_namelen;
   out.msg_iov = &iov;
   out.msg_iovlen = 1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(const_cast<msghdr*>(&received)); c != nullptr;
-       c = CMSG_NXTHDR(const_cast<msghdr*>(&received), c)) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&received); c != nullptr;
+       c = CMSG_NXTHDR(&received, c)) {
     if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-      out.msg_control = control;
-      out.msg_controllen = CMSG_SPACE(sizeof(in6_pktinfo));
-      cmsghdr* o = CMSG_FIRSTHDR(&out);
-      o->cmsg_level = IPPROTO_IPV6;
-      o->cmsg_type = IPV6_PKTINFO;
-      o->cmsg_len = CMSG_LEN(sizeof(in6_pktinfo));
-      std::memcpy(CMSG_DATA(o), CMSG_DATA(c), sizeof(in6_pktinfo));
+      in6_pktinfo info{};
+      std::memcpy(&info, CMSG_DATA(c), sizeof(info));
+      PutControl(out, control, IPPROTO_IPV6, IPV6_PKTINFO, info);
       break;
     }
     if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
@@ -72,13 +78,7 @@ void SendFrom(int fd, const msghdr& received, const uint8_t* reply,
       std::memcpy(&info, CMSG_DATA(c), sizeof(info));
       info.ipi_spec_dst = info.ipi_addr;
       info.ipi_ifindex = 0;
-      out.msg_control = control;
-      out.msg_controllen = CMSG_SPACE(sizeof(in_pktinfo));
-      cmsghdr* o = CMSG_FIRSTHDR(&out);
-      o->cmsg_level = IPPROTO_IP;
-      o->cmsg_type = IP_PKTINFO;
-      o->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
-      std::memcpy(CMSG_DATA(o), &info, sizeof(info));
+      PutControl(out, control, IPPROTO_IP, IP_PKTINFO, info);
       break;
     }
   }
@@ -135,49 +135,6 @@ ssize_t FilteredRecvmsg(int fd, msghdr* msg, int flags,
 }
 
 }  // namespace
-
-int EndpointReadFilter::FindUdpSocket(uint16_t port) {
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return -1;
-  int found = -1;
-  while (dirent* entry = readdir(dir)) {
-    char* end = nullptr;
-    const long fd = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || fd == dirfd(dir)) continue;
-    int type = 0;
-    socklen_t length = sizeof(type);
-    if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &length) !=
-            0 ||
-        type != SOCK_DGRAM) {
-      continue;
-    }
-    sockaddr_storage local{};
-    length = sizeof(local);
-    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local),
-                    &length) != 0) {
-      continue;
-    }
-    uint16_t bound = 0;
-    if (local.ss_family == AF_INET) {
-      bound = ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
-    } else if (local.ss_family == AF_INET6) {
-      bound = ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
-    } else {
-      continue;
-    }
-    sockaddr_storage remote{};
-    length = sizeof(remote);
-    const bool connected =
-        getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&remote),
-                    &length) == 0;
-    if (bound == port && !connected) {
-      found = static_cast<int>(fd);
-      break;
-    }
-  }
-  closedir(dir);
-  return found;
-}
 
 Status EndpointReadFilter::Attach(int fd, HandshakeAdmission* admission) {
   if (fd < 0 || admission == nullptr) return Status::InvalidArgument();

@@ -169,6 +169,12 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
                  });
 }
 
+size_t RequestHandler::MaxUpdateBody() const {
+  if (engine_ == nullptr) return 0;
+  return wire::MaxUpdateBytes(
+      static_cast<size_t>(engine_->job().config.dimension));
+}
+
 Response RequestHandler::Update(std::string_view identity,
                                 std::optional<uint16_t> content_format,
                                 const uint8_t* body, size_t size,
@@ -186,9 +192,11 @@ Response RequestHandler::Update(std::string_view identity,
     return r;
   }
   const size_t p = static_cast<size_t>(engine_->job().config.dimension);
-  if (size > wire::MaxUpdateBytes(p)) {
-    return ErrorResponse(Status::OutOfRange(), "body larger than the job's",
-                         job_id, round_id);
+  if (size > MaxUpdateBody()) {
+    Response r = ErrorResponse(Status::OutOfRange(),
+                               "body larger than the job's", job_id, round_id);
+    r.size1 = static_cast<uint32_t>(MaxUpdateBody());
+    return r;
   }
   std::vector<Real> values(p);
   wire::DecodedUpdate decoded{};

@@ -14,7 +14,49 @@ void RevocationWatch::OnEstablished(coap_session_t* session,
     established.key = std::move(key->second);
     keys_.erase(key);
   }
+  auto [newest, first] = newest_.try_emplace(established.identity, session);
+  if (!first && newest->second != session) {
+    auto older = sessions_.find(newest->second);
+    if (older != sessions_.end() && !older->second.superseded) {
+      older->second.superseded = true;
+      ++superseded_;
+    }
+    newest->second = session;
+  }
   sessions_[session] = std::move(established);
+}
+
+void RevocationWatch::OnEnded(coap_session_t* session) {
+  keys_.erase(session);
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  if (it->second.superseded) --superseded_;
+  auto newest = newest_.find(it->second.identity);
+  if (newest != newest_.end() && newest->second == session) {
+    newest_.erase(newest);
+  }
+  sessions_.erase(it);
+}
+
+bool RevocationWatch::Superseded(coap_session_t* session) const {
+  const auto it = sessions_.find(session);
+  return it != sessions_.end() && it->second.superseded;
+}
+
+size_t RevocationWatch::CutSuperseded() {
+  if (superseded_ == 0) return 0;
+  std::vector<coap_session_t*> older;
+  for (const auto& [session, established] : sessions_) {
+    if (established.superseded) older.push_back(session);
+  }
+  for (coap_session_t* session : older) {
+    EDGEADMM_LOG_INFO("dtls: closing an older session of %s: %s",
+                      sessions_[session].identity.c_str(),
+                      coap_session_str(session));
+    OnEnded(session);
+    coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
+  }
+  return older.size();
 }
 
 bool RevocationWatch::DatabaseChanged() {
@@ -43,7 +85,7 @@ size_t RevocationWatch::CutRevoked(const StillValid& valid) {
     EDGEADMM_LOG_INFO(
         "dtls: closing the session of %s (disabled, removed or re-keyed): %s",
         sessions_[session].identity.c_str(), coap_session_str(session));
-    sessions_.erase(session);
+    OnEnded(session);
     coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
   }
   return revoked.size();

@@ -6,40 +6,62 @@
 #include <sys/socket.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace edgeadmm::server {
 
-int SetUdpReceiveBuffer(uint16_t port, int bytes) {
-  DIR* fds = opendir("/proc/self/fd");
-  if (fds == nullptr) return -1;
-  int granted = -1;
-  while (const dirent* e = readdir(fds)) {
-    const int fd = std::atoi(e->d_name);
-    if (e->d_name[0] == '.' || fd == dirfd(fds)) continue;
+int FindEndpointSocket(uint16_t port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd == dirfd(dir)) continue;
     int type = 0;
     socklen_t length = sizeof(type);
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
+    if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_TYPE, &type, &length) !=
+            0 ||
         type != SOCK_DGRAM) {
       continue;
     }
-    sockaddr_storage bound{};
-    length = sizeof(bound);
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) != 0) {
+    sockaddr_storage local{};
+    length = sizeof(local);
+    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local),
+                    &length) != 0) {
       continue;
     }
-    uint16_t bound_port = 0;
-    if (bound.ss_family == AF_INET) {
-      bound_port = ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
-    } else if (bound.ss_family == AF_INET6) {
-      bound_port = ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+    uint16_t bound = 0;
+    if (local.ss_family == AF_INET) {
+      bound = ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+    } else if (local.ss_family == AF_INET6) {
+      bound = ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+    } else {
+      continue;
     }
-    if (bound_port != port) continue;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
-    length = sizeof(granted);
-    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length);
+    sockaddr_storage remote{};
+    length = sizeof(remote);
+    const bool connected =
+        getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&remote),
+                    &length) == 0;
+    if (bound == port && !connected) {
+      found = static_cast<int>(fd);
+      break;
+    }
   }
-  closedir(fds);
-  return granted;
+  closedir(dir);
+  return found;
+}
+
+int SetReceiveBuffer(int fd, int bytes) {
+  if (fd < 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) != 0) {
+    return -1;
+  }
+  int granted = -1;
+  socklen_t length = sizeof(granted);
+  return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length) == 0 ? granted
+                                                                       : -1;
 }
 
 }  // namespace edgeadmm::server

@@ -16,13 +16,13 @@
 
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "daemon_process.h"
+#include "dtls_hello.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -33,46 +33,8 @@
 namespace edgeadmm {
 namespace {
 
-// A DTLS 1.2 first-flight ClientHello (RFC 6347 4.2.1) offering
-// TLS_PSK_WITH_AES_128_GCM_SHA256, with `cookie` (empty: none).
-std::vector<uint8_t> ClientHello(const std::vector<uint8_t>& cookie,
-                                 uint16_t message_seq, uint8_t record_seq) {
-  std::vector<uint8_t> body = {0xfe, 0xfd};
-  for (int i = 0; i < 32; ++i) body.push_back(static_cast<uint8_t>(i * 7));
-  body.push_back(0);  // session id
-  body.push_back(static_cast<uint8_t>(cookie.size()));
-  body.insert(body.end(), cookie.begin(), cookie.end());
-  for (uint8_t b : {0x00, 0x02, 0x00, 0xa8, 0x01, 0x00}) body.push_back(b);
-  const auto n = static_cast<uint32_t>(body.size());
-  std::vector<uint8_t> hs = {1,
-                             0,
-                             static_cast<uint8_t>(n >> 8),
-                             static_cast<uint8_t>(n),
-                             static_cast<uint8_t>(message_seq >> 8),
-                             static_cast<uint8_t>(message_seq),
-                             0,
-                             0,
-                             0,
-                             0,
-                             static_cast<uint8_t>(n >> 8),
-                             static_cast<uint8_t>(n)};
-  hs.insert(hs.end(), body.begin(), body.end());
-  std::vector<uint8_t> record = {22,
-                                 0xfe,
-                                 0xfd,
-                                 0,
-                                 0,
-                                 0,
-                                 0,
-                                 0,
-                                 0,
-                                 0,
-                                 record_seq,
-                                 static_cast<uint8_t>(hs.size() >> 8),
-                                 static_cast<uint8_t>(hs.size())};
-  record.insert(record.end(), hs.begin(), hs.end());
-  return record;
-}
+using testing::ClientHello;
+using testing::CookieOf;
 
 // A UDP socket on `source` (host order), port picked by the kernel.
 int SocketFrom(uint32_t source) {
@@ -110,23 +72,6 @@ std::vector<uint8_t> Receive(int fd, int timeout_ms) {
     std::this_thread::yield();
   } while (posix::MonotonicMs() - start < static_cast<uint64_t>(timeout_ms));
   return {};
-}
-
-// The cookie of a HelloVerifyRequest datagram, empty if it is not one.
-std::vector<uint8_t> CookieOf(const std::vector<uint8_t>& d) {
-  if (d.size() < 13 + 12 + 3 || d[0] != 22 || d[13] != 3) return {};
-  const size_t length = d[27];
-  if (d.size() < 28 + length) return {};
-  return std::vector<uint8_t>(d.begin() + 28, d.begin() + 28 + length);
-}
-
-long RssKb(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
 }
 
 class DaemonFloodTest : public ::testing::Test {
@@ -189,7 +134,7 @@ class DaemonFloodTest : public ::testing::Test {
 
 TEST_F(DaemonFloodTest, SpoofedClientHellosDoNotLockDevicesOut) {
   const std::string devices_before = DeviceList();
-  const long rss_before = RssKb(daemon_->pid());
+  const long rss_before = testing::ProcStatusKb(daemon_->pid(), "VmRSS");
   // 1,500 ClientHellos from 1,500 addresses at about 500 per second: libcoap
   // alone kept a session for each for 30 s and ignored new handshakes past
   // its cap (100 by default, 1,024 in the daemon).
@@ -223,7 +168,7 @@ TEST_F(DaemonFloodTest, SpoofedClientHellosDoNotLockDevicesOut) {
   // And after it.
   uint64_t after_ms = 0;
   const Status after = Connect(after_ms);
-  const long rss_after = RssKb(daemon_->pid());
+  const long rss_after = testing::ProcStatusKb(daemon_->pid(), "VmRSS");
   std::printf(
       "flood: %d spoofed ClientHellos sent, %d HelloVerifyRequests back; "
       "device connected in %llu ms during the flood, %llu ms after; daemon "
@@ -257,7 +202,7 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
     ASSERT_FALSE(cookies.back().empty()) << "attempt " << i;
   }
   const uint64_t start = posix::MonotonicMs();
-  const long rss_before = RssKb(daemon_->pid());
+  const long rss_before = testing::ProcStatusKb(daemon_->pid(), "VmRSS");
   for (int i = 0; i < kAttempts; ++i) {
     ASSERT_TRUE(
         SendTo(sockets[i], daemon_->port(), ClientHello(cookies[i], 1, 1)));
@@ -273,7 +218,7 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
     }
     close(fd);
   }
-  const long rss_after = RssKb(daemon_->pid());
+  const long rss_after = testing::ProcStatusKb(daemon_->pid(), "VmRSS");
   std::printf(
       "one source: %d cookie exchanges, %d handshakes started; daemon RSS "
       "%ld -> %ld kB (%.1f kB per pending handshake)\n",

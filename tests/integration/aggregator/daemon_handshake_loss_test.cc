@@ -217,6 +217,40 @@ TEST_F(DaemonHandshakeLossTest, DeviceHandshakesAgainWhenTheDaemonForgotIt) {
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
+// Issue 14 item 6: one live session per device. A second session of the
+// same identity (a clone, or the device after a reboot its old session
+// outlived) supersedes the first: the daemon closes the older session (or,
+// before its next tick, answers it 4.03), so the older transport's next
+// request needs a new handshake. Before, both sessions went on: the older
+// one's request was one datagram answered 2.05.
+TEST_F(DaemonHandshakeLossTest, NewerSessionOfTheSameDeviceSupersedesTheOlder) {
+  ASSERT_TRUE(GetTask().ok());  // the older session, through the relay
+  relay_->ResetCounts();
+  ASSERT_TRUE(GetTask().ok());
+  ASSERT_EQ(relay_->counts().to_server_datagrams, 1u);  // same session
+  posix::CoapDtlsConfig direct = link_;
+  direct.port = static_cast<uint16_t>(daemon_->port());
+  posix::CoapDtlsTransport clone(context_, direct);
+  TransportRequest request;
+  request.method = CoapMethod::kGet;
+  request.path = wire::kTaskPath;
+  TransportResult result;
+  ASSERT_TRUE(
+      clone.Request(request, ByteSpan(body_, sizeof(body_)), 8000, result)
+          .ok());
+  EXPECT_EQ(result.code, wire::kCoapContent);
+  relay_->ResetCounts();
+  result = TransportResult{};
+  const Status older = transport_->Request(
+      request, ByteSpan(body_, sizeof(body_)), 8000, result);
+  const uint64_t datagrams = relay_->counts().to_server_datagrams;
+  EXPECT_TRUE((older.ok() && result.code == wire::kCoapForbidden) ||
+              datagrams > 1)
+      << "the older session went on: " << older.str() << ", code "
+      << int{result.code} << ", " << datagrams << " datagram(s)";
+  EXPECT_EQ(daemon_->Terminate(), 0);
+}
+
 TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   // A request sent on the old session after the daemon restarted (or in
   // flight when it was killed) is dropped by the new process without an

@@ -116,4 +116,15 @@ std::vector<std::string> DaemonArgs(const std::string& dir,
   return {"--config", config};
 }
 
+long ProcStatusKb(pid_t pid, const std::string& field) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  const std::string prefix = field + ":";
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(prefix, 0) == 0)
+      return std::stol(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
 }  // namespace edgeadmm::testing

@@ -32,6 +32,9 @@ class DaemonProcess {
   unsigned port_ = 0;
 };
 
+// A "kB" field of /proc/<pid>/status ("VmRSS", "VmSize"); -1 if absent.
+long ProcStatusKb(pid_t pid, const std::string& field);
+
 // A UDP port on 127.0.0.1, below the ephemeral range, free a moment ago.
 unsigned FreeUdpPort();
 // True if UDP `port` on loopback is free (our own bind succeeds).

@@ -24,6 +24,7 @@
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
+#include "edgeadmm/posix/key_file_mode.h"
 #include "edgeadmm/posix/local_port_pool.h"
 #include "edgeadmm/registry/hex.h"
 
@@ -125,6 +126,19 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   }
   if (config.part >= ids->size()) {
     return host::Error::InvalidArgument("no device in this part");
+  }
+  // Key files are checked before anything is loaded (docs/security.md).
+  for (const std::string& id : *ids) {
+    const std::string key_file = config.psk_dir + "/" + id;
+    unsigned mode = 0;
+    if (posix::KeyFileIsShared(key_file.c_str(), &mode)) {
+      char octal[8];
+      std::snprintf(octal, sizeof(octal), "%04o", mode);
+      return host::Error(StatusCode::kPermissionDenied,
+                         "PSK file " + key_file +
+                             " is readable by group or others (mode " + octal +
+                             "); run chmod 600 on it");
+    }
   }
   // Declared before the devices: their transports hold ports of it.
   std::unique_ptr<posix::LocalPortPool> local_ports;

@@ -116,5 +116,19 @@ TEST(KeysAtRestTest, DeviceRefusesAKeyFileOthersCanRead) {
       << run.output;
 }
 
+TEST(KeysAtRestTest, FleetRefusesAKeyFileOthersCanRead) {
+  testing::TempDatabase t;
+  const std::string dir = t.dir() + "/psk";
+  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+  std::ofstream(dir + "/node-1") << "00112233445566778899aabbccddeeff\n";
+  ASSERT_EQ(chmod((dir + "/node-1").c_str(), 0644), 0);
+  const CommandResult run = testing::RunCommand(
+      std::string(EDGEADMM_FLEET_PATH) + " connect --port 9 --psk-dir " + dir +
+      " --data /nonexistent");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.output.find("readable by group or others"), std::string::npos)
+      << run.output;
+}
+
 }  // namespace
 }  // namespace edgeadmm::registry

@@ -25,9 +25,6 @@ class EndpointReadFilter {
   // answer ("nothing to read"), so one call stays short under a flood.
   static constexpr int kMaxConsumedPerRead = 64;
 
-  // The unconnected UDP socket of this process bound to `port` (the
-  // endpoint libcoap made), or -1.
-  static int FindUdpSocket(uint16_t port);
   // Judges every datagram read from `fd` with `admission` (which must
   // outlive the attachment; used on the thread that runs libcoap's I/O).
   // INTERNAL if this process's recvmsg is not the filter's (the linker did

@@ -17,6 +17,9 @@ struct Response {
   uint8_t code = 0;             // CoAP code, class*32 + detail
   uint16_t content_format = 0;  // of `body`
   std::vector<uint8_t> body;
+  // Size1 option (RFC 7959 2.9.3: on a 4.13, the largest body accepted);
+  // 0: none.
+  uint32_t size1 = 0;
 };
 
 // The canonical status each upload verdict is answered with (2.04 for the
@@ -39,6 +42,8 @@ class RequestHandler {
   Response Update(std::string_view identity,
                   std::optional<uint16_t> content_format, const uint8_t* body,
                   size_t size, int64_t now_ms);
+  // The largest v1/update body the running job takes (0: no job).
+  size_t MaxUpdateBody() const;
   // GET v1/model: the last released model (2.05), 4.04 before the first.
   Response Model(std::string_view identity) const;
   // GET v1/status: 2.05 with code 0 and the current (job, round) for an

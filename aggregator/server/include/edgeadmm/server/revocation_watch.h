@@ -3,7 +3,9 @@
 // "Revocation"). The CLI is another process on the same database: SQLite's
 // data_version tells the daemon's connection that another one committed, and
 // the watch then re-checks the identity and key of every established
-// session.
+// session. It also keeps one live session per device: a newer established
+// session of the same identity supersedes the older one (issue 14 item 6:
+// sessions per identity were unlimited).
 #pragma once
 
 #include <coap3/coap.h>
@@ -33,10 +35,7 @@ class RevocationWatch {
   // the last OnKeyChosen).
   void OnEstablished(coap_session_t* session, std::string identity);
   // The session closed or is being freed.
-  void OnEnded(coap_session_t* session) {
-    sessions_.erase(session);
-    keys_.erase(session);
-  }
+  void OnEnded(coap_session_t* session);
 
   // True if another connection committed since the last call (and on the
   // first call). Cheap: one PRAGMA.
@@ -51,15 +50,25 @@ class RevocationWatch {
   // then refused, before the next CutRevoked closes it); false for a
   // session the watch does not know.
   bool Refuses(coap_session_t* session, const StillValid& valid) const;
+  // Whether a newer session of the same device was established after
+  // `session` (a request on it is refused; CutSuperseded closes it).
+  bool Superseded(coap_session_t* session) const;
+  // Disconnects the superseded sessions; returns how many. Cheap when
+  // there are none (call every tick).
+  size_t CutSuperseded();
 
  private:
   struct Established {
     std::string identity;
     std::vector<uint8_t> key;
+    bool superseded = false;
   };
   store::Database* db_;
   int64_t data_version_ = -1;
   std::unordered_map<coap_session_t*, Established> sessions_;
+  // The newest established session of each identity.
+  std::unordered_map<std::string, coap_session_t*> newest_;
+  size_t superseded_ = 0;  // sessions marked and not yet cut
   // Keys of handshakes still in progress.
   std::unordered_map<coap_session_t*, std::vector<uint8_t>> keys_;
 };

@@ -1,0 +1,210 @@
+// Memory by declaration (issue 14 item 6), performed against the daemon
+// process over DTLS with a raw libcoap client that sends hand-made Block1
+// requests to v1/update:
+//   - Size1 = 4 GiB on the first block: 4.13 with Size1 = the job's largest
+//     Update at once, and the daemon's virtual memory does not grow (libcoap
+//     alone allocated the declared size: 14 MB -> 4.2 GB);
+//   - a 20 MB body without Size1: 4.13 at the first block that ends past
+//     the bound, not after reassembling it;
+//   - blocks out of sequence: 4.08; nothing stored in any case.
+#include <arpa/inet.h>
+#include <coap3/coap.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon_process.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/posix/monotonic_clock.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr uint32_t kSzx1024 = 6;
+
+// The daemon's answer to one block.
+struct Answer {
+  int code = -1;  // -1: none within 5 s
+  uint64_t size1 = 0;
+};
+
+// A device's DTLS session driven through libcoap directly, so that its
+// Block1 options can say anything.
+class RawClient {
+ public:
+  RawClient(unsigned port, const char* identity,
+            const std::vector<uint8_t>& key) {
+    context_ = coap_new_context(nullptr);
+    coap_register_response_handler(context_, &OnResponse);
+    coap_address_t server;
+    coap_address_init(&server);
+    server.addr.sin.sin_family = AF_INET;
+    server.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    server.size = sizeof(server.addr.sin);
+    coap_address_set_port(&server, static_cast<uint16_t>(port));
+    coap_dtls_cpsk_t setup{};
+    setup.version = COAP_DTLS_CPSK_SETUP_VERSION;
+    setup.psk_info.identity = {std::strlen(identity),
+                               reinterpret_cast<const uint8_t*>(identity)};
+    setup.psk_info.key = {key.size(), key.data()};
+    session_ = coap_new_client_session_psk2(context_, nullptr, &server,
+                                            COAP_PROTO_DTLS, &setup);
+  }
+  ~RawClient() {
+    if (session_ != nullptr) coap_session_release(session_);
+    coap_free_context(context_);
+  }
+  bool ok() const { return session_ != nullptr; }
+
+  // POST v1/update, Block1 (num, more, 1024-byte blocks), Size1 if not 0,
+  // `length` bytes of payload.
+  Answer Post(uint32_t num, bool more, uint64_t size1, size_t length) {
+    coap_pdu_t* pdu =
+        coap_new_pdu(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST, session_);
+    uint8_t token[8];
+    size_t token_size = 0;
+    coap_session_new_token(session_, &token_size, token);
+    coap_add_token(pdu, token_size, token);
+    coap_add_option(pdu, COAP_OPTION_URI_PATH, 2,
+                    reinterpret_cast<const uint8_t*>("v1"));
+    coap_add_option(pdu, COAP_OPTION_URI_PATH, 6,
+                    reinterpret_cast<const uint8_t*>("update"));
+    uint8_t buffer[8];
+    coap_add_option(
+        pdu, COAP_OPTION_CONTENT_FORMAT,
+        coap_encode_var_safe(buffer, sizeof(buffer), wire::kUpdateFormat),
+        buffer);
+    coap_add_option(
+        pdu, COAP_OPTION_BLOCK1,
+        coap_encode_var_safe(buffer, sizeof(buffer),
+                             (num << 4) | (more ? 8u : 0u) | kSzx1024),
+        buffer);
+    if (size1 != 0) {
+      coap_add_option(pdu, COAP_OPTION_SIZE1,
+                      coap_encode_var_safe8(buffer, sizeof(buffer), size1),
+                      buffer);
+    }
+    std::vector<uint8_t> payload(length, 0x5a);
+    coap_add_data(pdu, payload.size(), payload.data());
+    answer_ = Answer{};
+    answered_ = false;
+    if (coap_send(session_, pdu) == COAP_INVALID_MID) return answer_;
+    const uint64_t start = posix::MonotonicMs();
+    while (!answered_ && posix::MonotonicMs() - start < 5000) {
+      coap_io_process(context_, 50);
+    }
+    return answer_;
+  }
+
+ private:
+  static coap_response_t OnResponse(coap_session_t*, const coap_pdu_t*,
+                                    const coap_pdu_t* received,
+                                    const coap_mid_t) {
+    answer_.code = coap_pdu_get_code(received);
+    coap_opt_iterator_t it;
+    if (const coap_opt_t* o =
+            coap_check_option(received, COAP_OPTION_SIZE1, &it)) {
+      answer_.size1 =
+          coap_decode_var_bytes8(coap_opt_value(o), coap_opt_length(o));
+    }
+    answered_ = true;
+    return COAP_RESPONSE_OK;
+  }
+  static inline Answer answer_;
+  static inline bool answered_ = false;
+  coap_context_t* context_ = nullptr;
+  coap_session_t* session_ = nullptr;
+};
+
+class DaemonOversizeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    coap_startup();
+    registry::DeviceRegistry reg(t_.db());
+    auto psk = reg.Add("dev-000");
+    ASSERT_TRUE(psk.ok());
+    key_ = *psk;
+    // p = 1000: the largest Update is a few blocks of 1024 bytes.
+    std::string toml =
+        testing::JobToml("big", "prox-admm", testing::DefaultPrivacyTable(),
+                         "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
+                         "deadline_seconds = 60\nseed = 5\n");
+    toml.replace(toml.find("dimension = 3"), 13, "dimension = 1000");
+    const int64_t job = testing::CreateJobOrDie(t_.db(), toml);
+    ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kRunning).ok());
+    daemon_ = std::make_unique<testing::DaemonProcess>(
+        EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
+    ASSERT_TRUE(daemon_->started());
+    client_ = std::make_unique<RawClient>(daemon_->port(), "dev-000", key_);
+    ASSERT_TRUE(client_->ok());
+  }
+
+  // Rows of the round store: nothing a refused upload may change.
+  int64_t Uploads() {
+    auto count = t_.db().Prepare("SELECT COUNT(*) FROM uploads");
+    if (!count.ok() || !count->StepRow().ok()) return -1;
+    return count->ColumnInt(0);
+  }
+
+  testing::TempDatabase t_;
+  std::vector<uint8_t> key_;
+  std::unique_ptr<testing::DaemonProcess> daemon_;
+  std::unique_ptr<RawClient> client_;
+  const size_t limit_ = wire::MaxUpdateBytes(1000);
+};
+
+TEST_F(DaemonOversizeTest, DeclaredFourGigabytesAreRefusedAtTheFirstBlock) {
+  const long before = testing::ProcStatusKb(daemon_->pid(), "VmSize");
+  const Answer a = client_->Post(0, true, 4294967295ull, 1024);
+  const long after = testing::ProcStatusKb(daemon_->pid(), "VmSize");
+  std::printf(
+      "Size1 = 4 GiB: answer %d.%02d, Size1 %llu; daemon VmSize %ld "
+      "-> %ld kB\n",
+      a.code >> 5, a.code & 31, static_cast<unsigned long long>(a.size1),
+      before, after);
+  EXPECT_EQ(a.code, wire::kCoapRequestEntityTooLarge);
+  EXPECT_EQ(a.size1, limit_);
+  EXPECT_LT(after - before, 64 * 1024);  // not gigabytes
+  EXPECT_EQ(Uploads(), 0);
+}
+
+TEST_F(DaemonOversizeTest, LongBodyIsRefusedAtTheBlockPastTheBound) {
+  // Blocks of 1024 bytes, Size1 on block 0 claiming the largest allowed
+  // body, then more: 2.31 while the body fits the job's bound, 4.13 at the
+  // first block that ends past it. (libcoap's reassembly answered 2.31 to
+  // every block of a body as long as the client kept sending.)
+  const uint32_t fitting = static_cast<uint32_t>(limit_ / 1024);
+  for (uint32_t num = 0; num < fitting; ++num) {
+    ASSERT_EQ(client_->Post(num, true, num == 0 ? limit_ : 0, 1024).code,
+              wire::kCoapContinue)
+        << "block " << num;
+  }
+  const Answer a = client_->Post(fitting, true, 0, 1024);
+  EXPECT_EQ(a.code, wire::kCoapRequestEntityTooLarge);
+  EXPECT_EQ(a.size1, limit_);
+  // The rest of a 20 MB body finds no partial body to add to.
+  EXPECT_EQ(client_->Post(fitting + 1, true, 0, 1024).code,
+            wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(Uploads(), 0);
+}
+
+TEST_F(DaemonOversizeTest, BlocksOutOfSequenceAreRefused) {
+  // A later block without its start, then a gap after block 0.
+  EXPECT_EQ(client_->Post(3, true, 0, 1024).code,
+            wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(client_->Post(0, true, 0, 64).code, wire::kCoapContinue);
+  EXPECT_EQ(client_->Post(2, false, 0, 64).code,
+            wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(Uploads(), 0);
+}
+
+}  // namespace
+}  // namespace edgeadmm

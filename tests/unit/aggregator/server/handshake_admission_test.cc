@@ -1,0 +1,158 @@
+// HandshakeAdmission without sockets: which datagrams pass to libcoap, which
+// are answered with a HelloVerifyRequest, which are dropped.
+#include "edgeadmm/server/handshake_admission.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+
+#include <vector>
+
+#include "dtls_hello.h"
+
+namespace edgeadmm::server {
+namespace {
+
+using testing::ClientHello;
+using testing::CookieOf;
+using Verdict = HandshakeAdmission::Verdict;
+
+sockaddr_in Peer(uint32_t ip, uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(ip);
+  a.sin_port = htons(port);
+  return a;
+}
+
+class HandshakeAdmissionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    HandshakeAdmissionOptions options;
+    options.max_pending_per_source = 2;
+    options.secret_period_ms = 1000;
+    auto made = HandshakeAdmission::Create(options, 0);
+    ASSERT_TRUE(made.ok());
+    admission_.emplace(std::move(made).value());
+  }
+
+  Verdict Judge(const std::vector<uint8_t>& datagram, const sockaddr_in& peer,
+                int64_t now_ms = 0) {
+    return admission_->Judge(datagram.data(), datagram.size(),
+                             reinterpret_cast<const sockaddr*>(&peer),
+                             sizeof(peer), now_ms, reply_);
+  }
+  std::vector<uint8_t> Reply() const {
+    return std::vector<uint8_t>(reply_.begin(), reply_.end());
+  }
+  // The cookie this admission hands `peer`.
+  std::vector<uint8_t> CookieFor(const sockaddr_in& peer, int64_t now_ms = 0) {
+    EXPECT_EQ(Judge(ClientHello({}, 0, 0), peer, now_ms), Verdict::kAnswer);
+    return CookieOf(Reply());
+  }
+  // libcoap made a session for the ClientHello just passed.
+  void SessionNew(const sockaddr_in& peer) {
+    admission_->OnSessionNew(reinterpret_cast<const sockaddr*>(&peer),
+                             sizeof(peer));
+  }
+
+  std::optional<HandshakeAdmission> admission_;
+  std::array<uint8_t, HandshakeAdmission::kReplySize> reply_{};
+};
+
+TEST_F(HandshakeAdmissionTest, ClientHelloWithoutCookieGetsAVerifyRequest) {
+  const sockaddr_in peer = Peer(0x0A000001, 40000);
+  const std::vector<uint8_t> hello = ClientHello({}, 0, 5);
+  ASSERT_EQ(Judge(hello, peer), Verdict::kAnswer);
+  const std::vector<uint8_t> r = Reply();
+  // Record: handshake, DTLS 1.0, epoch 0, the ClientHello's sequence number.
+  EXPECT_EQ(r[0], 22);
+  EXPECT_EQ(r[1], 0xfe);
+  EXPECT_EQ(r[2], 0xff);
+  EXPECT_EQ(std::vector<uint8_t>(r.begin() + 3, r.begin() + 11),
+            std::vector<uint8_t>(hello.begin() + 3, hello.begin() + 11));
+  EXPECT_EQ(size_t{r[11]} << 8 | r[12], r.size() - 13);
+  // hello_verify_request, unfragmented, message_seq of the ClientHello.
+  EXPECT_EQ(r[13], 3);
+  EXPECT_EQ(r[17], 0);
+  EXPECT_EQ(r[18], 0);
+  EXPECT_EQ(CookieOf(r).size(), HandshakeAdmission::kCookieSize);
+  EXPECT_EQ(admission_->counts().verify_requests, 1u);
+  EXPECT_EQ(admission_->pending(), 0u);  // nothing kept
+}
+
+TEST_F(HandshakeAdmissionTest, OnlyItsOwnAddressesCookiePasses) {
+  const sockaddr_in peer = Peer(0x0A000001, 40000);
+  const std::vector<uint8_t> cookie = CookieFor(peer);
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), peer), Verdict::kPass);
+  EXPECT_TRUE(
+      HandshakeAdmission::VerifyPassedCookie(cookie.data(), cookie.size()));
+  // Another port or address with that cookie: a new verify request.
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), Peer(0x0A000001, 40001)),
+            Verdict::kAnswer);
+  EXPECT_FALSE(
+      HandshakeAdmission::VerifyPassedCookie(cookie.data(), cookie.size()));
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), Peer(0x0A000002, 40000)),
+            Verdict::kAnswer);
+  // A forged cookie neither.
+  std::vector<uint8_t> forged = cookie;
+  forged.back() ^= 1;
+  EXPECT_EQ(Judge(ClientHello(forged, 1, 1), peer), Verdict::kAnswer);
+}
+
+TEST_F(HandshakeAdmissionTest, CookiesExpireWithTheSecret) {
+  const sockaddr_in peer = Peer(0x0A000001, 40000);
+  const std::vector<uint8_t> cookie = CookieFor(peer, 0);
+  // Valid through the next period (the previous secret is kept) ...
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), peer, 1500), Verdict::kPass);
+  // ... not after the one after.
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), peer, 2600), Verdict::kAnswer);
+}
+
+TEST_F(HandshakeAdmissionTest, KnownAddressesPassAndOthersAreDropped) {
+  const sockaddr_in peer = Peer(0x0A000001, 40000);
+  const std::vector<uint8_t> record = {23, 0xfe, 0xfd, 0, 1, 0, 0,
+                                       0,  0,    0,    7, 0, 0};
+  // Application data from an address libcoap knows nothing of: dropped.
+  EXPECT_EQ(Judge(record, peer), Verdict::kDrop);
+  EXPECT_EQ(Judge({}, peer), Verdict::kDrop);
+  EXPECT_EQ(Judge({22, 0xfe}, peer), Verdict::kDrop);
+  std::vector<uint8_t> truncated = ClientHello({}, 0, 0);
+  truncated.resize(13 + 12 + 10);
+  EXPECT_EQ(Judge(truncated, peer), Verdict::kDrop);
+  std::vector<uint8_t> fragment = ClientHello({}, 0, 0);
+  fragment[13 + 8] = 1;  // fragment_offset 1
+  EXPECT_EQ(Judge(fragment, peer), Verdict::kDrop);
+  // Once libcoap has a session for it, everything passes (libcoap judges).
+  SessionNew(peer);
+  EXPECT_EQ(Judge(record, peer), Verdict::kPass);
+  admission_->OnSessionFreed(reinterpret_cast<const sockaddr*>(&peer),
+                             sizeof(peer));
+  EXPECT_EQ(Judge(record, peer), Verdict::kDrop);
+}
+
+TEST_F(HandshakeAdmissionTest, ASourceHasAtMostItsHandshakesInProgress) {
+  // Two handshakes from 10.0.0.1 in progress (the limit here) ...
+  for (uint16_t port : {40000, 40001}) {
+    const sockaddr_in peer = Peer(0x0A000001, port);
+    const std::vector<uint8_t> cookie = CookieFor(peer);
+    ASSERT_EQ(Judge(ClientHello(cookie, 1, 1), peer), Verdict::kPass);
+    SessionNew(peer);
+  }
+  EXPECT_EQ(admission_->pending(), 2u);
+  // ... so a third is dropped, while another source still gets through.
+  const sockaddr_in third = Peer(0x0A000001, 40002);
+  const std::vector<uint8_t> cookie = CookieFor(third);
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), third), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_limit, 1u);
+  const sockaddr_in other = Peer(0x0A000002, 40000);
+  EXPECT_EQ(Judge(ClientHello(CookieFor(other), 1, 1), other), Verdict::kPass);
+  // One handshake ends (established): the third gets its turn.
+  const sockaddr_in first = Peer(0x0A000001, 40000);
+  admission_->OnHandshakeEnded(reinterpret_cast<const sockaddr*>(&first),
+                               sizeof(first));
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), third), Verdict::kPass);
+}
+
+}  // namespace
+}  // namespace edgeadmm::server

@@ -1,0 +1,20 @@
+// Hand-made DTLS 1.2 handshake records for the daemon's handshake admission
+// tests: a first-flight ClientHello and the cookie of a HelloVerifyRequest
+// (RFC 6347 section 4.2.1).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace edgeadmm::testing {
+
+// A ClientHello record offering TLS_PSK_WITH_AES_128_GCM_SHA256, with
+// `cookie` (empty: none), handshake `message_seq` and record sequence
+// number `record_seq`.
+std::vector<uint8_t> ClientHello(const std::vector<uint8_t>& cookie,
+                                 uint16_t message_seq, uint8_t record_seq);
+
+// The cookie of a HelloVerifyRequest record; empty if `record` is not one.
+std::vector<uint8_t> CookieOf(const std::vector<uint8_t>& record);
+
+}  // namespace edgeadmm::testing
