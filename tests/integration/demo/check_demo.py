@@ -4,7 +4,10 @@ The demo must exit 0, leave no daemon or fleet process behind (both exited
 cleanly after SIGTERM or at the end of the job), leave a consistent database,
 and write report.json with one row per committed round (round, participants,
 accuracy, epsilon), non-decreasing epsilon within the budget, an exported
-model, and two PNG plots that are more than a blank canvas.
+model, and two PNG plots that are more than a blank canvas. The released
+(exported) model must be the committed model with the best validation
+accuracy (the daemon's scores, which must equal the demo's own evaluation),
+and clearly above the majority class.
 """
 
 import argparse
@@ -56,6 +59,49 @@ def check_png(path):
           f"{path} has non-background pixels ({different.mean():.4f})")
     check(image.shape[0] >= 200 and image.shape[1] >= 300,
           f"{path} is at least 300x200")
+
+
+def check_released(report, rows):
+    """The released model is the best validated one, above the majority."""
+    for r in rows:
+        check(r.get("validation_accuracy") is not None and
+              abs(r["validation_accuracy"] - r["accuracy"]) < 1e-12,
+              f"round {r['round']}: the daemon's validation accuracy "
+              f"{r.get('validation_accuracy')} equals the demo's "
+              f"{r['accuracy']}")
+    released, last = report.get("released"), report.get("last")
+    check(released is not None and last is not None,
+          "report has the released and the last model")
+    if released is None or last is None:
+        return
+    best = max(r["validation_accuracy"] or 0 for r in rows)
+    first_best = next(r for r in rows if r["validation_accuracy"] == best)
+    check(released["selection"] == "best",
+          f"released by default: the best model ({released['selection']})")
+    check(released["round"] == first_best["round"],
+          f"released round {released['round']} is the first with the best "
+          f"validation accuracy (round {first_best['round']}, {best:.4f})")
+    check(abs(released["accuracy"] - best) < 1e-12,
+          f"released accuracy {released['accuracy']:.4f} == best {best:.4f}")
+    check(last["round"] == rows[-1]["round"],
+          f"last model round {last['round']} == last row {rows[-1]['round']}")
+    check(released["accuracy"] >= last["accuracy"],
+          "released not worse than the last model")
+    check(abs(released["epsilon"] - rows[-1]["epsilon"]) < 1e-9,
+          f"released epsilon {released['epsilon']} is the job's whole "
+          f"epsilon {rows[-1]['epsilon']} (selection saw every model)")
+    baselines = report.get("baselines", {})
+    majority = baselines.get("majority_class")
+    check(majority is not None and 0.5 <= majority < 1,
+          f"majority-class baseline reported ({majority})")
+    if majority is not None:
+        check(released["accuracy"] > majority + 0.02,
+              f"released accuracy {released['accuracy']:.4f} > majority "
+              f"class {majority:.4f} + 0.02")
+    optimum = baselines.get("central_optimum")
+    check(optimum is not None and optimum > majority,
+          f"non-private central optimum reported ({optimum}) above the "
+          "majority class")
 
 
 def main():
@@ -120,6 +166,7 @@ def main():
             # Private training must learn: a9a's majority class is 76.4%.
             check(rows[-1]["accuracy"] > 0.70,
                   f"final accuracy {rows[-1]['accuracy']:.4f} > 0.70")
+            check_released(report, rows)
     model = os.path.join(report_dir, "model.json")
     check(os.path.isfile(model) and os.path.getsize(model) > 100,
           "model.json exported")
