@@ -88,10 +88,6 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   if (iteration_ >= job_.config.rounds) {
     return SetState(jobs::JobState::kCompleted, "ran all job.rounds");
   }
-  if (selection_->ShouldStop(iteration_)) {  // a commit's state was lost
-    return SetState(jobs::JobState::kCompleted,
-                    selection_->StopReason(iteration_));
-  }
   if (!ledgers_->WithinBudget()) {
     return SetState(jobs::JobState::kBudgetExhausted,
                     "one more round could exceed a privacy budget");
@@ -303,7 +299,9 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   if (commit.iteration >= job_.config.rounds) {
     commit.completes_job = true;
     commit.end_reason = "ran all job.rounds";
-  } else if (selection.ShouldStop(commit.iteration)) {
+  } else if (summary.validated && selection.ShouldStop(commit.iteration)) {
+    // Only a scored model can end the job: without scores (the validation
+    // file did not load) nothing is compared.
     commit.completes_job = true;
     commit.end_reason = selection.StopReason(commit.iteration);
     summary.early_stop = true;
