@@ -144,6 +144,8 @@ def main():
         check(report["error"] is None, f"no error ({report['error']})")
         check(report["final_state"] in ("completed", "budget-exhausted"),
               f"job finished ({report['final_state']})")
+        check(bool(report.get("end_reason")),
+              f"the end reason is reported ({report.get('end_reason')})")
         for who in ("daemon", "fleet"):
             s = report["shutdown"][who]
             check(s["clean"] and s["exit_code"] == 0,
