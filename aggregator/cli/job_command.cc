@@ -105,7 +105,8 @@ host::Error RunList(const JobOptions& o) {
   return host::Error::Ok();
 }
 
-// "last: round R (iteration I), validation accuracy 0.8 loss 0.4 ..."
+// "last: round R (iteration I), validation (gateway) loss L objective O
+// accuracy A [metric M]" (scores when validated).
 void PrintModelLine(const char* which, const jobs::ModelRef& m,
                     const jobs::JobConfig& c) {
   if (m.iteration == 0) {
