@@ -7,13 +7,17 @@ accuracy, epsilon), non-decreasing epsilon within the budget, an exported
 model, and two PNG plots that are more than a blank canvas. The released
 (exported) model must be the committed model with the best validation
 accuracy (the daemon's scores, which must equal the demo's own evaluation),
-and clearly above the majority class.
+and clearly above the majority class. A second, short run with
+`--early-stop 1` must end as completed by the early stop, right after the
+first committed model that did not beat the best, with only the rounds
+that ran charged.
 """
 
 import argparse
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -104,6 +108,54 @@ def check_released(report, rows):
           "majority class")
 
 
+def check_early_stop(a):
+    """scripts/demo --early-stop 1: the job completes after the first
+    committed model that is not better than the best so far."""
+    work = a.work_dir + "-early-stop"
+    shutil.rmtree(work, ignore_errors=True)
+    argv = [
+        os.path.join(a.source_dir, "scripts", "demo"), "--skip-setup",
+        "--skip-build", "--build-dir", a.build_dir, "--out", work,
+        "--devices", a.devices, "--rounds", "30", "--epsilon", a.epsilon,
+        "--q", "0.2", "--early-stop", "1", "--timeout", "600"
+    ]
+    print(" ".join(argv), flush=True)
+    done = subprocess.run(argv, text=True, capture_output=True)
+    print(done.stdout)
+    print(done.stderr, file=sys.stderr)
+    check(done.returncode == 0, f"early-stop demo exit code {done.returncode}")
+    path = os.path.join(work, "report", "report.json")
+    if not os.path.isfile(path):
+        check(False, "early-stop report.json exists")
+        return
+    report = json.load(open(path))
+    rows = report["rounds"]
+    check(report["final_state"] == "completed" and
+          (report.get("end_reason") or "").startswith("early stop"),
+          f"early stop ends the job as completed ({report['final_state']}, "
+          f"{report.get('end_reason')})")
+    check(2 <= len(rows) < 30, f"stopped before 30 rounds ({len(rows)})")
+    if len(rows) >= 2:
+        scores = [r["validation_accuracy"] for r in rows]
+        check(all(scores[i] > max(scores[:i]) for i in range(1, len(rows) - 1))
+              and scores[-1] <= max(scores[:-1]),
+              f"every round but the last improved, the last did not ({scores})")
+    check(report["released"] is not None and rows and
+          report["released"]["round"] == rows[-2]["round"],
+          "the released model is the one before the stop")
+    db = sqlite3.connect(os.path.join(work, "state", "aggregator.db"))
+    try:
+        charged = db.execute("SELECT count(*) FROM ledger WHERE scope = "
+                             "'central'").fetchone()[0]
+        still_open = db.execute("SELECT count(*) FROM rounds WHERE state = "
+                                "'open'").fetchone()[0]
+    finally:
+        db.close()
+    check(charged == len(rows),
+          f"central ledger rows {charged} == committed rounds {len(rows)}")
+    check(still_open == 0, f"no round left open ({still_open})")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--source-dir", required=True)
@@ -174,6 +226,7 @@ def main():
           "model.json exported")
     for plot in ("accuracy.png", "epsilon.png"):
         check_png(os.path.join(report_dir, plot))
+    check_early_stop(a)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed", file=sys.stderr)
         return 1
