@@ -38,11 +38,12 @@ std::string ModelSelection::StopReason(int64_t iteration) const {
   char text[200];
   std::snprintf(text, sizeof(text),
                 "early stop: validation %s not better than round %lld's "
-                "(iteration %lld) for %lld committed rounds",
+                "(iteration %lld) for %lld committed round%s",
                 jobs::SelectionMetricName(config_->selection_metric),
                 static_cast<long long>(best_.round_id),
                 static_cast<long long>(best_.iteration),
-                static_cast<long long>(iteration - best_.iteration));
+                static_cast<long long>(iteration - best_.iteration),
+                iteration - best_.iteration == 1 ? "" : "s");
   return text;
 }
 
