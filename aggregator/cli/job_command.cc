@@ -1,5 +1,6 @@
 // `edgeadmm job create FILE | start NAME | stop NAME | list | status NAME |
-// ledger NAME | export NAME --format bin|json|header [--output F]`.
+// ledger NAME | export NAME --format bin|json|header [--round last|best|N]
+// [--output F]`.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -23,6 +24,7 @@ struct JobOptions {
   std::string db_path = store::DefaultDatabasePath();
   std::string name;  // job name, or the TOML file for `create`
   std::string format = "json";
+  std::string round;  // export: last | best | N; empty: the job's default
   std::string output;
 };
 
@@ -103,6 +105,32 @@ host::Error RunList(const JobOptions& o) {
   return host::Error::Ok();
 }
 
+// "last: round R (iteration I), validation (gateway) loss L objective O
+// accuracy A [metric M]" (scores when validated).
+void PrintModelLine(const char* which, const jobs::ModelRef& m,
+                    const jobs::JobConfig& c) {
+  if (m.iteration == 0) {
+    std::printf("%s: none yet\n", which);
+    return;
+  }
+  std::printf("%s: round %lld (iteration %lld)", which,
+              static_cast<long long>(m.round_id),
+              static_cast<long long>(m.iteration));
+  if (m.scores.validated) {
+    std::printf(", validation (%s) loss %.6g objective %.6g",
+                jobs::ValidationHolderName(c.validation_held_by), m.scores.loss,
+                m.scores.objective);
+    if (m.scores.has_accuracy) {
+      std::printf(" accuracy %.4f", m.scores.accuracy);
+    }
+    if (c.selects_on_validation()) {
+      std::printf(" [metric %s]",
+                  jobs::SelectionMetricName(c.selection_metric));
+    }
+  }
+  std::printf("\n");
+}
+
 host::Error RunStatus(const JobOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobStatus s,
@@ -127,6 +155,22 @@ host::Error RunStatus(const JobOptions& o) {
       static_cast<long long>(s.lost_rounds), s.central.epsilon,
       s.job.config.delta, s.job.config.central_budget,
       s.central.ToText().c_str());
+  if (!s.job.end_reason.empty()) {
+    std::printf("ended: %s\n", s.job.end_reason.c_str());
+  }
+  const jobs::JobConfig& c = s.job.config;
+  const char* released =
+      c.release == jobs::ReleaseChoice::kBest ? "best" : "last";
+  PrintModelLine("last", s.last, c);
+  if (c.selects_on_validation()) {
+    PrintModelLine("best", s.best, c);
+  } else {
+    std::printf("best: none (%s)\n",
+                c.validation_data.empty()
+                    ? "no [validation] data"
+                    : "validation data held by the devices: no selection");
+  }
+  std::printf("released model (export default): %s\n", released);
   return host::Error::Ok();
 }
 
@@ -176,11 +220,10 @@ bool KnownExportFormat(const std::string& format) {
 }
 
 // o.format is one KnownExportFormat accepts.
-host::Error RunExport(const JobOptions& o) {
+host::Error RunExport(const JobOptions& o, jobs::ModelChoice choice) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::ReleasedModelRecord m,
-                           Checked(jobs::LoadReleasedModel(db, o.name),
-                                   "no released model for " + o.name));
+                           jobs::LoadReleasedModel(db, o.name, choice));
   std::string bytes;
   if (o.format == "bin") {
     const std::vector<uint8_t> bin = jobs::ModelToBinary(m);
@@ -251,12 +294,21 @@ void AddJobCommands(CLI::App& app) {
   exp->add_option("name", o->name, "Job name")->required();
   exp->add_option("--format", o->format, "bin | json | header")
       ->capture_default_str();
+  exp->add_option("--round", o->round,
+                  "last | best (validated on gateway data) | N (round id); "
+                  "default: the job's [validation] release");
   exp->add_option("--output,-o", o->output, "Output file (default stdout)");
   exp->callback([o] {
     if (!KnownExportFormat(o->format)) {
       Exit(kCommand, "unknown format " + o->format, 2);
     }
-    ExitOnError(kCommand, RunExport(*o));
+    jobs::ModelChoice choice;
+    if (!o->round.empty()) {
+      auto parsed = jobs::ParseModelChoice(o->round);
+      if (!parsed.ok()) Exit(kCommand, parsed.error().message(), 2);
+      choice = *parsed;
+    }
+    ExitOnError(kCommand, RunExport(*o, choice));
   });
 }
 

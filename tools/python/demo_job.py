@@ -4,10 +4,14 @@ Called by scripts/demo (which installs, builds and finds the data first):
 enrolls the devices, creates the job in a fresh database, starts the
 aggregator daemon and the device fleet, prints one line per committed round
 (round, participants, validation accuracy, central epsilon spent), stops when
-the job ends (budget or rounds), exports the model, writes the report
-directory (report.json, rounds.csv, accuracy.png, epsilon.png) and shuts
-everything down, checking that both processes exited and the database is
-consistent. Exit code 0 only if all of that succeeded.
+the job ends (budget, rounds or early stop), exports the released model (the
+committed model with the best accuracy on the gateway-held validation data,
+a9a.t: choosing it is post-processing and costs no privacy, docs/privacy.md)
+and the last one, writes the report directory (report.json, rounds.csv,
+accuracy.png with the majority-class rate, the non-private central optimum
+and the released round, epsilon.png) and shuts everything down, checking
+that both processes exited and the database is consistent. Exit code 0 only
+if all of that succeeded.
 """
 
 import argparse
@@ -46,7 +50,27 @@ scheme = "poisson"
 q = {a.q}
 m_min = {a.m_min}
 deadline_seconds = {a.deadline}
+[validation]
+data = "{a.test}"
+held_by = "gateway"
+metric = "accuracy"
+release = "best"
+early_stop_rounds = {a.early_stop}
 """
+
+
+def describe_model(exported, test_x, test_y):
+    """What the report says of an exported model (its JSON)."""
+    import numpy as np
+    z = np.array(exported["z"])
+    return {
+        "selection": exported["selection"],
+        "round": exported["round"],
+        "iteration": exported["iteration"],
+        "epsilon": exported["epsilon"],
+        "accuracy": es.accuracy(test_x, test_y, z),
+        "daemon_validation": exported.get("validation"),
+    }
 
 
 def parse_args(argv):
@@ -57,8 +81,8 @@ def parse_args(argv):
     p.add_argument("--report", required=True, help="report directory")
     p.add_argument("--state", required=True, help="fresh state directory")
     p.add_argument("--dim", type=int, default=123)
-    p.add_argument("--devices", type=int, default=100)
-    p.add_argument("--rounds", type=int, default=40)
+    p.add_argument("--devices", type=int, default=2000)
+    p.add_argument("--rounds", type=int, default=200)
     p.add_argument("--epsilon", type=float, default=1.0)
     p.add_argument("--device-epsilon", default="inf",
                    help="local (per-device, against the aggregator) budget")
@@ -70,11 +94,14 @@ def parse_args(argv):
                    help="sigma is planned so that a device may join this "
                    "many rounds within the budget; the job stops at the "
                    "budget when the busiest device gets there")
+    p.add_argument("--early-stop", type=int, default=0,
+                   help="stop when validation accuracy has not improved for "
+                   "this many committed rounds (0: off)")
     p.add_argument("--deadline", type=float, default=20.0)
     p.add_argument("--clip", type=float, default=0.5)
     p.add_argument("--l2", type=float, default=1e-3)
     p.add_argument("--lam", type=float, default=1.0)
-    p.add_argument("--gamma", type=float, default=10.0)
+    p.add_argument("--gamma", type=float, default=30.0)
     p.add_argument("--timeout", type=float, default=1800.0)
     p.add_argument("--data-note", default="", help="where the data came from")
     return p.parse_args(argv)
@@ -88,11 +115,14 @@ def main(argv):
     started = time.time()
     print(f"demo: loading validation data {a.test}", flush=True)
     test_x, test_y = es.read_libsvm(a.test, a.dim)
+    baselines = {"majority_class": es.majority_rate(test_y)}
 
     stack = es.Stack(a.bin_dir, a.state)
     rows = []
     shutdown = {}
     state = None
+    end_reason = None
+    released = last = None
     error = None
     try:
         print(f"demo: enrolling {a.devices} devices (PSKs in {stack.psk_dir})",
@@ -125,8 +155,15 @@ def main(argv):
                   flush=True)
 
         state = stack.follow(JOB, on_round, a.timeout)
-        print(f"demo: job {JOB} {state} after {len(rows)} rounds", flush=True)
-        stack.export_model(JOB, os.path.join(a.report, "model.json"))
+        end_reason = stack.end_reason(JOB)
+        print(f"demo: job {JOB} {state} after {len(rows)} rounds"
+              f"{' (' + end_reason + ')' if end_reason else ''}", flush=True)
+        released = describe_model(
+            stack.export_model(JOB, os.path.join(a.report, "model.json")),
+            test_x, test_y)
+        last = describe_model(
+            stack.export_model(JOB, os.path.join(a.report, "model-last.json"),
+                               "last"), test_x, test_y)
     except (es.StackError, OSError) as e:
         error = str(e)
         print(f"demo: ERROR: {error}", file=sys.stderr, flush=True)
@@ -143,9 +180,27 @@ def main(argv):
           f"{'consistent' if not problems else 'PROBLEMS: ' + '; '.join(problems)}",
           flush=True)
 
+    print("demo: non-private reference: central optimum of the same objective "
+          "(mean logistic loss + L2) on all training records", flush=True)
+    train_x, train_y = es.read_libsvm(a.train, a.dim)
+    optimum = es.central_logistic_optimum(train_x, train_y, a.l2)
+    baselines["central_optimum"] = es.accuracy(test_x, test_y, optimum)
+    if released:
+        print(f"demo: released model (best on the gateway's validation data): "
+              f"round {released['round']}, accuracy "
+              f"{100 * released['accuracy']:.2f}%, central epsilon "
+              f"{released['epsilon']:.4f}; last round {last['round']}: "
+              f"{100 * last['accuracy']:.2f}%; majority class "
+              f"{100 * baselines['majority_class']:.2f}%, non-private central "
+              f"optimum {100 * baselines['central_optimum']:.2f}%", flush=True)
+
     report = {
         "job": JOB,
         "final_state": state,
+        "end_reason": end_reason,
+        "released": released,
+        "last": last,
+        "baselines": baselines,
         "error": error,
         "data": {"train": a.train, "test": a.test, "note": a.data_note},
         "config": {k: v for k, v in vars(a).items()
@@ -168,10 +223,21 @@ def main(argv):
                         r["loss"], r["epsilon"]])
     if rows:
         x = [r["round"] for r in rows]
-        es.plot_series(os.path.join(a.report, "accuracy.png"), x,
-                       [("private ADMM", [100 * r["accuracy"] for r in rows])],
-                       "round", "validation accuracy (%)",
-                       f"a9a, {a.devices} devices, eps <= {a.epsilon}")
+        marks = []
+        if released:
+            marks.append((f"released (best validated, round "
+                          f"{released['round']})", released["round"],
+                          100 * released["accuracy"]))
+        es.plot_series(
+            os.path.join(a.report, "accuracy.png"), x,
+            [("private ADMM (each committed model)",
+              [100 * r["accuracy"] for r in rows])],
+            "round", "validation accuracy (%)",
+            f"a9a, {a.devices} devices, eps <= {a.epsilon}",
+            hlines=[("non-private central optimum",
+                     100 * baselines["central_optimum"]),
+                    ("majority class", 100 * baselines["majority_class"])],
+            marks=marks)
         es.plot_series(os.path.join(a.report, "epsilon.png"), x,
                        [("central", [r["epsilon"] for r in rows])], "round",
                        f"epsilon spent (delta = {a.delta:g})",

@@ -100,6 +100,31 @@ def logistic_loss(features, labels, z):
     return float(np.mean(np.logaddexp(0.0, -labels * (features @ z))))
 
 
+def majority_rate(labels):
+    """Accuracy of always predicting the more frequent label."""
+    positive = float(np.mean(labels > 0))
+    return max(positive, 1.0 - positive)
+
+
+def central_logistic_optimum(features, labels, l2, iterations=50):
+    """The non-private central optimum of mean logistic loss + (l2/2)||z||²
+    over all records (Newton's method; the objective prox-admm's fixed
+    point minimizes when devices hold equally many records)."""
+    n, p = features.shape
+    z = np.zeros(p)
+    for _ in range(iterations):
+        margin = labels * (features @ z)
+        sig = 0.5 * (1.0 - np.tanh(0.5 * margin))  # 1 / (1 + e^margin)
+        grad = -(features.T @ (labels * sig)) / n + l2 * z
+        weight = sig * (1.0 - sig)
+        hess = (features.T * weight) @ features / n + (l2 + 1e-12) * np.eye(p)
+        step = np.linalg.solve(hess, grad)
+        z -= step
+        if np.linalg.norm(step) < 1e-10 * (1.0 + np.linalg.norm(z)):
+            break
+    return z
+
+
 # --------------------------------------------------------------------------
 # Processes
 
@@ -203,9 +228,15 @@ class Stack:
             raise StackError(f"privacy plan failed: {out.stderr.strip()}")
         return json.loads(out.stdout)["policy_sigma"]
 
-    def export_model(self, name, path):
+    def export_model(self, name, path, round_choice=None):
+        """`edgeadmm job export --format json`: the job's released model
+        (its best validated one by default), or `round_choice` (last, best
+        or a round id). Returns the parsed JSON."""
+        extra = ["--round", str(round_choice)] if round_choice else []
         self.run_cli("job", "export", name, "--format", "json", "--output",
-                     path)
+                     path, *extra)
+        with open(path) as f:
+            return json.load(f)
 
     # -- daemon and fleet ----------------------------------------------------
 
@@ -303,16 +334,26 @@ class Stack:
                              (name,)).fetchone()
         return row[0] if row else None
 
+    def end_reason(self, name):
+        """Why the finished job ended (None if it has not, or not said)."""
+        with self.connect() as db:
+            row = db.execute("SELECT end_reason FROM jobs WHERE name = ?",
+                             (name,)).fetchone()
+        return row[0] if row else None
+
     def rounds(self, name):
         """Committed rounds in order: dicts with round, iteration,
-        participants, cohort, epsilon (central, after the round), z."""
+        participants, cohort, epsilon (central, after the round), z, and
+        the daemon's validation scores of the model (validation_loss,
+        validation_accuracy; None when the job has no validation data)."""
         with self.connect() as db:
             job_id = db.execute("SELECT id FROM jobs WHERE name = ?",
                                 (name,)).fetchone()[0]
             rows = db.execute(
                 "SELECT r.round_id, r.iteration, r.participants, "
                 "r.cohort_size, r.noise_multiplier, l.epsilon, m.z, "
-                "r.started_at, r.closed_at FROM rounds r "
+                "r.started_at, r.closed_at, m.validation_loss, "
+                "m.validation_accuracy FROM rounds r "
                 "LEFT JOIN ledger l ON l.job_id = r.job_id "
                 "AND l.scope = 'central' AND l.round_id = r.round_id "
                 "LEFT JOIN models m ON m.job_id = r.job_id "
@@ -321,7 +362,7 @@ class Stack:
                 "ORDER BY r.round_id", (job_id,)).fetchall()
         out = []
         for (round_id, iteration, participants, cohort, noise, epsilon, z,
-             started, closed) in rows:
+             started, closed, val_loss, val_accuracy) in rows:
             out.append({
                 "round": round_id,
                 "iteration": iteration,
@@ -332,6 +373,8 @@ class Stack:
                 "z": np.frombuffer(z, dtype="<f8").copy() if z else None,
                 "seconds": (closed - started) / 1000.0
                            if closed is not None else None,
+                "validation_loss": val_loss,
+                "validation_accuracy": val_accuracy,
             })
         return out
 
@@ -391,20 +434,30 @@ class Stack:
 # Plots
 
 
-def plot_series(path, x, series, xlabel, ylabel, title):
-    """One PNG line plot; `series` is a list of (label, y)."""
+def plot_series(path, x, series, xlabel, ylabel, title, hlines=(),
+                marks=()):
+    """One PNG line plot; `series` is a list of (label, y), `hlines` of
+    (label, y) reference levels (dashed), `marks` of (label, x, y) points
+    (a star and a dotted vertical line, e.g. the released round)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
     for label, y in series:
         ax.plot(x, y, marker="o", markersize=3, label=label)
+    for (label, y), style in zip(hlines, ("--", "-.", ":", "--")):
+        ax.axhline(y, linestyle=style, color="0.35" if style == "--" else
+                   "tab:green", linewidth=1.2, label=label)
+    for label, mx, my in marks:
+        ax.axvline(mx, linestyle=":", color="tab:red", linewidth=1)
+        ax.plot([mx], [my], marker="*", markersize=14, color="tab:red",
+                linestyle="none", label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if len(series) > 1 or series[0][0]:
-        ax.legend()
+    if len(series) + len(hlines) + len(marks) > 1 or series[0][0]:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

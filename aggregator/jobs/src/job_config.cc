@@ -39,6 +39,15 @@ constexpr NameTable<RowNormalization> kNormalizations = {
     {"max", RowNormalization::kMaxNorm}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
+constexpr NameTable<ValidationHolder> kHolders = {
+    {"gateway", ValidationHolder::kGateway},
+    {"devices", ValidationHolder::kDevices}};
+constexpr NameTable<SelectionMetric> kMetrics = {
+    {"accuracy", SelectionMetric::kAccuracy},
+    {"loss", SelectionMetric::kLoss},
+    {"objective", SelectionMetric::kObjective}};
+constexpr NameTable<ReleaseChoice> kReleases = {{"best", ReleaseChoice::kBest},
+                                                {"last", ReleaseChoice::kLast}};
 
 template <typename E>
 const char* NameOf(NameTable<E> table, E value) {
@@ -140,10 +149,49 @@ class Reader {
   host::Error error_;
 };
 
+// docs/privacy.md, "Model selection": choosing among released models costs
+// nothing only when the validation data are the operator's.
+host::Error ValidateSelection(const JobConfig& c) {
+  if (c.selects_on_validation() &&
+      c.selection_metric == SelectionMetric::kAccuracy &&
+      c.loss != Loss::kLogistic) {
+    return host::Error::InvalidArgument(
+        "validation.metric: accuracy needs loss = \"logistic\" (use loss or "
+        "objective)");
+  }
+  if (c.early_stop_rounds < 0) {
+    return host::Error::InvalidArgument(
+        "validation.early_stop_rounds: must be >= 0 (0: off)");
+  }
+  const char* why =
+      c.validation_data.empty()
+          ? "needs validation.data"
+          : "refused with validation.held_by = \"devices\": choosing a model "
+            "on the devices' data is a release of that data the ledger does "
+            "not charge (docs/privacy.md, \"Model selection\")";
+  if (c.release == ReleaseChoice::kBest && !c.selects_on_validation()) {
+    return host::Error::InvalidArgument(std::string("validation.release: ") +
+                                        "best " + why);
+  }
+  if (c.early_stop_rounds > 0 && !c.selects_on_validation()) {
+    return host::Error::InvalidArgument(
+        std::string("validation.early_stop_rounds: ") + why);
+  }
+  return host::Error::Ok();
+}
+
 }  // namespace
 
 const char* RegularizerName(RegularizerKind r) {
   return NameOf(kRegularizers, r);
+}
+
+const char* SelectionMetricName(SelectionMetric m) {
+  return NameOf(kMetrics, m);
+}
+
+const char* ValidationHolderName(ValidationHolder h) {
+  return NameOf(kHolders, h);
 }
 
 host::Error ValidateJobConfig(const JobConfig& c) {
@@ -223,6 +271,7 @@ host::Error ValidateJobConfig(const JobConfig& c) {
         "validation.format: adult-csv has " + std::to_string(kAdultFeatures) +
         " features, job.dimension is " + std::to_string(c.dimension));
   }
+  EDGEADMM_HOST_TRY(ValidateSelection(c));
   if (c.policy == privacy::Policy::kTrustedAggregator &&
       c.sampling != SamplingScheme::kPoisson) {
     return host::Error::InvalidArgument(
@@ -311,6 +360,14 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   r.Enum("validation.format", kDataFormats, c.validation_format, false);
   r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
          false);
+  r.Enum("validation.held_by", kHolders, c.validation_held_by, false);
+  c.selection_metric = c.loss == Loss::kLogistic ? SelectionMetric::kAccuracy
+                                                 : SelectionMetric::kObjective;
+  r.Enum("validation.metric", kMetrics, c.selection_metric, false);
+  c.release =
+      c.selects_on_validation() ? ReleaseChoice::kBest : ReleaseChoice::kLast;
+  r.Enum("validation.release", kReleases, c.release, false);
+  r.Int("validation.early_stop_rounds", c.early_stop_rounds, false);
   if (r.failed()) return r.error();
   if (c.sigma >= 0 && c.noise_planned()) {
     return host::Error::InvalidArgument(

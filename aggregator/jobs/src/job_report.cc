@@ -72,7 +72,91 @@ Result<privacy::EpsilonReport> CentralReport(store::Database& db,
       static_cast<uint64_t>(compositions));
 }
 
+// The columns ReadModelRef reads, from column 0 on.
+constexpr const char* kModelColumns =
+    "SELECT iteration, round_id, validation_loss, validation_objective, "
+    "validation_accuracy, z FROM models WHERE job_id = ?1 AND iteration > 0 ";
+
+ModelRef ReadModelRef(const store::Statement& stmt) {
+  ModelRef m;
+  m.iteration = stmt.ColumnInt(0);
+  m.round_id = stmt.ColumnInt(1);
+  m.scores.validated = !stmt.ColumnIsNull(2);
+  if (m.scores.validated) {
+    m.scores.loss = stmt.ColumnDouble(2);
+    m.scores.objective = stmt.ColumnDouble(3);
+    m.scores.has_accuracy = !stmt.ColumnIsNull(4);
+    m.scores.accuracy = stmt.ColumnDouble(4);
+  }
+  return m;
+}
+
+// The WHERE/ORDER tail that picks the best validated model: the job's
+// metric, ties to the earliest (rounds::ModelSelection's rule).
+std::string BestModelTail(SelectionMetric metric) {
+  const char* column =
+      metric == SelectionMetric::kAccuracy ? "validation_accuracy"
+      : metric == SelectionMetric::kLoss   ? "validation_loss"
+                                           : "validation_objective";
+  const char* order = metric == SelectionMetric::kAccuracy ? "DESC" : "ASC";
+  return std::string("AND ") + column + " IS NOT NULL ORDER BY " + column +
+         " " + order + ", iteration ASC LIMIT 1";
+}
+
+// The model `tail` selects (kModelColumns + tail), read into `ref` and, if
+// `z` is set, its coordinates; false if there is none.
+Result<bool> QueryModel(store::Database& db, int64_t job_id,
+                        const std::string& tail, ModelRef& ref,
+                        std::vector<double>* z) {
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
+                      db.Prepare(std::string(kModelColumns) + tail));
+  stmt.Bind(1, job_id);
+  EDGEADMM_TRY_ASSIGN(const bool found, stmt.Step());
+  if (!found) return false;
+  ref = ReadModelRef(stmt);
+  if (z != nullptr) {
+    EDGEADMM_TRY_ASSIGN(*z, store::DecodeDoubles(stmt.ColumnBlob(5)));
+  }
+  return true;
+}
+
+constexpr const char* kLastModelTail = "ORDER BY iteration DESC LIMIT 1";
+
 }  // namespace
+
+host::ErrorOr<ModelChoice> ParseModelChoice(std::string_view text) {
+  if (text == "last") return ModelChoice::Last();
+  if (text == "best") return ModelChoice::Best();
+  int64_t id = 0;
+  bool digits = !text.empty() && text.size() <= 18;
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      digits = false;
+      break;
+    }
+    id = id * 10 + (c - '0');
+  }
+  if (!digits || id < 1) {
+    return host::Error::InvalidArgument(
+        "--round: \"" + std::string(text) +
+        "\" is not last, best or a round number >= 1");
+  }
+  return ModelChoice::Round(id);
+}
+
+const char* ModelChoiceName(ModelChoice::Kind kind) {
+  switch (kind) {
+    case ModelChoice::Kind::kBest:
+      return "best";
+    case ModelChoice::Kind::kLast:
+      return "last";
+    case ModelChoice::Kind::kRound:
+      return "round";
+    case ModelChoice::Kind::kDefault:
+      break;
+  }
+  return "default";
+}
 
 Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
   JobStatus s;
@@ -105,6 +189,11 @@ Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
   if (has_last) {
     s.last_round = last.ColumnInt(0);
     s.last_participants = last.ColumnInt(1);
+  }
+  EDGEADMM_TRY(QueryModel(db, id, kLastModelTail, s.last, nullptr));
+  if (s.job.config.selects_on_validation()) {
+    EDGEADMM_TRY(QueryModel(
+        db, id, BestModelTail(s.job.config.selection_metric), s.best, nullptr));
   }
   EDGEADMM_TRY_ASSIGN(s.central, CentralReport(db, s.job, 0, s.iteration));
   return s;
@@ -170,21 +259,69 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
   return r;
 }
 
-Result<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
-                                              std::string_view name) {
+host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
+                                                     std::string_view name,
+                                                     ModelChoice choice) {
   ReleasedModelRecord m;
-  EDGEADMM_TRY_ASSIGN(m.job, FindJob(db, name));
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement stmt,
-      db.Prepare("SELECT iteration, round_id, z FROM models WHERE job_id = ? "
-                 "AND iteration > 0 ORDER BY iteration DESC LIMIT 1"));
-  stmt.Bind(1, m.job.id);
-  EDGEADMM_TRY(stmt.StepRow());
-  m.iteration = stmt.ColumnInt(0);
-  m.round_id = stmt.ColumnInt(1);
-  EDGEADMM_TRY_ASSIGN(m.z, store::DecodeDoubles(stmt.ColumnBlob(2)));
-  EDGEADMM_TRY_ASSIGN(m.central,
-                      CentralReport(db, m.job, m.round_id, m.iteration));
+  EDGEADMM_HOST_TRY_ASSIGN(m.job, FindJob(db, name));
+  const JobConfig& config = m.job.config;
+  const std::string job = "job " + config.name;
+  if (choice.kind == ModelChoice::Kind::kDefault) {
+    choice.kind = config.release == ReleaseChoice::kBest
+                      ? ModelChoice::Kind::kBest
+                      : ModelChoice::Kind::kLast;
+  }
+  m.selection = choice.kind;
+  std::string tail = kLastModelTail;
+  if (choice.kind == ModelChoice::Kind::kBest) {
+    if (config.validation_data.empty()) {
+      return host::Error::FailedPrecondition(
+          job +
+          " has no [validation] data to select a best model on; use "
+          "--round last or N");
+    }
+    if (!config.selects_on_validation()) {
+      return host::Error::FailedPrecondition(
+          job +
+          " validates on the devices' data (validation.held_by = "
+          "\"devices\"): choosing a model on it is not covered by the "
+          "privacy ledger; use --round last or N");
+    }
+    tail = BestModelTail(config.selection_metric);
+  } else if (choice.kind == ModelChoice::Kind::kRound) {
+    tail = "AND round_id = " + std::to_string(choice.round_id);
+  }
+  ModelRef ref;
+  EDGEADMM_HOST_TRY_ASSIGN(const bool found,
+                           QueryModel(db, m.job.id, tail, ref, &m.z));
+  if (!found && choice.kind == ModelChoice::Kind::kRound) {
+    EDGEADMM_HOST_TRY_ASSIGN(
+        store::Statement state,
+        db.Prepare("SELECT state FROM rounds WHERE job_id = ? AND round_id = "
+                   "?"));
+    state.Bind(1, m.job.id).Bind(2, choice.round_id);
+    EDGEADMM_HOST_TRY_ASSIGN(const bool exists, state.Step());
+    return host::Error::NotFound(
+        "round " + std::to_string(choice.round_id) + " of " + job +
+        " has no stored model (" +
+        (exists ? "the round is " + state.ColumnText(0) : "no such round") +
+        ")");
+  }
+  if (!found && choice.kind == ModelChoice::Kind::kBest) {
+    return host::Error::NotFound(
+        job +
+        " has no validated model yet (does the daemon read "
+        "validation.data? see its log); use --round last or N");
+  }
+  if (!found) return host::Error::NotFound(job + " has released no model yet");
+  m.iteration = ref.iteration;
+  m.round_id = ref.round_id;
+  m.scores = ref.scores;
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const int64_t iterations,
+      QueryInt(db, "SELECT max(iteration) FROM models WHERE job_id = ?",
+               m.job.id));
+  EDGEADMM_HOST_TRY_ASSIGN(m.central, CentralReport(db, m.job, 0, iterations));
   m.epsilon = m.central.epsilon;
   return m;
 }
@@ -195,11 +332,25 @@ std::vector<uint8_t> ModelToBinary(const ReleasedModelRecord& m) {
 
 std::string ModelToJson(const ReleasedModelRecord& m) {
   std::string out = "{\"job\": \"" + m.job.config.name + "\"";
+  out +=
+      ", \"selection\": \"" + std::string(ModelChoiceName(m.selection)) + "\"";
   out += ", \"iteration\": " + std::to_string(m.iteration);
   out += ", \"round\": " + std::to_string(m.round_id);
   out += ", \"epsilon\": " + Number(m.epsilon);
   out += ", \"delta\": " + Number(m.job.config.delta);
   out += ", \"epsilon_meaning\": " + m.central.ToJson();
+  if (m.scores.validated) {
+    out += ", \"validation\": {\"metric\": \"" +
+           std::string(SelectionMetricName(m.job.config.selection_metric)) +
+           "\", \"held_by\": \"" +
+           ValidationHolderName(m.job.config.validation_held_by) +
+           "\", \"loss\": " + Number(m.scores.loss) +
+           ", \"objective\": " + Number(m.scores.objective);
+    if (m.scores.has_accuracy) {
+      out += ", \"accuracy\": " + Number(m.scores.accuracy);
+    }
+    out += "}";
+  }
   out += ", \"dimension\": " + std::to_string(m.z.size());
   out += ", \"z\": [";
   for (size_t i = 0; i < m.z.size(); ++i) {
@@ -214,9 +365,8 @@ std::string ModelToCHeader(const ReleasedModelRecord& m) {
       "// Generated by `edgeadmm job export`: the released model of job \"" +
       m.job.config.name + "\".\n";
   std::snprintf(line, sizeof(line),
-                "// Iteration %" PRId64 ", round %" PRId64
-                ":\n",
-                m.iteration, m.round_id);
+                "// Iteration %" PRId64 ", round %" PRId64 " (%s model):\n",
+                m.iteration, m.round_id, ModelChoiceName(m.selection));
   out += line;
   out += "// central " + m.central.ToText() + ".\n";
   out += "#pragma once\n\n";

@@ -13,7 +13,7 @@ constexpr const char* kStateNames[] = {"created", "running", "stopped",
                                        "completed", "budget-exhausted"};
 
 constexpr const char* kSelectJob =
-    "SELECT id, config, state, sigma, n FROM jobs ";
+    "SELECT id, config, state, sigma, n, end_reason FROM jobs ";
 
 Result<JobRecord> ReadJob(const store::Statement& stmt) {
   JobRecord job;
@@ -30,6 +30,7 @@ Result<JobRecord> ReadJob(const store::Statement& stmt) {
   EDGEADMM_TRY_ASSIGN(job.state, ParseJobState(stmt.ColumnText(2)));
   job.config.sigma = stmt.ColumnDouble(3);
   job.n = stmt.ColumnInt(4);
+  if (!stmt.ColumnIsNull(5)) job.end_reason = stmt.ColumnText(5);
   return job;
 }
 
@@ -119,10 +120,18 @@ Result<std::vector<JobRecord>> ListJobs(store::Database& db) {
   return jobs;
 }
 
-Status SetJobState(store::Database& db, int64_t id, JobState state) {
-  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
-                      db.Prepare("UPDATE jobs SET state = ? WHERE id = ?"));
-  stmt.Bind(1, JobStateName(state)).Bind(2, id);
+Status SetJobState(store::Database& db, int64_t id, JobState state,
+                   std::string_view end_reason) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db.Prepare("UPDATE jobs SET state = ?, end_reason = ? WHERE id = ?"));
+  stmt.Bind(1, JobStateName(state));
+  if (end_reason.empty()) {
+    stmt.BindNull(2);
+  } else {
+    stmt.Bind(2, end_reason);
+  }
+  stmt.Bind(3, id);
   EDGEADMM_TRY(stmt.Run());
   EDGEADMM_TRY_ASSIGN(store::Statement check, db.Prepare("SELECT changes()"));
   EDGEADMM_TRY(check.StepRow());

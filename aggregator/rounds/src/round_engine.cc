@@ -37,6 +37,12 @@ Status RoundEngine::Load(int64_t job_id) {
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
+  // The best validated model survives restarts: its scores are in the store.
+  selection_.emplace(job_.config);
+  if (selection_->enabled()) {
+    EDGEADMM_TRY(store_.ForEachValidatedModel(
+        [this](const ScoredModel& m) { selection_->Observe(m); }));
+  }
   // What the ε in the round lines mean (docs/privacy.md).
   const char* conversion = privacy::ConversionName(accountant_->conversion());
   for (const auto& [which, m] :
@@ -51,11 +57,13 @@ Status RoundEngine::Load(int64_t job_id) {
   return Status::Ok();
 }
 
-Status RoundEngine::SetState(jobs::JobState state) {
-  EDGEADMM_TRY(jobs::SetJobState(*db_, job_.id, state));
+Status RoundEngine::SetState(jobs::JobState state, std::string_view reason) {
+  EDGEADMM_TRY(jobs::SetJobState(*db_, job_.id, state, reason));
   job_.state = state;
-  EDGEADMM_LOG_INFO("job %s: %s", job_.config.name.c_str(),
-                    jobs::JobStateName(state));
+  job_.end_reason = std::string(reason);
+  EDGEADMM_LOG_INFO("job %s: %s%s%.*s", job_.config.name.c_str(),
+                    jobs::JobStateName(state), reason.empty() ? "" : " (",
+                    static_cast<int>(reason.size()), reason.data());
   return Status::Ok();
 }
 
@@ -78,10 +86,11 @@ Status RoundEngine::Advance(int64_t now_ms) {
 
 Status RoundEngine::OpenNextRound(int64_t now_ms) {
   if (iteration_ >= job_.config.rounds) {
-    return SetState(jobs::JobState::kCompleted);
+    return SetState(jobs::JobState::kCompleted, "ran all job.rounds");
   }
   if (!ledgers_->WithinBudget()) {
-    return SetState(jobs::JobState::kBudgetExhausted);
+    return SetState(jobs::JobState::kBudgetExhausted,
+                    "one more round could exceed a privacy budget");
   }
   EDGEADMM_TRY_ASSIGN(const std::vector<size_t> cohort,
                       SampleCohort(job_.config, devices_.size(), *cohort_rng_));
@@ -208,15 +217,12 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   // 'open' in the store and becomes 'lost' at the next Open.
   open_ = OpenRound();
   EDGEADMM_TRY(status);
-  if (validator_ != nullptr) {
-    summary.metrics = validator_->Evaluate(model_.z);
-    summary.validated = true;
-  }
   LogCommitted(summary);
   if (listener_) listener_(summary);
-  if (iteration_ >= job_.config.rounds) {
+  if (iteration_ >= job_.config.rounds || summary.early_stop) {
     job_.state = jobs::JobState::kCompleted;
-    EDGEADMM_LOG_INFO("job %s: completed", job_.config.name.c_str());
+    EDGEADMM_LOG_INFO("job %s: completed (%s)", job_.config.name.c_str(),
+                      job_.end_reason.c_str());
   }
   return Status::Ok();
 }
@@ -224,13 +230,19 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
 void RoundEngine::LogCommitted(const RoundSummary& summary) const {
   char metrics[128] = "";
   if (summary.validated) {
-    const int used = std::snprintf(
-        metrics, sizeof(metrics), ", validation loss %.6g objective %.6g",
-        summary.metrics.loss, summary.metrics.objective);
+    int used = std::snprintf(metrics, sizeof(metrics),
+                             ", validation loss %.6g objective %.6g",
+                             summary.metrics.loss, summary.metrics.objective);
     if (summary.metrics.has_accuracy && used > 0 &&
         static_cast<size_t>(used) < sizeof(metrics)) {
+      used += std::snprintf(metrics + used,
+                            sizeof(metrics) - static_cast<size_t>(used),
+                            " accuracy %.4f", summary.metrics.accuracy);
+    }
+    if (summary.best && used > 0 &&
+        static_cast<size_t>(used) < sizeof(metrics)) {
       std::snprintf(metrics + used, sizeof(metrics) - static_cast<size_t>(used),
-                    " accuracy %.4f", summary.metrics.accuracy);
+                    " (best so far)");
     }
   }
   EDGEADMM_LOG_INFO(
@@ -271,11 +283,35 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   }
   commit.model = &next_model;
   commit.ledger = ledgers_->Rows(charge);
-  commit.completes_job = commit.iteration >= job_.config.rounds;
+  // Scored before the commit, so that the scores (and an early stop) are
+  // stored with the model in the same transaction.
+  ScoredModel scored{commit.iteration, commit.round_id, {}};
+  if (validator_ != nullptr) {
+    scored.metrics = validator_->Evaluate(next_model.z);
+    commit.metrics = &scored.metrics;
+    summary.validated = true;
+    summary.metrics = scored.metrics;
+    summary.best =
+        selection_->enabled() && selection_->Improves(scored.metrics);
+  }
+  ModelSelection selection = *selection_;
+  if (summary.validated && selection.enabled()) selection.Observe(scored);
+  if (commit.iteration >= job_.config.rounds) {
+    commit.completes_job = true;
+    commit.end_reason = "ran all job.rounds";
+  } else if (summary.validated && selection.ShouldStop(commit.iteration)) {
+    // Only a scored model can end the job: without scores (the validation
+    // file did not load) nothing is compared.
+    commit.completes_job = true;
+    commit.end_reason = selection.StopReason(commit.iteration);
+    summary.early_stop = true;
+  }
   EDGEADMM_TRY(store_.CommitRound(commit));
 
   // Committed: only now does memory follow the store.
   model_ = std::move(next_model);
+  *selection_ = selection;
+  if (commit.completes_job) job_.end_reason = commit.end_reason;
   summary.central_epsilon = charge.central_epsilon;
   ledgers_->Apply(std::move(charge));
   iteration_ = commit.iteration;

@@ -34,6 +34,30 @@ Result<StoredModel> RoundStore::LatestModel() {
   return stored;
 }
 
+Status RoundStore::ForEachValidatedModel(
+    const std::function<void(const ScoredModel&)>& model) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT iteration, round_id, validation_loss, "
+                   "validation_objective, validation_accuracy FROM models "
+                   "WHERE job_id = ? AND validation_loss IS NOT NULL ORDER "
+                   "BY iteration"));
+  stmt.Bind(1, job_id_);
+  return stmt.ForEachRow([&] {
+    ScoredModel scored;
+    scored.iteration = stmt.ColumnInt(0);
+    scored.round_id = stmt.ColumnInt(1);
+    scored.metrics.loss = stmt.ColumnDouble(2);
+    scored.metrics.objective = stmt.ColumnDouble(3);
+    scored.metrics.has_accuracy = !stmt.ColumnIsNull(4);
+    if (scored.metrics.has_accuracy) {
+      scored.metrics.accuracy = stmt.ColumnDouble(4);
+    }
+    model(scored);
+    return Status::Ok();
+  });
+}
+
 Result<int64_t> RoundStore::NextRoundId() {
   EDGEADMM_TRY_ASSIGN(
       store::Statement stmt,
@@ -202,12 +226,18 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement model,
       db_->PrepareCached("INSERT INTO models(job_id, iteration, round_id, z, "
-                         "server_state) VALUES (?, ?, ?, ?, ?)"));
+                         "server_state, validation_loss, "
+                         "validation_objective, validation_accuracy) VALUES "
+                         "(?, ?, ?, ?, ?, ?, ?, ?)"));
   model->Bind(1, job_id_)
       .Bind(2, commit.iteration)
       .Bind(3, commit.round_id)
       .BindDoubles(4, commit.model->z)
       .BindDoubles(5, commit.model->state);
+  if (commit.metrics != nullptr) {
+    model->Bind(6, commit.metrics->loss).Bind(7, commit.metrics->objective);
+    if (commit.metrics->has_accuracy) model->Bind(8, commit.metrics->accuracy);
+  }
   EDGEADMM_TRY(model->Run());
   for (const LedgerRowRef& row : commit.ledger) {
     EDGEADMM_TRY(InsertLedgerRow(commit.round_id, row));
@@ -215,8 +245,9 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   if (commit.completes_job) {
     EDGEADMM_TRY_ASSIGN(
         store::CachedStatement done,
-        db_->PrepareCached("UPDATE jobs SET state = 'completed' WHERE id = ?"));
-    done->Bind(1, job_id_);
+        db_->PrepareCached("UPDATE jobs SET state = 'completed', end_reason = "
+                           "? WHERE id = ?"));
+    done->Bind(1, commit.end_reason).Bind(2, job_id_);
     EDGEADMM_TRY(done->Run());
   }
   return tx.Commit();

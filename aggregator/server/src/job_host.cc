@@ -32,8 +32,12 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
             std::make_unique<rounds::Validator>(std::move(validator).value());
         engine_->set_validator(validator_.get());
       } else {
-        // Metrics are optional: train without them, but say why.
-        EDGEADMM_LOG_WARN("server: no validation metrics: %s",
+        // Metrics are optional: train without them, but say why (and that
+        // no best model is kept: export then needs --round last or N).
+        EDGEADMM_LOG_WARN("server: no validation metrics%s: %s",
+                          job.config.selects_on_validation()
+                              ? " and no best-model selection or early stop"
+                              : "",
                           validator.error().message().c_str());
       }
     }

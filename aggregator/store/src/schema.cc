@@ -86,6 +86,15 @@ ALTER TABLE ledger ADD COLUMN conversion TEXT NOT NULL DEFAULT 'classic';
 ALTER TABLE devices ADD COLUMN lifetime_epsilon REAL;
 ALTER TABLE devices ADD COLUMN lifetime_delta REAL;
 )sql",
+    // Version 4: each committed model's scores on the gateway's validation
+    // data (NULL: not validated), written in the round's commit, and why a
+    // finished job ended (NULL before this version).
+    R"sql(
+ALTER TABLE models ADD COLUMN validation_loss REAL;
+ALTER TABLE models ADD COLUMN validation_objective REAL;
+ALTER TABLE models ADD COLUMN validation_accuracy REAL;
+ALTER TABLE jobs ADD COLUMN end_reason TEXT;
+)sql",
 };
 
 constexpr int kMigrationCount =

@@ -93,7 +93,8 @@ JobOutcome RunJob(testing::TempDatabase& t, const std::string& toml,
   EXPECT_EQ(run.daemon_exit, 0);
   auto config = jobs::ParseJobConfig(toml);
   EXPECT_TRUE(config.ok()) << config.error().ToString();
-  auto released = jobs::LoadReleasedModel(t.db(), config->name);
+  auto released =
+      jobs::LoadReleasedModel(t.db(), config->name, jobs::ModelChoice::Last());
   EXPECT_TRUE(released.ok());
   if (!released.ok()) return out;
   EXPECT_EQ(released->iteration, config->rounds);

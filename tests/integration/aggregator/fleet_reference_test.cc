@@ -121,7 +121,8 @@ TEST(FleetReferenceTest, HundredDevicesOverDtlsMatchTheInProcessReference) {
   EXPECT_EQ(run.report.steps_refused, 0u);
   EXPECT_EQ(run.daemon_exit, 0);
 
-  auto released = jobs::LoadReleasedModel(t.db(), "e2e");
+  auto released =
+      jobs::LoadReleasedModel(t.db(), "e2e", jobs::ModelChoice::Last());
   ASSERT_TRUE(released.ok());
   EXPECT_EQ(released->iteration, config->rounds);
   ASSERT_EQ(released->z.size(), kDim);

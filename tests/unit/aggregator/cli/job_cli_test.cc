@@ -50,6 +50,38 @@ class JobCliTest : public ::testing::Test {
     }
   }
 
+  // Runs one committed round of job `name` per entry of `steps`: every
+  // cohort member uploads (step, 0, 0); each model is scored on `validator`.
+  void TrainValidated(const std::string& name, const std::vector<double>& steps,
+                      const rounds::Validator& validator) {
+    auto job = jobs::FindJob(t_.db(), name);
+    ASSERT_TRUE(job.ok());
+    rounds::PrivacyRoundAccountant accountant;
+    auto engine = rounds::RoundEngine::Open(t_.db(), job->id, accountant);
+    ASSERT_TRUE(engine.ok());
+    rounds::RoundEngine& e = **engine;
+    e.set_validator(&validator);
+    for (double step : steps) {
+      ASSERT_TRUE(e.Advance(0).ok());
+      ASSERT_TRUE(e.round_open());
+      for (const std::string& d : e.CohortForTesting()) {
+        rounds::Upload u{d, job->id, e.round_id(),
+                         store::EncodeFloats({step, 0.0, 0.0}), {}};
+        ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
+      }
+    }
+    ASSERT_TRUE(e.Advance(0).ok());
+  }
+
+  // The round id that released iteration `iteration` of the only job.
+  int64_t RoundOf(int64_t iteration) {
+    auto stmt = t_.db().Prepare("SELECT round_id FROM models WHERE iteration = " +
+                                std::to_string(iteration));
+    EXPECT_TRUE(stmt.ok());
+    EXPECT_TRUE(stmt->StepRow().ok());
+    return stmt->ColumnInt(0);
+  }
+
   testing::TempDatabase t_;
 };
 
@@ -232,6 +264,148 @@ TEST_F(JobCliTest, CreateRefusesParticipationWithNoiseInState) {
   ASSERT_TRUE(job.ok());
   EXPECT_TRUE(job->config.noise_in_state);
   EXPECT_EQ(job->config.policy, privacy::Policy::kParticipationOwnNoise);
+}
+
+// One validation record (a = e1, label +1, metric loss):
+// z[0] rises for two rounds and falls in the third, so the best model is
+// iteration 2. Export gives it by default and any other on request; status
+// shows both last and best; bad choices are named.
+TEST_F(JobCliTest, ExportReleasesTheBestValidatedModelByDefault) {
+  testing::EnrollDevices(t_.db(), 6);
+  const std::string validation = WriteFile("v.libsvm", "+1 1:1\n");
+  ASSERT_EQ(Cli("create " +
+                WriteFile("job.toml",
+                          testing::JobToml("cli", "prox-admm",
+                                           testing::DefaultPrivacyTable(),
+                                           testing::DefaultSamplingTable()) +
+                              "[validation]\ndata = \"" + validation +
+                              "\"\nmetric = \"loss\"\n"))
+                .exit_code,
+            0);
+  ASSERT_EQ(Cli("start cli").exit_code, 0);
+  DenseDataset one;
+  one.dim = 3;
+  one.samples = 1;
+  one.features = {1, 0, 0};
+  one.labels = {1};
+  const rounds::Validator validator(jobs::Loss::kLogistic, one);
+  TrainValidated("cli", {1.0, 1.0, -1.0}, validator);
+  // A discarded round has no model.
+  ASSERT_TRUE(t_.db()
+                  .Exec("INSERT INTO rounds(job_id, round_id, state, "
+                        "cohort_size, started_at) VALUES (1, 50, "
+                        "'discarded', 0, 0)")
+                  .ok());
+
+  const testing::CommandResult json = Cli("export cli --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_NE(json.output.find("\"selection\": \"best\", \"iteration\": 2,"),
+            std::string::npos)
+      << json.output;
+  EXPECT_NE(json.output.find("\"validation\": {\"metric\": \"loss\", "
+                             "\"held_by\": \"gateway\""),
+            std::string::npos)
+      << json.output;
+  struct Case {
+    std::string round;
+    std::string expected;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"best", "\"selection\": \"best\", \"iteration\": 2,"},
+                         {"last", "\"selection\": \"last\", \"iteration\": 3,"},
+                         {std::to_string(RoundOf(1)),
+                          "\"selection\": \"round\", \"iteration\": 1,"}}) {
+    const testing::CommandResult r =
+        Cli("export cli --format json --round " + c.round);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos)
+        << c.round << ": " << r.output;
+  }
+  const testing::CommandResult header =
+      Cli("export cli --format header --round last");
+  EXPECT_NE(header.output.find("(last model)"), std::string::npos)
+      << header.output;
+  // The binary export of the default is the best model's coordinates.
+  auto best = jobs::LoadReleasedModel(t_.db(), "cli", jobs::ModelChoice::Best());
+  ASSERT_TRUE(best.ok());
+  const std::string bin = t_.dir() + "/best.bin";
+  ASSERT_EQ(Cli("export cli --format bin -o " + bin).exit_code, 0);
+  std::ifstream in(bin, std::ios::binary);
+  auto z = store::DecodeFloats(std::vector<uint8_t>(
+      (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  ASSERT_TRUE(z.ok());
+  ASSERT_EQ(z->size(), 3u);
+  EXPECT_FLOAT_EQ(static_cast<float>((*z)[0]),
+                  static_cast<float>(best->z[0]));
+
+  for (const char* bad : {"0", "-1", "first", "2x"}) {
+    const testing::CommandResult r =
+        Cli(std::string("export cli --round '") + bad + "'");
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("--round"), std::string::npos) << r.output;
+  }
+  const testing::CommandResult missing = Cli("export cli --round 99");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find("round 99 of job cli has no stored model (no "
+                                "such round)"),
+            std::string::npos)
+      << missing.output;
+  const testing::CommandResult discarded = Cli("export cli --round 50");
+  EXPECT_EQ(discarded.exit_code, 1);
+  EXPECT_NE(discarded.output.find("(the round is discarded)"),
+            std::string::npos)
+      << discarded.output;
+
+  const testing::CommandResult status = Cli("status cli");
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  for (const std::string& line :
+       {"last: round " + std::to_string(RoundOf(3)) + " (iteration 3)",
+        "best: round " + std::to_string(RoundOf(2)) + " (iteration 2)",
+        std::string("released model (export default): best"),
+        std::string("[metric loss]")}) {
+    EXPECT_NE(status.output.find(line), std::string::npos)
+        << line << " missing from\n" << status.output;
+  }
+}
+
+// A job that validates on the devices' data has no best model: export
+// releases the last one and refuses --round best, naming why.
+TEST_F(JobCliTest, ExportRefusesBestOnDeviceHeldValidationData) {
+  testing::EnrollDevices(t_.db(), 6);
+  const std::string validation = WriteFile("v.libsvm", "+1 1:1\n");
+  const std::string toml =
+      testing::JobToml("cli", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable()) +
+      "[validation]\ndata = \"" + validation + "\"\nheld_by = \"devices\"\n";
+  const testing::CommandResult refused =
+      Cli("create " + WriteFile("best.toml", toml + "release = \"best\"\n"));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.output.find("validation.release"), std::string::npos)
+      << refused.output;
+  ASSERT_EQ(Cli("create " + WriteFile("job.toml", toml)).exit_code, 0);
+  ASSERT_EQ(Cli("start cli").exit_code, 0);
+  DenseDataset one;
+  one.dim = 3;
+  one.samples = 1;
+  one.features = {1, 0, 0};
+  one.labels = {1};
+  const rounds::Validator validator(jobs::Loss::kLogistic, one);
+  TrainValidated("cli", {1.0, -1.0}, validator);
+  const testing::CommandResult best = Cli("export cli --round best");
+  EXPECT_EQ(best.exit_code, 1);
+  EXPECT_NE(best.output.find("validation.held_by = \"devices\""),
+            std::string::npos)
+      << best.output;
+  const testing::CommandResult json = Cli("export cli --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_NE(json.output.find("\"selection\": \"last\", \"iteration\": 2,"),
+            std::string::npos)
+      << json.output;
+  const testing::CommandResult status = Cli("status cli");
+  EXPECT_NE(status.output.find("best: none (validation data held by the "
+                               "devices"),
+            std::string::npos)
+      << status.output;
 }
 
 }  // namespace

@@ -305,3 +305,94 @@ TEST(JobConfigTest, DpSgdRefusesTrustedAggregatorAndNoiseInState) {
 
 }  // namespace
 }  // namespace edgeadmm::jobs
+
+namespace edgeadmm::jobs {
+namespace {
+
+const char kGatewayValidation[] = "[validation]\ndata = \"/d/v.libsvm\"\n";
+
+// Gateway-held validation data select the best model by default; without
+// validation data, or with the devices', the job releases its last model.
+TEST(JobConfigTest, ValidationSelectsTheBestModelOnGatewayDataByDefault) {
+  auto c = ParseJobConfig(testing::JobToml("j", "prox-admm",
+                                           testing::DefaultPrivacyTable(),
+                                           testing::DefaultSamplingTable()) +
+                          kGatewayValidation);
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->validation_held_by, ValidationHolder::kGateway);
+  EXPECT_EQ(c->selection_metric, SelectionMetric::kAccuracy);
+  EXPECT_EQ(c->release, ReleaseChoice::kBest);
+  EXPECT_EQ(c->early_stop_rounds, 0);
+  EXPECT_TRUE(c->selects_on_validation());
+
+  c = ParseJobConfig(testing::JobToml("j", "prox-admm",
+                                      testing::DefaultPrivacyTable(),
+                                      testing::DefaultSamplingTable()));
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->release, ReleaseChoice::kLast);
+  EXPECT_FALSE(c->selects_on_validation());
+
+  c = ParseJobConfig(
+      testing::JobToml("j", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable()) +
+      kGatewayValidation +
+      "held_by = \"devices\"\n");
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->validation_held_by, ValidationHolder::kDevices);
+  EXPECT_EQ(c->release, ReleaseChoice::kLast);
+  EXPECT_FALSE(c->selects_on_validation());
+
+  c = ParseJobConfig(
+      testing::JobToml("j", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable()) +
+      kGatewayValidation +
+      "metric = \"loss\"\nrelease = \"last\"\nearly_stop_rounds = 4\n");
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->selection_metric, SelectionMetric::kLoss);
+  EXPECT_EQ(c->release, ReleaseChoice::kLast);
+  EXPECT_EQ(c->early_stop_rounds, 4);
+}
+
+// Squared-loss jobs select on the objective (their labels are real).
+TEST(JobConfigTest, SquaredLossSelectsOnTheObjective) {
+  std::string toml = testing::JobToml("j", "prox-admm",
+                                      testing::DefaultPrivacyTable(),
+                                      testing::DefaultSamplingTable()) +
+                     kGatewayValidation;
+  toml.replace(toml.find("\"logistic\""), 10, "\"squared\"");
+  auto c = ParseJobConfig(toml);
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->selection_metric, SelectionMetric::kObjective);
+  const std::string error = ErrorOf(toml + "metric = \"accuracy\"\n");
+  EXPECT_NE(error.find("validation.metric"), std::string::npos) << error;
+}
+
+// Selecting on the devices' data (or on none) is refused, the key named.
+TEST(JobConfigTest, SelectionOnDeviceHeldValidationDataIsRefused) {
+  const std::string base =
+      testing::JobToml("j", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable());
+  const std::string devices =
+      base + kGatewayValidation + "held_by = \"devices\"\n";
+  std::string error = ErrorOf(devices + "release = \"best\"\n");
+  EXPECT_NE(error.find("validation.release"), std::string::npos) << error;
+  EXPECT_NE(error.find("devices"), std::string::npos) << error;
+  error = ErrorOf(devices + "early_stop_rounds = 3\n");
+  EXPECT_NE(error.find("validation.early_stop_rounds"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("devices"), std::string::npos) << error;
+  error = ErrorOf(base + "[validation]\nrelease = \"best\"\n");
+  EXPECT_NE(error.find("needs validation.data"), std::string::npos) << error;
+  error = ErrorOf(base + "[validation]\nearly_stop_rounds = 3\n");
+  EXPECT_NE(error.find("needs validation.data"), std::string::npos) << error;
+  error = ErrorOf(base + kGatewayValidation + "early_stop_rounds = -1\n");
+  EXPECT_NE(error.find("validation.early_stop_rounds"), std::string::npos)
+      << error;
+  error = ErrorOf(base + kGatewayValidation + "held_by = \"operator\"\n");
+  EXPECT_NE(error.find("validation.held_by"), std::string::npos) << error;
+  // Without selection, device-held validation data still give metrics.
+  EXPECT_TRUE(ParseJobConfig(devices).ok());
+}
+
+}  // namespace
+}  // namespace edgeadmm::jobs

@@ -1,7 +1,8 @@
 // Crash consistency of the round engine: a child process trains a job and is
 // SIGKILLed at random instants (mid-round, mid-commit) again and again; after
 // every kill the store must satisfy the invariants a power cut must not
-// break, and the job must finish after the last restart.
+// break (every committed model with its validation scores among them), and
+// the job must finish after the last restart.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -43,6 +44,14 @@ std::vector<double> DeltaFor(const std::string& device, int64_t round_id) {
   auto engine = RoundEngine::Open(*db, job_id, accountant);
   if (!engine.ok()) _exit(3);
   RoundEngine& e = **engine;
+  // Every model is scored in its commit (one validation record a = e1).
+  DenseDataset one;
+  one.dim = 3;
+  one.samples = 1;
+  one.features = {1, 0, 0};
+  one.labels = {1};
+  const Validator validator(jobs::Loss::kLogistic, one);
+  e.set_validator(&validator);
   for (;;) {
     if (!e.Advance(NowMs()).ok()) _exit(4);
     if (e.job().state != jobs::JobState::kRunning) _exit(0);
@@ -105,6 +114,11 @@ struct Checker {
     EXPECT_EQ(Int("SELECT count(*) FROM rounds WHERE state = 'committed'"), k);
     EXPECT_EQ(Int("SELECT count(*) FROM ledger WHERE scope = 'central'"), k);
     EXPECT_GE(k, last_iteration) << "a committed round disappeared";
+    // Every committed model has its validation scores: they are written in
+    // the round's transaction, never after it.
+    EXPECT_EQ(Int("SELECT count(*) FROM models WHERE iteration > 0 AND "
+                  "(validation_loss IS NULL OR validation_accuracy IS NULL)"),
+              0);
     last_iteration = k;
     // Ledger: every scope non-decreasing over rounds; central never drops
     // across restarts.
@@ -158,6 +172,7 @@ TEST(CrashConsistencyTest, SigkillLoopKeepsInvariantsAndJobCompletes) {
     const std::string k = key;
     toml.replace(toml.find(k), k.size(), k.substr(0, k.find('=') + 2) + "inf");
   }
+  toml += "[validation]\ndata = \"/gateway/v.libsvm\"\n";
   const int64_t job_id = testing::CreateJobOrDie(t.db(), toml);
   ASSERT_TRUE(jobs::SetJobState(t.db(), job_id, jobs::JobState::kRunning).ok());
 

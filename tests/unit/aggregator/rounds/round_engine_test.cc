@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/store/blob.h"
@@ -590,6 +591,170 @@ TEST_F(RoundEngineTest, ProgressCarriesValidationMetricsOfTheNewModel) {
   EXPECT_DOUBLE_EQ(seen[0].metrics.accuracy, expected.accuracy);
   EXPECT_DOUBLE_EQ(seen[0].metrics.objective, expected.objective);
   EXPECT_NE(seen[0].metrics.loss, std::log(2.0)) << "z must not be zero";
+}
+
+}  // namespace
+}  // namespace edgeadmm::rounds
+
+namespace edgeadmm::rounds {
+namespace {
+
+// Model selection on gateway-held validation data: one validation record
+// a = e1 with label +1, so the loss falls as z[0] grows and the accuracy is
+// 1 once z[0] > 0. Every cohort member uploads (step, 0, 0).
+class ModelSelectionEngineTest : public RoundEngineTest {
+ protected:
+  void StartWithValidation(const std::string& validation) {
+    job_id_ = testing::CreateJobOrDie(
+        t_.db(), testing::JobToml("job", "prox-admm",
+                                  testing::DefaultPrivacyTable(),
+                                  testing::DefaultSamplingTable()) +
+                     "[validation]\ndata = \"/gateway/v.libsvm\"\n" +
+                     validation);
+    ASSERT_TRUE(
+        jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+    OpenWithValidator();
+  }
+
+  void OpenWithValidator() {
+    engine_.reset();
+    auto engine = RoundEngine::Open(t_.db(), job_id_, accountant_);
+    ASSERT_TRUE(engine.ok());
+    engine_ = std::move(engine).value();
+    engine_->set_validator(&validator_);
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+
+  // One committed round in which every cohort member uploads (step, 0, 0).
+  void Round(double step) {
+    ASSERT_TRUE(engine_->round_open());
+    for (const std::string& d : engine_->CohortForTesting()) {
+      Upload u;
+      u.device_id = d;
+      u.job_id = engine_->job().id;
+      u.round_id = engine_->round_id();
+      u.vector = store::EncodeFloats({step, 0.0, 0.0});
+      ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
+    }
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+
+  static DenseDataset OneRecord() {
+    DenseDataset data;
+    data.dim = 3;
+    data.samples = 1;
+    data.features = {1, 0, 0};
+    data.labels = {1};
+    return data;
+  }
+
+  const Validator validator_{jobs::Loss::kLogistic, OneRecord()};
+};
+
+// The best model is the one with the lowest validation loss (iteration 2:
+// z[0] rises for two rounds, then falls); its scores are stored with it, so
+// a restarted engine and the CLI's report find the same model.
+TEST_F(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
+  StartWithValidation("metric = \"loss\"\n");
+  Round(1.0);
+  Round(1.0);
+  Round(-1.0);
+  EXPECT_EQ(engine_->iteration(), 3);
+  ASSERT_TRUE(engine_->selection().has_best());
+  EXPECT_EQ(engine_->selection().best().iteration, 2);
+  const int64_t best_round = engine_->selection().best().round_id;
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models WHERE iteration > 0 "
+                           "AND validation_loss IS NOT NULL AND "
+                           "validation_accuracy IS NOT NULL"),
+            3);
+
+  engine_.reset();
+  t_.Reopen();  // a restart: nothing but the store survives
+  OpenWithValidator();
+  ASSERT_TRUE(engine_->selection().has_best());
+  EXPECT_EQ(engine_->selection().best().iteration, 2);
+  EXPECT_EQ(engine_->selection().best().round_id, best_round);
+  Round(-1.0);
+  EXPECT_EQ(engine_->selection().best().iteration, 2);
+
+  auto status = jobs::LoadJobStatus(t_.db(), "job");
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->last.iteration, 4);
+  EXPECT_EQ(status->best.iteration, 2);
+  EXPECT_EQ(status->best.round_id, best_round);
+  auto released = jobs::LoadReleasedModel(t_.db(), "job");
+  ASSERT_TRUE(released.ok()) << released.error().ToString();
+  EXPECT_EQ(released->selection, jobs::ModelChoice::Kind::kBest);
+  EXPECT_EQ(released->iteration, 2);
+  ASSERT_TRUE(released->scores.validated);
+  const ValidationMetrics best = validator_.Evaluate(released->z);
+  EXPECT_DOUBLE_EQ(released->scores.loss, best.loss);
+  for (int64_t i = 1; i <= 4; ++i) {
+    auto other = jobs::LoadReleasedModel(
+        t_.db(), "job",
+        jobs::ModelChoice::Round(
+            Count(t_.db(), "SELECT round_id FROM models WHERE iteration = " +
+                               std::to_string(i))));
+    ASSERT_TRUE(other.ok());
+    EXPECT_GE(validator_.Evaluate(other->z).loss, best.loss) << i;
+  }
+  // Every exported model carries the job's whole epsilon: all were released.
+  auto last = jobs::LoadReleasedModel(t_.db(), "job", jobs::ModelChoice::Last());
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->iteration, 4);
+  EXPECT_DOUBLE_EQ(released->epsilon, last->epsilon);
+  EXPECT_DOUBLE_EQ(released->epsilon, engine_->central_epsilon());
+}
+
+// early_stop_rounds = 2 with accuracy: 1.0 from iteration 1 on, never
+// strictly better, so the job completes after iteration 3 of 5, with its
+// reason; only the committed rounds are charged.
+TEST_F(ModelSelectionEngineTest, EarlyStopCompletesTheJobAndChargesOnlyWhatRan) {
+  StartWithValidation("early_stop_rounds = 2\n");
+  std::vector<RoundSummary> seen;
+  engine_->set_round_listener(
+      [&](const RoundSummary& s) { seen.push_back(s); });
+  Round(1.0);
+  Round(1.0);
+  ASSERT_EQ(engine_->job().state, jobs::JobState::kRunning);
+  Round(1.0);
+  EXPECT_EQ(engine_->iteration(), 3);
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kCompleted);
+  EXPECT_FALSE(engine_->round_open());
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_TRUE(seen[0].best);
+  EXPECT_FALSE(seen[1].best);
+  EXPECT_TRUE(seen[2].early_stop);
+  EXPECT_EQ(engine_->selection().best().iteration, 1);
+
+  auto job = jobs::LoadJob(t_.db(), job_id_);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kCompleted);
+  EXPECT_NE(job->end_reason.find("early stop"), std::string::npos)
+      << job->end_reason;
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope = "
+                           "'central'"),
+            3);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE state != "
+                           "'committed'"),
+            0);
+  // A restart does not resume it.
+  engine_.reset();
+  t_.Reopen();
+  OpenWithValidator();
+  EXPECT_FALSE(engine_->round_open());
+  EXPECT_EQ(engine_->iteration(), 3);
+}
+
+// Without early stop the same job runs all its rounds (the control).
+TEST_F(ModelSelectionEngineTest, WithoutEarlyStopTheJobRunsAllRounds) {
+  StartWithValidation("");
+  for (int k = 0; k < 5; ++k) Round(1.0);
+  EXPECT_EQ(engine_->iteration(), 5);
+  auto job = jobs::LoadJob(t_.db(), job_id_);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kCompleted);
+  EXPECT_EQ(job->end_reason, "ran all job.rounds");
 }
 
 }  // namespace

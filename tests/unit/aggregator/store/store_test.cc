@@ -46,10 +46,18 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
 }
 
+// Takes a database back to schema version 3 (drops version 4's columns).
+constexpr const char* kDropVersion4 =
+    "ALTER TABLE models DROP COLUMN validation_loss; "
+    "ALTER TABLE models DROP COLUMN validation_objective; "
+    "ALTER TABLE models DROP COLUMN validation_accuracy; "
+    "ALTER TABLE jobs DROP COLUMN end_reason; PRAGMA user_version=3";
+
 // Version 2 labels each ledger row with its conversion; rows written
 // before it were classic.
 TEST(StoreTest, MigrationTwoLabelsOldLedgerRowsClassic) {
   testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion4).ok());
   ASSERT_TRUE(t.db().Exec("ALTER TABLE ledger DROP COLUMN conversion").ok());
   ASSERT_TRUE(t.db()
                   .Exec("ALTER TABLE devices DROP COLUMN lifetime_epsilon; "
@@ -72,6 +80,7 @@ TEST(StoreTest, MigrationTwoLabelsOldLedgerRowsClassic) {
 // without one (NULL: no lifetime limit).
 TEST(StoreTest, MigrationThreeGivesDevicesNoLifetimeBudget) {
   testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion4).ok());
   ASSERT_TRUE(t.db()
                   .Exec("ALTER TABLE devices DROP COLUMN lifetime_epsilon; "
                         "ALTER TABLE devices DROP COLUMN lifetime_delta; "
@@ -84,6 +93,30 @@ TEST(StoreTest, MigrationThreeGivesDevicesNoLifetimeBudget) {
                      "SELECT count(*) FROM devices WHERE "
                      "lifetime_epsilon IS NULL AND lifetime_delta IS "
                      "NULL"),
+            1);
+}
+
+// Version 4 adds validation scores to models and an end reason to jobs;
+// models and jobs written before it keep every value and have neither.
+TEST(StoreTest, MigrationFourKeepsModelsWithoutScores) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion4).ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs VALUES (1, 'j', '', 'completed', 1, "
+                        "1, 1, 0); INSERT INTO models VALUES (1, 3, 4, "
+                        "x'01', x'02')")
+                  .ok());
+  ASSERT_TRUE(MigrateSchema(t.db()).ok());
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM models WHERE iteration = 3 AND "
+                     "round_id = 4 AND z = x'01' AND server_state = x'02' AND "
+                     "validation_loss IS NULL AND validation_objective IS "
+                     "NULL AND validation_accuracy IS NULL"),
+            1);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM jobs WHERE state = 'completed' AND "
+                     "end_reason IS NULL"),
             1);
 }
 

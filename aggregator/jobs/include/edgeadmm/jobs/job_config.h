@@ -36,10 +36,15 @@
 //   q = 0.1
 //   m_min = 5
 //   deadline_seconds = 30
-//   [validation]                   # optional, held by the gateway only
+//   [validation]                   # optional
 //   data = "/var/lib/edgeadmm/a9a.t.xz"
 //   format = "libsvm"              # libsvm | adult-csv (105 features)
 //   normalize = "none"             # none | unit | max (as the devices')
+//   held_by = "gateway"            # gateway (operator data) | devices
+//   metric = "accuracy"            # accuracy | loss | objective
+//   release = "best"               # best (gateway only) | last
+//   early_stop_rounds = 0          # K > 0: stop after K rounds without
+//                                  # improvement (gateway only)
 // clang-format on
 #pragma once
 
@@ -74,6 +79,13 @@ struct DpAdmmConfig {
   bool noise = true;            // false: the non-private linearized baseline
 };
 enum class SamplingScheme { kPoisson, kFixed };
+// Whose data the validation set is (docs/privacy.md, "Model selection"):
+// only operator data held by the gateway may choose among released models.
+enum class ValidationHolder { kGateway, kDevices };
+// What "best" means: higher accuracy, or lower mean loss / objective.
+enum class SelectionMetric { kAccuracy, kLoss, kObjective };
+// The model a job releases by default (`edgeadmm job export`).
+enum class ReleaseChoice { kBest, kLast };
 
 struct JobConfig {
   std::string name;
@@ -119,8 +131,21 @@ struct JobConfig {
   // load their data with the same format and normalization.
   DataFormat validation_format = DataFormat::kLibsvm;
   RowNormalization validation_normalize = RowNormalization::kNone;
+  ValidationHolder validation_held_by = ValidationHolder::kGateway;
+  // Default: accuracy for logistic jobs, objective for squared loss.
+  SelectionMetric selection_metric = SelectionMetric::kAccuracy;
+  // Default: best with gateway-held validation data, else last.
+  ReleaseChoice release = ReleaseChoice::kLast;
+  // > 0: the job completes after this many committed rounds without a
+  // better validation score (gateway-held data only); 0: off.
+  int64_t early_stop_rounds = 0;
 
   bool noise_planned() const { return target_epsilon > 0; }
+  // Validation on operator data may select among the released models.
+  bool selects_on_validation() const {
+    return !validation_data.empty() &&
+           validation_held_by == ValidationHolder::kGateway;
+  }
 };
 
 // Parses and validates a job. On failure INVALID_ARGUMENT with one line
@@ -134,5 +159,7 @@ host::Error ValidateJobConfig(const JobConfig& config);
 // Names used in TOML and logs ("l1", ...); an algorithm's name is its
 // unit's (algorithms::NameOf).
 const char* RegularizerName(RegularizerKind r);
+const char* SelectionMetricName(SelectionMetric m);
+const char* ValidationHolderName(ValidationHolder h);
 
 }  // namespace edgeadmm::jobs

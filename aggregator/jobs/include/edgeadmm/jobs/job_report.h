@@ -6,11 +6,28 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/privacy/epsilon_report.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 
 namespace edgeadmm::jobs {
+
+// A committed model's scores on the job's validation data, as stored.
+struct ModelScores {
+  bool validated = false;  // false: no scores stored for it
+  double loss = 0;
+  double objective = 0;
+  bool has_accuracy = false;
+  double accuracy = 0;
+};
+
+// A committed model by iteration and round.
+struct ModelRef {
+  int64_t iteration = 0;  // 0: none
+  int64_t round_id = 0;
+  ModelScores scores;
+};
 
 struct JobStatus {
   JobRecord job;
@@ -20,6 +37,10 @@ struct JobStatus {
   int64_t last_participants = 0;  // its accepted uploads
   int64_t discarded_rounds = 0;
   int64_t lost_rounds = 0;
+  ModelRef last;  // the newest committed model
+  // The best validated model (iteration 0 if the job does not select on
+  // gateway-held validation data or none is validated yet).
+  ModelRef best;
   // The central ε spent so far (the largest stored), with its mechanism,
   // neighbouring relation, observer, conversion, δ and order.
   privacy::EpsilonReport central;
@@ -44,10 +65,28 @@ struct PrivacyReport {
   std::vector<DeviceCharge> devices;                // enrolled devices
 };
 
+// Which committed model to export.
+struct ModelChoice {
+  enum class Kind { kDefault, kBest, kLast, kRound };
+  Kind kind = Kind::kDefault;  // default: the job's [validation] release
+  int64_t round_id = 0;        // kRound
+  static ModelChoice Last() { return {Kind::kLast, 0}; }
+  static ModelChoice Best() { return {Kind::kBest, 0}; }
+  static ModelChoice Round(int64_t id) { return {Kind::kRound, id}; }
+};
+// "last", "best" or a round id N >= 1; INVALID_ARGUMENT naming the text.
+host::ErrorOr<ModelChoice> ParseModelChoice(std::string_view text);
+const char* ModelChoiceName(ModelChoice::Kind kind);  // "best", "last", ...
+
 struct ReleasedModelRecord {
   JobRecord job;
+  ModelChoice::Kind selection = ModelChoice::Kind::kLast;  // what was chosen
   int64_t iteration = 0;
   int64_t round_id = 0;
+  ModelScores scores;
+  // The central ε spent by the job when exported: every committed model
+  // was released (to the devices), so a model chosen among them afterwards
+  // carries the ε of all of them (docs/privacy.md, "Model selection").
   double epsilon = 0;
   privacy::EpsilonReport central;  // epsilon with its meaning
   std::vector<double> z;
@@ -57,14 +96,20 @@ struct ReleasedModelRecord {
 Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name);
 Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
                                         std::string_view name);
-// The last released model; NOT_FOUND if nothing was released yet.
-Result<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
-                                              std::string_view name);
+// The chosen committed model. NOT_FOUND (with a message) if nothing was
+// released yet, round N has no stored model, or best is asked of a job
+// without validated models; FAILED_PRECONDITION for best on a job whose
+// validation data are not the gateway's.
+host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(
+    store::Database& db, std::string_view name,
+    ModelChoice choice = ModelChoice());
 
 // little-endian float32 coordinates, no header.
 std::vector<uint8_t> ModelToBinary(const ReleasedModelRecord& m);
-// {"job": ..., "iteration": ..., "round": ..., "epsilon": ..., "delta": ...,
-//  "epsilon_meaning": {EpsilonReport::ToJson}, "dimension": p, "z": [...]}
+// {"job": ..., "selection": "best"|"last"|"round", "iteration": ...,
+//  "round": ..., "epsilon": ..., "delta": ..., "epsilon_meaning":
+//  {EpsilonReport::ToJson}, "validation": {...} (if scored), "dimension": p,
+//  "z": [...]}
 // with 17 significant digits.
 std::string ModelToJson(const ReleasedModelRecord& m);
 // A C header for firmware: EDGEADMM_MODEL_DIMENSION and a float array

@@ -32,6 +32,7 @@ struct JobRecord {
   std::string config_text;
   JobState state = JobState::kCreated;
   int64_t n = 0;  // devices enrolled in the job
+  std::string end_reason;  // why a finished job ended ("" otherwise)
 };
 
 // Creates job `config.name` from its TOML text, enrolling every enabled
@@ -48,8 +49,10 @@ Result<JobRecord> FindJob(store::Database& db, std::string_view name);
 Result<JobRecord> LoadJob(store::Database& db, int64_t id);
 // All jobs by id.
 Result<std::vector<JobRecord>> ListJobs(store::Database& db);
-// Sets the state. NOT_FOUND if the job is absent.
-Status SetJobState(store::Database& db, int64_t id, JobState state);
+// Sets the state and the end reason (cleared when empty). NOT_FOUND if the
+// job is absent.
+Status SetJobState(store::Database& db, int64_t id, JobState state,
+                   std::string_view end_reason = {});
 // The ids of the devices enrolled in the job, sorted.
 Result<std::vector<std::string>> JobDevices(store::Database& db, int64_t id);
 

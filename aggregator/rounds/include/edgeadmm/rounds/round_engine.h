@@ -26,6 +26,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/rounds/ledger_book.h"
+#include "edgeadmm/rounds/model_selection.h"
 #include "edgeadmm/rounds/open_round.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
@@ -58,6 +59,8 @@ struct RoundSummary {
   double central_epsilon = 0;
   bool validated = false;  // metrics below are set
   ValidationMetrics metrics;
+  bool best = false;        // the new best validated model (selection on)
+  bool early_stop = false;  // the job completed early after this round
 };
 
 class RoundEngine {
@@ -111,9 +114,15 @@ class RoundEngine {
   // simulator's hooks only; the server never sends it.
   std::vector<std::string> CohortForTesting() const;
 
-  // Adds validation loss/accuracy of each new model to the progress line
-  // (null: none). Must outlive the engine.
+  // Scores each new model before its commit: the scores are stored with
+  // the model (in the same transaction) and shown on the progress line;
+  // with gateway-held data they select the best model and may stop the job
+  // early ([validation] early_stop_rounds). Null: none. Must outlive the
+  // engine.
   void set_validator(const Validator* validator) { validator_ = validator; }
+  // The best validated model so far (selection().has_best() false if none
+  // or the job does not select on validation data).
+  const ModelSelection& selection() const { return *selection_; }
 
   // When true, Submit leaves a round whose whole cohort has uploaded open
   // (round_complete()) and the next Advance closes it, deadline or not. The
@@ -146,7 +155,7 @@ class RoundEngine {
         judge_(job_, device_index_, registry_, store_) {}
 
   Status Load(int64_t job_id);
-  Status SetState(jobs::JobState state);
+  Status SetState(jobs::JobState state, std::string_view reason = {});
   Status OpenNextRound(int64_t now_ms);
   // Takes revoked members without an accepted upload out of `round`;
   // returns how many left.
@@ -176,6 +185,7 @@ class RoundEngine {
   std::unordered_map<std::string, size_t> device_index_;
   // Set by Load (it needs the job's config).
   std::optional<LedgerBook> ledgers_;
+  std::optional<ModelSelection> selection_;  // over job_.config
   UploadJudge judge_;
   ServerModel model_;
   int64_t iteration_ = 0;

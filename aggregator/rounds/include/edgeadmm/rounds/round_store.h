@@ -17,6 +17,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/result.h"
+#include "edgeadmm/rounds/model_selection.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/store/database.h"
@@ -57,7 +58,10 @@ struct RoundCommit {
   std::vector<UploadRowRef> uploads;
   const ServerModel* model = nullptr;
   std::vector<LedgerRowRef> ledger;
+  // The new model's validation scores (null: not validated).
+  const ValidationMetrics* metrics = nullptr;
   bool completes_job = false;  // the job's last round: state 'completed'
+  std::string end_reason;      // with completes_job
 };
 
 class RoundStore {
@@ -69,6 +73,9 @@ class RoundStore {
   Status MarkOpenRoundsLost();
   // The newest model (DATA_LOSS if its blobs are damaged).
   Result<StoredModel> LatestModel();
+  // Calls `model(scored)` for every validated model, by iteration.
+  Status ForEachValidatedModel(
+      const std::function<void(const ScoredModel&)>& model);
   // One more than the largest round id ever used (ids are never reused).
   Result<int64_t> NextRoundId();
   // Calls `row(scope, rdp)` for the newest row of every ledger scope.

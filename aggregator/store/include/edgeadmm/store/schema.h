@@ -8,6 +8,8 @@
 //   uploads(job_id, round_id, device_id, digest, payload)  accepted uploads
 //   models(job_id, iteration, round_id, z, server_state)   released models
 //   ledger(job_id, scope, round_id, epsilon, rdp)          privacy ledgers
+// Later versions: ledger.conversion (2); devices.lifetime_epsilon/_delta (3);
+// models.validation_loss/_objective/_accuracy and jobs.end_reason (4).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -17,7 +19,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than
