@@ -1,6 +1,7 @@
 #include "fleet_harness.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
@@ -50,7 +51,11 @@ FleetSetup PrepareFleet(TempDatabase& t, int devices, size_t records) {
     auto psk = registry.Add(id);
     EXPECT_TRUE(psk.ok());
     if (!psk.ok()) return setup;
-    std::ofstream(setup.psk_dir + "/" + id) << Hex(*psk) << "\n";
+    const std::string key_file = setup.psk_dir + "/" + id;
+    std::ofstream(key_file) << Hex(*psk) << "\n";
+    // As `edgeadmm devices add --psk-dir` writes them: the fleet refuses
+    // key files others can read.
+    EXPECT_EQ(chmod(key_file.c_str(), 0600), 0);
   }
   setup.subset = t.dir() + "/a9a-subset.libsvm";
   EXPECT_EQ(std::system(("xz -dc '" + DataDir() + "/a9a.xz' | head -n " +

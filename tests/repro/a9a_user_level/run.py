@@ -323,7 +323,11 @@ def plots(results, rows, a):
         pts = [r for r in rows if r["run"] == run]
         ax.plot([r["round"] for r in pts],
                 [100 * r["accuracy"] for r in pts], marker=".", label=run)
-    ax.set_xlabel("round")
+    if a.centralized:
+        ax.axhline(100 * a.centralized, ls=":", color="black",
+                   label="centralized numpy LR")
+    ax.axhline(100 * MAJORITY, ls="-.", color="red", label="majority class")
+    ax.set_xlabel("round (each run reports its last model)")
     ax.set_ylabel("a9a.t accuracy (%)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)

@@ -425,7 +425,9 @@ def write_outputs(a, results, curves, privacy):
         "config": {k: v for k, v in vars(a).items()},
         "results": results,
         "privacy": {f"{e:g}:{d:g}": p for (e, d), p in privacy.items()}})
-    plot(a, curves)
+    majority = [r["accuracy"] for r in results
+                if r.get("method") == "majority-class"]
+    plot(a, curves, float(np.mean(majority)) if majority else None)
     write_table(a.out, results)
     print(f"report in {os.path.abspath(a.out)}", flush=True)
 
@@ -470,7 +472,10 @@ def write_table(out, results):
         f.write("\n".join(lines) + "\n")
 
 
-def plot(a, curves):
+def plot(a, curves, majority):
+    """One figure per regularizer and metric; the accuracy figures draw the
+    test sets' majority class (the non-private methods are curves of their
+    own), and every curve ends at the iteration whose model is reported."""
     for reg in a.regularizers:
         for metric, label in (("accuracy", "test accuracy"),
                               ("empirical_loss", "empirical loss (sum over "
@@ -497,6 +502,9 @@ def plot(a, curves):
             fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
             for key, x, y in lines:
                 ax.plot(x, y, label=key, linewidth=1)
+            if metric == "accuracy" and majority is not None:
+                ax.axhline(majority, ls="-.", color="red",
+                           label="majority class")
             ax.set_xlabel("iteration")
             ax.set_ylabel(label)
             if metric == "empirical_loss":
