@@ -30,6 +30,8 @@ class CoapServerProcess {
   // True once the server runs and its DTLS port accepts datagrams.
   bool running() const { return pid_ > 0; }
   uint16_t dtls_port() const { return static_cast<uint16_t>(port_ + 1); }
+  // The same server's plain CoAP (UDP, no DTLS) port.
+  uint16_t udp_port() const { return port_; }
   const std::string& log_path() const { return log_path_; }
 
  private:
