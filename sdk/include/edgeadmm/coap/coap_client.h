@@ -1,0 +1,107 @@
+// CoapClient: the SDK's own CoAP client (RFC 7252 messaging, RFC 7959
+// block-wise transfers, RFC 7641 Observe) as a Transport over a
+// DatagramLink, for boards without libcoap (issue 12). No heap: the caller
+// gives the buffers; one request and one observation at a time.
+//
+//   - Confirmable requests, retransmitted after ack_timeout_ms x a random
+//     factor in [1, 1.5), doubled each time, at most max_retransmit times
+//     (RFC 7252 section 4.2); then DEADLINE_EXCEEDED. A Reset -> UNAVAILABLE.
+//   - Piggybacked and separate responses (an empty ACK, then the response
+//     as its own CON, which is acknowledged; duplicates are acknowledged
+//     again and dropped).
+//   - Block1 uploads of payloads longer than one block and Block2 downloads
+//     of longer responses, one confirmable request per block.
+//   - Observe: notifications (CON ones acknowledged) replace the last one;
+//     a notification larger than one block is reported with an empty body
+//     (the owner fetches the resource); StopObserve forgets the token and
+//     later notifications are answered with a Reset (RFC 7641 3.6).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/coap/coap_message.h"
+#include "edgeadmm/coap/datagram_link.h"
+#include "edgeadmm/transport.h"
+
+namespace edgeadmm::coap {
+
+struct CoapClientConfig {
+  DatagramLink* link = nullptr;
+  // Monotonic milliseconds.
+  uint64_t (*now_ms)() = nullptr;
+  // One datagram each: what is sent and what is received (at least the
+  // block size + 64 bytes of header and options).
+  ByteSpan tx_buffer;
+  ByteSpan rx_buffer;
+  uint32_t ack_timeout_ms = 2000;  // ACK_TIMEOUT
+  uint8_t max_retransmit = 4;      // MAX_RETRANSMIT
+  uint8_t block_szx = 6;           // 1024-byte blocks
+  // Seeds message ids, tokens and the retransmission jitter (not secret).
+  uint32_t seed = 1;
+};
+
+class CoapClient final : public Transport {
+ public:
+  explicit CoapClient(const CoapClientConfig& config);
+
+  Status StartRequest(const TransportRequest& request,
+                      ByteSpan response_buffer) override;
+  bool TakeResult(TransportResult& result) override;
+  void Cancel() override;
+  Status StartObserve(const char* path, ByteSpan notification_buffer) override;
+  bool TakeNotification(TransportResult& result) override;
+  void StopObserve() override;
+  StatusWithSize Poll(uint32_t timeout_ms) override;
+
+  // Datagrams sent again after a timeout (diagnostics, tests).
+  uint32_t retransmissions() const { return retransmissions_; }
+
+ private:
+  struct Exchange {
+    bool active = false;
+    bool ready = false;
+    bool observe = false;
+    TransportResult result;
+    const char* path = nullptr;
+    CoapMethod method = CoapMethod::kGet;
+    uint16_t content_format = 0;
+    ConstByteSpan payload;
+    ByteSpan buffer;
+    uint32_t block1 = 0;  // block of the payload being sent
+    uint32_t block2 = 0;  // block of the response asked for
+    size_t received = 0;
+    // The confirmable message in flight.
+    uint16_t mid = 0;
+    uint8_t token[4] = {};
+    bool awaiting_ack = false;
+    uint8_t retransmits = 0;
+    uint32_t timeout_ms = 0;
+    uint64_t deadline_ms = 0;  // next retransmission, or the response's
+  };
+
+  Status SendNew(Exchange& e);
+  Status Transmit(const Exchange& e);
+  void Finish(Exchange& e, Status status);
+  void HandleDatagram(size_t size);
+  void HandleResponse(Exchange& e, const MessageView& m);
+  void CheckTimers(uint64_t now);
+  void SendEmpty(MessageType type, uint16_t mid);
+  bool SeenBefore(uint16_t mid);
+  uint32_t Random();
+  uint64_t NextDeadline() const;
+
+  CoapClientConfig config_;
+  Exchange request_;
+  Exchange observe_;
+  uint16_t next_mid_ = 0;
+  uint32_t next_token_ = 0;
+  uint32_t rng_ = 0;
+  // Message ids of confirmable responses already handled (deduplication).
+  uint16_t seen_[8] = {};
+  size_t seen_count_ = 0;
+  size_t seen_next_ = 0;
+  uint32_t retransmissions_ = 0;
+};
+
+}  // namespace edgeadmm::coap

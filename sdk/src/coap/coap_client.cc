@@ -1,0 +1,342 @@
+#include "edgeadmm/coap/coap_client.h"
+
+#include <cstring>
+#include <initializer_list>
+
+namespace edgeadmm::coap {
+namespace {
+
+constexpr uint8_t kContinue = (2 << 5) | 31;  // 2.31
+
+bool IsResponseCode(uint8_t code) { return (code >> 5) >= 2; }
+
+ConstByteSpan View(const uint8_t* bytes, size_t size) {
+  return ConstByteSpan(reinterpret_cast<const std::byte*>(bytes), size);
+}
+
+}  // namespace
+
+CoapClient::CoapClient(const CoapClientConfig& config) : config_(config) {
+  rng_ = config.seed != 0 ? config.seed : 1;
+  next_mid_ = static_cast<uint16_t>(Random());
+  next_token_ = Random();
+}
+
+uint32_t CoapClient::Random() {  // xorshift32: jitter and ids, not secrets
+  rng_ ^= rng_ << 13;
+  rng_ ^= rng_ >> 17;
+  rng_ ^= rng_ << 5;
+  return rng_;
+}
+
+Status CoapClient::StartRequest(const TransportRequest& request,
+                                ByteSpan response_buffer) {
+  if (request_.active) return Status::FailedPrecondition();
+  if (request.path == nullptr) return Status::InvalidArgument();
+  request_ = Exchange{};
+  request_.active = true;
+  request_.path = request.path;
+  request_.method = request.method;
+  request_.content_format = request.content_format;
+  request_.payload = request.payload;
+  request_.buffer = response_buffer;
+  const Status sent = SendNew(request_);
+  if (!sent.ok()) request_ = Exchange{};
+  return sent;
+}
+
+bool CoapClient::TakeResult(TransportResult& result) {
+  CheckTimers(config_.now_ms());
+  if (!request_.ready) return false;
+  result = request_.result;
+  request_ = Exchange{};
+  return true;
+}
+
+void CoapClient::Cancel() { request_ = Exchange{}; }
+
+Status CoapClient::StartObserve(const char* path,
+                                ByteSpan notification_buffer) {
+  if (observe_.active) return Status::FailedPrecondition();
+  if (path == nullptr) return Status::InvalidArgument();
+  observe_ = Exchange{};
+  observe_.active = true;
+  observe_.observe = true;
+  observe_.path = path;
+  observe_.buffer = notification_buffer;
+  const Status sent = SendNew(observe_);
+  if (!sent.ok()) observe_ = Exchange{};
+  return sent;
+}
+
+bool CoapClient::TakeNotification(TransportResult& result) {
+  CheckTimers(config_.now_ms());
+  if (!observe_.ready) return false;
+  result = observe_.result;
+  observe_.ready = false;
+  if (!observe_.active) observe_ = Exchange{};
+  return true;
+}
+
+void CoapClient::StopObserve() { observe_ = Exchange{}; }
+
+// A new confirmable message of exchange `e` (its next block, or its first).
+Status CoapClient::SendNew(Exchange& e) {
+  e.mid = next_mid_++;
+  const uint32_t token = next_token_++;
+  for (int i = 0; i < 4; ++i)
+    e.token[i] = static_cast<uint8_t>(token >> (8 * i));
+  e.awaiting_ack = true;
+  e.retransmits = 0;
+  // ACK_TIMEOUT x a random factor in [1, ACK_RANDOM_FACTOR = 1.5).
+  e.timeout_ms =
+      config_.ack_timeout_ms + Random() % (config_.ack_timeout_ms / 2 + 1);
+  e.deadline_ms = config_.now_ms() + e.timeout_ms;
+  return Transmit(e);
+}
+
+Status CoapClient::Transmit(const Exchange& e) {
+  const size_t block_size = size_t{1} << (config_.block_szx + 4);
+  MessageWriter w(config_.tx_buffer);
+  w.Begin(MessageType::kConfirmable, static_cast<uint8_t>(e.method), e.mid,
+          View(e.token, sizeof(e.token)));
+  if (e.observe) w.AddUintOption(kOptionObserve, 0);
+  for (const char* segment = e.path; *segment != '\0';) {
+    const char* end = std::strchr(segment, '/');
+    const size_t length = end != nullptr ? static_cast<size_t>(end - segment)
+                                         : std::strlen(segment);
+    w.AddOption(kOptionUriPath,
+                View(reinterpret_cast<const uint8_t*>(segment), length));
+    segment += length + (end != nullptr ? 1 : 0);
+  }
+  const bool blockwise = e.payload.size() > block_size;
+  if (!e.payload.empty())
+    w.AddUintOption(kOptionContentFormat, e.content_format);
+  if (e.block2 != 0) {
+    w.AddUintOption(kOptionBlock2,
+                    EncodeBlock({e.block2, false, config_.block_szx}));
+  }
+  ConstByteSpan chunk = e.payload;
+  if (blockwise) {
+    const size_t offset = size_t{e.block1} * block_size;
+    const size_t left = e.payload.size() - offset;
+    chunk = e.payload.subspan(offset, left < block_size ? left : block_size);
+    const bool more = offset + chunk.size() < e.payload.size();
+    w.AddUintOption(kOptionBlock1,
+                    EncodeBlock({e.block1, more, config_.block_szx}));
+    if (e.block1 == 0) {
+      w.AddUintOption(kOptionSize1, static_cast<uint32_t>(e.payload.size()));
+    }
+  }
+  w.SetPayload(chunk);
+  const StatusWithSize n = w.Finish();
+  if (!n.ok()) return n.status();
+  return config_.link->Send(config_.tx_buffer.first(n.size()));
+}
+
+void CoapClient::Finish(Exchange& e, Status status) {
+  e.result.status = status;
+  e.ready = true;
+  e.active = false;
+  e.awaiting_ack = false;
+}
+
+void CoapClient::SendEmpty(MessageType type, uint16_t mid) {
+  MessageWriter w(config_.tx_buffer);
+  w.Begin(type, 0, mid, {});
+  const StatusWithSize n = w.Finish();
+  if (n.ok()) (void)config_.link->Send(config_.tx_buffer.first(n.size()));
+}
+
+bool CoapClient::SeenBefore(uint16_t mid) {
+  for (size_t i = 0; i < seen_count_; ++i) {
+    if (seen_[i] == mid) return true;
+  }
+  seen_[seen_next_] = mid;
+  seen_next_ = (seen_next_ + 1) % (sizeof(seen_) / sizeof(seen_[0]));
+  if (seen_count_ < sizeof(seen_) / sizeof(seen_[0])) ++seen_count_;
+  return false;
+}
+
+void CoapClient::HandleDatagram(size_t size) {
+  MessageView m;
+  if (!ParseMessage(config_.rx_buffer.first(size), m).ok()) return;
+  Exchange* slots[] = {&request_, &observe_};
+  const bool same_token_size = m.token.size() == 4;
+  auto by_token = [&]() -> Exchange* {
+    for (Exchange* e : slots) {
+      if ((e->active || e->observe) && e->path != nullptr && same_token_size &&
+          std::memcmp(m.token.data(), e->token, 4) == 0) {
+        return e;
+      }
+    }
+    return nullptr;
+  };
+  if (m.type == MessageType::kAcknowledgement ||
+      m.type == MessageType::kReset) {
+    for (Exchange* e : slots) {
+      if (!e->active || !e->awaiting_ack || m.message_id != e->mid) continue;
+      if (m.type == MessageType::kReset) {
+        Finish(*e, Status::Unavailable());
+        return;
+      }
+      e->awaiting_ack = false;
+      if (m.code == 0) {
+        // Empty ACK: the response comes separately, within the time the
+        // server may take to send it confirmably (MAX_TRANSMIT_WAIT).
+        e->deadline_ms =
+            config_.now_ms() + uint64_t{config_.ack_timeout_ms} * 3 / 2 *
+                                   ((2u << config_.max_retransmit) - 1);
+        return;
+      }
+      if (by_token() == e) HandleResponse(*e, m);
+      return;
+    }
+    return;
+  }
+  if (!IsResponseCode(m.code)) {  // a request to us: nobody serves here
+    if (m.type == MessageType::kConfirmable)
+      SendEmpty(MessageType::kReset, m.message_id);
+    return;
+  }
+  const bool confirmable = m.type == MessageType::kConfirmable;
+  if (confirmable && SeenBefore(m.message_id)) {  // a duplicate
+    SendEmpty(MessageType::kAcknowledgement, m.message_id);
+    return;
+  }
+  Exchange* e = by_token();
+  if (e == nullptr || !e->active) {
+    SendEmpty(MessageType::kReset, m.message_id);  // unknown or stopped
+    return;
+  }
+  if (confirmable) SendEmpty(MessageType::kAcknowledgement, m.message_id);
+  e->awaiting_ack = false;
+  HandleResponse(*e, m);
+}
+
+void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
+  const size_t block_size = size_t{1} << (config_.block_szx + 4);
+  uint32_t value = 0;
+  BlockValue block;
+  if (!e.observe && m.code == kContinue && e.payload.size() > block_size &&
+      FindUintOption(m, kOptionBlock1, value).ok() &&
+      DecodeBlock(value, block).ok() && block.num == e.block1) {
+    ++e.block1;
+    if (size_t{e.block1} * block_size < e.payload.size()) {
+      const Status sent = SendNew(e);
+      if (!sent.ok()) Finish(e, sent);
+      return;
+    }
+  }
+  TransportResult& r = e.result;
+  r = TransportResult{};
+  r.code = m.code;
+  r.content_format = FindUintOption(m, kOptionContentFormat, value).ok()
+                         ? static_cast<uint16_t>(value)
+                         : TransportResult::kNoContentFormat;
+  size_t offset = 0;
+  bool more = false;
+  if (FindUintOption(m, kOptionBlock2, value).ok() &&
+      DecodeBlock(value, block).ok()) {
+    offset = block.offset();
+    more = block.more;
+    if (e.observe && (more || offset != 0)) {
+      // A notification larger than one block: reported without its body.
+      e.received = 0;
+      e.ready = true;
+      if (FindUintOption(m, kOptionObserve, value) != Status::Ok()) {
+        e.active = false;
+      }
+      return;
+    }
+    if (offset != e.received) return;  // not the block asked for: ignore
+  } else if (!e.observe) {
+    offset = 0;
+  }
+  if (e.observe) offset = 0;
+  if (m.payload.size() > e.buffer.size() ||
+      offset > e.buffer.size() - m.payload.size()) {
+    Finish(e, Status::ResourceExhausted());
+    return;
+  }
+  if (!m.payload.empty()) {
+    std::memcpy(e.buffer.data() + offset, m.payload.data(), m.payload.size());
+  }
+  e.received = offset + m.payload.size();
+  if (more && !e.observe) {
+    e.block2 = block.num + 1;
+    const Status sent = SendNew(e);
+    if (!sent.ok()) Finish(e, sent);
+    return;
+  }
+  r.payload_size = e.received;
+  if (e.observe) {
+    r.status = Status::Ok();
+    e.ready = true;
+    e.received = 0;
+    e.deadline_ms = 0;  // notifications come when they come
+    if (FindUintOption(m, kOptionObserve, value) != Status::Ok()) {
+      e.active = false;  // no Observe option: the observation ended
+    }
+    return;
+  }
+  Finish(e, Status::Ok());
+}
+
+void CoapClient::CheckTimers(uint64_t now) {
+  for (Exchange* e : {&request_, &observe_}) {
+    if (!e->active || e->deadline_ms == 0 || now < e->deadline_ms) continue;
+    if (!e->awaiting_ack) {  // no separate response in time
+      Finish(*e, Status::DeadlineExceeded());
+      continue;
+    }
+    if (e->retransmits >= config_.max_retransmit) {
+      Finish(*e, Status::DeadlineExceeded());
+      continue;
+    }
+    ++e->retransmits;
+    ++retransmissions_;
+    e->timeout_ms *= 2;
+    e->deadline_ms = now + e->timeout_ms;
+    const Status sent = Transmit(*e);
+    if (!sent.ok()) Finish(*e, sent);
+  }
+}
+
+uint64_t CoapClient::NextDeadline() const {
+  uint64_t next = 0;
+  for (const Exchange* e : {&request_, &observe_}) {
+    if (e->active && e->deadline_ms != 0 &&
+        (next == 0 || e->deadline_ms < next)) {
+      next = e->deadline_ms;
+    }
+  }
+  return next;
+}
+
+StatusWithSize CoapClient::Poll(uint32_t timeout_ms) {
+  const uint64_t start = config_.now_ms();
+  uint32_t wait = timeout_ms;
+  const uint64_t next = NextDeadline();
+  if (next != 0) {
+    const uint64_t until = next > start ? next - start : 0;
+    if (until < wait) wait = static_cast<uint32_t>(until);
+  }
+  if (wait > 0) config_.link->Wait(wait);
+  for (;;) {
+    const StatusWithSize got = config_.link->Receive(config_.rx_buffer);
+    if (!got.ok()) {  // e.g. ICMP unreachable: what is in flight fails
+      for (Exchange* e : {&request_, &observe_}) {
+        if (e->active) Finish(*e, Status::Unavailable());
+      }
+      break;
+    }
+    if (got.size() == 0) break;
+    HandleDatagram(got.size());
+  }
+  const uint64_t now = config_.now_ms();
+  CheckTimers(now);
+  return StatusWithSize(static_cast<size_t>(now - start));
+}
+
+}  // namespace edgeadmm::coap

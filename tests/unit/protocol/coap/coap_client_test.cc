@@ -1,0 +1,188 @@
+// The SDK's CoAP client against a scripted peer (an in-memory link and a
+// fake clock): the RFC 7252 retransmission schedule, separate responses,
+// duplicates, resets. Also runs on the MCU.
+#include "edgeadmm/coap/coap_client.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace edgeadmm::coap {
+namespace {
+
+uint64_t g_now = 1000;
+uint64_t Now() { return g_now; }
+
+// Records what the client sends; hands it scripted datagrams.
+class ScriptedLink final : public DatagramLink {
+ public:
+  Status Send(ConstByteSpan d) override {
+    if (sent_count < kMax) {
+      std::memcpy(sent[sent_count], d.data(), d.size());
+      sent_size[sent_count] = d.size();
+      sent_at[sent_count] = g_now;
+    }
+    ++sent_count;
+    return Status::Ok();
+  }
+  StatusWithSize Receive(ByteSpan buffer) override {
+    if (inbox_size == 0) return StatusWithSize(0);
+    std::memcpy(buffer.data(), inbox, inbox_size);
+    const size_t n = inbox_size;
+    inbox_size = 0;
+    return StatusWithSize(n);
+  }
+  void Wait(uint32_t timeout_ms) override {
+    if (inbox_size == 0) g_now += timeout_ms;  // time passes while waiting
+  }
+  // The last message the client sent.
+  MessageView Last() const {
+    MessageView m;
+    EXPECT_TRUE(ParseMessage(ConstByteSpan(reinterpret_cast<const std::byte*>(
+                                               sent[(sent_count - 1) % kMax]),
+                                           sent_size[(sent_count - 1) % kMax]),
+                             m)
+                    .ok());
+    return m;
+  }
+  void Deliver(MessageType type, uint8_t code, uint16_t mid,
+               ConstByteSpan token, const char* payload = "") {
+    MessageWriter w(
+        ByteSpan(reinterpret_cast<std::byte*>(inbox), sizeof(inbox)));
+    w.Begin(type, code, mid, token);
+    w.SetPayload(ConstByteSpan(reinterpret_cast<const std::byte*>(payload),
+                               std::strlen(payload)));
+    const StatusWithSize n = w.Finish();
+    ASSERT_TRUE(n.ok());
+    inbox_size = n.size();
+  }
+
+  static constexpr size_t kMax = 8;
+  uint8_t sent[kMax][256];
+  size_t sent_size[kMax] = {};
+  uint64_t sent_at[kMax] = {};
+  size_t sent_count = 0;
+  uint8_t inbox[256];
+  size_t inbox_size = 0;
+};
+
+class CoapClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_now = 1000;
+    CoapClientConfig c;
+    c.link = &link_;
+    c.now_ms = &Now;
+    c.tx_buffer = ByteSpan(tx_, sizeof(tx_));
+    c.rx_buffer = ByteSpan(rx_, sizeof(rx_));
+    c.ack_timeout_ms = 2000;
+    c.max_retransmit = 4;
+    client_ = new (storage_) CoapClient(c);
+    TransportRequest request;
+    request.path = "v1/task";
+    ASSERT_TRUE(
+        client_->StartRequest(request, ByteSpan(body_, sizeof(body_))).ok());
+  }
+  // Polls until the request's result is ready or `limit_ms` of fake time.
+  bool Result(TransportResult& r, uint64_t limit_ms = 200000) {
+    const uint64_t end = g_now + limit_ms;
+    while (g_now < end) {
+      if (client_->TakeResult(r)) return true;
+      EXPECT_TRUE(client_->Poll(100).ok());
+    }
+    return client_->TakeResult(r);
+  }
+
+  ScriptedLink link_;
+  std::byte tx_[256];
+  std::byte rx_[256];
+  std::byte body_[64];
+  alignas(CoapClient) unsigned char storage_[sizeof(CoapClient)];
+  CoapClient* client_ = nullptr;
+};
+
+TEST_F(CoapClientTest, RetransmitsWithBackOffThenGivesUp) {
+  TransportResult r;
+  ASSERT_TRUE(Result(r));
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  // One send and MAX_RETRANSMIT = 4 resends of the same message id; the
+  // gaps start in [ACK_TIMEOUT, 1.5 ACK_TIMEOUT) and double.
+  ASSERT_EQ(link_.sent_count, 5u);
+  const uint64_t first = link_.sent_at[1] - link_.sent_at[0];
+  EXPECT_GE(first, 2000u);
+  EXPECT_LT(first, 3000u + 100u);  // + one poll slice
+  for (size_t i = 2; i < 5; ++i) {
+    const uint64_t gap = link_.sent_at[i] - link_.sent_at[i - 1];
+    const uint64_t expected = first << (i - 1);
+    EXPECT_GE(gap + 100, expected) << i;
+    EXPECT_LE(gap, expected + 100) << i;
+  }
+  MessageView a, b;
+  ASSERT_TRUE(ParseMessage(ConstByteSpan(reinterpret_cast<const std::byte*>(
+                                             link_.sent[0]),
+                                         link_.sent_size[0]),
+                           a)
+                  .ok());
+  ASSERT_TRUE(ParseMessage(ConstByteSpan(reinterpret_cast<const std::byte*>(
+                                             link_.sent[4]),
+                                         link_.sent_size[4]),
+                           b)
+                  .ok());
+  EXPECT_EQ(a.message_id, b.message_id);
+  EXPECT_EQ(client_->retransmissions(), 4u);
+}
+
+TEST_F(CoapClientTest, SeparateResponseIsAcknowledgedOnceAndDuplicatesAgain) {
+  const MessageView request = link_.Last();
+  uint8_t token[4];
+  std::memcpy(token, request.token.data(), 4);
+  const ConstByteSpan t(reinterpret_cast<const std::byte*>(token), 4);
+  // Empty ACK: no more retransmissions, the response comes separately.
+  link_.Deliver(MessageType::kAcknowledgement, 0, request.message_id, {});
+  ASSERT_TRUE(client_->Poll(0).ok());
+  g_now += 10000;  // past every retransmission time
+  ASSERT_TRUE(client_->Poll(0).ok());
+  EXPECT_EQ(link_.sent_count, 1u);
+  // The response as a CON: acknowledged with its message id.
+  link_.Deliver(MessageType::kConfirmable, (2 << 5) | 5, 0x4242, t, "hello");
+  TransportResult r;
+  ASSERT_TRUE(client_->Poll(0).ok());
+  ASSERT_TRUE(client_->TakeResult(r));
+  EXPECT_TRUE(r.status.ok());
+  EXPECT_EQ(r.payload_size, 5u);
+  EXPECT_EQ(std::memcmp(body_, "hello", 5), 0);
+  MessageView ack = link_.Last();
+  EXPECT_EQ(ack.type, MessageType::kAcknowledgement);
+  EXPECT_EQ(ack.message_id, 0x4242);
+  // Its duplicate (our ACK was lost): acknowledged again, not delivered.
+  link_.Deliver(MessageType::kConfirmable, (2 << 5) | 5, 0x4242, t, "hello");
+  ASSERT_TRUE(client_->Poll(0).ok());
+  EXPECT_EQ(link_.sent_count, 3u);
+  ack = link_.Last();
+  EXPECT_EQ(ack.type, MessageType::kAcknowledgement);
+  EXPECT_EQ(ack.message_id, 0x4242);
+  EXPECT_FALSE(client_->TakeResult(r));
+}
+
+TEST_F(CoapClientTest, ResetFailsTheExchange) {
+  link_.Deliver(MessageType::kReset, 0, link_.Last().message_id, {});
+  TransportResult r;
+  ASSERT_TRUE(client_->Poll(0).ok());
+  ASSERT_TRUE(client_->TakeResult(r));
+  EXPECT_EQ(r.status, Status::Unavailable());
+}
+
+TEST_F(CoapClientTest, UnknownResponsesAreReset) {
+  const uint8_t other[4] = {9, 9, 9, 9};
+  link_.Deliver(MessageType::kConfirmable, (2 << 5) | 5, 0x0101,
+                ConstByteSpan(reinterpret_cast<const std::byte*>(other), 4));
+  ASSERT_TRUE(client_->Poll(0).ok());
+  const MessageView rst = link_.Last();
+  EXPECT_EQ(rst.type, MessageType::kReset);
+  EXPECT_EQ(rst.message_id, 0x0101);
+  TransportResult r;
+  EXPECT_FALSE(client_->TakeResult(r));
+}
+
+}  // namespace
+}  // namespace edgeadmm::coap
