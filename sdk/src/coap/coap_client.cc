@@ -325,9 +325,9 @@ StatusWithSize CoapClient::Poll(uint32_t timeout_ms) {
   if (wait > 0) config_.link->Wait(wait);
   for (;;) {
     const StatusWithSize got = config_.link->Receive(config_.rx_buffer);
-    if (!got.ok()) {  // e.g. ICMP unreachable: what is in flight fails
-      for (Exchange* e : {&request_, &observe_}) {
-        if (e->active) Finish(*e, Status::Unavailable());
+    if (!got.ok()) {  // e.g. ICMP unreachable, a failed DTLS handshake:
+      for (Exchange* e : {&request_, &observe_}) {  // what is in flight fails
+        if (e->active) Finish(*e, got.status());
       }
       break;
     }
