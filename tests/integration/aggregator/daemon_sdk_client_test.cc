@@ -4,15 +4,20 @@
 // without libcoap runs (issue 12), here on the host.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "daemon_process.h"
 #include "edgeadmm/coap/coap_client.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/device_client.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/dtls/dtls_psk_link.h"
+#include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/posix/udp_datagram_link.h"
@@ -125,6 +130,108 @@ TEST_F(DaemonSdkClientTest, WrongKeyFailsTheHandshake) {
   const TransportResult r = device.Get(wire::kStatusPath);
   EXPECT_EQ(r.status, Status::Unauthenticated()) << r.status.str();
   EXPECT_FALSE(device.secure->established());
+}
+
+// A whole job on the SDK stack: three DeviceClients, each over its own
+// CoapClient + DtlsPskLink session, train five rounds of prox-admm (p = 3)
+// with the daemon; every upload is accepted exactly once.
+constexpr size_t kDim = 3;
+constexpr size_t kSamples = 4;
+
+struct SdkDevice {
+  explicit SdkDevice(unsigned port, const std::string& device_id,
+                     const std::vector<uint8_t>& psk)
+      : id(device_id),
+        key(psk),
+        stack(port, id.c_str(), key),
+        storage(ByteSpan(storage_bytes, sizeof(storage_bytes))) {}
+  std::string id;
+  std::vector<uint8_t> key;  // the stack keeps a view of it
+  SdkStack stack;
+  alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+      AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim)];
+  alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDim)];
+  alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDim)];
+  alignas(16) std::byte
+      storage_bytes[MemoryStorage::kMaxKeys * DeviceClient::RecordBytes(kDim)];
+  MemoryStorage storage;
+  LocalTrainer trainer;
+  DeviceClient client;
+};
+
+TEST(DaemonSdkJobTest, ThreeDevicesTrainAJobOverTheSdkStack) {
+  testing::TempDatabase t;
+  const std::vector<std::string> ids = testing::EnrollDevices(t.db(), 3);
+  const int64_t job = testing::StartEveryoneJob(t.db(), "sdk-job",
+                                                testing::DefaultPrivacyTable());
+  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH,
+                                testing::DaemonArgs(t.dir(), t.path()));
+  ASSERT_TRUE(daemon.started());
+  // Four logistic records in 3 features, labels ±1 (every device the same).
+  const std::vector<Real> features = {1.0, 0.5,  -0.2, -0.3, 1.0, 0.4,
+                                      0.8, -1.0, 0.1,  -0.6, 0.2, 1.0};
+  const std::vector<Real> labels = {1, -1, 1, -1};
+  auto data = DatasetView::Create(
+      Span<const Real>(features.data(), features.size()),
+      Span<const Real>(labels.data(), labels.size()), kSamples, kDim);
+  ASSERT_TRUE(data.ok());
+  registry::DeviceRegistry reg(t.db());
+  std::vector<std::unique_ptr<SdkDevice>> devices;
+  for (const std::string& id : ids) {
+    auto key = reg.LookupPsk(id);
+    ASSERT_TRUE(key.ok());
+    devices.push_back(std::make_unique<SdkDevice>(daemon.port(), id, *key));
+    SdkDevice& d = *devices.back();
+    DeviceClientConfig c;
+    c.device_id = d.id.c_str();
+    c.transport = d.stack.client.get();
+    c.storage = &d.storage;
+    c.entropy = &d.stack.entropy;
+    c.data = *data;
+    c.trainer = &d.trainer;
+    c.trainer_workspace = ByteSpan(d.trainer_bytes, sizeof(d.trainer_bytes));
+    c.compute_scratch = ByteSpan(d.scratch, sizeof(d.scratch));
+    c.epsilon_budget = 1e6;
+    c.task_refresh_ms = 2000;
+    ASSERT_EQ(
+        d.client.Init(c, ByteSpan(d.client_bytes, sizeof(d.client_bytes))),
+        Status::Ok());
+  }
+  // Until every device has its five uploads accepted (bounded: 60 s).
+  auto accepted = [&] {
+    uint32_t n = 0;
+    for (auto& d : devices) n += d->client.counters().uploads_accepted;
+    return n;
+  };
+  const uint64_t start = NowMs();
+  while (accepted() < 15 && NowMs() - start < 60000) {
+    for (auto& d : devices) {
+      d->client.Poll(NowMs()).IgnoreError();
+      d->stack.client->Poll(0).status().IgnoreError();
+    }
+    devices[0]->stack.udp.Wait(10);
+  }
+  for (auto& d : devices) {
+    const DeviceClientCounters& c = d->client.counters();
+    EXPECT_EQ(c.uploads_accepted, 5u) << d->id;
+    std::printf(
+        "%s: steps %u, uploads accepted %u, duplicate %u, transport "
+        "errors %u, CoAP retransmissions %u\n",
+        d->id.c_str(), c.steps_computed, c.uploads_accepted,
+        c.uploads_duplicate, c.transport_errors,
+        d->stack.client->retransmissions());
+  }
+  EXPECT_EQ(daemon.Terminate(), 0);
+  t.Reopen();
+  // The store: one accepted upload per (device, round), five rounds.
+  auto rows = t.db().Prepare(
+      "SELECT COUNT(*), COUNT(DISTINCT device_id || '/' || round_id) FROM "
+      "uploads WHERE job_id = ?");
+  ASSERT_TRUE(rows.ok());
+  rows->Bind(1, job);
+  ASSERT_TRUE(rows->StepRow().ok());
+  EXPECT_EQ(rows->ColumnInt(0), 15);
+  EXPECT_EQ(rows->ColumnInt(1), 15);
 }
 
 }  // namespace
