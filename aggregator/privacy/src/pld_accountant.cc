@@ -24,26 +24,27 @@ host::Error PldAccountant::Compose(double q, double nu, uint64_t count) {
   }
   counts_[{q, nu}] += count;
   compositions_ += count;
-  composed_[0].reset();
-  composed_[1].reset();
+  composed_[0].clear();
+  composed_[1].clear();
   return host::Error::Ok();
 }
 
 host::ErrorOr<const PrivacyLossDistribution*> PldAccountant::Composed(
-    bool remove) const {
-  std::unique_ptr<PrivacyLossDistribution>& slot = composed_[remove ? 0 : 1];
+    bool remove, double step) const {
+  std::unique_ptr<PrivacyLossDistribution>& slot =
+      composed_[remove ? 0 : 1][step];
   if (slot) return slot.get();
   const PldDirection direction =
       remove ? PldDirection::kRemove : PldDirection::kAdd;
   // Nothing composed: the point mass at loss 0 (delta(eps) = 0 for eps >= 0).
   EDGEADMM_HOST_TRY_ASSIGN(
       PrivacyLossDistribution total,
-      PrivacyLossDistribution::Create(options_.step, 0, {1.0}, 0.0));
+      PrivacyLossDistribution::Create(step, 0, {1.0}, 0.0));
   bool first = true;
   for (const auto& [key, count] : counts_) {
     EDGEADMM_HOST_TRY_ASSIGN(
         const PrivacyLossDistribution one,
-        SubsampledGaussianPld(key.first, key.second, direction, options_.step,
+        SubsampledGaussianPld(key.first, key.second, direction, step,
                               options_.tail_mass));
     EDGEADMM_HOST_TRY_ASSIGN(PrivacyLossDistribution many,
                              one.SelfCompose(count, options_.tail_mass));
@@ -58,30 +59,63 @@ host::ErrorOr<const PrivacyLossDistribution*> PldAccountant::Composed(
   return slot.get();
 }
 
-host::ErrorOr<double> PldAccountant::Delta(double epsilon) const {
-  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) {
-    return host::Error::InvalidArgument(
-        internal::Describe("epsilon", "finite and >= 0", epsilon));
+double PldAccountant::RefinedStep(double epsilon) const {
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon) || compositions_ == 0) {
+    return options_.step;
   }
+  const double wanted =
+      epsilon / (50.0 * std::sqrt(static_cast<double>(compositions_)));
+  return std::clamp(wanted, options_.step * options_.min_step_fraction,
+                    options_.step);
+}
+
+host::ErrorOr<double> PldAccountant::DeltaOnGrid(double epsilon,
+                                                 double step) const {
   double worst = 0.0;
   for (bool remove : {true, false}) {
     EDGEADMM_HOST_TRY_ASSIGN(const PrivacyLossDistribution* pld,
-                             Composed(remove));
+                             Composed(remove, step));
     worst = std::max(worst, pld->Delta(epsilon));
   }
   return worst;
 }
 
-host::ErrorOr<double> PldAccountant::Epsilon(double delta) const {
-  EDGEADMM_HOST_TRY(internal::CheckOpenUnit("delta", delta));
+host::ErrorOr<double> PldAccountant::EpsilonOnGrid(double delta,
+                                                   double step) const {
   double worst = 0.0;
   for (bool remove : {true, false}) {
     EDGEADMM_HOST_TRY_ASSIGN(const PrivacyLossDistribution* pld,
-                             Composed(remove));
+                             Composed(remove, step));
     EDGEADMM_HOST_TRY_ASSIGN(const double eps, pld->Epsilon(delta));
     worst = std::max(worst, eps);
   }
   return worst;
+}
+
+host::ErrorOr<double> PldAccountant::Delta(double epsilon) const {
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) {
+    return host::Error::InvalidArgument(
+        internal::Describe("epsilon", "finite and >= 0", epsilon));
+  }
+  EDGEADMM_HOST_TRY_ASSIGN(double delta, DeltaOnGrid(epsilon, options_.step));
+  const double fine = RefinedStep(epsilon);
+  if (fine < options_.step) {
+    // Both grids give upper bounds: keep the smaller.
+    EDGEADMM_HOST_TRY_ASSIGN(const double refined, DeltaOnGrid(epsilon, fine));
+    delta = std::min(delta, refined);
+  }
+  return delta;
+}
+
+host::ErrorOr<double> PldAccountant::Epsilon(double delta) const {
+  EDGEADMM_HOST_TRY(internal::CheckOpenUnit("delta", delta));
+  EDGEADMM_HOST_TRY_ASSIGN(double eps, EpsilonOnGrid(delta, options_.step));
+  const double fine = RefinedStep(eps);
+  if (fine < options_.step) {
+    EDGEADMM_HOST_TRY_ASSIGN(const double refined, EpsilonOnGrid(delta, fine));
+    eps = std::min(eps, refined);
+  }
+  return eps;
 }
 
 std::string PldAccountant::MechanismLabel() const {

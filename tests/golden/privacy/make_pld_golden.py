@@ -10,7 +10,7 @@ Independent of the C++ code: mpmath at 30 digits.
         remove: P = (1-q) N(0,nu^2) + q N(1,nu^2), Q = N(0,nu^2)
         add:    P = N(0,nu^2), Q = (1-q) N(0,nu^2) + q N(1,nu^2)
     One round: delta(eps) = int (p(x) - e^eps q(x))_+ dx by mpmath.quad, split
-    at the crossing point found by mpmath.findroot.
+    at the crossing point (bisection on the log ratio, 200 steps).
     Two rounds (possibly different (q, nu)): delta(eps) =
         E_{x ~ P1}[ delta_2(eps - L1(x)) ]
     (the loss of a product is the sum of losses), where delta_2 of one round
@@ -59,7 +59,6 @@ def one_round_delta(q, nu, eps, direction):
     glo, ghi = g(lo), g(hi)
     if glo * ghi > 0:
         return mp.quad(lambda x: max(f(x), 0), [lo, 0, 1, hi]) if glo > 0 else mp.mpf(0)
-    root = mp.findroot(g, (lo, hi), solver="anderson") if False else None
     a, b = lo, hi
     for _ in range(200):
         m = (a + b) / 2

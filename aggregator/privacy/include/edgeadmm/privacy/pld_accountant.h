@@ -24,9 +24,15 @@
 namespace edgeadmm::privacy {
 
 struct PldOptions {
-  // Grid spacing of the privacy loss. The connect-the-dots error is second
-  // order in the step; 1e-3 keeps 10^4 rounds within a few MB.
+  // Coarsest grid spacing of the privacy loss (1e-3 keeps 10^4 rounds within
+  // a few MB). Discretising each round spreads its loss over neighbouring
+  // grid points, adding variance of order step^2 per round, so after T
+  // rounds eps is off by about sqrt(T) * step (still an upper bound). When
+  // the answer is small against that, Epsilon/Delta recompute on the step
+  // eps / (50 sqrt(T)), no finer than step * min_step_fraction, and return
+  // the smaller of the two (both are upper bounds).
   double step = 1e-3;
+  double min_step_fraction = 0.01;
   // Mass cut per tail at each truncation (each cut only raises delta).
   double tail_mass = 1e-15;
 };
@@ -55,14 +61,24 @@ class PldAccountant {
   std::string MechanismLabel() const;
   const PldOptions& options() const { return options_; }
 
-  // The composed PLD of one direction (computed on first use after a change).
-  host::ErrorOr<const PrivacyLossDistribution*> Composed(bool remove) const;
+  // The composed PLD of one direction on grid `step` (computed on first use
+  // after a change).
+  host::ErrorOr<const PrivacyLossDistribution*> Composed(bool remove,
+                                                         double step) const;
 
  private:
+  // The finer step for an answer near `epsilon` (options.step when no
+  // refinement is needed).
+  double RefinedStep(double epsilon) const;
+  host::ErrorOr<double> DeltaOnGrid(double epsilon, double step) const;
+  host::ErrorOr<double> EpsilonOnGrid(double delta, double step) const;
+
   PldOptions options_;
   std::map<std::pair<double, double>, uint64_t> counts_;  // (q, nu) -> count
   uint64_t compositions_ = 0;
-  mutable std::unique_ptr<PrivacyLossDistribution> composed_[2];
+  // step -> composed PLD of the (remove, add) directions.
+  mutable std::map<double, std::unique_ptr<PrivacyLossDistribution>>
+      composed_[2];
 };
 
 }  // namespace edgeadmm::privacy
