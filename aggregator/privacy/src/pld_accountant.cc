@@ -69,27 +69,31 @@ double PldAccountant::RefinedStep(double epsilon) const {
                     options_.step);
 }
 
-host::ErrorOr<double> PldAccountant::DeltaOnGrid(double epsilon,
+host::ErrorOr<double> PldAccountant::WorstOnGrid(Query query, double x,
                                                  double step) const {
   double worst = 0.0;
   for (bool remove : {true, false}) {
     EDGEADMM_HOST_TRY_ASSIGN(const PrivacyLossDistribution* pld,
                              Composed(remove, step));
-    worst = std::max(worst, pld->Delta(epsilon));
+    double value = 0.0;
+    if (query == Query::kDelta) {
+      value = pld->Delta(x);
+    } else {
+      EDGEADMM_HOST_TRY_ASSIGN(value, pld->Epsilon(x));
+    }
+    worst = std::max(worst, value);
   }
   return worst;
 }
 
-host::ErrorOr<double> PldAccountant::EpsilonOnGrid(double delta,
-                                                   double step) const {
-  double worst = 0.0;
-  for (bool remove : {true, false}) {
-    EDGEADMM_HOST_TRY_ASSIGN(const PrivacyLossDistribution* pld,
-                             Composed(remove, step));
-    EDGEADMM_HOST_TRY_ASSIGN(const double eps, pld->Epsilon(delta));
-    worst = std::max(worst, eps);
-  }
-  return worst;
+host::ErrorOr<double> PldAccountant::Answer(Query query, double x) const {
+  EDGEADMM_HOST_TRY_ASSIGN(double coarse, WorstOnGrid(query, x, options_.step));
+  const double fine =
+      RefinedStep(query == Query::kDelta ? x : coarse);  // eps of the answer
+  if (fine >= options_.step) return coarse;
+  // Both grids give upper bounds: keep the smaller.
+  EDGEADMM_HOST_TRY_ASSIGN(const double refined, WorstOnGrid(query, x, fine));
+  return std::min(coarse, refined);
 }
 
 host::ErrorOr<double> PldAccountant::Delta(double epsilon) const {
@@ -97,25 +101,12 @@ host::ErrorOr<double> PldAccountant::Delta(double epsilon) const {
     return host::Error::InvalidArgument(
         internal::Describe("epsilon", "finite and >= 0", epsilon));
   }
-  EDGEADMM_HOST_TRY_ASSIGN(double delta, DeltaOnGrid(epsilon, options_.step));
-  const double fine = RefinedStep(epsilon);
-  if (fine < options_.step) {
-    // Both grids give upper bounds: keep the smaller.
-    EDGEADMM_HOST_TRY_ASSIGN(const double refined, DeltaOnGrid(epsilon, fine));
-    delta = std::min(delta, refined);
-  }
-  return delta;
+  return Answer(Query::kDelta, epsilon);
 }
 
 host::ErrorOr<double> PldAccountant::Epsilon(double delta) const {
   EDGEADMM_HOST_TRY(internal::CheckOpenUnit("delta", delta));
-  EDGEADMM_HOST_TRY_ASSIGN(double eps, EpsilonOnGrid(delta, options_.step));
-  const double fine = RefinedStep(eps);
-  if (fine < options_.step) {
-    EDGEADMM_HOST_TRY_ASSIGN(const double refined, EpsilonOnGrid(delta, fine));
-    eps = std::min(eps, refined);
-  }
-  return eps;
+  return Answer(Query::kEpsilon, delta);
 }
 
 std::string PldAccountant::MechanismLabel() const {

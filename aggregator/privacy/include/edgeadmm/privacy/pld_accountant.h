@@ -70,8 +70,11 @@ class PldAccountant {
   // The finer step for an answer near `epsilon` (options.step when no
   // refinement is needed).
   double RefinedStep(double epsilon) const;
-  host::ErrorOr<double> DeltaOnGrid(double epsilon, double step) const;
-  host::ErrorOr<double> EpsilonOnGrid(double delta, double step) const;
+  enum class Query : uint8_t { kDelta, kEpsilon };
+  // The larger of the two directions' delta(x) or eps(x) on grid `step`.
+  host::ErrorOr<double> WorstOnGrid(Query query, double x, double step) const;
+  // WorstOnGrid on options.step, and on RefinedStep when finer (the smaller).
+  host::ErrorOr<double> Answer(Query query, double x) const;
 
   PldOptions options_;
   std::map<std::pair<double, double>, uint64_t> counts_;  // (q, nu) -> count
