@@ -4,6 +4,8 @@
 //       --rounds 1000 --delta 1e-5 --conversion improved --json
 //   edgeadmm privacy plan --sampling poisson --q 0.01 --rounds 1000
 //       --epsilon 1 --delta 1e-5 [--policy trusted-aggregator --clip 1]
+//   --accountant pld (report only) reads epsilon off the composed
+//   privacy-loss distribution instead of converting RDP (default rdp).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -14,6 +16,8 @@
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/privacy/epsilon_report.h"
 #include "edgeadmm/privacy/paper_accountants.h"
+#include "edgeadmm/privacy/pld_accountant.h"
+#include "edgeadmm/privacy/pld_report.h"
 #include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::cli {
@@ -33,6 +37,7 @@ struct PrivacyOptions {
   double delta_at_epsilon = 0.0;  // report only: also print delta(epsilon)
   const CLI::Option* delta_at_epsilon_option = nullptr;
   std::string conversion = "improved";
+  std::string accountant = "rdp";  // report only: rdp or pld
   bool json = false;
   // plan only: translate the noise multiplier into a policy's sigma.
   std::string policy;
@@ -75,34 +80,21 @@ std::string ScheduleFields(const privacy::Schedule& s, double z) {
          ", \"rounds\": " + std::to_string(s.rounds);
 }
 
-Error RunReport(const PrivacyOptions& o) {
-  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Schedule schedule, MakeSchedule(o));
-  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
-                           privacy::ParseConversion(o.conversion));
-  const privacy::Target target{0.0, o.delta, conversion};
-  EDGEADMM_HOST_TRY_ASSIGN(
-      const privacy::EpsilonReport report,
-      privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+// Prints one report (JSON with the schedule's fields, or text) with the
+// optional delta(epsilon) answer: `delta` < 0 when none was asked; `how`
+// labels it ("order 7.8" for RDP, "pld" for the PLD accountant).
+template <typename Report>
+void PrintReport(const PrivacyOptions& o, const privacy::Schedule& schedule,
+                 const Report& report, double delta, const std::string& how,
+                 const std::string& how_json) {
   std::string delta_field, delta_text;
-  if (o.delta_at_epsilon_option != nullptr &&
-      o.delta_at_epsilon_option->count() > 0) {
-    privacy::Mechanism m;
-    m.kind = schedule.kind;
-    m.neighbouring = schedule.neighbouring;
-    m.sampling_rate = schedule.sampling_rate;
-    m.noise_std = o.noise_multiplier;
-    privacy::Accountant accountant;
-    EDGEADMM_HOST_TRY(accountant.Compose(m, schedule.rounds));
-    EDGEADMM_HOST_TRY_ASSIGN(
-        const privacy::ConvertedDelta d,
-        accountant.Delta(o.delta_at_epsilon, target.conversion));
+  if (delta >= 0.0) {
     delta_field = ", \"delta_at_epsilon\": {\"epsilon\": " +
                   FormatNumber(o.delta_at_epsilon) +
-                  ", \"delta\": " + FormatNumber(d.delta) +
-                  ", \"order\": " + FormatNumber(d.order) + "}";
-    delta_text = "\ndelta = " + FormatNumber(d.delta) +
-                 " at epsilon = " + FormatNumber(o.delta_at_epsilon) +
-                 " (order " + FormatNumber(d.order) + ")";
+                  ", \"delta\": " + FormatNumber(delta) + how_json + "}";
+    delta_text = "\ndelta = " + FormatNumber(delta) +
+                 " at epsilon = " + FormatNumber(o.delta_at_epsilon) + " (" +
+                 how + ")";
   }
   if (o.json) {
     std::printf(
@@ -113,6 +105,66 @@ Error RunReport(const PrivacyOptions& o) {
   } else {
     std::printf("%s%s\n", report.ToText().c_str(), delta_text.c_str());
   }
+}
+
+bool DeltaAtEpsilonAsked(const PrivacyOptions& o) {
+  return o.delta_at_epsilon_option != nullptr &&
+         o.delta_at_epsilon_option->count() > 0;
+}
+
+// `report --accountant pld`: the PLD accountant (Poisson-subsampled or plain
+// Gaussian, add/remove only; --conversion does not apply).
+Error RunPldReport(const PrivacyOptions& o, const privacy::Schedule& schedule) {
+  if (schedule.kind ==
+      privacy::MechanismKind::kSampledWithoutReplacementGaussian) {
+    return Error::InvalidArgument(
+        "--accountant pld supports --sampling none or poisson (add/remove); "
+        "use --accountant rdp for fixed");
+  }
+  privacy::PldAccountant accountant;
+  EDGEADMM_HOST_TRY(accountant.Compose(schedule.sampling_rate,
+                                       o.noise_multiplier, schedule.rounds));
+  privacy::PldReport report;
+  report.delta = o.delta;
+  EDGEADMM_HOST_TRY_ASSIGN(report.epsilon, accountant.Epsilon(o.delta));
+  report.mechanism = accountant.MechanismLabel();
+  report.step = accountant.options().step;
+  report.compositions = accountant.compositions();
+  double delta = -1.0;
+  if (DeltaAtEpsilonAsked(o)) {
+    EDGEADMM_HOST_TRY_ASSIGN(delta, accountant.Delta(o.delta_at_epsilon));
+  }
+  PrintReport(o, schedule, report, delta, "pld", "");
+  return Error::Ok();
+}
+
+Error RunReport(const PrivacyOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Schedule schedule, MakeSchedule(o));
+  if (o.accountant == "pld") return RunPldReport(o, schedule);
+  if (o.accountant != "rdp") {
+    return Error::InvalidArgument("unknown accountant '" + o.accountant +
+                                  "' (expected rdp or pld)");
+  }
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
+                           privacy::ParseConversion(o.conversion));
+  const privacy::Target target{0.0, o.delta, conversion};
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const privacy::EpsilonReport report,
+      privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+  privacy::ConvertedDelta d{-1.0, 0.0};
+  if (DeltaAtEpsilonAsked(o)) {
+    privacy::Mechanism m;
+    m.kind = schedule.kind;
+    m.neighbouring = schedule.neighbouring;
+    m.sampling_rate = schedule.sampling_rate;
+    m.noise_std = o.noise_multiplier;
+    privacy::Accountant accountant;
+    EDGEADMM_HOST_TRY(accountant.Compose(m, schedule.rounds));
+    EDGEADMM_HOST_TRY_ASSIGN(
+        d, accountant.Delta(o.delta_at_epsilon, target.conversion));
+  }
+  PrintReport(o, schedule, report, d.delta, "order " + FormatNumber(d.order),
+              ", \"order\": " + FormatNumber(d.order));
   return Error::Ok();
 }
 
@@ -278,6 +330,11 @@ void AddPrivacyCommands(CLI::App& app) {
       ->add_option("--noise-multiplier", options->noise_multiplier,
                    "noise std / sensitivity")
       ->required();
+  report
+      ->add_option("--accountant", options->accountant,
+                   "rdp (RDP + --conversion) or pld (privacy-loss "
+                   "distribution, FFT composition; none/poisson only)")
+      ->capture_default_str();
   options->delta_at_epsilon_option =
       report->add_option("--delta-at-epsilon", options->delta_at_epsilon,
                          "also print the smallest delta for this epsilon");
