@@ -171,6 +171,25 @@ for _ in range(200):
 check(hi <= gauss_pld.get("epsilon", 0) <= hi * 1.001,
       "pld Gaussian epsilon %r vs analytic %r" % (gauss_pld.get("epsilon"), hi))
 
+# plan --accountant pld: less noise than RDP for the same target, and the
+# PLD report at that noise meets it.
+plan_pld = run("plan", "--sampling", "poisson", "--q", "0.01", "--rounds",
+               "1000", "--epsilon", "2", "--delta", "1e-5", "--accountant",
+               "pld", "--policy", "trusted-aggregator", "--json")
+check(plan_pld.returncode == 0, "pld plan exits 0 (%s)" % plan_pld.stderr)
+if plan_pld.returncode == 0:
+  pp = json.loads(plan_pld.stdout)
+  check(pp["accountant"] == "pld" and pp["epsilon"] <= 2.0,
+        "pld plan labelled and within target: %r" % pp)
+  check(pp["noise_multiplier"] < pp["rdp_noise_multiplier"],
+        "pld plan needs less noise than rdp: %r" % pp)
+  check(abs(pp["policy_sigma"] - 2 * pp["noise_multiplier"]) < 1e-9,
+        "pld plan sigma = 2 C z (trusted-aggregator)")
+  again = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+                 repr(pp["noise_multiplier"]), "--rounds", "1000", "--delta",
+                 "1e-5", "--accountant", "pld")
+  check(again.get("epsilon", 99) <= 2.0, "pld report at the planned noise")
+
 # paper-004: the paper's own eps-bar (0.5009 at tau 28 and 1.0193 at tau
 # 14 for delta 1e-3, T = 100) and, below it, the RDP epsilon of the same
 # per-record Gaussian (z0 = sqrt(2 ln(1.25/delta))/eps, replace-one).
