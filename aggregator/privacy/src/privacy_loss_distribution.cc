@@ -9,6 +9,17 @@
 
 namespace edgeadmm::privacy {
 
+host::Error CheckPldBins(const char* what, double bins) {
+  if (!(bins <= static_cast<double>(kMaxPldBins))) {
+    return host::Error::OutOfRange(
+        std::string(what) + " needs " + std::to_string(bins) +
+        " grid points, more than " + std::to_string(kMaxPldBins) +
+        " (epsilon is very large for this schedule; use a coarser step or "
+        "the RDP accountant)");
+  }
+  return host::Error::Ok();
+}
+
 host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Create(
     double step, int64_t min_index, std::vector<double> pmf,
     double infinity_mass) {
@@ -54,6 +65,9 @@ host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
     return host::Error::InvalidArgument(
         "PLDs on different grids cannot be composed");
   }
+  EDGEADMM_HOST_TRY(CheckPldBins("PLD composition",
+                                 static_cast<double>(pmf_.size()) +
+                                     static_cast<double>(other.pmf_.size())));
   PrivacyLossDistribution out(
       step_, min_index_ + other.min_index_, ConvolveLinear(pmf_, other.pmf_),
       1.0 - (1.0 - infinity_mass_) * (1.0 - other.infinity_mass_));
@@ -112,6 +126,8 @@ host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::SelfCompose(
       std::max(lowest, static_cast<int64_t>(std::floor(lower)));
   const int64_t window_hi =
       std::min(highest, static_cast<int64_t>(std::ceil(upper)));
+  EDGEADMM_HOST_TRY(CheckPldBins(
+      "PLD self-composition", static_cast<double>(window_hi - window_lo + 1)));
   const size_t size =
       NextPowerOfTwo(static_cast<size_t>(window_hi - window_lo + 1));
   // Composed index s is stored at s mod size; read back s in

@@ -79,6 +79,7 @@ host::ErrorOr<PrivacyLossDistribution> SubsampledGaussianPld(
     l_lo = -RemoveLoss(q, nu, z * nu);
     l_hi = -RemoveLoss(q, nu, -z * nu);
   }
+  EDGEADMM_HOST_TRY(CheckPldBins("one-release PLD", (l_hi - l_lo) / step + 3));
   const int64_t k_lo = static_cast<int64_t>(std::floor(l_lo / step)) - 1;
   const int64_t k_hi = static_cast<int64_t>(std::ceil(l_hi / step)) + 1;
   const size_t m = static_cast<size_t>(k_hi - k_lo);  // index of the top

@@ -106,6 +106,19 @@ TEST(PldAccountantTest, HeterogeneousEqualsSplitSchedule) {
   EXPECT_NEAR(a.Epsilon(1e-5).value(), b.Epsilon(1e-5).value(), 1e-9);
 }
 
+TEST(PldAccountantTest, RefusesSchedulesBeyondTheGridCap) {
+  // nu = 0.01: one release alone spans ~1e4 in loss (1e7 bins at 1e-3).
+  PldAccountant tiny_noise;
+  ASSERT_TRUE(tiny_noise.Compose(1.0, 0.01, 10).ok());
+  const auto eps = tiny_noise.Epsilon(1e-5);
+  ASSERT_FALSE(eps.ok());
+  EXPECT_EQ(eps.error().code(), StatusCode::kOutOfRange);
+  // 10^6 rounds of nu = 1: the composed window is far beyond the cap.
+  PldAccountant many;
+  ASSERT_TRUE(many.Compose(1.0, 1.0, 1000000).ok());
+  EXPECT_EQ(many.Epsilon(1e-5).error().code(), StatusCode::kOutOfRange);
+}
+
 TEST(PldAccountantTest, MonotoneInRoundsAndNoise) {
   double previous = 0.0;
   for (uint64_t t : {1u, 10u, 100u, 1000u}) {

@@ -22,6 +22,14 @@
 
 namespace edgeadmm::privacy {
 
+// Largest grid (bins) a PLD or an FFT here may use (2^22: 32 MB of doubles,
+// 64 MB of complex transform). Beyond it the operations return OUT_OF_RANGE:
+// such a schedule has a huge epsilon or needs a coarser step.
+constexpr size_t kMaxPldBins = size_t{1} << 22;
+
+// OUT_OF_RANGE naming `what` when `bins` exceeds kMaxPldBins.
+host::Error CheckPldBins(const char* what, double bins);
+
 class PrivacyLossDistribution {
  public:
   // pmf[i] is the mass at loss (min_index + i) * step. INVALID_ARGUMENT
@@ -39,7 +47,8 @@ class PrivacyLossDistribution {
 
   // The PLD of the pair (P1 x P2, Q1 x Q2): linear convolution by FFT, then
   // tails of mass <= tail_mass cut pessimistically (TruncateTails).
-  // INVALID_ARGUMENT when the steps differ.
+  // INVALID_ARGUMENT when the steps differ, OUT_OF_RANGE when the result
+  // would exceed kMaxPldBins.
   host::ErrorOr<PrivacyLossDistribution> Compose(
       const PrivacyLossDistribution& other, double tail_mass) const;
 
@@ -48,7 +57,8 @@ class PrivacyLossDistribution {
   // the window is <= tail_mass (counted at +infinity) and below it is
   // <= tail_mass (wrapped up into the window, i.e. moved to a higher loss).
   // (Koskela et al. 2021, Sec. 5 bound the same aliasing error.)
-  // INVALID_ARGUMENT when count is 0.
+  // INVALID_ARGUMENT when count is 0, OUT_OF_RANGE when the window would
+  // exceed kMaxPldBins.
   host::ErrorOr<PrivacyLossDistribution> SelfCompose(uint64_t count,
                                                      double tail_mass) const;
 
