@@ -6,6 +6,8 @@ Independent of the C++ code: mpmath at 30 digits.
     T-fold composition is the Gaussian with nu / sqrt(T), and (Balle & Wang
     2018, Thm. 8)
         delta(eps) = Phi(1/(2nu) - eps nu) - e^eps Phi(-1/(2nu) - eps nu).
+  * Heterogeneous Gaussians (nu1, T1) + (nu2, T2): again one Gaussian, with
+    1/nu^2 = T1/nu1^2 + T2/nu2^2, same formula.
   * Poisson-subsampled Gaussian, add/remove, both directions, the larger one:
         remove: P = (1-q) N(0,nu^2) + q N(1,nu^2), Q = N(0,nu^2)
         add:    P = N(0,nu^2), Q = (1-q) N(0,nu^2) + q N(1,nu^2)
@@ -112,6 +114,14 @@ def main():
                 if d < 1e-12:
                     continue
                 out.write("gaussian,1,%r,%d,,,,%r,%s\n" % (nu, t, eps, mp.nstr(d, 20)))
+    for (nu1, t1, nu2, t2) in [(5.0, 10, 10.0, 30), (2.0, 3, 20.0, 200),
+                               (20.0, 100, 50.0, 1000)]:
+        nu = 1 / mp.sqrt(t1 / mp.mpf(nu1) ** 2 + t2 / mp.mpf(nu2) ** 2)
+        for eps in [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]:
+            d = gaussian_delta(nu, eps)
+            if d < 1e-12:
+                continue
+            out.write("gaussian,1,%r,%d,1,%r,%d,%r,%s\n" % (nu1, t1, nu2, t2, eps, mp.nstr(d, 20)))
     for q in [0.01, 0.1, 0.5]:
         for nu in [0.5, 1.0, 2.0]:
             for eps in [0.05, 0.2, 0.5, 1.0, 2.0]:
