@@ -4,6 +4,8 @@
 //       --rounds 1000 --delta 1e-5 --conversion improved --json
 //   edgeadmm privacy plan --sampling poisson --q 0.01 --rounds 1000
 //       --epsilon 1 --delta 1e-5 [--policy trusted-aggregator --clip 1]
+//   --accountant pld reads epsilon off the composed privacy-loss
+//   distribution instead of converting RDP (default rdp).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -14,6 +16,9 @@
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/privacy/epsilon_report.h"
 #include "edgeadmm/privacy/paper_accountants.h"
+#include "edgeadmm/privacy/pld_accountant.h"
+#include "edgeadmm/privacy/pld_calibration.h"
+#include "edgeadmm/privacy/pld_report.h"
 #include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::cli {
@@ -33,6 +38,7 @@ struct PrivacyOptions {
   double delta_at_epsilon = 0.0;  // report only: also print delta(epsilon)
   const CLI::Option* delta_at_epsilon_option = nullptr;
   std::string conversion = "improved";
+  std::string accountant = "rdp";  // rdp or pld
   bool json = false;
   // plan only: translate the noise multiplier into a policy's sigma.
   std::string policy;
@@ -75,34 +81,21 @@ std::string ScheduleFields(const privacy::Schedule& s, double z) {
          ", \"rounds\": " + std::to_string(s.rounds);
 }
 
-Error RunReport(const PrivacyOptions& o) {
-  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Schedule schedule, MakeSchedule(o));
-  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
-                           privacy::ParseConversion(o.conversion));
-  const privacy::Target target{0.0, o.delta, conversion};
-  EDGEADMM_HOST_TRY_ASSIGN(
-      const privacy::EpsilonReport report,
-      privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+// Prints one report (JSON with the schedule's fields, or text) with the
+// optional delta(epsilon) answer: `delta` < 0 when none was asked; `how`
+// labels it ("order 7.8" for RDP, "pld" for the PLD accountant).
+template <typename Report>
+void PrintReport(const PrivacyOptions& o, const privacy::Schedule& schedule,
+                 const Report& report, double delta, const std::string& how,
+                 const std::string& how_json) {
   std::string delta_field, delta_text;
-  if (o.delta_at_epsilon_option != nullptr &&
-      o.delta_at_epsilon_option->count() > 0) {
-    privacy::Mechanism m;
-    m.kind = schedule.kind;
-    m.neighbouring = schedule.neighbouring;
-    m.sampling_rate = schedule.sampling_rate;
-    m.noise_std = o.noise_multiplier;
-    privacy::Accountant accountant;
-    EDGEADMM_HOST_TRY(accountant.Compose(m, schedule.rounds));
-    EDGEADMM_HOST_TRY_ASSIGN(
-        const privacy::ConvertedDelta d,
-        accountant.Delta(o.delta_at_epsilon, target.conversion));
+  if (delta >= 0.0) {
     delta_field = ", \"delta_at_epsilon\": {\"epsilon\": " +
                   FormatNumber(o.delta_at_epsilon) +
-                  ", \"delta\": " + FormatNumber(d.delta) +
-                  ", \"order\": " + FormatNumber(d.order) + "}";
-    delta_text = "\ndelta = " + FormatNumber(d.delta) +
-                 " at epsilon = " + FormatNumber(o.delta_at_epsilon) +
-                 " (order " + FormatNumber(d.order) + ")";
+                  ", \"delta\": " + FormatNumber(delta) + how_json + "}";
+    delta_text = "\ndelta = " + FormatNumber(delta) +
+                 " at epsilon = " + FormatNumber(o.delta_at_epsilon) + " (" +
+                 how + ")";
   }
   if (o.json) {
     std::printf(
@@ -113,6 +106,88 @@ Error RunReport(const PrivacyOptions& o) {
   } else {
     std::printf("%s%s\n", report.ToText().c_str(), delta_text.c_str());
   }
+}
+
+bool DeltaAtEpsilonAsked(const PrivacyOptions& o) {
+  return o.delta_at_epsilon_option != nullptr &&
+         o.delta_at_epsilon_option->count() > 0;
+}
+
+// OK for the accountants' names; INVALID_ARGUMENT for another name, or for
+// pld with sampling without replacement (no PLD for it yet).
+Error CheckAccountant(const PrivacyOptions& o,
+                      const privacy::Schedule& schedule) {
+  if (o.accountant != "rdp" && o.accountant != "pld") {
+    return Error::InvalidArgument("unknown accountant '" + o.accountant +
+                                  "' (expected rdp or pld)");
+  }
+  if (o.accountant == "pld" &&
+      schedule.kind ==
+          privacy::MechanismKind::kSampledWithoutReplacementGaussian) {
+    return Error::InvalidArgument(
+        "--accountant pld supports --sampling none or poisson (add/remove); "
+        "use --accountant rdp for fixed");
+  }
+  return Error::Ok();
+}
+
+// The labels of a PLD number. The plain Gaussian's PLD is that of N(0, nu^2)
+// vs N(1, nu^2) under whichever relation nu is relative to; Poisson sampling
+// is add/remove.
+privacy::PldReport MakePldReport(const privacy::PldAccountant& accountant,
+                                 const privacy::Schedule& schedule,
+                                 double epsilon, double delta) {
+  privacy::PldReport report;
+  report.epsilon = epsilon;
+  report.delta = delta;
+  report.mechanism = accountant.MechanismLabel();
+  report.neighbouring = privacy::NeighbouringName(schedule.neighbouring);
+  report.step = accountant.options().step;
+  report.compositions = accountant.compositions();
+  return report;
+}
+
+// `report --accountant pld`: the PLD accountant (Poisson-subsampled or plain
+// Gaussian; --conversion does not apply).
+Error RunPldReport(const PrivacyOptions& o, const privacy::Schedule& schedule) {
+  privacy::PldAccountant accountant;
+  EDGEADMM_HOST_TRY(accountant.Compose(schedule.sampling_rate,
+                                       o.noise_multiplier, schedule.rounds));
+  EDGEADMM_HOST_TRY_ASSIGN(const double epsilon, accountant.Epsilon(o.delta));
+  const privacy::PldReport report =
+      MakePldReport(accountant, schedule, epsilon, o.delta);
+  double delta = -1.0;
+  if (DeltaAtEpsilonAsked(o)) {
+    EDGEADMM_HOST_TRY_ASSIGN(delta, accountant.Delta(o.delta_at_epsilon));
+  }
+  PrintReport(o, schedule, report, delta, "pld", "");
+  return Error::Ok();
+}
+
+Error RunReport(const PrivacyOptions& o) {
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Schedule schedule, MakeSchedule(o));
+  EDGEADMM_HOST_TRY(CheckAccountant(o, schedule));
+  if (o.accountant == "pld") return RunPldReport(o, schedule);
+  EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
+                           privacy::ParseConversion(o.conversion));
+  const privacy::Target target{0.0, o.delta, conversion};
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const privacy::EpsilonReport report,
+      privacy::ScheduleEpsilon(schedule, o.noise_multiplier, target));
+  privacy::ConvertedDelta d{-1.0, 0.0};
+  if (DeltaAtEpsilonAsked(o)) {
+    privacy::Mechanism m;
+    m.kind = schedule.kind;
+    m.neighbouring = schedule.neighbouring;
+    m.sampling_rate = schedule.sampling_rate;
+    m.noise_std = o.noise_multiplier;
+    privacy::Accountant accountant;
+    EDGEADMM_HOST_TRY(accountant.Compose(m, schedule.rounds));
+    EDGEADMM_HOST_TRY_ASSIGN(
+        d, accountant.Delta(o.delta_at_epsilon, target.conversion));
+  }
+  PrintReport(o, schedule, report, d.delta, "order " + FormatNumber(d.order),
+              ", \"order\": " + FormatNumber(d.order));
   return Error::Ok();
 }
 
@@ -153,36 +228,59 @@ Error MatchPolicy(const std::string& name, privacy::Schedule* schedule) {
 Error RunPlan(const PrivacyOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(privacy::Schedule schedule, MakeSchedule(o));
   if (!o.policy.empty()) EDGEADMM_HOST_TRY(MatchPolicy(o.policy, &schedule));
+  EDGEADMM_HOST_TRY(CheckAccountant(o, schedule));
   EDGEADMM_HOST_TRY_ASSIGN(const privacy::Conversion conversion,
                            privacy::ParseConversion(o.conversion));
   const privacy::Target target{o.epsilon, o.delta, conversion};
   EDGEADMM_HOST_TRY_ASSIGN(const privacy::Calibration plan,
                            privacy::CalibrateNoiseMultiplier(schedule, target));
+  double noise_multiplier = plan.noise_multiplier;
+  std::string achieved_json, achieved_text;
+  const std::string target_field =
+      ", \"target_epsilon\": " + FormatNumber(o.epsilon);
+  if (o.accountant == "pld") {
+    // Start from the RDP answer: the PLD epsilon is never above it.
+    EDGEADMM_HOST_TRY_ASSIGN(const privacy::PldCalibration pld,
+                             privacy::CalibratePldNoiseMultiplier(
+                                 schedule.sampling_rate, schedule.rounds,
+                                 o.epsilon, o.delta, plan.noise_multiplier));
+    noise_multiplier = pld.noise_multiplier;
+    privacy::PldAccountant accountant;
+    EDGEADMM_HOST_TRY(accountant.Compose(schedule.sampling_rate,
+                                         noise_multiplier, schedule.rounds));
+    const privacy::PldReport report =
+        MakePldReport(accountant, schedule, pld.epsilon, o.delta);
+    achieved_json = report.ToJson(
+        ScheduleFields(schedule, noise_multiplier) + target_field +
+        ", \"rdp_noise_multiplier\": " + FormatNumber(plan.noise_multiplier));
+    achieved_text = report.ToText() + "\n(rdp would need noise multiplier " +
+                    FormatNumber(plan.noise_multiplier) + ")";
+  } else {
+    achieved_json = plan.achieved.ToJson(
+        ScheduleFields(schedule, noise_multiplier) + target_field);
+    achieved_text = plan.achieved.ToText();
+  }
   std::string sigma_field;
   std::string sigma_text;
   if (!o.policy.empty()) {
     EDGEADMM_HOST_TRY_ASSIGN(const privacy::Policy policy,
                              privacy::ParsePolicy(o.policy));
-    EDGEADMM_HOST_TRY_ASSIGN(
-        const double sigma,
-        privacy::SigmaForNoiseMultiplier(policy, plan.noise_multiplier, o.clip,
-                                         o.cohort));
+    EDGEADMM_HOST_TRY_ASSIGN(const double sigma,
+                             privacy::SigmaForNoiseMultiplier(
+                                 policy, noise_multiplier, o.clip, o.cohort));
     sigma_field = ", \"policy_sigma\": " + FormatNumber(sigma) +
                   ", \"policy\": " + JsonString(o.policy);
     sigma_text = "\nsigma for policy " + o.policy +
                  " (C = " + FormatNumber(o.clip) + "): " + FormatNumber(sigma);
   }
   if (o.json) {
-    std::printf("%s\n",
-                plan.achieved
-                    .ToJson(ScheduleFields(schedule, plan.noise_multiplier) +
-                            ", \"target_epsilon\": " + FormatNumber(o.epsilon) +
-                            sigma_field)
-                    .c_str());
+    // Splice the policy fields before the closing brace.
+    achieved_json.pop_back();
+    std::printf("%s%s}\n", achieved_json.c_str(), sigma_field.c_str());
   } else {
     std::printf("noise multiplier %.6g meets epsilon <= %g\n%s%s\n",
-                plan.noise_multiplier, o.epsilon,
-                plan.achieved.ToText().c_str(), sigma_text.c_str());
+                noise_multiplier, o.epsilon, achieved_text.c_str(),
+                sigma_text.c_str());
   }
   return Error::Ok();
 }
@@ -260,6 +358,10 @@ void AddScheduleOptions(CLI::App* sub, PrivacyOptions* o) {
       ->capture_default_str();
   sub->add_option("--conversion", o->conversion,
                   "RDP to (epsilon, delta): classic or improved")
+      ->capture_default_str();
+  sub->add_option("--accountant", o->accountant,
+                  "rdp (RDP + --conversion) or pld (privacy-loss "
+                  "distribution, FFT composition; none/poisson only)")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "print one JSON object");
 }

@@ -1,9 +1,11 @@
 #include "edgeadmm/privacy/calibration.h"
 
 #include <cmath>
+#include <utility>
 
 #include "checks.h"
 #include "edgeadmm/privacy/composition.h"
+#include "log_bisection.h"
 
 namespace edgeadmm::privacy {
 namespace {
@@ -52,19 +54,18 @@ host::ErrorOr<Calibration> CalibrateNoiseMultiplier(const Schedule& schedule,
         " is met already at noise multiplier 0.05 (below the supported range)");
   }
   // Invariant: eps(lo) > target >= eps(hi); bisect in log space.
-  double lo = kMinMultiplier, hi = kMaxMultiplier;
-  EpsilonReport best = at_max;
-  while (hi / lo > 1.0 + 1e-6) {
-    const double mid = std::sqrt(lo * hi);
-    EDGEADMM_HOST_TRY_ASSIGN(EpsilonReport at_mid,
-                             ScheduleEpsilon(schedule, mid, target, grid));
-    if (at_mid.epsilon <= target.epsilon) {
-      hi = mid;
-      best = at_mid;
-    } else {
-      lo = mid;
-    }
-  }
+  EpsilonReport best = at_max;  // the report at the bracket's upper end
+  EDGEADMM_HOST_TRY_ASSIGN(
+      const double hi,
+      internal::LogBisect(kMinMultiplier, kMaxMultiplier, 1e-6,
+                          [&](double mid) -> host::ErrorOr<bool> {
+                            EDGEADMM_HOST_TRY_ASSIGN(
+                                EpsilonReport at_mid,
+                                ScheduleEpsilon(schedule, mid, target, grid));
+                            if (at_mid.epsilon > target.epsilon) return false;
+                            best = std::move(at_mid);
+                            return true;
+                          }));
   return Calibration{hi, best};
 }
 

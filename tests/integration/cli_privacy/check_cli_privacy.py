@@ -129,11 +129,66 @@ for args, word in (
      "rounds"),
     (["--sampling", "none", "--noise-multiplier", "1", "--conversion", "x"],
      "conversion"),
+    (["--sampling", "none", "--noise-multiplier", "1", "--accountant", "x"],
+     "accountant"),
+    (["--sampling", "fixed", "--q", "0.1", "--noise-multiplier", "1",
+      "--accountant", "pld"], "pld"),
+    (["--sampling", "poisson", "--q", "2", "--noise-multiplier", "1",
+      "--accountant", "pld"], "q"),
 ):
   result = run("report", *(args if "--rounds" in args else base + args))
   check(result.returncode != 0, "%s is refused" % args)
   check(word in result.stderr, "%s: message names %s: %r" %
         (args, word, result.stderr))
+
+# --accountant pld: labelled, below the RDP number of the same schedule, and
+# for the plain Gaussian within 0.1% above the analytic epsilon (Balle & Wang
+# 2018): delta(eps) = Phi(1/(2z) - eps z) - e^eps Phi(-1/(2z) - eps z).
+pld = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+             "1", "--rounds", "1000", "--delta", "1e-5", "--accountant",
+             "pld", "--delta-at-epsilon", "1")
+for key, value in (("accountant", "pld"), ("conversion", "pld-exact"),
+                   ("neighbouring", "add/remove"),
+                   ("mechanism", "poisson_subsampled_gaussian"),
+                   ("delta", 1e-5), ("compositions", 1000)):
+  check(pld.get(key) == value, "pld report %s = %r: %r" % (key, value,
+                                                          pld.get(key)))
+check("Koskela" in pld.get("conversion_reference", ""), "pld reference")
+check(0.0 < pld.get("epsilon", 99) < poisson.get("epsilon", 0),
+      "pld epsilon %r below rdp %r" % (pld.get("epsilon"),
+                                       poisson.get("epsilon")))
+check(0 < pld.get("delta_at_epsilon", {}).get("delta", 0) < 1,
+      "pld delta_at_epsilon")
+gauss_pld = report("--sampling", "none", "--noise-multiplier", "2",
+                   "--rounds", "10", "--delta", "1e-5", "--accountant", "pld")
+z = 2 / math.sqrt(10)
+phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+gdelta = lambda e: phi(0.5 / z - e * z) - math.exp(e) * phi(-0.5 / z - e * z)
+lo, hi = 0.0, 50.0
+for _ in range(200):
+  mid = (lo + hi) / 2
+  lo, hi = (mid, hi) if gdelta(mid) > 1e-5 else (lo, mid)
+check(hi <= gauss_pld.get("epsilon", 0) <= hi * 1.001,
+      "pld Gaussian epsilon %r vs analytic %r" % (gauss_pld.get("epsilon"), hi))
+
+# plan --accountant pld: less noise than RDP for the same target, and the
+# PLD report at that noise meets it.
+plan_pld = run("plan", "--sampling", "poisson", "--q", "0.01", "--rounds",
+               "1000", "--epsilon", "2", "--delta", "1e-5", "--accountant",
+               "pld", "--policy", "trusted-aggregator", "--json")
+check(plan_pld.returncode == 0, "pld plan exits 0 (%s)" % plan_pld.stderr)
+if plan_pld.returncode == 0:
+  pp = json.loads(plan_pld.stdout)
+  check(pp["accountant"] == "pld" and pp["epsilon"] <= 2.0,
+        "pld plan labelled and within target: %r" % pp)
+  check(pp["noise_multiplier"] < pp["rdp_noise_multiplier"],
+        "pld plan needs less noise than rdp: %r" % pp)
+  check(abs(pp["policy_sigma"] - 2 * pp["noise_multiplier"]) < 1e-9,
+        "pld plan sigma = 2 C z (trusted-aggregator)")
+  again = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
+                 repr(pp["noise_multiplier"]), "--rounds", "1000", "--delta",
+                 "1e-5", "--accountant", "pld")
+  check(again.get("epsilon", 99) <= 2.0, "pld report at the planned noise")
 
 # paper-004: the paper's own eps-bar (0.5009 at tau 28 and 1.0193 at tau
 # 14 for delta 1e-3, T = 100) and, below it, the RDP epsilon of the same
