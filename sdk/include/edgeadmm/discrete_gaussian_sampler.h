@@ -48,20 +48,33 @@
 
 namespace edgeadmm {
 
-// The parameters of N_Z(0, σ²), σ² = num/den, checked once.
-struct DiscreteGaussian {
+// The parameters of N_Z(0, σ²), σ² = num/den, checked once. Only Create and
+// FromStddev make one, so a sampler never sees unchecked (or zero) σ².
+class DiscreteGaussian {
+ public:
   // σ² = num/den. See the header comment for the accepted range.
   static Result<DiscreteGaussian> Create(uint64_t num, uint64_t den);
   // σ = p/q, i.e. σ² = p²/q² (the grid form: σ/g as a rational). p, q ≥ 1
-  // and below 2^32, then as Create.
+  // and below 2^32, then as Create: p·q·t < 2^31.5 with t = ⌊p/q⌋ + 1
+  // (p/q reduced).
   static Result<DiscreteGaussian> FromStddev(uint64_t p, uint64_t q);
 
-  uint64_t num = 0;            // σ² numerator (reduced)
-  uint64_t den = 1;            // σ² denominator (reduced)
-  uint64_t t = 1;              // ⌊σ⌋ + 1, the Laplace scale of CKS Alg. 3
-  uint64_t den_t = 1;          // den·t
-  uint64_t gamma_den = 2;      // 2·num·den·t², the denominator of γ
-  uint64_t max_magnitude = 0;  // largest |k| returned
+  uint64_t num() const { return num_; }  // σ² numerator (reduced)
+  uint64_t den() const { return den_; }  // σ² denominator (reduced)
+  uint64_t t() const { return t_; }  // ⌊σ⌋ + 1, the Laplace scale (Alg. 3)
+  uint64_t den_t() const { return den_t_; }                  // den·t
+  uint64_t gamma_den() const { return gamma_den_; }          // 2·num·den·t²
+  uint64_t max_magnitude() const { return max_magnitude_; }  // largest |k|
+
+ private:
+  DiscreteGaussian() = default;
+
+  uint64_t num_ = 0;
+  uint64_t den_ = 1;
+  uint64_t t_ = 1;
+  uint64_t den_t_ = 1;
+  uint64_t gamma_den_ = 2;
+  uint64_t max_magnitude_ = 0;
 };
 
 class DiscreteGaussianSampler {

@@ -42,21 +42,21 @@ Result<DiscreteGaussian> DiscreteGaussian::Create(uint64_t num, uint64_t den) {
   if (num == 0 || den == 0) return Status::InvalidArgument();
   const uint64_t g = Gcd(num, den);
   DiscreteGaussian p;
-  p.num = num / g;
-  p.den = den / g;
+  p.num_ = num / g;
+  p.den_ = den / g;
   // t = ⌊σ⌋ + 1 (CKS Alg. 3); ⌊sqrt(num/den)⌋ = ⌊sqrt(⌊num/den⌋)⌋.
-  p.t = IntegerSqrt(p.num / p.den) + 1;
+  p.t_ = IntegerSqrt(p.num_ / p.den_) + 1;
   uint64_t t2, num_den, half;
-  if (__builtin_mul_overflow(p.den, p.t, &p.den_t) ||
-      __builtin_mul_overflow(p.t, p.t, &t2) ||
-      __builtin_mul_overflow(p.num, p.den, &num_den) ||
+  if (__builtin_mul_overflow(p.den_, p.t_, &p.den_t_) ||
+      __builtin_mul_overflow(p.t_, p.t_, &t2) ||
+      __builtin_mul_overflow(p.num_, p.den_, &num_den) ||
       __builtin_mul_overflow(num_den, t2, &half) ||
-      __builtin_mul_overflow(half, uint64_t{2}, &p.gamma_den)) {
+      __builtin_mul_overflow(half, uint64_t{2}, &p.gamma_den_)) {
     return Status::OutOfRange();
   }
   // |k|·den·t ≤ 2^63 − 1 and num < 2^63 (2·num ≤ gamma_den), so the γ
   // numerator |k·den·t − num| is below 2^63 and its square below 2^126.
-  p.max_magnitude = kInt64Max / p.den_t;
+  p.max_magnitude_ = kInt64Max / p.den_t_;
   return p;
 }
 
@@ -183,16 +183,16 @@ Result<int64_t> DiscreteGaussianSampler::Sample(const DiscreteGaussian& noise) {
     // CKS Alg. 3: Y ~ Lap_Z(t), accepted with probability
     // exp(−(|Y| − σ²/t)²/(2σ²)) = exp(−(|Y|·den·t − num)²/(2·num·den·t²)).
     EDGEADMM_TRY_ASSIGN(const int64_t y,
-                        Laplace(1, noise.t, noise.max_magnitude));
+                        Laplace(1, noise.t(), noise.max_magnitude()));
     const uint64_t x =
         y < 0 ? static_cast<uint64_t>(-y) : static_cast<uint64_t>(y);
-    const uint64_t xt = x * noise.den_t;  // ≤ 2^63 − 1 (max_magnitude)
-    const uint64_t a = xt >= noise.num ? xt - noise.num : noise.num - xt;
+    const uint64_t xt = x * noise.den_t();  // ≤ 2^63 − 1 (max_magnitude)
+    const uint64_t a = xt >= noise.num() ? xt - noise.num() : noise.num() - xt;
     wide::Uint128 q;
     uint64_t r;
-    wide::DivMod(wide::Multiply(a, a), noise.gamma_den, &q, &r);
+    wide::DivMod(wide::Multiply(a, a), noise.gamma_den(), &q, &r);
     EDGEADMM_TRY_ASSIGN(const bool c,
-                        BernoulliExpSplit(q.hi, q.lo, r, noise.gamma_den));
+                        BernoulliExpSplit(q.hi, q.lo, r, noise.gamma_den()));
     if (c) return y;
   }
 }

@@ -21,21 +21,21 @@ TEST(DiscreteGaussianTest, ParametersAreReducedAndChecked) {
   EXPECT_EQ(DiscreteGaussian::Create(1, 0).status(), Status::InvalidArgument());
   Result<DiscreteGaussian> p = DiscreteGaussian::Create(2738, 200);  // 13.69
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p->num, 1369u);
-  EXPECT_EQ(p->den, 100u);
-  EXPECT_EQ(p->t, 4u);  // ⌊3.7⌋ + 1
-  EXPECT_EQ(p->den_t, 400u);
-  EXPECT_EQ(p->gamma_den, 2u * 1369u * 100u * 16u);
-  EXPECT_EQ(p->max_magnitude, 0x7fffffffffffffffu / 400u);
+  EXPECT_EQ(p->num(), 1369u);
+  EXPECT_EQ(p->den(), 100u);
+  EXPECT_EQ(p->t(), 4u);  // ⌊3.7⌋ + 1
+  EXPECT_EQ(p->den_t(), 400u);
+  EXPECT_EQ(p->gamma_den(), 2u * 1369u * 100u * 16u);
+  EXPECT_EQ(p->max_magnitude(), 0x7fffffffffffffffu / 400u);
   // σ² = 16: t = 5, not 4 (⌊σ⌋ + 1 with σ an integer).
-  EXPECT_EQ(DiscreteGaussian::Create(16, 1)->t, 5u);
-  EXPECT_EQ(DiscreteGaussian::Create(15, 1)->t, 4u);
-  EXPECT_EQ(DiscreteGaussian::Create(1, 4)->t, 1u);
+  EXPECT_EQ(DiscreteGaussian::Create(16, 1)->t(), 5u);
+  EXPECT_EQ(DiscreteGaussian::Create(15, 1)->t(), 4u);
+  EXPECT_EQ(DiscreteGaussian::Create(1, 4)->t(), 1u);
   // σ = p/q: σ² = p²/q².
   Result<DiscreteGaussian> s = DiscreteGaussian::FromStddev(37, 10);
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ(s->num, 1369u);
-  EXPECT_EQ(s->den, 100u);
+  EXPECT_EQ(s->num(), 1369u);
+  EXPECT_EQ(s->den(), 100u);
   EXPECT_EQ(DiscreteGaussian::FromStddev(0, 1).status(),
             Status::InvalidArgument());
   EXPECT_EQ(DiscreteGaussian::FromStddev(uint64_t{1} << 32, 1).status(),
@@ -114,9 +114,9 @@ TEST(DiscreteGaussianSamplerTest, GoldenSamplesForAFixedSeed) {
 TEST(DiscreteGaussianTest, RangeLimitKeepsTheTailBeyondTwoToThe31Sigma) {
   Result<DiscreteGaussian> p = DiscreteGaussian::Create(uint64_t{1} << 31, 1);
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p->t, 46341u);
-  EXPECT_EQ(p->max_magnitude, 0x7fffffffffffffffu / 46341u);
-  EXPECT_GT(p->max_magnitude / 46341u, uint64_t{1} << 31);  // σ < 46341
+  EXPECT_EQ(p->t(), 46341u);
+  EXPECT_EQ(p->max_magnitude(), 0x7fffffffffffffffu / 46341u);
+  EXPECT_GT(p->max_magnitude() / 46341u, uint64_t{1} << 31);  // σ < 46341
 }
 
 TEST(DiscreteGaussianSamplerTest, UninitialisedDrbgIsReported) {
