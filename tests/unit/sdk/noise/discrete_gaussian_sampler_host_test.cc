@@ -199,9 +199,9 @@ TEST(DiscreteGaussianSamplerHostTest, GridValuesAreMultiplesOfTheStep) {
 // Cost: DRBG bytes per draw (the sampler fetches 64-byte blocks; counted
 // here through a wrapper, so whole blocks). Printed, with a loose bound:
 // the expected number of loop iterations is bounded by a constant (CKS
-// §5), and the bytes per uniform grow only with the byte length of t and
-// of γ's denominator, i.e. like log σ (measured: 15 B at σ² = 1/4, 21 B at
-// 13.69, 27 B at 250 000, 48 B at 2^31).
+// 2020's running-time analysis of Alg. 1–3), and the bytes per uniform grow
+// only with the byte length of t and of γ's denominator, i.e. like log σ
+// (measured: 15 B at σ² = 1/4, 21 B at 13.69, 27 B at 250 000, 48 B at 2^31).
 class CountingBytes final : public RandomByteSource {
  public:
   explicit CountingBytes(RandomByteSource& inner) : inner_(inner) {}
