@@ -9,7 +9,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "coap_server_process.h"
@@ -39,6 +42,11 @@ class CoapCodecInteropTest : public ::testing::Test {
   }
   void TearDown() override {
     if (fd_ >= 0) close(fd_);
+    if (HasFailure() && server_ != nullptr) {  // what the server saw
+      std::ifstream log(server_->log_path());
+      std::printf("server log:\n%s\n",
+                  std::string(std::istreambuf_iterator<char>(log), {}).c_str());
+    }
   }
 
   // Sends the message `w` holds; waits up to 3 s for the answer with the
