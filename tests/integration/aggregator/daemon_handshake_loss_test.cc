@@ -32,13 +32,7 @@ class DaemonHandshakeLossTest : public ::testing::Test {
     auto psk = reg.Add("dev-000");
     ASSERT_TRUE(psk.ok());
     key_ = *psk;
-    const std::string sampling =
-        "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
-        "deadline_seconds = 60\nseed = 5\n";
-    const int64_t job = testing::CreateJobOrDie(
-        t_.db(), testing::JobToml("hs", "prox-admm",
-                                  testing::DefaultPrivacyTable(), sampling));
-    ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kRunning).ok());
+    testing::StartOneDeviceJob(t_.db(), "hs");
     // The default idle session timeout (60 s): without the fix the stale
     // handshake lives that long.
     args_ = testing::DaemonArgs(t_.dir(), t_.path());

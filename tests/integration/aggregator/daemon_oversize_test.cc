@@ -133,13 +133,7 @@ class DaemonOversizeTest : public ::testing::Test {
     ASSERT_TRUE(psk.ok());
     key_ = *psk;
     // p = 1000: the largest Update is a few blocks of 1024 bytes.
-    std::string toml =
-        testing::JobToml("big", "prox-admm", testing::DefaultPrivacyTable(),
-                         "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
-                         "deadline_seconds = 60\nseed = 5\n");
-    toml.replace(toml.find("dimension = 3"), 13, "dimension = 1000");
-    const int64_t job = testing::CreateJobOrDie(t_.db(), toml);
-    ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kRunning).ok());
+    testing::StartOneDeviceJob(t_.db(), "big", 1000);
     daemon_ = std::make_unique<testing::DaemonProcess>(
         EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
     ASSERT_TRUE(daemon_->started());

@@ -87,13 +87,7 @@ class DaemonSdkClientTest : public ::testing::Test {
     auto psk = reg.Add("dev-000");
     ASSERT_TRUE(psk.ok());
     key_ = *psk;
-    const int64_t job = testing::CreateJobOrDie(
-        t_.db(),
-        testing::JobToml("sdk", "prox-admm", testing::DefaultPrivacyTable(),
-                         "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
-                         "deadline_seconds = 60\nseed = 5\n"));
-    job_id_ = job;
-    ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kRunning).ok());
+    job_id_ = testing::StartOneDeviceJob(t_.db(), "sdk");
     daemon_ = std::make_unique<testing::DaemonProcess>(
         EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
     ASSERT_TRUE(daemon_->started());

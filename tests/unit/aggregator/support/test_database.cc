@@ -119,6 +119,21 @@ int64_t StartEveryoneJob(store::Database& db, const std::string& name,
   return job;
 }
 
+int64_t StartOneDeviceJob(store::Database& db, const std::string& name,
+                          int dimension) {
+  std::string toml =
+      JobToml(name, "prox-admm", DefaultPrivacyTable(),
+              "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
+              "deadline_seconds = 60\nseed = 5\n");
+  toml.replace(toml.find("dimension = 3"), 13,
+               "dimension = " + std::to_string(dimension));
+  const int64_t job = CreateJobOrDie(db, toml);
+  if (!jobs::SetJobState(db, job, jobs::JobState::kRunning).ok()) {
+    Die("start job " + name);
+  }
+  return job;
+}
+
 std::string DefaultSamplingTable() {
   return "[sampling]\n"
          "scheme = \"fixed\"\n"

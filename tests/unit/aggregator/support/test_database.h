@@ -56,6 +56,12 @@ std::string PrivacyTableWithPolicy(const std::string& policy,
 int64_t StartEveryoneJob(store::Database& db, const std::string& name,
                          const std::string& privacy_table);
 
+// Creates and starts (state running) prox-admm job `name` of dimension
+// `dimension` whose every round samples one device (fixed m = 1, m_min = 1,
+// 60 s deadline, seed 5); returns its id.
+int64_t StartOneDeviceJob(store::Database& db, const std::string& name,
+                          int dimension = 3);
+
 // Parses `toml` (must be valid) and creates the job; returns its id.
 int64_t CreateJobOrDie(store::Database& db, const std::string& toml);
 
