@@ -1,6 +1,7 @@
 // `edgeadmm job create FILE | start NAME | stop NAME | list | status NAME |
 // ledger NAME | export NAME --format bin|json|header [--round last|best|N]
 // [--output F]`.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -186,19 +187,24 @@ host::Error RunLedger(const JobOptions& o) {
   for (const std::string& c : r.conversions) {
     conversions += (conversions.empty() ? "" : ", ") + c;
   }
-  std::printf("# RDP to (epsilon, delta) conversion of the stored values: "
-              "%s [improved: %s]%s\n",
+  std::printf("# conversions of the stored values: %s%s\n",
               conversions.empty() ? "none yet" : conversions.c_str(),
-              privacy::ConversionReference(privacy::Conversion::kImproved),
-              r.conversions.size() > 1
+              r.conversions.size() > 2 ||
+                      (r.conversions.size() == 2 &&
+                       std::find(r.conversions.begin(), r.conversions.end(),
+                                 "classic") != r.conversions.end())
                   ? " (classic rows predate schema version 2; classic is "
                     "never below improved)"
                   : "");
+  for (const privacy::Conversion c :
+       {privacy::Conversion::kPld, privacy::Conversion::kImproved}) {
+    std::printf("# %s: %s\n", privacy::ConversionName(c),
+                privacy::ConversionReference(c));
+  }
   for (const auto& [which, m] :
        {std::pair{"central", r.central_meaning},
         std::pair{"local", r.local_meaning}}) {
-    std::printf("# %s epsilon: RDP of %s, %s neighbours, delta %.3g; "
-                "against %s\n",
+    std::printf("# %s epsilon: %s, %s neighbours, delta %.3g; against %s\n",
                 which, m.mechanism, m.neighbouring, r.job.config.delta,
                 m.observer);
   }

@@ -37,6 +37,8 @@ constexpr NameTable<RowNormalization> kNormalizations = {
     {"none", RowNormalization::kNone},
     {"unit", RowNormalization::kUnitNorm},
     {"max", RowNormalization::kMaxNorm}};
+constexpr NameTable<CentralAccountant> kAccountants = {
+    {"pld", CentralAccountant::kPld}, {"rdp", CentralAccountant::kRdp}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 constexpr NameTable<ValidationHolder> kHolders = {
@@ -346,6 +348,7 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   r.Double("privacy.sigma", c.sigma, false);
   r.Double("privacy.target_epsilon", c.target_epsilon, false);
   r.Double("privacy.delta", c.delta, true);
+  r.Enum("privacy.accountant", kAccountants, c.accountant, false);
   r.Double("privacy.central_budget", c.central_budget, true, true);
   r.Double("privacy.device_budget", c.device_budget, true, true);
   r.Enum("sampling.scheme", kSchemes, c.sampling, true);

@@ -8,25 +8,52 @@
 namespace edgeadmm::privacy {
 
 const char* ConversionName(Conversion conversion) {
-  return conversion == Conversion::kClassic ? "classic" : "improved";
+  switch (conversion) {
+    case Conversion::kClassic:
+      return "classic";
+    case Conversion::kImproved:
+      return "improved";
+    case Conversion::kPld:
+      return "pld";
+  }
+  return "?";
 }
 
 const char* ConversionReference(Conversion conversion) {
-  return conversion == Conversion::kClassic
-             ? "Mironov 2017 Prop. 3"
-             : "Canonne-Kamath-Steinke 2020 Prop. 12 / Asoodeh et al. 2021";
+  switch (conversion) {
+    case Conversion::kClassic:
+      return "Mironov 2017 Prop. 3";
+    case Conversion::kImproved:
+      return "Canonne-Kamath-Steinke 2020 Prop. 12 / Asoodeh et al. 2021";
+    case Conversion::kPld:
+      return "privacy-loss distribution of the charged schedule (Dong-Roth-Su "
+             "2022 Cor. 3.3; Koskela et al. 2020; Doroshenko et al. 2022), "
+             "never above the improved RDP conversion";
+  }
+  return "?";
 }
 
 host::ErrorOr<Conversion> ParseConversion(const std::string& name) {
   if (name == "classic") return Conversion::kClassic;
   if (name == "improved") return Conversion::kImproved;
+  if (name == "pld") return Conversion::kPld;
   return host::Error::InvalidArgument("unknown conversion '" + name +
-                                      "' (expected classic or improved)");
+                                      "' (expected classic, improved or pld)");
 }
+
+namespace {
+
+host::Error NotAnRdpConversion() {
+  return host::Error::InvalidArgument(
+      "pld is not an RDP conversion (use the PLD accountant)");
+}
+
+}  // namespace
 
 host::ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve,
                                                double delta,
                                                Conversion conversion) {
+  if (conversion == Conversion::kPld) return NotAnRdpConversion();
   EDGEADMM_HOST_TRY(internal::CheckOpenUnit("delta", delta));
   const double log_delta = std::log(delta);
   ConvertedEpsilon best{INFINITY, curve.grid()[0]};
@@ -48,6 +75,7 @@ host::ErrorOr<ConvertedEpsilon> EpsilonFromRdp(const RdpCurve& curve,
 host::ErrorOr<ConvertedDelta> DeltaFromRdp(const RdpCurve& curve,
                                            double epsilon,
                                            Conversion conversion) {
+  if (conversion == Conversion::kPld) return NotAnRdpConversion();
   if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) {
     return host::Error::InvalidArgument(
         internal::Describe("epsilon", "finite and >= 0", epsilon));

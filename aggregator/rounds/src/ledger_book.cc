@@ -5,12 +5,25 @@
 #include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/rounds/pld_round_accountant.h"
 
 namespace edgeadmm::rounds {
 namespace {
 
 bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
+}
+
+// The PLD accountant of a pld job; its only subsampled round is
+// trusted-aggregator's (q, ν).
+std::unique_ptr<const RoundAccountant> MakePld(const RoundAccountant& rdp,
+                                               const jobs::JobConfig& config,
+                                               RoundMechanism trusted_round) {
+  if (config.accountant != jobs::CentralAccountant::kPld) return nullptr;
+  return std::make_unique<PldRoundAccountant>(
+      rdp, config.policy == privacy::Policy::kTrustedAggregator
+               ? trusted_round
+               : RoundMechanism{0, 1});
 }
 
 }  // namespace
@@ -21,7 +34,13 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
     : accountant_(&accountant),
       config_(&config),
       devices_(&devices),
-      epsilon_(accountant, config.delta) {
+      pld_(
+          MakePld(accountant, config,
+                  {algorithms::Get(config.algorithm).OwnNoiseMultiplier(config),
+                   config.q})),
+      central_accountant_(pld_ ? pld_.get() : &accountant),
+      epsilon_(accountant, config.delta),
+      central_epsilon_memo_(*central_accountant_, config.delta) {
   const std::vector<double> zero(accountant.order_count(), 0.0);
   central_ = zero;
   device_central_.assign(devices.size(), zero);
@@ -61,7 +80,9 @@ Status LedgerBook::Load(
         return Status::Ok();
       }));
   for (size_t i = 0; i < devices_->size(); ++i) {
-    if (charged[i]) device_central_epsilon_[i] = epsilon_.Epsilon(device_central_[i]);
+    if (charged[i])
+      device_central_epsilon_[i] =
+          central_epsilon_memo_.Epsilon(device_central_[i]);
   }
   central_epsilon_ = CentralEpsilon(central_, device_central_epsilon_);
   return Status::Ok();
@@ -93,7 +114,7 @@ RoundMechanism LedgerBook::LocalMechanism() const {
 
 double LedgerBook::CentralEpsilon(const std::vector<double>& central,
                                   const std::vector<double>& device_epsilon) {
-  if (trusted_aggregator()) return epsilon_.Epsilon(central);
+  if (trusted_aggregator()) return central_epsilon_memo_.Epsilon(central);
   return device_epsilon.empty()
              ? 0.0
              : *std::max_element(device_epsilon.begin(), device_epsilon.end());
@@ -104,7 +125,8 @@ bool LedgerBook::WithinBudget() {
   if (trusted_aggregator()) {
     std::vector<double> next = central_;
     ComposeRdp(next, worst_central_rdp_);
-    return epsilon_.Epsilon(next) <= std::min(c.central_budget, c.device_budget);
+    return central_epsilon_memo_.Epsilon(next) <=
+           std::min(c.central_budget, c.device_budget);
   }
   // Only devices whose ledger changed since the last check are reconverted
   // (into one buffer: no allocation per device).
@@ -113,7 +135,7 @@ bool LedgerBook::WithinBudget() {
     if (std::isnan(budget_central_[i])) {
       next = device_central_[i];
       ComposeRdp(next, worst_central_rdp_);
-      budget_central_[i] = epsilon_.Epsilon(next);
+      budget_central_[i] = central_epsilon_memo_.Epsilon(next);
     }
     if (std::isnan(budget_local_[i])) {
       next = device_local_[i];
@@ -143,7 +165,7 @@ LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
     for (size_t index : participants) {
       LedgerCharge::Device device{index, device_central_[index], 0.0};
       ComposeRdp(device.central, central_rdp);
-      device.central_epsilon = epsilon_.Epsilon(device.central);
+      device.central_epsilon = central_epsilon_memo_.Epsilon(device.central);
       charge.next_device_epsilon[index] = device.central_epsilon;
       charge.devices.push_back(std::move(device));
     }
@@ -157,13 +179,14 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
   std::vector<LedgerRowRef> rows;
   if (trusted_aggregator()) {
     rows.push_back({kCentralScope, nullptr, &charge.next_central,
-                    charge.central_epsilon, conversion()});
+                    charge.central_epsilon, central_conversion_name()});
     return rows;
   }
   rows.reserve(charge.devices.size() + 1);
   for (const LedgerCharge::Device& device : charge.devices) {
     rows.push_back({kDeviceCentralPrefix, &(*devices_)[device.index],
-                    &device.central, device.central_epsilon, conversion()});
+                    &device.central, device.central_epsilon,
+                    central_conversion_name()});
   }
   // The central row carries the worst device's curve.
   const std::vector<double>& eps = charge.next_device_epsilon;
@@ -174,7 +197,7 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
     if (device.index == worst) worst_curve = &device.central;
   }
   rows.push_back({kCentralScope, nullptr, worst_curve, charge.central_epsilon,
-                  conversion()});
+                  central_conversion_name()});
   return rows;
 }
 
@@ -197,7 +220,7 @@ LocalCharge LedgerBook::PlanLocal(size_t index) {
 
 LedgerRowRef LedgerBook::LocalRow(const LocalCharge& charge) const {
   return {kDeviceLocalPrefix, &(*devices_)[charge.index], &charge.local,
-          charge.epsilon, conversion()};
+          charge.epsilon, local_conversion_name()};
 }
 
 void LedgerBook::ApplyLocal(LocalCharge&& charge) {

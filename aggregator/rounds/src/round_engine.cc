@@ -44,15 +44,22 @@ Status RoundEngine::Load(int64_t job_id) {
         [this](const ScoredModel& m) { selection_->Observe(m); }));
   }
   // What the ε in the round lines mean (docs/privacy.md).
-  const char* conversion = privacy::ConversionName(accountant_->conversion());
-  for (const auto& [which, m] :
-       {std::pair{"central", privacy::CentralLedgerMeaning(job_.config.policy)},
-        std::pair{"local", privacy::LocalLedgerMeaning()}}) {
+  struct Described {
+    const char* which;
+    privacy::LedgerMeaning meaning;
+    privacy::Conversion conversion;
+  };
+  for (const Described& d :
+       {Described{"central", privacy::CentralLedgerMeaning(job_.config.policy),
+                  ledgers_->central_conversion()},
+        Described{"local", privacy::LocalLedgerMeaning(),
+                  accountant_->conversion()}}) {
     EDGEADMM_LOG_INFO(
-        "job %s: %s epsilon = RDP of %s, %s neighbours, %s conversion, "
-        "delta %.3g; against %s",
-        job_.config.name.c_str(), which, m.mechanism, m.neighbouring,
-        conversion, job_.config.delta, m.observer);
+        "job %s: %s epsilon = %s, %s neighbours, %s conversion, delta %.3g; "
+        "against %s",
+        job_.config.name.c_str(), d.which, d.meaning.mechanism,
+        d.meaning.neighbouring, privacy::ConversionName(d.conversion),
+        job_.config.delta, d.meaning.observer);
   }
   return Status::Ok();
 }
@@ -252,8 +259,7 @@ void RoundEngine::LogCommitted(const RoundSummary& summary) const {
       static_cast<long long>(summary.iteration),
       static_cast<long long>(job_.config.rounds), summary.participants,
       summary.cohort_size, summary.central_epsilon,
-      privacy::ConversionName(accountant_->conversion()), job_.config.delta,
-      metrics);
+      privacy::ConversionName(conversion()), job_.config.delta, metrics);
 }
 
 Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {

@@ -60,6 +60,18 @@ edgeadmm_wire_PrivacyPolicy WirePolicy(privacy::Policy policy) {
   return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_UNSPECIFIED;
 }
 
+edgeadmm_wire_RdpConversion WireConversion(privacy::Conversion conversion) {
+  switch (conversion) {
+    case privacy::Conversion::kClassic:
+      return edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC;
+    case privacy::Conversion::kImproved:
+      return edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
+    case privacy::Conversion::kPld:
+      return edgeadmm_wire_RdpConversion_RDP_CONVERSION_PLD;
+  }
+  return edgeadmm_wire_RdpConversion_RDP_CONVERSION_UNSPECIFIED;
+}
+
 // Why `id` gets nothing from the job, or null: not enrolled in it, or
 // disabled/removed in the registry since (checked on every request, so a
 // revoked device's open session gets no task, model or status).
@@ -265,9 +277,7 @@ Response RequestHandler::Model(std::string_view identity) const {
                   : std::numeric_limits<double>::max();
   h.delta = engine_->job().config.delta;
   h.policy = WirePolicy(engine_->job().config.policy);
-  h.conversion = engine_->conversion() == privacy::Conversion::kImproved
-                     ? edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED
-                     : edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC;
+  h.conversion = WireConversion(engine_->conversion());
   const std::vector<double>& z = engine_->model().z;
   return Encoded(wire::kCoapContent, wire::kReleasedModelFormat,
                  wire::MaxReleasedModelBytes(z.size()), [&](ByteSpan out) {

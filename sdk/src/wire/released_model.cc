@@ -27,7 +27,7 @@ Status ValidateReleasedModel(const edgeadmm_wire_ReleasedModel& m,
       policy >
           edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION_OWN_NOISE ||
       conversion < edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC ||
-      conversion > edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED) {
+      conversion > edgeadmm_wire_RdpConversion_RDP_CONVERSION_PLD) {
     return Status::InvalidArgument();
   }
   return Status::Ok();

@@ -29,6 +29,19 @@ class JobCliTest : public ::testing::Test {
   }
 
   // Runs `rounds` committed rounds of job `name` in process.
+  // Job "cli" (prox-admm, 6 devices) with `privacy_table`, 2 rounds trained.
+  void CreateAndTrain(const std::string& privacy_table) {
+    testing::EnrollDevices(t_.db(), 6);
+    ASSERT_EQ(Cli("create " +
+                  WriteFile("job.toml",
+                            testing::JobToml("cli", "prox-admm", privacy_table,
+                                             testing::DefaultSamplingTable())))
+                  .exit_code,
+              0);
+    ASSERT_EQ(Cli("start cli").exit_code, 0);
+    Train("cli", 2);
+  }
+
   void Train(const std::string& name, int rounds) {
     auto job = jobs::FindJob(t_.db(), name);
     ASSERT_TRUE(job.ok());
@@ -166,41 +179,32 @@ TEST_F(JobCliTest, CreateStartStatusLedgerExportStop) {
 }
 
 // Every ε the CLI prints or exports says its mechanism, neighbouring
-// relation, conversion, δ and observer; the daemon's stored ε is the improved
-// conversion of its stored curve (docs/privacy.md, "What each ε means").
+// relation, conversion, δ and observer (docs/privacy.md, "What each ε
+// means"). The default accountant is pld for the central ε; local ledgers
+// stay RDP (improved) like the devices' own.
 TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
-  testing::EnrollDevices(t_.db(), 6);
-  ASSERT_EQ(Cli("create " + WriteFile("job.toml",
-                                      testing::JobToml(
-                                          "cli", "prox-admm",
-                                          testing::DefaultPrivacyTable(),
-                                          testing::DefaultSamplingTable())))
-                .exit_code,
-            0);
-  ASSERT_EQ(Cli("start cli").exit_code, 0);
-  Train("cli", 2);
+  CreateAndTrain(testing::DefaultPrivacyTable());
   auto released = jobs::LoadReleasedModel(t_.db(), "cli");
   ASSERT_TRUE(released.ok());
   EXPECT_GT(released->epsilon, 0);
-  EXPECT_EQ(released->central.conversion, privacy::Conversion::kImproved);
-  EXPECT_GT(released->central.order, 1.0) << "the order is recomputed from "
-                                             "the stored curve and agrees";
+  EXPECT_EQ(released->central.conversion, privacy::Conversion::kPld);
+  EXPECT_EQ(released->central.order, 0) << "no Rényi order for a PLD ε";
 
   const testing::CommandResult status = Cli("status cli");
   ASSERT_EQ(status.exit_code, 0);
   for (const char* label :
-       {"improved conversion", "zero-out one device's data", "delta = 1e-05",
+       {"pld conversion", "zero-out one device's data", "delta = 1e-05",
         "policy participation", "against whoever sees the released models",
-        "gaussian per accepted upload", "2 compositions", "(order "}) {
+        "gaussian per accepted upload", "2 compositions"}) {
     EXPECT_NE(status.output.find(label), std::string::npos)
         << label << " missing from\n" << status.output;
   }
   const testing::CommandResult ledger = Cli("ledger cli");
   ASSERT_EQ(ledger.exit_code, 0);
   for (const char* label :
-       {"conversion of the stored values: improved [",
-        "# central epsilon: RDP of gaussian", "# local epsilon: RDP of",
-        "replace-one", "against the gateway"}) {
+       {"# conversions of the stored values: ", "# pld: privacy-loss",
+        "# improved: Canonne", "# central epsilon: gaussian",
+        "# local epsilon: gaussian", "replace-one", "against the gateway"}) {
     EXPECT_NE(ledger.output.find(label), std::string::npos)
         << label << " missing from\n" << ledger.output;
   }
@@ -208,18 +212,36 @@ TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
   ASSERT_EQ(json.exit_code, 0);
   EXPECT_NE(json.output.find("\"epsilon_meaning\": {\"epsilon\": "),
             std::string::npos);
-  EXPECT_NE(json.output.find("\"conversion\": \"improved\""),
-            std::string::npos);
+  EXPECT_NE(json.output.find("\"conversion\": \"pld\""), std::string::npos);
   EXPECT_NE(json.output.find("\"neighbouring\": \"zero-out"),
             std::string::npos);
+}
 
-  // A row from before schema version 2 (classic) is named as such.
+// accountant = "rdp": the stored ε is the improved conversion of the stored
+// curve, and the report recomputes its order; a row from before schema
+// version 2 (classic) is named as such.
+TEST_F(JobCliTest, RdpAccountantReportsTheImprovedConversionAndItsOrder) {
+  CreateAndTrain(testing::PrivacyTableWithPolicy("participation",
+                                                 "accountant = \"rdp\"\n"));
+  auto released = jobs::LoadReleasedModel(t_.db(), "cli");
+  ASSERT_TRUE(released.ok());
+  EXPECT_EQ(released->central.conversion, privacy::Conversion::kImproved);
+  EXPECT_GT(released->central.order, 1.0) << "the order is recomputed from "
+                                             "the stored curve and agrees";
+  const testing::CommandResult status = Cli("status cli");
+  for (const char* label : {"improved conversion", "(order "}) {
+    EXPECT_NE(status.output.find(label), std::string::npos)
+        << label << " missing from\n"
+        << status.output;
+  }
+  EXPECT_NE(Cli("ledger cli").output.find("stored values: improved\n"),
+            std::string::npos);
   ASSERT_TRUE(t_.db()
                   .Exec("UPDATE ledger SET conversion = 'classic' WHERE "
                         "round_id = (SELECT min(round_id) FROM ledger)")
                   .ok());
   const testing::CommandResult mixed = Cli("ledger cli");
-  EXPECT_NE(mixed.output.find("stored values: classic, improved"),
+  EXPECT_NE(mixed.output.find("stored values: classic, improved (classic"),
             std::string::npos)
       << mixed.output;
 }

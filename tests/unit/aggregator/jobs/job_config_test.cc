@@ -50,6 +50,11 @@ TEST(JobConfigTest, ParsesEveryField) {
   EXPECT_FALSE(c->noise_in_state);
   EXPECT_DOUBLE_EQ(c->sigma, 2.0);
   EXPECT_FALSE(c->noise_planned());
+  EXPECT_EQ(c->accountant, CentralAccountant::kPld);  // the default
+  EXPECT_EQ(ParseJobConfig(Replace(Base(), "delta = 1e-5",
+                                   "delta = 1e-5\naccountant = \"rdp\""))
+                ->accountant,
+            CentralAccountant::kRdp);
   EXPECT_EQ(c->sampling, SamplingScheme::kFixed);
   EXPECT_EQ(c->m, 4);
   EXPECT_EQ(c->m_min, 2);
@@ -116,6 +121,8 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
       {"sigma = 2.0", "sigma = 2.0\ntarget_epsilon = 1.0",
        "privacy: give either sigma or target_epsilon"},
       {"delta = 1e-5", "delta = 1.5", "privacy.delta"},
+      {"delta = 1e-5", "delta = 1e-5\naccountant = \"moments\"",
+       "privacy.accountant: unknown value \"moments\" (one of: pld, rdp)"},
       {"device_budget = 1000.0", "device_budget = nan",
        "privacy.device_budget: must be a number or inf"},
       {"scheme = \"fixed\"", "scheme = \"lottery\"", "sampling.scheme"},

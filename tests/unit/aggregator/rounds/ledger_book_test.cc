@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -135,6 +136,45 @@ TEST(LedgerBookTest, RowsChargeOnlyTheParticipants) {
   const LedgerRowRef row = book.LocalRow(local);
   EXPECT_EQ(std::string(row.prefix) + *row.id, "local:b");
   EXPECT_GT(row.epsilon, 0.0);
+}
+
+// privacy.accountant: the central ε of a pld job is the analytic Gaussian of
+// the participant's rounds, below the rdp job's; local ε and the curves are
+// the same in both (the device's own ledger is RDP), and every row names
+// its conversion.
+TEST(LedgerBookTest, PldAccountantChangesOnlyTheCentralEpsilon) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b"};
+  jobs::JobConfig pld_config =
+      ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
+  jobs::JobConfig rdp_config = pld_config;
+  rdp_config.accountant = jobs::CentralAccountant::kRdp;
+  LedgerBook pld(accountant, pld_config, devices);
+  LedgerBook rdp(accountant, rdp_config, devices);
+  EXPECT_EQ(pld.central_conversion(), privacy::Conversion::kPld);
+  EXPECT_EQ(rdp.central_conversion(), privacy::Conversion::kImproved);
+  for (const std::vector<size_t>& participants :
+       {std::vector<size_t>{0, 1}, std::vector<size_t>{0}}) {
+    for (LedgerBook* book : {&pld, &rdp}) {
+      LedgerCharge charge = book->Plan(participants);
+      const std::vector<LedgerRowRef> rows = book->Rows(charge);
+      for (const LedgerRowRef& row : rows) {
+        EXPECT_STREQ(row.conversion, book == &pld ? "pld" : "improved");
+      }
+      book->Apply(std::move(charge));
+      for (size_t i : participants) book->ApplyLocal(book->PlanLocal(i));
+    }
+  }
+  // Device a: ν = σ/(2C) = 2 per upload, rounds of 2 and 1 uploads:
+  // 1/z² = 1/(2√2)² + 1/2² = 3/8.
+  const double z = 1 / std::sqrt(3.0 / 8.0);
+  EXPECT_NEAR(pld.central_epsilon(), privacy::GaussianEpsilon(z, 1e-5).value(),
+              1e-9);
+  EXPECT_LT(pld.central_epsilon(), rdp.central_epsilon());
+  EXPECT_EQ(pld.LocalEpsilon(0), rdp.LocalEpsilon(0));
+  EXPECT_EQ(pld.LocalEpsilon(1), rdp.LocalEpsilon(1));
+  const LocalCharge local = pld.PlanLocal(0);
+  EXPECT_STREQ(pld.LocalRow(local).conversion, "improved");
 }
 
 TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {

@@ -8,6 +8,7 @@
 
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -147,10 +148,10 @@ TEST_F(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
   Start(own);
   CompleteRound();
   const double own_epsilon = engine_->central_epsilon();
-  EXPECT_DOUBLE_EQ(own_epsilon,
-                   accountant_.Epsilon(accountant_.RoundRdp({1.0, 1.0}), 1e-5));
-  const double pooled_epsilon =
-      accountant_.Epsilon(accountant_.RoundRdp({2.0, 1.0}), 1e-5);
+  // The job's accountant is pld (the default): one Gaussian round's exact
+  // ε(δ) (analytic Gaussian).
+  EXPECT_NEAR(own_epsilon, privacy::GaussianEpsilon(1.0, 1e-5).value(), 1e-9);
+  const double pooled_epsilon = privacy::GaussianEpsilon(2.0, 1e-5).value();
   EXPECT_GT(own_epsilon, 2 * pooled_epsilon);
 }
 

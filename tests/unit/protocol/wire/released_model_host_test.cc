@@ -76,13 +76,18 @@ TEST(ReleasedModelTest, InvalidFieldsAreRefused) {
               Status::InvalidArgument())
         << policy;
   }
-  for (const int32_t conversion : {0, 3}) {
+  for (const int32_t conversion : {0, 4}) {
     EXPECT_EQ(with([&](auto& m) {
                 std::memcpy(&m.conversion, &conversion, sizeof(conversion));
               }),
               Status::InvalidArgument())
         << conversion;
   }
+  // A job's central ε from the PLD accountant is a listed value.
+  EXPECT_EQ(with([](auto& m) {
+              m.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_PLD;
+            }),
+            Status::Ok());
   vec = Float32Bytes({1.0f, std::numeric_limits<float>::infinity()});
   EXPECT_EQ(with([](auto&) {}), Status::InvalidArgument());
 }

@@ -29,6 +29,7 @@
 //   clip = 1.0                     # C
 //   sigma = 1.0                    # or target_epsilon = 4.0
 //   delta = 1e-5
+//   accountant = "pld"             # pld | rdp: ε of the central ledgers
 //   central_budget = 8.0           # ε cap of the central ledger
 //   device_budget = 8.0            # ε cap per device
 //   [sampling]
@@ -79,6 +80,11 @@ struct DpAdmmConfig {
   bool noise = true;            // false: the non-private linearized baseline
 };
 enum class SamplingScheme { kPoisson, kFixed };
+
+// How the central ledgers' ε is computed (docs/privacy.md, "The job's
+// accountant"): PLD of the charged schedule (never above RDP), or RDP with
+// the improved conversion. Local ledgers always use RDP, as devices do.
+enum class CentralAccountant { kPld, kRdp };
 // Whose data the validation set is (docs/privacy.md, "Model selection"):
 // only operator data held by the gateway may choose among released models.
 enum class ValidationHolder { kGateway, kDevices };
@@ -115,6 +121,7 @@ struct JobConfig {
   double sigma = -1.0;           // σ; < 0 until resolved from the target
   double target_epsilon = -1.0;  // > 0 when σ is to be planned
   double delta = 1e-5;
+  CentralAccountant accountant = CentralAccountant::kPld;
   double central_budget = 0.0;  // ε; may be inf (TOML `inf`)
   double device_budget = 0.0;   // ε; may be inf
 

@@ -21,9 +21,13 @@
 
 namespace edgeadmm::privacy {
 
-enum class Conversion : uint8_t { kClassic = 0, kImproved = 1 };
+// kPld is not an RDP conversion: it labels an epsilon read off the
+// privacy-loss distribution of the schedule a ledger charged (the daemon's
+// central ledgers, rounds/pld_round_accountant.h). EpsilonFromRdp and
+// DeltaFromRdp refuse it.
+enum class Conversion : uint8_t { kClassic = 0, kImproved = 1, kPld = 2 };
 
-// "classic" or "improved".
+// "classic", "improved" or "pld".
 const char* ConversionName(Conversion conversion);
 // Inverse of ConversionName. INVALID_ARGUMENT for another name.
 host::ErrorOr<Conversion> ParseConversion(const std::string& name);

@@ -8,6 +8,10 @@
 //                   about device <id> (zero-out, ν·√m_k or ν)
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
 //                   the curve its own DevicePrivacyLedger keeps
+// The central scopes' ε uses the job's accountant (privacy.accountant: PLD of
+// the charged schedule by default, pld_round_accountant.h, or RDP); the local
+// scopes' ε always uses the RDP accountant, the number the device's own
+// ledger computes. Every row stores its conversion ("pld" or "improved").
 // Central curves change only when a round commits (Plan, then Apply after
 // the store's transaction). A local curve is charged when the aggregator
 // accepts the upload (PlanLocal/ApplyLocal): it saw the upload whether or
@@ -15,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,8 +61,8 @@ class LedgerBook {
   static constexpr char kDeviceCentralPrefix[] = "central:";
   static constexpr char kDeviceLocalPrefix[] = "local:";
 
-  // Empty ledgers for `devices` (index = position). `accountant`, `config`
-  // and `devices` must outlive the book.
+  // Empty ledgers for `devices` (index = position). `accountant` (the RDP
+  // accountant of every curve), `config` and `devices` must outlive the book.
   LedgerBook(const RoundAccountant& accountant, const jobs::JobConfig& config,
              const std::vector<std::string>& devices);
 
@@ -113,6 +118,10 @@ class LedgerBook {
   // lifetime budget).
   bool LifetimeAllows(size_t index) const;
 
+  // The conversion of the central scopes' ε (kPld or the accountant's).
+  privacy::Conversion central_conversion() const {
+    return central_accountant_->conversion();
+  }
   // The job's central ε (the number `job status` shows).
   double central_epsilon() const { return central_epsilon_; }
   // ε of one device's local ledger (0 before its first charge).
@@ -120,8 +129,11 @@ class LedgerBook {
 
  private:
   double OwnNoiseMultiplier() const;
-  // Name of the accountant's conversion, stored with every row.
-  const char* conversion() const {
+  // Names of the conversions stored with the central and local rows.
+  const char* central_conversion_name() const {
+    return privacy::ConversionName(central_conversion());
+  }
+  const char* local_conversion_name() const {
     return privacy::ConversionName(accountant_->conversion());
   }
   double CentralEpsilon(const std::vector<double>& central,
@@ -131,7 +143,12 @@ class LedgerBook {
   const RoundAccountant* accountant_;
   const jobs::JobConfig* config_;
   const std::vector<std::string>* devices_;
-  EpsilonMemo epsilon_;
+  // The PLD accountant of a job whose privacy.accountant is pld (null for
+  // rdp); heap-held so the memo's pointer survives moving the book.
+  std::unique_ptr<const RoundAccountant> pld_;
+  const RoundAccountant* central_accountant_;  // pld_ or accountant_
+  EpsilonMemo epsilon_;                        // local scopes (RDP)
+  EpsilonMemo central_epsilon_memo_;           // central scopes
   // Per-round curves that depend on the job's config only: the budget
   // check's worst-case central round and the local round of one upload.
   std::vector<double> worst_central_rdp_;

@@ -108,7 +108,10 @@ class RoundEngine {
   int64_t released_participants() const { return released_participants_; }
   double central_epsilon() const { return ledgers_->central_epsilon(); }
   // The conversion behind every ε the engine computes.
-  privacy::Conversion conversion() const { return accountant_->conversion(); }
+  // The conversion of the central ε (job's privacy.accountant).
+  privacy::Conversion conversion() const {
+    return ledgers_->central_conversion();
+  }
   const std::vector<std::string>& devices() const { return devices_; }
   // Device ids of the open round's cohort. Secret: for tests and the fleet
   // simulator's hooks only; the server never sends it.

@@ -40,7 +40,7 @@ struct LedgerRowRef {
   const std::string* id = nullptr;  // null: no id
   const std::vector<double>* rdp = nullptr;
   double epsilon = 0;
-  const char* conversion = "";  // of `epsilon`: "classic" or "improved"
+  const char* conversion = "";  // of `epsilon`: "classic", "improved", "pld"
 };
 
 // One accepted upload of a committed round.
