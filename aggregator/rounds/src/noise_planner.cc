@@ -5,6 +5,7 @@
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/privacy/calibration.h"
+#include "edgeadmm/privacy/pld_calibration.h"
 #include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::rounds {
@@ -30,7 +31,20 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
                        calibration.error().ToString().c_str());
     return calibration.error().status();
   }
-  const double z = calibration->noise_multiplier;
+  double z = calibration->noise_multiplier;
+  if (config.accountant == jobs::CentralAccountant::kPld) {
+    // A pld job's ledger reports the PLD ε (never above RDP's): plan with it,
+    // starting from the RDP answer, which meets the target.
+    auto pld = privacy::CalibratePldNoiseMultiplier(
+        trusted ? config.q : 1.0, schedule.rounds, target.epsilon,
+        target.delta, z);
+    if (!pld.ok()) {
+      EDGEADMM_LOG_ERROR("noise planning (pld): %s",
+                         pld.error().ToString().c_str());
+      return pld.error().status();
+    }
+    z = pld->noise_multiplier;
+  }
   // The charged mechanism's noise multiplier z for the policy (m_k = m_min,
   // the worst case).
   auto sigma = privacy::SigmaForNoiseMultiplier(

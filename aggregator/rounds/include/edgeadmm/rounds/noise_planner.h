@@ -13,7 +13,9 @@ namespace edgeadmm::rounds {
 //  trusted-aggregator: K Poisson(q)-subsampled Gaussians with ν = σ/(2C).
 // For dp-sgd ν is σ/C (σ√m_min/C): the σ returned is half of prox-admm's.
 // dp-admm is not planned (ValidateJobConfig refuses target_epsilon).
-// Classic RDP conversion, the one the engine's ledger uses.
+// Calibrated for the job's accountant: the improved RDP conversion, then,
+// for a pld job, the PLD accountant below that (privacy/pld_calibration.h),
+// so the ε the job's central ledger reports after K rounds meets the target.
 // FAILED_PRECONDITION if no target is set; OUT_OF_RANGE if the target is
 // unreachable in the calibrator's range.
 Result<double> PlanSigma(const jobs::JobConfig& config);

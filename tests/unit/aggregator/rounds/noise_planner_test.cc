@@ -1,0 +1,63 @@
+// PlanSigma plans for the job's accountant: a pld job's σ is the smallest
+// whose PLD ε over the planned schedule meets the target, below the rdp
+// job's σ for the same target.
+#include "edgeadmm/rounds/noise_planner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "edgeadmm/privacy/gaussian_mechanism.h"
+#include "edgeadmm/privacy/pld_accountant.h"
+
+namespace edgeadmm::rounds {
+namespace {
+
+jobs::JobConfig Planned(privacy::Policy policy,
+                        jobs::CentralAccountant accountant) {
+  jobs::JobConfig c;
+  c.algorithm = AlgorithmKind::kProxAdmm;
+  c.policy = policy;
+  c.accountant = accountant;
+  c.lambda = 0.5;
+  c.clip = 1.0;
+  c.target_epsilon = 2.0;
+  c.delta = 1e-5;
+  c.rounds = 40;
+  c.q = 0.1;
+  c.m_min = policy == privacy::Policy::kTrustedAggregator ? 0 : 4;
+  return c;
+}
+
+TEST(NoisePlannerTest, ParticipationPldPlanMeetsTheTargetExactly) {
+  const jobs::JobConfig pld = Planned(privacy::Policy::kParticipation,
+                                      jobs::CentralAccountant::kPld);
+  const jobs::JobConfig rdp = Planned(privacy::Policy::kParticipation,
+                                      jobs::CentralAccountant::kRdp);
+  const double sigma_pld = PlanSigma(pld).value();
+  const double sigma_rdp = PlanSigma(rdp).value();
+  EXPECT_LT(sigma_pld, 0.97 * sigma_rdp);
+  // 40 Gaussian rounds of ν = σ√m_min/(2C) are one of ν/√40.
+  const double nu = sigma_pld * std::sqrt(4.0) / 2.0;
+  const double eps =
+      privacy::GaussianEpsilon(nu / std::sqrt(40.0), 1e-5).value();
+  EXPECT_LE(eps, 2.0);
+  EXPECT_GT(eps, 0.99 * 2.0);
+}
+
+TEST(NoisePlannerTest, TrustedAggregatorPldPlanMeetsTheTarget) {
+  const jobs::JobConfig pld = Planned(privacy::Policy::kTrustedAggregator,
+                                      jobs::CentralAccountant::kPld);
+  const double sigma_pld = PlanSigma(pld).value();
+  EXPECT_LT(sigma_pld, PlanSigma(Planned(privacy::Policy::kTrustedAggregator,
+                                         jobs::CentralAccountant::kRdp))
+                           .value());
+  privacy::PldAccountant accountant;
+  ASSERT_TRUE(accountant.Compose(0.1, sigma_pld / 2.0, 40).ok());
+  const double eps = accountant.Epsilon(1e-5).value();
+  EXPECT_LE(eps, 2.0);
+  EXPECT_GT(eps, 0.99 * 2.0);
+}
+
+}  // namespace
+}  // namespace edgeadmm::rounds
