@@ -36,8 +36,8 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
     // A pld job's ledger reports the PLD ε (never above RDP's): plan with it,
     // starting from the RDP answer, which meets the target.
     auto pld = privacy::CalibratePldNoiseMultiplier(
-        trusted ? config.q : 1.0, schedule.rounds, target.epsilon,
-        target.delta, z);
+        trusted ? config.q : 1.0, schedule.rounds, target.epsilon, target.delta,
+        z);
     if (!pld.ok()) {
       EDGEADMM_LOG_ERROR("noise planning (pld): %s",
                          pld.error().ToString().c_str());

@@ -30,10 +30,10 @@ jobs::JobConfig Planned(privacy::Policy policy,
 }
 
 TEST(NoisePlannerTest, ParticipationPldPlanMeetsTheTargetExactly) {
-  const jobs::JobConfig pld = Planned(privacy::Policy::kParticipation,
-                                      jobs::CentralAccountant::kPld);
-  const jobs::JobConfig rdp = Planned(privacy::Policy::kParticipation,
-                                      jobs::CentralAccountant::kRdp);
+  const jobs::JobConfig pld =
+      Planned(privacy::Policy::kParticipation, jobs::CentralAccountant::kPld);
+  const jobs::JobConfig rdp =
+      Planned(privacy::Policy::kParticipation, jobs::CentralAccountant::kRdp);
   const double sigma_pld = PlanSigma(pld).value();
   const double sigma_rdp = PlanSigma(rdp).value();
   EXPECT_LT(sigma_pld, 0.97 * sigma_rdp);
