@@ -45,7 +45,8 @@
 #define MEM_SIZE 2560
 #define MEMP_NUM_PBUF 4
 #define MEMP_NUM_UDP_PCB 2
-#define PBUF_POOL_SIZE 4
+/* One frame being received + UdpLink's queue of two datagrams. */
+#define PBUF_POOL_SIZE 3
 #define PBUF_POOL_BUFSIZE 1520 /* 1514-byte frame + alignment */
 
 /* No statistics or debug output; assertions go to the SDK's panic hook. */

@@ -13,6 +13,7 @@
 
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/baremetal/stack.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
 #include "edgeadmm/coap/coap_client.h"
@@ -204,6 +205,8 @@ TEST(LwipCoapTest, ObserveGetsNotifications) {
   EXPECT_EQ(different, 3);
   Print("notifications: %u after %u ms\n", different,
         static_cast<unsigned>(board::NowMs() - start));
+  // Peak stack of the whole run (the footprint's RAM, docs/porting.md).
+  Print("stack_used %u\n", baremetal::StackBytesUsed());
 }
 
 }  // namespace
