@@ -103,11 +103,7 @@ coap::CoapClient* Client() {
 
 TransportResult Call(CoapMethod method, const char* path,
                      ConstByteSpan payload = {}, uint16_t format = 0) {
-  TransportRequest request;
-  request.method = method;
-  request.path = path;
-  request.payload = payload;
-  request.content_format = format;
+  const TransportRequest request{method, path, format, payload};
   TransportResult result;
   Client()
       ->Request(request, ByteSpan(body, sizeof(body)), 30000, result)
