@@ -93,6 +93,8 @@ Status StartNetwork(const NetworkConfig& c) {
   return Status::Ok();
 }
 
+bool NetworkStarted() { return started; }
+
 void PollNetwork() {
   if (!started) return;
   while (config.mac->FramePending()) {

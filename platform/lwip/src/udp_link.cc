@@ -11,6 +11,7 @@ UdpLink::~UdpLink() { Close(); }
 
 Status UdpLink::Open(const uint8_t address[4], uint16_t port) {
   Close();
+  if (!NetworkStarted()) return Status::FailedPrecondition();
   pcb_ = udp_new();
   if (pcb_ == nullptr) return Status::ResourceExhausted();
   ip4_addr_t peer;
@@ -76,6 +77,7 @@ StatusWithSize UdpLink::Receive(ByteSpan buffer) {
 }
 
 void UdpLink::Wait(uint32_t timeout_ms) {
+  if (pcb_ == nullptr) return;
   const uint64_t deadline = NetworkNowMs() + timeout_ms;
   for (;;) {
     PollNetwork();

@@ -9,7 +9,11 @@ as 10.0.2.2) and the port on the semihosting command line, then checks the
 firmware's output and exit status and stops the server by its pid.
 
   run_with_coap_server.py --server PROG [--arg WORD]... [--expect TEXT]...
-      [--reject TEXT]... [--expect-failure] -- RUNNER... IMAGE
+      [--reject TEXT]... [--expect-failure] [--drop-first N] -- RUNNER... IMAGE
+
+--drop-first N puts a UDP relay on loopback between the firmware and the
+server that drops the firmware's first N datagrams (the firmware must
+retransmit); the firmware then gets the relay's port.
 
 RUNNER ends with -kernel (EDGEADMM_BOARD_RUNNER); NIC options and -append
 are inserted before it.
@@ -22,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 QEMU_TIMEOUT_S = 150
@@ -87,6 +92,48 @@ def stop(server):
             server.wait()
 
 
+class Relay(threading.Thread):
+    """Forwards datagrams between one client and the server on loopback,
+    dropping the client's first `drop_first` datagrams."""
+
+    def __init__(self, server_port, drop_first):
+        super().__init__(daemon=True)
+        self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.front.bind(("127.0.0.1", 0))
+        self.port = self.front.getsockname()[1]
+        self.back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.back.connect(("127.0.0.1", server_port))
+        self.drop_first = drop_first
+        self.dropped = 0
+        self.forwarded = 0
+        self.client = None
+        self.stopping = threading.Event()
+
+    def run(self):
+        while not self.stopping.is_set():
+            ready, _, _ = select.select([self.front, self.back], [], [], 0.1)
+            if self.front in ready:
+                data, self.client = self.front.recvfrom(2048)
+                if self.dropped < self.drop_first:
+                    self.dropped += 1
+                else:
+                    self.forwarded += 1
+                    self.back.send(data)
+            if self.back in ready:
+                try:
+                    data = self.back.recv(2048)
+                except ConnectionRefusedError:
+                    continue
+                if self.client is not None:
+                    self.front.sendto(data, self.client)
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+        self.front.close()
+        self.back.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -94,6 +141,7 @@ def main():
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--reject", action="append", default=[])
     parser.add_argument("--expect-failure", action="store_true")
+    parser.add_argument("--drop-first", type=int, default=0)
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
     runner, image = args.command[:-1], args.command[-1]
@@ -102,17 +150,26 @@ def main():
 
     with tempfile.TemporaryFile(mode="w+") as log:
         server, port = start_server(args.server, log)
+        relay = None
         try:
+            if args.drop_first > 0:
+                relay = Relay(port, args.drop_first)
+                relay.start()
+                port = relay.port
             command = (runner[:-1]
                        + ["-nic", "user,model=lan9118",
                           "-append", " ".join([str(port)] + args.arg),
                           "-kernel", image])
-            print("server on 127.0.0.1:%d; %s" % (port, " ".join(command)))
+            print("firmware's peer 127.0.0.1:%d; %s" % (port, " ".join(command)))
             sys.stdout.flush()
             run = subprocess.run(command, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True,
                                  timeout=QEMU_TIMEOUT_S)
         finally:
+            if relay is not None:
+                relay.stop()
+                print("relay: dropped %d, forwarded %d datagrams from the "
+                      "firmware" % (relay.dropped, relay.forwarded))
             stop(server)
         output = run.stdout
         print(output)
@@ -130,6 +187,9 @@ def main():
         failures.append("expected a non-zero exit status, got 0")
     if not args.expect_failure and run.returncode != 0:
         failures.append("expected exit status 0, got %d" % run.returncode)
+    if relay is not None and relay.dropped < args.drop_first:
+        failures.append("the relay dropped %d of %d datagrams"
+                        % (relay.dropped, args.drop_first))
     if failures:
         print("--- coap-server-openssl log (tail)")
         print(server_log[-4000:])

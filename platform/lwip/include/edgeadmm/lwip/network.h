@@ -27,6 +27,9 @@ struct NetworkConfig {
 // started, INVALID_ARGUMENT without a MAC or clock.
 Status StartNetwork(const NetworkConfig& config);
 
+// True once StartNetwork() succeeded.
+bool NetworkStarted();
+
 // Takes every waiting frame into lwIP, follows the PHY's link state and
 // runs due lwIP timers (ARP, DHCP).
 void PollNetwork();

@@ -22,7 +22,8 @@ class UdpLink final : public coap::DatagramLink {
   ~UdpLink();
 
   // Binds an ephemeral local port and connects to `address`:`port` (IPv4).
-  // The network must be started. RESOURCE_EXHAUSTED if no pcb is free.
+  // FAILED_PRECONDITION before StartNetwork(), RESOURCE_EXHAUSTED if no pcb
+  // is free.
   Status Open(const uint8_t address[4], uint16_t port);
   void Close();
 
