@@ -67,6 +67,7 @@ void FollowLink(uint64_t now) {
 Status StartNetwork(const NetworkConfig& c) {
   if (started) return Status::FailedPrecondition();
   if (c.mac == nullptr || c.now_ms == nullptr) return Status::InvalidArgument();
+  if (c.dhcp && !LWIP_DHCP) return Status::Unimplemented();
   config = c;
   started = true;
   uint8_t mac[6];
@@ -87,9 +88,11 @@ Status StartNetwork(const NetworkConfig& c) {
   netif_set_default(&interface);
   netif_set_up(&interface);
   FollowLink(config.now_ms());
+#if LWIP_DHCP
   if (config.dhcp && dhcp_start(&interface) != ERR_OK) {
     return Status::ResourceExhausted();
   }
+#endif
   return Status::Ok();
 }
 
@@ -123,7 +126,9 @@ void PollNetwork() {
 
 bool NetworkReady() {
   if (!started || !netif_is_link_up(&interface)) return false;
+#if LWIP_DHCP
   if (config.dhcp) return dhcp_supplied_address(&interface) != 0;
+#endif
   return !ip4_addr_isany_val(*netif_ip4_addr(&interface));
 }
 

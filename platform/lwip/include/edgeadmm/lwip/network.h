@@ -24,7 +24,8 @@ struct NetworkConfig {
 };
 
 // Starts lwIP and brings the interface up. FAILED_PRECONDITION if already
-// started, INVALID_ARGUMENT without a MAC or clock.
+// started, INVALID_ARGUMENT without a MAC or clock, UNIMPLEMENTED for DHCP
+// when lwipopts.h leaves it out (LWIP_DHCP 0).
 Status StartNetwork(const NetworkConfig& config);
 
 // True once StartNetwork() succeeded.
