@@ -98,22 +98,26 @@ void Lan9118::MacWrite(uint32_t index, uint32_t value) const {
   (void)WaitClear(kMacCsrCmd, kCsrBusy);
 }
 
+bool Lan9118::MiiIdle() const {
+  for (int i = 0; i < kWaitPolls; ++i) {
+    if ((MacRead(kMiiAcc) & kMiiBusy) == 0) return true;
+  }
+  return false;
+}
+
+// A PHY that never finishes reads as 0 (no link) and ignores writes.
 uint16_t Lan9118::PhyRead(uint32_t index) const {
-  while ((MacRead(kMiiAcc) & kMiiBusy) != 0) {
-  }
+  if (!MiiIdle()) return 0;
   MacWrite(kMiiAcc, (kPhyAddress << 11) | (index << 6) | kMiiBusy);
-  while ((MacRead(kMiiAcc) & kMiiBusy) != 0) {
-  }
+  if (!MiiIdle()) return 0;
   return static_cast<uint16_t>(MacRead(kMiiData));
 }
 
 void Lan9118::PhyWrite(uint32_t index, uint16_t value) const {
-  while ((MacRead(kMiiAcc) & kMiiBusy) != 0) {
-  }
+  if (!MiiIdle()) return;
   MacWrite(kMiiData, value);
   MacWrite(kMiiAcc, (kPhyAddress << 11) | (index << 6) | kMiiWrite | kMiiBusy);
-  while ((MacRead(kMiiAcc) & kMiiBusy) != 0) {
-  }
+  (void)MiiIdle();
 }
 
 Status Lan9118::Init(const uint8_t fallback_mac[6]) {

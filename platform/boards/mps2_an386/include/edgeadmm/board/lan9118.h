@@ -36,6 +36,7 @@ class Lan9118 final : public baremetal::EthernetMac {
   bool WaitClear(uint32_t offset, uint32_t mask) const;
   uint32_t MacRead(uint32_t index) const;
   void MacWrite(uint32_t index, uint32_t value) const;
+  bool MiiIdle() const;
   uint16_t PhyRead(uint32_t index) const;
   void PhyWrite(uint32_t index, uint16_t value) const;
 
