@@ -218,11 +218,12 @@ class Stack:
     def plan_sigma(self, participations, epsilon, delta, m_min, clip):
         """The participation policy's sigma for a device that joins
         `participations` rounds of at least `m_min` uploads within
-        (epsilon, delta), with the engine's (improved) conversion."""
+        (epsilon, delta), with the PLD accountant the daemon's central
+        ledgers use by default (docs/privacy.md, "The job's accountant")."""
         out = subprocess.run(
             [self.cli, "privacy", "plan", "--rounds", str(participations),
-             "--epsilon", str(epsilon), "--delta", str(delta), "--conversion",
-             "improved", "--policy", "participation", "--cohort", str(m_min),
+             "--epsilon", str(epsilon), "--delta", str(delta), "--accountant",
+             "pld", "--policy", "participation", "--cohort", str(m_min),
              "--clip", str(clip), "--json"], capture_output=True, text=True)
         if out.returncode != 0:
             raise StackError(f"privacy plan failed: {out.stderr.strip()}")
