@@ -240,6 +240,9 @@ def main():
     ap.add_argument("--variants", default="real,noiseless")
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
+    if args.ci:
+        args.canaries = es.sanitizer_scale("privacy_audit_test", "canaries",
+                                           args.canaries, 100)
     args.build_dir = os.path.abspath(args.build_dir)
     os.makedirs(args.out, exist_ok=True)
 
