@@ -34,10 +34,14 @@ canary i's score is z_K[i]. Guesses: the k highest scores "included",
 the k lowest "excluded" (k = ⌊0.35·m⌋, fixed in advance), r = 2k.
 
   scripts/repro audit --build-dir build/host-release --out /tmp/audit-full
-       [--canaries 400] [--epsilon 2] ...
+       --canaries 250 --jobs 4 --epsilon 1,2,4,8     (docs/results.md)
+writes one folder per job (database, logs, canaries.libsvm, export.json)
+and report.json (one entry per build and ε).
 The reduced run (--ci) is the ctest `privacy_audit_test`: m = 200, K = 4,
-ε target 1, δ = 1e-6, β = 1e-3; it asserts lower bound ≤ reported ε with
-noise and lower bound > reported ε without.
+ε target 1, δ = 1e-6, β = 1e-3 (100 canaries under the sanitizers); it
+asserts lower bound ≤ reported ε with noise and lower bound > reported ε
+without. At most 250 canaries per job: devices refuse tasks of dimension
+≥ 251 (docs/results.md); --jobs pools several jobs into one audit.
 """
 
 import argparse
