@@ -4,7 +4,16 @@
 // admin CLI (`edgeadmm`) does not.
 #include "fleet_commands.h"
 
+#ifdef EDGEADMM_AUDIT_NOISELESS
+#include <cstdio>
+#endif
+
 int main(int argc, char** argv) {
+#ifdef EDGEADMM_AUDIT_NOISELESS
+  std::fprintf(stderr,
+               "edgeadmm-fleet-noiseless: AUDIT BUILD, the devices add NO "
+               "noise although they report it; for the privacy audit only\n");
+#endif
   CLI::App app{"EdgeADMM fleet: many virtual devices in one process"};
   app.require_subcommand(1);
   edgeadmm::fleet::AddSimulatorCommands(app);

@@ -90,6 +90,13 @@ Status GaussianSampler::AddNoise(Real stddev, Span<Real> v) {
     return Status::InvalidArgument();
   }
   if (stddev == 0) return Status::Ok();
+#ifdef EDGEADMM_AUDIT_NOISELESS
+  // Audit-only build (edgeadmm-fleet-noiseless, tools/fleet): the noise is
+  // claimed and charged but not added, so the privacy audit must detect a
+  // violation (docs/privacy.md, "Empirical privacy audit"). Never defined
+  // for the SDK library itself.
+  return Status::Ok();
+#endif
   for (Real& x : v) {
     EDGEADMM_TRY_ASSIGN(const Real z, Standard());
     x += stddev * z;
