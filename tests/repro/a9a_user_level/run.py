@@ -319,10 +319,16 @@ def plots(results, rows, a):
     fig.savefig(os.path.join(a.out, "accuracy_vs_epsilon.png"))
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(6.5, 4.2), dpi=100)
-    for run in sorted({r["run"] for r in rows}):
+    for i, run in enumerate(sorted({r["run"] for r in rows})):
         pts = [r for r in rows if r["run"] == run]
-        ax.plot([r["round"] for r in pts],
-                [100 * r["accuracy"] for r in pts], marker=".", label=run)
+        drawn = ax.plot([r["round"] for r in pts],
+                        [100 * r["accuracy"] for r in pts], marker=".",
+                        label=run)
+        # The released model: the last committed round's (no validation
+        # selection in these jobs).
+        ax.plot([pts[-1]["round"]], [100 * pts[-1]["accuracy"]], marker="*",
+                markersize=10, color=drawn[0].get_color(), linestyle="none",
+                label="released model (last round)" if i == 0 else None)
     if a.centralized:
         ax.axhline(100 * a.centralized, ls=":", color="black",
                    label="centralized numpy LR")

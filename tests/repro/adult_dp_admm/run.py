@@ -500,8 +500,13 @@ def plot(a, curves, majority):
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
             fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
-            for key, x, y in lines:
-                ax.plot(x, y, label=key, linewidth=1)
+            for i, (key, x, y) in enumerate(lines):
+                drawn = ax.plot(x, y, label=key, linewidth=1)
+                # The reported (released) model is the last iterate's.
+                ax.plot(x[-1:], y[-1:], marker="*", markersize=10,
+                        color=drawn[0].get_color(), linestyle="none",
+                        label="released model (last iteration)"
+                        if i == 0 else None)
             if metric == "accuracy" and majority is not None:
                 ax.axhline(majority, ls="-.", color="red",
                            label="majority class")
