@@ -13,6 +13,8 @@
 #                        source (EDGEADMM_COAP_FROM_SOURCE: armhf); the host and
 #                        aarch64 use Debian's libcoap3-dev (OpenSSL backend)
 #   nanopb::runtime      the nanopb runtime from the Debian source package
+#   lwip::core           lwIP 2.1 from its Debian source (bare metal: raw UDP,
+#                        IPv4, NO_SYS; cmake/deps/lwip holds its configuration)
 #                        (proto/CMakeLists.txt links it)
 #   liblzma              xz-utils from its Debian source (from-source Linux targets)
 #   GTest::gtest, GTest::gtest_main, GTest::gmock (hosted targets with tests):
@@ -136,6 +138,23 @@ if(NOT TARGET nanopb::runtime)
   add_library(nanopb::runtime ALIAS edgeadmm_nanopb)
   target_include_directories(edgeadmm_nanopb SYSTEM PUBLIC "${_nanopb_src}")
   _edgeadmm_third_party_options(edgeadmm_nanopb)
+endif()
+
+# lwIP 2.1 (platform/lwip, bare metal only): NO_SYS, raw UDP over IPv4 with
+# ARP, ICMP and DHCP, static pools; configured by cmake/deps/lwip/lwipopts.h
+# and arch/cc.h. Only the core modules that configuration uses are compiled.
+if(EDGEADMM_BARE_METAL AND NOT TARGET lwip::core)
+  edgeadmm_debian_source(PACKAGE lwip OUT_DIR _lwip_src)
+  set(_lwip_modules core/init.c core/def.c core/inet_chksum.c core/ip.c
+    core/mem.c core/memp.c core/netif.c core/pbuf.c core/timeouts.c core/udp.c
+    core/ipv4/etharp.c core/ipv4/icmp.c core/ipv4/ip4.c core/ipv4/ip4_addr.c
+    core/ipv4/ip4_frag.c core/ipv4/dhcp.c netif/ethernet.c)
+  list(TRANSFORM _lwip_modules PREPEND "${_lwip_src}/src/")
+  add_library(edgeadmm_lwip STATIC ${_lwip_modules})
+  add_library(lwip::core ALIAS edgeadmm_lwip)
+  target_include_directories(edgeadmm_lwip SYSTEM PUBLIC "${_lwip_src}/src/include"
+    "${CMAKE_CURRENT_LIST_DIR}/deps/lwip")
+  _edgeadmm_third_party_options(edgeadmm_lwip)
 endif()
 
 # liblzma (dataio reads .xz data sets) for a from-source Linux

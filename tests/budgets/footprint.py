@@ -26,11 +26,15 @@ RAM_SECTIONS = (".data", ".got", ".got.plt", ".bss")
 
 # (component, pattern on the input file path), first match wins.
 COMPONENTS = [
+    ("coap", r"libedgeadmm_sdk\.a\(coap_"),
     ("sdk", r"libedgeadmm_sdk\.a"),
     ("mbedtls", r"libedgeadmm_mbedcrypto\.a"),
     ("nanopb", r"libedgeadmm_nanopb\.a"),
     ("proto", r"libedgeadmm_proto\.a"),
     ("fake", r"libedgeadmm_fake\.a"),
+    ("lwip", r"libedgeadmm_lwip\.a"),
+    ("lwip_port", r"libedgeadmm_lwip_port\.a"),
+    ("ethernet", r"libedgeadmm_board_ethernet\.a"),
     ("platform", r"libedgeadmm_baremetal|edgeadmm_board_|/boards/"),
     ("libgcc", r"libgcc\.a|crt[a-z0-9]*\.o"),
     ("libm", r"libm\.a"),
@@ -38,6 +42,10 @@ COMPONENTS = [
     ("libstdc++", r"libstdc\+\+|libsupc\+\+"),
 ]
 DESCRIPTIONS = {
+    "coap": "SDK CoAP client and message codec (sdk/src/coap)",
+    "lwip": "lwIP 2.1 (UDP, IPv4, ARP, ICMP, DHCP; pools and heap in RAM)",
+    "lwip_port": "platform/lwip (netif glue, UdpLink)",
+    "ethernet": "LAN9118 Ethernet driver (board)",
     "sdk": "SDK core (steps, prox solver, noise, ledger, wire codec)",
     "mbedtls": "Mbed TLS (CTR_DRBG, AES, SHA-256)",
     "nanopb": "nanopb runtime",
@@ -184,10 +192,12 @@ def main():
         with open(args.report, "w") as f:
             f.write(report)
     # Sanity: the map must account for (nearly) every byte of the ELF; a parse
-    # that misses sections would under-report.
+    # that misses sections would under-report. The map may list more than the
+    # ELF holds by what SHF_MERGE folded (lwIP's assertion strings: 117 bytes
+    # of 4,272 in .rodata of the networked test firmware).
     for section in FLASH_SECTIONS + RAM_SECTIONS:
         have, seen = sections.get(section, 0), mapped.get(section, 0)
-        if abs(have - seen) > max(64, have // 50):
+        if have - seen > max(64, have // 50) or seen - have > max(64, have // 20):
             sys.exit(f"footprint: map lists {seen} bytes in {section}, the ELF has {have}")
     failed = []
     if budget_flash > args.flash_budget:

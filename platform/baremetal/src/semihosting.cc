@@ -6,6 +6,7 @@ namespace edgeadmm::baremetal {
 namespace {
 
 constexpr uint32_t kSysWrite0 = 0x04;
+constexpr uint32_t kSysGetCmdline = 0x15;
 constexpr uint32_t kSysExit = 0x18;
 constexpr uint32_t kSysExitExtended = 0x20;
 constexpr uint32_t kAdpStoppedApplicationExit = 0x20026;
@@ -22,6 +23,16 @@ uint32_t Call(uint32_t operation, const void* argument) {
 }  // namespace
 
 void SemihostingWrite(const char* text) { Call(kSysWrite0, text); }
+
+bool SemihostingCommandLine(char* buffer, size_t size) {
+  if (size == 0) return false;
+  // Parameter block: the buffer and its size in, the length written out.
+  uint32_t block[2] = {reinterpret_cast<uintptr_t>(buffer),
+                       static_cast<uint32_t>(size)};
+  if (Call(kSysGetCmdline, block) != 0) return false;
+  buffer[block[1] < size ? block[1] : size - 1] = '\0';
+  return true;
+}
 
 void SemihostingExit(int code) {
   const uint32_t block[2] = {kAdpStoppedApplicationExit,

@@ -13,6 +13,8 @@ namespace {
 // Fixed seed of the (unsafe) QEMU entropy.
 constexpr uint64_t kQemuEntropySeed = 0x4d5053322d414e33ull;  // "MPS2-AN3"
 constexpr size_t kStorageBytes = 4096;
+// FPGAIO CLK100HZ: counts at 100 Hz from reset (32 bits: 497 days).
+constexpr uintptr_t kFpgaIoClk100Hz = 0x40028014u;
 
 alignas(TestEntropy) std::byte entropy_memory[sizeof(TestEntropy)];
 alignas(MemoryStorage) std::byte storage_object[sizeof(MemoryStorage)];
@@ -36,6 +38,12 @@ Storage& PersistentStorage() {
         MemoryStorage(ByteSpan(storage_memory, sizeof(storage_memory)));
   }
   return *storage;
+}
+
+uint64_t NowMs() {
+  return uint64_t{
+             *reinterpret_cast<volatile const uint32_t*>(kFpgaIoClk100Hz)} *
+         10;
 }
 
 }  // namespace edgeadmm::board

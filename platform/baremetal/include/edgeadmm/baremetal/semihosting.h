@@ -4,10 +4,17 @@
 // log hook to a UART instead.
 #pragma once
 
+#include <cstddef>
+
 namespace edgeadmm::baremetal {
 
 // Writes a NUL-terminated string to the host console (SYS_WRITE0).
 void SemihostingWrite(const char* text);
+
+// Copies the command line QEMU passes (`-semihosting-config arg=...`, else
+// the image name and `-append`) into `buffer`, NUL-terminated
+// (SYS_GET_CMDLINE). False if the host has none or it does not fit.
+bool SemihostingCommandLine(char* buffer, size_t size);
 
 // Ends the program with `code` as the host process' exit status
 // (SYS_EXIT_EXTENDED). Never returns.

@@ -1,6 +1,8 @@
 // Board services of the MPS2-AN386 port (platform/boards/mps2_an386): the
-// entropy and storage ports a firmware passes to the SDK's Init.
+// entropy and storage ports a firmware passes to the SDK's Init, a clock.
 #pragma once
+
+#include <cstdint>
 
 #include "edgeadmm/entropy_source.h"
 #include "edgeadmm/storage.h"
@@ -17,5 +19,9 @@ EntropySource& Entropy();
 // region (MemoryStorage over a static 4 KiB buffer). Contents survive a
 // software reset of the SDK objects but not a power cycle or a new QEMU run.
 Storage& PersistentStorage();
+
+// Monotonic milliseconds since reset, from the FPGA's 100 Hz counter
+// (FPGAIO CLK100HZ): 10 ms resolution, enough for CoAP and lwIP timers.
+uint64_t NowMs();
 
 }  // namespace edgeadmm::board
