@@ -16,6 +16,15 @@
 #define MBEDTLS_PLATFORM_NO_STD_FUNCTIONS
 #define MBEDTLS_MEMORY_BUFFER_ALLOC_C
 #define MBEDTLS_NO_PLATFORM_ENTROPY
+// The pool allocator stops on a corrupted heap with mbedtls_exit(): the
+// platform's panic hook instead of newlib's exit (platform/dtls,
+// dtls_memory_pool.cc).
+#ifdef __cplusplus
+extern "C"
+#endif
+    void
+    edgeadmm_mbedtls_exit(int status);
+#define MBEDTLS_PLATFORM_EXIT_MACRO edgeadmm_mbedtls_exit
 
 // The SDK's modules (AES with ROM tables, CIPHER, CCM, CTR_DRBG, HMAC_DRBG,
 // MD, SHA-256), then the smaller table and code variants for flash.

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "edgeadmm/assert.h"
+
 namespace edgeadmm::dtls {
 namespace {
 
@@ -35,3 +37,9 @@ size_t DtlsPoolHighWater() {
 }
 
 }  // namespace edgeadmm::dtls
+
+// mbedtls_exit (cmake/deps/mbedtls_config.h): the allocator found its pool
+// corrupted.
+extern "C" void edgeadmm_mbedtls_exit(int) {
+  EDGEADMM_PANIC("Mbed TLS pool corrupted");
+}

@@ -100,6 +100,10 @@ bool DtlsPskLink::established() const {
   return impl_ != nullptr && impl_->ssl.state == MBEDTLS_SSL_HANDSHAKE_OVER;
 }
 
+const char* DtlsPskLink::cipher_suite() const {
+  return established() ? mbedtls_ssl_get_ciphersuite(&impl_->ssl) : "";
+}
+
 Status DtlsPskLink::Open() {
   Reset();
   impl_ = new (impl_storage_) Impl();

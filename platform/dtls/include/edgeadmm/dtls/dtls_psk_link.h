@@ -47,6 +47,9 @@ class DtlsPskLink final : public coap::DatagramLink {
   void Wait(uint32_t timeout_ms) override;
 
   bool established() const;
+  // The negotiated suite's IANA name (e.g. "TLS-PSK-WITH-AES-128-CCM-8"),
+  // "" before the handshake completes.
+  const char* cipher_suite() const;
   // Drops the session; the next Send starts a new handshake.
   void Reset();
 
