@@ -6,6 +6,8 @@
 // passes "<image> <port> <identity> <psk-hex> <job-id> [wrongkey]" on the
 // semihosting command line (a product provisions identity and PSK in flash).
 // `wrongkey` flips one key bit: the handshake must then be refused.
+// Then the SDK's DeviceClient trains the job's five rounds over the same
+// channel (prox-ADMM, logistic, 4 records of 3 features) and uploads.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,9 +21,13 @@
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
 #include "edgeadmm/coap/coap_client.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/device_client.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/dtls/dtls_memory_pool.h"
 #include "edgeadmm/dtls/dtls_psk_link.h"
+#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/local_trainer.h"
 #include "edgeadmm/lwip/network.h"
 #include "edgeadmm/lwip/udp_link.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -33,6 +39,8 @@ namespace {
 
 constexpr uint8_t kHost[4] = {10, 0, 2, 2};
 constexpr size_t kDimension = 3;  // run_with_daemon.py's job
+constexpr size_t kSamples = 4;
+constexpr uint32_t kRounds = 5;
 
 struct Options {
   uint16_t port = 0;
@@ -219,6 +227,66 @@ TEST(DtlsDaemonTest, TaskOfTheRunningJob) {
         static_cast<unsigned>(decoded.header.job_id),
         static_cast<unsigned>(decoded.header.round_id),
         static_cast<unsigned>(task.payload_size), elapsed);
+  PrintMemory();
+}
+
+// The device's data and client state (static: no heap).
+const Real kFeatures[kSamples * kDimension] = {1.0, 0.5,  -0.2, -0.3, 1.0, 0.4,
+                                               0.8, -1.0, 0.1,  -0.6, 0.2, 1.0};
+const Real kLabels[kSamples] = {1, -1, 1, -1};
+alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+    AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDimension)];
+alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDimension)];
+alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDimension)];
+alignas(16) std::byte storage_bytes[MemoryStorage::kMaxKeys *
+                                    DeviceClient::RecordBytes(kDimension)];
+alignas(MemoryStorage) std::byte storage_memory[sizeof(MemoryStorage)];
+alignas(LocalTrainer) std::byte trainer_memory[sizeof(LocalTrainer)];
+alignas(DeviceClient) std::byte device_memory[sizeof(DeviceClient)];
+
+TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
+  ASSERT_TRUE(Client() != nullptr);
+  if (options.wrong_key) return;
+  ASSERT_TRUE(secure->established());  // by the tests above
+  auto data = DatasetView::Create(
+      Span<const Real>(kFeatures, kSamples * kDimension),
+      Span<const Real>(kLabels, kSamples), kSamples, kDimension);
+  ASSERT_TRUE(data.ok());
+  auto* trainer = new (trainer_memory) LocalTrainer();
+  auto* device = new (device_memory) DeviceClient();
+  DeviceClientConfig c;
+  c.device_id = options.identity;
+  c.transport = client;
+  // RAM storage: persistence across a reset is not part of this test.
+  c.storage = new (storage_memory)
+      MemoryStorage(ByteSpan(storage_bytes, sizeof(storage_bytes)));
+  c.entropy = &board::Entropy();  // UNSAFE test entropy (see Client())
+  c.data = *data;
+  c.trainer = trainer;
+  c.trainer_workspace = ByteSpan(trainer_bytes, sizeof(trainer_bytes));
+  c.compute_scratch = ByteSpan(scratch, sizeof(scratch));
+  c.epsilon_budget = 1e6;
+  c.task_refresh_ms = 2000;
+  ASSERT_EQ(device->Init(c, ByteSpan(client_bytes, sizeof(client_bytes))),
+            Status::Ok());
+  const uint64_t start = board::NowMs();
+  while (device->state() != ClientState::kDone &&
+         board::NowMs() - start < 120000) {
+    device->Poll(board::NowMs()).IgnoreError();
+    client->Poll(0).status().IgnoreError();
+    secure->Wait(10);
+  }
+  const DeviceClientCounters& n = device->counters();
+  Print(
+      "device client: state done %u, steps %u, uploads accepted %u, "
+      "duplicate %u\n",
+      device->state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
+      n.uploads_accepted, n.uploads_duplicate);
+  Print("%u rounds in %u ms; transport errors %u, CoAP retransmissions %u\n",
+        n.uploads_accepted, static_cast<unsigned>(board::NowMs() - start),
+        n.transport_errors, client->retransmissions());
+  EXPECT_TRUE(device->state() == ClientState::kDone);
+  EXPECT_EQ(n.uploads_accepted, kRounds);
   PrintMemory();
 }
 

@@ -10,10 +10,11 @@ answers from then on), runs QEMU with the board's NIC on user networking
 (the firmware reaches the host's loopback as 10.0.2.2) and
 "<port> <identity> <psk-hex> <job-id> [--arg WORD]..." on the semihosting
 command line, checks the firmware's output and exit status, stops the
-daemon by its pid, and checks that the database holds no upload.
+daemon by its pid, and checks the uploads in the database (--uploads N:
+N, each (device, round) once, and the job completed; default none).
 
   run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
-      [--expect TEXT]... [--expect-failure] -- RUNNER... IMAGE
+      [--expect TEXT]... [--expect-failure] [--uploads N] -- RUNNER... IMAGE
 
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
 must fail). Exits 77 (ctest: skipped) when the host programs are missing.
@@ -102,6 +103,9 @@ def main():
     parser.add_argument("--arg", action="append", default=[])
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--expect-failure", action="store_true")
+    parser.add_argument("--uploads", type=int, default=0,
+                        help="uploads the job must hold, each (device, "
+                        "round) once; with N > 0 the job must be completed")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
     runner, image = args.command[:-1], args.command[-1]
@@ -167,7 +171,13 @@ def main():
         with open(log_path) as f:
             daemon_log = f.read()
         with sqlite3.connect(db) as c:
-            uploads = c.execute("SELECT count(*) FROM uploads").fetchone()[0]
+            uploads, distinct = c.execute(
+                "SELECT count(*), count(DISTINCT device_id || '/' || round_id)"
+                " FROM uploads").fetchone()
+            job_state = c.execute("SELECT state FROM jobs WHERE id = ?",
+                                  (job_id,)).fetchone()[0]
+        print(f"database: {uploads} uploads ({distinct} distinct device/"
+              f"round), job {job_state}")
 
     failures = []
     for text in args.expect:
@@ -177,8 +187,11 @@ def main():
         failures.append("expected a non-zero exit status, got 0")
     if not args.expect_failure and run.returncode != 0:
         failures.append(f"expected exit status 0, got {run.returncode}")
-    if uploads != 0:
-        failures.append(f"{uploads} uploads stored (none expected)")
+    if uploads != args.uploads or distinct != uploads:
+        failures.append(f"{uploads} uploads stored ({distinct} distinct), "
+                        f"expected {args.uploads} each once")
+    if args.uploads > 0 and job_state != "completed":
+        failures.append(f"the job is {job_state}, not completed")
     if not clean:
         failures.append(f"the daemon did not stop cleanly "
                         f"({daemon.returncode})")
