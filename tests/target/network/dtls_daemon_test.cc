@@ -6,6 +6,8 @@
 // passes "<image> <port> <identity> <psk-hex> <job-id> [wrongkey]" on the
 // semihosting command line (a product provisions identity and PSK in flash).
 // `wrongkey` flips one key bit: the handshake must then be refused.
+// `lossy`: a relay drops datagrams both ways; single exchanges may fail,
+// the training must still complete.
 // Then the SDK's DeviceClient trains the job's five rounds over the same
 // channel (prox-ADMM, logistic, 4 records of 3 features) and uploads.
 #include <gtest/gtest.h>
@@ -49,6 +51,7 @@ struct Options {
   size_t key_size = 0;
   uint64_t job_id = 0;
   bool wrong_key = false;
+  bool lossy = false;
 };
 
 int HexDigit(char c) {
@@ -97,6 +100,7 @@ Options ParseCommandLine() {
         break;
       default:
         if (std::strcmp(word, "wrongkey") == 0) o.wrong_key = true;
+        if (std::strcmp(word, "lossy") == 0) o.lossy = true;
     }
   }
   if (o.wrong_key && o.key_size > 0) o.key[0] ^= 0x01;
@@ -198,6 +202,11 @@ TEST(DtlsDaemonTest, HandshakeAndStatus) {
     PrintMemory();
     return;
   }
+  if (options.lossy && !status.status.ok()) {
+    Print("lossy: GET v1/status failed (status %u) after %u ms\n",
+          static_cast<unsigned>(status.status.code()), elapsed);
+    return;
+  }
   ASSERT_TRUE(status.status.ok());
   EXPECT_EQ(status.code, wire::kCoapContent);
   ASSERT_TRUE(secure->established());
@@ -210,7 +219,7 @@ TEST(DtlsDaemonTest, HandshakeAndStatus) {
 
 TEST(DtlsDaemonTest, TaskOfTheRunningJob) {
   ASSERT_TRUE(Client() != nullptr);
-  if (options.wrong_key) return;
+  if (options.wrong_key || options.lossy) return;
   const uint64_t start = board::NowMs();
   const TransportResult task = Get(wire::kTaskPath);
   const unsigned elapsed = static_cast<unsigned>(board::NowMs() - start);
@@ -247,7 +256,9 @@ alignas(DeviceClient) std::byte device_memory[sizeof(DeviceClient)];
 TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
   ASSERT_TRUE(Client() != nullptr);
   if (options.wrong_key) return;
-  ASSERT_TRUE(secure->established());  // by the tests above
+  if (!options.lossy) {
+    ASSERT_TRUE(secure->established());  // by the tests above
+  }
   auto data = DatasetView::Create(
       Span<const Real>(kFeatures, kSamples * kDimension),
       Span<const Real>(kLabels, kSamples), kSamples, kDimension);
@@ -282,11 +293,19 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
       "duplicate %u\n",
       device->state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
       n.uploads_accepted, n.uploads_duplicate);
-  Print("%u rounds in %u ms; transport errors %u, CoAP retransmissions %u\n",
-        n.uploads_accepted, static_cast<unsigned>(board::NowMs() - start),
-        n.transport_errors, client->retransmissions());
+  Print(
+      "training: %u ms, %u reports; transport errors %u, CoAP "
+      "retransmissions %u\n",
+      static_cast<unsigned>(board::NowMs() - start), n.reports_sent,
+      n.transport_errors, client->retransmissions());
   EXPECT_TRUE(device->state() == ClientState::kDone);
-  EXPECT_EQ(n.uploads_accepted, kRounds);
+  if (options.lossy) {
+    // A receipt may be lost (the resend is a duplicate) or a round may
+    // close first; run_with_daemon.py checks the database.
+    EXPECT_GE(n.steps_computed, kRounds);
+  } else {
+    EXPECT_EQ(n.uploads_accepted, kRounds);
+  }
   PrintMemory();
 }
 

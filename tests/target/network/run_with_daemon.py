@@ -14,10 +14,12 @@ daemon by its pid, and checks the uploads in the database (--uploads N:
 N, each (device, round) once, and the job completed; default none).
 
   run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
-      [--expect TEXT]... [--expect-failure] [--uploads N] -- RUNNER... IMAGE
+      [--expect TEXT]... [--expect-failure] [--uploads N] [--loss P]
+      [--seed S] -- RUNNER... IMAGE
 
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
-must fail). Exits 77 (ctest: skipped) when the host programs are missing.
+must fail). --loss P puts a relay between QEMU and the daemon that drops
+each datagram with probability P both ways (seeded by --seed). Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
 import os
@@ -28,6 +30,8 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+
+from run_with_coap_server import Relay  # the loopback relay (same folder)
 
 QEMU_TIMEOUT_S = 150
 SKIP = 77
@@ -103,6 +107,10 @@ def main():
     parser.add_argument("--arg", action="append", default=[])
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--expect-failure", action="store_true")
+    parser.add_argument("--loss", type=float, default=0.0,
+                        help="a loopback relay drops this fraction of the "
+                        "datagrams in each direction")
+    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploads the job must hold, each (device, "
                         "round) once; with N > 0 the job must be completed")
@@ -151,11 +159,17 @@ def main():
             daemon = subprocess.Popen([daemon_bin, "--config", config],
                                       stdout=subprocess.PIPE, stderr=log,
                                       text=True)
+        relay = None
         try:
             line = daemon.stdout.readline()  # after its socket is bound
             if "listening on port" not in line:
                 raise RuntimeError("the daemon did not start: " + line)
-            words = [str(port), identity, psk, str(job_id)] + args.arg
+            firmware_port = port
+            if args.loss > 0:
+                relay = Relay(port, 0, args.loss, args.seed)
+                relay.start()
+                firmware_port = relay.port
+            words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
             command = (runner[:-1]
                        + ["-nic", "user,model=lan9118",
                           "-append", " ".join(words), "-kernel", image])
@@ -166,6 +180,10 @@ def main():
                                  stderr=subprocess.STDOUT, text=True,
                                  timeout=QEMU_TIMEOUT_S)
         finally:
+            if relay is not None:
+                relay.stop()
+                print(f"relay: dropped {relay.dropped} datagrams from the "
+                      f"firmware, {relay.dropped_back} to it")
             clean = stop(daemon)
         print(run.stdout)
         with open(log_path) as f:
