@@ -65,8 +65,10 @@ class DtlsPskLink final : public coap::DatagramLink {
   DtlsPskLinkConfig config_;
   Impl* impl_ = nullptr;  // in impl_storage_ while a session exists
   // Mbed TLS's context and configuration plus the pending datagram; the
-  // size is checked against the Impl of the Mbed TLS build in the .cc.
-  alignas(8) std::byte impl_storage_[2560];
+  // size (platform/dtls/CMakeLists.txt: 1,536 bytes needed with our
+  // Cortex-M configuration, 2,392 with Debian's libmbedtls) is checked
+  // against the Impl of the Mbed TLS build in the .cc.
+  alignas(8) std::byte impl_storage_[EDGEADMM_DTLS_IMPL_BYTES];
 };
 
 }  // namespace edgeadmm::dtls
