@@ -15,10 +15,10 @@ N, each (device, round) once, and the job completed; default none).
 
   run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
       [--expect TEXT]... [--expect-failure] [--uploads N] [--loss P]
-      [--seed S] -- RUNNER... IMAGE
+      [--seed S] [--dimension P] -- RUNNER... IMAGE
 
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
-must fail). --loss P puts a relay between QEMU and the daemon that drops
+must fail). --dimension sets the job's (default 3). --loss P puts a relay between QEMU and the daemon that drops
 each datagram with probability P both ways (seeded by --seed). Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
@@ -36,11 +36,11 @@ from run_with_coap_server import Relay  # the loopback relay (same folder)
 QEMU_TIMEOUT_S = 150
 SKIP = 77
 JOB = "mcu-dtls"
-JOB_TOML = f"""[job]
-name = "{JOB}"
+JOB_TOML = """[job]
+name = "{job}"
 algorithm = "prox-admm"
 loss = "logistic"
-dimension = 3
+dimension = {dimension}
 rounds = 5
 [regularizer]
 kind = "l2"
@@ -111,6 +111,7 @@ def main():
                         help="a loopback relay drops this fraction of the "
                         "datagrams in each direction")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dimension", type=int, default=3)
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploads the job must hold, each (device, "
                         "round) once; with N > 0 the job must be completed")
@@ -142,7 +143,7 @@ def main():
             psk = "%02x" % (int(psk[:2], 16) ^ 0x80) + psk[2:]
         toml = os.path.join(state, "job.toml")
         with open(toml, "w") as f:
-            f.write(JOB_TOML)
+            f.write(JOB_TOML.format(job=JOB, dimension=args.dimension))
         run_cli(cli, db, "job", "create", toml)
         run_cli(cli, db, "job", "start", JOB)
         with sqlite3.connect(db) as c:
