@@ -23,15 +23,13 @@ each datagram with probability P both ways (seeded by --seed). Exits 77 (ctest: 
 """
 import argparse
 import os
-import random
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
 
-from run_with_coap_server import Relay  # the loopback relay (same folder)
+# The loopback relay, a free port, stopping by pid (same folder).
+from run_with_coap_server import Relay, free_port_pair, stop
 
 QEMU_TIMEOUT_S = 150
 SKIP = 77
@@ -62,34 +60,6 @@ m_min = 1
 deadline_seconds = 60
 seed = 5
 """
-
-
-def free_udp_port():
-    """A UDP port on 127.0.0.1, free right now, below the ephemeral range
-    (as tools/python/edgeadmm_stack.py, which needs numpy)."""
-    rng = random.Random()
-    for _ in range(1000):
-        port = rng.randrange(20000, 32768)
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free UDP port in 20000..32767")
-
-
-def stop(proc):
-    """SIGTERM, then SIGKILL; True if it exited 0 on SIGTERM."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            return False
-    return proc.returncode == 0
 
 
 def run_cli(cli, db, *args):
@@ -150,7 +120,7 @@ def main():
             job_id = c.execute("SELECT id FROM jobs WHERE name = ?",
                                (JOB,)).fetchone()[0]
 
-        port = free_udp_port()
+        port = free_port_pair()
         config = os.path.join(state, "aggregatord.toml")
         with open(config, "w") as f:
             f.write(f'[store]\ndatabase = "{db}"\n'
@@ -185,7 +155,8 @@ def main():
                 relay.stop()
                 print(f"relay: dropped {relay.dropped} datagrams from the "
                       f"firmware, {relay.dropped_back} to it")
-            clean = stop(daemon)
+            stop(daemon)
+            clean = daemon.returncode == 0  # exit 0 on SIGTERM
         print(run.stdout)
         with open(log_path) as f:
             daemon_log = f.read()
