@@ -4,8 +4,9 @@
 #   Eigen3::Eigen        the build host's header-only Eigen (/usr/include/eigen3);
 #                        on bare metal with eigen_assert routed to the panic hook
 #   edgeadmm::mbedcrypto Mbed TLS from the Debian source package when
-#                        EDGEADMM_DEPS_FROM_SOURCE: crypto only with
-#                        cmake/deps/mbedtls_config.h (Cortex-M), or crypto +
+#                        EDGEADMM_DEPS_FROM_SOURCE: crypto + a DTLS-PSK client
+#                        on a static pool with cmake/deps/mbedtls_config.h
+#                        (Cortex-M), or crypto +
 #                        DTLS-PSK with cmake/deps/mbedtls_config_dtls_client.h
 #                        when EDGEADMM_COAP_FROM_SOURCE (armhf); else the
 #                        multiarch package found by EdgeAdmmDependencies (aarch64)
@@ -86,8 +87,11 @@ if(EDGEADMM_DEPS_FROM_SOURCE AND NOT TARGET edgeadmm::mbedcrypto)
       entropy_poll error oid pk pk_wrap pkparse ssl_ciphersuites ssl_cli
       ssl_cookie ssl_msg ssl_srv ssl_tls timing version x509 x509_crt)
   else()
+    # Cortex-M: + the DTLS-PSK client of platform/dtls (SSL objects are
+    # linked only by firmware that uses them).
     set(_config mbedtls_config.h)
-    list(APPEND _modules memory_buffer_alloc)
+    list(APPEND _modules memory_buffer_alloc ssl_ciphersuites ssl_cli ssl_msg
+      ssl_tls)
   endif()
   list(TRANSFORM _modules PREPEND "${_mbedtls_src}/library/")
   list(TRANSFORM _modules APPEND ".c")

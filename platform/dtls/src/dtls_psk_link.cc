@@ -3,7 +3,7 @@
 #include <mbedtls/ssl.h>
 
 #include <cstring>
-#include <vector>
+#include <new>
 
 namespace edgeadmm::dtls {
 namespace {
@@ -24,7 +24,8 @@ struct DtlsPskLink::Impl {
   uint64_t timer_start = 0;
   uint32_t intermediate_ms = 0;
   uint32_t final_ms = 0;
-  std::vector<uint8_t> pending;  // one datagram waiting for the handshake
+  uint8_t pending[kMaxPendingBytes];  // one datagram waiting for the
+  size_t pending_size = 0;            // handshake
   bool failed = false;
   bool lower_failed = false;  // the link below reported an error
   Status failure;
@@ -81,24 +82,37 @@ struct DtlsPskLink::Impl {
   }
 };
 
-DtlsPskLink::DtlsPskLink(const DtlsPskLinkConfig& config) : config_(config) {}
+DtlsPskLink::DtlsPskLink(const DtlsPskLinkConfig& config) : config_(config) {
+  static_assert(sizeof(Impl) <= sizeof(impl_storage_),
+                "DtlsPskLink::impl_storage_ is too small for this Mbed TLS");
+  static_assert(alignof(Impl) <= 8, "DtlsPskLink::impl_storage_ alignment");
+}
 
-DtlsPskLink::~DtlsPskLink() = default;
+DtlsPskLink::~DtlsPskLink() { Reset(); }
 
-void DtlsPskLink::Reset() { impl_.reset(); }
+void DtlsPskLink::Reset() {
+  if (impl_ == nullptr) return;
+  impl_->~Impl();
+  impl_ = nullptr;
+}
 
 bool DtlsPskLink::established() const {
   return impl_ != nullptr && impl_->ssl.state == MBEDTLS_SSL_HANDSHAKE_OVER;
 }
 
+const char* DtlsPskLink::cipher_suite() const {
+  return established() ? mbedtls_ssl_get_ciphersuite(&impl_->ssl) : "";
+}
+
 Status DtlsPskLink::Open() {
-  impl_ = std::make_unique<Impl>();
+  Reset();
+  impl_ = new (impl_storage_) Impl();
   Impl& i = *impl_;
   i.config = &config_;
   if (mbedtls_ssl_config_defaults(&i.conf, MBEDTLS_SSL_IS_CLIENT,
                                   MBEDTLS_SSL_TRANSPORT_DATAGRAM,
                                   MBEDTLS_SSL_PRESET_DEFAULT) != 0) {
-    impl_.reset();
+    Reset();
     return Status::Internal();
   }
   mbedtls_ssl_conf_rng(&i.conf, &Impl::Random, config_.random);
@@ -114,7 +128,7 @@ Status DtlsPskLink::Open() {
           reinterpret_cast<const unsigned char*>(config_.identity),
           identity_size) != 0 ||
       mbedtls_ssl_setup(&i.ssl, &i.conf) != 0) {
-    impl_.reset();
+    Reset();
     return Status::InvalidArgument();
   }
   mbedtls_ssl_set_bio(&i.ssl, &i, &Impl::SendRecord, &Impl::ReceiveRecord,
@@ -130,10 +144,9 @@ StatusWithSize DtlsPskLink::Drive() {
   if (established()) return StatusWithSize(1);
   const int rc = mbedtls_ssl_handshake(&i.ssl);
   if (rc == 0) {
-    if (!i.pending.empty()) {
-      const int sent =
-          mbedtls_ssl_write(&i.ssl, i.pending.data(), i.pending.size());
-      i.pending.clear();
+    if (i.pending_size > 0) {
+      const int sent = mbedtls_ssl_write(&i.ssl, i.pending, i.pending_size);
+      i.pending_size = 0;
       if (sent < 0) {
         i.failed = true;
         i.failure = Status::Unavailable();
@@ -168,8 +181,9 @@ Status DtlsPskLink::Send(ConstByteSpan datagram) {
   const StatusWithSize driven = Drive();
   if (!driven.ok()) return driven.status();
   if (driven.size() == 0) {  // handshake in progress: keep the latest
-    const auto* bytes = reinterpret_cast<const uint8_t*>(datagram.data());
-    impl_->pending.assign(bytes, bytes + datagram.size());
+    if (datagram.size() > kMaxPendingBytes) return Status::ResourceExhausted();
+    std::memcpy(impl_->pending, datagram.data(), datagram.size());
+    impl_->pending_size = datagram.size();
     return Status::Ok();
   }
   const int sent = mbedtls_ssl_write(

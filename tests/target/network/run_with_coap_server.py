@@ -20,6 +20,7 @@ are inserted before it.
 """
 import argparse
 import os
+import random
 import select
 import signal
 import socket
@@ -94,9 +95,10 @@ def stop(server):
 
 class Relay(threading.Thread):
     """Forwards datagrams between one client and the server on loopback,
-    dropping the client's first `drop_first` datagrams."""
+    dropping the client's first `drop_first` datagrams, then each datagram
+    in either direction with probability `loss` (seeded: reproducible)."""
 
-    def __init__(self, server_port, drop_first):
+    def __init__(self, server_port, drop_first, loss=0.0, seed=1):
         super().__init__(daemon=True)
         self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.front.bind(("127.0.0.1", 0))
@@ -104,7 +106,10 @@ class Relay(threading.Thread):
         self.back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.back.connect(("127.0.0.1", server_port))
         self.drop_first = drop_first
+        self.loss = loss
+        self.random = random.Random(seed)
         self.dropped = 0
+        self.dropped_back = 0
         self.forwarded = 0
         self.client = None
         self.stopping = threading.Event()
@@ -114,7 +119,8 @@ class Relay(threading.Thread):
             ready, _, _ = select.select([self.front, self.back], [], [], 0.1)
             if self.front in ready:
                 data, self.client = self.front.recvfrom(2048)
-                if self.dropped < self.drop_first:
+                if (self.dropped < self.drop_first
+                        or self.random.random() < self.loss):
                     self.dropped += 1
                 else:
                     self.forwarded += 1
@@ -124,7 +130,9 @@ class Relay(threading.Thread):
                     data = self.back.recv(2048)
                 except ConnectionRefusedError:
                     continue
-                if self.client is not None:
+                if self.random.random() < self.loss:
+                    self.dropped_back += 1
+                elif self.client is not None:
                     self.front.sendto(data, self.client)
 
     def stop(self):

@@ -5,11 +5,13 @@
 // and AES-128-GCM. Non-blocking: Receive and Wait drive the handshake and
 // its retransmission timers; the latest datagram sent before the handshake
 // completes is kept and sent after it (CoAP retransmits the same message).
+// No heap of its own: the session state lives in the object; Mbed TLS's
+// buffers come from its allocator (libc on Linux, the static pool of
+// dtls_memory_pool.h on bare metal).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "edgeadmm/coap/datagram_link.h"
 #include "edgeadmm/random_byte_source.h"
@@ -45,16 +47,28 @@ class DtlsPskLink final : public coap::DatagramLink {
   void Wait(uint32_t timeout_ms) override;
 
   bool established() const;
+  // The negotiated suite's IANA name (e.g. "TLS-PSK-WITH-AES-128-CCM-8"),
+  // "" before the handshake completes.
+  const char* cipher_suite() const;
   // Drops the session; the next Send starts a new handshake.
   void Reset();
 
  private:
+  // The longest datagram kept while the handshake runs (one CoAP message
+  // of a 1024-byte block).
+  static constexpr size_t kMaxPendingBytes = 1200;
+
   struct Impl;
   StatusWithSize Drive();
   Status Open();
 
   DtlsPskLinkConfig config_;
-  std::unique_ptr<Impl> impl_;
+  Impl* impl_ = nullptr;  // in impl_storage_ while a session exists
+  // Mbed TLS's context and configuration plus the pending datagram; the
+  // size (platform/dtls/CMakeLists.txt: 1,536 bytes needed with our
+  // Cortex-M configuration, 2,392 with Debian's libmbedtls) is checked
+  // against the Impl of the Mbed TLS build in the .cc.
+  alignas(8) std::byte impl_storage_[EDGEADMM_DTLS_IMPL_BYTES];
 };
 
 }  // namespace edgeadmm::dtls

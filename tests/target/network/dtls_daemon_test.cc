@@ -1,0 +1,324 @@
+// The MPS2-AN386 firmware against the real aggregator: the SDK's CoapClient
+// over DtlsPskLink (Mbed TLS built for the Cortex-M4F, static pool) over
+// lwIP UDP, to edgeadmm-aggregatord (libcoap + OpenSSL) on the host's
+// loopback (QEMU user networking: 10.0.2.2). Started by run_with_daemon.py,
+// which enrols one device, starts a one-device job and the daemon, and
+// passes "<image> <port> <identity> <psk-hex> <job-id> [wrongkey]" on the
+// semihosting command line (a product provisions identity and PSK in flash).
+// `wrongkey` flips one key bit: the handshake must then be refused.
+// `lossy`: a relay drops datagrams both ways; single exchanges may fail,
+// the training must still complete. `bigtask`: the job has dimension 400,
+// its task comes in 1024-byte Block2 blocks (the largest records the
+// 1200-byte Mbed TLS buffers must carry); no training then.
+// Then the SDK's DeviceClient trains the job's five rounds over the same
+// channel (prox-ADMM, logistic, 4 records of 3 features) and uploads.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "edgeadmm/baremetal/format.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/baremetal/stack.h"
+#include "edgeadmm/board/board.h"
+#include "edgeadmm/board/ethernet.h"
+#include "edgeadmm/coap/coap_client.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/device_client.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/dtls/dtls_memory_pool.h"
+#include "edgeadmm/dtls/dtls_psk_link.h"
+#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/lwip/network.h"
+#include "edgeadmm/lwip/udp_link.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/round_task.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr uint8_t kHost[4] = {10, 0, 2, 2};
+constexpr size_t kDimension = 3;  // run_with_daemon.py's job
+constexpr size_t kSamples = 4;
+constexpr uint32_t kRounds = 5;
+
+struct Options {
+  uint16_t port = 0;
+  char identity[40] = {};
+  uint8_t key[64] = {};
+  size_t key_size = 0;
+  uint64_t job_id = 0;
+  bool wrong_key = false;
+  bool lossy = false;
+  bool big_task = false;
+};
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+size_t ParseHex(const char* hex, uint8_t* out, size_t capacity) {
+  size_t n = 0;
+  for (; hex[0] != '\0' && hex[1] != '\0' && n < capacity; hex += 2) {
+    const int hi = HexDigit(hex[0]);
+    const int lo = HexDigit(hex[1]);
+    if (hi < 0 || lo < 0) return 0;
+    out[n++] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return n;
+}
+
+Options ParseCommandLine() {
+  Options o;
+  char line[256];
+  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
+  int index = 0;  // words after the image name (no strtok: it links malloc)
+  for (char* p = line; *p != '\0';) {
+    while (*p == ' ') ++p;
+    char* word = p;
+    while (*p != '\0' && *p != ' ') ++p;
+    if (*p == ' ') *p++ = '\0';
+    if (*word == '\0') continue;
+    switch (index++) {
+      case 0:
+        break;  // the image
+      case 1:
+        o.port = static_cast<uint16_t>(std::strtoul(word, nullptr, 10));
+        break;
+      case 2:
+        std::strncpy(o.identity, word, sizeof(o.identity) - 1);
+        break;
+      case 3:
+        o.key_size = ParseHex(word, o.key, sizeof(o.key));
+        break;
+      case 4:
+        o.job_id = std::strtoull(word, nullptr, 10);
+        break;
+      default:
+        if (std::strcmp(word, "wrongkey") == 0) o.wrong_key = true;
+        if (std::strcmp(word, "lossy") == 0) o.lossy = true;
+        if (std::strcmp(word, "bigtask") == 0) o.big_task = true;
+    }
+  }
+  if (o.wrong_key && o.key_size > 0) o.key[0] ^= 0x01;
+  return o;
+}
+
+void Print(const char* format, unsigned a, unsigned b = 0, unsigned c = 0,
+           unsigned d = 0) {
+  char text[160];
+  baremetal::Format(text, sizeof(text), format, a, b, c, d);
+  baremetal::SemihostingWrite(text);
+}
+
+uint64_t NowMs() { return board::NowMs(); }
+
+Options options;
+lwip::UdpLink udp;
+alignas(Drbg) std::byte drbg_memory[sizeof(Drbg)];
+alignas(dtls::DtlsPskLink) std::byte dtls_memory[sizeof(dtls::DtlsPskLink)];
+alignas(coap::CoapClient) std::byte client_memory[sizeof(coap::CoapClient)];
+dtls::DtlsPskLink* secure = nullptr;
+coap::CoapClient* client = nullptr;
+std::byte tx[1200];
+std::byte rx[1200];
+std::byte body[2048];
+
+// The network, the DTLS link and the client, brought up by the first test.
+coap::CoapClient* Client() {
+  if (client != nullptr) return client;
+  options = ParseCommandLine();
+  if (options.port == 0 || options.key_size == 0) return nullptr;
+  baremetal::EthernetMac* mac = board::Ethernet();
+  if (mac == nullptr) return nullptr;
+  lwip::NetworkConfig n;
+  n.mac = mac;
+  n.now_ms = &board::NowMs;
+  if (!lwip::StartNetwork(n).ok() || !lwip::WaitNetworkReady(10000).ok())
+    return nullptr;
+  if (!udp.Open(kHost, options.port).ok()) return nullptr;
+  dtls::StartDtlsMemoryPool();
+  // UNSAFE for a product: the board's test entropy has a fixed seed (every
+  // run has the same DTLS randoms). A real board's Entropy() reads its TRNG.
+  auto* drbg = new (drbg_memory) Drbg();
+  static const char kPersonalization[] = "mcu-dtls-daemon-test";
+  if (!drbg->Init(board::Entropy(),
+                  ConstByteSpan(
+                      reinterpret_cast<const std::byte*>(kPersonalization),
+                      sizeof(kPersonalization) - 1))
+           .ok())
+    return nullptr;
+  dtls::DtlsPskLinkConfig d;
+  d.lower = &udp;
+  d.now_ms = &NowMs;
+  d.random = drbg;
+  d.identity = options.identity;
+  d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(options.key),
+                        options.key_size);
+  d.handshake_max_ms = 4000;
+  secure = new (dtls_memory) dtls::DtlsPskLink(d);
+  coap::CoapClientConfig c;
+  c.link = secure;
+  c.now_ms = &NowMs;
+  c.tx_buffer = ByteSpan(tx, sizeof(tx));
+  c.rx_buffer = ByteSpan(rx, sizeof(rx));
+  c.ack_timeout_ms = 2000;
+  c.seed = 12;
+  client = new (client_memory) coap::CoapClient(c);
+  return client;
+}
+
+TransportResult Get(const char* path) {
+  TransportRequest request;
+  request.path = path;
+  TransportResult result;
+  Client()
+      ->Request(request, ByteSpan(body, sizeof(body)), 30000, result)
+      .IgnoreError();  // the outcome is result.status
+  return result;
+}
+
+void PrintMemory() {
+  Print("dtls pool high-water %u of %u bytes\n",
+        static_cast<unsigned>(dtls::DtlsPoolHighWater()),
+        static_cast<unsigned>(dtls::DtlsPoolBytes()));
+  Print("stack_used %u\n", baremetal::StackBytesUsed());
+}
+
+TEST(DtlsDaemonTest, HandshakeAndStatus) {
+  ASSERT_TRUE(Client() != nullptr);
+  const uint64_t start = board::NowMs();
+  const TransportResult status = Get(wire::kStatusPath);
+  const unsigned elapsed = static_cast<unsigned>(board::NowMs() - start);
+  if (options.wrong_key) {
+    // The daemon cannot verify our Finished: refused, never established.
+    EXPECT_EQ(status.status, Status::Unauthenticated());
+    EXPECT_FALSE(secure->established());
+    Print("handshake refused (wrong key): status %u after %u ms\n",
+          static_cast<unsigned>(status.status.code()), elapsed);
+    PrintMemory();
+    return;
+  }
+  if (options.lossy && !status.status.ok()) {
+    Print("lossy: GET v1/status failed (status %u) after %u ms\n",
+          static_cast<unsigned>(status.status.code()), elapsed);
+    return;
+  }
+  ASSERT_TRUE(status.status.ok());
+  EXPECT_EQ(status.code, wire::kCoapContent);
+  ASSERT_TRUE(secure->established());
+  baremetal::SemihostingWrite("cipher suite: ");
+  baremetal::SemihostingWrite(secure->cipher_suite());
+  baremetal::SemihostingWrite("\n");
+  Print("handshake + GET v1/status: %u ms (2.05, %u bytes)\n", elapsed,
+        static_cast<unsigned>(status.payload_size));
+}
+
+TEST(DtlsDaemonTest, TaskOfTheRunningJob) {
+  ASSERT_TRUE(Client() != nullptr);
+  if (options.wrong_key || options.lossy) return;
+  const uint64_t start = board::NowMs();
+  const TransportResult task = Get(wire::kTaskPath);
+  const unsigned elapsed = static_cast<unsigned>(board::NowMs() - start);
+  ASSERT_TRUE(task.status.ok());
+  ASSERT_EQ(task.code, wire::kCoapContent);
+  if (options.big_task) {
+    EXPECT_GT(task.payload_size, 1024u);
+    Print("GET v1/task (Block2): %u bytes in %u ms\n",
+          static_cast<unsigned>(task.payload_size), elapsed);
+    PrintMemory();
+    return;
+  }
+  static Real z[kDimension];
+  wire::DecodedRoundTask decoded{};
+  ASSERT_TRUE(wire::DecodeRoundTask(ConstByteSpan(body, task.payload_size),
+                                    Span<Real>(z, kDimension), Span<Real>(),
+                                    decoded)
+                  .ok());
+  EXPECT_EQ(decoded.header.job_id, options.job_id);
+  Print("GET v1/task: job %u round %u, %u bytes in %u ms\n",
+        static_cast<unsigned>(decoded.header.job_id),
+        static_cast<unsigned>(decoded.header.round_id),
+        static_cast<unsigned>(task.payload_size), elapsed);
+  PrintMemory();
+}
+
+// The device's data and client state (static: no heap).
+const Real kFeatures[kSamples * kDimension] = {1.0, 0.5,  -0.2, -0.3, 1.0, 0.4,
+                                               0.8, -1.0, 0.1,  -0.6, 0.2, 1.0};
+const Real kLabels[kSamples] = {1, -1, 1, -1};
+alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+    AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDimension)];
+alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDimension)];
+alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDimension)];
+alignas(16) std::byte storage_bytes[MemoryStorage::kMaxKeys *
+                                    DeviceClient::RecordBytes(kDimension)];
+alignas(MemoryStorage) std::byte storage_memory[sizeof(MemoryStorage)];
+alignas(LocalTrainer) std::byte trainer_memory[sizeof(LocalTrainer)];
+alignas(DeviceClient) std::byte device_memory[sizeof(DeviceClient)];
+
+TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
+  ASSERT_TRUE(Client() != nullptr);
+  if (options.wrong_key || options.big_task) return;
+  if (!options.lossy) {
+    ASSERT_TRUE(secure->established());  // by the tests above
+  }
+  auto data = DatasetView::Create(
+      Span<const Real>(kFeatures, kSamples * kDimension),
+      Span<const Real>(kLabels, kSamples), kSamples, kDimension);
+  ASSERT_TRUE(data.ok());
+  auto* trainer = new (trainer_memory) LocalTrainer();
+  auto* device = new (device_memory) DeviceClient();
+  DeviceClientConfig c;
+  c.device_id = options.identity;
+  c.transport = client;
+  // RAM storage: persistence across a reset is not part of this test.
+  c.storage = new (storage_memory)
+      MemoryStorage(ByteSpan(storage_bytes, sizeof(storage_bytes)));
+  c.entropy = &board::Entropy();  // UNSAFE test entropy (see Client())
+  c.data = *data;
+  c.trainer = trainer;
+  c.trainer_workspace = ByteSpan(trainer_bytes, sizeof(trainer_bytes));
+  c.compute_scratch = ByteSpan(scratch, sizeof(scratch));
+  c.epsilon_budget = 1e6;
+  c.task_refresh_ms = 2000;
+  ASSERT_EQ(device->Init(c, ByteSpan(client_bytes, sizeof(client_bytes))),
+            Status::Ok());
+  const uint64_t start = board::NowMs();
+  while (device->state() != ClientState::kDone &&
+         board::NowMs() - start < 120000) {
+    device->Poll(board::NowMs()).IgnoreError();
+    client->Poll(0).status().IgnoreError();
+    secure->Wait(10);
+  }
+  const DeviceClientCounters& n = device->counters();
+  Print(
+      "device client: state done %u, steps %u, uploads accepted %u, "
+      "duplicate %u\n",
+      device->state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
+      n.uploads_accepted, n.uploads_duplicate);
+  Print(
+      "training: %u ms, %u reports; transport errors %u, CoAP "
+      "retransmissions %u\n",
+      static_cast<unsigned>(board::NowMs() - start), n.reports_sent,
+      n.transport_errors, client->retransmissions());
+  EXPECT_TRUE(device->state() == ClientState::kDone);
+  if (options.lossy) {
+    // A receipt may be lost (the resend is a duplicate) or a round may
+    // close first; run_with_daemon.py checks the database.
+    EXPECT_GE(n.steps_computed, kRounds);
+  } else {
+    EXPECT_EQ(n.uploads_accepted, kRounds);
+  }
+  PrintMemory();
+}
+
+}  // namespace
+}  // namespace edgeadmm

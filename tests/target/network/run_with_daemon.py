@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Runs a networked MPS2-AN386 firmware image against the real daemon.
+
+With a host build of `edgeadmm` (CLI) and `edgeadmm-aggregatord` in
+--host-bin (the cross build does not build them), in a fresh state
+directory: enrols one device (identity + random PSK, `devices add`), creates
+and starts a one-device prox-admm job (dimension 3), starts the daemon on
+127.0.0.1 on a free port and waits for its "listening on port" line (it
+answers from then on), runs QEMU with the board's NIC on user networking
+(the firmware reaches the host's loopback as 10.0.2.2) and
+"<port> <identity> <psk-hex> <job-id> [--arg WORD]..." on the semihosting
+command line, checks the firmware's output and exit status, stops the
+daemon by its pid, and checks the uploads in the database (--uploads N:
+N, each (device, round) once, and the job completed; default none).
+
+  run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
+      [--expect TEXT]... [--expect-failure] [--uploads N] [--loss P]
+      [--seed S] [--dimension P] -- RUNNER... IMAGE
+
+--corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
+must fail). --dimension sets the job's (default 3). --loss P puts a relay between QEMU and the daemon that drops
+each datagram with probability P both ways (seeded by --seed). Exits 77 (ctest: skipped) when the host programs are missing.
+"""
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+# The loopback relay, a free port, stopping by pid (same folder).
+from run_with_coap_server import Relay, free_port_pair, stop
+
+QEMU_TIMEOUT_S = 150
+SKIP = 77
+JOB = "mcu-dtls"
+JOB_TOML = """[job]
+name = "{job}"
+algorithm = "prox-admm"
+loss = "logistic"
+dimension = {dimension}
+rounds = 5
+[regularizer]
+kind = "l2"
+l2 = 0.001
+[step]
+lambda = 1.0
+gamma = 10.0
+[privacy]
+policy = "participation"
+clip = 0.5
+sigma = 0.5
+delta = 1e-5
+central_budget = inf
+device_budget = inf
+[sampling]
+scheme = "fixed"
+m = 1
+m_min = 1
+deadline_seconds = 60
+seed = 5
+"""
+
+
+def run_cli(cli, db, *args):
+    argv = [cli, args[0], "--db", db] + list(args[1:])
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host-bin", required=True)
+    parser.add_argument("--corrupt-psk", action="store_true")
+    parser.add_argument("--arg", action="append", default=[])
+    parser.add_argument("--expect", action="append", default=[])
+    parser.add_argument("--expect-failure", action="store_true")
+    parser.add_argument("--loss", type=float, default=0.0,
+                        help="a loopback relay drops this fraction of the "
+                        "datagrams in each direction")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dimension", type=int, default=3)
+    parser.add_argument("--uploads", type=int, default=0,
+                        help="uploads the job must hold, each (device, "
+                        "round) once; with N > 0 the job must be completed")
+    parser.add_argument("command", nargs="+")
+    args = parser.parse_args()
+    runner, image = args.command[:-1], args.command[-1]
+    if not runner or runner[-1] != "-kernel":
+        parser.error("the runner must end with -kernel")
+    cli = os.path.join(args.host_bin, "aggregator", "cli", "edgeadmm")
+    daemon_bin = os.path.join(args.host_bin, "aggregator", "daemon",
+                              "edgeadmm-aggregatord")
+    for program in (cli, daemon_bin):
+        if not os.access(program, os.X_OK):
+            print(f"SKIPPED: {program} is not built: build the host daemon "
+                  "and CLI first (cmake --build --preset host-release --target "
+                  "edgeadmm-aggregatord edgeadmm), or set "
+                  "EDGEADMM_HOST_BUILD_DIR; scripts/test-targets does this")
+            return SKIP
+
+    with tempfile.TemporaryDirectory(prefix="mcu-dtls-") as state:
+        db = os.path.join(state, "aggregator.db")
+        psk_dir = os.path.join(state, "psk")
+        run_cli(cli, db, "devices", "add", "--count", "1", "--prefix", "mcu-",
+                "--psk-dir", psk_dir)
+        identity = os.listdir(psk_dir)[0]
+        with open(os.path.join(psk_dir, identity)) as f:
+            psk = f.read().strip()
+        if args.corrupt_psk:
+            psk = "%02x" % (int(psk[:2], 16) ^ 0x80) + psk[2:]
+        toml = os.path.join(state, "job.toml")
+        with open(toml, "w") as f:
+            f.write(JOB_TOML.format(job=JOB, dimension=args.dimension))
+        run_cli(cli, db, "job", "create", toml)
+        run_cli(cli, db, "job", "start", JOB)
+        with sqlite3.connect(db) as c:
+            job_id = c.execute("SELECT id FROM jobs WHERE name = ?",
+                               (JOB,)).fetchone()[0]
+
+        port = free_port_pair()
+        config = os.path.join(state, "aggregatord.toml")
+        with open(config, "w") as f:
+            f.write(f'[store]\ndatabase = "{db}"\n'
+                    f'[server]\naddress = "127.0.0.1"\nport = {port}\n')
+        log_path = os.path.join(state, "daemon.log")
+        with open(log_path, "w") as log:
+            daemon = subprocess.Popen([daemon_bin, "--config", config],
+                                      stdout=subprocess.PIPE, stderr=log,
+                                      text=True)
+        relay = None
+        try:
+            line = daemon.stdout.readline()  # after its socket is bound
+            if "listening on port" not in line:
+                raise RuntimeError("the daemon did not start: " + line)
+            firmware_port = port
+            if args.loss > 0:
+                relay = Relay(port, 0, args.loss, args.seed)
+                relay.start()
+                firmware_port = relay.port
+            words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
+            command = (runner[:-1]
+                       + ["-nic", "user,model=lan9118",
+                          "-append", " ".join(words), "-kernel", image])
+            print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job "
+                  f"{job_id}; device {identity}\n{' '.join(command)}")
+            sys.stdout.flush()
+            run = subprocess.run(command, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=QEMU_TIMEOUT_S)
+        finally:
+            if relay is not None:
+                relay.stop()
+                print(f"relay: dropped {relay.dropped} datagrams from the "
+                      f"firmware, {relay.dropped_back} to it")
+            stop(daemon)
+            clean = daemon.returncode == 0  # exit 0 on SIGTERM
+        print(run.stdout)
+        with open(log_path) as f:
+            daemon_log = f.read()
+        with sqlite3.connect(db) as c:
+            uploads, distinct = c.execute(
+                "SELECT count(*), count(DISTINCT device_id || '/' || round_id)"
+                " FROM uploads").fetchone()
+            job_state = c.execute("SELECT state FROM jobs WHERE id = ?",
+                                  (job_id,)).fetchone()[0]
+        print(f"database: {uploads} uploads ({distinct} distinct device/"
+              f"round), job {job_state}")
+
+    failures = []
+    for text in args.expect:
+        if text not in run.stdout:
+            failures.append(f"expected '{text}' in the output")
+    if args.expect_failure and run.returncode == 0:
+        failures.append("expected a non-zero exit status, got 0")
+    if not args.expect_failure and run.returncode != 0:
+        failures.append(f"expected exit status 0, got {run.returncode}")
+    if uploads != args.uploads or distinct != uploads:
+        failures.append(f"{uploads} uploads stored ({distinct} distinct), "
+                        f"expected {args.uploads} each once")
+    if args.uploads > 0 and job_state != "completed":
+        failures.append(f"the job is {job_state}, not completed")
+    if not clean:
+        failures.append(f"the daemon did not stop cleanly "
+                        f"({daemon.returncode})")
+    if failures:
+        print("--- daemon log (tail)")
+        print(daemon_log[-4000:])
+        for f in failures:
+            print("FAILED: " + f)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
