@@ -45,6 +45,13 @@ function(edgeadmm_data_dir var)
   endif()
 endfunction()
 
+# Cross builds do not build the daemon or the CLI: tests that run a
+# cross-built device or firmware against the real daemon take them from this
+# host build tree (scripts/test-targets builds them there first) and report
+# "skipped" (exit 77) when they are missing.
+set(EDGEADMM_HOST_BUILD_DIR "${PROJECT_SOURCE_DIR}/build/host-release" CACHE PATH
+  "Host build tree with aggregator/daemon/edgeadmm-aggregatord and aggregator/cli/edgeadmm (cross-target daemon tests)")
+
 set(EDGEADMM_SKIP_AREAS "" CACHE STRING
   "Source folders (relative to the top, e.g. platform/posix/coap) not to add")
 

@@ -30,6 +30,38 @@ import numpy as np
 FINISHED_STATES = ("completed", "budget-exhausted", "stopped")
 
 
+def device_test_job(name, rounds, m, m_min, deadline_seconds, seed=None):
+    """A small paper 002 job for the device-process tests (a9a's 123
+    features, logistic loss, every device of a fixed cohort of m): its TOML
+    text. `seed` fixes the cohorts (participation only)."""
+    seed_line = f"seed = {seed}\n" if seed is not None else ""
+    return f"""[job]
+name = "{name}"
+algorithm = "prox-admm"
+loss = "logistic"
+dimension = 123
+rounds = {rounds}
+[regularizer]
+kind = "l2"
+l2 = 0.001
+[step]
+lambda = 0.5
+gamma = 1.0
+[privacy]
+policy = "participation"
+clip = 1.0
+sigma = 5.0
+delta = 1e-5
+central_budget = 1000
+device_budget = 1000
+[sampling]
+scheme = "fixed"
+m = {m}
+m_min = {m_min}
+deadline_seconds = {deadline_seconds}
+{seed_line}"""
+
+
 class StackError(RuntimeError):
     """A step of the run failed; the message says which."""
 

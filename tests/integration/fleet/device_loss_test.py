@@ -28,32 +28,8 @@ JOB = "loss-check"
 ROUNDS = 3
 DEVICES = 3
 LOSS = 0.3
-TOML = f"""[job]
-name = "{JOB}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = 123
-rounds = {ROUNDS}
-[regularizer]
-kind = "l2"
-l2 = 0.001
-[step]
-lambda = 0.5
-gamma = 1.0
-[privacy]
-policy = "participation"
-clip = 1.0
-sigma = 5.0
-delta = 1e-5
-central_budget = 1000
-device_budget = 1000
-[sampling]
-scheme = "fixed"
-m = {DEVICES}
-m_min = {DEVICES}
-deadline_seconds = 300
-seed = 7
-"""
+TOML = es.device_test_job(JOB, ROUNDS, m=DEVICES, m_min=DEVICES,
+                          deadline_seconds=300, seed=7)
 
 
 class LossyRelay(threading.Thread):

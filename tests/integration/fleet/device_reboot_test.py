@@ -24,32 +24,7 @@ import zlib
 import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 JOB = "reboot-check"
-TOML = f"""[job]
-name = "{JOB}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = 123
-rounds = 3
-[regularizer]
-kind = "l2"
-l2 = 0.001
-[step]
-lambda = 0.5
-gamma = 1.0
-[privacy]
-policy = "participation"
-clip = 1.0
-sigma = 5.0
-delta = 1e-5
-central_budget = 1000
-device_budget = 1000
-[sampling]
-scheme = "fixed"
-m = 3
-m_min = 1
-deadline_seconds = 60
-seed = 7
-"""
+TOML = es.device_test_job(JOB, 3, m=3, m_min=1, deadline_seconds=60, seed=7)
 
 UPLOAD_LINE = re.compile(r"device: (persisted|resuming persisted) upload: "
                          r"(\d+) bytes, crc32 ([0-9a-f]{8})")
