@@ -27,6 +27,7 @@
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/posix/udp_datagram_link.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
 #include "test_database.h"
 
@@ -247,11 +248,21 @@ TEST(DaemonLargeTaskTest, LibcoapObserveDimension1000) {
 TEST(DaemonLargeTaskTest, LibcoapGetDimension1000) {
   ExpectWholeJob(RunJob(Stack::kLibcoap, 1000, /*use_observe=*/false));
 }
+// The largest dimension the wire carries (EDGEADMM_CFG_MAX_FEATURES, 8192
+// by default): a task of 4 bytes per coordinate plus its header, 33 blocks.
+TEST(DaemonLargeTaskTest, LibcoapObserveLargestDimension) {
+  ExpectWholeJob(
+      RunJob(Stack::kLibcoap, wire::kMaxDimension, /*use_observe=*/true));
+}
 TEST(DaemonLargeTaskTest, SdkClientObserveDimension300) {
   ExpectWholeJob(RunJob(Stack::kSdk, 300, /*use_observe=*/true));
 }
 TEST(DaemonLargeTaskTest, SdkClientObserveDimension1000) {
   ExpectWholeJob(RunJob(Stack::kSdk, 1000, /*use_observe=*/true));
+}
+TEST(DaemonLargeTaskTest, SdkClientObserveLargestDimension) {
+  ExpectWholeJob(
+      RunJob(Stack::kSdk, wire::kMaxDimension, /*use_observe=*/true));
 }
 TEST(DaemonLargeTaskTest, SdkClientGetDimension1000) {
   ExpectWholeJob(RunJob(Stack::kSdk, 1000, /*use_observe=*/false));
