@@ -75,8 +75,11 @@ class Transport {
 
   // Registers for notifications of `path` (GET with Observe, RFC 7641).
   // Each notification body replaces the previous one in
-  // `notification_buffer`. Returns OK, FAILED_PRECONDITION (already
-  // observing), INVALID_ARGUMENT, UNAVAILABLE or RESOURCE_EXHAUSTED.
+  // `notification_buffer`, whole: of a notification larger than one block
+  // the transport GETs the other blocks (RFC 7959 section 3.4) before
+  // reporting it, as it reassembles a Block2 response. Returns OK,
+  // FAILED_PRECONDITION (already observing), INVALID_ARGUMENT, UNAVAILABLE
+  // or RESOURCE_EXHAUSTED.
   virtual Status StartObserve(const char* path,
                               ByteSpan notification_buffer) = 0;
 

@@ -14,6 +14,18 @@ ConstByteSpan View(const uint8_t* bytes, size_t size) {
   return ConstByteSpan(reinterpret_cast<const std::byte*>(bytes), size);
 }
 
+// The ETag of a message (1 to 8 bytes, RFC 7252 section 5.10.6); empty if
+// absent or ill-formed.
+ConstByteSpan FindETag(const MessageView& m) {
+  OptionIterator it(m);
+  Option option;
+  while (it.Next(option)) {
+    if (option.number != kOptionETag) continue;
+    return option.value.size() <= 8 ? option.value : ConstByteSpan();
+  }
+  return ConstByteSpan();
+}
+
 }  // namespace
 
 CoapClient::CoapClient(const CoapClientConfig& config) : config_(config) {
@@ -66,6 +78,7 @@ Status CoapClient::StartObserve(const char* path,
   observe_.buffer = notification_buffer;
   const Status sent = SendNew(observe_);
   if (!sent.ok()) observe_ = Exchange{};
+  std::memcpy(observe_.observe_token, observe_.token, sizeof(observe_.token));
   return sent;
 }
 
@@ -100,7 +113,8 @@ Status CoapClient::Transmit(const Exchange& e) {
   MessageWriter w(config_.tx_buffer);
   w.Begin(MessageType::kConfirmable, static_cast<uint8_t>(e.method), e.mid,
           View(e.token, sizeof(e.token)));
-  if (e.observe) w.AddUintOption(kOptionObserve, 0);
+  // The GETs of a notification's other blocks go without Observe.
+  if (e.observe && !e.fetching) w.AddUintOption(kOptionObserve, 0);
   for (const char* segment = e.path; *segment != '\0';) {
     const char* end = std::strchr(segment, '/');
     const size_t length = end != nullptr ? static_cast<size_t>(end - segment)
@@ -166,7 +180,9 @@ void CoapClient::HandleDatagram(size_t size) {
   auto by_token = [&]() -> Exchange* {
     for (Exchange* e : slots) {
       if ((e->active || e->observe) && e->path != nullptr && same_token_size &&
-          std::memcmp(m.token.data(), e->token, 4) == 0) {
+          (std::memcmp(m.token.data(), e->token, 4) == 0 ||
+           (e->observe &&
+            std::memcmp(m.token.data(), e->observe_token, 4) == 0))) {
         return e;
       }
     }
@@ -228,56 +244,84 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
       return;
     }
   }
+  // A notification (or the registration's response) carries the
+  // registration's token; the GETs of its other blocks have their own.
+  const bool notification =
+      e.observe && std::memcmp(m.token.data(), e.observe_token, 4) == 0;
   TransportResult& r = e.result;
   r = TransportResult{};
   r.code = m.code;
   r.content_format = FindUintOption(m, kOptionContentFormat, value).ok()
                          ? static_cast<uint16_t>(value)
                          : TransportResult::kNoContentFormat;
+  const bool has_block2 = FindUintOption(m, kOptionBlock2, value).ok() &&
+                          DecodeBlock(value, block).ok();
+  uint32_t observe_value = 0;
+  const bool observe_on = FindUintOption(m, kOptionObserve, observe_value).ok();
+  const ConstByteSpan etag = FindETag(m);
+  ConstByteSpan payload = m.payload;
   size_t offset = 0;
   bool more = false;
-  if (FindUintOption(m, kOptionBlock2, value).ok() &&
-      DecodeBlock(value, block).ok()) {
+  if (notification) {
+    // A new representation, or its first block (RFC 7959 sections 2.6,
+    // 3.4): it replaces whatever was being assembled.
+    e.fetching = false;
+    e.block2 = 0;
+    e.received = 0;
+    if (!observe_on) e.active = false;  // no Observe: the observation ended
+    const bool first = !has_block2 || block.num == 0;
+    if (!first && e.active) return;  // wait for the next notification
+    more = first && has_block2 && block.more && e.active;
+    if (!first || (has_block2 && block.more && !more)) {
+      payload = ConstByteSpan();  // ended with a partial body: report it
+    }
+  } else if (has_block2) {
     offset = block.offset();
     more = block.more;
-    if (e.observe && (more || offset != 0)) {
-      // A notification larger than one block: reported without its body.
+    if (offset != e.received) return;  // not the block asked for: ignore
+    if (offset != 0 && e.etag_size != 0 && !etag.empty() &&
+        (etag.size() != e.etag_size ||
+         std::memcmp(etag.data(), e.etag, e.etag_size) != 0)) {
+      // The resource changed during the transfer (RFC 7959 section 2.4):
+      // fetch it again from block 0.
       e.received = 0;
-      e.ready = true;
-      if (FindUintOption(m, kOptionObserve, value) != Status::Ok()) {
-        e.active = false;
-      }
+      e.block2 = 0;
+      const Status sent = SendNew(e);
+      if (!sent.ok()) Finish(e, sent);
       return;
     }
-    if (offset != e.received) return;  // not the block asked for: ignore
-  } else if (!e.observe) {
-    offset = 0;
   }
-  if (e.observe) offset = 0;
-  if (m.payload.size() > e.buffer.size() ||
-      offset > e.buffer.size() - m.payload.size()) {
+  if (offset == 0) {  // block 0 or a whole body: remember its ETag
+    e.etag_size = etag.size();
+    if (!etag.empty()) std::memcpy(e.etag, etag.data(), etag.size());
+  }
+  if (payload.size() > e.buffer.size() ||
+      offset > e.buffer.size() - payload.size()) {
     Finish(e, Status::ResourceExhausted());
     return;
   }
-  if (!m.payload.empty()) {
-    std::memcpy(e.buffer.data() + offset, m.payload.data(), m.payload.size());
+  if (!payload.empty()) {
+    std::memcpy(e.buffer.data() + offset, payload.data(), payload.size());
   }
-  e.received = offset + m.payload.size();
-  if (more && !e.observe) {
+  e.received = offset + payload.size();
+  if (more) {
+    // The next block, one confirmable GET each (without Observe for a
+    // notification's).
     e.block2 = block.num + 1;
+    e.fetching = e.observe;
     const Status sent = SendNew(e);
     if (!sent.ok()) Finish(e, sent);
     return;
   }
   r.payload_size = e.received;
+  e.fetching = false;
+  e.block2 = 0;
+  e.received = 0;
   if (e.observe) {
     r.status = Status::Ok();
     e.ready = true;
-    e.received = 0;
     e.deadline_ms = 0;  // notifications come when they come
-    if (FindUintOption(m, kOptionObserve, value) != Status::Ok()) {
-      e.active = false;  // no Observe option: the observation ended
-    }
+    e.awaiting_ack = false;
     return;
   }
   Finish(e, Status::Ok());

@@ -256,7 +256,9 @@ Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
     return Status::ResourceExhausted();
   }
   // Mark the slot first: a failure inside coap_send reports synchronously.
-  slot.token = token;
+  // The block GETs of a notification keep the registration's token for the
+  // notifications to come.
+  (&slot == &observe_ && !observe ? slot.fetch_token : slot.token) = token;
   slot.active = true;
   slot.ready = false;
   if (coap_send(session_, pdu) == COAP_INVALID_MID) {
@@ -346,7 +348,9 @@ void CoapDtlsTransport::CheckDeadlines() {
   uint64_t since = 0;
   for (const Slot* slot : {&request_, &observe_}) {
     const bool waiting =
-        slot == &request_ ? requesting : observe_.active && !observe_.answered;
+        slot == &request_
+            ? requesting
+            : observe_.active && (!observe_.answered || observe_.fetching);
     if (waiting && (since == 0 || slot->started_ms < since)) {
       since = slot->started_ms;
     }
@@ -433,7 +437,12 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
         request_.payload.size() > kBlockSize && ContinueUpload(received)) {
       return true;
     }
-    Deliver(request_, received, /*fetch_blocks=*/true);
+    Deliver(request_, received, /*notification=*/false);
+    return true;
+  }
+  if (observe_.active && observe_.fetching &&
+      SameToken(observe_.fetch_token, received)) {
+    Deliver(observe_, received, /*notification=*/false);
     return true;
   }
   if (observe_.active && SameToken(observe_.token, received)) {
@@ -444,7 +453,7 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
         nullptr) {
       observe_.active = false;
     }
-    Deliver(observe_, received, /*fetch_blocks=*/false);
+    Deliver(observe_, received, /*notification=*/true);
     return true;
   }
   return false;  // a late answer to a cancelled exchange, or a notification
@@ -452,16 +461,17 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
 }
 
 void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received,
-                                bool fetch_blocks) {
+                                bool notification) {
   TransportResult result;
   result.code = static_cast<uint8_t>(coap_pdu_get_code(received));
   result.content_format = ContentFormatOf(received);
   size_t length = 0;
   const uint8_t* data = nullptr;
   if (coap_get_data(received, &length, &data) == 0) length = 0;
-  // Block2 (RFC 7959), done here like Block1: GET the next block with a new
-  // confirmable request until M = 0.
   coap_opt_iterator_t iterator;
+  const coap_opt_t* etag =
+      coap_check_option(received, COAP_OPTION_ETAG, &iterator);
+  const size_t etag_size = etag == nullptr ? 0 : coap_opt_length(etag);
   const coap_opt_t* block2 =
       coap_check_option(received, COAP_OPTION_BLOCK2, &iterator);
   size_t offset = 0;
@@ -475,19 +485,51 @@ void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received,
     more = (value & 0x08u) != 0;
     szx = value & 0x07u;
     offset = static_cast<size_t>(num) << (szx + 4);
-    if (szx == 7 || offset != slot.received) {
-      if (fetch_blocks) return;  // stale or duplicate block: ignore it
+  }
+  if (notification) {
+    // A notification carries a new representation, or its first block
+    // (RFC 7959 section 2.6 / 3.4): it replaces whatever was being
+    // assembled, and the rest is fetched with GETs without Observe.
+    slot.fetching = false;
+    slot.block2 = 0;
+    slot.received = 0;
+    const bool first = block2 == nullptr || (szx != 7 && num == 0);
+    // Not the start of a body: wait for the next notification.
+    if (!first && slot.active) return;
+    if (!first || (more && !slot.active)) {
+      // The observation ended (no Observe option) with a partial body:
+      // report the end; there is nothing left to fetch for.
       offset = 0;
+      length = 0;
+      more = false;
+    }
+  } else if (block2 != nullptr) {
+    // A block of a GET (the request's, or the rest of a notification).
+    if (szx == 7 || offset != slot.received) return;  // stale or duplicate
+    if (offset != 0 && slot.etag_size != 0 && etag_size != 0 &&
+        (etag_size != slot.etag_size ||
+         std::memcmp(coap_opt_value(etag), slot.etag, etag_size) != 0)) {
+      // The resource changed during the transfer (RFC 7959 section 2.4):
+      // the blocks so far belong to another body. Start over at block 0.
+      slot.received = 0;
+      slot.block2 = 0;
+      const Status sent = Send(slot, /*observe=*/false);
+      if (sent.ok()) return;
+      result.status = sent;
+      length = 0;
+      more = false;
     }
   }
-  if (!fetch_blocks && (more || offset != 0)) {
-    // A notification larger than one datagram: report the change with an
-    // empty body; the owner fetches the resource with a GET.
-    length = 0;
-    more = false;
+  // Without Block2 the response is a whole body (or an error): it replaces
+  // the blocks so far.
+  if (offset == 0) {  // block 0 (or a whole body): its ETag, if any
+    slot.etag_size = etag_size <= sizeof(slot.etag) ? etag_size : 0;
+    if (slot.etag_size != 0) {
+      std::memcpy(slot.etag, coap_opt_value(etag), slot.etag_size);
+    }
   }
-  if (length > 0) {
-    if (length > slot.buffer.size() - offset) {
+  if (length > 0 && result.status.ok()) {
+    if (length > slot.buffer.size() || offset > slot.buffer.size() - length) {
       result.status = Status::ResourceExhausted();
       more = false;
     } else {
@@ -496,13 +538,20 @@ void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received,
   }
   slot.received = offset + length;
   if (more) {
+    // Block2 (RFC 7959 section 2.4), done here like Block1: GET the next
+    // block with a new confirmable request until M = 0.
     slot.block2 = num + 1;
     slot.block2_szx = szx;
+    slot.fetching = &slot == &observe_;
+    if (slot.fetching) slot.started_ms = MonotonicMs();
     const Status sent = Send(slot, /*observe=*/false);
     if (sent.ok()) return;
     result.status = sent;
   }
   if (result.status.ok()) result.payload_size = slot.received;
+  slot.fetching = false;
+  slot.block2 = 0;
+  slot.received = 0;
   if (&slot == &request_) request_.active = false;
   Complete(slot, result);
 }
@@ -526,7 +575,9 @@ void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent) {
   const bool matches_request =
       sent != nullptr && request_.active && SameToken(request_.token, sent);
   const bool matches_observe =
-      sent != nullptr && observe_.active && SameToken(observe_.token, sent);
+      sent != nullptr && observe_.active &&
+      (SameToken(observe_.token, sent) ||
+       (observe_.fetching && SameToken(observe_.fetch_token, sent)));
   const bool all = !matches_request && !matches_observe;
   if (request_.active && !request_.ready && (all || matches_request)) {
     request_.active = false;

@@ -12,9 +12,11 @@
 //   - Block1 uploads of payloads longer than one block and Block2 downloads
 //     of longer responses, one confirmable request per block.
 //   - Observe: notifications (CON ones acknowledged) replace the last one;
-//     a notification larger than one block is reported with an empty body
-//     (the owner fetches the resource); StopObserve forgets the token and
-//     later notifications are answered with a Reset (RFC 7641 3.6).
+//     of a notification larger than one block the client GETs the other
+//     blocks (without Observe) before reporting it (RFC 7959 section 3.4);
+//     a Block2 body whose ETag changes midway is fetched again from block 0
+//     (section 2.4); StopObserve forgets the token and later notifications
+//     are answered with a Reset (RFC 7641 3.6).
 #pragma once
 
 #include <cstddef>
@@ -71,6 +73,13 @@ class CoapClient final : public Transport {
     uint32_t block1 = 0;  // block of the payload being sent
     uint32_t block2 = 0;  // block of the response asked for
     size_t received = 0;
+    // Block2: the ETag of block 0 (0 bytes: none), checked on later blocks.
+    uint8_t etag[8] = {};
+    size_t etag_size = 0;
+    // Observe: the registration's token (notifications carry it; `token`
+    // is then that of the GET fetching a notification's other blocks).
+    uint8_t observe_token[4] = {};
+    bool fetching = false;
     // The confirmable message in flight.
     uint16_t mid = 0;
     uint8_t token[4] = {};

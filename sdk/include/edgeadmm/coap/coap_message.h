@@ -29,6 +29,7 @@ inline constexpr uint8_t kPayloadMarker = 0xff;
 
 // The option numbers the protocol uses (RFC 7252 section 5.10, RFC 7641,
 // RFC 7959).
+inline constexpr uint16_t kOptionETag = 4;
 inline constexpr uint16_t kOptionObserve = 6;
 inline constexpr uint16_t kOptionUriPath = 11;
 inline constexpr uint16_t kOptionContentFormat = 12;

@@ -67,9 +67,10 @@ class ScriptedLink final : public DatagramLink {
   size_t inbox_size = 0;
 };
 
-class CoapClientTest : public ::testing::Test {
+// A client on the scripted link at fake time 1000, blocks of 2^(szx + 4).
+class ClientFixture : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void MakeClient(uint8_t block_szx) {
     g_now = 1000;
     CoapClientConfig c;
     c.link = &link_;
@@ -78,7 +79,22 @@ class CoapClientTest : public ::testing::Test {
     c.rx_buffer = ByteSpan(rx_, sizeof(rx_));
     c.ack_timeout_ms = 2000;
     c.max_retransmit = 4;
+    c.block_szx = block_szx;
     client_ = new (storage_) CoapClient(c);
+  }
+
+  ScriptedLink link_;
+  std::byte tx_[256];
+  std::byte rx_[256];
+  std::byte body_[64];
+  alignas(CoapClient) unsigned char storage_[sizeof(CoapClient)];
+  CoapClient* client_ = nullptr;
+};
+
+class CoapClientTest : public ClientFixture {
+ protected:
+  void SetUp() override {
+    MakeClient(6);
     TransportRequest request;
     request.path = "v1/task";
     ASSERT_TRUE(
@@ -93,13 +109,6 @@ class CoapClientTest : public ::testing::Test {
     }
     return client_->TakeResult(r);
   }
-
-  ScriptedLink link_;
-  std::byte tx_[256];
-  std::byte rx_[256];
-  std::byte body_[64];
-  alignas(CoapClient) unsigned char storage_[sizeof(CoapClient)];
-  CoapClient* client_ = nullptr;
 };
 
 TEST_F(CoapClientTest, RetransmitsWithBackOffThenGivesUp) {
@@ -183,6 +192,142 @@ TEST_F(CoapClientTest, UnknownResponsesAreReset) {
   EXPECT_EQ(rst.message_id, 0x0101);
   TransportResult r;
   EXPECT_FALSE(client_->TakeResult(r));
+}
+
+// Observe with Block2 (RFC 7959 section 3.4): 16-byte blocks so that a
+// scripted notification spans two.
+class CoapClientObserveTest : public ClientFixture {
+ protected:
+  void SetUp() override {
+    MakeClient(0);  // 16-byte blocks
+    ASSERT_TRUE(
+        client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
+    const MessageView registration = link_.Last();
+    std::memcpy(token_, registration.token.data(), 4);
+    uint32_t observe = 1;
+    EXPECT_TRUE(FindUintOption(registration, kOptionObserve, observe).ok());
+    EXPECT_EQ(observe, 0u);
+  }
+  ConstByteSpan RegistrationToken() const {
+    return ConstByteSpan(reinterpret_cast<const std::byte*>(token_), 4);
+  }
+  // Delivers a 2.05 with ETag `etag`, Block2 (num, more, 16-byte blocks),
+  // Observe `observe` unless negative, and `payload`.
+  void Respond(MessageType type, uint16_t mid, ConstByteSpan token, int observe,
+               const char* etag, uint32_t num, bool more, const char* payload) {
+    MessageWriter w(ByteSpan(reinterpret_cast<std::byte*>(link_.inbox),
+                             sizeof(link_.inbox)));
+    w.Begin(type, (2 << 5) | 5, mid, token);
+    w.AddOption(kOptionETag,
+                ConstByteSpan(reinterpret_cast<const std::byte*>(etag),
+                              std::strlen(etag)));
+    if (observe >= 0) {
+      w.AddUintOption(kOptionObserve, static_cast<uint32_t>(observe));
+    }
+    w.AddUintOption(kOptionBlock2, EncodeBlock({num, more, 0}));
+    w.SetPayload(ConstByteSpan(reinterpret_cast<const std::byte*>(payload),
+                               std::strlen(payload)));
+    const StatusWithSize n = w.Finish();
+    ASSERT_TRUE(n.ok());
+    link_.inbox_size = n.size();
+    ASSERT_TRUE(client_->Poll(0).ok());
+  }
+  // The last message sent is a GET of block `num` (no Block2 option for
+  // block 0) without Observe, on a token other than the registration's.
+  void ExpectBlockGet(uint32_t num) {
+    const MessageView get = link_.Last();
+    EXPECT_EQ(get.type, MessageType::kConfirmable);
+    EXPECT_EQ(get.code, 1);  // GET
+    uint32_t value = 0;
+    EXPECT_EQ(FindUintOption(get, kOptionObserve, value), Status::NotFound());
+    EXPECT_NE(std::memcmp(get.token.data(), token_, 4), 0);
+    const Status block2 = FindUintOption(get, kOptionBlock2, value);
+    if (num == 0) {
+      EXPECT_EQ(block2, Status::NotFound());
+    } else {
+      ASSERT_TRUE(block2.ok());
+      EXPECT_EQ(value, EncodeBlock({num, false, 0}));
+    }
+  }
+  // Answers the last GET (piggybacked in its ACK).
+  void AnswerBlock(const char* etag, uint32_t num, bool more,
+                   const char* payload) {
+    const MessageView get = link_.Last();
+    uint8_t token[4];
+    std::memcpy(token, get.token.data(), 4);
+    Respond(MessageType::kAcknowledgement, get.message_id,
+            ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4), -1,
+            etag, num, more, payload);
+  }
+
+  uint8_t token_[4] = {};
+};
+
+// The registration's response and a later notification, each two blocks:
+// each reported once, whole, after the GET of its second block.
+TEST_F(CoapClientObserveTest, NotificationsLargerThanOneBlockAreReassembled) {
+  Respond(MessageType::kAcknowledgement, link_.Last().message_id,
+          RegistrationToken(), 1, "A", 0, true, "0123456789abcdef");
+  TransportResult r;
+  EXPECT_FALSE(client_->TakeNotification(r));  // not whole yet
+  ExpectBlockGet(1);
+  AnswerBlock("A", 1, false, "ghij");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_TRUE(r.status.ok());
+  EXPECT_EQ(r.code, (2 << 5) | 5);
+  ASSERT_EQ(r.payload_size, 20u);
+  EXPECT_EQ(std::memcmp(body_, "0123456789abcdefghij", 20), 0);
+  // A confirmable notification: acknowledged, then its second block.
+  Respond(MessageType::kConfirmable, 0x5000, RegistrationToken(), 2, "B", 0,
+          true, "ABCDEFGHIJKLMNOP");
+  EXPECT_FALSE(client_->TakeNotification(r));
+  ExpectBlockGet(1);
+  AnswerBlock("B", 1, false, "Q");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  ASSERT_EQ(r.payload_size, 17u);
+  EXPECT_EQ(std::memcmp(body_, "ABCDEFGHIJKLMNOPQ", 17), 0);
+  EXPECT_FALSE(client_->TakeNotification(r));
+}
+
+// The resource changed between two blocks (another ETag): the blocks are
+// not mixed; the body is fetched again from block 0 (RFC 7959 section 2.4).
+TEST_F(CoapClientObserveTest, AnETagChangeMidwayRestartsAtBlockZero) {
+  Respond(MessageType::kAcknowledgement, link_.Last().message_id,
+          RegistrationToken(), 1, "A", 0, true, "0123456789abcdef");
+  ExpectBlockGet(1);
+  AnswerBlock("C", 1, false, "zz");
+  TransportResult r;
+  EXPECT_FALSE(client_->TakeNotification(r));
+  ExpectBlockGet(0);
+  AnswerBlock("C", 0, true, "abcdefghijklmnop");
+  ExpectBlockGet(1);
+  AnswerBlock("C", 1, false, "zz");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  ASSERT_EQ(r.payload_size, 18u);
+  EXPECT_EQ(std::memcmp(body_, "abcdefghijklmnopzz", 18), 0);
+}
+
+// A new notification while the previous one's blocks are being fetched
+// replaces it; a late block of the old one is ignored.
+TEST_F(CoapClientObserveTest, ANewNotificationReplacesOneBeingFetched) {
+  Respond(MessageType::kAcknowledgement, link_.Last().message_id,
+          RegistrationToken(), 1, "A", 0, true, "0123456789abcdef");
+  ExpectBlockGet(1);
+  const MessageView old_get = link_.Last();
+  uint8_t old_token[4];
+  std::memcpy(old_token, old_get.token.data(), 4);
+  const uint16_t old_mid = old_get.message_id;
+  Respond(MessageType::kNonConfirmable, 0x5001, RegistrationToken(), 2, "B", 0,
+          false, "small");
+  TransportResult r;
+  ASSERT_TRUE(client_->TakeNotification(r));
+  ASSERT_EQ(r.payload_size, 5u);
+  EXPECT_EQ(std::memcmp(body_, "small", 5), 0);
+  Respond(MessageType::kAcknowledgement, old_mid,
+          ConstByteSpan(reinterpret_cast<const std::byte*>(old_token), 4), -1,
+          "A", 1, false, "ghij");
+  EXPECT_FALSE(client_->TakeNotification(r));
+  EXPECT_EQ(std::memcmp(body_, "small", 5), 0);
 }
 
 }  // namespace

@@ -111,6 +111,14 @@ class CoapDtlsTransport final : public Transport {
     uint32_t block2 = 0;      // Block2: the block to request next
     uint32_t block2_szx = 0;  // Block2: the server's block size exponent
     size_t received = 0;      // Block2: body bytes received so far
+    // Block2: the ETag of block 0, compared with the later blocks' (RFC 7959
+    // section 2.4): a changed representation restarts the transfer.
+    uint8_t etag[8] = {};
+    size_t etag_size = 0;  // 0: none seen
+    // Observe: the token of the GET fetching the rest of a notification
+    // larger than one block (`token` stays the registration's).
+    Token fetch_token;
+    bool fetching = false;
     bool active = false;
     bool ready = false;
     bool answered = false;  // Observe: the registration got its response
@@ -133,15 +141,17 @@ class CoapDtlsTransport final : public Transport {
   // saw our identity and key exchange), else `otherwise`.
   Status HandshakeFailure(Status otherwise) const;
   // Sends the slot's request (its current Block1 block if the payload is
-  // larger than one block) with a fresh token.
+  // larger than one block, its next Block2 block if any) with a fresh token;
+  // an observation's block GETs get it as their fetch_token.
   Status Send(Slot& slot, bool observe);
   // Handles a 2.31 Continue: true if consumed (next block sent or stale).
   bool ContinueUpload(const coap_pdu_t* received);
   static bool SameToken(const Token& token, const coap_pdu_t* pdu);
   void Complete(Slot& slot, const TransportResult& result);
-  // Copies a response (block) into the slot's buffer; completes the slot
-  // unless more Block2 blocks are fetched (`fetch_blocks`).
-  void Deliver(Slot& slot, const coap_pdu_t* received, bool fetch_blocks);
+  // Copies a response (block) into the slot's buffer and GETs the next
+  // Block2 block until the body is whole, then completes the slot. A
+  // `notification` (or the registration's response) starts a new body.
+  void Deliver(Slot& slot, const coap_pdu_t* received, bool notification);
 
   CoapClientContext& context_;
   CoapDtlsConfig config_;
