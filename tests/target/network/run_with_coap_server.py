@@ -142,6 +142,17 @@ class Relay(threading.Thread):
         self.back.close()
 
 
+def report(failures, peer, peer_log):
+    """Prints the peer's log tail and each failure; the exit status."""
+    if not failures:
+        return 0
+    print(f"--- {peer} log (tail)")
+    print(peer_log[-4000:])
+    for f in failures:
+        print("FAILED: " + f)
+    return 1
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
@@ -198,13 +209,7 @@ def main():
     if relay is not None and relay.dropped < args.drop_first:
         failures.append("the relay dropped %d of %d datagrams"
                         % (relay.dropped, args.drop_first))
-    if failures:
-        print("--- coap-server-openssl log (tail)")
-        print(server_log[-4000:])
-        for f in failures:
-            print("FAILED: " + f)
-        return 1
-    return 0
+    return report(failures, "coap-server-openssl", server_log)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 # The loopback relay, a free port, stopping by pid (same folder).
-from run_with_coap_server import Relay, free_port_pair, stop
+from run_with_coap_server import Relay, free_port_pair, report, stop
 
 QEMU_TIMEOUT_S = 150
 SKIP = 77
@@ -185,13 +185,7 @@ def main():
     if not clean:
         failures.append(f"the daemon did not stop cleanly "
                         f"({daemon.returncode})")
-    if failures:
-        print("--- daemon log (tail)")
-        print(daemon_log[-4000:])
-        for f in failures:
-            print("FAILED: " + f)
-        return 1
-    return 0
+    return report(failures, "daemon", daemon_log)
 
 
 if __name__ == "__main__":
