@@ -12,6 +12,7 @@
 
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
+#include "edgeadmm/privacy/pld_accountant.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -175,6 +176,21 @@ TEST(LedgerBookTest, PldAccountantChangesOnlyTheCentralEpsilon) {
   EXPECT_EQ(pld.LocalEpsilon(1), rdp.LocalEpsilon(1));
   const LocalCharge local = pld.PlanLocal(0);
   EXPECT_STREQ(pld.LocalRow(local).conversion, "improved");
+}
+
+// trusted-aggregator under pld: the central ledger's k subsampled rounds are
+// read back and handed to the PLD accountant (q and ν of the job).
+TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b"};
+  jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kTrustedAggregator, 3.0, 1.0);
+  config.m_min = 0;
+  LedgerBook book(accountant, config, devices);
+  for (int k = 0; k < 3; ++k) book.Apply(book.Plan({0}));
+  privacy::PldAccountant reference;
+  ASSERT_TRUE(reference.Compose(config.q, 1.5, 3).ok());  // ν = σ/(2C)
+  EXPECT_DOUBLE_EQ(book.central_epsilon(), reference.Epsilon(1e-5).value());
 }
 
 TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {
