@@ -14,16 +14,14 @@ bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-// The PLD accountant of a pld job; its only subsampled round is
-// trusted-aggregator's (q, ν).
+// The PLD accountant of a pld job (null for rdp). `central_round`: the
+// central ledgers' per-round mechanism; only a subsampled one
+// (trusted-aggregator) is needed to read schedules back.
 std::unique_ptr<const RoundAccountant> MakePld(const RoundAccountant& rdp,
                                                const jobs::JobConfig& config,
-                                               RoundMechanism trusted_round) {
+                                               RoundMechanism central_round) {
   if (config.accountant != jobs::CentralAccountant::kPld) return nullptr;
-  return std::make_unique<PldRoundAccountant>(
-      rdp, config.policy == privacy::Policy::kTrustedAggregator
-               ? trusted_round
-               : RoundMechanism{0, 1});
+  return std::make_unique<PldRoundAccountant>(rdp, central_round);
 }
 
 }  // namespace
@@ -35,9 +33,8 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
       config_(&config),
       devices_(&devices),
       pld_(
-          MakePld(accountant, config,
-                  {algorithms::Get(config.algorithm).OwnNoiseMultiplier(config),
-                   config.q})),
+          // config_ is set: CentralMechanism may be called.
+          MakePld(accountant, config, CentralMechanism(0))),
       central_accountant_(pld_ ? pld_.get() : &accountant),
       epsilon_(accountant, config.delta),
       central_epsilon_memo_(*central_accountant_, config.delta) {
