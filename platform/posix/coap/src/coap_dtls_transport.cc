@@ -335,8 +335,11 @@ bool CoapDtlsTransport::HandshakeDone() {
 void CoapDtlsTransport::CheckDeadlines() {
   const bool requesting = request_.active && !request_.ready;
   if (session_ == nullptr || !(requesting || observe_.active)) return;
+  // HandshakeDone() may stamp last_heard_ms_: read the clock after it, or
+  // `since` below can be 1 ms ahead of `now` and the difference wraps.
+  const bool handshake_done = HandshakeDone();
   const uint64_t now = MonotonicMs();
-  if (!HandshakeDone()) {
+  if (!handshake_done) {
     if (now - handshake_started_ms_ >= config_.handshake_timeout_ms) {
       FailSession(HandshakeFailure(Status::DeadlineExceeded()));
     }
@@ -357,7 +360,7 @@ void CoapDtlsTransport::CheckDeadlines() {
   }
   if (since == 0) return;
   if (last_heard_ms_ > since) since = last_heard_ms_;
-  if (now - since >= config_.silence_timeout_ms) {
+  if (now >= since && now - since >= config_.silence_timeout_ms) {
     FailSession(Status::DeadlineExceeded());
   }
 }
