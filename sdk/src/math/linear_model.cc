@@ -1,6 +1,7 @@
 #include "edgeadmm/linear_model.h"
 
 #include "span_map.h"
+#include "vector_ops.h"
 
 namespace edgeadmm {
 namespace {
@@ -9,8 +10,7 @@ void ComputeMargins(const DatasetView& data, Span<const Real> w,
                     Span<Real> margins) {
   EDGEADMM_ASSERT(w.size() == data.dim());
   EDGEADMM_ASSERT(margins.size() == data.samples());
-  internal::AsVector(margins).noalias() =
-      data.Features() * internal::AsVector(w);
+  internal::MultiplyRows(data, w, margins);
 }
 
 }  // namespace
@@ -47,11 +47,8 @@ Real LocalGradient(const DatasetView& data, const Loss& loss,
                    Span<const Real> w, Span<Real> margins, Span<Real> grad) {
   EDGEADMM_ASSERT(grad.size() == data.dim());
   const Real value = LocalLossAndDerivatives(data, loss, w, margins, margins);
-  VectorMap g = internal::AsVector(grad);
-  // Plain GEMV, then scale: a scaled right-hand side could make Eigen
-  // evaluate a temporary.
-  g.noalias() = data.Features().transpose() * internal::AsVector(margins);
-  g *= 1 / static_cast<Real>(data.samples());
+  internal::MultiplyTransposed(data, margins, grad);
+  internal::Scale(1 / static_cast<Real>(data.samples()), grad);
   return value;
 }
 

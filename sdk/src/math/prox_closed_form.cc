@@ -8,6 +8,7 @@
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/prox_solver.h"
 #include "span_map.h"
+#include "vector_ops.h"
 
 namespace edgeadmm {
 namespace {
@@ -30,8 +31,9 @@ Status ProxSolver::InitClosedForm(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY_ASSIGN(grad_, ws.Allocate<Real>(p));
   EDGEADMM_TRY_ASSIGN(factor_, ws.Allocate<Real>(n * n));
   EDGEADMM_TRY_ASSIGN(atb_, ws.Allocate<Real>(p));
-  AsVector(atb_).noalias() = data_.Features().transpose() * data_.Labels();
-  AsVector(atb_) *= 1 / static_cast<Real>(m);
+  internal::MultiplyTransposed(
+      data_, Span<const Real>(data_.Labels().data(), m), atb_);
+  internal::Scale(1 / static_cast<Real>(m), atb_);
   solve_ = &ProxSolver::SolveClosedForm;
   initialized_ = true;
   return Status::Ok();
@@ -85,12 +87,11 @@ void ProxSolver::ApplyInverse(Span<Real> r) {
   }
   // (I/s + AᵀA/m)⁻¹ r = s·(r − Aᵀ (AAᵀ + (m/s)I)⁻¹ A r)  (Woodbury).
   const size_t m = data_.samples();
-  const ConstMatrixMap a = data_.Features();
+  internal::MultiplyRows(data_, r, temp_);
   VectorMap t = AsVector(temp_);
-  t.noalias() = a * rhs;
   internal::CholeskySolveInPlace(MatrixMap(factor_.data(), Index(m), Index(m)),
                                  t);
-  rhs.noalias() -= a.transpose() * t;
+  for (size_t j = 0; j < m; ++j) internal::Axpy(-temp_[j], data_.Row(j), r);
   rhs *= factor_step_;
 }
 

@@ -53,6 +53,18 @@ void Scale(Real alpha, Span<Real> x) {
 
 Real Norm(Span<const Real> x) { return std::sqrt(Dot(x, x)); }
 
+void MultiplyRows(const DatasetView& data, Span<const Real> x, Span<Real> y) {
+  EDGEADMM_ASSERT(y.size() == data.samples());
+  for (size_t j = 0; j < data.samples(); ++j) y[j] = Dot(data.Row(j), x);
+}
+
+void MultiplyTransposed(const DatasetView& data, Span<const Real> t,
+                        Span<Real> y) {
+  EDGEADMM_ASSERT(t.size() == data.samples());
+  for (Real& value : y) value = 0;
+  for (size_t j = 0; j < data.samples(); ++j) Axpy(t[j], data.Row(j), y);
+}
+
 Real StableNorm(Span<const Real> x) {
   Real scale = 0;
   for (const Real value : x) {

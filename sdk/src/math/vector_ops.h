@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "edgeadmm/dataset_view.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 
@@ -23,6 +24,15 @@ void Scale(Real alpha, Span<Real> x);
 Real Norm(Span<const Real> x);
 // ||x||₂ without overflow or underflow: max|x_i|·||x / max|x_i|||₂.
 Real StableNorm(Span<const Real> x);
+
+// The products with the local data matrix A (rows a_j), row by row through
+// Dot and Axpy: Eigen's GEMV keeps a heap fallback for its temporaries
+// (a reference to free() even when never taken), which the SDK may not link.
+// y = A·x: y_j = a_jᵀx (y: data.samples(), x: data.dim(); asserted).
+void MultiplyRows(const DatasetView& data, Span<const Real> x, Span<Real> y);
+// y = Aᵀ·t = Σ_j t_j·a_j (y: data.dim(), t: data.samples(); asserted).
+void MultiplyTransposed(const DatasetView& data, Span<const Real> t,
+                        Span<Real> y);
 
 }  // namespace internal
 }  // namespace edgeadmm

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edgeadmm/vector_checks.h"
+#include "math/vector_ops.h"
 
 namespace edgeadmm {
 namespace {
@@ -74,7 +75,6 @@ Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
       !IsFiniteVector(w_tilde, d)) {
     return Status::InvalidArgument();
   }
-  ConstMatrixMap a = data_.Features();
   ConstVectorMap b = data_.Labels();
   VectorMap t(margins_.data(), m);
   VectorMap g(grad_.data(), d);
@@ -82,14 +82,14 @@ Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
   VectorMap wt(w_tilde.data(), d);
 
   // f_i'(w̃): per-example gradients ℓ'(t_j)·a_j, each clipped to norm S1.
-  t.noalias() = a * wt;
+  internal::MultiplyRows(data_, w_tilde, margins_);
   for (size_t j = 0; j < m; ++j) {
     Real coef = loss_.Derivative(t[j], b[j]);
     const Real norm = std::abs(coef) * row_norms_[j];
     if (norm > params.s1) coef *= params.s1 / norm;
     t[j] = coef / static_cast<Real>(m);
   }
-  g.noalias() = a.transpose() * t;
+  internal::MultiplyTransposed(data_, margins_, grad_);
   params.regularizer.Subgradient(w_tilde, reg_grad_);
   g += (params.reg_weight / static_cast<Real>(params.providers)) * rg;
 
