@@ -52,10 +52,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 import lasso_lib as ll
 
-N = 1000
+N = 1000            # devices (one record each); --devices changes it
 Q = 0.1
 DELTA = 1e-6
-M_MIN = 75          # Poisson(0.1) cohort of 1000: P(m < 75) ≈ 0.4 %
+M_MIN = 75          # Poisson(0.1) cohort of 1000: P(m < 75) ≈ 0.27 %
+M_MIN_TAIL = 0.003  # --devices n: the largest m_min with P(m < m_min) ≤ this
 # trusted-aggregator rounds close at their deadline only (an early close
 # would time-stamp the secret cohort's size): a short one. A round's ~100
 # device steps take well under a second; a late upload only misses its round.
@@ -74,6 +75,20 @@ DEFAULTS = {
 
 def log(msg):
     print(f"lasso: {msg}", flush=True)
+
+
+def m_min_for(n, q=Q, tail=M_MIN_TAIL):
+    """The largest m with Pr[Binomial(n, q) < m] ≤ tail (log-space terms):
+    75 for n = 1000, q = 0.1 (the paper's setting)."""
+    def log_pmf(k):
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) -
+                math.lgamma(n - k + 1) + k * math.log(q) +
+                (n - k) * math.log1p(-q))
+    below, m = 0.0, 0
+    while below + math.exp(log_pmf(m)) <= tail:
+        below += math.exp(log_pmf(m))
+        m += 1
+    return m
 
 
 def planned_participations(rounds, q=Q, n=N):
@@ -426,12 +441,18 @@ def parse_args(argv):
                    help="leave out the runs of prox-admm, dp-sgd or "
                    "trusted (prox-admm under trusted-aggregator) at one ε, "
                    "e.g. prox-admm@10 (repeatable)")
+    p.add_argument("--devices", type=int, default=N,
+                   help="n, one training record per device (default 1000, "
+                   "the paper's); m_min follows (m_min_for)")
     p.add_argument("--timeout", type=float, default=900.0)
     return p.parse_args(argv)
 
 
 def main(argv):
+    global N, M_MIN
     a = parse_args(argv)
+    if a.devices != N:
+        N, M_MIN = a.devices, m_min_for(a.devices)
     eps = ([float(e) for e in a.epsilons.split(",")] if a.epsilons else
            ([0.1, 0.3, 1.0, 3.0, 10.0] if a.full else [1.0, 10.0]))
     seeds = a.seeds or (10 if a.full else 2)
@@ -442,7 +463,7 @@ def main(argv):
 
     d, ref = make_data(a.out)
     kappa = ref["kappa"]
-    log(f"data: n = {N}, p = {ll.P}, test 1000; CV kappa = {kappa:.4g}; "
+    log(f"data: n = {N} (m_min {M_MIN}), p = {ll.P}, test 1000; CV kappa = {kappa:.4g}; "
         f"non-private test objective {ref['reference_test_objective']:.6g}, "
         f"zero model {ref['zero_test_objective']:.6g}")
     es.write_json(os.path.join(a.out, "reference.json"), ref)
