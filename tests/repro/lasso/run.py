@@ -91,8 +91,10 @@ def m_min_for(n, q=Q, tail=M_MIN_TAIL):
     return m
 
 
-def planned_participations(rounds, q=Q, n=N):
-    """Smallest P with n·Pr[Binomial(K, q) > P] ≤ 0.5."""
+def planned_participations(rounds, q=Q, n=None):
+    """Smallest P with n·Pr[Binomial(K, q) > P] ≤ 0.5 (n: N by default,
+    read when called: --devices changes it)."""
+    n = N if n is None else n
     p = 0
     while True:
         tail = sum(math.comb(rounds, j) * q ** j * (1 - q) ** (rounds - j)
@@ -441,6 +443,10 @@ def parse_args(argv):
                    help="leave out the runs of prox-admm, dp-sgd or "
                    "trusted (prox-admm under trusted-aggregator) at one ε, "
                    "e.g. prox-admm@10 (repeatable)")
+    p.add_argument("--prox-admm-params", default=None,
+                   metavar="LAM,GAMMA,CLIP",
+                   help="prox-admm's λ, γ and clip instead of the tuned "
+                   "defaults (both policies)")
     p.add_argument("--devices", type=int, default=N,
                    help="n, one training record per device (default 1000, "
                    "the paper's); m_min follows (m_min_for)")
@@ -472,6 +478,10 @@ def main(argv):
     if a.sweep:
         hp, tuned_at = sweep(d, kappa, ref["zero_test_objective"], eps,
                              rounds, a.out)
+    if a.prox_admm_params:
+        lam, gamma, clip = (float(v) for v in a.prox_admm_params.split(","))
+        hp["prox-admm"] = {"lam": lam, "gamma": gamma, "clip": clip}
+        tuned_at = None  # chosen by hand (argument), not by the search
     template = os.path.join(a.out, "enrolled")
     log(f"enrolling {N} devices once ({template})")
     enroll_template(bin_dir, template)
