@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <new>
 
+#include "edgeadmm/baremetal/flash_storage.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
 
@@ -19,8 +20,14 @@ constexpr uintptr_t kFpgaIoClk100Hz = 0x40028014u;
 alignas(TestEntropy) std::byte entropy_memory[sizeof(TestEntropy)];
 alignas(MemoryStorage) std::byte storage_object[sizeof(MemoryStorage)];
 alignas(8) std::byte storage_memory[kStorageBytes];
+alignas(baremetal::SemihostingFlash) std::byte
+    flash_object[sizeof(baremetal::SemihostingFlash)];
+alignas(baremetal::FlashStorage) std::byte
+    flash_storage_object[sizeof(baremetal::FlashStorage)];
 TestEntropy* entropy = nullptr;
 MemoryStorage* storage = nullptr;
+baremetal::SemihostingFlash* flash = nullptr;
+baremetal::FlashStorage* flash_storage = nullptr;
 
 }  // namespace
 
@@ -32,7 +39,25 @@ EntropySource& Entropy() {
   return *entropy;
 }
 
+baremetal::SemihostingFlash& Flash() {
+  if (flash == nullptr) {
+    flash = new (flash_object) baremetal::SemihostingFlash(
+        kFlashSectorBytes, kFlashSectors, kFlashProgramUnit);
+  }
+  return *flash;
+}
+
+Status OpenFlash(const char* host_path) {
+  const Status opened = Flash().Open(host_path);
+  if (opened.ok() && flash_storage == nullptr) {
+    flash_storage = new (flash_storage_object)
+        baremetal::FlashStorage(*flash, kFlashSectorsPerBank);
+  }
+  return opened;
+}
+
 Storage& PersistentStorage() {
+  if (flash_storage != nullptr) return *flash_storage;
   if (storage == nullptr) {
     storage = new (storage_object)
         MemoryStorage(ByteSpan(storage_memory, sizeof(storage_memory)));
