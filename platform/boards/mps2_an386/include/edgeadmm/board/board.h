@@ -34,14 +34,14 @@ baremetal::SemihostingFlash& Flash();
 
 // Opens (or creates, erased) the flash model's backing file `host_path` on
 // the host (relative to QEMU's working directory). UNAVAILABLE if the host
-// cannot open it. Call it before the first PersistentStorage().
+// cannot open it.
 Status OpenFlash(const char* host_path);
 
-// Persistent storage for the device state (the SDK's Storage port). After
-// OpenFlash: a FlashStorage over Flash(), whose contents survive a reset
-// and a new QEMU run with the same backing file, atomic across a power
-// loss (flash_storage.h). Without it: a RAM-backed MemoryStorage over a
-// static 4 KiB buffer, lost at the end of the run.
+// Persistent storage for the device state (the SDK's Storage port): a
+// FlashStorage over Flash(), whose contents survive a reset and a new QEMU
+// run with the same backing file, atomic across a power loss
+// (baremetal/flash_storage.h): up to 4 keys of up to 8,104 bytes each.
+// Before OpenFlash every Read and Write fails with UNAVAILABLE (no flash).
 Storage& PersistentStorage();
 
 // Monotonic milliseconds since reset, from the FPGA's 100 Hz counter
