@@ -23,7 +23,7 @@
 // bank (commit word present, header and CRC valid) with the higher sequence.
 // A power loss before the commit word leaves the older bank, which the write
 // did not touch, as the current blob: a later Read sees the old or the new
-// blob, never a mix. No heap; ~150 bytes of stack.
+// blob, never a mix. No heap; about 400 bytes of stack.
 #pragma once
 
 #include <cstddef>
