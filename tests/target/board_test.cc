@@ -24,6 +24,15 @@ TEST(BoardTest, EntropyIsTheSameObjectAndKeepsStreaming) {
 TEST(BoardTest, StorageKeepsTheLastBlob) {
   Storage& storage = PersistentStorage();
   EXPECT_EQ(&storage, &PersistentStorage());
+  std::byte none[4];
+  // No flash before OpenFlash.
+  EXPECT_EQ(storage.Read("state", ByteSpan(none, sizeof(none))).status(),
+            Status::Unavailable());
+  EXPECT_EQ(storage.Write("state", ConstByteSpan(none, sizeof(none))),
+            Status::Unavailable());
+  // The flash model's file in ctest's working directory (the build tree):
+  // a later run finds the blobs of this one, which the writes replace.
+  ASSERT_TRUE(OpenFlash("mcu_board_test_flash.bin").ok());
   const char first[] = "state-v1";
   const char second[] = "state-v2!";
   ASSERT_TRUE(storage

@@ -5,6 +5,12 @@
 namespace edgeadmm::baremetal {
 namespace {
 
+constexpr uint32_t kSysOpen = 0x01;
+constexpr uint32_t kSysClose = 0x02;
+constexpr uint32_t kSysWrite = 0x05;
+constexpr uint32_t kSysRead = 0x06;
+constexpr uint32_t kSysSeek = 0x0A;
+constexpr uint32_t kSysFlen = 0x0C;
 constexpr uint32_t kSysWrite0 = 0x04;
 constexpr uint32_t kSysGetCmdline = 0x15;
 constexpr uint32_t kSysExit = 0x18;
@@ -32,6 +38,44 @@ bool SemihostingCommandLine(char* buffer, size_t size) {
   if (Call(kSysGetCmdline, block) != 0) return false;
   buffer[block[1] < size ? block[1] : size - 1] = '\0';
   return true;
+}
+
+int SemihostingOpen(const char* path, SemihostingMode mode) {
+  size_t length = 0;
+  while (path[length] != '\0') ++length;
+  const uint32_t block[3] = {reinterpret_cast<uintptr_t>(path),
+                             static_cast<uint32_t>(mode),
+                             static_cast<uint32_t>(length)};
+  return static_cast<int>(Call(kSysOpen, block));
+}
+
+bool SemihostingReadFile(int handle, void* buffer, size_t size) {
+  const uint32_t block[3] = {static_cast<uint32_t>(handle),
+                             reinterpret_cast<uintptr_t>(buffer),
+                             static_cast<uint32_t>(size)};
+  return Call(kSysRead, block) == 0;  // the bytes NOT read
+}
+
+bool SemihostingWriteFile(int handle, const void* data, size_t size) {
+  const uint32_t block[3] = {static_cast<uint32_t>(handle),
+                             reinterpret_cast<uintptr_t>(data),
+                             static_cast<uint32_t>(size)};
+  return Call(kSysWrite, block) == 0;  // the bytes NOT written
+}
+
+bool SemihostingSeek(int handle, uint32_t position) {
+  const uint32_t block[2] = {static_cast<uint32_t>(handle), position};
+  return Call(kSysSeek, block) == 0;
+}
+
+long SemihostingFileLength(int handle) {
+  const uint32_t block[1] = {static_cast<uint32_t>(handle)};
+  return static_cast<long>(static_cast<int32_t>(Call(kSysFlen, block)));
+}
+
+void SemihostingClose(int handle) {
+  const uint32_t block[1] = {static_cast<uint32_t>(handle)};
+  Call(kSysClose, block);
 }
 
 void SemihostingExit(int code) {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <new>
 
-#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/baremetal/flash_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
 
 namespace edgeadmm::board {
@@ -12,15 +12,17 @@ namespace {
 
 // Fixed seed of the (unsafe) QEMU entropy.
 constexpr uint64_t kQemuEntropySeed = 0x4d5053322d414e33ull;  // "MPS2-AN3"
-constexpr size_t kStorageBytes = 4096;
 // FPGAIO CLK100HZ: counts at 100 Hz from reset (32 bits: 497 days).
 constexpr uintptr_t kFpgaIoClk100Hz = 0x40028014u;
 
 alignas(TestEntropy) std::byte entropy_memory[sizeof(TestEntropy)];
-alignas(MemoryStorage) std::byte storage_object[sizeof(MemoryStorage)];
-alignas(8) std::byte storage_memory[kStorageBytes];
+alignas(baremetal::SemihostingFlash) std::byte
+    flash_object[sizeof(baremetal::SemihostingFlash)];
+alignas(baremetal::FlashStorage) std::byte
+    flash_storage_object[sizeof(baremetal::FlashStorage)];
 TestEntropy* entropy = nullptr;
-MemoryStorage* storage = nullptr;
+baremetal::SemihostingFlash* flash = nullptr;
+baremetal::FlashStorage* flash_storage = nullptr;
 
 }  // namespace
 
@@ -32,12 +34,22 @@ EntropySource& Entropy() {
   return *entropy;
 }
 
-Storage& PersistentStorage() {
-  if (storage == nullptr) {
-    storage = new (storage_object)
-        MemoryStorage(ByteSpan(storage_memory, sizeof(storage_memory)));
+baremetal::SemihostingFlash& Flash() {
+  if (flash == nullptr) {
+    flash = new (flash_object) baremetal::SemihostingFlash(
+        kFlashSectorBytes, kFlashSectors, kFlashProgramUnit);
   }
-  return *storage;
+  return *flash;
+}
+
+Status OpenFlash(const char* host_path) { return Flash().Open(host_path); }
+
+Storage& PersistentStorage() {
+  if (flash_storage == nullptr) {
+    flash_storage = new (flash_storage_object)
+        baremetal::FlashStorage(Flash(), kFlashSectorsPerBank);
+  }
+  return *flash_storage;
 }
 
 uint64_t NowMs() {

@@ -12,6 +12,13 @@
 // 1200-byte Mbed TLS buffers must carry); no training then.
 // Then the SDK's DeviceClient trains the job's five rounds over the same
 // channel (prox-ADMM, logistic, 4 records of 3 features) and uploads.
+// `flash=PATH`: the client persists in the board's flash model backed by
+// the host file PATH (board::OpenFlash) instead of RAM. `halt`: the client
+// stops right after persisting its first upload, before sending it, and the
+// firmware ends (the power is cut: QEMU exits). `resume`: the next boot on
+// the same file must resend that upload (same round, same bytes) before it
+// draws any entropy for a new step, then finish the job (run_with_daemon.py
+// --reboot compares the two runs and the daemon's stored payload).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -25,6 +32,7 @@
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
 #include "edgeadmm/coap/coap_client.h"
+#include "edgeadmm/crc32.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/drbg.h"
@@ -55,6 +63,9 @@ struct Options {
   bool wrong_key = false;
   bool lossy = false;
   bool big_task = false;
+  char flash_path[160] = {};
+  bool halt = false;
+  bool resume = false;
 };
 
 int HexDigit(char c) {
@@ -77,7 +88,7 @@ size_t ParseHex(const char* hex, uint8_t* out, size_t capacity) {
 
 Options ParseCommandLine() {
   Options o;
-  char line[256];
+  char line[384];
   if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
   int index = 0;  // words after the image name (no strtok: it links malloc)
   for (char* p = line; *p != '\0';) {
@@ -105,6 +116,11 @@ Options ParseCommandLine() {
         if (std::strcmp(word, "wrongkey") == 0) o.wrong_key = true;
         if (std::strcmp(word, "lossy") == 0) o.lossy = true;
         if (std::strcmp(word, "bigtask") == 0) o.big_task = true;
+        if (std::strcmp(word, "halt") == 0) o.halt = true;
+        if (std::strcmp(word, "resume") == 0) o.resume = true;
+        if (std::strncmp(word, "flash=", 6) == 0) {
+          std::strncpy(o.flash_path, word + 6, sizeof(o.flash_path) - 1);
+        }
     }
   }
   if (o.wrong_key && o.key_size > 0) o.key[0] ^= 0x01;
@@ -264,6 +280,61 @@ alignas(MemoryStorage) std::byte storage_memory[sizeof(MemoryStorage)];
 alignas(LocalTrainer) std::byte trainer_memory[sizeof(LocalTrainer)];
 alignas(DeviceClient) std::byte device_memory[sizeof(DeviceClient)];
 
+// The board's entropy, counting the reads: a resumed upload must be sent
+// before the client draws anything for a new step (no fresh noise for a
+// round it already persisted).
+class CountingEntropy final : public EntropySource {
+ public:
+  Status Read(ByteSpan out) override {
+    ++reads;
+    return board::Entropy().Read(out);
+  }
+  uint32_t reads = 0;
+};
+CountingEntropy counting_entropy;
+
+// The CoAP client, recording the first POST v1/update: its size, CRC-32,
+// the client's last step then and the entropy reads before it.
+class RecordingTransport final : public Transport {
+ public:
+  Status StartRequest(const TransportRequest& request,
+                      ByteSpan response_buffer) override {
+    if (!first_upload_seen && request.method == CoapMethod::kPost &&
+        std::strcmp(request.path, wire::kUpdatePath) == 0) {
+      first_upload_seen = true;
+      first_upload_bytes = request.payload.size();
+      first_upload_crc = Crc32(request.payload);
+      entropy_reads_before = counting_entropy.reads;
+      uint64_t job = 0;
+      if (device != nullptr) device->last_step(job, first_upload_round);
+    }
+    return client->StartRequest(request, response_buffer);
+  }
+  bool TakeResult(TransportResult& result) override {
+    return client->TakeResult(result);
+  }
+  void Cancel() override { client->Cancel(); }
+  Status StartObserve(const char* path, ByteSpan buffer) override {
+    return client->StartObserve(path, buffer);
+  }
+  bool TakeNotification(TransportResult& result) override {
+    return client->TakeNotification(result);
+  }
+  void StopObserve() override { client->StopObserve(); }
+  void Reconnect() override { client->Reconnect(); }
+  StatusWithSize Poll(uint32_t timeout_ms) override {
+    return client->Poll(timeout_ms);
+  }
+
+  const DeviceClient* device = nullptr;
+  bool first_upload_seen = false;
+  size_t first_upload_bytes = 0;
+  uint32_t first_upload_crc = 0;
+  uint64_t first_upload_round = 0;
+  uint32_t entropy_reads_before = 0;
+};
+RecordingTransport recording;
+
 TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
   ASSERT_TRUE(Client() != nullptr);
   if (options.wrong_key || options.big_task) return;
@@ -278,11 +349,19 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
   auto* device = new (device_memory) DeviceClient();
   DeviceClientConfig c;
   c.device_id = options.identity;
-  c.transport = client;
-  // RAM storage: persistence across a reset is not part of this test.
-  c.storage = new (storage_memory)
-      MemoryStorage(ByteSpan(storage_bytes, sizeof(storage_bytes)));
-  c.entropy = &board::Entropy();  // UNSAFE test entropy (see Client())
+  recording.device = device;
+  c.transport = &recording;  // the CoAP client
+  if (options.flash_path[0] != '\0') {
+    // The board's flash model: survives the end of this QEMU run.
+    ASSERT_TRUE(board::OpenFlash(options.flash_path).ok());
+    c.storage = &board::PersistentStorage();
+  } else {
+    // RAM storage: persistence across a reset is not part of this run.
+    c.storage = new (storage_memory)
+        MemoryStorage(ByteSpan(storage_bytes, sizeof(storage_bytes)));
+  }
+  c.entropy = &counting_entropy;  // UNSAFE test entropy (see Client())
+  c.halt_after_persist = options.halt;
   c.data = *data;
   c.trainer = trainer;
   c.trainer_workspace = ByteSpan(trainer_bytes, sizeof(trainer_bytes));
@@ -293,12 +372,51 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
             Status::Ok());
   const uint64_t start = board::NowMs();
   while (device->state() != ClientState::kDone &&
+         device->state() != ClientState::kHalted &&
          board::NowMs() - start < 120000) {
     device->Poll(board::NowMs()).IgnoreError();
     client->Poll(0).status().IgnoreError();
     secure->Wait(10);
   }
   const DeviceClientCounters& n = device->counters();
+  if (options.halt) {
+    // Persisted, not sent: the firmware ends here, as at a power cut.
+    ASSERT_TRUE(device->state() == ClientState::kHalted);
+    uint64_t job = 0;
+    uint64_t round = 0;
+    ASSERT_TRUE(device->last_step(job, round));
+    const ConstByteSpan pending = device->pending_upload();
+    ASSERT_FALSE(pending.empty());
+    EXPECT_EQ(n.upload_attempts, 0u);
+    EXPECT_FALSE(recording.first_upload_seen);
+    Print("halted after persisting: upload round %u, %u bytes, crc %x\n",
+          static_cast<unsigned>(round), static_cast<unsigned>(pending.size()),
+          Crc32(pending));
+    // The bytes themselves (small at dimension 3): the daemon must store
+    // this update's values.
+    baremetal::SemihostingWrite("persisted upload hex: ");
+    static const char kHex[] = "0123456789abcdef";
+    for (const std::byte b : pending) {
+      const char text[3] = {kHex[static_cast<unsigned>(b) >> 4],
+                            kHex[static_cast<unsigned>(b) & 15], '\0'};
+      baremetal::SemihostingWrite(text);
+    }
+    baremetal::SemihostingWrite("\n");
+    return;
+  }
+  if (recording.first_upload_seen) {
+    Print("first upload sent: round %u, %u bytes, crc %x\n",
+          static_cast<unsigned>(recording.first_upload_round),
+          static_cast<unsigned>(recording.first_upload_bytes),
+          recording.first_upload_crc);
+    Print("entropy reads before the first upload: %u; resumed uploads %u\n",
+          recording.entropy_reads_before, n.resumed_uploads);
+  }
+  if (options.resume) {
+    EXPECT_EQ(n.resumed_uploads, 1u);
+    EXPECT_EQ(recording.entropy_reads_before, 0u);
+    EXPECT_EQ(n.steps_computed, kRounds - 1);  // not the persisted round
+  }
   Print(
       "device client: state done %u, steps %u, uploads accepted %u, "
       "duplicate %u\n",

@@ -15,14 +15,22 @@ N, each (device, round) once, and the job completed; default none).
 
   run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
       [--expect TEXT]... [--expect-failure] [--uploads N] [--loss P]
-      [--seed S] [--dimension P] -- RUNNER... IMAGE
+      [--seed S] [--dimension P] [--reboot] -- RUNNER... IMAGE
 
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
 must fail). --dimension sets the job's (default 3). --loss P puts a relay between QEMU and the daemon that drops
-each datagram with probability P both ways (seeded by --seed). Exits 77 (ctest: skipped) when the host programs are missing.
+each datagram with probability P both ways (seeded by --seed).
+--reboot: the firmware persists in the board's flash model, a file in the
+state directory ("flash=FILE" on its command line). A first boot ("halt")
+persists its first upload and ends before sending it (QEMU exits: the
+power is cut); the second boot ("resume", the checked run) must send that
+upload first: same round, size and CRC-32, no entropy drawn before it; and
+the daemon must have stored that upload's values, once.
+Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -82,6 +90,9 @@ def main():
                         "datagrams in each direction")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dimension", type=int, default=3)
+    parser.add_argument("--reboot", action="store_true",
+                        help="persist in a flash file; halt after the first "
+                        "persisted upload, then boot again and resume")
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploads the job must hold, each (device, "
                         "round) once; with N > 0 the job must be completed")
@@ -141,15 +152,27 @@ def main():
                 relay.start()
                 firmware_port = relay.port
             words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
-            command = (runner[:-1]
-                       + ["-nic", "user,model=lan9118",
-                          "-append", " ".join(words), "-kernel", image])
-            print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job "
-                  f"{job_id}; device {identity}\n{' '.join(command)}")
-            sys.stdout.flush()
-            run = subprocess.run(command, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True,
-                                 timeout=QEMU_TIMEOUT_S)
+            boots = [[]]
+            if args.reboot:
+                flash = os.path.join(state, "flash.bin")
+                words.append("flash=" + flash)
+                boots = [["halt"], ["resume"]]
+            for boot in boots:
+                command = (runner[:-1]
+                           + ["-nic", "user,model=lan9118",
+                              "-append", " ".join(words + boot),
+                              "-kernel", image])
+                print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job "
+                      f"{job_id}; device {identity}\n{' '.join(command)}")
+                sys.stdout.flush()
+                run = subprocess.run(command, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True,
+                                     timeout=QEMU_TIMEOUT_S)
+                if boot == ["halt"]:
+                    halted = run
+                    print(halted.stdout)
+                    print(f"first boot (halt) exit status "
+                          f"{halted.returncode}; booting again on {flash}")
         finally:
             if relay is not None:
                 relay.stop()
@@ -161,6 +184,7 @@ def main():
         with open(log_path) as f:
             daemon_log = f.read()
         with sqlite3.connect(db) as c:
+            stored = dict(c.execute("SELECT round_id, payload FROM uploads"))
             uploads, distinct = c.execute(
                 "SELECT count(*), count(DISTINCT device_id || '/' || round_id)"
                 " FROM uploads").fetchone()
@@ -182,6 +206,40 @@ def main():
                         f"expected {args.uploads} each once")
     if args.uploads > 0 and job_state != "completed":
         failures.append(f"the job is {job_state}, not completed")
+    if args.reboot:
+        persisted = re.search(r"halted after persisting: upload round (\d+), "
+                              r"(\d+) bytes, crc ([0-9a-f]+)", halted.stdout)
+        sent = re.search(r"first upload sent: round (\d+), (\d+) bytes, "
+                         r"crc ([0-9a-f]+)", run.stdout)
+        if halted.returncode != 0 or not persisted:
+            failures.append("the first boot did not halt after persisting "
+                            f"an upload (exit status {halted.returncode})")
+        elif not sent or sent.groups() != persisted.groups():
+            failures.append("the second boot did not first resend the "
+                            f"persisted upload {persisted.groups()}: "
+                            f"{sent.groups() if sent else 'none sent'}")
+        else:
+            # The daemon stores the update's values (float32 LE), which the
+            # encoded Update the firmware persisted carries verbatim.
+            round_id = int(persisted.group(1))
+            hex_line = re.search(r"persisted upload hex: ([0-9a-f]+)",
+                                 halted.stdout)
+            persisted_bytes = bytes.fromhex(hex_line.group(1)) if hex_line \
+                else b""
+            values = stored.get(round_id)
+            if (len(persisted_bytes) != int(persisted.group(2)) or not values
+                    or bytes(values) not in persisted_bytes):
+                failures.append(f"the daemon's values of round {round_id} "
+                                f"({bytes(values or b'').hex()}) are not "
+                                "those of the persisted upload "
+                                f"({persisted_bytes.hex()})")
+            else:
+                print(f"reboot: round {round_id} persisted before the reset, "
+                      f"resent after it ({persisted.group(2)} bytes, crc "
+                      f"{persisted.group(3)}); the daemon stored its values "
+                      f"{bytes(values).hex()} once")
+        if "entropy reads before the first upload: 0;" not in run.stdout:
+            failures.append("the second boot drew entropy before resending")
     if not clean:
         failures.append(f"the daemon did not stop cleanly "
                         f"({daemon.returncode})")
