@@ -447,6 +447,9 @@ def parse_args(argv):
                    metavar="LAM,GAMMA,CLIP",
                    help="prox-admm's λ, γ and clip instead of the tuned "
                    "defaults (both policies)")
+    p.add_argument("--trusted-deadline", type=int, default=None,
+                   help="seconds a trusted-aggregator round stays open "
+                   f"(default {TRUSTED_DEADLINE}; more devices need longer)")
     p.add_argument("--devices", type=int, default=N,
                    help="n, one training record per device (default 1000, "
                    "the paper's); m_min follows (m_min_for)")
@@ -455,8 +458,10 @@ def parse_args(argv):
 
 
 def main(argv):
-    global N, M_MIN
+    global N, M_MIN, TRUSTED_DEADLINE
     a = parse_args(argv)
+    if a.trusted_deadline:
+        TRUSTED_DEADLINE = a.trusted_deadline
     if a.devices != N:
         N, M_MIN = a.devices, m_min_for(a.devices)
     eps = ([float(e) for e in a.epsilons.split(",")] if a.epsilons else
