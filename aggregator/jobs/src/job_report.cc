@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/store/blob.h"
@@ -67,9 +68,28 @@ Result<privacy::EpsilonReport> CentralReport(store::Database& db,
     }
   }
   return privacy::DescribeLedger(
-      privacy::CentralLedgerMeaning(job.config.policy), epsilon,
+      algorithms::Get(job.config.algorithm).CentralMeaning(job.config), epsilon,
       job.config.delta, order, conversion, "central", job.config.policy,
       static_cast<uint64_t>(compositions));
+}
+
+// The largest local ε of the job's devices, described as what protects an
+// export of a job whose model is not released to the devices.
+Result<privacy::EpsilonReport> ExportLocalReport(store::Database& db,
+                                                 const JobRecord& job) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement row,
+      db.Prepare("SELECT max(e), max(k) FROM (SELECT max(epsilon) AS e, "
+                 "count(*) AS k FROM ledger WHERE job_id = ?1 AND scope LIKE "
+                 "'local:%' GROUP BY scope)"));
+  row.Bind(1, job.id);
+  EDGEADMM_TRY_ASSIGN(const bool found, row.Step());
+  const double epsilon = found ? row.ColumnDouble(0) : 0.0;
+  const int64_t charges = found ? row.ColumnInt(1) : 0;
+  return privacy::DescribeLedger(
+      privacy::RandomWalkExportMeaning(), epsilon, job.config.delta, 0,
+      privacy::Conversion::kImproved, "local (max over devices)",
+      job.config.policy, static_cast<uint64_t>(charges));
 }
 
 // The columns ReadModelRef reads, from column 0 on.
@@ -203,7 +223,8 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
                                         std::string_view name) {
   PrivacyReport r;
   EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
-  r.central_meaning = privacy::CentralLedgerMeaning(r.job.config.policy);
+  r.central_meaning =
+      algorithms::Get(r.job.config.algorithm).CentralMeaning(r.job.config);
   r.local_meaning = privacy::LocalLedgerMeaning();
   EDGEADMM_TRY_ASSIGN(
       store::Statement conversions,
@@ -322,6 +343,11 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
       QueryInt(db, "SELECT max(iteration) FROM models WHERE job_id = ?",
                m.job.id));
   EDGEADMM_HOST_TRY_ASSIGN(m.central, CentralReport(db, m.job, 0, iterations));
+  if (!algorithms::Get(config.algorithm).ReleasesModelToDevices()) {
+    // random-walk-admm: the central (network) ε protects against the other
+    // devices only; the export is bounded by the devices' local ledgers.
+    EDGEADMM_HOST_TRY_ASSIGN(m.central, ExportLocalReport(db, m.job));
+  }
   m.epsilon = m.central.epsilon;
   return m;
 }

@@ -45,11 +45,18 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
   device_central_epsilon_.assign(devices.size(), 0.0);
   budget_central_.assign(devices.size(), std::nan(""));
   budget_local_.assign(devices.size(), std::nan(""));
-  // The job's config does not change: these two curves neither.
-  worst_central_rdp_ = accountant.RoundRdp(
-      trusted_aggregator()
-          ? CentralMechanism(0)
-          : CentralMechanism(static_cast<size_t>(config.m_min)));
+  // The job's config does not change: these curves neither.
+  upload_central_rdp_ =
+      algorithms::Get(config.algorithm)
+          .CentralUploadRdp(config, static_cast<int64_t>(devices.size()),
+                            accountant.orders());
+  worst_central_rdp_ =
+      !upload_central_rdp_.empty()
+          ? upload_central_rdp_
+          : accountant.RoundRdp(
+                trusted_aggregator()
+                    ? CentralMechanism(0)
+                    : CentralMechanism(static_cast<size_t>(config.m_min)));
   local_rdp_ = accountant.RoundRdp(LocalMechanism());
 }
 
@@ -150,7 +157,10 @@ bool LedgerBook::WithinBudget() {
 LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
   LedgerCharge charge;
   charge.central = CentralMechanism(participants.size());
-  const std::vector<double> central_rdp = accountant_->RoundRdp(charge.central);
+  // The algorithm's own per-upload curve (network RDP) when it has one.
+  const std::vector<double> central_rdp =
+      upload_central_rdp_.empty() ? accountant_->RoundRdp(charge.central)
+                                  : upload_central_rdp_;
   // Only the participants' ledgers are copied: copying all n of them per
   // round was a large share of the round's allocations.
   charge.next_device_epsilon = device_central_epsilon_;

@@ -13,7 +13,9 @@
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/pld_accountant.h"
+#include "edgeadmm/privacy/network_rdp.h"
 #include "edgeadmm/privacy/policy.h"
+#include "edgeadmm/rounds/pld_round_accountant.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
 
@@ -191,6 +193,77 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   privacy::PldAccountant reference;
   ASSERT_TRUE(reference.Compose(config.q, 1.5, 3).ok());  // ν = σ/(2C)
   EXPECT_DOUBLE_EQ(book.central_epsilon(), reference.Epsilon(1e-5).value());
+}
+
+// random-walk-admm: each accepted visit charges its device's central ledger
+// the network curve (paper 002 Thm 4, corrected condition), K_i counted per
+// device; ε is the improved RDP conversion over the orders where the
+// condition holds and the local Gaussian at the others (recomputed here from
+// the formulas); the local ledger is the Gaussian per upload as for
+// prox-admm. With n = 5 and K_i = 3 the network curve alone (orders ≤ 4.05)
+// would convert to a larger ε than the local one: the minimum never does.
+TEST(LedgerBookTest, RandomWalkChargesNetworkRdpPerVisit) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c", "d", "e"};
+  jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kParticipationOwnNoise, 10.0, 1.0);
+  config.algorithm = AlgorithmKind::kRandomWalkAdmm;
+  config.accountant = jobs::CentralAccountant::kPld;  // must not be used
+  LedgerBook book(accountant, config, devices);
+  EXPECT_EQ(book.central_conversion(), privacy::Conversion::kPld);
+  // Visits: a, c, a, a (K_a = 3, K_c = 1).
+  for (size_t holder : {0u, 2u, 0u, 0u}) {
+    LedgerCharge charge = book.Plan({holder});
+    book.Apply(std::move(charge));
+    book.ApplyLocal(book.PlanLocal(holder));
+  }
+  const std::vector<double>& orders = accountant.orders();
+  auto expected = [&](double visits) {
+    double best = INFINITY;
+    for (double a : orders) {
+      const double loc = 8 * a / 100;  // ε_loc, σ/C = 10
+      const double c = (a - 1) * loc;
+      // Network where the condition c ≤ 1 holds, else the local Gaussian.
+      const double per_visit =
+          c <= 1 ? std::min((1 + c) * loc * std::log(5.0) / 4, loc) : loc;
+      const double rdp = visits * per_visit;
+      best = std::min(best, rdp + std::log1p(-1 / a) -
+                                (std::log(1e-5) + std::log(a)) / (a - 1));
+    }
+    return best;
+  };
+  EXPECT_NEAR(book.central_epsilon(), expected(3), 1e-9 * expected(3));
+  // The budget check's worst case: one more visit to a.
+  config.central_budget = expected(4) * (1 + 1e-9);
+  EXPECT_TRUE(book.WithinBudget());
+  config.central_budget = expected(4) * (1 - 1e-9);
+  EXPECT_FALSE(book.WithinBudget());
+  // Local: 3 Gaussians with ν = σ/(4C) = 2.5 against the gateway.
+  const double z = 2.5 / std::sqrt(3.0);
+  const double local = book.LocalEpsilon(0);
+  double best = INFINITY;
+  for (double a : orders) {
+    best = std::min(best, a / (2 * z * z) + std::log1p(-1 / a) -
+                              (std::log(1e-5) + std::log(a)) / (a - 1));
+  }
+  EXPECT_NEAR(local, best, 1e-9 * best);
+  // Here the minimum is attained at an order > 4.05: exactly the local ε.
+  EXPECT_LE(book.central_epsilon(), local * (1 + 1e-12));
+}
+
+// The curves random-walk-admm charges are no Gaussian schedule: the network
+// curve alone (+inf where the condition fails) and the charged minimum with
+// the local Gaussian (ε_α/α not constant) both get the RDP conversion from
+// the PLD reader. The jobs are rdp jobs anyway (RandomWalkAdmm::Resolve).
+TEST(LedgerBookTest, PldReaderFallsBackToRdpForANetworkCurve) {
+  const PrivacyRoundAccountant rdp;
+  const PldRoundAccountant pld(rdp, RoundMechanism{0, 1});
+  for (std::vector<double> curve :
+       {privacy::RandomWalkVisitCurve(rdp.orders(), 10.0, 50),
+        privacy::RandomWalkObserverCurve(rdp.orders(), 10.0, 50)}) {
+    for (double& v : curve) v *= 7;
+    EXPECT_EQ(pld.Epsilon(curve, 1e-5), rdp.Epsilon(curve, 1e-5));
+  }
 }
 
 TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {

@@ -15,6 +15,7 @@
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::algorithms {
@@ -100,6 +101,25 @@ class Algorithm {
   virtual double SigmaForPlannedSigma(double prox_admm_sigma) const {
     return prox_admm_sigma;
   }
+
+  // The curve one accepted upload adds to its device's central ledger
+  // ("central:<id>") on `orders`, for algorithms whose central ε is not the
+  // policy's Gaussian (random-walk-admm: network RDP). Empty: the policy's
+  // mechanism (rounds::LedgerBook::CentralMechanism).
+  virtual std::vector<double> CentralUploadRdp(
+      const jobs::JobConfig& /*config*/, int64_t /*n*/,
+      const std::vector<double>& /*orders*/) const {
+    return {};
+  }
+  // What the central ledgers' ε bounds (docs/privacy.md, "What each ε
+  // means"); default the policy's.
+  virtual privacy::LedgerMeaning CentralMeaning(
+      const jobs::JobConfig& config) const {
+    return privacy::CentralLedgerMeaning(config.policy);
+  }
+  // Whether every enrolled device may fetch the released model (v1/model).
+  // False for random-walk-admm: only the walk's holder sees z, in its task.
+  virtual bool ReleasesModelToDevices() const { return true; }
 };
 
 }  // namespace edgeadmm::algorithms
