@@ -12,8 +12,8 @@ host::Error RandomWalkAdmm::Resolve(jobs::JobConfig& c) const {
     // Alg. 4 as printed: u_i += 2λ(Clip(x − z, C) + η/2), the noise kept.
     c.noise_in_state = true;
   }
-  // A network curve holds only at the orders meeting Thm 4's condition; it
-  // is not a Gaussian schedule, so the PLD reader must not take it as one.
+  // The central ledgers charge the local curve (ChargesLocalAsCentral): with
+  // the RDP conversion the central ε of a device is exactly its local ε.
   c.accountant = jobs::CentralAccountant::kRdp;
   return host::Error::Ok();
 }
@@ -65,7 +65,7 @@ Status RandomWalkAdmm::ApplyRound(
   return prox_.ApplyRound(c, n, uploads, noise, model);
 }
 
-std::vector<double> RandomWalkAdmm::CentralUploadRdp(
+std::vector<double> RandomWalkAdmm::UnchargedNetworkRdp(
     const jobs::JobConfig& c, int64_t n,
     const std::vector<double>& orders) const {
   return privacy::RandomWalkObserverCurve(orders, c.sigma / c.clip, n);
@@ -73,7 +73,7 @@ std::vector<double> RandomWalkAdmm::CentralUploadRdp(
 
 privacy::LedgerMeaning RandomWalkAdmm::CentralMeaning(
     const jobs::JobConfig& /*config*/) const {
-  return privacy::NetworkLedgerMeaning();
+  return privacy::RandomWalkLedgerMeaning();
 }
 
 }  // namespace edgeadmm::algorithms

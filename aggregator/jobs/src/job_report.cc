@@ -8,6 +8,7 @@
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
+#include "edgeadmm/privacy/network_rdp.h"
 #include "edgeadmm/store/blob.h"
 
 namespace edgeadmm::jobs {
@@ -73,23 +74,19 @@ Result<privacy::EpsilonReport> CentralReport(store::Database& db,
       static_cast<uint64_t>(compositions));
 }
 
-// The largest local ε of the job's devices, described as what protects an
-// export of a job whose model is not released to the devices.
-Result<privacy::EpsilonReport> ExportLocalReport(store::Database& db,
-                                                 const JobRecord& job) {
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement row,
-      db.Prepare("SELECT max(e), max(k) FROM (SELECT max(epsilon) AS e, "
-                 "count(*) AS k FROM ledger WHERE job_id = ?1 AND scope LIKE "
-                 "'local:%' GROUP BY scope)"));
-  row.Bind(1, job.id);
-  EDGEADMM_TRY_ASSIGN(const bool found, row.Step());
-  const double epsilon = found ? row.ColumnDouble(0) : 0.0;
-  const int64_t charges = found ? row.ColumnInt(1) : 0;
-  return privacy::DescribeLedger(
-      privacy::RandomWalkExportMeaning(), epsilon, job.config.delta, 0,
-      privacy::Conversion::kImproved, "local (max over devices)",
-      job.config.policy, static_cast<uint64_t>(charges));
+// A report-only ε: `per_upload` (Algorithm::UnchargedNetworkRdp) composed
+// over `uploads`, improved RDP conversion on the default grid. NaN if the
+// curve does not convert.
+double UnchargedEpsilon(const std::vector<double>& per_upload, int64_t uploads,
+                        double delta) {
+  std::vector<double> total(per_upload);
+  for (double& v : total) v *= static_cast<double>(uploads);
+  auto curve = privacy::RdpCurve::FromValues(privacy::OrderGrid::Default(),
+                                             std::move(total));
+  if (!curve.ok()) return std::nan("");
+  auto converted =
+      privacy::EpsilonFromRdp(*curve, delta, privacy::Conversion::kImproved);
+  return converted.ok() ? converted->epsilon : std::nan("");
 }
 
 // The columns ReadModelRef reads, from column 0 on.
@@ -273,8 +270,18 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
         ledger.ColumnDouble(1);
     return Status::Ok();
   }));
+  // random-walk-admm: paper 002 Thm. 4's network bound, reported only.
+  const std::vector<double> network =
+      algorithms::Get(r.job.config.algorithm)
+          .UnchargedNetworkRdp(r.job.config, static_cast<int64_t>(ids.size()),
+                               privacy::OrderGrid::Default().orders());
+  if (!network.empty()) r.network_label = privacy::kNetworkBoundLabel;
   for (auto& [id, charge] : by_id) {
     charge.device_id = id;
+    if (!network.empty()) {
+      charge.network_epsilon =
+          UnchargedEpsilon(network, charge.participations, r.job.config.delta);
+    }
     r.devices.push_back(charge);
   }
   return r;
@@ -343,11 +350,6 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
       QueryInt(db, "SELECT max(iteration) FROM models WHERE job_id = ?",
                m.job.id));
   EDGEADMM_HOST_TRY_ASSIGN(m.central, CentralReport(db, m.job, 0, iterations));
-  if (!algorithms::Get(config.algorithm).ReleasesModelToDevices()) {
-    // random-walk-admm: the central (network) ε protects against the other
-    // devices only; the export is bounded by the devices' local ledgers.
-    EDGEADMM_HOST_TRY_ASSIGN(m.central, ExportLocalReport(db, m.job));
-  }
   m.epsilon = m.central.epsilon;
   return m;
 }

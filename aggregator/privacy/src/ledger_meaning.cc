@@ -25,24 +25,14 @@ LedgerMeaning CentralLedgerMeaning(Policy policy) {
           "whoever sees the released models (not the gateway)"};
 }
 
-LedgerMeaning NetworkLedgerMeaning() {
+LedgerMeaning RandomWalkLedgerMeaning() {
   return {
-      "network rdp per visit of the random walk (paper 002 Thm 4 with "
-      "the corrected condition sigma >= 2*sqrt(2)*C*sqrt(a(a-1)); at "
-      "each order the smaller of it and the local gaussian, which holds "
-      "at every order; the device's own noise)",
+      "gaussian per accepted upload (the device's own noise; the local "
+      "guarantee, as local:<id>), maximum over devices",
       "replace-one device's data (user-level)",
-      "each other enrolled device, which sees z only when the walk "
-      "visits it (not the gateway, not job export)"};
-}
-
-LedgerMeaning RandomWalkExportMeaning() {
-  return {
-      "gaussian per accepted upload (the device's own noise), maximum "
-      "over devices' local ledgers",
-      "replace-one device's data",
-      "whoever gets the exported model (a function of the uploads the "
-      "gateway saw: only the local guarantee is claimed)"};
+      "the gateway, which sees every upload, and every device (z at "
+      "its visits, round ids, task timing), the export included; the "
+      "paper 002 Thm. 4 network bound is not charged"};
 }
 
 LedgerMeaning LocalLedgerMeaning() {

@@ -14,13 +14,18 @@ bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-// The PLD accountant of a pld job (null for rdp). `central_round`: the
+// The PLD accountant of a pld job (null for rdp, and for an algorithm that
+// charges its local curve as central). `central_round`: the
 // central ledgers' per-round mechanism; only a subsampled one
 // (trusted-aggregator) is needed to read schedules back.
 std::unique_ptr<const RoundAccountant> MakePld(const RoundAccountant& rdp,
                                                const jobs::JobConfig& config,
                                                RoundMechanism central_round) {
   if (config.accountant != jobs::CentralAccountant::kPld) return nullptr;
+  // Central = local curve (random-walk-admm): converted as the local ledger.
+  if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
+    return nullptr;
+  }
   return std::make_unique<PldRoundAccountant>(rdp, central_round);
 }
 
@@ -46,10 +51,11 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
   budget_central_.assign(devices.size(), std::nan(""));
   budget_local_.assign(devices.size(), std::nan(""));
   // The job's config does not change: these curves neither.
-  upload_central_rdp_ =
-      algorithms::Get(config.algorithm)
-          .CentralUploadRdp(config, static_cast<int64_t>(devices.size()),
-                            accountant.orders());
+  local_rdp_ = accountant.RoundRdp(LocalMechanism());
+  // random-walk-admm: a visit charges "central:<id>" its local curve.
+  if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
+    upload_central_rdp_ = local_rdp_;
+  }
   worst_central_rdp_ =
       !upload_central_rdp_.empty()
           ? upload_central_rdp_
@@ -57,7 +63,6 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
                 trusted_aggregator()
                     ? CentralMechanism(0)
                     : CentralMechanism(static_cast<size_t>(config.m_min)));
-  local_rdp_ = accountant.RoundRdp(LocalMechanism());
 }
 
 bool LedgerBook::trusted_aggregator() const {
@@ -157,7 +162,7 @@ bool LedgerBook::WithinBudget() {
 LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
   LedgerCharge charge;
   charge.central = CentralMechanism(participants.size());
-  // The algorithm's own per-upload curve (network RDP) when it has one.
+  // The local curve when the algorithm charges it as central.
   const std::vector<double> central_rdp =
       upload_central_rdp_.empty() ? accountant_->RoundRdp(charge.central)
                                   : upload_central_rdp_;

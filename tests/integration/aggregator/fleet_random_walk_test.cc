@@ -143,7 +143,7 @@ TEST(FleetRandomWalkTest, NoiselessWalkReachesTheCentralizedOptimum) {
   EXPECT_LE((f - f_star) / f_star, kRelativeTolerance);
 }
 
-TEST(FleetRandomWalkTest, PrivateWalkReportsTheAccountantsNetworkAndLocalEps) {
+TEST(FleetRandomWalkTest, PrivateWalkChargesLocalEpsAndReportsNetworkEps) {
   testing::TempDatabase t;
   const double sigma = 20.0, clip = 1.0, delta = 1e-5;
   const std::string privacy =
@@ -173,23 +173,30 @@ TEST(FleetRandomWalkTest, PrivateWalkReportsTheAccountantsNetworkAndLocalEps) {
         privacy::RandomWalkVisitRdp(a, sigma / clip, kDevices), local.back()));
   }
   int64_t visits = 0;
-  double worst = 0;
+  double worst = 0, worst_network = 0;
+  ASSERT_NE(run.privacy.network_label, nullptr);
+  EXPECT_STREQ(run.privacy.network_label, privacy::kNetworkBoundLabel);
   for (const jobs::DeviceCharge& d : run.privacy.devices) {
     visits += d.participations;
     const double k = static_cast<double>(d.participations);
     if (d.participations == 0) continue;
-    EXPECT_NEAR(d.central_epsilon, epsilon(network, k),
-                1e-9 * d.central_epsilon)
-        << d.device_id << " K_i = " << d.participations;
+    // Charged and stored: the local ε, on both ledgers of the device.
     EXPECT_NEAR(d.local_epsilon, epsilon(local, k), 1e-9 * d.local_epsilon)
         << d.device_id;
-    EXPECT_LT(d.central_epsilon, d.local_epsilon) << d.device_id;
+    EXPECT_NEAR(d.central_epsilon, d.local_epsilon, 1e-12 * d.local_epsilon)
+        << d.device_id << " K_i = " << d.participations;
+    // Reported only: the network value, below the charged one here.
+    EXPECT_NEAR(d.network_epsilon, epsilon(network, k),
+                1e-9 * d.network_epsilon)
+        << d.device_id;
+    EXPECT_LT(d.network_epsilon, d.central_epsilon) << d.device_id;
     worst = std::max(worst, d.central_epsilon);
+    worst_network = std::max(worst_network, d.network_epsilon);
     std::printf(
-        "%s: K_i = %lld visits, network epsilon %.4f, local epsilon "
-        "%.4f (delta 1e-5)\n",
+        "%s: K_i = %lld visits, charged (local) epsilon %.4f, network "
+        "epsilon %.4f (reported only) (delta 1e-5)\n",
         d.device_id.c_str(), static_cast<long long>(d.participations),
-        d.central_epsilon, d.local_epsilon);
+        d.central_epsilon, d.network_epsilon);
   }
   EXPECT_EQ(visits, run.rounds);
   auto data = ReadLibsvmFile(t.dir() + "/a9a-subset.libsvm", kDim);
@@ -197,14 +204,19 @@ TEST(FleetRandomWalkTest, PrivateWalkReportsTheAccountantsNetworkAndLocalEps) {
   ASSERT_EQ(run.z.size(), kDim);
   std::printf(
       "random-walk sigma/C = 20, %lld steps: F(z) = %.6f on the "
-      "training records (F* = %.6f), network epsilon %.4f, worst "
-      "local epsilon above\n",
+      "training records (F* = %.6f), charged epsilon %.4f (worst "
+      "local), network epsilon %.4f (reported only)\n",
       static_cast<long long>(run.rounds), Objective(*data, run.z),
-      Objective(*data, CentralizedOptimum(*data)), worst);
+      Objective(*data, CentralizedOptimum(*data)), worst, worst_network);
   ASSERT_FALSE(run.privacy.central.empty());
   EXPECT_NEAR(run.privacy.central.back().second, worst, 1e-12 * worst);
-  EXPECT_NE(std::string(run.privacy.central_meaning.observer).find("other"),
+  EXPECT_NE(std::string(run.privacy.central_meaning.observer).find("gateway"),
             std::string::npos);
+  // The export carries the charged (local) ε, not the network one.
+  auto released =
+      jobs::LoadReleasedModel(t.db(), "walk1", jobs::ModelChoice::Last());
+  ASSERT_TRUE(released.ok());
+  EXPECT_NEAR(released->epsilon, worst, 1e-12 * worst);
   EXPECT_EQ(run.privacy.conversions, std::vector<std::string>{"improved"});
 }
 

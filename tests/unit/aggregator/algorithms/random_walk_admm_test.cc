@@ -136,17 +136,25 @@ TEST(RandomWalkAdmmTest, TaskIsTheProxStepWithNoiseInStateAndZIsNotPublished) {
   EXPECT_DOUBLE_EQ(task.params.federated.sigma, 10.0);
   EXPECT_FALSE(walk.ReleasesModelToDevices());
   EXPECT_TRUE(Get(AlgorithmKind::kProxAdmm).ReleasesModelToDevices());
-  // The central ledger's curve per accepted upload is the network curve.
+  // The central ledgers charge the local curve; the network curve is only
+  // reported (UnchargedNetworkRdp).
+  EXPECT_TRUE(walk.ChargesLocalAsCentral());
+  EXPECT_FALSE(Get(AlgorithmKind::kProxAdmm).ChargesLocalAsCentral());
   const std::vector<double> orders = {2, 4, 4.1};
-  const std::vector<double> curve = walk.CentralUploadRdp(*c, 50, orders);
+  const std::vector<double> curve = walk.UnchargedNetworkRdp(*c, 50, orders);
   ASSERT_EQ(curve.size(), 3u);
   EXPECT_DOUBLE_EQ(curve[0], privacy::RandomWalkVisitRdp(2, 10, 50));
   // Where the condition fails: the local Gaussian 8α/(σ/C)², not +inf.
   EXPECT_TRUE(std::isinf(privacy::RandomWalkVisitRdp(4.1, 10, 50)));
   EXPECT_DOUBLE_EQ(curve[2], 8 * 4.1 / 100);
-  EXPECT_TRUE(
-      Get(AlgorithmKind::kProxAdmm).CentralUploadRdp(*c, 50, orders).empty());
-  EXPECT_NE(std::string(walk.CentralMeaning(*c).observer).find("other"),
+  EXPECT_TRUE(Get(AlgorithmKind::kProxAdmm)
+                  .UnchargedNetworkRdp(*c, 50, orders)
+                  .empty());
+  EXPECT_EQ(c->accountant, jobs::CentralAccountant::kRdp);
+  // The charged ε is described as the local guarantee, against the gateway.
+  EXPECT_NE(std::string(walk.CentralMeaning(*c).observer).find("gateway"),
+            std::string::npos);
+  EXPECT_NE(std::string(walk.CentralMeaning(*c).mechanism).find("local"),
             std::string::npos);
 }
 

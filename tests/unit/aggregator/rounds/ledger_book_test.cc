@@ -196,65 +196,64 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
 }
 
 // random-walk-admm: each accepted visit charges its device's central ledger
-// the network curve (paper 002 Thm 4, corrected condition), K_i counted per
-// device; ε is the improved RDP conversion over the orders where the
-// condition holds and the local Gaussian at the others (recomputed here from
-// the formulas); the local ledger is the Gaussian per upload as for
-// prox-admm. With n = 5 and K_i = 3 the network curve alone (orders ≤ 4.05)
-// would convert to a larger ε than the local one: the minimum never does.
-TEST(LedgerBookTest, RandomWalkChargesNetworkRdpPerVisit) {
+// the device's LOCAL curve (replace-one Gaussian, ν = σ/(4C)), the bound
+// that holds against the gateway and against a device's real view (which
+// has step counts, unlike paper 002 Def. 3's). The recorded ε of device a
+// must equal the local RDP curve's conversion for its K_a visits, recomputed
+// here from the formula, and be at least the network value (Thm. 4,
+// corrected, min with the local Gaussian) that is only reported. With
+// n = 5 and K_a = 20 the network value is strictly smaller (7.54 against
+// 9.37): an accountant that charged min(network, local) fails here.
+TEST(LedgerBookTest, RandomWalkChargesTheLocalCurveNotTheNetworkOne) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c", "d", "e"};
   jobs::JobConfig config =
       ProxAdmm(privacy::Policy::kParticipationOwnNoise, 10.0, 1.0);
   config.algorithm = AlgorithmKind::kRandomWalkAdmm;
-  config.accountant = jobs::CentralAccountant::kPld;  // must not be used
+  // Not what RandomWalkAdmm::Resolve sets: the central ledgers still convert
+  // as the local ones (no PLD reading of them).
+  config.accountant = jobs::CentralAccountant::kPld;
   LedgerBook book(accountant, config, devices);
-  EXPECT_EQ(book.central_conversion(), privacy::Conversion::kPld);
-  // Visits: a, c, a, a (K_a = 3, K_c = 1).
-  for (size_t holder : {0u, 2u, 0u, 0u}) {
-    LedgerCharge charge = book.Plan({holder});
-    book.Apply(std::move(charge));
+  EXPECT_EQ(book.central_conversion(), accountant.conversion());
+  constexpr int kVisits = 20;
+  for (int k = 0; k < kVisits + 1; ++k) {
+    const size_t holder = k < kVisits ? 0 : 2;  // K_a = 20, K_c = 1
+    book.Apply(book.Plan({holder}));
     book.ApplyLocal(book.PlanLocal(holder));
   }
   const std::vector<double>& orders = accountant.orders();
-  auto expected = [&](double visits) {
+  auto convert = [&](const std::vector<double>& per_visit, double visits) {
     double best = INFINITY;
-    for (double a : orders) {
-      const double loc = 8 * a / 100;  // ε_loc, σ/C = 10
-      const double c = (a - 1) * loc;
-      // Network where the condition c ≤ 1 holds, else the local Gaussian.
-      const double per_visit =
-          c <= 1 ? std::min((1 + c) * loc * std::log(5.0) / 4, loc) : loc;
-      const double rdp = visits * per_visit;
-      best = std::min(best, rdp + std::log1p(-1 / a) -
+    for (size_t i = 0; i < orders.size(); ++i) {
+      const double a = orders[i];
+      best = std::min(best, visits * per_visit[i] + std::log1p(-1 / a) -
                                 (std::log(1e-5) + std::log(a)) / (a - 1));
     }
     return best;
   };
-  EXPECT_NEAR(book.central_epsilon(), expected(3), 1e-9 * expected(3));
-  // The budget check's worst case: one more visit to a.
-  config.central_budget = expected(4) * (1 + 1e-9);
+  std::vector<double> local_curve;  // ε_loc(α) = α/(2ν²), ν = σ/(4C) = 2.5
+  for (double a : orders) local_curve.push_back(a / (2 * 2.5 * 2.5));
+  const double local = convert(local_curve, kVisits);
+  EXPECT_NEAR(book.LocalEpsilon(0), local, 1e-9 * local);
+  // The recorded (charged, stored) ε of device a, the job's worst, is its
+  // local ε.
+  EXPECT_NEAR(book.central_epsilon(), local, 1e-9 * local);
+  EXPECT_DOUBLE_EQ(book.central_epsilon(), book.LocalEpsilon(0));
+  const double network =
+      convert(privacy::RandomWalkObserverCurve(orders, 10.0, 5), kVisits);
+  EXPECT_GE(book.central_epsilon(), network);
+  EXPECT_LT(network, 0.9 * local);  // the two differ here
+  // The budget check's worst case is one more local charge to a.
+  config.central_budget = convert(local_curve, kVisits + 1) * (1 + 1e-9);
   EXPECT_TRUE(book.WithinBudget());
-  config.central_budget = expected(4) * (1 - 1e-9);
+  config.central_budget = convert(local_curve, kVisits + 1) * (1 - 1e-9);
   EXPECT_FALSE(book.WithinBudget());
-  // Local: 3 Gaussians with ν = σ/(4C) = 2.5 against the gateway.
-  const double z = 2.5 / std::sqrt(3.0);
-  const double local = book.LocalEpsilon(0);
-  double best = INFINITY;
-  for (double a : orders) {
-    best = std::min(best, a / (2 * z * z) + std::log1p(-1 / a) -
-                              (std::log(1e-5) + std::log(a)) / (a - 1));
-  }
-  EXPECT_NEAR(local, best, 1e-9 * best);
-  // Here the minimum is attained at an order > 4.05: exactly the local ε.
-  EXPECT_LE(book.central_epsilon(), local * (1 + 1e-12));
 }
 
-// The curves random-walk-admm charges are no Gaussian schedule: the network
-// curve alone (+inf where the condition fails) and the charged minimum with
-// the local Gaussian (ε_α/α not constant) both get the RDP conversion from
-// the PLD reader. The jobs are rdp jobs anyway (RandomWalkAdmm::Resolve).
+// The network curves random-walk-admm reports (never charges) are no
+// Gaussian schedule: the curve alone (+inf where the condition fails) and
+// its minimum with the local Gaussian (ε_α/α not constant) both get the RDP
+// conversion from the PLD reader.
 TEST(LedgerBookTest, PldReaderFallsBackToRdpForANetworkCurve) {
   const PrivacyRoundAccountant rdp;
   const PldRoundAccountant pld(rdp, RoundMechanism{0, 1});

@@ -102,11 +102,17 @@ class Algorithm {
     return prox_admm_sigma;
   }
 
-  // The curve one accepted upload adds to its device's central ledger
-  // ("central:<id>") on `orders`, for algorithms whose central ε is not the
-  // policy's Gaussian (random-walk-admm: network RDP). Empty: the policy's
-  // mechanism (rounds::LedgerBook::CentralMechanism).
-  virtual std::vector<double> CentralUploadRdp(
+  // Whether an accepted upload charges its device's central ledger
+  // ("central:<id>") the device's local curve (replace-one, its own noise:
+  // the bound that holds against the gateway and every device) instead of
+  // the policy's central mechanism (rounds::LedgerBook::CentralMechanism).
+  // True for random-walk-admm: no amplified bound is proven for the view its
+  // devices have (docs/privacy.md, "random-walk-admm").
+  virtual bool ChargesLocalAsCentral() const { return false; }
+  // A per-upload RDP curve on `orders` that is reported next to the charged
+  // ε but never charged, stored as a ledger's ε or sent (random-walk-admm:
+  // paper 002 Thm. 4's network bound, privacy/network_rdp.h); empty: none.
+  virtual std::vector<double> UnchargedNetworkRdp(
       const jobs::JobConfig& /*config*/, int64_t /*n*/,
       const std::vector<double>& /*orders*/) const {
     return {};

@@ -6,8 +6,10 @@
 // clipping and its own noise (the prox-admm device step, noise kept in u_i
 // as printed) and returns Δu; the server update is prox-admm's with one
 // upload: ŝ += Δu/n, z = prox_{γr}(ŝ) (digest pitfall P3). The central
-// ledgers hold network RDP per visit (privacy/network_rdp.h) and z is not
-// released to the other devices (v1/model refused): docs/privacy.md.
+// ledgers charge each visit the device's local Gaussian (the guarantee
+// against the gateway and every device); paper 002 Thm. 4's network bound
+// (privacy/network_rdp.h) is reported beside it, never charged, and z is
+// not released to the other devices (v1/model refused): docs/privacy.md.
 #pragma once
 
 #include "edgeadmm/algorithms/algorithm.h"
@@ -23,8 +25,8 @@ class RandomWalkAdmm final : public Algorithm {
     return prox_.required_step_keys();
   }
   // Paper 002 Alg. 4 keeps the noise in u_i (privacy.noise_in_state = true,
-  // so ŝ stays the mean of the devices' u_i); its network ε is RDP, not a
-  // Gaussian schedule (privacy.accountant = rdp).
+  // so ŝ stays the mean of the devices' u_i); privacy.accountant = rdp, so
+  // the central ledgers convert exactly as the local ones.
   host::Error Resolve(jobs::JobConfig& config) const override;
   host::Error Validate(const jobs::JobConfig& config) const override;
   // prox-admm's task (FEDERATED_PRIVATE_ADMM): the same device step.
@@ -45,7 +47,8 @@ class RandomWalkAdmm final : public Algorithm {
   double OwnNoiseMultiplier(const jobs::JobConfig& config) const override {
     return prox_.OwnNoiseMultiplier(config);
   }
-  std::vector<double> CentralUploadRdp(
+  bool ChargesLocalAsCentral() const override { return true; }
+  std::vector<double> UnchargedNetworkRdp(
       const jobs::JobConfig& config, int64_t n,
       const std::vector<double>& orders) const override;
   privacy::LedgerMeaning CentralMeaning(

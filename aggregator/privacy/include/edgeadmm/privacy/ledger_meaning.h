@@ -20,13 +20,11 @@ struct LedgerMeaning {
 
 // The job's central ε ("central" and "central:<id>" scopes) under `policy`.
 LedgerMeaning CentralLedgerMeaning(Policy policy);
-// The network ε of a random-walk-admm job ("central", "central:<id>"):
-// paper 002 Thm 4 per visit (network_rdp.h), against the other devices.
-LedgerMeaning NetworkLedgerMeaning();
-// What `job export` of a random-walk-admm job reports: the largest local ε
-// (the exported z is a function of the uploads the gateway saw; no
-// amplification by iteration is claimed for it).
-LedgerMeaning RandomWalkExportMeaning();
+// The central ε of a random-walk-admm job ("central", "central:<id>"):
+// each visit charged the device's local Gaussian, the only bound proven
+// against the gateway and against a device's real view (step counts
+// included); paper 002 Thm. 4's network bound is reported, not charged.
+LedgerMeaning RandomWalkLedgerMeaning();
 // A device's local ε ("local:<id>", and the device's own ledger): the same
 // under every policy.
 LedgerMeaning LocalLedgerMeaning();

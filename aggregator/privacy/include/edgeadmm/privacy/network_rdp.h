@@ -16,6 +16,12 @@
 // 8αC² ln n/(σ² n) drops the factor (1 + c) ∈ (1, 2] and uses n for n − 1
 // (Paper002NetworkRdp in paper_accountants.h, with L = C and γ = 1, kept for
 // comparison only). Composition over the K_i visits of device i adds curves.
+//
+// Nothing here is charged, stored as a ledger's ε or sent: Def. 3's view
+// has no step counts, while a real device learns them (round ids, task
+// notifications), and a holder that misses its step saw z and added no
+// noise. The daemon charges the local Gaussian only (docs/privacy.md,
+// "random-walk-admm"); this bound is reported beside it, labelled.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +40,18 @@ double RandomWalkVisitRdp(double alpha, double sigma_over_clip, int64_t n);
 std::vector<double> RandomWalkVisitCurve(const std::vector<double>& orders,
                                          double sigma_over_clip, int64_t n);
 
-// What the daemon charges per visit against the other devices: at each
-// order the smaller of ε_visit(α) and the local Gaussian ε_loc(α) = 8αC²/σ².
-// Both bound observer j: its view (z at its visits) is a post-processing of
-// the gateway's (every Δu, the path being independent of the data), which
-// the local guarantee covers. Both scale with K_i, so the per-visit minimum
-// composes to the minimum of the totals. Without it the network ε can exceed
-// the local one: the condition drops the large orders small ε needs.
+// The label every report of the network value carries.
+inline constexpr const char* kNetworkBoundLabel =
+    "paper 002 Thm. 4 network bound, valid only for an observer with "
+    "Def. 3's view (no step counts), not charged";
+
+// The network value reported per visit (never charged): at each order the
+// smaller of ε_visit(α) and the local Gaussian ε_loc(α) = 8αC²/σ². Both
+// bound Def. 3's observer j: its view (z at its visits) is a post-processing
+// of the gateway's (every Δu, the path being independent of the data),
+// which the local guarantee covers. Both scale with K_i, so the per-visit
+// minimum composes to the minimum of the totals; it is never above the
+// local ε (the condition drops the large orders small ε needs).
 std::vector<double> RandomWalkObserverCurve(const std::vector<double>& orders,
                                             double sigma_over_clip, int64_t n);
 
