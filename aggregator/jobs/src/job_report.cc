@@ -278,9 +278,12 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
   if (!network.empty()) r.network_label = privacy::kNetworkBoundLabel;
   for (auto& [id, charge] : by_id) {
     charge.device_id = id;
-    if (!network.empty()) {
+    if (!network.empty()) {  // 0 without visits, as the ledgers
       charge.network_epsilon =
-          UnchargedEpsilon(network, charge.participations, r.job.config.delta);
+          charge.participations == 0
+              ? 0.0
+              : UnchargedEpsilon(network, charge.participations,
+                                 r.job.config.delta);
     }
     r.devices.push_back(charge);
   }
