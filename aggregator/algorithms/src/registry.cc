@@ -5,6 +5,7 @@
 #include "edgeadmm/algorithms/dp_admm.h"
 #include "edgeadmm/algorithms/dp_sgd.h"
 #include "edgeadmm/algorithms/prox_admm.h"
+#include "edgeadmm/algorithms/random_walk_admm.h"
 #include "edgeadmm/assert.h"
 #include "unit_support.h"
 
@@ -15,8 +16,9 @@ const std::vector<const Algorithm*>& All() {
   static const ProxAdmm prox_admm;
   static const DpAdmm dp_admm;
   static const DpSgd dp_sgd;
+  static const RandomWalkAdmm random_walk_admm;
   static const std::vector<const Algorithm*> all = {&prox_admm, &dp_admm,
-                                                    &dp_sgd};
+                                                    &dp_sgd, &random_walk_admm};
   return all;
 }
 

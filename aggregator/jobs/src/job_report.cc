@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <map>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
+#include "edgeadmm/privacy/network_rdp.h"
 #include "edgeadmm/store/blob.h"
 
 namespace edgeadmm::jobs {
@@ -67,9 +69,24 @@ Result<privacy::EpsilonReport> CentralReport(store::Database& db,
     }
   }
   return privacy::DescribeLedger(
-      privacy::CentralLedgerMeaning(job.config.policy), epsilon,
+      algorithms::Get(job.config.algorithm).CentralMeaning(job.config), epsilon,
       job.config.delta, order, conversion, "central", job.config.policy,
       static_cast<uint64_t>(compositions));
+}
+
+// A report-only ε: `per_upload` (Algorithm::UnchargedNetworkRdp) composed
+// over `uploads`, improved RDP conversion on the default grid. NaN if the
+// curve does not convert.
+double UnchargedEpsilon(const std::vector<double>& per_upload, int64_t uploads,
+                        double delta) {
+  std::vector<double> total(per_upload);
+  for (double& v : total) v *= static_cast<double>(uploads);
+  auto curve = privacy::RdpCurve::FromValues(privacy::OrderGrid::Default(),
+                                             std::move(total));
+  if (!curve.ok()) return std::nan("");
+  auto converted =
+      privacy::EpsilonFromRdp(*curve, delta, privacy::Conversion::kImproved);
+  return converted.ok() ? converted->epsilon : std::nan("");
 }
 
 // The columns ReadModelRef reads, from column 0 on.
@@ -203,7 +220,8 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
                                         std::string_view name) {
   PrivacyReport r;
   EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
-  r.central_meaning = privacy::CentralLedgerMeaning(r.job.config.policy);
+  r.central_meaning =
+      algorithms::Get(r.job.config.algorithm).CentralMeaning(r.job.config);
   r.local_meaning = privacy::LocalLedgerMeaning();
   EDGEADMM_TRY_ASSIGN(
       store::Statement conversions,
@@ -252,8 +270,21 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
         ledger.ColumnDouble(1);
     return Status::Ok();
   }));
+  // random-walk-admm: paper 002 Thm. 4's network bound, reported only.
+  const std::vector<double> network =
+      algorithms::Get(r.job.config.algorithm)
+          .UnchargedNetworkRdp(r.job.config, static_cast<int64_t>(ids.size()),
+                               privacy::OrderGrid::Default().orders());
+  if (!network.empty()) r.network_label = privacy::kNetworkBoundLabel;
   for (auto& [id, charge] : by_id) {
     charge.device_id = id;
+    if (!network.empty()) {  // 0 without visits, as the ledgers
+      charge.network_epsilon =
+          charge.participations == 0
+              ? 0.0
+              : UnchargedEpsilon(network, charge.participations,
+                                 r.job.config.delta);
+    }
     r.devices.push_back(charge);
   }
   return r;

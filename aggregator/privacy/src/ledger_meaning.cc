@@ -25,6 +25,16 @@ LedgerMeaning CentralLedgerMeaning(Policy policy) {
           "whoever sees the released models (not the gateway)"};
 }
 
+LedgerMeaning RandomWalkLedgerMeaning() {
+  return {
+      "gaussian per accepted upload (the device's own noise; the local "
+      "guarantee, as local:<id>), maximum over devices",
+      "replace-one device's data (user-level)",
+      "the gateway, which sees every upload, and every device (z at "
+      "its visits, round ids, task timing), the export included; the "
+      "paper 002 Thm. 4 network bound is not charged"};
+}
+
 LedgerMeaning LocalLedgerMeaning() {
   return {"gaussian per accepted upload (the device's own noise)",
           "replace-one device's data",

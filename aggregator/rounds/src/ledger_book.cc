@@ -14,13 +14,18 @@ bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-// The PLD accountant of a pld job (null for rdp). `central_round`: the
+// The PLD accountant of a pld job (null for rdp, and for an algorithm that
+// charges its local curve as central). `central_round`: the
 // central ledgers' per-round mechanism; only a subsampled one
 // (trusted-aggregator) is needed to read schedules back.
 std::unique_ptr<const RoundAccountant> MakePld(const RoundAccountant& rdp,
                                                const jobs::JobConfig& config,
                                                RoundMechanism central_round) {
   if (config.accountant != jobs::CentralAccountant::kPld) return nullptr;
+  // Central = local curve (random-walk-admm): converted as the local ledger.
+  if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
+    return nullptr;
+  }
   return std::make_unique<PldRoundAccountant>(rdp, central_round);
 }
 
@@ -45,12 +50,19 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
   device_central_epsilon_.assign(devices.size(), 0.0);
   budget_central_.assign(devices.size(), std::nan(""));
   budget_local_.assign(devices.size(), std::nan(""));
-  // The job's config does not change: these two curves neither.
-  worst_central_rdp_ = accountant.RoundRdp(
-      trusted_aggregator()
-          ? CentralMechanism(0)
-          : CentralMechanism(static_cast<size_t>(config.m_min)));
+  // The job's config does not change: these curves neither.
   local_rdp_ = accountant.RoundRdp(LocalMechanism());
+  // random-walk-admm: a visit charges "central:<id>" its local curve.
+  if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
+    upload_central_rdp_ = local_rdp_;
+  }
+  worst_central_rdp_ =
+      !upload_central_rdp_.empty()
+          ? upload_central_rdp_
+          : accountant.RoundRdp(
+                trusted_aggregator()
+                    ? CentralMechanism(0)
+                    : CentralMechanism(static_cast<size_t>(config.m_min)));
 }
 
 bool LedgerBook::trusted_aggregator() const {
@@ -150,7 +162,10 @@ bool LedgerBook::WithinBudget() {
 LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
   LedgerCharge charge;
   charge.central = CentralMechanism(participants.size());
-  const std::vector<double> central_rdp = accountant_->RoundRdp(charge.central);
+  // The local curve when the algorithm charges it as central.
+  const std::vector<double> central_rdp =
+      upload_central_rdp_.empty() ? accountant_->RoundRdp(charge.central)
+                                  : upload_central_rdp_;
   // Only the participants' ledgers are copied: copying all n of them per
   // round was a large share of the round's allocations.
   charge.next_device_epsilon = device_central_epsilon_;

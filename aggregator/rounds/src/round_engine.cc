@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
@@ -50,8 +51,10 @@ Status RoundEngine::Load(int64_t job_id) {
     privacy::Conversion conversion;
   };
   for (const Described& d :
-       {Described{"central", privacy::CentralLedgerMeaning(job_.config.policy),
-                  ledgers_->central_conversion()},
+       {Described{
+            "central",
+            algorithms::Get(job_.config.algorithm).CentralMeaning(job_.config),
+            ledgers_->central_conversion()},
         Described{"local", privacy::LocalLedgerMeaning(),
                   accountant_->conversion()}}) {
     EDGEADMM_LOG_INFO(

@@ -257,6 +257,14 @@ Response RequestHandler::Model(std::string_view identity) const {
   if (const char* why = Refusal(*engine_, identity)) {
     return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
   }
+  if (!algorithms::Get(engine_->job().config.algorithm)
+           .ReleasesModelToDevices()) {
+    // random-walk-admm: a device sees z only when the walk visits it, in
+    // its task (paper 002 Def. 3's view; docs/protocol.md).
+    return ErrorResponse(Status::PermissionDenied(),
+                         "z goes only to the walk's holder, in its task",
+                         static_cast<uint64_t>(engine_->job().id), 0);
+  }
   if (engine_->released_round_id() == 0) {
     return ErrorResponse(Status::NotFound(), "no model released yet",
                          static_cast<uint64_t>(engine_->job().id), 0);

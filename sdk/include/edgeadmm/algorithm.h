@@ -14,6 +14,10 @@ enum class AlgorithmKind : uint8_t {
   kLinearizedAdmm = 2,       // paper 004 DP-ADMM, job "dp-admm"
   kPenaltyPerturbation = 3,  // paper 001, SDK step only (not served yet)
   kDpSgd = 5,                // DP-SGD / DP-FedAvg baseline, job "dp-sgd"
+  // Paper 002 Alg. 4, job "random-walk-admm": an aggregator-side job kind
+  // only, not a wire value. Its tasks carry kProxAdmm (the device runs the
+  // same prox step), so devices never see it; IsAlgorithmKind is false.
+  kRandomWalkAdmm = 64,  // far from the wire values, which may grow
 };
 
 // True for the values above (e.g. a byte read from storage or the wire).

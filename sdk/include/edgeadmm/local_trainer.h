@@ -151,6 +151,8 @@ class LocalTrainer {
         return PenaltyPerturbationStep::WorkspaceBytes(loss, samples, dim);
       case AlgorithmKind::kDpSgd:
         return DpSgdStep::WorkspaceBytes(samples, dim);
+      case AlgorithmKind::kRandomWalkAdmm:  // job kind only, no device step
+        return 0;
     }
     return 0;
   }

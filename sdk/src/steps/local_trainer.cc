@@ -23,6 +23,8 @@ Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
     case AlgorithmKind::kDpSgd:
       EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
       break;
+    case AlgorithmKind::kRandomWalkAdmm:  // job kind only (BeginInit refuses)
+      return Status::InvalidArgument();
   }
   return FinishInit(data, config);
 }

@@ -553,5 +553,100 @@ TEST_F(DaemonDtlsTest, BadRequestsThenFullJobThenCleanShutdown) {
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
+// random-walk-admm (paper 002 Alg. 4) over the real transport: each step
+// hands z to exactly one device, in its task; every other device, and the
+// holder itself, is refused z on v1/model (4.03) before, during and after
+// the walk: a non-holder cannot fetch the token (Def. 3's view). The next
+// holder's z is prox_{γr}(ŝ) with ŝ += Δu/n (the relay's update).
+TEST(DaemonDtlsRandomWalkTest, NonHolderCannotFetchZ) {
+  testing::TempDatabase t;
+  std::map<std::string, std::vector<uint8_t>> keys;
+  registry::DeviceRegistry reg(t.db());
+  constexpr int kWalkers = 4;
+  for (int i = 0; i < kWalkers; ++i) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "dev-%03d", i);
+    auto psk = reg.Add(id);
+    ASSERT_TRUE(psk.ok());
+    keys[id] = *psk;
+  }
+  std::string toml = testing::JobToml(
+      "walk", "random-walk-admm",
+      "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
+      "sigma = 10.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
+      "device_budget = 1000.0\n",
+      "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
+      "deadline_seconds = 60\n");
+  toml.replace(toml.find("rounds = 5"), 10, "rounds = 4");
+  const int64_t job_id = testing::CreateJobOrDie(t.db(), toml);
+  ASSERT_TRUE(jobs::SetJobState(t.db(), job_id, jobs::JobState::kRunning).ok());
+  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH,
+                                testing::DaemonArgs(t.dir(), t.path()));
+  ASSERT_TRUE(daemon.started());
+  posix::CoapClientContext context;
+  ASSERT_TRUE(context.status().ok());
+  std::vector<std::unique_ptr<Device>> devices;
+  for (auto& [id, key] : keys) {
+    devices.push_back(
+        std::make_unique<Device>(context, daemon.port(), id, key));
+  }
+  auto expect_refused = [](Device& d) {
+    const Reply m = d.Call(CoapMethod::kGet, wire::kModelPath);
+    ASSERT_TRUE(m.status.ok()) << d.id();
+    EXPECT_EQ(m.code, wire::kCoapForbidden) << d.id();
+    EXPECT_EQ(DecodeBody(m).code,
+              static_cast<uint32_t>(StatusCode::kPermissionDenied));
+  };
+  std::vector<double> s(kDimension, 0.0);  // reference ŝ
+  uint64_t previous_round = 0;
+  int steps = 0;
+  for (; steps < 10; ++steps) {
+    Device* holder = nullptr;
+    Task held;
+    bool done = false;
+    for (int attempt = 0; attempt < 500 && holder == nullptr && !done;
+         ++attempt) {
+      for (auto& d : devices) {
+        const Task task = GetTask(*d);
+        done = done || task.role == edgeadmm_wire_Role_ROLE_DONE;
+        if (task.role == edgeadmm_wire_Role_ROLE_PARTICIPATE &&
+            task.round_id != previous_round) {
+          ASSERT_EQ(holder, nullptr) << "two holders in one step";
+          holder = d.get();
+          held = task;
+        } else if (task.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) {
+          EXPECT_TRUE(task.z.empty()) << d->id();  // no z without the token
+        }
+      }
+      if (holder == nullptr && !done) usleep(10'000);
+    }
+    if (done) break;
+    ASSERT_NE(holder, nullptr) << "step " << steps;
+    previous_round = held.round_id;
+    // The token: z = soft-threshold(ŝ, γ·l1), γ = 2, l1 = 0.01.
+    ASSERT_EQ(held.z.size(), static_cast<size_t>(kDimension));
+    for (int j = 0; j < kDimension; ++j) {
+      const double expected =
+          std::copysign(std::max(std::abs(s[j]) - 0.02, 0.0), s[j]);
+      EXPECT_NEAR(held.z[j], expected, 1e-6) << j;
+    }
+    for (auto& d : devices) expect_refused(*d);  // holder included
+    const std::vector<double> delta = DeltaFor(holder->id(), held.round_id);
+    const Reply r = holder->Call(
+        CoapMethod::kPost, wire::kUpdatePath,
+        EncodeUpdateBody(holder->id(), held.job_id, held.round_id, delta));
+    ASSERT_EQ(r.code, wire::kCoapChanged);
+    for (int j = 0; j < kDimension; ++j) {
+      s[j] += static_cast<double>(static_cast<float>(delta[j])) / kWalkers;
+    }
+  }
+  EXPECT_EQ(steps, 4);
+  for (auto& d : devices) expect_refused(*d);
+  auto job = jobs::LoadJob(t.db(), job_id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kCompleted);
+  EXPECT_EQ(daemon.Terminate(), 0);
+}
+
 }  // namespace
 }  // namespace edgeadmm

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "edgeadmm/jobs/job_report.h"
@@ -42,7 +43,8 @@ class JobCliTest : public ::testing::Test {
     Train("cli", 2);
   }
 
-  void Train(const std::string& name, int rounds) {
+  // `close_last`: one more Advance commits the last round.
+  void Train(const std::string& name, int rounds, bool close_last = false) {
     auto job = jobs::FindJob(t_.db(), name);
     ASSERT_TRUE(job.ok());
     rounds::PrivacyRoundAccountant accountant;
@@ -60,6 +62,9 @@ class JobCliTest : public ::testing::Test {
                          {}};
         ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
       }
+    }
+    if (close_last) {
+      ASSERT_TRUE(e.Advance(0).ok());
     }
   }
 
@@ -220,6 +225,65 @@ TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
 // accountant = "rdp": the stored ε is the improved conversion of the stored
 // curve, and the report recomputes its order; a row from before schema
 // version 2 (classic) is named as such.
+// random-walk-admm: `job ledger` shows the charged ε (central = local, the
+// local guarantee) and, on separate `network` lines, paper 002 Thm. 4's
+// network value with its label; that value is never above the charged one.
+TEST_F(JobCliTest, RandomWalkLedgerChargesLocalAndLabelsTheNetworkBound) {
+  testing::EnrollDevices(t_.db(), 5);
+  ASSERT_EQ(
+      Cli("create " +
+          WriteFile("walk.toml",
+                    testing::JobToml(
+                        "walk", "random-walk-admm",
+                        "[privacy]\npolicy = \"participation-own-noise\"\n"
+                        "clip = 1.0\nsigma = 10.0\ndelta = 1e-5\n"
+                        "central_budget = 1000.0\ndevice_budget = 1000.0\n",
+                        "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
+                        "deadline_seconds = 10\n")))
+          .exit_code,
+      0);
+  ASSERT_EQ(Cli("start walk").exit_code, 0);
+  Train("walk", 4, /*close_last=*/true);
+  const testing::CommandResult ledger = Cli("ledger walk");
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.output;
+  for (const char* label :
+       {"# central epsilon: gaussian per accepted upload (the device's own "
+        "noise; the local guarantee",
+        "paper 002 Thm. 4 network bound, valid only for an observer with "
+        "Def. 3's view (no step counts), not charged"}) {
+    EXPECT_NE(ledger.output.find(label), std::string::npos)
+        << label << " missing from\n"
+        << ledger.output;
+  }
+  std::istringstream lines(ledger.output);
+  std::string line;
+  std::map<std::string, double> charged;
+  int visits = 0, networks = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string kind, id;
+    int participations = 0;
+    fields >> kind >> id >> participations;
+    if (kind == "device") {
+      double central = 0, local = 0;
+      fields >> central >> local;
+      EXPECT_EQ(central, local) << line;  // the same curve, printed alike
+      charged[id] = central;
+      visits += participations;
+    } else if (kind == "network") {
+      double network = 0;
+      fields >> network;
+      ++networks;
+      if (participations > 0) {
+        EXPECT_GT(network, 0) << line;
+        EXPECT_LE(network, charged.at(id)) << line;
+      }
+    }
+  }
+  EXPECT_EQ(visits, 4);
+  EXPECT_EQ(networks, 5);
+}
+
 TEST_F(JobCliTest, RdpAccountantReportsTheImprovedConversionAndItsOrder) {
   CreateAndTrain(testing::PrivacyTableWithPolicy("participation",
                                                  "accountant = \"rdp\"\n"));

@@ -13,7 +13,9 @@
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/pld_accountant.h"
+#include "edgeadmm/privacy/network_rdp.h"
 #include "edgeadmm/privacy/policy.h"
+#include "edgeadmm/rounds/pld_round_accountant.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
 
@@ -191,6 +193,76 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   privacy::PldAccountant reference;
   ASSERT_TRUE(reference.Compose(config.q, 1.5, 3).ok());  // ν = σ/(2C)
   EXPECT_DOUBLE_EQ(book.central_epsilon(), reference.Epsilon(1e-5).value());
+}
+
+// random-walk-admm: each accepted visit charges its device's central ledger
+// the device's LOCAL curve (replace-one Gaussian, ν = σ/(4C)), the bound
+// that holds against the gateway and against a device's real view (which
+// has step counts, unlike paper 002 Def. 3's). The recorded ε of device a
+// must equal the local RDP curve's conversion for its K_a visits, recomputed
+// here from the formula, and be at least the network value (Thm. 4,
+// corrected, min with the local Gaussian) that is only reported. With
+// n = 5 and K_a = 20 the network value is strictly smaller (7.54 against
+// 9.37): an accountant that charged min(network, local) fails here.
+TEST(LedgerBookTest, RandomWalkChargesTheLocalCurveNotTheNetworkOne) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c", "d", "e"};
+  jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kParticipationOwnNoise, 10.0, 1.0);
+  config.algorithm = AlgorithmKind::kRandomWalkAdmm;
+  // Not what RandomWalkAdmm::Resolve sets: the central ledgers still convert
+  // as the local ones (no PLD reading of them).
+  config.accountant = jobs::CentralAccountant::kPld;
+  LedgerBook book(accountant, config, devices);
+  EXPECT_EQ(book.central_conversion(), accountant.conversion());
+  constexpr int kVisits = 20;
+  for (int k = 0; k < kVisits + 1; ++k) {
+    const size_t holder = k < kVisits ? 0 : 2;  // K_a = 20, K_c = 1
+    book.Apply(book.Plan({holder}));
+    book.ApplyLocal(book.PlanLocal(holder));
+  }
+  const std::vector<double>& orders = accountant.orders();
+  auto convert = [&](const std::vector<double>& per_visit, double visits) {
+    double best = INFINITY;
+    for (size_t i = 0; i < orders.size(); ++i) {
+      const double a = orders[i];
+      best = std::min(best, visits * per_visit[i] + std::log1p(-1 / a) -
+                                (std::log(1e-5) + std::log(a)) / (a - 1));
+    }
+    return best;
+  };
+  std::vector<double> local_curve;  // ε_loc(α) = α/(2ν²), ν = σ/(4C) = 2.5
+  for (double a : orders) local_curve.push_back(a / (2 * 2.5 * 2.5));
+  const double local = convert(local_curve, kVisits);
+  EXPECT_NEAR(book.LocalEpsilon(0), local, 1e-9 * local);
+  // The recorded (charged, stored) ε of device a, the job's worst, is its
+  // local ε.
+  EXPECT_NEAR(book.central_epsilon(), local, 1e-9 * local);
+  EXPECT_DOUBLE_EQ(book.central_epsilon(), book.LocalEpsilon(0));
+  const double network =
+      convert(privacy::RandomWalkObserverCurve(orders, 10.0, 5), kVisits);
+  EXPECT_GE(book.central_epsilon(), network);
+  EXPECT_LT(network, 0.9 * local);  // the two differ here
+  // The budget check's worst case is one more local charge to a.
+  config.central_budget = convert(local_curve, kVisits + 1) * (1 + 1e-9);
+  EXPECT_TRUE(book.WithinBudget());
+  config.central_budget = convert(local_curve, kVisits + 1) * (1 - 1e-9);
+  EXPECT_FALSE(book.WithinBudget());
+}
+
+// The network curves random-walk-admm reports (never charges) are no
+// Gaussian schedule: the curve alone (+inf where the condition fails) and
+// its minimum with the local Gaussian (ε_α/α not constant) both get the RDP
+// conversion from the PLD reader.
+TEST(LedgerBookTest, PldReaderFallsBackToRdpForANetworkCurve) {
+  const PrivacyRoundAccountant rdp;
+  const PldRoundAccountant pld(rdp, RoundMechanism{0, 1});
+  for (std::vector<double> curve :
+       {privacy::RandomWalkVisitCurve(rdp.orders(), 10.0, 50),
+        privacy::RandomWalkObserverCurve(rdp.orders(), 10.0, 50)}) {
+    for (double& v : curve) v *= 7;
+    EXPECT_EQ(pld.Epsilon(curve, 1e-5), rdp.Epsilon(curve, 1e-5));
+  }
 }
 
 TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {

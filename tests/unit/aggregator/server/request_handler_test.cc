@@ -310,3 +310,68 @@ TEST_F(RequestHandlerTest, NoEngineMeansNotFound) {
 
 }  // namespace
 }  // namespace edgeadmm::server
+
+namespace edgeadmm::server {
+namespace {
+
+// random-walk-admm (paper 002 Alg. 4): only the walk's holder receives z, in
+// its task; v1/model is refused to every device, before and after a step
+// committed (a non-holder must not learn z: Def. 3's view).
+TEST(RequestHandlerRandomWalkTest, OnlyTheHolderSeesZ) {
+  testing::TempDatabase t;
+  testing::EnrollDevices(t.db(), 4);
+  const int64_t job = testing::CreateJobOrDie(
+      t.db(),
+      testing::JobToml(
+          "walk", "random-walk-admm",
+          "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
+          "sigma = 10.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
+          "device_budget = 1000.0\n",
+          "[sampling]\nscheme = \"fixed\"\nm = 1\nm_min = 1\n"
+          "deadline_seconds = 10\n"));
+  ASSERT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
+  rounds::PrivacyRoundAccountant accountant;
+  auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
+  ASSERT_TRUE(engine.ok());
+  rounds::RoundEngine& e = **engine;
+  RequestHandler handler(&e);
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_TRUE(e.Advance(1000 * step).ok());
+    const std::vector<std::string> cohort = e.CohortForTesting();
+    ASSERT_EQ(cohort.size(), 1u);
+    int holders = 0;
+    for (const std::string& d : e.devices()) {
+      const Response r = handler.Task(d, 1000 * step);
+      ASSERT_EQ(r.code, wire::kCoapContent);
+      std::vector<Real> model(3);
+      wire::DecodedRoundTask task{};
+      ASSERT_EQ(DecodeTask(r, model, task), Status::Ok());
+      const bool holder = d == cohort[0];
+      holders += holder ? 1 : 0;
+      EXPECT_EQ(task.model.size(), holder ? 3u : 0u) << d;
+      EXPECT_EQ(task.header.algorithm,
+                edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM);
+      EXPECT_TRUE(task.header.params.federated.noise_in_state);
+      const Response m = handler.Model(d);
+      EXPECT_EQ(m.code, wire::kCoapForbidden) << d;
+      EXPECT_EQ(BodyCode(m),
+                static_cast<uint32_t>(StatusCode::kPermissionDenied));
+    }
+    EXPECT_EQ(holders, 1);
+    const std::vector<uint8_t> body =
+        UpdateBody(cohort[0], job, e.round_id(), {0.1, 0, -0.1}, step);
+    ASSERT_EQ(handler
+                  .Update(cohort[0], wire::kUpdateFormat, body.data(),
+                          body.size(), 1000 * step)
+                  .code,
+              wire::kCoapChanged);
+  }
+  ASSERT_TRUE(e.Advance(5000).ok());
+  EXPECT_GE(e.released_round_id(), 1);
+  for (const std::string& d : e.devices()) {
+    EXPECT_EQ(handler.Model(d).code, wire::kCoapForbidden) << d;
+  }
+}
+
+}  // namespace
+}  // namespace edgeadmm::server

@@ -15,6 +15,7 @@
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::algorithms {
@@ -100,6 +101,31 @@ class Algorithm {
   virtual double SigmaForPlannedSigma(double prox_admm_sigma) const {
     return prox_admm_sigma;
   }
+
+  // Whether an accepted upload charges its device's central ledger
+  // ("central:<id>") the device's local curve (replace-one, its own noise:
+  // the bound that holds against the gateway and every device) instead of
+  // the policy's central mechanism (rounds::LedgerBook::CentralMechanism).
+  // True for random-walk-admm: no amplified bound is proven for the view its
+  // devices have (docs/privacy.md, "random-walk-admm").
+  virtual bool ChargesLocalAsCentral() const { return false; }
+  // A per-upload RDP curve on `orders` that is reported next to the charged
+  // ε but never charged, stored as a ledger's ε or sent (random-walk-admm:
+  // paper 002 Thm. 4's network bound, privacy/network_rdp.h); empty: none.
+  virtual std::vector<double> UnchargedNetworkRdp(
+      const jobs::JobConfig& /*config*/, int64_t /*n*/,
+      const std::vector<double>& /*orders*/) const {
+    return {};
+  }
+  // What the central ledgers' ε bounds (docs/privacy.md, "What each ε
+  // means"); default the policy's.
+  virtual privacy::LedgerMeaning CentralMeaning(
+      const jobs::JobConfig& config) const {
+    return privacy::CentralLedgerMeaning(config.policy);
+  }
+  // Whether every enrolled device may fetch the released model (v1/model).
+  // False for random-walk-admm: only the walk's holder sees z, in its task.
+  virtual bool ReleasesModelToDevices() const { return true; }
 };
 
 }  // namespace edgeadmm::algorithms

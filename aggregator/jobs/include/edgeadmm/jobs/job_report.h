@@ -2,6 +2,7 @@
 // the released model with its export formats (binary, JSON, C header).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ struct DeviceCharge {
   int64_t participations = 0;  // committed uploads
   double central_epsilon = 0;  // this device's central ledger
   double local_epsilon = 0;    // its local-DP ledger (device-side noise)
+  // random-walk-admm only (NaN otherwise): paper 002 Thm. 4's network bound
+  // for its participations, computed for the report, never charged or
+  // stored (PrivacyReport::network_label says what it is).
+  double network_epsilon = std::nan("");
 };
 
 struct PrivacyReport {
@@ -63,6 +68,9 @@ struct PrivacyReport {
   std::vector<std::string> conversions;
   std::vector<std::pair<int64_t, double>> central;  // (round, ε) history
   std::vector<DeviceCharge> devices;                // enrolled devices
+  // Non-null when devices carry a network_epsilon: what that number is
+  // (privacy::kNetworkBoundLabel).
+  const char* network_label = nullptr;
 };
 
 // Which committed model to export.

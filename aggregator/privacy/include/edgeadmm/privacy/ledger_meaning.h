@@ -20,6 +20,11 @@ struct LedgerMeaning {
 
 // The job's central ε ("central" and "central:<id>" scopes) under `policy`.
 LedgerMeaning CentralLedgerMeaning(Policy policy);
+// The central ε of a random-walk-admm job ("central", "central:<id>"):
+// each visit charged the device's local Gaussian, the only bound proven
+// against the gateway and against a device's real view (step counts
+// included); paper 002 Thm. 4's network bound is reported, not charged.
+LedgerMeaning RandomWalkLedgerMeaning();
 // A device's local ε ("local:<id>", and the device's own ledger): the same
 // under every policy.
 LedgerMeaning LocalLedgerMeaning();

@@ -5,7 +5,9 @@
 //   "central"       trusted-aggregator: the one central ledger; otherwise a
 //                   copy of the worst device's "central:<id>" curve
 //   "central:<id>"  participation policies: what the released models reveal
-//                   about device <id> (zero-out, ν·√m_k or ν)
+//                   about device <id> (zero-out, ν·√m_k or ν); for
+//                   random-walk-admm its local curve per visit (the
+//                   Thm. 4 network bound is never charged)
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
 //                   the curve its own DevicePrivacyLedger keeps
 // The central scopes' ε uses the job's accountant (privacy.accountant: PLD of
@@ -152,6 +154,9 @@ class LedgerBook {
   // Per-round curves that depend on the job's config only: the budget
   // check's worst-case central round and the local round of one upload.
   std::vector<double> worst_central_rdp_;
+  // The curve per accepted upload on "central:<id>" when the algorithm
+  // charges it its local one (Algorithm::ChargesLocalAsCentral), or empty.
+  std::vector<double> upload_central_rdp_;
   std::vector<double> local_rdp_;
   std::vector<double> central_;                      // trusted-aggregator
   std::vector<std::vector<double>> device_central_;  // by device index

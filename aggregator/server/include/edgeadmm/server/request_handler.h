@@ -44,7 +44,9 @@ class RequestHandler {
                   size_t size, int64_t now_ms);
   // The largest v1/update body the running job takes (0: no job).
   size_t MaxUpdateBody() const;
-  // GET v1/model: the last released model (2.05), 4.04 before the first.
+  // GET v1/model: the last released model (2.05), 4.04 before the first;
+  // 4.03 for every device when the algorithm does not release the model to
+  // devices (random-walk-admm: only the walk's holder sees z, in its task).
   Response Model(std::string_view identity) const;
   // GET v1/status: 2.05 with code 0 and the current (job, round) for an
   // enrolled device.
