@@ -29,6 +29,7 @@ Privacy per DP run: paper 004's record-level ε̄ (its moments accountant,
   scripts/repro adult --full --build-dir build/host-release --out DIR
   scripts/repro adult --ci ...   (reduced, asserts)
   scripts/repro adult --table-only DIR   (table.md again)
+  scripts/repro adult --onehot ...   (the one-hot setup, onehot.py)
 Writes DIR/results.csv (one row per run), DIR/curves.csv (per iteration),
 DIR/privacy.csv, DIR/summary.json, DIR/table.md (mean ± sd over seeds) and
 PNG plots (accuracy_<reg>.png, empirical_loss_<reg>.png).
@@ -270,6 +271,19 @@ def parse_args(argv):
                       "seeds, rho = 1")
     mode.add_argument("--ci", action="store_true",
                       help="reduced run with assertions (ctest)")
+    mode.add_argument("--onehot", action="store_true",
+                      help="the one-hot setup (onehot.py): paper 001's "
+                      "Adult one-hot, record-level eps 0.1/0.2/0.5, seeds "
+                      "1-5")
+    mode.add_argument("--onehot-ci", action="store_true",
+                      help="the one-hot setup reduced, with assertions")
+    p.add_argument("--devices", type=int, help="one-hot: N (default 10)")
+    p.add_argument("--l2", type=float, help="one-hot: l2 weight (1e-4)")
+    p.add_argument("--clip", type=float, help="one-hot: clip S1 (1)")
+    p.add_argument("--epsilons", type=float, nargs="+",
+                   help="one-hot: record-level targets (0.1 0.2 0.5)")
+    p.add_argument("--margin", type=float, default=0.03,
+                   help="one-hot CI: required lead over the majority class")
     p.add_argument("--rounds", type=int)
     p.add_argument("--seeds", type=int, nargs="+")
     p.add_argument("--regularizers", nargs="+", choices=("l2", "l1"))
@@ -283,6 +297,19 @@ def parse_args(argv):
                    help="ADMM penalty (paper 004 and --full: 1; --ci: 0.1)")
     p.add_argument("--timeout", type=float, default=900)
     a = p.parse_args(argv)
+    if a.onehot or a.onehot_ci:
+        import onehot
+        a.ci = a.onehot_ci
+        defaults = dict(rounds=onehot.ROUNDS, seeds=[1, 2, 3, 4, 5],
+                        rho=onehot.RHO, devices=onehot.DEVICES,
+                        l2=onehot.L2, clip=onehot.CLIP,
+                        epsilons=list(onehot.EPSILONS))
+        if a.onehot_ci:
+            defaults.update(seeds=[1], epsilons=[0.5])
+        for k, v in defaults.items():
+            if getattr(a, k) is None:
+                setattr(a, k, v)
+        return a
     if a.full:
         defaults = dict(rounds=100, seeds=[1, 2, 3, 4, 5], rho=RHO,
                         regularizers=["l2", "l1"],
@@ -313,6 +340,9 @@ def main(argv):
             write_table(argv[1], list(csv.DictReader(f)))
         return 0
     a = parse_args(argv)
+    if a.onehot or a.onehot_ci:
+        import onehot
+        return onehot.run(a)
     os.makedirs(a.out, exist_ok=True)
     cli = os.path.join(a.build_dir, "aggregator", "cli", "edgeadmm")
     records = complete_records(a.data_dir)
