@@ -60,6 +60,10 @@ def main(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--devices", type=int, nargs="+", default=[10, 100])
     p.add_argument("--epsilons", type=float, nargs="+", default=[0.5])
+    p.add_argument("--rounds", type=int, nargs="+", default=[50, 100, 200])
+    p.add_argument("--l2", type=float, nargs="+", default=[1e-3, 1e-4, 1e-5])
+    p.add_argument("--rho", type=float, nargs="+", default=[0.01, 0.03, 0.1])
+    p.add_argument("--clip", type=float, nargs="+", default=[0.3, 1.0])
     a = p.parse_args(argv)
     x, y = onehot.read_onehot(a.onehot)
     rows = []
@@ -69,11 +73,10 @@ def main(argv):
         xs = xs.reshape(devices, -1, xs.shape[1])
         ys = ys.reshape(devices, -1)
         xt, yt = split["test"]
-        for l2 in (1e-3, 1e-4, 1e-5):
+        for l2 in a.l2:
             dw = onehot.estimate_dw(*split["pretrain"], l2)
             for rounds, rho, clip, eps in itertools.product(
-                    (50, 100, 200), (0.01, 0.03, 0.1), (0.3, 1.0),
-                    a.epsilons):
+                    a.rounds, a.rho, a.clip, a.epsilons):
                 step = onehot.step_epsilon_for(eps, rounds, onehot.DELTA)
                 acc = simulate(xs, ys, xt, yt, rounds, l2, rho, clip, dw,
                                step, onehot.DELTA, True,

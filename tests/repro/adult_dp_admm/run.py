@@ -30,6 +30,7 @@ Privacy per DP run: paper 004's record-level ε̄ (its moments accountant,
   scripts/repro adult --ci ...   (reduced, asserts)
   scripts/repro adult --table-only DIR   (table.md again)
   scripts/repro adult --onehot ...   (the one-hot setup, onehot.py)
+  scripts/repro adult --onehot-table-only DIR   (its table.md and plot again)
 Writes DIR/results.csv (one row per run), DIR/curves.csv (per iteration),
 DIR/privacy.csv, DIR/summary.json, DIR/table.md (mean ± sd over seeds) and
 PNG plots (accuracy_<reg>.png, empirical_loss_<reg>.png).
@@ -335,6 +336,9 @@ def parse_args(argv):
 
 
 def main(argv):
+    if argv[:1] == ["--onehot-table-only"]:
+        import onehot
+        return onehot.rewrite(argv[1])
     if argv[:1] == ["--table-only"]:
         with open(os.path.join(argv[1], "results.csv")) as f:
             write_table(argv[1], list(csv.DictReader(f)))
