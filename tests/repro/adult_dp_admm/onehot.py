@@ -155,76 +155,25 @@ def step_epsilon_cli(cli, target, rounds):
     return float(f"{step:.4g}")
 
 
-def job_toml(name, a, dw, step_epsilon, noise, test_path, records):
-    return f"""[job]
-name = "{name}"
-algorithm = "dp-admm"
-loss = "logistic"
-dimension = {DIM}
-rounds = {a.rounds}
-[regularizer]
-kind = "l2"
-l2 = {a.l2!r}
-[step]
-rho = {a.rho!r}
-[privacy]
-policy = "participation-own-noise"
-clip = {a.clip!r}
-delta = {DELTA!r}
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = {a.devices}
-m_min = {a.devices}
-deadline_seconds = 120
-[dp_admm]
-schedule = "smooth"
-d_w = {dw!r}
-step_epsilon = {step_epsilon!r}
-step_delta = {DELTA!r}
-max_records = {records}
-noise = {'true' if noise else 'false'}
-[validation]
-data = "{test_path}"
-format = "libsvm"
-"""
-
-
 def run_stack(a, template, paths, data, tag, dw, step_epsilon, noise):
-    state = os.path.join(a.out, "runs", tag)
-    shutil.rmtree(state, ignore_errors=True)
-    shutil.copytree(template, state)
-    stack = es.Stack(a.build_dir, state, log=lambda m: None)
+    from run import job_toml, run_job  # the paper setup's (run.py)
     x_test, y_test = data["test"]
-    records = TRAIN // a.devices
-    curve, error, started = [], None, time.time()
-    try:
-        stack.create_job(tag, job_toml(tag, a, dw, step_epsilon, noise,
-                                       paths["test"], records))
-        stack.start_daemon()
-        fleet = ["--data", paths["train"], "--format", "libsvm", "--dim",
-                 str(DIM), "--epsilon-budget", "inf", "--delta", repr(DELTA)]
-        stack.start_fleet(fleet + ([] if noise else
-                                   ["--allow-unaccounted-steps"]))
+    curve = []
+    fleet = ["--data", paths["train"], "--format", "libsvm", "--dim",
+             str(DIM), "--epsilon-budget", "inf", "--delta", repr(DELTA)] + (
+                 [] if noise else ["--allow-unaccounted-steps"])
 
-        def on_round(row):
-            curve.append({"accuracy": es.accuracy(x_test, y_test, row["z"]),
-                          "epsilon": row["epsilon"]})
+    def on_round(row):
+        curve.append({"accuracy": es.accuracy(x_test, y_test, row["z"]),
+                      "epsilon": row["epsilon"]})
 
-        end = stack.follow(tag, on_round, a.timeout)
-        if end != "completed":
-            error = f"job ended {end}"
-    except (es.StackError, OSError) as e:
-        error = str(e)
-    finally:
-        stopped = stack.stop()
-    problems = stack.check_database()
-    if not all(clean for _, clean in stopped.values()):
-        error = error or f"unclean shutdown {stopped}"
-    if problems:
-        error = error or "database: " + "; ".join(problems)
-    return curve, {"seconds": time.time() - started, "error": error,
+    error, seconds = run_job(
+        a, template, tag,
+        job_toml(tag, a.rounds, "l2", dw, step_epsilon, DELTA, paths["test"],
+                 noise, a.rho, weight=a.l2, clip=a.clip, devices=a.devices,
+                 records=TRAIN // a.devices, validation='format = "libsvm"'),
+        fleet, on_round)
+    return curve, {"seconds": seconds, "error": error,
                    "device_epsilon": curve[-1]["epsilon"] if curve else None}
 
 
@@ -304,15 +253,8 @@ def run(a):
 
 
 def write_outputs(a, results, curves, privacy, steps):
-    keys = sorted({k for r in results for k in r})
-    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(results)
-    with open(os.path.join(a.out, "curves.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(curves[0]) if curves else [])
-        w.writeheader()
-        w.writerows(curves)
+    from run import write_csvs
+    write_csvs(a.out, results, curves)
     es.write_json(os.path.join(a.out, "summary.json"), {
         "config": {k: v for k, v in vars(a).items()},
         "steps": {f"{e:g}": s for e, s in steps.items()},

@@ -157,41 +157,45 @@ def metrics(x_train, y_train, x_test, y_test, w):
 # The real stack
 
 
-def job_toml(name, rounds, reg, dw, epsilon, delta, test_csv, noise, rho):
+def job_toml(name, rounds, reg, dw, epsilon, delta, test_csv, noise, rho,
+             weight=LAMBDA / N_DEVICES, clip=1.0, devices=N_DEVICES,
+             records=RECORDS, dim=DIM,
+             validation='format = "adult-csv"\nnormalize = "unit"'):
+    """The dp-admm job; the defaults are the paper setup's (the one-hot
+    setup, onehot.py, passes its own)."""
     kind = "l2" if reg == "l2" else "l1"
     return f"""[job]
 name = "{name}"
 algorithm = "dp-admm"
 loss = "logistic"
-dimension = {DIM}
+dimension = {dim}
 rounds = {rounds}
 [regularizer]
 kind = "{kind}"
-{kind} = {LAMBDA / N_DEVICES!r}
+{kind} = {weight!r}
 [step]
 rho = {rho!r}
 [privacy]
 policy = "participation-own-noise"
-clip = 1.0
+clip = {clip!r}
 delta = {delta!r}
 central_budget = inf
 device_budget = inf
 [sampling]
 scheme = "fixed"
-m = {N_DEVICES}
-m_min = {N_DEVICES}
+m = {devices}
+m_min = {devices}
 deadline_seconds = 120
 [dp_admm]
 schedule = "{'smooth' if reg == 'l2' else 'convex'}"
 d_w = {dw!r}
 step_epsilon = {epsilon!r}
 step_delta = {delta!r}
-max_records = {RECORDS}
+max_records = {records}
 noise = {'true' if noise else 'false'}
 [validation]
 data = "{test_csv}"
-format = "adult-csv"
-normalize = "unit"
+{validation}
 """
 
 
@@ -204,34 +208,20 @@ def enrolled_template(bin_dir, out):
     return path
 
 
-def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
-    """One dp-admm job: daemon + fleet over DTLS. Returns (curve, info)."""
+def run_job(a, template, tag, toml_text, fleet_args, on_round):
+    """One job on a copy of the enrolled `template`: daemon + fleet over
+    DTLS until the job ends. Returns (error or None, seconds); shared with
+    the one-hot setup (onehot.py)."""
     state = os.path.join(a.out, "runs", tag)
     shutil.rmtree(state, ignore_errors=True)
     shutil.copytree(template, state)
     stack = es.Stack(a.build_dir, state, log=lambda m: None)
-    name = tag.replace("/", "-")
-    x_train, y_train = split["train"][1]
-    x_test, y_test = split["test"][1]
-    curve, error = [], None
-    started = time.time()
+    error, started = None, time.time()
     try:
-        stack.create_job(name, job_toml(name, a.rounds, reg, dw, epsilon,
-                                        delta, split["test"][0], noise,
-                                        a.rho))
+        stack.create_job(tag, toml_text)
         stack.start_daemon()
-        fleet = ["--data", split["train"][0], "--format", "adult-csv",
-                 "--normalize", "unit", "--epsilon-budget", "inf", "--delta",
-                 repr(delta)]
-        stack.start_fleet(fleet + ([] if noise else
-                                   ["--allow-unaccounted-steps"]))
-
-        def on_round(row):
-            m = metrics(x_train, y_train, x_test, y_test, row["z"])
-            m["epsilon"] = row["epsilon"]
-            curve.append(m)
-
-        state_name = stack.follow(name, on_round, a.timeout)
+        stack.start_fleet(fleet_args)
+        state_name = stack.follow(tag, on_round, a.timeout)
         if state_name != "completed":
             error = f"job ended {state_name}"
     except (es.StackError, OSError) as e:
@@ -243,7 +233,29 @@ def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
         error = error or f"unclean shutdown {stopped}"
     if problems:
         error = error or "database: " + "; ".join(problems)
-    info = {"seconds": time.time() - started, "error": error,
+    return error, time.time() - started
+
+
+def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
+    """One dp-admm job: daemon + fleet over DTLS. Returns (curve, info)."""
+    name = tag.replace("/", "-")
+    x_train, y_train = split["train"][1]
+    x_test, y_test = split["test"][1]
+    curve = []
+    fleet = ["--data", split["train"][0], "--format", "adult-csv",
+             "--normalize", "unit", "--epsilon-budget", "inf", "--delta",
+             repr(delta)] + ([] if noise else ["--allow-unaccounted-steps"])
+
+    def on_round(row):
+        m = metrics(x_train, y_train, x_test, y_test, row["z"])
+        m["epsilon"] = row["epsilon"]
+        curve.append(m)
+
+    error, seconds = run_job(
+        a, template, name,
+        job_toml(name, a.rounds, reg, dw, epsilon, delta, split["test"][0],
+                 noise, a.rho), fleet, on_round)
+    info = {"seconds": seconds, "error": error,
             "device_epsilon": curve[-1]["epsilon"] if curve else None}
     return curve, info
 
@@ -432,16 +444,22 @@ def main(argv):
         1 if any(r.get("error") for r in results) else 0)
 
 
-def write_outputs(a, results, curves, privacy):
+def write_csvs(out, results, curves):
+    """results.csv (one row per run) and curves.csv (per iteration); shared
+    with onehot.py."""
     keys = sorted({k for r in results for k in r})
-    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         w.writerows(results)
-    with open(os.path.join(a.out, "curves.csv"), "w", newline="") as f:
+    with open(os.path.join(out, "curves.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(curves[0]) if curves else [])
         w.writeheader()
         w.writerows(curves)
+
+
+def write_outputs(a, results, curves, privacy):
+    write_csvs(a.out, results, curves)
     with open(os.path.join(a.out, "privacy.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["step_epsilon", "delta", "rounds", "paper_epsilon_bar",
