@@ -17,6 +17,21 @@
 namespace edgeadmm::cli {
 namespace {
 
+// Writes `data` as LIBSVM text to `output`; on failure prints "<command>:
+// cannot write <output>" and throws CLI::RuntimeError(1).
+void WriteLibsvmFile(const DenseDataset& data, const std::string& output,
+                     const char* command) {
+  const std::string text = FormatLibsvm(data);
+  std::FILE* f = std::fopen(output.c_str(), "w");
+  const bool written =
+      f != nullptr &&
+      std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f == nullptr || std::fclose(f) != 0 || !written) {
+    std::fprintf(stderr, "%s: cannot write %s\n", command, output.c_str());
+    throw CLI::RuntimeError(1);
+  }
+}
+
 void AddDataCommands(CLI::App& app) {
   CLI::App* data = app.add_subcommand("data", "Data set tools");
   data->require_subcommand(1);
@@ -41,16 +56,7 @@ void AddDataCommands(CLI::App& app) {
                    loaded.error().ToString().c_str());
       throw CLI::RuntimeError(1);
     }
-    const std::string text = FormatLibsvm(*loaded);
-    std::FILE* f = std::fopen(output.c_str(), "w");
-    const bool written =
-        f != nullptr && std::fwrite(text.data(), 1, text.size(), f) ==
-                            text.size();
-    if (f == nullptr || std::fclose(f) != 0 || !written) {
-      std::fprintf(stderr, "edgeadmm data encode: cannot write %s\n",
-                   output.c_str());
-      throw CLI::RuntimeError(1);
-    }
+    WriteLibsvmFile(*loaded, output, "edgeadmm data encode");
     std::printf("%zu records, %zu features\n", loaded->samples, loaded->dim);
   });
 
@@ -74,16 +80,7 @@ void AddDataCommands(CLI::App& app) {
                    loaded.error().ToString().c_str());
       throw CLI::RuntimeError(1);
     }
-    const std::string text = FormatLibsvm(*loaded);
-    std::FILE* f = std::fopen(onehot_output.c_str(), "w");
-    const bool written =
-        f != nullptr &&
-        std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f == nullptr || std::fclose(f) != 0 || !written) {
-      std::fprintf(stderr, "edgeadmm data adult-onehot: cannot write %s\n",
-                   onehot_output.c_str());
-      throw CLI::RuntimeError(1);
-    }
+    WriteLibsvmFile(*loaded, onehot_output, "edgeadmm data adult-onehot");
     std::printf(
         "%zu records (%zu from --data, %zu dropped for '?'), %zu "
         "features\n",

@@ -95,17 +95,8 @@ def split_seed(records, seed, out_dir, cli):
 
 def estimate_dw(x, y):
     """||w*|| of mean logistic + (λ/N)·½||w||² on the pre-training set."""
-    c = LAMBDA / N_DEVICES
-    w = np.zeros(x.shape[1])
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(y * (x @ w)))
-        grad = -(x.T @ (y * p)) / len(y) + c * w
-        h = (x.T * (p * (1 - p))) @ x / len(y) + c * np.eye(len(w))
-        step = np.linalg.solve(h, grad)
-        w -= step
-        if np.linalg.norm(step) < 1e-10:
-            break
-    return float(np.linalg.norm(w))
+    from onehot import newton
+    return float(np.linalg.norm(newton(x, y, LAMBDA / N_DEVICES)))
 
 
 # --------------------------------------------------------------------------
