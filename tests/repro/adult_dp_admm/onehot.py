@@ -16,8 +16,8 @@ Per seed:
 - `dp-admm` jobs on the real stack (daemon + N DeviceClients over DTLS-PSK,
   policy participation-own-noise, smooth schedule, every device every
   round): non-private (the largest-ε job with `dp_admm.noise = false`:
-  the same schedule and hyperparameters without the noise) and private at record-level ε in {0.1, 0.2, 0.5},
-  δ = 1e-6. The per-step ε of each point is the largest (bisection on the
+  the same schedule and hyperparameters without the noise) and private
+  at record-level ε in {0.1, 0.2, 0.5}, δ = 1e-6. The per-step ε of each point is the largest (bisection on the
   accountant, `edgeadmm privacy paper-004`) whose paper-004 moments
   accountant ε̄ over T steps is <= the target; its RDP ε (improved
   conversion) is smaller still. Both are record-level (one record of one
