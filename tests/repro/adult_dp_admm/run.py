@@ -29,6 +29,8 @@ Privacy per DP run: paper 004's record-level ε̄ (its moments accountant,
   scripts/repro adult --full --build-dir build/host-release --out DIR
   scripts/repro adult --ci ...   (reduced, asserts)
   scripts/repro adult --table-only DIR   (table.md again)
+  scripts/repro adult --onehot ...   (the one-hot setup, onehot.py)
+  scripts/repro adult --onehot-table-only DIR   (its table.md and plot again)
 Writes DIR/results.csv (one row per run), DIR/curves.csv (per iteration),
 DIR/privacy.csv, DIR/summary.json, DIR/table.md (mean ± sd over seeds) and
 PNG plots (accuracy_<reg>.png, empirical_loss_<reg>.png).
@@ -93,17 +95,8 @@ def split_seed(records, seed, out_dir, cli):
 
 def estimate_dw(x, y):
     """||w*|| of mean logistic + (λ/N)·½||w||² on the pre-training set."""
-    c = LAMBDA / N_DEVICES
-    w = np.zeros(x.shape[1])
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(y * (x @ w)))
-        grad = -(x.T @ (y * p)) / len(y) + c * w
-        h = (x.T * (p * (1 - p))) @ x / len(y) + c * np.eye(len(w))
-        step = np.linalg.solve(h, grad)
-        w -= step
-        if np.linalg.norm(step) < 1e-10:
-            break
-    return float(np.linalg.norm(w))
+    from onehot import newton
+    return float(np.linalg.norm(newton(x, y, LAMBDA / N_DEVICES)))
 
 
 # --------------------------------------------------------------------------
@@ -155,41 +148,45 @@ def metrics(x_train, y_train, x_test, y_test, w):
 # The real stack
 
 
-def job_toml(name, rounds, reg, dw, epsilon, delta, test_csv, noise, rho):
+def job_toml(name, rounds, reg, dw, epsilon, delta, test_csv, noise, rho,
+             weight=LAMBDA / N_DEVICES, clip=1.0, devices=N_DEVICES,
+             records=RECORDS, dim=DIM,
+             validation='format = "adult-csv"\nnormalize = "unit"'):
+    """The dp-admm job; the defaults are the paper setup's (the one-hot
+    setup, onehot.py, passes its own)."""
     kind = "l2" if reg == "l2" else "l1"
     return f"""[job]
 name = "{name}"
 algorithm = "dp-admm"
 loss = "logistic"
-dimension = {DIM}
+dimension = {dim}
 rounds = {rounds}
 [regularizer]
 kind = "{kind}"
-{kind} = {LAMBDA / N_DEVICES!r}
+{kind} = {weight!r}
 [step]
 rho = {rho!r}
 [privacy]
 policy = "participation-own-noise"
-clip = 1.0
+clip = {clip!r}
 delta = {delta!r}
 central_budget = inf
 device_budget = inf
 [sampling]
 scheme = "fixed"
-m = {N_DEVICES}
-m_min = {N_DEVICES}
+m = {devices}
+m_min = {devices}
 deadline_seconds = 120
 [dp_admm]
 schedule = "{'smooth' if reg == 'l2' else 'convex'}"
 d_w = {dw!r}
 step_epsilon = {epsilon!r}
 step_delta = {delta!r}
-max_records = {RECORDS}
+max_records = {records}
 noise = {'true' if noise else 'false'}
 [validation]
 data = "{test_csv}"
-format = "adult-csv"
-normalize = "unit"
+{validation}
 """
 
 
@@ -202,34 +199,20 @@ def enrolled_template(bin_dir, out):
     return path
 
 
-def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
-    """One dp-admm job: daemon + fleet over DTLS. Returns (curve, info)."""
+def run_job(a, template, tag, toml_text, fleet_args, on_round):
+    """One job on a copy of the enrolled `template`: daemon + fleet over
+    DTLS until the job ends. Returns (error or None, seconds); shared with
+    the one-hot setup (onehot.py)."""
     state = os.path.join(a.out, "runs", tag)
     shutil.rmtree(state, ignore_errors=True)
     shutil.copytree(template, state)
     stack = es.Stack(a.build_dir, state, log=lambda m: None)
-    name = tag.replace("/", "-")
-    x_train, y_train = split["train"][1]
-    x_test, y_test = split["test"][1]
-    curve, error = [], None
-    started = time.time()
+    error, started = None, time.time()
     try:
-        stack.create_job(name, job_toml(name, a.rounds, reg, dw, epsilon,
-                                        delta, split["test"][0], noise,
-                                        a.rho))
+        stack.create_job(tag, toml_text)
         stack.start_daemon()
-        fleet = ["--data", split["train"][0], "--format", "adult-csv",
-                 "--normalize", "unit", "--epsilon-budget", "inf", "--delta",
-                 repr(delta)]
-        stack.start_fleet(fleet + ([] if noise else
-                                   ["--allow-unaccounted-steps"]))
-
-        def on_round(row):
-            m = metrics(x_train, y_train, x_test, y_test, row["z"])
-            m["epsilon"] = row["epsilon"]
-            curve.append(m)
-
-        state_name = stack.follow(name, on_round, a.timeout)
+        stack.start_fleet(fleet_args)
+        state_name = stack.follow(tag, on_round, a.timeout)
         if state_name != "completed":
             error = f"job ended {state_name}"
     except (es.StackError, OSError) as e:
@@ -241,7 +224,29 @@ def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
         error = error or f"unclean shutdown {stopped}"
     if problems:
         error = error or "database: " + "; ".join(problems)
-    info = {"seconds": time.time() - started, "error": error,
+    return error, time.time() - started
+
+
+def run_stack(a, template, split, tag, reg, dw, epsilon, delta, noise):
+    """One dp-admm job: daemon + fleet over DTLS. Returns (curve, info)."""
+    name = tag.replace("/", "-")
+    x_train, y_train = split["train"][1]
+    x_test, y_test = split["test"][1]
+    curve = []
+    fleet = ["--data", split["train"][0], "--format", "adult-csv",
+             "--normalize", "unit", "--epsilon-budget", "inf", "--delta",
+             repr(delta)] + ([] if noise else ["--allow-unaccounted-steps"])
+
+    def on_round(row):
+        m = metrics(x_train, y_train, x_test, y_test, row["z"])
+        m["epsilon"] = row["epsilon"]
+        curve.append(m)
+
+    error, seconds = run_job(
+        a, template, name,
+        job_toml(name, a.rounds, reg, dw, epsilon, delta, split["test"][0],
+                 noise, a.rho), fleet, on_round)
+    info = {"seconds": seconds, "error": error,
             "device_epsilon": curve[-1]["epsilon"] if curve else None}
     return curve, info
 
@@ -270,6 +275,19 @@ def parse_args(argv):
                       "seeds, rho = 1")
     mode.add_argument("--ci", action="store_true",
                       help="reduced run with assertions (ctest)")
+    mode.add_argument("--onehot", action="store_true",
+                      help="the one-hot setup (onehot.py): paper 001's "
+                      "Adult one-hot, record-level eps 0.1/0.2/0.5, seeds "
+                      "1-5")
+    mode.add_argument("--onehot-ci", action="store_true",
+                      help="the one-hot setup reduced, with assertions")
+    p.add_argument("--devices", type=int, help="one-hot: N (default 10)")
+    p.add_argument("--l2", type=float, help="one-hot: l2 weight (1e-4)")
+    p.add_argument("--clip", type=float, help="one-hot: clip S1 (1)")
+    p.add_argument("--epsilons", type=float, nargs="+",
+                   help="one-hot: record-level targets (0.1 0.2 0.5)")
+    p.add_argument("--margin", type=float, default=0.03,
+                   help="one-hot CI: required lead over the majority class")
     p.add_argument("--rounds", type=int)
     p.add_argument("--seeds", type=int, nargs="+")
     p.add_argument("--regularizers", nargs="+", choices=("l2", "l1"))
@@ -283,6 +301,19 @@ def parse_args(argv):
                    help="ADMM penalty (paper 004 and --full: 1; --ci: 0.1)")
     p.add_argument("--timeout", type=float, default=900)
     a = p.parse_args(argv)
+    if a.onehot or a.onehot_ci:
+        import onehot
+        a.ci = a.onehot_ci
+        defaults = dict(rounds=onehot.ROUNDS, seeds=[1, 2, 3, 4, 5],
+                        rho=onehot.RHO, devices=onehot.DEVICES,
+                        l2=onehot.L2, clip=onehot.CLIP,
+                        epsilons=list(onehot.EPSILONS))
+        if a.onehot_ci:
+            defaults.update(seeds=[1], epsilons=[0.5])
+        for k, v in defaults.items():
+            if getattr(a, k) is None:
+                setattr(a, k, v)
+        return a
     if a.full:
         defaults = dict(rounds=100, seeds=[1, 2, 3, 4, 5], rho=RHO,
                         regularizers=["l2", "l1"],
@@ -308,11 +339,17 @@ def parse_args(argv):
 
 
 def main(argv):
+    if argv[:1] == ["--onehot-table-only"]:
+        import onehot
+        return onehot.rewrite(argv[1])
     if argv[:1] == ["--table-only"]:
         with open(os.path.join(argv[1], "results.csv")) as f:
             write_table(argv[1], list(csv.DictReader(f)))
         return 0
     a = parse_args(argv)
+    if a.onehot or a.onehot_ci:
+        import onehot
+        return onehot.run(a)
     os.makedirs(a.out, exist_ok=True)
     cli = os.path.join(a.build_dir, "aggregator", "cli", "edgeadmm")
     records = complete_records(a.data_dir)
@@ -398,16 +435,22 @@ def main(argv):
         1 if any(r.get("error") for r in results) else 0)
 
 
-def write_outputs(a, results, curves, privacy):
+def write_csvs(out, results, curves):
+    """results.csv (one row per run) and curves.csv (per iteration); shared
+    with onehot.py."""
     keys = sorted({k for r in results for k in r})
-    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         w.writerows(results)
-    with open(os.path.join(a.out, "curves.csv"), "w", newline="") as f:
+    with open(os.path.join(out, "curves.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(curves[0]) if curves else [])
         w.writeheader()
         w.writerows(curves)
+
+
+def write_outputs(a, results, curves, privacy):
+    write_csvs(a.out, results, curves)
     with open(os.path.join(a.out, "privacy.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["step_epsilon", "delta", "rounds", "paper_epsilon_bar",
