@@ -259,5 +259,39 @@ TEST(AdmmSharingStepTest, RigorousNoiseIsOnTheShareOnlyWithVarianceSigmaSq) {
   EXPECT_NEAR(var, rigorous.sigma * rigorous.sigma, 0.01);
 }
 
+TEST(AdmmSharingStepTest, RigorousRoundSubtractsTheReleasedNoisyShare) {
+  // Pitfall 1: the next round uses v − (released share), the share the
+  // server summed, passed back as own_share; checked by a dense solve.
+  const Inputs in;
+  Step s(in.d, kN, kP, kLambda, kRho);
+  SharingNoiseParams rigorous;
+  rigorous.mode = SharingNoise::kRigorous;
+  rigorous.sigma = 0.3;
+  ASSERT_TRUE(s.Round(in.y, in.v, kN, rigorous).ok());
+  std::vector<Real> released(kN);
+  ASSERT_TRUE(
+      s.step.ShareBlock(0, rigorous, s.noise, Span<Real>(released.data(), kN))
+          .ok());
+  ASSERT_TRUE(s.step.BeginRound().ok());
+  for (size_t first = 0; first < kN; first += 4) {
+    const size_t b = std::min<size_t>(4, kN - first);
+    ASSERT_TRUE(s.step
+                    .AccumulateBlock(first, Span<const Real>(&in.y[first], b),
+                                     Span<const Real>(&in.v[first], b),
+                                     Span<const Real>(&released[first], b))
+                    .ok());
+  }
+  ASSERT_TRUE(s.step.Solve(rigorous, s.noise).ok());
+  const Mat d = Eigen::Map<const Mat>(in.d.data(), kN, kP);
+  const Mat k = kLambda * Mat::Identity(kP, kP) + kRho * d.transpose() * d;
+  const Vec w = Eigen::Map<const Vec>(in.v.data(), kN) -
+                Eigen::Map<const Vec>(released.data(), kN);
+  const Vec x = k.colPivHouseholderQr().solve(
+      -d.transpose() * (Eigen::Map<const Vec>(in.y.data(), kN) + kRho * w));
+  for (size_t j = 0; j < kP; ++j) {
+    EXPECT_NEAR(s.step.x_tilde()[j], x[Eigen::Index(j)], 1e-13) << j;
+  }
+}
+
 }  // namespace
 }  // namespace edgeadmm
