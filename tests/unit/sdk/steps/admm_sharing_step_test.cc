@@ -57,22 +57,52 @@ struct Step {
             .ok());
     EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
   }
-  // One round streaming y, v in blocks of `block` rows (own share recomputed).
+  // One round streaming y, v in blocks of `block` rows (own share recomputed
+  // from x̃, or taken from `own` when given).
   Result<SharingSolveReport> Round(const std::vector<Real>& y,
                                    const std::vector<Real>& v, size_t block,
-                                   SharingNoiseParams params = {}) {
+                                   SharingNoiseParams params = {},
+                                   const std::vector<Real>* own = nullptr) {
     EXPECT_TRUE(step.BeginRound().ok());
     const size_t n = y.size();
     for (size_t first = 0; first < n; first += block) {
       const size_t b = std::min(block, n - first);
+      const Span<const Real> own_block =
+          own == nullptr ? Span<const Real>()
+                         : Span<const Real>(&(*own)[first], b);
       EXPECT_TRUE(step.AccumulateBlock(first, Span<const Real>(&y[first], b),
                                        Span<const Real>(&v[first], b),
-                                       Span<const Real>())
+                                       own_block)
                       .ok());
     }
     return step.Solve(params, noise);
   }
 };
+
+// eq. (6) by a dense column-pivoted QR (not the step's Cholesky):
+// (λI + ρDᵀD) x = −Dᵀ(y + ρw), w = v − own share.
+Vec DenseX(const std::vector<Real>& d_rows, const std::vector<Real>& y,
+           const Vec& w) {
+  const Mat d = Eigen::Map<const Mat>(d_rows.data(), kN, kP);
+  const Mat k = kLambda * Mat::Identity(kP, kP) + kRho * d.transpose() * d;
+  return k.colPivHouseholderQr().solve(
+      -d.transpose() * (Eigen::Map<const Vec>(y.data(), kN) + kRho * w));
+}
+
+// Expects x̃ = x entry-wise within 1e-13.
+void ExpectX(const AdmmSharingStep& step, const Vec& x) {
+  for (size_t j = 0; j < kP; ++j) {
+    EXPECT_NEAR(step.x_tilde()[j], x[Eigen::Index(j)], 1e-13) << j;
+  }
+}
+
+// Noise parameters of one mode.
+SharingNoiseParams Noise(SharingNoise mode, Real sigma) {
+  SharingNoiseParams params;
+  params.mode = mode;
+  params.sigma = sigma;
+  return params;
+}
 
 // The step's current x̃ as a vector.
 std::vector<Real> XTilde(const AdmmSharingStep& step) {
@@ -92,15 +122,10 @@ TEST(AdmmSharingStepTest, FirstRoundFromZeroMatchesNumpyReferenceAndQr) {
   // Golden values printed by admm_sharing_reference.py (numpy solve).
   const Real golden[kP] = {0.11800395588372166, -0.074373376484166573,
                            -0.1983721695029107, -0.13998850472080962};
-  // Dense QR of (λI + ρDᵀD) x = −Dᵀ(y + ρ(v − D x̃)).
-  const Mat k = kLambda * Mat::Identity(kP, kP) + kRho * d.transpose() * d;
-  const Vec rhs = -d.transpose() *
-                  (Eigen::Map<const Vec>(in.y.data(), kN) + kRho * shifted);
-  const Vec qr = k.colPivHouseholderQr().solve(rhs);
   for (size_t j = 0; j < kP; ++j) {
     EXPECT_NEAR(s.step.x_tilde()[j], golden[j], 1e-13) << j;
-    EXPECT_NEAR(s.step.x_tilde()[j], qr[Eigen::Index(j)], 1e-13) << j;
   }
+  ExpectX(s.step, DenseX(in.d, in.y, shifted));
 }
 
 TEST(AdmmSharingStepTest, SecondRoundSubtractsOwnShareRecomputedFromXTilde) {
@@ -117,14 +142,9 @@ TEST(AdmmSharingStepTest, SecondRoundSubtractsOwnShareRecomputedFromXTilde) {
   }
   ASSERT_TRUE(s.Round(y2, v2, 2).ok());
   const Mat d = Eigen::Map<const Mat>(in.d.data(), kN, kP);
-  const Mat k = kLambda * Mat::Identity(kP, kP) + kRho * d.transpose() * d;
   const Vec w = Eigen::Map<const Vec>(v2.data(), kN) -
                 d * Eigen::Map<const Vec>(x1.data(), kP);
-  const Vec x2 = k.colPivHouseholderQr().solve(
-      -d.transpose() * (Eigen::Map<const Vec>(y2.data(), kN) + kRho * w));
-  for (size_t j = 0; j < kP; ++j) {
-    EXPECT_NEAR(s.step.x_tilde()[j], x2[Eigen::Index(j)], 1e-13) << j;
-  }
+  ExpectX(s.step, DenseX(in.d, y2, w));
 }
 
 TEST(AdmmSharingStepTest, BlockSizeDoesNotChangeTheResultAndShareIsDx) {
@@ -200,9 +220,7 @@ TEST(AdmmSharingStepTest, PaperNoiseHasCovarianceSigmaSquaredInverseGram) {
   const Inputs in;
   Step s(in.d, kN, kP, kLambda, kRho);
   const std::vector<Real> zeros(kN, 0.0);
-  SharingNoiseParams paper;
-  paper.mode = SharingNoise::kPaper;
-  paper.sigma = 0.8;
+  const SharingNoiseParams paper = Noise(SharingNoise::kPaper, 0.8);
   constexpr int kDraws = 20000;
   Mat cov = Mat::Zero(kP, kP);
   for (int t = 0; t < kDraws; ++t) {
@@ -233,9 +251,7 @@ TEST(AdmmSharingStepTest, PaperNoiseHasCovarianceSigmaSquaredInverseGram) {
 TEST(AdmmSharingStepTest, RigorousNoiseIsOnTheShareOnlyWithVarianceSigmaSq) {
   const Inputs in;
   Step s(in.d, kN, kP, kLambda, kRho);
-  SharingNoiseParams rigorous;
-  rigorous.mode = SharingNoise::kRigorous;
-  rigorous.sigma = 0.5;
+  const SharingNoiseParams rigorous = Noise(SharingNoise::kRigorous, 0.5);
   ASSERT_TRUE(s.Round(in.y, in.v, 3, rigorous).ok());
   Step clean(in.d, kN, kP, kLambda, kRho);
   ASSERT_TRUE(clean.Round(in.y, in.v, 3).ok());
@@ -264,33 +280,16 @@ TEST(AdmmSharingStepTest, RigorousRoundSubtractsTheReleasedNoisyShare) {
   // server summed, passed back as own_share; checked by a dense solve.
   const Inputs in;
   Step s(in.d, kN, kP, kLambda, kRho);
-  SharingNoiseParams rigorous;
-  rigorous.mode = SharingNoise::kRigorous;
-  rigorous.sigma = 0.3;
+  const SharingNoiseParams rigorous = Noise(SharingNoise::kRigorous, 0.3);
   ASSERT_TRUE(s.Round(in.y, in.v, kN, rigorous).ok());
   std::vector<Real> released(kN);
   ASSERT_TRUE(
       s.step.ShareBlock(0, rigorous, s.noise, Span<Real>(released.data(), kN))
           .ok());
-  ASSERT_TRUE(s.step.BeginRound().ok());
-  for (size_t first = 0; first < kN; first += 4) {
-    const size_t b = std::min<size_t>(4, kN - first);
-    ASSERT_TRUE(s.step
-                    .AccumulateBlock(first, Span<const Real>(&in.y[first], b),
-                                     Span<const Real>(&in.v[first], b),
-                                     Span<const Real>(&released[first], b))
-                    .ok());
-  }
-  ASSERT_TRUE(s.step.Solve(rigorous, s.noise).ok());
-  const Mat d = Eigen::Map<const Mat>(in.d.data(), kN, kP);
-  const Mat k = kLambda * Mat::Identity(kP, kP) + kRho * d.transpose() * d;
+  ASSERT_TRUE(s.Round(in.y, in.v, 4, rigorous, &released).ok());
   const Vec w = Eigen::Map<const Vec>(in.v.data(), kN) -
                 Eigen::Map<const Vec>(released.data(), kN);
-  const Vec x = k.colPivHouseholderQr().solve(
-      -d.transpose() * (Eigen::Map<const Vec>(in.y.data(), kN) + kRho * w));
-  for (size_t j = 0; j < kP; ++j) {
-    EXPECT_NEAR(s.step.x_tilde()[j], x[Eigen::Index(j)], 1e-13) << j;
-  }
+  ExpectX(s.step, DenseX(in.d, in.y, w));
 }
 
 }  // namespace
