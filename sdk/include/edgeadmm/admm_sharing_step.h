@@ -1,0 +1,119 @@
+// Party x_m-update of ADMM sharing over distributed features (paper 000, Hu
+// et al., "Learning Privately over Distributed Features"; digest 000 part A).
+//
+// Party m holds the column block D_m (N x p_m, row-major, mapped, never
+// copied) and its model x̃_m. Each round (Jacobi, Alg. 1) it reads the
+// broadcast y^t and v^t = Σ_k D_k x̃_k^t − z^t in blocks of rows and computes
+//   x_m^{t+1} = argmin λ/2·||x||² + ⟨y^t, D_m x⟩
+//                      + (ρ/2)·||v^t − D_m x̃_m^t + D_m x||²      (eq. 6 / 16)
+// in closed form: (λI + ρD_mᵀD_m)·x = −D_mᵀ(y^t + ρ(v^t − D_m x̃_m^t)).
+// Regularizer choice: R_m = ½||x||², so λ' = λ (digest A2; ||x||² would
+// be λ' = 2λ). The p_m x p_m matrix K = λI + ρD_mᵀD_m is Cholesky-factored
+// once at Init. The right-hand side g = D_mᵀ(y + ρ(v − D_m x̃)) is
+// accumulated row by row (AccumulateBlock) so the device never holds an
+// N-vector; the share D_m x̃ is produced row by row (ShareBlock).
+//
+// Noise modes (digest A8 pitfall 3):
+//   kNone      x̃ = x (eq. 6).
+//   kPaper     x̃ = x + ξ, ξ ~ N(0, σ²(D_mᵀD_m + κI)⁻¹) (eq. 16) with
+//              κ = λ/ρ: then D_mᵀD_m + κI = K/ρ, so ξ = σ√ρ·L⁻ᵀ·g,
+//              g ~ N(0, I), L = chol(K) — no second factor. κ > 0 is needed
+//              for one-hot data (pitfall 2: D_mᵀD_m is singular on a9a).
+//   kRigorous  x̃ = x; ShareBlock adds N(0, σ²) to every share entry (the
+//              share itself is the Gaussian mechanism). The released share is
+//              then not D_m x̃, so the next round's AccumulateBlock must get
+//              the released share back (own_share): pitfall 1.
+// Not served yet: no job algorithm, wire task or device task uses this step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+
+enum class SharingNoise : uint8_t { kNone = 0, kPaper = 1, kRigorous = 2 };
+
+struct SharingNoiseParams {
+  SharingNoise mode = SharingNoise::kNone;
+  Real sigma = 0;  // σ ≥ 0 (parameter space for kPaper, share for kRigorous)
+
+  // INVALID_ARGUMENT for an unknown mode or σ negative / not finite.
+  Status Validate() const;
+};
+
+struct SharingSolveReport {
+  Real x_norm = 0;      // ||x_m^{t+1}|| before noise
+  Real noise_norm = 0;  // ||ξ|| (kPaper), else 0
+};
+
+class AdmmSharingStep {
+ public:
+  // Workspace bytes for p_m = dim: the p x p Cholesky factor, x̃, the
+  // right-hand side g and the noise ξ (p each). Independent of N: the caller
+  // streams y, v and the share through its own block buffers (2B reals in, B
+  // out).
+  static constexpr size_t WorkspaceBytes(size_t dim) {
+    return Workspace::Bytes<Real>(dim * dim) + 3 * Workspace::Bytes<Real>(dim);
+  }
+
+  // Binds D_m (features: samples x dim, row-major; the caller keeps it alive
+  // and unchanged) and factors K = λI + ρD_mᵀD_m. x̃ starts at 0 (the
+  // paper's initialisation). INVALID_ARGUMENT for zero sizes, a span of the
+  // wrong size, NaN/Inf data, λ or ρ not finite and positive;
+  // RESOURCE_EXHAUSTED if `ws` is too small; INTERNAL if K is not
+  // numerically positive definite.
+  Status Init(Workspace& ws, Span<const Real> features, size_t samples,
+              size_t dim, Real lambda, Real rho);
+
+  // Starts a round: g = 0, no rows seen. FAILED_PRECONDITION before Init.
+  Status BeginRound();
+  // Adds rows [first_row, first_row + y.size()) to g:
+  //   g += D_iᵀ·(y_i + ρ(v_i − own_i)),  own_i = D_i x̃ if own_share is empty,
+  // else own_share[i − first_row] (the released share, needed in kRigorous).
+  // Blocks must arrive in order with no gap or overlap. INVALID_ARGUMENT for
+  // mismatched sizes, out-of-order rows or non-finite values (g unchanged);
+  // FAILED_PRECONDITION before BeginRound.
+  Status AccumulateBlock(size_t first_row, Span<const Real> y,
+                         Span<const Real> v, Span<const Real> own_share);
+  // Solves K x = −g once every row was accumulated and sets x̃ (kPaper: plus
+  // ξ). FAILED_PRECONDITION before BeginRound or with rows missing;
+  // INVALID_ARGUMENT for bad noise params; sampler errors (x̃ unchanged;
+  // the round must be restarted with BeginRound).
+  Result<SharingSolveReport> Solve(const SharingNoiseParams& noise,
+                                   GaussianSampler& sampler);
+  // Writes rows [first_row, first_row + out.size()) of the share D_m x̃
+  // (kRigorous: plus N(0, σ²) per entry). INVALID_ARGUMENT for rows out of
+  // range or bad noise params; sampler errors (out must be discarded).
+  Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
+                    GaussianSampler& sampler, Span<Real> out) const;
+
+  // The party's current model x̃_m (dim entries; empty before Init).
+  Span<const Real> x_tilde() const { return x_; }
+  size_t samples() const { return samples_; }
+  size_t dim() const { return dim_; }
+
+ private:
+  Span<const Real> Row(size_t i) const {
+    return Span<const Real>(features_ + i * dim_, dim_);
+  }
+
+  const Real* features_ = nullptr;
+  size_t samples_ = 0;
+  size_t dim_ = 0;
+  Real rho_ = 0;
+  Span<Real> factor_;  // lower Cholesky factor L of K (row-major p x p)
+  Span<Real> x_;       // x̃_m
+  Span<Real> g_;       // right-hand side accumulator, then x
+  Span<Real> xi_;      // kPaper noise ξ
+  size_t rows_seen_ = 0;
+  bool in_round_ = false;
+  bool initialized_ = false;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,143 @@
+#include "edgeadmm/admm_sharing_step.h"
+
+#include <cmath>
+
+#include "edgeadmm/vector_checks.h"
+#include "math/dense_cholesky.h"
+#include "math/span_map.h"
+#include "math/vector_ops.h"
+
+namespace edgeadmm {
+
+Status SharingNoiseParams::Validate() const {
+  const bool mode_ok = mode == SharingNoise::kNone ||
+                       mode == SharingNoise::kPaper ||
+                       mode == SharingNoise::kRigorous;
+  if (!mode_ok || !std::isfinite(sigma) || sigma < 0) {
+    return Status::InvalidArgument();
+  }
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::Init(Workspace& ws, Span<const Real> features,
+                             size_t samples, size_t dim, Real lambda,
+                             Real rho) {
+  initialized_ = false;
+  in_round_ = false;
+  if (samples == 0 || dim == 0 || features.size() / dim != samples ||
+      features.size() % dim != 0 || !IsPositive(lambda) || !IsPositive(rho) ||
+      !IsFiniteVector(features, features.size())) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY_ASSIGN(factor_, ws.Allocate<Real>(dim * dim));
+  EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(dim));
+  EDGEADMM_TRY_ASSIGN(g_, ws.Allocate<Real>(dim));
+  EDGEADMM_TRY_ASSIGN(xi_, ws.Allocate<Real>(dim));
+  features_ = features.data();
+  samples_ = samples;
+  dim_ = dim;
+  rho_ = rho;
+  // K = λI + ρ·Σ_i D_iᵀD_i (lower triangle), one pass over the rows.
+  Real* k = factor_.data();
+  for (size_t i = 0; i < samples; ++i) {
+    const Real* a = features_ + i * dim;
+    for (size_t r = 0; r < dim; ++r) {
+      if (a[r] == 0) continue;  // one-hot rows are mostly zero
+      const Real ar = rho * a[r];
+      for (size_t c = 0; c <= r; ++c) k[r * dim + c] += ar * a[c];
+    }
+  }
+  for (size_t r = 0; r < dim; ++r) k[r * dim + r] += lambda;
+  if (!internal::CholeskyFactorInPlace(
+          MatrixMap(k, internal::Index(dim), internal::Index(dim)))) {
+    return Status::Internal();
+  }
+  initialized_ = true;
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::BeginRound() {
+  if (!initialized_) return Status::FailedPrecondition();
+  for (size_t c = 0; c < dim_; ++c) g_[c] = 0;
+  rows_seen_ = 0;
+  in_round_ = true;
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::AccumulateBlock(size_t first_row, Span<const Real> y,
+                                        Span<const Real> v,
+                                        Span<const Real> own_share) {
+  if (!in_round_) return Status::FailedPrecondition();
+  const size_t b = y.size();
+  if (first_row != rows_seen_ || v.size() != b ||
+      (!own_share.empty() && own_share.size() != b) ||
+      b > samples_ - rows_seen_ || !IsFiniteVector(y, b) ||
+      !IsFiniteVector(v, b) ||
+      (!own_share.empty() && !IsFiniteVector(own_share, b))) {
+    return Status::InvalidArgument();
+  }
+  // eq. (6): g = D_mᵀ(y + ρ(Σ_{k≠m} D_k x̃_k − z)), with the other parties'
+  // sum recovered as v − own share (Alg. 1 lines 3, 4, 12).
+  for (size_t j = 0; j < b; ++j) {
+    const Span<const Real> a = Row(first_row + j);
+    const Real own = own_share.empty() ? internal::Dot(a, x_) : own_share[j];
+    internal::Axpy(y[j] + rho_ * (v[j] - own), a, g_);
+  }
+  rows_seen_ += b;
+  return Status::Ok();
+}
+
+Result<SharingSolveReport> AdmmSharingStep::Solve(
+    const SharingNoiseParams& noise, GaussianSampler& sampler) {
+  if (!in_round_ || rows_seen_ != samples_) {
+    return Status::FailedPrecondition();
+  }
+  EDGEADMM_TRY(noise.Validate());
+  const MatrixMap l(factor_.data(), internal::Index(dim_),
+                    internal::Index(dim_));
+  // x = −K⁻¹g, computed in g's buffer.
+  internal::Scale(-1, g_);
+  internal::CholeskySolveInPlace(l, internal::AsVector(g_));
+  SharingSolveReport report;
+  report.x_norm = internal::Norm(g_);
+  if (noise.mode == SharingNoise::kPaper && noise.sigma > 0) {
+    // eq. (16): ξ ~ N(0, σ²(D_mᵀD_m + κI)⁻¹), κ = λ/ρ: with K = LLᵀ,
+    // ξ = σ√ρ·L⁻ᵀn, n ~ N(0, I), has covariance σ²ρK⁻¹. x̃ is written
+    // only after every draw succeeded.
+    in_round_ = false;  // g now holds x: a failed draw needs a new round
+    for (size_t c = 0; c < dim_; ++c) xi_[c] = 0;
+    EDGEADMM_TRY(sampler.AddNoise(noise.sigma * std::sqrt(rho_), xi_));
+    // Lᵀξ = n (back substitution, L read by rows), in xi_.
+    for (size_t i = dim_; i-- > 0;) {
+      xi_[i] /= l(internal::Index(i), internal::Index(i));
+      for (size_t c = 0; c < i; ++c) {
+        xi_[c] -= xi_[i] * l(internal::Index(i), internal::Index(c));
+      }
+    }
+    report.noise_norm = internal::Norm(xi_);
+    internal::Axpy(1, xi_, g_);
+  }
+  for (size_t c = 0; c < dim_; ++c) x_[c] = g_[c];
+  in_round_ = false;
+  return report;
+}
+
+Status AdmmSharingStep::ShareBlock(size_t first_row,
+                                   const SharingNoiseParams& noise,
+                                   GaussianSampler& sampler,
+                                   Span<Real> out) const {
+  if (!initialized_) return Status::FailedPrecondition();
+  EDGEADMM_TRY(noise.Validate());
+  if (first_row > samples_ || out.size() > samples_ - first_row) {
+    return Status::InvalidArgument();
+  }
+  for (size_t j = 0; j < out.size(); ++j) {
+    out[j] = internal::Dot(Row(first_row + j), x_);
+  }
+  if (noise.mode == SharingNoise::kRigorous) {
+    return sampler.AddNoise(noise.sigma, out);
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm
