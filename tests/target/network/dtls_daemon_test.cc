@@ -22,7 +22,9 @@
 // `data=R;R;...`: the device's shard instead of the built-in 4 records, at
 // most kMaxSamples records R = "x1,x2,x3,y", each value an integer in
 // thousandths (no strtod: newlib's links malloc); `noiseless`: the client
-// runs steps without noise of its own (a σ = 0 job, allow_unaccounted_steps).
+// runs steps without noise of its own (a σ = 0 job, allow_unaccounted_steps);
+// `sampled`: the job's cohorts are m of n, the device trains only in the
+// rounds that pick it (any number of uploads, each accepted once).
 // run_with_daemon.py --mixed gives three firmware devices their shards of
 // one job that Linux devices (edgeadmm-fleet connect) share.
 #include <gtest/gtest.h>
@@ -74,6 +76,7 @@ struct Options {
   bool halt = false;
   bool resume = false;
   bool noiseless = false;
+  bool sampled = false;
   // The shard of `data=`: features (row-major) and labels.
   Real features[kMaxSamples * kDimension] = {};
   Real labels[kMaxSamples] = {};
@@ -162,6 +165,7 @@ Options ParseCommandLine() {
         if (std::strcmp(word, "halt") == 0) o.halt = true;
         if (std::strcmp(word, "resume") == 0) o.resume = true;
         if (std::strcmp(word, "noiseless") == 0) o.noiseless = true;
+        if (std::strcmp(word, "sampled") == 0) o.sampled = true;
         if (std::strncmp(word, "data=", 5) == 0 && !ParseData(word + 5, o)) {
           o.bad_data = true;
         }
@@ -489,6 +493,12 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
     // A receipt may be lost (the resend is a duplicate) or a round may
     // close first; run_with_daemon.py checks the database.
     EXPECT_GE(n.steps_computed, kRounds);
+  } else if (options.sampled) {
+    // In the rounds the job's cohorts picked it: run_mixed_job.py compares
+    // the count with the database's.
+    EXPECT_GE(n.uploads_accepted, 1u);
+    EXPECT_EQ(n.uploads_accepted, n.steps_computed);
+    EXPECT_EQ(n.uploads_duplicate, 0u);
   } else {
     EXPECT_EQ(n.uploads_accepted, kRounds);
   }
