@@ -60,8 +60,9 @@ import time
 
 import numpy as np
 
-# A free port, stopping by pid (same folder).
-from run_with_coap_server import free_port_pair, stop
+# Stopping by pid; the CLI, the job and the daemon (same folder).
+from run_with_coap_server import stop
+from run_with_daemon import create_job, run_cli, start_daemon
 
 SKIP = 77
 QEMU_TIMEOUT_S = 240
@@ -115,14 +116,6 @@ def shard_word(milli, labels):
     return "data=" + ";".join(
         ",".join(str(int(v)) for v in row) + f",{int(y) * 1000}"
         for row, y in zip(milli, labels))
-
-
-def run_cli(cli, db, *args):
-    argv = [cli, args[0], "--db", db] + list(args[1:])
-    done = subprocess.run(argv, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)}: {done.stderr.strip()}")
-    return done.stdout
 
 
 def prox_logistic(a, b, v, step):
@@ -236,33 +229,14 @@ def main():
                     items = " ".join(f"{j + 1}:{repr(v / 1000)}"
                                      for j, v in enumerate(row) if v != 0)
                     f.write(f"{'+1' if y > 0 else '-1'} {items}\n")
-        toml = os.path.join(state, "job.toml")
-        with open(toml, "w") as f:
-            f.write(JOB_TOML.format(LAMBDA=LAMBDA, GAMMA=GAMMA, CLIP=CLIP,
-                                    L2=L2, JOB=JOB, DIM=DIM, rounds=ROUNDS,
-                                    m=args.cohort))
-        run_cli(cli, db, "job", "create", toml)
-        run_cli(cli, db, "job", "start", JOB)
-        with sqlite3.connect(db) as c:
-            job_id = c.execute("SELECT id FROM jobs WHERE name = ?",
-                               (JOB,)).fetchone()[0]
-
-        port = free_port_pair()
-        config = os.path.join(state, "aggregatord.toml")
-        with open(config, "w") as f:
-            f.write(f'[store]\ndatabase = "{db}"\n'
-                    f'[server]\naddress = "127.0.0.1"\nport = {port}\n')
-        log_path = os.path.join(state, "daemon.log")
-        with open(log_path, "w") as log:
-            daemon = subprocess.Popen([daemon_bin, "--config", config],
-                                      stdout=subprocess.PIPE, stderr=log,
-                                      text=True)
+        job_id = create_job(
+            cli, db, state, JOB,
+            JOB_TOML.format(LAMBDA=LAMBDA, GAMMA=GAMMA, CLIP=CLIP, L2=L2,
+                            JOB=JOB, DIM=DIM, rounds=ROUNDS, m=args.cohort))
+        daemon, port, log_path = start_daemon(daemon_bin, db, state)
         boards, outputs = [], {}
         fleet = None
         try:
-            line = daemon.stdout.readline()  # after its socket is bound
-            if "listening on port" not in line:
-                raise RuntimeError("the daemon did not start: " + line)
             print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job {job_id}")
             for i, d in enumerate(mcu_ids):
                 rows = milli[blocks[d]].copy()
