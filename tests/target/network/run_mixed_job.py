@@ -100,6 +100,15 @@ seed = 20261125
 """
 
 
+# The cohorts the daemon drew from seed 20261125 for m = 3 of the 5 sorted
+# ids in 8 rounds (the same in every run): a changed draw shows here.
+SAMPLED_COHORTS = [
+    "lnx-00000 mcu-00001 mcu-00002", "lnx-00000 mcu-00001 mcu-00002",
+    "mcu-00000 mcu-00001 mcu-00002", "lnx-00001 mcu-00000 mcu-00001",
+    "lnx-00000 mcu-00000 mcu-00002", "mcu-00000 mcu-00001 mcu-00002",
+    "lnx-00000 lnx-00001 mcu-00002", "lnx-00000 lnx-00001 mcu-00000"]
+
+
 def fixed_data():
     """(features in thousandths (int), labels ±1), one block of RECORDS rows
     per device in enrolment order: mcu-0..2, then lnx-0..1."""
@@ -354,6 +363,10 @@ def main():
             f"{r}: {' '.join(sorted(cohorts[r]))}" for r in round_ids))
         if len({tuple(sorted(cohorts[r])) for r in round_ids}) < 2:
             failures.append("every round had the same cohort")
+        drawn = [" ".join(sorted(cohorts[r])) for r in round_ids]
+        if args.cohort == 3 and ROUNDS == 8 and drawn != SAMPLED_COHORTS:
+            failures.append("the fixed seed drew other cohorts than in "
+                            f"every earlier run: {drawn}")
     print(f"database: {len(rows)} uploads, {len(stored)} distinct (round, "
           f"device), rounds {round_ids}, job {job_state}")
 
