@@ -62,7 +62,7 @@ import numpy as np
 
 # Stopping by pid; the CLI, the job and the daemon (same folder).
 from run_with_coap_server import stop
-from run_with_daemon import create_job, run_cli, start_daemon
+from run_with_daemon import create_job, programs, run_cli, start_daemon
 
 SKIP = 77
 QEMU_TIMEOUT_S = 240
@@ -190,12 +190,7 @@ def main():
     args = parser.parse_args()
     ROUNDS = args.rounds
     sampled = args.cohort < MCU + LINUX
-    runner, image = args.command[:-1], args.command[-1]
-    if not runner or runner[-1] != "-kernel":
-        parser.error("the runner must end with -kernel")
-    cli = os.path.join(args.host_bin, "aggregator", "cli", "edgeadmm")
-    daemon_bin = os.path.join(args.host_bin, "aggregator", "daemon",
-                              "edgeadmm-aggregatord")
+    runner, image, cli, daemon_bin = programs(parser, args)
     fleet_bin = os.path.join(args.host_bin, "tools", "fleet", "edgeadmm-fleet")
     for program in (cli, daemon_bin, fleet_bin):
         if not os.access(program, os.X_OK):

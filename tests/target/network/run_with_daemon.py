@@ -78,6 +78,18 @@ def run_cli(cli, db, *args):
     return done.stdout
 
 
+def programs(parser, args):
+    """(runner, image, CLI, daemon) of the command line: the runner must end
+    with -kernel; the programs are --host-bin's."""
+    runner, image = args.command[:-1], args.command[-1]
+    if not runner or runner[-1] != "-kernel":
+        parser.error("the runner must end with -kernel")
+    return (runner, image,
+            os.path.join(args.host_bin, "aggregator", "cli", "edgeadmm"),
+            os.path.join(args.host_bin, "aggregator", "daemon",
+                         "edgeadmm-aggregatord"))
+
+
 def create_job(cli, db, state, name, toml_text):
     """Writes the job's TOML in `state`, creates and starts the job; its id."""
     toml = os.path.join(state, "job.toml")
@@ -131,12 +143,7 @@ def main():
                         "round) once; with N > 0 the job must be completed")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
-    runner, image = args.command[:-1], args.command[-1]
-    if not runner or runner[-1] != "-kernel":
-        parser.error("the runner must end with -kernel")
-    cli = os.path.join(args.host_bin, "aggregator", "cli", "edgeadmm")
-    daemon_bin = os.path.join(args.host_bin, "aggregator", "daemon",
-                              "edgeadmm-aggregatord")
+    runner, image, cli, daemon_bin = programs(parser, args)
     for program in (cli, daemon_bin):
         if not os.access(program, os.X_OK):
             print(f"SKIPPED: {program} is not built: build the host daemon "
