@@ -19,6 +19,14 @@
 // the same file must resend that upload (same round, same bytes) before it
 // draws any entropy for a new step, then finish the job (run_with_daemon.py
 // --reboot compares the two runs and the daemon's stored payload).
+// `data=R;R;...`: the device's shard instead of the built-in 4 records, at
+// most kMaxSamples records R = "x1,x2,x3,y", each value an integer in
+// thousandths (no strtod: newlib's links malloc); `noiseless`: the client
+// runs steps without noise of its own (a σ = 0 job, allow_unaccounted_steps);
+// `sampled`: the job's cohorts are m of n, the device trains only in the
+// rounds that pick it (any number of uploads, each accepted once).
+// run_with_daemon.py --mixed gives three firmware devices their shards of
+// one job that Linux devices (edgeadmm-fleet connect) share.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -51,7 +59,8 @@ namespace {
 
 constexpr uint8_t kHost[4] = {10, 0, 2, 2};
 constexpr size_t kDimension = 3;  // run_with_daemon.py's job
-constexpr size_t kSamples = 4;
+constexpr size_t kSamples = 4;    // the built-in shard
+constexpr size_t kMaxSamples = 8;  // a shard given on the command line
 constexpr uint32_t kRounds = 5;
 
 struct Options {
@@ -66,6 +75,13 @@ struct Options {
   char flash_path[160] = {};
   bool halt = false;
   bool resume = false;
+  bool noiseless = false;
+  bool sampled = false;
+  // The shard of `data=`: features (row-major) and labels.
+  Real features[kMaxSamples * kDimension] = {};
+  Real labels[kMaxSamples] = {};
+  size_t samples = 0;  // 0: the built-in shard
+  bool bad_data = false;
 };
 
 int HexDigit(char c) {
@@ -86,9 +102,39 @@ size_t ParseHex(const char* hex, uint8_t* out, size_t capacity) {
   return n;
 }
 
+// "x1,x2,x3,y;..." in thousandths into o's shard; false if malformed.
+bool ParseData(const char* text, Options& o) {
+  size_t values = 0;
+  const char* p = text;
+  while (*p != '\0') {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || values >= kMaxSamples * (kDimension + 1)) return false;
+    const size_t record = values / (kDimension + 1);
+    const size_t column = values % (kDimension + 1);
+    const Real value = static_cast<Real>(v) / 1000;
+    if (column < kDimension) {
+      o.features[record * kDimension + column] = value;
+    } else {
+      o.labels[record] = value;
+    }
+    ++values;
+    p = end;
+    const char separator = column < kDimension ? ',' : ';';
+    if (*p == separator) {
+      ++p;
+    } else if (*p != '\0') {
+      return false;
+    }
+  }
+  if (values == 0 || values % (kDimension + 1) != 0) return false;
+  o.samples = values / (kDimension + 1);
+  return true;
+}
+
 Options ParseCommandLine() {
   Options o;
-  char line[384];
+  char line[640];
   if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
   int index = 0;  // words after the image name (no strtok: it links malloc)
   for (char* p = line; *p != '\0';) {
@@ -118,6 +164,11 @@ Options ParseCommandLine() {
         if (std::strcmp(word, "bigtask") == 0) o.big_task = true;
         if (std::strcmp(word, "halt") == 0) o.halt = true;
         if (std::strcmp(word, "resume") == 0) o.resume = true;
+        if (std::strcmp(word, "noiseless") == 0) o.noiseless = true;
+        if (std::strcmp(word, "sampled") == 0) o.sampled = true;
+        if (std::strncmp(word, "data=", 5) == 0 && !ParseData(word + 5, o)) {
+          o.bad_data = true;
+        }
         if (std::strncmp(word, "flash=", 6) == 0) {
           std::strncpy(o.flash_path, word + 6, sizeof(o.flash_path) - 1);
         }
@@ -271,7 +322,7 @@ const Real kFeatures[kSamples * kDimension] = {1.0, 0.5,  -0.2, -0.3, 1.0, 0.4,
                                                0.8, -1.0, 0.1,  -0.6, 0.2, 1.0};
 const Real kLabels[kSamples] = {1, -1, 1, -1};
 alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
-    AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDimension)];
+    AlgorithmKind::kProxAdmm, LossKind::kLogistic, kMaxSamples, kDimension)];
 alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDimension)];
 alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDimension)];
 alignas(16) std::byte storage_bytes[MemoryStorage::kMaxKeys *
@@ -341,10 +392,19 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
   if (!options.lossy) {
     ASSERT_TRUE(secure->established());  // by the tests above
   }
+  ASSERT_FALSE(options.bad_data);
+  const bool given = options.samples > 0;
+  const size_t samples = given ? options.samples : kSamples;
   auto data = DatasetView::Create(
-      Span<const Real>(kFeatures, kSamples * kDimension),
-      Span<const Real>(kLabels, kSamples), kSamples, kDimension);
+      Span<const Real>(given ? options.features : kFeatures,
+                       samples * kDimension),
+      Span<const Real>(given ? options.labels : kLabels, samples), samples,
+      kDimension);
   ASSERT_TRUE(data.ok());
+  if (given) {
+    Print("shard from the command line: %u records\n",
+          static_cast<unsigned>(samples));
+  }
   auto* trainer = new (trainer_memory) LocalTrainer();
   auto* device = new (device_memory) DeviceClient();
   DeviceClientConfig c;
@@ -367,6 +427,7 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
   c.trainer_workspace = ByteSpan(trainer_bytes, sizeof(trainer_bytes));
   c.compute_scratch = ByteSpan(scratch, sizeof(scratch));
   c.epsilon_budget = 1e6;
+  c.allow_unaccounted_steps = options.noiseless;  // σ = 0 job
   c.task_refresh_ms = 2000;
   ASSERT_EQ(device->Init(c, ByteSpan(client_bytes, sizeof(client_bytes))),
             Status::Ok());
@@ -432,6 +493,12 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
     // A receipt may be lost (the resend is a duplicate) or a round may
     // close first; run_with_daemon.py checks the database.
     EXPECT_GE(n.steps_computed, kRounds);
+  } else if (options.sampled) {
+    // In the rounds the job's cohorts picked it: run_mixed_job.py compares
+    // the count with the database's.
+    EXPECT_GE(n.uploads_accepted, 1u);
+    EXPECT_EQ(n.uploads_accepted, n.steps_computed);
+    EXPECT_EQ(n.uploads_duplicate, 0u);
   } else {
     EXPECT_EQ(n.uploads_accepted, kRounds);
   }

@@ -78,6 +78,51 @@ def run_cli(cli, db, *args):
     return done.stdout
 
 
+def programs(parser, args):
+    """(runner, image, CLI, daemon) of the command line: the runner must end
+    with -kernel; the programs are --host-bin's."""
+    runner, image = args.command[:-1], args.command[-1]
+    if not runner or runner[-1] != "-kernel":
+        parser.error("the runner must end with -kernel")
+    return (runner, image,
+            os.path.join(args.host_bin, "aggregator", "cli", "edgeadmm"),
+            os.path.join(args.host_bin, "aggregator", "daemon",
+                         "edgeadmm-aggregatord"))
+
+
+def create_job(cli, db, state, name, toml_text):
+    """Writes the job's TOML in `state`, creates and starts the job; its id."""
+    toml = os.path.join(state, "job.toml")
+    with open(toml, "w") as f:
+        f.write(toml_text)
+    run_cli(cli, db, "job", "create", toml)
+    run_cli(cli, db, "job", "start", name)
+    with sqlite3.connect(db) as c:
+        return c.execute("SELECT id FROM jobs WHERE name = ?",
+                         (name,)).fetchone()[0]
+
+
+def start_daemon(daemon_bin, db, state):
+    """Starts the daemon on a free 127.0.0.1 port (its log in `state`) and
+    waits for its "listening on port" line (it answers from then on).
+    Returns (process, port, log path)."""
+    port = free_port_pair()
+    config = os.path.join(state, "aggregatord.toml")
+    with open(config, "w") as f:
+        f.write(f'[store]\ndatabase = "{db}"\n'
+                f'[server]\naddress = "127.0.0.1"\nport = {port}\n')
+    log_path = os.path.join(state, "daemon.log")
+    with open(log_path, "w") as log:
+        daemon = subprocess.Popen([daemon_bin, "--config", config],
+                                  stdout=subprocess.PIPE, stderr=log,
+                                  text=True)
+    line = daemon.stdout.readline()  # after its socket is bound
+    if "listening on port" not in line:
+        stop(daemon)
+        raise RuntimeError("the daemon did not start: " + line)
+    return daemon, port, log_path
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--host-bin", required=True)
@@ -98,12 +143,7 @@ def main():
                         "round) once; with N > 0 the job must be completed")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
-    runner, image = args.command[:-1], args.command[-1]
-    if not runner or runner[-1] != "-kernel":
-        parser.error("the runner must end with -kernel")
-    cli = os.path.join(args.host_bin, "aggregator", "cli", "edgeadmm")
-    daemon_bin = os.path.join(args.host_bin, "aggregator", "daemon",
-                              "edgeadmm-aggregatord")
+    runner, image, cli, daemon_bin = programs(parser, args)
     for program in (cli, daemon_bin):
         if not os.access(program, os.X_OK):
             print(f"SKIPPED: {program} is not built: build the host daemon "
@@ -122,30 +162,11 @@ def main():
             psk = f.read().strip()
         if args.corrupt_psk:
             psk = "%02x" % (int(psk[:2], 16) ^ 0x80) + psk[2:]
-        toml = os.path.join(state, "job.toml")
-        with open(toml, "w") as f:
-            f.write(JOB_TOML.format(job=JOB, dimension=args.dimension))
-        run_cli(cli, db, "job", "create", toml)
-        run_cli(cli, db, "job", "start", JOB)
-        with sqlite3.connect(db) as c:
-            job_id = c.execute("SELECT id FROM jobs WHERE name = ?",
-                               (JOB,)).fetchone()[0]
-
-        port = free_port_pair()
-        config = os.path.join(state, "aggregatord.toml")
-        with open(config, "w") as f:
-            f.write(f'[store]\ndatabase = "{db}"\n'
-                    f'[server]\naddress = "127.0.0.1"\nport = {port}\n')
-        log_path = os.path.join(state, "daemon.log")
-        with open(log_path, "w") as log:
-            daemon = subprocess.Popen([daemon_bin, "--config", config],
-                                      stdout=subprocess.PIPE, stderr=log,
-                                      text=True)
+        job_id = create_job(cli, db, state, JOB,
+                            JOB_TOML.format(job=JOB, dimension=args.dimension))
+        daemon, port, log_path = start_daemon(daemon_bin, db, state)
         relay = None
         try:
-            line = daemon.stdout.readline()  # after its socket is bound
-            if "listening on port" not in line:
-                raise RuntimeError("the daemon did not start: " + line)
             firmware_port = port
             if args.loss > 0:
                 relay = Relay(port, 0, args.loss, args.seed)
