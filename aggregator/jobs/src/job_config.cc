@@ -8,6 +8,7 @@
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
 #include "edgeadmm/jobs/toml_document.h"
+#include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::jobs {
 namespace {
@@ -200,8 +201,15 @@ host::Error ValidateJobConfig(const JobConfig& c) {
   if (c.name.empty() || c.name.size() > 64) {
     return host::Error::InvalidArgument("job.name: must be 1..64 characters");
   }
-  if (c.dimension < 1 || c.dimension > (int64_t{1} << 20)) {
-    return host::Error::InvalidArgument("job.dimension: must be in [1, 2^20]");
+  // The largest vector this build's messages carry (the devices' SDK has
+  // the same limit unless built with a larger EDGEADMM_CFG_MAX_FEATURES): a
+  // larger job could be stored but never served.
+  if (c.dimension < 1 ||
+      c.dimension > static_cast<int64_t>(wire::kMaxDimension)) {
+    return host::Error::InvalidArgument(
+        "job.dimension: must be in [1, " + std::to_string(wire::kMaxDimension) +
+        "] (EDGEADMM_CFG_MAX_FEATURES of this build: the largest vector a "
+        "task or an update carries)");
   }
   if (c.rounds < 1) {
     return host::Error::InvalidArgument("job.rounds: must be >= 1");

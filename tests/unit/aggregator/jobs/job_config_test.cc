@@ -112,6 +112,8 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
       {"dimension = 3", "dimension = \"3\"",
        "job.dimension: must be an integer"},
       {"dimension = 3", "dimension = 0", "job.dimension"},
+      {"dimension = 3", "dimension = 8193",
+       "job.dimension: must be in [1, 8192] (EDGEADMM_CFG_MAX_FEATURES"},
       {"rounds = 5", "rounds = 0", "job.rounds"},
       {"l1 = 0.01", "l1 = -1.0", "regularizer"},
       {"lambda = 0.5", "lambda = 1.5", "step.lambda"},
