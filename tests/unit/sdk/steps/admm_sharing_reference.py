@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """numpy reference for the ADMM sharing golden values (paper 000, Hu et al.).
 
-Prints the values embedded in tests/unit/sdk/steps/admm_sharing_step_test.cc
+Prints the values embedded in tests/unit/sdk/steps/admm_sharing_step_host_test.cc
 (x-update, eq. 6) and tests/unit/aggregator/algorithms/
 admm_sharing_server_test.cc (z-update eq. 7 by scipy-free bisection on the
 scalar optimality condition, y-update eq. 8). Deterministic inputs from
