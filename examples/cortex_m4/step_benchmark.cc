@@ -1,0 +1,291 @@
+// Benchmark firmware (not a timed test): instructions per private ADMM local
+// step of the reference job (logistic, p = 123, 256 a9a records in flash,
+// the example's parameters) on the MPS2-AN386 board under QEMU.
+//
+// Method: run_step_benchmark.py starts QEMU with `-icount shift=0`, so the
+// virtual clock advances exactly 1 ns per executed guest instruction and
+// never with host time (the firmware polls no device and waits for nothing).
+// The board's CMSDK APB timer 0 counts that virtual clock at its 25 MHz PCLK,
+// so one timer tick = 40 instructions: counts are instructions, exact to
+// ±40, and the same on every run. QEMU does not model the DWT cycle counter
+// (DWT_CTRL.NOCYCCNT is reported below), nor pipeline stalls or flash wait
+// states: on silicon an instruction takes ≥ 1 cycle, so cycles ≥ the
+// instructions printed here.
+//
+// The step is measured twice: ProxAdmmStep::Run as the SDK runs it (the
+// total), and a replica of its body with a timer read between the phases
+// (prox solve, clip, noise + state update), checked bit for bit against the
+// SDK's Δu and u. The ledger charge, the ε query and the nanopb encoding of
+// the upload complete the device's compute of one round.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "a9a_shard.h"
+#include "edgeadmm/baremetal/format.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/clip.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/loss.h"
+#include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/prox_solver.h"
+#include "edgeadmm/wire/update.h"
+#include "edgeadmm/workspace.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kSamples = kShardSamples;
+constexpr size_t kDim = kShardDim;
+constexpr int kSteps = 5;
+constexpr uint64_t kSeed = 20261122;
+constexpr Real kDelta = 1e-5;
+constexpr char kPersonalization[] = "edgeadmm-example-cortex-m4";
+
+// CMSDK APB timer 0 of the MPS2 board (down-counter on PCLK = 25 MHz).
+constexpr uintptr_t kTimer0 = 0x40000000u;
+// Instructions per timer tick under -icount shift=0: 1 ns per instruction,
+// 40 ns per tick. Checked by Calibrate().
+constexpr uint64_t kInstructionsPerTick = 40;
+// Debug registers: DEMCR.TRCENA enables the DWT; DWT_CTRL.NOCYCCNT (bit 25)
+// says there is no cycle counter, CYCCNTENA (bit 0) starts it.
+constexpr uintptr_t kDemcr = 0xE000EDFCu;
+constexpr uintptr_t kDwtCtrl = 0xE0001000u;
+constexpr uintptr_t kDwtCyccnt = 0xE0001004u;
+
+volatile uint32_t& Reg(uintptr_t address) {
+  return *reinterpret_cast<volatile uint32_t*>(address);
+}
+
+void StartTimer() {
+  Reg(kTimer0 + 0x0) = 0;            // CTRL: stop
+  Reg(kTimer0 + 0x8) = 0xFFFFFFFFu;  // RELOAD
+  Reg(kTimer0 + 0x4) = 0xFFFFFFFFu;  // VALUE
+  Reg(kTimer0 + 0x0) = 1;            // CTRL: enable (PCLK, no interrupt)
+}
+
+// Ticks since StartTimer (32 bits at 25 MHz: wraps after 171 s of virtual
+// time, 1.7e11 instructions; a run is far shorter).
+uint32_t Ticks() { return 0xFFFFFFFFu - Reg(kTimer0 + 0x4); }
+
+uint64_t Instructions(uint32_t from, uint32_t to) {
+  return uint64_t{to - from} * kInstructionsPerTick;
+}
+
+void Print(const char* line) { baremetal::SemihostingWrite(line); }
+
+void PrintCount(const char* key, uint64_t value) {
+  char line[96];
+  baremetal::Format(line, sizeof(line), "%s %llu\n", key,
+                    static_cast<unsigned long long>(value));
+  Print(line);
+}
+
+void PrintStepCount(int step, const char* part, uint64_t value) {
+  char key[48];
+  baremetal::Format(key, sizeof(key), "step_%d_%s", step, part);
+  PrintCount(key, value);
+}
+
+// The DWT as the model presents it (QEMU 7.2: NOCYCCNT set, CYCCNT reads 0).
+void ProbeCycleCounter() {
+  Reg(kDemcr) = Reg(kDemcr) | (1u << 24);
+  Reg(kDwtCtrl) = Reg(kDwtCtrl) | 1u;
+  const uint32_t before = Reg(kDwtCyccnt);
+  for (volatile int i = 0; i < 1000; i = i + 1) {
+  }
+  const uint32_t after = Reg(kDwtCyccnt);
+  PrintCount("dwt_nocyccnt", (Reg(kDwtCtrl) >> 25) & 1u);
+  PrintCount("dwt_cyccnt_delta", after - before);
+}
+
+// A loop of a known instruction count (2 per iteration): its tick count
+// times kInstructionsPerTick must match, or -icount shift=0 is missing.
+void Calibrate() {
+  constexpr uint32_t kIterations = 1000000;
+  uint32_t n = kIterations;
+  const uint32_t t0 = Ticks();
+  asm volatile(
+      "1: subs %0, %0, #1\n"
+      "   bne 1b\n"
+      : "+r"(n)
+      :
+      : "cc");
+  const uint32_t t1 = Ticks();
+  PrintCount("calibration_loop_instructions", 2ull * kIterations);
+  PrintCount("calibration_measured", Instructions(t0, t1));
+}
+
+alignas(Workspace::kAlignment) std::byte
+    step_memory[ProxAdmmStep::WorkspaceBytes(LossKind::kLogistic, kSamples,
+                                             kDim)];
+alignas(Workspace::kAlignment) std::byte
+    solver_memory[ProxSolver::WorkspaceBytes(
+                      LossKind::kLogistic, ProxMethod::kAuto, kSamples, kDim) +
+                  Workspace::Bytes<Real>(kDim)];
+Real z[kDim];
+Real u_sdk[kDim];
+Real delta_sdk[kDim];
+Real u_rep[kDim];
+Real delta_rep[kDim];
+std::byte upload[128 + 4 * kDim];
+
+ConstByteSpan Personalization() {
+  return ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
+                       sizeof(kPersonalization) - 1);
+}
+
+// The body of ProxAdmmStep::Run (sdk/src/steps/prox_admm_step.cc) with a
+// timer read between its phases.
+struct Phases {
+  uint64_t prox = 0;   // v = 2z − u, then x = prox_{s f}(v)
+  uint64_t clip = 0;   // Δ = x − z, ClipL2, scale by 2λ
+  uint64_t noise = 0;  // Gaussian noise on Δu, u += Δu
+  int iterations = 0;
+};
+
+Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
+                           const ProxAdmmParams& params, GaussianSampler& noise,
+                           Span<Real> u, Span<Real> delta_u) {
+  Phases phases;
+  Real* d = delta_u.data();
+  const uint32_t t0 = Ticks();
+  for (size_t i = 0; i < kDim; ++i) d[i] = 2 * z[i] - u[i];
+  EDGEADMM_TRY_ASSIGN(const ProxReport prox,
+                      solver.Solve(delta_u, params.step, x));
+  const uint32_t t1 = Ticks();
+  for (size_t i = 0; i < kDim; ++i) d[i] = x[i] - z[i];
+  ClipL2(delta_u, params.clip);
+  for (size_t i = 0; i < kDim; ++i) d[i] *= 2 * params.lambda;
+  const uint32_t t2 = Ticks();
+  EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
+  for (size_t i = 0; i < kDim; ++i) u[i] += d[i];
+  const uint32_t t3 = Ticks();
+  phases.prox = Instructions(t0, t1);
+  phases.clip = Instructions(t1, t2);
+  phases.noise = Instructions(t2, t3);
+  phases.iterations = prox.iterations;
+  return phases;
+}
+
+[[gnu::noinline]] Status Run() {
+  const ConstByteSpan personalization = Personalization();
+  EDGEADMM_TRY_ASSIGN(
+      const DatasetView data,
+      DatasetView::Create(Span<const Real>(kShardFeatures, kSamples * kDim),
+                          Span<const Real>(kShardLabels, kSamples), kSamples,
+                          kDim));
+  const Loss loss;  // logistic
+  Workspace step_ws(ByteSpan(step_memory, sizeof(step_memory)));
+  ProxAdmmStep step;
+  EDGEADMM_TRY(step.InitFor<LossKind::kLogistic>(step_ws, data, loss));
+  Workspace solver_ws(ByteSpan(solver_memory, sizeof(solver_memory)));
+  ProxSolver solver;
+  EDGEADMM_TRY(solver.InitFor<LossKind::kLogistic>(solver_ws, data, loss));
+  EDGEADMM_TRY_ASSIGN(const Span<Real> x, solver_ws.Allocate<Real>(kDim));
+  for (size_t i = 0; i < kDim; ++i) x[i] = 0;
+
+  TestEntropy entropy_sdk(kSeed);
+  Drbg drbg_sdk;
+  EDGEADMM_TRY(drbg_sdk.Init(entropy_sdk, personalization));
+  GaussianSampler noise_sdk(drbg_sdk);
+  TestEntropy entropy_rep(kSeed);
+  Drbg drbg_rep;
+  EDGEADMM_TRY(drbg_rep.Init(entropy_rep, personalization));
+  GaussianSampler noise_rep(drbg_rep);
+  DevicePrivacyLedger ledger;
+
+  ProxAdmmParams params;  // the example's: noise in the state
+  params.lambda = 0.5;
+  params.step = 1.0;
+  params.clip = 1.0;
+  params.sigma = 4.0;
+  for (size_t j = 0; j < kDim; ++j) {
+    z[j] = 0.05 * static_cast<Real>(static_cast<int>(j % 7) - 3);
+  }
+
+  uint64_t sum_step = 0;
+  uint64_t sum_round = 0;
+  bool replica_matches = true;
+  for (int k = 0; k < kSteps; ++k) {
+    // The SDK's step, as a device runs it.
+    const uint32_t t0 = Ticks();
+    EDGEADMM_TRY_ASSIGN(
+        const ProxAdmmReport report,
+        step.Run(params, Span<const Real>(z, kDim), Span<Real>(u_sdk, kDim),
+                 noise_sdk, Span<Real>(delta_sdk, kDim)));
+    const uint32_t t1 = Ticks();
+    EDGEADMM_TRY(
+        ledger.Charge(params.ReplaceOneSensitivity(), params.NoiseStd()));
+    const uint32_t t2 = Ticks();
+    EDGEADMM_TRY_ASSIGN(const Real epsilon, ledger.Epsilon(kDelta));
+    const uint32_t t3 = Ticks();
+    edgeadmm_wire_Update header = edgeadmm_wire_Update_init_zero;
+    header.job_id = 1;
+    header.round_id = static_cast<uint64_t>(k);
+    std::memcpy(header.device_id, "example-m4", sizeof("example-m4"));
+    header.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+    header.dimension = static_cast<uint32_t>(kDim);
+    header.has_ledger = true;
+    header.ledger.participations = ledger.participations();
+    header.ledger.epsilon = epsilon;
+    header.ledger.delta = kDelta;
+    header.ledger.conversion =
+        edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
+    const StatusWithSize encoded =
+        wire::EncodeUpdate(header, Span<const Real>(delta_sdk, kDim),
+                           ByteSpan(upload, sizeof(upload)));
+    EDGEADMM_TRY(encoded.status());
+    const uint32_t t4 = Ticks();
+
+    // The replica with its phases, on its own state and DRBG.
+    EDGEADMM_TRY_ASSIGN(
+        const Phases phases,
+        ReplicaStep(solver, x, params, noise_rep, Span<Real>(u_rep, kDim),
+                    Span<Real>(delta_rep, kDim)));
+    replica_matches = replica_matches &&
+                      std::memcmp(u_rep, u_sdk, sizeof(u_sdk)) == 0 &&
+                      std::memcmp(delta_rep, delta_sdk, sizeof(delta_sdk)) == 0;
+
+    const uint64_t step_count = Instructions(t0, t1);
+    const uint64_t round_count = Instructions(t0, t4);
+    sum_step += step_count;
+    sum_round += round_count;
+    PrintStepCount(k, "newton_iterations",
+                   static_cast<uint64_t>(report.prox.iterations));
+    PrintStepCount(k, "step", step_count);
+    PrintStepCount(k, "step_prox", phases.prox);
+    PrintStepCount(k, "step_clip", phases.clip);
+    PrintStepCount(k, "step_noise", phases.noise);
+    PrintStepCount(k, "ledger_charge", Instructions(t1, t2));
+    PrintStepCount(k, "ledger_epsilon", Instructions(t2, t3));
+    PrintStepCount(k, "encode_upload", Instructions(t3, t4));
+    PrintStepCount(k, "round_compute", round_count);
+  }
+  PrintCount("replica_matches_sdk", replica_matches ? 1 : 0);
+  PrintCount("mean_step", sum_step / kSteps);
+  PrintCount("mean_round_compute", sum_round / kSteps);
+  return replica_matches ? Status::Ok() : Status::Internal();
+}
+
+}  // namespace
+}  // namespace edgeadmm
+
+int main() {
+  edgeadmm::StartTimer();
+  edgeadmm::ProbeCycleCounter();
+  edgeadmm::Calibrate();
+  const edgeadmm::Status status = edgeadmm::Run();
+  if (!status.ok()) {
+    edgeadmm::Print("error ");
+    edgeadmm::Print(status.str());
+    edgeadmm::Print("\n");
+    return 1;
+  }
+  edgeadmm::Print("done\n");
+  return 0;
+}
