@@ -72,6 +72,18 @@ def main():
     print(f"mean instructions per local step: {counts['mean_step']:,}")
     print(f"mean instructions per round's device compute (step, ledger, "
           f"epsilon, encode): {counts['mean_round_compute']:,}")
+    comm = ["task_datagram_bytes", "task_record_decrypt",
+            "task_coap_parse_decode", "upload_datagram_bytes",
+            "upload_coap_build", "upload_record_encrypt", "communication",
+            "round_total"]
+    print("step " + " ".join(f"{p:>22}" for p in comm))
+    for i in range(k):
+        print(f"{i:>4} " + " ".join(f"{counts[f'step_{i}_{p}']:>22,}"
+                                     for p in comm))
+    print(f"mean instructions per round's messages (CoAP + DTLS record "
+          f"protection of task and upload): {counts['mean_communication']:,}")
+    print(f"mean instructions per round (compute + messages, no network "
+          f"stack): {counts['mean_round_total']:,}")
     for mhz in (64, 120, 168):
         print(f"  at {mhz} MHz, 1 instruction per cycle (lower bound): "
               f"step >= {counts['mean_step'] / (mhz * 1e3):.1f} ms")

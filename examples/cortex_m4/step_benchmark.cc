@@ -25,16 +25,21 @@
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/clip.h"
+#include "edgeadmm/coap/coap_message.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/drbg.h"
+#include "edgeadmm/dtls/dtls_memory_pool.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/prox_admm_step.h"
 #include "edgeadmm/prox_solver.h"
+#include "edgeadmm/wire/protocol.h"
+#include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
+#include "mbedtls/ccm.h"
 
 namespace edgeadmm {
 namespace {
@@ -172,6 +177,151 @@ Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
   return phases;
 }
 
+// The compute of a round's messages without the network: the task
+// notification (CoAP parse, nanopb decode of z) and the upload (CoAP POST
+// build), each datagram protected as a DTLS 1.2 record of the
+// TLS_PSK_WITH_AES_128_CCM_8 suite (Mbed TLS's CCM with the record's
+// 12-byte nonce, 13-byte additional data and 8-byte tag). Not counted: the
+// record layer's header handling, lwIP, the LAN9118 driver, the waits, the
+// small receipt and ACK records, the handshake (once per session).
+struct Communication {
+  uint64_t task_decrypt = 0;
+  uint64_t task_parse = 0;    // CoAP message + nanopb RoundTask
+  uint64_t upload_build = 0;  // CoAP POST around the encoded Update
+  uint64_t upload_encrypt = 0;
+  size_t task_datagram = 0;
+  size_t upload_datagram = 0;
+};
+
+constexpr size_t kTag = 8;
+std::byte task_body[wire::MaxRoundTaskBytes(kDim)];
+uint8_t task_plain[64 + sizeof(task_body)];
+uint8_t task_record[sizeof(task_plain) + kTag];
+uint8_t upload_plain[64 + sizeof(upload)];
+uint8_t upload_record[sizeof(upload_plain) + kTag];
+Real task_model[kDim];
+mbedtls_ccm_context ccm;
+
+ByteSpan Bytes(uint8_t* bytes, size_t size) {
+  return ByteSpan(reinterpret_cast<std::byte*>(bytes), size);
+}
+
+void RecordNonceAndData(uint64_t sequence, size_t size, uint8_t nonce[12],
+                        uint8_t aad[13]) {
+  std::memset(nonce, 0x5a, 4);  // the implicit IV (client_write_IV)
+  for (int i = 0; i < 8; ++i) {
+    nonce[4 + i] = aad[i] = static_cast<uint8_t>(sequence >> (56 - 8 * i));
+  }
+  aad[8] = 23;  // application_data
+  aad[9] = 0xfe;
+  aad[10] = 0xfd;  // DTLS 1.2
+  aad[11] = static_cast<uint8_t>(size >> 8);
+  aad[12] = static_cast<uint8_t>(size);
+}
+
+Status StartCommunication() {
+  dtls::StartDtlsMemoryPool();  // Mbed TLS's allocator, as in the firmware
+  mbedtls_ccm_init(&ccm);
+  uint8_t key[16];
+  for (int i = 0; i < 16; ++i) key[i] = static_cast<uint8_t>(i * 17);
+  const int rc = mbedtls_ccm_setkey(&ccm, MBEDTLS_CIPHER_ID_AES, key, 128);
+  if (rc != 0) {
+    PrintCount("ccm_setkey_error", static_cast<uint64_t>(-rc));
+    return Status::Internal();
+  }
+  return Status::Ok();
+}
+
+// The daemon's side, not counted: the task for round k as a CON Observe
+// notification, encrypted into task_record.
+Result<size_t> PrepareTask(int k) {
+  edgeadmm_wire_RoundTask t = edgeadmm_wire_RoundTask_init_zero;
+  t.job_id = 1;
+  t.round_id = static_cast<uint64_t>(k);
+  t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
+  t.loss = edgeadmm_wire_Loss_LOSS_LOGISTIC;
+  t.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
+  t.dimension = kDim;
+  t.deadline_ms = 60000;
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
+  t.which_params = edgeadmm_wire_RoundTask_federated_tag;
+  t.params.federated = {0.5, 1.0, 1.0, 4.0, false};
+  const StatusWithSize body = wire::EncodeRoundTask(
+      t, Span<const Real>(z, kDim), {}, ByteSpan(task_body, sizeof(task_body)));
+  EDGEADMM_TRY(body.status());
+  coap::MessageWriter w(Bytes(task_plain, sizeof(task_plain)));
+  const uint8_t token[4] = {1, 2, 3, 4};
+  w.Begin(coap::MessageType::kConfirmable, 69 /* 2.05 */,
+          static_cast<uint16_t>(100 + k),
+          ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
+  w.AddUintOption(coap::kOptionObserve, static_cast<uint32_t>(k + 2));
+  w.AddUintOption(coap::kOptionContentFormat, wire::kRoundTaskFormat);
+  w.SetPayload(ConstByteSpan(task_body, body.size()));
+  const StatusWithSize plain = w.Finish();
+  EDGEADMM_TRY(plain.status());
+  uint8_t nonce[12];
+  uint8_t aad[13];
+  RecordNonceAndData(static_cast<uint64_t>(2 * k + 1), plain.size(), nonce,
+                     aad);
+  if (mbedtls_ccm_encrypt_and_tag(&ccm, plain.size(), nonce, 12, aad, 13,
+                                  task_plain, task_record,
+                                  task_record + plain.size(), kTag) != 0)
+    return Status::Internal();
+  return plain.size();
+}
+
+// The device's side of round k's two large messages, counted.
+Result<Communication> DeviceCommunication(int k, size_t task_size,
+                                          ConstByteSpan update) {
+  Communication c;
+  c.task_datagram = task_size;
+  uint8_t nonce[12];
+  uint8_t aad[13];
+  const uint32_t t0 = Ticks();
+  RecordNonceAndData(static_cast<uint64_t>(2 * k + 1), task_size, nonce, aad);
+  if (mbedtls_ccm_auth_decrypt(&ccm, task_size, nonce, 12, aad, 13, task_record,
+                               task_plain, task_record + task_size, kTag) != 0)
+    return Status::DataLoss();
+  const uint32_t t1 = Ticks();
+  coap::MessageView message;
+  EDGEADMM_TRY(coap::ParseMessage(
+      ConstByteSpan(reinterpret_cast<const std::byte*>(task_plain), task_size),
+      message));
+  uint32_t observe = 0;
+  EDGEADMM_TRY(coap::FindUintOption(message, coap::kOptionObserve, observe));
+  wire::DecodedRoundTask task;
+  EDGEADMM_TRY(wire::DecodeRoundTask(message.payload,
+                                     Span<Real>(task_model, kDim), {}, task));
+  const uint32_t t2 = Ticks();
+  coap::MessageWriter w(Bytes(upload_plain, sizeof(upload_plain)));
+  const uint8_t token[4] = {9, 8, 7, static_cast<uint8_t>(k)};
+  w.Begin(coap::MessageType::kConfirmable, 2 /* POST */,
+          static_cast<uint16_t>(200 + k),
+          ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
+  w.AddOption(coap::kOptionUriPath,
+              ConstByteSpan(reinterpret_cast<const std::byte*>("v1"), 2));
+  w.AddOption(coap::kOptionUriPath,
+              ConstByteSpan(reinterpret_cast<const std::byte*>("update"), 6));
+  w.AddUintOption(coap::kOptionContentFormat, wire::kUpdateFormat);
+  w.SetPayload(update);
+  const StatusWithSize plain = w.Finish();
+  EDGEADMM_TRY(plain.status());
+  const uint32_t t3 = Ticks();
+  RecordNonceAndData(static_cast<uint64_t>(2 * k + 2), plain.size(), nonce,
+                     aad);
+  if (mbedtls_ccm_encrypt_and_tag(&ccm, plain.size(), nonce, 12, aad, 13,
+                                  upload_plain, upload_record,
+                                  upload_record + plain.size(), kTag) != 0)
+    return Status::Internal();
+  const uint32_t t4 = Ticks();
+  c.task_decrypt = Instructions(t0, t1);
+  c.task_parse = Instructions(t1, t2);
+  c.upload_build = Instructions(t2, t3);
+  c.upload_encrypt = Instructions(t3, t4);
+  c.upload_datagram = plain.size();
+  return c;
+}
+
 [[gnu::noinline]] Status Run() {
   const ConstByteSpan personalization = Personalization();
   EDGEADMM_TRY_ASSIGN(
@@ -208,10 +358,13 @@ Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
     z[j] = 0.05 * static_cast<Real>(static_cast<int>(j % 7) - 3);
   }
 
+  EDGEADMM_TRY(StartCommunication());
   uint64_t sum_step = 0;
   uint64_t sum_round = 0;
+  uint64_t sum_communication = 0;
   bool replica_matches = true;
   for (int k = 0; k < kSteps; ++k) {
+    EDGEADMM_TRY_ASSIGN(const size_t task_size, PrepareTask(k));
     // The SDK's step, as a device runs it.
     const uint32_t t0 = Ticks();
     EDGEADMM_TRY_ASSIGN(
@@ -241,6 +394,10 @@ Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
                            ByteSpan(upload, sizeof(upload)));
     EDGEADMM_TRY(encoded.status());
     const uint32_t t4 = Ticks();
+    EDGEADMM_TRY_ASSIGN(
+        const Communication c,
+        DeviceCommunication(k, task_size,
+                            ConstByteSpan(upload, encoded.size())));
 
     // The replica with its phases, on its own state and DRBG.
     EDGEADMM_TRY_ASSIGN(
@@ -265,10 +422,23 @@ Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
     PrintStepCount(k, "ledger_epsilon", Instructions(t2, t3));
     PrintStepCount(k, "encode_upload", Instructions(t3, t4));
     PrintStepCount(k, "round_compute", round_count);
+    PrintStepCount(k, "task_datagram_bytes", c.task_datagram);
+    PrintStepCount(k, "task_record_decrypt", c.task_decrypt);
+    PrintStepCount(k, "task_coap_parse_decode", c.task_parse);
+    PrintStepCount(k, "upload_datagram_bytes", c.upload_datagram);
+    PrintStepCount(k, "upload_coap_build", c.upload_build);
+    PrintStepCount(k, "upload_record_encrypt", c.upload_encrypt);
+    const uint64_t communication =
+        c.task_decrypt + c.task_parse + c.upload_build + c.upload_encrypt;
+    PrintStepCount(k, "communication", communication);
+    PrintStepCount(k, "round_total", round_count + communication);
+    sum_communication += communication;
   }
   PrintCount("replica_matches_sdk", replica_matches ? 1 : 0);
   PrintCount("mean_step", sum_step / kSteps);
   PrintCount("mean_round_compute", sum_round / kSteps);
+  PrintCount("mean_communication", sum_communication / kSteps);
+  PrintCount("mean_round_total", (sum_round + sum_communication) / kSteps);
   return replica_matches ? Status::Ok() : Status::Internal();
 }
 
