@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "a9a_shard.h"
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/clip.h"
@@ -40,16 +39,16 @@
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
 #include "mbedtls/ccm.h"
+#include "reference_job.h"
 
 namespace edgeadmm {
 namespace {
 
-constexpr size_t kSamples = kShardSamples;
-constexpr size_t kDim = kShardDim;
+using reference_job::kDelta;
+using reference_job::kDim;
+using reference_job::kSamples;
+using reference_job::kSeed;
 constexpr int kSteps = 5;
-constexpr uint64_t kSeed = 20261122;
-constexpr Real kDelta = 1e-5;
-constexpr char kPersonalization[] = "edgeadmm-example-cortex-m4";
 
 // CMSDK APB timer 0 of the MPS2 board (down-counter on PCLK = 25 MHz).
 constexpr uintptr_t kTimer0 = 0x40000000u;
@@ -138,11 +137,6 @@ Real delta_sdk[kDim];
 Real u_rep[kDim];
 Real delta_rep[kDim];
 std::byte upload[128 + 4 * kDim];
-
-ConstByteSpan Personalization() {
-  return ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
-                       sizeof(kPersonalization) - 1);
-}
 
 // The body of ProxAdmmStep::Run (sdk/src/steps/prox_admm_step.cc) with a
 // timer read between its phases.
@@ -323,12 +317,8 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
 }
 
 [[gnu::noinline]] Status Run() {
-  const ConstByteSpan personalization = Personalization();
-  EDGEADMM_TRY_ASSIGN(
-      const DatasetView data,
-      DatasetView::Create(Span<const Real>(kShardFeatures, kSamples * kDim),
-                          Span<const Real>(kShardLabels, kSamples), kSamples,
-                          kDim));
+  const ConstByteSpan personalization = reference_job::Personalization();
+  EDGEADMM_TRY_ASSIGN(const DatasetView data, reference_job::Shard());
   const Loss loss;  // logistic
   Workspace step_ws(ByteSpan(step_memory, sizeof(step_memory)));
   ProxAdmmStep step;
@@ -349,14 +339,8 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
   GaussianSampler noise_rep(drbg_rep);
   DevicePrivacyLedger ledger;
 
-  ProxAdmmParams params;  // the example's: noise in the state
-  params.lambda = 0.5;
-  params.step = 1.0;
-  params.clip = 1.0;
-  params.sigma = 4.0;
-  for (size_t j = 0; j < kDim; ++j) {
-    z[j] = 0.05 * static_cast<Real>(static_cast<int>(j % 7) - 3);
-  }
+  const ProxAdmmParams params = reference_job::Params();  // noise in state
+  reference_job::FillGlobalModel(z);
 
   EDGEADMM_TRY(StartCommunication());
   uint64_t sum_step = 0;
@@ -377,18 +361,8 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
     const uint32_t t2 = Ticks();
     EDGEADMM_TRY_ASSIGN(const Real epsilon, ledger.Epsilon(kDelta));
     const uint32_t t3 = Ticks();
-    edgeadmm_wire_Update header = edgeadmm_wire_Update_init_zero;
-    header.job_id = 1;
-    header.round_id = static_cast<uint64_t>(k);
-    std::memcpy(header.device_id, "example-m4", sizeof("example-m4"));
-    header.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-    header.dimension = static_cast<uint32_t>(kDim);
-    header.has_ledger = true;
-    header.ledger.participations = ledger.participations();
-    header.ledger.epsilon = epsilon;
-    header.ledger.delta = kDelta;
-    header.ledger.conversion =
-        edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
+    const edgeadmm_wire_Update header =
+        reference_job::UploadHeader(static_cast<uint64_t>(k), ledger, epsilon);
     const StatusWithSize encoded =
         wire::EncodeUpdate(header, Span<const Real>(delta_sdk, kDim),
                            ByteSpan(upload, sizeof(upload)));
