@@ -38,6 +38,7 @@
 #include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
+#include "instruction_timer.h"
 #include "mbedtls/ccm.h"
 #include "reference_job.h"
 
@@ -50,35 +51,15 @@ using reference_job::kSamples;
 using reference_job::kSeed;
 constexpr int kSteps = 5;
 
-// CMSDK APB timer 0 of the MPS2 board (down-counter on PCLK = 25 MHz).
-constexpr uintptr_t kTimer0 = 0x40000000u;
-// Instructions per timer tick under -icount shift=0: 1 ns per instruction,
-// 40 ns per tick. Checked by Calibrate().
-constexpr uint64_t kInstructionsPerTick = 40;
 // Debug registers: DEMCR.TRCENA enables the DWT; DWT_CTRL.NOCYCCNT (bit 25)
 // says there is no cycle counter, CYCCNTENA (bit 0) starts it.
 constexpr uintptr_t kDemcr = 0xE000EDFCu;
 constexpr uintptr_t kDwtCtrl = 0xE0001000u;
 constexpr uintptr_t kDwtCyccnt = 0xE0001004u;
 
-volatile uint32_t& Reg(uintptr_t address) {
-  return *reinterpret_cast<volatile uint32_t*>(address);
-}
-
-void StartTimer() {
-  Reg(kTimer0 + 0x0) = 0;            // CTRL: stop
-  Reg(kTimer0 + 0x8) = 0xFFFFFFFFu;  // RELOAD
-  Reg(kTimer0 + 0x4) = 0xFFFFFFFFu;  // VALUE
-  Reg(kTimer0 + 0x0) = 1;            // CTRL: enable (PCLK, no interrupt)
-}
-
-// Ticks since StartTimer (32 bits at 25 MHz: wraps after 171 s of virtual
-// time, 1.7e11 instructions; a run is far shorter).
-uint32_t Ticks() { return 0xFFFFFFFFu - Reg(kTimer0 + 0x4); }
-
-uint64_t Instructions(uint32_t from, uint32_t to) {
-  return uint64_t{to - from} * kInstructionsPerTick;
-}
+using instruction_timer::Instructions;
+using instruction_timer::Reg;
+using instruction_timer::Ticks;
 
 void Print(const char* line) { baremetal::SemihostingWrite(line); }
 
@@ -420,7 +401,7 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
 }  // namespace edgeadmm
 
 int main() {
-  edgeadmm::StartTimer();
+  edgeadmm::instruction_timer::Start();
   edgeadmm::ProbeCycleCounter();
   edgeadmm::Calibrate();
   const edgeadmm::Status status = edgeadmm::Run();
