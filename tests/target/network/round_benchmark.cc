@@ -1,0 +1,307 @@
+// Benchmark firmware (not a timed test): instructions per networked round of
+// the reference shard (logistic, p = 123, the example's 256 a9a records in
+// flash) against the real daemon, split into the step and the
+// communication. Started by run_with_daemon.py --dimension 123 (a
+// one-device prox-admm job of 5 rounds), "<image> <port> <identity>
+// <psk-hex> <job-id>" on the semihosting command line, under QEMU with
+// `-icount shift=0` (examples/cortex_m4/instruction_timer.h).
+//
+// The loop busy-polls the LAN9118 while it waits for the daemon, so the
+// instructions of a whole run depend on when datagrams arrive in host time.
+// Counted instead: the loop iterations that did something (a datagram sent,
+// one received with data, or a step computed), outside the link's Wait
+// (where lwIP takes frames off the driver), split by metered links:
+//   dtls   DtlsPskLink::Send/Receive minus the UDP link below (Mbed TLS's
+//          record layer and CCM-8),
+//   udp    lwIP's UDP send + the LAN9118 transmit, and the dequeue of a
+//          received datagram,
+//   step   the DeviceClient::Poll call that computed the local step (with
+//          the ledger, the Update encoding and its persisting) minus the
+//          links,
+//   coap   the rest of the active iterations (CoAP client, task decoding,
+//          receipts, Observe).
+// The handshake (GET v1/status before the job) is counted on its own.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "edgeadmm/baremetal/format.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/board/board.h"
+#include "edgeadmm/board/ethernet.h"
+#include "edgeadmm/coap/coap_client.h"
+#include "edgeadmm/device_client.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/dtls/dtls_memory_pool.h"
+#include "edgeadmm/dtls/dtls_psk_link.h"
+#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/lwip/network.h"
+#include "edgeadmm/lwip/udp_link.h"
+#include "instruction_timer.h"
+#include "reference_job.h"
+
+namespace edgeadmm {
+namespace {
+
+using instruction_timer::Instructions;
+using instruction_timer::Ticks;
+using reference_job::kDim;
+using reference_job::kSamples;
+
+constexpr uint8_t kHost[4] = {10, 0, 2, 2};
+
+void Print(const char* key, uint64_t value) {
+  char text[96];
+  baremetal::Format(text, sizeof(text), "%s %llu\n", key,
+                    static_cast<unsigned long long>(value));
+  baremetal::SemihostingWrite(text);
+}
+
+struct Options {
+  uint16_t port = 0;
+  char identity[40] = {};
+  uint8_t key[64] = {};
+  size_t key_size = 0;
+};
+
+size_t ParseHex(const char* text, uint8_t* out, size_t capacity) {
+  size_t n = 0;
+  for (; text[0] != '\0' && text[1] != '\0' && n < capacity; text += 2) {
+    char pair[3] = {text[0], text[1], '\0'};
+    out[n++] = static_cast<uint8_t>(std::strtoul(pair, nullptr, 16));
+  }
+  return n;
+}
+
+Options ParseCommandLine() {
+  Options o;
+  char line[640];
+  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
+  int index = 0;  // words after the image name (no strtok: it links malloc)
+  for (char* p = line; *p != '\0';) {
+    while (*p == ' ') ++p;
+    char* word = p;
+    while (*p != '\0' && *p != ' ') ++p;
+    if (*p == ' ') *p++ = '\0';
+    if (*word == '\0') continue;
+    if (index == 1)
+      o.port = static_cast<uint16_t>(std::strtoul(word, nullptr, 10));
+    if (index == 2) std::strncpy(o.identity, word, sizeof(o.identity) - 1);
+    if (index == 3) o.key_size = ParseHex(word, o.key, sizeof(o.key));
+    ++index;
+  }
+  return o;
+}
+
+// Instructions spent in one kind of call.
+struct Meter {
+  uint64_t instructions = 0;
+  uint32_t calls = 0;
+};
+
+// A link that counts the instructions of its sends and of the receives that
+// return a datagram (empty polls go to `idle`). Wait is not counted.
+class MeteredLink final : public coap::DatagramLink {
+ public:
+  explicit MeteredLink(coap::DatagramLink& inner) : inner_(&inner) {}
+  Status Send(ConstByteSpan datagram) override {
+    const uint32_t t0 = Ticks();
+    const Status status = inner_->Send(datagram);
+    Add(send, t0);
+    return status;
+  }
+  StatusWithSize Receive(ByteSpan buffer) override {
+    const uint32_t t0 = Ticks();
+    const StatusWithSize got = inner_->Receive(buffer);
+    Add(got.ok() && got.size() > 0 ? receive : idle, t0);
+    return got;
+  }
+  void Wait(uint32_t timeout_ms) override { inner_->Wait(timeout_ms); }
+
+  Meter send;
+  Meter receive;
+  Meter idle;
+
+ private:
+  static void Add(Meter& meter, uint32_t t0) {
+    meter.instructions += Instructions(t0, Ticks());
+    ++meter.calls;
+  }
+  coap::DatagramLink* inner_;
+};
+
+lwip::UdpLink udp;
+MeteredLink metered_udp(udp);
+alignas(Drbg) std::byte drbg_memory[sizeof(Drbg)];
+alignas(dtls::DtlsPskLink) std::byte dtls_memory[sizeof(dtls::DtlsPskLink)];
+alignas(coap::CoapClient) std::byte client_memory[sizeof(coap::CoapClient)];
+std::byte tx[1200];
+std::byte rx[1200];
+std::byte body[2048];
+
+alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+    AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim)];
+alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDim)];
+alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDim)];
+alignas(16) std::byte
+    storage_bytes[MemoryStorage::kMaxKeys * DeviceClient::RecordBytes(kDim)];
+alignas(MemoryStorage) std::byte storage_memory[sizeof(MemoryStorage)];
+alignas(LocalTrainer) std::byte trainer_memory[sizeof(LocalTrainer)];
+alignas(DeviceClient) std::byte device_memory[sizeof(DeviceClient)];
+
+uint64_t NowMs() { return board::NowMs(); }
+
+uint64_t Sum(const MeteredLink& link) {
+  return link.send.instructions + link.receive.instructions;
+}
+
+Status Run() {
+  const Options options = ParseCommandLine();
+  if (options.port == 0 || options.key_size == 0)
+    return Status::InvalidArgument();
+  baremetal::EthernetMac* mac = board::Ethernet();
+  if (mac == nullptr) return Status::Unavailable();
+  lwip::NetworkConfig n;
+  n.mac = mac;
+  n.now_ms = &board::NowMs;
+  EDGEADMM_TRY(lwip::StartNetwork(n));
+  EDGEADMM_TRY(lwip::WaitNetworkReady(10000));
+  EDGEADMM_TRY(udp.Open(kHost, options.port));
+  dtls::StartDtlsMemoryPool();
+  // UNSAFE for a product: the board's test entropy has a fixed seed.
+  auto* drbg = new (drbg_memory) Drbg();
+  static const char kPersonalization[] = "mcu-round-benchmark";
+  EDGEADMM_TRY(drbg->Init(
+      board::Entropy(),
+      ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
+                    sizeof(kPersonalization) - 1)));
+  dtls::DtlsPskLinkConfig d;
+  d.lower = &metered_udp;
+  d.now_ms = &NowMs;
+  d.random = drbg;
+  d.identity = options.identity;
+  d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(options.key),
+                        options.key_size);
+  d.handshake_max_ms = 4000;
+  auto* secure = new (dtls_memory) dtls::DtlsPskLink(d);
+  static MeteredLink metered_secure(*secure);
+  coap::CoapClientConfig c;
+  c.link = &metered_secure;
+  c.now_ms = &NowMs;
+  c.tx_buffer = ByteSpan(tx, sizeof(tx));
+  c.rx_buffer = ByteSpan(rx, sizeof(rx));
+  c.ack_timeout_ms = 2000;
+  c.seed = 12;
+  auto* client = new (client_memory) coap::CoapClient(c);
+
+  // The session: handshake + GET v1/status, counted whole (its waits too:
+  // a rough figure, not deterministic).
+  const uint32_t h0 = Ticks();
+  TransportRequest request;
+  request.path = "v1/status";
+  TransportResult result;
+  client->Request(request, ByteSpan(body, sizeof(body)), 30000, result)
+      .IgnoreError();
+  EDGEADMM_TRY(result.status);
+  Print("session_handshake_and_status_with_waits", Instructions(h0, Ticks()));
+  metered_secure.send = metered_secure.receive = metered_secure.idle = Meter();
+  metered_udp.send = metered_udp.receive = metered_udp.idle = Meter();
+
+  EDGEADMM_TRY_ASSIGN(const DatasetView data, reference_job::Shard());
+  auto* trainer = new (trainer_memory) LocalTrainer();
+  auto* device = new (device_memory) DeviceClient();
+  DeviceClientConfig config;
+  config.device_id = options.identity;
+  config.transport = client;
+  config.storage = new (storage_memory)
+      MemoryStorage(ByteSpan(storage_bytes, sizeof(storage_bytes)));
+  config.entropy = &board::Entropy();  // UNSAFE test entropy (fixed seed)
+  config.data = data;
+  config.trainer = trainer;
+  config.trainer_workspace = ByteSpan(trainer_bytes, sizeof(trainer_bytes));
+  config.compute_scratch = ByteSpan(scratch, sizeof(scratch));
+  config.epsilon_budget = 1e6;
+  config.task_refresh_ms = 2000;
+  EDGEADMM_TRY(
+      device->Init(config, ByteSpan(client_bytes, sizeof(client_bytes))));
+
+  uint64_t active = 0;           // instructions of the active iterations
+  uint64_t step_calls = 0;       // the Poll calls that computed a step
+  uint64_t step_call_links = 0;  // link instructions inside those
+  uint32_t active_iterations = 0;
+  uint32_t idle_iterations = 0;
+  const uint64_t start = board::NowMs();
+  while (device->state() != ClientState::kDone &&
+         board::NowMs() - start < 120000) {
+    const uint32_t steps_before = device->counters().steps_computed;
+    const uint32_t events_before =
+        metered_secure.send.calls + metered_secure.receive.calls +
+        metered_udp.send.calls + metered_udp.receive.calls;
+    // The UDP link's empty polls are nested in the DTLS link's.
+    const uint64_t idle_before = metered_secure.idle.instructions;
+    const uint64_t links_before = Sum(metered_secure);
+    const uint32_t t0 = Ticks();
+    device->Poll(board::NowMs()).IgnoreError();
+    const uint32_t t1 = Ticks();
+    const uint64_t links_in_device = Sum(metered_secure) - links_before;
+    client->Poll(0).status().IgnoreError();
+    const uint32_t t2 = Ticks();
+    const uint32_t events =
+        metered_secure.send.calls + metered_secure.receive.calls +
+        metered_udp.send.calls + metered_udp.receive.calls - events_before;
+    const bool stepped = device->counters().steps_computed != steps_before;
+    if (events > 0 || stepped) {
+      ++active_iterations;
+      // Empty polls inside an active iteration are waiting, not work.
+      active += Instructions(t0, t2) -
+                (metered_secure.idle.instructions - idle_before);
+      if (stepped) {
+        step_calls += Instructions(t0, t1);
+        step_call_links += links_in_device;
+      }
+    } else {
+      ++idle_iterations;
+    }
+    metered_secure.Wait(10);
+  }
+  const DeviceClientCounters& counters = device->counters();
+  if (device->state() != ClientState::kDone || counters.steps_computed == 0)
+    return Status::DeadlineExceeded();
+  const uint64_t rounds = counters.steps_computed;
+  const uint64_t lower = Sum(metered_udp);
+  const uint64_t dtls = Sum(metered_secure) - lower;
+  const uint64_t step = step_calls - step_call_links;
+  const uint64_t coap = active - Sum(metered_secure) - step;
+  Print("rounds", rounds);
+  Print("uploads_accepted", counters.uploads_accepted);
+  Print("coap_retransmissions", client->retransmissions());
+  Print("active_iterations", active_iterations);
+  Print("idle_iterations", idle_iterations);
+  Print("datagrams_sent", metered_udp.send.calls);
+  Print("datagrams_received", metered_udp.receive.calls);
+  Print("per_round_step", step / rounds);
+  Print("per_round_dtls_records", dtls / rounds);
+  Print("per_round_udp_lwip_driver", lower / rounds);
+  Print("per_round_coap_client", coap / rounds);
+  Print("per_round_communication", (dtls + lower + coap) / rounds);
+  Print("per_round_total", active / rounds);
+  return Status::Ok();
+}
+
+}  // namespace
+}  // namespace edgeadmm
+
+int main() {
+  edgeadmm::instruction_timer::Start();
+  const edgeadmm::Status status = edgeadmm::Run();
+  if (!status.ok()) {
+    edgeadmm::baremetal::SemihostingWrite("round benchmark error ");
+    edgeadmm::baremetal::SemihostingWrite(status.str());
+    edgeadmm::baremetal::SemihostingWrite("\n");
+    return 1;
+  }
+  edgeadmm::baremetal::SemihostingWrite("round benchmark done\n");
+  return 0;
+}
