@@ -8,9 +8,11 @@
 //
 // The loop busy-polls the LAN9118 while it waits for the daemon, so the
 // instructions of a whole run depend on when datagrams arrive in host time.
-// Counted instead: the loop iterations that did something (a datagram sent,
-// one received with data, or a step computed), outside the link's Wait
-// (where lwIP takes frames off the driver), split by metered links:
+// Counted instead: the DeviceClient::Poll and CoapClient::Poll calls that did
+// something (a datagram sent, one received with data, a change of the
+// device's counters or state), less their empty polls of the link, outside
+// the link's Wait (where lwIP takes frames off the driver), split by
+// metered links:
 //   dtls   DtlsPskLink::Send/Receive minus the UDP link below (Mbed TLS's
 //          record layer and CCM-8),
 //   udp    lwIP's UDP send + the LAN9118 transmit, and the dequeue of a
@@ -18,7 +20,7 @@
 //   step   the DeviceClient::Poll call that computed the local step (with
 //          the ledger, the Update encoding and its persisting) minus the
 //          links,
-//   coap   the rest of the active iterations (CoAP client, task decoding,
+//   coap   the rest of the active calls (CoAP client, task decoding,
 //          receipts, Observe).
 // The handshake (GET v1/status before the job) is counted on its own.
 #include <cstdint>
@@ -227,42 +229,54 @@ Status Run() {
   EDGEADMM_TRY(
       device->Init(config, ByteSpan(client_bytes, sizeof(client_bytes))));
 
-  uint64_t active = 0;           // instructions of the active iterations
+  // A Poll call counts if it did something: a datagram sent or one
+  // received with data inside it, or (DeviceClient) a change of its
+  // counters or state. Its empty polls of the link are waiting, not work.
+  uint64_t active = 0;           // instructions of the active calls
   uint64_t step_calls = 0;       // the Poll calls that computed a step
   uint64_t step_call_links = 0;  // link instructions inside those
-  uint32_t active_iterations = 0;
-  uint32_t idle_iterations = 0;
+  uint32_t active_calls = 0;
+  uint32_t idle_calls = 0;
+  const auto events = [&] {
+    return metered_secure.send.calls + metered_secure.receive.calls +
+           metered_udp.send.calls + metered_udp.receive.calls;
+  };
+  // The UDP link's empty polls are nested in the DTLS link's.
+  const auto waiting = [&] { return metered_secure.idle.instructions; };
   const uint64_t start = board::NowMs();
   while (device->state() != ClientState::kDone &&
          board::NowMs() - start < 120000) {
-    const uint32_t steps_before = device->counters().steps_computed;
-    const uint32_t events_before =
-        metered_secure.send.calls + metered_secure.receive.calls +
-        metered_udp.send.calls + metered_udp.receive.calls;
-    // The UDP link's empty polls are nested in the DTLS link's.
-    const uint64_t idle_before = metered_secure.idle.instructions;
+    const DeviceClientCounters before = device->counters();
+    const ClientState state_before = device->state();
+    uint32_t events_before = events();
+    uint64_t waiting_before = waiting();
     const uint64_t links_before = Sum(metered_secure);
-    const uint32_t t0 = Ticks();
+    uint32_t t0 = Ticks();
     device->Poll(board::NowMs()).IgnoreError();
-    const uint32_t t1 = Ticks();
-    const uint64_t links_in_device = Sum(metered_secure) - links_before;
-    client->Poll(0).status().IgnoreError();
-    const uint32_t t2 = Ticks();
-    const uint32_t events =
-        metered_secure.send.calls + metered_secure.receive.calls +
-        metered_udp.send.calls + metered_udp.receive.calls - events_before;
-    const bool stepped = device->counters().steps_computed != steps_before;
-    if (events > 0 || stepped) {
-      ++active_iterations;
-      // Empty polls inside an active iteration are waiting, not work.
-      active += Instructions(t0, t2) -
-                (metered_secure.idle.instructions - idle_before);
+    uint64_t work = Instructions(t0, Ticks()) - (waiting() - waiting_before);
+    const bool stepped =
+        device->counters().steps_computed != before.steps_computed;
+    if (events() != events_before || device->state() != state_before ||
+        std::memcmp(&before, &device->counters(), sizeof(before)) != 0) {
+      ++active_calls;
+      active += work;
       if (stepped) {
-        step_calls += Instructions(t0, t1);
-        step_call_links += links_in_device;
+        step_calls += work;
+        step_call_links += Sum(metered_secure) - links_before;
       }
     } else {
-      ++idle_iterations;
+      ++idle_calls;
+    }
+    events_before = events();
+    waiting_before = waiting();
+    t0 = Ticks();
+    client->Poll(0).status().IgnoreError();
+    work = Instructions(t0, Ticks()) - (waiting() - waiting_before);
+    if (events() != events_before) {
+      ++active_calls;
+      active += work;
+    } else {
+      ++idle_calls;
     }
     metered_secure.Wait(10);
   }
@@ -277,8 +291,8 @@ Status Run() {
   Print("rounds", rounds);
   Print("uploads_accepted", counters.uploads_accepted);
   Print("coap_retransmissions", client->retransmissions());
-  Print("active_iterations", active_iterations);
-  Print("idle_iterations", idle_iterations);
+  Print("active_poll_calls", active_calls);
+  Print("idle_poll_calls", idle_calls);
   Print("datagrams_sent", metered_udp.send.calls);
   Print("datagrams_received", metered_udp.receive.calls);
   Print("per_round_step", step / rounds);
