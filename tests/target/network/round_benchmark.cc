@@ -28,6 +28,7 @@
 #include <cstring>
 #include <new>
 
+#include "daemon_session.h"
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/board/board.h"
@@ -52,49 +53,11 @@ using instruction_timer::Ticks;
 using reference_job::kDim;
 using reference_job::kSamples;
 
-constexpr uint8_t kHost[4] = {10, 0, 2, 2};
-
 void Print(const char* key, uint64_t value) {
   char text[96];
   baremetal::Format(text, sizeof(text), "%s %llu\n", key,
                     static_cast<unsigned long long>(value));
   baremetal::SemihostingWrite(text);
-}
-
-struct Options {
-  uint16_t port = 0;
-  char identity[40] = {};
-  uint8_t key[64] = {};
-  size_t key_size = 0;
-};
-
-size_t ParseHex(const char* text, uint8_t* out, size_t capacity) {
-  size_t n = 0;
-  for (; text[0] != '\0' && text[1] != '\0' && n < capacity; text += 2) {
-    char pair[3] = {text[0], text[1], '\0'};
-    out[n++] = static_cast<uint8_t>(std::strtoul(pair, nullptr, 16));
-  }
-  return n;
-}
-
-Options ParseCommandLine() {
-  Options o;
-  char line[640];
-  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
-  int index = 0;  // words after the image name (no strtok: it links malloc)
-  for (char* p = line; *p != '\0';) {
-    while (*p == ' ') ++p;
-    char* word = p;
-    while (*p != '\0' && *p != ' ') ++p;
-    if (*p == ' ') *p++ = '\0';
-    if (*word == '\0') continue;
-    if (index == 1)
-      o.port = static_cast<uint16_t>(std::strtoul(word, nullptr, 10));
-    if (index == 2) std::strncpy(o.identity, word, sizeof(o.identity) - 1);
-    if (index == 3) o.key_size = ParseHex(word, o.key, sizeof(o.key));
-    ++index;
-  }
-  return o;
 }
 
 // Instructions spent in one kind of call.
@@ -153,49 +116,25 @@ alignas(MemoryStorage) std::byte storage_memory[sizeof(MemoryStorage)];
 alignas(LocalTrainer) std::byte trainer_memory[sizeof(LocalTrainer)];
 alignas(DeviceClient) std::byte device_memory[sizeof(DeviceClient)];
 
-uint64_t NowMs() { return board::NowMs(); }
-
 uint64_t Sum(const MeteredLink& link) {
   return link.send.instructions + link.receive.instructions;
 }
 
 Status Run() {
-  const Options options = ParseCommandLine();
+  daemon_session::Arguments options;
+  daemon_session::ParseCommandLine(options, [](const char*) {});
   if (options.port == 0 || options.key_size == 0)
     return Status::InvalidArgument();
-  baremetal::EthernetMac* mac = board::Ethernet();
-  if (mac == nullptr) return Status::Unavailable();
-  lwip::NetworkConfig n;
-  n.mac = mac;
-  n.now_ms = &board::NowMs;
-  EDGEADMM_TRY(lwip::StartNetwork(n));
-  EDGEADMM_TRY(lwip::WaitNetworkReady(10000));
-  EDGEADMM_TRY(udp.Open(kHost, options.port));
+  EDGEADMM_TRY(daemon_session::StartNetwork());
+  EDGEADMM_TRY(udp.Open(daemon_session::kHost, options.port));
   dtls::StartDtlsMemoryPool();
-  // UNSAFE for a product: the board's test entropy has a fixed seed.
   auto* drbg = new (drbg_memory) Drbg();
-  static const char kPersonalization[] = "mcu-round-benchmark";
-  EDGEADMM_TRY(drbg->Init(
-      board::Entropy(),
-      ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
-                    sizeof(kPersonalization) - 1)));
-  dtls::DtlsPskLinkConfig d;
-  d.lower = &metered_udp;
-  d.now_ms = &NowMs;
-  d.random = drbg;
-  d.identity = options.identity;
-  d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(options.key),
-                        options.key_size);
-  d.handshake_max_ms = 4000;
-  auto* secure = new (dtls_memory) dtls::DtlsPskLink(d);
+  EDGEADMM_TRY(daemon_session::InitDrbg(*drbg, "mcu-round-benchmark"));
+  auto* secure = new (dtls_memory) dtls::DtlsPskLink(
+      daemon_session::DtlsConfig(options, &metered_udp, drbg));
   static MeteredLink metered_secure(*secure);
-  coap::CoapClientConfig c;
-  c.link = &metered_secure;
-  c.now_ms = &NowMs;
-  c.tx_buffer = ByteSpan(tx, sizeof(tx));
-  c.rx_buffer = ByteSpan(rx, sizeof(rx));
-  c.ack_timeout_ms = 2000;
-  c.seed = 12;
+  const coap::CoapClientConfig c = daemon_session::CoapConfig(
+      &metered_secure, ByteSpan(tx, sizeof(tx)), ByteSpan(rx, sizeof(rx)));
   auto* client = new (client_memory) coap::CoapClient(c);
 
   // The session: handshake + GET v1/status, counted whole (its waits too:
