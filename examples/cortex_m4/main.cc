@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "a9a_shard.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/drbg.h"
@@ -22,6 +21,7 @@
 #include "edgeadmm/prox_admm_step.h"
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
+#include "reference_job.h"
 
 #if EDGEADMM_EXAMPLE_BAREMETAL
 #include "edgeadmm/baremetal/format.h"
@@ -34,12 +34,12 @@
 namespace edgeadmm {
 namespace {
 
-constexpr size_t kSamples = kShardSamples;
-constexpr size_t kDim = kShardDim;
+using reference_job::kDelta;
+using reference_job::kDim;
+using reference_job::kSamples;
+using reference_job::kSeed;
+using reference_job::Personalization;
 constexpr int kSteps = 3;
-constexpr uint64_t kSeed = 20261122;
-constexpr Real kDelta = 1e-5;
-constexpr char kPersonalization[] = "edgeadmm-example-cortex-m4";
 
 alignas(Workspace::kAlignment) std::byte
     workspace_memory[ProxAdmmStep::WorkspaceBytes(LossKind::kLogistic, kSamples,
@@ -97,11 +97,6 @@ Real Norm(const Real* v) {
   return std::sqrt(sum);
 }
 
-ConstByteSpan Personalization() {
-  return ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
-                       sizeof(kPersonalization) - 1);
-}
-
 // Identical DRBG bytes on both sides: a DRBG seeded like the step's. This
 // and RunSteps are kept out of line so that their DRBGs and samplers never
 // share one stack frame (the peak stack counts towards the RAM budget).
@@ -126,11 +121,7 @@ ConstByteSpan Personalization() {
 
 [[gnu::noinline]] Status RunSteps() {
   const ConstByteSpan personalization = Personalization();
-  EDGEADMM_TRY_ASSIGN(
-      const DatasetView data,
-      DatasetView::Create(Span<const Real>(kShardFeatures, kSamples * kDim),
-                          Span<const Real>(kShardLabels, kSamples), kSamples,
-                          kDim));
+  EDGEADMM_TRY_ASSIGN(const DatasetView data, reference_job::Shard());
   Workspace ws(ByteSpan(workspace_memory, sizeof(workspace_memory)));
   const Loss loss;  // logistic
   ProxAdmmStep step;
@@ -143,15 +134,8 @@ ConstByteSpan Personalization() {
   GaussianSampler noise(drbg);
   DevicePrivacyLedger ledger;
 
-  ProxAdmmParams params;
-  params.lambda = 0.5;
-  params.step = 1.0;
-  params.clip = 1.0;
-  params.sigma = 4.0;
-  // A fixed global model: a small deterministic pattern.
-  for (size_t j = 0; j < kDim; ++j) {
-    z[j] = 0.05 * static_cast<Real>(static_cast<int>(j % 7) - 3);
-  }
+  const ProxAdmmParams params = reference_job::Params();
+  reference_job::FillGlobalModel(z);
 
   for (int k = 0; k < kSteps; ++k) {
     EDGEADMM_TRY_ASSIGN(
@@ -172,18 +156,8 @@ ConstByteSpan Personalization() {
   PrintReal("local_epsilon", epsilon);
 
   // The last Δu as it would be uploaded (nanopb, float32 LE coordinates).
-  edgeadmm_wire_Update header = edgeadmm_wire_Update_init_zero;
-  header.job_id = 1;
-  header.round_id = kSteps - 1;
-  std::memcpy(header.device_id, "example-m4", sizeof("example-m4"));
-  header.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
-  header.dimension = static_cast<uint32_t>(kDim);
-  header.has_ledger = true;
-  header.ledger.participations = ledger.participations();
-  header.ledger.epsilon = epsilon;
-  header.ledger.delta = kDelta;
-  header.ledger.conversion =
-      edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
+  const edgeadmm_wire_Update header =
+      reference_job::UploadHeader(kSteps - 1, ledger, epsilon);
   const StatusWithSize encoded =
       wire::EncodeUpdate(header, Span<const Real>(delta_u, kDim),
                          ByteSpan(upload, sizeof(upload)));

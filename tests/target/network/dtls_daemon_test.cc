@@ -34,6 +34,7 @@
 #include <cstring>
 #include <new>
 
+#include "daemon_session.h"
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/baremetal/stack.h"
@@ -57,18 +58,14 @@
 namespace edgeadmm {
 namespace {
 
-constexpr uint8_t kHost[4] = {10, 0, 2, 2};
+using daemon_session::kHost;
+using daemon_session::NowMs;
 constexpr size_t kDimension = 3;  // run_with_daemon.py's job
 constexpr size_t kSamples = 4;    // the built-in shard
 constexpr size_t kMaxSamples = 8;  // a shard given on the command line
 constexpr uint32_t kRounds = 5;
 
-struct Options {
-  uint16_t port = 0;
-  char identity[40] = {};
-  uint8_t key[64] = {};
-  size_t key_size = 0;
-  uint64_t job_id = 0;
+struct Options : daemon_session::Arguments {
   bool wrong_key = false;
   bool lossy = false;
   bool big_task = false;
@@ -83,24 +80,6 @@ struct Options {
   size_t samples = 0;  // 0: the built-in shard
   bool bad_data = false;
 };
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-size_t ParseHex(const char* hex, uint8_t* out, size_t capacity) {
-  size_t n = 0;
-  for (; hex[0] != '\0' && hex[1] != '\0' && n < capacity; hex += 2) {
-    const int hi = HexDigit(hex[0]);
-    const int lo = HexDigit(hex[1]);
-    if (hi < 0 || lo < 0) return 0;
-    out[n++] = static_cast<uint8_t>(hi * 16 + lo);
-  }
-  return n;
-}
 
 // "x1,x2,x3,y;..." in thousandths into o's shard; false if malformed.
 bool ParseData(const char* text, Options& o) {
@@ -134,46 +113,21 @@ bool ParseData(const char* text, Options& o) {
 
 Options ParseCommandLine() {
   Options o;
-  char line[640];
-  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
-  int index = 0;  // words after the image name (no strtok: it links malloc)
-  for (char* p = line; *p != '\0';) {
-    while (*p == ' ') ++p;
-    char* word = p;
-    while (*p != '\0' && *p != ' ') ++p;
-    if (*p == ' ') *p++ = '\0';
-    if (*word == '\0') continue;
-    switch (index++) {
-      case 0:
-        break;  // the image
-      case 1:
-        o.port = static_cast<uint16_t>(std::strtoul(word, nullptr, 10));
-        break;
-      case 2:
-        std::strncpy(o.identity, word, sizeof(o.identity) - 1);
-        break;
-      case 3:
-        o.key_size = ParseHex(word, o.key, sizeof(o.key));
-        break;
-      case 4:
-        o.job_id = std::strtoull(word, nullptr, 10);
-        break;
-      default:
-        if (std::strcmp(word, "wrongkey") == 0) o.wrong_key = true;
-        if (std::strcmp(word, "lossy") == 0) o.lossy = true;
-        if (std::strcmp(word, "bigtask") == 0) o.big_task = true;
-        if (std::strcmp(word, "halt") == 0) o.halt = true;
-        if (std::strcmp(word, "resume") == 0) o.resume = true;
-        if (std::strcmp(word, "noiseless") == 0) o.noiseless = true;
-        if (std::strcmp(word, "sampled") == 0) o.sampled = true;
-        if (std::strncmp(word, "data=", 5) == 0 && !ParseData(word + 5, o)) {
-          o.bad_data = true;
-        }
-        if (std::strncmp(word, "flash=", 6) == 0) {
-          std::strncpy(o.flash_path, word + 6, sizeof(o.flash_path) - 1);
-        }
+  daemon_session::ParseCommandLine(o, [&o](const char* word) {
+    if (std::strcmp(word, "wrongkey") == 0) o.wrong_key = true;
+    if (std::strcmp(word, "lossy") == 0) o.lossy = true;
+    if (std::strcmp(word, "bigtask") == 0) o.big_task = true;
+    if (std::strcmp(word, "halt") == 0) o.halt = true;
+    if (std::strcmp(word, "resume") == 0) o.resume = true;
+    if (std::strcmp(word, "noiseless") == 0) o.noiseless = true;
+    if (std::strcmp(word, "sampled") == 0) o.sampled = true;
+    if (std::strncmp(word, "data=", 5) == 0 && !ParseData(word + 5, o)) {
+      o.bad_data = true;
     }
-  }
+    if (std::strncmp(word, "flash=", 6) == 0) {
+      std::strncpy(o.flash_path, word + 6, sizeof(o.flash_path) - 1);
+    }
+  });
   if (o.wrong_key && o.key_size > 0) o.key[0] ^= 0x01;
   return o;
 }
@@ -184,8 +138,6 @@ void Print(const char* format, unsigned a, unsigned b = 0, unsigned c = 0,
   baremetal::Format(text, sizeof(text), format, a, b, c, d);
   baremetal::SemihostingWrite(text);
 }
-
-uint64_t NowMs() { return board::NowMs(); }
 
 Options options;
 lwip::UdpLink udp;
@@ -203,41 +155,16 @@ coap::CoapClient* Client() {
   if (client != nullptr) return client;
   options = ParseCommandLine();
   if (options.port == 0 || options.key_size == 0) return nullptr;
-  baremetal::EthernetMac* mac = board::Ethernet();
-  if (mac == nullptr) return nullptr;
-  lwip::NetworkConfig n;
-  n.mac = mac;
-  n.now_ms = &board::NowMs;
-  if (!lwip::StartNetwork(n).ok() || !lwip::WaitNetworkReady(10000).ok())
-    return nullptr;
+  if (!daemon_session::StartNetwork().ok()) return nullptr;
   if (!udp.Open(kHost, options.port).ok()) return nullptr;
   dtls::StartDtlsMemoryPool();
-  // UNSAFE for a product: the board's test entropy has a fixed seed (every
-  // run has the same DTLS randoms). A real board's Entropy() reads its TRNG.
   auto* drbg = new (drbg_memory) Drbg();
-  static const char kPersonalization[] = "mcu-dtls-daemon-test";
-  if (!drbg->Init(board::Entropy(),
-                  ConstByteSpan(
-                      reinterpret_cast<const std::byte*>(kPersonalization),
-                      sizeof(kPersonalization) - 1))
-           .ok())
+  if (!daemon_session::InitDrbg(*drbg, "mcu-dtls-daemon-test").ok())
     return nullptr;
-  dtls::DtlsPskLinkConfig d;
-  d.lower = &udp;
-  d.now_ms = &NowMs;
-  d.random = drbg;
-  d.identity = options.identity;
-  d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(options.key),
-                        options.key_size);
-  d.handshake_max_ms = 4000;
-  secure = new (dtls_memory) dtls::DtlsPskLink(d);
-  coap::CoapClientConfig c;
-  c.link = secure;
-  c.now_ms = &NowMs;
-  c.tx_buffer = ByteSpan(tx, sizeof(tx));
-  c.rx_buffer = ByteSpan(rx, sizeof(rx));
-  c.ack_timeout_ms = 2000;
-  c.seed = 12;
+  secure = new (dtls_memory)
+      dtls::DtlsPskLink(daemon_session::DtlsConfig(options, &udp, drbg));
+  const coap::CoapClientConfig c = daemon_session::CoapConfig(
+      secure, ByteSpan(tx, sizeof(tx)), ByteSpan(rx, sizeof(rx)));
   client = new (client_memory) coap::CoapClient(c);
   return client;
 }
