@@ -11,15 +11,17 @@
 namespace edgeadmm {
 namespace {
 
-// Digest 001, B4: c₁ = 0.25, C = 1, V = 2, B = 9044.
-PpNodeConstants DigestNode() {
+PpNodeConstants Node(Real c, Real c1, uint32_t v, uint64_t b) {
   PpNodeConstants n;
-  n.loss_weight = 1;
-  n.curvature_bound = 0.25;
-  n.degree = 2;
-  n.samples = 9044;
+  n.loss_weight = c;
+  n.curvature_bound = c1;
+  n.degree = v;
+  n.samples = b;
   return n;
 }
+
+// Digest 001, B4: c₁ = 0.25, C = 1, V = 2, B = 9044.
+PpNodeConstants DigestNode() { return Node(1, 0.25, 2, 9044); }
 
 struct VectorRow {
   Real q1, q2;
@@ -131,11 +133,7 @@ TEST(PpAccountantTest, EtaCapRaisesTheLoss) {
 }
 
 TEST(PpAccountantTest, IterationCostIsTheFormula) {
-  PpNodeConstants n;
-  n.loss_weight = 3;
-  n.curvature_bound = 0.5;
-  n.degree = 4;
-  n.samples = 100;
+  PpNodeConstants n = Node(3, 0.5, 4, 100);
   const Result<Real> c = PpIterationCost(n, 2.0, 5.0);
   ASSERT_TRUE(c.ok());
   EXPECT_DOUBLE_EQ(*c, 3 * (1.4 * 0.5 + 5) / (2.0 * 4 * 100));
