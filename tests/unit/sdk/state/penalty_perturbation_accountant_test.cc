@@ -37,6 +37,24 @@ constexpr Real kEta1 = 0.5, kAlpha1 = 3;
 // The vectors are rounded to six decimals.
 constexpr Real kRounding = 5.0e-7 + 1e-12;
 
+// The step schedule of the digest's node (C = 1, V = 2; ρ = 1, N = 3 and
+// θ = 0.5 only enter the θ condition), uncapped: η = 0.5·q₁^{t−1},
+// α = 3·q₂^{t−1}.
+PenaltyPerturbationParams DigestParams(Real q1, Real q2) {
+  PenaltyPerturbationParams p;
+  p.loss_weight = 1;
+  p.reg_weight = 1;
+  p.nodes = 3;
+  p.degree = 2;
+  p.theta = 0.5;
+  p.eta1 = kEta1;
+  p.eta_growth = q1;
+  p.eta_max = 1e300;  // no cap: the closed form has none
+  p.alpha1 = kAlpha1;
+  p.alpha_growth = q2;
+  return p;
+}
+
 TEST(PpAccountantTest, ClosedFormMatchesTheIssueVectors) {
   for (const VectorRow& row : kRows) {
     for (int h = 0; h < 4; ++h) {
@@ -53,17 +71,7 @@ TEST(PpAccountantTest, ClosedFormMatchesTheIssueVectors) {
 // and agrees with the closed form to rounding error at every T.
 TEST(PpAccountantTest, ChargedScheduleMatchesVectorsAndClosedForm) {
   for (const VectorRow& row : kRows) {
-    PenaltyPerturbationParams params;
-    params.loss_weight = 1;
-    params.reg_weight = 1;
-    params.nodes = 3;
-    params.degree = 2;
-    params.theta = 0.5;
-    params.eta1 = kEta1;
-    params.eta_growth = row.q1;
-    params.eta_max = 1e300;  // no cap: the closed form has none
-    params.alpha1 = kAlpha1;
-    params.alpha_growth = row.q2;
+    const PenaltyPerturbationParams params = DigestParams(row.q1, row.q2);
     PenaltyPerturbationAccountant acc;
     ASSERT_TRUE(acc.Init(params, 0.25, 9044).ok());
     int h = 0;
@@ -86,13 +94,7 @@ TEST(PpAccountantTest, ChargedScheduleMatchesVectorsAndClosedForm) {
 // DVP is the same code with η ≡ θ: with θ = η₁ = 0.5 it is the (1, 1) row
 // whatever q₁ says, and the loss grows linearly in T.
 TEST(PpAccountantTest, DvpModeIsConstantThetaAndLinearInT) {
-  PenaltyPerturbationParams params;
-  params.degree = 2;
-  params.nodes = 3;
-  params.theta = 0.5;
-  params.eta1 = 0.5;
-  params.eta_growth = 1.1;  // ignored in DVP mode
-  params.alpha1 = kAlpha1;
+  PenaltyPerturbationParams params = DigestParams(1.1, 1);  // q₁ ignored
   params.mode = PenaltyMode::kDualVariablePerturbation;
   EXPECT_EQ(params.Eta(1), 0.5);
   EXPECT_EQ(params.Eta(400), 0.5);
@@ -118,10 +120,7 @@ TEST(PpAccountantTest, DvpModeIsConstantThetaAndLinearInT) {
 
 // A capped η (η_max) costs more than the uncapped closed form.
 TEST(PpAccountantTest, EtaCapRaisesTheLoss) {
-  PenaltyPerturbationParams params;
-  params.degree = 2;
-  params.nodes = 3;
-  params.eta_growth = 1.1;
+  PenaltyPerturbationParams params = DigestParams(1.1, 1);
   params.eta_max = 2;
   PenaltyPerturbationAccountant acc;
   ASSERT_TRUE(acc.Init(params, 0.25, 9044).ok());
@@ -176,13 +175,10 @@ TEST(PpAccountantTest, ThetaCondition) {
   EXPECT_EQ(CheckPpThetaCondition(0.25, 1, 1, 1, 4, 0.5, 0).code(),
             StatusCode::kInvalidArgument);
   // The step's Validate uses the same check.
-  PenaltyPerturbationParams params;
-  params.loss_weight = 1;
-  params.reg_weight = 1;
+  PenaltyPerturbationParams params = DigestParams(1, 1);
   params.nodes = 4;
   params.degree = 1;
   params.theta = 0.124;
-  params.eta1 = 0.5;
   EXPECT_EQ(params.Validate(0.25, 1).code(), StatusCode::kFailedPrecondition);
   PenaltyPerturbationAccountant acc;
   EXPECT_EQ(acc.Init(params, 0.25, 1).code(), StatusCode::kFailedPrecondition);
@@ -223,8 +219,7 @@ TEST(PpAccountantTest, ErrorsLeaveTheSumUnchanged) {
   EXPECT_EQ(acc.Charge(1e-320, 3).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(acc.loss(), before);
   EXPECT_EQ(acc.iterations(), 1u);
-  PenaltyPerturbationParams params;
-  params.degree = 2;
+  PenaltyPerturbationParams params = DigestParams(1, 1);
   params.add_noise = false;
   EXPECT_EQ(acc.Charge(params, 1).code(), StatusCode::kFailedPrecondition);
   params.add_noise = true;
