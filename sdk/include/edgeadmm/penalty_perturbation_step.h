@@ -30,6 +30,14 @@
 
 namespace edgeadmm {
 
+// PP: the private geometric schedule η_i(t) = min(η₁q₁^{t−1}, η_max).
+// DVP (dual variable perturbation, Zhang & Zhu 2017), the paper's baseline:
+// the same step and accountant with η_i(t) ≡ θ.
+enum class PenaltyMode : uint8_t {
+  kPenaltyPerturbation = 0,
+  kDualVariablePerturbation = 1,
+};
+
 struct PenaltyPerturbationParams {
   Real loss_weight = 1.0;   // C ∈ (0, B_i]
   Real reg_weight = 1.0;    // ρ > 0 (weight of ½||f||² in the ERM objective)
@@ -42,12 +50,13 @@ struct PenaltyPerturbationParams {
   Real alpha1 = 3.0;        // α_i(1) > 0
   Real alpha_growth = 1.0;  // q₂ > 0
   bool add_noise = true;    // false: the non-private M-ADMM step
+  PenaltyMode mode = PenaltyMode::kPenaltyPerturbation;
 
   // INVALID_ARGUMENT for out-of-range values; FAILED_PRECONDITION if the
   // privacy condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) fails for this device
   // (c₁ = the loss's curvature bound, B_i = `samples`).
   Status Validate(Real curvature_bound, size_t samples) const;
-  Real Eta(uint32_t t) const;    // η_i(t), t ≥ 1
+  Real Eta(uint32_t t) const;    // η_i(t), t ≥ 1 (θ in DVP mode)
   Real Alpha(uint32_t t) const;  // α_i(t), t ≥ 1
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "edgeadmm/norm_gamma_sampler.h"
+#include "edgeadmm/penalty_perturbation_accountant.h"
 #include "edgeadmm/vector_checks.h"
 
 namespace edgeadmm {
@@ -17,13 +18,16 @@ Status PenaltyPerturbationParams::Validate(Real curvature_bound,
       eta_max < eta1 || !IsPositive(alpha1) || !IsPositive(alpha_growth)) {
     return Status::InvalidArgument();
   }
-  const Real rhs = (static_cast<Real>(samples) / loss_weight) *
-                   (reg_weight / nodes + 2 * theta * degree);
-  if (!(2 * curvature_bound < rhs)) return Status::FailedPrecondition();
-  return Status::Ok();
+  if (mode != PenaltyMode::kPenaltyPerturbation &&
+      mode != PenaltyMode::kDualVariablePerturbation) {
+    return Status::InvalidArgument();
+  }
+  return CheckPpThetaCondition(curvature_bound, loss_weight, samples,
+                               reg_weight, nodes, theta, degree);
 }
 
 Real PenaltyPerturbationParams::Eta(uint32_t t) const {
+  if (mode == PenaltyMode::kDualVariablePerturbation) return theta;
   const Real grown = eta1 * std::pow(eta_growth, static_cast<Real>(t) - 1);
   return std::min(grown, eta_max);
 }

@@ -1,5 +1,6 @@
 // The noise, ledger and state code allocates nothing: everything from DRBG
-// seeding to a full reseed cycle, noise, the ledger and a state round trip
+// seeding to a full reseed cycle, noise, the ledger, paper 001's accountant
+// and a state round trip
 // runs inside a NoHeapScope (tests/support). Host-only (malloc interposer).
 #include "edgeadmm/config.h"
 #include "edgeadmm/device_state.h"
@@ -8,6 +9,7 @@
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/norm_gamma_sampler.h"
+#include "edgeadmm/penalty_perturbation_accountant.h"
 #include "gtest/gtest.h"
 #include "no_heap_check.h"
 
@@ -43,6 +45,14 @@ TEST(NoHeapTest, NoiseLedgerAndStateNeverAllocate) {
     const Result<bool> exceed = state.ledger.WouldExceed(2.0, 4.0, 8.0, 1e-5);
     all_ok &= exceed.ok();
     all_ok &= state.ledger.Epsilon(1e-5).ok();
+    PenaltyPerturbationParams pp;
+    pp.degree = 2;
+    pp.eta_growth = 1.05;
+    PenaltyPerturbationAccountant pp_ledger;
+    all_ok &= pp_ledger.Init(pp, 0.25, 9044).ok();
+    for (uint32_t t = 1; t <= 50; ++t) all_ok &= pp_ledger.Charge(pp, t).ok();
+    all_ok &= pp_ledger.WouldExceed(pp.Eta(51), pp.Alpha(51), 1.0).ok();
+    all_ok &= PpGeometricLoss(PpNodeConstants{}, 0.5, 1.05, 3, 1, 50).ok();
     const StatusWithSize written =
         SerializeDeviceState(state, ByteSpan(blob, sizeof(blob)));
     all_ok &= written.ok();

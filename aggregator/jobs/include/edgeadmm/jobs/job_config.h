@@ -52,6 +52,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/dataio/dataset_source.h"
@@ -78,6 +80,24 @@ struct DpAdmmConfig {
   double step_delta = -1.0;     // per-iteration δ ∈ (0, 1); < 0: privacy.delta
   int64_t max_records = 0;      // m_max >= 1: no device holds more records
   bool noise = true;            // false: the non-private linearized baseline
+};
+
+// Paper 001 (pp-admm) settings: the virtual peer graph the gateway relays
+// over and the public constants of the θ condition (algorithms/pp_admm.h).
+// Not read from TOML yet and no job algorithm serves it. The penalty
+// schedule η_i(t) and the noise schedule α_i(t) stay on the devices and are
+// not part of the job.
+enum class VirtualGraphKind { kComplete, kRing, kEdgeList };
+struct PpAdmmConfig {
+  VirtualGraphKind graph = VirtualGraphKind::kComplete;
+  int64_t nodes = 0;  // N >= 2 (kRing: N >= 3)
+  // kEdgeList only: undirected edges {i, j}, 0 <= i, j < N, i != j, each
+  // listed once; the graph must be connected.
+  std::vector<std::pair<int64_t, int64_t>> edges;
+  double loss_weight = 1.0;  // C > 0, C <= every B_i
+  double reg_weight = 1.0;   // ρ > 0, weight of ½||f||² in the ERM objective
+  double theta = 0.5;        // dual step θ > 0
+  int64_t min_samples = 0;   // B_min >= 1: no node holds fewer records
 };
 enum class SamplingScheme { kPoisson, kFixed };
 
@@ -109,6 +129,7 @@ struct JobConfig {
   double rho = 1.0;     // ρ (004)
   int64_t local_steps = 1;  // E, local gradient steps per round (dp-sgd)
   DpAdmmConfig dp_admm;     // dp-admm only
+  PpAdmmConfig pp_admm;     // pp-admm only (not served yet)
 
   // participation, participation-own-noise or trusted-aggregator (local-dp
   // is the devices' own ledger, charged under every policy).

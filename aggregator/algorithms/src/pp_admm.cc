@@ -1,0 +1,230 @@
+#include "edgeadmm/algorithms/pp_admm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "edgeadmm/penalty_perturbation_accountant.h"
+
+namespace edgeadmm::algorithms {
+namespace {
+
+bool Positive(double x) { return std::isfinite(x) && x > 0; }
+
+}  // namespace
+
+host::ErrorOr<VirtualGraph> VirtualGraph::Build(const jobs::PpAdmmConfig& c) {
+  const int64_t n = c.nodes;
+  VirtualGraph g;
+  switch (c.graph) {
+    case jobs::VirtualGraphKind::kComplete:
+    case jobs::VirtualGraphKind::kRing: {
+      const bool ring = c.graph == jobs::VirtualGraphKind::kRing;
+      if (n < (ring ? 3 : 2)) {
+        return host::Error::InvalidArgument(
+            std::string("pp_admm.nodes: a ") + (ring ? "ring" : "complete") +
+            " graph needs at least " + (ring ? "3" : "2") + " nodes, got " +
+            std::to_string(n));
+      }
+      if (!c.edges.empty()) {
+        return host::Error::InvalidArgument(
+            "pp_admm.edges: only for graph = \"edges\"");
+      }
+      g.complete_ = !ring;
+      g.neighbours_.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        auto& v = g.neighbours_[static_cast<size_t>(i)];
+        if (ring) {
+          v = {(i + n - 1) % n, (i + 1) % n};
+          std::sort(v.begin(), v.end());
+        } else {
+          for (int64_t j = 0; j < n; ++j) {
+            if (j != i) v.push_back(j);
+          }
+        }
+      }
+      return g;
+    }
+    case jobs::VirtualGraphKind::kEdgeList:
+      break;
+  }
+  if (n < 2) {
+    return host::Error::InvalidArgument(
+        "pp_admm.nodes: needs at least 2 nodes, got " + std::to_string(n));
+  }
+  g.neighbours_.resize(static_cast<size_t>(n));
+  for (const auto& [a, b] : c.edges) {
+    const std::string edge =
+        "{" + std::to_string(a) + ", " + std::to_string(b) + "}";
+    if (a < 0 || b < 0 || a >= n || b >= n) {
+      return host::Error::InvalidArgument("pp_admm.edges: " + edge +
+                                          " has an endpoint out of [0, " +
+                                          std::to_string(n) + ")");
+    }
+    if (a == b) {
+      return host::Error::InvalidArgument("pp_admm.edges: " + edge +
+                                          " is a self-loop");
+    }
+    auto& va = g.neighbours_[static_cast<size_t>(a)];
+    if (std::find(va.begin(), va.end(), b) != va.end()) {
+      return host::Error::InvalidArgument("pp_admm.edges: " + edge +
+                                          " is listed twice");
+    }
+    va.push_back(b);
+    g.neighbours_[static_cast<size_t>(b)].push_back(a);
+  }
+  // Connected: a breadth-first search from node 0 reaches every node.
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  std::vector<int64_t> queue = {0};
+  seen[0] = true;
+  for (size_t k = 0; k < queue.size(); ++k) {
+    for (int64_t j : g.neighbours_[static_cast<size_t>(queue[k])]) {
+      if (!seen[static_cast<size_t>(j)]) {
+        seen[static_cast<size_t>(j)] = true;
+        queue.push_back(j);
+      }
+    }
+  }
+  if (static_cast<int64_t>(queue.size()) != n) {
+    return host::Error::InvalidArgument(
+        "pp_admm.edges: the graph is not connected (" +
+        std::to_string(queue.size()) + " of " + std::to_string(n) +
+        " nodes reachable from node 0)");
+  }
+  for (auto& v : g.neighbours_) std::sort(v.begin(), v.end());
+  g.complete_ = 2 * static_cast<int64_t>(c.edges.size()) == n * (n - 1);
+  return g;
+}
+
+int64_t VirtualGraph::min_degree() const {
+  int64_t least = std::numeric_limits<int64_t>::max();
+  for (const auto& v : neighbours_) {
+    least = std::min<int64_t>(least, static_cast<int64_t>(v.size()));
+  }
+  return neighbours_.empty() ? 0 : least;
+}
+
+double PpCurvatureBound(jobs::Loss loss) {
+  switch (loss) {
+    case jobs::Loss::kLogistic:
+      return 0.25;
+    case jobs::Loss::kSquared:
+      return -1;
+  }
+  return -1;
+}
+
+host::Error ValidatePpAdmm(const jobs::JobConfig& config) {
+  const jobs::PpAdmmConfig& c = config.pp_admm;
+  if (config.dimension < 1) {
+    return host::Error::InvalidArgument("job.dimension: must be >= 1");
+  }
+  if (config.rounds < 1) {
+    return host::Error::InvalidArgument("job.rounds: must be >= 1");
+  }
+  const double c1 = PpCurvatureBound(config.loss);
+  if (!(c1 > 0)) {
+    return host::Error::InvalidArgument(
+        "job.loss: pp-admm needs a loss with |L'| <= 1 and bounded L'' "
+        "(paper 001 Assumption 4): logistic");
+  }
+  if (!Positive(c.loss_weight)) {
+    return host::Error::InvalidArgument(
+        "pp_admm.loss_weight: C must be finite and > 0");
+  }
+  if (!Positive(c.reg_weight)) {
+    return host::Error::InvalidArgument(
+        "pp_admm.reg_weight: rho must be finite and > 0");
+  }
+  if (!Positive(c.theta)) {
+    return host::Error::InvalidArgument(
+        "pp_admm.theta: must be finite and > 0");
+  }
+  if (c.min_samples < 1) {
+    return host::Error::InvalidArgument(
+        "pp_admm.min_samples: must be >= 1 (the smallest B_i of any node)");
+  }
+  if (c.loss_weight > static_cast<double>(c.min_samples)) {
+    return host::Error::InvalidArgument(
+        "pp_admm.loss_weight: C must be <= min_samples (C <= B_i)");
+  }
+  host::ErrorOr<VirtualGraph> graph = VirtualGraph::Build(c);
+  if (!graph.ok()) return graph.error();
+  const int64_t v_min = graph->min_degree();
+  const Status theta = CheckPpThetaCondition(
+      c1, c.loss_weight, static_cast<uint64_t>(c.min_samples), c.reg_weight,
+      static_cast<uint32_t>(std::min<int64_t>(c.nodes, UINT32_MAX)), c.theta,
+      static_cast<uint32_t>(std::min<int64_t>(v_min, UINT32_MAX)));
+  if (!theta.ok()) {
+    return host::Error(
+        theta.code(),
+        "pp_admm.theta: the privacy condition 2*c1 < (B_i/C)(rho/N + "
+        "2*theta*V_i) fails at B_i = " +
+            std::to_string(c.min_samples) + ", V_i = " + std::to_string(v_min) +
+            " (paper 001, Alg. 1)");
+  }
+  return host::Error::Ok();
+}
+
+host::Error PpAdmmRelay::Init(const jobs::JobConfig& config) {
+  initialized_ = false;
+  host::Error valid = ValidatePpAdmm(config);
+  if (!valid.ok()) return valid;
+  host::ErrorOr<VirtualGraph> graph = VirtualGraph::Build(config.pp_admm);
+  if (!graph.ok()) return graph.error();
+  graph_ = std::move(graph).value();
+  dimension_ = config.dimension;
+  initialized_ = true;
+  return host::Error::Ok();
+}
+
+Status PpAdmmRelay::CheckUploads(
+    const std::vector<std::vector<double>>& uploads) const {
+  if (static_cast<int64_t>(uploads.size()) != graph_.nodes()) {
+    return Status::InvalidArgument();
+  }
+  for (const auto& f : uploads) {
+    if (static_cast<int64_t>(f.size()) != dimension_) {
+      return Status::InvalidArgument();
+    }
+    for (double x : f) {
+      if (!std::isfinite(x)) return Status::InvalidArgument();
+    }
+  }
+  return Status::Ok();
+}
+
+Status PpAdmmRelay::NeighbourSums(
+    const std::vector<std::vector<double>>& uploads,
+    std::vector<std::vector<double>>& sums) const {
+  if (!initialized_) return Status::FailedPrecondition();
+  EDGEADMM_TRY(CheckUploads(uploads));
+  const size_t d = static_cast<size_t>(dimension_);
+  std::vector<std::vector<double>> out(uploads.size(),
+                                       std::vector<double>(d, 0.0));
+  for (int64_t i = 0; i < graph_.nodes(); ++i) {
+    auto& s = out[static_cast<size_t>(i)];
+    for (int64_t j : graph_.neighbours(i)) {
+      const auto& f = uploads[static_cast<size_t>(j)];
+      for (size_t k = 0; k < d; ++k) s[k] += f[k];
+    }
+  }
+  sums = std::move(out);
+  return Status::Ok();
+}
+
+Status PpAdmmRelay::BroadcastSum(
+    const std::vector<std::vector<double>>& uploads,
+    std::vector<double>& total) const {
+  if (!initialized_ || !graph_.complete()) return Status::FailedPrecondition();
+  EDGEADMM_TRY(CheckUploads(uploads));
+  std::vector<double> out(static_cast<size_t>(dimension_), 0.0);
+  for (const auto& f : uploads) {
+    for (size_t k = 0; k < out.size(); ++k) out[k] += f[k];
+  }
+  total = std::move(out);
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm::algorithms
