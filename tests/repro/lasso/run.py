@@ -191,12 +191,20 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
                                     data["test_path"]))
     started = time.time()
     final_state, error, rows = None, None, []
+    # Beyond a few thousand devices, as the a9a runner does: one fleet
+    # process per 2500 devices, each from its own loopback address (the
+    # daemon admits 32 pending handshakes per source address), and
+    # non-confirmable notifications (a confirmable one every fifth would
+    # reach every device at once).
+    parts = max(1, N // 2500)
     try:
-        stack.start_daemon()
+        stack.start_daemon(server_options=(
+            {"non_confirmable_notifications": "true"} if parts > 1 else None))
         stack.start_fleet(["--data", data["train_path"], "--dim", str(ll.P),
                            "--loss", "squared", "--delta", str(DELTA)] +
                           (["--allow-unaccounted-steps"]
-                           if policy == "trusted-aggregator" else []))
+                           if policy == "trusted-aggregator" else []),
+                          parts=parts, local_addresses=parts > 1)
         final_state = stack.follow(name, rows.append, timeout)
     except (es.StackError, OSError) as e:
         error = str(e)
