@@ -305,14 +305,34 @@ struct CoapCallbacks {
     return ErrorResponse(Status::PermissionDenied(), "session-revoked", 0, 0);
   }
 
+  // Whether libcoap calls the task handler for a notification: it has put
+  // the Observe option in the response, whose type is CON or NON. A request
+  // (even one registering) is answered with an ACK, except a non-confirmable
+  // registration, which this therefore also counts (its answer is 2.03).
+  static bool IsNotification(const coap_pdu_t* response) {
+    coap_opt_iterator_t it;
+    return coap_pdu_get_type(response) != COAP_MESSAGE_ACK &&
+           coap_check_option(response, COAP_OPTION_OBSERVE, &it) != nullptr;
+  }
+
   static void GetTask(coap_resource_t* resource, coap_session_t* session,
                       const coap_pdu_t* request, const coap_string_t* query,
                       coap_pdu_t* response) {
     CoapServer* s = Server(session);
-    Send(resource, session, request, query, response,
-         Revoked(session)
-             ? RevokedResponse()
-             : s->handler_.Task(Identity(session), CoapServer::NowMs()));
+    Response answer = Revoked(session) ? RevokedResponse()
+                                       : s->handler_.Task(Identity(session),
+                                                          CoapServer::NowMs());
+    if (answer.code >= wire::CoapCode(3, 0) && IsNotification(response)) {
+      // libcoap 4.3.1 frees the observer of a notification answered 4.xx or
+      // 5.xx and then reads it to send that answer: a use after free that
+      // crashed the daemon (fixed upstream in 4.3.2, commit 64de2ba4). A
+      // notification the daemon cannot serve (superseded or revoked session,
+      // device outside the running job) is 2.03 without a task instead: the
+      // device registers again and gets the error as a response.
+      answer = Response{};
+      answer.code = wire::kCoapValid;
+    }
+    Send(resource, session, request, query, response, std::move(answer));
   }
 
   // One block of a Block1 upload (RFC 7959) into the session's partial

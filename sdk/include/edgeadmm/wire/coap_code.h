@@ -14,6 +14,10 @@ constexpr uint8_t CoapCode(unsigned code_class, unsigned detail) {
   return static_cast<uint8_t>((code_class << 5) | detail);
 }
 
+// 2.03 Valid: a task notification without a task (the aggregator cannot
+// serve this observation any more; the device registers again and learns
+// why). docs/protocol.md, "Observe".
+inline constexpr uint8_t kCoapValid = CoapCode(2, 3);
 inline constexpr uint8_t kCoapChanged = CoapCode(2, 4);
 inline constexpr uint8_t kCoapContent = CoapCode(2, 5);
 inline constexpr uint8_t kCoapContinue = CoapCode(2, 31);

@@ -1,0 +1,146 @@
+// An observation of v1/task that the daemon can no longer serve must not
+// crash it. libcoap 4.3.1 (Debian 12) frees an observer whose notification
+// the handler answers with a 4.xx or 5.xx and then reads the freed observer
+// to send that answer (fixed upstream in 4.3.2, commit 64de2ba4). A device
+// observing when a job it is not enrolled in starts, or whose session a
+// newer one of the same identity superseded, got such an answer: the daemon
+// died with SIGSEGV in libcoap (found at n = 10,000 in the Lasso
+// reproduction). The daemon now answers such a notification 2.03 (no task:
+// register again) and refuses the re-registration, on the request path where
+// libcoap 4.3.1 is safe.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon_process.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/posix/monotonic_clock.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+class DaemonObservationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A freed block reads as 0xa5... in the daemon (glibc's free fills it;
+    // under ASan its allocator does): a use of a freed observer's session
+    // pointer then faults every time, not only when glibc's tcache happens
+    // to overwrite it.
+    setenv("MALLOC_PERTURB_", "90", 1);
+    std::string asan = std::getenv("ASAN_OPTIONS") != nullptr
+                           ? std::string(std::getenv("ASAN_OPTIONS")) + ":"
+                           : std::string();
+    setenv("ASAN_OPTIONS",
+           (asan + "max_free_fill_size=4096:free_fill_byte=165").c_str(), 1);
+  }
+  void TearDown() override { unsetenv("MALLOC_PERTURB_"); }
+
+  std::vector<uint8_t> Enrol(const std::string& id) {
+    registry::DeviceRegistry reg(t_.db());
+    auto psk = reg.Add(id);
+    EXPECT_TRUE(psk.ok());
+    return psk.ok() ? *psk : std::vector<uint8_t>{};
+  }
+
+  // `id` and `key` must outlive the transport.
+  std::unique_ptr<posix::CoapDtlsTransport> Connect(
+      const char* id, const std::vector<uint8_t>& key) {
+    posix::CoapDtlsConfig link;
+    link.host = "127.0.0.1";
+    link.port = static_cast<uint16_t>(daemon_->port());
+    link.identity = id;
+    link.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
+                             key.size());
+    return std::make_unique<posix::CoapDtlsTransport>(context_, link);
+  }
+
+  // The next notification on `transport` within `limit_ms`, or a
+  // DEADLINE_EXCEEDED result.
+  TransportResult NextNotification(posix::CoapDtlsTransport& transport,
+                                   uint64_t limit_ms) {
+    TransportResult result;
+    const uint64_t start = posix::MonotonicMs();
+    while (posix::MonotonicMs() - start < limit_ms) {
+      if (transport.TakeNotification(result)) return result;
+      transport.Poll(20).status().IgnoreError();
+    }
+    result = TransportResult{};
+    result.status = Status::DeadlineExceeded();
+    return result;
+  }
+
+  TransportResult GetTask(posix::CoapDtlsTransport& transport) {
+    TransportRequest request;
+    request.method = CoapMethod::kGet;
+    request.path = wire::kTaskPath;
+    TransportResult result;
+    result.status = transport.Request(request, ByteSpan(body_, sizeof(body_)),
+                                      8000, result);
+    return result;
+  }
+
+  testing::TempDatabase t_;
+  std::unique_ptr<testing::DaemonProcess> daemon_;
+  posix::CoapClientContext context_;
+  std::byte body_[4096];
+};
+
+// The operator stops a job and starts the next one, in which an observing
+// device is not enrolled: the first notification of the new job would be
+// 4.03 "not enrolled in the job".
+TEST_F(DaemonObservationTest, NotificationToADeviceOutsideTheNewJob) {
+  const std::vector<uint8_t> other = Enrol("dev-001");
+  (void)other;
+  // The next job is created while only dev-001 is enrolled in the registry.
+  const int64_t next = testing::CreateJobOrDie(
+      t_.db(),
+      testing::JobToml("next", "prox-admm", testing::DefaultPrivacyTable(),
+                       "[sampling]\nscheme = \"fixed\"\nm = 1\n"
+                       "m_min = 1\ndeadline_seconds = 60\n"));
+  const std::vector<uint8_t> key = Enrol("dev-000");
+  const int64_t first = testing::StartOneDeviceJob(t_.db(), "first");
+  daemon_ = std::make_unique<testing::DaemonProcess>(
+      EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
+  ASSERT_TRUE(daemon_->started());
+
+  std::unique_ptr<posix::CoapDtlsTransport> device = Connect("dev-000", key);
+  ASSERT_TRUE(
+      device->StartObserve(wire::kTaskPath, ByteSpan(body_, sizeof(body_)))
+          .ok());
+  TransportResult registered = NextNotification(*device, 8000);
+  ASSERT_TRUE(registered.status.ok()) << registered.status.str();
+  ASSERT_EQ(registered.code, wire::kCoapContent);
+
+  ASSERT_TRUE(jobs::SetJobState(t_.db(), first, jobs::JobState::kStopped).ok());
+  // The stopped job's last task (2.05, role done) may come first.
+  TransportResult notified = NextNotification(*device, 8000);
+  ASSERT_TRUE(notified.status.ok()) << notified.status.str();
+  ASSERT_TRUE(jobs::SetJobState(t_.db(), next, jobs::JobState::kRunning).ok());
+  bool refused = false;
+  for (int i = 0; i < 3 && !refused; ++i) {
+    notified = NextNotification(*device, 8000);
+    if (!notified.status.ok()) break;
+    refused = notified.code == wire::kCoapValid;
+  }
+  ASSERT_TRUE(refused) << "no 2.03 after the job change ("
+                       << notified.status.str() << ", code "
+                       << int{notified.code} << "); the daemon "
+                       << (daemon_->Terminate() == 0 ? "was alive" : "died");
+  // Registering again (a request, where an error is safe) tells it why.
+  device->StopObserve();
+  const TransportResult again = GetTask(*device);
+  ASSERT_TRUE(again.status.ok()) << again.status.str();
+  EXPECT_EQ(again.code, wire::kCoapForbidden);
+  EXPECT_EQ(daemon_->Terminate(), 0) << "the daemon died";
+}
+
+}  // namespace
+}  // namespace edgeadmm
