@@ -513,6 +513,56 @@ TEST_F(DeviceClientTest, SilentObservationRegistersAgainOnANewSession) {
   EXPECT_EQ(transport.answered, 2);
 }
 
+// The aggregator ends an observation it can no longer serve (the device is
+// outside the running job, or its session was superseded) with a 2.03
+// notification without a task, not with an error, which libcoap 4.3.1's
+// server cannot send safely (docs/security.md). The device must take it as
+// the end of its observation and register again, which gets the refusal as
+// a response.
+class NoTaskNotificationTransport final : public ObserveOnlyTransport {
+ public:
+  Status StartObserve(const char*, ByteSpan) override {
+    ++registrations;
+    registration_pending = true;
+    return Status::Ok();
+  }
+  bool TakeNotification(TransportResult& result) override {
+    if (!registration_pending && !end_observation) return false;
+    result = TransportResult{};
+    result.code = registration_pending ? wire::kCoapContent : wire::kCoapValid;
+    registration_pending = false;
+    end_observation = false;
+    return true;
+  }
+  void StopObserve() override { ++stops; }
+
+  bool registration_pending = false;
+  bool end_observation = false;
+  int registrations = 0;
+  int stops = 0;
+};
+
+TEST_F(DeviceClientTest, NotificationWithoutATaskRegistersAgain) {
+  NoTaskNotificationTransport transport;
+  RigDevice& d = MakeRig(LinkConfig{}).device(0);
+  DeviceClientConfig config = d.config;
+  config.transport = &transport;
+  // No refresh within the test: only the 2.03 can make it register again.
+  config.task_refresh_ms = 3'600'000;
+  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  uint64_t now = 0;
+  for (; now < 500; now += 100) ASSERT_TRUE(d.client.Poll(now).ok());
+  ASSERT_EQ(transport.registrations, 1);
+  transport.end_observation = true;
+  const uint64_t ended = now;
+  for (; now <= ended + config.retry_max_ms + config.retry_max_ms / 2;
+       now += 100) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  EXPECT_GE(transport.stops, 1);
+  EXPECT_EQ(transport.registrations, 2);
+}
+
 TEST_F(DeviceClientTest, DoneTaskStopsTheClient) {
   ClientRig& rig = MakeRig(LinkConfig{});
   ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
