@@ -15,7 +15,7 @@ N, each (device, round) once, and the job completed; default none).
 
   run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
       [--expect TEXT]... [--expect-failure] [--uploads N] [--loss P]
-      [--seed S] [--dimension P] [--reboot] -- RUNNER... IMAGE
+      [--seed S] [--dimension P] [--reboot | --cut] -- RUNNER... IMAGE
 
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
 must fail). --dimension sets the job's (default 3). --loss P puts a relay between QEMU and the daemon that drops
@@ -26,15 +26,22 @@ persists its first upload and ends before sending it (QEMU exits: the
 power is cut); the second boot ("resume", the checked run) must send that
 upload first: same round, size and CRC-32, no entropy drawn before it; and
 the daemon must have stored that upload's values, once.
+--cut: the same, but the first boot ("cut") sends its first upload and,
+before the client takes the answer, prints it and waits: the harness
+SIGKILLs QEMU on that line (a power cut in the middle of the exchange; the
+daemon may already hold the upload). The second boot must resend the same
+bytes, and the daemon hold them once.
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 # The loopback relay, a free port, stopping by pid (same folder).
 from run_with_coap_server import Relay, free_port_pair, report, stop
@@ -123,6 +130,34 @@ def start_daemon(daemon_bin, db, state):
     return daemon, port, log_path
 
 
+def run_until_cut(command):
+    """Runs QEMU until the firmware prints its in-flight upload (its hex
+    line comes last), then SIGKILLs it: a power cut in the middle of the
+    exchange. Returns a CompletedProcess with the output up to the cut."""
+    qemu = subprocess.Popen(command, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines = []
+    deadline = time.monotonic() + QEMU_TIMEOUT_S
+    for line in qemu.stdout:
+        lines.append(line)
+        if line.startswith("persisted upload hex: "):
+            qemu.send_signal(signal.SIGKILL)
+            break
+        if time.monotonic() > deadline:
+            qemu.kill()
+            break
+    qemu.stdout.close()
+    qemu.wait()
+    return subprocess.CompletedProcess(command, qemu.returncode,
+                                       "".join(lines))
+
+
+def stored_rounds(db):
+    """The rounds whose uploads the daemon has stored (it commits each)."""
+    with sqlite3.connect(db) as c:
+        return sorted(r for (r,) in c.execute("SELECT round_id FROM uploads"))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--host-bin", required=True)
@@ -138,6 +173,9 @@ def main():
     parser.add_argument("--reboot", action="store_true",
                         help="persist in a flash file; halt after the first "
                         "persisted upload, then boot again and resume")
+    parser.add_argument("--cut", action="store_true",
+                        help="as --reboot, but QEMU is SIGKILLed after the "
+                        "first upload went out, before its answer was taken")
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploads the job must hold, each (device, "
                         "round) once; with N > 0 the job must be completed")
@@ -174,10 +212,10 @@ def main():
                 firmware_port = relay.port
             words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
             boots = [[]]
-            if args.reboot:
+            if args.reboot or args.cut:
                 flash = os.path.join(state, "flash.bin")
                 words.append("flash=" + flash)
-                boots = [["halt"], ["resume"]]
+                boots = [["cut" if args.cut else "halt"], ["resume"]]
             for boot in boots:
                 command = (runner[:-1]
                            + ["-nic", "user,model=lan9118",
@@ -186,14 +224,21 @@ def main():
                 print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job "
                       f"{job_id}; device {identity}\n{' '.join(command)}")
                 sys.stdout.flush()
-                run = subprocess.run(command, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True,
-                                     timeout=QEMU_TIMEOUT_S)
-                if boot == ["halt"]:
+                if boot == ["cut"]:
+                    run = run_until_cut(command)
+                else:
+                    run = subprocess.run(command, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, text=True,
+                                         timeout=QEMU_TIMEOUT_S)
+                if boot in (["halt"], ["cut"]):
                     halted = run
                     print(halted.stdout)
-                    print(f"first boot (halt) exit status "
+                    print(f"first boot ({boot[0]}) exit status "
                           f"{halted.returncode}; booting again on {flash}")
+                    if boot == ["cut"]:
+                        held_before = stored_rounds(db)
+                        print(f"the daemon held rounds {held_before} at the "
+                              "cut")
         finally:
             if relay is not None:
                 relay.stop()
@@ -227,12 +272,16 @@ def main():
                         f"expected {args.uploads} each once")
     if args.uploads > 0 and job_state != "completed":
         failures.append(f"the job is {job_state}, not completed")
-    if args.reboot:
-        persisted = re.search(r"halted after persisting: upload round (\d+), "
+    if args.cut and halted.returncode != -signal.SIGKILL:
+        failures.append("the first boot was not killed at the cut (exit "
+                        f"status {halted.returncode})")
+    if args.reboot or args.cut:
+        persisted = re.search(r"(?:halted after persisting|in flight at the "
+                              r"cut): upload round (\d+), "
                               r"(\d+) bytes, crc ([0-9a-f]+)", halted.stdout)
         sent = re.search(r"first upload sent: round (\d+), (\d+) bytes, "
                          r"crc ([0-9a-f]+)", run.stdout)
-        if halted.returncode != 0 or not persisted:
+        if (halted.returncode != 0 and not args.cut) or not persisted:
             failures.append("the first boot did not halt after persisting "
                             f"an upload (exit status {halted.returncode})")
         elif not sent or sent.groups() != persisted.groups():
