@@ -29,6 +29,7 @@
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
+#include "poll_until_done.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -176,27 +177,20 @@ Outcome RunJob(Stack stack, size_t dim, bool use_observe, int n = 2) {
                   c, ByteSpan(d.client_bytes.data(), d.client_bytes.size())),
               Status::Ok());
   }
-  auto all_done = [&] {
-    for (auto& d : devices) {
-      if (d->client.state() != ClientState::kDone) return false;
-    }
-    return true;
-  };
   // Until every device has heard that the job is done, or (the bug) gave
   // up: a device that cannot decode its tasks never gets there (bounded).
-  const uint64_t start = NowMs();
-  while (!all_done() && NowMs() - start < 20000) {
-    for (auto& d : devices) {
-      d->client.Poll(NowMs()).IgnoreError();
-      if (d->sdk) d->sdk->Poll(0).status().IgnoreError();
-    }
-    if (stack == Stack::kLibcoap) {
-      context.Poll(10).status().IgnoreError();
-    } else {
-      devices[0]->udp.Wait(10);
-    }
-  }
-  out.done = all_done();
+  out.done = testing::PollUntilAllDone(
+      devices, 20000,
+      [](auto& d) {
+        if (d.sdk) d.sdk->Poll(0).status().IgnoreError();
+      },
+      [&] {
+        if (stack == Stack::kLibcoap) {
+          context.Poll(10).status().IgnoreError();
+        } else {
+          devices[0]->udp.Wait(10);
+        }
+      });
   for (auto& d : devices) {
     const DeviceClientCounters& c = d->client.counters();
     out.tasks_invalid += c.tasks_invalid;

@@ -25,6 +25,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
+#include "poll_until_done.h"
 #include "test_database.h"
 #include "udp_relay.h"
 
@@ -204,21 +205,10 @@ void RunSdkJob(double loss) {
         Status::Ok());
   }
   // Until every device has heard that the job is done (bounded: 240 s).
-  auto all_done = [&] {
-    for (auto& d : devices) {
-      if (d->client.state() != ClientState::kDone) return false;
-    }
-    return true;
-  };
-  const uint64_t start = NowMs();
-  while (!all_done() && NowMs() - start < 240000) {
-    for (auto& d : devices) {
-      d->client.Poll(NowMs()).IgnoreError();
-      d->stack.client->Poll(0).status().IgnoreError();
-    }
-    devices[0]->stack.udp.Wait(10);
-  }
-  EXPECT_TRUE(all_done());
+  EXPECT_TRUE(testing::PollUntilAllDone(
+      devices, 240000,
+      [](auto& d) { d.stack.client->Poll(0).status().IgnoreError(); },
+      [&] { devices[0]->stack.udp.Wait(10); }));
   int64_t acknowledged = 0;  // uploads the devices know were accepted
   int64_t computed = 0;      // uploads made (one per step)
   for (auto& d : devices) {
