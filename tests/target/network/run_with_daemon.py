@@ -26,6 +26,13 @@ persists its first upload and ends before sending it (QEMU exits: the
 power is cut); the second boot ("resume", the checked run) must send that
 upload first: same round, size and CRC-32, no entropy drawn before it; and
 the daemon must have stored that upload's values, once.
+--provision TOOL: the firmware reads identity, PSK and the daemon's address
+from a provisioning blob instead of its command line (the reference
+firmware, examples/cortex_m4_device): TOOL (make_provisioning_blob.py)
+writes it as provision.bin in the state directory, QEMU runs there (the
+flash model's files are relative to its working directory) and the command
+line carries only the --arg words. --provision-arg WORD passes WORD to TOOL
+(e.g. --dhcp, --corrupt).
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
@@ -141,6 +148,8 @@ def main():
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploads the job must hold, each (device, "
                         "round) once; with N > 0 the job must be completed")
+    parser.add_argument("--provision", help="the provisioning blob tool")
+    parser.add_argument("--provision-arg", action="append", default=[])
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
     runner, image, cli, daemon_bin = programs(parser, args)
@@ -173,6 +182,14 @@ def main():
                 relay.start()
                 firmware_port = relay.port
             words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
+            cwd = None
+            if args.provision:
+                subprocess.run([sys.executable, args.provision, "--identity",
+                                identity, "--psk", psk, "--port",
+                                str(firmware_port)] + args.provision_arg
+                               + [os.path.join(state, "provision.bin")],
+                               check=True)
+                words, cwd = args.arg, state
             boots = [[]]
             if args.reboot:
                 flash = os.path.join(state, "flash.bin")
@@ -181,14 +198,14 @@ def main():
             for boot in boots:
                 command = (runner[:-1]
                            + ["-nic", "user,model=lan9118",
-                              "-append", " ".join(words + boot),
+                              "-append", " ".join(words + boot) or "-",
                               "-kernel", image])
                 print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job "
                       f"{job_id}; device {identity}\n{' '.join(command)}")
                 sys.stdout.flush()
                 run = subprocess.run(command, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True,
-                                     timeout=QEMU_TIMEOUT_S)
+                                     timeout=QEMU_TIMEOUT_S, cwd=cwd)
                 if boot == ["halt"]:
                     halted = run
                     print(halted.stdout)
