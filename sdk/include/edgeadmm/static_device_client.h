@@ -21,8 +21,9 @@
 // the arena can never be overrun; a task of a job whose dimension differs
 // from the data's is refused by the DeviceClient (FAILED_PRECONDITION,
 // reported to the aggregator), and a task of an algorithm or loss outside
-// the shape by the trainer's workspace check (RESOURCE_EXHAUSTED, reported)
-// unless its step happens to fit.
+// the shape as UNIMPLEMENTED (reported): the client is initialised with the
+// shape's ClientAlgorithmTable, so a firmware links only the steps (and
+// prox methods) of the shape's algorithms and losses.
 #pragma once
 
 #include <cstddef>
@@ -100,6 +101,80 @@ Status CheckDeviceShape(const DeviceShapeLimits& shape,
 Status CheckJobShape(const DeviceShapeLimits& shape, AlgorithmKind algorithm,
                      LossKind loss, size_t dimension);
 
+namespace internal {
+
+// The registered task adapters, one by one (sdk/src/steps/algorithm_tasks.cc).
+const AlgorithmTask* ProxAdmmTask();
+const AlgorithmTask* LinearizedAdmmTask();
+const AlgorithmTask* DpSgdTask();
+
+// ClientAlgorithmTable::find of a shape: only its algorithms' adapters are
+// referenced, so only their steps are linked.
+template <uint32_t kAlgorithms>
+const AlgorithmTask* FindShapeTask(AlgorithmKind algorithm) {
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kProxAdmm)) != 0) {
+    if (algorithm == AlgorithmKind::kProxAdmm) return ProxAdmmTask();
+  }
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kLinearizedAdmm)) !=
+                0) {
+    if (algorithm == AlgorithmKind::kLinearizedAdmm) {
+      return LinearizedAdmmTask();
+    }
+  }
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kDpSgd)) != 0) {
+    if (algorithm == AlgorithmKind::kDpSgd) return DpSgdTask();
+  }
+  return nullptr;
+}
+
+template <AlgorithmKind kAlgorithm, uint32_t kLosses>
+Status InitShapeTrainerFor(LocalTrainer& trainer, ByteSpan workspace,
+                           const DatasetView& data,
+                           const TrainerConfig& config) {
+  if constexpr ((kLosses & LossBit(LossKind::kLogistic)) != 0) {
+    if (config.loss.kind == LossKind::kLogistic) {
+      return trainer.InitFor<kAlgorithm, LossKind::kLogistic>(workspace, data,
+                                                              config);
+    }
+  }
+  if constexpr ((kLosses & LossBit(LossKind::kSquared)) != 0) {
+    if (config.loss.kind == LossKind::kSquared) {
+      return trainer.InitFor<kAlgorithm, LossKind::kSquared>(workspace, data,
+                                                             config);
+    }
+  }
+  return Status::Unimplemented();
+}
+
+// ClientAlgorithmTable::init_trainer of a shape: LocalTrainer::InitFor of
+// its (algorithm, loss) pairs only; UNIMPLEMENTED for any other.
+template <uint32_t kAlgorithms, uint32_t kLosses>
+Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
+                        const DatasetView& data, const TrainerConfig& config) {
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kProxAdmm)) != 0) {
+    if (config.algorithm == AlgorithmKind::kProxAdmm) {
+      return InitShapeTrainerFor<AlgorithmKind::kProxAdmm, kLosses>(
+          trainer, workspace, data, config);
+    }
+  }
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kLinearizedAdmm)) !=
+                0) {
+    if (config.algorithm == AlgorithmKind::kLinearizedAdmm) {
+      return InitShapeTrainerFor<AlgorithmKind::kLinearizedAdmm, kLosses>(
+          trainer, workspace, data, config);
+    }
+  }
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kDpSgd)) != 0) {
+    if (config.algorithm == AlgorithmKind::kDpSgd) {
+      return InitShapeTrainerFor<AlgorithmKind::kDpSgd, kLosses>(
+          trainer, workspace, data, config);
+    }
+  }
+  return Status::Unimplemented();
+}
+
+}  // namespace internal
+
 // The shape as a type: the template argument of StaticDeviceClient.
 template <size_t kDim, size_t kRecords,
           uint32_t kAlgorithmSet = ClientAlgorithms(),
@@ -124,6 +199,11 @@ template <typename Shape>
 class StaticDeviceClient {
  public:
   static constexpr DeviceShapeLimits kLimits = Shape::kLimits;
+  // The client runs the shape's algorithms and losses only (and links only
+  // their steps); a task of another one is refused as UNIMPLEMENTED.
+  static constexpr ClientAlgorithmTable kAlgorithmTable{
+      internal::FindShapeTask<Shape::kAlgorithms>,
+      internal::InitShapeTrainer<Shape::kAlgorithms, Shape::kLosses>};
   static constexpr size_t kTrainerWorkspaceBytes =
       ShapeTrainerWorkspaceBytes(kLimits);
   static constexpr size_t kComputeScratchBytes =
@@ -163,7 +243,7 @@ class StaticDeviceClient {
     EDGEADMM_TRY_ASSIGN(const ByteSpan memory,
                         arena.Allocate<std::byte>(kClientMemoryBytes));
     config.trainer = &trainer_;
-    return client_.Init(config, memory);
+    return client_.Init(config, memory, kAlgorithmTable);
   }
 
   // The CoAP client's datagram buffers (CoapClientConfig tx_buffer,

@@ -72,32 +72,37 @@ TEST(StaticDeviceClientTest, JobShapeChecks) {
             Status::Ok());
 }
 
-// The ports a client needs (static: the MCU's stack is small).
-struct Ports {
+FakeAggregatorConfig AggregatorConfig(bool squared_loss) {
+  FakeAggregatorConfig c;
+  c.job_id = 9;
+  c.clip = 0.5;
+  c.sigma = 2.0;
+  c.squared_loss = squared_loss;
+  return c;
+}
+
+// A FakeAggregator with its memory and the device's storage memory
+// (static: the MCU's stack is small).
+struct FakeJob {
   FakeDeviceEntry table[4];
   Real model[kDim];
   Real u_sum[kDim];
   Real decode[kDim];
   alignas(16) std::byte
       storage_bytes[MemoryStorage::kMaxKeys * DeviceClient::RecordBytes(kDim)];
+  FakeAggregator server;
+  explicit FakeJob(bool squared_loss)
+      : server(AggregatorConfig(squared_loss), Span<FakeDeviceEntry>(table, 4),
+               Span<Real>(model, kDim), Span<Real>(u_sum, kDim),
+               Span<Real>(decode, kDim)) {}
 };
-Ports ports;
+FakeJob logistic_job(false);
+FakeJob& ports = logistic_job;
+FakeAggregator& server = logistic_job.server;
 ProxClient device;
 testing::SyntheticData<kRecords, kDim> data(3);
 testing::SyntheticData<kRecords + 1, kDim> too_many(4);
 testing::SyntheticData<kRecords, kDim + 1> too_wide(5);
-
-FakeAggregatorConfig AggregatorConfig() {
-  FakeAggregatorConfig c;
-  c.job_id = 9;
-  c.clip = 0.5;
-  c.sigma = 2.0;
-  return c;
-}
-FakeAggregator server(AggregatorConfig(), Span<FakeDeviceEntry>(ports.table, 4),
-                      Span<Real>(ports.model, kDim),
-                      Span<Real>(ports.u_sum, kDim),
-                      Span<Real>(ports.decode, kDim));
 
 DeviceClientConfig Config(Transport& transport, Storage& storage,
                           EntropySource& entropy, const DatasetView& view) {
@@ -161,6 +166,35 @@ TEST(StaticDeviceClientTest, TrainsARoundAtTheLargestShape) {
   EXPECT_EQ(entry->accepted, 1u);
   EXPECT_EQ(device.client().counters().steps_computed, 1u);
   EXPECT_EQ(device.client().counters().steps_refused, 0u);
+}
+
+// A job of a loss outside the shape (squared; the shape has logistic only):
+// the step is refused as UNIMPLEMENTED and reported, nothing is uploaded.
+FakeJob squared(true);
+FakeAggregator& squared_server = squared.server;
+
+TEST(StaticDeviceClientTest, RefusesAJobOutsideTheShape) {
+  static TestEntropy entropy(13);
+  static MemoryStorage storage(
+      ByteSpan(squared.storage_bytes, sizeof(squared.storage_bytes)));
+  static LoopbackTransport transport(squared_server, "static-0", LinkConfig{});
+  ASSERT_EQ(squared_server.AddDevice("static-0"), Status::Ok());
+  ASSERT_EQ(device.Init(Config(transport, storage, entropy, data.View())),
+            Status::Ok());
+  const FakeDeviceEntry* entry = squared_server.Find("static-0");
+  ASSERT_TRUE(entry != nullptr);
+  uint64_t now = 0;
+  for (int i = 0; i < 2000 && entry->reports == 0; ++i) {
+    device.client().Poll(now).IgnoreError();
+    transport.Poll(0).status().IgnoreError();
+    now += 100;
+  }
+  EXPECT_EQ(entry->reports, 1u);
+  EXPECT_EQ(entry->last_report_code,
+            static_cast<uint32_t>(StatusCode::kUnimplemented));
+  EXPECT_EQ(entry->accepted, 0u);
+  EXPECT_EQ(device.client().counters().steps_refused, 1u);
+  EXPECT_EQ(device.client().counters().steps_computed, 0u);
 }
 
 }  // namespace
