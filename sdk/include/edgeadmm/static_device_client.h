@@ -51,7 +51,7 @@ constexpr uint32_t LossBit(LossKind loss) {
   return uint32_t{1} << static_cast<uint8_t>(loss);
 }
 // Every algorithm the DeviceClient runs (DeviceClient::kAlgorithms).
-constexpr uint32_t ClientAlgorithms() {
+constexpr uint32_t ClientAlgorithmBits() {
   uint32_t bits = 0;
   for (const AlgorithmKind a : DeviceClient::kAlgorithms) {
     bits |= AlgorithmBit(a);
@@ -177,11 +177,11 @@ Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
 
 // The shape as a type: the template argument of StaticDeviceClient.
 template <size_t kDim, size_t kRecords,
-          uint32_t kAlgorithmSet = ClientAlgorithms(),
+          uint32_t kAlgorithmSet = ClientAlgorithmBits(),
           uint32_t kLossSet = kClientLosses, size_t kBlock = 1024>
 struct DeviceShape {
   static_assert(kDim > 0 && kRecords > 0, "an empty shape");
-  static_assert((kAlgorithmSet & ~ClientAlgorithms()) == 0,
+  static_assert((kAlgorithmSet & ~ClientAlgorithmBits()) == 0,
                 "an algorithm the DeviceClient does not run");
   static_assert(kAlgorithmSet != 0 && kLossSet != 0, "no algorithm or loss");
   static_assert((kLossSet & ~kClientLosses) == 0, "a loss the steps lack");

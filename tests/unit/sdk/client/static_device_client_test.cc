@@ -42,7 +42,7 @@ static_assert(
 static_assert(sizeof(ProxClient) >= ProxClient::kArenaBytes);
 static_assert(ProxClient::coap_block_szx() == 6);
 static_assert(
-    StaticDeviceClient<DeviceShape<kDim, kRecords, ClientAlgorithms(),
+    StaticDeviceClient<DeviceShape<kDim, kRecords, ClientAlgorithmBits(),
                                    kClientLosses, 256>>::coap_block_szx() == 4);
 
 using WiderClient = StaticDeviceClient<DeviceShape<kDim + 1, kRecords>>;
