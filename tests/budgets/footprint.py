@@ -120,6 +120,14 @@ def main():
     parser.add_argument("--budget-components", default="sdk,mbedtls,nanopb,proto")
     parser.add_argument("--flash-budget", type=int, default=32 * 1024)
     parser.add_argument("--ram-budget", type=int, default=16 * 1024)
+    parser.add_argument("--total-flash-budget", type=int,
+                        help="fail if the whole image's flash exceeds this")
+    parser.add_argument("--goal-flash", type=int,
+                        help="report (never fail) the whole image's flash "
+                        "against this goal")
+    parser.add_argument("--goal-ram", type=int,
+                        help="report (never fail) the static RAM (+ peak "
+                        "stack if measured) against this goal")
     parser.add_argument("--report")
     parser.add_argument("--merge-slack", type=float, default=0.05,
                         help="fraction by which the map may list more than "
@@ -195,6 +203,15 @@ def main():
     lines.append(f"budget group {'+'.join(budget_names)}: flash {budget_flash} "
                  f"/ {args.flash_budget} bytes")
     lines.append(f"RAM (static + peak stack, data excluded): {ram_total} / {args.ram_budget} bytes")
+    if args.total_flash_budget is not None:
+        lines.append(f"whole image flash: {flash_total} / "
+                     f"{args.total_flash_budget} bytes (no-regression guard)")
+    for what, have, goal in (("flash", flash_total, args.goal_flash),
+                             ("RAM", ram_total, args.goal_ram)):
+        if goal is not None:
+            verdict = "met" if have <= goal else f"NOT met: {have - goal} over"
+            lines.append(f"goal (report only): {what} {have} / {goal} bytes, "
+                         f"{verdict}")
     report = "\n".join(lines) + "\n"
     print(report, end="")
     if args.report:
@@ -212,6 +229,10 @@ def main():
     failed = []
     if budget_flash > args.flash_budget:
         failed.append(f"flash {budget_flash} > {args.flash_budget}")
+    if (args.total_flash_budget is not None
+            and flash_total > args.total_flash_budget):
+        failed.append(f"whole image flash {flash_total} > "
+                      f"{args.total_flash_budget}")
     if ram_total > args.ram_budget:
         failed.append(f"RAM {ram_total} > {args.ram_budget}")
     if failed:

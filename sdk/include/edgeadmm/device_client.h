@@ -55,6 +55,25 @@
 
 namespace edgeadmm {
 
+namespace internal {
+struct AlgorithmTask;  // a task adapter (sdk/src/steps/algorithm_task.h)
+}  // namespace internal
+
+// The algorithms a DeviceClient runs, as two hooks: the task adapter of an
+// algorithm (nullptr: not run, the task is refused as UNIMPLEMENTED) and the
+// trainer's Init for a task. DeviceClient::Init(config, memory) uses every
+// registered algorithm (AllClientAlgorithms: links every step); a
+// StaticDeviceClient passes the table of its shape, so firmware links only
+// the steps and prox methods of the algorithms and losses it runs.
+struct ClientAlgorithmTable {
+  const internal::AlgorithmTask* (*find)(AlgorithmKind algorithm) = nullptr;
+  Status (*init_trainer)(LocalTrainer& trainer, ByteSpan workspace,
+                         const DatasetView& data,
+                         const TrainerConfig& config) = nullptr;
+};
+// Every algorithm of DeviceClient::kAlgorithms, with LocalTrainer::Init.
+const ClientAlgorithmTable& AllClientAlgorithms();
+
 enum class ClientState : uint8_t {
   kStart,         // Init done; the next Poll() loads the record
   kIdle,          // waiting for a task, or about to act on one
@@ -185,6 +204,10 @@ class DeviceClient {
   // id or storage key, empty data, bad budget); RESOURCE_EXHAUSTED if
   // `memory`, the trainer workspace or the compute scratch is too small.
   Status Init(const DeviceClientConfig& config, ByteSpan memory);
+  // As Init, running only the algorithms of `algorithms` (which must outlive
+  // the client); INVALID_ARGUMENT if a hook is missing.
+  Status Init(const DeviceClientConfig& config, ByteSpan memory,
+              const ClientAlgorithmTable& algorithms);
 
   // Advances the state machine at monotonic time `now_ms` (any epoch; it
   // must not go backwards). Returns OK, or the error that halted the client:
@@ -235,6 +258,7 @@ class DeviceClient {
   void ResetBackoff() { backoff_ms_ = 0; }
 
   DeviceClientConfig config_;
+  const ClientAlgorithmTable* algorithms_ = nullptr;
   bool initialized_ = false;
   ClientState state_ = ClientState::kStart;
   Status last_error_;

@@ -54,11 +54,11 @@ Result<ByteSpan> Carve(Workspace& ws, size_t bytes) {
 // UNIMPLEMENTED for an algorithm the client does not run (paper 001: SDK step
 // only) or params of another one (decode already refused those).
 Result<const internal::AlgorithmTask*> TaskOf(
-    const edgeadmm_wire_RoundTask& h) {
+    const ClientAlgorithmTable& algorithms, const edgeadmm_wire_RoundTask& h) {
   const auto value = static_cast<uint32_t>(h.algorithm);
   if (!IsAlgorithmKind(value)) return Status::Unimplemented();
   const internal::AlgorithmTask* task =
-      internal::FindAlgorithmTask(static_cast<AlgorithmKind>(value));
+      algorithms.find(static_cast<AlgorithmKind>(value));
   if (task == nullptr || h.which_params != task->params_tag) {
     return Status::Unimplemented();
   }
@@ -90,6 +90,11 @@ const char* ClientStateName(ClientState state) {
 }
 
 Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
+  return Init(config, memory, AllClientAlgorithms());
+}
+
+Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
+                          const ClientAlgorithmTable& algorithms) {
   if (initialized_ && config_.transport != nullptr) {
     config_.transport->Cancel();
     if (observing_) config_.transport->StopObserve();
@@ -102,7 +107,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
       config.data.samples() == 0 || !(config.epsilon_budget > 0) ||
       !(config.lifetime_epsilon_budget > 0) ||
       !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
-      config.retry_max_ms < config.retry_min_ms) {
+      config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
+      algorithms.init_trainer == nullptr) {
     return Status::InvalidArgument();
   }
   const size_t dim = config.data.dim();
@@ -121,6 +127,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory) {
   EDGEADMM_TRY_ASSIGN(report_, Carve(ws, wire::kMaxStatusBodyBytes));
 
   config_ = config;
+  algorithms_ = &algorithms;
   state_ = ClientState::kStart;
   last_error_ = Status::Ok();
   counters_ = DeviceClientCounters{};
@@ -449,7 +456,8 @@ void DeviceClient::ProcessTask() {
 Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                        Workspace& ws) {
   const edgeadmm_wire_RoundTask& h = task.header;
-  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter, TaskOf(h));
+  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
+                      TaskOf(*algorithms_, h));
   const size_t dim = config_.data.dim();
   if (task.model.size() != dim) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
@@ -483,8 +491,8 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   trainer_config.lifetime_epsilon_budget = config_.lifetime_epsilon_budget;
   trainer_config.earlier_jobs = &earlier_jobs;
   LocalTrainer& trainer = *config_.trainer;
-  EDGEADMM_TRY(
-      trainer.Init(config_.trainer_workspace, config_.data, trainer_config));
+  EDGEADMM_TRY(algorithms_->init_trainer(trainer, config_.trainer_workspace,
+                                         config_.data, trainer_config));
   if (resume) EDGEADMM_TRY(trainer.LoadState(previous.state));
 
   EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(dim));

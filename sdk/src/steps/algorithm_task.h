@@ -47,6 +47,11 @@ struct AlgorithmTask {
 // The registered task of `algorithm`, or nullptr when the client does not run
 // it (e.g. paper 001's penalty perturbation: SDK step only).
 const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm);
+// Each registered line alone (declared for StaticDeviceClient's per-shape
+// table in static_device_client.h, too).
+const AlgorithmTask* ProxAdmmTask();
+const AlgorithmTask* LinearizedAdmmTask();
+const AlgorithmTask* DpSgdTask();
 
 // With aggregator-side noise the device only clips (adds no noise).
 inline bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {

@@ -1,6 +1,10 @@
 // The device client's registration table: one line per algorithm it runs,
 // AlgorithmKind -> {RoundTask params it expects, UpdateKind of its upload,
 // its task adapter}. An algorithm not listed here is refused (UNIMPLEMENTED).
+// Each line is its own object, reachable alone through its accessor below
+// (ProxAdmmTask(), ...): a StaticDeviceClient whose shape names one
+// algorithm links that line and its step only (-ffunction-sections,
+// -fdata-sections, --gc-sections).
 #include "algorithm_task.h"
 #include "edgeadmm/device_client.h"
 
@@ -8,16 +12,15 @@ namespace edgeadmm::internal {
 namespace {
 
 // clang-format off
-constexpr AlgorithmTask kAlgorithmTasks[] = {
-    {AlgorithmKind::kProxAdmm,       edgeadmm_wire_RoundTask_federated_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunProxAdmmTask},
-    {AlgorithmKind::kLinearizedAdmm, edgeadmm_wire_RoundTask_dp_admm_tag,   edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL,   RunLinearizedAdmmTask},
-    {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask},
-};
+constexpr AlgorithmTask kProxAdmm       {AlgorithmKind::kProxAdmm,       edgeadmm_wire_RoundTask_federated_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunProxAdmmTask};
+constexpr AlgorithmTask kLinearizedAdmm {AlgorithmKind::kLinearizedAdmm, edgeadmm_wire_RoundTask_dp_admm_tag,   edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL,   RunLinearizedAdmmTask};
+constexpr AlgorithmTask kDpSgd          {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask};
+constexpr const AlgorithmTask* kAlgorithmTasks[] = {&kProxAdmm, &kLinearizedAdmm, &kDpSgd};
 // clang-format on
 
 constexpr bool Registered(AlgorithmKind algorithm) {
-  for (const AlgorithmTask& task : kAlgorithmTasks) {
-    if (task.algorithm == algorithm) return true;
+  for (const AlgorithmTask* task : kAlgorithmTasks) {
+    if (task->algorithm == algorithm) return true;
   }
   return false;
 }
@@ -35,13 +38,33 @@ constexpr bool SameAsClientList() {
 static_assert(SameAsClientList(),
               "DeviceClient::kAlgorithms must list the registered algorithms");
 
+Status InitAnyTrainer(LocalTrainer& trainer, ByteSpan workspace,
+                      const DatasetView& data, const TrainerConfig& config) {
+  return trainer.Init(workspace, data, config);
+}
+
+constexpr ClientAlgorithmTable kAllAlgorithms{FindAlgorithmTask,
+                                              InitAnyTrainer};
+
 }  // namespace
 
 const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm) {
-  for (const AlgorithmTask& task : kAlgorithmTasks) {
-    if (task.algorithm == algorithm) return &task;
+  for (const AlgorithmTask* task : kAlgorithmTasks) {
+    if (task->algorithm == algorithm) return task;
   }
   return nullptr;
 }
 
+const AlgorithmTask* ProxAdmmTask() { return &kProxAdmm; }
+const AlgorithmTask* LinearizedAdmmTask() { return &kLinearizedAdmm; }
+const AlgorithmTask* DpSgdTask() { return &kDpSgd; }
+
 }  // namespace edgeadmm::internal
+
+namespace edgeadmm {
+
+const ClientAlgorithmTable& AllClientAlgorithms() {
+  return internal::kAllAlgorithms;
+}
+
+}  // namespace edgeadmm

@@ -31,6 +31,13 @@ before the client takes the answer, prints it and waits: the harness
 SIGKILLs QEMU on that line (a power cut in the middle of the exchange; the
 daemon may already hold the upload). The second boot must resend the same
 bytes, and the daemon hold them once.
+--provision TOOL: the firmware reads identity, PSK and the daemon's address
+from a provisioning blob instead of its command line (the reference
+firmware, examples/cortex_m4_device): TOOL (make_provisioning_blob.py)
+writes it as provision.bin in the state directory, QEMU runs there (the
+flash model's files are relative to its working directory) and the command
+line carries only the --arg words. --provision-arg WORD passes WORD to TOOL
+(e.g. --dhcp, --corrupt).
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
@@ -130,12 +137,12 @@ def start_daemon(daemon_bin, db, state):
     return daemon, port, log_path
 
 
-def run_until_cut(command):
+def run_until_cut(command, cwd):
     """Runs QEMU until the firmware prints its in-flight upload (its hex
     line comes last), then SIGKILLs it: a power cut in the middle of the
     exchange. Returns a CompletedProcess with the output up to the cut."""
     qemu = subprocess.Popen(command, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, cwd=cwd)
     lines = []
     deadline = time.monotonic() + QEMU_TIMEOUT_S
     for line in qemu.stdout:
@@ -179,6 +186,8 @@ def main():
     parser.add_argument("--uploads", type=int, default=0,
                         help="uploads the job must hold, each (device, "
                         "round) once; with N > 0 the job must be completed")
+    parser.add_argument("--provision", help="the provisioning blob tool")
+    parser.add_argument("--provision-arg", action="append", default=[])
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
     runner, image, cli, daemon_bin = programs(parser, args)
@@ -211,6 +220,14 @@ def main():
                 relay.start()
                 firmware_port = relay.port
             words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
+            cwd = None
+            if args.provision:
+                subprocess.run([sys.executable, args.provision, "--identity",
+                                identity, "--psk", psk, "--port",
+                                str(firmware_port)] + args.provision_arg
+                               + [os.path.join(state, "provision.bin")],
+                               check=True)
+                words, cwd = args.arg, state
             boots = [[]]
             if args.reboot or args.cut:
                 flash = os.path.join(state, "flash.bin")
@@ -219,17 +236,17 @@ def main():
             for boot in boots:
                 command = (runner[:-1]
                            + ["-nic", "user,model=lan9118",
-                              "-append", " ".join(words + boot),
+                              "-append", " ".join(words + boot) or "-",
                               "-kernel", image])
                 print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job "
                       f"{job_id}; device {identity}\n{' '.join(command)}")
                 sys.stdout.flush()
                 if boot == ["cut"]:
-                    run = run_until_cut(command)
+                    run = run_until_cut(command, cwd)
                 else:
                     run = subprocess.run(command, stdout=subprocess.PIPE,
                                          stderr=subprocess.STDOUT, text=True,
-                                         timeout=QEMU_TIMEOUT_S)
+                                         timeout=QEMU_TIMEOUT_S, cwd=cwd)
                 if boot in (["halt"], ["cut"]):
                     halted = run
                     print(halted.stdout)

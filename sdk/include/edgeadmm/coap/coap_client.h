@@ -28,6 +28,21 @@
 
 namespace edgeadmm::coap {
 
+// Header and options a datagram carries besides one block (the tx and rx
+// buffers of CoapClientConfig hold at least CoapDatagramBytes(block)).
+inline constexpr size_t kDatagramOverheadBytes = 64;
+constexpr size_t CoapDatagramBytes(size_t block_bytes) {
+  return block_bytes + kDatagramOverheadBytes;
+}
+// CoapClientConfig::block_szx of a block of 16..1024 bytes (a power of two);
+// 7 (invalid) for any other size.
+constexpr uint8_t BlockSzx(size_t block_bytes) {
+  for (uint8_t szx = 0; szx <= 6; ++szx) {
+    if (block_bytes == (size_t{16} << szx)) return szx;
+  }
+  return 7;
+}
+
 struct CoapClientConfig {
   DatagramLink* link = nullptr;
   // Monotonic milliseconds.

@@ -1,0 +1,229 @@
+// Reference firmware of a device in a private federated job (MPS2-AN386,
+// Cortex-M4F, under QEMU): the pieces a product wires, in the order it
+// wires them, with nothing on the heap.
+//   1. identity, PSK and network settings from the provisioning page
+//      (provisioning.h; make_provisioning_blob.py writes it): refused unless
+//      its CRC-32 and fields check;
+//   2. the persistent state in the board's flash (FlashStorage over the
+//      flash model): a reboot resumes where the device stopped;
+//   3. lwIP on the LAN9118 with the provisioned static IPv4 address, or
+//      DHCP (both work under QEMU user networking: slirp hands out
+//      10.0.2.15);
+//   4. DTLS-PSK (Mbed TLS, static pool) to the aggregator, CoAP on top;
+//   5. one StaticDeviceClient (client, trainer, buffers: one object sized
+//      by the job's shape) joins the running job, trains every round it is
+//      given and uploads; progress and the outcome go to the semihosting
+//      console. Exit status 0 once the job is done.
+// QEMU's working directory holds the flash model's files: provision.bin
+// (the provisioning page) and state.bin (the device's persistent state).
+//
+// ENTROPY: DeviceEntropy() below is the TRNG hook. On this board it is the
+// board's TestEntropy with a FIXED SEED (the emulated board has no TRNG):
+// UNSAFE FOR PRODUCTION, every DTLS random and every noise value is
+// predictable. A product returns its hardware TRNG there.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+
+#include "edgeadmm/baremetal/format.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/baremetal/semihosting_flash.h"
+#include "edgeadmm/baremetal/stack.h"
+#include "edgeadmm/board/board.h"
+#include "edgeadmm/board/ethernet.h"
+#include "edgeadmm/coap/coap_client.h"
+#include "edgeadmm/dataset_view.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/dtls/dtls_memory_pool.h"
+#include "edgeadmm/dtls/dtls_psk_link.h"
+#include "edgeadmm/lwip/network.h"
+#include "edgeadmm/lwip/udp_link.h"
+#include "edgeadmm/static_device_client.h"
+#include "provisioning.h"
+
+namespace edgeadmm::device_example {
+namespace {
+
+// The shape of the jobs this firmware runs: a logistic prox-ADMM model of 3
+// coordinates (paper 002 Alg. 3) on at most 8 local records, 1 KiB CoAP
+// blocks. A job of another shape is refused and reported.
+using Shape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
+                          LossBit(LossKind::kLogistic), 1024>;
+// The device's local records (a product reads its sensors or its flash).
+constexpr size_t kSamples = 4;
+const Real kFeatures[kSamples * Shape::kDimension] = {
+    1.0, 0.5, -0.2, -0.3, 1.0, 0.4, 0.8, -1.0, 0.1, -0.6, 0.2, 1.0};
+const Real kLabels[kSamples] = {1, -1, 1, -1};
+// The device's own privacy budget per job (ε at δ = 1e-5): the client
+// refuses any round beyond it whatever the aggregator asks.
+constexpr Real kEpsilonBudget = 1e6;  // the test job's; a product's is small
+constexpr uint32_t kJobTimeoutMs = 120000;
+
+// TRNG HOOK: the entropy that seeds the DTLS DRBG and the noise DRBG.
+// UNSAFE on this board (see the file comment): replace with the TRNG.
+EntropySource& DeviceEntropy() { return board::Entropy(); }
+
+void Print(const char* format, unsigned a = 0, unsigned b = 0, unsigned c = 0,
+           unsigned d = 0) {
+  char text[160];
+  baremetal::Format(text, sizeof(text), format, a, b, c, d);
+  baremetal::SemihostingWrite(text);
+}
+
+void Write(const char* text) { baremetal::SemihostingWrite(text); }
+
+uint64_t NowMs() { return board::NowMs(); }
+
+// The provisioning page: one flash sector the firmware only reads.
+baremetal::SemihostingFlash provisioning_page(board::kFlashSectorBytes, 1,
+                                              board::kFlashProgramUnit);
+Provisioning provisioned;
+StaticDeviceClient<Shape> device;
+lwip::UdpLink udp;
+Drbg drbg;
+alignas(dtls::DtlsPskLink) std::byte dtls_memory[sizeof(dtls::DtlsPskLink)];
+alignas(coap::CoapClient) std::byte coap_memory[sizeof(coap::CoapClient)];
+
+Status LoadProvisioning() {
+  EDGEADMM_TRY(provisioning_page.Open("provision.bin"));
+  std::byte blob[kBlobBytes];
+  EDGEADMM_TRY(provisioning_page.Read(0, ByteSpan(blob, sizeof(blob))));
+  return ParseProvisioning(ConstByteSpan(blob, sizeof(blob)), provisioned);
+}
+
+Status StartNetwork() {
+  baremetal::EthernetMac* mac = board::Ethernet();
+  if (mac == nullptr) return Status::Unavailable();
+  lwip::NetworkConfig n;
+  n.mac = mac;
+  n.now_ms = &NowMs;
+  n.dhcp = provisioned.dhcp;
+  std::memcpy(n.address, provisioned.address, 4);
+  std::memcpy(n.netmask, provisioned.netmask, 4);
+  std::memcpy(n.gateway, provisioned.gateway, 4);
+  EDGEADMM_TRY(lwip::StartNetwork(n));
+  EDGEADMM_TRY(lwip::WaitNetworkReady(10000));
+  uint8_t a[4];
+  lwip::NetworkAddress(a);
+  Write(provisioned.dhcp ? "network up (DHCP): " : "network up (static): ");
+  Print("%u.%u.%u.%u\n", a[0], a[1], a[2], a[3]);
+  return Status::Ok();
+}
+
+int Fail(const char* what, Status status) {
+  Write("FAILED: ");
+  Write(what);
+  Print(" (status %u)\n", static_cast<unsigned>(status.code()));
+  return 1;
+}
+
+int Run() {
+  Print("edgeadmm reference device: arena %u bytes, client object %u bytes\n",
+        static_cast<unsigned>(StaticDeviceClient<Shape>::kArenaBytes),
+        static_cast<unsigned>(sizeof(device)));
+  Print(
+      "WARNING: test entropy with a fixed seed (no TRNG on this board): "
+      "UNSAFE for production\n");
+  Status s = LoadProvisioning();
+  if (!s.ok()) return Fail("provisioning blob refused", s);
+  Write("provisioned: identity ");
+  Write(provisioned.identity);
+  Print(", PSK %u bytes, aggregator %u.%u.%u.", provisioned.psk_size,
+        provisioned.server[0], provisioned.server[1], provisioned.server[2]);
+  Print("%u port %u\n", provisioned.server[3], provisioned.port);
+
+  s = board::OpenFlash("state.bin");
+  if (!s.ok()) return Fail("flash", s);
+  s = StartNetwork();
+  if (!s.ok()) return Fail("network", s);
+  s = udp.Open(provisioned.server, provisioned.port);
+  if (!s.ok()) return Fail("udp", s);
+  dtls::StartDtlsMemoryPool();
+  static const char kPersonalization[] = "edgeadmm-reference-device";
+  s = drbg.Init(
+      DeviceEntropy(),
+      ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
+                    sizeof(kPersonalization) - 1));
+  if (!s.ok()) return Fail("drbg", s);
+  dtls::DtlsPskLinkConfig d;
+  d.lower = &udp;
+  d.now_ms = &NowMs;
+  d.random = &drbg;
+  d.identity = provisioned.identity;
+  d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(provisioned.psk),
+                        provisioned.psk_size);
+  d.handshake_max_ms = 4000;
+  auto* secure = new (dtls_memory) dtls::DtlsPskLink(d);
+  coap::CoapClientConfig c;
+  c.link = secure;
+  c.now_ms = &NowMs;
+  c.tx_buffer = device.coap_tx_buffer();
+  c.rx_buffer = device.coap_rx_buffer();
+  c.block_szx = device.coap_block_szx();
+  c.seed = static_cast<uint32_t>(board::NowMs()) ^ 0x5eed;
+  auto* coap = new (coap_memory) coap::CoapClient(c);
+
+  auto data = DatasetView::Create(
+      Span<const Real>(kFeatures, kSamples * Shape::kDimension),
+      Span<const Real>(kLabels, kSamples), kSamples, Shape::kDimension);
+  if (!data.ok()) return Fail("data", data.status());
+  DeviceClientConfig config;
+  config.device_id = provisioned.identity;
+  config.transport = coap;
+  config.storage = &board::PersistentStorage();
+  config.entropy = &DeviceEntropy();
+  config.data = *data;
+  config.epsilon_budget = kEpsilonBudget;
+  config.task_refresh_ms = 2000;
+  s = device.Init(config);
+  if (!s.ok()) return Fail("client init", s);
+
+  DeviceClient& client = device.client();
+  const uint64_t start = board::NowMs();
+  uint32_t reported = 0;
+  ClientState shown = ClientState::kStart;
+  while (client.state() != ClientState::kDone &&
+         client.state() != ClientState::kHalted &&
+         board::NowMs() - start < kJobTimeoutMs) {
+    client.Poll(board::NowMs()).IgnoreError();  // last_error() tells
+    coap->Poll(0).status().IgnoreError();
+    secure->Wait(10);
+    const DeviceClientCounters& n = client.counters();
+    if (n.uploads_accepted + n.uploads_duplicate != reported) {
+      reported = n.uploads_accepted + n.uploads_duplicate;
+      uint64_t job = 0;
+      uint64_t round = 0;
+      client.last_step(job, round);
+      Print("job %u round %u: upload accepted (%u so far)\n",
+            static_cast<unsigned>(job), static_cast<unsigned>(round),
+            n.uploads_accepted);
+    }
+    if (client.state() != shown) {
+      shown = client.state();
+      Write("state ");
+      Write(ClientStateName(shown));
+      Write("\n");
+    }
+  }
+  const DeviceClientCounters& n = client.counters();
+  Print("job done %u: steps %u, uploads accepted %u, duplicates %u\n",
+        client.state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
+        n.uploads_accepted, n.uploads_duplicate);
+  Print("resumed uploads %u, refused steps %u, transport errors %u in %u ms\n",
+        n.resumed_uploads, n.steps_refused, n.transport_errors,
+        static_cast<unsigned>(board::NowMs() - start));
+  Print("dtls pool high-water %u of %u bytes; stack_used %u\n",
+        static_cast<unsigned>(dtls::DtlsPoolHighWater()),
+        static_cast<unsigned>(dtls::DtlsPoolBytes()),
+        baremetal::StackBytesUsed());
+  if (client.state() != ClientState::kDone) {
+    return Fail("the job did not complete", client.last_error());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace edgeadmm::device_example
+
+int main() { return edgeadmm::device_example::Run(); }

@@ -1,0 +1,201 @@
+// StaticDeviceClient (static_device_client.h): the arena's size is the SDK's
+// own formulas for the shape, Init refuses data beyond the shape before it
+// carves anything, and a client in the arena at the shape's largest data
+// trains a round against the in-process FakeAggregator (portable: static
+// memory, also runs on the MCU).
+#include "edgeadmm/static_device_client.h"
+
+#include <cstdint>
+
+#include "edgeadmm/fake/fake_aggregator.h"
+#include "edgeadmm/fake/loopback_transport.h"
+#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "gtest/gtest.h"
+#include "synthetic_data.h"
+
+namespace edgeadmm {
+namespace {
+
+constexpr size_t kDim = 8;
+constexpr size_t kRecords = 16;
+using ProxShape =
+    DeviceShape<kDim, kRecords, AlgorithmBit(AlgorithmKind::kProxAdmm),
+                LossBit(LossKind::kLogistic)>;
+using AllShape = DeviceShape<kDim, kRecords>;
+using ProxClient = StaticDeviceClient<ProxShape>;
+using AllClient = StaticDeviceClient<AllShape>;
+
+// The arena is the sum of the SDK's sizing functions, nothing else.
+static_assert(ProxClient::kTrainerWorkspaceBytes ==
+              LocalTrainer::WorkspaceBytes(AlgorithmKind::kProxAdmm,
+                                           LossKind::kLogistic, kRecords,
+                                           kDim));
+static_assert(AllClient::kTrainerWorkspaceBytes ==
+              DeviceClient::TrainerWorkspaceBytes(kRecords, kDim));
+static_assert(
+    ProxClient::kArenaBytes ==
+    Workspace::Bytes<std::byte>(ProxClient::kTrainerWorkspaceBytes) +
+        Workspace::Bytes<std::byte>(DeviceClient::ComputeScratchBytes(kDim)) +
+        Workspace::Bytes<std::byte>(DeviceClient::MemoryBytes(kDim)) +
+        2 * Workspace::Bytes<std::byte>(1024 + 64));
+static_assert(sizeof(ProxClient) >= ProxClient::kArenaBytes);
+static_assert(ProxClient::coap_block_szx() == 6);
+static_assert(
+    StaticDeviceClient<DeviceShape<kDim, kRecords, ClientAlgorithmBits(),
+                                   kClientLosses, 256>>::coap_block_szx() == 4);
+
+using WiderClient = StaticDeviceClient<DeviceShape<kDim + 1, kRecords>>;
+using LongerClient = StaticDeviceClient<DeviceShape<kDim, 2 * kRecords>>;
+
+TEST(StaticDeviceClientTest, ArenaGrowsWithTheShape) {
+  EXPECT_LT(ProxClient::kArenaBytes, WiderClient::kArenaBytes);
+  EXPECT_LT(ProxClient::kArenaBytes, LongerClient::kArenaBytes);
+  EXPECT_LE(ProxClient::kArenaBytes, AllClient::kArenaBytes);
+}
+
+TEST(StaticDeviceClientTest, JobShapeChecks) {
+  const DeviceShapeLimits& s = ProxShape::kLimits;
+  EXPECT_EQ(
+      CheckJobShape(s, AlgorithmKind::kProxAdmm, LossKind::kLogistic, kDim),
+      Status::Ok());
+  EXPECT_EQ(
+      CheckJobShape(s, AlgorithmKind::kProxAdmm, LossKind::kLogistic, kDim + 1),
+      Status::ResourceExhausted());
+  EXPECT_EQ(CheckJobShape(s, AlgorithmKind::kDpSgd, LossKind::kLogistic, kDim),
+            Status::Unimplemented());
+  EXPECT_EQ(
+      CheckJobShape(s, AlgorithmKind::kProxAdmm, LossKind::kSquared, kDim),
+      Status::Unimplemented());
+  EXPECT_EQ(CheckJobShape(AllShape::kLimits, AlgorithmKind::kDpSgd,
+                          LossKind::kSquared, kDim),
+            Status::Ok());
+}
+
+FakeAggregatorConfig AggregatorConfig(bool squared_loss) {
+  FakeAggregatorConfig c;
+  c.job_id = 9;
+  c.clip = 0.5;
+  c.sigma = 2.0;
+  c.squared_loss = squared_loss;
+  return c;
+}
+
+// A FakeAggregator with its memory and the device's storage memory
+// (static: the MCU's stack is small).
+struct FakeJob {
+  FakeDeviceEntry table[4];
+  Real model[kDim];
+  Real u_sum[kDim];
+  Real decode[kDim];
+  alignas(16) std::byte
+      storage_bytes[MemoryStorage::kMaxKeys * DeviceClient::RecordBytes(kDim)];
+  FakeAggregator server;
+  explicit FakeJob(bool squared_loss)
+      : server(AggregatorConfig(squared_loss), Span<FakeDeviceEntry>(table, 4),
+               Span<Real>(model, kDim), Span<Real>(u_sum, kDim),
+               Span<Real>(decode, kDim)) {}
+};
+FakeJob logistic_job(false);
+FakeJob& ports = logistic_job;
+FakeAggregator& server = logistic_job.server;
+ProxClient device;
+testing::SyntheticData<kRecords, kDim> data(3);
+testing::SyntheticData<kRecords + 1, kDim> too_many(4);
+testing::SyntheticData<kRecords, kDim + 1> too_wide(5);
+
+DeviceClientConfig Config(Transport& transport, Storage& storage,
+                          EntropySource& entropy, const DatasetView& view) {
+  DeviceClientConfig c;
+  c.device_id = "static-0";
+  c.transport = &transport;
+  c.storage = &storage;
+  c.entropy = &entropy;
+  c.data = view;
+  c.epsilon_budget = 50.0;
+  c.task_refresh_ms = 5000;
+  c.retry_min_ms = 200;
+  c.retry_max_ms = 3200;
+  return c;
+}
+
+TEST(StaticDeviceClientTest, InitRefusesDataBeyondTheShape) {
+  static TestEntropy entropy(11);
+  static MemoryStorage storage(
+      ByteSpan(ports.storage_bytes, sizeof(ports.storage_bytes)));
+  static LoopbackTransport transport(server, "static-0", LinkConfig{});
+  // One record or one coordinate too many: refused before any carving.
+  EXPECT_EQ(device.Init(Config(transport, storage, entropy, too_many.View())),
+            Status::ResourceExhausted());
+  EXPECT_EQ(device.Init(Config(transport, storage, entropy, too_wide.View())),
+            Status::ResourceExhausted());
+  // The arena's slices are the StaticDeviceClient's to set.
+  DeviceClientConfig c = Config(transport, storage, entropy, data.View());
+  static LocalTrainer other;
+  c.trainer = &other;
+  EXPECT_EQ(device.Init(c), Status::InvalidArgument());
+  // A bad config still reaches DeviceClient::Init's own checks.
+  c = Config(transport, storage, entropy, data.View());
+  c.entropy = nullptr;
+  EXPECT_EQ(device.Init(c), Status::InvalidArgument());
+  EXPECT_EQ(device.Init(Config(transport, storage, entropy, data.View())),
+            Status::Ok());
+}
+
+TEST(StaticDeviceClientTest, TrainsARoundAtTheLargestShape) {
+  static TestEntropy entropy(12);
+  static MemoryStorage storage(
+      ByteSpan(ports.storage_bytes, sizeof(ports.storage_bytes)));
+  static LoopbackTransport transport(server, "static-0", LinkConfig{});
+  ASSERT_EQ(server.AddDevice("static-0"), Status::Ok());
+  ASSERT_EQ(device.Init(Config(transport, storage, entropy, data.View())),
+            Status::Ok());
+  // The datagram buffers lie in the arena, after everything Init carved.
+  const ConstByteSpan arena = device.arena();
+  EXPECT_EQ(device.coap_rx_buffer().data() + device.coap_rx_buffer().size(),
+            arena.data() + arena.size() - 16);
+  EXPECT_EQ(device.coap_tx_buffer().size(), ProxClient::kDatagramBytes);
+  uint64_t now = 0;
+  const FakeDeviceEntry* entry = server.Find("static-0");
+  ASSERT_TRUE(entry != nullptr);
+  for (int i = 0; i < 2000 && entry->accepted == 0; ++i) {
+    device.client().Poll(now).IgnoreError();
+    transport.Poll(0).status().IgnoreError();
+    now += 100;
+  }
+  EXPECT_EQ(entry->accepted, 1u);
+  EXPECT_EQ(device.client().counters().steps_computed, 1u);
+  EXPECT_EQ(device.client().counters().steps_refused, 0u);
+}
+
+// A job of a loss outside the shape (squared; the shape has logistic only):
+// the step is refused as UNIMPLEMENTED and reported, nothing is uploaded.
+FakeJob squared(true);
+FakeAggregator& squared_server = squared.server;
+
+TEST(StaticDeviceClientTest, RefusesAJobOutsideTheShape) {
+  static TestEntropy entropy(13);
+  static MemoryStorage storage(
+      ByteSpan(squared.storage_bytes, sizeof(squared.storage_bytes)));
+  static LoopbackTransport transport(squared_server, "static-0", LinkConfig{});
+  ASSERT_EQ(squared_server.AddDevice("static-0"), Status::Ok());
+  ASSERT_EQ(device.Init(Config(transport, storage, entropy, data.View())),
+            Status::Ok());
+  const FakeDeviceEntry* entry = squared_server.Find("static-0");
+  ASSERT_TRUE(entry != nullptr);
+  uint64_t now = 0;
+  for (int i = 0; i < 2000 && entry->reports == 0; ++i) {
+    device.client().Poll(now).IgnoreError();
+    transport.Poll(0).status().IgnoreError();
+    now += 100;
+  }
+  EXPECT_EQ(entry->reports, 1u);
+  EXPECT_EQ(entry->last_report_code,
+            static_cast<uint32_t>(StatusCode::kUnimplemented));
+  EXPECT_EQ(entry->accepted, 0u);
+  EXPECT_EQ(device.client().counters().steps_refused, 1u);
+  EXPECT_EQ(device.client().counters().steps_computed, 0u);
+}
+
+}  // namespace
+}  // namespace edgeadmm
