@@ -156,9 +156,17 @@ if(EDGEADMM_BARE_METAL AND NOT TARGET lwip::core)
   list(TRANSFORM _lwip_modules PREPEND "${_lwip_src}/src/")
   add_library(edgeadmm_lwip STATIC ${_lwip_modules})
   add_library(lwip::core ALIAS edgeadmm_lwip)
-  target_include_directories(edgeadmm_lwip SYSTEM PUBLIC "${_lwip_src}/src/include"
-    "${CMAKE_CURRENT_LIST_DIR}/deps/lwip")
-  _edgeadmm_third_party_options(edgeadmm_lwip)
+  # The same stack without DHCP, for firmware with a static address only
+  # (LWIP_DHCP 0 for lwIP and for every user of its headers).
+  list(FILTER _lwip_modules EXCLUDE REGEX "dhcp\\.c$")
+  add_library(edgeadmm_lwip_static STATIC ${_lwip_modules})
+  add_library(lwip::core_static ALIAS edgeadmm_lwip_static)
+  target_compile_definitions(edgeadmm_lwip_static PUBLIC LWIP_DHCP=0)
+  foreach(_lwip edgeadmm_lwip edgeadmm_lwip_static)
+    target_include_directories(${_lwip} SYSTEM PUBLIC
+      "${_lwip_src}/src/include" "${CMAKE_CURRENT_LIST_DIR}/deps/lwip")
+    _edgeadmm_third_party_options(${_lwip})
+  endforeach()
 endif()
 
 # liblzma (dataio reads .xz data sets) for a from-source Linux
