@@ -213,13 +213,19 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement upload,
       db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
-                         "digest, payload) VALUES (?, ?, ?, ?, ?)"));
+                         "digest, payload, pp_loss) VALUES (?, ?, ?, ?, ?, "
+                         "?)"));
   for (const UploadRowRef& row : commit.uploads) {
     upload->Bind(1, job_id_)
         .Bind(2, commit.round_id)
         .Bind(3, *row.device_id)
         .BindBlob(4, UploadDigest(*row.payload))
         .BindBlob(5, *row.payload);
+    if (row.pp_loss > 0) {
+      upload->Bind(6, row.pp_loss);
+    } else {
+      upload->BindNull(6);
+    }
     EDGEADMM_TRY(upload->Run());
     EDGEADMM_TRY(upload->Reset());
   }

@@ -235,6 +235,7 @@ Response RequestHandler::Update(std::string_view identity,
   upload.vector = store::EncodeFloats(
       std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
   upload.fingerprint.assign(body, body + size);
+  upload.pp_loss = decoded.header.pp_loss;  // validated at decode
   const UploadVerdict verdict =
       engine_->Submit(identity, std::move(upload), now_ms);
   const Status verdict_status = StatusForVerdict(verdict);

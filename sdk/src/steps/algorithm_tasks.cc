@@ -12,6 +12,7 @@ constexpr AlgorithmTask kAlgorithmTasks[] = {
     {AlgorithmKind::kProxAdmm,       edgeadmm_wire_RoundTask_federated_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunProxAdmmTask},
     {AlgorithmKind::kLinearizedAdmm, edgeadmm_wire_RoundTask_dp_admm_tag,   edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL,   RunLinearizedAdmmTask},
     {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask},
+    {AlgorithmKind::kPenaltyPerturbation, edgeadmm_wire_RoundTask_penalty_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL, RunPenaltyPerturbationTask},
 };
 // clang-format on
 

@@ -126,6 +126,17 @@ class Algorithm {
   // Whether every enrolled device may fetch the released model (v1/model).
   // False for random-walk-admm: only the walk's holder sees z, in its task.
   virtual bool ReleasesModelToDevices() const { return true; }
+  // Barrier rounds (pp-admm): -1 for none. Otherwise every enrolled device
+  // is in every round, a round commits only with all of them, and a round
+  // short of uploads at its deadline is retried (same round id, uploads
+  // kept) this many times before the job fails (rounds::RoundEngine).
+  virtual int64_t BarrierRetries(const jobs::JobConfig& /*config*/) const {
+    return -1;
+  }
+  // The enrolled device count the job needs (pp-admm: its N nodes); 0: any.
+  virtual int64_t RequiredDevices(const jobs::JobConfig& /*config*/) const {
+    return 0;
+  }
 };
 
 }  // namespace edgeadmm::algorithms

@@ -170,6 +170,8 @@ class RoundEngine {
   // of a newly sampled `round`; returns how many left.
   size_t DropLifetimeExhaustedMembers(OpenRound& round);
   Status CloseRound(int64_t now_ms);
+  // Whether the job's algorithm runs barrier rounds (BarrierRetries >= 0).
+  bool Barrier() const;
   // Closes the round whose whole cohort uploaded and opens the next; logs
   // (does not return) a failure, as an upload cannot be refused for it.
   void CloseCompleteRound(int64_t now_ms);

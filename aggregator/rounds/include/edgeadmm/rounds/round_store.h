@@ -47,6 +47,7 @@ struct LedgerRowRef {
 struct UploadRowRef {
   const std::string* device_id = nullptr;
   const std::vector<uint8_t>* payload = nullptr;  // float32 LE, as received
+  double pp_loss = 0;  // stored when > 0 (pp-admm's P_i(T)), else NULL
 };
 
 // Everything a committed round writes.
