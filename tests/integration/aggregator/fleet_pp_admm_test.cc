@@ -173,5 +173,35 @@ TEST(FleetPpAdmmTest, PpAndDvpRunEndToEndAndReportMaxPi) {
             ExpectedLoss(schedule, true, kPrivateRounds));
 }
 
+// The barrier on the real stack: 6 nodes enrolled, one of them never
+// connects. The 5 others upload round 1 and wait; the round is retried once
+// (same id) and the job then fails with its reason; the devices see the end
+// of the job and nothing was committed.
+TEST(FleetPpAdmmTest, AMissingNodeFailsTheJobWithItsReason) {
+  testing::TempDatabase t;
+  const testing::FleetSetup setup = testing::PrepareFleet(t, 6, kRecords);
+  ASSERT_EQ(std::remove((setup.psk_dir + "/dev-005").c_str()), 0);
+  const std::string toml =
+      "[job]\nname = \"absent\"\nalgorithm = \"pp-admm\"\nloss = "
+      "\"logistic\"\ndimension = 123\nrounds = 5\n[pp_admm]\nnodes = 6\n"
+      "theta = 0.5\nloss_weight = 1.0\nreg_weight = 0.05\nmin_samples = 100\n"
+      "barrier_retries = 1\n[sampling]\ndeadline_seconds = 1\n";
+  const testing::FleetRunResult run = testing::RunJobOverDtls(
+      t, setup, toml, false, 60, [](fleet::DaemonFleetConfig& fc) {
+        fc.normalization = RowNormalization::kUnitNorm;
+      });
+  testing::ExpectCleanRun(run, 5);
+  EXPECT_EQ(run.report.uploads_accepted, 5u);  // round 1, kept over the retry
+  auto status = jobs::LoadJobStatus(t.db(), "absent");
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->job.state, jobs::JobState::kFailed);
+  EXPECT_EQ(status->iteration, 0);
+  EXPECT_EQ(status->job.end_reason,
+            "barrier: round 1 missed 1 of 6 nodes after 2 deadlines");
+  std::printf("pp-admm with an absent node: %s (%s)\n",
+              jobs::JobStateName(status->job.state),
+              status->job.end_reason.c_str());
+}
+
 }  // namespace
 }  // namespace edgeadmm
