@@ -273,12 +273,6 @@ host::Error PpAdmm::Validate(const jobs::JobConfig& c) const {
         "every device; give pp_admm.reg_weight and kind = \"none\"");
   }
   EDGEADMM_HOST_TRY(ValidatePpAdmm(c));
-  if (c.pp_admm.graph != jobs::VirtualGraphKind::kComplete) {
-    return host::Error::InvalidArgument(
-        "pp_admm.graph: only \"complete\" is served (a ring or an edge "
-        "list needs a per-node reply S_i, which the task does not carry "
-        "yet)");
-  }
   if (c.pp_admm.nodes > UINT32_MAX || c.rounds > UINT32_MAX) {
     return host::Error::InvalidArgument(
         "pp_admm.nodes and job.rounds: must be < 2^32");
@@ -321,6 +315,31 @@ Status PpAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
   for (double& x : total) x /= static_cast<double>(n);
   model.z = std::move(total);
   return Status::Ok();
+}
+
+void PpAdmm::NodeTaskVector(
+    const jobs::JobConfig& c, int64_t node,
+    const std::vector<std::vector<double>>& last_uploads,
+    std::vector<double>& vector) const {
+  vector.assign(static_cast<size_t>(c.dimension), 0.0);
+  host::ErrorOr<VirtualGraph> graph = VirtualGraph::Build(c.pp_admm);
+  if (!graph.ok() || node < 0 || node >= graph->nodes()) return;
+  for (int64_t j : graph->neighbours(node)) {
+    const size_t at = static_cast<size_t>(j);
+    if (at >= last_uploads.size()) continue;
+    const std::vector<double>& f = last_uploads[at];
+    for (size_t k = 0; k < f.size() && k < vector.size(); ++k) {
+      vector[k] += f[k];
+    }
+  }
+}
+
+void PpAdmm::FillNodeTask(const jobs::JobConfig& c, int64_t node,
+                          edgeadmm_wire_RoundTask& h) const {
+  host::ErrorOr<VirtualGraph> graph = VirtualGraph::Build(c.pp_admm);
+  if (!graph.ok() || node < 0 || node >= graph->nodes()) return;
+  h.params.penalty.degree = static_cast<uint32_t>(graph->degree(node));
+  h.params.penalty.neighbour_sum = true;
 }
 
 }  // namespace edgeadmm::algorithms

@@ -35,6 +35,19 @@ Status RoundEngine::Load(int64_t job_id) {
   released_round_id_ = stored.round_id;
   released_participants_ = stored.participants;
   model_ = std::move(stored.model);
+  if (algorithms::Get(job_.config.algorithm).PerNodeTasks(job_.config)) {
+    last_uploads_.assign(devices_.size(), {});
+    if (iteration_ > 0) {
+      EDGEADMM_TRY(store_.ForEachCommittedUpload(
+          released_round_id_,
+          [this](const std::string& id, std::vector<double> values) {
+            auto it = device_index_.find(id);
+            if (it != device_index_.end()) {
+              last_uploads_[it->second] = std::move(values);
+            }
+          }));
+    }
+  }
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
@@ -377,6 +390,11 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   summary.central_epsilon = charge.central_epsilon;
   ledgers_->Apply(std::move(charge));
   iteration_ = commit.iteration;
+  if (!last_uploads_.empty()) {
+    for (size_t k = 0; k < m; ++k) {
+      last_uploads_[participants[k]] = std::move(uploads[k]);
+    }
+  }
   released_round_id_ = open_.round_id;
   released_participants_ = static_cast<int64_t>(m);
   summary.round_id = open_.round_id;
@@ -475,9 +493,14 @@ Task RoundEngine::TaskFor(std::string_view device_id) const {
   task.round_id = open_.round_id;
   task.deadline_ms = open_.deadline_ms;
   auto it = device_index_.find(std::string(device_id));
+  if (it != device_index_.end()) task.node = static_cast<int64_t>(it->second);
   if (it != device_index_.end() && open_.in_cohort[it->second] &&
       open_.accepted.count(it->second) == 0) {
     task.kind = Task::Kind::kTrain;
+    if (!last_uploads_.empty()) {
+      algorithms::Get(job_.config.algorithm)
+          .NodeTaskVector(job_.config, task.node, last_uploads_, task.z);
+    }
   }
   return task;
 }

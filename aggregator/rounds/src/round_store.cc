@@ -299,4 +299,21 @@ Result<std::vector<uint8_t>> RoundStore::CommittedUploadDigest(
   return stmt->ColumnBlob(0);
 }
 
+Status RoundStore::ForEachCommittedUpload(
+    int64_t round_id,
+    const std::function<void(const std::string&, std::vector<double>)>& upload)
+    const {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT device_id, payload FROM uploads WHERE job_id = ? "
+                   "AND round_id = ?"));
+  stmt.Bind(1, job_id_).Bind(2, round_id);
+  return stmt.ForEachRow([&]() -> Status {
+    EDGEADMM_TRY_ASSIGN(std::vector<double> values,
+                        store::DecodeFloats(stmt.ColumnBlob(1)));
+    upload(stmt.ColumnText(0), std::move(values));
+    return Status::Ok();
+  });
+}
+
 }  // namespace edgeadmm::rounds

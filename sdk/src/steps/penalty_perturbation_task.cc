@@ -1,7 +1,9 @@
 // Task adapter of paper 001's M-ADMM with penalty perturbation (job
-// "pp-admm", ALGORITHM_PENALTY_PERTURBATION) over the complete virtual graph
-// the gateway relays (digest 001, B6 option A). The task carries the public
-// constants and the mean f̄(t) = (1/N) Σ_j f_j(t); the device's private
+// "pp-admm", ALGORITHM_PENALTY_PERTURBATION) over the virtual graph the
+// gateway relays (digest 001, B6 option A). The task carries the public
+// constants and, for the complete graph, the mean f̄(t) = (1/N) Σ_j f_j(t)
+// (S_i = N f̄ − f_i below), or for a ring or an edge list (neighbour_sum)
+// the node's own S_i(t) and V_i; the device's private
 // schedules η_i(t), α_i(t) come from its own TrainerConfig and are never
 // sent. Per task t (1-based, computing f_i(t)):
 //   S_i(t−1) = N f̄(t−1) − f_i(t−1)                      (its neighbour sum)
@@ -47,10 +49,13 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
   } else {
     // A node that missed an iteration cannot rejoin (the barrier).
     if (done + 1 != w.iteration) return Status::FailedPrecondition();
-    // S_i(t−1) = N f̄(t−1) − f_i(t−1), built in `upload` (the step reads it
-    // before it writes f_i(t) there).
+    // S_i(t−1): the task's own neighbour sum (ring, edge list), or
+    // N f̄(t−1) − f_i(t−1) (complete graph); built in `upload` (the step
+    // reads it before it writes f_i(t) there).
     for (size_t k = 0; k < d; ++k) {
-      upload[k] = static_cast<Real>(w.nodes) * task.model[k] - f[k];
+      upload[k] = w.neighbour_sum
+                      ? task.model[k]
+                      : static_cast<Real>(w.nodes) * task.model[k] - f[k];
     }
     if (done > 0) {
       EDGEADMM_TRY(trainer.ApplyPenaltyPerturbationDual(params, upload));

@@ -60,13 +60,17 @@ bool ValidDpSgd(const edgeadmm_wire_DpSgdParams& p) {
          NonNegative(p.sigma);
 }
 
-// Paper 001, Alg. 1 over the complete virtual graph (job "pp-admm"): the
-// public constants only (theta, rho, C > 0), 1-based t <= T, N >= 2 nodes
-// and V_i = N - 1 neighbours. The schedules eta_i, alpha_i are device-only.
+// Paper 001, Alg. 1 (job "pp-admm"): the public constants only (theta, rho,
+// C > 0), 1-based t <= T, N >= 2 nodes and V_i = N - 1 neighbours (complete
+// graph) or, with neighbour_sum, 1 <= V_i <= N - 1. The schedules eta_i,
+// alpha_i are device-only.
 bool ValidPenalty(const edgeadmm_wire_PenaltyPerturbationParams& p) {
+  const bool degree_ok = p.neighbour_sum
+                             ? p.degree >= 1 && p.degree <= p.nodes - 1
+                             : p.degree == p.nodes - 1;
   return Positive(p.theta) && Positive(p.reg_weight) &&
          Positive(p.loss_weight) && p.iteration >= 1 && p.nodes >= 2 &&
-         p.degree == p.nodes - 1 && p.rounds >= p.iteration;
+         degree_ok && p.rounds >= p.iteration;
 }
 
 // The params each algorithm's task carries, their check, and whether it

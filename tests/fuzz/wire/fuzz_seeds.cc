@@ -99,6 +99,11 @@ void Tasks() {
     t.params.penalty.dvp = true;
     Write(("task_penalty" + suffix).c_str(), out,
           EncodeRoundTask(t, m, {}, Out(out)));
+    // A ring node: its own S_i and V_i = 2.
+    t.params.penalty.neighbour_sum = true;
+    t.params.penalty.degree = 2;
+    Write(("task_penalty_ring" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, {}, Out(out)));
   }
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;

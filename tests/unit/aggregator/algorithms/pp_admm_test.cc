@@ -295,7 +295,8 @@ TEST(PpAdmmJobTest, RefusalsNameTheKey) {
     std::string toml;
     std::string message_start;
   } cases[] = {
-      {PpToml("graph = \"ring\"\n"), "pp_admm.graph: only \"complete\""},
+      {Replace(PpToml("graph = \"ring\"\n"), "nodes = 5", "nodes = 2"),
+       "pp_admm.nodes: a ring graph needs at least 3"},
       {PpToml("graph = \"edges\"\nedges = [[0, 1], [1, 2]]\n"),
        "pp_admm.edges: the graph is not connected"},
       {PpToml("edges = [[0, 1]]\n"), "pp_admm.edges: only for graph"},
@@ -322,6 +323,41 @@ TEST(PpAdmmJobTest, RefusalsNameTheKey) {
     EXPECT_EQ(c.error().message().rfind(k.message_start, 0), 0u)
         << c.error().message();
   }
+}
+
+TEST(PpAdmmJobTest, ARingSendsEachNodeItsOwnNeighbourSumAndDegree) {
+  auto c = jobs::ParseJobConfig(PpToml("graph = \"ring\"\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const Algorithm& pp = Get(AlgorithmKind::kPenaltyPerturbation);
+  EXPECT_TRUE(pp.PerNodeTasks(*c));
+  EXPECT_FALSE(pp.PerNodeTasks(*jobs::ParseJobConfig(PpToml())));
+  // Node 0 of the ring of 5 has neighbours 1 and 4.
+  std::vector<std::vector<double>> last = {
+      {1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 4}, {5, 5, 5, 5}};
+  std::vector<double> s;
+  pp.NodeTaskVector(*c, 0, last, s);
+  EXPECT_EQ(s, (std::vector<double>{5, 7, 5, 5}));
+  pp.NodeTaskVector(*c, 2, last, s);
+  EXPECT_EQ(s, (std::vector<double>{0, 2, 0, 4}));
+  // Before the first commit: zeros.
+  pp.NodeTaskVector(*c, 3, std::vector<std::vector<double>>(5), s);
+  EXPECT_EQ(s, (std::vector<double>(4, 0.0)));
+  edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
+  pp.FillTask(*c, 5, 0, task);
+  pp.FillNodeTask(*c, 2, task);
+  EXPECT_EQ(task.params.penalty.degree, 2u);
+  EXPECT_TRUE(task.params.penalty.neighbour_sum);
+  // An edge list: node 0 of the path 0-1-2 plus the chord 0-2 ... degree 2;
+  // node 3 hangs off node 2 only.
+  auto edges = jobs::ParseJobConfig(Replace(
+      PpToml("graph = \"edges\"\nedges = [[0, 1], [1, 2], [0, 2], [2, 3], "
+             "[3, 4]]\n"),
+      "min_samples = 50", "min_samples = 50"));
+  ASSERT_TRUE(edges.ok()) << edges.error().message();
+  pp.FillNodeTask(*edges, 4, task);
+  EXPECT_EQ(task.params.penalty.degree, 1u);
+  pp.NodeTaskVector(*edges, 2, last, s);
+  EXPECT_EQ(s, (std::vector<double>{1, 2, 0, 4}));
 }
 
 TEST(PpAdmmJobTest, ThetaConditionRefusedAtJobCreation) {

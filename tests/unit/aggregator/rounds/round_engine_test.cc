@@ -402,6 +402,41 @@ TEST_F(BarrierEngineTest, TheJobFailsWithItsReasonAfterTheRetries) {
   EXPECT_FALSE(engine_->round_open());
 }
 
+TEST_F(BarrierEngineTest, ARingTellsEachNodeItsNeighboursLastUploads) {
+  std::string toml = PpJobToml();
+  toml.replace(toml.find("[pp_admm]\n"), 10, "[pp_admm]\ngraph = \"ring\"\n");
+  job_id_ = testing::CreateJobOrDie(t_.db(), toml);
+  ASSERT_TRUE(
+      jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+  Reopen();
+  // Before the first commit every S_i is 0.
+  for (const std::string& d : devices_) {
+    EXPECT_EQ(engine_->TaskFor(d).z, std::vector<double>(3, 0.0)) << d;
+  }
+  const int64_t first = engine_->round_id();
+  for (const std::string& d : devices_) Send(d);
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  ASSERT_EQ(engine_->iteration(), 1);
+  // Node i (the i-th device by id) of the ring: S_i = f_{i−1} + f_{i+1}.
+  auto expect_sums = [&] {
+    for (int i = 0; i < kDevices; ++i) {
+      const Task task = engine_->TaskFor(devices_[i]);
+      EXPECT_EQ(task.node, i);
+      ASSERT_EQ(task.z.size(), 3u);
+      const auto left =
+          DeltaFor(devices_[(i + kDevices - 1) % kDevices], first);
+      const auto right = DeltaFor(devices_[(i + 1) % kDevices], first);
+      for (size_t j = 0; j < 3; ++j) {
+        EXPECT_DOUBLE_EQ(task.z[j], left[j] + right[j]) << i << " " << j;
+      }
+    }
+  };
+  expect_sums();
+  // The same after a restart (the uploads come back from the store).
+  Reopen();
+  expect_sums();
+}
+
 TEST_F(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
   StartPp();
   for (int k = 0; k < 3; ++k) {

@@ -476,6 +476,33 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmResendsALostIterationAndRefusesAGap) {
   EXPECT_EQ(endpoint.updates().size(), 2u);
 }
 
+TEST(DeviceClientAlgorithmsTest, PpAdmmOnARingTakesItsNeighbourSumAsSent) {
+  edgeadmm_wire_RoundTask first = PenaltyTask(1, 1);
+  first.params.penalty.neighbour_sum = true;
+  first.params.penalty.degree = 2;
+  TaskEndpoint endpoint;
+  endpoint.SetTask(first, {0, 0, 0});
+  Device device(endpoint);
+  ASSERT_EQ(device.Boot(false), Status::Ok());
+  device.PollUntil([&] { return endpoint.updates().size() == 1; });
+  ASSERT_EQ(endpoint.updates().size(), 1u);
+  const std::vector<Real> f1(device.trainer().state().primary.begin(),
+                             device.trainer().state().primary.end());
+  // Iteration 2 carries S_i(1) itself: λ_i(1) = (θ/2)(V_i f_i(1) − S_i(1))
+  // with V_i = 2.
+  edgeadmm_wire_RoundTask second = PenaltyTask(2, 2);
+  second.params.penalty.neighbour_sum = true;
+  second.params.penalty.degree = 2;
+  const std::vector<Real> sum = {0.125, -0.25, 0.5};
+  endpoint.SetTask(second, sum);
+  device.PollUntil([&] { return endpoint.updates().size() == 2; });
+  ASSERT_EQ(endpoint.updates().size(), 2u);
+  const Span<Real> dual = device.trainer().state().secondary;
+  for (size_t j = 0; j < kDim; ++j) {
+    EXPECT_NEAR(dual[j], 0.25 * (2 * f1[j] - sum[j]), 1e-12) << j;
+  }
+}
+
 TEST(DeviceClientAlgorithmsTest, PpAdmmNoiselessNeedsUnaccountedSteps) {
   edgeadmm_wire_RoundTask t = PenaltyTask(1, 1);
   t.params.penalty.noiseless = true;

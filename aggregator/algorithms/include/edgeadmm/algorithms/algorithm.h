@@ -133,6 +133,22 @@ class Algorithm {
   virtual int64_t BarrierRetries(const jobs::JobConfig& /*config*/) const {
     return -1;
   }
+  // Whether each device's task carries a vector of its own instead of the
+  // released model (pp-admm on a ring or an edge list: its neighbour sum);
+  // the engine then keeps the last committed round's uploads by device.
+  virtual bool PerNodeTasks(const jobs::JobConfig& /*config*/) const {
+    return false;
+  }
+  // PerNodeTasks only: the task vector of node `node` (the device's index
+  // in the job's device order, sorted by id) from the last committed
+  // uploads by node (all empty before the first commit).
+  virtual void NodeTaskVector(
+      const jobs::JobConfig& /*config*/, int64_t /*node*/,
+      const std::vector<std::vector<double>>& /*last_uploads*/,
+      std::vector<double>& /*vector*/) const {}
+  // PerNodeTasks only: the node's own task parameters, after FillTask.
+  virtual void FillNodeTask(const jobs::JobConfig& /*config*/, int64_t /*node*/,
+                            edgeadmm_wire_RoundTask& /*task*/) const {}
   // The enrolled device count the job needs (pp-admm: its N nodes); 0: any.
   virtual int64_t RequiredDevices(const jobs::JobConfig& /*config*/) const {
     return 0;

@@ -9,10 +9,11 @@
 //
 // This unit holds the job checks (ValidatePpAdmm: the graph and the θ
 // condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) at the worst node), the relay's
-// server update (PpAdmmRelay) and the job algorithm "pp-admm" (PpAdmm),
-// served over the complete graph: the released model is the mean
-// f̄(t) = F/N, so each device's task carries S_i = N f̄ − f_i implicitly.
-// Rounds are a barrier (every node every round; BarrierRetries).
+// server update (PpAdmmRelay) and the job algorithm "pp-admm" (PpAdmm).
+// The released model is the mean f̄(t) = F/N; on the complete graph every
+// task carries it (S_i = N f̄ − f_i on the device), on a ring or an edge
+// list each node's task carries its own S_i (PerNodeTasks). Rounds are a
+// barrier (every node every round; BarrierRetries).
 #pragma once
 
 #include <cstdint>
@@ -91,8 +92,9 @@ class PpAdmmRelay {
 };
 
 // The job algorithm "pp-admm": one round = one M-ADMM iteration of every
-// node. The task (PenaltyPerturbationParams) carries θ, ρ, C, N, V_i = N−1,
-// t, T, the mode and whether to add noise; the model is f̄(t). The upload is
+// node. The task (PenaltyPerturbationParams) carries θ, ρ, C, N, V_i, t, T,
+// the mode and whether to add noise; the model is f̄(t) (complete graph) or
+// the node's S_i(t) (ring, edge list: PerNodeTasks). The upload is
 // f_i(t+1); the server update is f̄(t+1) = (1/N) Σ_i f_i(t+1) (PpAdmmRelay's
 // broadcast sum over N). The Gaussian ledgers do not apply (OwnNoiseMultiplier
 // 0, budgets inf): the privacy of a pp-admm job is paper 001's pure-DP bound
@@ -126,6 +128,17 @@ class PpAdmm final : public Algorithm {
   int64_t RequiredDevices(const jobs::JobConfig& config) const override {
     return config.pp_admm.nodes;
   }
+  // A ring or an edge list: each node's task carries its own neighbour sum
+  // S_i(t) = Σ_{j∈𝒱_i} f_j(t) (PpAdmmRelay::NeighbourSums; zeros before the
+  // first commit) and its degree V_i, with neighbour_sum set.
+  bool PerNodeTasks(const jobs::JobConfig& config) const override {
+    return config.pp_admm.graph != jobs::VirtualGraphKind::kComplete;
+  }
+  void NodeTaskVector(const jobs::JobConfig& config, int64_t node,
+                      const std::vector<std::vector<double>>& last_uploads,
+                      std::vector<double>& vector) const override;
+  void FillNodeTask(const jobs::JobConfig& config, int64_t node,
+                    edgeadmm_wire_RoundTask& task) const override;
 };
 
 }  // namespace edgeadmm::algorithms

@@ -96,8 +96,8 @@ struct DpAdmmConfig {
 // the gateway relays over, the public constants of the θ condition
 // (algorithms/pp_admm.h) and the barrier's retry count. The penalty schedule
 // η_i(t) and the noise schedule α_i(t) stay on the devices and are not part
-// of the job. Served over the complete graph only (ring and edge lists are
-// checked but refused: they need per-node replies).
+// of the job. The complete graph has one broadcast reply (the mean f̄); a
+// ring or an edge list one per node (its own S_i).
 enum class VirtualGraphKind { kComplete, kRing, kEdgeList };
 // pp: the devices' private growing penalty; dvp: η_i(t) ≡ θ (the baseline).
 enum class PpMode { kPenaltyPerturbation, kDualVariablePerturbation };
