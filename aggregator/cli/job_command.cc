@@ -82,7 +82,8 @@ host::Error RunSetState(const JobOptions& o, jobs::JobState state) {
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobRecord job,
                            Checked(jobs::FindJob(db, o.name), o.name));
   const bool finished = job.state == jobs::JobState::kCompleted ||
-                        job.state == jobs::JobState::kBudgetExhausted;
+                        job.state == jobs::JobState::kBudgetExhausted ||
+                        job.state == jobs::JobState::kFailed;
   if (finished) {
     return Failed("job " + o.name + " is " + JobStateName(job.state),
                   Status::FailedPrecondition());
@@ -132,6 +133,23 @@ void PrintModelLine(const char* which, const jobs::ModelRef& m,
   std::printf("\n");
 }
 
+// pp-admm: the Gaussian ledgers above do not apply (inf); the job's privacy
+// is paper 001's max_i P_i, reported by the nodes with their last upload.
+void PrintPpLoss(const jobs::PpLossReport& pp) {
+  if (!pp.applies) return;
+  if (pp.reported == 0) {
+    std::printf(
+        "pp-admm privacy: not reported yet (nodes report P_i only "
+        "with the last iteration)\n");
+    return;
+  }
+  std::printf(
+      "pp-admm privacy: max_i P_i = %.6g from %lld of %lld nodes\n"
+      "  that is: %s\n",
+      pp.max_loss, static_cast<long long>(pp.reported),
+      static_cast<long long>(pp.nodes), jobs::kPpLossLabel);
+}
+
 host::Error RunStatus(const JobOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobStatus s,
@@ -159,6 +177,7 @@ host::Error RunStatus(const JobOptions& o) {
   if (!s.job.end_reason.empty()) {
     std::printf("ended: %s\n", s.job.end_reason.c_str());
   }
+  PrintPpLoss(s.pp);
   const jobs::JobConfig& c = s.job.config;
   const char* released =
       c.release == jobs::ReleaseChoice::kBest ? "best" : "last";
@@ -228,6 +247,7 @@ host::Error RunLedger(const JobOptions& o) {
                   static_cast<long long>(d.participations), d.network_epsilon);
     }
   }
+  PrintPpLoss(r.pp);
   return host::Error::Ok();
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "edgeadmm/penalty_perturbation_accountant.h"
+#include "unit_support.h"
 
 namespace edgeadmm::algorithms {
 namespace {
@@ -225,6 +226,120 @@ Status PpAdmmRelay::BroadcastSum(
   }
   total = std::move(out);
   return Status::Ok();
+}
+
+host::Error PpAdmm::Resolve(jobs::JobConfig& c) const {
+  const int64_t n = c.pp_admm.nodes;
+  // Every node every round: fixed sampling of all N, committed only whole.
+  if (c.m != 0 && c.m != n) {
+    return host::Error::InvalidArgument(
+        "sampling.m: pp-admm samples every node (omit it or give "
+        "pp_admm.nodes)");
+  }
+  if (c.m_min != 1 && c.m_min != n) {
+    return host::Error::InvalidArgument(
+        "sampling.m_min: pp-admm commits a round only with every node (omit "
+        "it or give pp_admm.nodes)");
+  }
+  c.sampling = jobs::SamplingScheme::kFixed;
+  c.m = n;
+  c.m_min = n;
+  // The noise is the devices' own (paper 001's ε with density ∝
+  // exp(−α||ε||)), accounted by P_i on the devices, not by the Gaussian
+  // ledgers.
+  if (c.sigma > 0 || c.noise_planned()) {
+    return host::Error::InvalidArgument(
+        "privacy.sigma: pp-admm's noise is each device's own penalty "
+        "perturbation (paper 001); give neither sigma nor target_epsilon");
+  }
+  c.sigma = 0;
+  for (double* budget : {&c.central_budget, &c.device_budget}) {
+    if (*budget != 0 && !std::isinf(*budget)) {
+      return host::Error::InvalidArgument(
+          "privacy: central_budget and device_budget do not apply to "
+          "pp-admm (its privacy is paper 001's pure-DP max_i P_i, reported "
+          "by the devices); omit them or give inf");
+    }
+    *budget = std::numeric_limits<double>::infinity();
+  }
+  return host::Error::Ok();
+}
+
+host::Error PpAdmm::Validate(const jobs::JobConfig& c) const {
+  EDGEADMM_HOST_TRY(RefuseProxAdmmOnlyOptions(c));
+  if (c.regularizer.kind != RegularizerKind::kNone) {
+    return host::Error::InvalidArgument(
+        "regularizer.kind: pp-admm's regularizer is (rho/N)/2 ||f||^2 on "
+        "every device; give pp_admm.reg_weight and kind = \"none\"");
+  }
+  EDGEADMM_HOST_TRY(ValidatePpAdmm(c));
+  if (c.pp_admm.nodes > UINT32_MAX || c.rounds > UINT32_MAX) {
+    return host::Error::InvalidArgument(
+        "pp_admm.nodes and job.rounds: must be < 2^32");
+  }
+  if (c.pp_admm.barrier_retries < 0) {
+    return host::Error::InvalidArgument(
+        "pp_admm.barrier_retries: must be >= 0");
+  }
+  return host::Error::Ok();
+}
+
+void PpAdmm::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
+                      int64_t iteration, edgeadmm_wire_RoundTask& h) const {
+  const jobs::PpAdmmConfig& pp = c.pp_admm;
+  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
+  h.which_params = edgeadmm_wire_RoundTask_penalty_tag;
+  edgeadmm_wire_PenaltyPerturbationParams& p = h.params.penalty;
+  p.theta = pp.theta;
+  p.reg_weight = pp.reg_weight;
+  p.loss_weight = pp.loss_weight;
+  // Round `iteration` (committed so far) computes f_i(iteration + 1).
+  p.iteration = static_cast<uint32_t>(iteration + 1);
+  p.nodes = static_cast<uint32_t>(pp.nodes);
+  p.degree = static_cast<uint32_t>(pp.nodes - 1);
+  p.dvp = pp.mode == jobs::PpMode::kDualVariablePerturbation;
+  p.noiseless = !pp.noise;
+  p.rounds = static_cast<uint32_t>(c.rounds);
+}
+
+Status PpAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
+                          const std::vector<std::vector<double>>& uploads,
+                          RoundNoise& /*noise*/, ServerModel& model) const {
+  // f̄(t+1) = (1/N) Σ_i f_i(t+1), F/N of PpAdmmRelay::BroadcastSum: the
+  // barrier commits a round only with every node's upload.
+  if (n != c.pp_admm.nodes || static_cast<int64_t>(uploads.size()) != n) {
+    return Status::FailedPrecondition();
+  }
+  std::vector<double> total =
+      SumUploads(uploads, static_cast<size_t>(c.dimension));
+  for (double& x : total) x /= static_cast<double>(n);
+  model.z = std::move(total);
+  return Status::Ok();
+}
+
+void PpAdmm::NodeTaskVector(
+    const jobs::JobConfig& c, int64_t node,
+    const std::vector<std::vector<double>>& last_uploads,
+    std::vector<double>& vector) const {
+  vector.assign(static_cast<size_t>(c.dimension), 0.0);
+  host::ErrorOr<VirtualGraph> graph = VirtualGraph::Build(c.pp_admm);
+  if (!graph.ok() || node < 0 || node >= graph->nodes()) return;
+  for (int64_t j : graph->neighbours(node)) {
+    const size_t at = static_cast<size_t>(j);
+    if (at >= last_uploads.size()) continue;
+    const std::vector<double>& f = last_uploads[at];
+    for (size_t k = 0; k < f.size() && k < vector.size(); ++k) {
+      vector[k] += f[k];
+    }
+  }
+}
+
+void PpAdmm::FillNodeTask(const jobs::JobConfig& c, int64_t node,
+                          edgeadmm_wire_RoundTask& h) const {
+  host::ErrorOr<VirtualGraph> graph = VirtualGraph::Build(c.pp_admm);
+  if (!graph.ok() || node < 0 || node >= graph->nodes()) return;
+  h.params.penalty.degree = static_cast<uint32_t>(graph->degree(node));
+  h.params.penalty.neighbour_sum = true;
 }
 
 }  // namespace edgeadmm::algorithms

@@ -4,6 +4,7 @@
 
 #include "edgeadmm/algorithms/dp_admm.h"
 #include "edgeadmm/algorithms/dp_sgd.h"
+#include "edgeadmm/algorithms/pp_admm.h"
 #include "edgeadmm/algorithms/prox_admm.h"
 #include "edgeadmm/algorithms/random_walk_admm.h"
 #include "edgeadmm/assert.h"
@@ -17,8 +18,9 @@ const std::vector<const Algorithm*>& All() {
   static const DpAdmm dp_admm;
   static const DpSgd dp_sgd;
   static const RandomWalkAdmm random_walk_admm;
-  static const std::vector<const Algorithm*> all = {&prox_admm, &dp_admm,
-                                                    &dp_sgd, &random_walk_admm};
+  static const PpAdmm pp_admm;
+  static const std::vector<const Algorithm*> all = {
+      &prox_admm, &dp_admm, &dp_sgd, &random_walk_admm, &pp_admm};
   return all;
 }
 

@@ -40,6 +40,13 @@ constexpr NameTable<RowNormalization> kNormalizations = {
     {"max", RowNormalization::kMaxNorm}};
 constexpr NameTable<CentralAccountant> kAccountants = {
     {"pld", CentralAccountant::kPld}, {"rdp", CentralAccountant::kRdp}};
+constexpr NameTable<VirtualGraphKind> kGraphs = {
+    {"complete", VirtualGraphKind::kComplete},
+    {"ring", VirtualGraphKind::kRing},
+    {"edges", VirtualGraphKind::kEdgeList}};
+constexpr NameTable<PpMode> kPpModes = {
+    {"pp", PpMode::kPenaltyPerturbation},
+    {"dvp", PpMode::kDualVariablePerturbation}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 constexpr NameTable<ValidationHolder> kHolders = {
@@ -125,6 +132,24 @@ class Reader {
     }
     if (!node.is_integer()) return Fail(key, "must be an integer");
     out = *node.value<int64_t>();
+  }
+
+  // An array of [i, j] integer pairs.
+  void Edges(std::string_view key,
+             std::vector<std::pair<int64_t, int64_t>>& out) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) return;
+    const toml::array* edges = node.as_array();
+    if (edges == nullptr) return Fail(key, "must be an array of [i, j] pairs");
+    for (const toml::node& e : *edges) {
+      const toml::array* pair = e.as_array();
+      if (pair == nullptr || pair->size() != 2 || !(*pair)[0].is_integer() ||
+          !(*pair)[1].is_integer()) {
+        return Fail(key, "must be an array of [i, j] integer pairs");
+      }
+      out.emplace_back(*(*pair)[0].value<int64_t>(),
+                       *(*pair)[1].value<int64_t>());
+    }
   }
 
   template <typename E>
@@ -350,19 +375,32 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   r.Double("dp_admm.step_delta", c.dp_admm.step_delta, false);
   r.Int("dp_admm.max_records", c.dp_admm.max_records, dp_admm);
   r.Bool("dp_admm.noise", c.dp_admm.noise, false);
+  const bool pp_admm = algorithm != nullptr &&
+                       algorithm->kind() == AlgorithmKind::kPenaltyPerturbation;
+  r.Enum("pp_admm.graph", kGraphs, c.pp_admm.graph, false);
+  r.Int("pp_admm.nodes", c.pp_admm.nodes, pp_admm);
+  r.Edges("pp_admm.edges", c.pp_admm.edges);
+  r.Double("pp_admm.theta", c.pp_admm.theta, pp_admm);
+  r.Double("pp_admm.loss_weight", c.pp_admm.loss_weight, pp_admm);
+  r.Double("pp_admm.reg_weight", c.pp_admm.reg_weight, pp_admm);
+  r.Int("pp_admm.min_samples", c.pp_admm.min_samples, pp_admm);
+  r.Enum("pp_admm.mode", kPpModes, c.pp_admm.mode, false);
+  r.Bool("pp_admm.noise", c.pp_admm.noise, false);
+  r.Int("pp_admm.barrier_retries", c.pp_admm.barrier_retries, false);
   r.Enum("privacy.policy", kPolicies, c.policy, false);
   r.Bool("privacy.noise_in_state", c.noise_in_state, false);
-  r.Double("privacy.clip", c.clip, true);
+  r.Double("privacy.clip", c.clip, !pp_admm);
   r.Double("privacy.sigma", c.sigma, false);
   r.Double("privacy.target_epsilon", c.target_epsilon, false);
-  r.Double("privacy.delta", c.delta, true);
+  r.Double("privacy.delta", c.delta, !pp_admm);
   r.Enum("privacy.accountant", kAccountants, c.accountant, false);
-  r.Double("privacy.central_budget", c.central_budget, true, true);
-  r.Double("privacy.device_budget", c.device_budget, true, true);
-  r.Enum("sampling.scheme", kSchemes, c.sampling, true);
-  r.Double("sampling.q", c.q, c.sampling == SamplingScheme::kPoisson);
-  r.Int("sampling.m", c.m, c.sampling == SamplingScheme::kFixed);
-  r.Int("sampling.m_min", c.m_min, true);
+  r.Double("privacy.central_budget", c.central_budget, !pp_admm, true);
+  r.Double("privacy.device_budget", c.device_budget, !pp_admm, true);
+  r.Enum("sampling.scheme", kSchemes, c.sampling, !pp_admm);
+  r.Double("sampling.q", c.q,
+           !pp_admm && c.sampling == SamplingScheme::kPoisson);
+  r.Int("sampling.m", c.m, !pp_admm && c.sampling == SamplingScheme::kFixed);
+  r.Int("sampling.m_min", c.m_min, !pp_admm);
   r.Double("sampling.deadline_seconds", c.deadline_seconds, true);
   int64_t seed = 0;
   r.Int("sampling.seed", seed, false);

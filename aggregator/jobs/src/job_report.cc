@@ -175,6 +175,22 @@ const char* ModelChoiceName(ModelChoice::Kind kind) {
   return "default";
 }
 
+Result<PpLossReport> LoadPpLoss(store::Database& db, const JobRecord& job) {
+  PpLossReport r;
+  if (job.config.algorithm != AlgorithmKind::kPenaltyPerturbation) return r;
+  r.applies = true;
+  r.nodes = job.config.pp_admm.nodes;
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db.Prepare("SELECT count(pp_loss), coalesce(max(pp_loss), 0) FROM "
+                 "uploads WHERE job_id = ? AND pp_loss IS NOT NULL"));
+  stmt.Bind(1, job.id);
+  EDGEADMM_TRY(stmt.StepRow());
+  r.reported = stmt.ColumnInt(0);
+  r.max_loss = stmt.ColumnDouble(1);
+  return r;
+}
+
 Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
   JobStatus s;
   EDGEADMM_TRY_ASSIGN(s.job, FindJob(db, name));
@@ -213,6 +229,7 @@ Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
         db, id, BestModelTail(s.job.config.selection_metric), s.best, nullptr));
   }
   EDGEADMM_TRY_ASSIGN(s.central, CentralReport(db, s.job, 0, s.iteration));
+  EDGEADMM_TRY_ASSIGN(s.pp, LoadPpLoss(db, s.job));
   return s;
 }
 
@@ -287,6 +304,7 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
     }
     r.devices.push_back(charge);
   }
+  EDGEADMM_TRY_ASSIGN(r.pp, LoadPpLoss(db, r.job));
   return r;
 }
 
@@ -354,6 +372,7 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
                m.job.id));
   EDGEADMM_HOST_TRY_ASSIGN(m.central, CentralReport(db, m.job, 0, iterations));
   m.epsilon = m.central.epsilon;
+  EDGEADMM_HOST_TRY_ASSIGN(m.pp, LoadPpLoss(db, m.job));
   return m;
 }
 
@@ -381,6 +400,12 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
       out += ", \"accuracy\": " + Number(m.scores.accuracy);
     }
     out += "}";
+  }
+  if (m.pp.applies) {
+    out += ", \"pp_loss\": {\"max_p_i\": " + Number(m.pp.max_loss) +
+           ", \"reported\": " + std::to_string(m.pp.reported) +
+           ", \"nodes\": " + std::to_string(m.pp.nodes) + ", \"meaning\": \"" +
+           kPpLossLabel + "\"}";
   }
   out += ", \"dimension\": " + std::to_string(m.z.size());
   out += ", \"z\": [";

@@ -9,8 +9,8 @@
 namespace edgeadmm::jobs {
 namespace {
 
-constexpr const char* kStateNames[] = {"created", "running", "stopped",
-                                       "completed", "budget-exhausted"};
+constexpr const char* kStateNames[] = {
+    "created", "running", "stopped", "completed", "budget-exhausted", "failed"};
 
 constexpr const char* kSelectJob =
     "SELECT id, config, state, sigma, n, end_reason FROM jobs ";

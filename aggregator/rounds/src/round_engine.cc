@@ -35,6 +35,19 @@ Status RoundEngine::Load(int64_t job_id) {
   released_round_id_ = stored.round_id;
   released_participants_ = stored.participants;
   model_ = std::move(stored.model);
+  if (algorithms::Get(job_.config.algorithm).PerNodeTasks(job_.config)) {
+    last_uploads_.assign(devices_.size(), {});
+    if (iteration_ > 0) {
+      EDGEADMM_TRY(store_.ForEachCommittedUpload(
+          released_round_id_,
+          [this](const std::string& id, std::vector<double> values) {
+            auto it = device_index_.find(id);
+            if (it != device_index_.end()) {
+              last_uploads_[it->second] = std::move(values);
+            }
+          }));
+    }
+  }
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
@@ -102,6 +115,14 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
     return SetState(jobs::JobState::kBudgetExhausted,
                     "one more round could exceed a privacy budget");
   }
+  const int64_t required =
+      algorithms::Get(job_.config.algorithm).RequiredDevices(job_.config);
+  if (required > 0 && static_cast<int64_t>(devices_.size()) != required) {
+    return SetState(jobs::JobState::kFailed,
+                    std::to_string(devices_.size()) +
+                        " devices enrolled, the job needs exactly " +
+                        std::to_string(required) + " (pp_admm.nodes)");
+  }
   EDGEADMM_TRY_ASSIGN(const std::vector<size_t> cohort,
                       SampleCohort(job_.config, devices_.size(), *cohort_rng_));
   OpenRound round;
@@ -122,6 +143,18 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
       round.round_id, static_cast<int64_t>(round.cohort_size), now_ms));
   ++next_round_id_;
   open_ = std::move(round);
+  if (Barrier() && open_.cohort_size != devices_.size()) {
+    // A barrier needs every node; a revoked node or one at its lifetime
+    // budget never comes back within this job.
+    EDGEADMM_TRY(DiscardRound(now_ms));
+    return SetState(
+        jobs::JobState::kFailed,
+        "barrier: " + std::to_string(devices_.size() - open_.cohort_size) +
+            " of " + std::to_string(devices_.size()) +
+            " nodes revoked or at their lifetime budget; " +
+            algorithms::NameOf(job_.config.algorithm) +
+            " needs every node every round");
+  }
   // A cohort below m_min can never commit: discard it now.
   if (open_.cohort_size < static_cast<size_t>(job_.config.m_min)) {
     return DiscardRound(now_ms);
@@ -208,7 +241,39 @@ Status RoundEngine::RegistryChanged() {
                               static_cast<int64_t>(open_.cohort_size));
 }
 
+bool RoundEngine::Barrier() const {
+  return algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config) >=
+         0;
+}
+
 Status RoundEngine::CloseRound(int64_t now_ms) {
+  if (Barrier() && !open_.complete()) {
+    // docs/aggregator.md, "Barrier rounds": the same round again with the
+    // uploads it has, or the job fails; never a partial commit.
+    const int64_t retries =
+        algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config);
+    const size_t missing = open_.cohort_size - open_.accepted.size();
+    if (open_.retries < retries) {
+      ++open_.retries;
+      open_.deadline_ms =
+          now_ms + static_cast<int64_t>(job_.config.deadline_seconds * 1000);
+      EDGEADMM_LOG_WARN(
+          "job %s round %lld: %zu of %zu nodes missed the deadline; retry "
+          "%lld of %lld (barrier: uploads kept)",
+          job_.config.name.c_str(), static_cast<long long>(open_.round_id),
+          missing, open_.cohort_size, static_cast<long long>(open_.retries),
+          static_cast<long long>(retries));
+      return Status::Ok();
+    }
+    const int64_t round_id = open_.round_id;
+    const size_t cohort = open_.cohort_size;
+    EDGEADMM_TRY(DiscardRound(now_ms));
+    return SetState(jobs::JobState::kFailed,
+                    "barrier: round " + std::to_string(round_id) + " missed " +
+                        std::to_string(missing) + " of " +
+                        std::to_string(cohort) + " nodes after " +
+                        std::to_string(retries + 1) + " deadlines");
+  }
   if (open_.accepted.size() < static_cast<size_t>(job_.config.m_min)) {
     return DiscardRound(now_ms);
   }
@@ -288,7 +353,8 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   commit.closed_at_ms = now_ms;
   commit.uploads.reserve(m);
   for (const auto& [index, accepted] : open_.accepted) {
-    commit.uploads.push_back({&devices_[index], &accepted.payload});
+    commit.uploads.push_back(
+        {&devices_[index], &accepted.payload, accepted.pp_loss});
   }
   commit.model = &next_model;
   commit.ledger = ledgers_->Rows(charge);
@@ -324,6 +390,11 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   summary.central_epsilon = charge.central_epsilon;
   ledgers_->Apply(std::move(charge));
   iteration_ = commit.iteration;
+  if (!last_uploads_.empty()) {
+    for (size_t k = 0; k < m; ++k) {
+      last_uploads_[participants[k]] = std::move(uploads[k]);
+    }
+  }
   released_round_id_ = open_.round_id;
   released_participants_ = static_cast<int64_t>(m);
   summary.round_id = open_.round_id;
@@ -397,10 +468,14 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
     return UploadVerdict::kStoreUnavailable;
   }
   ledgers_->ApplyLocal(std::move(local));
+  // P_i is kept only from the job's last iteration, where the devices send
+  // it (a value sent earlier is a device's own leak; it is not recorded).
+  const double pp_loss =
+      iteration_ + 1 == job_.config.rounds ? upload.pp_loss : 0.0;
   // Moves only the byte vectors: `identity` may view upload.device_id.
   open_.accepted.emplace(
       index, OpenRound::Accepted{std::move(upload.vector), std::move(decoded),
-                                 std::move(upload.fingerprint)});
+                                 std::move(upload.fingerprint), pp_loss});
   if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;
 }
@@ -418,9 +493,14 @@ Task RoundEngine::TaskFor(std::string_view device_id) const {
   task.round_id = open_.round_id;
   task.deadline_ms = open_.deadline_ms;
   auto it = device_index_.find(std::string(device_id));
+  if (it != device_index_.end()) task.node = static_cast<int64_t>(it->second);
   if (it != device_index_.end() && open_.in_cohort[it->second] &&
       open_.accepted.count(it->second) == 0) {
     task.kind = Task::Kind::kTrain;
+    if (!last_uploads_.empty()) {
+      algorithms::Get(job_.config.algorithm)
+          .NodeTaskVector(job_.config, task.node, last_uploads_, task.z);
+    }
   }
   return task;
 }

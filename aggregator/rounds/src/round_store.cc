@@ -213,13 +213,19 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement upload,
       db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
-                         "digest, payload) VALUES (?, ?, ?, ?, ?)"));
+                         "digest, payload, pp_loss) VALUES (?, ?, ?, ?, ?, "
+                         "?)"));
   for (const UploadRowRef& row : commit.uploads) {
     upload->Bind(1, job_id_)
         .Bind(2, commit.round_id)
         .Bind(3, *row.device_id)
         .BindBlob(4, UploadDigest(*row.payload))
         .BindBlob(5, *row.payload);
+    if (row.pp_loss > 0) {
+      upload->Bind(6, row.pp_loss);
+    } else {
+      upload->BindNull(6);
+    }
     EDGEADMM_TRY(upload->Run());
     EDGEADMM_TRY(upload->Reset());
   }
@@ -291,6 +297,23 @@ Result<std::vector<uint8_t>> RoundStore::CommittedUploadDigest(
   stmt->Bind(1, job_id_).Bind(2, round_id).Bind(3, device_id);
   EDGEADMM_TRY(stmt->StepRow());
   return stmt->ColumnBlob(0);
+}
+
+Status RoundStore::ForEachCommittedUpload(
+    int64_t round_id,
+    const std::function<void(const std::string&, std::vector<double>)>& upload)
+    const {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare("SELECT device_id, payload FROM uploads WHERE job_id = ? "
+                   "AND round_id = ?"));
+  stmt.Bind(1, job_id_).Bind(2, round_id);
+  return stmt.ForEachRow([&]() -> Status {
+    EDGEADMM_TRY_ASSIGN(std::vector<double> values,
+                        store::DecodeFloats(stmt.ColumnBlob(1)));
+    upload(stmt.ColumnText(0), std::move(values));
+    return Status::Ok();
+  });
 }
 
 }  // namespace edgeadmm::rounds

@@ -164,7 +164,11 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
       trusted ? edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR
               : edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
   // The algorithm and its params oneof (docs/protocol.md).
-  algorithms::Get(c.algorithm).FillTask(c, engine_->job().n, task.iteration, h);
+  const algorithms::Algorithm& algorithm = algorithms::Get(c.algorithm);
+  algorithm.FillTask(c, engine_->job().n, task.iteration, h);
+  if (task.node >= 0 && algorithm.PerNodeTasks(c)) {
+    algorithm.FillNodeTask(c, task.node, h);  // its own S_i and V_i
+  }
   h.dimension = static_cast<uint32_t>(c.dimension);
   if (task.deadline_ms > now_ms) {
     h.deadline_ms = static_cast<uint32_t>(
@@ -235,6 +239,7 @@ Response RequestHandler::Update(std::string_view identity,
   upload.vector = store::EncodeFloats(
       std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
   upload.fingerprint.assign(body, body + size);
+  upload.pp_loss = decoded.header.pp_loss;  // validated at decode
   const UploadVerdict verdict =
       engine_->Submit(identity, std::move(upload), now_ms);
   const Status verdict_status = StatusForVerdict(verdict);

@@ -95,6 +95,11 @@ ALTER TABLE models ADD COLUMN validation_objective REAL;
 ALTER TABLE models ADD COLUMN validation_accuracy REAL;
 ALTER TABLE jobs ADD COLUMN end_reason TEXT;
 )sql",
+    // Version 5: pp-admm's P_i(T) (paper 001, pure DP), reported by a device
+    // with its last upload of a job; NULL for every other upload.
+    R"sql(
+ALTER TABLE uploads ADD COLUMN pp_loss REAL;
+)sql",
 };
 
 constexpr int kMigrationCount =

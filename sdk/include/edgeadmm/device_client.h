@@ -113,6 +113,7 @@ struct DeviceClientConfig {
   // (the earlier jobs' ledger is kept all the same).
   Real lifetime_epsilon_budget = std::numeric_limits<Real>::infinity();
   bool allow_unaccounted_steps = false;  // see TrainerConfig
+  PenaltySchedule penalty_schedule;      // pp-admm; see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered on a new session when
   // no notification came for task_refresh_ms after the registration was
   // answered: the aggregator may have restarted and forgotten the session; an
@@ -175,7 +176,7 @@ class DeviceClient {
   // list the same ones).
   static constexpr AlgorithmKind kAlgorithms[] = {
       AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
-      AlgorithmKind::kDpSgd};
+      AlgorithmKind::kDpSgd, AlgorithmKind::kPenaltyPerturbation};
   // Trainer workspace that fits every algorithm the client runs with either
   // loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {

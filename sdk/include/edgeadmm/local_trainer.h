@@ -58,6 +58,11 @@ struct TrainerConfig {
   // (non-private baselines), and paper 001's pure-DP penalty perturbation,
   // which the aggregator accounts with the paper's bound. Off by default.
   bool allow_unaccounted_steps = false;
+  // Paper 001 (pp-admm): this device's private schedules, never sent
+  // (η_i(t) = min(η₁q₁^{t−1}, η_max), α_i(t) = α₁q₂^{t−1}; DVP tasks use
+  // η ≡ θ). A noisy pp-admm step is accounted by paper 001's P_i, not by
+  // the Gaussian ledger.
+  PenaltySchedule penalty_schedule;
 };
 
 class LocalTrainer {
@@ -136,6 +141,7 @@ class LocalTrainer {
   }
 
   const DeviceState& state() const { return state_; }
+  const PenaltySchedule& penalty_schedule() const { return penalty_schedule_; }
   // Local ε spent so far at the configured δ.
   Result<Real> LocalEpsilon() const { return state_.ledger.Epsilon(delta_); }
 
@@ -180,6 +186,7 @@ class LocalTrainer {
   const DevicePrivacyLedger* earlier_jobs_ = nullptr;
   Real lifetime_epsilon_budget_ = 0;
   bool allow_unaccounted_ = false;
+  PenaltySchedule penalty_schedule_;
   Drbg drbg_;
   GaussianSampler noise_{drbg_};
   DeviceState state_;

@@ -38,6 +38,16 @@ enum class PenaltyMode : uint8_t {
   kDualVariablePerturbation = 1,
 };
 
+// A device's private schedules (the fields of PenaltyPerturbationParams
+// that never leave it): η_i(t) = min(η₁q₁^{t−1}, η_max), α_i(t) = α₁q₂^{t−1}.
+struct PenaltySchedule {
+  Real eta1 = 0.5;          // η_i(1) ≥ θ
+  Real eta_growth = 1.0;    // q₁ ≥ 1
+  Real eta_max = 1e6;       // cap on η
+  Real alpha1 = 3.0;        // α_i(1) > 0
+  Real alpha_growth = 1.0;  // q₂ > 0
+};
+
 struct PenaltyPerturbationParams {
   Real loss_weight = 1.0;   // C ∈ (0, B_i]
   Real reg_weight = 1.0;    // ρ > 0 (weight of ½||f||² in the ERM objective)

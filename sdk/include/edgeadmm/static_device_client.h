@@ -107,6 +107,7 @@ namespace internal {
 const AlgorithmTask* ProxAdmmTask();
 const AlgorithmTask* LinearizedAdmmTask();
 const AlgorithmTask* DpSgdTask();
+const AlgorithmTask* PenaltyPerturbationTask();
 
 // ClientAlgorithmTable::find of a shape: only its algorithms' adapters are
 // referenced, so only their steps are linked.
@@ -123,6 +124,12 @@ const AlgorithmTask* FindShapeTask(AlgorithmKind algorithm) {
   }
   if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kDpSgd)) != 0) {
     if (algorithm == AlgorithmKind::kDpSgd) return DpSgdTask();
+  }
+  if constexpr ((kAlgorithms &
+                 AlgorithmBit(AlgorithmKind::kPenaltyPerturbation)) != 0) {
+    if (algorithm == AlgorithmKind::kPenaltyPerturbation) {
+      return PenaltyPerturbationTask();
+    }
   }
   return nullptr;
 }
@@ -168,6 +175,13 @@ Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
     if (config.algorithm == AlgorithmKind::kDpSgd) {
       return InitShapeTrainerFor<AlgorithmKind::kDpSgd, kLosses>(
           trainer, workspace, data, config);
+    }
+  }
+  if constexpr ((kAlgorithms &
+                 AlgorithmBit(AlgorithmKind::kPenaltyPerturbation)) != 0) {
+    if (config.algorithm == AlgorithmKind::kPenaltyPerturbation) {
+      return InitShapeTrainerFor<AlgorithmKind::kPenaltyPerturbation,
+                                 kLosses>(trainer, workspace, data, config);
     }
   }
   return Status::Unimplemented();

@@ -488,6 +488,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   trainer_config.epsilon_budget = config_.epsilon_budget;
   trainer_config.delta = config_.delta;
   trainer_config.allow_unaccounted_steps = config_.allow_unaccounted_steps;
+  trainer_config.penalty_schedule = config_.penalty_schedule;
   trainer_config.lifetime_epsilon_budget = config_.lifetime_epsilon_budget;
   trainer_config.earlier_jobs = &earlier_jobs;
   LocalTrainer& trainer = *config_.trainer;
@@ -501,9 +502,10 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   EDGEADMM_TRY_ASSIGN(ByteSpan update_bytes,
                       ws.Allocate<std::byte>(wire::MaxUpdateBytes(dim)));
   // The algorithm's task adapter runs its step (steps/*_task.cc).
+  internal::TaskOutput output;
   EDGEADMM_TRY(
       adapter->run(internal::TaskInput{h, task.model, config_.data.samples()},
-                   trainer, upload));
+                   trainer, upload, output));
   ++counters_.steps_computed;
 
   edgeadmm_wire_Update update = edgeadmm_wire_Update_init_zero;
@@ -523,6 +525,10 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                               ? *epsilon
                               : std::numeric_limits<double>::max();
   update.ledger.delta = config_.delta;
+  // pp-admm's P_i(T), last iteration only; +inf as the largest finite.
+  update.pp_loss = std::isfinite(output.pp_loss)
+                       ? output.pp_loss
+                       : std::numeric_limits<double>::max();
   // The device ledger's conversion (device_privacy_ledger.h).
   update.ledger.conversion =
       edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;

@@ -31,10 +31,16 @@ struct TaskInput {
   size_t samples;                         // the device's record count
 };
 
+// What an adapter reports besides the upload vector.
+struct TaskOutput {
+  // pp-admm: paper 001's P_i(T) with the job's last iteration; 0 otherwise.
+  Real pp_loss = 0;
+};
+
 // Runs the algorithm's local step for `task` and writes the vector to upload
 // (dimension entries) into `upload`.
 using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
-                             Span<Real> upload);
+                             Span<Real> upload, TaskOutput& out);
 
 // One registration line: an algorithm the client runs.
 struct AlgorithmTask {
@@ -45,7 +51,7 @@ struct AlgorithmTask {
 };
 
 // The registered task of `algorithm`, or nullptr when the client does not run
-// it (e.g. paper 001's penalty perturbation: SDK step only).
+// it.
 const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm);
 // Each registered line alone (declared for StaticDeviceClient's per-shape
 // table in static_device_client.h, too).
@@ -61,10 +67,15 @@ inline bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {
 
 // The adapters, one per unit.
 Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
-                       Span<Real> upload);  // prox_admm_task.cc
+                       Span<Real> upload,
+                       TaskOutput& out);  // prox_admm_task.cc
 Status RunLinearizedAdmmTask(const TaskInput& task, LocalTrainer& trainer,
-                             Span<Real> upload);  // linearized_admm_task.cc
+                             Span<Real> upload,
+                             TaskOutput& out);  // linearized_admm_task.cc
 Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
-                    Span<Real> upload);  // dp_sgd_task.cc
+                    Span<Real> upload, TaskOutput& out);  // dp_sgd_task.cc
+Status RunPenaltyPerturbationTask(
+    const TaskInput& task, LocalTrainer& trainer, Span<Real> upload,
+    TaskOutput& out);  // penalty_perturbation_task.cc
 
 }  // namespace edgeadmm::internal

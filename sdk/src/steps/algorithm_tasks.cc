@@ -15,7 +15,8 @@ namespace {
 constexpr AlgorithmTask kProxAdmm       {AlgorithmKind::kProxAdmm,       edgeadmm_wire_RoundTask_federated_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunProxAdmmTask};
 constexpr AlgorithmTask kLinearizedAdmm {AlgorithmKind::kLinearizedAdmm, edgeadmm_wire_RoundTask_dp_admm_tag,   edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL,   RunLinearizedAdmmTask};
 constexpr AlgorithmTask kDpSgd          {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask};
-constexpr const AlgorithmTask* kAlgorithmTasks[] = {&kProxAdmm, &kLinearizedAdmm, &kDpSgd};
+constexpr AlgorithmTask kPenaltyPerturbation {AlgorithmKind::kPenaltyPerturbation, edgeadmm_wire_RoundTask_penalty_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL, RunPenaltyPerturbationTask};
+constexpr const AlgorithmTask* kAlgorithmTasks[] = {&kProxAdmm, &kLinearizedAdmm, &kDpSgd, &kPenaltyPerturbation};
 // clang-format on
 
 constexpr bool Registered(AlgorithmKind algorithm) {
@@ -58,6 +59,9 @@ const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm) {
 const AlgorithmTask* ProxAdmmTask() { return &kProxAdmm; }
 const AlgorithmTask* LinearizedAdmmTask() { return &kLinearizedAdmm; }
 const AlgorithmTask* DpSgdTask() { return &kDpSgd; }
+const AlgorithmTask* PenaltyPerturbationTask() {
+  return &kPenaltyPerturbation;
+}
 
 }  // namespace edgeadmm::internal
 

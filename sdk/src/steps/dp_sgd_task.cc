@@ -6,7 +6,7 @@ namespace edgeadmm::internal {
 
 // DP-SGD / DP-FedAvg baseline: Clip(w - z, C) + N(0, sigma^2), dp_sgd_step.h.
 Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
-                    Span<Real> upload) {
+                    Span<Real> upload, TaskOutput& /*out*/) {
   const edgeadmm_wire_RoundTask& h = task.header;
   const edgeadmm_wire_DpSgdParams& d = h.params.dp_sgd;
   DpSgdParams params;

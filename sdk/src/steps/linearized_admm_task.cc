@@ -11,7 +11,7 @@ namespace edgeadmm::internal {
 // linearized_admm_step.h. The step sizes follow the device's own iteration
 // count (equal to the task's k when the device takes part in every round).
 Status RunLinearizedAdmmTask(const TaskInput& task, LocalTrainer& trainer,
-                             Span<Real> upload) {
+                             Span<Real> upload, TaskOutput& /*out*/) {
   const edgeadmm_wire_RoundTask& h = task.header;
   const edgeadmm_wire_DpAdmmParams& d = h.params.dp_admm;
   // The aggregator charges every device for at most max_records records

@@ -62,6 +62,7 @@ Status LocalTrainer::FinishInit(const DatasetView& data,
   earlier_jobs_ = config.earlier_jobs;
   lifetime_epsilon_budget_ = config.lifetime_epsilon_budget;
   allow_unaccounted_ = config.allow_unaccounted_steps;
+  penalty_schedule_ = config.penalty_schedule;
   data_ = data;
   initialized_ = true;
   return Status::Ok();
@@ -156,8 +157,10 @@ Result<PenaltyPerturbationReport> LocalTrainer::RunPenaltyPerturbation(
     const PenaltyPerturbationParams& params, uint64_t round,
     Span<const Real> neighbour_sum, Span<Real> upload) {
   EDGEADMM_TRY(BeginStep(AlgorithmKind::kPenaltyPerturbation, round, upload));
-  // Pure-DP perturbation: not a Gaussian mechanism, so never "accounted" here.
-  EDGEADMM_TRY(CheckBudget(false, 0, 0));
+  // Pure-DP perturbation: not a Gaussian mechanism, so not charged to the
+  // Gaussian ledger; a noisy step is accounted by paper 001's P_i
+  // (PenaltyPerturbationAccountant), a noiseless one by nothing.
+  if (!params.add_noise) EDGEADMM_TRY(CheckBudget(false, 0, 0));
   EDGEADMM_TRY_ASSIGN(
       auto report,
       penalty_.Run(params, static_cast<uint32_t>(state_.local_iteration),

@@ -6,7 +6,7 @@ namespace edgeadmm::internal {
 
 // Paper 002 Alg. 3 local step (eqs. 6-7 with clipping), prox_admm_step.h.
 Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
-                       Span<Real> upload) {
+                       Span<Real> upload, TaskOutput& /*out*/) {
   const edgeadmm_wire_RoundTask& h = task.header;
   ProxAdmmParams params;
   params.lambda = h.params.federated.lambda;

@@ -60,13 +60,17 @@ bool ValidDpSgd(const edgeadmm_wire_DpSgdParams& p) {
          NonNegative(p.sigma);
 }
 
-// Paper 001, Alg. 1: eta(t) = eta1 q1^(t-1) non-decreasing (q1 >= 1),
-// alpha(t) = alpha1 q2^(t-1), theta > 0, 1-based t, at least one neighbour.
+// Paper 001, Alg. 1 (job "pp-admm"): the public constants only (theta, rho,
+// C > 0), 1-based t <= T, N >= 2 nodes and V_i = N - 1 neighbours (complete
+// graph) or, with neighbour_sum, 1 <= V_i <= N - 1. The schedules eta_i,
+// alpha_i are device-only.
 bool ValidPenalty(const edgeadmm_wire_PenaltyPerturbationParams& p) {
-  return Positive(p.eta1) && InRange(p.q1, 1.0, DBL_MAX) &&
-         NonNegative(p.eta_max) && Positive(p.alpha1) && Positive(p.q2) &&
-         Positive(p.theta) && NonNegative(p.reg_weight) &&
-         Positive(p.loss_weight) && p.iteration >= 1 && p.degree >= 1;
+  const bool degree_ok = p.neighbour_sum
+                             ? p.degree >= 1 && p.degree <= p.nodes - 1
+                             : p.degree == p.nodes - 1;
+  return Positive(p.theta) && Positive(p.reg_weight) &&
+         Positive(p.loss_weight) && p.iteration >= 1 && p.nodes >= 2 &&
+         degree_ok && p.rounds >= p.iteration;
 }
 
 // The params each algorithm's task carries, their check, and whether it
@@ -86,7 +90,7 @@ constexpr ParamsRule kParamsRules[] = {
     {edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM, edgeadmm_wire_RoundTask_dp_admm_tag,
      [](const edgeadmm_wire_RoundTask& t) { return ValidDpAdmm(t.params.dp_admm); }, false},
     {edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION, edgeadmm_wire_RoundTask_penalty_tag,
-     [](const edgeadmm_wire_RoundTask& t) { return ValidPenalty(t.params.penalty); }, true},
+     [](const edgeadmm_wire_RoundTask& t) { return ValidPenalty(t.params.penalty); }, false},
     {edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD, edgeadmm_wire_RoundTask_dp_sgd_tag,
      [](const edgeadmm_wire_RoundTask& t) { return ValidDpSgd(t.params.dp_sgd); }, false},
 };

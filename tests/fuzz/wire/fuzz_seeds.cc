@@ -88,9 +88,22 @@ void Tasks() {
 
     t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
     t.which_params = edgeadmm_wire_RoundTask_penalty_tag;
-    t.params.penalty = {1.0, 1.0, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0, 1, 2};
+    t.params.penalty = edgeadmm_wire_PenaltyPerturbationParams_init_zero;
+    t.params.penalty.theta = 0.5;
+    t.params.penalty.reg_weight = 0.1;
+    t.params.penalty.loss_weight = 1.0;
+    t.params.penalty.iteration = 2;
+    t.params.penalty.nodes = 5;
+    t.params.penalty.degree = 4;
+    t.params.penalty.rounds = 2;
+    t.params.penalty.dvp = true;
     Write(("task_penalty" + suffix).c_str(), out,
-          EncodeRoundTask(t, m, m, Out(out)));
+          EncodeRoundTask(t, m, {}, Out(out)));
+    // A ring node: its own S_i and V_i = 2.
+    t.params.penalty.neighbour_sum = true;
+    t.params.penalty.degree = 2;
+    Write(("task_penalty_ring" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, {}, Out(out)));
   }
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;
@@ -112,6 +125,12 @@ void Others() {
               edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED};
   std::vector<uint8_t> out(MaxUpdateBytes(123));
   Write("update_123", out,
+        EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
+  // pp-admm's last upload: f_i(T) and paper 001's P_i(T).
+  u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
+  u.pp_loss = 0.75;
+  out.assign(MaxUpdateBytes(123), 0);
+  Write("update_pp_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
 
   edgeadmm_wire_ReleasedModel m = edgeadmm_wire_ReleasedModel_init_zero;

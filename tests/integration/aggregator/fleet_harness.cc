@@ -14,6 +14,7 @@
 
 #include "daemon_process.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/prox_solver.h"
 #include "edgeadmm/registry/device_registry.h"
 
 namespace edgeadmm::testing {
@@ -65,9 +66,10 @@ FleetSetup PrepareFleet(TempDatabase& t, int devices, size_t records) {
   return setup;
 }
 
-FleetRunResult RunJobOverDtls(TempDatabase& t, const FleetSetup& setup,
-                              const std::string& toml,
-                              bool allow_unaccounted_steps, int timeout_s) {
+FleetRunResult RunJobOverDtls(
+    TempDatabase& t, const FleetSetup& setup, const std::string& toml,
+    bool allow_unaccounted_steps, int timeout_s,
+    const std::function<void(fleet::DaemonFleetConfig&)>& adjust) {
   FleetRunResult result;
   result.job = CreateJobOrDie(t.db(), toml);
   EXPECT_TRUE(
@@ -88,6 +90,7 @@ FleetRunResult RunJobOverDtls(TempDatabase& t, const FleetSetup& setup,
   fc.dim = 123;
   fc.allow_unaccounted_steps = allow_unaccounted_steps;
   fc.task_refresh_ms = 2000;
+  if (adjust) adjust(fc);
   // A watchdog bounds the run (loopback: it normally takes seconds).
   static volatile std::sig_atomic_t stop = 0;
   stop = 0;
@@ -108,6 +111,45 @@ FleetRunResult RunJobOverDtls(TempDatabase& t, const FleetSetup& setup,
   result.report = *report;
   result.ok = true;
   return result;
+}
+
+void ExpectCleanRun(const FleetRunResult& run, int devices) {
+  EXPECT_TRUE(run.ok);
+  EXPECT_EQ(run.report.done, static_cast<size_t>(devices));
+  EXPECT_EQ(run.report.steps_refused, 0u);
+  EXPECT_EQ(run.daemon_exit, 0);
+}
+
+double RidgeLogisticObjective(const DenseDataset& data,
+                              const std::vector<double>& z, double l2) {
+  const Loss loss{LossKind::kLogistic};
+  const size_t dim = z.size();
+  double sum = 0;
+  for (size_t i = 0; i < data.samples; ++i) {
+    double t = 0;
+    for (size_t j = 0; j < dim; ++j) t += data.features[i * dim + j] * z[j];
+    sum += loss.Value(t, data.labels[i]);
+  }
+  double norm2 = 0;
+  for (double v : z) norm2 += v * v;
+  return sum / static_cast<double>(data.samples) + l2 / 2 * norm2;
+}
+
+std::vector<double> RidgeLogisticOptimum(const DenseDataset& data, double l2) {
+  auto view = data.View();
+  EXPECT_TRUE(view.ok());
+  if (!view.ok()) return {};
+  const size_t dim = view->dim();
+  std::vector<std::byte> bytes(ProxSolver::WorkspaceBytes(
+      LossKind::kLogistic, ProxMethod::kNewtonCg, data.samples, dim));
+  Workspace ws(ByteSpan(bytes.data(), bytes.size()));
+  ProxSolver solver;
+  EXPECT_EQ(solver.Init(ws, *view, Loss{LossKind::kLogistic}), Status::Ok());
+  std::vector<Real> v(dim, 0.0), x(dim, 0.0);
+  auto report = solver.Solve(Span<const Real>(v.data(), dim), 1 / l2,
+                             Span<Real>(x.data(), dim));
+  EXPECT_TRUE(report.ok() && report->converged);
+  return std::vector<double>(x.begin(), x.end());
 }
 
 bool BeginReferenceStep(LocalTrainer& trainer, std::vector<std::byte>& workspace,

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
-
 #include <vector>
 
 #include "edgeadmm/dataio/dense_dataset.h"
@@ -41,9 +41,23 @@ struct FleetRunResult {
 // Creates job `toml` (started), runs the daemon and the fleet (with
 // `allow_unaccounted_steps` for σ = 0 runs) until every device is done or
 // `timeout_s` passed, then SIGTERMs the daemon and reopens `t`.
-FleetRunResult RunJobOverDtls(TempDatabase& t, const FleetSetup& setup,
-                              const std::string& toml,
-                              bool allow_unaccounted_steps, int timeout_s);
+// `adjust` may change the fleet's config before the run (e.g. the data's
+// normalization, the devices' pp-admm schedule).
+FleetRunResult RunJobOverDtls(
+    TempDatabase& t, const FleetSetup& setup, const std::string& toml,
+    bool allow_unaccounted_steps, int timeout_s,
+    const std::function<void(fleet::DaemonFleetConfig&)>& adjust = {});
+
+// The run worked, every one of `devices` saw the end of the job, none
+// refused a step, and the daemon exited cleanly.
+void ExpectCleanRun(const FleetRunResult& run, int devices);
+
+// F(z) = mean logistic loss + (l2/2)||z||² on `data`.
+double RidgeLogisticObjective(const DenseDataset& data,
+                              const std::vector<double>& z, double l2);
+// argmin F: prox_{s·mean loss}(0) at s = 1/l2 (the SDK's Newton-CG prox
+// solver); fails the test if it does not converge.
+std::vector<double> RidgeLogisticOptimum(const DenseDataset& data, double l2);
 
 // One device of an in-process reference run: the trainer re-initialised for
 // `algorithm` (logistic, job 1, σ = 0 allowed) on the device's shard, with

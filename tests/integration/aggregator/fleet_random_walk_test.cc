@@ -51,37 +51,12 @@ std::string WalkToml(const std::string& name, int rounds,
          "deadline_seconds = 30\n";
 }
 
-// F(z) = mean logistic loss + (l2/2)||z||² on `data`.
 double Objective(const DenseDataset& data, const std::vector<double>& z) {
-  const Loss loss{LossKind::kLogistic};
-  double sum = 0;
-  for (size_t i = 0; i < data.samples; ++i) {
-    double t = 0;
-    for (size_t j = 0; j < kDim; ++j) t += data.features[i * kDim + j] * z[j];
-    sum += loss.Value(t, data.labels[i]);
-  }
-  double norm2 = 0;
-  for (double v : z) norm2 += v * v;
-  return sum / static_cast<double>(data.samples) + kL2 / 2 * norm2;
+  return testing::RidgeLogisticObjective(data, z, kL2);
 }
 
-// argmin F: prox_{s f}(0) with s = 1/l2 on all records.
 std::vector<double> CentralizedOptimum(const DenseDataset& data) {
-  auto view = data.View();
-  EXPECT_TRUE(view.ok());
-  std::vector<std::byte> bytes(ProxSolver::WorkspaceBytes(
-      LossKind::kLogistic, ProxMethod::kNewtonCg, data.samples, kDim));
-  Workspace ws(ByteSpan(bytes.data(), bytes.size()));
-  ProxSolver solver;
-  EXPECT_EQ(solver.Init(ws, *view, Loss{LossKind::kLogistic}), Status::Ok());
-  std::vector<Real> v(kDim, 0.0), x(kDim, 0.0);
-  auto report = solver.Solve(Span<const Real>(v.data(), kDim), 1 / kL2,
-                             Span<Real>(x.data(), kDim));
-  EXPECT_TRUE(report.ok());
-  if (report.ok()) {
-    EXPECT_TRUE(report->converged);
-  }
-  return std::vector<double>(x.begin(), x.end());
+  return testing::RidgeLogisticOptimum(data, kL2);
 }
 
 struct WalkRun {
@@ -97,10 +72,7 @@ WalkRun RunWalk(testing::TempDatabase& t, const std::string& toml,
   const testing::FleetRunResult run =
       testing::RunJobOverDtls(t, setup, toml, allow_unaccounted, timeout_s);
   WalkRun out;
-  EXPECT_TRUE(run.ok);
-  EXPECT_EQ(run.report.done, static_cast<size_t>(kDevices));
-  EXPECT_EQ(run.report.steps_refused, 0u);
-  EXPECT_EQ(run.daemon_exit, 0);
+  testing::ExpectCleanRun(run, kDevices);
   auto config = jobs::ParseJobConfig(toml);
   EXPECT_TRUE(config.ok());
   if (!config.ok()) return out;

@@ -209,6 +209,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     d->config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
     d->config.epsilon_budget = config.epsilon_budget;
     d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
+    d->config.penalty_schedule = config.penalty_schedule;
     d->config.delta = config.delta;
     d->config.task_refresh_ms = config.task_refresh_ms;
     d->config.retry_min_ms = 500;

@@ -5,10 +5,18 @@
 #include <cmath>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/jobs/job_config.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm::algorithms {
 namespace {
+
+std::string Replace(std::string s, const std::string& from,
+                    const std::string& to) {
+  const size_t at = s.find(from);
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
 
 jobs::JobConfig Job(jobs::VirtualGraphKind kind, int64_t nodes,
                     int64_t dimension = 3) {
@@ -228,10 +236,160 @@ TEST(PpAdmmRelayTest, ARoundNeedsEveryNodeAndFiniteValues) {
             StatusCode::kFailedPrecondition);
 }
 
-// Not served yet: the registry does not list it, so no job can name it.
-TEST(PpAdmmRelayTest, NotInTheRegistry) {
-  EXPECT_EQ(FindByName("pp-admm"), nullptr);
-  EXPECT_EQ(Find(AlgorithmKind::kPenaltyPerturbation), nullptr);
+TEST(PpAdmmJobTest, InTheRegistryAsPpAdmm) {
+  ASSERT_NE(FindByName("pp-admm"), nullptr);
+  EXPECT_EQ(FindByName("pp-admm")->kind(), AlgorithmKind::kPenaltyPerturbation);
+  EXPECT_EQ(Get(AlgorithmKind::kPenaltyPerturbation)
+                .BarrierRetries(Job(jobs::VirtualGraphKind::kComplete, 5)),
+            2);
+  // The other algorithms have no barrier.
+  EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).BarrierRetries(jobs::JobConfig()),
+            -1);
+}
+
+// A pp-admm job in TOML: the [pp_admm] table and a deadline; no privacy
+// budgets, no cohort keys (every node every round).
+std::string PpToml(const std::string& pp_extra = "",
+                   const std::string& tail = "") {
+  return "[job]\nname = \"pp\"\nalgorithm = \"pp-admm\"\nloss = "
+         "\"logistic\"\ndimension = 4\nrounds = 20\n"
+         "[pp_admm]\nnodes = 5\ntheta = 0.5\nloss_weight = 1.0\n"
+         "reg_weight = 0.1\nmin_samples = 50\n" +
+         pp_extra + "[sampling]\ndeadline_seconds = 10\n" + tail;
+}
+
+TEST(PpAdmmJobTest, ParsesTheTableAndResolvesTheBarrier) {
+  auto c = jobs::ParseJobConfig(
+      PpToml("mode = \"dvp\"\nnoise = false\nbarrier_retries = 4\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->algorithm, AlgorithmKind::kPenaltyPerturbation);
+  EXPECT_EQ(c->pp_admm.nodes, 5);
+  EXPECT_EQ(c->pp_admm.mode, jobs::PpMode::kDualVariablePerturbation);
+  EXPECT_FALSE(c->pp_admm.noise);
+  EXPECT_EQ(c->pp_admm.barrier_retries, 4);
+  EXPECT_DOUBLE_EQ(c->pp_admm.reg_weight, 0.1);
+  EXPECT_EQ(c->sampling, jobs::SamplingScheme::kFixed);
+  EXPECT_EQ(c->m, 5);
+  EXPECT_EQ(c->m_min, 5);
+  EXPECT_EQ(c->sigma, 0.0);
+  EXPECT_TRUE(std::isinf(c->central_budget));
+  EXPECT_TRUE(std::isinf(c->device_budget));
+
+  // The task carries only public constants: t = committed + 1, V = N − 1.
+  edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
+  Get(AlgorithmKind::kPenaltyPerturbation).FillTask(*c, 5, 7, task);
+  EXPECT_EQ(task.algorithm,
+            edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION);
+  ASSERT_EQ(task.which_params, edgeadmm_wire_RoundTask_penalty_tag);
+  EXPECT_EQ(task.params.penalty.iteration, 8u);
+  EXPECT_EQ(task.params.penalty.nodes, 5u);
+  EXPECT_EQ(task.params.penalty.degree, 4u);
+  EXPECT_EQ(task.params.penalty.rounds, 20u);
+  EXPECT_TRUE(task.params.penalty.dvp);
+  EXPECT_TRUE(task.params.penalty.noiseless);
+  EXPECT_DOUBLE_EQ(task.params.penalty.theta, 0.5);
+}
+
+TEST(PpAdmmJobTest, RefusalsNameTheKey) {
+  const struct {
+    std::string toml;
+    std::string message_start;
+  } cases[] = {
+      {Replace(PpToml("graph = \"ring\"\n"), "nodes = 5", "nodes = 2"),
+       "pp_admm.nodes: a ring graph needs at least 3"},
+      {PpToml("graph = \"edges\"\nedges = [[0, 1], [1, 2]]\n"),
+       "pp_admm.edges: the graph is not connected"},
+      {PpToml("edges = [[0, 1]]\n"), "pp_admm.edges: only for graph"},
+      {PpToml("edges = [0, 1]\n"), "pp_admm.edges: must be an array"},
+      {PpToml("mode = \"fast\"\n"), "pp_admm.mode: unknown value"},
+      {PpToml("barrier_retries = -1\n"), "pp_admm.barrier_retries"},
+      {PpToml("", "[privacy]\nsigma = 1.0\n"), "privacy.sigma"},
+      {PpToml("", "[privacy]\ncentral_budget = 8.0\n"), "privacy:"},
+      {Replace(PpToml(), "deadline_seconds = 10\n",
+               "deadline_seconds = 10\nm = 3\n"),
+       "sampling.m:"},
+      {Replace(PpToml(), "reg_weight = 0.1\n", ""),
+       "pp_admm.reg_weight: missing"},
+      {Replace(PpToml(), "loss = \"logistic\"", "loss = \"squared\""),
+       "job.loss"},
+      {PpToml("", "[regularizer]\nkind = \"l2\"\nl2 = 0.1\n"),
+       "regularizer.kind"},
+      {Replace(PpToml(), "min_samples = 50", "min_samples = 0"),
+       "pp_admm.min_samples"},
+  };
+  for (const auto& k : cases) {
+    auto c = jobs::ParseJobConfig(k.toml);
+    ASSERT_FALSE(c.ok()) << k.toml;
+    EXPECT_EQ(c.error().message().rfind(k.message_start, 0), 0u)
+        << c.error().message();
+  }
+}
+
+TEST(PpAdmmJobTest, ARingSendsEachNodeItsOwnNeighbourSumAndDegree) {
+  auto c = jobs::ParseJobConfig(PpToml("graph = \"ring\"\n"));
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const Algorithm& pp = Get(AlgorithmKind::kPenaltyPerturbation);
+  EXPECT_TRUE(pp.PerNodeTasks(*c));
+  EXPECT_FALSE(pp.PerNodeTasks(*jobs::ParseJobConfig(PpToml())));
+  // Node 0 of the ring of 5 has neighbours 1 and 4.
+  std::vector<std::vector<double>> last = {
+      {1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 3, 0}, {0, 0, 0, 4}, {5, 5, 5, 5}};
+  std::vector<double> s;
+  pp.NodeTaskVector(*c, 0, last, s);
+  EXPECT_EQ(s, (std::vector<double>{5, 7, 5, 5}));
+  pp.NodeTaskVector(*c, 2, last, s);
+  EXPECT_EQ(s, (std::vector<double>{0, 2, 0, 4}));
+  // Before the first commit: zeros.
+  pp.NodeTaskVector(*c, 3, std::vector<std::vector<double>>(5), s);
+  EXPECT_EQ(s, (std::vector<double>(4, 0.0)));
+  edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
+  pp.FillTask(*c, 5, 0, task);
+  pp.FillNodeTask(*c, 2, task);
+  EXPECT_EQ(task.params.penalty.degree, 2u);
+  EXPECT_TRUE(task.params.penalty.neighbour_sum);
+  // An edge list: node 0 of the path 0-1-2 plus the chord 0-2 ... degree 2;
+  // node 3 hangs off node 2 only.
+  auto edges = jobs::ParseJobConfig(Replace(
+      PpToml("graph = \"edges\"\nedges = [[0, 1], [1, 2], [0, 2], [2, 3], "
+             "[3, 4]]\n"),
+      "min_samples = 50", "min_samples = 50"));
+  ASSERT_TRUE(edges.ok()) << edges.error().message();
+  pp.FillNodeTask(*edges, 4, task);
+  EXPECT_EQ(task.params.penalty.degree, 1u);
+  pp.NodeTaskVector(*edges, 2, last, s);
+  EXPECT_EQ(s, (std::vector<double>{1, 2, 0, 4}));
+}
+
+TEST(PpAdmmJobTest, ThetaConditionRefusedAtJobCreation) {
+  // 2c₁ = 0.5 < (B/C)(ρ/N + 2θV) needs B/C large enough: with C = B = 1,
+  // ρ = 0.1, N = 5, θ = 0.01, V = 4: 1·(0.02 + 0.08) = 0.1 < 0.5 fails.
+  auto c = jobs::ParseJobConfig(
+      Replace(Replace(Replace(PpToml(), "min_samples = 50", "min_samples = 1"),
+                      "theta = 0.5", "theta = 0.01"),
+              "loss_weight = 1.0", "loss_weight = 1.0"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(c.error().message().find("pp_admm.theta: the privacy condition"),
+            std::string::npos)
+      << c.error().message();
+}
+
+TEST(PpAdmmJobTest, ApplyRoundIsTheMeanOfEveryNode) {
+  const jobs::JobConfig c = Job(jobs::VirtualGraphKind::kComplete, 3);
+  const Algorithm& pp = Get(AlgorithmKind::kPenaltyPerturbation);
+  struct NoNoise : RoundNoise {
+    Status AddNoise(double, std::vector<double>&) override {
+      return Status::Internal();
+    }
+  } noise;
+  ServerModel model{{0, 0, 0}, {0, 0, 0}};
+  ASSERT_TRUE(pp.ApplyRound(c, 3, Uploads(3), noise, model).ok());
+  EXPECT_EQ(model.z, (std::vector<double>{2, 20, 200}));
+  // The barrier: two of three nodes is no round.
+  auto two = Uploads(3);
+  two.pop_back();
+  EXPECT_FALSE(pp.ApplyRound(c, 3, two, noise, model).ok());
+  EXPECT_FALSE(pp.ApplyRound(c, 4, Uploads(4), noise, model).ok());
 }
 
 }  // namespace

@@ -20,16 +20,14 @@ TEST(AlgorithmRegistryTest, ServesExactlyTheJobAlgorithms) {
     EXPECT_STREQ(NameOf(a->kind()), a->name());
   }
   EXPECT_EQ(names, (std::set<std::string>{"prox-admm", "dp-admm", "dp-sgd",
-                                          "random-walk-admm"}));
+                                          "random-walk-admm", "pp-admm"}));
   EXPECT_EQ(Find(AlgorithmKind::kProxAdmm)->kind(), AlgorithmKind::kProxAdmm);
   EXPECT_EQ(Find(AlgorithmKind::kLinearizedAdmm)->name(),
             std::string("dp-admm"));
   EXPECT_EQ(Find(AlgorithmKind::kDpSgd)->name(), std::string("dp-sgd"));
-  // Paper 001's step exists on the device but no job serves it.
-  EXPECT_EQ(Find(AlgorithmKind::kPenaltyPerturbation), nullptr);
-  EXPECT_STREQ(NameOf(AlgorithmKind::kPenaltyPerturbation), "?");
+  EXPECT_STREQ(NameOf(AlgorithmKind::kPenaltyPerturbation), "pp-admm");
   EXPECT_EQ(FindByName("admm-sharing"), nullptr);
-  EXPECT_EQ(Names(), "prox-admm, dp-admm, dp-sgd, random-walk-admm");
+  EXPECT_EQ(Names(), "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm");
 }
 
 TEST(AlgorithmRegistryTest, UpdateKindsAndTaskParamsAreTheUnits) {
@@ -62,7 +60,7 @@ TEST(AlgorithmRegistryTest, JobParserRefusesAnUnservedName) {
   EXPECT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().message(),
             "job.algorithm: unknown value \"admm-sharing\" (one of: "
-            "prox-admm, dp-admm, dp-sgd, random-walk-admm)");
+            "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm)");
 }
 
 }  // namespace

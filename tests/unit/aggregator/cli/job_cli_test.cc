@@ -284,6 +284,77 @@ TEST_F(JobCliTest, RandomWalkLedgerChargesLocalAndLabelsTheNetworkBound) {
   EXPECT_EQ(networks, 5);
 }
 
+TEST_F(JobCliTest, PpAdmmReportsMaxPiLabelledAndAFailedJobItsReason) {
+  testing::EnrollDevices(t_.db(), 5);
+  ASSERT_EQ(Cli("create " +
+                WriteFile("pp.toml",
+                          "[job]\nname = \"pp\"\nalgorithm = \"pp-admm\"\n"
+                          "loss = \"logistic\"\ndimension = 3\nrounds = 2\n"
+                          "[pp_admm]\nnodes = 5\ntheta = 0.5\n"
+                          "loss_weight = 1.0\nreg_weight = 0.1\n"
+                          "min_samples = 10\n[sampling]\n"
+                          "deadline_seconds = 10\n"))
+                .exit_code,
+            0);
+  ASSERT_EQ(Cli("start pp").exit_code, 0);
+  const testing::CommandResult before = Cli("status pp");
+  EXPECT_NE(before.output.find("pp-admm privacy: not reported yet"),
+            std::string::npos)
+      << before.output;
+  auto job = jobs::FindJob(t_.db(), "pp");
+  ASSERT_TRUE(job.ok());
+  rounds::PrivacyRoundAccountant accountant;
+  auto engine = rounds::RoundEngine::Open(t_.db(), job->id, accountant);
+  ASSERT_TRUE(engine.ok());
+  rounds::RoundEngine& e = **engine;
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(e.Advance(0).ok());
+    int node = 0;
+    for (const std::string& d : e.CohortForTesting()) {
+      rounds::Upload u{d,
+                       job->id,
+                       e.round_id(),
+                       store::EncodeFloats({0.5, -0.25, 0.125}),
+                       {}};
+      u.pp_loss = 0.25 * ++node;  // the last iteration's count
+      ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
+    }
+  }
+  ASSERT_TRUE(e.Advance(0).ok());
+  for (const char* command : {"status pp", "ledger pp"}) {
+    const testing::CommandResult r = Cli(command);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("pp-admm privacy: max_i P_i = 1.25 from 5 of 5 "
+                            "nodes\n  that is: paper 001 Thm. 4.1 bound: "
+                            "pure DP (no delta), one sample of one node"),
+              std::string::npos)
+        << command << "\n"
+        << r.output;
+  }
+  const testing::CommandResult json = Cli("export pp --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_NE(json.output.find("\"pp_loss\": {\"max_p_i\": 1.25, \"reported\": "
+                             "5, \"nodes\": 5, \"meaning\": \"paper 001"),
+            std::string::npos)
+      << json.output;
+
+  // A failed job shows its reason and cannot be started again.
+  ASSERT_TRUE(jobs::SetJobState(t_.db(), job->id, jobs::JobState::kFailed,
+                                "barrier: round 9 missed 1 of 5 nodes after "
+                                "3 deadlines")
+                  .ok());
+  const testing::CommandResult failed = Cli("status pp");
+  EXPECT_NE(failed.output.find("job pp (id " + std::to_string(job->id) +
+                               "): failed\n"),
+            std::string::npos)
+      << failed.output;
+  EXPECT_NE(failed.output.find("ended: barrier: round 9 missed 1 of 5 nodes "
+                               "after 3 deadlines"),
+            std::string::npos)
+      << failed.output;
+  EXPECT_NE(Cli("start pp").exit_code, 0);
+}
+
 TEST_F(JobCliTest, RdpAccountantReportsTheImprovedConversionAndItsOrder) {
   CreateAndTrain(testing::PrivacyTableWithPolicy("participation",
                                                  "accountant = \"rdp\"\n"));

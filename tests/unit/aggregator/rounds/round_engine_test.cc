@@ -298,6 +298,164 @@ TEST_F(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
   EXPECT_EQ(engine_->central_epsilon(), 0);
 }
 
+// A pp-admm job over all kDevices nodes (the barrier, 2 retries).
+std::string PpJobToml() {
+  return "[job]\nname = \"pp\"\nalgorithm = \"pp-admm\"\nloss = "
+         "\"logistic\"\ndimension = 3\nrounds = 3\n[pp_admm]\nnodes = " +
+         std::to_string(kDevices) +
+         "\ntheta = 0.5\nloss_weight = 1.0\nreg_weight = 0.1\n"
+         "min_samples = 10\nbarrier_retries = 2\n"
+         "[sampling]\ndeadline_seconds = 10\n";
+}
+
+class BarrierEngineTest : public RoundEngineTest {
+ protected:
+  void StartPp() {
+    job_id_ = testing::CreateJobOrDie(t_.db(), PpJobToml());
+    ASSERT_TRUE(
+        jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+    Reopen();
+  }
+  void Send(const std::string& d) {
+    ASSERT_EQ(engine_->Submit(d, UploadFor(*engine_, d), now_),
+              UploadVerdict::kAccepted);
+  }
+};
+
+TEST_F(BarrierEngineTest, EveryNodeEveryRoundAndTheRoundIsTheirMean) {
+  StartPp();
+  ASSERT_EQ(engine_->CohortForTesting().size(), static_cast<size_t>(kDevices));
+  const int64_t first = engine_->round_id();
+  for (const std::string& d : devices_) {
+    EXPECT_EQ(engine_->TaskFor(d).kind, Task::Kind::kTrain);
+  }
+  for (int i = 0; i + 1 < kDevices; ++i) Send(devices_[i]);
+  EXPECT_EQ(engine_->round_id(), first) << "not every node yet";
+  Send(devices_.back());
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(engine_->round_id(), first + 1);
+  // f̄ = (1/N) Σ_i f_i.
+  for (size_t j = 0; j < 3; ++j) {
+    double mean = 0;
+    for (const std::string& d : devices_) mean += DeltaFor(d, first)[j];
+    EXPECT_NEAR(engine_->model().z[j], mean / kDevices, 1e-15) << j;
+  }
+}
+
+TEST_F(BarrierEngineTest, AMissedDeadlineRetriesTheSameRoundKeepingUploads) {
+  StartPp();
+  const int64_t first = engine_->round_id();
+  for (int i = 0; i < 4; ++i) Send(devices_[i]);
+  now_ += 10'000;  // the deadline: 2 of 6 missing
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  // Retried: the same round, the 4 uploads kept, the 2 still asked.
+  EXPECT_EQ(engine_->round_id(), first);
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kRunning);
+  EXPECT_EQ(engine_->TaskFor(devices_[0]).kind, Task::Kind::kWait);
+  const Task late = engine_->TaskFor(devices_[5]);
+  EXPECT_EQ(late.kind, Task::Kind::kTrain);
+  EXPECT_EQ(late.deadline_ms, now_ + 10'000);
+  EXPECT_EQ(
+      engine_->Submit(devices_[0], UploadFor(*engine_, devices_[0]), now_),
+      UploadVerdict::kDuplicate);
+  Send(devices_[4]);
+  now_ += 10'000;  // second deadline: retry 2 of 2
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->round_id(), first);
+  Send(devices_[5]);  // the last node: the round commits whole
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads WHERE round_id = " +
+                               std::to_string(first)),
+            kDevices);
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM rounds WHERE state = "
+                  "'discarded'"),
+            0);
+}
+
+TEST_F(BarrierEngineTest, TheJobFailsWithItsReasonAfterTheRetries) {
+  StartPp();
+  const int64_t first = engine_->round_id();
+  for (int i = 0; i < 5; ++i) Send(devices_[i]);
+  for (int deadline = 0; deadline < 3; ++deadline) {
+    EXPECT_EQ(engine_->job().state, jobs::JobState::kRunning) << deadline;
+    now_ += 10'000;
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+  // No silent progress: nothing committed, no new round, the job failed.
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kFailed);
+  EXPECT_FALSE(engine_->round_open());
+  EXPECT_EQ(engine_->iteration(), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT max(round_id) FROM rounds"), first);
+  auto job = jobs::LoadJob(t_.db(), job_id_);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, jobs::JobState::kFailed);
+  EXPECT_EQ(job->end_reason, "barrier: round " + std::to_string(first) +
+                                 " missed 1 of 6 nodes after 3 deadlines");
+  EXPECT_EQ(engine_->TaskFor(devices_[5]).kind, Task::Kind::kFinished);
+  // A restart keeps it failed.
+  Reopen();
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kFailed);
+  EXPECT_FALSE(engine_->round_open());
+}
+
+TEST_F(BarrierEngineTest, ARingTellsEachNodeItsNeighboursLastUploads) {
+  std::string toml = PpJobToml();
+  toml.replace(toml.find("[pp_admm]\n"), 10, "[pp_admm]\ngraph = \"ring\"\n");
+  job_id_ = testing::CreateJobOrDie(t_.db(), toml);
+  ASSERT_TRUE(
+      jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+  Reopen();
+  // Before the first commit every S_i is 0.
+  for (const std::string& d : devices_) {
+    EXPECT_EQ(engine_->TaskFor(d).z, std::vector<double>(3, 0.0)) << d;
+  }
+  const int64_t first = engine_->round_id();
+  for (const std::string& d : devices_) Send(d);
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  ASSERT_EQ(engine_->iteration(), 1);
+  // Node i (the i-th device by id) of the ring: S_i = f_{i−1} + f_{i+1}.
+  auto expect_sums = [&] {
+    for (int i = 0; i < kDevices; ++i) {
+      const Task task = engine_->TaskFor(devices_[i]);
+      EXPECT_EQ(task.node, i);
+      ASSERT_EQ(task.z.size(), 3u);
+      const auto left =
+          DeltaFor(devices_[(i + kDevices - 1) % kDevices], first);
+      const auto right = DeltaFor(devices_[(i + 1) % kDevices], first);
+      for (size_t j = 0; j < 3; ++j) {
+        EXPECT_DOUBLE_EQ(task.z[j], left[j] + right[j]) << i << " " << j;
+      }
+    }
+  };
+  expect_sums();
+  // The same after a restart (the uploads come back from the store).
+  Reopen();
+  expect_sums();
+}
+
+TEST_F(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
+  StartPp();
+  for (int k = 0; k < 3; ++k) {
+    for (const std::string& d : devices_) {
+      rounds::Upload u = UploadFor(*engine_, d);
+      u.pp_loss = 0.5 + k + (d == devices_[2] ? 1.0 : 0.0);
+      ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
+    }
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kCompleted);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(pp_loss) FROM uploads"), kDevices);
+  auto status = jobs::LoadJobStatus(t_.db(), "pp");
+  ASSERT_TRUE(status.ok());
+  EXPECT_TRUE(status->pp.applies);
+  EXPECT_EQ(status->pp.reported, kDevices);
+  EXPECT_DOUBLE_EQ(status->pp.max_loss, 3.5);  // the max, of iteration 3
+}
+
 TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
   Start();
   CompleteRound();
@@ -502,7 +660,7 @@ TEST_F(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
   for (int round = 0; round < 3; ++round) {
     ASSERT_TRUE(engine_->round_open());
     for (const std::string& d : engine_->CohortForTesting()) {
-      Upload u = UploadFor(*engine_, d);
+      rounds::Upload u = UploadFor(*engine_, d);
       u.vector = store::EncodeFloats({3e38, 0, 0});
       ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
     }

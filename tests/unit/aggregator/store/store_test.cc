@@ -46,8 +46,10 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
 }
 
-// Takes a database back to schema version 3 (drops version 4's columns).
+// Takes a database back to schema version 3 (drops version 5's and 4's
+// columns).
 constexpr const char* kDropVersion4 =
+    "ALTER TABLE uploads DROP COLUMN pp_loss; "
     "ALTER TABLE models DROP COLUMN validation_loss; "
     "ALTER TABLE models DROP COLUMN validation_objective; "
     "ALTER TABLE models DROP COLUMN validation_accuracy; "
@@ -98,6 +100,26 @@ TEST(StoreTest, MigrationThreeGivesDevicesNoLifetimeBudget) {
 
 // Version 4 adds validation scores to models and an end reason to jobs;
 // models and jobs written before it keep every value and have neither.
+// Version 5 adds pp-admm's P_i to uploads; older uploads have none.
+TEST(StoreTest, MigrationFiveLeavesOldUploadsWithoutPpLoss) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db()
+                  .Exec("ALTER TABLE uploads DROP COLUMN pp_loss; "
+                        "PRAGMA user_version=4; INSERT INTO jobs(id, name, "
+                        "config, state, sigma, n, dimension, created_at) "
+                        "VALUES (1, 'j', '', 'running', 1, 1, 1, 0); "
+                        "INSERT INTO rounds(job_id, round_id, state, "
+                        "cohort_size, started_at) VALUES (1, 1, 'committed', "
+                        "1, 0); INSERT INTO uploads VALUES (1, 1, 'd', x'00', "
+                        "x'01')")
+                  .ok());
+  ASSERT_TRUE(MigrateSchema(t.db()).ok());
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(
+      QueryInt(t.db(), "SELECT count(*) FROM uploads WHERE pp_loss IS NULL"),
+      1);
+}
+
 TEST(StoreTest, MigrationFourKeepsModelsWithoutScores) {
   testing::TempDatabase t;
   ASSERT_TRUE(t.db().Exec(kDropVersion4).ok());

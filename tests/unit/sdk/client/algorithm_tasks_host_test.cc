@@ -400,14 +400,113 @@ TEST(DeviceClientAlgorithmsTest, RefusesTasksItCannotRunSoundly) {
   ExpectRefused(t, Status::FailedPrecondition());
 }
 
-TEST(DeviceClientAlgorithmsTest, UnregisteredAlgorithmIsUnimplemented) {
-  // Paper 001: a valid task (its step exists in the SDK) that no job sends
-  // yet and the client has no task adapter for.
-  edgeadmm_wire_RoundTask t = BaseTask(1);
+// A pp-admm task (paper 001 over the complete graph of N = 5 nodes):
+// iteration t of T, the model is f̄(t−1).
+edgeadmm_wire_RoundTask PenaltyTask(uint64_t round, uint32_t iteration,
+                                    uint32_t rounds = 2) {
+  edgeadmm_wire_RoundTask t = BaseTask(round);
   t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
   t.which_params = edgeadmm_wire_RoundTask_penalty_tag;
-  t.params.penalty = {1.0, 1.0, 0.0, 1.0, 0.9, 0.5, 0.0, 1.0, 1, 2};
-  ExpectRefused(t, Status::Unimplemented(), {0.1, 0.2, 0.3});
+  t.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_NONE;
+  t.regularizer_weight = 0;
+  edgeadmm_wire_PenaltyPerturbationParams& p = t.params.penalty;
+  p.theta = 0.5;
+  p.reg_weight = 0.1;
+  p.loss_weight = 1.0;
+  p.iteration = iteration;
+  p.nodes = 5;
+  p.degree = 4;
+  p.rounds = rounds;
+  return t;
+}
+
+TEST(DeviceClientAlgorithmsTest, PpAdmmAppliesTheDualAndReportsPOnlyAtTheEnd) {
+  TaskEndpoint endpoint;
+  endpoint.SetTask(PenaltyTask(1, 1), {0, 0, 0});
+  Device device(endpoint);
+  const DecodedUpload first =
+      Decode(RunWithRebootBeforeUpload(endpoint, device));
+  EXPECT_EQ(first.update.header.kind,
+            edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL);
+  // P_i is a function of the private schedule: not sent before T.
+  EXPECT_EQ(first.update.header.pp_loss, 0.0);
+  // Not a Gaussian step: the Gaussian ledger is not charged.
+  EXPECT_EQ(first.update.header.ledger.participations, 0u);
+  const std::vector<Real> f1(device.trainer().state().primary.begin(),
+                             device.trainer().state().primary.end());
+  for (size_t j = 0; j < kDim; ++j) EXPECT_NEAR(first.vector[j], f1[j], 1e-6);
+
+  // Iteration 2 carries f̄(1): S_i(1) = N f̄(1) − f_i(1) and (11)
+  // λ_i(1) = (θ/2)(V f_i(1) − S_i(1)) before the step.
+  const std::vector<Real> mean = {0.0625, -0.03125, 0.015625};  // float32
+  endpoint.SetTask(PenaltyTask(2, 2), mean);
+  device.PollUntil([&] { return endpoint.updates().size() == 2; });
+  ASSERT_EQ(endpoint.updates().size(), 2u);
+  const Span<Real> dual = device.trainer().state().secondary;
+  for (size_t j = 0; j < kDim; ++j) {
+    const double s = 5 * mean[j] - f1[j];
+    EXPECT_NEAR(dual[j], 0.25 * (4 * f1[j] - s), 1e-12) << j;
+  }
+  // The last iteration reports P_i(2) = Σ_r C(1.4c₁ + α)/(η V B) with the
+  // device's default schedule (η = 0.5, α = 3, no growth).
+  const DecodedUpload second = Decode(endpoint.updates()[1]);
+  EXPECT_NEAR(second.update.header.pp_loss,
+              2 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples), 1e-12);
+}
+
+TEST(DeviceClientAlgorithmsTest, PpAdmmResendsALostIterationAndRefusesAGap) {
+  TaskEndpoint endpoint;
+  endpoint.SetTask(PenaltyTask(1, 1, 5), {0, 0, 0});
+  Device device(endpoint);
+  ASSERT_EQ(device.Boot(false), Status::Ok());
+  device.PollUntil([&] { return endpoint.updates().size() == 1; });
+  ASSERT_EQ(endpoint.updates().size(), 1u);
+  // The aggregator lost round 1 (restart) and asks iteration 1 again in
+  // round 2: the same f_i(1), no new solve, no new noise.
+  endpoint.SetTask(PenaltyTask(2, 1, 5), {0, 0, 0});
+  device.PollUntil([&] { return endpoint.updates().size() == 2; });
+  ASSERT_EQ(endpoint.updates().size(), 2u);
+  EXPECT_EQ(Decode(endpoint.updates()[1]).vector,
+            Decode(endpoint.updates()[0]).vector);
+  EXPECT_EQ(device.trainer().state().local_iteration, 1u);
+  // A node that missed iteration 2 cannot take part in iteration 3.
+  endpoint.SetTask(PenaltyTask(3, 3, 5), {0, 0, 0});
+  device.PollUntil([&] { return endpoint.reports() > 0; });
+  EXPECT_EQ(device.client().last_error(), Status::FailedPrecondition());
+  EXPECT_EQ(endpoint.updates().size(), 2u);
+}
+
+TEST(DeviceClientAlgorithmsTest, PpAdmmOnARingTakesItsNeighbourSumAsSent) {
+  edgeadmm_wire_RoundTask first = PenaltyTask(1, 1);
+  first.params.penalty.neighbour_sum = true;
+  first.params.penalty.degree = 2;
+  TaskEndpoint endpoint;
+  endpoint.SetTask(first, {0, 0, 0});
+  Device device(endpoint);
+  ASSERT_EQ(device.Boot(false), Status::Ok());
+  device.PollUntil([&] { return endpoint.updates().size() == 1; });
+  ASSERT_EQ(endpoint.updates().size(), 1u);
+  const std::vector<Real> f1(device.trainer().state().primary.begin(),
+                             device.trainer().state().primary.end());
+  // Iteration 2 carries S_i(1) itself: λ_i(1) = (θ/2)(V_i f_i(1) − S_i(1))
+  // with V_i = 2.
+  edgeadmm_wire_RoundTask second = PenaltyTask(2, 2);
+  second.params.penalty.neighbour_sum = true;
+  second.params.penalty.degree = 2;
+  const std::vector<Real> sum = {0.125, -0.25, 0.5};
+  endpoint.SetTask(second, sum);
+  device.PollUntil([&] { return endpoint.updates().size() == 2; });
+  ASSERT_EQ(endpoint.updates().size(), 2u);
+  const Span<Real> dual = device.trainer().state().secondary;
+  for (size_t j = 0; j < kDim; ++j) {
+    EXPECT_NEAR(dual[j], 0.25 * (2 * f1[j] - sum[j]), 1e-12) << j;
+  }
+}
+
+TEST(DeviceClientAlgorithmsTest, PpAdmmNoiselessNeedsUnaccountedSteps) {
+  edgeadmm_wire_RoundTask t = PenaltyTask(1, 1);
+  t.params.penalty.noiseless = true;
+  ExpectRefused(t, Status::FailedPrecondition());
 }
 
 TEST(DeviceClientAlgorithmsTest, MalformedParamsAreRefusedAtDecode) {

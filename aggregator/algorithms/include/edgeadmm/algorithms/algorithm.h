@@ -126,6 +126,33 @@ class Algorithm {
   // Whether every enrolled device may fetch the released model (v1/model).
   // False for random-walk-admm: only the walk's holder sees z, in its task.
   virtual bool ReleasesModelToDevices() const { return true; }
+  // Barrier rounds (pp-admm): -1 for none. Otherwise every enrolled device
+  // is in every round, a round commits only with all of them, and a round
+  // short of uploads at its deadline is retried (same round id, uploads
+  // kept) this many times before the job fails (rounds::RoundEngine).
+  virtual int64_t BarrierRetries(const jobs::JobConfig& /*config*/) const {
+    return -1;
+  }
+  // Whether each device's task carries a vector of its own instead of the
+  // released model (pp-admm on a ring or an edge list: its neighbour sum);
+  // the engine then keeps the last committed round's uploads by device.
+  virtual bool PerNodeTasks(const jobs::JobConfig& /*config*/) const {
+    return false;
+  }
+  // PerNodeTasks only: the task vector of node `node` (the device's index
+  // in the job's device order, sorted by id) from the last committed
+  // uploads by node (all empty before the first commit).
+  virtual void NodeTaskVector(
+      const jobs::JobConfig& /*config*/, int64_t /*node*/,
+      const std::vector<std::vector<double>>& /*last_uploads*/,
+      std::vector<double>& /*vector*/) const {}
+  // PerNodeTasks only: the node's own task parameters, after FillTask.
+  virtual void FillNodeTask(const jobs::JobConfig& /*config*/, int64_t /*node*/,
+                            edgeadmm_wire_RoundTask& /*task*/) const {}
+  // The enrolled device count the job needs (pp-admm: its N nodes); 0: any.
+  virtual int64_t RequiredDevices(const jobs::JobConfig& /*config*/) const {
+    return 0;
+  }
 };
 
 }  // namespace edgeadmm::algorithms

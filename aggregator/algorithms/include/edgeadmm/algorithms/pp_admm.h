@@ -8,14 +8,18 @@
 // accountant (PenaltyPerturbationAccountant) stay on the device.
 //
 // This unit holds the job checks (ValidatePpAdmm: the graph and the θ
-// condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) at the worst node) and the relay's
-// server update (PpAdmmRelay). Not served yet: it is not in the registry,
-// no TOML keys fill JobConfig::pp_admm, and no wire task carries it.
+// condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) at the worst node), the relay's
+// server update (PpAdmmRelay) and the job algorithm "pp-admm" (PpAdmm).
+// The released model is the mean f̄(t) = F/N; on the complete graph every
+// task carries it (S_i = N f̄ − f_i on the device), on a ring or an edge
+// list each node's task carries its own S_i (PerNodeTasks). Rounds are a
+// barrier (every node every round; BarrierRetries).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/status.h"
@@ -85,6 +89,56 @@ class PpAdmmRelay {
   bool initialized_ = false;
   int64_t dimension_ = 0;
   VirtualGraph graph_;
+};
+
+// The job algorithm "pp-admm": one round = one M-ADMM iteration of every
+// node. The task (PenaltyPerturbationParams) carries θ, ρ, C, N, V_i, t, T,
+// the mode and whether to add noise; the model is f̄(t) (complete graph) or
+// the node's S_i(t) (ring, edge list: PerNodeTasks). The upload is
+// f_i(t+1); the server update is f̄(t+1) = (1/N) Σ_i f_i(t+1) (PpAdmmRelay's
+// broadcast sum over N). The Gaussian ledgers do not apply (OwnNoiseMultiplier
+// 0, budgets inf): the privacy of a pp-admm job is paper 001's pure-DP bound
+// max_i P_i, which the devices report with their last upload.
+class PpAdmm final : public Algorithm {
+ public:
+  AlgorithmKind kind() const override {
+    return AlgorithmKind::kPenaltyPerturbation;
+  }
+  const char* name() const override { return "pp-admm"; }
+  RequiredStepKeys required_step_keys() const override { return {}; }
+  // Fixed sampling of every node (m = m_min = N), σ = 0, Gaussian budgets
+  // inf; INVALID_ARGUMENT for keys that contradict that.
+  host::Error Resolve(jobs::JobConfig& config) const override;
+  host::Error Validate(const jobs::JobConfig& config) const override;
+  void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
+                edgeadmm_wire_RoundTask& task) const override;
+  edgeadmm_wire_UpdateKind update_kind() const override {
+    return edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
+  }
+  // Exactly N uploads (the barrier), one per node.
+  Status ApplyRound(const jobs::JobConfig& config, int64_t n,
+                    const std::vector<std::vector<double>>& uploads,
+                    RoundNoise& noise, ServerModel& model) const override;
+  double OwnNoiseMultiplier(const jobs::JobConfig& /*config*/) const override {
+    return 0.0;
+  }
+  int64_t BarrierRetries(const jobs::JobConfig& config) const override {
+    return config.pp_admm.barrier_retries;
+  }
+  int64_t RequiredDevices(const jobs::JobConfig& config) const override {
+    return config.pp_admm.nodes;
+  }
+  // A ring or an edge list: each node's task carries its own neighbour sum
+  // S_i(t) = Σ_{j∈𝒱_i} f_j(t) (PpAdmmRelay::NeighbourSums; zeros before the
+  // first commit) and its degree V_i, with neighbour_sum set.
+  bool PerNodeTasks(const jobs::JobConfig& config) const override {
+    return config.pp_admm.graph != jobs::VirtualGraphKind::kComplete;
+  }
+  void NodeTaskVector(const jobs::JobConfig& config, int64_t node,
+                      const std::vector<std::vector<double>>& last_uploads,
+                      std::vector<double>& vector) const override;
+  void FillNodeTask(const jobs::JobConfig& config, int64_t node,
+                    edgeadmm_wire_RoundTask& task) const override;
 };
 
 }  // namespace edgeadmm::algorithms

@@ -22,6 +22,16 @@
 //   d_w = 1.0
 //   step_epsilon = 1.0             # per-iteration ε of paper 004's Thm 1
 //   max_records = 10               # no device holds more records
+//   [pp_admm]                      # pp-admm only (docs/aggregator.md)
+//   graph = "complete"             # complete (served) | ring | edges
+//   nodes = 5                      # N: the job's enrolled devices
+//   theta = 0.5                    # dual step θ
+//   loss_weight = 1.0              # C <= min_samples
+//   reg_weight = 0.1               # ρ
+//   min_samples = 100              # B_min
+//   mode = "pp"                    # pp | dvp
+//   noise = true
+//   barrier_retries = 2
 //   [privacy]
 //   policy = "participation"       # participation | participation-own-noise
 //                                  # | trusted-aggregator
@@ -82,12 +92,15 @@ struct DpAdmmConfig {
   bool noise = true;            // false: the non-private linearized baseline
 };
 
-// Paper 001 (pp-admm) settings: the virtual peer graph the gateway relays
-// over and the public constants of the θ condition (algorithms/pp_admm.h).
-// Not read from TOML yet and no job algorithm serves it. The penalty
-// schedule η_i(t) and the noise schedule α_i(t) stay on the devices and are
-// not part of the job.
+// Paper 001 (pp-admm) settings, the [pp_admm] table: the virtual peer graph
+// the gateway relays over, the public constants of the θ condition
+// (algorithms/pp_admm.h) and the barrier's retry count. The penalty schedule
+// η_i(t) and the noise schedule α_i(t) stay on the devices and are not part
+// of the job. The complete graph has one broadcast reply (the mean f̄); a
+// ring or an edge list one per node (its own S_i).
 enum class VirtualGraphKind { kComplete, kRing, kEdgeList };
+// pp: the devices' private growing penalty; dvp: η_i(t) ≡ θ (the baseline).
+enum class PpMode { kPenaltyPerturbation, kDualVariablePerturbation };
 struct PpAdmmConfig {
   VirtualGraphKind graph = VirtualGraphKind::kComplete;
   int64_t nodes = 0;  // N >= 2 (kRing: N >= 3)
@@ -98,6 +111,11 @@ struct PpAdmmConfig {
   double reg_weight = 1.0;   // ρ > 0, weight of ½||f||² in the ERM objective
   double theta = 0.5;        // dual step θ > 0
   int64_t min_samples = 0;   // B_min >= 1: no node holds fewer records
+  PpMode mode = PpMode::kPenaltyPerturbation;
+  bool noise = true;  // false: the non-private M-ADMM baseline (no P_i)
+  // Barrier: a round missing a node at its deadline is retried (same round
+  // id, stored uploads kept) this many times, then the job fails.
+  int64_t barrier_retries = 2;
 };
 enum class SamplingScheme { kPoisson, kFixed };
 
@@ -129,7 +147,7 @@ struct JobConfig {
   double rho = 1.0;     // ρ (004)
   int64_t local_steps = 1;  // E, local gradient steps per round (dp-sgd)
   DpAdmmConfig dp_admm;     // dp-admm only
-  PpAdmmConfig pp_admm;     // pp-admm only (not served yet)
+  PpAdmmConfig pp_admm;     // pp-admm only
 
   // participation, participation-own-noise or trusted-aggregator (local-dp
   // is the devices' own ledger, charged under every policy).

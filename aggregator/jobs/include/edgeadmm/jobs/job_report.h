@@ -30,6 +30,21 @@ struct ModelRef {
   ModelScores scores;
 };
 
+// What pp-admm's reported number is (job status, ledger and export).
+inline constexpr const char* kPpLossLabel =
+    "paper 001 Thm. 4.1 bound: pure DP (no delta), one sample of one node, "
+    "max_i P_i(T) over the nodes' reports, assumes every local step is the "
+    "exact minimiser (KKT)";
+
+// pp-admm: the network's paper 001 loss max_i P_i(T), from the devices'
+// last uploads (uploads.pp_loss).
+struct PpLossReport {
+  bool applies = false;  // the job is pp-admm
+  int64_t reported = 0;  // nodes that reported P_i
+  int64_t nodes = 0;     // N
+  double max_loss = 0;   // max_i P_i over the reports (0 if none)
+};
+
 struct JobStatus {
   JobRecord job;
   int64_t iteration = 0;          // committed rounds
@@ -45,6 +60,7 @@ struct JobStatus {
   // The central ε spent so far (the largest stored), with its mechanism,
   // neighbouring relation, observer, conversion, δ and order.
   privacy::EpsilonReport central;
+  PpLossReport pp;  // pp-admm only
 };
 
 struct DeviceCharge {
@@ -71,6 +87,7 @@ struct PrivacyReport {
   // Non-null when devices carry a network_epsilon: what that number is
   // (privacy::kNetworkBoundLabel).
   const char* network_label = nullptr;
+  PpLossReport pp;  // pp-admm only
 };
 
 // Which committed model to export.
@@ -97,6 +114,7 @@ struct ReleasedModelRecord {
   // carries the ε of all of them (docs/privacy.md, "Model selection").
   double epsilon = 0;
   privacy::EpsilonReport central;  // epsilon with its meaning
+  PpLossReport pp;                 // pp-admm only
   std::vector<double> z;
 };
 

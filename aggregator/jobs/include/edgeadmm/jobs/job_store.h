@@ -19,7 +19,10 @@ enum class JobState {
   kRunning,
   kStopped,
   kCompleted,
-  kBudgetExhausted
+  kBudgetExhausted,
+  // Cannot go on (a barrier round missed a node past its retries): the
+  // reason is in end_reason.
+  kFailed
 };
 
 const char* JobStateName(JobState s);

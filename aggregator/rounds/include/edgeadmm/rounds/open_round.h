@@ -14,11 +14,13 @@ struct OpenRound {
   int64_t deadline_ms = 0;
   std::vector<bool> in_cohort;  // by device index; secret
   size_t cohort_size = 0;
+  int64_t retries = 0;  // barrier rounds: deadlines extended so far
   struct Accepted {
     std::vector<uint8_t> payload;  // float32 LE, as stored
     std::vector<double> values;    // decoded
     // What a retransmission repeats (Upload::fingerprint); empty: payload.
     std::vector<uint8_t> wire_body;
+    double pp_loss = 0;  // pp-admm's P_i(T), last iteration only; 0: none
     const std::vector<uint8_t>& fingerprint() const {
       return wire_body.empty() ? payload : wire_body;
     }

@@ -46,7 +46,9 @@ struct Task {
   int64_t round_id = 0;   // the open round (0 if none)
   int64_t iteration = 0;  // committed rounds so far = version of z
   int64_t deadline_ms = 0;
-  std::vector<double> z;  // the current released model
+  std::vector<double> z;  // the current released model, or the node's own
+                          // vector (Algorithm::PerNodeTasks)
+  int64_t node = -1;      // the device's index in the job (-1: not enrolled)
 };
 
 // One closed round, for the progress line and Observe notifications.
@@ -170,6 +172,8 @@ class RoundEngine {
   // of a newly sampled `round`; returns how many left.
   size_t DropLifetimeExhaustedMembers(OpenRound& round);
   Status CloseRound(int64_t now_ms);
+  // Whether the job's algorithm runs barrier rounds (BarrierRetries >= 0).
+  bool Barrier() const;
   // Closes the round whose whole cohort uploaded and opens the next; logs
   // (does not return) a failure, as an upload cannot be refused for it.
   void CloseCompleteRound(int64_t now_ms);
@@ -191,6 +195,9 @@ class RoundEngine {
   std::optional<ModelSelection> selection_;  // over job_.config
   UploadJudge judge_;
   ServerModel model_;
+  // Algorithm::PerNodeTasks: the released round's uploads by device index
+  // (empty before the first commit), from which each node's task is made.
+  std::vector<std::vector<double>> last_uploads_;
   int64_t iteration_ = 0;
   int64_t released_round_id_ = 0;
   int64_t released_participants_ = 0;

@@ -47,6 +47,7 @@ struct LedgerRowRef {
 struct UploadRowRef {
   const std::string* device_id = nullptr;
   const std::vector<uint8_t>* payload = nullptr;  // float32 LE, as received
+  double pp_loss = 0;  // stored when > 0 (pp-admm's P_i(T)), else NULL
 };
 
 // Everything a committed round writes.
@@ -112,6 +113,12 @@ class RoundStore {
   // `round_id`; NOT_FOUND if it made none.
   Result<std::vector<uint8_t>> CommittedUploadDigest(
       int64_t round_id, const std::string& device_id) const;
+  // Calls `upload(device_id, values)` for every upload of committed round
+  // `round_id` (DATA_LOSS if a payload is damaged).
+  Status ForEachCommittedUpload(
+      int64_t round_id,
+      const std::function<void(const std::string& device_id,
+                               std::vector<double> values)>& upload) const;
 
  private:
   Status InsertLedgerRow(int64_t round_id, const LedgerRowRef& row);

@@ -16,6 +16,8 @@ struct Upload {
   // What a retransmission must repeat byte for byte to count as the same
   // upload: the whole wire body (docs/protocol.md); empty means `vector`.
   std::vector<uint8_t> fingerprint;
+  // pp-admm's P_i(T) (Update.pp_loss, decoded finite and >= 0); 0: none.
+  double pp_loss = 0;
 
   const std::vector<uint8_t>& fingerprint_or_vector() const {
     return fingerprint.empty() ? vector : fingerprint;

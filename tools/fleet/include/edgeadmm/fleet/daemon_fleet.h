@@ -8,14 +8,15 @@
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/host/error.h"
+#include "edgeadmm/penalty_perturbation_step.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 
 namespace edgeadmm::fleet {
@@ -46,6 +47,8 @@ struct DaemonFleetConfig {
   // Lets devices run steps without noise (sigma = 0: reference runs only;
   // no local privacy guarantee). See TrainerConfig.
   bool allow_unaccounted_steps = false;
+  // pp-admm: every device's private η and α schedules (never sent).
+  PenaltySchedule penalty_schedule;
   double delta = 1e-5;
   // Runs only the devices whose index i (in the sorted order of ALL PSK
   // files) has i % parts == part, still with the i-th data shard, so that

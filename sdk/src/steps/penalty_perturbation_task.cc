@@ -1,0 +1,84 @@
+// Task adapter of paper 001's M-ADMM with penalty perturbation (job
+// "pp-admm", ALGORITHM_PENALTY_PERTURBATION) over the virtual graph the
+// gateway relays (digest 001, B6 option A). The task carries the public
+// constants and, for the complete graph, the mean f̄(t) = (1/N) Σ_j f_j(t)
+// (S_i = N f̄ − f_i below), or for a ring or an edge list (neighbour_sum)
+// the node's own S_i(t) and V_i; the device's private
+// schedules η_i(t), α_i(t) come from its own TrainerConfig and are never
+// sent. Per task t (1-based, computing f_i(t)):
+//   S_i(t−1) = N f̄(t−1) − f_i(t−1)                      (its neighbour sum)
+//   λ_i(t−1) = λ_i(t−2) + (θ/2)(V_i f_i(t−1) − S_i(t−1))  (eq. 11; t ≥ 2)
+//   f_i(t) = the step on S_i(t−1), λ_i(t−1)                (eq. 10 / 25)
+// A step whose prox solve did not meet the KKT tolerance is refused
+// (ABORTED): paper 001's bound needs the exact minimiser. P_i(T) (pure DP,
+// one sample, Thm. 4.1) is reported with the last iteration T only.
+#include "algorithm_task.h"
+#include "edgeadmm/penalty_perturbation_accountant.h"
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::internal {
+
+Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
+                                  Span<Real> upload, TaskOutput& out) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  const edgeadmm_wire_PenaltyPerturbationParams& w = h.params.penalty;
+  const PenaltySchedule& schedule = trainer.penalty_schedule();
+  PenaltyPerturbationParams params;
+  params.loss_weight = w.loss_weight;
+  params.reg_weight = w.reg_weight;
+  params.nodes = w.nodes;
+  params.degree = w.degree;
+  params.theta = w.theta;
+  params.eta1 = schedule.eta1;
+  params.eta_growth = schedule.eta_growth;
+  params.eta_max = schedule.eta_max;
+  params.alpha1 = schedule.alpha1;
+  params.alpha_growth = schedule.alpha_growth;
+  params.add_noise = !w.noiseless;
+  params.mode = w.dvp ? PenaltyMode::kDualVariablePerturbation
+                      : PenaltyMode::kPenaltyPerturbation;
+
+  const uint32_t done = trainer.state().local_iteration;  // steps taken
+  const size_t d = upload.size();
+  if (task.model.size() != d) return Status::InvalidArgument();
+  const Span<const Real> f = trainer.state().primary;
+  if (done == w.iteration) {
+    // f_i(t) exists already: the round was lost (aggregator restart) and is
+    // asked again. Resend it; a fresh solve would draw new noise.
+    for (size_t k = 0; k < d; ++k) upload[k] = f[k];
+  } else {
+    // A node that missed an iteration cannot rejoin (the barrier).
+    if (done + 1 != w.iteration) return Status::FailedPrecondition();
+    // S_i(t−1): the task's own neighbour sum (ring, edge list), or
+    // N f̄(t−1) − f_i(t−1) (complete graph); built in `upload` (the step
+    // reads it before it writes f_i(t) there).
+    for (size_t k = 0; k < d; ++k) {
+      upload[k] = w.neighbour_sum
+                      ? task.model[k]
+                      : static_cast<Real>(w.nodes) * task.model[k] - f[k];
+    }
+    if (done > 0) {
+      EDGEADMM_TRY(trainer.ApplyPenaltyPerturbationDual(params, upload));
+    }
+    EDGEADMM_TRY_ASSIGN(
+        const PenaltyPerturbationReport report,
+        trainer.RunPenaltyPerturbation(params, h.round_id, upload, upload));
+    if (!report.prox.converged) return Status::Aborted();
+  }
+  // P_i(t) of the steps taken, a deterministic function of the schedule:
+  // recharged from iteration 1 (the trainer persists t, not the sum).
+  if (params.add_noise && w.iteration == w.rounds) {
+    PenaltyPerturbationAccountant accountant;
+    const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
+                        ? LossKind::kSquared
+                        : LossKind::kLogistic};
+    EDGEADMM_TRY(accountant.Init(params, loss.CurvatureBound(), task.samples));
+    for (uint32_t r = 1; r <= w.iteration; ++r) {
+      EDGEADMM_TRY(accountant.Charge(params, r));
+    }
+    out.pp_loss = accountant.loss();
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm::internal
