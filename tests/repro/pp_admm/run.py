@@ -171,19 +171,8 @@ def run_job(a, template, tag, toml, schedules, data_path, blocks, c, rho,
     if any("eta_max" in s for s in schedules):
         fleet += ["--pp-eta-max",
                   ",".join(repr(s.get("eta_max", 1e6)) for s in schedules)]
-    error = None
     start = time.time()
-    try:
-        stack.create_job(tag, toml)
-        stack.start_daemon()
-        stack.start_fleet(fleet)
-        state_name = stack.follow(tag, lambda row: None, a.timeout)
-        if state_name != "completed":
-            error = f"job {state_name}: {stack.end_reason(tag)}"
-    except es.StackError as e:
-        error = str(e)
-    finally:
-        stack.stop()
+    error = stack.run_to_end(tag, toml, fleet, a.timeout)
     seconds = time.time() - start
     rows = stack.rounds(tag)
     uploads, reported = node_uploads(stack, tag)
