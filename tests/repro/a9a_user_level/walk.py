@@ -17,7 +17,7 @@ Both ε are the daemon's (`job export`), δ = 1e-5, one device's whole data
 (device-level). σ = 0 gives each algorithm's non-private reference.
 
   scripts/repro a9a-walk --build-dir build/host-release --out DIR \\
-      [--devices 100 --records 300 --steps-per-device 10 --sigmas 0,2,5,10,20]
+      [--devices 100 --records 300 --steps-per-device 10 --sigmas 0,1,2,5,10,20]
 Writes DIR/results.csv, DIR/table.md and DIR/accuracy_vs_epsilon.png.
 """
 
@@ -120,7 +120,7 @@ def main():
     p.add_argument("--records", type=int, default=300,
                    help="records per device (the first n x B of a9a)")
     p.add_argument("--steps-per-device", type=int, default=10)
-    p.add_argument("--sigmas", default="0,2,5,10,20",
+    p.add_argument("--sigmas", default="0,1,2,5,10,20",
                    help="sigma/C values (C = --clip)")
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--lam", type=float, default=0.9)

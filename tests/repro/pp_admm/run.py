@@ -512,6 +512,8 @@ def main():
     p.add_argument("--runs", type=int, default=None)
     p.add_argument("--hundred", action="store_true",
                    help="also §5.2 with 100 nodes")
+    p.add_argument("--hundred-only", action="store_true",
+                   help="§5.2 with 100 nodes only (implies --skip-51)")
     p.add_argument("--skip-51", action="store_true")
     p.add_argument("--skip-52", action="store_true")
     p.add_argument("--gap-51", type=float, default=1e-4,
@@ -541,11 +543,14 @@ def main():
     x, y = es.read_libsvm(path, DIM)
     print(f"adult one-hot: {x.shape[0]} x {x.shape[1]}", flush=True)
     results, curves = [], []
+    if a.hundred_only:
+        a.skip_51, a.hundred = True, True
     if not a.skip_51:
         section_51(a, lines, x, y, results, curves)
     if not a.skip_52:
-        section_52(a, lines, x, y, results, curves, 5, a.per_node, a.c,
-                   a.rho)
+        if not a.hundred_only:
+            section_52(a, lines, x, y, results, curves, 5, a.per_node, a.c,
+                       a.rho)
         if a.hundred:
             section_52(a, lines, x, y, results, curves, 100, a.per_node_100,
                        a.c_100, a.rho_100)
