@@ -39,7 +39,6 @@ Writes DIR/results.csv, curves.csv, table.md, summary.json and plots
 
 import argparse
 import csv
-import math
 import os
 import shutil
 import sys
