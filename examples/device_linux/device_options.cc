@@ -1,5 +1,6 @@
 #include "device_options.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -57,6 +58,11 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "retry-max-ms") return ParseUnsigned(value, o.retry_max_ms);
   if (name == "ack-timeout-ms") return ParseUnsigned(value, o.ack_timeout_ms);
   if (name == "timeout-s") return ParseUnsigned(value, o.timeout_s);
+  if (name == "pp-eta1") return ParseNumber(value, o.pp_eta1);
+  if (name == "pp-eta-growth") return ParseNumber(value, o.pp_eta_growth);
+  if (name == "pp-eta-max") return ParseNumber(value, o.pp_eta_max);
+  if (name == "pp-alpha1") return ParseNumber(value, o.pp_alpha1);
+  if (name == "pp-alpha-growth") return ParseNumber(value, o.pp_alpha_growth);
   return false;
 }
 
@@ -93,6 +99,9 @@ const char* DeviceUsage() {
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"
          "  [--halt-after-persist] [--config FILE]\n"
+         "  [--pp-eta1 E] [--pp-eta-growth Q1] [--pp-eta-max M] [--pp-alpha1 "
+         "A]\n  [--pp-alpha-growth Q2] (pp-admm: this device's private "
+         "schedules, never sent)\n"
          "exit: 0 done (job finished or --max-uploads settled), 1 error,\n"
          "  2 usage, 3 halted after persisting (--halt-after-persist), 4 "
          "timeout,\n  5 stopped by SIGTERM/SIGINT\n";
@@ -133,6 +142,23 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     std::fprintf(stderr,
                  "edgeadmm-device: --identity, --psk-file, --data and "
                  "--state-dir are required\n");
+    return false;
+  }
+  // pp-admm schedules (the same rules as edgeadmm-fleet connect's --pp-*).
+  const char* bad = nullptr;
+  if (!(o.pp_eta1 > 0) || !std::isfinite(o.pp_eta1)) {
+    bad = "--pp-eta1 must be > 0 (and >= the job's theta)";
+  } else if (!(o.pp_eta_growth >= 1) || !std::isfinite(o.pp_eta_growth)) {
+    bad = "--pp-eta-growth must be >= 1 (a non-decreasing penalty)";
+  } else if (!(o.pp_eta_max >= o.pp_eta1) || !std::isfinite(o.pp_eta_max)) {
+    bad = "--pp-eta-max must be >= --pp-eta1";
+  } else if (!(o.pp_alpha1 > 0) || !std::isfinite(o.pp_alpha1)) {
+    bad = "--pp-alpha1 must be > 0";
+  } else if (!(o.pp_alpha_growth > 0) || !std::isfinite(o.pp_alpha_growth)) {
+    bad = "--pp-alpha-growth must be > 0";
+  }
+  if (bad != nullptr) {
+    std::fprintf(stderr, "edgeadmm-device: %s\n", bad);
     return false;
   }
   return true;

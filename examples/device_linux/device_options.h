@@ -34,6 +34,13 @@ struct DeviceOptions {
   uint32_t timeout_s = 0;  // exit 4 after this long (0: never)
   // Fault injection: exit 3 right after persisting a new upload.
   bool halt_after_persist = false;
+  // pp-admm (paper 001): this device's private schedules η(t) = min(η₁
+  // q₁^{t−1}, η_max), α(t) = α₁ q₂^{t−1} (PenaltySchedule's defaults).
+  double pp_eta1 = 0.5;
+  double pp_eta_growth = 1.0;
+  double pp_eta_max = 1e6;
+  double pp_alpha1 = 3.0;
+  double pp_alpha_growth = 1.0;
 };
 
 // Parses argv (and the config file it names). Returns false and prints why

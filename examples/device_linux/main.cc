@@ -167,6 +167,11 @@ int Run(const DeviceOptions& o) {
   config.retry_max_ms = o.retry_max_ms;
   config.retry_min_ms = o.retry_max_ms < 1000 ? o.retry_max_ms : 1000;
   config.halt_after_persist = o.halt_after_persist;
+  config.penalty_schedule.eta1 = o.pp_eta1;
+  config.penalty_schedule.eta_growth = o.pp_eta_growth;
+  config.penalty_schedule.eta_max = o.pp_eta_max;
+  config.penalty_schedule.alpha1 = o.pp_alpha1;
+  config.penalty_schedule.alpha_growth = o.pp_alpha_growth;
   DeviceClient client;
   const Status init =
       client.Init(config, ByteSpan(memory.data(), memory.size()));

@@ -17,6 +17,13 @@
 //                                   notification)
 //       [--silence-timeout-ms S]    (fail an exchange after S ms without a
 //                                   datagram of the daemon; 0: off)
+//       [--pp-eta1 E[,E...]] [--pp-eta-growth Q1[,...]] [--pp-eta-max M[,...]]
+//       [--pp-alpha1 A[,...]] [--pp-alpha-growth Q2[,...]]
+//                                   (pp-admm: the devices' private schedules
+//                                   eta_i(t) = min(eta1 q1^(t-1), max),
+//                                   alpha_i(t) = alpha1 q2^(t-1); one value
+//                                   for all devices or one per device in PSK
+//                                   file order = the job's node order)
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
@@ -100,6 +107,29 @@ void AddConnectCommand(CLI::App& app) {
                   "daemon lags behind by more at scale; 0: wait for the "
                   "CoAP retransmissions")
       ->capture_default_str();
+  const char* per_device =
+      "; one value for every device, or a comma list with one per device "
+      "in PSK file order (the job's node order); never sent";
+  cmd->add_option("--pp-eta1", c.penalty_options.eta1,
+                  std::string("pp-admm: penalty eta_i(1) > 0, >= the job's "
+                              "theta (default 0.5)") +
+                      per_device);
+  cmd->add_option("--pp-eta-growth", c.penalty_options.eta_growth,
+                  std::string("pp-admm: q1 >= 1, eta_i(t) = eta_i(1) "
+                              "q1^(t-1) (default 1; a dvp job uses "
+                              "eta = theta whatever the schedule)") +
+                      per_device);
+  cmd->add_option(
+      "--pp-eta-max", c.penalty_options.eta_max,
+      std::string("pp-admm: cap on eta_i(t) (default 1e6)") + per_device);
+  cmd->add_option("--pp-alpha1", c.penalty_options.alpha1,
+                  std::string("pp-admm: noise alpha_i(1) > 0, density "
+                              "exp(-alpha ||eps||) (default 3)") +
+                      per_device);
+  cmd->add_option("--pp-alpha-growth", c.penalty_options.alpha_growth,
+                  std::string("pp-admm: q2 > 0, alpha_i(t) = alpha_i(1) "
+                              "q2^(t-1) (default 1)") +
+                      per_device);
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "

@@ -352,6 +352,26 @@ class Stack:
         self.daemon = None
         return result
 
+    def run_to_end(self, name, toml_text, fleet_args, timeout_seconds,
+                   server_options=None):
+        """Creates and starts the job, runs the daemon and one fleet until
+        the job finishes, then stops both. Returns None when the job
+        completed, else what went wrong (a StackError's message or the
+        job's final state and reason)."""
+        error = None
+        try:
+            self.create_job(name, toml_text)
+            self.start_daemon(server_options=server_options)
+            self.start_fleet(fleet_args)
+            final = self.follow(name, lambda row: None, timeout_seconds)
+            if final != "completed":
+                error = f"job {final}: {self.end_reason(name)}"
+        except StackError as e:
+            error = str(e)
+        finally:
+            self.stop()
+        return error
+
     # -- database ------------------------------------------------------------
 
     def connect(self):

@@ -127,6 +127,23 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   if (config.part >= ids->size()) {
     return host::Error::InvalidArgument("no device in this part");
   }
+  std::vector<PenaltySchedule> schedules(ids->size(), config.penalty_schedule);
+  if (!config.penalty_options.empty()) {
+    if (!config.penalty_schedules.empty()) {
+      return host::Error::InvalidArgument(
+          "penalty schedules given both as options and per device");
+    }
+    EDGEADMM_HOST_TRY_ASSIGN(
+        schedules,
+        ResolvePenaltySchedules(config.penalty_options, ids->size()));
+  } else if (!config.penalty_schedules.empty()) {
+    if (config.penalty_schedules.size() != ids->size()) {
+      return host::Error::InvalidArgument(
+          std::to_string(config.penalty_schedules.size()) +
+          " penalty schedules for " + std::to_string(ids->size()) + " devices");
+    }
+    schedules = config.penalty_schedules;
+  }
   // Key files are checked before anything is loaded (docs/security.md).
   for (const std::string& id : *ids) {
     const std::string key_file = config.psk_dir + "/" + id;
@@ -209,7 +226,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     d->config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
     d->config.epsilon_budget = config.epsilon_budget;
     d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
-    d->config.penalty_schedule = config.penalty_schedule;
+    d->config.penalty_schedule = schedules[i];
     d->config.delta = config.delta;
     d->config.task_refresh_ms = config.task_refresh_ms;
     d->config.retry_min_ms = 500;

@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
+#include "edgeadmm/fleet/penalty_schedule_options.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/penalty_perturbation_step.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
@@ -49,6 +51,12 @@ struct DaemonFleetConfig {
   bool allow_unaccounted_steps = false;
   // pp-admm: every device's private η and α schedules (never sent).
   PenaltySchedule penalty_schedule;
+  // Per device instead (index i = the i-th PSK file of ALL files, the job's
+  // node i): exactly one per device; empty: `penalty_schedule` for all.
+  std::vector<PenaltySchedule> penalty_schedules;
+  // Or from `edgeadmm-fleet connect`'s --pp-* options, resolved against the
+  // number of PSK files (ResolvePenaltySchedules); not with the above.
+  PenaltyScheduleOptions penalty_options;
   double delta = 1e-5;
   // Runs only the devices whose index i (in the sorted order of ALL PSK
   // files) has i % parts == part, still with the i-th data shard, so that
