@@ -20,7 +20,6 @@ import re
 import signal
 import socket
 import sqlite3
-import struct
 import subprocess
 import sys
 import time
