@@ -47,6 +47,10 @@ constexpr NameTable<VirtualGraphKind> kGraphs = {
 constexpr NameTable<PpMode> kPpModes = {
     {"pp", PpMode::kPenaltyPerturbation},
     {"dvp", PpMode::kDualVariablePerturbation}};
+constexpr NameTable<SharingNoiseMode> kSharingNoise = {
+    {"none", SharingNoiseMode::kNone},
+    {"paper", SharingNoiseMode::kPaper},
+    {"rigorous", SharingNoiseMode::kRigorous}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 constexpr NameTable<ValidationHolder> kHolders = {
@@ -149,6 +153,22 @@ class Reader {
       }
       out.emplace_back(*(*pair)[0].value<int64_t>(),
                        *(*pair)[1].value<int64_t>());
+    }
+  }
+
+  // An array of integers.
+  void IntList(std::string_view key, std::vector<int64_t>& out, bool required) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) {
+      if (required) Fail(key, "missing");
+      return;
+    }
+    const toml::array* list = node.as_array();
+    if (list == nullptr) return Fail(key, "must be an array of integers");
+    out.clear();
+    for (const toml::node& e : *list) {
+      if (!e.is_integer()) return Fail(key, "must be an array of integers");
+      out.push_back(*e.value<int64_t>());
     }
   }
 
@@ -425,6 +445,32 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(algorithm->Resolve(c));
   EDGEADMM_HOST_TRY(ValidateJobConfig(c));
   return c;
+}
+
+host::Error ParseAdmmSharingTable(std::string_view toml_text,
+                                  AdmmSharingConfig& out) {
+  EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
+                           ParseTomlDocument(toml_text));
+  AdmmSharingConfig c;
+  Reader r(root);
+  r.Int("admm_sharing.parties", c.parties, true);
+  r.IntList("admm_sharing.columns", c.columns, true);
+  r.Int("admm_sharing.records", c.records, true);
+  r.Double("admm_sharing.rho", c.rho, true);
+  r.Double("admm_sharing.lambda", c.lambda, true);
+  r.String("admm_sharing.labels", c.labels, true);
+  r.Enum("admm_sharing.noise", kSharingNoise, c.noise, true);
+  r.Double("admm_sharing.sigma", c.sigma, false);
+  r.Double("admm_sharing.sensitivity", c.sensitivity, false);
+  r.Double("admm_sharing.paper_c", c.paper_c, false);
+  r.Double("admm_sharing.paper_b1", c.paper_b1, false);
+  r.Double("admm_sharing.paper_c1", c.paper_c1, false);
+  r.Double("admm_sharing.target_epsilon", c.target_epsilon, false);
+  r.Double("admm_sharing.target_delta", c.target_delta, false);
+  r.Int("admm_sharing.barrier_retries", c.barrier_retries, false);
+  if (r.failed()) return r.error();
+  out = std::move(c);
+  return host::Error::Ok();
 }
 
 }  // namespace edgeadmm::jobs

@@ -86,6 +86,56 @@ TEST(AdmmSharingTest, RefusalsNameTheirKey) {
   EXPECT_TRUE(Names(c, "job.rounds"));
 }
 
+constexpr const char* kTable = R"(
+[admm_sharing]
+parties = 2
+columns = [66, 57]
+records = 1000
+rho = 4e-4
+lambda = 1e-2
+labels = "a9a.xz"
+noise = "rigorous"
+sigma = 0.5
+sensitivity = 0.1
+target_delta = 1e-5
+barrier_retries = 3
+)";
+
+std::string Edit(const std::string& from, const std::string& to) {
+  std::string s = kTable;
+  const size_t at = s.find(from);
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string TableRefusal(const std::string& text) {
+  jobs::AdmmSharingConfig out;
+  const host::Error e = jobs::ParseAdmmSharingTable(text, out);
+  return e.ok() ? "ok" : e.message();
+}
+
+TEST(AdmmSharingTest, TheTableIsReadAndValidated) {
+  jobs::AdmmSharingConfig s;
+  ASSERT_TRUE(jobs::ParseAdmmSharingTable(kTable, s).ok());
+  EXPECT_EQ(s.columns, (std::vector<int64_t>{66, 57}));
+  EXPECT_EQ(s.records, 1000);
+  EXPECT_EQ(s.noise, SharingNoiseMode::kRigorous);
+  EXPECT_EQ(s.barrier_retries, 3);
+  jobs::JobConfig c = Job();
+  c.dimension = 123;
+  c.admm_sharing = s;
+  EXPECT_EQ(Refusal(c), "ok");
+  EXPECT_EQ(TableRefusal(Edit("columns = [66, 57]\n", "")),
+            "admm_sharing.columns: missing");
+  EXPECT_EQ(TableRefusal(Edit("[66, 57]", "[66, 5.5]")),
+            "admm_sharing.columns: must be an array of integers");
+  EXPECT_EQ(TableRefusal(Edit("\"rigorous\"", "\"loud\"")),
+            "admm_sharing.noise: unknown value \"loud\" (one of: none, "
+            "paper, rigorous)");
+  EXPECT_EQ(TableRefusal(Edit("records = 1000", "records = \"many\"")),
+            "admm_sharing.records: must be an integer");
+}
+
 TEST(AdmmSharingTest, RecordsAboveTheWireLimitAreRefusedWithTheLimit) {
   jobs::JobConfig c = Job();
   c.admm_sharing.records = static_cast<int64_t>(wire::kMaxDimension);

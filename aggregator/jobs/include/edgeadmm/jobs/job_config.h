@@ -227,6 +227,14 @@ struct JobConfig {
 // naming the key and the problem.
 host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text);
 
+// Reads the [admm_sharing] table alone (every key typed, the required ones
+// present: parties, columns, records, rho, lambda, labels, noise);
+// INVALID_ARGUMENT naming the key. ParseJobConfig does not call it yet:
+// admm-sharing is not a served job algorithm (algorithms/admm_sharing.h
+// holds its checks, ValidateAdmmSharing).
+host::Error ParseAdmmSharingTable(std::string_view toml_text,
+                                  AdmmSharingConfig& out);
+
 // Validates a config built in code (the checks ParseJobConfig applies).
 // INVALID_ARGUMENT naming the first problem.
 host::Error ValidateJobConfig(const JobConfig& config);
