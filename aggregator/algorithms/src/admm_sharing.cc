@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -9,6 +11,7 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/privacy/paper_accountants.h"
 #include "edgeadmm/wire/protocol.h"
+#include "unit_support.h"
 
 namespace edgeadmm::algorithms {
 namespace {
@@ -279,6 +282,155 @@ host::ErrorOr<SharingScore> ScorePartialSums(
   score.log_loss /= static_cast<double>(t.size());
   score.accuracy /= static_cast<double>(t.size());
   return score;
+}
+
+namespace {
+
+// The gateway's labels, read once per (file, N) for the daemon's lifetime.
+host::ErrorOr<std::vector<double>> CachedLabels(const jobs::JobConfig& c) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<double>> cache;
+  const std::string key = c.admm_sharing.labels + "#" +
+                          std::to_string(c.admm_sharing.records) + "#" +
+                          std::to_string(c.dimension);
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  EDGEADMM_HOST_TRY_ASSIGN(std::vector<double> labels, LoadSharingLabels(c));
+  return cache.emplace(key, std::move(labels)).first->second;
+}
+
+}  // namespace
+
+host::Error AdmmSharing::Resolve(jobs::JobConfig& c) const {
+  const int64_t n = c.admm_sharing.parties;
+  if ((c.m != 0 && c.m != n) || (c.m_min != 1 && c.m_min != n)) {
+    return host::Error::InvalidArgument(
+        "sampling: admm-sharing takes every party in every round (omit "
+        "sampling.m and sampling.m_min)");
+  }
+  c.sampling = jobs::SamplingScheme::kFixed;
+  c.m = n;
+  c.m_min = n;
+  if (c.sigma > 0 || c.noise_planned()) {
+    return host::Error::InvalidArgument(
+        "privacy.sigma: admm-sharing's noise is admm_sharing.noise (per "
+        "party); give neither privacy.sigma nor privacy.target_epsilon");
+  }
+  c.sigma = 0;
+  for (double* budget : {&c.central_budget, &c.device_budget}) {
+    if (*budget != 0 && !std::isinf(*budget)) {
+      return host::Error::InvalidArgument(
+          "privacy: central_budget and device_budget do not apply to "
+          "admm-sharing (its per-party epsilon is planned from "
+          "[admm_sharing]); omit them or give inf");
+    }
+    *budget = std::numeric_limits<double>::infinity();
+  }
+  return host::Error::Ok();
+}
+
+host::Error AdmmSharing::Validate(const jobs::JobConfig& c) const {
+  EDGEADMM_HOST_TRY(RefuseProxAdmmOnlyOptions(c));
+  if (c.regularizer.kind != RegularizerKind::kNone) {
+    return host::Error::InvalidArgument(
+        "regularizer.kind: admm-sharing's regularizer is "
+        "(admm_sharing.lambda/2)||x_m||^2 on every party; give kind = "
+        "\"none\"");
+  }
+  if (!c.validation_data.empty()) {
+    return host::Error::InvalidArgument(
+        "validation.data: admm-sharing releases no model vector of "
+        "job.dimension to validate (the parties keep x_m)");
+  }
+  EDGEADMM_HOST_TRY(ValidateAdmmSharing(c));
+  if (c.admm_sharing.parties > UINT32_MAX || c.rounds > UINT32_MAX) {
+    return host::Error::InvalidArgument(
+        "admm_sharing.parties and job.rounds: must be < 2^32");
+  }
+  host::ErrorOr<std::vector<double>> labels = LoadSharingLabels(c);
+  if (!labels.ok()) return labels.error();
+  return host::Error::Ok();
+}
+
+void AdmmSharing::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
+                           int64_t iteration,
+                           edgeadmm_wire_RoundTask& h) const {
+  const jobs::AdmmSharingConfig& s = c.admm_sharing;
+  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+  h.which_params = edgeadmm_wire_RoundTask_sharing_params_tag;
+  edgeadmm_wire_SharingParams& p = h.params.sharing_params;
+  p = edgeadmm_wire_SharingParams_init_zero;
+  p.parties = static_cast<uint32_t>(s.parties);
+  p.records = static_cast<uint32_t>(s.records);
+  p.rho = s.rho;
+  p.lambda = s.lambda;
+  p.noise = static_cast<uint32_t>(s.noise);
+  // Round `iteration` (committed so far) computes x_m(iteration + 1).
+  p.iteration = static_cast<uint32_t>(iteration + 1);
+  p.rounds = static_cast<uint32_t>(c.rounds);
+  // The party's block and σ_m: FillNodeTask (every task is per party).
+  p.columns = static_cast<uint32_t>(s.columns.empty() ? 1 : s.columns[0]);
+}
+
+void AdmmSharing::FillNodeTask(const jobs::JobConfig& c, int64_t node,
+                               edgeadmm_wire_RoundTask& h) const {
+  host::ErrorOr<std::vector<SharingPartyPrivacy>> plan = PlanSharingPrivacy(c);
+  if (!plan.ok() || node < 0 || node >= static_cast<int64_t>(plan->size())) {
+    return;
+  }
+  const SharingPartyPrivacy& party = (*plan)[static_cast<size_t>(node)];
+  edgeadmm_wire_SharingParams& p = h.params.sharing_params;
+  p.party = static_cast<uint32_t>(node);
+  p.first_column = static_cast<uint32_t>(party.first_column);
+  p.columns = static_cast<uint32_t>(party.columns);
+  p.sigma = party.sigma;
+  p.sensitivity =
+      party.mode == jobs::SharingNoiseMode::kRigorous ? party.sensitivity : 0;
+}
+
+void AdmmSharing::NodeTaskVector(
+    const jobs::JobConfig& c, int64_t node,
+    const std::vector<std::vector<double>>& last_uploads,
+    std::vector<double>& vector) const {
+  // `vector` is the released (v, y); u_m = v − s_m(t), the party's own last
+  // released share taken out.
+  const size_t n = static_cast<size_t>(c.admm_sharing.records);
+  if (vector.size() != 2 * n || node < 0 ||
+      static_cast<size_t>(node) >= last_uploads.size()) {
+    return;
+  }
+  const std::vector<double>& own = last_uploads[static_cast<size_t>(node)];
+  if (own.size() != n) return;  // before the first commit: v = 0, s_m = 0
+  for (size_t i = 0; i < n; ++i) vector[i] -= own[i];
+}
+
+Status AdmmSharing::ApplyRound(const jobs::JobConfig& c, int64_t n,
+                               const std::vector<std::vector<double>>& uploads,
+                               RoundNoise& /*noise*/,
+                               ServerModel& model) const {
+  const size_t records = static_cast<size_t>(c.admm_sharing.records);
+  if (n != c.admm_sharing.parties ||
+      static_cast<int64_t>(uploads.size()) != n) {
+    return Status::FailedPrecondition();
+  }
+  host::ErrorOr<std::vector<double>> labels = CachedLabels(c);
+  if (!labels.ok()) return Status::FailedPrecondition();
+  SharingState state;
+  if (model.state.size() == 2 * records) {
+    state.z.assign(model.state.begin(), model.state.begin() + records);
+    state.y.assign(model.state.begin() + records, model.state.end());
+  } else if (!model.state.empty() &&
+             model.state != std::vector<double>(model.state.size(), 0.0)) {
+    return Status::FailedPrecondition();  // a corrupt state
+  }
+  SharingBroadcast broadcast;
+  EDGEADMM_TRY(ApplySharingRound(c, *labels, uploads, state, broadcast));
+  model.state = state.z;
+  model.state.insert(model.state.end(), state.y.begin(), state.y.end());
+  model.z = broadcast.v;
+  model.z.insert(model.z.end(), broadcast.y.begin(), broadcast.y.end());
+  return Status::Ok();
 }
 
 }  // namespace edgeadmm::algorithms

@@ -5,16 +5,18 @@
 // state persisted as (z, y)) and the gateway's scoring from the parties'
 // partial scores.
 //
-// NOT SERVED YET: this unit is not in the registry (registry.cc), the
-// [admm_sharing] table is not read from TOML, and no wire task, device
-// adapter or fleet option exists (docs/aggregator.md, "admm-sharing").
-// Everything here is tested in process.
+// The job algorithm "admm-sharing" (AdmmSharing, in the registry) serves it
+// to Linux devices: barrier rounds (every party every round), the task to
+// party m carries u_m = Σ_{k≠m} s_k − z (model) and y (auxiliary), N values
+// each, the upload is its share s_m (N values); the released model vector
+// is the broadcast (v, y) (2N values) and the server state (z, y).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/status.h"
@@ -93,5 +95,62 @@ struct SharingScore {
 host::ErrorOr<SharingScore> ScorePartialSums(
     const std::vector<std::vector<double>>& partial_scores,
     const std::vector<double>& labels);
+
+// The job algorithm "admm-sharing": one round = one Jacobi iteration of
+// every party (barrier). Party m is the m-th enrolled device by id.
+class AdmmSharing final : public Algorithm {
+ public:
+  AlgorithmKind kind() const override { return AlgorithmKind::kAdmmSharing; }
+  const char* name() const override { return "admm-sharing"; }
+  RequiredStepKeys required_step_keys() const override { return {}; }
+  // Fixed sampling of every party (m = m_min = M), σ = 0 and infinite
+  // Gaussian budgets (the parties' noise is the job's own, planned per
+  // party: PlanSharingPrivacy); INVALID_ARGUMENT for keys that contradict it.
+  host::Error Resolve(jobs::JobConfig& config) const override;
+  // ValidateAdmmSharing, the label file readable with N labels,
+  // regularizer.kind none (λ is admm_sharing.lambda), no validation data
+  // (the model is not one vector of p), M and N below 2^32.
+  host::Error Validate(const jobs::JobConfig& config) const override;
+  void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
+                edgeadmm_wire_RoundTask& task) const override;
+  edgeadmm_wire_UpdateKind update_kind() const override {
+    return edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
+  }
+  int64_t ModelLength(const jobs::JobConfig& config) const override {
+    return 2 * config.admm_sharing.records;
+  }
+  int64_t TaskAuxiliaryLength(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.records;
+  }
+  int64_t UploadLength(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.records;
+  }
+  // Exactly M shares (the barrier) in party order; labels read once per
+  // file and N (cached).
+  Status ApplyRound(const jobs::JobConfig& config, int64_t n,
+                    const std::vector<std::vector<double>>& uploads,
+                    RoundNoise& noise, ServerModel& model) const override;
+  double OwnNoiseMultiplier(const jobs::JobConfig& /*config*/) const override {
+    return 0.0;
+  }
+  int64_t BarrierRetries(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.barrier_retries;
+  }
+  int64_t RequiredDevices(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.parties;
+  }
+  // Each party's task: u_m = v − s_m (its own last released share taken
+  // out, so a rigorous party needs no copy of it) and y; its column block
+  // and σ_m in its params.
+  bool PerNodeTasks(const jobs::JobConfig& /*config*/) const override {
+    return true;
+  }
+  void NodeTaskVector(const jobs::JobConfig& config, int64_t node,
+                      const std::vector<std::vector<double>>& last_uploads,
+                      std::vector<double>& vector) const override;
+  void FillNodeTask(const jobs::JobConfig& config, int64_t node,
+                    edgeadmm_wire_RoundTask& task) const override;
+  bool ReleasesModelToDevices() const override { return false; }
+};
 
 }  // namespace edgeadmm::algorithms
