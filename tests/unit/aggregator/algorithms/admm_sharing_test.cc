@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "edgeadmm/algorithms/admm_sharing_server.h"
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/privacy/paper_accountants.h"
 #include "edgeadmm/wire/protocol.h"
@@ -101,11 +102,15 @@ target_delta = 1e-5
 barrier_retries = 3
 )";
 
-std::string Edit(const std::string& from, const std::string& to) {
-  std::string s = kTable;
+std::string Edit2(std::string s, const std::string& from,
+                  const std::string& to) {
   const size_t at = s.find(from);
   if (at != std::string::npos) s.replace(at, from.size(), to);
   return s;
+}
+
+std::string Edit(const std::string& from, const std::string& to) {
+  return Edit2(kTable, from, to);
 }
 
 std::string TableRefusal(const std::string& text) {
@@ -316,6 +321,110 @@ TEST(AdmmSharingTest, TheGatewayScoresTheSumOfThePartialScores) {
   EXPECT_NEAR(s->accuracy, 2.0 / 3, 1e-12);
   EXPECT_FALSE(ScorePartialSums({{1, 2}}, labels).ok());
   EXPECT_FALSE(ScorePartialSums({{1, NAN, 2}}, labels).ok());
+}
+
+std::string LabelFile() {
+  const std::string path = ::testing::TempDir() + "/admm_sharing_job.libsvm";
+  std::ofstream(path) << "+1 1:1\n-1 2:1\n-1 5:0.5\n+1 3:1\n";
+  return path;
+}
+
+std::string JobToml(const std::string& labels, const std::string& extra) {
+  return "[job]\nname = \"s\"\nalgorithm = \"admm-sharing\"\nloss = "
+         "\"logistic\"\ndimension = 5\nrounds = 3\n[admm_sharing]\n"
+         "parties = 2\ncolumns = [3, 2]\nrecords = 4\nrho = 0.1\n"
+         "lambda = 0.01\nlabels = \"" +
+         labels + "\"\nnoise = \"none\"\n" + extra +
+         "[sampling]\ndeadline_seconds = 5\n";
+}
+
+TEST(AdmmSharingTest, TheJobParserServesAndRefusesWithTheKey) {
+  const std::string labels = LabelFile();
+  auto job = jobs::ParseJobConfig(JobToml(labels, ""));
+  ASSERT_TRUE(job.ok()) << job.error().message();
+  EXPECT_EQ(job->algorithm, AlgorithmKind::kAdmmSharing);
+  EXPECT_EQ(job->m, 2);  // every party every round
+  EXPECT_EQ(job->m_min, 2);
+  EXPECT_TRUE(std::isinf(job->central_budget));
+  const auto refusal = [&](const std::string& toml) {
+    auto r = jobs::ParseJobConfig(toml);
+    return r.ok() ? std::string("ok") : r.error().message();
+  };
+  EXPECT_EQ(refusal(Edit2(JobToml(labels, ""), "columns = [3, 2]\n", "")),
+            "admm_sharing.columns: missing");
+  EXPECT_NE(refusal(JobToml(labels + ".missing", ""))
+                .find("admm_sharing.labels: cannot read"),
+            std::string::npos);
+  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 5"))
+                .find("admm_sharing.labels"),
+            std::string::npos);  // 4 labels on the gateway
+  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 9000"))
+                .find("admm_sharing.records: must be in [1, 8192]"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal(Edit2(JobToml(labels, ""), "[sampling]\n", "[sampling]\nm = 1\n"))
+          .find("sampling:"),
+      std::string::npos);
+  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "[sampling]\n",
+                          "[privacy]\nsigma = 1\n[sampling]\n"))
+                .find("privacy.sigma"),
+            std::string::npos);
+}
+
+TEST(AdmmSharingTest, EachPartysTaskTakesItsOwnShareOutOfV) {
+  jobs::JobConfig c = Job();
+  c.admm_sharing.noise = SharingNoiseMode::kRigorous;
+  c.admm_sharing.sigma = 0.5;
+  c.admm_sharing.sensitivity = 0.1;
+  const Algorithm& a = Get(AlgorithmKind::kAdmmSharing);
+  EXPECT_EQ(a.ModelLength(c), 8);
+  EXPECT_EQ(a.TaskAuxiliaryLength(c), 4);
+  EXPECT_EQ(a.UploadLength(c), 4);
+  EXPECT_EQ(a.RequiredDevices(c), 2);
+  EXPECT_EQ(a.BarrierRetries(c), 2);
+  // (v, y) released; party 1's last share taken out of v, y kept.
+  std::vector<double> vector = {1, 2, 3, 4, 10, 20, 30, 40};
+  a.NodeTaskVector(c, 1, {{9, 9, 9, 9}, {0.5, 1, 1.5, 2}}, vector);
+  EXPECT_EQ(vector, (std::vector<double>{0.5, 1, 1.5, 2, 10, 20, 30, 40}));
+  edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
+  a.FillTask(c, 2, 4, task);
+  a.FillNodeTask(c, 1, task);
+  const edgeadmm_wire_SharingParams& p = task.params.sharing_params;
+  EXPECT_EQ(p.party, 1u);
+  EXPECT_EQ(p.first_column, 3u);
+  EXPECT_EQ(p.columns, 2u);
+  EXPECT_EQ(p.records, 4u);
+  EXPECT_EQ(p.iteration, 5u);
+  EXPECT_EQ(p.noise, 2u);
+  EXPECT_DOUBLE_EQ(p.sigma, 0.5);
+  EXPECT_DOUBLE_EQ(p.sensitivity, 0.1);
+}
+
+TEST(AdmmSharingTest, TheServerUpdateKeepsZAndYAsItsState) {
+  jobs::JobConfig c = Job();
+  c.admm_sharing.labels = LabelFile();
+  const Algorithm& a = Get(AlgorithmKind::kAdmmSharing);
+  ServerModel model;
+  model.z.assign(8, 0.0);
+  model.state.assign(8, 0.0);  // as the job store creates it
+  struct NoNoise : RoundNoise {
+    Status AddNoise(double, std::vector<double>&) override {
+      return Status::Ok();
+    }
+  } noise;
+  const std::vector<std::vector<double>> shares = {{0.1, -0.2, 0.3, 0.0},
+                                                   {0.5, 0.1, -0.4, 0.2}};
+  ASSERT_TRUE(a.ApplyRound(c, 2, shares, noise, model).ok());
+  AdmmSharingServer reference;
+  ASSERT_TRUE(reference.Init({1, -1, -1, 1}, 0.1, 0.25).ok());
+  ASSERT_TRUE(reference.ApplyRound(shares, nullptr).ok());
+  std::vector<double> state = reference.z();
+  state.insert(state.end(), reference.y().begin(), reference.y().end());
+  std::vector<double> released = reference.v();
+  released.insert(released.end(), reference.y().begin(), reference.y().end());
+  EXPECT_EQ(model.state, state);
+  EXPECT_EQ(model.z, released);
+  EXPECT_FALSE(a.ApplyRound(c, 2, {shares[0]}, noise, model).ok());  // M − 1
 }
 
 }  // namespace
