@@ -216,6 +216,17 @@ TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
       "delta 1e-5); planned (zCDP) %.4f per party\n",
       kPrivateRounds, gap, test_loss, accuracy, run.epsilon[0], run.epsilon[1],
       (*plan)[0].epsilon);
+  // The export states each party's plan next to (v, y), labelled.
+  auto released =
+      jobs::LoadReleasedModel(t.db(), "share1", jobs::ModelChoice::Last());
+  ASSERT_TRUE(released.ok());
+  const std::string json = jobs::ModelToJson(*released);
+  EXPECT_NE(json.find("\"admm_sharing\": {\"released\": \"the broadcast"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"party\": 1, \"first_column\": 66, \"columns\": "
+                      "57, \"mode\": \"rigorous\""),
+            std::string::npos);
+  EXPECT_EQ(released->z.size(), 2 * kRecords);  // (v, y)
   for (double eps : run.epsilon) {
     EXPECT_GT(eps, 0);                                // charged
     EXPECT_LE(eps, (*plan)[0].epsilon * (1 + 1e-9));  // RDP ≤ the zCDP form

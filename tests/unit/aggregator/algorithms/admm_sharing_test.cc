@@ -13,6 +13,7 @@
 #include "edgeadmm/algorithms/admm_sharing_server.h"
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/privacy/paper_accountants.h"
 #include "edgeadmm/wire/protocol.h"
 #include "gtest/gtest.h"
@@ -219,6 +220,26 @@ TEST(AdmmSharingTest, PaperPlanFollowsLemma1AndCorollary1PerParty) {
   EXPECT_NEAR((*plan)[1].sensitivity, p0.sensitivity * 66 / 57, 1e-9);
   EXPECT_NE(p0.relation.find("feature column"), std::string::npos);
   EXPECT_DOUBLE_EQ(p0.epsilon, 2.3563);
+}
+
+TEST(AdmmSharingTest, StatusLedgerAndExportShowEveryPartysPlan) {
+  jobs::JobConfig c = Job();
+  c.algorithm = AlgorithmKind::kAdmmSharing;
+  c.admm_sharing.noise = SharingNoiseMode::kRigorous;
+  c.admm_sharing.sigma = 4;
+  c.admm_sharing.sensitivity = 1;
+  const std::string json = jobs::SharingPlanJson(c);
+  EXPECT_NE(json.find("\"party\": 0, \"first_column\": 0, \"columns\": 3, "
+                      "\"mode\": \"rigorous\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"party\": 1, \"first_column\": 3, \"columns\": 2"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"relation\": \"any change of the party's block"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"delta\": 1.0000000000000001e-05"), std::string::npos);
+  c.admm_sharing.sigma = 0;  // invalid
+  EXPECT_EQ(jobs::SharingPlanJson(c), "null");
 }
 
 TEST(AdmmSharingTest, RigorousPlanIsTheGaussianOverTRounds) {
