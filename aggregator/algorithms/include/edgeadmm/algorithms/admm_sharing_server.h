@@ -16,7 +16,7 @@
 // [s_i + (y_i − c)/ρ, s_i + (y_i + c)/ρ] (φ' is increasing and |c·l'| ≤ c),
 // stopping when |φ'(z_i)| ≤ kZTolerance·max(c, |y_i|) (so |z_i − z_i*| ≤
 // that / ρ). Lemma 2 (paper 000): y^{t+1} = ∇l(z^{t+1}) up to that residual.
-// Used by the admm-sharing unit (admm_sharing.h), itself not served yet.
+// Used by the job algorithm admm-sharing (admm_sharing.h).
 #pragma once
 
 #include <cstddef>

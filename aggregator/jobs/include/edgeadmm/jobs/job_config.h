@@ -118,9 +118,8 @@ struct PpAdmmConfig {
   int64_t barrier_retries = 2;
 };
 // Papers 000/003 (ADMM sharing over distributed features) settings, the
-// planned [admm_sharing] table (algorithms/admm_sharing.h). NOT SERVED YET:
-// no job algorithm reads it (docs/aggregator.md, "admm-sharing"); the unit
-// validates it and runs the server's round on it. Party m is the m-th
+// [admm_sharing] table of job "admm-sharing" (algorithms/admm_sharing.h,
+// docs/aggregator.md "admm-sharing"). Party m is the m-th
 // enrolled device by id and holds columns [Σ_{k<m} columns[k], + columns[m])
 // of the same `records` records; the gateway holds their labels.
 enum class SharingNoiseMode { kNone, kPaper, kRigorous };
@@ -176,7 +175,7 @@ struct JobConfig {
   int64_t local_steps = 1;  // E, local gradient steps per round (dp-sgd)
   DpAdmmConfig dp_admm;     // dp-admm only
   PpAdmmConfig pp_admm;     // pp-admm only
-  AdmmSharingConfig admm_sharing;  // admm-sharing (not served yet)
+  AdmmSharingConfig admm_sharing;  // admm-sharing only
 
   // participation, participation-own-noise or trusted-aggregator (local-dp
   // is the devices' own ledger, charged under every policy).
@@ -229,9 +228,8 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text);
 
 // Reads the [admm_sharing] table alone (every key typed, the required ones
 // present: parties, columns, records, rho, lambda, labels, noise);
-// INVALID_ARGUMENT naming the key. ParseJobConfig does not call it yet:
-// admm-sharing is not a served job algorithm (algorithms/admm_sharing.h
-// holds its checks, ValidateAdmmSharing).
+// INVALID_ARGUMENT naming the key. ParseJobConfig reads the same keys (the
+// checks are algorithms/admm_sharing.h's ValidateAdmmSharing).
 host::Error ParseAdmmSharingTable(std::string_view toml_text,
                                   AdmmSharingConfig& out);
 
