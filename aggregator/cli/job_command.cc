@@ -150,6 +150,14 @@ void PrintPpLoss(const jobs::PpLossReport& pp) {
       static_cast<long long>(pp.nodes), jobs::kPpLossLabel);
 }
 
+// admm-sharing: the Gaussian ledgers above do not apply (inf); each party's
+// planned privacy, labelled (docs/privacy.md, "admm-sharing").
+void PrintSharingPlan(const jobs::JobConfig& c) {
+  if (c.algorithm != AlgorithmKind::kAdmmSharing) return;
+  std::printf("admm-sharing privacy per party: %s\n",
+              jobs::SharingPlanJson(c).c_str());
+}
+
 host::Error RunStatus(const JobOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobStatus s,
@@ -178,6 +186,7 @@ host::Error RunStatus(const JobOptions& o) {
     std::printf("ended: %s\n", s.job.end_reason.c_str());
   }
   PrintPpLoss(s.pp);
+  PrintSharingPlan(s.job.config);
   const jobs::JobConfig& c = s.job.config;
   const char* released =
       c.release == jobs::ReleaseChoice::kBest ? "best" : "last";
@@ -248,6 +257,7 @@ host::Error RunLedger(const JobOptions& o) {
     }
   }
   PrintPpLoss(r.pp);
+  PrintSharingPlan(r.job.config);
   return host::Error::Ok();
 }
 

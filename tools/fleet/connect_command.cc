@@ -79,6 +79,14 @@ void AddConnectCommand(CLI::App& app) {
                   "local epsilon budget of every device (default inf: no limit, "
                   "the epsilon spent is still reported)");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
+  cmd->add_option("--column-blocks", c.column_blocks,
+                  "admm-sharing (vertical partition): device i (sorted PSK "
+                  "files) is party i and holds the i-th block of this many "
+                  "consecutive columns, e.g. 66,57; one block per device")
+      ->delimiter(',');
+  cmd->add_option("--records", c.records,
+                  "with --column-blocks: every party holds the first N "
+                  "records (default: all)");
   static std::string part;
   cmd->add_option("--part", part,
                   "I/K: run only the devices whose index (sorted PSK file "

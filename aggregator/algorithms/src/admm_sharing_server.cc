@@ -72,6 +72,22 @@ Status AdmmSharingServer::Init(std::vector<double> labels, double rho,
   return Status::Ok();
 }
 
+Status AdmmSharingServer::Restore(const std::vector<double>& z,
+                                  const std::vector<double>& y) {
+  const size_t n = labels_.size();
+  if (n == 0 || z.size() != n || y.size() != n) {
+    return Status::InvalidArgument();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(z[i]) || !std::isfinite(y[i])) {
+      return Status::InvalidArgument();
+    }
+  }
+  z_ = z;
+  y_ = y;
+  return Status::Ok();
+}
+
 Status AdmmSharingServer::ApplyRound(
     const std::vector<std::vector<double>>& shares,
     SharingRoundReport* report) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/algorithms/dp_admm.h"
 #include "edgeadmm/algorithms/dp_sgd.h"
 #include "edgeadmm/algorithms/pp_admm.h"
@@ -19,8 +20,10 @@ const std::vector<const Algorithm*>& All() {
   static const DpSgd dp_sgd;
   static const RandomWalkAdmm random_walk_admm;
   static const PpAdmm pp_admm;
+  static const AdmmSharing admm_sharing;
   static const std::vector<const Algorithm*> all = {
-      &prox_admm, &dp_admm, &dp_sgd, &random_walk_admm, &pp_admm};
+      &prox_admm,        &dp_admm, &dp_sgd,
+      &random_walk_admm, &pp_admm, &admm_sharing};
   return all;
 }
 

@@ -47,6 +47,10 @@ constexpr NameTable<VirtualGraphKind> kGraphs = {
 constexpr NameTable<PpMode> kPpModes = {
     {"pp", PpMode::kPenaltyPerturbation},
     {"dvp", PpMode::kDualVariablePerturbation}};
+constexpr NameTable<SharingNoiseMode> kSharingNoise = {
+    {"none", SharingNoiseMode::kNone},
+    {"paper", SharingNoiseMode::kPaper},
+    {"rigorous", SharingNoiseMode::kRigorous}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 constexpr NameTable<ValidationHolder> kHolders = {
@@ -152,6 +156,22 @@ class Reader {
     }
   }
 
+  // An array of integers.
+  void IntList(std::string_view key, std::vector<int64_t>& out, bool required) {
+    const toml::node_view<const toml::node> node = root_.at_path(key);
+    if (!node) {
+      if (required) Fail(key, "missing");
+      return;
+    }
+    const toml::array* list = node.as_array();
+    if (list == nullptr) return Fail(key, "must be an array of integers");
+    out.clear();
+    for (const toml::node& e : *list) {
+      if (!e.is_integer()) return Fail(key, "must be an array of integers");
+      out.push_back(*e.value<int64_t>());
+    }
+  }
+
   template <typename E>
   void Enum(std::string_view key, NameTable<E> table, E& out, bool required) {
     std::string text;
@@ -176,6 +196,25 @@ class Reader {
   const toml::table& root_;
   host::Error error_;
 };
+
+// The [admm_sharing] table (required keys only for admm-sharing jobs).
+void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
+  r.Int("admm_sharing.parties", c.parties, sharing);
+  r.IntList("admm_sharing.columns", c.columns, sharing);
+  r.Int("admm_sharing.records", c.records, sharing);
+  r.Double("admm_sharing.rho", c.rho, sharing);
+  r.Double("admm_sharing.lambda", c.lambda, sharing);
+  r.String("admm_sharing.labels", c.labels, sharing);
+  r.Enum("admm_sharing.noise", kSharingNoise, c.noise, sharing);
+  r.Double("admm_sharing.sigma", c.sigma, false);
+  r.Double("admm_sharing.sensitivity", c.sensitivity, false);
+  r.Double("admm_sharing.paper_c", c.paper_c, false);
+  r.Double("admm_sharing.paper_b1", c.paper_b1, false);
+  r.Double("admm_sharing.paper_c1", c.paper_c1, false);
+  r.Double("admm_sharing.target_epsilon", c.target_epsilon, false);
+  r.Double("admm_sharing.target_delta", c.target_delta, false);
+  r.Int("admm_sharing.barrier_retries", c.barrier_retries, false);
+}
 
 // docs/privacy.md, "Model selection": choosing among released models costs
 // nothing only when the validation data are the operator's.
@@ -375,8 +414,14 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   r.Double("dp_admm.step_delta", c.dp_admm.step_delta, false);
   r.Int("dp_admm.max_records", c.dp_admm.max_records, dp_admm);
   r.Bool("dp_admm.noise", c.dp_admm.noise, false);
+  // Barrier algorithms take no [privacy] or [sampling] keys of the Gaussian
+  // ledgers' (their Resolve sets what they imply).
+  const bool sharing =
+      algorithm != nullptr && algorithm->kind() == AlgorithmKind::kAdmmSharing;
   const bool pp_admm = algorithm != nullptr &&
                        algorithm->kind() == AlgorithmKind::kPenaltyPerturbation;
+  const bool barrier = pp_admm || sharing;
+  ReadAdmmSharing(r, c.admm_sharing, sharing);
   r.Enum("pp_admm.graph", kGraphs, c.pp_admm.graph, false);
   r.Int("pp_admm.nodes", c.pp_admm.nodes, pp_admm);
   r.Edges("pp_admm.edges", c.pp_admm.edges);
@@ -389,18 +434,18 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   r.Int("pp_admm.barrier_retries", c.pp_admm.barrier_retries, false);
   r.Enum("privacy.policy", kPolicies, c.policy, false);
   r.Bool("privacy.noise_in_state", c.noise_in_state, false);
-  r.Double("privacy.clip", c.clip, !pp_admm);
+  r.Double("privacy.clip", c.clip, !barrier);
   r.Double("privacy.sigma", c.sigma, false);
   r.Double("privacy.target_epsilon", c.target_epsilon, false);
-  r.Double("privacy.delta", c.delta, !pp_admm);
+  r.Double("privacy.delta", c.delta, !barrier);
   r.Enum("privacy.accountant", kAccountants, c.accountant, false);
-  r.Double("privacy.central_budget", c.central_budget, !pp_admm, true);
-  r.Double("privacy.device_budget", c.device_budget, !pp_admm, true);
-  r.Enum("sampling.scheme", kSchemes, c.sampling, !pp_admm);
+  r.Double("privacy.central_budget", c.central_budget, !barrier, true);
+  r.Double("privacy.device_budget", c.device_budget, !barrier, true);
+  r.Enum("sampling.scheme", kSchemes, c.sampling, !barrier);
   r.Double("sampling.q", c.q,
-           !pp_admm && c.sampling == SamplingScheme::kPoisson);
-  r.Int("sampling.m", c.m, !pp_admm && c.sampling == SamplingScheme::kFixed);
-  r.Int("sampling.m_min", c.m_min, !pp_admm);
+           !barrier && c.sampling == SamplingScheme::kPoisson);
+  r.Int("sampling.m", c.m, !barrier && c.sampling == SamplingScheme::kFixed);
+  r.Int("sampling.m_min", c.m_min, !barrier);
   r.Double("sampling.deadline_seconds", c.deadline_seconds, true);
   int64_t seed = 0;
   r.Int("sampling.seed", seed, false);
@@ -425,6 +470,18 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(algorithm->Resolve(c));
   EDGEADMM_HOST_TRY(ValidateJobConfig(c));
   return c;
+}
+
+host::Error ParseAdmmSharingTable(std::string_view toml_text,
+                                  AdmmSharingConfig& out) {
+  EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
+                           ParseTomlDocument(toml_text));
+  AdmmSharingConfig c;
+  Reader r(root);
+  ReadAdmmSharing(r, c, true);
+  if (r.failed()) return r.error();
+  out = std::move(c);
+  return host::Error::Ok();
 }
 
 }  // namespace edgeadmm::jobs

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
@@ -407,12 +408,40 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
            ", \"nodes\": " + std::to_string(m.pp.nodes) + ", \"meaning\": \"" +
            kPpLossLabel + "\"}";
   }
+  if (m.job.config.algorithm == AlgorithmKind::kAdmmSharing) {
+    out += ", \"admm_sharing\": " + SharingPlanJson(m.job.config);
+  }
   out += ", \"dimension\": " + std::to_string(m.z.size());
   out += ", \"z\": [";
   for (size_t i = 0; i < m.z.size(); ++i) {
     out += (i ? ", " : "") + Number(m.z[i]);
   }
   return out + "]}\n";
+}
+
+std::string SharingPlanJson(const JobConfig& config) {
+  host::ErrorOr<std::vector<algorithms::SharingPartyPrivacy>> plan =
+      algorithms::PlanSharingPrivacy(config);
+  if (!plan.ok()) return "null";
+  static constexpr const char* kModes[] = {"none", "paper", "rigorous"};
+  std::string out =
+      "{\"released\": \"the broadcast (v, y), not a model: "
+      "each party keeps its x_m\", \"parties\": [";
+  for (const auto& p : *plan) {
+    out += std::string(p.party ? ", " : "") +
+           "{\"party\": " + std::to_string(p.party) +
+           ", \"first_column\": " + std::to_string(p.first_column) +
+           ", \"columns\": " + std::to_string(p.columns) + ", \"mode\": \"" +
+           kModes[static_cast<int>(p.mode)] +
+           "\", \"sigma\": " + Number(p.sigma) +
+           ", \"sensitivity\": " + Number(p.sensitivity) +
+           ", \"epsilon\": " + Number(p.epsilon) +
+           ", \"delta\": " + Number(p.delta) +
+           ", \"step_epsilon\": " + Number(p.step_epsilon) +
+           ", \"step_delta\": " + Number(p.step_delta) + ", \"relation\": \"" +
+           p.relation + "\", \"conversion\": \"" + p.conversion + "\"}";
+  }
+  return out + "]}";
 }
 
 std::string ModelToCHeader(const ReleasedModelRecord& m) {

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/transaction.h"
@@ -79,7 +80,11 @@ Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
                  "SELECT ?, id FROM devices WHERE enabled = 1"));
   enroll.Bind(1, id);
   EDGEADMM_TRY(enroll.Run());
-  const std::vector<double> zeros(static_cast<size_t>(config.dimension), 0.0);
+  // The released model vector's length (p; admm-sharing: its (v, y)).
+  const algorithms::Algorithm* algorithm = algorithms::Find(config.algorithm);
+  const int64_t length =
+      algorithm != nullptr ? algorithm->ModelLength(config) : config.dimension;
+  const std::vector<double> zeros(static_cast<size_t>(length), 0.0);
   EDGEADMM_TRY_ASSIGN(
       store::Statement model,
       db.Prepare("INSERT INTO models(job_id, iteration, round_id, z, "

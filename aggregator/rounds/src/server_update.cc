@@ -31,7 +31,7 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
   const bool empty_allowed =
       config.policy == privacy::Policy::kTrustedAggregator;
   if (algorithm == nullptr || (uploads.empty() && !empty_allowed) || n < 1 ||
-      model.z.size() != static_cast<size_t>(config.dimension)) {
+      model.z.size() != static_cast<size_t>(algorithm->ModelLength(config))) {
     return Status::InvalidArgument();
   }
   const size_t length = static_cast<size_t>(algorithm->UploadLength(config));

@@ -169,26 +169,36 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   if (task.node >= 0 && algorithm.PerNodeTasks(c)) {
     algorithm.FillNodeTask(c, task.node, h);  // its own S_i and V_i
   }
-  h.dimension = static_cast<uint32_t>(c.dimension);
+  // The task vector is the model, then (admm-sharing) the auxiliary y.
+  const size_t aux_length =
+      static_cast<size_t>(algorithm.TaskAuxiliaryLength(c));
+  const size_t model_length =
+      static_cast<size_t>(algorithm.ModelLength(c)) - aux_length;
+  h.dimension = static_cast<uint32_t>(model_length);
   if (task.deadline_ms > now_ms) {
     h.deadline_ms = static_cast<uint32_t>(
         std::min<int64_t>(task.deadline_ms - now_ms, UINT32_MAX));
   }
-  const bool send_model = task.kind == rounds::Task::Kind::kTrain;
+  const bool send_model = task.kind == rounds::Task::Kind::kTrain &&
+                          task.z.size() == model_length + aux_length;
   const Span<const Real> model =
-      send_model ? Span<const Real>(task.z.data(), task.z.size())
+      send_model ? Span<const Real>(task.z.data(), model_length)
                  : Span<const Real>();
+  const Span<const Real> auxiliary =
+      send_model && aux_length > 0
+          ? Span<const Real>(task.z.data() + model_length, aux_length)
+          : Span<const Real>();
   return Encoded(wire::kCoapContent, wire::kRoundTaskFormat,
-                 wire::MaxRoundTaskBytes(task.z.size()), [&](ByteSpan out) {
-                   return wire::EncodeRoundTask(h, model, Span<const Real>(),
-                                                out);
+                 wire::MaxRoundTaskBytes(model_length), [&](ByteSpan out) {
+                   return wire::EncodeRoundTask(h, model, auxiliary, out);
                  });
 }
 
 size_t RequestHandler::MaxUpdateBody() const {
   if (engine_ == nullptr) return 0;
   return wire::MaxUpdateBytes(
-      static_cast<size_t>(engine_->job().config.dimension));
+      static_cast<size_t>(algorithms::Get(engine_->job().config.algorithm)
+                              .UploadLength(engine_->job().config)));
 }
 
 Response RequestHandler::Update(std::string_view identity,
@@ -207,7 +217,10 @@ Response RequestHandler::Update(std::string_view identity,
     r.code = wire::kCoapUnsupportedContentFormat;
     return r;
   }
-  const size_t p = static_cast<size_t>(engine_->job().config.dimension);
+  // The upload's length: p, or admm-sharing's N.
+  const size_t p =
+      static_cast<size_t>(algorithms::Get(engine_->job().config.algorithm)
+                              .UploadLength(engine_->job().config));
   if (size > MaxUpdateBody()) {
     Response r = ErrorResponse(Status::OutOfRange(),
                                "body larger than the job's", job_id, round_id);

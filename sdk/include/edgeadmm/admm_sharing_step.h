@@ -23,7 +23,8 @@
 //              share itself is the Gaussian mechanism). The released share is
 //              then not D_m x̃, so the next round's AccumulateBlock must get
 //              the released share back (own_share): pitfall 1.
-// Not served yet: no job algorithm, wire task or device task uses this step.
+// Served to Linux devices by job "admm-sharing" (steps/admm_sharing_task.cc,
+// LocalTrainer::RunAdmmSharing): the whole N-vectors in one block.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +46,16 @@ struct SharingNoiseParams {
 
   // INVALID_ARGUMENT for an unknown mode or σ negative / not finite.
   Status Validate() const;
+};
+
+// One task's public constants (job "admm-sharing"): ρ, λ of the job, the
+// noise mode with σ, and for kRigorous the job's explicit L2 sensitivity Δ
+// of one released share (what the device ledger charges σ against).
+struct SharingTaskParams {
+  Real rho = 0;
+  Real lambda = 0;
+  SharingNoiseParams noise;
+  Real sensitivity = 0;
 };
 
 struct SharingSolveReport {
@@ -71,6 +82,10 @@ class AdmmSharingStep {
   Status Init(Workspace& ws, Span<const Real> features, size_t samples,
               size_t dim, Real lambda, Real rho);
 
+  // Replaces x̃ (a persisted model, dim entries, finite) and abandons a
+  // round in progress. FAILED_PRECONDITION before Init; INVALID_ARGUMENT
+  // for a wrong size or a non-finite value (x̃ unchanged).
+  Status SetModel(Span<const Real> x);
   // Starts a round: g = 0, no rows seen. FAILED_PRECONDITION before Init.
   Status BeginRound();
   // Adds rows [first_row, first_row + y.size()) to g:

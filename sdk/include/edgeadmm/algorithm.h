@@ -14,6 +14,7 @@ enum class AlgorithmKind : uint8_t {
   kLinearizedAdmm = 2,       // paper 004 DP-ADMM, job "dp-admm"
   kPenaltyPerturbation = 3,  // paper 001, SDK step only (not served yet)
   kDpSgd = 5,                // DP-SGD / DP-FedAvg baseline, job "dp-sgd"
+  kAdmmSharing = 6,          // papers 000/003, job "admm-sharing" (Linux)
   // Paper 002 Alg. 4, job "random-walk-admm": an aggregator-side job kind
   // only, not a wire value. Its tasks carry kProxAdmm (the device runs the
   // same prox step), so devices never see it; IsAlgorithmKind is false.
@@ -22,7 +23,7 @@ enum class AlgorithmKind : uint8_t {
 
 // True for the values above (e.g. a byte read from storage or the wire).
 constexpr bool IsAlgorithmKind(uint32_t value) {
-  return value == 1 || value == 2 || value == 3 || value == 5;
+  return value == 1 || value == 2 || value == 3 || value == 5 || value == 6;
 }
 
 }  // namespace edgeadmm

@@ -102,8 +102,15 @@ struct DeviceClientConfig {
   // a task whose step does not fit is refused with RESOURCE_EXHAUSTED.
   LocalTrainer* trainer = nullptr;
   ByteSpan trainer_workspace;
-  // DeviceClient::ComputeScratchBytes(dim); may be shared like the trainer.
+  // DeviceClient::ComputeScratchBytes(dim, vector); may be shared like the
+  // trainer.
   ByteSpan compute_scratch;
+  // The longest task or update vector the client takes: 0 means the data
+  // dimension; an admm-sharing party (papers 000/003, Linux) gives its
+  // record count N, since its task carries u_m and y and its upload the
+  // share, N values each. MemoryBytes/ComputeScratchBytes must be sized
+  // with the same value.
+  size_t max_vector = 0;
   // Local privacy budget (ε, δ) the device never exceeds, per job.
   Real epsilon_budget = 1.0;
   Real delta = 1e-5;
@@ -158,17 +165,23 @@ class DeviceClient {
 
   // Per-client memory Init needs for a model of `dim` coordinates: the task
   // body, the persisted record and the small request/response bodies.
-  static constexpr size_t MemoryBytes(size_t dim) {
-    return Workspace::Bytes<std::byte>(wire::MaxRoundTaskBytes(dim)) +
-           Workspace::Bytes<std::byte>(RecordBytes(dim)) +
+  static constexpr size_t MemoryBytes(size_t dim, size_t vector = 0) {
+    const size_t v = VectorLength(dim, vector);
+    return Workspace::Bytes<std::byte>(wire::MaxRoundTaskBytes(v)) +
+           Workspace::Bytes<std::byte>(RecordBytes(dim, vector)) +
            2 * Workspace::Bytes<std::byte>(wire::kMaxStatusBodyBytes);
   }
-  // Scratch of one local step: model, auxiliary vector and update (dim Reals
-  // each), the state blob and the encoded update.
-  static constexpr size_t ComputeScratchBytes(size_t dim) {
-    return 3 * Workspace::Bytes<Real>(dim) +
+  // Scratch of one local step: model, auxiliary vector and update (the
+  // longest vector each), the state blob and the encoded update.
+  static constexpr size_t ComputeScratchBytes(size_t dim, size_t vector = 0) {
+    const size_t v = VectorLength(dim, vector);
+    return 3 * Workspace::Bytes<Real>(v) +
            Workspace::Bytes<std::byte>(LocalTrainer::StateBytes(dim)) +
-           Workspace::Bytes<std::byte>(wire::MaxUpdateBytes(dim));
+           Workspace::Bytes<std::byte>(wire::MaxUpdateBytes(v));
+  }
+  // The longest vector: `vector` (DeviceClientConfig::max_vector) or dim.
+  static constexpr size_t VectorLength(size_t dim, size_t vector) {
+    return vector > dim ? vector : dim;
   }
   // The algorithms the client runs (paper 002 prox ADMM, paper 004 DP-ADMM,
   // DP-SGD): those of the task adapters' registration table
@@ -176,7 +189,8 @@ class DeviceClient {
   // list the same ones).
   static constexpr AlgorithmKind kAlgorithms[] = {
       AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
-      AlgorithmKind::kDpSgd, AlgorithmKind::kPenaltyPerturbation};
+      AlgorithmKind::kDpSgd, AlgorithmKind::kPenaltyPerturbation,
+      AlgorithmKind::kAdmmSharing};
   // Trainer workspace that fits every algorithm the client runs with either
   // loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
@@ -189,9 +203,9 @@ class DeviceClient {
     }
     return most;
   }
-  static constexpr size_t RecordBytes(size_t dim) {
+  static constexpr size_t RecordBytes(size_t dim, size_t vector = 0) {
     return ClientRecordBytes(LocalTrainer::StateBytes(dim),
-                             wire::MaxUpdateBytes(dim));
+                             wire::MaxUpdateBytes(VectorLength(dim, vector)));
   }
 
   DeviceClient() = default;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "edgeadmm/admm_sharing_step.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_state.h"
 #include "edgeadmm/dp_sgd_step.h"
@@ -97,6 +98,8 @@ class LocalTrainer {
       EDGEADMM_TRY(penalty_.InitFor<kLoss>(ws, data, config.loss));
     } else if constexpr (kAlgorithm == AlgorithmKind::kLinearizedAdmm) {
       EDGEADMM_TRY(linearized_.Init(ws, data, config.loss));
+    } else if constexpr (kAlgorithm == AlgorithmKind::kAdmmSharing) {
+      EDGEADMM_TRY(CarveSharing(ws, data));
     } else {
       EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
     }
@@ -116,6 +119,19 @@ class LocalTrainer {
       Span<const Real> w_global, Span<Real> upload);
   // Paper 004 (3d) when the new global model w^{k+1} arrives.
   Status ApplyLinearizedDual(Real rho, Span<const Real> w_new_global);
+
+  // Papers 000/003 party x_m-update (job "admm-sharing"): from u = Σ_{k≠m}
+  // s_k − z and y (N = samples entries each, as sent), solves eq. (6)/(16)
+  // for x̃_m (persisted in the state), writes the share D_m x̃_m (plus
+  // N(0, σ²) per entry in rigorous mode) to `upload` (N entries). Rigorous
+  // mode is charged to the ledger as a Gaussian of σ with the explicit
+  // `sensitivity`; none and paper modes are not Gaussian-ledger steps
+  // (allow_unaccounted_steps). Errors as the step's, the ledger's and
+  // BeginStep's.
+  Result<SharingSolveReport> RunAdmmSharing(const SharingTaskParams& params,
+                                            uint64_t round, Span<const Real> u,
+                                            Span<const Real> y,
+                                            Span<Real> upload);
 
   // Paper 001 primal step: updates f_i and writes it to `upload`.
   Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
@@ -157,6 +173,8 @@ class LocalTrainer {
         return PenaltyPerturbationStep::WorkspaceBytes(loss, samples, dim);
       case AlgorithmKind::kDpSgd:
         return DpSgdStep::WorkspaceBytes(samples, dim);
+      case AlgorithmKind::kAdmmSharing:
+        return AdmmSharingStep::WorkspaceBytes(dim);
       case AlgorithmKind::kRandomWalkAdmm:  // job kind only, no device step
         return 0;
     }
@@ -168,6 +186,8 @@ class LocalTrainer {
   Status BeginInit(Workspace& ws, const DatasetView& data,
                    const TrainerConfig& config);
   Status FinishInit(const DatasetView& data, const TrainerConfig& config);
+  // Carves the sharing step's workspace (its Init needs ρ, λ of the task).
+  Status CarveSharing(Workspace& ws, const DatasetView& data);
   // Shared checks before a step: algorithm, round freshness, output size.
   Status BeginStep(AlgorithmKind algorithm, uint64_t round,
                    Span<Real> upload) const;
@@ -194,6 +214,8 @@ class LocalTrainer {
   LinearizedAdmmStep linearized_;
   PenaltyPerturbationStep penalty_;
   DpSgdStep dp_sgd_;
+  AdmmSharingStep sharing_;
+  ByteSpan sharing_workspace_;
 };
 
 // A LocalTrainer that owns its workspace, sized at compile time for MCUs.

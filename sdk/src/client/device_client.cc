@@ -112,7 +112,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
     return Status::InvalidArgument();
   }
   const size_t dim = config.data.dim();
-  if (config.compute_scratch.size() < ComputeScratchBytes(dim) ||
+  const size_t vector = config.max_vector;
+  if (config.compute_scratch.size() < ComputeScratchBytes(dim, vector) ||
       config.trainer_workspace.size() <
           LocalTrainer::WorkspaceBytes(AlgorithmKind::kDpSgd,
                                        LossKind::kLogistic,
@@ -121,8 +122,10 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
     return Status::ResourceExhausted();
   }
   Workspace ws(memory);
-  EDGEADMM_TRY_ASSIGN(task_bytes_, Carve(ws, wire::MaxRoundTaskBytes(dim)));
-  EDGEADMM_TRY_ASSIGN(record_, Carve(ws, RecordBytes(dim)));
+  EDGEADMM_TRY_ASSIGN(
+      task_bytes_,
+      Carve(ws, wire::MaxRoundTaskBytes(VectorLength(dim, vector))));
+  EDGEADMM_TRY_ASSIGN(record_, Carve(ws, RecordBytes(dim, vector)));
   EDGEADMM_TRY_ASSIGN(response_, Carve(ws, wire::kMaxStatusBodyBytes));
   EDGEADMM_TRY_ASSIGN(report_, Carve(ws, wire::kMaxStatusBodyBytes));
 
@@ -391,9 +394,9 @@ void DeviceClient::ProcessTask() {
   // The vectors are decoded into the (possibly shared) compute scratch and
   // used within this call only.
   Workspace ws(config_.compute_scratch);
-  const size_t dim = config_.data.dim();
-  const Result<Span<Real>> model = ws.Allocate<Real>(dim);
-  const Result<Span<Real>> auxiliary = ws.Allocate<Real>(dim);
+  const size_t longest = VectorLength(config_.data.dim(), config_.max_vector);
+  const Result<Span<Real>> model = ws.Allocate<Real>(longest);
+  const Result<Span<Real>> auxiliary = ws.Allocate<Real>(longest);
   EDGEADMM_ASSERT(model.ok() && auxiliary.ok());  // sized by Init
   wire::DecodedRoundTask task;
   const Status decoded = wire::DecodeRoundTask(
@@ -459,7 +462,10 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
                       TaskOf(*algorithms_, h));
   const size_t dim = config_.data.dim();
-  if (task.model.size() != dim) return Status::FailedPrecondition();
+  // The task's vectors and the upload: one entry per feature, or per record
+  // (admm-sharing).
+  const size_t length = adapter->per_record ? config_.data.samples() : dim;
+  if (task.model.size() != length) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
 
   // The trainer starts from the persisted state of this job (or fresh for a
@@ -496,15 +502,16 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                          config_.data, trainer_config));
   if (resume) EDGEADMM_TRY(trainer.LoadState(previous.state));
 
-  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(dim));
+  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(length));
   EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
                       ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));
   EDGEADMM_TRY_ASSIGN(ByteSpan update_bytes,
-                      ws.Allocate<std::byte>(wire::MaxUpdateBytes(dim)));
+                      ws.Allocate<std::byte>(wire::MaxUpdateBytes(length)));
   // The algorithm's task adapter runs its step (steps/*_task.cc).
   internal::TaskOutput output;
   EDGEADMM_TRY(
-      adapter->run(internal::TaskInput{h, task.model, config_.data.samples()},
+      adapter->run(internal::TaskInput{h, task.model, config_.data.samples(),
+                                       task.auxiliary},
                    trainer, upload, output));
   ++counters_.steps_computed;
 
@@ -514,7 +521,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   std::strncpy(update.device_id, config_.device_id,
                sizeof(update.device_id) - 1);
   update.kind = adapter->update_kind;
-  update.dimension = static_cast<uint32_t>(dim);
+  update.dimension = static_cast<uint32_t>(length);
   update.has_ledger = true;
   update.ledger.participations = trainer.state().ledger.participations();
   const Result<Real> epsilon = trainer.LocalEpsilon();

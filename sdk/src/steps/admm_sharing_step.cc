@@ -56,6 +56,17 @@ Status AdmmSharingStep::Init(Workspace& ws, Span<const Real> features,
   return Status::Ok();
 }
 
+Status AdmmSharingStep::SetModel(Span<const Real> x) {
+  if (!initialized_) return Status::FailedPrecondition();
+  if (x.size() != dim_) return Status::InvalidArgument();
+  for (size_t c = 0; c < dim_; ++c) {
+    if (!std::isfinite(x[c])) return Status::InvalidArgument();
+  }
+  for (size_t c = 0; c < dim_; ++c) x_[c] = x[c];
+  in_round_ = false;
+  return Status::Ok();
+}
+
 Status AdmmSharingStep::BeginRound() {
   if (!initialized_) return Status::FailedPrecondition();
   for (size_t c = 0; c < dim_; ++c) g_[c] = 0;

@@ -29,6 +29,7 @@ struct TaskInput {
   const edgeadmm_wire_RoundTask& header;  // validated at decode
   Span<const Real> model;                 // the task's model (dimension)
   size_t samples;                         // the device's record count
+  Span<const Real> auxiliary = {};        // admm-sharing: y (N); else empty
 };
 
 // What an adapter reports besides the upload vector.
@@ -48,6 +49,9 @@ struct AlgorithmTask {
   pb_size_t params_tag;                  // the RoundTask params it expects
   edgeadmm_wire_UpdateKind update_kind;  // what its upload means
   RunTaskFn run;
+  // True when the task's vectors and the upload have one entry per record
+  // (admm-sharing: N) instead of one per feature.
+  bool per_record = false;
 };
 
 // The registered task of `algorithm`, or nullptr when the client does not run
@@ -58,6 +62,7 @@ const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm);
 const AlgorithmTask* ProxAdmmTask();
 const AlgorithmTask* LinearizedAdmmTask();
 const AlgorithmTask* DpSgdTask();
+const AlgorithmTask* AdmmSharingTask();
 
 // With aggregator-side noise the device only clips (adds no noise).
 inline bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {
@@ -77,5 +82,9 @@ Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
 Status RunPenaltyPerturbationTask(
     const TaskInput& task, LocalTrainer& trainer, Span<Real> upload,
     TaskOutput& out);  // penalty_perturbation_task.cc
+
+Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
+                          Span<Real> upload,
+                          TaskOutput& out);  // admm_sharing_task.cc
 
 }  // namespace edgeadmm::internal

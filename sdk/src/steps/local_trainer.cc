@@ -23,6 +23,9 @@ Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
     case AlgorithmKind::kDpSgd:
       EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
       break;
+    case AlgorithmKind::kAdmmSharing:
+      EDGEADMM_TRY(CarveSharing(ws, data));
+      break;
     case AlgorithmKind::kRandomWalkAdmm:  // job kind only (BeginInit refuses)
       return Status::InvalidArgument();
   }
@@ -68,12 +71,22 @@ Status LocalTrainer::FinishInit(const DatasetView& data,
   return Status::Ok();
 }
 
+Status LocalTrainer::CarveSharing(Workspace& ws, const DatasetView& data) {
+  EDGEADMM_TRY_ASSIGN(
+      sharing_workspace_,
+      ws.Allocate<std::byte>(AdmmSharingStep::WorkspaceBytes(data.dim())));
+  return Status::Ok();
+}
+
 Status LocalTrainer::BeginStep(AlgorithmKind algorithm, uint64_t round,
                                Span<Real> upload) const {
   if (!initialized_ || algorithm != algorithm_) {
     return Status::FailedPrecondition();
   }
-  if (upload.size() != data_.dim()) return Status::InvalidArgument();
+  // admm-sharing uploads a share: one value per record.
+  const size_t length =
+      algorithm == AlgorithmKind::kAdmmSharing ? data_.samples() : data_.dim();
+  if (upload.size() != length) return Status::InvalidArgument();
   if (state_.last_round != UINT64_MAX && round <= state_.last_round) {
     return Status::AlreadyExists();
   }
@@ -191,6 +204,41 @@ Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
   EDGEADMM_TRY(CheckBudget(accounted, sensitivity, params.sigma));
   EDGEADMM_TRY_ASSIGN(auto report, dp_sgd_.Run(params, z, noise_, upload));
   EDGEADMM_TRY(FinishStep(accounted, sensitivity, params.sigma, round));
+  return report;
+}
+
+Result<SharingSolveReport> LocalTrainer::RunAdmmSharing(
+    const SharingTaskParams& params, uint64_t round, Span<const Real> u,
+    Span<const Real> y, Span<Real> upload) {
+  EDGEADMM_TRY(BeginStep(AlgorithmKind::kAdmmSharing, round, upload));
+  EDGEADMM_TRY(params.noise.Validate());
+  const size_t n = data_.samples();
+  if (u.size() != n || y.size() != n) return Status::InvalidArgument();
+  const bool accounted = params.noise.mode == SharingNoise::kRigorous;
+  if (accounted && !IsPositive(params.sensitivity)) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(CheckBudget(accounted, params.sensitivity, params.noise.sigma));
+  // K = λI + ρD_mᵀD_m is factored per task (ρ, λ come with it); x̃_m is
+  // the persisted state.
+  Workspace ws(sharing_workspace_);
+  EDGEADMM_TRY(
+      sharing_.Init(ws, Span<const Real>(data_.Row(0).data(), n * data_.dim()),
+                    n, data_.dim(), params.lambda, params.rho));
+  EDGEADMM_TRY(sharing_.SetModel(state_.primary));
+  // u already excludes the party's own released share (the gateway
+  // subtracts it), so the own share passed is 0: `upload` serves as the
+  // zero block before it receives the share.
+  for (size_t i = 0; i < n; ++i) upload[i] = 0;
+  EDGEADMM_TRY(sharing_.BeginRound());
+  EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, upload));
+  EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
+                      sharing_.Solve(params.noise, noise_));
+  EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, upload));
+  const Span<const Real> x = sharing_.x_tilde();
+  for (size_t c = 0; c < x.size(); ++c) state_.primary[c] = x[c];
+  EDGEADMM_TRY(
+      FinishStep(accounted, params.sensitivity, params.noise.sigma, round));
   return report;
 }
 

@@ -19,11 +19,13 @@ static_assert(static_cast<int>(AlgorithmKind::kPenaltyPerturbation) ==
               edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION);
 static_assert(static_cast<int>(AlgorithmKind::kDpSgd) ==
               edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD);
+static_assert(static_cast<int>(AlgorithmKind::kAdmmSharing) ==
+              edgeadmm_wire_Algorithm_ALGORITHM_SHARING);
 static_assert(!IsAlgorithmKind(edgeadmm_wire_Algorithm_ALGORITHM_UNSPECIFIED));
 // A new wire value fails here until AlgorithmKind (and the checks above) has
 // it.
 static_assert(_edgeadmm_wire_Algorithm_MAX ==
-              edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD);
+              edgeadmm_wire_Algorithm_ALGORITHM_SHARING);
 static_assert(!IsAlgorithmKind(_edgeadmm_wire_Algorithm_MAX + 1));
 
 namespace {
@@ -73,6 +75,23 @@ bool ValidPenalty(const edgeadmm_wire_PenaltyPerturbationParams& p) {
          degree_ok && p.rounds >= p.iteration;
 }
 
+// Papers 000/003 (job "admm-sharing"): M >= 2 parties, m < M, a column
+// block, N = the task's dimension (model u_m and auxiliary y are N long),
+// rho, lambda > 0, a known noise mode with sigma > 0 (0 for none), the
+// sensitivity only for rigorous (> 0), 1-based t <= T.
+bool ValidSharing(const edgeadmm_wire_RoundTask& t) {
+  const edgeadmm_wire_SharingParams& p = t.params.sharing_params;
+  const bool noise_ok =
+      p.noise == 0 ? p.sigma == 0.0 && p.sensitivity == 0.0
+      : p.noise == 1
+          ? Positive(p.sigma) && p.sensitivity == 0.0
+          : p.noise == 2 && Positive(p.sigma) && Positive(p.sensitivity);
+  return p.parties >= 2 && p.party < p.parties && p.columns >= 1 &&
+         p.records >= 1 && p.records == t.dimension && Positive(p.rho) &&
+         Positive(p.lambda) && noise_ok && p.iteration >= 1 &&
+         p.rounds >= p.iteration;
+}
+
 // The params each algorithm's task carries, their check, and whether it
 // carries an auxiliary vector (`dimension` entries) or none. An algorithm
 // not listed (UNSPECIFIED, a removed or unknown value) is refused.
@@ -93,6 +112,8 @@ constexpr ParamsRule kParamsRules[] = {
      [](const edgeadmm_wire_RoundTask& t) { return ValidPenalty(t.params.penalty); }, false},
     {edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD, edgeadmm_wire_RoundTask_dp_sgd_tag,
      [](const edgeadmm_wire_RoundTask& t) { return ValidDpSgd(t.params.dp_sgd); }, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_SHARING, edgeadmm_wire_RoundTask_sharing_params_tag,
+     ValidSharing, true},
 };
 // clang-format on
 

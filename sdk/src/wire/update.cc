@@ -16,8 +16,10 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
     return Status::InvalidArgument();
   }
   const int32_t kind = internal::EnumValue(u.kind);
-  if (kind < edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U ||
-      kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL) {
+  // 3 (the removed draft's predictions) stays refused.
+  if ((kind < edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U ||
+       kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL) &&
+      kind != edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE) {
     return Status::InvalidArgument();
   }
   if (u.dimension == 0 || u.dimension > kMaxDimension) {

@@ -104,6 +104,22 @@ void Tasks() {
     t.params.penalty.degree = 2;
     Write(("task_penalty_ring" + suffix).c_str(), out,
           EncodeRoundTask(t, m, {}, Out(out)));
+    // admm-sharing: u_m (model) and y (auxiliary), N = the dimension.
+    t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+    t.which_params = edgeadmm_wire_RoundTask_sharing_params_tag;
+    t.params.sharing_params = edgeadmm_wire_SharingParams_init_zero;
+    t.params.sharing_params.parties = 2;
+    t.params.sharing_params.columns = 3;
+    t.params.sharing_params.records = t.dimension;
+    t.params.sharing_params.rho = 0.4;
+    t.params.sharing_params.lambda = 0.01;
+    t.params.sharing_params.noise = 2;
+    t.params.sharing_params.sigma = 0.01;
+    t.params.sharing_params.sensitivity = 0.001;
+    t.params.sharing_params.iteration = 1;
+    t.params.sharing_params.rounds = 2;
+    Write(("task_sharing" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, m, Out(out)));
   }
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;
@@ -131,6 +147,12 @@ void Others() {
   u.pp_loss = 0.75;
   out.assign(MaxUpdateBytes(123), 0);
   Write("update_pp_123", out,
+        EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
+  // admm-sharing: a party's share (one value per record).
+  u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
+  u.pp_loss = 0;
+  out.assign(MaxUpdateBytes(123), 0);
+  Write("update_share_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
 
   edgeadmm_wire_ReleasedModel m = edgeadmm_wire_ReleasedModel_init_zero;

@@ -109,6 +109,22 @@ TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
   EXPECT_EQ(train->Shard(32561, 1).status(), Status::OutOfRange());
 }
 
+// admm-sharing's vertical partition: a party's column block of the first N
+// records, copied with their labels.
+TEST(LibsvmReaderTest, ColumnBlockCutsAPartysColumns) {
+  auto data = ParseLibsvm("+1 1:1 3:2 4:3\n-1 2:4 4:5\n+1 1:6\n", 4, "x");
+  ASSERT_TRUE(data.ok());
+  auto block = ColumnBlock(*data, 2, 2, 2);
+  ASSERT_TRUE(block.ok());
+  EXPECT_EQ(block->samples, 2u);
+  EXPECT_EQ(block->dim, 2u);
+  EXPECT_EQ(block->features, (std::vector<Real>{2, 3, 0, 5}));
+  EXPECT_EQ(block->labels, (std::vector<Real>{1, -1}));
+  EXPECT_EQ(ColumnBlock(*data, 3, 2, 2).status(), Status::OutOfRange());
+  EXPECT_EQ(ColumnBlock(*data, 0, 4, 4).status(), Status::OutOfRange());
+  EXPECT_EQ(ColumnBlock(*data, 0, 0, 1).status(), Status::InvalidArgument());
+}
+
 TEST(LibsvmReaderTest, MissingFileNamesThePath) {
   const auto missing = ReadLibsvmFile(DataPath("no-such-file"), 123);
   EXPECT_EQ(missing.status(), Status::NotFound());

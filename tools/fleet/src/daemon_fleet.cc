@@ -110,6 +110,42 @@ Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   return Status::Ok();
 }
 
+// The parties' column blocks (config.column_blocks), or none.
+host::ErrorOr<std::vector<DenseDataset>> ColumnBlocks(
+    const DaemonFleetConfig& config, const DenseDataset& data, size_t devices) {
+  std::vector<DenseDataset> blocks;
+  if (config.column_blocks.empty()) return blocks;
+  if (config.column_blocks.size() != devices) {
+    return host::Error::InvalidArgument(
+        "--column-blocks: one block per device (" + std::to_string(devices) +
+        " PSK files), got " + std::to_string(config.column_blocks.size()));
+  }
+  const size_t records = config.records != 0 ? config.records : data.samples;
+  size_t first = 0;
+  for (size_t columns : config.column_blocks) {
+    Result<DenseDataset> block = ColumnBlock(data, first, columns, records);
+    if (!block.ok()) {
+      return host::Error(block.status(),
+                         "--column-blocks/--records: columns [" +
+                             std::to_string(first) + ", +" +
+                             std::to_string(columns) + ") of " +
+                             std::to_string(records) +
+                             " records do not fit "
+                             "the data (" +
+                             std::to_string(data.samples) + " x " +
+                             std::to_string(data.dim) + ")");
+    }
+    blocks.push_back(std::move(block).value());
+    first += columns;
+  }
+  if (first != data.dim) {
+    return host::Error::InvalidArgument(
+        "--column-blocks: the blocks cover " + std::to_string(first) +
+        " columns, the data has " + std::to_string(data.dim));
+  }
+  return blocks;
+}
+
 }  // namespace
 
 host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
@@ -181,6 +217,18 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   for (const RecordRange& r : *shards) {
     max_samples = std::max(max_samples, r.count);
   }
+  // Vertical partition (admm-sharing): device i holds column block i of the
+  // same records; its vectors are N = records long.
+  EDGEADMM_HOST_TRY_ASSIGN(std::vector<DenseDataset> blocks,
+                           ColumnBlocks(config, data, ids->size()));
+  size_t max_dim = data.dim;
+  size_t max_vector = 0;
+  if (!blocks.empty()) {
+    max_samples = blocks[0].samples;
+    max_vector = blocks[0].samples;
+    max_dim = 0;
+    for (const DenseDataset& b : blocks) max_dim = std::max(max_dim, b.dim);
+  }
 
   posix::CoapClientContext context;
   if (!context.status().ok()) {
@@ -190,8 +238,9 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   // for whichever algorithm and loss the daemon's job turns out to run.
   LocalTrainer trainer;
   std::vector<std::byte> workspace(
-      DeviceClient::TrainerWorkspaceBytes(max_samples, data.dim));
-  std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(data.dim));
+      DeviceClient::TrainerWorkspaceBytes(max_samples, max_dim));
+  std::vector<std::byte> scratch(
+      DeviceClient::ComputeScratchBytes(max_dim, max_vector));
   GetrandomEntropy entropy;
 
   std::vector<std::unique_ptr<Device>> devices;
@@ -215,7 +264,9 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     if (!OpenStorage(config, *d).ok()) {
       return host::Error::Unavailable("cannot open state of " + d->id);
     }
-    auto view = data.Shard((*shards)[i].first, (*shards)[i].count);
+    auto view = blocks.empty()
+                    ? data.Shard((*shards)[i].first, (*shards)[i].count)
+                    : blocks[i].View();
     if (!view.ok()) return host::Error(view.status(), "bad shard");
     d->config.device_id = d->id.c_str();
     d->config.transport = d->transport.get();
@@ -231,7 +282,9 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     d->config.task_refresh_ms = config.task_refresh_ms;
     d->config.retry_min_ms = 500;
     d->config.retry_max_ms = 8000;
-    d->memory.resize(DeviceClient::MemoryBytes(data.dim));
+    d->config.max_vector = max_vector;
+    d->memory.resize(
+        DeviceClient::MemoryBytes(d->config.data.dim(), max_vector));
     const Status init =
         d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
     if (!init.ok()) return host::Error(init, "cannot start " + d->id);

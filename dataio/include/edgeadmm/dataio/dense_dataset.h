@@ -26,4 +26,12 @@ struct DenseDataset {
   Result<DatasetView> Shard(size_t first, size_t count) const;
 };
 
+// Vertical partition (admm-sharing, papers 000/003): columns [first_column,
+// first_column + columns) of records [0, records) of `data`, with their
+// labels (a party ignores them: the gateway holds the labels), as a data
+// set of its own. OUT_OF_RANGE if the block or the records leave `data`;
+// INVALID_ARGUMENT for zero columns or records.
+Result<DenseDataset> ColumnBlock(const DenseDataset& data, size_t first_column,
+                                 size_t columns, size_t records);
+
 }  // namespace edgeadmm

@@ -20,14 +20,18 @@ TEST(AlgorithmRegistryTest, ServesExactlyTheJobAlgorithms) {
     EXPECT_STREQ(NameOf(a->kind()), a->name());
   }
   EXPECT_EQ(names, (std::set<std::string>{"prox-admm", "dp-admm", "dp-sgd",
-                                          "random-walk-admm", "pp-admm"}));
+                                          "random-walk-admm", "pp-admm",
+                                          "admm-sharing"}));
   EXPECT_EQ(Find(AlgorithmKind::kProxAdmm)->kind(), AlgorithmKind::kProxAdmm);
   EXPECT_EQ(Find(AlgorithmKind::kLinearizedAdmm)->name(),
             std::string("dp-admm"));
   EXPECT_EQ(Find(AlgorithmKind::kDpSgd)->name(), std::string("dp-sgd"));
   EXPECT_STREQ(NameOf(AlgorithmKind::kPenaltyPerturbation), "pp-admm");
-  EXPECT_EQ(FindByName("admm-sharing"), nullptr);
-  EXPECT_EQ(Names(), "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm");
+  EXPECT_STREQ(NameOf(AlgorithmKind::kAdmmSharing), "admm-sharing");
+  EXPECT_EQ(FindByName("admm-sharing-v0"), nullptr);
+  EXPECT_EQ(Names(),
+            "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm, "
+            "admm-sharing");
 }
 
 TEST(AlgorithmRegistryTest, UpdateKindsAndTaskParamsAreTheUnits) {
@@ -55,12 +59,13 @@ TEST(AlgorithmRegistryTest, UpdateKindsAndTaskParamsAreTheUnits) {
 
 TEST(AlgorithmRegistryTest, JobParserRefusesAnUnservedName) {
   const auto parsed = jobs::ParseJobConfig(
-      "[job]\nname = \"j\"\nalgorithm = \"admm-sharing\"\nloss = "
+      "[job]\nname = \"j\"\nalgorithm = \"admm-sharing-v0\"\nloss = "
       "\"logistic\"\ndimension = 3\nrounds = 1\n");
   EXPECT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().message(),
-            "job.algorithm: unknown value \"admm-sharing\" (one of: "
-            "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm)");
+            "job.algorithm: unknown value \"admm-sharing-v0\" (one of: "
+            "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm, "
+            "admm-sharing)");
 }
 
 }  // namespace

@@ -80,6 +80,28 @@ edgeadmm_wire_RoundTask PenaltyTask(uint32_t p) {
   return t;
 }
 
+// admm-sharing: party 1 of 2 with 57 columns; the task's dimension is N.
+edgeadmm_wire_RoundTask SharingTask(uint32_t n) {
+  edgeadmm_wire_RoundTask t = FederatedTask(n);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+  t.which_params = edgeadmm_wire_RoundTask_sharing_params_tag;
+  auto& q = t.params.sharing_params;
+  q = edgeadmm_wire_SharingParams_init_zero;
+  q.parties = 2;
+  q.party = 1;
+  q.first_column = 66;
+  q.columns = 57;
+  q.records = n;
+  q.rho = 4e-4;
+  q.lambda = 1e-2;
+  q.noise = 2;
+  q.sigma = 0.01;
+  q.sensitivity = 1e-3;
+  q.iteration = 3;
+  q.rounds = 10;
+  return t;
+}
+
 // Decodes `bytes` and checks every field against `task` and the vectors.
 void ExpectRoundTrip(const edgeadmm_wire_RoundTask& task,
                      const std::vector<Real>& model,
@@ -124,7 +146,52 @@ TEST(RoundTaskTest, RoundTripsEveryAlgorithmAtBothSizes) {
     ExpectRoundTrip(DpAdmmTask(p), model, {});
     ExpectRoundTrip(DpSgdTask(p), model, {});
     ExpectRoundTrip(PenaltyTask(p), model, {});
+    ExpectRoundTrip(SharingTask(p), model, Ramp(p));  // u_m and y
   }
+}
+
+TEST(RoundTaskTest, SharingParamsAndVectorsAreCheckedOnce) {
+  std::vector<uint8_t> out(4096);
+  const std::vector<Real> v = Ramp(4);
+  const auto status = [&](edgeadmm_wire_RoundTask t, size_t aux) {
+    return EncodeRoundTask(t, AsSpan(v), Span<const Real>(v.data(), aux),
+                           AsBytes(out))
+        .status();
+  };
+  EXPECT_EQ(status(SharingTask(4), 4), Status::Ok());
+  EXPECT_EQ(status(SharingTask(4), 0), Status::InvalidArgument());  // no y
+  EXPECT_EQ(status(SharingTask(4), 3), Status::InvalidArgument());  // short y
+  const auto with = [&](auto edit) {
+    edgeadmm_wire_RoundTask t = SharingTask(4);
+    edit(t.params.sharing_params);
+    return status(t, 4);
+  };
+  EXPECT_EQ(with([](auto& q) { q.records = 5; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.parties = 1; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.party = 2; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.columns = 0; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.rho = 0; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.lambda = -1; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.noise = 3; }), Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.sensitivity = 0; }),
+            Status::InvalidArgument());  // rigorous needs Δ
+  EXPECT_EQ(with([](auto& q) { q.noise = 0; }),
+            Status::InvalidArgument());  // none with σ
+  EXPECT_EQ(with([](auto& q) {
+              q.noise = 0;
+              q.sigma = 0;
+              q.sensitivity = 0;
+            }),
+            Status::Ok());
+  EXPECT_EQ(with([](auto& q) { q.noise = 1; }),
+            Status::InvalidArgument());  // paper with Δ
+  EXPECT_EQ(with([](auto& q) { q.iteration = 11; }), Status::InvalidArgument());
+  // A non-finite y is refused at decode like a non-finite model.
+  std::vector<Real> y = Ramp(4);
+  y[2] = std::numeric_limits<Real>::quiet_NaN();
+  EXPECT_NE(EncodeRoundTask(SharingTask(4), AsSpan(v), AsSpan(y), AsBytes(out))
+                .status(),
+            Status::Ok());
 }
 
 TEST(RoundTaskTest, IdleAndDoneTasksNeedNoModel) {

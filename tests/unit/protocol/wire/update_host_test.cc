@@ -91,8 +91,12 @@ TEST(UpdateTest, InvalidFieldsAreRefused) {
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.device_id[2] = '\x7f'; }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 4); }),
+  // 3 (the removed predictions) and 5 (unknown) are refused; 4 is SHARE.
+  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 3); }),
             Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 5); }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 4); }), Status::Ok());
   EXPECT_EQ(with([](auto& u) { u.dimension = 4; }), Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.dimension = 0; }), Status::OutOfRange());
   EXPECT_EQ(with([](auto& u) { u.has_ledger = false; }),

@@ -29,6 +29,8 @@ class NoHeapTest : public ::testing::Test {
     view_ = data_.Shard(0, kRecords).value();
     z_.assign(kDim, 0.01);
     upload_.resize(kDim);
+    per_record_.assign(kRecords, 0.01);
+    share_.resize(kRecords);
     state_.resize(LocalTrainer::StateBytes(kDim));
   }
 
@@ -83,6 +85,21 @@ class NoHeapTest : public ::testing::Test {
           ok = trainer.RunDpSgd(p, round, z, upload).ok();
           break;
         }
+        case AlgorithmKind::kAdmmSharing: {
+          // N-vectors: u and y in, the share out (rigorous noise, charged).
+          SharingTaskParams p;
+          p.rho = 1;
+          p.lambda = 0.1;
+          p.noise.mode = SharingNoise::kRigorous;
+          p.noise.sigma = 1;
+          p.sensitivity = 0.5;
+          const Span<const Real> v(per_record_.data(), kRecords);
+          ok = trainer
+                   .RunAdmmSharing(p, round, v, v,
+                                   Span<Real>(share_.data(), kRecords))
+                   .ok();
+          break;
+        }
         case AlgorithmKind::kRandomWalkAdmm:  // aggregator job kind only
           break;
       }
@@ -97,7 +114,7 @@ class NoHeapTest : public ::testing::Test {
 
   DenseDataset data_;
   DatasetView view_;
-  std::vector<Real> z_, upload_;
+  std::vector<Real> z_, upload_, per_record_, share_;
   std::vector<std::byte> memory_, state_;
 };
 
@@ -112,6 +129,7 @@ TEST_F(NoHeapTest, EveryAlgorithmRunsWithoutTheHeap) {
       {AlgorithmKind::kLinearizedAdmm, LossKind::kLogistic},
       {AlgorithmKind::kPenaltyPerturbation, LossKind::kLogistic},
       {AlgorithmKind::kDpSgd, LossKind::kLogistic},
+      {AlgorithmKind::kAdmmSharing, LossKind::kLogistic},
   };
   for (const auto& c : cases) {
     const size_t violations = Violations(c.algorithm, c.loss, 3);

@@ -16,7 +16,7 @@
 // [s_i + (y_i − c)/ρ, s_i + (y_i + c)/ρ] (φ' is increasing and |c·l'| ≤ c),
 // stopping when |φ'(z_i)| ≤ kZTolerance·max(c, |y_i|) (so |z_i − z_i*| ≤
 // that / ρ). Lemma 2 (paper 000): y^{t+1} = ∇l(z^{t+1}) up to that residual.
-// Not served yet: no job algorithm uses this unit.
+// Used by the job algorithm admm-sharing (admm_sharing.h).
 #pragma once
 
 #include <cstddef>
@@ -50,6 +50,11 @@ class AdmmSharingServer {
   // INVALID_ARGUMENT unless ρ and c are finite and positive and every label
   // is ±1. State starts at y = z = 0 (and v = 0: x = 0 at start).
   Status Init(std::vector<double> labels, double rho, double loss_weight);
+
+  // Resumes from a persisted (z, y) (each samples() long, finite); v is
+  // recomputed by the next ApplyRound. INVALID_ARGUMENT (state unchanged)
+  // before Init, for a wrong length or a non-finite value.
+  Status Restore(const std::vector<double>& z, const std::vector<double>& y);
 
   // eqs. (7), (8) from one share per party (each labels.size() long).
   // INVALID_ARGUMENT for no shares, a wrong length or a non-finite value

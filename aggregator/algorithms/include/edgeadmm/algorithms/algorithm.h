@@ -77,7 +77,18 @@ class Algorithm {
   // What the devices' Update.vector holds.
   virtual edgeadmm_wire_UpdateKind update_kind() const = 0;
 
-  // Length of one upload vector (p for every algorithm served today).
+  // Length of the released model vector (ServerModel::z, stored and sent):
+  // p, or admm-sharing's 2N (the broadcast v and y).
+  virtual int64_t ModelLength(const jobs::JobConfig& config) const {
+    return config.dimension;
+  }
+  // How many of the task vector's last entries go out as RoundTask.auxiliary
+  // (the rest is RoundTask.model, whose length is the task's dimension): 0,
+  // or admm-sharing's N (y).
+  virtual int64_t TaskAuxiliaryLength(const jobs::JobConfig& /*config*/) const {
+    return 0;
+  }
+  // Length of one upload vector (p; admm-sharing: N).
   virtual int64_t UploadLength(const jobs::JobConfig& config) const {
     return config.dimension;
   }

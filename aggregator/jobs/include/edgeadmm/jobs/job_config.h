@@ -117,6 +117,33 @@ struct PpAdmmConfig {
   // id, stored uploads kept) this many times, then the job fails.
   int64_t barrier_retries = 2;
 };
+// Papers 000/003 (ADMM sharing over distributed features) settings, the
+// [admm_sharing] table of job "admm-sharing" (algorithms/admm_sharing.h,
+// docs/aggregator.md "admm-sharing"). Party m is the m-th
+// enrolled device by id and holds columns [Σ_{k<m} columns[k], + columns[m])
+// of the same `records` records; the gateway holds their labels.
+enum class SharingNoiseMode { kNone, kPaper, kRigorous };
+struct AdmmSharingConfig {
+  int64_t parties = 0;           // M >= 2 (= enrolled devices)
+  std::vector<int64_t> columns;  // d_m >= 1 per party; Σ = job.dimension
+  int64_t records = 0;           // N: the first N records of every party
+  double rho = 0.0;              // ρ > 0 (in the units of c·l, c = 1/N)
+  double lambda = 0.0;           // λ > 0 of (λ/2)||x_m||²
+  std::string labels;            // gateway-held LIBSVM file: first N labels
+  SharingNoiseMode noise = SharingNoiseMode::kNone;
+  // kRigorous: N(0, σ²I_N) on every released share; `sensitivity` Δ is the
+  // operator's explicit L2 bound on a share's change (not derived).
+  double sigma = 0.0;
+  double sensitivity = 0.0;
+  // kPaper: Lemma 1's C given (> 0), or derived from (b1, c1) per party:
+  // C_m = 3/(d_m ρ)·(λ c1 + (1 + Mρ) b1) — heuristic (digest A8.4).
+  double paper_c = 0.0;
+  double paper_b1 = 0.0;
+  double paper_c1 = 0.0;
+  double target_epsilon = 0.0;  // kPaper: ε' over job.rounds (Cor. 1)
+  double target_delta = 0.0;    // kPaper: Tδ + δ' in (0, 1)
+  int64_t barrier_retries = 2;
+};
 enum class SamplingScheme { kPoisson, kFixed };
 
 // How the central ledgers' ε is computed (docs/privacy.md, "The job's
@@ -148,6 +175,7 @@ struct JobConfig {
   int64_t local_steps = 1;  // E, local gradient steps per round (dp-sgd)
   DpAdmmConfig dp_admm;     // dp-admm only
   PpAdmmConfig pp_admm;     // pp-admm only
+  AdmmSharingConfig admm_sharing;  // admm-sharing only
 
   // participation, participation-own-noise or trusted-aggregator (local-dp
   // is the devices' own ledger, charged under every policy).
@@ -197,6 +225,13 @@ struct JobConfig {
 // Parses and validates a job. On failure INVALID_ARGUMENT with one line
 // naming the key and the problem.
 host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text);
+
+// Reads the [admm_sharing] table alone (every key typed, the required ones
+// present: parties, columns, records, rho, lambda, labels, noise);
+// INVALID_ARGUMENT naming the key. ParseJobConfig reads the same keys (the
+// checks are algorithms/admm_sharing.h's ValidateAdmmSharing).
+host::Error ParseAdmmSharingTable(std::string_view toml_text,
+                                  AdmmSharingConfig& out);
 
 // Validates a config built in code (the checks ParseJobConfig applies).
 // INVALID_ARGUMENT naming the first problem.

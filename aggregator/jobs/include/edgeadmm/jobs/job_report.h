@@ -138,6 +138,10 @@ std::vector<uint8_t> ModelToBinary(const ReleasedModelRecord& m);
 //  "z": [...]}
 // with 17 significant digits.
 std::string ModelToJson(const ReleasedModelRecord& m);
+// admm-sharing: every party's planned privacy (column block, noise mode, σ,
+// sensitivity, ε, δ, neighbouring relation, conversion) as JSON, shown by
+// `job status`, `job ledger` and in the export; "null" for an invalid plan.
+std::string SharingPlanJson(const JobConfig& config);
 // A C header for firmware: EDGEADMM_MODEL_DIMENSION and a float array
 // kEdgeadmmModel[] (values rounded to float32).
 std::string ModelToCHeader(const ReleasedModelRecord& m);

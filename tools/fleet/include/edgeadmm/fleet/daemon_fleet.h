@@ -85,6 +85,13 @@ struct DaemonFleetConfig {
   // posix::CoapDtlsConfig::silence_timeout_ms of every device
   // (edgeadmm-fleet connect --silence-timeout-ms).
   uint32_t silence_timeout_ms = posix::CoapDtlsConfig{}.silence_timeout_ms;
+  // admm-sharing (papers 000/003): a vertical partition instead of record
+  // shards. Device i (sorted order) is party i and holds the i-th block of
+  // `column_blocks` consecutive columns of the first `records` records
+  // (0: all); there must be one block per device, summing to the data's
+  // dimension. Empty: record shards.
+  std::vector<size_t> column_blocks;
+  size_t records = 0;
 };
 
 // The devices' counters summed, and the run's shape.

@@ -1,0 +1,156 @@
+// admm-sharing (papers 000/003, Hu et al.; digest 000 part A) on the
+// aggregator: the job checks of the [admm_sharing] table, the per-party
+// privacy plan of both noise modes, the labels the gateway holds, one
+// barrier round of the central node (eqs. 7, 8 through AdmmSharingServer,
+// state persisted as (z, y)) and the gateway's scoring from the parties'
+// partial scores.
+//
+// The job algorithm "admm-sharing" (AdmmSharing, in the registry) serves it
+// to Linux devices: barrier rounds (every party every round), the task to
+// party m carries u_m = Σ_{k≠m} s_k − z (model) and y (auxiliary), N values
+// each, the upload is its share s_m (N values); the released model vector
+// is the broadcast (v, y) (2N values) and the server state (z, y).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/algorithms/algorithm.h"
+#include "edgeadmm/host/error.h"
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm::algorithms {
+
+// Loss weight c of l(z) = c·Σ_i log(1 + e^{−Y_i z_i}): c = 1/N keeps the
+// paper's (1/N)Σ_i l_i + λR (digest A1).
+double SharingLossWeight(const jobs::AdmmSharingConfig& config);
+
+// The job checks, INVALID_ARGUMENT naming the key: a logistic loss,
+// job.rounds >= 1, parties >= 2, one column count >= 1 per party summing to
+// job.dimension, records in [1, EDGEADMM_CFG_MAX_FEATURES] (the wire limit:
+// the task's v and y and the upload are N-vectors), ρ and λ finite and > 0,
+// a labels path, barrier_retries >= 0, and per noise mode: none (no noise
+// keys), rigorous (sigma and sensitivity finite and > 0), paper (C > 0 or
+// b1, c1 > 0; target_epsilon > 0 and target_delta in (0, 1), planned with
+// Paper000PlanStepEpsilon: a per-iteration ε above 1 is refused).
+host::Error ValidateAdmmSharing(const jobs::JobConfig& config);
+
+// What one party's ledger reports (docs/privacy.md, "admm-sharing").
+struct SharingPartyPrivacy {
+  int64_t party = 0;
+  int64_t first_column = 0;  // 0-based, in the full feature order
+  int64_t columns = 0;
+  jobs::SharingNoiseMode mode = jobs::SharingNoiseMode::kNone;
+  double sigma = 0;  // σ sent to the party (paper: of ξ; rigorous: share)
+  double sensitivity = 0;   // paper: C_m (Lemma 1, heuristic); rigorous: Δ
+  double step_epsilon = 0;  // paper: per iteration; rigorous: 0
+  double step_delta = 0;    // paper: per iteration; rigorous: 0
+  double epsilon = 0;       // over job.rounds iterations; inf for none
+  double delta = 0;         // paper: Tδ + δ'; rigorous: the job's target
+  std::string relation;     // the neighbouring relation
+  std::string conversion;   // how ε was obtained
+};
+
+// The plan of every party (ValidateAdmmSharing's errors). For rigorous mode
+// the T releases are the Gaussian mechanism with L2 sensitivity Δ: RDP
+// α·TΔ²/(2σ²), i.e. ρ-zCDP with ρ = TΔ²/(2σ²), converted by
+// ε = ρ + 2√(ρ ln(1/δ)) at δ = target_delta (or 1e-5 when not given).
+host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
+    const jobs::JobConfig& config);
+
+// The first `records` labels of the gateway's LIBSVM file (read with the
+// job's dimension), each ±1. INVALID_ARGUMENT naming admm_sharing.labels
+// for an unreadable file or fewer records.
+host::ErrorOr<std::vector<double>> LoadSharingLabels(
+    const jobs::JobConfig& config);
+
+// The central node's persisted state and its broadcast.
+struct SharingState {
+  std::vector<double> z;  // N
+  std::vector<double> y;  // N
+};
+struct SharingBroadcast {
+  std::vector<double> v;  // Σ_m s_m − z (the task's model)
+  std::vector<double> y;  // y (the task's auxiliary vector)
+};
+
+// One committed barrier round: exactly M shares (party order), each N long
+// and finite; `state` advances by eqs. (7), (8) (AdmmSharingServer) and
+// `broadcast` is what every party's next task carries. INVALID_ARGUMENT
+// (state unchanged) for a missing share, a wrong length or a non-finite
+// value; `state` empty means x = y = z = 0 (the first round).
+Status ApplySharingRound(const jobs::JobConfig& config,
+                         const std::vector<double>& labels,
+                         const std::vector<std::vector<double>>& shares,
+                         SharingState& state, SharingBroadcast& broadcast);
+
+// The gateway's prediction: the parties' partial scores D_m^test x̃_m (one
+// vector per party, each as long as `labels`) summed into margins.
+struct SharingScore {
+  double log_loss = 0;  // mean log(1 + e^{−Y_i t_i})
+  double accuracy = 0;  // fraction with Y_i t_i > 0
+};
+host::ErrorOr<SharingScore> ScorePartialSums(
+    const std::vector<std::vector<double>>& partial_scores,
+    const std::vector<double>& labels);
+
+// The job algorithm "admm-sharing": one round = one Jacobi iteration of
+// every party (barrier). Party m is the m-th enrolled device by id.
+class AdmmSharing final : public Algorithm {
+ public:
+  AlgorithmKind kind() const override { return AlgorithmKind::kAdmmSharing; }
+  const char* name() const override { return "admm-sharing"; }
+  RequiredStepKeys required_step_keys() const override { return {}; }
+  // Fixed sampling of every party (m = m_min = M), σ = 0 and infinite
+  // Gaussian budgets (the parties' noise is the job's own, planned per
+  // party: PlanSharingPrivacy); INVALID_ARGUMENT for keys that contradict it.
+  host::Error Resolve(jobs::JobConfig& config) const override;
+  // ValidateAdmmSharing, the label file readable with N labels,
+  // regularizer.kind none (λ is admm_sharing.lambda), no validation data
+  // (the model is not one vector of p), M and N below 2^32.
+  host::Error Validate(const jobs::JobConfig& config) const override;
+  void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
+                edgeadmm_wire_RoundTask& task) const override;
+  edgeadmm_wire_UpdateKind update_kind() const override {
+    return edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
+  }
+  int64_t ModelLength(const jobs::JobConfig& config) const override {
+    return 2 * config.admm_sharing.records;
+  }
+  int64_t TaskAuxiliaryLength(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.records;
+  }
+  int64_t UploadLength(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.records;
+  }
+  // Exactly M shares (the barrier) in party order; labels read once per
+  // file and N (cached).
+  Status ApplyRound(const jobs::JobConfig& config, int64_t n,
+                    const std::vector<std::vector<double>>& uploads,
+                    RoundNoise& noise, ServerModel& model) const override;
+  double OwnNoiseMultiplier(const jobs::JobConfig& /*config*/) const override {
+    return 0.0;
+  }
+  int64_t BarrierRetries(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.barrier_retries;
+  }
+  int64_t RequiredDevices(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.parties;
+  }
+  // Each party's task: u_m = v − s_m (its own last released share taken
+  // out, so a rigorous party needs no copy of it) and y; its column block
+  // and σ_m in its params.
+  bool PerNodeTasks(const jobs::JobConfig& /*config*/) const override {
+    return true;
+  }
+  void NodeTaskVector(const jobs::JobConfig& config, int64_t node,
+                      const std::vector<std::vector<double>>& last_uploads,
+                      std::vector<double>& vector) const override;
+  void FillNodeTask(const jobs::JobConfig& config, int64_t node,
+                    edgeadmm_wire_RoundTask& task) const override;
+  bool ReleasesModelToDevices() const override { return false; }
+};
+
+}  // namespace edgeadmm::algorithms
