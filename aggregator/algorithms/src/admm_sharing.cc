@@ -309,25 +309,13 @@ host::Error AdmmSharing::Resolve(jobs::JobConfig& c) const {
         "sampling: admm-sharing takes every party in every round (omit "
         "sampling.m and sampling.m_min)");
   }
-  c.sampling = jobs::SamplingScheme::kFixed;
-  c.m = n;
-  c.m_min = n;
-  if (c.sigma > 0 || c.noise_planned()) {
-    return host::Error::InvalidArgument(
-        "privacy.sigma: admm-sharing's noise is admm_sharing.noise (per "
-        "party); give neither privacy.sigma nor privacy.target_epsilon");
-  }
-  c.sigma = 0;
-  for (double* budget : {&c.central_budget, &c.device_budget}) {
-    if (*budget != 0 && !std::isinf(*budget)) {
-      return host::Error::InvalidArgument(
-          "privacy: central_budget and device_budget do not apply to "
-          "admm-sharing (its per-party epsilon is planned from "
-          "[admm_sharing]); omit them or give inf");
-    }
-    *budget = std::numeric_limits<double>::infinity();
-  }
-  return host::Error::Ok();
+  return ResolveEveryoneWithoutGaussianNoise(
+      c, n,
+      "privacy.sigma: admm-sharing's noise is admm_sharing.noise (per "
+      "party); give neither privacy.sigma nor privacy.target_epsilon",
+      "privacy: central_budget and device_budget do not apply to "
+      "admm-sharing (its per-party epsilon is planned from "
+      "[admm_sharing]); omit them or give inf");
 }
 
 host::Error AdmmSharing::Validate(const jobs::JobConfig& c) const {

@@ -241,28 +241,16 @@ host::Error PpAdmm::Resolve(jobs::JobConfig& c) const {
         "sampling.m_min: pp-admm commits a round only with every node (omit "
         "it or give pp_admm.nodes)");
   }
-  c.sampling = jobs::SamplingScheme::kFixed;
-  c.m = n;
-  c.m_min = n;
   // The noise is the devices' own (paper 001's ε with density ∝
   // exp(−α||ε||)), accounted by P_i on the devices, not by the Gaussian
   // ledgers.
-  if (c.sigma > 0 || c.noise_planned()) {
-    return host::Error::InvalidArgument(
-        "privacy.sigma: pp-admm's noise is each device's own penalty "
-        "perturbation (paper 001); give neither sigma nor target_epsilon");
-  }
-  c.sigma = 0;
-  for (double* budget : {&c.central_budget, &c.device_budget}) {
-    if (*budget != 0 && !std::isinf(*budget)) {
-      return host::Error::InvalidArgument(
-          "privacy: central_budget and device_budget do not apply to "
-          "pp-admm (its privacy is paper 001's pure-DP max_i P_i, reported "
-          "by the devices); omit them or give inf");
-    }
-    *budget = std::numeric_limits<double>::infinity();
-  }
-  return host::Error::Ok();
+  return ResolveEveryoneWithoutGaussianNoise(
+      c, n,
+      "privacy.sigma: pp-admm's noise is each device's own penalty "
+      "perturbation (paper 001); give neither sigma nor target_epsilon",
+      "privacy: central_budget and device_budget do not apply to "
+      "pp-admm (its privacy is paper 001's pure-DP max_i P_i, reported "
+      "by the devices); omit them or give inf");
 }
 
 host::Error PpAdmm::Validate(const jobs::JobConfig& c) const {

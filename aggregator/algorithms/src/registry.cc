@@ -1,6 +1,7 @@
 #include "edgeadmm/algorithms/registry.h"
 
 #include <cmath>
+#include <limits>
 
 #include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/algorithms/dp_admm.h"
@@ -90,6 +91,25 @@ void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,
   out.resize(v.size());
   config.regularizer.Prox(Span<const Real>(v.data(), v.size()), config.gamma,
                           Span<Real>(out.data(), out.size()));
+}
+
+host::Error ResolveEveryoneWithoutGaussianNoise(jobs::JobConfig& c, int64_t n,
+                                                const char* sigma_error,
+                                                const char* budget_error) {
+  c.sampling = jobs::SamplingScheme::kFixed;
+  c.m = n;
+  c.m_min = n;
+  if (c.sigma > 0 || c.noise_planned()) {
+    return host::Error::InvalidArgument(sigma_error);
+  }
+  c.sigma = 0;
+  for (double* budget : {&c.central_budget, &c.device_budget}) {
+    if (*budget != 0 && !std::isinf(*budget)) {
+      return host::Error::InvalidArgument(budget_error);
+    }
+    *budget = std::numeric_limits<double>::infinity();
+  }
+  return host::Error::Ok();
 }
 
 std::vector<double> SumUploads(const std::vector<std::vector<double>>& uploads,

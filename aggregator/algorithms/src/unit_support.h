@@ -1,6 +1,7 @@
 // Helpers shared by the algorithm units (not part of the interface).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "edgeadmm/host/error.h"
@@ -11,6 +12,15 @@ namespace edgeadmm::algorithms {
 // The options only prox-admm implements: noise_in_state (paper 002 as
 // printed) and the trusted-aggregator policy.
 host::Error RefuseProxAdmmOnlyOptions(const jobs::JobConfig& config);
+
+// Every one of `n` participants in every round (fixed m = m_min = n), σ = 0
+// and both Gaussian budgets inf, for an algorithm whose privacy is not the
+// Gaussian ledgers'. INVALID_ARGUMENT with `sigma_error` for a σ or a target
+// ε, with `budget_error` for a finite budget (each says whose privacy it is).
+host::Error ResolveEveryoneWithoutGaussianNoise(jobs::JobConfig& config,
+                                                int64_t n,
+                                                const char* sigma_error,
+                                                const char* budget_error);
 
 // out = prox_{γ·r}(v) with the job's regularizer r and step γ.
 void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,
