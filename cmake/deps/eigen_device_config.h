@@ -12,6 +12,13 @@
 #if defined(__cplusplus) && !defined(eigen_assert)
 extern "C" [[noreturn]] void edgeadmm_panic(const char* file, int line,
                                             const char* message);
-#define eigen_assert(x) \
-  ((x) ? static_cast<void>(0) : edgeadmm_panic(__FILE__, __LINE__, "Eigen: " #x))
+// Base name only where the compiler offers it, as in edgeadmm/assert.h.
+#if defined(__FILE_NAME__)
+#define EDGEADMM_EIGEN_SOURCE_FILE __FILE_NAME__
+#else
+#define EDGEADMM_EIGEN_SOURCE_FILE __FILE__
+#endif
+#define eigen_assert(x)       \
+  ((x) ? static_cast<void>(0) \
+       : edgeadmm_panic(EDGEADMM_EIGEN_SOURCE_FILE, __LINE__, "Eigen: " #x))
 #endif

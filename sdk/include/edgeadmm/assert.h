@@ -7,6 +7,15 @@
 
 #include "edgeadmm/config.h"
 
+// The file a panic names: the base name only where the compiler offers it
+// (GCC >= 12, Clang >= 9), so that the firmware's strings, and with them its
+// size, do not depend on the directory it was built in.
+#if defined(__FILE_NAME__)
+#define EDGEADMM_SOURCE_FILE __FILE_NAME__
+#else
+#define EDGEADMM_SOURCE_FILE __FILE__
+#endif
+
 extern "C" {
 // Link-time hook: reports the failure and never returns.
 [[noreturn]] void edgeadmm_panic(const char* file, int line,
@@ -14,9 +23,9 @@ extern "C" {
 }
 
 #if EDGEADMM_CFG_ASSERT_ENABLED
-#define EDGEADMM_ASSERT(cond)                              \
-  do {                                                     \
-    if (!(cond)) edgeadmm_panic(__FILE__, __LINE__, #cond); \
+#define EDGEADMM_ASSERT(cond)                                           \
+  do {                                                                  \
+    if (!(cond)) edgeadmm_panic(EDGEADMM_SOURCE_FILE, __LINE__, #cond); \
   } while (0)
 #else
 #define EDGEADMM_ASSERT(cond) \
@@ -26,4 +35,5 @@ extern "C" {
 #endif
 
 // Unconditional panic for states that cannot happen.
-#define EDGEADMM_PANIC(message) edgeadmm_panic(__FILE__, __LINE__, message)
+#define EDGEADMM_PANIC(message) \
+  edgeadmm_panic(EDGEADMM_SOURCE_FILE, __LINE__, message)

@@ -19,6 +19,12 @@ void edgeadmm_panic(const char* file, int line, const char* message)
 #define LWIP_PLATFORM_DIAG(x) \
   do {                        \
   } while (0)
+/* Base name only (GCC >= 12): lwIP's paths lie in the build directory, and
+ * the image must not grow with the directory's name. */
+#if defined(__FILE_NAME__)
+#define LWIP_PLATFORM_ASSERT(x) edgeadmm_panic(__FILE_NAME__, __LINE__, (x))
+#else
 #define LWIP_PLATFORM_ASSERT(x) edgeadmm_panic(__FILE__, __LINE__, (x))
+#endif
 
 #endif /* EDGEADMM_LWIP_ARCH_CC_H */
