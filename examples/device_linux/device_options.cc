@@ -63,6 +63,7 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "pp-eta-max") return ParseNumber(value, o.pp_eta_max);
   if (name == "pp-alpha1") return ParseNumber(value, o.pp_alpha1);
   if (name == "pp-alpha-growth") return ParseNumber(value, o.pp_alpha_growth);
+  if (name == "pp-max-loss") return ParseNumber(value, o.pp_max_loss);
   return false;
 }
 
@@ -102,6 +103,8 @@ const char* DeviceUsage() {
          "  [--pp-eta1 E] [--pp-eta-growth Q1] [--pp-eta-max M] [--pp-alpha1 "
          "A]\n  [--pp-alpha-growth Q2] (pp-admm: this device's private "
          "schedules, never sent)\n"
+         "  [--pp-max-loss P] (pp-admm: refuse a job whose P_i(T) would "
+         "exceed P)\n"
          "exit: 0 done (job finished or --max-uploads settled), 1 error,\n"
          "  2 usage, 3 halted after persisting (--halt-after-persist), 4 "
          "timeout,\n  5 stopped by SIGTERM/SIGINT\n";
@@ -156,6 +159,8 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     bad = "--pp-alpha1 must be > 0";
   } else if (!(o.pp_alpha_growth > 0) || !std::isfinite(o.pp_alpha_growth)) {
     bad = "--pp-alpha-growth must be > 0";
+  } else if (!(o.pp_max_loss >= 0)) {
+    bad = "--pp-max-loss must be >= 0";
   }
   if (bad != nullptr) {
     std::fprintf(stderr, "edgeadmm-device: %s\n", bad);

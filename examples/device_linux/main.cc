@@ -172,6 +172,7 @@ int Run(const DeviceOptions& o) {
   config.penalty_schedule.eta_max = o.pp_eta_max;
   config.penalty_schedule.alpha1 = o.pp_alpha1;
   config.penalty_schedule.alpha_growth = o.pp_alpha_growth;
+  config.penalty_schedule.max_loss = o.pp_max_loss;
   DeviceClient client;
   const Status init =
       client.Init(config, ByteSpan(memory.data(), memory.size()));

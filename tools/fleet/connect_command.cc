@@ -19,6 +19,7 @@
 //                                   datagram of the daemon; 0: off)
 //       [--pp-eta1 E[,E...]] [--pp-eta-growth Q1[,...]] [--pp-eta-max M[,...]]
 //       [--pp-alpha1 A[,...]] [--pp-alpha-growth Q2[,...]]
+//       [--pp-max-loss P[,...]]   (refuse a job whose P_i(T) exceeds P)
 //                                   (pp-admm: the devices' private schedules
 //                                   eta_i(t) = min(eta1 q1^(t-1), max),
 //                                   alpha_i(t) = alpha1 q2^(t-1); one value
@@ -137,6 +138,11 @@ void AddConnectCommand(CLI::App& app) {
   cmd->add_option("--pp-alpha-growth", c.penalty_options.alpha_growth,
                   std::string("pp-admm: q2 > 0, alpha_i(t) = alpha_i(1) "
                               "q2^(t-1) (default 1)") +
+                      per_device);
+  cmd->add_option("--pp-max-loss", c.penalty_options.max_loss,
+                  std::string("pp-admm: a device refuses a job whose P_i(T) "
+                              "(paper 001 Thm. 4.1) would exceed this cap "
+                              "(default: no cap)") +
                       per_device);
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "

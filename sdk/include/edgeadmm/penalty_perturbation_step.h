@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/gaussian_sampler.h"
@@ -46,6 +47,9 @@ struct PenaltySchedule {
   Real eta_max = 1e6;       // cap on η
   Real alpha1 = 3.0;        // α_i(1) > 0
   Real alpha_growth = 1.0;  // q₂ > 0
+  // β_max ≥ 0: the device refuses (RESOURCE_EXHAUSTED) a job whose
+  // P_i(T) under this schedule would exceed it; +inf: no cap.
+  Real max_loss = std::numeric_limits<Real>::infinity();
 };
 
 struct PenaltyPerturbationParams {

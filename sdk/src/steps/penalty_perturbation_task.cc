@@ -11,12 +11,37 @@
 //   f_i(t) = the step on S_i(t−1), λ_i(t−1)                (eq. 10 / 25)
 // A step whose prox solve did not meet the KKT tolerance is refused
 // (ABORTED): paper 001's bound needs the exact minimiser. P_i(T) (pure DP,
-// one sample, Thm. 4.1) is reported with the last iteration T only.
+// one sample, Thm. 4.1) is reported with the last iteration T only. A device
+// with a cap β_max (PenaltySchedule::max_loss) refuses every new iteration of
+// a job whose P_i(T) would exceed it (RESOURCE_EXHAUSTED, before any solve):
+// P_i is a deterministic function of the schedule, so the whole job is
+// known at iteration 1 and the barrier fails it before anyone spends work.
+#include <cmath>
+
 #include "algorithm_task.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::internal {
+namespace {
+
+// P_i(t) = Σ_{r=1}^{t} C(1.4c₁ + α_i(r))/(η_i(r) V_i B_i) (paper 001
+// eq. (26)), summed by the accountant so that it equals the reported value.
+Result<Real> PenaltyLoss(const PenaltyPerturbationParams& params,
+                         const edgeadmm_wire_RoundTask& h, uint64_t samples,
+                         uint32_t iterations) {
+  PenaltyPerturbationAccountant accountant;
+  const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
+                      ? LossKind::kSquared
+                      : LossKind::kLogistic};
+  EDGEADMM_TRY(accountant.Init(params, loss.CurvatureBound(), samples));
+  for (uint32_t r = 1; r <= iterations; ++r) {
+    EDGEADMM_TRY(accountant.Charge(params, r));
+  }
+  return accountant.loss();
+}
+
+}  // namespace
 
 Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
                                   Span<Real> upload, TaskOutput& out) {
@@ -49,6 +74,12 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
   } else {
     // A node that missed an iteration cannot rejoin (the barrier).
     if (done + 1 != w.iteration) return Status::FailedPrecondition();
+    if (!(schedule.max_loss >= 0)) return Status::InvalidArgument();
+    if (params.add_noise && !std::isinf(schedule.max_loss)) {
+      EDGEADMM_TRY_ASSIGN(const Real planned,
+                          PenaltyLoss(params, h, task.samples, w.rounds));
+      if (planned > schedule.max_loss) return Status::ResourceExhausted();
+    }
     // S_i(t−1): the task's own neighbour sum (ring, edge list), or
     // N f̄(t−1) − f_i(t−1) (complete graph); built in `upload` (the step
     // reads it before it writes f_i(t) there).

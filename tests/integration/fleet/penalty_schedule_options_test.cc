@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace edgeadmm::fleet {
 namespace {
 
@@ -38,6 +40,7 @@ TEST(PenaltyScheduleOptionsTest, DefaultsWithoutOptions) {
     EXPECT_EQ(p.eta_max, d.eta_max);
     EXPECT_EQ(p.alpha1, d.alpha1);
     EXPECT_EQ(p.alpha_growth, d.alpha_growth);
+    EXPECT_TRUE(std::isinf(p.max_loss));  // no cap
   }
 }
 
@@ -49,6 +52,7 @@ TEST(PenaltyScheduleOptionsTest, PerDeviceListsAndSharedValues) {
   o.alpha1 = "5";
   o.alpha_growth = "1.01";
   o.eta_max = "100";
+  o.max_loss = "2,2,2,2,0.5";
   auto s = ResolvePenaltySchedules(o, 5);
   ASSERT_TRUE(s.ok()) << s.error().ToString();
   const double eta1[] = {0.55, 0.65, 0.6, 0.55, 0.6};
@@ -59,6 +63,7 @@ TEST(PenaltyScheduleOptionsTest, PerDeviceListsAndSharedValues) {
     EXPECT_EQ((*s)[i].alpha1, 5.0);
     EXPECT_EQ((*s)[i].alpha_growth, 1.01);
     EXPECT_EQ((*s)[i].eta_max, 100.0);
+    EXPECT_EQ((*s)[i].max_loss, i == 4 ? 0.5 : 2.0);
   }
 }
 
@@ -80,18 +85,21 @@ TEST(PenaltyScheduleOptionsTest, OutOfRangeValuesAreRefusedWithTheDevice) {
     const char* eta_max;
     const char* alpha1;
     const char* q2;
+    const char* max_loss;
     const char* expected;
   };
   const Case cases[] = {
-      {"0.5,0", "", "", "", "", "--pp-eta1 (device 1) must be > 0"},
-      {"-1", "", "", "", "", "--pp-eta1 must be > 0"},
-      {"", "1,0.99", "", "", "", "--pp-eta-growth (device 1) must be >= 1"},
-      {"2", "", "1", "", "", "--pp-eta-max must be >= --pp-eta1"},
-      {"", "", "", "0", "", "--pp-alpha1 must be > 0"},
-      {"", "", "", "", "3,-1", "--pp-alpha-growth (device 1) must be > 0"},
+      {"0.5,0", "", "", "", "", "", "--pp-eta1 (device 1) must be > 0"},
+      {"-1", "", "", "", "", "", "--pp-eta1 must be > 0"},
+      {"", "1,0.99", "", "", "", "", "--pp-eta-growth (device 1) must be >= 1"},
+      {"2", "", "1", "", "", "", "--pp-eta-max must be >= --pp-eta1"},
+      {"", "", "", "0", "", "", "--pp-alpha1 must be > 0"},
+      {"", "", "", "", "3,-1", "", "--pp-alpha-growth (device 1) must be > 0"},
+      {"", "", "", "", "", "1,-0.5", "--pp-max-loss (device 1) must be >= 0"},
   };
   for (const Case& c : cases) {
-    PenaltyScheduleOptions o{c.eta1, c.q1, c.eta_max, c.alpha1, c.q2};
+    PenaltyScheduleOptions o{c.eta1,   c.q1, c.eta_max,
+                             c.alpha1, c.q2, c.max_loss};
     const size_t n =
         std::string(c.expected).find("device 1") != std::string::npos ? 2 : 1;
     auto s = ResolvePenaltySchedules(o, n);

@@ -77,6 +77,8 @@ host::ErrorOr<std::vector<PenaltySchedule>> ResolvePenaltySchedules(
       Apply(options.alpha1, "--pp-alpha1", &PenaltySchedule::alpha1, s));
   EDGEADMM_HOST_TRY(Apply(options.alpha_growth, "--pp-alpha-growth",
                           &PenaltySchedule::alpha_growth, s));
+  EDGEADMM_HOST_TRY(
+      Apply(options.max_loss, "--pp-max-loss", &PenaltySchedule::max_loss, s));
   for (size_t i = 0; i < devices; ++i) {
     const PenaltySchedule& p = s[i];
     if (!(p.eta1 > 0)) {
@@ -106,6 +108,11 @@ host::ErrorOr<std::vector<PenaltySchedule>> ResolvePenaltySchedules(
       return host::Error::InvalidArgument(
           Where("--pp-alpha-growth", i, devices) + " must be > 0, got " +
           std::to_string(p.alpha_growth));
+    }
+    if (!(p.max_loss >= 0)) {
+      return host::Error::InvalidArgument(Where("--pp-max-loss", i, devices) +
+                                          " must be >= 0, got " +
+                                          std::to_string(p.max_loss));
     }
   }
   return s;

@@ -177,6 +177,7 @@ class Device {
     c.use_observe = false;
     c.task_refresh_ms = 1000;
     c.halt_after_persist = halt_after_persist;
+    c.penalty_schedule = penalty_schedule;
     return client_->Init(c, ByteSpan(memory_->client, sizeof(memory_->client)));
   }
 
@@ -206,6 +207,7 @@ class Device {
 
   DeviceClient& client() { return *client_; }
   LocalTrainer& trainer() { return trainer_; }
+  PenaltySchedule penalty_schedule;  // pp-admm: read at Boot
   const DatasetView& data() const { return data_; }
 
  private:
@@ -474,6 +476,47 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmResendsALostIterationAndRefusesAGap) {
   device.PollUntil([&] { return endpoint.reports() > 0; });
   EXPECT_EQ(device.client().last_error(), Status::FailedPrecondition());
   EXPECT_EQ(endpoint.updates().size(), 2u);
+}
+
+// β_max: the whole job's P_i(T) is known from the schedule at iteration 1.
+TEST(DeviceClientAlgorithmsTest, PpAdmmRefusesAJobWhosePExceedsItsCap) {
+  // P_i(5) = 5·C(1.4c₁ + α)/(η V B) with the default schedule.
+  const double p5 = 5 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples);
+  TaskEndpoint endpoint;
+  endpoint.SetTask(PenaltyTask(1, 1, 5), {0, 0, 0});
+  Device capped(endpoint);
+  capped.penalty_schedule.max_loss = p5 * (1 - 1e-9);
+  ASSERT_EQ(capped.Boot(false), Status::Ok());
+  capped.PollUntil([&] { return endpoint.reports() > 0; });
+  EXPECT_EQ(capped.client().last_error(), Status::ResourceExhausted());
+  EXPECT_EQ(capped.client().counters().steps_computed, 0u);
+  EXPECT_EQ(endpoint.reports(), 1);  // "local privacy budget exhausted"
+  EXPECT_TRUE(endpoint.updates().empty());
+  EXPECT_TRUE(capped.PendingInStorage().empty());
+
+  // At the cap exactly, the device runs the job and reports P_i(T) = β_max.
+  Device at_cap(endpoint);
+  at_cap.penalty_schedule.max_loss = p5;
+  ASSERT_EQ(at_cap.Boot(false), Status::Ok());
+  for (uint32_t t = 1; t <= 5; ++t) {
+    endpoint.SetTask(PenaltyTask(t, t, 5), {0, 0, 0});
+    at_cap.PollUntil([&] { return endpoint.updates().size() == t; });
+    ASSERT_EQ(endpoint.updates().size(), t);
+  }
+  EXPECT_NEAR(Decode(endpoint.updates().back()).update.header.pp_loss, p5,
+              1e-12);
+
+  // A negative or NaN cap is a configuration error, not "no cap".
+  for (const double bad : {-1.0, std::nan("")}) {
+    TaskEndpoint e;
+    e.SetTask(PenaltyTask(1, 1, 5), {0, 0, 0});
+    Device device(e);
+    device.penalty_schedule.max_loss = bad;
+    ASSERT_EQ(device.Boot(false), Status::Ok());
+    device.PollUntil([&] { return e.reports() > 0; });
+    EXPECT_EQ(device.client().last_error(), Status::InvalidArgument()) << bad;
+    EXPECT_TRUE(e.updates().empty());
+  }
 }
 
 TEST(DeviceClientAlgorithmsTest, PpAdmmOnARingTakesItsNeighbourSumAsSent) {

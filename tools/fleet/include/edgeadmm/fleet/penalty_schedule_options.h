@@ -25,10 +25,11 @@ struct PenaltyScheduleOptions {
   std::string eta_max;       // --pp-eta-max: η cap ≥ η₁
   std::string alpha1;        // --pp-alpha1: α_i(1) > 0 (noise 1/scale)
   std::string alpha_growth;  // --pp-alpha-growth: q₂ > 0
+  std::string max_loss;      // --pp-max-loss: β_max ≥ 0 (P_i(T) cap)
 
   bool empty() const {
     return eta1.empty() && eta_growth.empty() && eta_max.empty() &&
-           alpha1.empty() && alpha_growth.empty();
+           alpha1.empty() && alpha_growth.empty() && max_loss.empty();
   }
 };
 
@@ -41,7 +42,7 @@ host::ErrorOr<std::vector<double>> ParseValueList(const std::string& text,
 // applies to all, a list must have exactly `devices` values.
 // INVALID_ARGUMENT (the option and, for a list, the device index named) for
 // a bad list, a list of the wrong length or a value out of range (η₁ ≤ 0,
-// q₁ < 1, η_max < η₁, α₁ ≤ 0, q₂ ≤ 0).
+// q₁ < 1, η_max < η₁, α₁ ≤ 0, q₂ ≤ 0, β_max < 0).
 host::ErrorOr<std::vector<PenaltySchedule>> ResolvePenaltySchedules(
     const PenaltyScheduleOptions& options, size_t devices);
 
