@@ -200,7 +200,8 @@ def write_table(a, results, central, tx, ty):
                 cells.append(cell([r["epsilon_gateway"] for r in rs], ".3g"))
             else:
                 cells.append(cell([r["epsilon_network"] for r in rs], ".3g"))
-                cells.append(cell([r["max_participations"] for r in rs], "g"))
+                cells.append(cell([r["max_participations"] for r in rs],
+                                  ".3g"))
         lines.append(f"| {sigma:g} | " + " | ".join(cells) + " |")
     lines.append(f"\nn = {a.devices} x {a.records} records, "
                  f"{a.steps_per_device} local steps per device (Alg. 4: "
@@ -218,10 +219,11 @@ def plot(a, results, central, tx, ty):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
     for algorithm, key, label, style in (
             ("prox-admm", "epsilon", "Alg. 3, release observer (charged: "
-             "zero-out, ν = σ/(2C), PLD)", dict(marker="o", color="tab:blue")),
+             "zero-out, ν = σ/(2C), PLD)",
+             dict(marker="o", color="tab:blue")),
             ("prox-admm", "epsilon_gateway", "Alg. 3, gateway (local: "
              "replace-one, ν = σ/(4C), RDP)",
              dict(marker="o", color="tab:blue", fillstyle="none")),
@@ -247,9 +249,11 @@ def plot(a, results, central, tx, ty):
     ax.set_title(f"paper 002 Alg. 4 vs Alg. 3, n = {a.devices}, "
                  f"{a.steps_per_device} local steps each, real stack")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13),
+              ncol=1)
     fig.tight_layout()
-    fig.savefig(os.path.join(a.out, "accuracy_vs_epsilon.png"))
+    fig.savefig(os.path.join(a.out, "accuracy_vs_epsilon.png"),
+                bbox_inches="tight")
     plt.close(fig)
 
 

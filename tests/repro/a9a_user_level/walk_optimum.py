@@ -133,13 +133,15 @@ def main(argv=None):
     results = []
     for row in rows:
         f = objective(x, y, row["z"], a.l2)
-        results.append({"step": row["iteration"], "objective": f, "gap": (f - f_star) / f_star})
+        results.append({"step": row["iteration"], "objective": f,
+                        "gap": (f - f_star) / f_star})
     with open(os.path.join(a.out, "optimum.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["step", "objective", "gap"],
                            lineterminator="\n")
         w.writeheader()
         for r in results:
-            w.writerow({"step": r["step"], "objective": f"{r['objective']:.12g}",
+            w.writerow({"step": r["step"],
+                        "objective": f"{r['objective']:.12g}",
                         "gap": f"{r['gap']:.6g}"})
     lines = ["| steps K | ≈ visits per device | F(z_K) | (F(z_K) − F*)/F* |",
              "|---|---|---|---|"]
