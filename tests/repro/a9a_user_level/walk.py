@@ -1,6 +1,6 @@
 """Paper 002 Alg. 4 (`random-walk-admm`) next to Alg. 3 (`prox-admm`) on
-a9a, accuracy vs the charged ε, on the real stack (docs/results.md, "Paper
-002 Alg. 4 vs Alg. 3").
+a9a, accuracy vs ε against each observer, on the real stack
+(docs/results.md, "Paper 002 Alg. 4 vs Alg. 3").
 
 n devices hold a9a's first n x B training records (fleet::SplitRecords,
 contiguous), validation and accuracy on a9a.t. Both algorithms run paper
@@ -13,12 +13,18 @@ same expected number of local steps per device S:
 - Alg. 3: S rounds, every device every round (fixed m = n), noise not kept in
   u_i (the sound default); charged ε = participation-own-noise's device
   ε over S rounds (ν = σ/(2C)).
-Both ε are the daemon's (`job export`), δ = 1e-5, one device's whole data
-(device-level). σ = 0 gives each algorithm's non-private reference.
+Both charged ε are the daemon's (`job export`). Beside them, from `job
+ledger`: Alg. 3's gateway ε (its local ledgers: replace-one, ν = σ/(4C)) and
+Alg. 4's network ε (paper 002 Thm. 4, corrected condition, valid only for an
+observer with Def. 3's view, never charged). All are the largest over the
+devices, δ = 1e-5, one device's whole data (device-level); table.md carries
+the ledger's labels. σ = 0 gives each algorithm's non-private reference.
 
   scripts/repro a9a-walk --build-dir build/host-release --out DIR \\
       [--devices 100 --records 300 --steps-per-device 10 --sigmas 0,1,2,5,10,20]
+      [--repeats R] [--append]
 Writes DIR/results.csv, DIR/table.md and DIR/accuracy_vs_epsilon.png.
+`--optimum` runs walk_optimum.py instead (the σ = 0 walk against F*).
 """
 
 import argparse
