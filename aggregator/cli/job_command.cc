@@ -249,8 +249,12 @@ host::Error RunLedger(const JobOptions& o) {
   if (r.network_label != nullptr) {
     // random-walk-admm: computed here from the participations, never
     // charged, stored or sent (docs/privacy.md, "random-walk-admm").
-    std::printf("# per device: participations, %s (delta %.3g)\n",
-                r.network_label, r.job.config.delta);
+    std::printf(
+        "# per device: participations, %s: Gaussian per visit amplified by "
+        "the uniform walk (Thm. 4, corrected condition; per visit at most "
+        "the local curve), replace-one neighbours, improved conversion, "
+        "delta %.3g\n",
+        r.network_label, r.job.config.delta);
     for (const jobs::DeviceCharge& d : r.devices) {
       std::printf("network\t%s\t%lld\t%.6g\n", d.device_id.c_str(),
                   static_cast<long long>(d.participations), d.network_epsilon);

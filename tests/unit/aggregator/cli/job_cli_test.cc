@@ -250,7 +250,9 @@ TEST_F(JobCliTest, RandomWalkLedgerChargesLocalAndLabelsTheNetworkBound) {
        {"# central epsilon: gaussian per accepted upload (the device's own "
         "noise; the local guarantee",
         "paper 002 Thm. 4 network bound, valid only for an observer with "
-        "Def. 3's view (no step counts), not charged"}) {
+        "Def. 3's view (no step counts), not charged",
+        // Every printed ε names its relation and conversion.
+        "replace-one neighbours, improved conversion, delta 1e-05"}) {
     EXPECT_NE(ledger.output.find(label), std::string::npos)
         << label << " missing from\n"
         << ledger.output;
