@@ -108,12 +108,31 @@ class AdmmSharingStep {
   Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
                     GaussianSampler& sampler, Span<Real> out) const;
 
+  // ShareBlock with reproducible noise, for a device that streams its share
+  // and cannot persist it (share_noise_stream.h): kRigorous adds σ·n_i,
+  // row i's draw under the round's `noise_key` (ShareNoiseStream::kKeyBytes,
+  // persisted with x̃ before the first block is sent), so rows produced again
+  // are bit-identical whatever the block boundaries. Errors as above, and
+  // ShareNoiseStream::AddNoise's.
+  Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
+                    ConstByteSpan noise_key, Span<Real> out) const;
+
+  // Bytes a streaming party needs in all for block size B: the step's
+  // workspace and two B-row buffers (the y and u blocks in; the share block
+  // out reuses one of them). A formula in p and B only, never N.
+  static constexpr size_t StreamingBytes(size_t dim, size_t block_rows) {
+    return WorkspaceBytes(dim) + 2 * Workspace::Bytes<Real>(block_rows);
+  }
+
   // The party's current model x̃_m (dim entries; empty before Init).
   Span<const Real> x_tilde() const { return x_; }
   size_t samples() const { return samples_; }
   size_t dim() const { return dim_; }
 
  private:
+  // The share rows without noise, after the checks both ShareBlocks make.
+  Status NoiselessShareBlock(size_t first_row, const SharingNoiseParams& noise,
+                             Span<Real> out) const;
   Span<const Real> Row(size_t i) const {
     return Span<const Real>(features_ + i * dim_, dim_);
   }

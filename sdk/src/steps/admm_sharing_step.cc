@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/vector_checks.h"
 #include "math/dense_cholesky.h"
 #include "math/span_map.h"
@@ -133,20 +134,42 @@ Result<SharingSolveReport> AdmmSharingStep::Solve(
   return report;
 }
 
-Status AdmmSharingStep::ShareBlock(size_t first_row,
-                                   const SharingNoiseParams& noise,
-                                   GaussianSampler& sampler,
-                                   Span<Real> out) const {
+Status AdmmSharingStep::NoiselessShareBlock(size_t first_row,
+                                            const SharingNoiseParams& noise,
+                                            Span<Real> out) const {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(noise.Validate());
   if (first_row > samples_ || out.size() > samples_ - first_row) {
     return Status::InvalidArgument();
   }
+  // Alg. 1 line 7: the share D_m x̃_m, one row at a time from x̃_m.
   for (size_t j = 0; j < out.size(); ++j) {
     out[j] = internal::Dot(Row(first_row + j), x_);
   }
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::ShareBlock(size_t first_row,
+                                   const SharingNoiseParams& noise,
+                                   GaussianSampler& sampler,
+                                   Span<Real> out) const {
+  EDGEADMM_TRY(NoiselessShareBlock(first_row, noise, out));
   if (noise.mode == SharingNoise::kRigorous) {
     return sampler.AddNoise(noise.sigma, out);
+  }
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::ShareBlock(size_t first_row,
+                                   const SharingNoiseParams& noise,
+                                   ConstByteSpan noise_key,
+                                   Span<Real> out) const {
+  if (noise_key.size() != ShareNoiseStream::kKeyBytes) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(NoiselessShareBlock(first_row, noise, out));
+  if (noise.mode == SharingNoise::kRigorous) {
+    return ShareNoiseStream::AddNoise(noise_key, noise.sigma, first_row, out);
   }
   return Status::Ok();
 }

@@ -10,6 +10,7 @@
 
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/share_noise_stream.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm {
@@ -120,6 +121,177 @@ TEST(AdmmSharingStepTest, RefusesRowsOutOfOrder) {
                                     Span<const Real>(in.v + 4, 2),
                                     Span<const Real>())
                    .ok());
+}
+
+// Streaming (issue 15): a party with more rows than one noise chunk, two
+// Jacobi rounds (the second recomputes D_m x̃_m row by row), the rigorous
+// share with keyed noise. Rows are summed in the same order whatever the
+// block size, so the streamed step equals the whole-vector step bit for bit.
+constexpr size_t kLongN = 2 * ShareNoiseStream::kChunkRows + 22;
+constexpr size_t kLongP = 5;
+constexpr size_t kLongBytes = AdmmSharingStep::WorkspaceBytes(kLongP);
+
+struct LongInputs {
+  Real d[kLongN * kLongP];
+  Real y[kLongN];
+  Real v[kLongN];
+  std::byte key[ShareNoiseStream::kKeyBytes];
+  LongInputs() {
+    for (size_t i = 0; i < kLongN * kLongP; ++i) {
+      d[i] = 0.4 * std::sin(0.5 + double(i));
+    }
+    for (size_t i = 0; i < kLongN; ++i) {
+      y[i] = 0.1 * std::cos(double(i));
+      v[i] = 0.3 * std::sin(1.5 + 2.0 * double(i));
+    }
+    for (size_t i = 0; i < sizeof(key); ++i) key[i] = std::byte(i * 7 + 3);
+  }
+};
+
+struct Streamed {
+  Real x[kLongP];
+  Real share[kLongN];
+};
+
+// Two rounds with (y, v) and the share both moved in blocks of `block` rows.
+bool StreamTwoRounds(const LongInputs& in, size_t block, Streamed& out) {
+  alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
+  Workspace ws(ByteSpan(memory, kLongBytes));
+  AdmmSharingStep step;
+  if (!step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN, kLongP,
+                 kLambda, kRho)
+           .ok()) {
+    return false;
+  }
+  TestEntropy entropy(1);
+  Drbg drbg;
+  GaussianSampler unused{drbg};  // kNone / kRigorous draw nothing in Solve
+  SharingNoiseParams noise;
+  noise.mode = SharingNoise::kRigorous;
+  noise.sigma = 0.8;
+  for (int round = 0; round < 2; ++round) {
+    if (!step.BeginRound().ok()) return false;
+    for (size_t first = 0; first < kLongN; first += block) {
+      const size_t b = block < kLongN - first ? block : kLongN - first;
+      if (!step.AccumulateBlock(first, Span<const Real>(in.y + first, b),
+                                Span<const Real>(in.v + first, b),
+                                Span<const Real>())
+               .ok()) {
+        return false;
+      }
+    }
+    if (!step.Solve(noise, unused).ok()) return false;
+  }
+  for (size_t first = 0; first < kLongN; first += block) {
+    const size_t b = block < kLongN - first ? block : kLongN - first;
+    if (!step.ShareBlock(first, noise, ConstByteSpan(in.key, sizeof(in.key)),
+                         Span<Real>(out.share + first, b))
+             .ok()) {
+      return false;
+    }
+  }
+  for (size_t j = 0; j < kLongP; ++j) out.x[j] = step.x_tilde()[j];
+  return true;
+}
+
+TEST(AdmmSharingStepTest, StreamedStepEqualsTheWholeVectorStep) {
+  static const LongInputs in;
+  static Streamed whole;
+  static Streamed streamed;
+  ASSERT_TRUE(StreamTwoRounds(in, kLongN, whole));
+  for (const size_t block :
+       {size_t{1}, size_t{7}, ShareNoiseStream::kChunkRows, size_t{100}}) {
+    ASSERT_TRUE(StreamTwoRounds(in, block, streamed)) << block;
+    for (size_t j = 0; j < kLongP; ++j) {
+      ASSERT_EQ(streamed.x[j], whole.x[j]) << "block " << block;
+    }
+    for (size_t i = 0; i < kLongN; ++i) {
+      ASSERT_EQ(streamed.share[i], whole.share[i])
+          << "block " << block << " row " << i;
+    }
+  }
+}
+
+TEST(AdmmSharingStepTest, ResentShareBlocksCarryTheSameNoise) {
+  static const LongInputs in;
+  alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
+  Workspace ws(ByteSpan(memory, kLongBytes));
+  AdmmSharingStep step;
+  ASSERT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
+                        kLongP, kLambda, kRho)
+                  .ok());
+  const Real x[kLongP] = {0.3, -0.2, 0.1, 0.05, -0.4};
+  ASSERT_TRUE(step.SetModel(Span<const Real>(x, kLongP)).ok());
+  SharingNoiseParams noise;
+  noise.mode = SharingNoise::kRigorous;
+  noise.sigma = 0.5;
+  const ConstByteSpan key(in.key, sizeof(in.key));
+  Real first[64];
+  Real again[64];
+  Real shifted[10];
+  Real plain[64];
+  ASSERT_TRUE(step.ShareBlock(64, noise, key, Span<Real>(first, 64)).ok());
+  ASSERT_TRUE(step.ShareBlock(64, noise, key, Span<Real>(again, 64)).ok());
+  ASSERT_TRUE(step.ShareBlock(60, noise, key, Span<Real>(shifted, 10)).ok());
+  ASSERT_TRUE(
+      step.ShareBlock(64, SharingNoiseParams{}, key, Span<Real>(plain, 64))
+          .ok());
+  size_t noised = 0;
+  for (size_t j = 0; j < 64; ++j) {
+    EXPECT_EQ(again[j], first[j]) << j;
+    noised += first[j] != plain[j] ? 1 : 0;
+  }
+  for (size_t j = 4; j < 10; ++j) EXPECT_EQ(shifted[j], first[j - 4]) << j;
+  EXPECT_EQ(noised, 64u);  // the rigorous share is noised, the plain one not
+  std::byte short_key[8] = {};
+  EXPECT_EQ(step.ShareBlock(0, noise, ConstByteSpan(short_key, 8),
+                            Span<Real>(first, 4))
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
+// The streaming memory formula has no N: a buffer of StreamingBytes(p, B)
+// runs a round on 20 rows and on 4,000 rows (an N-vector in the step's
+// workspace would make the larger one RESOURCE_EXHAUSTED).
+TEST(AdmmSharingStepTest, StreamingMemoryDoesNotGrowWithN) {
+  constexpr size_t kBlock = 32;
+  constexpr size_t kBig = 4000;
+  constexpr size_t kStreamBytes =
+      AdmmSharingStep::StreamingBytes(kLongP, kBlock);
+  static Real d[kBig * kLongP];
+  for (size_t i = 0; i < kBig * kLongP; ++i) d[i] = 0.3 * std::cos(double(i));
+  for (const size_t n : {size_t{20}, kBig}) {
+    alignas(Workspace::kAlignment) static std::byte memory[kStreamBytes];
+    Workspace ws(ByteSpan(memory, kStreamBytes));
+    AdmmSharingStep step;
+    ASSERT_TRUE(
+        step.Init(ws, Span<const Real>(d, n * kLongP), n, kLongP, kLambda, kRho)
+            .ok())
+        << n;
+    auto y = ws.Allocate<Real>(kBlock);
+    auto v = ws.Allocate<Real>(kBlock);
+    ASSERT_TRUE(y.ok() && v.ok()) << n;
+    ASSERT_TRUE(step.BeginRound().ok());
+    for (size_t first = 0; first < n; first += kBlock) {
+      const size_t b = kBlock < n - first ? kBlock : n - first;
+      for (size_t j = 0; j < b; ++j) {
+        y.value()[j] = 0.01 * double((first + j) % 7);
+        v.value()[j] = -0.02 * double((first + j) % 5);
+      }
+      ASSERT_TRUE(step.AccumulateBlock(first, y.value().first(b),
+                                       v.value().first(b), Span<const Real>())
+                      .ok());
+    }
+    TestEntropy entropy(1);
+    Drbg drbg;
+    GaussianSampler unused{drbg};
+    ASSERT_TRUE(step.Solve(SharingNoiseParams{}, unused).ok()) << n;
+    // The last share block reuses the y buffer.
+    const size_t last = n < kBlock ? n : kBlock;
+    ASSERT_TRUE(step.ShareBlock(n - last, SharingNoiseParams{}, unused,
+                                y.value().first(last))
+                    .ok());
+  }
 }
 
 }  // namespace
