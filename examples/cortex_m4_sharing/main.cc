@@ -29,14 +29,7 @@
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/workspace.h"
-
-#if EDGEADMM_EXAMPLE_BAREMETAL
-#include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
-#include "edgeadmm/baremetal/stack.h"
-#else
-#include <cstdio>
-#endif
+#include "example_output.h"
 
 namespace edgeadmm {
 namespace {
@@ -54,44 +47,14 @@ constexpr char kPersonalization[] = "edgeadmm-example-sharing";
 alignas(Workspace::kAlignment)
     std::byte memory[AdmmSharingStep::StreamingBytes(kDim, kBlock)];
 
-void Print(const char* line) {
-#if EDGEADMM_EXAMPLE_BAREMETAL
-  baremetal::SemihostingWrite(line);
-#else
-  std::fputs(line, stdout);
-#endif
-}
+using example::PrintReal;
 
-void PrintReal(const char* key, Real value) {
-  uint64_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  char line[96];
-#if EDGEADMM_EXAMPLE_BAREMETAL
-  baremetal::Format(line, sizeof(line), "%s %016llx %.12g\n", key,
-                    static_cast<unsigned long long>(bits), value);
-#else
-  std::snprintf(line, sizeof(line), "%s %016llx %.12g\n", key,
-                static_cast<unsigned long long>(bits), value);
-#endif
-  Print(line);
+// "<prefix>_<suffix>", e.g. "paper_417" or "paper_x_norm".
+void Key(const char* prefix, const char* suffix, char* key, size_t size) {
+  example::FormatTo(key, size, "%s_%s", prefix, suffix);
 }
-
-// "<prefix>_<row>", e.g. "paper_417".
-void RowKey(const char* prefix, size_t row, char* key) {
-  size_t n = 0;
-  while (prefix[n] != '\0') {
-    key[n] = prefix[n];
-    ++n;
-  }
-  key[n++] = '_';
-  char digits[12];
-  size_t d = 0;
-  do {
-    digits[d++] = static_cast<char>('0' + row % 10);
-    row /= 10;
-  } while (row != 0);
-  while (d > 0) key[n++] = digits[--d];
-  key[n] = '\0';
+void RowKey(const char* prefix, size_t row, char* key, size_t size) {
+  example::FormatTo(key, size, "%s_%u", prefix, static_cast<unsigned>(row));
 }
 
 // Rows [first, first + y.size()) of round `round`'s broadcast.
@@ -144,8 +107,7 @@ void Broadcast(int round, size_t first, Span<Real> y, Span<Real> u) {
   for (size_t c = 0; c < kDim; ++c)
     norm += step.x_tilde()[c] * step.x_tilde()[c];
   char key[32];
-  RowKey(name, 0, key);
-  std::memcpy(key + std::strlen(name) + 1, "x_norm", 7);
+  Key(name, "x_norm", key, sizeof(key));
   PrintReal(key, std::sqrt(norm));
 
   // The round's share key, drawn once (persisted with x̃ on a real device).
@@ -162,12 +124,11 @@ void Broadcast(int round, size_t first, Span<Real> y, Span<Real> u) {
     if (std::memcmp(y.data(), u.data(), b * sizeof(Real)) != 0)
       resend_equal = 0;
     for (size_t j = 0; j < b; ++j) {
-      RowKey(name, first + j, key);
+      RowKey(name, first + j, key, sizeof(key));
       PrintReal(key, y[j]);
     }
   }
-  RowKey(name, 0, key);
-  std::memcpy(key + std::strlen(name) + 1, "resend_equal", 13);
+  Key(name, "resend_equal", key, sizeof(key));
   PrintReal(key, resend_equal);
   return Status::Ok();
 }
@@ -183,21 +144,4 @@ Status Run() {
 }  // namespace
 }  // namespace edgeadmm
 
-int main() {
-  const edgeadmm::Status status = edgeadmm::Run();
-  if (!status.ok()) {
-    edgeadmm::Print("error ");
-    edgeadmm::Print(status.str());
-    edgeadmm::Print("\n");
-    return 1;
-  }
-#if EDGEADMM_EXAMPLE_BAREMETAL
-  char line[64];
-  edgeadmm::baremetal::Format(
-      line, sizeof(line), "stack_used %u\n",
-      static_cast<unsigned>(edgeadmm::baremetal::StackBytesUsed()));
-  edgeadmm::Print(line);
-#endif
-  edgeadmm::Print("done\n");
-  return 0;
-}
+int main() { return edgeadmm::example::Finish(edgeadmm::Run()); }
