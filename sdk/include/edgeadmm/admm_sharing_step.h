@@ -22,9 +22,14 @@
 //   kRigorous  x̃ = x; ShareBlock adds N(0, σ²) to every share entry (the
 //              share itself is the Gaussian mechanism). The released share is
 //              then not D_m x̃, so the next round's AccumulateBlock must get
-//              the released share back (own_share): pitfall 1.
+//              the released share back (own_share) or u without it (what
+//              the gateway sends): pitfall 1. A streaming device uses the
+//              ShareBlock overload with a per-round noise key, whose noise a
+//              resent block repeats bit for bit (share_noise_stream.h).
 // Served to Linux devices by job "admm-sharing" (steps/admm_sharing_task.cc,
-// LocalTrainer::RunAdmmSharing): the whole N-vectors in one block.
+// LocalTrainer::RunAdmmSharing): the whole N-vectors in one block. A
+// streaming MCU party needs StreamingBytes(p, B) in all
+// (examples/cortex_m4_sharing).
 #pragma once
 
 #include <cstddef>
