@@ -101,6 +101,19 @@ class AdmmSharingStep {
   // FAILED_PRECONDITION before BeginRound.
   Status AccumulateBlock(size_t first_row, Span<const Real> y,
                          Span<const Real> v, Span<const Real> own_share);
+  // The same sum in two passes, for a task whose vectors arrive one after
+  // the other (RoundTask.model = u, then .auxiliary = y, over Block2): g is
+  // linear in (y, v), so rows [first_row, first_row + values.size()) of
+  //   kAuxiliary (y):  g += D_iᵀ y_i
+  //   kModel (v or u): g += ρ·D_iᵀ(v_i − own_i)   (own_i as above)
+  // Each vector's rows arrive in order with no gap or overlap; the two
+  // passes may follow or interleave each other. AccumulateBlock is both at
+  // once (rounding differs: the terms are summed in another order). Errors
+  // as AccumulateBlock's; own_share must be empty for kAuxiliary.
+  enum class Vector : uint8_t { kModel = 0, kAuxiliary = 1 };
+  Status AccumulateVectorBlock(Vector which, size_t first_row,
+                               Span<const Real> values,
+                               Span<const Real> own_share);
   // Solves K x = −g once every row was accumulated and sets x̃ (kPaper: plus
   // ξ). FAILED_PRECONDITION before BeginRound or with rows missing;
   // INVALID_ARGUMENT for bad noise params; sampler errors (x̃ unchanged;
@@ -150,7 +163,8 @@ class AdmmSharingStep {
   Span<Real> x_;       // x̃_m
   Span<Real> g_;       // right-hand side accumulator, then x
   Span<Real> xi_;      // kPaper noise ξ
-  size_t rows_seen_ = 0;
+  size_t model_rows_ = 0;      // rows of v accumulated
+  size_t auxiliary_rows_ = 0;  // rows of y accumulated
   bool in_round_ = false;
   bool initialized_ = false;
 };

@@ -294,5 +294,101 @@ TEST(AdmmSharingStepTest, StreamingMemoryDoesNotGrowWithN) {
   }
 }
 
+// The two-pass form (u's rows, then y's, as RoundTask carries them) solves
+// the same round as AccumulateBlock, to rounding: two rounds, u in blocks of
+// 7 rows then y in blocks of 64, and both passes interleaved.
+TEST(AdmmSharingStepTest, TwoPassAccumulationMatchesOnePass) {
+  static const LongInputs in;
+  static Streamed whole;
+  ASSERT_TRUE(StreamTwoRounds(in, kLongN, whole));
+  using V = AdmmSharingStep::Vector;
+  for (const bool interleave : {false, true}) {
+    alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
+    Workspace ws(ByteSpan(memory, kLongBytes));
+    AdmmSharingStep step;
+    ASSERT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
+                          kLongP, kLambda, kRho)
+                    .ok());
+    TestEntropy entropy(1);
+    Drbg drbg;
+    GaussianSampler unused{drbg};
+    SharingNoiseParams noise;
+    noise.mode = SharingNoise::kRigorous;
+    noise.sigma = 0.8;
+    for (int round = 0; round < 2; ++round) {
+      ASSERT_TRUE(step.BeginRound().ok());
+      size_t u_row = 0;
+      size_t y_row = 0;
+      while (u_row < kLongN || y_row < kLongN) {
+        // Not interleaved: every u block first, then the y blocks.
+        if (u_row < kLongN) {
+          const size_t b = 7 < kLongN - u_row ? 7 : kLongN - u_row;
+          ASSERT_TRUE(
+              step.AccumulateVectorBlock(V::kModel, u_row,
+                                         Span<const Real>(in.v + u_row, b),
+                                         Span<const Real>())
+                  .ok());
+          u_row += b;
+          if (!interleave) continue;
+        }
+        if (y_row == 0 && u_row == kLongN) {
+          // Solve refuses while the y pass is missing (the round goes on).
+          EXPECT_EQ(step.Solve(noise, unused).status().code(),
+                    StatusCode::kFailedPrecondition);
+        }
+        if (y_row < kLongN) {
+          const size_t b = 64 < kLongN - y_row ? 64 : kLongN - y_row;
+          ASSERT_TRUE(
+              step.AccumulateVectorBlock(V::kAuxiliary, y_row,
+                                         Span<const Real>(in.y + y_row, b),
+                                         Span<const Real>())
+                  .ok());
+          y_row += b;
+        }
+      }
+      ASSERT_TRUE(step.Solve(noise, unused).ok());
+    }
+    for (size_t j = 0; j < kLongP; ++j) {
+      EXPECT_NEAR(step.x_tilde()[j], whole.x[j],
+                  1e-12 * (1 + std::fabs(whole.x[j])))
+          << "interleave " << interleave << " coordinate " << j;
+    }
+  }
+}
+
+TEST(AdmmSharingStepTest, TwoPassAccumulationRefusesDisorder) {
+  static const LongInputs in;
+  alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
+  Workspace ws(ByteSpan(memory, kLongBytes));
+  AdmmSharingStep step;
+  ASSERT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
+                        kLongP, kLambda, kRho)
+                  .ok());
+  using V = AdmmSharingStep::Vector;
+  const Span<const Real> none;
+  EXPECT_EQ(
+      step.AccumulateVectorBlock(V::kModel, 0, Span<const Real>(in.v, 4), none)
+          .code(),
+      StatusCode::kFailedPrecondition);  // before BeginRound
+  ASSERT_TRUE(step.BeginRound().ok());
+  ASSERT_TRUE(
+      step.AccumulateVectorBlock(V::kModel, 0, Span<const Real>(in.v, 4), none)
+          .ok());
+  // A gap, an own share with y, and a one-pass block once the passes differ.
+  EXPECT_EQ(step.AccumulateVectorBlock(V::kModel, 5,
+                                       Span<const Real>(in.v + 5, 2), none)
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      step.AccumulateVectorBlock(V::kAuxiliary, 0, Span<const Real>(in.y, 2),
+                                 Span<const Real>(in.v, 2))
+          .code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(step.AccumulateBlock(4, Span<const Real>(in.y + 4, 2),
+                                 Span<const Real>(in.v + 4, 2), none)
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace edgeadmm
