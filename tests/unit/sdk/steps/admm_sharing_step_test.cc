@@ -153,22 +153,32 @@ struct Streamed {
   Real share[kLongN];
 };
 
+// A party bound to LongInputs' rows, the rigorous noise of σ = 0.8 (drawn
+// by ShareBlock only: Solve draws nothing in kRigorous).
+struct LongParty {
+  alignas(Workspace::kAlignment) std::byte memory[kLongBytes];
+  AdmmSharingStep step;
+  TestEntropy entropy{1};
+  Drbg drbg;
+  GaussianSampler unused{drbg};
+  SharingNoiseParams noise;
+
+  explicit LongParty(const LongInputs& in) {
+    Workspace ws(ByteSpan(memory, kLongBytes));
+    EXPECT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
+                          kLongP, kLambda, kRho)
+                    .ok());
+    noise.mode = SharingNoise::kRigorous;
+    noise.sigma = 0.8;
+  }
+};
+
 // Two rounds with (y, v) and the share both moved in blocks of `block` rows.
 bool StreamTwoRounds(const LongInputs& in, size_t block, Streamed& out) {
-  alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
-  Workspace ws(ByteSpan(memory, kLongBytes));
-  AdmmSharingStep step;
-  if (!step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN, kLongP,
-                 kLambda, kRho)
-           .ok()) {
-    return false;
-  }
-  TestEntropy entropy(1);
-  Drbg drbg;
-  GaussianSampler unused{drbg};  // kNone / kRigorous draw nothing in Solve
-  SharingNoiseParams noise;
-  noise.mode = SharingNoise::kRigorous;
-  noise.sigma = 0.8;
+  LongParty party(in);
+  AdmmSharingStep& step = party.step;
+  const SharingNoiseParams& noise = party.noise;
+  GaussianSampler& unused = party.unused;
   for (int round = 0; round < 2; ++round) {
     if (!step.BeginRound().ok()) return false;
     for (size_t first = 0; first < kLongN; first += block) {
@@ -214,17 +224,11 @@ TEST(AdmmSharingStepTest, StreamedStepEqualsTheWholeVectorStep) {
 
 TEST(AdmmSharingStepTest, ResentShareBlocksCarryTheSameNoise) {
   static const LongInputs in;
-  alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
-  Workspace ws(ByteSpan(memory, kLongBytes));
-  AdmmSharingStep step;
-  ASSERT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
-                        kLongP, kLambda, kRho)
-                  .ok());
+  LongParty party(in);
+  AdmmSharingStep& step = party.step;
+  const SharingNoiseParams& noise = party.noise;
   const Real x[kLongP] = {0.3, -0.2, 0.1, 0.05, -0.4};
   ASSERT_TRUE(step.SetModel(Span<const Real>(x, kLongP)).ok());
-  SharingNoiseParams noise;
-  noise.mode = SharingNoise::kRigorous;
-  noise.sigma = 0.5;
   const ConstByteSpan key(in.key, sizeof(in.key));
   Real first[64];
   Real again[64];
@@ -303,18 +307,10 @@ TEST(AdmmSharingStepTest, TwoPassAccumulationMatchesOnePass) {
   ASSERT_TRUE(StreamTwoRounds(in, kLongN, whole));
   using V = AdmmSharingStep::Vector;
   for (const bool interleave : {false, true}) {
-    alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
-    Workspace ws(ByteSpan(memory, kLongBytes));
-    AdmmSharingStep step;
-    ASSERT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
-                          kLongP, kLambda, kRho)
-                    .ok());
-    TestEntropy entropy(1);
-    Drbg drbg;
-    GaussianSampler unused{drbg};
-    SharingNoiseParams noise;
-    noise.mode = SharingNoise::kRigorous;
-    noise.sigma = 0.8;
+    LongParty party(in);
+    AdmmSharingStep& step = party.step;
+    const SharingNoiseParams& noise = party.noise;
+    GaussianSampler& unused = party.unused;
     for (int round = 0; round < 2; ++round) {
       ASSERT_TRUE(step.BeginRound().ok());
       size_t u_row = 0;
@@ -358,12 +354,8 @@ TEST(AdmmSharingStepTest, TwoPassAccumulationMatchesOnePass) {
 
 TEST(AdmmSharingStepTest, TwoPassAccumulationRefusesDisorder) {
   static const LongInputs in;
-  alignas(Workspace::kAlignment) static std::byte memory[kLongBytes];
-  Workspace ws(ByteSpan(memory, kLongBytes));
-  AdmmSharingStep step;
-  ASSERT_TRUE(step.Init(ws, Span<const Real>(in.d, kLongN * kLongP), kLongN,
-                        kLongP, kLambda, kRho)
-                  .ok());
+  LongParty party(in);
+  AdmmSharingStep& step = party.step;
   using V = AdmmSharingStep::Vector;
   const Span<const Real> none;
   EXPECT_EQ(
