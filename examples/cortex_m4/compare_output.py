@@ -59,6 +59,7 @@ def main():
     with open(args.expected) as f:
         expected = parse(f.read())
     failures = []
+    max_diff = 0.0
     for key, want in expected.items():
         got = actual.get(key)
         if got is None:
@@ -71,10 +72,12 @@ def main():
             if not abs(a - b) <= args.atol + args.rtol * abs(b):
                 failures.append(f"{key}: {a!r} vs expected {b!r} (diff {a - b:.3g})")
             else:
+                max_diff = max(max_diff, abs(a - b))
                 print(f"compare_output: {key} ok (diff {a - b:.3g})")
     if failures:
         sys.exit("compare_output: mismatches:\n  " + "\n  ".join(failures))
-    print(f"compare_output: {len(expected)} values match {args.expected}")
+    print(f"compare_output: {len(expected)} values match {args.expected} "
+          f"(max |diff| {max_diff:.3g})")
 
 
 if __name__ == "__main__":

@@ -21,15 +21,8 @@
 #include "edgeadmm/prox_admm_step.h"
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
+#include "example_output.h"
 #include "reference_job.h"
-
-#if EDGEADMM_EXAMPLE_BAREMETAL
-#include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
-#include "edgeadmm/baremetal/stack.h"
-#else
-#include <cstdio>
-#endif
 
 namespace edgeadmm {
 namespace {
@@ -50,29 +43,8 @@ Real delta_u[kDim];
 // Encoded Update message (header + p float32 coordinates).
 std::byte upload[128 + 4 * kDim];
 
-void Print(const char* line) {
-#if EDGEADMM_EXAMPLE_BAREMETAL
-  baremetal::SemihostingWrite(line);
-#else
-  std::fputs(line, stdout);
-#endif
-}
-
-// "key bits value": the exact IEEE-754 bits (what the comparison reads) and a
-// readable approximation.
-void PrintReal(const char* key, Real value) {
-  uint64_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  char line[96];
-#if EDGEADMM_EXAMPLE_BAREMETAL
-  baremetal::Format(line, sizeof(line), "%s %016llx %.12g\n", key,
-                    static_cast<unsigned long long>(bits), value);
-#else
-  std::snprintf(line, sizeof(line), "%s %016llx %.12g\n", key,
-                static_cast<unsigned long long>(bits), value);
-#endif
-  Print(line);
-}
+using example::Print;
+using example::PrintReal;
 
 void PrintBytes(const char* key, const uint8_t* bytes, size_t size) {
   char line[160];
@@ -174,21 +146,4 @@ Status Run() {
 }  // namespace
 }  // namespace edgeadmm
 
-int main() {
-  const edgeadmm::Status status = edgeadmm::Run();
-  if (!status.ok()) {
-    edgeadmm::Print("error ");
-    edgeadmm::Print(status.str());
-    edgeadmm::Print("\n");
-    return 1;
-  }
-#if EDGEADMM_EXAMPLE_BAREMETAL
-  char line[64];
-  edgeadmm::baremetal::Format(
-      line, sizeof(line), "stack_used %u\n",
-      static_cast<unsigned>(edgeadmm::baremetal::StackBytesUsed()));
-  edgeadmm::Print(line);
-#endif
-  edgeadmm::Print("done\n");
-  return 0;
-}
+int main() { return edgeadmm::example::Finish(edgeadmm::Run()); }

@@ -3,13 +3,17 @@
 with dense row-major features and labels, for firmware images that keep a
 small data shard in flash.
 
-usage: make_shard.py INPUT OUTPUT SAMPLES DIM
+usage: make_shard.py INPUT OUTPUT SAMPLES DIM [--column-block]
+  --column-block  keep features 1..DIM and drop the others (the first party's
+                  column block of a vertical split, paper 000) instead of
+                  refusing a feature above DIM.
 """
 import lzma
 import sys
 
 
 def main():
+    column_block = "--column-block" in sys.argv[5:]
     source, output, samples, dim = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     opener = lzma.open if source.endswith(".xz") else open
     rows, labels = [], []
@@ -21,6 +25,8 @@ def main():
             row = [0.0] * dim
             for item in parts[1:]:
                 index, value = item.split(":")
+                if int(index) > dim and column_block:
+                    continue
                 if int(index) > dim:
                     sys.exit(f"{source}: feature {index} > {dim}")
                 row[int(index) - 1] = float(value)

@@ -22,9 +22,14 @@
 //   kRigorous  x̃ = x; ShareBlock adds N(0, σ²) to every share entry (the
 //              share itself is the Gaussian mechanism). The released share is
 //              then not D_m x̃, so the next round's AccumulateBlock must get
-//              the released share back (own_share): pitfall 1.
+//              the released share back (own_share) or u without it (what
+//              the gateway sends): pitfall 1. A streaming device uses the
+//              ShareBlock overload with a per-round noise key, whose noise a
+//              resent block repeats bit for bit (share_noise_stream.h).
 // Served to Linux devices by job "admm-sharing" (steps/admm_sharing_task.cc,
-// LocalTrainer::RunAdmmSharing): the whole N-vectors in one block.
+// LocalTrainer::RunAdmmSharing): the whole N-vectors in one block. A
+// streaming MCU party needs StreamingBytes(p, B) in all
+// (examples/cortex_m4_sharing).
 #pragma once
 
 #include <cstddef>
@@ -96,6 +101,19 @@ class AdmmSharingStep {
   // FAILED_PRECONDITION before BeginRound.
   Status AccumulateBlock(size_t first_row, Span<const Real> y,
                          Span<const Real> v, Span<const Real> own_share);
+  // The same sum in two passes, for a task whose vectors arrive one after
+  // the other (RoundTask.model = u, then .auxiliary = y, over Block2): g is
+  // linear in (y, v), so rows [first_row, first_row + values.size()) of
+  //   kAuxiliary (y):  g += D_iᵀ y_i
+  //   kModel (v or u): g += ρ·D_iᵀ(v_i − own_i)   (own_i as above)
+  // Each vector's rows arrive in order with no gap or overlap; the two
+  // passes may follow or interleave each other. AccumulateBlock is both at
+  // once (rounding differs: the terms are summed in another order). Errors
+  // as AccumulateBlock's; own_share must be empty for kAuxiliary.
+  enum class Vector : uint8_t { kModel = 0, kAuxiliary = 1 };
+  Status AccumulateVectorBlock(Vector which, size_t first_row,
+                               Span<const Real> values,
+                               Span<const Real> own_share);
   // Solves K x = −g once every row was accumulated and sets x̃ (kPaper: plus
   // ξ). FAILED_PRECONDITION before BeginRound or with rows missing;
   // INVALID_ARGUMENT for bad noise params; sampler errors (x̃ unchanged;
@@ -108,12 +126,31 @@ class AdmmSharingStep {
   Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
                     GaussianSampler& sampler, Span<Real> out) const;
 
+  // ShareBlock with reproducible noise, for a device that streams its share
+  // and cannot persist it (share_noise_stream.h): kRigorous adds σ·n_i,
+  // row i's draw under the round's `noise_key` (ShareNoiseStream::kKeyBytes,
+  // persisted with x̃ before the first block is sent), so rows produced again
+  // are bit-identical whatever the block boundaries. Errors as above, and
+  // ShareNoiseStream::AddNoise's.
+  Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
+                    ConstByteSpan noise_key, Span<Real> out) const;
+
+  // Bytes a streaming party needs in all for block size B: the step's
+  // workspace and two B-row buffers (the y and u blocks in; the share block
+  // out reuses one of them). A formula in p and B only, never N.
+  static constexpr size_t StreamingBytes(size_t dim, size_t block_rows) {
+    return WorkspaceBytes(dim) + 2 * Workspace::Bytes<Real>(block_rows);
+  }
+
   // The party's current model x̃_m (dim entries; empty before Init).
   Span<const Real> x_tilde() const { return x_; }
   size_t samples() const { return samples_; }
   size_t dim() const { return dim_; }
 
  private:
+  // The share rows without noise, after the checks both ShareBlocks make.
+  Status NoiselessShareBlock(size_t first_row, const SharingNoiseParams& noise,
+                             Span<Real> out) const;
   Span<const Real> Row(size_t i) const {
     return Span<const Real>(features_ + i * dim_, dim_);
   }
@@ -126,7 +163,8 @@ class AdmmSharingStep {
   Span<Real> x_;       // x̃_m
   Span<Real> g_;       // right-hand side accumulator, then x
   Span<Real> xi_;      // kPaper noise ξ
-  size_t rows_seen_ = 0;
+  size_t model_rows_ = 0;      // rows of v accumulated
+  size_t auxiliary_rows_ = 0;  // rows of y accumulated
   bool in_round_ = false;
   bool initialized_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/vector_checks.h"
 #include "math/dense_cholesky.h"
 #include "math/span_map.h"
@@ -70,7 +71,8 @@ Status AdmmSharingStep::SetModel(Span<const Real> x) {
 Status AdmmSharingStep::BeginRound() {
   if (!initialized_) return Status::FailedPrecondition();
   for (size_t c = 0; c < dim_; ++c) g_[c] = 0;
-  rows_seen_ = 0;
+  model_rows_ = 0;
+  auxiliary_rows_ = 0;
   in_round_ = true;
   return Status::Ok();
 }
@@ -80,9 +82,9 @@ Status AdmmSharingStep::AccumulateBlock(size_t first_row, Span<const Real> y,
                                         Span<const Real> own_share) {
   if (!in_round_) return Status::FailedPrecondition();
   const size_t b = y.size();
-  if (first_row != rows_seen_ || v.size() != b ||
-      (!own_share.empty() && own_share.size() != b) ||
-      b > samples_ - rows_seen_ || !IsFiniteVector(y, b) ||
+  if (first_row != model_rows_ || first_row != auxiliary_rows_ ||
+      v.size() != b || (!own_share.empty() && own_share.size() != b) ||
+      b > samples_ - first_row || !IsFiniteVector(y, b) ||
       !IsFiniteVector(v, b) ||
       (!own_share.empty() && !IsFiniteVector(own_share, b))) {
     return Status::InvalidArgument();
@@ -94,13 +96,43 @@ Status AdmmSharingStep::AccumulateBlock(size_t first_row, Span<const Real> y,
     const Real own = own_share.empty() ? internal::Dot(a, x_) : own_share[j];
     internal::Axpy(y[j] + rho_ * (v[j] - own), a, g_);
   }
-  rows_seen_ += b;
+  model_rows_ += b;
+  auxiliary_rows_ += b;
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::AccumulateVectorBlock(Vector which, size_t first_row,
+                                              Span<const Real> values,
+                                              Span<const Real> own_share) {
+  if (!in_round_) return Status::FailedPrecondition();
+  const bool model = which == Vector::kModel;
+  if (!model && which != Vector::kAuxiliary) return Status::InvalidArgument();
+  size_t& seen = model ? model_rows_ : auxiliary_rows_;
+  const size_t b = values.size();
+  if (first_row != seen || b > samples_ - first_row ||
+      (!model && !own_share.empty()) ||
+      (!own_share.empty() && own_share.size() != b) ||
+      !IsFiniteVector(values, b) ||
+      (!own_share.empty() && !IsFiniteVector(own_share, b))) {
+    return Status::InvalidArgument();
+  }
+  // eq. (6)'s right-hand side split by linearity: D_mᵀy + ρD_mᵀ(v − D_m x̃).
+  for (size_t j = 0; j < b; ++j) {
+    const Span<const Real> a = Row(first_row + j);
+    Real coefficient = values[j];
+    if (model) {
+      const Real own = own_share.empty() ? internal::Dot(a, x_) : own_share[j];
+      coefficient = rho_ * (values[j] - own);
+    }
+    internal::Axpy(coefficient, a, g_);
+  }
+  seen += b;
   return Status::Ok();
 }
 
 Result<SharingSolveReport> AdmmSharingStep::Solve(
     const SharingNoiseParams& noise, GaussianSampler& sampler) {
-  if (!in_round_ || rows_seen_ != samples_) {
+  if (!in_round_ || model_rows_ != samples_ || auxiliary_rows_ != samples_) {
     return Status::FailedPrecondition();
   }
   EDGEADMM_TRY(noise.Validate());
@@ -133,20 +165,42 @@ Result<SharingSolveReport> AdmmSharingStep::Solve(
   return report;
 }
 
-Status AdmmSharingStep::ShareBlock(size_t first_row,
-                                   const SharingNoiseParams& noise,
-                                   GaussianSampler& sampler,
-                                   Span<Real> out) const {
+Status AdmmSharingStep::NoiselessShareBlock(size_t first_row,
+                                            const SharingNoiseParams& noise,
+                                            Span<Real> out) const {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(noise.Validate());
   if (first_row > samples_ || out.size() > samples_ - first_row) {
     return Status::InvalidArgument();
   }
+  // Alg. 1 line 7: the share D_m x̃_m, one row at a time from x̃_m.
   for (size_t j = 0; j < out.size(); ++j) {
     out[j] = internal::Dot(Row(first_row + j), x_);
   }
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::ShareBlock(size_t first_row,
+                                   const SharingNoiseParams& noise,
+                                   GaussianSampler& sampler,
+                                   Span<Real> out) const {
+  EDGEADMM_TRY(NoiselessShareBlock(first_row, noise, out));
   if (noise.mode == SharingNoise::kRigorous) {
     return sampler.AddNoise(noise.sigma, out);
+  }
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::ShareBlock(size_t first_row,
+                                   const SharingNoiseParams& noise,
+                                   ConstByteSpan noise_key,
+                                   Span<Real> out) const {
+  if (noise_key.size() != ShareNoiseStream::kKeyBytes) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(NoiselessShareBlock(first_row, noise, out));
+  if (noise.mode == SharingNoise::kRigorous) {
+    return ShareNoiseStream::AddNoise(noise_key, noise.sigma, first_row, out);
   }
   return Status::Ok();
 }

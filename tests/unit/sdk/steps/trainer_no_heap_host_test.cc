@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/admm_sharing_step.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/local_trainer.h"
+#include "edgeadmm/share_noise_stream.h"
 #include "gtest/gtest.h"
 #include "no_heap_check.h"
 
@@ -137,6 +140,60 @@ TEST_F(NoHeapTest, EveryAlgorithmRunsWithoutTheHeap) {
         << "algorithm " << static_cast<int>(c.algorithm) << " loss "
         << static_cast<int>(c.loss) << ": " << LastHeapViolation();
   }
+}
+
+// The streaming ADMM-sharing party (issue 15): rounds in 64-row blocks and
+// the rigorous share with keyed noise (ShareNoiseStream), all in the
+// StreamingBytes(p, B) buffer, without the heap.
+TEST_F(NoHeapTest, StreamingSharingStepRunsWithoutTheHeap) {
+  constexpr size_t kBlock = 64;
+  memory_.assign(AdmmSharingStep::StreamingBytes(kDim, kBlock), std::byte{0});
+  TestEntropy entropy(5);
+  Drbg drbg;
+  ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
+  SharingNoiseParams noise;
+  noise.mode = SharingNoise::kRigorous;
+  noise.sigma = 1;
+  std::byte key[ShareNoiseStream::kKeyBytes];
+  bool ok = true;
+  size_t violations;
+  {
+    NoHeapScope scope;
+    GaussianSampler sampler(drbg);
+    Workspace ws(ByteSpan(memory_.data(), memory_.size()));
+    AdmmSharingStep step;
+    ok = ok &&
+         step.Init(ws, Span<const Real>(view_.Row(0).data(), kRecords * kDim),
+                   kRecords, kDim, 0.1, 1)
+             .ok();
+    auto y = ws.Allocate<Real>(kBlock);
+    auto v = ws.Allocate<Real>(kBlock);
+    ok = ok && y.ok() && v.ok();
+    for (int round = 0; ok && round < 2; ++round) {
+      ok = step.BeginRound().ok();
+      for (size_t first = 0; ok && first < kRecords; first += kBlock) {
+        const size_t b = kBlock < kRecords - first ? kBlock : kRecords - first;
+        for (size_t j = 0; j < b; ++j) {
+          y.value()[j] = -0.5 * view_.Label(first + j);
+          v.value()[j] = 0.01;
+        }
+        ok = step.AccumulateBlock(first, y.value().first(b), v.value().first(b),
+                                  Span<const Real>())
+                 .ok();
+      }
+      ok = ok && step.Solve(noise, sampler).ok();
+    }
+    ok = ok && ShareNoiseStream::NewKey(drbg, ByteSpan(key, sizeof(key))).ok();
+    for (size_t first = 0; ok && first < kRecords; first += kBlock) {
+      const size_t b = kBlock < kRecords - first ? kBlock : kRecords - first;
+      ok = step.ShareBlock(first, noise, ConstByteSpan(key, sizeof(key)),
+                           y.value().first(b))
+               .ok();
+    }
+    violations = scope.End();
+  }
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(violations, 0u) << LastHeapViolation();
 }
 
 }  // namespace
