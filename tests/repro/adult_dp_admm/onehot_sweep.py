@@ -30,13 +30,18 @@ import onehot  # noqa: E402
 
 
 def simulate(xs, ys, xt, yt, rounds, l2, rho, clip, dw, step_eps, delta,
-             noise, rng, s3=0.25, dw_scale=1.0):
-    """Final test accuracy of linearized DP-ADMM (the SDK step, in numpy)."""
+             noise, rng, s3=0.25, dw_scale=1.0, tail=0.0):
+    """Final test accuracy of linearized DP-ADMM (the SDK step, in numpy);
+    with tail > 0, of the mean of the last tail*T global models instead
+    (post-processing of released models: no privacy cost; the daemon
+    releases the last iterate, so this is a what-if, not what runs)."""
     n, m, d = xs.shape
     wt, gam, w = np.zeros((n, d)), np.zeros((n, d)), np.zeros(d)
     z = math.sqrt(2 * math.log(1.25 / delta)) / step_eps
     rn = np.linalg.norm(xs, axis=2)
     dw = dw * dw_scale
+    first = rounds - int(tail * rounds) if tail > 0 else rounds
+    w_sum = np.zeros(d)
     for k in range(rounds):
         # smooth schedule, paper 004 Thm 4 (λS4/N = l2 with S4 = 1)
         inv_eta = s3 + l2 + 2 * clip * math.sqrt(
@@ -54,6 +59,10 @@ def simulate(xs, ys, xt, yt, rounds, l2, rho, clip, dw, step_eps, delta,
         wt = wn
         w = wt.mean(axis=0)
         gam -= rho * (wt - w[None, :])
+        if k >= first:
+            w_sum += w
+    if tail > 0:
+        w = w_sum / (rounds - first)
     return float(np.mean(np.where(xt @ w > 0, 1.0, -1.0) == yt))
 
 
@@ -75,6 +84,11 @@ def main(argv):
                    help="the smooth schedule's S3 (paper 004: 1/4)")
     p.add_argument("--dw-scale", type=float, nargs="+", default=[1.0],
                    help="multiplies the pre-trained D_w in the schedule")
+    p.add_argument("--no-noise", action="store_true",
+                   help="the same runs without noise (the stack's "
+                   "non-private job)")
+    p.add_argument("--tail", type=float, default=0.0,
+                   help="what-if: score the mean of the last tail*T models")
     p.add_argument("--draws", type=int, default=1,
                    help="noise draws per point (accuracy = their mean)")
     a = p.parse_args(argv)
@@ -94,16 +108,17 @@ def main(argv):
                     a.rounds, a.rho, a.clip, a.epsilons, a.s3, a.dw_scale):
                 step = onehot.step_epsilon_for(eps, rounds, onehot.DELTA)
                 accs = [simulate(*splits[s][:4], rounds, l2, rho, clip,
-                                 dws[s], step, onehot.DELTA, True,
+                                 dws[s], step, onehot.DELTA, not a.no_noise,
                                  np.random.default_rng(1000 + s + 7 * r),
-                                 s3, scale)
+                                 s3, scale, a.tail)
                         for s in a.seeds for r in range(a.draws)]
                 row = dict(devices=devices, record_epsilon=eps,
                            rounds=rounds, l2=l2, rho=rho, clip=clip,
                            d_w=float(np.mean(list(dws.values()))),
                            step_epsilon=step, accuracy=float(np.mean(accs)))
                 if len(accs) > 1 or len(a.s3) > 1 or len(a.dw_scale) > 1:
-                    row.update(s3=s3, dw_scale=scale,
+                    row.update(s3=s3, dw_scale=scale, tail=a.tail,
+                               noise=not a.no_noise,
                                seeds=" ".join(map(str, a.seeds)),
                                draws=a.draws,
                                accuracy_min=float(np.min(accs)),
