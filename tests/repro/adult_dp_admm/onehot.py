@@ -26,8 +26,9 @@ Accuracy = the final released w^T on the test split.
 
 The defaults (N = 10, T = 200, l2 = 1e-4, ρ = 0.01, clip S1 = 1) were
 chosen by onehot_sweep.py on seed 0 (not charged to the privacy budget);
-paper 004's N = 100 runs with --devices 100 --rounds 400 --l2 1e-5 --rho
-0.1 --clip 0.3, chosen the same way.
+paper 004's N = 100 runs with --devices 100, which selects T = 400,
+l2 = 1e-5, ρ = 0.1, clip 0.3 (N100 below), chosen the same way and checked
+on held-out seeds 6-8.
 
   scripts/repro adult --onehot --build-dir build/host-release --out DIR
   scripts/repro adult --onehot-ci ...   (reduced, asserts; ctest)
@@ -56,6 +57,10 @@ L2 = 1e-4
 RHO = 0.01
 CLIP = 1.0
 EPSILONS = (0.1, 0.2, 0.5)
+# N = 100 (paper 004's N): `--devices 100` alone selects these, tuned by
+# onehot_sweep.py on seed 0 and on held-out seeds 6-8 (not charged to the
+# budget); the surface is flat there (docs/results.md).
+N100 = dict(rounds=400, l2=1e-5, rho=0.1, clip=0.3)
 
 
 def encode(cli, data_dir, out):

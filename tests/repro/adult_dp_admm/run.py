@@ -281,7 +281,9 @@ def parse_args(argv):
                       "1-5")
     mode.add_argument("--onehot-ci", action="store_true",
                       help="the one-hot setup reduced, with assertions")
-    p.add_argument("--devices", type=int, help="one-hot: N (default 10)")
+    p.add_argument("--devices", type=int,
+                   help="one-hot: N (default 10; 100 = paper 004's N, with "
+                   "its own defaults T 400, l2 1e-5, rho 0.1, clip 0.3)")
     p.add_argument("--l2", type=float, help="one-hot: l2 weight (1e-4)")
     p.add_argument("--clip", type=float, help="one-hot: clip S1 (1)")
     p.add_argument("--epsilons", type=float, nargs="+",
@@ -308,6 +310,9 @@ def parse_args(argv):
                         rho=onehot.RHO, devices=onehot.DEVICES,
                         l2=onehot.L2, clip=onehot.CLIP,
                         epsilons=list(onehot.EPSILONS))
+        if a.devices == 100:
+            # paper 004's N: its own tuned defaults (onehot.N100)
+            defaults.update(onehot.N100)
         if a.onehot_ci:
             defaults.update(seeds=[1], epsilons=[0.5])
         for k, v in defaults.items():
