@@ -188,6 +188,24 @@ double TestLogLoss(const SharingRun& run, double* accuracy,
   return score->log_loss;
 }
 
+// The gateway's stored score (from the wire) against the one computed here
+// from the parties' models, on the K test records.
+void ExpectWireScore(const SharingRun& run, const char* what,
+                     double loss_tolerance, double accuracy_tolerance) {
+  double model_accuracy = 0;
+  const double model_loss = TestLogLoss(run, &model_accuracy, kTestRecords);
+  std::printf(
+      "admm-sharing scoring phase (%s): gateway from the wire: %lld "
+      "records, log loss %.8f, accuracy %.6f; from the parties' models: log "
+      "loss %.8f, accuracy %.6f\n",
+      what, static_cast<long long>(run.wire.test_records),
+      run.wire.test_log_loss, run.wire.test_accuracy, model_loss,
+      model_accuracy);
+  EXPECT_EQ(run.wire.test_records, static_cast<int64_t>(kTestRecords));
+  EXPECT_NEAR(run.wire.test_log_loss, model_loss, loss_tolerance);
+  EXPECT_NEAR(run.wire.test_accuracy, model_accuracy, accuracy_tolerance);
+}
+
 TEST(FleetAdmmSharingTest, NoiselessSharingReachesTheCentralizedOptimum) {
   testing::TempDatabase t;
   const SharingRun run = RunSharing(
@@ -210,19 +228,9 @@ TEST(FleetAdmmSharingTest, NoiselessSharingReachesTheCentralizedOptimum) {
   EXPECT_GE(gap, -1e-9);
   EXPECT_LT(gap, 0.01);  // the bar: within 1% of the centralized optimum
   // The scoring phase: the gateway's score from the wire equals the one
-  // from the parties' models (exact partial scores, float32 on the wire).
-  double model_accuracy = 0;
-  const double model_loss = TestLogLoss(run, &model_accuracy, kTestRecords);
-  std::printf(
-      "admm-sharing scoring phase (exact): gateway from the wire: %lld "
-      "records, log loss %.8f, accuracy %.6f; from the parties' models: log "
-      "loss %.8f, accuracy %.6f\n",
-      static_cast<long long>(run.wire.test_records), run.wire.test_log_loss,
-      run.wire.test_accuracy, model_loss, model_accuracy);
-  EXPECT_EQ(run.wire.test_records, static_cast<int64_t>(kTestRecords));
-  EXPECT_NEAR(run.wire.test_log_loss, model_loss, 1e-6);
-  // A margin within float32 rounding of 0 could flip: at most one record.
-  EXPECT_NEAR(run.wire.test_accuracy, model_accuracy, 1.0 / kTestRecords);
+  // from the parties' models (exact partial scores, float32 on the wire; a
+  // margin within float32 rounding of 0 could flip one record).
+  ExpectWireScore(run, "exact", 1e-6, 1.0 / kTestRecords);
 }
 
 TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
@@ -274,17 +282,7 @@ TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
   EXPECT_LT(gap, 0.05);
   // Gaussian partial scores (σ_s = 1e-2 each, two parties): the gateway's
   // score stays close to the noiseless one from the parties' models.
-  double model_accuracy = 0;
-  const double model_loss = TestLogLoss(run, &model_accuracy, kTestRecords);
-  std::printf(
-      "admm-sharing scoring phase (gaussian sigma_s 1e-2): gateway from the "
-      "wire: log loss %.6f, accuracy %.4f; from the parties' models: %.6f, "
-      "%.4f\n",
-      run.wire.test_log_loss, run.wire.test_accuracy, model_loss,
-      model_accuracy);
-  EXPECT_EQ(run.wire.test_records, static_cast<int64_t>(kTestRecords));
-  EXPECT_NEAR(run.wire.test_log_loss, model_loss, 1e-2);
-  EXPECT_NEAR(run.wire.test_accuracy, model_accuracy, 0.01);
+  ExpectWireScore(run, "gaussian sigma_s 1e-2", 1e-2, 0.01);
   // Each device ledger holds T − 1 shares and one step charged for the
   // last share with the scores: ratio √((Δ/σ)² + (Δ_s/σ_s)²).
   DevicePrivacyLedger expected;
