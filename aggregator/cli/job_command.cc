@@ -130,6 +130,13 @@ void PrintModelLine(const char* which, const jobs::ModelRef& m,
                   jobs::SelectionMetricName(c.selection_metric));
     }
   }
+  if (m.scores.test_records > 0) {
+    std::printf(
+        ", test (gateway, from the parties' partial scores of %lld records) "
+        "log loss %.6f accuracy %.4f",
+        static_cast<long long>(m.scores.test_records), m.scores.test_log_loss,
+        m.scores.test_accuracy);
+  }
   std::printf("\n");
 }
 

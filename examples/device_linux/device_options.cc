@@ -27,6 +27,14 @@ bool ParseUnsigned(const std::string& text, T& out) {
   return true;
 }
 
+// "FIRST:COUNT" (0-based first column, COUNT >= 1).
+bool ParseColumns(const std::string& text, uint64_t& first, uint64_t& count) {
+  const size_t colon = text.find(':');
+  return colon != std::string::npos &&
+         ParseUnsigned(text.substr(0, colon), first) &&
+         ParseUnsigned(text.substr(colon + 1), count) && count >= 1;
+}
+
 std::string Trim(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r");
   const size_t e = s.find_last_not_of(" \t\r");
@@ -47,6 +55,11 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "dim") return ParseUnsigned(value, o.dim);
   if (name == "first") return ParseUnsigned(value, o.first);
   if (name == "count") return ParseUnsigned(value, o.count);
+  if (name == "columns") {
+    return ParseColumns(value, o.first_column, o.columns);
+  }
+  if (name == "test-data") return o.test_data = value, !value.empty();
+  if (name == "test-count") return ParseUnsigned(value, o.test_count);
   if (name == "state-dir") return o.state_dir = value, !value.empty();
   if (name == "epsilon-budget") return ParseNumber(value, o.epsilon_budget);
   if (name == "lifetime-epsilon") {
@@ -96,6 +109,10 @@ const char* DeviceUsage() {
          "  [--host 127.0.0.1] [--port 5684] [--format libsvm|csv] [--dim "
          "123]\n"
          "  [--first N] [--count N] [--epsilon-budget E] [--delta D]\n"
+         "  [--columns FIRST:COUNT (admm-sharing: this party's column block, "
+         "0-based)]\n"
+         "  [--test-data FILE --test-count K (with --columns: the block of "
+         "the job's\n   first K test records, scored in the last round)]\n"
          "  [--lifetime-epsilon E (all jobs; default: no limit)]\n"
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"
@@ -145,6 +162,14 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     std::fprintf(stderr,
                  "edgeadmm-device: --identity, --psk-file, --data and "
                  "--state-dir are required\n");
+    return false;
+  }
+  // admm-sharing's test block: both options, and only for a column block.
+  if ((!o.test_data.empty() || o.test_count != 0) &&
+      (o.columns == 0 || o.test_data.empty() || o.test_count == 0)) {
+    std::fprintf(stderr,
+                 "edgeadmm-device: --test-data and --test-count go together, "
+                 "with --columns\n");
     return false;
   }
   // pp-admm schedules (the same rules as edgeadmm-fleet connect's --pp-*).

@@ -18,6 +18,18 @@ struct DeviceOptions {
   uint32_t dim = 123;     // LIBSVM dimension
   uint64_t first = 0;     // first record of the shard
   uint64_t count = 0;     // records (0: to the end)
+  // admm-sharing (papers 000/003, vertical partition): this party's column
+  // block [first_column, first_column + columns) of the file's columns
+  // (0-based); columns = 0: every column (horizontal jobs). With a block the
+  // device's vectors are N = its record count long (the task's u_m and y,
+  // the share).
+  uint64_t first_column = 0;
+  uint64_t columns = 0;
+  // admm-sharing's scoring phase (with --columns): the job's test set
+  // (LIBSVM, same dimension) of which the device holds the same column block
+  // of the first test_count records.
+  std::string test_data;
+  uint64_t test_count = 0;
   std::string state_dir;  // persisted record (created if missing)
   double epsilon_budget = 1.0;  // per job
   // All jobs together (the state dir keeps the earlier jobs' ledger); inf:

@@ -15,11 +15,13 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_options.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
+#include "edgeadmm/dataio/dense_dataset.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/local_trainer.h"
@@ -107,6 +109,52 @@ int Run(const DeviceOptions& o) {
                  data.error().message().c_str());
     return 1;
   }
+  // admm-sharing: the party keeps only its column block (of every record;
+  // --first/--count then pick the job's records from it).
+  if (o.columns != 0) {
+    Result<DenseDataset> block =
+        ColumnBlock(*data, o.first_column, o.columns, data->samples);
+    if (!block.ok()) {
+      std::fprintf(stderr,
+                   "edgeadmm-device: --columns %llu:%llu: columns [%llu, "
+                   "%llu) do not fit the %zu columns of %s (%s)\n",
+                   static_cast<unsigned long long>(o.first_column),
+                   static_cast<unsigned long long>(o.columns),
+                   static_cast<unsigned long long>(o.first_column),
+                   static_cast<unsigned long long>(o.first_column + o.columns),
+                   data->dim, o.data.c_str(), block.status().str());
+      return 1;
+    }
+    *data = std::move(*block);
+  }
+  // The scoring phase: the same columns of the job's first K test records.
+  DenseDataset test;
+  Result<DatasetView> test_view = Result<DatasetView>(DatasetView());
+  if (!o.test_data.empty()) {
+    host::ErrorOr<DenseDataset> full = ReadLibsvmFile(o.test_data, o.dim);
+    Result<DenseDataset> block =
+        full.ok() ? ColumnBlock(*full, o.first_column, o.columns,
+                                static_cast<size_t>(o.test_count))
+                  : Result<DenseDataset>(Status::InvalidArgument());
+    if (!block.ok()) {
+      std::fprintf(
+          stderr,
+          "edgeadmm-device: --test-data %s: cannot take columns "
+          "[%llu, +%llu) of %llu records (%s)\n",
+          o.test_data.c_str(), static_cast<unsigned long long>(o.first_column),
+          static_cast<unsigned long long>(o.columns),
+          static_cast<unsigned long long>(o.test_count),
+          full.ok() ? block.status().str() : full.error().message().c_str());
+      return 1;
+    }
+    test = std::move(*block);
+    test_view = test.View();
+    if (!test_view.ok()) {
+      std::fprintf(stderr, "edgeadmm-device: --test-data: %s\n",
+                   test_view.status().str());
+      return 1;
+    }
+  }
   const size_t count = o.count == 0 && o.first < data->samples
                            ? data->samples - o.first
                            : o.count;
@@ -143,11 +191,21 @@ int Run(const DeviceOptions& o) {
   posix::CoapDtlsTransport transport(context, link);
 
   // Every buffer is sized once, before Init; nothing is allocated after.
+  // A column block (admm-sharing) makes the task and upload vectors N =
+  // records long (DeviceClientConfig::max_vector).
   const size_t dim = view->dim();
+  // The last upload of a scoring phase carries the share and K scores.
+  const size_t max_vector =
+      o.columns != 0 ? view->samples() + test_view->samples() : 0;
+  std::printf(
+      "device: %zu records x %zu columns%s\n", view->samples(), dim,
+      o.columns != 0 ? " (a column block: vectors of N = records)" : "");
+  std::fflush(stdout);
   std::vector<std::byte> trainer_workspace(
       DeviceClient::TrainerWorkspaceBytes(view->samples(), dim));
-  std::vector<std::byte> scratch(DeviceClient::ComputeScratchBytes(dim));
-  std::vector<std::byte> memory(DeviceClient::MemoryBytes(dim));
+  std::vector<std::byte> scratch(
+      DeviceClient::ComputeScratchBytes(dim, max_vector));
+  std::vector<std::byte> memory(DeviceClient::MemoryBytes(dim, max_vector));
   LocalTrainer trainer;
   DeviceClientConfig config;
   config.device_id = o.identity.c_str();
@@ -155,6 +213,8 @@ int Run(const DeviceOptions& o) {
   config.storage = &storage;
   config.entropy = &entropy;
   config.data = *view;
+  config.max_vector = max_vector;
+  config.test_data = *test_view;
   config.trainer = &trainer;
   config.trainer_workspace =
       ByteSpan(trainer_workspace.data(), trainer_workspace.size());

@@ -88,6 +88,13 @@ void AddConnectCommand(CLI::App& app) {
   cmd->add_option("--records", c.records,
                   "with --column-blocks: every party holds the first N "
                   "records (default: all)");
+  cmd->add_option("--test-data", c.test_data_path,
+                  "with --column-blocks: the admm-sharing job's test set "
+                  "(LIBSVM); every party also holds its column block of the "
+                  "first --test-records records and uploads their partial "
+                  "scores in the scoring phase");
+  cmd->add_option("--test-records", c.test_records,
+                  "with --test-data: the job's admm_sharing.test_records");
   static std::string part;
   cmd->add_option("--part", part,
                   "I/K: run only the devices whose index (sorted PSK file "

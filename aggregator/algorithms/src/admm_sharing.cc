@@ -30,6 +30,62 @@ double PaperSensitivity(const jobs::AdmmSharingConfig& s, int64_t columns) {
           (1.0 + static_cast<double>(s.parties) * s.rho) * s.paper_b1);
 }
 
+// The scoring phase's keys: none without test_records; with it, the test
+// labels, N + K within the wire's vector limit and an explicit score_noise
+// (gaussian: σ_s, Δ_s > 0; exact: neither).
+host::Error ValidateSharingScore(const jobs::AdmmSharingConfig& s) {
+  const bool score_keys = !s.test_labels.empty() || s.score_noise_given ||
+                          s.score_sigma != 0 || s.score_sensitivity != 0;
+  if (s.test_records == 0) {
+    if (score_keys) {
+      return Bad("test_records",
+                 "give test_records (>= 1) with test_labels and score_noise "
+                 "(the scoring phase), or none of them");
+    }
+    return host::Error::Ok();
+  }
+  const auto limit = static_cast<int64_t>(wire::kMaxDimension);
+  if (s.test_records < 1 || s.test_records > limit - s.records) {
+    return Bad("test_records",
+               "must be in [1, " + std::to_string(limit - s.records) +
+                   "]: the last upload carries the share and the partial "
+                   "scores, records + test_records <= " +
+                   std::to_string(limit) + " values; got " +
+                   std::to_string(s.test_records));
+  }
+  if (s.test_labels.empty()) {
+    return Bad("test_labels", "give the gateway's test label file (LIBSVM)");
+  }
+  if (!s.score_noise_given) {
+    return Bad("score_noise",
+               "choose \"gaussian\" (score_sigma, score_sensitivity: charged "
+               "on the devices) or \"exact\" (an uncovered release of the "
+               "partial scores; docs/privacy.md)");
+  }
+  if (s.score_noise == jobs::SharingScoreNoise::kExact) {
+    if (s.score_sigma != 0 || s.score_sensitivity != 0) {
+      return Bad("score_noise",
+                 "\"exact\" takes no score_sigma or "
+                 "score_sensitivity");
+    }
+    return host::Error::Ok();
+  }
+  if (!Positive(s.score_sigma)) {
+    return Bad("score_sigma", "must be finite and > 0");
+  }
+  if (!Positive(s.score_sensitivity)) {
+    return Bad("score_sensitivity",
+               "must be finite and > 0 (the L2 bound of the partial-score "
+               "vector's change, given explicitly)");
+  }
+  return host::Error::Ok();
+}
+
+// ρ-zCDP → (ε, δ): ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
+double ZcdpEpsilon(double rho_z, double delta) {
+  return rho_z + 2 * std::sqrt(rho_z * std::log(1 / delta));
+}
+
 }  // namespace
 
 double SharingLossWeight(const jobs::AdmmSharingConfig& config) {
@@ -83,6 +139,7 @@ host::Error ValidateAdmmSharing(const jobs::JobConfig& config) {
     return Bad("labels", "give the gateway's label file (LIBSVM)");
   }
   if (s.barrier_retries < 0) return Bad("barrier_retries", "must be >= 0");
+  EDGEADMM_HOST_TRY(ValidateSharingScore(s));
   const bool paper_keys = s.paper_c != 0 || s.paper_b1 != 0 ||
                           s.paper_c1 != 0 || s.target_epsilon != 0 ||
                           s.target_delta != 0;
@@ -195,9 +252,19 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
         p.sigma = s.sigma;
         p.sensitivity = s.sensitivity;
         p.delta = s.target_delta > 0 ? s.target_delta : 1e-5;
-        const double rho_z =
+        double rho_z =
             t * s.sensitivity * s.sensitivity / (2 * s.sigma * s.sigma);
-        p.epsilon = rho_z + 2 * std::sqrt(rho_z * std::log(1 / p.delta));
+        // The scoring phase's Gaussian composes with the T shares (the
+        // device charges both in one step); an exact score is uncovered.
+        if (s.test_records > 0) {
+          if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
+            rho_z += s.score_sensitivity * s.score_sensitivity /
+                     (2 * s.score_sigma * s.score_sigma);
+          } else {
+            rho_z = std::numeric_limits<double>::infinity();
+          }
+        }
+        p.epsilon = ZcdpEpsilon(rho_z, p.delta);
         p.relation =
             "any change of the party's block that moves one released share "
             "by at most the configured sensitivity in L2 (the operator's "
@@ -206,6 +273,26 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
             "Gaussian RDP over T releases (rho-zCDP, rho = T*Delta^2/"
             "(2 sigma^2)), eps = rho + 2 sqrt(rho ln(1/delta))";
         break;
+      }
+    }
+    if (s.test_records > 0) {
+      if (p.delta == 0) p.delta = s.target_delta > 0 ? s.target_delta : 1e-5;
+      if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
+        p.score_release = "gaussian";
+        p.score_sigma = s.score_sigma;
+        p.score_sensitivity = s.score_sensitivity;
+        p.score_epsilon =
+            ZcdpEpsilon(s.score_sensitivity * s.score_sensitivity /
+                            (2 * s.score_sigma * s.score_sigma),
+                        p.delta);
+        if (s.noise == jobs::SharingNoiseMode::kRigorous) {
+          p.conversion +=
+              " + the partial scores' Gaussian (rho += Delta_s^2/(2 "
+              "sigma_s^2))";
+        }
+      } else {
+        p.score_release = "exact (uncovered)";
+        p.score_epsilon = std::numeric_limits<double>::infinity();
       }
     }
     out.push_back(std::move(p));
@@ -229,6 +316,26 @@ host::ErrorOr<std::vector<double>> LoadSharingLabels(
   }
   return std::vector<double>(data->labels.begin(),
                              data->labels.begin() + s.records);
+}
+
+host::ErrorOr<std::vector<double>> LoadSharingTestLabels(
+    const jobs::JobConfig& config) {
+  const jobs::AdmmSharingConfig& s = config.admm_sharing;
+  host::ErrorOr<DenseDataset> data = ReadLibsvmFile(
+      s.test_labels,
+      static_cast<size_t>(std::max<int64_t>(config.dimension, 1)));
+  if (!data.ok()) {
+    return Bad("test_labels", "cannot read the gateway's test label file: " +
+                                  data.error().message());
+  }
+  if (static_cast<int64_t>(data->samples) < s.test_records) {
+    return Bad("test_labels",
+               s.test_labels + " holds " + std::to_string(data->samples) +
+                   " records, fewer than admm_sharing.test_records = " +
+                   std::to_string(s.test_records));
+  }
+  return std::vector<double>(data->labels.begin(),
+                             data->labels.begin() + s.test_records);
 }
 
 Status ApplySharingRound(const jobs::JobConfig& config,
@@ -284,20 +391,57 @@ host::ErrorOr<SharingScore> ScorePartialSums(
   return score;
 }
 
+Status ApplyScoredSharingRound(const jobs::JobConfig& config,
+                               const std::vector<double>& labels,
+                               const std::vector<double>& test_labels,
+                               const std::vector<std::vector<double>>& uploads,
+                               SharingState& state, SharingBroadcast& broadcast,
+                               SharingScore& score) {
+  const auto n = static_cast<size_t>(config.admm_sharing.records);
+  const auto k = static_cast<size_t>(config.admm_sharing.test_records);
+  if (k == 0 || test_labels.size() != k) return Status::InvalidArgument();
+  std::vector<std::vector<double>> shares;
+  std::vector<std::vector<double>> partial;
+  for (const std::vector<double>& u : uploads) {
+    if (u.size() != n + k) return Status::InvalidArgument();
+    shares.emplace_back(u.begin(), u.begin() + static_cast<ptrdiff_t>(n));
+    partial.emplace_back(u.begin() + static_cast<ptrdiff_t>(n), u.end());
+  }
+  host::ErrorOr<SharingScore> scored = ScorePartialSums(partial, test_labels);
+  if (!scored.ok()) return Status::InvalidArgument();
+  SharingState next = state;
+  EDGEADMM_TRY(ApplySharingRound(config, labels, shares, next, broadcast));
+  state = std::move(next);
+  score = *scored;
+  return Status::Ok();
+}
+
 namespace {
 
-// The gateway's labels, read once per (file, N) for the daemon's lifetime.
-host::ErrorOr<std::vector<double>> CachedLabels(const jobs::JobConfig& c) {
+// A label file's first labels, read once per (what, file, count) for the
+// daemon's lifetime.
+host::ErrorOr<std::vector<double>> Cached(
+    const jobs::JobConfig& c, const std::string& path, int64_t count,
+    host::ErrorOr<std::vector<double>> (*load)(const jobs::JobConfig&)) {
   static std::mutex mutex;
   static std::map<std::string, std::vector<double>> cache;
-  const std::string key = c.admm_sharing.labels + "#" +
-                          std::to_string(c.admm_sharing.records) + "#" +
-                          std::to_string(c.dimension);
+  const std::string key =
+      path + "#" + std::to_string(count) + "#" + std::to_string(c.dimension);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
-  EDGEADMM_HOST_TRY_ASSIGN(std::vector<double> labels, LoadSharingLabels(c));
+  EDGEADMM_HOST_TRY_ASSIGN(std::vector<double> labels, load(c));
   return cache.emplace(key, std::move(labels)).first->second;
+}
+
+// The gateway's training labels (N) and test labels (K).
+host::ErrorOr<std::vector<double>> CachedLabels(const jobs::JobConfig& c) {
+  return Cached(c, c.admm_sharing.labels, c.admm_sharing.records,
+                LoadSharingLabels);
+}
+host::ErrorOr<std::vector<double>> CachedTestLabels(const jobs::JobConfig& c) {
+  return Cached(c, "test:" + c.admm_sharing.test_labels,
+                c.admm_sharing.test_records, LoadSharingTestLabels);
 }
 
 }  // namespace
@@ -338,7 +482,24 @@ host::Error AdmmSharing::Validate(const jobs::JobConfig& c) const {
   }
   host::ErrorOr<std::vector<double>> labels = LoadSharingLabels(c);
   if (!labels.ok()) return labels.error();
+  if (c.admm_sharing.test_records > 0) {
+    host::ErrorOr<std::vector<double>> test = LoadSharingTestLabels(c);
+    if (!test.ok()) return test.error();
+  }
   return host::Error::Ok();
+}
+
+int64_t AdmmSharing::UploadLengthAt(const jobs::JobConfig& c,
+                                    int64_t iteration) const {
+  // The last round (and any late copy of its uploads after the commit).
+  return iteration + 1 >= c.rounds ? MaxUploadLength(c) : UploadLength(c);
+}
+
+edgeadmm_wire_UpdateKind AdmmSharing::UpdateKindAt(const jobs::JobConfig& c,
+                                                   int64_t iteration) const {
+  return c.admm_sharing.test_records > 0 && iteration + 1 >= c.rounds
+             ? edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES
+             : edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
 }
 
 void AdmmSharing::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
@@ -357,6 +518,15 @@ void AdmmSharing::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   // Round `iteration` (committed so far) computes x_m(iteration + 1).
   p.iteration = static_cast<uint32_t>(iteration + 1);
   p.rounds = static_cast<uint32_t>(c.rounds);
+  // The scoring phase rides on the last iteration (x̃_m(T) is final).
+  if (s.test_records > 0 && iteration + 1 == c.rounds) {
+    p.score_records = static_cast<uint32_t>(s.test_records);
+    p.score_noise = static_cast<uint32_t>(s.score_noise);
+    if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
+      p.score_sigma = s.score_sigma;
+      p.score_sensitivity = s.score_sensitivity;
+    }
+  }
   // The party's block and σ_m: FillNodeTask (every task is per party).
   p.columns = static_cast<uint32_t>(s.columns.empty() ? 1 : s.columns[0]);
 }
@@ -413,7 +583,20 @@ Status AdmmSharing::ApplyRound(const jobs::JobConfig& c, int64_t n,
     return Status::FailedPrecondition();  // a corrupt state
   }
   SharingBroadcast broadcast;
-  EDGEADMM_TRY(ApplySharingRound(c, *labels, uploads, state, broadcast));
+  const bool scored = c.admm_sharing.test_records > 0 && !uploads.empty() &&
+                      uploads[0].size() != records;
+  if (scored) {
+    host::ErrorOr<std::vector<double>> test = CachedTestLabels(c);
+    if (!test.ok()) return Status::FailedPrecondition();
+    SharingScore score;
+    EDGEADMM_TRY(ApplyScoredSharingRound(c, *labels, *test, uploads, state,
+                                         broadcast, score));
+    model.test_score.records = c.admm_sharing.test_records;
+    model.test_score.log_loss = score.log_loss;
+    model.test_score.accuracy = score.accuracy;
+  } else {
+    EDGEADMM_TRY(ApplySharingRound(c, *labels, uploads, state, broadcast));
+  }
   model.state = state.z;
   model.state.insert(model.state.end(), state.y.begin(), state.y.end());
   model.z = broadcast.v;

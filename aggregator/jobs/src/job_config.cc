@@ -51,6 +51,9 @@ constexpr NameTable<SharingNoiseMode> kSharingNoise = {
     {"none", SharingNoiseMode::kNone},
     {"paper", SharingNoiseMode::kPaper},
     {"rigorous", SharingNoiseMode::kRigorous}};
+constexpr NameTable<SharingScoreNoise> kSharingScoreNoise = {
+    {"gaussian", SharingScoreNoise::kGaussian},
+    {"exact", SharingScoreNoise::kExact}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 constexpr NameTable<ValidationHolder> kHolders = {
@@ -77,6 +80,9 @@ class Reader {
   explicit Reader(const toml::table& root) : root_(root) {}
 
   bool failed() const { return !error_.ok(); }
+  bool Has(std::string_view key) const {
+    return static_cast<bool>(root_.at_path(key));
+  }
   // The first failure (INVALID_ARGUMENT), or OK.
   const host::Error& error() const { return error_; }
 
@@ -214,6 +220,12 @@ void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
   r.Double("admm_sharing.target_epsilon", c.target_epsilon, false);
   r.Double("admm_sharing.target_delta", c.target_delta, false);
   r.Int("admm_sharing.barrier_retries", c.barrier_retries, false);
+  r.String("admm_sharing.test_labels", c.test_labels, false);
+  r.Int("admm_sharing.test_records", c.test_records, false);
+  c.score_noise_given = r.Has("admm_sharing.score_noise");
+  r.Enum("admm_sharing.score_noise", kSharingScoreNoise, c.score_noise, false);
+  r.Double("admm_sharing.score_sigma", c.score_sigma, false);
+  r.Double("admm_sharing.score_sensitivity", c.score_sensitivity, false);
 }
 
 // docs/privacy.md, "Model selection": choosing among released models costs

@@ -93,7 +93,8 @@ double UnchargedEpsilon(const std::vector<double>& per_upload, int64_t uploads,
 // The columns ReadModelRef reads, from column 0 on.
 constexpr const char* kModelColumns =
     "SELECT iteration, round_id, validation_loss, validation_objective, "
-    "validation_accuracy, z FROM models WHERE job_id = ?1 AND iteration > 0 ";
+    "validation_accuracy, z, test_records, test_log_loss, test_accuracy FROM "
+    "models WHERE job_id = ?1 AND iteration > 0 ";
 
 ModelRef ReadModelRef(const store::Statement& stmt) {
   ModelRef m;
@@ -105,6 +106,11 @@ ModelRef ReadModelRef(const store::Statement& stmt) {
     m.scores.objective = stmt.ColumnDouble(3);
     m.scores.has_accuracy = !stmt.ColumnIsNull(4);
     m.scores.accuracy = stmt.ColumnDouble(4);
+  }
+  if (!stmt.ColumnIsNull(6)) {
+    m.scores.test_records = stmt.ColumnInt(6);
+    m.scores.test_log_loss = stmt.ColumnDouble(7);
+    m.scores.test_accuracy = stmt.ColumnDouble(8);
   }
   return m;
 }
@@ -402,6 +408,9 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
     }
     out += "}";
   }
+  if (m.scores.test_records > 0) {
+    out += ", \"test_score\": " + TestScoreJson(m.scores);
+  }
   if (m.pp.applies) {
     out += ", \"pp_loss\": {\"max_p_i\": " + Number(m.pp.max_loss) +
            ", \"reported\": " + std::to_string(m.pp.reported) +
@@ -417,6 +426,14 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
     out += (i ? ", " : "") + Number(m.z[i]);
   }
   return out + "]}\n";
+}
+
+std::string TestScoreJson(const ModelScores& s) {
+  return "{\"what\": \"the gateway's score of the sum of the parties' "
+         "partial scores (admm-sharing scoring phase)\", \"records\": " +
+         std::to_string(s.test_records) +
+         ", \"log_loss\": " + Number(s.test_log_loss) +
+         ", \"accuracy\": " + Number(s.test_accuracy) + "}";
 }
 
 std::string SharingPlanJson(const JobConfig& config) {
@@ -439,7 +456,11 @@ std::string SharingPlanJson(const JobConfig& config) {
            ", \"delta\": " + Number(p.delta) +
            ", \"step_epsilon\": " + Number(p.step_epsilon) +
            ", \"step_delta\": " + Number(p.step_delta) + ", \"relation\": \"" +
-           p.relation + "\", \"conversion\": \"" + p.conversion + "\"}";
+           p.relation + "\", \"conversion\": \"" + p.conversion +
+           "\", \"score_release\": \"" + p.score_release +
+           "\", \"score_sigma\": " + Number(p.score_sigma) +
+           ", \"score_sensitivity\": " + Number(p.score_sensitivity) +
+           ", \"score_epsilon\": " + Number(p.score_epsilon) + "}";
   }
   return out + "]}";
 }

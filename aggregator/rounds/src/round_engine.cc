@@ -452,7 +452,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   size_t index = 0;
   std::vector<double> decoded;
   const UploadVerdict verdict =
-      judge_.Judge(identity, upload, open_, &index, &decoded);
+      judge_.Judge(identity, upload, open_, iteration_, &index, &decoded);
   if (verdict != UploadVerdict::kAccepted) return verdict;
   // The aggregator has seen the upload: its local charge is stored now,
   // whatever becomes of the round (docs/privacy.md, "local-dp"). If it

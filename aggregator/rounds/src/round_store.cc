@@ -233,8 +233,9 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
       store::CachedStatement model,
       db_->PrepareCached("INSERT INTO models(job_id, iteration, round_id, z, "
                          "server_state, validation_loss, "
-                         "validation_objective, validation_accuracy) VALUES "
-                         "(?, ?, ?, ?, ?, ?, ?, ?)"));
+                         "validation_objective, validation_accuracy, "
+                         "test_records, test_log_loss, test_accuracy) VALUES "
+                         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   model->Bind(1, job_id_)
       .Bind(2, commit.iteration)
       .Bind(3, commit.round_id)
@@ -243,6 +244,13 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   if (commit.metrics != nullptr) {
     model->Bind(6, commit.metrics->loss).Bind(7, commit.metrics->objective);
     if (commit.metrics->has_accuracy) model->Bind(8, commit.metrics->accuracy);
+  }
+  // admm-sharing's scoring phase: the gateway's test score of this model.
+  const algorithms::TestScore& test = commit.model->test_score;
+  if (test.records > 0) {
+    model->Bind(9, test.records)
+        .Bind(10, test.log_loss)
+        .Bind(11, test.accuracy);
   }
   EDGEADMM_TRY(model->Run());
   for (const LedgerRowRef& row : commit.ledger) {

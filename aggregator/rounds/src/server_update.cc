@@ -19,8 +19,8 @@ bool Float32Holds(const std::vector<double>& v) {
 
 }  // namespace
 
-int64_t UploadLength(const jobs::JobConfig& config) {
-  return algorithms::Get(config.algorithm).UploadLength(config);
+int64_t UploadLength(const jobs::JobConfig& config, int64_t iteration) {
+  return algorithms::Get(config.algorithm).UploadLengthAt(config, iteration);
 }
 
 Status ApplyRound(const jobs::JobConfig& config, int64_t n,
@@ -34,13 +34,19 @@ Status ApplyRound(const jobs::JobConfig& config, int64_t n,
       model.z.size() != static_cast<size_t>(algorithm->ModelLength(config))) {
     return Status::InvalidArgument();
   }
+  // One length for the whole round: the plain upload or a phase's longest.
   const size_t length = static_cast<size_t>(algorithm->UploadLength(config));
+  const size_t longest =
+      static_cast<size_t>(algorithm->MaxUploadLength(config));
+  const size_t first = uploads.empty() ? length : uploads[0].size();
+  if (first != length && first != longest) return Status::InvalidArgument();
   for (const std::vector<double>& u : uploads) {
-    if (u.size() != length) return Status::InvalidArgument();
+    if (u.size() != first) return Status::InvalidArgument();
   }
   ServerModel next = model;
   EDGEADMM_TRY(algorithm->ApplyRound(config, n, uploads, noise_rng, next));
-  if (!Float32Holds(next.z) || !Float32Holds(next.state)) {
+  if (!Float32Holds(next.z) || !Float32Holds(next.state) ||
+      !std::isfinite(next.test_score.log_loss)) {
     return Status::OutOfRange();
   }
   model = std::move(next);

@@ -23,7 +23,7 @@ double Norm2(const std::vector<double>& v) {
 
 UploadVerdict UploadJudge::Judge(std::string_view identity,
                                  const Upload& upload, const OpenRound& open,
-                                 size_t* index,
+                                 int64_t iteration, size_t* index,
                                  std::vector<double>* decoded) const {
   if (identity != upload.device_id) return UploadVerdict::kIdentityMismatch;
   auto it = device_index_->find(upload.device_id);
@@ -42,8 +42,8 @@ UploadVerdict UploadJudge::Judge(std::string_view identity,
   }
   if (!open.in_cohort[*index]) return UploadVerdict::kNotInCohort;
   auto values = store::DecodeFloats(upload.vector);
-  if (!values.ok() ||
-      values->size() != static_cast<size_t>(UploadLength(job_->config))) {
+  if (!values.ok() || values->size() != static_cast<size_t>(UploadLength(
+                                            job_->config, iteration))) {
     return UploadVerdict::kMalformed;
   }
   // The norm the step's clip and noise imply (docs/security.md): one

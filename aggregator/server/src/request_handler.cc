@@ -198,7 +198,7 @@ size_t RequestHandler::MaxUpdateBody() const {
   if (engine_ == nullptr) return 0;
   return wire::MaxUpdateBytes(
       static_cast<size_t>(algorithms::Get(engine_->job().config.algorithm)
-                              .UploadLength(engine_->job().config)));
+                              .MaxUploadLength(engine_->job().config)));
 }
 
 Response RequestHandler::Update(std::string_view identity,
@@ -217,10 +217,12 @@ Response RequestHandler::Update(std::string_view identity,
     r.code = wire::kCoapUnsupportedContentFormat;
     return r;
   }
-  // The upload's length: p, or admm-sharing's N.
-  const size_t p =
-      static_cast<size_t>(algorithms::Get(engine_->job().config.algorithm)
-                              .UploadLength(engine_->job().config));
+  // The upload's length and kind in the open round: p, or admm-sharing's N
+  // (N + K in the last round of a job with a scoring phase).
+  const algorithms::Algorithm& algorithm =
+      algorithms::Get(engine_->job().config.algorithm);
+  const size_t p = static_cast<size_t>(
+      algorithm.UploadLengthAt(engine_->job().config, engine_->iteration()));
   if (size > MaxUpdateBody()) {
     Response r = ErrorResponse(Status::OutOfRange(),
                                "body larger than the job's", job_id, round_id);
@@ -240,7 +242,7 @@ Response RequestHandler::Update(std::string_view identity,
                          "dimension differs from the job's", job_id, round_id);
   }
   if (decoded.header.kind !=
-      algorithms::Get(engine_->job().config.algorithm).update_kind()) {
+      algorithm.UpdateKindAt(engine_->job().config, engine_->iteration())) {
     return ErrorResponse(Status::InvalidArgument(),
                          "update kind does not fit the algorithm", job_id,
                          round_id);

@@ -100,6 +100,14 @@ ALTER TABLE jobs ADD COLUMN end_reason TEXT;
     R"sql(
 ALTER TABLE uploads ADD COLUMN pp_loss REAL;
 )sql",
+    // Version 6: admm-sharing's scoring phase (papers 000/003): the
+    // gateway's score of the last model from the parties' partial scores
+    // of its test records (NULL: not scored).
+    R"sql(
+ALTER TABLE models ADD COLUMN test_records INTEGER;
+ALTER TABLE models ADD COLUMN test_log_loss REAL;
+ALTER TABLE models ADD COLUMN test_accuracy REAL;
+)sql",
 };
 
 constexpr int kMigrationCount =

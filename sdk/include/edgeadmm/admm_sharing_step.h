@@ -63,6 +63,24 @@ struct SharingTaskParams {
   Real sensitivity = 0;
 };
 
+// The scoring phase of the job's last iteration (docs/privacy.md,
+// "admm-sharing: the partial scores"): the party releases its partial scores
+// D_test,m x̃_m(T) of the job's test records, either with N(0, σ_s²) added
+// to every score (kGaussian, charged to the device ledger as a Gaussian of
+// σ_s with the job's explicit L2 sensitivity Δ_s of the score vector) or
+// exactly (kExact: an uncovered release the operator opted into; the device
+// needs allow_unaccounted_steps).
+enum class SharingScoreNoise : uint8_t { kGaussian = 1, kExact = 2 };
+struct SharingScoreParams {
+  SharingScoreNoise noise = SharingScoreNoise::kGaussian;
+  Real sigma = 0;        // kGaussian: > 0; kExact: 0
+  Real sensitivity = 0;  // kGaussian: Δ_s > 0; kExact: 0
+
+  // INVALID_ARGUMENT unless kGaussian with σ_s, Δ_s finite and > 0 or
+  // kExact with both 0.
+  Status Validate() const;
+};
+
 struct SharingSolveReport {
   Real x_norm = 0;      // ||x_m^{t+1}|| before noise
   Real noise_norm = 0;  // ||ξ|| (kPaper), else 0
@@ -141,6 +159,15 @@ class AdmmSharingStep {
   static constexpr size_t StreamingBytes(size_t dim, size_t block_rows) {
     return WorkspaceBytes(dim) + 2 * Workspace::Bytes<Real>(block_rows);
   }
+
+  // Partial scores of test records (scoring phase): out[i] = t_iᵀ x̃ for
+  // the rows t_i of `test_rows` (out.size() x dim, row-major), plus
+  // N(0, σ_s²) each for kGaussian. FAILED_PRECONDITION before Init;
+  // INVALID_ARGUMENT for a span of the wrong size, a non-finite test value
+  // or bad params; sampler errors (out must be discarded).
+  Status ScoreBlock(Span<const Real> test_rows,
+                    const SharingScoreParams& params, GaussianSampler& sampler,
+                    Span<Real> out) const;
 
   // The party's current model x̃_m (dim entries; empty before Init).
   Span<const Real> x_tilde() const { return x_; }

@@ -95,6 +95,11 @@ struct DeviceClientConfig {
   Storage* storage = nullptr;
   EntropySource* entropy = nullptr;  // seeds the trainer's DRBG per step
   DatasetView data;                  // the device's local records
+  // admm-sharing's scoring phase (papers 000/003, Linux): the device's
+  // column block of the job's K test records (same columns as `data`,
+  // records aligned by id with the gateway's test labels); empty when the
+  // device holds none (a task with a scoring phase is then refused).
+  DatasetView test_data;
   // Re-initialised (workspace, data, job) before each local step; may be
   // shared by clients polled from one thread. The workspace must hold
   // LocalTrainer::WorkspaceBytes(algorithm, loss, samples, dim) for the
@@ -108,8 +113,9 @@ struct DeviceClientConfig {
   // The longest task or update vector the client takes: 0 means the data
   // dimension; an admm-sharing party (papers 000/003, Linux) gives its
   // record count N, since its task carries u_m and y and its upload the
-  // share, N values each. MemoryBytes/ComputeScratchBytes must be sized
-  // with the same value.
+  // share, N values each (N + K in the last iteration of a job with a
+  // scoring phase of K test records). MemoryBytes/ComputeScratchBytes must
+  // be sized with the same value.
   size_t max_vector = 0;
   // Local privacy budget (ε, δ) the device never exceeds, per job.
   Real epsilon_budget = 1.0;

@@ -132,6 +132,19 @@ class LocalTrainer {
                                             uint64_t round, Span<const Real> u,
                                             Span<const Real> y,
                                             Span<Real> upload);
+  // The job's last iteration with a scoring phase: the same step, then the
+  // partial scores D_test,m x̃_m(T) of `test_rows` (K x dim, row-major: the
+  // party's column block of the job's K test records) follow the share in
+  // `upload` (N + K entries; kGaussian adds N(0, σ_s²) per score). One
+  // ledger charge covers both releases when both are Gaussian (RDP adds:
+  // the ratio √((Δ/σ)² + (Δ_s/σ_s)²)); an exact score (or a share without
+  // rigorous noise) is an unaccounted release (allow_unaccounted_steps).
+  Result<SharingSolveReport> RunAdmmSharing(const SharingTaskParams& params,
+                                            const SharingScoreParams& score,
+                                            uint64_t round, Span<const Real> u,
+                                            Span<const Real> y,
+                                            Span<const Real> test_rows,
+                                            Span<Real> upload);
 
   // Paper 001 primal step: updates f_i and writes it to `upload`.
   Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
@@ -188,6 +201,14 @@ class LocalTrainer {
   Status FinishInit(const DatasetView& data, const TrainerConfig& config);
   // Carves the sharing step's workspace (its Init needs ρ, λ of the task).
   Status CarveSharing(Workspace& ws, const DatasetView& data);
+  // The sharing step of both RunAdmmSharing overloads (score null: no
+  // scoring phase; upload then N entries).
+  Result<SharingSolveReport> SharingStep(const SharingTaskParams& params,
+                                         const SharingScoreParams* score,
+                                         uint64_t round, Span<const Real> u,
+                                         Span<const Real> y,
+                                         Span<const Real> test_rows,
+                                         Span<Real> upload);
   // Shared checks before a step: algorithm, round freshness, output size.
   Status BeginStep(AlgorithmKind algorithm, uint64_t round,
                    Span<Real> upload) const;

@@ -502,16 +502,23 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                          config_.data, trainer_config));
   if (resume) EDGEADMM_TRY(trainer.LoadState(previous.state));
 
-  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(length));
+  // A task phase may append entries (admm-sharing's scoring phase: the
+  // partial scores after the share) and name its own upload kind.
+  const size_t extra = adapter->phase_upload_extra != nullptr
+                           ? adapter->phase_upload_extra(h)
+                           : 0;
+  const size_t upload_length = length + extra;
+  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(upload_length));
   EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
                       ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));
-  EDGEADMM_TRY_ASSIGN(ByteSpan update_bytes,
-                      ws.Allocate<std::byte>(wire::MaxUpdateBytes(length)));
+  EDGEADMM_TRY_ASSIGN(
+      ByteSpan update_bytes,
+      ws.Allocate<std::byte>(wire::MaxUpdateBytes(upload_length)));
   // The algorithm's task adapter runs its step (steps/*_task.cc).
   internal::TaskOutput output;
   EDGEADMM_TRY(
       adapter->run(internal::TaskInput{h, task.model, config_.data.samples(),
-                                       task.auxiliary},
+                                       task.auxiliary, &config_.test_data},
                    trainer, upload, output));
   ++counters_.steps_computed;
 
@@ -520,8 +527,8 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   update.round_id = h.round_id;
   std::strncpy(update.device_id, config_.device_id,
                sizeof(update.device_id) - 1);
-  update.kind = adapter->update_kind;
-  update.dimension = static_cast<uint32_t>(length);
+  update.kind = extra > 0 ? adapter->phase_update_kind : adapter->update_kind;
+  update.dimension = static_cast<uint32_t>(upload_length);
   update.has_ledger = true;
   update.ledger.participations = trainer.state().ledger.participations();
   const Result<Real> epsilon = trainer.LocalEpsilon();

@@ -205,4 +205,37 @@ Status AdmmSharingStep::ShareBlock(size_t first_row,
   return Status::Ok();
 }
 
+Status SharingScoreParams::Validate() const {
+  if (noise == SharingScoreNoise::kExact) {
+    return sigma == 0 && sensitivity == 0 ? Status::Ok()
+                                          : Status::InvalidArgument();
+  }
+  return noise == SharingScoreNoise::kGaussian && IsPositive(sigma) &&
+                 IsPositive(sensitivity)
+             ? Status::Ok()
+             : Status::InvalidArgument();
+}
+
+Status AdmmSharingStep::ScoreBlock(Span<const Real> test_rows,
+                                   const SharingScoreParams& params,
+                                   GaussianSampler& sampler,
+                                   Span<Real> out) const {
+  if (!initialized_) return Status::FailedPrecondition();
+  EDGEADMM_TRY(params.Validate());
+  if (test_rows.size() / dim_ != out.size() || test_rows.size() % dim_ != 0) {
+    return Status::InvalidArgument();
+  }
+  for (size_t i = 0; i < test_rows.size(); ++i) {
+    if (!std::isfinite(test_rows[i])) return Status::InvalidArgument();
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] =
+        internal::Dot(Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
+  }
+  if (params.noise == SharingScoreNoise::kGaussian) {
+    return sampler.AddNoise(params.sigma, out);
+  }
+  return Status::Ok();
+}
+
 }  // namespace edgeadmm

@@ -16,6 +16,7 @@
 #include <cstddef>
 
 #include "edgeadmm/algorithm.h"
+#include "edgeadmm/dataset_view.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
@@ -30,6 +31,9 @@ struct TaskInput {
   Span<const Real> model;                 // the task's model (dimension)
   size_t samples;                         // the device's record count
   Span<const Real> auxiliary = {};        // admm-sharing: y (N); else empty
+  // admm-sharing's scoring phase: the device's test records (its column
+  // block of the job's test set); null when the device holds none.
+  const DatasetView* test_data = nullptr;
 };
 
 // What an adapter reports besides the upload vector.
@@ -52,6 +56,11 @@ struct AlgorithmTask {
   // True when the task's vectors and the upload have one entry per record
   // (admm-sharing: N) instead of one per feature.
   bool per_record = false;
+  // Entries the task's phase appends to the upload (admm-sharing's scoring
+  // phase: the partial scores) and the upload's kind then; null: none.
+  size_t (*phase_upload_extra)(const edgeadmm_wire_RoundTask& h) = nullptr;
+  edgeadmm_wire_UpdateKind phase_update_kind =
+      edgeadmm_wire_UpdateKind_UPDATE_KIND_UNSPECIFIED;
 };
 
 // The registered task of `algorithm`, or nullptr when the client does not run
@@ -63,6 +72,8 @@ const AlgorithmTask* ProxAdmmTask();
 const AlgorithmTask* LinearizedAdmmTask();
 const AlgorithmTask* DpSgdTask();
 const AlgorithmTask* AdmmSharingTask();
+// admm-sharing's scoring phase: the task's score_records (0 before T).
+size_t AdmmSharingScoreRecords(const edgeadmm_wire_RoundTask& h);
 
 // With aggregator-side noise the device only clips (adds no noise).
 inline bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {

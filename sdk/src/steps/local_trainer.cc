@@ -210,15 +210,58 @@ Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
 Result<SharingSolveReport> LocalTrainer::RunAdmmSharing(
     const SharingTaskParams& params, uint64_t round, Span<const Real> u,
     Span<const Real> y, Span<Real> upload) {
-  EDGEADMM_TRY(BeginStep(AlgorithmKind::kAdmmSharing, round, upload));
-  EDGEADMM_TRY(params.noise.Validate());
+  return SharingStep(params, nullptr, round, u, y, Span<const Real>(), upload);
+}
+
+Result<SharingSolveReport> LocalTrainer::RunAdmmSharing(
+    const SharingTaskParams& params, const SharingScoreParams& score,
+    uint64_t round, Span<const Real> u, Span<const Real> y,
+    Span<const Real> test_rows, Span<Real> upload) {
+  return SharingStep(params, &score, round, u, y, test_rows, upload);
+}
+
+Result<SharingSolveReport> LocalTrainer::SharingStep(
+    const SharingTaskParams& params, const SharingScoreParams* score,
+    uint64_t round, Span<const Real> u, Span<const Real> y,
+    Span<const Real> test_rows, Span<Real> upload) {
   const size_t n = data_.samples();
-  if (u.size() != n || y.size() != n) return Status::InvalidArgument();
-  const bool accounted = params.noise.mode == SharingNoise::kRigorous;
-  if (accounted && !IsPositive(params.sensitivity)) {
+  if (upload.size() < n) return Status::InvalidArgument();
+  const Span<Real> share = upload.first(n);
+  const Span<Real> scores = upload.subspan(n, upload.size() - n);
+  EDGEADMM_TRY(BeginStep(AlgorithmKind::kAdmmSharing, round, share));
+  EDGEADMM_TRY(params.noise.Validate());
+  if (score != nullptr) EDGEADMM_TRY(score->Validate());
+  if (u.size() != n || y.size() != n || (score == nullptr && !scores.empty()) ||
+      (score != nullptr &&
+       (scores.empty() || test_rows.size() != scores.size() * data_.dim()))) {
     return Status::InvalidArgument();
   }
-  EDGEADMM_TRY(CheckBudget(accounted, params.sensitivity, params.noise.sigma));
+  const bool share_charged = params.noise.mode == SharingNoise::kRigorous;
+  if (share_charged && !IsPositive(params.sensitivity)) {
+    return Status::InvalidArgument();
+  }
+  const bool score_charged =
+      score != nullptr && score->noise == SharingScoreNoise::kGaussian;
+  // A release no Gaussian covers (a share without rigorous noise, an exact
+  // score) needs allow_unaccounted_steps; the Gaussian ones are charged.
+  const bool uncovered =
+      !share_charged ||
+      (score != nullptr && score->noise == SharingScoreNoise::kExact);
+  if (uncovered && !allow_unaccounted_) return Status::FailedPrecondition();
+  // One charge for the step: the share's Gaussian (Δ, σ) alone, or with
+  // the scores' (Δ_s, σ_s) as the single Gaussian of the same RDP curve,
+  // α·((Δ/σ)² + (Δ_s/σ_s)²)/2 (Mironov 2017, Prop. 1 and 7).
+  Real sensitivity = params.sensitivity;
+  Real noise_std = params.noise.sigma;
+  if (score_charged) {
+    const Real r_score = score->sensitivity / score->sigma;
+    const Real r_share =
+        share_charged ? params.sensitivity / params.noise.sigma : Real(0);
+    sensitivity = std::sqrt(r_share * r_share + r_score * r_score);
+    noise_std = 1;
+  }
+  const bool accounted = share_charged || score_charged;
+  EDGEADMM_TRY(CheckBudget(accounted, sensitivity, noise_std));
   // K = λI + ρD_mᵀD_m is factored per task (ρ, λ come with it); x̃_m is
   // the persisted state.
   Workspace ws(sharing_workspace_);
@@ -227,18 +270,21 @@ Result<SharingSolveReport> LocalTrainer::RunAdmmSharing(
                     n, data_.dim(), params.lambda, params.rho));
   EDGEADMM_TRY(sharing_.SetModel(state_.primary));
   // u already excludes the party's own released share (the gateway
-  // subtracts it), so the own share passed is 0: `upload` serves as the
+  // subtracts it), so the own share passed is 0: `share` serves as the
   // zero block before it receives the share.
-  for (size_t i = 0; i < n; ++i) upload[i] = 0;
+  for (size_t i = 0; i < n; ++i) share[i] = 0;
   EDGEADMM_TRY(sharing_.BeginRound());
-  EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, upload));
+  EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, share));
   EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
                       sharing_.Solve(params.noise, noise_));
-  EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, upload));
+  EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, share));
+  // The scoring phase: the partial scores of the final x̃_m(T).
+  if (score != nullptr) {
+    EDGEADMM_TRY(sharing_.ScoreBlock(test_rows, *score, noise_, scores));
+  }
   const Span<const Real> x = sharing_.x_tilde();
   for (size_t c = 0; c < x.size(); ++c) state_.primary[c] = x[c];
-  EDGEADMM_TRY(
-      FinishStep(accounted, params.sensitivity, params.noise.sigma, round));
+  EDGEADMM_TRY(FinishStep(accounted, sensitivity, noise_std, round));
   return report;
 }
 

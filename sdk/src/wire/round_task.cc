@@ -78,7 +78,23 @@ bool ValidPenalty(const edgeadmm_wire_PenaltyPerturbationParams& p) {
 // Papers 000/003 (job "admm-sharing"): M >= 2 parties, m < M, a column
 // block, N = the task's dimension (model u_m and auxiliary y are N long),
 // rho, lambda > 0, a known noise mode with sigma > 0 (0 for none), the
-// sensitivity only for rigorous (> 0), 1-based t <= T.
+// sensitivity only for rigorous (> 0), 1-based t <= T; a scoring phase
+// only at t = T, N + score_records within the wire's vector limit, with
+// gaussian (sigma, Delta > 0) or exact (both 0) noise.
+bool ValidSharingScore(const edgeadmm_wire_SharingParams& p) {
+  if (p.score_records == 0) {
+    return p.score_noise == 0 && p.score_sigma == 0.0 &&
+           p.score_sensitivity == 0.0;
+  }
+  const bool noise_ok =
+      p.score_noise == 1
+          ? Positive(p.score_sigma) && Positive(p.score_sensitivity)
+          : p.score_noise == 2 && p.score_sigma == 0.0 &&
+                p.score_sensitivity == 0.0;
+  return noise_ok && p.iteration == p.rounds &&
+         static_cast<uint64_t>(p.records) + p.score_records <= kMaxDimension;
+}
+
 bool ValidSharing(const edgeadmm_wire_RoundTask& t) {
   const edgeadmm_wire_SharingParams& p = t.params.sharing_params;
   const bool noise_ok =
@@ -89,7 +105,7 @@ bool ValidSharing(const edgeadmm_wire_RoundTask& t) {
   return p.parties >= 2 && p.party < p.parties && p.columns >= 1 &&
          p.records >= 1 && p.records == t.dimension && Positive(p.rho) &&
          Positive(p.lambda) && noise_ok && p.iteration >= 1 &&
-         p.rounds >= p.iteration;
+         p.rounds >= p.iteration && ValidSharingScore(p);
 }
 
 // The params each algorithm's task carries, their check, and whether it

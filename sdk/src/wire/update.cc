@@ -19,7 +19,8 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
   // 3 (the removed draft's predictions) stays refused.
   if ((kind < edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U ||
        kind > edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL) &&
-      kind != edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE) {
+      kind != edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE &&
+      kind != edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES) {
     return Status::InvalidArgument();
   }
   if (u.dimension == 0 || u.dimension > kMaxDimension) {

@@ -120,6 +120,14 @@ void Tasks() {
     t.params.sharing_params.rounds = 2;
     Write(("task_sharing" + suffix).c_str(), out,
           EncodeRoundTask(t, m, m, Out(out)));
+    // Its last iteration with a scoring phase (gaussian partial scores).
+    t.params.sharing_params.iteration = 2;
+    t.params.sharing_params.score_records = 7;
+    t.params.sharing_params.score_noise = 1;
+    t.params.sharing_params.score_sigma = 0.05;
+    t.params.sharing_params.score_sensitivity = 0.01;
+    Write(("task_sharing_score" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, m, Out(out)));
   }
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;
@@ -153,6 +161,11 @@ void Others() {
   u.pp_loss = 0;
   out.assign(MaxUpdateBytes(123), 0);
   Write("update_share_123", out,
+        EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
+  // admm-sharing's scoring phase: the share (N) and the partial scores.
+  u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES;
+  out.assign(MaxUpdateBytes(123), 0);
+  Write("update_share_scores_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
 
   edgeadmm_wire_ReleasedModel m = edgeadmm_wire_ReleasedModel_init_zero;

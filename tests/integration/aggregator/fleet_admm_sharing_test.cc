@@ -7,8 +7,15 @@
 // u_m (N) and y (N) through Block2, every share (N) goes up through Block1.
 // - Without noise the parties' concatenated x̃ (read from their persisted
 //   state) reaches the centralized optimum (Newton-CG on all 123 columns)
-//   within 1% of the objective (held tighter: measured in the message);
-//   the gateway scores a9a.t from the parties' partial scores.
+//   within 1% of the objective (held tighter: measured in the message).
+// - The scoring phase over the wire: in the last round every party appends
+//   its partial scores of the first 4000 a9a.t records (its column block,
+//   `--test-data a9a.t.xz --test-records 4000`) to its share; the gateway
+//   sums them, scores them against its a9a.t labels and stores the score
+//   with the last model. Exact scores (noiseless run): the stored score
+//   equals the one computed here from the parties' persisted x̃_m (float32
+//   on the wire). Gaussian scores (rigorous run, σ_s = 1e-2, Δ_s = 1e-3):
+//   close to it, and charged in each device ledger with the shares.
 // - Rigorous noise (σ = 1e-2 per share entry, Δ = 1e-3 explicit) runs to
 //   the end; each party's device ledger charged the Gaussian (ε reported).
 #include <gtest/gtest.h>
@@ -21,6 +28,7 @@
 #include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/client_record.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
@@ -36,6 +44,14 @@ constexpr size_t kDim = 123;
 constexpr size_t kBlocks[2] = {66, 57};
 constexpr double kLambda = 1e-2;
 constexpr int kRounds = 100;
+constexpr size_t kTestRecords = 4000;  // the scoring phase's K
+
+// The scoring phase's keys: the gateway's test labels (a9a.t) and K.
+std::string ScoreKeys(const std::string& score_noise) {
+  return "test_labels = \"" + testing::DataDir() +
+         "/a9a.t.xz\"\ntest_records = " + std::to_string(kTestRecords) + "\n" +
+         score_noise;
+}
 
 std::string SharingToml(const std::string& name, int rounds,
                         const std::string& labels, const std::string& noise) {
@@ -52,6 +68,7 @@ struct SharingRun {
   std::vector<double> x;                   // concatenated x̃ of the parties
   std::vector<double> epsilon;             // each party's device-ledger ε
   std::vector<std::vector<double>> parts;  // x̃_m
+  jobs::ModelScores wire;                  // the gateway's stored score
 };
 
 // Party m's persisted x̃_m and ledger ε, from its state directory.
@@ -106,17 +123,20 @@ SharingRun RunSharing(testing::TempDatabase& t, const std::string& name,
         fc.column_blocks = {kBlocks[0], kBlocks[1]};
         fc.records = kRecords;
         fc.state_dir = state_dir;
+        fc.test_data_path = testing::DataDir() + "/a9a.t.xz";
+        fc.test_records = kTestRecords;
       });
   testing::ExpectCleanRun(run, 2);
   // The barrier: every party in every round.
   EXPECT_EQ(run.report.uploads_accepted, static_cast<uint64_t>(rounds * 2));
   auto status = jobs::LoadJobStatus(t.db(), name);
   EXPECT_TRUE(status.ok());
+  SharingRun out;
   if (status.ok()) {
     EXPECT_EQ(status->job.state, jobs::JobState::kCompleted);
     EXPECT_EQ(status->iteration, rounds);
+    out.wire = status->last.scores;
   }
-  SharingRun out;
   auto data = ReadLibsvmFile(setup.subset, kDim);
   EXPECT_TRUE(data.ok());
   if (!data.ok()) return out;
@@ -137,18 +157,21 @@ SharingRun RunSharing(testing::TempDatabase& t, const std::string& name,
   return out;
 }
 
-// The gateway's test log loss on a9a.t from the parties' partial scores.
-double TestLogLoss(const SharingRun& run, double* accuracy) {
+// The test log loss on the first `records` a9a.t records (0: all) from
+// partial scores computed here from the parties' persisted models.
+double TestLogLoss(const SharingRun& run, double* accuracy,
+                   size_t records = 0) {
   auto test = ReadLibsvmFile(testing::DataDir() + "/a9a.t.xz", kDim);
   EXPECT_TRUE(test.ok());
   if (!test.ok() || run.parts.size() != 2) return -1;
+  const size_t k = records != 0 ? records : test->samples;
   std::vector<std::vector<double>> partial(2);
   size_t first = 0;
   for (int m = 0; m < 2; ++m) {
-    auto block = ColumnBlock(*test, first, kBlocks[m], test->samples);
+    auto block = ColumnBlock(*test, first, kBlocks[m], k);
     EXPECT_TRUE(block.ok());
-    partial[m].assign(test->samples, 0.0);
-    for (size_t i = 0; i < test->samples; ++i) {
+    partial[m].assign(k, 0.0);
+    for (size_t i = 0; i < k; ++i) {
       for (size_t j = 0; j < kBlocks[m]; ++j) {
         partial[m][i] += block->features[i * kBlocks[m] + j] * run.parts[m][j];
       }
@@ -156,17 +179,38 @@ double TestLogLoss(const SharingRun& run, double* accuracy) {
     first += kBlocks[m];
   }
   auto score = algorithms::ScorePartialSums(
-      partial, std::vector<double>(test->labels.begin(), test->labels.end()));
+      partial,
+      std::vector<double>(test->labels.begin(),
+                          test->labels.begin() + static_cast<ptrdiff_t>(k)));
   EXPECT_TRUE(score.ok());
   if (!score.ok()) return -1;
   *accuracy = score->accuracy;
   return score->log_loss;
 }
 
+// The gateway's stored score (from the wire) against the one computed here
+// from the parties' models, on the K test records.
+void ExpectWireScore(const SharingRun& run, const char* what,
+                     double loss_tolerance, double accuracy_tolerance) {
+  double model_accuracy = 0;
+  const double model_loss = TestLogLoss(run, &model_accuracy, kTestRecords);
+  std::printf(
+      "admm-sharing scoring phase (%s): gateway from the wire: %lld "
+      "records, log loss %.8f, accuracy %.6f; from the parties' models: log "
+      "loss %.8f, accuracy %.6f\n",
+      what, static_cast<long long>(run.wire.test_records),
+      run.wire.test_log_loss, run.wire.test_accuracy, model_loss,
+      model_accuracy);
+  EXPECT_EQ(run.wire.test_records, static_cast<int64_t>(kTestRecords));
+  EXPECT_NEAR(run.wire.test_log_loss, model_loss, loss_tolerance);
+  EXPECT_NEAR(run.wire.test_accuracy, model_accuracy, accuracy_tolerance);
+}
+
 TEST(FleetAdmmSharingTest, NoiselessSharingReachesTheCentralizedOptimum) {
   testing::TempDatabase t;
-  const SharingRun run =
-      RunSharing(t, "share0", kRounds, "noise = \"none\"\n", true);
+  const SharingRun run = RunSharing(
+      t, "share0", kRounds,
+      "noise = \"none\"\n" + ScoreKeys("score_noise = \"exact\"\n"), true);
   ASSERT_EQ(run.x.size(), kDim);
   auto data = ReadLibsvmFile(t.dir() + "/a9a-subset.libsvm", kDim);
   ASSERT_TRUE(data.ok());
@@ -183,16 +227,22 @@ TEST(FleetAdmmSharingTest, NoiselessSharingReachesTheCentralizedOptimum) {
       kRounds, f, f_star, gap, test_loss, accuracy);
   EXPECT_GE(gap, -1e-9);
   EXPECT_LT(gap, 0.01);  // the bar: within 1% of the centralized optimum
+  // The scoring phase: the gateway's score from the wire equals the one
+  // from the parties' models (exact partial scores, float32 on the wire; a
+  // margin within float32 rounding of 0 could flip one record).
+  ExpectWireScore(run, "exact", 1e-6, 1.0 / kTestRecords);
 }
 
 TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
   testing::TempDatabase t;
   constexpr int kPrivateRounds = 30;
-  const SharingRun run =
-      RunSharing(t, "share1", kPrivateRounds,
-                 "noise = \"rigorous\"\nsigma = 1e-2\nsensitivity = 1e-3\n"
-                 "target_delta = 1e-5\n",
-                 false);
+  const std::string noise =
+      "noise = \"rigorous\"\nsigma = 1e-2\nsensitivity = 1e-3\n"
+      "target_delta = 1e-5\n" +
+      ScoreKeys(
+          "score_noise = \"gaussian\"\nscore_sigma = 1e-2\n"
+          "score_sensitivity = 1e-3\n");
+  const SharingRun run = RunSharing(t, "share1", kPrivateRounds, noise, false);
   ASSERT_EQ(run.x.size(), kDim);
   auto data = ReadLibsvmFile(t.dir() + "/a9a-subset.libsvm", kDim);
   ASSERT_TRUE(data.ok());
@@ -201,10 +251,8 @@ TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
   const double gap =
       (testing::RidgeLogisticObjective(*data, run.x, kLambda) - f_star) /
       f_star;
-  auto config = jobs::ParseJobConfig(
-      SharingToml("share1", kPrivateRounds, t.dir() + "/a9a-subset.libsvm",
-                  "noise = \"rigorous\"\nsigma = 1e-2\nsensitivity = 1e-3\n"
-                  "target_delta = 1e-5\n"));
+  auto config = jobs::ParseJobConfig(SharingToml(
+      "share1", kPrivateRounds, t.dir() + "/a9a-subset.libsvm", noise));
   ASSERT_TRUE(config.ok()) << config.error().message();
   auto plan = algorithms::PlanSharingPrivacy(*config);
   ASSERT_TRUE(plan.ok());
@@ -232,6 +280,19 @@ TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
     EXPECT_LE(eps, (*plan)[0].epsilon * (1 + 1e-9));  // RDP ≤ the zCDP form
   }
   EXPECT_LT(gap, 0.05);
+  // Gaussian partial scores (σ_s = 1e-2 each, two parties): the gateway's
+  // score stays close to the noiseless one from the parties' models.
+  ExpectWireScore(run, "gaussian sigma_s 1e-2", 1e-2, 0.01);
+  // Each device ledger holds T − 1 shares and one step charged for the
+  // last share with the scores: ratio √((Δ/σ)² + (Δ_s/σ_s)²).
+  DevicePrivacyLedger expected;
+  for (int r = 0; r + 1 < kPrivateRounds; ++r) {
+    ASSERT_TRUE(expected.Charge(1e-3, 1e-2).ok());
+  }
+  ASSERT_TRUE(expected.Charge(std::sqrt(2 * 0.1 * 0.1), 1).ok());
+  auto expected_eps = expected.Epsilon(1e-5);
+  ASSERT_TRUE(expected_eps.ok());
+  for (double eps : run.epsilon) EXPECT_NEAR(eps, *expected_eps, 1e-9);
 }
 
 }  // namespace

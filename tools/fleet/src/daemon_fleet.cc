@@ -110,9 +110,11 @@ Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   return Status::Ok();
 }
 
-// The parties' column blocks (config.column_blocks), or none.
+// The parties' column blocks (config.column_blocks) of the first `records`
+// records of `data` (0: all), or none.
 host::ErrorOr<std::vector<DenseDataset>> ColumnBlocks(
-    const DaemonFleetConfig& config, const DenseDataset& data, size_t devices) {
+    const DaemonFleetConfig& config, const DenseDataset& data, size_t devices,
+    size_t wanted_records) {
   std::vector<DenseDataset> blocks;
   if (config.column_blocks.empty()) return blocks;
   if (config.column_blocks.size() != devices) {
@@ -120,7 +122,7 @@ host::ErrorOr<std::vector<DenseDataset>> ColumnBlocks(
         "--column-blocks: one block per device (" + std::to_string(devices) +
         " PSK files), got " + std::to_string(config.column_blocks.size()));
   }
-  const size_t records = config.records != 0 ? config.records : data.samples;
+  const size_t records = wanted_records != 0 ? wanted_records : data.samples;
   size_t first = 0;
   for (size_t columns : config.column_blocks) {
     Result<DenseDataset> block = ColumnBlock(data, first, columns, records);
@@ -219,13 +221,29 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   }
   // Vertical partition (admm-sharing): device i holds column block i of the
   // same records; its vectors are N = records long.
-  EDGEADMM_HOST_TRY_ASSIGN(std::vector<DenseDataset> blocks,
-                           ColumnBlocks(config, data, ids->size()));
+  EDGEADMM_HOST_TRY_ASSIGN(
+      std::vector<DenseDataset> blocks,
+      ColumnBlocks(config, data, ids->size(), config.records));
+  // The scoring phase: each party's block of the test records, too.
+  std::vector<DenseDataset> test_blocks;
+  if (!config.test_data_path.empty()) {
+    if (blocks.empty() || config.test_records == 0) {
+      return host::Error::InvalidArgument(
+          "--test-data needs --column-blocks and --test-records");
+    }
+    EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset test,
+                             ReadLibsvmFile(config.test_data_path, data.dim));
+    EDGEADMM_HOST_TRY_ASSIGN(
+        test_blocks,
+        ColumnBlocks(config, test, ids->size(), config.test_records));
+  }
   size_t max_dim = data.dim;
   size_t max_vector = 0;
   if (!blocks.empty()) {
     max_samples = blocks[0].samples;
-    max_vector = blocks[0].samples;
+    // The last upload of a scoring phase: the share and the test scores.
+    max_vector =
+        blocks[0].samples + (test_blocks.empty() ? 0 : test_blocks[0].samples);
     max_dim = 0;
     for (const DenseDataset& b : blocks) max_dim = std::max(max_dim, b.dim);
   }
@@ -272,6 +290,13 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     d->config.transport = d->transport.get();
     d->config.entropy = &entropy;
     d->config.data = *view;
+    if (!test_blocks.empty()) {
+      auto test_view = test_blocks[i].View();
+      if (!test_view.ok()) {
+        return host::Error(test_view.status(), "bad test block");
+      }
+      d->config.test_data = *test_view;
+    }
     d->config.trainer = &trainer;
     d->config.trainer_workspace = ByteSpan(workspace.data(), workspace.size());
     d->config.compute_scratch = ByteSpan(scratch.data(), scratch.size());

@@ -382,7 +382,7 @@ TEST(PpAdmmJobTest, ApplyRoundIsTheMeanOfEveryNode) {
       return Status::Internal();
     }
   } noise;
-  ServerModel model{{0, 0, 0}, {0, 0, 0}};
+  ServerModel model{{0, 0, 0}, {0, 0, 0}, {}};
   ASSERT_TRUE(pp.ApplyRound(c, 3, Uploads(3), noise, model).ok());
   EXPECT_EQ(model.z, (std::vector<double>{2, 20, 200}));
   // The barrier: two of three nodes is no round.

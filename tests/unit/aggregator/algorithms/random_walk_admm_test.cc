@@ -105,7 +105,7 @@ TEST(RandomWalkAdmmTest, ServerStepIsProxAdmmsWithTheHoldersUpload) {
   ASSERT_TRUE(c.ok());
   const Algorithm& walk = Get(AlgorithmKind::kRandomWalkAdmm);
   const Algorithm& prox = Get(AlgorithmKind::kProxAdmm);
-  ServerModel a{{0, 0, 0}, {0.3, -0.2, 0.001}};
+  ServerModel a{{0, 0, 0}, {0.3, -0.2, 0.001}, {}};
   ServerModel b = a;
   NoNoise noise;
   const std::vector<std::vector<double>> one = {{0.5, 1.0, -0.25}};

@@ -27,7 +27,7 @@ std::unique_ptr<SamplingRng> Rng() {
 TEST(ServerUpdateTest, ProxAdmmDividesByEnrolledCountNotCohort) {
   // Paper 002 pitfall P3: ŝ += (1/n)·ΣΔu with n = 4 enrolled, m = 2 uploads.
   jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
-  ServerModel model{{0, 0}, {0.5, -1.0}};
+  ServerModel model{{0, 0}, {0.5, -1.0}, {}};
   auto rng = Rng();
   ASSERT_TRUE(ApplyRound(c, 4, {{1.0, 2.0}, {3.0, -6.0}}, *rng, model).ok());
   EXPECT_DOUBLE_EQ(model.state[0], 0.5 + 4.0 / 4);
@@ -38,7 +38,7 @@ TEST(ServerUpdateTest, ProxAdmmDividesByEnrolledCountNotCohort) {
 TEST(ServerUpdateTest, ProxAdmmSoftThresholdsWithGammaTimesL1) {
   jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
   c.regularizer = {RegularizerKind::kElasticNet, 0.4, 1.0};
-  ServerModel model{{0, 0}, {0, 0}};
+  ServerModel model{{0, 0}, {0, 0}, {}};
   auto rng = Rng();
   ASSERT_TRUE(ApplyRound(c, 1, {{1.0, -0.1}}, *rng, model).ok());
   // prox: sign(v)·max(|v| − γ·l1, 0)/(1 + γ·l2) with γ = 0.5.
@@ -51,7 +51,7 @@ TEST(ServerUpdateTest, ProxAdmmSoftThresholdsWithGammaTimesL1) {
 // z goes to every device as float32 (issue 14, item 3).
 TEST(ServerUpdateTest, RefusesAModelFloat32CannotHold) {
   jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
-  ServerModel model{{0, 0}, {3e38, 0}};
+  ServerModel model{{0, 0}, {3e38, 0}, {}};
   const ServerModel before = model;
   auto rng = Rng();
   EXPECT_EQ(ApplyRound(c, 1, {{3e38, 0}}, *rng, model), Status::OutOfRange());
@@ -65,8 +65,8 @@ TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
   c.policy = privacy::Policy::kTrustedAggregator;
   c.sigma = 4.0;  // noise std on the sum: λσ = 2
   c.dimension = 20000;
-  ServerModel model{std::vector<double>(20000, 0.0),
-                    std::vector<double>(20000, 0.0)};
+  ServerModel model{
+      std::vector<double>(20000, 0.0), std::vector<double>(20000, 0.0), {}};
   auto rng = Rng();
   ASSERT_TRUE(
       ApplyRound(c, 1, {std::vector<double>(20000, 0.0)}, *rng, model).ok());
@@ -77,7 +77,7 @@ TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
 
 TEST(ServerUpdateTest, LinearizedAdmmIsMeanOfNoisyModels) {
   jobs::JobConfig c = Config(AlgorithmKind::kLinearizedAdmm);
-  ServerModel model{{9, 9}, {}};
+  ServerModel model{{9, 9}, {}, {}};
   auto rng = Rng();
   ASSERT_TRUE(ApplyRound(c, 10, {{1, 2}, {3, 4}, {5, -3}}, *rng, model).ok());
   EXPECT_DOUBLE_EQ(model.z[0], 3.0);
@@ -86,7 +86,7 @@ TEST(ServerUpdateTest, LinearizedAdmmIsMeanOfNoisyModels) {
 
 TEST(ServerUpdateTest, DpSgdAddsTheMeanModelChangeThenProx) {
   jobs::JobConfig c = Config(AlgorithmKind::kDpSgd);
-  ServerModel model{{1, 1}, {}};
+  ServerModel model{{1, 1}, {}, {}};
   auto rng = Rng();
   // Δ_i = −γ∇f_i (E = 1): the mean over the m = 2 uploads, not over n.
   ASSERT_TRUE(ApplyRound(c, 10, {{-2, 0}, {0, -4}}, *rng, model).ok());
@@ -101,7 +101,7 @@ TEST(ServerUpdateTest, DpSgdAddsTheMeanModelChangeThenProx) {
 
 TEST(ServerUpdateTest, RejectsEmptyOrWrongLength) {
   jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm);
-  ServerModel model{{0, 0}, {0, 0}};
+  ServerModel model{{0, 0}, {0, 0}, {}};
   auto rng = Rng();
   EXPECT_EQ(ApplyRound(c, 1, {}, *rng, model), Status::InvalidArgument());
   EXPECT_EQ(ApplyRound(c, 1, {{1, 2, 3}}, *rng, model),

@@ -48,7 +48,14 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 
 // Takes a database back to schema version 3 (drops version 5's and 4's
 // columns).
-constexpr const char* kDropVersion4 =
+// Version 6's columns (admm-sharing's test score of a model).
+#define EDGEADMM_DROP_VERSION6                     \
+  "ALTER TABLE models DROP COLUMN test_records; "  \
+  "ALTER TABLE models DROP COLUMN test_log_loss; " \
+  "ALTER TABLE models DROP COLUMN test_accuracy; "
+constexpr const char* kDropVersion6 =
+    EDGEADMM_DROP_VERSION6 "PRAGMA user_version=5";
+constexpr const char* kDropVersion4 = EDGEADMM_DROP_VERSION6
     "ALTER TABLE uploads DROP COLUMN pp_loss; "
     "ALTER TABLE models DROP COLUMN validation_loss; "
     "ALTER TABLE models DROP COLUMN validation_objective; "
@@ -104,7 +111,8 @@ TEST(StoreTest, MigrationThreeGivesDevicesNoLifetimeBudget) {
 TEST(StoreTest, MigrationFiveLeavesOldUploadsWithoutPpLoss) {
   testing::TempDatabase t;
   ASSERT_TRUE(t.db()
-                  .Exec("ALTER TABLE uploads DROP COLUMN pp_loss; "
+                  .Exec(EDGEADMM_DROP_VERSION6
+                        "ALTER TABLE uploads DROP COLUMN pp_loss; "
                         "PRAGMA user_version=4; INSERT INTO jobs(id, name, "
                         "config, state, sigma, n, dimension, created_at) "
                         "VALUES (1, 'j', '', 'running', 1, 1, 1, 0); "
@@ -118,6 +126,27 @@ TEST(StoreTest, MigrationFiveLeavesOldUploadsWithoutPpLoss) {
   EXPECT_EQ(
       QueryInt(t.db(), "SELECT count(*) FROM uploads WHERE pp_loss IS NULL"),
       1);
+}
+
+// Version 6 adds admm-sharing's test score to models; models written
+// before it keep every value and have none.
+TEST(StoreTest, MigrationSixKeepsModelsWithoutTestScores) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion6).ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs(id, name, config, state, sigma, n, "
+                        "dimension, created_at) VALUES (1, 'j', '', "
+                        "'completed', 1, 1, 1, 0); INSERT INTO models VALUES "
+                        "(1, 3, 4, x'01', x'02', 0.5, 0.6, 0.7)")
+                  .ok());
+  ASSERT_TRUE(MigrateSchema(t.db()).ok());
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM models WHERE iteration = 3 AND "
+                     "validation_loss = 0.5 AND validation_accuracy = 0.7 "
+                     "AND test_records IS NULL AND test_log_loss IS NULL "
+                     "AND test_accuracy IS NULL"),
+            1);
 }
 
 TEST(StoreTest, MigrationFourKeepsModelsWithoutScores) {

@@ -10,12 +10,13 @@ namespace edgeadmm::testing {
 std::vector<uint8_t> EncodeUpdateBody(const std::string& device_id,
                                       uint64_t job_id, uint64_t round_id,
                                       const std::vector<double>& vector,
-                                      uint32_t participations) {
+                                      uint32_t participations,
+                                      edgeadmm_wire_UpdateKind kind) {
   edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
   h.job_id = job_id;
   h.round_id = round_id;
   std::strncpy(h.device_id, device_id.c_str(), sizeof(h.device_id) - 1);
-  h.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
+  h.kind = kind;
   h.dimension = static_cast<uint32_t>(vector.size());
   h.has_ledger = true;
   h.ledger.participations = participations;

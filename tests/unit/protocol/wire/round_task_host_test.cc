@@ -194,6 +194,55 @@ TEST(RoundTaskTest, SharingParamsAndVectorsAreCheckedOnce) {
             Status::Ok());
 }
 
+// admm-sharing's scoring phase: only at t = T, with gaussian (σ_s, Δ_s > 0)
+// or exact (both 0) noise, N + K within the wire's vector limit.
+edgeadmm_wire_RoundTask ScoringTask() {
+  edgeadmm_wire_RoundTask t = SharingTask(4);
+  auto& q = t.params.sharing_params;
+  q.iteration = q.rounds;
+  q.score_records = 7;
+  q.score_noise = 1;
+  q.score_sigma = 0.5;
+  q.score_sensitivity = 0.1;
+  return t;
+}
+
+TEST(RoundTaskTest, SharingScoringPhaseIsCheckedAtDecode) {
+  std::vector<uint8_t> out(4096);
+  const std::vector<Real> v = Ramp(4);
+  const auto with = [&](auto edit) {
+    edgeadmm_wire_RoundTask t = ScoringTask();
+    edit(t.params.sharing_params);
+    return EncodeRoundTask(t, AsSpan(v), AsSpan(v), AsBytes(out)).status();
+  };
+  EXPECT_EQ(with([](auto&) {}), Status::Ok());
+  EXPECT_EQ(with([](auto& q) {
+              q.score_noise = 2;
+              q.score_sigma = 0;
+              q.score_sensitivity = 0;
+            }),
+            Status::Ok());
+  // Round trip: the decoder reads back every score field.
+  ExpectRoundTrip(ScoringTask(), v, v);
+  EXPECT_EQ(with([](auto& q) { q.iteration = q.rounds - 1; }),
+            Status::InvalidArgument());  // before the last iteration
+  EXPECT_EQ(with([](auto& q) { q.score_sigma = 0; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.score_sensitivity = -1; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.score_noise = 2; }),
+            Status::InvalidArgument());  // exact with σ_s, Δ_s
+  EXPECT_EQ(with([](auto& q) { q.score_noise = 3; }),
+            Status::InvalidArgument());
+  EXPECT_EQ(with([](auto& q) { q.score_records = kMaxDimension - 3; }),
+            Status::InvalidArgument());  // N + K above the limit
+  EXPECT_EQ(with([](auto& q) {
+              q.score_records = 0;
+              q.score_noise = 1;
+            }),
+            Status::InvalidArgument());  // score fields without records
+}
+
 TEST(RoundTaskTest, IdleAndDoneTasksNeedNoModel) {
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.job_id = 7;

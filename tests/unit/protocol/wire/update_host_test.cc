@@ -91,12 +91,14 @@ TEST(UpdateTest, InvalidFieldsAreRefused) {
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.device_id[2] = '\x7f'; }),
             Status::InvalidArgument());
-  // 3 (the removed predictions) and 5 (unknown) are refused; 4 is SHARE.
+  // 3 (the removed predictions) and 6 (unknown) are refused; 4 is SHARE,
+  // 5 SHARE_AND_SCORES (admm-sharing's scoring phase).
   EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 3); }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 5); }),
+  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 6); }),
             Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 4); }), Status::Ok());
+  EXPECT_EQ(with([](auto& u) { testing::SetEnum(u.kind, 5); }), Status::Ok());
   EXPECT_EQ(with([](auto& u) { u.dimension = 4; }), Status::InvalidArgument());
   EXPECT_EQ(with([](auto& u) { u.dimension = 0; }), Status::OutOfRange());
   EXPECT_EQ(with([](auto& u) { u.has_ledger = false; }),

@@ -51,6 +51,13 @@ struct SharingPartyPrivacy {
   double delta = 0;         // paper: Tδ + δ'; rigorous: the job's target
   std::string relation;     // the neighbouring relation
   std::string conversion;   // how ε was obtained
+  // The scoring phase's release (test_records > 0): "none", "gaussian"
+  // (σ_s, Δ_s; in rigorous mode `epsilon` composes it with the T shares)
+  // or "exact" (uncovered: score_epsilon inf).
+  std::string score_release = "none";
+  double score_sigma = 0;
+  double score_sensitivity = 0;
+  double score_epsilon = 0;  // the score release alone, at `delta`
 };
 
 // The plan of every party (ValidateAdmmSharing's errors). For rigorous mode
@@ -64,6 +71,10 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
 // job's dimension), each ±1. INVALID_ARGUMENT naming admm_sharing.labels
 // for an unreadable file or fewer records.
 host::ErrorOr<std::vector<double>> LoadSharingLabels(
+    const jobs::JobConfig& config);
+// The scoring phase's: the first test_records labels of test_labels
+// (INVALID_ARGUMENT naming admm_sharing.test_labels).
+host::ErrorOr<std::vector<double>> LoadSharingTestLabels(
     const jobs::JobConfig& config);
 
 // The central node's persisted state and its broadcast.
@@ -96,6 +107,18 @@ host::ErrorOr<SharingScore> ScorePartialSums(
     const std::vector<std::vector<double>>& partial_scores,
     const std::vector<double>& labels);
 
+// The last round of a job with a scoring phase: each upload is the share
+// (N) followed by the partial scores (K = test_records). Splits them,
+// applies the round (ApplySharingRound) and scores the sums against
+// `test_labels` (K). INVALID_ARGUMENT (state unchanged) for a wrong length
+// or a non-finite value.
+Status ApplyScoredSharingRound(const jobs::JobConfig& config,
+                               const std::vector<double>& labels,
+                               const std::vector<double>& test_labels,
+                               const std::vector<std::vector<double>>& uploads,
+                               SharingState& state, SharingBroadcast& broadcast,
+                               SharingScore& score);
+
 // The job algorithm "admm-sharing": one round = one Jacobi iteration of
 // every party (barrier). Party m is the m-th enrolled device by id.
 class AdmmSharing final : public Algorithm {
@@ -125,8 +148,20 @@ class AdmmSharing final : public Algorithm {
   int64_t UploadLength(const jobs::JobConfig& config) const override {
     return config.admm_sharing.records;
   }
+  // The scoring phase (test_records = K > 0): the last round's upload is
+  // the share followed by the K partial scores (SHARE_AND_SCORES).
+  int64_t UploadLengthAt(const jobs::JobConfig& config,
+                         int64_t iteration) const override;
+  edgeadmm_wire_UpdateKind UpdateKindAt(const jobs::JobConfig& config,
+                                        int64_t iteration) const override;
+  int64_t MaxUploadLength(const jobs::JobConfig& config) const override {
+    return config.admm_sharing.records + config.admm_sharing.test_records;
+  }
   // Exactly M shares (the barrier) in party order; labels read once per
-  // file and N (cached).
+  // file and N (cached). The last round of a job with a scoring phase: each
+  // upload is N + K long; the shares advance (z, y) and the sums of the
+  // partial scores are scored against the gateway's test labels
+  // (model.test_score).
   Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                     const std::vector<std::vector<double>>& uploads,
                     RoundNoise& noise, ServerModel& model) const override;

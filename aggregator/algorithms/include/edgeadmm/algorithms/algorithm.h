@@ -21,9 +21,22 @@
 namespace edgeadmm::algorithms {
 
 // The server's model state, persisted per iteration.
+// The gateway's score of a model on its test records, from the round's
+// uploads (admm-sharing's scoring phase: the sum of the parties' partial
+// scores against the gateway's test labels); records = 0: none.
+struct TestScore {
+  int64_t records = 0;
+  double log_loss = 0;  // mean log(1 + e^{−Y_i t_i})
+  double accuracy = 0;  // fraction with Y_i t_i > 0
+};
+
+// The server's model state, persisted per iteration.
 struct ServerModel {
   std::vector<double> z;      // released model (z for 002, w for 004)
   std::vector<double> state;  // ŝ = (1/n)Σ_i u_i for 002; unused otherwise
+  // Set by ApplyRound when the round's uploads carried test scores; stored
+  // with the model (models.test_*).
+  TestScore test_score;
 };
 
 // Gaussian noise for a server update (trusted-aggregator): v_i += N(0, std²).
@@ -91,6 +104,22 @@ class Algorithm {
   // Length of one upload vector (p; admm-sharing: N).
   virtual int64_t UploadLength(const jobs::JobConfig& config) const {
     return config.dimension;
+  }
+  // The upload's length and kind in the round after `iteration` committed
+  // rounds: UploadLength and update_kind, or a task phase's (admm-sharing's
+  // scoring phase in the last round: N + K values, SHARE_AND_SCORES).
+  // Checked at decode (the request handler) and by the upload judge.
+  virtual int64_t UploadLengthAt(const jobs::JobConfig& config,
+                                 int64_t /*iteration*/) const {
+    return UploadLength(config);
+  }
+  virtual edgeadmm_wire_UpdateKind UpdateKindAt(
+      const jobs::JobConfig& /*config*/, int64_t /*iteration*/) const {
+    return update_kind();
+  }
+  // The longest upload of any round (sizes the largest Update body).
+  virtual int64_t MaxUploadLength(const jobs::JobConfig& config) const {
+    return UploadLength(config);
   }
   // The largest L2 norm of an honest device's upload: what the step's clip
   // implies plus NoiseNormAllowance of its noise (docs/security.md). Larger

@@ -123,6 +123,10 @@ struct PpAdmmConfig {
 // enrolled device by id and holds columns [Σ_{k<m} columns[k], + columns[m])
 // of the same `records` records; the gateway holds their labels.
 enum class SharingNoiseMode { kNone, kPaper, kRigorous };
+// The scoring phase's release of the partial scores (docs/privacy.md,
+// "admm-sharing: the partial scores"): Gaussian noise charged to the
+// devices' ledgers, or exact (uncovered, the operator's explicit choice).
+enum class SharingScoreNoise { kGaussian = 1, kExact = 2 };
 struct AdmmSharingConfig {
   int64_t parties = 0;           // M >= 2 (= enrolled devices)
   std::vector<int64_t> columns;  // d_m >= 1 per party; Σ = job.dimension
@@ -143,6 +147,17 @@ struct AdmmSharingConfig {
   double target_epsilon = 0.0;  // kPaper: ε' over job.rounds (Cor. 1)
   double target_delta = 0.0;    // kPaper: Tδ + δ' in (0, 1)
   int64_t barrier_retries = 2;
+  // Scoring phase (0 test records: none): in the last round every party
+  // appends its partial scores D_test,m x̃_m(T) of the first test_records
+  // records of the test set (its column block, aligned by record id) and
+  // the gateway scores their sums against the first test_records labels
+  // of `test_labels` (a LIBSVM file it holds).
+  std::string test_labels;
+  int64_t test_records = 0;
+  SharingScoreNoise score_noise = SharingScoreNoise::kGaussian;
+  bool score_noise_given = false;  // score_noise must be chosen explicitly
+  double score_sigma = 0.0;        // kGaussian: σ_s > 0 per partial score
+  double score_sensitivity = 0.0;  // kGaussian: Δ_s, L2 of the K scores
 };
 enum class SamplingScheme { kPoisson, kFixed };
 

@@ -21,6 +21,11 @@ struct ModelScores {
   double objective = 0;
   bool has_accuracy = false;
   double accuracy = 0;
+  // admm-sharing's scoring phase (models.test_*): the gateway's score of
+  // the model from the parties' partial scores of its test records.
+  int64_t test_records = 0;  // 0: not scored
+  double test_log_loss = 0;
+  double test_accuracy = 0;
 };
 
 // A committed model by iteration and round.
@@ -142,6 +147,8 @@ std::string ModelToJson(const ReleasedModelRecord& m);
 // sensitivity, ε, δ, neighbouring relation, conversion) as JSON, shown by
 // `job status`, `job ledger` and in the export; "null" for an invalid plan.
 std::string SharingPlanJson(const JobConfig& config);
+// admm-sharing's test score of a model (ModelScores::test_*), labelled.
+std::string TestScoreJson(const ModelScores& scores);
 // A C header for firmware: EDGEADMM_MODEL_DIMENSION and a float array
 // kEdgeadmmModel[] (values rounded to float32).
 std::string ModelToCHeader(const ReleasedModelRecord& m);

@@ -17,9 +17,12 @@ using algorithms::ServerModel;
 
 // Length of one upload vector (docs/protocol.md: Update.vector is Δu for
 // prox-admm and dp-sgd, the noisy model w̃ for dp-admm).
-int64_t UploadLength(const jobs::JobConfig& config);
+// In the round after `iteration` committed rounds (a task phase may make
+// it longer: Algorithm::UploadLengthAt).
+int64_t UploadLength(const jobs::JobConfig& config, int64_t iteration);
 
-// Applies one round's uploads (each UploadLength long) to `model` with the
+// Applies one round's uploads (each UploadLength or, all of them, the
+// algorithm's MaxUploadLength long) to `model` with the
 // job's algorithm (its ApplyRound); `noise_rng` draws the server's noise
 // where the policy adds one (trusted-aggregator). INVALID_ARGUMENT on no
 // uploads (except under trusted-aggregator, whose rounds release noise

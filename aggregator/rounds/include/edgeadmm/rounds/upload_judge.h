@@ -31,10 +31,11 @@ class UploadJudge {
         store_(&store) {}
 
   // The verdict on `upload` by the device authenticated as `identity` (its
-  // DTLS PSK identity) while `open` is the open round. On kAccepted,
+  // DTLS PSK identity) while `open` is the open round, after `iteration`
+  // committed rounds. On kAccepted,
   // `*index` is the device's index and `*decoded` its values.
   UploadVerdict Judge(std::string_view identity, const Upload& upload,
-                      const OpenRound& open, size_t* index,
+                      const OpenRound& open, int64_t iteration, size_t* index,
                       std::vector<double>* decoded) const;
 
  private:

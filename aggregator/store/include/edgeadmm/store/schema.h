@@ -9,7 +9,8 @@
 //   models(job_id, iteration, round_id, z, server_state)   released models
 //   ledger(job_id, scope, round_id, epsilon, rdp)          privacy ledgers
 // Later versions: ledger.conversion (2); devices.lifetime_epsilon/_delta (3);
-// models.validation_loss/_objective/_accuracy and jobs.end_reason (4).
+// models.validation_loss/_objective/_accuracy and jobs.end_reason (4);
+// uploads.pp_loss (5); models.test_records/_log_loss/_accuracy (6).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -19,7 +20,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than

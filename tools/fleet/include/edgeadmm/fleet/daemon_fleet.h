@@ -92,6 +92,12 @@ struct DaemonFleetConfig {
   // dimension. Empty: record shards.
   std::vector<size_t> column_blocks;
   size_t records = 0;
+  // admm-sharing's scoring phase: with column_blocks, every party also
+  // holds its block of the first `test_records` records of this LIBSVM
+  // file (the job's test set, aligned by record id with the gateway's test
+  // labels; dimension `dim`). Empty: none.
+  std::string test_data_path;
+  size_t test_records = 0;
 };
 
 // The devices' counters summed, and the run's shape.
