@@ -12,11 +12,13 @@ and the Python integration tests; they find it on PYTHONPATH (tools/python).
 Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 """
 
+import argparse
 import json
 import lzma
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -193,6 +195,22 @@ def stop_process(proc, name, timeout=20.0):
                   file=sys.stderr)
             return proc.returncode, False
     return proc.returncode, proc.returncode == 0
+
+
+def device_process_test(description=None):
+    """The setup the edgeadmm-device process tests share: their command line
+    (--build-dir, --data, --work-dir), an emptied work directory, the
+    edgeadmm-device binary and a Stack under the work directory. Returns
+    (args, device_binary, stack)."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--work-dir", required=True)
+    a = p.parse_args()
+    shutil.rmtree(a.work_dir, ignore_errors=True)
+    device_bin = os.path.join(a.build_dir, "examples", "device_linux",
+                              "edgeadmm-device")
+    return a, device_bin, Stack(a.build_dir, os.path.join(a.work_dir, "stack"))
 
 
 class Stack:

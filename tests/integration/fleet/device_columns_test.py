@@ -21,10 +21,8 @@ CoAP/DTLS-PSK and two `edgeadmm-device` processes run it with
    `edgeadmm job status` shows the gateway's stored test score.
 """
 
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -67,15 +65,7 @@ def device_argv(binary, stack, device, data, test, state_dir, columns):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--data", required=True)
-    p.add_argument("--work-dir", required=True)
-    a = p.parse_args()
-    shutil.rmtree(a.work_dir, ignore_errors=True)
-    device_bin = os.path.join(a.build_dir, "examples", "device_linux",
-                              "edgeadmm-device")
-    stack = es.Stack(a.build_dir, os.path.join(a.work_dir, "stack"))
+    a, device_bin, stack = es.device_process_test()
     try:
         devices = stack.enroll(2)
         test = os.path.join(os.path.dirname(os.path.abspath(a.data)),

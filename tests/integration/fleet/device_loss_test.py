@@ -11,12 +11,10 @@ copy or duplicate), and the aggregator's database holds exactly one accepted
 upload per (device, round), for every round.
 """
 
-import argparse
 import os
 import random
 import re
 import select
-import shutil
 import socket
 import subprocess
 import sys
@@ -88,15 +86,7 @@ def fail(message, logs=()):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--data", required=True)
-    p.add_argument("--work-dir", required=True)
-    a = p.parse_args()
-    shutil.rmtree(a.work_dir, ignore_errors=True)
-    device_bin = os.path.join(a.build_dir, "examples", "device_linux",
-                              "edgeadmm-device")
-    stack = es.Stack(a.build_dir, os.path.join(a.work_dir, "stack"))
+    a, device_bin, stack = es.device_process_test()
     relays = []
     try:
         devices = stack.enroll(DEVICES)

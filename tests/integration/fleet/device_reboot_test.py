@@ -12,10 +12,8 @@ a paper 002 job, `edgeadmm-aggregatord` serves it over CoAP/DTLS-PSK, and
    computes nothing (steps 0) and gets the aggregator's receipt.
 """
 
-import argparse
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -62,15 +60,7 @@ def stored_upload(state_dir):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--data", required=True)
-    p.add_argument("--work-dir", required=True)
-    a = p.parse_args()
-    shutil.rmtree(a.work_dir, ignore_errors=True)
-    device_bin = os.path.join(a.build_dir, "examples", "device_linux",
-                              "edgeadmm-device")
-    stack = es.Stack(a.build_dir, os.path.join(a.work_dir, "stack"))
+    a, device_bin, stack = es.device_process_test()
     try:
         devices = stack.enroll(3)
         stack.create_job(JOB, TOML)
