@@ -255,14 +255,60 @@ class Stack:
         width = max(5, len(str(count - 1)))
         return [f"{prefix}{i:0{width}d}" for i in range(count)]
 
-    def create_job(self, name, toml_text):
-        """Writes the job TOML, creates the job and starts it."""
+    def create_job(self, name, toml_text, start=True):
+        """Writes the job TOML, creates the job and (unless start is False)
+        starts it."""
         path = os.path.join(self.state_dir, f"{name}.toml")
         with open(path, "w") as f:
             f.write(toml_text)
         out = self.run_cli("job", "create", path)
-        self.run_cli("job", "start", name)
+        if start:
+            self.start_job(name)
         return out
+
+    def start_job(self, name):
+        """`edgeadmm job start`: a running daemon picks the job up within a
+        second (docs/aggregator.md)."""
+        self.run_cli("job", "start", name)
+
+    def fleet_connected(self):
+        """Devices of all fleet processes that have completed a handshake,
+        from each fleet log's last progress line ("..., N connected, ...",
+        printed every 10 s)."""
+        total = 0
+        for part in range(len(self.fleets)):
+            suffix = f"-{part}" if part else ""
+            try:
+                with open(os.path.join(self.state_dir,
+                                       f"fleet{suffix}.log")) as f:
+                    counts = re.findall(r"(\d+) connected,", f.read())
+            except OSError:
+                counts = []
+            total += int(counts[-1]) if counts else 0
+        return total
+
+    def wait_connected(self, count, timeout_seconds, progress=None):
+        """Waits until `count` devices of the fleet have connected (see
+        fleet_connected) while every process keeps running; raises
+        StackError on a timeout or an exited process."""
+        deadline = time.monotonic() + timeout_seconds
+        last = -1
+        while True:
+            connected = self.fleet_connected()
+            if connected >= count:
+                return connected
+            for proc in [self.daemon] + self.fleets:
+                if proc is not None and proc.poll() is not None:
+                    raise StackError(f"process {proc.pid} exited with "
+                                     f"{proc.returncode} while the fleet "
+                                     f"connected ({connected}/{count})")
+            if time.monotonic() > deadline:
+                raise StackError(f"only {connected}/{count} devices connected "
+                                 f"in {timeout_seconds:.0f} s")
+            if progress is not None and connected != last:
+                progress(f"{connected}/{count} devices connected")
+                last = connected
+            time.sleep(1.0)
 
     def plan_sigma(self, participations, epsilon, delta, m_min, clip):
         """The participation policy's sigma for a device that joins

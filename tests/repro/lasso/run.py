@@ -61,6 +61,7 @@ M_MIN_TAIL = 0.003  # --devices n: the largest m_min with P(m < m_min) ≤ this
 # would time-stamp the secret cohort's size): a short one. A round's ~100
 # device steps take well under a second; a late upload only misses its round.
 TRUSTED_DEADLINE = 4
+KEEP_RUNS = False   # --keep-runs
 KAPPA_GRID = np.logspace(-5, -1, 17)
 
 # Chosen by the in-process grid search (`--sweep`, see sweep() and
@@ -186,25 +187,36 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
     stack = es.Stack(bin_dir, state, log=lambda m: None)
     nu = plan_noise_multiplier(stack.cli, policy, epsilon, rounds)
     sigma = sigma_for(algorithm, policy, nu, hp["clip"])
-    stack.create_job(name, job_toml(name, algorithm, policy, hp, sigma,
-                                    epsilon, rounds, kappa, seed,
-                                    data["test_path"]))
-    started = time.time()
-    final_state, error, rows = None, None, []
     # Beyond a few thousand devices, as the a9a runner does: one fleet
     # process per 2500 devices, each from its own loopback address (the
-    # daemon admits 32 pending handshakes per source address), and
-    # non-confirmable notifications (a confirmable one every fifth would
-    # reach every device at once).
+    # daemon admits 32 pending handshakes per source address), paced
+    # handshakes, non-confirmable notifications (a confirmable one every
+    # fifth would reach every device at once) and rare Observe refreshes
+    # (each costs the daemon a scan of all observers). The fleet connects
+    # before the job starts, as a gateway's devices are connected before an
+    # operator starts a job: otherwise the first rounds' deadlines pass
+    # while most of the cohort is still in its handshake.
     parts = max(1, N // 2500)
+    stack.create_job(name, job_toml(name, algorithm, policy, hp, sigma,
+                                    epsilon, rounds, kappa, seed,
+                                    data["test_path"]), start=parts == 1)
+    started = time.time()
+    final_state, error, rows = None, None, []
+    pacing = (["--start-rate", "200", "--max-starting", "8",
+               "--task-refresh-ms", "600000"] if parts > 1 else [])
     try:
         stack.start_daemon(server_options=(
             {"non_confirmable_notifications": "true"} if parts > 1 else None))
         stack.start_fleet(["--data", data["train_path"], "--dim", str(ll.P),
                            "--loss", "squared", "--delta", str(DELTA)] +
                           (["--allow-unaccounted-steps"]
-                           if policy == "trusted-aggregator" else []),
-                          parts=parts, local_addresses=parts > 1)
+                           if policy == "trusted-aggregator" else []) +
+                          pacing, parts=parts, local_addresses=parts > 1)
+        if parts > 1:
+            stack.wait_connected(N, timeout, progress=log)
+            log(f"{name}: all {N} devices connected after "
+                f"{time.time() - started:.0f} s; starting the job")
+            stack.start_job(name)
         final_state = stack.follow(name, rows.append, timeout)
     except (es.StackError, OSError) as e:
         error = str(e)
@@ -244,7 +256,8 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
         "seconds": round(time.time() - started, 1),
         "clean_shutdown": all(clean for _, clean in stopped.values()),
     }
-    shutil.rmtree(state, ignore_errors=True)
+    if not KEEP_RUNS:
+        shutil.rmtree(state, ignore_errors=True)
     return row
 
 
@@ -462,12 +475,16 @@ def parse_args(argv):
                    help="n, one training record per device (default 1000, "
                    "the paper's); m_min follows (m_min_for)")
     p.add_argument("--timeout", type=float, default=900.0)
+    p.add_argument("--keep-runs", action="store_true",
+                   help="keep each run's state directory (database, daemon "
+                   "and fleet logs) under OUT/runs")
     return p.parse_args(argv)
 
 
 def main(argv):
-    global N, M_MIN, TRUSTED_DEADLINE
+    global N, M_MIN, TRUSTED_DEADLINE, KEEP_RUNS
     a = parse_args(argv)
+    KEEP_RUNS = a.keep_runs
     if a.trusted_deadline:
         TRUSTED_DEADLINE = a.trusted_deadline
     if a.devices != N:

@@ -369,9 +369,9 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
       DaemonFleetReport now;
       for (auto& d : devices) now += d->client.counters();
       std::fprintf(progress,
-                   "fleet: %zu/%zu devices done, %llu steps, %llu uploads "
-                   "accepted, %llu transport errors\n",
-                   done, devices.size(),
+                   "fleet: %zu/%zu devices done, %zu connected, %llu steps, "
+                   "%llu uploads accepted, %llu transport errors\n",
+                   done, devices.size(), started - starting,
                    static_cast<unsigned long long>(now.steps_computed),
                    static_cast<unsigned long long>(now.uploads_accepted),
                    static_cast<unsigned long long>(now.transport_errors));
