@@ -191,8 +191,10 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
     # process per 2500 devices, each from its own loopback address (the
     # daemon admits 32 pending handshakes per source address), paced
     # handshakes, non-confirmable notifications (a confirmable one every
-    # fifth would reach every device at once) and rare Observe refreshes
-    # (each costs the daemon a scan of all observers). The fleet connects
+    # fifth would reach every device at once), rare Observe refreshes (each
+    # costs the daemon a scan of all observers) and a 60-s silence timeout
+    # (with 10 s, devices starved of CPU on a loaded machine failed their
+    # sessions and reconnected until no upload arrived). The fleet connects
     # before the job starts, as a gateway's devices are connected before an
     # operator starts a job: otherwise the first rounds' deadlines pass
     # while most of the cohort is still in its handshake.
@@ -203,7 +205,8 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
     started = time.time()
     final_state, error, rows = None, None, []
     pacing = (["--start-rate", "200", "--max-starting", "8",
-               "--task-refresh-ms", "600000"] if parts > 1 else [])
+               "--task-refresh-ms", "600000", "--silence-timeout-ms", "60000"]
+              if parts > 1 else [])
     try:
         stack.start_daemon(server_options=(
             {"non_confirmable_notifications": "true"} if parts > 1 else None))
