@@ -30,8 +30,10 @@ Noise sweep (Fig. 3 of paper 003):
 - rigorous mode: N(0, σ²I_N) on each released share, explicit sensitivity Δ
   (--sensitivity, an operator's number: docs/privacy.md), for each σ of
   --sigmas; ε per party is the device ledger's (RDP of T Gaussian charges,
-  improved conversion, δ = 1e-5), checked against the ε the daemon stored
-  with the uploads (`edgeadmm job ledger`, local);
+  improved conversion, δ = 1e-5), checked against the aggregator's RDP
+  accountant for that many Gaussian releases of σ/Δ (`edgeadmm privacy
+  report --sampling none`): the daemon's own ledger does not account
+  admm-sharing's shares (its rows are inf);
 - paper mode: the paper's ξ ~ N(0, σ²(D_mᵀD_m + κI)⁻¹), σ_m from Lemma 1's
   C_m with b1 = 10, c1 = 1 (--b1, --c1) and per-iteration ε planned so that
   Cor. 1 gives ε' (--paper-eps) at δ_total = 1e-3: the paper's claim, one
@@ -46,6 +48,7 @@ test_log_loss.png (and each run's stack directory under DIR/runs).
 
 import argparse
 import csv
+import json
 import math
 import os
 import shutil
@@ -109,16 +112,18 @@ def numbers(text):
     return [float(v) for v in text.split(",") if v.strip()]
 
 
-def device_ledger_local(stack, name):
-    """The ε the daemon stored with each device's uploads (`edgeadmm job
-    ledger`, per device: participations, central ε, local ε)."""
-    out = stack.run_cli("job", "ledger", name)
-    local = {}
-    for line in out.splitlines():
-        parts = line.split("\t")
-        if parts[0] == "device" and len(parts) >= 5:
-            local[parts[1]] = float(parts[4])
-    return local
+def accountant_epsilon(build_dir, rounds, multiplier):
+    """ε of `rounds` Gaussian releases of noise multiplier σ/Δ by the
+    aggregator's RDP accountant (`edgeadmm privacy report --sampling none`,
+    improved conversion, δ = 1e-5): what a device ledger that charged every
+    share once must report."""
+    cli = os.path.join(build_dir, "aggregator", "cli", "edgeadmm")
+    out = subprocess.run(
+        [cli, "privacy", "report", "--sampling", "none", "--rounds",
+         str(rounds), "--noise-multiplier", repr(multiplier), "--delta",
+         repr(DELTA), "--conversion", "improved", "--json"],
+        capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["epsilon"]
 
 
 def run_one(args, label, noise, rounds, data, test, work):
@@ -141,26 +146,32 @@ def run_one(args, label, noise, rounds, data, test, work):
         raise SystemExit(f"{label}: {result['error']} (see {state})")
     models = sl.per_round_models(result["history"], COLUMNS)
     rows = []
-    for t, (round_id, x, eps) in enumerate(models, start=1):
+    for t, (round_id, x, eps, sent) in enumerate(models, start=1):
         test_loss, test_acc = sl.test_scores(test["x"], test["y"], x)
         rows.append({"run": label, "epoch": t, "round_id": round_id,
                      "objective": sl.objective(data["x"], data["y"], x,
                                                args.lam),
                      "test_log_loss": test_loss, "test_accuracy": test_acc,
-                     "epsilon_party1": eps[0], "epsilon_party2": eps[1]})
-    reported = device_ledger_local(result["stack"], name)
+                     "epsilon_party1": eps[0], "epsilon_party2": eps[1],
+                     "sent_epsilon_party1": sent[0],
+                     "sent_epsilon_party2": sent[1]})
+    reported = None
+    if noise is not None and noise.get("noise") == '"rigorous"':
+        reported = accountant_epsilon(
+            args.build_dir, len(rows),
+            float(noise["sigma"]) / float(noise["sensitivity"]))
     print(f"    {len(rows)} epochs in {result['seconds']:.1f} s; last: "
           f"objective {rows[-1]['objective']:.6f}, test log loss "
           f"{rows[-1]['test_log_loss']:.6f}, ε (device ledgers) "
           f"{rows[-1]['epsilon_party1']:.4g} / {rows[-1]['epsilon_party2']:.4g}"
-          f"; daemon-stored {reported}", flush=True)
+          f"; RDP accountant for {len(rows)} charges: {reported}", flush=True)
     plan = None
     if noise is not None:
         status = result["stack"].run_cli("job", "status", name)
         plan = [l.strip() for l in status.splitlines()
                 if "party" in l.lower()]
     return {"label": label, "rows": rows, "seconds": result["seconds"],
-            "reported_local_epsilon": reported, "plan": plan,
+            "accountant_epsilon": reported, "plan": plan,
             "uploads": result["totals"], "rounds": rounds}
 
 
@@ -280,7 +291,7 @@ def write_outputs(args, ref, runs):
         "reference": ref,
         "runs": [{"label": r["label"], "rounds": r["rounds"],
                   "seconds": r["seconds"], "last": r["rows"][-1],
-                  "reported_local_epsilon": r["reported_local_epsilon"],
+                  "accountant_epsilon": r["accountant_epsilon"],
                   "plan": r["plan"], "uploads": r["uploads"]}
                  for r in runs]})
 
@@ -303,7 +314,8 @@ def main(argv):
     for eps in numbers(args.paper_eps):
         runs.append(run_one(
             args, f"paper ε'={eps:g}", {
-                "noise": '"paper"', "b1": repr(args.b1), "c1": repr(args.c1),
+                "noise": '"paper"', "paper_b1": repr(args.b1),
+                "paper_c1": repr(args.c1),
                 "target_epsilon": repr(eps),
                 "target_delta": repr(args.paper_delta)},
             args.private_rounds, data, test, work))
@@ -324,16 +336,31 @@ def main(argv):
         if "rigorous" not in r["label"]:
             continue
         last = r["rows"][-1]
-        for m, key in enumerate(("epsilon_party1", "epsilon_party2")):
-            device = f"dev-{m:05d}"
-            eps = last[key]
-            stored = r["reported_local_epsilon"].get(device)
-            if not (eps > 0 and math.isfinite(eps)):
-                failures.append(f"{r['label']}: party {m + 1} ledger ε {eps}")
-            elif stored is None or abs(stored - eps) > 1e-5 * eps:
-                failures.append(f"{r['label']}: ε reported for party {m + 1} "
-                                f"({eps:.6g}, device ledger) != daemon-stored"
-                                f" {stored}")
+        for m in (1, 2):
+            # The ε the party reports with each share (on the wire) is its
+            # device ledger's, and the ledger charged every round's share.
+            eps = [row[f"epsilon_party{m}"] for row in r["rows"]]
+            sent = [row[f"sent_epsilon_party{m}"] for row in r["rows"]]
+            compared = [(e, s) for e, s in zip(eps, sent) if not math.isnan(s)]
+            if len(compared) < len(eps) // 2:
+                failures.append(f"{r['label']}: party {m}: only "
+                                f"{len(compared)} rounds with a pending upload")
+            for e, s in compared:
+                if not (math.isfinite(e) and e > 0 and s == e):
+                    failures.append(f"{r['label']}: party {m}: ε reported on "
+                                    f"the wire {s!r} != its device ledger's "
+                                    f"{e!r}")
+                    break
+            if any(b <= a for a, b in zip(eps, eps[1:])):
+                failures.append(f"{r['label']}: party {m}: ledger ε not "
+                                f"increasing every round: {eps}")
+            # The same T Gaussian releases by the aggregator's accountant
+            # (another order grid: equal within 1%).
+            expected = r["accountant_epsilon"]
+            if abs(expected - eps[-1]) > 0.01 * expected:
+                failures.append(f"{r['label']}: party {m}: ledger ε "
+                                f"{eps[-1]:.6g} vs the accountant's "
+                                f"{expected:.6g} for {len(eps)} shares")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

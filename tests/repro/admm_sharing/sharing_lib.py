@@ -77,17 +77,18 @@ def write_libsvm(path, features, labels):
 
 
 def read_history(path):
-    """A party's `edgeadmm-fleet --history` file: a list of
-    (round_id, epsilon, x̃_m) per local step, in order."""
+    """A party's `edgeadmm-fleet --history` file: a list of (round_id,
+    epsilon, sent_epsilon, x̃_m) per local step, in order: the persisted
+    device ledger's ε, the ε its pending upload reports on the wire (nan if
+    none was pending) and the persisted model."""
     out = []
     with open(path) as f:
         for line in f:
             parts = line.rstrip("\n").split("\t")
-            if len(parts) < 3:
+            if len(parts) < 4:
                 continue
-            eps = float(parts[2])
-            out.append((int(parts[0]), eps,
-                        np.array([float(v) for v in parts[3:]])))
+            out.append((int(parts[0]), float(parts[2]), float(parts[3]),
+                        np.array([float(v) for v in parts[4:]])))
     return out
 
 
@@ -139,19 +140,21 @@ def per_round_models(history, columns):
     """The concatenated x̃ = (x̃_1, ..., x̃_M) after each round, from the
     parties' histories (one line per party and round; a recomputed step of
     the same round replaces the earlier line). Returns a list of
-    (round_id, x, [ε_m]) for the rounds every party stepped in."""
+    (round_id, x, [ε_m], [sent ε_m]) for the rounds every party stepped
+    in."""
     by_round = []
     for m, steps in enumerate(history):
         last = {}
-        for round_id, eps, x in steps:
+        for round_id, eps, sent, x in steps:
             if len(x) != columns[m]:
                 raise ValueError(f"party {m}: x̃ of {len(x)} values, "
                                  f"not {columns[m]}")
-            last[round_id] = (eps, x)
+            last[round_id] = (eps, sent, x)
         by_round.append(last)
     common = sorted(set.intersection(*(set(d) for d in by_round)))
-    return [(r, np.concatenate([d[r][1] for d in by_round]),
-             [d[r][0] for d in by_round]) for r in common]
+    return [(r, np.concatenate([d[r][2] for d in by_round]),
+             [d[r][0] for d in by_round], [d[r][1] for d in by_round])
+            for r in common]
 
 
 def finite_or_none(value):

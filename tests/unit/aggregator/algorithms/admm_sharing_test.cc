@@ -144,14 +144,16 @@ TEST(AdmmSharingTest, TheTableIsReadAndValidated) {
 
 TEST(AdmmSharingTest, RecordsAboveTheWireLimitAreRefusedWithTheLimit) {
   jobs::JobConfig c = Job();
-  c.admm_sharing.records = static_cast<int64_t>(wire::kMaxDimension);
+  c.admm_sharing.records = static_cast<int64_t>(wire::kMaxSharingRecords);
   EXPECT_EQ(Refusal(c), "ok");
   c.admm_sharing.records += 1;
   const std::string why = Refusal(c);
   EXPECT_NE(why.find("admm_sharing.records"), std::string::npos) << why;
-  EXPECT_NE(why.find(std::to_string(wire::kMaxDimension)), std::string::npos)
+  EXPECT_NE(why.find(std::to_string(wire::kMaxSharingRecords)),
+            std::string::npos)
       << why;
-  EXPECT_NE(why.find("EDGEADMM_CFG_MAX_FEATURES"), std::string::npos) << why;
+  EXPECT_NE(why.find("EDGEADMM_CFG_MAX_SHARING_RECORDS"), std::string::npos)
+      << why;
 }
 
 TEST(AdmmSharingTest, NoiseModesTakeOnlyTheirOwnKeys) {
