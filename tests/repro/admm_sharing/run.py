@@ -87,7 +87,7 @@ def parse_args(argv):
     p.add_argument("--rho-n", type=float, default=0.4, help="ρ·N")
     p.add_argument("--sensitivity", type=float, default=1e-3,
                    help="rigorous mode's explicit Δ (L2, one share)")
-    p.add_argument("--sigmas", default="1e-2,3e-2,1e-1",
+    p.add_argument("--sigmas", default="1e-2,1e-1,1,3",
                    help="rigorous σ per share entry, comma-separated")
     p.add_argument("--paper-eps", default="10,50",
                    help="paper mode's total ε' (Cor. 1), comma-separated")
@@ -167,9 +167,11 @@ def run_one(args, label, noise, rounds, data, test, work):
           f"; RDP accountant for {len(rows)} charges: {reported}", flush=True)
     plan = None
     if noise is not None:
+        # The job's per-party plan (`edgeadmm job status`, labelled JSON).
         status = result["stack"].run_cli("job", "status", name)
-        plan = [l.strip() for l in status.splitlines()
-                if "party" in l.lower()]
+        for line in status.splitlines():
+            if line.startswith("admm-sharing privacy per party: "):
+                plan = json.loads(line.split(": ", 1)[1])["parties"]
     return {"label": label, "rows": rows, "seconds": result["seconds"],
             "accountant_epsilon": reported, "plan": plan,
             "uploads": result["totals"], "rounds": rounds}
@@ -242,23 +244,36 @@ def write_outputs(args, ref, runs):
         f"{100 * ref['party1_test_accuracy']:.2f}%.",
         "",
         "| run | epochs | (F − F*)/F* | test log loss | vs centralized | "
-        "test accuracy | ε party 1 / party 2 (device ledger, δ 1e-5) | "
-        "seconds |",
+        "test accuracy | ε per party (δ) | seconds |",
         "|---|---|---|---|---|---|---|---|"]
-    for r in runs:
-        last = r["rows"][-1]
+
+    def privacy(r, last):
+        if r["plan"] is None:
+            return "inf (no noise, unaccounted)"
+        p1, p2 = r["plan"]
+        if p1["mode"] == "rigorous":
+            return (f"{last['epsilon_party1']:.4g} / "
+                    f"{last['epsilon_party2']:.4g} (device ledgers: RDP, "
+                    f"{DELTA:g}; Δ = {p1['sensitivity']:g} explicit); plan "
+                    f"{p1['epsilon']:.4g} (zCDP form)")
+        return (f"paper's claim ε' = {p1['epsilon']:g} (δ_total "
+                f"{p1['delta']:g}), per-iteration ε {p1['step_epsilon']:.4g}"
+                f", δ {p1['step_delta']:.3g}; one feature column; C_m = "
+                f"{p1['sensitivity']:.4g} / {p2['sensitivity']:.4g}, σ_m = "
+                f"{p1['sigma']:.4g} / {p2['sigma']:.4g}; not charged")
+
+    def row(r, last, label):
         gap = (last["objective"] - ref["objective"]) / ref["objective"]
         rel = last["test_log_loss"] / ref["test_log_loss"] - 1
-        eps = (f"{last['epsilon_party1']:.4g} / {last['epsilon_party2']:.4g}"
-               if "rigorous" in r["label"] else
-               ("inf (no noise)" if r["label"] == "none" else
-                "inf charged; " + r["label"].split("paper ")[1] +
-                " is the paper's claim (one feature column)"))
-        lines.append(
-            f"| {r['label']} | {last['epoch']} | {gap:.3g} | "
-            f"{last['test_log_loss']:.6f} | {100 * rel:+.3f}% | "
-            f"{100 * last['test_accuracy']:.2f}% | {eps} | "
-            f"{r['seconds']:.0f} |")
+        return (f"| {label} | {last['epoch']} | {gap:.3g} | "
+                f"{last['test_log_loss']:.6g} | {100 * rel:+.3f}% | "
+                f"{100 * last['test_accuracy']:.2f}% | {privacy(r, last)} | "
+                f"{r['seconds']:.0f} |")
+    for r in runs:
+        lines.append(row(r, r["rows"][-1], r["label"]))
+        if r["plan"] is None and len(r["rows"]) > args.private_rounds:
+            lines.append(row(r, r["rows"][args.private_rounds - 1],
+                             r["label"] + f" (at epoch {args.private_rounds})"))
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -266,13 +281,17 @@ def write_outputs(args, ref, runs):
     def curve(key, label):
         longest = max(len(r["rows"]) for r in runs)
         series = []
+        top = 2 * (ref["objective"] if key == "objective" else
+                   ref["party1_test_log_loss"])
         for r in runs:
             ys = [row[key] for row in r["rows"]]
+            if max(ys) > top:
+                continue  # diverged (paper mode): in the table, not plotted
             ys += [math.nan] * (longest - len(ys))
             eps = r["rows"][-1]["epsilon_party1"]
             tag = r["label"]
             if "rigorous" in tag:
-                tag += f" (ε = {eps:.3g})"
+                tag += f" (ε = {eps:.3g}, δ = {DELTA:g})"
             series.append((tag, ys))
         hl = [("centralized", ref["objective" if key == "objective"
                                  else "test_log_loss"])]

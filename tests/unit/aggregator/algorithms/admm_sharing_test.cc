@@ -381,8 +381,12 @@ TEST(AdmmSharingTest, TheJobParserServesAndRefusesWithTheKey) {
   EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 5"))
                 .find("admm_sharing.labels"),
             std::string::npos);  // 4 labels on the gateway
-  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 9000"))
-                .find("admm_sharing.records: must be in [1, 8192]"),
+  // The daemon's record-space bound (EDGEADMM_CFG_MAX_SHARING_RECORDS).
+  const std::string too_many = std::to_string(wire::kMaxSharingRecords + 1);
+  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4",
+                          "records = " + too_many))
+                .find("admm_sharing.records: must be in [1, " +
+                      std::to_string(wire::kMaxSharingRecords) + "]"),
             std::string::npos);
   EXPECT_NE(
       refusal(Edit2(JobToml(labels, ""), "[sampling]\n", "[sampling]\nm = 1\n"))

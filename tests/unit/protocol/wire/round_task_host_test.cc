@@ -234,7 +234,7 @@ TEST(RoundTaskTest, SharingScoringPhaseIsCheckedAtDecode) {
             Status::InvalidArgument());  // exact with σ_s, Δ_s
   EXPECT_EQ(with([](auto& q) { q.score_noise = 3; }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& q) { q.score_records = kMaxDimension - 3; }),
+  EXPECT_EQ(with([](auto& q) { q.score_records = kMaxSharingRecords - 3; }),
             Status::InvalidArgument());  // N + K above the limit
   EXPECT_EQ(with([](auto& q) {
               q.score_records = 0;
