@@ -38,6 +38,7 @@ Experiments:
 
   scripts/repro pp-admm --build-dir build/host-release --out DIR [--hundred]
       [--split uneven]
+  run.py --merge DIR... --out DIR (one table of several passes' runs)
   run.py --ci ... (reduced, asserts; ctest repro_pp_admm_test; also one PP
       run on an uneven split of 5 x 2,000 records)
 Writes DIR/results.csv, curves.csv, table.md, summary.json and plots
@@ -368,6 +369,35 @@ def summarize(results):
     return out
 
 
+NUMERIC = {"alpha1": float, "nodes": int, "run": int, "rounds": int,
+           "final_loss": float, "final_privacy": float,
+           "even_privacy": float, "reported_max_p": float, "min_b": int,
+           "max_b": int, "seconds": float, "optimum_loss": float,
+           "reported_nodes": int, "final_gap": float}
+
+
+def load_results(paths):
+    """§5.2 rows of earlier passes' results.csv (DIR or file), for
+    --merge; runs renumbered per setting in the order given."""
+    rows, seen = [], {}
+    for path in paths:
+        if os.path.isdir(path):
+            path = os.path.join(path, "results.csv")
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if r["section"] != "5.2":
+                    continue
+                r = {k: (None if v == "" else NUMERIC.get(k, str)(v))
+                     for k, v in r.items()}
+                r.setdefault("split", "even")
+                if r.get("even_privacy") is None:  # before --split
+                    r["even_privacy"] = r["final_privacy"]
+                key = (r["nodes"], r["split"], r["alpha1"], r["setting"])
+                r["run"] = seen[key] = seen.get(key, -1) + 1
+                rows.append(r)
+    return rows
+
+
 def write_outputs(a, results, curves):
     os.makedirs(a.out, exist_ok=True)
     keys = sorted({k for r in results for k in r})
@@ -413,6 +443,8 @@ def write_outputs(a, results, curves):
                  f"Dirichlet({a.uneven_concentration:g})), B_min = "
                  f"{a.uneven_min or 'C'}; complete graph (V = N - 1); "
                  f"data seed {a.seed}")
+    if a.merge:
+        lines.append(f"\nmerged from {', '.join(a.merge)}")
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     es.write_json(os.path.join(a.out, "summary.json"), {
@@ -599,6 +631,9 @@ def main():
     p.add_argument("--skip-52", action="store_true")
     p.add_argument("--gap-51", type=float, default=1e-4,
                    help="--ci: §5.1's final relative gap at most this")
+    p.add_argument("--merge", nargs="+", metavar="DIR_OR_CSV",
+                   help="no runs: merge earlier passes' §5.2 results.csv "
+                   "into one table (mean, min, max, sd over all runs)")
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--keep-runs", action="store_true")
     a = p.parse_args()
@@ -614,6 +649,9 @@ def main():
     for k, v in (ci if a.ci else full).items():
         if getattr(a, k, None) is None:
             setattr(a, k, v)
+    if a.merge:
+        write_outputs(a, load_results(a.merge), [])
+        return 0
     if not a.data_dir:
         p.error("--data-dir or EDGEADMM_DATA is required")
     os.makedirs(a.out, exist_ok=True)
