@@ -373,29 +373,43 @@ NUMERIC = {"alpha1": float, "nodes": int, "run": int, "rounds": int,
            "final_loss": float, "final_privacy": float,
            "even_privacy": float, "reported_max_p": float, "min_b": int,
            "max_b": int, "seconds": float, "optimum_loss": float,
-           "reported_nodes": int, "final_gap": float}
+           "reported_nodes": int, "final_gap": float, "iteration": int,
+           "loss": float, "gap": float, "privacy": float}
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["section"] == "5.2":
+                r = {k: (None if v == "" else NUMERIC.get(k, str)(v))
+                     for k, v in r.items()}
+                r["split"] = r.get("split") or "even"
+                yield r
 
 
 def load_results(paths):
-    """§5.2 rows of earlier passes' results.csv (DIR or file), for
-    --merge; runs renumbered per setting in the order given."""
-    rows, seen = [], {}
+    """§5.2 rows of earlier passes' results.csv (DIR or file) and, for a
+    DIR, its curves.csv, for --merge; runs renumbered per setting in the
+    order given."""
+    rows, curves, seen = [], [], {}
     for path in paths:
+        curves_path = os.path.join(path, "curves.csv")
         if os.path.isdir(path):
             path = os.path.join(path, "results.csv")
-        with open(path, newline="") as f:
-            for r in csv.DictReader(f):
-                if r["section"] != "5.2":
-                    continue
-                r = {k: (None if v == "" else NUMERIC.get(k, str)(v))
-                     for k, v in r.items()}
-                r.setdefault("split", "even")
-                if r.get("even_privacy") is None:  # before --split
-                    r["even_privacy"] = r["final_privacy"]
-                key = (r["nodes"], r["split"], r["alpha1"], r["setting"])
-                r["run"] = seen[key] = seen.get(key, -1) + 1
-                rows.append(r)
-    return rows
+        offsets = {}
+        for r in read_rows(path):
+            if r.get("even_privacy") is None:  # before --split
+                r["even_privacy"] = r["final_privacy"]
+            key = (r["nodes"], r["split"], r["alpha1"], r["setting"])
+            offsets.setdefault(key, seen.get(key, -1) + 1)
+            r["run"] = seen[key] = seen.get(key, -1) + 1
+            rows.append(r)
+        if os.path.exists(curves_path):
+            for c in read_rows(curves_path):
+                key = (c["nodes"], c["split"], c["alpha1"], c["setting"])
+                c["run"] += offsets.get(key, 0)
+                curves.append(c)
+    return rows, curves
 
 
 def write_outputs(a, results, curves):
@@ -427,7 +441,10 @@ def write_outputs(a, results, curves):
               "L(T) min | L(T) max | L(T) sd | P(T) = max_i P_i | P(T) if "
               "even | daemon's max_i P_i |", "|" + "---|" * 12]
     for (nodes, split, alpha1, setting), s in sorted(summary.items()):
-        rep = ", ".join(f"{p:.6g}" for p in s["reported"] if p is not None)
+        got = [f"{p:.6g}" for p in s["reported"] if p is not None]
+        rep = ", ".join(f"{v} ({got.count(v)} runs)" for v in sorted(set(got)))
+        if len(got) < s["runs"]:
+            rep += f"; {s['runs'] - len(got)} runs without a report"
         sd = "" if s["loss_sd"] is None else f"{s['loss_sd']:.4f}"
         lines.append(f"| {nodes} | {split} | {alpha1:g} | {setting} | "
                      f"{s['runs']} | {s['loss_mean']:.4f} | "
@@ -650,7 +667,7 @@ def main():
         if getattr(a, k, None) is None:
             setattr(a, k, v)
     if a.merge:
-        write_outputs(a, load_results(a.merge), [])
+        write_outputs(a, *load_results(a.merge))
         return 0
     if not a.data_dir:
         p.error("--data-dir or EDGEADMM_DATA is required")
