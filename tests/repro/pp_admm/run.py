@@ -283,7 +283,8 @@ def section_52(a, lines, x, y, results, curves, nodes, per_node, c, rho,
     (uneven_sizes, B_min = a.uneven_min or C)."""
     sizes = [per_node] * nodes
     if split == "uneven":
-        sizes = uneven_sizes(nodes, nodes * per_node, a.uneven_min or int(c),
+        sizes = uneven_sizes(nodes, nodes * per_node,
+                             a.uneven_min or int(np.ceil(c)),
                              a.uneven_concentration, a.seed)
     path, blocks = prepare(a, lines, x, y, nodes, sizes)
     template = enrolled(a, nodes)
