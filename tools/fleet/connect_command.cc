@@ -8,6 +8,8 @@
 //       [--allow-unaccounted-steps] (devices run steps without noise of their
 //                                   own: non-private references and
 //                                   trusted-aggregator jobs)
+//       [--shard-sizes B1,B2,...]   (device i holds the i-th run of Bi
+//                                   records; default: an even split)
 //       [--part I/K]                (this process runs devices i % K == I)
 //       [--start-rate R]            (at most R device starts per second)
 //       [--max-starting N]          (at most N devices in their first
@@ -80,6 +82,12 @@ void AddConnectCommand(CLI::App& app) {
                   "local epsilon budget of every device (default inf: no limit, "
                   "the epsilon spent is still reported)");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
+  cmd->add_option("--shard-sizes", c.shard_sizes,
+                  "uneven record shards: device i (sorted PSK files) holds "
+                  "the i-th run of this many consecutive records, e.g. "
+                  "400,1200,452; one size per device (default: an even "
+                  "split of all records)")
+      ->delimiter(',');
   cmd->add_option("--column-blocks", c.column_blocks,
                   "admm-sharing (vertical partition): device i (sorted PSK "
                   "files) is party i and holds the i-th block of this many "

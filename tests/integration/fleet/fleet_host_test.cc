@@ -34,6 +34,24 @@ TEST(DataSplitTest, RecordsAreSplitEvenlyAndCompletely) {
   EXPECT_EQ(SplitRecords(3, 0).status(), Status::InvalidArgument());
 }
 
+TEST(DataSplitTest, RecordsSplitBySizeAreConsecutiveRunsOfThoseSizes) {
+  auto split = SplitRecordsBySize(10, {1, 5, 3});
+  ASSERT_TRUE(split.ok());
+  ASSERT_EQ(split->size(), 3u);
+  const size_t firsts[3] = {0, 1, 6};
+  const size_t counts[3] = {1, 5, 3};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ((*split)[i].first, firsts[i]);
+    EXPECT_EQ((*split)[i].count, counts[i]);
+  }
+  EXPECT_TRUE(SplitRecordsBySize(9, {1, 5, 3}).ok());  // exactly all
+  EXPECT_EQ(SplitRecordsBySize(8, {1, 5, 3}).status(),
+            Status::InvalidArgument());
+  EXPECT_EQ(SplitRecordsBySize(10, {1, 0, 3}).status(),
+            Status::InvalidArgument());
+  EXPECT_EQ(SplitRecordsBySize(10, {}).status(), Status::InvalidArgument());
+}
+
 TEST(DataSplitTest, ColumnBlockCopiesTheColumnsAndKeepsTheLabels) {
   DenseDataset d;
   d.samples = 2;

@@ -8,7 +8,11 @@ sent). docs/results.md, "Paper 001".
 Data: `edgeadmm data adult-onehot` (45,222 x 105, rows of norm <= 1, labels
 +-1), permuted with numpy default_rng(seed) (seed 0 here), the first
 N x B records split evenly (node i = the i-th block = the i-th enrolled
-device).
+device), or with --split uneven (Fig. 4; the paper gives no distribution)
+the same records in blocks of B_i = B_min + m_i, (m_i) ~ Multinomial(N·B −
+N·B_min, p), p ~ Dirichlet(0.5) (--uneven-concentration), B_min = C
+(--uneven-min; C <= B_i), drawn with default_rng([seed, N]); the fleet's
+--shard-sizes gives node i its B_i, and its accountant uses it.
 
 Objective (paper 001 eq. 1): Σ_i C·mean_i ℒ(y fᵀx) + (ρ/2)||f||², ℒ the
 logistic loss; the job's loss_weight C and reg_weight ρ (not given by the
@@ -18,8 +22,9 @@ f_i(t) (float32, the `uploads` table) and the released mean f̄(t):
   each node's own f_i on its own data);
 - gap(t) = (F(f̄(t)) − F*)/F*, F the objective above, F* by Newton;
 - P(t) = max_i Σ_{r≤t} C(1.4c₁ + α_i(r))/(η_i(r) V B_i) (Thm. 4.1, c₁ = ¼,
-  V = N − 1); the daemon's max_i P_i (reported by the nodes with their
-  last upload) must equal P(T).
+  V = N − 1; with one schedule for all, the smallest B_i's node); the
+  daemon's max_i P_i (reported by the nodes with their last upload) must
+  equal P(T).
 
 Experiments:
   §5.1  non-private M-ADMM (noise = false), θ = 0.5, five nodes with
@@ -29,10 +34,13 @@ Experiments:
   §5.2  PP (η(t) = θ q₁^{t−1}, α(t) = α₁ q₂^{t−1}) vs DVP (η ≡ θ, α ≡ α₁)
         at α₁ = 3 and 5, θ = 0.5, several runs each (each a fresh noise
         draw: the devices' DRBG is seeded from getrandom): mean and range of
-        L(T) and P(T).
+        L(T) and P(T); --split uneven for Fig. 4.
 
   scripts/repro pp-admm --build-dir build/host-release --out DIR [--hundred]
-  run.py --ci ... (reduced, asserts; ctest repro_pp_admm_test)
+      [--split uneven]
+  run.py --merge DIR... --out DIR (one table of several passes' runs)
+  run.py --ci ... (reduced, asserts; ctest repro_pp_admm_test; also one PP
+      run on an uneven split of 5 x 2,000 records)
 Writes DIR/results.csv, curves.csv, table.md, summary.json and plots
 (convergence_51.png, loss_52.png, privacy_52.png).
 """
@@ -58,17 +66,33 @@ ETA1_51 = [0.55, 0.65, 0.6, 0.55, 0.6]
 Q_51 = [1.01, 1.03, 1.1, 1.2, 1.02]
 
 
-def prepare(a, lines, x, y, nodes, per_node):
-    """The permuted first nodes x per_node records: a LIBSVM file and the
-    node blocks (x_i, y_i)."""
-    order = np.random.default_rng(a.seed).permutation(len(y))[
-        :nodes * per_node]
-    path = os.path.join(a.out, f"train-{nodes}x{per_node}.libsvm")
+def uneven_sizes(nodes, total, b_min, concentration, seed):
+    """Fig. 4's uneven split (the paper gives no distribution): node i
+    holds B_i = b_min + m_i records, (m_1..m_N) ~ Multinomial(total −
+    N·b_min, p), p ~ Dirichlet(concentration·1) (quantity skew), drawn
+    with default_rng([seed, nodes]). b_min = C keeps C <= B_i (Thm. 4.1)."""
+    spare = total - nodes * b_min
+    if spare < 0:
+        raise ValueError(f"{nodes} x B_min {b_min} > {total} records")
+    rng = np.random.default_rng([seed, nodes])
+    p = rng.dirichlet(np.full(nodes, concentration))
+    return [int(b_min + m) for m in rng.multinomial(spare, p)]
+
+
+def prepare(a, lines, x, y, nodes, sizes):
+    """The permuted first Σ sizes records: a LIBSVM file and the node
+    blocks (x_i, y_i), node i the i-th run of sizes[i] records (the
+    fleet's --shard-sizes)."""
+    total = sum(sizes)
+    order = np.random.default_rng(a.seed).permutation(len(y))[:total]
+    even = len(set(sizes)) == 1
+    path = os.path.join(a.out, f"train-{nodes}x{sizes[0]}.libsvm" if even
+                        else f"train-{nodes}-uneven-{total}.libsvm")
     with open(path, "w") as f:
         for i in order:
             f.write(lines[i])
-    blocks = [(x[order[k * per_node:(k + 1) * per_node]],
-               y[order[k * per_node:(k + 1) * per_node]])
+    ends = np.cumsum([0] + list(sizes))
+    blocks = [(x[order[ends[k]:ends[k + 1]]], y[order[ends[k]:ends[k + 1]]])
               for k in range(nodes)]
     return path, blocks
 
@@ -99,10 +123,11 @@ def optimum(blocks, c, rho, iterations=100):
     return f
 
 
-def privacy_curve(schedules, rounds, c, v, b, dvp, theta):
-    """P(t) = max_i P_i(t), t = 1..rounds (paper 001 Thm. 4.1)."""
+def privacy_curve(schedules, rounds, c, v, sizes, dvp, theta):
+    """P(t) = max_i P_i(t), t = 1..rounds (paper 001 Thm. 4.1), node i
+    with its own schedule and B_i = sizes[i]."""
     out = np.zeros(rounds)
-    for s in schedules:
+    for s, b in zip(schedules, sizes):
         t = np.arange(1, rounds + 1)
         eta = np.full(rounds, theta) if dvp else np.minimum(
             s["eta1"] * s["q1"] ** (t - 1.0), s.get("eta_max", 1e6))
@@ -154,7 +179,7 @@ def node_uploads(stack, name):
 
 
 def run_job(a, template, tag, toml, schedules, data_path, blocks, c, rho,
-            f_star):
+            f_star, sizes=None):
     """One pp-admm job on the real stack; returns its per-round curve and
     info (seconds, error, reported max P_i)."""
     state = os.path.join(a.out, "runs", tag)
@@ -163,6 +188,8 @@ def run_job(a, template, tag, toml, schedules, data_path, blocks, c, rho,
     stack = es.Stack(a.build_dir, state, log=lambda *_: None)
     fleet = ["--data", data_path, "--format", "libsvm", "--dim", str(DIM),
              "--allow-unaccounted-steps"]
+    if sizes is not None:
+        fleet += ["--shard-sizes", ",".join(str(b) for b in sizes)]
     for option, key in (("--pp-eta1", "eta1"), ("--pp-eta-growth", "q1"),
                         ("--pp-alpha1", "alpha1"),
                         ("--pp-alpha-growth", "q2")):
@@ -207,7 +234,7 @@ def enrolled(a, nodes):
 def section_51(a, lines, x, y, results, curves):
     """Non-private M-ADMM: the paper's five schedules, and q₁ sweeps."""
     nodes = 5
-    path, blocks = prepare(a, lines, x, y, nodes, a.per_node)
+    path, blocks = prepare(a, lines, x, y, nodes, [a.per_node] * nodes)
     f_star = optimum(blocks, a.c, a.rho)
     fo = objective(blocks, f_star, a.c, a.rho)
     lo = float(np.mean([mean_loss(xb, yb, f_star) for xb, yb in blocks]))
@@ -249,17 +276,28 @@ def section_51(a, lines, x, y, results, curves):
               flush=True)
 
 
-def section_52(a, lines, x, y, results, curves, nodes, per_node, c, rho):
-    """PP vs DVP at α₁ in a.alphas, a.runs runs each, weights C and ρ."""
-    path, blocks = prepare(a, lines, x, y, nodes, per_node)
+def section_52(a, lines, x, y, results, curves, nodes, per_node, c, rho,
+               split="even", alphas=None, runs=None, modes=("dvp", "pp")):
+    """PP vs DVP at α₁ in alphas (a.alphas), runs (a.runs) runs each,
+    weights C and ρ, nodes x per_node records split evenly or unevenly
+    (uneven_sizes, B_min = a.uneven_min or C)."""
+    sizes = [per_node] * nodes
+    if split == "uneven":
+        sizes = uneven_sizes(nodes, nodes * per_node,
+                             a.uneven_min or int(np.ceil(c)),
+                             a.uneven_concentration, a.seed)
+    path, blocks = prepare(a, lines, x, y, nodes, sizes)
     template = enrolled(a, nodes)
     f_star = optimum(blocks, c, rho)
     lo = float(np.mean([mean_loss(xb, yb, f_star) for xb, yb in blocks]))
-    print(f"§5.2: N = {nodes} x {per_node}, C = {c:g}, rho = {rho:g}, "
+    print(f"§5.2: N = {nodes}, {split} split of {sum(sizes)} records (B_i "
+          f"{min(sizes)}..{max(sizes)}), C = {c:g}, rho = {rho:g}, "
           f"theta = {a.theta:g}, T = {a.rounds}, L(f*) = {lo:.6f}",
           flush=True)
+    if split == "uneven":
+        print(f"§5.2: B_i = {','.join(map(str, sizes))}", flush=True)
     theta = a.theta
-    for alpha1 in a.alphas:
+    for alpha1 in alphas or a.alphas:
         settings = [("DVP", "dvp", {"eta1": theta, "q1": 1.0,
                                     "alpha1": alpha1, "q2": 1.0})]
         settings.append((f"PP q1={a.q1:g} q2={a.q2:g}", "pp",
@@ -267,32 +305,42 @@ def section_52(a, lines, x, y, results, curves, nodes, per_node, c, rho):
                           "q2": a.q2, **({"eta_max": a.eta_max}
                                          if a.eta_max else {})}))
         for label, mode, s in settings:
+            if mode not in modes:
+                continue
             schedules = [s] * nodes
             expected = privacy_curve(schedules, a.rounds, c, nodes - 1,
-                                     per_node, mode == "dvp", theta)
-            for run in range(a.runs):
-                tag = (f"m52-n{nodes}-a{alpha1:g}-{mode}-r{run}").replace(
-                    ".", "p")
+                                     sizes, mode == "dvp", theta)
+            for run in range(runs or a.runs):
+                tag = (f"m52-n{nodes}{'u' if split == 'uneven' else ''}-"
+                       f"a{alpha1:g}-{mode}-r{run}").replace(".", "p")
                 toml = job_toml(tag, a.rounds, nodes, theta, c, rho,
-                                per_node, mode, True)
+                                min(sizes), mode, True)
                 curve, info = run_job(a, template, tag, toml, schedules,
-                                      path, blocks, c, rho, None)
+                                      path, blocks, c, rho, None,
+                                      sizes if split == "uneven" else None)
                 row = {"section": "5.2", "setting": label, "mode": mode,
-                       "alpha1": alpha1, "nodes": nodes, "run": run,
-                       "rounds": a.rounds,
+                       "alpha1": alpha1, "nodes": nodes, "split": split,
+                       "run": run, "rounds": a.rounds,
+                       "min_b": min(sizes), "max_b": max(sizes),
                        "final_loss": curve[-1]["loss"] if curve else None,
                        "final_privacy": float(expected[-1]),
+                       "even_privacy": float(privacy_curve(
+                           schedules, a.rounds, c, nodes - 1,
+                           [sum(sizes) / nodes] * nodes, mode == "dvp",
+                           theta)[-1]),
                        "optimum_loss": lo, **info}
                 results.append(row)
                 for point in curve:
                     t = point["iteration"]
                     curves.append({"section": "5.2", "setting": label,
                                    "alpha1": alpha1, "nodes": nodes,
+                                   "split": split,
                                    "run": run, "iteration": t,
                                    "loss": point["loss"], "gap": None,
                                    "privacy": float(expected[t - 1])})
                 rep = info["reported_max_p"]
-                print(f"§5.2 N={nodes} alpha1={alpha1:g} {label:<18} run "
+                print(f"§5.2 N={nodes} {split} alpha1={alpha1:g} "
+                      f"{label:<18} run "
                       f"{run}: L(T) {row['final_loss']}, P(T) "
                       f"{expected[-1]:.6g} (daemon max P_i {rep}) "
                       f"({info['seconds']:.0f} s)"
@@ -301,12 +349,12 @@ def section_52(a, lines, x, y, results, curves, nodes, per_node, c, rho):
 
 
 def summarize(results):
-    """(section, nodes, alpha1, setting) -> mean/min/max of L(T), P(T)."""
+    """(nodes, split, alpha1, setting) -> mean/min/max/sd of L(T), P(T)."""
     groups = {}
     for r in results:
         if r["section"] != "5.2" or r["final_loss"] is None:
             continue
-        key = (r["nodes"], r["alpha1"], r["setting"])
+        key = (r["nodes"], r.get("split", "even"), r["alpha1"], r["setting"])
         groups.setdefault(key, []).append(r)
     out = {}
     for key, rows in groups.items():
@@ -314,9 +362,55 @@ def summarize(results):
         out[key] = {"runs": len(rows), "loss_mean": float(loss.mean()),
                     "loss_min": float(loss.min()),
                     "loss_max": float(loss.max()),
+                    "loss_sd": float(loss.std(ddof=1)) if len(rows) > 1
+                    else None,
                     "privacy": rows[0]["final_privacy"],
+                    "even_privacy": rows[0].get("even_privacy"),
                     "reported": [r["reported_max_p"] for r in rows]}
     return out
+
+
+NUMERIC = {"alpha1": float, "nodes": int, "run": int, "rounds": int,
+           "final_loss": float, "final_privacy": float,
+           "even_privacy": float, "reported_max_p": float, "min_b": int,
+           "max_b": int, "seconds": float, "optimum_loss": float,
+           "reported_nodes": int, "final_gap": float, "iteration": int,
+           "loss": float, "gap": float, "privacy": float}
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["section"] == "5.2":
+                r = {k: (None if v == "" else NUMERIC.get(k, str)(v))
+                     for k, v in r.items()}
+                r["split"] = r.get("split") or "even"
+                yield r
+
+
+def load_results(paths):
+    """§5.2 rows of earlier passes' results.csv (DIR or file) and, for a
+    DIR, its curves.csv, for --merge; runs renumbered per setting in the
+    order given."""
+    rows, curves, seen = [], [], {}
+    for path in paths:
+        curves_path = os.path.join(path, "curves.csv")
+        if os.path.isdir(path):
+            path = os.path.join(path, "results.csv")
+        offsets = {}
+        for r in read_rows(path):
+            if r.get("even_privacy") is None:  # before --split
+                r["even_privacy"] = r["final_privacy"]
+            key = (r["nodes"], r["split"], r["alpha1"], r["setting"])
+            offsets.setdefault(key, seen.get(key, -1) + 1)
+            r["run"] = seen[key] = seen.get(key, -1) + 1
+            rows.append(r)
+        if os.path.exists(curves_path):
+            for c in read_rows(curves_path):
+                key = (c["nodes"], c["split"], c["alpha1"], c["setting"])
+                c["run"] += offsets.get(key, 0)
+                curves.append(c)
+    return rows, curves
 
 
 def write_outputs(a, results, curves):
@@ -326,8 +420,8 @@ def write_outputs(a, results, curves):
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         w.writerows(results)
-    keys = ["section", "setting", "alpha1", "nodes", "run", "iteration",
-            "loss", "gap", "privacy"]
+    keys = ["section", "setting", "alpha1", "nodes", "split", "run",
+            "iteration", "loss", "gap", "privacy"]
     with open(os.path.join(a.out, "curves.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
@@ -344,25 +438,37 @@ def write_outputs(a, results, curves):
                 f"{'' if gap is None else f'{gap:.3g}'} | "
                 f"{r['iterations_to_1e-06'] or '> T'} | "
                 f"{r['seconds']:.0f} |")
-    lines += ["", "| N | α(1) | setting | runs | L(T) mean | L(T) min | "
-              "L(T) max | P(T) = max_i P_i | daemon's max_i P_i |",
-              "|" + "---|" * 9]
-    for (nodes, alpha1, setting), s in sorted(summary.items()):
-        rep = ", ".join(f"{p:.6g}" for p in s["reported"] if p is not None)
-        lines.append(f"| {nodes} | {alpha1:g} | {setting} | {s['runs']} | "
-                     f"{s['loss_mean']:.4f} | {s['loss_min']:.4f} | "
-                     f"{s['loss_max']:.4f} | {s['privacy']:.6g} | {rep} |")
+    lines += ["", "| N | split | α(1) | setting | runs | L(T) mean | "
+              "L(T) min | L(T) max | L(T) sd | P(T) = max_i P_i | P(T) if "
+              "even | daemon's max_i P_i |", "|" + "---|" * 12]
+    for (nodes, split, alpha1, setting), s in sorted(summary.items()):
+        got = [f"{p:.6g}" for p in s["reported"] if p is not None]
+        rep = ", ".join(f"{v} ({got.count(v)} runs)" for v in sorted(set(got)))
+        if len(got) < s["runs"]:
+            rep += f"; {s['runs'] - len(got)} runs without a report"
+        sd = "" if s["loss_sd"] is None else f"{s['loss_sd']:.4f}"
+        lines.append(f"| {nodes} | {split} | {alpha1:g} | {setting} | "
+                     f"{s['runs']} | {s['loss_mean']:.4f} | "
+                     f"{s['loss_min']:.4f} | {s['loss_max']:.4f} | {sd} | "
+                     f"{s['privacy']:.6g} | {s['even_privacy']:.6g} | "
+                     f"{rep} |")
     lines.append(f"\nC = {a.c:g}, rho = {a.rho:g} (N = 100: C = "
                  f"{a.c_100:g}, rho = {a.rho_100:g}), theta = {a.theta:g}, "
                  f"§5.1: 5 x {a.per_node} records, T = {a.rounds_51}; §5.2: "
                  f"T = {a.rounds}, B_i = {a.per_node} (N = 5) / "
-                 f"{a.per_node_100} (N = 100); complete graph (V = N - 1); "
+                 f"{a.per_node_100} (N = 100) or, split uneven, that many "
+                 f"on average with B_i = B_min + Multinomial(spare, "
+                 f"Dirichlet({a.uneven_concentration:g})), B_min = "
+                 f"{a.uneven_min or 'C'}; complete graph (V = N - 1); "
                  f"data seed {a.seed}")
+    if a.merge:
+        lines.append(f"\nmerged from {', '.join(a.merge)}")
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     es.write_json(os.path.join(a.out, "summary.json"), {
         "config": vars(a), "results": results,
-        "summary": {f"{k[0]}/{k[1]:g}/{k[2]}": v for k, v in summary.items()}})
+        "summary": {f"{k[0]}/{k[1]}/{k[2]:g}/{k[3]}": v
+                    for k, v in summary.items()}})
     plot(a, curves)
     print("\n".join(lines), flush=True)
     print(f"report in {os.path.abspath(a.out)}", flush=True)
@@ -406,15 +512,16 @@ def plot(a, curves):
                                 ("privacy", "privacy_52.png",
                                  "P(t) = max_i P_i(t)")):
         s = series("5.2", value,
-                   lambda c: (c["nodes"], c["alpha1"], c["setting"]))
+                   lambda c: (c["nodes"], c.get("split", "even"),
+                              c["alpha1"], c["setting"]))
         if not s:
             continue
         fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
-        for (nodes, alpha1, setting), by in sorted(s.items()):
+        for (nodes, split, alpha1, setting), by in sorted(s.items()):
             its = sorted(by)
             mean = [float(np.mean(by[t])) for t in its]
-            line = ax.plot(its, mean, label=f"N={nodes} α(1)={alpha1:g} "
-                           f"{setting}")
+            line = ax.plot(its, mean, label=f"N={nodes} {split} "
+                           f"α(1)={alpha1:g} {setting}")
             if value == "loss":
                 ax.fill_between(its, [min(by[t]) for t in its],
                                 [max(by[t]) for t in its], alpha=0.2,
@@ -454,8 +561,8 @@ def check(a, results):
                             f"gaps {gaps} for q1 {a.q1_51}")
     summary = summarize(results)
     for alpha1 in a.alphas:
-        dvp = summary.get((5, alpha1, "DVP"))
-        pp = summary.get((5, alpha1, f"PP q1={a.q1:g} q2={a.q2:g}"))
+        dvp = summary.get((5, "even", alpha1, "DVP"))
+        pp = summary.get((5, "even", alpha1, f"PP q1={a.q1:g} q2={a.q2:g}"))
         if dvp is None or pp is None:
             problems.append(f"§5.2 alpha1 = {alpha1:g}: missing runs")
             continue
@@ -475,6 +582,23 @@ def check(a, results):
                 problems.append(f"§5.2 alpha1 = {alpha1:g}: the daemon's "
                                 f"max_i P_i {s['reported']} != "
                                 f"{s['privacy']:.6g}")
+    # The uneven split: every node's accountant uses its own B_i, so the
+    # nodes' max_i P_i is the closed form at the smallest B_i, above the
+    # even split's (the same records, B = mean B_i), as in Fig. 4.
+    uneven = [r for r in results if r.get("split") == "uneven"]
+    if not uneven:
+        problems.append("§5.2 uneven split: no run")
+    for r in uneven:
+        rep, p = r["reported_max_p"], r["final_privacy"]
+        print(f"check: uneven B_i {r['min_b']}..{r['max_b']}: daemon's max "
+              f"P_i {rep} vs closed form {p:.6g} (even split "
+              f"{r['even_privacy']:.6g})", flush=True)
+        if rep is None or abs(rep - p) > 1e-6 * p:
+            problems.append(f"§5.2 uneven: the daemon's max_i P_i {rep} != "
+                            f"{p:.6g} (B_min = {r['min_b']})")
+        if not p > r["even_privacy"]:
+            problems.append(f"§5.2 uneven: P(T) {p:.6g} not above the even "
+                            f"split's {r['even_privacy']:.6g}")
     for p in problems:
         print(f"check: FAIL: {p}", flush=True)
     return 1 if problems else 0
@@ -509,6 +633,14 @@ def main():
     p.add_argument("--q2", type=float, default=None, help="§5.2 PP q2")
     p.add_argument("--eta-max", type=float, default=None)
     p.add_argument("--runs", type=int, default=None)
+    p.add_argument("--split", choices=["even", "uneven"], default="even",
+                   help="§5.2 data split (Figs. 3/4); uneven: see "
+                   "--uneven-concentration, --uneven-min")
+    p.add_argument("--uneven-concentration", type=float, default=0.5,
+                   help="uneven: B_i = B_min + Multinomial(spare records, "
+                   "p), p ~ Dirichlet(this)")
+    p.add_argument("--uneven-min", type=int, default=None,
+                   help="uneven: B_min (default C, as C <= B_i)")
     p.add_argument("--hundred", action="store_true",
                    help="also §5.2 with 100 nodes")
     p.add_argument("--hundred-only", action="store_true",
@@ -517,21 +649,27 @@ def main():
     p.add_argument("--skip-52", action="store_true")
     p.add_argument("--gap-51", type=float, default=1e-4,
                    help="--ci: §5.1's final relative gap at most this")
+    p.add_argument("--merge", nargs="+", metavar="DIR_OR_CSV",
+                   help="no runs: merge earlier passes' §5.2 results.csv "
+                   "into one table (mean, min, max, sd over all runs)")
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--keep-runs", action="store_true")
     a = p.parse_args()
     full = {"c": 1000.0, "rho": 10.0, "c_100": 400.0, "rho_100": 4.0,
             "per_node": 9044, "per_node_100": 452, "rounds_51": 100,
             "q1_51": [1.01, 1.05, 1.1], "rounds": 100, "q1": 1.2, "q2": 1.1,
-            "runs": 5}
+            "runs": 5, "per_node_uneven": None}
     # Reduced (ctest, about a minute): 5 x 1,000 records, T = 60 / 40.
     ci = {"c": 1000.0, "rho": 10.0, "c_100": 400.0, "rho_100": 4.0,
           "per_node": 1000, "per_node_100": 452, "rounds_51": 60,
           "q1_51": [1.01, 1.1], "rounds": 40, "q1": 1.2, "q2": 1.1,
-          "runs": 3}
+          "runs": 3, "per_node_uneven": 2000}
     for k, v in (ci if a.ci else full).items():
-        if getattr(a, k) is None:
+        if getattr(a, k, None) is None:
             setattr(a, k, v)
+    if a.merge:
+        write_outputs(a, *load_results(a.merge))
+        return 0
     if not a.data_dir:
         p.error("--data-dir or EDGEADMM_DATA is required")
     os.makedirs(a.out, exist_ok=True)
@@ -549,10 +687,16 @@ def main():
     if not a.skip_52:
         if not a.hundred_only:
             section_52(a, lines, x, y, results, curves, 5, a.per_node, a.c,
-                       a.rho)
+                       a.rho, a.split)
         if a.hundred:
             section_52(a, lines, x, y, results, curves, 100, a.per_node_100,
-                       a.c_100, a.rho_100)
+                       a.c_100, a.rho_100, a.split)
+        if a.ci:
+            # One PP run on an uneven split of 5 x 2,000 records (B_i >=
+            # C = 1000): the nodes' reported max_i P_i (check).
+            section_52(a, lines, x, y, results, curves, 5,
+                       a.per_node_uneven, a.c, a.rho, "uneven",
+                       alphas=[3.0], runs=1, modes=("pp",))
     write_outputs(a, results, curves)
     if a.ci:
         return check(a, results)

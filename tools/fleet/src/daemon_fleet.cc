@@ -217,9 +217,24 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   source.labels = config.labels;
   source.normalization = config.normalization;
   EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset data, LoadDataset(source));
-  auto shards = SplitRecords(data.samples, ids->size());
+  if (!config.shard_sizes.empty() &&
+      (config.shard_sizes.size() != ids->size() ||
+       !config.column_blocks.empty())) {
+    return host::Error::InvalidArgument(
+        "--shard-sizes: one size per device (" + std::to_string(ids->size()) +
+        " PSK files), got " + std::to_string(config.shard_sizes.size()) +
+        "; not with --column-blocks");
+  }
+  auto shards = config.shard_sizes.empty()
+                    ? SplitRecords(data.samples, ids->size())
+                    : SplitRecordsBySize(data.samples, config.shard_sizes);
   if (!shards.ok()) {
-    return host::Error(shards.status(), "more devices than records");
+    return host::Error(shards.status(),
+                       config.shard_sizes.empty()
+                           ? "more devices than records"
+                           : "--shard-sizes: a size is 0 or they add up to "
+                             "more than the " +
+                                 std::to_string(data.samples) + " records");
   }
   size_t max_samples = 0;
   for (const RecordRange& r : *shards) {

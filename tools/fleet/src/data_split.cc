@@ -25,6 +25,22 @@ Result<std::vector<RecordRange>> SplitRecords(size_t samples, size_t devices) {
   return EvenSplit<RecordRange>(samples, devices);
 }
 
+Result<std::vector<RecordRange>> SplitRecordsBySize(
+    size_t samples, const std::vector<size_t>& sizes) {
+  if (sizes.empty()) return Status::InvalidArgument();
+  std::vector<RecordRange> out(sizes.size());
+  size_t first = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0 || sizes[i] > samples - first) {
+      return Status::InvalidArgument();
+    }
+    out[i].first = first;
+    out[i].count = sizes[i];
+    first += sizes[i];
+  }
+  return out;
+}
+
 Result<std::vector<ColumnRange>> SplitColumns(size_t dim, size_t devices) {
   if (devices == 0 || devices > dim) return Status::InvalidArgument();
   return EvenSplit<ColumnRange>(dim, devices);

@@ -85,6 +85,11 @@ struct DaemonFleetConfig {
   // posix::CoapDtlsConfig::silence_timeout_ms of every device
   // (edgeadmm-fleet connect --silence-timeout-ms).
   uint32_t silence_timeout_ms = posix::CoapDtlsConfig{}.silence_timeout_ms;
+  // Record shards of the given sizes instead of an even split of all
+  // records: device i (sorted order) holds the i-th run of shard_sizes[i]
+  // consecutive records (one size per device; the rest of the file is
+  // unused). Empty: even split (SplitRecords).
+  std::vector<size_t> shard_sizes;
   // admm-sharing (papers 000/003): a vertical partition instead of record
   // shards. Device i (sorted order) is party i and holds the i-th block of
   // `column_blocks` consecutive columns of the first `records` records
@@ -114,7 +119,8 @@ struct DaemonFleetReport : FleetCounters {
 // Runs the devices until every one has seen the end of the job (ROLE_DONE)
 // or `*stop` becomes non-zero (a signal). INVALID_ARGUMENT for a bad config
 // (part >= parts, no device in the part, start_per_second < 0, a
-// local_address this host cannot bind) or more
+// local_address this host cannot bind, shard_sizes that are not one
+// positive size per device within the records) or more
 // devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
 // files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.
 // The message says what failed. A progress line goes to `progress` (may be

@@ -22,6 +22,13 @@ struct RecordRange {
 // is 0 or larger than samples (every device needs a record).
 Result<std::vector<RecordRange>> SplitRecords(size_t samples, size_t devices);
 
+// Splits the first sizes[0] + ... + sizes[k-1] of `samples` records into k
+// consecutive ranges, range i holding sizes[i] records (an uneven split, e.g.
+// paper 001 Fig. 4). INVALID_ARGUMENT if sizes is empty, a size is 0 (every
+// device needs a record) or the sizes add up to more than samples.
+Result<std::vector<RecordRange>> SplitRecordsBySize(
+    size_t samples, const std::vector<size_t>& sizes);
+
 // A contiguous range of feature columns [first, first + count).
 struct ColumnRange {
   size_t first = 0;
