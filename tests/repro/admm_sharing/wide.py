@@ -50,6 +50,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import time
@@ -351,7 +352,9 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
               timeout):
     name = "wide-none" if sigma == 0 else f"wide-rigorous-{sigma:g}"
     state = os.path.join(work, name)
-    os.makedirs(state, exist_ok=True)
+    if os.path.isdir(state):
+        shutil.rmtree(state)  # a fresh database per run
+    os.makedirs(state)
     stack = es.Stack(os.path.abspath(build_dir), state, log=log)
     stack.enroll(len(cfg["blocks"]))
     toml = job_toml(name, cfg, rho, rounds, data["paths"]["train"],
