@@ -407,8 +407,8 @@ def plot(path, series, ylabel, title, hlines=(), log_y=False):
     for label, y in series:
         ax.plot(np.arange(1, len(y) + 1), y, marker="o", markersize=3,
                 label=label)
-    for label, y in hlines:
-        ax.axhline(y, linestyle="--", linewidth=1, color="0.4", label=label)
+    for (label, y), style in zip(hlines, ("--", ":", "-.")):
+        ax.axhline(y, linestyle=style, linewidth=1.2, color="0.3", label=label)
     if log_y:
         ax.set_yscale("log")
     ax.set_xlabel("epoch (ADMM round)")
