@@ -320,13 +320,9 @@ def read_job(db_path, name, n, parties):
             "SELECT test_records, test_log_loss, test_accuracy FROM models "
             "WHERE job_id = ? ORDER BY iteration DESC LIMIT 1",
             (job_id,)).fetchone()
-        ledger = db.execute(
-            "SELECT scope, MAX(epsilon) FROM ledger WHERE job_id = ? AND "
-            "scope LIKE 'local:%' GROUP BY scope ORDER BY scope",
-            (job_id,)).fetchall()
     finally:
         db.close()
-    return out, last, ledger
+    return out, last
 
 
 def replay(parts, factors, rows, rho):
@@ -373,7 +369,7 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
     seconds = time.monotonic() - started
     if error:
         raise es.StackError(f"{name}: {error}")
-    rows, last, ledger = read_job(stack.db_path, name, cfg["records"],
+    rows, last = read_job(stack.db_path, name, cfg["records"],
                                   len(cfg["blocks"]))
     if len(rows) != rounds:
         raise es.StackError(f"{name}: {len(rows)} iterations, not {rounds}")
@@ -383,7 +379,7 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
     plan = json.loads(next(l for l in status.splitlines()
                            if l.startswith(marker))[len(marker):])
     return {"name": name, "sigma": sigma, "xs": xs, "residual": residual,
-            "wire_score": last, "ledger": ledger, "seconds": seconds,
+            "wire_score": last, "seconds": seconds,
             "plan_epsilon": [p["epsilon"] for p in plan["parties"]],
             "max_abs_y": max(float(np.max(np.abs(r["y"]))) for r in rows)}
 
@@ -463,7 +459,8 @@ def stack_main(a, cfg, out):
         log(f"{r['name']}: {a.rounds} rounds in {r['seconds']:.1f} s, gap "
             f"{gap[-1]:.3e}, test log loss {test[-1]:.6f}; residual max "
             f"{r['residual_max']:.2e} std {r['residual_std']:.3e}; gateway "
-            f"score {r['wire_score']} vs {here:.8f}; ledger {r['ledger']}")
+            f"score {r['wire_score']} vs {here:.8f}; planned ε per party "
+            f"{r['plan_epsilon']}")
         for t, (g, l) in enumerate(zip(gap, test), 1):
             rows.append({"run": r["name"], "sigma": sigma, "epoch": t,
                          "relative_gap": g, "test_log_loss": l})
@@ -529,7 +526,6 @@ def write_reports(out, cfg, a, ref, runs, rows, sim_diff):
                   "here_scored": r["here_scored"],
                   "residual_max": r["residual_max"],
                   "residual_std": r["residual_std"],
-                  "ledger": [list(x) for x in r["ledger"]],
                   "plan_epsilon": r["plan_epsilon"],
                   "max_abs_y": r["max_abs_y"]} for r in runs]}
     es.write_json(os.path.join(out, "summary.json"), summary)
