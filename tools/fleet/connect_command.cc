@@ -93,6 +93,10 @@ void AddConnectCommand(CLI::App& app) {
                   "(LIBSVM); every party also holds its column block of the "
                   "first --test-records records and uploads their partial "
                   "scores in the scoring phase");
+  cmd->add_option("--history", c.history_dir,
+                  "after every local step, append each device's persisted "
+                  "model and ledger epsilon (at --delta) to DIR/<id>.tsv "
+                  "(per-round scoring by a harness)");
   cmd->add_option("--test-records", c.test_records,
                   "with --test-data: the job's admm_sharing.test_records");
   static std::string part;

@@ -12,7 +12,7 @@ namespace edgeadmm::wire {
 Status ValidateReleasedModel(const edgeadmm_wire_ReleasedModel& m,
                              size_t vector_size) {
   if (m.version != kProtocolVersion) return Status::InvalidArgument();
-  if (m.dimension == 0 || m.dimension > kMaxDimension) {
+  if (m.dimension == 0 || m.dimension > kMaxVectorLength) {
     return Status::OutOfRange();
   }
   if (vector_size != m.dimension) return Status::InvalidArgument();

@@ -92,7 +92,8 @@ bool ValidSharingScore(const edgeadmm_wire_SharingParams& p) {
           : p.score_noise == 2 && p.score_sigma == 0.0 &&
                 p.score_sensitivity == 0.0;
   return noise_ok && p.iteration == p.rounds &&
-         static_cast<uint64_t>(p.records) + p.score_records <= kMaxDimension;
+         static_cast<uint64_t>(p.records) + p.score_records <=
+             kMaxSharingRecords;
 }
 
 bool ValidSharing(const edgeadmm_wire_RoundTask& t) {
@@ -158,7 +159,9 @@ Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
       role > edgeadmm_wire_Role_ROLE_DONE) {
     return Status::InvalidArgument();
   }
-  if (t.dimension > kMaxDimension) return Status::OutOfRange();
+  const bool sharing =
+      EnumValue(t.algorithm) == edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+  if (t.dimension > MaxMessageDimension(sharing)) return Status::OutOfRange();
   if (role != edgeadmm_wire_Role_ROLE_PARTICIPATE) {
     // Idle / done: nothing to compute; a model, if sent, must match.
     return model_size == 0 || model_size == t.dimension

@@ -23,7 +23,10 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
       kind != edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES) {
     return Status::InvalidArgument();
   }
-  if (u.dimension == 0 || u.dimension > kMaxDimension) {
+  const bool share =
+      kind == edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE ||
+      kind == edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES;
+  if (u.dimension == 0 || u.dimension > MaxMessageDimension(share)) {
     return Status::OutOfRange();
   }
   if (vector_size != u.dimension) return Status::InvalidArgument();

@@ -21,7 +21,7 @@ bool EncodeVector(pb_ostream_t* stream, const pb_field_t* field,
   auto& context = *static_cast<VectorEncodeContext*>(*arg);
   const Span<const Real> values = context.values;
   if (values.empty()) return true;
-  if (values.size() > kMaxDimension) {
+  if (values.size() > kMaxVectorLength) {
     context.status = Status::OutOfRange();
     return false;
   }
@@ -64,7 +64,7 @@ bool DecodeVector(pb_istream_t* stream, const pb_field_t* /*field*/,
     return false;
   }
   const size_t count = bytes / 4;
-  if (count > context.buffer.size() || count > kMaxDimension) {
+  if (count > context.buffer.size() || count > kMaxVectorLength) {
     context.status = Status::OutOfRange();
     return false;
   }

@@ -12,9 +12,9 @@ namespace edgeadmm {
 
 // C linkage inside the namespace: libFuzzer finds the unqualified name.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static std::vector<Real> vector(wire::kMaxDimension);
+  static std::vector<Real> vector(wire::kMaxVectorLength);
   static std::vector<uint8_t> first(
-      wire::MaxReleasedModelBytes(wire::kMaxDimension));
+      wire::MaxReleasedModelBytes(wire::kMaxVectorLength));
   wire::DecodedReleasedModel model;
   const Status status = wire::DecodeReleasedModel(
       ConstByteSpan(reinterpret_cast<const std::byte*>(data), size),
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ByteSpan(reinterpret_cast<std::byte*>(first.data()), first.size()));
   FUZZ_CHECK(n.ok() &&
              n.size() <= wire::MaxReleasedModelBytes(model.vector.size()));
-  static std::vector<Real> vector2(wire::kMaxDimension);
+  static std::vector<Real> vector2(wire::kMaxVectorLength);
   wire::DecodedReleasedModel again;
   FUZZ_CHECK(wire::DecodeReleasedModel(
                  ConstByteSpan(reinterpret_cast<const std::byte*>(first.data()),

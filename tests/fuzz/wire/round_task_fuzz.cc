@@ -14,10 +14,10 @@ namespace edgeadmm {
 
 // C linkage inside the namespace: libFuzzer finds the unqualified name.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static std::vector<Real> model(wire::kMaxDimension);
-  static std::vector<Real> aux(wire::kMaxDimension);
+  static std::vector<Real> model(wire::kMaxVectorLength);
+  static std::vector<Real> aux(wire::kMaxVectorLength);
   static std::vector<uint8_t> first(
-      wire::MaxRoundTaskBytes(wire::kMaxDimension));
+      wire::MaxRoundTaskBytes(wire::kMaxVectorLength));
   static std::vector<uint8_t> second(first.size());
   wire::DecodedRoundTask task;
   const Status status = wire::DecodeRoundTask(
@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                          ? task.model.size()
                                          : task.auxiliary.size()));
   wire::DecodedRoundTask again;
-  static std::vector<Real> model2(wire::kMaxDimension),
-      aux2(wire::kMaxDimension);
+  static std::vector<Real> model2(wire::kMaxVectorLength),
+      aux2(wire::kMaxVectorLength);
   FUZZ_CHECK(wire::DecodeRoundTask(
                  ConstByteSpan(reinterpret_cast<const std::byte*>(first.data()),
                                n1.size()),

@@ -13,8 +13,9 @@ namespace edgeadmm {
 
 // C linkage inside the namespace: libFuzzer finds the unqualified name.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static std::vector<Real> vector(wire::kMaxDimension);
-  static std::vector<uint8_t> first(wire::MaxUpdateBytes(wire::kMaxDimension));
+  static std::vector<Real> vector(wire::kMaxVectorLength);
+  static std::vector<uint8_t> first(
+      wire::MaxUpdateBytes(wire::kMaxVectorLength));
   wire::DecodedUpdate update;
   const Status status = wire::DecodeUpdate(
       ConstByteSpan(reinterpret_cast<const std::byte*>(data), size),
@@ -30,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       update.header, update.vector,
       ByteSpan(reinterpret_cast<std::byte*>(first.data()), first.size()));
   FUZZ_CHECK(n.ok() && n.size() <= wire::MaxUpdateBytes(update.vector.size()));
-  static std::vector<Real> vector2(wire::kMaxDimension);
+  static std::vector<Real> vector2(wire::kMaxVectorLength);
   wire::DecodedUpdate again;
   FUZZ_CHECK(wire::DecodeUpdate(
                  ConstByteSpan(reinterpret_cast<const std::byte*>(first.data()),

@@ -19,6 +19,7 @@
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/ram_storage.h"
+#include "edgeadmm/fleet/step_history.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
@@ -43,6 +44,11 @@ struct Device {
   std::vector<std::byte> memory;
   DeviceClientConfig config;
   DeviceClient client;
+  // DaemonFleetConfig::history_dir's file, and the steps already written.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> history{nullptr,
+                                                          &std::fclose};
+  uint32_t steps_logged = 0;
+  size_t record_bytes = 0;
 };
 
 // The device ids: the regular files of `dir`, sorted.
@@ -313,6 +319,19 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     const Status init =
         d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
     if (!init.ok()) return host::Error(init, "cannot start " + d->id);
+    if (!config.history_dir.empty()) {
+      const std::string path = config.history_dir + "/" + d->id + ".tsv";
+      if (mkdir(config.history_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+        return host::Error::InvalidArgument("cannot create " +
+                                            config.history_dir);
+      }
+      d->history.reset(std::fopen(path.c_str(), "w"));
+      if (!d->history) {
+        return host::Error::InvalidArgument("cannot write " + path);
+      }
+      d->record_bytes =
+          DeviceClient::RecordBytes(d->config.data.dim(), max_vector);
+    }
     devices.push_back(std::move(d));
   }
 
@@ -358,6 +377,14 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     for (size_t i = 0; i < started; ++i) {
       Device& d = *devices[i];
       d.client.Poll(now_ms()).IgnoreError();
+      if (d.history && d.client.counters().steps_computed > d.steps_logged) {
+        d.steps_logged = d.client.counters().steps_computed;
+        const Status logged = AppendStepHistory(
+            *d.config.storage, d.record_bytes, config.delta, d.history.get());
+        if (!logged.ok()) {
+          return host::Error(logged, "history of " + d.id);
+        }
+      }
       done += d.client.state() == ClientState::kDone ? 1 : 0;
       starting += d.transport->ever_connected() ? 0 : 1;
     }

@@ -25,8 +25,21 @@ inline constexpr uint16_t kUpdateFormat = 65101;
 inline constexpr uint16_t kReleasedModelFormat = 65102;
 inline constexpr uint16_t kStatusBodyFormat = 65103;
 
-// Largest vector a message may carry (coordinates).
+// Largest model dimension a message may carry (coordinates).
 inline constexpr size_t kMaxDimension = EDGEADMM_CFG_MAX_FEATURES;
+// Largest N of an admm-sharing message (papers 000/003): a task's u_m and y,
+// an upload's share and scores (N + K together) are at most this long.
+inline constexpr size_t kMaxSharingRecords = EDGEADMM_CFG_MAX_SHARING_RECORDS;
+// Longest vector field any message carries: a model, or the released
+// (v, y) of an admm-sharing job (2N). The decoders refuse longer ones before
+// reading a value, whatever the caller's buffer.
+inline constexpr size_t kMaxVectorLength =
+    kMaxDimension > 2 * kMaxSharingRecords ? kMaxDimension
+                                           : 2 * kMaxSharingRecords;
+// The dimension bound of a task or upload: N for admm-sharing, else p.
+constexpr size_t MaxMessageDimension(bool sharing) {
+  return sharing ? kMaxSharingRecords : kMaxDimension;
+}
 // A device id (the DTLS PSK identity): 1..64 printable ASCII characters.
 inline constexpr size_t kMaxDeviceIdLength = 64;
 // StatusBody.message: at most 96 printable ASCII characters.

@@ -23,6 +23,7 @@ struct DecodedRoundTask {
 // range, non-finite or out-of-range parameter, params not matching the
 // algorithm, vector sizes not matching dimension / num_samples) or
 // OUT_OF_RANGE (dimension 0 for a participating device, or above
+// MaxMessageDimension: kMaxSharingRecords for admm-sharing, else
 // kMaxDimension).
 Status ValidateRoundTask(const edgeadmm_wire_RoundTask& header,
                          size_t model_size, size_t auxiliary_size);
@@ -39,8 +40,9 @@ StatusWithSize EncodeRoundTask(const edgeadmm_wire_RoundTask& header,
 // `model_buffer` and the auxiliary vector into `auxiliary_buffer`. Returns
 // OK, DATA_LOSS (not a valid encoding: truncated, bad wire type, vector length
 // not a multiple of 4), OUT_OF_RANGE (a vector larger than its buffer or
-// kMaxDimension) or INVALID_ARGUMENT (see ValidateRoundTask, NaN/Inf value,
-// repeated vector field). On error `out` is unspecified.
+// kMaxVectorLength, or a dimension above MaxMessageDimension) or
+// INVALID_ARGUMENT (see ValidateRoundTask, NaN/Inf value, repeated vector
+// field). On error `out` is unspecified.
 Status DecodeRoundTask(ConstByteSpan bytes, Span<Real> model_buffer,
                        Span<Real> auxiliary_buffer, DecodedRoundTask& out);
 

@@ -19,7 +19,8 @@ struct DecodedUpdate {
 // Returns OK, INVALID_ARGUMENT (wrong version, device id empty or not
 // printable ASCII, kind out of range, dimension mismatch, ledger missing,
 // non-finite or negative ledger epsilon, delta outside [0, 1)) or OUT_OF_RANGE
-// (dimension 0 or above kMaxDimension).
+// (dimension 0 or above MaxMessageDimension: kMaxSharingRecords for a share,
+// else kMaxDimension).
 Status ValidateUpdate(const edgeadmm_wire_Update& header, size_t vector_size);
 
 // Encodes `header` (its version and the vector callback are

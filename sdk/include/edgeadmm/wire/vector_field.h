@@ -4,8 +4,8 @@
 // Encoding converts each Real to float32 on the fly (16 coordinates at a time
 // on the stack), so the vector is never copied into a second buffer. Decoding
 // converts each float32 into the caller's buffer and checks it once: the byte
-// length must be a multiple of 4, fit the buffer and kMaxDimension, the field
-// must appear at most once, and every value must be finite.
+// length must be a multiple of 4, fit the buffer and kMaxVectorLength, the
+// field must appear at most once, and every value must be finite.
 #pragma once
 
 #include <pb.h>
@@ -20,7 +20,7 @@ namespace edgeadmm::wire {
 
 // State of one vector field being encoded. `status` reports why a callback
 // failed: INVALID_ARGUMENT for a non-finite value, OUT_OF_RANGE for a value
-// beyond float32 range or more than kMaxDimension coordinates.
+// beyond float32 range or more than kMaxVectorLength coordinates.
 struct VectorEncodeContext {
   Span<const Real> values;
   Status status;
@@ -30,7 +30,7 @@ struct VectorEncodeContext {
 // number of coordinates written to `buffer` and `present` whether the field
 // appeared. `status` reports why a callback failed: DATA_LOSS for a length
 // that is not a multiple of 4, OUT_OF_RANGE for more coordinates than the
-// buffer or kMaxDimension, INVALID_ARGUMENT for a NaN/Inf value or a
+// buffer or kMaxVectorLength, INVALID_ARGUMENT for a NaN/Inf value or a
 // repeated field.
 struct VectorDecodeContext {
   Span<Real> buffer;

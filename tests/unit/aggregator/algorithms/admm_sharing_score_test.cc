@@ -13,6 +13,7 @@
 #include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/wire/protocol.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm::algorithms {
@@ -81,8 +82,11 @@ TEST(AdmmSharingScoreTest, TheScoreKeysAreCheckedAndNamed) {
   c.admm_sharing.test_labels.clear();
   EXPECT_NE(Refusal(c).find("admm_sharing.test_labels"), std::string::npos);
   c = Job();
-  c.admm_sharing.test_records = 8192 - 4 + 1;  // N + K above the wire limit
-  EXPECT_NE(Refusal(c).find("admm_sharing.test_records: must be in [1, 8188]"),
+  // N + K above the wire limit (EDGEADMM_CFG_MAX_SHARING_RECORDS).
+  c.admm_sharing.test_records =
+      static_cast<int64_t>(wire::kMaxSharingRecords) - 4 + 1;
+  EXPECT_NE(Refusal(c).find("admm_sharing.test_records: must be in [1, " +
+                            std::to_string(wire::kMaxSharingRecords - 4) + "]"),
             std::string::npos);
   c = Job();
   c.admm_sharing.test_records = 0;  // score keys without a scoring phase

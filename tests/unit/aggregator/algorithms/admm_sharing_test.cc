@@ -144,14 +144,16 @@ TEST(AdmmSharingTest, TheTableIsReadAndValidated) {
 
 TEST(AdmmSharingTest, RecordsAboveTheWireLimitAreRefusedWithTheLimit) {
   jobs::JobConfig c = Job();
-  c.admm_sharing.records = static_cast<int64_t>(wire::kMaxDimension);
+  c.admm_sharing.records = static_cast<int64_t>(wire::kMaxSharingRecords);
   EXPECT_EQ(Refusal(c), "ok");
   c.admm_sharing.records += 1;
   const std::string why = Refusal(c);
   EXPECT_NE(why.find("admm_sharing.records"), std::string::npos) << why;
-  EXPECT_NE(why.find(std::to_string(wire::kMaxDimension)), std::string::npos)
+  EXPECT_NE(why.find(std::to_string(wire::kMaxSharingRecords)),
+            std::string::npos)
       << why;
-  EXPECT_NE(why.find("EDGEADMM_CFG_MAX_FEATURES"), std::string::npos) << why;
+  EXPECT_NE(why.find("EDGEADMM_CFG_MAX_SHARING_RECORDS"), std::string::npos)
+      << why;
 }
 
 TEST(AdmmSharingTest, NoiseModesTakeOnlyTheirOwnKeys) {
@@ -379,8 +381,12 @@ TEST(AdmmSharingTest, TheJobParserServesAndRefusesWithTheKey) {
   EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 5"))
                 .find("admm_sharing.labels"),
             std::string::npos);  // 4 labels on the gateway
-  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 9000"))
-                .find("admm_sharing.records: must be in [1, 8192]"),
+  // The daemon's record-space bound (EDGEADMM_CFG_MAX_SHARING_RECORDS).
+  const std::string too_many = std::to_string(wire::kMaxSharingRecords + 1);
+  EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4",
+                          "records = " + too_many))
+                .find("admm_sharing.records: must be in [1, " +
+                      std::to_string(wire::kMaxSharingRecords) + "]"),
             std::string::npos);
   EXPECT_NE(
       refusal(Edit2(JobToml(labels, ""), "[sampling]\n", "[sampling]\nm = 1\n"))

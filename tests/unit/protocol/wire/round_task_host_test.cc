@@ -234,7 +234,7 @@ TEST(RoundTaskTest, SharingScoringPhaseIsCheckedAtDecode) {
             Status::InvalidArgument());  // exact with σ_s, Δ_s
   EXPECT_EQ(with([](auto& q) { q.score_noise = 3; }),
             Status::InvalidArgument());
-  EXPECT_EQ(with([](auto& q) { q.score_records = kMaxDimension - 3; }),
+  EXPECT_EQ(with([](auto& q) { q.score_records = kMaxSharingRecords - 3; }),
             Status::InvalidArgument());  // N + K above the limit
   EXPECT_EQ(with([](auto& q) {
               q.score_records = 0;
@@ -357,6 +357,39 @@ TEST(RoundTaskTest, OversizedModelIsOutOfRange) {
   EXPECT_EQ(
       Decode(EncodeRaw(edgeadmm_wire_RoundTask_fields, t), kMaxDimension + 1),
       Status::OutOfRange());
+}
+
+// admm-sharing's record-space bound (EDGEADMM_CFG_MAX_SHARING_RECORDS,
+// 65536 on Linux): a task of N = kMaxSharingRecords decodes, N + 1 is
+// refused before a value is read, even into buffers that would hold it; a
+// model task above kMaxDimension stays refused.
+TEST(RoundTaskTest, SharingTaskAtTheRecordBoundDecodesAndOneMoreIsRefused) {
+  const auto decode = [](size_t n) {
+    std::vector<uint8_t> raw(4 * n, 0);
+    edgeadmm_wire_RoundTask t = SharingTask(static_cast<uint32_t>(n));
+    BindRaw(t.model, raw);
+    BindRaw(t.auxiliary, raw);
+    std::vector<Real> model(n), aux(n);
+    DecodedRoundTask out;
+    return DecodeRoundTask(
+        AsConstBytes(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+        AsSpan(model), AsSpan(aux), out);
+  };
+  EXPECT_EQ(decode(kMaxSharingRecords), Status::Ok());
+  EXPECT_EQ(decode(kMaxSharingRecords + 1), Status::OutOfRange());
+#if defined(__linux__)
+  EXPECT_EQ(kMaxSharingRecords, 65536u);  // holds the full a9a (32,561)
+  // The same length as a prox-ADMM model is beyond kMaxDimension.
+  std::vector<uint8_t> raw(4 * (kMaxDimension + 1), 0);
+  edgeadmm_wire_RoundTask t = FederatedTask(kMaxDimension + 1);
+  BindRaw(t.model, raw);
+  std::vector<Real> model(kMaxDimension + 1);
+  DecodedRoundTask out;
+  EXPECT_EQ(DecodeRoundTask(
+                AsConstBytes(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
+                AsSpan(model), Span<Real>(), out),
+            Status::OutOfRange());
+#endif
 }
 
 TEST(RoundTaskTest, VectorLengthNotMultipleOfFourIsDataLoss) {

@@ -152,6 +152,24 @@ TEST(UpdateTest, OversizedIsRefused) {
   EXPECT_EQ(Decode(patched), Status::DataLoss());
 }
 
+// A share of N = kMaxSharingRecords values decodes; N + 1 is refused, and
+// a DELTA_U update above kMaxDimension stays refused.
+TEST(UpdateTest, ShareAtTheRecordBoundDecodesAndOneMoreIsRefused) {
+  const auto decode = [](size_t n, edgeadmm_wire_UpdateKind kind) {
+    std::vector<uint8_t> raw(4 * n, 0);
+    edgeadmm_wire_Update u = SampleUpdate(static_cast<uint32_t>(n));
+    u.kind = kind;
+    BindRaw(u.vector, raw);
+    return Decode(EncodeRaw(edgeadmm_wire_Update_fields, u), n);
+  };
+  const auto share = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
+  EXPECT_EQ(decode(kMaxSharingRecords, share), Status::Ok());
+  EXPECT_EQ(decode(kMaxSharingRecords + 1, share), Status::OutOfRange());
+  EXPECT_EQ(
+      decode(kMaxDimension + 1, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U),
+      Status::OutOfRange());
+}
+
 TEST(UpdateTest, EncoderRefusesInvalidInput) {
   std::vector<uint8_t> out(1024);
   std::vector<Real> v = Ramp(3);

@@ -67,7 +67,7 @@ inline void BindRaw(pb_callback_t& field, std::vector<uint8_t>& bytes) {
 template <typename Message>
 std::vector<uint8_t> EncodeRaw(const pb_msgdesc_t* fields,
                                const Message& message) {
-  std::vector<uint8_t> out(MaxRoundTaskBytes(kMaxDimension) * 2);
+  std::vector<uint8_t> out(MaxRoundTaskBytes(kMaxVectorLength) * 2);
   pb_ostream_t stream = pb_ostream_from_buffer(out.data(), out.size());
   if (!pb_encode(&stream, fields, &message)) return {};
   out.resize(stream.bytes_written);

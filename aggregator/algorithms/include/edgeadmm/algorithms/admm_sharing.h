@@ -29,9 +29,9 @@ double SharingLossWeight(const jobs::AdmmSharingConfig& config);
 
 // The job checks, INVALID_ARGUMENT naming the key: a logistic loss,
 // job.rounds >= 1, parties >= 2, one column count >= 1 per party summing to
-// job.dimension, records in [1, EDGEADMM_CFG_MAX_FEATURES] (the wire limit:
-// the task's v and y and the upload are N-vectors), ρ and λ finite and > 0,
-// a labels path, barrier_retries >= 0, and per noise mode: none (no noise
+// job.dimension, records in [1, EDGEADMM_CFG_MAX_SHARING_RECORDS] (the wire
+// limit: the task's v and y and the upload are N-vectors), ρ and λ finite and >
+// 0, a labels path, barrier_retries >= 0, and per noise mode: none (no noise
 // keys), rigorous (sigma and sensitivity finite and > 0), paper (C > 0 or
 // b1, c1 > 0; target_epsilon > 0 and target_delta in (0, 1), planned with
 // Paper000PlanStepEpsilon: a per-iteration ε above 1 is refused).

@@ -98,6 +98,10 @@ struct DaemonFleetConfig {
   // labels; dimension `dim`). Empty: none.
   std::string test_data_path;
   size_t test_records = 0;
+  // After every local step, each device appends its persisted model and
+  // ledger ε (at `delta`) to <history_dir>/<id>.tsv (step_history.h), so a
+  // harness can score every round. Empty: none.
+  std::string history_dir;
 };
 
 // The devices' counters summed, and the run's shape.
