@@ -20,16 +20,19 @@ optimum on all d columns by exact Newton in numpy (`optimum`; its gradient
 norm is reported). Per epoch t: the relative gap (F(x^t) − F*)/F* of the
 parties' concatenated x^t, and the log loss of x^t on the test set.
 
-How x^t is read from the stack: the gateway's database keeps every party's
-upload (its share s_m^t, float32) and every round's broadcast (v^t, y^t).
-Party m's task in round t+1 is u_m = v^t − s_m^t and y^t (float32 on the
-wire), so its x-update (eq. 6: (λI + ρD_mᵀD_m)x = −D_mᵀ(y + ρu_m)) is
-recomputed here in double from what it received. Checked every round
-against what it released: without noise max |s_m^t − D_m x_m^t| is float32
-rounding; in rigorous mode s_m^t − D_m x_m^t is the party's share noise
-(its standard deviation is reported next to σ). The gateway's own score of
-the last model (scoring phase, first K test records) is compared with the
-score of x^T computed here.
+How x^t is read from the stack: x^t is every party's persisted x̃_m after
+round t (`edgeadmm-fleet --history`, sharing_lib.per_round_models),
+concatenated; with it each party's device-ledger ε. Cross-checked by a
+replay: the gateway's database keeps every party's upload (its share
+s_m^t, float32) and every round's broadcast (v^t, y^t); party m's task in
+round t+1 is u_m = v^t − s_m^t and y^t (float32 on the wire), so its
+x-update (eq. 6: (λI + ρD_mᵀD_m)x = −D_mᵀ(y + ρu_m)) is recomputed here in
+double from what it received (`replay`) and compared with the persisted
+x̃_m, and D_m x_m with what the party released: without noise
+max |s_m^t − D_m x_m^t| is float32 rounding; in rigorous mode
+s_m^t − D_m x_m^t is the party's share noise (its standard deviation is
+reported next to σ). The gateway's own score of the last model (scoring
+phase, the first K test records) is compared with the score of x^T.
 
 float16 study (`--float16`): an in-process numpy simulation of the same
 iteration (`simulate`: the devices' x-update, the gateway's z-update eq. 7
@@ -60,9 +63,10 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 
 import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import sharing_lib as sl_lib
 
 FULL = {"records": 6000, "test": 5000, "dim": 2000, "blocks": (800, 800, 400),
-        "rounds": 30, "scored": 2000}
+        "rounds": 30, "scored": 5000}
 REDUCED = {"records": 1500, "test": 1000, "dim": 600, "blocks": (240, 240, 120),
            "rounds": 8, "scored": 1000}
 DENSITY = 0.1
@@ -106,8 +110,9 @@ def planted(dim, seed):
 
 
 def write_libsvm(path, a, labels):
-    """LIBSVM text; float32 values printed with 9 significant digits (they
-    read back exactly)."""
+    """LIBSVM text of sparse rows (sharing_lib.write_libsvm takes dense
+    ones); float32 values printed with 9 significant digits (they read back
+    exactly)."""
     with open(path, "w") as f:
         for i in range(a.shape[0]):
             lo, hi = a.indptr[i], a.indptr[i + 1]
@@ -132,17 +137,14 @@ def make_data(cfg, out):
 # Objective and optimum
 
 
-def objective(a, b, x, lam):
-    return float(np.mean(np.logaddexp(0.0, -b * (a @ x))) + 0.5 * lam * x @ x)
-
-
-def log_loss(a, b, x):
-    return float(np.mean(np.logaddexp(0.0, -b * (a @ x))))
+objective = sl_lib.objective  # F(x); works on the sparse features too
+log_loss = es.logistic_loss
 
 
 def optimum(a, b, lam, iterations=60):
-    """argmin F by Newton with the exact Hessian (d ≤ a few thousand);
-    returns (x*, F*, ||∇F(x*)||)."""
+    """argmin F by Newton with the exact Hessian formed from the sparse
+    features (sharing_lib.centralized_optimum forms it densely: minutes at
+    6,000 × 2,000 on this machine); returns (x*, F*, ||∇F(x*)||)."""
     n, d = a.shape
     x = np.zeros(d)
     for _ in range(iterations):
@@ -272,23 +274,21 @@ def simulate(parts, labels, lam, rho, rounds, sigma=0.0, share16=False,
 
 
 def job_toml(name, cfg, rho, rounds, labels, test_labels, sigma):
+    """The job (sharing_lib.sharing_toml) with the scoring phase on the first
+    K test records: exact scores without noise, Gaussian ones (σ_s = σ,
+    Δ_s = Δ) with it."""
     if sigma > 0:
-        noise = (f'noise = "rigorous"\nsigma = {sigma!r}\n'
-                 f"sensitivity = {SENSITIVITY!r}\ntarget_delta = {DELTA!r}\n")
-        score = (f'score_noise = "gaussian"\nscore_sigma = {sigma!r}\n'
-                 f"score_sensitivity = {SENSITIVITY!r}\n")
+        keys = {"noise": '"rigorous"', "sigma": repr(sigma),
+                "sensitivity": repr(SENSITIVITY), "target_delta": repr(DELTA),
+                "score_noise": '"gaussian"', "score_sigma": repr(sigma),
+                "score_sensitivity": repr(SENSITIVITY)}
     else:
-        noise = 'noise = "none"\n'
-        score = 'score_noise = "exact"\n'
-    cols = ", ".join(str(d) for d in cfg["blocks"])
-    return (f'[job]\nname = "{name}"\nalgorithm = "admm-sharing"\n'
-            f'loss = "logistic"\ndimension = {cfg["dim"]}\nrounds = {rounds}\n'
-            f"[admm_sharing]\nparties = {len(cfg['blocks'])}\n"
-            f"columns = [{cols}]\nrecords = {cfg['records']}\n"
-            f"rho = {rho!r}\nlambda = {LAMBDA!r}\nlabels = \"{labels}\"\n"
-            + noise + f'test_labels = "{test_labels}"\n'
-            f"test_records = {cfg['scored']}\n" + score +
-            "[sampling]\ndeadline_seconds = 60\n")
+        keys = {"noise": '"none"', "score_noise": '"exact"'}
+    keys.update({"test_labels": f'"{test_labels}"',
+                 "test_records": str(cfg["scored"])})
+    return sl_lib.sharing_toml(name, rounds, cfg["blocks"], cfg["records"],
+                               rho, LAMBDA, labels, noise=keys,
+                               deadline_seconds=60, dimension=cfg["dim"])
 
 
 def read_job(db_path, name, n, parties):
@@ -312,7 +312,8 @@ def read_job(db_path, name, n, parties):
             if len(ups) != parties:
                 raise es.StackError(f"iteration {iteration}: {len(ups)} "
                                     f"uploads, not {parties}")
-            out.append({"iteration": iteration, "v": vy[:n].copy(),
+            out.append({"iteration": iteration, "round": round_id,
+                        "v": vy[:n].copy(),
                         "y": vy[n:2 * n].copy(),
                         "shares": [np.frombuffer(p, dtype="<f4")[:n].astype(
                             np.float64) for _, p in ups]})
@@ -346,40 +347,51 @@ def replay(parts, factors, rows, rho):
 
 def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
               timeout):
+    """One job on the real stack (sharing_lib.run_sharing_job: the daemon
+    and one fleet whose devices are the parties, with --history), then x^t
+    replayed from the gateway's database and checked against every release
+    and against the parties' persisted x̃ (their histories)."""
     name = "wide-none" if sigma == 0 else f"wide-rigorous-{sigma:g}"
     state = os.path.join(work, name)
     if os.path.isdir(state):
         shutil.rmtree(state)  # a fresh database per run
-    os.makedirs(state)
-    stack = es.Stack(os.path.abspath(build_dir), state, log=log)
-    stack.enroll(len(cfg["blocks"]))
     toml = job_toml(name, cfg, rho, rounds, data["paths"]["train"],
                     data["paths"]["test"], sigma)
-    fleet = ["--data", data["paths"]["train"], "--dim", str(cfg["dim"]),
-             "--column-blocks", ",".join(str(d) for d in cfg["blocks"]),
-             "--records", str(cfg["records"]), "--test-data",
-             data["paths"]["test"], "--test-records", str(cfg["scored"]),
-             "--state-dir", os.path.join(state, "devices")]
+    extra = ["--test-data", data["paths"]["test"], "--test-records",
+             str(cfg["scored"])]
     if sigma == 0:
-        fleet.append("--allow-unaccounted-steps")
-    else:
-        fleet += ["--delta", str(DELTA)]
-    started = time.monotonic()
-    error = stack.run_to_end(name, toml, fleet, timeout)
-    seconds = time.monotonic() - started
-    if error:
-        raise es.StackError(f"{name}: {error}")
+        extra.append("--allow-unaccounted-steps")
+    run = sl_lib.run_sharing_job(
+        os.path.abspath(build_dir), state, name, toml, data["paths"]["train"],
+        cfg["dim"], cfg["blocks"], cfg["records"], timeout_seconds=timeout,
+        delta=DELTA, log=log, extra_fleet_args=extra)
+    if run["error"]:
+        raise es.StackError(f"{name}: {run['error']}")
+    stack = run["stack"]
     rows, last = read_job(stack.db_path, name, cfg["records"],
-                                  len(cfg["blocks"]))
+                          len(cfg["blocks"]))
     if len(rows) != rounds:
         raise es.StackError(f"{name}: {len(rows)} iterations, not {rounds}")
     xs, residual = replay(parts, factors, rows, rho)
+    # The parties' own persisted x̃ and device-ledger ε after each round.
+    persisted = {r: (x, eps) for r, x, eps, _ in
+                 sl_lib.per_round_models(run["history"], cfg["blocks"])}
+    missing = [row["round"] for row in rows if row["round"] not in persisted]
+    if missing:
+        raise es.StackError(f"{name}: no party history for rounds {missing}")
+    replayed = xs
+    xs = [persisted[row["round"]][0] for row in rows]  # the curves' x^t
+    history_diff = max(
+        float(np.linalg.norm(x - r) / max(np.linalg.norm(x), 1e-300))
+        for x, r in zip(xs, replayed))
+    device_eps = persisted[rows[-1]["round"]][1]
     status = stack.run_cli("job", "status", name)
     marker = "admm-sharing privacy per party: "
     plan = json.loads(next(l for l in status.splitlines()
                            if l.startswith(marker))[len(marker):])
     return {"name": name, "sigma": sigma, "xs": xs, "residual": residual,
-            "wire_score": last, "seconds": seconds,
+            "wire_score": last, "seconds": run["seconds"],
+            "history_diff": history_diff, "device_epsilon": device_eps,
             "plan_epsilon": [p["epsilon"] for p in plan["parties"]],
             "max_abs_y": max(float(np.max(np.abs(r["y"]))) for r in rows)}
 
@@ -459,8 +471,10 @@ def stack_main(a, cfg, out):
         log(f"{r['name']}: {a.rounds} rounds in {r['seconds']:.1f} s, gap "
             f"{gap[-1]:.3e}, test log loss {test[-1]:.6f}; residual max "
             f"{r['residual_max']:.2e} std {r['residual_std']:.3e}; gateway "
-            f"score {r['wire_score']} vs {here:.8f}; planned ε per party "
-            f"{r['plan_epsilon']}")
+            f"score {r['wire_score']} vs {here:.8f}; replay vs persisted x̃ "
+            "(relative) "
+            f"{r['history_diff']:.2e}; device ε {r['device_epsilon']}, "
+            f"planned {r['plan_epsilon']}")
         for t, (g, l) in enumerate(zip(gap, test), 1):
             rows.append({"run": r["name"], "sigma": sigma, "epoch": t,
                          "relative_gap": g, "test_log_loss": l})
@@ -477,12 +491,14 @@ def stack_main(a, cfg, out):
 
 
 def epsilon_of(run):
-    """The job's plan per party (zCDP form, docs/privacy.md)."""
+    """The device ledgers' ε per party (read back from their persisted
+    state) and the job's plan (zCDP form, docs/privacy.md)."""
     if run["sigma"] == 0:
         return "inf (no noise)"
-    eps = run["plan_epsilon"]
-    return (f"{min(eps):.4g}" if min(eps) == max(eps) else
-            f"{min(eps):.4g}–{max(eps):.4g}")
+    fmt = lambda v: (f"{min(v):.4g}" if min(v) == max(v) else
+                     f"{min(v):.4g}–{max(v):.4g}")
+    return (f"{fmt(run['device_epsilon'])} (plan "
+            f"{fmt(run['plan_epsilon'])})")
 
 
 def write_reports(out, cfg, a, ref, runs, rows, sim_diff):
@@ -492,7 +508,7 @@ def write_reports(out, cfg, a, ref, runs, rows, sim_diff):
         w.writerows(rows)
     marks = [e for e in (1, 2, 3, 5, 10, 20, 30, 50) if e <= a.rounds]
     lines = ["| noise | " + " | ".join(f"gap @{e}" for e in marks) +
-             " | test log loss @T | gateway score (K) | planned ε per party (δ) |",
+             " | test log loss @T | gateway score (K) | device-ledger ε per party (δ) |",
              "|---" * (len(marks) + 4) + "|"]
     for r in runs:
         noise = ("none" if r["sigma"] == 0 else
@@ -527,6 +543,8 @@ def write_reports(out, cfg, a, ref, runs, rows, sim_diff):
                   "residual_max": r["residual_max"],
                   "residual_std": r["residual_std"],
                   "plan_epsilon": r["plan_epsilon"],
+                  "device_epsilon": r["device_epsilon"],
+                  "replay_vs_persisted": r["history_diff"],
                   "max_abs_y": r["max_abs_y"]} for r in runs]}
     es.write_json(os.path.join(out, "summary.json"), summary)
     label = lambda r: ("none" if r["sigma"] == 0 else
@@ -675,6 +693,10 @@ def check(runs, ref, a):
     expect("better than party 1 alone", none["test"][-1] <
            ref["party1_test_log_loss"],
            f"{none['test'][-1]:.6f} vs {ref['party1_test_log_loss']:.6f}")
+    for r in runs:
+        expect(f"{r['name']}: replayed x^t = the parties' persisted x̃ "
+               "(relative 1e-6)", r["history_diff"] < 1e-6,
+               f"{r['history_diff']:.2e}")
     expect("replayed x-updates give the noiseless shares (float32)",
            none["residual_max"] < 1e-5, f"{none['residual_max']:.2e}")
     tr, tl, _ = none["wire_score"]
@@ -687,8 +709,10 @@ def check(runs, ref, a):
                f"{r['residual_std']:.4e}")
         expect(f"rigorous σ = {r['sigma']:g}: gap below 1e-2",
                r["gap"][-1] < 1e-2, f"{r['gap'][-1]:.3e}")
-        expect(f"rigorous σ = {r['sigma']:g}: planned ε finite",
-               all(np.isfinite(r["plan_epsilon"])), f"{r['plan_epsilon']}")
+        expect(f"rigorous σ = {r['sigma']:g}: device ε finite and within "
+               "the plan", all(np.isfinite(r["device_epsilon"])) and
+               max(r["device_epsilon"]) <= min(r["plan_epsilon"]) * (1 + 1e-9),
+               f"{r['device_epsilon']} vs {r['plan_epsilon']}")
     print(f"{sum(1 for _ in runs)} runs; {failed} failed", flush=True)
     return failed
 
