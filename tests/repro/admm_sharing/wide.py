@@ -346,12 +346,13 @@ def replay(parts, factors, rows, rho):
 
 
 def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
-              timeout):
+              timeout, share16=False):
     """One job on the real stack (sharing_lib.run_sharing_job: the daemon
     and one fleet whose devices are the parties, with --history), then x^t
     replayed from the gateway's database and checked against every release
     and against the parties' persisted x̃ (their histories)."""
     name = "wide-none" if sigma == 0 else f"wide-rigorous-{sigma:g}"
+    name += "-f16" if share16 else ""
     state = os.path.join(work, name)
     if os.path.isdir(state):
         shutil.rmtree(state)  # a fresh database per run
@@ -361,6 +362,8 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
              str(cfg["scored"])]
     if sigma == 0:
         extra.append("--allow-unaccounted-steps")
+    if share16:
+        extra.append("--share-float16")  # float16 values, float32 bytes
     run = sl_lib.run_sharing_job(
         os.path.abspath(build_dir), state, name, toml, data["paths"]["train"],
         cfg["dim"], cfg["blocks"], cfg["records"], timeout_seconds=timeout,
@@ -373,6 +376,11 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
     if len(rows) != rounds:
         raise es.StackError(f"{name}: {len(rows)} iterations, not {rounds}")
     xs, residual = replay(parts, factors, rows, rho)
+    # With --share-float16 every stored share value is a float16 value.
+    not16 = sum(int(np.sum(f16(sh) != sh)) for row in rows
+                for sh in row["shares"])
+    if share16 and not16:
+        raise es.StackError(f"{name}: {not16} share values not float16")
     # The parties' own persisted x̃ and device-ledger ε after each round.
     persisted = {r: (x, eps) for r, x, eps, _ in
                  sl_lib.per_round_models(run["history"], cfg["blocks"])}
@@ -392,6 +400,7 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
     return {"name": name, "sigma": sigma, "xs": xs, "residual": residual,
             "wire_score": last, "seconds": run["seconds"],
             "history_diff": history_diff, "device_epsilon": device_eps,
+            "share16": share16, "values_not_float16": not16,
             "plan_epsilon": [p["epsilon"] for p in plan["parties"]],
             "max_abs_y": max(float(np.max(np.abs(r["y"]))) for r in rows)}
 
@@ -458,9 +467,10 @@ def stack_main(a, cfg, out):
     factors = party_factors(parts, LAMBDA, rho)
     sigmas = [0.0] + ([] if a.noiseless_only else list(a.sigmas))
     runs, rows = [], []
-    for sigma in sigmas:
+    for sigma, share16 in [(x, False) for x in sigmas] + (
+            [(x, True) for x in sigmas[:2]] if a.share_float16 else []):
         r = run_stack(a.build_dir, out, cfg, data, rho, a.rounds, sigma,
-                      parts, factors, a.timeout)
+                      parts, factors, a.timeout, share16)
         gap, test = curves(r["xs"], data, LAMBDA, ref["f_star"])
         res = np.concatenate([np.concatenate(x) for x in r["residual"]])
         k = cfg["scored"]
@@ -476,7 +486,9 @@ def stack_main(a, cfg, out):
             f"{r['history_diff']:.2e}; device ε {r['device_epsilon']}, "
             f"planned {r['plan_epsilon']}")
         for t, (g, l) in enumerate(zip(gap, test), 1):
-            rows.append({"run": r["name"], "sigma": sigma, "epoch": t,
+            rows.append({"run": r["name"], "sigma": sigma,
+                         "share": "float16" if share16 else "float32",
+                         "epoch": t,
                          "relative_gap": g, "test_log_loss": l})
         runs.append(r)
     # The in-process simulation of the noiseless run against the stack's.
@@ -513,6 +525,7 @@ def write_reports(out, cfg, a, ref, runs, rows, sim_diff):
     for r in runs:
         noise = ("none" if r["sigma"] == 0 else
                  f"rigorous σ = {r['sigma']:g}, Δ = {SENSITIVITY:g}")
+        noise += ", float16 share values" if r["share16"] else ""
         tr, tl, _ = r["wire_score"]
         lines.append(f"| {noise} | " + " | ".join(
             f"{r['gap'][e - 1]:.2e}" for e in marks) +
@@ -543,12 +556,14 @@ def write_reports(out, cfg, a, ref, runs, rows, sim_diff):
                   "residual_max": r["residual_max"],
                   "residual_std": r["residual_std"],
                   "plan_epsilon": r["plan_epsilon"],
+                  "share16": r["share16"],
                   "device_epsilon": r["device_epsilon"],
                   "replay_vs_persisted": r["history_diff"],
                   "max_abs_y": r["max_abs_y"]} for r in runs]}
     es.write_json(os.path.join(out, "summary.json"), summary)
     label = lambda r: ("none" if r["sigma"] == 0 else
-                       f"rigorous σ={r['sigma']:g}")
+                       f"rigorous σ={r['sigma']:g}") + (
+                           ", float16" if r["share16"] else "")
     plot(os.path.join(out, "gap.png"),
          [(label(r), np.maximum(r["gap"], 1e-16)) for r in runs],
          "(F − F*)/F*", f"ADMM sharing, synthetic {cfg['records']}×"
@@ -703,7 +718,7 @@ def check(runs, ref, a):
     expect("gateway's exact score = the replayed model's",
            abs(tl - none["here_scored"]) < 1e-6,
            f"{tl:.8f} vs {none['here_scored']:.8f} ({tr} records)")
-    for r in runs[1:]:
+    for r in [r for r in runs if r["sigma"] > 0]:
         expect(f"rigorous σ = {r['sigma']:g}: share noise std ≈ σ",
                abs(r["residual_std"] / r["sigma"] - 1) < 0.1,
                f"{r['residual_std']:.4e}")
@@ -738,6 +753,10 @@ def main(argv):
     p.add_argument("--tune", action="store_true",
                    help="the ρ grid (in process)")
     p.add_argument("--timeout", type=float, default=900)
+    p.add_argument("--share-float16", action="store_true",
+                   help="also run the noiseless and the first noisy job with "
+                        "edgeadmm-fleet --share-float16 (float16 share "
+                        "values on the stack)")
     p.add_argument("--check", action="store_true",
                    help="assert the ctest's outcomes (exit 1 on failure)")
     a = p.parse_args(argv)
