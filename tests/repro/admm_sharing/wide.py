@@ -45,6 +45,9 @@ reproduces the stack run's x^t (the relative difference is reported).
   scripts/repro sharing-wide --reduced ...   (1,500 × 600, 240/240/120: the
                                                ctest repro_admm_sharing_wide_test)
   scripts/repro sharing-wide --float16 --out /tmp/f16   (in process only)
+  scripts/repro sharing-wide --share-float16 ...  (also the noiseless and the
+      first noisy job with `edgeadmm-fleet --share-float16`: float16 share
+      values on the stack, float32 bytes)
 writes runs.csv (one row per run and epoch), table.md, summary.json and
 gap.png / test_logloss.png (float16: float16.csv, float16.md, float16.json).
 """
