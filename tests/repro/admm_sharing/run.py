@@ -20,7 +20,10 @@ round t: `edgeadmm-fleet --history` appends each device's persisted x̃_m and
 its ledger ε after every step (read back from the device's own record; the
 wire only carries the last round's scores). Reported: the training
 objective F(x̃(t)) on the N records and the test log loss / accuracy on
-a9a.t (16,281 records; its first 123 columns split the same way).
+a9a.t (16,281 records; its first 123 columns split the same way). The
+noiseless job also has an exact scoring phase over the wire (every party
+uploads its partial scores of the test set with its last share, the
+gateway scores their sums): its score must equal the last round's above.
 
 Baselines (numpy, Newton): the centralized optimum of F on all 123 columns
 (same λ), and party 1 alone (the centralized optimum of F restricted to the
@@ -126,17 +129,39 @@ def accountant_epsilon(build_dir, rounds, multiplier):
     return json.loads(out.stdout)["epsilon"]
 
 
-def run_one(args, label, noise, rounds, data, test, work):
-    """One job on the stack; per-round scores of the parties' x̃."""
+def gateway_score(stack, name):
+    """The gateway's score of the last model from the parties' partial
+    scores (the scoring phase over the wire): (records, log loss,
+    accuracy) of the job's last committed model, or None."""
+    with stack.connect() as db:
+        row = db.execute(
+            "SELECT m.test_records, m.test_log_loss, m.test_accuracy FROM "
+            "models m JOIN jobs j ON j.id = m.job_id WHERE j.name = ? AND "
+            "m.test_records IS NOT NULL ORDER BY m.iteration DESC LIMIT 1",
+            (name,)).fetchone()
+    return row
+
+
+def run_one(args, label, noise, rounds, data, test, work, score=False):
+    """One job on the stack; per-round scores of the parties' x̃. With
+    `score`, the job also has an exact scoring phase on the test set (the
+    gateway scores the last model from the parties' partial scores)."""
     name = label.replace(" ", "-").replace("=", "").replace(",", "")
     state = os.path.join(work, name)
     shutil.rmtree(state, ignore_errors=True)
-    toml = sl.sharing_toml(name, rounds, COLUMNS, args.records,
-                           args.rho_n / args.records, args.lam,
-                           data["labels_path"], noise=noise,
-                           deadline_seconds=120)
+    keys = dict(noise or {"noise": '"none"'})
     extra = ["--allow-unaccounted-steps"] if noise is None or \
         noise.get("noise") == '"paper"' else []
+    if score:
+        keys.update({"test_labels": f'"{test["path"]}"',
+                     "test_records": str(len(test["y"])),
+                     "score_noise": '"exact"'})
+        extra += ["--test-data", test["path"], "--test-records",
+                  str(len(test["y"]))]
+    toml = sl.sharing_toml(name, rounds, COLUMNS, args.records,
+                           args.rho_n / args.records, args.lam,
+                           data["labels_path"], noise=keys,
+                           deadline_seconds=120)
     print(f"--- {label}: {rounds} rounds", flush=True)
     result = sl.run_sharing_job(
         args.build_dir, state, name, toml, data["path"], DIM, COLUMNS,
@@ -165,6 +190,10 @@ def run_one(args, label, noise, rounds, data, test, work):
           f"{rows[-1]['test_log_loss']:.6f}, ε (device ledgers) "
           f"{rows[-1]['epsilon_party1']:.4g} / {rows[-1]['epsilon_party2']:.4g}"
           f"; RDP accountant for {len(rows)} charges: {reported}", flush=True)
+    wire = gateway_score(result["stack"], name) if score else None
+    if wire:
+        print(f"    the gateway's score from the wire ({wire[0]} records): "
+              f"log loss {wire[1]:.8f}, accuracy {wire[2]:.6f}", flush=True)
     plan = None
     if noise is not None:
         # The job's per-party plan (`edgeadmm job status`, labelled JSON).
@@ -174,6 +203,7 @@ def run_one(args, label, noise, rounds, data, test, work):
                 plan = json.loads(line.split(": ", 1)[1])["parties"]
     return {"label": label, "rows": rows, "seconds": result["seconds"],
             "accountant_epsilon": reported, "plan": plan,
+            "gateway_score": wire,
             "uploads": result["totals"], "rounds": rounds}
 
 
@@ -198,7 +228,8 @@ def load(args):
     print(f"a9a: {len(y)} records, a9a.t: {len(ty)} records "
           f"({time.monotonic() - t0:.1f} s)", flush=True)
     return ({"x": x, "y": y, "path": labels_path,
-             "labels_path": labels_path}, {"x": tx, "y": ty})
+             "labels_path": labels_path},
+            {"x": tx, "y": ty, "path": os.path.abspath(test_path)})
 
 
 def references(args, data, test):
@@ -311,6 +342,7 @@ def write_outputs(args, ref, runs):
         "runs": [{"label": r["label"], "rounds": r["rounds"],
                   "seconds": r["seconds"], "last": r["rows"][-1],
                   "accountant_epsilon": r["accountant_epsilon"],
+                  "gateway_score": r["gateway_score"],
                   "plan": r["plan"], "uploads": r["uploads"]}
                  for r in runs]})
 
@@ -322,7 +354,8 @@ def main(argv):
     ref = references(args, data, test)
     work = os.path.join(args.out, "runs")
     os.makedirs(work, exist_ok=True)
-    runs = [run_one(args, "none", None, args.rounds, data, test, work)]
+    runs = [run_one(args, "none", None, args.rounds, data, test, work,
+                    score=True)]
     for sigma in numbers(args.sigmas):
         runs.append(run_one(
             args, f"rigorous σ={sigma:g}", {
@@ -351,6 +384,12 @@ def main(argv):
     if not noiseless < ref["party1_test_log_loss"]:
         failures.append(f"noiseless test log loss {noiseless:.6f} not below "
                         f"party 1 alone ({ref['party1_test_log_loss']:.6f})")
+    # The wire's scoring phase agrees with the per-round scores of the
+    # parties' persisted models (float32 partial scores on the wire).
+    wire = runs[0]["gateway_score"]
+    if wire is None or abs(wire[1] - noiseless) > 1e-5:
+        failures.append(f"the gateway's score from the wire {wire} != the "
+                        f"persisted models' {noiseless:.8f}")
     for r in runs[1:]:
         if "rigorous" not in r["label"]:
             continue

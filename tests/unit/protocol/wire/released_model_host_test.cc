@@ -48,6 +48,25 @@ TEST(ReleasedModelTest, RoundTripsAndRefusesPrefixes) {
   }
 }
 
+// An admm-sharing job's released (v, y) is 2N long: the longest vector field
+// (kMaxVectorLength = 2·kMaxSharingRecords on Linux) decodes, one more is
+// refused before a value is read.
+TEST(ReleasedModelTest, LongestVectorDecodesAndOneMoreIsRefused) {
+  const auto decode = [](size_t n) {
+    std::vector<uint8_t> raw(4 * n, 0);
+    edgeadmm_wire_ReleasedModel m = SampleModel(static_cast<uint32_t>(n));
+    BindRaw(m.vector, raw);
+    std::vector<Real> buffer(n);
+    DecodedReleasedModel out;
+    return DecodeReleasedModel(
+        AsConstBytes(EncodeRaw(edgeadmm_wire_ReleasedModel_fields, m)),
+        AsSpan(buffer), out);
+  };
+  EXPECT_EQ(decode(kMaxVectorLength), Status::Ok());
+  EXPECT_EQ(decode(kMaxVectorLength + 1), Status::OutOfRange());
+  EXPECT_GE(kMaxVectorLength, 2 * kMaxSharingRecords);
+}
+
 TEST(ReleasedModelTest, InvalidFieldsAreRefused) {
   std::vector<uint8_t> vec = Float32Bytes({1.0f, 2.0f});
   auto with = [&](auto mutate, size_t capacity = 2) {
