@@ -101,6 +101,11 @@ void AddConnectCommand(CLI::App& app) {
                   "(LIBSVM); every party also holds its column block of the "
                   "first --test-records records and uploads their partial "
                   "scores in the scoring phase");
+  cmd->add_flag("--share-float16", c.share_float16,
+                "round every value of every upload (admm-sharing: the noisy "
+                "share, the partial scores) to the nearest float16, "
+                "saturated at +-65504, before it is sent; the bytes stay "
+                "float32 (a measurement, docs/results.md)");
   cmd->add_option("--history", c.history_dir,
                   "after every local step, append each device's persisted "
                   "model and ledger epsilon (at --delta) to DIR/<id>.tsv "

@@ -18,6 +18,7 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fleet/data_split.h"
+#include "edgeadmm/fleet/float16_share_transport.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/fleet/step_history.h"
 #include "edgeadmm/local_trainer.h"
@@ -39,6 +40,7 @@ struct Device {
   std::vector<uint8_t> key;
   posix::CoapDtlsConfig link;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
+  std::unique_ptr<Float16ShareTransport> float16;  // --share-float16
   std::unique_ptr<RamStorage> ram;
   std::unique_ptr<FileStorage> file;
   std::vector<std::byte> memory;
@@ -308,7 +310,12 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
                     : blocks[i].View();
     if (!view.ok()) return host::Error(view.status(), "bad shard");
     d->config.device_id = d->id.c_str();
-    d->config.transport = d->transport.get();
+    if (config.share_float16) {
+      d->float16 = std::make_unique<Float16ShareTransport>(*d->transport);
+      d->config.transport = d->float16.get();
+    } else {
+      d->config.transport = d->transport.get();
+    }
     d->config.entropy = &entropy;
     d->config.data = *view;
     if (!test_blocks.empty()) {

@@ -107,6 +107,9 @@ struct DaemonFleetConfig {
   // ledger ε (at `delta`) to <history_dir>/<id>.tsv (step_history.h), so a
   // harness can score every round. Empty: none.
   std::string history_dir;
+  // Every upload's values rounded to float16 (float16_share_transport.h):
+  // the float16-share measurement of docs/results.md; the bytes stay float32.
+  bool share_float16 = false;
 };
 
 // The devices' counters summed, and the run's shape.
