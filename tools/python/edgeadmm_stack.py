@@ -271,16 +271,19 @@ class Stack:
         second (docs/aggregator.md)."""
         self.run_cli("job", "start", name)
 
+    def fleet_file(self, part, extension):
+        """fleet.log / fleet.pid of part 0, fleet-I.* of part I."""
+        suffix = f"-{part}" if part else ""
+        return os.path.join(self.state_dir, f"fleet{suffix}.{extension}")
+
     def fleet_connected(self):
         """Devices of all fleet processes that have completed a handshake,
         from each fleet log's last progress line ("..., N connected, ...",
         printed every 10 s)."""
         total = 0
         for part in range(len(self.fleets)):
-            suffix = f"-{part}" if part else ""
             try:
-                with open(os.path.join(self.state_dir,
-                                       f"fleet{suffix}.log")) as f:
+                with open(self.fleet_file(part, "log")) as f:
                     counts = re.findall(r"(\d+) connected,", f.read())
             except OSError:
                 counts = []
@@ -385,16 +388,14 @@ class Stack:
                         fleet_args)
             if local_addresses:
                 argv += ["--local-address", f"127.0.0.{2 + part}"]
-            suffix = ""
             if parts > 1:
                 argv += ["--part", f"{part}/{parts}"]
-                suffix = f"-{part}" if part else ""
-            log = open(os.path.join(self.state_dir, f"fleet{suffix}.log"), "w")
+            log = open(self.fleet_file(part, "log"), "w")
             proc = subprocess.Popen(
                 argv, stdout=log, stderr=subprocess.STDOUT,
                 preexec_fn=(lambda: os.nice(nice)) if nice else None)
             log.close()
-            with open(os.path.join(self.state_dir, f"fleet{suffix}.pid"),
+            with open(self.fleet_file(part, "pid"),
                       "w") as f:
                 f.write(f"{proc.pid}\n")
             self.fleets.append(proc)
