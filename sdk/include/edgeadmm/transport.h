@@ -21,6 +21,40 @@ namespace edgeadmm {
 // CoAP request methods (RFC 7252 section 12.1.1 numbering).
 enum class CoapMethod : uint8_t { kGet = 1, kPost = 2, kPut = 3, kDelete = 4 };
 
+// A request body produced block by block (Block1) instead of held whole in
+// memory: a device streams an upload larger than its RAM (admm-sharing's
+// share, docs/sdk.md "Streaming party"). The transport asks for each block
+// when it sends it, and again for a retransmission or a restarted upload, so
+// Read must give the same bytes for the same range every time.
+class BodySource {
+ public:
+  // Total body bytes (fixed for the exchange).
+  virtual size_t size() const = 0;
+  // Writes bytes [offset, offset + out.size()) of the body into `out`
+  // (offset + out.size() <= size()). A non-OK status aborts the exchange,
+  // which then reports that status.
+  virtual Status Read(size_t offset, ByteSpan out) = 0;
+
+ protected:
+  ~BodySource() = default;
+};
+
+// A response body consumed block by block (Block2) instead of reassembled in
+// a buffer: a device streams a task larger than its RAM.
+class BodySink {
+ public:
+  // Bytes [offset, offset + bytes.size()) of a success (2.xx) response body,
+  // in order and without gaps, starting at 0. Offset 0 again means the body
+  // restarted (its ETag changed midway, RFC 7959 section 2.4): everything
+  // taken so far must be discarded. A non-OK status stops the exchange,
+  // which then reports that status (a sink that has read enough returns
+  // CANCELLED). A body of 0 bytes is not written.
+  virtual Status Write(size_t offset, ConstByteSpan bytes) = 0;
+
+ protected:
+  ~BodySink() = default;
+};
+
 // One CoAP request. The path and payload must stay valid until the exchange
 // finishes or is cancelled (a Block1 upload reads the payload while sending).
 struct TransportRequest {
@@ -31,6 +65,15 @@ struct TransportRequest {
   uint16_t content_format = 0;
   // The body; sent Block-wise (Block1) when it does not fit one datagram.
   ConstByteSpan payload;
+  // Streaming (transports whose streams_bodies() is true; others refuse a
+  // request using either with UNIMPLEMENTED). A non-null `payload_source`
+  // replaces `payload` (which must then be empty). A non-null
+  // `response_sink` takes the body of a success (2.xx) response, and
+  // TransportResult::payload_size counts the bytes it took; the body of any
+  // other response still goes to the response buffer. Both must stay valid
+  // like the payload.
+  BodySource* payload_source = nullptr;
+  BodySink* response_sink = nullptr;
 };
 
 // The outcome of an exchange or an Observe notification.
@@ -89,6 +132,13 @@ class Transport {
 
   // Deregisters the observation, if any.
   virtual void StopObserve() = 0;
+
+  // True if StartRequest takes TransportRequest::payload_source and
+  // response_sink. A transport that streams also reports a notification
+  // larger than its notification buffer as soon as it knows (without
+  // fetching the rest) with RESOURCE_EXHAUSTED, and keeps the observation:
+  // a streaming client takes it as "a new task" and GETs it into a sink.
+  virtual bool streams_bodies() const { return false; }
 
   // Drops the session with the server, if the transport keeps one, so that
   // the next exchange or registration opens a new one (a new DTLS
