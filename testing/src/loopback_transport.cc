@@ -88,10 +88,65 @@ bool LoopbackTransport::RoundTrip(size_t request_bytes, F on_arrival) {
   return false;
 }
 
-void LoopbackTransport::RunExchange(const TransportRequest& request,
+void LoopbackTransport::RunExchange(const TransportRequest& streamed,
                                     ByteSpan buffer, TransportResult& result) {
   ++stats_.exchanges;
   result = TransportResult{};
+  // Streaming: the source's body is staged whole (read a block at a time, as
+  // a Block1 upload reads it) and the response is written to the staging
+  // area, then handed to the sink a block at a time.
+  TransportRequest request = streamed;
+  ByteSpan sink_buffer = buffer;
+  if (streamed.payload_source != nullptr || streamed.response_sink != nullptr) {
+    size_t staged = 0;
+    if (BodySource* source = streamed.payload_source) {
+      staged = source->size();
+      if (staged > staging_.size()) {
+        result.status = Status::ResourceExhausted();
+        return;
+      }
+      for (size_t off = 0; off < staged; off += link_.block_size) {
+        const size_t n =
+            staged - off < link_.block_size ? staged - off : link_.block_size;
+        const Status read = source->Read(off, staging_.subspan(off, n));
+        if (!read.ok()) {
+          result.status = read;
+          return;
+        }
+      }
+      request.payload = staging_.first(staged);
+      request.payload_source = nullptr;
+    }
+    if (streamed.response_sink != nullptr) {
+      sink_buffer = staging_.subspan(staged, staging_.size() - staged);
+    }
+  }
+  RunBlocks(request, sink_buffer, result);
+  BodySink* sink = streamed.response_sink;
+  if (sink == nullptr || !result.status.ok()) return;
+  if ((result.code >> 5) != 2) {  // error bodies: the buffer
+    if (result.payload_size > buffer.size()) {
+      result.status = Status::ResourceExhausted();
+      result.payload_size = 0;
+      return;
+    }
+    std::memcpy(buffer.data(), sink_buffer.data(), result.payload_size);
+    return;
+  }
+  for (size_t off = 0; off < result.payload_size; off += link_.block_size) {
+    const size_t n = result.payload_size - off < link_.block_size
+                         ? result.payload_size - off
+                         : link_.block_size;
+    const Status written = sink->Write(off, sink_buffer.subspan(off, n));
+    if (!written.ok()) {
+      result.status = written;
+      return;
+    }
+  }
+}
+
+void LoopbackTransport::RunBlocks(const TransportRequest& request,
+                                  ByteSpan buffer, TransportResult& result) {
   const size_t payload = request.payload.size();
   const size_t block = link_.block_size;
   const size_t request_blocks = BlockCount(payload, block);
@@ -146,8 +201,13 @@ Status LoopbackTransport::StartRequest(const TransportRequest& request,
     return Status::FailedPrecondition();
   }
   if (request.path == nullptr || request.path[0] == '\0' ||
-      request.path[0] == '/') {
+      request.path[0] == '/' ||
+      (request.payload_source != nullptr && !request.payload.empty())) {
     return Status::InvalidArgument();
+  }
+  if ((request.payload_source != nullptr || request.response_sink != nullptr) &&
+      !streams_bodies()) {
+    return Status::Unimplemented();
   }
   request_ = request;
   request_buffer_ = response_buffer;
@@ -216,8 +276,12 @@ StatusWithSize LoopbackTransport::Poll(uint32_t /*timeout_ms*/) {
     RunExchange(get, observe_buffer_, notification_);
     notification_ready_ = true;
     ++stats_.notifications;
-    server_observing_ =
-        notification_.status.ok() && notification_.code == wire::kCoapContent;
+    // A streaming transport keeps an observation whose notification did not
+    // fit (the client fetches it into a sink).
+    server_observing_ = notification_.code == wire::kCoapContent &&
+                        (notification_.status.ok() ||
+                         (streams_bodies() &&
+                          notification_.status == Status::ResourceExhausted()));
     observed_version_ = version;
   } else if (observe_active_ && server_observing_) {
     const uint64_t version =

@@ -17,7 +17,9 @@
 //   offset size  field
 //        0    4  magic "EACR"
 //        4    2  format version (kClientRecordFormatVersion)
-//        6    2  flags (bit 0: an upload is pending)
+//        6    2  flags (bit 0: an upload is pending; bit 1: it is streamed,
+//                U bytes are then its recipe, not the Update: a streaming
+//                admm-sharing party, edgeadmm/streamed_share_upload.h)
 //        8    8  job_id of the last local step
 //       16    8  round_id of the last local step
 //       24    4  S = bytes of the trainer state blob (device_state.h)
@@ -61,19 +63,22 @@ struct ClientRecordView {
   uint64_t round_id = 0;  // of the last local step (and the pending upload)
   ConstByteSpan state;    // trainer state blob
   ConstByteSpan upload;   // encoded Update (empty if none pending)
+  // `upload` is a streamed share's recipe (flag bit 1), not the Update.
+  bool streamed_upload = false;
   DevicePrivacyLedger earlier_jobs;  // empty for a format-1 record
 };
 
 // Writes a record into `out`: the state after the local step of (job_id,
-// round_id), unless `upload` is empty its pending upload, and the ledger of
-// the device's earlier jobs. `state` and `upload` may alias the matching
+// round_id), unless `upload` is empty its pending upload (a streamed
+// share's recipe if `streamed_upload`), and the ledger of the device's
+// earlier jobs. `state` and `upload` may alias the matching
 // parts of `out` (they are moved, not copied). Returns the bytes written,
 // or RESOURCE_EXHAUSTED if `out` is too small, INVALID_ARGUMENT if the state
 // is empty or a part exceeds 2^32 - 1 bytes.
 StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
                                  uint64_t round_id, ConstByteSpan upload,
                                  const DevicePrivacyLedger& earlier_jobs,
-                                 ByteSpan out);
+                                 ByteSpan out, bool streamed_upload = false);
 
 // Parses and checks a record (length, magic, version, flags, CRC, the
 // earlier jobs' ledger) without copying the state or upload. DATA_LOSS for

@@ -48,9 +48,11 @@
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/storage.h"
+#include "edgeadmm/streamed_share_upload.h"
 #include "edgeadmm/transport.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
+#include "edgeadmm/wire/round_task_stream.h"
 #include "edgeadmm/workspace.h"
 
 namespace edgeadmm {
@@ -117,6 +119,17 @@ struct DeviceClientConfig {
   // scoring phase of K test records). MemoryBytes/ComputeScratchBytes must
   // be sized with the same value.
   size_t max_vector = 0;
+  // Streaming admm-sharing party (papers 000/003; docs/sdk.md, "Streaming
+  // party"): 0 = off. B > 0: the device never holds an N-vector. A task
+  // larger than the client's task buffer is fetched into a sink (Block2):
+  // its u_m and y rows are accumulated B at a time into the step, and the
+  // share is produced while it is sent (Block1) from x̃_m and the round's
+  // noise key, which the record keeps in place of the upload. Needs a
+  // transport whose streams_bodies() is true, and a trainer, workspace and
+  // compute scratch of its own (the step spans many Poll() calls); memory
+  // MemoryBytes(dim, max_vector, B). Smaller tasks (other algorithms) run
+  // as usual.
+  size_t stream_rows = 0;
   // Local privacy budget (ε, δ) the device never exceeds, per job.
   Real epsilon_budget = 1.0;
   Real delta = 1e-5;
@@ -170,12 +183,23 @@ class DeviceClient {
   static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
 
   // Per-client memory Init needs for a model of `dim` coordinates: the task
-  // body, the persisted record and the small request/response bodies.
-  static constexpr size_t MemoryBytes(size_t dim, size_t vector = 0) {
+  // body, the persisted record and the small request/response bodies; with
+  // stream_rows = B > 0 also the streaming buffers (B-row blocks in and out,
+  // x̃, the task header and the upload's recipe): a formula in dim and B,
+  // never in N.
+  static constexpr size_t MemoryBytes(size_t dim, size_t vector = 0,
+                                      size_t stream_rows = 0) {
     const size_t v = VectorLength(dim, vector);
     return Workspace::Bytes<std::byte>(wire::MaxRoundTaskBytes(v)) +
-           Workspace::Bytes<std::byte>(RecordBytes(dim, vector)) +
-           2 * Workspace::Bytes<std::byte>(wire::kMaxStatusBodyBytes);
+           Workspace::Bytes<std::byte>(RecordBytes(dim, vector, stream_rows)) +
+           2 * Workspace::Bytes<std::byte>(wire::kMaxStatusBodyBytes) +
+           (stream_rows == 0
+                ? 0
+                : 2 * Workspace::Bytes<Real>(stream_rows) +
+                      Workspace::Bytes<Real>(dim) +
+                      Workspace::Bytes<std::byte>(wire::MaxRoundTaskBytes(0)) +
+                      Workspace::Bytes<std::byte>(kMaxUpdatePrefixBytes) +
+                      Workspace::Bytes<std::byte>(kMaxStreamedRecipeBytes));
   }
   // Scratch of one local step: model, auxiliary vector and update (the
   // longest vector each), the state blob and the encoded update.
@@ -209,9 +233,20 @@ class DeviceClient {
     }
     return most;
   }
-  static constexpr size_t RecordBytes(size_t dim, size_t vector = 0) {
+  // The encoded Update's bytes before its vector values, at most
+  // (wire::EncodeUpdatePrefix: the scalar fields, the vector's key and
+  // length), and the recipe of a streamed upload that holds them.
+  static constexpr size_t kMaxUpdatePrefixBytes =
+      wire::MaxUpdateBytes(0) + wire::VectorFieldBytes(1) - 4;
+  static constexpr size_t kMaxStreamedRecipeBytes =
+      internal::StreamedShareRecipeBytes(kMaxUpdatePrefixBytes);
+  static constexpr size_t RecordBytes(size_t dim, size_t vector = 0,
+                                      size_t stream_rows = 0) {
+    const size_t upload = wire::MaxUpdateBytes(VectorLength(dim, vector));
     return ClientRecordBytes(LocalTrainer::StateBytes(dim),
-                             wire::MaxUpdateBytes(VectorLength(dim, vector)));
+                             stream_rows > 0 && kMaxStreamedRecipeBytes > upload
+                                 ? kMaxStreamedRecipeBytes
+                                 : upload);
   }
 
   DeviceClient() = default;
@@ -243,8 +278,13 @@ class DeviceClient {
   Status last_error() const { return last_error_; }
   // (job, round) of the last local step, false if none yet.
   bool last_step(uint64_t& job_id, uint64_t& round_id) const;
-  // The encoded Update waiting for a receipt (empty if none).
+  // The encoded Update waiting for a receipt (empty if none, or if the
+  // pending upload is a streamed share: see upload_pending()).
   ConstByteSpan pending_upload() const;
+  // True while an upload (whole or streamed) waits for its receipt.
+  bool upload_pending() const {
+    return !pending_upload_.empty() || pending_streamed_;
+  }
   // Milliseconds until the client has something to do on its own (a retry or
   // a task refresh); 0 if it should be polled again right away. A loop may
   // sleep this long when the transport has nothing to report.
@@ -277,6 +317,62 @@ class DeviceClient {
                    uint64_t round_id);
   void Backoff(Status error);
   void ResetBackoff() { backoff_ms_ = 0; }
+
+  // Streaming party (stream_rows > 0).
+  // The persisted state of this job (or none) and the trainer initialised
+  // for task `h`'s job with it; `earlier_jobs` gets the earlier jobs' ledger.
+  Status PrepareTrainer(const edgeadmm_wire_RoundTask& h,
+                        const internal::AlgorithmTask& adapter,
+                        DevicePrivacyLedger& earlier_jobs);
+  // The Update's scalar fields after the step of task `h`.
+  edgeadmm_wire_Update UpdateHeader(const edgeadmm_wire_RoundTask& h,
+                                    edgeadmm_wire_UpdateKind kind,
+                                    size_t length, Real pp_loss) const;
+  // Persists `upload` (an Update, or a streamed recipe) with the trainer's
+  // state after the step of `h`: UNAVAILABLE if the write failed (retried
+  // from StepIdle).
+  Status PersistStep(const edgeadmm_wire_RoundTask& h, ConstByteSpan upload,
+                     const DevicePrivacyLedger& earlier_jobs, bool streamed,
+                     Workspace& scratch);
+  // True if task `h` was computed or refused already.
+  bool AlreadyHandled(const edgeadmm_wire_RoundTask& h) const;
+  // Counts and reports a refused task.
+  void Refuse(const edgeadmm_wire_RoundTask& h, Status status);
+  Status OnStreamHeader(const edgeadmm_wire_RoundTask& h);
+  Status OnStreamValues(wire::TaskVector which, size_t first,
+                        Span<const Real> values);
+  Status OnTaskBytes(size_t offset, ConstByteSpan bytes);
+  // The body of a streamed fetch arrived whole: finishes the step (or hands
+  // a task that fit the buffer to ProcessTask).
+  void FinishStreamedFetch(size_t size);
+  Status FinishStreamedStep(const edgeadmm_wire_RoundTask& h);
+  // Binds source_ to the pending streamed upload of record_.
+  Status BindStreamedUpload();
+
+  class TaskSink final : public BodySink {
+   public:
+    explicit TaskSink(DeviceClient& client) : client_(client) {}
+    Status Write(size_t offset, ConstByteSpan bytes) override {
+      return client_.OnTaskBytes(offset, bytes);
+    }
+
+   private:
+    DeviceClient& client_;
+  };
+  class StreamHandler final : public wire::RoundTaskStreamHandler {
+   public:
+    explicit StreamHandler(DeviceClient& client) : client_(client) {}
+    Status OnHeader(const edgeadmm_wire_RoundTask& h) override {
+      return client_.OnStreamHeader(h);
+    }
+    Status OnValues(wire::TaskVector which, size_t first,
+                    Span<const Real> values) override {
+      return client_.OnStreamValues(which, first, values);
+    }
+
+   private:
+    DeviceClient& client_;
+  };
 
   DeviceClientConfig config_;
   const ClientAlgorithmTable* algorithms_ = nullptr;
@@ -315,6 +411,26 @@ class DeviceClient {
   bool refused_valid_ = false;
   uint64_t refused_job_ = 0;
   uint64_t refused_round_ = 0;
+
+  // Streaming party state.
+  bool pending_streamed_ = false;  // record_'s upload is a streamed recipe
+  bool stream_fetch_due_ = false;  // a task too large for task_bytes_ exists
+  bool fetch_streamed_ = false;    // the fetch in flight uses the sink
+  bool task_overflow_ = false;     // the body did not fit task_bytes_
+  bool stream_step_ = false;       // a streamed step is accumulating
+  Status stream_refusal_;          // why the streamed task was refused
+  internal::StreamPlan stream_plan_;
+  DevicePrivacyLedger stream_earlier_jobs_;
+  ByteSpan stream_header_;   // the task's scalar fields (reader)
+  Span<Real> stream_block_;  // values in (reader), then out (source)
+  Span<Real> stream_zeros_;  // the own share removed from u: zeros
+  Span<Real> stream_x_;      // x̃_m of a pending streamed upload
+  ByteSpan stream_prefix_;   // EncodeUpdatePrefix
+  ByteSpan stream_recipe_;   // WriteStreamedShareRecipe
+  wire::RoundTaskStreamReader reader_;
+  TaskSink task_sink_{*this};
+  StreamHandler stream_handler_{*this};
+  internal::StreamedShareSource source_;
 };
 
 }  // namespace edgeadmm

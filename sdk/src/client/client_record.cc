@@ -10,6 +10,8 @@ namespace edgeadmm {
 namespace {
 
 constexpr uint16_t kFlagPending = 1;
+// The pending upload is a streamed share's recipe, not the Update's bytes.
+constexpr uint16_t kFlagStreamed = 2;
 
 void PutLe(uint64_t value, size_t bytes, std::byte* out) {
   for (size_t i = 0; i < bytes; ++i) {
@@ -39,9 +41,9 @@ constexpr size_t RecordBytes(uint64_t version, size_t state, size_t upload) {
 StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
                                  uint64_t round_id, ConstByteSpan upload,
                                  const DevicePrivacyLedger& earlier_jobs,
-                                 ByteSpan out) {
+                                 ByteSpan out, bool streamed_upload) {
   if (state.empty() || state.size() > UINT32_MAX ||
-      upload.size() > UINT32_MAX) {
+      upload.size() > UINT32_MAX || (streamed_upload && upload.empty())) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
   const size_t total = ClientRecordBytes(state.size(), upload.size());
@@ -59,7 +61,8 @@ StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
                                               state.size() + upload.size());
   std::memcpy(p, kClientRecordMagic, 4);
   PutLe(kClientRecordFormatVersion, 2, p + 4);
-  PutLe(pending ? kFlagPending : 0, 2, p + 6);
+  PutLe((pending ? kFlagPending : 0) | (streamed_upload ? kFlagStreamed : 0), 2,
+        p + 6);
   PutLe(job_id, 8, p + 8);
   PutLe(round_id, 8, p + 16);
   PutLe(state.size(), 4, p + 24);
@@ -81,8 +84,9 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
   // 32-bit fields: they fit size_t on every target.
   const size_t state_size = static_cast<size_t>(GetLe(p + 24, 4));
   const size_t upload_size = static_cast<size_t>(GetLe(p + 28, 4));
-  if ((flags & ~static_cast<uint64_t>(kFlagPending)) != 0 || state_size == 0 ||
-      ((flags & kFlagPending) != 0) != (upload_size != 0) ||
+  if ((flags & ~static_cast<uint64_t>(kFlagPending | kFlagStreamed)) != 0 ||
+      state_size == 0 || ((flags & kFlagPending) != 0) != (upload_size != 0) ||
+      ((flags & kFlagStreamed) != 0 && (flags & kFlagPending) == 0) ||
       in.size() != RecordBytes(version, state_size, upload_size)) {
     return Status::DataLoss();
   }
@@ -96,6 +100,7 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
         p + kClientRecordHeaderBytes + state_size + upload_size, earlier));
   }
   out.has_pending = upload_size != 0;
+  out.streamed_upload = (flags & kFlagStreamed) != 0;
   out.job_id = GetLe(p + 8, 8);
   out.round_id = GetLe(p + 16, 8);
   out.state = ConstByteSpan(p + kClientRecordHeaderBytes, state_size);

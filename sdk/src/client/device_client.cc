@@ -108,7 +108,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       !(config.lifetime_epsilon_budget > 0) ||
       !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
-      algorithms.init_trainer == nullptr) {
+      algorithms.init_trainer == nullptr ||
+      (config.stream_rows > 0 && !config.transport->streams_bodies())) {
     return Status::InvalidArgument();
   }
   const size_t dim = config.data.dim();
@@ -125,9 +126,19 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   EDGEADMM_TRY_ASSIGN(
       task_bytes_,
       Carve(ws, wire::MaxRoundTaskBytes(VectorLength(dim, vector))));
-  EDGEADMM_TRY_ASSIGN(record_, Carve(ws, RecordBytes(dim, vector)));
+  EDGEADMM_TRY_ASSIGN(record_,
+                      Carve(ws, RecordBytes(dim, vector, config.stream_rows)));
   EDGEADMM_TRY_ASSIGN(response_, Carve(ws, wire::kMaxStatusBodyBytes));
   EDGEADMM_TRY_ASSIGN(report_, Carve(ws, wire::kMaxStatusBodyBytes));
+  if (config.stream_rows > 0) {
+    EDGEADMM_TRY_ASSIGN(stream_block_, ws.Allocate<Real>(config.stream_rows));
+    EDGEADMM_TRY_ASSIGN(stream_zeros_, ws.Allocate<Real>(config.stream_rows));
+    EDGEADMM_TRY_ASSIGN(stream_x_, ws.Allocate<Real>(dim));
+    EDGEADMM_TRY_ASSIGN(stream_header_, Carve(ws, wire::MaxRoundTaskBytes(0)));
+    EDGEADMM_TRY_ASSIGN(stream_prefix_, Carve(ws, kMaxUpdatePrefixBytes));
+    EDGEADMM_TRY_ASSIGN(stream_recipe_, Carve(ws, kMaxStreamedRecipeBytes));
+    for (Real& z : stream_zeros_) z = 0;
+  }
 
   config_ = config;
   algorithms_ = &algorithms;
@@ -147,6 +158,9 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   retry_at_ms_ = 0;
   backoff_ms_ = 0;
   refused_valid_ = false;
+  stream_fetch_due_ = false;
+  fetch_streamed_ = false;
+  stream_step_ = false;
   id_spread_ =
       Crc32(ConstByteSpan(reinterpret_cast<const std::byte*>(config.device_id),
                           std::strlen(config.device_id)));
@@ -173,9 +187,14 @@ void DeviceClient::SetRecordSize(size_t size) {
   // with thousands of clients in one loop the CRC dominated the CPU.
   record_size_ = size;
   pending_upload_ = ConstByteSpan();
+  pending_streamed_ = false;
   ClientRecordView view;
   if (size != 0 && ParseClientRecord(record_.first(size), view).ok()) {
-    pending_upload_ = view.upload;
+    if (view.streamed_upload) {
+      pending_streamed_ = true;
+    } else {
+      pending_upload_ = view.upload;
+    }
   }
 }
 
@@ -184,8 +203,8 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
     case ClientState::kBackoff:
       return retry_at_ms_ > now_ms ? retry_at_ms_ - now_ms : 0;
     case ClientState::kIdle: {
-      if (task_available_ || record_dirty_ || !pending_upload().empty() ||
-          reregister_) {
+      if (task_available_ || record_dirty_ || upload_pending() || reregister_ ||
+          stream_fetch_due_) {
         return 0;
       }
       const uint64_t due = config_.use_observe && observing_
@@ -279,6 +298,15 @@ void DeviceClient::CheckNotifications() {
       last_task_ms_ = now_ms_;
       continue;
     }
+    if (config_.stream_rows > 0 &&
+        result.status == Status::ResourceExhausted() &&
+        result.code == wire::kCoapContent) {
+      // A task too large for the buffer (a streaming transport keeps the
+      // observation): fetch it into the sink.
+      stream_fetch_due_ = true;
+      last_task_ms_ = now_ms_;
+      continue;
+    }
     // The observation ended (refused, failed or cancelled): re-register after
     // a backoff from StepIdle.
     observing_ = false;
@@ -296,13 +324,18 @@ void DeviceClient::StepIdle() {
   if (record_dirty_) {
     if (!PersistRecord(record_size_).ok()) return;
   }
-  if (!pending_upload().empty()) {
+  if (upload_pending()) {
     StartUpload();
     return;
   }
   if (task_available_) {
     ProcessTask();
     if (state_ != ClientState::kIdle || task_available_) return;
+  }
+  if (stream_fetch_due_) {
+    stream_fetch_due_ = false;
+    StartFetch();
+    return;
   }
   if (config_.use_observe) {
     if (!observing_) {
@@ -360,7 +393,18 @@ void DeviceClient::StartFetch() {
   TransportRequest request;
   request.method = CoapMethod::kGet;
   request.path = wire::kTaskPath;
-  const Status started = config_.transport->StartRequest(request, task_bytes_);
+  // A streaming party takes every task through the sink: one that fits is
+  // copied into task_bytes_ on the way (ProcessTask), a larger one streams.
+  fetch_streamed_ = config_.stream_rows > 0;
+  if (fetch_streamed_) {
+    request.response_sink = &task_sink_;
+    task_overflow_ = false;
+    stream_step_ = false;
+    stream_refusal_ = Status::Ok();
+    reader_.Reset(stream_header_, stream_block_, &stream_handler_);
+  }
+  const Status started = config_.transport->StartRequest(
+      request, fetch_streamed_ ? response_ : task_bytes_);
   if (!started.ok()) {
     Backoff(started);
     return;
@@ -372,6 +416,30 @@ void DeviceClient::OnFetchResult() {
   TransportResult result;
   if (!config_.transport->TakeResult(result)) return;
   state_ = ClientState::kIdle;
+  const bool streamed = fetch_streamed_;
+  fetch_streamed_ = false;
+  if (streamed && !result.status.ok() && !stream_refusal_.ok()) {
+    // The sink stopped the download: the task was refused at its header.
+    next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
+    Refuse(reader_.header(), stream_refusal_);
+    return;
+  }
+  if (streamed && !reader_.error().ok() &&
+      reader_.error() != Status::Cancelled()) {
+    // The body was refused at decode (or by the step) while streaming.
+    ++counters_.tasks_invalid;
+    EDGEADMM_LOG_WARN("client %s: streamed task refused: %s", config_.device_id,
+                      reader_.error().str());
+    Backoff(reader_.error());
+    return;
+  }
+  if (streamed && result.status == Status::Cancelled()) {
+    // The sink stopped the download: nothing to do for this task.
+    ResetBackoff();
+    next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
+    last_task_ms_ = now_ms_;
+    return;
+  }
   if (!result.status.ok()) {
     ++counters_.transport_errors;
     Backoff(result.status);
@@ -383,9 +451,13 @@ void DeviceClient::OnFetchResult() {
   }
   ResetBackoff();
   next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
+  last_task_ms_ = now_ms_;
+  if (streamed) {
+    FinishStreamedFetch(result.payload_size);
+    return;
+  }
   task_size_ = result.payload_size;
   task_available_ = true;
-  last_task_ms_ = now_ms_;
   StepIdle();
 }
 
@@ -419,15 +491,7 @@ void DeviceClient::ProcessTask() {
     return;
   }
   if (h.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) return;  // idle round
-  uint64_t job = 0;
-  uint64_t round = 0;
-  if (last_step(job, round) && job == h.job_id && h.round_id <= round) {
-    return;  // already computed (and uploaded or pending)
-  }
-  if (refused_valid_ && refused_job_ == h.job_id &&
-      refused_round_ == h.round_id) {
-    return;  // already refused and reported
-  }
+  if (AlreadyHandled(h)) return;
   const Status computed = ComputeAndPersist(task, ws);
   if (computed.ok()) {
     if (config_.halt_after_persist) {
@@ -440,40 +504,46 @@ void DeviceClient::ProcessTask() {
   if (computed == Status::Unavailable() && record_dirty_) {
     return;  // persisted later from StepIdle, then uploaded
   }
+  Refuse(h, computed);
+}
+
+bool DeviceClient::AlreadyHandled(const edgeadmm_wire_RoundTask& h) const {
+  uint64_t job = 0;
+  uint64_t round = 0;
+  if (last_step(job, round) && job == h.job_id && h.round_id <= round) {
+    return true;  // already computed (and uploaded or pending)
+  }
+  return refused_valid_ && refused_job_ == h.job_id &&
+         refused_round_ == h.round_id;  // already refused and reported
+}
+
+void DeviceClient::Refuse(const edgeadmm_wire_RoundTask& h, Status status) {
   ++counters_.steps_refused;
-  last_error_ = computed;
+  last_error_ = status;
   refused_valid_ = true;
   refused_job_ = h.job_id;
   refused_round_ = h.round_id;
-  EDGEADMM_LOG_WARN(
-      "client %s: refusing job %llu round %llu: %s", config_.device_id,
-      static_cast<unsigned long long>(h.job_id),
-      static_cast<unsigned long long>(h.round_id), computed.str());
-  StartReport(computed,
-              computed == Status::ResourceExhausted()
+  EDGEADMM_LOG_WARN("client %s: refusing job %llu round %llu: %s",
+                    config_.device_id,
+                    static_cast<unsigned long long>(h.job_id),
+                    static_cast<unsigned long long>(h.round_id), status.str());
+  StartReport(status,
+              status == Status::ResourceExhausted()
                   ? "local privacy budget exhausted"
                   : "device cannot run this task",
               h.job_id, h.round_id);
 }
 
-Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
-                                       Workspace& ws) {
-  const edgeadmm_wire_RoundTask& h = task.header;
-  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
-                      TaskOf(*algorithms_, h));
-  const size_t dim = config_.data.dim();
-  // The task's vectors and the upload: one entry per feature, or per record
-  // (admm-sharing).
-  const size_t length = adapter->per_record ? config_.data.samples() : dim;
-  if (task.model.size() != length) return Status::FailedPrecondition();
+Status DeviceClient::PrepareTrainer(const edgeadmm_wire_RoundTask& h,
+                                    const internal::AlgorithmTask& adapter,
+                                    DevicePrivacyLedger& earlier_jobs) {
   EDGEADMM_TRY_ASSIGN(const Loss loss, LossFromWire(h.loss));
-
   // The trainer starts from the persisted state of this job (or fresh for a
   // new job) with a DRBG freshly seeded from the entropy port. A new job
   // folds the previous job's ledger into the earlier jobs' ledger (stored
   // with the new job's first state, in one write).
   ClientRecordView previous;
-  DevicePrivacyLedger earlier_jobs;
+  earlier_jobs = DevicePrivacyLedger();
   bool resume = false;
   if (record_size_ != 0) {
     EDGEADMM_TRY(ParseClientRecord(record_.first(record_size_), previous));
@@ -484,7 +554,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
     if (!resume) EDGEADMM_TRY(earlier_jobs.Compose(info.ledger));
   }
   TrainerConfig trainer_config;
-  trainer_config.algorithm = adapter->algorithm;
+  trainer_config.algorithm = adapter.algorithm;
   trainer_config.loss = loss;
   trainer_config.job_id = h.job_id;
   trainer_config.entropy = config_.entropy;
@@ -501,34 +571,20 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   EDGEADMM_TRY(algorithms_->init_trainer(trainer, config_.trainer_workspace,
                                          config_.data, trainer_config));
   if (resume) EDGEADMM_TRY(trainer.LoadState(previous.state));
+  return Status::Ok();
+}
 
-  // A task phase may append entries (admm-sharing's scoring phase: the
-  // partial scores after the share) and name its own upload kind.
-  const size_t extra = adapter->phase_upload_extra != nullptr
-                           ? adapter->phase_upload_extra(h)
-                           : 0;
-  const size_t upload_length = length + extra;
-  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(upload_length));
-  EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
-                      ws.Allocate<std::byte>(LocalTrainer::StateBytes(dim)));
-  EDGEADMM_TRY_ASSIGN(
-      ByteSpan update_bytes,
-      ws.Allocate<std::byte>(wire::MaxUpdateBytes(upload_length)));
-  // The algorithm's task adapter runs its step (steps/*_task.cc).
-  internal::TaskOutput output;
-  EDGEADMM_TRY(
-      adapter->run(internal::TaskInput{h, task.model, config_.data.samples(),
-                                       task.auxiliary, &config_.test_data},
-                   trainer, upload, output));
-  ++counters_.steps_computed;
-
+edgeadmm_wire_Update DeviceClient::UpdateHeader(
+    const edgeadmm_wire_RoundTask& h, edgeadmm_wire_UpdateKind kind,
+    size_t length, Real pp_loss) const {
+  const LocalTrainer& trainer = *config_.trainer;
   edgeadmm_wire_Update update = edgeadmm_wire_Update_init_zero;
   update.job_id = h.job_id;
   update.round_id = h.round_id;
   std::strncpy(update.device_id, config_.device_id,
                sizeof(update.device_id) - 1);
-  update.kind = extra > 0 ? adapter->phase_update_kind : adapter->update_kind;
-  update.dimension = static_cast<uint32_t>(upload_length);
+  update.kind = kind;
+  update.dimension = static_cast<uint32_t>(length);
   update.has_ledger = true;
   update.ledger.participations = trainer.state().ledger.participations();
   const Result<Real> epsilon = trainer.LocalEpsilon();
@@ -540,20 +596,26 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                               : std::numeric_limits<double>::max();
   update.ledger.delta = config_.delta;
   // pp-admm's P_i(T), last iteration only; +inf as the largest finite.
-  update.pp_loss = std::isfinite(output.pp_loss)
-                       ? output.pp_loss
-                       : std::numeric_limits<double>::max();
+  update.pp_loss =
+      std::isfinite(pp_loss) ? pp_loss : std::numeric_limits<double>::max();
   // The device ledger's conversion (device_privacy_ledger.h).
   update.ledger.conversion =
       edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
-  const StatusWithSize encoded =
-      wire::EncodeUpdate(update, upload, update_bytes);
-  EDGEADMM_TRY(encoded);
-  const StatusWithSize saved = trainer.SaveState(state_blob);
+  return update;
+}
+
+Status DeviceClient::PersistStep(const edgeadmm_wire_RoundTask& h,
+                                 ConstByteSpan upload,
+                                 const DevicePrivacyLedger& earlier_jobs,
+                                 bool streamed, Workspace& scratch) {
+  EDGEADMM_TRY_ASSIGN(ByteSpan state_blob,
+                      scratch.Allocate<std::byte>(
+                          LocalTrainer::StateBytes(config_.data.dim())));
+  const StatusWithSize saved = config_.trainer->SaveState(state_blob);
   EDGEADMM_TRY(saved);
-  const StatusWithSize written = WriteClientRecord(
-      state_blob.first(saved.size()), h.job_id, h.round_id,
-      update_bytes.first(encoded.size()), earlier_jobs, record_);
+  const StatusWithSize written =
+      WriteClientRecord(state_blob.first(saved.size()), h.job_id, h.round_id,
+                        upload, earlier_jobs, record_, streamed);
   EDGEADMM_TRY(written);
   SetRecordSize(written.size());
   // From here on the step exists only in record_: persist it before any
@@ -561,6 +623,183 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   record_dirty_ = true;
   return PersistRecord(record_size_).ok() ? Status::Ok()
                                           : Status::Unavailable();
+}
+
+Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
+                                       Workspace& ws) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
+                      TaskOf(*algorithms_, h));
+  const size_t dim = config_.data.dim();
+  // The task's vectors and the upload: one entry per feature, or per record
+  // (admm-sharing).
+  const size_t length = adapter->per_record ? config_.data.samples() : dim;
+  if (task.model.size() != length) return Status::FailedPrecondition();
+  DevicePrivacyLedger earlier_jobs;
+  EDGEADMM_TRY(PrepareTrainer(h, *adapter, earlier_jobs));
+
+  // A task phase may append entries (admm-sharing's scoring phase: the
+  // partial scores after the share) and name its own upload kind.
+  const size_t extra = adapter->phase_upload_extra != nullptr
+                           ? adapter->phase_upload_extra(h)
+                           : 0;
+  const size_t upload_length = length + extra;
+  EDGEADMM_TRY_ASSIGN(Span<Real> upload, ws.Allocate<Real>(upload_length));
+  EDGEADMM_TRY_ASSIGN(
+      ByteSpan update_bytes,
+      ws.Allocate<std::byte>(wire::MaxUpdateBytes(upload_length)));
+  // The algorithm's task adapter runs its step (steps/*_task.cc).
+  internal::TaskOutput output;
+  EDGEADMM_TRY(
+      adapter->run(internal::TaskInput{h, task.model, config_.data.samples(),
+                                       task.auxiliary, &config_.test_data},
+                   *config_.trainer, upload, output));
+  ++counters_.steps_computed;
+  const edgeadmm_wire_Update update = UpdateHeader(
+      h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
+      upload_length, output.pp_loss);
+  const StatusWithSize encoded =
+      wire::EncodeUpdate(update, upload, update_bytes);
+  EDGEADMM_TRY(encoded);
+  return PersistStep(h, update_bytes.first(encoded.size()), earlier_jobs,
+                     /*streamed=*/false, ws);
+}
+
+// --- Streaming party (stream_rows > 0; docs/sdk.md, "Streaming party") ---
+
+Status DeviceClient::OnTaskBytes(size_t offset, ConstByteSpan bytes) {
+  if (offset == 0) {  // (re)start of the body: forget an earlier attempt
+    task_overflow_ = false;
+    stream_step_ = false;
+    stream_refusal_ = Status::Ok();
+  }
+  // A task that fits the buffer is also kept whole, for ProcessTask.
+  if (!task_overflow_ && offset <= task_bytes_.size() &&
+      bytes.size() <= task_bytes_.size() - offset) {
+    std::memcpy(task_bytes_.data() + offset, bytes.data(), bytes.size());
+  } else {
+    task_overflow_ = true;
+  }
+  return reader_.Write(offset, bytes);
+}
+
+Status DeviceClient::OnStreamHeader(const edgeadmm_wire_RoundTask& h) {
+  if (h.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) return Status::Ok();
+  const Result<const internal::AlgorithmTask*> adapter =
+      TaskOf(*algorithms_, h);
+  // Not streamable: handled whole by ProcessTask if it fits the buffer.
+  if (!adapter.ok() || (*adapter)->begin_stream == nullptr) {
+    return Status::Ok();
+  }
+  if (AlreadyHandled(h)) return Status::Cancelled();
+  Status begun = PrepareTrainer(h, **adapter, stream_earlier_jobs_);
+  if (begun.ok()) {
+    stream_plan_ = internal::StreamPlan{};
+    begun =
+        (*adapter)->begin_stream(h, config_.data.samples(), &config_.test_data,
+                                 *config_.trainer, stream_plan_);
+  }
+  if (!begun.ok()) {
+    stream_refusal_ = begun;  // reported when the exchange ends
+    return Status::Cancelled();
+  }
+  stream_step_ = true;
+  return Status::Ok();
+}
+
+Status DeviceClient::OnStreamValues(wire::TaskVector which, size_t first,
+                                    Span<const Real> values) {
+  if (!stream_step_) return Status::Ok();  // kept whole for ProcessTask
+  return config_.trainer->AccumulateSharingStream(
+      which == wire::TaskVector::kModel ? AdmmSharingStep::Vector::kModel
+                                        : AdmmSharingStep::Vector::kAuxiliary,
+      first, values, stream_zeros_);
+}
+
+void DeviceClient::FinishStreamedFetch(size_t size) {
+  const Status complete = reader_.Finish();
+  if (!complete.ok()) {
+    ++counters_.tasks_invalid;
+    last_error_ = complete;
+    EDGEADMM_LOG_WARN("client %s: streamed task refused at decode: %s",
+                      config_.device_id, complete.str());
+    return;
+  }
+  const edgeadmm_wire_RoundTask& h = reader_.header();
+  if (!stream_step_) {
+    if (!task_overflow_) {  // a task that fit: the usual path
+      task_size_ = size;
+      task_available_ = true;
+      StepIdle();
+      return;
+    }
+    ++counters_.tasks_received;
+    // Too large to hold and not streamable: this device cannot run it.
+    if (h.role == edgeadmm_wire_Role_ROLE_PARTICIPATE && !AlreadyHandled(h)) {
+      Refuse(h, Status::OutOfRange());
+    }
+    return;
+  }
+  ++counters_.tasks_received;
+  stream_step_ = false;
+  const Status finished = FinishStreamedStep(h);
+  if (finished.ok()) {
+    if (config_.halt_after_persist) {
+      state_ = ClientState::kHalted;
+      return;
+    }
+    StartUpload();
+    return;
+  }
+  if (finished == Status::Unavailable() && record_dirty_) return;
+  Refuse(h, finished);
+}
+
+Status DeviceClient::FinishStreamedStep(const edgeadmm_wire_RoundTask& h) {
+  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
+                      TaskOf(*algorithms_, h));
+  std::byte key[ShareNoiseStream::kKeyBytes];
+  EDGEADMM_TRY(
+      config_.trainer->FinishSharingStream(ByteSpan(key, sizeof key)).status());
+  ++counters_.steps_computed;
+  const size_t n = config_.data.samples();
+  const size_t extra = stream_plan_.score_rows;
+  const edgeadmm_wire_Update update = UpdateHeader(
+      h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
+      n + extra, 0);
+  const StatusWithSize prefix =
+      wire::EncodeUpdatePrefix(update, n + extra, stream_prefix_);
+  EDGEADMM_TRY(prefix);
+  internal::StreamedShareRecipe recipe;
+  recipe.prefix = stream_prefix_.first(prefix.size());
+  recipe.share_rows = static_cast<uint32_t>(n);
+  recipe.score_rows = static_cast<uint32_t>(extra);
+  recipe.share_sigma = stream_plan_.share_sigma;
+  recipe.score_sigma = stream_plan_.score_sigma;
+  recipe.key = ConstByteSpan(key, sizeof key);
+  const StatusWithSize written =
+      internal::WriteStreamedShareRecipe(recipe, stream_recipe_);
+  EDGEADMM_TRY(written);
+  Workspace ws(config_.compute_scratch);
+  // The key now lives in the record (persisted before any share row leaves)
+  // and nowhere else.
+  std::memset(key, 0, sizeof key);
+  return PersistStep(h, stream_recipe_.first(written.size()),
+                     stream_earlier_jobs_, /*streamed=*/true, ws);
+}
+
+Status DeviceClient::BindStreamedUpload() {
+  ClientRecordView view;
+  EDGEADMM_TRY(ParseClientRecord(record_.first(record_size_), view));
+  internal::StreamedShareRecipe recipe;
+  EDGEADMM_TRY(internal::ParseStreamedShareRecipe(view.upload, recipe));
+  // x̃_m from the persisted state (the trainer may have been reset since:
+  // a reboot between the step and the receipt).
+  DeviceState state;
+  state.primary = stream_x_;
+  EDGEADMM_TRY(DeserializeDeviceState(view.state, state));
+  return source_.Bind(recipe, config_.data, config_.test_data, stream_x_,
+                      stream_block_);
 }
 
 Status DeviceClient::PersistRecord(size_t size) {
@@ -582,7 +821,20 @@ void DeviceClient::StartUpload() {
   request.method = CoapMethod::kPost;
   request.path = wire::kUpdatePath;
   request.content_format = wire::kUpdateFormat;
-  request.payload = pending_upload();
+  if (pending_streamed_) {
+    const Status bound = BindStreamedUpload();
+    if (!bound.ok()) {  // a record this build cannot stream: drop it
+      EDGEADMM_LOG_WARN("client %s: cannot stream its pending upload: %s",
+                        config_.device_id, bound.str());
+      last_error_ = bound;
+      ++counters_.uploads_rejected;
+      ClearPending();
+      return;
+    }
+    request.payload_source = &source_;
+  } else {
+    request.payload = pending_upload();
+  }
   const Status started = config_.transport->StartRequest(request, response_);
   if (!started.ok()) {
     Backoff(started);
@@ -615,6 +867,14 @@ void DeviceClient::OnUploadResult() {
   TransportResult result;
   if (!config_.transport->TakeResult(result)) return;
   state_ = ClientState::kIdle;
+  if (pending_streamed_ && result.status == Status::InvalidArgument()) {
+    // The streamed source refused a value (not a finite float32): the
+    // upload cannot be sent, as EncodeUpdate would have refused it.
+    ++counters_.uploads_rejected;
+    last_error_ = result.status;
+    ClearPending();
+    return;
+  }
   if (!result.status.ok()) {
     // No response (lost datagrams, reset, failed handshake): the upload may
     // or may not have arrived. Resend the same bytes later.

@@ -10,8 +10,10 @@
 // with a scoring phase (score_records = K > 0) appends the partial scores
 // D_test,m x̃_m(T) of the device's test records (UPDATE_KIND_SHARE_AND_
 // SCORES, N + K values): the device must hold exactly K test records of
-// its `columns` (FAILED_PRECONDITION otherwise). Linux devices: the vectors are
-// whole (an MCU would stream them in row blocks; not served).
+// its `columns` (FAILED_PRECONDITION otherwise). RunAdmmSharingTask takes
+// the whole vectors; BeginAdmmSharingStream begins the same step for a
+// streaming client, which feeds the rows in blocks (DeviceClient with
+// stream_rows; docs/sdk.md, "Streaming party").
 #include "algorithm_task.h"
 
 namespace edgeadmm::internal {
@@ -22,16 +24,15 @@ size_t AdmmSharingScoreRecords(const edgeadmm_wire_RoundTask& h) {
              : 0;
 }
 
-Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
-                          Span<Real> upload, TaskOutput& /*out*/) {
-  const edgeadmm_wire_RoundTask& h = task.header;
+namespace {
+
+// The checks every admm-sharing step makes, whole or streamed, and the
+// task's constants. `scored`: the scoring phase's test records (0: none).
+Status SharingSetup(const edgeadmm_wire_RoundTask& h, size_t samples,
+                    const DatasetView* test, const LocalTrainer& trainer,
+                    SharingTaskParams& params, SharingScoreParams& score) {
   const edgeadmm_wire_SharingParams& w = h.params.sharing_params;
-  const size_t scored = w.score_records;
-  if (w.records != task.samples || upload.size() != task.samples + scored ||
-      task.model.size() != task.samples ||
-      task.auxiliary.size() != task.samples) {
-    return Status::FailedPrecondition();
-  }
+  if (w.records != samples) return Status::FailedPrecondition();
   if (w.columns != trainer.state().primary.size()) {
     return Status::FailedPrecondition();  // not this party's column block
   }
@@ -40,33 +41,68 @@ Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
   if (trainer.state().local_iteration + 1 != w.iteration) {
     return Status::FailedPrecondition();
   }
-  SharingTaskParams params;
   params.rho = static_cast<Real>(w.rho);
   params.lambda = static_cast<Real>(w.lambda);
   params.noise.mode = static_cast<SharingNoise>(w.noise);
   params.noise.sigma = static_cast<Real>(w.sigma);
   params.sensitivity = static_cast<Real>(w.sensitivity);
+  if (w.score_records == 0) return Status::Ok();
+  // The scoring phase: this party's column block of the K test records.
+  if (test == nullptr || test->samples() != w.score_records ||
+      test->dim() != w.columns) {
+    return Status::FailedPrecondition();
+  }
+  score.noise = static_cast<SharingScoreNoise>(w.score_noise);
+  score.sigma = static_cast<Real>(w.score_sigma);
+  score.sensitivity = static_cast<Real>(w.score_sensitivity);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
+                          Span<Real> upload, TaskOutput& /*out*/) {
+  const edgeadmm_wire_RoundTask& h = task.header;
+  const size_t scored = h.params.sharing_params.score_records;
+  if (upload.size() != task.samples + scored ||
+      task.model.size() != task.samples ||
+      task.auxiliary.size() != task.samples) {
+    return Status::FailedPrecondition();
+  }
+  SharingTaskParams params;
+  SharingScoreParams score;
+  EDGEADMM_TRY(
+      SharingSetup(h, task.samples, task.test_data, trainer, params, score));
   if (scored == 0) {
     return trainer
         .RunAdmmSharing(params, h.round_id, task.model, task.auxiliary, upload)
         .status();
   }
-  // The scoring phase: this party's column block of the K test records.
-  const DatasetView* test = task.test_data;
-  if (test == nullptr || test->samples() != scored ||
-      test->dim() != w.columns) {
-    return Status::FailedPrecondition();
-  }
-  SharingScoreParams score;
-  score.noise = static_cast<SharingScoreNoise>(w.score_noise);
-  score.sigma = static_cast<Real>(w.score_sigma);
-  score.sensitivity = static_cast<Real>(w.score_sensitivity);
-  const Span<const Real> test_rows(test->Row(0).data(),
-                                   test->samples() * test->dim());
+  const DatasetView& test = *task.test_data;
+  const Span<const Real> test_rows(test.Row(0).data(),
+                                   test.samples() * test.dim());
   return trainer
       .RunAdmmSharing(params, score, h.round_id, task.model, task.auxiliary,
                       test_rows, upload)
       .status();
+}
+
+Status BeginAdmmSharingStream(const edgeadmm_wire_RoundTask& h, size_t samples,
+                              const DatasetView* test_data,
+                              LocalTrainer& trainer, StreamPlan& plan) {
+  SharingTaskParams params;
+  SharingScoreParams score;
+  EDGEADMM_TRY(SharingSetup(h, samples, test_data, trainer, params, score));
+  const size_t scored = h.params.sharing_params.score_records;
+  EDGEADMM_TRY(trainer.BeginSharingStream(params, scored > 0 ? &score : nullptr,
+                                          h.round_id));
+  plan.score_rows = scored;
+  plan.share_sigma =
+      params.noise.mode == SharingNoise::kRigorous ? params.noise.sigma : 0;
+  plan.score_sigma = scored > 0 && score.noise == SharingScoreNoise::kGaussian
+                         ? score.sigma
+                         : 0;
+  return Status::Ok();
 }
 
 }  // namespace edgeadmm::internal

@@ -21,6 +21,7 @@
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
+#include "edgeadmm/streamed_share_upload.h"
 
 namespace edgeadmm::internal {
 
@@ -47,6 +48,13 @@ struct TaskOutput {
 using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
                              Span<Real> upload, TaskOutput& out);
 
+// Begins the step of a task whose vectors will arrive in row blocks (a
+// streaming party: LocalTrainer::BeginSharingStream), after the same checks
+// as the algorithm's RunTaskFn; fills `plan`.
+using BeginStreamFn = Status (*)(const edgeadmm_wire_RoundTask& header,
+                                 size_t samples, const DatasetView* test_data,
+                                 LocalTrainer& trainer, StreamPlan& plan);
+
 // One registration line: an algorithm the client runs.
 struct AlgorithmTask {
   AlgorithmKind algorithm;
@@ -61,6 +69,8 @@ struct AlgorithmTask {
   size_t (*phase_upload_extra)(const edgeadmm_wire_RoundTask& h) = nullptr;
   edgeadmm_wire_UpdateKind phase_update_kind =
       edgeadmm_wire_UpdateKind_UPDATE_KIND_UNSPECIFIED;
+  // Non-null for an algorithm a streaming client can run in row blocks.
+  BeginStreamFn begin_stream = nullptr;
 };
 
 // The registered task of `algorithm`, or nullptr when the client does not run
@@ -97,5 +107,9 @@ Status RunPenaltyPerturbationTask(
 Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
                           Span<Real> upload,
                           TaskOutput& out);  // admm_sharing_task.cc
+Status BeginAdmmSharingStream(const edgeadmm_wire_RoundTask& header,
+                              size_t samples, const DatasetView* test_data,
+                              LocalTrainer& trainer,
+                              StreamPlan& plan);  // admm_sharing_task.cc
 
 }  // namespace edgeadmm::internal

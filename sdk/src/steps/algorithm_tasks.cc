@@ -16,7 +16,7 @@ constexpr AlgorithmTask kProxAdmm       {AlgorithmKind::kProxAdmm,       edgeadm
 constexpr AlgorithmTask kLinearizedAdmm {AlgorithmKind::kLinearizedAdmm, edgeadmm_wire_RoundTask_dp_admm_tag,   edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL,   RunLinearizedAdmmTask};
 constexpr AlgorithmTask kDpSgd          {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask};
 constexpr AlgorithmTask kPenaltyPerturbation {AlgorithmKind::kPenaltyPerturbation, edgeadmm_wire_RoundTask_penalty_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL, RunPenaltyPerturbationTask};
-constexpr AlgorithmTask kAdmmSharing    {AlgorithmKind::kAdmmSharing,    edgeadmm_wire_RoundTask_sharing_params_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE, RunAdmmSharingTask, /*per_record=*/true, AdmmSharingScoreRecords, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES};
+constexpr AlgorithmTask kAdmmSharing    {AlgorithmKind::kAdmmSharing,    edgeadmm_wire_RoundTask_sharing_params_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE, RunAdmmSharingTask, /*per_record=*/true, AdmmSharingScoreRecords, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES, BeginAdmmSharingStream};
 constexpr const AlgorithmTask* kAlgorithmTasks[] = {&kProxAdmm, &kLinearizedAdmm, &kDpSgd, &kPenaltyPerturbation, &kAdmmSharing};
 // clang-format on
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/vector_checks.h"
 
 namespace edgeadmm {
@@ -80,13 +81,17 @@ Status LocalTrainer::CarveSharing(Workspace& ws, const DatasetView& data) {
 
 Status LocalTrainer::BeginStep(AlgorithmKind algorithm, uint64_t round,
                                Span<Real> upload) const {
-  if (!initialized_ || algorithm != algorithm_) {
-    return Status::FailedPrecondition();
-  }
+  EDGEADMM_TRY(CheckRound(algorithm, round));
   // admm-sharing uploads a share: one value per record.
   const size_t length =
       algorithm == AlgorithmKind::kAdmmSharing ? data_.samples() : data_.dim();
-  if (upload.size() != length) return Status::InvalidArgument();
+  return upload.size() == length ? Status::Ok() : Status::InvalidArgument();
+}
+
+Status LocalTrainer::CheckRound(AlgorithmKind algorithm, uint64_t round) const {
+  if (!initialized_ || algorithm != algorithm_) {
+    return Status::FailedPrecondition();
+  }
   if (state_.last_round != UINT64_MAX && round <= state_.last_round) {
     return Status::AlreadyExists();
   }
@@ -229,13 +234,35 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
   const Span<Real> share = upload.first(n);
   const Span<Real> scores = upload.subspan(n, upload.size() - n);
   EDGEADMM_TRY(BeginStep(AlgorithmKind::kAdmmSharing, round, share));
-  EDGEADMM_TRY(params.noise.Validate());
-  if (score != nullptr) EDGEADMM_TRY(score->Validate());
   if (u.size() != n || y.size() != n || (score == nullptr && !scores.empty()) ||
       (score != nullptr &&
        (scores.empty() || test_rows.size() != scores.size() * data_.dim()))) {
     return Status::InvalidArgument();
   }
+  EDGEADMM_TRY(BeginSharingStream(params, score, round));
+  // u already excludes the party's own released share (the gateway
+  // subtracts it), so the own share passed is 0: `share` serves as the
+  // zero block before it receives the share.
+  for (size_t i = 0; i < n; ++i) share[i] = 0;
+  EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, share));
+  EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
+                      sharing_.Solve(params.noise, noise_));
+  EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, share));
+  // The scoring phase: the partial scores of the final x̃_m(T).
+  if (score != nullptr) {
+    EDGEADMM_TRY(sharing_.ScoreBlock(test_rows, *score, noise_, scores));
+  }
+  EDGEADMM_TRY(CommitSharing());
+  return report;
+}
+
+Status LocalTrainer::BeginSharingStream(const SharingTaskParams& params,
+                                        const SharingScoreParams* score,
+                                        uint64_t round) {
+  sharing_pending_ = false;
+  EDGEADMM_TRY(CheckRound(AlgorithmKind::kAdmmSharing, round));
+  EDGEADMM_TRY(params.noise.Validate());
+  if (score != nullptr) EDGEADMM_TRY(score->Validate());
   const bool share_charged = params.noise.mode == SharingNoise::kRigorous;
   if (share_charged && !IsPositive(params.sensitivity)) {
     return Status::InvalidArgument();
@@ -265,27 +292,47 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
   // K = λI + ρD_mᵀD_m is factored per task (ρ, λ come with it); x̃_m is
   // the persisted state.
   Workspace ws(sharing_workspace_);
+  const size_t n = data_.samples();
   EDGEADMM_TRY(
       sharing_.Init(ws, Span<const Real>(data_.Row(0).data(), n * data_.dim()),
                     n, data_.dim(), params.lambda, params.rho));
   EDGEADMM_TRY(sharing_.SetModel(state_.primary));
-  // u already excludes the party's own released share (the gateway
-  // subtracts it), so the own share passed is 0: `share` serves as the
-  // zero block before it receives the share.
-  for (size_t i = 0; i < n; ++i) share[i] = 0;
   EDGEADMM_TRY(sharing_.BeginRound());
-  EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, share));
+  sharing_charge_ =
+      SharingCharge{accounted, sensitivity, noise_std, round, params.noise};
+  sharing_pending_ = true;
+  return Status::Ok();
+}
+
+Status LocalTrainer::AccumulateSharingStream(AdmmSharingStep::Vector which,
+                                             size_t first_row,
+                                             Span<const Real> values,
+                                             Span<const Real> zeros) {
+  if (!sharing_pending_) return Status::FailedPrecondition();
+  // u excludes the party's own share (the gateway subtracted it): the own
+  // share passed for kModel rows is 0.
+  return sharing_.AccumulateVectorBlock(which, first_row, values,
+                                        which == AdmmSharingStep::Vector::kModel
+                                            ? zeros.first(values.size())
+                                            : Span<const Real>());
+}
+
+Result<SharingSolveReport> LocalTrainer::FinishSharingStream(
+    ByteSpan noise_key) {
+  if (!sharing_pending_) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
-                      sharing_.Solve(params.noise, noise_));
-  EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, share));
-  // The scoring phase: the partial scores of the final x̃_m(T).
-  if (score != nullptr) {
-    EDGEADMM_TRY(sharing_.ScoreBlock(test_rows, *score, noise_, scores));
-  }
+                      sharing_.Solve(sharing_charge_.noise, noise_));
+  EDGEADMM_TRY(ShareNoiseStream::NewKey(drbg_, noise_key));
+  EDGEADMM_TRY(CommitSharing());
+  return report;
+}
+
+Status LocalTrainer::CommitSharing() {
+  sharing_pending_ = false;
   const Span<const Real> x = sharing_.x_tilde();
   for (size_t c = 0; c < x.size(); ++c) state_.primary[c] = x[c];
-  EDGEADMM_TRY(FinishStep(accounted, sensitivity, noise_std, round));
-  return report;
+  return FinishStep(sharing_charge_.accounted, sharing_charge_.sensitivity,
+                    sharing_charge_.noise_std, sharing_charge_.round);
 }
 
 StatusWithSize LocalTrainer::SaveState(ByteSpan out) {

@@ -151,6 +151,14 @@ Status ValidateParams(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
 
 }  // namespace
 
+size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& t) {
+  const int32_t algorithm = EnumValue(t.algorithm);
+  for (const ParamsRule& rule : kParamsRules) {
+    if (rule.algorithm == algorithm) return rule.auxiliary ? t.dimension : 0;
+  }
+  return 0;
+}
+
 Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
                          size_t auxiliary_size) {
   if (t.version != kProtocolVersion) return Status::InvalidArgument();

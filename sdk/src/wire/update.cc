@@ -56,6 +56,33 @@ StatusWithSize EncodeUpdate(const edgeadmm_wire_Update& header,
                                     &edgeadmm_wire_Update::vector, vector, out);
 }
 
+StatusWithSize EncodeUpdatePrefix(const edgeadmm_wire_Update& header,
+                                  size_t vector_size, ByteSpan out) {
+  edgeadmm_wire_Update message = header;
+  message.version = kProtocolVersion;
+  const Status valid = ValidateUpdate(message, vector_size);
+  if (!valid.ok()) return StatusWithSize(valid, 0);
+  // The scalar fields (an empty vector writes no field) ...
+  const StatusWithSize scalars = internal::EncodeWithVector(
+      edgeadmm_wire_Update_fields, message, &edgeadmm_wire_Update::vector,
+      Span<const Real>(), out);
+  if (!scalars.ok()) return scalars;
+  // ... then `bytes vector = 8`: key (8 << 3 | length-delimited) and the
+  // length varint.
+  size_t n = scalars.size();
+  uint64_t length = 4 * static_cast<uint64_t>(vector_size);
+  if (n + 1 + 10 > out.size()) {
+    return StatusWithSize(Status::ResourceExhausted(), 0);
+  }
+  out[n++] = static_cast<std::byte>((8 << 3) | 2);
+  do {
+    const auto low = static_cast<uint8_t>(length & 0x7f);
+    length >>= 7;
+    out[n++] = static_cast<std::byte>(low | (length != 0 ? 0x80 : 0));
+  } while (length != 0);
+  return StatusWithSize(n);
+}
+
 Status DecodeUpdate(ConstByteSpan bytes, Span<Real> vector_buffer,
                     DecodedUpdate& out) {
   out.header = edgeadmm_wire_Update_init_zero;

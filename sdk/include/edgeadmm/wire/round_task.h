@@ -28,6 +28,11 @@ struct DecodedRoundTask {
 Status ValidateRoundTask(const edgeadmm_wire_RoundTask& header,
                          size_t model_size, size_t auxiliary_size);
 
+// The auxiliary vector length a participating task of `header`'s algorithm
+// carries: `dimension` when the algorithm has a second vector (admm-sharing's
+// y), else 0; 0 for an unknown algorithm.
+size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& header);
+
 // Encodes `header` (its `version` and callback fields are overwritten) with
 // `model` and `auxiliary` into `out`. Returns the byte count, or
 // INVALID_ARGUMENT / OUT_OF_RANGE from validation, RESOURCE_EXHAUSTED if `out`

@@ -31,6 +31,16 @@ Status ValidateUpdate(const edgeadmm_wire_Update& header, size_t vector_size);
 StatusWithSize EncodeUpdate(const edgeadmm_wire_Update& header,
                             Span<const Real> vector, ByteSpan out);
 
+// The bytes of the encoded update up to its vector's values: every scalar
+// field, then the key and length of the vector field for `vector_size`
+// coordinates. The vector is the last field (edgeadmm.options), so the whole
+// message is this prefix followed by the 4 * vector_size float32 LE bytes of
+// the vector, in order: a device streams an upload larger than its RAM by
+// producing the values as they are sent (docs/sdk.md, "Streaming party").
+// Errors as EncodeUpdate's (validation, RESOURCE_EXHAUSTED).
+StatusWithSize EncodeUpdatePrefix(const edgeadmm_wire_Update& header,
+                                  size_t vector_size, ByteSpan out);
+
 // Decodes and validates an update from untrusted bytes (the aggregator's
 // side). Returns OK, DATA_LOSS, OUT_OF_RANGE or INVALID_ARGUMENT as
 // DecodeRoundTask does.

@@ -64,6 +64,13 @@ class LoopbackTransport final : public Transport {
   // 0 ms (no simulated time).
   StatusWithSize Poll(uint32_t timeout_ms) override;
 
+  // Streaming (tests of streaming clients, transport.h): requests may use a
+  // BodySource / BodySink. Their bodies are staged whole in `staging` (the
+  // test's memory, not the device's) and read from the source / written to
+  // the sink a block at a time. Empty: streams_bodies() is false.
+  void EnableStreaming(ByteSpan staging) { staging_ = staging; }
+  bool streams_bodies() const override { return !staging_.empty(); }
+
   // Forgets everything (a device reboot): exchange, observation, and the
   // server side's observer entry.
   void Reset();
@@ -79,13 +86,18 @@ class LoopbackTransport final : public Transport {
   // response datagram's size. False when every attempt failed.
   template <typename F>
   bool RoundTrip(size_t request_bytes, F on_arrival);
-  // Runs a whole exchange (all blocks); fills `result`.
+  // Runs a whole exchange (all blocks; a streamed body staged); fills
+  // `result`.
   void RunExchange(const TransportRequest& request, ByteSpan buffer,
                    TransportResult& result);
+  // The exchange's round trips, with the request body whole.
+  void RunBlocks(const TransportRequest& request, ByteSpan buffer,
+                 TransportResult& result);
   uint64_t NextRandom();
 
   CoapEndpoint& endpoint_;
   const char* identity_;
+  ByteSpan staging_;
   LinkConfig link_;
   uint64_t rng_;
   LinkStats stats_;

@@ -1,0 +1,167 @@
+#include "edgeadmm/streamed_share_upload.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "edgeadmm/result.h"
+#include "edgeadmm/wire/vector_field.h"
+#include "math/vector_ops.h"
+
+namespace edgeadmm::internal {
+namespace {
+
+void Put(uint64_t value, size_t bytes, std::byte* out) {
+  for (size_t i = 0; i < bytes; ++i) {
+    out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xff);
+  }
+}
+
+uint64_t Get(const std::byte* in, size_t bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    value |= static_cast<uint64_t>(in[i]) << (8 * i);
+  }
+  return value;
+}
+
+uint64_t Bits(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return bits;
+}
+
+double FromBits(uint64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof(v));
+  return v;
+}
+
+bool ValidSigma(double s) { return std::isfinite(s) && s >= 0; }
+
+}  // namespace
+
+StatusWithSize WriteStreamedShareRecipe(const StreamedShareRecipe& recipe,
+                                        ByteSpan out) {
+  if (recipe.key.size() != ShareNoiseStream::kKeyBytes ||
+      recipe.prefix.size() > UINT32_MAX) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  const size_t total = StreamedShareRecipeBytes(recipe.prefix.size());
+  if (out.size() < total) return StatusWithSize(Status::ResourceExhausted(), 0);
+  std::byte* p = out.data();
+  Put(recipe.prefix.size(), 4, p);
+  std::memcpy(p + 4, recipe.prefix.data(), recipe.prefix.size());
+  p += 4 + recipe.prefix.size();
+  Put(recipe.share_rows, 4, p);
+  Put(recipe.score_rows, 4, p + 4);
+  Put(Bits(recipe.share_sigma), 8, p + 8);
+  Put(Bits(recipe.score_sigma), 8, p + 16);
+  std::memcpy(p + 24, recipe.key.data(), ShareNoiseStream::kKeyBytes);
+  return StatusWithSize(total);
+}
+
+Status ParseStreamedShareRecipe(ConstByteSpan in, StreamedShareRecipe& out) {
+  if (in.size() < StreamedShareRecipeBytes(0)) return Status::DataLoss();
+  const auto prefix = static_cast<size_t>(Get(in.data(), 4));
+  if (in.size() != StreamedShareRecipeBytes(prefix)) return Status::DataLoss();
+  const std::byte* p = in.data() + 4 + prefix;
+  StreamedShareRecipe r;
+  r.prefix = in.subspan(4, prefix);
+  r.share_rows = static_cast<uint32_t>(Get(p, 4));
+  r.score_rows = static_cast<uint32_t>(Get(p + 4, 4));
+  r.share_sigma = FromBits(Get(p + 8, 8));
+  r.score_sigma = FromBits(Get(p + 16, 8));
+  r.key = ConstByteSpan(p + 24, ShareNoiseStream::kKeyBytes);
+  if (prefix == 0 || r.share_rows == 0 || !ValidSigma(r.share_sigma) ||
+      !ValidSigma(r.score_sigma)) {
+    return Status::DataLoss();
+  }
+  out = r;
+  return Status::Ok();
+}
+
+Status StreamedShareSource::Bind(const StreamedShareRecipe& recipe,
+                                 const DatasetView& data,
+                                 const DatasetView& test, Span<const Real> x,
+                                 Span<Real> scratch) {
+  if (data.samples() != recipe.share_rows || x.size() != data.dim() ||
+      scratch.empty() ||
+      (recipe.score_rows != 0 &&
+       (test.samples() != recipe.score_rows || test.dim() != data.dim()))) {
+    return Status::InvalidArgument();
+  }
+  recipe_ = recipe;
+  data_ = data;
+  test_ = test;
+  x_ = x;
+  scratch_ = scratch;
+  return Status::Ok();
+}
+
+size_t StreamedShareSource::size() const {
+  return recipe_.prefix.size() +
+         4 * (size_t{recipe_.share_rows} + recipe_.score_rows);
+}
+
+Status StreamedShareSource::Values(size_t first, Span<Real> out) const {
+  const size_t n = recipe_.share_rows;
+  for (size_t j = 0; j < out.size(); ++j) {
+    const size_t i = first + j;
+    out[j] = Dot(i < n ? data_.Row(i) : test_.Row(i - n), x_);
+  }
+  // Noise: rows below N under σ, rows from N (the scores) under σ_s; both
+  // read row i's draw of the one key.
+  const size_t split =
+      first < n ? (n - first < out.size() ? n - first : out.size()) : 0;
+  if (split > 0 && recipe_.share_sigma > 0) {
+    EDGEADMM_TRY(ShareNoiseStream::AddNoise(
+        recipe_.key, static_cast<Real>(recipe_.share_sigma), first,
+        out.first(split)));
+  }
+  if (split < out.size() && recipe_.score_sigma > 0) {
+    EDGEADMM_TRY(ShareNoiseStream::AddNoise(
+        recipe_.key, static_cast<Real>(recipe_.score_sigma), first + split,
+        out.subspan(split, out.size() - split)));
+  }
+  for (const Real v : out) {
+    if (!std::isfinite(v) ||
+        std::fabs(v) > static_cast<Real>(std::numeric_limits<float>::max())) {
+      return Status::InvalidArgument();
+    }
+  }
+  return Status::Ok();
+}
+
+Status StreamedShareSource::Read(size_t offset, ByteSpan out) {
+  if (offset > size() || out.size() > size() - offset) {
+    return Status::InvalidArgument();
+  }
+  size_t done = 0;
+  const size_t prefix = recipe_.prefix.size();
+  if (offset < prefix) {
+    done = prefix - offset < out.size() ? prefix - offset : out.size();
+    std::memcpy(out.data(), recipe_.prefix.data() + offset, done);
+  }
+  // The values whose bytes fall in the rest of the range, a batch at a time.
+  while (done < out.size()) {
+    const size_t byte = offset + done - prefix;  // into the vector's bytes
+    const size_t first = byte / 4;
+    const size_t last = (byte + (out.size() - done) + 3) / 4;  // exclusive
+    const size_t count =
+        last - first < scratch_.size() ? last - first : scratch_.size();
+    const Span<Real> values = scratch_.first(count);
+    EDGEADMM_TRY(Values(first, values));
+    for (size_t k = 0; k < count && done < out.size(); ++k) {
+      uint8_t bytes[4];
+      wire::StoreFloat32Le(values[k], bytes);
+      for (size_t b = (k == 0 ? byte % 4 : 0); b < 4 && done < out.size();
+           ++b) {
+        out[done++] = static_cast<std::byte>(bytes[b]);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm::internal
