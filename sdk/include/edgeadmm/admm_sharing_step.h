@@ -104,6 +104,14 @@ class AdmmSharingStep {
   // numerically positive definite.
   Status Init(Workspace& ws, Span<const Real> features, size_t samples,
               size_t dim, Real lambda, Real rho);
+  // Init in two parts, for a streamed task whose λ and ρ arrive after its
+  // vectors: Bind (the data, x̃ = 0; errors as Init's) lets BeginRound and
+  // AccumulateVectorBlock run; Factor(λ, ρ) (INVALID_ARGUMENT, INTERNAL as
+  // Init's; FAILED_PRECONDITION before Bind) must come before
+  // AccumulateBlock and Solve. Init = Bind + Factor.
+  Status Bind(Workspace& ws, Span<const Real> features, size_t samples,
+              size_t dim);
+  Status Factor(Real lambda, Real rho);
 
   // Replaces x̃ (a persisted model, dim entries, finite) and abandons a
   // round in progress. FAILED_PRECONDITION before Init; INVALID_ARGUMENT
@@ -125,9 +133,10 @@ class AdmmSharingStep {
   //   kAuxiliary (y):  g += D_iᵀ y_i
   //   kModel (v or u): g += ρ·D_iᵀ(v_i − own_i)   (own_i as above)
   // Each vector's rows arrive in order with no gap or overlap; the two
-  // passes may follow or interleave each other. AccumulateBlock is both at
-  // once (rounding differs: the terms are summed in another order). Errors
-  // as AccumulateBlock's; own_share must be empty for kAuxiliary.
+  // passes may follow or interleave each other, before or after Factor
+  // (the kModel sum is kept without ρ and scaled at Solve). AccumulateBlock is
+  // both at once (rounding differs: the terms are summed in another order).
+  // Errors as AccumulateBlock's; own_share must be empty for kAuxiliary.
   enum class Vector : uint8_t { kModel = 0, kAuxiliary = 1 };
   Status AccumulateVectorBlock(Vector which, size_t first_row,
                                Span<const Real> values,
@@ -189,11 +198,12 @@ class AdmmSharingStep {
   Span<Real> factor_;  // lower Cholesky factor L of K (row-major p x p)
   Span<Real> x_;       // x̃_m
   Span<Real> g_;       // right-hand side accumulator, then x
-  Span<Real> xi_;      // kPaper noise ξ
+  Span<Real> xi_;      // g_u = Σ D_iᵀ(v_i − own_i) until Solve, then ξ
   size_t model_rows_ = 0;      // rows of v accumulated
   size_t auxiliary_rows_ = 0;  // rows of y accumulated
   bool in_round_ = false;
-  bool initialized_ = false;
+  bool initialized_ = false;  // Bind done
+  bool factored_ = false;     // Factor done
 };
 
 }  // namespace edgeadmm

@@ -45,20 +45,35 @@
 #include "edgeadmm/entropy_source.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/storage.h"
-#include "edgeadmm/streamed_share_upload.h"
 #include "edgeadmm/transport.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
-#include "edgeadmm/wire/round_task_stream.h"
 #include "edgeadmm/workspace.h"
 
 namespace edgeadmm {
 
+class DeviceClient;
 namespace internal {
 struct AlgorithmTask;  // a task adapter (sdk/src/steps/algorithm_task.h)
+class ClientStreaming;  // the streaming party
+                        // (sdk/src/client/streaming_party.h)
+class StreamingParty;
+// Bytes of a streaming recipe (sdk/src/client/streamed_share_upload.h).
+constexpr size_t StreamedRecipeBytes(size_t prefix_bytes) {
+  return 4 + prefix_bytes + 4 + 4 + 8 + 8 + 32;
+}
+// Bytes the StreamingParty object itself takes (checked at compile time in
+// streaming_party.cc).
+inline constexpr size_t kStreamingPartyObjectBytes = 2048;
+// Creates the streaming part of `client` in `memory`
+// (ClientAlgorithmTable::create_streaming of a table that runs admm-sharing;
+// sdk/src/client/streaming_party.cc).
+Result<ClientStreaming*> CreateClientStreaming(DeviceClient& client,
+                                               Workspace& memory);
 }  // namespace internal
 
 // The algorithms a DeviceClient runs, as two hooks: the task adapter of an
@@ -72,6 +87,12 @@ struct ClientAlgorithmTable {
   Status (*init_trainer)(LocalTrainer& trainer, ByteSpan workspace,
                          const DatasetView& data,
                          const TrainerConfig& config) = nullptr;
+  // Creates a client's streaming part (DeviceClientConfig::stream_rows > 0)
+  // in its memory; null when the table has no algorithm with a streamed
+  // step (then nothing of streaming is linked, and Init refuses
+  // stream_rows > 0).
+  Result<internal::ClientStreaming*> (*create_streaming)(
+      DeviceClient& client, Workspace& memory) = nullptr;
 };
 // Every algorithm of DeviceClient::kAlgorithms, with LocalTrainer::Init.
 const ClientAlgorithmTable& AllClientAlgorithms();
@@ -195,7 +216,9 @@ class DeviceClient {
            2 * Workspace::Bytes<std::byte>(wire::kMaxStatusBodyBytes) +
            (stream_rows == 0
                 ? 0
-                : 2 * Workspace::Bytes<Real>(stream_rows) +
+                : Workspace::Bytes<std::byte>(
+                      internal::kStreamingPartyObjectBytes) +
+                      2 * Workspace::Bytes<Real>(stream_rows) +
                       Workspace::Bytes<Real>(dim) +
                       Workspace::Bytes<std::byte>(wire::MaxRoundTaskBytes(0)) +
                       Workspace::Bytes<std::byte>(kMaxUpdatePrefixBytes) +
@@ -239,7 +262,7 @@ class DeviceClient {
   static constexpr size_t kMaxUpdatePrefixBytes =
       wire::MaxUpdateBytes(0) + wire::VectorFieldBytes(1) - 4;
   static constexpr size_t kMaxStreamedRecipeBytes =
-      internal::StreamedShareRecipeBytes(kMaxUpdatePrefixBytes);
+      internal::StreamedRecipeBytes(kMaxUpdatePrefixBytes);
   static constexpr size_t RecordBytes(size_t dim, size_t vector = 0,
                                       size_t stream_rows = 0) {
     const size_t upload = wire::MaxUpdateBytes(VectorLength(dim, vector));
@@ -318,9 +341,11 @@ class DeviceClient {
   void Backoff(Status error);
   void ResetBackoff() { backoff_ms_ = 0; }
 
-  // Streaming party (stream_rows > 0).
-  // The persisted state of this job (or none) and the trainer initialised
-  // for task `h`'s job with it; `earlier_jobs` gets the earlier jobs' ledger.
+  // The parts of a local step both paths share (whole or streamed: the
+  // streaming party, sdk/src/client/streaming_party.h, uses them too).
+  friend class internal::StreamingParty;
+  // The trainer initialised for task `h`'s job with its persisted state (or
+  // fresh); `earlier_jobs` gets the earlier jobs' ledger.
   Status PrepareTrainer(const edgeadmm_wire_RoundTask& h,
                         const internal::AlgorithmTask& adapter,
                         DevicePrivacyLedger& earlier_jobs);
@@ -338,41 +363,6 @@ class DeviceClient {
   bool AlreadyHandled(const edgeadmm_wire_RoundTask& h) const;
   // Counts and reports a refused task.
   void Refuse(const edgeadmm_wire_RoundTask& h, Status status);
-  Status OnStreamHeader(const edgeadmm_wire_RoundTask& h);
-  Status OnStreamValues(wire::TaskVector which, size_t first,
-                        Span<const Real> values);
-  Status OnTaskBytes(size_t offset, ConstByteSpan bytes);
-  // The body of a streamed fetch arrived whole: finishes the step (or hands
-  // a task that fit the buffer to ProcessTask).
-  void FinishStreamedFetch(size_t size);
-  Status FinishStreamedStep(const edgeadmm_wire_RoundTask& h);
-  // Binds source_ to the pending streamed upload of record_.
-  Status BindStreamedUpload();
-
-  class TaskSink final : public BodySink {
-   public:
-    explicit TaskSink(DeviceClient& client) : client_(client) {}
-    Status Write(size_t offset, ConstByteSpan bytes) override {
-      return client_.OnTaskBytes(offset, bytes);
-    }
-
-   private:
-    DeviceClient& client_;
-  };
-  class StreamHandler final : public wire::RoundTaskStreamHandler {
-   public:
-    explicit StreamHandler(DeviceClient& client) : client_(client) {}
-    Status OnHeader(const edgeadmm_wire_RoundTask& h) override {
-      return client_.OnStreamHeader(h);
-    }
-    Status OnValues(wire::TaskVector which, size_t first,
-                    Span<const Real> values) override {
-      return client_.OnStreamValues(which, first, values);
-    }
-
-   private:
-    DeviceClient& client_;
-  };
 
   DeviceClientConfig config_;
   const ClientAlgorithmTable* algorithms_ = nullptr;
@@ -412,25 +402,11 @@ class DeviceClient {
   uint64_t refused_job_ = 0;
   uint64_t refused_round_ = 0;
 
-  // Streaming party state.
+  // Streaming party (stream_rows > 0).
+  internal::ClientStreaming* stream_ = nullptr;
   bool pending_streamed_ = false;  // record_'s upload is a streamed recipe
   bool stream_fetch_due_ = false;  // a task too large for task_bytes_ exists
   bool fetch_streamed_ = false;    // the fetch in flight uses the sink
-  bool task_overflow_ = false;     // the body did not fit task_bytes_
-  bool stream_step_ = false;       // a streamed step is accumulating
-  Status stream_refusal_;          // why the streamed task was refused
-  internal::StreamPlan stream_plan_;
-  DevicePrivacyLedger stream_earlier_jobs_;
-  ByteSpan stream_header_;   // the task's scalar fields (reader)
-  Span<Real> stream_block_;  // values in (reader), then out (source)
-  Span<Real> stream_zeros_;  // the own share removed from u: zeros
-  Span<Real> stream_x_;      // x̃_m of a pending streamed upload
-  ByteSpan stream_prefix_;   // EncodeUpdatePrefix
-  ByteSpan stream_recipe_;   // WriteStreamedShareRecipe
-  wire::RoundTaskStreamReader reader_;
-  TaskSink task_sink_{*this};
-  StreamHandler stream_handler_{*this};
-  internal::StreamedShareSource source_;
 };
 
 }  // namespace edgeadmm

@@ -148,25 +148,29 @@ class LocalTrainer {
 
   // The same step for a party that streams its task and its share and never
   // holds an N-vector (DeviceClient with stream_rows; docs/sdk.md,
-  // "Streaming party"): BeginSharingStream makes RunAdmmSharing's checks
-  // (round, noise params, budget, unaccounted releases; `score` null
-  // without a scoring phase) and factors K; AccumulateSharingStream adds a
-  // block of rows of u (kModel) or y (kAuxiliary), in the order the task
-  // carries them (`zeros`: at least as many zeros as the block, the own
-  // share the gateway already removed from u); FinishSharingStream solves,
-  // draws the round's share-noise key (ShareNoiseStream::kKeyBytes) from the
-  // DRBG into `noise_key`, then charges the ledger and sets x̃_m in the
-  // state like RunAdmmSharing. The caller then produces the share rows
+  // "Streaming party"). A streamed task carries its params after its
+  // vectors, so: BeginSharingStream(round) checks the round and binds the
+  // data; AccumulateSharingStream adds a block of rows of u (kModel) or y
+  // (kAuxiliary) in the order the task carries them (`zeros`: at least as
+  // many zeros as the block: the own share the gateway already removed from
+  // u); FinishSharingStream(params, score, round, key) makes
+  // RunAdmmSharing's checks (noise params, budget, unaccounted releases;
+  // `score` null without a scoring phase), factors K, solves, draws the
+  // round's share-noise key (ShareNoiseStream::kKeyBytes) from the DRBG
+  // into `noise_key`, then charges the ledger and sets x̃_m in the state
+  // like RunAdmmSharing. The caller then produces the share rows
   // D_m x̃_m + σ·n_i(key) (and keyed partial scores) as they are sent, and
-  // must persist the state with the key before the first one leaves.
-  // FAILED_PRECONDITION for Accumulate/Finish without a Begin (or after a
-  // failed one); errors otherwise as RunAdmmSharing's and the step's.
-  Status BeginSharingStream(const SharingTaskParams& params,
-                            const SharingScoreParams* score, uint64_t round);
+  // persists the state with the key before the first one leaves.
+  // FAILED_PRECONDITION for Accumulate/Finish without a Begin of that round
+  // (a Finish ends the stream, even when it fails); errors otherwise as
+  // RunAdmmSharing's and the step's.
+  Status BeginSharingStream(uint64_t round);
   Status AccumulateSharingStream(AdmmSharingStep::Vector which,
                                  size_t first_row, Span<const Real> values,
                                  Span<const Real> zeros);
-  Result<SharingSolveReport> FinishSharingStream(ByteSpan noise_key);
+  Result<SharingSolveReport> FinishSharingStream(
+      const SharingTaskParams& params, const SharingScoreParams* score,
+      uint64_t round, ByteSpan noise_key);
 
   // Paper 001 primal step: updates f_i and writes it to `upload`.
   Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
@@ -236,7 +240,11 @@ class LocalTrainer {
                    Span<Real> upload) const;
   // BeginStep without the output: algorithm and round freshness.
   Status CheckRound(AlgorithmKind algorithm, uint64_t round) const;
-  // Sets x̃_m in the state and charges the sharing step begun last.
+  // The checks of a sharing step and the one charge it will make (into
+  // sharing_charge_): round, noise and score params, budget.
+  Status PlanSharingCharge(const SharingTaskParams& params,
+                           const SharingScoreParams* score, uint64_t round);
+  // Sets x̃_m in the state and makes the planned charge.
   Status CommitSharing();
   // Budget check for a Gaussian step; `accounted` false for steps the
   // ledger cannot account.
@@ -263,8 +271,8 @@ class LocalTrainer {
   DpSgdStep dp_sgd_;
   AdmmSharingStep sharing_;
   ByteSpan sharing_workspace_;
-  // The sharing step between BeginSharingStream and its commit: the charge
-  // it will make (one Gaussian: accounted, Δ, σ) and its noise params.
+  // The charge a sharing step will make at its commit (one Gaussian:
+  // accounted, Δ, σ) and its noise params.
   struct SharingCharge {
     bool accounted = false;
     Real sensitivity = 0;
@@ -273,7 +281,8 @@ class LocalTrainer {
     SharingNoiseParams noise;
   };
   SharingCharge sharing_charge_;
-  bool sharing_pending_ = false;
+  bool sharing_pending_ = false;  // a streamed step is accumulating
+  uint64_t sharing_round_ = 0;    // its round
 };
 
 // A LocalTrainer that owns its workspace, sized at compile time for MCUs.

@@ -1,8 +1,8 @@
 #include "edgeadmm/device_client.h"
 
 #include <cmath>
-#include <limits>
 #include <cstring>
+#include <limits>
 
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/log.h"
@@ -11,6 +11,7 @@
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
 #include "steps/algorithm_task.h"
+#include "streaming_party.h"
 
 namespace edgeadmm {
 namespace {
@@ -109,7 +110,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
       algorithms.init_trainer == nullptr ||
-      (config.stream_rows > 0 && !config.transport->streams_bodies())) {
+      (config.stream_rows > 0 && (!config.transport->streams_bodies() ||
+                                  algorithms.create_streaming == nullptr))) {
     return Status::InvalidArgument();
   }
   const size_t dim = config.data.dim();
@@ -130,18 +132,13 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
                       Carve(ws, RecordBytes(dim, vector, config.stream_rows)));
   EDGEADMM_TRY_ASSIGN(response_, Carve(ws, wire::kMaxStatusBodyBytes));
   EDGEADMM_TRY_ASSIGN(report_, Carve(ws, wire::kMaxStatusBodyBytes));
-  if (config.stream_rows > 0) {
-    EDGEADMM_TRY_ASSIGN(stream_block_, ws.Allocate<Real>(config.stream_rows));
-    EDGEADMM_TRY_ASSIGN(stream_zeros_, ws.Allocate<Real>(config.stream_rows));
-    EDGEADMM_TRY_ASSIGN(stream_x_, ws.Allocate<Real>(dim));
-    EDGEADMM_TRY_ASSIGN(stream_header_, Carve(ws, wire::MaxRoundTaskBytes(0)));
-    EDGEADMM_TRY_ASSIGN(stream_prefix_, Carve(ws, kMaxUpdatePrefixBytes));
-    EDGEADMM_TRY_ASSIGN(stream_recipe_, Carve(ws, kMaxStreamedRecipeBytes));
-    for (Real& z : stream_zeros_) z = 0;
-  }
+  stream_ = nullptr;
 
   config_ = config;
   algorithms_ = &algorithms;
+  if (config.stream_rows > 0) {
+    EDGEADMM_TRY_ASSIGN(stream_, algorithms.create_streaming(*this, ws));
+  }
   state_ = ClientState::kStart;
   last_error_ = Status::Ok();
   counters_ = DeviceClientCounters{};
@@ -160,7 +157,6 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   refused_valid_ = false;
   stream_fetch_due_ = false;
   fetch_streamed_ = false;
-  stream_step_ = false;
   id_spread_ =
       Crc32(ConstByteSpan(reinterpret_cast<const std::byte*>(config.device_id),
                           std::strlen(config.device_id)));
@@ -395,14 +391,8 @@ void DeviceClient::StartFetch() {
   request.path = wire::kTaskPath;
   // A streaming party takes every task through the sink: one that fits is
   // copied into task_bytes_ on the way (ProcessTask), a larger one streams.
-  fetch_streamed_ = config_.stream_rows > 0;
-  if (fetch_streamed_) {
-    request.response_sink = &task_sink_;
-    task_overflow_ = false;
-    stream_step_ = false;
-    stream_refusal_ = Status::Ok();
-    reader_.Reset(stream_header_, stream_block_, &stream_handler_);
-  }
+  fetch_streamed_ = stream_ != nullptr;
+  if (fetch_streamed_) request.response_sink = stream_->StartFetch();
   const Status started = config_.transport->StartRequest(
       request, fetch_streamed_ ? response_ : task_bytes_);
   if (!started.ok()) {
@@ -416,28 +406,9 @@ void DeviceClient::OnFetchResult() {
   TransportResult result;
   if (!config_.transport->TakeResult(result)) return;
   state_ = ClientState::kIdle;
-  const bool streamed = fetch_streamed_;
-  fetch_streamed_ = false;
-  if (streamed && !result.status.ok() && !stream_refusal_.ok()) {
-    // The sink stopped the download: the task was refused at its header.
-    next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
-    Refuse(reader_.header(), stream_refusal_);
-    return;
-  }
-  if (streamed && !reader_.error().ok() &&
-      reader_.error() != Status::Cancelled()) {
-    // The body was refused at decode (or by the step) while streaming.
-    ++counters_.tasks_invalid;
-    EDGEADMM_LOG_WARN("client %s: streamed task refused: %s", config_.device_id,
-                      reader_.error().str());
-    Backoff(reader_.error());
-    return;
-  }
-  if (streamed && result.status == Status::Cancelled()) {
-    // The sink stopped the download: nothing to do for this task.
-    ResetBackoff();
-    next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
-    last_task_ms_ = now_ms_;
+  if (fetch_streamed_) {
+    fetch_streamed_ = false;
+    stream_->OnFetchResult(result);
     return;
   }
   if (!result.status.ok()) {
@@ -452,10 +423,6 @@ void DeviceClient::OnFetchResult() {
   ResetBackoff();
   next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
   last_task_ms_ = now_ms_;
-  if (streamed) {
-    FinishStreamedFetch(result.payload_size);
-    return;
-  }
   task_size_ = result.payload_size;
   task_available_ = true;
   StepIdle();
@@ -665,143 +632,6 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                      /*streamed=*/false, ws);
 }
 
-// --- Streaming party (stream_rows > 0; docs/sdk.md, "Streaming party") ---
-
-Status DeviceClient::OnTaskBytes(size_t offset, ConstByteSpan bytes) {
-  if (offset == 0) {  // (re)start of the body: forget an earlier attempt
-    task_overflow_ = false;
-    stream_step_ = false;
-    stream_refusal_ = Status::Ok();
-  }
-  // A task that fits the buffer is also kept whole, for ProcessTask.
-  if (!task_overflow_ && offset <= task_bytes_.size() &&
-      bytes.size() <= task_bytes_.size() - offset) {
-    std::memcpy(task_bytes_.data() + offset, bytes.data(), bytes.size());
-  } else {
-    task_overflow_ = true;
-  }
-  return reader_.Write(offset, bytes);
-}
-
-Status DeviceClient::OnStreamHeader(const edgeadmm_wire_RoundTask& h) {
-  if (h.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) return Status::Ok();
-  const Result<const internal::AlgorithmTask*> adapter =
-      TaskOf(*algorithms_, h);
-  // Not streamable: handled whole by ProcessTask if it fits the buffer.
-  if (!adapter.ok() || (*adapter)->begin_stream == nullptr) {
-    return Status::Ok();
-  }
-  if (AlreadyHandled(h)) return Status::Cancelled();
-  Status begun = PrepareTrainer(h, **adapter, stream_earlier_jobs_);
-  if (begun.ok()) {
-    stream_plan_ = internal::StreamPlan{};
-    begun =
-        (*adapter)->begin_stream(h, config_.data.samples(), &config_.test_data,
-                                 *config_.trainer, stream_plan_);
-  }
-  if (!begun.ok()) {
-    stream_refusal_ = begun;  // reported when the exchange ends
-    return Status::Cancelled();
-  }
-  stream_step_ = true;
-  return Status::Ok();
-}
-
-Status DeviceClient::OnStreamValues(wire::TaskVector which, size_t first,
-                                    Span<const Real> values) {
-  if (!stream_step_) return Status::Ok();  // kept whole for ProcessTask
-  return config_.trainer->AccumulateSharingStream(
-      which == wire::TaskVector::kModel ? AdmmSharingStep::Vector::kModel
-                                        : AdmmSharingStep::Vector::kAuxiliary,
-      first, values, stream_zeros_);
-}
-
-void DeviceClient::FinishStreamedFetch(size_t size) {
-  const Status complete = reader_.Finish();
-  if (!complete.ok()) {
-    ++counters_.tasks_invalid;
-    last_error_ = complete;
-    EDGEADMM_LOG_WARN("client %s: streamed task refused at decode: %s",
-                      config_.device_id, complete.str());
-    return;
-  }
-  const edgeadmm_wire_RoundTask& h = reader_.header();
-  if (!stream_step_) {
-    if (!task_overflow_) {  // a task that fit: the usual path
-      task_size_ = size;
-      task_available_ = true;
-      StepIdle();
-      return;
-    }
-    ++counters_.tasks_received;
-    // Too large to hold and not streamable: this device cannot run it.
-    if (h.role == edgeadmm_wire_Role_ROLE_PARTICIPATE && !AlreadyHandled(h)) {
-      Refuse(h, Status::OutOfRange());
-    }
-    return;
-  }
-  ++counters_.tasks_received;
-  stream_step_ = false;
-  const Status finished = FinishStreamedStep(h);
-  if (finished.ok()) {
-    if (config_.halt_after_persist) {
-      state_ = ClientState::kHalted;
-      return;
-    }
-    StartUpload();
-    return;
-  }
-  if (finished == Status::Unavailable() && record_dirty_) return;
-  Refuse(h, finished);
-}
-
-Status DeviceClient::FinishStreamedStep(const edgeadmm_wire_RoundTask& h) {
-  EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
-                      TaskOf(*algorithms_, h));
-  std::byte key[ShareNoiseStream::kKeyBytes];
-  EDGEADMM_TRY(
-      config_.trainer->FinishSharingStream(ByteSpan(key, sizeof key)).status());
-  ++counters_.steps_computed;
-  const size_t n = config_.data.samples();
-  const size_t extra = stream_plan_.score_rows;
-  const edgeadmm_wire_Update update = UpdateHeader(
-      h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
-      n + extra, 0);
-  const StatusWithSize prefix =
-      wire::EncodeUpdatePrefix(update, n + extra, stream_prefix_);
-  EDGEADMM_TRY(prefix);
-  internal::StreamedShareRecipe recipe;
-  recipe.prefix = stream_prefix_.first(prefix.size());
-  recipe.share_rows = static_cast<uint32_t>(n);
-  recipe.score_rows = static_cast<uint32_t>(extra);
-  recipe.share_sigma = stream_plan_.share_sigma;
-  recipe.score_sigma = stream_plan_.score_sigma;
-  recipe.key = ConstByteSpan(key, sizeof key);
-  const StatusWithSize written =
-      internal::WriteStreamedShareRecipe(recipe, stream_recipe_);
-  EDGEADMM_TRY(written);
-  Workspace ws(config_.compute_scratch);
-  // The key now lives in the record (persisted before any share row leaves)
-  // and nowhere else.
-  std::memset(key, 0, sizeof key);
-  return PersistStep(h, stream_recipe_.first(written.size()),
-                     stream_earlier_jobs_, /*streamed=*/true, ws);
-}
-
-Status DeviceClient::BindStreamedUpload() {
-  ClientRecordView view;
-  EDGEADMM_TRY(ParseClientRecord(record_.first(record_size_), view));
-  internal::StreamedShareRecipe recipe;
-  EDGEADMM_TRY(internal::ParseStreamedShareRecipe(view.upload, recipe));
-  // x̃_m from the persisted state (the trainer may have been reset since:
-  // a reboot between the step and the receipt).
-  DeviceState state;
-  state.primary = stream_x_;
-  EDGEADMM_TRY(DeserializeDeviceState(view.state, state));
-  return source_.Bind(recipe, config_.data, config_.test_data, stream_x_,
-                      stream_block_);
-}
-
 Status DeviceClient::PersistRecord(size_t size) {
   const Status written =
       config_.storage->Write(config_.storage_key, record_.first(size));
@@ -822,8 +652,10 @@ void DeviceClient::StartUpload() {
   request.path = wire::kUpdatePath;
   request.content_format = wire::kUpdateFormat;
   if (pending_streamed_) {
-    const Status bound = BindStreamedUpload();
-    if (!bound.ok()) {  // a record this build cannot stream: drop it
+    Status bound = Status::Unimplemented();  // a build that cannot stream
+    BodySource* source =
+        stream_ != nullptr ? stream_->UploadSource(bound) : nullptr;
+    if (source == nullptr) {  // a record this client cannot stream: drop it
       EDGEADMM_LOG_WARN("client %s: cannot stream its pending upload: %s",
                         config_.device_id, bound.str());
       last_error_ = bound;
@@ -831,7 +663,7 @@ void DeviceClient::StartUpload() {
       ClearPending();
       return;
     }
-    request.payload_source = &source_;
+    request.payload_source = source;
   } else {
     request.payload = pending_upload();
   }

@@ -23,10 +23,17 @@ Status SharingNoiseParams::Validate() const {
 Status AdmmSharingStep::Init(Workspace& ws, Span<const Real> features,
                              size_t samples, size_t dim, Real lambda,
                              Real rho) {
+  EDGEADMM_TRY(Bind(ws, features, samples, dim));
+  return Factor(lambda, rho);
+}
+
+Status AdmmSharingStep::Bind(Workspace& ws, Span<const Real> features,
+                             size_t samples, size_t dim) {
   initialized_ = false;
+  factored_ = false;
   in_round_ = false;
   if (samples == 0 || dim == 0 || features.size() / dim != samples ||
-      features.size() % dim != 0 || !IsPositive(lambda) || !IsPositive(rho) ||
+      features.size() % dim != 0 ||
       !IsFiniteVector(features, features.size())) {
     return Status::InvalidArgument();
   }
@@ -37,10 +44,21 @@ Status AdmmSharingStep::Init(Workspace& ws, Span<const Real> features,
   features_ = features.data();
   samples_ = samples;
   dim_ = dim;
+  for (size_t c = 0; c < dim; ++c) x_[c] = 0;
+  initialized_ = true;
+  return Status::Ok();
+}
+
+Status AdmmSharingStep::Factor(Real lambda, Real rho) {
+  if (!initialized_) return Status::FailedPrecondition();
+  factored_ = false;
+  if (!IsPositive(lambda) || !IsPositive(rho)) return Status::InvalidArgument();
   rho_ = rho;
   // K = λI + ρ·Σ_i D_iᵀD_i (lower triangle), one pass over the rows.
+  const size_t dim = dim_;
   Real* k = factor_.data();
-  for (size_t i = 0; i < samples; ++i) {
+  for (size_t i = 0; i < dim * dim; ++i) k[i] = 0;
+  for (size_t i = 0; i < samples_; ++i) {
     const Real* a = features_ + i * dim;
     for (size_t r = 0; r < dim; ++r) {
       if (a[r] == 0) continue;  // one-hot rows are mostly zero
@@ -53,7 +71,7 @@ Status AdmmSharingStep::Init(Workspace& ws, Span<const Real> features,
           MatrixMap(k, internal::Index(dim), internal::Index(dim)))) {
     return Status::Internal();
   }
-  initialized_ = true;
+  factored_ = true;
   return Status::Ok();
 }
 
@@ -71,6 +89,7 @@ Status AdmmSharingStep::SetModel(Span<const Real> x) {
 Status AdmmSharingStep::BeginRound() {
   if (!initialized_) return Status::FailedPrecondition();
   for (size_t c = 0; c < dim_; ++c) g_[c] = 0;
+  for (size_t c = 0; c < dim_; ++c) xi_[c] = 0;  // g_u until Solve
   model_rows_ = 0;
   auxiliary_rows_ = 0;
   in_round_ = true;
@@ -80,7 +99,7 @@ Status AdmmSharingStep::BeginRound() {
 Status AdmmSharingStep::AccumulateBlock(size_t first_row, Span<const Real> y,
                                         Span<const Real> v,
                                         Span<const Real> own_share) {
-  if (!in_round_) return Status::FailedPrecondition();
+  if (!in_round_ || !factored_) return Status::FailedPrecondition();
   const size_t b = y.size();
   if (first_row != model_rows_ || first_row != auxiliary_rows_ ||
       v.size() != b || (!own_share.empty() && own_share.size() != b) ||
@@ -116,15 +135,17 @@ Status AdmmSharingStep::AccumulateVectorBlock(Vector which, size_t first_row,
       (!own_share.empty() && !IsFiniteVector(own_share, b))) {
     return Status::InvalidArgument();
   }
-  // eq. (6)'s right-hand side split by linearity: D_mᵀy + ρD_mᵀ(v − D_m x̃).
+  // eq. (6)'s right-hand side split by linearity: D_mᵀy + ρ·g_u with
+  // g_u = D_mᵀ(v − D_m x̃), kept in xi_ until Solve (ρ may not be known yet:
+  // a streamed task carries its params after its vectors).
   for (size_t j = 0; j < b; ++j) {
     const Span<const Real> a = Row(first_row + j);
-    Real coefficient = values[j];
     if (model) {
       const Real own = own_share.empty() ? internal::Dot(a, x_) : own_share[j];
-      coefficient = rho_ * (values[j] - own);
+      internal::Axpy(values[j] - own, a, xi_);
+    } else {
+      internal::Axpy(values[j], a, g_);
     }
-    internal::Axpy(coefficient, a, g_);
   }
   seen += b;
   return Status::Ok();
@@ -132,10 +153,12 @@ Status AdmmSharingStep::AccumulateVectorBlock(Vector which, size_t first_row,
 
 Result<SharingSolveReport> AdmmSharingStep::Solve(
     const SharingNoiseParams& noise, GaussianSampler& sampler) {
-  if (!in_round_ || model_rows_ != samples_ || auxiliary_rows_ != samples_) {
+  if (!in_round_ || !factored_ || model_rows_ != samples_ ||
+      auxiliary_rows_ != samples_) {
     return Status::FailedPrecondition();
   }
   EDGEADMM_TRY(noise.Validate());
+  internal::Axpy(rho_, xi_, g_);  // g = D_mᵀy + ρ·g_u (g_u = 0 if unused)
   const MatrixMap l(factor_.data(), internal::Index(dim_),
                     internal::Index(dim_));
   // x = −K⁻¹g, computed in g's buffer.

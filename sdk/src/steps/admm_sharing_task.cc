@@ -11,9 +11,9 @@
 // D_test,m x̃_m(T) of the device's test records (UPDATE_KIND_SHARE_AND_
 // SCORES, N + K values): the device must hold exactly K test records of
 // its `columns` (FAILED_PRECONDITION otherwise). RunAdmmSharingTask takes
-// the whole vectors; BeginAdmmSharingStream begins the same step for a
-// streaming client, which feeds the rows in blocks (DeviceClient with
-// stream_rows; docs/sdk.md, "Streaming party").
+// the whole vectors; Begin/FinishAdmmSharingStream run the same step for a
+// streaming client, which feeds the rows in blocks between them
+// (DeviceClient with stream_rows; docs/sdk.md, "Streaming party").
 #include "algorithm_task.h"
 
 namespace edgeadmm::internal {
@@ -87,15 +87,32 @@ Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
       .status();
 }
 
-Status BeginAdmmSharingStream(const edgeadmm_wire_RoundTask& h, size_t samples,
-                              const DatasetView* test_data,
-                              LocalTrainer& trainer, StreamPlan& plan) {
+Status BeginAdmmSharingStream(const edgeadmm_wire_RoundTask& h,
+                              LocalTrainer& trainer) {
+  return trainer.BeginSharingStream(h.round_id);
+}
+
+Status AccumulateAdmmSharingStream(LocalTrainer& trainer, bool model,
+                                   size_t first_row, Span<const Real> values,
+                                   Span<const Real> zeros) {
+  return trainer.AccumulateSharingStream(
+      model ? AdmmSharingStep::Vector::kModel
+            : AdmmSharingStep::Vector::kAuxiliary,
+      first_row, values, zeros);
+}
+
+Status FinishAdmmSharingStream(const edgeadmm_wire_RoundTask& h, size_t samples,
+                               const DatasetView* test_data,
+                               LocalTrainer& trainer, ByteSpan key,
+                               StreamPlan& plan) {
   SharingTaskParams params;
   SharingScoreParams score;
   EDGEADMM_TRY(SharingSetup(h, samples, test_data, trainer, params, score));
   const size_t scored = h.params.sharing_params.score_records;
-  EDGEADMM_TRY(trainer.BeginSharingStream(params, scored > 0 ? &score : nullptr,
-                                          h.round_id));
+  EDGEADMM_TRY(trainer
+                   .FinishSharingStream(params, scored > 0 ? &score : nullptr,
+                                        h.round_id, key)
+                   .status());
   plan.score_rows = scored;
   plan.share_sigma =
       params.noise.mode == SharingNoise::kRigorous ? params.noise.sigma : 0;

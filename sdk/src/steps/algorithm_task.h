@@ -48,12 +48,21 @@ struct TaskOutput {
 using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
                              Span<Real> upload, TaskOutput& out);
 
-// Begins the step of a task whose vectors will arrive in row blocks (a
-// streaming party: LocalTrainer::BeginSharingStream), after the same checks
-// as the algorithm's RunTaskFn; fills `plan`.
+// A task whose vectors arrive in row blocks (a streaming party; its params
+// come after its vectors): BeginStreamFn starts the step from the fields
+// before the vectors (round, job); the rows then go to the trainer
+// (LocalTrainer::AccumulateSharingStream); FinishStreamFn makes the checks
+// of the algorithm's RunTaskFn on the whole, validated task, finishes the
+// step (drawing the round's noise key into `key`) and fills `plan`.
 using BeginStreamFn = Status (*)(const edgeadmm_wire_RoundTask& header,
-                                 size_t samples, const DatasetView* test_data,
-                                 LocalTrainer& trainer, StreamPlan& plan);
+                                 LocalTrainer& trainer);
+using AccumulateStreamFn = Status (*)(LocalTrainer& trainer, bool model,
+                                      size_t first_row, Span<const Real> values,
+                                      Span<const Real> zeros);
+using FinishStreamFn = Status (*)(const edgeadmm_wire_RoundTask& header,
+                                  size_t samples, const DatasetView* test_data,
+                                  LocalTrainer& trainer, ByteSpan key,
+                                  StreamPlan& plan);
 
 // One registration line: an algorithm the client runs.
 struct AlgorithmTask {
@@ -71,6 +80,8 @@ struct AlgorithmTask {
       edgeadmm_wire_UpdateKind_UPDATE_KIND_UNSPECIFIED;
   // Non-null for an algorithm a streaming client can run in row blocks.
   BeginStreamFn begin_stream = nullptr;
+  AccumulateStreamFn accumulate_stream = nullptr;
+  FinishStreamFn finish_stream = nullptr;
 };
 
 // The registered task of `algorithm`, or nullptr when the client does not run
@@ -108,8 +119,13 @@ Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
                           Span<Real> upload,
                           TaskOutput& out);  // admm_sharing_task.cc
 Status BeginAdmmSharingStream(const edgeadmm_wire_RoundTask& header,
-                              size_t samples, const DatasetView* test_data,
-                              LocalTrainer& trainer,
-                              StreamPlan& plan);  // admm_sharing_task.cc
+                              LocalTrainer& trainer);  // admm_sharing_task.cc
+Status AccumulateAdmmSharingStream(LocalTrainer& trainer, bool model,
+                                   size_t first_row, Span<const Real> values,
+                                   Span<const Real> zeros);
+Status FinishAdmmSharingStream(const edgeadmm_wire_RoundTask& header,
+                               size_t samples, const DatasetView* test_data,
+                               LocalTrainer& trainer, ByteSpan key,
+                               StreamPlan& plan);  // admm_sharing_task.cc
 
 }  // namespace edgeadmm::internal

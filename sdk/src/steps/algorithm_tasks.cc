@@ -6,6 +6,7 @@
 // algorithm links that line and its step only (-ffunction-sections,
 // -fdata-sections, --gc-sections).
 #include "algorithm_task.h"
+#include "client/streaming_party.h"
 #include "edgeadmm/device_client.h"
 
 namespace edgeadmm::internal {
@@ -16,7 +17,7 @@ constexpr AlgorithmTask kProxAdmm       {AlgorithmKind::kProxAdmm,       edgeadm
 constexpr AlgorithmTask kLinearizedAdmm {AlgorithmKind::kLinearizedAdmm, edgeadmm_wire_RoundTask_dp_admm_tag,   edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL,   RunLinearizedAdmmTask};
 constexpr AlgorithmTask kDpSgd          {AlgorithmKind::kDpSgd,          edgeadmm_wire_RoundTask_dp_sgd_tag,    edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U, RunDpSgdTask};
 constexpr AlgorithmTask kPenaltyPerturbation {AlgorithmKind::kPenaltyPerturbation, edgeadmm_wire_RoundTask_penalty_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL, RunPenaltyPerturbationTask};
-constexpr AlgorithmTask kAdmmSharing    {AlgorithmKind::kAdmmSharing,    edgeadmm_wire_RoundTask_sharing_params_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE, RunAdmmSharingTask, /*per_record=*/true, AdmmSharingScoreRecords, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES, BeginAdmmSharingStream};
+constexpr AlgorithmTask kAdmmSharing    {AlgorithmKind::kAdmmSharing,    edgeadmm_wire_RoundTask_sharing_params_tag, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE, RunAdmmSharingTask, /*per_record=*/true, AdmmSharingScoreRecords, edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES, BeginAdmmSharingStream, AccumulateAdmmSharingStream, FinishAdmmSharingStream};
 constexpr const AlgorithmTask* kAlgorithmTasks[] = {&kProxAdmm, &kLinearizedAdmm, &kDpSgd, &kPenaltyPerturbation, &kAdmmSharing};
 // clang-format on
 
@@ -45,8 +46,8 @@ Status InitAnyTrainer(LocalTrainer& trainer, ByteSpan workspace,
   return trainer.Init(workspace, data, config);
 }
 
-constexpr ClientAlgorithmTable kAllAlgorithms{FindAlgorithmTask,
-                                              InitAnyTrainer};
+constexpr ClientAlgorithmTable kAllAlgorithms{FindAlgorithmTask, InitAnyTrainer,
+                                              CreateClientStreaming};
 
 }  // namespace
 

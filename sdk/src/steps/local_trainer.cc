@@ -239,7 +239,13 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
        (scores.empty() || test_rows.size() != scores.size() * data_.dim()))) {
     return Status::InvalidArgument();
   }
-  EDGEADMM_TRY(BeginSharingStream(params, score, round));
+  EDGEADMM_TRY(PlanSharingCharge(params, score, round));
+  Workspace ws(sharing_workspace_);
+  EDGEADMM_TRY(
+      sharing_.Init(ws, Span<const Real>(data_.Row(0).data(), n * data_.dim()),
+                    n, data_.dim(), params.lambda, params.rho));
+  EDGEADMM_TRY(sharing_.SetModel(state_.primary));
+  EDGEADMM_TRY(sharing_.BeginRound());
   // u already excludes the party's own released share (the gateway
   // subtracts it), so the own share passed is 0: `share` serves as the
   // zero block before it receives the share.
@@ -256,10 +262,9 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
   return report;
 }
 
-Status LocalTrainer::BeginSharingStream(const SharingTaskParams& params,
-                                        const SharingScoreParams* score,
-                                        uint64_t round) {
-  sharing_pending_ = false;
+Status LocalTrainer::PlanSharingCharge(const SharingTaskParams& params,
+                                       const SharingScoreParams* score,
+                                       uint64_t round) {
   EDGEADMM_TRY(CheckRound(AlgorithmKind::kAdmmSharing, round));
   EDGEADMM_TRY(params.noise.Validate());
   if (score != nullptr) EDGEADMM_TRY(score->Validate());
@@ -289,17 +294,24 @@ Status LocalTrainer::BeginSharingStream(const SharingTaskParams& params,
   }
   const bool accounted = share_charged || score_charged;
   EDGEADMM_TRY(CheckBudget(accounted, sensitivity, noise_std));
-  // K = λI + ρD_mᵀD_m is factored per task (ρ, λ come with it); x̃_m is
-  // the persisted state.
+  sharing_charge_ =
+      SharingCharge{accounted, sensitivity, noise_std, round, params.noise};
+  return Status::Ok();
+}
+
+Status LocalTrainer::BeginSharingStream(uint64_t round) {
+  sharing_pending_ = false;
+  EDGEADMM_TRY(CheckRound(AlgorithmKind::kAdmmSharing, round));
+  // The data are bound now; K = λI + ρD_mᵀD_m is factored when the task's
+  // ρ, λ have arrived (after its vectors). x̃_m is the persisted state.
   Workspace ws(sharing_workspace_);
   const size_t n = data_.samples();
   EDGEADMM_TRY(
-      sharing_.Init(ws, Span<const Real>(data_.Row(0).data(), n * data_.dim()),
-                    n, data_.dim(), params.lambda, params.rho));
+      sharing_.Bind(ws, Span<const Real>(data_.Row(0).data(), n * data_.dim()),
+                    n, data_.dim()));
   EDGEADMM_TRY(sharing_.SetModel(state_.primary));
   EDGEADMM_TRY(sharing_.BeginRound());
-  sharing_charge_ =
-      SharingCharge{accounted, sensitivity, noise_std, round, params.noise};
+  sharing_round_ = round;
   sharing_pending_ = true;
   return Status::Ok();
 }
@@ -309,6 +321,7 @@ Status LocalTrainer::AccumulateSharingStream(AdmmSharingStep::Vector which,
                                              Span<const Real> values,
                                              Span<const Real> zeros) {
   if (!sharing_pending_) return Status::FailedPrecondition();
+  if (zeros.size() < values.size()) return Status::InvalidArgument();
   // u excludes the party's own share (the gateway subtracted it): the own
   // share passed for kModel rows is 0.
   return sharing_.AccumulateVectorBlock(which, first_row, values,
@@ -318,10 +331,16 @@ Status LocalTrainer::AccumulateSharingStream(AdmmSharingStep::Vector which,
 }
 
 Result<SharingSolveReport> LocalTrainer::FinishSharingStream(
-    ByteSpan noise_key) {
-  if (!sharing_pending_) return Status::FailedPrecondition();
+    const SharingTaskParams& params, const SharingScoreParams* score,
+    uint64_t round, ByteSpan noise_key) {
+  if (!sharing_pending_ || round != sharing_round_) {
+    return Status::FailedPrecondition();
+  }
+  sharing_pending_ = false;
+  EDGEADMM_TRY(PlanSharingCharge(params, score, round));
+  EDGEADMM_TRY(sharing_.Factor(params.lambda, params.rho));
   EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
-                      sharing_.Solve(sharing_charge_.noise, noise_));
+                      sharing_.Solve(params.noise, noise_));
   EDGEADMM_TRY(ShareNoiseStream::NewKey(drbg_, noise_key));
   EDGEADMM_TRY(CommitSharing());
   return report;

@@ -29,6 +29,7 @@ void RoundTaskStreamReader::Reset(ByteSpan header_buffer, Span<Real> block,
   block_ = block;
   handler_ = handler;
   header_ = edgeadmm_wire_RoundTask_init_zero;
+  early_ = edgeadmm_wire_RoundTask_init_zero;
   header_done_ = false;
   error_ = handler == nullptr || block.empty() ? Status::FailedPrecondition()
                                                : Status::Ok();
@@ -55,7 +56,6 @@ Status RoundTaskStreamReader::Fail(Status status) {
 }
 
 Status RoundTaskStreamReader::CopyToHeader(std::byte b) {
-  if (header_done_) return Status::DataLoss();  // a scalar after a vector
   if (header_size_ >= header_buffer_.size()) {
     return Status::ResourceExhausted();
   }
@@ -63,20 +63,34 @@ Status RoundTaskStreamReader::CopyToHeader(std::byte b) {
   return Status::Ok();
 }
 
-// Decodes the scalar fields and validates them with the vector lengths the
-// task must carry (a participating task: `dimension` and its algorithm's
-// auxiliary length; an idle or final one: none, or a model of `dimension`).
+// The fields before the first vector: decoded and checked as far as they
+// go (version, role, the dimension bound, the vector lengths the task must
+// carry: `dimension` and its algorithm's auxiliary length when
+// participating, none or a model of `dimension` otherwise), then handed over.
+// Fields after the vectors (admm-sharing's params: tag order) are checked
+// with the whole header at Finish.
 Status RoundTaskStreamReader::FinishHeader(size_t model_values) {
   EDGEADMM_TRY(internal::DecodeMessage(
       edgeadmm_wire_RoundTask_fields, &header_,
       ConstByteSpan(header_buffer_.data(), header_size_), nullptr, nullptr));
-  const bool participate =
-      internal::EnumValue(header_.role) == edgeadmm_wire_Role_ROLE_PARTICIPATE;
+  const int32_t role = internal::EnumValue(header_.role);
+  if (header_.version != kProtocolVersion ||
+      role < edgeadmm_wire_Role_ROLE_PARTICIPATE ||
+      role > edgeadmm_wire_Role_ROLE_DONE) {
+    return Status::InvalidArgument();
+  }
+  const bool sharing = internal::EnumValue(header_.algorithm) ==
+                       edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+  if (header_.dimension > MaxMessageDimension(sharing)) {
+    return Status::OutOfRange();
+  }
+  const bool participate = role == edgeadmm_wire_Role_ROLE_PARTICIPATE;
+  if (participate && header_.dimension == 0) return Status::OutOfRange();
   expected_[Index(TaskVector::kModel)] =
       participate ? header_.dimension : model_values;
   expected_[Index(TaskVector::kAuxiliary)] =
       participate ? AuxiliaryLength(header_) : 0;
-  EDGEADMM_TRY(ValidateRoundTask(header_, expected_[0], expected_[1]));
+  early_ = header_;
   header_done_ = true;
   return handler_->OnHeader(header_);
 }
@@ -232,6 +246,21 @@ Status RoundTaskStreamReader::Finish() {
   if (!header_done_) EDGEADMM_TRY(Fail(FinishHeader(0)));
   for (size_t i = 0; i < 2; ++i) {
     if (received_[i] != expected_[i]) return Fail(Status::InvalidArgument());
+  }
+  // The whole header, with the fields after the vectors, validated as
+  // DecodeRoundTask does; the fields already acted on must not have changed
+  // (a field repeated after the vectors would override them).
+  EDGEADMM_TRY(Fail(internal::DecodeMessage(
+      edgeadmm_wire_RoundTask_fields, &header_,
+      ConstByteSpan(header_buffer_.data(), header_size_), nullptr, nullptr)));
+  EDGEADMM_TRY(Fail(ValidateRoundTask(header_, received_[0], received_[1])));
+  if (header_.job_id != early_.job_id || header_.round_id != early_.round_id ||
+      internal::EnumValue(header_.role) != internal::EnumValue(early_.role) ||
+      internal::EnumValue(header_.algorithm) !=
+          internal::EnumValue(early_.algorithm) ||
+      internal::EnumValue(header_.loss) != internal::EnumValue(early_.loss) ||
+      header_.dimension != early_.dimension) {
+    return Fail(Status::InvalidArgument());
   }
   return Status::Ok();
 }

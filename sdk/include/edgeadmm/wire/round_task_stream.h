@@ -3,18 +3,21 @@
 // whose RAM is smaller than the task (an admm-sharing party with N records:
 // u_m and y are N values each; docs/sdk.md, "Streaming party").
 //
-// The aggregator encodes a task's scalar fields first and its vectors
-// (`model` = 16, then `auxiliary` = 17) last (edgeadmm.options: RoundTask is
-// encoded in declaration order). The reader keeps every field before the
-// first vector in a header buffer, decodes and validates that header once
-// (ValidateRoundTask, with the model length the task declares and the
-// auxiliary length its algorithm implies) and hands it to the handler; then
-// it converts the vectors' float32 values block by block and hands each block
-// to the handler, which accumulates them (AdmmSharingStep::
-// AccumulateVectorBlock). A scalar field after a vector is refused (the
-// header would be incomplete when it was handed over), as are a repeated
-// vector, a vector of the wrong length, a NaN/Inf value, a truncated body and
-// anything DecodeRoundTask refuses. Portable: no heap, no exceptions.
+// A task is encoded in field-number order (nanopb), so its vectors (`model`
+// = 16, `auxiliary` = 17) come after the common scalar fields (1..15) but
+// before admm-sharing's params (19). The reader keeps every scalar field in
+// a header buffer; at the first vector it decodes the fields so far, checks
+// them as far as they go (version, role, the dimension bound, the vector
+// lengths the task's algorithm implies) and hands them to the handler (job,
+// round, role, algorithm, loss, dimension: enough to decide whether to take
+// the task and to start accumulating); then it converts the vectors'
+// float32 values block by block and hands each block to the handler. At
+// Finish the whole header is decoded and validated as DecodeRoundTask does
+// (ValidateRoundTask with the lengths received), and a field the handler
+// already acted on must not have changed (a repeat after the vectors would
+// override it). Refused: a repeated vector, a vector of the wrong length, a
+// NaN/Inf value, a truncated body and anything DecodeRoundTask refuses.
+// Portable: no heap, no exceptions.
 #pragma once
 
 #include <edgeadmm.pb.h>
@@ -32,8 +35,9 @@ enum class TaskVector : uint8_t { kModel = 0, kAuxiliary = 1 };
 
 class RoundTaskStreamHandler {
  public:
-  // The validated scalar fields, before any vector value. A non-OK status
-  // stops the reader (CANCELLED: the caller does not want the vectors).
+  // The scalar fields before the first vector (checked as far as they go:
+  // see above), before any vector value. A non-OK status stops the reader
+  // (CANCELLED: the caller does not want the vectors).
   virtual Status OnHeader(const edgeadmm_wire_RoundTask& header) = 0;
   // Values [first, first + values.size()) of one vector, finite, in order.
   virtual Status OnValues(TaskVector which, size_t first,
@@ -57,13 +61,15 @@ class RoundTaskStreamReader {
   // handler's status, FAILED_PRECONDITION before Reset. After an error every
   // later Write returns it again (until offset 0 restarts the body).
   Status Write(size_t offset, ConstByteSpan bytes);
-  // The body is complete: OK if it ended after a whole field and every
-  // vector the header announced arrived in full (the header of a task
-  // without vectors is handed over here). DATA_LOSS / INVALID_ARGUMENT
-  // otherwise, or the earlier error.
+  // The body is complete: OK if it ended after a whole field, every vector
+  // the header announced arrived in full, and the whole header is valid
+  // (the header of a task without vectors is handed over here).
+  // DATA_LOSS / INVALID_ARGUMENT / OUT_OF_RANGE otherwise, or the earlier
+  // error.
   Status Finish();
 
-  // The header, once handed over (valid after OnHeader was called).
+  // The header: the fields before the vectors after OnHeader, the whole
+  // validated task after a successful Finish.
   const edgeadmm_wire_RoundTask& header() const { return header_; }
   bool header_done() const { return header_done_; }
   // The error that stopped the reader (OK if none).
@@ -91,6 +97,7 @@ class RoundTaskStreamReader {
   Span<Real> block_;
   RoundTaskStreamHandler* handler_ = nullptr;
   edgeadmm_wire_RoundTask header_ = edgeadmm_wire_RoundTask_init_zero;
+  edgeadmm_wire_RoundTask early_ = edgeadmm_wire_RoundTask_init_zero;
   bool header_done_ = false;
   Status error_;
   size_t consumed_ = 0;     // body bytes taken

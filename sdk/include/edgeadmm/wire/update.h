@@ -31,13 +31,14 @@ Status ValidateUpdate(const edgeadmm_wire_Update& header, size_t vector_size);
 StatusWithSize EncodeUpdate(const edgeadmm_wire_Update& header,
                             Span<const Real> vector, ByteSpan out);
 
-// The bytes of the encoded update up to its vector's values: every scalar
+// The bytes of an encoded update up to its vector's values: every scalar
 // field, then the key and length of the vector field for `vector_size`
-// coordinates. The vector is the last field (edgeadmm.options), so the whole
-// message is this prefix followed by the 4 * vector_size float32 LE bytes of
-// the vector, in order: a device streams an upload larger than its RAM by
-// producing the values as they are sent (docs/sdk.md, "Streaming party").
-// Errors as EncodeUpdate's (validation, RESOURCE_EXHAUSTED).
+// coordinates. The whole message is this prefix followed by the
+// 4 * vector_size float32 LE bytes of the vector: a device streams an upload
+// larger than its RAM by producing the values as they are sent (docs/sdk.md,
+// "Streaming party"). It decodes to the same update as EncodeUpdate's bytes,
+// which are the same except that a nonzero pp_loss (field 9) follows the
+// vector there (field-number order). Errors as EncodeUpdate's.
 StatusWithSize EncodeUpdatePrefix(const edgeadmm_wire_Update& header,
                                   size_t vector_size, ByteSpan out);
 

@@ -17,6 +17,7 @@ using testing::EncodeRaw;
 using testing::FederatedTask;
 using testing::Float32Bytes;
 using testing::Ramp;
+using testing::SharingTask;
 
 std::vector<uint8_t> Encode(const edgeadmm_wire_RoundTask& task,
                             const std::vector<Real>& model,
@@ -76,28 +77,6 @@ edgeadmm_wire_RoundTask PenaltyTask(uint32_t p) {
   q.iteration = 3;
   q.nodes = 5;
   q.degree = 4;
-  q.rounds = 10;
-  return t;
-}
-
-// admm-sharing: party 1 of 2 with 57 columns; the task's dimension is N.
-edgeadmm_wire_RoundTask SharingTask(uint32_t n) {
-  edgeadmm_wire_RoundTask t = FederatedTask(n);
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
-  t.which_params = edgeadmm_wire_RoundTask_sharing_params_tag;
-  auto& q = t.params.sharing_params;
-  q = edgeadmm_wire_SharingParams_init_zero;
-  q.parties = 2;
-  q.party = 1;
-  q.first_column = 66;
-  q.columns = 57;
-  q.records = n;
-  q.rho = 4e-4;
-  q.lambda = 1e-2;
-  q.noise = 2;
-  q.sigma = 0.01;
-  q.sensitivity = 1e-3;
-  q.iteration = 3;
   q.rounds = 10;
   return t;
 }

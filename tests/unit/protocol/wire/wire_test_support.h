@@ -104,6 +104,28 @@ inline edgeadmm_wire_RoundTask FederatedTask(uint32_t p) {
   return t;
 }
 
+// admm-sharing: party 1 of 2 with 57 columns; the task's dimension is N.
+inline edgeadmm_wire_RoundTask SharingTask(uint32_t n) {
+  edgeadmm_wire_RoundTask t = FederatedTask(n);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+  t.which_params = edgeadmm_wire_RoundTask_sharing_params_tag;
+  auto& q = t.params.sharing_params;
+  q = edgeadmm_wire_SharingParams_init_zero;
+  q.parties = 2;
+  q.party = 1;
+  q.first_column = 66;
+  q.columns = 57;
+  q.records = n;
+  q.rho = 4e-4;
+  q.lambda = 1e-2;
+  q.noise = 2;
+  q.sigma = 0.01;
+  q.sensitivity = 1e-3;
+  q.iteration = 3;
+  q.rounds = 10;
+  return t;
+}
+
 // A valid update of dimension p.
 inline edgeadmm_wire_Update SampleUpdate(uint32_t p) {
   edgeadmm_wire_Update u = edgeadmm_wire_Update_init_zero;
