@@ -223,9 +223,19 @@ BodySource* StreamingParty::UploadSource(Status& error) {
   if (error.ok()) {
     // x̃_m from the persisted state (the trainer may have been reset since:
     // a reboot between the step and the receipt).
-    DeviceState state;
-    state.primary = x_;
-    error = DeserializeDeviceState(view.state, state);
+    // The secondary vector, if the state has one, goes to the scratch.
+    const Result<DeviceStateInfo> info = InspectDeviceState(view.state);
+    Workspace scratch(c.config_.compute_scratch);
+    const Result<Span<Real>> secondary =
+        info.ok() ? scratch.Allocate<Real>(info->secondary_dim)
+                  : Result<Span<Real>>(info.status());
+    error = secondary.status();
+    if (error.ok()) {
+      DeviceState state;
+      state.primary = x_;
+      state.secondary = *secondary;
+      error = DeserializeDeviceState(view.state, state);
+    }
   }
   if (error.ok()) {
     error =
