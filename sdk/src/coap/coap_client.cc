@@ -311,7 +311,7 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
     if (e.active && (payload.size() > e.buffer.size() ||
                      (FindUintOption(m, kOptionSize2, size2).ok() &&
                       size2 > e.buffer.size()))) {
-      ReportTooLarge(e);
+      Complete(e, Status::ResourceExhausted());
       return;
     }
   } else if (has_block2) {
@@ -338,13 +338,8 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
   // else (an error's StatusBody, a notification) to the buffer.
   const bool to_sink = e.sink != nullptr && (m.code >> 5) == 2;
   const Status taken = TakeBlock(e, offset, payload, to_sink);
-  if (!taken.ok()) {
-    r.payload_size = e.received;
-    if (e.observe && e.active) {
-      ReportTooLarge(e);  // a notification's later block overflowed
-    } else {
-      Finish(e, taken);
-    }
+  if (!taken.ok()) {  // the buffer overflowed or the sink said stop
+    Complete(e, taken);
     return;
   }
   if (more) {
@@ -356,18 +351,7 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
     if (!sent.ok()) Finish(e, sent);
     return;
   }
-  r.payload_size = e.received;
-  e.fetching = false;
-  e.block2 = 0;
-  e.received = 0;
-  if (e.observe) {
-    r.status = Status::Ok();
-    e.ready = true;
-    e.deadline_ms = 0;  // notifications come when they come
-    e.awaiting_ack = false;
-    return;
-  }
-  Finish(e, Status::Ok());
+  Complete(e, Status::Ok());
 }
 
 // Bytes [offset, offset + bytes.size()) of the body of `e`: to its sink or
@@ -393,14 +377,20 @@ Status CoapClient::TakeBlock(Exchange& e, size_t offset, ConstByteSpan bytes,
   return Status::Ok();
 }
 
-// A notification larger than the notification buffer: reported as such
-// (its code, no body), its other blocks not fetched; the observation stays.
-void CoapClient::ReportTooLarge(Exchange& e) {
-  e.result.status = Status::ResourceExhausted();
-  e.result.payload_size = 0;
+// The end of one body of `e`, reported with `status` (and the body's size if
+// OK): a request is finished; an observation stays registered if it was
+// (a notification too large for its buffer too: its other blocks are not
+// fetched).
+void CoapClient::Complete(Exchange& e, Status status) {
+  e.result.payload_size = status.ok() ? e.received : 0;
   e.fetching = false;
   e.block2 = 0;
   e.received = 0;
+  if (!e.observe) {
+    Finish(e, status);
+    return;
+  }
+  e.result.status = status;
   e.ready = true;
   e.deadline_ms = 0;  // notifications come when they come
   e.awaiting_ack = false;

@@ -119,7 +119,7 @@ class CoapClient final : public Transport {
   Status Transmit(Exchange& e);
   Status TakeBlock(Exchange& e, size_t offset, ConstByteSpan bytes,
                    bool to_sink);
-  void ReportTooLarge(Exchange& e);
+  void Complete(Exchange& e, Status status);
   void Finish(Exchange& e, Status status);
   void HandleDatagram(size_t size);
   void HandleResponse(Exchange& e, const MessageView& m);
