@@ -304,11 +304,12 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
     if (!first || (has_block2 && block.more && !more)) {
       payload = ConstByteSpan();  // ended with a partial body: report it
     }
-    // A body that cannot fit the buffer (its first block, or the Size2
-    // it announces, is larger): reported now instead of fetched block by
-    // block until it overflows; a streaming client GETs it into a sink.
+    // A body that cannot fit the buffer (its first block, with at least
+    // one byte more if more blocks follow, or the Size2 it announces, is
+    // larger): reported now instead of fetched block by block until it
+    // overflows; a streaming client GETs it into a sink.
     uint32_t size2 = 0;
-    if (e.active && (payload.size() > e.buffer.size() ||
+    if (e.active && (payload.size() + (more ? 1 : 0) > e.buffer.size() ||
                      (FindUintOption(m, kOptionSize2, size2).ok() &&
                       size2 > e.buffer.size()))) {
       Complete(e, Status::ResourceExhausted());

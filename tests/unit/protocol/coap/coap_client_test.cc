@@ -364,5 +364,28 @@ TEST_F(CoapClientObserveTest,
   EXPECT_EQ(link_.sent_count, sent);  // no Reset: the token is still known
 }
 
+// A first block that fills the whole buffer while more blocks follow: the
+// body cannot fit, known without Size2 and without fetching block 1.
+TEST_F(CoapClientObserveTest, AFullFirstBlockWithMoreIsTooLarge) {
+  client_->StopObserve();
+  ASSERT_TRUE(client_->StartObserve("v1/task", ByteSpan(body_, 16)).ok());
+  std::memcpy(token_, link_.Last().token.data(), 4);
+  const size_t before = link_.sent_count;
+  Respond(MessageType::kAcknowledgement, link_.Last().message_id,
+          RegistrationToken(), 1, "A", 0, true, "0123456789abcdef");
+  TransportResult r;
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_EQ(r.status, Status::ResourceExhausted());
+  EXPECT_EQ(r.payload_size, 0u);
+  EXPECT_EQ(link_.sent_count, before);  // no GET of block 1
+  // One block that fits exactly, nothing after it: reported whole.
+  Respond(MessageType::kNonConfirmable, 0x5004, RegistrationToken(), 2, "B", 0,
+          false, "ABCDEFGHIJKLMNOP");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_TRUE(r.status.ok());
+  ASSERT_EQ(r.payload_size, 16u);
+  EXPECT_EQ(std::memcmp(body_, "ABCDEFGHIJKLMNOP", 16), 0);
+}
+
 }  // namespace
 }  // namespace edgeadmm::coap
