@@ -45,14 +45,24 @@ Status CoapClient::StartRequest(const TransportRequest& request,
                                 ByteSpan response_buffer) {
   if (request_.active) return Status::FailedPrecondition();
   if (request.path == nullptr) return Status::InvalidArgument();
+  // A body comes from one place: the payload or the source.
+  if (request.payload_source != nullptr && !request.payload.empty()) {
+    return Status::InvalidArgument();
+  }
   request_ = Exchange{};
   request_.active = true;
   request_.path = request.path;
   request_.method = request.method;
   request_.content_format = request.content_format;
   request_.payload = request.payload;
+  request_.source = request.payload_source;
+  request_.sink = request.response_sink;
   request_.buffer = response_buffer;
   const Status sent = SendNew(request_);
+  if (!sent.ok() && request_.source_failed) {
+    Finish(request_, sent);  // the source's error ends the exchange
+    return Status::Ok();
+  }
   if (!sent.ok()) request_ = Exchange{};
   return sent;
 }
@@ -93,6 +103,10 @@ bool CoapClient::TakeNotification(TransportResult& result) {
 
 void CoapClient::StopObserve() { observe_ = Exchange{}; }
 
+size_t CoapClient::BodySize(const Exchange& e) {
+  return e.source != nullptr ? e.source->size() : e.payload.size();
+}
+
 // A new confirmable message of exchange `e` (its next block, or its first).
 Status CoapClient::SendNew(Exchange& e) {
   e.mid = next_mid_++;
@@ -108,8 +122,13 @@ Status CoapClient::SendNew(Exchange& e) {
   return Transmit(e);
 }
 
-Status CoapClient::Transmit(const Exchange& e) {
+// Builds the datagram of `e`'s current block and sends it; a streamed body's
+// block is read from its source into the datagram, each time (Transmit is
+// also the retransmission).
+Status CoapClient::Transmit(Exchange& e) {
+  e.source_failed = false;
   const size_t block_size = size_t{1} << (config_.block_szx + 4);
+  const size_t body_size = BodySize(e);
   MessageWriter w(config_.tx_buffer);
   w.Begin(MessageType::kConfirmable, static_cast<uint8_t>(e.method), e.mid,
           View(e.token, sizeof(e.token)));
@@ -123,26 +142,36 @@ Status CoapClient::Transmit(const Exchange& e) {
                 View(reinterpret_cast<const uint8_t*>(segment), length));
     segment += length + (end != nullptr ? 1 : 0);
   }
-  const bool blockwise = e.payload.size() > block_size;
-  if (!e.payload.empty())
-    w.AddUintOption(kOptionContentFormat, e.content_format);
+  if (body_size != 0) w.AddUintOption(kOptionContentFormat, e.content_format);
   if (e.block2 != 0) {
     w.AddUintOption(kOptionBlock2,
                     EncodeBlock({e.block2, false, config_.block_szx}));
   }
-  ConstByteSpan chunk = e.payload;
-  if (blockwise) {
-    const size_t offset = size_t{e.block1} * block_size;
-    const size_t left = e.payload.size() - offset;
-    chunk = e.payload.subspan(offset, left < block_size ? left : block_size);
-    const bool more = offset + chunk.size() < e.payload.size();
+  size_t offset = 0;
+  size_t chunk = body_size;
+  if (body_size > block_size) {  // Block1 (RFC 7959 section 2.5)
+    offset = size_t{e.block1} * block_size;
+    const size_t left = body_size - offset;
+    chunk = left < block_size ? left : block_size;
+    const bool more = offset + chunk < body_size;
     w.AddUintOption(kOptionBlock1,
                     EncodeBlock({e.block1, more, config_.block_szx}));
     if (e.block1 == 0) {
-      w.AddUintOption(kOptionSize1, static_cast<uint32_t>(e.payload.size()));
+      w.AddUintOption(kOptionSize1, static_cast<uint32_t>(body_size));
     }
   }
-  w.SetPayload(chunk);
+  if (e.source == nullptr) {
+    w.SetPayload(e.payload.subspan(offset, chunk));
+  } else {
+    const ByteSpan space = w.ReservePayload(chunk);
+    if (!space.empty()) {
+      const Status read = e.source->Read(offset, space);
+      if (!read.ok()) {
+        e.source_failed = true;
+        return read;
+      }
+    }
+  }
   const StatusWithSize n = w.Finish();
   if (!n.ok()) return n.status();
   return config_.link->Send(config_.tx_buffer.first(n.size()));
@@ -234,11 +263,11 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
   const size_t block_size = size_t{1} << (config_.block_szx + 4);
   uint32_t value = 0;
   BlockValue block;
-  if (!e.observe && m.code == kContinue && e.payload.size() > block_size &&
+  if (!e.observe && m.code == kContinue && BodySize(e) > block_size &&
       FindUintOption(m, kOptionBlock1, value).ok() &&
       DecodeBlock(value, block).ok() && block.num == e.block1) {
     ++e.block1;
-    if (size_t{e.block1} * block_size < e.payload.size()) {
+    if (size_t{e.block1} * block_size < BodySize(e)) {
       const Status sent = SendNew(e);
       if (!sent.ok()) Finish(e, sent);
       return;
@@ -275,6 +304,17 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
     if (!first || (has_block2 && block.more && !more)) {
       payload = ConstByteSpan();  // ended with a partial body: report it
     }
+    // A body that cannot fit the buffer (its first block, with at least
+    // one byte more if more blocks follow, or the Size2 it announces, is
+    // larger): reported now instead of fetched block by block until it
+    // overflows; a streaming client GETs it into a sink.
+    uint32_t size2 = 0;
+    if (e.active && (payload.size() + (more ? 1 : 0) > e.buffer.size() ||
+                     (FindUintOption(m, kOptionSize2, size2).ok() &&
+                      size2 > e.buffer.size()))) {
+      Complete(e, Status::ResourceExhausted());
+      return;
+    }
   } else if (has_block2) {
     offset = block.offset();
     more = block.more;
@@ -295,15 +335,14 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
     e.etag_size = etag.size();
     if (!etag.empty()) std::memcpy(e.etag, etag.data(), etag.size());
   }
-  if (payload.size() > e.buffer.size() ||
-      offset > e.buffer.size() - payload.size()) {
-    Finish(e, Status::ResourceExhausted());
+  // A success body goes to the request's sink if it has one; anything
+  // else (an error's StatusBody, a notification) to the buffer.
+  const bool to_sink = e.sink != nullptr && (m.code >> 5) == 2;
+  const Status taken = TakeBlock(e, offset, payload, to_sink);
+  if (!taken.ok()) {  // the buffer overflowed or the sink said stop
+    Complete(e, taken);
     return;
   }
-  if (!payload.empty()) {
-    std::memcpy(e.buffer.data() + offset, payload.data(), payload.size());
-  }
-  e.received = offset + payload.size();
   if (more) {
     // The next block, one confirmable GET each (without Observe for a
     // notification's).
@@ -313,18 +352,49 @@ void CoapClient::HandleResponse(Exchange& e, const MessageView& m) {
     if (!sent.ok()) Finish(e, sent);
     return;
   }
-  r.payload_size = e.received;
+  Complete(e, Status::Ok());
+}
+
+// Bytes [offset, offset + bytes.size()) of the body of `e`: to its sink or
+// into its buffer. RESOURCE_EXHAUSTED if they do not fit the buffer, or the
+// sink's error.
+Status CoapClient::TakeBlock(Exchange& e, size_t offset, ConstByteSpan bytes,
+                             bool to_sink) {
+  if (to_sink) {
+    if (!bytes.empty()) {
+      const Status written = e.sink->Write(offset, bytes);
+      if (!written.ok()) return written;
+    }
+  } else {
+    if (bytes.size() > e.buffer.size() ||
+        offset > e.buffer.size() - bytes.size()) {
+      return Status::ResourceExhausted();
+    }
+    if (!bytes.empty()) {
+      std::memcpy(e.buffer.data() + offset, bytes.data(), bytes.size());
+    }
+  }
+  e.received = offset + bytes.size();
+  return Status::Ok();
+}
+
+// The end of one body of `e`, reported with `status` (and the body's size if
+// OK): a request is finished; an observation stays registered if it was
+// (a notification too large for its buffer too: its other blocks are not
+// fetched).
+void CoapClient::Complete(Exchange& e, Status status) {
+  e.result.payload_size = status.ok() ? e.received : 0;
   e.fetching = false;
   e.block2 = 0;
   e.received = 0;
-  if (e.observe) {
-    r.status = Status::Ok();
-    e.ready = true;
-    e.deadline_ms = 0;  // notifications come when they come
-    e.awaiting_ack = false;
+  if (!e.observe) {
+    Finish(e, status);
     return;
   }
-  Finish(e, Status::Ok());
+  e.result.status = status;
+  e.ready = true;
+  e.deadline_ms = 0;  // notifications come when they come
+  e.awaiting_ack = false;
 }
 
 void CoapClient::CheckTimers(uint64_t now) {

@@ -128,14 +128,26 @@ void MessageWriter::AddUintOption(uint16_t number, uint32_t value) {
 }
 
 void MessageWriter::SetPayload(ConstByteSpan payload) {
+  const ByteSpan space = ReservePayload(payload.size());
+  if (!space.empty()) std::memcpy(space.data(), payload.data(), space.size());
+}
+
+ByteSpan MessageWriter::ReservePayload(size_t size) {
   if (!begun_ || payload_set_) {
     status_ = Status::InvalidArgument();
-    return;
+    return ByteSpan();
   }
   payload_set_ = true;
-  if (payload.empty()) return;
+  if (size == 0) return ByteSpan();
   PutByte(kPayloadMarker);
-  Put(payload.data(), payload.size());
+  if (!status_.ok()) return ByteSpan();
+  if (out_.size() - size_ < size) {
+    status_ = Status::ResourceExhausted();
+    return ByteSpan();
+  }
+  const ByteSpan space = out_.subspan(size_, size);
+  size_ += size;
+  return space;
 }
 
 StatusWithSize MessageWriter::Finish() {

@@ -4,7 +4,9 @@
 // without libcoap runs (issue 12), here on the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@
 #include "poll_until_done.h"
 #include "test_database.h"
 #include "udp_relay.h"
+#include "wire_bodies.h"
 
 namespace edgeadmm {
 namespace {
@@ -83,12 +86,15 @@ struct SdkStack {
 
 class DaemonSdkClientTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start(3); }
+  // Enrolls dev-000, creates a one-device job of `dimension` and starts
+  // the daemon.
+  void Start(int dimension) {
     registry::DeviceRegistry reg(t_.db());
     auto psk = reg.Add("dev-000");
     ASSERT_TRUE(psk.ok());
     key_ = *psk;
-    job_id_ = testing::StartOneDeviceJob(t_.db(), "sdk");
+    job_id_ = testing::StartOneDeviceJob(t_.db(), "sdk", dimension);
     daemon_ = std::make_unique<testing::DaemonProcess>(
         EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
     ASSERT_TRUE(daemon_->started());
@@ -117,6 +123,149 @@ TEST_F(DaemonSdkClientTest, StatusAndTaskOverMbedTlsDtls) {
                   Span<Real>(z.data(), z.size()), Span<Real>(), decoded)
                   .ok());
   EXPECT_EQ(decoded.header.job_id, static_cast<uint64_t>(job_id_));
+}
+
+// Streamed bodies (transport.h BodySource/BodySink, issue 15) on a job of
+// dimension 1000: its task (4 Block2 blocks) into a sink through a 128-byte
+// response buffer is the task a plain buffer gets (but for the time left
+// to the deadline, computed per send), and an update read
+// block by block from a source (4 Block1 blocks) is accepted (2.04).
+class DaemonSdkStreamingTest : public DaemonSdkClientTest {
+ protected:
+  static constexpr size_t kDimension = 1000;
+  void SetUp() override { Start(kDimension); }
+};
+
+// Serves a body the test holds (a device would compute each block),
+// counting the reads.
+class VectorSource final : public BodySource {
+ public:
+  explicit VectorSource(const std::vector<uint8_t>& body) : body_(body) {}
+  size_t size() const override { return body_.size(); }
+  Status Read(size_t offset, ByteSpan out) override {
+    ++reads;
+    if (offset > body_.size() || out.size() > body_.size() - offset) {
+      return Status::OutOfRange();
+    }
+    std::memcpy(out.data(), body_.data() + offset, out.size());
+    return Status::Ok();
+  }
+  size_t reads = 0;
+
+ private:
+  const std::vector<uint8_t>& body_;
+};
+
+// Appends what it is given (offset 0 again starts over; a gap is refused).
+class VectorSink final : public BodySink {
+ public:
+  Status Write(size_t offset, ConstByteSpan bytes) override {
+    ++writes;
+    if (offset != body.size()) {
+      if (offset != 0) return Status::DataLoss();
+      body.clear();
+    }
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    body.insert(body.end(), p, p + bytes.size());
+    return Status::Ok();
+  }
+  std::vector<uint8_t> body;
+  size_t writes = 0;
+};
+
+TEST_F(DaemonSdkStreamingTest, TaskIntoASinkAndAnUpdateFromASource) {
+  SdkStack device(daemon_->port(), "dev-000", key_);
+  ASSERT_TRUE(device.client->streams_bodies());
+  // The task into a buffer large enough for it.
+  TransportRequest get;
+  get.path = wire::kTaskPath;
+  std::vector<uint8_t> whole(16384);
+  TransportResult r;
+  ASSERT_TRUE(device.client
+                  ->Request(get,
+                            ByteSpan(reinterpret_cast<std::byte*>(whole.data()),
+                                     whole.size()),
+                            20000, r)
+                  .ok())
+      << r.status.str();
+  ASSERT_EQ(r.code, wire::kCoapContent);
+  whole.resize(r.payload_size);
+  ASSERT_GT(whole.size(), 3u * 1024);  // 4 blocks: Block2 did the work
+
+  // The same task into a sink, through a 128-byte response buffer.
+  VectorSink sink;
+  get.response_sink = &sink;
+  std::byte small[128];
+  ASSERT_TRUE(
+      device.client->Request(get, ByteSpan(small, sizeof(small)), 20000, r)
+          .ok())
+      << r.status.str();
+  ASSERT_EQ(r.code, wire::kCoapContent);
+  EXPECT_EQ(r.payload_size, sink.body.size());
+  EXPECT_EQ(sink.writes, (sink.body.size() + 1023) / 1024);
+  // The same task but for deadline_ms (the time left, computed per send,
+  // a varint of varying length): the same header otherwise, and the model
+  // (the last field, float32 LE) byte for byte.
+  auto decode = [](const std::vector<uint8_t>& body, std::vector<Real>& z) {
+    wire::DecodedRoundTask t{};
+    EXPECT_TRUE(
+        wire::DecodeRoundTask(
+            ConstByteSpan(reinterpret_cast<const std::byte*>(body.data()),
+                          body.size()),
+            Span<Real>(z.data(), z.size()), Span<Real>(), t)
+            .ok());
+    return t;
+  };
+  std::vector<Real> z(kDimension);
+  std::vector<Real> z_whole(kDimension);
+  const wire::DecodedRoundTask task = decode(sink.body, z);
+  const wire::DecodedRoundTask plain = decode(whole, z_whole);
+  EXPECT_EQ(task.header.job_id, plain.header.job_id);
+  EXPECT_EQ(task.header.round_id, plain.header.round_id);
+  EXPECT_EQ(task.header.role, plain.header.role);
+  EXPECT_EQ(task.header.algorithm, plain.header.algorithm);
+  EXPECT_EQ(task.header.dimension, plain.header.dimension);
+  EXPECT_EQ(z, z_whole);
+  const size_t model_bytes = 4 * kDimension;
+  ASSERT_GT(sink.body.size(), model_bytes);
+  EXPECT_TRUE(std::equal(sink.body.end() - model_bytes, sink.body.end(),
+                         whole.end() - model_bytes));
+  const size_t longer = std::max(sink.body.size(), whole.size());
+  EXPECT_LE(longer - std::min(sink.body.size(), whole.size()), 4u);
+
+  // An update of its round, read from a source block by block.
+  ASSERT_EQ(task.header.role, edgeadmm_wire_Role_ROLE_PARTICIPATE);
+  std::vector<double> delta(kDimension);
+  for (size_t i = 0; i < kDimension; ++i) {
+    delta[i] = static_cast<double>(static_cast<int>(i % 17) - 8) / 64;
+  }
+  const std::vector<uint8_t> update = testing::EncodeUpdateBody(
+      "dev-000", task.header.job_id, task.header.round_id, delta);
+  ASSERT_GT(update.size(), 3u * 1024);
+  VectorSource source(update);
+  TransportRequest post;
+  post.method = CoapMethod::kPost;
+  post.path = wire::kUpdatePath;
+  post.content_format = wire::kUpdateFormat;
+  post.payload_source = &source;
+  std::byte status_body[128];
+  ASSERT_TRUE(
+      device.client
+          ->Request(post, ByteSpan(status_body, sizeof(status_body)), 20000, r)
+          .ok())
+      << r.status.str();
+  EXPECT_EQ(r.code, wire::kCoapChanged);
+  EXPECT_GE(source.reads, (update.size() + 1023) / 1024);
+  // The daemon stored it: the round's one upload.
+  EXPECT_EQ(daemon_->Terminate(), 0);
+  t_.Reopen();
+  auto rows = t_.db().Prepare(
+      "SELECT COUNT(*) FROM uploads WHERE job_id = ? AND round_id = ?");
+  ASSERT_TRUE(rows.ok());
+  rows->Bind(1, job_id_);
+  rows->Bind(2, static_cast<int64_t>(task.header.round_id));
+  ASSERT_TRUE(rows->StepRow().ok());
+  EXPECT_EQ(rows->ColumnInt(0), 1);
 }
 
 TEST_F(DaemonSdkClientTest, WrongKeyFailsTheHandshake) {

@@ -47,6 +47,7 @@ TEST(RoundToFloat16Test, SaturatesInsteadOfOverflowing) {
 class RecordingTransport final : public Transport {
  public:
   Status StartRequest(const TransportRequest& request, ByteSpan) override {
+    ++started;
     path = request.path;
     payload.assign(request.payload.begin(), request.payload.end());
     data = request.payload.data();
@@ -58,7 +59,10 @@ class RecordingTransport final : public Transport {
   bool TakeNotification(TransportResult&) override { return false; }
   void StopObserve() override {}
   StatusWithSize Poll(uint32_t) override { return StatusWithSize(0); }
+  bool streams_bodies() const override { return streams; }
 
+  bool streams = false;
+  size_t started = 0;
   std::string path;
   std::vector<std::byte> payload;
   const std::byte* data = nullptr;
@@ -137,6 +141,34 @@ TEST(Float16ShareTransportTest, ForwardsOtherRequestsUnchanged) {
   ASSERT_TRUE(
       t.StartRequest(get, ByteSpan(response.data(), response.size())).ok());
   EXPECT_EQ(inner.data, body.data());  // the caller's bytes, not a copy
+  EXPECT_EQ(t.rewritten(), 0u);
+}
+
+// The decorator does not stream, even over a transport that does: a
+// streamed update could not be rounded whole, so a body source or a
+// response sink is refused and nothing reaches the inner transport.
+TEST(Float16ShareTransportTest, RefusesStreamedBodies) {
+  struct EmptySource final : BodySource {
+    size_t size() const override { return 0; }
+    Status Read(size_t, ByteSpan) override { return Status::Ok(); }
+  } source;
+  struct NullSink final : BodySink {
+    Status Write(size_t, ConstByteSpan) override { return Status::Ok(); }
+  } sink;
+  RecordingTransport inner;
+  inner.streams = true;
+  Float16ShareTransport t(inner);
+  EXPECT_FALSE(t.streams_bodies());
+  std::vector<std::byte> response(64);
+  const ByteSpan buffer(response.data(), response.size());
+  TransportRequest upload =
+      MakeRequest(CoapMethod::kPost, wire::kUpdatePath, {});
+  upload.payload_source = &source;
+  EXPECT_EQ(t.StartRequest(upload, buffer), Status::Unimplemented());
+  TransportRequest get = MakeRequest(CoapMethod::kGet, wire::kTaskPath, {});
+  get.response_sink = &sink;
+  EXPECT_EQ(t.StartRequest(get, buffer), Status::Unimplemented());
+  EXPECT_EQ(inner.started, 0u);
   EXPECT_EQ(t.rewritten(), 0u);
 }
 

@@ -27,6 +27,9 @@ double RoundToFloat16(double v) {
 
 Status Float16ShareTransport::StartRequest(const TransportRequest& request,
                                            ByteSpan response_buffer) {
+  if (request.payload_source != nullptr || request.response_sink != nullptr) {
+    return Status::Unimplemented();
+  }
   if (request.method != CoapMethod::kPost ||
       std::strcmp(request.path, wire::kUpdatePath) != 0) {
     return inner_.StartRequest(request, response_buffer);

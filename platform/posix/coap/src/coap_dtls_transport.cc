@@ -273,6 +273,10 @@ Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
 Status CoapDtlsTransport::StartRequest(const TransportRequest& request,
                                        ByteSpan response_buffer) {
   if (request_.active) return Status::FailedPrecondition();
+  // Bodies stream only through the SDK's CoapClient (streams_bodies()).
+  if (request.payload_source != nullptr || request.response_sink != nullptr) {
+    return Status::Unimplemented();
+  }
   if (request.payload.size() > kMaxBlocks * kBlockSize) {
     return Status::OutOfRange();
   }

@@ -17,6 +17,12 @@
 //     a Block2 body whose ETag changes midway is fetched again from block 0
 //     (section 2.4); StopObserve forgets the token and later notifications
 //     are answered with a Reset (RFC 7641 3.6).
+//   - Streaming (streams_bodies()): a request's body read block by block
+//     from its BodySource as each datagram is built (again for a
+//     retransmission), a 2.xx response's body handed block by block to its
+//     BodySink (each block once, in order); a notification larger than the
+//     notification buffer is reported at once with RESOURCE_EXHAUSTED
+//     (without fetching its other blocks) and the observation goes on.
 #pragma once
 
 #include <cstddef>
@@ -70,6 +76,7 @@ class CoapClient final : public Transport {
   bool TakeNotification(TransportResult& result) override;
   void StopObserve() override;
   StatusWithSize Poll(uint32_t timeout_ms) override;
+  bool streams_bodies() const override { return true; }
 
   // Datagrams sent again after a timeout (diagnostics, tests).
   uint32_t retransmissions() const { return retransmissions_; }
@@ -84,6 +91,9 @@ class CoapClient final : public Transport {
     CoapMethod method = CoapMethod::kGet;
     uint16_t content_format = 0;
     ConstByteSpan payload;
+    BodySource* source = nullptr;  // replaces `payload` when set
+    BodySink* sink = nullptr;      // takes a 2.xx body instead of `buffer`
+    bool source_failed = false;    // the last Transmit's error is the source's
     ByteSpan buffer;
     uint32_t block1 = 0;  // block of the payload being sent
     uint32_t block2 = 0;  // block of the response asked for
@@ -104,8 +114,12 @@ class CoapClient final : public Transport {
     uint64_t deadline_ms = 0;  // next retransmission, or the response's
   };
 
+  static size_t BodySize(const Exchange& e);
   Status SendNew(Exchange& e);
-  Status Transmit(const Exchange& e);
+  Status Transmit(Exchange& e);
+  Status TakeBlock(Exchange& e, size_t offset, ConstByteSpan bytes,
+                   bool to_sink);
+  void Complete(Exchange& e, Status status);
   void Finish(Exchange& e, Status status);
   void HandleDatagram(size_t size);
   void HandleResponse(Exchange& e, const MessageView& m);

@@ -60,6 +60,10 @@ class MessageWriter {
   // An unsigned option in its shortest big-endian form (0 is empty).
   void AddUintOption(uint16_t number, uint32_t value);
   void SetPayload(ConstByteSpan payload);
+  // Like SetPayload, but returns the `size` payload bytes in the buffer for
+  // the caller to fill (a block read from a BodySource straight into the
+  // datagram); empty if `size` is 0 or on error (Finish reports it).
+  ByteSpan ReservePayload(size_t size);
   // The message's size, or the first error.
   StatusWithSize Finish();
 

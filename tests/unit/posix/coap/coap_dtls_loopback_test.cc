@@ -213,6 +213,38 @@ TEST_F(CoapDtlsLoopbackTest, BlockwiseUploadAndDownload) {
   EXPECT_EQ(r.status, Status::ResourceExhausted()) << r.status.str();
 }
 
+// libcoap's transport does not stream bodies (transport.h): a request with
+// a body source or a response sink is refused before anything is sent.
+TEST_F(CoapDtlsLoopbackTest, RefusesStreamedBodies) {
+  // Both count what the transport asks of them: nothing.
+  struct CountingBody final : BodySource, BodySink {
+    size_t size() const override { return 5000; }
+    Status Read(size_t, ByteSpan) override {
+      ++calls;
+      return Status::Ok();
+    }
+    Status Write(size_t, ConstByteSpan) override {
+      ++calls;
+      return Status::Ok();
+    }
+    int calls = 0;
+  } source, sink;
+  CoapDtlsTransport transport(context_, Config(kKey));
+  EXPECT_FALSE(transport.streams_bodies());
+  std::vector<uint8_t> body(256);
+  TransportRequest request{CoapMethod::kPost, "v1/echo", kOctetStream, {}};
+  request.payload_source = &source;
+  EXPECT_EQ(transport.StartRequest(request, Buffer(body)),
+            Status::Unimplemented());
+  request.payload_source = nullptr;
+  request.response_sink = &sink;
+  EXPECT_EQ(transport.StartRequest(request, Buffer(body)),
+            Status::Unimplemented());
+  EXPECT_FALSE(transport.connected());  // no session was opened
+  EXPECT_TRUE(server_.identities().empty());
+  EXPECT_EQ(source.calls + sink.calls, 0);
+}
+
 // The server answers our hello but can never verify our Finished (another
 // key): DTLS drops such records silently, and the transport maps the stuck
 // handshake (read from the TLS library's state) to UNAUTHENTICATED.

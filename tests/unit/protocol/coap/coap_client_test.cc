@@ -8,11 +8,10 @@
 #include <cstring>
 #include <new>
 
+#include "fake_clock.h"
+
 namespace edgeadmm::coap {
 namespace {
-
-uint64_t g_now = 1000;
-uint64_t Now() { return g_now; }
 
 // Records what the client sends; hands it scripted datagrams.
 class ScriptedLink final : public DatagramLink {
@@ -100,15 +99,7 @@ class CoapClientTest : public ClientFixture {
     ASSERT_TRUE(
         client_->StartRequest(request, ByteSpan(body_, sizeof(body_))).ok());
   }
-  // Polls until the request's result is ready or `limit_ms` of fake time.
-  bool Result(TransportResult& r, uint64_t limit_ms = 200000) {
-    const uint64_t end = g_now + limit_ms;
-    while (g_now < end) {
-      if (client_->TakeResult(r)) return true;
-      EXPECT_TRUE(client_->Poll(100).ok());
-    }
-    return client_->TakeResult(r);
-  }
+  bool Result(TransportResult& r) { return PollForResult(*client_, r); }
 };
 
 TEST_F(CoapClientTest, RetransmitsWithBackOffThenGivesUp) {
@@ -212,9 +203,11 @@ class CoapClientObserveTest : public ClientFixture {
     return ConstByteSpan(reinterpret_cast<const std::byte*>(token_), 4);
   }
   // Delivers a 2.05 with ETag `etag`, Block2 (num, more, 16-byte blocks),
-  // Observe `observe` unless negative, and `payload`.
+  // Observe `observe` unless negative, Size2 `size2` unless 0, and
+  // `payload`.
   void Respond(MessageType type, uint16_t mid, ConstByteSpan token, int observe,
-               const char* etag, uint32_t num, bool more, const char* payload) {
+               const char* etag, uint32_t num, bool more, const char* payload,
+               uint32_t size2 = 0) {
     MessageWriter w(ByteSpan(reinterpret_cast<std::byte*>(link_.inbox),
                              sizeof(link_.inbox)));
     w.Begin(type, (2 << 5) | 5, mid, token);
@@ -225,6 +218,7 @@ class CoapClientObserveTest : public ClientFixture {
       w.AddUintOption(kOptionObserve, static_cast<uint32_t>(observe));
     }
     w.AddUintOption(kOptionBlock2, EncodeBlock({num, more, 0}));
+    if (size2 != 0) w.AddUintOption(kOptionSize2, size2);
     w.SetPayload(ConstByteSpan(reinterpret_cast<const std::byte*>(payload),
                                std::strlen(payload)));
     const StatusWithSize n = w.Finish();
@@ -328,6 +322,69 @@ TEST_F(CoapClientObserveTest, ANewNotificationReplacesOneBeingFetched) {
           "A", 1, false, "ghij");
   EXPECT_FALSE(client_->TakeNotification(r));
   EXPECT_EQ(std::memcmp(body_, "small", 5), 0);
+}
+
+// A notification larger than the 64-byte notification buffer is reported
+// at once (RESOURCE_EXHAUSTED, its code, no body) when its Size2 says so,
+// or when a block overflows the buffer, without fetching more blocks; the
+// observation goes on (a streaming client GETs the body into a sink).
+TEST_F(CoapClientObserveTest,
+       ANotificationTooLargeIsReportedAndObservingGoesOn) {
+  const size_t before = link_.sent_count;
+  Respond(MessageType::kAcknowledgement, link_.Last().message_id,
+          RegistrationToken(), 1, "A", 0, true, "0123456789abcdef", 100);
+  TransportResult r;
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_EQ(r.status, Status::ResourceExhausted());
+  EXPECT_EQ(r.code, (2 << 5) | 5);
+  EXPECT_EQ(r.payload_size, 0u);
+  EXPECT_EQ(link_.sent_count, before);  // no GET of block 1
+  // No Size2: the blocks are fetched until the fifth overflows.
+  Respond(MessageType::kNonConfirmable, 0x5002, RegistrationToken(), 2, "B", 0,
+          true, "ABCDEFGHIJKLMNOP");
+  for (uint32_t num = 1; num <= 3; ++num) {
+    ExpectBlockGet(num);
+    AnswerBlock("B", num, true, "abcdefghijklmnop");
+    EXPECT_FALSE(client_->TakeNotification(r));
+  }
+  ExpectBlockGet(4);
+  AnswerBlock("B", 4, false, "!");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_EQ(r.status, Status::ResourceExhausted());
+  EXPECT_EQ(r.code, (2 << 5) | 5);
+  EXPECT_EQ(r.payload_size, 0u);
+  // Still observing: the next notification arrives.
+  const size_t sent = link_.sent_count;
+  Respond(MessageType::kNonConfirmable, 0x5003, RegistrationToken(), 3, "C", 0,
+          false, "small");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_TRUE(r.status.ok());
+  ASSERT_EQ(r.payload_size, 5u);
+  EXPECT_EQ(std::memcmp(body_, "small", 5), 0);
+  EXPECT_EQ(link_.sent_count, sent);  // no Reset: the token is still known
+}
+
+// A first block that fills the whole buffer while more blocks follow: the
+// body cannot fit, known without Size2 and without fetching block 1.
+TEST_F(CoapClientObserveTest, AFullFirstBlockWithMoreIsTooLarge) {
+  client_->StopObserve();
+  ASSERT_TRUE(client_->StartObserve("v1/task", ByteSpan(body_, 16)).ok());
+  std::memcpy(token_, link_.Last().token.data(), 4);
+  const size_t before = link_.sent_count;
+  Respond(MessageType::kAcknowledgement, link_.Last().message_id,
+          RegistrationToken(), 1, "A", 0, true, "0123456789abcdef");
+  TransportResult r;
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_EQ(r.status, Status::ResourceExhausted());
+  EXPECT_EQ(r.payload_size, 0u);
+  EXPECT_EQ(link_.sent_count, before);  // no GET of block 1
+  // One block that fits exactly, nothing after it: reported whole.
+  Respond(MessageType::kNonConfirmable, 0x5004, RegistrationToken(), 2, "B", 0,
+          false, "ABCDEFGHIJKLMNOP");
+  ASSERT_TRUE(client_->TakeNotification(r));
+  EXPECT_TRUE(r.status.ok());
+  ASSERT_EQ(r.payload_size, 16u);
+  EXPECT_EQ(std::memcmp(body_, "ABCDEFGHIJKLMNOP", 16), 0);
 }
 
 }  // namespace

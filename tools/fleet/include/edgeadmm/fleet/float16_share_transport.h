@@ -29,7 +29,11 @@ class Float16ShareTransport final : public Transport {
 
   // A POST of an update is decoded, its values rounded (RoundToFloat16) and
   // re-encoded into a buffer of this decorator; any other request, or an
-  // update that does not decode, is forwarded unchanged.
+  // update that does not decode, is forwarded unchanged. It does not stream
+  // (streams_bodies() is false, whatever `inner` does): rounding needs the
+  // whole update decoded, and the fleet's inner transport (libcoap) does
+  // not stream either; a request with a payload_source or a response_sink
+  // gets UNIMPLEMENTED.
   Status StartRequest(const TransportRequest& request,
                       ByteSpan response_buffer) override;
   bool TakeResult(TransportResult& result) override {

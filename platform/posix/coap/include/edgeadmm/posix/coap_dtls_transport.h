@@ -65,6 +65,8 @@ class CoapDtlsTransport final : public Transport {
   CoapDtlsTransport(CoapClientContext& context, const CoapDtlsConfig& config);
   ~CoapDtlsTransport();
 
+  // Does not stream bodies (streams_bodies() is false): a request with a
+  // payload_source or a response_sink gets UNIMPLEMENTED.
   Status StartRequest(const TransportRequest& request,
                       ByteSpan response_buffer) override;
   bool TakeResult(TransportResult& result) override;
