@@ -248,6 +248,13 @@ host::Error RunLedger(const JobOptions& o) {
     std::printf("# %s: %s\n", privacy::ConversionName(c),
                 privacy::ConversionReference(c));
   }
+  if (r.parties.applies) {
+    std::printf(
+        "# admm-sharing: the generic central and local ledgers below charge "
+        "privacy.sigma = 0 (+inf: no guarantee claimed, the share noise is "
+        "not modelled there); the job's privacy is the per-party epsilon "
+        "further down\n");
+  }
   for (const auto& [which, m] :
        {std::pair{"central", r.central_meaning},
         std::pair{"local", r.local_meaning}}) {
