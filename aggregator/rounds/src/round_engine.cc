@@ -84,6 +84,16 @@ Status RoundEngine::Load(int64_t job_id) {
         d.meaning.neighbouring, privacy::ConversionName(d.conversion),
         job_.config.delta, d.meaning.observer);
   }
+  if (parties_.has_value()) {
+    EDGEADMM_LOG_INFO(
+        "job %s: the job's privacy is per party (ledger scopes party:<id>, "
+        "charged per accepted upload, improved conversion on the device "
+        "ledger's orders, delta %.3g; mechanism, neighbours and observer in "
+        "`edgeadmm job ledger`); the central and local epsilon above are "
+        "the generic ledgers'",
+        job_.config.name.c_str(),
+        algorithms::Get(job_.config.algorithm).PartyDelta(job_.config));
+  }
   return Status::Ok();
 }
 
