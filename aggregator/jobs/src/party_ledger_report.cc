@@ -90,7 +90,8 @@ std::string PartyLedgerReport::ToText() const {
       ", delta " + Text(delta) + "\n#   against: " + observer +
       "\n# beside it, the device's own ledger as reported with its newest "
       "charged upload (what the device enforces its budget with; its delta "
-      "and conversion are its own)\n"
+      "and conversion are its own; a device that took uncovered steps "
+      "(allow_unaccounted_steps) charged nothing for them)\n"
       "# party\tdevice\tcharged uploads\tgateway epsilon\tdevice epsilon\t"
       "device delta\tdevice conversion\tdevice participations\n";
   for (const PartyLedgerEntry& e : parties) {

@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,22 @@ TEST(FleetAdmmSharingTest, NoiselessSharingReachesTheCentralizedOptimum) {
   // from the parties' models (exact partial scores, float32 on the wire; a
   // margin within float32 rounding of 0 could flip one record).
   ExpectWireScore(run, "exact", 1e-6, 1.0 / kTestRecords);
+  // The per-party ledger: exact shares are uncovered, +inf with the reason,
+  // every accepted upload counted; the devices charged nothing (their
+  // ledgers do not cover unaccounted steps) and said so with 0.
+  auto status = jobs::LoadJobStatus(t.db(), "share0");
+  ASSERT_TRUE(status.ok());
+  ASSERT_TRUE(status->parties.applies);
+  EXPECT_NE(status->parties.status.find("uncovered release"),
+            std::string::npos);
+  ASSERT_EQ(status->parties.parties.size(), 2u);
+  for (const jobs::PartyLedgerEntry& e : status->parties.parties) {
+    EXPECT_EQ(e.charges, kRounds);
+    EXPECT_EQ(e.epsilon, std::numeric_limits<double>::infinity());
+    ASSERT_TRUE(e.reported);
+    EXPECT_EQ(e.reported_epsilon, 0.0);
+    EXPECT_EQ(e.reported_participations, 0);
+  }
 }
 
 TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
