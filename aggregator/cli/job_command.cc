@@ -157,12 +157,22 @@ void PrintPpLoss(const jobs::PpLossReport& pp) {
       static_cast<long long>(pp.nodes), jobs::kPpLossLabel);
 }
 
-// admm-sharing: the Gaussian ledgers above do not apply (inf); each party's
-// planned privacy, labelled (docs/privacy.md, "admm-sharing").
+// admm-sharing: the generic Gaussian ledgers do not apply (inf); each
+// party's ε as charged (the per-party ledger, with what the device
+// reported) and its plan, labelled (docs/privacy.md, "admm-sharing").
+constexpr const char* kGenericLedgerNote =
+    "generic ledgers (not the job's privacy: they charge privacy.sigma = 0 "
+    "and do not model the share noise; the per-party epsilon below is the "
+    "job's): ";
+void PrintParties(const jobs::PartyLedgerReport& parties) {
+  if (parties.applies) std::printf("%s", parties.ToText().c_str());
+}
 void PrintSharingPlan(const jobs::JobConfig& c) {
   if (c.algorithm != AlgorithmKind::kAdmmSharing) return;
-  std::printf("admm-sharing privacy per party: %s\n",
-              jobs::SharingPlanJson(c).c_str());
+  std::printf(
+      "admm-sharing plan per party (at job creation, for job.rounds "
+      "iterations): %s\n",
+      jobs::SharingPlanJson(c).c_str());
 }
 
 host::Error RunStatus(const JobOptions& o) {
@@ -175,7 +185,7 @@ host::Error RunStatus(const JobOptions& o) {
       "iteration %lld / %lld, open round %lld\n"
       "last committed round %lld with %lld participants\n"
       "discarded rounds %lld, lost rounds %lld\n"
-      "central epsilon spent %.6g (delta %.3g, budget %.6g)\n"
+      "%scentral epsilon spent %.6g (delta %.3g, budget %.6g)\n"
       "  that is: %s\n",
       s.job.config.name.c_str(), static_cast<long long>(s.job.id),
       JobStateName(s.job.state), algorithms::NameOf(s.job.config.algorithm),
@@ -186,13 +196,15 @@ host::Error RunStatus(const JobOptions& o) {
       static_cast<long long>(s.last_round),
       static_cast<long long>(s.last_participants),
       static_cast<long long>(s.discarded_rounds),
-      static_cast<long long>(s.lost_rounds), s.central.epsilon,
+      static_cast<long long>(s.lost_rounds),
+      s.parties.applies ? kGenericLedgerNote : "", s.central.epsilon,
       s.job.config.delta, s.job.config.central_budget,
       s.central.ToText().c_str());
   if (!s.job.end_reason.empty()) {
     std::printf("ended: %s\n", s.job.end_reason.c_str());
   }
   PrintPpLoss(s.pp);
+  PrintParties(s.parties);
   PrintSharingPlan(s.job.config);
   const jobs::JobConfig& c = s.job.config;
   const char* released =
@@ -236,6 +248,13 @@ host::Error RunLedger(const JobOptions& o) {
     std::printf("# %s: %s\n", privacy::ConversionName(c),
                 privacy::ConversionReference(c));
   }
+  if (r.parties.applies) {
+    std::printf(
+        "# admm-sharing: the generic central and local ledgers below charge "
+        "privacy.sigma = 0 (+inf: no guarantee claimed, the share noise is "
+        "not modelled there); the job's privacy is the per-party epsilon "
+        "further down\n");
+  }
   for (const auto& [which, m] :
        {std::pair{"central", r.central_meaning},
         std::pair{"local", r.local_meaning}}) {
@@ -247,7 +266,13 @@ host::Error RunLedger(const JobOptions& o) {
   for (const auto& [round, eps] : r.central) {
     std::printf("round\t%lld\t%.6g\n", static_cast<long long>(round), eps);
   }
-  std::printf("# per device: participations, central epsilon, local epsilon\n");
+  std::printf(
+      "# per device: participations, central epsilon, local epsilon%s\n",
+      r.parties.applies
+          ? " (generic ledgers: not the job's privacy; they charge "
+            "privacy.sigma = 0, +inf. The per-party epsilon below "
+            "is the job's)"
+          : "");
   for (const jobs::DeviceCharge& d : r.devices) {
     std::printf("device\t%s\t%lld\t%.6g\t%.6g\n", d.device_id.c_str(),
                 static_cast<long long>(d.participations), d.central_epsilon,
@@ -268,6 +293,7 @@ host::Error RunLedger(const JobOptions& o) {
     }
   }
   PrintPpLoss(r.pp);
+  PrintParties(r.parties);
   PrintSharingPlan(r.job.config);
   return host::Error::Ok();
 }

@@ -252,7 +252,7 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
       case jobs::SharingNoiseMode::kRigorous: {
         p.sigma = s.sigma;
         p.sensitivity = s.sensitivity;
-        p.delta = s.target_delta > 0 ? s.target_delta : 1e-5;
+        p.delta = SharingDelta(config);
         double rho_z =
             t * s.sensitivity * s.sensitivity / (2 * s.sigma * s.sigma);
         // The scoring phase's Gaussian composes with the T shares (the
@@ -277,7 +277,7 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
       }
     }
     if (s.test_records > 0) {
-      if (p.delta == 0) p.delta = s.target_delta > 0 ? s.target_delta : 1e-5;
+      if (p.delta == 0) p.delta = SharingDelta(config);
       if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
         p.score_release = "gaussian";
         p.score_sigma = s.score_sigma;

@@ -237,6 +237,7 @@ Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
   }
   EDGEADMM_TRY_ASSIGN(s.central, CentralReport(db, s.job, 0, s.iteration));
   EDGEADMM_TRY_ASSIGN(s.pp, LoadPpLoss(db, s.job));
+  EDGEADMM_TRY_ASSIGN(s.parties, LoadPartyLedger(db, s.job));
   return s;
 }
 
@@ -288,10 +289,11 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
     const std::string scope = ledger.ColumnText(0);
     const size_t colon = scope.find(':');
     if (colon == std::string::npos) return Status::Ok();
+    const bool local = scope.compare(0, colon, "local") == 0;
+    // Only the generic ledgers ("party:<id>" is PartyLedgerReport's).
+    if (!local && scope.compare(0, colon, "central") != 0) return Status::Ok();
     DeviceCharge& d = by_id[scope.substr(colon + 1)];
-    (scope.compare(0, colon, "local") == 0 ? d.local_epsilon
-                                           : d.central_epsilon) =
-        ledger.ColumnDouble(1);
+    (local ? d.local_epsilon : d.central_epsilon) = ledger.ColumnDouble(1);
     return Status::Ok();
   }));
   // random-walk-admm: paper 002 Thm. 4's network bound, reported only.
@@ -312,6 +314,7 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
     r.devices.push_back(charge);
   }
   EDGEADMM_TRY_ASSIGN(r.pp, LoadPpLoss(db, r.job));
+  EDGEADMM_TRY_ASSIGN(r.parties, LoadPartyLedger(db, r.job));
   return r;
 }
 
@@ -380,6 +383,7 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
   EDGEADMM_HOST_TRY_ASSIGN(m.central, CentralReport(db, m.job, 0, iterations));
   m.epsilon = m.central.epsilon;
   EDGEADMM_HOST_TRY_ASSIGN(m.pp, LoadPpLoss(db, m.job));
+  EDGEADMM_HOST_TRY_ASSIGN(m.parties, LoadPartyLedger(db, m.job));
   return m;
 }
 
@@ -419,6 +423,11 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
   }
   if (m.job.config.algorithm == AlgorithmKind::kAdmmSharing) {
     out += ", \"admm_sharing\": " + SharingPlanJson(m.job.config);
+  }
+  if (m.parties.applies) {
+    // "epsilon" above is the generic central ledger's (+inf: it charges
+    // privacy.sigma = 0); the per-party values bound the shares.
+    out += ", \"party_ledger\": " + m.parties.ToJson();
   }
   out += ", \"dimension\": " + std::to_string(m.z.size());
   out += ", \"z\": [";
@@ -475,6 +484,14 @@ std::string ModelToCHeader(const ReleasedModelRecord& m) {
                 m.iteration, m.round_id, ModelChoiceName(m.selection));
   out += line;
   out += "// central " + m.central.ToText() + ".\n";
+  if (m.parties.applies) {  // admm-sharing: the per-party ε, labelled
+    const std::string text = m.parties.ToText();
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = text.find('\n', at);
+      out += "// " + text.substr(at, end - at) + "\n";
+      at = end == std::string::npos ? text.size() : end + 1;
+    }
+  }
   out += "#pragma once\n\n";
   out +=
       "#define EDGEADMM_MODEL_DIMENSION " + std::to_string(m.z.size()) + "\n\n";

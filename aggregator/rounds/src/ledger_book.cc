@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/rounds/party_ledger.h"
 #include "edgeadmm/rounds/pld_round_accountant.h"
 
 namespace edgeadmm::rounds {
@@ -74,6 +75,8 @@ Status LedgerBook::Load(
   std::vector<bool> charged(devices_->size(), false);
   EDGEADMM_TRY(store.ForEachLatestLedger(
       [&](const std::string& scope, std::vector<double> rdp) -> Status {
+        // Per-party ledgers (party_ledger.h) are not this book's.
+        if (StartsWith(scope, PartyLedger::kPrefix)) return Status::Ok();
         if (rdp.size() != central_.size()) return Status::DataLoss();
         if (scope == kCentralScope) {
           central_ = std::move(rdp);

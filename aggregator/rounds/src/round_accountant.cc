@@ -45,6 +45,16 @@ double PrivacyRoundAccountant::Epsilon(const std::vector<double>& rdp,
              : kInf;
 }
 
+const privacy::OrderGrid& DeviceLedgerGrid() {
+  static const privacy::OrderGrid grid =
+      privacy::OrderGrid::Create(
+          std::vector<double>(
+              DevicePrivacyLedger::kOrders,
+              DevicePrivacyLedger::kOrders + DevicePrivacyLedger::kOrderCount))
+          .value();
+  return grid;
+}
+
 void ComposeRdp(std::vector<double>& a, const std::vector<double>& b) {
   EDGEADMM_ASSERT(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) a[i] += b[i];

@@ -51,6 +51,13 @@ Status RoundEngine::Load(int64_t job_id) {
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
+  const algorithms::Algorithm& algorithm =
+      algorithms::Get(job_.config.algorithm);
+  double unused = 0;
+  if (algorithm.PartyMechanism(job_.config, 1, unused)) {
+    parties_.emplace(devices_, algorithm.PartyDelta(job_.config));
+    EDGEADMM_TRY(parties_->Load(store_, device_index_));
+  }
   // The best validated model survives restarts: its scores are in the store.
   selection_.emplace(job_.config);
   if (selection_->enabled()) {
@@ -76,6 +83,16 @@ Status RoundEngine::Load(int64_t job_id) {
         job_.config.name.c_str(), d.which, d.meaning.mechanism,
         d.meaning.neighbouring, privacy::ConversionName(d.conversion),
         job_.config.delta, d.meaning.observer);
+  }
+  if (parties_.has_value()) {
+    EDGEADMM_LOG_INFO(
+        "job %s: the job's privacy is per party (ledger scopes party:<id>, "
+        "charged per accepted upload, improved conversion on the device "
+        "ledger's orders, delta %.3g; mechanism, neighbours and observer in "
+        "`edgeadmm job ledger`); the central and local epsilon above are "
+        "the generic ledgers'",
+        job_.config.name.c_str(),
+        algorithms::Get(job_.config.algorithm).PartyDelta(job_.config));
   }
   return Status::Ok();
 }
@@ -468,6 +485,24 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
     return UploadVerdict::kStoreUnavailable;
   }
   ledgers_->ApplyLocal(std::move(local));
+  // The per-party ledger (admm-sharing): the upload's release, with what
+  // the device reported, stored now for the same reason.
+  double party_nu = 0;
+  if (parties_.has_value() &&
+      algorithms::Get(job_.config.algorithm)
+          .PartyMechanism(job_.config, iteration_ + 1, party_nu)) {
+    PartyCharge party = parties_->Plan(index, party_nu);
+    const Status saved = store_.InsertLocalCharge(
+        open_.round_id, parties_->Row(party, &upload.ledger));
+    if (!saved.ok()) {
+      EDGEADMM_LOG_ERROR("job %s round %lld: party charge of %s not stored: %s",
+                         job_.config.name.c_str(),
+                         static_cast<long long>(open_.round_id),
+                         devices_[index].c_str(), saved.str());
+      return UploadVerdict::kStoreUnavailable;
+    }
+    parties_->Apply(std::move(party));
+  }
   // P_i is kept only from the job's last iteration, where the devices send
   // it (a value sent earlier is a device's own leak; it is not recorded).
   const double pp_loss =

@@ -283,8 +283,10 @@ Status RoundStore::InsertLedgerRow(int64_t round_id, const LedgerRowRef& row) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement ledger,
       db_->PrepareCached("INSERT INTO ledger(job_id, scope, round_id, "
-                         "epsilon, rdp, conversion) VALUES (?, ?, ?, ?, ?, "
-                         "?)"));
+                         "epsilon, rdp, conversion, reported_participations, "
+                         "reported_epsilon, reported_delta, "
+                         "reported_conversion) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                         "?, ?, ?)"));
   scope_.assign(row.prefix);
   if (row.id != nullptr) scope_.append(*row.id);
   ledger->Bind(1, job_id_)
@@ -293,6 +295,14 @@ Status RoundStore::InsertLedgerRow(int64_t round_id, const LedgerRowRef& row) {
       .Bind(4, row.epsilon)
       .BindDoubles(5, *row.rdp)
       .Bind(6, row.conversion);
+  if (row.reported != nullptr && row.reported->present) {
+    ledger->Bind(7, row.reported->participations)
+        .Bind(8, row.reported->epsilon)
+        .Bind(9, row.reported->delta)
+        .Bind(10, row.reported->conversion);
+  } else {
+    for (int i = 7; i <= 10; ++i) ledger->BindNull(i);
+  }
   return ledger->Run();
 }
 

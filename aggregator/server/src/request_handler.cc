@@ -255,6 +255,17 @@ Response RequestHandler::Update(std::string_view identity,
       std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
   upload.fingerprint.assign(body, body + size);
   upload.pp_loss = decoded.header.pp_loss;  // validated at decode
+  // The device's own ledger (validated at decode: ε finite >= 0, δ in
+  // [0, 1), classic or improved), kept with a per-party charge.
+  upload.ledger.present = true;
+  upload.ledger.participations = decoded.header.ledger.participations;
+  upload.ledger.epsilon = decoded.header.ledger.epsilon;
+  upload.ledger.delta = decoded.header.ledger.delta;
+  upload.ledger.conversion =
+      decoded.header.ledger.conversion ==
+              edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC
+          ? "classic"
+          : "improved";
   const UploadVerdict verdict =
       engine_->Submit(identity, std::move(upload), now_ms);
   const Status verdict_status = StatusForVerdict(verdict);

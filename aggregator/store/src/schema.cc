@@ -108,6 +108,15 @@ ALTER TABLE models ADD COLUMN test_records INTEGER;
 ALTER TABLE models ADD COLUMN test_log_loss REAL;
 ALTER TABLE models ADD COLUMN test_accuracy REAL;
 )sql",
+    // Version 7: admm-sharing's per-party ledger rows ("party:<id>") keep
+    // what the device reported with the charged upload (Update.ledger);
+    // NULL for every other row and every row written before.
+    R"sql(
+ALTER TABLE ledger ADD COLUMN reported_participations INTEGER;
+ALTER TABLE ledger ADD COLUMN reported_epsilon REAL;
+ALTER TABLE ledger ADD COLUMN reported_delta REAL;
+ALTER TABLE ledger ADD COLUMN reported_conversion TEXT;
+)sql",
 };
 
 constexpr int kMigrationCount =

@@ -17,11 +17,14 @@
 //   on the wire). Gaussian scores (rigorous run, σ_s = 1e-2, Δ_s = 1e-3):
 //   close to it, and charged in each device ledger with the shares.
 // - Rigorous noise (σ = 1e-2 per share entry, Δ = 1e-3 explicit) runs to
-//   the end; each party's device ledger charged the Gaussian (ε reported).
+//   the end; each party's device ledger charged the Gaussian (ε reported),
+//   and the gateway's per-party ledger ("party:<id>") equals what each
+//   device reported (to 1e-9 relative); `job ledger` shows both, labelled.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,7 @@
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "fleet_harness.h"
+#include "run_command.h"
 
 namespace edgeadmm {
 namespace {
@@ -231,6 +235,22 @@ TEST(FleetAdmmSharingTest, NoiselessSharingReachesTheCentralizedOptimum) {
   // from the parties' models (exact partial scores, float32 on the wire; a
   // margin within float32 rounding of 0 could flip one record).
   ExpectWireScore(run, "exact", 1e-6, 1.0 / kTestRecords);
+  // The per-party ledger: exact shares are uncovered, +inf with the reason,
+  // every accepted upload counted; the devices charged nothing (their
+  // ledgers do not cover unaccounted steps) and said so with 0.
+  auto status = jobs::LoadJobStatus(t.db(), "share0");
+  ASSERT_TRUE(status.ok());
+  ASSERT_TRUE(status->parties.applies);
+  EXPECT_NE(status->parties.status.find("uncovered release"),
+            std::string::npos);
+  ASSERT_EQ(status->parties.parties.size(), 2u);
+  for (const jobs::PartyLedgerEntry& e : status->parties.parties) {
+    EXPECT_EQ(e.charges, kRounds);
+    EXPECT_EQ(e.epsilon, std::numeric_limits<double>::infinity());
+    ASSERT_TRUE(e.reported);
+    EXPECT_EQ(e.reported_epsilon, 0.0);
+    EXPECT_EQ(e.reported_participations, 0);
+  }
 }
 
 TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
@@ -293,6 +313,58 @@ TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
   auto expected_eps = expected.Epsilon(1e-5);
   ASSERT_TRUE(expected_eps.ok());
   for (double eps : run.epsilon) EXPECT_NEAR(eps, *expected_eps, 1e-9);
+  // The gateway's per-party ledger: every accepted upload charged (T each),
+  // its ε equal to what each device reported with its last upload and to
+  // its persisted ledger, to 1e-9 relative; the device's report kept.
+  auto report = jobs::LoadPrivacyReport(t.db(), "share1");
+  ASSERT_TRUE(report.ok());
+  ASSERT_TRUE(report->parties.applies);
+  ASSERT_EQ(report->parties.parties.size(), 2u);
+  EXPECT_EQ(report->parties.delta, 1e-5);
+  for (const jobs::PartyLedgerEntry& e : report->parties.parties) {
+    std::printf(
+        "party %lld (%s): %lld charged uploads, gateway eps %.12g; device "
+        "reported eps %.12g (delta %g, %s, %lld participations)\n",
+        static_cast<long long>(e.party), e.device_id.c_str(),
+        static_cast<long long>(e.charges), e.epsilon, e.reported_epsilon,
+        e.reported_delta, e.reported_conversion.c_str(),
+        static_cast<long long>(e.reported_participations));
+    EXPECT_EQ(e.charges, kPrivateRounds);
+    ASSERT_TRUE(e.reported);
+    EXPECT_EQ(e.reported_participations, kPrivateRounds);
+    EXPECT_EQ(e.reported_delta, 1e-5);
+    EXPECT_EQ(e.reported_conversion, "improved");
+    EXPECT_TRUE(std::isfinite(e.epsilon));
+    EXPECT_NEAR(e.epsilon, e.reported_epsilon, 1e-9 * e.reported_epsilon);
+    EXPECT_NEAR(e.epsilon, run.epsilon[static_cast<size_t>(e.party)],
+                1e-9 * e.epsilon);
+  }
+  // `edgeadmm job ledger` prints both numbers with their labels.
+  const testing::CommandResult cli =
+      testing::RunCommand(std::string(EDGEADMM_CLI_PATH) + " job --db '" +
+                          t.path() + "' ledger share1");
+  EXPECT_EQ(cli.exit_code, 0);
+  const std::string& ledger = cli.output;
+  std::printf("%s", ledger.c_str());
+  for (const char* label :
+       {"# per-party epsilon (admm-sharing", "charged: every accepted upload",
+        "mechanism: Gaussian N(0, sigma^2 I_N) on each accepted share",
+        "sqrt((Delta/sigma)^2 + (Delta_s/sigma_s)^2) = 0.141421",
+        "neighbours: a change of the party's block that moves one released "
+        "share by at most Delta = 0.001 in L2",
+        "improved conversion", "delta 1e-05", "against: the gateway",
+        "device epsilon", "generic ledgers: not the job's privacy"}) {
+    EXPECT_NE(ledger.find(label), std::string::npos) << label << "\n" << ledger;
+  }
+  char line[160];
+  const jobs::PartyLedgerEntry& p0 = report->parties.parties[0];
+  std::snprintf(line, sizeof(line),
+                "party\t0\tdev-000\t%d\t%.10g\t%.10g\t1e-05", kPrivateRounds,
+                p0.epsilon, p0.reported_epsilon);
+  EXPECT_NE(ledger.find(line), std::string::npos) << line << "\n" << ledger;
+  // The export carries the same per-party numbers, labelled.
+  EXPECT_NE(json.find("\"party_ledger\": {\"what\""), std::string::npos);
+  EXPECT_NE(json.find("\"device_reported\": {\"epsilon\""), std::string::npos);
 }
 
 }  // namespace

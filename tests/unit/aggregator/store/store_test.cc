@@ -48,8 +48,17 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 
 // Takes a database back to schema version 3 (drops version 5's and 4's
 // columns).
+// Version 7's columns (admm-sharing's per-party rows: the device's report).
+#define EDGEADMM_DROP_VERSION7                               \
+  "ALTER TABLE ledger DROP COLUMN reported_participations; " \
+  "ALTER TABLE ledger DROP COLUMN reported_epsilon; "        \
+  "ALTER TABLE ledger DROP COLUMN reported_delta; "          \
+  "ALTER TABLE ledger DROP COLUMN reported_conversion; "
+constexpr const char* kDropVersion7 =
+    EDGEADMM_DROP_VERSION7 "PRAGMA user_version=6";
 // Version 6's columns (admm-sharing's test score of a model).
 #define EDGEADMM_DROP_VERSION6                     \
+  EDGEADMM_DROP_VERSION7                           \
   "ALTER TABLE models DROP COLUMN test_records; "  \
   "ALTER TABLE models DROP COLUMN test_log_loss; " \
   "ALTER TABLE models DROP COLUMN test_accuracy; "
@@ -146,6 +155,28 @@ TEST(StoreTest, MigrationSixKeepsModelsWithoutTestScores) {
                      "validation_loss = 0.5 AND validation_accuracy = 0.7 "
                      "AND test_records IS NULL AND test_log_loss IS NULL "
                      "AND test_accuracy IS NULL"),
+            1);
+}
+
+// Version 7 adds the device's reported ledger to ledger rows; rows written
+// before it keep every value and have no report.
+TEST(StoreTest, MigrationSevenKeepsLedgerRowsWithoutReports) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion7).ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs(id, name, config, state, sigma, n, "
+                        "dimension, created_at) VALUES (1, 'j', '', "
+                        "'completed', 1, 1, 1, 0); INSERT INTO ledger VALUES "
+                        "(1, 'local:d', 3, 0.5, x'00', 'improved')")
+                  .ok());
+  ASSERT_TRUE(MigrateSchema(t.db()).ok());
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM ledger WHERE scope = 'local:d' AND "
+                     "epsilon = 0.5 AND conversion = 'improved' AND "
+                     "reported_participations IS NULL AND reported_epsilon "
+                     "IS NULL AND reported_delta IS NULL AND "
+                     "reported_conversion IS NULL"),
             1);
 }
 

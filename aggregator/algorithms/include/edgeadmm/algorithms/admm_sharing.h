@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/algorithms/admm_sharing_ledger.h"
 #include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_config.h"
@@ -63,7 +64,7 @@ struct SharingPartyPrivacy {
 // The plan of every party (ValidateAdmmSharing's errors). For rigorous mode
 // the T releases are the Gaussian mechanism with L2 sensitivity Δ: RDP
 // α·TΔ²/(2σ²), i.e. ρ-zCDP with ρ = TΔ²/(2σ²), converted by
-// ε = ρ + 2√(ρ ln(1/δ)) at δ = target_delta (or 1e-5 when not given).
+// ε = ρ + 2√(ρ ln(1/δ)) at δ = SharingDelta.
 host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
     const jobs::JobConfig& config);
 
@@ -186,6 +187,13 @@ class AdmmSharing final : public Algorithm {
   void FillNodeTask(const jobs::JobConfig& config, int64_t node,
                     edgeadmm_wire_RoundTask& task) const override;
   bool ReleasesModelToDevices() const override { return false; }
+  bool PartyMechanism(const jobs::JobConfig& config, int64_t iteration,
+                      double& noise_multiplier) const override {
+    return SharingPartyMechanism(config, iteration, noise_multiplier);
+  }
+  double PartyDelta(const jobs::JobConfig& config) const override {
+    return SharingDelta(config);
+  }
 };
 
 }  // namespace edgeadmm::algorithms

@@ -163,6 +163,21 @@ class Algorithm {
       const jobs::JobConfig& config) const {
     return privacy::CentralLedgerMeaning(config.policy);
   }
+  // A per-party ledger (admm-sharing: rounds::PartyLedger, scope
+  // "party:<id>"): the Gaussian that device's upload computing iteration
+  // `iteration` (1-based) releases, as ν = noise std / sensitivity (ν = 0:
+  // a release no Gaussian covers, +inf), or false when the gateway does not
+  // charge it (no per-party ledger, or a mode whose claim is not a Gaussian
+  // on the upload).
+  virtual bool PartyMechanism(const jobs::JobConfig& /*config*/,
+                              int64_t /*iteration*/,
+                              double& /*noise_multiplier*/) const {
+    return false;
+  }
+  // The δ the per-party ε is stated at (default privacy.delta).
+  virtual double PartyDelta(const jobs::JobConfig& config) const {
+    return config.delta;
+  }
   // Whether every enrolled device may fetch the released model (v1/model).
   // False for random-walk-admm: only the walk's holder sees z, in its task.
   virtual bool ReleasesModelToDevices() const { return true; }

@@ -9,6 +9,7 @@
 
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/jobs/party_ledger_report.h"
 #include "edgeadmm/privacy/epsilon_report.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 
@@ -66,6 +67,9 @@ struct JobStatus {
   // neighbouring relation, observer, conversion, δ and order.
   privacy::EpsilonReport central;
   PpLossReport pp;  // pp-admm only
+  // admm-sharing: the per-party ε (the job's privacy; its generic central
+  // and local ledgers charge privacy.sigma = 0: +inf).
+  PartyLedgerReport parties;
 };
 
 struct DeviceCharge {
@@ -93,6 +97,7 @@ struct PrivacyReport {
   // (privacy::kNetworkBoundLabel).
   const char* network_label = nullptr;
   PpLossReport pp;  // pp-admm only
+  PartyLedgerReport parties;  // admm-sharing only
 };
 
 // Which committed model to export.
@@ -120,6 +125,7 @@ struct ReleasedModelRecord {
   double epsilon = 0;
   privacy::EpsilonReport central;  // epsilon with its meaning
   PpLossReport pp;                 // pp-admm only
+  PartyLedgerReport parties;       // admm-sharing only
   std::vector<double> z;
 };
 

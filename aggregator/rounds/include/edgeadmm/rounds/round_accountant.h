@@ -60,6 +60,11 @@ class PrivacyRoundAccountant final : public RoundAccountant {
   privacy::OrderGrid grid_;
 };
 
+// The orders of the device's own ledger (DevicePrivacyLedger::kOrders: 1.1,
+// 1.25, 1.5, 1.75, 2, ..., 64, 128, 256): curves on this grid convert to the
+// number the device computes.
+const privacy::OrderGrid& DeviceLedgerGrid();
+
 // Adds `b` into `a` element-wise (composition). Sizes must match.
 void ComposeRdp(std::vector<double>& a, const std::vector<double>& b);
 

@@ -28,6 +28,7 @@
 #include "edgeadmm/rounds/ledger_book.h"
 #include "edgeadmm/rounds/model_selection.h"
 #include "edgeadmm/rounds/open_round.h"
+#include "edgeadmm/rounds/party_ledger.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/rounds/sampling_rng.h"
@@ -192,6 +193,8 @@ class RoundEngine {
   std::unordered_map<std::string, size_t> device_index_;
   // Set by Load (it needs the job's config).
   std::optional<LedgerBook> ledgers_;
+  // Per-party ledgers (Algorithm::PartyMechanism; admm-sharing).
+  std::optional<PartyLedger> parties_;
   std::optional<ModelSelection> selection_;  // over job_.config
   UploadJudge judge_;
   ServerModel model_;

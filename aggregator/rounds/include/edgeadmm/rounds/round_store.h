@@ -20,6 +20,7 @@
 #include "edgeadmm/rounds/model_selection.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/server_update.h"
+#include "edgeadmm/rounds/upload.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::rounds {
@@ -41,6 +42,9 @@ struct LedgerRowRef {
   const std::vector<double>* rdp = nullptr;
   double epsilon = 0;
   const char* conversion = "";  // of `epsilon`: "classic", "improved", "pld"
+  // "party:<id>" rows: what the device reported with the upload (stored in
+  // the reported_* columns; null: NULL).
+  const ReportedLedger* reported = nullptr;
 };
 
 // One accepted upload of a committed round.

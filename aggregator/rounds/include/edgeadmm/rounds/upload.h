@@ -7,6 +7,16 @@
 
 namespace edgeadmm::rounds {
 
+// The device's own ledger as it reported it with an upload (Update.ledger,
+// validated at decode): what the device enforces its budget with.
+struct ReportedLedger {
+  bool present = false;
+  int64_t participations = 0;
+  double epsilon = 0;  // DBL_MAX: the device's +inf
+  double delta = 0;
+  std::string conversion;  // "classic" or "improved"
+};
+
 // What the server decoded from the network (already size-bounded).
 struct Upload {
   std::string device_id;  // as claimed in the payload
@@ -18,6 +28,7 @@ struct Upload {
   std::vector<uint8_t> fingerprint;
   // pp-admm's P_i(T) (Update.pp_loss, decoded finite and >= 0); 0: none.
   double pp_loss = 0;
+  ReportedLedger ledger = {};  // Update.ledger
 
   const std::vector<uint8_t>& fingerprint_or_vector() const {
     return fingerprint.empty() ? vector : fingerprint;

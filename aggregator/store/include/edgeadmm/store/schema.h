@@ -10,7 +10,8 @@
 //   ledger(job_id, scope, round_id, epsilon, rdp)          privacy ledgers
 // Later versions: ledger.conversion (2); devices.lifetime_epsilon/_delta (3);
 // models.validation_loss/_objective/_accuracy and jobs.end_reason (4);
-// uploads.pp_loss (5); models.test_records/_log_loss/_accuracy (6).
+// uploads.pp_loss (5); models.test_records/_log_loss/_accuracy (6);
+// ledger.reported_participations/_epsilon/_delta/_conversion (7).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -20,7 +21,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than

@@ -1,0 +1,45 @@
+// admm-sharing's per-party ledger (papers 000/003; docs/privacy.md
+// "admm-sharing (papers 000/003): per party"): what the gateway charges for
+// one party's accepted upload, at which δ, and the labels of that ε
+// (mechanism, neighbouring relation, conversion, observer, status). The
+// charges are composed by rounds::PartyLedger (scope "party:<id>").
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "edgeadmm/jobs/job_config.h"
+
+namespace edgeadmm::algorithms {
+
+// The job's δ of every per-party ε (plan and ledger): admm_sharing.
+// target_delta when given, else privacy.delta.
+double SharingDelta(const jobs::JobConfig& config);
+
+// What the gateway's per-party ledger charges for party m's upload of
+// iteration t (1-based), as a noise multiplier ν = 1/ratio:
+// - rigorous: the share's Gaussian, ν = σ/Δ; the last iteration of a job
+//   with Gaussian partial scores releases both as one Gaussian of ratio
+//   √((Δ/σ)² + (Δ_s/σ_s)²) (Mironov 2017, Prop. 1, 7: the RDP of the two
+//   adds), what the device ledger charges (LocalTrainer::RunAdmmSharing);
+// - none, or exact partial scores: ν = 0 (an uncovered release: +inf);
+// - paper: ν = 0 too: the gateway does not charge the paper's mechanism
+//   (noise in parameter space, heuristic C: no Gaussian of known
+//   sensitivity on the share), so it has no bound of its own (+inf); the
+//   paper's claim stays in the plan, labelled.
+// Always true (every admm-sharing job has the ledger).
+bool SharingPartyMechanism(const jobs::JobConfig& config, int64_t iteration,
+                           double& noise_multiplier);
+
+// The labels of the per-party ε of a job.
+struct SharingLedgerMeaning {
+  std::string status;     // charged, or why +inf
+  std::string mechanism;  // per accepted upload, with the ratios
+  std::string relation;   // neighbouring relation
+  std::string conversion;
+  std::string observer;
+  double delta = 0;  // SharingDelta
+};
+SharingLedgerMeaning DescribeSharingLedger(const jobs::JobConfig& config);
+
+}  // namespace edgeadmm::algorithms
