@@ -199,7 +199,7 @@ def run_one(args, label, noise, rounds, data, test, work, score=False):
         # The job's per-party plan (`edgeadmm job status`, labelled JSON).
         status = result["stack"].run_cli("job", "status", name)
         for line in status.splitlines():
-            if line.startswith("admm-sharing privacy per party: "):
+            if line.startswith("admm-sharing plan per party "):
                 plan = json.loads(line.split(": ", 1)[1])["parties"]
     return {"label": label, "rows": rows, "seconds": result["seconds"],
             "accountant_epsilon": reported, "plan": plan,

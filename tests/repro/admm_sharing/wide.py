@@ -397,7 +397,8 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
         for x, r in zip(xs, replayed))
     device_eps = persisted[rows[-1]["round"]][1]
     status = stack.run_cli("job", "status", name)
-    marker = "admm-sharing privacy per party: "
+    marker = ("admm-sharing plan per party (at job creation, for job.rounds "
+              "iterations): ")
     plan = json.loads(next(l for l in status.splitlines()
                            if l.startswith(marker))[len(marker):])
     return {"name": name, "sigma": sigma, "xs": xs, "residual": residual,
