@@ -141,6 +141,12 @@ if(NOT TARGET nanopb::runtime)
     "${_nanopb_src}/pb_encode.c" "${_nanopb_src}/pb_decode.c")
   add_library(nanopb::runtime ALIAS edgeadmm_nanopb)
   target_include_directories(edgeadmm_nanopb SYSTEM PUBLIC "${_nanopb_src}")
+  # Bare metal: no error strings in the runtime (about 700 bytes of flash);
+  # the wire helpers report status codes, never nanopb's messages. PUBLIC:
+  # it changes the stream structs, so every user must see it.
+  if(EDGEADMM_BARE_METAL)
+    target_compile_definitions(edgeadmm_nanopb PUBLIC PB_NO_ERRMSG)
+  endif()
   _edgeadmm_third_party_options(edgeadmm_nanopb)
 endif()
 

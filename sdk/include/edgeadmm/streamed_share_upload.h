@@ -68,6 +68,9 @@ class StreamedShareSource final : public BodySource {
               const DatasetView& test, Span<const Real> x, Span<Real> scratch);
 
   size_t size() const override;
+  // Computes every value once: INVALID_ARGUMENT if one is not a finite
+  // float32 (the upload cannot be sent), AES errors.
+  Status CheckValues();
   // INVALID_ARGUMENT for a range beyond size() or a value that is not a
   // finite float32 (the upload is then dropped); INTERNAL from AES.
   Status Read(size_t offset, ByteSpan out) override;

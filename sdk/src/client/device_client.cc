@@ -110,8 +110,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
       algorithms.init_trainer == nullptr ||
-      (config.stream_rows > 0 && (!config.transport->streams_bodies() ||
-                                  algorithms.create_streaming == nullptr))) {
+      (config.stream_rows > 0 && algorithms.create_streaming == nullptr)) {
     return Status::InvalidArgument();
   }
   const size_t dim = config.data.dim();
@@ -656,8 +655,6 @@ void DeviceClient::StartUpload() {
     BodySource* source =
         stream_ != nullptr ? stream_->UploadSource(bound) : nullptr;
     if (source == nullptr) {  // a record this client cannot stream: drop it
-      EDGEADMM_LOG_WARN("client %s: cannot stream its pending upload: %s",
-                        config_.device_id, bound.str());
       last_error_ = bound;
       ++counters_.uploads_rejected;
       ClearPending();
@@ -699,14 +696,6 @@ void DeviceClient::OnUploadResult() {
   TransportResult result;
   if (!config_.transport->TakeResult(result)) return;
   state_ = ClientState::kIdle;
-  if (pending_streamed_ && result.status == Status::InvalidArgument()) {
-    // The streamed source refused a value (not a finite float32): the
-    // upload cannot be sent, as EncodeUpdate would have refused it.
-    ++counters_.uploads_rejected;
-    last_error_ = result.status;
-    ClearPending();
-    return;
-  }
   if (!result.status.ok()) {
     // No response (lost datagrams, reset, failed handshake): the upload may
     // or may not have arrived. Resend the same bytes later.

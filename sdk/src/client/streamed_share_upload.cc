@@ -104,6 +104,16 @@ size_t StreamedShareSource::size() const {
          4 * (size_t{recipe_.share_rows} + recipe_.score_rows);
 }
 
+Status StreamedShareSource::CheckValues() {
+  const size_t total = size_t{recipe_.share_rows} + recipe_.score_rows;
+  for (size_t first = 0; first < total; first += scratch_.size()) {
+    const size_t n =
+        total - first < scratch_.size() ? total - first : scratch_.size();
+    EDGEADMM_TRY(Values(first, scratch_.first(n)));
+  }
+  return Status::Ok();
+}
+
 Status StreamedShareSource::Values(size_t first, Span<Real> out) const {
   const size_t n = recipe_.share_rows;
   for (size_t j = 0; j < out.size(); ++j) {

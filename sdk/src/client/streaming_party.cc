@@ -25,6 +25,9 @@ Result<ClientStreaming*> CreateClientStreaming(DeviceClient& client,
 }
 
 Status StreamingParty::Init(Workspace& memory) {
+  if (!client_.config_.transport->streams_bodies()) {
+    return Status::InvalidArgument();
+  }
   const size_t rows = client_.config_.stream_rows;
   const size_t dim = client_.config_.data.dim();
   EDGEADMM_TRY_ASSIGN(block_, memory.Allocate<Real>(rows));
