@@ -263,6 +263,19 @@ class DeviceClient {
       wire::MaxUpdateBytes(0) + wire::VectorFieldBytes(1) - 4;
   static constexpr size_t kMaxStreamedRecipeBytes =
       internal::StreamedRecipeBytes(kMaxUpdatePrefixBytes);
+  // The least trainer workspace any algorithm the client runs needs (Init
+  // refuses less; each task's step checks its own need).
+  static constexpr size_t SmallestTrainerWorkspaceBytes(size_t samples,
+                                                        size_t dim) {
+    size_t least = SIZE_MAX;
+    for (AlgorithmKind a : kAlgorithms) {
+      for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
+        const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
+        least = bytes < least ? bytes : least;
+      }
+    }
+    return least;
+  }
   static constexpr size_t RecordBytes(size_t dim, size_t vector = 0,
                                       size_t stream_rows = 0) {
     const size_t upload = wire::MaxUpdateBytes(VectorLength(dim, vector));

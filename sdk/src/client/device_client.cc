@@ -117,9 +117,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   const size_t vector = config.max_vector;
   if (config.compute_scratch.size() < ComputeScratchBytes(dim, vector) ||
       config.trainer_workspace.size() <
-          LocalTrainer::WorkspaceBytes(AlgorithmKind::kDpSgd,
-                                       LossKind::kLogistic,
-                                       config.data.samples(), dim)) {
+          SmallestTrainerWorkspaceBytes(config.data.samples(), dim)) {
     // The smallest step's need: each task's step checks its own at Init.
     return Status::ResourceExhausted();
   }
