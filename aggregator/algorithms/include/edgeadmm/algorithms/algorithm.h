@@ -192,8 +192,9 @@ class Algorithm {
   // accepted upload is then written to the store (uploads table, with its
   // local ledger row, in one transaction) before its receipt goes out, and a
   // restarted engine resumes the open round under its id with them; a
-  // discarded round's uploads are deleted (docs/aggregator.md, "Restart").
-  // False: the open round is kept in memory and lost with the process.
+  // discarded round's uploads are deleted (docs/aggregator.md, "A restart loses
+  // nothing"). False: the open round is kept in memory and lost with the
+  // process.
   virtual bool ResumesOpenRound(const jobs::JobConfig& /*config*/) const {
     return false;
   }

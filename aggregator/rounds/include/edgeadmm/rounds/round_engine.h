@@ -14,7 +14,8 @@
 // round gets a new id, so uploads for the lost round are refused as stale.
 // Under Algorithm::ResumesOpenRound (admm-sharing) nothing is lost: every
 // accepted upload is in the store before its receipt, and Open() resumes
-// the open round under its id with them (docs/aggregator.md, "Restart").
+// the open round under its id with them (docs/aggregator.md, "A restart loses
+// nothing").
 #pragma once
 
 #include <cstdint>
