@@ -11,14 +11,17 @@ process with a state directory.
 
 1. Uninterrupted: both parties run the job to the end (the reference).
 2. Interrupted, on a fresh database: after a few committed rounds party 1's
-   process is stopped (its state stays on disk); once party 0's share of
+   process is frozen (its state stays on disk); once party 0's share of
    the open round is accepted (its local ledger row is in the database,
    written before the receipt) the daemon is SIGKILLed, restarted on the
-   same database and port, and party 1 restarted from its state directory.
+   same database and port, and party 1 SIGKILLed and restarted from its
+   state directory.
    The job must complete with that round committed under its old id (no
    `lost` round), both shares in every round, party 0 not asked again
-   (`resumed ... with 1 of 2 uploads` in the daemon's log) and every stored
-   model, (v, y) and (z, y), equal to the uninterrupted run's to 1e-12.
+   (`resumed ... with 1 of 2 uploads` in the daemon's log; 2 of 2 in the
+   rare run where party 1's last datagram was still queued when it exited,
+   read from the dead daemon's database) and every stored model, (v, y)
+   and (z, y), equal to the uninterrupted run's to 1e-12.
 
 Every wait is for an event (database rows, process exits, the job state),
 bounded in time. Before the fix this failed: the restarted daemon reopened
@@ -38,7 +41,7 @@ import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 JOB = "share-restart"
 RECORDS = 1000
-ROUNDS = 8
+ROUNDS = 40     # rounds take tens of ms: party 1 stops long before the end
 KILL_AFTER = 3  # committed rounds before party 1 stops
 TIMEOUT = 120   # seconds for each wait
 FINISHED = es.FINISHED_STATES + ("failed",)
@@ -68,6 +71,7 @@ class Parties:
         self.data = data
         self.state_dir = os.path.join(stack.state_dir, "devices")
         self.procs = [None, None]
+        self.frozen = None  # a SIGSTOPped process (not watched)
 
     def start(self, part):
         argv = [self.stack.fleet_bin, "connect", "--host", "127.0.0.1",
@@ -88,7 +92,21 @@ class Parties:
         self.procs[part] = None
         return code
 
+    def freeze(self, part):
+        """SIGSTOP: the party sends nothing more, at once."""
+        self.frozen = self.procs[part]
+        self.procs[part] = None
+        self.frozen.send_signal(signal.SIGSTOP)
+
+    def kill_frozen(self):
+        """SIGKILL (a power cut); its state directory stays."""
+        if self.frozen is not None:
+            self.frozen.send_signal(signal.SIGKILL)
+            self.frozen.wait()
+            self.frozen = None
+
     def stop_all(self):
+        self.kill_frozen()
         for part in (0, 1):
             if self.procs[part] is not None:
                 self.stop(part)
@@ -173,7 +191,9 @@ def interrupted(a):
         parties.start(1)
         wait_for(f"{KILL_AFTER} committed rounds",
                  lambda: len(stack.rounds(JOB)) >= KILL_AFTER, stack, parties)
-        parties.stop(1)  # party 1 is down; party 0 keeps training
+        parties.freeze(1)  # party 1 is down; party 0 keeps training
+        if stack.job_state(JOB) != "running":
+            fail("the job ended before party 1 was frozen")
 
         def party0_alone():
             """The open round once party 0's share is accepted and party
@@ -195,14 +215,26 @@ def interrupted(a):
 
         round_id = wait_for("party 0's share alone in the open round",
                             party0_alone, stack, parties)
-        committed = len(stack.rounds(JOB))
         stack.daemon.send_signal(signal.SIGKILL)
         stack.daemon.wait()
         stack.daemon = None
-        print(f"daemon SIGKILLed with round {round_id} open (party 0's share "
-              f"accepted, party 1 down) after {committed} committed rounds",
+        # What the dead daemon had accepted in that round (local ledger rows,
+        # written with each accepted share). Party 1's share is there only
+        # if its last datagram was still queued at the daemon when its
+        # process exited: then the round is resumed complete.
+        accepted = [d for (d,) in query(
+            stack, "SELECT substr(l.scope, 7) FROM ledger l JOIN jobs j ON "
+            "j.id = l.job_id WHERE j.name = ? AND l.round_id = ? AND "
+            "l.scope LIKE 'local:%' ORDER BY l.scope", (JOB, round_id))]
+        if devices[0] not in accepted:
+            fail(f"round {round_id}: party 0's share is not stored")
+        committed = len(stack.rounds(JOB))
+        print(f"daemon SIGKILLed with round {round_id} open, shares of "
+              f"{accepted} accepted, after {committed} committed rounds",
               flush=True)
         stack.start_daemon(same_port=True)
+        # Party 1 reboots from its state directory.
+        parties.kill_frozen()
         parties.start(1)
         state = finish(stack, parties)
         if state != "completed":
@@ -216,8 +248,8 @@ def interrupted(a):
                  f"(nothing lost, no id reused): {rounds}")
         with open(os.path.join(stack.state_dir, "daemon.log")) as f:
             log = f.read()
-        resumed = (f"round {round_id}: resumed after a restart with 1 of 2 "
-                   "uploads from the store")
+        resumed = (f"round {round_id}: resumed after a restart with "
+                   f"{len(accepted)} of 2 uploads from the store")
         if resumed not in log:
             fail(f"the daemon log does not say: {resumed}")
         uploads = query(stack, "SELECT device_id, count(*) FROM uploads "
