@@ -29,7 +29,9 @@ the round under a new id, party 0 refused an iteration it had already
 computed, and the barrier failed the job.
 """
 
+import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,8 +42,8 @@ import numpy as np
 import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
 JOB = "share-restart"
-RECORDS = 1000
-ROUNDS = 40     # rounds take tens of ms: party 1 stops long before the end
+RECORDS = 1000  # --records (the full a9a: 32561)
+ROUNDS = 40     # --rounds; rounds take ms: party 1 stops long before the end
 KILL_AFTER = 3  # committed rounds before party 1 stops
 TIMEOUT = 120   # seconds for each wait
 FINISHED = es.FINISHED_STATES + ("failed",)
@@ -174,6 +176,8 @@ def uninterrupted(a):
         state = finish(stack, parties)
         if state != "completed":
             fail(f"uninterrupted run: job {state}: {stack.end_reason(JOB)}")
+        print(f"uninterrupted: {ROUNDS} rounds of N = {RECORDS}, median "
+              f"{round_milliseconds(stack):.0f} ms per round", flush=True)
         return models(stack)
     finally:
         parties.stop_all()
@@ -268,8 +272,23 @@ def interrupted(a):
         stack.stop()
 
 
+def round_milliseconds(stack):
+    """Median open-to-commit time of the committed rounds."""
+    spans = sorted(r["seconds"] * 1000 for r in stack.rounds(JOB))
+    return spans[len(spans) // 2]
+
+
 def main():
-    a, _, _ = es.device_process_test(__doc__)
+    global RECORDS, ROUNDS
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--work-dir", required=True)
+    p.add_argument("--records", type=int, default=RECORDS)
+    p.add_argument("--rounds", type=int, default=ROUNDS)
+    a = p.parse_args()
+    RECORDS, ROUNDS = a.records, a.rounds
+    shutil.rmtree(a.work_dir, ignore_errors=True)
     started = time.monotonic()
     reference = uninterrupted(a)
     round_id, restarted = interrupted(a)
