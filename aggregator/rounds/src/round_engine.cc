@@ -1,6 +1,7 @@
 #include "edgeadmm/rounds/round_engine.h"
 
 #include <cstdio>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
@@ -8,6 +9,8 @@
 #include "edgeadmm/log.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
+#include "edgeadmm/rounds/upload_digest.h"
+#include "edgeadmm/store/blob.h"
 
 namespace edgeadmm::rounds {
 
@@ -28,8 +31,12 @@ Status RoundEngine::Load(int64_t job_id) {
   EDGEADMM_TRY_ASSIGN(cohort_rng_,
                       SamplingRng::Create(job_.config.sampling_seed));
   EDGEADMM_TRY_ASSIGN(noise_rng_, SamplingRng::Create(0));
-  // A round still 'open' was in flight when the process died: it is lost.
-  EDGEADMM_TRY(store_.MarkOpenRoundsLost());
+  resumes_open_round_ =
+      algorithms::Get(job_.config.algorithm).ResumesOpenRound(job_.config) &&
+      Barrier();
+  // A round still 'open' was in flight when the process died: it is lost,
+  // or resumed below (its uploads are in the store).
+  if (!resumes_open_round_) EDGEADMM_TRY(store_.MarkOpenRoundsLost());
   EDGEADMM_TRY_ASSIGN(StoredModel stored, store_.LatestModel());
   iteration_ = stored.iteration;
   released_round_id_ = stored.round_id;
@@ -49,6 +56,7 @@ Status RoundEngine::Load(int64_t job_id) {
     }
   }
   EDGEADMM_TRY_ASSIGN(next_round_id_, store_.NextRoundId());
+  if (resumes_open_round_) EDGEADMM_TRY(ResumeOpenRound());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
   const algorithms::Algorithm& algorithm =
@@ -97,6 +105,76 @@ Status RoundEngine::Load(int64_t job_id) {
   return Status::Ok();
 }
 
+Status RoundEngine::ResumeOpenRound() {
+  EDGEADMM_TRY_ASSIGN(std::optional<StoredOpenRound> stored,
+                      store_.ResumableOpenRound());
+  if (!stored.has_value()) return Status::Ok();
+  OpenRound round;
+  round.has_value = true;
+  round.round_id = stored->round_id;
+  round.retries = stored->retries;
+  round.awaiting_restart_deadline = true;
+  // A barrier round: every node (OpenNextRound's cohort); StartResumedRound
+  // takes out those revoked meanwhile.
+  round.in_cohort.assign(devices_.size(), true);
+  round.cohort_size = devices_.size();
+  const size_t length =
+      static_cast<size_t>(UploadLength(job_.config, iteration_));
+  for (StoredOpenRound::Accepted& a : stored->uploads) {
+    auto it = device_index_.find(a.device_id);
+    if (it == device_index_.end()) return Status::DataLoss();
+    EDGEADMM_TRY_ASSIGN(std::vector<double> values,
+                        store::DecodeFloats(a.payload));
+    if (values.size() != length) return Status::DataLoss();
+    round.accepted.emplace(
+        it->second, OpenRound::Accepted{std::move(a.payload),
+                                        std::move(values),
+                                        {},
+                                        a.pp_loss,
+                                        std::move(a.fingerprint_digest)});
+  }
+  open_ = std::move(round);
+  return Status::Ok();
+}
+
+Status RoundEngine::StartResumedRound(int64_t now_ms) {
+  open_.awaiting_restart_deadline = false;
+  // A whole deadline from now: the parties first have to find the restarted
+  // daemon (a new DTLS session), and a deadline counted from before the
+  // crash would charge them the gateway's downtime. The retries the round
+  // already used stay used (rounds.retries), so restarts cannot extend a
+  // barrier round forever.
+  open_.deadline_ms =
+      now_ms + static_cast<int64_t>(job_.config.deadline_seconds * 1000);
+  EDGEADMM_TRY(DropRevokedMembers(open_).status());
+  EDGEADMM_LOG_INFO(
+      "job %s round %lld: resumed after a restart with %zu of %zu uploads "
+      "from the store (retries used %lld of %lld); deadline in %.0f s",
+      job_.config.name.c_str(), static_cast<long long>(open_.round_id),
+      open_.accepted.size(), devices_.size(),
+      static_cast<long long>(open_.retries),
+      static_cast<long long>(
+          algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config)),
+      job_.config.deadline_seconds);
+  if (open_.cohort_size != devices_.size()) {
+    return FailShortBarrierCohort(now_ms);
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::FailShortBarrierCohort(int64_t now_ms) {
+  // A barrier needs every node; a revoked node or one at its lifetime
+  // budget never comes back within this job.
+  const size_t missing = devices_.size() - open_.cohort_size;
+  EDGEADMM_TRY(DiscardRound(now_ms));
+  return SetState(jobs::JobState::kFailed,
+                  "barrier: " + std::to_string(missing) + " of " +
+                      std::to_string(devices_.size()) +
+                      " nodes revoked or at their lifetime budget; " +
+                      algorithms::NameOf(job_.config.algorithm) +
+                      " needs every node every round");
+}
+
 Status RoundEngine::SetState(jobs::JobState state, std::string_view reason) {
   EDGEADMM_TRY(jobs::SetJobState(*db_, job_.id, state, reason));
   job_.state = state;
@@ -109,6 +187,10 @@ Status RoundEngine::SetState(jobs::JobState state, std::string_view reason) {
 
 Status RoundEngine::Advance(int64_t now_ms) {
   EDGEADMM_TRY_ASSIGN(job_.state, store_.JobState());
+  if (open_.has_value && open_.awaiting_restart_deadline &&
+      job_.state == jobs::JobState::kRunning) {
+    EDGEADMM_TRY(StartResumedRound(now_ms));
+  }
   if (open_.has_value) {
     if (job_.state != jobs::JobState::kRunning) {
       EDGEADMM_TRY(DiscardRound(now_ms));
@@ -161,16 +243,7 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   ++next_round_id_;
   open_ = std::move(round);
   if (Barrier() && open_.cohort_size != devices_.size()) {
-    // A barrier needs every node; a revoked node or one at its lifetime
-    // budget never comes back within this job.
-    EDGEADMM_TRY(DiscardRound(now_ms));
-    return SetState(
-        jobs::JobState::kFailed,
-        "barrier: " + std::to_string(devices_.size() - open_.cohort_size) +
-            " of " + std::to_string(devices_.size()) +
-            " nodes revoked or at their lifetime budget; " +
-            algorithms::NameOf(job_.config.algorithm) +
-            " needs every node every round");
+    return FailShortBarrierCohort(now_ms);
   }
   // A cohort below m_min can never commit: discard it now.
   if (open_.cohort_size < static_cast<size_t>(job_.config.m_min)) {
@@ -272,6 +345,9 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
     const size_t missing = open_.cohort_size - open_.accepted.size();
     if (open_.retries < retries) {
       ++open_.retries;
+      if (resumes_open_round_) {
+        EDGEADMM_TRY(store_.SetRetries(open_.round_id, open_.retries));
+      }
       open_.deadline_ms =
           now_ms + static_cast<int64_t>(job_.config.deadline_seconds * 1000);
       EDGEADMM_LOG_WARN(
@@ -373,6 +449,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     commit.uploads.push_back(
         {&devices_[index], &accepted.payload, accepted.pp_loss});
   }
+  commit.uploads_stored = resumes_open_round_;
   commit.model = &next_model;
   commit.ledger = ledgers_->Rows(charge);
   // Scored before the commit, so that the scores (and an early stop) are
@@ -430,8 +507,9 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
   summary.participants = open_.accepted.size();
   summary.central_epsilon = ledgers_->central_epsilon();
   open_ = OpenRound();
-  EDGEADMM_TRY(store_.DiscardRound(
-      summary.round_id, static_cast<int64_t>(summary.participants), now_ms));
+  EDGEADMM_TRY(store_.DiscardRound(summary.round_id,
+                                   static_cast<int64_t>(summary.participants),
+                                   now_ms, resumes_open_round_));
   EDGEADMM_LOG_INFO(
       "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "
       "released",
@@ -475,42 +553,70 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   // whatever becomes of the round (docs/privacy.md, "local-dp"). If it
   // cannot be stored the upload is refused (the device may retry).
   LocalCharge local = ledgers_->PlanLocal(index);
-  const Status stored =
-      store_.InsertLocalCharge(open_.round_id, ledgers_->LocalRow(local));
-  if (!stored.ok()) {
-    EDGEADMM_LOG_ERROR("job %s round %lld: local charge of %s not stored: %s",
-                       job_.config.name.c_str(),
-                       static_cast<long long>(open_.round_id),
-                       devices_[index].c_str(), stored.str());
-    return UploadVerdict::kStoreUnavailable;
-  }
-  ledgers_->ApplyLocal(std::move(local));
   // The per-party ledger (admm-sharing): the upload's release, with what
   // the device reported, stored now for the same reason.
   double party_nu = 0;
+  std::optional<PartyCharge> party;
   if (parties_.has_value() &&
       algorithms::Get(job_.config.algorithm)
           .PartyMechanism(job_.config, iteration_ + 1, party_nu)) {
-    PartyCharge party = parties_->Plan(index, party_nu);
-    const Status saved = store_.InsertLocalCharge(
-        open_.round_id, parties_->Row(party, &upload.ledger));
-    if (!saved.ok()) {
-      EDGEADMM_LOG_ERROR("job %s round %lld: party charge of %s not stored: %s",
-                         job_.config.name.c_str(),
-                         static_cast<long long>(open_.round_id),
-                         devices_[index].c_str(), saved.str());
-      return UploadVerdict::kStoreUnavailable;
-    }
-    parties_->Apply(std::move(party));
+    party = parties_->Plan(index, party_nu);
   }
   // P_i is kept only from the job's last iteration, where the devices send
   // it (a value sent earlier is a device's own leak; it is not recorded).
   const double pp_loss =
       iteration_ + 1 == job_.config.rounds ? upload.pp_loss : 0.0;
+  if (resumes_open_round_) {
+    // The upload with its charges, in one transaction on disk before the
+    // receipt: a restart resumes the round with it (the device drops it
+    // after the receipt), and never without its charges.
+    const std::vector<uint8_t> fingerprint_digest =
+        UploadDigest(upload.fingerprint_or_vector());
+    std::optional<LedgerRowRef> party_row;
+    if (party.has_value()) party_row = parties_->Row(*party, &upload.ledger);
+    const Status stored = store_.InsertAcceptedUpload(
+        open_.round_id, ledgers_->LocalRow(local),
+        party_row.has_value() ? &*party_row : nullptr,
+        {&devices_[index], &upload.vector, pp_loss, &fingerprint_digest});
+    if (!stored.ok()) {
+      EDGEADMM_LOG_ERROR("job %s round %lld: upload of %s not stored: %s",
+                         job_.config.name.c_str(),
+                         static_cast<long long>(open_.round_id),
+                         devices_[index].c_str(), stored.str());
+      return UploadVerdict::kStoreUnavailable;
+    }
+  } else {
+    const Status stored =
+        store_.InsertLocalCharge(open_.round_id, ledgers_->LocalRow(local));
+    if (!stored.ok()) {
+      EDGEADMM_LOG_ERROR("job %s round %lld: local charge of %s not stored: %s",
+                         job_.config.name.c_str(),
+                         static_cast<long long>(open_.round_id),
+                         devices_[index].c_str(), stored.str());
+      return UploadVerdict::kStoreUnavailable;
+    }
+    if (party.has_value()) {
+      const Status saved = store_.InsertLocalCharge(
+          open_.round_id, parties_->Row(*party, &upload.ledger));
+      if (!saved.ok()) {
+        ledgers_->ApplyLocal(std::move(local));  // stored above
+        EDGEADMM_LOG_ERROR(
+            "job %s round %lld: party charge of %s not stored: %s",
+            job_.config.name.c_str(), static_cast<long long>(open_.round_id),
+            devices_[index].c_str(), saved.str());
+        return UploadVerdict::kStoreUnavailable;
+      }
+    }
+  }
+  ledgers_->ApplyLocal(std::move(local));
+  if (party.has_value()) parties_->Apply(std::move(*party));
   // Moves only the byte vectors: `identity` may view upload.device_id.
-  open_.accepted.emplace(
-      index, OpenRound::Accepted{std::move(upload.vector), std::move(decoded),
-                                 std::move(upload.fingerprint), pp_loss});
+  open_.accepted.emplace(index,
+                         OpenRound::Accepted{std::move(upload.vector),
+                                             std::move(decoded),
+                                             std::move(upload.fingerprint),
+                                             pp_loss,
+                                             {}});
   if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;
 }

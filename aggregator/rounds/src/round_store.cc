@@ -1,5 +1,9 @@
 #include "edgeadmm/rounds/round_store.h"
 
+#include <optional>
+#include <string>
+#include <utility>
+
 #include "edgeadmm/rounds/upload_digest.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/transaction.h"
@@ -13,6 +17,72 @@ Status RoundStore::MarkOpenRoundsLost() {
                    "state = 'open'"));
   lost.Bind(1, job_id_);
   return lost.Run();
+}
+
+Result<std::optional<StoredOpenRound>> RoundStore::ResumableOpenRound() {
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  std::optional<StoredOpenRound> round;
+  {
+    EDGEADMM_TRY_ASSIGN(
+        store::Statement newest,
+        db_->Prepare("SELECT round_id, retries FROM rounds WHERE job_id = ? "
+                     "AND state = 'open' ORDER BY round_id DESC LIMIT 1"));
+    newest.Bind(1, job_id_);
+    EDGEADMM_TRY_ASSIGN(const bool found, newest.Step());
+    if (found) {
+      round.emplace();
+      round->round_id = newest.ColumnInt(0);
+      round->retries = newest.ColumnInt(1);
+    }
+  }
+  // Only one round is ever open; an older one (its commit failed) is lost
+  // with its uploads, as after a crash without this algorithm.
+  const int64_t keep = round.has_value() ? round->round_id : 0;
+  for (const char* sql :
+       {"DELETE FROM uploads WHERE job_id = ?1 AND round_id IN (SELECT "
+        "round_id FROM rounds WHERE job_id = ?1 AND state = 'open' AND "
+        "round_id != ?2)",
+        "UPDATE rounds SET state = 'lost' WHERE job_id = ?1 AND state = "
+        "'open' AND round_id != ?2"}) {
+    EDGEADMM_TRY_ASSIGN(store::Statement stmt, db_->Prepare(sql));
+    stmt.Bind(1, job_id_).Bind(2, keep);
+    EDGEADMM_TRY(stmt.Run());
+  }
+  if (round.has_value()) {
+    EDGEADMM_TRY_ASSIGN(
+        store::Statement uploads,
+        db_->Prepare("SELECT device_id, payload, fingerprint, pp_loss FROM "
+                     "uploads WHERE job_id = ? AND round_id = ? ORDER BY "
+                     "device_id"));
+    uploads.Bind(1, job_id_).Bind(2, round->round_id);
+    EDGEADMM_TRY(uploads.ForEachRow([&]() -> Status {
+      // Written by InsertAcceptedUpload, always with its fingerprint.
+      if (uploads.ColumnIsNull(2)) return Status::DataLoss();
+      StoredOpenRound::Accepted& a = round->uploads.emplace_back();
+      a.device_id = uploads.ColumnText(0);
+      a.payload = uploads.ColumnBlob(1);
+      a.fingerprint_digest = uploads.ColumnBlob(2);
+      a.pp_loss = uploads.ColumnIsNull(3) ? 0.0 : uploads.ColumnDouble(3);
+      return Status::Ok();
+    }));
+  }
+  EDGEADMM_TRY(tx.Commit());
+  return round;
+}
+
+Status RoundStore::SetRetries(int64_t round_id, int64_t retries) {
+  return SetOpenRoundValue("retries", round_id, retries);
+}
+
+Status RoundStore::SetOpenRoundValue(const char* column, int64_t round_id,
+                                     int64_t value) {
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare(std::string("UPDATE rounds SET ") + column +
+                   " = ? WHERE job_id = ? AND round_id = ? AND state = "
+                   "'open'"));
+  stmt.Bind(1, value).Bind(2, job_id_).Bind(3, round_id);
+  return stmt.Run();
 }
 
 Result<StoredModel> RoundStore::LatestModel() {
@@ -109,12 +179,7 @@ Status RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
 }
 
 Status RoundStore::SetCohortSize(int64_t round_id, int64_t cohort_size) {
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement stmt,
-      db_->Prepare("UPDATE rounds SET cohort_size = ? WHERE job_id = ? AND "
-                   "round_id = ? AND state = 'open'"));
-  stmt.Bind(1, cohort_size).Bind(2, job_id_).Bind(3, round_id);
-  return stmt.Run();
+  return SetOpenRoundValue("cohort_size", round_id, cohort_size);
 }
 
 Result<std::vector<std::string>> RoundStore::RevokedDevices() {
@@ -183,15 +248,31 @@ RoundStore::EarlierLocalCurves(const std::unordered_set<std::string>& ids,
 }
 
 Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
-                                int64_t closed_at_ms) {
-  EDGEADMM_TRY_ASSIGN(
-      store::CachedStatement stmt,
-      db_->PrepareCached("UPDATE rounds SET state = 'discarded', "
-                         "participants = ?, closed_at = ? WHERE job_id = ? "
-                         "AND round_id = ?"));
-  stmt->Bind(1, participants).Bind(2, closed_at_ms).Bind(3, job_id_).Bind(
-      4, round_id);
-  return stmt->Run();
+                                int64_t closed_at_ms, bool delete_uploads) {
+  std::optional<store::Transaction> tx;
+  if (delete_uploads) {
+    EDGEADMM_TRY_ASSIGN(store::Transaction begun,
+                        store::Transaction::Begin(*db_));
+    tx.emplace(std::move(begun));
+    EDGEADMM_TRY_ASSIGN(
+        store::Statement gone,
+        db_->Prepare("DELETE FROM uploads WHERE job_id = ? AND round_id = ?"));
+    gone.Bind(1, job_id_).Bind(2, round_id);
+    EDGEADMM_TRY(gone.Run());
+  }
+  {
+    EDGEADMM_TRY_ASSIGN(
+        store::CachedStatement stmt,
+        db_->PrepareCached("UPDATE rounds SET state = 'discarded', "
+                           "participants = ?, closed_at = ? WHERE job_id = ? "
+                           "AND round_id = ?"));
+    stmt->Bind(1, participants)
+        .Bind(2, closed_at_ms)
+        .Bind(3, job_id_)
+        .Bind(4, round_id);
+    EDGEADMM_TRY(stmt->Run());
+  }
+  return tx.has_value() ? tx->Commit() : Status::Ok();
 }
 
 Status RoundStore::CommitRound(const RoundCommit& commit) {
@@ -210,24 +291,21 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
       .Bind(6, job_id_)
       .Bind(7, commit.round_id);
   EDGEADMM_TRY(round->Run());
-  EDGEADMM_TRY_ASSIGN(
-      store::CachedStatement upload,
-      db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
-                         "digest, payload, pp_loss) VALUES (?, ?, ?, ?, ?, "
-                         "?)"));
-  for (const UploadRowRef& row : commit.uploads) {
-    upload->Bind(1, job_id_)
-        .Bind(2, commit.round_id)
-        .Bind(3, *row.device_id)
-        .BindBlob(4, UploadDigest(*row.payload))
-        .BindBlob(5, *row.payload);
-    if (row.pp_loss > 0) {
-      upload->Bind(6, row.pp_loss);
-    } else {
-      upload->BindNull(6);
+  if (commit.uploads_stored) {
+    // Stored as they were accepted: the round commits exactly those.
+    EDGEADMM_TRY_ASSIGN(
+        store::CachedStatement stored,
+        db_->PrepareCached("SELECT count(*) FROM uploads WHERE job_id = ? "
+                           "AND round_id = ?"));
+    stored->Bind(1, job_id_).Bind(2, commit.round_id);
+    EDGEADMM_TRY(stored->StepRow());
+    if (stored->ColumnInt(0) != static_cast<int64_t>(commit.uploads.size())) {
+      return Status::DataLoss();
     }
-    EDGEADMM_TRY(upload->Run());
-    EDGEADMM_TRY(upload->Reset());
+  } else {
+    for (const UploadRowRef& row : commit.uploads) {
+      EDGEADMM_TRY(InsertUploadRow(commit.round_id, row));
+    }
   }
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement model,
@@ -279,6 +357,44 @@ Status RoundStore::InsertLocalCharge(int64_t round_id,
   return inserted;
 }
 
+Status RoundStore::InsertAcceptedUpload(int64_t round_id,
+                                        const LedgerRowRef& local,
+                                        const LedgerRowRef* party,
+                                        const UploadRowRef& upload) {
+  // synchronous=FULL (the connection's setting): the commit is fsynced, so
+  // the receipt the device gets (after which it drops its upload) is backed
+  // by the disk, not only by the process. A few uploads per round.
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  EDGEADMM_TRY(InsertLedgerRow(round_id, local));
+  if (party != nullptr) EDGEADMM_TRY(InsertLedgerRow(round_id, *party));
+  EDGEADMM_TRY(InsertUploadRow(round_id, upload));
+  return tx.Commit();
+}
+
+Status RoundStore::InsertUploadRow(int64_t round_id, const UploadRowRef& row) {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement upload,
+      db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
+                         "digest, payload, pp_loss, fingerprint) VALUES (?, "
+                         "?, ?, ?, ?, ?, ?)"));
+  upload->Bind(1, job_id_)
+      .Bind(2, round_id)
+      .Bind(3, *row.device_id)
+      .BindBlob(4, UploadDigest(*row.payload))
+      .BindBlob(5, *row.payload);
+  if (row.pp_loss > 0) {
+    upload->Bind(6, row.pp_loss);
+  } else {
+    upload->BindNull(6);
+  }
+  if (row.fingerprint_digest != nullptr) {
+    upload->BindBlob(7, *row.fingerprint_digest);
+  } else {
+    upload->BindNull(7);
+  }
+  return upload->Run();
+}
+
 Status RoundStore::InsertLedgerRow(int64_t round_id, const LedgerRowRef& row) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement ledger,
@@ -310,8 +426,10 @@ Result<std::vector<uint8_t>> RoundStore::CommittedUploadDigest(
     int64_t round_id, const std::string& device_id) const {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement stmt,
-      db_->PrepareCached("SELECT digest FROM uploads WHERE job_id = ? AND "
-                         "round_id = ? AND device_id = ?"));
+      db_->PrepareCached("SELECT u.digest FROM uploads u JOIN rounds r "
+                         "USING (job_id, round_id) WHERE u.job_id = ? AND "
+                         "u.round_id = ? AND u.device_id = ? AND r.state = "
+                         "'committed'"));
   stmt->Bind(1, job_id_).Bind(2, round_id).Bind(3, device_id);
   EDGEADMM_TRY(stmt->StepRow());
   return stmt->ColumnBlob(0);

@@ -19,6 +19,16 @@ double Norm2(const std::vector<double>& v) {
   return std::sqrt(sum);
 }
 
+// Whether `upload` repeats the accepted one byte for byte (its SHA-256 when
+// the accepted upload came back from the store after a restart).
+bool Repeats(const OpenRound::Accepted& accepted, const Upload& upload) {
+  if (!accepted.fingerprint_digest.empty()) {
+    return accepted.fingerprint_digest ==
+           UploadDigest(upload.fingerprint_or_vector());
+  }
+  return accepted.fingerprint() == upload.fingerprint_or_vector();
+}
+
 }  // namespace
 
 UploadVerdict UploadJudge::Judge(std::string_view identity,
@@ -55,7 +65,7 @@ UploadVerdict UploadJudge::Judge(std::string_view identity,
   }
   auto previous = open.accepted.find(*index);
   if (previous != open.accepted.end()) {
-    return previous->second.fingerprint() == upload.fingerprint_or_vector()
+    return Repeats(previous->second, upload)
                ? UploadVerdict::kDuplicate
                : UploadVerdict::kConflictingDuplicate;
   }

@@ -117,6 +117,15 @@ ALTER TABLE ledger ADD COLUMN reported_epsilon REAL;
 ALTER TABLE ledger ADD COLUMN reported_delta REAL;
 ALTER TABLE ledger ADD COLUMN reported_conversion TEXT;
 )sql",
+    // Version 8: open rounds that survive a restart (admm-sharing,
+    // Algorithm::ResumesOpenRound): their uploads are stored as they are
+    // accepted, with the SHA-256 of what a retransmission repeats (the whole
+    // Update body; NULL for uploads stored at their round's commit), and a
+    // barrier round's retries so far.
+    R"sql(
+ALTER TABLE uploads ADD COLUMN fingerprint BLOB;
+ALTER TABLE rounds ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int kMigrationCount =

@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/jobs/job_report.h"
@@ -26,20 +25,15 @@ namespace {
 constexpr auto kShare = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
 constexpr auto kScores = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE_AND_SCORES;
 
-std::string File(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 std::string SharingToml() {
   return "[job]\nname = \"sc\"\nalgorithm = \"admm-sharing\"\nloss = "
          "\"logistic\"\ndimension = 5\nrounds = 2\n[admm_sharing]\n"
          "parties = 2\ncolumns = [3, 2]\nrecords = 4\nrho = 0.1\n"
          "lambda = 0.01\nlabels = \"" +
-         File("rh_train.libsvm", "+1 1:1\n-1 2:1\n-1 5:0.5\n+1 3:1\n") +
+         testing::WriteTestFile("rh_train.libsvm",
+                                "+1 1:1\n-1 2:1\n-1 5:0.5\n+1 3:1\n") +
          "\"\nnoise = \"none\"\ntest_labels = \"" +
-         File("rh_test.libsvm", "-1 1:1\n+1 2:1\n+1 4:1\n") +
+         testing::WriteTestFile("rh_test.libsvm", "-1 1:1\n+1 2:1\n+1 4:1\n") +
          "\"\ntest_records = 3\nscore_noise = \"exact\"\n"
          "[sampling]\ndeadline_seconds = 10\n";
 }

@@ -48,8 +48,15 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 
 // Takes a database back to schema version 3 (drops version 5's and 4's
 // columns).
+// Version 8's columns (open rounds that survive a restart).
+#define EDGEADMM_DROP_VERSION8                    \
+  "ALTER TABLE uploads DROP COLUMN fingerprint; " \
+  "ALTER TABLE rounds DROP COLUMN retries; "
+constexpr const char* kDropVersion8 =
+    EDGEADMM_DROP_VERSION8 "PRAGMA user_version=7";
 // Version 7's columns (admm-sharing's per-party rows: the device's report).
 #define EDGEADMM_DROP_VERSION7                               \
+  EDGEADMM_DROP_VERSION8                                     \
   "ALTER TABLE ledger DROP COLUMN reported_participations; " \
   "ALTER TABLE ledger DROP COLUMN reported_epsilon; "        \
   "ALTER TABLE ledger DROP COLUMN reported_delta; "          \
@@ -178,6 +185,34 @@ TEST(StoreTest, MigrationSevenKeepsLedgerRowsWithoutReports) {
                      "IS NULL AND reported_delta IS NULL AND "
                      "reported_conversion IS NULL"),
             1);
+}
+
+// Version 8 stores the uploads of rounds that survive a restart with the
+// digest of their wire body, and each round's barrier retries: a version 7
+// database keeps every upload and round, without a fingerprint (stored at
+// their round's commit) and with no retry used.
+TEST(StoreTest, MigrationEightKeepsUploadsAndRoundsOfVersionSeven) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion8).ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs(id, name, config, state, sigma, n, "
+                        "dimension, created_at) VALUES (1, 'j', '', "
+                        "'running', 0, 2, 5, 0); INSERT INTO rounds(job_id, "
+                        "round_id, state, cohort_size, started_at) VALUES (1, "
+                        "1, 'committed', 2, 0), (1, 2, 'open', 2, 7); INSERT "
+                        "INTO uploads VALUES (1, 1, 'd', x'aa', x'0102', NULL)")
+                  .ok());
+  ASSERT_EQ(QueryInt(t.db(), "PRAGMA user_version"), 7);
+  t.Reopen();  // Database::Open migrates
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  // The upload as it was, without a fingerprint; both rounds, no retry.
+  constexpr const char* kOldRowsKept =
+      "SELECT (SELECT count(*) FROM uploads WHERE round_id = 1 AND digest = "
+      "x'aa' AND payload = x'0102' AND fingerprint IS NULL) + (SELECT "
+      "count(*) FROM rounds WHERE retries = 0 AND ((round_id = 1 AND state "
+      "= 'committed') OR (round_id = 2 AND state = 'open' AND started_at = "
+      "7)))";
+  EXPECT_EQ(QueryInt(t.db(), kOldRowsKept), 3);
 }
 
 TEST(StoreTest, MigrationFourKeepsModelsWithoutScores) {

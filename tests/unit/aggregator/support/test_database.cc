@@ -1,8 +1,11 @@
 #include "test_database.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -41,6 +44,22 @@ TempDatabase::~TempDatabase() {
 }
 
 void TempDatabase::Reopen() { db_ = OpenOrDie(path_); }
+
+int64_t QueryInt(store::Database& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql);
+  if (!stmt.ok() || !stmt->StepRow().ok()) Die("query: " + sql);
+  return stmt->ColumnInt(0);
+}
+
+std::string WriteTestFile(const std::string& name, const std::string& text) {
+  const std::string path = std::filesystem::temp_directory_path().string() +
+                           "/edgeadmm-" + std::to_string(getpid()) + "-" + name;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0) {
+    Die("cannot write " + path);
+  }
+  return path;
+}
 
 std::string Snapshot(store::Database& db) {
   static const char* const kQueries[] = {

@@ -32,6 +32,12 @@ class TempDatabase {
 // Every row of every table, in primary-key order, as text.
 std::string Snapshot(store::Database& db);
 
+// The first column of the first row of `sql` (aborts on an error).
+int64_t QueryInt(store::Database& db, const std::string& sql);
+
+// Writes `text` to `name` in the test's temporary folder; returns the path.
+std::string WriteTestFile(const std::string& name, const std::string& text);
+
 // Enrolls devices "dev-000" .. "dev-<n-1>" and returns their ids.
 std::vector<std::string> EnrollDevices(store::Database& db, int n);
 

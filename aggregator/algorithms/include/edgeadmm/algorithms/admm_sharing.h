@@ -175,6 +175,13 @@ class AdmmSharing final : public Algorithm {
   int64_t RequiredDevices(const jobs::JobConfig& config) const override {
     return config.admm_sharing.parties;
   }
+  // A party cannot upload an acknowledged share again: it dropped it, a
+  // rigorous party cannot redraw its noise (a fresh draw would be a second
+  // release) and it refuses an iteration it already computed. So a restart
+  // resumes the open round with the stored shares.
+  bool ResumesOpenRound(const jobs::JobConfig& /*config*/) const override {
+    return true;
+  }
   // Each party's task: u_m = v − s_m (its own last released share taken
   // out, so a rigorous party needs no copy of it) and y; its column block
   // and σ_m in its params.

@@ -188,6 +188,16 @@ class Algorithm {
   virtual int64_t BarrierRetries(const jobs::JobConfig& /*config*/) const {
     return -1;
   }
+  // Barrier rounds only: whether the open round survives a restart. Every
+  // accepted upload is then written to the store (uploads table, with its
+  // local ledger row, in one transaction) before its receipt goes out, and a
+  // restarted engine resumes the open round under its id with them; a
+  // discarded round's uploads are deleted (docs/aggregator.md, "A restart loses
+  // nothing"). False: the open round is kept in memory and lost with the
+  // process.
+  virtual bool ResumesOpenRound(const jobs::JobConfig& /*config*/) const {
+    return false;
+  }
   // Whether each device's task carries a vector of its own instead of the
   // released model (pp-admm on a ring or an edge list: its neighbour sum);
   // the engine then keeps the last committed round's uploads by device.

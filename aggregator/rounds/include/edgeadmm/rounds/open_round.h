@@ -1,4 +1,6 @@
-// OpenRound: the round in flight, kept in memory only until it commits.
+// OpenRound: the round in flight, kept in memory until it commits; under
+// Algorithm::ResumesOpenRound its accepted uploads are also in the store and
+// a restarted engine rebuilds it from there (RoundStore::ResumableOpenRound).
 #pragma once
 
 #include <cstddef>
@@ -15,12 +17,18 @@ struct OpenRound {
   std::vector<bool> in_cohort;  // by device index; secret
   size_t cohort_size = 0;
   int64_t retries = 0;  // barrier rounds: deadlines extended so far
+  // Rebuilt from the store after a restart: the first Advance gives it a
+  // fresh deadline (and takes revoked members out) before anything else.
+  bool awaiting_restart_deadline = false;
   struct Accepted {
     std::vector<uint8_t> payload;  // float32 LE, as stored
     std::vector<double> values;    // decoded
     // What a retransmission repeats (Upload::fingerprint); empty: payload.
     std::vector<uint8_t> wire_body;
     double pp_loss = 0;  // pp-admm's P_i(T), last iteration only; 0: none
+    // Rebuilt from the store: the SHA-256 of the fingerprint (the bytes are
+    // not stored); empty: compare fingerprint() itself.
+    std::vector<uint8_t> fingerprint_digest;
     const std::vector<uint8_t>& fingerprint() const {
       return wire_body.empty() ? payload : wire_body;
     }

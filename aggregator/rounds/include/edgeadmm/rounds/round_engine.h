@@ -12,6 +12,10 @@
 //            otherwise 'discarded', nothing released or charged.
 // A crash loses at most the open round: Open() marks it 'lost' and the next
 // round gets a new id, so uploads for the lost round are refused as stale.
+// Under Algorithm::ResumesOpenRound (admm-sharing) nothing is lost: every
+// accepted upload is in the store before its receipt, and Open() resumes
+// the open round under its id with them (docs/aggregator.md, "A restart loses
+// nothing").
 #pragma once
 
 #include <cstdint>
@@ -69,7 +73,9 @@ struct RoundSummary {
 class RoundEngine {
  public:
   // Loads job `job_id`, its devices, latest model and ledgers, and marks
-  // rounds a crash left open as 'lost'. `accountant` must outlive the engine.
+  // rounds a crash left open as 'lost' (under Algorithm::ResumesOpenRound:
+  // resumes the newest with its stored uploads; the first Advance gives it a
+  // fresh deadline). `accountant` must outlive the engine.
   // NOT_FOUND for an unknown job; store errors; UNAVAILABLE without entropy.
   static Result<std::unique_ptr<RoundEngine>> Open(
       store::Database& db, int64_t job_id, const RoundAccountant& accountant);
@@ -81,7 +87,8 @@ class RoundEngine {
   Status Advance(int64_t now_ms);
 
   // Judges an upload by the device authenticated as `identity` (DTLS PSK
-  // identity). Accepted uploads are kept in memory until the round commits;
+  // identity). Accepted uploads are kept in memory until the round commits
+  // (under Algorithm::ResumesOpenRound also stored before this returns);
   // if the cohort is complete the round closes at once and the next opens.
   UploadVerdict Submit(std::string_view identity, const Upload& upload,
                        int64_t now_ms);
@@ -161,6 +168,13 @@ class RoundEngine {
         judge_(job_, device_index_, registry_, store_) {}
 
   Status Load(int64_t job_id);
+  // Algorithm::ResumesOpenRound: rebuilds the open round a crash left from
+  // the store (Load), then at the first Advance gives it its deadline.
+  Status ResumeOpenRound();
+  Status StartResumedRound(int64_t now_ms);
+  // A barrier round whose cohort lost a node (revoked or at its lifetime
+  // budget): discarded, and the job fails with the reason.
+  Status FailShortBarrierCohort(int64_t now_ms);
   Status SetState(jobs::JobState state, std::string_view reason = {});
   Status OpenNextRound(int64_t now_ms);
   // Takes revoked members without an accepted upload out of `round`;
@@ -209,6 +223,8 @@ class RoundEngine {
   std::function<void(const RoundSummary&)> listener_;
   const Validator* validator_ = nullptr;
   bool close_in_advance_ = false;
+  // Algorithm::ResumesOpenRound (set by Load).
+  bool resumes_open_round_ = false;
 };
 
 }  // namespace edgeadmm::rounds

@@ -2,13 +2,15 @@
 //
 // Tables (aggregator/store/src/schema.cc): rounds (one row per round: open ->
 // committed | discarded | lost), uploads (the accepted uploads of committed
-// rounds), models (one per committed iteration) and ledger (the RDP curve of
-// each charged scope after each committed round). A commit is ONE
-// transaction: a crash leaves either all of it or none.
+// rounds, and under Algorithm::ResumesOpenRound those of the open round),
+// models (one per committed iteration) and ledger (the RDP curve of each
+// charged scope after each committed round). A commit is ONE transaction: a
+// crash leaves either all of it or none.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -47,11 +49,27 @@ struct LedgerRowRef {
   const ReportedLedger* reported = nullptr;
 };
 
-// One accepted upload of a committed round.
+// One accepted upload of a committed round (or of an open round that
+// survives a restart).
 struct UploadRowRef {
   const std::string* device_id = nullptr;
   const std::vector<uint8_t>* payload = nullptr;  // float32 LE, as received
   double pp_loss = 0;  // stored when > 0 (pp-admm's P_i(T)), else NULL
+  // SHA-256 of what a retransmission repeats; null: not stored (NULL).
+  const std::vector<uint8_t>* fingerprint_digest = nullptr;
+};
+
+// An open round a restart resumes (Algorithm::ResumesOpenRound), as stored.
+struct StoredOpenRound {
+  int64_t round_id = 0;
+  int64_t retries = 0;  // barrier deadlines it has missed so far
+  struct Accepted {
+    std::string device_id;
+    std::vector<uint8_t> payload;  // float32 LE, as received
+    std::vector<uint8_t> fingerprint_digest;
+    double pp_loss = 0;
+  };
+  std::vector<Accepted> uploads;  // by device id
 };
 
 // Everything a committed round writes.
@@ -61,6 +79,9 @@ struct RoundCommit {
   RoundMechanism central;  // stored with the round (job ledger, export)
   int64_t closed_at_ms = 0;
   std::vector<UploadRowRef> uploads;
+  // The uploads are already in the store (InsertAcceptedUpload): the commit
+  // checks their count instead of writing them.
+  bool uploads_stored = false;
   const ServerModel* model = nullptr;
   std::vector<LedgerRowRef> ledger;
   // The new model's validation scores (null: not validated).
@@ -76,6 +97,12 @@ class RoundStore {
 
   // Rounds a crash left 'open' become 'lost'.
   Status MarkOpenRoundsLost();
+  // Algorithm::ResumesOpenRound: the newest round a crash left 'open', with
+  // its stored uploads (nullopt: none). Older open rounds become 'lost' and
+  // their uploads are deleted. DATA_LOSS for a damaged row.
+  Result<std::optional<StoredOpenRound>> ResumableOpenRound();
+  // A barrier round's retries so far (they survive a restart).
+  Status SetRetries(int64_t round_id, int64_t retries);
   // The newest model (DATA_LOSS if its blobs are damaged).
   Result<StoredModel> LatestModel();
   // Calls `model(scored)` for every validated model, by iteration.
@@ -105,16 +132,26 @@ class RoundStore {
   Result<std::unordered_map<std::string, std::vector<double>>>
   EarlierLocalCurves(const std::unordered_set<std::string>& ids,
                      size_t order_count);
+  // With `delete_uploads` (Algorithm::ResumesOpenRound) the round's stored
+  // uploads go in the same transaction: the uploads table keeps those of
+  // committed rounds (and of the open one) only.
   Status DiscardRound(int64_t round_id, int64_t participants,
-                      int64_t closed_at_ms);
+                      int64_t closed_at_ms, bool delete_uploads = false);
   // Writes the whole round in one transaction; the round must be 'open'.
   Status CommitRound(const RoundCommit& commit);
   // Writes the local ledger row of one accepted upload of round `round_id`
   // at once (durable against a crash of the daemon; against power loss
   // from the next commit on).
   Status InsertLocalCharge(int64_t round_id, const LedgerRowRef& row);
+  // Algorithm::ResumesOpenRound: the accepted upload of open round
+  // `round_id`, its local ledger row and its per-party ledger row (null:
+  // none) in one transaction, synced to disk (synchronous=FULL) before the
+  // receipt goes out: a restart finds all of them or none.
+  Status InsertAcceptedUpload(int64_t round_id, const LedgerRowRef& local,
+                              const LedgerRowRef* party,
+                              const UploadRowRef& upload);
   // SHA-256 digest of the upload `device_id` made to committed round
-  // `round_id`; NOT_FOUND if it made none.
+  // `round_id`; NOT_FOUND if it made none (or the round is not committed).
   Result<std::vector<uint8_t>> CommittedUploadDigest(
       int64_t round_id, const std::string& device_id) const;
   // Calls `upload(device_id, values)` for every upload of committed round
@@ -126,6 +163,9 @@ class RoundStore {
 
  private:
   Status InsertLedgerRow(int64_t round_id, const LedgerRowRef& row);
+  Status InsertUploadRow(int64_t round_id, const UploadRowRef& row);
+  // UPDATE rounds SET `column` = value of the open round `round_id`.
+  Status SetOpenRoundValue(const char* column, int64_t round_id, int64_t value);
 
   store::Database* db_;
   int64_t job_id_;

@@ -11,7 +11,9 @@
 // Later versions: ledger.conversion (2); devices.lifetime_epsilon/_delta (3);
 // models.validation_loss/_objective/_accuracy and jobs.end_reason (4);
 // uploads.pp_loss (5); models.test_records/_log_loss/_accuracy (6);
-// ledger.reported_participations/_epsilon/_delta/_conversion (7).
+// ledger.reported_participations/_epsilon/_delta/_conversion (7);
+// uploads.fingerprint and rounds.retries (8: open rounds that survive a
+// restart).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -21,7 +23,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than
