@@ -99,8 +99,10 @@ Status RoundTaskStreamReader::OnKey(uint64_t key) {
   const uint64_t field = key >> 3;
   const uint64_t type = key & 7;
   if (field == 0) return Status::DataLoss();
-  if ((field == kModelField || field == kAuxiliaryField) &&
-      type == kWireLength) {
+  if (field == kModelField || field == kAuxiliaryField) {
+    // A vector is length-delimited float32; nanopb would hand another wire
+    // type's raw bytes to the vector callback, a streaming device refuses it.
+    if (type != kWireLength) return Status::DataLoss();
     vector_ =
         field == kModelField ? TaskVector::kModel : TaskVector::kAuxiliary;
     if (seen_[Index(vector_)]) return Status::InvalidArgument();  // repeated

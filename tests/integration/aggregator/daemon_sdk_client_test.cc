@@ -28,61 +28,13 @@
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
 #include "poll_until_done.h"
+#include "sdk_stack.h"
 #include "test_database.h"
 #include "udp_relay.h"
 #include "wire_bodies.h"
 
 namespace edgeadmm {
 namespace {
-
-uint64_t NowMs() { return posix::MonotonicMs(); }
-
-// The stack of one device.
-struct SdkStack {
-  SdkStack(unsigned port, const char* identity,
-           const std::vector<uint8_t>& key) {
-    EXPECT_TRUE(udp.Open("127.0.0.1", static_cast<uint16_t>(port)).ok());
-    EXPECT_TRUE(
-        drbg.Init(entropy, ConstByteSpan(reinterpret_cast<const std::byte*>(
-                                             "sdk-client-test"),
-                                         15))
-            .ok());
-    dtls::DtlsPskLinkConfig d;
-    d.lower = &udp;
-    d.now_ms = &NowMs;
-    d.random = &drbg;
-    d.identity = identity;
-    d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
-                          key.size());
-    d.handshake_max_ms = 4000;
-    secure = std::make_unique<dtls::DtlsPskLink>(d);
-    coap::CoapClientConfig c;
-    c.link = secure.get();
-    c.now_ms = &NowMs;
-    c.tx_buffer = ByteSpan(tx, sizeof(tx));
-    c.rx_buffer = ByteSpan(rx, sizeof(rx));
-    c.ack_timeout_ms = 2000;
-    client = std::make_unique<coap::CoapClient>(c);
-  }
-
-  TransportResult Get(const char* path) {
-    TransportRequest request;
-    request.path = path;
-    TransportResult result;
-    client->Request(request, ByteSpan(body, sizeof(body)), 20000, result)
-        .IgnoreError();  // the outcome is result.status
-    return result;
-  }
-
-  posix::UdpDatagramLink udp;
-  GetrandomEntropy entropy;
-  Drbg drbg;
-  std::unique_ptr<dtls::DtlsPskLink> secure;
-  std::unique_ptr<coap::CoapClient> client;
-  std::byte tx[1200];
-  std::byte rx[1200];
-  std::byte body[4096];
-};
 
 class DaemonSdkClientTest : public ::testing::Test {
  protected:

@@ -21,21 +21,16 @@
 #include <vector>
 
 #include "daemon_process.h"
-#include "edgeadmm/coap/coap_client.h"
 #include "edgeadmm/dataio/dense_dataset.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
-#include "edgeadmm/drbg.h"
-#include "edgeadmm/dtls/dtls_psk_link.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/local_trainer.h"
-#include "edgeadmm/posix/getrandom_entropy.h"
-#include "edgeadmm/posix/monotonic_clock.h"
-#include "edgeadmm/posix/udp_datagram_link.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "sdk_stack.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -45,8 +40,6 @@ constexpr size_t kRecords = 32561;  // all of a9a
 constexpr size_t kColumns[2] = {66, 57};
 constexpr size_t kStreamRows = 256;
 constexpr int kRounds = 3;
-
-uint64_t NowMs() { return posix::MonotonicMs(); }
 
 std::string DataDir() {
   const char* dir = std::getenv("EDGEADMM_DATA");
@@ -63,30 +56,7 @@ ByteSpan Aligned(std::vector<std::byte>& v) {
 struct Party {
   Party(const DenseDataset& block, unsigned port, const std::string& device_id,
         const std::vector<uint8_t>& key, size_t stream_rows)
-      : id(device_id), psk(key), data(block) {
-    EXPECT_TRUE(udp.Open("127.0.0.1", static_cast<uint16_t>(port)).ok());
-    EXPECT_TRUE(
-        drbg.Init(link_entropy,
-                  ConstByteSpan(reinterpret_cast<const std::byte*>(id.data()),
-                                id.size()))
-            .ok());
-    dtls::DtlsPskLinkConfig d;
-    d.lower = &udp;
-    d.now_ms = &NowMs;
-    d.random = &drbg;
-    d.identity = id.c_str();
-    d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(psk.data()),
-                          psk.size());
-    d.handshake_max_ms = 4000;
-    secure = std::make_unique<dtls::DtlsPskLink>(d);
-    coap::CoapClientConfig c;
-    c.link = secure.get();
-    c.now_ms = &NowMs;
-    c.tx_buffer = ByteSpan(tx, sizeof(tx));
-    c.rx_buffer = ByteSpan(rx, sizeof(rx));
-    c.seed = static_cast<uint32_t>(port + stream_rows);
-    coap = std::make_unique<coap::CoapClient>(c);
-
+      : id(device_id), psk(key), data(block), stack(port, id.c_str(), psk) {
     const size_t p = block.dim;
     const size_t vector = stream_rows > 0 ? 0 : kRecords;
     trainer_ws.resize(LocalTrainer::WorkspaceBytes(AlgorithmKind::kAdmmSharing,
@@ -100,12 +70,12 @@ struct Party {
     storage = std::make_unique<MemoryStorage>(
         ByteSpan(storage_bytes.data(), storage_bytes.size()));
     bytes = trainer_ws.size() + scratch.size() + memory.size() +
-            DeviceClient::RecordBytes(p, vector, stream_rows) + sizeof(tx) +
-            sizeof(rx);
+            DeviceClient::RecordBytes(p, vector, stream_rows) +
+            sizeof(stack.tx) + sizeof(stack.rx);
 
     DeviceClientConfig config;
     config.device_id = id.c_str();
-    config.transport = coap.get();
+    config.transport = stack.client.get();
     config.storage = storage.get();
     config.entropy = &entropy;
     config.data = *data.View();
@@ -124,13 +94,7 @@ struct Party {
   std::string id;
   std::vector<uint8_t> psk;
   DenseDataset data;
-  posix::UdpDatagramLink udp;
-  GetrandomEntropy link_entropy;
-  Drbg drbg;
-  std::unique_ptr<dtls::DtlsPskLink> secure;
-  std::unique_ptr<coap::CoapClient> coap;
-  std::byte tx[coap::CoapDatagramBytes(1024)];
-  std::byte rx[coap::CoapDatagramBytes(1024)];
+  SdkStack stack;  // CoapClient over DtlsPskLink over UDP
   TestEntropy entropy{11};
   std::vector<std::byte> trainer_ws, scratch, memory, storage_bytes;
   std::unique_ptr<MemoryStorage> storage;
@@ -188,7 +152,7 @@ Outcome RunJob(const DenseDataset& a9a, size_t stream_rows) {
     bool busy = false;
     for (auto& p : parties) {
       EXPECT_EQ(p->client.Poll(NowMs()), Status::Ok());
-      p->coap->Poll(0).status().IgnoreError();
+      p->stack.client->Poll(0).status().IgnoreError();
       busy = busy || p->client.state() == ClientState::kFetchingTask ||
              p->client.state() == ClientState::kUploading;
     }

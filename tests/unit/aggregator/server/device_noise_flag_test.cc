@@ -21,6 +21,7 @@
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/update.h"
+#include "handler_endpoint.h"
 #include "test_database.h"
 
 namespace edgeadmm::server {
@@ -30,47 +31,6 @@ constexpr size_t kSamples = 4;
 constexpr size_t kDim = 3;  // JobToml's dimension
 constexpr double kLambda = 0.5;
 constexpr double kClip = 1.0;
-
-// Serves v1/task and v1/update from a RequestHandler and keeps the last
-// update body it was sent.
-class HandlerEndpoint final : public CoapEndpoint {
- public:
-  HandlerEndpoint(RequestHandler& handler, rounds::RoundEngine& engine)
-      : handler_(handler), engine_(engine) {}
-
-  CoapResponse Handle(const char* identity, const TransportRequest& request,
-                      ByteSpan out) override {
-    Response r;
-    if (std::strcmp(request.path, wire::kTaskPath) == 0) {
-      r = handler_.Task(identity, 0);
-    } else if (std::strcmp(request.path, wire::kUpdatePath) == 0) {
-      const auto* body =
-          reinterpret_cast<const uint8_t*>(request.payload.data());
-      last_update_.assign(body, body + request.payload.size());
-      r = handler_.Update(identity, request.content_format, body,
-                          request.payload.size(), 0);
-    } else {
-      r = handler_.StatusOf(identity);
-    }
-    CoapResponse response;
-    response.code = r.code;
-    response.content_format = r.content_format;
-    response.size = std::min(r.body.size(), out.size());
-    std::memcpy(out.data(), r.body.data(), response.size);
-    return response;
-  }
-
-  uint64_t ResourceVersion(const char*, const char*) override {
-    return static_cast<uint64_t>(engine_.round_id());
-  }
-
-  const std::vector<uint8_t>& last_update() const { return last_update_; }
-
- private:
-  RequestHandler& handler_;
-  rounds::RoundEngine& engine_;
-  std::vector<uint8_t> last_update_;
-};
 
 struct DeviceMemory {
   alignas(16) std::byte trainer[LocalTrainer::WorkspaceBytes(

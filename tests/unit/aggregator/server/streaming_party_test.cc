@@ -30,6 +30,7 @@
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/update.h"
+#include "handler_endpoint.h"
 #include "test_database.h"
 
 namespace edgeadmm::server {
@@ -39,49 +40,6 @@ constexpr size_t kRecords = 40;  // N
 constexpr size_t kTest = 5;      // K
 constexpr size_t kColumns[2] = {3, 2};
 constexpr size_t kStreamRows = 7;
-
-// Serves the three resources from the handler; a body larger than the
-// buffer is RESOURCE_EXHAUSTED (a notification that does not fit), and the
-// update bodies each device sent are kept.
-class HandlerEndpoint final : public CoapEndpoint {
- public:
-  HandlerEndpoint(RequestHandler& handler, rounds::RoundEngine& engine)
-      : handler_(handler), engine_(engine) {}
-  CoapResponse Handle(const char* identity, const TransportRequest& request,
-                      ByteSpan out) override {
-    Response r;
-    if (std::strcmp(request.path, wire::kTaskPath) == 0) {
-      r = handler_.Task(identity, now_ms);
-    } else if (std::strcmp(request.path, wire::kUpdatePath) == 0) {
-      const auto* body =
-          reinterpret_cast<const uint8_t*>(request.payload.data());
-      updates[identity].emplace_back(body, body + request.payload.size());
-      r = handler_.Update(identity, request.content_format, body,
-                          request.payload.size(), now_ms);
-    } else {
-      r = handler_.StatusOf(identity);
-    }
-    CoapResponse response;
-    response.code = r.code;
-    response.content_format = r.content_format;
-    if (r.body.size() > out.size()) {
-      response.status = Status::ResourceExhausted();
-      return response;
-    }
-    response.size = r.body.size();
-    std::memcpy(out.data(), r.body.data(), response.size);
-    return response;
-  }
-  uint64_t ResourceVersion(const char*, const char*) override {
-    return static_cast<uint64_t>(engine_.round_id());
-  }
-  int64_t now_ms = 0;
-  std::map<std::string, std::vector<std::vector<uint8_t>>> updates;
-
- private:
-  RequestHandler& handler_;
-  rounds::RoundEngine& engine_;
-};
 
 std::string File(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/" + name;
@@ -252,7 +210,7 @@ Outcome RunJob(size_t stream_rows, bool observe) {
   Outcome outcome;
   int64_t iteration = 0;
   for (int64_t now = 0; now < 600000; now += 50) {
-    endpoint.now_ms = now;
+    endpoint.set_now_ms(now);
     EXPECT_TRUE((*engine)->Advance(now).ok());
     if ((*engine)->iteration() != iteration) {  // x̃_m of the last round
       iteration = (*engine)->iteration();
@@ -345,7 +303,7 @@ TEST(StreamingPartyTest, AResentStreamedUploadRepeatsItsNoiseBitForBit) {
   ASSERT_EQ(party.Init(), Status::Ok());
   run([&] { return party.client.counters().uploads_duplicate == 1; });
   EXPECT_EQ(party.client.counters().uploads_duplicate, 1u);
-  const auto& sent = endpoint.updates[ids[1]];
+  const auto& sent = endpoint.updates(ids[1]);
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_EQ(sent[0], sent[1]);  // the same release, bit for bit
 

@@ -212,6 +212,11 @@ TEST(RoundTaskStreamTest, RefusesWhatTheDecoderRefuses) {
             Status::InvalidArgument());
   // An empty body: no version.
   EXPECT_EQ(run({}), Status::InvalidArgument());
+  // A vector field that is not length-delimited (field 16 as fixed32:
+  // nanopb would hand its 4 bytes to the vector callback as one value).
+  std::vector<uint8_t> fixed = good;
+  fixed.insert(fixed.end(), {0x85, 0x01, 0, 0, 0x80, 0x3f});
+  EXPECT_EQ(run(fixed), Status::DataLoss());
 }
 
 TEST(RoundTaskStreamTest, AHandlerStopsTheStreamAndOffsetZeroRestartsIt) {
