@@ -26,10 +26,10 @@
 //              the gateway sends): pitfall 1. A streaming device uses the
 //              ShareBlock overload with a per-round noise key, whose noise a
 //              resent block repeats bit for bit (share_noise_stream.h).
-// Served to Linux devices by job "admm-sharing" (steps/admm_sharing_task.cc,
-// LocalTrainer::RunAdmmSharing): the whole N-vectors in one block. A
-// streaming MCU party needs StreamingBytes(p, B) in all
-// (examples/cortex_m4_sharing).
+// Served by job "admm-sharing" (steps/admm_sharing_task.cc): with the whole
+// N-vectors in one block (LocalTrainer::RunAdmmSharing), or streamed in row
+// blocks (LocalTrainer::*SharingStream, a DeviceClient with stream_rows),
+// which needs StreamingBytes(p, B) for the step (examples/cortex_m4_sharing).
 #pragma once
 
 #include <cstddef>
