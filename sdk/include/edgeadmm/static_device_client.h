@@ -73,12 +73,10 @@ struct DeviceShapeLimits {
 };
 
 // Trainer workspace for every (algorithm, loss) of the sets at this shape:
-// the largest LocalTrainer::WorkspaceBytes, and at least what
-// DeviceClient::Init asks of any workspace (the smallest step's need).
+// the largest LocalTrainer::WorkspaceBytes (which is at least what
+// DeviceClient::Init asks of any workspace: the smallest step's need).
 constexpr size_t ShapeTrainerWorkspaceBytes(const DeviceShapeLimits& shape) {
-  size_t most =
-      LocalTrainer::WorkspaceBytes(AlgorithmKind::kDpSgd, LossKind::kLogistic,
-                                   shape.max_records, shape.dimension);
+  size_t most = 0;
   for (const AlgorithmKind a : DeviceClient::kAlgorithms) {
     if ((shape.algorithms & AlgorithmBit(a)) == 0) continue;
     for (const LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
@@ -108,6 +106,7 @@ const AlgorithmTask* ProxAdmmTask();
 const AlgorithmTask* LinearizedAdmmTask();
 const AlgorithmTask* DpSgdTask();
 const AlgorithmTask* PenaltyPerturbationTask();
+const AlgorithmTask* AdmmSharingTask();
 
 // ClientAlgorithmTable::find of a shape: only its algorithms' adapters are
 // referenced, so only their steps are linked.
@@ -130,6 +129,10 @@ const AlgorithmTask* FindShapeTask(AlgorithmKind algorithm) {
     if (algorithm == AlgorithmKind::kPenaltyPerturbation) {
       return PenaltyPerturbationTask();
     }
+  }
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) !=
+                0) {
+    if (algorithm == AlgorithmKind::kAdmmSharing) return AdmmSharingTask();
   }
   return nullptr;
 }
@@ -184,6 +187,13 @@ Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
                                  kLosses>(trainer, workspace, data, config);
     }
   }
+  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) !=
+                0) {
+    if (config.algorithm == AlgorithmKind::kAdmmSharing) {
+      return InitShapeTrainerFor<AlgorithmKind::kAdmmSharing, kLosses>(
+          trainer, workspace, data, config);
+    }
+  }
   return Status::Unimplemented();
 }
 
@@ -213,17 +223,26 @@ template <typename Shape>
 class StaticDeviceClient {
  public:
   static constexpr DeviceShapeLimits kLimits = Shape::kLimits;
+  // A shape with admm-sharing (papers 000/003) runs it as a streaming party
+  // (docs/sdk.md, "Streaming party"): its task and share move one CoAP block
+  // of float32 values at a time, so neither N-vector is ever held; the
+  // transport must stream bodies (the SDK's CoapClient).
+  static constexpr bool kStreams =
+      (Shape::kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) != 0;
+  static constexpr size_t kStreamRows = kStreams ? Shape::kBlockBytes / 4 : 0;
   // The client runs the shape's algorithms and losses only (and links only
-  // their steps); a task of another one is refused as UNIMPLEMENTED.
+  // their steps, and the streaming party only for admm-sharing); a task of
+  // another one is refused as UNIMPLEMENTED.
   static constexpr ClientAlgorithmTable kAlgorithmTable{
       internal::FindShapeTask<Shape::kAlgorithms>,
-      internal::InitShapeTrainer<Shape::kAlgorithms, Shape::kLosses>};
+      internal::InitShapeTrainer<Shape::kAlgorithms, Shape::kLosses>,
+      kStreams ? &internal::CreateClientStreaming : nullptr};
   static constexpr size_t kTrainerWorkspaceBytes =
       ShapeTrainerWorkspaceBytes(kLimits);
   static constexpr size_t kComputeScratchBytes =
       DeviceClient::ComputeScratchBytes(Shape::kDimension);
   static constexpr size_t kClientMemoryBytes =
-      DeviceClient::MemoryBytes(Shape::kDimension);
+      DeviceClient::MemoryBytes(Shape::kDimension, 0, kStreamRows);
   static constexpr size_t kDatagramBytes =
       coap::CoapDatagramBytes(Shape::kBlockBytes);
   // The arena: the slices above (and two datagrams) end to end, each on a
@@ -240,14 +259,17 @@ class StaticDeviceClient {
 
   // Checks config.data against the shape (CheckDeviceShape), points the
   // trainer, its workspace and the compute scratch into the arena (a config
-  // that sets them is refused: INVALID_ARGUMENT) and runs
+  // that sets them, max_vector, or a stream_rows other than kStreamRows is
+  // refused: INVALID_ARGUMENT), sets stream_rows, and runs
   // DeviceClient::Init with the client's slice. May be called again (a
   // restart, as DeviceClient::Init).
   Status Init(DeviceClientConfig config) {
     if (config.trainer != nullptr || !config.trainer_workspace.empty() ||
-        !config.compute_scratch.empty()) {
+        !config.compute_scratch.empty() || config.max_vector != 0 ||
+        (config.stream_rows != 0 && config.stream_rows != kStreamRows)) {
       return Status::InvalidArgument();
     }
+    config.stream_rows = kStreamRows;
     EDGEADMM_TRY(CheckDeviceShape(kLimits, config.data));
     Workspace arena(ByteSpan(arena_, kArenaBytes));
     EDGEADMM_TRY_ASSIGN(config.trainer_workspace,

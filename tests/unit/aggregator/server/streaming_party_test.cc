@@ -28,6 +28,7 @@
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/static_device_client.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/update.h"
 #include "handler_endpoint.h"
@@ -40,6 +41,13 @@ constexpr size_t kRecords = 40;  // N
 constexpr size_t kTest = 5;      // K
 constexpr size_t kColumns[2] = {3, 2};
 constexpr size_t kStreamRows = 7;
+// Firmware for party 1 (2 columns, 40 records), admm-sharing only: a
+// StaticDeviceClient streams one 64-byte CoAP block of values (16 rows).
+using SharingShape =
+    DeviceShape<2, kRecords, AlgorithmBit(AlgorithmKind::kAdmmSharing),
+                LossBit(LossKind::kLogistic), 64>;
+// How party 1 runs.
+enum class Mode { kWhole, kStreamed, kStreamedObserve, kStatic };
 
 std::string File(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "/" + name;
@@ -147,7 +155,19 @@ struct Party {
     const size_t pad = (16 - address % 16) % 16;
     return ByteSpan(v.data() + pad, v.size() - pad);
   }
-  Status Init() { return client.Init(config, Aligned(memory)); }
+  Status Init() {
+    if (static_client == nullptr) return client.Init(config, Aligned(memory));
+    DeviceClientConfig c = config;  // the arena provides the rest
+    c.trainer = nullptr;
+    c.trainer_workspace = ByteSpan();
+    c.compute_scratch = ByteSpan();
+    c.stream_rows = 0;
+    return static_client->Init(c);
+  }
+  // The client in use (the static one's, for firmware-like runs).
+  DeviceClient& dc() {
+    return static_client != nullptr ? static_client->client() : client;
+  }
   // x̃_m in the persisted record.
   std::vector<double> Model() {
     std::vector<std::byte> record(storage_bytes.size());
@@ -178,6 +198,7 @@ struct Party {
   LocalTrainer trainer;
   DeviceClientConfig config;
   DeviceClient client;
+  std::unique_ptr<StaticDeviceClient<SharingShape>> static_client;
 };
 
 struct Outcome {
@@ -186,9 +207,10 @@ struct Outcome {
   bool completed = false;
 };
 
-// Runs the job with party 1 streaming `stream_rows` rows at a time (0:
-// whole vectors); party 0 always takes whole vectors.
-Outcome RunJob(size_t stream_rows, bool observe) {
+// Runs the job with party 1 in `mode`; party 0 always takes whole vectors.
+Outcome RunJob(Mode mode) {
+  const size_t stream_rows = mode == Mode::kWhole ? 0 : kStreamRows;
+  const bool observe = mode == Mode::kStreamedObserve;
   const Data d = MakeData();
   testing::TempDatabase t;
   const std::vector<std::string> ids = testing::EnrollDevices(t.db(), 2);
@@ -205,6 +227,10 @@ Outcome RunJob(size_t stream_rows, bool observe) {
     parties.push_back(std::make_unique<Party>(d, m, m == 1 ? stream_rows : 0,
                                               endpoint, ids[m], staging));
     parties.back()->config.use_observe = m == 1 && observe;
+    if (m == 1 && mode == Mode::kStatic) {
+      parties.back()->static_client =
+          std::make_unique<StaticDeviceClient<SharingShape>>();
+    }
     EXPECT_EQ(parties.back()->Init(), Status::Ok());
   }
   Outcome outcome;
@@ -224,24 +250,27 @@ Outcome RunJob(size_t stream_rows, bool observe) {
       break;
     }
     for (auto& p : parties) {
-      EXPECT_EQ(p->client.Poll(static_cast<uint64_t>(now)), Status::Ok());
+      EXPECT_EQ(p->dc().Poll(static_cast<uint64_t>(now)), Status::Ok());
       p->transport.Poll(0).status().IgnoreError();
     }
   }
-  EXPECT_EQ(parties[1]->client.counters().steps_refused, 0u);
-  EXPECT_EQ(parties[1]->client.counters().tasks_invalid, 0u);
+  EXPECT_EQ(parties[1]->dc().counters().steps_refused, 0u);
+  EXPECT_EQ(parties[1]->dc().counters().tasks_invalid, 0u);
   return outcome;
 }
 
+// Polling, Observe, and a StaticDeviceClient of a sharing-only shape (what
+// a firmware declares).
 TEST(StreamingPartyTest, AStreamedPartyComputesWhatAWholeVectorPartyDoes) {
-  const Outcome whole = RunJob(0, false);
+  const Outcome whole = RunJob(Mode::kWhole);
   ASSERT_TRUE(whole.completed);
   size_t stepped = 0;  // snapshots after at least one step
   for (const auto& m : whole.models) stepped += m.empty() ? 0 : 1;
   ASSERT_GE(stepped, 6u);  // x̃_m(1..6)
-  for (const bool observe : {false, true}) {
-    SCOPED_TRACE(observe ? "observe" : "poll");
-    const Outcome streamed = RunJob(kStreamRows, observe);
+  for (const Mode mode :
+       {Mode::kStreamed, Mode::kStreamedObserve, Mode::kStatic}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    const Outcome streamed = RunJob(mode);
     ASSERT_TRUE(streamed.completed);
     ASSERT_EQ(streamed.models.size(), whole.models.size());
     double largest = 0;
