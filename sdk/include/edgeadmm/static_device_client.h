@@ -183,8 +183,8 @@ Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
   if constexpr ((kAlgorithms &
                  AlgorithmBit(AlgorithmKind::kPenaltyPerturbation)) != 0) {
     if (config.algorithm == AlgorithmKind::kPenaltyPerturbation) {
-      return InitShapeTrainerFor<AlgorithmKind::kPenaltyPerturbation,
-                                 kLosses>(trainer, workspace, data, config);
+      return InitShapeTrainerFor<AlgorithmKind::kPenaltyPerturbation, kLosses>(
+          trainer, workspace, data, config);
     }
   }
   if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) !=
