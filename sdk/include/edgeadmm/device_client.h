@@ -49,6 +49,7 @@
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/storage.h"
+#include "edgeadmm/streamed_share_upload.h"
 #include "edgeadmm/transport.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
@@ -62,10 +63,6 @@ struct AlgorithmTask;  // a task adapter (sdk/src/steps/algorithm_task.h)
 class ClientStreaming;  // the streaming party
                         // (sdk/src/client/streaming_party.h)
 class StreamingParty;
-// Bytes of a streaming recipe (sdk/src/client/streamed_share_upload.h).
-constexpr size_t StreamedRecipeBytes(size_t prefix_bytes) {
-  return 4 + prefix_bytes + 4 + 4 + 8 + 8 + 32;
-}
 // Bytes the StreamingParty object itself takes (checked at compile time in
 // streaming_party.cc).
 inline constexpr size_t kStreamingPartyObjectBytes = 2048;
@@ -262,7 +259,7 @@ class DeviceClient {
   static constexpr size_t kMaxUpdatePrefixBytes =
       wire::MaxUpdateBytes(0) + wire::VectorFieldBytes(1) - 4;
   static constexpr size_t kMaxStreamedRecipeBytes =
-      internal::StreamedRecipeBytes(kMaxUpdatePrefixBytes);
+      internal::StreamedShareRecipeBytes(kMaxUpdatePrefixBytes);
   // The least trainer workspace any algorithm the client runs needs (Init
   // refuses less; each task's step checks its own need).
   static constexpr size_t SmallestTrainerWorkspaceBytes(size_t samples,

@@ -403,11 +403,9 @@ void DeviceClient::OnFetchResult() {
   TransportResult result;
   if (!config_.transport->TakeResult(result)) return;
   state_ = ClientState::kIdle;
-  if (fetch_streamed_) {
-    fetch_streamed_ = false;
-    stream_->OnFetchResult(result);
-    return;
-  }
+  const bool streamed = fetch_streamed_;
+  fetch_streamed_ = false;
+  if (streamed && stream_->OnStopped(result)) return;
   if (!result.status.ok()) {
     ++counters_.transport_errors;
     Backoff(result.status);
@@ -420,6 +418,10 @@ void DeviceClient::OnFetchResult() {
   ResetBackoff();
   next_fetch_ms_ = now_ms_ + config_.task_refresh_ms;
   last_task_ms_ = now_ms_;
+  if (streamed) {
+    stream_->OnBody(result.payload_size);
+    return;
+  }
   task_size_ = result.payload_size;
   task_available_ = true;
   StepIdle();

@@ -79,6 +79,7 @@ Status StreamingParty::OnHeader(const edgeadmm_wire_RoundTask& h) {
   if (adapter == nullptr || adapter->begin_stream == nullptr) {
     return Status::Ok();
   }
+  adapter_ = adapter;
   if (client_.AlreadyHandled(h)) return Status::Cancelled();
   // The fields before the vectors (job, round, loss) start the step; the
   // params come after the vectors and are checked at the end of the body.
@@ -95,21 +96,18 @@ Status StreamingParty::OnHeader(const edgeadmm_wire_RoundTask& h) {
 Status StreamingParty::OnValues(wire::TaskVector which, size_t first,
                                 Span<const Real> values) {
   if (!step_) return Status::Ok();  // kept whole for ProcessTask
-  const auto value = static_cast<uint32_t>(reader_.header().algorithm);
-  const AlgorithmTask* adapter =
-      client_.algorithms_->find(static_cast<AlgorithmKind>(value));
-  return adapter->accumulate_stream(*client_.config_.trainer,
+  return adapter_->accumulate_stream(*client_.config_.trainer,
                                     which == wire::TaskVector::kModel, first,
                                     values, zeros_);
 }
 
-void StreamingParty::OnFetchResult(const TransportResult& result) {
+bool StreamingParty::OnStopped(const TransportResult& result) {
   DeviceClient& c = client_;
   if (!result.status.ok() && !refusal_.ok()) {
     // The download was stopped at the header: the task was refused.
     c.next_fetch_ms_ = c.now_ms_ + c.config_.task_refresh_ms;
     c.Refuse(reader_.header(), refusal_);
-    return;
+    return true;
   }
   if (!reader_.error().ok() && reader_.error() != Status::Cancelled()) {
     // The body was refused at decode (or by the step) while streaming.
@@ -117,31 +115,19 @@ void StreamingParty::OnFetchResult(const TransportResult& result) {
     EDGEADMM_LOG_WARN("client %s: streamed task refused: %s",
                       c.config_.device_id, reader_.error().str());
     c.Backoff(reader_.error());
-    return;
+    return true;
   }
   if (result.status == Status::Cancelled()) {
     // Stopped at the header: nothing to do for this task.
     c.ResetBackoff();
     c.next_fetch_ms_ = c.now_ms_ + c.config_.task_refresh_ms;
     c.last_task_ms_ = c.now_ms_;
-    return;
+    return true;
   }
-  if (!result.status.ok()) {
-    ++c.counters_.transport_errors;
-    c.Backoff(result.status);
-    return;
-  }
-  if (result.code != wire::kCoapContent) {
-    c.Backoff(wire::StatusFromCoapCode(result.code));
-    return;
-  }
-  c.ResetBackoff();
-  c.next_fetch_ms_ = c.now_ms_ + c.config_.task_refresh_ms;
-  c.last_task_ms_ = c.now_ms_;
-  FinishFetch(result.payload_size);
+  return false;
 }
 
-void StreamingParty::FinishFetch(size_t size) {
+void StreamingParty::OnBody(size_t size) {
   DeviceClient& c = client_;
   const Status complete = reader_.Finish();
   if (!complete.ok()) {
@@ -183,9 +169,9 @@ void StreamingParty::FinishFetch(size_t size) {
 
 Status StreamingParty::FinishStep(const edgeadmm_wire_RoundTask& h) {
   DeviceClient& c = client_;
-  const auto value = static_cast<uint32_t>(h.algorithm);
-  const AlgorithmTask* adapter =
-      c.algorithms_->find(static_cast<AlgorithmKind>(value));
+  // The reader checked that the whole header kept the algorithm of the
+  // fields the step began with: adapter_ is its adapter.
+  const AlgorithmTask* adapter = adapter_;
   std::byte key[ShareNoiseStream::kKeyBytes];
   plan_ = StreamPlan{};
   EDGEADMM_TRY(adapter->finish_stream(h, c.config_.data.samples(),

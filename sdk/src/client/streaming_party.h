@@ -33,8 +33,13 @@ class ClientStreaming {
  public:
   // A fetch starts: the sink to give the transport (state reset).
   virtual BodySink* StartFetch() = 0;
-  // The streamed fetch ended with `result` (any status).
-  virtual void OnFetchResult(const TransportResult& result) = 0;
+  // The streamed fetch ended with `result`: true if the sink had stopped
+  // it (the task refused or not wanted at its header, or invalid), which is
+  // then handled here; false for the client's usual handling.
+  virtual bool OnStopped(const TransportResult& result) = 0;
+  // The body arrived whole (2.05, `size` bytes): finishes the step, or
+  // hands a task that fit the client's buffer to its usual path.
+  virtual void OnBody(size_t size) = 0;
   // The source of the pending streamed upload in the client's record; null
   // (and `error` set) if it cannot be bound.
   virtual BodySource* UploadSource(Status& error) = 0;
@@ -54,7 +59,8 @@ class StreamingParty final : public ClientStreaming,
   Status Init(Workspace& memory);
 
   BodySink* StartFetch() override;
-  void OnFetchResult(const TransportResult& result) override;
+  bool OnStopped(const TransportResult& result) override;
+  void OnBody(size_t size) override;
   BodySource* UploadSource(Status& error) override;
 
   // BodySink: the task body.
@@ -65,12 +71,12 @@ class StreamingParty final : public ClientStreaming,
                   Span<const Real> values) override;
 
  private:
-  void FinishFetch(size_t size);
   Status FinishStep(const edgeadmm_wire_RoundTask& h);
 
   DeviceClient& client_;
   bool overflow_ = false;  // the body did not fit the client's task buffer
   bool step_ = false;      // a streamed step is accumulating
+  const AlgorithmTask* adapter_ = nullptr;  // the step's task adapter
   Status refusal_;         // why the task was refused at its header
   StreamPlan plan_;
   DevicePrivacyLedger earlier_jobs_;

@@ -16,20 +16,17 @@
 #include "edgeadmm/coap/coap_client.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_client.h"
-#include "edgeadmm/drbg.h"
-#include "edgeadmm/dtls/dtls_psk_link.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
-#include "edgeadmm/posix/monotonic_clock.h"
-#include "edgeadmm/posix/udp_datagram_link.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
 #include "poll_until_done.h"
+#include "sdk_stack.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -37,8 +34,6 @@ namespace {
 
 constexpr size_t kSamples = 4;
 constexpr int kRounds = 5;
-
-uint64_t NowMs() { return posix::MonotonicMs(); }
 
 enum class Stack { kLibcoap, kSdk };
 
@@ -67,27 +62,10 @@ struct Device {
       transport = libcoap.get();
       return;
     }
-    EXPECT_TRUE(udp.Open("127.0.0.1", static_cast<uint16_t>(port)).ok());
-    EXPECT_TRUE(
-        drbg.Init(entropy,
-                  ConstByteSpan(reinterpret_cast<const std::byte*>("large"), 5))
-            .ok());
-    dtls::DtlsPskLinkConfig d;
-    d.lower = &udp;
-    d.now_ms = &NowMs;
-    d.random = &drbg;
-    d.identity = id.c_str();
-    d.key = key_span;
-    d.handshake_max_ms = 4000;
-    secure = std::make_unique<dtls::DtlsPskLink>(d);
-    coap::CoapClientConfig c;
-    c.link = secure.get();
-    c.now_ms = &NowMs;
-    c.tx_buffer = ByteSpan(tx, sizeof(tx));
-    c.rx_buffer = ByteSpan(rx, sizeof(rx));
-    c.ack_timeout_ms = 1000;
-    sdk = std::make_unique<coap::CoapClient>(c);
-    transport = sdk.get();
+    sdk_stack = std::make_unique<SdkStack>(port, id.c_str(), key,
+                                           /*ack_timeout_ms=*/1000);
+    sdk = sdk_stack->client.get();
+    transport = sdk;
   }
 
   std::string id;
@@ -100,13 +78,9 @@ struct Device {
   GetrandomEntropy entropy;
   // libcoap stack
   std::unique_ptr<posix::CoapDtlsTransport> libcoap;
-  // SDK stack
-  posix::UdpDatagramLink udp;
-  Drbg drbg;
-  std::unique_ptr<dtls::DtlsPskLink> secure;
-  std::unique_ptr<coap::CoapClient> sdk;
-  std::byte tx[1200];
-  std::byte rx[1200];
+  // SDK stack (sdk: its CoapClient)
+  std::unique_ptr<SdkStack> sdk_stack;
+  coap::CoapClient* sdk = nullptr;
   Transport* transport = nullptr;
   LocalTrainer trainer;
   DeviceClient client;
@@ -188,7 +162,7 @@ Outcome RunJob(Stack stack, size_t dim, bool use_observe, int n = 2) {
         if (stack == Stack::kLibcoap) {
           context.Poll(10).status().IgnoreError();
         } else {
-          devices[0]->udp.Wait(10);
+          devices[0]->sdk_stack->udp.Wait(10);
         }
       });
   for (auto& d : devices) {

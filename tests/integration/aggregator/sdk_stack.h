@@ -25,7 +25,7 @@ inline uint64_t NowMs() { return posix::MonotonicMs(); }
 // The stack of one device (`identity` and `key` must outlive it).
 struct SdkStack {
   SdkStack(unsigned port, const char* identity,
-           const std::vector<uint8_t>& key) {
+           const std::vector<uint8_t>& key, uint32_t ack_timeout_ms = 2000) {
     EXPECT_TRUE(udp.Open("127.0.0.1", static_cast<uint16_t>(port)).ok());
     EXPECT_TRUE(
         drbg.Init(entropy, ConstByteSpan(reinterpret_cast<const std::byte*>(
@@ -46,7 +46,7 @@ struct SdkStack {
     c.now_ms = &NowMs;
     c.tx_buffer = ByteSpan(tx, sizeof(tx));
     c.rx_buffer = ByteSpan(rx, sizeof(rx));
-    c.ack_timeout_ms = 2000;
+    c.ack_timeout_ms = ack_timeout_ms;
     client = std::make_unique<coap::CoapClient>(c);
   }
 
