@@ -241,7 +241,8 @@ class LocalTrainer {
   // BeginStep without the output: algorithm and round freshness.
   Status CheckRound(AlgorithmKind algorithm, uint64_t round) const;
   // The checks of a sharing step and the one charge it will make (into
-  // sharing_charge_): round, noise and score params, budget.
+  // sharing_charge_): noise and score params, budget. The caller has
+  // checked the round (BeginStep, BeginSharingStream).
   Status PlanSharingCharge(const SharingTaskParams& params,
                            const SharingScoreParams* score, uint64_t round);
   // Sets x̃_m in the state and makes the planned charge.

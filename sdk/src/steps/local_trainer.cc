@@ -265,7 +265,6 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
 Status LocalTrainer::PlanSharingCharge(const SharingTaskParams& params,
                                        const SharingScoreParams* score,
                                        uint64_t round) {
-  EDGEADMM_TRY(CheckRound(AlgorithmKind::kAdmmSharing, round));
   EDGEADMM_TRY(params.noise.Validate());
   if (score != nullptr) EDGEADMM_TRY(score->Validate());
   const bool share_charged = params.noise.mode == SharingNoise::kRigorous;
