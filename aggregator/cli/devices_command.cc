@@ -221,12 +221,21 @@ host::ErrorOr<std::unordered_map<std::string, double>> LifetimeSpent(
   return spent;
 }
 
+// The lifetime ε with what it bounds (docs/privacy.md, "Lifetime budget"):
+// the devices' local Gaussians of every job composed in RDP, improved
+// conversion, against the gateway. +inf names its cause.
 std::string LifetimeText(const registry::DeviceRecord& d, double spent) {
   if (!d.lifetime.has_value()) return "no lifetime budget";
-  char text[160];
+  char text[320];
   std::snprintf(text, sizeof(text),
-                "lifetime epsilon %.4g of %.4g at delta %.3g", spent,
-                d.lifetime->epsilon, d.lifetime->delta);
+                "lifetime local epsilon %.4g of %.4g (every job's local "
+                "gaussian, replace-one, rdp improved conversion, delta %.3g, "
+                "against the gateway)%s",
+                spent, d.lifetime->epsilon, d.lifetime->delta,
+                std::isinf(spent) ? ": unbounded, a job released an upload "
+                                    "without device noise (trusted-aggregator) "
+                                    "or beyond the sampler's range"
+                                  : "");
   return text;
 }
 

@@ -259,8 +259,8 @@ host::Error RunLedger(const JobOptions& o) {
        {std::pair{"central", r.central_meaning},
         std::pair{"local", r.local_meaning}}) {
     std::printf("# %s epsilon: %s, %s neighbours, delta %.3g; against %s\n",
-                which, m.mechanism, m.neighbouring, r.job.config.delta,
-                m.observer);
+                which, m.mechanism.c_str(), m.neighbouring.c_str(),
+                r.job.config.delta, m.observer.c_str());
   }
   std::printf("# central ledger (epsilon after each committed round)\n");
   for (const auto& [round, eps] : r.central) {

@@ -44,6 +44,7 @@ struct PrivacyOptions {
   std::string policy;
   double clip = 1.0;
   uint64_t cohort = 0;
+  uint64_t colluders = 1;
 };
 
 // The schedule described by the options; the neighbouring relation follows
@@ -142,7 +143,7 @@ privacy::PldReport MakePldReport(const privacy::PldAccountant& accountant,
   report.delta = delta;
   report.mechanism = accountant.MechanismLabel();
   report.neighbouring = privacy::NeighbouringName(schedule.neighbouring);
-  report.step = accountant.options().step;
+  report.step = accountant.answer_step();
   report.compositions = accountant.compositions();
   return report;
 }
@@ -248,8 +249,10 @@ Error RunPlan(const PrivacyOptions& o) {
     privacy::PldAccountant accountant;
     EDGEADMM_HOST_TRY(accountant.Compose(schedule.sampling_rate,
                                          noise_multiplier, schedule.rounds));
+    // The reported ε and grid are the accountant's answer for this ν.
+    EDGEADMM_HOST_TRY_ASSIGN(const double epsilon, accountant.Epsilon(o.delta));
     const privacy::PldReport report =
-        MakePldReport(accountant, schedule, pld.epsilon, o.delta);
+        MakePldReport(accountant, schedule, epsilon, o.delta);
     achieved_json = report.ToJson(
         ScheduleFields(schedule, noise_multiplier) + target_field +
         ", \"rdp_noise_multiplier\": " + FormatNumber(plan.noise_multiplier));
@@ -267,11 +270,21 @@ Error RunPlan(const PrivacyOptions& o) {
                              privacy::ParsePolicy(o.policy));
     EDGEADMM_HOST_TRY_ASSIGN(const double sigma,
                              privacy::SigmaForNoiseMultiplier(
-                                 policy, noise_multiplier, o.clip, o.cohort));
+                                 policy, noise_multiplier, o.clip, o.cohort,
+                                 o.colluders));
+    const bool splits = policy == privacy::Policy::kParticipation;
     sigma_field = ", \"policy_sigma\": " + FormatNumber(sigma) +
-                  ", \"policy\": " + JsonString(o.policy);
-    sigma_text = "\nsigma for policy " + o.policy +
-                 " (C = " + FormatNumber(o.clip) + "): " + FormatNumber(sigma);
+                  ", \"policy\": " + JsonString(o.policy) +
+                  (splits ? ", \"max_colluders\": " +
+                                std::to_string(o.colluders)
+                          : std::string());
+    sigma_text = "\nsigma for policy " + o.policy + " (C = " +
+                 FormatNumber(o.clip) +
+                 (splits ? ", m = " + std::to_string(o.cohort) +
+                               ", t = " + std::to_string(o.colluders) +
+                               " colluding devices"
+                         : std::string()) +
+                 "): " + FormatNumber(sigma);
   }
   if (o.json) {
     // Splice the policy fields before the closing brace.
@@ -397,6 +410,10 @@ void AddPrivacyCommands(CLI::App& app) {
       ->capture_default_str();
   plan->add_option("--cohort", options->cohort,
                    "accepted uploads per round m (participation policy)");
+  plan->add_option("--colluders", options->colluders,
+                   "devices of the cohort that may pool their own noise, t "
+                   "(participation policy: sigma for m - t unknown noises)")
+      ->capture_default_str();
   plan->callback([options] { ExitOnPrivacyError("plan", RunPlan(*options)); });
 
   auto p004 = std::make_shared<Paper004Options>();

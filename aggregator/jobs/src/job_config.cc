@@ -342,6 +342,22 @@ host::Error ValidateJobConfig(const JobConfig& c) {
         "charged under every job policy; choose participation, "
         "participation-own-noise or trusted-aggregator");
   }
+  if (c.max_colluders < 0) {
+    return host::Error::InvalidArgument("privacy.max_colluders: must be >= 0");
+  }
+  if (c.policy == privacy::Policy::kParticipation && c.noise_planned() &&
+      c.m_min <= c.max_colluders) {
+    // docs/privacy.md, "Colluding devices": σ is planned for the noise of
+    // the m_min − t uploads the colluders do not know. (With a given σ, a
+    // round of m_k ≤ t uploads is charged the device's own noise alone.)
+    return host::Error::InvalidArgument(
+        "sampling.m_min: must be > privacy.max_colluders (" +
+        std::to_string(c.max_colluders) +
+        ") to plan sigma under participation: t devices of a round know "
+        "their own noise, so a round needs more than t uploads to hide the "
+        "others (set privacy.max_colluders = 0 only if no device of the "
+        "cohort sees the released models)");
+  }
   if (c.policy == privacy::Policy::kParticipation && c.noise_in_state) {
     // docs/privacy.md, "participation": the sigma sqrt(m_k) charge assumes
     // a device's state carries none of its own past noise.
@@ -450,6 +466,7 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   r.Double("privacy.sigma", c.sigma, false);
   r.Double("privacy.target_epsilon", c.target_epsilon, false);
   r.Double("privacy.delta", c.delta, !barrier);
+  r.Int("privacy.max_colluders", c.max_colluders, false);
   r.Enum("privacy.accountant", kAccountants, c.accountant, false);
   r.Double("privacy.central_budget", c.central_budget, !barrier, true);
   r.Double("privacy.device_budget", c.device_budget, !barrier, true);

@@ -247,7 +247,7 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
   EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
   r.central_meaning =
       algorithms::Get(r.job.config.algorithm).CentralMeaning(r.job.config);
-  r.local_meaning = privacy::LocalLedgerMeaning();
+  r.local_meaning = privacy::LocalLedgerMeaning(r.job.config.policy);
   EDGEADMM_TRY_ASSIGN(
       store::Statement conversions,
       db.Prepare("SELECT DISTINCT conversion FROM ledger WHERE job_id = ? "

@@ -2,7 +2,7 @@
 
 namespace edgeadmm::privacy {
 
-LedgerMeaning CentralLedgerMeaning(Policy policy) {
+LedgerMeaning CentralLedgerMeaning(Policy policy, int64_t max_colluders) {
   switch (policy) {
     case Policy::kTrustedAggregator:
       return {"poisson_subsampled_gaussian per released round (the "
@@ -19,10 +19,14 @@ LedgerMeaning CentralLedgerMeaning(Policy policy) {
     case Policy::kLocalDp:
       break;
   }
+  const std::string t = std::to_string(max_colluders);
   return {"gaussian per accepted upload (the noise of the round's accepted "
-          "uploads), maximum over devices",
+          "uploads less the " + t + " that colluding devices know: nu * "
+          "sqrt(m_k - " + t + ")), maximum over devices",
           "zero-out one device's data (user-level)",
-          "whoever sees the released models (not the gateway)"};
+          "whoever sees the released models, up to " + t +
+              " colluding devices of the cohort included (max_colluders = " +
+              t + "; not the gateway)"};
 }
 
 LedgerMeaning RandomWalkLedgerMeaning() {
@@ -35,7 +39,12 @@ LedgerMeaning RandomWalkLedgerMeaning() {
       "paper 002 Thm. 4 network bound is not charged"};
 }
 
-LedgerMeaning LocalLedgerMeaning() {
+LedgerMeaning LocalLedgerMeaning(Policy policy) {
+  if (policy == Policy::kTrustedAggregator) {
+    return {"none: trusted-aggregator uploads carry no noise, epsilon +inf",
+            "replace-one device's data",
+            "the gateway, which sees every accepted upload (not protected)"};
+  }
   return {"gaussian per accepted upload (the device's own noise)",
           "replace-one device's data",
           "the gateway, which sees every accepted upload"};

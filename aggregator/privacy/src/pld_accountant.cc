@@ -14,7 +14,8 @@ const char* PldReference() {
          "composition, both add/remove directions";
 }
 
-PldAccountant::PldAccountant(PldOptions options) : options_(options) {}
+PldAccountant::PldAccountant(PldOptions options)
+    : options_(options), answer_step_(options.step) {}
 
 host::Error PldAccountant::Compose(double q, double nu, uint64_t count) {
   EDGEADMM_HOST_TRY(internal::CheckRate("q", q));
@@ -88,11 +89,13 @@ host::ErrorOr<double> PldAccountant::WorstOnGrid(Query query, double x,
 
 host::ErrorOr<double> PldAccountant::Answer(Query query, double x) const {
   EDGEADMM_HOST_TRY_ASSIGN(double coarse, WorstOnGrid(query, x, options_.step));
+  answer_step_ = options_.step;
   const double fine =
       RefinedStep(query == Query::kDelta ? x : coarse);  // eps of the answer
   if (fine >= options_.step) return coarse;
   // Both grids give upper bounds: keep the smaller.
   EDGEADMM_HOST_TRY_ASSIGN(const double refined, WorstOnGrid(query, x, fine));
+  if (refined < coarse) answer_step_ = fine;
   return std::min(coarse, refined);
 }
 

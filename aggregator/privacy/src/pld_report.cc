@@ -13,7 +13,7 @@ std::string PldReport::ToJson(const std::string& extra_fields) const {
       ", \"delta\": " + FormatNumber(delta) +
       ", \"accountant\": \"pld\", \"mechanism\": " + JsonString(mechanism) +
       ", \"neighbouring\": " + JsonString(neighbouring) +
-      ", \"conversion\": \"pld-exact\", \"conversion_reference\": " +
+      ", \"conversion\": \"pld-pessimistic\", \"conversion_reference\": " +
       JsonString(PldReference()) + ", \"pld_step\": " + FormatNumber(step) +
       ", \"compositions\": " + std::to_string(compositions);
   if (!extra_fields.empty()) json += ", " + extra_fields;
@@ -24,7 +24,7 @@ std::string PldReport::ToText() const {
   char buffer[96];
   std::snprintf(buffer, sizeof(buffer), "epsilon = %.6g at delta = %.3g",
                 epsilon, delta);
-  return std::string(buffer) + " (pld accountant, pld-exact conversion [" +
+  return std::string(buffer) + " (pld accountant, pld-pessimistic conversion: an upper bound [" +
          PldReference() + "]), mechanism " + mechanism + ", " + neighbouring +
          " neighbours, " + std::to_string(compositions) + " compositions";
 }

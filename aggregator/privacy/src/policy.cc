@@ -1,6 +1,7 @@
 #include "edgeadmm/privacy/policy.h"
 
 #include <cmath>
+#include <string>
 
 #include "checks.h"
 
@@ -31,21 +32,32 @@ host::ErrorOr<Policy> ParsePolicy(const std::string& name) {
       "trusted-aggregator or local-dp)");
 }
 
+double ParticipationNoiseMultiplier(double own_noise_multiplier,
+                                    uint64_t accepted_uploads,
+                                    uint64_t colluders) {
+  const uint64_t unknown =
+      accepted_uploads > colluders ? accepted_uploads - colluders : 1;
+  return own_noise_multiplier * std::sqrt(static_cast<double>(unknown));
+}
+
 host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
                                               double noise_multiplier,
                                               double clip,
-                                              uint64_t accepted_uploads) {
+                                              uint64_t accepted_uploads,
+                                              uint64_t colluders) {
   EDGEADMM_HOST_TRY(
       internal::CheckPositive("noise multiplier", noise_multiplier));
   EDGEADMM_HOST_TRY(internal::CheckPositive("clip norm C", clip));
   switch (policy) {
     case Policy::kParticipation:
-      if (accepted_uploads == 0) {
+      if (accepted_uploads <= colluders) {
         return host::Error::InvalidArgument(
-            "participation needs m >= 1 uploads");
+            "participation needs more accepted uploads per round (m = " +
+            std::to_string(accepted_uploads) + ") than colluding devices (t = " +
+            std::to_string(colluders) + ")");
       }
       return 2.0 * clip * noise_multiplier /
-             std::sqrt(static_cast<double>(accepted_uploads));
+             std::sqrt(static_cast<double>(accepted_uploads - colluders));
     case Policy::kTrustedAggregator:
     case Policy::kParticipationOwnNoise:
       return 2.0 * clip * noise_multiplier;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/rounds/party_ledger.h"
 #include "edgeadmm/rounds/pld_round_accountant.h"
 
@@ -114,11 +115,19 @@ RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
     // Only the device's own noise counts (docs/privacy.md).
     return {OwnNoiseMultiplier(), 1.0};
   }
-  // Participation: the m_k accepted uploads' noises add up: ν·√m_k.
-  return {OwnNoiseMultiplier() * std::sqrt(static_cast<double>(m)), 1.0};
+  // Participation: the m_k accepted uploads' noises add up, less the t that
+  // colluding devices of the cohort know: ν·√(m_k − t) (docs/privacy.md,
+  // "Colluding devices").
+  return {privacy::ParticipationNoiseMultiplier(
+              OwnNoiseMultiplier(), m,
+              static_cast<uint64_t>(config_->max_colluders)),
+          1.0};
 }
 
 RoundMechanism LedgerBook::LocalMechanism() const {
+  // Trusted-aggregator uploads carry no noise: against the gateway, which
+  // sees each of them, nothing is protected (ν = 0 gives ε = +inf).
+  if (trusted_aggregator()) return {0.0, 1.0};
   // Local DP of one participation: replace-one doubles the zero-out
   // sensitivity (4λC, 2C, 2 S1/(ρ + 1/η_k)) with the same own noise.
   return {OwnNoiseMultiplier() / 2, 1.0};

@@ -46,9 +46,10 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
     z = pld->noise_multiplier;
   }
   // The charged mechanism's noise multiplier z for the policy (m_k = m_min,
-  // the worst case).
+  // the worst case, with t = max_colluders noises known to the observer).
   auto sigma = privacy::SigmaForNoiseMultiplier(
-      config.policy, z, config.clip, static_cast<uint64_t>(config.m_min));
+      config.policy, z, config.clip, static_cast<uint64_t>(config.m_min),
+      static_cast<uint64_t>(config.max_colluders));
   if (!sigma.ok()) return sigma.error().status();
   // The policy formulas are paper 002's (noise λσ on sensitivity 2λC); the
   // algorithm converts to its own σ for the same ν.

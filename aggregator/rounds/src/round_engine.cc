@@ -83,14 +83,14 @@ Status RoundEngine::Load(int64_t job_id) {
             "central",
             algorithms::Get(job_.config.algorithm).CentralMeaning(job_.config),
             ledgers_->central_conversion()},
-        Described{"local", privacy::LocalLedgerMeaning(),
+        Described{"local", privacy::LocalLedgerMeaning(job_.config.policy),
                   accountant_->conversion()}}) {
     EDGEADMM_LOG_INFO(
         "job %s: %s epsilon = %s, %s neighbours, %s conversion, delta %.3g; "
         "against %s",
-        job_.config.name.c_str(), d.which, d.meaning.mechanism,
-        d.meaning.neighbouring, privacy::ConversionName(d.conversion),
-        job_.config.delta, d.meaning.observer);
+        job_.config.name.c_str(), d.which, d.meaning.mechanism.c_str(),
+        d.meaning.neighbouring.c_str(), privacy::ConversionName(d.conversion),
+        job_.config.delta, d.meaning.observer.c_str());
   }
   if (parties_.has_value()) {
     EDGEADMM_LOG_INFO(

@@ -147,13 +147,22 @@ for args, word in (
 pld = report("--sampling", "poisson", "--q", "0.01", "--noise-multiplier",
              "1", "--rounds", "1000", "--delta", "1e-5", "--accountant",
              "pld", "--delta-at-epsilon", "1")
-for key, value in (("accountant", "pld"), ("conversion", "pld-exact"),
+for key, value in (("accountant", "pld"), ("conversion", "pld-pessimistic"),
                    ("neighbouring", "add/remove"),
                    ("mechanism", "poisson_subsampled_gaussian"),
                    ("delta", 1e-5), ("compositions", 1000)):
   check(pld.get(key) == value, "pld report %s = %r: %r" % (key, value,
                                                           pld.get(key)))
 check("Koskela" in pld.get("conversion_reference", ""), "pld reference")
+# The grid reported is the one that gave the answer: 1e-3 here, and at
+# q = 0.001, T = 10^4 the refined grid (eps / (50 sqrt(T))) gives the smaller
+# bound, and is the one reported.
+check(pld.get("pld_step") == 1e-3, "pld_step: %r" % pld.get("pld_step"))
+fine = report("--sampling", "poisson", "--q", "0.001", "--noise-multiplier",
+              "0.8", "--rounds", "10000", "--delta", "1e-5", "--accountant",
+              "pld")
+check(0 < fine.get("pld_step", 1) < 1e-3,
+      "pld_step is the refined grid: %r" % fine.get("pld_step"))
 check(0.0 < pld.get("epsilon", 99) < poisson.get("epsilon", 0),
       "pld epsilon %r below rdp %r" % (pld.get("epsilon"),
                                        poisson.get("epsilon")))

@@ -4,6 +4,7 @@
 #include "edgeadmm/privacy/policy.h"
 
 #include <cmath>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -23,30 +24,46 @@ TEST(PolicyTest, NamesRoundTrip) {
 
 TEST(PolicyTest, SigmaForNoiseMultiplierPerPolicy) {
   EXPECT_DOUBLE_EQ(
-      SigmaForNoiseMultiplier(Policy::kParticipation, 1.5, 2.0, 4).value(),
+      SigmaForNoiseMultiplier(Policy::kParticipation, 1.5, 2.0, 4, 0).value(),
       2.0 * 2.0 * 1.5 / 2.0);  // 2Cz/√m
+  // t = 1 colluder: 2Cz/√(m − t).
   EXPECT_DOUBLE_EQ(
-      SigmaForNoiseMultiplier(Policy::kTrustedAggregator, 1.5, 2.0, 4).value(),
-      6.0);  // 2Cz
+      SigmaForNoiseMultiplier(Policy::kParticipation, 1.5, 2.0, 4, 1).value(),
+      2.0 * 2.0 * 1.5 / std::sqrt(3.0));
+  EXPECT_DOUBLE_EQ(SigmaForNoiseMultiplier(Policy::kTrustedAggregator, 1.5,
+                                           2.0, 4, 1)
+                       .value(),
+                   6.0);  // 2Cz
   EXPECT_DOUBLE_EQ(SigmaForNoiseMultiplier(Policy::kParticipationOwnNoise, 1.5,
-                                           2.0, 4)
+                                           2.0, 4, 1)
                        .value(),
                    6.0);
   EXPECT_DOUBLE_EQ(
-      SigmaForNoiseMultiplier(Policy::kLocalDp, 1.5, 2.0, 4).value(),
+      SigmaForNoiseMultiplier(Policy::kLocalDp, 1.5, 2.0, 4, 1).value(),
       12.0);  // 4Cz
 }
 
+TEST(PolicyTest, ParticipationNoiseMultiplierNeverBelowTheOwnNoise) {
+  EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 10, 0), 0.5 * std::sqrt(10.0));
+  EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 10, 3), 0.5 * std::sqrt(7.0));
+  EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 3, 3), 0.5);
+  EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 1, 7), 0.5);
+}
+
 TEST(PolicyTest, SigmaForNoiseMultiplierRefusesBadInput) {
-  EXPECT_EQ(SigmaForNoiseMultiplier(Policy::kParticipation, 1.0, 1.0, 0)
+  EXPECT_EQ(SigmaForNoiseMultiplier(Policy::kParticipation, 1.0, 1.0, 0, 0)
                 .error()
                 .code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(SigmaForNoiseMultiplier(Policy::kLocalDp, NAN, 1.0, 1)
+  // No more uploads than colluders: nothing hides a device but its own noise.
+  const auto few = SigmaForNoiseMultiplier(Policy::kParticipation, 1.0, 1.0, 2, 2);
+  ASSERT_FALSE(few.ok());
+  EXPECT_NE(few.error().message().find("t = 2"), std::string::npos);
+  EXPECT_EQ(SigmaForNoiseMultiplier(Policy::kLocalDp, NAN, 1.0, 1, 0)
                 .error()
                 .code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(SigmaForNoiseMultiplier(Policy::kLocalDp, 1.0, -1.0, 1)
+  EXPECT_EQ(SigmaForNoiseMultiplier(Policy::kLocalDp, 1.0, -1.0, 1, 0)
                 .error()
                 .code(),
             StatusCode::kInvalidArgument);

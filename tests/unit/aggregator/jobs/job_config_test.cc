@@ -211,6 +211,33 @@ TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
   EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
 }
 
+// docs/privacy.md, "Colluding devices": t = privacy.max_colluders (default
+// 1) devices of the cohort know their own noise; planning σ needs m_min > t.
+TEST(JobConfigTest, MaxColludersDefaultsToOneAndBoundsThePlannedCohort) {
+  auto c = ParseJobConfig(Base());
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->max_colluders, 1);
+  c = ParseJobConfig(
+      Replace(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = 3"));
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->max_colluders, 3);
+  std::string error = ErrorOf(
+      Replace(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = -1"));
+  EXPECT_EQ(error.rfind("privacy.max_colluders: must be >= 0", 0), 0u) << error;
+  // m_min = 2 (Base): planning σ needs t < 2.
+  const std::string planned = Replace(Base(), "sigma = 2.0", "target_epsilon = 3.0");
+  EXPECT_TRUE(ParseJobConfig(planned).ok());
+  error = ErrorOf(
+      Replace(planned, "delta = 1e-5", "delta = 1e-5\nmax_colluders = 2"));
+  EXPECT_EQ(error.rfind("sampling.m_min: must be > privacy.max_colluders (2)", 0),
+            0u)
+      << error;
+  // A given σ is charged the unknown noise of each round as it comes.
+  EXPECT_TRUE(ParseJobConfig(Replace(Base(), "delta = 1e-5",
+                                     "delta = 1e-5\nmax_colluders = 2"))
+                  .ok());
+}
+
 TEST(JobConfigTest, OwnNoisePolicyMayKeepNoiseInState) {
   for (const char* flag : {"true", "false"}) {
     std::string toml = Replace(Base(), "policy = \"participation\"",

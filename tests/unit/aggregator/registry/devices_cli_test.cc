@@ -160,7 +160,7 @@ TEST(DevicesCliTest, LifetimeBudgetShowsWhatEveryJobSpent) {
     rounds::ComposeRdp(sum, curve);
   }
   char expected[64];
-  std::snprintf(expected, sizeof(expected), "lifetime epsilon %.4g of 40",
+  std::snprintf(expected, sizeof(expected), "lifetime local epsilon %.4g of 40",
                 accountant.Epsilon(sum, 1e-6));
 
   const CommandResult set =

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_map>
@@ -84,8 +85,11 @@ TEST(LedgerBookTest, SigmaForNoiseMultiplierInvertsTheDaemonsCharge) {
   for (privacy::Policy policy :
        {privacy::Policy::kParticipation, privacy::Policy::kTrustedAggregator,
         privacy::Policy::kParticipationOwnNoise, privacy::Policy::kLocalDp}) {
+    const jobs::JobConfig config0 = ProxAdmm(policy, 1.0, clip);
     const double sigma =
-        privacy::SigmaForNoiseMultiplier(policy, z, clip, 3).value();
+        privacy::SigmaForNoiseMultiplier(
+            policy, z, clip, 3, static_cast<uint64_t>(config0.max_colluders))
+            .value();
     const jobs::JobConfig config = ProxAdmm(policy, sigma, clip);
     const LedgerBook book(accountant, config, devices);
     const RoundMechanism m = policy == privacy::Policy::kLocalDp
@@ -100,12 +104,72 @@ TEST(LedgerBookTest, SigmaForNoiseMultiplierInvertsTheDaemonsCharge) {
 TEST(LedgerBookTest, ParticipationAddsTheAcceptedUploadsNoise) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c", "d"};
-  const jobs::JobConfig config =
-      ProxAdmm(privacy::Policy::kParticipation, 3.0, 2.0);
+  jobs::JobConfig config = ProxAdmm(privacy::Policy::kParticipation, 3.0, 2.0);
+  config.max_colluders = 0;  // no device of the cohort observes
   const LedgerBook book(accountant, config, devices);
   // ν = σ/(2C) per upload, ·√m for m accepted uploads; local: replace-one.
   EXPECT_DOUBLE_EQ(book.CentralMechanism(4).noise_multiplier, 0.75 * 2);
   EXPECT_DOUBLE_EQ(book.LocalMechanism().noise_multiplier, 0.375);
+}
+
+// docs/privacy.md, "Colluding devices": t devices of the cohort know their
+// own noises, so only m_k − t of them hide a device's contribution, and
+// never fewer than its own. The default observer is one co-participant.
+TEST(LedgerBookTest, ParticipationLeavesOutTheColludersNoise) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c", "d", "e"};
+  jobs::JobConfig config = ProxAdmm(privacy::Policy::kParticipation, 2.0, 1.0);
+  ASSERT_EQ(config.max_colluders, 1);  // the default: one co-participant
+  const double nu = 1.0;               // σ/(2C)
+  for (int64_t t : {0, 1, 3, 5, 9}) {
+    config.max_colluders = t;
+    const LedgerBook book(accountant, config, devices);
+    for (size_t m = 1; m <= 5; ++m) {
+      const double unknown =
+          static_cast<double>(std::max<int64_t>(static_cast<int64_t>(m) - t, 1));
+      EXPECT_DOUBLE_EQ(book.CentralMechanism(m).noise_multiplier,
+                       nu * std::sqrt(unknown))
+          << "m " << m << " t " << t;
+    }
+  }
+  // The old charge (t = 0) is below the charge against one co-participant:
+  // 40 rounds of 5 uploads at ν = 1 (the example).
+  config.sigma = 2.0;
+  std::vector<double> eps;
+  for (int64_t t : {0, 1, 3}) {
+    config.max_colluders = t;
+    LedgerBook book(accountant, config, devices);
+    for (int r = 0; r < 40; ++r) book.Apply(book.Plan({0, 1, 2, 3, 4}));
+    eps.push_back(book.central_epsilon());
+  }
+  EXPECT_LT(eps[0], eps[1]);
+  EXPECT_LT(eps[1], eps[2]);
+}
+
+// Trusted-aggregator uploads carry no device noise: against the gateway the
+// local ledger is +inf, and a device with a finite lifetime budget is kept
+// out (docs/privacy.md, "Local ε").
+TEST(LedgerBookTest, TrustedAggregatorLocalLedgerIsUnbounded) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a"};
+  const jobs::JobConfig config =
+      ProxAdmm(privacy::Policy::kTrustedAggregator, 3.0, 1.0);
+  LedgerBook book(accountant, config, devices);
+  EXPECT_EQ(book.LocalMechanism().noise_multiplier, 0.0);
+  EXPECT_TRUE(std::isfinite(book.LocalEpsilon(0)));  // nothing uploaded yet
+  // A finite lifetime budget keeps the device out of such a job.
+  book.SetLifetime(0, {registry::LifetimeBudget{1000.0, 1e-5},
+                       std::vector<double>(accountant.order_count(), 0.0)});
+  EXPECT_FALSE(book.LifetimeAllows(0));
+  EXPECT_TRUE(std::isinf(book.NextLifetimeEpsilon(0)));
+  book.ClearLifetime(0);
+  EXPECT_TRUE(book.LifetimeAllows(0));
+  book.ApplyLocal(book.PlanLocal(0));
+  EXPECT_TRUE(std::isinf(book.LocalEpsilon(0)));
+  // The central ledger stays finite: the gateway's own noise on the sum.
+  book.Apply(book.Plan({0}));
+  EXPECT_TRUE(std::isfinite(book.central_epsilon()));
+  EXPECT_GT(book.central_epsilon(), 0.0);
 }
 
 // A commit writes each participant's central curve and the worst device's
@@ -113,8 +177,8 @@ TEST(LedgerBookTest, ParticipationAddsTheAcceptedUploadsNoise) {
 TEST(LedgerBookTest, RowsChargeOnlyTheParticipants) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c"};
-  const jobs::JobConfig config =
-      ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
+  jobs::JobConfig config = ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
+  config.max_colluders = 0;  // the √m_k arithmetic below
   LedgerBook book(accountant, config, devices);
   book.Apply(book.Plan({0}));
   const double after_one = book.central_epsilon();
@@ -150,6 +214,7 @@ TEST(LedgerBookTest, PldAccountantChangesOnlyTheCentralEpsilon) {
   const std::vector<std::string> devices = {"a", "b"};
   jobs::JobConfig pld_config =
       ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);
+  pld_config.max_colluders = 0;  // the √m_k arithmetic below
   jobs::JobConfig rdp_config = pld_config;
   rdp_config.accountant = jobs::CentralAccountant::kRdp;
   LedgerBook pld(accountant, pld_config, devices);

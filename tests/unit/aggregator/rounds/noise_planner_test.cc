@@ -37,8 +37,10 @@ TEST(NoisePlannerTest, ParticipationPldPlanMeetsTheTargetExactly) {
   const double sigma_pld = PlanSigma(pld).value();
   const double sigma_rdp = PlanSigma(rdp).value();
   EXPECT_LT(sigma_pld, 0.97 * sigma_rdp);
-  // 40 Gaussian rounds of ν = σ√m_min/(2C) are one of ν/√40.
-  const double nu = sigma_pld * std::sqrt(4.0) / 2.0;
+  // 40 Gaussian rounds of ν = σ√(m_min − t)/(2C) (t = 1 colluding device,
+  // the default) are one of ν/√40.
+  ASSERT_EQ(pld.max_colluders, 1);
+  const double nu = sigma_pld * std::sqrt(4.0 - 1.0) / 2.0;
   const double eps =
       privacy::GaussianEpsilon(nu / std::sqrt(40.0), 1e-5).value();
   EXPECT_LE(eps, 2.0);

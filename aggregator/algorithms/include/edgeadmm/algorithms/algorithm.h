@@ -161,7 +161,7 @@ class Algorithm {
   // means"); default the policy's.
   virtual privacy::LedgerMeaning CentralMeaning(
       const jobs::JobConfig& config) const {
-    return privacy::CentralLedgerMeaning(config.policy);
+    return privacy::CentralLedgerMeaning(config.policy, config.max_colluders);
   }
   // A per-party ledger (admm-sharing: rounds::PartyLedger, scope
   // "party:<id>"): the Gaussian that device's upload computing iteration

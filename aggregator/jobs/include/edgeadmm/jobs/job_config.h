@@ -39,6 +39,7 @@
 //   clip = 1.0                     # C
 //   sigma = 1.0                    # or target_epsilon = 4.0
 //   delta = 1e-5
+//   max_colluders = 1              # t: cohort devices pooling their noise
 //   accountant = "pld"             # pld | rdp: ε of the central ledgers
 //   central_budget = 8.0           # ε cap of the central ledger
 //   device_budget = 8.0            # ε cap per device
@@ -203,6 +204,11 @@ struct JobConfig {
   double sigma = -1.0;           // σ; < 0 until resolved from the target
   double target_epsilon = -1.0;  // > 0 when σ is to be planned
   double delta = 1e-5;
+  // t: how many devices of a round's cohort may pool their own noises
+  // against the others (each knows its own). `participation` charges the
+  // noise of m_k - t uploads and needs m_min > t (docs/privacy.md,
+  // "Colluding devices"); 0 trusts every device of the cohort not to observe.
+  int64_t max_colluders = 1;
   CentralAccountant accountant = CentralAccountant::kPld;
   double central_budget = 0.0;  // ε; may be inf (TOML `inf`)
   double device_budget = 0.0;   // ε; may be inf

@@ -5,6 +5,7 @@
 // the CLI print, store or send.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "edgeadmm/privacy/epsilon_report.h"
@@ -13,21 +14,23 @@
 namespace edgeadmm::privacy {
 
 struct LedgerMeaning {
-  const char* mechanism = "";
-  const char* neighbouring = "";
-  const char* observer = "";
+  std::string mechanism;
+  std::string neighbouring;
+  std::string observer;
 };
 
-// The job's central ε ("central" and "central:<id>" scopes) under `policy`.
-LedgerMeaning CentralLedgerMeaning(Policy policy);
+// The job's central ε ("central" and "central:<id>" scopes) under `policy`;
+// `max_colluders` (t) is named where the policy splits noise among devices.
+LedgerMeaning CentralLedgerMeaning(Policy policy, int64_t max_colluders);
 // The central ε of a random-walk-admm job ("central", "central:<id>"):
 // each visit charged the device's local Gaussian, the only bound proven
 // against the gateway and against a device's real view (step counts
 // included); paper 002 Thm. 4's network bound is reported, not charged.
 LedgerMeaning RandomWalkLedgerMeaning();
-// A device's local ε ("local:<id>", and the device's own ledger): the same
-// under every policy.
-LedgerMeaning LocalLedgerMeaning();
+// A device's local ε ("local:<id>", and the device's own ledger): the
+// device's own noise against the gateway; under trusted-aggregator the
+// uploads carry none and the ledger is +inf.
+LedgerMeaning LocalLedgerMeaning(Policy policy);
 
 // An EpsilonReport of `meaning` (order 0: not recorded).
 EpsilonReport DescribeLedger(const LedgerMeaning& meaning, double epsilon,

@@ -60,6 +60,9 @@ class PldAccountant {
   // "gaussian", "poisson_subsampled_gaussian" or both joined by '+'; "none".
   std::string MechanismLabel() const;
   const PldOptions& options() const { return options_; }
+  // The loss grid spacing that gave the last Epsilon or Delta answer (the
+  // finer grid when it gave the smaller bound); options().step before any.
+  double answer_step() const { return answer_step_; }
 
   // The composed PLD of one direction on grid `step` (computed on first use
   // after a change).
@@ -79,6 +82,7 @@ class PldAccountant {
   PldOptions options_;
   std::map<std::pair<double, double>, uint64_t> counts_;  // (q, nu) -> count
   uint64_t compositions_ = 0;
+  mutable double answer_step_;
   // step -> composed PLD of the (remove, add) directions.
   mutable std::map<double, std::unique_ptr<PrivacyLossDistribution>>
       composed_[2];

@@ -6,9 +6,12 @@
 //  - participation (central DP, device-side noise eta ~ N(0, sigma^2 I)):
 //    each device whose upload was accepted in the round is charged a
 //    Gaussian mechanism, zero-out neighbours, sensitivity 2 lambda C, noise
-//    std lambda sigma sqrt(m_k) (the noise of the m_k accepted uploads).
-//    Devices that did not contribute are not charged; no amplification by
-//    sampling is claimed. Reported: the maximum over devices.
+//    std lambda sigma sqrt(m_k - t): the noise of the m_k accepted uploads
+//    less the t = privacy.max_colluders of them that colluding devices of
+//    the cohort know (each knows its own noise; never fewer than the
+//    device's own). Devices that did not contribute are not charged; no
+//    amplification by sampling is claimed. Reported: the maximum over
+//    devices.
 //    Sound when a device's persisted state does not carry its own past noise
 //    (see docs/privacy.md, "participation").
 //  - participation-own-noise: as participation but only the device's own
@@ -44,13 +47,23 @@ const char* PolicyName(Policy policy);
 // Inverse of PolicyName. INVALID_ARGUMENT for another name.
 host::ErrorOr<Policy> ParsePolicy(const std::string& name);
 
+// The noise multiplier charged under `participation` for one round of
+// `accepted_uploads` uploads with at most `colluders` of the cohort's
+// devices pooling their own noises: nu * sqrt(max(m - t, 1)) (the charged
+// device's own noise is never known to the others).
+double ParticipationNoiseMultiplier(double own_noise_multiplier,
+                                    uint64_t accepted_uploads,
+                                    uint64_t colluders);
+
 // The noise sigma that gives the charged mechanism noise multiplier z:
-// participation 2 C z / sqrt(m), trusted-aggregator and
+// participation 2 C z / sqrt(m - t), trusted-aggregator and
 // participation-own-noise 2 C z, local-dp 4 C z (lambda cancels).
-// INVALID_ARGUMENT for z or C not finite and > 0, or m = 0 under participation.
+// INVALID_ARGUMENT for z or C not finite and > 0, or m <= t under
+// participation.
 host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
                                               double noise_multiplier,
                                               double clip,
-                                              uint64_t accepted_uploads);
+                                              uint64_t accepted_uploads,
+                                              uint64_t colluders);
 
 }  // namespace edgeadmm::privacy
