@@ -2,7 +2,8 @@
 """Checks that every repository path the docs and the code comments name exists.
 
 Scans the Markdown files of the repository (README.md, CHANGELOG.md, docs/ and
-any other *.md) and the comments of the source, build and script files for
+any other *.md) and the comments of the source, build and script files (the
+top CMakeLists.txt and the folders of CODE_FOLDERS) for
 tokens that start with a top-level folder of the repository (`sdk/`, `docs/`,
 `tests/`, ...), and the relative targets of Markdown links. Prints each path
 that does not exist as FILE:LINE: PATH and exits 1 if there is any.
@@ -130,7 +131,7 @@ def scanned_files(root):
             rel = os.path.normpath(os.path.join(rel_folder, name))
             if name.endswith(".md"):
                 yield rel, "md"
-            elif top in CODE_FOLDERS:
+            elif top in CODE_FOLDERS or rel == "CMakeLists.txt":
                 yield rel, "code"
 
 
