@@ -1,4 +1,5 @@
-// The MPS2-AN386 board services (platform/boards/mps2_an386/board.h).
+// The MPS2-AN386 board services
+// (platform/boards/mps2_an386/include/edgeadmm/board/board.h).
 #include "edgeadmm/board/board.h"
 
 #include <cstddef>

@@ -12,9 +12,9 @@ namespace edgeadmm {
 enum class AlgorithmKind : uint8_t {
   kProxAdmm = 1,             // paper 002 Alg. 3, job "prox-admm"
   kLinearizedAdmm = 2,       // paper 004 DP-ADMM, job "dp-admm"
-  kPenaltyPerturbation = 3,  // paper 001, SDK step only (not served yet)
+  kPenaltyPerturbation = 3,  // paper 001 M-ADMM, job "pp-admm"
   kDpSgd = 5,                // DP-SGD / DP-FedAvg baseline, job "dp-sgd"
-  kAdmmSharing = 6,          // papers 000/003, job "admm-sharing" (Linux)
+  kAdmmSharing = 6,          // papers 000/003, job "admm-sharing"
   // Paper 002 Alg. 4, job "random-walk-admm": an aggregator-side job kind
   // only, not a wire value. Its tasks carry kProxAdmm (the device runs the
   // same prox step), so devices never see it; IsAlgorithmKind is false.

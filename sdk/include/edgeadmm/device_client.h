@@ -26,12 +26,15 @@
 // from one thread: the trainer is re-initialised from the persisted record
 // before each local step and nothing in them is kept between Poll() calls.
 //
-// Supported algorithms (jobs): paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM,
-// "prox-admm"), paper 004 DP-ADMM (DP_ADMM, "dp-admm") and the DP-SGD /
-// DP-FedAvg baseline (DP_SGD, "dp-sgd"), each through its task adapter
-// (sdk/src/steps/*_task.cc, registered in steps/algorithm_tasks.cc). Tasks of
-// other algorithms (paper 001's PENALTY_PERTURBATION: SDK step only) are
-// refused and reported as UNIMPLEMENTED.
+// Supported algorithms (jobs), each through its task adapter
+// (sdk/src/steps/*_task.cc, registered in sdk/src/steps/algorithm_tasks.cc):
+// paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM, "prox-admm"; Alg. 4,
+// "random-walk-admm", sends the device the same task), paper 004 DP-ADMM
+// (DP_ADMM, "dp-admm"), the DP-SGD / DP-FedAvg baseline (DP_SGD, "dp-sgd"),
+// paper 001's penalty-perturbation M-ADMM (PENALTY_PERTURBATION, "pp-admm")
+// and papers 000/003's ADMM sharing (SHARING, "admm-sharing", also as a
+// streaming party). A ClientAlgorithmTable may run fewer; a task of an
+// algorithm the table does not run is refused and reported as UNIMPLEMENTED.
 #pragma once
 
 #include <cstddef>
@@ -233,8 +236,8 @@ class DeviceClient {
   static constexpr size_t VectorLength(size_t dim, size_t vector) {
     return vector > dim ? vector : dim;
   }
-  // The algorithms the client runs (paper 002 prox ADMM, paper 004 DP-ADMM,
-  // DP-SGD): those of the task adapters' registration table
+  // The algorithms the client runs (prox-admm, dp-admm, dp-sgd, pp-admm,
+  // admm-sharing): those of the task adapters' registration table
   // (sdk/src/steps/algorithm_tasks.cc checks at compile time that the two
   // list the same ones).
   static constexpr AlgorithmKind kAlgorithms[] = {

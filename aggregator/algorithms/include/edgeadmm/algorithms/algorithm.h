@@ -1,8 +1,10 @@
 // Algorithm: everything the aggregator knows about one job algorithm, in one
-// unit per algorithm (prox_admm, dp_admm, dp_sgd) listed by registry.h. The
-// round engine, the job parser and the request handler call through this
-// interface and hold no per-algorithm code (docs/aggregator.md, "Adding an
-// algorithm"). The device side is sdk/src/steps/<name>_task.cc.
+// unit per algorithm (prox_admm, dp_admm, dp_sgd, random_walk_admm, pp_admm,
+// admm_sharing) listed by registry.h. The round engine, the job parser and the
+// request handler call through this interface; some per-algorithm data still
+// crosses them (pp-admm's loss, admm-sharing's shares and scores: issue 30
+// item 1). docs/aggregator.md, "Adding an algorithm". The device side is
+// sdk/src/steps/<name>_task.cc.
 #pragma once
 
 #include <edgeadmm.pb.h>

@@ -222,8 +222,9 @@ struct JobConfig {
   uint64_t sampling_seed = 0;
 
   std::string validation_data;  // empty: no validation metrics
-  // How the gateway loads it (dataio/dataset_source.h): the devices must
-  // load their data with the same format and normalization.
+  // How the gateway loads it
+  // (dataio/include/edgeadmm/dataio/dataset_source.h): the devices must load
+  // their data with the same format and normalization.
   DataFormat validation_format = DataFormat::kLibsvm;
   RowNormalization validation_normalize = RowNormalization::kNone;
   ValidationHolder validation_held_by = ValidationHolder::kGateway;

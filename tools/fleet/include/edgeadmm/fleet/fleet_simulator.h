@@ -23,7 +23,8 @@
 
 namespace edgeadmm::fleet {
 
-using ::edgeadmm::DataFormat;  // dataio/dataset_source.h
+// dataio/include/edgeadmm/dataio/dataset_source.h
+using ::edgeadmm::DataFormat;
 
 struct FleetConfig {
   size_t devices = 100;
