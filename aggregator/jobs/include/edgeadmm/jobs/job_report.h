@@ -36,11 +36,14 @@ struct ModelRef {
   ModelScores scores;
 };
 
-// What pp-admm's reported number is (job status, ledger and export).
+// What pp-admm's reported number is (job status, ledger and export): the
+// paper's claim for an exact minimiser, not a proven bound for what runs
+// (docs/privacy.md, "pp-admm": what the run does not meet).
 inline constexpr const char* kPpLossLabel =
-    "paper 001 Thm. 4.1 bound: pure DP (no delta), one sample of one node, "
-    "max_i P_i(T) over the nodes' reports, assumes every local step is the "
-    "exact minimiser (KKT)";
+    "paper 001 Thm. 4.1 claim, not proven as run: pure DP only for the exact "
+    "minimiser and unbounded noise, while the solver stops at a tolerance "
+    "and the sampler's support is bounded (no delta is derived for either); "
+    "one sample of one node, max_i P_i(T) over the nodes' reports";
 
 // pp-admm: the network's paper 001 loss max_i P_i(T), from the devices'
 // last uploads (uploads.pp_loss).
