@@ -12,6 +12,7 @@
 
 #include "cli_command.h"
 #include "command_error.h"
+#include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/privacy/calibration.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/privacy/epsilon_report.h"
@@ -97,6 +98,16 @@ void PrintReport(const PrivacyOptions& o, const privacy::Schedule& schedule,
     delta_text = "\ndelta = " + FormatNumber(delta) +
                  " at epsilon = " + FormatNumber(o.delta_at_epsilon) + " (" +
                  how + ")";
+  }
+  // Above the cap the devices' and the daemon's ledgers report +inf: the
+  // samplers' bounded tails are no longer negligible (docs/privacy.md,
+  // "Sampler tails"). The mathematical number is printed, labelled.
+  if (report.epsilon > DevicePrivacyLedger::kMaxReportableEpsilon) {
+    delta_field += ", \"beyond_sampler_range\": true";
+    delta_text +=
+        "\nbeyond the samplers' range: epsilon above 600 is not a bound for "
+        "the deployed samplers (their bounded tails); devices and the "
+        "daemon report it as inf";
   }
   if (o.json) {
     std::printf(

@@ -158,6 +158,12 @@ check("Koskela" in pld.get("conversion_reference", ""), "pld reference")
 # q = 0.001, T = 10^4 the refined grid (eps / (50 sqrt(T))) gives the smaller
 # bound, and is the one reported.
 check(pld.get("pld_step") == 1e-3, "pld_step: %r" % pld.get("pld_step"))
+# Above 600 the deployed samplers' tails void the bound: labelled.
+huge = report("--sampling", "none", "--noise-multiplier", "0.01",
+              "--rounds", "10", "--delta", "1e-5")
+check(huge.get("epsilon", 0) > 600 and huge.get("beyond_sampler_range") is True,
+      "epsilon above 600 labelled: %r" % huge)
+check("beyond_sampler_range" not in pld, "no label below 600: %r" % pld)
 fine = report("--sampling", "poisson", "--q", "0.001", "--noise-multiplier",
               "0.8", "--rounds", "10000", "--delta", "1e-5", "--accountant",
               "pld")
