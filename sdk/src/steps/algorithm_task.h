@@ -7,8 +7,9 @@
 // Adding an algorithm on the device: its step, its adapter (a Run*Task
 // declared below), the proto (and its params check in wire/round_task.cc's
 // kParamsRules), one line in kAlgorithmTasks (plus its kind in
-// DeviceClient::kAlgorithms, which sizes the trainer workspace at compile
-// time; a static_assert keeps the two equal), and tests.
+// LocalTrainer::kAlgorithms, from which the DeviceClient sizes the trainer
+// workspace at compile time; a static_assert keeps the two equal), and
+// tests.
 #pragma once
 
 #include <edgeadmm.pb.h>
