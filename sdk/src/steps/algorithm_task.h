@@ -22,7 +22,6 @@
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
-#include "edgeadmm/streamed_share_upload.h"
 
 namespace edgeadmm::internal {
 
@@ -48,6 +47,15 @@ struct TaskOutput {
 // (dimension entries) into `upload`.
 using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
                              Span<Real> upload, TaskOutput& out);
+
+// What a streamed step's upload needs besides x̃ and the key (filled by the
+// task adapter's FinishStreamFn; the client writes it into the upload's
+// recipe, streamed_share_upload.h).
+struct StreamPlan {
+  size_t score_rows = 0;   // values after the N share rows
+  double share_sigma = 0;  // keyed noise on each share row (0: none)
+  double score_sigma = 0;  // keyed noise on each score (0: none)
+};
 
 // A task whose vectors arrive in row blocks (a streaming party; its params
 // come after its vectors): BeginStreamFn starts the step from the fields
