@@ -20,11 +20,13 @@ class SeededEntropy final : public EntropySource {
  public:
   explicit SeededEntropy(uint64_t seed) : seed_(seed) {}
 
-  // Fills `out` with the next bytes of the stream; always OK.
+  // Fills `out` with the next bytes of the stream. UNAVAILABLE only if
+  // SHA-256 fails (it does not for these inputs; no panic hook is needed).
   Status Read(ByteSpan out) override;
 
  private:
-  void RefillBlock();
+  // The next 32 bytes of the stream; false if SHA-256 fails.
+  bool RefillBlock();
 
   uint64_t seed_;
   uint64_t counter_ = 0;
