@@ -56,7 +56,7 @@ DESCRIPTIONS = {
     "dtls_pool": "Mbed TLS static pool (EDGEADMM_DTLS_POOL_BYTES)",
     "nanopb": "nanopb runtime",
     "proto": "wire schema (generated descriptors)",
-    "fake": "TestEntropy's failure injection (tests/example only, not production)",
+    "fake": "testing/ doubles: TestEntropy, MemoryStorage (tests/example only, not production)",
     "platform": "bare-metal platform + board (startup, semihosting, format, the QEMU board's seeded entropy)",
     "app": "application (example main, static workspace, buffers)",
     "libgcc": "libgcc (soft double-precision float, division)",
