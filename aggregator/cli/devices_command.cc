@@ -23,8 +23,8 @@
 
 #include "cli_command.h"
 #include "command_error.h"
+#include "edgeadmm/host/hex.h"
 #include "edgeadmm/registry/device_registry.h"
-#include "edgeadmm/registry/hex.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/store/database.h"
@@ -134,7 +134,7 @@ host::Error RunAdd(const DevicesOptions& o,
   std::string printed;
   const auto write_keys = [&](const registry::DeviceRegistry::PskList& psks) {
     for (size_t i = 0; i < ids.size(); ++i) {
-      const std::string hex = registry::ToHex(psks[i]);
+      const std::string hex = host::ToHex(psks[i]);
       std::string path = o.psk_dir.empty() ? o.psk_file
                                            : o.psk_dir + "/" + ids[i];
       if (path.empty()) {
@@ -180,7 +180,7 @@ host::Error RunRotateKey(const DevicesOptions& o) {
   bool written = false;
   const auto write_key = [&](const std::vector<uint8_t>& psk) {
     if (o.psk_file.empty()) return Status::Ok();
-    written = WritePskFile(o.psk_file, registry::ToHex(psk));
+    written = WritePskFile(o.psk_file, host::ToHex(psk));
     return written ? Status::Ok() : Status::Unavailable();
   };
   auto psk = reg.RotatePsk(o.id, write_key);
@@ -191,7 +191,7 @@ host::Error RunRotateKey(const DevicesOptions& o) {
   }
   if (o.print_keys) {
     std::printf("rotated %s\npsk %s\n(the PSK is shown only once)\n",
-                o.id.c_str(), registry::ToHex(*psk).c_str());
+                o.id.c_str(), host::ToHex(*psk).c_str());
   } else {
     std::printf("rotated %s; PSK written to %s (mode 0600)\n", o.id.c_str(),
                 o.psk_file.c_str());

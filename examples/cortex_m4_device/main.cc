@@ -18,7 +18,7 @@
 // (the provisioning page) and state.bin (the device's persistent state).
 //
 // ENTROPY: DeviceEntropy() below is the TRNG hook. On this board it is the
-// board's TestEntropy with a FIXED SEED (the emulated board has no TRNG):
+// board's SeededEntropy with a FIXED SEED (the emulated board has no TRNG):
 // UNSAFE FOR PRODUCTION, every DTLS random and every noise value is
 // predictable. A product returns its hardware TRNG there.
 #include <cstddef>

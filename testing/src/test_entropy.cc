@@ -1,21 +1,8 @@
 #include "edgeadmm/fake/test_entropy.h"
 
-#include "edgeadmm/assert.h"
-#include "mbedtls/sha256.h"
+#include "edgeadmm/result.h"
 
 namespace edgeadmm {
-
-void TestEntropy::RefillBlock() {
-  unsigned char input[16];
-  for (size_t i = 0; i < 8; ++i) {
-    input[i] = static_cast<unsigned char>(seed_ >> (8 * i));
-    input[8 + i] = static_cast<unsigned char>(counter_ >> (8 * i));
-  }
-  ++counter_;
-  const int error = mbedtls_sha256_ret(input, sizeof(input), block_, 0);
-  EDGEADMM_ASSERT(error == 0);
-  block_used_ = 0;
-}
 
 Status TestEntropy::Read(ByteSpan out) {
   if (fail_after_) {
@@ -25,10 +12,7 @@ Status TestEntropy::Read(ByteSpan out) {
     }
     --reads_left_;
   }
-  for (std::byte& b : out) {
-    if (block_used_ == sizeof(block_)) RefillBlock();
-    b = static_cast<std::byte>(block_[block_used_++]);
-  }
+  EDGEADMM_TRY(stream_.Read(out));
   ++read_count_;
   bytes_read_ += out.size();
   return Status::Ok();

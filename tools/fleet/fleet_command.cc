@@ -8,7 +8,7 @@
 #include "edgeadmm/dataio/data_options.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/fleet/handshake_benchmark.h"
-#include "edgeadmm/registry/hex.h"
+#include "edgeadmm/host/hex.h"
 #include "fleet_commands.h"
 
 namespace edgeadmm::fleet {
@@ -114,7 +114,7 @@ void AddSimulatorCommands(CLI::App& app) {
   hs_cmd->add_flag("--keep-open", hs.keep_open,
                    "keep sessions open (memory per session)");
   hs_cmd->callback([] {
-    auto key = registry::FromHex(psk_hex);
+    auto key = host::FromHex(psk_hex);
     if (!key.ok()) Fail("handshakes", "--psk-hex is not hex");
     hs.key.assign(key->begin(), key->end());
     auto report = MeasureHandshakes(hs);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "edgeadmm/host/error.h"
-#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/job_types/job_config.h"
 
 namespace edgeadmm::algorithms {
 

@@ -5,22 +5,22 @@
 #include <new>
 
 #include "edgeadmm/baremetal/flash_storage.h"
-#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/seeded_entropy/seeded_entropy.h"
 
 namespace edgeadmm::board {
 namespace {
 
-// Fixed seed of the (unsafe) QEMU entropy.
+// Fixed seed of the (unsafe) QEMU entropy: the emulated board has no TRNG.
 constexpr uint64_t kQemuEntropySeed = 0x4d5053322d414e33ull;  // "MPS2-AN3"
 // FPGAIO CLK100HZ: counts at 100 Hz from reset (32 bits: 497 days).
 constexpr uintptr_t kFpgaIoClk100Hz = 0x40028014u;
 
-alignas(TestEntropy) std::byte entropy_memory[sizeof(TestEntropy)];
+alignas(SeededEntropy) std::byte entropy_memory[sizeof(SeededEntropy)];
 alignas(baremetal::SemihostingFlash) std::byte
     flash_object[sizeof(baremetal::SemihostingFlash)];
 alignas(baremetal::FlashStorage) std::byte
     flash_storage_object[sizeof(baremetal::FlashStorage)];
-TestEntropy* entropy = nullptr;
+SeededEntropy* entropy = nullptr;
 baremetal::SemihostingFlash* flash = nullptr;
 baremetal::FlashStorage* flash_storage = nullptr;
 
@@ -30,7 +30,7 @@ baremetal::FlashStorage* flash_storage = nullptr;
 // constructors, no exit-time destructors.
 EntropySource& Entropy() {
   if (entropy == nullptr)
-    entropy = new (entropy_memory) TestEntropy(kQemuEntropySeed);
+    entropy = new (entropy_memory) SeededEntropy(kQemuEntropySeed);
   return *entropy;
 }
 

@@ -94,7 +94,8 @@ struct ClientAlgorithmTable {
   Result<internal::ClientStreaming*> (*create_streaming)(
       DeviceClient& client, Workspace& memory) = nullptr;
 };
-// Every algorithm of DeviceClient::kAlgorithms, with LocalTrainer::Init.
+// Every algorithm of LocalTrainer::kAlgorithms, with LocalTrainer::Init
+// (sdk/src/client/all_client_algorithms.cc).
 const ClientAlgorithmTable& AllClientAlgorithms();
 
 enum class ClientState : uint8_t {
@@ -236,19 +237,11 @@ class DeviceClient {
   static constexpr size_t VectorLength(size_t dim, size_t vector) {
     return vector > dim ? vector : dim;
   }
-  // The algorithms the client runs (prox-admm, dp-admm, dp-sgd, pp-admm,
-  // admm-sharing): those of the task adapters' registration table
-  // (sdk/src/steps/algorithm_tasks.cc checks at compile time that the two
-  // list the same ones).
-  static constexpr AlgorithmKind kAlgorithms[] = {
-      AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
-      AlgorithmKind::kDpSgd, AlgorithmKind::kPenaltyPerturbation,
-      AlgorithmKind::kAdmmSharing};
-  // Trainer workspace that fits every algorithm the client runs with either
-  // loss.
+  // Trainer workspace that fits every algorithm the client runs
+  // (LocalTrainer::kAlgorithms) with either loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
     size_t most = 0;
-    for (AlgorithmKind a : kAlgorithms) {
+    for (AlgorithmKind a : LocalTrainer::kAlgorithms) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
         const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
         most = bytes > most ? bytes : most;
@@ -268,7 +261,7 @@ class DeviceClient {
   static constexpr size_t SmallestTrainerWorkspaceBytes(size_t samples,
                                                         size_t dim) {
     size_t least = SIZE_MAX;
-    for (AlgorithmKind a : kAlgorithms) {
+    for (AlgorithmKind a : LocalTrainer::kAlgorithms) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
         const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
         least = bytes < least ? bytes : least;

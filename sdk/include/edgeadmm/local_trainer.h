@@ -68,6 +68,15 @@ struct TrainerConfig {
 
 class LocalTrainer {
  public:
+  // The algorithms with a local step here: the ones a device runs (each has
+  // one line in the task adapters' registration table,
+  // sdk/src/steps/algorithm_tasks.cc, which checks at compile time that the
+  // two list the same ones; the DeviceClient sizes its workspace from it).
+  static constexpr AlgorithmKind kAlgorithms[] = {
+      AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
+      AlgorithmKind::kDpSgd, AlgorithmKind::kPenaltyPerturbation,
+      AlgorithmKind::kAdmmSharing};
+
   // Workspace bytes Init needs for this algorithm, loss and data shape.
   static constexpr size_t WorkspaceBytes(AlgorithmKind algorithm, LossKind loss,
                                          size_t samples, size_t dim) {

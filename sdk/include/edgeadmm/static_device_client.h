@@ -50,10 +50,10 @@ constexpr uint32_t AlgorithmBit(AlgorithmKind algorithm) {
 constexpr uint32_t LossBit(LossKind loss) {
   return uint32_t{1} << static_cast<uint8_t>(loss);
 }
-// Every algorithm the DeviceClient runs (DeviceClient::kAlgorithms).
+// Every algorithm the DeviceClient runs (LocalTrainer::kAlgorithms).
 constexpr uint32_t ClientAlgorithmBits() {
   uint32_t bits = 0;
-  for (const AlgorithmKind a : DeviceClient::kAlgorithms) {
+  for (const AlgorithmKind a : LocalTrainer::kAlgorithms) {
     bits |= AlgorithmBit(a);
   }
   return bits;
@@ -77,7 +77,7 @@ struct DeviceShapeLimits {
 // DeviceClient::Init asks of any workspace: the smallest step's need).
 constexpr size_t ShapeTrainerWorkspaceBytes(const DeviceShapeLimits& shape) {
   size_t most = 0;
-  for (const AlgorithmKind a : DeviceClient::kAlgorithms) {
+  for (const AlgorithmKind a : LocalTrainer::kAlgorithms) {
     if ((shape.algorithms & AlgorithmBit(a)) == 0) continue;
     for (const LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
       if ((shape.losses & LossBit(l)) == 0) continue;

@@ -29,14 +29,6 @@
 
 namespace edgeadmm::internal {
 
-// What a streamed step's upload needs besides x̃ and the key (filled by the
-// task adapter's BeginStreamFn, steps/algorithm_task.h).
-struct StreamPlan {
-  size_t score_rows = 0;   // values after the N share rows
-  double share_sigma = 0;  // keyed noise on each share row (0: none)
-  double score_sigma = 0;  // keyed noise on each score (0: none)
-};
-
 struct StreamedShareRecipe {
   ConstByteSpan prefix;     // the Update's bytes before the vector values
   uint32_t share_rows = 0;  // N

@@ -25,6 +25,7 @@
 #include "edgeadmm/transport.h"
 #include "edgeadmm/wire/round_task_stream.h"
 #include "edgeadmm/workspace.h"
+#include "steps/algorithm_task.h"
 
 namespace edgeadmm::internal {
 

@@ -7,8 +7,9 @@
 // Adding an algorithm on the device: its step, its adapter (a Run*Task
 // declared below), the proto (and its params check in wire/round_task.cc's
 // kParamsRules), one line in kAlgorithmTasks (plus its kind in
-// DeviceClient::kAlgorithms, which sizes the trainer workspace at compile
-// time; a static_assert keeps the two equal), and tests.
+// LocalTrainer::kAlgorithms, from which the DeviceClient sizes the trainer
+// workspace at compile time; a static_assert keeps the two equal), and
+// tests.
 #pragma once
 
 #include <edgeadmm.pb.h>
@@ -21,7 +22,6 @@
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
-#include "edgeadmm/streamed_share_upload.h"
 
 namespace edgeadmm::internal {
 
@@ -47,6 +47,15 @@ struct TaskOutput {
 // (dimension entries) into `upload`.
 using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
                              Span<Real> upload, TaskOutput& out);
+
+// What a streamed step's upload needs besides x̃ and the key (filled by the
+// task adapter's FinishStreamFn; the client writes it into the upload's
+// recipe, streamed_share_upload.h).
+struct StreamPlan {
+  size_t score_rows = 0;   // values after the N share rows
+  double share_sigma = 0;  // keyed noise on each share row (0: none)
+  double score_sigma = 0;  // keyed noise on each score (0: none)
+};
 
 // A task whose vectors arrive in row blocks (a streaming party; its params
 // come after its vectors): BeginStreamFn starts the step from the fields

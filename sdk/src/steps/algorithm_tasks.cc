@@ -1,13 +1,13 @@
-// The device client's registration table: one line per algorithm it runs,
-// AlgorithmKind -> {RoundTask params it expects, UpdateKind of its upload,
-// its task adapter}. An algorithm not listed here is refused (UNIMPLEMENTED).
-// Each line is its own object, reachable alone through its accessor below
-// (ProxAdmmTask(), ...): a StaticDeviceClient whose shape names one
-// algorithm links that line and its step only (-ffunction-sections,
-// -fdata-sections, --gc-sections).
+// The task adapters' registration table: one line per algorithm a device
+// runs, AlgorithmKind -> {RoundTask params it expects, UpdateKind of its
+// upload, its task adapter}. An algorithm not listed here is refused
+// (UNIMPLEMENTED). Each line is its own object, reachable alone through its
+// accessor below (ProxAdmmTask(), ...): a StaticDeviceClient whose shape
+// names one algorithm links that line and its step only (-ffunction-sections,
+// -fdata-sections, --gc-sections). The device client's table of every
+// algorithm is client/all_client_algorithms.cc.
 #include "algorithm_task.h"
-#include "client/streaming_party.h"
-#include "edgeadmm/device_client.h"
+#include "edgeadmm/local_trainer.h"
 
 namespace edgeadmm::internal {
 namespace {
@@ -28,26 +28,18 @@ constexpr bool Registered(AlgorithmKind algorithm) {
   return false;
 }
 
-// DeviceClient sizes the trainer workspace for the algorithms it lists in
-// DeviceClient::kAlgorithms: the same set as this table.
-constexpr bool SameAsClientList() {
+// The DeviceClient sizes the trainer workspace for the algorithms of
+// LocalTrainer::kAlgorithms: the same set as this table.
+constexpr bool SameAsTrainerList() {
   size_t listed = 0;
-  for (const AlgorithmKind algorithm : DeviceClient::kAlgorithms) {
+  for (const AlgorithmKind algorithm : LocalTrainer::kAlgorithms) {
     if (!Registered(algorithm)) return false;
     ++listed;
   }
   return listed == sizeof(kAlgorithmTasks) / sizeof(kAlgorithmTasks[0]);
 }
-static_assert(SameAsClientList(),
-              "DeviceClient::kAlgorithms must list the registered algorithms");
-
-Status InitAnyTrainer(LocalTrainer& trainer, ByteSpan workspace,
-                      const DatasetView& data, const TrainerConfig& config) {
-  return trainer.Init(workspace, data, config);
-}
-
-constexpr ClientAlgorithmTable kAllAlgorithms{FindAlgorithmTask, InitAnyTrainer,
-                                              CreateClientStreaming};
+static_assert(SameAsTrainerList(),
+              "LocalTrainer::kAlgorithms must list the registered algorithms");
 
 }  // namespace
 
@@ -67,11 +59,3 @@ const AlgorithmTask* PenaltyPerturbationTask() {
 }
 
 }  // namespace edgeadmm::internal
-
-namespace edgeadmm {
-
-const ClientAlgorithmTable& AllClientAlgorithms() {
-  return internal::kAllAlgorithms;
-}
-
-}  // namespace edgeadmm

@@ -14,10 +14,10 @@
 #include <utility>
 
 #include "daemon_process.h"
+#include "edgeadmm/host/hex.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/registry/device_registry.h"
-#include "edgeadmm/registry/hex.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -274,7 +274,7 @@ TEST_F(DaemonDtlsTest, SessionResumptionCannotBypassThePskLookup) {
   const std::string client =
       "timeout 20 openssl s_client -dtls1_2 -cipher PSK -connect 127.0.0.1:" +
       std::to_string(daemon_->port()) + " -psk_identity dev-002 -psk " +
-      registry::ToHex(keys_["dev-002"]) + " </dev/null 2>&1";
+      host::ToHex(keys_["dev-002"]) + " </dev/null 2>&1";
   const testing::CommandResult first =
       testing::RunCommand(client + " -sess_out " + session);
   ASSERT_NE(first.output.find("New, TLSv1.2"), std::string::npos)
@@ -312,12 +312,11 @@ TEST_F(DaemonDtlsTest, RefusedIdentitiesLookLikeAWrongKey) {
   std::vector<uint8_t> wrong = keys_["dev-000"];
   wrong[0] ^= 1;
   const std::vector<std::pair<std::string, std::string>> attempts = {
-      {"wrong-key", "-psk_identity dev-000 -psk " + registry::ToHex(wrong)},
-      {"unknown", "-psk_identity ghost-17 -psk " + registry::ToHex(wrong)},
+      {"wrong-key", "-psk_identity dev-000 -psk " + host::ToHex(wrong)},
+      {"unknown", "-psk_identity ghost-17 -psk " + host::ToHex(wrong)},
       {"disabled",
-       "-psk_identity dev-005 -psk " + registry::ToHex(keys_["dev-005"])},
-      {"ill-formed",
-       "-psk_identity 'two words' -psk " + registry::ToHex(wrong)},
+       "-psk_identity dev-005 -psk " + host::ToHex(keys_["dev-005"])},
+      {"ill-formed", "-psk_identity 'two words' -psk " + host::ToHex(wrong)},
   };
   std::string script;
   for (const auto& [name, args] : attempts) {

@@ -99,7 +99,7 @@ inline Status StartNetwork() {
   return lwip::WaitNetworkReady(10000);
 }
 
-// UNSAFE for a product: the board's test entropy has a fixed seed (every
+// UNSAFE for a product: the board's seeded entropy has a fixed seed (every
 // run has the same DTLS randoms). A real board's Entropy() reads its TRNG.
 inline Status InitDrbg(Drbg& drbg, const char* personalization) {
   return drbg.Init(

@@ -158,7 +158,7 @@ Status Run() {
   config.transport = client;
   config.storage = new (storage_memory)
       MemoryStorage(ByteSpan(storage_bytes, sizeof(storage_bytes)));
-  config.entropy = &board::Entropy();  // UNSAFE test entropy (fixed seed)
+  config.entropy = &board::Entropy();  // UNSAFE seeded entropy (fixed seed)
   config.data = data;
   config.trainer = trainer;
   config.trainer_workspace = ByteSpan(trainer_bytes, sizeof(trainer_bytes));

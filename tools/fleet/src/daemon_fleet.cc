@@ -21,6 +21,7 @@
 #include "edgeadmm/fleet/float16_share_transport.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/fleet/step_history.h"
+#include "edgeadmm/host/hex.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
@@ -28,7 +29,6 @@
 #include "edgeadmm/posix/getrandom_entropy.h"
 #include "edgeadmm/posix/key_file_mode.h"
 #include "edgeadmm/posix/local_port_pool.h"
-#include "edgeadmm/registry/hex.h"
 
 namespace edgeadmm::fleet {
 namespace {
@@ -94,7 +94,7 @@ Result<std::vector<uint8_t>> ReadKey(const std::string& path) {
   std::ifstream in(path);
   std::string hex;
   if (!(in >> hex)) return Status::NotFound();
-  auto key = registry::FromHex(hex);
+  auto key = host::FromHex(hex);
   if (!key.ok()) return Status::DataLoss();
   return std::move(key).value();
 }

@@ -10,14 +10,16 @@
 #include <utility>
 #include <vector>
 
+#include "edgeadmm/host/hex.h"
 #include "edgeadmm/registry/device_registry.h"
-#include "edgeadmm/registry/hex.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "run_command.h"
 #include "test_database.h"
 
 namespace edgeadmm::registry {
 namespace {
+
+using host::ToHex;
 
 using testing::CommandResult;
 

@@ -8,14 +8,16 @@
 #include <fstream>
 #include <string>
 
-#include "edgeadmm/registry/device_registry.h"
-#include "edgeadmm/registry/hex.h"
 #include "devices_cli.h"
+#include "edgeadmm/host/hex.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "run_command.h"
 #include "test_database.h"
 
 namespace edgeadmm::registry {
 namespace {
+
+using host::ToHex;
 
 using testing::CommandResult;
 

@@ -19,7 +19,7 @@
 #include "edgeadmm/algorithms/admm_sharing_ledger.h"
 #include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/host/error.h"
-#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/job_types/job_config.h"
 #include "edgeadmm/status.h"
 
 namespace edgeadmm::algorithms {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/job_types/job_config.h"
 
 namespace edgeadmm::algorithms {
 

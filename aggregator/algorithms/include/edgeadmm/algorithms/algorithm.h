@@ -16,7 +16,7 @@
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/host/error.h"
-#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/job_types/job_config.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/result.h"
 

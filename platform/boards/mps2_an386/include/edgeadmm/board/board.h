@@ -13,9 +13,10 @@
 namespace edgeadmm::board {
 
 // Entropy for the DRBG seed. The emulated MPS2-AN386 has no TRNG, so this is
-// a deterministic TestEntropy with a fixed seed: UNSAFE FOR PRODUCTION, every
-// "random" noise value is predictable. A real board returns its hardware
-// TRNG here (e.g. an STM32 RNG peripheral with its health tests enabled).
+// a deterministic SeededEntropy (platform/seeded_entropy) with a fixed seed:
+// UNSAFE FOR PRODUCTION, every "random" noise value is predictable. A real
+// board returns its hardware TRNG here (e.g. an STM32 RNG peripheral with its
+// health tests enabled).
 EntropySource& Entropy();
 
 // The board's flash region for persistent state. The emulated MPS2-AN386

@@ -1,6 +1,6 @@
-#include "edgeadmm/registry/hex.h"
+#include "edgeadmm/host/hex.h"
 
-namespace edgeadmm::registry {
+namespace edgeadmm::host {
 namespace {
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -36,4 +36,4 @@ Result<std::vector<uint8_t>> FromHex(std::string_view text) {
   return out;
 }
 
-}  // namespace edgeadmm::registry
+}  // namespace edgeadmm::host

@@ -1,4 +1,5 @@
-// Lower-case hexadecimal encoding of byte strings (PSKs, digests).
+// Lower-case hexadecimal encoding of byte strings (PSKs, digests): the
+// registry's PSK files and the CLI write it, the fleet's devices read it.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 
 #include "edgeadmm/result.h"
 
-namespace edgeadmm::registry {
+namespace edgeadmm::host {
 
 // "0a1b..." for the given bytes.
 std::string ToHex(const std::vector<uint8_t>& bytes);
@@ -16,4 +17,4 @@ std::string ToHex(const std::vector<uint8_t>& bytes);
 // on an odd length or a non-hex character.
 Result<std::vector<uint8_t>> FromHex(std::string_view text);
 
-}  // namespace edgeadmm::registry
+}  // namespace edgeadmm::host

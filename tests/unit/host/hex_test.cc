@@ -1,8 +1,8 @@
-#include "edgeadmm/registry/hex.h"
+#include "edgeadmm/host/hex.h"
 
 #include <gtest/gtest.h>
 
-namespace edgeadmm::registry {
+namespace edgeadmm::host {
 namespace {
 
 TEST(HexTest, RoundTrip) {
@@ -19,4 +19,4 @@ TEST(HexTest, RejectsOddLengthAndNonHex) {
 }
 
 }  // namespace
-}  // namespace edgeadmm::registry
+}  // namespace edgeadmm::host
