@@ -15,6 +15,7 @@
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/rounds/noise_planner.h"
 #include "edgeadmm/store/database.h"
 
@@ -74,6 +75,18 @@ host::Error RunCreate(const JobOptions& o, JobFile file) {
       "`edgeadmm job start %s`\n",
       config.name.c_str(), static_cast<long long>(id),
       static_cast<long long>(job.n), config.name.c_str());
+  if (config.policy == privacy::Policy::kParticipation && config.sigma > 0 &&
+      config.m_min <= config.max_colluders) {
+    // docs/privacy.md, "Colluding devices": a round of m_k <= t uploads
+    // hides a device behind its own noise alone.
+    std::printf(
+        "note: sampling.m_min (%lld) <= privacy.max_colluders (%lld): a round "
+        "of at most %lld accepted uploads is charged the device's own noise "
+        "only (docs/privacy.md, \"Colluding devices\")\n",
+        static_cast<long long>(config.m_min),
+        static_cast<long long>(config.max_colluders),
+        static_cast<long long>(config.max_colluders));
+  }
   return host::Error::Ok();
 }
 

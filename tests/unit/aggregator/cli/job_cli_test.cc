@@ -397,6 +397,31 @@ TEST_F(JobCliTest, CreateExplainsInvalidConfig) {
   EXPECT_EQ(jobs::FindJob(t_.db(), "bad").status(), Status::NotFound());
 }
 
+// docs/privacy.md, "Colluding devices": with a given σ, m_min <= t is
+// accepted and `job create` says what such a round is charged.
+TEST_F(JobCliTest, CreateNotesRoundsNoLargerThanTheColluders) {
+  testing::EnrollDevices(t_.db(), 6);
+  std::string toml =
+      testing::JobToml("small", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable());
+  toml.replace(toml.find("m_min = 2"), 9, "m_min = 1");
+  const testing::CommandResult r = Cli("create " + WriteFile("small.toml", toml));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("note: sampling.m_min (1) <= privacy.max_colluders "
+                          "(1): a round of at most 1 accepted uploads is "
+                          "charged the device's own noise only"),
+            std::string::npos)
+      << r.output;
+  // m_min > t: no note.
+  const testing::CommandResult quiet = Cli(
+      "create " + WriteFile("quiet.toml",
+                            testing::JobToml("quiet", "prox-admm",
+                                             testing::DefaultPrivacyTable(),
+                                             testing::DefaultSamplingTable())));
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("note:"), std::string::npos) << quiet.output;
+}
+
 TEST_F(JobCliTest, CreateRefusesParticipationWithNoiseInState) {
   testing::EnrollDevices(t_.db(), 6);
   std::string toml =
