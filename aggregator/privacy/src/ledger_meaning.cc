@@ -22,7 +22,7 @@ LedgerMeaning CentralLedgerMeaning(Policy policy, int64_t max_colluders) {
   const std::string t = std::to_string(max_colluders);
   return {"gaussian per accepted upload (the noise of the round's accepted "
           "uploads less the " + t + " that colluding devices know: nu * "
-          "sqrt(m_k - " + t + ")), maximum over devices",
+          "sqrt(max(m_k - " + t + ", 1))), maximum over devices",
           "zero-out one device's data (user-level)",
           "whoever sees the released models, up to " + t +
               " colluding devices of the cohort included (max_colluders = " +

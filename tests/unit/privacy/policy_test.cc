@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "edgeadmm/privacy/ledger_meaning.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm::privacy {
@@ -48,6 +49,22 @@ TEST(PolicyTest, ParticipationNoiseMultiplierNeverBelowTheOwnNoise) {
   EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 10, 3), 0.5 * std::sqrt(7.0));
   EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 3, 3), 0.5);
   EXPECT_DOUBLE_EQ(ParticipationNoiseMultiplier(0.5, 1, 7), 0.5);
+}
+
+// The labels say what the charge assumes: the central one names t, the
+// trusted-aggregator local one says there is no guarantee.
+TEST(PolicyTest, LedgerLabelsNameTheColludersAndTheUnprotectedGateway) {
+  const LedgerMeaning central = CentralLedgerMeaning(Policy::kParticipation, 3);
+  EXPECT_NE(central.mechanism.find("sqrt(max(m_k - 3, 1))"), std::string::npos)
+      << central.mechanism;
+  EXPECT_NE(central.observer.find("up to 3 colluding devices"),
+            std::string::npos)
+      << central.observer;
+  const LedgerMeaning trusted = LocalLedgerMeaning(Policy::kTrustedAggregator);
+  EXPECT_NE(trusted.mechanism.find("epsilon +inf"), std::string::npos)
+      << trusted.mechanism;
+  EXPECT_EQ(LocalLedgerMeaning(Policy::kParticipation).mechanism.find("+inf"),
+            std::string::npos);
 }
 
 TEST(PolicyTest, SigmaForNoiseMultiplierRefusesBadInput) {

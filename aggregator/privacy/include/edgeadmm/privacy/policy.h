@@ -6,7 +6,7 @@
 //  - participation (central DP, device-side noise eta ~ N(0, sigma^2 I)):
 //    each device whose upload was accepted in the round is charged a
 //    Gaussian mechanism, zero-out neighbours, sensitivity 2 lambda C, noise
-//    std lambda sigma sqrt(m_k - t): the noise of the m_k accepted uploads
+//    std lambda sigma sqrt(max(m_k - t, 1)): the noise of the m_k accepted uploads
 //    less the t = privacy.max_colluders of them that colluding devices of
 //    the cohort know (each knows its own noise; never fewer than the
 //    device's own). Devices that did not contribute are not charged; no
