@@ -282,11 +282,21 @@ struct CoapCallbacks {
                       coap_encode_var_safe(size1, sizeof(size1), r.size1),
                       size1);
     }
-    if (r.body.empty()) return;
+    if (r.body.empty()) {
+      if (r.max_age_seconds >= 0) {
+        uint8_t max_age[4];
+        coap_add_option(response, COAP_OPTION_MAXAGE,
+                        coap_encode_var_safe(max_age, sizeof(max_age),
+                                             static_cast<unsigned>(
+                                                 r.max_age_seconds)),
+                        max_age);
+      }
+      return;
+    }
     auto* copy = new std::vector<uint8_t>(std::move(r.body));
     coap_add_data_large_response(resource, session, request, response, query,
-                                 r.content_format, -1, 0, copy->size(),
-                                 copy->data(), &Release, copy);
+                                 r.content_format, r.max_age_seconds, 0,
+                                 copy->size(), copy->data(), &Release, copy);
   }
 
   // A session whose device was disabled, removed or re-keyed since its

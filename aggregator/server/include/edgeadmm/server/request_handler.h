@@ -20,6 +20,9 @@ struct Response {
   // Size1 option (RFC 7959 2.9.3: on a 4.13, the largest body accepted);
   // 0: none.
   uint32_t size1 = 0;
+  // Max-Age option in seconds (RFC 7252 5.10.5): on a 4.29 or 5.03, when
+  // the device may try again; -1: none.
+  int32_t max_age_seconds = -1;
 };
 
 // The canonical status each upload verdict is answered with (2.04 for the
