@@ -20,6 +20,7 @@
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/job_host.h"
+#include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/store/database.h"
 
@@ -68,6 +69,9 @@ struct ServerOptions {
   // The cookie exchange and per-source handshake rate in front of libcoap
   // (HandshakeAdmission, docs/security.md "Handshake floods").
   HandshakeAdmissionOptions admission;
+  // Requests per device identity (RequestBudget, docs/security.md
+  // "Budgets per peer").
+  RequestBudgetOptions request_budget;
 };
 
 class CoapServer {
@@ -117,6 +121,7 @@ class CoapServer {
   int notified_state_ = -1;
 
   friend struct CoapCallbacks;
+  friend struct CoapResources;
 };
 
 }  // namespace edgeadmm::server
