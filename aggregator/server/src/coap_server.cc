@@ -296,10 +296,12 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   coap_context_set_block_mode(impl.context, COAP_BLOCK_USE_LIBCOAP);
   coap_context_set_session_timeout(impl.context,
                                    options.session_timeout_seconds);
-  if (options.max_sessions > 0) {
-    coap_context_set_max_idle_sessions(impl.context, options.max_sessions);
-  }
-  coap_context_set_max_handshake_sessions(impl.context, options.max_handshakes);
+  // The caps are HandshakeAdmission's (libcoap's idle-session cap would
+  // evict an established session for a half-open one). libcoap's own
+  // handshake cap stays above it: evicted handshakes linger until the next
+  // tick drops them.
+  coap_context_set_max_handshake_sessions(impl.context,
+                                          2 * options.max_handshakes);
 
   coap_dtls_spsk_t psk{};
   psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
@@ -324,8 +326,11 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     }
   }
 
+  HandshakeAdmissionOptions admission_options = options.admission;
+  admission_options.max_pending = static_cast<int>(options.max_handshakes);
+  admission_options.max_sessions = static_cast<int>(options.max_sessions);
   auto admission = HandshakeAdmission::Create(
-      options.admission, static_cast<int64_t>(posix::MonotonicMs()));
+      admission_options, static_cast<int64_t>(posix::MonotonicMs()));
   if (!admission.ok()) return admission.status();
   impl.admission.emplace(std::move(admission).value());
   impl.endpoint_fd = FindEndpointSocket(server->port_);
@@ -391,11 +396,25 @@ bool CoapServer::SessionStillValid(std::string_view identity,
   return !psk.ok() || *psk == key;  // a store error cuts nobody
 }
 
+void CoapServer::DropEvictedHandshakes() {
+  if (!impl_->admission) return;
+  const std::vector<std::string> evicted = impl_->admission->TakeEvictions();
+  if (evicted.empty()) return;
+  const std::unordered_set<std::string> peers(evicted.begin(), evicted.end());
+  impl_->janitor.DropHandshakesIf([&peers](coap_session_t* session) {
+    const coap_address_t* peer = coap_session_get_addr_remote(session);
+    return peer != nullptr &&
+           peers.count(HandshakeAdmission::PeerKey(&peer->addr.sa,
+                                                   peer->size)) != 0;
+  });
+}
+
 Status CoapServer::Tick() {
   ApplyRevocations();
   EDGEADMM_TRY(jobs_.Tick(NowMs()));
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
+  DropEvictedHandshakes();
   impl_->janitor.DropStalled(now);
   impl_->revocations.CutSuperseded();
   impl_->uploads.DropStale(now);
