@@ -42,6 +42,12 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
        "server.max_handshakes_per_source"},
       {"[server]\nmax_handshakes = -1\n", "server.max_handshakes"},
       {"[server\n", "TOML syntax error at line 1"},
+      // Issue 32 item 6: a misspelled key no longer runs with the default.
+      {"[server]\nmax_handshake_per_source = 4\n",
+       "unknown key max_handshake_per_source in table [server]"},
+      {"[store]\npath = \"/tmp/a.db\"\n", "unknown key path in table [store]"},
+      {"[servers]\nport = 6000\n", "unknown table [servers]"},
+      {"port = 6000\n", "unknown key port outside [store] and [server]"},
   };
   for (const auto& [text, expected] : kBad) {
     const auto parsed = ParseDaemonConfig(text);
