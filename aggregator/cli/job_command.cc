@@ -54,6 +54,9 @@ host::ErrorOr<JobFile> ReadJobFile(const std::string& path) {
     return host::Error(parsed.error().code(),
                        path + ": " + parsed.error().message());
   }
+  if (!jobs::IsValidJobName(parsed->name)) {
+    return host::Error::InvalidArgument(path + ": " + jobs::kJobNameRule);
+  }
   return JobFile{text.str(), std::move(parsed).value()};
 }
 
