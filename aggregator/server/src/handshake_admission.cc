@@ -139,8 +139,9 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
   if (CookieValid(cookie, cookie_size, peer, peer_size)) {
     const auto source =
         pending_by_source_.find(AddressKey(peer, peer_size, /*port=*/false));
-    if (source != pending_by_source_.end() &&
-        source->second >= options_.max_pending_per_source) {
+    if (pending_.size() >= options_.max_pending ||
+        (source != pending_by_source_.end() &&
+         source->second >= options_.max_pending_per_source)) {
       ++counts_.over_limit;
       return Verdict::kDrop;
     }

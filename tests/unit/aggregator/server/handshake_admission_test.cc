@@ -154,5 +154,28 @@ TEST_F(HandshakeAdmissionTest, ASourceHasAtMostItsHandshakesInProgress) {
   EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), third), Verdict::kPass);
 }
 
+TEST_F(HandshakeAdmissionTest, AllSourcesHaveAtMostMaxPendingInProgress) {
+  HandshakeAdmissionOptions options;
+  options.max_pending = 3;
+  auto made = HandshakeAdmission::Create(options, 0);
+  ASSERT_TRUE(made.ok());
+  admission_.emplace(std::move(made).value());
+  // Three sources, one handshake each: the cap, exactly.
+  for (uint32_t ip : {0x0A000001u, 0x0A000002u, 0x0A000003u}) {
+    const sockaddr_in peer = Peer(ip, 40000);
+    ASSERT_EQ(Judge(ClientHello(CookieFor(peer), 1, 1), peer), Verdict::kPass);
+    SessionNew(peer);
+  }
+  const sockaddr_in fourth = Peer(0x0A000004, 40000);
+  const std::vector<uint8_t> cookie = CookieFor(fourth);
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), fourth), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_limit, 1u);
+  EXPECT_EQ(admission_->pending(), 3u);
+  const sockaddr_in first = Peer(0x0A000001, 40000);
+  admission_->OnHandshakeEnded(reinterpret_cast<const sockaddr*>(&first),
+                               sizeof(first));
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), fourth), Verdict::kPass);
+}
+
 }  // namespace
 }  // namespace edgeadmm::server

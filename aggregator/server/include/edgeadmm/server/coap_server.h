@@ -37,8 +37,9 @@ struct ServerOptions {
   // transport's default handshake_timeout_ms.
   unsigned handshake_timeout_ms = 5000;
   unsigned max_sessions = 0;  // 0: libcoap's default
-  // DTLS handshakes in progress at most (libcoap's cap, default 100): past
-  // it a new handshake is ignored until one ends.
+  // DTLS handshakes in progress at most: past it a new handshake is dropped
+  // until one ends (HandshakeAdmission's max_pending; libcoap's own cap,
+  // set to the same, would admit one more).
   unsigned max_handshakes = 1024;
   // Datagrams read from the endpoint per I/O batch at most (adaptive, see
   // posix::CoapBatchedIo): libcoap walks every session once per batch, so

@@ -15,7 +15,10 @@
 //     and dropped: nothing is allocated for it;
 //   - a ClientHello whose cookie is valid for its source address: passed on
 //     while its source IP has fewer than max_pending_per_source handshakes
-//     in progress, else dropped (the device retries);
+//     in progress and all sources fewer than max_pending, else dropped (the
+//     device retries). libcoap's own cap (max_handshake_sessions) admits
+//     one handshake more than it is set to (issue 32 item 9): max_pending is
+//     the cap that holds;
 //   - anything else from an unknown address: dropped (libcoap would).
 // libcoap's own cookie check is replaced by VerifyPassedCookie (the cookie
 // of the ClientHello this class just passed), so libcoap turns the passed
@@ -40,6 +43,8 @@ struct HandshakeAdmissionOptions {
   // or dropped by the janitor) one source IP may have. A fleet behind one
   // NAT address shares it.
   int max_pending_per_source = 32;
+  // Handshakes in progress from all sources (the daemon's max_handshakes).
+  size_t max_pending = 1024;
   // The cookie secret rotates this often; a cookie is valid for one to two
   // periods.
   int64_t secret_period_ms = 30'000;
