@@ -317,8 +317,7 @@ void AddDevicesCommands(CLI::App& app) {
                   "Device ids (= DTLS PSK identities); many are enrolled in "
                   "one transaction");
   add->add_option("--count", options->count,
-                  "Enroll N devices <prefix>00000 .. (instead of ids), "
-                  "N in [1, 1000000]");
+                  "Enroll N <= 1000000 devices <prefix>00000 .. (no ids)");
   add->add_option("--prefix", options->prefix, "Id prefix for --count")
       ->capture_default_str();
   add->add_option("--psk-file", options->psk_file,

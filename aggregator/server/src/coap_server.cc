@@ -533,10 +533,8 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     }
   }
 
-  HandshakeAdmissionOptions admission_options = options.admission;
-  admission_options.max_pending = options.max_handshakes;
   auto admission = HandshakeAdmission::Create(
-      admission_options, static_cast<int64_t>(posix::MonotonicMs()));
+      options.admission, posix::MonotonicMs(), options.max_handshakes);
   if (!admission.ok()) return admission.status();
   impl.admission.emplace(std::move(admission).value());
   impl.endpoint_fd = FindEndpointSocket(server->port_);

@@ -52,8 +52,9 @@ thread_local bool passed_cookie_set = false;
 }  // namespace
 
 Result<HandshakeAdmission> HandshakeAdmission::Create(
-    const HandshakeAdmissionOptions& options, int64_t now_ms) {
-  HandshakeAdmission admission(options);
+    const HandshakeAdmissionOptions& options, int64_t now_ms,
+    size_t max_pending) {
+  HandshakeAdmission admission(options, max_pending);
   for (auto& secret : admission.secrets_) {
     EDGEADMM_TRY(registry::FillSecureRandom(secret.data(), secret.size()));
   }
@@ -139,7 +140,7 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
   if (CookieValid(cookie, cookie_size, peer, peer_size)) {
     const auto source =
         pending_by_source_.find(AddressKey(peer, peer_size, /*port=*/false));
-    if (pending_.size() >= options_.max_pending ||
+    if (pending_.size() >= max_pending_ ||
         (source != pending_by_source_.end() &&
          source->second >= options_.max_pending_per_source)) {
       ++counts_.over_limit;

@@ -155,9 +155,7 @@ TEST_F(HandshakeAdmissionTest, ASourceHasAtMostItsHandshakesInProgress) {
 }
 
 TEST_F(HandshakeAdmissionTest, AllSourcesHaveAtMostMaxPendingInProgress) {
-  HandshakeAdmissionOptions options;
-  options.max_pending = 3;
-  auto made = HandshakeAdmission::Create(options, 0);
+  auto made = HandshakeAdmission::Create({}, 0, /*max_pending=*/3);
   ASSERT_TRUE(made.ok());
   admission_.emplace(std::move(made).value());
   // Three sources, one handshake each: the cap, exactly.

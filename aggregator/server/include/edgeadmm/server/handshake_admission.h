@@ -43,8 +43,6 @@ struct HandshakeAdmissionOptions {
   // or dropped by the janitor) one source IP may have. A fleet behind one
   // NAT address shares it.
   int max_pending_per_source = 32;
-  // Handshakes in progress from all sources (the daemon's max_handshakes).
-  size_t max_pending = 1024;
   // The cookie secret rotates this often; a cookie is valid for one to two
   // periods.
   int64_t secret_period_ms = 30'000;
@@ -71,8 +69,11 @@ class HandshakeAdmission {
   static constexpr size_t kHeadBytes = 13 + 12 + 2 + 32 + 1 + 32 + 1 + 255;
 
   // UNAVAILABLE if the kernel gives no random bytes for the secret.
+  // `max_pending`: handshakes in progress from all sources at most (the
+  // daemon's max_handshakes).
   static Result<HandshakeAdmission> Create(
-      const HandshakeAdmissionOptions& options, int64_t now_ms);
+      const HandshakeAdmissionOptions& options, int64_t now_ms,
+      size_t max_pending = 1024);
 
   // Judges the datagram whose first `size` bytes are `head` (the whole
   // datagram if shorter than kHeadBytes) from `peer`. For kAnswer, `reply`
@@ -98,8 +99,9 @@ class HandshakeAdmission {
   size_t pending() const { return pending_.size(); }
 
  private:
-  explicit HandshakeAdmission(const HandshakeAdmissionOptions& options)
-      : options_(options) {}
+  HandshakeAdmission(const HandshakeAdmissionOptions& options,
+                     size_t max_pending)
+      : options_(options), max_pending_(max_pending) {}
   Status Rotate(int64_t now_ms);
   // False if `peer` is not IPv4/IPv6 (or HMAC fails).
   bool Cookie(uint8_t epoch, const sockaddr* peer, socklen_t peer_size,
@@ -108,6 +110,7 @@ class HandshakeAdmission {
                    socklen_t peer_size) const;
 
   HandshakeAdmissionOptions options_;
+  size_t max_pending_;
   // secrets_[epoch % 2]; the cookie's first byte is the epoch's low byte.
   std::array<std::array<uint8_t, 32>, 2> secrets_{};
   uint8_t epoch_ = 0;
