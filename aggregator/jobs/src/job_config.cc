@@ -273,6 +273,13 @@ const char* ValidationHolderName(ValidationHolder h) {
   return NameOf(kHolders, h);
 }
 
+bool IsValidJobName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+             std::string_view::npos;
+}
+
 host::Error ValidateJobConfig(const JobConfig& c) {
   if (c.name.empty() || c.name.size() > 64) {
     return host::Error::InvalidArgument("job.name: must be 1..64 characters");

@@ -6,7 +6,11 @@
 //     alone allocated the declared size: 14 MB -> 4.2 GB);
 //   - a 20 MB body without Size1: 4.13 at the first block that ends past
 //     the bound, not after reassembling it;
-//   - blocks out of sequence: 4.08; nothing stored in any case.
+//   - blocks out of sequence: 4.08;
+//   - (issue 32 item 9) a request with two Block1 options: 4.02 Bad Option
+//     (RFC 7252 section 5.4.5; before, the first was used); a block whose
+//     payload is larger than its size 2^(SZX+4): 4.00 (before, 2.31);
+// nothing stored in any case.
 #include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <gtest/gtest.h>
@@ -64,9 +68,11 @@ class RawClient {
   }
   bool ok() const { return session_ != nullptr; }
 
-  // POST v1/update, Block1 (num, more, 1024-byte blocks), Size1 if not 0,
-  // `length` bytes of payload.
-  Answer Post(uint32_t num, bool more, uint64_t size1, size_t length) {
+  // POST v1/update, Block1 (num, more, 1024-byte blocks) `block1s` times,
+  // Size1 if not 0, `length` bytes of payload.
+  Answer Post(uint32_t num, bool more, uint64_t size1, size_t length,
+              int block1s = 1) {
+    if (block1s > 1) return Send(RepeatedBlock1(num, more, length, block1s));
     coap_pdu_t* pdu =
         coap_new_pdu(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST, session_);
     uint8_t token[8];
@@ -84,8 +90,7 @@ class RawClient {
         buffer);
     coap_add_option(
         pdu, COAP_OPTION_BLOCK1,
-        coap_encode_var_safe(buffer, sizeof(buffer),
-                             (num << 4) | (more ? 8u : 0u) | kSzx1024),
+        coap_encode_var_safe(buffer, sizeof(buffer), Block1Value(num, more)),
         buffer);
     if (size1 != 0) {
       coap_add_option(pdu, COAP_OPTION_SIZE1,
@@ -94,9 +99,57 @@ class RawClient {
     }
     std::vector<uint8_t> payload(length, 0x5a);
     coap_add_data(pdu, payload.size(), payload.data());
+    return Send(pdu);
+  }
+
+ private:
+  static uint32_t Block1Value(uint32_t num, bool more) {
+    return (num << 4) | (more ? 8u : 0u) | kSzx1024;
+  }
+
+  // The request of Post with Block1 `block1s` times (num < 4096), written
+  // byte by byte and parsed: libcoap's coap_add_option drops a repeated
+  // Block1.
+  coap_pdu_t* RepeatedBlock1(uint32_t num, bool more, size_t length,
+                             int block1s) {
+    const coap_mid_t mid = coap_new_message_id(session_);
+    std::vector<uint8_t> m = {0x40, COAP_REQUEST_CODE_POST,
+                              static_cast<uint8_t>(mid >> 8),
+                              static_cast<uint8_t>(mid & 0xff)};
+    // Uri-Path (11) "v1" and "update"; Content-Format (12), 2 bytes.
+    const std::string head = "\xb2v1\x06update\x12";
+    m.insert(m.end(), head.begin(), head.end());
+    m.insert(m.end(), {static_cast<uint8_t>(wire::kUpdateFormat >> 8),
+                       static_cast<uint8_t>(wire::kUpdateFormat & 0xff)});
+    const uint32_t value = Block1Value(num, more);
+    for (int i = 0; i < block1s; ++i) {
+      // Block1 (27): delta 15 (13 + 2), then 0; a 2-byte value.
+      if (i == 0) {
+        m.insert(m.end(), {0xd2, 2});
+      } else {
+        m.push_back(0x02);
+      }
+      m.insert(m.end(), {static_cast<uint8_t>(value >> 8),
+                         static_cast<uint8_t>(value & 0xff)});
+    }
+    m.push_back(0xff);
+    m.insert(m.end(), length, 0x5a);
+    coap_pdu_t* pdu =
+        coap_pdu_init(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST, mid, m.size());
+    if (pdu != nullptr &&
+        !coap_pdu_parse(COAP_PROTO_UDP, m.data(), m.size(), pdu)) {
+      coap_delete_pdu(pdu);
+      return nullptr;
+    }
+    return pdu;
+  }
+
+  Answer Send(coap_pdu_t* pdu) {
     answer_ = Answer{};
     answered_ = false;
-    if (coap_send(session_, pdu) == COAP_INVALID_MID) return answer_;
+    if (pdu == nullptr || coap_send(session_, pdu) == COAP_INVALID_MID) {
+      return answer_;
+    }
     const uint64_t start = posix::MonotonicMs();
     while (!answered_ && posix::MonotonicMs() - start < 5000) {
       coap_io_process(context_, 50);
@@ -104,7 +157,6 @@ class RawClient {
     return answer_;
   }
 
- private:
   static coap_response_t OnResponse(coap_session_t*, const coap_pdu_t*,
                                     const coap_pdu_t* received,
                                     const coap_mid_t) {
@@ -197,6 +249,22 @@ TEST_F(DaemonOversizeTest, BlocksOutOfSequenceAreRefused) {
   EXPECT_EQ(client_->Post(0, true, 0, 64).code, wire::kCoapContinue);
   EXPECT_EQ(client_->Post(2, false, 0, 64).code,
             wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(Uploads(), 0);
+}
+
+TEST_F(DaemonOversizeTest, ARepeatedBlock1OptionIsABadOption) {
+  EXPECT_EQ(client_->Post(0, true, 0, 1024, 2).code, wire::kCoapBadOption);
+  EXPECT_EQ(client_->Post(0, false, 0, 64, 3).code, wire::kCoapBadOption);
+  // The session goes on: one Block1 is served.
+  EXPECT_EQ(client_->Post(0, true, 0, 1024).code, wire::kCoapContinue);
+  EXPECT_EQ(Uploads(), 0);
+}
+
+TEST_F(DaemonOversizeTest, ABlockLargerThanItsSizeIsRefused) {
+  // SZX 6: 1024 bytes per block. One byte more, first or later block.
+  EXPECT_EQ(client_->Post(0, true, 0, 1025).code, wire::kCoapBadRequest);
+  EXPECT_EQ(client_->Post(0, true, 0, 1024).code, wire::kCoapContinue);
+  EXPECT_EQ(client_->Post(1, true, 0, 1100).code, wire::kCoapBadRequest);
   EXPECT_EQ(Uploads(), 0);
 }
 
