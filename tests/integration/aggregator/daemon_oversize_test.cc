@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "daemon_process.h"
+#include "raw_coap_session.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -34,72 +35,33 @@ namespace {
 
 constexpr uint32_t kSzx1024 = 6;
 
-// The daemon's answer to one block.
-struct Answer {
-  int code = -1;  // -1: none within 5 s
-  uint64_t size1 = 0;
-};
+using Answer = testing::RawAnswer;
 
-// A device's DTLS session driven through libcoap directly, so that its
-// Block1 options can say anything.
+// POST v1/update blocks of a device's DTLS session, whose Block1 options
+// can say anything.
 class RawClient {
  public:
   RawClient(unsigned port, const char* identity,
-            const std::vector<uint8_t>& key) {
-    context_ = coap_new_context(nullptr);
-    coap_register_response_handler(context_, &OnResponse);
-    coap_address_t server;
-    coap_address_init(&server);
-    server.addr.sin.sin_family = AF_INET;
-    server.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    server.size = sizeof(server.addr.sin);
-    coap_address_set_port(&server, static_cast<uint16_t>(port));
-    coap_dtls_cpsk_t setup{};
-    setup.version = COAP_DTLS_CPSK_SETUP_VERSION;
-    setup.psk_info.identity = {std::strlen(identity),
-                               reinterpret_cast<const uint8_t*>(identity)};
-    setup.psk_info.key = {key.size(), key.data()};
-    session_ = coap_new_client_session_psk2(context_, nullptr, &server,
-                                            COAP_PROTO_DTLS, &setup);
-  }
-  ~RawClient() {
-    if (session_ != nullptr) coap_session_release(session_);
-    coap_free_context(context_);
-  }
-  bool ok() const { return session_ != nullptr; }
+            const std::vector<uint8_t>& key)
+      : session_(port, identity, key) {}
+  bool ok() const { return session_.ok(); }
 
   // POST v1/update, Block1 (num, more, 1024-byte blocks) `block1s` times,
   // Size1 if not 0, `length` bytes of payload.
   Answer Post(uint32_t num, bool more, uint64_t size1, size_t length,
               int block1s = 1) {
-    if (block1s > 1) return Send(RepeatedBlock1(num, more, length, block1s));
-    coap_pdu_t* pdu =
-        coap_new_pdu(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST, session_);
-    uint8_t token[8];
-    size_t token_size = 0;
-    coap_session_new_token(session_, &token_size, token);
-    coap_add_token(pdu, token_size, token);
-    coap_add_option(pdu, COAP_OPTION_URI_PATH, 2,
-                    reinterpret_cast<const uint8_t*>("v1"));
-    coap_add_option(pdu, COAP_OPTION_URI_PATH, 6,
-                    reinterpret_cast<const uint8_t*>("update"));
-    uint8_t buffer[8];
-    coap_add_option(
-        pdu, COAP_OPTION_CONTENT_FORMAT,
-        coap_encode_var_safe(buffer, sizeof(buffer), wire::kUpdateFormat),
-        buffer);
-    coap_add_option(
-        pdu, COAP_OPTION_BLOCK1,
-        coap_encode_var_safe(buffer, sizeof(buffer), Block1Value(num, more)),
-        buffer);
-    if (size1 != 0) {
-      coap_add_option(pdu, COAP_OPTION_SIZE1,
-                      coap_encode_var_safe8(buffer, sizeof(buffer), size1),
-                      buffer);
+    if (block1s > 1) {
+      return session_.RequestBytes(RepeatedBlock1(num, more, length, block1s));
     }
-    std::vector<uint8_t> payload(length, 0x5a);
-    coap_add_data(pdu, payload.size(), payload.data());
-    return Send(pdu);
+    std::vector<testing::RawOption> options = {
+        testing::UintOption(COAP_OPTION_CONTENT_FORMAT, wire::kUpdateFormat),
+        testing::UintOption(COAP_OPTION_BLOCK1, Block1Value(num, more))};
+    if (size1 != 0) {
+      options.push_back(testing::UintOption(COAP_OPTION_SIZE1,
+                                            static_cast<uint32_t>(size1)));
+    }
+    return session_.Request(COAP_REQUEST_CODE_POST, wire::kUpdatePath, options,
+                            std::vector<uint8_t>(length, 0x5a));
   }
 
  private:
@@ -108,72 +70,30 @@ class RawClient {
   }
 
   // The request of Post with Block1 `block1s` times (num < 4096), written
-  // byte by byte and parsed: libcoap's coap_add_option drops a repeated
-  // Block1.
-  coap_pdu_t* RepeatedBlock1(uint32_t num, bool more, size_t length,
-                             int block1s) {
-    const coap_mid_t mid = coap_new_message_id(session_);
-    std::vector<uint8_t> m = {0x40, COAP_REQUEST_CODE_POST,
-                              static_cast<uint8_t>(mid >> 8),
-                              static_cast<uint8_t>(mid & 0xff)};
+  // byte by byte: libcoap's coap_add_option drops a repeated Block1.
+  std::vector<uint8_t> RepeatedBlock1(uint32_t num, bool more, size_t length,
+                                      int block1s) {
+    const uint16_t mid = session_.NewMessageId();
+    std::string m = {0x40, static_cast<char>(COAP_REQUEST_CODE_POST),
+                     static_cast<char>(mid >> 8),
+                     static_cast<char>(mid & 0xff)};
     // Uri-Path (11) "v1" and "update"; Content-Format (12), 2 bytes.
-    const std::string head = "\xb2v1\x06update\x12";
-    m.insert(m.end(), head.begin(), head.end());
-    m.insert(m.end(), {static_cast<uint8_t>(wire::kUpdateFormat >> 8),
-                       static_cast<uint8_t>(wire::kUpdateFormat & 0xff)});
+    m += "\xb2v1\x06update\x12";
+    m += static_cast<char>(wire::kUpdateFormat >> 8);
+    m += static_cast<char>(wire::kUpdateFormat & 0xff);
     const uint32_t value = Block1Value(num, more);
     for (int i = 0; i < block1s; ++i) {
       // Block1 (27): delta 15 (13 + 2), then 0; a 2-byte value.
-      if (i == 0) {
-        m.insert(m.end(), {0xd2, 2});
-      } else {
-        m.push_back(0x02);
-      }
-      m.insert(m.end(), {static_cast<uint8_t>(value >> 8),
-                         static_cast<uint8_t>(value & 0xff)});
+      m += i == 0 ? std::string("\xd2\x02", 2) : std::string("\x02", 1);
+      m += static_cast<char>(value >> 8);
+      m += static_cast<char>(value & 0xff);
     }
-    m.push_back(0xff);
-    m.insert(m.end(), length, 0x5a);
-    coap_pdu_t* pdu =
-        coap_pdu_init(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST, mid, m.size());
-    if (pdu != nullptr &&
-        !coap_pdu_parse(COAP_PROTO_UDP, m.data(), m.size(), pdu)) {
-      coap_delete_pdu(pdu);
-      return nullptr;
-    }
-    return pdu;
+    m += '\xff';
+    m.append(length, '\x5a');
+    return std::vector<uint8_t>(m.begin(), m.end());
   }
 
-  Answer Send(coap_pdu_t* pdu) {
-    answer_ = Answer{};
-    answered_ = false;
-    if (pdu == nullptr || coap_send(session_, pdu) == COAP_INVALID_MID) {
-      return answer_;
-    }
-    const uint64_t start = posix::MonotonicMs();
-    while (!answered_ && posix::MonotonicMs() - start < 5000) {
-      coap_io_process(context_, 50);
-    }
-    return answer_;
-  }
-
-  static coap_response_t OnResponse(coap_session_t*, const coap_pdu_t*,
-                                    const coap_pdu_t* received,
-                                    const coap_mid_t) {
-    answer_.code = coap_pdu_get_code(received);
-    coap_opt_iterator_t it;
-    if (const coap_opt_t* o =
-            coap_check_option(received, COAP_OPTION_SIZE1, &it)) {
-      answer_.size1 =
-          coap_decode_var_bytes8(coap_opt_value(o), coap_opt_length(o));
-    }
-    answered_ = true;
-    return COAP_RESPONSE_OK;
-  }
-  static inline Answer answer_;
-  static inline bool answered_ = false;
-  coap_context_t* context_ = nullptr;
-  coap_session_t* session_ = nullptr;
+  testing::RawCoapSession session_;
 };
 
 class DaemonOversizeTest : public ::testing::Test {
