@@ -38,7 +38,6 @@ KNOWN_DEBT = {
     ("tools/fleet/src/daemon_fleet.cc", "RunDaemonFleet"): 277,
     ("tools/fleet/src/fleet_simulator.cc", "RunFleet"): 220,
     ("tools/fleet/connect_command.cc", "AddConnectCommand"): 172,
-    ("aggregator/server/src/coap_server.cc", "CoapServer::Create"): 129,
     ("aggregator/jobs/src/job_config.cc", "ValidateJobConfig"): 129,
     ("platform/baremetal/src/format.cc", "FormatV"): 123,
     ("aggregator/algorithms/src/admm_sharing.cc", "ValidateAdmmSharing"): 115,
