@@ -302,6 +302,38 @@ host::Error RunChange(
   return host::Error::Ok();
 }
 
+// devices lifetime ID --epsilon E [--delta D] | --none.
+void AddLifetimeCommand(CLI::App& devices,
+                        const std::shared_ptr<DevicesOptions>& options) {
+  CLI::App* lifetime = devices.add_subcommand(
+      "lifetime",
+      "Set a device's privacy budget across all its jobs (or --none)");
+  lifetime->add_option("id", options->id, "Device id")->required();
+  auto* epsilon =
+      lifetime->add_option("--epsilon", options->lifetime_epsilon,
+                           "Lifetime epsilon of the device's local ledgers");
+  lifetime
+      ->add_option("--delta", options->lifetime_delta,
+                   "Delta of the lifetime budget")
+      ->capture_default_str();
+  lifetime->add_flag("--none", options->no_lifetime,
+                     "Remove the lifetime budget");
+  lifetime->callback([options, epsilon] {
+    const DevicesOptions& o = *options;
+    const bool given = epsilon->count() != 0;
+    if (o.no_lifetime == given) {
+      Exit("edgeadmm devices lifetime", "give --epsilon E or --none", 2);
+    }
+    if (given &&
+        !(o.lifetime_epsilon > 0 && std::isfinite(o.lifetime_epsilon) &&
+          o.lifetime_delta > 0 && o.lifetime_delta < 1)) {
+      Exit("edgeadmm devices lifetime",
+           "--epsilon must be finite and > 0, --delta in (0, 1)", 2);
+    }
+    ExitOnError(kCommand, RunLifetime(o));
+  });
+}
+
 void AddDevicesCommands(CLI::App& app) {
   auto options = std::make_shared<DevicesOptions>();
   CLI::App* devices = app.add_subcommand("devices", "Device registry and PSKs");
@@ -355,33 +387,7 @@ void AddDevicesCommands(CLI::App& app) {
     ExitOnError(kCommand, RunRotateKey(*options));
   });
 
-  CLI::App* lifetime = devices->add_subcommand(
-      "lifetime",
-      "Set a device's privacy budget across all its jobs (or --none)");
-  lifetime->add_option("id", options->id, "Device id")->required();
-  auto* epsilon =
-      lifetime->add_option("--epsilon", options->lifetime_epsilon,
-                           "Lifetime epsilon of the device's local ledgers");
-  lifetime
-      ->add_option("--delta", options->lifetime_delta,
-                   "Delta of the lifetime budget")
-      ->capture_default_str();
-  lifetime->add_flag("--none", options->no_lifetime,
-                     "Remove the lifetime budget");
-  lifetime->callback([options, epsilon] {
-    const DevicesOptions& o = *options;
-    const bool given = epsilon->count() != 0;
-    if (o.no_lifetime == given) {
-      Exit("edgeadmm devices lifetime", "give --epsilon E or --none", 2);
-    }
-    if (given &&
-        !(o.lifetime_epsilon > 0 && std::isfinite(o.lifetime_epsilon) &&
-          o.lifetime_delta > 0 && o.lifetime_delta < 1)) {
-      Exit("edgeadmm devices lifetime",
-           "--epsilon must be finite and > 0, --delta in (0, 1)", 2);
-    }
-    ExitOnError(kCommand, RunLifetime(o));
-  });
+  AddLifetimeCommand(*devices, options);
 
   struct Change {
     const char* name;

@@ -38,10 +38,8 @@ KNOWN_DEBT = {
     ("tools/fleet/src/daemon_fleet.cc", "RunDaemonFleet"): 277,
     ("tools/fleet/src/fleet_simulator.cc", "RunFleet"): 220,
     ("tools/fleet/connect_command.cc", "AddConnectCommand"): 172,
-    ("aggregator/jobs/src/job_config.cc", "ValidateJobConfig"): 129,
     ("platform/baremetal/src/format.cc", "FormatV"): 123,
     ("aggregator/algorithms/src/admm_sharing.cc", "ValidateAdmmSharing"): 115,
-    ("aggregator/cli/devices_command.cc", "AddDevicesCommands"): 103,
     ("tools/python/demo_job.py", "main"): 138,
 }
 
