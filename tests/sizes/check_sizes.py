@@ -31,7 +31,6 @@ SOURCE_ENDINGS = (".cc", ".c", ".h", ".py")
 # path -> lines, and (path, function) -> lines, as they stood when the check
 # came in (issue 30: "Sizes back in hand").
 KNOWN_DEBT = {
-    "sdk/src/client/device_client.cc": 791,
     "aggregator/rounds/src/round_engine.cc": 658,
     "tools/python/edgeadmm_stack.py": 619,
     "aggregator/algorithms/src/admm_sharing.cc": 608,
