@@ -156,24 +156,11 @@ host::ErrorOr<std::vector<DenseDataset>> ColumnBlocks(
   return blocks;
 }
 
-}  // namespace
-
-host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
-    const DaemonFleetConfig& config, volatile std::sig_atomic_t* stop,
-    std::FILE* progress) {
-  if (config.parts == 0 || config.part >= config.parts ||
-      !(config.start_per_second >= 0)) {
-    return host::Error::InvalidArgument(
-        "bad part (need 0 <= part < parts) or start rate");
-  }
-  Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
-  if (!ids.ok() || ids->empty()) {
-    return host::Error::NotFound("no PSK files in " + config.psk_dir);
-  }
-  if (config.part >= ids->size()) {
-    return host::Error::InvalidArgument("no device in this part");
-  }
-  std::vector<PenaltySchedule> schedules(ids->size(), config.penalty_schedule);
+// The penalty schedule of each of `devices` devices (pp-admm): the
+// config's, resolved from options, or one given per device.
+host::ErrorOr<std::vector<PenaltySchedule>> Schedules(
+    const DaemonFleetConfig& config, size_t devices) {
+  std::vector<PenaltySchedule> schedules(devices, config.penalty_schedule);
   if (!config.penalty_options.empty()) {
     if (!config.penalty_schedules.empty()) {
       return host::Error::InvalidArgument(
@@ -181,17 +168,23 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     }
     EDGEADMM_HOST_TRY_ASSIGN(
         schedules,
-        ResolvePenaltySchedules(config.penalty_options, ids->size()));
+        ResolvePenaltySchedules(config.penalty_options, devices));
   } else if (!config.penalty_schedules.empty()) {
-    if (config.penalty_schedules.size() != ids->size()) {
+    if (config.penalty_schedules.size() != devices) {
       return host::Error::InvalidArgument(
           std::to_string(config.penalty_schedules.size()) +
-          " penalty schedules for " + std::to_string(ids->size()) + " devices");
+          " penalty schedules for " + std::to_string(devices) + " devices");
     }
     schedules = config.penalty_schedules;
   }
-  // Key files are checked before anything is loaded (docs/security.md).
-  for (const std::string& id : *ids) {
+  return schedules;
+}
+
+// Refuses a PSK file readable by group or others; checked before anything
+// is loaded (docs/security.md).
+host::Error RefuseSharedKeyFiles(const DaemonFleetConfig& config,
+                                 const std::vector<std::string>& ids) {
+  for (const std::string& id : ids) {
     const std::string key_file = config.psk_dir + "/" + id;
     unsigned mode = 0;
     if (posix::KeyFileIsShared(key_file.c_str(), &mode)) {
@@ -203,32 +196,42 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
                              "); run chmod 600 on it");
     }
   }
-  // Declared before the devices: their transports hold ports of it.
-  std::unique_ptr<posix::LocalPortPool> local_ports;
-  if (!config.local_address.empty()) {
-    if (!IsLocalAddress(config.local_address)) {
-      return host::Error::InvalidArgument("cannot bind to local address " +
-                                          config.local_address);
-    }
-    local_ports = std::make_unique<posix::LocalPortPool>(config.local_address);
-  }
+  return host::Error::Ok();
+}
+
+// What the devices train on and the sizes their shared buffers need.
+struct FleetData {
+  DenseDataset data;
+  std::vector<RecordRange> shards;        // horizontal: device i's records
+  std::vector<DenseDataset> blocks;       // vertical: device i's columns
+  std::vector<DenseDataset> test_blocks;  // vertical: its test columns
+  size_t max_samples = 0;
+  size_t max_dim = 0;
+  size_t max_vector = 0;
+};
+
+// Loads the data set and splits it among `devices` devices.
+host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
+                                       size_t devices) {
   DatasetSource source;
   source.path = config.data_path;
   source.format = config.format;
   source.dim = config.format == DataFormat::kAdultCsv ? 0 : config.dim;
   source.labels = config.labels;
   source.normalization = config.normalization;
-  EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset data, LoadDataset(source));
+  FleetData f;
+  EDGEADMM_HOST_TRY_ASSIGN(f.data, LoadDataset(source));
+  const DenseDataset& data = f.data;
   if (!config.shard_sizes.empty() &&
-      (config.shard_sizes.size() != ids->size() ||
+      (config.shard_sizes.size() != devices ||
        !config.column_blocks.empty())) {
     return host::Error::InvalidArgument(
-        "--shard-sizes: one size per device (" + std::to_string(ids->size()) +
+        "--shard-sizes: one size per device (" + std::to_string(devices) +
         " PSK files), got " + std::to_string(config.shard_sizes.size()) +
         "; not with --column-blocks");
   }
   auto shards = config.shard_sizes.empty()
-                    ? SplitRecords(data.samples, ids->size())
+                    ? SplitRecords(data.samples, devices)
                     : SplitRecordsBySize(data.samples, config.shard_sizes);
   if (!shards.ok()) {
     return host::Error(shards.status(),
@@ -238,125 +241,139 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
                              "more than the " +
                                  std::to_string(data.samples) + " records");
   }
-  size_t max_samples = 0;
-  for (const RecordRange& r : *shards) {
-    max_samples = std::max(max_samples, r.count);
+  f.shards = std::move(shards).value();
+  for (const RecordRange& r : f.shards) {
+    f.max_samples = std::max(f.max_samples, r.count);
   }
   // Vertical partition (admm-sharing): device i holds column block i of the
   // same records; its vectors are N = records long.
   EDGEADMM_HOST_TRY_ASSIGN(
-      std::vector<DenseDataset> blocks,
-      ColumnBlocks(config, data, ids->size(), config.records));
+      f.blocks, ColumnBlocks(config, data, devices, config.records));
   // The scoring phase: each party's block of the test records, too.
-  std::vector<DenseDataset> test_blocks;
   if (!config.test_data_path.empty()) {
-    if (blocks.empty() || config.test_records == 0) {
+    if (f.blocks.empty() || config.test_records == 0) {
       return host::Error::InvalidArgument(
           "--test-data needs --column-blocks and --test-records");
     }
     EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset test,
                              ReadLibsvmFile(config.test_data_path, data.dim));
     EDGEADMM_HOST_TRY_ASSIGN(
-        test_blocks,
-        ColumnBlocks(config, test, ids->size(), config.test_records));
+        f.test_blocks,
+        ColumnBlocks(config, test, devices, config.test_records));
   }
-  size_t max_dim = data.dim;
-  size_t max_vector = 0;
-  if (!blocks.empty()) {
-    max_samples = blocks[0].samples;
+  f.max_dim = data.dim;
+  if (!f.blocks.empty()) {
+    f.max_samples = f.blocks[0].samples;
     // The last upload of a scoring phase: the share and the test scores.
-    max_vector =
-        blocks[0].samples + (test_blocks.empty() ? 0 : test_blocks[0].samples);
-    max_dim = 0;
-    for (const DenseDataset& b : blocks) max_dim = std::max(max_dim, b.dim);
+    f.max_vector = f.blocks[0].samples +
+                   (f.test_blocks.empty() ? 0 : f.test_blocks[0].samples);
+    f.max_dim = 0;
+    for (const DenseDataset& b : f.blocks) {
+      f.max_dim = std::max(f.max_dim, b.dim);
+    }
   }
+  return f;
+}
 
+// What all devices share: one libcoap context, and one trainer (one thread
+// computes one step at a time) with its buffers, sized for whichever
+// algorithm and loss the daemon's job turns out to run. Outlives the
+// devices (their transports hold the context and the local ports).
+struct Shared {
+  explicit Shared(const FleetData& f)
+      : workspace(
+            DeviceClient::TrainerWorkspaceBytes(f.max_samples, f.max_dim)),
+        scratch(DeviceClient::ComputeScratchBytes(f.max_dim, f.max_vector)) {}
+  std::unique_ptr<posix::LocalPortPool> local_ports;
   posix::CoapClientContext context;
-  if (!context.status().ok()) {
-    return host::Error(context.status(), "libcoap context without DTLS");
-  }
-  // Shared by all devices: one thread computes one step at a time. Sized
-  // for whichever algorithm and loss the daemon's job turns out to run.
   LocalTrainer trainer;
-  std::vector<std::byte> workspace(
-      DeviceClient::TrainerWorkspaceBytes(max_samples, max_dim));
-  std::vector<std::byte> scratch(
-      DeviceClient::ComputeScratchBytes(max_dim, max_vector));
+  std::vector<std::byte> workspace;
+  std::vector<std::byte> scratch;
   GetrandomEntropy entropy;
+};
 
-  std::vector<std::unique_ptr<Device>> devices;
-  for (size_t i = config.part; i < ids->size(); i += config.parts) {
-    auto d = std::make_unique<Device>();
-    d->id = (*ids)[i];
-    auto key = ReadKey(config.psk_dir + "/" + d->id);
-    if (!key.ok()) {
-      return host::Error(key.status(), "bad PSK file for " + d->id);
-    }
-    d->key = std::move(key).value();
-    d->link.host = config.host.c_str();
-    d->link.port = config.port;
-    d->link.identity = d->id.c_str();
-    d->link.key = ConstByteSpan(
-        reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
-    d->link.ack_timeout_ms = config.ack_timeout_ms;
-    d->link.silence_timeout_ms = config.silence_timeout_ms;
-    d->link.local_ports = local_ports.get();
-    d->transport = std::make_unique<posix::CoapDtlsTransport>(context, d->link);
-    if (!OpenStorage(config, *d).ok()) {
-      return host::Error::Unavailable("cannot open state of " + d->id);
-    }
-    auto view = blocks.empty()
-                    ? data.Shard((*shards)[i].first, (*shards)[i].count)
-                    : blocks[i].View();
-    if (!view.ok()) return host::Error(view.status(), "bad shard");
-    d->config.device_id = d->id.c_str();
-    if (config.share_float16) {
-      d->float16 = std::make_unique<Float16ShareTransport>(*d->transport);
-      d->config.transport = d->float16.get();
-    } else {
-      d->config.transport = d->transport.get();
-    }
-    d->config.entropy = &entropy;
-    d->config.data = *view;
-    if (!test_blocks.empty()) {
-      auto test_view = test_blocks[i].View();
-      if (!test_view.ok()) {
-        return host::Error(test_view.status(), "bad test block");
-      }
-      d->config.test_data = *test_view;
-    }
-    d->config.trainer = &trainer;
-    d->config.trainer_workspace = ByteSpan(workspace.data(), workspace.size());
-    d->config.compute_scratch = ByteSpan(scratch.data(), scratch.size());
-    d->config.epsilon_budget = config.epsilon_budget;
-    d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
-    d->config.penalty_schedule = schedules[i];
-    d->config.delta = config.delta;
-    d->config.task_refresh_ms = config.task_refresh_ms;
-    d->config.retry_min_ms = 500;
-    d->config.retry_max_ms = 8000;
-    d->config.max_vector = max_vector;
-    d->memory.resize(
-        DeviceClient::MemoryBytes(d->config.data.dim(), max_vector));
-    const Status init =
-        d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
-    if (!init.ok()) return host::Error(init, "cannot start " + d->id);
-    if (!config.history_dir.empty()) {
-      const std::string path = config.history_dir + "/" + d->id + ".tsv";
-      if (mkdir(config.history_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-        return host::Error::InvalidArgument("cannot create " +
-                                            config.history_dir);
-      }
-      d->history.reset(std::fopen(path.c_str(), "w"));
-      if (!d->history) {
-        return host::Error::InvalidArgument("cannot write " + path);
-      }
-      d->record_bytes =
-          DeviceClient::RecordBytes(d->config.data.dim(), max_vector);
-    }
-    devices.push_back(std::move(d));
+// Device i of the fleet (`id`), its client initialised.
+host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
+    const DaemonFleetConfig& config, size_t i, const std::string& id,
+    const FleetData& f, const PenaltySchedule& schedule, Shared& shared) {
+  auto d = std::make_unique<Device>();
+  d->id = id;
+  auto key = ReadKey(config.psk_dir + "/" + d->id);
+  if (!key.ok()) {
+    return host::Error(key.status(), "bad PSK file for " + d->id);
   }
+  d->key = std::move(key).value();
+  d->link.host = config.host.c_str();
+  d->link.port = config.port;
+  d->link.identity = d->id.c_str();
+  d->link.key = ConstByteSpan(
+      reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
+  d->link.ack_timeout_ms = config.ack_timeout_ms;
+  d->link.silence_timeout_ms = config.silence_timeout_ms;
+  d->link.local_ports = shared.local_ports.get();
+  d->transport = std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
+  if (!OpenStorage(config, *d).ok()) {
+    return host::Error::Unavailable("cannot open state of " + d->id);
+  }
+  auto view = f.blocks.empty()
+                  ? f.data.Shard(f.shards[i].first, f.shards[i].count)
+                  : f.blocks[i].View();
+  if (!view.ok()) return host::Error(view.status(), "bad shard");
+  d->config.device_id = d->id.c_str();
+  if (config.share_float16) {
+    d->float16 = std::make_unique<Float16ShareTransport>(*d->transport);
+    d->config.transport = d->float16.get();
+  } else {
+    d->config.transport = d->transport.get();
+  }
+  d->config.entropy = &shared.entropy;
+  d->config.data = *view;
+  if (!f.test_blocks.empty()) {
+    auto test_view = f.test_blocks[i].View();
+    if (!test_view.ok()) {
+      return host::Error(test_view.status(), "bad test block");
+    }
+    d->config.test_data = *test_view;
+  }
+  d->config.trainer = &shared.trainer;
+  d->config.trainer_workspace = ByteSpan(shared.workspace.data(), shared.workspace.size());
+  d->config.compute_scratch = ByteSpan(shared.scratch.data(), shared.scratch.size());
+  d->config.epsilon_budget = config.epsilon_budget;
+  d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
+  d->config.penalty_schedule = schedule;
+  d->config.delta = config.delta;
+  d->config.task_refresh_ms = config.task_refresh_ms;
+  d->config.retry_min_ms = 500;
+  d->config.retry_max_ms = 8000;
+  d->config.max_vector = f.max_vector;
+  d->memory.resize(
+      DeviceClient::MemoryBytes(d->config.data.dim(), f.max_vector));
+  const Status init =
+      d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
+  if (!init.ok()) return host::Error(init, "cannot start " + d->id);
+  if (!config.history_dir.empty()) {
+    const std::string path = config.history_dir + "/" + d->id + ".tsv";
+    if (mkdir(config.history_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+      return host::Error::InvalidArgument("cannot create " +
+                                          config.history_dir);
+    }
+    d->history.reset(std::fopen(path.c_str(), "w"));
+    if (!d->history) {
+      return host::Error::InvalidArgument("cannot write " + path);
+    }
+    d->record_bytes =
+        DeviceClient::RecordBytes(d->config.data.dim(), f.max_vector);
+  }
+  return d;
+}
 
+// Polls the devices (started at the configured rate) until all are done
+// or `*stop` is set; writes the step histories and the progress lines.
+host::ErrorOr<DaemonFleetReport> RunDevices(
+    const DaemonFleetConfig& config,
+    std::vector<std::unique_ptr<Device>>& devices,
+    posix::CoapClientContext& context, volatile std::sig_atomic_t* stop,
+    std::FILE* progress) {
   DaemonFleetReport report;
   report.devices = devices.size();
   const Clock::time_point start = Clock::now();
@@ -434,6 +451,51 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
+}
+
+}  // namespace
+
+host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
+    const DaemonFleetConfig& config, volatile std::sig_atomic_t* stop,
+    std::FILE* progress) {
+  if (config.parts == 0 || config.part >= config.parts ||
+      !(config.start_per_second >= 0)) {
+    return host::Error::InvalidArgument(
+        "bad part (need 0 <= part < parts) or start rate");
+  }
+  Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
+  if (!ids.ok() || ids->empty()) {
+    return host::Error::NotFound("no PSK files in " + config.psk_dir);
+  }
+  if (config.part >= ids->size()) {
+    return host::Error::InvalidArgument("no device in this part");
+  }
+  EDGEADMM_HOST_TRY_ASSIGN(const std::vector<PenaltySchedule> schedules,
+                           Schedules(config, ids->size()));
+  EDGEADMM_HOST_TRY(RefuseSharedKeyFiles(config, *ids));
+  if (!config.local_address.empty() && !IsLocalAddress(config.local_address)) {
+    return host::Error::InvalidArgument("cannot bind to local address " +
+                                        config.local_address);
+  }
+  EDGEADMM_HOST_TRY_ASSIGN(const FleetData f,
+                           LoadFleetData(config, ids->size()));
+  Shared shared(f);
+  if (!config.local_address.empty()) {
+    shared.local_ports =
+        std::make_unique<posix::LocalPortPool>(config.local_address);
+  }
+  if (!shared.context.status().ok()) {
+    return host::Error(shared.context.status(),
+                       "libcoap context without DTLS");
+  }
+  std::vector<std::unique_ptr<Device>> devices;
+  for (size_t i = config.part; i < ids->size(); i += config.parts) {
+    EDGEADMM_HOST_TRY_ASSIGN(
+        std::unique_ptr<Device> d,
+        MakeDevice(config, i, (*ids)[i], f, schedules[i], shared));
+    devices.push_back(std::move(d));
+  }
+  return RunDevices(config, devices, shared.context, stop, progress);
 }
 
 }  // namespace edgeadmm::fleet
