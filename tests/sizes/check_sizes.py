@@ -33,7 +33,6 @@ SOURCE_ENDINGS = (".cc", ".c", ".h", ".py")
 KNOWN_DEBT = {
     "aggregator/rounds/src/round_engine.cc": 658,
     "tools/python/edgeadmm_stack.py": 619,
-    ("tools/fleet/connect_command.cc", "AddConnectCommand"): 172,
     ("platform/baremetal/src/format.cc", "FormatV"): 123,
     ("tools/python/demo_job.py", "main"): 138,
 }

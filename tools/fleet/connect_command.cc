@@ -47,6 +47,124 @@ volatile std::sig_atomic_t g_stop = 0;
 
 void OnSignal(int) { g_stop = 1; }
 
+// How the records are split among the devices (uneven shards, or column
+// blocks for admm-sharing) and what they keep beside (test blocks, float16
+// shares, step histories).
+void AddPartitionOptions(CLI::App* cmd, DaemonFleetConfig& c) {
+  cmd->add_option("--shard-sizes", c.shard_sizes,
+                  "uneven record shards: device i (sorted PSK files) holds "
+                  "the i-th run of this many consecutive records, e.g. "
+                  "400,1200,452; one size per device (default: an even "
+                  "split of all records)")
+      ->delimiter(',');
+  cmd->add_option("--column-blocks", c.column_blocks,
+                  "admm-sharing (vertical partition): device i (sorted PSK "
+                  "files) is party i and holds the i-th block of this many "
+                  "consecutive columns, e.g. 66,57; one block per device")
+      ->delimiter(',');
+  cmd->add_option("--records", c.records,
+                  "with --column-blocks: every party holds the first N "
+                  "records (default: all)");
+  cmd->add_option("--test-data", c.test_data_path,
+                  "with --column-blocks: the admm-sharing job's test set "
+                  "(LIBSVM); every party also holds its column block of the "
+                  "first --test-records records and uploads their partial "
+                  "scores in the scoring phase");
+  cmd->add_flag("--share-float16", c.share_float16,
+                "round every value of every upload (admm-sharing: the noisy "
+                "share, the partial scores) to the nearest float16, "
+                "saturated at +-65504, before it is sent; the bytes stay "
+                "float32 (a measurement, docs/results.md)");
+  cmd->add_option("--history", c.history_dir,
+                  "after every local step, append each device's persisted "
+                  "model and ledger epsilon (at --delta) to DIR/<id>.tsv "
+                  "(per-round scoring by a harness)");
+  cmd->add_option("--test-records", c.test_records,
+                  "with --test-data: the job's admm_sharing.test_records");
+}
+
+// pp-admm's per-device penalty schedules (paper 001).
+void AddPenaltyOptions(CLI::App* cmd, DaemonFleetConfig& c) {
+  const char* per_device =
+      "; one value for every device, or a comma list with one per device "
+      "in PSK file order (the job's node order); never sent";
+  cmd->add_option("--pp-eta1", c.penalty_options.eta1,
+                  std::string("pp-admm: penalty eta_i(1) > 0, >= the job's "
+                              "theta (default 0.5)") +
+                      per_device);
+  cmd->add_option("--pp-eta-growth", c.penalty_options.eta_growth,
+                  std::string("pp-admm: q1 >= 1, eta_i(t) = eta_i(1) "
+                              "q1^(t-1) (default 1; a dvp job uses "
+                              "eta = theta whatever the schedule)") +
+                      per_device);
+  cmd->add_option(
+      "--pp-eta-max", c.penalty_options.eta_max,
+      std::string("pp-admm: cap on eta_i(t) (default 1e6)") + per_device);
+  cmd->add_option("--pp-alpha1", c.penalty_options.alpha1,
+                  std::string("pp-admm: noise alpha_i(1) > 0, density "
+                              "exp(-alpha ||eps||) (default 3)") +
+                      per_device);
+  cmd->add_option("--pp-alpha-growth", c.penalty_options.alpha_growth,
+                  std::string("pp-admm: q2 > 0, alpha_i(t) = alpha_i(1) "
+                              "q2^(t-1) (default 1)") +
+                      per_device);
+  cmd->add_option("--pp-max-loss", c.penalty_options.max_loss,
+                  std::string("pp-admm: a device refuses a job whose P_i(T) "
+                              "(paper 001 Thm. 4.1) would exceed this cap "
+                              "(default: no cap)") +
+                      per_device);
+}
+
+// The command itself: its options checked, the fleet run, its summary
+// printed; exits 2 on a bad option, 1 when the fleet fails.
+void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
+                const std::string& loss, const std::string& part) {
+  ResolveDataOptions(data, "edgeadmm-fleet connect", &c.format,
+                     &c.normalization);
+  if (loss == "squared") {
+    c.labels = LibsvmLabels::kReal;
+  } else if (loss != "logistic") {
+    std::fprintf(stderr,
+                 "edgeadmm-fleet connect: --loss must be logistic or "
+                 "squared\n");
+    throw CLI::RuntimeError(2);
+  }
+  if (!part.empty()) {
+    unsigned long i = 0, k = 0;
+    char tail = 0;
+    if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 ||
+        k == 0 || i >= k) {
+      std::fprintf(stderr,
+                   "edgeadmm-fleet connect: --part must be I/K with "
+                   "0 <= I < K, got '%s'\n",
+                   part.c_str());
+      throw CLI::RuntimeError(2);
+    }
+    c.part = i;
+    c.parts = k;
+  }
+  std::signal(SIGTERM, &OnSignal);
+  std::signal(SIGINT, &OnSignal);
+  auto r = RunDaemonFleet(c, &g_stop, stdout);
+  if (!r.ok()) {
+    std::fprintf(stderr, "edgeadmm-fleet connect: %s\n",
+                 r.error().ToString().c_str());
+    throw CLI::RuntimeError(1);
+  }
+  std::printf(
+      "fleet: %zu devices, %zu saw the end of the job, %.1f s\n"
+      "fleet: %llu steps computed, %llu refused; uploads %llu accepted, "
+      "%llu duplicate, %llu stale, %llu rejected; %llu transport errors\n",
+      r->devices, r->done, r->seconds,
+      static_cast<unsigned long long>(r->steps_computed),
+      static_cast<unsigned long long>(r->steps_refused),
+      static_cast<unsigned long long>(r->uploads_accepted),
+      static_cast<unsigned long long>(r->uploads_duplicate),
+      static_cast<unsigned long long>(r->uploads_stale),
+      static_cast<unsigned long long>(r->uploads_rejected),
+      static_cast<unsigned long long>(r->transport_errors));
+}
+
 }  // namespace
 
 void AddConnectCommand(CLI::App& app) {
@@ -82,36 +200,7 @@ void AddConnectCommand(CLI::App& app) {
                   "local epsilon budget of every device (default inf: no limit, "
                   "the epsilon spent is still reported)");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
-  cmd->add_option("--shard-sizes", c.shard_sizes,
-                  "uneven record shards: device i (sorted PSK files) holds "
-                  "the i-th run of this many consecutive records, e.g. "
-                  "400,1200,452; one size per device (default: an even "
-                  "split of all records)")
-      ->delimiter(',');
-  cmd->add_option("--column-blocks", c.column_blocks,
-                  "admm-sharing (vertical partition): device i (sorted PSK "
-                  "files) is party i and holds the i-th block of this many "
-                  "consecutive columns, e.g. 66,57; one block per device")
-      ->delimiter(',');
-  cmd->add_option("--records", c.records,
-                  "with --column-blocks: every party holds the first N "
-                  "records (default: all)");
-  cmd->add_option("--test-data", c.test_data_path,
-                  "with --column-blocks: the admm-sharing job's test set "
-                  "(LIBSVM); every party also holds its column block of the "
-                  "first --test-records records and uploads their partial "
-                  "scores in the scoring phase");
-  cmd->add_flag("--share-float16", c.share_float16,
-                "round every value of every upload (admm-sharing: the noisy "
-                "share, the partial scores) to the nearest float16, "
-                "saturated at +-65504, before it is sent; the bytes stay "
-                "float32 (a measurement, docs/results.md)");
-  cmd->add_option("--history", c.history_dir,
-                  "after every local step, append each device's persisted "
-                  "model and ledger epsilon (at --delta) to DIR/<id>.tsv "
-                  "(per-round scoring by a harness)");
-  cmd->add_option("--test-records", c.test_records,
-                  "with --test-data: the job's admm_sharing.test_records");
+  AddPartitionOptions(cmd, c);
   static std::string part;
   cmd->add_option("--part", part,
                   "I/K: run only the devices whose index (sorted PSK file "
@@ -140,86 +229,14 @@ void AddConnectCommand(CLI::App& app) {
                   "daemon lags behind by more at scale; 0: wait for the "
                   "CoAP retransmissions")
       ->capture_default_str();
-  const char* per_device =
-      "; one value for every device, or a comma list with one per device "
-      "in PSK file order (the job's node order); never sent";
-  cmd->add_option("--pp-eta1", c.penalty_options.eta1,
-                  std::string("pp-admm: penalty eta_i(1) > 0, >= the job's "
-                              "theta (default 0.5)") +
-                      per_device);
-  cmd->add_option("--pp-eta-growth", c.penalty_options.eta_growth,
-                  std::string("pp-admm: q1 >= 1, eta_i(t) = eta_i(1) "
-                              "q1^(t-1) (default 1; a dvp job uses "
-                              "eta = theta whatever the schedule)") +
-                      per_device);
-  cmd->add_option(
-      "--pp-eta-max", c.penalty_options.eta_max,
-      std::string("pp-admm: cap on eta_i(t) (default 1e6)") + per_device);
-  cmd->add_option("--pp-alpha1", c.penalty_options.alpha1,
-                  std::string("pp-admm: noise alpha_i(1) > 0, density "
-                              "exp(-alpha ||eps||) (default 3)") +
-                      per_device);
-  cmd->add_option("--pp-alpha-growth", c.penalty_options.alpha_growth,
-                  std::string("pp-admm: q2 > 0, alpha_i(t) = alpha_i(1) "
-                              "q2^(t-1) (default 1)") +
-                      per_device);
-  cmd->add_option("--pp-max-loss", c.penalty_options.max_loss,
-                  std::string("pp-admm: a device refuses a job whose P_i(T) "
-                              "(paper 001 Thm. 4.1) would exceed this cap "
-                              "(default: no cap)") +
-                      per_device);
+  AddPenaltyOptions(cmd, c);
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "
                 "server adds the noise) and non-private reference runs "
                 "(sigma = 0, dp_admm.noise = false); "
                 "without it such steps are refused");
-  cmd->callback([] {
-    ResolveDataOptions(data, "edgeadmm-fleet connect", &c.format,
-                       &c.normalization);
-    if (loss == "squared") {
-      c.labels = LibsvmLabels::kReal;
-    } else if (loss != "logistic") {
-      std::fprintf(stderr,
-                   "edgeadmm-fleet connect: --loss must be logistic or "
-                   "squared\n");
-      throw CLI::RuntimeError(2);
-    }
-    if (!part.empty()) {
-      unsigned long i = 0, k = 0;
-      char tail = 0;
-      if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 ||
-          k == 0 || i >= k) {
-        std::fprintf(stderr,
-                     "edgeadmm-fleet connect: --part must be I/K with "
-                     "0 <= I < K, got '%s'\n",
-                     part.c_str());
-        throw CLI::RuntimeError(2);
-      }
-      c.part = i;
-      c.parts = k;
-    }
-    std::signal(SIGTERM, &OnSignal);
-    std::signal(SIGINT, &OnSignal);
-    auto r = RunDaemonFleet(c, &g_stop, stdout);
-    if (!r.ok()) {
-      std::fprintf(stderr, "edgeadmm-fleet connect: %s\n",
-                   r.error().ToString().c_str());
-      throw CLI::RuntimeError(1);
-    }
-    std::printf(
-        "fleet: %zu devices, %zu saw the end of the job, %.1f s\n"
-        "fleet: %llu steps computed, %llu refused; uploads %llu accepted, "
-        "%llu duplicate, %llu stale, %llu rejected; %llu transport errors\n",
-        r->devices, r->done, r->seconds,
-        static_cast<unsigned long long>(r->steps_computed),
-        static_cast<unsigned long long>(r->steps_refused),
-        static_cast<unsigned long long>(r->uploads_accepted),
-        static_cast<unsigned long long>(r->uploads_duplicate),
-        static_cast<unsigned long long>(r->uploads_stale),
-        static_cast<unsigned long long>(r->uploads_rejected),
-        static_cast<unsigned long long>(r->transport_errors));
-  });
+  cmd->callback([] { RunConnect(c, data, loss, part); });
 }
 
 }  // namespace edgeadmm::fleet
