@@ -107,6 +107,63 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def central_reference(a, test_x, test_y):
+    """Validation accuracy of the non-private central optimum."""
+    print("demo: non-private reference: central optimum of the same objective "
+          "(mean logistic loss + L2) on all training records", flush=True)
+    train_x, train_y = es.read_libsvm(a.train, a.dim)
+    optimum = es.central_logistic_optimum(train_x, train_y, a.l2)
+    return es.accuracy(test_x, test_y, optimum)
+
+
+def print_summary(released, last, baselines):
+    """The released and the last model against the baselines."""
+    if not released:
+        return
+    print(f"demo: released model (best on the gateway's validation data): "
+          f"round {released['round']}, accuracy "
+          f"{100 * released['accuracy']:.2f}%, central epsilon "
+          f"{released['epsilon']:.4f}; last round {last['round']}: "
+          f"{100 * last['accuracy']:.2f}%; majority class "
+          f"{100 * baselines['majority_class']:.2f}%, non-private central "
+          f"optimum {100 * baselines['central_optimum']:.2f}%", flush=True)
+
+
+def write_outputs(a, report):
+    """report.json, rounds.csv and the accuracy and epsilon plots."""
+    rows = report["rounds"]
+    released = report["released"]
+    baselines = report["baselines"]
+    es.write_json(os.path.join(a.report, "report.json"), report)
+    with open(os.path.join(a.report, "rounds.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["round", "participants", "accuracy", "loss", "epsilon"])
+        for r in rows:
+            w.writerow([r["round"], r["participants"], r["accuracy"],
+                        r["loss"], r["epsilon"]])
+    if rows:
+        x = [r["round"] for r in rows]
+        marks = []
+        if released:
+            marks.append((f"released (best validated, round "
+                          f"{released['round']})", released["round"],
+                          100 * released["accuracy"]))
+        es.plot_series(
+            os.path.join(a.report, "accuracy.png"), x,
+            [("private ADMM (each committed model)",
+              [100 * r["accuracy"] for r in rows])],
+            "round", "validation accuracy (%)",
+            f"a9a, {a.devices} devices, eps <= {a.epsilon}",
+            hlines=[("non-private central optimum",
+                     100 * baselines["central_optimum"]),
+                    ("majority class", 100 * baselines["majority_class"])],
+            marks=marks)
+        es.plot_series(os.path.join(a.report, "epsilon.png"), x,
+                       [("central", [r["epsilon"] for r in rows])], "round",
+                       f"epsilon spent (delta = {a.delta:g})",
+                       "central privacy ledger")
+
+
 def main(argv):
     a = parse_args(argv)
     if a.m_min <= 0:
@@ -180,19 +237,8 @@ def main(argv):
           f"{'consistent' if not problems else 'PROBLEMS: ' + '; '.join(problems)}",
           flush=True)
 
-    print("demo: non-private reference: central optimum of the same objective "
-          "(mean logistic loss + L2) on all training records", flush=True)
-    train_x, train_y = es.read_libsvm(a.train, a.dim)
-    optimum = es.central_logistic_optimum(train_x, train_y, a.l2)
-    baselines["central_optimum"] = es.accuracy(test_x, test_y, optimum)
-    if released:
-        print(f"demo: released model (best on the gateway's validation data): "
-              f"round {released['round']}, accuracy "
-              f"{100 * released['accuracy']:.2f}%, central epsilon "
-              f"{released['epsilon']:.4f}; last round {last['round']}: "
-              f"{100 * last['accuracy']:.2f}%; majority class "
-              f"{100 * baselines['majority_class']:.2f}%, non-private central "
-              f"optimum {100 * baselines['central_optimum']:.2f}%", flush=True)
+    baselines["central_optimum"] = central_reference(a, test_x, test_y)
+    print_summary(released, last, baselines)
 
     report = {
         "job": JOB,
@@ -214,34 +260,7 @@ def main(argv):
         "seconds": time.time() - started,
         "state_dir": os.path.abspath(a.state),
     }
-    es.write_json(os.path.join(a.report, "report.json"), report)
-    with open(os.path.join(a.report, "rounds.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["round", "participants", "accuracy", "loss", "epsilon"])
-        for r in rows:
-            w.writerow([r["round"], r["participants"], r["accuracy"],
-                        r["loss"], r["epsilon"]])
-    if rows:
-        x = [r["round"] for r in rows]
-        marks = []
-        if released:
-            marks.append((f"released (best validated, round "
-                          f"{released['round']})", released["round"],
-                          100 * released["accuracy"]))
-        es.plot_series(
-            os.path.join(a.report, "accuracy.png"), x,
-            [("private ADMM (each committed model)",
-              [100 * r["accuracy"] for r in rows])],
-            "round", "validation accuracy (%)",
-            f"a9a, {a.devices} devices, eps <= {a.epsilon}",
-            hlines=[("non-private central optimum",
-                     100 * baselines["central_optimum"]),
-                    ("majority class", 100 * baselines["majority_class"])],
-            marks=marks)
-        es.plot_series(os.path.join(a.report, "epsilon.png"), x,
-                       [("central", [r["epsilon"] for r in rows])], "round",
-                       f"epsilon spent (delta = {a.delta:g})",
-                       "central privacy ledger")
+    write_outputs(a, report)
     print(f"demo: report in {os.path.abspath(a.report)}", flush=True)
     ok = error is None and clean and not problems and rows
     return 0 if ok else 1
