@@ -14,7 +14,6 @@ Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 
 import argparse
 import json
-import lzma
 import os
 import random
 import re
@@ -27,6 +26,11 @@ import sys
 import time
 
 import numpy as np
+
+# Data sets, metrics, plots and JSON reports: callers use them as es.<name>.
+from edgeadmm_data import (  # noqa: F401 (re-exported)
+    accuracy, central_logistic_optimum, logistic_loss, majority_rate,
+    open_text, plot_series, read_libsvm, write_json, write_synthetic_libsvm)
 
 FINISHED_STATES = ("completed", "budget-exhausted", "stopped")
 
@@ -79,87 +83,6 @@ def sanitizer_scale(test, what, full, reduced):
     print(f"{test}: sanitizer build, runs smaller: {what} {full} -> {reduced}",
           flush=True)
     return reduced
-
-
-def open_text(path):
-    """Opens a plain or .xz text file."""
-    if path.endswith(".xz"):
-        return lzma.open(path, "rt")
-    return open(path, "rt")
-
-
-def read_libsvm(path, dim):
-    """Dense (features, labels) of a LIBSVM file with a fixed dimension."""
-    rows, labels = [], []
-    with open_text(path) as f:
-        for line in f:
-            parts = line.split()
-            if not parts:
-                continue
-            labels.append(1.0 if float(parts[0]) > 0 else -1.0)
-            row = np.zeros(dim)
-            for item in parts[1:]:
-                index, value = item.split(":")
-                if int(index) <= dim:
-                    row[int(index) - 1] = float(value)
-            rows.append(row)
-    return np.array(rows), np.array(labels)
-
-
-def write_synthetic_libsvm(path, samples, dim, seed, truth=None):
-    """Writes a binary-feature LIBSVM file labelled by a fixed linear model
-    (the fallback when no real data is found). Returns the model."""
-    rng = np.random.default_rng(seed)
-    if truth is None:
-        truth = np.random.default_rng(12345).normal(size=dim)
-    features = (rng.random((samples, dim)) < 0.12).astype(float)
-    margin = features @ truth + 0.3 * rng.normal(size=samples)
-    labels = np.where(margin >= np.median(margin), 1, -1)
-    with open(path, "w") as f:
-        for x, y in zip(features, labels):
-            items = " ".join(f"{i + 1}:1" for i in np.flatnonzero(x))
-            f.write(f"{'+1' if y > 0 else '-1'} {items}\n")
-    return truth
-
-
-def accuracy(features, labels, z):
-    """Fraction of records whose label has the sign of aᵀz."""
-    predicted = np.where(features @ z >= 0, 1.0, -1.0)
-    return float(np.mean(predicted == labels))
-
-
-def logistic_loss(features, labels, z):
-    """Mean logistic loss log(1 + exp(-y aᵀz))."""
-    return float(np.mean(np.logaddexp(0.0, -labels * (features @ z))))
-
-
-def majority_rate(labels):
-    """Accuracy of always predicting the more frequent label."""
-    positive = float(np.mean(labels > 0))
-    return max(positive, 1.0 - positive)
-
-
-def central_logistic_optimum(features, labels, l2, iterations=50):
-    """The non-private central optimum of mean logistic loss + (l2/2)||z||²
-    over all records (Newton's method; the objective prox-admm's fixed
-    point minimizes when devices hold equally many records)."""
-    n, p = features.shape
-    z = np.zeros(p)
-    for _ in range(iterations):
-        margin = labels * (features @ z)
-        sig = 0.5 * (1.0 - np.tanh(0.5 * margin))  # 1 / (1 + e^margin)
-        grad = -(features.T @ (labels * sig)) / n + l2 * z
-        weight = sig * (1.0 - sig)
-        hess = (features.T * weight) @ features / n + (l2 + 1e-12) * np.eye(p)
-        step = np.linalg.solve(hess, grad)
-        z -= step
-        if np.linalg.norm(step) < 1e-10 * (1.0 + np.linalg.norm(z)):
-            break
-    return z
-
-
-# --------------------------------------------------------------------------
-# Processes
 
 
 def free_udp_port():
@@ -545,45 +468,6 @@ class Stack:
                 raise StackError(f"job {name} still {state} after "
                                  f"{timeout_seconds} s")
             time.sleep(poll_seconds)
-
-
-# --------------------------------------------------------------------------
-# Plots
-
-
-def plot_series(path, x, series, xlabel, ylabel, title, hlines=(),
-                marks=()):
-    """One PNG line plot; `series` is a list of (label, y), `hlines` of
-    (label, y) reference levels (dashed), `marks` of (label, x, y) points
-    (a star and a dotted vertical line, e.g. the released round)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    for label, y in series:
-        ax.plot(x, y, marker="o", markersize=3, label=label)
-    for (label, y), style in zip(hlines, ("--", "-.", ":", "--")):
-        ax.axhline(y, linestyle=style, color="0.35" if style == "--" else
-                   "tab:green", linewidth=1.2, label=label)
-    for label, mx, my in marks:
-        ax.axvline(mx, linestyle=":", color="tab:red", linewidth=1)
-        ax.plot([mx], [my], marker="*", markersize=14, color="tab:red",
-                linestyle="none", label=label)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if len(series) + len(hlines) + len(marks) > 1 or series[0][0]:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
-def write_json(path, value):
-    with open(path, "w") as f:
-        json.dump(value, f, indent=2, sort_keys=True)
-        f.write("\n")
 
 
 def parse_fleet_log(path):
