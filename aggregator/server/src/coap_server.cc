@@ -24,6 +24,7 @@
 #include "edgeadmm/server/dtls_session_janitor.h"
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/server/response_options.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/server/upload_assembler.h"
@@ -276,12 +277,7 @@ struct CoapCallbacks {
                    const coap_pdu_t* request, const coap_string_t* query,
                    coap_pdu_t* response, Response r) {
     coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
-    if (r.size1 != 0) {
-      uint8_t size1[4];
-      coap_add_option(response, COAP_OPTION_SIZE1,
-                      coap_encode_var_safe(size1, sizeof(size1), r.size1),
-                      size1);
-    }
+    AddResponseOptions(response, r);
     if (r.body.empty()) return;
     auto* copy = new std::vector<uint8_t>(std::move(r.body));
     coap_add_data_large_response(resource, session, request, response, query,
@@ -629,7 +625,7 @@ bool CoapServer::SessionStillValid(std::string_view identity,
 
 Status CoapServer::Tick() {
   ApplyRevocations();
-  EDGEADMM_TRY(jobs_.Tick(NowMs()));
+  jobs_.Tick(NowMs());
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   impl_->janitor.DropStalled(now);

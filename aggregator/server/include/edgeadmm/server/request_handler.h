@@ -20,7 +20,14 @@ struct Response {
   // Size1 option (RFC 7959 2.9.3: on a 4.13, the largest body accepted);
   // 0: none.
   uint32_t size1 = 0;
+  // Max-Age option in seconds (RFC 7252 5.9.3: on a 5.03, when to retry);
+  // 0: none.
+  uint32_t max_age = 0;
 };
+
+// Max-Age of the 5.03 an upload gets while the store cannot write
+// (RoundEngine::kWriteRetryMs, rounded up).
+inline constexpr uint32_t kStoreRetrySeconds = 2;
 
 // The canonical status each upload verdict is answered with (2.04 for the
 // two successes; see docs/aggregator.md for the table).
