@@ -14,7 +14,9 @@ Transaction::~Transaction() {
   // have rolled the transaction back itself (sqlite.org/lang_transaction.html,
   // "Response To Errors Within A Transaction"): a second ROLLBACK would only
   // log "cannot rollback - no transaction is active".
-  if (db_ != nullptr && sqlite3_get_autocommit(db_->handle()) == 0) {
+  if (db_ == nullptr) return;
+  db_->KeepError();  // for the caller's log line, after the ROLLBACK
+  if (sqlite3_get_autocommit(db_->handle()) == 0) {
     db_->Exec("ROLLBACK").IgnoreError();
   }
 }
