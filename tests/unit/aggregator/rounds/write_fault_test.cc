@@ -15,6 +15,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/store/blob.h"
+#include "edgeadmm/store/transaction.h"
 #include "faulty_vfs.h"
 #include "test_database.h"
 
@@ -51,7 +52,7 @@ std::string Outcome(store::Database& db) {
               "uploads ORDER BY round_id, device_id",
               4},
         Query{"SELECT iteration, round_id FROM models ORDER BY iteration", 2},
-        Query{"SELECT scope, round_id, epsilon, hex(rdp) FROM ledger ORDER BY "
+        Query{"SELECT scope, round_id, epsilon, length(rdp) FROM ledger ORDER BY "
               "scope, round_id",
               4}}) {
     auto stmt = db.Prepare(q.sql);
@@ -151,6 +152,42 @@ RoundRun RunRound(int64_t k, FaultyVfs::Fault fault) {
   }
   run.outcome = Outcome(t.db());
   return run;
+}
+
+// SQLite rolls a transaction back itself after SQLITE_FULL or an I/O error
+// in COMMIT; the Transaction must not ROLLBACK again (the daemon logged
+// "cannot rollback - no transaction is active" before it exited).
+TEST(TransactionFaultTest, AFailedCommitIsRolledBackOnceAndTheNextOneWorks) {
+  FaultyVfs& vfs = FaultyVfs::Install();
+  vfs.Heal();
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec("CREATE TABLE t(x BLOB)").ok());
+  const std::vector<uint8_t> page(8192, 7);
+  for (const FaultyVfs::Fault fault :
+       {FaultyVfs::Fault::kFull, FaultyVfs::Fault::kReadOnly,
+        FaultyVfs::Fault::kSync}) {
+    ::testing::internal::CaptureStderr();
+    {
+      vfs.FailFrom(0, fault);
+      auto tx = store::Transaction::Begin(t.db());
+      ASSERT_TRUE(tx.ok());
+      auto insert = t.db().Prepare("INSERT INTO t VALUES (?)");
+      ASSERT_TRUE(insert.ok());
+      insert->BindBlob(1, page);
+      const Status inserted = insert->Run();
+      EXPECT_FALSE(inserted.ok() && tx->Commit().ok());
+    }
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(log.find("cannot rollback"), std::string::npos) << log;
+    EXPECT_GT(vfs.failures(), 0);
+    vfs.Heal();
+    EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM t"), 0);
+    auto tx = store::Transaction::Begin(t.db());
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE(t.db().Exec("INSERT INTO t VALUES (x'01')").ok());
+    ASSERT_TRUE(tx->Commit().ok());
+    ASSERT_TRUE(t.db().Exec("DELETE FROM t").ok());
+  }
 }
 
 class WriteFaultTest : public ::testing::TestWithParam<FaultyVfs::Fault> {};
