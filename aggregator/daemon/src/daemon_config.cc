@@ -58,6 +58,8 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   int64_t rcvbuf = c.server.receive_buffer_bytes;
   int64_t pending = c.server.admission.max_pending_per_source;
   int64_t handshakes = c.server.max_handshakes;
+  auto rate = static_cast<int64_t>(c.server.request_budget.requests_per_second);
+  auto burst = static_cast<int64_t>(c.server.request_budget.burst);
   EDGEADMM_HOST_TRY(ReadString(root, "store.database", c.database));
   EDGEADMM_HOST_TRY(ReadString(root, "server.address", c.server.address));
   EDGEADMM_HOST_TRY(ReadInt(root, "server.port", 0, 65535, port));
@@ -72,6 +74,9 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
       ReadInt(root, "server.max_handshakes_per_source", 1, 1'000'000, pending));
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.max_handshakes", 1, 1'000'000, handshakes));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.requests_per_second", 0, 1'000'000, rate));
+  EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
   c.server.port = static_cast<uint16_t>(port);
@@ -81,6 +86,8 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   c.server.max_sessions = static_cast<unsigned>(sessions);
   c.server.admission.max_pending_per_source = static_cast<int>(pending);
   c.server.max_handshakes = static_cast<unsigned>(handshakes);
+  c.server.request_budget.requests_per_second = static_cast<double>(rate);
+  c.server.request_budget.burst = static_cast<double>(burst);
   return c;
 }
 

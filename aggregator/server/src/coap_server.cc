@@ -1,5 +1,7 @@
 #include "edgeadmm/server/coap_server.h"
 
+#include "coap_server_impl.h"
+
 #include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <dirent.h>
@@ -24,7 +26,6 @@
 #include "edgeadmm/server/dtls_session_janitor.h"
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
-#include "edgeadmm/server/response_options.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/server/upload_assembler.h"
@@ -33,47 +34,15 @@
 
 namespace edgeadmm::server {
 
-struct CoapServer::Impl {
-  coap_context_t* context = nullptr;
-  std::unique_ptr<posix::CoapBatchedIo> io;  // null: coap_io_process
-  coap_resource_t* task = nullptr;
-  registry::DeviceRegistry* registry = nullptr;
-  std::unique_ptr<registry::DeviceRegistry> registry_owner;
-  // The PSK handed to libcoap by the identity callback (it copies it).
-  std::vector<uint8_t> psk;
-  coap_bin_const_t psk_bin{0, nullptr};
-  // Handed out for an unknown, disabled or ill-formed identity, so that its
-  // handshake fails at Finished exactly like a wrong key (silence, no
-  // alert): the network cannot tell enrolled ids from others. Random per
-  // process, never stored, never any device's key.
-  std::vector<uint8_t> decoy_psk;
-  // Server DTLS sessions to drop (a stalled handshake, a client that
-  // started over), handled outside libcoap's I/O.
-  DtlsSessionJanitor janitor;
-  // Established sessions, cut when their device is revoked.
-  RevocationWatch revocations;
-  // Partial v1/update bodies (Block1), bounded by the job.
-  UploadAssembler uploads;
-  // The cookie exchange and per-source handshake limit in front of
-  // libcoap, on the endpoint socket (issue 14 item 1).
-  std::optional<HandshakeAdmission> admission;
-  int endpoint_fd = -1;
-  Impl(store::Database& db, int64_t handshake_timeout_ms)
-      : janitor(handshake_timeout_ms), revocations(db) {}
-};
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
 struct CoapCallbacks {
   static CoapServer* Server(coap_session_t* session) {
-    return static_cast<CoapServer*>(
-        coap_get_app_data(coap_session_get_context(session)));
+    return ServerOf(session);
   }
-
   static std::string_view Identity(coap_session_t* session) {
-    const coap_bin_const_t* id = coap_session_get_psk_identity(session);
-    if (id == nullptr || id->length == 0) return {};
-    return std::string_view(reinterpret_cast<const char*>(id->s), id->length);
+    return IdentityOf(session);
   }
 
   // Session tickets: none issued, none accepted (0: "no ticket", a full
@@ -258,182 +227,6 @@ struct CoapCallbacks {
     }
     return 0;
   }
-
-  // PDU ownership (libcoap 4.3.1, server side): the daemon never creates or
-  // frees a PDU. libcoap owns the request and the response it passes to a
-  // handler, sends the response when the handler returns, and keeps a
-  // confirmable one (an Observe notification) in its retransmission queue
-  // until it is acknowledged or the session ends. A body handed to
-  // coap_add_data_large_response stays ours until libcoap calls Release
-  // (on every path, also on failure and when the session is freed). Server
-  // sessions are freed by libcoap (idle timeout, coap_free_context), never
-  // released by us; the janitor only disconnects them, which ends their
-  // queued messages (the client side's rule: coap_dtls_transport.cc).
-  static void Release(coap_session_t*, void* app_ptr) {
-    delete static_cast<std::vector<uint8_t>*>(app_ptr);
-  }
-
-  static void Send(coap_resource_t* resource, coap_session_t* session,
-                   const coap_pdu_t* request, const coap_string_t* query,
-                   coap_pdu_t* response, Response r) {
-    coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
-    AddResponseOptions(response, r);
-    if (r.body.empty()) return;
-    auto* copy = new std::vector<uint8_t>(std::move(r.body));
-    coap_add_data_large_response(resource, session, request, response, query,
-                                 r.content_format, -1, 0, copy->size(),
-                                 copy->data(), &Release, copy);
-  }
-
-  // A session whose device was disabled, removed or re-keyed since its
-  // handshake, or which a newer session of the same device superseded, gets
-  // 4.03 "session-revoked" on every resource, from the first request after
-  // the CLI's commit or the newer handshake (the next tick closes it).
-  static bool Revoked(coap_session_t* session) {
-    CoapServer* s = Server(session);
-    if (s->impl_->revocations.Superseded(session)) return true;
-    return s->impl_->revocations.Refuses(
-        session, [s](std::string_view id, const std::vector<uint8_t>& key) {
-          return s->SessionStillValid(id, key);
-        });
-  }
-  static Response RevokedResponse() {
-    return ErrorResponse(Status::PermissionDenied(), "session-revoked", 0, 0);
-  }
-
-  // Whether libcoap calls the task handler for a notification: it has put
-  // the Observe option in the response, whose type is CON or NON. A request
-  // (even one registering) is answered with an ACK, except a non-confirmable
-  // registration, which this therefore also counts (its answer is 2.03).
-  static bool IsNotification(const coap_pdu_t* response) {
-    coap_opt_iterator_t it;
-    return coap_pdu_get_type(response) != COAP_MESSAGE_ACK &&
-           coap_check_option(response, COAP_OPTION_OBSERVE, &it) != nullptr;
-  }
-
-  static void GetTask(coap_resource_t* resource, coap_session_t* session,
-                      const coap_pdu_t* request, const coap_string_t* query,
-                      coap_pdu_t* response) {
-    CoapServer* s = Server(session);
-    Response answer = Revoked(session) ? RevokedResponse()
-                                       : s->handler_.Task(Identity(session),
-                                                          CoapServer::NowMs());
-    if (answer.code >= wire::CoapCode(3, 0) && IsNotification(response)) {
-      // libcoap 4.3.1 frees the observer of a notification answered 4.xx or
-      // 5.xx and then reads it to send that answer: a use after free that
-      // crashed the daemon (fixed upstream in 4.3.2, commit 64de2ba4). A
-      // notification the daemon cannot serve (superseded or revoked session,
-      // device outside the running job) is 2.03 without a task instead: the
-      // device registers again and gets the error as a response.
-      answer = Response{};
-      answer.code = wire::kCoapValid;
-    }
-    Send(resource, session, request, query, response, std::move(answer));
-  }
-
-  // One block of a Block1 upload (RFC 7959) into the session's partial
-  // body: false if the request is answered here (2.31 for the next block,
-  // or a refusal); true with the whole body in `body` after the last block.
-  static bool AddBlock(CoapServer& s, coap_session_t* session,
-                       const coap_pdu_t* request, const coap_opt_t* block1,
-                       const uint8_t* data, size_t length, Response& answer,
-                       std::vector<uint8_t>& body) {
-    const uint32_t value =
-        coap_decode_var_bytes(coap_opt_value(block1), coap_opt_length(block1));
-    UploadAssembler::Block block;
-    const uint32_t szx = value & 0x07u;
-    block.offset = szx == 7 ? SIZE_MAX : size_t{value >> 4} << (szx + 4);
-    block.more = (value & 0x08u) != 0;
-    block.data = data;
-    block.length = length;
-    coap_opt_iterator_t it;
-    if (const coap_opt_t* size1 =
-            coap_check_option(request, COAP_OPTION_SIZE1, &it)) {
-      block.size1 =
-          coap_decode_var_bytes8(coap_opt_value(size1), coap_opt_length(size1));
-    }
-    const size_t limit = s.handler_.MaxUpdateBody();
-    switch (s.impl_->uploads.Add(session, block, limit,
-                                 static_cast<int64_t>(posix::MonotonicMs()),
-                                 body)) {
-      case UploadAssembler::Step::kComplete:
-        return true;
-      case UploadAssembler::Step::kContinue:
-        answer.code = wire::kCoapContinue;
-        return false;
-      case UploadAssembler::Step::kTooLarge:
-        answer = ErrorResponse(Status::OutOfRange(),
-                               "body larger than the job's", 0, 0);
-        answer.size1 = static_cast<uint32_t>(limit);
-        return false;
-      case UploadAssembler::Step::kIncomplete:
-        answer =
-            ErrorResponse(Status::DataLoss(), "block out of sequence", 0, 0);
-        answer.code = wire::kCoapRequestEntityIncomplete;
-        return false;
-      case UploadAssembler::Step::kBusy:
-        answer = ErrorResponse(Status::Unavailable(),
-                               "too many uploads in progress", 0, 0);
-        return false;
-    }
-    return false;
-  }
-
-  static void PostUpdate(coap_resource_t* resource, coap_session_t* session,
-                         const coap_pdu_t* request, const coap_string_t* query,
-                         coap_pdu_t* response) {
-    CoapServer* s = Server(session);
-    if (Revoked(session)) {
-      Send(resource, session, request, query, response, RevokedResponse());
-      return;
-    }
-    size_t length = 0;
-    const uint8_t* data = nullptr;
-    if (!coap_get_data(request, &length, &data)) {
-      length = 0;
-      data = nullptr;
-    }
-    std::optional<uint16_t> format;
-    coap_opt_iterator_t it;
-    if (coap_opt_t* opt =
-            coap_check_option(request, COAP_OPTION_CONTENT_FORMAT, &it)) {
-      format = static_cast<uint16_t>(
-          coap_decode_var_bytes(coap_opt_value(opt), coap_opt_length(opt)));
-    }
-    std::vector<uint8_t> body;
-    if (const coap_opt_t* block1 =
-            coap_check_option(request, COAP_OPTION_BLOCK1, &it);
-        block1 != nullptr && s->handler_.MaxUpdateBody() != 0) {
-      Response answer;
-      if (!AddBlock(*s, session, request, block1, data, length, answer, body)) {
-        Send(resource, session, request, query, response, std::move(answer));
-        return;
-      }
-      data = body.data();
-      length = body.size();
-    }
-    Send(resource, session, request, query, response,
-         s->handler_.Update(Identity(session), format, data, length,
-                            CoapServer::NowMs()));
-    s->NotifyIfRoundChanged();
-  }
-
-  static void GetModel(coap_resource_t* resource, coap_session_t* session,
-                       const coap_pdu_t* request, const coap_string_t* query,
-                       coap_pdu_t* response) {
-    Send(resource, session, request, query, response,
-         Revoked(session) ? RevokedResponse()
-                          : Server(session)->handler_.Model(Identity(session)));
-  }
-
-  static void GetStatus(coap_resource_t* resource, coap_session_t* session,
-                        const coap_pdu_t* request, const coap_string_t* query,
-                        coap_pdu_t* response) {
-    Send(resource, session, request, query, response,
-         Revoked(session)
-             ? RevokedResponse()
-             : Server(session)->handler_.StatusOf(Identity(session)));
-  }
 };
 
 int64_t CoapServer::NowMs() {
@@ -445,8 +238,7 @@ int64_t CoapServer::NowMs() {
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
     : db_(&db),
       options_(options),
-      impl_(std::make_unique<Impl>(
-          db, static_cast<int64_t>(options.handshake_timeout_ms))) {}
+      impl_(std::make_unique<Impl>(db, options)) {}
 
 CoapServer::~CoapServer() {
   if (impl_->endpoint_fd >= 0) EndpointReadFilter::Detach(impl_->endpoint_fd);
@@ -504,10 +296,12 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   coap_context_set_block_mode(impl.context, COAP_BLOCK_USE_LIBCOAP);
   coap_context_set_session_timeout(impl.context,
                                    options.session_timeout_seconds);
-  if (options.max_sessions > 0) {
-    coap_context_set_max_idle_sessions(impl.context, options.max_sessions);
-  }
-  coap_context_set_max_handshake_sessions(impl.context, options.max_handshakes);
+  // The caps are HandshakeAdmission's (libcoap's idle-session cap would
+  // evict an established session for a half-open one). libcoap's own
+  // handshake cap stays above it: evicted handshakes linger until the next
+  // tick drops them.
+  coap_context_set_max_handshake_sessions(impl.context,
+                                          2 * options.max_handshakes);
 
   coap_dtls_spsk_t psk{};
   psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
@@ -532,8 +326,11 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     }
   }
 
+  HandshakeAdmissionOptions admission_options = options.admission;
+  admission_options.max_pending = static_cast<int>(options.max_handshakes);
+  admission_options.max_sessions = static_cast<int>(options.max_sessions);
   auto admission = HandshakeAdmission::Create(
-      options.admission, static_cast<int64_t>(posix::MonotonicMs()));
+      admission_options, static_cast<int64_t>(posix::MonotonicMs()));
   if (!admission.ok()) return admission.status();
   impl.admission.emplace(std::move(admission).value());
   impl.endpoint_fd = FindEndpointSocket(server->port_);
@@ -554,31 +351,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
                       granted, options.receive_buffer_bytes);
   }
 
-  struct ResourceSpec {
-    const char* path;
-    coap_request_t method;
-    coap_method_handler_t handler;
-  };
-  const ResourceSpec specs[] = {
-      {wire::kTaskPath, COAP_REQUEST_GET, &CoapCallbacks::GetTask},
-      {wire::kUpdatePath, COAP_REQUEST_POST, &CoapCallbacks::PostUpdate},
-      {wire::kModelPath, COAP_REQUEST_GET, &CoapCallbacks::GetModel},
-      {wire::kStatusPath, COAP_REQUEST_GET, &CoapCallbacks::GetStatus},
-  };
-  for (const ResourceSpec& spec : specs) {
-    const bool task = spec.handler == &CoapCallbacks::GetTask;
-    const int flags = task && options.non_confirmable_notifications
-                          ? COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS
-                          : 0;
-    coap_resource_t* r =
-        coap_resource_init(coap_make_str_const(spec.path), flags);
-    coap_register_handler(r, spec.method, spec.handler);
-    coap_add_resource(impl.context, r);
-    if (task) {
-      coap_resource_set_get_observable(r, 1);
-      impl.task = r;
-    }
-  }
+  impl.task = AddResources(impl.context, options);
   EDGEADMM_LOG_INFO("server: listening on coaps://[%s]:%u",
                     options.address.c_str(), server->port_);
   EDGEADMM_TRY(server->jobs_.PickUpRunningJob(NowMs()));
@@ -623,14 +396,29 @@ bool CoapServer::SessionStillValid(std::string_view identity,
   return !psk.ok() || *psk == key;  // a store error cuts nobody
 }
 
+void CoapServer::DropEvictedHandshakes() {
+  if (!impl_->admission) return;
+  const std::vector<std::string> evicted = impl_->admission->TakeEvictions();
+  if (evicted.empty()) return;
+  const std::unordered_set<std::string> peers(evicted.begin(), evicted.end());
+  impl_->janitor.DropHandshakesIf([&peers](coap_session_t* session) {
+    const coap_address_t* peer = coap_session_get_addr_remote(session);
+    return peer != nullptr &&
+           peers.count(HandshakeAdmission::PeerKey(&peer->addr.sa,
+                                                   peer->size)) != 0;
+  });
+}
+
 Status CoapServer::Tick() {
   ApplyRevocations();
   jobs_.Tick(NowMs());
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
+  DropEvictedHandshakes();
   impl_->janitor.DropStalled(now);
   impl_->revocations.CutSuperseded();
   impl_->uploads.DropStale(now);
+  impl_->budget.Prune(now);
   return Status::Ok();
 }
 

@@ -44,6 +44,22 @@ std::string AddressKey(const sockaddr* peer, socklen_t size, bool port) {
   return key;
 }
 
+// The prefix a peer's handshakes are counted under: its IPv4 address (also
+// when IPv4-mapped into IPv6, as a socket bound to :: sees IPv4 peers), or
+// its IPv6 /64 (one subscriber's usual allocation). Empty if neither.
+std::string PrefixKey(const sockaddr* peer, socklen_t size) {
+  if (peer != nullptr && peer->sa_family == AF_INET6 &&
+      size >= sizeof(sockaddr_in6)) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(peer);
+    const uint8_t* a = in6->sin6_addr.s6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+      return std::string("4") + std::string(reinterpret_cast<const char*>(a + 12), 4);
+    }
+    return std::string("6") + std::string(reinterpret_cast<const char*>(a), 8);
+  }
+  return AddressKey(peer, size, /*port=*/false);
+}
+
 // The cookie of the ClientHello passed last on this thread.
 thread_local std::array<uint8_t, HandshakeAdmission::kCookieSize>
     passed_cookie{};
@@ -66,13 +82,19 @@ Status HandshakeAdmission::Rotate(int64_t now_ms) {
   EDGEADMM_TRY(registry::FillSecureRandom(fresh.data(), fresh.size()));
   ++epoch_;
   secrets_[epoch_ % 2] = fresh;
+  used_cookies_[epoch_ % 2].clear();  // the cookies of two epochs ago
   rotated_ms_ = now_ms;
   return Status::Ok();
 }
 
 bool HandshakeAdmission::Cookie(uint8_t epoch, const sockaddr* peer,
-                                socklen_t peer_size, uint8_t* out) const {
-  const std::string key = AddressKey(peer, peer_size, /*port=*/true);
+                                socklen_t peer_size, const uint8_t* random,
+                                uint8_t* out) const {
+  // RFC 6347 4.2.1: HMAC(secret, client address, client parameters). The
+  // client's random binds the cookie to this handshake: a client that starts
+  // over sends a new random and gets a new cookie, a replay does not.
+  std::string key = AddressKey(peer, peer_size, /*port=*/true);
+  if (!key.empty()) key.append(reinterpret_cast<const char*>(random), kRandom);
   const auto& secret = secrets_[epoch % 2];
   uint8_t mac[EVP_MAX_MD_SIZE];
   unsigned int mac_size = 0;
@@ -90,14 +112,15 @@ bool HandshakeAdmission::Cookie(uint8_t epoch, const sockaddr* peer,
 
 bool HandshakeAdmission::CookieValid(const uint8_t* cookie, size_t size,
                                      const sockaddr* peer,
-                                     socklen_t peer_size) const {
+                                     socklen_t peer_size,
+                                     const uint8_t* random) const {
   if (size != kCookieSize) return false;
   const uint8_t epoch = cookie[0];
   if (epoch != epoch_ && epoch != static_cast<uint8_t>(epoch_ - 1)) {
     return false;
   }
   uint8_t expected[kCookieSize];
-  return Cookie(epoch, peer, peer_size, expected) &&
+  return Cookie(epoch, peer, peer_size, random, expected) &&
          CRYPTO_memcmp(expected, cookie, kCookieSize) == 0;
 }
 
@@ -136,14 +159,26 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
   }
   const uint8_t* cookie = head + at + 1;
   const size_t cookie_size = head[at];
-  if (CookieValid(cookie, cookie_size, peer, peer_size)) {
-    const auto source =
-        pending_by_source_.find(AddressKey(peer, peer_size, /*port=*/false));
-    if (source != pending_by_source_.end() &&
-        source->second >= options_.max_pending_per_source) {
+  const uint8_t* random = head + body + 2;
+  if (CookieValid(cookie, cookie_size, peer, peer_size, random)) {
+    std::string key(reinterpret_cast<const char*>(cookie), kCookieSize);
+    std::unordered_set<std::string>& used = used_cookies_[cookie[0] % 2];
+    if (used.count(key) != 0) {
+      ++counts_.replays;
+      return Verdict::kDrop;
+    }
+    const auto prefix = pending_by_prefix_.find(PrefixKey(peer, peer_size));
+    const size_t mine =
+        prefix == pending_by_prefix_.end() ? 0 : prefix->second.size();
+    if (mine >= static_cast<size_t>(options_.max_pending_per_source)) {
       ++counts_.over_limit;
       return Verdict::kDrop;
     }
+    if (!MakeRoom(mine)) {
+      ++counts_.over_capacity;
+      return Verdict::kDrop;
+    }
+    used.insert(std::move(key));
     std::memcpy(passed_cookie.data(), cookie, kCookieSize);
     passed_cookie_set = true;
     passed_address_ = address;
@@ -169,7 +204,7 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
   verify[0] = 0xfe;
   verify[1] = 0xff;
   verify[2] = kCookieSize;
-  if (!Cookie(epoch_, peer, peer_size, verify + 3)) {
+  if (!Cookie(epoch_, peer, peer_size, random, verify + 3)) {
     ++counts_.dropped;
     return Verdict::kDrop;
   }
@@ -177,33 +212,91 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
   return Verdict::kAnswer;
 }
 
+size_t HandshakeAdmission::Room() const {
+  auto room = static_cast<size_t>(options_.max_pending);
+  if (options_.max_sessions > 0) {
+    const size_t established =
+        session_count_ - pending_.size() - evicted_.size();
+    const auto max = static_cast<size_t>(options_.max_sessions);
+    room = std::min(room, max > established ? max - established : 0);
+  }
+  return room;
+}
+
+bool HandshakeAdmission::MakeRoom(size_t mine) {
+  if (pending_.size() < Room()) return true;
+  // The busiest prefix (a walk of at most max_pending prefixes, only when
+  // full).
+  auto busiest = pending_by_prefix_.end();
+  for (auto it = pending_by_prefix_.begin(); it != pending_by_prefix_.end();
+       ++it) {
+    if (busiest == pending_by_prefix_.end() ||
+        it->second.size() > busiest->second.size()) {
+      busiest = it;
+    }
+  }
+  // Evict only for a newcomer that would still have fewer than the busiest:
+  // prefixes at an even share do not take places from each other.
+  if (busiest == pending_by_prefix_.end() ||
+      busiest->second.size() <= mine + 1) {
+    return false;
+  }
+  const std::string oldest = busiest->second.front();
+  ForgetPending(oldest);
+  evicted_.insert(oldest);
+  evictions_.push_back(oldest);
+  ++counts_.evicted;
+  return pending_.size() < Room();
+}
+
+void HandshakeAdmission::ForgetPending(const std::string& address) {
+  auto it = pending_.find(address);
+  if (it == pending_.end()) return;
+  auto prefix = pending_by_prefix_.find(it->second);
+  if (prefix != pending_by_prefix_.end()) {
+    std::deque<std::string>& q = prefix->second;
+    q.erase(std::remove(q.begin(), q.end(), address), q.end());
+    if (q.empty()) pending_by_prefix_.erase(prefix);
+  }
+  pending_.erase(it);
+}
+
+std::vector<std::string> HandshakeAdmission::TakeEvictions() {
+  std::vector<std::string> out;
+  out.swap(evictions_);
+  return out;
+}
+
+std::string HandshakeAdmission::PeerKey(const sockaddr* peer,
+                                        socklen_t peer_size) {
+  return AddressKey(peer, peer_size, /*port=*/true);
+}
+
 void HandshakeAdmission::OnSessionNew(const sockaddr* peer,
                                       socklen_t peer_size) {
   const std::string address = AddressKey(peer, peer_size, /*port=*/true);
   ++sessions_[address];
+  ++session_count_;
   if (address == passed_address_ && pending_.count(address) == 0) {
-    std::string source = AddressKey(peer, peer_size, /*port=*/false);
-    ++pending_by_source_[source];
-    pending_.emplace(address, std::move(source));
+    std::string prefix = PrefixKey(peer, peer_size);
+    pending_by_prefix_[prefix].push_back(address);
+    pending_.emplace(address, std::move(prefix));
   }
 }
 
 void HandshakeAdmission::OnHandshakeEnded(const sockaddr* peer,
                                           socklen_t peer_size) {
-  auto it = pending_.find(AddressKey(peer, peer_size, /*port=*/true));
-  if (it == pending_.end()) return;
-  auto source = pending_by_source_.find(it->second);
-  if (source != pending_by_source_.end() && --source->second <= 0) {
-    pending_by_source_.erase(source);
-  }
-  pending_.erase(it);
+  ForgetPending(AddressKey(peer, peer_size, /*port=*/true));
 }
 
 void HandshakeAdmission::OnSessionFreed(const sockaddr* peer,
                                         socklen_t peer_size) {
   OnHandshakeEnded(peer, peer_size);
+  evicted_.erase(AddressKey(peer, peer_size, /*port=*/true));
   auto it = sessions_.find(AddressKey(peer, peer_size, /*port=*/true));
-  if (it != sessions_.end() && --it->second <= 0) sessions_.erase(it);
+  if (it == sessions_.end()) return;
+  --session_count_;
+  if (--it->second <= 0) sessions_.erase(it);
 }
 
 bool HandshakeAdmission::VerifyPassedCookie(const uint8_t* cookie,

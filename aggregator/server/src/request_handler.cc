@@ -274,7 +274,7 @@ Response RequestHandler::Update(std::string_view identity,
         verdict_status, rounds::UploadVerdictName(verdict), job_id, round_id);
     // Not stored, not acknowledged: the device keeps its upload and retries.
     if (verdict == UploadVerdict::kStoreUnavailable) {
-      refused.max_age = kStoreRetrySeconds;
+      refused.max_age_seconds = kStoreRetrySeconds;
     }
     return refused;
   }

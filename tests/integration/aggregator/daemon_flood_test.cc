@@ -6,7 +6,14 @@
 //     and leaves nothing behind, and a device connects during the flood;
 //   - one source completing the cookie exchange over and over without
 //     finishing a handshake: it gets max_handshakes_per_source (32) of them
-//     in progress, no more, and other addresses are not affected.
+//     in progress, no more, and other addresses are not affected;
+//   - many sources doing so at once, more than max_handshakes in all
+//     (issue 32 item 3): before, every place stayed taken and new devices
+//     were locked out for as long as the flood lasted; now a new device
+//     takes the place of the busiest source's oldest handshake;
+//   - half-open handshakes with max_sessions set (item 5): libcoap's
+//     idle-session cap evicted an established device session for them; now
+//     they wait for room and the device's session stays.
 // Prints the figures docs/security.md quotes.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -22,6 +29,7 @@
 #include <vector>
 
 #include "daemon_process.h"
+#include "raw_coap_session.h"
 #include "dtls_hello.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/monotonic_clock.h"
@@ -82,10 +90,14 @@ class DaemonFloodTest : public ::testing::Test {
     ASSERT_TRUE(psk.ok());
     key_ = *psk;
     daemon_ = std::make_unique<testing::DaemonProcess>(
-        EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
+        EDGEADMM_DAEMON_PATH,
+        testing::DaemonArgs(t_.dir(), t_.path(), ServerLines()));
     ASSERT_TRUE(daemon_->started());
     ASSERT_TRUE(context_.status().ok());
   }
+
+  // Lines of the daemon's [server] table.
+  virtual std::string ServerLines() const { return ""; }
 
   // A device's first exchange (handshake + GET v1/status): its outcome and
   // how long it took.
@@ -109,6 +121,21 @@ class DaemonFloodTest : public ::testing::Test {
         transport.Request(request, ByteSpan(body, sizeof(body)), 5000, result);
     ms = posix::MonotonicMs() - start;
     return status;
+  }
+
+  // One handshake attempt from `fd`: a ClientHello with client random
+  // `seed`, the cookie of the HelloVerifyRequest, the ClientHello again
+  // with it (left unfinished). False if no cookie came within `wait_ms`.
+  bool StartHandshake(int fd, uint8_t seed, int wait_ms) {
+    if (!SendTo(fd, daemon_->port(), ClientHello({}, 0, 0, seed))) return false;
+    std::vector<uint8_t> cookie;
+    const uint64_t start = posix::MonotonicMs();
+    while (cookie.empty() && posix::MonotonicMs() - start <
+                                 static_cast<uint64_t>(wait_ms)) {
+      cookie = CookieOf(Receive(fd, wait_ms));  // skips other flights
+    }
+    return !cookie.empty() &&
+           SendTo(fd, daemon_->port(), ClientHello(cookie, 1, 1, seed));
   }
 
   // The registry as the daemon stores it: ids, states, keys.
@@ -233,6 +260,85 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
   // Another address is not affected.
   uint64_t ms = 0;
   EXPECT_TRUE(Connect(ms).ok());
+}
+
+class DaemonManySourcesFloodTest : public DaemonFloodTest {
+ protected:
+  std::string ServerLines() const override {
+    return "max_handshakes = 64\nmax_handshakes_per_source = 8\n";
+  }
+};
+
+TEST_F(DaemonManySourcesFloodTest, ANewDeviceGetsInDuringTheFlood) {
+  // 12 sources x 8 sockets = 96 unfinished handshakes for 64 places,
+  // renewed with fresh cookies for as long as the flood lasts (replays of a
+  // cookie are refused, so the flood does the cookie exchange each time).
+  constexpr int kSources = 12;
+  constexpr int kSocketsPerSource = 8;
+  std::vector<int> sockets;
+  for (int a = 0; a < kSources; ++a) {
+    for (int i = 0; i < kSocketsPerSource; ++i) {
+      const int fd = SocketFrom(0x7F030001u + static_cast<uint32_t>(a));
+      ASSERT_GE(fd, 0);
+      sockets.push_back(fd);
+    }
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> started{0};
+  std::thread flood([&] {
+    for (uint8_t seed = 0; !stop.load(); ++seed) {
+      for (int fd : sockets) {
+        if (stop.load()) break;
+        if (StartHandshake(fd, seed, 200)) ++started;
+      }
+    }
+  });
+  // Every place is taken once the first pass is through.
+  while (started.load() < kSources * kSocketsPerSource && !HasFailure()) {
+    std::this_thread::yield();
+  }
+  uint64_t connect_ms = 0;
+  const Status connected = Connect(connect_ms);
+  stop = true;
+  flood.join();
+  for (int fd : sockets) close(fd);
+  std::printf("many sources: %d x %d sockets, %d unfinished handshakes for "
+              "64 places; a new device connected in %llu ms (%s)\n",
+              kSources, kSocketsPerSource, started.load(),
+              static_cast<unsigned long long>(connect_ms), connected.str());
+  EXPECT_TRUE(connected.ok()) << connected.str();
+}
+
+class DaemonMaxSessionsTest : public DaemonFloodTest {
+ protected:
+  std::string ServerLines() const override { return "max_sessions = 4\n"; }
+};
+
+TEST_F(DaemonMaxSessionsTest, HalfOpenHandshakesDoNotEvictADevice) {
+  testing::RawCoapSession device(daemon_->port(), "dev-000", key_);
+  ASSERT_TRUE(device.ok());
+  // No job runs: the answer is 4.04, over the device's session.
+  const int first =
+      device.Request(COAP_REQUEST_CODE_GET, wire::kStatusPath, {}).code;
+  ASSERT_GT(first, 0);
+  // 12 half-open handshakes from 3 sources against 4 sessions in all.
+  std::vector<int> sockets;
+  int cookies = 0;
+  for (int i = 0; i < 12; ++i) {
+    const int fd = SocketFrom(0x7F040001u + static_cast<uint32_t>(i % 3));
+    ASSERT_GE(fd, 0);
+    sockets.push_back(fd);
+    cookies += StartHandshake(fd, 0, 1000) ? 1 : 0;
+  }
+  // The device's next request reaches the daemon's socket after them all.
+  const testing::RawAnswer after =
+      device.Request(COAP_REQUEST_CODE_GET, wire::kStatusPath, {});
+  for (int fd : sockets) close(fd);
+  std::printf("max_sessions 4: %d half-open handshakes; the established "
+              "device's request after them: %s\n",
+              cookies, after.code == first ? "answered" : "no answer");
+  EXPECT_EQ(cookies, 12);
+  EXPECT_EQ(after.code, first);
 }
 
 }  // namespace

@@ -108,11 +108,13 @@ bool UdpPortFree(unsigned port) {
 }
 
 std::vector<std::string> DaemonArgs(const std::string& dir,
-                                    const std::string& database) {
+                                    const std::string& database,
+                                    const std::string& server_lines) {
   const std::string config = dir + "/aggregatord.toml";
   std::ofstream(config) << "[store]\ndatabase = \"" << database
                         << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
-                        << FreeUdpPort() << "\n";
+                        << FreeUdpPort() << "\n"
+                        << server_lines;
   return {"--config", config};
 }
 

@@ -41,8 +41,10 @@ unsigned FreeUdpPort();
 bool UdpPortFree(unsigned port);
 
 // Writes `dir`/aggregatord.toml (database `database`, 127.0.0.1, a free
-// port) and returns the daemon's arguments for it.
+// port, then `server_lines` in its [server] table) and returns the
+// daemon's arguments for it.
 std::vector<std::string> DaemonArgs(const std::string& dir,
-                                    const std::string& database);
+                                    const std::string& database,
+                                    const std::string& server_lines = "");
 
 }  // namespace edgeadmm::testing

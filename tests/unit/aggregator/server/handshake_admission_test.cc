@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "dtls_hello.h"
@@ -152,6 +154,126 @@ TEST_F(HandshakeAdmissionTest, ASourceHasAtMostItsHandshakesInProgress) {
   admission_->OnHandshakeEnded(reinterpret_cast<const sockaddr*>(&first),
                                sizeof(first));
   EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), third), Verdict::kPass);
+}
+
+sockaddr_in6 Peer6(uint64_t prefix, uint64_t host, uint16_t port) {
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  for (int i = 0; i < 8; ++i) {
+    a.sin6_addr.s6_addr[i] = static_cast<uint8_t>(prefix >> (56 - 8 * i));
+    a.sin6_addr.s6_addr[8 + i] = static_cast<uint8_t>(host >> (56 - 8 * i));
+  }
+  a.sin6_port = htons(port);
+  return a;
+}
+
+// An admission with its own limits; `Start` runs one handshake to its
+// session (a valid cookie, passed, libcoap's session made).
+class AdmissionLimitsTest : public ::testing::Test {
+ protected:
+  void Make(int per_source, int max_pending, int max_sessions) {
+    HandshakeAdmissionOptions options;
+    options.max_pending_per_source = per_source;
+    options.max_pending = max_pending;
+    options.max_sessions = max_sessions;
+    auto made = HandshakeAdmission::Create(options, 0);
+    ASSERT_TRUE(made.ok());
+    admission_.emplace(std::move(made).value());
+  }
+  template <typename Address>
+  Verdict Start(const Address& peer) {
+    const auto* sa = reinterpret_cast<const sockaddr*>(&peer);
+    const std::vector<uint8_t> hello = ClientHello({}, 0, 0);
+    EXPECT_EQ(admission_->Judge(hello.data(), hello.size(), sa, sizeof(peer),
+                                0, reply_),
+              Verdict::kAnswer);
+    const std::vector<uint8_t> cookie =
+        CookieOf(std::vector<uint8_t>(reply_.begin(), reply_.end()));
+    const std::vector<uint8_t> again = ClientHello(cookie, 1, 1);
+    const Verdict v = admission_->Judge(again.data(), again.size(), sa,
+                                        sizeof(peer), 0, reply_);
+    if (v == Verdict::kPass) admission_->OnSessionNew(sa, sizeof(peer));
+    return v;
+  }
+  std::optional<HandshakeAdmission> admission_;
+  std::array<uint8_t, HandshakeAdmission::kReplySize> reply_{};
+};
+
+TEST_F(HandshakeAdmissionTest, ACookiePassesOnce) {
+  const sockaddr_in peer = Peer(0x0A000001, 40000);
+  const std::vector<uint8_t> cookie = CookieFor(peer);
+  ASSERT_EQ(Judge(ClientHello(cookie, 1, 1), peer), Verdict::kPass);
+  // No session came of it (libcoap dropped it): the replay is refused.
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), peer), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().replays, 1u);
+  // The client starting over (a new random) gets a new cookie, which passes.
+  EXPECT_EQ(Judge(ClientHello({}, 0, 0, /*random_seed=*/1), peer),
+            Verdict::kAnswer);
+  const std::vector<uint8_t> fresh = CookieOf(Reply());
+  EXPECT_NE(fresh, cookie);
+  EXPECT_EQ(Judge(ClientHello(fresh, 1, 1, /*random_seed=*/1), peer),
+            Verdict::kPass);
+  // A cookie belongs to its ClientHello's random.
+  EXPECT_EQ(Judge(ClientHello(fresh, 1, 1, /*random_seed=*/2), peer),
+            Verdict::kAnswer);
+}
+
+TEST_F(AdmissionLimitsTest, AnIpv6Slash64IsOneSource) {
+  Make(/*per_source=*/2, /*max_pending=*/100, /*max_sessions=*/0);
+  EXPECT_EQ(Start(Peer6(0x20010db800000001, 1, 5000)), Verdict::kPass);
+  EXPECT_EQ(Start(Peer6(0x20010db800000001, 2, 5000)), Verdict::kPass);
+  // Another host of the same /64: over its limit.
+  EXPECT_EQ(Start(Peer6(0x20010db800000001, 3, 5000)), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_limit, 1u);
+  // The next /64 is another source.
+  EXPECT_EQ(Start(Peer6(0x20010db800000002, 3, 5000)), Verdict::kPass);
+}
+
+std::string KeyOf(const sockaddr_in& peer) {
+  return HandshakeAdmission::PeerKey(reinterpret_cast<const sockaddr*>(&peer),
+                                     sizeof(peer));
+}
+
+TEST_F(AdmissionLimitsTest, ANewcomerTakesThePlaceOfTheBusiestSource) {
+  Make(/*per_source=*/5, /*max_pending=*/8, /*max_sessions=*/0);
+  // Two flooding sources fill every place.
+  for (uint16_t port = 1; port <= 4; ++port) {
+    ASSERT_EQ(Start(Peer(0x0A000001, port)), Verdict::kPass);
+    ASSERT_EQ(Start(Peer(0x0A000002, port)), Verdict::kPass);
+  }
+  // A flooder's next handshake finds no room and evicts nobody: sources at
+  // an even share do not take places from each other.
+  EXPECT_EQ(Start(Peer(0x0A000001, 9)), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_capacity, 1u);
+  EXPECT_TRUE(admission_->TakeEvictions().empty());
+  // A newcomer gets in: the oldest handshake of a busiest source goes.
+  EXPECT_EQ(Start(Peer(0x0A000003, 1)), Verdict::kPass);
+  const std::vector<std::string> evicted = admission_->TakeEvictions();
+  ASSERT_EQ(evicted.size(), 1u);
+  EXPECT_TRUE(evicted[0] == KeyOf(Peer(0x0A000001, 1)) ||
+              evicted[0] == KeyOf(Peer(0x0A000002, 1)));
+  EXPECT_EQ(admission_->pending(), 8u);
+  // The flooder that lost a place cannot take it back from the other.
+  const uint32_t loser =
+      evicted[0] == KeyOf(Peer(0x0A000001, 1)) ? 0x0A000001 : 0x0A000002;
+  EXPECT_EQ(Start(Peer(loser, 10)), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_capacity, 2u);
+}
+
+TEST_F(AdmissionLimitsTest, EstablishedSessionsAreNeverEvicted) {
+  Make(/*per_source=*/4, /*max_pending=*/100, /*max_sessions=*/3);
+  const sockaddr_in device = Peer(0x0A000009, 1);
+  ASSERT_EQ(Start(device), Verdict::kPass);
+  admission_->OnHandshakeEnded(reinterpret_cast<const sockaddr*>(&device),
+                               sizeof(device));  // established
+  ASSERT_EQ(Start(Peer(0x0A000001, 1)), Verdict::kPass);
+  ASSERT_EQ(Start(Peer(0x0A000001, 2)), Verdict::kPass);
+  // Full: half-open handshakes evict each other at most, never the device.
+  EXPECT_EQ(Start(Peer(0x0A000001, 3)), Verdict::kDrop);
+  EXPECT_EQ(Start(Peer(0x0A000002, 1)), Verdict::kPass);  // evicts 10.0.0.1:1
+  const std::vector<std::string> evicted = admission_->TakeEvictions();
+  ASSERT_EQ(evicted.size(), 1u);
+  EXPECT_EQ(evicted[0], KeyOf(Peer(0x0A000001, 1)));
 }
 
 }  // namespace

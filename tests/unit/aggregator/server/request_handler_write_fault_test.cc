@@ -49,7 +49,7 @@ TEST(RequestHandlerWriteFaultTest, UnstoredUploadGets503WithMaxAgeThen204) {
   vfs.FailFrom(0, FaultyVfs::Fault::kFull);
   Response r = post(cohort[0]);
   EXPECT_EQ(r.code, wire::kCoapServiceUnavailable);
-  EXPECT_EQ(r.max_age, kStoreRetrySeconds);
+  EXPECT_EQ(r.max_age_seconds, kStoreRetrySeconds);
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM uploads"), 0);
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM ledger"), 0);
 
@@ -63,7 +63,7 @@ TEST(RequestHandlerWriteFaultTest, UnstoredUploadGets503WithMaxAgeThen204) {
   vfs.Heal();
   r = post(cohort[1]);
   EXPECT_EQ(r.code, wire::kCoapServiceUnavailable);
-  EXPECT_EQ(r.max_age, kStoreRetrySeconds);
+  EXPECT_EQ(r.max_age_seconds, kStoreRetrySeconds);
   now += rounds::RoundEngine::kWriteRetryMs;
   EXPECT_TRUE(engine->Advance(now).ok());
   EXPECT_FALSE(engine->store_failing());
@@ -77,7 +77,7 @@ TEST(RequestHandlerWriteFaultTest, UnstoredUploadGets503WithMaxAgeThen204) {
   const std::string device = engine->CohortForTesting()[0];
   r = post(device);
   EXPECT_EQ(r.code, wire::kCoapChanged);
-  EXPECT_EQ(r.max_age, 0u);
+  EXPECT_EQ(r.max_age_seconds, -1);
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM uploads"), 1);
   EXPECT_EQ(testing::QueryInt(
                 t.db(), "SELECT count(*) FROM ledger WHERE scope LIKE 'local:%'"),

@@ -18,9 +18,12 @@ void Put24(std::vector<uint8_t>& out, size_t value) {
 }  // namespace
 
 std::vector<uint8_t> ClientHello(const std::vector<uint8_t>& cookie,
-                                 uint16_t message_seq, uint8_t record_seq) {
+                                 uint16_t message_seq, uint8_t record_seq,
+                                 uint8_t random_seed) {
   std::vector<uint8_t> body = {0xfe, 0xfd};  // client_version DTLS 1.2
-  for (int i = 0; i < 32; ++i) body.push_back(static_cast<uint8_t>(i * 7));
+  for (int i = 0; i < 32; ++i) {
+    body.push_back(static_cast<uint8_t>(i * 7 + random_seed));
+  }
   body.push_back(0);  // session_id
   body.push_back(static_cast<uint8_t>(cookie.size()));
   body.insert(body.end(), cookie.begin(), cookie.end());

@@ -20,6 +20,7 @@
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/job_host.h"
+#include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/store/database.h"
 
@@ -36,9 +37,13 @@ struct ServerOptions {
   // client's next ClientHello until the idle timeout. Matches the SDK
   // transport's default handshake_timeout_ms.
   unsigned handshake_timeout_ms = 5000;
-  unsigned max_sessions = 0;  // 0: libcoap's default
-  // DTLS handshakes in progress at most (libcoap's cap, default 100): past
-  // it a new handshake is ignored until one ends.
+  // Sessions (established and in progress) at most; 0: no limit. Past it
+  // a new handshake waits until a session ends (an established one only by
+  // its idle timeout, never evicted for a newcomer).
+  unsigned max_sessions = 0;
+  // DTLS handshakes in progress at most; when full, a newcomer from a
+  // prefix with fewer takes the place of the busiest prefix's oldest
+  // (HandshakeAdmission).
   unsigned max_handshakes = 1024;
   // Datagrams read from the endpoint per I/O batch at most (adaptive, see
   // posix::CoapBatchedIo): libcoap walks every session once per batch, so
@@ -68,6 +73,9 @@ struct ServerOptions {
   // The cookie exchange and per-source handshake rate in front of libcoap
   // (HandshakeAdmission, docs/security.md "Handshake floods").
   HandshakeAdmissionOptions admission;
+  // Requests per device identity (RequestBudget, docs/security.md
+  // "Budgets per peer").
+  RequestBudgetOptions request_budget;
 };
 
 class CoapServer {
@@ -106,6 +114,8 @@ class CoapServer {
   bool SessionStillValid(std::string_view identity,
                          const std::vector<uint8_t>& key) const;
   void NotifyIfRoundChanged();
+  // Drops the handshakes HandshakeAdmission evicted for newcomers.
+  void DropEvictedHandshakes();
 
   store::Database* db_;
   ServerOptions options_;
@@ -117,6 +127,7 @@ class CoapServer {
   int notified_state_ = -1;
 
   friend struct CoapCallbacks;
+  friend struct CoapResources;
 };
 
 }  // namespace edgeadmm::server

@@ -61,6 +61,23 @@ class DtlsSessionJanitor {
     return probes_.count(session) != 0;
   }
 
+  // Disconnects the sessions still in their handshake that `chosen` picks
+  // (those HandshakeAdmission evicted for a newcomer); libcoap frees them
+  // in its next I/O round. Call outside libcoap's I/O.
+  template <typename Chosen>
+  void DropHandshakesIf(Chosen chosen) {
+    for (auto it = handshakes_.begin(); it != handshakes_.end();) {
+      coap_session_t* session = it->first;
+      if (coap_session_get_state(session) != COAP_SESSION_STATE_ESTABLISHED &&
+          chosen(session)) {
+        it = handshakes_.erase(it);
+        coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
+      } else {
+        ++it;
+      }
+    }
+  }
+
   // Sends the pending pings and disconnects the sessions to drop; libcoap
   // frees them in its next I/O round. Call outside libcoap's I/O.
   void DropStalled(int64_t now_ms);

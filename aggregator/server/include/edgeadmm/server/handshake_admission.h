@@ -11,12 +11,23 @@
 //   - from an address libcoap has a session for: passed on;
 //   - a first-flight ClientHello without a valid cookie: answered with a
 //     HelloVerifyRequest carrying a cookie (HMAC-SHA256 of the source
-//     address and port under a secret that rotates every secret_period_ms)
+//     address and port and the client random under a secret that rotates
+//     every secret_period_ms)
 //     and dropped: nothing is allocated for it;
-//   - a ClientHello whose cookie is valid for its source address: passed on
-//     while its source IP has fewer than max_pending_per_source handshakes
-//     in progress, else dropped (the device retries);
+//   - a ClientHello whose cookie is valid for its source address, and
+//     passed no ClientHello before (a replay is dropped): passed on while
+//     its source prefix (the IPv4 address, the IPv6 /64) has fewer than
+//     max_pending_per_source handshakes in progress and there is room
+//     (below; else dropped, and the device retries);
 //   - anything else from an unknown address: dropped (libcoap would).
+// Room: at most max_pending handshakes in progress, and with max_sessions
+// no more sessions than that in all. When full, a newcomer from a prefix
+// with fewer handshakes in progress than the busiest prefix less one takes
+// the place of that prefix's oldest handshake (TakeEvictions: the server
+// drops it). So a flood from many addresses holds at most an even share,
+// a new device gets in at once (issue 32 item 3), and an established
+// session is never evicted for a half-open one (item 5): established
+// sessions end only by their idle timeout.
 // libcoap's own cookie check is replaced by VerifyPassedCookie (the cookie
 // of the ClientHello this class just passed), so libcoap turns the passed
 // ClientHello into a handshake at once and no half-open state lingers.
@@ -27,8 +38,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/status.h"
@@ -40,6 +54,10 @@ struct HandshakeAdmissionOptions {
   // or dropped by the janitor) one source IP may have. A fleet behind one
   // NAT address shares it.
   int max_pending_per_source = 32;
+  // Handshakes in progress in all.
+  int max_pending = 1024;
+  // Sessions in all (established and in progress); 0: no limit.
+  int max_sessions = 0;
   // The cookie secret rotates this often; a cookie is valid for one to two
   // periods.
   int64_t secret_period_ms = 30'000;
@@ -56,6 +74,9 @@ class HandshakeAdmission {
     uint64_t passed = 0;
     uint64_t verify_requests = 0;  // HelloVerifyRequests sent
     uint64_t over_limit = 0;       // valid cookie, source at its pending limit
+    uint64_t over_capacity = 0;    // valid cookie, no room and none to evict
+    uint64_t replays = 0;          // valid cookie that passed before
+    uint64_t evicted = 0;          // handshakes given up for a newcomer
     uint64_t dropped = 0;          // not a ClientHello, unknown address
   };
   // A HelloVerifyRequest with a cookie of kCookieSize bytes.
@@ -88,6 +109,12 @@ class HandshakeAdmission {
   // thread (libcoap reads and listens on one thread, in that order).
   static bool VerifyPassedCookie(const uint8_t* cookie, size_t size);
 
+  // The address keys (PeerKey) of handshakes evicted since the last call;
+  // the server drops their sessions.
+  std::vector<std::string> TakeEvictions();
+  // The key of a peer's address and port, as TakeEvictions reports it.
+  static std::string PeerKey(const sockaddr* peer, socklen_t peer_size);
+
   const Counts& counts() const { return counts_; }
   // Handshakes in progress that this admission let start.
   size_t pending() const { return pending_.size(); }
@@ -97,20 +124,34 @@ class HandshakeAdmission {
       : options_(options) {}
   Status Rotate(int64_t now_ms);
   // False if `peer` is not IPv4/IPv6 (or HMAC fails).
+  // The cookie of a ClientHello with client random `random` (32 bytes).
   bool Cookie(uint8_t epoch, const sockaddr* peer, socklen_t peer_size,
-              uint8_t* out) const;
+              const uint8_t* random, uint8_t* out) const;
   bool CookieValid(const uint8_t* cookie, size_t size, const sockaddr* peer,
-                   socklen_t peer_size) const;
+                   socklen_t peer_size, const uint8_t* random) const;
 
   HandshakeAdmissionOptions options_;
   // secrets_[epoch % 2]; the cookie's first byte is the epoch's low byte.
   std::array<std::array<uint8_t, 32>, 2> secrets_{};
   uint8_t epoch_ = 0;
   int64_t rotated_ms_ = 0;
+  // Whether a newcomer from a prefix with `mine` handshakes in progress
+  // may take a place: when there is room, or by evicting the oldest
+  // handshake of the busiest prefix.
+  bool MakeRoom(size_t mine);
+  size_t Room() const;
+  void ForgetPending(const std::string& address);
+
   std::unordered_map<std::string, int> sessions_;  // address+port -> count
-  // Handshakes in progress: address+port -> source IP, and per source IP.
+  size_t session_count_ = 0;
+  // Handshakes in progress: address+port -> source prefix, and per prefix
+  // their addresses, oldest first.
   std::unordered_map<std::string, std::string> pending_;
-  std::unordered_map<std::string, int> pending_by_source_;
+  std::unordered_map<std::string, std::deque<std::string>> pending_by_prefix_;
+  std::vector<std::string> evictions_;  // not yet taken
+  std::unordered_set<std::string> evicted_;  // their sessions not yet freed
+  // Cookies that passed, per epoch parity (a cookie passes once).
+  std::array<std::unordered_set<std::string>, 2> used_cookies_;
   // The address+port of the ClientHello passed last with a valid cookie.
   std::string passed_address_;
   Counts counts_;

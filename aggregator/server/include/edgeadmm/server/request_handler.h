@@ -20,14 +20,14 @@ struct Response {
   // Size1 option (RFC 7959 2.9.3: on a 4.13, the largest body accepted);
   // 0: none.
   uint32_t size1 = 0;
-  // Max-Age option in seconds (RFC 7252 5.9.3: on a 5.03, when to retry);
-  // 0: none.
-  uint32_t max_age = 0;
+  // Max-Age option in seconds (RFC 7252 5.10.5): on a 4.29 or 5.03, when
+  // the device may try again; -1: none.
+  int32_t max_age_seconds = -1;
 };
 
 // Max-Age of the 5.03 an upload gets while the store cannot write
 // (RoundEngine::kWriteRetryMs, rounded up).
-inline constexpr uint32_t kStoreRetrySeconds = 2;
+inline constexpr int32_t kStoreRetrySeconds = 2;
 
 // The canonical status each upload verdict is answered with (2.04 for the
 // two successes; see docs/aggregator.md for the table).

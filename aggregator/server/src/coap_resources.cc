@@ -1,0 +1,313 @@
+// The daemon's four CoAP resources (docs/protocol.md) as libcoap handlers:
+// each request is admitted once (RequestBudget, then RequestShape), then
+// answered by the RequestHandler.
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "coap_server_impl.h"
+#include "edgeadmm/posix/monotonic_clock.h"
+#include "edgeadmm/server/request_shape.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+
+namespace edgeadmm::server {
+
+struct CoapResources {
+  // PDU ownership (libcoap 4.3.1, server side): the daemon never creates or
+  // frees a PDU. libcoap owns the request and the response it passes to a
+  // handler, sends the response when the handler returns, and keeps a
+  // confirmable one (an Observe notification) in its retransmission queue
+  // until it is acknowledged or the session ends. A body handed to
+  // coap_add_data_large_response stays ours until libcoap calls Release
+  // (on every path, also on failure and when the session is freed). Server
+  // sessions are freed by libcoap (idle timeout, coap_free_context), never
+  // released by us; the janitor only disconnects them, which ends their
+  // queued messages (the client side's rule: coap_dtls_transport.cc).
+  static void Release(coap_session_t*, void* app_ptr) {
+    delete static_cast<std::vector<uint8_t>*>(app_ptr);
+  }
+
+  static void Send(coap_resource_t* resource, coap_session_t* session,
+                   const coap_pdu_t* request, const coap_string_t* query,
+                   coap_pdu_t* response, Response r) {
+    coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
+    if (r.size1 != 0) {
+      uint8_t size1[4];
+      coap_add_option(response, COAP_OPTION_SIZE1,
+                      coap_encode_var_safe(size1, sizeof(size1), r.size1),
+                      size1);
+    }
+    if (r.body.empty()) {
+      if (r.max_age_seconds >= 0) {
+        uint8_t max_age[4];
+        coap_add_option(response, COAP_OPTION_MAXAGE,
+                        coap_encode_var_safe(max_age, sizeof(max_age),
+                                             static_cast<unsigned>(
+                                                 r.max_age_seconds)),
+                        max_age);
+      }
+      return;
+    }
+    auto* copy = new std::vector<uint8_t>(std::move(r.body));
+    coap_add_data_large_response(resource, session, request, response, query,
+                                 r.content_format, r.max_age_seconds, 0,
+                                 copy->size(), copy->data(), &Release, copy);
+  }
+
+  // A session whose device was disabled, removed or re-keyed since its
+  // handshake, or which a newer session of the same device superseded, gets
+  // 4.03 "session-revoked" on every resource, from the first request after
+  // the CLI's commit or the newer handshake (the next tick closes it).
+  static bool Revoked(coap_session_t* session) {
+    CoapServer* s = ServerOf(session);
+    if (s->impl_->revocations.Superseded(session)) return true;
+    return s->impl_->revocations.Refuses(
+        session, [s](std::string_view id, const std::vector<uint8_t>& key) {
+          return s->SessionStillValid(id, key);
+        });
+  }
+  static Response RevokedResponse() {
+    return ErrorResponse(Status::PermissionDenied(), "session-revoked", 0, 0);
+  }
+
+  // Whether `request` is a Block1 block past the first: charged to the
+  // budget only if it does not continue an upload (AddBlock).
+  static bool IsBlock1Continuation(const coap_pdu_t* request) {
+    coap_opt_iterator_t it;
+    const coap_opt_t* block1 =
+        coap_check_option(request, COAP_OPTION_BLOCK1, &it);
+    return block1 != nullptr && (coap_decode_var_bytes(coap_opt_value(block1),
+                                                       coap_opt_length(
+                                                           block1)) >> 4) != 0;
+  }
+
+  static std::vector<RequestOption> OptionsOf(const coap_pdu_t* request) {
+    std::vector<RequestOption> options;
+    coap_opt_iterator_t it;
+    if (coap_option_iterator_init(request, &it, COAP_OPT_ALL) == nullptr) {
+      return options;
+    }
+    while (const coap_opt_t* option = coap_option_next(&it)) {
+      const uint8_t* value = coap_opt_value(option);
+      options.push_back(RequestOption{
+          it.number, std::vector<uint8_t>(
+                         value, value + coap_opt_length(option))});
+    }
+    return options;
+  }
+
+  // Every request once, before it is served: its identity's budget
+  // (RequestBudget), its shape (RequestShape), its session's standing. The
+  // answer when it is refused.
+  static std::optional<Response> Refusal(coap_session_t* session,
+                                         const coap_pdu_t* request,
+                                         Resource resource) {
+    CoapServer* s = ServerOf(session);
+    if (!IsBlock1Continuation(request)) {
+      const int wait = s->impl_->budget.Take(
+          IdentityOf(session), static_cast<int64_t>(posix::MonotonicMs()));
+      if (wait > 0) {
+        Response r = ErrorResponse(Status::ResourceExhausted(),
+                                   "request budget spent", 0, 0);
+        r.max_age_seconds = wait;
+        return r;
+      }
+    }
+    size_t length = 0;
+    const uint8_t* data = nullptr;
+    if (!coap_get_data(request, &length, &data)) length = 0;
+    const ShapeVerdict shape =
+        CheckRequestShape(resource, OptionsOf(request), length, s->port_);
+    if (shape.code != 0) {
+      Response r = ErrorResponse(Status::InvalidArgument(), shape.reason, 0, 0);
+      r.code = shape.code;
+      return r;
+    }
+    if (Revoked(session)) return RevokedResponse();
+    return std::nullopt;
+  }
+
+  // Whether libcoap calls the task handler for a notification: it has put
+  // the Observe option in the response, whose type is CON or NON. A request
+  // (even one registering) is answered with an ACK, except a non-confirmable
+  // registration, which this therefore also counts (its answer is 2.03).
+  static bool IsNotification(const coap_pdu_t* response) {
+    coap_opt_iterator_t it;
+    return coap_pdu_get_type(response) != COAP_MESSAGE_ACK &&
+           coap_check_option(response, COAP_OPTION_OBSERVE, &it) != nullptr;
+  }
+
+  static void GetTask(coap_resource_t* resource, coap_session_t* session,
+                      const coap_pdu_t* request, const coap_string_t* query,
+                      coap_pdu_t* response) {
+    CoapServer* s = ServerOf(session);
+    // A notification is the daemon's, not a request: no budget, no shape
+    // (the registration it renews passed both).
+    const bool notification = IsNotification(response);
+    std::optional<Response> refused =
+        notification ? std::nullopt
+                     : Refusal(session, request, Resource::kTask);
+    if (notification && Revoked(session)) refused = RevokedResponse();
+    Response answer = refused ? std::move(*refused)
+                              : s->handler_.Task(IdentityOf(session),
+                                                 CoapServer::NowMs());
+    if (answer.code >= wire::CoapCode(3, 0) && notification) {
+      // libcoap 4.3.1 frees the observer of a notification answered 4.xx or
+      // 5.xx and then reads it to send that answer: a use after free that
+      // crashed the daemon (fixed upstream in 4.3.2, commit 64de2ba4). A
+      // notification the daemon cannot serve (superseded or revoked session,
+      // device outside the running job) is 2.03 without a task instead: the
+      // device registers again and gets the error as a response.
+      answer = Response{};
+      answer.code = wire::kCoapValid;
+    }
+    Send(resource, session, request, query, response, std::move(answer));
+  }
+
+  // One block of a Block1 upload (RFC 7959) into the session's partial
+  // body: false if the request is answered here (2.31 for the next block,
+  // or a refusal); true with the whole body in `body` after the last block.
+  static bool AddBlock(CoapServer& s, coap_session_t* session,
+                       const coap_pdu_t* request, const coap_opt_t* block1,
+                       const uint8_t* data, size_t length, Response& answer,
+                       std::vector<uint8_t>& body) {
+    const uint32_t value =
+        coap_decode_var_bytes(coap_opt_value(block1), coap_opt_length(block1));
+    UploadAssembler::Block block;
+    const uint32_t szx = value & 0x07u;
+    block.offset = szx == 7 ? SIZE_MAX : size_t{value >> 4} << (szx + 4);
+    block.more = (value & 0x08u) != 0;
+    block.data = data;
+    block.length = length;
+    coap_opt_iterator_t it;
+    if (const coap_opt_t* size1 =
+            coap_check_option(request, COAP_OPTION_SIZE1, &it)) {
+      block.size1 =
+          coap_decode_var_bytes8(coap_opt_value(size1), coap_opt_length(size1));
+    }
+    const size_t limit = s.handler_.MaxUpdateBody();
+    const auto now = static_cast<int64_t>(posix::MonotonicMs());
+    const UploadAssembler::Step step =
+        s.impl_->uploads.Add(session, block, limit, now, body);
+    if (block.offset != 0 && step != UploadAssembler::Step::kContinue &&
+        step != UploadAssembler::Step::kComplete) {
+      s.impl_->budget.Debit(IdentityOf(session), now);
+    }
+    switch (step) {
+      case UploadAssembler::Step::kComplete:
+        return true;
+      case UploadAssembler::Step::kContinue:
+        answer.code = wire::kCoapContinue;
+        return false;
+      case UploadAssembler::Step::kTooLarge:
+        answer = ErrorResponse(Status::OutOfRange(),
+                               "body larger than the job's", 0, 0);
+        answer.size1 = static_cast<uint32_t>(limit);
+        return false;
+      case UploadAssembler::Step::kIncomplete:
+        answer =
+            ErrorResponse(Status::DataLoss(), "block out of sequence", 0, 0);
+        answer.code = wire::kCoapRequestEntityIncomplete;
+        return false;
+      case UploadAssembler::Step::kBusy:
+        answer = ErrorResponse(Status::Unavailable(),
+                               "too many uploads in progress", 0, 0);
+        return false;
+    }
+    return false;
+  }
+
+  static void PostUpdate(coap_resource_t* resource, coap_session_t* session,
+                         const coap_pdu_t* request, const coap_string_t* query,
+                         coap_pdu_t* response) {
+    CoapServer* s = ServerOf(session);
+    if (std::optional<Response> refused =
+            Refusal(session, request, Resource::kUpdate)) {
+      Send(resource, session, request, query, response, std::move(*refused));
+      return;
+    }
+    size_t length = 0;
+    const uint8_t* data = nullptr;
+    if (!coap_get_data(request, &length, &data)) {
+      length = 0;
+      data = nullptr;
+    }
+    std::optional<uint16_t> format;
+    coap_opt_iterator_t it;
+    if (coap_opt_t* opt =
+            coap_check_option(request, COAP_OPTION_CONTENT_FORMAT, &it)) {
+      format = static_cast<uint16_t>(
+          coap_decode_var_bytes(coap_opt_value(opt), coap_opt_length(opt)));
+    }
+    std::vector<uint8_t> body;
+    if (const coap_opt_t* block1 =
+            coap_check_option(request, COAP_OPTION_BLOCK1, &it);
+        block1 != nullptr && s->handler_.MaxUpdateBody() != 0) {
+      Response answer;
+      if (!AddBlock(*s, session, request, block1, data, length, answer, body)) {
+        Send(resource, session, request, query, response, std::move(answer));
+        return;
+      }
+      data = body.data();
+      length = body.size();
+    }
+    Send(resource, session, request, query, response,
+         s->handler_.Update(IdentityOf(session), format, data, length,
+                            CoapServer::NowMs()));
+    s->NotifyIfRoundChanged();
+  }
+
+  static void GetModel(coap_resource_t* resource, coap_session_t* session,
+                       const coap_pdu_t* request, const coap_string_t* query,
+                       coap_pdu_t* response) {
+    std::optional<Response> refused =
+        Refusal(session, request, Resource::kModel);
+    Send(resource, session, request, query, response,
+         refused ? std::move(*refused)
+                 : ServerOf(session)->handler_.Model(IdentityOf(session)));
+  }
+
+  static void GetStatus(coap_resource_t* resource, coap_session_t* session,
+                        const coap_pdu_t* request, const coap_string_t* query,
+                        coap_pdu_t* response) {
+    std::optional<Response> refused =
+        Refusal(session, request, Resource::kStatus);
+    Send(resource, session, request, query, response,
+         refused ? std::move(*refused)
+                 : ServerOf(session)->handler_.StatusOf(IdentityOf(session)));
+  }
+};
+
+coap_resource_t* AddResources(coap_context_t* context,
+                              const ServerOptions& options) {
+  struct ResourceSpec {
+    const char* path;
+    coap_request_t method;
+    coap_method_handler_t handler;
+  };
+  const ResourceSpec specs[] = {
+      {wire::kTaskPath, COAP_REQUEST_GET, &CoapResources::GetTask},
+      {wire::kUpdatePath, COAP_REQUEST_POST, &CoapResources::PostUpdate},
+      {wire::kModelPath, COAP_REQUEST_GET, &CoapResources::GetModel},
+      {wire::kStatusPath, COAP_REQUEST_GET, &CoapResources::GetStatus},
+  };
+  coap_resource_t* task_resource = nullptr;
+  for (const ResourceSpec& spec : specs) {
+    const bool task = spec.handler == &CoapResources::GetTask;
+    const int flags = task && options.non_confirmable_notifications
+                          ? COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS
+                          : 0;
+    coap_resource_t* r =
+        coap_resource_init(coap_make_str_const(spec.path), flags);
+    coap_register_handler(r, spec.method, spec.handler);
+    coap_add_resource(context, r);
+    if (task) {
+      coap_resource_set_get_observable(r, 1);
+      task_resource = r;
+    }
+  }
+  return task_resource;
+}
+
+}  // namespace edgeadmm::server

@@ -1,0 +1,76 @@
+// The state of a CoapServer that its libcoap callbacks share (private to
+// the server library): coap_server.cc runs the context and the DTLS side,
+// coap_resources.cc serves the four resources.
+#pragma once
+
+#include <coap3/coap.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "edgeadmm/posix/coap_batched_io.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/server/coap_server.h"
+#include "edgeadmm/server/dtls_session_janitor.h"
+#include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/server/request_budget.h"
+#include "edgeadmm/server/revocation_watch.h"
+#include "edgeadmm/server/upload_assembler.h"
+
+namespace edgeadmm::server {
+
+struct CoapServer::Impl {
+  coap_context_t* context = nullptr;
+  std::unique_ptr<posix::CoapBatchedIo> io;  // null: coap_io_process
+  coap_resource_t* task = nullptr;
+  registry::DeviceRegistry* registry = nullptr;
+  std::unique_ptr<registry::DeviceRegistry> registry_owner;
+  // The PSK handed to libcoap by the identity callback (it copies it).
+  std::vector<uint8_t> psk;
+  coap_bin_const_t psk_bin{0, nullptr};
+  // Handed out for an unknown, disabled or ill-formed identity, so that its
+  // handshake fails at Finished exactly like a wrong key (silence, no
+  // alert): the network cannot tell enrolled ids from others. Random per
+  // process, never stored, never any device's key.
+  std::vector<uint8_t> decoy_psk;
+  // Server DTLS sessions to drop (a stalled handshake, a client that
+  // started over), handled outside libcoap's I/O.
+  DtlsSessionJanitor janitor;
+  // Established sessions, cut when their device is revoked.
+  RevocationWatch revocations;
+  // Partial v1/update bodies (Block1), bounded by the job.
+  UploadAssembler uploads;
+  // Requests per identity (issue 32 item 7).
+  RequestBudget budget;
+  // The cookie exchange and per-source handshake limit in front of
+  // libcoap, on the endpoint socket (issue 14 item 1).
+  std::optional<HandshakeAdmission> admission;
+  int endpoint_fd = -1;
+  Impl(store::Database& db, const ServerOptions& options)
+      : janitor(static_cast<int64_t>(options.handshake_timeout_ms)),
+        revocations(db),
+        budget(options.request_budget) {}
+};
+
+// Adds v1/task, v1/update, v1/model and v1/status to `context`
+// (coap_resources.cc); returns the task resource, the observable one.
+coap_resource_t* AddResources(coap_context_t* context,
+                              const ServerOptions& options);
+
+// The server a libcoap session belongs to (the context's app data).
+inline CoapServer* ServerOf(coap_session_t* session) {
+  return static_cast<CoapServer*>(
+      coap_get_app_data(coap_session_get_context(session)));
+}
+
+// The DTLS PSK identity of `session`; empty before the handshake.
+inline std::string_view IdentityOf(coap_session_t* session) {
+  const coap_bin_const_t* id = coap_session_get_psk_identity(session);
+  if (id == nullptr || id->length == 0) return {};
+  return std::string_view(reinterpret_cast<const char*>(id->s), id->length);
+}
+
+}  // namespace edgeadmm::server
