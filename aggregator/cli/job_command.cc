@@ -75,8 +75,7 @@ host::Error RunCreate(const JobOptions& o, JobFile file) {
       "`edgeadmm job start %s`\n",
       config.name.c_str(), static_cast<long long>(id),
       static_cast<long long>(job.n), config.name.c_str());
-  if (config.policy == privacy::Policy::kParticipation && config.sigma > 0 &&
-      config.m_min <= config.max_colluders) {
+  if (config.sigma > 0 && config.rounds_may_be_colluders_only()) {
     // docs/privacy.md, "Colluding devices": a round of m_k <= t uploads
     // hides a device behind its own noise alone.
     std::printf(

@@ -345,8 +345,7 @@ host::Error ValidateJobConfig(const JobConfig& c) {
   if (c.max_colluders < 0) {
     return host::Error::InvalidArgument("privacy.max_colluders: must be >= 0");
   }
-  if (c.policy == privacy::Policy::kParticipation && c.noise_planned() &&
-      c.m_min <= c.max_colluders) {
+  if (c.noise_planned() && c.rounds_may_be_colluders_only()) {
     // docs/privacy.md, "Colluding devices": σ is planned for the noise of
     // the m_min − t uploads the colluders do not know. (With a given σ, a
     // round of m_k ≤ t uploads is charged the device's own noise alone.)

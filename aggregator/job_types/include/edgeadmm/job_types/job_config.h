@@ -179,6 +179,13 @@ struct JobConfig {
   int64_t early_stop_rounds = 0;
 
   bool noise_planned() const { return target_epsilon > 0; }
+  // Under participation, a round of m_k <= max_colluders accepted uploads
+  // hides a device behind its own noise alone (docs/privacy.md, "Colluding
+  // devices"); true when m_min allows such rounds.
+  bool rounds_may_be_colluders_only() const {
+    return policy == privacy::Policy::kParticipation &&
+           m_min <= max_colluders;
+  }
   // Validation on operator data may select among the released models.
   bool selects_on_validation() const {
     return !validation_data.empty() &&
