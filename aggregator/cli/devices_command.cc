@@ -38,7 +38,7 @@ struct DevicesOptions {
   std::vector<std::string> ids;
   std::string psk_file;
   std::string psk_dir;
-  size_t count = 0;
+  int64_t count = 0;  // --count; 0: not given
   std::string prefix = "dev-";
   bool print_keys = false;
   double lifetime_epsilon = 0;
@@ -47,6 +47,8 @@ struct DevicesOptions {
 };
 
 constexpr const char* kCommand = "edgeadmm devices";
+// `add --count` enrolls at most this many devices at once.
+constexpr int64_t kMaxCount = 1'000'000;
 
 host::ErrorOr<store::Database> OpenDatabase(const std::string& path) {
   return Checked(store::Database::Open(path), "cannot open database " + path);
@@ -92,13 +94,17 @@ host::Error CheckKeyDestination(const DevicesOptions& o) {
 // with the index zero-padded to at least 5 digits (dev-00000, ...).
 // INVALID_ARGUMENT for options `add` cannot take (a usage error).
 host::ErrorOr<std::vector<std::string>> IdsToAdd(const DevicesOptions& o) {
+  if (o.count < 0 || o.count > kMaxCount) {
+    return host::Error::InvalidArgument("--count must be in [1, " +
+                                        std::to_string(kMaxCount) + "]");
+  }
   if (o.count > 0 && !o.ids.empty()) {
     return host::Error::InvalidArgument("give ids or --count, not both");
   }
   if (o.count == 0 && o.ids.empty()) {
     return host::Error::InvalidArgument("give at least one id or --count");
   }
-  const size_t n = o.count == 0 ? o.ids.size() : o.count;
+  const size_t n = o.count == 0 ? o.ids.size() : static_cast<size_t>(o.count);
   if (!o.psk_file.empty() && (n != 1 || !o.psk_dir.empty())) {
     return host::Error::InvalidArgument(
         "--psk-file takes one id; use --psk-dir for many");
@@ -108,8 +114,8 @@ host::ErrorOr<std::vector<std::string>> IdsToAdd(const DevicesOptions& o) {
   const int digits = std::max<int>(
       5, static_cast<int>(std::to_string(o.count - 1).size()));
   std::vector<std::string> ids;
-  ids.reserve(o.count);
-  for (size_t i = 0; i < o.count; ++i) {
+  ids.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
     std::string index = std::to_string(i);
     ids.push_back(o.prefix + std::string(digits - index.size(), '0') + index);
   }
@@ -296,6 +302,38 @@ host::Error RunChange(
   return host::Error::Ok();
 }
 
+// devices lifetime ID --epsilon E [--delta D] | --none.
+void AddLifetimeCommand(CLI::App& devices,
+                        const std::shared_ptr<DevicesOptions>& options) {
+  CLI::App* lifetime = devices.add_subcommand(
+      "lifetime",
+      "Set a device's privacy budget across all its jobs (or --none)");
+  lifetime->add_option("id", options->id, "Device id")->required();
+  auto* epsilon =
+      lifetime->add_option("--epsilon", options->lifetime_epsilon,
+                           "Lifetime epsilon of the device's local ledgers");
+  lifetime
+      ->add_option("--delta", options->lifetime_delta,
+                   "Delta of the lifetime budget")
+      ->capture_default_str();
+  lifetime->add_flag("--none", options->no_lifetime,
+                     "Remove the lifetime budget");
+  lifetime->callback([options, epsilon] {
+    const DevicesOptions& o = *options;
+    const bool given = epsilon->count() != 0;
+    if (o.no_lifetime == given) {
+      Exit("edgeadmm devices lifetime", "give --epsilon E or --none", 2);
+    }
+    if (given &&
+        !(o.lifetime_epsilon > 0 && std::isfinite(o.lifetime_epsilon) &&
+          o.lifetime_delta > 0 && o.lifetime_delta < 1)) {
+      Exit("edgeadmm devices lifetime",
+           "--epsilon must be finite and > 0, --delta in (0, 1)", 2);
+    }
+    ExitOnError(kCommand, RunLifetime(o));
+  });
+}
+
 void AddDevicesCommands(CLI::App& app) {
   auto options = std::make_shared<DevicesOptions>();
   CLI::App* devices = app.add_subcommand("devices", "Device registry and PSKs");
@@ -311,7 +349,7 @@ void AddDevicesCommands(CLI::App& app) {
                   "Device ids (= DTLS PSK identities); many are enrolled in "
                   "one transaction");
   add->add_option("--count", options->count,
-                  "Enroll N devices <prefix>00000 .. (instead of ids)");
+                  "Enroll N <= 1000000 devices <prefix>00000 .. (no ids)");
   add->add_option("--prefix", options->prefix, "Id prefix for --count")
       ->capture_default_str();
   add->add_option("--psk-file", options->psk_file,
@@ -349,33 +387,7 @@ void AddDevicesCommands(CLI::App& app) {
     ExitOnError(kCommand, RunRotateKey(*options));
   });
 
-  CLI::App* lifetime = devices->add_subcommand(
-      "lifetime",
-      "Set a device's privacy budget across all its jobs (or --none)");
-  lifetime->add_option("id", options->id, "Device id")->required();
-  auto* epsilon =
-      lifetime->add_option("--epsilon", options->lifetime_epsilon,
-                           "Lifetime epsilon of the device's local ledgers");
-  lifetime
-      ->add_option("--delta", options->lifetime_delta,
-                   "Delta of the lifetime budget")
-      ->capture_default_str();
-  lifetime->add_flag("--none", options->no_lifetime,
-                     "Remove the lifetime budget");
-  lifetime->callback([options, epsilon] {
-    const DevicesOptions& o = *options;
-    const bool given = epsilon->count() != 0;
-    if (o.no_lifetime == given) {
-      Exit("edgeadmm devices lifetime", "give --epsilon E or --none", 2);
-    }
-    if (given &&
-        !(o.lifetime_epsilon > 0 && std::isfinite(o.lifetime_epsilon) &&
-          o.lifetime_delta > 0 && o.lifetime_delta < 1)) {
-      Exit("edgeadmm devices lifetime",
-           "--epsilon must be finite and > 0, --delta in (0, 1)", 2);
-    }
-    ExitOnError(kCommand, RunLifetime(o));
-  });
+  AddLifetimeCommand(*devices, options);
 
   struct Change {
     const char* name;

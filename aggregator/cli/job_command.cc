@@ -18,6 +18,7 @@
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/rounds/noise_planner.h"
 #include "edgeadmm/store/database.h"
+#include "owner_only_output.h"
 
 namespace edgeadmm::cli {
 namespace {
@@ -52,6 +53,9 @@ host::ErrorOr<JobFile> ReadJobFile(const std::string& path) {
   if (!parsed.ok()) {
     return host::Error(parsed.error().code(),
                        path + ": " + parsed.error().message());
+  }
+  if (!jobs::IsValidJobName(parsed->name)) {
+    return host::Error::InvalidArgument(path + ": " + jobs::kJobNameRule);
   }
   return JobFile{text.str(), std::move(parsed).value()};
 }
@@ -332,10 +336,7 @@ host::Error RunExport(const JobOptions& o, jobs::ModelChoice choice) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
     return host::Error::Ok();
   }
-  std::ofstream out(o.output, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return host::Error::Unavailable("cannot write " + o.output);
-  return host::Error::Ok();
+  return WriteOwnerOnlyFile(o.output, bytes);
 }
 
 void AddJobCommands(CLI::App& app) {
@@ -392,7 +393,9 @@ void AddJobCommands(CLI::App& app) {
   exp->add_option("--round", o->round,
                   "last | best (validated on gateway data) | N (round id); "
                   "default: the job's [validation] release");
-  exp->add_option("--output,-o", o->output, "Output file (default stdout)");
+  exp->add_option("--output,-o", o->output,
+                  "Output file (default stdout), written 0600 to a temporary "
+                  "file renamed over it (a symlink there is replaced)");
   exp->callback([o] {
     if (!KnownExportFormat(o->format)) {
       Exit(kCommand, "unknown format " + o->format, 2);

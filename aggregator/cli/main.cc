@@ -7,6 +7,13 @@ int main(int argc, char** argv) {
   CLI::App app{"EdgeADMM admin CLI: private federated ADMM on constrained devices"};
   app.require_subcommand(1);
   edgeadmm::cli::AddRegisteredCommands(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command's own exit (command_error.h)
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a value CLI11 cannot read is a usage error: 2.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   return 0;
 }

@@ -31,18 +31,14 @@ SOURCE_ENDINGS = (".cc", ".c", ".h", ".py")
 # path -> lines, and (path, function) -> lines, as they stood when the check
 # came in (issue 30: "Sizes back in hand").
 KNOWN_DEBT = {
-    "sdk/src/client/device_client.cc": 791,
     "aggregator/rounds/src/round_engine.cc": 648,
     "tools/python/edgeadmm_stack.py": 619,
     "aggregator/algorithms/src/admm_sharing.cc": 608,
     ("tools/fleet/src/daemon_fleet.cc", "RunDaemonFleet"): 277,
     ("tools/fleet/src/fleet_simulator.cc", "RunFleet"): 220,
     ("tools/fleet/connect_command.cc", "AddConnectCommand"): 172,
-    ("aggregator/server/src/coap_server.cc", "CoapServer::Create"): 129,
-    ("aggregator/jobs/src/job_config.cc", "ValidateJobConfig"): 129,
     ("platform/baremetal/src/format.cc", "FormatV"): 123,
     ("aggregator/algorithms/src/admm_sharing.cc", "ValidateAdmmSharing"): 115,
-    ("aggregator/cli/devices_command.cc", "AddDevicesCommands"): 103,
     ("tools/python/demo_job.py", "main"): 138,
 }
 

@@ -5,6 +5,7 @@
 //
 // Exit codes: 0 after a clean shutdown, 1 on a startup or store error,
 // 2 on bad usage or configuration.
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +31,17 @@ int Usage() {
   return 2;
 }
 
+// The whole of `text` as a port in [0, 65535] (0: any free port), or -1.
+long ParsePort(const char* text) {
+  const char* end = text + std::strlen(text);
+  long port = -1;
+  const auto [rest, error] = std::from_chars(text, end, port);
+  if (error != std::errc() || rest != end || port < 0 || port > 65535) {
+    return -1;
+  }
+  return port;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,8 +56,8 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--db") == 0 && has_value) {
       db_override = argv[++i];
     } else if (std::strcmp(argv[i], "--port") == 0 && has_value) {
-      port_override = std::strtol(argv[++i], nullptr, 10);
-      if (port_override < 0 || port_override > 65535) return Usage();
+      port_override = ParsePort(argv[++i]);
+      if (port_override < 0) return Usage();
     } else {
       return Usage();
     }

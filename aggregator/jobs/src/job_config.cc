@@ -273,7 +273,17 @@ const char* ValidationHolderName(ValidationHolder h) {
   return NameOf(kHolders, h);
 }
 
-host::Error ValidateJobConfig(const JobConfig& c) {
+bool IsValidJobName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+             std::string_view::npos;
+}
+
+namespace {
+
+// [job] and [step]: what the model and the local step are.
+host::Error ValidateModelAndStep(const JobConfig& c) {
   if (c.name.empty() || c.name.size() > 64) {
     return host::Error::InvalidArgument("job.name: must be 1..64 characters");
   }
@@ -304,6 +314,11 @@ host::Error ValidateJobConfig(const JobConfig& c) {
   if (!(c.rho > 0)) {
     return host::Error::InvalidArgument("step.rho: must be > 0");
   }
+  return host::Error::Ok();
+}
+
+// The numbers of [privacy]: clip, noise, delta, budgets.
+host::Error ValidatePrivacyNumbers(const JobConfig& c) {
   if (!(c.clip > 0)) {
     return host::Error::InvalidArgument("privacy.clip: must be > 0");
   }
@@ -318,6 +333,11 @@ host::Error ValidateJobConfig(const JobConfig& c) {
     return host::Error::InvalidArgument(
         "privacy: central_budget and device_budget must be > 0");
   }
+  return host::Error::Ok();
+}
+
+// [sampling]: who is asked each round, and for how long.
+host::Error ValidateSampling(const JobConfig& c) {
   if (c.sampling == SamplingScheme::kPoisson && !(c.q > 0 && c.q <= 1)) {
     return host::Error::InvalidArgument(
         "sampling.q: must be in (0, 1] for poisson");
@@ -336,6 +356,11 @@ host::Error ValidateJobConfig(const JobConfig& c) {
     return host::Error::InvalidArgument(
         "sampling.deadline_seconds: must be > 0");
   }
+  return host::Error::Ok();
+}
+
+// The privacy policy against the rest of the job (docs/privacy.md).
+host::Error ValidatePolicy(const JobConfig& c) {
   if (c.policy == privacy::Policy::kLocalDp) {
     return host::Error::InvalidArgument(
         "privacy.policy: local-dp is each device's own ledger, "
@@ -366,6 +391,16 @@ host::Error ValidateJobConfig(const JobConfig& c) {
         "kept out of u_i); use policy participation-own-noise to "
         "keep noise in the state");
   }
+  return host::Error::Ok();
+}
+
+}  // namespace
+
+host::Error ValidateJobConfig(const JobConfig& c) {
+  EDGEADMM_HOST_TRY(ValidateModelAndStep(c));
+  EDGEADMM_HOST_TRY(ValidatePrivacyNumbers(c));
+  EDGEADMM_HOST_TRY(ValidateSampling(c));
+  EDGEADMM_HOST_TRY(ValidatePolicy(c));
   if (c.validation_format == DataFormat::kAdultCsv &&
       c.dimension != static_cast<int64_t>(kAdultFeatures)) {
     return host::Error::InvalidArgument(

@@ -50,6 +50,7 @@ const char* JobStateName(JobState s) {
 
 Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
                           std::string_view config_text) {
+  if (!IsValidJobName(config.name)) return Status::InvalidArgument();
   if (config.sigma < 0) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(db));
   EDGEADMM_TRY_ASSIGN(

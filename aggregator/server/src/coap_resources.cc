@@ -172,20 +172,8 @@ struct CoapResources {
                        const coap_pdu_t* request, const coap_opt_t* block1,
                        const uint8_t* data, size_t length, Response& answer,
                        std::vector<uint8_t>& body) {
-    const uint32_t value =
-        coap_decode_var_bytes(coap_opt_value(block1), coap_opt_length(block1));
-    UploadAssembler::Block block;
-    const uint32_t szx = value & 0x07u;
-    block.offset = szx == 7 ? SIZE_MAX : size_t{value >> 4} << (szx + 4);
-    block.more = (value & 0x08u) != 0;
-    block.data = data;
-    block.length = length;
-    coap_opt_iterator_t it;
-    if (const coap_opt_t* size1 =
-            coap_check_option(request, COAP_OPTION_SIZE1, &it)) {
-      block.size1 =
-          coap_decode_var_bytes8(coap_opt_value(size1), coap_opt_length(size1));
-    }
+    const UploadAssembler::Block block =
+        UploadAssembler::Read(request, block1, data, length);
     const size_t limit = s.handler_.MaxUpdateBody();
     const auto now = static_cast<int64_t>(posix::MonotonicMs());
     const UploadAssembler::Step step =
@@ -213,6 +201,15 @@ struct CoapResources {
       case UploadAssembler::Step::kBusy:
         answer = ErrorResponse(Status::Unavailable(),
                                "too many uploads in progress", 0, 0);
+        return false;
+      case UploadAssembler::Step::kBadOption:
+        answer =
+            ErrorResponse(Status::InvalidArgument(), "Block1 repeated", 0, 0);
+        answer.code = wire::kCoapBadOption;
+        return false;
+      case UploadAssembler::Step::kBadBlock:
+        answer = ErrorResponse(Status::InvalidArgument(),
+                               "payload larger than its block", 0, 0);
         return false;
     }
     return false;

@@ -229,6 +229,39 @@ struct CoapCallbacks {
   }
 };
 
+namespace {
+
+// `text` (an IPv6 or IPv4 literal) and `port` as a libcoap address; false
+// if `text` is neither.
+bool ParseListenAddress(const std::string& text, uint16_t port,
+                        coap_address_t& address) {
+  coap_address_init(&address);
+  if (inet_pton(AF_INET6, text.c_str(), &address.addr.sin6.sin6_addr) == 1) {
+    address.addr.sin6.sin6_family = AF_INET6;
+    address.size = sizeof(address.addr.sin6);
+  } else if (inet_pton(AF_INET, text.c_str(), &address.addr.sin.sin_addr) ==
+             1) {
+    address.addr.sin.sin_family = AF_INET;
+    address.size = sizeof(address.addr.sin);
+  } else {
+    return false;
+  }
+  coap_address_set_port(&address, port);
+  return true;
+}
+
+// The port `endpoint` is bound to (`asked` unless it was 0).
+uint16_t BoundPort(coap_endpoint_t* endpoint, uint16_t asked) {
+  if (const char* text = coap_endpoint_str(endpoint)) {
+    // "[::]:5684" or "0.0.0.0:5684": the bound port follows the last ':'.
+    const char* colon = std::strrchr(text, ':');
+    if (colon != nullptr) return static_cast<uint16_t>(std::atoi(colon + 1));
+  }
+  return asked;
+}
+
+}  // namespace
+
 int64_t CoapServer::NowMs() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -265,21 +298,11 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       registry::FillSecureRandom(impl.decoy_psk.data(), impl.decoy_psk.size()));
 
   coap_address_t address;
-  coap_address_init(&address);
-  if (inet_pton(AF_INET6, options.address.c_str(),
-                &address.addr.sin6.sin6_addr) == 1) {
-    address.addr.sin6.sin6_family = AF_INET6;
-    address.size = sizeof(address.addr.sin6);
-  } else if (inet_pton(AF_INET, options.address.c_str(),
-                       &address.addr.sin.sin_addr) == 1) {
-    address.addr.sin.sin_family = AF_INET;
-    address.size = sizeof(address.addr.sin);
-  } else {
+  if (!ParseListenAddress(options.address, options.port, address)) {
     EDGEADMM_LOG_ERROR("server: bad listen address %s",
                        options.address.c_str());
     return Status::InvalidArgument();
   }
-  coap_address_set_port(&address, options.port);
 
   impl.context = coap_new_context(nullptr);
   if (impl.context == nullptr) return Status::Unavailable();
@@ -317,14 +340,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
                        options.address.c_str(), options.port);
     return Status::Unavailable();
   }
-  server->port_ = options.port;
-  if (const char* text = coap_endpoint_str(endpoint)) {
-    // "[::]:5684" or "0.0.0.0:5684": the bound port follows the last ':'.
-    const char* colon = std::strrchr(text, ':');
-    if (colon != nullptr) {
-      server->port_ = static_cast<uint16_t>(std::atoi(colon + 1));
-    }
-  }
+  server->port_ = BoundPort(endpoint, options.port);
 
   HandshakeAdmissionOptions admission_options = options.admission;
   admission_options.max_pending = static_cast<int>(options.max_handshakes);

@@ -18,16 +18,29 @@ Status Fail(const char* what, const std::string& path) {
   return Status::Unavailable();
 }
 
-// Clears group and others' bits of the open file `fd` if any is set.
+// Refuses the open file `fd` unless OwnedBy us, then clears its group and
+// others' bits if any is set.
 Status TightenFd(int fd, const std::string& path) {
   struct stat st {};
   if (fstat(fd, &st) != 0) return Fail("stat", path);
+  if (!OwnedBy(st, geteuid())) {
+    EDGEADMM_LOG_ERROR(
+        "store: refusing %s: owned by uid %u (not uid %u) or not a regular "
+        "file; its owner could read the keys",
+        path.c_str(), static_cast<unsigned>(st.st_uid),
+        static_cast<unsigned>(geteuid()));
+    return Status::PermissionDenied();
+  }
   if ((st.st_mode & 077) == 0) return Status::Ok();
   if (fchmod(fd, st.st_mode & 0700) != 0) return Fail("chmod", path);
   return Status::Ok();
 }
 
 }  // namespace
+
+bool OwnedBy(const struct stat& st, uid_t euid) {
+  return S_ISREG(st.st_mode) && st.st_uid == euid;
+}
 
 Status PrepareOwnerOnlyDatabase(const std::string& path) {
   const size_t slash = path.rfind('/');

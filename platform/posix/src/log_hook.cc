@@ -1,4 +1,6 @@
 // POSIX log hook: one line per call on stderr, prefixed with the level.
+// Control characters in the text (a newline in a stored name, say) become
+// '?', so no value a line carries can start a forged line.
 #include <cstdarg>
 #include <cstdio>
 
@@ -12,5 +14,9 @@ extern "C" void edgeadmm_log(int level, const char* format, ...) {
   va_start(args, format);
   std::vsnprintf(line, sizeof(line), format, args);
   va_end(args);
+  for (char* c = line; *c != '\0'; ++c) {
+    const unsigned char u = static_cast<unsigned char>(*c);
+    if (u < 0x20 || u == 0x7f) *c = '?';
+  }
   std::fprintf(stderr, "[%s] %s\n", name, line);
 }

@@ -13,7 +13,9 @@
 //     takes the place of the busiest source's oldest handshake;
 //   - half-open handshakes with max_sessions set (item 5): libcoap's
 //     idle-session cap evicted an established device session for them; now
-//     they wait for room and the device's session stays.
+//     they wait for room and the device's session stays;
+//   - (issue 32 item 9) with max_handshakes = 4, 6 such handshakes from 6
+//     sources: 4 start (libcoap alone admitted the cap + 1).
 // Prints the figures docs/security.md quotes.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -80,6 +82,42 @@ std::vector<uint8_t> Receive(int fd, int timeout_ms) {
     std::this_thread::yield();
   } while (posix::MonotonicMs() - start < static_cast<uint64_t>(timeout_ms));
   return {};
+}
+
+// `attempts` sockets on `source` each complete the cookie exchange and send
+// the ClientHello with the cookie, going no further; returns how many got a
+// ServerHello (a handshake started) within 1 s. `next_source`: each socket
+// on the next address instead.
+int StartHandshakes(unsigned port, uint32_t source, int attempts,
+                    bool next_source = false) {
+  std::vector<int> sockets;
+  std::vector<std::vector<uint8_t>> cookies;
+  for (int i = 0; i < attempts; ++i) {
+    const int fd =
+        SocketFrom(source + (next_source ? static_cast<uint32_t>(i) : 0));
+    EXPECT_GE(fd, 0);
+    if (fd < 0) break;
+    sockets.push_back(fd);
+    EXPECT_TRUE(SendTo(fd, port, ClientHello({}, 0, 0)));
+    cookies.push_back(CookieOf(Receive(fd, 1000)));
+    EXPECT_FALSE(cookies.back().empty()) << "attempt " << i;
+  }
+  const uint64_t start = posix::MonotonicMs();
+  for (size_t i = 0; i < sockets.size(); ++i) {
+    EXPECT_TRUE(SendTo(sockets[i], port, ClientHello(cookies[i], 1, 1)));
+  }
+  int server_hellos = 0;
+  for (int fd : sockets) {
+    const uint64_t spent = posix::MonotonicMs() - start;
+    const std::vector<uint8_t> answer =
+        Receive(fd, spent >= 1000 ? 0 : static_cast<int>(1000 - spent));
+    // A ServerHello (handshake type 2) starts the handshake.
+    if (answer.size() > 13 && answer[0] == 22 && answer[13] == 2) {
+      ++server_hellos;
+    }
+    close(fd);
+  }
+  return server_hellos;
 }
 
 class DaemonFloodTest : public ::testing::Test {
@@ -221,33 +259,9 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
   // exchange and none going further: 32 start, the rest are dropped until
   // some end (the janitor drops a stalled one after 5 s).
   constexpr int kAttempts = 48;
-  std::vector<int> sockets;
-  std::vector<std::vector<uint8_t>> cookies;
-  for (int i = 0; i < kAttempts; ++i) {
-    const int fd = SocketFrom(0x7F020001u);
-    ASSERT_GE(fd, 0);
-    sockets.push_back(fd);
-    ASSERT_TRUE(SendTo(fd, daemon_->port(), ClientHello({}, 0, 0)));
-    cookies.push_back(CookieOf(Receive(fd, 1000)));
-    ASSERT_FALSE(cookies.back().empty()) << "attempt " << i;
-  }
-  const uint64_t start = posix::MonotonicMs();
   const long rss_before = testing::ProcStatusKb(daemon_->pid(), "VmRSS");
-  for (int i = 0; i < kAttempts; ++i) {
-    ASSERT_TRUE(
-        SendTo(sockets[i], daemon_->port(), ClientHello(cookies[i], 1, 1)));
-  }
-  int server_hellos = 0;
-  for (int fd : sockets) {
-    const uint64_t spent = posix::MonotonicMs() - start;
-    const std::vector<uint8_t> answer =
-        Receive(fd, spent >= 1000 ? 0 : static_cast<int>(1000 - spent));
-    // A ServerHello (handshake type 2) starts the handshake.
-    if (answer.size() > 13 && answer[0] == 22 && answer[13] == 2) {
-      ++server_hellos;
-    }
-    close(fd);
-  }
+  const int server_hellos =
+      StartHandshakes(daemon_->port(), 0x7F020001u, kAttempts);
   const long rss_after = testing::ProcStatusKb(daemon_->pid(), "VmRSS");
   std::printf(
       "one source: %d cookie exchanges, %d handshakes started; daemon RSS "
@@ -339,6 +353,16 @@ TEST_F(DaemonMaxSessionsTest, HalfOpenHandshakesDoNotEvictADevice) {
               cookies, after.code == first ? "answered" : "no answer");
   EXPECT_EQ(cookies, 12);
   EXPECT_EQ(after.code, first);
+}
+
+TEST(DaemonHandshakeCapTest, MaxHandshakesIsTheCapNotOneAbove) {
+  testing::TempDatabase t;
+  testing::DaemonProcess daemon(
+      EDGEADMM_DAEMON_PATH,
+      testing::DaemonArgs(t.dir(), t.path(), "max_handshakes = 4\n"));
+  ASSERT_TRUE(daemon.started());
+  // 6 sources (127.3.0.1 ..), one stalled handshake each.
+  EXPECT_EQ(StartHandshakes(daemon.port(), 0x7F030001u, 6, true), 4);
 }
 
 }  // namespace

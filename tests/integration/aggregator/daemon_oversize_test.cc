@@ -6,7 +6,11 @@
 //     alone allocated the declared size: 14 MB -> 4.2 GB);
 //   - a 20 MB body without Size1: 4.13 at the first block that ends past
 //     the bound, not after reassembling it;
-//   - blocks out of sequence: 4.08; nothing stored in any case.
+//   - blocks out of sequence: 4.08;
+//   - (issue 32 item 9) a request with two Block1 options: 4.02 Bad Option
+//     (RFC 7252 section 5.4.5; before, the first was used); a block whose
+//     payload is larger than its size 2^(SZX+4): 4.00 (before, 2.31);
+// nothing stored in any case.
 #include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <gtest/gtest.h>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "daemon_process.h"
+#include "raw_coap_session.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -30,98 +35,65 @@ namespace {
 
 constexpr uint32_t kSzx1024 = 6;
 
-// The daemon's answer to one block.
-struct Answer {
-  int code = -1;  // -1: none within 5 s
-  uint64_t size1 = 0;
-};
+using Answer = testing::RawAnswer;
 
-// A device's DTLS session driven through libcoap directly, so that its
-// Block1 options can say anything.
+// POST v1/update blocks of a device's DTLS session, whose Block1 options
+// can say anything.
 class RawClient {
  public:
   RawClient(unsigned port, const char* identity,
-            const std::vector<uint8_t>& key) {
-    context_ = coap_new_context(nullptr);
-    coap_register_response_handler(context_, &OnResponse);
-    coap_address_t server;
-    coap_address_init(&server);
-    server.addr.sin.sin_family = AF_INET;
-    server.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    server.size = sizeof(server.addr.sin);
-    coap_address_set_port(&server, static_cast<uint16_t>(port));
-    coap_dtls_cpsk_t setup{};
-    setup.version = COAP_DTLS_CPSK_SETUP_VERSION;
-    setup.psk_info.identity = {std::strlen(identity),
-                               reinterpret_cast<const uint8_t*>(identity)};
-    setup.psk_info.key = {key.size(), key.data()};
-    session_ = coap_new_client_session_psk2(context_, nullptr, &server,
-                                            COAP_PROTO_DTLS, &setup);
-  }
-  ~RawClient() {
-    if (session_ != nullptr) coap_session_release(session_);
-    coap_free_context(context_);
-  }
-  bool ok() const { return session_ != nullptr; }
+            const std::vector<uint8_t>& key)
+      : session_(port, identity, key) {}
+  bool ok() const { return session_.ok(); }
 
-  // POST v1/update, Block1 (num, more, 1024-byte blocks), Size1 if not 0,
-  // `length` bytes of payload.
-  Answer Post(uint32_t num, bool more, uint64_t size1, size_t length) {
-    coap_pdu_t* pdu =
-        coap_new_pdu(COAP_MESSAGE_CON, COAP_REQUEST_CODE_POST, session_);
-    uint8_t token[8];
-    size_t token_size = 0;
-    coap_session_new_token(session_, &token_size, token);
-    coap_add_token(pdu, token_size, token);
-    coap_add_option(pdu, COAP_OPTION_URI_PATH, 2,
-                    reinterpret_cast<const uint8_t*>("v1"));
-    coap_add_option(pdu, COAP_OPTION_URI_PATH, 6,
-                    reinterpret_cast<const uint8_t*>("update"));
-    uint8_t buffer[8];
-    coap_add_option(
-        pdu, COAP_OPTION_CONTENT_FORMAT,
-        coap_encode_var_safe(buffer, sizeof(buffer), wire::kUpdateFormat),
-        buffer);
-    coap_add_option(
-        pdu, COAP_OPTION_BLOCK1,
-        coap_encode_var_safe(buffer, sizeof(buffer),
-                             (num << 4) | (more ? 8u : 0u) | kSzx1024),
-        buffer);
+  // POST v1/update, Block1 (num, more, 1024-byte blocks) `block1s` times,
+  // Size1 if not 0, `length` bytes of payload.
+  Answer Post(uint32_t num, bool more, uint64_t size1, size_t length,
+              int block1s = 1) {
+    if (block1s > 1) {
+      return session_.RequestBytes(RepeatedBlock1(num, more, length, block1s));
+    }
+    std::vector<testing::RawOption> options = {
+        testing::UintOption(COAP_OPTION_CONTENT_FORMAT, wire::kUpdateFormat),
+        testing::UintOption(COAP_OPTION_BLOCK1, Block1Value(num, more))};
     if (size1 != 0) {
-      coap_add_option(pdu, COAP_OPTION_SIZE1,
-                      coap_encode_var_safe8(buffer, sizeof(buffer), size1),
-                      buffer);
+      options.push_back(testing::UintOption(COAP_OPTION_SIZE1,
+                                            static_cast<uint32_t>(size1)));
     }
-    std::vector<uint8_t> payload(length, 0x5a);
-    coap_add_data(pdu, payload.size(), payload.data());
-    answer_ = Answer{};
-    answered_ = false;
-    if (coap_send(session_, pdu) == COAP_INVALID_MID) return answer_;
-    const uint64_t start = posix::MonotonicMs();
-    while (!answered_ && posix::MonotonicMs() - start < 5000) {
-      coap_io_process(context_, 50);
-    }
-    return answer_;
+    return session_.Request(COAP_REQUEST_CODE_POST, wire::kUpdatePath, options,
+                            std::vector<uint8_t>(length, 0x5a));
   }
 
  private:
-  static coap_response_t OnResponse(coap_session_t*, const coap_pdu_t*,
-                                    const coap_pdu_t* received,
-                                    const coap_mid_t) {
-    answer_.code = coap_pdu_get_code(received);
-    coap_opt_iterator_t it;
-    if (const coap_opt_t* o =
-            coap_check_option(received, COAP_OPTION_SIZE1, &it)) {
-      answer_.size1 =
-          coap_decode_var_bytes8(coap_opt_value(o), coap_opt_length(o));
-    }
-    answered_ = true;
-    return COAP_RESPONSE_OK;
+  static uint32_t Block1Value(uint32_t num, bool more) {
+    return (num << 4) | (more ? 8u : 0u) | kSzx1024;
   }
-  static inline Answer answer_;
-  static inline bool answered_ = false;
-  coap_context_t* context_ = nullptr;
-  coap_session_t* session_ = nullptr;
+
+  // The request of Post with Block1 `block1s` times (num < 4096), written
+  // byte by byte: libcoap's coap_add_option drops a repeated Block1.
+  std::vector<uint8_t> RepeatedBlock1(uint32_t num, bool more, size_t length,
+                                      int block1s) {
+    const uint16_t mid = session_.NewMessageId();
+    std::string m = {0x40, static_cast<char>(COAP_REQUEST_CODE_POST),
+                     static_cast<char>(mid >> 8),
+                     static_cast<char>(mid & 0xff)};
+    // Uri-Path (11) "v1" and "update"; Content-Format (12), 2 bytes.
+    m += "\xb2v1\x06update\x12";
+    m += static_cast<char>(wire::kUpdateFormat >> 8);
+    m += static_cast<char>(wire::kUpdateFormat & 0xff);
+    const uint32_t value = Block1Value(num, more);
+    for (int i = 0; i < block1s; ++i) {
+      // Block1 (27): delta 15 (13 + 2), then 0; a 2-byte value.
+      m += i == 0 ? std::string("\xd2\x02", 2) : std::string("\x02", 1);
+      m += static_cast<char>(value >> 8);
+      m += static_cast<char>(value & 0xff);
+    }
+    m += '\xff';
+    m.append(length, '\x5a');
+    return std::vector<uint8_t>(m.begin(), m.end());
+  }
+
+  testing::RawCoapSession session_;
 };
 
 class DaemonOversizeTest : public ::testing::Test {
@@ -197,6 +169,22 @@ TEST_F(DaemonOversizeTest, BlocksOutOfSequenceAreRefused) {
   EXPECT_EQ(client_->Post(0, true, 0, 64).code, wire::kCoapContinue);
   EXPECT_EQ(client_->Post(2, false, 0, 64).code,
             wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(Uploads(), 0);
+}
+
+TEST_F(DaemonOversizeTest, ARepeatedBlock1OptionIsABadOption) {
+  EXPECT_EQ(client_->Post(0, true, 0, 1024, 2).code, wire::kCoapBadOption);
+  EXPECT_EQ(client_->Post(0, false, 0, 64, 3).code, wire::kCoapBadOption);
+  // The session goes on: one Block1 is served.
+  EXPECT_EQ(client_->Post(0, true, 0, 1024).code, wire::kCoapContinue);
+  EXPECT_EQ(Uploads(), 0);
+}
+
+TEST_F(DaemonOversizeTest, ABlockLargerThanItsSizeIsRefused) {
+  // SZX 6: 1024 bytes per block. One byte more, first or later block.
+  EXPECT_EQ(client_->Post(0, true, 0, 1025).code, wire::kCoapBadRequest);
+  EXPECT_EQ(client_->Post(0, true, 0, 1024).code, wire::kCoapContinue);
+  EXPECT_EQ(client_->Post(1, true, 0, 1100).code, wire::kCoapBadRequest);
   EXPECT_EQ(Uploads(), 0);
 }
 

@@ -66,6 +66,24 @@ RawAnswer RawCoapSession::Request(coap_pdu_code_t method,
   coap_add_optlist_pdu(pdu, &list);
   coap_delete_optlist(list);
   if (!payload.empty()) coap_add_data(pdu, payload.size(), payload.data());
+  return SendAndWait(pdu, timeout_ms);
+}
+
+RawAnswer RawCoapSession::RequestBytes(const std::vector<uint8_t>& message,
+                                       int timeout_ms) {
+  coap_pdu_t* pdu = coap_pdu_init(COAP_MESSAGE_CON, COAP_REQUEST_CODE_GET, 0,
+                                  message.size());
+  if (pdu == nullptr) return RawAnswer{};
+  if (!coap_pdu_parse(COAP_PROTO_UDP, message.data(), message.size(), pdu)) {
+    coap_delete_pdu(pdu);
+    return RawAnswer{};
+  }
+  const coap_bin_const_t token = coap_pdu_get_token(pdu);
+  waiting_token_.assign(token.s, token.s + token.length);
+  return SendAndWait(pdu, timeout_ms);
+}
+
+RawAnswer RawCoapSession::SendAndWait(coap_pdu_t* pdu, int timeout_ms) {
   answer_ = RawAnswer{};
   answered_ = false;
   if (coap_send(session_, pdu) == COAP_INVALID_MID) return answer_;
@@ -96,6 +114,10 @@ coap_response_t RawCoapSession::OnResponse(coap_session_t* session,
     a.max_age = coap_decode_var_bytes(coap_opt_value(o), coap_opt_length(o));
   }
   a.observe = coap_check_option(received, COAP_OPTION_OBSERVE, &it) != nullptr;
+  if (const coap_opt_t* o =
+          coap_check_option(received, COAP_OPTION_SIZE1, &it)) {
+    a.size1 = coap_decode_var_bytes8(coap_opt_value(o), coap_opt_length(o));
+  }
   self->answered_ = true;
   return COAP_RESPONSE_OK;
 }

@@ -15,6 +15,7 @@ struct RawAnswer {
   int code = -1;         // CoAP code (class*32 + detail); -1: none in time
   int64_t max_age = -1;  // Max-Age option; -1: absent
   bool observe = false;  // the answer carries Observe (a registration held)
+  uint64_t size1 = 0;    // Size1 option (on a 4.13: the largest body)
 };
 
 struct RawOption {
@@ -38,8 +39,16 @@ class RawCoapSession {
                     const std::vector<RawOption>& options,
                     const std::vector<uint8_t>& payload = {},
                     int timeout_ms = 5000);
+  // Sends `message`, a whole CoAP message as bytes (header, token, options,
+  // payload) that libcoap's option API could not make (e.g. an option
+  // repeated), and waits for its answer as Request does.
+  RawAnswer RequestBytes(const std::vector<uint8_t>& message,
+                         int timeout_ms = 5000);
+  // A message id for RequestBytes.
+  uint16_t NewMessageId() { return coap_new_message_id(session_); }
 
  private:
+  RawAnswer SendAndWait(coap_pdu_t* pdu, int timeout_ms);
   static coap_response_t OnResponse(coap_session_t* session,
                                     const coap_pdu_t* sent,
                                     const coap_pdu_t* received,

@@ -54,6 +54,7 @@ import csv
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -146,7 +147,9 @@ def run_one(args, label, noise, rounds, data, test, work, score=False):
     """One job on the stack; per-round scores of the parties' x̃. With
     `score`, the job also has an exact scoring phase on the test set (the
     gateway scores the last model from the parties' partial scores)."""
-    name = label.replace(" ", "-").replace("=", "").replace(",", "")
+    # A job name is 1..64 of [A-Za-z0-9._-] (docs/aggregator.md, "Jobs").
+    name = re.sub(r"[^A-Za-z0-9._-]", "", label.replace(" ", "-").replace(
+        "σ", "sigma").replace("ε", "eps"))
     state = os.path.join(work, name)
     shutil.rmtree(state, ignore_errors=True)
     keys = dict(noise or {"noise": '"none"'})

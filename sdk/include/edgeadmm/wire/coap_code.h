@@ -23,6 +23,9 @@ inline constexpr uint8_t kCoapContent = CoapCode(2, 5);
 inline constexpr uint8_t kCoapContinue = CoapCode(2, 31);
 inline constexpr uint8_t kCoapBadRequest = CoapCode(4, 0);
 inline constexpr uint8_t kCoapUnauthorized = CoapCode(4, 1);
+// 4.02 Bad Option: a critical option the request may carry once came twice
+// (RFC 7252 section 5.4.5).
+inline constexpr uint8_t kCoapBadOption = CoapCode(4, 2);
 inline constexpr uint8_t kCoapForbidden = CoapCode(4, 3);
 inline constexpr uint8_t kCoapNotFound = CoapCode(4, 4);
 inline constexpr uint8_t kCoapMethodNotAllowed = CoapCode(4, 5);

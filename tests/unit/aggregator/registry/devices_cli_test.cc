@@ -127,6 +127,15 @@ TEST(DevicesCliTest, BulkAddWritesOneKeyFilePerDeviceInOneTransaction) {
   EXPECT_EQ(RunCli(db, "add").exit_code, 2);
   EXPECT_EQ(RunCli(db, "add a --count 3").exit_code, 2);
   EXPECT_EQ(RunCli(db, "add a b --psk-file " + t.dir() + "/k").exit_code, 2);
+  // A negative, huge or non-numeric --count (issue 32 item 6: -1 aborted on
+  // an uncaught std::length_error): exit 2, the option named, none enrolled.
+  for (const char* count : {"-1", "1000001", "18446744073709551615", "abc"}) {
+    const CommandResult bad =
+        RunCli(db, std::string("add --count ") + count + " --psk-dir " + dir);
+    EXPECT_EQ(bad.exit_code, 2) << count << ": " << bad.output;
+    EXPECT_NE(bad.output.find("--count"), std::string::npos) << bad.output;
+  }
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
 }
 
 // `devices lifetime`: sets and removes the budget and reports what the

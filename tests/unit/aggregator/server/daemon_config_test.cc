@@ -15,7 +15,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "[store]\ndatabase = \"/tmp/a.db\"\n[server]\naddress = \"127.0.0.1\"\n"
       "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
       "non_confirmable_notifications = true\nmax_handshakes = 300\n"
-      "max_handshakes_per_source = 4\n");
+      "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
+      "request_burst = 30\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->database, "/tmp/a.db");
   EXPECT_EQ(c->server.address, "127.0.0.1");
@@ -27,6 +28,10 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.admission.max_pending_per_source, 4);
   EXPECT_EQ(empty->server.max_handshakes, 1024u);
   EXPECT_EQ(empty->server.admission.max_pending_per_source, 32);
+  EXPECT_EQ(c->server.request_budget.requests_per_second, 7.0);
+  EXPECT_EQ(c->server.request_budget.burst, 30.0);
+  EXPECT_EQ(empty->server.request_budget.requests_per_second, 20.0);
+  EXPECT_EQ(empty->server.request_budget.burst, 100.0);
 }
 
 TEST(DaemonConfigTest, BadValuesAreNamed) {
@@ -41,7 +46,15 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\nmax_handshakes_per_source = 0\n",
        "server.max_handshakes_per_source"},
       {"[server]\nmax_handshakes = -1\n", "server.max_handshakes"},
+      {"[server]\nrequest_burst = 0\n", "server.request_burst"},
+      {"[server]\nrequests_per_second = -1\n", "server.requests_per_second"},
       {"[server\n", "TOML syntax error at line 1"},
+      // Issue 32 item 6: a misspelled key no longer runs with the default.
+      {"[server]\nmax_handshake_per_source = 4\n",
+       "unknown key max_handshake_per_source in table [server]"},
+      {"[store]\npath = \"/tmp/a.db\"\n", "unknown key path in table [store]"},
+      {"[servers]\nport = 6000\n", "unknown table [servers]"},
+      {"port = 6000\n", "unknown key port outside [store] and [server]"},
   };
   for (const auto& [text, expected] : kBad) {
     const auto parsed = ParseDaemonConfig(text);

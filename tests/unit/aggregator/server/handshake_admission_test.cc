@@ -276,5 +276,29 @@ TEST_F(AdmissionLimitsTest, EstablishedSessionsAreNeverEvicted) {
   EXPECT_EQ(evicted[0], KeyOf(Peer(0x0A000001, 1)));
 }
 
+TEST_F(HandshakeAdmissionTest, AllSourcesHaveAtMostMaxPendingInProgress) {
+  HandshakeAdmissionOptions options;
+  options.max_pending = 3;
+  auto made = HandshakeAdmission::Create(options, 0);
+  ASSERT_TRUE(made.ok());
+  admission_.emplace(std::move(made).value());
+  // Three sources, one handshake each: the cap, exactly.
+  for (uint32_t ip : {0x0A000001u, 0x0A000002u, 0x0A000003u}) {
+    const sockaddr_in peer = Peer(ip, 40000);
+    ASSERT_EQ(Judge(ClientHello(CookieFor(peer), 1, 1), peer), Verdict::kPass);
+    SessionNew(peer);
+  }
+  const sockaddr_in fourth = Peer(0x0A000004, 40000);
+  const std::vector<uint8_t> cookie = CookieFor(fourth);
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), fourth), Verdict::kDrop);
+  // (No eviction: every source holds one, an even share.)
+  EXPECT_EQ(admission_->counts().over_capacity, 1u);
+  EXPECT_EQ(admission_->pending(), 3u);
+  const sockaddr_in first = Peer(0x0A000001, 40000);
+  admission_->OnHandshakeEnded(reinterpret_cast<const sockaddr*>(&first),
+                               sizeof(first));
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 1), fourth), Verdict::kPass);
+}
+
 }  // namespace
 }  // namespace edgeadmm::server

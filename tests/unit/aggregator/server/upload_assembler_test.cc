@@ -18,6 +18,7 @@ UploadAssembler::Block Block(size_t num, const std::vector<uint8_t>& data,
                              bool more, uint64_t size1 = 0) {
   UploadAssembler::Block b;
   b.offset = num * 16;  // 16-byte blocks (SZX 0)
+  b.size = 16;
   b.data = data.data();
   b.length = data.size();
   b.more = more;
@@ -90,6 +91,23 @@ TEST(UploadAssemblerTest, PartialBodiesAreBoundedInCountAndTime) {
             Step::kIncomplete);
   EXPECT_EQ(u.Add(kB, Block(0, block, true), 100, 1600, body), Step::kContinue);
   u.Forget(kB);
+  EXPECT_EQ(u.partials(), 0u);
+}
+
+TEST(UploadAssemblerTest, RefusesARepeatedBlock1AndAnOversizeBlock) {
+  UploadAssembler u;
+  std::vector<uint8_t> body;
+  const std::vector<uint8_t> block(16, 7), long_block(17, 7);
+  EXPECT_EQ(u.Add(kA, Block(0, block, true), 100, 0, body), Step::kContinue);
+  UploadAssembler::Block twice = Block(1, block, true);
+  twice.block1s = 2;
+  EXPECT_EQ(u.Add(kA, twice, 100, 0, body), Step::kBadOption);
+  EXPECT_EQ(u.partials(), 0u);
+  EXPECT_EQ(u.Add(kA, Block(0, long_block, true), 100, 0, body),
+            Step::kBadBlock);
+  UploadAssembler::Block reserved = Block(0, block, true);
+  reserved.size = 0;  // SZX 7
+  EXPECT_EQ(u.Add(kA, reserved, 100, 0, body), Step::kBadBlock);
   EXPECT_EQ(u.partials(), 0u);
 }
 

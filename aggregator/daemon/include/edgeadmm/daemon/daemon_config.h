@@ -8,7 +8,8 @@
 //   session_timeout_seconds = 60  # idle DTLS sessions are dropped
 //   max_sessions = 0              # 0: libcoap default
 //
-// Every key is optional; missing keys keep the defaults above.
+// Every key is optional; missing keys keep the defaults above. An unknown
+// table or key is refused (INVALID_ARGUMENT naming it).
 #pragma once
 
 #include <string>

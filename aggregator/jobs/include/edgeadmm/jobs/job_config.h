@@ -81,6 +81,13 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text);
 host::Error ParseAdmmSharingTable(std::string_view toml_text,
                                   AdmmSharingConfig& out);
 
+// The rule for the name of a new job: 1..64 characters of [A-Za-z0-9._-]
+// (`job create` and CreateJob refuse others; names stored before the rule
+// still load, and the exporters escape them).
+bool IsValidJobName(std::string_view name);
+inline constexpr const char* kJobNameRule =
+    "job.name: must be 1..64 characters of [A-Za-z0-9._-]";
+
 // Validates a config built in code (the checks ParseJobConfig applies).
 // INVALID_ARGUMENT naming the first problem.
 host::Error ValidateJobConfig(const JobConfig& config);

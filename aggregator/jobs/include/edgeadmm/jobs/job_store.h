@@ -42,7 +42,8 @@ struct JobRecord {
 // device: n is fixed from then on (paper 002 divides by n). Writes the
 // initial model z_0 = 0 (and server state 0) as iteration 0, all in one
 // transaction. FAILED_PRECONDITION if σ is unresolved, no device is enabled,
-// or a fixed cohort m exceeds n; ALREADY_EXISTS for a duplicate name.
+// or a fixed cohort m exceeds n; ALREADY_EXISTS for a duplicate name;
+// INVALID_ARGUMENT for a name IsValidJobName refuses.
 Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
                           std::string_view config_text);
 

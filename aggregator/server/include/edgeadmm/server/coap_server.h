@@ -41,9 +41,9 @@ struct ServerOptions {
   // a new handshake waits until a session ends (an established one only by
   // its idle timeout, never evicted for a newcomer).
   unsigned max_sessions = 0;
-  // DTLS handshakes in progress at most; when full, a newcomer from a
-  // prefix with fewer takes the place of the busiest prefix's oldest
-  // (HandshakeAdmission).
+  // DTLS handshakes in progress at most, exactly (libcoap's own cap admits
+  // one more); when full, a newcomer from a prefix with fewer takes the
+  // place of the busiest prefix's oldest (HandshakeAdmission).
   unsigned max_handshakes = 1024;
   // Datagrams read from the endpoint per I/O batch at most (adaptive, see
   // posix::CoapBatchedIo): libcoap walks every session once per batch, so

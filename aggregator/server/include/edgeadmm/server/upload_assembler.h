@@ -12,7 +12,11 @@
 //   - blocks must follow each other (a repeated block replaces what it
 //     covers; a gap is refused);
 //   - one partial body per session (a new block 0 starts over), at most
-//     max_partials in all, each dropped after lifetime_ms without a block.
+//     max_partials in all, each dropped after lifetime_ms without a block;
+//   - a request with more than one Block1 option is refused with 4.02 (RFC
+//     7252 section 5.4.5: a critical option repeated), a block whose
+//     payload exceeds its size 2^(SZX+4) (or with the reserved SZX 7) with
+//     4.00; either drops the session's partial body.
 #pragma once
 
 #include <coap3/coap.h>
@@ -37,6 +41,8 @@ class UploadAssembler {
     kTooLarge,    // 4.13, Size1 = the limit; the partial body is dropped
     kIncomplete,  // 4.08: a gap, or a block without its start
     kBusy,        // 5.03: max_partials reached
+    kBadOption,   // 4.02: Block1 repeated
+    kBadBlock,    // 4.00: payload larger than the block size, or SZX 7
   };
   struct Block {
     size_t offset = 0;  // num << (szx + 4)
@@ -44,7 +50,14 @@ class UploadAssembler {
     size_t length = 0;
     bool more = false;   // M bit
     uint64_t size1 = 0;  // Size1 on block 0 (0: none)
+    size_t size = 0;     // 2^(SZX+4); 0 for the reserved SZX 7
+    int block1s = 1;     // Block1 options in the request
   };
+
+  // The block a request carrying `block1` (its first Block1 option) and
+  // `length` bytes of payload at `data` sends.
+  static Block Read(const coap_pdu_t* request, const coap_opt_t* block1,
+                    const uint8_t* data, size_t length);
 
   explicit UploadAssembler(const UploadAssemblerOptions& options = {})
       : options_(options) {}
