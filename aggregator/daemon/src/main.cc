@@ -93,10 +93,24 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  // One line on stderr for each way the start fails, so that a supervisor
+  // restarting the daemon (systemd Restart=on-failure) logs why: a full
+  // disk or a read-only database is not a silent crash loop.
   auto db = edgeadmm::store::Database::Open(config.database);
-  if (!db.ok()) return 1;
+  if (!db.ok()) {
+    std::fprintf(stderr, "edgeadmm-aggregatord: cannot open database %s: %s\n",
+                 config.database.c_str(), db.status().str());
+    return 1;
+  }
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
-  if (!server.ok()) return 1;
+  if (!server.ok()) {
+    std::fprintf(stderr,
+                 "edgeadmm-aggregatord: cannot start (%s); last database "
+                 "error on %s: %s\n",
+                 server.status().str(), config.database.c_str(),
+                 db->LastError().c_str());
+    return 1;
+  }
   // Tell a supervisor (tests, scripts) which port we serve.
   std::printf("edgeadmm-aggregatord: listening on port %u\n",
               (*server)->port());

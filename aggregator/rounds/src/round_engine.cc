@@ -1,6 +1,5 @@
 #include "edgeadmm/rounds/round_engine.h"
 
-#include <cstdio>
 #include <optional>
 #include <unordered_set>
 #include <utility>
@@ -186,6 +185,26 @@ Status RoundEngine::SetState(jobs::JobState state, std::string_view reason) {
 }
 
 Status RoundEngine::Advance(int64_t now_ms) {
+  // A failed write (full disk, read-only file system, failed fsync) is
+  // retried in place, at most once a second (the server ticks every 10 ms);
+  // new uploads are refused meanwhile (docs/security.md, "Durable receipts
+  // and write failures").
+  if (now_ms < write_retry_at_ms_) return Status::Ok();
+  const Status status = Step(now_ms);
+  if (!status.ok()) {
+    EDGEADMM_LOG_ERROR(
+        "job %s: store write failed (%s: %s); new uploads get 5.03, retry in "
+        "%lld ms",
+        job_.config.name.c_str(), status.str(), db_->LastError().c_str(),
+        static_cast<long long>(kWriteRetryMs));
+  } else if (write_retry_at_ms_ != 0) {
+    EDGEADMM_LOG_INFO("job %s: store writable again", job_.config.name.c_str());
+  }
+  write_retry_at_ms_ = status.ok() ? 0 : now_ms + kWriteRetryMs;
+  return status;
+}
+
+Status RoundEngine::Step(int64_t now_ms) {
   EDGEADMM_TRY_ASSIGN(job_.state, store_.JobState());
   if (open_.has_value && open_.awaiting_restart_deadline &&
       job_.state == jobs::JobState::kRunning) {
@@ -194,10 +213,8 @@ Status RoundEngine::Advance(int64_t now_ms) {
   if (open_.has_value) {
     if (job_.state != jobs::JobState::kRunning) {
       EDGEADMM_TRY(DiscardRound(now_ms));
-    } else if (now_ms >= open_.deadline_ms) {
+    } else if (now_ms >= open_.deadline_ms || round_complete()) {
       EDGEADMM_TRY(CloseRound(now_ms));
-    } else if (round_complete()) {
-      CloseCompleteRound(now_ms);
     }
   }
   if (!open_.has_value && job_.state == jobs::JobState::kRunning) {
@@ -344,10 +361,10 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
         algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config);
     const size_t missing = open_.cohort_size - open_.accepted.size();
     if (open_.retries < retries) {
-      ++open_.retries;
       if (resumes_open_round_) {
-        EDGEADMM_TRY(store_.SetRetries(open_.round_id, open_.retries));
+        EDGEADMM_TRY(store_.SetRetries(open_.round_id, open_.retries + 1));
       }
+      ++open_.retries;
       open_.deadline_ms =
           now_ms + static_cast<int64_t>(job_.config.deadline_seconds * 1000);
       EDGEADMM_LOG_WARN(
@@ -381,10 +398,10 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
         job_.config.name.c_str(), static_cast<long long>(open_.round_id));
     return DiscardRound(now_ms);
   }
-  // Whatever happened, the round is over in memory; on failure it stays
-  // 'open' in the store and becomes 'lost' at the next Open.
-  open_ = OpenRound();
+  // A failed write leaves the round open, in memory as in the store, with
+  // nothing applied: the next Advance retries its commit.
   EDGEADMM_TRY(status);
+  open_ = OpenRound();
   LogCommitted(summary);
   if (listener_) listener_(summary);
   if (iteration_ >= job_.config.rounds || summary.early_stop) {
@@ -396,23 +413,6 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
 }
 
 void RoundEngine::LogCommitted(const RoundSummary& summary) const {
-  char metrics[128] = "";
-  if (summary.validated) {
-    int used = std::snprintf(metrics, sizeof(metrics),
-                             ", validation loss %.6g objective %.6g",
-                             summary.metrics.loss, summary.metrics.objective);
-    if (summary.metrics.has_accuracy && used > 0 &&
-        static_cast<size_t>(used) < sizeof(metrics)) {
-      used += std::snprintf(metrics + used,
-                            sizeof(metrics) - static_cast<size_t>(used),
-                            " accuracy %.4f", summary.metrics.accuracy);
-    }
-    if (summary.best && used > 0 &&
-        static_cast<size_t>(used) < sizeof(metrics)) {
-      std::snprintf(metrics + used, sizeof(metrics) - static_cast<size_t>(used),
-                    " (best so far)");
-    }
-  }
   EDGEADMM_LOG_INFO(
       "job %s round %lld: committed iteration %lld/%lld, %zu/%zu uploads, "
       "central epsilon %.6g (%s, delta %.3g)%s",
@@ -420,7 +420,8 @@ void RoundEngine::LogCommitted(const RoundSummary& summary) const {
       static_cast<long long>(summary.iteration),
       static_cast<long long>(job_.config.rounds), summary.participants,
       summary.cohort_size, summary.central_epsilon,
-      privacy::ConversionName(conversion()), job_.config.delta, metrics);
+      privacy::ConversionName(conversion()), job_.config.delta,
+      ValidationSuffix(summary).c_str());
 }
 
 Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
@@ -429,14 +430,23 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   std::vector<size_t> participants;
   uploads.reserve(m);
   participants.reserve(m);
-  // Moved out: CloseRound drops the open round whatever happens here.
+  // Moved out, and back if the round does not commit (a retry needs them).
   for (auto& [index, upload] : open_.accepted) {
     uploads.push_back(std::move(upload.values));
     participants.push_back(index);
   }
+  const auto give_back = [&](Status status) {
+    size_t k = 0;
+    for (auto& [index, upload] : open_.accepted) {
+      upload.values = std::move(uploads[k++]);
+    }
+    return status;
+  };
   ServerModel next_model = model_;
   // OUT_OF_RANGE only from here: CloseRound discards the round on it.
-  EDGEADMM_TRY(ApplyRound(job_.config, job_.n, uploads, *noise_rng_, next_model));
+  const Status applied =
+      ApplyRound(job_.config, job_.n, uploads, *noise_rng_, next_model);
+  if (!applied.ok()) return give_back(applied);
   LedgerCharge charge = ledgers_->Plan(participants);
 
   RoundCommit commit;
@@ -444,12 +454,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   commit.iteration = iteration_ + 1;
   commit.central = charge.central;
   commit.closed_at_ms = now_ms;
-  commit.uploads.reserve(m);
-  for (const auto& [index, accepted] : open_.accepted) {
-    commit.uploads.push_back(
-        {&devices_[index], &accepted.payload, accepted.pp_loss});
-  }
-  commit.uploads_stored = resumes_open_round_;
+  commit.participants = static_cast<int64_t>(m);
   commit.model = &next_model;
   commit.ledger = ledgers_->Rows(charge);
   // Scored before the commit, so that the scores (and an early stop) are
@@ -475,7 +480,8 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     commit.end_reason = selection.StopReason(commit.iteration);
     summary.early_stop = true;
   }
-  EDGEADMM_TRY(store_.CommitRound(commit));
+  const Status stored = store_.CommitRound(commit);
+  if (!stored.ok()) return give_back(stored);
 
   // Committed: only now does memory follow the store.
   model_ = std::move(next_model);
@@ -506,10 +512,10 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
   summary.cohort_size = open_.cohort_size;
   summary.participants = open_.accepted.size();
   summary.central_epsilon = ledgers_->central_epsilon();
+  // On failure the round stays open and the next Advance retries.
+  EDGEADMM_TRY(store_.DiscardRound(
+      summary.round_id, static_cast<int64_t>(summary.participants), now_ms));
   open_ = OpenRound();
-  EDGEADMM_TRY(store_.DiscardRound(summary.round_id,
-                                   static_cast<int64_t>(summary.participants),
-                                   now_ms, resumes_open_round_));
   EDGEADMM_LOG_INFO(
       "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "
       "released",
@@ -522,8 +528,8 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
 
 void RoundEngine::CloseCompleteRound(int64_t now_ms) {
   // Everyone answered: no reason to wait for the deadline, and the next
-  // round opens at once. A failure loses this round (it stays 'open' in the
-  // store and becomes 'lost'); the engine goes on with the next one.
+  // round opens at once. A failed write leaves the round open (complete):
+  // Advance retries it, as after its own failures.
   const int64_t round_id = open_.round_id;
   Status status = CloseRound(now_ms);
   if (status.ok() && !open_.has_value &&
@@ -531,9 +537,13 @@ void RoundEngine::CloseCompleteRound(int64_t now_ms) {
     status = OpenNextRound(now_ms);
   }
   if (!status.ok()) {
-    EDGEADMM_LOG_ERROR("job %s: closing round %lld failed: %s",
-                       job_.config.name.c_str(),
-                       static_cast<long long>(round_id), status.str());
+    EDGEADMM_LOG_ERROR(
+        "job %s: closing round %lld failed (%s: %s); new uploads get 5.03, "
+        "retry in %lld ms",
+        job_.config.name.c_str(), static_cast<long long>(round_id),
+        status.str(), db_->LastError().c_str(),
+        static_cast<long long>(kWriteRetryMs));
+    write_retry_at_ms_ = now_ms + kWriteRetryMs;
   }
 }
 
@@ -549,6 +559,8 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   const UploadVerdict verdict =
       judge_.Judge(identity, upload, open_, iteration_, &index, &decoded);
   if (verdict != UploadVerdict::kAccepted) return verdict;
+  // A write the engine must retry is pending: no new receipt meanwhile.
+  if (write_retry_at_ms_ != 0) return UploadVerdict::kStoreUnavailable;
   // The aggregator has seen the upload: its local charge is stored now,
   // whatever becomes of the round (docs/privacy.md, "local-dp"). If it
   // cannot be stored the upload is refused (the device may retry).
@@ -566,47 +578,25 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   // it (a value sent earlier is a device's own leak; it is not recorded).
   const double pp_loss =
       iteration_ + 1 == job_.config.rounds ? upload.pp_loss : 0.0;
-  if (resumes_open_round_) {
-    // The upload with its charges, in one transaction on disk before the
-    // receipt: a restart resumes the round with it (the device drops it
-    // after the receipt), and never without its charges.
-    const std::vector<uint8_t> fingerprint_digest =
-        UploadDigest(upload.fingerprint_or_vector());
-    std::optional<LedgerRowRef> party_row;
-    if (party.has_value()) party_row = parties_->Row(*party, &upload.ledger);
-    const Status stored = store_.InsertAcceptedUpload(
-        open_.round_id, ledgers_->LocalRow(local),
-        party_row.has_value() ? &*party_row : nullptr,
-        {&devices_[index], &upload.vector, pp_loss, &fingerprint_digest});
-    if (!stored.ok()) {
-      EDGEADMM_LOG_ERROR("job %s round %lld: upload of %s not stored: %s",
-                         job_.config.name.c_str(),
-                         static_cast<long long>(open_.round_id),
-                         devices_[index].c_str(), stored.str());
-      return UploadVerdict::kStoreUnavailable;
-    }
-  } else {
-    const Status stored =
-        store_.InsertLocalCharge(open_.round_id, ledgers_->LocalRow(local));
-    if (!stored.ok()) {
-      EDGEADMM_LOG_ERROR("job %s round %lld: local charge of %s not stored: %s",
-                         job_.config.name.c_str(),
-                         static_cast<long long>(open_.round_id),
-                         devices_[index].c_str(), stored.str());
-      return UploadVerdict::kStoreUnavailable;
-    }
-    if (party.has_value()) {
-      const Status saved = store_.InsertLocalCharge(
-          open_.round_id, parties_->Row(*party, &upload.ledger));
-      if (!saved.ok()) {
-        ledgers_->ApplyLocal(std::move(local));  // stored above
-        EDGEADMM_LOG_ERROR(
-            "job %s round %lld: party charge of %s not stored: %s",
-            job_.config.name.c_str(), static_cast<long long>(open_.round_id),
-            devices_[index].c_str(), saved.str());
-        return UploadVerdict::kStoreUnavailable;
-      }
-    }
+  // The upload with its charges, in one transaction on disk before the
+  // receipt, for every algorithm: the device drops its upload after the
+  // receipt, and no charge is ever missing or written twice. Under
+  // Algorithm::ResumesOpenRound a restart resumes the round with it.
+  const std::vector<uint8_t> fingerprint_digest =
+      UploadDigest(upload.fingerprint_or_vector());
+  std::optional<LedgerRowRef> party_row;
+  if (party.has_value()) party_row = parties_->Row(*party, &upload.ledger);
+  const Status stored = store_.InsertAcceptedUpload(
+      open_.round_id, ledgers_->LocalRow(local),
+      party_row.has_value() ? &*party_row : nullptr,
+      {&devices_[index], &upload.vector, pp_loss, &fingerprint_digest});
+  if (!stored.ok()) {
+    EDGEADMM_LOG_ERROR(
+        "job %s round %lld: upload of %s not stored (%s: %s); "
+        "answered 5.03",
+        job_.config.name.c_str(), static_cast<long long>(open_.round_id),
+        devices_[index].c_str(), stored.str(), db_->LastError().c_str());
+    return UploadVerdict::kStoreUnavailable;
   }
   ledgers_->ApplyLocal(std::move(local));
   if (party.has_value()) parties_->Apply(std::move(*party));

@@ -11,12 +11,19 @@
 namespace edgeadmm::rounds {
 
 Status RoundStore::MarkOpenRoundsLost() {
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement lost,
-      db_->Prepare("UPDATE rounds SET state = 'lost' WHERE job_id = ? AND "
-                   "state = 'open'"));
-  lost.Bind(1, job_id_);
-  return lost.Run();
+  // The uploads table keeps those of committed rounds (and of the open one)
+  // only: a lost round released nothing, its charges stay in the ledger.
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  for (const char* sql :
+       {"DELETE FROM uploads WHERE job_id = ?1 AND round_id IN (SELECT "
+        "round_id FROM rounds WHERE job_id = ?1 AND state = 'open')",
+        "UPDATE rounds SET state = 'lost' WHERE job_id = ?1 AND state = "
+        "'open'"}) {
+    EDGEADMM_TRY_ASSIGN(store::Statement stmt, db_->Prepare(sql));
+    stmt.Bind(1, job_id_);
+    EDGEADMM_TRY(stmt.Run());
+  }
+  return tx.Commit();
 }
 
 Result<std::optional<StoredOpenRound>> RoundStore::ResumableOpenRound() {
@@ -173,8 +180,10 @@ Status RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
       db_->PrepareCached("INSERT INTO rounds(job_id, round_id, state, "
                          "cohort_size, started_at) VALUES (?, ?, 'open', ?, "
                          "?)"));
-  stmt->Bind(1, job_id_).Bind(2, round_id).Bind(3, cohort_size).Bind(
-      4, started_at_ms);
+  stmt->Bind(1, job_id_)
+      .Bind(2, round_id)
+      .Bind(3, cohort_size)
+      .Bind(4, started_at_ms);
   return stmt->Run();
 }
 
@@ -248,17 +257,15 @@ RoundStore::EarlierLocalCurves(const std::unordered_set<std::string>& ids,
 }
 
 Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
-                                int64_t closed_at_ms, bool delete_uploads) {
-  std::optional<store::Transaction> tx;
-  if (delete_uploads) {
-    EDGEADMM_TRY_ASSIGN(store::Transaction begun,
-                        store::Transaction::Begin(*db_));
-    tx.emplace(std::move(begun));
+                                int64_t closed_at_ms) {
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  {
     EDGEADMM_TRY_ASSIGN(
-        store::Statement gone,
-        db_->Prepare("DELETE FROM uploads WHERE job_id = ? AND round_id = ?"));
-    gone.Bind(1, job_id_).Bind(2, round_id);
-    EDGEADMM_TRY(gone.Run());
+        store::CachedStatement gone,
+        db_->PrepareCached(
+            "DELETE FROM uploads WHERE job_id = ? AND round_id = ?"));
+    gone->Bind(1, job_id_).Bind(2, round_id);
+    EDGEADMM_TRY(gone->Run());
   }
   {
     EDGEADMM_TRY_ASSIGN(
@@ -272,7 +279,7 @@ Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
         .Bind(4, round_id);
     EDGEADMM_TRY(stmt->Run());
   }
-  return tx.has_value() ? tx->Commit() : Status::Ok();
+  return tx.Commit();
 }
 
 Status RoundStore::CommitRound(const RoundCommit& commit) {
@@ -284,28 +291,23 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
                          "sampling_rate = ?, closed_at = ? WHERE job_id = ? "
                          "AND round_id = ? AND state = 'open'"));
   round->Bind(1, commit.iteration)
-      .Bind(2, static_cast<int64_t>(commit.uploads.size()))
+      .Bind(2, commit.participants)
       .Bind(3, commit.central.noise_multiplier)
       .Bind(4, commit.central.sampling_rate)
       .Bind(5, commit.closed_at_ms)
       .Bind(6, job_id_)
       .Bind(7, commit.round_id);
   EDGEADMM_TRY(round->Run());
-  if (commit.uploads_stored) {
-    // Stored as they were accepted: the round commits exactly those.
+  {
+    // Stored as they were accepted (InsertAcceptedUpload): the round
+    // commits exactly those.
     EDGEADMM_TRY_ASSIGN(
         store::CachedStatement stored,
         db_->PrepareCached("SELECT count(*) FROM uploads WHERE job_id = ? "
                            "AND round_id = ?"));
     stored->Bind(1, job_id_).Bind(2, commit.round_id);
     EDGEADMM_TRY(stored->StepRow());
-    if (stored->ColumnInt(0) != static_cast<int64_t>(commit.uploads.size())) {
-      return Status::DataLoss();
-    }
-  } else {
-    for (const UploadRowRef& row : commit.uploads) {
-      EDGEADMM_TRY(InsertUploadRow(commit.round_id, row));
-    }
+    if (stored->ColumnInt(0) != commit.participants) return Status::DataLoss();
   }
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement model,
@@ -345,25 +347,14 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   return tx.Commit();
 }
 
-Status RoundStore::InsertLocalCharge(int64_t round_id,
-                                     const LedgerRowRef& row) {
-  // One row per accepted upload, outside any commit: with synchronous=NORMAL
-  // the insert is a write(2) to the WAL, durable if the daemon dies; the next
-  // commit's fsync (synchronous=FULL) makes it durable against power loss.
-  // An fsync per upload made rounds of 100 uploads ten times slower.
-  EDGEADMM_TRY(db_->Exec("PRAGMA synchronous=NORMAL"));
-  const Status inserted = InsertLedgerRow(round_id, row);
-  EDGEADMM_TRY(db_->Exec("PRAGMA synchronous=FULL"));
-  return inserted;
-}
-
 Status RoundStore::InsertAcceptedUpload(int64_t round_id,
                                         const LedgerRowRef& local,
                                         const LedgerRowRef* party,
                                         const UploadRowRef& upload) {
   // synchronous=FULL (the connection's setting): the commit is fsynced, so
   // the receipt the device gets (after which it drops its upload) is backed
-  // by the disk, not only by the process. A few uploads per round.
+  // by the disk, not only by the process (docs/security.md, "Durable
+  // receipts and write failures").
   EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
   EDGEADMM_TRY(InsertLedgerRow(round_id, local));
   if (party != nullptr) EDGEADMM_TRY(InsertLedgerRow(round_id, *party));

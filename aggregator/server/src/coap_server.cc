@@ -427,7 +427,7 @@ void CoapServer::DropEvictedHandshakes() {
 
 Status CoapServer::Tick() {
   ApplyRevocations();
-  EDGEADMM_TRY(jobs_.Tick(NowMs()));
+  jobs_.Tick(NowMs());
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   DropEvictedHandshakes();

@@ -49,9 +49,15 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
   return Status::Ok();
 }
 
-Status JobHost::Tick(int64_t now_ms) {
+void JobHost::Tick(int64_t now_ms) {
   if (now_ms - last_pickup_ms_ >= 1000) {
-    EDGEADMM_TRY(PickUpRunningJob(now_ms));
+    const Status picked = PickUpRunningJob(now_ms);
+    if (!picked.ok()) {
+      EDGEADMM_LOG_ERROR(
+          "server: cannot load the running job (%s: %s); "
+          "retry in 1 s",
+          picked.str(), db_->LastError().c_str());
+    }
   }
   // The engine tick reads the job state from the store: at most every 10 ms,
   // not after every datagram; at once when a round's cohort is complete
@@ -59,9 +65,9 @@ Status JobHost::Tick(int64_t now_ms) {
   if (engine_ != nullptr &&
       (now_ms - last_advance_ms_ >= 10 || engine_->round_complete())) {
     last_advance_ms_ = now_ms;
-    EDGEADMM_TRY(engine_->Advance(now_ms));
+    // Logged by the engine, which retries it.
+    engine_->Advance(now_ms).IgnoreError();
   }
-  return Status::Ok();
 }
 
 }  // namespace edgeadmm::server

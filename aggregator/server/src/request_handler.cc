@@ -270,8 +270,13 @@ Response RequestHandler::Update(std::string_view identity,
       engine_->Submit(identity, std::move(upload), now_ms);
   const Status verdict_status = StatusForVerdict(verdict);
   if (!verdict_status.ok()) {
-    return ErrorResponse(verdict_status, rounds::UploadVerdictName(verdict),
-                         job_id, round_id);
+    Response refused = ErrorResponse(
+        verdict_status, rounds::UploadVerdictName(verdict), job_id, round_id);
+    // Not stored, not acknowledged: the device keeps its upload and retries.
+    if (verdict == UploadVerdict::kStoreUnavailable) {
+      refused.max_age_seconds = kStoreRetrySeconds;
+    }
+    return refused;
   }
   edgeadmm_wire_StatusBody receipt =
       wire::MakeStatusBody(Status::Ok(), rounds::UploadVerdictName(verdict),

@@ -60,7 +60,8 @@ Status Database::Exec(std::string_view sql) {
   const int rc =
       sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {
-    EDGEADMM_LOG_ERROR("store: %s", message ? message : "exec failed");
+    kept_error_ = message ? message : "exec failed";
+    EDGEADMM_LOG_ERROR("store: %s", kept_error_.c_str());
     sqlite3_free(message);
     return StatusFromSqlite(rc);
   }
@@ -83,7 +84,18 @@ int64_t Database::LastInsertId() const {
   return sqlite3_last_insert_rowid(db_.get());
 }
 
-std::string Database::LastError() const { return sqlite3_errmsg(db_.get()); }
+std::string Database::LastError() const {
+  if (sqlite3_errcode(db_.get()) == SQLITE_OK && !kept_error_.empty()) {
+    return kept_error_;
+  }
+  return sqlite3_errmsg(db_.get());
+}
+
+void Database::KeepError() {
+  if (sqlite3_errcode(db_.get()) != SQLITE_OK) {
+    kept_error_ = sqlite3_errmsg(db_.get());
+  }
+}
 
 std::string DefaultDatabasePath() {
   const char* env = std::getenv("EDGEADMM_DB");

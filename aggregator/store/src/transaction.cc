@@ -1,5 +1,7 @@
 #include "edgeadmm/store/transaction.h"
 
+#include <sqlite3.h>
+
 namespace edgeadmm::store {
 
 Result<Transaction> Transaction::Begin(Database& db) {
@@ -8,7 +10,15 @@ Result<Transaction> Transaction::Begin(Database& db) {
 }
 
 Transaction::~Transaction() {
-  if (db_ != nullptr) db_->Exec("ROLLBACK").IgnoreError();
+  // After SQLITE_FULL, an I/O error or a failed COMMIT, SQLite may already
+  // have rolled the transaction back itself (sqlite.org/lang_transaction.html,
+  // "Response To Errors Within A Transaction"): a second ROLLBACK would only
+  // log "cannot rollback - no transaction is active".
+  if (db_ == nullptr) return;
+  db_->KeepError();  // for the caller's log line, after the ROLLBACK
+  if (sqlite3_get_autocommit(db_->handle()) == 0) {
+    db_->Exec("ROLLBACK").IgnoreError();
+  }
 }
 
 Status Transaction::Commit() {

@@ -8,13 +8,14 @@ daemon's task is fetched). After every kill, on the dead daemon's database:
 
 - at most one round is open (the in-flight one), and a restart marks at most
   that one round `lost`: at most the in-flight round is lost per crash;
-- uploads exist only for committed rounds, one per (round, device);
+- uploads exist only for committed rounds and the open one (each is stored
+  before its receipt), one per (round, device);
 - models are iterations 0..K without gaps, one per committed round;
 - the central ledger has one row per committed round, its epsilon never
   decreases along the rounds nor below what was seen before the kill, and
   no device's ledger decreases;
-- the stored server state equals (1/n)·Σ of all stored uploads (paper 002,
-  pitfall P3): no upload counted twice or lost.
+- the stored server state equals (1/n)·Σ of the committed rounds' uploads
+  (paper 002, pitfall P3): no upload counted twice or lost.
 
 After the last kill the fleet must commit `--rounds-after` more rounds (the
 job trains on after the crashes); then `edgeadmm job stop` ends the job, the
@@ -105,8 +106,9 @@ class Snapshot:
                 "SELECT round_id FROM rounds WHERE job_id = ? AND state = "
                 "'committed' ORDER BY round_id", (job_id,))]
             self.upload_rounds = [r for (r,) in db.execute(
-                "SELECT DISTINCT round_id FROM uploads WHERE job_id = ?",
-                (job_id,))]
+                "SELECT DISTINCT u.round_id FROM uploads u JOIN rounds r "
+                "USING (job_id, round_id) WHERE u.job_id = ? AND r.state != "
+                "'open'", (job_id,))]
             self.duplicate_uploads = db.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM uploads WHERE job_id = ? "
                 "GROUP BY round_id, device_id HAVING count(*) > 1)",
@@ -125,8 +127,9 @@ class Snapshot:
                 self.device_ledgers.setdefault(scope, []).append(eps)
             total = None
             for (payload,) in db.execute(
-                    "SELECT payload FROM uploads WHERE job_id = ?",
-                    (job_id,)):
+                    "SELECT u.payload FROM uploads u JOIN rounds r USING "
+                    "(job_id, round_id) WHERE u.job_id = ? AND r.state = "
+                    "'committed'", (job_id,)):
                 delta = np.frombuffer(payload, dtype="<f4").astype(float)
                 total = delta if total is None else total + delta
             row = db.execute(
@@ -147,7 +150,7 @@ def check_invariants(snap, previous, kill):
     check(snap.states.get("open", 0) <= 1,
           f"{tag}: {snap.states.get('open')} open rounds")
     check(set(snap.upload_rounds) <= set(snap.committed),
-          f"{tag}: uploads of rounds that were not committed")
+          f"{tag}: uploads of rounds neither committed nor open")
     check(snap.duplicate_uploads == 0,
           f"{tag}: {snap.duplicate_uploads} (round, device) pairs twice")
     check(snap.iterations == list(range(len(snap.committed) + 1)),

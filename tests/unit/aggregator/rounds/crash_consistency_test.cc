@@ -99,10 +99,12 @@ struct Checker {
   void Check() {
     // At most the round in flight is left open.
     EXPECT_LE(Int("SELECT count(*) FROM rounds WHERE state = 'open'"), 1);
-    // Uploads only for committed rounds; one per device and round (the
-    // primary key); participants match.
+    // Uploads only for committed rounds and the one in flight (each stored
+    // before its receipt); one per device and round (the primary key);
+    // participants match.
     EXPECT_EQ(Int("SELECT count(*) FROM uploads u JOIN rounds r USING "
-                  "(job_id, round_id) WHERE r.state != 'committed'"),
+                  "(job_id, round_id) WHERE r.state NOT IN ('committed', "
+                  "'open')"),
               0);
     EXPECT_EQ(Int("SELECT count(*) FROM rounds r WHERE state = 'committed' "
                   "AND participants != (SELECT count(*) FROM uploads u WHERE "
@@ -134,9 +136,11 @@ struct Checker {
     EXPECT_GE(central->ColumnDouble(0), last_central_epsilon);
     last_central_epsilon = central->ColumnDouble(0);
     // No upload counted twice or lost: the stored ŝ equals (1/n)·Σ of the
-    // stored uploads (paper 002, pitfall P3).
+    // committed rounds' uploads (paper 002, pitfall P3).
     std::vector<double> s(3, 0.0);
-    auto uploads = db.Prepare("SELECT payload FROM uploads");
+    auto uploads = db.Prepare(
+        "SELECT u.payload FROM uploads u JOIN rounds r USING (job_id, "
+        "round_id) WHERE r.state = 'committed'");
     ASSERT_TRUE(uploads.ok());
     for (;;) {
       auto row = uploads->Step();
@@ -168,7 +172,8 @@ TEST(CrashConsistencyTest, SigkillLoopKeepsInvariantsAndJobCompletes) {
                "rounds = " + std::to_string(kRounds));
   // 600 rounds pass ε = 600, the accountant's cap: only an unlimited budget
   // lets the job complete (this test is about consistency, not budgets).
-  for (const char* key : {"central_budget = 1000.0", "device_budget = 1000.0"}) {
+  for (const char* key :
+       {"central_budget = 1000.0", "device_budget = 1000.0"}) {
     const std::string k = key;
     toml.replace(toml.find(k), k.size(), k.substr(0, k.find('=') + 2) + "inf");
   }

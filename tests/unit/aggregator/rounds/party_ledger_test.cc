@@ -164,10 +164,15 @@ TEST(PartyLedgerTest, RowsSurviveARestartBesideTheLedgerBook) {
   ReportedLedger reported{true, 1, 0.25, 1e-5, "improved"};
   {
     PartyLedger ledger(devices, 1e-5);
+    const std::vector<uint8_t> payload(12, 0);
     for (int64_t round : {1, 2}) {
       PartyCharge charge = ledger.Plan(1, 10.0);
-      ASSERT_TRUE(
-          store.InsertLocalCharge(round, ledger.Row(charge, &reported)).ok());
+      // The party row alone, with the device's upload of the round.
+      ASSERT_TRUE(store
+                      .InsertAcceptedUpload(
+                          round, ledger.Row(charge, &reported), nullptr,
+                          {&devices[1], &payload, 0, &payload})
+                      .ok());
       ledger.Apply(std::move(charge));
     }
   }

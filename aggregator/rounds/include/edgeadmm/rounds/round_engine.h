@@ -10,12 +10,16 @@
 //            >= m_min uploads: ONE transaction writes the accepted uploads,
 //            the new model and the ledger charges ('committed');
 //            otherwise 'discarded', nothing released or charged.
-// A crash loses at most the open round: Open() marks it 'lost' and the next
-// round gets a new id, so uploads for the lost round are refused as stale.
-// Under Algorithm::ResumesOpenRound (admm-sharing) nothing is lost: every
-// accepted upload is in the store before its receipt, and Open() resumes
-// the open round under its id with them (docs/aggregator.md, "A restart loses
-// nothing").
+// Every accepted upload is in the store with its charges, fsynced, before
+// its receipt. A crash loses at most the open round: Open() marks it 'lost'
+// (its charges stay) and the next round gets a new id, so uploads for the
+// lost round are refused as stale. Under Algorithm::ResumesOpenRound
+// (admm-sharing) nothing is lost: Open() resumes the open round under its id
+// with the stored uploads (docs/aggregator.md, "A restart loses nothing").
+// A failed write (full disk, read-only file system, failed fsync) changes
+// nothing in memory: Advance retries it, and Submit refuses new uploads
+// until it succeeds (docs/security.md, "Durable receipts and write
+// failures").
 #pragma once
 
 #include <cstdint>
@@ -35,6 +39,7 @@
 #include "edgeadmm/rounds/party_ledger.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
+#include "edgeadmm/rounds/round_summary.h"
 #include "edgeadmm/rounds/sampling_rng.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload.h"
@@ -56,20 +61,6 @@ struct Task {
   int64_t node = -1;      // the device's index in the job (-1: not enrolled)
 };
 
-// One closed round, for the progress line and Observe notifications.
-struct RoundSummary {
-  int64_t round_id = 0;
-  int64_t iteration = 0;  // after the round
-  bool committed = false;
-  size_t cohort_size = 0;
-  size_t participants = 0;
-  double central_epsilon = 0;
-  bool validated = false;  // metrics below are set
-  ValidationMetrics metrics;
-  bool best = false;        // the new best validated model (selection on)
-  bool early_stop = false;  // the job completed early after this round
-};
-
 class RoundEngine {
  public:
   // Loads job `job_id`, its devices, latest model and ledgers, and marks
@@ -83,13 +74,19 @@ class RoundEngine {
   // Moves the state machine to `now_ms`: re-reads the job state (the CLI may
   // stop it), closes a round that is due, opens the next one when the job
   // runs (budget check first; the job becomes 'completed' or
-  // 'budget-exhausted' when it must end). Store/DRBG errors.
+  // 'budget-exhausted' when it must end). Store/DRBG errors, logged: the
+  // step is retried by the first call kWriteRetryMs later (calls before
+  // that do nothing) and new uploads are refused until it succeeds.
   Status Advance(int64_t now_ms);
+  static constexpr int64_t kWriteRetryMs = 1000;
+  // True while a failed step waits for its retry (uploads get 5.03).
+  bool store_failing() const { return write_retry_at_ms_ != 0; }
 
   // Judges an upload by the device authenticated as `identity` (DTLS PSK
-  // identity). Accepted uploads are kept in memory until the round commits
-  // (under Algorithm::ResumesOpenRound also stored before this returns);
-  // if the cohort is complete the round closes at once and the next opens.
+  // identity). An accepted upload is stored with its charges (one fsynced
+  // transaction) before this returns, and kept in memory until the round
+  // commits; kStoreUnavailable if it cannot be stored or store_failing().
+  // If the cohort is complete the round closes at once and the next opens.
   UploadVerdict Submit(std::string_view identity, const Upload& upload,
                        int64_t now_ms);
   // The same, keeping the upload's byte vectors instead of copying them.
@@ -168,6 +165,8 @@ class RoundEngine {
         judge_(job_, device_index_, registry_, store_) {}
 
   Status Load(int64_t job_id);
+  // One step of Advance.
+  Status Step(int64_t now_ms);
   // Algorithm::ResumesOpenRound: rebuilds the open round a crash left from
   // the store (Load), then at the first Advance gives it its deadline.
   Status ResumeOpenRound();
@@ -190,7 +189,8 @@ class RoundEngine {
   // Whether the job's algorithm runs barrier rounds (BarrierRetries >= 0).
   bool Barrier() const;
   // Closes the round whose whole cohort uploaded and opens the next; logs
-  // (does not return) a failure, as an upload cannot be refused for it.
+  // (does not return) a failure, as an upload cannot be refused for it, and
+  // leaves the retry to Advance.
   void CloseCompleteRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
   Status DiscardRound(int64_t now_ms);
@@ -223,6 +223,8 @@ class RoundEngine {
   std::function<void(const RoundSummary&)> listener_;
   const Validator* validator_ = nullptr;
   bool close_in_advance_ = false;
+  // After a failed step: when Advance retries it (0: no failure pending).
+  int64_t write_retry_at_ms_ = 0;
   // Algorithm::ResumesOpenRound (set by Load).
   bool resumes_open_round_ = false;
 };

@@ -2,7 +2,7 @@
 //
 // Tables (aggregator/store/src/schema.cc): rounds (one row per round: open ->
 // committed | discarded | lost), uploads (the accepted uploads of committed
-// rounds, and under Algorithm::ResumesOpenRound those of the open round),
+// rounds and of the open round, each written before its receipt),
 // models (one per committed iteration) and ledger (the RDP curve of each
 // charged scope after each committed round). A commit is ONE transaction: a
 // crash leaves either all of it or none.
@@ -49,8 +49,7 @@ struct LedgerRowRef {
   const ReportedLedger* reported = nullptr;
 };
 
-// One accepted upload of a committed round (or of an open round that
-// survives a restart).
+// One accepted upload, written before its receipt.
 struct UploadRowRef {
   const std::string* device_id = nullptr;
   const std::vector<uint8_t>* payload = nullptr;  // float32 LE, as received
@@ -75,13 +74,12 @@ struct StoredOpenRound {
 // Everything a committed round writes.
 struct RoundCommit {
   int64_t round_id = 0;
-  int64_t iteration = 0;  // the new model's
+  int64_t iteration = 0;   // the new model's
   RoundMechanism central;  // stored with the round (job ledger, export)
   int64_t closed_at_ms = 0;
-  std::vector<UploadRowRef> uploads;
-  // The uploads are already in the store (InsertAcceptedUpload): the commit
-  // checks their count instead of writing them.
-  bool uploads_stored = false;
+  // Accepted uploads; they are already in the store (InsertAcceptedUpload):
+  // the commit checks their count.
+  int64_t participants = 0;
   const ServerModel* model = nullptr;
   std::vector<LedgerRowRef> ledger;
   // The new model's validation scores (null: not validated).
@@ -95,7 +93,8 @@ class RoundStore {
   // `db` must outlive the store.
   RoundStore(store::Database& db, int64_t job_id) : db_(&db), job_id_(job_id) {}
 
-  // Rounds a crash left 'open' become 'lost'.
+  // Rounds a crash left 'open' become 'lost' (their uploads are deleted,
+  // their charges stay).
   Status MarkOpenRoundsLost();
   // Algorithm::ResumesOpenRound: the newest round a crash left 'open', with
   // its stored uploads (nullopt: none). Older open rounds become 'lost' and
@@ -132,21 +131,16 @@ class RoundStore {
   Result<std::unordered_map<std::string, std::vector<double>>>
   EarlierLocalCurves(const std::unordered_set<std::string>& ids,
                      size_t order_count);
-  // With `delete_uploads` (Algorithm::ResumesOpenRound) the round's stored
-  // uploads go in the same transaction: the uploads table keeps those of
-  // committed rounds (and of the open one) only.
+  // The round's stored uploads go in the same transaction: the uploads
+  // table keeps those of committed rounds (and of the open one) only.
   Status DiscardRound(int64_t round_id, int64_t participants,
-                      int64_t closed_at_ms, bool delete_uploads = false);
+                      int64_t closed_at_ms);
   // Writes the whole round in one transaction; the round must be 'open'.
   Status CommitRound(const RoundCommit& commit);
-  // Writes the local ledger row of one accepted upload of round `round_id`
-  // at once (durable against a crash of the daemon; against power loss
-  // from the next commit on).
-  Status InsertLocalCharge(int64_t round_id, const LedgerRowRef& row);
-  // Algorithm::ResumesOpenRound: the accepted upload of open round
-  // `round_id`, its local ledger row and its per-party ledger row (null:
-  // none) in one transaction, synced to disk (synchronous=FULL) before the
-  // receipt goes out: a restart finds all of them or none.
+  // The accepted upload of open round `round_id`, its local ledger row and
+  // its per-party ledger row (null: none) in one transaction, synced to disk
+  // (synchronous=FULL) before the receipt goes out: a restart or a power cut
+  // finds all of them or none.
   Status InsertAcceptedUpload(int64_t round_id, const LedgerRowRef& local,
                               const LedgerRowRef* party,
                               const UploadRowRef& upload);

@@ -28,7 +28,11 @@ class JobHost {
   // One tick at wall-clock `now_ms`: a job pick-up at most every second, an
   // engine advance at most every 10 ms, or at once when a round's cohort is
   // complete (its commit then runs here, after the receipts went out).
-  Status Tick(int64_t now_ms);
+  // Errors are logged, never returned: the daemon stays up through a full
+  // disk or a read-only database, and the failed step is retried in place
+  // (RoundEngine::Advance; docs/security.md, "Durable receipts and write
+  // failures").
+  void Tick(int64_t now_ms);
 
   // The loaded job's engine, or null.
   rounds::RoundEngine* engine() { return engine_.get(); }

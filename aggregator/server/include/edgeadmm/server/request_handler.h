@@ -25,6 +25,10 @@ struct Response {
   int32_t max_age_seconds = -1;
 };
 
+// Max-Age of the 5.03 an upload gets while the store cannot write
+// (RoundEngine::kWriteRetryMs, rounded up).
+inline constexpr int32_t kStoreRetrySeconds = 2;
+
 // The canonical status each upload verdict is answered with (2.04 for the
 // two successes; see docs/aggregator.md for the table).
 Status StatusForVerdict(rounds::UploadVerdict verdict);

@@ -39,8 +39,12 @@ class Database {
   const StatementCache& statement_cache() const { return *cache_; }
   // Rowid of the last insert on this connection.
   int64_t LastInsertId() const;
-  // The SQLite message of the last error (for logs).
+  // The SQLite message of the last error (for logs); after a transaction
+  // that failed and was rolled back, the message of its failure.
   std::string LastError() const;
+  // Keeps the message of the current error for LastError (the ROLLBACK that
+  // follows a failure clears SQLite's own).
+  void KeepError();
   sqlite3* handle() const { return db_.get(); }
 
  private:
@@ -53,6 +57,7 @@ class Database {
   // Declared after db_: its statements are finalized before the connection
   // closes. Behind a pointer so that leases survive a move of the Database.
   std::unique_ptr<StatementCache> cache_;
+  std::string kept_error_;  // KeepError
 };
 
 // Maps an SQLite result code to a Status (BUSY/LOCKED -> UNAVAILABLE,
