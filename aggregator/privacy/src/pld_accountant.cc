@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "checks.h"
 #include "edgeadmm/privacy/subsampled_gaussian_pld.h"
@@ -37,25 +38,31 @@ host::ErrorOr<const PrivacyLossDistribution*> PldAccountant::Composed(
   if (slot) return slot.get();
   const PldDirection direction =
       remove ? PldDirection::kRemove : PldDirection::kAdd;
-  // Nothing composed: the point mass at loss 0 (delta(eps) = 0 for eps >= 0).
+  if (counts_.empty()) {
+    // Nothing composed: the point mass at loss 0 (delta(eps) = 0, eps >= 0).
+    EDGEADMM_HOST_TRY_ASSIGN(
+        PrivacyLossDistribution none,
+        PrivacyLossDistribution::Create(step, 0, {1.0}, 0.0));
+    slot = std::make_unique<PrivacyLossDistribution>(std::move(none));
+    return slot.get();
+  }
+  std::vector<PrivacyLossDistribution> singles;
+  singles.reserve(counts_.size());
+  for (const auto& entry : counts_) {
+    EDGEADMM_HOST_TRY_ASSIGN(
+        PrivacyLossDistribution one,
+        SubsampledGaussianPld(entry.first.first, entry.first.second, direction,
+                              step, options_.tail_mass));
+    singles.push_back(std::move(one));
+  }
+  std::vector<PldPower> factors;
+  auto count = counts_.begin();
+  for (const PrivacyLossDistribution& one : singles) {
+    factors.push_back({&one, (count++)->second});
+  }
   EDGEADMM_HOST_TRY_ASSIGN(
       PrivacyLossDistribution total,
-      PrivacyLossDistribution::Create(step, 0, {1.0}, 0.0));
-  bool first = true;
-  for (const auto& [key, count] : counts_) {
-    EDGEADMM_HOST_TRY_ASSIGN(
-        const PrivacyLossDistribution one,
-        SubsampledGaussianPld(key.first, key.second, direction, step,
-                              options_.tail_mass));
-    EDGEADMM_HOST_TRY_ASSIGN(PrivacyLossDistribution many,
-                             one.SelfCompose(count, options_.tail_mass));
-    if (first) {
-      total = std::move(many);
-      first = false;
-    } else {
-      EDGEADMM_HOST_TRY_ASSIGN(total, total.Compose(many, options_.tail_mass));
-    }
-  }
+      PrivacyLossDistribution::Compose(factors, options_.tail_mass));
   slot = std::make_unique<PrivacyLossDistribution>(std::move(total));
   return slot.get();
 }

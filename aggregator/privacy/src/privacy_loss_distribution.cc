@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "checks.h"
 #include "edgeadmm/privacy/fft_convolution.h"
@@ -59,81 +60,92 @@ void PrivacyLossDistribution::TruncateTails(double tail_mass) {
   infinity_mass_ = std::min(1.0, infinity_mass_ + high_mass);
 }
 
-host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
-    const PrivacyLossDistribution& other, double tail_mass) const {
-  if (other.step_ != step_) {
-    return host::Error::InvalidArgument(
-        "PLDs on different grids cannot be composed");
-  }
-  EDGEADMM_HOST_TRY(CheckPldBins("PLD composition",
-                                 static_cast<double>(pmf_.size()) +
-                                     static_cast<double>(other.pmf_.size())));
-  PrivacyLossDistribution out(
-      step_, min_index_ + other.min_index_, ConvolveLinear(pmf_, other.pmf_),
-      1.0 - (1.0 - infinity_mass_) * (1.0 - other.infinity_mass_));
-  out.TruncateTails(tail_mass);
-  return out;
-}
-
 namespace {
 
-// log sum_i p_i e^{t (m + i)} over positive masses (t times the loss index).
+// log sum_i p_i e^{t (m + i)} (t times the loss index), by Horner's rule on
+// e^{-|t|} from the end of lower weight: the terms are >= 0, so the sum has
+// a relative round-off of about 2 size() ulps and cannot overflow.
 double LogMgf(const std::vector<double>& pmf, int64_t min_index, double t) {
-  double best = -INFINITY;
-  for (size_t i = 0; i < pmf.size(); ++i) {
-    if (pmf[i] > 0.0) {
-      best = std::max(best, std::log(pmf[i]) +
-                                t * static_cast<double>(
-                                        min_index + static_cast<int64_t>(i)));
-    }
-  }
-  if (best == -INFINITY) return best;
+  const double shrink = std::exp(-std::abs(t));
   double sum = 0.0;
-  for (size_t i = 0; i < pmf.size(); ++i) {
-    if (pmf[i] > 0.0) {
-      sum += std::exp(
-          std::log(pmf[i]) +
-          t * static_cast<double>(min_index + static_cast<int64_t>(i)) - best);
-    }
+  if (t > 0.0) {
+    for (double p : pmf) sum = sum * shrink + p;  // sum p_i e^{t (i - top)}
+    const int64_t top = min_index + static_cast<int64_t>(pmf.size()) - 1;
+    return std::log(sum) + t * static_cast<double>(top);
   }
-  return best + std::log(sum);
+  for (size_t i = pmf.size(); i-- > 0;) sum = sum * shrink + pmf[i];
+  return std::log(sum) + t * static_cast<double>(min_index);
 }
 
-}  // namespace
-
-host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::SelfCompose(
-    uint64_t count, double tail_mass) const {
-  if (count == 0) {
-    return host::Error::InvalidArgument("cannot compose a PLD 0 times");
-  }
-  if (count == 1) return *this;
-  const double n = static_cast<double>(count);
-  const int64_t lowest = min_index_ * static_cast<int64_t>(count);
-  const int64_t highest = (min_index_ + static_cast<int64_t>(pmf_.size()) - 1) *
-                          static_cast<int64_t>(count);
-  // Chernoff: P(S >= u) <= exp(n log M(t) - t u), P(S <= l) <= exp(n log
-  // M(-t) + t l), in index units, minimised over a geometric set of t.
+// The window [lo, hi] (composed loss indices, within [lowest, highest]) with
+// composed mass <= tail_mass above and below it, by Chernoff:
+// P(S >= u) <= exp(log M_S(t) - t u), P(S <= l) <= exp(log M_S(-t) + t l),
+// log M_S = sum_j count_j log M_j, minimised over a geometric set of t.
+std::pair<int64_t, int64_t> ChernoffWindow(const std::vector<PldPower>& factors,
+                                           int64_t lowest, int64_t highest,
+                                           double tail_mass) {
   const double log_tail = std::log(tail_mass);
   double upper = static_cast<double>(highest);
   double lower = static_cast<double>(lowest);
   for (double t = 1e-6; t <= 10.0; t *= 1.5) {
-    const double up = LogMgf(pmf_, min_index_, t);
-    const double down = LogMgf(pmf_, min_index_, -t);
-    upper = std::min(upper, (n * up - log_tail) / t);
-    lower = std::max(lower, (log_tail - n * down) / t);
+    double up = 0.0, down = 0.0;
+    for (const PldPower& f : factors) {
+      const double n = static_cast<double>(f.count);
+      up += n * LogMgf(f.pld->pmf(), f.pld->min_index(), t);
+      down += n * LogMgf(f.pld->pmf(), f.pld->min_index(), -t);
+    }
+    upper = std::min(upper, (up - log_tail) / t);
+    lower = std::max(lower, (log_tail - down) / t);
   }
-  const int64_t window_lo =
-      std::max(lowest, static_cast<int64_t>(std::floor(lower)));
-  const int64_t window_hi =
-      std::min(highest, static_cast<int64_t>(std::ceil(upper)));
+  // Clamped before rounding: an all-zero pmf gives infinite bounds.
+  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(
+      lower, static_cast<double>(lowest), static_cast<double>(highest))));
+  const int64_t hi = static_cast<int64_t>(std::ceil(std::clamp(
+      upper, static_cast<double>(lowest), static_cast<double>(highest))));
+  return {lo, std::max(lo, hi)};
+}
+
+}  // namespace
+
+host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
+    const std::vector<PldPower>& factors, double tail_mass) {
+  if (factors.empty()) {
+    return host::Error::InvalidArgument("nothing to compose");
+  }
+  int64_t lowest = 0, highest = 0;
+  double log_finite = 0.0;  // log P(no factor at +infinity)
+  for (const PldPower& f : factors) {
+    if (f.count == 0) {
+      return host::Error::InvalidArgument("cannot compose a PLD 0 times");
+    }
+    if (f.pld->step_ != factors.front().pld->step_) {
+      return host::Error::InvalidArgument(
+          "PLDs on different grids cannot be composed");
+    }
+    const int64_t n = static_cast<int64_t>(f.count);
+    lowest += f.pld->min_index_ * n;
+    highest +=
+        (f.pld->min_index_ + static_cast<int64_t>(f.pld->pmf_.size()) - 1) * n;
+    log_finite +=
+        static_cast<double>(f.count) * std::log1p(-f.pld->infinity_mass_);
+  }
+  if (factors.size() == 1 && factors.front().count == 1) {
+    return *factors.front().pld;
+  }
+  const auto [window_lo, window_hi] =
+      ChernoffWindow(factors, lowest, highest, tail_mass);
   EDGEADMM_HOST_TRY(CheckPldBins(
-      "PLD self-composition", static_cast<double>(window_hi - window_lo + 1)));
+      "PLD composition", static_cast<double>(window_hi - window_lo + 1)));
   const size_t size =
       NextPowerOfTwo(static_cast<size_t>(window_hi - window_lo + 1));
+  std::vector<CyclicFactor> cyclic_factors;
+  for (const PldPower& f : factors) {
+    cyclic_factors.push_back({&f.pld->pmf_, f.pld->min_index_, f.count});
+  }
   // Composed index s is stored at s mod size; read back s in
   // [window_lo, window_lo + size).
-  std::vector<double> cyclic =
-      CyclicSelfConvolutionPower(pmf_, min_index_, size, count);
+  const std::vector<double> cyclic =
+      CyclicConvolutionOfPowers(cyclic_factors, size);
   std::vector<double> pmf(size);
   const int64_t sz = static_cast<int64_t>(size);
   for (int64_t s = window_lo; s < window_lo + sz; ++s) {
@@ -143,10 +155,9 @@ host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::SelfCompose(
   // Mass above the window (<= tail_mass when it was cut) wrapped to lower
   // losses: charge its bound at +infinity.
   const double cut = window_lo + sz - 1 < highest ? tail_mass : 0.0;
-  const double inf =
-      -std::expm1(n * std::log1p(-infinity_mass_)) + cut;  // 1 - (1-p)^n
-  PrivacyLossDistribution out(step_, window_lo, std::move(pmf),
-                              std::min(1.0, inf));
+  PrivacyLossDistribution out(factors.front().pld->step_, window_lo,
+                              std::move(pmf),
+                              std::min(1.0, -std::expm1(log_finite) + cut));
   out.TruncateTails(tail_mass);
   return out;
 }

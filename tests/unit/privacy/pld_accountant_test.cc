@@ -40,8 +40,9 @@ TEST(PrivacyLossDistributionTest, RefusesBadInput) {
   EXPECT_FALSE(PrivacyLossDistribution::Create(1.0, 0, {1.0}, 1.5).ok());
   auto a = PrivacyLossDistribution::Create(1.0, 0, {1.0}, 0.0).value();
   auto b = PrivacyLossDistribution::Create(0.5, 0, {1.0}, 0.0).value();
-  EXPECT_FALSE(a.Compose(b, 1e-15).ok());
-  EXPECT_FALSE(a.SelfCompose(0, 1e-15).ok());
+  EXPECT_FALSE(PrivacyLossDistribution::Compose({{&a, 1}, {&b, 1}}, 1e-15).ok());
+  EXPECT_FALSE(PrivacyLossDistribution::Compose({{&a, 0}}, 1e-15).ok());
+  EXPECT_FALSE(PrivacyLossDistribution::Compose({}, 1e-15).ok());
   EXPECT_FALSE(a.Epsilon(0.0).ok());
   PldAccountant accountant;
   EXPECT_FALSE(accountant.Compose(0.0, 1.0).ok());
