@@ -1,6 +1,7 @@
 #include "edgeadmm/privacy/privacy_loss_distribution.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -62,40 +63,68 @@ void PrivacyLossDistribution::TruncateTails(double tail_mass) {
 
 namespace {
 
-// log sum_i p_i e^{t (m + i)} (t times the loss index), by Horner's rule on
-// e^{-|t|} from the end of lower weight: the terms are >= 0, so the sum has
-// a relative round-off of about 2 size() ulps and cannot overflow.
-double LogMgf(const std::vector<double>& pmf, int64_t min_index, double t) {
-  const double shrink = std::exp(-std::abs(t));
-  double sum = 0.0;
-  if (t > 0.0) {
-    for (double p : pmf) sum = sum * shrink + p;  // sum p_i e^{t (i - top)}
-    const int64_t top = min_index + static_cast<int64_t>(pmf.size()) - 1;
-    return std::log(sum) + t * static_cast<double>(top);
+// The Chernoff parameters tried (per loss index): 1e-6 * 1.5^j up to 10.
+constexpr size_t kChernoffTs = 40;
+
+std::array<double, kChernoffTs> ChernoffTs() {
+  std::array<double, kChernoffTs> ts{};
+  double t = 1e-6;
+  for (double& x : ts) {
+    x = t;
+    t *= 1.5;
   }
-  for (size_t i = pmf.size(); i-- > 0;) sum = sum * shrink + pmf[i];
-  return std::log(sum) + t * static_cast<double>(min_index);
+  return ts;
+}
+
+// Adds weight * log M(t) and weight * log M(-t) for every t in `ts` to `up`
+// and `down`, where log M(t) = log sum_i p_i e^{t (m + i)} (m = min_index).
+// Horner's rule on e^{-t} from the end of lower weight, all t in one pass
+// over the pmf: the terms are >= 0, so each sum has a relative round-off of
+// about 2 pmf.size() ulps and cannot overflow.
+void AddLogMgfs(const std::vector<double>& pmf, int64_t min_index,
+                double weight, const std::array<double, kChernoffTs>& ts,
+                std::array<double, kChernoffTs>* up,
+                std::array<double, kChernoffTs>* down) {
+  std::array<double, kChernoffTs> shrink{}, above{}, below{};
+  for (size_t j = 0; j < kChernoffTs; ++j) shrink[j] = std::exp(-ts[j]);
+  for (double p : pmf) {  // above[j] = sum_i p_i e^{t_j (i - top)}
+    for (size_t j = 0; j < kChernoffTs; ++j) {
+      above[j] = above[j] * shrink[j] + p;
+    }
+  }
+  for (size_t i = pmf.size(); i-- > 0;) {  // below[j] = sum_i p_i e^{-t_j i}
+    for (size_t j = 0; j < kChernoffTs; ++j) {
+      below[j] = below[j] * shrink[j] + pmf[i];
+    }
+  }
+  const double top =
+      static_cast<double>(min_index + static_cast<int64_t>(pmf.size()) - 1);
+  for (size_t j = 0; j < kChernoffTs; ++j) {
+    (*up)[j] += weight * (std::log(above[j]) + ts[j] * top);
+    (*down)[j] += weight * (std::log(below[j]) -
+                            ts[j] * static_cast<double>(min_index));
+  }
 }
 
 // The window [lo, hi] (composed loss indices, within [lowest, highest]) with
 // composed mass <= tail_mass above and below it, by Chernoff:
 // P(S >= u) <= exp(log M_S(t) - t u), P(S <= l) <= exp(log M_S(-t) + t l),
-// log M_S = sum_j count_j log M_j, minimised over a geometric set of t.
+// log M_S = sum_j count_j log M_j, minimised over the t of ChernoffTs.
 std::pair<int64_t, int64_t> ChernoffWindow(const std::vector<PldPower>& factors,
                                            int64_t lowest, int64_t highest,
                                            double tail_mass) {
+  static const std::array<double, kChernoffTs> ts = ChernoffTs();
+  std::array<double, kChernoffTs> up{}, down{};
+  for (const PldPower& f : factors) {
+    AddLogMgfs(f.pld->pmf(), f.pld->min_index(), static_cast<double>(f.count),
+               ts, &up, &down);
+  }
   const double log_tail = std::log(tail_mass);
   double upper = static_cast<double>(highest);
   double lower = static_cast<double>(lowest);
-  for (double t = 1e-6; t <= 10.0; t *= 1.5) {
-    double up = 0.0, down = 0.0;
-    for (const PldPower& f : factors) {
-      const double n = static_cast<double>(f.count);
-      up += n * LogMgf(f.pld->pmf(), f.pld->min_index(), t);
-      down += n * LogMgf(f.pld->pmf(), f.pld->min_index(), -t);
-    }
-    upper = std::min(upper, (up - log_tail) / t);
-    lower = std::max(lower, (log_tail - down) / t);
+  for (size_t j = 0; j < kChernoffTs; ++j) {
+    upper = std::min(upper, (up[j] - log_tail) / ts[j]);
+    lower = std::max(lower, (log_tail - down[j]) / ts[j]);
   }
   // Clamped before rounding: an all-zero pmf gives infinite bounds.
   const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(
