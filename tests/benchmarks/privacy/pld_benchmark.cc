@@ -8,6 +8,8 @@
 //   BM_PldVsRdp10kRounds   compose 10^4 rounds with each accountant (cold:
 //                          no cached curves / PLDs) and convert
 //   BM_Pld10kRounds        the PLD accountant alone
+//   BM_Pld10kRoundsDistinct/d  the PLD accountant on 10^4 rounds of d
+//                          distinct (q, nu) (cost per distinct mechanism)
 //   BM_Rdp10kRoundsCold    the RDP accountant alone, new curves each time
 // Run: build/<dir>/tests/benchmarks/privacy/pld_benchmark
 #include <benchmark/benchmark.h>
@@ -97,6 +99,23 @@ void BM_Pld10kRounds(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(PldEpsilon());
 }
 BENCHMARK(BM_Pld10kRounds)->Unit(benchmark::kMillisecond);
+
+void BM_Pld10kRoundsDistinct(benchmark::State& state) {
+  const int distinct = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    PldAccountant accountant;
+    for (int r = 0; r < kRounds; ++r) {
+      const int k = r % distinct;
+      (void)accountant.Compose(0.001 + 0.003 * k / distinct,
+                               0.9 + 0.4 * ((7 * k) % distinct) / distinct);
+    }
+    benchmark::DoNotOptimize(accountant.Epsilon(kDelta).value());
+  }
+}
+BENCHMARK(BM_Pld10kRoundsDistinct)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_Rdp10kRoundsCold(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(RdpEpsilon());
