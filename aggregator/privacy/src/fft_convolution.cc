@@ -40,10 +40,10 @@ std::vector<double> CyclicConvolutionOfPowers(
   std::vector<std::complex<double>> product(half, 1.0);
   for (const CyclicFactor& factor : factors) {
     std::fill(wrapped.begin(), wrapped.end(), 0.0);
-    for (size_t i = 0; i < factor.pmf->size(); ++i) {
-      int64_t k = (static_cast<int64_t>(i) + factor.offset) % n;
-      if (k < 0) k += n;
-      wrapped[static_cast<size_t>(k)] += (*factor.pmf)[i];
+    size_t k = static_cast<size_t>(((factor.offset % n) + n) % n);
+    for (double p : *factor.pmf) {  // index i goes to (i + offset) mod size
+      wrapped[k] += p;
+      if (++k == size) k = 0;
     }
     fft.fwd(spectrum.data(), wrapped.data(), n);
     for (size_t i = 0; i < half; ++i) {

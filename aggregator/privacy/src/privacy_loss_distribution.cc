@@ -171,16 +171,12 @@ host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
   for (const PldPower& f : factors) {
     cyclic_factors.push_back({&f.pld->pmf_, f.pld->min_index_, f.count});
   }
-  // Composed index s is stored at s mod size; read back s in
-  // [window_lo, window_lo + size).
-  const std::vector<double> cyclic =
-      CyclicConvolutionOfPowers(cyclic_factors, size);
-  std::vector<double> pmf(size);
+  // Composed index s is stored at s mod size; rotate so that bin i holds
+  // s = window_lo + i.
+  std::vector<double> pmf = CyclicConvolutionOfPowers(cyclic_factors, size);
   const int64_t sz = static_cast<int64_t>(size);
-  for (int64_t s = window_lo; s < window_lo + sz; ++s) {
-    pmf[static_cast<size_t>(s - window_lo)] =
-        cyclic[static_cast<size_t>(((s % sz) + sz) % sz)];
-  }
+  std::rotate(pmf.begin(), pmf.begin() + ((window_lo % sz) + sz) % sz,
+              pmf.end());
   // Mass above the window (<= tail_mass when it was cut) wrapped to lower
   // losses: charge its bound at +infinity.
   const double cut = window_lo + sz - 1 < highest ? tail_mass : 0.0;
