@@ -165,8 +165,9 @@ host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
       ChernoffWindow(factors, lowest, highest, tail_mass);
   EDGEADMM_HOST_TRY(CheckPldBins(
       "PLD composition", static_cast<double>(window_hi - window_lo + 1)));
-  const size_t size =
-      NextPowerOfTwo(static_cast<size_t>(window_hi - window_lo + 1));
+  // At least 4 bins: KISS FFT fails on a transform of length 1.
+  const size_t size = NextPowerOfTwo(
+      std::max<size_t>(4, static_cast<size_t>(window_hi - window_lo + 1)));
   std::vector<CyclicFactor> cyclic_factors;
   for (const PldPower& f : factors) {
     cyclic_factors.push_back({&f.pld->pmf_, f.pld->min_index_, f.count});

@@ -53,6 +53,32 @@ TEST(PrivacyLossDistributionTest, RefusesBadInput) {
   EXPECT_FALSE(accountant.Epsilon(1.0).ok());
 }
 
+TEST(PrivacyLossDistributionTest, ComposeOnTinyWindowsIsExact) {
+  // A point mass composed with itself (a window of one bin) and the n-fold
+  // fair coin {-1, 0} plus a point at 2: binomial(n, 1/2) on [2 - n, 2].
+  auto point = PrivacyLossDistribution::Create(1.0, 2, {1.0}, 0.0).value();
+  auto points = PrivacyLossDistribution::Compose({{&point, 5}}, 1e-15);
+  ASSERT_TRUE(points.ok());
+  EXPECT_EQ(points.value().min_index(), 10);
+  EXPECT_NEAR(points.value().Delta(9.0), 1.0 - std::exp(-1.0), 1e-12);
+  auto coin = PrivacyLossDistribution::Create(1.0, -1, {0.5, 0.5}, 0.0).value();
+  for (uint64_t n : {1u, 2u, 3u, 4u}) {
+    auto sum = PrivacyLossDistribution::Compose({{&coin, n}, {&point, 1}},
+                                                1e-15);
+    ASSERT_TRUE(sum.ok());
+    const auto& pmf = sum.value().pmf();
+    double binomial = std::pow(0.5, static_cast<double>(n));
+    for (uint64_t k = 0; k <= n; ++k) {
+      const int64_t at = 2 - static_cast<int64_t>(n) + static_cast<int64_t>(k) -
+                         sum.value().min_index();
+      ASSERT_GE(at, 0);
+      ASSERT_LT(static_cast<size_t>(at), pmf.size());
+      EXPECT_NEAR(pmf[static_cast<size_t>(at)], binomial, 1e-12) << n << " " << k;
+      binomial *= static_cast<double>(n - k) / static_cast<double>(k + 1);
+    }
+  }
+}
+
 TEST(SubsampledGaussianPldTest,
      ConnectTheDotsDominatesTheExactCurveEverywhere) {
   for (double q : {0.01, 0.2, 1.0}) {
