@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "checks.h"
@@ -46,24 +47,32 @@ host::ErrorOr<const PrivacyLossDistribution*> PldAccountant::Composed(
     slot = std::make_unique<PrivacyLossDistribution>(std::move(none));
     return slot.get();
   }
+  // At most kBatch one-release PLDs are held at a time: each batch is
+  // composed in one FFT together with the running total (one more factor,
+  // one more pessimistic tail cut per batch).
+  constexpr size_t kBatch = 64;
+  std::optional<PrivacyLossDistribution> total;
   std::vector<PrivacyLossDistribution> singles;
-  singles.reserve(counts_.size());
-  for (const auto& entry : counts_) {
-    EDGEADMM_HOST_TRY_ASSIGN(
-        PrivacyLossDistribution one,
-        SubsampledGaussianPld(entry.first.first, entry.first.second, direction,
-                              step, options_.tail_mass));
-    singles.push_back(std::move(one));
-  }
   std::vector<PldPower> factors;
-  auto count = counts_.begin();
-  for (const PrivacyLossDistribution& one : singles) {
-    factors.push_back({&one, (count++)->second});
+  for (auto next = counts_.begin(); next != counts_.end();) {
+    singles.clear();
+    factors.clear();
+    for (; next != counts_.end() && singles.size() < kBatch; ++next) {
+      EDGEADMM_HOST_TRY_ASSIGN(
+          PrivacyLossDistribution one,
+          SubsampledGaussianPld(next->first.first, next->first.second,
+                                direction, step, options_.tail_mass));
+      singles.push_back(std::move(one));
+      factors.push_back({nullptr, next->second});
+    }
+    for (size_t i = 0; i < singles.size(); ++i) factors[i].pld = &singles[i];
+    if (total) factors.push_back({&*total, 1});
+    EDGEADMM_HOST_TRY_ASSIGN(
+        PrivacyLossDistribution composed,
+        PrivacyLossDistribution::Compose(factors, options_.tail_mass));
+    total = std::move(composed);
   }
-  EDGEADMM_HOST_TRY_ASSIGN(
-      PrivacyLossDistribution total,
-      PrivacyLossDistribution::Compose(factors, options_.tail_mass));
-  slot = std::make_unique<PrivacyLossDistribution>(std::move(total));
+  slot = std::make_unique<PrivacyLossDistribution>(std::move(*total));
   return slot.get();
 }
 

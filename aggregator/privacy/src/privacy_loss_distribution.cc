@@ -178,12 +178,19 @@ host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
   const int64_t sz = static_cast<int64_t>(size);
   std::rotate(pmf.begin(), pmf.begin() + ((window_lo % sz) + sz) % sz,
               pmf.end());
-  // Mass above the window (<= tail_mass when it was cut) wrapped to lower
-  // losses: charge its bound at +infinity.
+  // Mass above the stored bins (<= tail_mass when there is any) wrapped to
+  // lower losses: charge its bound at +infinity.
   const double cut = window_lo + sz - 1 < highest ? tail_mass : 0.0;
-  PrivacyLossDistribution out(factors.front().pld->step_, window_lo,
-                              std::move(pmf),
-                              std::min(1.0, -std::expm1(log_finite) + cut));
+  // The bins above window_hi (padding to a power of two) hold at most
+  // tail_mass plus FFT round-off: moved to +infinity, so that round-off
+  // does not widen the support of later compositions.
+  const size_t kept = static_cast<size_t>(window_hi - window_lo + 1);
+  double padding = 0.0;
+  for (size_t i = kept; i < size; ++i) padding += pmf[i];
+  pmf.resize(kept);
+  PrivacyLossDistribution out(
+      factors.front().pld->step_, window_lo, std::move(pmf),
+      std::min(1.0, -std::expm1(log_finite) + cut + padding));
   out.TruncateTails(tail_mass);
   return out;
 }
