@@ -119,6 +119,25 @@ TEST(PldAccountantTest, GaussianCompositionMatchesTheAnalyticCurve) {
   }
 }
 
+TEST(PldAccountantTest, ManyDistinctGaussiansMatchTheAnalyticCurve) {
+  // 100 distinct Gaussians (composed in batches of 64 with the running
+  // total): one Gaussian with 1/nu^2 = sum_i 1/nu_i^2.
+  PldAccountant accountant;
+  double precision = 0.0;
+  for (int i = 0; i < 100; ++i) {
+    const double nu = 8.0 + 0.05 * i;
+    ASSERT_TRUE(accountant.Compose(1.0, nu).ok());
+    precision += 1.0 / (nu * nu);
+  }
+  for (double eps : {0.5, 1.0, 2.0}) {
+    const double exact =
+        AnalyticGaussianDelta(1.0 / std::sqrt(precision), eps);
+    const double got = accountant.Delta(eps).value();
+    EXPECT_GE(got, exact) << eps;
+    EXPECT_LE(got, exact * 1.01 + 1e-13) << eps;
+  }
+}
+
 TEST(PldAccountantTest, HeterogeneousEqualsSplitSchedule) {
   // (q, nu, 30) composed at once or as 10 + 20 gives the same numbers, and
   // the order of distinct mechanisms does not matter.
