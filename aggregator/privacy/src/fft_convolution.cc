@@ -13,52 +13,48 @@ size_t NextPowerOfTwo(size_t n) {
 
 namespace {
 
-void ClampRoundOff(std::vector<double>* v) {
-  for (double& x : *v) {
-    if (!(x > 0.0)) x = 0.0;
+// z^n by repeated squaring (about 2 log2 n products; the relative round-off
+// grows to about n ulps, as for exp(n log z)).
+std::complex<double> Power(std::complex<double> z, uint64_t n) {
+  std::complex<double> result = 1.0;
+  while (true) {
+    if (n & 1) result *= z;
+    n >>= 1;
+    if (n == 0) return result;
+    z *= z;
   }
 }
 
 }  // namespace
 
-std::vector<double> ConvolveLinear(const std::vector<double>& a,
-                                   const std::vector<double>& b) {
-  const size_t out = a.size() + b.size() - 1;
-  const size_t n = NextPowerOfTwo(out);
-  std::vector<double> pa(a), pb(b);
-  pa.resize(n, 0.0);
-  pb.resize(n, 0.0);
-  Eigen::FFT<double> fft;
-  std::vector<std::complex<double>> fa, fb;
-  fft.fwd(fa, pa);
-  fft.fwd(fb, pb);
-  for (size_t i = 0; i < fa.size(); ++i) fa[i] *= fb[i];
-  std::vector<double> c;
-  fft.inv(c, fa);
-  c.resize(out);
-  ClampRoundOff(&c);
-  return c;
-}
-
-std::vector<double> CyclicSelfConvolutionPower(const std::vector<double>& a,
-                                               int64_t offset, size_t size,
-                                               uint64_t count) {
+std::vector<double> CyclicConvolutionOfPowers(
+    const std::vector<CyclicFactor>& factors, size_t size) {
   const int64_t n = static_cast<int64_t>(size);
-  std::vector<double> wrapped(size, 0.0);
-  for (size_t i = 0; i < a.size(); ++i) {
-    int64_t k = (static_cast<int64_t>(i) + offset) % n;
-    if (k < 0) k += n;
-    wrapped[static_cast<size_t>(k)] += a[i];
+  // Real input: bins 0..size/2 of the transform determine the rest
+  // (conjugate symmetry), so only those are raised and multiplied.
+  const size_t half = size / 2 + 1;
+  Eigen::FFT<double> fft;  // one plan (twiddles) shared by every transform
+  fft.SetFlag(Eigen::FFT<double>::HalfSpectrum);
+  std::vector<double> wrapped(size);
+  std::vector<std::complex<double>> spectrum(half);
+  std::vector<std::complex<double>> product(half, 1.0);
+  for (const CyclicFactor& factor : factors) {
+    std::fill(wrapped.begin(), wrapped.end(), 0.0);
+    size_t k = static_cast<size_t>(((factor.offset % n) + n) % n);
+    for (double p : *factor.pmf) {  // index i goes to (i + offset) mod size
+      wrapped[k] += p;
+      if (++k == size) k = 0;
+    }
+    fft.fwd(spectrum.data(), wrapped.data(), n);
+    for (size_t i = 0; i < half; ++i) {
+      product[i] *= Power(spectrum[i], factor.count);
+    }
   }
-  Eigen::FFT<double> fft;
-  std::vector<std::complex<double>> f;
-  fft.fwd(f, wrapped);
-  // The transform of a sum of independent variables is the product of the
-  // transforms (Koskela et al. 2020, eq. 4.2): raise each bin to `count`.
-  for (auto& x : f) x = std::pow(x, static_cast<double>(count));
-  std::vector<double> r;
-  fft.inv(r, f);
-  ClampRoundOff(&r);
+  std::vector<double> r(size);
+  fft.inv(r.data(), product.data(), n);
+  for (double& x : r) {
+    if (!(x > 0.0)) x = 0.0;  // round-off
+  }
   return r;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "checks.h"
 #include "edgeadmm/privacy/subsampled_gaussian_pld.h"
@@ -37,26 +39,40 @@ host::ErrorOr<const PrivacyLossDistribution*> PldAccountant::Composed(
   if (slot) return slot.get();
   const PldDirection direction =
       remove ? PldDirection::kRemove : PldDirection::kAdd;
-  // Nothing composed: the point mass at loss 0 (delta(eps) = 0 for eps >= 0).
-  EDGEADMM_HOST_TRY_ASSIGN(
-      PrivacyLossDistribution total,
-      PrivacyLossDistribution::Create(step, 0, {1.0}, 0.0));
-  bool first = true;
-  for (const auto& [key, count] : counts_) {
+  if (counts_.empty()) {
+    // Nothing composed: the point mass at loss 0 (delta(eps) = 0, eps >= 0).
     EDGEADMM_HOST_TRY_ASSIGN(
-        const PrivacyLossDistribution one,
-        SubsampledGaussianPld(key.first, key.second, direction, step,
-                              options_.tail_mass));
-    EDGEADMM_HOST_TRY_ASSIGN(PrivacyLossDistribution many,
-                             one.SelfCompose(count, options_.tail_mass));
-    if (first) {
-      total = std::move(many);
-      first = false;
-    } else {
-      EDGEADMM_HOST_TRY_ASSIGN(total, total.Compose(many, options_.tail_mass));
-    }
+        PrivacyLossDistribution none,
+        PrivacyLossDistribution::Create(step, 0, {1.0}, 0.0));
+    slot = std::make_unique<PrivacyLossDistribution>(std::move(none));
+    return slot.get();
   }
-  slot = std::make_unique<PrivacyLossDistribution>(std::move(total));
+  // At most kBatch one-release PLDs are held at a time: each batch is
+  // composed in one FFT together with the running total (one more factor,
+  // one more pessimistic tail cut per batch).
+  constexpr size_t kBatch = 64;
+  std::optional<PrivacyLossDistribution> total;
+  std::vector<PrivacyLossDistribution> singles;
+  std::vector<PldPower> factors;
+  for (auto next = counts_.begin(); next != counts_.end();) {
+    singles.clear();
+    factors.clear();
+    for (; next != counts_.end() && singles.size() < kBatch; ++next) {
+      EDGEADMM_HOST_TRY_ASSIGN(
+          PrivacyLossDistribution one,
+          SubsampledGaussianPld(next->first.first, next->first.second,
+                                direction, step, options_.tail_mass));
+      singles.push_back(std::move(one));
+      factors.push_back({nullptr, next->second});
+    }
+    for (size_t i = 0; i < singles.size(); ++i) factors[i].pld = &singles[i];
+    if (total) factors.push_back({&*total, 1});
+    EDGEADMM_HOST_TRY_ASSIGN(
+        PrivacyLossDistribution composed,
+        PrivacyLossDistribution::Compose(factors, options_.tail_mass));
+    total = std::move(composed);
+  }
+  slot = std::make_unique<PrivacyLossDistribution>(std::move(*total));
   return slot.get();
 }
 

@@ -1,8 +1,10 @@
 #include "edgeadmm/privacy/privacy_loss_distribution.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "checks.h"
 #include "edgeadmm/privacy/fft_convolution.h"
@@ -59,94 +61,136 @@ void PrivacyLossDistribution::TruncateTails(double tail_mass) {
   infinity_mass_ = std::min(1.0, infinity_mass_ + high_mass);
 }
 
-host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
-    const PrivacyLossDistribution& other, double tail_mass) const {
-  if (other.step_ != step_) {
-    return host::Error::InvalidArgument(
-        "PLDs on different grids cannot be composed");
-  }
-  EDGEADMM_HOST_TRY(CheckPldBins("PLD composition",
-                                 static_cast<double>(pmf_.size()) +
-                                     static_cast<double>(other.pmf_.size())));
-  PrivacyLossDistribution out(
-      step_, min_index_ + other.min_index_, ConvolveLinear(pmf_, other.pmf_),
-      1.0 - (1.0 - infinity_mass_) * (1.0 - other.infinity_mass_));
-  out.TruncateTails(tail_mass);
-  return out;
-}
-
 namespace {
 
-// log sum_i p_i e^{t (m + i)} over positive masses (t times the loss index).
-double LogMgf(const std::vector<double>& pmf, int64_t min_index, double t) {
-  double best = -INFINITY;
-  for (size_t i = 0; i < pmf.size(); ++i) {
-    if (pmf[i] > 0.0) {
-      best = std::max(best, std::log(pmf[i]) +
-                                t * static_cast<double>(
-                                        min_index + static_cast<int64_t>(i)));
+// The Chernoff parameters tried (per loss index): 1e-6 * 1.5^j up to 10.
+constexpr size_t kChernoffTs = 40;
+
+std::array<double, kChernoffTs> ChernoffTs() {
+  std::array<double, kChernoffTs> ts{};
+  double t = 1e-6;
+  for (double& x : ts) {
+    x = t;
+    t *= 1.5;
+  }
+  return ts;
+}
+
+// Adds weight * log M(t) and weight * log M(-t) for every t in `ts` to `up`
+// and `down`, where log M(t) = log sum_i p_i e^{t (m + i)} (m = min_index).
+// Horner's rule on e^{-t} from the end of lower weight, all t in one pass
+// over the pmf: the terms are >= 0, so each sum has a relative round-off of
+// about 2 pmf.size() ulps and cannot overflow.
+void AddLogMgfs(const std::vector<double>& pmf, int64_t min_index,
+                double weight, const std::array<double, kChernoffTs>& ts,
+                std::array<double, kChernoffTs>* up,
+                std::array<double, kChernoffTs>* down) {
+  std::array<double, kChernoffTs> shrink{}, above{}, below{};
+  for (size_t j = 0; j < kChernoffTs; ++j) shrink[j] = std::exp(-ts[j]);
+  for (double p : pmf) {  // above[j] = sum_i p_i e^{t_j (i - top)}
+    for (size_t j = 0; j < kChernoffTs; ++j) {
+      above[j] = above[j] * shrink[j] + p;
     }
   }
-  if (best == -INFINITY) return best;
-  double sum = 0.0;
-  for (size_t i = 0; i < pmf.size(); ++i) {
-    if (pmf[i] > 0.0) {
-      sum += std::exp(
-          std::log(pmf[i]) +
-          t * static_cast<double>(min_index + static_cast<int64_t>(i)) - best);
+  for (size_t i = pmf.size(); i-- > 0;) {  // below[j] = sum_i p_i e^{-t_j i}
+    for (size_t j = 0; j < kChernoffTs; ++j) {
+      below[j] = below[j] * shrink[j] + pmf[i];
     }
   }
-  return best + std::log(sum);
+  const double top =
+      static_cast<double>(min_index + static_cast<int64_t>(pmf.size()) - 1);
+  for (size_t j = 0; j < kChernoffTs; ++j) {
+    (*up)[j] += weight * (std::log(above[j]) + ts[j] * top);
+    (*down)[j] += weight * (std::log(below[j]) -
+                            ts[j] * static_cast<double>(min_index));
+  }
+}
+
+// The window [lo, hi] (composed loss indices, within [lowest, highest]) with
+// composed mass <= tail_mass above and below it, by Chernoff:
+// P(S >= u) <= exp(log M_S(t) - t u), P(S <= l) <= exp(log M_S(-t) + t l),
+// log M_S = sum_j count_j log M_j, minimised over the t of ChernoffTs.
+std::pair<int64_t, int64_t> ChernoffWindow(const std::vector<PldPower>& factors,
+                                           int64_t lowest, int64_t highest,
+                                           double tail_mass) {
+  static const std::array<double, kChernoffTs> ts = ChernoffTs();
+  std::array<double, kChernoffTs> up{}, down{};
+  for (const PldPower& f : factors) {
+    AddLogMgfs(f.pld->pmf(), f.pld->min_index(), static_cast<double>(f.count),
+               ts, &up, &down);
+  }
+  const double log_tail = std::log(tail_mass);
+  double upper = static_cast<double>(highest);
+  double lower = static_cast<double>(lowest);
+  for (size_t j = 0; j < kChernoffTs; ++j) {
+    upper = std::min(upper, (up[j] - log_tail) / ts[j]);
+    lower = std::max(lower, (log_tail - down[j]) / ts[j]);
+  }
+  // Clamped before rounding: an all-zero pmf gives infinite bounds.
+  const int64_t lo = static_cast<int64_t>(std::floor(std::clamp(
+      lower, static_cast<double>(lowest), static_cast<double>(highest))));
+  const int64_t hi = static_cast<int64_t>(std::ceil(std::clamp(
+      upper, static_cast<double>(lowest), static_cast<double>(highest))));
+  return {lo, std::max(lo, hi)};
 }
 
 }  // namespace
 
-host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::SelfCompose(
-    uint64_t count, double tail_mass) const {
-  if (count == 0) {
-    return host::Error::InvalidArgument("cannot compose a PLD 0 times");
+host::ErrorOr<PrivacyLossDistribution> PrivacyLossDistribution::Compose(
+    const std::vector<PldPower>& factors, double tail_mass) {
+  if (factors.empty()) {
+    return host::Error::InvalidArgument("nothing to compose");
   }
-  if (count == 1) return *this;
-  const double n = static_cast<double>(count);
-  const int64_t lowest = min_index_ * static_cast<int64_t>(count);
-  const int64_t highest = (min_index_ + static_cast<int64_t>(pmf_.size()) - 1) *
-                          static_cast<int64_t>(count);
-  // Chernoff: P(S >= u) <= exp(n log M(t) - t u), P(S <= l) <= exp(n log
-  // M(-t) + t l), in index units, minimised over a geometric set of t.
-  const double log_tail = std::log(tail_mass);
-  double upper = static_cast<double>(highest);
-  double lower = static_cast<double>(lowest);
-  for (double t = 1e-6; t <= 10.0; t *= 1.5) {
-    const double up = LogMgf(pmf_, min_index_, t);
-    const double down = LogMgf(pmf_, min_index_, -t);
-    upper = std::min(upper, (n * up - log_tail) / t);
-    lower = std::max(lower, (log_tail - n * down) / t);
+  int64_t lowest = 0, highest = 0;
+  double log_finite = 0.0;  // log P(no factor at +infinity)
+  for (const PldPower& f : factors) {
+    if (f.count == 0) {
+      return host::Error::InvalidArgument("cannot compose a PLD 0 times");
+    }
+    if (f.pld->step_ != factors.front().pld->step_) {
+      return host::Error::InvalidArgument(
+          "PLDs on different grids cannot be composed");
+    }
+    const int64_t n = static_cast<int64_t>(f.count);
+    lowest += f.pld->min_index_ * n;
+    highest +=
+        (f.pld->min_index_ + static_cast<int64_t>(f.pld->pmf_.size()) - 1) * n;
+    log_finite +=
+        static_cast<double>(f.count) * std::log1p(-f.pld->infinity_mass_);
   }
-  const int64_t window_lo =
-      std::max(lowest, static_cast<int64_t>(std::floor(lower)));
-  const int64_t window_hi =
-      std::min(highest, static_cast<int64_t>(std::ceil(upper)));
+  if (factors.size() == 1 && factors.front().count == 1) {
+    return *factors.front().pld;
+  }
+  const auto [window_lo, window_hi] =
+      ChernoffWindow(factors, lowest, highest, tail_mass);
   EDGEADMM_HOST_TRY(CheckPldBins(
-      "PLD self-composition", static_cast<double>(window_hi - window_lo + 1)));
-  const size_t size =
-      NextPowerOfTwo(static_cast<size_t>(window_hi - window_lo + 1));
-  // Composed index s is stored at s mod size; read back s in
-  // [window_lo, window_lo + size).
-  std::vector<double> cyclic =
-      CyclicSelfConvolutionPower(pmf_, min_index_, size, count);
-  std::vector<double> pmf(size);
-  const int64_t sz = static_cast<int64_t>(size);
-  for (int64_t s = window_lo; s < window_lo + sz; ++s) {
-    pmf[static_cast<size_t>(s - window_lo)] =
-        cyclic[static_cast<size_t>(((s % sz) + sz) % sz)];
+      "PLD composition", static_cast<double>(window_hi - window_lo + 1)));
+  // At least 4 bins: KISS FFT fails on a transform of length 1.
+  const size_t size = NextPowerOfTwo(
+      std::max<size_t>(4, static_cast<size_t>(window_hi - window_lo + 1)));
+  std::vector<CyclicFactor> cyclic_factors;
+  for (const PldPower& f : factors) {
+    cyclic_factors.push_back({&f.pld->pmf_, f.pld->min_index_, f.count});
   }
-  // Mass above the window (<= tail_mass when it was cut) wrapped to lower
-  // losses: charge its bound at +infinity.
+  // Composed index s is stored at s mod size; rotate so that bin i holds
+  // s = window_lo + i.
+  std::vector<double> pmf = CyclicConvolutionOfPowers(cyclic_factors, size);
+  const int64_t sz = static_cast<int64_t>(size);
+  std::rotate(pmf.begin(), pmf.begin() + ((window_lo % sz) + sz) % sz,
+              pmf.end());
+  // Mass above the stored bins (<= tail_mass when there is any) wrapped to
+  // lower losses: charge its bound at +infinity.
   const double cut = window_lo + sz - 1 < highest ? tail_mass : 0.0;
-  const double inf =
-      -std::expm1(n * std::log1p(-infinity_mass_)) + cut;  // 1 - (1-p)^n
-  PrivacyLossDistribution out(step_, window_lo, std::move(pmf),
-                              std::min(1.0, inf));
+  // The bins above window_hi (padding to a power of two) hold at most
+  // tail_mass plus FFT round-off: moved to +infinity, so that round-off
+  // does not widen the support of later compositions.
+  const size_t kept = static_cast<size_t>(window_hi - window_lo + 1);
+  double padding = 0.0;
+  for (size_t i = kept; i < size; ++i) padding += pmf[i];
+  pmf.resize(kept);
+  PrivacyLossDistribution out(
+      factors.front().pld->step_, window_lo, std::move(pmf),
+      std::min(1.0, -std::expm1(log_finite) + cut + padding));
   out.TruncateTails(tail_mass);
   return out;
 }

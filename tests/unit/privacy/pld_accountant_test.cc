@@ -40,8 +40,9 @@ TEST(PrivacyLossDistributionTest, RefusesBadInput) {
   EXPECT_FALSE(PrivacyLossDistribution::Create(1.0, 0, {1.0}, 1.5).ok());
   auto a = PrivacyLossDistribution::Create(1.0, 0, {1.0}, 0.0).value();
   auto b = PrivacyLossDistribution::Create(0.5, 0, {1.0}, 0.0).value();
-  EXPECT_FALSE(a.Compose(b, 1e-15).ok());
-  EXPECT_FALSE(a.SelfCompose(0, 1e-15).ok());
+  EXPECT_FALSE(PrivacyLossDistribution::Compose({{&a, 1}, {&b, 1}}, 1e-15).ok());
+  EXPECT_FALSE(PrivacyLossDistribution::Compose({{&a, 0}}, 1e-15).ok());
+  EXPECT_FALSE(PrivacyLossDistribution::Compose({}, 1e-15).ok());
   EXPECT_FALSE(a.Epsilon(0.0).ok());
   PldAccountant accountant;
   EXPECT_FALSE(accountant.Compose(0.0, 1.0).ok());
@@ -50,6 +51,32 @@ TEST(PrivacyLossDistributionTest, RefusesBadInput) {
   EXPECT_FALSE(accountant.Compose(0.1, 1.0, 0).ok());
   EXPECT_FALSE(accountant.Delta(-1.0).ok());
   EXPECT_FALSE(accountant.Epsilon(1.0).ok());
+}
+
+TEST(PrivacyLossDistributionTest, ComposeOnTinyWindowsIsExact) {
+  // A point mass composed with itself (a window of one bin) and the n-fold
+  // fair coin {-1, 0} plus a point at 2: binomial(n, 1/2) on [2 - n, 2].
+  auto point = PrivacyLossDistribution::Create(1.0, 2, {1.0}, 0.0).value();
+  auto points = PrivacyLossDistribution::Compose({{&point, 5}}, 1e-15);
+  ASSERT_TRUE(points.ok());
+  EXPECT_EQ(points.value().min_index(), 10);
+  EXPECT_NEAR(points.value().Delta(9.0), 1.0 - std::exp(-1.0), 1e-12);
+  auto coin = PrivacyLossDistribution::Create(1.0, -1, {0.5, 0.5}, 0.0).value();
+  for (uint64_t n : {1u, 2u, 3u, 4u}) {
+    auto sum = PrivacyLossDistribution::Compose({{&coin, n}, {&point, 1}},
+                                                1e-15);
+    ASSERT_TRUE(sum.ok());
+    const auto& pmf = sum.value().pmf();
+    double binomial = std::pow(0.5, static_cast<double>(n));
+    for (uint64_t k = 0; k <= n; ++k) {
+      const int64_t at = 2 - static_cast<int64_t>(n) + static_cast<int64_t>(k) -
+                         sum.value().min_index();
+      ASSERT_GE(at, 0);
+      ASSERT_LT(static_cast<size_t>(at), pmf.size());
+      EXPECT_NEAR(pmf[static_cast<size_t>(at)], binomial, 1e-12) << n << " " << k;
+      binomial *= static_cast<double>(n - k) / static_cast<double>(k + 1);
+    }
+  }
 }
 
 TEST(SubsampledGaussianPldTest,
@@ -89,6 +116,25 @@ TEST(PldAccountantTest, GaussianCompositionMatchesTheAnalyticCurve) {
         EXPECT_LE(got, exact * 1.01 + 1e-13) << nu << " " << t << " " << eps;
       }
     }
+  }
+}
+
+TEST(PldAccountantTest, ManyDistinctGaussiansMatchTheAnalyticCurve) {
+  // 100 distinct Gaussians (composed in batches of 64 with the running
+  // total): one Gaussian with 1/nu^2 = sum_i 1/nu_i^2.
+  PldAccountant accountant;
+  double precision = 0.0;
+  for (int i = 0; i < 100; ++i) {
+    const double nu = 8.0 + 0.05 * i;
+    ASSERT_TRUE(accountant.Compose(1.0, nu).ok());
+    precision += 1.0 / (nu * nu);
+  }
+  for (double eps : {0.5, 1.0, 2.0}) {
+    const double exact =
+        AnalyticGaussianDelta(1.0 / std::sqrt(precision), eps);
+    const double got = accountant.Delta(eps).value();
+    EXPECT_GE(got, exact) << eps;
+    EXPECT_LE(got, exact * 1.01 + 1e-13) << eps;
   }
 }
 

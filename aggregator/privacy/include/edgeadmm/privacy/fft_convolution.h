@@ -13,18 +13,20 @@ namespace edgeadmm::privacy {
 // Smallest power of two >= n (n >= 1).
 size_t NextPowerOfTwo(size_t n);
 
-// Linear convolution c[k] = sum_i a[i] b[k - i], size a.size() + b.size() - 1.
-// Entries that come out of the transform below zero (round-off) are set to 0.
-std::vector<double> ConvolveLinear(const std::vector<double>& a,
-                                   const std::vector<double>& b);
+// `count` independent copies of the variable "index + offset" with pmf `pmf`.
+struct CyclicFactor {
+  const std::vector<double>* pmf;
+  int64_t offset;
+  uint64_t count;
+};
 
-// Cyclic self-convolution power on `size` bins: r[k] = sum over index tuples
-// (i_1..i_count) with (i_1 + ... + i_count + count * offset) = k (mod size) of
-// prod a[i_t], i.e. the count-fold sum of the variable "index + offset"
-// reduced mod size. Negative round-off set to 0. size >= 1, a power of two
-// for speed.
-std::vector<double> CyclicSelfConvolutionPower(const std::vector<double>& a,
-                                               int64_t offset, size_t size,
-                                               uint64_t count);
+// Cyclic convolution of powers on `size` bins: r[k] is the mass of
+// sum over factors j of (the count_j-fold sum of index + offset_j) = k
+// (mod size). One forward real FFT per factor, raised pointwise to count_j
+// and multiplied in (the transform of a sum of independent variables is the
+// product of the transforms, Koskela et al. 2020, eq. 4.2), then one
+// inverse. Negative round-off set to 0. size >= 1, a power of two for speed.
+std::vector<double> CyclicConvolutionOfPowers(
+    const std::vector<CyclicFactor>& factors, size_t size);
 
 }  // namespace edgeadmm::privacy

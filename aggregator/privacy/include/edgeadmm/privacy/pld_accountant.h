@@ -3,9 +3,10 @@
 // neighbours, beside the RDP Accountant (composition.h).
 //
 // Each distinct (q, nu) is discretised once per direction by connect the dots
-// (subsampled_gaussian_pld.h), composed `count` times by one FFT power
-// (PrivacyLossDistribution::SelfCompose), and the distinct mechanisms are
-// convolved together (Koskela, Jalko, Honkela 2020; Koskela et al. 2021).
+// (subsampled_gaussian_pld.h), and the schedule is composed in one FFT
+// (PrivacyLossDistribution::Compose): each mechanism's transform raised to
+// its count, the transforms multiplied, one inverse (Koskela, Jalko, Honkela
+// 2020; Koskela et al. 2021).
 // Both directions (remove, add) are composed separately, since the adversary's
 // neighbouring pair is the same in every round; the reported delta(eps) is the
 // larger of the two, eps(delta) likewise. Every approximation is pessimistic,

@@ -22,6 +22,14 @@
 
 namespace edgeadmm::privacy {
 
+class PrivacyLossDistribution;
+
+// `count` independent copies of `pld` (a factor of a composition).
+struct PldPower {
+  const PrivacyLossDistribution* pld;
+  uint64_t count;
+};
+
 // Largest grid (bins) a PLD or an FFT here may use (2^22: 32 MB of doubles,
 // 64 MB of complex transform). Beyond it the operations return OUT_OF_RANGE:
 // such a schedule has a huge epsilon or needs a coarser step.
@@ -45,22 +53,20 @@ class PrivacyLossDistribution {
   const std::vector<double>& pmf() const { return pmf_; }
   double infinity_mass() const { return infinity_mass_; }
 
-  // The PLD of the pair (P1 x P2, Q1 x Q2): linear convolution by FFT, then
-  // tails of mass <= tail_mass cut pessimistically (TruncateTails).
-  // INVALID_ARGUMENT when the steps differ, OUT_OF_RANGE when the result
-  // would exceed kMaxPldBins.
-  host::ErrorOr<PrivacyLossDistribution> Compose(
-      const PrivacyLossDistribution& other, double tail_mass) const;
-
-  // The PLD of `count` independent copies. The FFT works on a window of the
-  // composed loss chosen by a Chernoff bound so that the composed mass above
-  // the window is <= tail_mass (counted at +infinity) and below it is
-  // <= tail_mass (wrapped up into the window, i.e. moved to a higher loss).
-  // (Koskela et al. 2021, Sec. 5 bound the same aliasing error.)
-  // INVALID_ARGUMENT when count is 0, OUT_OF_RANGE when the window would
-  // exceed kMaxPldBins.
-  host::ErrorOr<PrivacyLossDistribution> SelfCompose(uint64_t count,
-                                                     double tail_mass) const;
+  // The PLD of the composition of every factor's `count` independent copies
+  // (the pair (P1^n1 x P2^n2 x ..., Q1^n1 x Q2^n2 x ...); composition is
+  // convolution, Koskela 2020 Thm. 5). All factors go through one cyclic
+  // FFT (fft_convolution.h): each factor's transform raised to its count,
+  // the transforms multiplied, one inverse. The window of composed losses is
+  // chosen by a Chernoff bound on the sum (log-MGFs add) so that the composed
+  // mass above it is <= tail_mass (counted at +infinity) and below it is
+  // <= tail_mass (wrapped up into the window, i.e. moved to a higher loss);
+  // then the tails are cut (TruncateTails). Koskela et al. 2021, Sec. 5
+  // bound the same aliasing error. One factor with count 1 is returned as
+  // is. INVALID_ARGUMENT when there is no factor, a count is 0 or the steps
+  // differ, OUT_OF_RANGE when the window would exceed kMaxPldBins.
+  static host::ErrorOr<PrivacyLossDistribution> Compose(
+      const std::vector<PldPower>& factors, double tail_mass);
 
   // delta(eps) of the pair, for any real eps.
   double Delta(double epsilon) const;
