@@ -79,7 +79,10 @@ RawAnswer RawCoapSession::RequestBytes(const std::vector<uint8_t>& message,
     return RawAnswer{};
   }
   const coap_bin_const_t token = coap_pdu_get_token(pdu);
-  waiting_token_.assign(token.s, token.s + token.length);
+  waiting_token_.clear();
+  if (token.length != 0) {
+    waiting_token_.assign(token.s, token.s + token.length);
+  }
   return SendAndWait(pdu, timeout_ms);
 }
 
@@ -101,9 +104,10 @@ coap_response_t RawCoapSession::OnResponse(coap_session_t* session,
                                            const coap_mid_t) {
   auto* self = static_cast<RawCoapSession*>(coap_session_get_app_data(session));
   const coap_bin_const_t token = coap_pdu_get_token(received);
-  if (self == nullptr ||
-      token.length != self->waiting_token_.size() ||
-      std::memcmp(token.s, self->waiting_token_.data(), token.length) != 0) {
+  // A message without a token has token.s null: compare only real bytes.
+  if (self == nullptr || token.length != self->waiting_token_.size() ||
+      (token.length != 0 &&
+       std::memcmp(token.s, self->waiting_token_.data(), token.length) != 0)) {
     return COAP_RESPONSE_OK;  // a notification of an earlier registration
   }
   RawAnswer& a = self->answer_;
