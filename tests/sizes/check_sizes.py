@@ -31,7 +31,6 @@ SOURCE_ENDINGS = (".cc", ".c", ".h", ".py")
 # path -> lines, and (path, function) -> lines, as they stood when the check
 # came in (issue 30: "Sizes back in hand").
 KNOWN_DEBT = {
-    "aggregator/rounds/src/round_engine.cc": 648,
     ("platform/baremetal/src/format.cc", "FormatV"): 123,
 }
 

@@ -30,6 +30,7 @@
 // Runs until every device has seen the end of the job, or SIGTERM / SIGINT.
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "edgeadmm/dataio/data_options.h"
@@ -117,6 +118,35 @@ void AddPenaltyOptions(CLI::App* cmd, DaemonFleetConfig& c) {
 
 // The command itself: its options checked, the fleet run, its summary
 // printed; exits 2 on a bad option, 1 when the fleet fails.
+// The malicious devices of the steering measurement (steering_transport.h,
+// docs/security.md "Influence across rounds").
+void AddSteeringOptions(CLI::App* cmd, DaemonFleetConfig& c) {
+  static const std::map<std::string, SteeringMode> kModes = {
+      {"one-upload", SteeringMode::kOneUpload}, {"sum", SteeringMode::kSum}};
+  CLI::Option* devices =
+      cmd->add_option("--steering-devices", c.steering_devices,
+                      "the first N devices of this part (sorted PSK files) "
+                      "are malicious: each update they send is the longest "
+                      "step the gateway's rule allows along (1, ..., 1)/sqrt(p), "
+                      "whatever their data (a measurement, docs/security.md)")
+          ->excludes(cmd->get_option("--share-float16"));
+  cmd->add_option("--steering-signal", c.steering_bound.signal,
+                  "the clip bound of an honest upload's signal the steering "
+                  "devices assume (prox-admm: 2*lambda*clip)")
+      ->needs(devices)
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--steering-noise", c.steering_bound.noise_stddev,
+                  "the standard deviation of an honest upload's noise they "
+                  "assume (prox-admm: lambda*sigma)")
+      ->needs(devices)
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--steering-mode", c.steering_mode,
+                  "one-upload: 0.9999 x the one-upload bound every round; "
+                  "sum: keep their sum just within the bound on k uploads")
+      ->needs(devices)
+      ->transform(CLI::CheckedTransformer(kModes, CLI::ignore_case));
+}
+
 void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
                 const std::string& loss, const std::string& part) {
   ResolveDataOptions(data, "edgeadmm-fleet connect", &c.format,
@@ -230,6 +260,7 @@ void AddConnectCommand(CLI::App& app) {
                   "CoAP retransmissions")
       ->capture_default_str();
   AddPenaltyOptions(cmd, c);
+  AddSteeringOptions(cmd, c);
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "

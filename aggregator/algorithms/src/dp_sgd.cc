@@ -22,9 +22,9 @@ void DpSgd::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   h.params.dp_sgd.sigma = c.sigma;
 }
 
-double DpSgd::UploadNormBound(const jobs::JobConfig& c) const {
+host::UploadBound DpSgd::HonestUpload(const jobs::JobConfig& c) const {
   // Δ = Clip(w − z, C) + ξ, ξ ~ N(0, σ²I) (dp_sgd_step.cc).
-  return c.clip + NoiseNormAllowance(c.sigma, c.dimension);
+  return {c.clip, c.sigma};
 }
 
 Status DpSgd::ApplyRound(const jobs::JobConfig& c, int64_t /*n*/,

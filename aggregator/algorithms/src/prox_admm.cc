@@ -26,13 +26,12 @@ void ProxAdmm::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   h.params.federated.noise_in_state = !trusted && c.noise_in_state;
 }
 
-double ProxAdmm::UploadNormBound(const jobs::JobConfig& c) const {
+host::UploadBound ProxAdmm::HonestUpload(const jobs::JobConfig& c) const {
   // Δu = 2λ·Clip(x − z, C) + λη, η ~ N(0, σ²I), with the σ FillTask sends
   // (0 under trusted-aggregator, whose sensitivity needs exactly 2λC).
   const double sigma =
       c.policy == privacy::Policy::kTrustedAggregator ? 0.0 : c.sigma;
-  return 2 * c.lambda * c.clip + NoiseNormAllowance(c.lambda * sigma,
-                                                    c.dimension);
+  return {2 * c.lambda * c.clip, c.lambda * sigma};
 }
 
 Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,

@@ -66,13 +66,6 @@ host::Error Algorithm::Resolve(jobs::JobConfig& /*config*/) const {
   return host::Error::Ok();
 }
 
-double NoiseNormAllowance(double stddev, int64_t p) {
-  // ||η|| is σ-Lipschitz in a standard normal vector and E||η|| <= σ√p, so
-  // P(||η|| >= σ(√p + t)) <= exp(−t²/2) (Gaussian concentration).
-  if (!(stddev > 0)) return 0.0;
-  return stddev * (std::sqrt(static_cast<double>(p)) + kNoiseTailSigmas);
-}
-
 host::Error RefuseProxAdmmOnlyOptions(const jobs::JobConfig& c) {
   if (c.noise_in_state) {
     return host::Error::InvalidArgument(

@@ -336,6 +336,10 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   for (const LedgerRowRef& row : commit.ledger) {
     EDGEADMM_TRY(InsertLedgerRow(commit.round_id, row));
   }
+  UploadSums sums(*db_, job_id_);
+  for (const auto& [device_id, upload] : commit.summed_uploads) {
+    EDGEADMM_TRY(sums.Add(*device_id, *upload));
+  }
   if (commit.completes_job) {
     EDGEADMM_TRY_ASSIGN(
         store::CachedStatement done,

@@ -8,7 +8,7 @@ const char* UploadVerdictName(UploadVerdict v) {
       "unknown-device", "device-disabled", "wrong-job",
       "stale-round",    "not-in-cohort",   "conflicting-duplicate",
       "malformed",      "job-not-running", "store-unavailable",
-      "norm-above-bound"};
+      "norm-above-bound", "sum-above-bound"};
   return kNames[static_cast<int>(v)];
 }
 

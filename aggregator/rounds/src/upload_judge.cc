@@ -1,7 +1,5 @@
 #include "edgeadmm/rounds/upload_judge.h"
 
-#include <cmath>
-
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload_digest.h"
@@ -9,15 +7,6 @@
 
 namespace edgeadmm::rounds {
 namespace {
-
-// Headroom for the device's float arithmetic and the float32 encoding.
-constexpr double kRoundingSlack = 1e-5;
-
-double Norm2(const std::vector<double>& v) {
-  double sum = 0;  // each |x| <= FLT_MAX: x² fits a double
-  for (double x : v) sum += x * x;
-  return std::sqrt(sum);
-}
 
 // Whether `upload` repeats the accepted one byte for byte (its SHA-256 when
 // the accepted upload came back from the store after a restart).
@@ -56,12 +45,20 @@ UploadVerdict UploadJudge::Judge(std::string_view identity,
                                             job_->config, iteration))) {
     return UploadVerdict::kMalformed;
   }
-  // The norm the step's clip and noise imply (docs/security.md): one
-  // device cannot move the model further than an honest one could.
-  const double bound =
-      algorithms::Get(job_->config.algorithm).UploadNormBound(job_->config);
-  if (!(Norm2(*values) <= bound * (1 + kRoundingSlack))) {
+  // The norms the step's clip and noise imply (docs/security.md): one
+  // device cannot move the model further than an honest one could, neither
+  // in one round nor across its rounds.
+  const host::UploadBound bound =
+      algorithms::Get(job_->config.algorithm).HonestUpload(job_->config);
+  if (!KeepsSumWithinBound(bound, UploadSum{}, *values)) {
     return UploadVerdict::kNormAboveBound;
+  }
+  if (bound.bounded()) {
+    auto sum = sums_->Of(upload.device_id);
+    if (!sum.ok()) return UploadVerdict::kStoreUnavailable;
+    if (!KeepsSumWithinBound(bound, *sum, *values)) {
+      return UploadVerdict::kSumAboveBound;
+    }
   }
   auto previous = open.accepted.find(*index);
   if (previous != open.accepted.end()) {

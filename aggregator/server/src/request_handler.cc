@@ -105,6 +105,7 @@ Status StatusForVerdict(UploadVerdict verdict) {
       return Status::AlreadyExists();
     case UploadVerdict::kMalformed:
     case UploadVerdict::kNormAboveBound:
+    case UploadVerdict::kSumAboveBound:
       return Status::InvalidArgument();
     case UploadVerdict::kStoreUnavailable:
       return Status::Unavailable();

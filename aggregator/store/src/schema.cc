@@ -126,6 +126,20 @@ ALTER TABLE ledger ADD COLUMN reported_conversion TEXT;
 ALTER TABLE uploads ADD COLUMN fingerprint BLOB;
 ALTER TABLE rounds ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // Version 9: the sum of each device's accepted uploads in a job and
+    // their count (the judge's cap on a device's influence across rounds,
+    // docs/security.md "Influence across rounds"), float64 LE. Jobs of
+    // earlier versions get theirs from their committed uploads when their
+    // engine starts.
+    R"sql(
+CREATE TABLE upload_sums (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  device_id TEXT NOT NULL,
+  uploads INTEGER NOT NULL,
+  sum BLOB NOT NULL,
+  PRIMARY KEY (job_id, device_id)
+);
+)sql",
 };
 
 constexpr int kMigrationCount =

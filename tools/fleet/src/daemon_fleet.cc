@@ -19,6 +19,7 @@
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
+#include "edgeadmm/fleet/steering_transport.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/fleet/step_history.h"
 #include "edgeadmm/host/hex.h"
@@ -40,7 +41,8 @@ struct Device {
   std::vector<uint8_t> key;
   posix::CoapDtlsConfig link;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
-  std::unique_ptr<Float16ShareTransport> float16;  // --share-float16
+  // --share-float16 or a steering device: the decorator of `transport`.
+  std::unique_ptr<UpdateRewriteTransport> rewrite;
   std::unique_ptr<RamStorage> ram;
   std::unique_ptr<FileStorage> file;
   std::vector<std::byte> memory;
@@ -321,8 +323,12 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   if (!view.ok()) return host::Error(view.status(), "bad shard");
   d->config.device_id = d->id.c_str();
   if (config.share_float16) {
-    d->float16 = std::make_unique<Float16ShareTransport>(*d->transport);
-    d->config.transport = d->float16.get();
+    d->rewrite = std::make_unique<Float16ShareTransport>(*d->transport);
+    d->config.transport = d->rewrite.get();
+  } else if (i < config.steering_devices) {
+    d->rewrite = std::make_unique<SteeringTransport>(
+        *d->transport, config.steering_bound, config.steering_mode);
+    d->config.transport = d->rewrite.get();
   } else {
     d->config.transport = d->transport.get();
   }

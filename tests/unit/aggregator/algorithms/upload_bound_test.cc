@@ -24,25 +24,25 @@ TEST(UploadBoundTest, ProxAdmmIsTwoLambdaCPlusLambdaSigmaAllowance) {
   const jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm,
                                    privacy::Policy::kParticipation);
   // 2·0.5·2 + 0.5·3·(√100 + 10) = 2 + 30.
-  EXPECT_DOUBLE_EQ(Get(c.algorithm).UploadNormBound(c), 32.0);
+  EXPECT_DOUBLE_EQ(Get(c.algorithm).HonestUpload(c).Norm(1, c.dimension), 32.0);
 }
 
 TEST(UploadBoundTest, TrustedAggregatorDevicesSendNoNoise) {
   const jobs::JobConfig c = Config(AlgorithmKind::kProxAdmm,
                                    privacy::Policy::kTrustedAggregator);
-  EXPECT_DOUBLE_EQ(Get(c.algorithm).UploadNormBound(c), 2.0);
+  EXPECT_DOUBLE_EQ(Get(c.algorithm).HonestUpload(c).Norm(1, c.dimension), 2.0);
 }
 
 TEST(UploadBoundTest, DpSgdIsCPlusSigmaAllowance) {
   const jobs::JobConfig c = Config(AlgorithmKind::kDpSgd,
                                    privacy::Policy::kParticipationOwnNoise);
-  EXPECT_DOUBLE_EQ(Get(c.algorithm).UploadNormBound(c), 2.0 + 60.0);
+  EXPECT_DOUBLE_EQ(Get(c.algorithm).HonestUpload(c).Norm(1, c.dimension), 2.0 + 60.0);
 }
 
 TEST(UploadBoundTest, DpAdmmUploadsAModelAndHasNoNormBound) {
   const jobs::JobConfig c = Config(AlgorithmKind::kLinearizedAdmm,
                                    privacy::Policy::kParticipationOwnNoise);
-  EXPECT_TRUE(std::isinf(Get(c.algorithm).UploadNormBound(c)));
+  EXPECT_TRUE(std::isinf(Get(c.algorithm).HonestUpload(c).Norm(1, c.dimension)));
 }
 
 }  // namespace

@@ -48,8 +48,13 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 
 // Takes a database back to schema version 3 (drops version 5's and 4's
 // columns).
+// Version 9's table (the devices' upload sums).
+#define EDGEADMM_DROP_VERSION9 "DROP TABLE upload_sums; "
+constexpr const char* kDropVersion9 =
+    EDGEADMM_DROP_VERSION9 "PRAGMA user_version=8";
 // Version 8's columns (open rounds that survive a restart).
 #define EDGEADMM_DROP_VERSION8                    \
+  EDGEADMM_DROP_VERSION9                          \
   "ALTER TABLE uploads DROP COLUMN fingerprint; " \
   "ALTER TABLE rounds DROP COLUMN retries; "
 constexpr const char* kDropVersion8 =

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "edgeadmm/algorithm.h"
+#include "edgeadmm/host/upload_bound.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/job_types/job_config.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
@@ -49,15 +50,6 @@ class RoundNoise {
  protected:
   ~RoundNoise() = default;
 };
-
-// The noise allowance of the upload bounds, in standard deviations beyond
-// √p: an honest upload's noise norm exceeds σ(√p + 10) with probability
-// at most e^(−50) ≈ 2e−22 (docs/security.md, "Upload bounds").
-inline constexpr double kNoiseTailSigmas = 10;
-
-// σ·(√p + kNoiseTailSigmas): the norm N(0, σ²I_p) stays below but for
-// e^(−50).
-double NoiseNormAllowance(double stddev, int64_t p);
 
 // The step.* keys a job of this algorithm must give.
 struct RequiredStepKeys {
@@ -123,11 +115,11 @@ class Algorithm {
   virtual int64_t MaxUploadLength(const jobs::JobConfig& config) const {
     return UploadLength(config);
   }
-  // The largest L2 norm of an honest device's upload: what the step's clip
-  // implies plus NoiseNormAllowance of its noise (docs/security.md). Larger
-  // uploads are refused; +inf when the step implies no bound.
-  virtual double UploadNormBound(const jobs::JobConfig& /*config*/) const {
-    return std::numeric_limits<double>::infinity();
+  // What an honest device's upload can be: the signal the step's clip
+  // implies and the noise it adds (docs/security.md, "Upload bounds");
+  // unbounded (the default) when the step implies no bound.
+  virtual host::UploadBound HonestUpload(const jobs::JobConfig& /*config*/) const {
+    return {};
   }
   // One committed round: `uploads` (each UploadLength long, at least one)
   // become the next model. n: the job's enrolled device count.

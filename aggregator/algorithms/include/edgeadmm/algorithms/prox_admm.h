@@ -20,7 +20,7 @@ class ProxAdmm final : public Algorithm {
   edgeadmm_wire_UpdateKind update_kind() const override {
     return edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U;
   }
-  double UploadNormBound(const jobs::JobConfig& config) const override;
+  host::UploadBound HonestUpload(const jobs::JobConfig& config) const override;
   Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                     const std::vector<std::vector<double>>& uploads,
                     RoundNoise& noise, ServerModel& model) const override;

@@ -37,8 +37,8 @@ class RandomWalkAdmm final : public Algorithm {
   edgeadmm_wire_UpdateKind update_kind() const override {
     return prox_.update_kind();
   }
-  double UploadNormBound(const jobs::JobConfig& config) const override {
-    return prox_.UploadNormBound(config);
+  host::UploadBound HonestUpload(const jobs::JobConfig& config) const override {
+    return prox_.HonestUpload(config);
   }
   // One step of the walk: exactly one upload (the holder's Δu).
   Status ApplyRound(const jobs::JobConfig& config, int64_t n,

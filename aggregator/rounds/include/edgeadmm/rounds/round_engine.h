@@ -161,8 +161,9 @@ class RoundEngine {
       : db_(&db),
         registry_(db),
         store_(db, job_id),
+        upload_sums_(db, job_id),
         accountant_(&accountant),
-        judge_(job_, device_index_, registry_, store_) {}
+        judge_(job_, device_index_, registry_, store_, upload_sums_) {}
 
   Status Load(int64_t job_id);
   // One step of Advance.
@@ -199,6 +200,7 @@ class RoundEngine {
   store::Database* db_;
   registry::DeviceRegistry registry_;
   RoundStore store_;
+  UploadSums upload_sums_;  // read by judge_; RoundStore::CommitRound adds
   const RoundAccountant* accountant_;
   std::unique_ptr<SamplingRng> cohort_rng_;  // seeded if the job says so
   std::unique_ptr<SamplingRng> noise_rng_;   // kernel entropy, always
@@ -223,6 +225,8 @@ class RoundEngine {
   std::function<void(const RoundSummary&)> listener_;
   const Validator* validator_ = nullptr;
   bool close_in_advance_ = false;
+  // The algorithm bounds honest uploads: UploadSums are kept (Load).
+  bool bounded_uploads_ = false;
   // After a failed step: when Advance retries it (0: no failure pending).
   int64_t write_retry_at_ms_ = 0;
   // Algorithm::ResumesOpenRound (set by Load).

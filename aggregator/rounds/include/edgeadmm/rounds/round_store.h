@@ -3,8 +3,8 @@
 // Tables (aggregator/store/src/schema.cc): rounds (one row per round: open ->
 // committed | discarded | lost), uploads (the accepted uploads of committed
 // rounds and of the open round, each written before its receipt),
-// models (one per committed iteration) and ledger (the RDP curve of each
-// charged scope after each committed round). A commit is ONE transaction: a
+// models (one per committed iteration), ledger (the RDP curve of each
+// charged scope after each committed round) and upload_sums (UploadSums). A commit is ONE transaction: a
 // crash leaves either all of it or none.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "edgeadmm/jobs/job_store.h"
@@ -23,6 +24,7 @@
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload.h"
+#include "edgeadmm/rounds/upload_sums.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::rounds {
@@ -86,6 +88,10 @@ struct RoundCommit {
   const ValidationMetrics* metrics = nullptr;
   bool completes_job = false;  // the job's last round: state 'completed'
   std::string end_reason;      // with completes_job
+  // Added to the devices' UploadSums (algorithms with an UploadBound; empty
+  // otherwise): device id and decoded upload of each participant.
+  std::vector<std::pair<const std::string*, const std::vector<double>*>>
+      summed_uploads;
 };
 
 class RoundStore {

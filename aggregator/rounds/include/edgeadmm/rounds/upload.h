@@ -51,7 +51,10 @@ enum class UploadVerdict : uint8_t {
   kMalformed,             // wrong length or non-finite
   kJobNotRunning,         // the job is stopped, completed or exhausted
   kStoreUnavailable,      // the local ledger charge could not be stored
-  kNormAboveBound,        // above the algorithm's UploadNormBound
+  kNormAboveBound,        // above the algorithm's HonestUpload bound
+  // takes the device's sum of accepted uploads in the job above what as
+  // many honest uploads reach (UploadSums)
+  kSumAboveBound,
 };
 
 // "accepted", "stale-round", ... for logs and tests.

@@ -1,6 +1,7 @@
 // UploadJudge: the acceptance rules of one upload (docs/protocol.md,
 // "Uploads"), in order: identity, enrolment, registry, job, round, cohort,
-// shape, the algorithm's bounds, duplicates. It only reads: the engine keeps
+// shape, the algorithm's bounds (one upload, then the device's sum across
+// rounds), duplicates. It only reads: the engine keeps
 // what it accepts.
 #pragma once
 
@@ -15,20 +16,22 @@
 #include "edgeadmm/rounds/open_round.h"
 #include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/rounds/upload.h"
+#include "edgeadmm/rounds/upload_sums.h"
 
 namespace edgeadmm::rounds {
 
 class UploadJudge {
  public:
-  // All four must outlive the judge.
+  // All five must outlive the judge.
   UploadJudge(const jobs::JobRecord& job,
               const std::unordered_map<std::string, size_t>& device_index,
               const registry::DeviceRegistry& registry,
-              const RoundStore& store)
+              const RoundStore& store, const UploadSums& sums)
       : job_(&job),
         device_index_(&device_index),
         registry_(&registry),
-        store_(&store) {}
+        store_(&store),
+        sums_(&sums) {}
 
   // The verdict on `upload` by the device authenticated as `identity` (its
   // DTLS PSK identity) while `open` is the open round, after `iteration`
@@ -48,6 +51,7 @@ class UploadJudge {
   const std::unordered_map<std::string, size_t>* device_index_;
   const registry::DeviceRegistry* registry_;
   const RoundStore* store_;
+  const UploadSums* sums_;
 };
 
 }  // namespace edgeadmm::rounds

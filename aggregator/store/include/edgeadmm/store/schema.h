@@ -13,7 +13,8 @@
 // uploads.pp_loss (5); models.test_records/_log_loss/_accuracy (6);
 // ledger.reported_participations/_epsilon/_delta/_conversion (7);
 // uploads.fingerprint and rounds.retries (8: open rounds that survive a
-// restart).
+// restart); upload_sums(job_id, device_id, uploads, sum) (9: each device's
+// influence across rounds).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -23,7 +24,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than

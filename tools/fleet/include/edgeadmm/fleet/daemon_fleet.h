@@ -17,7 +17,9 @@
 #include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/fleet_simulator.h"
 #include "edgeadmm/fleet/penalty_schedule_options.h"
+#include "edgeadmm/fleet/steering_transport.h"
 #include "edgeadmm/host/error.h"
+#include "edgeadmm/host/upload_bound.h"
 #include "edgeadmm/penalty_perturbation_step.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 
@@ -110,6 +112,13 @@ struct DaemonFleetConfig {
   // Every upload's values rounded to float16 (float16_share_transport.h):
   // the float16-share measurement of docs/results.md; the bytes stay float32.
   bool share_float16 = false;
+  // The first `steering_devices` devices of the part are malicious: every
+  // update they send is a SteeringTransport step (steering_transport.h) for
+  // `steering_bound` in `steering_mode`, not what their step computed. Not
+  // with share_float16.
+  size_t steering_devices = 0;
+  host::UploadBound steering_bound;
+  SteeringMode steering_mode = SteeringMode::kSum;
 };
 
 // The devices' counters summed, and the run's shape.

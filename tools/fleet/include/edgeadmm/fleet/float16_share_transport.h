@@ -6,14 +6,11 @@
 // 15; docs/results.md "float16 shares"): the values are float16, the bytes
 // stay the protocol's float32 (the wire format is unchanged, so the upload
 // is not smaller). Rounding the released, already-noisy values is
-// post-processing: the device's ε is unchanged (docs/privacy.md). Linux
-// fleet tool only, not SDK code.
+// post-processing: the device's ε is unchanged (docs/privacy.md). It does
+// not stream (update_rewrite_transport.h). Linux fleet tool only.
 #pragma once
 
-#include <cstddef>
-#include <vector>
-
-#include "edgeadmm/transport.h"
+#include "edgeadmm/fleet/update_rewrite_transport.h"
 
 namespace edgeadmm::fleet {
 
@@ -22,43 +19,14 @@ namespace edgeadmm::fleet {
 // 2^-14 on the subnormal grid 2^-24. Non-finite input is returned as is.
 double RoundToFloat16(double v);
 
-class Float16ShareTransport final : public Transport {
+class Float16ShareTransport final : public UpdateRewriteTransport {
  public:
   // `inner` must outlive this decorator.
-  explicit Float16ShareTransport(Transport& inner) : inner_(inner) {}
-
-  // A POST of an update is decoded, its values rounded (RoundToFloat16) and
-  // re-encoded into a buffer of this decorator; any other request, or an
-  // update that does not decode, is forwarded unchanged. It does not stream
-  // (streams_bodies() is false, whatever `inner` does): rounding needs the
-  // whole update decoded, and the fleet's inner transport (libcoap) does
-  // not stream either; a request with a payload_source or a response_sink
-  // gets UNIMPLEMENTED.
-  Status StartRequest(const TransportRequest& request,
-                      ByteSpan response_buffer) override;
-  bool TakeResult(TransportResult& result) override {
-    return inner_.TakeResult(result);
-  }
-  void Cancel() override { inner_.Cancel(); }
-  Status StartObserve(const char* path, ByteSpan notification_buffer) override {
-    return inner_.StartObserve(path, notification_buffer);
-  }
-  bool TakeNotification(TransportResult& result) override {
-    return inner_.TakeNotification(result);
-  }
-  void StopObserve() override { inner_.StopObserve(); }
-  void Reconnect() override { inner_.Reconnect(); }
-  StatusWithSize Poll(uint32_t timeout_ms) override {
-    return inner_.Poll(timeout_ms);
-  }
-
-  // Updates rewritten so far (the run's check that the option took effect).
-  size_t rewritten() const { return rewritten_; }
+  explicit Float16ShareTransport(Transport& inner)
+      : UpdateRewriteTransport(inner) {}
 
  private:
-  Transport& inner_;
-  std::vector<std::byte> payload_;  // the rewritten update, while in flight
-  size_t rewritten_ = 0;
+  void Rewrite(wire::DecodedUpdate& update) override;
 };
 
 }  // namespace edgeadmm::fleet

@@ -1,7 +1,10 @@
-// edgeadmm-fleet --share-float16 (float16_share_transport.h): the float16
-// rounding (ties to even, subnormals, saturation at ±65,504) and the
-// decorator rewriting an update's values while forwarding everything else.
+// The fleet's update-rewriting decorators (update_rewrite_transport.h):
+// --share-float16 (float16_share_transport.h: the float16 rounding, ties to
+// even, subnormals, saturation at ±65,504; an update's values rewritten,
+// everything else forwarded) and --steering-devices (steering_transport.h:
+// the longest step the gateway's rule allows, along one direction).
 #include "edgeadmm/fleet/float16_share_transport.h"
+#include "edgeadmm/fleet/steering_transport.h"
 
 #include <gtest/gtest.h>
 
@@ -68,11 +71,12 @@ class RecordingTransport final : public Transport {
   const std::byte* data = nullptr;
 };
 
-std::vector<std::byte> EncodeShare(const std::vector<Real>& values) {
+std::vector<std::byte> EncodeShare(const std::vector<Real>& values,
+                                   uint64_t round_id = 9) {
   edgeadmm_wire_Update u = edgeadmm_wire_Update_init_zero;
   u.version = wire::kProtocolVersion;
   u.job_id = 3;
-  u.round_id = 9;
+  u.round_id = round_id;
   std::strcpy(u.device_id, "dev-00001");
   u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
   u.dimension = static_cast<uint32_t>(values.size());
@@ -170,6 +174,68 @@ TEST(Float16ShareTransportTest, RefusesStreamedBodies) {
   EXPECT_EQ(t.StartRequest(get, buffer), Status::Unimplemented());
   EXPECT_EQ(inner.started, 0u);
   EXPECT_EQ(t.rewritten(), 0u);
+}
+
+// The values `t` sends for an update of `values` in round `round_id`.
+std::vector<Real> SentValues(SteeringTransport& t, RecordingTransport& inner,
+                             const std::vector<Real>& values,
+                             uint64_t round_id) {
+  const std::vector<std::byte> body = EncodeShare(values, round_id);
+  std::vector<std::byte> response(64);
+  EXPECT_TRUE(t.StartRequest(
+                   MakeRequest(CoapMethod::kPost, wire::kUpdatePath, body),
+                   ByteSpan(response.data(), response.size()))
+                  .ok());
+  std::vector<Real> buffer(values.size() + 1);
+  wire::DecodedUpdate decoded;
+  EXPECT_TRUE(wire::DecodeUpdate(
+                  ConstByteSpan(inner.payload.data(), inner.payload.size()),
+                  Span<Real>(buffer.data(), buffer.size()), decoded)
+                  .ok());
+  return std::vector<Real>(decoded.vector.begin(), decoded.vector.end());
+}
+
+double Norm(const std::vector<Real>& v) {
+  double sum = 0;
+  for (Real x : v) sum += static_cast<double>(x) * x;
+  return std::sqrt(sum);
+}
+
+// One-upload mode: 0.9999 × Norm(1, p) along (1, …, 1)/√p every round,
+// whatever the device computed.
+TEST(SteeringTransportTest, OneUploadModeSendsTheOneUploadBoundEveryRound) {
+  const host::UploadBound bound{1.0, 0.5};  // Norm(1, 4) = 1 + 0.5·12 = 7
+  RecordingTransport inner;
+  SteeringTransport t(inner, bound, SteeringMode::kOneUpload);
+  for (uint64_t round = 1; round <= 3; ++round) {
+    const std::vector<Real> sent =
+        SentValues(t, inner, {0.1, -0.2, 0.3, 0.0}, round);
+    ASSERT_EQ(sent.size(), 4u);
+    for (Real v : sent) EXPECT_FLOAT_EQ(v, sent[0]);
+    EXPECT_NEAR(Norm(sent), 0.9999 * 7.0, 1e-5);
+  }
+  EXPECT_EQ(t.rewritten(), 3u);
+}
+
+// Sum mode: the k-th round's step is 0.999·(Norm(k) − Norm(k − 1)), so the
+// device's sum stays just within Norm(k); a retransmission (same round id)
+// repeats the step instead of counting a new round.
+TEST(SteeringTransportTest, SumModeKeepsTheSumJustWithinTheBound) {
+  const host::UploadBound bound{1.0, 0.5};
+  RecordingTransport inner;
+  SteeringTransport t(inner, bound, SteeringMode::kSum);
+  double sum = 0;
+  for (uint64_t round = 5; round < 9; ++round) {
+    const std::vector<Real> sent = SentValues(t, inner, {1, 1, 1, 1}, round);
+    const std::vector<Real> again = SentValues(t, inner, {1, 1, 1, 1}, round);
+    EXPECT_EQ(sent, again);
+    sum += Norm(sent);
+    const int64_t k = static_cast<int64_t>(round - 4);
+    EXPECT_NEAR(sum, 0.999 * bound.Norm(k, 4), 1e-5 * k);
+    EXPECT_LT(sum, bound.Norm(k, 4));
+  }
+  // The steps shrink towards the signal bound: the noise term grows as √k.
+  EXPECT_LT(t.StepLength(100, 4), 0.999 * (1.0 + 0.5 * 12 / 10));
 }
 
 }  // namespace
