@@ -1,28 +1,58 @@
+// The board interface (edgeadmm/board/board.h) on the MPS2-AN386 under QEMU.
+// The emulated board has no TRNG and no flash the firmware can erase and
+// program, so:
+//   - Entropy() is a deterministic SeededEntropy (platform/seeded_entropy)
+//     with a fixed seed: UNSAFE FOR PRODUCTION, every "random" value is
+//     predictable;
+//   - Flash() and the provisioning record are SemihostingFlash models kept
+//     in host files (config/board_config.h names them), which survive the
+//     end of a QEMU run like flash survives a power cycle;
+//   - the console and the command line are semihosting calls.
+// The geometry and file names come from the including board's
+// config/board_config.h, so a board variant reuses this file unchanged.
 #include "edgeadmm/board/board.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <new>
 
+#include "board_config.h"
 #include "edgeadmm/baremetal/flash_storage.h"
+#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/baremetal/semihosting_flash.h"
+#include "edgeadmm/result.h"
 #include "edgeadmm/seeded_entropy/seeded_entropy.h"
 
 namespace edgeadmm::board {
 namespace {
 
-// Fixed seed of the (unsafe) QEMU entropy: the emulated board has no TRNG.
-constexpr uint64_t kQemuEntropySeed = 0x4d5053322d414e33ull;  // "MPS2-AN3"
+static_assert(kPowerCutExitCode ==
+                  baremetal::SemihostingFlash::kPowerCutExitCode,
+              "the flash model ends a power cut with the interface's status");
+
 // FPGAIO CLK100HZ: counts at 100 Hz from reset (32 bits: 497 days).
 constexpr uintptr_t kFpgaIoClk100Hz = 0x40028014u;
 
 alignas(SeededEntropy) std::byte entropy_memory[sizeof(SeededEntropy)];
 alignas(baremetal::SemihostingFlash) std::byte
     flash_object[sizeof(baremetal::SemihostingFlash)];
+alignas(baremetal::SemihostingFlash) std::byte
+    provisioning_object[sizeof(baremetal::SemihostingFlash)];
 alignas(baremetal::FlashStorage) std::byte
     flash_storage_object[sizeof(baremetal::FlashStorage)];
 SeededEntropy* entropy = nullptr;
 baremetal::SemihostingFlash* flash = nullptr;
+baremetal::SemihostingFlash* provisioning = nullptr;
 baremetal::FlashStorage* flash_storage = nullptr;
+
+baremetal::SemihostingFlash& FlashModel() {
+  if (flash == nullptr) {
+    flash = new (flash_object) baremetal::SemihostingFlash(
+        config::kFlashSectorBytes, config::kFlashSectors,
+        config::kFlashProgramUnit);
+  }
+  return *flash;
+}
 
 }  // namespace
 
@@ -30,26 +60,34 @@ baremetal::FlashStorage* flash_storage = nullptr;
 // constructors, no exit-time destructors.
 EntropySource& Entropy() {
   if (entropy == nullptr)
-    entropy = new (entropy_memory) SeededEntropy(kQemuEntropySeed);
+    entropy = new (entropy_memory) SeededEntropy(config::kEntropySeed);
   return *entropy;
 }
 
-baremetal::SemihostingFlash& Flash() {
-  if (flash == nullptr) {
-    flash = new (flash_object) baremetal::SemihostingFlash(
-        kFlashSectorBytes, kFlashSectors, kFlashProgramUnit);
-  }
-  return *flash;
-}
+baremetal::FlashDevice& Flash() { return FlashModel(); }
 
-Status OpenFlash(const char* host_path) { return Flash().Open(host_path); }
+Status OpenStorage() {
+  if (FlashModel().is_open()) return Status::Ok();
+  return FlashModel().Open(config::kStateFile);
+}
 
 Storage& PersistentStorage() {
   if (flash_storage == nullptr) {
     flash_storage = new (flash_storage_object)
-        baremetal::FlashStorage(Flash(), kFlashSectorsPerBank);
+        baremetal::FlashStorage(Flash(), config::kFlashSectorsPerBank);
   }
   return *flash_storage;
+}
+
+Status ReadProvisioning(ByteSpan out) {
+  if (provisioning == nullptr) {
+    provisioning = new (provisioning_object) baremetal::SemihostingFlash(
+        config::kProvisioningBytes, 1, config::kFlashProgramUnit);
+  }
+  if (!provisioning->is_open()) {
+    EDGEADMM_TRY(provisioning->Open(config::kProvisioningFile));
+  }
+  return provisioning->Read(0, out);
 }
 
 uint64_t NowMs() {
@@ -57,5 +95,18 @@ uint64_t NowMs() {
              *reinterpret_cast<volatile const uint32_t*>(kFpgaIoClk100Hz)} *
          10;
 }
+
+void ConsoleWrite(const char* text) { baremetal::SemihostingWrite(text); }
+
+bool CommandLine(char* buffer, size_t size) {
+  return baremetal::SemihostingCommandLine(buffer, size);
+}
+
+bool CutPowerDuringFlashOperation(uint32_t operation) {
+  FlashModel().CutPowerAt(operation);
+  return true;
+}
+
+uint32_t FlashOperations() { return FlashModel().operations(); }
 
 }  // namespace edgeadmm::board
