@@ -5,18 +5,18 @@
 //     with a fixed seed: UNSAFE FOR PRODUCTION, every "random" value is
 //     predictable;
 //   - Flash() and the provisioning record are SemihostingFlash models kept
-//     in host files (config/board_config.h names them), which survive the
-//     end of a QEMU run like flash survives a power cycle;
+//     in host files in QEMU's working directory, which survive the end of a
+//     QEMU run like flash survives a power cycle;
 //   - the console and the command line are semihosting calls.
-// The geometry and file names come from the including board's
-// config/board_config.h, so a board variant reuses this file unchanged.
+// The geometry, the state file's name and the seed are compile definitions
+// (EDGEADMM_QEMU_*) that board.cmake sets from the board folder's
+// CMakeLists.txt, so a board variant reuses this file unchanged.
 #include "edgeadmm/board/board.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <new>
 
-#include "board_config.h"
 #include "edgeadmm/baremetal/flash_storage.h"
 #include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/baremetal/semihosting_flash.h"
@@ -29,6 +29,19 @@ namespace {
 static_assert(kPowerCutExitCode ==
                   baremetal::SemihostingFlash::kPowerCutExitCode,
               "the flash model ends a power cut with the interface's status");
+
+// The state region: sectors of 8-byte program units (like an STM32L4's
+// pages and double words), FlashStorage banks of kSectorsPerBank sectors.
+constexpr size_t kFlashSectorBytes = EDGEADMM_QEMU_FLASH_SECTOR_BYTES;
+constexpr size_t kFlashSectors = EDGEADMM_QEMU_FLASH_SECTORS;
+constexpr size_t kFlashProgramUnit = 8;
+constexpr size_t kSectorsPerBank = EDGEADMM_QEMU_SECTORS_PER_BANK;
+constexpr char kStateFile[] = EDGEADMM_QEMU_STATE_FILE;
+// The provisioning record: one sector the firmware only reads.
+constexpr size_t kProvisioningBytes = EDGEADMM_QEMU_PROVISIONING_BYTES;
+constexpr char kProvisioningFile[] = "provision.bin";
+// Fixed seed of the (unsafe) entropy: the emulated board has no TRNG.
+constexpr uint64_t kEntropySeed = EDGEADMM_QEMU_ENTROPY_SEED;
 
 // FPGAIO CLK100HZ: counts at 100 Hz from reset (32 bits: 497 days).
 constexpr uintptr_t kFpgaIoClk100Hz = 0x40028014u;
@@ -48,8 +61,7 @@ baremetal::FlashStorage* flash_storage = nullptr;
 baremetal::SemihostingFlash& FlashModel() {
   if (flash == nullptr) {
     flash = new (flash_object) baremetal::SemihostingFlash(
-        config::kFlashSectorBytes, config::kFlashSectors,
-        config::kFlashProgramUnit);
+        kFlashSectorBytes, kFlashSectors, kFlashProgramUnit);
   }
   return *flash;
 }
@@ -60,7 +72,7 @@ baremetal::SemihostingFlash& FlashModel() {
 // constructors, no exit-time destructors.
 EntropySource& Entropy() {
   if (entropy == nullptr)
-    entropy = new (entropy_memory) SeededEntropy(config::kEntropySeed);
+    entropy = new (entropy_memory) SeededEntropy(kEntropySeed);
   return *entropy;
 }
 
@@ -68,24 +80,24 @@ baremetal::FlashDevice& Flash() { return FlashModel(); }
 
 Status OpenStorage() {
   if (FlashModel().is_open()) return Status::Ok();
-  return FlashModel().Open(config::kStateFile);
+  return FlashModel().Open(kStateFile);
 }
 
 Storage& PersistentStorage() {
   if (flash_storage == nullptr) {
     flash_storage = new (flash_storage_object)
-        baremetal::FlashStorage(Flash(), config::kFlashSectorsPerBank);
+        baremetal::FlashStorage(Flash(), kSectorsPerBank);
   }
   return *flash_storage;
 }
 
 Status ReadProvisioning(ByteSpan out) {
   if (provisioning == nullptr) {
-    provisioning = new (provisioning_object) baremetal::SemihostingFlash(
-        config::kProvisioningBytes, 1, config::kFlashProgramUnit);
+    provisioning = new (provisioning_object)
+        baremetal::SemihostingFlash(kProvisioningBytes, 1, kFlashProgramUnit);
   }
   if (!provisioning->is_open()) {
-    EDGEADMM_TRY(provisioning->Open(config::kProvisioningFile));
+    EDGEADMM_TRY(provisioning->Open(kProvisioningFile));
   }
   return provisioning->Read(0, out);
 }
