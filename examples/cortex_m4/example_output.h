@@ -1,6 +1,6 @@
 // Output of the Cortex-M4 example programs (main.cc here and
-// ../cortex_m4_sharing/main.cc) on both sides: semihosting on the firmware
-// (EDGEADMM_EXAMPLE_BAREMETAL=1), stdout on the host twin. Lines are
+// ../cortex_m4_sharing/main.cc) on both sides: the board's console on the
+// firmware (EDGEADMM_EXAMPLE_BAREMETAL=1), stdout on the host twin. Lines are
 // "key bits value" for reals (compare_output.py reads the exact IEEE-754
 // bits), and the program ends with Finish (error or stack use, then "done").
 #pragma once
@@ -13,8 +13,8 @@
 
 #if EDGEADMM_EXAMPLE_BAREMETAL
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/baremetal/stack.h"
+#include "edgeadmm/board/board.h"
 #else
 #include <cstdio>
 #endif
@@ -23,7 +23,7 @@ namespace edgeadmm::example {
 
 inline void Print(const char* line) {
 #if EDGEADMM_EXAMPLE_BAREMETAL
-  baremetal::SemihostingWrite(line);
+  board::ConsoleWrite(line);
 #else
   std::fputs(line, stdout);
 #endif

@@ -22,7 +22,7 @@
 #include <cstring>
 
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/board/board.h"
 #include "edgeadmm/clip.h"
 #include "edgeadmm/coap/coap_message.h"
 #include "edgeadmm/dataset_view.h"
@@ -61,7 +61,7 @@ using instruction_timer::Instructions;
 using instruction_timer::Reg;
 using instruction_timer::Ticks;
 
-void Print(const char* line) { baremetal::SemihostingWrite(line); }
+void Print(const char* line) { board::ConsoleWrite(line); }
 
 void PrintCount(const char* key, uint64_t value) {
   char line[96];

@@ -1,34 +1,33 @@
-// Reference firmware of a device in a private federated job (MPS2-AN386,
-// Cortex-M4F, under QEMU): the pieces a product wires, in the order it
-// wires them, with nothing on the heap.
-//   1. identity, PSK and network settings from the provisioning page
-//      (provisioning.h; make_provisioning_blob.py writes it): refused unless
-//      its CRC-32 and fields check;
-//   2. the persistent state in the board's flash (FlashStorage over the
-//      flash model): a reboot resumes where the device stopped;
-//   3. lwIP on the LAN9118 with the provisioned static IPv4 address, or
-//      DHCP (both work under QEMU user networking: slirp hands out
-//      10.0.2.15);
+// Reference firmware of a device in a private federated job (Cortex-M4F;
+// any board of platform/boards, through the board interface only): the
+// pieces a product wires, in the order it wires them, with nothing on the
+// heap.
+//   1. identity, PSK and network settings from the board's provisioning
+//      record (provisioning.h; make_provisioning_blob.py writes it): refused
+//      unless its CRC-32 and fields check;
+//   2. the persistent state in the board's flash (board::PersistentStorage,
+//      a FlashStorage): a reboot resumes where the device stopped;
+//   3. lwIP on the board's Ethernet MAC with the provisioned static IPv4
+//      address, or DHCP (both work under QEMU user networking: slirp hands
+//      out 10.0.2.15);
 //   4. DTLS-PSK (Mbed TLS, static pool) to the aggregator, CoAP on top;
 //   5. one StaticDeviceClient (client, trainer, buffers: one object sized
 //      by the job's shape) joins the running job, trains every round it is
-//      given and uploads; progress and the outcome go to the semihosting
+//      given and uploads; progress and the outcome go to the board's
 //      console. Exit status 0 once the job is done.
-// QEMU's working directory holds the flash model's files: provision.bin
-// (the provisioning page) and state.bin (the device's persistent state).
+// On the QEMU boards, QEMU's working directory holds the flash model's
+// files (provision.bin and the state file their config names).
 //
-// ENTROPY: DeviceEntropy() below is the TRNG hook. On this board it is the
-// board's SeededEntropy with a FIXED SEED (the emulated board has no TRNG):
+// ENTROPY: DeviceEntropy() below is the TRNG hook. On the QEMU boards it is
+// a SeededEntropy with a FIXED SEED (the emulated board has no TRNG):
 // UNSAFE FOR PRODUCTION, every DTLS random and every noise value is
-// predictable. A product returns its hardware TRNG there.
+// predictable. A product's board returns its hardware TRNG there.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
 
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
-#include "edgeadmm/baremetal/semihosting_flash.h"
 #include "edgeadmm/baremetal/stack.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
@@ -68,16 +67,13 @@ void Print(const char* format, unsigned a = 0, unsigned b = 0, unsigned c = 0,
            unsigned d = 0) {
   char text[160];
   baremetal::Format(text, sizeof(text), format, a, b, c, d);
-  baremetal::SemihostingWrite(text);
+  board::ConsoleWrite(text);
 }
 
-void Write(const char* text) { baremetal::SemihostingWrite(text); }
+void Write(const char* text) { board::ConsoleWrite(text); }
 
 uint64_t NowMs() { return board::NowMs(); }
 
-// The provisioning page: one flash sector the firmware only reads.
-baremetal::SemihostingFlash provisioning_page(board::kFlashSectorBytes, 1,
-                                              board::kFlashProgramUnit);
 Provisioning provisioned;
 StaticDeviceClient<Shape> device;
 lwip::UdpLink udp;
@@ -86,9 +82,8 @@ alignas(dtls::DtlsPskLink) std::byte dtls_memory[sizeof(dtls::DtlsPskLink)];
 alignas(coap::CoapClient) std::byte coap_memory[sizeof(coap::CoapClient)];
 
 Status LoadProvisioning() {
-  EDGEADMM_TRY(provisioning_page.Open("provision.bin"));
   std::byte blob[kBlobBytes];
-  EDGEADMM_TRY(provisioning_page.Read(0, ByteSpan(blob, sizeof(blob))));
+  EDGEADMM_TRY(board::ReadProvisioning(ByteSpan(blob, sizeof(blob))));
   return ParseProvisioning(ConstByteSpan(blob, sizeof(blob)), provisioned);
 }
 
@@ -133,7 +128,7 @@ int Run() {
         provisioned.server[0], provisioned.server[1], provisioned.server[2]);
   Print("%u port %u\n", provisioned.server[3], provisioned.port);
 
-  s = board::OpenFlash("state.bin");
+  s = board::OpenStorage();
   if (!s.ok()) return Fail("flash", s);
   s = StartNetwork();
   if (!s.ok()) return Fail("network", s);

@@ -23,6 +23,13 @@ arrow sideways (two units of one rank) or up is reported. On top of the order:
   - a circle of units (e.g. two aggregator areas that use each other) is
     reported as such.
 
+Board neutrality: the firmware (examples/) and the target tests
+(tests/target/) reach the board through the board interface only
+(platform/boards/interface: edgeadmm/board/board.h, ethernet.h). A C or C++
+file there that calls semihosting (a `Semihosting...` name of
+platform/baremetal, or its headers) or includes a header of one board's own
+folder is reported: such code would not build or run on another board.
+
 Exit status 0 when nothing is found, 1 otherwise (each finding on its own
 line, with the file and line that makes it), 2 for a bad invocation.
 
@@ -79,6 +86,13 @@ MAY_USE_TESTING = ("tools/", "examples/")
 NOT_ON_AGGREGATOR = ("tools/", "examples/")
 
 SOURCE_EXTENSIONS = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".inc")
+
+# Firmware and target tests: board-neutral (see the module comment).
+BOARD_NEUTRAL = ("examples", "tests/target")
+BOARD_INTERFACE = "platform/boards/interface/"
+SEMIHOSTING_RE = re.compile(
+    r"\bSemihosting[A-Za-z_]\w*|edgeadmm/baremetal/semihosting\w*\.h")
+COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
 
@@ -270,6 +284,43 @@ def cmake_arrows(root, files, header_units):
                     yield source, target, word, where
 
 
+def neutral_files(root):
+    for top in BOARD_NEUTRAL:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+            dirnames[:] = sorted(d for d in dirnames
+                                 if not d.startswith(".") and d != "build")
+            for name in sorted(filenames):
+                if name.endswith(SOURCE_EXTENSIONS):
+                    path = os.path.join(dirpath, name)
+                    yield os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def board_neutral_findings(root, files):
+    """Firmware and target tests that call semihosting or use one board's
+    own headers instead of the board interface."""
+    index = header_index(files)
+    present = set(files)
+    for rel in neutral_files(root):
+        with open(os.path.join(root, rel), encoding="utf-8",
+                  errors="replace") as f:
+            text = f.read()
+        # Comments out, their line breaks kept (line numbers stay right).
+        code = COMMENT_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+        for match in SEMIHOSTING_RE.finditer(code):
+            line = code.count("\n", 0, match.start()) + 1
+            yield ("%s:%d: %s: firmware and target tests reach the board "
+                   "through edgeadmm/board/board.h, never semihosting" %
+                   (rel, line, match.group(0)))
+        for match in INCLUDE_RE.finditer(code):
+            target = resolve(rel, match.group(1), index, present)
+            if (target and target.startswith("platform/boards/")
+                    and not target.startswith(BOARD_INTERFACE)):
+                line = code.count("\n", 0, match.start()) + 1
+                yield ("%s:%d: #include \"%s\": a header of one board's "
+                       "folder (%s); use the board interface" %
+                       (rel, line, match.group(1), target))
+
+
 def circles(graph):
     """Strongly connected components of more than one unit (Tarjan)."""
     index, low, on_stack, stack, found = {}, {}, set(), [], []
@@ -340,6 +391,7 @@ def check(root):
                 and source.startswith(NOT_ON_AGGREGATOR)):
             findings.append("%s: %s uses the aggregator unit %s" %
                             (where, source, target_unit))
+    findings += list(board_neutral_findings(root, files))
     for component in circles(graph):
         ring = " -> ".join(component + component[:1])
         findings.append("circle of units: %s (e.g. %s)" % (

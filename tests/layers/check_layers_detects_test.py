@@ -16,7 +16,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK = os.path.join(HERE, "check_layers.py")
 sys.path.insert(0, HERE)
-from check_layers import SCANNED  # noqa: E402
+from check_layers import BOARD_NEUTRAL, SCANNED  # noqa: E402
 
 # Each case: a name, the file to change (relative to the copy), the text to
 # append to it, and a piece of the finding expected.
@@ -46,6 +46,12 @@ CASES = [
     ("the fleet uses the aggregator's registry", "tools/fleet/main.cc",
      '#include "edgeadmm/registry/device_registry.h"\n',
      "tools/fleet uses the aggregator unit aggregator/registry"),
+    ("the firmware calls semihosting", "examples/cortex_m4_device/main.cc",
+     'void Log(const char* t) { edgeadmm::baremetal::SemihostingWrite(t); }\n',
+     "SemihostingWrite: firmware and target tests reach the board"),
+    ("a target test uses one board's header", "tests/target/board_test.cc",
+     '#include "edgeadmm/board/lan9118.h"\n',
+     "a header of one board's folder"),
     ("a unit outside the order", "sdk/src/core/status.cc",
      '#include "edgeadmm/newunit/thing.h"\n',
      "unit aggregator/newunit is not placed in the order"),
@@ -59,7 +65,7 @@ EXTRA_FILES = {
 
 
 def copy_tree(root, dest):
-    for top in SCANNED:
+    for top in SCANNED + tuple(t for t in BOARD_NEUTRAL if t not in SCANNED):
         source = os.path.join(root, top)
         if os.path.isdir(source):
             shutil.copytree(source, os.path.join(dest, top),

@@ -1,20 +1,21 @@
-// The board's persistent storage across QEMU runs: board::OpenFlash (the
-// SemihostingFlash model in a host file) and FlashStorage on it. One step
-// per run, driven by run_flash_persist.py with the same backing file:
-//   <image> <file> fresh        the new file reads erased (0xFF) and holds
-//                               no key; the model refuses a 0 -> 1 program;
-//                               writes "client" v1 and "ledger" v100
-//   <image> <file> read V       "client" holds blob V, "ledger" blob 100
-//   <image> <file> write V [N]  writes "client" blob V; with N the power
-//                               fails during the N-th flash operation of
-//                               the write (exit status 3)
+// The board's persistent storage across runs: board::OpenStorage, the
+// board's Flash() and FlashStorage on it, with power-loss injection
+// (board::CutPowerDuringFlashOperation; on the QEMU boards the flash model
+// in a host file of QEMU's working directory). One step per run, driven by
+// run_flash_persist.py in the same working directory:
+//   <image> fresh        the new flash reads erased (0xFF) and holds no key;
+//                        it refuses a 0 -> 1 program; writes "client" v1
+//                        and "ledger" v100
+//   <image> read V       "client" holds blob V, "ledger" blob 100
+//   <image> write V [N]  writes "client" blob V; with N the power fails
+//                        during the N-th flash operation of the write (exit
+//                        status board::kPowerCutExitCode)
 // Prints "client vV" for what it read, "wrote vV in K flash operations".
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/device_client.h"
 
@@ -31,7 +32,7 @@ std::byte out[BlobSize(kLedgerVersion) + 16];
 void Print(const char* format, unsigned a = 0, unsigned b = 0) {
   char text[160];
   baremetal::Format(text, sizeof(text), format, a, b);
-  baremetal::SemihostingWrite(text);
+  board::ConsoleWrite(text);
 }
 
 int Fail(const char* what, unsigned a = 0) {
@@ -66,7 +67,7 @@ int StoredVersion(const char* key) {
 }
 
 int Fresh() {
-  baremetal::SemihostingFlash& flash = board::Flash();
+  baremetal::FlashDevice& flash = board::Flash();
   const size_t total = flash.sector_size() * flash.sector_count();
   for (size_t at = 0; at < total; at += sizeof(out)) {
     const size_t n = total - at < sizeof(out) ? total - at : sizeof(out);
@@ -82,16 +83,19 @@ int Fresh() {
   // NOR semantics on the last sector (no slot uses it with two keys).
   const size_t sector = flash.sector_count() - 1;
   const size_t offset = sector * flash.sector_size();
-  std::byte zeros[board::kFlashProgramUnit] = {};
-  std::byte ones[board::kFlashProgramUnit];
-  std::memset(ones, 0xff, sizeof(ones));
-  if (!flash.Program(offset, ConstByteSpan(zeros, sizeof(zeros))).ok() ||
-      flash.Program(offset, ConstByteSpan(ones, sizeof(ones))).code() !=
+  const size_t unit = flash.program_unit();
+  if (unit > sizeof(blob)) return Fail("program unit of %u bytes", unit);
+  std::byte* zeros = blob;  // one program unit of each
+  std::byte* ones = blob + unit;
+  std::memset(zeros, 0, unit);
+  std::memset(ones, 0xff, unit);
+  if (!flash.Program(offset, ConstByteSpan(zeros, unit)).ok() ||
+      flash.Program(offset, ConstByteSpan(ones, unit)).code() !=
           StatusCode::kFailedPrecondition ||
-      flash.Program(offset + 1, ConstByteSpan(zeros, sizeof(zeros))).code() !=
+      flash.Program(offset + 1, ConstByteSpan(zeros, unit)).code() !=
           StatusCode::kInvalidArgument ||
       !flash.Erase(sector).ok() ||
-      !flash.Program(offset, ConstByteSpan(ones, sizeof(ones))).ok()) {
+      !flash.Program(offset, ConstByteSpan(ones, unit)).ok()) {
     return Fail("flash semantics");
   }
   Print("flash semantics: 0 -> 1 program refused, erase restores 0xFF\n");
@@ -115,13 +119,15 @@ int ReadBack(uint32_t version) {
 }
 
 int Write(uint32_t version, uint32_t cut_at) {
-  board::Flash().CutPowerAt(cut_at);
-  const uint32_t before = board::Flash().operations();
+  if (!board::CutPowerDuringFlashOperation(cut_at)) {
+    return Fail("the board cannot simulate a power loss");
+  }
+  const uint32_t before = board::FlashOperations();
   if (!board::PersistentStorage().Write("client", Blob(version)).ok()) {
     return Fail("write v%u", version);
   }
   Print("wrote v%u in %u flash operations\n", version,
-        board::Flash().operations() - before);
+        board::FlashOperations() - before);
   return StoredVersion("client") == static_cast<int>(version)
              ? 0
              : Fail("v%u not read back", version);
@@ -131,29 +137,29 @@ int Run() {
   static_assert(DeviceClient::RecordBytes(123) <= 8192 - 88,
                 "the reference job's record fits a FlashStorage bank");
   char line[256];
-  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) {
+  if (!board::CommandLine(line, sizeof(line))) {
     return Fail("no command line");
   }
-  const char* words[5] = {};
+  const char* words[4] = {};
   int count = 0;
-  for (char* p = line; *p != '\0' && count < 5;) {
+  for (char* p = line; *p != '\0' && count < 4;) {
     while (*p == ' ') ++p;
     if (*p == '\0') break;
     words[count++] = p;
     while (*p != '\0' && *p != ' ') ++p;
     if (*p == ' ') *p++ = '\0';
   }
-  if (count < 3) return Fail("usage: <image> <file> <command> [args]");
-  if (!board::OpenFlash(words[1]).ok()) return Fail("cannot open the file");
+  if (count < 2) return Fail("usage: <image> <command> [args]");
+  if (!board::OpenStorage().ok()) return Fail("cannot open the flash");
   const uint32_t a =
-      count > 3 ? static_cast<uint32_t>(std::strtoul(words[3], nullptr, 10))
+      count > 2 ? static_cast<uint32_t>(std::strtoul(words[2], nullptr, 10))
                 : 0;
   const uint32_t b =
-      count > 4 ? static_cast<uint32_t>(std::strtoul(words[4], nullptr, 10))
+      count > 3 ? static_cast<uint32_t>(std::strtoul(words[3], nullptr, 10))
                 : 0;
-  if (std::strcmp(words[2], "fresh") == 0) return Fresh();
-  if (std::strcmp(words[2], "read") == 0) return ReadBack(a);
-  if (std::strcmp(words[2], "write") == 0 && a >= 1 && a <= kMaxVersion) {
+  if (std::strcmp(words[1], "fresh") == 0) return Fresh();
+  if (std::strcmp(words[1], "read") == 0) return ReadBack(a);
+  if (std::strcmp(words[1], "write") == 0 && a >= 1 && a <= kMaxVersion) {
     return Write(a, b);
   }
   return Fail("unknown command");

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Runs the flash persistence firmware (flash_persist_test.cc) several times
-on one backing file, as successive power cycles of one board.
+in one working directory, as successive power cycles of one board (the
+QEMU board keeps its flash model in a file there, named by the board).
 
   run_flash_persist.py -- RUNNER... IMAGE
 
-RUNNER ends with -kernel (EDGEADMM_BOARD_RUNNER); -append with the backing
-file and the step is inserted before it. In a fresh temporary directory:
-  1. a new file reads erased and holds no key; v1 and a second key written;
+RUNNER ends with -kernel (EDGEADMM_BOARD_RUNNER); -append with the step is
+inserted before it. In a fresh temporary directory:
+  1. a new flash reads erased and holds no key; v1 and a second key written;
   2. a second run reads v1 back (state survives the end of QEMU);
   3. a write of v2 completes in K flash operations; the next run reads v2;
-  4. for every N in 1..K, on a copy of that file: a write of v3 loses power
+  4. for every N in 1..K, on a copy of that directory: a write of v3 loses power
      during its N-th flash operation (QEMU exits with status 3 in the middle
      of the erase, header, data or commit-word program); the next run must
      read v2 (the old state: the commit word is the last operation), and a
@@ -42,11 +43,11 @@ def main():
     def run(path, *words, status=0, expect=()):
         nonlocal runs
         runs += 1
-        command = runner[:-1] + ["-append", " ".join([path] + list(words)),
+        command = runner[:-1] + ["-append", " ".join(words),
                                  "-kernel", image]
         done = subprocess.run(command, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True,
-                              timeout=QEMU_TIMEOUT_S)
+                              timeout=QEMU_TIMEOUT_S, cwd=path)
         tag = f"[{os.path.basename(path)} {' '.join(words)}] "
         print("".join(tag + line + "\n" for line in done.stdout.splitlines()),
               end="")
@@ -60,7 +61,8 @@ def main():
 
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mcu-flash-") as state:
-        flash = os.path.join(state, "flash.bin")
+        flash = os.path.join(state, "board")
+        os.mkdir(flash)
         run(flash, "fresh", expect=["bytes erased, no keys",
                                     "0 -> 1 program refused",
                                     "wrote client v1, ledger v100"])
@@ -74,8 +76,8 @@ def main():
             operations = int(match.group(1))
         run(flash, "read", "2", expect=["client v2"])
         for n in range(1, operations + 1):
-            cut = os.path.join(state, f"cut{n}.bin")
-            shutil.copyfile(flash, cut)
+            cut = os.path.join(state, f"cut{n}")
+            shutil.copytree(flash, cut)
             run(cut, "write", "3", str(n), status=POWER_CUT,
                 expect=[f"power lost during operation {n}"])
             run(cut, "read", "2", expect=["client v2"])

@@ -9,7 +9,8 @@
 #include "edgeadmm/baremetal/stack.h"
 
 extern "C" {
-// Linker-script symbols (platform/boards/mps2_an386/mps2_an386.ld).
+// Linker-script symbols (platform/boards/mps2_an386/mps2_an386.ld, and the
+// same names in the variants' scripts).
 extern uint32_t __data_load__[], __data_start__[], __data_end__[];
 extern uint32_t __bss_start__[], __bss_end__[];
 extern uint32_t __stack_bottom__[], __stack_top__[];

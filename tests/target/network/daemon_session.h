@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
 #include "edgeadmm/coap/coap_client.h"
@@ -56,7 +55,7 @@ inline size_t ParseHex(const char* hex, uint8_t* out, size_t capacity) {
 template <typename Extra>
 bool ParseCommandLine(Arguments& args, Extra&& extra) {
   char line[640];
-  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return false;
+  if (!board::CommandLine(line, sizeof(line))) return false;
   int index = 0;  // words after the image name (no strtok: it links malloc)
   for (char* p = line; *p != '\0';) {
     while (*p == ' ') ++p;

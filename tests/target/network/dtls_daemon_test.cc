@@ -1,10 +1,10 @@
-// The MPS2-AN386 firmware against the real aggregator: the SDK's CoapClient
+// The board's firmware against the real aggregator: the SDK's CoapClient
 // over DtlsPskLink (Mbed TLS built for the Cortex-M4F, static pool) over
 // lwIP UDP, to edgeadmm-aggregatord (libcoap + OpenSSL) on the host's
 // loopback (QEMU user networking: 10.0.2.2). Started by run_with_daemon.py,
 // which enrols one device, starts a one-device job and the daemon, and
 // passes "<image> <port> <identity> <psk-hex> <job-id> [wrongkey]" on the
-// semihosting command line (a product provisions identity and PSK in flash).
+// board's command line (a product provisions identity and PSK in flash).
 // `wrongkey` flips one key bit: the handshake must then be refused.
 // `lossy`: a relay drops datagrams both ways; single exchanges may fail,
 // the training must still complete. `bigtask`: the job has dimension 400,
@@ -12,11 +12,12 @@
 // 1200-byte Mbed TLS buffers must carry); no training then.
 // Then the SDK's DeviceClient trains the job's five rounds over the same
 // channel (prox-ADMM, logistic, 4 records of 3 features) and uploads.
-// `flash=PATH`: the client persists in the board's flash model backed by
-// the host file PATH (board::OpenFlash) instead of RAM. `halt`: the client
+// `persist`: the client persists in the board's flash (board::OpenStorage;
+// the QEMU boards' flash model, a file in QEMU's working directory) instead
+// of RAM. `halt`: the client
 // stops right after persisting its first upload, before sending it, and the
 // firmware ends (the power is cut: QEMU exits). `resume`: the next boot on
-// the same file must resend that upload (same round, same bytes) before it
+// the same flash must resend that upload (same round, same bytes) before it
 // draws any entropy for a new step, then finish the job (run_with_daemon.py
 // --reboot compares the two runs and the daemon's stored payload).
 // `data=R;R;...`: the device's shard instead of the built-in 4 records, at
@@ -36,7 +37,6 @@
 
 #include "daemon_session.h"
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/baremetal/stack.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
@@ -69,7 +69,7 @@ struct Options : daemon_session::Arguments {
   bool wrong_key = false;
   bool lossy = false;
   bool big_task = false;
-  char flash_path[160] = {};
+  bool persist = false;
   bool halt = false;
   bool cut = false;
   bool resume = false;
@@ -126,9 +126,7 @@ Options ParseCommandLine() {
     if (std::strncmp(word, "data=", 5) == 0 && !ParseData(word + 5, o)) {
       o.bad_data = true;
     }
-    if (std::strncmp(word, "flash=", 6) == 0) {
-      std::strncpy(o.flash_path, word + 6, sizeof(o.flash_path) - 1);
-    }
+    if (std::strcmp(word, "persist") == 0) o.persist = true;
   });
   if (o.wrong_key && o.key_size > 0) o.key[0] ^= 0x01;
   return o;
@@ -138,7 +136,7 @@ void Print(const char* format, unsigned a, unsigned b = 0, unsigned c = 0,
            unsigned d = 0) {
   char text[160];
   baremetal::Format(text, sizeof(text), format, a, b, c, d);
-  baremetal::SemihostingWrite(text);
+  board::ConsoleWrite(text);
 }
 
 Options options;
@@ -210,9 +208,9 @@ TEST(DtlsDaemonTest, HandshakeAndStatus) {
   ASSERT_TRUE(status.status.ok());
   EXPECT_EQ(status.code, wire::kCoapContent);
   ASSERT_TRUE(secure->established());
-  baremetal::SemihostingWrite("cipher suite: ");
-  baremetal::SemihostingWrite(secure->cipher_suite());
-  baremetal::SemihostingWrite("\n");
+  board::ConsoleWrite("cipher suite: ");
+  board::ConsoleWrite(secure->cipher_suite());
+  board::ConsoleWrite("\n");
   Print("handshake + GET v1/status: %u ms (2.05, %u bytes)\n", elapsed,
         static_cast<unsigned>(status.payload_size));
 }
@@ -340,9 +338,9 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
   c.device_id = options.identity;
   recording.device = device;
   c.transport = &recording;  // the CoAP client
-  if (options.flash_path[0] != '\0') {
-    // The board's flash model: survives the end of this QEMU run.
-    ASSERT_TRUE(board::OpenFlash(options.flash_path).ok());
+  if (options.persist) {
+    // The board's flash: survives the end of this run.
+    ASSERT_TRUE(board::OpenStorage().ok());
     c.storage = &board::PersistentStorage();
   } else {
     // RAM storage: persistence across a reset is not part of this run.
@@ -388,25 +386,25 @@ TEST(DtlsDaemonTest, DeviceClientTrainsTheJob) {
       ASSERT_TRUE(recording.first_upload_seen);
       EXPECT_EQ(n.uploads_accepted + n.uploads_duplicate, 0u);
     }
-    baremetal::SemihostingWrite(options.halt ? "halted after persisting"
-                                             : "in flight at the cut");
+    board::ConsoleWrite(options.halt ? "halted after persisting"
+                                     : "in flight at the cut");
     Print(": upload round %u, %u bytes, crc %x\n", static_cast<unsigned>(round),
           static_cast<unsigned>(pending.size()), Crc32(pending));
     // The bytes themselves (small at dimension 3): the daemon must store
     // this update's values.
-    baremetal::SemihostingWrite("persisted upload hex: ");
+    board::ConsoleWrite("persisted upload hex: ");
     static const char kHex[] = "0123456789abcdef";
     for (const std::byte b : pending) {
       const char text[3] = {kHex[static_cast<unsigned>(b) >> 4],
                             kHex[static_cast<unsigned>(b) & 15], '\0'};
-      baremetal::SemihostingWrite(text);
+      board::ConsoleWrite(text);
     }
-    baremetal::SemihostingWrite("\n");
+    board::ConsoleWrite("\n");
     if (options.cut) {
       const uint64_t cut = board::NowMs();
       while (board::NowMs() - cut < 30000) {
       }
-      baremetal::SemihostingWrite("not killed within 30 s of the cut\n");
+      board::ConsoleWrite("not killed within 30 s of the cut\n");
       EXPECT_TRUE(false);
     }
     return;

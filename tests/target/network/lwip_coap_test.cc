@@ -12,7 +12,6 @@
 #include <new>
 
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/baremetal/stack.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
@@ -35,7 +34,7 @@ struct Options {
 Options ParseCommandLine() {
   Options o;
   char line[160];
-  if (!baremetal::SemihostingCommandLine(line, sizeof(line))) return o;
+  if (!board::CommandLine(line, sizeof(line))) return o;
   // Words after the image name (newlib's strtok would link malloc).
   bool first = true;
   for (char* p = line; *p != '\0';) {
@@ -62,7 +61,7 @@ void Print(const char* format, unsigned a, unsigned b = 0, unsigned c = 0,
            unsigned d = 0) {
   char text[128];
   baremetal::Format(text, sizeof(text), format, a, b, c, d);
-  baremetal::SemihostingWrite(text);
+  board::ConsoleWrite(text);
 }
 
 Options options;

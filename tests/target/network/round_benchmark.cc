@@ -30,7 +30,6 @@
 
 #include "daemon_session.h"
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
 #include "edgeadmm/board/board.h"
 #include "edgeadmm/board/ethernet.h"
 #include "edgeadmm/coap/coap_client.h"
@@ -57,7 +56,7 @@ void Print(const char* key, uint64_t value) {
   char text[96];
   baremetal::Format(text, sizeof(text), "%s %llu\n", key,
                     static_cast<unsigned long long>(value));
-  baremetal::SemihostingWrite(text);
+  board::ConsoleWrite(text);
 }
 
 // Instructions spent in one kind of call.
@@ -250,11 +249,11 @@ int main() {
   edgeadmm::instruction_timer::Start();
   const edgeadmm::Status status = edgeadmm::Run();
   if (!status.ok()) {
-    edgeadmm::baremetal::SemihostingWrite("round benchmark error ");
-    edgeadmm::baremetal::SemihostingWrite(status.str());
-    edgeadmm::baremetal::SemihostingWrite("\n");
+    edgeadmm::board::ConsoleWrite("round benchmark error ");
+    edgeadmm::board::ConsoleWrite(status.str());
+    edgeadmm::board::ConsoleWrite("\n");
     return 1;
   }
-  edgeadmm::baremetal::SemihostingWrite("round benchmark done\n");
+  edgeadmm::board::ConsoleWrite("round benchmark done\n");
   return 0;
 }

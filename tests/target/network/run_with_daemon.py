@@ -20,8 +20,9 @@ N, each (device, round) once, and the job completed; default none).
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
 must fail). --dimension sets the job's (default 3). --loss P puts a relay between QEMU and the daemon that drops
 each datagram with probability P both ways (seeded by --seed).
---reboot: the firmware persists in the board's flash model, a file in the
-state directory ("flash=FILE" on its command line). A first boot ("halt")
+--reboot: the firmware persists in the board's flash ("persist" on its
+command line); QEMU runs in the state directory, where the board's flash
+model keeps its file. A first boot ("halt")
 persists its first upload and ends before sending it (QEMU exits: the
 power is cut); the second boot ("resume", the checked run) must send that
 upload first: same round, size and CRC-32, no entropy drawn before it; and
@@ -230,8 +231,8 @@ def main():
                 words, cwd = args.arg, state
             boots = [[]]
             if args.reboot or args.cut:
-                flash = os.path.join(state, "flash.bin")
-                words.append("flash=" + flash)
+                flash, cwd = state, state
+                words.append("persist")
                 boots = [["cut" if args.cut else "halt"], ["resume"]]
             for boot in boots:
                 command = (runner[:-1]
@@ -251,7 +252,7 @@ def main():
                     halted = run
                     print(halted.stdout)
                     print(f"first boot ({boot[0]}) exit status "
-                          f"{halted.returncode}; booting again on {flash}")
+                          f"{halted.returncode}; booting again in {flash}")
                     if boot == ["cut"]:
                         held_before = stored_rounds(db)
                         print(f"the daemon held rounds {held_before} at the "

@@ -6,14 +6,14 @@
 #include <cstring>
 
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/board/board.h"
 #include "gtest/gtest.h"
 
 namespace testing {
 namespace {
 
 using edgeadmm::baremetal::Format;
-using edgeadmm::baremetal::SemihostingWrite;
+using edgeadmm::board::ConsoleWrite;
 
 internal::TestInfo* first_test = nullptr;
 internal::TestInfo* last_test = nullptr;
@@ -69,16 +69,16 @@ void AssertHelper::operator=(const Message& message) const {
   char line[320];
   Format(line, sizeof(line), "%s:%d: Failure\n%s\n", file_, line_,
          result_.text().c_str());
-  SemihostingWrite(line);
+  ConsoleWrite(line);
   if (message.c_str()[0] != '\0') {
-    SemihostingWrite(message.c_str());
-    SemihostingWrite("\n");
+    ConsoleWrite(message.c_str());
+    ConsoleWrite("\n");
   }
-  if (ScopedTrace::Top() != nullptr) SemihostingWrite("Trace:\n");
+  if (ScopedTrace::Top() != nullptr) ConsoleWrite("Trace:\n");
   for (const ScopedTrace* t = ScopedTrace::Top(); t != nullptr;
        t = t->outer()) {
-    SemihostingWrite(t->c_str());
-    SemihostingWrite("\n");
+    ConsoleWrite(t->c_str());
+    ConsoleWrite("\n");
   }
 }
 
@@ -119,17 +119,17 @@ int main() {
   for (testing::internal::TestInfo* t = testing::first_test; t != nullptr;
        t = t->next) {
     Format(line, sizeof(line), "[ RUN      ] %s.%s\n", t->suite, t->name);
-    edgeadmm::baremetal::SemihostingWrite(line);
+    edgeadmm::board::ConsoleWrite(line);
     testing::current_failed = false;
     testing::current_fatal = false;
     t->run();
     const bool ok = !testing::current_failed;
     Format(line, sizeof(line), "[ %s ] %s.%s\n", ok ? "      OK" : " FAILED ",
            t->suite, t->name);
-    edgeadmm::baremetal::SemihostingWrite(line);
+    edgeadmm::board::ConsoleWrite(line);
     ++(ok ? passed : failed);
   }
   Format(line, sizeof(line), "%d passed, %d failed\n", passed, failed);
-  edgeadmm::baremetal::SemihostingWrite(line);
+  edgeadmm::board::ConsoleWrite(line);
   return (failed == 0 && passed > 0) ? 0 : 1;
 }
