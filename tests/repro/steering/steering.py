@@ -2,8 +2,9 @@
 the model within the gateway's upload rules (docs/security.md, "Influence
 across rounds").
 
-A fresh aggregator database, a prox-admm job on a9a (participation policy,
-fixed cohorts), `edgeadmm-aggregatord` on loopback and two
+A fresh aggregator database, a prox-admm job on a9a (participation with
+fixed cohorts, or trusted-aggregator with Poisson cohorts: --policies),
+`edgeadmm-aggregatord` on loopback and two
 `edgeadmm-fleet connect` processes over CoAP/DTLS-PSK: the honest devices
 (an even split of the training records) and the steering devices
 (`--steering-devices`: every update the longest step the rule allows along
@@ -49,13 +50,20 @@ TAIL_SIGMAS = 10
 
 PRESETS = {
     "full": dict(devices=500, cohort=100, rounds=40,
-                 fractions=[0.0, 0.01, 0.05, 0.10], modes=["one-upload", "sum"]),
+                 fractions=[0.0, 0.01, 0.05, 0.10], modes=["one-upload", "sum"],
+                 policies=["participation", "trusted-aggregator"]),
     "ci": dict(devices=60, cohort=20, rounds=8, fractions=[0.10],
-               modes=["one-upload", "sum"]),
+               modes=["one-upload", "sum"], policies=["participation"]),
 }
 
 
-def job_toml(a, sigma):
+def job_toml(a, sigma, policy):
+    if policy == "trusted-aggregator":  # needs a secret Poisson cohort
+        sampling = (f'scheme = "poisson"\nq = {a.cohort / a.devices}\n'
+                    "m_min = 0\n")
+    else:
+        sampling = (f'scheme = "fixed"\nm = {a.cohort}\n'
+                    f"m_min = {max(1, a.cohort // 2)}\n")
     return f"""[job]
 name = "{JOB}"
 algorithm = "prox-admm"
@@ -69,19 +77,22 @@ l2 = {a.l2}
 lambda = {a.lam}
 gamma = {a.gamma}
 [privacy]
-policy = "participation"
+policy = "{policy}"
 clip = {a.clip}
 sigma = {sigma}
 delta = 1e-5
 central_budget = 1000000.0
 device_budget = 1000000.0
 [sampling]
-scheme = "fixed"
-m = {a.cohort}
-m_min = {max(1, a.cohort // 2)}
-deadline_seconds = {a.deadline}
+{sampling}deadline_seconds = {a.deadline}
 seed = 11
 """
+
+
+def device_sigma(a, policy):
+    """The sigma of the devices' own noise: none under trusted-aggregator
+    (the gateway adds the noise)."""
+    return 0.0 if policy == "trusted-aggregator" else a.sigma
 
 
 def upload_norm(a, sigma, k):
@@ -113,16 +124,23 @@ def downgrade_to_schema_8(db_path):
         db.close()
 
 
-def start_steering_fleet(stack, a, psk_dir, steering, sigma, mode):
+def fleet_args(a, policy):
+    """The options both fleets share."""
+    args = ["--data", a.train, "--dim", str(DIM), "--epsilon-budget", "1e9",
+            "--task-refresh-ms", "60000"]
+    if policy == "trusted-aggregator":
+        args.append("--allow-unaccounted-steps")
+    return args
+
+
+def start_steering_fleet(stack, a, psk_dir, steering, policy, mode):
     """The steering devices' own fleet process (its log: fleet-steering.log)."""
-    argv = [stack.fleet_bin, "connect", "--host", "127.0.0.1", "--port",
-            str(stack.port), "--psk-dir", psk_dir, "--data", a.train,
-            "--dim", str(DIM), "--epsilon-budget", "1e9",
-            "--task-refresh-ms", "60000",
-            "--steering-devices", str(steering),
-            "--steering-signal", repr(2 * a.lam * a.clip),
-            "--steering-noise", repr(a.lam * sigma),
-            "--steering-mode", mode]
+    argv = ([stack.fleet_bin, "connect", "--host", "127.0.0.1", "--port",
+             str(stack.port), "--psk-dir", psk_dir] + fleet_args(a, policy) +
+            ["--steering-devices", str(steering),
+             "--steering-signal", repr(2 * a.lam * a.clip),
+             "--steering-noise", repr(a.lam * device_sigma(a, policy)),
+             "--steering-mode", mode])
     log_path = os.path.join(stack.state_dir, "fleet-steering.log")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
@@ -132,9 +150,9 @@ def start_steering_fleet(stack, a, psk_dir, steering, sigma, mode):
     return log_path
 
 
-def run_one(a, fraction, mode, baseline, test_x, test_y, out_dir):
+def run_one(a, policy, fraction, mode, baseline, test_x, test_y, out_dir):
     steering = int(round(fraction * a.devices))
-    state = os.path.join(out_dir, f"run-{fraction:g}-{mode}"
+    state = os.path.join(out_dir, f"run-{policy}-{fraction:g}-{mode}"
                          f"{'-baseline' if baseline else ''}")
     shutil.rmtree(state, ignore_errors=True)
     stack = es.Stack(a.build_dir, state, log=lambda m: print(f"  {m}",
@@ -147,18 +165,16 @@ def run_one(a, fraction, mode, baseline, test_x, test_y, out_dir):
     for device in ids[len(ids) - steering:]:
         os.rename(os.path.join(stack.psk_dir, device),
                   os.path.join(steering_psk, device))
-    stack.create_job(JOB, job_toml(a, a.sigma))
+    stack.create_job(JOB, job_toml(a, a.sigma, policy))
     if baseline:
         downgrade_to_schema_8(stack.db_path)
     steering_log = None
     try:
         stack.start_daemon()
-        stack.start_fleet(["--data", a.train, "--dim", str(DIM),
-                           "--epsilon-budget", "1e9",
-                           "--task-refresh-ms", "60000"])
+        stack.start_fleet(fleet_args(a, policy))
         if steering:
             steering_log = start_steering_fleet(stack, a, steering_psk,
-                                                steering, a.sigma, mode)
+                                                steering, policy, mode)
         final = stack.follow(JOB, lambda row: None, a.timeout)
         rows = stack.rounds(JOB)
     finally:
@@ -170,14 +186,15 @@ def run_one(a, fraction, mode, baseline, test_x, test_y, out_dir):
     honest = fleet_summary(stack.fleet_file(0, "log"))
     evil = fleet_summary(steering_log) if steering_log else (0, 0)
     result = {
-        "fraction": fraction, "steering_devices": steering, "mode": mode,
+        "policy": policy, "fraction": fraction,
+        "steering_devices": steering, "mode": mode,
         "daemon": "baseline (no sum rule)" if baseline else "this build",
         "rounds": len(rows), "projection": float(z @ u),
         "accuracy": es.accuracy(test_x, test_y, z),
         "honest_accepted": honest[0], "honest_rejected": honest[1],
         "steering_accepted": evil[0], "steering_rejected": evil[1],
     }
-    print(f"steering: {fraction:.0%} steering ({steering}), {mode}, "
+    print(f"steering: {policy}, {fraction:.0%} steering ({steering}), {mode}, "
           f"{result['daemon']}: <z,u> {result['projection']:.3f}, accuracy "
           f"{100 * result['accuracy']:.2f}%, honest uploads "
           f"{honest[0]} accepted / {honest[1]} refused, steering "
@@ -217,6 +234,8 @@ def parse_args(argv):
     p.add_argument("--rounds", type=int)
     p.add_argument("--fractions", help="comma list, e.g. 0.01,0.05")
     p.add_argument("--modes", help="comma list of one-upload,sum")
+    p.add_argument("--policies",
+                   help="comma list of participation,trusted-aggregator")
     p.add_argument("--sigma", type=float, default=1.0)
     p.add_argument("--clip", type=float, default=0.5)
     p.add_argument("--lam", type=float, default=1.0)
@@ -232,6 +251,11 @@ def parse_args(argv):
         a.fractions = [float(f) for f in a.fractions.split(",")]
     if isinstance(a.modes, str):
         a.modes = a.modes.split(",")
+    if isinstance(a.policies, str):
+        a.policies = a.policies.split(",")
+    for policy in a.policies:
+        if policy not in ("participation", "trusted-aggregator"):
+            p.error(f"--policies: unknown policy {policy}")
     for mode in a.modes:
         if mode not in ("one-upload", "sum"):
             p.error(f"--modes: unknown mode {mode}")
@@ -261,16 +285,23 @@ def main(argv):
     test_x, test_y = es.read_libsvm(test_path, DIM)
     print(f"steering: a9a, {a.devices} devices, cohorts of {a.cohort}, "
           f"{a.rounds} rounds, prox-admm lambda {a.lam} clip {a.clip} sigma "
-          f"{a.sigma}: one-upload bound {upload_norm(a, a.sigma, 1):.3f}, "
-          f"honest signal bound {2 * a.lam * a.clip:.3f}", flush=True)
-    results = [run_one(a, 0.0, "none", False, test_x, test_y, a.out)]
-    for fraction in [f for f in a.fractions if f > 0]:
-        for mode in a.modes:
-            results.append(run_one(a, fraction, mode, False, test_x, test_y,
-                                   a.out))
-        if a.baseline_daemon:
-            results.append(run_one(a, fraction, "one-upload", True, test_x,
-                                   test_y, a.out))
+          f"{a.sigma}: one-upload bound {upload_norm(a, a.sigma, 1):.3f} "
+          f"(participation; trusted-aggregator: the signal bound "
+          f"{2 * a.lam * a.clip:.3f})", flush=True)
+    results = []
+    for policy in a.policies:
+        results.append(run_one(a, policy, 0.0, "none", False, test_x, test_y,
+                               a.out))
+        # Without device noise both modes send the signal bound every round,
+        # which the rule allowed before the sum rule too.
+        trusted = policy == "trusted-aggregator"
+        for fraction in [f for f in a.fractions if f > 0]:
+            for mode in ["sum"] if trusted else a.modes:
+                results.append(run_one(a, policy, fraction, mode, False,
+                                       test_x, test_y, a.out))
+            if a.baseline_daemon and not trusted:
+                results.append(run_one(a, policy, fraction, "one-upload",
+                                       True, test_x, test_y, a.out))
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
         w.writeheader()
