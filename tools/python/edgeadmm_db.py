@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 
 @contextlib.contextmanager
@@ -29,12 +29,6 @@ def _read(db_path: str, timeout: float = 10.0
         yield db
     finally:
         db.close()
-
-
-def read_only(db_path: str) -> "contextlib.AbstractContextManager[sqlite3.Connection]":
-    """A read-only connection for the scripts that still run their own
-    queries (to be moved into functions of this module); closed on exit."""
-    return _read(db_path)
 
 
 @dataclass
@@ -238,17 +232,84 @@ def sharing_iterations(db_path: str, name: str) -> List[SharingIteration]:
     return out
 
 
-def last_test_scores(db_path: str, name: str
+def last_test_scores(db_path: str, name: str, scored_only: bool = False
                      ) -> Optional[Tuple[Optional[int], Optional[float],
                                          Optional[float]]]:
-    """(test_records, test_log_loss, test_accuracy) of the job's last
-    model (admm-sharing's scoring phase), or None without models."""
+    """(test_records, test_log_loss, test_accuracy) of the job's last model
+    (admm-sharing's scoring phase), or of its last scored one with
+    `scored_only`; None without such a model."""
+    scored = " AND test_records IS NOT NULL" if scored_only else ""
     with _read(db_path) as db:
         row = db.execute(
             "SELECT test_records, test_log_loss, test_accuracy FROM models "
-            "WHERE job_id = ? ORDER BY iteration DESC LIMIT 1",
+            f"WHERE job_id = ?{scored} ORDER BY iteration DESC LIMIT 1",
             (_job_id(db, name),)).fetchone()
-    return tuple(row) if row else None
+    return (row[0], row[1], row[2]) if row else None
+
+
+def job_sigma(db_path: str, name: str) -> Optional[float]:
+    """The job's resolved noise multiplier sigma (jobs.sigma)."""
+    with _read(db_path) as db:
+        row = db.execute("SELECT sigma FROM jobs WHERE name = ?",
+                         (name,)).fetchone()
+    return row[0] if row else None
+
+
+def models(db_path: str, name: str) -> List[Tuple[int, bytes, bytes]]:
+    """Every stored model of the job: (iteration, z, server_state)."""
+    with _read(db_path) as db:
+        rows = db.execute(
+            "SELECT m.iteration, m.z, m.server_state FROM models m "
+            "JOIN jobs j ON j.id = m.job_id WHERE j.name = ? "
+            "ORDER BY m.iteration", (name,)).fetchall()
+    return [(i, bytes(z), bytes(s)) for i, z, s in rows]
+
+
+def round_states(db_path: str, name: str) -> List[Tuple[int, str, int]]:
+    """Every round of the job: (round_id, state, participants), by id."""
+    with _read(db_path) as db:
+        return [tuple(r) for r in db.execute(
+            "SELECT r.round_id, r.state, r.participants FROM rounds r "
+            "JOIN jobs j ON j.id = r.job_id WHERE j.name = ? "
+            "ORDER BY r.round_id", (name,))]
+
+
+def local_ledger_devices(db_path: str, name: str, round_id: int
+                         ) -> List[str]:
+    """Devices with a local ledger row ('local:<id>') in the job's round:
+    the shares the daemon accepted there (written with each receipt)."""
+    with _read(db_path) as db:
+        return [d for (d,) in db.execute(
+            "SELECT substr(l.scope, 7) FROM ledger l JOIN jobs j ON "
+            "j.id = l.job_id WHERE j.name = ? AND l.round_id = ? AND "
+            "l.scope LIKE 'local:%' ORDER BY l.scope", (name, round_id))]
+
+
+def upload_counts(db_path: str, name: Optional[str] = None,
+                  by_round: bool = False) -> List[Tuple[Any, ...]]:
+    """Stored uploads counted per device: (device_id, count), or per
+    (device, round) with `by_round`: (device_id, round_id, count); of one
+    job or of all."""
+    group = "u.device_id, u.round_id" if by_round else "u.device_id"
+    where = " WHERE j.name = ?" if name is not None else ""
+    with _read(db_path) as db:
+        return [tuple(r) for r in db.execute(
+            f"SELECT {group}, count(*) FROM uploads u JOIN jobs j ON "
+            f"j.id = u.job_id{where} GROUP BY {group} ORDER BY {group}",
+            (name,) if name is not None else ())]
+
+
+def committed_uploads(db_path: str, name: str
+                      ) -> List[Tuple[int, str, bytes, Optional[float]]]:
+    """Uploads of the job's committed rounds: (round_id, device_id,
+    payload, pp_loss), by round then device."""
+    with _read(db_path) as db:
+        return [(r, d, bytes(p), loss) for r, d, p, loss in db.execute(
+            "SELECT u.round_id, u.device_id, u.payload, u.pp_loss FROM "
+            "uploads u JOIN rounds r ON r.job_id = u.job_id AND "
+            "r.round_id = u.round_id JOIN jobs j ON j.id = u.job_id "
+            "WHERE j.name = ? AND r.state = 'committed' "
+            "ORDER BY u.round_id, u.device_id", (name,))]
 
 
 def check_database(db_path: str) -> List[str]:

@@ -60,6 +60,27 @@ def device_test_job(name: str, rounds: int, m: int, m_min: int,
         sampling=sampling)
 
 
+def sharing_job_toml(name: str, rounds: int, columns: Sequence[int],
+                     records: int, rho: float, lam: float, labels: str,
+                     deadline_seconds: float = 60,
+                     dimension: Optional[int] = None,
+                     **sharing: Any) -> str:
+    """An admm-sharing job (papers 000/003): one party per column block of
+    `columns`, the gateway's labels in `labels`. `sharing`: more
+    [admm_sharing] keys as Python values (noise, sigma, test_labels, ...;
+    noise = "none" unless given)."""
+    table: Dict[str, Any] = {
+        "parties": len(columns), "columns": list(columns),
+        "records": records, "rho": rho, "lambda": lam, "labels": labels}
+    table.update({"noise": "none"} if "noise" not in sharing else {})
+    table.update(sharing)
+    return job_toml(
+        job={"name": name, "algorithm": "admm-sharing", "loss": "logistic",
+             "dimension": dimension or sum(columns), "rounds": rounds},
+        admm_sharing=table,
+        sampling={"deadline_seconds": deadline_seconds})
+
+
 class StackError(RuntimeError):
     """A step of the run failed; the message says which."""
 
@@ -332,11 +353,6 @@ class Stack:
         return error
 
     # -- database ------------------------------------------------------------
-
-    def connect(self) -> Any:
-        """A read-only connection to the aggregator database (a context
-        manager; edgeadmm_db.read_only) for the scripts' own queries."""
-        return edgeadmm_db.read_only(self.db_path)
 
     def job_state(self, name: str) -> Optional[str]:
         return edgeadmm_db.job_state(self.db_path, name)
