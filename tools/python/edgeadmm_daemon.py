@@ -62,7 +62,7 @@ def stop_process(proc: Optional[subprocess.Popen], name: str,
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-            print(f"{name}: did not exit {timeout:.0f} s after SIGTERM; killed",
+            print(f"{name}: did not exit {timeout:g} s after SIGTERM; killed",
                   file=sys.stderr)
             return proc.returncode, False
     return proc.returncode, proc.returncode == 0

@@ -29,7 +29,7 @@ import numpy as np
 import edgeadmm_db
 from edgeadmm_daemon import (  # noqa: F401 (re-exported)
     Daemon, DaemonError, free_udp_port, stop_process)
-from edgeadmm_job_toml import job_toml
+from edgeadmm_job_toml import JobTomlError, job_toml  # noqa: F401
 
 # Data sets, metrics, plots and JSON reports: callers use them as es.<name>.
 from edgeadmm_data import (  # noqa: F401 (re-exported)
