@@ -9,7 +9,9 @@ key, so a misspelt option fails here and not as a silently ignored line in
 the daemon. Whether the values make a valid job (required keys, ranges,
 combinations) stays the parser's decision (`edgeadmm job create`).
 
-`toml_document` renders any tables without that check (the daemon's
+`fixed_cohort_job` is the small paper 002 job most process tests run (a
+prox-admm step, logistic loss, L2, a fixed cohort of m under the
+participation policy). `toml_document` renders any tables without that check (the daemon's
 aggregatord.toml, edgeadmm_daemon.py) with the same value quoting.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Dict, Mapping, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence
 
 # Value kinds: a TOML string, a number (integer or float; +inf allowed: the
 # parser refuses it where it must be finite), an integer, a boolean, an
@@ -206,3 +208,29 @@ def job_toml(**tables: Mapping[str, Any]) -> str:
         raise JobTomlError("[job]: missing (name, algorithm, loss, "
                            "dimension, rounds)")
     return toml_document(tables, JOB_SCHEMA)
+
+
+def fixed_cohort_job(name: str, dimension: int, rounds: int, m: int,
+                     m_min: int, deadline_seconds: float, *,
+                     l2: float = 0.001, lam: float = 1.0,
+                     gamma: float = 10.0, clip: float = 0.5,
+                     sigma: float = 0.5, delta: float = 1e-5,
+                     central_budget: float = math.inf,
+                     device_budget: float = math.inf,
+                     seed: Optional[int] = None) -> str:
+    """A prox-admm job (paper 002's local prox step, logistic loss, L2)
+    with a fixed cohort of m devices per round under the participation
+    policy; `seed` fixes the cohorts."""
+    sampling: Dict[str, Any] = {"scheme": "fixed", "m": m, "m_min": m_min,
+                                "deadline_seconds": deadline_seconds}
+    if seed is not None:
+        sampling["seed"] = seed
+    return job_toml(
+        job={"name": name, "algorithm": "prox-admm", "loss": "logistic",
+             "dimension": dimension, "rounds": rounds},
+        regularizer={"kind": "l2", "l2": l2},
+        step={"lambda": lam, "gamma": gamma},
+        privacy={"policy": "participation", "clip": clip, "sigma": sigma,
+                 "delta": delta, "central_budget": central_budget,
+                 "device_budget": device_budget},
+        sampling=sampling)

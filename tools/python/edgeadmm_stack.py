@@ -29,7 +29,8 @@ import numpy as np
 import edgeadmm_db
 from edgeadmm_daemon import (  # noqa: F401 (re-exported)
     Daemon, DaemonError, free_udp_port, stop_process)
-from edgeadmm_job_toml import JobTomlError, job_toml  # noqa: F401
+from edgeadmm_job_toml import (  # noqa: F401 (re-exported)
+    JobTomlError, fixed_cohort_job, job_toml)
 
 # Data sets, metrics, plots and JSON reports: callers use them as es.<name>.
 from edgeadmm_data import (  # noqa: F401 (re-exported)
@@ -45,19 +46,10 @@ def device_test_job(name: str, rounds: int, m: int, m_min: int,
     """A small paper 002 job for the device-process tests (a9a's 123
     features, logistic loss, every device of a fixed cohort of m): its TOML
     text. `seed` fixes the cohorts (participation only)."""
-    sampling: Dict[str, Any] = {"scheme": "fixed", "m": m, "m_min": m_min,
-                                "deadline_seconds": deadline_seconds}
-    if seed is not None:
-        sampling["seed"] = seed
-    return job_toml(
-        job={"name": name, "algorithm": "prox-admm", "loss": "logistic",
-             "dimension": 123, "rounds": rounds},
-        regularizer={"kind": "l2", "l2": 0.001},
-        step={"lambda": 0.5, "gamma": 1.0},
-        privacy={"policy": "participation", "clip": 1.0, "sigma": 5.0,
-                 "delta": 1e-5, "central_budget": 1000,
-                 "device_budget": 1000},
-        sampling=sampling)
+    return fixed_cohort_job(name, 123, rounds, m, m_min, deadline_seconds,
+                            lam=0.5, gamma=1.0, clip=1.0, sigma=5.0,
+                            central_budget=1000, device_budget=1000,
+                            seed=seed)
 
 
 def sharing_job_toml(name: str, rounds: int, columns: Sequence[int],

@@ -38,7 +38,6 @@ waits for a fixed number of rounds after the last restart instead.
 """
 
 import argparse
-import math
 import os
 import random
 import shutil
@@ -63,16 +62,8 @@ def check(condition, what):
 
 
 def job_toml(rounds, dim):
-    return es.job_toml(
-        job={"name": JOB, "algorithm": "prox-admm", "loss": "logistic",
-             "dimension": dim, "rounds": rounds},
-        regularizer={"kind": "l2", "l2": 0.001},
-        step={"lambda": 1.0, "gamma": 10.0},
-        privacy={"policy": "participation", "clip": 0.5, "sigma": 0.5,
-                 "delta": 1e-5, "central_budget": math.inf,
-                 "device_budget": math.inf},
-        sampling={"scheme": "fixed", "m": 12, "m_min": 8,
-                  "deadline_seconds": 5})
+    return es.fixed_cohort_job(JOB, dim, rounds, m=12, m_min=8,
+                               deadline_seconds=5)
 
 
 class Snapshot:

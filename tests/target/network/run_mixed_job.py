@@ -50,7 +50,6 @@ Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
 import json
-import math
 import os
 import struct
 import subprocess
@@ -64,7 +63,7 @@ import numpy as np
 from run_with_coap_server import stop
 from run_with_daemon import create_job, programs, run_cli, start_daemon
 import edgeadmm_db  # noqa: E402 (tools/python: run_with_daemon adds it)
-from edgeadmm_job_toml import job_toml as job_toml_of  # noqa: E402
+from edgeadmm_job_toml import fixed_cohort_job  # noqa: E402
 
 SKIP = 77
 QEMU_TIMEOUT_S = 240
@@ -78,16 +77,9 @@ LAMBDA, GAMMA, CLIP, L2 = 0.5, 2.0, 0.5, 0.01
 
 def job_toml(rounds, m):
     """The sigma = 0 prox-admm job of the mixed fleet (fixed cohort seed)."""
-    return job_toml_of(
-        job={"name": JOB, "algorithm": "prox-admm", "loss": "logistic",
-             "dimension": DIM, "rounds": rounds},
-        regularizer={"kind": "l2", "l2": L2},
-        step={"lambda": LAMBDA, "gamma": GAMMA},
-        privacy={"policy": "participation", "clip": CLIP, "sigma": 0.0,
-                 "delta": 1e-5, "central_budget": math.inf,
-                 "device_budget": math.inf},
-        sampling={"scheme": "fixed", "m": m, "m_min": m,
-                  "deadline_seconds": 200, "seed": 20261125})
+    return fixed_cohort_job(JOB, DIM, rounds, m, m, deadline_seconds=200,
+                            l2=L2, lam=LAMBDA, gamma=GAMMA, clip=CLIP,
+                            sigma=0.0, seed=20261125)
 
 
 # The cohorts the daemon drew from seed 20261125 for m = 3 of the 5 sorted

@@ -41,7 +41,6 @@ line carries only the --arg words. --provision-arg WORD passes WORD to TOOL
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
-import math
 import os
 import re
 import signal
@@ -58,7 +57,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "tools", "python"))
 import edgeadmm_db  # noqa: E402
 from edgeadmm_daemon import Daemon  # noqa: E402
-from edgeadmm_job_toml import job_toml as job_toml_of  # noqa: E402
+from edgeadmm_job_toml import fixed_cohort_job  # noqa: E402
 
 QEMU_TIMEOUT_S = 150
 SKIP = 77
@@ -67,16 +66,8 @@ JOB = "mcu-dtls"
 
 def job_toml(dimension):
     """The one-device prox-admm job the firmware trains (5 rounds)."""
-    return job_toml_of(
-        job={"name": JOB, "algorithm": "prox-admm", "loss": "logistic",
-             "dimension": dimension, "rounds": 5},
-        regularizer={"kind": "l2", "l2": 0.001},
-        step={"lambda": 1.0, "gamma": 10.0},
-        privacy={"policy": "participation", "clip": 0.5, "sigma": 0.5,
-                 "delta": 1e-5, "central_budget": math.inf,
-                 "device_budget": math.inf},
-        sampling={"scheme": "fixed", "m": 1, "m_min": 1,
-                  "deadline_seconds": 60, "seed": 5})
+    return fixed_cohort_job(JOB, dimension, 5, m=1, m_min=1,
+                            deadline_seconds=60, seed=5)
 
 
 def run_cli(cli, db, *args):
