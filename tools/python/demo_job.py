@@ -194,7 +194,7 @@ def main(argv: List[str]) -> int:
         print(f"{'round':>5} {'participants':>12} {'val. accuracy':>13} "
               f"{'central eps':>11}", flush=True)
 
-        def on_round(row):
+        def on_round(row: Dict[str, Any]) -> None:
             z = row.pop("z")
             row["accuracy"] = es.accuracy(test_x, test_y, z)
             row["loss"] = es.logistic_loss(test_x, test_y, z)
