@@ -3,9 +3,11 @@
 The real stack is: the `edgeadmm` CLI enrolls devices and creates the job in a
 fresh SQLite database, `edgeadmm-aggregatord` serves it over CoAP/DTLS-PSK on
 loopback, and the device fleet (`edgeadmm-fleet connect`) runs the
-devices' DeviceClients against it. This module only starts those programs,
-reads the database (read-only) to follow the rounds, evaluates the committed
-models on held-out data, and writes the report (JSON, CSV, PNG plots).
+devices' DeviceClients against it. This module only starts those programs
+(the daemon through edgeadmm_daemon.py), writes job files (through
+edgeadmm_job_toml.py), reads the database read-only (through edgeadmm_db.py)
+to follow the rounds, evaluates the committed models on held-out data, and
+writes the report (JSON, CSV, PNG plots).
 
 Used by scripts/demo, the paper reproductions in tests/repro/ (scripts/repro)
 and the Python integration tests; they find it on PYTHONPATH (tools/python).
