@@ -57,7 +57,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 import one_run_bound as orb
 
 LAMBDA = 1.0
@@ -85,30 +86,16 @@ def write_canary_data(path, included, rounds):
 
 
 def job_toml(name, m, rounds, epsilon, delta):
-    return f"""[job]
-name = "{name}"
-algorithm = "prox-admm"
-loss = "squared"
-dimension = {m}
-rounds = {rounds}
-[regularizer]
-kind = "none"
-[step]
-lambda = {LAMBDA}
-gamma = {GAMMA}
-[privacy]
-policy = "participation"
-clip = {CLIP}
-target_epsilon = {epsilon}
-delta = {delta}
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = {m}
-m_min = {m}
-deadline_seconds = 120
-"""
+    return es.job_toml(
+        job={"name": name, "algorithm": "prox-admm", "loss": "squared",
+             "dimension": m, "rounds": rounds},
+        regularizer={"kind": "none"},
+        step={"lambda": LAMBDA, "gamma": GAMMA},
+        privacy={"policy": "participation", "clip": CLIP,
+                 "target_epsilon": epsilon, "delta": delta,
+                 "central_budget": math.inf, "device_budget": math.inf},
+        sampling={"scheme": "fixed", "m": m, "m_min": m,
+                  "deadline_seconds": 120})
 
 
 def guesses(scores, k):
@@ -161,9 +148,7 @@ def run_job(args, variant, epsilon, state):
     # What the release observer gets: the released model and its ε.
     export = stack.export_model(name, os.path.join(state, "export.json"),
                                 "last")
-    with stack.connect() as db:
-        sigma = db.execute("SELECT sigma FROM jobs WHERE name = ?",
-                           (name,)).fetchone()[0]
+    sigma = edgeadmm_db.job_sigma(stack.db_path, name)
     signs = np.array([1 if inc else -1 for inc in included])
     return signs, np.array(export["z"], dtype=float), \
         export["epsilon_meaning"], sigma

@@ -14,52 +14,41 @@ that both processes exited and the database is consistent. Exit code 0 only
 if all of that succeeded.
 """
 
+from __future__ import annotations
+
 import argparse
 import csv
 import os
 import sys
 import time
+from typing import Any, Dict, List, Optional
 
 import edgeadmm_stack as es  # beside this file (tools/python)
 
 JOB = "demo-a9a"
 
 
-def job_toml(a):
-    return f"""[job]
-name = "{JOB}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = {a.dim}
-rounds = {a.rounds}
-[regularizer]
-kind = "l2"
-l2 = {a.l2}
-[step]
-lambda = {a.lam}
-gamma = {a.gamma}
-[privacy]
-policy = "participation"
-clip = {a.clip}
-sigma = {a.sigma}
-delta = {a.delta}
-central_budget = {a.epsilon}
-device_budget = {a.device_epsilon}
-[sampling]
-scheme = "poisson"
-q = {a.q}
-m_min = {a.m_min}
-deadline_seconds = {a.deadline}
-[validation]
-data = "{a.test}"
-held_by = "gateway"
-metric = "accuracy"
-release = "best"
-early_stop_rounds = {a.early_stop}
-"""
+def job_toml(a: argparse.Namespace) -> str:
+    """The demo job's TOML (edgeadmm_job_toml): paper 002's prox step under
+    the participation policy, validated on the gateway's a9a.t."""
+    return es.job_toml(
+        job={"name": JOB, "algorithm": "prox-admm", "loss": "logistic",
+             "dimension": a.dim, "rounds": a.rounds},
+        regularizer={"kind": "l2", "l2": a.l2},
+        step={"lambda": a.lam, "gamma": a.gamma},
+        privacy={"policy": "participation", "clip": a.clip,
+                 "sigma": a.sigma, "delta": a.delta,
+                 "central_budget": a.epsilon,
+                 "device_budget": float(a.device_epsilon)},
+        sampling={"scheme": "poisson", "q": a.q, "m_min": a.m_min,
+                  "deadline_seconds": a.deadline},
+        validation={"data": a.test, "held_by": "gateway",
+                    "metric": "accuracy", "release": "best",
+                    "early_stop_rounds": a.early_stop})
 
 
-def describe_model(exported, test_x, test_y):
+def describe_model(exported: Dict[str, Any], test_x: Any, test_y: Any
+                   ) -> Dict[str, Any]:
     """What the report says of an exported model (its JSON)."""
     import numpy as np
     z = np.array(exported["z"])
@@ -73,7 +62,7 @@ def describe_model(exported, test_x, test_y):
     }
 
 
-def parse_args(argv):
+def parse_args(argv: List[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--bin-dir", required=True, help="CMake build directory")
     p.add_argument("--train", required=True, help="LIBSVM training data")
@@ -107,7 +96,8 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def central_reference(a, test_x, test_y):
+def central_reference(a: argparse.Namespace, test_x: Any, test_y: Any
+                      ) -> float:
     """Validation accuracy of the non-private central optimum."""
     print("demo: non-private reference: central optimum of the same objective "
           "(mean logistic loss + L2) on all training records", flush=True)
@@ -116,7 +106,9 @@ def central_reference(a, test_x, test_y):
     return es.accuracy(test_x, test_y, optimum)
 
 
-def print_summary(released, last, baselines):
+def print_summary(released: Optional[Dict[str, Any]],
+                  last: Optional[Dict[str, Any]],
+                  baselines: Dict[str, float]) -> None:
     """The released and the last model against the baselines."""
     if not released:
         return
@@ -129,7 +121,7 @@ def print_summary(released, last, baselines):
           f"optimum {100 * baselines['central_optimum']:.2f}%", flush=True)
 
 
-def write_outputs(a, report):
+def write_outputs(a: argparse.Namespace, report: Dict[str, Any]) -> None:
     """report.json, rounds.csv and the accuracy and epsilon plots."""
     rows = report["rounds"]
     released = report["released"]
@@ -164,7 +156,7 @@ def write_outputs(a, report):
                        "central privacy ledger")
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     a = parse_args(argv)
     if a.m_min <= 0:
         a.m_min = max(1, int(0.6 * a.q * a.devices))
@@ -202,7 +194,7 @@ def main(argv):
         print(f"{'round':>5} {'participants':>12} {'val. accuracy':>13} "
               f"{'central eps':>11}", flush=True)
 
-        def on_round(row):
+        def on_round(row: Dict[str, Any]) -> None:
             z = row.pop("z")
             row["accuracy"] = es.accuracy(test_x, test_y, z)
             row["loss"] = es.logistic_loss(test_x, test_y, z)

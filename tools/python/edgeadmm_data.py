@@ -7,20 +7,23 @@ edgeadmm_stack.py re-exports these names, so the scripts call them as
 es.<name>. Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 """
 
+from __future__ import annotations
+
 import json
 import lzma
+from typing import IO, Any, Optional, Sequence, Tuple
 
 import numpy as np
 
 
-def open_text(path):
+def open_text(path: str) -> IO[str]:
     """Opens a plain or .xz text file."""
     if path.endswith(".xz"):
         return lzma.open(path, "rt")
     return open(path, "rt")
 
 
-def read_libsvm(path, dim):
+def read_libsvm(path: str, dim: int) -> Tuple[np.ndarray, np.ndarray]:
     """Dense (features, labels) of a LIBSVM file with a fixed dimension."""
     rows, labels = [], []
     with open_text(path) as f:
@@ -38,7 +41,8 @@ def read_libsvm(path, dim):
     return np.array(rows), np.array(labels)
 
 
-def write_synthetic_libsvm(path, samples, dim, seed, truth=None):
+def write_synthetic_libsvm(path: str, samples: int, dim: int, seed: int,
+                           truth: Optional[np.ndarray] = None) -> np.ndarray:
     """Writes a binary-feature LIBSVM file labelled by a fixed linear model
     (the fallback when no real data is found). Returns the model."""
     rng = np.random.default_rng(seed)
@@ -54,24 +58,27 @@ def write_synthetic_libsvm(path, samples, dim, seed, truth=None):
     return truth
 
 
-def accuracy(features, labels, z):
+def accuracy(features: np.ndarray, labels: np.ndarray, z: np.ndarray
+             ) -> float:
     """Fraction of records whose label has the sign of aᵀz."""
     predicted = np.where(features @ z >= 0, 1.0, -1.0)
     return float(np.mean(predicted == labels))
 
 
-def logistic_loss(features, labels, z):
+def logistic_loss(features: np.ndarray, labels: np.ndarray, z: np.ndarray
+                  ) -> float:
     """Mean logistic loss log(1 + exp(-y aᵀz))."""
     return float(np.mean(np.logaddexp(0.0, -labels * (features @ z))))
 
 
-def majority_rate(labels):
+def majority_rate(labels: np.ndarray) -> float:
     """Accuracy of always predicting the more frequent label."""
     positive = float(np.mean(labels > 0))
     return max(positive, 1.0 - positive)
 
 
-def central_logistic_optimum(features, labels, l2, iterations=50):
+def central_logistic_optimum(features: np.ndarray, labels: np.ndarray,
+                             l2: float, iterations: int = 50) -> np.ndarray:
     """The non-private central optimum of mean logistic loss + (l2/2)||z||²
     over all records (Newton's method; the objective prox-admm's fixed
     point minimizes when devices hold equally many records)."""
@@ -91,15 +98,14 @@ def central_logistic_optimum(features, labels, l2, iterations=50):
 
 
 # --------------------------------------------------------------------------
-# Processes
-
-
-# --------------------------------------------------------------------------
 # Plots
 
 
-def plot_series(path, x, series, xlabel, ylabel, title, hlines=(),
-                marks=()):
+def plot_series(path: str, x: Sequence[float],
+                series: Sequence[Tuple[str, Sequence[float]]], xlabel: str,
+                ylabel: str, title: str,
+                hlines: Sequence[Tuple[str, float]] = (),
+                marks: Sequence[Tuple[str, float, float]] = ()) -> None:
     """One PNG line plot; `series` is a list of (label, y), `hlines` of
     (label, y) reference levels (dashed), `marks` of (label, x, y) points
     (a star and a dotted vertical line, e.g. the released round)."""
@@ -127,7 +133,7 @@ def plot_series(path, x, series, xlabel, ylabel, title, hlines=(),
     plt.close(fig)
 
 
-def write_json(path, value):
+def write_json(path: str, value: Any) -> None:
     with open(path, "w") as f:
         json.dump(value, f, indent=2, sort_keys=True)
         f.write("\n")

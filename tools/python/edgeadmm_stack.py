@@ -3,29 +3,36 @@
 The real stack is: the `edgeadmm` CLI enrolls devices and creates the job in a
 fresh SQLite database, `edgeadmm-aggregatord` serves it over CoAP/DTLS-PSK on
 loopback, and the device fleet (`edgeadmm-fleet connect`) runs the
-devices' DeviceClients against it. This module only starts those programs,
-reads the database (read-only) to follow the rounds, evaluates the committed
-models on held-out data, and writes the report (JSON, CSV, PNG plots).
+devices' DeviceClients against it. This module only starts those programs
+(the daemon through edgeadmm_daemon.py), writes job files (through
+edgeadmm_job_toml.py), reads the database read-only (through edgeadmm_db.py)
+to follow the rounds, evaluates the committed models on held-out data, and
+writes the report (JSON, CSV, PNG plots).
 
 Used by scripts/demo, the paper reproductions in tests/repro/ (scripts/repro)
 and the Python integration tests; they find it on PYTHONPATH (tools/python).
 Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
-import random
 import re
 import shutil
-import signal
-import socket
-import sqlite3
 import subprocess
-import sys
 import time
+from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Tuple)
 
 import numpy as np
+
+import edgeadmm_db
+from edgeadmm_daemon import (  # noqa: F401 (re-exported)
+    Daemon, DaemonError, free_udp_port, stop_process)
+from edgeadmm_job_toml import (  # noqa: F401 (re-exported)
+    JobTomlError, fixed_cohort_job, job_toml)
 
 # Data sets, metrics, plots and JSON reports: callers use them as es.<name>.
 from edgeadmm_data import (  # noqa: F401 (re-exported)
@@ -35,36 +42,37 @@ from edgeadmm_data import (  # noqa: F401 (re-exported)
 FINISHED_STATES = ("completed", "budget-exhausted", "stopped")
 
 
-def device_test_job(name, rounds, m, m_min, deadline_seconds, seed=None):
+def device_test_job(name: str, rounds: int, m: int, m_min: int,
+                    deadline_seconds: float, seed: Optional[int] = None
+                    ) -> str:
     """A small paper 002 job for the device-process tests (a9a's 123
     features, logistic loss, every device of a fixed cohort of m): its TOML
     text. `seed` fixes the cohorts (participation only)."""
-    seed_line = f"seed = {seed}\n" if seed is not None else ""
-    return f"""[job]
-name = "{name}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = 123
-rounds = {rounds}
-[regularizer]
-kind = "l2"
-l2 = 0.001
-[step]
-lambda = 0.5
-gamma = 1.0
-[privacy]
-policy = "participation"
-clip = 1.0
-sigma = 5.0
-delta = 1e-5
-central_budget = 1000
-device_budget = 1000
-[sampling]
-scheme = "fixed"
-m = {m}
-m_min = {m_min}
-deadline_seconds = {deadline_seconds}
-{seed_line}"""
+    return fixed_cohort_job(name, 123, rounds, m, m_min, deadline_seconds,
+                            lam=0.5, gamma=1.0, clip=1.0, sigma=5.0,
+                            central_budget=1000, device_budget=1000,
+                            seed=seed)
+
+
+def sharing_job_toml(name: str, rounds: int, columns: Sequence[int],
+                     records: int, rho: float, lam: float, labels: str,
+                     deadline_seconds: float = 60,
+                     dimension: Optional[int] = None,
+                     **sharing: Any) -> str:
+    """An admm-sharing job (papers 000/003): one party per column block of
+    `columns`, the gateway's labels in `labels`. `sharing`: more
+    [admm_sharing] keys as Python values (noise, sigma, test_labels, ...;
+    noise = "none" unless given)."""
+    table: Dict[str, Any] = {
+        "parties": len(columns), "columns": list(columns),
+        "records": records, "rho": rho, "lambda": lam, "labels": labels}
+    table.update({"noise": "none"} if "noise" not in sharing else {})
+    table.update(sharing)
+    return job_toml(
+        job={"name": name, "algorithm": "admm-sharing", "loss": "logistic",
+             "dimension": dimension or sum(columns), "rounds": rounds},
+        admm_sharing=table,
+        sampling={"deadline_seconds": deadline_seconds})
 
 
 class StackError(RuntimeError):
@@ -75,7 +83,7 @@ class StackError(RuntimeError):
 # Data
 
 
-def sanitizer_scale(test, what, full, reduced):
+def sanitizer_scale(test: str, what: str, full: Any, reduced: Any) -> Any:
     """`reduced` in sanitizer builds (EDGEADMM_SANITIZED=1, set for every test
     by cmake/EdgeAdmmTesting.cmake), printed; `full` otherwise."""
     if os.environ.get("EDGEADMM_SANITIZED") != "1":
@@ -85,42 +93,8 @@ def sanitizer_scale(test, what, full, reduced):
     return reduced
 
 
-def free_udp_port():
-    """A UDP port on 127.0.0.1 that is free right now, below the kernel's
-    ephemeral range (20000..32767): the daemon binds it a moment later and
-    binds it again after a restart, and a port of the ephemeral range could
-    be handed to another process's socket in between."""
-    rng = random.Random()
-    for _ in range(1000):
-        port = rng.randrange(20000, 32768)
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free UDP port in 20000..32767")
-
-
-def stop_process(proc, name, timeout=20.0):
-    """SIGTERM, wait; SIGKILL if it does not exit. Returns its exit code and
-    whether the exit was clean (exit code 0 after SIGTERM)."""
-    if proc is None:
-        return None, True
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            print(f"{name}: did not exit {timeout:.0f} s after SIGTERM; killed",
-                  file=sys.stderr)
-            return proc.returncode, False
-    return proc.returncode, proc.returncode == 0
-
-
-def device_process_test(description=None):
+def device_process_test(description: Optional[str] = None
+                        ) -> Tuple[argparse.Namespace, str, "Stack"]:
     """The setup the edgeadmm-device process tests share: their command line
     (--build-dir, --data, --work-dir), an emptied work directory, the
     edgeadmm-device binary and a Stack under the work directory. Returns
@@ -139,7 +113,8 @@ def device_process_test(description=None):
 class Stack:
     """One aggregator database, its daemon and its fleet."""
 
-    def __init__(self, bin_dir, state_dir, log=print):
+    def __init__(self, bin_dir: str, state_dir: str,
+                 log: Callable[[str], Any] = print) -> None:
         self.cli = os.path.join(bin_dir, "aggregator", "cli", "edgeadmm")
         self.daemon_bin = os.path.join(bin_dir, "aggregator", "daemon",
                                        "edgeadmm-aggregatord")
@@ -153,14 +128,20 @@ class Stack:
         self.db_path = os.path.join(self.state_dir, "aggregator.db")
         self.psk_dir = os.path.join(self.state_dir, "psk")
         self.log = log
-        self.daemon = None
-        self.fleet = None      # the first fleet process (scripts/demo's)
-        self.fleets = []       # all of them (start_fleet(parts=K))
-        self.port = None
+        self.daemon_launcher: Optional[Daemon] = None
+        self.fleet: Optional[subprocess.Popen] = None  # the first one
+        self.fleets: List[subprocess.Popen] = []  # start_fleet(parts=K)
+        self.port: Optional[int] = None
+
+    @property
+    def daemon(self) -> Optional[subprocess.Popen]:
+        """The daemon's process (None when not started or killed)."""
+        launcher = self.daemon_launcher
+        return launcher.proc if launcher is not None else None
 
     # -- CLI -----------------------------------------------------------------
 
-    def run_cli(self, *args, check=True):
+    def run_cli(self, *args: str, check: bool = True) -> str:
         """Runs `edgeadmm ... --db DB`; returns stdout."""
         argv = [self.cli] + list(args[:1]) + ["--db", self.db_path] + list(
             args[1:])
@@ -170,7 +151,7 @@ class Stack:
                              f"{done.stderr.strip()}")
         return done.stdout
 
-    def enroll(self, count, prefix="dev-"):
+    def enroll(self, count: int, prefix: str = "dev-") -> List[str]:
         """Enrolls `count` devices in one transaction (`devices add --count`);
         their PSKs go to psk/<id> (mode 0600). Returns the device ids."""
         self.run_cli("devices", "add", "--count", str(count), "--prefix",
@@ -178,7 +159,8 @@ class Stack:
         width = max(5, len(str(count - 1)))
         return [f"{prefix}{i:0{width}d}" for i in range(count)]
 
-    def create_job(self, name, toml_text, start=True):
+    def create_job(self, name: str, toml_text: str, start: bool = True
+                   ) -> str:
         """Writes the job TOML, creates the job and (unless start is False)
         starts it."""
         path = os.path.join(self.state_dir, f"{name}.toml")
@@ -189,17 +171,17 @@ class Stack:
             self.start_job(name)
         return out
 
-    def start_job(self, name):
+    def start_job(self, name: str) -> None:
         """`edgeadmm job start`: a running daemon picks the job up within a
         second (docs/aggregator.md)."""
         self.run_cli("job", "start", name)
 
-    def fleet_file(self, part, extension):
+    def fleet_file(self, part: int, extension: str) -> str:
         """fleet.log / fleet.pid of part 0, fleet-I.* of part I."""
         suffix = f"-{part}" if part else ""
         return os.path.join(self.state_dir, f"fleet{suffix}.{extension}")
 
-    def fleet_connected(self):
+    def fleet_connected(self) -> int:
         """Devices of all fleet processes that have completed a handshake,
         from each fleet log's last progress line ("..., N connected, ...",
         printed every 10 s)."""
@@ -213,7 +195,9 @@ class Stack:
             total += int(counts[-1]) if counts else 0
         return total
 
-    def wait_connected(self, count, timeout_seconds, progress=None):
+    def wait_connected(self, count: int, timeout_seconds: float,
+                       progress: Optional[Callable[[str], Any]] = None
+                       ) -> int:
         """Waits until `count` devices of the fleet have connected (see
         fleet_connected) while every process keeps running; raises
         StackError on a timeout or an exited process."""
@@ -236,7 +220,8 @@ class Stack:
                 last = connected
             time.sleep(1.0)
 
-    def plan_sigma(self, participations, epsilon, delta, m_min, clip):
+    def plan_sigma(self, participations: int, epsilon: float, delta: float,
+                   m_min: int, clip: float) -> float:
         """The participation policy's sigma for a device that joins
         `participations` rounds of at least `m_min` uploads within
         (epsilon, delta), with the PLD accountant the daemon's central
@@ -250,7 +235,8 @@ class Stack:
             raise StackError(f"privacy plan failed: {out.stderr.strip()}")
         return json.loads(out.stdout)["policy_sigma"]
 
-    def export_model(self, name, path, round_choice=None):
+    def export_model(self, name: str, path: str,
+                     round_choice: Optional[str] = None) -> Dict[str, Any]:
         """`edgeadmm job export --format json`: the job's released model
         (its best validated one by default), or `round_choice` (last, best
         or a round id). Returns the parsed JSON."""
@@ -262,38 +248,36 @@ class Stack:
 
     # -- daemon and fleet ----------------------------------------------------
 
-    def start_daemon(self, server_options=None, same_port=False):
-        """Starts the daemon on 127.0.0.1 and waits for its port line.
-        `server_options`: more [server] keys of aggregatord.toml, e.g.
-        {"non_confirmable_notifications": "true"} (values as TOML text);
-        `same_port` restarts it on the port of the previous start (the
-        devices keep their aggregator address)."""
+    def start_daemon(self, server_options: Optional[Mapping[str, Any]] = None,
+                     same_port: bool = False) -> None:
+        """Starts the daemon on 127.0.0.1 and waits until it is ready
+        (edgeadmm_daemon.Daemon). `server_options`: more [server] keys of
+        aggregatord.toml as Python values, e.g.
+        {"non_confirmable_notifications": True}; `same_port` restarts it on
+        the port of the previous start (the devices keep their aggregator
+        address) and appends to its log."""
         if not (same_port and self.port):
             self.port = free_udp_port()
-        config = os.path.join(self.state_dir, "aggregatord.toml")
-        extra = "".join(f"{k} = {v}\n"
-                        for k, v in (server_options or {}).items())
-        with open(config, "w") as f:
-            f.write(f'[store]\ndatabase = "{self.db_path}"\n'
-                    f'[server]\naddress = "127.0.0.1"\nport = {self.port}\n'
-                    + extra)
-        self.daemon_log = open(os.path.join(self.state_dir, "daemon.log"),
-                               "a" if same_port else "w")
-        self.daemon = subprocess.Popen([self.daemon_bin, "--config", config],
-                                       stdout=subprocess.PIPE,
-                                       stderr=self.daemon_log, text=True)
-        with open(os.path.join(self.state_dir, "daemon.pid"), "w") as f:
-            f.write(f"{self.daemon.pid}\n")
-        line = self.daemon.stdout.readline()
-        if not re.search(r"listening on port (\d+)", line):
+        self.daemon_launcher = Daemon(self.daemon_bin, self.db_path,
+                                      self.state_dir, port=self.port,
+                                      server_options=server_options)
+        try:
+            self.daemon_launcher.start(append_log=same_port)
+        except DaemonError as e:
             self.stop()
-            raise StackError("the daemon did not start; see " +
-                             os.path.join(self.state_dir, "daemon.log"))
+            raise StackError(str(e)) from e
         self.log(f"aggregator: listening on 127.0.0.1:{self.port} "
-                 f"(pid {self.daemon.pid}, database {self.db_path})")
+                 f"(pid {self.daemon_launcher.pid}, database {self.db_path})")
 
-    def start_fleet(self, fleet_args, parts=1, local_addresses=False,
-                    nice=0):
+    def kill_daemon(self) -> None:
+        """SIGKILLs the daemon (a crash on purpose) and forgets it;
+        start_daemon(same_port=True) restarts it."""
+        if self.daemon_launcher is not None:
+            self.daemon_launcher.kill()
+        self.daemon_launcher = None
+
+    def start_fleet(self, fleet_args: Sequence[str], parts: int = 1,
+                    local_addresses: bool = False, nice: int = 0) -> None:
         """Starts `edgeadmm-fleet connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
@@ -325,22 +309,25 @@ class Stack:
             self.log(f"fleet: {' '.join(argv[1:])} (pid {proc.pid})")
         self.fleet = self.fleets[0]
 
-    def stop(self):
+    def stop(self) -> Dict[str, Tuple[Optional[int], bool]]:
         """Stops the fleet and the daemon (SIGTERM, then verify they exited).
         Returns {"fleet": (code, clean), "daemon": (code, clean)}."""
         fleets = [stop_process(p, "fleet") for p in self.fleets]
         result = {
             "fleet": (fleets[0][0] if fleets else None,
                       all(clean for _, clean in fleets)),
-            "daemon": stop_process(self.daemon, "aggregatord"),
+            "daemon": (self.daemon_launcher.stop()
+                       if self.daemon_launcher is not None else (None, True)),
         }
         self.fleet = None
         self.fleets = []
-        self.daemon = None
+        self.daemon_launcher = None
         return result
 
-    def run_to_end(self, name, toml_text, fleet_args, timeout_seconds,
-                   server_options=None):
+    def run_to_end(self, name: str, toml_text: str, fleet_args: Sequence[str],
+                   timeout_seconds: float,
+                   server_options: Optional[Mapping[str, Any]] = None
+                   ) -> Optional[str]:
         """Creates and starts the job, runs the daemon and one fleet until
         the job finishes, then stops both. Returns None when the job
         completed, else what went wrong (a StackError's message or the
@@ -361,83 +348,40 @@ class Stack:
 
     # -- database ------------------------------------------------------------
 
-    def connect(self):
-        """A read-only connection to the aggregator database."""
-        db = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True,
-                             timeout=10)
-        db.execute("PRAGMA query_only = 1")
-        return db
+    def job_state(self, name: str) -> Optional[str]:
+        return edgeadmm_db.job_state(self.db_path, name)
 
-    def job_state(self, name):
-        with self.connect() as db:
-            row = db.execute("SELECT state FROM jobs WHERE name = ?",
-                             (name,)).fetchone()
-        return row[0] if row else None
-
-    def end_reason(self, name):
+    def end_reason(self, name: str) -> Optional[str]:
         """Why the finished job ended (None if it has not, or not said)."""
-        with self.connect() as db:
-            row = db.execute("SELECT end_reason FROM jobs WHERE name = ?",
-                             (name,)).fetchone()
-        return row[0] if row else None
+        return edgeadmm_db.end_reason(self.db_path, name)
 
-    def rounds(self, name):
+    def rounds(self, name: str) -> List[Dict[str, Any]]:
         """Committed rounds in order: dicts with round, iteration,
         participants, cohort, epsilon (central, after the round), z, and
         the daemon's validation scores of the model (validation_loss,
         validation_accuracy; None when the job has no validation data)."""
-        with self.connect() as db:
-            job_id = db.execute("SELECT id FROM jobs WHERE name = ?",
-                                (name,)).fetchone()[0]
-            rows = db.execute(
-                "SELECT r.round_id, r.iteration, r.participants, "
-                "r.cohort_size, r.noise_multiplier, l.epsilon, m.z, "
-                "r.started_at, r.closed_at, m.validation_loss, "
-                "m.validation_accuracy FROM rounds r "
-                "LEFT JOIN ledger l ON l.job_id = r.job_id "
-                "AND l.scope = 'central' AND l.round_id = r.round_id "
-                "LEFT JOIN models m ON m.job_id = r.job_id "
-                "AND m.iteration = r.iteration "
-                "WHERE r.job_id = ? AND r.state = 'committed' "
-                "ORDER BY r.round_id", (job_id,)).fetchall()
-        out = []
-        for (round_id, iteration, participants, cohort, noise, epsilon, z,
-             started, closed, val_loss, val_accuracy) in rows:
-            out.append({
-                "round": round_id,
-                "iteration": iteration,
-                "participants": participants,
-                "cohort": cohort,
-                "noise_multiplier": noise,
-                "epsilon": epsilon,
-                "z": np.frombuffer(z, dtype="<f8").copy() if z else None,
-                "seconds": (closed - started) / 1000.0
-                           if closed is not None else None,
-                "validation_loss": val_loss,
-                "validation_accuracy": val_accuracy,
-            })
-        return out
+        return [{
+            "round": r.round,
+            "iteration": r.iteration,
+            "participants": r.participants,
+            "cohort": r.cohort,
+            "noise_multiplier": r.noise_multiplier,
+            "epsilon": r.epsilon,
+            "z": np.frombuffer(r.z, dtype="<f8").copy() if r.z else None,
+            "seconds": (r.closed_at - r.started_at) / 1000.0
+                       if r.closed_at is not None else None,
+            "validation_loss": r.validation_loss,
+            "validation_accuracy": r.validation_accuracy,
+        } for r in edgeadmm_db.committed_rounds(self.db_path, name)]
 
-    def check_database(self):
+    def check_database(self) -> List[str]:
         """PRAGMA integrity_check and foreign_key_check on the stopped
         database; returns a list of problems (empty when consistent)."""
-        db = sqlite3.connect(self.db_path)
-        try:
-            problems = [r[0] for r in db.execute("PRAGMA integrity_check")
-                        if r[0] != "ok"]
-            problems += [f"foreign key: {r}"
-                         for r in db.execute("PRAGMA foreign_key_check")]
-            open_rounds = db.execute(
-                "SELECT count(*) FROM rounds r JOIN jobs j ON j.id = r.job_id "
-                "WHERE r.state = 'open' AND j.state != 'running'").fetchone()
-            if open_rounds[0]:
-                problems.append(f"{open_rounds[0]} open rounds of finished "
-                                "jobs")
-        finally:
-            db.close()
-        return problems
+        return edgeadmm_db.check_database(self.db_path)
 
-    def follow(self, name, on_round, timeout_seconds, poll_seconds=0.5):
+    def follow(self, name: str, on_round: Callable[[Dict[str, Any]], Any],
+               timeout_seconds: float, poll_seconds: float = 0.5
+               ) -> Optional[str]:
         """Calls on_round(row) for each newly committed round until the job
         finishes, a process exits, or the timeout. Returns the final state."""
         seen = 0
@@ -470,7 +414,7 @@ class Stack:
             time.sleep(poll_seconds)
 
 
-def parse_fleet_log(path):
+def parse_fleet_log(path: str) -> List[str]:
     """The fleet's final summary lines ("fleet: ..."; not progress lines)."""
     try:
         with open(path) as f:
@@ -480,7 +424,7 @@ def parse_fleet_log(path):
         return []
 
 
-def fleet_totals(state_dir):
+def fleet_totals(state_dir: str) -> Optional[Dict[str, int]]:
     """Sums the final summaries of every fleet*.log of a run: devices, done,
     steps, accepted, transport errors (None for a process that printed
     none)."""

@@ -41,15 +41,14 @@ import argparse
 import os
 import random
 import shutil
-import signal
-import sqlite3
 import sys
 import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 
 JOB = "crash"
 FAILURES = []
@@ -63,83 +62,31 @@ def check(condition, what):
 
 
 def job_toml(rounds, dim):
-    return f"""[job]
-name = "{JOB}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = {dim}
-rounds = {rounds}
-[regularizer]
-kind = "l2"
-l2 = 0.001
-[step]
-lambda = 1.0
-gamma = 10.0
-[privacy]
-policy = "participation"
-clip = 0.5
-sigma = 0.5
-delta = 1e-5
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = 12
-m_min = 8
-deadline_seconds = 5
-"""
+    return es.fixed_cohort_job(JOB, dim, rounds, m=12, m_min=8,
+                               deadline_seconds=5)
 
 
 class Snapshot:
     """What the database says after a kill (daemon dead)."""
 
     def __init__(self, db_path, job_name):
-        db = sqlite3.connect(db_path)
-        try:
-            job_id, self.n, self.state = db.execute(
-                "SELECT id, n, state FROM jobs WHERE name = ?",
-                (job_name,)).fetchone()
-            self.states = dict(db.execute(
-                "SELECT state, count(*) FROM rounds WHERE job_id = ? "
-                "GROUP BY state", (job_id,)).fetchall())
-            self.committed = [r for (r,) in db.execute(
-                "SELECT round_id FROM rounds WHERE job_id = ? AND state = "
-                "'committed' ORDER BY round_id", (job_id,))]
-            self.upload_rounds = [r for (r,) in db.execute(
-                "SELECT DISTINCT u.round_id FROM uploads u JOIN rounds r "
-                "USING (job_id, round_id) WHERE u.job_id = ? AND r.state != "
-                "'open'", (job_id,))]
-            self.duplicate_uploads = db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM uploads WHERE job_id = ? "
-                "GROUP BY round_id, device_id HAVING count(*) > 1)",
-                (job_id,)).fetchone()[0]
-            self.iterations = [i for (i,) in db.execute(
-                "SELECT iteration FROM models WHERE job_id = ? "
-                "ORDER BY iteration", (job_id,))]
-            self.central = db.execute(
-                "SELECT round_id, epsilon FROM ledger WHERE job_id = ? AND "
-                "scope = 'central' ORDER BY round_id", (job_id,)).fetchall()
-            self.device_ledgers = {}
-            for scope, round_id, eps in db.execute(
-                    "SELECT scope, round_id, epsilon FROM ledger WHERE "
-                    "job_id = ? AND scope != 'central' ORDER BY round_id",
-                    (job_id,)):
-                self.device_ledgers.setdefault(scope, []).append(eps)
-            total = None
-            for (payload,) in db.execute(
-                    "SELECT u.payload FROM uploads u JOIN rounds r USING "
-                    "(job_id, round_id) WHERE u.job_id = ? AND r.state = "
-                    "'committed'", (job_id,)):
-                delta = np.frombuffer(payload, dtype="<f4").astype(float)
-                total = delta if total is None else total + delta
-            row = db.execute(
-                "SELECT server_state FROM models WHERE job_id = ? "
-                "ORDER BY iteration DESC LIMIT 1", (job_id,)).fetchone()
-            self.server_state = np.frombuffer(row[0], dtype="<f8")
-            self.expected_state = (np.zeros_like(self.server_state)
-                                   if total is None else total / self.n)
-        finally:
-            db.close()
+        record = edgeadmm_db.job_record(db_path, job_name)
+        self.n, self.state = record.job.n, record.job.state
+        self.states = record.round_states
+        self.committed = record.committed
+        self.upload_rounds = record.closed_upload_rounds
+        self.duplicate_uploads = record.duplicate_uploads
+        self.iterations = record.iterations
+        self.central = record.central
+        self.device_ledgers = record.device_ledgers
+        total = None
+        for payload in record.committed_payloads:
+            delta = np.frombuffer(payload, dtype="<f4").astype(float)
+            total = delta if total is None else total + delta
+        self.server_state = np.frombuffer(record.last_server_state,
+                                          dtype="<f8")
+        self.expected_state = (np.zeros_like(self.server_state)
+                               if total is None else total / self.n)
 
     def central_epsilon(self):
         return self.central[-1][1] if self.central else 0.0
@@ -176,12 +123,7 @@ def check_invariants(snap, previous, kill):
 
 
 def count_rounds(db_path, state):
-    db = sqlite3.connect(db_path, timeout=10)
-    try:
-        return db.execute("SELECT count(*) FROM rounds WHERE state = ?",
-                          (state,)).fetchone()[0]
-    finally:
-        db.close()
+    return edgeadmm_db.count_rounds(db_path, state)
 
 
 def main(argv):
@@ -231,8 +173,7 @@ def main(argv):
             if stack.job_state(JOB) != "running":
                 break
             time.sleep(rng.uniform(0.0, 0.3))
-            stack.daemon.send_signal(signal.SIGKILL)
-            stack.daemon.wait()
+            stack.kill_daemon()  # SIGKILL
             kills += 1
             snap = Snapshot(stack.db_path, JOB)
             check_invariants(snap, previous, kills)

@@ -39,7 +39,8 @@ import time
 
 import numpy as np
 
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 
 JOB = "share-restart"
 RECORDS = 1000  # --records (the full a9a: 32561)
@@ -57,12 +58,9 @@ def fail(message):
 def job_toml(labels):
     # Deadline 20 s, one retry: enough for the devices to find the restarted
     # daemon (2 s task refresh), and an honest failure within 40 s if not.
-    return (f'[job]\nname = "{JOB}"\nalgorithm = "admm-sharing"\n'
-            f'loss = "logistic"\ndimension = 123\nrounds = {ROUNDS}\n'
-            f'[admm_sharing]\nparties = 2\ncolumns = [66, 57]\n'
-            f'records = {RECORDS}\nrho = 4e-4\nlambda = 1e-2\n'
-            f'labels = "{labels}"\nnoise = "none"\nbarrier_retries = 1\n'
-            f'[sampling]\ndeadline_seconds = 20\n')
+    return es.sharing_job_toml(JOB, ROUNDS, [66, 57], RECORDS, 4e-4, 1e-2,
+                               labels, deadline_seconds=20, noise="none",
+                               barrier_retries=1)
 
 
 class Parties:
@@ -135,18 +133,11 @@ def wait_for(what, predicate, stack, parties):
         time.sleep(0.05)
 
 
-def query(stack, sql, args=()):
-    with stack.connect() as db:
-        return db.execute(sql, args).fetchall()
-
-
 def models(stack):
     """Every stored model: iteration -> (z = (v, y), server state = (z, y))."""
-    rows = query(stack, "SELECT m.iteration, m.z, m.server_state FROM models m "
-                        "JOIN jobs j ON j.id = m.job_id WHERE j.name = ? "
-                        "ORDER BY m.iteration", (JOB,))
     return {it: (np.frombuffer(z, dtype="<f8"),
-                 np.frombuffer(s, dtype="<f8")) for it, z, s in rows}
+                 np.frombuffer(s, dtype="<f8"))
+            for it, z, s in edgeadmm_db.models(stack.db_path, JOB)}
 
 
 def finish(stack, parties):
@@ -203,33 +194,26 @@ def interrupted(a):
             """The open round once party 0's share is accepted and party
             1's is not (a round party 1 finished before it stopped commits
             when party 0's share arrives; the next one is then awaited)."""
-            rows = query(stack, "SELECT r.round_id, (SELECT count(*) FROM "
-                         "ledger l WHERE l.job_id = r.job_id AND l.round_id "
-                         "= r.round_id AND l.scope = 'local:' || ?) FROM "
-                         "rounds r JOIN jobs j ON j.id = r.job_id WHERE "
-                         "j.name = ? AND r.state = 'open'",
-                         (devices[1], JOB))
-            if len(rows) != 1 or rows[0][1] != 0:
+            open_rounds = [r for r, state, _ in
+                           edgeadmm_db.round_states(stack.db_path, JOB)
+                           if state == "open"]
+            if len(open_rounds) != 1:
                 return None
-            accepted = query(stack, "SELECT count(*) FROM ledger l JOIN jobs "
-                             "j ON j.id = l.job_id WHERE j.name = ? AND "
-                             "l.round_id = ? AND l.scope = 'local:' || ?",
-                             (JOB, rows[0][0], devices[0]))[0][0]
-            return rows[0][0] if accepted else None
+            accepted = edgeadmm_db.local_ledger_devices(
+                stack.db_path, JOB, open_rounds[0])
+            if devices[1] in accepted or devices[0] not in accepted:
+                return None
+            return open_rounds[0]
 
         round_id = wait_for("party 0's share alone in the open round",
                             party0_alone, stack, parties)
-        stack.daemon.send_signal(signal.SIGKILL)
-        stack.daemon.wait()
-        stack.daemon = None
+        stack.kill_daemon()  # SIGKILL
         # What the dead daemon had accepted in that round (local ledger rows,
         # written with each accepted share). Party 1's share is there only
         # if its last datagram was still queued at the daemon when its
         # process exited: then the round is resumed complete.
-        accepted = [d for (d,) in query(
-            stack, "SELECT substr(l.scope, 7) FROM ledger l JOIN jobs j ON "
-            "j.id = l.job_id WHERE j.name = ? AND l.round_id = ? AND "
-            "l.scope LIKE 'local:%' ORDER BY l.scope", (JOB, round_id))]
+        accepted = edgeadmm_db.local_ledger_devices(stack.db_path, JOB,
+                                                    round_id)
         if devices[0] not in accepted:
             fail(f"round {round_id}: party 0's share is not stored")
         committed = len(stack.rounds(JOB))
@@ -243,9 +227,7 @@ def interrupted(a):
         state = finish(stack, parties)
         if state != "completed":
             fail(f"after the restart: job {state}: {stack.end_reason(JOB)}")
-        rounds = query(stack, "SELECT r.round_id, r.state, r.participants "
-                       "FROM rounds r JOIN jobs j ON j.id = r.job_id WHERE "
-                       "j.name = ? ORDER BY r.round_id", (JOB,))
+        rounds = edgeadmm_db.round_states(stack.db_path, JOB)
         if [(r, s, p) for r, s, p in rounds] != [
                 (i + 1, "committed", 2) for i in range(ROUNDS)]:
             fail(f"rounds are not 1..{ROUNDS} committed with both shares "
@@ -256,8 +238,7 @@ def interrupted(a):
                    f"{len(accepted)} of 2 uploads from the store")
         if resumed not in log:
             fail(f"the daemon log does not say: {resumed}")
-        uploads = query(stack, "SELECT device_id, count(*) FROM uploads "
-                        "GROUP BY device_id ORDER BY device_id")
+        uploads = edgeadmm_db.upload_counts(stack.db_path)
         if uploads != [(devices[0], ROUNDS), (devices[1], ROUNDS)]:
             fail(f"uploads per party: {uploads}")
         result = stack.stop()

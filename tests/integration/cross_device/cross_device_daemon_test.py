@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 
 SKIP = 77
 JOB = "cross-device"
@@ -46,11 +47,8 @@ def device_argv(device_cmd, stack, device, psk_file, data, first, state):
 
 
 def uploads_stored(stack, device=None):
-    with stack.connect() as db:
-        if device is None:
-            return db.execute("SELECT count(*) FROM uploads").fetchone()[0]
-        return db.execute("SELECT count(*) FROM uploads WHERE device_id = ?",
-                          (device,)).fetchone()[0]
+    counts = dict(edgeadmm_db.upload_counts(stack.db_path))
+    return sum(counts.values()) if device is None else counts.get(device, 0)
 
 
 def main():

@@ -17,11 +17,12 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 
 import numpy as np
+
+import edgeadmm_db  # tools/python (on PYTHONPATH)
 
 FAILURES = []
 
@@ -143,14 +144,9 @@ def check_early_stop(a):
     check(report["released"] is not None and rows and
           report["released"]["round"] == rows[-2]["round"],
           "the released model is the one before the stop")
-    db = sqlite3.connect(os.path.join(work, "state", "aggregator.db"))
-    try:
-        charged = db.execute("SELECT count(*) FROM ledger WHERE scope = "
-                             "'central'").fetchone()[0]
-        still_open = db.execute("SELECT count(*) FROM rounds WHERE state = "
-                                "'open'").fetchone()[0]
-    finally:
-        db.close()
+    db_path = os.path.join(work, "state", "aggregator.db")
+    charged = edgeadmm_db.count_ledger_rows(db_path, "central")
+    still_open = edgeadmm_db.count_rounds(db_path, "open")
     check(charged == len(rows),
           f"central ledger rows {charged} == committed rounds {len(rows)}")
     check(still_open == 0, f"no round left open ({still_open})")

@@ -42,16 +42,12 @@ def fail(message):
 
 
 def job_toml(labels, test_labels):
-    return (f'[job]\nname = "{JOB}"\nalgorithm = "admm-sharing"\n'
-            f'loss = "logistic"\ndimension = 123\nrounds = {ROUNDS}\n'
-            f'[admm_sharing]\nparties = 2\ncolumns = [66, 57]\n'
-            f'records = {RECORDS}\nrho = 4e-4\nlambda = 1e-2\n'
-            f'labels = "{labels}"\nnoise = "rigorous"\nsigma = 1e-2\n'
-            f'sensitivity = 1e-3\ntarget_delta = 1e-5\n'
-            f'test_labels = "{test_labels}"\ntest_records = {TEST_RECORDS}\n'
-            f'score_noise = "gaussian"\nscore_sigma = 1e-2\n'
-            f'score_sensitivity = 1e-3\n'
-            f'[sampling]\ndeadline_seconds = 60\n')
+    return es.sharing_job_toml(
+        JOB, ROUNDS, [66, 57], RECORDS, 4e-4, 1e-2, labels,
+        deadline_seconds=60, noise="rigorous", sigma=1e-2, sensitivity=1e-3,
+        target_delta=1e-5, test_labels=test_labels,
+        test_records=TEST_RECORDS, score_noise="gaussian", score_sigma=1e-2,
+        score_sensitivity=1e-3)
 
 
 def device_argv(binary, stack, device, data, test, state_dir, columns):

@@ -20,7 +20,8 @@ import subprocess
 import sys
 import threading
 
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 
 JOB = "loss-check"
 ROUNDS = 3
@@ -142,15 +143,8 @@ def main():
               f"({100.0 * dropped / max(sent, 1):.1f}%)")
         if dropped == 0:
             fail("no datagram was dropped")
-        with stack.connect() as db:
-            rows = db.execute(
-                "SELECT u.device_id, u.round_id, count(*) FROM uploads u "
-                "JOIN jobs j ON j.id = u.job_id WHERE j.name = ? "
-                "GROUP BY u.device_id, u.round_id", (JOB,)).fetchall()
-            committed = db.execute(
-                "SELECT count(*) FROM rounds r JOIN jobs j ON j.id = r.job_id "
-                "WHERE j.name = ? AND r.state = 'committed'",
-                (JOB,)).fetchone()[0]
+        rows = edgeadmm_db.upload_counts(stack.db_path, JOB, by_round=True)
+        committed = len(edgeadmm_db.committed_rounds(stack.db_path, JOB))
         per_device = {d: 0 for d in devices}
         for device, _round, count in rows:
             if count != 1:

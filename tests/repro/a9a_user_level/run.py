@@ -27,6 +27,7 @@ direction holds (see check()).
 
 import argparse
 import csv
+import math
 import os
 import shutil
 import signal
@@ -36,7 +37,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 
 MAJORITY = 0.7638  # a9a.t: 76.38% of the labels are -1
 DIM = 123
@@ -70,36 +72,25 @@ def job_toml(name, algorithm, a, epsilon, policy):
     if policy == "trusted-aggregator":
         m_min = 0  # it releases every round (docs/privacy.md)
     if algorithm == "prox-admm":
-        step = f"lambda = {ADMM['lam']}\ngamma = {ADMM['gamma']}\n"
+        step = {"lambda": ADMM["lam"], "gamma": ADMM["gamma"]}
         clip = ADMM["clip"]
     else:
-        step = f"gamma = {SGD['eta']}\nlocal_steps = {SGD['steps']}\n"
+        step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
         clip = SGD["clip"]
+    privacy = {"policy": policy, "clip": clip}
     if epsilon is None:
-        noise = "sigma = 0\ncentral_budget = inf\n"
+        privacy.update({"sigma": 0, "central_budget": math.inf})
     else:
-        noise = f"target_epsilon = {epsilon}\ncentral_budget = {epsilon}\n"
-    return f"""[job]
-name = "{name}"
-algorithm = "{algorithm}"
-loss = "logistic"
-dimension = {DIM}
-rounds = {a.rounds}
-[regularizer]
-kind = "l2"
-l2 = {L2}
-[step]
-{step}[privacy]
-policy = "{policy}"
-clip = {clip}
-{noise}delta = {a.delta}
-device_budget = inf
-[sampling]
-scheme = "poisson"
-q = {a.q}
-m_min = {m_min}
-deadline_seconds = {a.deadline}
-"""
+        privacy.update({"target_epsilon": epsilon, "central_budget": epsilon})
+    privacy.update({"delta": a.delta, "device_budget": math.inf})
+    return es.job_toml(
+        job={"name": name, "algorithm": algorithm, "loss": "logistic",
+             "dimension": DIM, "rounds": a.rounds},
+        regularizer={"kind": "l2", "l2": L2},
+        step=step,
+        privacy=privacy,
+        sampling={"scheme": "poisson", "q": a.q, "m_min": m_min,
+                  "deadline_seconds": a.deadline})
 
 
 def peak_rss_mb(proc):
@@ -128,16 +119,14 @@ def run_job(a, label, algorithm, policy, epsilon, repeat, test, train_path):
         stack.enroll(a.devices)
         enrol_seconds = time.time() - t0
         stack.create_job(name, job_toml(name, algorithm, a, epsilon, policy))
-        with stack.connect() as db:
-            sigma = db.execute("SELECT sigma FROM jobs WHERE name = ?",
-                               (name,)).fetchone()[0]
+        sigma = edgeadmm_db.job_sigma(stack.db_path, name)
         print(f"  {label}: {a.devices} devices enrolled in "
               f"{enrol_seconds:.1f} s; sigma {sigma:.5g}", flush=True)
         # Every notification NON: with all devices observing from the start,
         # libcoap's every-fifth confirmable notification hit all 32,561 at
         # once and the daemon never caught up (docs/results.md).
         stack.start_daemon(
-            server_options={"non_confirmable_notifications": "true"})
+            server_options={"non_confirmable_notifications": True})
         fleet = ["--data", train_path, "--dim", str(DIM),
                  "--epsilon-budget", "inf", "--delta", str(a.delta)]
         if epsilon is None or policy == "trusted-aggregator":

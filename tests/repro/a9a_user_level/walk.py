@@ -29,6 +29,7 @@ Writes DIR/results.csv, DIR/table.md and DIR/accuracy_vs_epsilon.png.
 
 import argparse
 import csv
+import math
 import os
 import shutil
 import sys
@@ -45,36 +46,21 @@ def job_toml(name, algorithm, rounds, m, sigma, clip, lam, gamma, l2,
              test=None):
     """A job of paper 002's local prox step under participation-own-noise
     (walk_optimum.py uses it too); validation on `test` when given."""
-    validation = f"""[validation]
-data = "{test}"
-format = "libsvm"
-release = "last"
-""" if test else ""
-    return f"""[job]
-name = "{name}"
-algorithm = "{algorithm}"
-loss = "logistic"
-dimension = {DIM}
-rounds = {rounds}
-[regularizer]
-kind = "l2"
-l2 = {l2}
-[step]
-lambda = {lam}
-gamma = {gamma}
-[privacy]
-policy = "participation-own-noise"
-clip = {clip}
-sigma = {sigma}
-delta = 1e-5
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = {m}
-m_min = {m}
-deadline_seconds = 60
-""" + validation
+    tables = {
+        "job": {"name": name, "algorithm": algorithm, "loss": "logistic",
+                "dimension": DIM, "rounds": rounds},
+        "regularizer": {"kind": "l2", "l2": l2},
+        "step": {"lambda": lam, "gamma": gamma},
+        "privacy": {"policy": "participation-own-noise", "clip": clip,
+                    "sigma": sigma, "delta": 1e-5,
+                    "central_budget": math.inf, "device_budget": math.inf},
+        "sampling": {"scheme": "fixed", "m": m, "m_min": m,
+                     "deadline_seconds": 60},
+    }
+    if test:
+        tables["validation"] = {"data": test, "format": "libsvm",
+                                "release": "last"}
+    return es.job_toml(**tables)
 
 
 def comparison_toml(name, algorithm, a, sigma):
@@ -124,7 +110,7 @@ def run(a, template, algorithm, sigma, repeat, train, test):
     export = None
     error = stack.run_to_end(
         tag, comparison_toml(tag, algorithm, a, sigma), fleet, a.timeout,
-        server_options={"non_confirmable_notifications": "true"})
+        server_options={"non_confirmable_notifications": True})
     seconds = time.time() - start
     rows = stack.rounds(tag)
     z = rows[-1]["z"] if rows else None

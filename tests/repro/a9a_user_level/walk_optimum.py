@@ -123,7 +123,7 @@ def main(argv=None):
         walk.job_toml("walk-optimum", "random-walk-admm", a.steps, 1, 0.0,
                       1000.0, a.lam, a.gamma, a.l2),
         ["--data", train, "--dim", str(DIM), "--allow-unaccounted-steps"],
-        a.timeout, server_options={"non_confirmable_notifications": "true"})
+        a.timeout, server_options={"non_confirmable_notifications": True})
     seconds = time.time() - start
     rows = stack.rounds("walk-optimum")
     if error or len(rows) != a.steps:

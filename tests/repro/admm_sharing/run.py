@@ -62,6 +62,7 @@ import time
 
 import numpy as np
 
+import edgeadmm_db
 import edgeadmm_stack as es
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -134,13 +135,7 @@ def gateway_score(stack, name):
     """The gateway's score of the last model from the parties' partial
     scores (the scoring phase over the wire): (records, log loss,
     accuracy) of the job's last committed model, or None."""
-    with stack.connect() as db:
-        row = db.execute(
-            "SELECT m.test_records, m.test_log_loss, m.test_accuracy FROM "
-            "models m JOIN jobs j ON j.id = m.job_id WHERE j.name = ? AND "
-            "m.test_records IS NOT NULL ORDER BY m.iteration DESC LIMIT 1",
-            (name,)).fetchone()
-    return row
+    return edgeadmm_db.last_test_scores(stack.db_path, name, scored_only=True)
 
 
 def run_one(args, label, noise, rounds, data, test, work, score=False):
@@ -152,13 +147,13 @@ def run_one(args, label, noise, rounds, data, test, work, score=False):
         "σ", "sigma").replace("ε", "eps"))
     state = os.path.join(work, name)
     shutil.rmtree(state, ignore_errors=True)
-    keys = dict(noise or {"noise": '"none"'})
+    keys = dict(noise or {"noise": "none"})
     extra = ["--allow-unaccounted-steps"] if noise is None or \
-        noise.get("noise") == '"paper"' else []
+        noise.get("noise") == "paper" else []
     if score:
-        keys.update({"test_labels": f'"{test["path"]}"',
-                     "test_records": str(len(test["y"])),
-                     "score_noise": '"exact"'})
+        keys.update({"test_labels": test["path"],
+                     "test_records": len(test["y"]),
+                     "score_noise": "exact"})
         extra += ["--test-data", test["path"], "--test-records",
                   str(len(test["y"]))]
     toml = sl.sharing_toml(name, rounds, COLUMNS, args.records,
@@ -184,7 +179,7 @@ def run_one(args, label, noise, rounds, data, test, work, score=False):
                      "sent_epsilon_party1": sent[0],
                      "sent_epsilon_party2": sent[1]})
     reported = None
-    if noise is not None and noise.get("noise") == '"rigorous"':
+    if noise is not None and noise.get("noise") == "rigorous":
         reported = accountant_epsilon(
             args.build_dir, len(rows),
             float(noise["sigma"]) / float(noise["sensitivity"]))
@@ -362,17 +357,17 @@ def main(argv):
     for sigma in numbers(args.sigmas):
         runs.append(run_one(
             args, f"rigorous σ={sigma:g}", {
-                "noise": '"rigorous"', "sigma": repr(sigma),
-                "sensitivity": repr(args.sensitivity),
-                "target_delta": repr(DELTA)},
+                "noise": "rigorous", "sigma": sigma,
+                "sensitivity": args.sensitivity,
+                "target_delta": DELTA},
             args.private_rounds, data, test, work))
     for eps in numbers(args.paper_eps):
         runs.append(run_one(
             args, f"paper ε'={eps:g}", {
-                "noise": '"paper"', "paper_b1": repr(args.b1),
-                "paper_c1": repr(args.c1),
-                "target_epsilon": repr(eps),
-                "target_delta": repr(args.paper_delta)},
+                "noise": "paper", "paper_b1": args.b1,
+                "paper_c1": args.c1,
+                "target_epsilon": eps,
+                "target_delta": args.paper_delta},
             args.private_rounds, data, test, work))
     write_outputs(args, ref, runs)
     print(f"total {time.monotonic() - start:.0f} s", flush=True)

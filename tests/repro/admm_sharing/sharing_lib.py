@@ -52,18 +52,13 @@ def centralized_optimum(features, labels, lam):
 
 def sharing_toml(name, rounds, columns, records, rho, lam, labels_path,
                  noise=None, deadline_seconds=60, dimension=None):
-    """An admm-sharing job's TOML. `noise`: None (no noise), or a dict of the
-    [admm_sharing] noise keys, e.g. {"noise": '"rigorous"', "sigma": 1e-2,
-    "sensitivity": 1e-3, "target_delta": 1e-5} (values as TOML text)."""
-    noise = noise or {"noise": '"none"'}
-    keys = "".join(f"{k} = {v}\n" for k, v in noise.items())
-    cols = ", ".join(str(c) for c in columns)
-    return (f'[job]\nname = "{name}"\nalgorithm = "admm-sharing"\n'
-            f'loss = "logistic"\ndimension = {dimension or sum(columns)}\n'
-            f"rounds = {rounds}\n[admm_sharing]\nparties = {len(columns)}\n"
-            f"columns = [{cols}]\nrecords = {records}\nrho = {rho!r}\n"
-            f'lambda = {lam!r}\nlabels = "{labels_path}"\n{keys}'
-            f"[sampling]\ndeadline_seconds = {deadline_seconds}\n")
+    """An admm-sharing job's TOML (edgeadmm_stack.sharing_job_toml).
+    `noise`: None (no noise), or a dict of more [admm_sharing] keys as
+    Python values, e.g. {"noise": "rigorous", "sigma": 1e-2,
+    "sensitivity": 1e-3, "target_delta": 1e-5}."""
+    return es.sharing_job_toml(name, rounds, columns, records, rho, lam,
+                               labels_path, deadline_seconds, dimension,
+                               **(noise or {}))
 
 
 def write_libsvm(path, features, labels):

@@ -57,7 +57,6 @@ import csv
 import json
 import os
 import shutil
-import sqlite3
 import sys
 import time
 
@@ -65,7 +64,8 @@ import numpy as np
 import scipy.linalg as sl
 import scipy.sparse as sp
 
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 import sharing_lib as sl_lib
 
 FULL = {"records": 6000, "test": 5000, "dim": 2000, "blocks": (800, 800, 400),
@@ -281,14 +281,14 @@ def job_toml(name, cfg, rho, rounds, labels, test_labels, sigma):
     K test records: exact scores without noise, Gaussian ones (σ_s = σ,
     Δ_s = Δ) with it."""
     if sigma > 0:
-        keys = {"noise": '"rigorous"', "sigma": repr(sigma),
-                "sensitivity": repr(SENSITIVITY), "target_delta": repr(DELTA),
-                "score_noise": '"gaussian"', "score_sigma": repr(sigma),
-                "score_sensitivity": repr(SENSITIVITY)}
+        keys = {"noise": "rigorous", "sigma": sigma,
+                "sensitivity": SENSITIVITY, "target_delta": DELTA,
+                "score_noise": "gaussian", "score_sigma": sigma,
+                "score_sensitivity": SENSITIVITY}
     else:
-        keys = {"noise": '"none"', "score_noise": '"exact"'}
-    keys.update({"test_labels": f'"{test_labels}"',
-                 "test_records": str(cfg["scored"])})
+        keys = {"noise": "none", "score_noise": "exact"}
+    keys.update({"test_labels": test_labels,
+                 "test_records": cfg["scored"]})
     return sl_lib.sharing_toml(name, rounds, cfg["blocks"], cfg["records"],
                                rho, LAMBDA, labels, noise=keys,
                                deadline_seconds=60, dimension=cfg["dim"])
@@ -297,36 +297,18 @@ def job_toml(name, cfg, rho, rounds, labels, test_labels, sigma):
 def read_job(db_path, name, n, parties):
     """Per committed iteration: (v, y) of the broadcast and every party's
     share (float32 as uploaded), from the gateway's database (read-only)."""
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        job_id = db.execute("SELECT id FROM jobs WHERE name = ?",
-                            (name,)).fetchone()[0]
-        rounds = db.execute(
-            "SELECT r.round_id, r.iteration, m.z FROM rounds r JOIN models m "
-            "ON m.job_id = r.job_id AND m.iteration = r.iteration WHERE "
-            "r.job_id = ? AND r.state = 'committed' ORDER BY r.iteration",
-            (job_id,)).fetchall()
-        out = []
-        for round_id, iteration, model in rounds:
-            vy = np.frombuffer(model, dtype="<f8")
-            ups = db.execute(
-                "SELECT device_id, payload FROM uploads WHERE job_id = ? AND "
-                "round_id = ? ORDER BY device_id", (job_id, round_id)).fetchall()
-            if len(ups) != parties:
-                raise es.StackError(f"iteration {iteration}: {len(ups)} "
-                                    f"uploads, not {parties}")
-            out.append({"iteration": iteration, "round": round_id,
-                        "v": vy[:n].copy(),
-                        "y": vy[n:2 * n].copy(),
-                        "shares": [np.frombuffer(p, dtype="<f4")[:n].astype(
-                            np.float64) for _, p in ups]})
-        last = db.execute(
-            "SELECT test_records, test_log_loss, test_accuracy FROM models "
-            "WHERE job_id = ? ORDER BY iteration DESC LIMIT 1",
-            (job_id,)).fetchone()
-    finally:
-        db.close()
-    return out, last
+    out = []
+    for it in edgeadmm_db.sharing_iterations(db_path, name):
+        if len(it.uploads) != parties:
+            raise es.StackError(f"iteration {it.iteration}: "
+                                f"{len(it.uploads)} uploads, not {parties}")
+        vy = np.frombuffer(it.model, dtype="<f8")
+        out.append({"iteration": it.iteration, "round": it.round,
+                    "v": vy[:n].copy(),
+                    "y": vy[n:2 * n].copy(),
+                    "shares": [np.frombuffer(p, dtype="<f4")[:n].astype(
+                        np.float64) for _, p in it.uploads]})
+    return out, edgeadmm_db.last_test_scores(db_path, name)
 
 
 def replay(parts, factors, rows, rho):

@@ -176,7 +176,8 @@ def run_stack(a, template, paths, data, tag, dw, step_epsilon, noise):
         a, template, tag,
         job_toml(tag, a.rounds, "l2", dw, step_epsilon, DELTA, paths["test"],
                  noise, a.rho, weight=a.l2, clip=a.clip, devices=a.devices,
-                 records=TRAIN // a.devices, validation='format = "libsvm"'),
+                 records=TRAIN // a.devices,
+                 validation={"format": "libsvm"}),
         fleet, on_round)
     return curve, {"seconds": seconds, "error": error,
                    "device_epsilon": curve[-1]["epsilon"] if curve else None}

@@ -148,46 +148,32 @@ def metrics(x_train, y_train, x_test, y_test, w):
 # The real stack
 
 
+ADULT_VALIDATION = {"format": "adult-csv", "normalize": "unit"}
+
+
 def job_toml(name, rounds, reg, dw, epsilon, delta, test_csv, noise, rho,
              weight=LAMBDA / N_DEVICES, clip=1.0, devices=N_DEVICES,
-             records=RECORDS, dim=DIM,
-             validation='format = "adult-csv"\nnormalize = "unit"'):
+             records=RECORDS, dim=DIM, validation=None):
     """The dp-admm job; the defaults are the paper setup's (the one-hot
-    setup, onehot.py, passes its own)."""
+    setup, onehot.py, passes its own). `validation`: the [validation] keys
+    besides data (default: Adult CSV rows scaled to unit norm)."""
     kind = "l2" if reg == "l2" else "l1"
-    return f"""[job]
-name = "{name}"
-algorithm = "dp-admm"
-loss = "logistic"
-dimension = {dim}
-rounds = {rounds}
-[regularizer]
-kind = "{kind}"
-{kind} = {weight!r}
-[step]
-rho = {rho!r}
-[privacy]
-policy = "participation-own-noise"
-clip = {clip!r}
-delta = {delta!r}
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = {devices}
-m_min = {devices}
-deadline_seconds = 120
-[dp_admm]
-schedule = "{'smooth' if reg == 'l2' else 'convex'}"
-d_w = {dw!r}
-step_epsilon = {epsilon!r}
-step_delta = {delta!r}
-max_records = {records}
-noise = {'true' if noise else 'false'}
-[validation]
-data = "{test_csv}"
-{validation}
-"""
+    return es.job_toml(
+        job={"name": name, "algorithm": "dp-admm", "loss": "logistic",
+             "dimension": dim, "rounds": rounds},
+        regularizer={"kind": kind, kind: weight},
+        step={"rho": rho},
+        privacy={"policy": "participation-own-noise", "clip": clip,
+                 "delta": delta, "central_budget": math.inf,
+                 "device_budget": math.inf},
+        sampling={"scheme": "fixed", "m": devices, "m_min": devices,
+                  "deadline_seconds": 120},
+        dp_admm={"schedule": "smooth" if reg == "l2" else "convex",
+                 "d_w": dw, "step_epsilon": epsilon, "step_delta": delta,
+                 "max_records": records, "noise": bool(noise)},
+        validation={"data": test_csv,
+                    **(ADULT_VALIDATION if validation is None
+                       else validation)})
 
 
 def enrolled_template(bin_dir, out):

@@ -140,37 +140,28 @@ def sigma_for(algorithm, policy, nu, clip):
 def job_toml(name, algorithm, policy, hp, sigma, epsilon, rounds, kappa,
              seed, test_path):
     if algorithm == "prox-admm":
-        step = f"lambda = {hp['lam']}\ngamma = {hp['gamma']}\n"
+        step = {"lambda": hp["lam"], "gamma": hp["gamma"]}
     else:
-        step = f"gamma = {hp['lr']}\nlocal_steps = {hp['local_steps']}\n"
+        step = {"gamma": hp["lr"], "local_steps": hp["local_steps"]}
+    trusted = policy == "trusted-aggregator"
+    sampling = {"scheme": "poisson", "q": Q,
+                "m_min": M_MIN if policy == "participation" else
+                (0 if trusted else 1),
+                "deadline_seconds": TRUSTED_DEADLINE if trusted else 30}
     # A seeded cohort is public: trusted-aggregator refuses it (its ε relies
     # on a secret cohort), so those runs draw their cohorts from the kernel.
-    seed_line = "" if policy == "trusted-aggregator" else f"seed = {seed}\n"
-    return f"""[job]
-name = "{name}"
-algorithm = "{algorithm}"
-loss = "squared"
-dimension = {ll.P}
-rounds = {rounds}
-[regularizer]
-kind = "l1"
-l1 = {kappa!r}
-[step]
-{step}[privacy]
-policy = "{policy}"
-clip = {hp['clip']}
-sigma = {sigma!r}
-delta = {DELTA}
-central_budget = {epsilon}
-device_budget = inf
-[sampling]
-scheme = "poisson"
-q = {Q}
-m_min = {M_MIN if policy == 'participation' else (0 if policy == 'trusted-aggregator' else 1)}
-deadline_seconds = {TRUSTED_DEADLINE if policy == 'trusted-aggregator' else 30}
-{seed_line}[validation]
-data = "{test_path}"
-"""
+    if not trusted:
+        sampling["seed"] = seed
+    return es.job_toml(
+        job={"name": name, "algorithm": algorithm, "loss": "squared",
+             "dimension": ll.P, "rounds": rounds},
+        regularizer={"kind": "l1", "l1": kappa},
+        step=step,
+        privacy={"policy": policy, "clip": hp["clip"], "sigma": sigma,
+                 "delta": DELTA, "central_budget": epsilon,
+                 "device_budget": math.inf},
+        sampling=sampling,
+        validation={"data": test_path})
 
 
 VALIDATION_RE = re.compile(
@@ -209,7 +200,7 @@ def run_one(bin_dir, template, work, name, algorithm, policy, hp, epsilon,
               if parts > 1 else [])
     try:
         stack.start_daemon(server_options=(
-            {"non_confirmable_notifications": "true"} if parts > 1 else None))
+            {"non_confirmable_notifications": True} if parts > 1 else None))
         stack.start_fleet(["--data", data["train_path"], "--dim", str(ll.P),
                            "--loss", "squared", "--delta", str(DELTA)] +
                           (["--allow-unaccounted-steps"]

@@ -54,6 +54,7 @@ import time
 
 import numpy as np
 
+import edgeadmm_db  # tools/python (on PYTHONPATH)
 import edgeadmm_stack as es
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -137,38 +138,19 @@ def privacy_curve(schedules, rounds, c, v, sizes, dvp, theta):
 
 
 def job_toml(name, rounds, nodes, theta, c, rho, min_samples, mode, noise):
-    return f"""[job]
-name = "{name}"
-algorithm = "pp-admm"
-loss = "logistic"
-dimension = {DIM}
-rounds = {rounds}
-[pp_admm]
-graph = "complete"
-nodes = {nodes}
-theta = {theta}
-loss_weight = {c}
-reg_weight = {rho}
-min_samples = {min_samples}
-mode = "{mode}"
-noise = {"true" if noise else "false"}
-barrier_retries = 2
-[sampling]
-deadline_seconds = 60
-"""
+    return es.job_toml(
+        job={"name": name, "algorithm": "pp-admm", "loss": "logistic",
+             "dimension": DIM, "rounds": rounds},
+        pp_admm={"graph": "complete", "nodes": nodes, "theta": theta,
+                 "loss_weight": c, "reg_weight": rho,
+                 "min_samples": min_samples, "mode": mode,
+                 "noise": bool(noise), "barrier_retries": 2},
+        sampling={"deadline_seconds": 60})
 
 
 def node_uploads(stack, name):
     """{round_id: [f_i as float64, node order]} and the reported P_i."""
-    with stack.connect() as db:
-        job_id = db.execute("SELECT id FROM jobs WHERE name = ?",
-                            (name,)).fetchone()[0]
-        rows = db.execute(
-            "SELECT u.round_id, u.device_id, u.payload, u.pp_loss FROM "
-            "uploads u JOIN rounds r ON r.job_id = u.job_id AND "
-            "r.round_id = u.round_id WHERE u.job_id = ? AND "
-            "r.state = 'committed' ORDER BY u.round_id, u.device_id",
-            (job_id,)).fetchall()
+    rows = edgeadmm_db.committed_uploads(stack.db_path, name)
     by_round, losses = {}, []
     for round_id, _device, payload, pp_loss in rows:
         by_round.setdefault(round_id, []).append(

@@ -51,7 +51,6 @@ Exits 77 (ctest: skipped) when the host programs are missing.
 import argparse
 import json
 import os
-import sqlite3
 import struct
 import subprocess
 import sys
@@ -63,6 +62,8 @@ import numpy as np
 # Stopping by pid; the CLI, the job and the daemon (same folder).
 from run_with_coap_server import stop
 from run_with_daemon import create_job, programs, run_cli, start_daemon
+import edgeadmm_db  # noqa: E402 (tools/python: run_with_daemon adds it)
+from edgeadmm_job_toml import fixed_cohort_job  # noqa: E402
 
 SKIP = 77
 QEMU_TIMEOUT_S = 240
@@ -72,32 +73,13 @@ MCU = 3
 LINUX = 2
 RECORDS = 6  # per device
 LAMBDA, GAMMA, CLIP, L2 = 0.5, 2.0, 0.5, 0.01
-JOB_TOML = """[job]
-name = "{JOB}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = {DIM}
-rounds = {rounds}
-[regularizer]
-kind = "l2"
-l2 = {L2}
-[step]
-lambda = {LAMBDA}
-gamma = {GAMMA}
-[privacy]
-policy = "participation"
-clip = {CLIP}
-sigma = 0.0
-delta = 1e-5
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = {m}
-m_min = {m}
-deadline_seconds = 200
-seed = 20261125
-"""
+
+
+def job_toml(rounds, m):
+    """The sigma = 0 prox-admm job of the mixed fleet (fixed cohort seed)."""
+    return fixed_cohort_job(JOB, DIM, rounds, m, m, deadline_seconds=200,
+                            l2=L2, lam=LAMBDA, gamma=GAMMA, clip=CLIP,
+                            sigma=0.0, seed=20261125)
 
 
 # The cohorts the daemon drew from seed 20261125 for m = 3 of the 5 sorted
@@ -233,11 +215,10 @@ def main():
                     items = " ".join(f"{j + 1}:{repr(v / 1000)}"
                                      for j, v in enumerate(row) if v != 0)
                     f.write(f"{'+1' if y > 0 else '-1'} {items}\n")
-        job_id = create_job(
-            cli, db, state, JOB,
-            JOB_TOML.format(LAMBDA=LAMBDA, GAMMA=GAMMA, CLIP=CLIP, L2=L2,
-                            JOB=JOB, DIM=DIM, rounds=ROUNDS, m=args.cohort))
-        daemon, port, log_path = start_daemon(daemon_bin, db, state)
+        job_id = create_job(cli, db, state, JOB,
+                            job_toml(ROUNDS, args.cohort))
+        daemon = start_daemon(daemon_bin, db, state)
+        port = daemon.port
         boards, outputs = [], {}
         fleet = None
         try:
@@ -292,19 +273,13 @@ def main():
                     proc.wait()
             if fleet is not None:
                 stop(fleet)
-            stop(daemon)
-            clean = daemon.returncode == 0  # exit 0 on SIGTERM
+            daemon_exit, clean = daemon.stop()  # exit 0 on SIGTERM
         elapsed = time.monotonic() - start
-        with open(log_path) as f:
-            daemon_log = f.read()
-        with sqlite3.connect(db) as c:
-            rows = c.execute("SELECT round_id, device_id, payload FROM uploads"
-                             " WHERE job_id = ?", (job_id,)).fetchall()
-            job_state = c.execute("SELECT state FROM jobs WHERE id = ?",
-                                  (job_id,)).fetchone()[0]
-            committed = [r for (r,) in c.execute(
-                "SELECT round_id FROM rounds WHERE job_id = ? AND state = "
-                "'committed' ORDER BY round_id", (job_id,))]
+        daemon_log = daemon.log_text()
+        rows = [(u.round_id, u.device_id, u.payload)
+                for u in edgeadmm_db.uploads(db, job_id)]
+        job_state = edgeadmm_db.job(db, JOB).state
+        committed = edgeadmm_db.committed_round_ids(db, job_id)
         export = os.path.join(state, "model.json")
         run_cli(cli, db, "job", "export", JOB, "--format", "json", "--output",
                 export, "--round", "last")
@@ -419,8 +394,7 @@ def main():
         failures.append(f"no model to compare (rounds {round_ids}, model "
                         f"keys {sorted(model)})")
     if not clean:
-        failures.append(f"the daemon did not stop cleanly "
-                        f"({daemon.returncode})")
+        failures.append(f"the daemon did not stop cleanly ({daemon_exit})")
     print(f"mixed job: {MCU} firmware + {LINUX} Linux devices, {ROUNDS} "
           f"rounds in {elapsed:.1f} s")
     if failures:

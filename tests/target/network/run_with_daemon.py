@@ -45,44 +45,30 @@ import argparse
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 
-# The loopback relay, a free port, stopping by pid (same folder).
-from run_with_coap_server import Relay, free_port_pair, report, stop
+# The loopback relay, a free port pair, the report (same folder).
+from run_with_coap_server import Relay, free_port_pair, report
+
+# The harness library: tools/python of this source tree.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "tools", "python"))
+import edgeadmm_db  # noqa: E402
+from edgeadmm_daemon import Daemon  # noqa: E402
+from edgeadmm_job_toml import fixed_cohort_job  # noqa: E402
 
 QEMU_TIMEOUT_S = 150
 SKIP = 77
 JOB = "mcu-dtls"
-JOB_TOML = """[job]
-name = "{job}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = {dimension}
-rounds = 5
-[regularizer]
-kind = "l2"
-l2 = 0.001
-[step]
-lambda = 1.0
-gamma = 10.0
-[privacy]
-policy = "participation"
-clip = 0.5
-sigma = 0.5
-delta = 1e-5
-central_budget = inf
-device_budget = inf
-[sampling]
-scheme = "fixed"
-m = 1
-m_min = 1
-deadline_seconds = 60
-seed = 5
-"""
+
+
+def job_toml(dimension):
+    """The one-device prox-admm job the firmware trains (5 rounds)."""
+    return fixed_cohort_job(JOB, dimension, 5, m=1, m_min=1,
+                            deadline_seconds=60, seed=5)
 
 
 def run_cli(cli, db, *args):
@@ -112,30 +98,14 @@ def create_job(cli, db, state, name, toml_text):
         f.write(toml_text)
     run_cli(cli, db, "job", "create", toml)
     run_cli(cli, db, "job", "start", name)
-    with sqlite3.connect(db) as c:
-        return c.execute("SELECT id FROM jobs WHERE name = ?",
-                         (name,)).fetchone()[0]
+    return edgeadmm_db.job(db, name).id
 
 
 def start_daemon(daemon_bin, db, state):
     """Starts the daemon on a free 127.0.0.1 port (its log in `state`) and
-    waits for its "listening on port" line (it answers from then on).
-    Returns (process, port, log path)."""
-    port = free_port_pair()
-    config = os.path.join(state, "aggregatord.toml")
-    with open(config, "w") as f:
-        f.write(f'[store]\ndatabase = "{db}"\n'
-                f'[server]\naddress = "127.0.0.1"\nport = {port}\n')
-    log_path = os.path.join(state, "daemon.log")
-    with open(log_path, "w") as log:
-        daemon = subprocess.Popen([daemon_bin, "--config", config],
-                                  stdout=subprocess.PIPE, stderr=log,
-                                  text=True)
-    line = daemon.stdout.readline()  # after its socket is bound
-    if "listening on port" not in line:
-        stop(daemon)
-        raise RuntimeError("the daemon did not start: " + line)
-    return daemon, port, log_path
+    waits until it is ready (edgeadmm_daemon.Daemon: its "listening on
+    port" line; it answers from then on). Returns the Daemon."""
+    return Daemon(daemon_bin, db, state, port=free_port_pair()).start()
 
 
 def run_until_cut(command, cwd):
@@ -162,8 +132,7 @@ def run_until_cut(command, cwd):
 
 def stored_rounds(db):
     """The rounds whose uploads the daemon has stored (it commits each)."""
-    with sqlite3.connect(db) as c:
-        return sorted(r for (r,) in c.execute("SELECT round_id FROM uploads"))
+    return sorted(u.round_id for u in edgeadmm_db.uploads(db))
 
 
 def main():
@@ -210,9 +179,9 @@ def main():
             psk = f.read().strip()
         if args.corrupt_psk:
             psk = "%02x" % (int(psk[:2], 16) ^ 0x80) + psk[2:]
-        job_id = create_job(cli, db, state, JOB,
-                            JOB_TOML.format(job=JOB, dimension=args.dimension))
-        daemon, port, log_path = start_daemon(daemon_bin, db, state)
+        job_id = create_job(cli, db, state, JOB, job_toml(args.dimension))
+        daemon = start_daemon(daemon_bin, db, state)
+        port = daemon.port
         relay = None
         try:
             firmware_port = port
@@ -262,18 +231,14 @@ def main():
                 relay.stop()
                 print(f"relay: dropped {relay.dropped} datagrams from the "
                       f"firmware, {relay.dropped_back} to it")
-            stop(daemon)
-            clean = daemon.returncode == 0  # exit 0 on SIGTERM
+            exit_code, clean = daemon.stop()  # exit 0 on SIGTERM
         print(run.stdout)
-        with open(log_path) as f:
-            daemon_log = f.read()
-        with sqlite3.connect(db) as c:
-            stored = dict(c.execute("SELECT round_id, payload FROM uploads"))
-            uploads, distinct = c.execute(
-                "SELECT count(*), count(DISTINCT device_id || '/' || round_id)"
-                " FROM uploads").fetchone()
-            job_state = c.execute("SELECT state FROM jobs WHERE id = ?",
-                                  (job_id,)).fetchone()[0]
+        daemon_log = daemon.log_text()
+        rows = edgeadmm_db.uploads(db)
+        stored = {u.round_id: u.payload for u in rows}
+        uploads = len(rows)
+        distinct = len({(u.device_id, u.round_id) for u in rows})
+        job_state = edgeadmm_db.job(db, JOB).state
         print(f"database: {uploads} uploads ({distinct} distinct device/"
               f"round), job {job_state}")
 
@@ -329,8 +294,7 @@ def main():
         if "entropy reads before the first upload: 0;" not in run.stdout:
             failures.append("the second boot drew entropy before resending")
     if not clean:
-        failures.append(f"the daemon did not stop cleanly "
-                        f"({daemon.returncode})")
+        failures.append(f"the daemon did not stop cleanly ({exit_code})")
     return report(failures, "daemon", daemon_log)
 
 

@@ -1,0 +1,62 @@
+"""edgeadmm_stack without a build: the job files it composes (through
+edgeadmm_job_toml) and a Stack refusing a build directory without the
+programs."""
+
+from __future__ import annotations
+
+import tempfile
+import unittest
+
+import edgeadmm_stack as es
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+
+@unittest.skipIf(tomllib is None, "tomllib needs Python >= 3.11")
+class JobFilesTest(unittest.TestCase):
+
+    def test_device_test_job(self) -> None:
+        job = tomllib.loads(es.device_test_job("t", 3, m=4, m_min=2,
+                                               deadline_seconds=60))
+        self.assertEqual(job["job"]["rounds"], 3)
+        self.assertEqual(job["sampling"], {"scheme": "fixed", "m": 4,
+                                           "m_min": 2,
+                                           "deadline_seconds": 60})
+        seeded = tomllib.loads(es.device_test_job("t", 3, 4, 2, 60, seed=7))
+        self.assertEqual(seeded["sampling"]["seed"], 7)
+
+    def test_sharing_job(self) -> None:
+        job = tomllib.loads(es.sharing_job_toml(
+            "s", 5, [66, 57], 100, 4e-4, 1e-2, "/d/a9a.xz",
+            deadline_seconds=20, barrier_retries=1))
+        self.assertEqual(job["job"]["dimension"], 123)
+        self.assertEqual(job["admm_sharing"]["parties"], 2)
+        self.assertEqual(job["admm_sharing"]["columns"], [66, 57])
+        self.assertEqual(job["admm_sharing"]["noise"], "none")
+        self.assertEqual(job["admm_sharing"]["barrier_retries"], 1)
+        self.assertEqual(job["sampling"], {"deadline_seconds": 20})
+        noisy = tomllib.loads(es.sharing_job_toml(
+            "s", 5, [3, 2], 10, 1.0, 1.0, "l", noise="rigorous", sigma=0.5,
+            dimension=9))
+        self.assertEqual(noisy["admm_sharing"]["noise"], "rigorous")
+        self.assertEqual(noisy["job"]["dimension"], 9)
+
+    def test_sharing_job_refuses_unknown_keys(self) -> None:
+        with self.assertRaisesRegex(es.JobTomlError,
+                                    r"admm_sharing\.sigmaa: unknown key"):
+            es.sharing_job_toml("s", 5, [1], 1, 1.0, 1.0, "l", sigmaa=1.0)
+
+
+class StackTest(unittest.TestCase):
+
+    def test_unbuilt_programs_refused(self) -> None:
+        with tempfile.TemporaryDirectory() as empty:
+            with self.assertRaisesRegex(es.StackError, "is not built"):
+                es.Stack(empty, empty)
+
+
+if __name__ == "__main__":
+    unittest.main()
