@@ -7,7 +7,8 @@ CLI output to parse. Those reads live here, as typed functions over the
 schema of aggregator/store, so that a schema change is fixed in one file:
 no other harness script imports sqlite3. Every function opens the database
 read-only (`mode=ro`, `PRAGMA query_only`; safe while the daemon runs, WAL)
-for one call and closes it. Blobs come back as bytes: float64 LE for
+for one call and closes it, except `back_to_schema_8`, the one write (a
+measurement against an older daemon). Blobs come back as bytes: float64 LE for
 models and server states, float32 LE for uploaded payloads.
 """
 
@@ -326,3 +327,18 @@ def check_database(db_path: str) -> List[str]:
     if open_rounds:
         problems.append(f"{open_rounds} open rounds of finished jobs")
     return problems
+
+
+def back_to_schema_8(db_path: str) -> None:
+    """Takes a fresh database of schema version 9 back to version 8 (which
+    version 9 only extended by the upload_sums table), so that a daemon
+    built before version 9 opens it: the steering measurement's baseline
+    (tests/repro/steering). The daemon must not be running."""
+    db = sqlite3.connect(db_path)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != 9:
+            raise ValueError(f"{db_path}: schema version {version}, not 9")
+        db.executescript("DROP TABLE upload_sums; PRAGMA user_version = 8;")
+    finally:
+        db.close()

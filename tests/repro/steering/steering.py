@@ -34,13 +34,14 @@ import math
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 
 import numpy as np
 
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_db as edb  # tools/python (on PYTHONPATH)
+import edgeadmm_job_toml as jt
+import edgeadmm_stack as es
 
 DIM = 123
 JOB = "steering"
@@ -59,34 +60,21 @@ PRESETS = {
 
 def job_toml(a, sigma, policy):
     if policy == "trusted-aggregator":  # needs a secret Poisson cohort
-        sampling = (f'scheme = "poisson"\nq = {a.cohort / a.devices}\n'
-                    "m_min = 0\n")
+        sampling = {"scheme": "poisson", "q": a.cohort / a.devices,
+                    "m_min": 0}
     else:
-        sampling = (f'scheme = "fixed"\nm = {a.cohort}\n'
-                    f"m_min = {max(1, a.cohort // 2)}\n")
-    return f"""[job]
-name = "{JOB}"
-algorithm = "prox-admm"
-loss = "logistic"
-dimension = {DIM}
-rounds = {a.rounds}
-[regularizer]
-kind = "l2"
-l2 = {a.l2}
-[step]
-lambda = {a.lam}
-gamma = {a.gamma}
-[privacy]
-policy = "{policy}"
-clip = {a.clip}
-sigma = {sigma}
-delta = 1e-5
-central_budget = 1000000.0
-device_budget = 1000000.0
-[sampling]
-{sampling}deadline_seconds = {a.deadline}
-seed = 11
-"""
+        sampling = {"scheme": "fixed", "m": a.cohort,
+                    "m_min": max(1, a.cohort // 2), "seed": 11}
+    sampling["deadline_seconds"] = a.deadline
+    return jt.job_toml(
+        job={"name": JOB, "algorithm": "prox-admm", "loss": "logistic",
+             "dimension": DIM, "rounds": a.rounds},
+        regularizer={"kind": "l2", "l2": a.l2},
+        step={"lambda": a.lam, "gamma": a.gamma},
+        privacy={"policy": policy, "clip": a.clip, "sigma": sigma,
+                 "delta": 1e-5, "central_budget": 1e6,
+                 "device_budget": 1e6},
+        sampling=sampling)
 
 
 def device_sigma(a, policy):
@@ -113,15 +101,6 @@ def fleet_summary(path):
             if len(nums) >= 4:
                 accepted, rejected = nums[0], nums[3]
     return accepted, rejected
-
-
-def downgrade_to_schema_8(db_path):
-    """For --baseline-daemon: schema 9 only adds upload_sums."""
-    db = sqlite3.connect(db_path)
-    try:
-        db.executescript("DROP TABLE upload_sums; PRAGMA user_version = 8;")
-    finally:
-        db.close()
 
 
 def fleet_args(a, policy):
@@ -167,7 +146,7 @@ def run_one(a, policy, fraction, mode, baseline, test_x, test_y, out_dir):
                   os.path.join(steering_psk, device))
     stack.create_job(JOB, job_toml(a, a.sigma, policy))
     if baseline:
-        downgrade_to_schema_8(stack.db_path)
+        edb.back_to_schema_8(stack.db_path)
     steering_log = None
     try:
         stack.start_daemon()
