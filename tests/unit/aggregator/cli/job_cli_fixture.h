@@ -45,20 +45,37 @@ class JobCliTest : public ::testing::Test {
 
   // `close_last`: one more Advance commits the last round.
   void Train(const std::string& name, int rounds, bool close_last = false) {
+    RunRounds(name,
+              std::vector<std::vector<double>>(rounds, {0.5, -0.25, 0.125}),
+              nullptr, close_last);
+  }
+
+  // Runs one committed round of job `name` per entry of `steps`: every
+  // cohort member uploads (step, 0, 0); each model is scored on `validator`.
+  void TrainValidated(const std::string& name, const std::vector<double>& steps,
+                      const rounds::Validator& validator) {
+    std::vector<std::vector<double>> uploads;
+    for (double step : steps) uploads.push_back({step, 0.0, 0.0});
+    RunRounds(name, uploads, &validator, true);
+  }
+
+  // One round of job `name` per entry of `uploads`, in which every cohort
+  // member uploads that vector; models scored on `validator` (may be null).
+  void RunRounds(const std::string& name,
+                 const std::vector<std::vector<double>>& uploads,
+                 const rounds::Validator* validator, bool close_last) {
     auto job = jobs::FindJob(t_.db(), name);
     ASSERT_TRUE(job.ok());
     rounds::PrivacyRoundAccountant accountant;
     auto engine = rounds::RoundEngine::Open(t_.db(), job->id, accountant);
     ASSERT_TRUE(engine.ok());
     rounds::RoundEngine& e = **engine;
-    for (int k = 0; k < rounds; ++k) {
+    if (validator != nullptr) e.set_validator(validator);
+    for (const std::vector<double>& values : uploads) {
       ASSERT_TRUE(e.Advance(0).ok());
       ASSERT_TRUE(e.round_open());
       for (const std::string& d : e.CohortForTesting()) {
-        rounds::Upload u{d,
-                         job->id,
-                         e.round_id(),
-                         store::EncodeFloats({0.5, -0.25, 0.125}),
+        rounds::Upload u{d, job->id, e.round_id(), store::EncodeFloats(values),
                          {}};
         ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
       }
@@ -66,29 +83,6 @@ class JobCliTest : public ::testing::Test {
     if (close_last) {
       ASSERT_TRUE(e.Advance(0).ok());
     }
-  }
-
-  // Runs one committed round of job `name` per entry of `steps`: every
-  // cohort member uploads (step, 0, 0); each model is scored on `validator`.
-  void TrainValidated(const std::string& name, const std::vector<double>& steps,
-                      const rounds::Validator& validator) {
-    auto job = jobs::FindJob(t_.db(), name);
-    ASSERT_TRUE(job.ok());
-    rounds::PrivacyRoundAccountant accountant;
-    auto engine = rounds::RoundEngine::Open(t_.db(), job->id, accountant);
-    ASSERT_TRUE(engine.ok());
-    rounds::RoundEngine& e = **engine;
-    e.set_validator(&validator);
-    for (double step : steps) {
-      ASSERT_TRUE(e.Advance(0).ok());
-      ASSERT_TRUE(e.round_open());
-      for (const std::string& d : e.CohortForTesting()) {
-        rounds::Upload u{d, job->id, e.round_id(),
-                         store::EncodeFloats({step, 0.0, 0.0}), {}};
-        ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
-      }
-    }
-    ASSERT_TRUE(e.Advance(0).ok());
   }
 
   // The round id that released iteration `iteration` of the only job.
