@@ -26,6 +26,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/rounds/upload_sums.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
@@ -108,6 +109,31 @@ __attribute__((noinline)) bool BookkeepingRounds(rounds::RoundEngine& e,
   return sink >= 0;  // keeps the sum from being optimized away
 }
 
+// The sum rule's share of an upload's acceptance (docs/security.md,
+// "Influence across rounds"): the read of the device's sum and the check,
+// for every enrolled device of the job after its rounds, against
+// `accept_us`, the measured acceptance time per upload.
+void SumRuleCost(store::Database& db, int64_t job, int devices,
+                 double accept_us) {
+  rounds::UploadSums sums(db, job);
+  const host::UploadBound bound{1.0, 0.5};  // the job's 2λC and λσ
+  const std::vector<double> upload = Vector(7);
+  int within = 0;
+  const Clock::time_point a = Clock::now();
+  for (int i = 0; i < devices; ++i) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "dev-%03d", i);
+    auto sum = sums.Of(id);
+    if (!sum.ok()) return;
+    within += rounds::KeepsSumWithinBound(bound, *sum, upload) ? 1 : 0;
+  }
+  const double us = 1e6 * Seconds(a, Clock::now()) / devices;
+  std::printf(
+      "sum rule: %.2f us per upload (read the device's sum, check; %d of %d "
+      "within), %.1f%% of the %.1f us acceptance\n",
+      us, within, devices, 100 * us / accept_us, accept_us);
+}
+
 // `synchronous`: FULL (the daemon's setting: a commit survives a power cut)
 // or NORMAL (WAL without fsync per commit), to show what the fsync costs:
 // one per accepted upload (its durable receipt) and one per round commit.
@@ -143,6 +169,7 @@ void BookkeepingBenchmark(const char* synchronous) {
       1e3 * engine_seconds / kRounds, 1e3 * sum_seconds / kRounds,
       engine_seconds / sum_seconds,
       1e6 * accept_seconds / (kRounds * kCohort));
+  SumRuleCost(t.db(), job, kDevices, 1e6 * accept_seconds / (kRounds * kCohort));
 }
 
 // Sequential POSTs of `bodies` from `devices`; returns requests/s. Counts
