@@ -23,8 +23,9 @@ the sum rule) on the same database, taken back to schema 8 (version 9 only
 adds the upload_sums table), to measure the attack without the sum rule.
 
 Writes DIR/results.csv and DIR/report.json; prints progress. With --ci it
-exits 1 unless: no honest upload was refused, every steering device had at
-most one upload accepted in one-upload mode (the sum rule refuses the rest),
+exits 1 unless: no honest upload was refused, no steering device has more
+than one upload in committed rounds in one-upload mode (the sum rule refuses
+the rest),
 and no sum-mode step was refused (the rule admits what it says it admits).
 """
 
@@ -164,6 +165,10 @@ def run_one(a, policy, fraction, mode, baseline, test_x, test_y, out_dir):
     z = rows[-1]["z"]
     honest = fleet_summary(stack.fleet_file(0, "log"))
     evil = fleet_summary(steering_log) if steering_log else (0, 0)
+    # What the committed rounds hold (the fleets also count acceptances in
+    # rounds that were discarded later, e.g. round 1 below m_min).
+    stored = dict(edb.upload_counts(stack.db_path, JOB))
+    steering_stored = [stored.get(d, 0) for d in ids[len(ids) - steering:]]
     result = {
         "policy": policy, "fraction": fraction,
         "steering_devices": steering, "mode": mode,
@@ -172,6 +177,8 @@ def run_one(a, policy, fraction, mode, baseline, test_x, test_y, out_dir):
         "accuracy": es.accuracy(test_x, test_y, z),
         "honest_accepted": honest[0], "honest_rejected": honest[1],
         "steering_accepted": evil[0], "steering_rejected": evil[1],
+        "steering_committed": sum(steering_stored),
+        "steering_committed_max": max(steering_stored, default=0),
     }
     print(f"steering: {policy}, {fraction:.0%} steering ({steering}), {mode}, "
           f"{result['daemon']}: <z,u> {result['projection']:.3f}, accuracy "
@@ -189,11 +196,10 @@ def check(results):
             failures.append(f"{r['honest_rejected']} honest uploads refused")
         if r["daemon"] != "this build" or not r["steering_devices"]:
             continue
-        if r["mode"] == "one-upload" and (r["steering_accepted"] >
-                                          r["steering_devices"]):
-            failures.append(f"{r['steering_accepted']} one-upload steps "
-                            f"accepted from {r['steering_devices']} devices "
-                            "(at most one each)")
+        if r["mode"] == "one-upload" and r["steering_committed_max"] > 1:
+            failures.append(f"a steering device has "
+                            f"{r['steering_committed_max']} one-upload steps "
+                            "in committed rounds (at most one)")
         if r["mode"] == "sum" and r["steering_rejected"] != 0:
             failures.append(f"{r['steering_rejected']} sum-mode steps "
                             "refused: the rule is tighter than it says")
