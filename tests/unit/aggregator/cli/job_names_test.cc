@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <initializer_list>
 #include <string>
 
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
+#include "edgeadmm/jobs/model_header.h"
 #include "job_cli_fixture.h"
 
 namespace edgeadmm {
@@ -54,16 +56,60 @@ TEST_F(JobCliTest, AnOldNameWithANewlineExportsEscaped) {
   EXPECT_EQ(json.rfind("{\"job\": \"cli\\u000a#define EVIL 1\", ", 0), 0u)
       << json;
   EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 1) << json;
-  const std::string header = jobs::ModelToCHeader(*model);
+  auto exported = jobs::ModelToCHeader(*model);
+  ASSERT_TRUE(exported.ok()) << exported.error().message();
+  const std::string& header = exported->text;
   EXPECT_EQ(header.find("\n#define EVIL"), std::string::npos) << header;
   WriteFile("model.h", header);
   const std::string c = WriteFile(
       "use.c",
       "#include \"model.h\"\n#ifdef EVIL\n#error injected\n#endif\n"
-      "int main(void) { return kEdgeadmmModel[0] > 0 ? 0 : 1; }\n");
+      "int main(void) { return cli__define_EVIL_1_weights[0] > 0 ? 0 : 1; }\n");
   const testing::CommandResult cc = testing::RunCommand(
-      "cc -Wall -Werror -o " + t_.dir() + "/use " + c);
+      "cc -std=c99 -pedantic -Wall -Werror -o " + t_.dir() + "/use " + c);
   EXPECT_EQ(cc.exit_code, 0) << cc.output << header;
+}
+
+// The longest name of the rule, starting with a digit: a C prefix with a
+// letter in front, every header line within 100 characters, float and int8
+// headers that compile as strict C99 with their predict function.
+TEST_F(JobCliTest, ALongNameMakesAValidPrefixAndShortLines) {
+  CreateAndTrain(testing::DefaultPrivacyTable());
+  const std::string name = "9-" + std::string(62, 'x');
+  ASSERT_TRUE(t_.db()
+                  .Exec("UPDATE jobs SET name = '" + name +
+                        "', config = replace(config, 'name = \"cli\"', "
+                        "'name = \"" + name + "\"')")
+                  .ok());
+  const std::string prefix = "m_9_" + std::string(62, 'x');
+  EXPECT_EQ(jobs::CModelPrefix(name), prefix);
+  EXPECT_EQ(jobs::CModelPrefix("a9a.v2"), "a9a_v2");
+  for (const char* quantize : {"none", "int8"}) {
+    const std::string h = t_.dir() + "/long.h";
+    const testing::CommandResult exported = Cli(
+        "export " + name + " --format header -o " + h + " --quantize " +
+        quantize);
+    ASSERT_EQ(exported.exit_code, 0) << exported.output;
+    EXPECT_EQ(exported.output.find("max weight error") != std::string::npos,
+              std::string(quantize) == "int8")
+        << exported.output;
+    std::ifstream in(h);
+    std::string line, header;
+    size_t longest = 0;
+    while (std::getline(in, line)) {
+      longest = std::max(longest, line.size());
+      header += line + "\n";
+    }
+    EXPECT_LE(longest, 100u) << header;
+    const std::string c = WriteFile(
+        "long.c", "#include \"long.h\"\nint main(void) {\n"
+                  "  const float x[3] = {1.0f, 0.0f, 0.0f};\n"
+                  "  return " + prefix + "_predict(x) == 1 ? 0 : 1;\n}\n");
+    const testing::CommandResult cc = testing::RunCommand(
+        "cc -std=c99 -pedantic -Wall -Werror -o " + t_.dir() + "/long " + c +
+        " && " + t_.dir() + "/long");
+    EXPECT_EQ(cc.exit_code, 0) << quantize << ": " << cc.output << header;
+  }
 }
 
 }  // namespace
