@@ -125,12 +125,13 @@ void AppendProvenance(std::string* out, const ReleasedModelRecord& m) {
   }
 }
 
-// `head` and `tail` on one line if it fits in kWidth, else on two joined
-// by `split` (a line break, a continuation for a #define).
+// `head` and `tail` on one line joined by `join` if that fits in kWidth,
+// else on two joined by `split` (a line break, a continuation for a
+// #define).
 std::string Fit(const std::string& head, const std::string& tail,
-                const char* split = "\n    ") {
-  if (head.size() + 1 + tail.size() <= kWidth) {
-    return head + " " + tail + "\n";
+                const char* split, const char* join = " ") {
+  if (head.size() + std::string(join).size() + tail.size() <= kWidth) {
+    return head + join + tail + "\n";
   }
   return head + split + tail + "\n";
 }
@@ -149,7 +150,7 @@ void AppendWeights(std::string* out, const std::vector<double>& z,
   }
   *out += Fit(std::string("static const ") + (int8 ? "int8_t " : "float ") +
                   prefix + "_weights[",
-              p + "_FEATURES] = {", "\n    ");
+              p + "_FEATURES] = {", "\n    ", "");
   const size_t per_line = int8 ? 12 : 5;
   for (size_t i = 0; i < z.size(); ++i) {
     *out += i % per_line == 0 ? "    " : " ";
@@ -162,8 +163,9 @@ void AppendWeights(std::string* out, const std::vector<double>& z,
   *out += "{\n    float s = 0.0f;\n    int j;\n";
   *out += Fit("    for (j = 0; j < " + p + "_FEATURES;", "++j) {",
               "\n         ");
-  *out += Fit(std::string("        s +=") + (int8 ? " (float)" : ""),
-              prefix + "_weights[j] * x[j];", "\n            ");
+  *out += Fit(int8 ? "        s += (float)" : "        s +=",
+              prefix + "_weights[j] * x[j];", "\n            ",
+              int8 ? "" : " ");
   *out += "    }\n";
   *out += int8 ? "    return " + p + "_WEIGHT_SCALE * s;\n}\n\n"
                : "    return s;\n}\n\n";
