@@ -112,5 +112,31 @@ TEST_F(JobCliTest, ALongNameMakesAValidPrefixAndShortLines) {
   }
 }
 
+// Squared loss: predict returns the value w.x (a float), not a label.
+TEST_F(JobCliTest, ASquaredLossHeaderPredictsTheValue) {
+  CreateAndTrain(testing::DefaultPrivacyTable());
+  ASSERT_TRUE(t_.db()
+                  .Exec("UPDATE jobs SET config = replace(config, "
+                        "'loss = \"logistic\"', 'loss = \"squared\"')")
+                  .ok());
+  auto model = jobs::LoadReleasedModel(t_.db(), "cli");
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  ASSERT_EQ(model->job.config.loss, Loss::kSquared);
+  auto exported = jobs::ModelToCHeader(*model);
+  ASSERT_TRUE(exported.ok()) << exported.error().message();
+  EXPECT_NE(exported->text.find("static inline float cli_predict("),
+            std::string::npos)
+      << exported->text;
+  WriteFile("sq.h", exported->text);
+  const std::string c = WriteFile(
+      "sq.c", "#include \"sq.h\"\nint main(void) {\n"
+              "  const float x[3] = {2.0f, 0.0f, 0.0f};\n"
+              "  return cli_predict(x) == 2.0f * cli_weights[0] ? 0 : 1;\n}\n");
+  const testing::CommandResult cc = testing::RunCommand(
+      "cc -std=c99 -pedantic -Wall -Werror -o " + t_.dir() + "/sq " + c +
+      " && " + t_.dir() + "/sq");
+  EXPECT_EQ(cc.exit_code, 0) << cc.output << exported->text;
+}
+
 }  // namespace
 }  // namespace edgeadmm
