@@ -121,7 +121,7 @@ TEST_F(JobCliTest, ASquaredLossHeaderPredictsTheValue) {
                   .ok());
   auto model = jobs::LoadReleasedModel(t_.db(), "cli");
   ASSERT_TRUE(model.ok()) << model.error().message();
-  ASSERT_EQ(model->job.config.loss, Loss::kSquared);
+  ASSERT_EQ(model->job.config.loss, jobs::Loss::kSquared);
   auto exported = jobs::ModelToCHeader(*model);
   ASSERT_TRUE(exported.ok()) << exported.error().message();
   EXPECT_NE(exported->text.find("static inline float cli_predict("),
