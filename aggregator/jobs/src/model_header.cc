@@ -115,7 +115,7 @@ void AppendProvenance(std::string* out, const ReleasedModelRecord& m) {
                 ModelChoiceName(m.selection), m.job.config.dimension);
   AppendComment(out, line);
   AppendComment(out, "Central " + m.central.ToText() + ".");
-  if (m.parties.applies) {  // admm-sharing: the per-party ε, labelled
+  if (m.parties.applies) {  // the per-party ε, labelled
     const std::string text = m.parties.ToText();
     for (size_t at = 0; at < text.size();) {
       const size_t end = std::min(text.find('\n', at), text.size());
