@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "edgeadmm/dataio/dataset_source.h"
@@ -194,6 +196,13 @@ std::string CModelPrefix(std::string_view job_name) {
 
 host::ErrorOr<ModelHeader> ModelToCHeader(const ReleasedModelRecord& m,
                                           HeaderWeights weights) {
+  if (static_cast<int64_t>(m.z.size()) != m.job.config.dimension) {
+    return host::Error::FailedPrecondition(
+        "the released vector has " + std::to_string(m.z.size()) +
+        " values, not one weight per feature (" +
+        std::to_string(m.job.config.dimension) +
+        "): it is not a model of the features, no header");
+  }
   for (double v : m.z) {
     if (!std::isfinite(v) || std::fabs(v) > 3.4e38) {
       return host::Error::FailedPrecondition(

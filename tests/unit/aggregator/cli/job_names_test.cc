@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <string>
@@ -136,6 +137,28 @@ TEST_F(JobCliTest, ASquaredLossHeaderPredictsTheValue) {
       "cc -std=c99 -pedantic -Wall -Werror -o " + t_.dir() + "/sq " + c +
       " && " + t_.dir() + "/sq");
   EXPECT_EQ(cc.exit_code, 0) << cc.output << exported->text;
+}
+
+// A released vector that is not one weight per feature (a broadcast
+// rather than a model) or has a coordinate float32 cannot hold gets no
+// header.
+TEST_F(JobCliTest, AHeaderNeedsOneFiniteWeightPerFeature) {
+  CreateAndTrain(testing::DefaultPrivacyTable());
+  auto model = jobs::LoadReleasedModel(t_.db(), "cli");
+  ASSERT_TRUE(model.ok()) << model.error().message();
+  ASSERT_TRUE(jobs::ModelToCHeader(*model).ok());
+  jobs::ReleasedModelRecord wide = *model;
+  wide.z.push_back(0.5);
+  auto refused = jobs::ModelToCHeader(wide);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("4 values"), std::string::npos)
+      << refused.error().message();
+  jobs::ReleasedModelRecord huge = *model;
+  huge.z[1] = 1e39;
+  EXPECT_FALSE(jobs::ModelToCHeader(huge).ok());
+  jobs::ReleasedModelRecord nan = *model;
+  nan.z[2] = std::nan("");
+  EXPECT_FALSE(jobs::ModelToCHeader(nan, jobs::HeaderWeights::kInt8).ok());
 }
 
 }  // namespace

@@ -36,7 +36,9 @@ struct ModelHeader {
 // and scaling), <PREFIX>_FEATURES, the weights, and the static inline
 // functions <prefix>_score (w·x) and <prefix>_predict (the label ±1 for
 // logistic loss, the score for squared loss). Lines of at most 100
-// characters. FAILED_PRECONDITION if a coordinate is not finite.
+// characters. FAILED_PRECONDITION if a coordinate is not a finite float32,
+// or if the released vector does not hold one weight per feature
+// (an algorithm that releases a broadcast rather than a model).
 host::ErrorOr<ModelHeader> ModelToCHeader(
     const ReleasedModelRecord& m,
     HeaderWeights weights = HeaderWeights::kFloat32);
