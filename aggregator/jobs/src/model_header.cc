@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -95,8 +96,8 @@ std::string FeatureNote(const JobConfig& c) {
 
 std::string LossNote(const JobConfig& c, const std::string& prefix) {
   if (c.loss == Loss::kSquared) {
-    return "Loss squared: " + prefix + "_predict(x) is the model's value w.x (" +
-           prefix + "_score).";
+    return "Loss squared: " + prefix +
+           "_predict(x) is the model's value w.x (" + prefix + "_score).";
   }
   return "Loss logistic: " + prefix + "_score(x) is the margin w.x; " + prefix +
          "_predict(x) is the label, +1 if the margin is > 0 and -1 otherwise "
@@ -113,8 +114,8 @@ void AppendProvenance(std::string* out, const ReleasedModelRecord& m) {
   std::snprintf(line, sizeof(line),
                 "Job id %" PRId64 ", round %" PRId64 ", iteration %" PRId64
                 " (%s model), %" PRId64 " features.",
-                m.job.id, m.round_id, m.iteration,
-                ModelChoiceName(m.selection), m.job.config.dimension);
+                m.job.id, m.round_id, m.iteration, ModelChoiceName(m.selection),
+                m.job.config.dimension);
   AppendComment(out, line);
   AppendComment(out, "Central " + m.central.ToText() + ".");
   if (m.parties.applies) {  // the per-party ε, labelled
@@ -156,18 +157,19 @@ void AppendWeights(std::string* out, const std::vector<double>& z,
   const size_t per_line = int8 ? 12 : 5;
   for (size_t i = 0; i < z.size(); ++i) {
     *out += i % per_line == 0 ? "    " : " ";
-    *out += int8 ? Format("%.0f", std::round(z[i] / scale)) + ","
+    // + 0.0: no "-0".
+    *out += int8 ? Format("%.0f", std::round(z[i] / scale) + 0.0) + ","
                  : Format("%.8ef", static_cast<float>(z[i])) + ",";
     if (i % per_line == per_line - 1 || i + 1 == z.size()) *out += "\n";
   }
   *out += "};\n\n";
   *out += Fit("static inline float", prefix + "_score(const float *x)", "\n");
   *out += "{\n    float s = 0.0f;\n    int j;\n";
-  *out += Fit("    for (j = 0; j < " + p + "_FEATURES;", "++j) {",
-              "\n         ");
-  *out += Fit(int8 ? "        s += (float)" : "        s +=",
-              prefix + "_weights[j] * x[j];", "\n            ",
-              int8 ? "" : " ");
+  *out +=
+      Fit("    for (j = 0; j < " + p + "_FEATURES;", "++j) {", "\n         ");
+  *out +=
+      Fit(int8 ? "        s += (float)" : "        s +=",
+          prefix + "_weights[j] * x[j];", "\n            ", int8 ? "" : " ");
   *out += "    }\n";
   *out += int8 ? "    return " + p + "_WEIGHT_SCALE * s;\n}\n\n"
                : "    return s;\n}\n\n";
@@ -204,7 +206,7 @@ host::ErrorOr<ModelHeader> ModelToCHeader(const ReleasedModelRecord& m,
         "): it is not a model of the features, no header");
   }
   for (double v : m.z) {
-    if (!std::isfinite(v) || std::fabs(v) > 3.4e38) {
+    if (!std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max()) {
       return host::Error::FailedPrecondition(
           "the model has a coordinate float32 cannot hold: no header");
     }
@@ -219,7 +221,7 @@ host::ErrorOr<ModelHeader> ModelToCHeader(const ReleasedModelRecord& m,
   std::string arithmetic =
       "Arithmetic: C99, no heap, no libm; float32 weights and features "
       "summed in a float32 accumulator (the FPU of most microcontrollers is "
-      "single precision; the score's rounding error is below (p + 1) * "
+      "single precision; the score's rounding error is below (p + 2) * "
       "2^-24 * sum_j |w_j x_j|, which can only flip a label within that "
       "distance of 0).";
   if (weights == HeaderWeights::kInt8) {
@@ -228,13 +230,13 @@ host::ErrorOr<ModelHeader> ModelToCHeader(const ReleasedModelRecord& m,
     h.scale = max_w > 0 ? static_cast<float>(max_w / 127.0) : 1.0f;
     for (double v : m.z) {
       const double q = std::round(v / h.scale);
-      h.max_weight_error = std::max(h.max_weight_error,
-                                    std::fabs(v - h.scale * q));
+      h.max_weight_error =
+          std::max(h.max_weight_error, std::fabs(v - h.scale * q));
     }
     arithmetic =
         "Arithmetic: C99, no heap, no libm; int8 weights q_j with one scale s "
-        "= max|w| / 127 = " + Format("%.6g", h.scale) +
-        " (w_j ~ s * q_j, max |w_j - s * q_j| = " +
+        "= max|w| / 127 = " +
+        Format("%.6g", h.scale) + " (w_j ~ s * q_j, max |w_j - s * q_j| = " +
         Format("%.6g", h.max_weight_error) +
         "); the score is s * sum_j q_j x_j, summed in float32.";
   }
@@ -245,15 +247,15 @@ host::ErrorOr<ModelHeader> ModelToCHeader(const ReleasedModelRecord& m,
   out += "#define " + p + "_FEATURES " + std::to_string(m.z.size()) + "\n";
   out += "#define " + p + "_JOB_ID " + std::to_string(m.job.id) + "\n";
   out += "#define " + p + "_ROUND " + std::to_string(m.round_id) + "\n";
-  out += "#define " + p + "_ITERATION " + std::to_string(m.iteration) +
-         "\n\n";
+  out += "#define " + p + "_ITERATION " + std::to_string(m.iteration) + "\n\n";
   AppendWeights(&out, m.z, prefix, weights, h.scale);
   const bool squared = m.job.config.loss == Loss::kSquared;
   out += Fit(squared ? "static inline float" : "static inline int",
              prefix + "_predict(const float *x)", "\n");
   out += squared ? "{\n    return " + prefix + "_score(x);\n}\n\n"
-                 : "{\n" + Fit("    return " + prefix + "_score(x) > 0.0f",
-                               "? 1 : -1;", "\n        ") +
+                 : "{\n" +
+                       Fit("    return " + prefix + "_score(x) > 0.0f",
+                           "? 1 : -1;", "\n        ") +
                        "}\n\n";
   out += "#endif /* " + guard + " */\n";
   return h;

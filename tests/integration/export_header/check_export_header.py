@@ -153,9 +153,10 @@ def check_float(model, x, y, labels, failures):
     z = np.array(model["z"])
     score = x @ z
     reference = np.where(score > 0, 1, -1)
-    # float32 weights and a float32 sum of p products: |error| is below
-    # (p + 1) 2^-24 sum_j |w_j x_j| (plus 1e-6 absolute for the tie itself).
-    bound = (DIM + 1) * 2.0 ** -24 * (np.abs(x) @ np.abs(z)) + 1e-6
+    # float32 weights (u = 2^-24 each) and a float32 dot product of p terms
+    # (gamma_p, Higham Thm. 3.1): |error| < (p + 2) u sum_j |w_j x_j|, plus
+    # 1e-6 absolute for a tie itself.
+    bound = (DIM + 2) * 2.0 ** -24 * (np.abs(x) @ np.abs(z)) + 1e-6
     differ = labels != reference
     ties = int(np.sum(np.abs(score) <= bound))
     if np.any(differ & (np.abs(score) > bound)):

@@ -15,6 +15,7 @@ namespace edgeadmm::jobs {
 enum class HeaderWeights {
   kFloat32,  // static const float, each coordinate rounded to float32
   kInt8,     // int8_t q_j with one scale s = max_j |w_j| / 127, w_j ≈ s·q_j
+             // (s = 1 for an all-zero model)
 };
 // "none" -> kFloat32, "int8" -> kInt8; INVALID_ARGUMENT naming the text.
 host::ErrorOr<HeaderWeights> ParseHeaderWeights(std::string_view text);
