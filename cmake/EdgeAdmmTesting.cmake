@@ -91,6 +91,28 @@ function(edgeadmm_python_test_env name)
   edgeadmm_test_env(${name})
 endfunction()
 
+# edgeadmm_stack_python_test(NAME n SCRIPT s LABELS l TIMEOUT t [ARGS ...]):
+# a Python test of the real stack (CLI, daemon and fleet of this build): run
+# with the system Python as `s --build-dir <build> --data <data dir>
+# --work-dir <its binary folder>/n ARGS...`, with tools/python on its
+# PYTHONPATH, exit 77 counted as skipped. Not added when the three programs
+# or the system Python are missing.
+function(edgeadmm_stack_python_test)
+  cmake_parse_arguments(T "" "NAME;SCRIPT;LABELS;TIMEOUT" "ARGS" ${ARGN})
+  if(NOT TARGET edgeadmm OR NOT TARGET edgeadmm-aggregatord
+     OR NOT TARGET edgeadmm-fleet OR NOT EDGEADMM_SYSTEM_PYTHON)
+    return()
+  endif()
+  edgeadmm_data_dir(data)
+  add_test(NAME ${T_NAME}
+    COMMAND ${EDGEADMM_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/${T_SCRIPT}
+            --build-dir ${PROJECT_BINARY_DIR} --data ${data}
+            --work-dir ${CMAKE_CURRENT_BINARY_DIR}/${T_NAME} ${T_ARGS})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}"
+    TIMEOUT ${T_TIMEOUT} SKIP_RETURN_CODE 77)
+  edgeadmm_python_test_env(${T_NAME})
+endfunction()
+
 # edgeadmm_test_env(name): in sanitizer builds (EDGEADMM_SANITIZE, the
 # host-asan preset) the test, and every process it starts (daemon, CLI, fleet
 # under the Python tests), runs with the options below. EDGEADMM_SANITIZED=1

@@ -1,6 +1,6 @@
 // `edgeadmm job create FILE | start NAME | stop NAME | list | status NAME |
 // ledger NAME | export NAME --format bin|json|header [--round last|best|N]
-// [--output F]`.
+// [--quantize none|int8] [--output F]`.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/jobs/model_header.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/rounds/noise_planner.h"
 #include "edgeadmm/store/database.h"
@@ -28,6 +29,7 @@ struct JobOptions {
   std::string name;  // job name, or the TOML file for `create`
   std::string format = "json";
   std::string round;  // export: last | best | N; empty: the job's default
+  std::string quantize = "none";  // export --format header: none | int8
   std::string output;
 };
 
@@ -318,8 +320,9 @@ bool KnownExportFormat(const std::string& format) {
   return format == "bin" || format == "json" || format == "header";
 }
 
-// o.format is one KnownExportFormat accepts.
-host::Error RunExport(const JobOptions& o, jobs::ModelChoice choice) {
+// o.format is one KnownExportFormat accepts; `weights` applies to header.
+host::Error RunExport(const JobOptions& o, jobs::ModelChoice choice,
+                      jobs::HeaderWeights weights) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::ReleasedModelRecord m,
                            jobs::LoadReleasedModel(db, o.name, choice));
@@ -330,7 +333,15 @@ host::Error RunExport(const JobOptions& o, jobs::ModelChoice choice) {
   } else if (o.format == "json") {
     bytes = jobs::ModelToJson(m);
   } else {
-    bytes = jobs::ModelToCHeader(m);
+    EDGEADMM_HOST_TRY_ASSIGN(const jobs::ModelHeader h,
+                             jobs::ModelToCHeader(m, weights));
+    bytes = h.text;
+    if (weights == jobs::HeaderWeights::kInt8) {
+      std::fprintf(stderr,
+                   "int8 weights: scale s = %.6g, max weight error "
+                   "|w - s q| = %.6g over %zu weights\n",
+                   h.scale, h.max_weight_error, m.z.size());
+    }
   }
   if (o.output.empty() || o.output == "-") {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
@@ -393,6 +404,10 @@ void AddJobCommands(CLI::App& app) {
   exp->add_option("--round", o->round,
                   "last | best (validated on gateway data) | N (round id); "
                   "default: the job's [validation] release");
+  exp->add_option("--quantize", o->quantize,
+                  "header only: none (float32 weights) | int8 (one scale "
+                  "s = max|w|/127; the max weight error goes to stderr)")
+      ->capture_default_str();
   exp->add_option("--output,-o", o->output,
                   "Output file (default stdout), written 0600 to a temporary "
                   "file renamed over it (a symlink there is replaced)");
@@ -400,13 +415,18 @@ void AddJobCommands(CLI::App& app) {
     if (!KnownExportFormat(o->format)) {
       Exit(kCommand, "unknown format " + o->format, 2);
     }
+    auto weights = jobs::ParseHeaderWeights(o->quantize);
+    if (!weights.ok()) Exit(kCommand, weights.error().message(), 2);
+    if (*weights != jobs::HeaderWeights::kFloat32 && o->format != "header") {
+      Exit(kCommand, "--quantize applies to --format header only", 2);
+    }
     jobs::ModelChoice choice;
     if (!o->round.empty()) {
       auto parsed = jobs::ParseModelChoice(o->round);
       if (!parsed.ok()) Exit(kCommand, parsed.error().message(), 2);
       choice = *parsed;
     }
-    ExitOnError(kCommand, RunExport(*o, choice));
+    ExitOnError(kCommand, RunExport(*o, choice, *weights));
   });
 }
 

@@ -56,7 +56,7 @@ KNOWN_NAMES = {
     "aggregator/jobs/include/edgeadmm/jobs/job_report.h": 18,
     "aggregator/jobs/include/edgeadmm/jobs/party_ledger_report.h": 3,
     "aggregator/jobs/src/job_config.cc": 63,
-    "aggregator/jobs/src/job_report.cc": 20,
+    "aggregator/jobs/src/job_report.cc": 19,
     "aggregator/jobs/src/job_store.cc": 1,
     "aggregator/jobs/src/party_ledger_report.cc": 4,
     "aggregator/rounds/include/edgeadmm/rounds/ledger_book.h": 1,

@@ -72,18 +72,19 @@ TEST_F(JobCliTest, CreateStartStatusLedgerExportStop) {
   EXPECT_NE(json.output.find("\"iteration\": 2"), std::string::npos);
   const testing::CommandResult header = Cli("export cli --format header");
   ASSERT_EQ(header.exit_code, 0);
-  EXPECT_NE(header.output.find("#define EDGEADMM_MODEL_DIMENSION 3"),
-            std::string::npos);
+  EXPECT_NE(header.output.find("#define CLI_FEATURES 3"), std::string::npos);
   // The header compiles as C and holds the model.
   const std::string h = WriteFile("model.h", header.output);
   const std::string c =
       WriteFile("use.c",
                 "#include \"model.h\"\nint main(void) { return "
-                "kEdgeadmmModel[0] > 0 ? 0 : 1; }\n");
+                "cli_weights[0] > 0 ? 0 : 1; }\n");
   EXPECT_EQ(testing::RunCommand("cc -Wall -Werror -o " + t_.dir() + "/use " + c)
                 .exit_code,
             0);
   EXPECT_EQ(Cli("export cli --format yaml").exit_code, 2);
+  EXPECT_EQ(Cli("export cli --format header --quantize int4").exit_code, 2);
+  EXPECT_EQ(Cli("export cli --format json --quantize int8").exit_code, 2);
 
   ASSERT_EQ(Cli("stop cli").exit_code, 0);
   auto stopped = jobs::FindJob(t_.db(), "cli");

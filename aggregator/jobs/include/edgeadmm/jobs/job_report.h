@@ -158,8 +158,6 @@ std::string ModelToJson(const ReleasedModelRecord& m);
 std::string SharingPlanJson(const JobConfig& config);
 // admm-sharing's test score of a model (ModelScores::test_*), labelled.
 std::string TestScoreJson(const ModelScores& scores);
-// A C header for firmware: EDGEADMM_MODEL_DIMENSION and a float array
-// kEdgeadmmModel[] (values rounded to float32).
-std::string ModelToCHeader(const ReleasedModelRecord& m);
+// The C header export is model_header.h's ModelToCHeader.
 
 }  // namespace edgeadmm::jobs
