@@ -3,6 +3,10 @@
 //
 //   edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]
 //
+// The database: --db, else $EDGEADMM_DB, else the config's [store]
+// database, else /var/lib/edgeadmm/aggregator.db; one line on stderr at
+// start names the file and which of the four named it.
+//
 // Exit codes: 0 after a clean shutdown, 1 on a startup or store error,
 // 2 on bad usage or configuration.
 #include <charconv>
@@ -81,7 +85,9 @@ int main(int argc, char** argv) {
     }
     config = std::move(parsed).value();
   }
-  if (!db_override.empty()) config.database = db_override;
+  const edgeadmm::store::DatabaseChoice database =
+      edgeadmm::store::ChooseDatabasePath(db_override, config.database);
+  config.database = database.path;
   if (port_override >= 0) {
     config.server.port = static_cast<uint16_t>(port_override);
   }
@@ -102,6 +108,8 @@ int main(int argc, char** argv) {
                  config.database.c_str(), db.status().str());
     return 1;
   }
+  std::fprintf(stderr, "edgeadmm-aggregatord: database %s (from %s)\n",
+               config.database.c_str(), database.source);
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
   if (!server.ok()) {
     std::fprintf(stderr,

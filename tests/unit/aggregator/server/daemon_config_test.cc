@@ -8,7 +8,7 @@ namespace {
 TEST(DaemonConfigTest, DefaultsAndOverrides) {
   auto empty = ParseDaemonConfig("");
   ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(empty->database, "/var/lib/edgeadmm/aggregator.db");
+  EXPECT_EQ(empty->database, "");  // the daemon chooses (ChooseDatabasePath)
   EXPECT_EQ(empty->server.port, 5684);
   EXPECT_FALSE(empty->server.non_confirmable_notifications);
   auto c = ParseDaemonConfig(
