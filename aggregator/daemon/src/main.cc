@@ -2,6 +2,7 @@
 // over CoAP/DTLS-PSK until SIGTERM or SIGINT.
 //
 //   edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]
+//   edgeadmm-aggregatord --version
 //
 // The database: --db, else $EDGEADMM_DB, else the config's [store]
 // database, else /var/lib/edgeadmm/aggregator.db; one line on stderr at
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "edgeadmm/daemon/daemon_config.h"
+#include "edgeadmm/host/version.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/store/database.h"
@@ -31,7 +33,7 @@ void OnSignal(int) { g_stop = 1; }
 int Usage() {
   std::fprintf(stderr,
                "usage: edgeadmm-aggregatord [--config FILE] [--db PATH] "
-               "[--port N]\n");
+               "[--port N]\n       edgeadmm-aggregatord --version\n");
   return 2;
 }
 
@@ -55,6 +57,10 @@ int main(int argc, char** argv) {
   long port_override = -1;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::printf("edgeadmm-aggregatord %s\n", EDGEADMM_VERSION);
+      return 0;
+    }
     if (std::strcmp(argv[i], "--config") == 0 && has_value) {
       config_path = argv[++i];
     } else if (std::strcmp(argv[i], "--db") == 0 && has_value) {
