@@ -16,14 +16,15 @@ namespace {
 
 TEST(DaemonUsageTest, BadPortIsAUsageError) {
   testing::TempDatabase t;
-  for (const char* port :
-       {"abc", "12abc", "", "-1", "65536", "99999999999", " 80", "0x50"}) {
+  for (const char* port : {"abc", "12abc", "", "-1", "65536", "99999999999",
+                           " 80", "0x50"}) {
     // `timeout`: the daemon that took "abc" for 0 served until killed.
-    const testing::CommandResult run =
-        testing::RunCommand(std::string("timeout 5 ") + EDGEADMM_DAEMON_PATH +
-                            " --db " + t.path() + " --port '" + port + "'");
+    const testing::CommandResult run = testing::RunCommand(
+        std::string("timeout 5 ") + EDGEADMM_DAEMON_PATH + " --db " +
+        t.path() + " --port '" + port + "'");
     EXPECT_EQ(run.exit_code, 2) << "--port '" << port << "': " << run.output;
-    EXPECT_NE(run.output.find("usage: edgeadmm-aggregatord"), std::string::npos)
+    EXPECT_NE(run.output.find("usage: edgeadmm-aggregatord"),
+              std::string::npos)
         << run.output;
   }
 }
