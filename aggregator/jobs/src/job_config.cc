@@ -235,6 +235,22 @@ void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
   r.Double("admm_sharing.score_sensitivity", c.score_sensitivity, false);
 }
 
+// The [validation] table; its defaults depend on the loss read before.
+void ReadValidation(Reader& r, JobConfig& c) {
+  r.String("validation.data", c.validation_data, false);
+  r.Enum("validation.format", kDataFormats, c.validation_format, false);
+  r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
+         false);
+  r.Enum("validation.held_by", kHolders, c.validation_held_by, false);
+  c.selection_metric = c.loss == Loss::kLogistic ? SelectionMetric::kAccuracy
+                                                 : SelectionMetric::kObjective;
+  r.Enum("validation.metric", kMetrics, c.selection_metric, false);
+  c.release =
+      c.selects_on_validation() ? ReleaseChoice::kBest : ReleaseChoice::kLast;
+  r.Enum("validation.release", kReleases, c.release, false);
+  r.Int("validation.early_stop_rounds", c.early_stop_rounds, false);
+}
+
 // docs/privacy.md, "Model selection": choosing among released models costs
 // nothing only when the validation data are the operator's.
 host::Error ValidateSelection(const JobConfig& c) {
@@ -521,18 +537,7 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   int64_t seed = 0;
   r.Int("sampling.seed", seed, false);
   c.sampling_seed = static_cast<uint64_t>(seed);
-  r.String("validation.data", c.validation_data, false);
-  r.Enum("validation.format", kDataFormats, c.validation_format, false);
-  r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
-         false);
-  r.Enum("validation.held_by", kHolders, c.validation_held_by, false);
-  c.selection_metric = c.loss == Loss::kLogistic ? SelectionMetric::kAccuracy
-                                                 : SelectionMetric::kObjective;
-  r.Enum("validation.metric", kMetrics, c.selection_metric, false);
-  c.release =
-      c.selects_on_validation() ? ReleaseChoice::kBest : ReleaseChoice::kLast;
-  r.Enum("validation.release", kReleases, c.release, false);
-  r.Int("validation.early_stop_rounds", c.early_stop_rounds, false);
+  ReadValidation(r, c);
   // Before the key errors: a misspelled key is what makes one "missing".
   if (unknown_keys == UnknownKeys::kRefuse) {
     EDGEADMM_HOST_TRY(RefuseUnknownKeys(root, r.asked()));
