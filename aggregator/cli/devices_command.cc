@@ -245,6 +245,18 @@ std::string LifetimeText(const registry::DeviceRecord& d, double spent) {
   return text;
 }
 
+// `unix_seconds` as ISO 8601 UTC ("2026-11-28T17:20:05Z").
+std::string IsoUtc(int64_t unix_seconds) {
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  char text[32];
+  if (gmtime_r(&t, &utc) == nullptr ||
+      std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc) == 0) {
+    return std::to_string(unix_seconds);
+  }
+  return text;
+}
+
 host::Error RunList(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   EDGEADMM_HOST_TRY_ASSIGN(
@@ -255,11 +267,12 @@ host::Error RunList(const DevicesOptions& o) {
     if (d.lifetime.has_value()) budgeted.push_back(d);
   }
   EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, budgeted));
+  std::printf("id\tstate\tenrolled (UTC)\tlifetime budget\n");
   for (const registry::DeviceRecord& d : devices) {
     const auto it = spent.find(d.id);
-    std::printf("%s\t%s\t%lld\t%s\n", d.id.c_str(),
+    std::printf("%s\t%s\t%s\t%s\n", d.id.c_str(),
                 d.enabled ? "enabled" : "disabled",
-                static_cast<long long>(d.created_at),
+                IsoUtc(d.created_at).c_str(),
                 LifetimeText(d, it == spent.end() ? 0.0 : it->second).c_str());
   }
   return host::Error::Ok();

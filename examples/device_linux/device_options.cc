@@ -117,6 +117,7 @@ const char* DeviceUsage() {
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"
          "  [--halt-after-persist] [--config FILE]\n"
+         "  [--version (print the version, exit 0)]\n"
          "  [--pp-eta1 E] [--pp-eta-growth Q1] [--pp-eta-max M] [--pp-alpha1 "
          "A]\n  [--pp-alpha-growth Q2] (pp-admm: this device's private "
          "schedules, never sent)\n"

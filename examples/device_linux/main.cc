@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -24,6 +25,7 @@
 #include "edgeadmm/dataio/dense_dataset.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
+#include "edgeadmm/host/version.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
@@ -298,6 +300,12 @@ int main(int argc, char** argv) {
   signal(SIGINT, edgeadmm::device::OnSignal);
   edgeadmm::device::DeviceOptions options;
   bool help = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::printf("edgeadmm-device %s\n", EDGEADMM_VERSION);
+      return 0;
+    }
+  }
   if (!edgeadmm::device::ParseDeviceOptions(argc, argv, options, help)) {
     std::fputs(edgeadmm::device::DeviceUsage(), stderr);
     return 2;

@@ -2,6 +2,7 @@
 // reproductions and load tests (docs/device.md). Device-side tooling: it
 // links the SDK, the POSIX port and the test doubles of testing/, which the
 // admin CLI (`edgeadmm`) does not.
+#include "edgeadmm/host/version.h"
 #include "fleet_commands.h"
 
 #ifdef EDGEADMM_AUDIT_NOISELESS
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
 #endif
   CLI::App app{"EdgeADMM fleet: many virtual devices in one process"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "edgeadmm-fleet " EDGEADMM_VERSION);
   edgeadmm::fleet::AddSimulatorCommands(app);
   edgeadmm::fleet::AddConnectCommand(app);
   CLI11_PARSE(app, argc, argv);

@@ -124,7 +124,10 @@ class Daemon:
             raise DaemonError(f"daemon pid {self.proc.pid} is still running")
         os.makedirs(self.state_dir, exist_ok=True)
         self.write_config()
-        command = argv or [self.binary, "--config", self.config_path]
+        # --db too: it beats an EDGEADMM_DB exported in the caller's shell,
+        # which would otherwise beat the config's [store] database.
+        command = argv or [self.binary, "--config", self.config_path,
+                           "--db", self.db_path]
         with open(self.log_path, "a" if append_log else "w") as log:
             self.proc = subprocess.Popen(command, stdout=subprocess.PIPE,
                                          stderr=log, text=True)

@@ -1,7 +1,7 @@
 #include "edgeadmm/daemon/daemon_config.h"
 
-#include <algorithm>
-#include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "edgeadmm/jobs/toml_document.h"
 
@@ -48,53 +48,29 @@ host::Error ReadString(const toml::table& root, std::string_view key,
   return host::Error::Ok();
 }
 
-struct KnownTable {
-  std::string_view name;
-  std::initializer_list<std::string_view> keys;
+// Every key of the config (an unknown one is refused: a misspelled key
+// would otherwise run with the default).
+const std::vector<std::string> kKnown = {
+    "store.database",
+    "server.address",
+    "server.port",
+    "server.session_timeout_seconds",
+    "server.max_sessions",
+    "server.io_batch_reads",
+    "server.receive_buffer_bytes",
+    "server.max_handshakes_per_source",
+    "server.max_handshakes",
+    "server.requests_per_second",
+    "server.request_burst",
+    "server.non_confirmable_notifications",
 };
-const KnownTable kKnown[] = {
-    {"store", {"database"}},
-    {"server",
-     {"address", "port", "session_timeout_seconds", "max_sessions",
-      "io_batch_reads", "receive_buffer_bytes", "max_handshakes_per_source",
-      "max_handshakes", "requests_per_second", "request_burst",
-      "non_confirmable_notifications"}},
-};
-
-// INVALID_ARGUMENT naming the first table or key not in kKnown: a
-// misspelled key would otherwise run with the default.
-host::Error RefuseUnknownKeys(const toml::table& root) {
-  for (const auto& [name, node] : root) {
-    const auto table = std::find_if(
-        std::begin(kKnown), std::end(kKnown),
-        [&](const KnownTable& t) { return t.name == name.str(); });
-    if (!node.is_table()) {
-      return host::Error::InvalidArgument("unknown key " +
-                                          std::string(name.str()) +
-                                          " outside [store] and [server]");
-    }
-    if (table == std::end(kKnown)) {
-      return host::Error::InvalidArgument(
-          "unknown table [" + std::string(name.str()) + "]");
-    }
-    for (const auto& [key, value] : *node.as_table()) {
-      if (std::find(table->keys.begin(), table->keys.end(), key.str()) ==
-          table->keys.end()) {
-        return host::Error::InvalidArgument(
-            "unknown key " + std::string(key.str()) + " in table [" +
-            std::string(name.str()) + "]");
-      }
-    }
-  }
-  return host::Error::Ok();
-}
 
 }  // namespace
 
 host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
                            jobs::ParseTomlDocument(toml_text));
-  EDGEADMM_HOST_TRY(RefuseUnknownKeys(root));
+  EDGEADMM_HOST_TRY(jobs::RefuseUnknownKeys(root, kKnown));
   DaemonConfig c;
   int64_t port = c.server.port;
   int64_t timeout = c.server.session_timeout_seconds;

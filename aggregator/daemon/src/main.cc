@@ -2,6 +2,11 @@
 // over CoAP/DTLS-PSK until SIGTERM or SIGINT.
 //
 //   edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]
+//   edgeadmm-aggregatord --version
+//
+// The database: --db, else $EDGEADMM_DB, else the config's [store]
+// database, else /var/lib/edgeadmm/aggregator.db; one line on stderr at
+// start names the file and which of the four named it.
 //
 // Exit codes: 0 after a clean shutdown, 1 on a startup or store error,
 // 2 on bad usage or configuration.
@@ -14,6 +19,7 @@
 #include <string>
 
 #include "edgeadmm/daemon/daemon_config.h"
+#include "edgeadmm/host/version.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/store/database.h"
@@ -27,7 +33,7 @@ void OnSignal(int) { g_stop = 1; }
 int Usage() {
   std::fprintf(stderr,
                "usage: edgeadmm-aggregatord [--config FILE] [--db PATH] "
-               "[--port N]\n");
+               "[--port N]\n       edgeadmm-aggregatord --version\n");
   return 2;
 }
 
@@ -51,6 +57,10 @@ int main(int argc, char** argv) {
   long port_override = -1;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::printf("edgeadmm-aggregatord %s\n", EDGEADMM_VERSION);
+      return 0;
+    }
     if (std::strcmp(argv[i], "--config") == 0 && has_value) {
       config_path = argv[++i];
     } else if (std::strcmp(argv[i], "--db") == 0 && has_value) {
@@ -81,7 +91,9 @@ int main(int argc, char** argv) {
     }
     config = std::move(parsed).value();
   }
-  if (!db_override.empty()) config.database = db_override;
+  const edgeadmm::store::DatabaseChoice database =
+      edgeadmm::store::ChooseDatabasePath(db_override, config.database);
+  config.database = database.path;
   if (port_override >= 0) {
     config.server.port = static_cast<uint16_t>(port_override);
   }
@@ -102,6 +114,8 @@ int main(int argc, char** argv) {
                  config.database.c_str(), db.status().str());
     return 1;
   }
+  std::fprintf(stderr, "edgeadmm-aggregatord: database %s (from %s)\n",
+               config.database.c_str(), database.source);
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
   if (!server.ok()) {
     std::fprintf(stderr,

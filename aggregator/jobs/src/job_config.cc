@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
@@ -80,9 +81,9 @@ class Reader {
   explicit Reader(const toml::table& root) : root_(root) {}
 
   bool failed() const { return !error_.ok(); }
-  bool Has(std::string_view key) const {
-    return static_cast<bool>(root_.at_path(key));
-  }
+  bool Has(std::string_view key) { return static_cast<bool>(Node(key)); }
+  // Every key asked for so far (RefuseUnknownKeys' known names).
+  const std::vector<std::string>& asked() const { return asked_; }
   // The first failure (INVALID_ARGUMENT), or OK.
   const host::Error& error() const { return error_; }
 
@@ -93,7 +94,7 @@ class Reader {
   }
 
   void String(std::string_view key, std::string& out, bool required) {
-    const toml::node_view<const toml::node> node = root_.at_path(key);
+    const toml::node_view<const toml::node> node = Node(key);
     if (!node) {
       if (required) Fail(key, "missing");
       return;
@@ -108,7 +109,7 @@ class Reader {
   // A finite number, or also +inf when `allow_infinity`.
   void Double(std::string_view key, double& out, bool required,
               bool allow_infinity = false) {
-    const toml::node_view<const toml::node> node = root_.at_path(key);
+    const toml::node_view<const toml::node> node = Node(key);
     if (!node) {
       if (required) Fail(key, "missing");
       return;
@@ -122,7 +123,7 @@ class Reader {
   }
 
   void Bool(std::string_view key, bool& out, bool required) {
-    const toml::node_view<const toml::node> node = root_.at_path(key);
+    const toml::node_view<const toml::node> node = Node(key);
     if (!node) {
       if (required) Fail(key, "missing");
       return;
@@ -135,7 +136,7 @@ class Reader {
   }
 
   void Int(std::string_view key, int64_t& out, bool required) {
-    const toml::node_view<const toml::node> node = root_.at_path(key);
+    const toml::node_view<const toml::node> node = Node(key);
     if (!node) {
       if (required) Fail(key, "missing");
       return;
@@ -147,7 +148,7 @@ class Reader {
   // An array of [i, j] integer pairs.
   void Edges(std::string_view key,
              std::vector<std::pair<int64_t, int64_t>>& out) {
-    const toml::node_view<const toml::node> node = root_.at_path(key);
+    const toml::node_view<const toml::node> node = Node(key);
     if (!node) return;
     const toml::array* edges = node.as_array();
     if (edges == nullptr) return Fail(key, "must be an array of [i, j] pairs");
@@ -164,7 +165,7 @@ class Reader {
 
   // An array of integers.
   void IntList(std::string_view key, std::vector<int64_t>& out, bool required) {
-    const toml::node_view<const toml::node> node = root_.at_path(key);
+    const toml::node_view<const toml::node> node = Node(key);
     if (!node) {
       if (required) Fail(key, "missing");
       return;
@@ -199,8 +200,14 @@ class Reader {
   }
 
  private:
+  toml::node_view<const toml::node> Node(std::string_view key) {
+    asked_.emplace_back(key);
+    return root_.at_path(key);
+  }
+
   const toml::table& root_;
   host::Error error_;
+  std::vector<std::string> asked_;
 };
 
 // The [admm_sharing] table (required keys only for admm-sharing jobs).
@@ -226,6 +233,22 @@ void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
   r.Enum("admm_sharing.score_noise", kSharingScoreNoise, c.score_noise, false);
   r.Double("admm_sharing.score_sigma", c.score_sigma, false);
   r.Double("admm_sharing.score_sensitivity", c.score_sensitivity, false);
+}
+
+// The [validation] table; its defaults depend on the loss read before.
+void ReadValidation(Reader& r, JobConfig& c) {
+  r.String("validation.data", c.validation_data, false);
+  r.Enum("validation.format", kDataFormats, c.validation_format, false);
+  r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
+         false);
+  r.Enum("validation.held_by", kHolders, c.validation_held_by, false);
+  c.selection_metric = c.loss == Loss::kLogistic ? SelectionMetric::kAccuracy
+                                                 : SelectionMetric::kObjective;
+  r.Enum("validation.metric", kMetrics, c.selection_metric, false);
+  c.release =
+      c.selects_on_validation() ? ReleaseChoice::kBest : ReleaseChoice::kLast;
+  r.Enum("validation.release", kReleases, c.release, false);
+  r.Int("validation.early_stop_rounds", c.early_stop_rounds, false);
 }
 
 // docs/privacy.md, "Model selection": choosing among released models costs
@@ -437,7 +460,8 @@ host::Error ValidateJobConfig(const JobConfig& c) {
   return host::Error::Ok();
 }
 
-host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
+host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
+                                        UnknownKeys unknown_keys) {
   EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
                            ParseTomlDocument(toml_text));
   JobConfig c;
@@ -513,18 +537,11 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text) {
   int64_t seed = 0;
   r.Int("sampling.seed", seed, false);
   c.sampling_seed = static_cast<uint64_t>(seed);
-  r.String("validation.data", c.validation_data, false);
-  r.Enum("validation.format", kDataFormats, c.validation_format, false);
-  r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
-         false);
-  r.Enum("validation.held_by", kHolders, c.validation_held_by, false);
-  c.selection_metric = c.loss == Loss::kLogistic ? SelectionMetric::kAccuracy
-                                                 : SelectionMetric::kObjective;
-  r.Enum("validation.metric", kMetrics, c.selection_metric, false);
-  c.release =
-      c.selects_on_validation() ? ReleaseChoice::kBest : ReleaseChoice::kLast;
-  r.Enum("validation.release", kReleases, c.release, false);
-  r.Int("validation.early_stop_rounds", c.early_stop_rounds, false);
+  ReadValidation(r, c);
+  // Before the key errors: a misspelled key is what makes one "missing".
+  if (unknown_keys == UnknownKeys::kRefuse) {
+    EDGEADMM_HOST_TRY(RefuseUnknownKeys(root, r.asked()));
+  }
   if (r.failed()) return r.error();
   if (c.sigma >= 0 && c.noise_planned()) {
     return host::Error::InvalidArgument(

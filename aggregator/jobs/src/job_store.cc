@@ -20,7 +20,7 @@ Result<JobRecord> ReadJob(const store::Statement& stmt) {
   JobRecord job;
   job.id = stmt.ColumnInt(0);
   job.config_text = stmt.ColumnText(1);
-  auto config = ParseJobConfig(job.config_text);
+  auto config = ParseJobConfig(job.config_text, UnknownKeys::kIgnore);
   if (!config.ok()) {
     EDGEADMM_LOG_ERROR("jobs: stored config of job %lld: %s",
                        static_cast<long long>(job.id),

@@ -97,10 +97,15 @@ void Database::KeepError() {
   }
 }
 
-std::string DefaultDatabasePath() {
+DatabaseChoice ChooseDatabasePath(std::string_view flag,
+                                  std::string_view config) {
+  if (!flag.empty()) return {std::string(flag), "--db"};
   const char* env = std::getenv("EDGEADMM_DB");
-  if (env != nullptr && env[0] != '\0') return env;
-  return "/var/lib/edgeadmm/aggregator.db";
+  if (env != nullptr && env[0] != '\0') return {env, "EDGEADMM_DB"};
+  if (!config.empty()) return {std::string(config), "config"};
+  return {"/var/lib/edgeadmm/aggregator.db", "default"};
 }
+
+std::string DefaultDatabasePath() { return ChooseDatabasePath("", "").path; }
 
 }  // namespace edgeadmm::store

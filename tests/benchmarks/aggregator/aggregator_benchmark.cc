@@ -255,7 +255,8 @@ void DtlsBenchmark() {
   std::ofstream(config) << "[store]\ndatabase = \"" << t.path()
                         << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
                         << testing::FreeUdpPort() << "\n";
-  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH, {"--config", config});
+  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH,
+                                {"--config", config, "--db", t.path()});
   if (!daemon.started()) {
     std::printf("dtls: daemon did not start\n");
     return;

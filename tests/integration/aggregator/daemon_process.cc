@@ -115,7 +115,9 @@ std::vector<std::string> DaemonArgs(const std::string& dir,
                         << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
                         << FreeUdpPort() << "\n"
                         << server_lines;
-  return {"--config", config};
+  // --db as well: an EDGEADMM_DB of the caller's shell would otherwise win
+  // over the config (docs/aggregator.md, "The daemon").
+  return {"--config", config, "--db", database};
 }
 
 long ProcStatusKb(pid_t pid, const std::string& field) {

@@ -42,7 +42,8 @@ bool UdpPortFree(unsigned port);
 
 // Writes `dir`/aggregatord.toml (database `database`, 127.0.0.1, a free
 // port, then `server_lines` in its [server] table) and returns the
-// daemon's arguments for it.
+// daemon's arguments for it (with --db `database`, which beats
+// $EDGEADMM_DB).
 std::vector<std::string> DaemonArgs(const std::string& dir,
                                     const std::string& database,
                                     const std::string& server_lines = "");

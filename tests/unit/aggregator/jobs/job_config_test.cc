@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "test_database.h"
 
@@ -96,6 +97,30 @@ TEST(JobConfigTest, InfiniteBudgetAndTargetEpsilon) {
   EXPECT_TRUE(std::isinf(c->central_budget));
   EXPECT_TRUE(c->noise_planned());
   EXPECT_LT(c->sigma, 0);
+}
+
+// Issue 35 item 3: a table or key the parser does not read is refused,
+// with the nearest valid name when one is close (a misspelled key would
+// otherwise run with its default); a stored job (kIgnore) still loads.
+TEST(JobConfigTest, UnknownKeysAreRefusedWithTheNearestName) {
+  const std::pair<std::string, const char*> kCases[] = {
+      {Replace(Base(), "rho = ", "rhoo = "),
+       "unknown key step.rhoo; did you mean step.rho?"},
+      {Base() + "[stepp]\nrho = 1.0\n",
+       "unknown table [stepp]; did you mean [step]?"},
+      {Base() + "[step.extra]\nx = 1\n", "unknown key step.extra"},
+      {Base() + "[colour]\nblue = 1\n", "unknown table [colour]"},
+      {"rounds = 3\n" + Base(),
+       "unknown key rounds outside the tables; did you mean job.rounds?"},
+  };
+  for (const auto& [text, expected] : kCases) {
+    const auto c = ParseJobConfig(text);
+    ASSERT_FALSE(c.ok()) << text;
+    EXPECT_EQ(c.error().message(), expected) << text;
+  }
+  const auto stored =
+      ParseJobConfig(Base() + "[colour]\nblue = 1\n", UnknownKeys::kIgnore);
+  EXPECT_TRUE(stored.ok()) << stored.error().ToString();
 }
 
 struct BadCase {

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <ctime>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +72,32 @@ TEST(DevicesCliTest, AddListDisableRemoveRoundTrip) {
   ASSERT_EQ(RunCli(db, "remove node-1").exit_code, 0);
   EXPECT_NE(RunCli(db, "remove node-1").exit_code, 0);
   EXPECT_EQ(RunCli(db, "list").output.find("node-1"), std::string::npos);
+}
+
+// Issue 35 item 4: a header line, then the enrolment time as ISO 8601 UTC.
+TEST(DevicesCliTest, ListHasAHeaderAndUtcTimes) {
+  testing::TempDatabase t;
+  const std::string db = t.path();
+  const std::time_t before = std::time(nullptr);
+  ASSERT_EQ(RunCli(db, "add node-1 --print-keys").exit_code, 0);
+  const CommandResult list = RunCli(db, "list");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_EQ(list.output.rfind("id\tstate\tenrolled (UTC)\tlifetime budget\n",
+                              0),
+            0u)
+      << list.output;
+  std::smatch time;
+  ASSERT_TRUE(std::regex_search(
+      list.output, time,
+      std::regex("\nnode-1\tenabled\t(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:"
+                 "\\d\\dZ)\tno lifetime budget\n")))
+      << list.output;
+  std::tm utc{};
+  ASSERT_NE(strptime(time[1].str().c_str(), "%Y-%m-%dT%H:%M:%SZ", &utc),
+            nullptr);
+  const std::time_t enrolled = timegm(&utc);
+  EXPECT_GE(enrolled, before - 1);
+  EXPECT_LE(enrolled, std::time(nullptr) + 1);
 }
 
 TEST(DevicesCliTest, BulkAddWritesOneKeyFilePerDeviceInOneTransaction) {

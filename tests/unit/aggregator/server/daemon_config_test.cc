@@ -8,7 +8,7 @@ namespace {
 TEST(DaemonConfigTest, DefaultsAndOverrides) {
   auto empty = ParseDaemonConfig("");
   ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(empty->database, "/var/lib/edgeadmm/aggregator.db");
+  EXPECT_EQ(empty->database, "");  // the daemon chooses (ChooseDatabasePath)
   EXPECT_EQ(empty->server.port, 5684);
   EXPECT_FALSE(empty->server.non_confirmable_notifications);
   auto c = ParseDaemonConfig(
@@ -50,11 +50,16 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\nrequests_per_second = -1\n", "server.requests_per_second"},
       {"[server\n", "TOML syntax error at line 1"},
       // Issue 32 item 6: a misspelled key no longer runs with the default.
+      // Issue 35 item 3: with the nearest known name when there is one.
       {"[server]\nmax_handshake_per_source = 4\n",
-       "unknown key max_handshake_per_source in table [server]"},
-      {"[store]\npath = \"/tmp/a.db\"\n", "unknown key path in table [store]"},
-      {"[servers]\nport = 6000\n", "unknown table [servers]"},
-      {"port = 6000\n", "unknown key port outside [store] and [server]"},
+       "unknown key server.max_handshake_per_source; did you mean "
+       "server.max_handshakes_per_source?"},
+      {"[store]\npath = \"/tmp/a.db\"\n", "unknown key store.path"},
+      {"[servers]\nport = 6000\n",
+       "unknown table [servers]; did you mean [server]?"},
+      {"[network]\nport = 6000\n", "unknown table [network]"},
+      {"port = 6000\n",
+       "unknown key port outside the tables; did you mean server.port?"},
   };
   for (const auto& [text, expected] : kBad) {
     const auto parsed = ParseDaemonConfig(text);

@@ -8,8 +8,11 @@
 //   session_timeout_seconds = 60  # idle DTLS sessions are dropped
 //   max_sessions = 0              # 0: libcoap default
 //
-// Every key is optional; missing keys keep the defaults above. An unknown
-// table or key is refused (INVALID_ARGUMENT naming it).
+// Every key is optional; missing keys keep the defaults above, except
+// [store] database: absent, it stays empty and the daemon chooses the file
+// (store::ChooseDatabasePath: --db, $EDGEADMM_DB, this key, the default
+// above). An unknown table or key is refused (INVALID_ARGUMENT naming it
+// and the nearest known name).
 #pragma once
 
 #include <string>
@@ -21,7 +24,7 @@
 namespace edgeadmm::daemon {
 
 struct DaemonConfig {
-  std::string database = "/var/lib/edgeadmm/aggregator.db";
+  std::string database;  // empty: the config names none
   server::ServerOptions server;
 };
 

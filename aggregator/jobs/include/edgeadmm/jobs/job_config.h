@@ -70,9 +70,17 @@
 
 namespace edgeadmm::jobs {
 
+// What ParseJobConfig does with a table or key it does not read: refuse it
+// (a new job: `job create`), or ignore it (a stored job, accepted by the
+// build that created it).
+enum class UnknownKeys { kRefuse, kIgnore };
+
 // Parses and validates a job. On failure INVALID_ARGUMENT with one line
-// naming the key and the problem.
-host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text);
+// naming the key and the problem; an unknown table or key (kRefuse) with
+// the nearest valid name: "unknown key step.rhoo; did you mean step.rho?".
+host::ErrorOr<JobConfig> ParseJobConfig(
+    std::string_view toml_text,
+    UnknownKeys unknown_keys = UnknownKeys::kRefuse);
 
 // Reads the [admm_sharing] table alone (every key typed, the required ones
 // present: parties, columns, records, rho, lambda, labels, noise);

@@ -64,8 +64,20 @@ class Database {
 // CONSTRAINT -> ALREADY_EXISTS, others -> INTERNAL).
 Status StatusFromSqlite(int rc);
 
-// The database path the CLI and daemon use when none is given:
-// $EDGEADMM_DB, else /var/lib/edgeadmm/aggregator.db.
+// The database file a binary opens and where its name came from, in the
+// order every binary follows: the command line's --db (`flag`), then
+// $EDGEADMM_DB, then the config file (`config`, the daemon's
+// [store] database), then /var/lib/edgeadmm/aggregator.db. An empty
+// `flag` or `config` means "not given". `source` is one of "--db",
+// "EDGEADMM_DB", "config" or "default".
+struct DatabaseChoice {
+  std::string path;
+  const char* source = "default";
+};
+DatabaseChoice ChooseDatabasePath(std::string_view flag,
+                                  std::string_view config);
+
+// ChooseDatabasePath("", "").path: what the CLI uses when --db is absent.
 std::string DefaultDatabasePath();
 
 }  // namespace edgeadmm::store
