@@ -24,8 +24,11 @@ Exit status 0 when nothing is found, 1 otherwise, 2 for a bad invocation.
 import argparse
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "support"))
+import source_checks  # noqa: E402
 
 GENERIC = (
     "aggregator/rounds/", "aggregator/server/", "aggregator/jobs/",
@@ -94,21 +97,9 @@ KNOWN_NAMES = {
 
 
 def generic_sources(root):
-    try:
-        out = subprocess.check_output(
-            ["git", "-C", root, "ls-files", "--", "aggregator", "sdk"],
-            text=True, stderr=subprocess.DEVNULL)
-        paths = out.split()
-    except (OSError, subprocess.CalledProcessError):
-        paths = []
-        for folder in ("aggregator", "sdk"):
-            for base, _, names in os.walk(os.path.join(root, folder)):
-                for name in names:
-                    paths.append(os.path.relpath(os.path.join(base, name),
-                                                 root))
-    return sorted(p for p in paths
-                  if p.endswith(SOURCE_ENDINGS) and p.startswith(GENERIC)
-                  and p not in REGISTRATIONS)
+    return [p for p in source_checks.tracked_files(root, ("aggregator", "sdk"))
+            if p.endswith(SOURCE_ENDINGS) and p.startswith(GENERIC)
+            and p not in REGISTRATIONS]
 
 
 def naming_lines(path):
@@ -157,16 +148,11 @@ def main(argv):
     if not os.path.isdir(os.path.join(root, "sdk")):
         print("check_algorithm_names: %s has no sdk/" % root)
         return 2
-    findings = check(root, KNOWN_NAMES)
-    for finding in findings:
-        print(finding)
-    if findings:
-        print("%d algorithm-name finding(s)" % len(findings))
-        return 1
-    print("check_algorithm_names: no generic file names an algorithm beyond "
-          "the %d listed" % len(KNOWN_NAMES))
-    return 0
-
+    return source_checks.report(
+        check(root, KNOWN_NAMES),
+        "check_algorithm_names: no generic file names an algorithm beyond "
+        "the %d listed" % len(KNOWN_NAMES),
+        "algorithm-name findings above")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -11,22 +11,13 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import source_checks  # noqa: E402
 import check_algorithm_names as check  # noqa: E402
 
-failures = []
-
-
-def expect(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL: " + message)
-
-
-def write(root, path, lines):
-    full = os.path.join(root, path)
-    os.makedirs(os.path.dirname(full), exist_ok=True)
-    with open(full, "w") as f:
-        f.write("\n".join(lines) + "\n")
+planted = source_checks.Planted()
+expect = planted.expect
+write = planted.write
 
 
 def findings(root, known):
@@ -75,12 +66,8 @@ def main(argv):
         found = findings(root, known)
         expect("KNOWN_NAMES lists sdk/include/edgeadmm/wire/update.h" in found,
                "a listed file that is gone: %r" % found)
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    print("check_algorithm_names_detects: every planted case was found")
-    return 0
-
+    return planted.status(
+        "check_algorithm_names_detects: every planted case was found")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

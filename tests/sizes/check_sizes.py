@@ -20,8 +20,11 @@ deeper than it.
 import argparse
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "support"))
+import source_checks  # noqa: E402
 
 FILE_LIMIT = 600
 FUNCTION_LIMIT = 100
@@ -84,19 +87,8 @@ def python_functions(lines):
 
 
 def tracked_sources(root):
-    try:
-        out = subprocess.check_output(["git", "-C", root, "ls-files", "--"] +
-                                      list(FOLDERS), text=True,
-                                      stderr=subprocess.DEVNULL)
-        paths = out.split()
-    except (OSError, subprocess.CalledProcessError):
-        paths = []
-        for folder in FOLDERS:
-            for base, _, names in os.walk(os.path.join(root, folder)):
-                for name in names:
-                    paths.append(os.path.relpath(os.path.join(base, name),
-                                                 root))
-    return sorted(p for p in paths if p.endswith(SOURCE_ENDINGS))
+    return [p for p in source_checks.tracked_files(root, FOLDERS)
+            if p.endswith(SOURCE_ENDINGS)]
 
 
 def check(root, debt):
@@ -149,18 +141,12 @@ def main(argv):
         os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     args = parser.parse_args(argv)
     root = os.path.abspath(args.root)
-    findings = check(root, KNOWN_DEBT)
-    for finding in findings:
-        print(finding)
-    if findings:
-        print("%d size finding(s) (limits: file %d, function %d lines)" %
-              (len(findings), FILE_LIMIT, FUNCTION_LIMIT))
-        return 1
-    print("check_sizes: no file over %d lines, no function over %d, beyond "
-          "the %d listed debts" % (FILE_LIMIT, FUNCTION_LIMIT,
-                                   len(KNOWN_DEBT)))
-    return 0
-
+    return source_checks.report(
+        check(root, KNOWN_DEBT),
+        "check_sizes: no file over %d lines, no function over %d, beyond "
+        "the %d listed debts" % (FILE_LIMIT, FUNCTION_LIMIT, len(KNOWN_DEBT)),
+        "size findings above (limits: file %d, function %d lines)" %
+        (FILE_LIMIT, FUNCTION_LIMIT))
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -11,22 +11,13 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import source_checks  # noqa: E402
 import check_sizes  # noqa: E402
 
-failures = []
-
-
-def expect(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL: " + message)
-
-
-def write(root, path, lines):
-    full = os.path.join(root, path)
-    os.makedirs(os.path.dirname(full), exist_ok=True)
-    with open(full, "w") as f:
-        f.write("\n".join(lines) + "\n")
+planted = source_checks.Planted()
+expect = planted.expect
+write = planted.write
 
 
 def c_function(name, body_lines):
@@ -84,12 +75,7 @@ def main(argv):
         os.remove(os.path.join(root, "aggregator/src/long.cc"))
         found = findings(root, debt)
         expect("no longer there" in found, "a listed function gone: %r" % found)
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("check_sizes finds every planted violation")
-    return 0
-
+    return planted.status("check_sizes finds every planted violation")
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

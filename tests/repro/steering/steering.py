@@ -209,7 +209,7 @@ def check(results):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build-dir", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", "--work-dir", dest="out", required=True)
     p.add_argument("--ci", action="store_true", help="reduced run, asserts")
     p.add_argument("--data", default=os.environ.get("EDGEADMM_DATA"))
     p.add_argument("--baseline-daemon", default=None,
