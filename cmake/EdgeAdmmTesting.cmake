@@ -95,12 +95,15 @@ endfunction()
 # a Python test of the real stack (CLI, daemon and fleet of this build): run
 # with the system Python as `s --build-dir <build> --data <data dir>
 # --work-dir <its binary folder>/n ARGS...`, with tools/python on its
-# PYTHONPATH, exit 77 counted as skipped. Not added when the three programs
-# or the system Python are missing.
+# PYTHONPATH, exit 77 counted as skipped; LABELS takes a list. Not added
+# when the three programs or the system Python are missing, nor in a cross
+# build (the script runs the programs itself).
 function(edgeadmm_stack_python_test)
-  cmake_parse_arguments(T "" "NAME;SCRIPT;LABELS;TIMEOUT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;SCRIPT;TIMEOUT" "ARGS;LABELS" ${ARGN})
+  # The script runs the programs itself, not through an emulator.
   if(NOT TARGET edgeadmm OR NOT TARGET edgeadmm-aggregatord
-     OR NOT TARGET edgeadmm-fleet OR NOT EDGEADMM_SYSTEM_PYTHON)
+     OR NOT TARGET edgeadmm-fleet OR NOT EDGEADMM_SYSTEM_PYTHON
+     OR CMAKE_CROSSCOMPILING)
     return()
   endif()
   edgeadmm_data_dir(data)
