@@ -1,8 +1,8 @@
 // `edgeadmm devices add ID... (--psk-file F | --psk-dir DIR | --print-keys) |
 // add --count N [--prefix P] --psk-dir DIR | list | disable ID | enable ID |
 // remove ID | rotate-key ID (--psk-file F | --print-keys) | lifetime ID
-// (--epsilon E [--delta D] | --none)`: the device registry and its lifetime
-// budgets (docs/privacy.md, "Lifetime budget"). Many ids are enrolled in one
+// [--ledgers local|central] (--epsilon E [--delta D] | --none)`: the device
+// registry and its lifetime budgets (docs/privacy.md, "Lifetime budget"). Many ids are enrolled in one
 // transaction. PSKs go to stdout only with --print-keys (docs/security.md,
 // "Keys at rest").
 #include <fcntl.h>
@@ -24,6 +24,7 @@
 #include "cli_command.h"
 #include "command_error.h"
 #include "edgeadmm/host/hex.h"
+#include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
@@ -44,6 +45,7 @@ struct DevicesOptions {
   double lifetime_epsilon = 0;
   double lifetime_delta = 1e-5;
   bool no_lifetime = false;
+  std::string ledgers = "local";  // --ledgers: local or central
 };
 
 constexpr const char* kCommand = "edgeadmm devices";
@@ -205,43 +207,68 @@ host::Error RunRotateKey(const DevicesOptions& o) {
   return host::Error::Ok();
 }
 
-// ε at the budget's δ of what the stored jobs charged the local ledgers of
-// `budgeted` devices (every job's newest local:<id> curve, summed), by id.
+const std::optional<registry::LifetimeBudget>& BudgetOf(
+    const registry::DeviceRecord& d, registry::LifetimeLedger ledger) {
+  return ledger == registry::LifetimeLedger::kLocal ? d.lifetime : d.central;
+}
+
+// What the stored jobs spent of the `ledger` lifetime budget of each
+// `budgeted` device, by id: every job's newest curve of that kind, summed,
+// converted by the budget's RDP filter (its order, its δ) as the daemon
+// does (privacy/rdp_filter.h).
 host::ErrorOr<std::unordered_map<std::string, double>> LifetimeSpent(
-    store::Database& db, const std::vector<registry::DeviceRecord>& budgeted) {
+    store::Database& db, const std::vector<registry::DeviceRecord>& budgeted,
+    registry::LifetimeLedger ledger) {
   const rounds::PrivacyRoundAccountant accountant;
   std::unordered_set<std::string> ids;
   for (const registry::DeviceRecord& d : budgeted) ids.insert(d.id);
   // Job 0 does not exist: every job counts as an earlier one.
   EDGEADMM_HOST_TRY_ASSIGN(const auto curves,
-                           Checked(rounds::RoundStore(db, 0).EarlierLocalCurves(
-                                       ids, accountant.order_count()),
+                           Checked(rounds::RoundStore(db, 0).EarlierCurves(
+                                       ledger, ids, accountant.order_count()),
                                    "cannot read the ledgers"));
   std::unordered_map<std::string, double> spent;
   for (const registry::DeviceRecord& d : budgeted) {
+    const registry::LifetimeBudget& budget = *BudgetOf(d, ledger);
+    EDGEADMM_HOST_TRY_ASSIGN(
+        const privacy::RdpFilter filter,
+        privacy::RdpFilter::Create(accountant.orders(), budget.epsilon,
+                                   budget.delta));
     const auto it = curves.find(d.id);
-    spent[d.id] = it == curves.end()
-                      ? 0.0
-                      : accountant.Epsilon(it->second, d.lifetime->delta);
+    spent[d.id] = it == curves.end() ? 0.0 : filter.Spent(it->second);
   }
   return spent;
 }
 
-// The lifetime ε with what it bounds (docs/privacy.md, "Lifetime budget"):
-// the devices' local Gaussians of every job composed in RDP, improved
-// conversion, against the gateway. +inf names its cause.
-std::string LifetimeText(const registry::DeviceRecord& d, double spent) {
-  if (!d.lifetime.has_value()) return "no lifetime budget";
-  char text[320];
-  std::snprintf(text, sizeof(text),
-                "lifetime local epsilon %.4g of %.4g (every job's local "
-                "gaussian, replace-one, rdp improved conversion, delta %.3g, "
-                "against the gateway)%s",
-                spent, d.lifetime->epsilon, d.lifetime->delta,
-                std::isinf(spent) ? ": unbounded, a job released an upload "
-                                    "without device noise (trusted-aggregator) "
-                                    "or beyond the sampler's range"
-                                  : "");
+// One lifetime budget with what it bounds (docs/privacy.md, "Lifetime
+// budget"): the ledgers of every job composed in RDP, the filter's order,
+// its δ, and the observer. +inf names its cause.
+std::string LifetimeText(const registry::DeviceRecord& d,
+                         registry::LifetimeLedger ledger, double spent) {
+  const bool local = ledger == registry::LifetimeLedger::kLocal;
+  const std::optional<registry::LifetimeBudget>& budget = BudgetOf(d, ledger);
+  if (!budget.has_value()) {
+    return local ? "no lifetime budget" : "no central lifetime budget";
+  }
+  const rounds::PrivacyRoundAccountant accountant;
+  auto filter = privacy::RdpFilter::Create(accountant.orders(), budget->epsilon,
+                                           budget->delta);
+  char text[400];
+  std::snprintf(
+      text, sizeof(text),
+      local ? "lifetime local epsilon %.4g of %.4g (every job's local "
+              "gaussian, replace-one, rdp filter at order %g, delta %.3g, "
+              "against the gateway)%s"
+            : "lifetime central epsilon %.4g of %.4g (every job's central "
+              "ledger, zero-out, rdp filter at order %g, delta %.3g, against "
+              "release observers)%s",
+      spent, budget->epsilon, filter.ok() ? filter->order() : 0.0,
+      budget->delta,
+      !std::isinf(spent) ? ""
+      : local ? ": unbounded, a job released an upload without device noise "
+                "(trusted-aggregator) or beyond the sampler's range"
+              : ": unbounded, a job's releases have no proven central bound "
+                "(pp-admm, admm-sharing) or noise beyond the sampler's range");
   return text;
 }
 
@@ -262,45 +289,60 @@ host::Error RunList(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(
       const std::vector<registry::DeviceRecord> devices,
       Checked(registry::DeviceRegistry(db).List(), "cannot list"));
-  std::vector<registry::DeviceRecord> budgeted;
-  for (const registry::DeviceRecord& d : devices) {
-    if (d.lifetime.has_value()) budgeted.push_back(d);
+  constexpr registry::LifetimeLedger kLedgers[] = {
+      registry::LifetimeLedger::kLocal, registry::LifetimeLedger::kCentral};
+  std::unordered_map<std::string, double> spent[2];
+  for (size_t k = 0; k < 2; ++k) {
+    std::vector<registry::DeviceRecord> budgeted;
+    for (const registry::DeviceRecord& d : devices) {
+      if (BudgetOf(d, kLedgers[k]).has_value()) budgeted.push_back(d);
+    }
+    EDGEADMM_HOST_TRY_ASSIGN(spent[k],
+                             LifetimeSpent(db, budgeted, kLedgers[k]));
   }
-  EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, budgeted));
-  std::printf("id\tstate\tenrolled (UTC)\tlifetime budget\n");
+  std::printf(
+      "id\tstate\tenrolled (UTC)\tlifetime budget\tcentral lifetime "
+      "budget\n");
   for (const registry::DeviceRecord& d : devices) {
-    const auto it = spent.find(d.id);
-    std::printf("%s\t%s\t%s\t%s\n", d.id.c_str(),
+    std::string budgets;
+    for (size_t k = 0; k < 2; ++k) {
+      const auto it = spent[k].find(d.id);
+      budgets += "\t" + LifetimeText(d, kLedgers[k],
+                                     it == spent[k].end() ? 0.0 : it->second);
+    }
+    std::printf("%s\t%s\t%s%s\n", d.id.c_str(),
                 d.enabled ? "enabled" : "disabled",
-                IsoUtc(d.created_at).c_str(),
-                LifetimeText(d, it == spent.end() ? 0.0 : it->second).c_str());
+                IsoUtc(d.created_at).c_str(), budgets.c_str());
   }
   return host::Error::Ok();
 }
 
-// Sets or removes the lifetime budget of `o.id` and prints what its jobs
-// spent so far.
+// Sets or removes the lifetime budget of `o.id` on `o.ledgers` and prints
+// what its jobs spent so far.
 host::Error RunLifetime(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   registry::DeviceRegistry reg(db);
+  const registry::LifetimeLedger ledger = o.ledgers == "central"
+                                              ? registry::LifetimeLedger::kCentral
+                                              : registry::LifetimeLedger::kLocal;
   std::optional<registry::LifetimeBudget> budget;
   if (!o.no_lifetime) {
     budget = registry::LifetimeBudget{o.lifetime_epsilon, o.lifetime_delta};
   }
   EDGEADMM_HOST_TRY(Failed("cannot set the lifetime budget of " + o.id,
-                           reg.SetLifetimeBudget(o.id, budget)));
+                           reg.SetLifetimeBudget(o.id, budget, ledger)));
   EDGEADMM_HOST_TRY_ASSIGN(const registry::DeviceRecord d,
                            Checked(reg.Get(o.id), "cannot read " + o.id));
-  if (!d.lifetime.has_value()) {
-    std::printf("%s: no lifetime budget\n", o.id.c_str());
+  if (!BudgetOf(d, ledger).has_value()) {
+    std::printf("%s: %s\n", o.id.c_str(),
+                LifetimeText(d, ledger, 0.0).c_str());
     return host::Error::Ok();
   }
-  EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, {d}));
+  EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, {d}, ledger));
   std::printf(
-      "%s: %s (local ledgers of all its jobs: Gaussian RDP, replace-one, "
-      "improved conversion, against the gateway); the daemon stops sampling "
-      "it before a round would exceed the budget\n",
-      o.id.c_str(), LifetimeText(d, spent.at(o.id)).c_str());
+      "%s: %s; the daemon stops sampling it before a round would exceed the "
+      "budget\n",
+      o.id.c_str(), LifetimeText(d, ledger, spent.at(o.id)).c_str());
   return host::Error::Ok();
 }
 
@@ -320,11 +362,19 @@ void AddLifetimeCommand(CLI::App& devices,
                         const std::shared_ptr<DevicesOptions>& options) {
   CLI::App* lifetime = devices.add_subcommand(
       "lifetime",
-      "Set a device's privacy budget across all its jobs (or --none)");
+      "Set a device's privacy budget across all its jobs, on its local or "
+      "central ledgers (or --none)");
   lifetime->add_option("id", options->id, "Device id")->required();
   auto* epsilon =
       lifetime->add_option("--epsilon", options->lifetime_epsilon,
-                           "Lifetime epsilon of the device's local ledgers");
+                           "Lifetime epsilon of the device's ledgers");
+  lifetime
+      ->add_option("--ledgers", options->ledgers,
+                   "Which ledgers of every job the budget bounds: local "
+                   "(against the gateway) or central (against release "
+                   "observers)")
+      ->check(CLI::IsMember({"local", "central"}))
+      ->capture_default_str();
   lifetime
       ->add_option("--delta", options->lifetime_delta,
                    "Delta of the lifetime budget")

@@ -330,15 +330,19 @@ def check_database(db_path: str) -> List[str]:
 
 
 def back_to_schema_8(db_path: str) -> None:
-    """Takes a fresh database of schema version 9 back to version 8 (which
-    version 9 only extended by the upload_sums table), so that a daemon
-    built before version 9 opens it: the steering measurement's baseline
-    (tests/repro/steering). The daemon must not be running."""
+    """Takes a fresh database of the current schema (version 10) back to
+    version 8 (versions 9 and 10 only added the upload_sums table and two
+    nullable device columns), so that a daemon built before version 9 opens
+    it: the steering measurement's baseline (tests/repro/steering). The
+    daemon must not be running."""
     db = sqlite3.connect(db_path)
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != 9:
-            raise ValueError(f"{db_path}: schema version {version}, not 9")
-        db.executescript("DROP TABLE upload_sums; PRAGMA user_version = 8;")
+        if version != 10:
+            raise ValueError(f"{db_path}: schema version {version}, not 10")
+        db.executescript(
+            "ALTER TABLE devices DROP COLUMN central_epsilon; "
+            "ALTER TABLE devices DROP COLUMN central_delta; "
+            "DROP TABLE upload_sums; PRAGMA user_version = 8;")
     finally:
         db.close()

@@ -75,15 +75,18 @@ Result<DeviceRegistry::PskList> DeviceRegistry::AddMany(
 namespace {
 
 constexpr char kRecordColumns[] =
-    "SELECT id, enabled, created_at, lifetime_epsilon, lifetime_delta FROM "
-    "devices";
+    "SELECT id, enabled, created_at, lifetime_epsilon, lifetime_delta, "
+    "central_epsilon, central_delta FROM devices";
 
 DeviceRecord RecordFromRow(const store::Statement& stmt) {
   DeviceRecord record{stmt.ColumnText(0), stmt.ColumnInt(1) != 0,
-                      stmt.ColumnInt(2), std::nullopt};
+                      stmt.ColumnInt(2), std::nullopt, std::nullopt};
   if (!stmt.ColumnIsNull(3)) {
     record.lifetime =
         LifetimeBudget{stmt.ColumnDouble(3), stmt.ColumnDouble(4)};
+  }
+  if (!stmt.ColumnIsNull(5)) {
+    record.central = LifetimeBudget{stmt.ColumnDouble(5), stmt.ColumnDouble(6)};
   }
   return record;
 }
@@ -114,16 +117,21 @@ Result<DeviceRecord> DeviceRegistry::Get(std::string_view id) const {
 }
 
 Status DeviceRegistry::SetLifetimeBudget(std::string_view id,
-                                         std::optional<LifetimeBudget> budget) {
+                                         std::optional<LifetimeBudget> budget,
+                                         LifetimeLedger ledger) {
   if (budget.has_value() &&
       !(budget->epsilon > 0 && std::isfinite(budget->epsilon) &&
         budget->delta > 0 && budget->delta < 1)) {
     return Status::InvalidArgument();
   }
   EDGEADMM_TRY(Get(id));
-  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
-                      db_->Prepare("UPDATE devices SET lifetime_epsilon = ?, "
-                                   "lifetime_delta = ? WHERE id = ?"));
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement stmt,
+      db_->Prepare(ledger == LifetimeLedger::kLocal
+                       ? "UPDATE devices SET lifetime_epsilon = ?, "
+                         "lifetime_delta = ? WHERE id = ?"
+                       : "UPDATE devices SET central_epsilon = ?, "
+                         "central_delta = ? WHERE id = ?"));
   if (budget.has_value()) {
     stmt.Bind(1, budget->epsilon).Bind(2, budget->delta);
   } else {

@@ -1,7 +1,7 @@
 // RoundEngine: who may stay in a cohort (docs/aggregator.md, "Lifetime
 // budget"; docs/security.md, "Revocation"): devices revoked in the registry
-// leave the open round, and devices whose lifetime budget one more round
-// would exceed are taken out of a drawn cohort.
+// leave the open round, and devices whose lifetime budget (local or
+// central) one more round would exceed are taken out of a drawn cohort.
 #include <unordered_set>
 #include <utility>
 
@@ -33,31 +33,44 @@ Result<size_t> RoundEngine::DropRevokedMembers(OpenRound& round) {
 }
 
 Status RoundEngine::RefreshLifetimeBudgets() {
-  EDGEADMM_TRY_ASSIGN(auto budgets, store_.LifetimeBudgets());
+  for (const registry::LifetimeLedger ledger :
+       {registry::LifetimeLedger::kLocal, registry::LifetimeLedger::kCentral}) {
+    EDGEADMM_TRY(RefreshLifetimeBudgets(ledger));
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::RefreshLifetimeBudgets(registry::LifetimeLedger ledger) {
+  EDGEADMM_TRY_ASSIGN(auto budgets, store_.LifetimeBudgets(ledger));
   std::unordered_set<std::string> fresh;
   for (size_t i = 0; i < devices_.size(); ++i) {
     auto it = budgets.find(devices_[i]);
     if (it == budgets.end()) {
-      ledgers_->ClearLifetime(i);
-    } else if (!ledgers_->HasLifetime(i)) {
+      ledgers_->ClearLifetime(ledger, i);
+    } else if (!ledgers_->HasLifetime(ledger, i)) {
       fresh.insert(devices_[i]);
     }
   }
-  EDGEADMM_TRY_ASSIGN(auto earlier, store_.EarlierLocalCurves(
-                                        fresh, accountant_->order_count()));
+  EDGEADMM_TRY_ASSIGN(
+      auto earlier,
+      store_.EarlierCurves(ledger, fresh, accountant_->order_count()));
   for (const auto& [id, budget] : budgets) {
     const size_t index = device_index_.at(id);
+    // The registry stores only budgets the filter accepts.
+    auto filter = privacy::RdpFilter::Create(accountant_->orders(),
+                                             budget.epsilon, budget.delta);
+    if (!filter.ok()) return Status::DataLoss();
     if (fresh.count(id) == 0) {  // known device: the budget may have changed
-      ledgers_->SetLifetimeBudget(index, budget);
+      ledgers_->SetLifetimeFilter(ledger, index, *filter);
       continue;
     }
-    LedgerBook::Lifetime lifetime{budget, {}};
+    LedgerBook::Lifetime lifetime{*filter, {}};
     if (auto e = earlier.find(id); e != earlier.end()) {
       lifetime.earlier = std::move(e->second);
     } else {
       lifetime.earlier.assign(accountant_->order_count(), 0.0);
     }
-    ledgers_->SetLifetime(index, std::move(lifetime));
+    ledgers_->SetLifetime(ledger, index, std::move(lifetime));
   }
   return Status::Ok();
 }
@@ -65,15 +78,19 @@ Status RoundEngine::RefreshLifetimeBudgets() {
 size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
   size_t dropped = 0;
   for (size_t i = 0; i < devices_.size(); ++i) {
-    if (!round.in_cohort[i] || ledgers_->LifetimeAllows(i)) continue;
+    registry::LifetimeLedger refused = registry::LifetimeLedger::kLocal;
+    if (!round.in_cohort[i] || ledgers_->LifetimeAllows(i, &refused)) continue;
     round.in_cohort[i] = false;
     --round.cohort_size;
     ++dropped;
+    const bool local = refused == registry::LifetimeLedger::kLocal;
     EDGEADMM_LOG_INFO(
-        "job %s round %lld: %s not sampled: its lifetime epsilon would reach "
-        "%.4g (local, improved conversion)",
+        "job %s round %lld: %s not sampled: its lifetime %s epsilon would "
+        "reach %.4g (%s ledgers of every job, RDP filter at order %g)",
         job_.config.name.c_str(), static_cast<long long>(round.round_id),
-        devices_[i].c_str(), ledgers_->NextLifetimeEpsilon(i));
+        devices_[i].c_str(), local ? "local" : "central",
+        ledgers_->NextLifetimeEpsilon(refused, i),
+        local ? "local" : "central", ledgers_->LifetimeOrder(refused, i));
   }
   return dropped;
 }

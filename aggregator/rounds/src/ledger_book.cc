@@ -252,25 +252,50 @@ void LedgerBook::ApplyLocal(LocalCharge&& charge) {
   budget_local_[charge.index] = std::nan("");
 }
 
-void LedgerBook::SetLifetime(size_t index, Lifetime lifetime) {
-  lifetime_[index] = std::move(lifetime);
+void LedgerBook::SetLifetime(registry::LifetimeLedger ledger, size_t index,
+                             Lifetime lifetime) {
+  this->lifetime(ledger).insert_or_assign(index, std::move(lifetime));
 }
 
-void LedgerBook::ClearLifetime(size_t index) { lifetime_.erase(index); }
+std::vector<double> LedgerBook::NextJobCurve(registry::LifetimeLedger ledger,
+                                             size_t index) const {
+  if (ledger == registry::LifetimeLedger::kLocal) {
+    std::vector<double> next = device_local_[index];
+    ComposeRdp(next, local_rdp_);
+    return next;
+  }
+  // Trusted-aggregator charges its one central curve to every device.
+  std::vector<double> next =
+      trusted_aggregator() ? central_ : device_central_[index];
+  ComposeRdp(next, worst_central_rdp_);
+  return next;
+}
 
-double LedgerBook::NextLifetimeEpsilon(size_t index) const {
-  const auto it = lifetime_.find(index);
-  if (it == lifetime_.end()) return 0;
+double LedgerBook::NextLifetimeEpsilon(registry::LifetimeLedger ledger,
+                                       size_t index) const {
+  const auto& budgets = lifetime(ledger);
+  const auto it = budgets.find(index);
+  if (it == budgets.end()) return 0;
   std::vector<double> next = it->second.earlier;
-  ComposeRdp(next, device_local_[index]);
-  ComposeRdp(next, local_rdp_);
-  return accountant_->Epsilon(next, it->second.budget.delta);
+  ComposeRdp(next, NextJobCurve(ledger, index));
+  return it->second.filter.Spent(next);
 }
 
-bool LedgerBook::LifetimeAllows(size_t index) const {
-  const auto it = lifetime_.find(index);
-  return it == lifetime_.end() ||
-         NextLifetimeEpsilon(index) <= it->second.budget.epsilon;
+bool LedgerBook::LifetimeAllows(size_t index,
+                                registry::LifetimeLedger* refused) const {
+  for (const registry::LifetimeLedger ledger :
+       {registry::LifetimeLedger::kLocal, registry::LifetimeLedger::kCentral}) {
+    const auto& budgets = lifetime(ledger);
+    const auto it = budgets.find(index);
+    if (it == budgets.end()) continue;
+    std::vector<double> next = it->second.earlier;
+    ComposeRdp(next, NextJobCurve(ledger, index));
+    if (!it->second.filter.Admits(next)) {
+      if (refused != nullptr) *refused = ledger;
+      return false;
+    }
+  }
+  return true;
 }
 
 double LedgerBook::LocalEpsilon(size_t device) {

@@ -209,14 +209,18 @@ Result<std::vector<std::string>> RoundStore::RevokedDevices() {
 }
 
 Result<std::unordered_map<std::string, registry::LifetimeBudget>>
-RoundStore::LifetimeBudgets() {
+RoundStore::LifetimeBudgets(registry::LifetimeLedger ledger) {
+  const bool local = ledger == registry::LifetimeLedger::kLocal;
   // Cached: asked at every round's opening.
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement stmt,
       db_->PrepareCached(
-          "SELECT d.id, d.lifetime_epsilon, d.lifetime_delta FROM job_devices "
-          "j JOIN devices d ON d.id = j.device_id WHERE j.job_id = ? AND "
-          "d.lifetime_epsilon IS NOT NULL"));
+          local ? "SELECT d.id, d.lifetime_epsilon, d.lifetime_delta FROM "
+                  "job_devices j JOIN devices d ON d.id = j.device_id WHERE "
+                  "j.job_id = ? AND d.lifetime_epsilon IS NOT NULL"
+                : "SELECT d.id, d.central_epsilon, d.central_delta FROM "
+                  "job_devices j JOIN devices d ON d.id = j.device_id WHERE "
+                  "j.job_id = ? AND d.central_epsilon IS NOT NULL"));
   stmt->Bind(1, job_id_);
   std::unordered_map<std::string, registry::LifetimeBudget> budgets;
   for (;;) {
@@ -228,31 +232,65 @@ RoundStore::LifetimeBudgets() {
   return budgets;
 }
 
-Result<std::unordered_map<std::string, std::vector<double>>>
-RoundStore::EarlierLocalCurves(const std::unordered_set<std::string>& ids,
-                               size_t order_count) {
-  std::unordered_map<std::string, std::vector<double>> sums;
-  if (ids.empty()) return sums;
-  // One pass over the other jobs' local scopes ('local:' <= scope <
-  // 'local;'), the newest row of each through the primary key.
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement stmt,
-      db_->Prepare("SELECT scope, rdp FROM ledger AS l WHERE l.job_id != ?1 "
-                   "AND l.scope >= 'local:' AND l.scope < 'local;' AND "
-                   "l.round_id = (SELECT max(round_id) FROM ledger WHERE "
-                   "job_id = l.job_id AND scope = l.scope)"));
-  stmt.Bind(1, job_id_);
-  constexpr size_t kPrefix = sizeof("local:") - 1;
+namespace {
+
+// Adds every (device id, curve) row of `stmt` whose id is in `ids` to
+// `sums`.
+Status SumCurves(store::Statement& stmt,
+                 const std::unordered_set<std::string>& ids,
+                 size_t order_count,
+                 std::unordered_map<std::string, std::vector<double>>& sums) {
   for (;;) {
     EDGEADMM_TRY_ASSIGN(const bool has_row, stmt.Step());
-    if (!has_row) break;
-    const std::string id = stmt.ColumnText(0).substr(kPrefix);
+    if (!has_row) return Status::Ok();
+    const std::string id = stmt.ColumnText(0);
     if (ids.count(id) == 0) continue;
     EDGEADMM_TRY_ASSIGN(const std::vector<double> rdp,
                         store::DecodeDoubles(stmt.ColumnBlob(1)));
     if (rdp.size() != order_count) return Status::DataLoss();
     ComposeRdp(sums.try_emplace(id, order_count, 0.0).first->second, rdp);
   }
+}
+
+}  // namespace
+
+Result<std::unordered_map<std::string, std::vector<double>>>
+RoundStore::EarlierCurves(registry::LifetimeLedger ledger,
+                          const std::unordered_set<std::string>& ids,
+                          size_t order_count) {
+  std::unordered_map<std::string, std::vector<double>> sums;
+  if (ids.empty()) return sums;
+  const bool local = ledger == registry::LifetimeLedger::kLocal;
+  // One pass over the other jobs' per-device scopes ('local:' <= scope <
+  // 'local;', likewise 'central:'), the newest row of each through the
+  // primary key.
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement per_device,
+      db_->Prepare(
+          local ? "SELECT substr(scope, 7), rdp FROM ledger AS l WHERE "
+                  "l.job_id != ?1 AND l.scope >= 'local:' AND l.scope < "
+                  "'local;' AND l.round_id = (SELECT max(round_id) FROM "
+                  "ledger WHERE job_id = l.job_id AND scope = l.scope)"
+                : "SELECT substr(scope, 9), rdp FROM ledger AS l WHERE "
+                  "l.job_id != ?1 AND l.scope >= 'central:' AND l.scope < "
+                  "'central;' AND l.round_id = (SELECT max(round_id) FROM "
+                  "ledger WHERE job_id = l.job_id AND scope = l.scope)"));
+  per_device.Bind(1, job_id_);
+  EDGEADMM_TRY(SumCurves(per_device, ids, order_count, sums));
+  if (local) return sums;
+  // A trusted-aggregator job charges its one `central` curve to each of
+  // its devices, sampled or not (Poisson amplification counts them all).
+  EDGEADMM_TRY_ASSIGN(
+      store::Statement shared,
+      db_->Prepare(
+          "SELECT j.device_id, l.rdp FROM ledger AS l JOIN job_devices AS j "
+          "ON j.job_id = l.job_id WHERE l.job_id != ?1 AND l.scope = "
+          "'central' AND l.round_id = (SELECT max(round_id) FROM ledger "
+          "WHERE job_id = l.job_id AND scope = 'central') AND NOT EXISTS "
+          "(SELECT 1 FROM ledger AS x WHERE x.job_id = l.job_id AND x.scope "
+          ">= 'central:' AND x.scope < 'central;')"));
+  shared.Bind(1, job_id_);
+  EDGEADMM_TRY(SumCurves(shared, ids, order_count, sums));
   return sums;
 }
 

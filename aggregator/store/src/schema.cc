@@ -140,6 +140,12 @@ CREATE TABLE upload_sums (
   PRIMARY KEY (job_id, device_id)
 );
 )sql",
+    // Version 10: a device's lifetime budget on its central ledgers across
+    // jobs (docs/privacy.md, "Lifetime budget"); NULL = no limit.
+    R"sql(
+ALTER TABLE devices ADD COLUMN central_epsilon REAL;
+ALTER TABLE devices ADD COLUMN central_delta REAL;
+)sql",
 };
 
 constexpr int kMigrationCount =

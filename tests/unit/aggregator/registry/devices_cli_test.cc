@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "edgeadmm/host/hex.h"
+#include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "run_command.h"
@@ -81,7 +82,8 @@ TEST(DevicesCliTest, ListHasAHeaderAndUtcTimes) {
   ASSERT_EQ(RunCli(db, "add node-1 --print-keys").exit_code, 0);
   const CommandResult list = RunCli(db, "list");
   ASSERT_EQ(list.exit_code, 0) << list.output;
-  EXPECT_EQ(list.output.rfind("id\tstate\tenrolled (UTC)\tlifetime budget\n",
+  EXPECT_EQ(list.output.rfind("id\tstate\tenrolled (UTC)\tlifetime budget\t"
+                              "central lifetime budget\n",
                               0),
             0u)
       << list.output;
@@ -91,8 +93,10 @@ TEST(DevicesCliTest, ListHasAHeaderAndUtcTimes) {
   const size_t at = list.output.find(prefix);
   ASSERT_NE(at, std::string::npos) << list.output;
   const std::string time = list.output.substr(at + prefix.size(), 20);
-  EXPECT_EQ(list.output.compare(at + prefix.size() + 20, 20,
-                                "\tno lifetime budget\n"),
+  const std::string budgets =
+      "\tno lifetime budget\tno central lifetime budget\n";
+  EXPECT_EQ(list.output.compare(at + prefix.size() + 20, budgets.size(),
+                                budgets),
             0)
       << list.output;
   std::tm utc{};
@@ -172,7 +176,8 @@ TEST(DevicesCliTest, BulkAddWritesOneKeyFilePerDeviceInOneTransaction) {
 
 // `devices lifetime`: sets and removes the budget and reports what the
 // stored jobs spent (the newest local:<id> row of each job, summed, at the
-// budget's δ); bad values exit 2 and unknown ids 1, changing nothing.
+// budget's RDP filter: its order and δ); bad values exit 2 and unknown ids
+// 1, changing nothing.
 TEST(DevicesCliTest, LifetimeBudgetShowsWhatEveryJobSpent) {
   testing::TempDatabase t;
   const std::string db = t.path();
@@ -203,8 +208,9 @@ TEST(DevicesCliTest, LifetimeBudgetShowsWhatEveryJobSpent) {
     rounds::ComposeRdp(sum, curve);
   }
   char expected[64];
-  std::snprintf(expected, sizeof(expected), "lifetime local epsilon %.4g of 40",
-                accountant.Epsilon(sum, 1e-6));
+  std::snprintf(
+      expected, sizeof(expected), "lifetime local epsilon %.4g of 40",
+      privacy::RdpFilter::Create(accountant.orders(), 40, 1e-6)->Spent(sum));
 
   const CommandResult set =
       RunCli(db, "lifetime node-1 --epsilon 40 --delta 1e-6");
@@ -229,6 +235,26 @@ TEST(DevicesCliTest, LifetimeBudgetShowsWhatEveryJobSpent) {
   const CommandResult none = RunCli(db, "lifetime node-1 --none");
   ASSERT_EQ(none.exit_code, 0) << none.output;
   EXPECT_FALSE(reg.Get("node-1")->lifetime.has_value());
+
+  // The central ledgers' budget is separate: node-1's jobs charged only
+  // local rows here, so nothing is spent; the local budget is untouched.
+  const CommandResult central =
+      RunCli(db, "lifetime node-1 --ledgers central --epsilon 8");
+  ASSERT_EQ(central.exit_code, 0) << central.output;
+  EXPECT_NE(central.output.find("lifetime central epsilon 0 of 8"),
+            std::string::npos)
+      << central.output;
+  EXPECT_NE(central.output.find("against release observers"),
+            std::string::npos);
+  EXPECT_EQ(reg.Get("node-1")->central->epsilon, 8.0);
+  EXPECT_FALSE(reg.Get("node-1")->lifetime.has_value());
+  EXPECT_NE(RunCli(db, "list").output.find("lifetime central epsilon 0 of 8"),
+            std::string::npos);
+  EXPECT_NE(RunCli(db, "lifetime node-1 --ledgers both --epsilon 8").exit_code,
+            0);
+  ASSERT_EQ(RunCli(db, "lifetime node-1 --ledgers central --none").exit_code,
+            0);
+  EXPECT_FALSE(reg.Get("node-1")->central.has_value());
 }
 
 }  // namespace

@@ -158,11 +158,16 @@ TEST(LedgerBookTest, TrustedAggregatorLocalLedgerIsUnbounded) {
   EXPECT_EQ(book.LocalMechanism().noise_multiplier, 0.0);
   EXPECT_TRUE(std::isfinite(book.LocalEpsilon(0)));  // nothing uploaded yet
   // A finite lifetime budget keeps the device out of such a job.
-  book.SetLifetime(0, {registry::LifetimeBudget{1000.0, 1e-5},
-                       std::vector<double>(accountant.order_count(), 0.0)});
-  EXPECT_FALSE(book.LifetimeAllows(0));
-  EXPECT_TRUE(std::isinf(book.NextLifetimeEpsilon(0)));
-  book.ClearLifetime(0);
+  constexpr registry::LifetimeLedger kLocal = registry::LifetimeLedger::kLocal;
+  book.SetLifetime(
+      kLocal, 0,
+      {*privacy::RdpFilter::Create(accountant.orders(), 1000.0, 1e-5),
+       std::vector<double>(accountant.order_count(), 0.0)});
+  registry::LifetimeLedger refused = registry::LifetimeLedger::kCentral;
+  EXPECT_FALSE(book.LifetimeAllows(0, &refused));
+  EXPECT_EQ(refused, kLocal);
+  EXPECT_TRUE(std::isinf(book.NextLifetimeEpsilon(kLocal, 0)));
+  book.ClearLifetime(kLocal, 0);
   EXPECT_TRUE(book.LifetimeAllows(0));
   book.ApplyLocal(book.PlanLocal(0));
   EXPECT_TRUE(std::isinf(book.LocalEpsilon(0)));

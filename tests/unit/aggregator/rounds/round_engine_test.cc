@@ -9,6 +9,7 @@
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
+#include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -80,6 +81,17 @@ class RoundEngineTest : public ::testing::Test {
                 UploadVerdict::kAccepted);
     }
     ASSERT_TRUE(engine_->Advance(now_).ok());
+  }
+
+  // The newest RDP curve of `scope` in the current job.
+  std::vector<double> Ledger(const std::string& scope) {
+    auto stmt = t_.db().Prepare(
+        "SELECT rdp FROM ledger WHERE job_id = ? AND scope = ? ORDER BY "
+        "round_id DESC LIMIT 1");
+    EXPECT_TRUE(stmt.ok());
+    stmt->Bind(1, job_id_).Bind(2, scope);
+    EXPECT_TRUE(stmt->StepRow().ok()) << scope;
+    return *store::DecodeDoubles(stmt->ColumnBlob(0));
   }
 
   testing::TempDatabase t_;
@@ -646,6 +658,100 @@ TEST_F(RoundEngineTest, LifetimeBudgetKeepsADeviceOutOfLaterJobs) {
   ASSERT_TRUE(engine_->round_open());
   const std::vector<std::string> again = engine_->CohortForTesting();
   EXPECT_EQ(std::count(again.begin(), again.end(), "dev-000"), 1);
+}
+
+// The smallest ε (step 0.1 %) whose RDP filter at δ = 1e-5 admits `curve`.
+double SmallestEpsilonAdmitting(const PrivacyRoundAccountant& accountant,
+                                const std::vector<double>& curve) {
+  for (double eps = 0.01;; eps *= 1.001) {
+    if (privacy::RdpFilter::Create(accountant.orders(), eps, 1e-5)
+            ->Admits(curve)) {
+      return eps;
+    }
+  }
+}
+
+std::vector<double> Sum(std::vector<double> a, const std::vector<double>& b,
+                        int times = 1) {
+  for (int k = 0; k < times; ++k) ComposeRdp(a, b);
+  return a;
+}
+
+size_t CountIn(const std::vector<std::string>& cohort, const char* id) {
+  return static_cast<size_t>(std::count(cohort.begin(), cohort.end(), id));
+}
+
+// The odometer on the central ledgers across jobs (issue 31 item 3): the
+// first job's central:<dev-000> curve counts in the second job, whose
+// cohorts leave dev-000 out once its RDP filter would not admit one more
+// worst-case round; what it was charged in both jobs stays within the
+// filter's budget.
+TEST_F(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
+  job_id_ = testing::StartEveryoneJob(t_.db(), "first",
+                                      testing::DefaultPrivacyTable());
+  Reopen();
+  CompleteRound();
+  CompleteRound();
+  ASSERT_TRUE(
+      jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kStopped).ok());
+  const std::vector<double> earlier = Ledger("central:dev-000");
+  // Each round charged the same curve (all 6 uploaded); the budget check's
+  // worst round has m_min = 1 upload: ν = σ/(2C) = 1 (no colluder left out
+  // of one upload's noise).
+  std::vector<double> per_round = earlier;
+  for (double& v : per_round) v /= 2;
+  const std::vector<double> worst = accountant_.RoundRdp({1.0, 1.0});
+  const double epsilon =
+      SmallestEpsilonAdmitting(accountant_, Sum(Sum(earlier, per_round), worst));
+  const auto filter =
+      privacy::RdpFilter::Create(accountant_.orders(), epsilon, 1e-5);
+  ASSERT_FALSE(filter->Admits(Sum(Sum(earlier, per_round, 2), worst)));
+  registry::DeviceRegistry reg(t_.db());
+  ASSERT_TRUE(reg.SetLifetimeBudget("dev-000", registry::LifetimeBudget{
+                                                   epsilon, 1e-5},
+                                    registry::LifetimeLedger::kCentral)
+                  .ok());
+  job_id_ = testing::StartEveryoneJob(t_.db(), "second",
+                                      testing::DefaultPrivacyTable());
+  Reopen();
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_TRUE(engine_->round_open()) << round;
+    const std::vector<std::string> cohort = engine_->CohortForTesting();
+    EXPECT_EQ(CountIn(cohort, "dev-000"), round < 2 ? 1u : 0u) << round;
+    EXPECT_EQ(CountIn(cohort, "dev-001"), 1u) << round;  // no budget
+    CompleteRound();
+  }
+  EXPECT_TRUE(filter->Admits(Sum(earlier, Ledger("central:dev-000"))));
+}
+
+// A trusted-aggregator job charges its one central curve to every device of
+// the job: it counts in a later job's central odometer.
+TEST_F(RoundEngineTest, CentralLifetimeBudgetCountsTrustedAggregatorJobs) {
+  StartTrustedAggregator();
+  for (int round = 0; round < 2; ++round) {  // released at the deadline
+    ASSERT_TRUE(engine_->Advance(engine_->deadline_ms()).ok());
+  }
+  ASSERT_EQ(Ledger("central").size(), accountant_.order_count());
+  ASSERT_TRUE(
+      jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kStopped).ok());
+  // Two rounds of ν = 1, q = 1 on every device; the second job's first
+  // check adds one worst round (m_min = 1, ν = 1).
+  const std::vector<double> one = accountant_.RoundRdp({1.0, 1.0});
+  const double epsilon = SmallestEpsilonAdmitting(accountant_, one);
+  ASSERT_FALSE(privacy::RdpFilter::Create(accountant_.orders(), epsilon, 1e-5)
+                   ->Admits(Sum(one, one, 2)));
+  registry::DeviceRegistry reg(t_.db());
+  ASSERT_TRUE(reg.SetLifetimeBudget("dev-000", registry::LifetimeBudget{
+                                                   epsilon, 1e-5},
+                                    registry::LifetimeLedger::kCentral)
+                  .ok());
+  job_id_ = testing::StartEveryoneJob(t_.db(), "second",
+                                      testing::DefaultPrivacyTable());
+  Reopen();
+  ASSERT_TRUE(engine_->round_open());
+  const std::vector<std::string> cohort = engine_->CohortForTesting();
+  EXPECT_EQ(CountIn(cohort, "dev-000"), 0u);
+  EXPECT_EQ(CountIn(cohort, "dev-001"), 1u);
 }
 
 // A round whose next model float32 cannot hold is discarded, not stored:

@@ -48,8 +48,12 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 
 // Takes a database back to schema version 3 (drops version 5's and 4's
 // columns).
+// Version 10's columns (the lifetime budget on the central ledgers).
+#define EDGEADMM_DROP_VERSION10                       \
+  "ALTER TABLE devices DROP COLUMN central_epsilon; " \
+  "ALTER TABLE devices DROP COLUMN central_delta; "
 // Version 9's table (the devices' upload sums).
-#define EDGEADMM_DROP_VERSION9 "DROP TABLE upload_sums; "
+#define EDGEADMM_DROP_VERSION9 EDGEADMM_DROP_VERSION10 "DROP TABLE upload_sums; "
 constexpr const char* kDropVersion9 =
     EDGEADMM_DROP_VERSION9 "PRAGMA user_version=8";
 // Version 8's columns (open rounds that survive a restart).

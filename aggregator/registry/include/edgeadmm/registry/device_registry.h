@@ -23,8 +23,11 @@ inline constexpr size_t kPskBytes = 16;
 inline constexpr size_t kMaxDeviceIdLength = 64;
 
 // A device's privacy budget across all its jobs (docs/privacy.md,
-// "Lifetime budget"): ε at δ of the sum of its local ledgers (every job's
-// `local:<id>` curve, improved conversion).
+// "Lifetime budget"), enforced by an RDP filter (privacy/rdp_filter.h) on
+// the sum of one kind of its ledgers: the local ones (every job's
+// `local:<id>` curve, against the gateway) or the central ones (every job's
+// `central:<id>` curve, or `central` for a trusted-aggregator job, against
+// release observers).
 struct LifetimeBudget {
   double epsilon = 0;  // > 0, finite
   double delta = 0;    // in (0, 1)
@@ -34,8 +37,12 @@ struct DeviceRecord {
   std::string id;
   bool enabled = true;
   int64_t created_at = 0;  // Unix seconds.
-  std::optional<LifetimeBudget> lifetime;  // none: no lifetime limit
+  std::optional<LifetimeBudget> lifetime;  // local; none: no limit
+  std::optional<LifetimeBudget> central;   // central; none: no limit
 };
+
+// Which of a device's ledgers a lifetime budget bounds.
+enum class LifetimeLedger { kLocal, kCentral };
 
 // True if `id` is 1..kMaxDeviceIdLength characters of [A-Za-z0-9._-].
 bool IsValidDeviceId(std::string_view id);
@@ -77,11 +84,12 @@ class DeviceRegistry {
       std::string_view id,
       const std::function<Status(const std::vector<uint8_t>&)>& before_commit =
           {});
-  // Sets the lifetime budget of `id`, or removes it (nullopt: no limit).
-  // INVALID_ARGUMENT unless 0 < epsilon < inf and 0 < delta < 1; NOT_FOUND
-  // if unknown.
+  // Sets the lifetime budget of `id` on its `ledger`s, or removes it
+  // (nullopt: no limit). INVALID_ARGUMENT unless 0 < epsilon < inf and
+  // 0 < delta < 1; NOT_FOUND if unknown.
   Status SetLifetimeBudget(std::string_view id,
-                           std::optional<LifetimeBudget> budget);
+                           std::optional<LifetimeBudget> budget,
+                           LifetimeLedger ledger = LifetimeLedger::kLocal);
   // True if `id` is enrolled and enabled; false if disabled or unknown
   // (asked on every request: a cached statement).
   Result<bool> IsEnabled(std::string_view id) const;

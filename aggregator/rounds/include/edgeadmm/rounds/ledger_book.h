@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/epsilon_memo.h"
@@ -98,27 +99,42 @@ class LedgerBook {
   LedgerRowRef LocalRow(const LocalCharge& charge) const;
   void ApplyLocal(LocalCharge&& charge);
 
-  // Lifetime budgets across jobs (docs/privacy.md, "Lifetime budget"): the
-  // registry's budget of device `index` and the sum of its local curves in
-  // every other job. One more local charge must keep earlier + this job's
-  // local curve within the budget, or the device is not sampled.
+  // Lifetime budgets across jobs (docs/privacy.md, "Lifetime budget"), one
+  // per device and ledger kind: an RDP filter built from the registry's
+  // budget and the sum of the device's curves of that kind in every other
+  // job. The device is sampled only while both filters admit earlier + this
+  // job's curve + one more worst-case round.
   struct Lifetime {
-    registry::LifetimeBudget budget;
+    privacy::RdpFilter filter;
     std::vector<double> earlier;  // order_count() values
   };
-  void SetLifetime(size_t index, Lifetime lifetime);
+  void SetLifetime(registry::LifetimeLedger ledger, size_t index,
+                   Lifetime lifetime);
   // A new budget for a device that has one (its earlier jobs are known).
-  void SetLifetimeBudget(size_t index, registry::LifetimeBudget budget) {
-    lifetime_.at(index).budget = budget;
+  void SetLifetimeFilter(registry::LifetimeLedger ledger, size_t index,
+                         const privacy::RdpFilter& filter) {
+    lifetime(ledger).at(index).filter = filter;
   }
-  void ClearLifetime(size_t index);
-  bool HasLifetime(size_t index) const { return lifetime_.count(index) != 0; }
-  // ε at the budget's δ of earlier + this job's local curve + one more
-  // local charge (0 without a budget).
-  double NextLifetimeEpsilon(size_t index) const;
-  // Whether device `index` may take part in one more round (true without a
-  // lifetime budget).
-  bool LifetimeAllows(size_t index) const;
+  void ClearLifetime(registry::LifetimeLedger ledger, size_t index) {
+    lifetime(ledger).erase(index);
+  }
+  bool HasLifetime(registry::LifetimeLedger ledger, size_t index) const {
+    return lifetime(ledger).count(index) != 0;
+  }
+  // The filter's ε (at its order and δ) of earlier + this job's curve + one
+  // more round of `ledger`; 0 without a budget.
+  double NextLifetimeEpsilon(registry::LifetimeLedger ledger,
+                             size_t index) const;
+  // The order of that filter (0 without a budget).
+  double LifetimeOrder(registry::LifetimeLedger ledger, size_t index) const {
+    const auto it = lifetime(ledger).find(index);
+    return it == lifetime(ledger).end() ? 0.0 : it->second.filter.order();
+  }
+  // Whether device `index` may take part in one more round: every lifetime
+  // budget it has admits it (true without one); otherwise `*refused` is the
+  // ledger that does not.
+  bool LifetimeAllows(size_t index,
+                      registry::LifetimeLedger* refused = nullptr) const;
 
   // The conversion of the central scopes' ε (kPld or the accountant's).
   privacy::Conversion central_conversion() const {
@@ -169,7 +185,23 @@ class LedgerBook {
   std::vector<double> budget_central_;
   std::vector<double> budget_local_;
   double central_epsilon_ = 0;
-  std::unordered_map<size_t, Lifetime> lifetime_;  // budgeted devices only
+  // The curve of device `index` in this job after one more worst-case
+  // round of `ledger`.
+  std::vector<double> NextJobCurve(registry::LifetimeLedger ledger,
+                                   size_t index) const;
+  std::unordered_map<size_t, Lifetime>& lifetime(
+      registry::LifetimeLedger ledger) {
+    return ledger == registry::LifetimeLedger::kLocal ? local_lifetime_
+                                                      : central_lifetime_;
+  }
+  const std::unordered_map<size_t, Lifetime>& lifetime(
+      registry::LifetimeLedger ledger) const {
+    return ledger == registry::LifetimeLedger::kLocal ? local_lifetime_
+                                                      : central_lifetime_;
+  }
+  // Budgeted devices only.
+  std::unordered_map<size_t, Lifetime> local_lifetime_;
+  std::unordered_map<size_t, Lifetime> central_lifetime_;
 };
 
 }  // namespace edgeadmm::rounds

@@ -180,9 +180,11 @@ class RoundEngine {
   // Takes revoked members without an accepted upload out of `round`;
   // returns how many left.
   Result<size_t> DropRevokedMembers(OpenRound& round);
-  // Reads the job's lifetime budgets from the registry into the ledger book
-  // (a device's earlier jobs are read once, when its budget first appears).
+  // Reads the job's lifetime budgets (local and central) from the registry
+  // into the ledger book (a device's earlier jobs are read once, when its
+  // budget first appears).
   Status RefreshLifetimeBudgets();
+  Status RefreshLifetimeBudgets(registry::LifetimeLedger ledger);
   // Takes the members whose lifetime budget one more round would exceed out
   // of a newly sampled `round`; returns how many left.
   size_t DropLifetimeExhaustedMembers(OpenRound& round);

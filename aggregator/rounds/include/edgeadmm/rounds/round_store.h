@@ -128,15 +128,18 @@ class RoundStore {
   Status SetCohortSize(int64_t round_id, int64_t cohort_size);
   // The job's devices that are disabled or no longer in the registry.
   Result<std::vector<std::string>> RevokedDevices();
-  // The job's devices with a lifetime budget in the registry.
+  // The job's devices with a lifetime budget on `ledger` in the registry.
   Result<std::unordered_map<std::string, registry::LifetimeBudget>>
-  LifetimeBudgets();
-  // For each device of `ids`: the sum of its newest `local:<id>` curve in
-  // every OTHER job (RDP composes across jobs); devices without one are
-  // absent. DATA_LOSS for a curve of the wrong length.
-  Result<std::unordered_map<std::string, std::vector<double>>>
-  EarlierLocalCurves(const std::unordered_set<std::string>& ids,
-                     size_t order_count);
+  LifetimeBudgets(registry::LifetimeLedger ledger);
+  // For each device of `ids`: the sum over every OTHER job of its newest
+  // curve of `ledger` (RDP composes across jobs): `local:<id>`, or
+  // `central:<id>` and, in a job that charged no device's central ledger
+  // (trusted-aggregator), the job's `central` curve for each of its
+  // devices. Devices without one are absent. DATA_LOSS for a curve of the
+  // wrong length.
+  Result<std::unordered_map<std::string, std::vector<double>>> EarlierCurves(
+      registry::LifetimeLedger ledger,
+      const std::unordered_set<std::string>& ids, size_t order_count);
   // The round's stored uploads go in the same transaction: the uploads
   // table keeps those of committed rounds (and of the open one) only.
   Status DiscardRound(int64_t round_id, int64_t participants,

@@ -14,7 +14,8 @@
 // ledger.reported_participations/_epsilon/_delta/_conversion (7);
 // uploads.fingerprint and rounds.retries (8: open rounds that survive a
 // restart); upload_sums(job_id, device_id, uploads, sum) (9: each device's
-// influence across rounds).
+// influence across rounds); devices.central_epsilon/_delta (10: the
+// lifetime budget on a device's central ledgers).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -24,7 +25,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than
