@@ -218,6 +218,12 @@ host::Error RunStatus(const JobOptions& o) {
       s.parties.applies ? kGenericLedgerNote : "", s.central.epsilon,
       s.job.config.delta, s.job.config.central_budget,
       s.central.ToText().c_str());
+  if (s.job.config.audit) {
+    std::printf(
+        "audit job (privacy.audit = true): its central ledgers have no cap "
+        "unless central_budget sets one; its models are a measurement, not a "
+        "release\n");
+  }
   if (!s.job.end_reason.empty()) {
     std::printf("ended: %s\n", s.job.end_reason.c_str());
   }

@@ -93,7 +93,8 @@ def job_toml(name, m, rounds, epsilon, delta):
         step={"lambda": LAMBDA, "gamma": GAMMA},
         privacy={"policy": "participation", "clip": CLIP,
                  "target_epsilon": epsilon, "delta": delta,
-                 "central_budget": math.inf, "device_budget": math.inf},
+                 "central_budget": math.inf, "device_budget": math.inf,
+                 "audit": True},
         sampling={"scheme": "fixed", "m": m, "m_min": m,
                   "deadline_seconds": 120})
 

@@ -54,7 +54,8 @@ JOB_SCHEMA: Dict[str, Dict[str, str]] = {
     "privacy": {"policy": STRING, "noise_in_state": BOOLEAN, "clip": NUMBER,
                 "sigma": NUMBER, "target_epsilon": NUMBER, "delta": NUMBER,
                 "max_colluders": INTEGER, "accountant": STRING,
-                "central_budget": NUMBER, "device_budget": NUMBER},
+                "central_budget": NUMBER, "device_budget": NUMBER,
+                "audit": BOOLEAN},
     "sampling": {"scheme": STRING, "q": NUMBER, "m": INTEGER,
                  "m_min": INTEGER, "deadline_seconds": NUMBER,
                  "seed": INTEGER},
@@ -220,7 +221,9 @@ def fixed_cohort_job(name: str, dimension: int, rounds: int, m: int,
                      seed: Optional[int] = None) -> str:
     """A prox-admm job (paper 002's local prox step, logistic loss, L2)
     with a fixed cohort of m devices per round under the participation
-    policy; `seed` fixes the cohorts."""
+    policy; `seed` fixes the cohorts. A test job: with the default
+    central_budget = inf it is marked `audit = true` (the daemon refuses an
+    uncapped job otherwise)."""
     sampling: Dict[str, Any] = {"scheme": "fixed", "m": m, "m_min": m_min,
                                 "deadline_seconds": deadline_seconds}
     if seed is not None:
@@ -232,5 +235,6 @@ def fixed_cohort_job(name: str, dimension: int, rounds: int, m: int,
         step={"lambda": lam, "gamma": gamma},
         privacy={"policy": "participation", "clip": clip, "sigma": sigma,
                  "delta": delta, "central_budget": central_budget,
-                 "device_budget": device_budget},
+                 "device_budget": device_budget,
+                 **({"audit": True} if math.isinf(central_budget) else {})},
         sampling=sampling)

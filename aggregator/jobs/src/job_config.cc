@@ -443,6 +443,18 @@ host::Error ValidateJobConfig(const JobConfig& c) {
         "job.algorithm: not served by this aggregator");
   }
   EDGEADMM_HOST_TRY(algorithm->Validate(c));
+  // docs/privacy.md, "Lifetime budget": without a cap, the job's central
+  // ledgers have no bound, and neither has the cross-job odometer's share of
+  // it. Barrier algorithms keep their own accounting (their Resolve sets
+  // the Gaussian budgets to inf).
+  if (std::isinf(c.central_budget) && !c.audit &&
+      algorithm->BarrierRetries(c) < 0) {
+    return host::Error::InvalidArgument(
+        "privacy.central_budget: inf leaves the released models without a "
+        "privacy cap; give a finite budget, or set privacy.audit = true for "
+        "a measurement (an audit, a non-private baseline) whose models are "
+        "not shipped");
+  }
   if (c.policy == privacy::Policy::kTrustedAggregator && c.m_min != 0) {
     // docs/privacy.md, "trusted-aggregator": a release that depends on the
     // cohort size is not covered by the charge.
@@ -527,6 +539,7 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Int("privacy.max_colluders", c.max_colluders, false);
   r.Enum("privacy.accountant", kAccountants, c.accountant, false);
   r.Double("privacy.central_budget", c.central_budget, !barrier, true);
+  r.Bool("privacy.audit", c.audit, false);
   r.Double("privacy.device_budget", c.device_budget, !barrier, true);
   r.Enum("sampling.scheme", kSchemes, c.sampling, !barrier);
   r.Double("sampling.q", c.q,

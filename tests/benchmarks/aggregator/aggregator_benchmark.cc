@@ -49,7 +49,7 @@ std::string JobToml(int rounds, int m, int dimension) {
   std::string toml = testing::JobToml(
       "bench", "prox-admm",
       "[privacy]\nclip = 1.0\nsigma = 1.0\ndelta = 1e-5\n"
-      "central_budget = inf\ndevice_budget = inf\n",
+      "central_budget = inf\naudit = true\ndevice_budget = inf\n",
       "[sampling]\nscheme = \"fixed\"\nm = " + std::to_string(m) +
           "\nm_min = 1\ndeadline_seconds = 600\n");
   toml.replace(toml.find("rounds = 5"), 10,

@@ -39,7 +39,7 @@ std::string DpAdmmToml(const std::string& dp_admm_extra) {
          "[regularizer]\nkind = \"l2\"\nl2 = 0.001\n"
          "[step]\nrho = 0.2\n"
          "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
-         "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n"
+         "delta = 1e-5\ncentral_budget = inf\naudit = true\ndevice_budget = inf\n"
          "[sampling]\nscheme = \"fixed\"\nm = 100\nm_min = 100\n"
          "deadline_seconds = 120\nseed = 4\n"
          "[dp_admm]\nschedule = \"smooth\"\nd_w = 5.0\ns3 = 0.25\n"
@@ -53,7 +53,7 @@ const char kDpSgdToml[] =
     "[regularizer]\nkind = \"l2\"\nl2 = 0.001\n"
     "[step]\ngamma = 0.5\nlocal_steps = 5\n"
     "[privacy]\npolicy = \"participation\"\nclip = 1.0\nsigma = 0.5\n"
-    "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n"
+    "delta = 1e-5\ncentral_budget = inf\naudit = true\ndevice_budget = inf\n"
     "[sampling]\nscheme = \"fixed\"\nm = 50\nm_min = 40\n"
     "deadline_seconds = 120\nseed = 5\n";
 

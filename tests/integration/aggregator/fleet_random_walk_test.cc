@@ -96,7 +96,7 @@ TEST(FleetRandomWalkTest, NoiselessWalkReachesTheCentralizedOptimum) {
   testing::TempDatabase t;
   const std::string privacy =
       "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1000.0\n"
-      "sigma = 0.0\ndelta = 1e-5\ncentral_budget = inf\n"
+      "sigma = 0.0\ndelta = 1e-5\ncentral_budget = inf\naudit = true\n"
       "device_budget = inf\n";
   const WalkRun run = RunWalk(t, WalkToml("walk0", 600, privacy), true, 240);
   ASSERT_EQ(run.z.size(), kDim);

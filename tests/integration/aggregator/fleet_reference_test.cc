@@ -39,7 +39,7 @@ const char kJobToml[] =
     "[regularizer]\nkind = \"elastic-net\"\nl1 = 0.001\nl2 = 0.01\n"
     "[step]\nlambda = 0.5\ngamma = 2.0\n"
     "[privacy]\npolicy = \"participation\"\nclip = 0.5\nsigma = 0.0\n"
-    "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n"
+    "delta = 1e-5\ncentral_budget = inf\naudit = true\ndevice_budget = inf\n"
     "[sampling]\nscheme = \"fixed\"\nm = 20\nm_min = 20\n"
     "deadline_seconds = 120\nseed = 20261122\n";
 

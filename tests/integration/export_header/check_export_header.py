@@ -64,7 +64,7 @@ def job_file(test_path):
         step={"lambda": 1.0, "gamma": 10.0},
         privacy={"policy": "participation", "clip": 0.5, "sigma": 0.5,
                  "delta": 1e-5, "central_budget": math.inf,
-                 "device_budget": math.inf},
+                 "device_budget": math.inf, "audit": True},
         sampling={"scheme": "fixed", "m": DEVICES, "m_min": DEVICES,
                   "deadline_seconds": 60},
         validation={"data": test_path, "format": "libsvm",

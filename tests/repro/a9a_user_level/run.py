@@ -79,7 +79,9 @@ def job_toml(name, algorithm, a, epsilon, policy):
         clip = SGD["clip"]
     privacy = {"policy": policy, "clip": clip}
     if epsilon is None:
-        privacy.update({"sigma": 0, "central_budget": math.inf})
+        # The non-private baseline: a measurement, no cap.
+        privacy.update({"sigma": 0, "central_budget": math.inf,
+                        "audit": True})
     else:
         privacy.update({"target_epsilon": epsilon, "central_budget": epsilon})
     privacy.update({"delta": a.delta, "device_budget": math.inf})

@@ -88,10 +88,16 @@ TEST(JobConfigTest, ValidationFormatAndNormalization) {
   EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
 }
 
-TEST(JobConfigTest, InfiniteBudgetAndTargetEpsilon) {
+// central_budget = inf only in a job that says it is a measurement
+// (privacy.audit = true): otherwise its releases would have no cap.
+TEST(JobConfigTest, InfiniteBudgetOnlyInAnAuditAndTargetEpsilon) {
   std::string toml =
       Replace(Base(), "central_budget = 1000.0", "central_budget = inf");
   toml = Replace(toml, "sigma = 2.0", "target_epsilon = 3.0");
+  const std::string refused = ErrorOf(toml);
+  EXPECT_NE(refused.find("privacy.audit = true"), std::string::npos)
+      << refused;
+  toml = Replace(toml, "central_budget = inf", "central_budget = inf\naudit = true");
   auto c = ParseJobConfig(toml);
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_TRUE(std::isinf(c->central_budget));
@@ -306,7 +312,7 @@ std::string DpAdmmToml(const std::string& privacy) {
 TEST(JobConfigTest, DpAdmmNeedsOwnNoisePolicyAndItsOwnNoiseKeys) {
   const std::string own =
       "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
-      "delta = 1e-5\ncentral_budget = inf\ndevice_budget = inf\n";
+      "delta = 1e-5\ncentral_budget = inf\naudit = true\ndevice_budget = inf\n";
   auto c = ParseJobConfig(DpAdmmToml(own));
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->dp_admm.max_records, 10);

@@ -171,12 +171,14 @@ TEST(CrashConsistencyTest, SigkillLoopKeepsInvariantsAndJobCompletes) {
   toml.replace(toml.find("rounds = 5"), 10,
                "rounds = " + std::to_string(kRounds));
   // 600 rounds pass ε = 600, the accountant's cap: only an unlimited budget
-  // lets the job complete (this test is about consistency, not budgets).
+  // lets the job complete (this test is about consistency, not budgets:
+  // an audit job, the only kind allowed an uncapped central ledger).
   for (const char* key :
        {"central_budget = 1000.0", "device_budget = 1000.0"}) {
     const std::string k = key;
     toml.replace(toml.find(k), k.size(), k.substr(0, k.find('=') + 2) + "inf");
   }
+  toml.replace(toml.find("[sampling]"), 0, "audit = true\n");
   toml += "[validation]\ndata = \"/gateway/v.libsvm\"\n";
   const int64_t job_id = testing::CreateJobOrDie(t.db(), toml);
   ASSERT_TRUE(jobs::SetJobState(t.db(), job_id, jobs::JobState::kRunning).ok());

@@ -153,7 +153,12 @@ struct JobConfig {
   // "Colluding devices"); 0 trusts every device of the cohort not to observe.
   int64_t max_colluders = 1;
   CentralAccountant accountant = CentralAccountant::kPld;
-  double central_budget = 0.0;  // ε; may be inf (TOML `inf`)
+  // ε; inf (TOML `inf`) only in an audit job (`audit`).
+  double central_budget = 0.0;
+  // The job is a measurement (an audit, a non-private baseline): its
+  // central ledgers may have no cap (central_budget = inf), and its status
+  // and export say so.
+  bool audit = false;
   double device_budget = 0.0;   // ε; may be inf
 
   SamplingScheme sampling = SamplingScheme::kPoisson;

@@ -43,7 +43,9 @@
 //   delta = 1e-5
 //   max_colluders = 1              # t: cohort devices pooling their noise
 //   accountant = "pld"             # pld | rdp: ε of the central ledgers
-//   central_budget = 8.0           # ε cap of the central ledger
+//   central_budget = 8.0           # ε cap of the central ledger (inf
+//                                  # only with audit = true)
+//   audit = false                  # a measurement: no central cap needed
 //   device_budget = 8.0            # ε cap per device
 //   [sampling]
 //   scheme = "poisson"             # poisson (q) | fixed (m)
