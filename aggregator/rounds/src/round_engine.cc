@@ -315,12 +315,20 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   const Status status = CommitRound(now_ms, summary);
   if (status == Status::OutOfRange()) {
     // The next model does not fit float32: nothing is stored or released,
-    // the round is discarded and the job goes on (docs/security.md).
+    // the round is discarded and the job goes on (docs/security.md). The
+    // round's mechanism ran and the discard (a gap in the released round
+    // ids) is a function of its noisy result: the round is charged, so the
+    // gap is post-processing (docs/privacy.md, "Side channels").
     EDGEADMM_LOG_ERROR(
         "job %s round %lld: the next model leaves float32's range; round "
-        "discarded",
+        "discarded, its privacy charge kept",
         job_.config.name.c_str(), static_cast<long long>(open_.round_id));
-    return DiscardRound(now_ms);
+    std::vector<size_t> participants;
+    for (const auto& accepted : open_.accepted) {
+      participants.push_back(accepted.first);
+    }
+    LedgerCharge charge = ledgers_->Plan(participants);
+    return DiscardRound(now_ms, &charge);
   }
   // A failed write leaves the round open, in memory as in the store, with
   // nothing applied: the next Advance retries its commit.
@@ -432,7 +440,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   return Status::Ok();
 }
 
-Status RoundEngine::DiscardRound(int64_t now_ms) {
+Status RoundEngine::DiscardRound(int64_t now_ms, LedgerCharge* charge) {
   RoundSummary summary;
   summary.round_id = open_.round_id;
   summary.iteration = iteration_;
@@ -441,7 +449,13 @@ Status RoundEngine::DiscardRound(int64_t now_ms) {
   summary.central_epsilon = ledgers_->central_epsilon();
   // On failure the round stays open and the next Advance retries.
   EDGEADMM_TRY(store_.DiscardRound(
-      summary.round_id, static_cast<int64_t>(summary.participants), now_ms));
+      summary.round_id, static_cast<int64_t>(summary.participants), now_ms,
+      charge != nullptr ? ledgers_->Rows(*charge)
+                        : std::vector<LedgerRowRef>()));
+  if (charge != nullptr) {
+    summary.central_epsilon = charge->central_epsilon;
+    ledgers_->Apply(std::move(*charge));
+  }
   open_ = OpenRound();
   EDGEADMM_LOG_INFO(
       "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "

@@ -295,7 +295,8 @@ RoundStore::EarlierCurves(registry::LifetimeLedger ledger,
 }
 
 Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
-                                int64_t closed_at_ms) {
+                                int64_t closed_at_ms,
+                                const std::vector<LedgerRowRef>& ledger) {
   EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
   {
     EDGEADMM_TRY_ASSIGN(
@@ -316,6 +317,9 @@ Status RoundStore::DiscardRound(int64_t round_id, int64_t participants,
         .Bind(3, job_id_)
         .Bind(4, round_id);
     EDGEADMM_TRY(stmt->Run());
+  }
+  for (const LedgerRowRef& row : ledger) {
+    EDGEADMM_TRY(InsertLedgerRow(round_id, row));
   }
   return tx.Commit();
 }

@@ -756,7 +756,10 @@ TEST_F(RoundEngineTest, CentralLifetimeBudgetCountsTrustedAggregatorJobs) {
 
 // A round whose next model float32 cannot hold is discarded, not stored:
 // with C = 3.4e38 honest-looking uploads of 3e38 pass the norm bound, and
-// ŝ would pass FLT_MAX in the second round (issue 14, item 3).
+// ŝ would pass FLT_MAX in the second round (issue 14, item 3). Its
+// mechanism ran and the gap it leaves in the round ids depends on its
+// result, so its charge is kept (issue 31 item 8): the central ledgers
+// count three rounds, not one.
 TEST_F(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
   std::string privacy = testing::DefaultPrivacyTable();
   privacy.replace(privacy.find("clip = 1.0"), 10, "clip = 3.4e38");
@@ -778,6 +781,19 @@ TEST_F(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
   EXPECT_EQ(Count(t_.db(),
                   "SELECT count(*) FROM rounds WHERE state = 'discarded'"),
             2);
+  // Every round had all 4 of the cohort: the same curve three times.
+  EXPECT_EQ(Count(t_.db(), "SELECT count(DISTINCT round_id) FROM ledger "
+                           "WHERE scope = 'central'"),
+            3);
+  const std::vector<double> charged = Ledger("central:dev-000");
+  const std::vector<double> first = [&] {
+    auto stmt = t_.db().Prepare(
+        "SELECT rdp FROM ledger WHERE scope = 'central:dev-000' ORDER BY "
+        "round_id LIMIT 1");
+    EXPECT_TRUE(stmt.ok() && stmt->StepRow().ok());
+    return *store::DecodeDoubles(stmt->ColumnBlob(0));
+  }();
+  EXPECT_NEAR(charged[10], 3 * first[10], 1e-9 * charged[10]);
 }
 
 // trusted-aggregator (m_min = 0): the release never depends on the cohort

@@ -196,7 +196,9 @@ class RoundEngine {
   // leaves the retry to Advance.
   void CloseCompleteRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
-  Status DiscardRound(int64_t now_ms);
+  // Discards the open round; `charge` (if not null): the charges of a round
+  // whose mechanism ran (stored with the discard, then applied).
+  Status DiscardRound(int64_t now_ms, LedgerCharge* charge = nullptr);
   void LogCommitted(const RoundSummary& summary) const;
 
   store::Database* db_;

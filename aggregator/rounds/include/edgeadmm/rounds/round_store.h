@@ -142,8 +142,12 @@ class RoundStore {
       const std::unordered_set<std::string>& ids, size_t order_count);
   // The round's stored uploads go in the same transaction: the uploads
   // table keeps those of committed rounds (and of the open one) only.
+  // `ledger`: the charges of a round whose mechanism ran but whose result
+  // is not released (a model beyond float32's range), in the same
+  // transaction.
   Status DiscardRound(int64_t round_id, int64_t participants,
-                      int64_t closed_at_ms);
+                      int64_t closed_at_ms,
+                      const std::vector<LedgerRowRef>& ledger = {});
   // Writes the whole round in one transaction; the round must be 'open'.
   Status CommitRound(const RoundCommit& commit);
   // The accepted upload of open round `round_id`, its local ledger row and
