@@ -3,7 +3,10 @@
 //  1. round bookkeeping (acceptance checks, one SQLite transaction with the
 //     uploads, model and ledgers, fsync) vs summing the same vectors in
 //     memory; n = 1000, m = 100, p = 123;
-//  2. accepted updates per second over DTLS-PSK on loopback (daemon in a
+//  2. the release delay of a trusted-aggregator round after its deadline
+//     against its number of uploads (a timing side channel on the cohort
+//     size, docs/privacy.md "trusted-aggregator");
+//  3. accepted updates per second over DTLS-PSK on loopback (daemon in a
 //     child process, 50 devices, sequential POSTs) vs responses per second
 //     of a bare libcoap server (coap-server-openssl) to POSTs of the same
 //     size, in the same run.
@@ -170,6 +173,64 @@ void BookkeepingBenchmark(const char* synchronous) {
       engine_seconds / sum_seconds,
       1e6 * accept_seconds / (kRounds * kCohort));
   SumRuleCost(t.db(), job, kDevices, 1e6 * accept_seconds / (kRounds * kCohort));
+}
+
+// How long a trusted-aggregator round takes to release after its deadline
+// (Advance at the deadline: sum, noise, the commit's transaction) with m
+// accepted uploads, for several m: the delay an observer who times the
+// release against the known deadline sees. Best of 3 per m.
+void ReleaseDelayBenchmark() {
+  constexpr int kSizes[] = {10, 300, 3000};
+  double delay_ms[3] = {0, 0, 0};
+  for (int s = 0; s < 3; ++s) {
+    const int m = kSizes[s];
+    testing::TempDatabase t;
+    testing::EnrollDevices(t.db(), m);
+    std::string toml = testing::JobToml(
+        "release", "prox-admm",
+        testing::PrivacyTableWithPolicy("trusted-aggregator"),
+        "[sampling]\nscheme = \"poisson\"\nq = 1.0\nm_min = 0\n"
+        "deadline_seconds = 10\n");
+    toml.replace(toml.find("dimension = 3"), 13,
+                 "dimension = " + std::to_string(kDimension));
+    const int64_t job = testing::CreateJobOrDie(t.db(), toml);
+    if (!jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok()) return;
+    rounds::PrivacyRoundAccountant accountant;
+    auto opened = rounds::RoundEngine::Open(t.db(), job, accountant);
+    if (!opened.ok()) return;
+    rounds::RoundEngine& e = **opened;
+    double best = 1e9;
+    int64_t now = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (!e.Advance(now).ok() || !e.round_open()) return;
+      int i = 0;
+      for (const std::string& d : e.CohortForTesting()) {
+        // Within the noiseless uploads' norm bound (2λC = 2).
+        std::vector<double> v = Vector(k * m + i++);
+        for (double& x : v) x *= 0.1;
+        const rounds::Upload u{d, job, e.round_id(), store::EncodeFloats(v),
+                               {}};
+        const rounds::UploadVerdict verdict = e.Submit(d, u, now);
+        if (verdict != rounds::UploadVerdict::kAccepted) {
+          std::printf("release delay: verdict %d for %s\n",
+                      static_cast<int>(verdict), d.c_str());
+          return;
+        }
+      }
+      now = e.deadline_ms();
+      const Clock::time_point a = Clock::now();
+      if (!e.Advance(now).ok()) return;
+      best = std::min(best, 1e3 * Seconds(a, Clock::now()));
+    }
+    delay_ms[s] = best;
+  }
+  std::printf(
+      "release delay after the deadline (trusted-aggregator, p=%d, "
+      "synchronous=FULL): m=%d %.2f ms, m=%d %.2f ms, m=%d %.2f ms; "
+      "%.2f us per upload\n",
+      kDimension, kSizes[0], delay_ms[0], kSizes[1], delay_ms[1], kSizes[2],
+      delay_ms[2],
+      1e3 * (delay_ms[2] - delay_ms[0]) / (kSizes[2] - kSizes[0]));
 }
 
 // Sequential POSTs of `bodies` from `devices`; returns requests/s. Counts
@@ -363,14 +424,15 @@ void DtlsBenchmark() {
 }  // namespace
 }  // namespace edgeadmm
 
-// No argument: both benchmarks. `bookkeeping` or `dtls`: only that one (e.g.
-// under callgrind, where the DTLS part would only add noise).
+// No argument: every benchmark. `bookkeeping`, `release` or `dtls`: only
+// that one (e.g. under callgrind, where the DTLS part would only add noise).
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   if (only.empty() || only == "bookkeeping") {
     edgeadmm::BookkeepingBenchmark("FULL");
     edgeadmm::BookkeepingBenchmark("NORMAL");
   }
+  if (only.empty() || only == "release") edgeadmm::ReleaseDelayBenchmark();
   if (only.empty() || only == "dtls") edgeadmm::DtlsBenchmark();
   return 0;
 }
