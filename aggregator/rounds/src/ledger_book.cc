@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
@@ -141,13 +143,37 @@ double LedgerBook::CentralEpsilon(const std::vector<double>& central,
              : *std::max_element(device_epsilon.begin(), device_epsilon.end());
 }
 
-bool LedgerBook::WithinBudget() {
+namespace {
+
+// "the central ledger of device d (against release observers) would reach
+// epsilon 8.12, above privacy.central_budget 8".
+std::string BudgetReason(const std::string& ledger, const char* observer,
+                         double epsilon, const char* key, double budget) {
+  char text[256];
+  std::snprintf(text, sizeof(text),
+                "%s (against %s) would reach epsilon %.4g, above "
+                "privacy.%s %.4g",
+                ledger.c_str(), observer, epsilon, key, budget);
+  return text;
+}
+
+}  // namespace
+
+bool LedgerBook::WithinBudget(std::string* reason) {
   const jobs::JobConfig& c = *config_;
   if (trusted_aggregator()) {
     std::vector<double> next = central_;
     ComposeRdp(next, worst_central_rdp_);
-    return central_epsilon_memo_.Epsilon(next) <=
-           std::min(c.central_budget, c.device_budget);
+    const double epsilon = central_epsilon_memo_.Epsilon(next);
+    const bool central_binds = c.central_budget <= c.device_budget;
+    const double budget = central_binds ? c.central_budget : c.device_budget;
+    if (epsilon <= budget) return true;
+    if (reason != nullptr) {
+      *reason = BudgetReason(
+          "the central ledger", "release observers", epsilon,
+          central_binds ? "central_budget" : "device_budget", budget);
+    }
+    return false;
   }
   // Only devices whose ledger changed since the last check are reconverted
   // (into one buffer: no allocation per device).
@@ -163,8 +189,20 @@ bool LedgerBook::WithinBudget() {
       ComposeRdp(next, local_rdp_);
       budget_local_[i] = epsilon_.Epsilon(next);
     }
-    if (!(budget_central_[i] <= c.central_budget) ||
-        !(budget_local_[i] <= c.device_budget)) {
+    if (!(budget_central_[i] <= c.central_budget)) {
+      if (reason != nullptr) {
+        *reason = BudgetReason("the central ledger of device " + (*devices_)[i],
+                               "release observers", budget_central_[i],
+                               "central_budget", c.central_budget);
+      }
+      return false;
+    }
+    if (!(budget_local_[i] <= c.device_budget)) {
+      if (reason != nullptr) {
+        *reason = BudgetReason("the local ledger of device " + (*devices_)[i],
+                               "the gateway", budget_local_[i],
+                               "device_budget", c.device_budget);
+      }
       return false;
     }
   }

@@ -230,9 +230,9 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   if (iteration_ >= job_.config.rounds) {
     return SetState(jobs::JobState::kCompleted, "ran all job.rounds");
   }
-  if (!ledgers_->WithinBudget()) {
+  if (std::string reason; !ledgers_->WithinBudget(&reason)) {
     return SetState(jobs::JobState::kBudgetExhausted,
-                    "one more round could exceed a privacy budget");
+                    "one more round could exceed a privacy budget: " + reason);
   }
   const int64_t required =
       algorithms::Get(job_.config.algorithm).RequiredDevices(job_.config);

@@ -66,7 +66,18 @@ TEST(LedgerBookTest, LocalLedgerAgreesWithTheDevicesOwnLedger) {
         device.WouldExceed(sensitivity, noise, budget, config.delta);
     ASSERT_TRUE(refuses.ok());
     ASSERT_EQ(*refuses, !book.WithinBudget()) << "round " << rounds;
-    if (*refuses) break;
+    if (*refuses) {
+      std::string reason;
+      EXPECT_FALSE(book.WithinBudget(&reason));
+      EXPECT_NE(reason.find("the local ledger of device dev-1 (against the "
+                            "gateway)"),
+                std::string::npos)
+          << reason;
+      EXPECT_NE(reason.find("above privacy.device_budget 2"),
+                std::string::npos)
+          << reason;
+      break;
+    }
     ASSERT_TRUE(device.Charge(sensitivity, noise).ok());
     book.ApplyLocal(book.PlanLocal(0));
     const double daemon = book.LocalEpsilon(0);
@@ -317,7 +328,15 @@ TEST(LedgerBookTest, RandomWalkChargesTheLocalCurveNotTheNetworkOne) {
   config.central_budget = convert(local_curve, kVisits + 1) * (1 + 1e-9);
   EXPECT_TRUE(book.WithinBudget());
   config.central_budget = convert(local_curve, kVisits + 1) * (1 - 1e-9);
-  EXPECT_FALSE(book.WithinBudget());
+  std::string reason;
+  EXPECT_FALSE(book.WithinBudget(&reason));
+  // The end reason names the ledger, its device, observer and budget.
+  EXPECT_EQ(reason.rfind("the central ledger of device a (against release "
+                         "observers) would reach epsilon ",
+                         0),
+            0u)
+      << reason;
+  EXPECT_NE(reason.find("above privacy.central_budget"), std::string::npos);
 }
 
 // The network curves random-walk-admm reports (never charges) are no

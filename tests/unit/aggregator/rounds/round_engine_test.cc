@@ -559,6 +559,15 @@ TEST_F(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
   auto job = jobs::LoadJob(t_.db(), job_id_);
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->state, jobs::JobState::kBudgetExhausted);
+  // The stored end reason says which ledger (issue 35).
+  EXPECT_EQ(job->end_reason.rfind("one more round could exceed a privacy "
+                                  "budget: the central ledger of device dev-",
+                                  0),
+            0u)
+      << job->end_reason;
+  EXPECT_NE(job->end_reason.find("above privacy.central_budget 5"),
+            std::string::npos)
+      << job->end_reason;
 }
 
 TEST_F(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {

@@ -82,7 +82,9 @@ class LedgerBook {
 
   // Would one more round keep every ledger within the job's budgets? Worst
   // case: m_min uploads (least noise) and any enrolled device among them.
-  bool WithinBudget();
+  // When not, `*reason` (if not null) names the ledger, its observer, the ε
+  // it would reach and the budget.
+  bool WithinBudget(std::string* reason = nullptr);
 
   // The charges of a round that committed with the uploads of `participants`
   // (device indices). Changes nothing until Apply.
