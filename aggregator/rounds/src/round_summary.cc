@@ -17,6 +17,11 @@ std::string ValidationSuffix(const RoundSummary& summary) {
     std::snprintf(text, sizeof(text), " accuracy %.4f",
                   summary.metrics.accuracy);
     suffix += text;
+    if (summary.metrics.accuracy < summary.metrics.majority) {
+      std::snprintf(text, sizeof(text), "%.4f", summary.metrics.majority);
+      suffix += std::string(" (below the majority class, ") + text +
+                ": worse than always predicting it)";
+    }
   }
   if (summary.best) suffix += " (best so far)";
   return suffix;

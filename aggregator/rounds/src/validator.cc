@@ -1,5 +1,6 @@
 #include "edgeadmm/rounds/validator.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "edgeadmm/dataio/dataset_source.h"
@@ -26,6 +27,7 @@ ValidationMetrics Validator::Evaluate(const std::vector<double>& z) const {
   if (data_.samples == 0 || z.size() != data_.dim) return m;
   double loss = 0;
   size_t correct = 0;
+  size_t positive = 0;
   for (size_t i = 0; i < data_.samples; ++i) {
     const double* a = &data_.features[i * data_.dim];
     double margin = 0;
@@ -39,14 +41,17 @@ ValidationMetrics Validator::Evaluate(const std::vector<double>& z) const {
       loss += 0.5 * (margin - b) * (margin - b);
     }
     if ((margin > 0 ? 1.0 : -1.0) == b) ++correct;
+    if (b > 0) ++positive;
   }
   m.loss = loss / static_cast<double>(data_.samples);
   m.objective = m.loss + static_cast<double>(regularizer_.Value(
                              Span<const Real>(z.data(), z.size())));
   if (loss_ == jobs::Loss::kLogistic) {
     m.has_accuracy = true;
-    m.accuracy =
-        static_cast<double>(correct) / static_cast<double>(data_.samples);
+    const auto n = static_cast<double>(data_.samples);
+    m.accuracy = static_cast<double>(correct) / n;
+    const auto p = static_cast<double>(positive);
+    m.majority = std::max(p, n - p) / n;
   }
   return m;
 }

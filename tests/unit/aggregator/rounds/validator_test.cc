@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "edgeadmm/rounds/round_summary.h"
 #include "test_database.h"
 
 namespace edgeadmm::rounds {
@@ -27,6 +28,28 @@ TEST(ValidatorTest, LogisticLossAndAccuracy) {
               (std::log1p(std::exp(-2.0)) + std::log1p(std::exp(1.0))) / 2,
               1e-12);
   EXPECT_DOUBLE_EQ(m.accuracy, 0.5);
+  EXPECT_DOUBLE_EQ(m.majority, 0.5);
+}
+
+// A model below the majority class is flagged in the round's log line
+// (issue 35: a "best" model at 65.3% beside a 76.4% majority went
+// unremarked).
+TEST(ValidatorTest, AccuracyBelowTheMajorityClassIsFlagged) {
+  DenseDataset d;
+  d.dim = 1;
+  d.samples = 4;
+  d.features = {1.0, 1.0, 1.0, 1.0};
+  d.labels = {-1.0, -1.0, -1.0, 1.0};
+  const Validator v(jobs::Loss::kLogistic, d);
+  RoundSummary summary;
+  summary.validated = true;
+  summary.metrics = v.Evaluate({1.0});  // predicts +1: 1 of 4 right
+  EXPECT_DOUBLE_EQ(summary.metrics.majority, 0.75);
+  EXPECT_NE(ValidationSuffix(summary).find("below the majority class, 0.7500"),
+            std::string::npos)
+      << ValidationSuffix(summary);
+  summary.metrics = v.Evaluate({-1.0});  // predicts −1: 3 of 4 right
+  EXPECT_EQ(ValidationSuffix(summary).find("majority"), std::string::npos);
 }
 
 TEST(ValidatorTest, SquaredLoss) {

@@ -20,6 +20,9 @@ struct ValidationMetrics {
   // has_accuracy = false for squared loss, where labels are real numbers).
   double accuracy = 0;
   bool has_accuracy = false;
+  // The accuracy of always predicting the validation set's most common
+  // label (logistic jobs only): a model below it is worse than a constant.
+  double majority = 0;
 };
 
 class Validator {
