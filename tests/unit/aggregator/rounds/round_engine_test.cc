@@ -83,6 +83,19 @@ class RoundEngineTest : public ::testing::Test {
     ASSERT_TRUE(engine_->Advance(now_).ok());
   }
 
+  // Gives `device` a lifetime budget of (epsilon, 1e-5) on its central
+  // ledgers, then starts and opens a second everyone job.
+  void StartSecondJobWithCentralBudget(const char* device, double epsilon) {
+    registry::DeviceRegistry reg(t_.db());
+    ASSERT_TRUE(reg.SetLifetimeBudget(device,
+                                      registry::LifetimeBudget{epsilon, 1e-5},
+                                      registry::LifetimeLedger::kCentral)
+                    .ok());
+    job_id_ = testing::StartEveryoneJob(t_.db(), "second",
+                                        testing::DefaultPrivacyTable());
+    Reopen();
+  }
+
   // The newest RDP curve of `scope` in the current job.
   std::vector<double> Ledger(const std::string& scope) {
     auto stmt = t_.db().Prepare(
@@ -715,14 +728,7 @@ TEST_F(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
   const auto filter =
       privacy::RdpFilter::Create(accountant_.orders(), epsilon, 1e-5);
   ASSERT_FALSE(filter->Admits(Sum(Sum(earlier, per_round, 2), worst)));
-  registry::DeviceRegistry reg(t_.db());
-  ASSERT_TRUE(reg.SetLifetimeBudget("dev-000", registry::LifetimeBudget{
-                                                   epsilon, 1e-5},
-                                    registry::LifetimeLedger::kCentral)
-                  .ok());
-  job_id_ = testing::StartEveryoneJob(t_.db(), "second",
-                                      testing::DefaultPrivacyTable());
-  Reopen();
+  StartSecondJobWithCentralBudget("dev-000", epsilon);
   for (int round = 0; round < 5; ++round) {
     ASSERT_TRUE(engine_->round_open()) << round;
     const std::vector<std::string> cohort = engine_->CohortForTesting();
@@ -749,14 +755,7 @@ TEST_F(RoundEngineTest, CentralLifetimeBudgetCountsTrustedAggregatorJobs) {
   const double epsilon = SmallestEpsilonAdmitting(accountant_, one);
   ASSERT_FALSE(privacy::RdpFilter::Create(accountant_.orders(), epsilon, 1e-5)
                    ->Admits(Sum(one, one, 2)));
-  registry::DeviceRegistry reg(t_.db());
-  ASSERT_TRUE(reg.SetLifetimeBudget("dev-000", registry::LifetimeBudget{
-                                                   epsilon, 1e-5},
-                                    registry::LifetimeLedger::kCentral)
-                  .ok());
-  job_id_ = testing::StartEveryoneJob(t_.db(), "second",
-                                      testing::DefaultPrivacyTable());
-  Reopen();
+  StartSecondJobWithCentralBudget("dev-000", epsilon);
   ASSERT_TRUE(engine_->round_open());
   const std::vector<std::string> cohort = engine_->CohortForTesting();
   EXPECT_EQ(CountIn(cohort, "dev-000"), 0u);
