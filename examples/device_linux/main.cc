@@ -83,6 +83,28 @@ void PrintCounters(const DeviceClient& client) {
   std::fflush(stdout);
 }
 
+// After each new local step: its job and round and what this job's local
+// ledger has spent (docs/privacy.md, "Local ε": the device's own noise,
+// replace-one, against the gateway; inf for a step without noise).
+// `*job`/`*round`: the last printed. Nothing for an upload resumed after a
+// restart (its step was printed by the run that computed it; the trainer
+// is loaded at the next step).
+void PrintNewStep(const DeviceClient& client, const LocalTrainer& trainer,
+                  double delta, uint64_t* job, uint64_t* round) {
+  uint64_t j = 0, r = 0;
+  if (!client.last_step(j, r) || (j == *job && r == *round)) return;
+  const Result<Real> epsilon = trainer.LocalEpsilon();
+  if (!epsilon.ok()) return;
+  *job = j;
+  *round = r;
+  std::printf(
+      "device: job %llu round %llu: step done, local epsilon %.4g at delta "
+      "%.3g (own noise, replace-one, against the gateway)\n",
+      static_cast<unsigned long long>(j), static_cast<unsigned long long>(r),
+      static_cast<double>(*epsilon), delta);
+  std::fflush(stdout);
+}
+
 // False, with a message, if the key file can be read by anyone but its
 // owner (docs/security.md, "Keys at rest").
 bool PskFileIsPrivate(const std::string& path) {
@@ -247,9 +269,11 @@ int Run(const DeviceOptions& o) {
   const uint64_t start = posix::MonotonicMs();
   ClientState last_state = ClientState::kStart;
   bool announced_resume = false;
+  uint64_t printed_job = 0, printed_round = 0;
   for (;;) {
     const uint64_t now = posix::MonotonicMs();
     const Status polled = client.Poll(now);
+    PrintNewStep(client, trainer, o.delta, &printed_job, &printed_round);
     if (!announced_resume && client.counters().resumed_uploads > 0) {
       announced_resume = true;
       PrintUpload("resuming persisted", client.pending_upload());

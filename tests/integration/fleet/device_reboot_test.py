@@ -74,6 +74,11 @@ def main():
         first = UPLOAD_LINE.search(out)
         if not first or first.group(1) != "persisted":
             fail("first run printed no persisted upload")
+        # The device says which round it trained and what it spent.
+        if not re.search(r"device: job \d+ round \d+: step done, local "
+                         r"epsilon [0-9.]+(e[+-]\d+)? at delta 1e-05 \(own "
+                         r"noise, replace-one, against the gateway\)", out):
+            fail("the device printed no step line with its local epsilon")
         size, crc = int(first.group(2)), first.group(3)
         upload = stored_upload(state_dir)
         if len(upload) != size or f"{zlib.crc32(upload):08x}" != crc:
