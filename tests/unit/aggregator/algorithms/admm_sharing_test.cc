@@ -164,7 +164,9 @@ TEST(AdmmSharingTest, NoiseModesTakeOnlyTheirOwnKeys) {
   c.admm_sharing.noise = SharingNoiseMode::kRigorous;
   EXPECT_TRUE(Names(c, "admm_sharing.sigma"));
   c.admm_sharing.sigma = 2;
-  EXPECT_TRUE(Names(c, "admm_sharing.sensitivity"));
+  // The clip (or, alone, its Δ = 2C) is required: docs/privacy.md,
+  // "Bounded shares".
+  EXPECT_TRUE(Names(c, "admm_sharing.share_clip"));
   c.admm_sharing.sensitivity = 0.5;
   EXPECT_EQ(Refusal(c), "ok");
   c.admm_sharing.paper_c = 1;
@@ -237,7 +239,8 @@ TEST(AdmmSharingTest, StatusLedgerAndExportShowEveryPartysPlan) {
       << json;
   EXPECT_NE(json.find("\"party\": 1, \"first_column\": 3, \"columns\": 2"),
             std::string::npos);
-  EXPECT_NE(json.find("\"relation\": \"any change of the party's block"),
+  EXPECT_NE(json.find("\"relation\": \"replace one record of the party's "
+                      "block, or the whole block"),
             std::string::npos);
   EXPECT_NE(json.find("\"delta\": 1.0000000000000001e-05"), std::string::npos);
   c.admm_sharing.sigma = 0;  // invalid
