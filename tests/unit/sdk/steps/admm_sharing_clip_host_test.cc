@@ -3,8 +3,9 @@
 // ||D_m x̃_m||₂ ≤ C = Δ/2 and gaussian partial scores ||D_test,m x̃_m||₂ ≤
 // C_s = Δ_s/2, so the Δ its ledger charges holds under any change of its
 // data. Before the clip, a party with one large record uploaded a share
-// far above the bound (the first test fails on that code: the uploaded
-// share's norm was ~40·C).
+// far above the bound (the first three tests fail on that code: measured
+// with the clip removed, the uploaded share's norm is 1.206 against
+// C = 0.05, the scores' 3.02 against C_s = 0.01).
 #include <cmath>
 #include <limits>
 #include <vector>
