@@ -211,9 +211,9 @@ Result<Real> AdmmSharingStep::ClipModel(const SharingClip& clip,
     return Status::InvalidArgument();
   }
   // ||D_m x̃||² row by row (the share's rows as ShareBlock computes them),
-  // then the same for the test rows.
+  // then the same for the test rows; a pass only for a bound asked for.
   Real share_sq = 0;
-  for (size_t i = 0; i < samples_; ++i) {
+  for (size_t i = 0; clip.share > 0 && i < samples_; ++i) {
     const Real s = internal::Dot(Row(i), x_);
     share_sq += s * s;
   }
