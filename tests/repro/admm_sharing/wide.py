@@ -728,7 +728,7 @@ def check(runs, ref, a):
         expect(f"rigorous σ = {r['sigma']:g}: share noise std ≈ σ",
                abs(r["residual_std"] / r["sigma"] - 1) < 0.1,
                f"{r['residual_std']:.4e}")
-        # The clip binds (C = 5e-4 against shares of norm ~10): the model
+        # The clip binds (C = 5e-4 against shares of norm of order √N, estimated): the model
         # stays near x = 0, whose gap is (ln 2 − F*)/F*. Before the clip
         # (Δ unchecked) this run's gap was below 1e-2.
         gap0 = (np.log(2.0) - ref["f_star"]) / ref["f_star"]
