@@ -302,8 +302,9 @@ TEST(FleetAdmmSharingTest, RigorousPartiesChargeTheirGaussianAndFinish) {
   // The shares are clipped to ||D_m x̃_m||₂ ≤ C = 5e-4 (docs/privacy.md,
   // "Bounded shares"): the Δ = 1e-3 this test always charged now holds, but
   // a noiseless share here has norm of order √N (~30, estimated), so every
-  // share is scaled down by orders of magnitude and the model stays at x ≈ 0. Measured: gap 0.942, that of
-  // x = 0 (F(0) = ln 2); before the clip (an unchecked Δ) it was below 0.05.
+  // share is scaled down by orders of magnitude and the model stays at
+  // x ≈ 0. Measured: gap 0.942, that of x = 0 (F(0) = ln 2); before the
+  // clip (an unchecked Δ) it was below 0.05.
   const double gap_at_zero = (std::log(2.0) - f_star) / f_star;
   EXPECT_NEAR(gap, gap_at_zero, 0.01);
   // Gaussian partial scores (σ_s = 1e-2 each, two parties), clipped to
