@@ -201,7 +201,7 @@ void AdmmSharing::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
     p.score_noise = static_cast<uint32_t>(s.score_noise);
     if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
       p.score_sigma = s.score_sigma;
-      p.score_sensitivity = s.score_sensitivity;
+      p.score_sensitivity = SharingScoreSensitivity(s);  // 2·score_clip
     }
   }
   // The party's block and σ_m: FillNodeTask (every task is per party).

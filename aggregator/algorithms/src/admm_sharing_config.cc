@@ -29,12 +29,41 @@ double PaperSensitivity(const jobs::AdmmSharingConfig& s, int64_t columns) {
           (1.0 + static_cast<double>(s.parties) * s.rho) * s.paper_b1);
 }
 
+// A clip C and its sensitivity Δ (keys `clip_key`, `delta_key`): at least
+// one > 0; C > 0 must be finite, a Δ given beside it must be 2C (to 1e-12
+// relative): the device enforces C and the ledgers charge Δ = 2C, so a
+// different Δ would be an unchecked number again.
+host::Error ValidateClip(double clip, double delta, const char* clip_key,
+                         const char* delta_key) {
+  if (clip == 0) {
+    if (!Positive(delta)) {
+      return Bad(clip_key,
+                 std::string("must be finite and > 0: the device clips the "
+                             "release to this L2 norm, and the ledgers charge "
+                             "its sensitivity ") +
+                     delta_key + " = 2 * " + clip_key);
+    }
+    return host::Error::Ok();
+  }
+  if (!Positive(clip)) return Bad(clip_key, "must be finite and > 0");
+  if (delta != 0 && !(std::fabs(delta - 2 * clip) <= 1e-12 * 2 * clip)) {
+    return Bad(delta_key,
+               "is derived from the clip: " + std::string(delta_key) +
+                   " = 2 * " + clip_key + " = " + std::to_string(2 * clip) +
+                   " (the most one release moves when the party's data "
+                   "change); got " +
+                   std::to_string(delta) + ": remove it or make it equal");
+  }
+  return host::Error::Ok();
+}
+
 // The scoring phase's keys: none without test_records; with it, the test
 // labels, N + K within the wire's vector limit and an explicit score_noise
 // (gaussian: σ_s, Δ_s > 0; exact: neither).
 host::Error ValidateSharingScore(const jobs::AdmmSharingConfig& s) {
   const bool score_keys = !s.test_labels.empty() || s.score_noise_given ||
-                          s.score_sigma != 0 || s.score_sensitivity != 0;
+                          s.score_sigma != 0 || s.score_sensitivity != 0 ||
+                          s.score_clip != 0;
   if (s.test_records == 0) {
     if (score_keys) {
       return Bad("test_records",
@@ -63,9 +92,9 @@ host::Error ValidateSharingScore(const jobs::AdmmSharingConfig& s) {
                "partial scores; docs/privacy.md)");
   }
   if (s.score_noise == jobs::SharingScoreNoise::kExact) {
-    if (s.score_sigma != 0 || s.score_sensitivity != 0) {
+    if (s.score_sigma != 0 || s.score_sensitivity != 0 || s.score_clip != 0) {
       return Bad("score_noise",
-                 "\"exact\" takes no score_sigma or "
+                 "\"exact\" takes no score_sigma, score_clip or "
                  "score_sensitivity");
     }
     return host::Error::Ok();
@@ -73,12 +102,8 @@ host::Error ValidateSharingScore(const jobs::AdmmSharingConfig& s) {
   if (!Positive(s.score_sigma)) {
     return Bad("score_sigma", "must be finite and > 0");
   }
-  if (!Positive(s.score_sensitivity)) {
-    return Bad("score_sensitivity",
-               "must be finite and > 0 (the L2 bound of the partial-score "
-               "vector's change, given explicitly)");
-  }
-  return host::Error::Ok();
+  return ValidateClip(s.score_clip, s.score_sensitivity, "score_clip",
+                      "score_sensitivity");
 }
 
 // ρ-zCDP → (ε, δ): ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
@@ -88,7 +113,8 @@ host::Error ValidateSharingNoise(const jobs::AdmmSharingConfig& s,
   const bool paper_keys = s.paper_c != 0 || s.paper_b1 != 0 ||
                           s.paper_c1 != 0 || s.target_epsilon != 0 ||
                           s.target_delta != 0;
-  const bool rigorous_keys = s.sigma != 0 || s.sensitivity != 0;
+  const bool rigorous_keys =
+      s.sigma != 0 || s.sensitivity != 0 || s.share_clip != 0;
   switch (s.noise) {
     case jobs::SharingNoiseMode::kNone:
       if (paper_keys || rigorous_keys) {
@@ -99,16 +125,14 @@ host::Error ValidateSharingNoise(const jobs::AdmmSharingConfig& s,
       if (paper_keys && (s.paper_c != 0 || s.paper_b1 != 0 || s.paper_c1 != 0 ||
                          s.target_epsilon != 0)) {
         return Bad("noise",
-                   "\"rigorous\" takes sigma, sensitivity and optionally "
+                   "\"rigorous\" takes sigma, share_clip and optionally "
                    "target_delta (the paper's C, b1, c1, target_epsilon are "
                    "for \"paper\")");
       }
       if (!Positive(s.sigma)) return Bad("sigma", "must be finite and > 0");
-      if (!Positive(s.sensitivity)) {
-        return Bad("sensitivity",
-                   "must be finite and > 0 (the L2 bound of one share's "
-                   "change, given explicitly)");
-      }
+      EDGEADMM_HOST_TRY(
+          ValidateClip(s.share_clip, s.sensitivity, "share_clip",
+                       "sensitivity"));
       if (s.target_delta != 0 && !(s.target_delta > 0 && s.target_delta < 1)) {
         return Bad("target_delta", "must be in (0, 1)");
       }
@@ -118,8 +142,8 @@ host::Error ValidateSharingNoise(const jobs::AdmmSharingConfig& s,
   }
   if (rigorous_keys) {
     return Bad("noise",
-               "\"paper\" takes no sigma or sensitivity (sigma is "
-               "planned from C and the target)");
+               "\"paper\" takes no sigma, share_clip or sensitivity "
+               "(sigma is planned from C and the target)");
   }
   if (s.paper_c != 0) {
     if (!Positive(s.paper_c)) return Bad("paper_c", "must be finite and > 0");
@@ -256,25 +280,25 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
         break;
       case jobs::SharingNoiseMode::kRigorous: {
         p.sigma = s.sigma;
-        p.sensitivity = s.sensitivity;
+        p.sensitivity = SharingShareSensitivity(s);  // 2C, enforced
         p.delta = SharingDelta(config);
         double rho_z =
-            t * s.sensitivity * s.sensitivity / (2 * s.sigma * s.sigma);
+            t * p.sensitivity * p.sensitivity / (2 * s.sigma * s.sigma);
         // The scoring phase's Gaussian composes with the T shares (the
         // device charges both in one step); an exact score is uncovered.
         if (s.test_records > 0) {
           if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
-            rho_z += s.score_sensitivity * s.score_sensitivity /
-                     (2 * s.score_sigma * s.score_sigma);
+            const double ds = SharingScoreSensitivity(s);
+            rho_z += ds * ds / (2 * s.score_sigma * s.score_sigma);
           } else {
             rho_z = std::numeric_limits<double>::infinity();
           }
         }
         p.epsilon = ZcdpEpsilon(rho_z, p.delta);
         p.relation =
-            "any change of the party's block that moves one released share "
-            "by at most the configured sensitivity in L2 (the operator's "
-            "bound, not verified)";
+            "replace one record of the party's block, or the whole block: "
+            "the device clips its share to L2 norm share_clip, so a share "
+            "moves by at most 2 * share_clip (derived, enforced)";
         p.conversion =
             "Gaussian RDP over T releases (rho-zCDP, rho = T*Delta^2/"
             "(2 sigma^2)), eps = rho + 2 sqrt(rho ln(1/delta))";
@@ -286,9 +310,9 @@ host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
       if (s.score_noise == jobs::SharingScoreNoise::kGaussian) {
         p.score_release = "gaussian";
         p.score_sigma = s.score_sigma;
-        p.score_sensitivity = s.score_sensitivity;
+        p.score_sensitivity = SharingScoreSensitivity(s);
         p.score_epsilon =
-            ZcdpEpsilon(s.score_sensitivity * s.score_sensitivity /
+            ZcdpEpsilon(p.score_sensitivity * p.score_sensitivity /
                             (2 * s.score_sigma * s.score_sigma),
                         p.delta);
         if (s.noise == jobs::SharingNoiseMode::kRigorous) {

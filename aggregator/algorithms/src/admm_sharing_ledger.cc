@@ -7,7 +7,7 @@ namespace edgeadmm::algorithms {
 namespace {
 
 std::string Format(const char* format, double a, double b = 0) {
-  char text[160];
+  char text[320];
   std::snprintf(text, sizeof(text), format, a, b);
   return text;
 }
@@ -22,6 +22,14 @@ bool GaussianScores(const jobs::AdmmSharingConfig& s) {
 
 }  // namespace
 
+double SharingShareSensitivity(const jobs::AdmmSharingConfig& s) {
+  return s.share_clip > 0 ? 2 * s.share_clip : s.sensitivity;
+}
+
+double SharingScoreSensitivity(const jobs::AdmmSharingConfig& s) {
+  return s.score_clip > 0 ? 2 * s.score_clip : s.score_sensitivity;
+}
+
 double SharingDelta(const jobs::JobConfig& config) {
   return config.admm_sharing.target_delta > 0 ? config.admm_sharing.target_delta
                                               : config.delta;
@@ -34,9 +42,10 @@ bool SharingPartyMechanism(const jobs::JobConfig& config, int64_t iteration,
   noise_multiplier = 0;  // none, paper, exact scores: +inf
   if (s.noise != jobs::SharingNoiseMode::kRigorous) return true;
   if (last && ExactScores(s)) return true;
-  const double share = s.sensitivity / s.sigma;
-  const double score =
-      last && GaussianScores(s) ? s.score_sensitivity / s.score_sigma : 0.0;
+  const double share = SharingShareSensitivity(s) / s.sigma;
+  const double score = last && GaussianScores(s)
+                           ? SharingScoreSensitivity(s) / s.score_sigma
+                           : 0.0;
   noise_multiplier = 1.0 / std::sqrt(share * share + score * score);
   return true;
 }
@@ -69,29 +78,30 @@ SharingLedgerMeaning DescribeSharingLedger(const jobs::JobConfig& config) {
                         "Def. 2)";
     return m;
   }
+  const double delta_share = SharingShareSensitivity(s);
   m.relation = Format(
-      "a change of the party's block that moves one released share by at "
-      "most Delta = %.6g in L2",
-      s.sensitivity);
+      "replace one record of the party's block (or the whole block): the "
+      "device clips its share to L2 norm C = %.6g, so one share moves by at "
+      "most Delta = 2C = %.6g",
+      delta_share / 2, delta_share);
   m.mechanism = Format(
       "Gaussian N(0, sigma^2 I_N) on each accepted share, sigma = %.6g, "
       "Delta/sigma = %.6g",
-      s.sigma, s.sensitivity / s.sigma);
+      s.sigma, delta_share / s.sigma);
   m.status = "charged: every accepted upload of the party";
   if (GaussianScores(s)) {
-    const double share = s.sensitivity / s.sigma;
-    const double score = s.score_sensitivity / s.score_sigma;
+    const double delta_score = SharingScoreSensitivity(s);
+    const double share = delta_share / s.sigma;
+    const double score = delta_score / s.score_sigma;
     m.mechanism += Format(
         "; the last iteration's share and partial scores as one Gaussian of "
         "ratio sqrt((Delta/sigma)^2 + (Delta_s/sigma_s)^2) = %.6g "
         "(Delta_s/sigma_s = %.6g)",
         std::sqrt(share * share + score * score), score);
     m.relation += Format(
-        " and its partial scores by at most Delta_s = %.6g (the operator's "
-        "bounds, not verified)",
-        s.score_sensitivity);
-  } else {
-    m.relation += " (the operator's bound, not verified)";
+        ", its partial scores (clipped to C_s = %.6g) by at most Delta_s = "
+        "%.6g",
+        delta_score / 2, delta_score);
   }
   if (ExactScores(s)) {
     m.status =

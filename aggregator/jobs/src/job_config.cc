@@ -221,6 +221,7 @@ void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
   r.Enum("admm_sharing.noise", kSharingNoise, c.noise, sharing);
   r.Double("admm_sharing.sigma", c.sigma, false);
   r.Double("admm_sharing.sensitivity", c.sensitivity, false);
+  r.Double("admm_sharing.share_clip", c.share_clip, false);
   r.Double("admm_sharing.paper_c", c.paper_c, false);
   r.Double("admm_sharing.paper_b1", c.paper_b1, false);
   r.Double("admm_sharing.paper_c1", c.paper_c1, false);
@@ -233,6 +234,7 @@ void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
   r.Enum("admm_sharing.score_noise", kSharingScoreNoise, c.score_noise, false);
   r.Double("admm_sharing.score_sigma", c.score_sigma, false);
   r.Double("admm_sharing.score_sensitivity", c.score_sensitivity, false);
+  r.Double("admm_sharing.score_clip", c.score_clip, false);
 }
 
 // The [validation] table; its defaults depend on the loss read before.

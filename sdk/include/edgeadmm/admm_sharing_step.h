@@ -19,8 +19,11 @@
 //              κ = λ/ρ: then D_mᵀD_m + κI = K/ρ, so ξ = σ√ρ·L⁻ᵀ·g,
 //              g ~ N(0, I), L = chol(K) — no second factor. κ > 0 is needed
 //              for one-hot data (pitfall 2: D_mᵀD_m is singular on a9a).
-//   kRigorous  x̃ = x; ShareBlock adds N(0, σ²) to every share entry (the
-//              share itself is the Gaussian mechanism). The released share is
+//   kRigorous  x̃ = x scaled by ClipModel so that ||D_m x̃||₂ ≤ C (the job's
+//              share clip, Δ/2); ShareBlock adds N(0, σ²) to every share
+//              entry (the share itself is the Gaussian mechanism, of L2
+//              sensitivity Δ = 2C whatever the party's data:
+//              docs/privacy.md, "Bounded shares"). The released share is
 //              then not D_m x̃, so the next round's AccumulateBlock must get
 //              the released share back (own_share) or u without it (what
 //              the gateway sends): pitfall 1. A streaming device uses the
@@ -84,6 +87,15 @@ struct SharingScoreParams {
 struct SharingSolveReport {
   Real x_norm = 0;      // ||x_m^{t+1}|| before noise
   Real noise_norm = 0;  // ||ξ|| (kPaper), else 0
+  Real clip_factor = 1; // ClipModel's factor on x̃ (LocalTrainer), 1: none
+};
+
+// The bounds ClipModel enforces on the released values (docs/privacy.md,
+// "Bounded shares"): the L2 norm of the noiseless share D_m x̃ (0: none)
+// and of the noiseless partial scores D_test,m x̃ (0: none).
+struct SharingClip {
+  Real share = 0;  // C = Δ/2
+  Real score = 0;  // C_s = Δ_s/2
 };
 
 class AdmmSharingStep {
@@ -147,6 +159,20 @@ class AdmmSharingStep {
   // the round must be restarted with BeginRound).
   Result<SharingSolveReport> Solve(const SharingNoiseParams& noise,
                                    GaussianSampler& sampler);
+  // Scales x̃ by the largest factor in (0, 1] that makes ||D_m x̃||₂ ≤
+  // clip.share (if > 0) and ||T x̃||₂ ≤ clip.score for the rows of
+  // `test_rows` (K x dim, row-major; if clip.score > 0), each with a
+  // relative margin of 64 machine epsilons for the rounding of the products
+  // recomputed later. Every later share (ShareBlock, a streamed share from
+  // the persisted x̃) and score is then within the bound, whatever D_m,
+  // D_test,m and the round's inputs: the sensitivity of the release follows
+  // from the clip (2·clip under replacement of any part of the party's
+  // data). Returns the factor. FAILED_PRECONDITION before Init;
+  // INVALID_ARGUMENT for a negative or non-finite clip, or test rows of the
+  // wrong size or non-finite.
+  Result<Real> ClipModel(const SharingClip& clip,
+                         Span<const Real> test_rows);
+
   // Writes rows [first_row, first_row + out.size()) of the share D_m x̃
   // (kRigorous: plus N(0, σ²) per entry). INVALID_ARGUMENT for rows out of
   // range or bad noise params; sampler errors (out must be discarded).

@@ -133,8 +133,11 @@ class LocalTrainer {
   // s_k − z and y (N = samples entries each, as sent), solves eq. (6)/(16)
   // for x̃_m (persisted in the state), writes the share D_m x̃_m (plus
   // N(0, σ²) per entry in rigorous mode) to `upload` (N entries). Rigorous
-  // mode is charged to the ledger as a Gaussian of σ with the explicit
-  // `sensitivity`; none and paper modes are not Gaussian-ledger steps
+  // mode first scales x̃_m so that ||D_m x̃_m||₂ ≤ Δ/2 (the step's
+  // ClipModel) and is charged to the ledger as a Gaussian of σ with
+  // sensitivity Δ = `sensitivity`, which then holds under any change of the
+  // party's data (gaussian scores likewise: ||D_test,m x̃_m||₂ ≤ Δ_s/2);
+  // none and paper modes are not Gaussian-ledger steps
   // (allow_unaccounted_steps). Errors as the step's, the ledger's and
   // BeginStep's.
   Result<SharingSolveReport> RunAdmmSharing(const SharingTaskParams& params,
@@ -162,9 +165,10 @@ class LocalTrainer {
   // data; AccumulateSharingStream adds a block of rows of u (kModel) or y
   // (kAuxiliary) in the order the task carries them (`zeros`: at least as
   // many zeros as the block: the own share the gateway already removed from
-  // u); FinishSharingStream(params, score, round, key) makes
+  // u); FinishSharingStream(params, score, round, test_rows, key) makes
   // RunAdmmSharing's checks (noise params, budget, unaccounted releases;
-  // `score` null without a scoring phase), factors K, solves, draws the
+  // `score` null without a scoring phase, `test_rows` its test records),
+  // factors K, solves, clips x̃ as the whole-vector step does, draws the
   // round's share-noise key (ShareNoiseStream::kKeyBytes) from the DRBG
   // into `noise_key`, then charges the ledger and sets x̃_m in the state
   // like RunAdmmSharing. The caller then produces the share rows
@@ -179,7 +183,7 @@ class LocalTrainer {
                                  Span<const Real> zeros);
   Result<SharingSolveReport> FinishSharingStream(
       const SharingTaskParams& params, const SharingScoreParams* score,
-      uint64_t round, ByteSpan noise_key);
+      uint64_t round, Span<const Real> test_rows, ByteSpan noise_key);
 
   // Paper 001 primal step: updates f_i and writes it to `upload`.
   Result<PenaltyPerturbationReport> RunPenaltyPerturbation(

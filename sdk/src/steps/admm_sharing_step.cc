@@ -1,6 +1,7 @@
 #include "edgeadmm/admm_sharing_step.h"
 
 #include <cmath>
+#include <limits>
 
 #include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/vector_checks.h"
@@ -186,6 +187,47 @@ Result<SharingSolveReport> AdmmSharingStep::Solve(
   for (size_t c = 0; c < dim_; ++c) x_[c] = g_[c];
   in_round_ = false;
   return report;
+}
+
+namespace {
+
+// The factor in (0, 1] that brings a vector of L2 norm `norm` within
+// clip·(1 − 64ε) (1 if clip is 0: no bound).
+Real ClipFactor(Real norm, Real clip) {
+  const Real target =
+      clip * (1 - 64 * std::numeric_limits<Real>::epsilon());
+  return clip > 0 && norm > target ? target / norm : Real(1);
+}
+
+}  // namespace
+
+Result<Real> AdmmSharingStep::ClipModel(const SharingClip& clip,
+                                        Span<const Real> test_rows) {
+  if (!initialized_) return Status::FailedPrecondition();
+  if (!std::isfinite(clip.share) || clip.share < 0 ||
+      !std::isfinite(clip.score) || clip.score < 0 ||
+      test_rows.size() % dim_ != 0 ||
+      !IsFiniteVector(test_rows, test_rows.size())) {
+    return Status::InvalidArgument();
+  }
+  // ||D_m x̃||² row by row (the share's rows as ShareBlock computes them),
+  // then the same for the test rows; a pass only for a bound asked for.
+  Real share_sq = 0;
+  for (size_t i = 0; clip.share > 0 && i < samples_; ++i) {
+    const Real s = internal::Dot(Row(i), x_);
+    share_sq += s * s;
+  }
+  Real score_sq = 0;
+  for (size_t i = 0; clip.score > 0 && i < test_rows.size() / dim_; ++i) {
+    const Real s = internal::Dot(
+        Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
+    score_sq += s * s;
+  }
+  const Real share_factor = ClipFactor(std::sqrt(share_sq), clip.share);
+  const Real score_factor = ClipFactor(std::sqrt(score_sq), clip.score);
+  const Real factor = share_factor < score_factor ? share_factor : score_factor;
+  if (factor < 1) internal::Scale(factor, x_);
+  return factor;
 }
 
 Status AdmmSharingStep::NoiselessShareBlock(size_t first_row,

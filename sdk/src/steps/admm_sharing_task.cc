@@ -109,9 +109,13 @@ Status FinishAdmmSharingStream(const edgeadmm_wire_RoundTask& h, size_t samples,
   SharingScoreParams score;
   EDGEADMM_TRY(SharingSetup(h, samples, test_data, trainer, params, score));
   const size_t scored = h.params.sharing_params.score_records;
+  const Span<const Real> test_rows =
+      scored > 0 ? Span<const Real>(test_data->Row(0).data(),
+                                    test_data->samples() * test_data->dim())
+                 : Span<const Real>();
   EDGEADMM_TRY(trainer
                    .FinishSharingStream(params, scored > 0 ? &score : nullptr,
-                                        h.round_id, key)
+                                        h.round_id, test_rows, key)
                    .status());
   plan.score_rows = scored;
   plan.share_sigma =

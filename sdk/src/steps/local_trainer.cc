@@ -212,6 +212,26 @@ Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
   return report;
 }
 
+namespace {
+
+// The bounds that make the charged sensitivities true (docs/privacy.md,
+// "Bounded shares"): a released share (rigorous) and the released partial
+// scores (gaussian) are clipped to half the Δ the ledger charges, so any
+// change of the party's data moves them by at most Δ (Δ_s) in L2.
+SharingClip SharingClipFor(const SharingTaskParams& params,
+                           const SharingScoreParams* score) {
+  SharingClip clip;
+  if (params.noise.mode == SharingNoise::kRigorous) {
+    clip.share = params.sensitivity / 2;
+  }
+  if (score != nullptr && score->noise == SharingScoreNoise::kGaussian) {
+    clip.score = score->sensitivity / 2;
+  }
+  return clip;
+}
+
+}  // namespace
+
 Result<SharingSolveReport> LocalTrainer::RunAdmmSharing(
     const SharingTaskParams& params, uint64_t round, Span<const Real> u,
     Span<const Real> y, Span<Real> upload) {
@@ -251,8 +271,11 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
   // zero block before it receives the share.
   for (size_t i = 0; i < n; ++i) share[i] = 0;
   EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, share));
-  EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
+  EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
                       sharing_.Solve(params.noise, noise_));
+  EDGEADMM_TRY_ASSIGN(report.clip_factor,
+                      sharing_.ClipModel(SharingClipFor(params, score),
+                                         test_rows));
   EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, share));
   // The scoring phase: the partial scores of the final x̃_m(T).
   if (score != nullptr) {
@@ -331,15 +354,18 @@ Status LocalTrainer::AccumulateSharingStream(AdmmSharingStep::Vector which,
 
 Result<SharingSolveReport> LocalTrainer::FinishSharingStream(
     const SharingTaskParams& params, const SharingScoreParams* score,
-    uint64_t round, ByteSpan noise_key) {
+    uint64_t round, Span<const Real> test_rows, ByteSpan noise_key) {
   if (!sharing_pending_ || round != sharing_round_) {
     return Status::FailedPrecondition();
   }
   sharing_pending_ = false;
   EDGEADMM_TRY(PlanSharingCharge(params, score, round));
   EDGEADMM_TRY(sharing_.Factor(params.lambda, params.rho));
-  EDGEADMM_TRY_ASSIGN(const SharingSolveReport report,
+  EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
                       sharing_.Solve(params.noise, noise_));
+  EDGEADMM_TRY_ASSIGN(report.clip_factor,
+                      sharing_.ClipModel(SharingClipFor(params, score),
+                                         test_rows));
   EDGEADMM_TRY(ShareNoiseStream::NewKey(drbg_, noise_key));
   EDGEADMM_TRY(CommitSharing());
   return report;

@@ -69,8 +69,8 @@ TEST(AdmmSharingScoreTest, TheScoreKeysAreCheckedAndNamed) {
   c.admm_sharing.score_sigma = 0;
   EXPECT_NE(Refusal(c).find("admm_sharing.score_sigma"), std::string::npos);
   c = Job();
-  c.admm_sharing.score_sensitivity = std::nan("");
-  EXPECT_NE(Refusal(c).find("admm_sharing.score_sensitivity"),
+  c.admm_sharing.score_sensitivity = std::nan("");  // no clip, Δ_s NaN
+  EXPECT_NE(Refusal(c).find("admm_sharing.score_clip"),
             std::string::npos);
   c = Job();
   c.admm_sharing.score_noise = jobs::SharingScoreNoise::kExact;

@@ -6,6 +6,7 @@
 // the scores' (ratio √((Δ/σ)² + (Δ_s/σ_s)²)), and refuses an exact
 // (uncovered) score unless unaccounted steps are allowed.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "edgeadmm/admm_sharing_step.h"
@@ -14,6 +15,7 @@
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/local_trainer.h"
+#include "edgeadmm/share_noise_stream.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm {
@@ -40,10 +42,19 @@ struct Party {
   std::vector<std::byte> memory;
   TestEntropy entropy{7};
   LocalTrainer trainer;
-  Party(bool allow_unaccounted) {
+  // `outlier`: record 4 and test record 2 are 40 times the others and u, y
+  // 10 times larger, so the share and the scores leave a small clip; the
+  // budget is then +inf (nearly noiseless steps are beyond the reportable
+  // ε cap).
+  explicit Party(bool allow_unaccounted, bool outlier = false) {
+    const double scale = outlier ? 10 : 1;
     for (size_t i = 0; i < kN; ++i) {
-      u[i] = 0.3 * std::cos(double(i));
-      y[i] = -0.05 * std::sin(double(i));
+      u[i] = scale * 0.3 * std::cos(double(i));
+      y[i] = -scale * 0.05 * std::sin(double(i));
+    }
+    for (size_t j = 0; outlier && j < kP; ++j) {
+      d[4 * kP + j] *= 40;
+      test[2 * kP + j] *= 40;
     }
     auto view =
         DatasetView::Create(Span<const Real>(d.data(), d.size()),
@@ -55,7 +66,8 @@ struct Party {
     config.algorithm = AlgorithmKind::kAdmmSharing;
     config.job_id = 3;
     config.entropy = &entropy;
-    config.epsilon_budget = 1e6;
+    config.epsilon_budget =
+        outlier ? std::numeric_limits<Real>::infinity() : 1e6;
     config.allow_unaccounted_steps = allow_unaccounted;
     EXPECT_TRUE(
         trainer.Init(ByteSpan(memory.data(), memory.size()), *view, config)
@@ -236,6 +248,177 @@ TEST(AdmmSharingScoreTest, ExactScoresAreExactAndNeedUnaccountedSteps) {
                                 Span<Real>(upload.data(), upload.size()))
                 .status(),
             Status::InvalidArgument());
+}
+
+// Bounded shares (docs/privacy.md, "Bounded shares"; issue 31 item 4): a
+// rigorous party clips x̃_m so that its noiseless share has
+// ||D_m x̃_m||₂ ≤ C = Δ/2 and gaussian partial scores ||D_test,m x̃_m||₂ ≤
+// C_s = Δ_s/2, so the Δ its ledger charges holds under any change of its
+// data. The first three tests fail without the clip: measured with it
+// removed, the outlier party uploads a share of norm 1.206 against
+// C = 0.05, and scores of norm 3.02 against C_s = 0.01.
+constexpr Real kDelta = 0.1;   // the share's Δ: clip C = 0.05
+constexpr Real kSigma = 1e-4;  // noise far below the bound
+
+double Norm(const Real* v, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += double(v[i]) * double(v[i]);
+  return std::sqrt(s);
+}
+
+// ||rows·x||₂ for `rows` (n x kP, row-major).
+double ProductNorm(const std::vector<Real>& rows, Span<const Real> x) {
+  std::vector<Real> out(rows.size() / kP);
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (size_t j = 0; j < kP; ++j) out[i] += rows[i * kP + j] * x[j];
+  }
+  return Norm(out.data(), out.size());
+}
+
+// The share the step computes without any clip (what the old code sent).
+double UnclippedShareNorm(Party& party) {
+  std::vector<std::byte> ws_memory(AdmmSharingStep::WorkspaceBytes(kP));
+  Workspace ws(ByteSpan(ws_memory.data(), ws_memory.size()));
+  AdmmSharingStep step;
+  EXPECT_TRUE(step.Init(ws, Span<const Real>(party.d.data(), party.d.size()),
+                        kN, kP, 0.1, 0.5)
+                  .ok());
+  EXPECT_TRUE(step.BeginRound().ok());
+  const std::vector<Real> zeros(kN);
+  EXPECT_TRUE(step.AccumulateBlock(0, Span<const Real>(party.y.data(), kN),
+                                   Span<const Real>(party.u.data(), kN),
+                                   Span<const Real>(zeros.data(), kN))
+                  .ok());
+  Drbg drbg;
+  TestEntropy e(3);
+  EXPECT_TRUE(drbg.Init(e, ConstByteSpan()).ok());
+  GaussianSampler sampler(drbg);
+  SharingNoiseParams none;
+  EXPECT_TRUE(step.Solve(none, sampler).ok());
+  return ProductNorm(party.d, step.x_tilde());
+}
+
+SharingTaskParams ClipRigorous() {
+  SharingTaskParams p = Rigorous();
+  p.noise.sigma = kSigma;
+  p.sensitivity = kDelta;
+  return p;
+}
+
+TEST(AdmmSharingClipTest, TheUploadedShareStaysWithinHalfTheChargedDelta) {
+  Party party(false, true);
+  // Without the clip the share is far above C = Δ/2 (what the old code
+  // uploaded, noise aside).
+  EXPECT_GT(UnclippedShareNorm(party), 10 * kDelta / 2);
+  std::vector<Real> share(kN);
+  auto report = party.trainer.RunAdmmSharing(
+      ClipRigorous(), 1, Span<const Real>(party.u.data(), kN),
+      Span<const Real>(party.y.data(), kN), Span<Real>(share.data(), kN));
+  ASSERT_TRUE(report.ok()) << int(report.status().code());
+  EXPECT_LT(report->clip_factor, 1);
+  // The upload (share + noise of σ = 1e-9) is within C plus the noise.
+  EXPECT_LE(Norm(share.data(), kN), kDelta / 2 + 6 * kSigma * std::sqrt(kN));
+  // And the persisted x̃ (from which a streamed or resent share is
+  // recomputed) gives a noiseless share within C.
+  EXPECT_LE(ProductNorm(party.d, party.trainer.state().primary), kDelta / 2);
+  EXPECT_GT(ProductNorm(party.d, party.trainer.state().primary),
+            0.999 * kDelta / 2);  // clipped to the bound, not beyond
+}
+
+TEST(AdmmSharingClipTest, AStreamingPartyClipsTheModelItsRowsComeFrom) {
+  Party party(false, true);
+  ASSERT_TRUE(party.trainer.BeginSharingStream(1).ok());
+  const std::vector<Real> zeros(kN);
+  const Span<const Real> z(zeros.data(), kN);
+  ASSERT_TRUE(party.trainer
+                  .AccumulateSharingStream(AdmmSharingStep::Vector::kModel, 0,
+                                           Span<const Real>(party.u.data(), kN),
+                                           z)
+                  .ok());
+  ASSERT_TRUE(party.trainer
+                  .AccumulateSharingStream(
+                      AdmmSharingStep::Vector::kAuxiliary, 0,
+                      Span<const Real>(party.y.data(), kN), z)
+                  .ok());
+  std::byte key[ShareNoiseStream::kKeyBytes];
+  auto report = party.trainer.FinishSharingStream(
+      ClipRigorous(), nullptr, 1, Span<const Real>(), ByteSpan(key, sizeof(key)));
+  ASSERT_TRUE(report.ok()) << int(report.status().code());
+  EXPECT_LT(report->clip_factor, 1);
+  EXPECT_LE(ProductNorm(party.d, party.trainer.state().primary), kDelta / 2);
+}
+
+TEST(AdmmSharingClipTest, GaussianScoresStayWithinHalfTheirDelta) {
+  Party party(false, true);
+  SharingTaskParams loose = ClipRigorous();
+  loose.sensitivity = 1e6;  // the share's clip does not bind
+  SharingScoreParams score;
+  score.sigma = kSigma;
+  score.sensitivity = 0.02;  // C_s = 0.01
+  std::vector<Real> upload(kN + kK);
+  auto report = party.trainer.RunAdmmSharing(
+      loose, score, 1, Span<const Real>(party.u.data(), kN),
+      Span<const Real>(party.y.data(), kN),
+      Span<const Real>(party.test.data(), party.test.size()),
+      Span<Real>(upload.data(), upload.size()));
+  ASSERT_TRUE(report.ok()) << int(report.status().code());
+  EXPECT_LT(report->clip_factor, 1);
+  EXPECT_LE(Norm(upload.data() + kN, kK), 0.01 + 6 * kSigma * std::sqrt(kK));
+  EXPECT_LE(ProductNorm(party.test, party.trainer.state().primary), 0.01);
+}
+
+TEST(AdmmSharingClipTest, ALooseClipChangesNothing) {
+  Party clipped(false, true);
+  Party loose_party(false, true);
+  SharingTaskParams loose = ClipRigorous();
+  loose.sensitivity = 1e6;
+  std::vector<Real> share(kN);
+  auto report = loose_party.trainer.RunAdmmSharing(
+      loose, 1, Span<const Real>(loose_party.u.data(), kN),
+      Span<const Real>(loose_party.y.data(), kN),
+      Span<Real>(share.data(), kN));
+  ASSERT_TRUE(report.ok()) << int(report.status().code());
+  EXPECT_EQ(report->clip_factor, 1);
+  EXPECT_NEAR(ProductNorm(loose_party.d, loose_party.trainer.state().primary),
+              UnclippedShareNorm(clipped), 1e-12);
+}
+
+TEST(AdmmSharingClipTest, TheLedgerChargesTheDeltaTheClipEnforces) {
+  Party party(false, true);
+  std::vector<Real> share(kN);
+  SharingTaskParams p = ClipRigorous();
+  p.noise.sigma = 0.4;
+  ASSERT_TRUE(party.trainer
+                  .RunAdmmSharing(p, 1, Span<const Real>(party.u.data(), kN),
+                                  Span<const Real>(party.y.data(), kN),
+                                  Span<Real>(share.data(), kN))
+                  .ok());
+  DevicePrivacyLedger expected;
+  ASSERT_TRUE(expected.Charge(kDelta, 0.4).ok());
+  auto eps = party.trainer.LocalEpsilon();
+  ASSERT_TRUE(eps.ok());
+  EXPECT_NEAR(*eps, *expected.Epsilon(1e-5), 1e-12);
+}
+
+TEST(AdmmSharingClipTest, ClipModelRefusesABadClip) {
+  Party party(false, true);
+  std::vector<std::byte> ws_memory(AdmmSharingStep::WorkspaceBytes(kP));
+  Workspace ws(ByteSpan(ws_memory.data(), ws_memory.size()));
+  AdmmSharingStep step;
+  EXPECT_EQ(step.ClipModel(SharingClip{1, 0}, Span<const Real>()).status(),
+            Status::FailedPrecondition());
+  ASSERT_TRUE(step.Init(ws, Span<const Real>(party.d.data(), party.d.size()),
+                        kN, kP, 0.1, 0.5)
+                  .ok());
+  EXPECT_EQ(step.ClipModel(SharingClip{-1, 0}, Span<const Real>()).status(),
+            Status::InvalidArgument());
+  EXPECT_EQ(
+      step.ClipModel(SharingClip{1, NAN}, Span<const Real>()).status(),
+      Status::InvalidArgument());
+  // x̃ = 0 at Init: nothing to clip.
+  auto f = step.ClipModel(SharingClip{1, 1}, Span<const Real>());
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(*f, 1);
 }
 
 }  // namespace

@@ -33,7 +33,9 @@ double SharingLossWeight(const jobs::AdmmSharingConfig& config);
 // job.dimension, records in [1, EDGEADMM_CFG_MAX_SHARING_RECORDS] (the wire
 // limit: the task's v and y and the upload are N-vectors), ρ and λ finite and >
 // 0, a labels path, barrier_retries >= 0, and per noise mode: none (no noise
-// keys), rigorous (sigma and sensitivity finite and > 0), paper (C > 0 or
+// keys), rigorous (sigma finite and > 0, share_clip C finite and > 0 or,
+// alone, sensitivity Δ > 0 meaning C = Δ/2; both given: Δ = 2C or refused),
+// gaussian scores likewise (score_clip, score_sensitivity), paper (C > 0 or
 // b1, c1 > 0; target_epsilon > 0 and target_delta in (0, 1), planned with
 // Paper000PlanStepEpsilon: a per-iteration ε above 1 is refused).
 host::Error ValidateAdmmSharing(const jobs::JobConfig& config);
@@ -45,7 +47,8 @@ struct SharingPartyPrivacy {
   int64_t columns = 0;
   jobs::SharingNoiseMode mode = jobs::SharingNoiseMode::kNone;
   double sigma = 0;  // σ sent to the party (paper: of ξ; rigorous: share)
-  double sensitivity = 0;   // paper: C_m (Lemma 1, heuristic); rigorous: Δ
+  double sensitivity = 0;   // paper: C_m (Lemma 1, heuristic); rigorous:
+                            // Δ = 2·share_clip (derived, device-enforced)
   double step_epsilon = 0;  // paper: per iteration; rigorous: 0
   double step_delta = 0;    // paper: per iteration; rigorous: 0
   double epsilon = 0;       // over job.rounds iterations; inf for none

@@ -79,10 +79,14 @@ struct AdmmSharingConfig {
   double lambda = 0.0;           // λ > 0 of (λ/2)||x_m||²
   std::string labels;            // gateway-held LIBSVM file: first N labels
   SharingNoiseMode noise = SharingNoiseMode::kNone;
-  // kRigorous: N(0, σ²I_N) on every released share; `sensitivity` Δ is the
-  // operator's explicit L2 bound on a share's change (not derived).
+  // kRigorous: N(0, σ²I_N) on every released share, clipped on the device
+  // to ||D_m x̃_m||₂ ≤ share_clip C, so Δ = 2C is the L2 sensitivity under
+  // any change of the party's data (algorithms::SharingShareSensitivity;
+  // docs/privacy.md, "Bounded shares"). `sensitivity`, if given, must be
+  // 2C (or, alone, sets C = Δ/2: the device enforces it either way).
   double sigma = 0.0;
   double sensitivity = 0.0;
+  double share_clip = 0.0;
   // kPaper: Lemma 1's C given (> 0), or derived from (b1, c1) per party:
   // C_m = 3/(d_m ρ)·(λ c1 + (1 + Mρ) b1) — heuristic (digest A8.4).
   double paper_c = 0.0;
@@ -101,7 +105,8 @@ struct AdmmSharingConfig {
   SharingScoreNoise score_noise = SharingScoreNoise::kGaussian;
   bool score_noise_given = false;  // score_noise must be chosen explicitly
   double score_sigma = 0.0;        // kGaussian: σ_s > 0 per partial score
-  double score_sensitivity = 0.0;  // kGaussian: Δ_s, L2 of the K scores
+  double score_sensitivity = 0.0;  // kGaussian: Δ_s = 2·score_clip
+  double score_clip = 0.0;  // kGaussian: C_s, ||D_test,m x̃_m||₂ ≤ C_s
 };
 enum class SamplingScheme { kPoisson, kFixed };
 
