@@ -19,8 +19,8 @@ set(EDGEADMM_MCU_TEST_TIMEOUT 120 CACHE STRING "Seconds one QEMU test image may 
 
 function(edgeadmm_add_firmware target)
   set_target_properties(${target} PROPERTIES SUFFIX ".elf")
-  target_link_libraries(${target} PRIVATE edgeadmm::board edgeadmm::baremetal_hooks
-    edgeadmm::baremetal)
+  target_link_libraries(${target} PRIVATE edgeadmm::board edgeadmm::board_hooks
+    edgeadmm::baremetal_hooks edgeadmm::baremetal)
   target_link_options(${target} PRIVATE
     "-Wl,-Map=$<TARGET_FILE_DIR:${target}>/${target}.map")
   set_property(TARGET ${target} APPEND PROPERTY ADDITIONAL_CLEAN_FILES

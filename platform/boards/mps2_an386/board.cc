@@ -110,6 +110,8 @@ uint64_t NowMs() {
 
 void ConsoleWrite(const char* text) { baremetal::SemihostingWrite(text); }
 
+void Halt(int exit_code) { baremetal::SemihostingExit(exit_code); }
+
 bool CommandLine(char* buffer, size_t size) {
   return baremetal::SemihostingCommandLine(buffer, size);
 }

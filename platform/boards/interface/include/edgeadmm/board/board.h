@@ -52,6 +52,11 @@ uint64_t NowMs();
 // channel). Never fails visibly: a board without a console drops the text.
 void ConsoleWrite(const char* text);
 
+// Stops the firmware for good: an emulated board ends the program with
+// `exit_code` (its host sees it); a real board resets or waits for a
+// debugger. The panic hook calls it after ConsoleWrite.
+[[noreturn]] void Halt(int exit_code);
+
 // The firmware's start-up arguments: words separated by spaces, the first
 // one naming the image, copied NUL-terminated into `buffer`. A product
 // answers from its provisioning or a fixed string; test boards pass them

@@ -1,10 +1,11 @@
-// Bare-metal panic hook: report the failed assertion on the semihosting
-// console and end the program with exit status 134 (as SIGABRT on a host).
+// Bare-metal panic hook: report the failed assertion on the board's console
+// and stop the firmware (board::Halt) with exit status 134 (as SIGABRT on a
+// host).
 // The C library's assert() and abort() are routed here as well, so neither
 // pulls in newlib's stdio (which allocates).
 #include "edgeadmm/assert.h"
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/board/board.h"
 
 namespace {
 constexpr int kPanicExitCode = 134;
@@ -15,8 +16,8 @@ extern "C" [[noreturn]] void edgeadmm_panic(const char* file, int line,
   char text[256];
   edgeadmm::baremetal::Format(
       text, sizeof(text), "edgeadmm panic at %s:%d: %s\n", file, line, message);
-  edgeadmm::baremetal::SemihostingWrite(text);
-  edgeadmm::baremetal::SemihostingExit(kPanicExitCode);
+  edgeadmm::board::ConsoleWrite(text);
+  edgeadmm::board::Halt(kPanicExitCode);
 }
 
 // newlib's assert() calls this.

@@ -1,9 +1,10 @@
-// Bare-metal log hook: one line per call on the semihosting console, prefixed
-// with the level. Formatting uses the heap-free Format, never newlib's printf.
+// Bare-metal log hook: one line per call on the board's console
+// (board::ConsoleWrite), prefixed with the level. Formatting uses the
+// heap-free Format, never newlib's printf.
 #include <cstdarg>
 
 #include "edgeadmm/baremetal/format.h"
-#include "edgeadmm/baremetal/semihosting.h"
+#include "edgeadmm/board/board.h"
 #include "edgeadmm/log.h"
 
 extern "C" void edgeadmm_log(int level, const char* format, ...) {
@@ -21,5 +22,5 @@ extern "C" void edgeadmm_log(int level, const char* format, ...) {
   while (line[end] != '\0') ++end;
   line[end] = '\n';
   line[end + 1] = '\0';
-  edgeadmm::baremetal::SemihostingWrite(line);
+  edgeadmm::board::ConsoleWrite(line);
 }
