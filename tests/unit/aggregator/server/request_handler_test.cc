@@ -37,22 +37,9 @@ std::vector<uint8_t> UpdateBodyWithExtra(
     const std::vector<double>& v, const std::vector<uint8_t>& extra,
     edgeadmm_wire_UpdateKind kind =
         edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL) {
-  edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
-  h.job_id = static_cast<uint64_t>(job);
-  h.round_id = static_cast<uint64_t>(round);
-  std::strncpy(h.device_id, id.c_str(), sizeof(h.device_id) - 1);
-  h.kind = kind;
-  h.dimension = static_cast<uint32_t>(v.size());
-  h.has_ledger = true;
-  h.ledger.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
-  std::memcpy(h.algorithm_extra.bytes, extra.data(), extra.size());
-  h.algorithm_extra.size = static_cast<pb_size_t>(extra.size());
-  std::vector<uint8_t> out(wire::MaxUpdateBytes(v.size()));
-  const StatusWithSize n = wire::EncodeUpdate(
-      h, Span<const Real>(v.data(), v.size()),
-      ByteSpan(reinterpret_cast<std::byte*>(out.data()), out.size()));
-  out.resize(n.ok() ? n.size() : 0);
-  return out;
+  return testing::EncodeUpdateBody(id, static_cast<uint64_t>(job),
+                                   static_cast<uint64_t>(round), v, 0, kind,
+                                   extra);
 }
 
 std::vector<uint8_t> PpLossBytes(double loss) {
