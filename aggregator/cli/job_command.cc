@@ -158,21 +158,9 @@ void PrintModelLine(const char* which, const jobs::ModelRef& m,
   std::printf("\n");
 }
 
-// pp-admm: the Gaussian ledgers above do not apply (inf); the job's privacy
-// is paper 001's max_i P_i, reported by the nodes with their last upload.
-void PrintPpLoss(const jobs::PpLossReport& pp) {
-  if (!pp.applies) return;
-  if (pp.reported == 0) {
-    std::printf(
-        "pp-admm privacy: not reported yet (nodes report P_i only "
-        "with the last iteration)\n");
-    return;
-  }
-  std::printf(
-      "pp-admm privacy: max_i P_i = %.6g from %lld of %lld nodes\n"
-      "  that is: %s\n",
-      pp.max_loss, static_cast<long long>(pp.reported),
-      static_cast<long long>(pp.nodes), jobs::kPpLossLabel);
+// The algorithm's own section (algorithms::UploadExtra::Report), if any.
+void PrintAlgorithmSection(const algorithms::ReportSection& section) {
+  std::printf("%s", section.text.c_str());
 }
 
 // admm-sharing: the generic Gaussian ledgers do not apply (inf); each
@@ -227,7 +215,7 @@ host::Error RunStatus(const JobOptions& o) {
   if (!s.job.end_reason.empty()) {
     std::printf("ended: %s\n", s.job.end_reason.c_str());
   }
-  PrintPpLoss(s.pp);
+  PrintAlgorithmSection(s.algorithm_section);
   PrintParties(s.parties);
   PrintSharingPlan(s.job.config);
   const jobs::JobConfig& c = s.job.config;
@@ -316,7 +304,7 @@ host::Error RunLedger(const JobOptions& o) {
                   static_cast<long long>(d.participations), d.network_epsilon);
     }
   }
-  PrintPpLoss(r.pp);
+  PrintAlgorithmSection(r.algorithm_section);
   PrintParties(r.parties);
   PrintSharingPlan(r.job.config);
   return host::Error::Ok();

@@ -37,6 +37,10 @@ def build(path: str) -> None:
     """Job 1 "j": round 1 committed (2 uploads), round 2 lost, round 3
     open (1 upload); models of iterations 0 and 1; ledgers."""
     con = sqlite3.connect(path)
+    # The store registers float64le() for its migrations (schema.cc).
+    con.create_function("float64le", 1,
+                        lambda v: None if v is None else f64(v),
+                        deterministic=True)
     try:
         for sql in migrations():
             con.executescript(sql)
@@ -55,8 +59,8 @@ INSERT INTO ledger (job_id, scope, round_id, epsilon, rdp) VALUES
 """)
         con.executemany(
             "INSERT INTO uploads (job_id, round_id, device_id, digest, "
-            "payload, pp_loss) VALUES (1, ?, ?, x'', ?, ?)",
-            [(1, "d1", f32(1, 2), 0.125), (1, "d0", f32(3, 4), None),
+            "payload, extra) VALUES (1, ?, ?, x'', ?, ?)",
+            [(1, "d1", f32(1, 2), f64(0.125)), (1, "d0", f32(3, 4), None),
              (3, "d0", f32(5, 6), None)])
         con.executemany(
             "INSERT INTO models (job_id, iteration, round_id, z, "
@@ -115,7 +119,7 @@ class DbTest(unittest.TestCase):
                          [(1, "d0"), (1, "d1"), (3, "d0")])
         self.assertEqual(db.committed_uploads(self.path, "j"),
                          [(1, "d0", f32(3, 4), None),
-                          (1, "d1", f32(1, 2), 0.125)])
+                          (1, "d1", f32(1, 2), f64(0.125))])
 
     def test_job_record(self) -> None:
         rec = db.job_record(self.path, "j")

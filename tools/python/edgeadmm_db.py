@@ -301,12 +301,14 @@ def upload_counts(db_path: str, name: Optional[str] = None,
 
 
 def committed_uploads(db_path: str, name: str
-                      ) -> List[Tuple[int, str, bytes, Optional[float]]]:
+                      ) -> List[Tuple[int, str, bytes, Optional[bytes]]]:
     """Uploads of the job's committed rounds: (round_id, device_id,
-    payload, pp_loss), by round then device."""
+    payload, extra), by round then device; extra is the algorithm's own
+    bytes stored with the upload (None: none), which only its unit reads."""
     with _read(db_path) as db:
-        return [(r, d, bytes(p), loss) for r, d, p, loss in db.execute(
-            "SELECT u.round_id, u.device_id, u.payload, u.pp_loss FROM "
+        return [(r, d, bytes(p), None if x is None else bytes(x))
+                for r, d, p, x in db.execute(
+            "SELECT u.round_id, u.device_id, u.payload, u.extra FROM "
             "uploads u JOIN rounds r ON r.job_id = u.job_id AND "
             "r.round_id = u.round_id JOIN jobs j ON j.id = u.job_id "
             "WHERE j.name = ? AND r.state = 'committed' "
@@ -330,17 +332,20 @@ def check_database(db_path: str) -> List[str]:
 
 
 def back_to_schema_8(db_path: str) -> None:
-    """Takes a fresh database of the current schema (version 10) back to
-    version 8 (versions 9 and 10 only added the upload_sums table and two
-    nullable device columns), so that a daemon built before version 9 opens
-    it: the steering measurement's baseline (tests/repro/steering). The
-    daemon must not be running."""
+    """Takes a fresh database (no uploads) of the current schema (version
+    11) back to version 8 (versions 9 and 10 added the upload_sums table
+    and two nullable device columns; version 11 replaced the REAL column
+    uploads.pp_loss by the BLOB uploads.extra), so that a daemon built
+    before version 9 opens it: the steering measurement's baseline
+    (tests/repro/steering). The daemon must not be running."""
     db = sqlite3.connect(db_path)
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version != 10:
-            raise ValueError(f"{db_path}: schema version {version}, not 10")
+        if version != 11:
+            raise ValueError(f"{db_path}: schema version {version}, not 11")
         db.executescript(
+            "ALTER TABLE uploads DROP COLUMN extra; "
+            "ALTER TABLE uploads ADD COLUMN pp_loss REAL; "
             "ALTER TABLE devices DROP COLUMN central_epsilon; "
             "ALTER TABLE devices DROP COLUMN central_delta; "
             "DROP TABLE upload_sums; PRAGMA user_version = 8;")

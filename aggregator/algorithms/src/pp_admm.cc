@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
 #include "edgeadmm/penalty_perturbation_accountant.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "unit_support.h"
 
 namespace edgeadmm::algorithms {
@@ -328,6 +330,63 @@ void PpAdmm::FillNodeTask(const jobs::JobConfig& c, int64_t node,
   if (!graph.ok() || node < 0 || node >= graph->nodes()) return;
   h.params.penalty.degree = static_cast<uint32_t>(graph->degree(node));
   h.params.penalty.neighbour_sum = true;
+}
+
+const char* PpLossExtra::Refusal(const jobs::JobConfig& /*config*/,
+                                 int64_t /*iteration*/,
+                                 const std::vector<uint8_t>& extra) const {
+  double loss = 0;
+  if (extra.empty() || DecodePpLossExtra(extra.data(), extra.size(), &loss)) {
+    return nullptr;
+  }
+  return "algorithm_extra of pp-admm: 8 bytes, finite, >= 0";
+}
+
+bool PpLossExtra::Stores(const jobs::JobConfig& config,
+                         int64_t iteration) const {
+  return iteration + 1 == config.rounds;
+}
+
+ReportSection PpLossExtra::Report(
+    const jobs::JobConfig& config,
+    const std::vector<std::vector<uint8_t>>& stored) const {
+  int64_t reported = 0;
+  double max_loss = 0;
+  for (const std::vector<uint8_t>& extra : stored) {
+    double loss = 0;
+    if (!DecodePpLossExtra(extra.data(), extra.size(), &loss) || loss <= 0) {
+      continue;  // 0: not reported
+    }
+    ++reported;
+    max_loss = std::max(max_loss, loss);
+  }
+  const long long nodes = static_cast<long long>(config.pp_admm.nodes);
+  ReportSection section;
+  section.key = "pp_loss";
+  char text[96];
+  std::snprintf(text, sizeof text, "%.17g", max_loss);
+  section.json = std::string("{\"max_p_i\": ") + text +
+                 ", \"reported\": " + std::to_string(reported) +
+                 ", \"nodes\": " + std::to_string(nodes) + ", \"meaning\": \"" +
+                 kPpLossLabel + "\"}";
+  // The Gaussian ledgers do not apply to pp-admm (inf); its privacy is
+  // this number.
+  if (reported == 0) {
+    section.text =
+        "pp-admm privacy: not reported yet (nodes report P_i only with the "
+        "last iteration)\n";
+    return section;
+  }
+  std::snprintf(text, sizeof text,
+                "pp-admm privacy: max_i P_i = %.6g from %lld of %lld nodes\n",
+                max_loss, static_cast<long long>(reported), nodes);
+  section.text = std::string(text) + "  that is: " + kPpLossLabel + "\n";
+  return section;
+}
+
+const UploadExtra* PpAdmm::upload_extra() const {
+  static const PpLossExtra extra;
+  return &extra;
 }
 
 }  // namespace edgeadmm::algorithms

@@ -182,20 +182,23 @@ const char* ModelChoiceName(ModelChoice::Kind kind) {
   return "default";
 }
 
-Result<PpLossReport> LoadPpLoss(store::Database& db, const JobRecord& job) {
-  PpLossReport r;
-  if (job.config.algorithm != AlgorithmKind::kPenaltyPerturbation) return r;
-  r.applies = true;
-  r.nodes = job.config.pp_admm.nodes;
-  EDGEADMM_TRY_ASSIGN(
-      store::Statement stmt,
-      db.Prepare("SELECT count(pp_loss), coalesce(max(pp_loss), 0) FROM "
-                 "uploads WHERE job_id = ? AND pp_loss IS NOT NULL"));
+// The algorithm's own report section from the extras stored with the job's
+// uploads (none for an algorithm without UploadExtra).
+Result<algorithms::ReportSection> LoadAlgorithmSection(store::Database& db,
+                                                       const JobRecord& job) {
+  const algorithms::UploadExtra* unit =
+      algorithms::Get(job.config.algorithm).upload_extra();
+  if (unit == nullptr) return algorithms::ReportSection{};
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
+                      db.Prepare("SELECT extra FROM uploads WHERE job_id = ? "
+                                 "AND extra IS NOT NULL"));
   stmt.Bind(1, job.id);
-  EDGEADMM_TRY(stmt.StepRow());
-  r.reported = stmt.ColumnInt(0);
-  r.max_loss = stmt.ColumnDouble(1);
-  return r;
+  std::vector<std::vector<uint8_t>> stored;
+  EDGEADMM_TRY(stmt.ForEachRow([&] {
+    stored.push_back(stmt.ColumnBlob(0));
+    return Status::Ok();
+  }));
+  return unit->Report(job.config, stored);
 }
 
 Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
@@ -236,7 +239,7 @@ Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
         db, id, BestModelTail(s.job.config.selection_metric), s.best, nullptr));
   }
   EDGEADMM_TRY_ASSIGN(s.central, CentralReport(db, s.job, 0, s.iteration));
-  EDGEADMM_TRY_ASSIGN(s.pp, LoadPpLoss(db, s.job));
+  EDGEADMM_TRY_ASSIGN(s.algorithm_section, LoadAlgorithmSection(db, s.job));
   EDGEADMM_TRY_ASSIGN(s.parties, LoadPartyLedger(db, s.job));
   return s;
 }
@@ -313,7 +316,7 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
     }
     r.devices.push_back(charge);
   }
-  EDGEADMM_TRY_ASSIGN(r.pp, LoadPpLoss(db, r.job));
+  EDGEADMM_TRY_ASSIGN(r.algorithm_section, LoadAlgorithmSection(db, r.job));
   EDGEADMM_TRY_ASSIGN(r.parties, LoadPartyLedger(db, r.job));
   return r;
 }
@@ -382,7 +385,8 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
                m.job.id));
   EDGEADMM_HOST_TRY_ASSIGN(m.central, CentralReport(db, m.job, 0, iterations));
   m.epsilon = m.central.epsilon;
-  EDGEADMM_HOST_TRY_ASSIGN(m.pp, LoadPpLoss(db, m.job));
+  EDGEADMM_HOST_TRY_ASSIGN(m.algorithm_section,
+                           LoadAlgorithmSection(db, m.job));
   EDGEADMM_HOST_TRY_ASSIGN(m.parties, LoadPartyLedger(db, m.job));
   return m;
 }
@@ -416,11 +420,9 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
   if (m.scores.test_records > 0) {
     out += ", \"test_score\": " + TestScoreJson(m.scores);
   }
-  if (m.pp.applies) {
-    out += ", \"pp_loss\": {\"max_p_i\": " + Number(m.pp.max_loss) +
-           ", \"reported\": " + std::to_string(m.pp.reported) +
-           ", \"nodes\": " + std::to_string(m.pp.nodes) + ", \"meaning\": \"" +
-           kPpLossLabel + "\"}";
+  if (!m.algorithm_section.key.empty()) {
+    out += ", " + privacy::JsonString(m.algorithm_section.key) + ": " +
+           m.algorithm_section.json;
   }
   if (m.job.config.algorithm == AlgorithmKind::kAdmmSharing) {
     out += ", \"admm_sharing\": " + SharingPlanJson(m.job.config);

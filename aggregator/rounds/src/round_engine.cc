@@ -132,7 +132,6 @@ Status RoundEngine::ResumeOpenRound() {
         it->second, OpenRound::Accepted{std::move(a.payload),
                                         std::move(values),
                                         {},
-                                        a.pp_loss,
                                         std::move(a.fingerprint_digest)});
   }
   open_ = std::move(round);
@@ -515,10 +514,13 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
           .PartyMechanism(job_.config, iteration_ + 1, party_nu)) {
     party = parties_->Plan(index, party_nu);
   }
-  // P_i is kept only from the job's last iteration, where the devices send
-  // it (a value sent earlier is a device's own leak; it is not recorded).
-  const double pp_loss =
-      iteration_ + 1 == job_.config.rounds ? upload.pp_loss : 0.0;
+  // The algorithm's own bytes, kept only from the rounds its unit stores
+  // them in (a value sent in another round is not recorded).
+  const algorithms::UploadExtra* extra_unit =
+      algorithms::Get(job_.config.algorithm).upload_extra();
+  if (extra_unit == nullptr || !extra_unit->Stores(job_.config, iteration_)) {
+    upload.extra.clear();
+  }
   // The upload with its charges, in one transaction on disk before the
   // receipt, for every algorithm: the device drops its upload after the
   // receipt, and no charge is ever missing or written twice. Under
@@ -530,7 +532,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   const Status stored = store_.InsertAcceptedUpload(
       open_.round_id, ledgers_->LocalRow(local),
       party_row.has_value() ? &*party_row : nullptr,
-      {&devices_[index], &upload.vector, pp_loss, &fingerprint_digest});
+      {&devices_[index], &upload.vector, &upload.extra, &fingerprint_digest});
   if (!stored.ok()) {
     EDGEADMM_LOG_ERROR(
         "job %s round %lld: upload of %s not stored (%s: %s); "
@@ -546,7 +548,6 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
                          OpenRound::Accepted{std::move(upload.vector),
                                              std::move(decoded),
                                              std::move(upload.fingerprint),
-                                             pp_loss,
                                              {}});
   if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;

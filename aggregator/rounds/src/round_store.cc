@@ -58,9 +58,8 @@ Result<std::optional<StoredOpenRound>> RoundStore::ResumableOpenRound() {
   if (round.has_value()) {
     EDGEADMM_TRY_ASSIGN(
         store::Statement uploads,
-        db_->Prepare("SELECT device_id, payload, fingerprint, pp_loss FROM "
-                     "uploads WHERE job_id = ? AND round_id = ? ORDER BY "
-                     "device_id"));
+        db_->Prepare("SELECT device_id, payload, fingerprint FROM uploads "
+                     "WHERE job_id = ? AND round_id = ? ORDER BY device_id"));
     uploads.Bind(1, job_id_).Bind(2, round->round_id);
     EDGEADMM_TRY(uploads.ForEachRow([&]() -> Status {
       // Written by InsertAcceptedUpload, always with its fingerprint.
@@ -69,7 +68,6 @@ Result<std::optional<StoredOpenRound>> RoundStore::ResumableOpenRound() {
       a.device_id = uploads.ColumnText(0);
       a.payload = uploads.ColumnBlob(1);
       a.fingerprint_digest = uploads.ColumnBlob(2);
-      a.pp_loss = uploads.ColumnIsNull(3) ? 0.0 : uploads.ColumnDouble(3);
       return Status::Ok();
     }));
   }
@@ -412,15 +410,15 @@ Status RoundStore::InsertUploadRow(int64_t round_id, const UploadRowRef& row) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement upload,
       db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
-                         "digest, payload, pp_loss, fingerprint) VALUES (?, "
-                         "?, ?, ?, ?, ?, ?)"));
+                         "digest, payload, extra, fingerprint) VALUES (?, ?, "
+                         "?, ?, ?, ?, ?)"));
   upload->Bind(1, job_id_)
       .Bind(2, round_id)
       .Bind(3, *row.device_id)
       .BindBlob(4, UploadDigest(*row.payload))
       .BindBlob(5, *row.payload);
-  if (row.pp_loss > 0) {
-    upload->Bind(6, row.pp_loss);
+  if (row.extra != nullptr && !row.extra->empty()) {
+    upload->BindBlob(6, *row.extra);
   } else {
     upload->BindNull(6);
   }

@@ -84,6 +84,20 @@ const char* Refusal(const rounds::RoundEngine& engine, std::string_view id) {
   return nullptr;
 }
 
+// Null when an upload's algorithm_extra suits the job's algorithm (its
+// UploadExtra's checks; none at all for an algorithm without one), else
+// why not.
+const char* ExtraRefusal(const algorithms::Algorithm& algorithm,
+                         const jobs::JobConfig& config, int64_t iteration,
+                         const std::vector<uint8_t>& extra) {
+  const algorithms::UploadExtra* unit = algorithm.upload_extra();
+  if (unit == nullptr) {
+    return extra.empty() ? nullptr
+                         : "algorithm_extra not used by the job's algorithm";
+  }
+  return unit->Refusal(config, iteration, extra);
+}
+
 }  // namespace
 
 Status StatusForVerdict(UploadVerdict verdict) {
@@ -248,14 +262,23 @@ Response RequestHandler::Update(std::string_view identity,
                          "update kind does not fit the algorithm", job_id,
                          round_id);
   }
+  // The algorithm's own bytes (bounded at decode), checked by its unit;
+  // opaque from here on.
+  std::vector<uint8_t> extra(decoded.header.algorithm_extra.bytes,
+                             decoded.header.algorithm_extra.bytes +
+                                 decoded.header.algorithm_extra.size);
+  if (const char* why = ExtraRefusal(algorithm, engine_->job().config,
+                                     engine_->iteration(), extra)) {
+    return ErrorResponse(Status::InvalidArgument(), why, job_id, round_id);
+  }
   rounds::Upload upload;
+  upload.extra = std::move(extra);
   upload.device_id = decoded.header.device_id;
   upload.job_id = static_cast<int64_t>(decoded.header.job_id);
   upload.round_id = static_cast<int64_t>(decoded.header.round_id);
   upload.vector = store::EncodeFloats(
       std::vector<double>(decoded.vector.begin(), decoded.vector.end()));
   upload.fingerprint.assign(body, body + size);
-  upload.pp_loss = decoded.header.pp_loss;  // validated at decode
   // The device's own ledger (validated at decode: ε finite >= 0, δ in
   // [0, 1), classic or improved), kept with a per-party charge.
   upload.ledger.present = true;

@@ -1,8 +1,13 @@
 #include "edgeadmm/store/schema.h"
 
+#include <sqlite3.h>
+
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "edgeadmm/log.h"
+#include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/database.h"
 #include "edgeadmm/store/transaction.h"
 
@@ -146,12 +151,34 @@ CREATE TABLE upload_sums (
 ALTER TABLE devices ADD COLUMN central_epsilon REAL;
 ALTER TABLE devices ADD COLUMN central_delta REAL;
 )sql",
+    // Version 11: an upload's algorithm-owned bytes (Update.algorithm_extra,
+    // opaque to the store; NULL: none) replace version 5's REAL column,
+    // whose values move over in the encoding of the one algorithm that sent
+    // them (a float64 LE) before it is dropped.
+    R"sql(
+ALTER TABLE uploads ADD COLUMN extra BLOB;
+UPDATE uploads SET extra = float64le(pp_loss) WHERE pp_loss IS NOT NULL;
+ALTER TABLE uploads DROP COLUMN pp_loss;
+)sql",
 };
 
 constexpr int kMigrationCount =
     static_cast<int>(sizeof(kMigrations) / sizeof(kMigrations[0]));
 static_assert(kMigrationCount == kSchemaVersion,
               "one migration per schema version");
+
+// float64le(x): the 8 little-endian bytes of the IEEE-754 double x (NULL
+// for NULL), for the migrations' SQL.
+void Float64Le(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    sqlite3_result_null(context);
+    return;
+  }
+  const std::vector<uint8_t> bytes =
+      EncodeDoubles({sqlite3_value_double(argv[0])});
+  sqlite3_result_blob(context, bytes.data(), static_cast<int>(bytes.size()),
+                      SQLITE_TRANSIENT);
+}
 
 Result<int> UserVersion(Database& db) {
   EDGEADMM_TRY_ASSIGN(Statement stmt, db.Prepare("PRAGMA user_version"));
@@ -167,6 +194,11 @@ Status MigrateSchema(Database& db) {
     EDGEADMM_LOG_ERROR("store: schema version %d is newer than this build (%d)",
                        version, kSchemaVersion);
     return Status::FailedPrecondition();
+  }
+  if (sqlite3_create_function(db.handle(), "float64le", 1,
+                              SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                              Float64Le, nullptr, nullptr) != SQLITE_OK) {
+    return Status::Internal();
   }
   while (version < kSchemaVersion) {
     EDGEADMM_TRY_ASSIGN(Transaction tx, Transaction::Begin(db));

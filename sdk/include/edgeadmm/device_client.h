@@ -355,10 +355,13 @@ class DeviceClient {
   Status PrepareTrainer(const edgeadmm_wire_RoundTask& h,
                         const internal::AlgorithmTask& adapter,
                         DevicePrivacyLedger& earlier_jobs);
-  // The Update's scalar fields after the step of task `h`.
+  // The Update's scalar fields after the step of task `h`, with the
+  // algorithm's own bytes (TaskOutput::extra, copied unread; at most
+  // wire::kMaxAlgorithmExtraBytes) as its algorithm_extra.
   edgeadmm_wire_Update UpdateHeader(const edgeadmm_wire_RoundTask& h,
                                     edgeadmm_wire_UpdateKind kind,
-                                    size_t length, Real pp_loss) const;
+                                    size_t length,
+                                    Span<const uint8_t> extra) const;
   // Persists `upload` (an Update, or a streamed recipe) with the trainer's
   // state after the step of `h`: UNAVAILABLE if the write failed (retried
   // from StepIdle).

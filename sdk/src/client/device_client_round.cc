@@ -4,6 +4,7 @@
 // state machine and the task delivery are in device_client.cc.
 #include "edgeadmm/device_client.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -171,7 +172,7 @@ Status DeviceClient::PrepareTrainer(const edgeadmm_wire_RoundTask& h,
 
 edgeadmm_wire_Update DeviceClient::UpdateHeader(
     const edgeadmm_wire_RoundTask& h, edgeadmm_wire_UpdateKind kind,
-    size_t length, Real pp_loss) const {
+    size_t length, Span<const uint8_t> extra) const {
   const LocalTrainer& trainer = *config_.trainer;
   edgeadmm_wire_Update update = edgeadmm_wire_Update_init_zero;
   update.job_id = h.job_id;
@@ -190,9 +191,13 @@ edgeadmm_wire_Update DeviceClient::UpdateHeader(
                               ? *epsilon
                               : std::numeric_limits<double>::max();
   update.ledger.delta = config_.delta;
-  // pp-admm's P_i(T), last iteration only; +inf as the largest finite.
-  update.pp_loss =
-      std::isfinite(pp_loss) ? pp_loss : std::numeric_limits<double>::max();
+  // The algorithm's own bytes, copied unread (bounded by TaskOutput).
+  const size_t extra_size =
+      std::min(extra.size(), sizeof(update.algorithm_extra.bytes));
+  if (extra_size > 0) {
+    std::memcpy(update.algorithm_extra.bytes, extra.data(), extra_size);
+  }
+  update.algorithm_extra.size = static_cast<pb_size_t>(extra_size);
   // The device ledger's conversion (device_privacy_ledger.h).
   update.ledger.conversion =
       edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
@@ -252,7 +257,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   ++counters_.steps_computed;
   const edgeadmm_wire_Update update = UpdateHeader(
       h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
-      upload_length, output.pp_loss);
+      upload_length, Span<const uint8_t>(output.extra, output.extra_size));
   const StatusWithSize encoded =
       wire::EncodeUpdate(update, upload, update_bytes);
   EDGEADMM_TRY(encoded);

@@ -182,7 +182,7 @@ Status StreamingParty::FinishStep(const edgeadmm_wire_RoundTask& h) {
   const size_t extra = plan_.score_rows;
   const edgeadmm_wire_Update update = c.UpdateHeader(
       h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
-      n + extra, 0);
+      n + extra, {});
   const StatusWithSize prefix =
       wire::EncodeUpdatePrefix(update, n + extra, prefix_);
   EDGEADMM_TRY(prefix);

@@ -15,6 +15,7 @@
 #include <edgeadmm.pb.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/dataset_view.h"
@@ -22,6 +23,7 @@
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
+#include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::internal {
 
@@ -39,8 +41,11 @@ struct TaskInput {
 
 // What an adapter reports besides the upload vector.
 struct TaskOutput {
-  // pp-admm: paper 001's P_i(T) with the job's last iteration; 0 otherwise.
-  Real pp_loss = 0;
+  // The algorithm's own bytes for the upload (Update.algorithm_extra): the
+  // first extra_size of extra, 0 for none. Opaque to the client, which
+  // copies them; the aggregator's unit of the algorithm decodes them.
+  uint8_t extra[wire::kMaxAlgorithmExtraBytes] = {};
+  size_t extra_size = 0;
 };
 
 // Runs the algorithm's local step for `task` and writes the vector to upload

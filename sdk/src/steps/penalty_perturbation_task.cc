@@ -11,7 +11,8 @@
 //   f_i(t) = the step on S_i(t−1), λ_i(t−1)                (eq. 10 / 25)
 // A step whose prox solve did not meet the KKT tolerance is refused
 // (ABORTED): paper 001's bound needs the exact minimiser. P_i(T) (pure DP,
-// one sample, Thm. 4.1) is reported with the last iteration T only. A device
+// one sample, Thm. 4.1) is reported with the last iteration T only, in the
+// upload's algorithm_extra (penalty_perturbation_extra.h). A device
 // with a cap β_max (PenaltySchedule::max_loss) refuses every new iteration of
 // a job whose P_i(T) would exceed it (RESOURCE_EXHAUSTED, before any solve):
 // P_i is a deterministic function of the schedule, so the whole job is
@@ -20,6 +21,7 @@
 
 #include "algorithm_task.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::internal {
@@ -107,7 +109,10 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
     for (uint32_t r = 1; r <= w.iteration; ++r) {
       EDGEADMM_TRY(accountant.Charge(params, r));
     }
-    out.pp_loss = accountant.loss();
+    // Update.algorithm_extra: pp-admm's own encoding, read by its unit on
+    // the aggregator (the client copies the bytes).
+    EncodePpLossExtra(accountant.loss(), out.extra);
+    out.extra_size = kPpLossExtraBytes;
   }
   return Status::Ok();
 }

@@ -34,8 +34,8 @@ Status ValidateUpdate(const edgeadmm_wire_Update& u, size_t vector_size) {
       !internal::InRange(u.ledger.delta, 0.0, 1.0) || u.ledger.delta >= 1.0) {
     return Status::InvalidArgument();
   }
-  // Paper 001's P_i(T): finite and >= 0 (0: not reported).
-  if (!internal::InRange(u.pp_loss, 0.0, DBL_MAX)) {
+  // The algorithm's own bytes: bounded here, read by its unit only.
+  if (u.algorithm_extra.size > kMaxAlgorithmExtraBytes) {
     return Status::InvalidArgument();
   }
   const int32_t conversion = internal::EnumValue(u.ledger.conversion);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/released_model.h"
 #include "edgeadmm/wire/round_task.h"
@@ -150,15 +151,17 @@ void Others() {
   std::vector<uint8_t> out(MaxUpdateBytes(123));
   Write("update_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
-  // pp-admm's last upload: f_i(T) and paper 001's P_i(T).
+  // pp-admm's last upload: f_i(T) and paper 001's P_i(T), its own 8 bytes
+  // in algorithm_extra.
   u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
-  u.pp_loss = 0.75;
+  EncodePpLossExtra(0.75, u.algorithm_extra.bytes);
+  u.algorithm_extra.size = kPpLossExtraBytes;
   out.assign(MaxUpdateBytes(123), 0);
   Write("update_pp_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
   // admm-sharing: a party's share (one value per record).
   u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
-  u.pp_loss = 0;
+  u.algorithm_extra.size = 0;
   out.assign(MaxUpdateBytes(123), 0);
   Write("update_share_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));

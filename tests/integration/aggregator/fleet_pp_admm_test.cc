@@ -13,9 +13,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "edgeadmm/algorithms/pp_admm.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/dataio/row_normalization.h"
 #include "edgeadmm/jobs/job_config.h"
@@ -64,6 +66,16 @@ DenseDataset UnitNormSubset(testing::TempDatabase& t) {
 // F(f) = mean logistic loss + (l2/2)||f||² on `data`, and argmin F.
 double Objective(const DenseDataset& data, const std::vector<double>& f) {
   return testing::RidgeLogisticObjective(data, f, kL2);
+}
+
+// A number of an algorithm report section's JSON ("key": value); NaN when
+// the key is absent.
+double SectionNumber(const algorithms::ReportSection& section,
+                     const std::string& key) {
+  const std::string quoted = "\"" + key + "\": ";
+  const size_t at = section.json.find(quoted);
+  if (at == std::string::npos) return std::nan("");
+  return std::strtod(section.json.c_str() + at + quoted.size(), nullptr);
 }
 
 struct PpRun {
@@ -116,8 +128,9 @@ double NoiselessGap(const std::string& name, const std::string& graph,
                    "0.05"),
             schedule, /*noiseless=*/true);
   EXPECT_EQ(run.f.size(), kDim);
-  EXPECT_TRUE(run.status.pp.applies);
-  EXPECT_EQ(run.status.pp.reported, 0);  // no noise, no bound
+  EXPECT_EQ(run.status.algorithm_section.key, "pp_loss");
+  EXPECT_EQ(SectionNumber(run.status.algorithm_section, "reported"),
+            0);  // no noise, no bound
   if (run.f.size() != kDim) return 1;
   const DenseDataset data = UnitNormSubset(t);
   const double f_star =
@@ -171,19 +184,20 @@ TEST(FleetPpAdmmTest, PpAndDvpRunEndToEndAndReportMaxPi) {
                      dvp ? "mode = \"dvp\"\n" : "mode = \"pp\"\n"),
               schedule, /*noiseless=*/false);
     ASSERT_EQ(run.f.size(), kDim);
-    const jobs::PpLossReport& pp = run.status.pp;
-    EXPECT_TRUE(pp.applies);
-    EXPECT_EQ(pp.reported, kDevices);
-    EXPECT_EQ(pp.nodes, kDevices);
+    const algorithms::ReportSection& pp = run.status.algorithm_section;
+    EXPECT_EQ(pp.key, "pp_loss");
+    EXPECT_EQ(SectionNumber(pp, "reported"), kDevices);
+    EXPECT_EQ(SectionNumber(pp, "nodes"), kDevices);
+    const double max_loss = SectionNumber(pp, "max_p_i");
     const double expected = ExpectedLoss(schedule, dvp, kPrivateRounds);
-    EXPECT_NEAR(pp.max_loss, expected, 1e-9 * expected);
+    EXPECT_NEAR(max_loss, expected, 1e-9 * expected);
     const DenseDataset data = UnitNormSubset(t);
     objective[dvp] = Objective(data, run.f);
     std::printf(
         "pp-admm %s, %d rounds, alpha = %.0f, eta1 = %.2f q1 = %.2f: "
         "max_i P_i = %.6g (%s), F(fbar) = %.6f (F* = %.6f)\n",
         dvp ? "dvp" : "pp", kPrivateRounds, schedule.alpha1, schedule.eta1,
-        dvp ? 1.0 : schedule.eta_growth, pp.max_loss, jobs::kPpLossLabel,
+        dvp ? 1.0 : schedule.eta_growth, max_loss, algorithms::kPpLossLabel,
         objective[dvp],
         Objective(data, testing::RidgeLogisticOptimum(data, kL2)));
   }

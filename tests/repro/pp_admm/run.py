@@ -49,6 +49,7 @@ import argparse
 import csv
 import os
 import shutil
+import struct
 import sys
 import time
 
@@ -152,11 +153,13 @@ def node_uploads(stack, name):
     """{round_id: [f_i as float64, node order]} and the reported P_i."""
     rows = edgeadmm_db.committed_uploads(stack.db_path, name)
     by_round, losses = {}, []
-    for round_id, _device, payload, pp_loss in rows:
+    for round_id, _device, payload, extra in rows:
         by_round.setdefault(round_id, []).append(
             np.frombuffer(payload, dtype="<f4").astype(np.float64))
-        if pp_loss is not None:
-            losses.append(pp_loss)
+        if extra is not None:  # pp-admm's extra: P_i as a float64 LE
+            (loss,) = struct.unpack("<d", extra)
+            if loss > 0:
+                losses.append(loss)
     return by_round, losses
 
 

@@ -44,6 +44,9 @@ constexpr size_t MaxMessageDimension(bool sharing) {
 inline constexpr size_t kMaxDeviceIdLength = 64;
 // StatusBody.message: at most 96 printable ASCII characters.
 inline constexpr size_t kMaxStatusMessageLength = 96;
+// Update.algorithm_extra: the job algorithm's own bytes of an upload, opaque
+// to the wire codecs (edgeadmm.options gives nanopb the same bound).
+inline constexpr size_t kMaxAlgorithmExtraBytes = 32;
 
 // Bytes of one encoded float32 vector field of `dimension` coordinates:
 // tag (<= 2 bytes) + length varint (<= 5 bytes) + 4 bytes per coordinate.
@@ -58,7 +61,7 @@ constexpr size_t MaxRoundTaskBytes(size_t dimension) {
   return 256 + 2 * VectorFieldBytes(dimension);
 }
 constexpr size_t MaxUpdateBytes(size_t dimension) {
-  return 160 + VectorFieldBytes(dimension);
+  return 184 + VectorFieldBytes(dimension);
 }
 constexpr size_t MaxReleasedModelBytes(size_t dimension) {
   return 64 + VectorFieldBytes(dimension);

@@ -18,7 +18,8 @@ struct DecodedUpdate {
 // Checks the scalar fields of an update carrying `vector_size` coordinates.
 // Returns OK, INVALID_ARGUMENT (wrong version, device id empty or not
 // printable ASCII, kind out of range, dimension mismatch, ledger missing,
-// non-finite or negative ledger epsilon, delta outside [0, 1)) or OUT_OF_RANGE
+// non-finite or negative ledger epsilon, delta outside [0, 1),
+// algorithm_extra longer than kMaxAlgorithmExtraBytes) or OUT_OF_RANGE
 // (dimension 0 or above MaxMessageDimension: kMaxSharingRecords for a share,
 // else kMaxDimension).
 Status ValidateUpdate(const edgeadmm_wire_Update& header, size_t vector_size);
@@ -37,8 +38,8 @@ StatusWithSize EncodeUpdate(const edgeadmm_wire_Update& header,
 // 4 * vector_size float32 LE bytes of the vector: a device streams an upload
 // larger than its RAM by producing the values as they are sent (docs/sdk.md,
 // "Streaming party"). It decodes to the same update as EncodeUpdate's bytes,
-// which are the same except that a nonzero pp_loss (field 9) follows the
-// vector there (field-number order). Errors as EncodeUpdate's.
+// which are the same except that a nonempty algorithm_extra (field 10)
+// follows the vector there (field-number order). Errors as EncodeUpdate's.
 StatusWithSize EncodeUpdatePrefix(const edgeadmm_wire_Update& header,
                                   size_t vector_size, ByteSpan out);
 

@@ -2,10 +2,12 @@
 // with the θ condition, and the relay's neighbour sums and broadcast.
 #include "edgeadmm/algorithms/pp_admm.h"
 
+#include <cfloat>
 #include <cmath>
 
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm::algorithms {
@@ -245,6 +247,55 @@ TEST(PpAdmmJobTest, InTheRegistryAsPpAdmm) {
   // The other algorithms have no barrier.
   EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).BarrierRetries(jobs::JobConfig()),
             -1);
+}
+
+std::vector<uint8_t> LossBytes(double loss) {
+  std::vector<uint8_t> bytes(kPpLossExtraBytes);
+  EncodePpLossExtra(loss, bytes.data());
+  return bytes;
+}
+
+// The upload extra is pp-admm's own: P_i as 8 bytes (finite, >= 0), kept
+// from the last iteration only, and its report section; the other
+// algorithms have none.
+TEST(PpAdmmJobTest, UploadExtraIsTheLossOfTheLastIteration) {
+  const jobs::JobConfig c = Job(jobs::VirtualGraphKind::kComplete, 5);
+  const UploadExtra* extra =
+      Get(AlgorithmKind::kPenaltyPerturbation).upload_extra();
+  ASSERT_NE(extra, nullptr);
+  EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).upload_extra(), nullptr);
+  EXPECT_EQ(extra->Refusal(c, 9, {}), nullptr);
+  EXPECT_EQ(extra->Refusal(c, 9, LossBytes(0.25)), nullptr);
+  EXPECT_EQ(extra->Refusal(c, 9, LossBytes(0)), nullptr);
+  for (const std::vector<uint8_t>& bad :
+       {LossBytes(-0.5), std::vector<uint8_t>{1, 2, 3},
+        std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x7f},  // +inf
+        std::vector<uint8_t>(9, 0)}) {
+    EXPECT_STREQ(extra->Refusal(c, 9, bad),
+                 "algorithm_extra of pp-admm: 8 bytes, finite, >= 0");
+  }
+  // A +inf P_i goes out as the largest finite double.
+  double decoded = 0;
+  const std::vector<uint8_t> inf = LossBytes(INFINITY);
+  ASSERT_TRUE(DecodePpLossExtra(inf.data(), inf.size(), &decoded));
+  EXPECT_EQ(decoded, DBL_MAX);
+  EXPECT_TRUE(extra->Stores(c, c.rounds - 1));
+  EXPECT_FALSE(extra->Stores(c, c.rounds - 2));
+
+  const ReportSection none = extra->Report(c, {});
+  EXPECT_EQ(none.key, "pp_loss");
+  EXPECT_EQ(none.text,
+            "pp-admm privacy: not reported yet (nodes report P_i only with "
+            "the last iteration)\n");
+  const ReportSection some =
+      extra->Report(c, {LossBytes(0.5), LossBytes(1.25), LossBytes(0)});
+  EXPECT_EQ(some.json, std::string("{\"max_p_i\": 1.25, \"reported\": 2, "
+                                   "\"nodes\": 5, \"meaning\": \"") +
+                           kPpLossLabel + "\"}");
+  EXPECT_EQ(some.text,
+            std::string("pp-admm privacy: max_i P_i = 1.25 from 2 of 5 "
+                        "nodes\n  that is: ") +
+                kPpLossLabel + "\n");
 }
 
 // A pp-admm job in TOML: the [pp_admm] table and a deadline; no privacy

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "edgeadmm/jobs/job_report.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "job_cli_fixture.h"
 
 namespace edgeadmm {
@@ -228,7 +229,9 @@ TEST_F(JobCliTest, PpAdmmReportsMaxPiLabelledAndAFailedJobItsReason) {
                        e.round_id(),
                        store::EncodeFloats({0.5, -0.25, 0.125}),
                        {}};
-      u.pp_loss = 0.25 * ++node;  // the last iteration's count
+      // pp-admm's P_i in its own bytes; the last iteration's count.
+      u.extra.resize(kPpLossExtraBytes);
+      EncodePpLossExtra(0.25 * ++node, u.extra.data());
       ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
     }
   }

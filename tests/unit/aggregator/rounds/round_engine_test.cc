@@ -7,6 +7,7 @@
 #include <map>
 
 #include "edgeadmm/jobs/job_report.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/rdp_filter.h"
@@ -467,18 +468,23 @@ TEST_F(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
   for (int k = 0; k < 3; ++k) {
     for (const std::string& d : devices_) {
       rounds::Upload u = UploadFor(*engine_, d);
-      u.pp_loss = 0.5 + k + (d == devices_[2] ? 1.0 : 0.0);
+      u.extra.resize(kPpLossExtraBytes);  // pp-admm's P_i, its own bytes
+      EncodePpLossExtra(0.5 + k + (d == devices_[2] ? 1.0 : 0.0),
+                        u.extra.data());
       ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
     }
     ASSERT_TRUE(engine_->Advance(now_).ok());
   }
   EXPECT_EQ(engine_->job().state, jobs::JobState::kCompleted);
-  EXPECT_EQ(Count(t_.db(), "SELECT count(pp_loss) FROM uploads"), kDevices);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(extra) FROM uploads"), kDevices);
   auto status = jobs::LoadJobStatus(t_.db(), "pp");
   ASSERT_TRUE(status.ok());
-  EXPECT_TRUE(status->pp.applies);
-  EXPECT_EQ(status->pp.reported, kDevices);
-  EXPECT_DOUBLE_EQ(status->pp.max_loss, 3.5);  // the max, of iteration 3
+  EXPECT_EQ(status->algorithm_section.key, "pp_loss");
+  // The max, of iteration 3, from every device.
+  EXPECT_NE(status->algorithm_section.json.find(
+                "\"max_p_i\": 3.5, \"reported\": " + std::to_string(kDevices)),
+            std::string::npos)
+      << status->algorithm_section.json;
 }
 
 TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {

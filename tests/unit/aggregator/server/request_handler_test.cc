@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -27,6 +29,23 @@ std::vector<uint8_t> UpdateBody(const std::string& id, int64_t job,
   return testing::EncodeUpdateBody(id, static_cast<uint64_t>(job),
                                    static_cast<uint64_t>(round), v,
                                    participations);
+}
+
+// An Update body whose algorithm_extra holds `extra`.
+std::vector<uint8_t> UpdateBodyWithExtra(
+    const std::string& id, int64_t job, int64_t round,
+    const std::vector<double>& v, const std::vector<uint8_t>& extra,
+    edgeadmm_wire_UpdateKind kind =
+        edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL) {
+  return testing::EncodeUpdateBody(id, static_cast<uint64_t>(job),
+                                   static_cast<uint64_t>(round), v, 0, kind,
+                                   extra);
+}
+
+std::vector<uint8_t> PpLossBytes(double loss) {
+  std::vector<uint8_t> bytes(kPpLossExtraBytes);
+  EncodePpLossExtra(loss, bytes.data());
+  return bytes;
 }
 
 uint32_t BodyCode(const Response& r) {
@@ -166,6 +185,62 @@ TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
       testing::DecodeStatusBodyOrZero(r.body);
   EXPECT_TRUE(receipt.duplicate);
   EXPECT_EQ(handler_.Model(a).code, wire::kCoapNotFound);  // nothing released
+}
+
+// An algorithm without an UploadExtra takes no algorithm_extra: 4.00,
+// nothing stored.
+TEST_F(RequestHandlerTest, ExtraBytesForAnAlgorithmWithoutThemAreRefused) {
+  const std::string a = cohort_[0];
+  const std::string before = testing::Snapshot(t_.db());
+  const Response r =
+      Post(a, UpdateBodyWithExtra(a, job_, engine_->round_id(), {1, 2, 3},
+                                  {1, 2, 3},
+                                  edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U));
+  EXPECT_EQ(r.code, wire::kCoapBadRequest);
+  EXPECT_STREQ(testing::DecodeStatusBodyOrZero(r.body).message,
+               "algorithm_extra not used by the job's algorithm");
+  EXPECT_EQ(testing::Snapshot(t_.db()), before);
+}
+
+// pp-admm's unit checks its own extra (8 bytes, a finite P_i >= 0): anything
+// else is a 4.00 with its reason and changes nothing; a good one is taken.
+TEST(RequestHandlerPpAdmmTest, MalformedExtraIsRefusedByTheAlgorithm) {
+  testing::TempDatabase t;
+  testing::EnrollDevices(t.db(), 2);
+  const int64_t job = testing::CreateJobOrDie(
+      t.db(),
+      "[job]\nname = \"pp\"\nalgorithm = \"pp-admm\"\nloss = "
+      "\"logistic\"\ndimension = 3\nrounds = 1\n[pp_admm]\nnodes = 2\n"
+      "theta = 0.5\nloss_weight = 1.0\nreg_weight = 0.1\nmin_samples = 10\n"
+      "[sampling]\ndeadline_seconds = 10\n");
+  ASSERT_TRUE(jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok());
+  rounds::PrivacyRoundAccountant accountant;
+  auto engine = rounds::RoundEngine::Open(t.db(), job, accountant);
+  ASSERT_TRUE(engine.ok());
+  rounds::RoundEngine& e = **engine;
+  ASSERT_TRUE(e.Advance(0).ok());
+  RequestHandler handler(&e);
+  const std::string d = e.devices()[0];
+  const std::string before = testing::Snapshot(t.db());
+  const std::vector<uint8_t> nan = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};  // LE
+  for (const std::vector<uint8_t>& extra :
+       {std::vector<uint8_t>{1, 2, 3}, PpLossBytes(-1.0), nan,
+        std::vector<uint8_t>(9, 0)}) {
+    const std::vector<uint8_t> body =
+        UpdateBodyWithExtra(d, job, e.round_id(), {1, 2, 3}, extra);
+    const Response r = handler.Update(d, wire::kUpdateFormat, body.data(),
+                                      body.size(), 0);
+    EXPECT_EQ(r.code, wire::kCoapBadRequest) << extra.size();
+    EXPECT_STREQ(testing::DecodeStatusBodyOrZero(r.body).message,
+                 "algorithm_extra of pp-admm: 8 bytes, finite, >= 0");
+    EXPECT_EQ(testing::Snapshot(t.db()), before);
+  }
+  const std::vector<uint8_t> body =
+      UpdateBodyWithExtra(d, job, e.round_id(), {1, 2, 3}, PpLossBytes(0.5));
+  EXPECT_EQ(handler.Update(d, wire::kUpdateFormat, body.data(), body.size(),
+                           0)
+                .code,
+            wire::kCoapChanged);
 }
 
 TEST_F(RequestHandlerTest, RandomAndMutatedBodiesNeverChangeState) {

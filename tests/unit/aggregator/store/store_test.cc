@@ -48,8 +48,16 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 
 // Takes a database back to schema version 3 (drops version 5's and 4's
 // columns).
+// Version 11's column (an upload's algorithm-owned bytes), back to the
+// REAL column of version 5 it replaced.
+#define EDGEADMM_DROP_VERSION11               \
+  "ALTER TABLE uploads DROP COLUMN extra; "   \
+  "ALTER TABLE uploads ADD COLUMN pp_loss REAL; "
+constexpr const char* kDropVersion11 =
+    EDGEADMM_DROP_VERSION11 "PRAGMA user_version=10";
 // Version 10's columns (the lifetime budget on the central ledgers).
 #define EDGEADMM_DROP_VERSION10                       \
+  EDGEADMM_DROP_VERSION11                             \
   "ALTER TABLE devices DROP COLUMN central_epsilon; " \
   "ALTER TABLE devices DROP COLUMN central_delta; "
 // Version 9's table (the devices' upload sums).
@@ -149,8 +157,42 @@ TEST(StoreTest, MigrationFiveLeavesOldUploadsWithoutPpLoss) {
   ASSERT_TRUE(MigrateSchema(t.db()).ok());
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(
-      QueryInt(t.db(), "SELECT count(*) FROM uploads WHERE pp_loss IS NULL"),
+      QueryInt(t.db(), "SELECT count(*) FROM uploads WHERE extra IS NULL"),
       1);
+}
+
+// Version 11 moves the REAL values of version 5's column into the upload's
+// opaque extra bytes, in pp-admm's encoding (penalty_perturbation_extra.h:
+// a float64 LE), so an old database keeps its report; NULL stays NULL.
+TEST(StoreTest, MigrationElevenMovesOldLossesIntoExtraBytes) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion11).ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs(id, name, config, state, sigma, n, "
+                        "dimension, created_at) VALUES (1, 'j', '', "
+                        "'running', 0, 2, 5, 0); INSERT INTO rounds(job_id, "
+                        "round_id, state, cohort_size, started_at) VALUES (1, "
+                        "1, 'committed', 2, 0); INSERT INTO uploads(job_id, "
+                        "round_id, device_id, digest, payload, pp_loss) "
+                        "VALUES (1, 1, 'a', x'aa', x'01', 0.75), (1, 1, 'b', "
+                        "x'bb', x'02', NULL)")
+                  .ok());
+  ASSERT_EQ(QueryInt(t.db(), "PRAGMA user_version"), 10);
+  t.Reopen();  // Database::Open migrates
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  // 0.75 = 0x3FE8000000000000, little-endian.
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM uploads WHERE device_id = 'a' AND "
+                     "extra = x'000000000000e83f' AND payload = x'01'"),
+            1);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM uploads WHERE device_id = 'b' AND "
+                     "extra IS NULL AND payload = x'02'"),
+            1);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM pragma_table_info('uploads') "
+                     "WHERE name = 'pp_loss'"),
+            0);
 }
 
 // Version 6 adds admm-sharing's test score to models; models written

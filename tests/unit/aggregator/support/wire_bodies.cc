@@ -1,5 +1,6 @@
 #include "wire_bodies.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "edgeadmm/wire/protocol.h"
@@ -11,7 +12,8 @@ std::vector<uint8_t> EncodeUpdateBody(const std::string& device_id,
                                       uint64_t job_id, uint64_t round_id,
                                       const std::vector<double>& vector,
                                       uint32_t participations,
-                                      edgeadmm_wire_UpdateKind kind) {
+                                      edgeadmm_wire_UpdateKind kind,
+                                      const std::vector<uint8_t>& extra) {
   edgeadmm_wire_Update h = edgeadmm_wire_Update_init_zero;
   h.job_id = job_id;
   h.round_id = round_id;
@@ -21,6 +23,9 @@ std::vector<uint8_t> EncodeUpdateBody(const std::string& device_id,
   h.has_ledger = true;
   h.ledger.participations = participations;
   h.ledger.conversion = edgeadmm_wire_RdpConversion_RDP_CONVERSION_IMPROVED;
+  if (extra.size() > sizeof(h.algorithm_extra.bytes)) return {};
+  std::copy(extra.begin(), extra.end(), h.algorithm_extra.bytes);
+  h.algorithm_extra.size = static_cast<pb_size_t>(extra.size());
   std::vector<uint8_t> out(wire::MaxUpdateBytes(vector.size()));
   const StatusWithSize n = wire::EncodeUpdate(
       h, Span<const Real>(vector.data(), vector.size()),

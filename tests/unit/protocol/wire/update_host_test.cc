@@ -170,6 +170,38 @@ TEST(UpdateTest, ShareAtTheRecordBoundDecodesAndOneMoreIsRefused) {
       Status::OutOfRange());
 }
 
+// algorithm_extra: an algorithm's own bytes, carried as they are (the
+// wire does not read them) up to kMaxAlgorithmExtraBytes; a longer one
+// does not decode.
+TEST(UpdateTest, AlgorithmExtraRoundTripsUpToItsBound) {
+  const std::vector<Real> v = Ramp(3);
+  edgeadmm_wire_Update u = SampleUpdate(3);
+  for (size_t i = 0; i < kMaxAlgorithmExtraBytes; ++i) {
+    u.algorithm_extra.bytes[i] = static_cast<uint8_t>(0xff - i);
+  }
+  u.algorithm_extra.size = kMaxAlgorithmExtraBytes;
+  const std::vector<uint8_t> bytes = Encode(u, v);
+  EXPECT_LE(bytes.size(), MaxUpdateBytes(3));
+  std::vector<Real> buffer(3);
+  DecodedUpdate out;
+  ASSERT_EQ(DecodeUpdate(AsConstBytes(bytes), AsSpan(buffer), out),
+            Status::Ok());
+  ASSERT_EQ(out.header.algorithm_extra.size, kMaxAlgorithmExtraBytes);
+  for (size_t i = 0; i < kMaxAlgorithmExtraBytes; ++i) {
+    EXPECT_EQ(out.header.algorithm_extra.bytes[i], 0xff - i) << i;
+  }
+  // Field 10 with one byte more than the bound.
+  std::vector<uint8_t> longer = Encode(SampleUpdate(3), v);
+  longer.push_back((10 << 3) | 2);
+  longer.push_back(static_cast<uint8_t>(kMaxAlgorithmExtraBytes + 1));
+  longer.insert(longer.end(), kMaxAlgorithmExtraBytes + 1, 0);
+  EXPECT_NE(Decode(longer), Status::Ok());
+  u.algorithm_extra.size = kMaxAlgorithmExtraBytes + 1;
+  std::vector<uint8_t> scratch(1024);
+  EXPECT_EQ(EncodeUpdate(u, AsSpan(v), AsBytes(scratch)).status(),
+            Status::InvalidArgument());
+}
+
 TEST(UpdateTest, EncoderRefusesInvalidInput) {
   std::vector<uint8_t> out(1024);
   std::vector<Real> v = Ramp(3);

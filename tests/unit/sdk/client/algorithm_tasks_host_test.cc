@@ -17,6 +17,7 @@
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/local_trainer.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
@@ -237,6 +238,15 @@ DecodedUpload Decode(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
+// pp-admm's P_i(T) in the upload's algorithm_extra; NaN if it does not hold
+// one.
+double PpLoss(const DecodedUpload& upload) {
+  const auto& extra = upload.update.header.algorithm_extra;
+  double loss = 0;
+  return DecodePpLossExtra(extra.bytes, extra.size, &loss) ? loss
+                                                           : std::nan("");
+}
+
 // ε after `steps` Gaussian charges of (sensitivity, noise) at δ = 1e-5.
 double LedgerEpsilon(double sensitivity, double noise, int steps) {
   DevicePrivacyLedger ledger;
@@ -431,7 +441,7 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmAppliesTheDualAndReportsPOnlyAtTheEnd) {
   EXPECT_EQ(first.update.header.kind,
             edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL);
   // P_i is a function of the private schedule: not sent before T.
-  EXPECT_EQ(first.update.header.pp_loss, 0.0);
+  EXPECT_EQ(first.update.header.algorithm_extra.size, 0u);
   // Not a Gaussian step: the Gaussian ledger is not charged.
   EXPECT_EQ(first.update.header.ledger.participations, 0u);
   const std::vector<Real> f1(device.trainer().state().primary.begin(),
@@ -452,7 +462,7 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmAppliesTheDualAndReportsPOnlyAtTheEnd) {
   // The last iteration reports P_i(2) = Σ_r C(1.4c₁ + α)/(η V B) with the
   // device's default schedule (η = 0.5, α = 3, no growth).
   const DecodedUpload second = Decode(endpoint.updates()[1]);
-  EXPECT_NEAR(second.update.header.pp_loss,
+  EXPECT_NEAR(PpLoss(second),
               2 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples), 1e-12);
 }
 
@@ -503,8 +513,7 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmRefusesAJobWhosePExceedsItsCap) {
     at_cap.PollUntil([&] { return endpoint.updates().size() == t; });
     ASSERT_EQ(endpoint.updates().size(), t);
   }
-  EXPECT_NEAR(Decode(endpoint.updates().back()).update.header.pp_loss, p5,
-              1e-12);
+  EXPECT_NEAR(PpLoss(Decode(endpoint.updates().back())), p5, 1e-12);
 
   // A negative or NaN cap is a configuration error, not "no cap".
   for (const double bad : {-1.0, std::nan("")}) {

@@ -1,10 +1,10 @@
 // Algorithm: everything the aggregator knows about one job algorithm, in one
 // unit per algorithm (prox_admm, dp_admm, dp_sgd, random_walk_admm, pp_admm,
 // admm_sharing) listed by registry.h. The round engine, the job parser and the
-// request handler call through this interface; some per-algorithm data still
-// crosses them (pp-admm's loss, admm-sharing's shares and scores: issue 30
-// item 1). docs/aggregator.md, "Adding an algorithm". The device side is
-// sdk/src/steps/<name>_task.cc.
+// request handler call through this interface; an algorithm's own upload
+// data crosses them as opaque bytes (UploadExtra), while admm-sharing's
+// shares and scores still cross them (issue 30 item 1). docs/aggregator.md,
+// "Adding an algorithm". The device side is sdk/src/steps/<name>_task.cc.
 #pragma once
 
 #include <edgeadmm.pb.h>
@@ -49,6 +49,39 @@ class RoundNoise {
 
  protected:
   ~RoundNoise() = default;
+};
+
+// A section of the job reports (job status, job ledger, job export) that
+// an algorithm renders from its own stored data; empty key: none.
+struct ReportSection {
+  std::string key;   // the export's JSON key
+  std::string json;  // its value (a JSON object)
+  std::string text;  // the lines job status and job ledger print
+};
+
+// Capability of an algorithm whose uploads carry bytes of its own
+// (Update.algorithm_extra, at most wire::kMaxAlgorithmExtraBytes): the
+// generic layers copy and store them (uploads.extra) without reading them;
+// this decodes them, with the algorithm's own checks, and reports on them.
+class UploadExtra {
+ public:
+  // Null when `extra` is acceptable with an upload of the round after
+  // `iteration` committed rounds (empty: none sent), else why not: the
+  // request handler's 4.00 refusal message.
+  virtual const char* Refusal(const jobs::JobConfig& config, int64_t iteration,
+                              const std::vector<uint8_t>& extra) const = 0;
+  // Whether an accepted upload's extra of that round is stored; one that
+  // is not is dropped (the upload is accepted).
+  virtual bool Stores(const jobs::JobConfig& config,
+                      int64_t iteration) const = 0;
+  // The job's report section from every extra stored for it (each one
+  // Refusal accepted), in any order.
+  virtual ReportSection Report(
+      const jobs::JobConfig& config,
+      const std::vector<std::vector<uint8_t>>& stored) const = 0;
+
+ protected:
+  ~UploadExtra() = default;
 };
 
 // The step.* keys a job of this algorithm must give.
@@ -208,6 +241,9 @@ class Algorithm {
   // PerNodeTasks only: the node's own task parameters, after FillTask.
   virtual void FillNodeTask(const jobs::JobConfig& /*config*/, int64_t /*node*/,
                             edgeadmm_wire_RoundTask& /*task*/) const {}
+  // Its uploads' own bytes (UploadExtra); null: the algorithm sends none
+  // and an upload carrying some is refused.
+  virtual const UploadExtra* upload_extra() const { return nullptr; }
   // The enrolled device count the job needs (pp-admm: its N nodes); 0: any.
   virtual int64_t RequiredDevices(const jobs::JobConfig& /*config*/) const {
     return 0;

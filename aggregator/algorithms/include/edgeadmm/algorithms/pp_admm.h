@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "edgeadmm/algorithms/algorithm.h"
@@ -91,6 +92,34 @@ class PpAdmmRelay {
   VirtualGraph graph_;
 };
 
+// What pp-admm's reported number is (job status, ledger and export): the
+// paper's claim for an exact minimiser, not a proven bound for what runs
+// (docs/privacy.md, "pp-admm": what the run does not meet).
+inline constexpr const char* kPpLossLabel =
+    "paper 001 Thm. 4.1 claim, not proven as run: pure DP only for the exact "
+    "minimiser and unbounded noise, while the solver stops at a tolerance "
+    "and the sampler's support is bounded (no delta is derived for either); "
+    "one sample of one node, max_i P_i(T) over the nodes' reports";
+
+// pp-admm's upload extra: the device's P_i(T) with the job's last iteration
+// (penalty_perturbation_extra.h: 8 bytes, a float64 LE, finite and >= 0),
+// and the report section "pp_loss": the network's paper 001 loss max_i
+// P_i(T) over the nodes' reports (0 counts as not reported).
+class PpLossExtra final : public UploadExtra {
+ public:
+  // "algorithm_extra of pp-admm: 8 bytes, finite, >= 0" for anything but
+  // none or such a value.
+  const char* Refusal(const jobs::JobConfig& config, int64_t iteration,
+                      const std::vector<uint8_t>& extra) const override;
+  // The job's last iteration only (a value sent earlier is the device's
+  // own leak; it is not recorded).
+  bool Stores(const jobs::JobConfig& config, int64_t iteration) const override;
+  // {"max_p_i": ..., "reported": ..., "nodes": N, "meaning": kPpLossLabel}.
+  ReportSection Report(
+      const jobs::JobConfig& config,
+      const std::vector<std::vector<uint8_t>>& stored) const override;
+};
+
 // The job algorithm "pp-admm": one round = one M-ADMM iteration of every
 // node. The task (PenaltyPerturbationParams) carries θ, ρ, C, N, V_i, t, T,
 // the mode and whether to add noise; the model is f̄(t) (complete graph) or
@@ -128,6 +157,8 @@ class PpAdmm final : public Algorithm {
   int64_t RequiredDevices(const jobs::JobConfig& config) const override {
     return config.pp_admm.nodes;
   }
+  // P_i(T) with the last upload (PpLossExtra).
+  const UploadExtra* upload_extra() const override;
   // A ring or an edge list: each node's task carries its own neighbour sum
   // S_i(t) = Σ_{j∈𝒱_i} f_j(t) (PpAdmmRelay::NeighbourSums; zeros before the
   // first commit) and its degree V_i, with neighbour_sum set.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/jobs/party_ledger_report.h"
@@ -36,24 +37,6 @@ struct ModelRef {
   ModelScores scores;
 };
 
-// What pp-admm's reported number is (job status, ledger and export): the
-// paper's claim for an exact minimiser, not a proven bound for what runs
-// (docs/privacy.md, "pp-admm": what the run does not meet).
-inline constexpr const char* kPpLossLabel =
-    "paper 001 Thm. 4.1 claim, not proven as run: pure DP only for the exact "
-    "minimiser and unbounded noise, while the solver stops at a tolerance "
-    "and the sampler's support is bounded (no delta is derived for either); "
-    "one sample of one node, max_i P_i(T) over the nodes' reports";
-
-// pp-admm: the network's paper 001 loss max_i P_i(T), from the devices'
-// last uploads (uploads.pp_loss).
-struct PpLossReport {
-  bool applies = false;  // the job is pp-admm
-  int64_t reported = 0;  // nodes that reported P_i
-  int64_t nodes = 0;     // N
-  double max_loss = 0;   // max_i P_i over the reports (0 if none)
-};
-
 struct JobStatus {
   JobRecord job;
   int64_t iteration = 0;          // committed rounds
@@ -69,7 +52,9 @@ struct JobStatus {
   // The central ε spent so far (the largest stored), with its mechanism,
   // neighbouring relation, observer, conversion, δ and order.
   privacy::EpsilonReport central;
-  PpLossReport pp;  // pp-admm only
+  // The algorithm's own section, rendered by its unit from the uploads'
+  // stored extras (algorithms::UploadExtra::Report); empty key: none.
+  algorithms::ReportSection algorithm_section;
   // admm-sharing: the per-party ε (the job's privacy; its generic central
   // and local ledgers charge privacy.sigma = 0: +inf).
   PartyLedgerReport parties;
@@ -99,7 +84,7 @@ struct PrivacyReport {
   // Non-null when devices carry a network_epsilon: what that number is
   // (privacy::kNetworkBoundLabel).
   const char* network_label = nullptr;
-  PpLossReport pp;  // pp-admm only
+  algorithms::ReportSection algorithm_section;  // as JobStatus's
   PartyLedgerReport parties;  // admm-sharing only
 };
 
@@ -127,8 +112,8 @@ struct ReleasedModelRecord {
   // carries the ε of all of them (docs/privacy.md, "Model selection").
   double epsilon = 0;
   privacy::EpsilonReport central;  // epsilon with its meaning
-  PpLossReport pp;                 // pp-admm only
-  PartyLedgerReport parties;       // admm-sharing only
+  algorithms::ReportSection algorithm_section;  // as JobStatus's
+  PartyLedgerReport parties;                    // admm-sharing only
   std::vector<double> z;
 };
 

@@ -25,7 +25,6 @@ struct OpenRound {
     std::vector<double> values;    // decoded
     // What a retransmission repeats (Upload::fingerprint); empty: payload.
     std::vector<uint8_t> wire_body;
-    double pp_loss = 0;  // pp-admm's P_i(T), last iteration only; 0: none
     // Rebuilt from the store: the SHA-256 of the fingerprint (the bytes are
     // not stored); empty: compare fingerprint() itself.
     std::vector<uint8_t> fingerprint_digest;

@@ -55,7 +55,9 @@ struct LedgerRowRef {
 struct UploadRowRef {
   const std::string* device_id = nullptr;
   const std::vector<uint8_t>* payload = nullptr;  // float32 LE, as received
-  double pp_loss = 0;  // stored when > 0 (pp-admm's P_i(T)), else NULL
+  // The algorithm's own bytes (Upload::extra), stored opaque when not
+  // empty (uploads.extra), else NULL.
+  const std::vector<uint8_t>* extra = nullptr;
   // SHA-256 of what a retransmission repeats; null: not stored (NULL).
   const std::vector<uint8_t>* fingerprint_digest = nullptr;
 };
@@ -68,7 +70,6 @@ struct StoredOpenRound {
     std::string device_id;
     std::vector<uint8_t> payload;  // float32 LE, as received
     std::vector<uint8_t> fingerprint_digest;
-    double pp_loss = 0;
   };
   std::vector<Accepted> uploads;  // by device id
 };

@@ -26,8 +26,10 @@ struct Upload {
   // What a retransmission must repeat byte for byte to count as the same
   // upload: the whole wire body (docs/protocol.md); empty means `vector`.
   std::vector<uint8_t> fingerprint;
-  // pp-admm's P_i(T) (Update.pp_loss, decoded finite and >= 0); 0: none.
-  double pp_loss = 0;
+  // The algorithm's own bytes to store with the upload (Update.
+  // algorithm_extra, checked by its algorithms::UploadExtra, which also says
+  // in which rounds they are kept); opaque here. Empty: none.
+  std::vector<uint8_t> extra = {};
   ReportedLedger ledger = {};  // Update.ledger
 
   const std::vector<uint8_t>& fingerprint_or_vector() const {

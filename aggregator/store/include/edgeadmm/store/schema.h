@@ -15,7 +15,8 @@
 // uploads.fingerprint and rounds.retries (8: open rounds that survive a
 // restart); upload_sums(job_id, device_id, uploads, sum) (9: each device's
 // influence across rounds); devices.central_epsilon/_delta (10: the
-// lifetime budget on a device's central ledgers).
+// lifetime budget on a device's central ledgers); uploads.extra, an
+// algorithm's own bytes, in place of version 5's column (11).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -25,7 +26,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than
