@@ -95,16 +95,22 @@ class JobTomlTest(unittest.TestCase):
             jt.job_toml(step={"lambda": 1.0})
 
     def test_schema_matches_the_parser(self) -> None:
-        """Every key the parser reads (aggregator/jobs/src/job_config.cc,
-        its r.<Kind>("table.key", ...) calls) is in the schema, and no more:
-        a key added there must be added here."""
+        """Every key the parser reads (its r.<Kind>("table.key", ...) calls:
+        the common tables in aggregator/jobs/src/job_config.cc, each
+        algorithm's own in aggregator/algorithms/src) is in the schema, and
+        no more: a key added there must be added here."""
+        import glob
         import os
         import re
-        source = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                              "..", "..", "aggregator", "jobs", "src",
-                              "job_config.cc")
-        with open(source) as f:
-            read = set(re.findall(r'r\.\w+\("(\w+)\.(\w+)"', f.read()))
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "..", "..", "aggregator")
+        sources = [os.path.join(root, "jobs", "src", "job_config.cc")]
+        sources += glob.glob(os.path.join(root, "algorithms", "src", "*.cc"))
+        read = set()
+        for source in sources:
+            with open(source) as f:
+                read |= set(re.findall(r'r\.\w+\("(\w+)\.(\w+)"',
+                                       f.read()))
         schema = {(t, k) for t, keys in jt.JOB_SCHEMA.items() for k in keys}
         self.assertEqual(read, schema)
 

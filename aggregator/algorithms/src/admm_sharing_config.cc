@@ -187,6 +187,42 @@ double SharingLossWeight(const jobs::AdmmSharingConfig& config) {
   return config.records > 0 ? 1.0 / static_cast<double>(config.records) : 0.0;
 }
 
+namespace {
+constexpr jobs::NameTable<jobs::SharingNoiseMode> kSharingNoise = {
+    {"none", jobs::SharingNoiseMode::kNone},
+    {"paper", jobs::SharingNoiseMode::kPaper},
+    {"rigorous", jobs::SharingNoiseMode::kRigorous}};
+constexpr jobs::NameTable<jobs::SharingScoreNoise> kSharingScoreNoise = {
+    {"gaussian", jobs::SharingScoreNoise::kGaussian},
+    {"exact", jobs::SharingScoreNoise::kExact}};
+}  // namespace
+
+void ReadAdmmSharingTable(jobs::ConfigReader& r, jobs::AdmmSharingConfig& c) {
+  r.Int("admm_sharing.parties", c.parties, true);
+  r.IntList("admm_sharing.columns", c.columns, true);
+  r.Int("admm_sharing.records", c.records, true);
+  r.Double("admm_sharing.rho", c.rho, true);
+  r.Double("admm_sharing.lambda", c.lambda, true);
+  r.String("admm_sharing.labels", c.labels, true);
+  r.Enum("admm_sharing.noise", kSharingNoise, c.noise, true);
+  r.Double("admm_sharing.sigma", c.sigma, false);
+  r.Double("admm_sharing.sensitivity", c.sensitivity, false);
+  r.Double("admm_sharing.share_clip", c.share_clip, false);
+  r.Double("admm_sharing.paper_c", c.paper_c, false);
+  r.Double("admm_sharing.paper_b1", c.paper_b1, false);
+  r.Double("admm_sharing.paper_c1", c.paper_c1, false);
+  r.Double("admm_sharing.target_epsilon", c.target_epsilon, false);
+  r.Double("admm_sharing.target_delta", c.target_delta, false);
+  r.Int("admm_sharing.barrier_retries", c.barrier_retries, false);
+  r.String("admm_sharing.test_labels", c.test_labels, false);
+  r.Int("admm_sharing.test_records", c.test_records, false);
+  c.score_noise_given = r.Has("admm_sharing.score_noise");
+  r.Enum("admm_sharing.score_noise", kSharingScoreNoise, c.score_noise, false);
+  r.Double("admm_sharing.score_sigma", c.score_sigma, false);
+  r.Double("admm_sharing.score_sensitivity", c.score_sensitivity, false);
+  r.Double("admm_sharing.score_clip", c.score_clip, false);
+}
+
 host::Error ValidateAdmmSharing(const jobs::JobConfig& config) {
   const jobs::AdmmSharingConfig& s = config.admm_sharing;
   if (config.loss != jobs::Loss::kLogistic) {

@@ -13,6 +13,25 @@ double DpAdmmNoiseMultiplier(const jobs::JobConfig& c) {
   return std::sqrt(2 * std::log(1.25 / d.step_delta)) / d.step_epsilon;
 }
 
+namespace {
+constexpr jobs::NameTable<jobs::DpAdmmSchedule> kSchedules = {
+    {"smooth", jobs::DpAdmmSchedule::kSmooth},
+    {"convex", jobs::DpAdmmSchedule::kConvex}};
+}  // namespace
+
+void DpAdmm::ReadTable(jobs::ConfigReader& r, jobs::JobConfig& config) const {
+  jobs::DpAdmmConfig& c = config.dp_admm;
+  r.Enum("dp_admm.schedule", kSchedules, c.schedule, false);
+  r.Double("dp_admm.d_w", c.d_w, true);
+  r.Double("dp_admm.s2", c.s2, false);
+  r.Double("dp_admm.s3", c.s3, false);
+  r.Double("dp_admm.s4", c.s4, false);
+  r.Double("dp_admm.step_epsilon", c.step_epsilon, true);
+  r.Double("dp_admm.step_delta", c.step_delta, false);
+  r.Int("dp_admm.max_records", c.max_records, true);
+  r.Bool("dp_admm.noise", c.noise, false);
+}
+
 host::Error DpAdmm::Resolve(jobs::JobConfig& c) const {
   if (c.sigma >= 0) {
     return host::Error::InvalidArgument(

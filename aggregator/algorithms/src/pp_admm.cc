@@ -230,6 +230,30 @@ Status PpAdmmRelay::BroadcastSum(
   return Status::Ok();
 }
 
+namespace {
+constexpr jobs::NameTable<jobs::VirtualGraphKind> kGraphs = {
+    {"complete", jobs::VirtualGraphKind::kComplete},
+    {"ring", jobs::VirtualGraphKind::kRing},
+    {"edges", jobs::VirtualGraphKind::kEdgeList}};
+constexpr jobs::NameTable<jobs::PpMode> kPpModes = {
+    {"pp", jobs::PpMode::kPenaltyPerturbation},
+    {"dvp", jobs::PpMode::kDualVariablePerturbation}};
+}  // namespace
+
+void PpAdmm::ReadTable(jobs::ConfigReader& r, jobs::JobConfig& config) const {
+  jobs::PpAdmmConfig& c = config.pp_admm;
+  r.Enum("pp_admm.graph", kGraphs, c.graph, false);
+  r.Int("pp_admm.nodes", c.nodes, true);
+  r.Edges("pp_admm.edges", c.edges);
+  r.Double("pp_admm.theta", c.theta, true);
+  r.Double("pp_admm.loss_weight", c.loss_weight, true);
+  r.Double("pp_admm.reg_weight", c.reg_weight, true);
+  r.Int("pp_admm.min_samples", c.min_samples, true);
+  r.Enum("pp_admm.mode", kPpModes, c.mode, false);
+  r.Bool("pp_admm.noise", c.noise, false);
+  r.Int("pp_admm.barrier_retries", c.barrier_retries, false);
+}
+
 host::Error PpAdmm::Resolve(jobs::JobConfig& c) const {
   const int64_t n = c.pp_admm.nodes;
   // Every node every round: fixed sampling of all N, committed only whole.

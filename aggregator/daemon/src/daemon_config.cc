@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "edgeadmm/jobs/toml_document.h"
+#include "edgeadmm/job_types/toml_document.h"
 
 namespace edgeadmm::daemon {
 namespace {

@@ -8,14 +8,12 @@
 
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
-#include "edgeadmm/jobs/toml_document.h"
+#include "edgeadmm/job_types/config_reader.h"
+#include "edgeadmm/job_types/toml_document.h"
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::jobs {
 namespace {
-
-template <typename E>
-using NameTable = std::initializer_list<std::pair<const char*, E>>;
 
 constexpr NameTable<Loss> kLosses = {{"logistic", Loss::kLogistic},
                                      {"squared", Loss::kSquared}};
@@ -30,8 +28,6 @@ constexpr NameTable<privacy::Policy> kPolicies = {
     {"participation", privacy::Policy::kParticipation},
     {"participation-own-noise", privacy::Policy::kParticipationOwnNoise},
     {"trusted-aggregator", privacy::Policy::kTrustedAggregator}};
-constexpr NameTable<DpAdmmSchedule> kSchedules = {
-    {"smooth", DpAdmmSchedule::kSmooth}, {"convex", DpAdmmSchedule::kConvex}};
 // dataio's names (ParseDataFormat / ParseRowNormalization).
 constexpr NameTable<DataFormat> kDataFormats = {
     {"libsvm", DataFormat::kLibsvm}, {"adult-csv", DataFormat::kAdultCsv}};
@@ -41,20 +37,6 @@ constexpr NameTable<RowNormalization> kNormalizations = {
     {"max", RowNormalization::kMaxNorm}};
 constexpr NameTable<CentralAccountant> kAccountants = {
     {"pld", CentralAccountant::kPld}, {"rdp", CentralAccountant::kRdp}};
-constexpr NameTable<VirtualGraphKind> kGraphs = {
-    {"complete", VirtualGraphKind::kComplete},
-    {"ring", VirtualGraphKind::kRing},
-    {"edges", VirtualGraphKind::kEdgeList}};
-constexpr NameTable<PpMode> kPpModes = {
-    {"pp", PpMode::kPenaltyPerturbation},
-    {"dvp", PpMode::kDualVariablePerturbation}};
-constexpr NameTable<SharingNoiseMode> kSharingNoise = {
-    {"none", SharingNoiseMode::kNone},
-    {"paper", SharingNoiseMode::kPaper},
-    {"rigorous", SharingNoiseMode::kRigorous}};
-constexpr NameTable<SharingScoreNoise> kSharingScoreNoise = {
-    {"gaussian", SharingScoreNoise::kGaussian},
-    {"exact", SharingScoreNoise::kExact}};
 constexpr NameTable<SamplingScheme> kSchemes = {
     {"poisson", SamplingScheme::kPoisson}, {"fixed", SamplingScheme::kFixed}};
 constexpr NameTable<ValidationHolder> kHolders = {
@@ -67,178 +49,8 @@ constexpr NameTable<SelectionMetric> kMetrics = {
 constexpr NameTable<ReleaseChoice> kReleases = {{"best", ReleaseChoice::kBest},
                                                 {"last", ReleaseChoice::kLast}};
 
-template <typename E>
-const char* NameOf(NameTable<E> table, E value) {
-  for (const auto& [name, v] : table) {
-    if (v == value) return name;
-  }
-  return "?";
-}
-
-// Reads typed keys from one TOML document and remembers the first error.
-class Reader {
- public:
-  explicit Reader(const toml::table& root) : root_(root) {}
-
-  bool failed() const { return !error_.ok(); }
-  bool Has(std::string_view key) { return static_cast<bool>(Node(key)); }
-  // Every key asked for so far (RefuseUnknownKeys' known names).
-  const std::vector<std::string>& asked() const { return asked_; }
-  // The first failure (INVALID_ARGUMENT), or OK.
-  const host::Error& error() const { return error_; }
-
-  // Fails with "key: message" unless something failed already.
-  void Fail(std::string_view key, const std::string& message) {
-    if (failed()) return;
-    error_ = host::Error::InvalidArgument(std::string(key) + ": " + message);
-  }
-
-  void String(std::string_view key, std::string& out, bool required) {
-    const toml::node_view<const toml::node> node = Node(key);
-    if (!node) {
-      if (required) Fail(key, "missing");
-      return;
-    }
-    if (auto v = node.value<std::string>()) {
-      out = *v;
-    } else {
-      Fail(key, "must be a string");
-    }
-  }
-
-  // A finite number, or also +inf when `allow_infinity`.
-  void Double(std::string_view key, double& out, bool required,
-              bool allow_infinity = false) {
-    const toml::node_view<const toml::node> node = Node(key);
-    if (!node) {
-      if (required) Fail(key, "missing");
-      return;
-    }
-    // value<double> also accepts integers ("rounds = 1" style numbers).
-    if (!node.is_number()) return Fail(key, "must be a number");
-    out = *node.value<double>();
-    if (std::isnan(out) || (std::isinf(out) && !(allow_infinity && out > 0))) {
-      Fail(key, allow_infinity ? "must be a number or inf" : "must be finite");
-    }
-  }
-
-  void Bool(std::string_view key, bool& out, bool required) {
-    const toml::node_view<const toml::node> node = Node(key);
-    if (!node) {
-      if (required) Fail(key, "missing");
-      return;
-    }
-    if (auto v = node.value_exact<bool>()) {
-      out = *v;
-    } else {
-      Fail(key, "must be true or false");
-    }
-  }
-
-  void Int(std::string_view key, int64_t& out, bool required) {
-    const toml::node_view<const toml::node> node = Node(key);
-    if (!node) {
-      if (required) Fail(key, "missing");
-      return;
-    }
-    if (!node.is_integer()) return Fail(key, "must be an integer");
-    out = *node.value<int64_t>();
-  }
-
-  // An array of [i, j] integer pairs.
-  void Edges(std::string_view key,
-             std::vector<std::pair<int64_t, int64_t>>& out) {
-    const toml::node_view<const toml::node> node = Node(key);
-    if (!node) return;
-    const toml::array* edges = node.as_array();
-    if (edges == nullptr) return Fail(key, "must be an array of [i, j] pairs");
-    for (const toml::node& e : *edges) {
-      const toml::array* pair = e.as_array();
-      if (pair == nullptr || pair->size() != 2 || !(*pair)[0].is_integer() ||
-          !(*pair)[1].is_integer()) {
-        return Fail(key, "must be an array of [i, j] integer pairs");
-      }
-      out.emplace_back(*(*pair)[0].value<int64_t>(),
-                       *(*pair)[1].value<int64_t>());
-    }
-  }
-
-  // An array of integers.
-  void IntList(std::string_view key, std::vector<int64_t>& out, bool required) {
-    const toml::node_view<const toml::node> node = Node(key);
-    if (!node) {
-      if (required) Fail(key, "missing");
-      return;
-    }
-    const toml::array* list = node.as_array();
-    if (list == nullptr) return Fail(key, "must be an array of integers");
-    out.clear();
-    for (const toml::node& e : *list) {
-      if (!e.is_integer()) return Fail(key, "must be an array of integers");
-      out.push_back(*e.value<int64_t>());
-    }
-  }
-
-  template <typename E>
-  void Enum(std::string_view key, NameTable<E> table, E& out, bool required) {
-    std::string text;
-    const bool was_failed = failed();
-    String(key, text, required);
-    if (failed() != was_failed || text.empty()) return;
-    for (const auto& [name, v] : table) {
-      if (text == name) {
-        out = v;
-        return;
-      }
-    }
-    std::string choices;
-    for (const auto& [name, v] : table) {
-      choices += choices.empty() ? "" : ", ";
-      choices += name;
-    }
-    Fail(key, "unknown value \"" + text + "\" (one of: " + choices + ")");
-  }
-
- private:
-  toml::node_view<const toml::node> Node(std::string_view key) {
-    asked_.emplace_back(key);
-    return root_.at_path(key);
-  }
-
-  const toml::table& root_;
-  host::Error error_;
-  std::vector<std::string> asked_;
-};
-
-// The [admm_sharing] table (required keys only for admm-sharing jobs).
-void ReadAdmmSharing(Reader& r, AdmmSharingConfig& c, bool sharing) {
-  r.Int("admm_sharing.parties", c.parties, sharing);
-  r.IntList("admm_sharing.columns", c.columns, sharing);
-  r.Int("admm_sharing.records", c.records, sharing);
-  r.Double("admm_sharing.rho", c.rho, sharing);
-  r.Double("admm_sharing.lambda", c.lambda, sharing);
-  r.String("admm_sharing.labels", c.labels, sharing);
-  r.Enum("admm_sharing.noise", kSharingNoise, c.noise, sharing);
-  r.Double("admm_sharing.sigma", c.sigma, false);
-  r.Double("admm_sharing.sensitivity", c.sensitivity, false);
-  r.Double("admm_sharing.share_clip", c.share_clip, false);
-  r.Double("admm_sharing.paper_c", c.paper_c, false);
-  r.Double("admm_sharing.paper_b1", c.paper_b1, false);
-  r.Double("admm_sharing.paper_c1", c.paper_c1, false);
-  r.Double("admm_sharing.target_epsilon", c.target_epsilon, false);
-  r.Double("admm_sharing.target_delta", c.target_delta, false);
-  r.Int("admm_sharing.barrier_retries", c.barrier_retries, false);
-  r.String("admm_sharing.test_labels", c.test_labels, false);
-  r.Int("admm_sharing.test_records", c.test_records, false);
-  c.score_noise_given = r.Has("admm_sharing.score_noise");
-  r.Enum("admm_sharing.score_noise", kSharingScoreNoise, c.score_noise, false);
-  r.Double("admm_sharing.score_sigma", c.score_sigma, false);
-  r.Double("admm_sharing.score_sensitivity", c.score_sensitivity, false);
-  r.Double("admm_sharing.score_clip", c.score_clip, false);
-}
-
 // The [validation] table; its defaults depend on the loss read before.
-void ReadValidation(Reader& r, JobConfig& c) {
+void ReadValidation(ConfigReader& r, JobConfig& c) {
   r.String("validation.data", c.validation_data, false);
   r.Enum("validation.format", kDataFormats, c.validation_format, false);
   r.Enum("validation.normalize", kNormalizations, c.validation_normalize,
@@ -474,12 +286,33 @@ host::Error ValidateJobConfig(const JobConfig& c) {
   return host::Error::Ok();
 }
 
+namespace {
+
+// A table that another algorithm reads, found in this job, is a
+// mistake the unknown-key check would name less clearly.
+host::Error RefuseOtherAlgorithmsTables(const ConfigReader& r,
+                                        const algorithms::Algorithm* own) {
+  if (own == nullptr) return host::Error::Ok();  // job.algorithm's error
+  for (const algorithms::Algorithm* other : algorithms::All()) {
+    if (other == own || other->table() == nullptr ||
+        !r.HasTable(other->table())) {
+      continue;
+    }
+    return host::Error::InvalidArgument(
+        std::string("[") + other->table() + "]: a table of " + other->name() +
+        " jobs; this job runs " + own->name());
+  }
+  return host::Error::Ok();
+}
+
+}  // namespace
+
 host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
                                         UnknownKeys unknown_keys) {
   EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
                            ParseTomlDocument(toml_text));
   JobConfig c;
-  Reader r(root);
+  ConfigReader r(root);
   r.String("job.name", c.name, true);
   std::string algorithm_name;
   r.String("job.algorithm", algorithm_name, true);
@@ -500,38 +333,14 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   const algorithms::RequiredStepKeys step =
       algorithm != nullptr ? algorithm->required_step_keys()
                            : algorithms::RequiredStepKeys{};
-  const bool dp_admm = algorithm != nullptr && algorithm->uses_dp_admm_table();
   r.Double("step.lambda", c.lambda, step.lambda);
   r.Double("step.gamma", c.gamma, step.gamma);
   r.Double("step.rho", c.rho, step.rho);
   r.Int("step.local_steps", c.local_steps, false);
-  r.Enum("dp_admm.schedule", kSchedules, c.dp_admm.schedule, false);
-  r.Double("dp_admm.d_w", c.dp_admm.d_w, dp_admm);
-  r.Double("dp_admm.s2", c.dp_admm.s2, false);
-  r.Double("dp_admm.s3", c.dp_admm.s3, false);
-  r.Double("dp_admm.s4", c.dp_admm.s4, false);
-  r.Double("dp_admm.step_epsilon", c.dp_admm.step_epsilon, dp_admm);
-  r.Double("dp_admm.step_delta", c.dp_admm.step_delta, false);
-  r.Int("dp_admm.max_records", c.dp_admm.max_records, dp_admm);
-  r.Bool("dp_admm.noise", c.dp_admm.noise, false);
+  if (algorithm != nullptr) algorithm->ReadTable(r, c);
   // Barrier algorithms take no [privacy] or [sampling] keys of the Gaussian
   // ledgers' (their Resolve sets what they imply).
-  const bool sharing =
-      algorithm != nullptr && algorithm->kind() == AlgorithmKind::kAdmmSharing;
-  const bool pp_admm = algorithm != nullptr &&
-                       algorithm->kind() == AlgorithmKind::kPenaltyPerturbation;
-  const bool barrier = pp_admm || sharing;
-  ReadAdmmSharing(r, c.admm_sharing, sharing);
-  r.Enum("pp_admm.graph", kGraphs, c.pp_admm.graph, false);
-  r.Int("pp_admm.nodes", c.pp_admm.nodes, pp_admm);
-  r.Edges("pp_admm.edges", c.pp_admm.edges);
-  r.Double("pp_admm.theta", c.pp_admm.theta, pp_admm);
-  r.Double("pp_admm.loss_weight", c.pp_admm.loss_weight, pp_admm);
-  r.Double("pp_admm.reg_weight", c.pp_admm.reg_weight, pp_admm);
-  r.Int("pp_admm.min_samples", c.pp_admm.min_samples, pp_admm);
-  r.Enum("pp_admm.mode", kPpModes, c.pp_admm.mode, false);
-  r.Bool("pp_admm.noise", c.pp_admm.noise, false);
-  r.Int("pp_admm.barrier_retries", c.pp_admm.barrier_retries, false);
+  const bool barrier = algorithm != nullptr && !algorithm->takes_gaussian_keys();
   r.Enum("privacy.policy", kPolicies, c.policy, false);
   r.Bool("privacy.noise_in_state", c.noise_in_state, false);
   r.Double("privacy.clip", c.clip, !barrier);
@@ -555,6 +364,7 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   ReadValidation(r, c);
   // Before the key errors: a misspelled key is what makes one "missing".
   if (unknown_keys == UnknownKeys::kRefuse) {
+    EDGEADMM_HOST_TRY(RefuseOtherAlgorithmsTables(r, algorithm));
     EDGEADMM_HOST_TRY(RefuseUnknownKeys(root, r.asked()));
   }
   if (r.failed()) return r.error();
@@ -565,18 +375,6 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   EDGEADMM_HOST_TRY(algorithm->Resolve(c));
   EDGEADMM_HOST_TRY(ValidateJobConfig(c));
   return c;
-}
-
-host::Error ParseAdmmSharingTable(std::string_view toml_text,
-                                  AdmmSharingConfig& out) {
-  EDGEADMM_HOST_TRY_ASSIGN(const toml::table root,
-                           ParseTomlDocument(toml_text));
-  AdmmSharingConfig c;
-  Reader r(root);
-  ReadAdmmSharing(r, c, true);
-  if (r.failed()) return r.error();
-  out = std::move(c);
-  return host::Error::Ok();
 }
 
 }  // namespace edgeadmm::jobs

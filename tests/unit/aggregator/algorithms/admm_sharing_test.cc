@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "edgeadmm/algorithms/admm_sharing_ledger.h"
 #include "edgeadmm/algorithms/admm_sharing_server.h"
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/job_types/config_reader.h"
+#include "edgeadmm/job_types/toml_document.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/privacy/paper_accountants.h"
@@ -115,15 +118,28 @@ std::string Edit(const std::string& from, const std::string& to) {
   return Edit2(kTable, from, to);
 }
 
+// Reads the [admm_sharing] table of `text` alone, as the job parser does.
+host::Error ParseSharingTable(const std::string& text,
+                              jobs::AdmmSharingConfig& out) {
+  host::ErrorOr<toml::table> root = jobs::ParseTomlDocument(text);
+  if (!root.ok()) return root.error();
+  jobs::ConfigReader reader(*root);
+  jobs::AdmmSharingConfig c;
+  ReadAdmmSharingTable(reader, c);
+  if (reader.failed()) return reader.error();
+  out = std::move(c);
+  return host::Error::Ok();
+}
+
 std::string TableRefusal(const std::string& text) {
   jobs::AdmmSharingConfig out;
-  const host::Error e = jobs::ParseAdmmSharingTable(text, out);
+  const host::Error e = ParseSharingTable(text, out);
   return e.ok() ? "ok" : e.message();
 }
 
 TEST(AdmmSharingTest, TheTableIsReadAndValidated) {
   jobs::AdmmSharingConfig s;
-  ASSERT_TRUE(jobs::ParseAdmmSharingTable(kTable, s).ok());
+  ASSERT_TRUE(ParseSharingTable(kTable, s).ok());
   EXPECT_EQ(s.columns, (std::vector<int64_t>{66, 57}));
   EXPECT_EQ(s.records, 1000);
   EXPECT_EQ(s.noise, SharingNoiseMode::kRigorous);

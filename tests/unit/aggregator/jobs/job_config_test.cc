@@ -129,6 +129,29 @@ TEST(JobConfigTest, UnknownKeysAreRefusedWithTheNearestName) {
   EXPECT_TRUE(stored.ok()) << stored.error().ToString();
 }
 
+// Each algorithm reads its own table (algorithms::Algorithm::ReadTable): a
+// table of another algorithm is refused by name, its keys are not read into
+// this job, and a stored job that has one still loads.
+TEST(JobConfigTest, AnotherAlgorithmsTableIsRefused) {
+  const std::string with_pp_table =
+      Base() + "[pp_admm]\nnodes = 5\ntheta = 0.5\n";
+  EXPECT_EQ(ErrorOf(with_pp_table),
+            "[pp_admm]: a table of pp-admm jobs; this job runs prox-admm");
+  const std::string with_dp_table = Base() + "[dp_admm]\nd_w = 2.0\n";
+  EXPECT_EQ(ErrorOf(with_dp_table),
+            "[dp_admm]: a table of dp-admm jobs; this job runs prox-admm");
+  const auto stored = ParseJobConfig(with_dp_table, UnknownKeys::kIgnore);
+  ASSERT_TRUE(stored.ok()) << stored.error().ToString();
+  EXPECT_DOUBLE_EQ(stored->dp_admm.d_w, DpAdmmConfig{}.d_w);
+  // A misspelled key of the job's own table is still named.
+  const std::string dp_admm =
+      JobToml("j", "dp-admm", DefaultPrivacyTable(), DefaultSamplingTable()) +
+      "[dp_admm]\nd_w = 2.0\nstep_epsilon = 0.5\nmax_records = 4\n"
+      "schedulee = \"convex\"\n";
+  EXPECT_EQ(ErrorOf(dp_admm),
+            "unknown key dp_admm.schedulee; did you mean dp_admm.schedule?");
+}
+
 struct BadCase {
   const char* from;
   const char* to;

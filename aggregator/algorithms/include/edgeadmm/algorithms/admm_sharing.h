@@ -40,6 +40,12 @@ double SharingLossWeight(const jobs::AdmmSharingConfig& config);
 // Paper000PlanStepEpsilon: a per-iteration ε above 1 is refused).
 host::Error ValidateAdmmSharing(const jobs::JobConfig& config);
 
+// Reads the [admm_sharing] table (every key typed; parties, columns,
+// records, rho, lambda, labels and noise required); the checks are
+// ValidateAdmmSharing's.
+void ReadAdmmSharingTable(jobs::ConfigReader& reader,
+                          jobs::AdmmSharingConfig& out);
+
 // What one party's ledger reports (docs/privacy.md, "admm-sharing").
 struct SharingPartyPrivacy {
   int64_t party = 0;
@@ -130,6 +136,12 @@ class AdmmSharing final : public Algorithm {
   AlgorithmKind kind() const override { return AlgorithmKind::kAdmmSharing; }
   const char* name() const override { return "admm-sharing"; }
   RequiredStepKeys required_step_keys() const override { return {}; }
+  const char* table() const override { return "admm_sharing"; }
+  void ReadTable(jobs::ConfigReader& reader,
+                 jobs::JobConfig& config) const override {
+    ReadAdmmSharingTable(reader, config.admm_sharing);
+  }
+  bool takes_gaussian_keys() const override { return false; }
   // Fixed sampling of every party (m = m_min = M), σ = 0 and infinite
   // Gaussian budgets (the parties' noise is the job's own, planned per
   // party: PlanSharingPrivacy); INVALID_ARGUMENT for keys that contradict it.

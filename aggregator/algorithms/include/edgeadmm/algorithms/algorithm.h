@@ -17,6 +17,7 @@
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/host/upload_bound.h"
 #include "edgeadmm/host/error.h"
+#include "edgeadmm/job_types/config_reader.h"
 #include "edgeadmm/job_types/job_config.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
 #include "edgeadmm/result.h"
@@ -99,8 +100,18 @@ class Algorithm {
   // The job.algorithm name in TOML and logs ("prox-admm", ...).
   virtual const char* name() const = 0;
   virtual RequiredStepKeys required_step_keys() const = 0;
-  // True if the job reads the [dp_admm] table (paper 004's constants).
-  virtual bool uses_dp_admm_table() const { return false; }
+  // The algorithm's own TOML table ("dp_admm", ...), read by ReadTable;
+  // nullptr: none. A job of another algorithm that has it is refused.
+  virtual const char* table() const { return nullptr; }
+  // Reads the algorithm's own table into `config` (its required keys
+  // "missing" when absent); the job parser calls it after the common
+  // tables and before Resolve.
+  virtual void ReadTable(jobs::ConfigReader& /*reader*/,
+                         jobs::JobConfig& /*config*/) const {}
+  // Whether a job gives the Gaussian ledgers' [privacy] and [sampling]
+  // keys (privacy.clip, delta, budgets, sampling.scheme, q|m, m_min); false
+  // for barrier algorithms, whose Resolve sets what they imply.
+  virtual bool takes_gaussian_keys() const { return true; }
 
   // After parsing, before validation: checks that need the raw keys and
   // fills values derived from other keys. INVALID_ARGUMENT naming the key.

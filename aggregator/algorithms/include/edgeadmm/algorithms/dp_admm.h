@@ -19,7 +19,9 @@ class DpAdmm final : public Algorithm {
   RequiredStepKeys required_step_keys() const override {
     return {/*lambda=*/false, /*gamma=*/false, /*rho=*/true};
   }
-  bool uses_dp_admm_table() const override { return true; }
+  const char* table() const override { return "dp_admm"; }
+  void ReadTable(jobs::ConfigReader& reader,
+                 jobs::JobConfig& config) const override;
   host::Error Resolve(jobs::JobConfig& config) const override;
   host::Error Validate(const jobs::JobConfig& config) const override;
   void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,

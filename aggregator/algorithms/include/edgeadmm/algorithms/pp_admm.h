@@ -135,6 +135,10 @@ class PpAdmm final : public Algorithm {
   }
   const char* name() const override { return "pp-admm"; }
   RequiredStepKeys required_step_keys() const override { return {}; }
+  const char* table() const override { return "pp_admm"; }
+  void ReadTable(jobs::ConfigReader& reader,
+                 jobs::JobConfig& config) const override;
+  bool takes_gaussian_keys() const override { return false; }
   // Fixed sampling of every node (m = m_min = N), σ = 0, Gaussian budgets
   // inf; INVALID_ARGUMENT for keys that contradict that.
   host::Error Resolve(jobs::JobConfig& config) const override;

@@ -6,8 +6,7 @@
 // clang-format off
 //   [job]
 //   name = "a9a-lasso"
-//   algorithm = "prox-admm"        # prox-admm (paper 002) | dp-admm (004)
-//                                  # | dp-sgd (aggregator/algorithms)
+//   algorithm = "prox-admm"        # one of algorithms/registry.h
 //   loss = "logistic"              # logistic | squared
 //   dimension = 123
 //   rounds = 100
@@ -19,21 +18,8 @@
 //   gamma = 1.0                    # prox step γ (002), step size (dp-sgd)
 //   rho = 1.0                      # penalty ρ (dp-admm)
 //   local_steps = 1                # E (dp-sgd)
-//   [dp_admm]                      # dp-admm only (docs/aggregator.md)
-//   schedule = "smooth"            # smooth (Thm 4) | convex (Thm 3)
-//   d_w = 1.0
-//   step_epsilon = 1.0             # per-iteration ε of paper 004's Thm 1
-//   max_records = 10               # no device holds more records
-//   [pp_admm]                      # pp-admm only (docs/aggregator.md)
-//   graph = "complete"             # complete (served) | ring | edges
-//   nodes = 5                      # N: the job's enrolled devices
-//   theta = 0.5                    # dual step θ
-//   loss_weight = 1.0              # C <= min_samples
-//   reg_weight = 0.1               # ρ
-//   min_samples = 100              # B_min
-//   mode = "pp"                    # pp | dvp
-//   noise = true
-//   barrier_retries = 2
+//   [<algorithm's table>]          # read by the algorithm's unit:
+//                                  # algorithms/<name>.h, ReadTable
 //   [privacy]
 //   policy = "participation"       # participation | participation-own-noise
 //                                  # | trusted-aggregator
@@ -83,13 +69,6 @@ enum class UnknownKeys { kRefuse, kIgnore };
 host::ErrorOr<JobConfig> ParseJobConfig(
     std::string_view toml_text,
     UnknownKeys unknown_keys = UnknownKeys::kRefuse);
-
-// Reads the [admm_sharing] table alone (every key typed, the required ones
-// present: parties, columns, records, rho, lambda, labels, noise);
-// INVALID_ARGUMENT naming the key. ParseJobConfig reads the same keys (the
-// checks are algorithms/admm_sharing.h's ValidateAdmmSharing).
-host::Error ParseAdmmSharingTable(std::string_view toml_text,
-                                  AdmmSharingConfig& out);
 
 // The rule for the name of a new job: 1..64 characters of [A-Za-z0-9._-]
 // (`job create` and CreateJob refuse others; names stored before the rule

@@ -1,4 +1,4 @@
-#include "edgeadmm/jobs/toml_document.h"
+#include "edgeadmm/job_types/toml_document.h"
 
 #include <algorithm>
 #include <sstream>
