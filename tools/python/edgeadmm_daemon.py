@@ -94,12 +94,15 @@ class Daemon:
     def __init__(self, binary: str, db_path: str, state_dir: str,
                  port: Optional[int] = None,
                  server_options: Optional[Mapping[str, Any]] = None,
-                 log_name: str = "daemon.log") -> None:
+                 log_name: str = "daemon.log",
+                 config_tables: Optional[Mapping[str, Mapping[str, Any]]]
+                 = None) -> None:
         self.binary = binary
         self.db_path = os.path.abspath(db_path)
         self.state_dir = os.path.abspath(state_dir)
         self.port = port if port is not None else free_udp_port()
         self.server_options = dict(server_options or {})
+        self.config_tables = dict(config_tables or {})
         self.config_path = os.path.join(self.state_dir, "aggregatord.toml")
         self.log_path = os.path.join(self.state_dir, log_name)
         self.pid_path = os.path.join(self.state_dir, "daemon.pid")
@@ -107,12 +110,14 @@ class Daemon:
 
     def write_config(self) -> None:
         """aggregatord.toml: [store] database, [server] address, port and
-        the extra server options (Python values)."""
+        the extra server options (Python values), then the other tables
+        given (e.g. [metrics])."""
         server = {"address": "127.0.0.1", "port": self.port}
         server.update(self.server_options)
+        tables = {"store": {"database": self.db_path}, "server": server}
+        tables.update(self.config_tables)
         with open(self.config_path, "w") as f:
-            f.write(toml_document({"store": {"database": self.db_path},
-                                   "server": server}))
+            f.write(toml_document(tables))
 
     def start(self, ready_timeout: float = 30.0, append_log: bool = False,
               argv: Optional[List[str]] = None) -> "Daemon":

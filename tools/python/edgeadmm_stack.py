@@ -249,18 +249,22 @@ class Stack:
     # -- daemon and fleet ----------------------------------------------------
 
     def start_daemon(self, server_options: Optional[Mapping[str, Any]] = None,
-                     same_port: bool = False) -> None:
+                     same_port: bool = False,
+                     config_tables: Optional[Mapping[str, Mapping[str, Any]]]
+                     = None) -> None:
         """Starts the daemon on 127.0.0.1 and waits until it is ready
         (edgeadmm_daemon.Daemon). `server_options`: more [server] keys of
         aggregatord.toml as Python values, e.g.
         {"non_confirmable_notifications": True}; `same_port` restarts it on
         the port of the previous start (the devices keep their aggregator
-        address) and appends to its log."""
+        address) and appends to its log; `config_tables`: more tables of
+        aggregatord.toml, e.g. {"metrics": {"file": path}}."""
         if not (same_port and self.port):
             self.port = free_udp_port()
         self.daemon_launcher = Daemon(self.daemon_bin, self.db_path,
                                       self.state_dir, port=self.port,
-                                      server_options=server_options)
+                                      server_options=server_options,
+                                      config_tables=config_tables)
         try:
             self.daemon_launcher.start(append_log=same_port)
         except DaemonError as e:

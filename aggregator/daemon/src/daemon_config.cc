@@ -63,6 +63,8 @@ const std::vector<std::string> kKnown = {
     "server.requests_per_second",
     "server.request_burst",
     "server.non_confirmable_notifications",
+    "metrics.file",
+    "metrics.interval_seconds",
 };
 
 }  // namespace
@@ -100,6 +102,11 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
+  EDGEADMM_HOST_TRY(ReadString(root, "metrics.file", c.server.metrics_file));
+  int64_t metrics_interval = c.server.metrics_interval_ms / 1000;
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "metrics.interval_seconds", 1, 3600, metrics_interval));
+  c.server.metrics_interval_ms = static_cast<unsigned>(metrics_interval) * 1000;
   c.server.port = static_cast<uint16_t>(port);
   c.server.receive_buffer_bytes = static_cast<unsigned>(rcvbuf);
   c.server.io_batch_reads = static_cast<unsigned>(batch);

@@ -32,6 +32,13 @@ struct CoapResources {
                    const coap_pdu_t* request, const coap_string_t* query,
                    coap_pdu_t* response, Response r) {
     coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
+    const coap_str_const_t* path = coap_resource_get_uri_path(resource);
+    ServerOf(session)->impl_->metrics.CountResponse(
+        path != nullptr ? std::string_view(
+                              reinterpret_cast<const char*>(path->s),
+                              path->length)
+                        : std::string_view(),
+        r.code);
     if (r.size1 != 0) {
       uint8_t size1[4];
       coap_add_option(response, COAP_OPTION_SIZE1,

@@ -24,6 +24,7 @@
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/secure_random.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
+#include "edgeadmm/server/metrics_file.h"
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/revocation_watch.h"
@@ -197,13 +198,16 @@ struct CoapCallbacks {
     std::optional<HandshakeAdmission>& admission =
         Server(session)->impl_->admission;
     const coap_address_t* peer = coap_session_get_addr_remote(session);
+    GatewayMetrics& metrics = Server(session)->impl_->metrics;
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
+      metrics.CountSession(GatewayMetrics::SessionEvent::kHandshakeStarted);
       if (admission && peer != nullptr) {
         admission->OnSessionNew(&peer->addr.sa, peer->size);
       }
       janitor.OnHandshakeStarted(session,
                                  static_cast<int64_t>(posix::MonotonicMs()));
     } else if (event == COAP_EVENT_DTLS_CONNECTED) {
+      metrics.CountSession(GatewayMetrics::SessionEvent::kHandshakeDone);
       if (admission && peer != nullptr) {
         admission->OnHandshakeEnded(&peer->addr.sa, peer->size);
       }
@@ -212,12 +216,14 @@ struct CoapCallbacks {
       revocations.OnEstablished(session, std::string(Identity(session)));
     } else if (event == COAP_EVENT_DTLS_CLOSED ||
                event == COAP_EVENT_DTLS_ERROR) {
+      metrics.CountSession(GatewayMetrics::SessionEvent::kClosed);
       if (admission && peer != nullptr) {
         admission->OnHandshakeEnded(&peer->addr.sa, peer->size);
       }
       janitor.OnHandshakeEnded(session);
       revocations.OnEnded(session);
     } else if (event == COAP_EVENT_SERVER_SESSION_DEL) {
+      metrics.CountSession(GatewayMetrics::SessionEvent::kSessionFreed);
       Server(session)->impl_->uploads.Forget(session);
       if (admission && peer != nullptr) {
         admission->OnSessionFreed(&peer->addr.sa, peer->size);
@@ -271,7 +277,9 @@ int64_t CoapServer::NowMs() {
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
     : db_(&db),
       options_(options),
-      impl_(std::make_unique<Impl>(db, options)) {}
+      impl_(std::make_unique<Impl>(db, options)) {
+  jobs_.set_metrics(&impl_->metrics);
+}
 
 CoapServer::~CoapServer() {
   if (impl_->endpoint_fd >= 0) EndpointReadFilter::Detach(impl_->endpoint_fd);
@@ -435,7 +443,28 @@ Status CoapServer::Tick() {
   impl_->revocations.CutSuperseded();
   impl_->uploads.DropStale(now);
   impl_->budget.Prune(now);
+  WriteMetricsIfDue(now, false);
   return Status::Ok();
+}
+
+void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
+  if (options_.metrics_file.empty()) return;
+  if (!now && metrics_written_ms_ != 0 &&
+      now_ms - metrics_written_ms_ <
+          static_cast<int64_t>(options_.metrics_interval_ms)) {
+    return;
+  }
+  metrics_written_ms_ = now_ms;
+  const host::Error written = WriteMetricsFile(
+      options_.metrics_file, impl_->metrics.Render(jobs_.Gauges()));
+  if (!written.ok() && !metrics_failing_) {
+    EDGEADMM_LOG_WARN("server: metrics not written (%s); retrying",
+                      written.message().c_str());
+  } else if (written.ok() && metrics_failing_) {
+    EDGEADMM_LOG_INFO("server: metrics written again to %s",
+                      options_.metrics_file.c_str());
+  }
+  metrics_failing_ = !written.ok();
 }
 
 Status CoapServer::RunOnce(int timeout_ms) {
@@ -452,6 +481,7 @@ Status CoapServer::Run(const volatile std::sig_atomic_t* stop) {
     // Wake at least every 100 ms for deadlines and job changes.
     EDGEADMM_TRY(RunOnce(100));
   }
+  WriteMetricsIfDue(static_cast<int64_t>(posix::MonotonicMs()), true);
   EDGEADMM_LOG_INFO("server: shutting down");
   return Status::Ok();
 }

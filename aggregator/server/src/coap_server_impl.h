@@ -15,6 +15,7 @@
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
+#include "edgeadmm/server/gateway_metrics.h"
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/revocation_watch.h"
@@ -49,6 +50,8 @@ struct CoapServer::Impl {
   // libcoap, on the endpoint socket (issue 14 item 1).
   std::optional<HandshakeAdmission> admission;
   int endpoint_fd = -1;
+  // Counters for operators (ServerOptions::metrics_file).
+  GatewayMetrics metrics;
   Impl(store::Database& db, const ServerOptions& options)
       : janitor(static_cast<int64_t>(options.handshake_timeout_ms)),
         revocations(db),

@@ -23,6 +23,7 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
                         rounds::RoundEngine::Open(*db_, job.id, accountant_));
     // The round's commit runs in Tick, after the last receipt went out.
     engine_->set_close_in_advance(true);
+    seen_round_id_ = 0;  // rounds of another job are not this one's
     handler_->set_engine(engine_.get());
     validator_.reset();
     if (!job.config.validation_data.empty()) {
@@ -65,9 +66,40 @@ void JobHost::Tick(int64_t now_ms) {
   if (engine_ != nullptr &&
       (now_ms - last_advance_ms_ >= 10 || engine_->round_complete())) {
     last_advance_ms_ = now_ms;
+    const int64_t iteration_before = engine_->iteration();
     // Logged by the engine, which retries it.
     engine_->Advance(now_ms).IgnoreError();
+    ObserveRound(iteration_before, now_ms);
   }
+}
+
+void JobHost::ObserveRound(int64_t iteration_before, int64_t now_ms) {
+  const int64_t open_id = engine_->round_open() ? engine_->round_id() : 0;
+  if (open_id == seen_round_id_) return;
+  // The round seen open before is over: committed if the iteration moved.
+  if (seen_round_id_ != 0 && metrics_ != nullptr) {
+    const bool committed = engine_->iteration() > iteration_before;
+    metrics_->CountRound(
+        committed, static_cast<double>(now_ms - seen_round_opened_ms_) / 1e3);
+  }
+  seen_round_id_ = open_id;
+  seen_round_opened_ms_ = now_ms;
+}
+
+JobGauges JobHost::Gauges() const {
+  JobGauges g;
+  if (engine_ == nullptr) return g;
+  const jobs::JobConfig& config = engine_->job().config;
+  g.has_job = true;
+  g.name = config.name;
+  g.iteration = engine_->iteration();
+  g.rounds = config.rounds;
+  g.central_epsilon = engine_->central_epsilon();
+  g.delta = config.delta;
+  g.accountant =
+      config.accountant == jobs::CentralAccountant::kPld ? "pld" : "rdp";
+  g.round_open = engine_->round_open();
+  return g;
 }
 
 }  // namespace edgeadmm::server

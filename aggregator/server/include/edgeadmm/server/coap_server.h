@@ -76,6 +76,11 @@ struct ServerOptions {
   // Requests per device identity (RequestBudget, docs/security.md
   // "Budgets per peer").
   RequestBudgetOptions request_budget;
+  // The gateway's metrics (GatewayMetrics) in the Prometheus text format,
+  // rewritten every metrics_interval_ms and at shutdown (MetricsFile);
+  // empty: none written.
+  std::string metrics_file;
+  unsigned metrics_interval_ms = 10000;
 };
 
 class CoapServer {
@@ -114,6 +119,8 @@ class CoapServer {
   bool SessionStillValid(std::string_view identity,
                          const std::vector<uint8_t>& key) const;
   void NotifyIfRoundChanged();
+  // Rewrites options_.metrics_file when it is due (or `now` is true).
+  void WriteMetricsIfDue(int64_t now_ms, bool now);
   // Drops the handshakes HandshakeAdmission evicted for newcomers.
   void DropEvictedHandshakes();
 
@@ -125,6 +132,8 @@ class CoapServer {
   uint16_t port_ = 0;
   int64_t notified_round_ = -1;
   int notified_state_ = -1;
+  int64_t metrics_written_ms_ = 0;
+  bool metrics_failing_ = false;  // the last write failed (logged once)
 
   friend struct CoapCallbacks;
   friend struct CoapResources;

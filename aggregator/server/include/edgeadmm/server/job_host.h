@@ -11,6 +11,7 @@
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/rounds/validator.h"
+#include "edgeadmm/server/gateway_metrics.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/store/database.h"
 
@@ -37,6 +38,13 @@ class JobHost {
   // The loaded job's engine, or null.
   rounds::RoundEngine* engine() { return engine_.get(); }
 
+  // Where Tick counts the rounds that end (committed or discarded), with
+  // the time each was open; null (the default): nowhere. Must outlive the
+  // host.
+  void set_metrics(GatewayMetrics* metrics) { metrics_ = metrics; }
+  // The running job's gauges for a metrics scrape.
+  JobGauges Gauges() const;
+
  private:
   store::Database* db_;
   RequestHandler* handler_;
@@ -45,6 +53,14 @@ class JobHost {
   std::unique_ptr<rounds::Validator> validator_;  // if the job has data
   int64_t last_pickup_ms_ = 0;
   int64_t last_advance_ms_ = 0;
+  GatewayMetrics* metrics_ = nullptr;
+  // The round seen open at the last tick (0: none) and when it was first
+  // seen open, for the round duration.
+  int64_t seen_round_id_ = 0;
+  int64_t seen_round_opened_ms_ = 0;
+
+  // After an engine advance: counts a round that ended since the last one.
+  void ObserveRound(int64_t iteration_before, int64_t now_ms);
 };
 
 }  // namespace edgeadmm::server

@@ -1,0 +1,73 @@
+// GatewayMetrics: the daemon's counters for operators, rendered in the
+// Prometheus text exposition format (version 0.0.4) and written to a file
+// that the node exporter's textfile collector reads (MetricsFile). No
+// listening socket: the gateway's only port stays the DTLS one.
+//
+// Every series has a bounded label set (the four resources and "other",
+// the response code, a fixed list of session events), so the memory is
+// fixed whatever the network sends. The metric names are listed in
+// docs/aggregator.md, "Metrics".
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace edgeadmm::server {
+
+// What the running job looks like at a scrape (JobHost fills it).
+struct JobGauges {
+  bool has_job = false;
+  std::string name;
+  int64_t iteration = 0;      // committed rounds
+  int64_t rounds = 0;         // the job's target
+  double central_epsilon = 0;  // the job's charged central ε
+  double delta = 0;           // the δ it is stated at
+  std::string accountant;     // "pld" or "rdp"
+  bool round_open = false;
+};
+
+class GatewayMetrics {
+ public:
+  // Session events as the CoAP server sees them.
+  enum class SessionEvent {
+    kHandshakeStarted,   // a new DTLS server session
+    kHandshakeDone,      // the handshake completed
+    kClosed,             // DTLS closed or failed (handshaking or not)
+    kSessionFreed,       // libcoap freed a session
+    kCount
+  };
+
+  // One response to a request on `resource` (its path; others count as
+  // "other") with `code` (class·32 + detail, as on the wire).
+  void CountResponse(std::string_view resource, uint8_t code);
+  void CountSession(SessionEvent event);
+  // Sessions alive now (started and not yet freed).
+  int64_t live_sessions() const { return live_sessions_; }
+
+  // A round of the running job ended: committed after `seconds` open, or
+  // discarded (deadline with too few uploads, a failed commit).
+  void CountRound(bool committed, double seconds);
+
+  // The exposition text: every metric with its HELP and TYPE lines.
+  std::string Render(const JobGauges& job) const;
+
+  // Upper bounds of the round duration histogram's buckets, in seconds.
+  static constexpr std::array<double, 9> kRoundBuckets = {
+      0.5, 1, 2, 5, 10, 30, 60, 120, 300};
+
+ private:
+  static constexpr int kResources = 5;  // task, update, model, status, other
+  static constexpr int kCodes = 256;
+  std::array<std::array<uint64_t, kCodes>, kResources> responses_{};
+  std::array<uint64_t, static_cast<int>(SessionEvent::kCount)> sessions_{};
+  int64_t live_sessions_ = 0;
+  uint64_t rounds_committed_ = 0;
+  uint64_t rounds_discarded_ = 0;
+  std::array<uint64_t, kRoundBuckets.size()> round_buckets_{};
+  uint64_t round_count_ = 0;
+  double round_seconds_sum_ = 0;
+};
+
+}  // namespace edgeadmm::server

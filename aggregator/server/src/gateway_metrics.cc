@@ -1,0 +1,163 @@
+#include "edgeadmm/server/gateway_metrics.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "edgeadmm/host/version.h"
+#include "edgeadmm/wire/protocol.h"
+
+namespace edgeadmm::server {
+namespace {
+
+constexpr const char* kResourceNames[] = {"v1/task", "v1/update", "v1/model",
+                                          "v1/status", "other"};
+constexpr const char* kSessionEventNames[] = {
+    "handshake_started", "handshake_done", "closed", "session_freed"};
+
+int ResourceIndex(std::string_view path) {
+  if (path == wire::kTaskPath) return 0;
+  if (path == wire::kUpdatePath) return 1;
+  if (path == wire::kModelPath) return 2;
+  if (path == wire::kStatusPath) return 3;
+  return 4;
+}
+
+// A sample value as Prometheus reads it ("+Inf", "NaN" or a number).
+std::string Number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  // The shortest decimal that reads back as `v` ("1e-05", not
+  // "1.0000000000000001e-05"): labels stay readable and exact.
+  char text[32];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {  // "30", not "3e+01"
+    std::snprintf(text, sizeof(text), "%.0f", v);
+    return text;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v) break;
+  }
+  return text;
+}
+
+std::string Count(uint64_t v) { return std::to_string(v); }
+
+// A label value with \, " and newline escaped (the format's rule).
+std::string Escaped(std::string_view value) {
+  std::string out;
+  for (const char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+void Header(std::string& out, const char* name, const char* type,
+            const char* help) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name +
+         " " + type + "\n";
+}
+
+}  // namespace
+
+void GatewayMetrics::CountResponse(std::string_view resource, uint8_t code) {
+  ++responses_[ResourceIndex(resource)][code];
+}
+
+void GatewayMetrics::CountSession(SessionEvent event) {
+  ++sessions_[static_cast<int>(event)];
+  if (event == SessionEvent::kHandshakeStarted) ++live_sessions_;
+  if (event == SessionEvent::kSessionFreed && live_sessions_ > 0) {
+    --live_sessions_;
+  }
+}
+
+void GatewayMetrics::CountRound(bool committed, double seconds) {
+  if (!committed) {
+    ++rounds_discarded_;
+    return;
+  }
+  ++rounds_committed_;
+  ++round_count_;
+  round_seconds_sum_ += seconds;
+  for (size_t i = 0; i < kRoundBuckets.size(); ++i) {
+    if (seconds <= kRoundBuckets[i]) ++round_buckets_[i];
+  }
+}
+
+std::string GatewayMetrics::Render(const JobGauges& job) const {
+  std::string out;
+  Header(out, "edgeadmm_build_info", "gauge",
+         "The daemon's version (value 1).");
+  out += std::string("edgeadmm_build_info{version=\"") +
+         Escaped(EDGEADMM_VERSION) + "\"} 1\n";
+  Header(out, "edgeadmm_coap_responses_total", "counter",
+         "CoAP responses sent, by resource and response code (class.detail).");
+  for (int r = 0; r < kResources; ++r) {
+    for (int code = 0; code < kCodes; ++code) {
+      if (responses_[r][code] == 0) continue;
+      char code_text[8];
+      std::snprintf(code_text, sizeof(code_text), "%d.%02d", code >> 5,
+                    code & 31);
+      out += std::string("edgeadmm_coap_responses_total{resource=\"") +
+             kResourceNames[r] + "\",code=\"" + code_text + "\"} " +
+             Count(responses_[r][code]) + "\n";
+    }
+  }
+  Header(out, "edgeadmm_dtls_session_events_total", "counter",
+         "DTLS server session events (handshakes started and completed, "
+         "sessions closed or failed, sessions freed).");
+  for (size_t e = 0; e < sessions_.size(); ++e) {
+    out += std::string("edgeadmm_dtls_session_events_total{event=\"") +
+           kSessionEventNames[e] + "\"} " + Count(sessions_[e]) + "\n";
+  }
+  Header(out, "edgeadmm_dtls_sessions", "gauge",
+         "DTLS server sessions alive (handshaking or established).");
+  out += "edgeadmm_dtls_sessions " + std::to_string(live_sessions_) + "\n";
+  Header(out, "edgeadmm_rounds_total", "counter",
+         "Rounds of the jobs served since the daemon started, by outcome.");
+  out += "edgeadmm_rounds_total{outcome=\"committed\"} " +
+         Count(rounds_committed_) + "\n";
+  out += "edgeadmm_rounds_total{outcome=\"discarded\"} " +
+         Count(rounds_discarded_) + "\n";
+  Header(out, "edgeadmm_round_duration_seconds", "histogram",
+         "Time from a round's opening to its commit.");
+  for (size_t i = 0; i < kRoundBuckets.size(); ++i) {
+    out += "edgeadmm_round_duration_seconds_bucket{le=\"" +
+           Number(kRoundBuckets[i]) + "\"} " + Count(round_buckets_[i]) + "\n";
+  }
+  out += "edgeadmm_round_duration_seconds_bucket{le=\"+Inf\"} " +
+         Count(round_count_) + "\n";
+  out += "edgeadmm_round_duration_seconds_sum " + Number(round_seconds_sum_) +
+         "\n";
+  out += "edgeadmm_round_duration_seconds_count " + Count(round_count_) + "\n";
+  if (!job.has_job) return out;
+  const std::string labels = "{job=\"" + Escaped(job.name) + "\"}";
+  Header(out, "edgeadmm_job_iteration", "gauge",
+         "Committed rounds of the running job.");
+  out += "edgeadmm_job_iteration" + labels + " " +
+         std::to_string(job.iteration) + "\n";
+  Header(out, "edgeadmm_job_rounds", "gauge",
+         "Rounds the running job is to commit.");
+  out += "edgeadmm_job_rounds" + labels + " " + std::to_string(job.rounds) +
+         "\n";
+  Header(out, "edgeadmm_job_round_open", "gauge",
+         "1 while a round of the running job is open.");
+  out += "edgeadmm_job_round_open" + labels + " " +
+         (job.round_open ? "1" : "0") + "\n";
+  Header(out, "edgeadmm_job_central_epsilon", "gauge",
+         "Central epsilon charged so far to the running job's released "
+         "models (docs/privacy.md; the labels give delta and accountant).");
+  out += "edgeadmm_job_central_epsilon{job=\"" + Escaped(job.name) +
+         "\",delta=\"" + Number(job.delta) + "\",accountant=\"" +
+         Escaped(job.accountant) + "\"} " + Number(job.central_epsilon) + "\n";
+  return out;
+}
+
+}  // namespace edgeadmm::server
