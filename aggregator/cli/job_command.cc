@@ -18,6 +18,7 @@
 #include "edgeadmm/jobs/model_header.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/rounds/noise_planner.h"
+#include "edgeadmm/rounds/validator.h"
 #include "edgeadmm/store/database.h"
 #include "owner_only_output.h"
 
@@ -181,6 +182,39 @@ void PrintSharingPlan(const jobs::JobConfig& c) {
       jobs::SharingPlanJson(c).c_str());
 }
 
+// Issue 35: a released model no better than a constant predictor on the
+// validation data is named as such. The baselines are computed from the
+// job's validation file here (the store keeps only the models' scores): the
+// zero model (loss log 2 or the mean of b²/2) and, for accuracy, the
+// majority class. Only gateway-held data (the operator's: reading it
+// releases nothing).
+void PrintBaselineWarning(const jobs::JobConfig& c, const jobs::ModelRef& m) {
+  if (m.iteration == 0 || !m.scores.validated ||
+      c.validation_held_by != jobs::ValidationHolder::kGateway) {
+    return;
+  }
+  auto validator = rounds::Validator::Load(c);
+  if (!validator.ok()) {
+    std::printf("baseline: not computed (%s)\n",
+                validator.error().message().c_str());
+    return;
+  }
+  const rounds::ValidationMetrics zero = validator->Evaluate(
+      std::vector<double>(static_cast<size_t>(c.dimension), 0.0));
+  if (m.scores.has_accuracy && m.scores.accuracy < zero.majority) {
+    std::printf(
+        "warning: the released model's validation accuracy %.4f is below the "
+        "majority class's %.4f (a constant predictor would do better)\n",
+        m.scores.accuracy, zero.majority);
+  }
+  if (m.scores.loss > zero.loss) {
+    std::printf(
+        "warning: the released model's validation loss %.6g is above the zero "
+        "model's %.6g\n",
+        m.scores.loss, zero.loss);
+  }
+}
+
 host::Error RunStatus(const JobOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, Open(o));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobStatus s,
@@ -231,6 +265,8 @@ host::Error RunStatus(const JobOptions& o) {
                     : "validation data held by the devices: no selection");
   }
   std::printf("released model (export default): %s\n", released);
+  PrintBaselineWarning(
+      c, c.release == jobs::ReleaseChoice::kBest ? s.best : s.last);
   return host::Error::Ok();
 }
 

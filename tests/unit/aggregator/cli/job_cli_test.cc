@@ -466,6 +466,45 @@ TEST_F(JobCliTest, ExportReleasesTheBestValidatedModelByDefault) {
   }
 }
 
+// Issue 35: a released model below a constant predictor is named. On three
+// records (+1, +1 on feature 1; -1 on feature 2) the majority class is
+// 2/3; the model z = (-c, 0, 0) gets 1/3 and a loss above log 2 (the zero
+// model's), the model (+c, 0, 0) all three, and no warning.
+TEST_F(JobCliTest, StatusWarnsWhenTheReleasedModelIsBelowTheBaselines) {
+  testing::EnrollDevices(t_.db(), 6);
+  const std::string validation =
+      WriteFile("v3.libsvm", "+1 1:1\n+1 1:1\n-1 2:1\n");
+  ASSERT_EQ(Cli("create " +
+                WriteFile("job.toml",
+                          testing::JobToml("cli", "prox-admm",
+                                           testing::DefaultPrivacyTable(),
+                                           testing::DefaultSamplingTable()) +
+                              "[validation]\ndata = \"" + validation + "\"\n"))
+                .exit_code,
+            0);
+  ASSERT_EQ(Cli("start cli").exit_code, 0);
+  auto config = jobs::FindJob(t_.db(), "cli");
+  ASSERT_TRUE(config.ok());
+  auto validator = rounds::Validator::Load(config->config);
+  ASSERT_TRUE(validator.ok()) << validator.error().message();
+  TrainValidated("cli", {-1.0}, *validator);
+  testing::CommandResult status = Cli("status cli");
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_NE(status.output.find("warning: the released model's validation "
+                               "accuracy 0.3333 is below the majority "
+                               "class's 0.6667"),
+            std::string::npos)
+      << status.output;
+  EXPECT_NE(status.output.find("is above the zero model's 0.693147"),
+            std::string::npos)
+      << status.output;
+  TrainValidated("cli", {4.0}, *validator);
+  status = Cli("status cli");
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_EQ(status.output.find("warning:"), std::string::npos)
+      << status.output;
+}
+
 // A job that validates on the devices' data has no best model: export
 // releases the last one and refuses --round best, naming why.
 TEST_F(JobCliTest, ExportRefusesBestOnDeviceHeldValidationData) {
