@@ -63,6 +63,7 @@ const std::vector<std::string> kKnown = {
     "server.requests_per_second",
     "server.request_burst",
     "server.non_confirmable_notifications",
+    "server.release_delay_ms",
     "metrics.file",
     "metrics.interval_seconds",
 };
@@ -102,6 +103,10 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
+  int64_t release_delay = c.server.release_delay_ms;
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.release_delay_ms", 0, 60'000, release_delay));
+  c.server.release_delay_ms = static_cast<unsigned>(release_delay);
   EDGEADMM_HOST_TRY(ReadString(root, "metrics.file", c.server.metrics_file));
   int64_t metrics_interval = c.server.metrics_interval_ms / 1000;
   EDGEADMM_HOST_TRY(

@@ -279,6 +279,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
       options_(options),
       impl_(std::make_unique<Impl>(db, options)) {
   jobs_.set_metrics(&impl_->metrics);
+  jobs_.set_release_delay_ms(options.release_delay_ms);
 }
 
 CoapServer::~CoapServer() {

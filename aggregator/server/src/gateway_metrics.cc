@@ -126,6 +126,13 @@ std::string GatewayMetrics::Render(const JobGauges& job) const {
          Count(rounds_committed_) + "\n";
   out += "edgeadmm_rounds_total{outcome=\"discarded\"} " +
          Count(rounds_discarded_) + "\n";
+  Header(out, "edgeadmm_release_holds_total", "counter",
+         "Trusted-aggregator releases held to deadline + release_delay_ms, "
+         "by outcome (overrun: the close took longer, its time not padded).");
+  out += "edgeadmm_release_holds_total{outcome=\"held\"} " +
+         Count(release_holds_) + "\n";
+  out += "edgeadmm_release_holds_total{outcome=\"overrun\"} " +
+         Count(release_overruns_) + "\n";
   Header(out, "edgeadmm_round_duration_seconds", "histogram",
          "Time from a round's opening to its commit.");
   for (size_t i = 0; i < kRoundBuckets.size(); ++i) {

@@ -1,5 +1,9 @@
 #include "edgeadmm/server/job_host.h"
 
+#include <time.h>
+
+#include <cerrno>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,8 +86,50 @@ void JobHost::ObserveRound(int64_t iteration_before, int64_t now_ms) {
     metrics_->CountRound(
         committed, static_cast<double>(now_ms - seen_round_opened_ms_) / 1e3);
   }
+  const int64_t ended_deadline_ms = seen_round_deadline_ms_;
+  const bool ended = seen_round_id_ != 0;
   seen_round_id_ = open_id;
   seen_round_opened_ms_ = now_ms;
+  seen_round_deadline_ms_ = open_id != 0 ? engine_->deadline_ms() : 0;
+  if (ended && release_delay_ms_ > 0 &&
+      engine_->job().config.policy == privacy::Policy::kTrustedAggregator) {
+    HoldRelease(ended_deadline_ms);
+  }
+}
+
+void JobHost::HoldRelease(int64_t deadline_ms) {
+  const int64_t release_ms = deadline_ms + release_delay_ms_;
+  const int64_t late_ms = clock_.now_ms() - release_ms;
+  if (late_ms > 0) {
+    // The close itself took longer than the hold: this release's time
+    // depends on the work, i.e. on the cohort's size.
+    if (metrics_ != nullptr) metrics_->CountReleaseHold(true);
+    EDGEADMM_LOG_WARN(
+        "server: job %s: a round's release came %lld ms after its deadline + "
+        "release_delay_ms (%lld): its timing is not padded (raise "
+        "server.release_delay_ms)",
+        engine_->job().config.name.c_str(), static_cast<long long>(late_ms),
+        static_cast<long long>(release_delay_ms_));
+    return;
+  }
+  if (metrics_ != nullptr) metrics_->CountReleaseHold(false);
+  clock_.sleep_ms(-late_ms);
+}
+
+JobHost::Clock JobHost::RealClock() {
+  Clock clock;
+  clock.now_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+  };
+  clock.sleep_ms = [](int64_t ms) {
+    timespec left{static_cast<time_t>(ms / 1000),
+                  static_cast<long>((ms % 1000) * 1'000'000)};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    }
+  };
+  return clock;
 }
 
 JobGauges JobHost::Gauges() const {

@@ -81,6 +81,11 @@ struct ServerOptions {
   // empty: none written.
   std::string metrics_file;
   unsigned metrics_interval_ms = 10000;
+  // Under trusted-aggregator, each round's end becomes visible at its
+  // deadline + this delay exactly (JobHost::set_release_delay_ms): above
+  // the time a close takes at the largest cohort (`aggregator_benchmark
+  // release`) plus the loop's wake-up (~110 ms). 0: no hold.
+  unsigned release_delay_ms = 500;
 };
 
 class CoapServer {

@@ -49,6 +49,11 @@ class GatewayMetrics {
   // A round of the running job ended: committed after `seconds` open, or
   // discarded (deadline with too few uploads, a failed commit).
   void CountRound(bool committed, double seconds);
+  // A trusted-aggregator release held to its deadline + delay, or one that
+  // came later than that (an overrun: its time was not padded).
+  void CountReleaseHold(bool overran) {
+    ++(overran ? release_overruns_ : release_holds_);
+  }
 
   // The exposition text: every metric with its HELP and TYPE lines.
   std::string Render(const JobGauges& job) const;
@@ -65,6 +70,8 @@ class GatewayMetrics {
   int64_t live_sessions_ = 0;
   uint64_t rounds_committed_ = 0;
   uint64_t rounds_discarded_ = 0;
+  uint64_t release_holds_ = 0;
+  uint64_t release_overruns_ = 0;
   std::array<uint64_t, kRoundBuckets.size()> round_buckets_{};
   uint64_t round_count_ = 0;
   double round_seconds_sum_ = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "edgeadmm/result.h"
@@ -45,6 +46,20 @@ class JobHost {
   // The running job's gauges for a metrics scrape.
   JobGauges Gauges() const;
 
+  // Under trusted-aggregator, the end of each round (its commit or
+  // discard, and the next round's opening) becomes visible at its deadline
+  // + `delay_ms` exactly: Tick holds the daemon's loop until then, so the
+  // release time does not tell the cohort's size (docs/privacy.md,
+  // "Release timing"). 0: no hold. A round whose close ran past that time
+  // is counted as an overrun and logged.
+  void set_release_delay_ms(int64_t delay_ms) { release_delay_ms_ = delay_ms; }
+  // The wall clock in ms and a sleep of `ms` (tests replace them).
+  struct Clock {
+    std::function<int64_t()> now_ms;
+    std::function<void(int64_t ms)> sleep_ms;
+  };
+  void set_clock(Clock clock) { clock_ = std::move(clock); }
+
  private:
   store::Database* db_;
   RequestHandler* handler_;
@@ -58,9 +73,15 @@ class JobHost {
   // seen open, for the round duration.
   int64_t seen_round_id_ = 0;
   int64_t seen_round_opened_ms_ = 0;
+  int64_t seen_round_deadline_ms_ = 0;
+  int64_t release_delay_ms_ = 0;
+  Clock clock_ = RealClock();
 
-  // After an engine advance: counts a round that ended since the last one.
+  static Clock RealClock();
+  // After an engine advance: counts a round that ended since the last one
+  // and holds its release (set_release_delay_ms).
   void ObserveRound(int64_t iteration_before, int64_t now_ms);
+  void HoldRelease(int64_t deadline_ms);
 };
 
 }  // namespace edgeadmm::server

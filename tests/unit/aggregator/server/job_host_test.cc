@@ -1,0 +1,89 @@
+// JobHost's release hold (docs/privacy.md, "Release timing"): under
+// trusted-aggregator the end of a round is held to its deadline + the
+// release delay, whatever the close cost; other policies are never held.
+#include "edgeadmm/server/job_host.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "edgeadmm/rounds/upload.h"
+#include "edgeadmm/store/blob.h"
+#include "test_database.h"
+
+namespace edgeadmm::server {
+namespace {
+
+class JobHostReleaseTest : public ::testing::Test {
+ protected:
+  // Starts an everyone job under `policy` and a host with a fake clock
+  // whose sleeps are recorded (and move the clock).
+  void Start(const std::string& policy) {
+    testing::EnrollDevices(t_.db(), 4);
+    testing::StartEveryoneJob(t_.db(), "held",
+                              testing::PrivacyTableWithPolicy(policy));
+    host_.set_metrics(&metrics_);
+    host_.set_release_delay_ms(300);
+    host_.set_clock({[this] { return now_; },
+                     [this](int64_t ms) {
+                       sleeps_.push_back(ms);
+                       now_ += ms;
+                     }});
+    ASSERT_TRUE(host_.PickUpRunningJob(now_).ok());
+    host_.Tick(now_);  // opens the first round
+    ASSERT_NE(host_.engine(), nullptr);
+    ASSERT_TRUE(host_.engine()->round_open());
+  }
+
+  // Every cohort member uploads; then the clock moves to `after_deadline`
+  // ms past the round's deadline and the host ticks (the round closes).
+  void FinishRoundAt(int64_t after_deadline) {
+    rounds::RoundEngine& e = *host_.engine();
+    for (const std::string& d : e.CohortForTesting()) {
+      rounds::Upload u{d, e.job().id, e.round_id(),
+                       store::EncodeFloats({0.125, -0.25, 0.5}), {}};
+      ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, now_)));
+    }
+    const int64_t iteration = e.iteration();
+    now_ = e.deadline_ms() + after_deadline;
+    host_.Tick(now_);
+    ASSERT_EQ(e.iteration(), iteration + 1);
+  }
+
+  testing::TempDatabase t_;
+  RequestHandler handler_{nullptr};
+  JobHost host_{t_.db(), handler_};
+  GatewayMetrics metrics_;
+  int64_t now_ = 1'000'000;
+  std::vector<int64_t> sleeps_;
+};
+
+TEST_F(JobHostReleaseTest, TrustedAggregatorReleaseIsHeldToDeadlinePlusDelay) {
+  Start("trusted-aggregator");
+  FinishRoundAt(40);
+  EXPECT_EQ(sleeps_, (std::vector<int64_t>{260}));
+  FinishRoundAt(5);
+  EXPECT_EQ(sleeps_, (std::vector<int64_t>{260, 295}));
+  // A close that ran past the delay is not held (nothing to pad) and is
+  // counted as an overrun.
+  FinishRoundAt(450);
+  EXPECT_EQ(sleeps_.size(), 2u);
+  const std::string text = metrics_.Render(host_.Gauges());
+  EXPECT_NE(text.find("edgeadmm_release_holds_total{outcome=\"held\"} 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("edgeadmm_release_holds_total{outcome=\"overrun\"} 1"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(JobHostReleaseTest, ParticipationIsNeverHeld) {
+  Start("participation");
+  FinishRoundAt(40);
+  FinishRoundAt(5);
+  EXPECT_TRUE(sleeps_.empty());
+}
+
+}  // namespace
+}  // namespace edgeadmm::server
