@@ -1,0 +1,113 @@
+# What `cmake --install` puts under the prefix (docs/porting.md, "Using the
+# SDK in your firmware"; docs/aggregator.md, "Installing the gateway"):
+#   the device SDK as a CMake package (EdgeADMMConfig.cmake, components sdk,
+#   platform_posix, dtls) and a pkg-config file (edgeadmm-sdk.pc), static
+#   libraries and public headers, from a hosted (non-cross) build;
+#   the operator's programs, systemd unit, example config and job files and
+#   docs, when the aggregator is built.
+# Cross builds install nothing of the SDK: their dependencies (Mbed TLS,
+# the nanopb runtime) are compiled from Debian sources inside the build and
+# are not packaged (CHANGELOG, issue 35: the bare-metal package is open).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+# The unit's Documentation= names /usr/share/doc/edgeadmm (lower case, not
+# GNUInstallDirs' DOCDIR of share/doc/EdgeADMM).
+set(EDGEADMM_INSTALL_DOCDIR "${CMAKE_INSTALL_DATADIR}/doc/edgeadmm")
+
+set(EDGEADMM_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/EdgeADMM")
+
+if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
+  # Component sdk: the SDK, the nanopb-generated wire structs it includes.
+  set_target_properties(edgeadmm_sdk PROPERTIES EXPORT_NAME sdk)
+  set_target_properties(edgeadmm_proto PROPERTIES EXPORT_NAME proto)
+  install(TARGETS edgeadmm_sdk edgeadmm_proto EXPORT EdgeADMMSdkTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/include/edgeadmm
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES ${PROJECT_BINARY_DIR}/proto/generated/edgeadmm.pb.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT EdgeADMMSdkTargets NAMESPACE EdgeADMM::
+    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+  set(_edgeadmm_components sdk)
+
+  # Component platform_posix: getrandom entropy, file storage, UDP link,
+  # the libcoap DTLS transport and the stderr/abort hooks, in one target.
+  if(TARGET edgeadmm_posix_coap)
+    add_library(edgeadmm_platform_posix INTERFACE)
+    add_library(edgeadmm::platform_posix ALIAS edgeadmm_platform_posix)
+    # The hooks last: the SDK's objects call edgeadmm_panic/edgeadmm_log.
+    target_link_libraries(edgeadmm_platform_posix INTERFACE
+      edgeadmm_posix_coap edgeadmm_posix_system edgeadmm_sdk
+      edgeadmm_posix_hooks)
+    set_target_properties(edgeadmm_posix_system PROPERTIES EXPORT_NAME posix_system)
+    set_target_properties(edgeadmm_posix_coap PROPERTIES EXPORT_NAME posix_coap)
+    set_target_properties(edgeadmm_posix_hooks PROPERTIES EXPORT_NAME posix_hooks)
+    set_target_properties(edgeadmm_platform_posix PROPERTIES
+      EXPORT_NAME platform_posix)
+    install(TARGETS edgeadmm_posix_system edgeadmm_posix_coap
+      edgeadmm_posix_hooks edgeadmm_platform_posix
+      EXPORT EdgeADMMPlatformPosixTargets
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/platform/posix/system/include/edgeadmm
+      ${PROJECT_SOURCE_DIR}/platform/posix/coap/include/edgeadmm
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(EXPORT EdgeADMMPlatformPosixTargets NAMESPACE EdgeADMM::
+      DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+    list(APPEND _edgeadmm_components platform_posix)
+  endif()
+
+  # Component dtls: the SDK's own DTLS-PSK DatagramLink on Mbed TLS.
+  if(TARGET edgeadmm_dtls)
+    set_target_properties(edgeadmm_dtls PROPERTIES EXPORT_NAME dtls)
+    install(TARGETS edgeadmm_dtls EXPORT EdgeADMMDtlsTargets
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/platform/dtls/include/edgeadmm
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(EXPORT EdgeADMMDtlsTargets NAMESPACE EdgeADMM::
+      DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+    list(APPEND _edgeadmm_components dtls)
+  endif()
+
+  set(EDGEADMM_PACKAGE_COMPONENTS ${_edgeadmm_components})
+  configure_package_config_file(
+    ${PROJECT_SOURCE_DIR}/cmake/install/EdgeADMMConfig.cmake.in
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
+    INSTALL_DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+  write_basic_package_version_file(
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
+    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+
+  # pkg-config (Linux): the SDK with its POSIX port, static.
+  if(TARGET edgeadmm_posix_coap)
+    file(RELATIVE_PATH EDGEADMM_PC_TO_PREFIX
+      "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/install/edgeadmm-sdk.pc.in
+      ${PROJECT_BINARY_DIR}/install/edgeadmm-sdk.pc @ONLY)
+    install(FILES ${PROJECT_BINARY_DIR}/install/edgeadmm-sdk.pc
+      DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  endif()
+endif()
+
+# The operator's side: the admin CLI beside the daemon, the systemd unit, the
+# example daemon config and job files, the docs the unit names.
+if(EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
+  install(TARGETS edgeadmm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/edgeadmm-aggregatord.service
+    DESTINATION lib/systemd/system)
+  install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/aggregatord.toml
+    DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/jobs
+    DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples
+    FILES_MATCHING PATTERN "*.toml")
+  install(FILES ${PROJECT_SOURCE_DIR}/docs/aggregator.md
+    ${PROJECT_SOURCE_DIR}/docs/device.md ${PROJECT_SOURCE_DIR}/docs/privacy.md
+    ${PROJECT_SOURCE_DIR}/docs/security.md ${PROJECT_SOURCE_DIR}/docs/porting.md
+    ${PROJECT_SOURCE_DIR}/docs/sdk.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
+    DESTINATION ${EDGEADMM_INSTALL_DOCDIR})
+endif()

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The installed SDK package and operator files (issue 35), tested as a user
+of the install would use them:
+
+  check_install.py --build BUILD_DIR --source SOURCE_DIR --cxx CXX --cc CC
+
+1. `cmake --install BUILD_DIR --prefix STAGE` into a fresh staging prefix
+   (BUILD_DIR/tests/install/stage);
+2. every public header of the SDK and of the ports it exports is there, and
+   the generated edgeadmm.pb.h, the package files, the pkg-config file, the
+   static libraries, the programs, the systemd unit, the example config and
+   job files, and the file the unit's Documentation= names;
+3. tests/install/consumer (find_package(EdgeADMM ... COMPONENTS sdk
+   platform_posix dtls)) is configured and built out of tree with
+   CMAKE_PREFIX_PATH=STAGE and the build's own compilers, then run;
+4. pkgconfig_main.cc is compiled with `pkg-config --cflags --libs
+   edgeadmm-sdk` alone (PKG_CONFIG_PATH=STAGE/lib/pkgconfig) and run;
+5. every installed program answers --version with the package version, and
+   edgeadmm-aggregatord --help names its options and the database order.
+
+Exit status 0 when all hold, 1 otherwise (each failure on a line).
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+# Public header folders: (source folder, path under include/).
+HEADER_TREES = [
+    "sdk/include",
+    "platform/posix/system/include",
+    "platform/posix/coap/include",
+    "platform/dtls/include",
+]
+LIBRARIES = ["edgeadmm_sdk", "edgeadmm_proto", "edgeadmm_posix_system",
+             "edgeadmm_posix_coap", "edgeadmm_posix_hooks", "edgeadmm_dtls"]
+PACKAGE_FILES = ["EdgeADMMConfig.cmake", "EdgeADMMConfigVersion.cmake",
+                 "EdgeADMMSdkTargets.cmake",
+                 "EdgeADMMPlatformPosixTargets.cmake",
+                 "EdgeADMMDtlsTargets.cmake"]
+OPERATOR_FILES = [
+    "bin/edgeadmm", "bin/edgeadmm-device", "sbin/edgeadmm-aggregatord",
+    "lib/systemd/system/edgeadmm-aggregatord.service",
+    "share/doc/edgeadmm/examples/aggregatord.toml",
+    "share/doc/edgeadmm/aggregator.md", "share/doc/edgeadmm/porting.md",
+]
+
+
+def run(cmd, failures, what, env=None, timeout=120):
+    """Runs `cmd`; on failure appends `what` and the output to failures."""
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                            timeout=timeout)
+    if result.returncode != 0:
+        failures.append(f"{what}: exit {result.returncode}\n"
+                        f"{result.stdout[-3000:]}{result.stderr[-3000:]}")
+        return None
+    return result.stdout
+
+
+def expected_files(source: Path, stage: Path):
+    """Paths (relative to STAGE) the install must hold."""
+    files = [f"include/{p.relative_to(source / tree)}"
+             for tree in HEADER_TREES
+             for p in sorted((source / tree).rglob("*.h"))]
+    files.append("include/edgeadmm.pb.h")
+    files += [f"lib/cmake/EdgeADMM/{name}" for name in PACKAGE_FILES]
+    files.append("lib/pkgconfig/edgeadmm-sdk.pc")
+    files += [f"lib/lib{name}.a" for name in LIBRARIES]
+    files += OPERATOR_FILES
+    files += [f"share/doc/edgeadmm/examples/jobs/{p.name}"
+              for p in sorted((source / "examples/jobs").glob("*.toml"))]
+    return files
+
+
+def documentation_file(stage: Path) -> str:
+    """The path the unit's Documentation= names, under STAGE instead of /usr."""
+    unit = stage / "lib/systemd/system/edgeadmm-aggregatord.service"
+    for line in unit.read_text().splitlines():
+        if line.startswith("Documentation=file:/usr/"):
+            return line[len("Documentation=file:/usr/"):]
+    return ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build", required=True, type=Path)
+    parser.add_argument("--source", required=True, type=Path)
+    parser.add_argument("--cxx", required=True)
+    parser.add_argument("--cc", required=True)
+    parser.add_argument("--version", required=True)
+    args = parser.parse_args()
+    work = args.build / "tests/install"
+    stage = work / "stage"
+    consumer_build = work / "consumer-build"
+    for folder in (stage, consumer_build):
+        shutil.rmtree(folder, ignore_errors=True)
+    failures = []
+
+    if run(["cmake", "--install", str(args.build), "--prefix", str(stage)],
+           failures, "cmake --install") is None:
+        print("\n".join(failures), file=sys.stderr)
+        return 1
+
+    missing = [f for f in expected_files(args.source, stage)
+               if not (stage / f).is_file()]
+    doc = documentation_file(stage)
+    if not doc or not (stage / doc).is_file():
+        missing.append(f"the unit's Documentation= file ({doc or 'none'})")
+    if missing:
+        failures.append("not installed:\n  " + "\n  ".join(missing))
+
+    # The out-of-tree consumer, from the staging prefix only.
+    configure = ["cmake", "-S", str(args.source / "tests/install/consumer"),
+                 "-B", str(consumer_build), "-G", "Ninja",
+                 "-DCMAKE_BUILD_TYPE=Release",
+                 f"-DCMAKE_PREFIX_PATH={stage}",
+                 f"-DCMAKE_CXX_COMPILER={args.cxx}",
+                 f"-DCMAKE_C_COMPILER={args.cc}"]
+    if (run(configure, failures, "consumer: configure") is not None
+            and run(["cmake", "--build", str(consumer_build), "-j2"],
+                    failures, "consumer: build") is not None):
+        out = run([str(consumer_build / "edgeadmm_consumer")], failures,
+                  "consumer: run", timeout=30)
+        if out is not None:
+            print(out.strip())
+
+    # pkg-config alone.
+    env = dict(os.environ, PKG_CONFIG_PATH=str(stage / "lib/pkgconfig"))
+    flags = run(["pkg-config", "--cflags", "--libs", "edgeadmm-sdk"],
+                failures, "pkg-config edgeadmm-sdk", env=env)
+    if flags is not None:
+        program = work / "pkgconfig_main"
+        compile_cmd = [args.cxx, "-std=c++17", "-o", str(program),
+                       str(args.source / "tests/install/pkgconfig_main.cc")]
+        compile_cmd += flags.split()
+        if run(compile_cmd, failures, "pkg-config: compile") is not None:
+            out = run([str(program)], failures, "pkg-config: run", timeout=30)
+            if out is not None:
+                print(out.strip())
+
+    # --version on the installed programs, one version for all.
+    for binary in ["bin/edgeadmm", "bin/edgeadmm-device",
+                   "sbin/edgeadmm-aggregatord"]:
+        if not (stage / binary).is_file():
+            continue
+        out = run([str(stage / binary), "--version"], failures,
+                  f"{binary} --version", timeout=30)
+        expected = f"{Path(binary).name} {args.version}\n"
+        if out is not None and out != expected:
+            failures.append(f"{binary} --version printed {out!r}, "
+                            f"expected {expected!r}")
+
+    # The daemon's --help names every option and the database order.
+    daemon = stage / "sbin/edgeadmm-aggregatord"
+    if daemon.is_file():
+        out = run([str(daemon), "--help"], failures,
+                  "edgeadmm-aggregatord --help", timeout=30)
+        for word in ("--config", "--db", "--port", "--version", "EDGEADMM_DB",
+                     "5684", "aggregator.db"):
+            if out is not None and word not in out:
+                failures.append(f"edgeadmm-aggregatord --help lacks {word}")
+
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+        return 1
+    print(f"install: {len(expected_files(args.source, stage))} files checked "
+          f"under {stage}; consumer and pkg-config programs built and ran")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
