@@ -14,7 +14,7 @@ of the install would use them:
    platform_posix dtls)) is configured and built out of tree with
    CMAKE_PREFIX_PATH=STAGE and the build's own compilers, then run;
 4. pkgconfig_main.cc is compiled with `pkg-config --cflags --libs
-   edgeadmm-sdk` alone (PKG_CONFIG_PATH=STAGE/lib/pkgconfig) and run;
+   edgeadmm-sdk` alone (PKG_CONFIG_PATH=STAGE/LIBDIR/pkgconfig) and run;
 5. every installed program answers --version with the package version, and
    edgeadmm-aggregatord --help names its options and the database order.
 
@@ -60,15 +60,15 @@ def run(cmd, failures, what, env=None, timeout=120):
     return result.stdout
 
 
-def expected_files(source: Path, stage: Path):
+def expected_files(source: Path, libdir: str):
     """Paths (relative to STAGE) the install must hold."""
     files = [f"include/{p.relative_to(source / tree)}"
              for tree in HEADER_TREES
              for p in sorted((source / tree).rglob("*.h"))]
     files.append("include/edgeadmm.pb.h")
-    files += [f"lib/cmake/EdgeADMM/{name}" for name in PACKAGE_FILES]
-    files.append("lib/pkgconfig/edgeadmm-sdk.pc")
-    files += [f"lib/lib{name}.a" for name in LIBRARIES]
+    files += [f"{libdir}/cmake/EdgeADMM/{name}" for name in PACKAGE_FILES]
+    files.append(f"{libdir}/pkgconfig/edgeadmm-sdk.pc")
+    files += [f"{libdir}/lib{name}.a" for name in LIBRARIES]
     files += OPERATOR_FILES
     files += [f"share/doc/edgeadmm/examples/jobs/{p.name}"
               for p in sorted((source / "examples/jobs").glob("*.toml"))]
@@ -91,6 +91,11 @@ def main() -> int:
     parser.add_argument("--cxx", required=True)
     parser.add_argument("--cc", required=True)
     parser.add_argument("--version", required=True)
+    parser.add_argument("--libdir", default="lib",
+                        help="CMAKE_INSTALL_LIBDIR of the build")
+    parser.add_argument("--flags", default="",
+                        help="compile and link flags the build's libraries "
+                        "need (the sanitizer presets' -fsanitize=...)")
     args = parser.parse_args()
     work = args.build / "tests/install"
     stage = work / "stage"
@@ -104,7 +109,7 @@ def main() -> int:
         print("\n".join(failures), file=sys.stderr)
         return 1
 
-    missing = [f for f in expected_files(args.source, stage)
+    missing = [f for f in expected_files(args.source, args.libdir)
                if not (stage / f).is_file()]
     doc = documentation_file(stage)
     if not doc or not (stage / doc).is_file():
@@ -118,7 +123,9 @@ def main() -> int:
                  "-DCMAKE_BUILD_TYPE=Release",
                  f"-DCMAKE_PREFIX_PATH={stage}",
                  f"-DCMAKE_CXX_COMPILER={args.cxx}",
-                 f"-DCMAKE_C_COMPILER={args.cc}"]
+                 f"-DCMAKE_C_COMPILER={args.cc}",
+                 f"-DCMAKE_CXX_FLAGS={args.flags}",
+                 f"-DCMAKE_EXE_LINKER_FLAGS={args.flags}"]
     if (run(configure, failures, "consumer: configure") is not None
             and run(["cmake", "--build", str(consumer_build), "-j2"],
                     failures, "consumer: build") is not None):
@@ -128,14 +135,14 @@ def main() -> int:
             print(out.strip())
 
     # pkg-config alone.
-    env = dict(os.environ, PKG_CONFIG_PATH=str(stage / "lib/pkgconfig"))
+    env = dict(os.environ, PKG_CONFIG_PATH=str(stage / args.libdir / "pkgconfig"))
     flags = run(["pkg-config", "--cflags", "--libs", "edgeadmm-sdk"],
                 failures, "pkg-config edgeadmm-sdk", env=env)
     if flags is not None:
         program = work / "pkgconfig_main"
         compile_cmd = [args.cxx, "-std=c++17", "-o", str(program),
                        str(args.source / "tests/install/pkgconfig_main.cc")]
-        compile_cmd += flags.split()
+        compile_cmd += flags.split() + args.flags.split()
         if run(compile_cmd, failures, "pkg-config: compile") is not None:
             out = run([str(program)], failures, "pkg-config: run", timeout=30)
             if out is not None:
@@ -166,7 +173,7 @@ def main() -> int:
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
-    print(f"install: {len(expected_files(args.source, stage))} files checked "
+    print(f"install: {len(expected_files(args.source, args.libdir))} files checked "
           f"under {stage}; consumer and pkg-config programs built and ran")
     return 0
 
