@@ -21,14 +21,14 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   set_target_properties(edgeadmm_sdk PROPERTIES EXPORT_NAME sdk)
   set_target_properties(edgeadmm_proto PROPERTIES EXPORT_NAME proto)
   install(TARGETS edgeadmm_sdk edgeadmm_proto EXPORT EdgeADMMSdkTargets
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/include/edgeadmm
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
   install(FILES ${PROJECT_BINARY_DIR}/proto/generated/edgeadmm.pb.h
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
   install(EXPORT EdgeADMMSdkTargets NAMESPACE EdgeADMM::
-    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
   set(_edgeadmm_components sdk)
 
   # Component platform_posix: getrandom entropy, file storage, UDP link,
@@ -48,13 +48,13 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
     install(TARGETS edgeadmm_posix_system edgeadmm_posix_coap
       edgeadmm_posix_hooks edgeadmm_platform_posix
       EXPORT EdgeADMMPlatformPosixTargets
-      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk
       INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/platform/posix/system/include/edgeadmm
       ${PROJECT_SOURCE_DIR}/platform/posix/coap/include/edgeadmm
-      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
     install(EXPORT EdgeADMMPlatformPosixTargets NAMESPACE EdgeADMM::
-      DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+      DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
     list(APPEND _edgeadmm_components platform_posix)
   endif()
 
@@ -62,12 +62,12 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   if(TARGET edgeadmm_dtls)
     set_target_properties(edgeadmm_dtls PROPERTIES EXPORT_NAME dtls)
     install(TARGETS edgeadmm_dtls EXPORT EdgeADMMDtlsTargets
-      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk
       INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/platform/dtls/include/edgeadmm
-      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
     install(EXPORT EdgeADMMDtlsTargets NAMESPACE EdgeADMM::
-      DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+      DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
     list(APPEND _edgeadmm_components dtls)
   endif()
 
@@ -81,7 +81,7 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
     VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
   install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
     ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
 
   # pkg-config (Linux): the SDK with its POSIX port, static.
   if(TARGET edgeadmm_posix_coap)
@@ -90,24 +90,67 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
     configure_file(${PROJECT_SOURCE_DIR}/cmake/install/edgeadmm-sdk.pc.in
       ${PROJECT_BINARY_DIR}/install/edgeadmm-sdk.pc @ONLY)
     install(FILES ${PROJECT_BINARY_DIR}/install/edgeadmm-sdk.pc
-      DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+      DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT sdk)
   endif()
 endif()
 
 # The operator's side: the admin CLI beside the daemon, the systemd unit, the
 # example daemon config and job files, the docs the unit names.
 if(EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
-  install(TARGETS edgeadmm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS edgeadmm RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+    COMPONENT gateway)
   install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/edgeadmm-aggregatord.service
-    DESTINATION lib/systemd/system)
+    DESTINATION lib/systemd/system COMPONENT gateway)
   install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/aggregatord.toml
-    DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples)
+    DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples COMPONENT gateway)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/jobs
     DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples
-    FILES_MATCHING PATTERN "*.toml")
+    COMPONENT gateway FILES_MATCHING PATTERN "*.toml")
   install(FILES ${PROJECT_SOURCE_DIR}/docs/aggregator.md
     ${PROJECT_SOURCE_DIR}/docs/device.md ${PROJECT_SOURCE_DIR}/docs/privacy.md
     ${PROJECT_SOURCE_DIR}/docs/security.md ${PROJECT_SOURCE_DIR}/docs/porting.md
     ${PROJECT_SOURCE_DIR}/docs/sdk.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
-    DESTINATION ${EDGEADMM_INSTALL_DOCDIR})
+    DESTINATION ${EDGEADMM_INSTALL_DOCDIR} COMPONENT gateway)
+endif()
+
+# Debian packages (CPack DEB, `cpack -G DEB` in the build directory), one per
+# install component:
+#   edgeadmm             gateway: daemon, admin CLI, unit, example config and
+#                        jobs, docs
+#   edgeadmm-device      the Linux device program
+#   libedgeadmm-sdk-dev  the SDK package (headers, static libraries, CMake and
+#                        pkg-config files)
+# Shared-library dependencies of the programs come from dpkg-shlibdeps; the
+# SDK's are the -dev packages its headers and libraries need. No maintainer
+# scripts yet: the system user and /etc/edgeadmm are the operator's
+# (docs/aggregator.md, "Installing the gateway").
+if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
+  set(CPACK_GENERATOR DEB)
+  set(CPACK_PACKAGE_NAME edgeadmm)
+  set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+  set(CPACK_PACKAGE_VENDOR "EdgeADMM")
+  set(CPACK_PACKAGE_CONTACT "EdgeADMM maintainers <edgeadmm@localhost>")
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "Private federated ADMM for constrained devices")
+  set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+  set(CPACK_COMPONENTS_ALL gateway device sdk)
+  set(CPACK_DEB_COMPONENT_INSTALL ON)
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PACKAGE_SECTION net)
+  set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_STRIP_FILES ON)  # the programs; install() never strips static libraries
+  set(CPACK_DEBIAN_GATEWAY_PACKAGE_NAME edgeadmm)
+  set(CPACK_DEBIAN_GATEWAY_DESCRIPTION
+    "EdgeADMM gateway: aggregator daemon, admin CLI, systemd unit\n The aggregator serves private federated ADMM jobs to enrolled devices\n over CoAP/DTLS-PSK; edgeadmm manages devices, jobs and budgets.")
+  set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME edgeadmm-device)
+  set(CPACK_DEBIAN_DEVICE_DESCRIPTION
+    "EdgeADMM Linux device\n One federated-learning device over CoAP/DTLS-PSK with file storage.")
+  set(CPACK_DEBIAN_SDK_PACKAGE_NAME libedgeadmm-sdk-dev)
+  set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libdevel)
+  set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
+    "libeigen3-dev (>= 3.3), libnanopb-dev, libmbedtls-dev, libcoap3-dev, libssl-dev, pkg-config")
+  set(CPACK_DEBIAN_SDK_DESCRIPTION
+    "EdgeADMM device SDK (static) and its POSIX and DTLS ports\n find_package(EdgeADMM) or pkg-config edgeadmm-sdk.")
+  include(CPack)
 endif()
