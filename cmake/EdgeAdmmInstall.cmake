@@ -103,6 +103,10 @@ if(EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
     DESTINATION lib/systemd/system COMPONENT gateway)
   install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/aggregatord.toml
     DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples COMPONENT gateway)
+  # The copy the Debian postinst puts in /etc/edgeadmm (share/doc may be
+  # excluded by dpkg's path-exclude on small systems).
+  install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/aggregatord.toml
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/edgeadmm COMPONENT gateway)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/jobs
     DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples
     COMPONENT gateway FILES_MATCHING PATTERN "*.toml")
@@ -121,9 +125,10 @@ endif()
 #   libedgeadmm-sdk-dev  the SDK package (headers, static libraries, CMake and
 #                        pkg-config files)
 # Shared-library dependencies of the programs come from dpkg-shlibdeps; the
-# SDK's are the -dev packages its headers and libraries need. No maintainer
-# scripts yet: the system user and /etc/edgeadmm are the operator's
-# (docs/aggregator.md, "Installing the gateway").
+# SDK's are the -dev packages its headers and libraries need.
+# The gateway's maintainer scripts (aggregator/debian) create the edgeadmm
+# user, /var/lib/edgeadmm (0700) and /etc/edgeadmm/aggregatord.toml, and on
+# purge keep the database unless EDGEADMM_PURGE_DATA=yes.
 if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_GENERATOR DEB)
   set(CPACK_PACKAGE_NAME edgeadmm)
@@ -143,6 +148,12 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_NAME edgeadmm)
   set(CPACK_DEBIAN_GATEWAY_DESCRIPTION
     "EdgeADMM gateway: aggregator daemon, admin CLI, systemd unit\n The aggregator serves private federated ADMM jobs to enrolled devices\n over CoAP/DTLS-PSK; edgeadmm manages devices, jobs and budgets.")
+  set(CPACK_DEBIAN_GATEWAY_PACKAGE_DEPENDS "adduser")
+  set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/aggregator/debian/postinst
+    ${PROJECT_SOURCE_DIR}/aggregator/debian/prerm
+    ${PROJECT_SOURCE_DIR}/aggregator/debian/postrm)
+  set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
   set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME edgeadmm-device)
   set(CPACK_DEBIAN_DEVICE_DESCRIPTION
     "EdgeADMM Linux device\n One federated-learning device over CoAP/DTLS-PSK with file storage.")

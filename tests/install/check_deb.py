@@ -6,7 +6,8 @@
 Runs `cpack -G DEB` with the build's CPackConfig.cmake into
 BUILD_DIR/tests/install/deb, then checks that each package (edgeadmm,
 edgeadmm-device, libedgeadmm-sdk-dev) exists, holds its files
-(`dpkg-deb -c`) and declares its dependencies (`dpkg-deb -f ... Depends`).
+(`dpkg-deb -c`) and declares its dependencies (`dpkg-deb -f ... Depends`),
+and that the gateway's maintainer scripts are there and parse (`sh -n`).
 
 Exit status 0 when all hold, 1 otherwise (each failure on a line).
 """
@@ -24,8 +25,9 @@ PACKAGES = {
          "usr/lib/systemd/system/edgeadmm-aggregatord.service",
          "usr/share/doc/edgeadmm/aggregator.md",
          "usr/share/doc/edgeadmm/examples/aggregatord.toml",
-         "usr/share/doc/edgeadmm/examples/jobs/prox-admm.toml"],
-        ["libc6", "libsqlite3-0", "libcoap3", "libssl3", "libmbedcrypto7",
+         "usr/share/doc/edgeadmm/examples/jobs/prox-admm.toml",
+         "usr/share/edgeadmm/aggregatord.toml"],
+        ["adduser", "libc6", "libsqlite3-0", "libcoap3", "libssl3", "libmbedcrypto7",
          "libtomlplusplus3"]),
     "edgeadmm-device": (
         ["usr/bin/edgeadmm-device"],
@@ -40,6 +42,29 @@ PACKAGES = {
          "usr/lib/pkgconfig/edgeadmm-sdk.pc"],
         ["libeigen3-dev", "libnanopb-dev", "libmbedtls-dev", "libcoap3-dev"]),
 }
+
+
+# Maintainer scripts a package must carry -> a word each must contain.
+SCRIPTS = {
+    "edgeadmm": {"postinst": "adduser", "prerm": "deb-systemd-invoke stop",
+                 "postrm": "EDGEADMM_PURGE_DATA"},
+}
+
+
+def check_script(deb: Path, script: str, must_name: str):
+    """Failures of one maintainer script: absent, not sh, lacking a word."""
+    text = subprocess.run(["dpkg-deb", "-I", str(deb), script],
+                          capture_output=True, text=True, timeout=60)
+    if text.returncode != 0 or not text.stdout.startswith("#!/bin/sh"):
+        return [f"{deb.name}: no {script} script"]
+    syntax = subprocess.run(["sh", "-n"], input=text.stdout,
+                            capture_output=True, text=True, timeout=60)
+    failures = []
+    if syntax.returncode != 0:
+        failures.append(f"{deb.name}: {script}: {syntax.stderr.strip()}")
+    if must_name not in text.stdout:
+        failures.append(f"{deb.name}: {script} lacks {must_name!r}")
+    return failures
 
 
 def output(cmd):
@@ -84,6 +109,8 @@ def main() -> int:
                 failures.append(f"{deb.name}: Depends lacks {dep} "
                                 f"({declared.strip()})")
         print(f"{deb.name}: {len(held)} entries; Depends: {declared.strip()}")
+        for script, must_name in SCRIPTS.get(name, {}).items():
+            failures += check_script(deb, script, must_name)
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1

@@ -45,6 +45,7 @@ OPERATOR_FILES = [
     "bin/edgeadmm", "bin/edgeadmm-device", "sbin/edgeadmm-aggregatord",
     "lib/systemd/system/edgeadmm-aggregatord.service",
     "share/doc/edgeadmm/examples/aggregatord.toml",
+    "share/edgeadmm/aggregatord.toml",
     "share/doc/edgeadmm/aggregator.md", "share/doc/edgeadmm/porting.md",
 ]
 
