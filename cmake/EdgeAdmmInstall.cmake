@@ -107,6 +107,42 @@ if(EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   # excluded by dpkg's path-exclude on small systems).
   install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/aggregatord.toml
     DESTINATION ${CMAKE_INSTALL_DATADIR}/edgeadmm COMPONENT gateway)
+  # Man pages from the --help texts (native builds: the programs run here).
+  if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_SYSTEM_PYTHON
+     AND TARGET edgeadmm-device)
+    set(_man_dir ${PROJECT_BINARY_DIR}/man)
+    set(_man_script ${PROJECT_SOURCE_DIR}/cmake/install/help_to_man.py)
+    set(_man_pages)
+    foreach(_page
+        "edgeadmm|1|administer EdgeADMM devices, jobs and privacy budgets|data,devices,job,privacy"
+        "edgeadmm-aggregatord|8|the EdgeADMM aggregator daemon|"
+        "edgeadmm-device|1|one EdgeADMM device on Linux|")
+      string(REPLACE "|" ";" _fields "${_page}")
+      list(GET _fields 0 _name)
+      list(GET _fields 1 _section)
+      list(GET _fields 2 _summary)
+      list(GET _fields 3 _subs)
+      string(REPLACE "," ";" _subs "${_subs}")
+      set(_out ${_man_dir}/${_name}.${_section}.gz)
+      add_custom_command(OUTPUT ${_out}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${_man_dir}
+        COMMAND ${EDGEADMM_SYSTEM_PYTHON} ${_man_script}
+          --program $<TARGET_FILE:${_name}> --name ${_name}
+          --section ${_section} --version ${PROJECT_VERSION}
+          --summary "${_summary}" --out ${_out} --subcommands ${_subs}
+        DEPENDS ${_name} ${_man_script}
+        COMMENT "man page ${_name}(${_section})"
+        VERBATIM)
+      list(APPEND _man_pages ${_out})
+      set(_component gateway)
+      if(_name STREQUAL "edgeadmm-device")
+        set(_component device)
+      endif()
+      install(FILES ${_out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${_section}
+        COMPONENT ${_component})
+    endforeach()
+    add_custom_target(edgeadmm_man_pages ALL DEPENDS ${_man_pages})
+  endif()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/jobs
     DESTINATION ${EDGEADMM_INSTALL_DOCDIR}/examples
     COMPONENT gateway FILES_MATCHING PATTERN "*.toml")

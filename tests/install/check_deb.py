@@ -26,11 +26,13 @@ PACKAGES = {
          "usr/share/doc/edgeadmm/aggregator.md",
          "usr/share/doc/edgeadmm/examples/aggregatord.toml",
          "usr/share/doc/edgeadmm/examples/jobs/prox-admm.toml",
-         "usr/share/edgeadmm/aggregatord.toml"],
+         "usr/share/edgeadmm/aggregatord.toml",
+         "usr/share/man/man1/edgeadmm.1.gz",
+         "usr/share/man/man8/edgeadmm-aggregatord.8.gz"],
         ["adduser", "libc6", "libsqlite3-0", "libcoap3", "libssl3", "libmbedcrypto7",
          "libtomlplusplus3"]),
     "edgeadmm-device": (
-        ["usr/bin/edgeadmm-device"],
+        ["usr/bin/edgeadmm-device", "usr/share/man/man1/edgeadmm-device.1.gz"],
         ["libc6", "libcoap3", "libmbedcrypto7"]),
     "libedgeadmm-sdk-dev": (
         ["usr/include/edgeadmm/device_client.h", "usr/include/edgeadmm.pb.h",

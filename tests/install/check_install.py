@@ -8,8 +8,9 @@ of the install would use them:
    (BUILD_DIR/tests/install/stage);
 2. every public header of the SDK and of the ports it exports is there, and
    the generated edgeadmm.pb.h, the package files, the pkg-config file, the
-   static libraries, the programs, the systemd unit, the example config and
-   job files, and the file the unit's Documentation= names;
+   static libraries, the programs and their man pages, the systemd unit,
+   the example config and job files, and the file the unit's
+   Documentation= names;
 3. tests/install/consumer (find_package(EdgeADMM ... COMPONENTS sdk
    platform_posix dtls)) is configured and built out of tree with
    CMAKE_PREFIX_PATH=STAGE and the build's own compilers, then run;
@@ -46,6 +47,8 @@ OPERATOR_FILES = [
     "lib/systemd/system/edgeadmm-aggregatord.service",
     "share/doc/edgeadmm/examples/aggregatord.toml",
     "share/edgeadmm/aggregatord.toml",
+    "share/man/man1/edgeadmm.1.gz", "share/man/man1/edgeadmm-device.1.gz",
+    "share/man/man8/edgeadmm-aggregatord.8.gz",
     "share/doc/edgeadmm/aggregator.md", "share/doc/edgeadmm/porting.md",
 ]
 
