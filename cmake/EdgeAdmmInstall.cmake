@@ -36,10 +36,12 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   if(TARGET edgeadmm_posix_coap)
     add_library(edgeadmm_platform_posix INTERFACE)
     add_library(edgeadmm::platform_posix ALIAS edgeadmm_platform_posix)
-    # The hooks last: the SDK's objects call edgeadmm_panic/edgeadmm_log.
+    # The SDK's objects call edgeadmm_panic/edgeadmm_log, and the hooks
+    # library depends on the SDK, so CMake orders it before the SDK on the
+    # link line: linked whole, its two objects are there whatever the order.
     target_link_libraries(edgeadmm_platform_posix INTERFACE
       edgeadmm_posix_coap edgeadmm_posix_system edgeadmm_sdk
-      edgeadmm_posix_hooks)
+      "$<LINK_LIBRARY:WHOLE_ARCHIVE,$<BUILD_INTERFACE:edgeadmm_posix_hooks>$<INSTALL_INTERFACE:EdgeADMM::posix_hooks>>")
     set_target_properties(edgeadmm_posix_system PROPERTIES EXPORT_NAME posix_system)
     set_target_properties(edgeadmm_posix_coap PROPERTIES EXPORT_NAME posix_coap)
     set_target_properties(edgeadmm_posix_hooks PROPERTIES EXPORT_NAME posix_hooks)

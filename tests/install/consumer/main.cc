@@ -1,13 +1,21 @@
-// A Linux device program built against the installed SDK: seeds a DRBG from
-// getrandom, runs one private prox-ADMM local step on a four-record data set
-// and sizes a DeviceClient and its DTLS-PSK link. Prints one line and exits 0
-// when every result is as expected, 1 otherwise.
+// A Linux device program built against the installed SDK.
+//   edgeadmm_consumer              seeds a DRBG from getrandom, runs one
+//                                  private prox-ADMM local step on a
+//                                  four-record data set and sizes a
+//                                  DeviceClient and its DTLS-PSK link
+//   edgeadmm_consumer --device HOST PORT IDENTITY PSK_FILE STATE_DIR
+//                                  trains in the job of a real aggregator
+//                                  until it is done (device_run.cc)
+// Exits 0 when every result is as expected, 1 otherwise.
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include <edgeadmm.pb.h>
 
+#include "device_run.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/drbg.h"
@@ -30,8 +38,18 @@ int Fail(const char* what) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using namespace edgeadmm;
+  if (argc == 7 && std::strcmp(argv[1], "--device") == 0) {
+    consumer::DeviceArgs args;
+    args.host = argv[2];
+    args.port = static_cast<uint16_t>(std::atoi(argv[3]));
+    args.identity = argv[4];
+    args.psk_file = argv[5];
+    args.state_dir = argv[6];
+    return consumer::RunDevice(args);
+  }
+  if (argc != 1) return Fail("usage: edgeadmm_consumer [--device ...]");
   const Real features[kRecords * kDim] = {1.0,  0.5, -0.2, -0.8, 0.1, 0.4,
                                           0.3, -0.9,  0.7,  0.2, 0.6, -0.5};
   const Real labels[kRecords] = {1, -1, 1, -1};
