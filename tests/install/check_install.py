@@ -14,6 +14,8 @@ of the install would use them:
 3. tests/install/consumer (find_package(EdgeADMM ... COMPONENTS sdk
    platform_posix dtls)) is configured and built out of tree with
    CMAKE_PREFIX_PATH=STAGE and the build's own compilers, then run;
+   then run again as a device (--device) in a 2-round job of this build's
+   daemon, which must complete;
 4. pkgconfig_main.cc is compiled with `pkg-config --cflags --libs
    edgeadmm-sdk` alone (PKG_CONFIG_PATH=STAGE/LIBDIR/pkgconfig) and run;
 5. every installed program answers --version with the package version, and
@@ -79,6 +81,39 @@ def expected_files(source: Path, libdir: str):
     return files
 
 
+def run_against_daemon(build: Path, consumer: Path, work: Path):
+    """Failures of a 2-round job served by this build's daemon to one device,
+    the installed-package consumer in its --device mode."""
+    import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+    shutil.rmtree(work, ignore_errors=True)
+    job = "install-consumer"
+    stack = es.Stack(str(build), str(work / "stack"))
+    failures = []
+    try:
+        (device,) = stack.enroll(1)
+        stack.create_job(job, es.device_test_job(job, 2, m=1, m_min=1,
+                                                 deadline_seconds=60))
+        stack.start_daemon()
+        state = work / "device-state"
+        state.mkdir(mode=0o700, parents=True)
+        done = subprocess.run(
+            [str(consumer), "--device", "127.0.0.1", str(stack.port), device,
+             str(Path(stack.psk_dir) / device), str(state)],
+            capture_output=True, text=True, timeout=150)
+        print(done.stdout.strip())
+        if done.returncode != 0:
+            failures.append(f"consumer --device: exit {done.returncode}\n"
+                            f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        if stack.job_state(job) != "completed":
+            failures.append(f"consumer's job: {stack.job_state(job)}, "
+                            "expected completed")
+    finally:
+        stopped = stack.stop()
+    if not stopped["daemon"][1]:
+        failures.append(f"daemon shutdown {stopped['daemon']}")
+    return failures
+
+
 def documentation_file(stage: Path) -> str:
     """The path the unit's Documentation= names, under STAGE instead of /usr."""
     unit = stage / "lib/systemd/system/edgeadmm-aggregatord.service"
@@ -138,6 +173,12 @@ def main() -> int:
         if out is not None:
             print(out.strip())
 
+    # The consumer as a device of the real daemon, to the job's end.
+    if (consumer_build / "edgeadmm_consumer").is_file():
+        failures += run_against_daemon(args.build,
+                                       consumer_build / "edgeadmm_consumer",
+                                       work / "e2e")
+
     # pkg-config alone.
     env = dict(os.environ, PKG_CONFIG_PATH=str(stage / args.libdir / "pkgconfig"))
     flags = run(["pkg-config", "--cflags", "--libs", "edgeadmm-sdk"],
@@ -178,7 +219,8 @@ def main() -> int:
         print("\n".join(failures), file=sys.stderr)
         return 1
     print(f"install: {len(expected_files(args.source, args.libdir))} files checked "
-          f"under {stage}; consumer and pkg-config programs built and ran")
+          f"under {stage}; consumer and pkg-config programs built and ran, "
+          "the consumer completed a job of the daemon as a device")
     return 0
 
 
