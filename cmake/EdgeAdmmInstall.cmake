@@ -185,7 +185,7 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_STRIP_FILES ON)  # the programs; install() never strips static libraries
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_NAME edgeadmm)
   set(CPACK_DEBIAN_GATEWAY_DESCRIPTION
-    "EdgeADMM gateway: aggregator daemon, admin CLI, systemd unit\n The aggregator serves private federated ADMM jobs to enrolled devices\n over CoAP/DTLS-PSK; edgeadmm manages devices, jobs and budgets.")
+    "The gateway: the aggregator daemon serves private federated ADMM jobs to enrolled devices over CoAP/DTLS-PSK; the admin CLI edgeadmm manages devices, jobs and privacy budgets; systemd unit, example config and jobs, docs.")
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_DEPENDS "adduser")
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/aggregator/debian/postinst
@@ -194,12 +194,12 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
   set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME edgeadmm-device)
   set(CPACK_DEBIAN_DEVICE_DESCRIPTION
-    "EdgeADMM Linux device\n One federated-learning device over CoAP/DTLS-PSK with file storage.")
+    "One Linux device of an EdgeADMM job over CoAP/DTLS-PSK, its state in files.")
   set(CPACK_DEBIAN_SDK_PACKAGE_NAME libedgeadmm-sdk-dev)
   set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libdevel)
   set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
     "libeigen3-dev (>= 3.3), libnanopb-dev, libmbedtls-dev, libcoap3-dev, libssl-dev, pkg-config")
   set(CPACK_DEBIAN_SDK_DESCRIPTION
-    "EdgeADMM device SDK (static) and its POSIX and DTLS ports\n find_package(EdgeADMM) or pkg-config edgeadmm-sdk.")
+    "The device SDK (static libraries, headers) with its POSIX and DTLS ports, for find_package(EdgeADMM) or pkg-config edgeadmm-sdk.")
   include(CPack)
 endif()
