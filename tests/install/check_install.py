@@ -18,17 +18,20 @@ of the install would use them:
    daemon, which must complete;
 4. pkgconfig_main.cc is compiled with `pkg-config --cflags --libs
    edgeadmm-sdk` alone (PKG_CONFIG_PATH=STAGE/LIBDIR/pkgconfig) and run;
-5. every installed program answers --version with the package version, and
-   edgeadmm-aggregatord --help names its options and the database order.
+5. every installed program answers --version with the package version,
+   edgeadmm-aggregatord --help names its options and the database order,
+   and the installed example config starts the installed daemon.
 
 Exit status 0 when all hold, 1 otherwise (each failure on a line).
 """
 
 import argparse
 import os
+import select
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 # Public header folders: (source folder, path under include/).
@@ -112,6 +115,40 @@ def run_against_daemon(build: Path, consumer: Path, work: Path):
     if not stopped["daemon"][1]:
         failures.append(f"daemon shutdown {stopped['daemon']}")
     return failures
+
+
+def start_with_config(daemon: Path, config: Path, work: Path):
+    """Failures of starting `daemon --config config` (on a temporary database
+    and any free port) up to its "listening" line, then SIGTERM: exit 0."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    proc = subprocess.Popen([str(daemon), "--config", str(config), "--db",
+                             str(work / "aggregator.db"), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    lines = []
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+            if not ready:
+                continue
+            line = proc.stdout.readline()
+            if not line:
+                break  # the daemon exited
+            lines.append(line)
+            if "listening on" in line:
+                break
+        proc.terminate()
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if not any("listening on" in line for line in lines) or code != 0:
+        return [f"daemon with the installed {config.name}: exit "
+                f"{proc.returncode}\n{''.join(lines)[-2000:]}"]
+    return []
 
 
 def documentation_file(stage: Path) -> str:
@@ -205,8 +242,13 @@ def main() -> int:
             failures.append(f"{binary} --version printed {out!r}, "
                             f"expected {expected!r}")
 
-    # The daemon's --help names every option and the database order.
     daemon = stage / "sbin/edgeadmm-aggregatord"
+    # The installed example config starts the installed daemon.
+    config = stage / "share/edgeadmm/aggregatord.toml"
+    if daemon.is_file() and config.is_file():
+        failures += start_with_config(daemon, config, work / "config-db")
+
+    # The daemon's --help names every option and the database order.
     if daemon.is_file():
         out = run([str(daemon), "--help"], failures,
                   "edgeadmm-aggregatord --help", timeout=30)
