@@ -109,16 +109,22 @@ if(EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   # excluded by dpkg's path-exclude on small systems).
   install(FILES ${PROJECT_SOURCE_DIR}/aggregator/systemd/aggregatord.toml
     DESTINATION ${CMAKE_INSTALL_DATADIR}/edgeadmm COMPONENT gateway)
+  # The fleet tool (load and end-to-end tests of a gateway), its own package.
+  if(TARGET edgeadmm-fleet)
+    install(TARGETS edgeadmm-fleet RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+      COMPONENT fleet)
+  endif()
   # Man pages from the --help texts (native builds: the programs run here).
   if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_SYSTEM_PYTHON
-     AND TARGET edgeadmm-device)
+     AND TARGET edgeadmm-device AND TARGET edgeadmm-fleet)
     set(_man_dir ${PROJECT_BINARY_DIR}/man)
     set(_man_script ${PROJECT_SOURCE_DIR}/cmake/install/help_to_man.py)
     set(_man_pages)
     foreach(_page
         "edgeadmm|1|administer EdgeADMM devices, jobs and privacy budgets|data,devices,job,privacy"
         "edgeadmm-aggregatord|8|the EdgeADMM aggregator daemon|"
-        "edgeadmm-device|1|one EdgeADMM device on Linux|")
+        "edgeadmm-device|1|one EdgeADMM device on Linux|"
+        "edgeadmm-fleet|1|many virtual EdgeADMM devices in one process (testing)|run,handshakes,connect")
       string(REPLACE "|" ";" _fields "${_page}")
       list(GET _fields 0 _name)
       list(GET _fields 1 _section)
@@ -139,6 +145,8 @@ if(EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
       set(_component gateway)
       if(_name STREQUAL "edgeadmm-device")
         set(_component device)
+      elseif(_name STREQUAL "edgeadmm-fleet")
+        set(_component fleet)
       endif()
       install(FILES ${_out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${_section}
         COMPONENT ${_component})
@@ -160,6 +168,7 @@ endif()
 #   edgeadmm             gateway: daemon, admin CLI, unit, example config and
 #                        jobs, docs
 #   edgeadmm-device      the Linux device program
+#   edgeadmm-fleet       the fleet tool, for testing a gateway
 #   libedgeadmm-sdk-dev  the SDK package (headers, static libraries, CMake and
 #                        pkg-config files)
 # Shared-library dependencies of the programs come from dpkg-shlibdeps; the
@@ -176,7 +185,7 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "Private federated ADMM for constrained devices")
   set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-  set(CPACK_COMPONENTS_ALL gateway device sdk)
+  set(CPACK_COMPONENTS_ALL gateway device fleet sdk)
   set(CPACK_DEB_COMPONENT_INSTALL ON)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PACKAGE_SECTION net)
@@ -195,6 +204,9 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME edgeadmm-device)
   set(CPACK_DEBIAN_DEVICE_DESCRIPTION
     "One Linux device of an EdgeADMM job over CoAP/DTLS-PSK, its state in files.")
+  set(CPACK_DEBIAN_FLEET_PACKAGE_NAME edgeadmm-fleet)
+  set(CPACK_DEBIAN_FLEET_DESCRIPTION
+    "For testing a gateway: many virtual devices in one process, against an in-process aggregator or the daemon over CoAP/DTLS-PSK, and a DTLS handshake benchmark.")
   set(CPACK_DEBIAN_SDK_PACKAGE_NAME libedgeadmm-sdk-dev)
   set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libdevel)
   set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS

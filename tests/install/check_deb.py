@@ -5,7 +5,7 @@
 
 Runs `cpack -G DEB` with the build's CPackConfig.cmake into
 BUILD_DIR/tests/install/deb, then checks that each package (edgeadmm,
-edgeadmm-device, libedgeadmm-sdk-dev) exists, holds its files
+edgeadmm-device, edgeadmm-fleet, libedgeadmm-sdk-dev) exists, holds its files
 (`dpkg-deb -c`) and declares its dependencies (`dpkg-deb -f ... Depends`),
 and that the gateway's maintainer scripts are there and parse (`sh -n`).
 
@@ -34,6 +34,9 @@ PACKAGES = {
     "edgeadmm-device": (
         ["usr/bin/edgeadmm-device", "usr/share/man/man1/edgeadmm-device.1.gz"],
         ["libc6", "libcoap3", "libmbedcrypto7"]),
+    "edgeadmm-fleet": (
+        ["usr/bin/edgeadmm-fleet", "usr/share/man/man1/edgeadmm-fleet.1.gz"],
+        ["libc6", "libcoap3"]),
     "libedgeadmm-sdk-dev": (
         ["usr/include/edgeadmm/device_client.h", "usr/include/edgeadmm.pb.h",
          "usr/include/edgeadmm/posix/getrandom_entropy.h",

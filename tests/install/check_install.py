@@ -48,7 +48,8 @@ PACKAGE_FILES = ["EdgeADMMConfig.cmake", "EdgeADMMConfigVersion.cmake",
                  "EdgeADMMPlatformPosixTargets.cmake",
                  "EdgeADMMDtlsTargets.cmake"]
 OPERATOR_FILES = [
-    "bin/edgeadmm", "bin/edgeadmm-device", "sbin/edgeadmm-aggregatord",
+    "bin/edgeadmm", "bin/edgeadmm-device", "bin/edgeadmm-fleet",
+    "sbin/edgeadmm-aggregatord", "share/man/man1/edgeadmm-fleet.1.gz",
     "lib/systemd/system/edgeadmm-aggregatord.service",
     "share/doc/edgeadmm/examples/aggregatord.toml",
     "share/edgeadmm/aggregatord.toml",
@@ -124,30 +125,29 @@ def start_with_config(daemon: Path, config: Path, work: Path):
     work.mkdir(parents=True)
     proc = subprocess.Popen([str(daemon), "--config", str(config), "--db",
                              str(work / "aggregator.db"), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    lines = []
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # Raw reads: a buffered readline could keep the line it waits for in
+    # its buffer while select() sees an empty pipe.
+    output = b""
     deadline = time.monotonic() + 30
     try:
-        while time.monotonic() < deadline:
+        while b"listening on" not in output and time.monotonic() < deadline:
             ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            if not ready:
-                continue
-            line = proc.stdout.readline()
-            if not line:
-                break  # the daemon exited
-            lines.append(line)
-            if "listening on" in line:
-                break
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 4096)
+                if not chunk:
+                    break  # the daemon exited
+                output += chunk
         proc.terminate()
         code = proc.wait(timeout=20)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    if not any("listening on" in line for line in lines) or code != 0:
+        proc.stdout.close()
+    if b"listening on" not in output or code != 0:
         return [f"daemon with the installed {config.name}: exit "
-                f"{proc.returncode}\n{''.join(lines)[-2000:]}"]
+                f"{proc.returncode}\n{output.decode(errors='replace')[-2000:]}"]
     return []
 
 
@@ -231,7 +231,7 @@ def main() -> int:
                 print(out.strip())
 
     # --version on the installed programs, one version for all.
-    for binary in ["bin/edgeadmm", "bin/edgeadmm-device",
+    for binary in ["bin/edgeadmm", "bin/edgeadmm-device", "bin/edgeadmm-fleet",
                    "sbin/edgeadmm-aggregatord"]:
         if not (stage / binary).is_file():
             continue
