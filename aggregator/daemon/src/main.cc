@@ -2,7 +2,7 @@
 // over CoAP/DTLS-PSK until SIGTERM or SIGINT.
 //
 //   edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]
-//   edgeadmm-aggregatord --version
+//   edgeadmm-aggregatord --version | --help
 //
 // The database: --db, else $EDGEADMM_DB, else the config's [store]
 // database, else /var/lib/edgeadmm/aggregator.db; one line on stderr at
@@ -33,8 +33,49 @@ void OnSignal(int) { g_stop = 1; }
 int Usage() {
   std::fprintf(stderr,
                "usage: edgeadmm-aggregatord [--config FILE] [--db PATH] "
-               "[--port N]\n       edgeadmm-aggregatord --version\n");
+               "[--port N]\n       edgeadmm-aggregatord --version | --help\n");
   return 2;
+}
+
+// The full --help text: options, their defaults, the config keys.
+int Help() {
+  std::printf(
+      "edgeadmm-aggregatord %s: the EdgeADMM aggregator. Serves the running\n"
+      "job of its database to the enrolled devices over CoAP/DTLS-PSK until\n"
+      "SIGTERM or SIGINT. Jobs and devices are managed with `edgeadmm`.\n"
+      "\n"
+      "usage: edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]\n"
+      "\n"
+      "options:\n"
+      "  --config FILE  daemon config (TOML; unknown keys are refused).\n"
+      "                 Default: none, every key at its default.\n"
+      "  --db PATH      the aggregator database. Chosen in this order:\n"
+      "                 --db, $EDGEADMM_DB, the config's [store] database,\n"
+      "                 /var/lib/edgeadmm/aggregator.db; the choice is\n"
+      "                 logged at start.\n"
+      "  --port N       UDP port to listen on, 0..65535 (0: any free port).\n"
+      "                 Default: the config's [server] port, else 5684.\n"
+      "  --version      print the version and exit.\n"
+      "  --help         print this text and exit.\n"
+      "\n"
+      "config keys (defaults; docs/aggregator.md, \"The daemon\"):\n"
+      "  [store]  database = \"/var/lib/edgeadmm/aggregator.db\"\n"
+      "  [server] address = \"::\"  port = 5684  session_timeout_seconds = 60\n"
+      "           max_sessions = 0 (no limit)  max_handshakes = 1024\n"
+      "           max_handshakes_per_source = 32  io_batch_reads = 128\n"
+      "           requests_per_second = 20  request_burst = 100\n"
+      "           receive_buffer_bytes = 8388608\n"
+      "           non_confirmable_notifications = false\n"
+      "           release_delay_ms = 500 (trusted-aggregator release hold)\n"
+      "  [metrics] file = none (Prometheus textfile for the node exporter)\n"
+      "            interval_seconds = 10\n"
+      "\n"
+      "exit status: 0 after a clean shutdown, 1 on a startup or store error,\n"
+      "2 on bad usage or configuration. Example config and unit:\n"
+      "/usr/share/doc/edgeadmm/examples/aggregatord.toml,\n"
+      "edgeadmm-aggregatord.service; docs: /usr/share/doc/edgeadmm/aggregator.md\n",
+      EDGEADMM_VERSION);
+  return 0;
 }
 
 // The whole of `text` as a port in [0, 65535] (0: any free port), or -1.
@@ -57,6 +98,10 @@ int main(int argc, char** argv) {
   long port_override = -1;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "-h") == 0) {
+      return Help();
+    }
     if (std::strcmp(argv[i], "--version") == 0) {
       std::printf("edgeadmm-aggregatord %s\n", EDGEADMM_VERSION);
       return 0;
