@@ -68,7 +68,7 @@ KNOWN_NAMES = {
     "aggregator/rounds/include/edgeadmm/rounds/round_engine.h": 2,
     "aggregator/rounds/include/edgeadmm/rounds/server_update.h": 1,
     "aggregator/rounds/src/ledger_book.cc": 3,
-    "aggregator/rounds/src/round_engine.cc": 2,
+    "aggregator/rounds/src/round_engine.cc": 1,
     "aggregator/rounds/src/round_store.cc": 1,
     "aggregator/server/include/edgeadmm/server/request_handler.h": 1,
     "aggregator/server/src/request_handler.cc": 5,

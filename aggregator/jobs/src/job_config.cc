@@ -262,7 +262,7 @@ host::Error ValidateJobConfig(const JobConfig& c) {
   // it. Barrier algorithms keep their own accounting (their Resolve sets
   // the Gaussian budgets to inf).
   if (std::isinf(c.central_budget) && !c.audit &&
-      algorithm->BarrierRetries(c) < 0) {
+      algorithm->barrier_rounds() == nullptr) {
     return host::Error::InvalidArgument(
         "privacy.central_budget: inf leaves the released models without a "
         "privacy cap; give a finite budget, or set privacy.audit = true for "

@@ -30,13 +30,15 @@ Result<PartyLedgerReport> LoadPartyLedger(store::Database& db,
                                           const JobRecord& job) {
   PartyLedgerReport r;
   double unused = 0;
-  const algorithms::Algorithm& algorithm =
-      algorithms::Get(job.config.algorithm);
-  if (!algorithm.PartyMechanism(job.config, 1, unused)) return r;
+  const algorithms::PartyPrivacy* party =
+      algorithms::Get(job.config.algorithm).party_privacy();
+  if (party == nullptr || !party->PartyMechanism(job.config, 1, unused)) {
+    return r;
+  }
   r.applies = true;
   const algorithms::SharingLedgerMeaning meaning =
       algorithms::DescribeSharingLedger(job.config);
-  r.delta = algorithm.PartyDelta(job.config);
+  r.delta = party->PartyDelta(job.config);
   r.status = meaning.status;
   r.mechanism = meaning.mechanism;
   r.relation = meaning.relation;

@@ -29,9 +29,10 @@ Status RoundEngine::Load(int64_t job_id) {
   EDGEADMM_TRY_ASSIGN(cohort_rng_,
                       SamplingRng::Create(job_.config.sampling_seed));
   EDGEADMM_TRY_ASSIGN(noise_rng_, SamplingRng::Create(0));
+  const algorithms::BarrierRounds* barrier =
+      algorithms::Get(job_.config.algorithm).barrier_rounds();
   resumes_open_round_ =
-      algorithms::Get(job_.config.algorithm).ResumesOpenRound(job_.config) &&
-      Barrier();
+      barrier != nullptr && barrier->ResumesOpenRound(job_.config);
   // A round still 'open' was in flight when the process died: it is lost,
   // or resumed below (its uploads are in the store).
   if (!resumes_open_round_) EDGEADMM_TRY(store_.MarkOpenRoundsLost());
@@ -40,7 +41,9 @@ Status RoundEngine::Load(int64_t job_id) {
   released_round_id_ = stored.round_id;
   released_participants_ = stored.participants;
   model_ = std::move(stored.model);
-  if (algorithms::Get(job_.config.algorithm).PerNodeTasks(job_.config)) {
+  const algorithms::NodeTasks* node_tasks =
+      algorithms::Get(job_.config.algorithm).node_tasks();
+  if (node_tasks != nullptr && node_tasks->PerNodeTasks(job_.config)) {
     last_uploads_.assign(devices_.size(), {});
     if (iteration_ > 0) {
       EDGEADMM_TRY(store_.ForEachCommittedUpload(
@@ -63,9 +66,10 @@ Status RoundEngine::Load(int64_t job_id) {
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
   const algorithms::Algorithm& algorithm =
       algorithms::Get(job_.config.algorithm);
+  const algorithms::PartyPrivacy* party = algorithm.party_privacy();
   double unused = 0;
-  if (algorithm.PartyMechanism(job_.config, 1, unused)) {
-    parties_.emplace(devices_, algorithm.PartyDelta(job_.config));
+  if (party != nullptr && party->PartyMechanism(job_.config, 1, unused)) {
+    parties_.emplace(devices_, party->PartyDelta(job_.config));
     EDGEADMM_TRY(parties_->Load(store_, device_index_));
   }
   // The best validated model survives restarts: its scores are in the store.
@@ -101,8 +105,7 @@ Status RoundEngine::Load(int64_t job_id) {
         "ledger's orders, delta %.3g; mechanism, neighbours and observer in "
         "`edgeadmm job ledger`); the central and local epsilon above are "
         "the generic ledgers'",
-        job_.config.name.c_str(),
-        algorithms::Get(job_.config.algorithm).PartyDelta(job_.config));
+        job_.config.name.c_str(), party->PartyDelta(job_.config));
   }
   return Status::Ok();
 }
@@ -154,8 +157,7 @@ Status RoundEngine::StartResumedRound(int64_t now_ms) {
       job_.config.name.c_str(), static_cast<long long>(open_.round_id),
       open_.accepted.size(), devices_.size(),
       static_cast<long long>(open_.retries),
-      static_cast<long long>(
-          algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config)),
+      static_cast<long long>(BarrierRetries()),
       job_.config.deadline_seconds);
   if (open_.cohort_size != devices_.size()) {
     return FailShortBarrierCohort(now_ms);
@@ -233,13 +235,16 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
     return SetState(jobs::JobState::kBudgetExhausted,
                     "one more round could exceed a privacy budget: " + reason);
   }
+  const algorithms::BarrierRounds* barrier =
+      algorithms::Get(job_.config.algorithm).barrier_rounds();
   const int64_t required =
-      algorithms::Get(job_.config.algorithm).RequiredDevices(job_.config);
+      barrier != nullptr ? barrier->RequiredDevices(job_.config) : 0;
   if (required > 0 && static_cast<int64_t>(devices_.size()) != required) {
     return SetState(jobs::JobState::kFailed,
                     std::to_string(devices_.size()) +
                         " devices enrolled, the job needs exactly " +
-                        std::to_string(required) + " (pp_admm.nodes)");
+                        std::to_string(required) +
+                        " (its node or party count)");
   }
   EDGEADMM_TRY_ASSIGN(const std::vector<size_t> cohort,
                       SampleCohort(job_.config, devices_.size(), *cohort_rng_));
@@ -271,17 +276,19 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   return Status::Ok();
 }
 
-bool RoundEngine::Barrier() const {
-  return algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config) >=
-         0;
+bool RoundEngine::Barrier() const { return BarrierRetries() >= 0; }
+
+int64_t RoundEngine::BarrierRetries() const {
+  const algorithms::BarrierRounds* barrier =
+      algorithms::Get(job_.config.algorithm).barrier_rounds();
+  return barrier != nullptr ? barrier->BarrierRetries(job_.config) : -1;
 }
 
 Status RoundEngine::CloseRound(int64_t now_ms) {
   if (Barrier() && !open_.complete()) {
     // docs/aggregator.md, "Barrier rounds": the same round again with the
     // uploads it has, or the job fails; never a partial commit.
-    const int64_t retries =
-        algorithms::Get(job_.config.algorithm).BarrierRetries(job_.config);
+    const int64_t retries = BarrierRetries();
     const size_t missing = open_.cohort_size - open_.accepted.size();
     if (open_.retries < retries) {
       if (resumes_open_round_) {
@@ -511,7 +518,8 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   std::optional<PartyCharge> party;
   if (parties_.has_value() &&
       algorithms::Get(job_.config.algorithm)
-          .PartyMechanism(job_.config, iteration_ + 1, party_nu)) {
+          .party_privacy()
+          ->PartyMechanism(job_.config, iteration_ + 1, party_nu)) {
     party = parties_->Plan(index, party_nu);
   }
   // The algorithm's own bytes, kept only from the rounds its unit stores
@@ -524,7 +532,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   // The upload with its charges, in one transaction on disk before the
   // receipt, for every algorithm: the device drops its upload after the
   // receipt, and no charge is ever missing or written twice. Under
-  // Algorithm::ResumesOpenRound a restart resumes the round with it.
+  // BarrierRounds::ResumesOpenRound a restart resumes the round with it.
   const std::vector<uint8_t> fingerprint_digest =
       UploadDigest(upload.fingerprint_or_vector());
   std::optional<LedgerRowRef> party_row;
@@ -572,7 +580,8 @@ Task RoundEngine::TaskFor(std::string_view device_id) const {
     task.kind = Task::Kind::kTrain;
     if (!last_uploads_.empty()) {
       algorithms::Get(job_.config.algorithm)
-          .NodeTaskVector(job_.config, task.node, last_uploads_, task.z);
+          .node_tasks()
+          ->NodeTaskVector(job_.config, task.node, last_uploads_, task.z);
     }
   }
   return task;

@@ -181,8 +181,9 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   // The algorithm and its params oneof (docs/protocol.md).
   const algorithms::Algorithm& algorithm = algorithms::Get(c.algorithm);
   algorithm.FillTask(c, engine_->job().n, task.iteration, h);
-  if (task.node >= 0 && algorithm.PerNodeTasks(c)) {
-    algorithm.FillNodeTask(c, task.node, h);  // its own S_i and V_i
+  const algorithms::NodeTasks* node_tasks = algorithm.node_tasks();
+  if (task.node >= 0 && node_tasks != nullptr && node_tasks->PerNodeTasks(c)) {
+    node_tasks->FillNodeTask(c, task.node, h);  // its own S_i and V_i
   }
   // The task vector is the model, then (admm-sharing) the auxiliary y.
   const size_t aux_length =

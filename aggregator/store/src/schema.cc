@@ -123,7 +123,7 @@ ALTER TABLE ledger ADD COLUMN reported_delta REAL;
 ALTER TABLE ledger ADD COLUMN reported_conversion TEXT;
 )sql",
     // Version 8: open rounds that survive a restart (admm-sharing,
-    // Algorithm::ResumesOpenRound): their uploads are stored as they are
+    // BarrierRounds::ResumesOpenRound): their uploads are stored as they are
     // accepted, with the SHA-256 of what a retransmission repeats (the whole
     // Update body; NULL for uploads stored at their round's commit), and a
     // barrier round's retries so far.

@@ -140,7 +140,7 @@ TEST(AdmmSharingScoreTest, OnlyTheLastRoundCarriesTheScoringPhase) {
   EXPECT_EQ(task.params.sharing_params.score_noise, 0u);
   task = edgeadmm_wire_RoundTask_init_zero;
   a.FillTask(c, 2, 2, task);
-  a.FillNodeTask(c, 1, task);
+  a.node_tasks()->FillNodeTask(c, 1, task);
   const edgeadmm_wire_SharingParams& p = task.params.sharing_params;
   EXPECT_EQ(p.iteration, 3u);
   EXPECT_EQ(p.score_records, 3u);

@@ -427,15 +427,16 @@ TEST(AdmmSharingTest, EachPartysTaskTakesItsOwnShareOutOfV) {
   EXPECT_EQ(a.ModelLength(c), 8);
   EXPECT_EQ(a.TaskAuxiliaryLength(c), 4);
   EXPECT_EQ(a.UploadLength(c), 4);
-  EXPECT_EQ(a.RequiredDevices(c), 2);
-  EXPECT_EQ(a.BarrierRetries(c), 2);
+  EXPECT_EQ(a.barrier_rounds()->RequiredDevices(c), 2);
+  EXPECT_EQ(a.barrier_rounds()->BarrierRetries(c), 2);
   // (v, y) released; party 1's last share taken out of v, y kept.
   std::vector<double> vector = {1, 2, 3, 4, 10, 20, 30, 40};
-  a.NodeTaskVector(c, 1, {{9, 9, 9, 9}, {0.5, 1, 1.5, 2}}, vector);
+  a.node_tasks()->NodeTaskVector(c, 1, {{9, 9, 9, 9}, {0.5, 1, 1.5, 2}},
+                                 vector);
   EXPECT_EQ(vector, (std::vector<double>{0.5, 1, 1.5, 2, 10, 20, 30, 40}));
   edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
   a.FillTask(c, 2, 4, task);
-  a.FillNodeTask(c, 1, task);
+  a.node_tasks()->FillNodeTask(c, 1, task);
   const edgeadmm_wire_SharingParams& p = task.params.sharing_params;
   EXPECT_EQ(p.party, 1u);
   EXPECT_EQ(p.first_column, 3u);

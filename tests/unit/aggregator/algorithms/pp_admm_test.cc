@@ -241,12 +241,13 @@ TEST(PpAdmmRelayTest, ARoundNeedsEveryNodeAndFiniteValues) {
 TEST(PpAdmmJobTest, InTheRegistryAsPpAdmm) {
   ASSERT_NE(FindByName("pp-admm"), nullptr);
   EXPECT_EQ(FindByName("pp-admm")->kind(), AlgorithmKind::kPenaltyPerturbation);
-  EXPECT_EQ(Get(AlgorithmKind::kPenaltyPerturbation)
-                .BarrierRetries(Job(jobs::VirtualGraphKind::kComplete, 5)),
+  const BarrierRounds* barrier =
+      Get(AlgorithmKind::kPenaltyPerturbation).barrier_rounds();
+  ASSERT_NE(barrier, nullptr);
+  EXPECT_EQ(barrier->BarrierRetries(Job(jobs::VirtualGraphKind::kComplete, 5)),
             2);
   // The other algorithms have no barrier.
-  EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).BarrierRetries(jobs::JobConfig()),
-            -1);
+  EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).barrier_rounds(), nullptr);
 }
 
 std::vector<uint8_t> LossBytes(double loss) {
@@ -379,7 +380,7 @@ TEST(PpAdmmJobTest, RefusalsNameTheKey) {
 TEST(PpAdmmJobTest, ARingSendsEachNodeItsOwnNeighbourSumAndDegree) {
   auto c = jobs::ParseJobConfig(PpToml("graph = \"ring\"\n"));
   ASSERT_TRUE(c.ok()) << c.error().message();
-  const Algorithm& pp = Get(AlgorithmKind::kPenaltyPerturbation);
+  const NodeTasks& pp = *Get(AlgorithmKind::kPenaltyPerturbation).node_tasks();
   EXPECT_TRUE(pp.PerNodeTasks(*c));
   EXPECT_FALSE(pp.PerNodeTasks(*jobs::ParseJobConfig(PpToml())));
   // Node 0 of the ring of 5 has neighbours 1 and 4.
@@ -394,7 +395,7 @@ TEST(PpAdmmJobTest, ARingSendsEachNodeItsOwnNeighbourSumAndDegree) {
   pp.NodeTaskVector(*c, 3, std::vector<std::vector<double>>(5), s);
   EXPECT_EQ(s, (std::vector<double>(4, 0.0)));
   edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
-  pp.FillTask(*c, 5, 0, task);
+  Get(AlgorithmKind::kPenaltyPerturbation).FillTask(*c, 5, 0, task);
   pp.FillNodeTask(*c, 2, task);
   EXPECT_EQ(task.params.penalty.degree, 2u);
   EXPECT_TRUE(task.params.penalty.neighbour_sum);

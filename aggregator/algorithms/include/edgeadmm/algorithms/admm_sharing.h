@@ -131,7 +131,10 @@ Status ApplyScoredSharingRound(const jobs::JobConfig& config,
 
 // The job algorithm "admm-sharing": one round = one Jacobi iteration of
 // every party (barrier). Party m is the m-th enrolled device by id.
-class AdmmSharing final : public Algorithm {
+class AdmmSharing final : public Algorithm,
+                          public BarrierRounds,
+                          public NodeTasks,
+                          public PartyPrivacy {
  public:
   AlgorithmKind kind() const override { return AlgorithmKind::kAdmmSharing; }
   const char* name() const override { return "admm-sharing"; }
@@ -209,6 +212,9 @@ class AdmmSharing final : public Algorithm {
   void FillNodeTask(const jobs::JobConfig& config, int64_t node,
                     edgeadmm_wire_RoundTask& task) const override;
   bool ReleasesModelToDevices() const override { return false; }
+  const BarrierRounds* barrier_rounds() const override { return this; }
+  const NodeTasks* node_tasks() const override { return this; }
+  const PartyPrivacy* party_privacy() const override { return this; }
   bool PartyMechanism(const jobs::JobConfig& config, int64_t iteration,
                       double& noise_multiplier) const override {
     return SharingPartyMechanism(config, iteration, noise_multiplier);

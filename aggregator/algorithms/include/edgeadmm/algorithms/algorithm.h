@@ -92,6 +92,69 @@ struct RequiredStepKeys {
   bool rho = false;
 };
 
+// Capability of an algorithm whose rounds are barriers (pp-admm,
+// admm-sharing): every enrolled device is in every round, a round commits
+// only with all of them, and a round short of uploads at its deadline is
+// retried (same round id, uploads kept) BarrierRetries times before the
+// job fails (rounds::RoundEngine).
+class BarrierRounds {
+ public:
+  virtual ~BarrierRounds() = default;
+  virtual int64_t BarrierRetries(const jobs::JobConfig& config) const = 0;
+  // Whether the open round survives a restart. Every accepted upload is then
+  // written to the store (uploads table, with its local ledger row, in one
+  // transaction) before its receipt goes out, and a restarted engine
+  // resumes the open round under its id with them; a discarded round's
+  // uploads are deleted (docs/aggregator.md, "A restart loses nothing").
+  // False: the open round is kept in memory and lost with the process.
+  virtual bool ResumesOpenRound(const jobs::JobConfig& /*config*/) const {
+    return false;
+  }
+  // The enrolled device count the job needs (pp-admm: its N nodes); 0: any.
+  virtual int64_t RequiredDevices(const jobs::JobConfig& /*config*/) const {
+    return 0;
+  }
+};
+
+// Capability of an algorithm whose devices may each get a task vector of
+// their own instead of the released model (pp-admm on a ring or an edge
+// list: its neighbour sum; admm-sharing: the party's block); the engine
+// then keeps the last committed round's uploads by device.
+class NodeTasks {
+ public:
+  virtual ~NodeTasks() = default;
+  // Whether this job's tasks are per node.
+  virtual bool PerNodeTasks(const jobs::JobConfig& config) const = 0;
+  // The task vector of node `node` (the device's index in the job's device
+  // order, sorted by id) from the last committed uploads by node (all
+  // empty before the first commit).
+  virtual void NodeTaskVector(
+      const jobs::JobConfig& config, int64_t node,
+      const std::vector<std::vector<double>>& last_uploads,
+      std::vector<double>& vector) const = 0;
+  // The node's own task parameters, after Algorithm::FillTask.
+  virtual void FillNodeTask(const jobs::JobConfig& config, int64_t node,
+                            edgeadmm_wire_RoundTask& task) const = 0;
+};
+
+// Capability of an algorithm whose privacy is per party
+// (admm-sharing: rounds::PartyLedger, scope "party:<id>").
+class PartyPrivacy {
+ public:
+  virtual ~PartyPrivacy() = default;
+  // The Gaussian that a device's upload computing iteration `iteration`
+  // (1-based) releases, as ν = noise std / sensitivity (ν = 0: a release no
+  // Gaussian covers, +inf), or false when the gateway does not charge it (a
+  // mode whose claim is not a Gaussian on the upload).
+  virtual bool PartyMechanism(const jobs::JobConfig& config,
+                              int64_t iteration,
+                              double& noise_multiplier) const = 0;
+  // The δ the per-party ε is stated at (default privacy.delta).
+  virtual double PartyDelta(const jobs::JobConfig& config) const {
+    return config.delta;
+  }
+};
+
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
@@ -201,64 +264,16 @@ class Algorithm {
       const jobs::JobConfig& config) const {
     return privacy::CentralLedgerMeaning(config.policy, config.max_colluders);
   }
-  // A per-party ledger (admm-sharing: rounds::PartyLedger, scope
-  // "party:<id>"): the Gaussian that device's upload computing iteration
-  // `iteration` (1-based) releases, as ν = noise std / sensitivity (ν = 0:
-  // a release no Gaussian covers, +inf), or false when the gateway does not
-  // charge it (no per-party ledger, or a mode whose claim is not a Gaussian
-  // on the upload).
-  virtual bool PartyMechanism(const jobs::JobConfig& /*config*/,
-                              int64_t /*iteration*/,
-                              double& /*noise_multiplier*/) const {
-    return false;
-  }
-  // The δ the per-party ε is stated at (default privacy.delta).
-  virtual double PartyDelta(const jobs::JobConfig& config) const {
-    return config.delta;
-  }
   // Whether every enrolled device may fetch the released model (v1/model).
   // False for random-walk-admm: only the walk's holder sees z, in its task.
   virtual bool ReleasesModelToDevices() const { return true; }
-  // Barrier rounds (pp-admm): -1 for none. Otherwise every enrolled device
-  // is in every round, a round commits only with all of them, and a round
-  // short of uploads at its deadline is retried (same round id, uploads
-  // kept) this many times before the job fails (rounds::RoundEngine).
-  virtual int64_t BarrierRetries(const jobs::JobConfig& /*config*/) const {
-    return -1;
-  }
-  // Barrier rounds only: whether the open round survives a restart. Every
-  // accepted upload is then written to the store (uploads table, with its
-  // local ledger row, in one transaction) before its receipt goes out, and a
-  // restarted engine resumes the open round under its id with them; a
-  // discarded round's uploads are deleted (docs/aggregator.md, "A restart loses
-  // nothing"). False: the open round is kept in memory and lost with the
-  // process.
-  virtual bool ResumesOpenRound(const jobs::JobConfig& /*config*/) const {
-    return false;
-  }
-  // Whether each device's task carries a vector of its own instead of the
-  // released model (pp-admm on a ring or an edge list: its neighbour sum);
-  // the engine then keeps the last committed round's uploads by device.
-  virtual bool PerNodeTasks(const jobs::JobConfig& /*config*/) const {
-    return false;
-  }
-  // PerNodeTasks only: the task vector of node `node` (the device's index
-  // in the job's device order, sorted by id) from the last committed
-  // uploads by node (all empty before the first commit).
-  virtual void NodeTaskVector(
-      const jobs::JobConfig& /*config*/, int64_t /*node*/,
-      const std::vector<std::vector<double>>& /*last_uploads*/,
-      std::vector<double>& /*vector*/) const {}
-  // PerNodeTasks only: the node's own task parameters, after FillTask.
-  virtual void FillNodeTask(const jobs::JobConfig& /*config*/, int64_t /*node*/,
-                            edgeadmm_wire_RoundTask& /*task*/) const {}
+  // Capabilities (null: the algorithm has none of it).
+  virtual const BarrierRounds* barrier_rounds() const { return nullptr; }
+  virtual const NodeTasks* node_tasks() const { return nullptr; }
+  virtual const PartyPrivacy* party_privacy() const { return nullptr; }
   // Its uploads' own bytes (UploadExtra); null: the algorithm sends none
   // and an upload carrying some is refused.
   virtual const UploadExtra* upload_extra() const { return nullptr; }
-  // The enrolled device count the job needs (pp-admm: its N nodes); 0: any.
-  virtual int64_t RequiredDevices(const jobs::JobConfig& /*config*/) const {
-    return 0;
-  }
 };
 
 }  // namespace edgeadmm::algorithms

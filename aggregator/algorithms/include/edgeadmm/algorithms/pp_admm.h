@@ -128,7 +128,9 @@ class PpLossExtra final : public UploadExtra {
 // broadcast sum over N). The Gaussian ledgers do not apply (OwnNoiseMultiplier
 // 0, budgets inf): the privacy of a pp-admm job is paper 001's pure-DP bound
 // max_i P_i, which the devices report with their last upload.
-class PpAdmm final : public Algorithm {
+class PpAdmm final : public Algorithm,
+                     public BarrierRounds,
+                     public NodeTasks {
  public:
   AlgorithmKind kind() const override {
     return AlgorithmKind::kPenaltyPerturbation;
@@ -163,6 +165,8 @@ class PpAdmm final : public Algorithm {
   }
   // P_i(T) with the last upload (PpLossExtra).
   const UploadExtra* upload_extra() const override;
+  const BarrierRounds* barrier_rounds() const override { return this; }
+  const NodeTasks* node_tasks() const override { return this; }
   // A ring or an edge list: each node's task carries its own neighbour sum
   // S_i(t) = Σ_{j∈𝒱_i} f_j(t) (PpAdmmRelay::NeighbourSums; zeros before the
   // first commit) and its degree V_i, with neighbour_sum set.

@@ -1,5 +1,5 @@
 // OpenRound: the round in flight, kept in memory until it commits; under
-// Algorithm::ResumesOpenRound its accepted uploads are also in the store and
+// BarrierRounds::ResumesOpenRound its accepted uploads are also in the store and
 // a restarted engine rebuilds it from there (RoundStore::ResumableOpenRound).
 #pragma once
 

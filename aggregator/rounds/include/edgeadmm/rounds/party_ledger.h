@@ -1,5 +1,5 @@
 // PartyLedger: the gateway's per-party ledgers of a job whose algorithm has
-// them (Algorithm::PartyMechanism; admm-sharing, docs/privacy.md
+// them (PartyPrivacy::PartyMechanism; admm-sharing, docs/privacy.md
 // "admm-sharing (papers 000/003): per party"). Scope "party:<id>", one RDP
 // curve per party, composed by addition (Mironov 2017, Prop. 1), charged
 // when the gateway accepts the party's upload (it saw it whatever becomes of

@@ -13,7 +13,7 @@
 // Every accepted upload is in the store with its charges, fsynced, before
 // its receipt. A crash loses at most the open round: Open() marks it 'lost'
 // (its charges stay) and the next round gets a new id, so uploads for the
-// lost round are refused as stale. Under Algorithm::ResumesOpenRound
+// lost round are refused as stale. Under BarrierRounds::ResumesOpenRound
 // (admm-sharing) nothing is lost: Open() resumes the open round under its id
 // with the stored uploads (docs/aggregator.md, "A restart loses nothing").
 // A failed write (full disk, read-only file system, failed fsync) changes
@@ -57,14 +57,14 @@ struct Task {
   int64_t iteration = 0;  // committed rounds so far = version of z
   int64_t deadline_ms = 0;
   std::vector<double> z;  // the current released model, or the node's own
-                          // vector (Algorithm::PerNodeTasks)
+                          // vector (NodeTasks::PerNodeTasks)
   int64_t node = -1;      // the device's index in the job (-1: not enrolled)
 };
 
 class RoundEngine {
  public:
   // Loads job `job_id`, its devices, latest model and ledgers, and marks
-  // rounds a crash left open as 'lost' (under Algorithm::ResumesOpenRound:
+  // rounds a crash left open as 'lost' (under BarrierRounds::ResumesOpenRound:
   // resumes the newest with its stored uploads; the first Advance gives it a
   // fresh deadline). `accountant` must outlive the engine.
   // NOT_FOUND for an unknown job; store errors; UNAVAILABLE without entropy.
@@ -168,7 +168,7 @@ class RoundEngine {
   Status Load(int64_t job_id);
   // One step of Advance.
   Status Step(int64_t now_ms);
-  // Algorithm::ResumesOpenRound: rebuilds the open round a crash left from
+  // BarrierRounds::ResumesOpenRound: rebuilds the open round a crash left from
   // the store (Load), then at the first Advance gives it its deadline.
   Status ResumeOpenRound();
   Status StartResumedRound(int64_t now_ms);
@@ -189,8 +189,10 @@ class RoundEngine {
   // of a newly sampled `round`; returns how many left.
   size_t DropLifetimeExhaustedMembers(OpenRound& round);
   Status CloseRound(int64_t now_ms);
-  // Whether the job's algorithm runs barrier rounds (BarrierRetries >= 0).
+  // Whether the job's algorithm runs barrier rounds (BarrierRounds).
   bool Barrier() const;
+  // Its algorithm's barrier retries (algorithms::BarrierRounds), -1: none.
+  int64_t BarrierRetries() const;
   // Closes the round whose whole cohort uploaded and opens the next; logs
   // (does not return) a failure, as an upload cannot be refused for it, and
   // leaves the retry to Advance.
@@ -213,12 +215,12 @@ class RoundEngine {
   std::unordered_map<std::string, size_t> device_index_;
   // Set by Load (it needs the job's config).
   std::optional<LedgerBook> ledgers_;
-  // Per-party ledgers (Algorithm::PartyMechanism; admm-sharing).
+  // Per-party ledgers (PartyPrivacy::PartyMechanism; admm-sharing).
   std::optional<PartyLedger> parties_;
   std::optional<ModelSelection> selection_;  // over job_.config
   UploadJudge judge_;
   ServerModel model_;
-  // Algorithm::PerNodeTasks: the released round's uploads by device index
+  // NodeTasks::PerNodeTasks: the released round's uploads by device index
   // (empty before the first commit), from which each node's task is made.
   std::vector<std::vector<double>> last_uploads_;
   int64_t iteration_ = 0;
@@ -233,7 +235,7 @@ class RoundEngine {
   bool bounded_uploads_ = false;
   // After a failed step: when Advance retries it (0: no failure pending).
   int64_t write_retry_at_ms_ = 0;
-  // Algorithm::ResumesOpenRound (set by Load).
+  // BarrierRounds::ResumesOpenRound (set by Load).
   bool resumes_open_round_ = false;
 };
 

@@ -62,7 +62,7 @@ struct UploadRowRef {
   const std::vector<uint8_t>* fingerprint_digest = nullptr;
 };
 
-// An open round a restart resumes (Algorithm::ResumesOpenRound), as stored.
+// An open round a restart resumes (BarrierRounds::ResumesOpenRound), as stored.
 struct StoredOpenRound {
   int64_t round_id = 0;
   int64_t retries = 0;  // barrier deadlines it has missed so far
@@ -103,7 +103,7 @@ class RoundStore {
   // Rounds a crash left 'open' become 'lost' (their uploads are deleted,
   // their charges stay).
   Status MarkOpenRoundsLost();
-  // Algorithm::ResumesOpenRound: the newest round a crash left 'open', with
+  // BarrierRounds::ResumesOpenRound: the newest round a crash left 'open', with
   // its stored uploads (nullopt: none). Older open rounds become 'lost' and
   // their uploads are deleted. DATA_LOSS for a damaged row.
   Result<std::optional<StoredOpenRound>> ResumableOpenRound();
