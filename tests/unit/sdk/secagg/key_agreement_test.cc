@@ -88,6 +88,22 @@ TEST_F(KeyAgreementTest, Rfc7748DiffieHellmanVector) {
   EXPECT_TRUE(shared_ba == Key(kShared));
 }
 
+// RFC 7748 §5: the top bit of u is masked, so u and u + 2^255 agree.
+TEST_F(KeyAgreementTest, TopBitOfUIsIgnored) {
+  if (!KeyAgreementAvailable()) return;
+  Key high(kBobPublic);
+  high.bytes[31] |= std::byte{0x80};
+  Key plain_out, high_out;
+  ASSERT_TRUE(
+      X25519(Key(kAlicePrivate).cspan(), high.cspan(), drbg_, high_out.span())
+          .ok());
+  ASSERT_TRUE(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(), drbg_,
+                     plain_out.span())
+                  .ok());
+  EXPECT_TRUE(high_out == plain_out);
+  EXPECT_TRUE(high_out == Key(kShared));
+}
+
 TEST_F(KeyAgreementTest, BothSidesDeriveTheSameKeyPerPurpose) {
   if (!KeyAgreementAvailable()) return;
   Key private_key[3], public_key[3];
