@@ -48,10 +48,12 @@ SCANNED = ("sdk", "platform", "aggregator", "tools", "testing", "examples",
 # The declared order, lowest rank first. A unit may use units of lower ranks
 # only. Units not listed here are an error (a new folder must be placed).
 RANKS = [
-    # The SDK, bottom up: vocabulary types and ports; the leaf units; the
-    # device state; the local steps (and LocalTrainer); the device client.
+    # The SDK, bottom up: vocabulary types and ports; the leaf units (the
+    # secure-aggregation crypto core among them: it needs only core and
+    # Mbed TLS, and the client will use it); the device state; the local
+    # steps (and LocalTrainer); the device client.
     ["sdk/core"],
-    ["sdk/math", "sdk/noise", "sdk/wire", "sdk/coap"],
+    ["sdk/math", "sdk/noise", "sdk/wire", "sdk/coap", "sdk/secagg"],
     ["sdk/state"],
     ["sdk/steps"],
     ["sdk/client"],
@@ -128,7 +130,7 @@ def unit_of(rel, header_units):
             return "sdk/" + parts[2]
         if len(parts) >= 3 and parts[1] == "include":
             inner = parts[3:] if parts[2] == "edgeadmm" else parts[2:]
-            if len(inner) >= 2 and inner[0] in ("wire", "coap"):
+            if len(inner) >= 2 and inner[0] in ("wire", "coap", "secagg"):
                 return "sdk/" + inner[0]
             stem = os.path.splitext(inner[-1])[0]
             return header_units.get(stem, "sdk/core")

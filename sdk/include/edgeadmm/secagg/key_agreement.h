@@ -1,0 +1,72 @@
+// Key agreement for secure aggregation: X25519 (RFC 7748 §5) from Mbed TLS
+// (mbedtls/ecp.h, MBEDTLS_ECP_DP_CURVE25519) and HKDF-SHA256 (RFC 5869,
+// mbedtls/hkdf.h) into a 32-byte pairwise key: the Diffie-Hellman key
+// agreement of SecAgg+ (Bell et al., CCS 2020, §3; Bonawitz et al., CCS
+// 2017, §3) by which devices i and j agree the pairwise mask seed s_ij
+// (mask_prg.h) and the key that encrypts the Shamir shares they exchange.
+//
+// Guarantees: X25519KeyPair draws 32 bytes from the caller's random source
+// (the SDK's Drbg) and clamps them (RFC 7748 §5); DerivePairwiseKey gives
+// both sides the same key: HKDF-SHA256 with no salt, IKM = the X25519 shared
+// secret, info = "EdgeADMM SecAgg+ v1" || purpose byte || the two public keys
+// in increasing byte order (symmetric in the two parties, and bound to both
+// keys and to the purpose, so the mask seed and the encryption key of one
+// pair are independent). A peer key that gives an all-zero shared secret (a
+// low-order point, RFC 7748 §6.1) is refused.
+//
+// Availability: needs MBEDTLS_ECP_C, MBEDTLS_BIGNUM_C,
+// MBEDTLS_ECP_DP_CURVE25519_ENABLED and MBEDTLS_HKDF_C. Debian's Mbed TLS
+// (hosts, aarch64) has them (no MBEDTLS_ECDH_C: the ladder is called
+// through mbedtls_ecp_mul); the Cortex-M configuration
+// (cmake/deps/mbedtls_config.h) does not yet, and there every function
+// returns UNIMPLEMENTED. Enabling ECP there is a measured change of its own:
+// Mbed TLS 2.28's SSL layer then carries a curve list in its configuration
+// and links the curve table into every DTLS firmware.
+// Memory: Mbed TLS's bignums allocate through mbedtls_calloc while a call
+// runs and free before it returns (the libc heap on Linux; on the MCU the
+// static pool of platform/dtls once that is enabled).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/random_byte_source.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm {
+
+constexpr size_t kX25519KeyBytes = 32;
+constexpr size_t kPairwiseKeyBytes = 32;
+
+enum class PairwiseKeyPurpose : uint8_t {
+  kMaskSeed = 1,         // s_ij, expanded by mask_prg.h
+  kShareEncryption = 2,  // the AEAD key of the shares i and j exchange
+};
+
+// True when this build's Mbed TLS provides X25519 and HKDF (see above).
+bool KeyAgreementAvailable();
+
+// out = X25519(scalar, u) (RFC 7748 §5: the scalar is clamped, the top bit
+// of u masked), all little-endian 32-byte strings. `random` blinds the
+// ladder's projective coordinates (it does not change the result). Returns
+// INVALID_ARGUMENT for wrong sizes or a low-order u (an all-zero result, or
+// the point at infinity Mbed TLS refuses), RESOURCE_EXHAUSTED when Mbed
+// TLS's allocator is out of memory, INTERNAL when the random source fails,
+// UNIMPLEMENTED without X25519.
+Status X25519(ConstByteSpan scalar, ConstByteSpan u, RandomByteSource& random,
+              ByteSpan out);
+
+// A fresh key pair: private_key = 32 random bytes, clamped;
+// public_key = X25519(private_key, 9). Errors as X25519.
+Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
+                     ByteSpan public_key);
+
+// The 32-byte key of the pair (own, peer) for `purpose` (see above). Both
+// devices get the same key. Errors as X25519 (a wrong key size, a low-order
+// peer key); `key` is zeroized on error.
+Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
+                         ConstByteSpan peer_public, PairwiseKeyPurpose purpose,
+                         RandomByteSource& random, ByteSpan key);
+
+}  // namespace edgeadmm
