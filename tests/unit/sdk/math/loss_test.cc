@@ -113,7 +113,7 @@ TEST(LossTest, ValueAndDerivativeMatchesTheSeparateCalls) {
 
 TEST(LossTest, SmoothedHingeIsContinuousWithContinuousDerivative) {
   const Loss hinge = MakeLoss(LossKind::kSmoothedHinge);
-  for (Real kink : {1.0, 1 - kH}) {
+  for (Real kink : {Real{1}, 1 - kH}) {
     EXPECT_NEAR(hinge.Value(kink - 1e-12, 1), hinge.Value(kink + 1e-12, 1),
                 1e-11);
     EXPECT_NEAR(hinge.Derivative(kink - 1e-12, 1),
