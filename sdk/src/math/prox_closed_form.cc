@@ -7,7 +7,7 @@
 #include "edgeadmm/config.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/prox_solver.h"
-#include "prox_tolerance.h"
+#include "edgeadmm/prox_tolerance.h"
 #include "span_map.h"
 #include "vector_ops.h"
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 
 #include "edgeadmm/config.h"
-#include "math/prox_tolerance.h"
+#include "edgeadmm/prox_tolerance.h"
 #include "gtest/gtest.h"
 #include "math_test_support.h"
 
