@@ -1,6 +1,7 @@
 #include "edgeadmm/clip.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "gtest/gtest.h"
@@ -54,6 +55,51 @@ TEST(ClipTest, HugeEntriesDoNotOverflow) {
   EXPECT_NEAR(ClipL2(v, 1.0) / big, 1.0, kTol);
   EXPECT_NEAR(v[0], 0.6, kTol);
   EXPECT_NEAR(v[1], 0.8, kTol);
+}
+
+// ||v||₂ of the vector as stored, summed in long double (exact squares of a
+// float; on the host 64-bit mantissa for a double).
+long double TrueNorm(const Real* v, size_t n) {
+  long double sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sum += static_cast<long double>(v[i]) * static_cast<long double>(v[i]);
+  }
+  return std::sqrt(sum);
+}
+
+// The clip guard: vectors whose norm lies a few ulps above C (where c/‖v‖
+// and the products round up), many directions and dimensions, C from tiny to
+// large; the clipped vector's norm never exceeds C.
+TEST(ClipTest, GuardKeepsTheRoundedNormWithinTheBound) {
+  constexpr size_t kMaxN = 130;
+  const Real eps = std::numeric_limits<Real>::epsilon();
+  uint32_t state = 12345;
+  const auto next = [&state]() {  // LCG in [-1, 1)
+    state = state * 1664525u + 1013904223u;
+    return static_cast<Real>(static_cast<int32_t>(state >> 8) -
+                             (1 << 23)) /
+           static_cast<Real>(1 << 23);
+  };
+  int clipped = 0;
+  for (const Real c : {Real{1}, ToReal(0.1), ToReal(3.7), ToReal(1e-3),
+                       ToReal(250.0)}) {
+    for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{123}, kMaxN}) {
+      for (int k = 0; k <= 16; ++k) {
+        Real v[kMaxN];
+        for (size_t i = 0; i < n; ++i) v[i] = next();
+        // Scale to ‖v‖ = c·(1 + k·eps) (as computed), just above the bound.
+        const Real norm = Norm(v, n);
+        if (norm == 0) continue;
+        const Real target = c * (1 + static_cast<Real>(k) * eps);
+        for (size_t i = 0; i < n; ++i) v[i] *= target / norm;
+        const Real before = ClipL2(Span<Real>(v, n), c);
+        clipped += before > c;
+        EXPECT_LE(TrueNorm(v, n), static_cast<long double>(c))
+            << "c " << static_cast<double>(c) << " n " << n << " k " << k;
+      }
+    }
+  }
+  EXPECT_GT(clipped, 0);
 }
 
 }  // namespace
