@@ -2,7 +2,7 @@
 //
 // Chosen at build time (CMake EDGEADMM_REAL, docs/porting.md): double by
 // default, so hosted builds stay bit-identical to their goldens; float on the
-// Cortex-M4F, whose FPU is single precision (soft-float double cost ~10x the
+// Cortex-M4F, whose FPU is single precision (soft-float double costs 16x the
 // instructions per local step). Noise is sampled in double and rounded once;
 // the privacy ledger and accountant compute in double whatever Real is.
 #pragma once

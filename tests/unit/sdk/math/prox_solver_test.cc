@@ -19,7 +19,7 @@ using math_testing::SyntheticData;
 
 constexpr size_t kMaxM = 40;
 constexpr size_t kMaxP = 30;
-// The solver's tolerance in the compute type (sdk/src/math/prox_tolerance.h).
+// The solver's tolerance in the compute type (edgeadmm/prox_tolerance.h).
 constexpr Real kTol = internal::ProxTolerance();
 
 SyntheticData<kMaxM, kMaxP> g_data;
