@@ -71,7 +71,9 @@ class DevicePrivacyLedger {
   uint32_t participations() const { return participations_; }
 
   // Accumulated RDP per order of kOrders (for serialization).
-  Span<const double> rdp() const { return Span<const double>(rdp_, kOrderCount); }
+  Span<const double> rdp() const {
+    return Span<const double>(rdp_, kOrderCount);
+  }
 
   // Replaces the ledger by a persisted one. INVALID_ARGUMENT (ledger
   // unchanged) unless rdp has kOrderCount finite, non-negative values that

@@ -47,8 +47,8 @@ struct TrainerConfig {
   EntropySource* entropy = nullptr;  // seeds the DRBG (required)
   ConstByteSpan personalization;     // e.g. the device id; mixed into the DRBG
   double epsilon_budget = 1.0;  // local ε: rounds beyond it are refused (> 0;
-                              // +inf: no limit, ε reported as spent)
-  double delta = 1e-5;                 // δ of the local budget, in (0, 1)
+                                // +inf: no limit, ε reported as spent)
+  double delta = 1e-5;          // δ of the local budget, in (0, 1)
   // The device's earlier jobs (null: none) and the budget of all its jobs
   // together (ε at `delta`; > 0, +inf: no limit): a step is refused unless
   // both this job's ledger and earlier_jobs + this job's ledger stay within

@@ -35,8 +35,8 @@ inline constexpr double kPpJacobianConstant = 1.4;
 struct PpNodeConstants {
   double loss_weight = 1.0;       // C > 0
   double curvature_bound = 0.25;  // c₁ > 0 (|ℒ''| ≤ c₁)
-  uint32_t degree = 1;          // V_i ≥ 1
-  uint64_t samples = 1;         // B_i ≥ 1
+  uint32_t degree = 1;            // V_i ≥ 1
+  uint64_t samples = 1;           // B_i ≥ 1
 
   // INVALID_ARGUMENT unless C and c₁ are positive and finite, V_i ≥ 1,
   // B_i ≥ 1 and C ≤ B_i.
@@ -48,13 +48,14 @@ struct PpNodeConstants {
 // FAILED_PRECONDITION if it fails; INVALID_ARGUMENT for a non-positive or
 // non-finite c₁, C, ρ or θ, or zero B_i, N or V_i.
 Status CheckPpThetaCondition(double curvature_bound, double loss_weight,
-                             uint64_t samples, double reg_weight, uint32_t nodes,
-                             double theta, uint32_t degree);
+                             uint64_t samples, double reg_weight,
+                             uint32_t nodes, double theta, uint32_t degree);
 
 // One iteration's cost C(1.4c₁ + α)/(η V_i B_i). INVALID_ARGUMENT for
 // invalid constants or a non-positive or non-finite η or α (α = 0 is no
 // noise: no finite bound).
-Result<double> PpIterationCost(const PpNodeConstants& node, double eta, double alpha);
+Result<double> PpIterationCost(const PpNodeConstants& node, double eta,
+                               double alpha);
 
 // Closed form for geometric schedules η(t) = η₁q₁^{t−1}, α(t) = α₁q₂^{t−1}
 // (no cap on η), t = 1..T:
@@ -62,8 +63,9 @@ Result<double> PpIterationCost(const PpNodeConstants& node, double eta, double a
 //   G(r, T) = Σ_{k<T} r^k = (1 − r^T)/(1 − r), T if r = 1.
 // INVALID_ARGUMENT for invalid constants or non-positive or non-finite η₁,
 // q₁, α₁, q₂. 0 for T = 0.
-Result<double> PpGeometricLoss(const PpNodeConstants& node, double eta1, double q1,
-                             double alpha1, double q2, uint32_t iterations);
+Result<double> PpGeometricLoss(const PpNodeConstants& node, double eta1,
+                               double q1, double alpha1, double q2,
+                               uint32_t iterations);
 
 // max_i P_i over the nodes' final losses. INVALID_ARGUMENT if empty or any
 // loss is negative or NaN (+inf is allowed and is the max).

@@ -53,17 +53,17 @@ struct PenaltySchedule {
 };
 
 struct PenaltyPerturbationParams {
-  double loss_weight = 1.0;   // C ∈ (0, B_i]
-  double reg_weight = 1.0;    // ρ > 0 (weight of ½||f||² in the ERM objective)
+  double loss_weight = 1.0;  // C ∈ (0, B_i]
+  double reg_weight = 1.0;  // ρ > 0 (weight of ½||f||² in the ERM objective)
   uint32_t nodes = 1;       // N
   uint32_t degree = 1;      // V_i ≥ 1
-  double theta = 0.5;         // dual step θ > 0
-  double eta1 = 0.5;          // η_i(1) ≥ θ
-  double eta_growth = 1.0;    // q₁ ≥ 1 (non-decreasing penalty)
-  double eta_max = 1e6;       // cap on η (geometric growth is unbounded)
-  double alpha1 = 3.0;        // α_i(1) > 0
+  double theta = 0.5;       // dual step θ > 0
+  double eta1 = 0.5;        // η_i(1) ≥ θ
+  double eta_growth = 1.0;  // q₁ ≥ 1 (non-decreasing penalty)
+  double eta_max = 1e6;     // cap on η (geometric growth is unbounded)
+  double alpha1 = 3.0;      // α_i(1) > 0
   double alpha_growth = 1.0;  // q₂ > 0
-  bool add_noise = true;    // false: the non-private M-ADMM step
+  bool add_noise = true;      // false: the non-private M-ADMM step
   PenaltyMode mode = PenaltyMode::kPenaltyPerturbation;
 
   // INVALID_ARGUMENT for out-of-range values; FAILED_PRECONDITION if the

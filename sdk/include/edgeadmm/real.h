@@ -8,6 +8,8 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
+#include <limits>
 
 namespace edgeadmm {
 
@@ -20,6 +22,25 @@ using Real = double;
 // The boundary between the privacy math (double) and the compute type:
 // literals and wire values become Real once, explicitly.
 constexpr Real ToReal(double v) { return static_cast<Real>(v); }
+
+// Directed roundings for privacy parameters from the wire (double): a clip
+// bound rounds down and a noise scale rounds up, so a float device never
+// has a larger sensitivity or less noise than the aggregator charges for.
+// Exact (no change) when Real is double.
+inline Real ToRealDown(double v) {
+  Real r = static_cast<Real>(v);
+  if (static_cast<double>(r) > v) {
+    r = std::nextafter(r, -std::numeric_limits<Real>::infinity());
+  }
+  return r;
+}
+inline Real ToRealUp(double v) {
+  Real r = static_cast<Real>(v);
+  if (static_cast<double>(r) < v) {
+    r = std::nextafter(r, std::numeric_limits<Real>::infinity());
+  }
+  return r;
+}
 
 using VectorMap = Eigen::Map<Eigen::Matrix<Real, Eigen::Dynamic, 1>>;
 using ConstVectorMap = Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, 1>>;

@@ -17,7 +17,8 @@ constexpr int kMaxShrinks = 16;
 double GuardNorm(Span<const Real> v) {
   if constexpr (sizeof(Real) < sizeof(double)) {
     double sum = 0;
-    for (const Real x : v) sum += static_cast<double>(x) * static_cast<double>(x);
+    for (const Real x : v)
+      sum += static_cast<double>(x) * static_cast<double>(x);
     return std::sqrt(sum);
   } else {
     return static_cast<double>(internal::StableNorm(v));

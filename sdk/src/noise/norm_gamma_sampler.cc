@@ -11,7 +11,8 @@ bool IsPositiveFinite(double x) { return x > 0 && std::isfinite(x); }
 // c = 1/sqrt(9d), draw x ~ N(0,1), v = (1 + c·x)³ and accept d·v when
 // ln U < x²/2 + d − d·v + d·ln v (with the cheap squeeze
 // U < 1 − 0.0331·x⁴ tried first). Returns a Gamma(shape, 1) draw.
-Result<double> SampleGammaShapeAtLeastOne(GaussianSampler& sampler, double shape) {
+Result<double> SampleGammaShapeAtLeastOne(GaussianSampler& sampler,
+                                          double shape) {
   const double d = shape - 1.0 / 3.0;
   const double c = 1.0 / std::sqrt(9.0 * d);
   while (true) {
@@ -62,8 +63,7 @@ Status SampleNormGammaNoise(GaussianSampler& sampler, double alpha,
   // Norm: r ~ Gamma(d, 1/α) (paper 001, Alg. 1).
   EDGEADMM_TRY_ASSIGN(
       const double radius,
-      SampleGamma(sampler, static_cast<double>(out.size()),
-                  1.0 / alpha));
+      SampleGamma(sampler, static_cast<double>(out.size()), 1.0 / alpha));
   const double factor = radius / std::sqrt(norm_squared);
   for (Real& x : out) x = static_cast<Real>(static_cast<double>(x) * factor);
   return Status::Ok();

@@ -57,7 +57,7 @@ Status DevicePrivacyLedger::Compose(const DevicePrivacyLedger& other) {
 }
 
 double DevicePrivacyLedger::EpsilonWithExtra(double extra_per_order,
-                                           double delta) const {
+                                             double delta) const {
   // Improved conversion (Canonne, Kamath, Steinke 2020, Prop. 12),
   // minimised over the grid.
   const double log_delta = std::log(delta);
@@ -65,8 +65,8 @@ double DevicePrivacyLedger::EpsilonWithExtra(double extra_per_order,
   for (size_t i = 0; i < kOrderCount; ++i) {
     const double alpha = kOrders[i];
     const double epsilon = (rdp_[i] + alpha * extra_per_order) +
-                         std::log1p(-1 / alpha) -
-                         (log_delta + std::log(alpha)) / (alpha - 1);
+                           std::log1p(-1 / alpha) -
+                           (log_delta + std::log(alpha)) / (alpha - 1);
     if (epsilon < best) best = epsilon;
   }
   return best;
@@ -80,7 +80,8 @@ Result<double> DevicePrivacyLedger::Epsilon(double delta) const {
                                : std::numeric_limits<double>::infinity();
 }
 
-Result<bool> DevicePrivacyLedger::WouldExceed(double sensitivity, double noise_std,
+Result<bool> DevicePrivacyLedger::WouldExceed(double sensitivity,
+                                              double noise_std,
                                               double epsilon_budget,
                                               double delta) const {
   if (!IsPositiveFinite(sensitivity) || !IsPositiveFinite(noise_std) ||

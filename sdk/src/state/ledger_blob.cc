@@ -44,7 +44,8 @@ Status ReadLedgerBlob(const std::byte* in, DevicePrivacyLedger& ledger) {
     std::memcpy(&rdp[i], &bits, sizeof(bits));
   }
   const uint32_t participations = static_cast<uint32_t>(GetLe(in, 4));
-  return ledger.Restore(participations, Span<const double>(rdp, kOrderCount)).ok()
+  return ledger.Restore(participations, Span<const double>(rdp, kOrderCount))
+                 .ok()
              ? Status::Ok()
              : Status::DataLoss();
 }

@@ -12,8 +12,8 @@ Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
   DpSgdParams params;
   params.learning_rate = ToReal(d.learning_rate);
   params.local_steps = d.local_steps;
-  params.clip = ToReal(d.clip);
-  params.sigma = DeviceAddsNoise(h) ? ToReal(d.sigma) : Real{0};
+  params.clip = ToRealDown(d.clip);  // directed: real.h
+  params.sigma = DeviceAddsNoise(h) ? ToRealUp(d.sigma) : Real{0};
   return trainer.RunDpSgd(params, h.round_id, task.model, upload).status();
 }
 

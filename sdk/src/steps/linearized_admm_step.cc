@@ -32,10 +32,10 @@ Real LinearizedAdmmParams::StepSize(uint32_t k, size_t m) const {
   if (schedule == LinearizedSchedule::kConvex) {
     return dw / ((s1 + reg_weight * s2 / n) * std::sqrt(2 * k1));
   }
-  const Real privacy_term = ToReal(
-      2 * static_cast<double>(s1) *
-      std::sqrt(4 * static_cast<double>(k1) * std::log(1.25 / delta)) /
-      (static_cast<double>(m) * epsilon * static_cast<double>(dw)));
+  const Real privacy_term =
+      ToReal(2 * static_cast<double>(s1) *
+             std::sqrt(4 * static_cast<double>(k1) * std::log(1.25 / delta)) /
+             (static_cast<double>(m) * epsilon * static_cast<double>(dw)));
   return 1 / (s3 + reg_weight * s4 / n + privacy_term);
 }
 

@@ -26,43 +26,45 @@ Status PpNodeConstants::Validate() const {
 }
 
 Status CheckPpThetaCondition(double curvature_bound, double loss_weight,
-                             uint64_t samples, double reg_weight, uint32_t nodes,
-                             double theta, uint32_t degree) {
+                             uint64_t samples, double reg_weight,
+                             uint32_t nodes, double theta, uint32_t degree) {
   if (!IsPositive(curvature_bound) || !IsPositive(loss_weight) ||
       !IsPositive(reg_weight) || !IsPositive(theta) || samples == 0 ||
       nodes == 0 || degree == 0) {
     return Status::InvalidArgument();
   }
   const double rhs = (static_cast<double>(samples) / loss_weight) *
-                   (reg_weight / nodes + 2 * theta * degree);
+                     (reg_weight / nodes + 2 * theta * degree);
   if (!(2 * curvature_bound < rhs)) return Status::FailedPrecondition();
   return Status::Ok();
 }
 
 Result<double> PpIterationCost(const PpNodeConstants& node, double eta,
-                             double alpha) {
+                               double alpha) {
   EDGEADMM_TRY(node.Validate());
   if (!IsPositive(eta) || !IsPositive(alpha)) return Status::InvalidArgument();
-  const double cost =
-      node.loss_weight * (kPpJacobianConstant * node.curvature_bound + alpha) /
-      (eta * static_cast<double>(node.degree) * static_cast<double>(node.samples));
+  const double cost = node.loss_weight *
+                      (kPpJacobianConstant * node.curvature_bound + alpha) /
+                      (eta * static_cast<double>(node.degree) *
+                       static_cast<double>(node.samples));
   if (!std::isfinite(cost)) return Status::InvalidArgument();
   return cost;
 }
 
-Result<double> PpGeometricLoss(const PpNodeConstants& node, double eta1, double q1,
-                             double alpha1, double q2, uint32_t iterations) {
+Result<double> PpGeometricLoss(const PpNodeConstants& node, double eta1,
+                               double q1, double alpha1, double q2,
+                               uint32_t iterations) {
   EDGEADMM_TRY(node.Validate());
   if (!IsPositive(eta1) || !IsPositive(q1) || !IsPositive(alpha1) ||
       !IsPositive(q2)) {
     return Status::InvalidArgument();
   }
   const double scale =
-      node.loss_weight /
-      (static_cast<double>(node.degree) * static_cast<double>(node.samples) * eta1);
+      node.loss_weight / (static_cast<double>(node.degree) *
+                          static_cast<double>(node.samples) * eta1);
   const double loss = scale * (kPpJacobianConstant * node.curvature_bound *
-                                 GeometricSum(1 / q1, iterations) +
-                             alpha1 * GeometricSum(q2 / q1, iterations));
+                                   GeometricSum(1 / q1, iterations) +
+                               alpha1 * GeometricSum(q2 / q1, iterations));
   if (std::isnan(loss)) return Status::InvalidArgument();
   return loss;
 }
@@ -118,7 +120,8 @@ Status PenaltyPerturbationAccountant::Charge(
   return Charge(params.Eta(t), params.Alpha(t));
 }
 
-Result<bool> PenaltyPerturbationAccountant::WouldExceed(double eta, double alpha,
+Result<bool> PenaltyPerturbationAccountant::WouldExceed(double eta,
+                                                        double alpha,
                                                         double budget) const {
   if (!initialized_) return Status::FailedPrecondition();
   if (std::isnan(budget) || budget < 0) return Status::InvalidArgument();
@@ -126,7 +129,8 @@ Result<bool> PenaltyPerturbationAccountant::WouldExceed(double eta, double alpha
   return loss_ + cost > budget;
 }
 
-Status PenaltyPerturbationAccountant::Restore(uint32_t iterations, double loss) {
+Status PenaltyPerturbationAccountant::Restore(uint32_t iterations,
+                                              double loss) {
   if (!initialized_) return Status::FailedPrecondition();
   if (!std::isfinite(loss) || loss < 0 || ((iterations == 0) != (loss == 0))) {
     return Status::InvalidArgument();

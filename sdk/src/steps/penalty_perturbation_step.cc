@@ -81,14 +81,13 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
   // Scalars in double, rounded once to Real for the vector work.
   const double deg_d = static_cast<double>(params.degree);
   const Real deg = ToReal(deg_d);
-  const Real s = ToReal(
-      1 / (params.reg_weight / params.nodes + 2 * report.eta * deg_d));
+  const Real s =
+      ToReal(1 / (params.reg_weight / params.nodes + 2 * report.eta * deg_d));
   const Real eta = ToReal(report.eta);
   VectorMap v(v_.data(), d);
-  v.noalias() =
-      s * (eta * (deg * ConstVectorMap(f.data(), d) +
-                         ConstVectorMap(neighbour_sum.data(), d)) -
-           2 * ConstVectorMap(dual.data(), d) - 2 * eta * deg * eps);
+  v.noalias() = s * (eta * (deg * ConstVectorMap(f.data(), d) +
+                            ConstVectorMap(neighbour_sum.data(), d)) -
+                     2 * ConstVectorMap(dual.data(), d) - 2 * eta * deg * eps);
   VectorMap x(x_.data(), d);
   x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
   EDGEADMM_TRY_ASSIGN(report.prox,

@@ -30,8 +30,8 @@ namespace {
 // P_i(t) = Σ_{r=1}^{t} C(1.4c₁ + α_i(r))/(η_i(r) V_i B_i) (paper 001
 // eq. (26)), summed by the accountant so that it equals the reported value.
 Result<double> PenaltyLoss(const PenaltyPerturbationParams& params,
-                         const edgeadmm_wire_RoundTask& h, uint64_t samples,
-                         uint32_t iterations) {
+                           const edgeadmm_wire_RoundTask& h, uint64_t samples,
+                           uint32_t iterations) {
   PenaltyPerturbationAccountant accountant;
   const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
                       ? LossKind::kSquared

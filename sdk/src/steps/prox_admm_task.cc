@@ -11,8 +11,9 @@ Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
   ProxAdmmParams params;
   params.lambda = ToReal(h.params.federated.lambda);
   params.step = ToReal(h.params.federated.gamma);
-  params.clip = ToReal(h.params.federated.clip);
-  params.sigma = DeviceAddsNoise(h) ? ToReal(h.params.federated.sigma) : Real{0};
+  params.clip = ToRealDown(h.params.federated.clip);  // real.h
+  params.sigma =
+      DeviceAddsNoise(h) ? ToRealUp(h.params.federated.sigma) : Real{0};
   // Whether u_i takes the noise too (the aggregator's policy decides).
   params.noise_in_state = h.params.federated.noise_in_state;
   return trainer.RunProxAdmm(params, h.round_id, task.model, upload).status();

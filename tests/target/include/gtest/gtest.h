@@ -203,9 +203,10 @@ AssertionResult CompareWith(Predicate predicate, const char* op,
 
 // A float build of the SDK (EDGEADMM_REAL=float, the cortex-m4f preset)
 // computes in float32, while the portable tests' tolerances are written for
-// double: there NEAR and DOUBLE_EQ accept |a − b| ≤ kFloatRelative·max(1,|a|,|b|)
-// as well (about 800 float32 ulps: roundings that a prox solve or a few
-// hundred-term sums carry forward). Double builds compare as written.
+// double: there NEAR and DOUBLE_EQ accept |a − b| ≤
+// kFloatRelative·max(1,|a|,|b|) as well (about 800 float32 ulps: roundings that
+// a prox solve or a few hundred-term sums carry forward). Double builds compare
+// as written.
 #if defined(EDGEADMM_REAL_FLOAT) && EDGEADMM_REAL_FLOAT
 inline constexpr double kFloatRelative = 1e-4;
 #else
@@ -304,13 +305,13 @@ inline bool StringsEqual(const char* a, const char* b) {
   ::testing::internal::Boolean(static_cast<bool>(cond), expected, #cond)
 #define EDGEADMM_TT_NEAR_(a, b, tolerance) \
   ::testing::internal::Near(#a, #b, (a), (b), (tolerance))
-#define EDGEADMM_TT_DOUBLE_EQ_(a, b)                          \
-  ::testing::internal::CompareWith(                           \
-      [](double x, double y) {                                \
-        return ::testing::internal::AlmostEqualDoubles(x, y) || \
-               (x - y <= ::testing::internal::FloatSlack(x, y) &&  \
-                y - x <= ::testing::internal::FloatSlack(x, y));   \
-      },                                                      \
+#define EDGEADMM_TT_DOUBLE_EQ_(a, b)                              \
+  ::testing::internal::CompareWith(                               \
+      [](double x, double y) {                                    \
+        return ::testing::internal::AlmostEqualDoubles(x, y) ||   \
+               (x - y <= ::testing::internal::FloatSlack(x, y) && \
+                y - x <= ::testing::internal::FloatSlack(x, y));  \
+      },                                                          \
       "~=", #a, #b, static_cast<double>(a), static_cast<double>(b))
 #define EDGEADMM_TT_STREQ_(a, b)                        \
   ::testing::internal::CompareWith(                     \

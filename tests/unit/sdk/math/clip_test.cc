@@ -76,13 +76,12 @@ TEST(ClipTest, GuardKeepsTheRoundedNormWithinTheBound) {
   uint32_t state = 12345;
   const auto next = [&state]() {  // LCG in [-1, 1)
     state = state * 1664525u + 1013904223u;
-    return static_cast<Real>(static_cast<int32_t>(state >> 8) -
-                             (1 << 23)) /
+    return static_cast<Real>(static_cast<int32_t>(state >> 8) - (1 << 23)) /
            static_cast<Real>(1 << 23);
   };
   int clipped = 0;
-  for (const Real c : {Real{1}, ToReal(0.1), ToReal(3.7), ToReal(1e-3),
-                       ToReal(250.0)}) {
+  for (const Real c :
+       {Real{1}, ToReal(0.1), ToReal(3.7), ToReal(1e-3), ToReal(250.0)}) {
     for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{123}, kMaxN}) {
       for (int k = 0; k <= 16; ++k) {
         Real v[kMaxN];

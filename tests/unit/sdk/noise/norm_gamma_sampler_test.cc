@@ -11,8 +11,8 @@ namespace edgeadmm {
 namespace {
 
 // Sample mean and variance of n Gamma(shape, scale) draws.
-void GammaMoments(GaussianSampler& s, double shape, double scale, int n, double* mean,
-                  double* variance) {
+void GammaMoments(GaussianSampler& s, double shape, double scale, int n,
+                  double* mean, double* variance) {
   double sum = 0, sum2 = 0;
   for (int i = 0; i < n; ++i) {
     Result<double> g = SampleGamma(s, shape, scale);

@@ -24,12 +24,13 @@ double ClosedForm(int k, double sensitivity, double noise_std, double delta) {
 }
 
 // The classic conversion (Mironov 2017, Prop. 3) on the same grid.
-double ClassicClosedForm(int k, double sensitivity, double noise_std, double delta) {
+double ClassicClosedForm(int k, double sensitivity, double noise_std,
+                         double delta) {
   double best = INFINITY;
   for (const double a : DevicePrivacyLedger::kOrders) {
-    best = std::min(best, k * a * sensitivity * sensitivity /
-                                  (2 * noise_std * noise_std) +
-                              std::log(1 / delta) / (a - 1));
+    best = std::min(
+        best, k * a * sensitivity * sensitivity / (2 * noise_std * noise_std) +
+                  std::log(1 / delta) / (a - 1));
   }
   return best;
 }
@@ -138,7 +139,7 @@ TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
   ASSERT_TRUE(ledger.Charge(1.0, 4.0).ok());
   const double before = Epsilon(ledger, 1e-6);
   for (const double bad : {0.0, -1.0, static_cast<double>(std::nan("")),
-                         static_cast<double>(INFINITY)}) {
+                           static_cast<double>(INFINITY)}) {
     EXPECT_EQ(ledger.Charge(bad, 1.0), Status::InvalidArgument());
     EXPECT_EQ(ledger.Charge(1.0, bad), Status::InvalidArgument());
     EXPECT_EQ(ledger.WouldExceed(bad, 1.0, 10, 1e-6).status(),

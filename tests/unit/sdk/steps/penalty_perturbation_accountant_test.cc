@@ -59,7 +59,7 @@ TEST(PpAccountantTest, ClosedFormMatchesTheIssueVectors) {
   for (const VectorRow& row : kRows) {
     for (int h = 0; h < 4; ++h) {
       const Result<double> p = PpGeometricLoss(DigestNode(), kEta1, row.q1,
-                                             kAlpha1, row.q2, kHorizons[h]);
+                                               kAlpha1, row.q2, kHorizons[h]);
       ASSERT_TRUE(p.ok());
       EXPECT_NEAR(*p, row.expected[h], kRounding)
           << "q1=" << row.q1 << " q2=" << row.q2 << " T=" << kHorizons[h];
@@ -158,7 +158,8 @@ TEST(PpAccountantTest, ThetaCondition) {
             StatusCode::kFailedPrecondition);
   // Digest pitfall 4: c₁ = ¼, C ≤ B, θ = ½, V ≥ 1 always holds.
   EXPECT_TRUE(CheckPpThetaCondition(0.25, 9044, 9044, 1e-9, 1000, 0.5, 1).ok());
-  for (const double bad : {double{0}, double{-1}, double{NAN}, double{INFINITY}}) {
+  for (const double bad :
+       {double{0}, double{-1}, double{NAN}, double{INFINITY}}) {
     EXPECT_EQ(CheckPpThetaCondition(bad, 1, 1, 1, 4, 0.5, 1).code(),
               StatusCode::kInvalidArgument);
     EXPECT_EQ(CheckPpThetaCondition(0.25, bad, 1, 1, 4, 0.5, 1).code(),
@@ -211,7 +212,8 @@ TEST(PpAccountantTest, ErrorsLeaveTheSumUnchanged) {
   ASSERT_TRUE(acc.Init(DigestNode()).ok());
   ASSERT_TRUE(acc.Charge(0.5, 3).ok());
   const double before = acc.loss();
-  for (const double bad : {double{0}, double{-1}, double{NAN}, double{INFINITY}}) {
+  for (const double bad :
+       {double{0}, double{-1}, double{NAN}, double{INFINITY}}) {
     EXPECT_EQ(acc.Charge(bad, 3).code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(acc.Charge(0.5, bad).code(), StatusCode::kInvalidArgument);
   }

@@ -1,10 +1,10 @@
 #include "edgeadmm/prox_admm_step.h"
-#include "edgeadmm/prox_tolerance.h"
 
 #include <cmath>
 
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/prox_tolerance.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
 
