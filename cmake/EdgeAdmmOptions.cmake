@@ -15,3 +15,11 @@ option(EDGEADMM_WERROR "Treat warnings in project code as errors" ON)
 set(EDGEADMM_SANITIZE "" CACHE STRING "Sanitizers for host builds, e.g. address;undefined")
 set(EDGEADMM_DATA_DIR "${CMAKE_CURRENT_SOURCE_DIR}/../shared/data" CACHE PATH
   "Folder with a9a.xz, a9a.t.xz, adult.data.xz (tests read it; EDGEADMM_DATA overrides at run time)")
+# The SDK's compute type (edgeadmm::Real, sdk/include/edgeadmm/real.h): double
+# keeps hosted builds bit-identical to their goldens; the Cortex-M4F preset
+# picks float because its FPU is single precision (issue 34).
+set(EDGEADMM_REAL "double" CACHE STRING "SDK compute type: double or float")
+set_property(CACHE EDGEADMM_REAL PROPERTY STRINGS double float)
+if(NOT EDGEADMM_REAL MATCHES "^(double|float)$")
+  message(FATAL_ERROR "EDGEADMM_REAL must be double or float, not '${EDGEADMM_REAL}'")
+endif()

@@ -41,7 +41,8 @@ void FormatTo(char* out, size_t size, const char* format, Args... args) {
 
 // "key bits value": the exact IEEE-754 bits (what the comparison reads) and a
 // readable approximation.
-inline void PrintReal(const char* key, Real value) {
+// Takes double: a float Real widens exactly, so the bits are comparable.
+inline void PrintReal(const char* key, double value) {
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
   char line[96];

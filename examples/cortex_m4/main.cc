@@ -83,7 +83,7 @@ Real Norm(const Real* v) {
   PrintBytes("drbg_bytes", bytes, sizeof(bytes));
   GaussianSampler sampler(drbg);
   for (int i = 0; i < 4; ++i) {
-    EDGEADMM_TRY_ASSIGN(const Real draw, sampler.Standard());
+    EDGEADMM_TRY_ASSIGN(const double draw, sampler.Standard());
     char key[16] = "noise_draw_0";
     key[11] = static_cast<char>('0' + i);
     PrintReal(key, draw);
@@ -124,7 +124,7 @@ Real Norm(const Real* v) {
   }
   PrintReal("u_norm", Norm(u));
   PrintReal("u_first", u[0]);
-  EDGEADMM_TRY_ASSIGN(const Real epsilon, ledger.Epsilon(kDelta));
+  EDGEADMM_TRY_ASSIGN(const double epsilon, ledger.Epsilon(kDelta));
   PrintReal("local_epsilon", epsilon);
 
   // The last Δu as it would be uploaded (nanopb, float32 LE coordinates).

@@ -22,7 +22,7 @@ namespace edgeadmm::reference_job {
 inline constexpr size_t kSamples = kShardSamples;
 inline constexpr size_t kDim = kShardDim;
 inline constexpr uint64_t kSeed = 20261122;
-inline constexpr Real kDelta = 1e-5;
+inline constexpr double kDelta = 1e-5;
 inline constexpr char kPersonalization[] = "edgeadmm-example-cortex-m4";
 
 inline ConstByteSpan Personalization() {
@@ -50,14 +50,14 @@ inline ProxAdmmParams Params() {
 // A fixed global model: a small deterministic pattern.
 inline void FillGlobalModel(Real* z) {
   for (size_t j = 0; j < kDim; ++j) {
-    z[j] = 0.05 * static_cast<Real>(static_cast<int>(j % 7) - 3);
+    z[j] = ToReal(0.05 * static_cast<double>(static_cast<int>(j % 7) - 3));
   }
 }
 
 // The Update header of round `round`'s Δu with the ledger's ε at kDelta.
 inline edgeadmm_wire_Update UploadHeader(uint64_t round,
                                          const DevicePrivacyLedger& ledger,
-                                         Real epsilon) {
+                                         double epsilon) {
   edgeadmm_wire_Update header = edgeadmm_wire_Update_init_zero;
   header.job_id = 1;
   header.round_id = round;

@@ -340,7 +340,7 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
     EDGEADMM_TRY(
         ledger.Charge(params.ReplaceOneSensitivity(), params.NoiseStd()));
     const uint32_t t2 = Ticks();
-    EDGEADMM_TRY_ASSIGN(const Real epsilon, ledger.Epsilon(kDelta));
+    EDGEADMM_TRY_ASSIGN(const double epsilon, ledger.Epsilon(kDelta));
     const uint32_t t3 = Ticks();
     const edgeadmm_wire_Update header =
         reference_job::UploadHeader(static_cast<uint64_t>(k), ledger, epsilon);

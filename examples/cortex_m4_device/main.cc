@@ -52,11 +52,13 @@ using Shape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
 // The device's local records (a product reads its sensors or its flash).
 constexpr size_t kSamples = 4;
 const Real kFeatures[kSamples * Shape::kDimension] = {
-    1.0, 0.5, -0.2, -0.3, 1.0, 0.4, 0.8, -1.0, 0.1, -0.6, 0.2, 1.0};
+    ToReal(1.0), ToReal(0.5),  ToReal(-0.2), ToReal(-0.3),
+    ToReal(1.0), ToReal(0.4),  ToReal(0.8),  ToReal(-1.0),
+    ToReal(0.1), ToReal(-0.6), ToReal(0.2),  ToReal(1.0)};
 const Real kLabels[kSamples] = {1, -1, 1, -1};
 // The device's own privacy budget per job (ε at δ = 1e-5): the client
 // refuses any round beyond it whatever the aggregator asks.
-constexpr Real kEpsilonBudget = 1e6;  // the test job's; a product's is small
+constexpr double kEpsilonBudget = 1e6;  // the test job's; a product's is small
 constexpr uint32_t kJobTimeoutMs = 120000;
 
 // TRNG HOOK: the entropy that seeds the DTLS DRBG and the noise DRBG.

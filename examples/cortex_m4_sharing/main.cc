@@ -37,9 +37,9 @@ namespace {
 constexpr size_t kN = kShardSamples;
 constexpr size_t kDim = kShardDim;
 constexpr size_t kBlock = 64;  // rows per Block1/Block2 block (≤ 1 KiB f32)
-constexpr Real kLambda = 0.1;
+constexpr Real kLambda = ToReal(0.1);
 constexpr Real kRho = 1.0;
-constexpr Real kSigma = 0.5;
+constexpr double kSigma = 0.5;
 constexpr uint64_t kSeed = 20261126;
 constexpr char kPersonalization[] = "edgeadmm-example-sharing";
 
@@ -61,13 +61,15 @@ void RowKey(const char* prefix, size_t row, char* key, size_t size) {
 void Broadcast(int round, size_t first, Span<Real> y, Span<Real> u) {
   for (size_t j = 0; j < y.size(); ++j) {
     const size_t i = first + j;
-    const Real b = kShardLabels[i];
+    const double b = static_cast<double>(kShardLabels[i]);
     if (round == 0) {
-      y[j] = -0.5 * b;
+      y[j] = ToReal(-0.5 * b);
       u[j] = 0;
     } else {
-      y[j] = -0.5 * b + 0.01 * static_cast<Real>(static_cast<int>(i % 11) - 5);
-      u[j] = 0.002 * static_cast<Real>(static_cast<int>((7 * i) % 13) - 6);
+      y[j] = ToReal(-0.5 * b +
+                    0.01 * static_cast<double>(static_cast<int>(i % 11) - 5));
+      u[j] = ToReal(0.002 *
+                    static_cast<double>(static_cast<int>((7 * i) % 13) - 6));
     }
   }
 }

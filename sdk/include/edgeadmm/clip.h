@@ -8,7 +8,9 @@
 namespace edgeadmm {
 
 // Scales v in place so that ||v||₂ ≤ c and returns ||v||₂ before clipping
-// (computed without overflow). c must be finite and > 0 (asserted). A zero
+// (computed without overflow). ||v||₂ ≤ c holds for the vector as rounded
+// in Real (a guard re-checks and shrinks by ulps; float builds check in
+// double). c must be finite and > 0 (asserted). A zero
 // vector is left unchanged.
 Real ClipL2(Span<Real> v, Real c);
 

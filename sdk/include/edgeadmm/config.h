@@ -43,6 +43,11 @@
 #ifndef EDGEADMM_CFG_NEWTON_TOLERANCE
 #define EDGEADMM_CFG_NEWTON_TOLERANCE 1e-10
 #endif
+// The tolerance actually used is at least this many machine epsilons of the
+// compute type (Real, real.h): 1e-10 is below float32's resolution.
+#ifndef EDGEADMM_CFG_NEWTON_TOLERANCE_EPSILONS
+#define EDGEADMM_CFG_NEWTON_TOLERANCE_EPSILONS 16
+#endif
 #ifndef EDGEADMM_CFG_CG_MAX_ITERATIONS
 #define EDGEADMM_CFG_CG_MAX_ITERATIONS 250
 #endif

@@ -153,13 +153,13 @@ struct DeviceClientConfig {
   // as usual.
   size_t stream_rows = 0;
   // Local privacy budget (ε, δ) the device never exceeds, per job.
-  Real epsilon_budget = 1.0;
-  Real delta = 1e-5;
+  double epsilon_budget = 1.0;
+  double delta = 1e-5;
   // Lifetime budget: ε at `delta` of all the device's jobs together (the
   // record keeps the ledger of its earlier jobs); a round that would exceed
   // it is refused like one beyond epsilon_budget. +inf: no lifetime limit
   // (the earlier jobs' ledger is kept all the same).
-  Real lifetime_epsilon_budget = std::numeric_limits<Real>::infinity();
+  double lifetime_epsilon_budget = std::numeric_limits<double>::infinity();
   bool allow_unaccounted_steps = false;  // see TrainerConfig
   PenaltySchedule penalty_schedule;      // pp-admm; see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered on a new session when

@@ -32,24 +32,24 @@ class DevicePrivacyLedger {
  public:
   // Orders: 1.1, 1.25, 1.5, 1.75, then 2, 3, ..., 64, then 128, 256.
   static constexpr size_t kOrderCount = 4 + 63 + 2;
-  static const Real kOrders[kOrderCount];
+  static const double kOrders[kOrderCount];
 
   // Largest ε reported as such; above it Epsilon is +inf, which exceeds
   // every finite budget. At ε ≤ 600 the sampler floor adds at most 1.55e-28
   // to δ.
-  static constexpr Real kMaxReportableEpsilon = 600;
+  static constexpr double kMaxReportableEpsilon = 600;
 
   // Adds one Gaussian mechanism with L2 sensitivity `sensitivity` and noise
   // standard deviation `noise_std`. INVALID_ARGUMENT if either is ≤ 0, NaN
   // or infinite, or if the accumulated RDP would overflow; OUT_OF_RANGE if
   // the participation counter is saturated. The ledger is unchanged on
   // error.
-  Status Charge(Real sensitivity, Real noise_std);
+  Status Charge(double sensitivity, double noise_std);
 
   // ε spent at `delta` (improved RDP conversion, minimised over the grid);
   // +inf if above kMaxReportableEpsilon. INVALID_ARGUMENT unless
   // 0 < delta < 1. 0 if never charged.
-  Result<Real> Epsilon(Real delta) const;
+  Result<double> Epsilon(double delta) const;
 
   // Whether one more Charge(sensitivity, noise_std) would make Epsilon(delta)
   // (+inf above kMaxReportableEpsilon) strictly greater than
@@ -57,8 +57,8 @@ class DevicePrivacyLedger {
   // limit asked for) never does. Checked before a round: a round is allowed
   // iff this returns false. INVALID_ARGUMENT for arguments
   // Charge or Epsilon would refuse, or a negative or NaN budget.
-  Result<bool> WouldExceed(Real sensitivity, Real noise_std,
-                           Real epsilon_budget, Real delta) const;
+  Result<bool> WouldExceed(double sensitivity, double noise_std,
+                           double epsilon_budget, double delta) const;
 
   // Adds every charge of `other` (RDP composes additively, whatever the
   // charges were): afterwards the ledger accounts both sequences, e.g. a
@@ -71,21 +71,23 @@ class DevicePrivacyLedger {
   uint32_t participations() const { return participations_; }
 
   // Accumulated RDP per order of kOrders (for serialization).
-  Span<const Real> rdp() const { return Span<const Real>(rdp_, kOrderCount); }
+  Span<const double> rdp() const {
+    return Span<const double>(rdp_, kOrderCount);
+  }
 
   // Replaces the ledger by a persisted one. INVALID_ARGUMENT (ledger
   // unchanged) unless rdp has kOrderCount finite, non-negative values that
   // are non-decreasing in the order (true of any Rényi divergence), all zero
   // iff participations is 0.
-  Status Restore(uint32_t participations, Span<const Real> rdp);
+  Status Restore(uint32_t participations, Span<const double> rdp);
 
  private:
   // min over the grid of (rdp_[i] + kOrders[i]·extra) plus the improved
   // conversion's term at α_i.
-  Real EpsilonWithExtra(Real extra_per_order, Real delta) const;
+  double EpsilonWithExtra(double extra_per_order, double delta) const;
 
   uint32_t participations_ = 0;
-  Real rdp_[kOrderCount] = {};
+  double rdp_[kOrderCount] = {};
 };
 
 }  // namespace edgeadmm

@@ -24,10 +24,10 @@
 namespace edgeadmm {
 
 struct DpSgdParams {
-  Real learning_rate = 0.1;  // η > 0
-  uint32_t local_steps = 1;  // E ≥ 1
-  Real clip = 1.0;           // C > 0 (kNoClip-free: DP-SGD always clips)
-  Real sigma = 0.0;          // noise std σ ≥ 0 on Δ
+  Real learning_rate = ToReal(0.1);  // η > 0
+  uint32_t local_steps = 1;          // E ≥ 1
+  Real clip = 1.0;   // C > 0 (kNoClip-free: DP-SGD always clips)
+  Real sigma = 0.0;  // noise std σ ≥ 0 on Δ
 
   Status Validate() const;  // INVALID_ARGUMENT when out of range
   Real ReplaceOneSensitivity() const { return 2 * clip; }

@@ -65,8 +65,8 @@ class GaussianSampler {
   // sqrt(−2 ln 2^-1022) = 37.640308673874185...; this is that value rounded
   // to nearest, which is above it and equals the computed radius of the
   // smallest uniform (tests/unit/sdk/noise/gaussian_sampler_test.cc).
-  static constexpr Real kMinUniform = 0x1p-1022;
-  static constexpr Real kMaxRadius = 37.64030867387419;
+  static constexpr double kMinUniform = 0x1p-1022;
+  static constexpr double kMaxRadius = 37.64030867387419;
 
   // `drbg` must be initialised before the first draw and outlive the sampler.
   // In the SDK the source is always a Drbg; tests may pass a scripted one.
@@ -78,14 +78,17 @@ class GaussianSampler {
   // A uniform draw in [kMinUniform, 1 − 2^-53] ⊂ (0, 1), full resolution in
   // every binade (see above). Errors are those of the source's Generate
   // (for a Drbg: FAILED_PRECONDITION, UNAVAILABLE).
-  Result<Real> Uniform01();
+  Result<double> Uniform01();
 
   // A standard normal N(0, 1) draw (Box–Muller). Errors as Uniform01.
-  Result<Real> Standard();
+  Result<double> Standard();
 
   // v += N(0, stddev² I). INVALID_ARGUMENT if stddev is negative or not
   // finite; DRBG errors as Uniform01 (then v may be partly noised and must
   // be discarded). stddev = 0 leaves v unchanged and draws nothing.
+  // Draws are doubles rounded once to Real when added: when Real is float
+  // (the Cortex-M4F) we never run Box–Muller in float32 (issue 34; exact
+  // noise on the integer grid is separate work).
   Status AddNoise(Real stddev, Span<Real> v);
 
  private:
@@ -94,7 +97,7 @@ class GaussianSampler {
   RandomByteSource& drbg_;
   uint8_t buffer_[kBufferBytes];
   size_t buffer_used_ = kBufferBytes;
-  Real spare_ = 0;
+  double spare_ = 0;
   bool has_spare_ = false;
 };
 

@@ -49,8 +49,8 @@ struct LinearizedAdmmParams {
   Real s2 = 1.0;          // S2: bound on ||R'|| (√d for L1)
   Real s3 = 0.25;         // S3: bound on ||∇²ℓ|| (1/4 logistic)
   Real s4 = 1.0;          // S4: bound on ||∇²R||
-  Real epsilon = 0.1;     // per-iteration ε > 0
-  Real delta = 1e-3;      // per-iteration δ ∈ (0, 1)
+  double epsilon = 0.1;   // per-iteration ε > 0
+  double delta = 1e-3;    // per-iteration δ ∈ (0, 1)
   bool add_noise = true;  // false: the non-private linearized baseline
 
   // INVALID_ARGUMENT unless every field is finite and in range.

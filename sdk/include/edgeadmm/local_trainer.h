@@ -46,15 +46,15 @@ struct TrainerConfig {
   uint64_t job_id = 0;
   EntropySource* entropy = nullptr;  // seeds the DRBG (required)
   ConstByteSpan personalization;     // e.g. the device id; mixed into the DRBG
-  Real epsilon_budget = 1.0;  // local ε: rounds beyond it are refused (> 0;
-                              // +inf: no limit, ε reported as spent)
-  Real delta = 1e-5;                 // δ of the local budget, in (0, 1)
+  double epsilon_budget = 1.0;  // local ε: rounds beyond it are refused (> 0;
+                                // +inf: no limit, ε reported as spent)
+  double delta = 1e-5;          // δ of the local budget, in (0, 1)
   // The device's earlier jobs (null: none) and the budget of all its jobs
   // together (ε at `delta`; > 0, +inf: no limit): a step is refused unless
   // both this job's ledger and earlier_jobs + this job's ledger stay within
   // their budgets. Must outlive the trainer's steps.
   const DevicePrivacyLedger* earlier_jobs = nullptr;
-  Real lifetime_epsilon_budget = std::numeric_limits<Real>::infinity();
+  double lifetime_epsilon_budget = std::numeric_limits<double>::infinity();
   // Allow steps the Gaussian ledger cannot account: σ = 0 or no clipping
   // (non-private baselines), and paper 001's pure-DP penalty perturbation,
   // which the aggregator accounts with the paper's bound. Off by default.
@@ -211,7 +211,7 @@ class LocalTrainer {
   const DeviceState& state() const { return state_; }
   const PenaltySchedule& penalty_schedule() const { return penalty_schedule_; }
   // Local ε spent so far at the configured δ.
-  Result<Real> LocalEpsilon() const { return state_.ledger.Epsilon(delta_); }
+  Result<double> LocalEpsilon() const { return state_.ledger.Epsilon(delta_); }
 
  private:
   static constexpr size_t StepBytes(AlgorithmKind algorithm, LossKind loss,
@@ -262,18 +262,19 @@ class LocalTrainer {
   Status CommitSharing();
   // Budget check for a Gaussian step; `accounted` false for steps the
   // ledger cannot account.
-  Status CheckBudget(bool accounted, Real sensitivity, Real noise_std) const;
+  Status CheckBudget(bool accounted, double sensitivity,
+                     double noise_std) const;
   // Ledger charge and counters after a successful step.
-  Status FinishStep(bool accounted, Real sensitivity, Real noise_std,
+  Status FinishStep(bool accounted, double sensitivity, double noise_std,
                     uint64_t round);
 
   DatasetView data_;
   bool initialized_ = false;
   AlgorithmKind algorithm_ = AlgorithmKind::kProxAdmm;
-  Real epsilon_budget_ = 0;
-  Real delta_ = 0;
+  double epsilon_budget_ = 0;
+  double delta_ = 0;
   const DevicePrivacyLedger* earlier_jobs_ = nullptr;
-  Real lifetime_epsilon_budget_ = 0;
+  double lifetime_epsilon_budget_ = 0;
   bool allow_unaccounted_ = false;
   PenaltySchedule penalty_schedule_;
   Drbg drbg_;
@@ -289,8 +290,8 @@ class LocalTrainer {
   // accounted, Δ, σ) and its noise params.
   struct SharingCharge {
     bool accounted = false;
-    Real sensitivity = 0;
-    Real noise_std = 0;
+    double sensitivity = 0;  // privacy math in double (real.h)
+    double noise_std = 0;
     uint64_t round = 0;
     SharingNoiseParams noise;
   };

@@ -30,13 +30,14 @@ namespace edgeadmm {
 // A Gamma(shape, scale) draw (mean shape·scale). INVALID_ARGUMENT unless
 // shape and scale are finite and positive; DRBG errors as
 // GaussianSampler::Uniform01.
-Result<Real> SampleGamma(GaussianSampler& sampler, Real shape, Real scale);
+Result<double> SampleGamma(GaussianSampler& sampler, double shape,
+                           double scale);
 
 // Writes into `out` (d = out.size()) one draw with density ∝ exp(−α‖ε‖₂):
 // ‖ε‖ ~ Gamma(d, 1/α), direction uniform. INVALID_ARGUMENT if α ≤ 0 or not
 // finite; an empty `out` is OK and draws nothing; DRBG errors as
 // GaussianSampler::Uniform01 (then `out` must be discarded).
-Status SampleNormGammaNoise(GaussianSampler& sampler, Real alpha,
+Status SampleNormGammaNoise(GaussianSampler& sampler, double alpha,
                             Span<Real> out);
 
 }  // namespace edgeadmm

@@ -29,14 +29,14 @@
 namespace edgeadmm {
 
 // The constant in −ln(1 − x) < 1.4x on [0, ½] (paper 001, eq. (66)).
-inline constexpr Real kPpJacobianConstant = 1.4;
+inline constexpr double kPpJacobianConstant = 1.4;
 
 // Per-node constants of the bound, fixed for a job.
 struct PpNodeConstants {
-  Real loss_weight = 1.0;       // C > 0
-  Real curvature_bound = 0.25;  // c₁ > 0 (|ℒ''| ≤ c₁)
-  uint32_t degree = 1;          // V_i ≥ 1
-  uint64_t samples = 1;         // B_i ≥ 1
+  double loss_weight = 1.0;       // C > 0
+  double curvature_bound = 0.25;  // c₁ > 0 (|ℒ''| ≤ c₁)
+  uint32_t degree = 1;            // V_i ≥ 1
+  uint64_t samples = 1;           // B_i ≥ 1
 
   // INVALID_ARGUMENT unless C and c₁ are positive and finite, V_i ≥ 1,
   // B_i ≥ 1 and C ≤ B_i.
@@ -47,14 +47,15 @@ struct PpNodeConstants {
 // Jacobian term of the bound (not for convergence). OK if it holds;
 // FAILED_PRECONDITION if it fails; INVALID_ARGUMENT for a non-positive or
 // non-finite c₁, C, ρ or θ, or zero B_i, N or V_i.
-Status CheckPpThetaCondition(Real curvature_bound, Real loss_weight,
-                             uint64_t samples, Real reg_weight, uint32_t nodes,
-                             Real theta, uint32_t degree);
+Status CheckPpThetaCondition(double curvature_bound, double loss_weight,
+                             uint64_t samples, double reg_weight,
+                             uint32_t nodes, double theta, uint32_t degree);
 
 // One iteration's cost C(1.4c₁ + α)/(η V_i B_i). INVALID_ARGUMENT for
 // invalid constants or a non-positive or non-finite η or α (α = 0 is no
 // noise: no finite bound).
-Result<Real> PpIterationCost(const PpNodeConstants& node, Real eta, Real alpha);
+Result<double> PpIterationCost(const PpNodeConstants& node, double eta,
+                               double alpha);
 
 // Closed form for geometric schedules η(t) = η₁q₁^{t−1}, α(t) = α₁q₂^{t−1}
 // (no cap on η), t = 1..T:
@@ -62,12 +63,13 @@ Result<Real> PpIterationCost(const PpNodeConstants& node, Real eta, Real alpha);
 //   G(r, T) = Σ_{k<T} r^k = (1 − r^T)/(1 − r), T if r = 1.
 // INVALID_ARGUMENT for invalid constants or non-positive or non-finite η₁,
 // q₁, α₁, q₂. 0 for T = 0.
-Result<Real> PpGeometricLoss(const PpNodeConstants& node, Real eta1, Real q1,
-                             Real alpha1, Real q2, uint32_t iterations);
+Result<double> PpGeometricLoss(const PpNodeConstants& node, double eta1,
+                               double q1, double alpha1, double q2,
+                               uint32_t iterations);
 
 // max_i P_i over the nodes' final losses. INVALID_ARGUMENT if empty or any
 // loss is negative or NaN (+inf is allowed and is the max).
-Result<Real> PpNetworkLoss(Span<const Real> node_losses);
+Result<double> PpNetworkLoss(Span<const double> node_losses);
 
 class PenaltyPerturbationAccountant {
  public:
@@ -76,13 +78,13 @@ class PenaltyPerturbationAccountant {
   // The constants of a step configuration: C = params.loss_weight,
   // V_i = params.degree, with the loss's c₁ and B_i. INVALID_ARGUMENT or
   // FAILED_PRECONDITION as params.Validate(curvature_bound, samples).
-  Status Init(const PenaltyPerturbationParams& params, Real curvature_bound,
+  Status Init(const PenaltyPerturbationParams& params, double curvature_bound,
               uint64_t samples);
 
   // Adds one iteration at penalty η and noise α. FAILED_PRECONDITION before
   // Init; INVALID_ARGUMENT as PpIterationCost or if the sum would overflow;
   // OUT_OF_RANGE if the iteration counter is saturated. Unchanged on error.
-  Status Charge(Real eta, Real alpha);
+  Status Charge(double eta, double alpha);
   // Adds iteration t ≥ 1 of a step schedule: η = params.Eta(t),
   // α = params.Alpha(t). FAILED_PRECONDITION if params.add_noise is false
   // (a noiseless step has no finite bound) or before Init; INVALID_ARGUMENT
@@ -92,22 +94,22 @@ class PenaltyPerturbationAccountant {
   // Whether one more Charge(eta, alpha) would take P_i strictly above
   // `budget` (a device-side cap β_max). INVALID_ARGUMENT as Charge or for a
   // negative or NaN budget.
-  Result<bool> WouldExceed(Real eta, Real alpha, Real budget) const;
+  Result<bool> WouldExceed(double eta, double alpha, double budget) const;
 
   // P_i(t): the pure-DP loss so far (0 before any charge).
-  Real loss() const { return loss_; }
+  double loss() const { return loss_; }
   uint32_t iterations() const { return iterations_; }
 
   // Replaces the sum by a persisted one. INVALID_ARGUMENT (unchanged) unless
   // loss is finite and non-negative, and 0 iff iterations is 0;
   // FAILED_PRECONDITION before Init.
-  Status Restore(uint32_t iterations, Real loss);
+  Status Restore(uint32_t iterations, double loss);
 
  private:
   bool initialized_ = false;
   PpNodeConstants node_;
   uint32_t iterations_ = 0;
-  Real loss_ = 0;
+  double loss_ = 0;
 };
 
 }  // namespace edgeadmm

@@ -42,43 +42,43 @@ enum class PenaltyMode : uint8_t {
 // A device's private schedules (the fields of PenaltyPerturbationParams
 // that never leave it): η_i(t) = min(η₁q₁^{t−1}, η_max), α_i(t) = α₁q₂^{t−1}.
 struct PenaltySchedule {
-  Real eta1 = 0.5;          // η_i(1) ≥ θ
-  Real eta_growth = 1.0;    // q₁ ≥ 1
-  Real eta_max = 1e6;       // cap on η
-  Real alpha1 = 3.0;        // α_i(1) > 0
-  Real alpha_growth = 1.0;  // q₂ > 0
+  double eta1 = 0.5;          // η_i(1) ≥ θ
+  double eta_growth = 1.0;    // q₁ ≥ 1
+  double eta_max = 1e6;       // cap on η
+  double alpha1 = 3.0;        // α_i(1) > 0
+  double alpha_growth = 1.0;  // q₂ > 0
   // β_max ≥ 0: the device refuses (RESOURCE_EXHAUSTED) a job whose
   // P_i(T) under this schedule would exceed it; +inf: no cap.
-  Real max_loss = std::numeric_limits<Real>::infinity();
+  double max_loss = std::numeric_limits<double>::infinity();
 };
 
 struct PenaltyPerturbationParams {
-  Real loss_weight = 1.0;   // C ∈ (0, B_i]
-  Real reg_weight = 1.0;    // ρ > 0 (weight of ½||f||² in the ERM objective)
+  double loss_weight = 1.0;  // C ∈ (0, B_i]
+  double reg_weight = 1.0;  // ρ > 0 (weight of ½||f||² in the ERM objective)
   uint32_t nodes = 1;       // N
   uint32_t degree = 1;      // V_i ≥ 1
-  Real theta = 0.5;         // dual step θ > 0
-  Real eta1 = 0.5;          // η_i(1) ≥ θ
-  Real eta_growth = 1.0;    // q₁ ≥ 1 (non-decreasing penalty)
-  Real eta_max = 1e6;       // cap on η (geometric growth is unbounded)
-  Real alpha1 = 3.0;        // α_i(1) > 0
-  Real alpha_growth = 1.0;  // q₂ > 0
-  bool add_noise = true;    // false: the non-private M-ADMM step
+  double theta = 0.5;       // dual step θ > 0
+  double eta1 = 0.5;        // η_i(1) ≥ θ
+  double eta_growth = 1.0;  // q₁ ≥ 1 (non-decreasing penalty)
+  double eta_max = 1e6;     // cap on η (geometric growth is unbounded)
+  double alpha1 = 3.0;      // α_i(1) > 0
+  double alpha_growth = 1.0;  // q₂ > 0
+  bool add_noise = true;      // false: the non-private M-ADMM step
   PenaltyMode mode = PenaltyMode::kPenaltyPerturbation;
 
   // INVALID_ARGUMENT for out-of-range values; FAILED_PRECONDITION if the
   // privacy condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) fails for this device
   // (c₁ = the loss's curvature bound, B_i = `samples`).
-  Status Validate(Real curvature_bound, size_t samples) const;
-  Real Eta(uint32_t t) const;    // η_i(t), t ≥ 1 (θ in DVP mode)
-  Real Alpha(uint32_t t) const;  // α_i(t), t ≥ 1
+  Status Validate(double curvature_bound, size_t samples) const;
+  double Eta(uint32_t t) const;    // η_i(t), t ≥ 1 (θ in DVP mode)
+  double Alpha(uint32_t t) const;  // α_i(t), t ≥ 1
 };
 
 struct PenaltyPerturbationReport {
   ProxReport prox;
-  Real eta = 0;         // η_i(t+1) used
-  Real alpha = 0;       // α_i(t+1) used (0 without noise)
-  Real noise_norm = 0;  // ||ε||
+  double eta = 0;         // η_i(t+1) used
+  double alpha = 0;       // α_i(t+1) used (0 without noise)
+  double noise_norm = 0;  // ||ε||
 };
 
 class PenaltyPerturbationStep {
@@ -122,7 +122,7 @@ class PenaltyPerturbationStep {
 
   DatasetView data_;
   bool initialized_ = false;
-  Real curvature_bound_ = 0;
+  double curvature_bound_ = 0;
   ProxSolver solver_;
   Span<Real> v_;
   Span<Real> noise_;

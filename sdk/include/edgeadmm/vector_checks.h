@@ -23,6 +23,10 @@ inline bool IsFiniteVector(Span<const Real> v, size_t dim) {
 }
 
 // True if x is finite and strictly positive.
-inline bool IsPositive(Real x) { return std::isfinite(x) && x > 0; }
+// For Real and for the privacy parameters held in double (real.h).
+template <typename T>
+inline bool IsPositive(T x) {
+  return std::isfinite(x) && x > 0;
+}
 
 }  // namespace edgeadmm

@@ -183,7 +183,7 @@ edgeadmm_wire_Update DeviceClient::UpdateHeader(
   update.dimension = static_cast<uint32_t>(length);
   update.has_ledger = true;
   update.ledger.participations = trainer.state().ledger.participations();
-  const Result<Real> epsilon = trainer.LocalEpsilon();
+  const Result<double> epsilon = trainer.LocalEpsilon();
   // +inf (above the ledger's cap) goes out as the largest finite value the
   // wire carries: never as 0, which would read as "nothing spent".
   update.ledger.epsilon = !epsilon.ok() ? 0.0

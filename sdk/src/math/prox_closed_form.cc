@@ -7,6 +7,7 @@
 #include "edgeadmm/config.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/prox_solver.h"
+#include "edgeadmm/prox_tolerance.h"
 #include "span_map.h"
 #include "vector_ops.h"
 
@@ -101,8 +102,7 @@ Result<ProxReport> ProxSolver::SolveClosedForm(Span<const Real> v, Real s,
   // (AᵀA/m + I/s)x = Aᵀb/m + v/s.
   AsVector(x) = AsVector(atb_) + AsVector(v) / s;
   ApplyInverse(x);
-  const Real tolerance =
-      Real{EDGEADMM_CFG_NEWTON_TOLERANCE} * ResidualScale(v, s);
+  const Real tolerance = internal::ProxTolerance() * ResidualScale(v, s);
   ProxReport report{1, KktResidual(v, s, x), false};
   // grad_ = M·x − rhs exactly, so x ← x − M⁻¹·grad_ refines the solution.
   while (report.kkt_residual > tolerance &&

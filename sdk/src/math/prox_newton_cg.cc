@@ -7,6 +7,7 @@
 
 #include "edgeadmm/config.h"
 #include "edgeadmm/prox_solver.h"
+#include "edgeadmm/prox_tolerance.h"
 #include "vector_ops.h"
 
 namespace edgeadmm {
@@ -15,7 +16,7 @@ namespace {
 using internal::Axpy;
 using internal::Dot;
 
-constexpr Real kArmijo = 1e-4;
+constexpr Real kArmijo = ToReal(1e-4);
 constexpr int kMaxBacktracks = 50;
 
 }  // namespace
@@ -133,7 +134,7 @@ Real ProxSolver::LineSearch(Span<const Real> v, Real s, Span<const Real> x,
 Result<ProxReport> ProxSolver::SolveNewtonCg(Span<const Real> v, Real s,
                                              Span<Real> x) {
   const Real scale = ResidualScale(v, s);
-  const Real tolerance = Real{EDGEADMM_CFG_NEWTON_TOLERANCE} * scale;
+  const Real tolerance = internal::ProxTolerance() * scale;
   ProxReport report{0, 0, false};
   for (;;) {
     const Real value = NewtonPass(v, s, x);

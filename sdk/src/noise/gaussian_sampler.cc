@@ -9,9 +9,9 @@
 namespace edgeadmm {
 namespace {
 
-constexpr Real kTwoPi = 6.283185307179586476925286766559;
+constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-static_assert(std::numeric_limits<Real>::is_iec559 && sizeof(Real) == 8,
+static_assert(std::numeric_limits<double>::is_iec559 && sizeof(double) == 8,
               "Uniform01 builds IEEE-754 binary64 bit patterns");
 
 // Leading zero bits of a non-zero word.
@@ -41,7 +41,7 @@ Result<uint64_t> GaussianSampler::NextWord() {
   return word;
 }
 
-Result<Real> GaussianSampler::Uniform01() {
+Result<double> GaussianSampler::Uniform01() {
   // U = 2^-(e+1)·(1 + m·2^-52): e = leading zero bits of the word stream
   // (geometric), m = the 52 bits after the first one bit (see the header).
   while (true) {
@@ -64,22 +64,22 @@ Result<Real> GaussianSampler::Uniform01() {
     }
     // Biased exponent of 2^-(e+1) is 1022 − e ∈ [1, 1022]: a normal double.
     const uint64_t bits = (static_cast<uint64_t>(1022 - e) << 52) | mantissa;
-    Real u;
+    double u;
     std::memcpy(&u, &bits, sizeof(u));
     return u;
   }
 }
 
-Result<Real> GaussianSampler::Standard() {
+Result<double> GaussianSampler::Standard() {
   if (has_spare_) {
     has_spare_ = false;
     return spare_;
   }
   // Box–Muller: (R cos θ, R sin θ), R = sqrt(−2 ln U1), θ = 2π U2.
-  EDGEADMM_TRY_ASSIGN(const Real u1, Uniform01());
-  EDGEADMM_TRY_ASSIGN(const Real u2, Uniform01());
-  const Real radius = std::sqrt(-2.0 * std::log(u1));
-  const Real angle = kTwoPi * u2;
+  EDGEADMM_TRY_ASSIGN(const double u1, Uniform01());
+  EDGEADMM_TRY_ASSIGN(const double u2, Uniform01());
+  const double radius = std::sqrt(-2.0 * std::log(u1));
+  const double angle = kTwoPi * u2;
   spare_ = radius * std::sin(angle);
   has_spare_ = true;
   return radius * std::cos(angle);
@@ -97,9 +97,11 @@ Status GaussianSampler::AddNoise(Real stddev, Span<Real> v) {
   // for the SDK library itself.
   return Status::Ok();
 #endif
+  const double sd = static_cast<double>(stddev);
   for (Real& x : v) {
-    EDGEADMM_TRY_ASSIGN(const Real z, Standard());
-    x += stddev * z;
+    EDGEADMM_TRY_ASSIGN(const double z, Standard());
+    // In double, rounded once to Real (see the header).
+    x = static_cast<Real>(static_cast<double>(x) + sd * z);
   }
   return Status::Ok();
 }

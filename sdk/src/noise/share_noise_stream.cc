@@ -86,8 +86,13 @@ Status ShareNoiseStream::AddNoise(ConstByteSpan key, Real sigma,
     // Draws of the chunk's rows before `row` are discarded: row i always
     // takes draw i mod kChunkRows of its chunk.
     for (size_t r = chunk * kChunkRows; r < chunk_end; ++r) {
-      EDGEADMM_TRY_ASSIGN(const Real n, sampler.Standard());
-      if (r >= row) out[r - first_row] += sigma * n;
+      // Drawn in double, rounded once to Real (gaussian_sampler.h).
+      EDGEADMM_TRY_ASSIGN(const double n, sampler.Standard());
+      if (r >= row) {
+        Real& x = out[r - first_row];
+        x = static_cast<Real>(static_cast<double>(x) +
+                              static_cast<double>(sigma) * n);
+      }
     }
     row = chunk_end;
   }

@@ -6,31 +6,31 @@
 namespace edgeadmm {
 namespace {
 
-bool IsPositiveFinite(Real x) { return x > 0 && std::isfinite(x); }
-bool IsValidDelta(Real delta) { return delta > 0 && delta < 1; }
+bool IsPositiveFinite(double x) { return x > 0 && std::isfinite(x); }
+bool IsValidDelta(double delta) { return delta > 0 && delta < 1; }
 
 // Above the cap the sampler's floor is no longer negligible (header).
-bool IsReportable(Real epsilon) {
+bool IsReportable(double epsilon) {
   return epsilon <= DevicePrivacyLedger::kMaxReportableEpsilon;
 }
 
 }  // namespace
 
-const Real DevicePrivacyLedger::kOrders[kOrderCount] = {
+const double DevicePrivacyLedger::kOrders[kOrderCount] = {
     1.1, 1.25, 1.5, 1.75, 2,  3,  4,  5,  6,  7,  8,  9,   10, 11,
     12,  13,   14,  15,   16, 17, 18, 19, 20, 21, 22, 23,  24, 25,
     26,  27,   28,  29,   30, 31, 32, 33, 34, 35, 36, 37,  38, 39,
     40,  41,   42,  43,   44, 45, 46, 47, 48, 49, 50, 51,  52, 53,
     54,  55,   56,  57,   58, 59, 60, 61, 62, 63, 64, 128, 256};
 
-Status DevicePrivacyLedger::Charge(Real sensitivity, Real noise_std) {
+Status DevicePrivacyLedger::Charge(double sensitivity, double noise_std) {
   if (!IsPositiveFinite(sensitivity) || !IsPositiveFinite(noise_std)) {
     return Status::InvalidArgument();
   }
   if (participations_ == UINT32_MAX) return Status::OutOfRange();
   // Gaussian mechanism: RDP(α) = α·Δ²/(2s²) (Mironov 2017, Prop. 7).
-  const Real ratio = sensitivity / noise_std;
-  const Real per_order = ratio * ratio / 2;
+  const double ratio = sensitivity / noise_std;
+  const double per_order = ratio * ratio / 2;
   if (!std::isfinite(per_order) ||
       !std::isfinite(rdp_[kOrderCount - 1] +
                      kOrders[kOrderCount - 1] * per_order)) {
@@ -56,54 +56,55 @@ Status DevicePrivacyLedger::Compose(const DevicePrivacyLedger& other) {
   return Status::Ok();
 }
 
-Real DevicePrivacyLedger::EpsilonWithExtra(Real extra_per_order,
-                                           Real delta) const {
+double DevicePrivacyLedger::EpsilonWithExtra(double extra_per_order,
+                                             double delta) const {
   // Improved conversion (Canonne, Kamath, Steinke 2020, Prop. 12),
   // minimised over the grid.
-  const Real log_delta = std::log(delta);
-  Real best = INFINITY;
+  const double log_delta = std::log(delta);
+  double best = INFINITY;
   for (size_t i = 0; i < kOrderCount; ++i) {
-    const Real alpha = kOrders[i];
-    const Real epsilon = (rdp_[i] + alpha * extra_per_order) +
-                         std::log1p(-1 / alpha) -
-                         (log_delta + std::log(alpha)) / (alpha - 1);
+    const double alpha = kOrders[i];
+    const double epsilon = (rdp_[i] + alpha * extra_per_order) +
+                           std::log1p(-1 / alpha) -
+                           (log_delta + std::log(alpha)) / (alpha - 1);
     if (epsilon < best) best = epsilon;
   }
   return best;
 }
 
-Result<Real> DevicePrivacyLedger::Epsilon(Real delta) const {
+Result<double> DevicePrivacyLedger::Epsilon(double delta) const {
   if (!IsValidDelta(delta)) return Status::InvalidArgument();
-  if (participations_ == 0) return Real{0};
-  const Real epsilon = EpsilonWithExtra(0, delta);
+  if (participations_ == 0) return double{0};
+  const double epsilon = EpsilonWithExtra(0, delta);
   return IsReportable(epsilon) ? epsilon
-                               : std::numeric_limits<Real>::infinity();
+                               : std::numeric_limits<double>::infinity();
 }
 
-Result<bool> DevicePrivacyLedger::WouldExceed(Real sensitivity, Real noise_std,
-                                              Real epsilon_budget,
-                                              Real delta) const {
+Result<bool> DevicePrivacyLedger::WouldExceed(double sensitivity,
+                                              double noise_std,
+                                              double epsilon_budget,
+                                              double delta) const {
   if (!IsPositiveFinite(sensitivity) || !IsPositiveFinite(noise_std) ||
       !IsValidDelta(delta) || !(epsilon_budget >= 0)) {
     return Status::InvalidArgument();
   }
-  const Real ratio = sensitivity / noise_std;
-  const Real per_order = ratio * ratio / 2;
+  const double ratio = sensitivity / noise_std;
+  const double per_order = ratio * ratio / 2;
   // Same arithmetic as Charge followed by Epsilon, so the answer flips
   // exactly at the ε that charge would produce.
   // Above the cap ε counts as +inf: it exceeds every finite budget, and
   // only a budget of +inf (no guarantee asked for) accepts the round.
-  const Real epsilon = EpsilonWithExtra(per_order, delta);
-  const Real capped =
-      IsReportable(epsilon) ? epsilon : std::numeric_limits<Real>::infinity();
+  const double epsilon = EpsilonWithExtra(per_order, delta);
+  const double capped =
+      IsReportable(epsilon) ? epsilon : std::numeric_limits<double>::infinity();
   return capped > epsilon_budget;
 }
 
 Status DevicePrivacyLedger::Restore(uint32_t participations,
-                                    Span<const Real> rdp) {
+                                    Span<const double> rdp) {
   if (rdp.size() != kOrderCount) return Status::InvalidArgument();
-  Real previous = 0;
-  for (const Real value : rdp) {
+  double previous = 0;
+  for (const double value : rdp) {
     if (!std::isfinite(value) || value < previous) {
       return Status::InvalidArgument();
     }

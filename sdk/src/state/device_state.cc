@@ -39,8 +39,11 @@ class BlobWriter {
       data_[offset_++] = static_cast<std::byte>((value >> (8 * i)) & 0xFFu);
     }
   }
+  // Reals are stored as binary64 whatever Real is, so a blob is the same
+  // format on every target (a float widens exactly).
   void PutReals(Span<const Real> values) {
-    for (const Real v : values) {
+    for (const Real r : values) {
+      const double v = static_cast<double>(r);
       uint64_t bits = 0;
       std::memcpy(&bits, &v, sizeof(bits));
       Put(bits, 8);
@@ -70,9 +73,9 @@ class BlobReader {
     }
     return value;
   }
-  Real GetReal() {
+  double GetReal() {
     const uint64_t bits = Get(8);
-    Real value = 0;
+    double value = 0;
     std::memcpy(&value, &bits, sizeof(value));
     return value;
   }
@@ -85,7 +88,7 @@ class BlobReader {
     return finite;
   }
   void ReadReals(Span<Real> out) {
-    for (Real& v : out) v = GetReal();
+    for (Real& v : out) v = static_cast<Real>(GetReal());
   }
   size_t offset() const { return offset_; }
   void Seek(size_t offset) { offset_ = offset; }

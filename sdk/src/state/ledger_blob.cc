@@ -26,7 +26,7 @@ uint64_t GetLe(const std::byte* in, size_t bytes) {
 }  // namespace
 
 void WriteLedgerBlob(const DevicePrivacyLedger& ledger, std::byte* out) {
-  static_assert(sizeof(Real) == 8, "Real is binary64");
+  static_assert(sizeof(double) == 8, "the ledger stores binary64");
   PutLe(ledger.participations(), 4, out);
   PutLe(kOrderCount, 4, out + 4);
   for (size_t i = 0; i < kOrderCount; ++i) {
@@ -38,13 +38,14 @@ void WriteLedgerBlob(const DevicePrivacyLedger& ledger, std::byte* out) {
 
 Status ReadLedgerBlob(const std::byte* in, DevicePrivacyLedger& ledger) {
   if (GetLe(in + 4, 4) != kOrderCount) return Status::DataLoss();
-  Real rdp[kOrderCount];
+  double rdp[kOrderCount];
   for (size_t i = 0; i < kOrderCount; ++i) {
     const uint64_t bits = GetLe(in + 8 + 8 * i, 8);
     std::memcpy(&rdp[i], &bits, sizeof(bits));
   }
   const uint32_t participations = static_cast<uint32_t>(GetLe(in, 4));
-  return ledger.Restore(participations, Span<const Real>(rdp, kOrderCount)).ok()
+  return ledger.Restore(participations, Span<const double>(rdp, kOrderCount))
+                 .ok()
              ? Status::Ok()
              : Status::DataLoss();
 }

@@ -10,10 +10,10 @@ Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
   const edgeadmm_wire_RoundTask& h = task.header;
   const edgeadmm_wire_DpSgdParams& d = h.params.dp_sgd;
   DpSgdParams params;
-  params.learning_rate = d.learning_rate;
+  params.learning_rate = ToReal(d.learning_rate);
   params.local_steps = d.local_steps;
-  params.clip = d.clip;
-  params.sigma = DeviceAddsNoise(h) ? d.sigma : 0.0;
+  params.clip = ToRealDown(d.clip);  // directed: real.h
+  params.sigma = DeviceAddsNoise(h) ? ToRealUp(d.sigma) : Real{0};
   return trainer.RunDpSgd(params, h.round_id, task.model, upload).status();
 }
 

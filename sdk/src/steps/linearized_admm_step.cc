@@ -7,7 +7,8 @@
 
 namespace edgeadmm {
 namespace {
-Real GaussianFactor(Real epsilon, Real delta) {
+// Privacy scalars in double (real.h).
+double GaussianFactor(double epsilon, double delta) {
   return std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
 }
 }  // namespace
@@ -31,9 +32,10 @@ Real LinearizedAdmmParams::StepSize(uint32_t k, size_t m) const {
   if (schedule == LinearizedSchedule::kConvex) {
     return dw / ((s1 + reg_weight * s2 / n) * std::sqrt(2 * k1));
   }
-  const Real privacy_term = 2 * s1 *
-                            std::sqrt(4 * k1 * std::log(1.25 / delta)) /
-                            (static_cast<Real>(m) * epsilon * dw);
+  const Real privacy_term =
+      ToReal(2 * static_cast<double>(s1) *
+             std::sqrt(4 * static_cast<double>(k1) * std::log(1.25 / delta)) /
+             (static_cast<double>(m) * epsilon * static_cast<double>(dw)));
   return 1 / (s3 + reg_weight * s4 / n + privacy_term);
 }
 
@@ -46,7 +48,7 @@ Real LinearizedAdmmParams::DeviceSensitivity(uint32_t k, size_t m) const {
 }
 
 Real LinearizedAdmmParams::NoiseStd(uint32_t k, size_t m) const {
-  return Sensitivity(k, m) * GaussianFactor(epsilon, delta);
+  return Sensitivity(k, m) * ToReal(GaussianFactor(epsilon, delta));
 }
 
 Status LinearizedAdmmStep::Init(Workspace& ws, const DatasetView& data,

@@ -21,27 +21,27 @@ Status RunLinearizedAdmmTask(const TaskInput& task, LocalTrainer& trainer,
   // clip would make the sensitivity the aggregator charges wrong.
   if (d.clip != 0 && d.clip != d.s1) return Status::InvalidArgument();
   LinearizedAdmmParams params;
-  params.rho = d.rho;
-  params.reg_weight = d.reg_weight;
+  params.rho = ToReal(d.rho);
+  params.reg_weight = ToReal(d.reg_weight);
   params.providers = d.num_devices;
   params.schedule =
       d.schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX
           ? LinearizedSchedule::kConvex
           : LinearizedSchedule::kSmooth;
-  params.dw = d.d_w;
-  params.s1 = d.s1;
-  params.s2 = d.s2;
-  params.s3 = d.s3;
-  params.s4 = d.s4;
+  params.dw = ToReal(d.d_w);
+  params.s1 = ToReal(d.s1);
+  params.s2 = ToReal(d.s2);
+  params.s3 = ToReal(d.s3);
+  params.s4 = ToReal(d.s4);
   params.epsilon = d.epsilon;
   params.delta = d.delta;
   params.add_noise = !d.noiseless && DeviceAddsNoise(h);
   if (h.regularizer == edgeadmm_wire_Regularizer_REGULARIZER_L1) {
     params.regularizer.kind = RegularizerKind::kL1;
-    params.regularizer.l1 = h.regularizer_weight;
+    params.regularizer.l1 = ToReal(h.regularizer_weight);
   } else if (h.regularizer == edgeadmm_wire_Regularizer_REGULARIZER_L2) {
     params.regularizer.kind = RegularizerKind::kL2;
-    params.regularizer.l2 = h.regularizer_weight;
+    params.regularizer.l2 = ToReal(h.regularizer_weight);
   }
   if (trainer.state().local_iteration > 0) {
     EDGEADMM_TRY(trainer.ApplyLinearizedDual(params.rho, task.model));  // (3d)

@@ -98,8 +98,8 @@ Status LocalTrainer::CheckRound(AlgorithmKind algorithm, uint64_t round) const {
   return Status::Ok();
 }
 
-Status LocalTrainer::CheckBudget(bool accounted, Real sensitivity,
-                                 Real noise_std) const {
+Status LocalTrainer::CheckBudget(bool accounted, double sensitivity,
+                                 double noise_std) const {
   if (!accounted) {
     return allow_unaccounted_ ? Status::Ok() : Status::FailedPrecondition();
   }
@@ -117,8 +117,8 @@ Status LocalTrainer::CheckBudget(bool accounted, Real sensitivity,
   return exceed_lifetime ? Status::ResourceExhausted() : Status::Ok();
 }
 
-Status LocalTrainer::FinishStep(bool accounted, Real sensitivity,
-                                Real noise_std, uint64_t round) {
+Status LocalTrainer::FinishStep(bool accounted, double sensitivity,
+                                double noise_std, uint64_t round) {
   if (accounted) EDGEADMM_TRY(state_.ledger.Charge(sensitivity, noise_std));
   state_.last_round = round;
   ++state_.local_iteration;

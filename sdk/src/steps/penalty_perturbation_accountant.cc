@@ -9,68 +9,70 @@ namespace edgeadmm {
 namespace {
 
 // G(r, T) = Σ_{k<T} r^k, stable near r = 1: −expm1(T ln r)/(1 − r).
-Real GeometricSum(Real r, uint32_t terms) {
-  if (r == 1) return static_cast<Real>(terms);
-  const Real log_r = std::log(r);
-  return -std::expm1(static_cast<Real>(terms) * log_r) / -std::expm1(log_r);
+double GeometricSum(double r, uint32_t terms) {
+  if (r == 1) return static_cast<double>(terms);
+  const double log_r = std::log(r);
+  return -std::expm1(static_cast<double>(terms) * log_r) / -std::expm1(log_r);
 }
 
 }  // namespace
 
 Status PpNodeConstants::Validate() const {
   if (!IsPositive(loss_weight) || !IsPositive(curvature_bound) || degree == 0 ||
-      samples == 0 || loss_weight > static_cast<Real>(samples)) {
+      samples == 0 || loss_weight > static_cast<double>(samples)) {
     return Status::InvalidArgument();
   }
   return Status::Ok();
 }
 
-Status CheckPpThetaCondition(Real curvature_bound, Real loss_weight,
-                             uint64_t samples, Real reg_weight, uint32_t nodes,
-                             Real theta, uint32_t degree) {
+Status CheckPpThetaCondition(double curvature_bound, double loss_weight,
+                             uint64_t samples, double reg_weight,
+                             uint32_t nodes, double theta, uint32_t degree) {
   if (!IsPositive(curvature_bound) || !IsPositive(loss_weight) ||
       !IsPositive(reg_weight) || !IsPositive(theta) || samples == 0 ||
       nodes == 0 || degree == 0) {
     return Status::InvalidArgument();
   }
-  const Real rhs = (static_cast<Real>(samples) / loss_weight) *
-                   (reg_weight / nodes + 2 * theta * degree);
+  const double rhs = (static_cast<double>(samples) / loss_weight) *
+                     (reg_weight / nodes + 2 * theta * degree);
   if (!(2 * curvature_bound < rhs)) return Status::FailedPrecondition();
   return Status::Ok();
 }
 
-Result<Real> PpIterationCost(const PpNodeConstants& node, Real eta,
-                             Real alpha) {
+Result<double> PpIterationCost(const PpNodeConstants& node, double eta,
+                               double alpha) {
   EDGEADMM_TRY(node.Validate());
   if (!IsPositive(eta) || !IsPositive(alpha)) return Status::InvalidArgument();
-  const Real cost =
-      node.loss_weight * (kPpJacobianConstant * node.curvature_bound + alpha) /
-      (eta * static_cast<Real>(node.degree) * static_cast<Real>(node.samples));
+  const double cost = node.loss_weight *
+                      (kPpJacobianConstant * node.curvature_bound + alpha) /
+                      (eta * static_cast<double>(node.degree) *
+                       static_cast<double>(node.samples));
   if (!std::isfinite(cost)) return Status::InvalidArgument();
   return cost;
 }
 
-Result<Real> PpGeometricLoss(const PpNodeConstants& node, Real eta1, Real q1,
-                             Real alpha1, Real q2, uint32_t iterations) {
+Result<double> PpGeometricLoss(const PpNodeConstants& node, double eta1,
+                               double q1, double alpha1, double q2,
+                               uint32_t iterations) {
   EDGEADMM_TRY(node.Validate());
   if (!IsPositive(eta1) || !IsPositive(q1) || !IsPositive(alpha1) ||
       !IsPositive(q2)) {
     return Status::InvalidArgument();
   }
-  const Real scale =
-      node.loss_weight /
-      (static_cast<Real>(node.degree) * static_cast<Real>(node.samples) * eta1);
-  const Real loss = scale * (kPpJacobianConstant * node.curvature_bound *
-                                 GeometricSum(1 / q1, iterations) +
-                             alpha1 * GeometricSum(q2 / q1, iterations));
+  const double scale =
+      node.loss_weight / (static_cast<double>(node.degree) *
+                          static_cast<double>(node.samples) * eta1);
+  const double loss = scale * (kPpJacobianConstant * node.curvature_bound *
+                                   GeometricSum(1 / q1, iterations) +
+                               alpha1 * GeometricSum(q2 / q1, iterations));
   if (std::isnan(loss)) return Status::InvalidArgument();
   return loss;
 }
 
-Result<Real> PpNetworkLoss(Span<const Real> node_losses) {
+Result<double> PpNetworkLoss(Span<const double> node_losses) {
   if (node_losses.size() == 0) return Status::InvalidArgument();
-  Real worst = 0;
-  for (const Real p : node_losses) {
+  double worst = 0;
+  for (const double p : node_losses) {
     if (std::isnan(p) || p < 0) return Status::InvalidArgument();
     if (p > worst) worst = p;
   }
@@ -87,7 +89,7 @@ Status PenaltyPerturbationAccountant::Init(const PpNodeConstants& node) {
 }
 
 Status PenaltyPerturbationAccountant::Init(
-    const PenaltyPerturbationParams& params, Real curvature_bound,
+    const PenaltyPerturbationParams& params, double curvature_bound,
     uint64_t samples) {
   EDGEADMM_TRY(params.Validate(curvature_bound, static_cast<size_t>(samples)));
   PpNodeConstants node;
@@ -98,13 +100,13 @@ Status PenaltyPerturbationAccountant::Init(
   return Init(node);
 }
 
-Status PenaltyPerturbationAccountant::Charge(Real eta, Real alpha) {
+Status PenaltyPerturbationAccountant::Charge(double eta, double alpha) {
   if (!initialized_) return Status::FailedPrecondition();
-  EDGEADMM_TRY_ASSIGN(const Real cost, PpIterationCost(node_, eta, alpha));
+  EDGEADMM_TRY_ASSIGN(const double cost, PpIterationCost(node_, eta, alpha));
   if (iterations_ == std::numeric_limits<uint32_t>::max()) {
     return Status::OutOfRange();
   }
-  const Real sum = loss_ + cost;
+  const double sum = loss_ + cost;
   if (!std::isfinite(sum)) return Status::InvalidArgument();
   loss_ = sum;
   ++iterations_;
@@ -118,15 +120,17 @@ Status PenaltyPerturbationAccountant::Charge(
   return Charge(params.Eta(t), params.Alpha(t));
 }
 
-Result<bool> PenaltyPerturbationAccountant::WouldExceed(Real eta, Real alpha,
-                                                        Real budget) const {
+Result<bool> PenaltyPerturbationAccountant::WouldExceed(double eta,
+                                                        double alpha,
+                                                        double budget) const {
   if (!initialized_) return Status::FailedPrecondition();
   if (std::isnan(budget) || budget < 0) return Status::InvalidArgument();
-  EDGEADMM_TRY_ASSIGN(const Real cost, PpIterationCost(node_, eta, alpha));
+  EDGEADMM_TRY_ASSIGN(const double cost, PpIterationCost(node_, eta, alpha));
   return loss_ + cost > budget;
 }
 
-Status PenaltyPerturbationAccountant::Restore(uint32_t iterations, Real loss) {
+Status PenaltyPerturbationAccountant::Restore(uint32_t iterations,
+                                              double loss) {
   if (!initialized_) return Status::FailedPrecondition();
   if (!std::isfinite(loss) || loss < 0 || ((iterations == 0) != (loss == 0))) {
     return Status::InvalidArgument();

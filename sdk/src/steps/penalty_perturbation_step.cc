@@ -9,9 +9,9 @@
 
 namespace edgeadmm {
 
-Status PenaltyPerturbationParams::Validate(Real curvature_bound,
+Status PenaltyPerturbationParams::Validate(double curvature_bound,
                                            size_t samples) const {
-  if (!IsPositive(loss_weight) || loss_weight > static_cast<Real>(samples) ||
+  if (!IsPositive(loss_weight) || loss_weight > static_cast<double>(samples) ||
       !IsPositive(reg_weight) || nodes == 0 || degree == 0 ||
       !IsPositive(theta) || !IsPositive(eta1) || eta1 < theta ||
       !std::isfinite(eta_growth) || eta_growth < 1 || !IsPositive(eta_max) ||
@@ -26,14 +26,14 @@ Status PenaltyPerturbationParams::Validate(Real curvature_bound,
                                reg_weight, nodes, theta, degree);
 }
 
-Real PenaltyPerturbationParams::Eta(uint32_t t) const {
+double PenaltyPerturbationParams::Eta(uint32_t t) const {
   if (mode == PenaltyMode::kDualVariablePerturbation) return theta;
-  const Real grown = eta1 * std::pow(eta_growth, static_cast<Real>(t) - 1);
+  const double grown = eta1 * std::pow(eta_growth, static_cast<double>(t) - 1);
   return std::min(grown, eta_max);
 }
 
-Real PenaltyPerturbationParams::Alpha(uint32_t t) const {
-  return alpha1 * std::pow(alpha_growth, static_cast<Real>(t) - 1);
+double PenaltyPerturbationParams::Alpha(uint32_t t) const {
+  return alpha1 * std::pow(alpha_growth, static_cast<double>(t) - 1);
 }
 
 Status PenaltyPerturbationStep::Init(Workspace& ws, const DatasetView& data,
@@ -74,21 +74,24 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
   if (params.add_noise) {
     report.alpha = params.Alpha(t + 1);
     EDGEADMM_TRY(SampleNormGammaNoise(noise, report.alpha, noise_));
-    report.noise_norm = eps.norm();
+    report.noise_norm = static_cast<double>(eps.norm());
   }
 
   // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v).
-  const Real deg = static_cast<Real>(params.degree);
-  const Real s = 1 / (params.reg_weight / params.nodes + 2 * report.eta * deg);
+  // Scalars in double, rounded once to Real for the vector work.
+  const double deg_d = static_cast<double>(params.degree);
+  const Real deg = ToReal(deg_d);
+  const Real s =
+      ToReal(1 / (params.reg_weight / params.nodes + 2 * report.eta * deg_d));
+  const Real eta = ToReal(report.eta);
   VectorMap v(v_.data(), d);
-  v.noalias() =
-      s * (report.eta * (deg * ConstVectorMap(f.data(), d) +
-                         ConstVectorMap(neighbour_sum.data(), d)) -
-           2 * ConstVectorMap(dual.data(), d) - 2 * report.eta * deg * eps);
+  v.noalias() = s * (eta * (deg * ConstVectorMap(f.data(), d) +
+                            ConstVectorMap(neighbour_sum.data(), d)) -
+                     2 * ConstVectorMap(dual.data(), d) - 2 * eta * deg * eps);
   VectorMap x(x_.data(), d);
   x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
   EDGEADMM_TRY_ASSIGN(report.prox,
-                      solver_.Solve(v_, s * params.loss_weight, x_));
+                      solver_.Solve(v_, s * ToReal(params.loss_weight), x_));
   VectorMap(f.data(), d) = x;
   return report;
 }
@@ -102,7 +105,7 @@ Status PenaltyPerturbationStep::DualUpdate(
     return Status::InvalidArgument();
   }
   VectorMap(dual.data(), d) +=
-      (params.theta / 2) *
+      ToReal(params.theta / 2) *
       (static_cast<Real>(params.degree) * ConstVectorMap(f_new.data(), d) -
        ConstVectorMap(neighbour_sum_new.data(), d));
   return Status::Ok();

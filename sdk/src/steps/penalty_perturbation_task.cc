@@ -29,9 +29,9 @@ namespace {
 
 // P_i(t) = Σ_{r=1}^{t} C(1.4c₁ + α_i(r))/(η_i(r) V_i B_i) (paper 001
 // eq. (26)), summed by the accountant so that it equals the reported value.
-Result<Real> PenaltyLoss(const PenaltyPerturbationParams& params,
-                         const edgeadmm_wire_RoundTask& h, uint64_t samples,
-                         uint32_t iterations) {
+Result<double> PenaltyLoss(const PenaltyPerturbationParams& params,
+                           const edgeadmm_wire_RoundTask& h, uint64_t samples,
+                           uint32_t iterations) {
   PenaltyPerturbationAccountant accountant;
   const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
                       ? LossKind::kSquared
@@ -78,7 +78,7 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
     if (done + 1 != w.iteration) return Status::FailedPrecondition();
     if (!(schedule.max_loss >= 0)) return Status::InvalidArgument();
     if (params.add_noise && !std::isinf(schedule.max_loss)) {
-      EDGEADMM_TRY_ASSIGN(const Real planned,
+      EDGEADMM_TRY_ASSIGN(const double planned,
                           PenaltyLoss(params, h, task.samples, w.rounds));
       if (planned > schedule.max_loss) return Status::ResourceExhausted();
     }

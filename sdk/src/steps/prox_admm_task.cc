@@ -9,10 +9,11 @@ Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
                        Span<Real> upload, TaskOutput& /*out*/) {
   const edgeadmm_wire_RoundTask& h = task.header;
   ProxAdmmParams params;
-  params.lambda = h.params.federated.lambda;
-  params.step = h.params.federated.gamma;
-  params.clip = h.params.federated.clip;
-  params.sigma = DeviceAddsNoise(h) ? h.params.federated.sigma : 0.0;
+  params.lambda = ToReal(h.params.federated.lambda);
+  params.step = ToReal(h.params.federated.gamma);
+  params.clip = ToRealDown(h.params.federated.clip);  // real.h
+  params.sigma =
+      DeviceAddsNoise(h) ? ToRealUp(h.params.federated.sigma) : Real{0};
   // Whether u_i takes the noise too (the aggregator's policy decides).
   params.noise_in_state = h.params.federated.noise_in_state;
   return trainer.RunProxAdmm(params, h.round_id, task.model, upload).status();

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "edgeadmm/config.h"
+#include "edgeadmm/prox_tolerance.h"
 #include "gtest/gtest.h"
 #include "math_test_support.h"
 
@@ -18,7 +19,8 @@ using math_testing::SyntheticData;
 
 constexpr size_t kMaxM = 40;
 constexpr size_t kMaxP = 30;
-constexpr Real kTol = EDGEADMM_CFG_NEWTON_TOLERANCE;
+// The solver's tolerance in the compute type (edgeadmm/prox_tolerance.h).
+constexpr Real kTol = internal::ProxTolerance();
 
 SyntheticData<kMaxM, kMaxP> g_data;
 alignas(16) std::byte g_memory[2][ProxSolver::WorkspaceBytes(

@@ -7,6 +7,8 @@
 namespace edgeadmm {
 namespace {
 
+constexpr Real kMove = sizeof(Real) == 4 ? ToReal(3e-2) : ToReal(1e-3);
+
 Regularizer Make(RegularizerKind kind, Real l1, Real l2) {
   Regularizer r;
   r.kind = kind;
@@ -92,7 +94,8 @@ TEST(RegularizerTest, ProxSatisfiesSubdifferentialCondition) {
       };
       const Real best = objective(out);
       for (size_t i = 0; i < kN; ++i) {
-        for (Real delta : {-1e-3, 1e-3}) {
+        // Above the compute type's resolution of the objective.
+        for (Real delta : {-kMove, kMove}) {
           Real moved[kN];
           for (size_t k = 0; k < kN; ++k) moved[k] = out[k];
           moved[i] += delta;

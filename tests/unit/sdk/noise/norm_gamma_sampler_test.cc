@@ -11,11 +11,11 @@ namespace edgeadmm {
 namespace {
 
 // Sample mean and variance of n Gamma(shape, scale) draws.
-void GammaMoments(GaussianSampler& s, Real shape, Real scale, int n, Real* mean,
-                  Real* variance) {
-  Real sum = 0, sum2 = 0;
+void GammaMoments(GaussianSampler& s, double shape, double scale, int n,
+                  double* mean, double* variance) {
+  double sum = 0, sum2 = 0;
   for (int i = 0; i < n; ++i) {
-    Result<Real> g = SampleGamma(s, shape, scale);
+    Result<double> g = SampleGamma(s, shape, scale);
     ASSERT_TRUE(g.ok());
     ASSERT_GT(*g, 0.0);
     sum += *g;
@@ -27,7 +27,7 @@ void GammaMoments(GaussianSampler& s, Real shape, Real scale, int n, Real* mean,
 
 TEST(SampleGammaTest, MomentsMatchForLargeAndSmallShape) {
   SeededSampler s(31);
-  Real mean = 0, variance = 0;
+  double mean = 0, variance = 0;
   // Gamma(105, 1/3): mean 35, variance 105/9; excess kurtosis 6/105.
   constexpr int kN = 4000;
   GammaMoments(s.sampler(), 105, 1.0 / 3, kN, &mean, &variance);
@@ -54,31 +54,32 @@ TEST(SampleGammaTest, RejectsBadParameters) {
 
 TEST(NormGammaNoiseTest, MeanNormIsDOverAlphaAndDirectionIsSymmetric) {
   constexpr size_t kD = 105;
-  constexpr Real kAlpha = 3.0;
+  constexpr double kAlpha = 3.0;
   constexpr int kN = 2000;
   SeededSampler s(33);
   Real eps[kD];
-  Real coordinate_sum[kD] = {};
-  Real norm_sum = 0, norm_sum2 = 0;
+  double coordinate_sum[kD] = {};
+  double norm_sum = 0, norm_sum2 = 0;
   for (int i = 0; i < kN; ++i) {
     ASSERT_TRUE(
         SampleNormGammaNoise(s.sampler(), kAlpha, Span<Real>(eps, kD)).ok());
-    Real norm2 = 0;
+    double norm2 = 0;
     for (size_t j = 0; j < kD; ++j) {
-      coordinate_sum[j] += eps[j];
-      norm2 += eps[j] * eps[j];
+      const double e = eps[j];
+      coordinate_sum[j] += e;
+      norm2 += e * e;
     }
     norm_sum += std::sqrt(norm2);
     norm_sum2 += norm2;
   }
   // ‖ε‖ ~ Gamma(d, 1/α): mean d/α = 35, variance d/α².
-  const Real mean_norm = norm_sum / kN;
+  const double mean_norm = norm_sum / kN;
   EXPECT_NEAR(mean_norm, kD / kAlpha,
               5 * std::sqrt(kD / (kAlpha * kAlpha) / kN));
   EXPECT_NEAR(norm_sum2 / kN - mean_norm * mean_norm, kD / (kAlpha * kAlpha),
               0.1 * kD / (kAlpha * kAlpha));
   // Each coordinate has mean 0 and variance E‖ε‖²/d = (d + 1)/α².
-  const Real coordinate_se = std::sqrt((kD + 1) / (kAlpha * kAlpha) / kN);
+  const double coordinate_se = std::sqrt((kD + 1) / (kAlpha * kAlpha) / kN);
   for (size_t j = 0; j < kD; ++j) {
     EXPECT_NEAR(coordinate_sum[j] / kN, 0.0, 5 * coordinate_se) << j;
   }

@@ -12,10 +12,10 @@ namespace {
 
 // Closed form on the grid, improved conversion (Canonne, Kamath, Steinke
 // 2020, Prop. 12): min_α k·α·Δ²/(2s²) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1).
-Real ClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
-  Real best = INFINITY;
-  for (const Real a : DevicePrivacyLedger::kOrders) {
-    const Real e =
+double ClosedForm(int k, double sensitivity, double noise_std, double delta) {
+  double best = INFINITY;
+  for (const double a : DevicePrivacyLedger::kOrders) {
+    const double e =
         k * a * sensitivity * sensitivity / (2 * noise_std * noise_std) +
         std::log(1 - 1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
     best = std::min(best, e);
@@ -24,18 +24,19 @@ Real ClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
 }
 
 // The classic conversion (Mironov 2017, Prop. 3) on the same grid.
-Real ClassicClosedForm(int k, Real sensitivity, Real noise_std, Real delta) {
-  Real best = INFINITY;
-  for (const Real a : DevicePrivacyLedger::kOrders) {
-    best = std::min(best, k * a * sensitivity * sensitivity /
-                                  (2 * noise_std * noise_std) +
-                              std::log(1 / delta) / (a - 1));
+double ClassicClosedForm(int k, double sensitivity, double noise_std,
+                         double delta) {
+  double best = INFINITY;
+  for (const double a : DevicePrivacyLedger::kOrders) {
+    best = std::min(
+        best, k * a * sensitivity * sensitivity / (2 * noise_std * noise_std) +
+                  std::log(1 / delta) / (a - 1));
   }
   return best;
 }
 
-Real Epsilon(const DevicePrivacyLedger& ledger, Real delta) {
-  Result<Real> e = ledger.Epsilon(delta);
+double Epsilon(const DevicePrivacyLedger& ledger, double delta) {
+  Result<double> e = ledger.Epsilon(delta);
   EXPECT_TRUE(e.ok());
   return e.ok() ? *e : -1;
 }
@@ -46,8 +47,8 @@ TEST(DevicePrivacyLedgerTest, GridIsSortedAndHasTheDocumentedOrders) {
   for (size_t i = 1; i < DevicePrivacyLedger::kOrderCount; ++i) {
     EXPECT_LT(o[i - 1], o[i]);
   }
-  auto has = [&](Real a) {
-    for (const Real x : o) {
+  auto has = [&](double a) {
+    for (const double x : o) {
       if (x == a) return true;
     }
     return false;
@@ -64,18 +65,18 @@ TEST(DevicePrivacyLedgerTest, NeverChargedIsZero) {
   DevicePrivacyLedger ledger;
   EXPECT_EQ(Epsilon(ledger, 1e-5), 0.0);
   EXPECT_EQ(ledger.participations(), 0u);
-  for (const Real r : ledger.rdp()) EXPECT_EQ(r, 0.0);
+  for (const double r : ledger.rdp()) EXPECT_EQ(r, 0.0);
 }
 
 TEST(DevicePrivacyLedgerTest, MatchesTheClosedFormAndGrows) {
   // Δ = 4λC, s = λσ with λ = 0.5, C = 1, σ = 8.
-  const Real lambda = 0.5, clip = 1.0, sigma = 8.0, delta = 1e-5;
-  const Real sensitivity = 4 * lambda * clip, noise_std = lambda * sigma;
+  const double lambda = 0.5, clip = 1.0, sigma = 8.0, delta = 1e-5;
+  const double sensitivity = 4 * lambda * clip, noise_std = lambda * sigma;
   DevicePrivacyLedger ledger;
-  Real previous = 0;
+  double previous = 0;
   for (int k = 1; k <= 50; ++k) {
     ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
-    const Real e = Epsilon(ledger, delta);
+    const double e = Epsilon(ledger, delta);
     EXPECT_NEAR(e, ClosedForm(k, sensitivity, noise_std, delta), 1e-12 * e);
     EXPECT_LT(e, ClassicClosedForm(k, sensitivity, noise_std, delta));
     EXPECT_GT(e, previous);
@@ -97,7 +98,7 @@ TEST(DevicePrivacyLedgerTest, HeterogeneousChargesAdd) {
   ASSERT_TRUE(ledger.Charge(1.0, 2.0).ok());
   ASSERT_TRUE(ledger.Charge(2.0, 3.0).ok());
   for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
-    const Real a = DevicePrivacyLedger::kOrders[i];
+    const double a = DevicePrivacyLedger::kOrders[i];
     EXPECT_NEAR(ledger.rdp()[i], a * (1.0 / 8 + 4.0 / 18), 1e-12 * a);
   }
 }
@@ -125,8 +126,8 @@ TEST(DevicePrivacyLedgerTest, ComposeEqualsChargingBoth) {
   ASSERT_TRUE(empty.Compose(DevicePrivacyLedger()).ok());
   EXPECT_EQ(Epsilon(empty, 1e-5), 0.0);
   DevicePrivacyLedger huge;
-  Real rdp[DevicePrivacyLedger::kOrderCount];
-  for (Real& v : rdp) v = std::numeric_limits<Real>::max();
+  double rdp[DevicePrivacyLedger::kOrderCount];
+  for (double& v : rdp) v = std::numeric_limits<double>::max();
   ASSERT_TRUE(huge.Restore(1, rdp).ok());
   DevicePrivacyLedger target = huge;
   EXPECT_EQ(target.Compose(huge), Status::InvalidArgument());
@@ -136,9 +137,9 @@ TEST(DevicePrivacyLedgerTest, ComposeEqualsChargingBoth) {
 TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
   DevicePrivacyLedger ledger;
   ASSERT_TRUE(ledger.Charge(1.0, 4.0).ok());
-  const Real before = Epsilon(ledger, 1e-6);
-  for (const Real bad : {0.0, -1.0, static_cast<Real>(std::nan("")),
-                         static_cast<Real>(INFINITY)}) {
+  const double before = Epsilon(ledger, 1e-6);
+  for (const double bad : {0.0, -1.0, static_cast<double>(std::nan("")),
+                           static_cast<double>(INFINITY)}) {
     EXPECT_EQ(ledger.Charge(bad, 1.0), Status::InvalidArgument());
     EXPECT_EQ(ledger.Charge(1.0, bad), Status::InvalidArgument());
     EXPECT_EQ(ledger.WouldExceed(bad, 1.0, 10, 1e-6).status(),
@@ -147,8 +148,8 @@ TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
   EXPECT_EQ(ledger.Charge(1e300, 1e-300), Status::InvalidArgument());
   EXPECT_EQ(ledger.participations(), 1u);
   EXPECT_EQ(Epsilon(ledger, 1e-6), before);
-  for (const Real bad_delta :
-       {0.0, 1.0, -0.5, 2.0, static_cast<Real>(std::nan(""))}) {
+  for (const double bad_delta :
+       {0.0, 1.0, -0.5, 2.0, static_cast<double>(std::nan(""))}) {
     EXPECT_EQ(ledger.Epsilon(bad_delta).status(), Status::InvalidArgument());
     EXPECT_EQ(ledger.WouldExceed(1, 1, 10, bad_delta).status(),
               Status::InvalidArgument());
@@ -160,14 +161,14 @@ TEST(DevicePrivacyLedgerTest, RejectsBadArgumentsWithoutChanging) {
 }
 
 TEST(DevicePrivacyLedgerTest, WouldExceedFlipsExactlyAtTheBudget) {
-  const Real sensitivity = 2.0, noise_std = 5.0, delta = 1e-5;
+  const double sensitivity = 2.0, noise_std = 5.0, delta = 1e-5;
   DevicePrivacyLedger ledger;
   for (int k = 0; k < 3; ++k)
     ASSERT_TRUE(ledger.Charge(sensitivity, noise_std).ok());
   DevicePrivacyLedger next = ledger;
   ASSERT_TRUE(next.Charge(sensitivity, noise_std).ok());
-  const Real after = Epsilon(next, delta);
-  auto would = [&](Real budget) {
+  const double after = Epsilon(next, delta);
+  auto would = [&](double budget) {
     Result<bool> r = ledger.WouldExceed(sensitivity, noise_std, budget, delta);
     EXPECT_TRUE(r.ok());
     return r.ok() && *r;
@@ -188,20 +189,20 @@ TEST(DevicePrivacyLedgerTest, WouldExceedFlipsExactlyAtTheBudget) {
 // Above kMaxReportableEpsilon (600) the ε is +inf and WouldExceed is true
 // even for an infinite budget (docs/privacy.md, "Sampler tails").
 TEST(DevicePrivacyLedgerTest, EpsilonAboveTheCapIsInfinite) {
-  const Real delta = 1e-5;
-  const Real inf = std::numeric_limits<Real>::infinity();
+  const double delta = 1e-5;
+  const double inf = std::numeric_limits<double>::infinity();
   EXPECT_EQ(DevicePrivacyLedger::kMaxReportableEpsilon, 600.0);
-  auto after_one = [&](Real ratio) {
+  auto after_one = [&](double ratio) {
     DevicePrivacyLedger ledger;
     EXPECT_TRUE(ledger.Charge(ratio, 1.0).ok());
     return Epsilon(ledger, delta);
   };
   // Bisect the Δ/s of one charge for the boundary (ε grows with Δ/s).
-  Real lo = 1, hi = 100;
+  double lo = 1, hi = 100;
   ASSERT_TRUE(std::isfinite(after_one(lo)));
   ASSERT_EQ(after_one(hi), inf);
   for (int i = 0; i < 80; ++i) {
-    const Real mid = (lo + hi) / 2;
+    const double mid = (lo + hi) / 2;
     (std::isfinite(after_one(mid)) ? lo : hi) = mid;
   }
   EXPECT_LE(after_one(lo), 600.0);
@@ -211,16 +212,16 @@ TEST(DevicePrivacyLedgerTest, EpsilonAboveTheCapIsInfinite) {
   // Above the cap ε is +inf: it exceeds every finite budget (even one far
   // above 600); only a budget of +inf (no limit asked for) accepts it.
   const DevicePrivacyLedger empty;
-  EXPECT_FALSE(empty.WouldExceed(lo, 1.0, Real{1000}, delta).value());
-  EXPECT_TRUE(empty.WouldExceed(hi, 1.0, Real{1000}, delta).value());
-  EXPECT_TRUE(empty.WouldExceed(hi, 1.0, Real{1e300}, delta).value());
+  EXPECT_FALSE(empty.WouldExceed(lo, 1.0, double{1000}, delta).value());
+  EXPECT_TRUE(empty.WouldExceed(hi, 1.0, double{1000}, delta).value());
+  EXPECT_TRUE(empty.WouldExceed(hi, 1.0, double{1e300}, delta).value());
   EXPECT_FALSE(empty.WouldExceed(hi, 1.0, inf, delta).value());
   // A ledger above the cap (Charge does not check it): +inf, and every
   // further round is refused under any finite budget.
   DevicePrivacyLedger big;
   ASSERT_TRUE(big.Charge(hi, 1.0).ok());
   EXPECT_EQ(Epsilon(big, delta), inf);
-  EXPECT_TRUE(big.WouldExceed(1e-6, 1.0, Real{1e300}, delta).value());
+  EXPECT_TRUE(big.WouldExceed(1e-6, 1.0, double{1e300}, delta).value());
   EXPECT_FALSE(big.WouldExceed(1e-6, 1.0, inf, delta).value());
 }
 
@@ -240,7 +241,7 @@ TEST(DevicePrivacyLedgerTest, RestoreRoundTrips) {
 TEST(DevicePrivacyLedgerTest, RestoreRejectsInconsistentValues) {
   DevicePrivacyLedger source;
   ASSERT_TRUE(source.Charge(1.0, 3.0).ok());
-  Real rdp[DevicePrivacyLedger::kOrderCount];
+  double rdp[DevicePrivacyLedger::kOrderCount];
   auto reset = [&] {
     for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
       rdp[i] = source.rdp()[i];
@@ -248,12 +249,12 @@ TEST(DevicePrivacyLedgerTest, RestoreRejectsInconsistentValues) {
   };
   DevicePrivacyLedger target;
   ASSERT_TRUE(target.Charge(2.0, 3.0).ok());
-  const Real before = Epsilon(target, 1e-5);
-  auto rejected = [&](uint32_t participations, Span<const Real> values) {
+  const double before = Epsilon(target, 1e-5);
+  auto rejected = [&](uint32_t participations, Span<const double> values) {
     return target.Restore(participations, values) == Status::InvalidArgument();
   };
   reset();
-  EXPECT_TRUE(rejected(1, Span<const Real>(rdp, 3)));  // wrong size
+  EXPECT_TRUE(rejected(1, Span<const double>(rdp, 3)));  // wrong size
   rdp[5] = std::nan("");
   EXPECT_TRUE(rejected(1, rdp));
   reset();

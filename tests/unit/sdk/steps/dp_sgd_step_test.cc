@@ -68,7 +68,7 @@ TEST(DpSgdStepTest, LocalStepsDecreaseTheLossAndClippingBoundsTheUpdate) {
   Real norm2 = 0;
   for (Real v : d.delta) norm2 += v * v;
   EXPECT_NEAR(std::sqrt(norm2), 0.05, 1e-12);
-  EXPECT_EQ(params.ReplaceOneSensitivity(), 0.1);
+  EXPECT_EQ(params.ReplaceOneSensitivity(), 2 * params.clip);
 }
 
 TEST(DpSgdStepTest, RefusesBadParameters) {

@@ -111,7 +111,9 @@ TEST(LinearizedAdmmStepTest, DualVariablesAlwaysSumToZero) {
           sum += gamma[i][c];
           scale += std::abs(gamma[i][c]);
         }
-        EXPECT_LE(std::abs(sum), 1e-12 * (1 + scale)) << "k=" << k;
+        // A few roundings of the compute type per term.
+        const Real rel = sizeof(Real) == 4 ? ToReal(1e-5) : ToReal(1e-12);
+        EXPECT_LE(std::abs(sum), rel * (1 + scale)) << "k=" << k;
       }
     }
   }

@@ -11,7 +11,7 @@
 namespace edgeadmm {
 namespace {
 
-PpNodeConstants Node(Real c, Real c1, uint32_t v, uint64_t b) {
+PpNodeConstants Node(double c, double c1, uint32_t v, uint64_t b) {
   PpNodeConstants n;
   n.loss_weight = c;
   n.curvature_bound = c1;
@@ -24,8 +24,8 @@ PpNodeConstants Node(Real c, Real c1, uint32_t v, uint64_t b) {
 PpNodeConstants DigestNode() { return Node(1, 0.25, 2, 9044); }
 
 struct VectorRow {
-  Real q1, q2;
-  Real expected[4];  // T = 10, 50, 100, 500; six decimals
+  double q1, q2;
+  double expected[4];  // T = 10, 50, 100, 500; six decimals
 };
 constexpr uint32_t kHorizons[4] = {10, 50, 100, 500};
 constexpr VectorRow kRows[] = {
@@ -33,14 +33,14 @@ constexpr VectorRow kRows[] = {
     {1.05, 1.0, {0.003003, 0.007100, 0.007719, 0.007779}},
     {1.1, 1.05, {0.002976, 0.007007, 0.007654, 0.007723}},
 };
-constexpr Real kEta1 = 0.5, kAlpha1 = 3;
+constexpr double kEta1 = 0.5, kAlpha1 = 3;
 // The vectors are rounded to six decimals.
-constexpr Real kRounding = 5.0e-7 + 1e-12;
+constexpr double kRounding = 5.0e-7 + 1e-12;
 
 // The step schedule of the digest's node (C = 1, V = 2; ρ = 1, N = 3 and
 // θ = 0.5 only enter the θ condition), uncapped: η = 0.5·q₁^{t−1},
 // α = 3·q₂^{t−1}.
-PenaltyPerturbationParams DigestParams(Real q1, Real q2) {
+PenaltyPerturbationParams DigestParams(double q1, double q2) {
   PenaltyPerturbationParams p;
   p.loss_weight = 1;
   p.reg_weight = 1;
@@ -58,8 +58,8 @@ PenaltyPerturbationParams DigestParams(Real q1, Real q2) {
 TEST(PpAccountantTest, ClosedFormMatchesTheIssueVectors) {
   for (const VectorRow& row : kRows) {
     for (int h = 0; h < 4; ++h) {
-      const Result<Real> p = PpGeometricLoss(DigestNode(), kEta1, row.q1,
-                                             kAlpha1, row.q2, kHorizons[h]);
+      const Result<double> p = PpGeometricLoss(DigestNode(), kEta1, row.q1,
+                                               kAlpha1, row.q2, kHorizons[h]);
       ASSERT_TRUE(p.ok());
       EXPECT_NEAR(*p, row.expected[h], kRounding)
           << "q1=" << row.q1 << " q2=" << row.q2 << " T=" << kHorizons[h];
@@ -77,7 +77,7 @@ TEST(PpAccountantTest, ChargedScheduleMatchesVectorsAndClosedForm) {
     int h = 0;
     for (uint32_t t = 1; t <= 500; ++t) {
       ASSERT_TRUE(acc.Charge(params, t).ok());
-      const Result<Real> closed =
+      const Result<double> closed =
           PpGeometricLoss(DigestNode(), kEta1, row.q1, kAlpha1, row.q2, t);
       ASSERT_TRUE(closed.ok());
       ASSERT_NEAR(acc.loss(), *closed, 1e-12 * *closed) << t;
@@ -108,10 +108,10 @@ TEST(PpAccountantTest, DvpModeIsConstantThetaAndLinearInT) {
       ++h;
     }
   }
-  const Real per_step = 1 * (1.4 * 0.25 + 3) / (0.5 * 2 * 9044);
+  const double per_step = 1 * (1.4 * 0.25 + 3) / (0.5 * 2 * 9044);
   EXPECT_NEAR(acc.loss(), 500 * per_step, 1e-12);
   // PP with q₁ > 1, q₂ < q₁ stays bounded; DVP does not.
-  const Result<Real> pp =
+  const Result<double> pp =
       PpGeometricLoss(DigestNode(), 0.5, 1.05, 3, 1, 1u << 30);
   ASSERT_TRUE(pp.ok());
   EXPECT_NEAR(*pp, (1.0 / 9044) * (1.4 * 0.25 + 3) * 1.05 / 0.05, 1e-9);
@@ -125,7 +125,7 @@ TEST(PpAccountantTest, EtaCapRaisesTheLoss) {
   PenaltyPerturbationAccountant acc;
   ASSERT_TRUE(acc.Init(params, 0.25, 9044).ok());
   for (uint32_t t = 1; t <= 100; ++t) ASSERT_TRUE(acc.Charge(params, t).ok());
-  const Result<Real> closed =
+  const Result<double> closed =
       PpGeometricLoss(DigestNode(), 0.5, 1.1, 3, 1, 100);
   ASSERT_TRUE(closed.ok());
   EXPECT_GT(acc.loss(), *closed * 1.5);
@@ -133,7 +133,7 @@ TEST(PpAccountantTest, EtaCapRaisesTheLoss) {
 
 TEST(PpAccountantTest, IterationCostIsTheFormula) {
   PpNodeConstants n = Node(3, 0.5, 4, 100);
-  const Result<Real> c = PpIterationCost(n, 2.0, 5.0);
+  const Result<double> c = PpIterationCost(n, 2.0, 5.0);
   ASSERT_TRUE(c.ok());
   EXPECT_DOUBLE_EQ(*c, 3 * (1.4 * 0.5 + 5) / (2.0 * 4 * 100));
   // Each factor matters.
@@ -158,7 +158,8 @@ TEST(PpAccountantTest, ThetaCondition) {
             StatusCode::kFailedPrecondition);
   // Digest pitfall 4: c₁ = ¼, C ≤ B, θ = ½, V ≥ 1 always holds.
   EXPECT_TRUE(CheckPpThetaCondition(0.25, 9044, 9044, 1e-9, 1000, 0.5, 1).ok());
-  for (const Real bad : {Real{0}, Real{-1}, Real{NAN}, Real{INFINITY}}) {
+  for (const double bad :
+       {double{0}, double{-1}, double{NAN}, double{INFINITY}}) {
     EXPECT_EQ(CheckPpThetaCondition(bad, 1, 1, 1, 4, 0.5, 1).code(),
               StatusCode::kInvalidArgument);
     EXPECT_EQ(CheckPpThetaCondition(0.25, bad, 1, 1, 4, 0.5, 1).code(),
@@ -187,15 +188,15 @@ TEST(PpAccountantTest, ThetaCondition) {
 }
 
 TEST(PpAccountantTest, NetworkLossIsTheMax) {
-  const Real losses[] = {0.1, 0.7, 0.3};
-  EXPECT_EQ(*PpNetworkLoss(Span<const Real>(losses, 3)), 0.7);
-  EXPECT_FALSE(PpNetworkLoss(Span<const Real>()).ok());
-  const Real bad[] = {0.1, NAN};
-  EXPECT_FALSE(PpNetworkLoss(Span<const Real>(bad, 2)).ok());
-  const Real neg[] = {0.1, -0.1};
-  EXPECT_FALSE(PpNetworkLoss(Span<const Real>(neg, 2)).ok());
-  const Real inf[] = {0.1, INFINITY};
-  EXPECT_EQ(*PpNetworkLoss(Span<const Real>(inf, 2)), INFINITY);
+  const double losses[] = {0.1, 0.7, 0.3};
+  EXPECT_EQ(*PpNetworkLoss(Span<const double>(losses, 3)), 0.7);
+  EXPECT_FALSE(PpNetworkLoss(Span<const double>()).ok());
+  const double bad[] = {0.1, NAN};
+  EXPECT_FALSE(PpNetworkLoss(Span<const double>(bad, 2)).ok());
+  const double neg[] = {0.1, -0.1};
+  EXPECT_FALSE(PpNetworkLoss(Span<const double>(neg, 2)).ok());
+  const double inf[] = {0.1, INFINITY};
+  EXPECT_EQ(*PpNetworkLoss(Span<const double>(inf, 2)), INFINITY);
 }
 
 TEST(PpAccountantTest, ErrorsLeaveTheSumUnchanged) {
@@ -210,8 +211,9 @@ TEST(PpAccountantTest, ErrorsLeaveTheSumUnchanged) {
   EXPECT_EQ(acc.Init(n).code(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(acc.Init(DigestNode()).ok());
   ASSERT_TRUE(acc.Charge(0.5, 3).ok());
-  const Real before = acc.loss();
-  for (const Real bad : {Real{0}, Real{-1}, Real{NAN}, Real{INFINITY}}) {
+  const double before = acc.loss();
+  for (const double bad :
+       {double{0}, double{-1}, double{NAN}, double{INFINITY}}) {
     EXPECT_EQ(acc.Charge(bad, 3).code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(acc.Charge(0.5, bad).code(), StatusCode::kInvalidArgument);
   }
@@ -234,7 +236,7 @@ TEST(PpAccountantTest, ErrorsLeaveTheSumUnchanged) {
 TEST(PpAccountantTest, WouldExceedAndRestore) {
   PenaltyPerturbationAccountant acc;
   ASSERT_TRUE(acc.Init(DigestNode()).ok());
-  const Real step = *PpIterationCost(DigestNode(), 0.5, 3);
+  const double step = *PpIterationCost(DigestNode(), 0.5, 3);
   EXPECT_FALSE(*acc.WouldExceed(0.5, 3, step));
   EXPECT_TRUE(*acc.WouldExceed(0.5, 3, step * 0.999));
   EXPECT_FALSE(*acc.WouldExceed(0.5, 3, INFINITY));
