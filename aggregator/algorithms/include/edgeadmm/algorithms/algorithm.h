@@ -1,10 +1,13 @@
 // Algorithm: everything the aggregator knows about one job algorithm, in one
 // unit per algorithm (prox_admm, dp_admm, dp_sgd, random_walk_admm, pp_admm,
 // admm_sharing) listed by registry.h. The round engine, the job parser and the
-// request handler call through this interface; an algorithm's own upload
-// data crosses them as opaque bytes (UploadExtra), while admm-sharing's
-// shares and scores still cross them (issue 30 item 1). docs/aggregator.md,
-// "Adding an algorithm". The device side is sdk/src/steps/<name>_task.cc.
+// request handler call through this interface. What only some algorithms
+// have is a capability of its own, returned by a getter that is null when
+// the algorithm lacks it: UploadExtra (its uploads' own bytes, opaque to the
+// generic layers), BarrierRounds, NodeTasks and PartyPrivacy; admm-sharing's
+// shares and scores still cross the generic layers as vectors (issue 30
+// item 1). docs/aggregator.md, "Adding an algorithm". The device side is
+// sdk/src/steps/<name>_task.cc.
 #pragma once
 
 #include <edgeadmm.pb.h>
