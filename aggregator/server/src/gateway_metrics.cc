@@ -102,7 +102,7 @@ std::string GatewayMetrics::Render(const JobGauges& job) const {
   for (int r = 0; r < kResources; ++r) {
     for (int code = 0; code < kCodes; ++code) {
       if (responses_[r][code] == 0) continue;
-      char code_text[8];
+      char code_text[16];
       std::snprintf(code_text, sizeof(code_text), "%d.%02d", code >> 5,
                     code & 31);
       out += std::string("edgeadmm_coap_responses_total{resource=\"") +
