@@ -60,8 +60,8 @@ std::string Escaped(std::string_view value) {
 
 void Header(std::string& out, const char* name, const char* type,
             const char* help) {
-  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name +
-         " " + type + "\n";
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " +
+         type + "\n";
 }
 
 }  // namespace
@@ -152,8 +152,8 @@ std::string GatewayMetrics::Render(const JobGauges& job) const {
          std::to_string(job.iteration) + "\n";
   Header(out, "edgeadmm_job_rounds", "gauge",
          "Rounds the running job is to commit.");
-  out += "edgeadmm_job_rounds" + labels + " " + std::to_string(job.rounds) +
-         "\n";
+  out +=
+      "edgeadmm_job_rounds" + labels + " " + std::to_string(job.rounds) + "\n";
   Header(out, "edgeadmm_job_round_open", "gauge",
          "1 while a round of the running job is open.");
   out += "edgeadmm_job_round_open" + labels + " " +
