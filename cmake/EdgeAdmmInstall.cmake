@@ -5,9 +5,9 @@
 #   libraries and public headers, from a hosted (non-cross) build;
 #   the operator's programs, systemd unit, example config and job files and
 #   docs, when the aggregator is built.
-# Cross builds install nothing of the SDK: their dependencies (Mbed TLS,
-# the nanopb runtime) are compiled from Debian sources inside the build and
-# are not packaged (CHANGELOG, issue 35: the bare-metal package is open).
+# Bare-metal builds install the SDK package for firmware
+# (EdgeAdmmInstallBareMetal.cmake); other cross builds (aarch64, armhf)
+# install the programs only.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 # The unit's Documentation= names /usr/share/doc/edgeadmm (lower case, not
@@ -15,6 +15,11 @@ include(CMakePackageConfigHelpers)
 set(EDGEADMM_INSTALL_DOCDIR "${CMAKE_INSTALL_DATADIR}/doc/edgeadmm")
 
 set(EDGEADMM_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/EdgeADMM")
+
+if(EDGEADMM_BARE_METAL)
+  include(EdgeAdmmInstallBareMetal)
+  return()
+endif()
 
 if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   # Component sdk: the SDK, the nanopb-generated wire structs it includes.
