@@ -186,9 +186,9 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_PACKAGE_NAME edgeadmm)
   set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
   set(CPACK_PACKAGE_VENDOR "EdgeADMM")
-  set(CPACK_PACKAGE_CONTACT "EdgeADMM maintainers <edgeadmm@localhost>")
-  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-    "Private federated ADMM for constrained devices")
+  include(EdgeAdmmDebianDocs)  # copyright, changelog.gz, lintian overrides
+  # No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put it before each
+  # package's own synopsis (the first line of its description below).
   set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
   set(CPACK_COMPONENTS_ALL gateway device fleet sdk)
   set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -198,8 +198,11 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
   set(CPACK_STRIP_FILES ON)  # the programs; install() never strips static libraries
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_NAME edgeadmm)
-  set(CPACK_DEBIAN_GATEWAY_DESCRIPTION
-    "The gateway: the aggregator daemon serves private federated ADMM jobs to enrolled devices over CoAP/DTLS-PSK; the admin CLI edgeadmm manages devices, jobs and privacy budgets; systemd unit, example config and jobs, docs.")
+  set(CPACK_DEBIAN_GATEWAY_DESCRIPTION "private federated ADMM gateway: aggregator daemon, admin CLI
+The aggregator daemon serves private federated ADMM jobs to enrolled
+devices over CoAP/DTLS-PSK; the admin CLI edgeadmm manages devices, jobs
+and privacy budgets. With the systemd unit, an example config and jobs,
+and the docs.")
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_DEPENDS "adduser")
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/aggregator/debian/postinst
@@ -207,16 +210,19 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
     ${PROJECT_SOURCE_DIR}/aggregator/debian/postrm)
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
   set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME edgeadmm-device)
-  set(CPACK_DEBIAN_DEVICE_DESCRIPTION
-    "One Linux device of an EdgeADMM job over CoAP/DTLS-PSK, its state in files.")
+  set(CPACK_DEBIAN_DEVICE_DESCRIPTION "EdgeADMM device for Linux
+One device of an EdgeADMM job: trains on its local data and uploads to
+the gateway over CoAP/DTLS-PSK, its state in files.")
   set(CPACK_DEBIAN_FLEET_PACKAGE_NAME edgeadmm-fleet)
-  set(CPACK_DEBIAN_FLEET_DESCRIPTION
-    "For testing a gateway: many virtual devices in one process, against an in-process aggregator or the daemon over CoAP/DTLS-PSK, and a DTLS handshake benchmark.")
+  set(CPACK_DEBIAN_FLEET_DESCRIPTION "EdgeADMM fleet tool for testing a gateway
+Many virtual devices in one process, against an in-process aggregator or
+the daemon over CoAP/DTLS-PSK, and a DTLS handshake benchmark.")
   set(CPACK_DEBIAN_SDK_PACKAGE_NAME libedgeadmm-sdk-dev)
   set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libdevel)
   set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
     "libeigen3-dev (>= 3.3), libnanopb-dev, libmbedtls-dev, libcoap3-dev, libssl-dev, pkg-config")
-  set(CPACK_DEBIAN_SDK_DESCRIPTION
-    "The device SDK (static libraries, headers) with its POSIX and DTLS ports, for find_package(EdgeADMM) or pkg-config edgeadmm-sdk.")
+  set(CPACK_DEBIAN_SDK_DESCRIPTION "EdgeADMM device SDK (static libraries and headers)
+The device SDK with its POSIX and DTLS ports, for find_package(EdgeADMM)
+or pkg-config edgeadmm-sdk.")
   include(CPack)
 endif()
