@@ -16,6 +16,22 @@ set(EDGEADMM_INSTALL_DOCDIR "${CMAKE_INSTALL_DATADIR}/doc/edgeadmm")
 
 set(EDGEADMM_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/EdgeADMM")
 
+# EdgeADMMConfig.cmake from cmake/install/<template> (it reads
+# EDGEADMM_PACKAGE_COMPONENTS), the version file (same major.minor
+# accepted), both installed with component sdk.
+function(edgeadmm_install_package_config template)
+  configure_package_config_file(
+    ${PROJECT_SOURCE_DIR}/cmake/install/${template}
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
+    INSTALL_DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+  write_basic_package_version_file(
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
+    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
+endfunction()
+
 if(EDGEADMM_BARE_METAL)
   include(EdgeAdmmInstallBareMetal)
   return()
@@ -79,16 +95,7 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   endif()
 
   set(EDGEADMM_PACKAGE_COMPONENTS ${_edgeadmm_components})
-  configure_package_config_file(
-    ${PROJECT_SOURCE_DIR}/cmake/install/EdgeADMMConfig.cmake.in
-    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
-    INSTALL_DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
-  write_basic_package_version_file(
-    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-  install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
-    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
+  edgeadmm_install_package_config(EdgeADMMConfig.cmake.in)
 
   # pkg-config (Linux): the SDK with its POSIX port, static.
   if(TARGET edgeadmm_posix_coap)

@@ -24,7 +24,6 @@
 #                                (LAN9118). A product brings its own board.
 # The third-party headers go under include/edgeadmm/third_party/, their
 # Debian copyright files under share/doc/edgeadmm/third_party/.
-include(CMakePackageConfigHelpers)
 set(_third_party_inc ${CMAKE_INSTALL_INCLUDEDIR}/edgeadmm/third_party)
 set(_third_party_doc ${CMAKE_INSTALL_DATADIR}/doc/edgeadmm/third_party)
 set(_objects ${CMAKE_INSTALL_LIBDIR}/edgeadmm/objects)
@@ -146,13 +145,4 @@ _edgeadmm_install_set(EdgeADMMBoardTargets board ${_board_targets})
 list(APPEND _components board)
 
 set(EDGEADMM_PACKAGE_COMPONENTS ${_components})
-configure_package_config_file(
-  ${PROJECT_SOURCE_DIR}/cmake/install/EdgeADMMBareMetalConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
-  INSTALL_DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
-write_basic_package_version_file(
-  ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
-  ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-  DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
+edgeadmm_install_package_config(EdgeADMMBareMetalConfig.cmake.in)

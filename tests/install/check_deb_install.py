@@ -31,16 +31,15 @@ import fcntl
 import os
 import pwd
 import grp
-import select
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from edgeadmm_job_toml import fixed_cohort_job  # tools/python (on PYTHONPATH)
+from install_checks import read_until
 
 PACKAGES = ["edgeadmm", "edgeadmm-device", "edgeadmm-fleet",
             "libedgeadmm-sdk-dev"]
@@ -138,15 +137,7 @@ def start_daemon(port):
                             user=USER, group=USER, extra_groups=[],
                             cwd="/", stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
-    output = b""
-    deadline = time.monotonic() + 30
-    while b"listening on" not in output and time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-        if ready:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            output += chunk
+    output = read_until(proc, b"listening on", 30)
     if b"listening on" not in output:
         proc.kill()
         proc.wait()

@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from install_checks import installed_headers, run
+
 HEADER_TREES = [
     "sdk/include",
     "platform/baremetal/include",
@@ -62,22 +64,9 @@ THIRD_PARTY = [
 SKIP = 77
 
 
-def run(cmd, failures, what, timeout=300):
-    """Runs `cmd`; on failure appends `what` and the output to failures."""
-    result = subprocess.run(cmd, capture_output=True, text=True,
-                            timeout=timeout)
-    if result.returncode != 0:
-        failures.append(f"{what}: exit {result.returncode}\n"
-                        f"{result.stdout[-3000:]}{result.stderr[-3000:]}")
-        return None
-    return result.stdout
-
-
 def expected_files(source: Path, libdir: str):
     """Paths (relative to STAGE) the install must hold."""
-    files = [f"include/{p.relative_to(source / tree)}"
-             for tree in HEADER_TREES
-             for p in sorted((source / tree).rglob("*.h"))]
+    files = installed_headers(source, HEADER_TREES)
     files.append("include/edgeadmm.pb.h")
     files += [f"{libdir}/cmake/EdgeADMM/{name}" for name in PACKAGE_FILES]
     files += [f"{libdir}/libedgeadmm_{name}.a" for name in LIBRARIES]
@@ -103,7 +92,7 @@ def main() -> int:
     failures = []
 
     if run(["cmake", "--install", str(args.build), "--prefix", str(stage)],
-           failures, "cmake --install") is None:
+           failures, "cmake --install", timeout=300) is None:
         print("\n".join(failures), file=sys.stderr)
         return 1
     missing = [f for f in expected_files(args.source, args.libdir)
@@ -121,7 +110,7 @@ def main() -> int:
     image = firmware_build / "edgeadmm_firmware.elf"
     if (run(configure, failures, "firmware: configure") is None
             or run(["cmake", "--build", str(firmware_build), "-j2"],
-                   failures, "firmware: build") is None):
+                   failures, "firmware: build", timeout=300) is None):
         print("\n".join(failures), file=sys.stderr)
         return 1
 
