@@ -39,7 +39,7 @@ import tempfile
 from pathlib import Path
 
 from edgeadmm_job_toml import fixed_cohort_job  # tools/python (on PYTHONPATH)
-from install_checks import read_until
+from install_checks import read_until, terminate
 
 PACKAGES = ["edgeadmm", "edgeadmm-device", "edgeadmm-fleet",
             "libedgeadmm-sdk-dev"]
@@ -145,19 +145,6 @@ def start_daemon(port):
     return proc
 
 
-def stop_daemon(proc):
-    """SIGTERM, as `systemctl stop` sends; its exit status."""
-    proc.terminate()
-    try:
-        code = proc.wait(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-    return code
-
-
 def check(condition, what, failures):
     if not condition:
         failures.append(what)
@@ -212,7 +199,7 @@ def run_job(work, failures):
         check(done.returncode == 0, f"edgeadmm-device: exit "
               f"{done.returncode}\n{done.stderr[-2000:]}", failures)
     finally:
-        code = stop_daemon(daemon)
+        code = terminate(daemon)
     check(code == 0, f"daemon: exit {code} on SIGTERM", failures)
     # Read as the daemon's user (a root reader could leave root-owned WAL
     # files beside the database).

@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from install_checks import installed_headers, read_until, run
+from install_checks import installed_headers, read_until, run, terminate
 
 # Public header folders: (source folder, path under include/).
 HEADER_TREES = [
@@ -113,15 +113,11 @@ def start_with_config(daemon: Path, config: Path, work: Path):
     proc = subprocess.Popen([str(daemon), "--config", str(config), "--db",
                              str(work / "aggregator.db"), "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = b""
     try:
         output = read_until(proc, b"listening on", 30)
-        proc.terminate()
-        code = proc.wait(timeout=20)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+        code = terminate(proc)
     if b"listening on" not in output or code != 0:
         return [f"daemon with the installed {config.name}: exit "
                 f"{proc.returncode}\n{output.decode(errors='replace')[-2000:]}"]

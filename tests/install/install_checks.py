@@ -1,7 +1,7 @@
 """Helpers the install tests share (check_install.py,
 check_firmware_install.py, check_deb_install.py): a command whose failure
 is recorded, the headers a source tree must install, a daemon's output read
-up to its listening line."""
+up to its listening line, a process stopped."""
 
 import os
 import select
@@ -43,3 +43,17 @@ def read_until(proc, marker: bytes, seconds: float) -> bytes:
                 break  # the process exited
             output += chunk
     return output
+
+
+def terminate(proc):
+    """SIGTERM (as `systemctl stop` sends), SIGKILL if it is not gone in
+    20 s; its exit status."""
+    proc.terminate()
+    try:
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+    return code
