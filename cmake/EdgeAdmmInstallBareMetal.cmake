@@ -24,6 +24,11 @@
 #                                (LAN9118). A product brings its own board.
 # The third-party headers go under include/edgeadmm/third_party/, their
 # Debian copyright files under share/doc/edgeadmm/third_party/.
+# Without --prefix: not /usr/local (Arm libraries among the host's).
+if(CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT)
+  set(CMAKE_INSTALL_PREFIX "/opt/edgeadmm-${CMAKE_SYSTEM_PROCESSOR}"
+    CACHE PATH "Install prefix of the bare-metal SDK package" FORCE)
+endif()
 set(_third_party_inc ${CMAKE_INSTALL_INCLUDEDIR}/edgeadmm/third_party)
 set(_third_party_doc ${CMAKE_INSTALL_DATADIR}/doc/edgeadmm/third_party)
 set(_objects ${CMAKE_INSTALL_LIBDIR}/edgeadmm/objects)
