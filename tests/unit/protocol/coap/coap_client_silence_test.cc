@@ -1,7 +1,8 @@
 // The SDK's CoAP client when the server goes silent (it restarted and
 // forgot the DTLS session): CoapClientConfig::silence_timeout_ms fails what
 // waits for the server and drops the link's session; Reconnect drops it on
-// the client's word. A link that never answers, on the fake clock.
+// the client's word. A scripted link that answers only when told, on the
+// fake clock.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,72 +10,32 @@
 
 #include "edgeadmm/coap/coap_client.h"
 #include "fake_clock.h"
+#include "scripted_link.h"
 
 namespace edgeadmm::coap {
 namespace {
 
-// Swallows what the client sends; delivers one scripted datagram at a time;
-// counts Resets; "connecting" until a given time.
-class SilentLink final : public DatagramLink {
- public:
-  Status Send(ConstByteSpan d) override {
-    std::memcpy(last, d.data(), d.size());
-    last_size = d.size();
-    ++sent;
-    return Status::Ok();
-  }
-  StatusWithSize Receive(ByteSpan buffer) override {
-    if (inbox_size == 0) return StatusWithSize(0);
-    std::memcpy(buffer.data(), inbox, inbox_size);
-    const size_t n = inbox_size;
-    inbox_size = 0;
-    return StatusWithSize(n);
-  }
-  void Wait(uint32_t timeout_ms) override {
-    if (inbox_size == 0) g_now += timeout_ms;
-  }
-  void Reset() override { ++resets; }
-  bool connecting() const override { return g_now < connecting_until; }
-
-  MessageView Last() const {
-    MessageView m;
-    EXPECT_TRUE(
-        ParseMessage(
-            ConstByteSpan(reinterpret_cast<const std::byte*>(last), last_size),
-            m)
-            .ok());
-    return m;
-  }
-  // Puts a message answering the last one sent (its id and token) in the
-  // inbox: `type` ACK or CON, `code` 0 (empty) or a response, with Observe
-  // 1 when `observe`.
-  void Answer(MessageType type, uint8_t code, bool observe) {
-    const MessageView sent_message = Last();
-    uint8_t token[4];
-    std::memcpy(token, sent_message.token.data(), 4);
-    MessageWriter w(
-        ByteSpan(reinterpret_cast<std::byte*>(inbox), sizeof(inbox)));
-    const uint16_t mid = type == MessageType::kAcknowledgement
-                             ? sent_message.message_id
-                             : static_cast<uint16_t>(0x7000 + sent);
-    w.Begin(type, code, mid,
-            code == 0
-                ? ConstByteSpan()
-                : ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
-    if (observe) w.AddUintOption(kOptionObserve, 1);
-    const StatusWithSize n = w.Finish();
-    ASSERT_TRUE(n.ok());
-    inbox_size = n.size();
-  }
-
-  uint8_t last[256];
-  size_t last_size = 0;
-  size_t sent = 0;
-  uint8_t inbox[64];
-  size_t inbox_size = 0;
-  int resets = 0;
-  uint64_t connecting_until = 0;
-};
+// Puts a message answering the last one `link` saw sent (its id and token)
+// in its inbox: `type` ACK or CON, `code` 0 (empty) or a response, with
+// Observe 1 when `observe`.
+void Answer(ScriptedLink& link, MessageType type, uint8_t code, bool observe) {
+  const MessageView sent = link.Last();
+  uint8_t token[4];
+  std::memcpy(token, sent.token.data(), 4);
+  MessageWriter w(
+      ByteSpan(reinterpret_cast<std::byte*>(link.inbox), sizeof(link.inbox)));
+  const uint16_t mid = type == MessageType::kAcknowledgement
+                           ? sent.message_id
+                           : static_cast<uint16_t>(0x7000 + link.sent_count);
+  w.Begin(type, code, mid,
+          code == 0
+              ? ConstByteSpan()
+              : ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
+  if (observe) w.AddUintOption(kOptionObserve, 1);
+  const StatusWithSize n = w.Finish();
+  ASSERT_TRUE(n.ok());
+  link.inbox_size = n.size();
+}
 
 constexpr uint32_t kSilenceMs = 5000;
 constexpr uint8_t kContent = (2 << 5) | 5;  // 2.05
@@ -106,7 +67,7 @@ class CoapClientSilenceTest : public ::testing::Test {
     return g_now;
   }
 
-  SilentLink link_;
+  ScriptedLink link_;
   std::byte tx_[256];
   std::byte rx_[256];
   std::byte body_[64];
@@ -124,7 +85,7 @@ TEST_F(CoapClientSilenceTest, ASilentServerFailsTheExchangeAndDropsTheSession) {
   // fall in 5 s (at 2–3 s and 6–9 s: only the first).
   EXPECT_GE(end - 1000, kSilenceMs);
   EXPECT_LE(end - 1000, kSilenceMs + 100);
-  EXPECT_EQ(link_.sent, 2u);
+  EXPECT_EQ(link_.sent_count, 2u);
   EXPECT_EQ(link_.resets, 1);
 }
 
@@ -141,7 +102,7 @@ TEST_F(CoapClientSilenceTest, WithoutASilenceTimeoutTheRetransmissionsRunOut) {
 TEST_F(CoapClientSilenceTest, ADatagramFromTheServerRestartsTheClock) {
   StartGet();
   g_now += 3000;
-  link_.Answer(MessageType::kAcknowledgement, 0, false);  // empty ACK at 3 s
+  Answer(link_, MessageType::kAcknowledgement, 0, false);  // empty ACK at 3 s
   ASSERT_TRUE(client_->Poll(0).ok());
   TransportResult r;
   const uint64_t end = FinishTime(r);
@@ -164,7 +125,7 @@ TEST_F(CoapClientSilenceTest, TheHandshakeIsNotSilence) {
 TEST_F(CoapClientSilenceTest, AQuietAnsweredObservationIsLeftAlone) {
   ASSERT_TRUE(
       client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
-  link_.Answer(MessageType::kAcknowledgement, kContent, true);
+  Answer(link_, MessageType::kAcknowledgement, kContent, true);
   ASSERT_TRUE(client_->Poll(0).ok());
   TransportResult n;
   ASSERT_TRUE(client_->TakeNotification(n));
