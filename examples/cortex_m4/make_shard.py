@@ -9,6 +9,9 @@ usage: make_shard.py INPUT OUTPUT SAMPLES DIM [--column-block] [--namespace NAME
                   refusing a feature above DIM.
   --namespace N   declare the constants in namespace N (so one program can
                   include two shards).
+  --in-ram        declare the arrays mutable (inline, not constexpr), so the
+                  linker puts them in RAM (.data) as a shard a device collects
+                  would be, instead of flash.
 """
 import lzma
 import sys
@@ -17,6 +20,7 @@ import sys
 def main():
     options = sys.argv[5:]
     column_block = "--column-block" in options
+    storage = "inline" if "--in-ram" in options else "inline constexpr"
     namespace = options[options.index("--namespace") + 1] if "--namespace" in options else None
     source, output, samples, dim = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     opener = lzma.open if source.endswith(".xz") else open
@@ -47,11 +51,11 @@ def main():
         if namespace:
             out.write(f"namespace {namespace} {{\n")
         out.write(f"inline constexpr int kShardSamples = {samples};\ninline constexpr int kShardDim = {dim};\n")
-        out.write(f"inline constexpr edgeadmm::Real kShardFeatures[{samples * dim}] = {{\n")
+        out.write(f"{storage} edgeadmm::Real kShardFeatures[{samples * dim}] = {{\n")
         for row in rows:
             out.write(",".join(f"{v:g}" for v in row) + ",\n")
         out.write("};\n")
-        out.write(f"inline constexpr edgeadmm::Real kShardLabels[{samples}] = {{\n")
+        out.write(f"{storage} edgeadmm::Real kShardLabels[{samples}] = {{\n")
         out.write(",".join(f"{v:g}" for v in labels) + "\n};\n")
         if namespace:
             out.write(f"}}  // namespace {namespace}\n")

@@ -74,8 +74,8 @@ constexpr size_t kRowBlock = 4;
 
 // Lane sums of Dot's {s0, s1} and {s2, s3}, combined as Dot does, plus the
 // tail i >= blocks.
-Real Finish(__m128d lo, __m128d hi, const Real* a, const Real* x,
-            size_t blocks, size_t n) {
+Real Finish(__m128d lo, __m128d hi, const Real* a, const Real* x, size_t blocks,
+            size_t n) {
   double l[2];
   double h[2];
   _mm_storeu_pd(l, lo);
@@ -160,8 +160,7 @@ void MultiplyTransposed(const DatasetView& data, Span<const Real> t,
   const size_t blocks = m - m % kRowBlock;
   for (size_t j = 0; j < blocks; j += kRowBlock) {
     Axpy4(t.data() + j, data.Row(j).data(), data.Row(j + 1).data(),
-          data.Row(j + 2).data(), data.Row(j + 3).data(), y.data(),
-          data.dim());
+          data.Row(j + 2).data(), data.Row(j + 3).data(), y.data(), data.dim());
   }
   for (size_t j = blocks; j < m; ++j) Axpy(t[j], data.Row(j), y);
 }
