@@ -86,21 +86,13 @@ ConstByteSpan Personalization() { return reference_job::Personalization(); }
 
 constexpr size_t Min(size_t a, size_t b) { return a < b ? a : b; }
 
-// A loop of a known instruction count (2 per iteration): its count must
-// match, or -icount shift=0 is missing (step_kinds_table.py checks).
+// The calibration loop (instruction_timer.h): step_kinds_table.py fails
+// unless the two counts agree.
 void Calibrate() {
-  constexpr uint32_t kIterations = 1000000;
-  uint32_t n = kIterations;
-  const uint32_t t0 = Ticks();
-  asm volatile(
-      "1: subs %0, %0, #1\n"
-      "   bne 1b\n"
-      : "+r"(n)
-      :
-      : "cc");
-  const uint32_t t1 = Ticks();
-  PrintCount("calibration", "executed", 2ull * kIterations);
-  PrintCount("calibration", "measured", Instructions(t0, t1));
+  const uint64_t measured = instruction_timer::MeasureCalibrationLoop();
+  PrintCount("calibration", "executed",
+             instruction_timer::kCalibrationInstructions);
+  PrintCount("calibration", "measured", measured);
 }
 
 // Five rounds of one kind: `step(k)` and `round(k)` return a Status; the

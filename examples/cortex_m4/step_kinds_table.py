@@ -17,7 +17,8 @@ counts are instructions).
 import argparse
 import os
 import subprocess
-import sys
+
+from run_step_benchmark import run_once, with_icount
 
 KINDS = [("prox_admm", "prox-admm (Newton-CG prox)"),
          ("dp_admm", "dp-admm (linearized)"),
@@ -30,21 +31,7 @@ SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 def run(command):
-    command = list(command)
-    kernel = command.index("-kernel") if "-kernel" in command else len(command) - 1
-    command[kernel:kernel] = ["-icount", "shift=0"]
-    # Semihosting output (target=native) arrives on QEMU's stderr.
-    result = subprocess.run(command, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=600)
-    lines = [line.strip() for line in result.stdout.splitlines()]
-    if result.returncode != 0 or "done" not in lines:
-        sys.stderr.write(result.stdout)
-        raise SystemExit(f"benchmark firmware failed (exit {result.returncode})")
-    counts = {}
-    for line in lines:
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            counts[parts[0]] = int(parts[1])
+    _, counts = run_once(with_icount(command), timeout=600)
     executed, measured = counts["calibration_executed"], counts["calibration_measured"]
     if abs(measured - executed) > 80:  # resolution 40, plus the loop's setup
         raise SystemExit(f"FAIL: calibration loop of {executed} instructions "
