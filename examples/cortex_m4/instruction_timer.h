@@ -32,4 +32,21 @@ inline uint64_t Instructions(uint32_t from, uint32_t to) {
   return uint64_t{to - from} * kInstructionsPerTick;
 }
 
+// A loop of a known length (`subs`/`bne`, 2 instructions per iteration):
+// the instructions it executes, and what the timer counted for it. They
+// must agree within a tick or two, or -icount shift=0 is missing.
+inline constexpr uint64_t kCalibrationInstructions = 2000000;
+inline uint64_t MeasureCalibrationLoop() {
+  uint32_t n = static_cast<uint32_t>(kCalibrationInstructions / 2);
+  const uint32_t t0 = Ticks();
+  asm volatile(
+      "1: subs %0, %0, #1\n"
+      "   bne 1b\n"
+      : "+r"(n)
+      :
+      : "cc");
+  const uint32_t t1 = Ticks();
+  return Instructions(t0, t1);
+}
+
 }  // namespace edgeadmm::instruction_timer

@@ -14,10 +14,20 @@ import subprocess
 import sys
 
 
-def run_once(command):
+def with_icount(command):
+    """The runner command with "-icount shift=0" before its -kernel."""
+    command = list(command)
+    kernel = command.index("-kernel") if "-kernel" in command else len(command) - 1
+    command[kernel:kernel] = ["-icount", "shift=0"]
+    return command
+
+
+def run_once(command, timeout=240):
+    """Runs a benchmark image: its output and its "key count" lines as a
+    dict; fails unless it exits 0 after printing "done"."""
     # Semihosting output (target=native) arrives on QEMU's stderr.
     result = subprocess.run(command, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=240)
+                            stderr=subprocess.STDOUT, text=True, timeout=timeout)
     lines = [line.strip() for line in result.stdout.splitlines()]
     if result.returncode != 0 or "done" not in lines:
         sys.stderr.write(result.stdout)
@@ -35,9 +45,7 @@ def main():
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
-    command = list(args.command)
-    kernel = command.index("-kernel") if "-kernel" in command else len(command) - 1
-    command[kernel:kernel] = ["-icount", "shift=0"]
+    command = with_icount(args.command)
 
     outputs = [run_once(command) for _ in range(args.runs)]
     text, counts = outputs[0]

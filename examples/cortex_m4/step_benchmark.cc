@@ -88,21 +88,13 @@ void ProbeCycleCounter() {
   PrintCount("dwt_cyccnt_delta", after - before);
 }
 
-// A loop of a known instruction count (2 per iteration): its tick count
-// times kInstructionsPerTick must match, or -icount shift=0 is missing.
+// The calibration loop (instruction_timer.h): run_step_benchmark.py fails
+// unless the two counts agree.
 void Calibrate() {
-  constexpr uint32_t kIterations = 1000000;
-  uint32_t n = kIterations;
-  const uint32_t t0 = Ticks();
-  asm volatile(
-      "1: subs %0, %0, #1\n"
-      "   bne 1b\n"
-      : "+r"(n)
-      :
-      : "cc");
-  const uint32_t t1 = Ticks();
-  PrintCount("calibration_loop_instructions", 2ull * kIterations);
-  PrintCount("calibration_measured", Instructions(t0, t1));
+  const uint64_t measured = instruction_timer::MeasureCalibrationLoop();
+  PrintCount("calibration_loop_instructions",
+             instruction_timer::kCalibrationInstructions);
+  PrintCount("calibration_measured", measured);
 }
 
 alignas(Workspace::kAlignment) std::byte

@@ -4,6 +4,7 @@ programs."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import unittest
 
@@ -56,6 +57,36 @@ class StackTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as empty:
             with self.assertRaisesRegex(es.StackError, "is not built"):
                 es.Stack(empty, empty)
+
+    def test_mixed_fleet_runs_each_part_with_its_binary(self) -> None:
+        # Stand-in programs: each fleet writes its name and arguments.
+        with tempfile.TemporaryDirectory() as root:
+            programs = {"cli": "aggregator/cli/edgeadmm",
+                        "daemon": "aggregator/daemon/edgeadmm-aggregatord",
+                        "fleet": "tools/fleet/edgeadmm-fleet",
+                        "float": "float/edgeadmm-fleet"}
+            for name, path in programs.items():
+                full = os.path.join(root, path)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "w") as f:
+                    f.write(f'#!/bin/sh\necho "{name} $*" > "$0.ran"\n')
+                os.chmod(full, 0o755)
+            stack = es.Stack(root, os.path.join(root, "state"), log=lambda _: 0)
+            float_bin = os.path.join(root, programs["float"])
+            with self.assertRaises(ValueError):
+                stack.start_fleet([], parts=2, part_bins=[float_bin])
+            stack.start_fleet(["--dim", "3"], parts=2,
+                              part_bins=[stack.fleet_bin, float_bin])
+            for proc in stack.fleets:
+                self.assertEqual(proc.wait(timeout=30), 0)
+            ran = {}
+            for binary in (stack.fleet_bin, float_bin):
+                with open(binary + ".ran") as f:
+                    ran[binary] = f.read().split()
+            self.assertEqual(ran[stack.fleet_bin][0], "fleet")
+            self.assertIn("0/2", ran[stack.fleet_bin])
+            self.assertEqual(ran[float_bin][0], "float")
+            self.assertIn("1/2", ran[float_bin])
 
 
 if __name__ == "__main__":

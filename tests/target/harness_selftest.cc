@@ -78,4 +78,17 @@ TEST(HarnessSelfTest, RunsInRegistrationOrder) {
   EXPECT_EQ(tear_down_calls, 2);
 }
 
+// The float32 slack is per test (src/float_tolerances.cc): a test not in the
+// table, like this one, compares as written even in a float build; a listed
+// test gets its own r, a suite entry covers the suite's other tests.
+TEST(HarnessSelfTest, FloatSlackIsPerTest) {
+  using testing::internal::FloatToleranceFor;
+  EXPECT_EQ(FloatToleranceFor("HarnessSelfTest", "FloatSlackIsPerTest"), 0.0);
+  EXPECT_EQ(testing::internal::CurrentFloatRelative(), 0.0);
+  EXPECT_FALSE(testing::internal::WithinOrSlack(1.0, 1.0 + 1e-6, 0));
+  EXPECT_EQ(FloatToleranceFor("LossTest", "DerivativeMatchesFiniteDifferences"),
+            5e-5);
+  EXPECT_EQ(FloatToleranceFor("LossTest", "KnownValues"), 0x1.0p-22);
+}
+
 }  // namespace

@@ -47,6 +47,14 @@ def job_toml(a: argparse.Namespace) -> str:
                     "early_stop_rounds": a.early_stop})
 
 
+def mixed_fleet(a: argparse.Namespace, stack: Any) -> Dict[str, Any]:
+    """start_fleet's options for --mixed-fleet-bin: the second half of the
+    devices run by that binary (none without it)."""
+    if not a.mixed_fleet_bin:
+        return {}
+    return {"parts": 2, "part_bins": [stack.fleet_bin, a.mixed_fleet_bin]}
+
+
 def describe_model(exported: Dict[str, Any], test_x: Any, test_y: Any
                    ) -> Dict[str, Any]:
     """What the report says of an exported model (its JSON)."""
@@ -93,6 +101,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--gamma", type=float, default=30.0)
     p.add_argument("--timeout", type=float, default=1800.0)
     p.add_argument("--data-note", default="", help="where the data came from")
+    p.add_argument("--mixed-fleet-bin", default="",
+                   help="a second edgeadmm-fleet (e.g. an EDGEADMM_REAL=float "
+                   "build) that runs the second half of the devices")
     return p.parse_args(argv)
 
 
@@ -190,7 +201,7 @@ def main(argv: List[str]) -> int:
             "--data", a.train, "--dim", str(a.dim), "--epsilon-budget",
             "1e9" if a.device_epsilon == "inf" else a.device_epsilon, "--delta", str(a.delta), "--state-dir",
             os.path.join(a.state, "devices")
-        ])
+        ], **mixed_fleet(a, stack))
         print(f"{'round':>5} {'participants':>12} {'val. accuracy':>13} "
               f"{'central eps':>11}", flush=True)
 

@@ -281,7 +281,8 @@ class Stack:
         self.daemon_launcher = None
 
     def start_fleet(self, fleet_args: Sequence[str], parts: int = 1,
-                    local_addresses: bool = False, nice: int = 0) -> None:
+                    local_addresses: bool = False, nice: int = 0,
+                    part_bins: Optional[Sequence[str]] = None) -> None:
         """Starts `edgeadmm-fleet connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
@@ -292,9 +293,14 @@ class Stack:
         the ephemeral port range (28,232 ports) towards the daemon. `nice`
         lowers the fleets' CPU priority: on a shared machine the one daemon
         (the system under test) would otherwise get 1/(K+1) of the CPU the
-        simulated devices leave, while real devices bring their own."""
+        simulated devices leave, while real devices bring their own.
+        `part_bins` (one per part) runs part I with another `edgeadmm-fleet`
+        binary, e.g. one built with EDGEADMM_REAL=float (a mixed fleet)."""
+        if part_bins is not None and len(part_bins) != parts:
+            raise ValueError("part_bins needs one binary per part")
         for part in range(parts):
-            argv = [self.fleet_bin, "connect", "--host", "127.0.0.1", "--port",
+            binary = part_bins[part] if part_bins else self.fleet_bin
+            argv = [binary, "connect", "--host", "127.0.0.1", "--port",
                     str(self.port), "--psk-dir", self.psk_dir] + list(
                         fleet_args)
             if local_addresses:

@@ -20,6 +20,8 @@ internal::TestInfo* last_test = nullptr;
 bool current_failed = false;
 bool current_fatal = false;
 const ScopedTrace* top_trace = nullptr;
+double current_float_relative = 0;
+double float_slack_used = 0;
 
 }  // namespace
 
@@ -84,6 +86,12 @@ void AssertHelper::operator=(const Message& message) const {
 
 bool HasFatalFailure() { return current_fatal; }
 
+double CurrentFloatRelative() { return current_float_relative; }
+
+void NoteFloatSlackUsed(double relative) {
+  if (relative > float_slack_used) float_slack_used = relative;
+}
+
 void RegisterTest(TestInfo* info) {
   info->next = nullptr;
   if (last_test == nullptr) {
@@ -122,8 +130,19 @@ int main() {
     edgeadmm::board::ConsoleWrite(line);
     testing::current_failed = false;
     testing::current_fatal = false;
+    testing::current_float_relative =
+        testing::internal::kFloatBuild
+            ? testing::internal::FloatToleranceFor(t->suite, t->name)
+            : 0;
+    testing::float_slack_used = 0;
     t->run();
     const bool ok = !testing::current_failed;
+    if (testing::float_slack_used > 0) {
+      Format(line, sizeof(line), "[ SLACK    ] %s.%s %.3g of %.3g\n", t->suite,
+             t->name, testing::float_slack_used,
+             testing::current_float_relative);
+      edgeadmm::board::ConsoleWrite(line);
+    }
     Format(line, sizeof(line), "[ %s ] %s.%s\n", ok ? "      OK" : " FAILED ",
            t->suite, t->name);
     edgeadmm::board::ConsoleWrite(line);

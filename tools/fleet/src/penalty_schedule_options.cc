@@ -39,7 +39,7 @@ namespace {
 
 // Sets `field` of every schedule from `text` (one value or one per device).
 host::Error Apply(const std::string& text, const std::string& option,
-                  Real PenaltySchedule::*field,
+                  double PenaltySchedule::*field,
                   std::vector<PenaltySchedule>& schedules) {
   if (text.empty()) return host::Error::Ok();
   EDGEADMM_HOST_TRY_ASSIGN(const std::vector<double> values,

@@ -26,8 +26,8 @@ Status AppendStepHistory(Storage& storage, size_t record_bytes, double delta,
   state.primary = Span<Real>(primary.data(), primary.size());
   state.secondary = Span<Real>(secondary.data(), secondary.size());
   EDGEADMM_TRY(DeserializeDeviceState(view.state, state));
-  const Result<Real> epsilon = state.ledger.Epsilon(delta);
-  const double eps = epsilon.ok() ? static_cast<double>(*epsilon) : INFINITY;
+  const Result<double> epsilon = state.ledger.Epsilon(delta);
+  const double eps = epsilon.ok() ? *epsilon : INFINITY;
   // The ε the device reports on the wire: its pending upload's ledger.
   double sent = NAN;
   if (view.has_pending) {

@@ -203,32 +203,49 @@ AssertionResult CompareWith(Predicate predicate, const char* op,
 
 // A float build of the SDK (EDGEADMM_REAL=float, the cortex-m4f preset)
 // computes in float32, while the portable tests' tolerances are written for
-// double: there NEAR and DOUBLE_EQ accept |a − b| ≤
-// kFloatRelative·max(1,|a|,|b|) as well (about 800 float32 ulps: roundings that
-// a prox solve or a few hundred-term sums carry forward). Double builds compare
-// as written.
+// double: there NEAR and DOUBLE_EQ also accept |a − b| ≤
+// r·max(1,|a|,|b|), with r the running test's float32 slack from the table
+// in tests/target/src/float_tolerances.cc (each entry bounded, measured and
+// justified there; a test not listed gets r = 0 and compares as written).
+// The harness prints "[ SLACK    ] suite.name r_used" after a test that
+// needed slack (the largest relative difference the slack let through), so
+// the table can be checked and tightened. Double builds compare as written.
 #if defined(EDGEADMM_REAL_FLOAT) && EDGEADMM_REAL_FLOAT
-inline constexpr double kFloatRelative = 1e-4;
+inline constexpr bool kFloatBuild = true;
 #else
-inline constexpr double kFloatRelative = 0;
+inline constexpr bool kFloatBuild = false;
 #endif
-inline double FloatSlack(double a, double b) {
+// The running suite's r (0 in double builds), and the record of its use.
+double CurrentFloatRelative();
+// The table's r for the test (tests/target/src/float_tolerances.cc).
+double FloatToleranceFor(const char* suite, const char* test);
+void NoteFloatSlackUsed(double relative);
+
+inline double FloatScale(double a, double b) {
   double scale = 1;
   if (a > scale || -a > scale) scale = a > 0 ? a : -a;
   if (b > scale || -b > scale) scale = b > 0 ? b : -b;
-  return kFloatRelative * scale;
+  return scale;
+}
+inline double FloatSlack(double a, double b) {
+  return CurrentFloatRelative() * FloatScale(a, b);
+}
+
+// True when |a − b| ≤ bound, or within the float slack (noted as used).
+inline bool WithinOrSlack(double a, double b, double bound) {
+  const double difference = a > b ? a - b : b - a;
+  if (difference <= bound) return true;
+  if (!(difference <= FloatSlack(a, b))) return false;
+  NoteFloatSlackUsed(difference / FloatScale(a, b));
+  return true;
 }
 
 template <typename A, typename B, typename T>
 AssertionResult Near(const char* a_text, const char* b_text, const A& a,
                      const B& b, const T& tolerance) {
-  const double difference = static_cast<double>(a) - static_cast<double>(b);
-  double bound = static_cast<double>(tolerance);
-  const double slack =
-      FloatSlack(static_cast<double>(a), static_cast<double>(b));
-  if (slack > bound) bound = slack;
-  return Compare(difference <= bound && -difference <= bound, "near", a_text,
-                 b_text, a, b);
+  return Compare(WithinOrSlack(static_cast<double>(a), static_cast<double>(b),
+                               static_cast<double>(tolerance)),
+                 "near", a_text, b_text, a, b);
 }
 
 inline AssertionResult Boolean(bool value, bool expected, const char* text) {
@@ -305,13 +322,12 @@ inline bool StringsEqual(const char* a, const char* b) {
   ::testing::internal::Boolean(static_cast<bool>(cond), expected, #cond)
 #define EDGEADMM_TT_NEAR_(a, b, tolerance) \
   ::testing::internal::Near(#a, #b, (a), (b), (tolerance))
-#define EDGEADMM_TT_DOUBLE_EQ_(a, b)                              \
-  ::testing::internal::CompareWith(                               \
-      [](double x, double y) {                                    \
-        return ::testing::internal::AlmostEqualDoubles(x, y) ||   \
-               (x - y <= ::testing::internal::FloatSlack(x, y) && \
-                y - x <= ::testing::internal::FloatSlack(x, y));  \
-      },                                                          \
+#define EDGEADMM_TT_DOUBLE_EQ_(a, b)                            \
+  ::testing::internal::CompareWith(                             \
+      [](double x, double y) {                                  \
+        return ::testing::internal::AlmostEqualDoubles(x, y) || \
+               ::testing::internal::WithinOrSlack(x, y, 0);     \
+      },                                                        \
       "~=", #a, #b, static_cast<double>(a), static_cast<double>(b))
 #define EDGEADMM_TT_STREQ_(a, b)                        \
   ::testing::internal::CompareWith(                     \

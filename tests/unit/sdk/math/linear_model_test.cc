@@ -92,5 +92,57 @@ TEST(LinearModelTest, LossAndDerivativesKeepsMarginsWhenNotAliased) {
   }
 }
 
+// The gradient's sums in their documented order (sdk/src/math/vector_ops.cc):
+// each margin as Dot sums (four partial sums, (s0 + s1) + (s2 + s3), then
+// the tail), each gradient entry adding d_j·a_ji for j = 0, 1, ... and then
+// scaled by 1/m. x86-64 hosts run four-row SSE2 kernels for speed: they
+// must give the same bits as this order (row counts and dimensions that are
+// and are not multiples of 4). Targets that may fuse multiply-adds compare
+// to a few ulps.
+SyntheticData<17, 11> g_order_data;
+
+Real DotInOrder(const Real* a, const Real* x, size_t n) {
+  const size_t blocks = n - n % 4;
+  Real s[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < blocks; i += 4) {
+    for (size_t k = 0; k < 4; ++k) s[k] += a[i + k] * x[i + k];
+  }
+  Real sum = (s[0] + s[1]) + (s[2] + s[3]);
+  for (size_t i = blocks; i < n; ++i) sum += a[i] * x[i];
+  return sum;
+}
+
+TEST(LinearModelTest, GradientSumsInTheDocumentedOrder) {
+  constexpr size_t kShapes[][2] = {{17, 11}, {16, 8}, {5, 3}, {3, 9}};
+  for (const auto& shape : kShapes) {
+    const size_t m = shape[0];
+    const size_t p = shape[1];
+    const DatasetView data = g_order_data.Fill(41 + m, m, p, false);
+    const Loss loss = MakeLoss(LossKind::kLogistic);
+    Real w[11];
+    FillVector(43 + p, 0.8, w, p);
+    Real margins[17];
+    Real grad[11];
+    LocalGradient(data, loss, Span<const Real>(w, p), Span<Real>(margins, m),
+                  Span<Real>(grad, p));
+    Real expected[11] = {};
+    for (size_t j = 0; j < m; ++j) {
+      const Real* row = g_order_data.features + j * p;
+      Real d = 0;
+      loss.ValueAndDerivative(DotInOrder(row, w, p), g_order_data.labels[j],
+                              &d);
+      for (size_t i = 0; i < p; ++i) expected[i] += d * row[i];
+    }
+    for (size_t i = 0; i < p; ++i) {
+      expected[i] *= 1 / static_cast<Real>(m);
+#if defined(__x86_64__)
+      EXPECT_EQ(grad[i], expected[i]) << "m " << m << " p " << p << " i " << i;
+#else
+      EXPECT_NEAR(grad[i], expected[i], 1e-5) << "m " << m << " p " << p;
+#endif
+    }
+  }
+}
+
 }  // namespace
 }  // namespace edgeadmm

@@ -70,14 +70,15 @@ struct SyntheticData {
 };
 
 // ∂ℓ/∂t written out again, independently of Loss::Derivative.
-inline Real ReferenceDerivative(LossKind kind, Real h, Real t, Real b) {
+template <typename T>
+T ReferenceDerivative(LossKind kind, T h, T t, T b) {
   switch (kind) {
     case LossKind::kLogistic:
       return -b / (1 + std::exp(b * t));
     case LossKind::kSquared:
       return t - b;
     case LossKind::kSmoothedHinge: {
-      const Real z = b * t;
+      const T z = b * t;
       if (z >= 1) return 0;
       if (z <= 1 - h) return -b;
       return -b * (1 - z) / h;
@@ -87,19 +88,23 @@ inline Real ReferenceDerivative(LossKind kind, Real h, Real t, Real b) {
 }
 
 // ||∇f(x) + (x − v)/s||₂ with f(x) = (1/m) Σ_j ℓ(a_jᵀx; b_j), from plain
-// loops over the raw arrays. `scratch` holds p values.
-inline Real ReferenceKktResidual(const Real* a, const Real* b, size_t m,
-                                 size_t p, const Loss& loss, const Real* v,
-                                 Real s, const Real* x, Real* scratch) {
-  for (size_t i = 0; i < p; ++i) scratch[i] = (x[i] - v[i]) / s;
+// loops over the raw arrays, accumulated in T (Real, or double to evaluate a
+// float32 solution's residual without float32's rounding). `scratch` holds p
+// values.
+template <typename T = Real>
+T ReferenceKktResidual(const Real* a, const Real* b, size_t m, size_t p,
+                       const Loss& loss, const Real* v, Real s, const Real* x,
+                       T* scratch) {
+  for (size_t i = 0; i < p; ++i) scratch[i] = (T{x[i]} - T{v[i]}) / T{s};
   for (size_t j = 0; j < m; ++j) {
-    Real t = 0;
-    for (size_t i = 0; i < p; ++i) t += a[j * p + i] * x[i];
-    const Real d = ReferenceDerivative(loss.kind, loss.smoothing, t, b[j]) /
-                   static_cast<Real>(m);
-    for (size_t i = 0; i < p; ++i) scratch[i] += d * a[j * p + i];
+    T t = 0;
+    for (size_t i = 0; i < p; ++i) t += T{a[j * p + i]} * T{x[i]};
+    const T d =
+        ReferenceDerivative<T>(loss.kind, T{loss.smoothing}, t, T{b[j]}) /
+        static_cast<T>(m);
+    for (size_t i = 0; i < p; ++i) scratch[i] += d * T{a[j * p + i]};
   }
-  Real sum = 0;
+  T sum = 0;
   for (size_t i = 0; i < p; ++i) sum += scratch[i] * scratch[i];
   return std::sqrt(sum);
 }

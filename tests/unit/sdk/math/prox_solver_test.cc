@@ -98,6 +98,45 @@ TEST(ProxSolverTest, SolutionSatisfiesProxOptimality) {
   }
 }
 
+// The guarantee the exact-prox step needs, in the compute type: φ(x) =
+// f(x) + ||x − v||²/(2s) is (1/s)-strongly convex, so ||x − x*|| ≤ s·r for
+// the true KKT residual r = ||∇φ(x)|| (evaluated here in double, so a
+// float32 solution is judged without float32's rounding of the check). The
+// stopping rule bounds r by tol·max(1, ||v||/s); the distance to the exact
+// prox is then ≤ tol·max(s, ||v||): 1e-10 relative in double, 16 ε ≈ 1.9e-6
+// relative in float32 (docs/porting.md, "The exact prox in float32").
+TEST(ProxSolverTest, DistanceToTheExactProxWithinTheStoppingRule) {
+  for (LossKind kind : {LossKind::kLogistic, LossKind::kSmoothedHinge}) {
+    for (const Case& c : kCases) {
+      const DatasetView data = g_data.Fill(300 + c.m * 7 + c.p, c.m, c.p,
+                                           /*real_labels=*/false);
+      const Loss loss = MakeLoss(kind);
+      Workspace ws = MakeWorkspace(0);
+      ProxSolver solver;
+      ASSERT_TRUE(solver.Init(ws, data, loss, ProxMethod::kNewtonCg).ok());
+      Real v[kMaxP];
+      Real x[kMaxP] = {};
+      FillVector(5 * c.m + c.p, c.v_scale, v, c.p);
+      auto report =
+          solver.Solve(Span<const Real>(v, c.p), c.s, Span<Real>(x, c.p));
+      ASSERT_TRUE(report.ok());
+      ASSERT_TRUE(report->converged);
+      double scratch[kMaxP];
+      const double residual = ReferenceKktResidual<double>(
+          g_data.features, g_data.labels, c.m, c.p, loss, v, c.s, x, scratch);
+      const double scale = std::fmax(
+          1.0, static_cast<double>(Norm(v, c.p)) / static_cast<double>(c.s));
+      // The distance bound s·r against the rule's s·tol·scale; the factor 2
+      // covers the solver's own (compute-type) evaluation of r.
+      EXPECT_LE(
+          static_cast<double>(c.s) * residual,
+          2 * static_cast<double>(c.s) * static_cast<double>(kTol) * scale)
+          << "kind " << int(kind) << " m " << c.m << " p " << c.p
+          << " residual " << residual;
+    }
+  }
+}
+
 // Squared loss: the closed form (Sherman–Morrison for m = 1, Woodbury for
 // m < p, the p x p system for m > p) and Newton-CG agree.
 TEST(ProxSolverTest, ClosedFormAgreesWithNewtonCg) {
@@ -285,18 +324,18 @@ TEST(ProxSolverTest, InitForMatchesInit) {
   Workspace ws2 = MakeWorkspace(0);
   ProxSolver squared;
   ASSERT_TRUE(squared
-                  .InitFor<LossKind::kSquared>(
-                      ws2, g_data.Fill(11, c.m, c.p, true),
-                      MakeLoss(LossKind::kSquared))
+                  .InitFor<LossKind::kSquared>(ws2,
+                                               g_data.Fill(11, c.m, c.p, true),
+                                               MakeLoss(LossKind::kSquared))
                   .ok());
   EXPECT_EQ(squared.method(), ProxMethod::kClosedForm);
   Workspace ws3 = MakeWorkspace(1);
   EXPECT_EQ(by_init_for.InitFor<LossKind::kSquared>(ws3, data, loss),
             Status::InvalidArgument());
-  EXPECT_EQ(by_init_for.Solve(Span<const Real>(v, c.p), c.s,
-                              Span<Real>(x1, c.p))
-                .status(),
-            Status::FailedPrecondition());
+  EXPECT_EQ(
+      by_init_for.Solve(Span<const Real>(v, c.p), c.s, Span<Real>(x1, c.p))
+          .status(),
+      Status::FailedPrecondition());
 }
 
 TEST(ProxSolverTest, SolveErrors) {
