@@ -1,7 +1,5 @@
 #include "edgeadmm/store/transaction.h"
 
-#include <sqlite3.h>
-
 namespace edgeadmm::store {
 
 Result<Transaction> Transaction::Begin(Database& db) {
@@ -16,7 +14,7 @@ Transaction::~Transaction() {
   // log "cannot rollback - no transaction is active".
   if (db_ == nullptr) return;
   db_->KeepError();  // for the caller's log line, after the ROLLBACK
-  if (sqlite3_get_autocommit(db_->handle()) == 0) {
+  if (db_->InTransaction()) {
     db_->Exec("ROLLBACK").IgnoreError();
   }
 }

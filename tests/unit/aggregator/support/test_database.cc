@@ -9,6 +9,7 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
+#include "postgres_cluster.h"
 
 namespace edgeadmm::testing {
 namespace {
@@ -31,11 +32,28 @@ store::Database OpenOrDie(const std::string& path) {
   return std::move(db).value();
 }
 
+std::string DatabasePath(Backend backend, const std::string& dir) {
+  if (backend == Backend::kSqlite) return dir + "/aggregator.db";
+  std::string why_not;
+  PostgresCluster* cluster = PostgresCluster::Shared(&why_not);
+  if (cluster == nullptr) Die(why_not);
+  return cluster->CreateDatabase();
+}
+
 }  // namespace
 
-TempDatabase::TempDatabase()
+const char* BackendName(Backend backend) {
+  return backend == Backend::kSqlite ? "sqlite" : "postgresql";
+}
+
+bool BackendAvailable(Backend backend, std::string* why_not) {
+  if (backend == Backend::kSqlite) return true;
+  return PostgresCluster::Shared(why_not) != nullptr;
+}
+
+TempDatabase::TempDatabase(Backend backend)
     : dir_(MakeTempDir()),
-      path_(dir_ + "/aggregator.db"),
+      path_(DatabasePath(backend, dir_)),
       db_(OpenOrDie(path_)) {}
 
 TempDatabase::~TempDatabase() {
