@@ -3,8 +3,6 @@
 // they were opened on a PostgreSQL connection string. Private to the store.
 #pragma once
 
-#include <libpq-fe.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,6 +11,11 @@
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/status.h"
+
+// libpq's handles (libpq-fe.h: PGconn, PGresult), declared here so that
+// the store also builds without libpq (postgres_absent.cc).
+struct pg_conn;
+struct pg_result;
 
 namespace edgeadmm::store {
 
@@ -40,12 +43,12 @@ class PgConnection {
 
   // The status of a finished command; keeps and logs the message of a
   // failure.
-  Status Check(PGresult* result);
-  PGconn* conn() const { return conn_; }
+  Status Check(pg_result* result);
+  pg_conn* conn() const { return conn_; }
 
  private:
-  explicit PgConnection(PGconn* conn) : conn_(conn) {}
-  PGconn* conn_;
+  explicit PgConnection(pg_conn* conn) : conn_(conn) {}
+  pg_conn* conn_;
   std::string last_error_;
   int64_t changes_ = 0;
 };
@@ -72,7 +75,6 @@ class PgStatement {
   std::string ColumnText(int column) const;
   std::vector<uint8_t> ColumnBlob(int column) const;
   bool ColumnIsNull(int column) const;
-  int ColumnCount() const;
 
  private:
   struct Param {
@@ -88,7 +90,7 @@ class PgStatement {
   PgConnection* connection_;
   std::string sql_;
   std::vector<Param> params_;
-  PGresult* result_ = nullptr;
+  pg_result* result_ = nullptr;
   int row_ = -1;  // the current row of result_
   Status last_ = Status::Ok();
 };
@@ -96,6 +98,6 @@ class PgStatement {
 // Maps a failed libpq result to a Status: integrity violations (SQLSTATE
 // class 23) -> ALREADY_EXISTS, lock timeouts, serialization failures,
 // deadlocks and lost connections -> UNAVAILABLE, others -> INTERNAL.
-Status StatusFromPostgres(const PGresult* result);
+Status StatusFromPostgres(const pg_result* result);
 
 }  // namespace edgeadmm::store

@@ -1,4 +1,5 @@
 #include <endian.h>
+#include <libpq-fe.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -160,10 +161,6 @@ std::vector<uint8_t> PgStatement::ColumnBlob(int column) const {
 
 bool PgStatement::ColumnIsNull(int column) const {
   return Cell(column) == nullptr;
-}
-
-int PgStatement::ColumnCount() const {
-  return result_ == nullptr ? 0 : PQnfields(result_);
 }
 
 }  // namespace edgeadmm::store

@@ -9,7 +9,9 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
+#ifndef EDGEADMM_TEST_WITHOUT_POSTGRESQL
 #include "postgres_cluster.h"
+#endif
 
 namespace edgeadmm::testing {
 namespace {
@@ -34,10 +36,14 @@ store::Database OpenOrDie(const std::string& path) {
 
 std::string DatabasePath(Backend backend, const std::string& dir) {
   if (backend == Backend::kSqlite) return dir + "/aggregator.db";
+#ifdef EDGEADMM_TEST_WITHOUT_POSTGRESQL
+  Die("built without libpq");
+#else
   std::string why_not;
   PostgresCluster* cluster = PostgresCluster::Shared(&why_not);
   if (cluster == nullptr) Die(why_not);
   return cluster->CreateDatabase();
+#endif
 }
 
 }  // namespace
@@ -48,7 +54,12 @@ const char* BackendName(Backend backend) {
 
 bool BackendAvailable(Backend backend, std::string* why_not) {
   if (backend == Backend::kSqlite) return true;
+#ifdef EDGEADMM_TEST_WITHOUT_POSTGRESQL
+  *why_not = "built without libpq (libpq-dev absent)";
+  return false;
+#else
   return PostgresCluster::Shared(why_not) != nullptr;
+#endif
 }
 
 TempDatabase::TempDatabase(Backend backend)
