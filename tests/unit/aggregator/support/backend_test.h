@@ -22,6 +22,13 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   }
 };
 
+// `backend` if it can run here, else SQLite: for a fixture's TempDatabase
+// member, built before SetUp skips the test.
+inline Backend UsableBackend(Backend backend) {
+  std::string why_not;
+  return BackendAvailable(backend, &why_not) ? backend : Backend::kSqlite;
+}
+
 inline std::string BackendParamName(
     const ::testing::TestParamInfo<Backend>& info) {
   return BackendName(info.param);
