@@ -39,6 +39,36 @@ bool IsPostgresTarget(std::string_view target) {
          target.rfind("postgres://", 0) == 0;
 }
 
+std::string RedactTarget(std::string_view target) {
+  std::string out(target);
+  const size_t scheme = out.find("://");
+  if (IsPostgresTarget(out) && scheme != std::string::npos) {
+    const size_t start = scheme + 3;
+    const size_t end = out.find_first_of("/?", start);
+    const size_t at = out.rfind('@', end == std::string::npos ? out.size() : end);
+    if (at != std::string::npos && at > start) {
+      const size_t colon = out.find(':', start);
+      if (colon != std::string::npos && colon < at) {
+        out.replace(colon + 1, at - colon - 1, "***");
+      }
+    }
+  }
+  for (size_t key = out.find("password="); key != std::string::npos;
+       key = out.find("password=", key + 1)) {
+    const size_t value = key + 9;
+    size_t end = value;
+    if (end < out.size() && out[end] == '\'') {
+      end = out.find('\'', end + 1);
+      end = end == std::string::npos ? out.size() : end + 1;
+    } else {
+      end = out.find_first_of("& \t", value);
+      if (end == std::string::npos) end = out.size();
+    }
+    out.replace(value, end - value, "***");
+  }
+  return out;
+}
+
 Database::Database(sqlite3* db)
     : db_(db), cache_(std::make_unique<StatementCache>()) {}
 Database::Database(std::unique_ptr<PgConnection> pg)

@@ -102,6 +102,7 @@ TEST_P(StoreBackendTest, LastInsertIdIsTheNewRowsKey) {
     ASSERT_TRUE(stmt.ok());
     ASSERT_TRUE(stmt->Bind(1, "job" + std::to_string(expected)).Run().ok());
     EXPECT_EQ(t.db().LastInsertId(), expected);
+    EXPECT_EQ(t.db().Changes(), 1);
   }
 }
 
@@ -132,6 +133,8 @@ TEST_P(StoreBackendTest, TransactionsCommitOnceOrRollBack) {
   }  // not committed
   EXPECT_FALSE(t.db().InTransaction());
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM devices"), 0);
+  ASSERT_TRUE(t.db().Exec("UPDATE devices SET enabled = 0").ok());
+  EXPECT_EQ(t.db().Changes(), 0);
   auto tx = Transaction::Begin(t.db());
   ASSERT_TRUE(tx.ok());
   ASSERT_TRUE(t.db()
@@ -167,6 +170,18 @@ TEST_P(StoreBackendTest, Float64LeIsTheLittleEndianDouble) {
 }
 
 EDGEADMM_INSTANTIATE_BACKENDS(StoreBackendTest);
+
+TEST(RedactTargetTest, PasswordsNeverShow) {
+  EXPECT_EQ(RedactTarget("/var/lib/edgeadmm/aggregator.db"),
+            "/var/lib/edgeadmm/aggregator.db");
+  EXPECT_EQ(RedactTarget("postgresql://gw:s3cret@db.example:5432/edgeadmm"),
+            "postgresql://gw:***@db.example:5432/edgeadmm");
+  EXPECT_EQ(RedactTarget("postgresql://gw@db/e?password=s3cret&sslmode=verify-full"),
+            "postgresql://gw@db/e?password=***&sslmode=verify-full");
+  EXPECT_EQ(RedactTarget("host=db password='a b' dbname=e"),
+            "host=db password=*** dbname=e");
+  EXPECT_EQ(RedactTarget("postgresql://gw@db/e"), "postgresql://gw@db/e");
+}
 
 TEST(PostgresDialectTest, TranslatesWhatTheEnginesSpellDifferently) {
   int parameters = 0;

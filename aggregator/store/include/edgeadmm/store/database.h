@@ -24,6 +24,10 @@ class PgConnection;
 // postgres:// URI) rather than an SQLite file.
 bool IsPostgresTarget(std::string_view target);
 
+// `target` (a file or a PostgreSQL URI or keyword string) for logs: a
+// password in it (user:password@ in a URI, password= as a key) shows as ***.
+std::string RedactTarget(std::string_view target);
+
 class Database {
  public:
   // Opens (creating if needed, owner-only: owner_only_files.h) the database
