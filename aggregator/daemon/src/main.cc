@@ -157,17 +157,15 @@ int main(int argc, char** argv) {
   // One line on stderr for each way the start fails, so that a supervisor
   // restarting the daemon (systemd Restart=on-failure) logs why: a full
   // disk or a read-only database is not a silent crash loop.
-  // The config's connection may be a libpq keyword string; --db and
-  // $EDGEADMM_DB name PostgreSQL by a postgresql:// URI.
-  const bool postgresql =
-      std::string_view(database.source) == "config"
-          ? config.postgresql
-          : edgeadmm::store::IsPostgresTarget(config.database);
+  // The config's connection may be a libpq keyword string; elsewhere (--db,
+  // $EDGEADMM_DB, [store] database) PostgreSQL is named by a postgresql://
+  // URI, which Database::Open recognises.
+  const bool keywords =
+      std::string_view(database.source) == "config" && config.postgresql;
   // Logs name the database without its password.
   const std::string shown = edgeadmm::store::RedactTarget(config.database);
-  auto db = postgresql
-                ? edgeadmm::store::Database::OpenPostgres(config.database)
-                : edgeadmm::store::Database::Open(config.database);
+  auto db = keywords ? edgeadmm::store::Database::OpenPostgres(config.database)
+                     : edgeadmm::store::Database::Open(config.database);
   if (!db.ok()) {
     std::fprintf(stderr, "edgeadmm-aggregatord: cannot open database %s: %s\n",
                  shown.c_str(), db.status().str());
@@ -175,7 +173,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "edgeadmm-aggregatord: database %s (from %s) on %s\n",
                shown.c_str(), database.source,
-               postgresql ? "PostgreSQL" : "SQLite");
+               db->postgresql() ? "PostgreSQL" : "SQLite");
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
   if (!server.ok()) {
     std::fprintf(stderr,
