@@ -63,7 +63,8 @@ int Help() {
       "config keys (defaults; docs/aggregator.md, \"The daemon\"):\n"
       "  [store]  database = \"/var/lib/edgeadmm/aggregator.db\"\n"
       "           or backend = \"postgresql\" with connection = \"<URI or\n"
-      "           libpq keywords>\" (docs/aggregator.md, \"PostgreSQL backend\")\n"
+      "           libpq keywords>\" (docs/aggregator.md, \"PostgreSQL "
+      "backend\")\n"
       "  [server] address = \"::\"  port = 5684  session_timeout_seconds = 60\n"
       "           max_sessions = 0 (no limit)  max_handshakes = 1024\n"
       "           max_handshakes_per_source = 32  io_batch_reads = 128\n"
@@ -77,7 +78,8 @@ int Help() {
       "exit status: 0 after a clean shutdown, 1 on a startup or store error,\n"
       "2 on bad usage or configuration. Example config and unit:\n"
       "/usr/share/doc/edgeadmm/examples/aggregatord.toml,\n"
-      "edgeadmm-aggregatord.service; docs: /usr/share/doc/edgeadmm/aggregator.md\n",
+      "edgeadmm-aggregatord.service; docs: "
+      "/usr/share/doc/edgeadmm/aggregator.md\n",
       EDGEADMM_VERSION);
   return 0;
 }
@@ -179,8 +181,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "edgeadmm-aggregatord: cannot start (%s); last database "
                  "error on %s: %s\n",
-                 server.status().str(), shown.c_str(),
-                 db->LastError().c_str());
+                 server.status().str(), shown.c_str(), db->LastError().c_str());
     return 1;
   }
   // Tell a supervisor (tests, scripts) which port we serve.

@@ -45,7 +45,8 @@ std::string RedactTarget(std::string_view target) {
   if (IsPostgresTarget(out) && scheme != std::string::npos) {
     const size_t start = scheme + 3;
     const size_t end = out.find_first_of("/?", start);
-    const size_t at = out.rfind('@', end == std::string::npos ? out.size() : end);
+    const size_t at =
+        out.rfind('@', end == std::string::npos ? out.size() : end);
     if (at != std::string::npos && at > start) {
       const size_t colon = out.find(':', start);
       if (colon != std::string::npos && colon < at) {

@@ -39,8 +39,9 @@ COMMIT;
 }  // namespace
 
 Status StatusFromPostgres(const PGresult* result) {
-  const char* state =
-      result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  const char* state = result != nullptr
+                          ? PQresultErrorField(result, PG_DIAG_SQLSTATE)
+                          : nullptr;
   if (state == nullptr) return Status::Unavailable();  // no answer: connection
   if (std::strncmp(state, "23", 2) == 0) return Status::AlreadyExists();
   if (std::strncmp(state, "08", 2) == 0 || std::strcmp(state, "55P03") == 0 ||
@@ -86,8 +87,8 @@ Status PgConnection::Check(PGresult* result) {
     }
     return Status::Ok();
   }
-  const char* message = result != nullptr ? PQresultErrorMessage(result)
-                                          : PQerrorMessage(conn_);
+  const char* message =
+      result != nullptr ? PQresultErrorMessage(result) : PQerrorMessage(conn_);
   last_error_ = message;
   while (!last_error_.empty() && last_error_.back() == '\n') {
     last_error_.pop_back();

@@ -72,7 +72,8 @@ class Translator {
   void Placeholder() {
     ++pos_;
     size_t end = pos_;
-    while (end < in_.size() && std::isdigit(static_cast<unsigned char>(in_[end]))) {
+    while (end < in_.size() &&
+           std::isdigit(static_cast<unsigned char>(in_[end]))) {
       ++end;
     }
     int number = 0;
@@ -96,7 +97,8 @@ class Translator {
   // ends.
   std::string_view NextWord(size_t from, size_t* after) const {
     size_t p = from;
-    while (p < in_.size() && std::isspace(static_cast<unsigned char>(in_[p]))) ++p;
+    while (p < in_.size() && std::isspace(static_cast<unsigned char>(in_[p])))
+      ++p;
     const size_t start = p;
     while (p < in_.size() && IsWordChar(in_[p])) ++p;
     *after = p;
@@ -150,7 +152,9 @@ class Translator {
     const std::string_view name = NextWord(pos_, &after);
     if (SameWord(name, "user_version")) {
       pos_ = after;
-      while (pos_ < in_.size() && std::isspace(static_cast<unsigned char>(in_[pos_]))) ++pos_;
+      while (pos_ < in_.size() &&
+             std::isspace(static_cast<unsigned char>(in_[pos_])))
+        ++pos_;
       if (Peek(0) == '=') {
         ++pos_;
         size_t end = 0;

@@ -57,8 +57,8 @@ bool PgStatement::BindText(int index, std::string_view text) {
 bool PgStatement::BindBytes(int index, const void* data, size_t size) {
   Param* p = At(index);
   if (p == nullptr) return false;
-  *p = Param{kByteaOid,
-             std::string(static_cast<const char*>(data), size), true, false};
+  *p = Param{kByteaOid, std::string(static_cast<const char*>(data), size), true,
+             false};
   return true;
 }
 
@@ -83,9 +83,9 @@ Status PgStatement::Execute() {
     formats[i] = p.binary ? 1 : 0;
   }
   // A text value must end in NUL for libpq: std::string's data() does.
-  result_ = PQexecParams(connection_->conn(), sql_.c_str(),
-                         static_cast<int>(n), types.data(), values.data(),
-                         lengths.data(), formats.data(), 0);
+  result_ = PQexecParams(connection_->conn(), sql_.c_str(), static_cast<int>(n),
+                         types.data(), values.data(), lengths.data(),
+                         formats.data(), 0);
   row_ = -1;
   return connection_->Check(result_);
 }
@@ -147,8 +147,8 @@ std::vector<uint8_t> PgStatement::ColumnBlob(int column) const {
   if (cell == nullptr) return {};
   if (PQftype(result_, column) != kByteaOid) {
     const auto* bytes = reinterpret_cast<const uint8_t*>(cell);
-    return std::vector<uint8_t>(
-        bytes, bytes + PQgetlength(result_, row_, column));
+    return std::vector<uint8_t>(bytes,
+                                bytes + PQgetlength(result_, row_, column));
   }
   size_t size = 0;
   unsigned char* bytes =

@@ -79,8 +79,8 @@ Statement& Statement::BindDoubles(int index,
     return BindBlob(index, EncodeDoubles(values));
   }
   if (pg_) {
-    bind_failed_ |= !pg_->BindBytes(index, values.data(),
-                                    values.size() * sizeof(double));
+    bind_failed_ |=
+        !pg_->BindBytes(index, values.data(), values.size() * sizeof(double));
     return *this;
   }
   // SQLITE_TRANSIENT: SQLite copies the bytes now, so `values` may change or

@@ -33,7 +33,8 @@ class FleetPostgresTest : public testing::BackendTest {};
 
 TEST_P(FleetPostgresTest, TwoRoundJobRunsAndTheCliReadsIt) {
   testing::TempDatabase t(GetParam());
-  const testing::FleetSetup setup = testing::PrepareFleet(t, kDevices, kRecords);
+  const testing::FleetSetup setup =
+      testing::PrepareFleet(t, kDevices, kRecords);
   const testing::FleetRunResult run = testing::RunJobOverDtls(
       t, setup, kJobToml, /*allow_unaccounted_steps=*/true, 120);
   testing::ExpectCleanRun(run, kDevices);
@@ -47,9 +48,9 @@ TEST_P(FleetPostgresTest, TwoRoundJobRunsAndTheCliReadsIt) {
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT max(iteration) FROM models"), 2);
   // Every accepted upload is stored once: 5 per committed round.
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM uploads"), 10);
-  const testing::CommandResult status = testing::RunCommand(
-      std::string(EDGEADMM_CLI_PATH) + " job status pg --db '" + t.path() +
-      "' 2>&1");
+  const testing::CommandResult status =
+      testing::RunCommand(std::string(EDGEADMM_CLI_PATH) +
+                          " job status pg --db '" + t.path() + "' 2>&1");
   EXPECT_EQ(status.exit_code, 0) << status.output;
   EXPECT_NE(status.output.find("job pg (id 1): completed"), std::string::npos)
       << status.output;

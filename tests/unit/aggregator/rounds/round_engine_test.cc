@@ -6,14 +6,14 @@
 #include <cmath>
 #include <map>
 
+#include "backend_test.h"
 #include "edgeadmm/jobs/job_report.h"
-#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/store/blob.h"
-#include "backend_test.h"
 #include "test_database.h"
 
 namespace edgeadmm::rounds {
@@ -1008,7 +1008,8 @@ TEST_P(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
 // early_stop_rounds = 2 with accuracy: 1.0 from iteration 1 on, never
 // strictly better, so the job completes after iteration 3 of 5, with its
 // reason; only the committed rounds are charged.
-TEST_P(ModelSelectionEngineTest, EarlyStopCompletesTheJobAndChargesOnlyWhatRan) {
+TEST_P(ModelSelectionEngineTest,
+       EarlyStopCompletesTheJobAndChargesOnlyWhatRan) {
   StartWithValidation("early_stop_rounds = 2\n");
   std::vector<RoundSummary> seen;
   engine_->set_round_listener(

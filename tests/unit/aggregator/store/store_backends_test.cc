@@ -176,8 +176,9 @@ TEST(RedactTargetTest, PasswordsNeverShow) {
             "/var/lib/edgeadmm/aggregator.db");
   EXPECT_EQ(RedactTarget("postgresql://gw:s3cret@db.example:5432/edgeadmm"),
             "postgresql://gw:***@db.example:5432/edgeadmm");
-  EXPECT_EQ(RedactTarget("postgresql://gw@db/e?password=s3cret&sslmode=verify-full"),
-            "postgresql://gw@db/e?password=***&sslmode=verify-full");
+  EXPECT_EQ(
+      RedactTarget("postgresql://gw@db/e?password=s3cret&sslmode=verify-full"),
+      "postgresql://gw@db/e?password=***&sslmode=verify-full");
   EXPECT_EQ(RedactTarget("host=db password='a b' dbname=e"),
             "host=db password=*** dbname=e");
   EXPECT_EQ(RedactTarget("postgresql://gw@db/e"), "postgresql://gw@db/e");

@@ -36,7 +36,7 @@ inline std::string BackendParamName(
 
 }  // namespace edgeadmm::testing
 
-#define EDGEADMM_INSTANTIATE_BACKENDS(suite)                              \
-  INSTANTIATE_TEST_SUITE_P(Backends, suite,                               \
-                           ::testing::ValuesIn(::edgeadmm::testing::kBackends), \
-                           ::edgeadmm::testing::BackendParamName)
+#define EDGEADMM_INSTANTIATE_BACKENDS(suite)                                \
+  INSTANTIATE_TEST_SUITE_P(                                                 \
+      Backends, suite, ::testing::ValuesIn(::edgeadmm::testing::kBackends), \
+      ::edgeadmm::testing::BackendParamName)

@@ -48,7 +48,8 @@ pid_t SpawnAs(const struct passwd* pw, const std::vector<std::string>& argv) {
   if (pid < 0) Die("fork failed");
   if (pid > 0) return pid;
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(126);
   prctl(PR_SET_PDEATHSIG, SIGQUIT);
@@ -79,8 +80,9 @@ PostgresCluster* PostgresCluster::Shared(std::string* why_not) {
   if (cluster == nullptr && reason.empty()) {
     const std::string bin = ServerBin();
     if (bin.empty()) {
-      reason = "PostgreSQL server binaries absent (/usr/lib/postgresql/*/bin; "
-               "scripts/setup installs them)";
+      reason =
+          "PostgreSQL server binaries absent (/usr/lib/postgresql/*/bin; "
+          "scripts/setup installs them)";
     } else if (getpwnam("postgres") == nullptr) {
       reason = "no `postgres` user to run the server as";
     } else {
@@ -102,9 +104,9 @@ void PostgresCluster::Start(const std::string& bin) {
   const std::string data = dir_ + "/data";
   // --no-sync and fsync=off: a throwaway cluster needs no crash safety;
   // the store's own sessions still commit synchronously.
-  if (Wait(SpawnAs(pw, {bin + "/initdb", "-D", data, "-A", "trust", "-U",
-                        "postgres", "-E", "UTF8", "--locale=C", "--no-sync"})) !=
-      0) {
+  if (Wait(SpawnAs(
+          pw, {bin + "/initdb", "-D", data, "-A", "trust", "-U", "postgres",
+               "-E", "UTF8", "--locale=C", "--no-sync"})) != 0) {
     Die("initdb failed");
   }
   postmaster_ = SpawnAs(
@@ -115,14 +117,16 @@ void PostgresCluster::Start(const std::string& bin) {
   // Waits for the server to accept connections, as pg_ctl -w does, or for
   // it to exit.
   const std::string uri = Uri("postgres");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::minutes(1);
   while (PQping(uri.c_str()) != PQPING_OK) {
     int status = 0;
     if (waitpid(postmaster_, &status, WNOHANG) == postmaster_) {
       postmaster_ = -1;
       Die("the server exited while starting");
     }
-    if (std::chrono::steady_clock::now() > deadline) Die("server start timed out");
+    if (std::chrono::steady_clock::now() > deadline)
+      Die("server start timed out");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
@@ -134,8 +138,8 @@ std::string PostgresCluster::Uri(const std::string& name) const {
 }
 
 std::string PostgresCluster::CreateDatabase() {
-  const std::string name = "t" + std::to_string(getpid()) + "_" +
-                           std::to_string(++databases_);
+  const std::string name =
+      "t" + std::to_string(getpid()) + "_" + std::to_string(++databases_);
   PGconn* conn = PQconnectdb(Uri("postgres").c_str());
   if (PQstatus(conn) != CONNECTION_OK) Die(PQerrorMessage(conn));
   Run(conn, "CREATE DATABASE " + name + " TEMPLATE template0");

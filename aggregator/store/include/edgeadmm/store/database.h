@@ -32,9 +32,10 @@ class Database {
  public:
   // Opens (creating if needed, owner-only: owner_only_files.h) the database
   // at `path`, switches it to WAL with synchronous=FULL and foreign keys,
-  // and migrates the schema to the newest version. UNAVAILABLE if the file cannot be opened; FAILED_PRECONDITION if
-  // its schema is newer than this build; INTERNAL on SQL errors.
-  // A PostgreSQL URI (IsPostgresTarget) opens OpenPostgres instead.
+  // and migrates the schema to the newest version. UNAVAILABLE if the file
+  // cannot be opened; FAILED_PRECONDITION if its schema is newer than this
+  // build; INTERNAL on SQL errors. A PostgreSQL URI (IsPostgresTarget) opens
+  // OpenPostgres instead.
   static Result<Database> Open(const std::string& path);
   // Connects to PostgreSQL with `conninfo` (a URI or a libpq keyword
   // string) and migrates the schema as Open does. UNAVAILABLE if the server
