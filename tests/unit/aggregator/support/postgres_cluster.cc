@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -42,8 +42,9 @@ std::string ServerBin() {
 
 // Starts `argv` as user `pw` with the parent's death as its SIGQUIT (the
 // postmaster's immediate shutdown), so that a test binary that aborts does
-// not leave a server behind.
-pid_t SpawnAs(const struct passwd* pw, const std::vector<std::string>& argv) {
+// not leave a server behind; its stderr goes to `stderr_fd` if >= 0.
+pid_t SpawnAs(const struct passwd* pw, const std::vector<std::string>& argv,
+              int stderr_fd = -1) {
   const pid_t pid = fork();
   if (pid < 0) Die("fork failed");
   if (pid > 0) return pid;
@@ -55,6 +56,7 @@ pid_t SpawnAs(const struct passwd* pw, const std::vector<std::string>& argv) {
   prctl(PR_SET_PDEATHSIG, SIGQUIT);
   const int devnull = open("/dev/null", O_WRONLY);
   if (devnull >= 0) dup2(devnull, 1);  // initdb's progress
+  if (stderr_fd >= 0) dup2(stderr_fd, 2);
   execv(args[0], args.data());
   _exit(127);
 }
@@ -152,6 +154,7 @@ PostgresCluster::~PostgresCluster() {
     kill(postmaster_, SIGQUIT);  // immediate shutdown: nothing to keep
     Wait(postmaster_);
   }
+  if (drain_.joinable()) drain_.join();  // the log's end: every process gone
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
 }

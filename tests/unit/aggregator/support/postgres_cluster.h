@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <thread>
 
 namespace edgeadmm::testing {
 
@@ -31,6 +32,7 @@ class PostgresCluster {
   void Start(const std::string& bin);
   std::string dir_;
   pid_t postmaster_ = -1;
+  std::thread drain_;  // reads the server log after the start
   int databases_ = 0;
 };
 
