@@ -106,6 +106,7 @@ TEST_P(StoreBackendTest, LastInsertIdIsTheNewRowsKey) {
   }
 }
 
+// A constraint violation and a syntax error: StoreOnBothTest.
 TEST_P(StoreBackendTest, ErrorsMapToTheSameCodes) {
   testing::TempDatabase t(GetParam());
   const char* insert =
@@ -120,28 +121,20 @@ TEST_P(StoreBackendTest, ErrorsMapToTheSameCodes) {
   EXPECT_EQ(stmt->Bind(2, int64_t{1}).Step().status(), Status::Internal());
 }
 
-TEST_P(StoreBackendTest, TransactionsCommitOnceOrRollBack) {
+// Rollback and commit themselves: StoreOnBothTest in store_test.cc.
+TEST_P(StoreBackendTest, TransactionStateAndOneCommitAreVisibleToOthers) {
   testing::TempDatabase t(GetParam());
-  {
-    auto tx = Transaction::Begin(t.db());
-    ASSERT_TRUE(tx.ok());
-    EXPECT_TRUE(t.db().InTransaction());
-    ASSERT_TRUE(t.db()
-                    .Exec("INSERT INTO devices(id, psk, created_at) VALUES "
-                          "('lost', x'00', 1)")
-                    .ok());
-  }  // not committed
-  EXPECT_FALSE(t.db().InTransaction());
-  EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM devices"), 0);
   ASSERT_TRUE(t.db().Exec("UPDATE devices SET enabled = 0").ok());
   EXPECT_EQ(t.db().Changes(), 0);
   auto tx = Transaction::Begin(t.db());
   ASSERT_TRUE(tx.ok());
+  EXPECT_TRUE(t.db().InTransaction());
   ASSERT_TRUE(t.db()
                   .Exec("INSERT INTO devices(id, psk, created_at) VALUES "
                         "('kept', x'00', 1)")
                   .ok());
   ASSERT_TRUE(tx->Commit().ok());
+  EXPECT_FALSE(t.db().InTransaction());
   EXPECT_EQ(tx->Commit(), Status::FailedPrecondition());
   auto other = Database::Open(t.path());  // another connection sees it
   ASSERT_TRUE(other.ok());
