@@ -3,7 +3,13 @@
 namespace edgeadmm::store {
 
 Result<Transaction> Transaction::Begin(Database& db) {
-  EDGEADMM_TRY(db.Exec("BEGIN IMMEDIATE"));
+  const Status status = db.Exec("BEGIN IMMEDIATE");
+  if (!status.ok()) {
+    // On PostgreSQL the BEGIN may have run and the write lock timed out:
+    // the session would refuse every later statement until a ROLLBACK.
+    if (db.InTransaction()) db.Exec("ROLLBACK").IgnoreError();
+    return status;
+  }
   return Transaction(&db);
 }
 

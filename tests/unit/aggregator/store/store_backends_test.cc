@@ -141,6 +141,32 @@ TEST_P(StoreBackendTest, TransactionStateAndOneCommitAreVisibleToOthers) {
   EXPECT_EQ(testing::QueryInt(*other, "SELECT count(*) FROM devices"), 1);
 }
 
+// BEGIN IMMEDIATE's guarantee (PostgreSQL: the advisory write lock): while
+// one connection writes, another's write transaction waits and then gets
+// UNAVAILABLE, and it can write once the first commits.
+TEST_P(StoreBackendTest, OneWriterAtATime) {
+  testing::TempDatabase t(GetParam());
+  auto other = Database::Open(t.path());
+  ASSERT_TRUE(other.ok());
+  // The wait, shortened from 5 s (the one line that names the engine).
+  ASSERT_TRUE(other
+                  ->Exec(other->postgresql() ? "SET lock_timeout = '200ms'"
+                                             : "PRAGMA busy_timeout = 200")
+                  .ok());
+  auto tx = Transaction::Begin(t.db());
+  ASSERT_TRUE(tx.ok());
+  EXPECT_EQ(Transaction::Begin(*other).status(), Status::Unavailable());
+  EXPECT_FALSE(other->InTransaction());
+  ASSERT_TRUE(tx->Commit().ok());
+  auto second = Transaction::Begin(*other);
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(other
+                  ->Exec("INSERT INTO devices(id, psk, created_at) VALUES "
+                         "('b', x'00', 1)")
+                  .ok());
+  EXPECT_TRUE(second->Commit().ok());
+}
+
 TEST_P(StoreBackendTest, AnotherConnectionsWriteChangesTheDataVersion) {
   testing::TempDatabase t(GetParam());
   auto other = Database::Open(t.path());
