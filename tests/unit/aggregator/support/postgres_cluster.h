@@ -19,11 +19,13 @@ class PostgresCluster {
   // if they are present and the cluster does not start.
   static PostgresCluster* Shared(std::string* why_not);
 
-  // Creates a fresh database and returns its connection URI.
+  // Creates a fresh database owned by the ordinary role `edgeadmm` and
+  // returns its connection URI (as that role).
   std::string CreateDatabase();
 
-  // A URI for database `name` of the cluster.
-  std::string Uri(const std::string& name) const;
+  // A URI for database `name` of the cluster as `role`.
+  std::string Uri(const std::string& name,
+                  const std::string& role = "edgeadmm") const;
 
   ~PostgresCluster();
 
