@@ -48,10 +48,41 @@ host::Error ReadString(const toml::table& root, std::string_view key,
   return host::Error::Ok();
 }
 
+// [store]: the SQLite file (database) or, with backend = "postgresql", the
+// connection; a key of the other backend is refused.
+host::Error ReadStore(const toml::table& root, DaemonConfig& c) {
+  std::string backend = "sqlite";
+  std::string connection;
+  EDGEADMM_HOST_TRY(ReadString(root, "store.backend", backend));
+  EDGEADMM_HOST_TRY(ReadString(root, "store.database", c.database));
+  EDGEADMM_HOST_TRY(ReadString(root, "store.connection", connection));
+  if (backend == "sqlite") {
+    if (connection.empty()) return host::Error::Ok();
+    return host::Error::InvalidArgument(
+        "store.connection: only with backend = \"postgresql\" (the SQLite "
+        "file is store.database)");
+  }
+  if (backend != "postgresql") {
+    return host::Error::InvalidArgument(
+        "store.backend: must be \"sqlite\" or \"postgresql\", not \"" +
+        backend + "\"");
+  }
+  if (!c.database.empty() || connection.empty()) {
+    return host::Error::InvalidArgument(
+        "store.connection: backend = \"postgresql\" needs a connection (a "
+        "postgresql:// URI or a libpq keyword string) and no store.database");
+  }
+  c.database = connection;
+  c.postgresql = true;
+  return host::Error::Ok();
+}
+
 // Every key of the config (an unknown one is refused: a misspelled key
 // would otherwise run with the default).
 const std::vector<std::string> kKnown = {
     "store.database",
+    "store.backend",
+    "store.connection",
     "server.address",
     "server.port",
     "server.session_timeout_seconds",
@@ -84,7 +115,7 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   int64_t handshakes = c.server.max_handshakes;
   auto rate = static_cast<int64_t>(c.server.request_budget.requests_per_second);
   auto burst = static_cast<int64_t>(c.server.request_budget.burst);
-  EDGEADMM_HOST_TRY(ReadString(root, "store.database", c.database));
+  EDGEADMM_HOST_TRY(ReadStore(root, c));
   EDGEADMM_HOST_TRY(ReadString(root, "server.address", c.server.address));
   EDGEADMM_HOST_TRY(ReadInt(root, "server.port", 0, 65535, port));
   EDGEADMM_HOST_TRY(

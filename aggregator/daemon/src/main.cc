@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "edgeadmm/daemon/daemon_config.h"
 #include "edgeadmm/host/version.h"
@@ -49,7 +50,8 @@ int Help() {
       "options:\n"
       "  --config FILE  daemon config (TOML; unknown keys are refused).\n"
       "                 Default: none, every key at its default.\n"
-      "  --db PATH      the aggregator database. Chosen in this order:\n"
+      "  --db PATH      the aggregator database: an SQLite file or a\n"
+      "                 postgresql:// URI. Chosen in this order:\n"
       "                 --db, $EDGEADMM_DB, the config's [store] database,\n"
       "                 /var/lib/edgeadmm/aggregator.db; the choice is\n"
       "                 logged at start.\n"
@@ -60,6 +62,9 @@ int Help() {
       "\n"
       "config keys (defaults; docs/aggregator.md, \"The daemon\"):\n"
       "  [store]  database = \"/var/lib/edgeadmm/aggregator.db\"\n"
+      "           or backend = \"postgresql\" with connection = \"<URI or\n"
+      "           libpq keywords>\" (docs/aggregator.md, \"PostgreSQL "
+      "backend\")\n"
       "  [server] address = \"::\"  port = 5684  session_timeout_seconds = 60\n"
       "           max_sessions = 0 (no limit)  max_handshakes = 1024\n"
       "           max_handshakes_per_source = 32  io_batch_reads = 128\n"
@@ -73,7 +78,8 @@ int Help() {
       "exit status: 0 after a clean shutdown, 1 on a startup or store error,\n"
       "2 on bad usage or configuration. Example config and unit:\n"
       "/usr/share/doc/edgeadmm/examples/aggregatord.toml,\n"
-      "edgeadmm-aggregatord.service; docs: /usr/share/doc/edgeadmm/aggregator.md\n",
+      "edgeadmm-aggregatord.service; docs: "
+      "/usr/share/doc/edgeadmm/aggregator.md\n",
       EDGEADMM_VERSION);
   return 0;
 }
@@ -153,21 +159,29 @@ int main(int argc, char** argv) {
   // One line on stderr for each way the start fails, so that a supervisor
   // restarting the daemon (systemd Restart=on-failure) logs why: a full
   // disk or a read-only database is not a silent crash loop.
-  auto db = edgeadmm::store::Database::Open(config.database);
+  // The config's connection may be a libpq keyword string; elsewhere (--db,
+  // $EDGEADMM_DB, [store] database) PostgreSQL is named by a postgresql://
+  // URI, which Database::Open recognises.
+  const bool keywords =
+      std::string_view(database.source) == "config" && config.postgresql;
+  // Logs name the database without its password.
+  const std::string shown = edgeadmm::store::RedactTarget(config.database);
+  auto db = keywords ? edgeadmm::store::Database::OpenPostgres(config.database)
+                     : edgeadmm::store::Database::Open(config.database);
   if (!db.ok()) {
     std::fprintf(stderr, "edgeadmm-aggregatord: cannot open database %s: %s\n",
-                 config.database.c_str(), db.status().str());
+                 shown.c_str(), db.status().str());
     return 1;
   }
-  std::fprintf(stderr, "edgeadmm-aggregatord: database %s (from %s)\n",
-               config.database.c_str(), database.source);
+  std::fprintf(stderr, "edgeadmm-aggregatord: database %s (from %s) on %s\n",
+               shown.c_str(), database.source,
+               db->postgresql() ? "PostgreSQL" : "SQLite");
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
   if (!server.ok()) {
     std::fprintf(stderr,
                  "edgeadmm-aggregatord: cannot start (%s); last database "
                  "error on %s: %s\n",
-                 server.status().str(), config.database.c_str(),
-                 db->LastError().c_str());
+                 server.status().str(), shown.c_str(), db->LastError().c_str());
     return 1;
   }
   // Tell a supervisor (tests, scripts) which port we serve.

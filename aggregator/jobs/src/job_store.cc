@@ -139,9 +139,7 @@ Status SetJobState(store::Database& db, int64_t id, JobState state,
   }
   stmt.Bind(3, id);
   EDGEADMM_TRY(stmt.Run());
-  EDGEADMM_TRY_ASSIGN(store::Statement check, db.Prepare("SELECT changes()"));
-  EDGEADMM_TRY(check.StepRow());
-  return check.ColumnInt(0) == 1 ? Status::Ok() : Status::NotFound();
+  return db.Changes() == 1 ? Status::Ok() : Status::NotFound();
 }
 
 Result<std::vector<std::string>> JobDevices(store::Database& db, int64_t id) {

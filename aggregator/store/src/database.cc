@@ -7,6 +7,7 @@
 #include "edgeadmm/log.h"
 #include "edgeadmm/store/owner_only_files.h"
 #include "edgeadmm/store/schema.h"
+#include "postgres_backend.h"
 
 namespace edgeadmm::store {
 namespace {
@@ -33,7 +34,60 @@ Status StatusFromSqlite(int rc) {
   }
 }
 
+bool IsPostgresTarget(std::string_view target) {
+  return target.rfind("postgresql://", 0) == 0 ||
+         target.rfind("postgres://", 0) == 0;
+}
+
+std::string RedactTarget(std::string_view target) {
+  std::string out(target);
+  const size_t scheme = out.find("://");
+  if (IsPostgresTarget(out) && scheme != std::string::npos) {
+    const size_t start = scheme + 3;
+    const size_t end = out.find_first_of("/?", start);
+    const size_t at =
+        out.rfind('@', end == std::string::npos ? out.size() : end);
+    if (at != std::string::npos && at > start) {
+      const size_t colon = out.find(':', start);
+      if (colon != std::string::npos && colon < at) {
+        out.replace(colon + 1, at - colon - 1, "***");
+      }
+    }
+  }
+  for (size_t key = out.find("password="); key != std::string::npos;
+       key = out.find("password=", key + 1)) {
+    const size_t value = key + 9;
+    size_t end = value;
+    if (end < out.size() && out[end] == '\'') {
+      end = out.find('\'', end + 1);
+      end = end == std::string::npos ? out.size() : end + 1;
+    } else {
+      end = out.find_first_of("& \t", value);
+      if (end == std::string::npos) end = out.size();
+    }
+    out.replace(value, end - value, "***");
+  }
+  return out;
+}
+
+Database::Database(sqlite3* db)
+    : db_(db), cache_(std::make_unique<StatementCache>()) {}
+Database::Database(std::unique_ptr<PgConnection> pg)
+    : pg_(std::move(pg)), cache_(std::make_unique<StatementCache>()) {}
+Database::Database(Database&&) noexcept = default;
+Database& Database::operator=(Database&&) noexcept = default;
+Database::~Database() = default;
+
+Result<Database> Database::OpenPostgres(const std::string& conninfo) {
+  EDGEADMM_TRY_ASSIGN(std::unique_ptr<PgConnection> pg,
+                      PgConnection::Connect(conninfo));
+  Database db(std::move(pg));
+  EDGEADMM_TRY(MigrateSchema(db));
+  return db;
+}
+
 Result<Database> Database::Open(const std::string& path) {
+  if (IsPostgresTarget(path)) return OpenPostgres(path);
   EDGEADMM_TRY(PrepareOwnerOnlyDatabase(path));
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(
@@ -55,6 +109,7 @@ Result<Database> Database::Open(const std::string& path) {
 }
 
 Status Database::Exec(std::string_view sql) {
+  if (pg_) return pg_->Exec(sql);
   const std::string text(sql);
   char* message = nullptr;
   const int rc =
@@ -69,6 +124,10 @@ Status Database::Exec(std::string_view sql) {
 }
 
 Result<Statement> Database::Prepare(std::string_view sql) {
+  if (pg_) {
+    EDGEADMM_TRY_ASSIGN(std::unique_ptr<PgStatement> pg, pg_->Prepare(sql));
+    return Statement(std::move(pg));
+  }
   sqlite3_stmt* stmt = nullptr;
   const int rc = sqlite3_prepare_v2(
       db_.get(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
@@ -81,10 +140,22 @@ Result<Statement> Database::Prepare(std::string_view sql) {
 }
 
 int64_t Database::LastInsertId() const {
+  if (pg_) return pg_->LastInsertId();
   return sqlite3_last_insert_rowid(db_.get());
 }
 
+int64_t Database::Changes() const {
+  if (pg_) return pg_->changes();
+  return sqlite3_changes(db_.get());
+}
+
+bool Database::InTransaction() const {
+  if (pg_) return pg_->InTransaction();
+  return sqlite3_get_autocommit(db_.get()) == 0;
+}
+
 std::string Database::LastError() const {
+  if (pg_) return pg_->LastError();
   if (sqlite3_errcode(db_.get()) == SQLITE_OK && !kept_error_.empty()) {
     return kept_error_;
   }
@@ -92,6 +163,7 @@ std::string Database::LastError() const {
 }
 
 void Database::KeepError() {
+  if (pg_) return;  // PgConnection keeps the message of every failure
   if (sqlite3_errcode(db_.get()) != SQLITE_OK) {
     kept_error_ = sqlite3_errmsg(db_.get());
   }

@@ -195,7 +195,9 @@ Status MigrateSchema(Database& db) {
                        version, kSchemaVersion);
     return Status::FailedPrecondition();
   }
-  if (sqlite3_create_function(db.handle(), "float64le", 1,
+  // On PostgreSQL the session has its own float64le (postgres_dialect.h).
+  if (db.handle() != nullptr &&
+      sqlite3_create_function(db.handle(), "float64le", 1,
                               SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                               Float64Le, nullptr, nullptr) != SQLITE_OK) {
     return Status::Internal();

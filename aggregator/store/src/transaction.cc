@@ -1,11 +1,15 @@
 #include "edgeadmm/store/transaction.h"
 
-#include <sqlite3.h>
-
 namespace edgeadmm::store {
 
 Result<Transaction> Transaction::Begin(Database& db) {
-  EDGEADMM_TRY(db.Exec("BEGIN IMMEDIATE"));
+  const Status status = db.Exec("BEGIN IMMEDIATE");
+  if (!status.ok()) {
+    // On PostgreSQL the BEGIN may have run and the write lock timed out:
+    // the session would refuse every later statement until a ROLLBACK.
+    if (db.InTransaction()) db.Exec("ROLLBACK").IgnoreError();
+    return status;
+  }
   return Transaction(&db);
 }
 
@@ -16,7 +20,7 @@ Transaction::~Transaction() {
   // log "cannot rollback - no transaction is active".
   if (db_ == nullptr) return;
   db_->KeepError();  // for the caller's log line, after the ROLLBACK
-  if (sqlite3_get_autocommit(db_->handle()) == 0) {
+  if (db_->InTransaction()) {
     db_->Exec("ROLLBACK").IgnoreError();
   }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "edgeadmm/registry/device_registry.h"
+#include "backend_test.h"
 #include "test_database.h"
 
 namespace edgeadmm::jobs {
@@ -13,8 +14,11 @@ std::string Toml(const std::string& name) {
                           testing::DefaultSamplingTable());
 }
 
-TEST(JobStoreTest, CreateEnrollsEnabledDevicesAndWritesZeroModel) {
-  testing::TempDatabase t;
+// The same bodies on SQLite and on PostgreSQL.
+class JobStoreTest : public testing::BackendTest {};
+
+TEST_P(JobStoreTest, CreateEnrollsEnabledDevicesAndWritesZeroModel) {
+  testing::TempDatabase t(GetParam());
   testing::EnrollDevices(t.db(), 6);
   ASSERT_TRUE(registry::DeviceRegistry(t.db()).Disable("dev-002").ok());
   const int64_t id = testing::CreateJobOrDie(t.db(), Toml("j1"));
@@ -34,8 +38,8 @@ TEST(JobStoreTest, CreateEnrollsEnabledDevicesAndWritesZeroModel) {
   EXPECT_EQ(FindJob(t.db(), "nope").status(), Status::NotFound());
 }
 
-TEST(JobStoreTest, CreateRefusesDuplicatesAndTooFewDevices) {
-  testing::TempDatabase t;
+TEST_P(JobStoreTest, CreateRefusesDuplicatesAndTooFewDevices) {
+  testing::TempDatabase t(GetParam());
   auto config = ParseJobConfig(Toml("j"));
   ASSERT_TRUE(config.ok()) << config.error().ToString();
   EXPECT_EQ(CreateJob(t.db(), *config, Toml("j")).status(),
@@ -59,8 +63,8 @@ TEST(JobStoreTest, CreateRefusesDuplicatesAndTooFewDevices) {
             Status::FailedPrecondition());
 }
 
-TEST(JobStoreTest, StateChangesPersist) {
-  testing::TempDatabase t;
+TEST_P(JobStoreTest, StateChangesPersist) {
+  testing::TempDatabase t(GetParam());
   testing::EnrollDevices(t.db(), 4);
   const int64_t id = testing::CreateJobOrDie(t.db(), Toml("j"));
   ASSERT_TRUE(SetJobState(t.db(), id, JobState::kRunning).ok());
@@ -73,6 +77,8 @@ TEST(JobStoreTest, StateChangesPersist) {
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 1u);
 }
+
+EDGEADMM_INSTANTIATE_BACKENDS(JobStoreTest);
 
 }  // namespace
 }  // namespace edgeadmm::jobs

@@ -4,13 +4,17 @@
 
 #include <cmath>
 
+#include "backend_test.h"
 #include "test_database.h"
 
 namespace edgeadmm::registry {
 namespace {
 
-TEST(DeviceRegistryTest, AddGivesFreshRandomPsk) {
-  testing::TempDatabase t;
+// The same bodies on SQLite and on PostgreSQL.
+class DeviceRegistryTest : public testing::BackendTest {};
+
+TEST_P(DeviceRegistryTest, AddGivesFreshRandomPsk) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   auto a = reg.Add("sensor-1");
   auto b = reg.Add("sensor-2");
@@ -24,8 +28,8 @@ TEST(DeviceRegistryTest, AddGivesFreshRandomPsk) {
   EXPECT_EQ(*psk, *a);
 }
 
-TEST(DeviceRegistryTest, RejectsBadAndDuplicateIds) {
-  testing::TempDatabase t;
+TEST_P(DeviceRegistryTest, RejectsBadAndDuplicateIds) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   EXPECT_EQ(reg.Add("").status(), Status::InvalidArgument());
   EXPECT_EQ(reg.Add("has space").status(), Status::InvalidArgument());
@@ -38,8 +42,8 @@ TEST(DeviceRegistryTest, RejectsBadAndDuplicateIds) {
   EXPECT_EQ(testing::Snapshot(t.db()), before);
 }
 
-TEST(DeviceRegistryTest, AddManyEnrollsAllInOneTransaction) {
-  testing::TempDatabase t;
+TEST_P(DeviceRegistryTest, AddManyEnrollsAllInOneTransaction) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   std::vector<std::string> ids;
   for (int i = 0; i < 2000; ++i) ids.push_back("bulk-" + std::to_string(i));
@@ -59,8 +63,8 @@ TEST(DeviceRegistryTest, AddManyEnrollsAllInOneTransaction) {
   EXPECT_EQ(list->size(), ids.size());
 }
 
-TEST(DeviceRegistryTest, AddManyIsAllOrNothingAndNamesTheCulprit) {
-  testing::TempDatabase t;
+TEST_P(DeviceRegistryTest, AddManyIsAllOrNothingAndNamesTheCulprit) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   ASSERT_TRUE(reg.Add("old").ok());
   const std::string before = testing::Snapshot(t.db());
@@ -89,8 +93,8 @@ TEST(DeviceRegistryTest, AddManyIsAllOrNothingAndNamesTheCulprit) {
   EXPECT_TRUE(reg.LookupPsk("b").ok());
 }
 
-TEST(DeviceRegistryTest, DisabledAndUnknownDevicesHaveNoPsk) {
-  testing::TempDatabase t;
+TEST_P(DeviceRegistryTest, DisabledAndUnknownDevicesHaveNoPsk) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   ASSERT_TRUE(reg.Add("d1").ok());
   ASSERT_TRUE(reg.Disable("d1").ok());
@@ -104,8 +108,8 @@ TEST(DeviceRegistryTest, DisabledAndUnknownDevicesHaveNoPsk) {
   EXPECT_EQ(reg.Disable("nobody"), Status::NotFound());
 }
 
-TEST(DeviceRegistryTest, ListIsSortedWithState) {
-  testing::TempDatabase t;
+TEST_P(DeviceRegistryTest, ListIsSortedWithState) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   ASSERT_TRUE(reg.Add("b").ok());
   ASSERT_TRUE(reg.Add("a").ok());
@@ -121,8 +125,8 @@ TEST(DeviceRegistryTest, ListIsSortedWithState) {
 
 // Lifetime budgets (docs/privacy.md, "Lifetime budget"): stored, listed,
 // removed; nonsense refused without a change.
-TEST(DeviceRegistryTest, LifetimeBudgetIsSetListedAndRemoved) {
-  testing::TempDatabase t;
+TEST_P(DeviceRegistryTest, LifetimeBudgetIsSetListedAndRemoved) {
+  testing::TempDatabase t(GetParam());
   DeviceRegistry reg(t.db());
   ASSERT_TRUE(reg.Add("d1").ok());
   EXPECT_FALSE(reg.Get("d1")->lifetime.has_value());
@@ -145,6 +149,8 @@ TEST(DeviceRegistryTest, LifetimeBudgetIsSetListedAndRemoved) {
   ASSERT_TRUE(reg.SetLifetimeBudget("d1", std::nullopt).ok());
   EXPECT_FALSE(reg.Get("d1")->lifetime.has_value());
 }
+
+EDGEADMM_INSTANTIATE_BACKENDS(DeviceRegistryTest);
 
 }  // namespace
 }  // namespace edgeadmm::registry

@@ -6,9 +6,10 @@
 #include <cmath>
 #include <map>
 
+#include "backend_test.h"
 #include "edgeadmm/jobs/job_report.h"
-#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/penalty_perturbation_extra.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -42,9 +43,12 @@ int64_t Count(store::Database& db, const std::string& sql) {
   return stmt->ColumnInt(0);
 }
 
-class RoundEngineTest : public ::testing::Test {
+// The same bodies on SQLite and on PostgreSQL.
+class RoundEngineTest : public testing::BackendTest {
  protected:
   void SetUp() override {
+    testing::BackendTest::SetUp();
+    if (IsSkipped()) return;
     devices_ = testing::EnrollDevices(t_.db(), kDevices);
   }
 
@@ -108,7 +112,7 @@ class RoundEngineTest : public ::testing::Test {
     return *store::DecodeDoubles(stmt->ColumnBlob(0));
   }
 
-  testing::TempDatabase t_;
+  testing::TempDatabase t_{testing::UsableBackend(GetParam())};
   std::vector<std::string> devices_;
   PrivacyRoundAccountant accountant_;
   int64_t job_id_ = 0;
@@ -117,7 +121,7 @@ class RoundEngineTest : public ::testing::Test {
   std::map<int64_t, std::vector<std::string>> accepted_;  // by round
 };
 
-TEST_F(RoundEngineTest, RunsToCompletionAndMatchesReferenceMath) {
+TEST_P(RoundEngineTest, RunsToCompletionAndMatchesReferenceMath) {
   Start();
   ASSERT_TRUE(engine_->round_open());
   double last_epsilon = 0;
@@ -166,7 +170,7 @@ TEST_F(RoundEngineTest, RunsToCompletionAndMatchesReferenceMath) {
   EXPECT_DOUBLE_EQ(engine_->central_epsilon(), last_epsilon);
 }
 
-TEST_F(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
+TEST_P(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
   // participation: ν = σ√m_k/(2C) = 2·2/2 = 2 (m_k = 4, σ = 2, C = 1);
   // participation-own-noise: ν = σ/(2C) = 1, whatever m_k.
   const std::string own = testing::PrivacyTableWithPolicy(
@@ -181,7 +185,7 @@ TEST_F(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
   EXPECT_GT(own_epsilon, 2 * pooled_epsilon);
 }
 
-TEST_F(RoundEngineTest, EveryBadRequestGetsItsVerdictAndChangesNothing) {
+TEST_P(RoundEngineTest, EveryBadRequestGetsItsVerdictAndChangesNothing) {
   Start();
   const std::vector<std::string> cohort = engine_->CohortForTesting();
   ASSERT_EQ(cohort.size(), 4u);
@@ -262,7 +266,7 @@ TEST_F(RoundEngineTest, EveryBadRequestGetsItsVerdictAndChangesNothing) {
   EXPECT_EQ(stmt->ColumnBlob(0), good.vector);
 }
 
-TEST_F(RoundEngineTest,
+TEST_P(RoundEngineTest,
        RetransmissionAfterTheRoundCommittedGetsTheDuplicateReceipt) {
   Start();
   const int64_t round = engine_->round_id();
@@ -294,7 +298,7 @@ TEST_F(RoundEngineTest,
   EXPECT_EQ(Count(t_.db(), "SELECT COUNT(*) FROM uploads"), uploads_before);
 }
 
-TEST_F(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
+TEST_P(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
   Start();
   const int64_t first = engine_->round_id();
   const std::string a = engine_->CohortForTesting()[0];
@@ -348,7 +352,7 @@ class BarrierEngineTest : public RoundEngineTest {
   }
 };
 
-TEST_F(BarrierEngineTest, EveryNodeEveryRoundAndTheRoundIsTheirMean) {
+TEST_P(BarrierEngineTest, EveryNodeEveryRoundAndTheRoundIsTheirMean) {
   StartPp();
   ASSERT_EQ(engine_->CohortForTesting().size(), static_cast<size_t>(kDevices));
   const int64_t first = engine_->round_id();
@@ -369,7 +373,7 @@ TEST_F(BarrierEngineTest, EveryNodeEveryRoundAndTheRoundIsTheirMean) {
   }
 }
 
-TEST_F(BarrierEngineTest, AMissedDeadlineRetriesTheSameRoundKeepingUploads) {
+TEST_P(BarrierEngineTest, AMissedDeadlineRetriesTheSameRoundKeepingUploads) {
   StartPp();
   const int64_t first = engine_->round_id();
   for (int i = 0; i < 4; ++i) Send(devices_[i]);
@@ -401,7 +405,7 @@ TEST_F(BarrierEngineTest, AMissedDeadlineRetriesTheSameRoundKeepingUploads) {
             0);
 }
 
-TEST_F(BarrierEngineTest, TheJobFailsWithItsReasonAfterTheRetries) {
+TEST_P(BarrierEngineTest, TheJobFailsWithItsReasonAfterTheRetries) {
   StartPp();
   const int64_t first = engine_->round_id();
   for (int i = 0; i < 5; ++i) Send(devices_[i]);
@@ -428,7 +432,7 @@ TEST_F(BarrierEngineTest, TheJobFailsWithItsReasonAfterTheRetries) {
   EXPECT_FALSE(engine_->round_open());
 }
 
-TEST_F(BarrierEngineTest, ARingTellsEachNodeItsNeighboursLastUploads) {
+TEST_P(BarrierEngineTest, ARingTellsEachNodeItsNeighboursLastUploads) {
   std::string toml = PpJobToml();
   toml.replace(toml.find("[pp_admm]\n"), 10, "[pp_admm]\ngraph = \"ring\"\n");
   job_id_ = testing::CreateJobOrDie(t_.db(), toml);
@@ -463,7 +467,7 @@ TEST_F(BarrierEngineTest, ARingTellsEachNodeItsNeighboursLastUploads) {
   expect_sums();
 }
 
-TEST_F(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
+TEST_P(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
   StartPp();
   for (int k = 0; k < 3; ++k) {
     for (const std::string& d : devices_) {
@@ -487,7 +491,7 @@ TEST_F(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
       << status->algorithm_section.json;
 }
 
-TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
+TEST_P(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
   Start();
   CompleteRound();
   const int64_t in_flight = engine_->round_id();
@@ -516,7 +520,7 @@ TEST_F(RoundEngineTest, RestartLosesOnlyTheOpenRound) {
   EXPECT_EQ(task.iteration, 1);
 }
 
-TEST_F(RoundEngineTest, CloseInAdvanceCommitsTheCompleteRoundAtNextAdvance) {
+TEST_P(RoundEngineTest, CloseInAdvanceCommitsTheCompleteRoundAtNextAdvance) {
   Start();
   engine_->set_close_in_advance(true);
   const int64_t round = engine_->round_id();
@@ -557,7 +561,7 @@ TEST_F(RoundEngineTest, CloseInAdvanceCommitsTheCompleteRoundAtNextAdvance) {
             UploadVerdict::kDuplicate);
 }
 
-TEST_F(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
+TEST_P(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
   // The check assumes the worst round (m_min = 2 uploads: ν = σ√2/(2C) =
   // √2); with 4 of 6 devices per round some device joins every other round,
   // and ε = 5 is reached before round 5.
@@ -589,7 +593,7 @@ TEST_F(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
       << job->end_reason;
 }
 
-TEST_F(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
+TEST_P(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
   Start();
   const std::string a = engine_->CohortForTesting()[0];
   ASSERT_EQ(engine_->Submit(a, UploadFor(*engine_, a), now_),
@@ -604,7 +608,7 @@ TEST_F(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
 }
 
-TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
+TEST_P(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
   StartTrustedAggregator();
   ASSERT_TRUE(engine_->round_open());
   Upload u = UploadFor(*engine_, "dev-001");
@@ -618,7 +622,7 @@ TEST_F(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
 
 // A device disabled while it is in the open cohort leaves it (the round
 // completes without it) and is never sampled again; a removed one too.
-TEST_F(RoundEngineTest, RevokedDevicesLeaveTheCohortAndAreNeverSampled) {
+TEST_P(RoundEngineTest, RevokedDevicesLeaveTheCohortAndAreNeverSampled) {
   Start();
   const std::vector<std::string> cohort = engine_->CohortForTesting();
   ASSERT_EQ(cohort.size(), 4u);
@@ -646,7 +650,7 @@ TEST_F(RoundEngineTest, RevokedDevicesLeaveTheCohortAndAreNeverSampled) {
 // three charges in all, so in job 2 it takes part in the first round and
 // is not sampled after it, while the others (no budget) go on. Without the
 // lifetime check it would be in every cohort (q = 1).
-TEST_F(RoundEngineTest, LifetimeBudgetKeepsADeviceOutOfLaterJobs) {
+TEST_P(RoundEngineTest, LifetimeBudgetKeepsADeviceOutOfLaterJobs) {
   job_id_ = testing::StartEveryoneJob(t_.db(), "first",
                                       testing::DefaultPrivacyTable());
   Reopen();
@@ -714,7 +718,7 @@ size_t CountIn(const std::vector<std::string>& cohort, const char* id) {
 // cohorts leave dev-000 out once its RDP filter would not admit one more
 // worst-case round; what it was charged in both jobs stays within the
 // filter's budget.
-TEST_F(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
+TEST_P(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
   job_id_ = testing::StartEveryoneJob(t_.db(), "first",
                                       testing::DefaultPrivacyTable());
   Reopen();
@@ -747,7 +751,7 @@ TEST_F(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
 
 // A trusted-aggregator job charges its one central curve to every device of
 // the job: it counts in a later job's central odometer.
-TEST_F(RoundEngineTest, CentralLifetimeBudgetCountsTrustedAggregatorJobs) {
+TEST_P(RoundEngineTest, CentralLifetimeBudgetCountsTrustedAggregatorJobs) {
   StartTrustedAggregator();
   for (int round = 0; round < 2; ++round) {  // released at the deadline
     ASSERT_TRUE(engine_->Advance(engine_->deadline_ms()).ok());
@@ -774,7 +778,7 @@ TEST_F(RoundEngineTest, CentralLifetimeBudgetCountsTrustedAggregatorJobs) {
 // mechanism ran and the gap it leaves in the round ids depends on its
 // result, so its charge is kept (issue 31 item 8): the central ledgers
 // count three rounds, not one.
-TEST_F(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
+TEST_P(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
   std::string privacy = testing::DefaultPrivacyTable();
   privacy.replace(privacy.find("clip = 1.0"), 10, "clip = 3.4e38");
   // σ/2C stays 1, as in the default table: the budget is not the limit.
@@ -813,7 +817,7 @@ TEST_F(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
 // trusted-aggregator (m_min = 0): the release never depends on the cohort
 // size, and the round closes at its deadline only, even when every cohort
 // member uploaded early or the cohort is empty (issue 13, defect 3).
-TEST_F(RoundEngineTest, TrustedAggregatorReleasesEveryRoundAtItsDeadline) {
+TEST_P(RoundEngineTest, TrustedAggregatorReleasesEveryRoundAtItsDeadline) {
   StartTrustedAggregator();
   ASSERT_TRUE(engine_->round_open());
   const int64_t first = engine_->round_id();
@@ -840,7 +844,7 @@ TEST_F(RoundEngineTest, TrustedAggregatorReleasesEveryRoundAtItsDeadline) {
             0);
 }
 
-TEST_F(RoundEngineTest, TaskTellsOnlyCohortMembersToTrain) {
+TEST_P(RoundEngineTest, TaskTellsOnlyCohortMembersToTrain) {
   Start();
   const std::vector<std::string> cohort = engine_->CohortForTesting();
   int train = 0;
@@ -865,7 +869,7 @@ TEST_F(RoundEngineTest, TaskTellsOnlyCohortMembersToTrain) {
 namespace edgeadmm::rounds {
 namespace {
 
-TEST_F(RoundEngineTest, ProgressCarriesValidationMetricsOfTheNewModel) {
+TEST_P(RoundEngineTest, ProgressCarriesValidationMetricsOfTheNewModel) {
   Start();
   DenseDataset data;
   data.dim = 3;
@@ -949,7 +953,7 @@ class ModelSelectionEngineTest : public RoundEngineTest {
 // The best model is the one with the lowest validation loss (iteration 2:
 // z[0] rises for two rounds, then falls); its scores are stored with it, so
 // a restarted engine and the CLI's report find the same model.
-TEST_F(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
+TEST_P(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
   StartWithValidation("metric = \"loss\"\n");
   Round(1.0);
   Round(1.0);
@@ -1004,7 +1008,8 @@ TEST_F(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
 // early_stop_rounds = 2 with accuracy: 1.0 from iteration 1 on, never
 // strictly better, so the job completes after iteration 3 of 5, with its
 // reason; only the committed rounds are charged.
-TEST_F(ModelSelectionEngineTest, EarlyStopCompletesTheJobAndChargesOnlyWhatRan) {
+TEST_P(ModelSelectionEngineTest,
+       EarlyStopCompletesTheJobAndChargesOnlyWhatRan) {
   StartWithValidation("early_stop_rounds = 2\n");
   std::vector<RoundSummary> seen;
   engine_->set_round_listener(
@@ -1042,7 +1047,7 @@ TEST_F(ModelSelectionEngineTest, EarlyStopCompletesTheJobAndChargesOnlyWhatRan) 
 }
 
 // Without early stop the same job runs all its rounds (the control).
-TEST_F(ModelSelectionEngineTest, WithoutEarlyStopTheJobRunsAllRounds) {
+TEST_P(ModelSelectionEngineTest, WithoutEarlyStopTheJobRunsAllRounds) {
   StartWithValidation("");
   for (int k = 0; k < 5; ++k) Round(1.0);
   EXPECT_EQ(engine_->iteration(), 5);
@@ -1051,6 +1056,10 @@ TEST_F(ModelSelectionEngineTest, WithoutEarlyStopTheJobRunsAllRounds) {
   EXPECT_EQ(job->state, jobs::JobState::kCompleted);
   EXPECT_EQ(job->end_reason, "ran all job.rounds");
 }
+
+EDGEADMM_INSTANTIATE_BACKENDS(RoundEngineTest);
+EDGEADMM_INSTANTIATE_BACKENDS(BarrierEngineTest);
+EDGEADMM_INSTANTIATE_BACKENDS(ModelSelectionEngineTest);
 
 }  // namespace
 }  // namespace edgeadmm::rounds

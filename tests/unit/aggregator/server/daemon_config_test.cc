@@ -41,6 +41,19 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(empty->server.metrics_interval_ms, 10000u);
 }
 
+TEST(DaemonConfigTest, PostgresqlBackendTakesTheConnection) {
+  auto c = ParseDaemonConfig(
+      "[store]\nbackend = \"postgresql\"\nconnection = \"host=/run/pg "
+      "dbname=edgeadmm\"\n");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_TRUE(c->postgresql);
+  EXPECT_EQ(c->database, "host=/run/pg dbname=edgeadmm");
+  auto sqlite = ParseDaemonConfig("[store]\nbackend = \"sqlite\"\n");
+  ASSERT_TRUE(sqlite.ok());
+  EXPECT_FALSE(sqlite->postgresql);
+  EXPECT_EQ(sqlite->database, "");
+}
+
 TEST(DaemonConfigTest, BadValuesAreNamed) {
   const std::pair<const char*, const char*> kBad[] = {
       {"[server]\nport = 70000\n", "server.port: must be an integer"},
@@ -65,6 +78,15 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
        "unknown key server.max_handshake_per_source; did you mean "
        "server.max_handshakes_per_source?"},
       {"[store]\npath = \"/tmp/a.db\"\n", "unknown key store.path"},
+      {"[store]\nbackend = \"mysql\"\n",
+       "store.backend: must be \"sqlite\" or \"postgresql\", not \"mysql\""},
+      {"[store]\nbackend = \"postgresql\"\n",
+       "store.connection: backend = \"postgresql\" needs a connection"},
+      {"[store]\nbackend = \"postgresql\"\ndatabase = \"/a.db\"\n"
+       "connection = \"dbname=x\"\n",
+       "store.connection: backend = \"postgresql\" needs a connection"},
+      {"[store]\nconnection = \"dbname=x\"\n",
+       "store.connection: only with backend = \"postgresql\""},
       {"[servers]\nport = 6000\n",
        "unknown table [servers]; did you mean [server]?"},
       {"[network]\nport = 6000\n", "unknown table [network]"},

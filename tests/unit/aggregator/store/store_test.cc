@@ -9,6 +9,7 @@
 #include "edgeadmm/store/database.h"
 #include "edgeadmm/store/schema.h"
 #include "edgeadmm/store/transaction.h"
+#include "backend_test.h"
 #include "test_database.h"
 
 namespace edgeadmm::store {
@@ -295,8 +296,12 @@ TEST(StoreTest, RefusesSchemaNewerThanBuild) {
   EXPECT_EQ(db.status(), Status::FailedPrecondition());
 }
 
-TEST(StoreTest, TransactionRollsBackUnlessCommitted) {
-  testing::TempDatabase t;
+// The same bodies on SQLite and on PostgreSQL (more in
+// store_backends_test.cc).
+class StoreOnBothTest : public testing::BackendTest {};
+
+TEST_P(StoreOnBothTest, TransactionRollsBackUnlessCommitted) {
+  testing::TempDatabase t(GetParam());
   {
     auto tx = Transaction::Begin(t.db());
     ASSERT_TRUE(tx.ok());
@@ -319,8 +324,8 @@ TEST(StoreTest, TransactionRollsBackUnlessCommitted) {
   EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM devices"), 1);
 }
 
-TEST(StoreTest, ConstraintViolationIsAlreadyExists) {
-  testing::TempDatabase t;
+TEST_P(StoreOnBothTest, ConstraintViolationIsAlreadyExists) {
+  testing::TempDatabase t(GetParam());
   auto insert = [&] {
     auto stmt = t.db().Prepare(
         "INSERT INTO devices(id, psk, created_at) VALUES ('d', x'00', 1)");
@@ -331,10 +336,12 @@ TEST(StoreTest, ConstraintViolationIsAlreadyExists) {
   EXPECT_EQ(insert(), Status::AlreadyExists());
 }
 
-TEST(StoreTest, PrepareErrorIsInternal) {
-  testing::TempDatabase t;
+TEST_P(StoreOnBothTest, PrepareErrorIsInternal) {
+  testing::TempDatabase t(GetParam());
   EXPECT_EQ(t.db().Prepare("SELEKT 1").status(), Status::Internal());
 }
+
+EDGEADMM_INSTANTIATE_BACKENDS(StoreOnBothTest);
 
 TEST(BlobTest, DoublesRoundTripExactly) {
   const std::vector<double> v = {0.0, -1.5, 1e-300, 3.141592653589793,

@@ -9,6 +9,9 @@
 
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
+#ifndef EDGEADMM_TEST_WITHOUT_POSTGRESQL
+#include "postgres_cluster.h"
+#endif
 
 namespace edgeadmm::testing {
 namespace {
@@ -31,11 +34,37 @@ store::Database OpenOrDie(const std::string& path) {
   return std::move(db).value();
 }
 
+std::string DatabasePath(Backend backend, const std::string& dir) {
+  if (backend == Backend::kSqlite) return dir + "/aggregator.db";
+#ifdef EDGEADMM_TEST_WITHOUT_POSTGRESQL
+  Die("built without libpq");
+#else
+  std::string why_not;
+  PostgresCluster* cluster = PostgresCluster::Shared(&why_not);
+  if (cluster == nullptr) Die(why_not);
+  return cluster->CreateDatabase();
+#endif
+}
+
 }  // namespace
 
-TempDatabase::TempDatabase()
+const char* BackendName(Backend backend) {
+  return backend == Backend::kSqlite ? "sqlite" : "postgresql";
+}
+
+bool BackendAvailable(Backend backend, std::string* why_not) {
+  if (backend == Backend::kSqlite) return true;
+#ifdef EDGEADMM_TEST_WITHOUT_POSTGRESQL
+  *why_not = "built without libpq (libpq-dev absent)";
+  return false;
+#else
+  return PostgresCluster::Shared(why_not) != nullptr;
+#endif
+}
+
+TempDatabase::TempDatabase(Backend backend)
     : dir_(MakeTempDir()),
-      path_(dir_ + "/aggregator.db"),
+      path_(DatabasePath(backend, dir_)),
       db_(OpenOrDie(path_)) {}
 
 TempDatabase::~TempDatabase() {

@@ -11,13 +11,26 @@
 
 namespace edgeadmm::testing {
 
+// The store backends the tests run against.
+enum class Backend { kSqlite, kPostgres };
+// "sqlite" / "postgresql", for parameterized test names.
+const char* BackendName(Backend backend);
+// Both backends, for INSTANTIATE_TEST_SUITE_P.
+inline constexpr Backend kBackends[] = {Backend::kSqlite, Backend::kPostgres};
+
+// False, with the reason in *why_not, if `backend` cannot run here (the
+// PostgreSQL server binaries are absent).
+bool BackendAvailable(Backend backend, std::string* why_not);
+
 class TempDatabase {
  public:
   // Creates a temporary folder and opens `aggregator.db` in it (aborts the
-  // test binary on failure).
-  TempDatabase();
+  // test binary on failure); on PostgreSQL, a fresh database in the test
+  // binary's cluster (postgres_cluster.h) instead of the file.
+  explicit TempDatabase(Backend backend = Backend::kSqlite);
   ~TempDatabase();
   store::Database& db() { return db_; }
+  // The file, or the PostgreSQL URI.
   const std::string& path() const { return path_; }
   const std::string& dir() const { return dir_; }
   // Closes and reopens the connection (what a restart does).

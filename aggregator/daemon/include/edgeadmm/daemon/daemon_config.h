@@ -2,6 +2,10 @@
 //
 //   [store]
 //   database = "/var/lib/edgeadmm/aggregator.db"
+//   backend = "sqlite"            # or "postgresql", with:
+//   connection = "postgresql://edgeadmm@db.example/edgeadmm?sslmode=verify-full"
+//                                 # (a URI or a libpq keyword string; in
+//                                 # place of database)
 //   [server]
 //   address = "::"                # listen address
 //   port = 5684                   # coaps
@@ -24,7 +28,9 @@
 namespace edgeadmm::daemon {
 
 struct DaemonConfig {
-  std::string database;  // empty: the config names none
+  std::string database;  // empty: the config names none; else the file, or
+                         // [store] connection when postgresql
+  bool postgresql = false;  // [store] backend = "postgresql"
   server::ServerOptions server;
 };
 

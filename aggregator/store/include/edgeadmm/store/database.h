@@ -1,4 +1,8 @@
-// Database: an SQLite connection in WAL mode with the aggregator schema.
+// Database: a connection with the aggregator schema, to an SQLite file in WAL
+// mode (the embedded default) or to a PostgreSQL database (several gateways'
+// shared store; docs/aggregator.md, "PostgreSQL backend"). Callers write one
+// SQL dialect, SQLite's; the PostgreSQL backend translates it
+// (postgres_dialect.h).
 #pragma once
 
 #include <memory>
@@ -14,16 +18,33 @@ struct sqlite3;
 
 namespace edgeadmm::store {
 
+class PgConnection;
+
+// True if `target` names a PostgreSQL database (postgresql:// or
+// postgres:// URI) rather than an SQLite file.
+bool IsPostgresTarget(std::string_view target);
+
+// `target` (a file or a PostgreSQL URI or keyword string) for logs: a
+// password in it (user:password@ in a URI, password= as a key) shows as ***.
+std::string RedactTarget(std::string_view target);
+
 class Database {
  public:
   // Opens (creating if needed, owner-only: owner_only_files.h) the database
   // at `path`, switches it to WAL with synchronous=FULL and foreign keys,
-  // and migrates the schema to the newest version. UNAVAILABLE if the file cannot be opened; FAILED_PRECONDITION if
-  // its schema is newer than this build; INTERNAL on SQL errors.
+  // and migrates the schema to the newest version. UNAVAILABLE if the file
+  // cannot be opened; FAILED_PRECONDITION if its schema is newer than this
+  // build; INTERNAL on SQL errors. A PostgreSQL URI (IsPostgresTarget) opens
+  // OpenPostgres instead.
   static Result<Database> Open(const std::string& path);
+  // Connects to PostgreSQL with `conninfo` (a URI or a libpq keyword
+  // string) and migrates the schema as Open does. UNAVAILABLE if the server
+  // cannot be reached.
+  static Result<Database> OpenPostgres(const std::string& conninfo);
 
-  Database(Database&&) noexcept = default;
-  Database& operator=(Database&&) noexcept = default;
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+  ~Database();
 
   // Runs one or more SQL statements without results. INTERNAL on error.
   Status Exec(std::string_view sql);
@@ -37,23 +58,32 @@ class Database {
   }
   // The statement cache behind PrepareCached (tests).
   const StatementCache& statement_cache() const { return *cache_; }
-  // Rowid of the last insert on this connection.
+  // Rowid (PostgreSQL: identity value) of the last insert on this
+  // connection.
   int64_t LastInsertId() const;
+  // Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+  int64_t Changes() const;
+  // True inside BEGIN ... COMMIT (also after a failed statement in it).
+  bool InTransaction() const;
+  // True on the PostgreSQL backend.
+  bool postgresql() const { return pg_ != nullptr; }
   // The SQLite message of the last error (for logs); after a transaction
   // that failed and was rolled back, the message of its failure.
   std::string LastError() const;
   // Keeps the message of the current error for LastError (the ROLLBACK that
   // follows a failure clears SQLite's own).
   void KeepError();
+  // The SQLite connection; null on PostgreSQL.
   sqlite3* handle() const { return db_.get(); }
 
  private:
   struct Closer {
     void operator()(sqlite3* db) const;
   };
-  explicit Database(sqlite3* db)
-      : db_(db), cache_(std::make_unique<StatementCache>()) {}
+  explicit Database(sqlite3* db);
+  explicit Database(std::unique_ptr<PgConnection> pg);
   std::unique_ptr<sqlite3, Closer> db_;
+  std::unique_ptr<PgConnection> pg_;  // set instead of db_ on PostgreSQL
   // Declared after db_: its statements are finalized before the connection
   // closes. Behind a pointer so that leases survive a move of the Database.
   std::unique_ptr<StatementCache> cache_;

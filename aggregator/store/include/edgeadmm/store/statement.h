@@ -1,7 +1,9 @@
-// Statement: one prepared SQLite statement with typed bind and column access.
+// Statement: one prepared statement with typed bind and column access, on
+// SQLite or on PostgreSQL (Database::Open picks the backend).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,12 +15,13 @@ struct sqlite3_stmt;
 
 namespace edgeadmm::store {
 
+class PgStatement;
+
 class Statement {
  public:
-  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
-  Statement(Statement&& other) noexcept : stmt_(other.stmt_) {
-    other.stmt_ = nullptr;
-  }
+  explicit Statement(sqlite3_stmt* stmt);
+  explicit Statement(std::unique_ptr<PgStatement> pg);
+  Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -67,10 +70,12 @@ class Statement {
   std::vector<uint8_t> ColumnBlob(int column) const;
   bool ColumnIsNull(int column) const;
 
+  // The SQLite statement; null on PostgreSQL.
   sqlite3_stmt* handle() const { return stmt_; }
 
  private:
   sqlite3_stmt* stmt_;
+  std::unique_ptr<PgStatement> pg_;  // set instead of stmt_ on PostgreSQL
   bool bind_failed_ = false;
 };
 
