@@ -281,7 +281,9 @@ class Stack:
         self.daemon_launcher = None
 
     def start_fleet(self, fleet_args: Sequence[str], parts: int = 1,
-                    local_addresses: bool = False, nice: int = 0) -> None:
+                    local_addresses: bool = False, nice: int = 0,
+                    fleet_bin: Optional[str] = None,
+                    psk_dir: Optional[str] = None) -> None:
         """Starts `edgeadmm-fleet connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
@@ -292,22 +294,25 @@ class Stack:
         the ephemeral port range (28,232 ports) towards the daemon. `nice`
         lowers the fleets' CPU priority: on a shared machine the one daemon
         (the system under test) would otherwise get 1/(K+1) of the CPU the
-        simulated devices leave, while real devices bring their own."""
+        simulated devices leave, while real devices bring their own.
+        `fleet_bin` and `psk_dir` override the stack's for these processes
+        (a second call adds fleets of other devices, or of another build,
+        to the same job; logs continue the numbering)."""
         for part in range(parts):
-            argv = [self.fleet_bin, "connect", "--host", "127.0.0.1", "--port",
-                    str(self.port), "--psk-dir", self.psk_dir] + list(
-                        fleet_args)
+            index = len(self.fleets)
+            argv = [fleet_bin or self.fleet_bin, "connect", "--host",
+                    "127.0.0.1", "--port", str(self.port), "--psk-dir",
+                    psk_dir or self.psk_dir] + list(fleet_args)
             if local_addresses:
                 argv += ["--local-address", f"127.0.0.{2 + part}"]
             if parts > 1:
                 argv += ["--part", f"{part}/{parts}"]
-            log = open(self.fleet_file(part, "log"), "w")
+            log = open(self.fleet_file(index, "log"), "w")
             proc = subprocess.Popen(
                 argv, stdout=log, stderr=subprocess.STDOUT,
                 preexec_fn=(lambda: os.nice(nice)) if nice else None)
             log.close()
-            with open(self.fleet_file(part, "pid"),
-                      "w") as f:
+            with open(self.fleet_file(index, "pid"), "w") as f:
                 f.write(f"{proc.pid}\n")
             self.fleets.append(proc)
             self.log(f"fleet: {' '.join(argv[1:])} (pid {proc.pid})")
