@@ -40,7 +40,8 @@ must pass, and detect the ε of the same job at twice its noise multiplier
 +inf for every device, as the noiseless uploads show.
 
   tests/audit/observers.py --build-dir build/host-release --out /tmp/obs
-The reduced run (--ci) is the ctest `privacy_observer_audit_test`: m = 50
+The reduced runs (--ci) are the ctests `privacy_colluder_audit_test`
+(--no-trusted) and `privacy_trusted_audit_test` (--charges none): m = 50
 canaries, K = 150 colluders, p = 150, 4 rounds, ε target 1, δ = 1e-6,
 β = 1e-4 for the Gaussian bounds, 1e-3 for the membership bound.
 """
@@ -340,9 +341,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=600)
     args = ap.parse_args()
     if args.ci:
-        args.canaries = es.sanitizer_scale("privacy_observer_audit_test",
+        args.canaries = es.sanitizer_scale("privacy observer audit",
                                            "canaries", args.canaries, 30)
-        args.deadline = es.sanitizer_scale("privacy_observer_audit_test",
+        args.deadline = es.sanitizer_scale("privacy observer audit",
                                            "deadline", args.deadline, 15.0)
     args.colluders = args.colluders if args.colluders is not None \
         else 3 * args.canaries
