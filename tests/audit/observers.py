@@ -46,7 +46,6 @@ canaries, K = 150 colluders, p = 150, 4 rounds, ε target 1, δ = 1e-6,
 β = 1e-4 for the Gaussian bounds, 1e-3 for the membership bound.
 """
 
-import argparse
 import json
 import math
 import os
@@ -315,11 +314,7 @@ def check(reports, k):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build-dir", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--ci", action="store_true",
-                    help="reduced run with assertions (the ctest)")
+    ap = one_run.audit_parser(__doc__)
     ap.add_argument("--canaries", type=int, default=50)
     ap.add_argument("--colluders", type=int, default=None,
                     help="noiseless colluder devices (default 3 x canaries)")

@@ -211,12 +211,18 @@ def run_variant(args, variant, epsilon, out):
     return report
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def audit_parser(doc):
+    """The options every audit driver takes (this one and observers.py)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--ci", action="store_true",
                     help="reduced run with assertions (the ctest)")
+    return ap
+
+
+def main():
+    ap = audit_parser(__doc__)
     ap.add_argument("--canaries", type=int, default=200,
                     help="canaries (devices, dimension) per job")
     ap.add_argument("--jobs", type=int, default=1,
