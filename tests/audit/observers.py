@@ -339,7 +339,7 @@ def main():
         args.canaries = es.sanitizer_scale("privacy observer audit",
                                            "canaries", args.canaries, 30)
         args.deadline = es.sanitizer_scale("privacy observer audit",
-                                           "deadline", args.deadline, 15.0)
+                                           "deadline", args.deadline, 8.0)
     args.colluders = args.colluders if args.colluders is not None \
         else 3 * args.canaries
     args.dimension = args.dimension or 3 * args.canaries
