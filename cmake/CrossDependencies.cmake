@@ -87,18 +87,19 @@ if(EDGEADMM_DEPS_FROM_SOURCE AND NOT TARGET edgeadmm::mbedcrypto)
       entropy_poll error oid pk pk_wrap pkparse ssl_ciphersuites ssl_cli
       ssl_cookie ssl_msg ssl_srv ssl_tls timing version x509 x509_crt)
   else()
-    # Cortex-M: + the DTLS-PSK client of platform/dtls (SSL objects are
-    # linked only by firmware that uses them).
+    # Cortex-M: + the DTLS-PSK client of platform/dtls and X25519 + HKDF
+    # for secure aggregation (objects are linked only by firmware that
+    # uses them).
     set(_config mbedtls_config.h)
     list(APPEND _modules memory_buffer_alloc ssl_ciphersuites ssl_cli ssl_msg
-      ssl_tls)
+      ssl_tls bignum ecp ecp_curves hkdf)
   endif()
   list(TRANSFORM _modules PREPEND "${_mbedtls_src}/library/")
   list(TRANSFORM _modules APPEND ".c")
   add_library(edgeadmm_mbedcrypto STATIC ${_modules})
   add_library(edgeadmm::mbedcrypto ALIAS edgeadmm_mbedcrypto)
   target_include_directories(edgeadmm_mbedcrypto SYSTEM PUBLIC
-    "${_mbedtls_src}/include" "${CMAKE_CURRENT_LIST_DIR}/deps")
+    "$<BUILD_INTERFACE:${_mbedtls_src}/include;${CMAKE_CURRENT_LIST_DIR}/deps>")
   target_compile_definitions(edgeadmm_mbedcrypto PUBLIC
     "MBEDTLS_CONFIG_FILE=\"${_config}\"")
   _edgeadmm_third_party_options(edgeadmm_mbedcrypto)
@@ -140,7 +141,8 @@ if(NOT TARGET nanopb::runtime)
   add_library(edgeadmm_nanopb STATIC "${_nanopb_src}/pb_common.c"
     "${_nanopb_src}/pb_encode.c" "${_nanopb_src}/pb_decode.c")
   add_library(nanopb::runtime ALIAS edgeadmm_nanopb)
-  target_include_directories(edgeadmm_nanopb SYSTEM PUBLIC "${_nanopb_src}")
+  target_include_directories(edgeadmm_nanopb SYSTEM PUBLIC
+    "$<BUILD_INTERFACE:${_nanopb_src}>")
   # Bare metal: no error strings in the runtime (about 700 bytes of flash);
   # the wire helpers report status codes, never nanopb's messages. PUBLIC:
   # it changes the stream structs, so every user must see it.
@@ -170,7 +172,7 @@ if(EDGEADMM_BARE_METAL AND NOT TARGET lwip::core)
   target_compile_definitions(edgeadmm_lwip_static PUBLIC LWIP_DHCP=0)
   foreach(_lwip edgeadmm_lwip edgeadmm_lwip_static)
     target_include_directories(${_lwip} SYSTEM PUBLIC
-      "${_lwip_src}/src/include" "${CMAKE_CURRENT_LIST_DIR}/deps/lwip")
+      "$<BUILD_INTERFACE:${_lwip_src}/src/include;${CMAKE_CURRENT_LIST_DIR}/deps/lwip>")
     _edgeadmm_third_party_options(${_lwip})
   endforeach()
 endif()

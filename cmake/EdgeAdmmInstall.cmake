@@ -5,9 +5,9 @@
 #   libraries and public headers, from a hosted (non-cross) build;
 #   the operator's programs, systemd unit, example config and job files and
 #   docs, when the aggregator is built.
-# Cross builds install nothing of the SDK: their dependencies (Mbed TLS,
-# the nanopb runtime) are compiled from Debian sources inside the build and
-# are not packaged (CHANGELOG, issue 35: the bare-metal package is open).
+# Bare-metal builds install the SDK package for firmware
+# (EdgeAdmmInstallBareMetal.cmake); other cross builds (aarch64, armhf)
+# install the programs only.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 # The unit's Documentation= names /usr/share/doc/edgeadmm (lower case, not
@@ -15,6 +15,27 @@ include(CMakePackageConfigHelpers)
 set(EDGEADMM_INSTALL_DOCDIR "${CMAKE_INSTALL_DATADIR}/doc/edgeadmm")
 
 set(EDGEADMM_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/EdgeADMM")
+
+# EdgeADMMConfig.cmake from cmake/install/<template> (it reads
+# EDGEADMM_PACKAGE_COMPONENTS), the version file (same major.minor
+# accepted), both installed with component sdk.
+function(edgeadmm_install_package_config template)
+  configure_package_config_file(
+    ${PROJECT_SOURCE_DIR}/cmake/install/${template}
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
+    INSTALL_DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
+  write_basic_package_version_file(
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
+    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
+    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
+endfunction()
+
+if(EDGEADMM_BARE_METAL)
+  include(EdgeAdmmInstallBareMetal)
+  return()
+endif()
 
 if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   # Component sdk: the SDK, the nanopb-generated wire structs it includes.
@@ -74,16 +95,7 @@ if(NOT CMAKE_CROSSCOMPILING AND NOT EDGEADMM_BARE_METAL)
   endif()
 
   set(EDGEADMM_PACKAGE_COMPONENTS ${_edgeadmm_components})
-  configure_package_config_file(
-    ${PROJECT_SOURCE_DIR}/cmake/install/EdgeADMMConfig.cmake.in
-    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
-    INSTALL_DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR})
-  write_basic_package_version_file(
-    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-  install(FILES ${PROJECT_BINARY_DIR}/install/EdgeADMMConfig.cmake
-    ${PROJECT_BINARY_DIR}/install/EdgeADMMConfigVersion.cmake
-    DESTINATION ${EDGEADMM_INSTALL_CMAKEDIR} COMPONENT sdk)
+  edgeadmm_install_package_config(EdgeADMMConfig.cmake.in)
 
   # pkg-config (Linux): the SDK with its POSIX port, static.
   if(TARGET edgeadmm_posix_coap)
@@ -181,9 +193,9 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_PACKAGE_NAME edgeadmm)
   set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
   set(CPACK_PACKAGE_VENDOR "EdgeADMM")
-  set(CPACK_PACKAGE_CONTACT "EdgeADMM maintainers <edgeadmm@localhost>")
-  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-    "Private federated ADMM for constrained devices")
+  include(EdgeAdmmDebianDocs)  # copyright, changelog.gz, lintian overrides
+  # No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put it before each
+  # package's own synopsis (the first line of its description below).
   set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
   set(CPACK_COMPONENTS_ALL gateway device fleet sdk)
   set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -193,8 +205,11 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
   set(CPACK_STRIP_FILES ON)  # the programs; install() never strips static libraries
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_NAME edgeadmm)
-  set(CPACK_DEBIAN_GATEWAY_DESCRIPTION
-    "The gateway: the aggregator daemon serves private federated ADMM jobs to enrolled devices over CoAP/DTLS-PSK; the admin CLI edgeadmm manages devices, jobs and privacy budgets; systemd unit, example config and jobs, docs.")
+  set(CPACK_DEBIAN_GATEWAY_DESCRIPTION "private federated ADMM gateway: aggregator daemon, admin CLI
+The aggregator daemon serves private federated ADMM jobs to enrolled
+devices over CoAP/DTLS-PSK; the admin CLI edgeadmm manages devices, jobs
+and privacy budgets. With the systemd unit, an example config and jobs,
+and the docs.")
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_DEPENDS "adduser")
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/aggregator/debian/postinst
@@ -202,16 +217,19 @@ if(NOT CMAKE_CROSSCOMPILING AND EDGEADMM_BUILD_AGGREGATOR AND TARGET edgeadmm)
     ${PROJECT_SOURCE_DIR}/aggregator/debian/postrm)
   set(CPACK_DEBIAN_GATEWAY_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
   set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME edgeadmm-device)
-  set(CPACK_DEBIAN_DEVICE_DESCRIPTION
-    "One Linux device of an EdgeADMM job over CoAP/DTLS-PSK, its state in files.")
+  set(CPACK_DEBIAN_DEVICE_DESCRIPTION "EdgeADMM device for Linux
+One device of an EdgeADMM job: trains on its local data and uploads to
+the gateway over CoAP/DTLS-PSK, its state in files.")
   set(CPACK_DEBIAN_FLEET_PACKAGE_NAME edgeadmm-fleet)
-  set(CPACK_DEBIAN_FLEET_DESCRIPTION
-    "For testing a gateway: many virtual devices in one process, against an in-process aggregator or the daemon over CoAP/DTLS-PSK, and a DTLS handshake benchmark.")
+  set(CPACK_DEBIAN_FLEET_DESCRIPTION "EdgeADMM fleet tool for testing a gateway
+Many virtual devices in one process, against an in-process aggregator or
+the daemon over CoAP/DTLS-PSK, and a DTLS handshake benchmark.")
   set(CPACK_DEBIAN_SDK_PACKAGE_NAME libedgeadmm-sdk-dev)
   set(CPACK_DEBIAN_SDK_PACKAGE_SECTION libdevel)
   set(CPACK_DEBIAN_SDK_PACKAGE_DEPENDS
     "libeigen3-dev (>= 3.3), libnanopb-dev, libmbedtls-dev, libcoap3-dev, libssl-dev, pkg-config")
-  set(CPACK_DEBIAN_SDK_DESCRIPTION
-    "The device SDK (static libraries, headers) with its POSIX and DTLS ports, for find_package(EdgeADMM) or pkg-config edgeadmm-sdk.")
+  set(CPACK_DEBIAN_SDK_DESCRIPTION "EdgeADMM device SDK (static libraries and headers)
+The device SDK with its POSIX and DTLS ports, for find_package(EdgeADMM)
+or pkg-config edgeadmm-sdk.")
   include(CPack)
 endif()

@@ -32,10 +32,24 @@ extern "C"
 #define MBEDTLS_AES_FEWER_TABLES
 #define MBEDTLS_SHA256_SMALLER
 
+// Secure aggregation's key agreement (sdk/src/secagg/key_agreement.cc):
+// X25519 (RFC 7748) through the ECP module with Curve25519 only, and
+// HKDF-SHA256. Bignums come from the same static pool as the DTLS session
+// (mbedtls_memory_buffer_alloc_init) while a call runs. The smallest
+// window and no fixed-point tables (those serve short Weierstrass curves,
+// and cost RAM and flash). A firmware that does not call X25519 links none
+// of it; the PSK-only SSL layer uses no curve.
+#define MBEDTLS_BIGNUM_C
+#define MBEDTLS_ECP_C
+#define MBEDTLS_ECP_DP_CURVE25519_ENABLED
+#define MBEDTLS_ECP_WINDOW_SIZE 2
+#define MBEDTLS_ECP_FIXED_POINT_OPTIM 0
+#define MBEDTLS_HKDF_C
+
 // DTLS 1.2 client, PSK key exchange only (RFC 4279), the CoAP suites of
 // RFC 7252/7925: TLS_PSK_WITH_AES_128_CCM_8, then TLS_PSK_WITH_AES_128_CCM
 // (the daemon's OpenSSL negotiates the client's first). No certificates,
-// X.509, RSA or ECP; no renegotiation, tickets, debug or error strings; no
+// X.509, RSA or ECDHE; no renegotiation, tickets, debug or error strings; no
 // time or timing module (the DTLS timers come from the board clock through
 // mbedtls_ssl_set_timer_cb).
 #define MBEDTLS_SSL_TLS_C

@@ -159,6 +159,10 @@ int Run() {
   c.rx_buffer = device.coap_rx_buffer();
   c.block_szx = device.coap_block_szx();
   c.seed = static_cast<uint32_t>(board::NowMs()) ^ 0x5eed;
+  // A daemon that restarted drops this session's records unanswered: an
+  // exchange that hears nothing for 10 s fails and the next one handshakes
+  // again, as on Linux (docs/sdk.md).
+  c.silence_timeout_ms = 10000;
   auto* coap = new (coap_memory) coap::CoapClient(c);
 
   auto data = DatasetView::Create(

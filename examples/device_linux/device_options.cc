@@ -60,6 +60,7 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   }
   if (name == "test-data") return o.test_data = value, !value.empty();
   if (name == "test-count") return ParseUnsigned(value, o.test_count);
+  if (name == "stream-rows") return ParseUnsigned(value, o.stream_rows);
   if (name == "state-dir") return o.state_dir = value, !value.empty();
   if (name == "epsilon-budget") return ParseNumber(value, o.epsilon_budget);
   if (name == "lifetime-epsilon") {
@@ -70,6 +71,15 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "max-uploads") return ParseUnsigned(value, o.max_uploads);
   if (name == "retry-max-ms") return ParseUnsigned(value, o.retry_max_ms);
   if (name == "ack-timeout-ms") return ParseUnsigned(value, o.ack_timeout_ms);
+  if (name == "silence-timeout-ms") {
+    return ParseUnsigned(value, o.silence_timeout_ms);
+  }
+  if (name == "transport") {
+    if (value == "libcoap")
+      return o.transport = DeviceTransportKind::kLibcoap, true;
+    if (value == "sdk") return o.transport = DeviceTransportKind::kSdk, true;
+    return false;
+  }
   if (name == "timeout-s") return ParseUnsigned(value, o.timeout_s);
   if (name == "pp-eta1") return ParseNumber(value, o.pp_eta1);
   if (name == "pp-eta-growth") return ParseNumber(value, o.pp_eta_growth);
@@ -113,10 +123,16 @@ const char* DeviceUsage() {
          "0-based)]\n"
          "  [--test-data FILE --test-count K (with --columns: the block of "
          "the job's\n   first K test records, scored in the last round)]\n"
+         "  [--stream-rows B (with --columns and --transport sdk: stream the "
+         "N-vectors\n   in blocks of B rows)]\n"
          "  [--lifetime-epsilon E (all jobs; default: no limit)]\n"
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"
          "  [--halt-after-persist] [--config FILE]\n"
+         "  [--transport libcoap|sdk (default libcoap; sdk: the SDK's CoAP "
+         "client over\n   Mbed TLS, as on the MCU, which streams)]\n"
+         "  [--ack-timeout-ms MS (2000)] [--silence-timeout-ms MS (10000; 0: "
+         "none)]\n"
          "  [--version (print the version, exit 0)]\n"
          "  [--pp-eta1 E] [--pp-eta-growth Q1] [--pp-eta-max M] [--pp-alpha1 "
          "A]\n  [--pp-alpha-growth Q2] (pp-admm: this device's private "
@@ -171,6 +187,14 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     std::fprintf(stderr,
                  "edgeadmm-device: --test-data and --test-count go together, "
                  "with --columns\n");
+    return false;
+  }
+  // A streaming party: a column block, on the stack that streams.
+  if (o.stream_rows != 0 &&
+      (o.columns == 0 || o.transport != DeviceTransportKind::kSdk)) {
+    std::fprintf(stderr,
+                 "edgeadmm-device: --stream-rows needs --columns and "
+                 "--transport sdk (libcoap does not stream bodies)\n");
     return false;
   }
   // pp-admm schedules (the same rules as edgeadmm-fleet connect's --pp-*).

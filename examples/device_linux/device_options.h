@@ -8,6 +8,9 @@
 
 namespace edgeadmm::device {
 
+// The device's CoAP/DTLS stack (device_transport.h).
+enum class DeviceTransportKind { kLibcoap, kSdk };
+
 struct DeviceOptions {
   std::string host = "127.0.0.1";  // aggregator address (numeric)
   uint16_t port = 5684;
@@ -15,9 +18,9 @@ struct DeviceOptions {
   std::string psk_file;  // hex PSK, as written by `edgeadmm devices add`
   std::string data;      // LIBSVM or Adult CSV (plain or .xz)
   std::string format = "libsvm";
-  uint32_t dim = 123;     // LIBSVM dimension
-  uint64_t first = 0;     // first record of the shard
-  uint64_t count = 0;     // records (0: to the end)
+  uint32_t dim = 123;  // LIBSVM dimension
+  uint64_t first = 0;  // first record of the shard
+  uint64_t count = 0;  // records (0: to the end)
   // admm-sharing (papers 000/003, vertical partition): this party's column
   // block [first_column, first_column + columns) of the file's columns
   // (0-based); columns = 0: every column (horizontal jobs). With a block the
@@ -30,7 +33,11 @@ struct DeviceOptions {
   // of the first test_count records.
   std::string test_data;
   uint64_t test_count = 0;
-  std::string state_dir;  // persisted record (created if missing)
+  // A streaming party (with --columns and --transport sdk): the task's and
+  // the upload's N-vectors go through in blocks of this many rows, so the
+  // device holds O(B), not O(N) (DeviceClientConfig::stream_rows); 0: whole.
+  uint64_t stream_rows = 0;
+  std::string state_dir;        // persisted record (created if missing)
   double epsilon_budget = 1.0;  // per job
   // All jobs together (the state dir keeps the earlier jobs' ledger); inf:
   // no lifetime limit.
@@ -40,6 +47,11 @@ struct DeviceOptions {
   uint32_t refresh_ms = 30000;
   uint32_t retry_max_ms = 60000;   // longest backoff between retries
   uint32_t ack_timeout_ms = 2000;  // CoAP ACK_TIMEOUT
+  // An exchange that heard nothing from the daemon for this long fails and
+  // the next one handshakes again (a restarted daemon); 0: wait for the CoAP
+  // retransmissions.
+  uint32_t silence_timeout_ms = 10000;
+  DeviceTransportKind transport = DeviceTransportKind::kLibcoap;
   // Exit 0 after this many uploads were settled (receipt, stale or
   // rejected; 0: never).
   uint32_t max_uploads = 0;

@@ -1,5 +1,6 @@
 // edgeadmm-device: one Linux device of a federated job. It runs the SDK's
-// DeviceClient over CoAP/DTLS-PSK (libcoap), with its record in a state
+// DeviceClient over CoAP/DTLS-PSK (libcoap, or the SDK's own client with
+// --transport sdk: device_transport.h), with its record in a state
 // directory (atomic file replace) and noise seeded from getrandom(2).
 //
 //   edgeadmm-device --identity sensor-001 --psk-file sensor-001.psk
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "device_options.h"
+#include "device_transport.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
 #include "edgeadmm/dataio/dense_dataset.h"
@@ -27,8 +29,6 @@
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/host/version.h"
 #include "edgeadmm/local_trainer.h"
-#include "edgeadmm/posix/coap_client_context.h"
-#include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
 #include "edgeadmm/posix/key_file_mode.h"
@@ -200,36 +200,40 @@ int Run(const DeviceOptions& o) {
     return 1;
   }
   GetrandomEntropy entropy;
-  posix::CoapClientContext context;
-  if (!context.status().ok()) {
-    std::fprintf(stderr, "edgeadmm-device: no CoAP context: %s\n",
-                 context.status().str());
+  DeviceTransport device_transport;
+  const Status opened =
+      device_transport.Open(o, ConstByteSpan(key.data(), key.size()), entropy);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "edgeadmm-device: cannot open the %s transport: %s\n",
+                 o.transport == DeviceTransportKind::kSdk ? "sdk" : "libcoap",
+                 opened == Status::Unimplemented()
+                     ? "this build has no Mbed TLS DTLS port"
+                     : opened.str());
     return 1;
   }
-  posix::CoapDtlsConfig link;
-  link.host = o.host.c_str();
-  link.port = o.port;
-  link.identity = o.identity.c_str();
-  link.key = ConstByteSpan(key.data(), key.size());
-  link.ack_timeout_ms = o.ack_timeout_ms;
-  posix::CoapDtlsTransport transport(context, link);
+  Transport& transport = device_transport.get();
 
   // Every buffer is sized once, before Init; nothing is allocated after.
   // A column block (admm-sharing) makes the task and upload vectors N =
   // records long (DeviceClientConfig::max_vector).
   const size_t dim = view->dim();
-  // The last upload of a scoring phase carries the share and K scores.
-  const size_t max_vector =
-      o.columns != 0 ? view->samples() + test_view->samples() : 0;
-  std::printf(
-      "device: %zu records x %zu columns%s\n", view->samples(), dim,
-      o.columns != 0 ? " (a column block: vectors of N = records)" : "");
+  // The last upload of a scoring phase carries the share and K scores. A
+  // streaming party (--stream-rows B) holds B-row blocks of them instead.
+  const size_t max_vector = o.columns != 0 && o.stream_rows == 0
+                                ? view->samples() + test_view->samples()
+                                : 0;
+  std::printf("device: %zu records x %zu columns%s\n", view->samples(), dim,
+              o.columns == 0 ? ""
+              : o.stream_rows == 0
+                  ? " (a column block: vectors of N = records)"
+                  : " (a column block, streamed in row blocks)");
   std::fflush(stdout);
   std::vector<std::byte> trainer_workspace(
       DeviceClient::TrainerWorkspaceBytes(view->samples(), dim));
   std::vector<std::byte> scratch(
       DeviceClient::ComputeScratchBytes(dim, max_vector));
-  std::vector<std::byte> memory(DeviceClient::MemoryBytes(dim, max_vector));
+  std::vector<std::byte> memory(
+      DeviceClient::MemoryBytes(dim, max_vector, o.stream_rows));
   LocalTrainer trainer;
   DeviceClientConfig config;
   config.device_id = o.identity.c_str();
@@ -238,6 +242,7 @@ int Run(const DeviceOptions& o) {
   config.entropy = &entropy;
   config.data = *view;
   config.max_vector = max_vector;
+  config.stream_rows = o.stream_rows;
   config.test_data = *test_view;
   config.trainer = &trainer;
   config.trainer_workspace =

@@ -27,12 +27,12 @@ Exit status 0 when all hold, 1 otherwise (each failure on a line).
 
 import argparse
 import os
-import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from install_checks import installed_headers, read_until, run, terminate
 
 # Public header folders: (source folder, path under include/).
 HEADER_TREES = [
@@ -59,22 +59,9 @@ OPERATOR_FILES = [
 ]
 
 
-def run(cmd, failures, what, env=None, timeout=120):
-    """Runs `cmd`; on failure appends `what` and the output to failures."""
-    result = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                            timeout=timeout)
-    if result.returncode != 0:
-        failures.append(f"{what}: exit {result.returncode}\n"
-                        f"{result.stdout[-3000:]}{result.stderr[-3000:]}")
-        return None
-    return result.stdout
-
-
 def expected_files(source: Path, libdir: str):
     """Paths (relative to STAGE) the install must hold."""
-    files = [f"include/{p.relative_to(source / tree)}"
-             for tree in HEADER_TREES
-             for p in sorted((source / tree).rglob("*.h"))]
+    files = installed_headers(source, HEADER_TREES)
     files.append("include/edgeadmm.pb.h")
     files += [f"{libdir}/cmake/EdgeADMM/{name}" for name in PACKAGE_FILES]
     files.append(f"{libdir}/pkgconfig/edgeadmm-sdk.pc")
@@ -126,25 +113,11 @@ def start_with_config(daemon: Path, config: Path, work: Path):
     proc = subprocess.Popen([str(daemon), "--config", str(config), "--db",
                              str(work / "aggregator.db"), "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    # Raw reads: a buffered readline could keep the line it waits for in
-    # its buffer while select() sees an empty pipe.
     output = b""
-    deadline = time.monotonic() + 30
     try:
-        while b"listening on" not in output and time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            if ready:
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                if not chunk:
-                    break  # the daemon exited
-                output += chunk
-        proc.terminate()
-        code = proc.wait(timeout=20)
+        output = read_until(proc, b"listening on", 30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+        code = terminate(proc)
     if b"listening on" not in output or code != 0:
         return [f"daemon with the installed {config.name}: exit "
                 f"{proc.returncode}\n{output.decode(errors='replace')[-2000:]}"]

@@ -268,11 +268,7 @@ uint16_t BoundPort(coap_endpoint_t* endpoint, uint16_t asked) {
 
 }  // namespace
 
-int64_t CoapServer::NowMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
+int64_t CoapServer::NowMs() { return WallClockMs(); }
 
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
     : db_(&db),

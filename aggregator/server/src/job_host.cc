@@ -116,13 +116,15 @@ void JobHost::HoldRelease(int64_t deadline_ms) {
   clock_.sleep_ms(-late_ms);
 }
 
+int64_t WallClockMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
 JobHost::Clock JobHost::RealClock() {
   Clock clock;
-  clock.now_ms = [] {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-  };
+  clock.now_ms = WallClockMs;
   clock.sleep_ms = [](int64_t ms) {
     timespec left{static_cast<time_t>(ms / 1000),
                   static_cast<long>((ms % 1000) * 1'000'000)};

@@ -41,9 +41,15 @@ function(edgeadmm_qemu_mps2_board)
   target_link_libraries(${_lib} PUBLIC edgeadmm::board_interface
     edgeadmm::baremetal edgeadmm::seeded_entropy)
   edgeadmm_device_options(${_lib})
-  target_link_options(${_lib} INTERFACE -nostartfiles "-T${B_LINKER_SCRIPT}")
+  # Installed (cmake/EdgeAdmmInstallBareMetal.cmake), the linker script is
+  # under the prefix's share/edgeadmm/boards/<name>/.
+  get_filename_component(_script_name "${B_LINKER_SCRIPT}" NAME)
+  target_link_options(${_lib} INTERFACE -nostartfiles
+    "$<BUILD_INTERFACE:-T${B_LINKER_SCRIPT}>"
+    "$<INSTALL_INTERFACE:-T$<INSTALL_PREFIX>/share/edgeadmm/boards/${B_NAME}/${_script_name}>")
   set_property(TARGET ${_lib} APPEND PROPERTY
-    INTERFACE_LINK_DEPENDS "${B_LINKER_SCRIPT}")
+    INTERFACE_LINK_DEPENDS "$<BUILD_INTERFACE:${B_LINKER_SCRIPT}>")
+  set_property(TARGET ${_lib} PROPERTY EDGEADMM_LINKER_SCRIPT "${B_LINKER_SCRIPT}")
 
   find_program(EDGEADMM_QEMU_SYSTEM_ARM qemu-system-arm REQUIRED)
   set(EDGEADMM_BOARD_RUNNER "${EDGEADMM_QEMU_SYSTEM_ARM}" -machine mps2-an386

@@ -100,6 +100,10 @@ bool DtlsPskLink::established() const {
   return impl_ != nullptr && impl_->ssl.state == MBEDTLS_SSL_HANDSHAKE_OVER;
 }
 
+bool DtlsPskLink::connecting() const {
+  return impl_ != nullptr && !impl_->failed && !established();
+}
+
 const char* DtlsPskLink::cipher_suite() const {
   return established() ? mbedtls_ssl_get_ciphersuite(&impl_->ssl) : "";
 }

@@ -58,6 +58,7 @@ Status CoapClient::StartRequest(const TransportRequest& request,
   request_.source = request.payload_source;
   request_.sink = request.response_sink;
   request_.buffer = response_buffer;
+  request_.started_ms = config_.now_ms();
   const Status sent = SendNew(request_);
   if (!sent.ok() && request_.source_failed) {
     Finish(request_, sent);  // the source's error ends the exchange
@@ -86,6 +87,7 @@ Status CoapClient::StartObserve(const char* path,
   observe_.observe = true;
   observe_.path = path;
   observe_.buffer = notification_buffer;
+  observe_.started_ms = config_.now_ms();
   const Status sent = SendNew(observe_);
   if (!sent.ok()) observe_ = Exchange{};
   std::memcpy(observe_.observe_token, observe_.token, sizeof(observe_.token));
@@ -102,6 +104,12 @@ bool CoapClient::TakeNotification(TransportResult& result) {
 }
 
 void CoapClient::StopObserve() { observe_ = Exchange{}; }
+
+void CoapClient::Reconnect() {
+  request_ = Exchange{};
+  observe_ = Exchange{};
+  config_.link->Reset();
+}
 
 size_t CoapClient::BodySize(const Exchange& e) {
   return e.source != nullptr ? e.source->size() : e.payload.size();
@@ -393,11 +401,41 @@ void CoapClient::Complete(Exchange& e, Status status) {
   }
   e.result.status = status;
   e.ready = true;
+  e.answered = true;
   e.deadline_ms = 0;  // notifications come when they come
   e.awaiting_ack = false;
 }
 
+bool CoapClient::AwaitsServer(const Exchange& e) {
+  return e.active && (!e.observe || !e.answered || e.fetching);
+}
+
+uint64_t CoapClient::SilentSince(const Exchange& e) const {
+  return e.started_ms > last_heard_ms_ ? e.started_ms : last_heard_ms_;
+}
+
+void CoapClient::CheckSilence(uint64_t now) {
+  if (config_.silence_timeout_ms == 0) return;
+  if (config_.link->connecting()) {
+    last_heard_ms_ = now;  // the handshake's datagrams are the link's own
+    return;
+  }
+  bool silent = false;
+  for (const Exchange* e : {&request_, &observe_}) {
+    if (AwaitsServer(*e) &&
+        now - SilentSince(*e) >= config_.silence_timeout_ms) {
+      silent = true;
+    }
+  }
+  if (!silent) return;
+  for (Exchange* e : {&request_, &observe_}) {
+    if (e->active) Finish(*e, Status::DeadlineExceeded());
+  }
+  config_.link->Reset();
+}
+
 void CoapClient::CheckTimers(uint64_t now) {
+  CheckSilence(now);
   for (Exchange* e : {&request_, &observe_}) {
     if (!e->active || e->deadline_ms == 0 || now < e->deadline_ms) continue;
     if (!e->awaiting_ack) {  // no separate response in time
@@ -424,6 +462,10 @@ uint64_t CoapClient::NextDeadline() const {
         (next == 0 || e->deadline_ms < next)) {
       next = e->deadline_ms;
     }
+    if (config_.silence_timeout_ms != 0 && AwaitsServer(*e)) {
+      const uint64_t silence = SilentSince(*e) + config_.silence_timeout_ms;
+      if (next == 0 || silence < next) next = silence;
+    }
   }
   return next;
 }
@@ -446,6 +488,7 @@ StatusWithSize CoapClient::Poll(uint32_t timeout_ms) {
       break;
     }
     if (got.size() == 0) break;
+    last_heard_ms_ = config_.now_ms();
     HandleDatagram(got.size());
   }
   const uint64_t now = config_.now_ms();

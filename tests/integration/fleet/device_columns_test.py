@@ -3,12 +3,15 @@
 admm-sharing job (papers 000/003) as the two parties of a vertical partition.
 
 Real stack on loopback: the `edgeadmm` CLI enrolls two devices and creates an
-admm-sharing job (rigorous noise: the device program
-takes accounted steps only) over the first 200 a9a records (party 0 = dev-00000 = the
-first 66 columns, party 1 = dev-00001 = the remaining 57; labels at the
+admm-sharing job (rigorous noise: the device program takes accounted steps
+only) over the first 200 a9a records (party 0 = dev-00000 = the first 66
+columns, party 1 = dev-00001 = the remaining 57; labels at the
 gateway, read from the same file), `edgeadmm-aggregatord` serves it over
 CoAP/DTLS-PSK and two `edgeadmm-device` processes run it with
-`--columns 0:66 --count 200` and `--columns 66:57 --count 200`:
+`--columns 0:66 --count 200` and `--columns 66:57 --count 200`; party 0 is
+a streaming party on the SDK's transport (`--transport sdk --stream-rows
+64`: its N-vectors go through in 64-row blocks), party 1 holds them whole
+on libcoap:
 1. both exit 0 (job finished) and the job is completed with every round
    committed by both parties (the barrier);
 2. the training objective of the released state fell: the gateway's z
@@ -77,9 +80,12 @@ def main():
             fail(f"--columns 100:57 exited {bad.returncode}: {bad.stderr}")
         # 1. the two parties, each its own process and column block.
         procs = []
-        for device, columns in zip(devices, ("0:66", "66:57")):
+        parties = zip(devices, ("0:66", "66:57"),
+                      (["--transport", "sdk", "--stream-rows", "64"], []))
+        for device, columns, extra in parties:
             argv = device_argv(device_bin, stack, device, a.data, test,
                                os.path.join(a.work_dir, device), columns)
+            argv[1:1] = extra
             procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT,
                                           text=True))
@@ -90,9 +96,11 @@ def main():
             outputs.append(out)
             if proc.returncode != 0:
                 fail(f"a party exited {proc.returncode}")
-        for out, cols in zip(outputs, (66, 57)):
-            if f"device: {RECORDS} records x {cols} columns" not in out:
-                fail(f"a party did not hold {RECORDS} x {cols}")
+        for out, cols, how in zip(outputs, (66, 57),
+                                  ("a column block, streamed in row blocks",
+                                   "a column block: vectors of N = records")):
+            if f"device: {RECORDS} records x {cols} columns ({how}" not in out:
+                fail(f"a party did not hold {RECORDS} x {cols} ({how})")
         if stack.job_state(JOB) != "completed":
             fail(f"job state {stack.job_state(JOB)}")
         rounds = stack.rounds(JOB)
@@ -113,7 +121,8 @@ def main():
         if not score:
             fail(f"job status shows no test score:\n{status}")
         print(f"OK: {ROUNDS} rounds by 2 edgeadmm-device parties "
-              f"(--columns 0:66, 66:57): |v| {v0:.3g} -> {v_last:.3g}; "
+              f"(--columns 0:66 streamed over the SDK's transport, 66:57 "
+              f"whole over libcoap): |v| {v0:.3g} -> {v_last:.3g}; "
               f"a9a.t[:{TEST_RECORDS}] scored at the gateway: log loss "
               f"{score.group(1)}, accuracy {score.group(2)}")
     finally:

@@ -62,6 +62,18 @@ struct CoapClientConfig {
   uint8_t block_szx = 6;           // 1024-byte blocks
   // Seeds message ids, tokens and the retransmission jitter (not secret).
   uint32_t seed = 1;
+  // An exchange (or an Observe registration not yet answered, or the GETs
+  // of a notification's other blocks) that has heard nothing at all from
+  // the server for this long, counted from its start or the last datagram
+  // received, whichever is later, and not while the link is connecting
+  // (DatagramLink::connecting), fails with DEADLINE_EXCEEDED before its
+  // retransmissions run out; every other exchange fails with it and the
+  // link's session is dropped (DatagramLink::Reset), so the next exchange
+  // opens a new one. A server that restarted has forgotten the session and
+  // drops its records without an answer: only a new handshake reaches it.
+  // An answered observation that is quiet is left alone. 0: wait for the
+  // retransmissions (MAX_TRANSMIT_WAIT, 93 s with the default ACK_TIMEOUT).
+  uint32_t silence_timeout_ms = 0;
 };
 
 class CoapClient final : public Transport {
@@ -75,6 +87,9 @@ class CoapClient final : public Transport {
   Status StartObserve(const char* path, ByteSpan notification_buffer) override;
   bool TakeNotification(TransportResult& result) override;
   void StopObserve() override;
+  // Abandons the request and the observation without a report and drops
+  // the link's session (DatagramLink::Reset).
+  void Reconnect() override;
   StatusWithSize Poll(uint32_t timeout_ms) override;
   bool streams_bodies() const override { return true; }
 
@@ -86,6 +101,8 @@ class CoapClient final : public Transport {
     bool active = false;
     bool ready = false;
     bool observe = false;
+    bool answered = false;  // Observe: a response or notification came
+    uint64_t started_ms = 0;
     TransportResult result;
     const char* path = nullptr;
     CoapMethod method = CoapMethod::kGet;
@@ -124,6 +141,13 @@ class CoapClient final : public Transport {
   void HandleDatagram(size_t size);
   void HandleResponse(Exchange& e, const MessageView& m);
   void CheckTimers(uint64_t now);
+  // True while `e` waits for the server (silence_timeout_ms applies).
+  static bool AwaitsServer(const Exchange& e);
+  // The time `e`'s silence is counted from.
+  uint64_t SilentSince(const Exchange& e) const;
+  // silence_timeout_ms: fails everything and resets the link when an
+  // exchange waiting for the server heard nothing for that long.
+  void CheckSilence(uint64_t now);
   void SendEmpty(MessageType type, uint16_t mid);
   bool SeenBefore(uint16_t mid);
   uint32_t Random();
@@ -140,6 +164,7 @@ class CoapClient final : public Transport {
   size_t seen_count_ = 0;
   size_t seen_next_ = 0;
   uint32_t retransmissions_ = 0;
+  uint64_t last_heard_ms_ = 0;  // the server's last datagram (or connecting)
 };
 
 }  // namespace edgeadmm::coap

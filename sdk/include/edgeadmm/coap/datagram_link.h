@@ -1,6 +1,6 @@
 // DatagramLink: the port under the SDK's own CoAP client — one peer, whole
 // datagrams, non-blocking. A board implements it over its network stack (a
-// UDP socket, later a DTLS session); POSIX has one over a UDP socket
+// UDP socket, a DTLS session); POSIX has one over a UDP socket
 // (platform/posix/system, udp_datagram_link.h).
 #pragma once
 
@@ -25,6 +25,14 @@ class DatagramLink {
   // Waits up to `timeout_ms` until a datagram may be waiting (it may also
   // return early for nothing).
   virtual void Wait(uint32_t timeout_ms) = 0;
+  // Drops the session with the peer, if the link keeps one (a DTLS
+  // session): the next Send starts a new one. A plain datagram link has
+  // nothing to drop.
+  virtual void Reset() {}
+  // True while the link is setting up a session (a DTLS handshake): the
+  // peer's datagrams are then the link's own, not the client's, so the
+  // client's silence clock (CoapClientConfig::silence_timeout_ms) waits.
+  virtual bool connecting() const { return false; }
 
  protected:
   DatagramLink() = default;

@@ -16,15 +16,14 @@
 //
 // Availability: needs MBEDTLS_ECP_C, MBEDTLS_BIGNUM_C,
 // MBEDTLS_ECP_DP_CURVE25519_ENABLED and MBEDTLS_HKDF_C. Debian's Mbed TLS
-// (hosts, aarch64) has them (no MBEDTLS_ECDH_C: the ladder is called
-// through mbedtls_ecp_mul); the Cortex-M configuration
-// (cmake/deps/mbedtls_config.h) does not yet, and there every function
-// returns UNIMPLEMENTED. Enabling ECP there is a measured change of its own:
-// Mbed TLS 2.28's SSL layer then carries a curve list in its configuration
-// and links the curve table into every DTLS firmware.
+// (hosts, aarch64) and the Cortex-M configuration (cmake/deps/
+// mbedtls_config.h) have them (no MBEDTLS_ECDH_C: the ladder is called
+// through mbedtls_ecp_mul); armhf's (libcoap's configuration) does not, and
+// there every function returns UNIMPLEMENTED.
 // Memory: Mbed TLS's bignums allocate through mbedtls_calloc while a call
-// runs and free before it returns (the libc heap on Linux; on the MCU the
-// static pool of platform/dtls once that is enabled).
+// runs and free before it returns: the libc heap on Linux; on the MCU the
+// static pool of platform/dtls (dtls_memory_pool.h), which must be started
+// first, 1,908 B at the peak (docs/sdk.md).
 #pragma once
 
 #include <cstddef>

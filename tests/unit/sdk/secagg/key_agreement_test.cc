@@ -1,15 +1,21 @@
 // X25519 + HKDF-SHA256 pairwise keys: RFC 7748 §6.1's Diffie-Hellman
 // vector, both sides of a pair derive one key, the purposes and the pairs
 // are separated, low-order peer keys and bad sizes refused. Portable: on a
-// build whose Mbed TLS lacks X25519 (the Cortex-M configuration, for now)
-// it checks that every function says UNIMPLEMENTED.
+// build whose Mbed TLS lacks X25519 (armhf's configuration) it checks that
+// every function says UNIMPLEMENTED. On bare metal Mbed TLS allocates from
+// the static pool of platform/dtls only (cmake/deps/mbedtls_config.h); the
+// test starts it and measures how much of it one X25519 needs.
 #include "edgeadmm/secagg/key_agreement.h"
 
 #include <cstring>
 
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/log.h"
 #include "gtest/gtest.h"
+#if EDGEADMM_TEST_DTLS_POOL
+#include "edgeadmm/dtls/dtls_memory_pool.h"
+#endif
 #include "secagg_test_support.h"
 
 namespace edgeadmm {
@@ -48,6 +54,9 @@ const char kShared[] =
 class KeyAgreementTest : public ::testing::Test {
  protected:
   void SetUp() override {
+#if EDGEADMM_TEST_DTLS_POOL
+    dtls::StartDtlsMemoryPool();  // bare metal: Mbed TLS's only allocator
+#endif
     ASSERT_TRUE(drbg_.Init(entropy_, ConstByteSpan()).ok());
   }
   TestEntropy entropy_{7748};
@@ -87,6 +96,28 @@ TEST_F(KeyAgreementTest, Rfc7748DiffieHellmanVector) {
   EXPECT_TRUE(shared_ab == Key(kShared));
   EXPECT_TRUE(shared_ba == Key(kShared));
 }
+
+#if EDGEADMM_TEST_DTLS_POOL
+// Bare metal: X25519 runs in the firmware's Mbed TLS pool (platform/dtls,
+// dtls_memory_pool.h) and frees what it took; the pool's high-water mark
+// after two of them is what one needs (docs/sdk.md).
+TEST_F(KeyAgreementTest, X25519RunsInTheStaticPool) {
+  ASSERT_TRUE(KeyAgreementAvailable());
+  for (int i = 0; i < 2; ++i) {
+    Key shared;
+    ASSERT_TRUE(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(),
+                       drbg_, shared.span())
+                    .ok());
+    EXPECT_TRUE(shared == Key(kShared));
+  }
+  const size_t high_water = dtls::DtlsPoolHighWater();
+  EDGEADMM_LOG_INFO("X25519 pool high water: %u of %u bytes",
+                    static_cast<unsigned>(high_water),
+                    static_cast<unsigned>(dtls::DtlsPoolBytes()));
+  EXPECT_GT(high_water, 0u);
+  EXPECT_LE(high_water, dtls::DtlsPoolBytes());
+}
+#endif
 
 // RFC 7748 §5: the top bit of u is masked, so u and u + 2^255 agree.
 TEST_F(KeyAgreementTest, TopBitOfUIsIgnored) {

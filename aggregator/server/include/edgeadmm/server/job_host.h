@@ -18,6 +18,10 @@
 
 namespace edgeadmm::server {
 
+// The wall clock (CLOCK_REALTIME) in ms: round deadlines and release
+// times (JobHost's real clock, CoapServer::NowMs).
+int64_t WallClockMs();
+
 class JobHost {
  public:
   // `db` and `handler` must outlive the host.

@@ -51,7 +51,10 @@ class DtlsPskLink final : public coap::DatagramLink {
   // "" before the handshake completes.
   const char* cipher_suite() const;
   // Drops the session; the next Send starts a new handshake.
-  void Reset();
+  void Reset() override;
+  // True from the first Send of a session until its handshake completes
+  // or fails.
+  bool connecting() const override;
 
  private:
   // The longest datagram kept while the handshake runs (one CoAP message

@@ -1,0 +1,176 @@
+// The SDK's CoAP client when the server goes silent (it restarted and
+// forgot the DTLS session): CoapClientConfig::silence_timeout_ms fails what
+// waits for the server and drops the link's session; Reconnect drops it on
+// the client's word. A scripted link that answers only when told, on the
+// fake clock.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <new>
+
+#include "edgeadmm/coap/coap_client.h"
+#include "fake_clock.h"
+#include "scripted_link.h"
+
+namespace edgeadmm::coap {
+namespace {
+
+// Puts a message answering the last one `link` saw sent (its id and token)
+// in its inbox: `type` ACK or CON, `code` 0 (empty) or a response, with
+// Observe 1 when `observe`.
+void Answer(ScriptedLink& link, MessageType type, uint8_t code, bool observe) {
+  const MessageView sent = link.Last();
+  uint8_t token[4];
+  std::memcpy(token, sent.token.data(), 4);
+  MessageWriter w(
+      ByteSpan(reinterpret_cast<std::byte*>(link.inbox), sizeof(link.inbox)));
+  const uint16_t mid = type == MessageType::kAcknowledgement
+                           ? sent.message_id
+                           : static_cast<uint16_t>(0x7000 + link.sent_count);
+  w.Begin(type, code, mid,
+          code == 0
+              ? ConstByteSpan()
+              : ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
+  if (observe) w.AddUintOption(kOptionObserve, 1);
+  const StatusWithSize n = w.Finish();
+  ASSERT_TRUE(n.ok());
+  link.inbox_size = n.size();
+}
+
+constexpr uint32_t kSilenceMs = 5000;
+constexpr uint8_t kContent = (2 << 5) | 5;  // 2.05
+
+class CoapClientSilenceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { MakeClient(kSilenceMs); }
+  void MakeClient(uint32_t silence_ms) {
+    g_now = 1000;
+    CoapClientConfig c;
+    c.link = &link_;
+    c.now_ms = &Now;
+    c.tx_buffer = ByteSpan(tx_, sizeof(tx_));
+    c.rx_buffer = ByteSpan(rx_, sizeof(rx_));
+    c.ack_timeout_ms = 2000;
+    c.max_retransmit = 4;
+    c.silence_timeout_ms = silence_ms;
+    client_ = new (storage_) CoapClient(c);
+  }
+  void StartGet() {
+    TransportRequest request;
+    request.path = "v1/task";
+    ASSERT_TRUE(
+        client_->StartRequest(request, ByteSpan(body_, sizeof(body_))).ok());
+  }
+  // Polls in 100-ms slices until the request finishes; its fake end time.
+  uint64_t FinishTime(TransportResult& r) {
+    EXPECT_TRUE(PollForResult(*client_, r));
+    return g_now;
+  }
+
+  ScriptedLink link_;
+  std::byte tx_[256];
+  std::byte rx_[256];
+  std::byte body_[64];
+  alignas(CoapClient) unsigned char storage_[sizeof(CoapClient)];
+  CoapClient* client_ = nullptr;
+};
+
+TEST_F(CoapClientSilenceTest, ASilentServerFailsTheExchangeAndDropsTheSession) {
+  StartGet();
+  TransportResult r;
+  const uint64_t end = FinishTime(r);
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  // After kSilenceMs (and within one poll slice), not after the 93 s of
+  // the retransmissions: the first send and the two retransmissions that
+  // fall in 5 s (at 2–3 s and 6–9 s: only the first).
+  EXPECT_GE(end - 1000, kSilenceMs);
+  EXPECT_LE(end - 1000, kSilenceMs + 100);
+  EXPECT_EQ(link_.sent_count, 2u);
+  EXPECT_EQ(link_.resets, 1);
+}
+
+TEST_F(CoapClientSilenceTest, WithoutASilenceTimeoutTheRetransmissionsRunOut) {
+  MakeClient(0);  // the checker must see the difference
+  StartGet();
+  TransportResult r;
+  const uint64_t end = FinishTime(r);
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  EXPECT_GT(end - 1000, 60000u);  // MAX_TRANSMIT_WAIT: 62–93 s here
+  EXPECT_EQ(link_.resets, 0);
+}
+
+TEST_F(CoapClientSilenceTest, ADatagramFromTheServerRestartsTheClock) {
+  StartGet();
+  g_now += 3000;
+  Answer(link_, MessageType::kAcknowledgement, 0, false);  // empty ACK at 3 s
+  ASSERT_TRUE(client_->Poll(0).ok());
+  TransportResult r;
+  const uint64_t end = FinishTime(r);
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  EXPECT_GE(end - 1000, 3000 + kSilenceMs);
+  EXPECT_LE(end - 1000, 3000 + kSilenceMs + 100);
+  EXPECT_EQ(link_.resets, 1);
+}
+
+TEST_F(CoapClientSilenceTest, TheHandshakeIsNotSilence) {
+  link_.connecting_until = 1000 + 20000;  // a 20-s handshake
+  StartGet();
+  TransportResult r;
+  const uint64_t end = FinishTime(r);
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  EXPECT_GE(end - 1000, 20000 + kSilenceMs - 100);
+  EXPECT_LE(end - 1000, 20000 + kSilenceMs + 100);
+}
+
+TEST_F(CoapClientSilenceTest, AQuietAnsweredObservationIsLeftAlone) {
+  ASSERT_TRUE(
+      client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
+  Answer(link_, MessageType::kAcknowledgement, kContent, true);
+  ASSERT_TRUE(client_->Poll(0).ok());
+  TransportResult n;
+  ASSERT_TRUE(client_->TakeNotification(n));
+  ASSERT_EQ(n.status, Status::Ok());
+  for (int i = 0; i < 600; ++i) ASSERT_TRUE(client_->Poll(100).ok());  // 60 s
+  EXPECT_FALSE(client_->TakeNotification(n));
+  EXPECT_EQ(link_.resets, 0);
+  // A request on the same session that goes unanswered ends both.
+  StartGet();
+  TransportResult r;
+  EXPECT_TRUE(PollForResult(*client_, r, kSilenceMs + 200));
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  ASSERT_TRUE(client_->TakeNotification(n));
+  EXPECT_EQ(n.status, Status::DeadlineExceeded());
+  EXPECT_EQ(link_.resets, 1);
+}
+
+TEST_F(CoapClientSilenceTest, AnUnansweredRegistrationTimesOut) {
+  ASSERT_TRUE(
+      client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
+  TransportResult n;
+  bool ended = false;
+  for (int i = 0; i < 60 && !ended; ++i) {
+    ASSERT_TRUE(client_->Poll(100).ok());
+    ended = client_->TakeNotification(n);
+  }
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(n.status, Status::DeadlineExceeded());
+  EXPECT_EQ(link_.resets, 1);
+}
+
+TEST_F(CoapClientSilenceTest,
+       ReconnectAbandonsWithoutAReportAndDropsTheSession) {
+  StartGet();
+  ASSERT_TRUE(
+      client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
+  client_->Reconnect();
+  EXPECT_EQ(link_.resets, 1);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(client_->Poll(100).ok());
+  TransportResult r;
+  EXPECT_FALSE(client_->TakeResult(r));
+  EXPECT_FALSE(client_->TakeNotification(r));
+  EXPECT_EQ(link_.resets, 1);  // nothing in flight: no silence to time out
+  StartGet();                  // a new exchange may start at once
+}
+
+}  // namespace
+}  // namespace edgeadmm::coap
