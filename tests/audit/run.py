@@ -71,16 +71,18 @@ def log(msg):
     print(f"audit: {msg}", flush=True)
 
 
-def write_canary_data(path, included, rounds):
-    """The LIBSVM file of all canaries, device i's R = m records at lines
-    [i·m, (i+1)·m) (edgeadmm-fleet splits records evenly in PSK-file
-    order)."""
+def write_canary_data(path, included, rounds, dimension=None):
+    """The LIBSVM file of all canaries, device i's R = p records at lines
+    [i·p, (i+1)·p) (edgeadmm-fleet splits records evenly in PSK-file
+    order); p = `dimension`, default m (p > m adds coordinates that no
+    device moves: pure noise for observers.py)."""
     m = len(included)
-    c = math.sqrt(m / GAMMA)
+    p = dimension or m
+    c = math.sqrt(p / GAMMA)
     target = 2 * CLIP * (LAMBDA * rounds + 2)
     with open(path, "w") as f:
         for i, inc in enumerate(included):
-            for l in range(m):
+            for l in range(p):
                 t = target if (inc and l == i) else 0.0
                 f.write(f"{c * t!r} {l + 1}:{c!r}\n")
 
@@ -209,12 +211,18 @@ def run_variant(args, variant, epsilon, out):
     return report
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def audit_parser(doc):
+    """The options every audit driver takes (this one and observers.py)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--ci", action="store_true",
                     help="reduced run with assertions (the ctest)")
+    return ap
+
+
+def main():
+    ap = audit_parser(__doc__)
     ap.add_argument("--canaries", type=int, default=200,
                     help="canaries (devices, dimension) per job")
     ap.add_argument("--jobs", type=int, default=1,

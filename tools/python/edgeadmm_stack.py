@@ -282,7 +282,9 @@ class Stack:
 
     def start_fleet(self, fleet_args: Sequence[str], parts: int = 1,
                     local_addresses: bool = False, nice: int = 0,
-                    part_bins: Optional[Sequence[str]] = None) -> None:
+                    part_bins: Optional[Sequence[str]] = None,
+                    fleet_bin: Optional[str] = None,
+                    psk_dir: Optional[str] = None) -> None:
         """Starts `edgeadmm-fleet connect` against the daemon. `fleet_args` are
         the data and algorithm options. With parts = K > 1, K processes
         (`--part I/K`) share the devices (libcoap walks all sessions of a
@@ -295,25 +297,29 @@ class Stack:
         (the system under test) would otherwise get 1/(K+1) of the CPU the
         simulated devices leave, while real devices bring their own.
         `part_bins` (one per part) runs part I with another `edgeadmm-fleet`
-        binary, e.g. one built with EDGEADMM_REAL=float (a mixed fleet)."""
+        binary, e.g. one built with EDGEADMM_REAL=float (a mixed fleet).
+        `fleet_bin` and `psk_dir` override the stack's for these processes
+        (a second call adds fleets of other devices, or of another build,
+        to the same job; logs continue the numbering)."""
         if part_bins is not None and len(part_bins) != parts:
             raise ValueError("part_bins needs one binary per part")
         for part in range(parts):
-            binary = part_bins[part] if part_bins else self.fleet_bin
+            index = len(self.fleets)
+            binary = part_bins[part] if part_bins else (fleet_bin
+                                                        or self.fleet_bin)
             argv = [binary, "connect", "--host", "127.0.0.1", "--port",
-                    str(self.port), "--psk-dir", self.psk_dir] + list(
-                        fleet_args)
+                    str(self.port), "--psk-dir", psk_dir or self.psk_dir
+                    ] + list(fleet_args)
             if local_addresses:
                 argv += ["--local-address", f"127.0.0.{2 + part}"]
             if parts > 1:
                 argv += ["--part", f"{part}/{parts}"]
-            log = open(self.fleet_file(part, "log"), "w")
+            log = open(self.fleet_file(index, "log"), "w")
             proc = subprocess.Popen(
                 argv, stdout=log, stderr=subprocess.STDOUT,
                 preexec_fn=(lambda: os.nice(nice)) if nice else None)
             log.close()
-            with open(self.fleet_file(part, "pid"),
-                      "w") as f:
+            with open(self.fleet_file(index, "pid"), "w") as f:
                 f.write(f"{proc.pid}\n")
             self.fleets.append(proc)
             self.log(f"fleet: {' '.join(argv[1:])} (pid {proc.pid})")
