@@ -3,7 +3,6 @@
 #include <time.h>
 
 #include <cerrno>
-
 #include <string>
 #include <utility>
 #include <vector>

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "edgeadmm/registry/device_registry.h"
 #include "backend_test.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "test_database.h"
 
 namespace edgeadmm::jobs {

@@ -3,7 +3,8 @@
 //   [store]
 //   database = "/var/lib/edgeadmm/aggregator.db"
 //   backend = "sqlite"            # or "postgresql", with:
-//   connection = "postgresql://edgeadmm@db.example/edgeadmm?sslmode=verify-full"
+//   connection =
+//   "postgresql://edgeadmm@db.example/edgeadmm?sslmode=verify-full"
 //                                 # (a URI or a libpq keyword string; in
 //                                 # place of database)
 //   [server]
@@ -28,8 +29,8 @@
 namespace edgeadmm::daemon {
 
 struct DaemonConfig {
-  std::string database;  // empty: the config names none; else the file, or
-                         // [store] connection when postgresql
+  std::string database;     // empty: the config names none; else the file, or
+                            // [store] connection when postgresql
   bool postgresql = false;  // [store] backend = "postgresql"
   server::ServerOptions server;
 };
