@@ -14,30 +14,6 @@
 namespace edgeadmm::coap {
 namespace {
 
-// A client on the scripted link at fake time 1000, blocks of 2^(szx + 4).
-class ClientFixture : public ::testing::Test {
- protected:
-  void MakeClient(uint8_t block_szx) {
-    g_now = 1000;
-    CoapClientConfig c;
-    c.link = &link_;
-    c.now_ms = &Now;
-    c.tx_buffer = ByteSpan(tx_, sizeof(tx_));
-    c.rx_buffer = ByteSpan(rx_, sizeof(rx_));
-    c.ack_timeout_ms = 2000;
-    c.max_retransmit = 4;
-    c.block_szx = block_szx;
-    client_ = new (storage_) CoapClient(c);
-  }
-
-  ScriptedLink link_;
-  std::byte tx_[256];
-  std::byte rx_[256];
-  std::byte body_[64];
-  alignas(CoapClient) unsigned char storage_[sizeof(CoapClient)];
-  CoapClient* client_ = nullptr;
-};
-
 class CoapClientTest : public ClientFixture {
  protected:
   void SetUp() override {

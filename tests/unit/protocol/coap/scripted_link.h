@@ -1,10 +1,11 @@
 // The scripted datagram link of the CoapClient tests (on the fake clock of
-// fake_clock.h).
+// fake_clock.h) and a fixture with a client on it.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <new>
 
 #include "edgeadmm/coap/coap_client.h"
 #include "fake_clock.h"
@@ -67,6 +68,32 @@ class ScriptedLink final : public DatagramLink {
   size_t inbox_size = 0;
   int resets = 0;                 // Reset() calls
   uint64_t connecting_until = 0;  // connecting() before this fake time
+};
+
+// A client on the scripted link at fake time 1000, blocks of 2^(szx + 4),
+// ACK_TIMEOUT 2 s, MAX_RETRANSMIT 4, the given silence timeout.
+class ClientFixture : public ::testing::Test {
+ protected:
+  void MakeClient(uint8_t block_szx, uint32_t silence_timeout_ms = 0) {
+    g_now = 1000;
+    CoapClientConfig c;
+    c.link = &link_;
+    c.now_ms = &Now;
+    c.tx_buffer = ByteSpan(tx_, sizeof(tx_));
+    c.rx_buffer = ByteSpan(rx_, sizeof(rx_));
+    c.ack_timeout_ms = 2000;
+    c.max_retransmit = 4;
+    c.block_szx = block_szx;
+    c.silence_timeout_ms = silence_timeout_ms;
+    client_ = new (storage_) CoapClient(c);
+  }
+
+  ScriptedLink link_;
+  std::byte tx_[256];
+  std::byte rx_[256];
+  std::byte body_[64];
+  alignas(CoapClient) unsigned char storage_[sizeof(CoapClient)];
+  CoapClient* client_ = nullptr;
 };
 
 }  // namespace edgeadmm::coap
