@@ -157,8 +157,7 @@ Status RoundEngine::StartResumedRound(int64_t now_ms) {
       job_.config.name.c_str(), static_cast<long long>(open_.round_id),
       open_.accepted.size(), devices_.size(),
       static_cast<long long>(open_.retries),
-      static_cast<long long>(BarrierRetries()),
-      job_.config.deadline_seconds);
+      static_cast<long long>(BarrierRetries()), job_.config.deadline_seconds);
   if (open_.cohort_size != devices_.size()) {
     return FailShortBarrierCohort(now_ms);
   }
@@ -262,8 +261,15 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   EDGEADMM_TRY(DropRevokedMembers(round));
   EDGEADMM_TRY(RefreshLifetimeBudgets());
   DropLifetimeExhaustedMembers(round);
-  EDGEADMM_TRY(store_.InsertOpenRound(
-      round.round_id, static_cast<int64_t>(round.cohort_size), now_ms));
+  EDGEADMM_TRY_ASSIGN(
+      const bool opened,
+      store_.InsertOpenRound(round.round_id,
+                             static_cast<int64_t>(round.cohort_size), now_ms));
+  if (!opened) {
+    // The operator stopped the job since Step read its state: no round.
+    EDGEADMM_TRY_ASSIGN(job_.state, store_.JobState());
+    return Status::Ok();
+  }
   ++next_round_id_;
   open_ = std::move(round);
   if (Barrier() && open_.cohort_size != devices_.size()) {

@@ -171,18 +171,20 @@ Result<jobs::JobState> RoundStore::JobState() {
   return jobs::ParseJobState(stmt->ColumnText(0));
 }
 
-Status RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
-                                   int64_t started_at_ms) {
+Result<bool> RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
+                                         int64_t started_at_ms) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement stmt,
       db_->PrepareCached("INSERT INTO rounds(job_id, round_id, state, "
-                         "cohort_size, started_at) VALUES (?, ?, 'open', ?, "
-                         "?)"));
+                         "cohort_size, started_at) SELECT ?1, ?2, 'open', ?3, "
+                         "?4 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?1 "
+                         "AND state = 'running')"));
   stmt->Bind(1, job_id_)
       .Bind(2, round_id)
       .Bind(3, cohort_size)
       .Bind(4, started_at_ms);
-  return stmt->Run();
+  EDGEADMM_TRY(stmt->Run());
+  return db_->Changes() == 1;
 }
 
 Status RoundStore::SetCohortSize(int64_t round_id, int64_t cohort_size) {
@@ -235,8 +237,7 @@ namespace {
 // Adds every (device id, curve) row of `stmt` whose id is in `ids` to
 // `sums`.
 Status SumCurves(store::Statement& stmt,
-                 const std::unordered_set<std::string>& ids,
-                 size_t order_count,
+                 const std::unordered_set<std::string>& ids, size_t order_count,
                  std::unordered_map<std::string, std::vector<double>>& sums) {
   for (;;) {
     EDGEADMM_TRY_ASSIGN(const bool has_row, stmt.Step());

@@ -159,8 +159,10 @@ TEST(PartyLedgerTest, RowsSurviveARestartBesideTheLedgerBook) {
   RoundStore store(t.db(), job);
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < devices.size(); ++i) index[devices[i]] = i;
-  ASSERT_TRUE(store.InsertOpenRound(1, 2, 0).ok());
-  ASSERT_TRUE(store.InsertOpenRound(2, 2, 0).ok());
+  for (int64_t round : {1, 2}) {
+    const Result<bool> opened = store.InsertOpenRound(round, 2, 0);
+    ASSERT_TRUE(opened.ok() && *opened);
+  }
   ReportedLedger reported{true, 1, 0.25, 1e-5, "improved"};
   {
     PartyLedger ledger(devices, 1e-5);

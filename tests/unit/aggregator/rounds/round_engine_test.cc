@@ -314,12 +314,12 @@ TEST_P(RoundEngineTest, RoundBelowMinimumIsDiscardedUnreleased) {
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
   // Nothing released, so no central charge; but the aggregator saw a's
   // upload, so a's local ledger is charged (issue 13, defect 5).
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope NOT LIKE "
-                           "'local:%'"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM ledger WHERE scope NOT LIKE "
+                  "'local:%'"),
             0);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope = 'local:" +
-                               a + "' AND round_id = " +
-                               std::to_string(first)),
+                               a + "' AND round_id = " + std::to_string(first)),
             1);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 1);
   EXPECT_EQ(Count(t_.db(),
@@ -538,8 +538,9 @@ TEST_P(RoundEngineTest, CloseInAdvanceCommitsTheCompleteRoundAtNextAdvance) {
   EXPECT_TRUE(engine_->round_complete());
   EXPECT_EQ(engine_->round_id(), round);
   EXPECT_EQ(engine_->iteration(), 0);
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope NOT LIKE "
-                           "'local:%'"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM ledger WHERE scope NOT LIKE "
+                  "'local:%'"),
             0);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"),
             static_cast<int64_t>(cohort.size()));
@@ -606,6 +607,38 @@ TEST_P(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
   EXPECT_EQ(engine_->Submit(a, UploadFor(*engine_, a), now_),
             UploadVerdict::kJobNotRunning);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
+}
+
+// The operator stops the job while the engine commits a round: the engine
+// read "running" before, so it goes on to open the next round, and that
+// round must not be written (a finished job with an open round: seen in
+// aggregator_daemon_crash_test when SIGTERM came before the next tick). A
+// trigger stops the job in the round's commit, between the two.
+TEST_P(RoundEngineTest, NoRoundOpensInAJobStoppedDuringTheCommit) {
+  Start();
+  const char* trigger =
+      GetParam() == testing::Backend::kSqlite
+          ? "CREATE TRIGGER stop_at_commit AFTER UPDATE OF state ON rounds "
+            "WHEN NEW.state = 'committed' BEGIN UPDATE jobs SET state = "
+            "'stopped' WHERE id = NEW.job_id; END"
+          : "CREATE FUNCTION stop_at_commit() RETURNS trigger AS $$ BEGIN "
+            "UPDATE jobs SET state = 'stopped' WHERE id = NEW.job_id; "
+            "RETURN NEW; END $$ LANGUAGE plpgsql; CREATE TRIGGER "
+            "stop_at_commit AFTER UPDATE OF state ON rounds FOR EACH ROW "
+            "WHEN (NEW.state = 'committed') EXECUTE FUNCTION "
+            "stop_at_commit()";
+  ASSERT_TRUE(t_.db().Exec(trigger).ok()) << t_.db().LastError();
+  CompleteRound();
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM rounds WHERE state = "
+                  "'committed'"),
+            1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE state = 'open'"),
+            0);
+  EXPECT_FALSE(engine_->round_open());
+  EXPECT_EQ(engine_->job().state, jobs::JobState::kStopped);
+  ASSERT_TRUE(engine_->Advance(now_ + 1000).ok());  // and it stays so
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds"), 1);
 }
 
 TEST_P(RoundEngineTest, TrustedAggregatorRefusesUnclippedUploads) {
@@ -733,8 +766,8 @@ TEST_P(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
   std::vector<double> per_round = earlier;
   for (double& v : per_round) v /= 2;
   const std::vector<double> worst = accountant_.RoundRdp({1.0, 1.0});
-  const double epsilon =
-      SmallestEpsilonAdmitting(accountant_, Sum(Sum(earlier, per_round), worst));
+  const double epsilon = SmallestEpsilonAdmitting(
+      accountant_, Sum(Sum(earlier, per_round), worst));
   const auto filter =
       privacy::RdpFilter::Create(accountant_.orders(), epsilon, 1e-5);
   ASSERT_FALSE(filter->Admits(Sum(Sum(earlier, per_round, 2), worst)));
@@ -796,12 +829,13 @@ TEST_P(RoundEngineTest, RoundWhoseModelFloat32CannotHoldIsDiscarded) {
   EXPECT_EQ(engine_->iteration(), 1);
   EXPECT_LE(std::abs(engine_->model().z[0]), 3.4028234663852886e38);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 2);
-  EXPECT_EQ(Count(t_.db(),
-                  "SELECT count(*) FROM rounds WHERE state = 'discarded'"),
-            2);
+  EXPECT_EQ(
+      Count(t_.db(), "SELECT count(*) FROM rounds WHERE state = 'discarded'"),
+      2);
   // Every round had all 4 of the cohort: the same curve three times.
-  EXPECT_EQ(Count(t_.db(), "SELECT count(DISTINCT round_id) FROM ledger "
-                           "WHERE scope = 'central'"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(DISTINCT round_id) FROM ledger "
+                  "WHERE scope = 'central'"),
             3);
   const std::vector<double> charged = Ledger("central:dev-000");
   const std::vector<double> first = [&] {
@@ -839,8 +873,9 @@ TEST_P(RoundEngineTest, TrustedAggregatorReleasesEveryRoundAtItsDeadline) {
   EXPECT_EQ(engine_->released_round_id(), second);
   EXPECT_EQ(engine_->released_participants(), 0);
   EXPECT_NE(engine_->model().z, before);
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE state = "
-                           "'discarded'"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM rounds WHERE state = "
+                  "'discarded'"),
             0);
 }
 
@@ -905,11 +940,10 @@ class ModelSelectionEngineTest : public RoundEngineTest {
  protected:
   void StartWithValidation(const std::string& validation) {
     job_id_ = testing::CreateJobOrDie(
-        t_.db(), testing::JobToml("job", "prox-admm",
-                                  testing::DefaultPrivacyTable(),
-                                  testing::DefaultSamplingTable()) +
-                     "[validation]\ndata = \"/gateway/v.libsvm\"\n" +
-                     validation);
+        t_.db(),
+        testing::JobToml("job", "prox-admm", testing::DefaultPrivacyTable(),
+                         testing::DefaultSamplingTable()) +
+            "[validation]\ndata = \"/gateway/v.libsvm\"\n" + validation);
     ASSERT_TRUE(
         jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
     OpenWithValidator();
@@ -962,9 +996,10 @@ TEST_P(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
   ASSERT_TRUE(engine_->selection().has_best());
   EXPECT_EQ(engine_->selection().best().iteration, 2);
   const int64_t best_round = engine_->selection().best().round_id;
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models WHERE iteration > 0 "
-                           "AND validation_loss IS NOT NULL AND "
-                           "validation_accuracy IS NOT NULL"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM models WHERE iteration > 0 "
+                  "AND validation_loss IS NOT NULL AND "
+                  "validation_accuracy IS NOT NULL"),
             3);
 
   engine_.reset();
@@ -998,7 +1033,8 @@ TEST_P(ModelSelectionEngineTest, KeepsTheBestValidatedModelAcrossRestarts) {
     EXPECT_GE(validator_.Evaluate(other->z).loss, best.loss) << i;
   }
   // Every exported model carries the job's whole epsilon: all were released.
-  auto last = jobs::LoadReleasedModel(t_.db(), "job", jobs::ModelChoice::Last());
+  auto last =
+      jobs::LoadReleasedModel(t_.db(), "job", jobs::ModelChoice::Last());
   ASSERT_TRUE(last.ok());
   EXPECT_EQ(last->iteration, 4);
   EXPECT_DOUBLE_EQ(released->epsilon, last->epsilon);
@@ -1032,11 +1068,13 @@ TEST_P(ModelSelectionEngineTest,
   EXPECT_EQ(job->state, jobs::JobState::kCompleted);
   EXPECT_NE(job->end_reason.find("early stop"), std::string::npos)
       << job->end_reason;
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger WHERE scope = "
-                           "'central'"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM ledger WHERE scope = "
+                  "'central'"),
             3);
-  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE state != "
-                           "'committed'"),
+  EXPECT_EQ(Count(t_.db(),
+                  "SELECT count(*) FROM rounds WHERE state != "
+                  "'committed'"),
             0);
   // A restart does not resume it.
   engine_.reset();

@@ -4,8 +4,8 @@
 // committed | discarded | lost), uploads (the accepted uploads of committed
 // rounds and of the open round, each written before its receipt),
 // models (one per committed iteration), ledger (the RDP curve of each
-// charged scope after each committed round) and upload_sums (UploadSums). A commit is ONE transaction: a
-// crash leaves either all of it or none.
+// charged scope after each committed round) and upload_sums (UploadSums). A
+// commit is ONE transaction: a crash leaves either all of it or none.
 #pragma once
 
 #include <cstdint>
@@ -123,8 +123,12 @@ class RoundStore {
   // The job's state as stored (the CLI may change it).
   Result<jobs::JobState> JobState();
 
-  Status InsertOpenRound(int64_t round_id, int64_t cohort_size,
-                         int64_t started_at_ms);
+  // Writes round `round_id` as open, in one statement with the check that
+  // the job is still running: false (nothing written) when the CLI has
+  // stopped it since the engine last read its state, so no round opens in a
+  // finished job.
+  Result<bool> InsertOpenRound(int64_t round_id, int64_t cohort_size,
+                               int64_t started_at_ms);
   // The open round's cohort after revoked members left it.
   Status SetCohortSize(int64_t round_id, int64_t cohort_size);
   // The job's devices that are disabled or no longer in the registry.
