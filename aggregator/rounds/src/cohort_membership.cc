@@ -1,7 +1,8 @@
 // RoundEngine: who may stay in a cohort (docs/aggregator.md, "Lifetime
 // budget"; docs/security.md, "Revocation"): devices revoked in the registry
 // leave the open round, and devices whose lifetime budget (local or
-// central) one more round would exceed are taken out of a drawn cohort.
+// central) one more round would exceed, or that have taken part as often as
+// the algorithm's participation cap allows, are taken out of a drawn cohort.
 #include <unordered_set>
 #include <utility>
 
@@ -78,6 +79,13 @@ Status RoundEngine::RefreshLifetimeBudgets(registry::LifetimeLedger ledger) {
 size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
   size_t dropped = 0;
   for (size_t i = 0; i < devices_.size(); ++i) {
+    if (round.in_cohort[i] && ledgers_->ParticipationCapReached(i)) {
+      // The algorithm's per-participation charge covers no more.
+      round.in_cohort[i] = false;
+      --round.cohort_size;
+      ++dropped;
+      continue;
+    }
     registry::LifetimeLedger refused = registry::LifetimeLedger::kLocal;
     if (!round.in_cohort[i] || ledgers_->LifetimeAllows(i, &refused)) continue;
     round.in_cohort[i] = false;

@@ -41,12 +41,15 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
     : accountant_(&accountant),
       config_(&config),
       devices_(&devices),
+      participation_(
+          algorithms::Get(config.algorithm).participation_charge()),
       pld_(
           // config_ is set: CentralMechanism may be called.
           MakePld(accountant, config, CentralMechanism(0))),
       central_accountant_(pld_ ? pld_.get() : &accountant),
       epsilon_(accountant, config.delta),
       central_epsilon_memo_(*central_accountant_, config.delta) {
+  participations_.assign(devices.size(), 0);
   const std::vector<double> zero(accountant.order_count(), 0.0);
   central_ = zero;
   device_central_.assign(devices.size(), zero);
@@ -64,13 +67,22 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
       !upload_central_rdp_.empty()
           ? upload_central_rdp_
           : accountant.RoundRdp(
-                trusted_aggregator()
+                one_central_curve()
                     ? CentralMechanism(0)
                     : CentralMechanism(static_cast<size_t>(config.m_min)));
 }
 
 bool LedgerBook::trusted_aggregator() const {
   return config_->policy == privacy::Policy::kTrustedAggregator;
+}
+
+bool LedgerBook::one_central_curve() const {
+  return trusted_aggregator() && participation_ == nullptr;
+}
+
+bool LedgerBook::ParticipationCapReached(size_t index) const {
+  return participation_ != nullptr &&
+         participations_[index] >= participation_->MaxParticipations(*config_);
 }
 
 Status LedgerBook::Load(
@@ -94,10 +106,16 @@ Status LedgerBook::Load(
         charged[it->second] = true;
         return Status::Ok();
       }));
+  // A per-participation charge adds the same curve each time: the count is
+  // the curve over one charge (at the first order, where it is finite).
+  const std::vector<double> one = accountant_->RoundRdp(CentralMechanism(0));
   for (size_t i = 0; i < devices_->size(); ++i) {
-    if (charged[i])
-      device_central_epsilon_[i] =
-          central_epsilon_memo_.Epsilon(device_central_[i]);
+    if (!charged[i]) continue;
+    device_central_epsilon_[i] =
+        central_epsilon_memo_.Epsilon(device_central_[i]);
+    if (participation_ != nullptr && one[0] > 0) {
+      participations_[i] = std::llround(device_central_[i][0] / one[0]);
+    }
   }
   central_epsilon_ = CentralEpsilon(central_, device_central_epsilon_);
   return Status::Ok();
@@ -108,6 +126,10 @@ double LedgerBook::OwnNoiseMultiplier() const {
 }
 
 RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
+  if (participation_ != nullptr) {
+    // The gateway's noise, charged to each participant (docs/privacy.md).
+    return {participation_->ParticipationNoiseMultiplier(*config_), 1.0};
+  }
   if (trusted_aggregator()) {
     // prox-admm only (ValidateJobConfig). Sum of clipped 2λ(x−z)
     // (sensitivity 2λC, add/remove) plus N(0,(λσ)²): ν = σ/(2C), rate q.
@@ -137,7 +159,7 @@ RoundMechanism LedgerBook::LocalMechanism() const {
 
 double LedgerBook::CentralEpsilon(const std::vector<double>& central,
                                   const std::vector<double>& device_epsilon) {
-  if (trusted_aggregator()) return central_epsilon_memo_.Epsilon(central);
+  if (one_central_curve()) return central_epsilon_memo_.Epsilon(central);
   return device_epsilon.empty()
              ? 0.0
              : *std::max_element(device_epsilon.begin(), device_epsilon.end());
@@ -161,7 +183,7 @@ std::string BudgetReason(const std::string& ledger, const char* observer,
 
 bool LedgerBook::WithinBudget(std::string* reason) {
   const jobs::JobConfig& c = *config_;
-  if (trusted_aggregator()) {
+  if (one_central_curve()) {
     std::vector<double> next = central_;
     ComposeRdp(next, worst_central_rdp_);
     const double epsilon = central_epsilon_memo_.Epsilon(next);
@@ -189,7 +211,9 @@ bool LedgerBook::WithinBudget(std::string* reason) {
       ComposeRdp(next, local_rdp_);
       budget_local_[i] = epsilon_.Epsilon(next);
     }
-    if (!(budget_central_[i] <= c.central_budget)) {
+    // A device at its participation cap is not sampled again.
+    if (!(budget_central_[i] <= c.central_budget) &&
+        !ParticipationCapReached(i)) {
       if (reason != nullptr) {
         *reason = BudgetReason("the central ledger of device " + (*devices_)[i],
                                "release observers", budget_central_[i],
@@ -197,7 +221,9 @@ bool LedgerBook::WithinBudget(std::string* reason) {
       }
       return false;
     }
-    if (!(budget_local_[i] <= c.device_budget)) {
+    // Trusted-aggregator uploads are noiseless: their local ledger is +inf
+    // by definition and not a budget the job can meet.
+    if (!trusted_aggregator() && !(budget_local_[i] <= c.device_budget)) {
       if (reason != nullptr) {
         *reason = BudgetReason("the local ledger of device " + (*devices_)[i],
                                "the gateway", budget_local_[i],
@@ -219,7 +245,7 @@ LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
   // Only the participants' ledgers are copied: copying all n of them per
   // round was a large share of the round's allocations.
   charge.next_device_epsilon = device_central_epsilon_;
-  if (trusted_aggregator()) {
+  if (one_central_curve()) {
     charge.next_central = central_;
     ComposeRdp(charge.next_central, central_rdp);
   } else {
@@ -239,7 +265,7 @@ LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
 
 std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
   std::vector<LedgerRowRef> rows;
-  if (trusted_aggregator()) {
+  if (one_central_curve()) {
     rows.push_back({kCentralScope, nullptr, &charge.next_central,
                     charge.central_epsilon, central_conversion_name()});
     return rows;
@@ -264,9 +290,10 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
 }
 
 void LedgerBook::Apply(LedgerCharge&& charge) {
-  if (trusted_aggregator()) central_ = std::move(charge.next_central);
+  if (one_central_curve()) central_ = std::move(charge.next_central);
   device_central_epsilon_ = std::move(charge.next_device_epsilon);
   for (LedgerCharge::Device& device : charge.devices) {
+    ++participations_[device.index];
     device_central_[device.index] = std::move(device.central);
     budget_central_[device.index] = std::nan("");
   }
@@ -304,7 +331,7 @@ std::vector<double> LedgerBook::NextJobCurve(registry::LifetimeLedger ledger,
   }
   // Trusted-aggregator charges its one central curve to every device.
   std::vector<double> next =
-      trusted_aggregator() ? central_ : device_central_[index];
+      one_central_curve() ? central_ : device_central_[index];
   ComposeRdp(next, worst_central_rdp_);
   return next;
 }

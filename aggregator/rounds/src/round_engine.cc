@@ -202,8 +202,9 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   for (size_t i : cohort) round.in_cohort[i] = true;
   round.cohort_size = cohort.size();
   // Sampled among all enrolled devices (each keeps its inclusion
-  // probability, which the accounting uses), then revoked ones and those at
-  // their lifetime budget leave (neither depends on any device's data).
+  // probability, which the accounting uses), then revoked ones, those at
+  // their lifetime budget and those at the algorithm's participation cap
+  // leave (none of it depends on any device's data).
   EDGEADMM_TRY(DropRevokedMembers(round));
   EDGEADMM_TRY(RefreshLifetimeBudgets());
   DropLifetimeExhaustedMembers(round);

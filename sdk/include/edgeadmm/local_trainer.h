@@ -227,10 +227,9 @@ class LocalTrainer {
         return DpSgdStep::WorkspaceBytes(samples, dim);
       case AlgorithmKind::kAdmmSharing:
         return AdmmSharingStep::WorkspaceBytes(dim);
-      case AlgorithmKind::kRandomWalkAdmm:  // job kind only, no device step
+      default:  // an aggregator-only job kind: no device step
         return 0;
     }
-    return 0;
   }
 
   // Init before and after the step's own Init: config and workspace checks

@@ -27,7 +27,7 @@ Status LocalTrainer::Init(ByteSpan workspace, const DatasetView& data,
     case AlgorithmKind::kAdmmSharing:
       EDGEADMM_TRY(CarveSharing(ws, data));
       break;
-    case AlgorithmKind::kRandomWalkAdmm:  // job kind only (BeginInit refuses)
+    default:  // an aggregator-only job kind (BeginInit refuses it)
       return Status::InvalidArgument();
   }
   return FinishInit(data, config);

@@ -103,7 +103,7 @@ class NoHeapTest : public ::testing::Test {
                    .ok();
           break;
         }
-        case AlgorithmKind::kRandomWalkAdmm:  // aggregator job kind only
+        default:  // an aggregator-only job kind
           break;
       }
       EXPECT_TRUE(ok) << "round " << round;

@@ -1,13 +1,12 @@
 // Algorithm: everything the aggregator knows about one job algorithm, in one
-// unit per algorithm (prox_admm, dp_admm, dp_sgd, random_walk_admm, pp_admm,
-// admm_sharing) listed by registry.h. The round engine, the job parser and the
-// request handler call through this interface. What only some algorithms
-// have is a capability of its own, returned by a getter that is null when
-// the algorithm lacks it: UploadExtra (its uploads' own bytes, opaque to the
-// generic layers), BarrierRounds, NodeTasks and PartyPrivacy; admm-sharing's
-// shares and scores still cross the generic layers as vectors (issue 30
-// item 1). docs/aggregator.md, "Adding an algorithm". The device side is
-// sdk/src/steps/<name>_task.cc.
+// unit per algorithm listed by registry.h. The round engine, the job parser
+// and the request handler call through this interface. What only some
+// algorithms have is a capability of its own, returned by a getter that is
+// null when the algorithm lacks it: UploadExtra (its uploads' own bytes,
+// opaque to the generic layers), BarrierRounds, NodeTasks, PartyPrivacy and
+// ParticipationCharge; admm-sharing's shares and scores still cross the
+// generic layers as vectors (issue 30 item 1). docs/aggregator.md, "Adding
+// an algorithm". The device side is sdk/src/steps/<name>_task.cc.
 #pragma once
 
 #include <edgeadmm.pb.h>
@@ -158,6 +157,20 @@ class PartyPrivacy {
   }
 };
 
+// Capability of an algorithm whose central noise is added by the gateway
+// and charged per participation, not per round (dp-ftrl's tree aggregation):
+// under trusted-aggregator each accepted upload charges its device's central
+// ledger ("central:<id>") a Gaussian with this ν and q = 1, the job's
+// central ε is the worst device's, and a device that has taken part
+// MaxParticipations times is not sampled again (rounds::LedgerBook).
+class ParticipationCharge {
+ public:
+  virtual ~ParticipationCharge() = default;
+  virtual double ParticipationNoiseMultiplier(
+      const jobs::JobConfig& config) const = 0;
+  virtual int64_t MaxParticipations(const jobs::JobConfig& config) const = 0;
+};
+
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
@@ -274,6 +287,9 @@ class Algorithm {
   virtual const BarrierRounds* barrier_rounds() const { return nullptr; }
   virtual const NodeTasks* node_tasks() const { return nullptr; }
   virtual const PartyPrivacy* party_privacy() const { return nullptr; }
+  virtual const ParticipationCharge* participation_charge() const {
+    return nullptr;
+  }
   // Its uploads' own bytes (UploadExtra); null: the algorithm sends none
   // and an upload carrying some is refused.
   virtual const UploadExtra* upload_extra() const { return nullptr; }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,6 +118,14 @@ enum class CentralAccountant { kPld, kRdp };
 // Whose data the validation set is (docs/privacy.md, "Model selection"):
 // only operator data held by the gateway may choose among released models.
 enum class ValidationHolder { kGateway, kDevices };
+// The parsed table of an algorithm unit that keeps its parameters to itself
+// (Algorithm::ReadTable creates it, the same unit reads it back): the
+// generic layers copy it and never look inside.
+class AlgorithmTable {
+ public:
+  virtual ~AlgorithmTable() = default;
+};
+
 // What "best" means: higher accuracy, or lower mean loss / objective.
 enum class SelectionMetric { kAccuracy, kLoss, kObjective };
 // The model a job releases by default (`edgeadmm job export`).
@@ -140,6 +149,8 @@ struct JobConfig {
   DpAdmmConfig dp_admm;     // dp-admm only
   PpAdmmConfig pp_admm;     // pp-admm only
   AdmmSharingConfig admm_sharing;  // admm-sharing only
+  // Null unless the algorithm's unit stores its table here.
+  std::shared_ptr<const AlgorithmTable> algorithm_table;
 
   // participation, participation-own-noise or trusted-aggregator (local-dp
   // is the devices' own ledger, charged under every policy).

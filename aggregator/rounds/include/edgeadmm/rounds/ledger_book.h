@@ -7,7 +7,9 @@
 //   "central:<id>"  participation policies: what the released models reveal
 //                   about device <id> (zero-out, ν·√m_k or ν); for
 //                   random-walk-admm its local curve per visit (the
-//                   Thm. 4 network bound is never charged)
+//                   Thm. 4 network bound is never charged); for an
+//                   algorithm with a ParticipationCharge, its ν per
+//                   participation under trusted-aggregator
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
 //                   the curve its own DevicePrivacyLedger keeps
 // The central scopes' ε uses the job's accountant (privacy.accountant: PLD of
@@ -26,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/privacy/rdp_filter.h"
 #include "edgeadmm/registry/device_registry.h"
@@ -146,6 +149,9 @@ class LedgerBook {
   double central_epsilon() const { return central_epsilon_; }
   // ε of one device's local ledger (0 before its first charge).
   double LocalEpsilon(size_t device);
+  // Whether device `index` has taken part as often as the algorithm's
+  // ParticipationCharge allows (false without one): it is not sampled again.
+  bool ParticipationCapReached(size_t index) const;
 
  private:
   double OwnNoiseMultiplier() const;
@@ -159,10 +165,16 @@ class LedgerBook {
   double CentralEpsilon(const std::vector<double>& central,
                         const std::vector<double>& device_epsilon);
   bool trusted_aggregator() const;
+  // Trusted-aggregator's one central curve charged per round (false when
+  // the algorithm charges per participation: per-device curves instead).
+  bool one_central_curve() const;
 
   const RoundAccountant* accountant_;
   const jobs::JobConfig* config_;
   const std::vector<std::string>* devices_;
+  // The algorithm's per-participation charge (null: none); before pld_,
+  // whose construction reads it.
+  const algorithms::ParticipationCharge* participation_;
   // The PLD accountant of a job whose privacy.accountant is pld (null for
   // rdp); heap-held so the memo's pointer survives moving the book.
   std::unique_ptr<const RoundAccountant> pld_;
@@ -187,6 +199,9 @@ class LedgerBook {
   std::vector<double> budget_central_;
   std::vector<double> budget_local_;
   double central_epsilon_ = 0;
+  // Each device's count of charged participations in this job (for the
+  // algorithm's ParticipationCharge).
+  std::vector<int64_t> participations_;
   // The curve of device `index` in this job after one more worst-case
   // round of `ledger`.
   std::vector<double> NextJobCurve(registry::LifetimeLedger ledger,

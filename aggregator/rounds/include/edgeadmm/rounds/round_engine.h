@@ -185,8 +185,9 @@ class RoundEngine {
   // budget first appears).
   Status RefreshLifetimeBudgets();
   Status RefreshLifetimeBudgets(registry::LifetimeLedger ledger);
-  // Takes the members whose lifetime budget one more round would exceed out
-  // of a newly sampled `round`; returns how many left.
+  // Takes the members whose lifetime budget one more round would exceed, or
+  // that reached the algorithm's participation cap, out of a newly sampled
+  // `round`; returns how many left.
   size_t DropLifetimeExhaustedMembers(OpenRound& round);
   Status CloseRound(int64_t now_ms);
   // Whether the job's algorithm runs barrier rounds (BarrierRounds).
