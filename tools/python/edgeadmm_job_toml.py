@@ -52,6 +52,8 @@ JOB_SCHEMA: Dict[str, Dict[str, str]] = {
                 "theta": NUMBER, "loss_weight": NUMBER, "reg_weight": NUMBER,
                 "min_samples": INTEGER, "mode": STRING, "noise": BOOLEAN,
                 "barrier_retries": INTEGER},
+    "dp_ftrl": {"server_learning_rate": NUMBER,
+                "max_participations": INTEGER},
     "privacy": {"policy": STRING, "noise_in_state": BOOLEAN, "clip": NUMBER,
                 "sigma": NUMBER, "target_epsilon": NUMBER, "delta": NUMBER,
                 "max_colluders": INTEGER, "accountant": STRING,

@@ -5,6 +5,7 @@
 
 #include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/algorithms/dp_admm.h"
+#include "edgeadmm/algorithms/dp_ftrl.h"
 #include "edgeadmm/algorithms/dp_sgd.h"
 #include "edgeadmm/algorithms/pp_admm.h"
 #include "edgeadmm/algorithms/prox_admm.h"
@@ -22,9 +23,10 @@ const std::vector<const Algorithm*>& All() {
   static const RandomWalkAdmm random_walk_admm;
   static const PpAdmm pp_admm;
   static const AdmmSharing admm_sharing;
+  static const DpFtrl dp_ftrl;
   static const std::vector<const Algorithm*> all = {
-      &prox_admm,        &dp_admm, &dp_sgd,
-      &random_walk_admm, &pp_admm, &admm_sharing};
+      &prox_admm, &dp_admm,      &dp_sgd, &random_walk_admm,
+      &pp_admm,   &admm_sharing, &dp_ftrl};
   return all;
 }
 

@@ -19,6 +19,9 @@ enum class AlgorithmKind : uint8_t {
   // only, not a wire value. Its tasks carry kProxAdmm (the device runs the
   // same prox step), so devices never see it; IsAlgorithmKind is false.
   kRandomWalkAdmm = 64,  // far from the wire values, which may grow
+  // DP-FTRL with tree aggregation, job "dp-ftrl": aggregator-side too; its
+  // tasks carry kDpSgd without noise.
+  kDpFtrl = 65,
 };
 
 // True for the values above (e.g. a byte read from storage or the wire).

@@ -4,7 +4,8 @@
 With a host build of `edgeadmm` (CLI) and `edgeadmm-aggregatord` in
 --host-bin (the cross build does not build them), in a fresh state
 directory: enrols one device (identity + random PSK, `devices add`), creates
-and starts a one-device prox-admm job (dimension 3), starts the daemon on
+and starts a one-device prox-admm job (dimension 3; --algorithm dp-ftrl: a
+dp-ftrl job instead), starts the daemon on
 127.0.0.1 on a free port and waits for its "listening on port" line (it
 answers from then on), runs QEMU with the board's NIC on user networking
 (the firmware reaches the host's loopback as 10.0.2.2) and
@@ -15,7 +16,8 @@ N, each (device, round) once, and the job completed; default none).
 
   run_with_daemon.py --host-bin DIR [--corrupt-psk] [--arg WORD]...
       [--expect TEXT]... [--expect-failure] [--uploads N] [--loss P]
-      [--seed S] [--dimension P] [--reboot | --cut] -- RUNNER... IMAGE
+      [--seed S] [--dimension P] [--algorithm prox-admm|dp-ftrl]
+      [--reboot | --cut] -- RUNNER... IMAGE
 
 --corrupt-psk hands the firmware a PSK with one bit flipped (the handshake
 must fail). --dimension sets the job's (default 3). --loss P puts a relay between QEMU and the daemon that drops
@@ -58,17 +60,30 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "tools", "python"))
 import edgeadmm_db  # noqa: E402
 from edgeadmm_daemon import Daemon  # noqa: E402
-from edgeadmm_job_toml import fixed_cohort_job  # noqa: E402
+from edgeadmm_job_toml import fixed_cohort_job, job_toml as render  # noqa: E402
 
 QEMU_TIMEOUT_S = 150
 SKIP = 77
 JOB = "mcu-dtls"
 
 
-def job_toml(dimension):
-    """The one-device prox-admm job the firmware trains (5 rounds)."""
-    return fixed_cohort_job(JOB, dimension, 5, m=1, m_min=1,
-                            deadline_seconds=60, seed=5)
+def job_toml(dimension, algorithm):
+    """The one-device job the firmware trains (5 rounds): prox-admm, or
+    dp-ftrl (the device runs dp-sgd's step without noise, the gateway adds
+    the tree's; trusted-aggregator rounds last their deadline)."""
+    if algorithm == "prox-admm":
+        return fixed_cohort_job(JOB, dimension, 5, m=1, m_min=1,
+                                deadline_seconds=60, seed=5)
+    return render(
+        job={"name": JOB, "algorithm": "dp-ftrl", "loss": "logistic",
+             "dimension": dimension, "rounds": 5},
+        regularizer={"kind": "l2", "l2": 0.001},
+        step={"gamma": 0.5, "local_steps": 2},
+        privacy={"policy": "trusted-aggregator", "clip": 0.5, "sigma": 1.0,
+                 "delta": 1e-5, "central_budget": 1000.0},
+        sampling={"scheme": "poisson", "q": 1.0, "m_min": 0,
+                  "deadline_seconds": 3.0},
+        dp_ftrl={"server_learning_rate": 1.0, "max_participations": 5})
 
 
 def run_cli(cli, db, *args):
@@ -147,6 +162,8 @@ def main():
                         "datagrams in each direction")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dimension", type=int, default=3)
+    parser.add_argument("--algorithm", choices=["prox-admm", "dp-ftrl"],
+                        default="prox-admm")
     parser.add_argument("--reboot", action="store_true",
                         help="persist in a flash file; halt after the first "
                         "persisted upload, then boot again and resume")
@@ -179,7 +196,7 @@ def main():
             psk = f.read().strip()
         if args.corrupt_psk:
             psk = "%02x" % (int(psk[:2], 16) ^ 0x80) + psk[2:]
-        job_id = create_job(cli, db, state, JOB, job_toml(args.dimension))
+        job_id = create_job(cli, db, state, JOB, job_toml(args.dimension, args.algorithm))
         daemon = start_daemon(daemon_bin, db, state)
         port = daemon.port
         relay = None

@@ -21,7 +21,7 @@ TEST(AlgorithmRegistryTest, ServesExactlyTheJobAlgorithms) {
   }
   EXPECT_EQ(names, (std::set<std::string>{"prox-admm", "dp-admm", "dp-sgd",
                                           "random-walk-admm", "pp-admm",
-                                          "admm-sharing"}));
+                                          "admm-sharing", "dp-ftrl"}));
   EXPECT_EQ(Find(AlgorithmKind::kProxAdmm)->kind(), AlgorithmKind::kProxAdmm);
   EXPECT_EQ(Find(AlgorithmKind::kLinearizedAdmm)->name(),
             std::string("dp-admm"));
@@ -31,7 +31,7 @@ TEST(AlgorithmRegistryTest, ServesExactlyTheJobAlgorithms) {
   EXPECT_EQ(FindByName("admm-sharing-v0"), nullptr);
   EXPECT_EQ(Names(),
             "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm, "
-            "admm-sharing");
+            "admm-sharing, dp-ftrl");
 }
 
 TEST(AlgorithmRegistryTest, UpdateKindsAndTaskParamsAreTheUnits) {
@@ -43,9 +43,12 @@ TEST(AlgorithmRegistryTest, UpdateKindsAndTaskParamsAreTheUnits) {
     c.algorithm = a->kind();
     edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
     a->FillTask(c, /*n=*/10, /*iteration=*/4, task);
-    // random-walk-admm is a job kind only: its tasks are prox-admm's.
+    // Job kinds only: random-walk-admm's tasks are prox-admm's, dp-ftrl's
+    // dp-sgd's.
     const AlgorithmKind wire = a->kind() == AlgorithmKind::kRandomWalkAdmm
                                    ? AlgorithmKind::kProxAdmm
+                               : a->kind() == AlgorithmKind::kDpFtrl
+                                   ? AlgorithmKind::kDpSgd
                                    : a->kind();
     EXPECT_EQ(static_cast<int>(task.algorithm), static_cast<int>(wire))
         << a->name();
@@ -65,7 +68,7 @@ TEST(AlgorithmRegistryTest, JobParserRefusesAnUnservedName) {
   EXPECT_EQ(parsed.error().message(),
             "job.algorithm: unknown value \"admm-sharing-v0\" (one of: "
             "prox-admm, dp-admm, dp-sgd, random-walk-admm, pp-admm, "
-            "admm-sharing)");
+            "admm-sharing, dp-ftrl)");
 }
 
 }  // namespace

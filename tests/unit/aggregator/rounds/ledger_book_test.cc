@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/pld_accountant.h"
 #include "edgeadmm/privacy/network_rdp.h"
@@ -389,6 +390,89 @@ TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {
     LedgerBook book(accountant, config, devices);
     EXPECT_EQ(book.Load(store, index).code(), StatusCode::kDataLoss);
   }
+}
+
+// dp-ftrl (a ParticipationCharge under trusted-aggregator): each participant
+// is charged the tree's per-participation Gaussian on its own central
+// ledger, a device at its cap is neither sampled nor counted by the budget
+// check, and a reload recovers how often each device took part.
+jobs::JobConfig DpFtrl(double central_budget) {
+  const std::string toml =
+      "[job]\nname = \"ftrl\"\nalgorithm = \"dp-ftrl\"\n"
+      "loss = \"logistic\"\ndimension = 2\nrounds = 8\n"
+      "[step]\ngamma = 0.5\n"
+      "[privacy]\npolicy = \"trusted-aggregator\"\nclip = 1.0\n"
+      "sigma = 4.0\ndelta = 1e-5\naccountant = \"rdp\"\n"
+      "central_budget = " + std::to_string(central_budget) + "\ndevice_budget = inf\n"
+      "[sampling]\nscheme = \"poisson\"\nq = 0.5\nm_min = 0\n"
+      "deadline_seconds = 30\n"
+      "[dp_ftrl]\nserver_learning_rate = 1.0\nmax_participations = 2\n";
+  auto config = jobs::ParseJobConfig(toml);
+  EXPECT_TRUE(config.ok()) << config.error().ToString();
+  return config.ok() ? *config : jobs::JobConfig{};
+}
+
+TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b", "c"};
+  // 8 rounds, k = 2: ν = σ/(C·sqrt(B(2)/2)) = 4/sqrt(7) per participation.
+  const double nu = 4.0 / std::sqrt(7.0);
+  auto epsilon_after = [&](int charges) {
+    return accountant.Epsilon(
+        accountant.RoundRdp({nu / std::sqrt(charges), 1.0}), 1e-5);
+  };
+  const double budget = epsilon_after(2) * 1.0001;
+  const jobs::JobConfig config = DpFtrl(budget);
+  LedgerBook book(accountant, config, devices);
+  EXPECT_NEAR(book.CentralMechanism(7).noise_multiplier, nu, 1e-12);
+  LedgerCharge first = book.Plan({0, 1});
+  std::vector<std::string> scopes;
+  for (const LedgerRowRef& row : book.Rows(first)) {
+    scopes.push_back(std::string(row.prefix) + (row.id ? *row.id : ""));
+  }
+  EXPECT_EQ(scopes,
+            (std::vector<std::string>{"central:a", "central:b", "central"}));
+  book.Apply(std::move(first));
+  book.Apply(book.Plan({0}));
+  EXPECT_NEAR(book.central_epsilon(), epsilon_after(2), 1e-9);
+  EXPECT_TRUE(book.ParticipationCapReached(0));
+  EXPECT_FALSE(book.ParticipationCapReached(1));
+  EXPECT_FALSE(book.ParticipationCapReached(2));
+  // Device a would pass the budget with a third charge, but it is at its
+  // cap: the check counts b's second participation only.
+  std::string reason;
+  EXPECT_TRUE(book.WithinBudget(&reason)) << reason;
+  // The uploads are noiseless: the local ledger is +inf, and not a budget.
+  EXPECT_EQ(book.LocalMechanism().noise_multiplier, 0.0);
+  EXPECT_TRUE(std::isinf(book.PlanLocal(1).epsilon));
+}
+
+TEST(LedgerBookTest, DpFtrlReloadKnowsWhoReachedTheCap) {
+  testing::TempDatabase t;
+  const std::vector<std::string> devices = testing::EnrollDevices(t.db(), 2);
+  const int64_t job = testing::StartEveryoneJob(
+      t.db(), "job", testing::DefaultPrivacyTable());
+  const PrivacyRoundAccountant accountant;
+  const jobs::JobConfig config = DpFtrl(100);
+  RoundStore store(t.db(), job);
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < devices.size(); ++i) index[devices[i]] = i;
+  {
+    LedgerBook book(accountant, config, devices);
+    book.Apply(book.Plan({0, 1}));
+    LedgerCharge second = book.Plan({0});
+    auto stmt = t.db().Prepare(
+        "INSERT INTO ledger(job_id, scope, round_id, epsilon, rdp) VALUES "
+        "(?, ?, 2, 1.0, ?)");
+    ASSERT_TRUE(stmt.ok());
+    stmt->Bind(1, job).Bind(2, "central:" + devices[0]).BindDoubles(
+        3, second.devices[0].central);
+    ASSERT_TRUE(stmt->Run().ok());
+  }
+  LedgerBook book(accountant, config, devices);
+  ASSERT_TRUE(book.Load(store, index).ok());
+  EXPECT_TRUE(book.ParticipationCapReached(0));
+  EXPECT_FALSE(book.ParticipationCapReached(1));
 }
 
 }  // namespace
