@@ -80,13 +80,12 @@ ConstByteSpan C(const std::byte (&b)[32]) { return ConstByteSpan(b, 32); }
 ByteSpan M(std::byte (&b)[32]) { return ByteSpan(b, 32); }
 
 Status AdvertiseKeys() {
-  EDGEADMM_TRY(X25519KeyPair(drbg, M(state.own.enc_private),
-                             M(state.own.enc_public)));
-  EDGEADMM_TRY(X25519KeyPair(drbg, M(state.own.mask_private),
-                             M(state.own.mask_public)));
+  EDGEADMM_TRY(
+      X25519KeyPair(drbg, M(state.own.enc_private), M(state.own.enc_public)));
+  EDGEADMM_TRY(
+      X25519KeyPair(drbg, M(state.own.mask_private), M(state.own.mask_public)));
   EDGEADMM_TRY(drbg.Generate(M(state.self_seed)));
-  return CommitSelfSeed(kRound, kSelf, C(state.self_seed),
-                        M(state.commitment));
+  return CommitSelfSeed(kRound, kSelf, C(state.self_seed), M(state.commitment));
 }
 
 Status ShareKeys() {
@@ -98,15 +97,15 @@ Status ShareKeys() {
       graph.Neighbours(kSelf, Span<uint32_t>(state.neighbours, kDegree)));
   EDGEADMM_TRY(ShamirSplit(C(state.self_seed), kThreshold, kDegree, drbg,
                            Span<ShamirShare>(state.seed_shares, kDegree)));
-  EDGEADMM_TRY(ShamirSplit(C(state.own.mask_private), kThreshold, kDegree,
-                           drbg, Span<ShamirShare>(state.key_shares, kDegree)));
+  EDGEADMM_TRY(ShamirSplit(C(state.own.mask_private), kThreshold, kDegree, drbg,
+                           Span<ShamirShare>(state.key_shares, kDegree)));
   for (uint32_t a = 0; a < kDegree; ++a) {
     const uint32_t j = state.neighbours[a];
     std::byte key[32];
-    EDGEADMM_TRY(DerivePairwiseKey(
-        C(state.own.enc_private), C(state.own.enc_public),
-        C(peers[j].enc_public), PairwiseKeyPurpose::kShareEncryption, drbg,
-        M(key)));
+    EDGEADMM_TRY(
+        DerivePairwiseKey(C(state.own.enc_private), C(state.own.enc_public),
+                          C(peers[j].enc_public),
+                          PairwiseKeyPurpose::kShareEncryption, drbg, M(key)));
     EDGEADMM_TRY(SealShares(C(key), {kRound, kSelf, j},
                             {state.seed_shares[a], state.key_shares[a]},
                             ByteSpan(state.sealed[a], kSealedSharesBytes)));
@@ -139,10 +138,10 @@ Status Reveal() {
   for (uint32_t a = 0; a < kDegree; ++a) {
     const uint32_t j = state.neighbours[a];
     std::byte key[32];
-    EDGEADMM_TRY(DerivePairwiseKey(
-        C(peers[j].enc_private), C(peers[j].enc_public),
-        C(state.own.enc_public), PairwiseKeyPurpose::kShareEncryption, drbg,
-        M(key)));
+    EDGEADMM_TRY(
+        DerivePairwiseKey(C(peers[j].enc_private), C(peers[j].enc_public),
+                          C(state.own.enc_public),
+                          PairwiseKeyPurpose::kShareEncryption, drbg, M(key)));
     SharePair pair;
     EDGEADMM_TRY(OpenShares(C(key), {kRound, kSelf, j},
                             ConstByteSpan(state.sealed[a], kSealedSharesBytes),
@@ -168,12 +167,12 @@ Status Run() {
     EDGEADMM_TRY(X25519KeyPair(drbg, M(k.mask_private), M(k.mask_public)));
   }
   PrintCount("round_state_bytes", sizeof(RoundState));
-  EDGEADMM_TRY(Phase("keys_instructions", "keys_pool_high_water",
-                     AdvertiseKeys));
-  EDGEADMM_TRY(Phase("shares_instructions", "shares_pool_high_water",
-                     ShareKeys));
-  EDGEADMM_TRY(Phase("mask_instructions", "mask_pool_high_water",
-                     MaskedInputPhase));
+  EDGEADMM_TRY(
+      Phase("keys_instructions", "keys_pool_high_water", AdvertiseKeys));
+  EDGEADMM_TRY(
+      Phase("shares_instructions", "shares_pool_high_water", ShareKeys));
+  EDGEADMM_TRY(
+      Phase("mask_instructions", "mask_pool_high_water", MaskedInputPhase));
   EDGEADMM_TRY(Phase("reveal_instructions", "reveal_pool_high_water", Reveal));
   return Status::Ok();
 }
@@ -183,7 +182,8 @@ Status Run() {
 
 int main() {
   edgeadmm::instruction_timer::Start();
-  const uint64_t measured = edgeadmm::instruction_timer::MeasureCalibrationLoop();
+  const uint64_t measured =
+      edgeadmm::instruction_timer::MeasureCalibrationLoop();
   edgeadmm::PrintCount("calibration_loop_instructions",
                        edgeadmm::instruction_timer::kCalibrationInstructions);
   edgeadmm::PrintCount("calibration_measured", measured);

@@ -67,8 +67,7 @@ SecAggParameters EvaluateSecAgg(const SecAggGoal& goal, uint32_t degree) {
   return p;
 }
 
-std::optional<SecAggParameters> ChooseSecAggParameters(
-    const SecAggGoal& goal) {
+std::optional<SecAggParameters> ChooseSecAggParameters(const SecAggGoal& goal) {
   if (goal.devices < 3 || goal.corrupt + goal.dropouts >= goal.devices) {
     return std::nullopt;
   }

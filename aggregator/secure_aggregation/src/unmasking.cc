@@ -81,8 +81,8 @@ Status RemoveDroppedMasks(const UnmaskRequest& r, const Dropped& d,
                           uint32_t& failed) {
   std::byte check[kX25519KeyBytes];
   std::byte base[kX25519KeyBytes] = {std::byte{9}};
-  EDGEADMM_TRY(X25519(d.mask_private, ConstByteSpan(base, sizeof(base)),
-                      random, ByteSpan(check, sizeof(check))));
+  EDGEADMM_TRY(X25519(d.mask_private, ConstByteSpan(base, sizeof(base)), random,
+                      ByteSpan(check, sizeof(check))));
   if (!SameBytes(ConstByteSpan(check, sizeof(check)), d.mask_public)) {
     failed = d.index;
     return Status::DataLoss();
@@ -94,13 +94,12 @@ Status RemoveDroppedMasks(const UnmaskRequest& r, const Dropped& d,
   for (uint32_t j : neighbours) {
     if (where[j] < 0) continue;  // dropped too, or never shared: no mask
     const Survivor& s = r.survivors[where[j]];
-    EDGEADMM_TRY(DerivePairwiseKey(d.mask_private, d.mask_public,
-                                   s.mask_public, PairwiseKeyPurpose::kMaskSeed,
-                                   random, ByteSpan(seed, sizeof(seed))));
+    EDGEADMM_TRY(DerivePairwiseKey(d.mask_private, d.mask_public, s.mask_public,
+                                   PairwiseKeyPurpose::kMaskSeed, random,
+                                   ByteSpan(seed, sizeof(seed))));
     // Survivor j applied sign PairwiseMaskSign(j, d); undo it.
-    const MaskSign undo = PairwiseMaskSign(j, d.index) > 0
-                              ? MaskSign::kSubtract
-                              : MaskSign::kAdd;
+    const MaskSign undo =
+        PairwiseMaskSign(j, d.index) > 0 ? MaskSign::kSubtract : MaskSign::kAdd;
     EDGEADMM_TRY(ApplyMask(ConstByteSpan(seed, sizeof(seed)),
                            {r.round_id, MaskPurpose::kPairwise}, undo, sum));
   }

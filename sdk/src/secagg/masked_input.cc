@@ -43,7 +43,7 @@ bool ValidParams(const MaskInputParams& p, Span<const uint32_t> values) {
 
 Status ApplyMasks(const MaskInputParams& p, Span<uint32_t> values) {
   EDGEADMM_TRY(ApplyMask(p.self_seed, {p.round_id, MaskPurpose::kSelf},
-                                MaskSign::kAdd, values));
+                         MaskSign::kAdd, values));
   std::byte seed[kMaskSeedBytes];
   Status status = Status::Ok();
   for (const SecAggPeerKey& peer : p.neighbours) {

@@ -67,10 +67,9 @@ Status SealShares(ConstByteSpan key, const ShareAddress& address,
       &ccm, MBEDTLS_CIPHER_ID_AES,
       reinterpret_cast<const unsigned char*>(key.data()), 8 * kKeyBytes);
   if (rc == 0) {
-    rc = mbedtls_ccm_encrypt_and_tag(&ccm, kSharePlaintextBytes, nonce,
-                                     kNonceBytes, ad, kAdBytes, plain, sealed,
-                                     sealed + kSharePlaintextBytes,
-                                     kShareTagBytes);
+    rc = mbedtls_ccm_encrypt_and_tag(
+        &ccm, kSharePlaintextBytes, nonce, kNonceBytes, ad, kAdBytes, plain,
+        sealed, sealed + kSharePlaintextBytes, kShareTagBytes);
   }
   mbedtls_ccm_free(&ccm);
   Wipe(plain, sizeof(plain));

@@ -44,7 +44,7 @@ struct SecAggPeerKey {
 struct MaskInputParams {
   uint64_t round_id = 0;
   uint32_t own_index = 0;
-  uint32_t bits = 32;  // the modulus 2^bits, 1..32
+  uint32_t bits = 32;          // the modulus 2^bits, 1..32
   ConstByteSpan self_seed;     // b_i, 32 bytes
   ConstByteSpan mask_private;  // i's mask key pair (X25519)
   ConstByteSpan mask_public;

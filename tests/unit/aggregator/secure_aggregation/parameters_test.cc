@@ -31,10 +31,10 @@ TEST(SecAggParametersTest, HypergeometricTailMatchesBruteForce) {
         for (uint32_t set = 0; set < (1u << population); ++set) {
           if (PopCount(set) != static_cast<int>(draws)) continue;
           total += 1;
-          hits += PopCount(set & ((1u << marked) - 1)) >=
-                          static_cast<int>(at_least)
-                      ? 1
-                      : 0;
+          hits +=
+              PopCount(set & ((1u << marked) - 1)) >= static_cast<int>(at_least)
+                  ? 1
+                  : 0;
         }
         const double log2_tail =
             Log2HypergeometricTail(population, marked, draws, at_least);

@@ -67,10 +67,11 @@ class SecureRound {
                                                     d.neighbours.size()))
                       .ok());
       d.x.resize(length);
-      EXPECT_TRUE(drbg_
-                      .Generate(ByteSpan(reinterpret_cast<std::byte*>(d.x.data()),
-                                         sizeof(uint32_t) * length))
-                      .ok());
+      EXPECT_TRUE(
+          drbg_
+              .Generate(ByteSpan(reinterpret_cast<std::byte*>(d.x.data()),
+                                 sizeof(uint32_t) * length))
+              .ok());
       for (uint32_t& w : d.x) w &= mask;
     }
   }
@@ -91,8 +92,8 @@ class SecureRound {
       Key key;
       ASSERT_TRUE(DerivePairwiseKey(C(d.enc_private), C(d.enc_public),
                                     C(devices_[j].enc_public),
-                                    PairwiseKeyPurpose::kShareEncryption,
-                                    drbg_, M(key))
+                                    PairwiseKeyPurpose::kShareEncryption, drbg_,
+                                    M(key))
                       .ok());
       std::vector<std::byte> sealed(kSealedSharesBytes);
       ASSERT_TRUE(SealShares(C(key), {round_, i, j},
@@ -131,10 +132,9 @@ class SecureRound {
     for (const auto& message : d.inbox) {
       if (message.first != sender) continue;
       Key key;
-      EDGEADMM_TRY(DerivePairwiseKey(C(d.enc_private), C(d.enc_public),
-                                     C(devices_[sender].enc_public),
-                                     PairwiseKeyPurpose::kShareEncryption,
-                                     drbg_, M(key)));
+      EDGEADMM_TRY(DerivePairwiseKey(
+          C(d.enc_private), C(d.enc_public), C(devices_[sender].enc_public),
+          PairwiseKeyPurpose::kShareEncryption, drbg_, M(key)));
       SharePair pair;
       EDGEADMM_TRY(OpenShares(
           C(key), {round_, sender, j},
@@ -245,7 +245,8 @@ TEST(SecureRoundTest, TooFewSurvivingSharesAbortTheRound) {
   // Drop four of device 0's neighbours and device 0: its mask key has
   // 8 - 4 = 4 < s = 5 surviving shares.
   std::vector<uint32_t> dropped = {0};
-  for (int a = 0; a < 4; ++a) dropped.push_back(round.devices_[0].neighbours[a]);
+  for (int a = 0; a < 4; ++a)
+    dropped.push_back(round.devices_[0].neighbours[a]);
   std::sort(dropped.begin(), dropped.end());
   std::vector<uint32_t> sum, plain;
   EXPECT_EQ(RunRound(round, dropped, sum, plain), Status::FailedPrecondition());
@@ -266,8 +267,8 @@ TEST(SecureRoundTest, WrongSharesAreCaught) {
   std::vector<ShamirShare> few;
   for (uint32_t a = 0; a + 1 < round.threshold_; ++a) {
     ShamirShare share;
-    ASSERT_TRUE(round.Reveal(round.devices_[1].neighbours[a], 1, true, share)
-                    .ok());
+    ASSERT_TRUE(
+        round.Reveal(round.devices_[1].neighbours[a], 1, true, share).ok());
     few.push_back(share);
   }
   Key guess;

@@ -41,9 +41,8 @@ class MaskedInputTest : public ::testing::Test {
 #endif
     ASSERT_TRUE(drbg_.Init(entropy_, ConstByteSpan()).ok());
     std::byte seed[kGraphSeedBytes] = {std::byte{0x5a}};
-    ASSERT_TRUE(graph_.Init(ConstByteSpan(seed, sizeof(seed)), kDevices,
-                            kDegree)
-                    .ok());
+    ASSERT_TRUE(
+        graph_.Init(ConstByteSpan(seed, sizeof(seed)), kDevices, kDegree).ok());
     if (!KeyAgreementAvailable()) return;
     for (Device& d : devices_) {
       ASSERT_TRUE(drbg_.Generate(ByteSpan(d.self_seed, 32)).ok());
@@ -159,10 +158,14 @@ TEST_F(MaskedInputTest, RefusesBadInputAndLeavesZeros) {
 TEST_F(MaskedInputTest, CommitmentIsBoundToRoundAndDevice) {
   std::byte seed[32] = {std::byte{1}};
   std::byte a[32], b[32], c[32], d[32];
-  ASSERT_TRUE(CommitSelfSeed(7, 1, ConstByteSpan(seed, 32), ByteSpan(a, 32)).ok());
-  ASSERT_TRUE(CommitSelfSeed(7, 1, ConstByteSpan(seed, 32), ByteSpan(b, 32)).ok());
-  ASSERT_TRUE(CommitSelfSeed(8, 1, ConstByteSpan(seed, 32), ByteSpan(c, 32)).ok());
-  ASSERT_TRUE(CommitSelfSeed(7, 2, ConstByteSpan(seed, 32), ByteSpan(d, 32)).ok());
+  ASSERT_TRUE(
+      CommitSelfSeed(7, 1, ConstByteSpan(seed, 32), ByteSpan(a, 32)).ok());
+  ASSERT_TRUE(
+      CommitSelfSeed(7, 1, ConstByteSpan(seed, 32), ByteSpan(b, 32)).ok());
+  ASSERT_TRUE(
+      CommitSelfSeed(8, 1, ConstByteSpan(seed, 32), ByteSpan(c, 32)).ok());
+  ASSERT_TRUE(
+      CommitSelfSeed(7, 2, ConstByteSpan(seed, 32), ByteSpan(d, 32)).ok());
   EXPECT_EQ(std::memcmp(a, b, 32), 0);
   EXPECT_NE(std::memcmp(a, c, 32), 0);
   EXPECT_NE(std::memcmp(a, d, 32), 0);

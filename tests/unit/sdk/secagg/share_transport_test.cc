@@ -81,9 +81,9 @@ TEST_F(ShareTransportTest, EveryFlippedBitIsRefused) {
 TEST_F(ShareTransportTest, BoundToKeyRoundSenderAndReceiver) {
   ASSERT_TRUE(SealShares(key(), address_, shares_, sealed()).ok());
   SharePair opened;
-  EXPECT_EQ(OpenShares(ConstByteSpan(other_key_, 32), address_, csealed(),
-                       opened),
-            Status::DataLoss());
+  EXPECT_EQ(
+      OpenShares(ConstByteSpan(other_key_, 32), address_, csealed(), opened),
+      Status::DataLoss());
   const ShareAddress wrong[] = {{43, 3, 9}, {42, 4, 9}, {42, 3, 8}, {42, 9, 3}};
   for (const ShareAddress& a : wrong) {
     EXPECT_EQ(OpenShares(key(), a, csealed(), opened), Status::DataLoss());

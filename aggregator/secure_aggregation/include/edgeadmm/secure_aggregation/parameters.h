@@ -33,9 +33,9 @@
 namespace edgeadmm::secure_aggregation {
 
 struct SecAggGoal {
-  uint32_t devices = 0;    // n
-  uint32_t corrupt = 0;    // T, colluding devices (with the gateway)
-  uint32_t dropouts = 0;   // D, devices that may drop in the round
+  uint32_t devices = 0;   // n
+  uint32_t corrupt = 0;   // T, colluding devices (with the gateway)
+  uint32_t dropouts = 0;  // D, devices that may drop in the round
   double security_bits = 40.0;
   double correctness_bits = 20.0;
 };
