@@ -36,6 +36,31 @@ Status CcmStatus(int rc) {
   return Status::Internal();
 }
 
+// Seals (encrypt) or opens the 66-byte plaintext under `key` for `a`:
+// the nonce and associated data, the CCM context's set-up and release.
+int RunCcm(ConstByteSpan key, const ShareAddress& a, bool encrypt,
+           const unsigned char* in, unsigned char* out, unsigned char* tag) {
+  unsigned char nonce[kNonceBytes];
+  unsigned char ad[kAdBytes];
+  Label(a, nonce, ad);
+  mbedtls_ccm_context ccm;
+  mbedtls_ccm_init(&ccm);
+  int rc = mbedtls_ccm_setkey(
+      &ccm, MBEDTLS_CIPHER_ID_AES,
+      reinterpret_cast<const unsigned char*>(key.data()), 8 * kKeyBytes);
+  if (rc == 0 && encrypt) {
+    rc = mbedtls_ccm_encrypt_and_tag(&ccm, kSharePlaintextBytes, nonce,
+                                     kNonceBytes, ad, kAdBytes, in, out, tag,
+                                     kShareTagBytes);
+  } else if (rc == 0) {
+    rc =
+        mbedtls_ccm_auth_decrypt(&ccm, kSharePlaintextBytes, nonce, kNonceBytes,
+                                 ad, kAdBytes, in, out, tag, kShareTagBytes);
+  }
+  mbedtls_ccm_free(&ccm);
+  return rc;
+}
+
 bool ValidIndices(const SharePair& s) {
   return s.self_seed.index != 0 && s.self_seed.index == s.mask_key.index;
 }
@@ -57,21 +82,9 @@ Status SealShares(ConstByteSpan key, const ShareAddress& address,
   plain[1 + kShamirSecretBytes] = shares.mask_key.index;
   std::memcpy(plain + 2 + kShamirSecretBytes, shares.mask_key.value,
               kShamirSecretBytes);
-  unsigned char nonce[kNonceBytes];
-  unsigned char ad[kAdBytes];
-  Label(address, nonce, ad);
   unsigned char* sealed = reinterpret_cast<unsigned char*>(out.data());
-  mbedtls_ccm_context ccm;
-  mbedtls_ccm_init(&ccm);
-  int rc = mbedtls_ccm_setkey(
-      &ccm, MBEDTLS_CIPHER_ID_AES,
-      reinterpret_cast<const unsigned char*>(key.data()), 8 * kKeyBytes);
-  if (rc == 0) {
-    rc = mbedtls_ccm_encrypt_and_tag(
-        &ccm, kSharePlaintextBytes, nonce, kNonceBytes, ad, kAdBytes, plain,
-        sealed, sealed + kSharePlaintextBytes, kShareTagBytes);
-  }
-  mbedtls_ccm_free(&ccm);
+  const int rc =
+      RunCcm(key, address, true, plain, sealed, sealed + kSharePlaintextBytes);
   Wipe(plain, sizeof(plain));
   if (rc != 0) Wipe(out.data(), out.size());
   return CcmStatus(rc);
@@ -84,23 +97,12 @@ Status OpenShares(ConstByteSpan key, const ShareAddress& address,
       address.sender == address.receiver) {
     return Status::InvalidArgument();
   }
-  unsigned char nonce[kNonceBytes];
-  unsigned char ad[kAdBytes];
-  Label(address, nonce, ad);
   const unsigned char* in =
       reinterpret_cast<const unsigned char*>(sealed.data());
   unsigned char plain[kSharePlaintextBytes];
-  mbedtls_ccm_context ccm;
-  mbedtls_ccm_init(&ccm);
-  int rc = mbedtls_ccm_setkey(
-      &ccm, MBEDTLS_CIPHER_ID_AES,
-      reinterpret_cast<const unsigned char*>(key.data()), 8 * kKeyBytes);
-  if (rc == 0) {
-    rc = mbedtls_ccm_auth_decrypt(&ccm, kSharePlaintextBytes, nonce,
-                                  kNonceBytes, ad, kAdBytes, in, plain,
-                                  in + kSharePlaintextBytes, kShareTagBytes);
-  }
-  mbedtls_ccm_free(&ccm);
+  // The tag is only read when opening.
+  int rc = RunCcm(key, address, false, in, plain,
+                  const_cast<unsigned char*>(in + kSharePlaintextBytes));
   if (rc == 0) {
     shares.self_seed.index = plain[0];
     std::memcpy(shares.self_seed.value, plain + 1, kShamirSecretBytes);
