@@ -21,6 +21,7 @@
 #include "edgeadmm/secagg/masked_input.h"
 #include "edgeadmm/secagg/neighbour_graph.h"
 #include "edgeadmm/secagg/shamir.h"
+#include "edgeadmm/secagg/share_reveal.h"
 #include "edgeadmm/secagg/share_transport.h"
 #include "edgeadmm/secure_aggregation/unmasking.h"
 #include "gtest/gtest.h"
@@ -124,10 +125,11 @@ class SecureRound {
     ASSERT_TRUE(MaskInput(p, Span<uint32_t>(d.y.data(), d.y.size())).ok());
   }
 
-  // Survivor j opens the message from `sender`: the share the gateway asks
-  // for (the self seed's if the sender survived, else the mask key's).
-  Status Reveal(uint32_t j, uint32_t sender, bool sender_survived,
-                ShamirShare& out) {
+  // Survivor j opens the message from `sender` and answers the gateway's
+  // survivor list (SelectRevealedShares): the self seed's share if the
+  // sender is listed, else the mask key's.
+  Status Reveal(uint32_t j, uint32_t sender,
+                const std::vector<uint32_t>& survivors, ShamirShare& out) {
     SimDevice& d = devices_[j];
     for (const auto& message : d.inbox) {
       if (message.first != sender) continue;
@@ -135,25 +137,42 @@ class SecureRound {
       EDGEADMM_TRY(DerivePairwiseKey(
           C(d.enc_private), C(d.enc_public), C(devices_[sender].enc_public),
           PairwiseKeyPurpose::kShareEncryption, drbg_, M(key)));
-      SharePair pair;
+      ReceivedShares received;
+      received.sender = sender;
       EDGEADMM_TRY(OpenShares(
           C(key), {round_, sender, j},
-          ConstByteSpan(message.second.data(), message.second.size()), pair));
-      out = sender_survived ? pair.self_seed : pair.mask_key;
+          ConstByteSpan(message.second.data(), message.second.size()),
+          received.shares));
+      RevealedShare answer;
+      EDGEADMM_TRY(SelectRevealedShares(
+          Span<const ReceivedShares>(&received, 1),
+          Span<const uint32_t>(survivors.data(), survivors.size()), j,
+          threshold_, Span<RevealedShare>(&answer, 1)));
+      out = answer.share;
       return Status::Ok();
     }
     return Status::NotFound();
+  }
+
+  std::vector<uint32_t> Everyone() const {
+    std::vector<uint32_t> all(n_);
+    for (uint32_t i = 0; i < n_; ++i) all[i] = i;
+    return all;
   }
 
   // The gateway collects `sender`'s shares from the surviving neighbours
   // and reconstructs the secret it needs.
   Status Reconstruct(uint32_t sender, const std::vector<bool>& survived,
                      Key& secret) {
+    std::vector<uint32_t> survivors;
+    for (uint32_t i = 0; i < n_; ++i) {
+      if (survived[i]) survivors.push_back(i);
+    }
     std::vector<ShamirShare> shares;
     for (uint32_t j : devices_[sender].neighbours) {
       if (!survived[j]) continue;
       ShamirShare share;
-      EDGEADMM_TRY(Reveal(j, sender, survived[sender], share));
+      EDGEADMM_TRY(Reveal(j, sender, survivors, share));
       shares.push_back(share);
     }
     return ShamirReconstruct(
@@ -268,7 +287,9 @@ TEST(SecureRoundTest, WrongSharesAreCaught) {
   for (uint32_t a = 0; a + 1 < round.threshold_; ++a) {
     ShamirShare share;
     ASSERT_TRUE(
-        round.Reveal(round.devices_[1].neighbours[a], 1, true, share).ok());
+        round
+            .Reveal(round.devices_[1].neighbours[a], 1, round.Everyone(), share)
+            .ok());
     few.push_back(share);
   }
   Key guess;
@@ -311,9 +332,9 @@ TEST(SecureRoundTest, TamperedMessageIsRefusedByItsReceiver) {
   round.ShareKeys(2);
   const uint32_t j = round.devices_[2].neighbours[0];
   ShamirShare share;
-  ASSERT_TRUE(round.Reveal(j, 2, true, share).ok());
+  ASSERT_TRUE(round.Reveal(j, 2, round.Everyone(), share).ok());
   round.devices_[j].inbox[0].second[5] ^= std::byte{1};  // the gateway
-  EXPECT_EQ(round.Reveal(j, 2, true, share), Status::DataLoss());
+  EXPECT_EQ(round.Reveal(j, 2, round.Everyone(), share), Status::DataLoss());
 }
 
 TEST(SecureRoundTest, RefusesBadRequests) {
