@@ -4,8 +4,11 @@
 // Shamir-shares its secrets only among them, so its cost grows with k =
 // O(log n), not n.
 //
-// Graph: a Harary graph H(k, n) on randomly relabelled devices, as in Bell
-// et al.: device i sits at ring position pi(i), and its neighbours are the
+// Graph: a Harary graph H(k, n) on randomly relabelled devices (our
+// choice of k-regular graph; Bell et al. show k = O(log n) suffices for a
+// random graph, and the bounds for this one are computed directly in
+// parameters.h, below): device i sits at ring position pi(i), and its
+// neighbours are the
 // devices at positions pi(i) +- 1, ..., +- k/2 (mod n), so the graph is
 // k-regular and k-connected. pi is a pseudorandom permutation of
 // {0, ..., n-1} computed without a table: a 4-round Feistel network
