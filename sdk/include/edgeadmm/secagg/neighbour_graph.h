@@ -8,8 +8,8 @@
 // choice of k-regular graph; Bell et al. show k = O(log n) suffices for a
 // random graph, and the bounds for this one are computed directly in
 // parameters.h, below): device i sits at ring position pi(i), and its
-// neighbours are the
-// devices at positions pi(i) +- 1, ..., +- k/2 (mod n), so the graph is
+// neighbours are the devices at positions pi(i) +- 1, ..., +- k/2 (mod n),
+// so the graph is
 // k-regular and k-connected. pi is a pseudorandom permutation of
 // {0, ..., n-1} computed without a table: a 4-round Feistel network
 // (Luby-Rackoff) on 2h bits, 2^(2h) >= n, whose round function is AES-256
