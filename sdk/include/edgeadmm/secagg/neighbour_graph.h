@@ -10,8 +10,8 @@
 // parameters.h, below): device i sits at ring position pi(i), and its
 // neighbours are the devices at positions pi(i) +- 1, ..., +- k/2 (mod n),
 // so the graph is k-regular and k-connected. pi is a pseudorandom
-// permutation of {0, ..., n-1} computed without a table: a 4-round Feistel network
-// (Luby-Rackoff) on 2h bits, 2^(2h) >= n, whose round function is AES-256
+// permutation of {0, ..., n-1} computed without a table: a 4-round
+// Feistel network (Luby-Rackoff) on 2h bits, 2^(2h) >= n, whose round function is AES-256
 // keyed with the round's public graph seed, with cycle-walking back into
 // [0, n) (Black and Rogaway, CT-RSA 2002). A device computes its own
 // neighbours in O(k) AES calls and O(1) memory, and the gateway derives the
