@@ -13,9 +13,9 @@
 // permutation of {0, ..., n-1} computed without a table: a 4-round
 // Feistel network (Luby-Rackoff) on 2h bits, 2^(2h) >= n, whose round
 // function is AES-256 keyed with the round's public graph seed, with
-// cycle-walking back into [0, n) (Black and Rogaway, CT-RSA 2002). A device computes its own
-// neighbours in O(k) AES calls and O(1) memory, and the gateway derives the
-// same graph from the same seed. When k >= n - 1 the graph is complete
+// cycle-walking back into [0, n) (Black and Rogaway, CT-RSA 2002). A
+// device computes its own neighbours in O(k) AES calls and O(1) memory, and
+// the gateway derives the same graph from the same seed. When k >= n - 1 the graph is complete
 // (the original SecAgg of Bonawitz et al., CCS 2017).
 //
 // Why the relabelling matters: for a fixed device, its neighbours are then
