@@ -4,19 +4,18 @@
 // Shamir-shares its secrets only among them, so its cost grows with k =
 // O(log n), not n.
 //
-// Graph: a Harary graph H(k, n) on randomly relabelled devices (our
-// choice of k-regular graph; Bell et al. show k = O(log n) suffices for a
-// random graph, and the bounds for this one are computed directly in
-// parameters.h, below): device i sits at ring position pi(i), and its
-// neighbours are the devices at positions pi(i) +- 1, ..., +- k/2 (mod n),
-// so the graph is k-regular and k-connected. pi is a pseudorandom
-// permutation of {0, ..., n-1} computed without a table: a 4-round
-// Feistel network (Luby-Rackoff) on 2h bits, 2^(2h) >= n, whose round
-// function is AES-256 keyed with the round's public graph seed, with
-// cycle-walking back into [0, n) (Black and Rogaway, CT-RSA 2002). A
-// device computes its own neighbours in O(k) AES calls and O(1) memory, and
-// the gateway derives the same graph from the same seed. When k >= n - 1 the graph is complete
-// (the original SecAgg of Bonawitz et al., CCS 2017).
+// Graph: a Harary graph H(k, n) on randomly relabelled devices (our choice of
+// k-regular graph; Bell et al. show k = O(log n) suffices for a random graph,
+// and the bounds for this one are computed directly in parameters.h, below):
+// device i sits at ring position pi(i), and its neighbours are the devices at
+// positions pi(i) +- 1, ..., +- k/2 (mod n), so the graph is k-regular and
+// k-connected. pi is a pseudorandom permutation of {0, ..., n-1} computed
+// without a table: a 4-round Feistel network (Luby-Rackoff) on 2h bits, 2^(2h)
+// >= n, whose round function is AES-256 keyed with the round's public graph
+// seed, with cycle-walking back into [0, n) (Black and Rogaway, CT-RSA 2002). A
+// device computes its own neighbours in O(k) AES calls and O(1) memory, and the
+// gateway derives the same graph from the same seed. When k >= n - 1 the graph
+// is complete (the original SecAgg of Bonawitz et al., CCS 2017).
 //
 // Why the relabelling matters: for a fixed device, its neighbours are then
 // a uniformly random k-subset of the others (over the seed), which is what
