@@ -92,15 +92,18 @@ uint32_t NeighbourGraph::Decrypt(uint32_t x) const {
 
 // Cycle-walking: the domain has fewer than 4n points, so a walk ends after
 // fewer than 4 steps on average.
+uint32_t NeighbourGraph::Walk(uint32_t x, bool forward) const {
+  do {
+    x = forward ? Encrypt(x) : Decrypt(x);
+  } while (x >= devices_);
+  return x;
+}
+
 Status NeighbourGraph::Position(uint32_t device, uint32_t& position) const {
   if (!ready_ || device >= devices_) {
     return Status::InvalidArgument();
   }
-  uint32_t y = Encrypt(device);
-  while (y >= devices_) {
-    y = Encrypt(y);
-  }
-  position = y;
+  position = Walk(device, true);
   return Status::Ok();
 }
 
@@ -108,11 +111,7 @@ Status NeighbourGraph::DeviceAt(uint32_t position, uint32_t& device) const {
   if (!ready_ || position >= devices_) {
     return Status::InvalidArgument();
   }
-  uint32_t x = Decrypt(position);
-  while (x >= devices_) {
-    x = Decrypt(x);
-  }
-  device = x;
+  device = Walk(position, false);
   return Status::Ok();
 }
 

@@ -73,6 +73,7 @@ class NeighbourGraph {
   uint32_t Round(uint32_t round, uint32_t half) const;
   uint32_t Encrypt(uint32_t x) const;
   uint32_t Decrypt(uint32_t x) const;
+  uint32_t Walk(uint32_t x, bool forward) const;  // pi or its inverse
 
   mbedtls_aes_context aes_;
   uint32_t devices_ = 0;
