@@ -40,11 +40,15 @@ def run_once(command, timeout=240):
     return result.stdout, counts
 
 
-def main():
+def run_calibrated(argv=None):
+    """Parses [--runs N] -- RUNNER... IMAGE, runs the image N times under
+    -icount shift=0 and returns (runs, counts) after checking that every run
+    printed the same output and that the calibration loop counted what it
+    executed (so the counts are instructions)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("command", nargs="+")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     command = with_icount(args.command)
 
     outputs = [run_once(command) for _ in range(args.runs)]
@@ -60,10 +64,17 @@ def main():
     if abs(measured - expected) > 80:
         raise SystemExit(f"FAIL: calibration loop of {expected} instructions "
                          f"measured {measured}: is -icount shift=0 in effect?")
+    return args.runs, counts
+
+
+def main():
+    runs, counts = run_calibrated()
+    expected = counts["calibration_loop_instructions"]
+    measured = counts["calibration_measured"]
     if counts.get("replica_matches_sdk") != 1:
         raise SystemExit("FAIL: the phased replica differs from ProxAdmmStep::Run")
 
-    print(f"QEMU -icount shift=0, {args.runs} runs with identical output; "
+    print(f"QEMU -icount shift=0, {runs} runs with identical output; "
           f"calibration {measured} counted for {expected} executed "
           f"(resolution 40 instructions); DWT NOCYCCNT = "
           f"{counts.get('dwt_nocyccnt')}, CYCCNT delta = "

@@ -68,7 +68,8 @@ RANKS = [
     ["host"],
     ["dataio"],
     # The aggregator's areas, bottom up.
-    ["aggregator/store", "aggregator/privacy"],
+    ["aggregator/store", "aggregator/privacy",
+     "aggregator/secure_aggregation"],
     ["aggregator/registry", "aggregator/job_types"],
     ["aggregator/algorithms"],
     ["aggregator/jobs"],

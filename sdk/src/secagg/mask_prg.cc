@@ -11,7 +11,8 @@ constexpr size_t kBlockBytes = 16;
 constexpr size_t kWordsPerBlock = kBlockBytes / sizeof(uint32_t);
 
 bool KnownPurpose(MaskPurpose purpose) {
-  return purpose == MaskPurpose::kPairwise || purpose == MaskPurpose::kSelf;
+  return purpose == MaskPurpose::kPairwise || purpose == MaskPurpose::kSelf ||
+         purpose == MaskPurpose::kRotation;
 }
 
 void PutBigEndian(unsigned char* out, uint64_t value, size_t bytes) {

@@ -9,7 +9,7 @@
 // MBEDTLS_CIPHER_MODE_CTR is needed on the MCU). The 16-byte counter block
 // is the label then a block counter:
 //   bytes 0..7   round id, big-endian
-//   byte  8      purpose: 1 = pairwise, 2 = self
+//   byte  8      purpose: 1 = pairwise, 2 = self, 3 = rotation signs
 //   bytes 9..11  zero
 //   bytes 12..15 block number j = 0, 1, 2, ... big-endian
 // and mask word w is the little-endian uint32 at bytes 4(w mod 4)..+3 of the
@@ -38,6 +38,7 @@ constexpr size_t kMaskSeedBytes = 32;
 enum class MaskPurpose : uint8_t {
   kPairwise = 1,  // PRG(s_ij), s_ij agreed by devices i and j
   kSelf = 2,      // PRG(b_i), b_i the device's own self-mask seed
+  kRotation = 3,  // the public random signs of ddg_encoding.h's rotation
 };
 
 struct MaskLabel {

@@ -176,7 +176,7 @@ TEST(MaskPrgTest, RefusesBadSeedOrPurpose) {
             Status::InvalidArgument());
   EXPECT_EQ(out[0], 0u);
   uint32_t values[2] = {5, 6};
-  EXPECT_EQ(ApplyMask(seed.span(), MaskLabel{1, static_cast<MaskPurpose>(3)},
+  EXPECT_EQ(ApplyMask(seed.span(), MaskLabel{1, static_cast<MaskPurpose>(4)},
                       MaskSign::kAdd, Span<uint32_t>(values, 2)),
             Status::InvalidArgument());
   EXPECT_EQ(values[0], 5u);
