@@ -44,6 +44,7 @@ line carries only the --arg words. --provision-arg WORD passes WORD to TOOL
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
+import math
 import os
 import re
 import signal
@@ -80,9 +81,10 @@ def job_toml(dimension, algorithm):
         regularizer={"kind": "l2", "l2": 0.001},
         step={"gamma": 0.5, "local_steps": 2},
         privacy={"policy": "trusted-aggregator", "clip": 0.5, "sigma": 1.0,
-                 "delta": 1e-5, "central_budget": 1000.0},
+                 "delta": 1e-5, "central_budget": 1000.0,
+                 "device_budget": math.inf},
         sampling={"scheme": "poisson", "q": 1.0, "m_min": 0,
-                  "deadline_seconds": 3.0},
+                  "deadline_seconds": 8.0},
         dp_ftrl={"server_learning_rate": 1.0, "max_participations": 5})
 
 
