@@ -320,7 +320,10 @@ Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
 }
 
 void CoapDtlsTransport::OnHandshakeDone() {
-  if (!handshake_done_) last_heard_ms_ = MonotonicMs();
+  if (!handshake_done_) {
+    last_heard_ms_ = MonotonicMs();
+    ++handshakes_;
+  }
   handshake_done_ = true;
   ever_connected_ = true;
 }
