@@ -4,6 +4,7 @@
 //       [--local-address 127.0.1.0 --local-addresses K]
 //       [--start-rate R] [--max-starting N] [--payload-bytes B]
 //       [--rounds T] [--progress-ms MS] [--watch-pid PID]
+//       [--part I --parts K]
 #include <csignal>
 #include <cstdio>
 
@@ -35,6 +36,10 @@ void AddLoadCommand(CLI::App& app) {
                   "first numeric source address of the sessions");
   cmd->add_option("--local-addresses", c.local_addresses,
                   "spread the devices over this many consecutive addresses")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--part", c.part,
+                  "run only the devices whose index is PART modulo --parts");
+  cmd->add_option("--parts", c.parts, "processes sharing the devices")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--start-rate", c.start_per_second,
                   "start at most this many devices per second (0: all)");

@@ -45,7 +45,8 @@ host::ErrorOr<std::vector<std::unique_ptr<LoadDevice>>> LoadDevices(
   closedir(d);
   std::sort(ids.begin(), ids.end());
   std::vector<std::unique_ptr<LoadDevice>> devices;
-  for (const std::string& id : ids) {
+  for (size_t i = c.part; i < ids.size(); i += c.parts) {
+    const std::string& id = ids[i];
     auto dev = std::make_unique<LoadDevice>();
     dev->id = id;
     std::ifstream in(c.psk_dir + "/" + id);
@@ -118,8 +119,9 @@ void StepDevice(const BareLoadConfig& c, const std::vector<std::byte>& payload,
 host::ErrorOr<BareLoadReport> RunBareLoad(const BareLoadConfig& c,
                                           volatile std::sig_atomic_t* stop,
                                           std::FILE* progress) {
-  if (c.port == 0 || c.rounds == 0 || !(c.start_per_second >= 0)) {
-    return host::Error::InvalidArgument("bad port, rounds or start rate");
+  if (c.port == 0 || c.rounds == 0 || !(c.start_per_second >= 0) ||
+      c.parts == 0 || c.part >= c.parts) {
+    return host::Error::InvalidArgument("bad port, rounds, start rate or part");
   }
   std::unique_ptr<SourceAddresses> addresses;
   if (!c.local_address.empty()) {

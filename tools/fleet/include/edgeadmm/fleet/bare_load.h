@@ -24,6 +24,11 @@ struct BareLoadConfig {
   std::string psk_dir;
   std::string local_address;  // as DaemonFleetConfig
   size_t local_addresses = 1;
+  // Runs only the devices whose index (sorted PSK files) is part modulo
+  // parts: `parts` processes share the fleet, each its own libcoap context
+  // (a client context walks all its sessions per I/O pass, as a server's).
+  size_t part = 0;
+  size_t parts = 1;
   double start_per_second = 0;
   size_t max_starting = 0;
   size_t payload_bytes = 512;
