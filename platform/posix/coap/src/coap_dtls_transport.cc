@@ -320,10 +320,8 @@ Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
 }
 
 void CoapDtlsTransport::OnHandshakeDone() {
-  if (!handshake_done_) {
-    last_heard_ms_ = MonotonicMs();
-    ++handshakes_;
-  }
+  handshakes_ += handshake_done_ ? 0 : 1;
+  if (!handshake_done_) last_heard_ms_ = MonotonicMs();
   handshake_done_ = true;
   ever_connected_ = true;
 }
