@@ -1,16 +1,13 @@
 #include "edgeadmm/fleet/bare_load.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <vector>
 
 #include "edgeadmm/fleet/fleet_progress.h"
+#include "edgeadmm/fleet/psk_files.h"
 #include "edgeadmm/fleet/source_addresses.h"
-#include "edgeadmm/host/hex.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 
@@ -36,23 +33,15 @@ struct LoadDevice {
 
 host::ErrorOr<std::vector<std::unique_ptr<LoadDevice>>> LoadDevices(
     const BareLoadConfig& c, const SourceAddresses* addresses) {
-  DIR* d = opendir(c.psk_dir.c_str());
-  if (d == nullptr) return host::Error::NotFound("no PSK dir " + c.psk_dir);
-  std::vector<std::string> ids;
-  while (const dirent* e = readdir(d)) {
-    if (e->d_name[0] != '.') ids.emplace_back(e->d_name);
-  }
-  closedir(d);
-  std::sort(ids.begin(), ids.end());
+  Result<std::vector<std::string>> listed = ListPskIds(c.psk_dir);
+  if (!listed.ok()) return host::Error::NotFound("no PSK dir " + c.psk_dir);
+  const std::vector<std::string>& ids = *listed;
   std::vector<std::unique_ptr<LoadDevice>> devices;
   for (size_t i = c.part; i < ids.size(); i += c.parts) {
     const std::string& id = ids[i];
     auto dev = std::make_unique<LoadDevice>();
     dev->id = id;
-    std::ifstream in(c.psk_dir + "/" + id);
-    std::string hex;
-    auto key = (in >> hex) ? host::FromHex(hex)
-                           : Result<std::vector<uint8_t>>(Status::DataLoss());
+    auto key = ReadPskFile(c.psk_dir + "/" + id);
     if (!key.ok()) return host::Error::InvalidArgument("bad PSK file " + id);
     dev->key = std::move(key).value();
     dev->link.host = c.host.c_str();

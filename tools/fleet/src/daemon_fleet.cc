@@ -1,7 +1,6 @@
 #include "edgeadmm/fleet/daemon_fleet.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -10,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -20,11 +18,11 @@
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
+#include "edgeadmm/fleet/psk_files.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/fleet/source_addresses.h"
 #include "edgeadmm/fleet/steering_transport.h"
 #include "edgeadmm/fleet/step_history.h"
-#include "edgeadmm/host/hex.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
@@ -61,28 +59,6 @@ struct Device {
   bool away = false;
   FleetCounters before;
 };
-
-// The device ids: the regular files of `dir`, sorted.
-Result<std::vector<std::string>> ListIds(const std::string& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return Status::NotFound();
-  std::vector<std::string> ids;
-  while (const dirent* e = readdir(d)) {
-    if (e->d_name[0] != '.') ids.emplace_back(e->d_name);
-  }
-  closedir(d);
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
-Result<std::vector<uint8_t>> ReadKey(const std::string& path) {
-  std::ifstream in(path);
-  std::string hex;
-  if (!(in >> hex)) return Status::NotFound();
-  auto key = host::FromHex(hex);
-  if (!key.ok()) return Status::DataLoss();
-  return std::move(key).value();
-}
 
 Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   if (c.state_dir.empty()) {
@@ -281,7 +257,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     posix::LocalPortPool* local_ports, Shared& shared) {
   auto d = std::make_unique<Device>();
   d->id = id;
-  auto key = ReadKey(config.psk_dir + "/" + d->id);
+  auto key = ReadPskFile(config.psk_dir + "/" + d->id);
   if (!key.ok()) {
     return host::Error(key.status(), "bad PSK file for " + d->id);
   }
@@ -513,7 +489,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     return host::Error::InvalidArgument(
         "bad part (need 0 <= part < parts) or start rate");
   }
-  Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
+  Result<std::vector<std::string>> ids = ListPskIds(config.psk_dir);
   if (!ids.ok() || ids->empty()) {
     return host::Error::NotFound("no PSK files in " + config.psk_dir);
   }
