@@ -158,6 +158,9 @@ void AddLoadOptions(CLI::App* cmd, DaemonFleetConfig& c) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--churn-at-ms", c.churn_at_ms,
                   "when the churning devices leave (ms after the start)");
+  cmd->add_option("--churn-after-uploads", c.churn_after_uploads,
+                  "instead of --churn-at-ms: each churning device leaves "
+                  "right after its K-th accepted upload");
   cmd->add_option("--churn-away-ms", c.churn_away_ms,
                   "how long they stay away");
   cmd->add_option("--progress-ms", c.progress_ms,

@@ -5,8 +5,9 @@ Real stack on loopback: 40 enrolled devices, a prox-admm job of 4 rounds
 whose fixed cohort is all 40 (a round closes on its 40th upload), the
 daemon, and one `edgeadmm-fleet connect` whose devices come from 8 loopback
 source addresses (`--local-addresses 8`) and of which a quarter switch off
-1.5 s after the start (session dropped without a word) and come back 2 s
-later restarted from their persisted records (`--churn 0.25`). Checked:
+right after their first accepted upload (session dropped without a word),
+so that round 2 waits for them, and come back 2 s later restarted from
+their persisted records (`--churn 0.25 --churn-after-uploads 1`). Checked:
 the job completes, the fleet reports 10 churned devices and more handshakes
 than devices (the returning ones handshake again), and the database holds
 exactly one accepted upload per (device, round), for every round.
@@ -41,8 +42,8 @@ def main():
         stack.start_fleet([
             "--data", a.data, "--dim", "123", "--epsilon-budget", "1000",
             "--local-address", "127.4.0.1", "--local-addresses", "8",
-            "--churn", "0.25", "--churn-at-ms", "1500", "--churn-away-ms",
-            "2000", "--task-refresh-ms", "3000", "--progress-ms", "1000",
+            "--churn", "0.25", "--churn-after-uploads", "1",
+            "--churn-away-ms", "2000", "--task-refresh-ms", "3000", "--progress-ms", "1000",
             "--watch-pid", str(stack.daemon.pid)])
         final = stack.follow(JOB, lambda row: None, 240)
         if final != "completed":

@@ -53,10 +53,12 @@ struct Device {
   uint32_t steps_logged = 0;
   size_t record_bytes = 0;
   // Churn (DaemonFleetConfig::churn_fraction): this device leaves and
-  // returns; `away` while it is off; the counters of its client before the
-  // restart (Init resets them).
+  // returns; `away` while it is off (since `left_ms`), `returned` after;
+  // the counters of its client before the restart (Init resets them).
   bool churns = false;
   bool away = false;
+  bool returned = false;
+  uint64_t left_ms = 0;
   FleetCounters before;
 };
 
@@ -333,30 +335,32 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   return d;
 }
 
-// Churn at `now_ms`: switches the churning devices off at churn_at_ms
-// (session dropped, no goodbye) and back on churn_away_ms later, each
-// restarted from its persisted record as after a reboot.
+// Churn at `now_ms`: a churning device switches off at churn_at_ms, or
+// after its churn_after_uploads-th accepted upload (session dropped, no
+// goodbye), and back on churn_away_ms later, restarted from its persisted
+// record as after a reboot.
 Status StepChurn(const DaemonFleetConfig& config,
-                 std::vector<std::unique_ptr<Device>>& devices, uint64_t now_ms,
-                 int* phase) {
+                 std::vector<std::unique_ptr<Device>>& devices,
+                 uint64_t now_ms) {
   if (config.churn_fraction <= 0) return Status::Ok();
-  if (*phase == 0 && now_ms >= config.churn_at_ms) {
-    for (auto& d : devices) {
-      if (!d->churns) continue;
+  for (auto& d : devices) {
+    if (!d->churns || d->returned) continue;
+    if (!d->away) {
+      const bool leave = config.churn_after_uploads > 0
+                             ? d->client.counters().uploads_accepted >=
+                                   config.churn_after_uploads
+                             : now_ms >= config.churn_at_ms;
+      if (!leave) continue;
       d->away = true;
+      d->left_ms = now_ms;
       d->transport->Close();
-    }
-    *phase = 1;
-  } else if (*phase == 1 &&
-             now_ms >= uint64_t{config.churn_at_ms} + config.churn_away_ms) {
-    for (auto& d : devices) {
-      if (!d->churns) continue;
+    } else if (now_ms >= d->left_ms + config.churn_away_ms) {
       d->away = false;
+      d->returned = true;
       d->before += d->client.counters();
       EDGEADMM_TRY(d->client.Init(
           d->config, ByteSpan(d->memory.data(), d->memory.size())));
     }
-    *phase = 2;
   }
   return Status::Ok();
 }
@@ -427,12 +431,11 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
   size_t starting = 0;        // started devices not yet through a handshake
   uint64_t rate_base_ms = 0;  // the rate limit counts from here
   size_t rate_base = 0;
-  int churn_phase = 0;
   bool start_marked = false;
   while (stop == nullptr || *stop == 0) {
     started = AllowedStarts(config, devices.size(), started, starting, now_ms(),
                             &rate_base_ms, &rate_base);
-    EDGEADMM_HOST_TRY(StepChurn(config, devices, now_ms(), &churn_phase));
+    EDGEADMM_HOST_TRY(StepChurn(config, devices, now_ms()));
     size_t done = 0;
     starting = 0;
     for (size_t i = 0; i < started; ++i) {
@@ -472,7 +475,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
   report.done = last.done;
   report.handshakes = last.handshakes;
   for (auto& d : devices) {
-    report.churned += d->churns && churn_phase == 2 ? 1 : 0;
+    report.churned += d->returned ? 1 : 0;
     d->transport->Close();
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();

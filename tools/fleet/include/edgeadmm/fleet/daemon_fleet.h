@@ -125,13 +125,15 @@ struct DaemonFleetConfig {
   host::UploadBound steering_bound;
   SteeringMode steering_mode = SteeringMode::kSum;
   // Churn: `churn_fraction` of the devices (spread evenly over the index
-  // order) switch off `churn_at_ms` after the fleet started (their DTLS
-  // session dropped without a word, as a device that loses power or
-  // network) and come back `churn_away_ms` later as after a reboot: the
+  // order) switch off `churn_at_ms` after the fleet started, or each after
+  // its `churn_after_uploads`-th accepted upload when that is > 0 (their
+  // DTLS session dropped without a word, as a device that loses power or
+  // network), and come back `churn_away_ms` later as after a reboot: the
   // client restarted from its persisted record (a pending upload resent).
-  // Once per run; 0: no churn.
+  // Once per device; 0: no churn.
   double churn_fraction = 0;
   uint32_t churn_at_ms = 0;
+  uint32_t churn_after_uploads = 0;
   uint32_t churn_away_ms = 0;
   // The progress line's interval, and a process (the daemon) whose memory
   // and CPU it reports (fleet_progress.h); 0: none.
