@@ -78,7 +78,7 @@ RANKS = [
     ["aggregator/daemon", "aggregator/cli"],
     # Host tools and examples: on top of everything they may use (the
     # aggregator's units excepted, see NOT_ON_AGGREGATOR).
-    ["tools/fleet", "tools/python"],
+    ["tools/fleet", "tools/python", "tools/bare_coap"],
     ["examples/cortex_m4", "examples/cortex_m4_device",
      "examples/cortex_m4_sharing", "examples/device_linux"],
 ]

@@ -124,11 +124,12 @@ void AddSteeringOptions(CLI::App* cmd, DaemonFleetConfig& c) {
   static const std::map<std::string, SteeringMode> kModes = {
       {"one-upload", SteeringMode::kOneUpload}, {"sum", SteeringMode::kSum}};
   CLI::Option* devices =
-      cmd->add_option("--steering-devices", c.steering_devices,
-                      "the first N devices of this part (sorted PSK files) "
-                      "are malicious: each update they send is the longest "
-                      "step the gateway's rule allows along (1, ..., 1)/sqrt(p), "
-                      "whatever their data (a measurement, docs/security.md)")
+      cmd->add_option(
+             "--steering-devices", c.steering_devices,
+             "the first N devices of this part (sorted PSK files) "
+             "are malicious: each update they send is the longest "
+             "step the gateway's rule allows along (1, ..., 1)/sqrt(p), "
+             "whatever their data (a measurement, docs/security.md)")
           ->excludes(cmd->get_option("--share-float16"));
   cmd->add_option("--steering-signal", c.steering_bound.signal,
                   "the clip bound of an honest upload's signal the steering "
@@ -147,6 +148,30 @@ void AddSteeringOptions(CLI::App* cmd, DaemonFleetConfig& c) {
       ->transform(CLI::CheckedTransformer(kModes, CLI::ignore_case));
 }
 
+// Churn and the progress line's load columns (the load benchmark).
+void AddLoadOptions(CLI::App* cmd, DaemonFleetConfig& c) {
+  cmd->add_option("--churn", c.churn_fraction,
+                  "this fraction of the devices switches off at --churn-at-ms "
+                  "(session dropped without a word) and comes back "
+                  "--churn-away-ms later, restarted from its persisted "
+                  "record")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--churn-at-ms", c.churn_at_ms,
+                  "when the churning devices leave (ms after the start)");
+  cmd->add_option("--churn-after-uploads", c.churn_after_uploads,
+                  "instead of --churn-at-ms: each churning device leaves "
+                  "right after its K-th accepted upload");
+  cmd->add_option("--churn-away-ms", c.churn_away_ms,
+                  "how long they stay away");
+  cmd->add_option("--progress-ms", c.progress_ms,
+                  "a progress line every this many ms")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--watch-pid", c.watch_pid,
+                  "add this process's (the daemon's) resident memory and CPU "
+                  "use to the progress lines (/proc/PID)");
+}
+
 void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
                 const std::string& loss, const std::string& part) {
   ResolveDataOptions(data, "edgeadmm-fleet connect", &c.format,
@@ -162,8 +187,8 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
   if (!part.empty()) {
     unsigned long i = 0, k = 0;
     char tail = 0;
-    if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 ||
-        k == 0 || i >= k) {
+    if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 || k == 0 ||
+        i >= k) {
       std::fprintf(stderr,
                    "edgeadmm-fleet connect: --part must be I/K with "
                    "0 <= I < K, got '%s'\n",
@@ -184,7 +209,8 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
   std::printf(
       "fleet: %zu devices, %zu saw the end of the job, %.1f s\n"
       "fleet: %llu steps computed, %llu refused; uploads %llu accepted, "
-      "%llu duplicate, %llu stale, %llu rejected; %llu transport errors\n",
+      "%llu duplicate, %llu stale, %llu rejected; %llu transport errors\n"
+      "fleet: %llu handshakes, %zu devices churned\n",
       r->devices, r->done, r->seconds,
       static_cast<unsigned long long>(r->steps_computed),
       static_cast<unsigned long long>(r->steps_refused),
@@ -192,7 +218,8 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
       static_cast<unsigned long long>(r->uploads_duplicate),
       static_cast<unsigned long long>(r->uploads_stale),
       static_cast<unsigned long long>(r->uploads_rejected),
-      static_cast<unsigned long long>(r->transport_errors));
+      static_cast<unsigned long long>(r->transport_errors),
+      static_cast<unsigned long long>(r->handshakes), r->churned);
 }
 
 }  // namespace
@@ -213,6 +240,13 @@ void AddConnectCommand(CLI::App& app) {
                   "its own port (e.g. 127.0.0.2; one per fleet process "
                   "beyond ~28,000 devices: one address has only the "
                   "ephemeral port range); default: the kernel picks");
+  cmd->add_option("--local-addresses", c.local_addresses,
+                  "with --local-address (IPv4): spread this process's "
+                  "devices over this many consecutive addresses from it, "
+                  "device j on the (j % K)-th (all of 127/8 is loopback on "
+                  "Linux)")
+      ->check(CLI::PositiveNumber);
+  AddLoadOptions(cmd, c);
   cmd->add_option("--psk-dir", c.psk_dir,
                   "one hex PSK file per device, named after its id")
       ->required();
@@ -226,9 +260,10 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--state-dir", c.state_dir,
                   "per-device state directories (default: RAM)");
-  cmd->add_option("--epsilon-budget", c.epsilon_budget,
-                  "local epsilon budget of every device (default inf: no limit, "
-                  "the epsilon spent is still reported)");
+  cmd->add_option(
+      "--epsilon-budget", c.epsilon_budget,
+      "local epsilon budget of every device (default inf: no limit, "
+      "the epsilon spent is still reported)");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
   AddPartitionOptions(cmd, c);
   static std::string part;

@@ -13,5 +13,8 @@ void AddSimulatorCommands(CLI::App& app);
 
 // `connect`: the enrolled devices of a PSK directory against the daemon.
 void AddConnectCommand(CLI::App& app);
+// `edgeadmm-fleet load` (load_command.cc): the bare libcoap baseline's
+// devices.
+void AddLoadCommand(CLI::App& app);
 
 }  // namespace edgeadmm::fleet

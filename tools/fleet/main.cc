@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "edgeadmm-fleet " EDGEADMM_VERSION);
   edgeadmm::fleet::AddSimulatorCommands(app);
   edgeadmm::fleet::AddConnectCommand(app);
+  edgeadmm::fleet::AddLoadCommand(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

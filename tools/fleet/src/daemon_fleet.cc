@@ -1,7 +1,6 @@
 #include "edgeadmm/fleet/daemon_fleet.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -10,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -18,18 +16,19 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fleet/data_split.h"
+#include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
-#include "edgeadmm/fleet/steering_transport.h"
+#include "edgeadmm/fleet/psk_files.h"
 #include "edgeadmm/fleet/ram_storage.h"
+#include "edgeadmm/fleet/source_addresses.h"
+#include "edgeadmm/fleet/steering_transport.h"
 #include "edgeadmm/fleet/step_history.h"
-#include "edgeadmm/host/hex.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
 #include "edgeadmm/posix/key_file_mode.h"
-#include "edgeadmm/posix/local_port_pool.h"
 
 namespace edgeadmm::fleet {
 namespace {
@@ -53,53 +52,15 @@ struct Device {
                                                           &std::fclose};
   uint32_t steps_logged = 0;
   size_t record_bytes = 0;
+  // Churn (DaemonFleetConfig::churn_fraction): this device leaves and
+  // returns; `away` while it is off (since `left_ms`), `returned` after;
+  // the counters of its client before the restart (Init resets them).
+  bool churns = false;
+  bool away = false;
+  bool returned = false;
+  uint64_t left_ms = 0;
+  FleetCounters before;
 };
-
-// The device ids: the regular files of `dir`, sorted.
-Result<std::vector<std::string>> ListIds(const std::string& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return Status::NotFound();
-  std::vector<std::string> ids;
-  while (const dirent* e = readdir(d)) {
-    if (e->d_name[0] != '.') ids.emplace_back(e->d_name);
-  }
-  closedir(d);
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
-// True if a UDP socket can bind to the numeric address `host` (port 0):
-// checked once, so a typo does not fail every device's session later.
-bool IsLocalAddress(const std::string& host) {
-  sockaddr_storage storage{};
-  socklen_t size = 0;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
-  if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    size = sizeof(*v4);
-  } else if (inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    size = sizeof(*v6);
-  } else {
-    return false;
-  }
-  const int fd = socket(storage.ss_family, SOCK_DGRAM, 0);
-  if (fd < 0) return false;
-  const bool bound =
-      bind(fd, reinterpret_cast<const sockaddr*>(&storage), size) == 0;
-  close(fd);
-  return bound;
-}
-
-Result<std::vector<uint8_t>> ReadKey(const std::string& path) {
-  std::ifstream in(path);
-  std::string hex;
-  if (!(in >> hex)) return Status::NotFound();
-  auto key = host::FromHex(hex);
-  if (!key.ok()) return Status::DataLoss();
-  return std::move(key).value();
-}
 
 Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   if (c.state_dir.empty()) {
@@ -169,8 +130,7 @@ host::ErrorOr<std::vector<PenaltySchedule>> Schedules(
           "penalty schedules given both as options and per device");
     }
     EDGEADMM_HOST_TRY_ASSIGN(
-        schedules,
-        ResolvePenaltySchedules(config.penalty_options, devices));
+        schedules, ResolvePenaltySchedules(config.penalty_options, devices));
   } else if (!config.penalty_schedules.empty()) {
     if (config.penalty_schedules.size() != devices) {
       return host::Error::InvalidArgument(
@@ -225,8 +185,7 @@ host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
   EDGEADMM_HOST_TRY_ASSIGN(f.data, LoadDataset(source));
   const DenseDataset& data = f.data;
   if (!config.shard_sizes.empty() &&
-      (config.shard_sizes.size() != devices ||
-       !config.column_blocks.empty())) {
+      (config.shard_sizes.size() != devices || !config.column_blocks.empty())) {
     return host::Error::InvalidArgument(
         "--shard-sizes: one size per device (" + std::to_string(devices) +
         " PSK files), got " + std::to_string(config.shard_sizes.size()) +
@@ -249,8 +208,8 @@ host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
   }
   // Vertical partition (admm-sharing): device i holds column block i of the
   // same records; its vectors are N = records long.
-  EDGEADMM_HOST_TRY_ASSIGN(
-      f.blocks, ColumnBlocks(config, data, devices, config.records));
+  EDGEADMM_HOST_TRY_ASSIGN(f.blocks,
+                           ColumnBlocks(config, data, devices, config.records));
   // The scoring phase: each party's block of the test records, too.
   if (!config.test_data_path.empty()) {
     if (f.blocks.empty() || config.test_records == 0) {
@@ -259,9 +218,8 @@ host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
     }
     EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset test,
                              ReadLibsvmFile(config.test_data_path, data.dim));
-    EDGEADMM_HOST_TRY_ASSIGN(
-        f.test_blocks,
-        ColumnBlocks(config, test, devices, config.test_records));
+    EDGEADMM_HOST_TRY_ASSIGN(f.test_blocks, ColumnBlocks(config, test, devices,
+                                                         config.test_records));
   }
   f.max_dim = data.dim;
   if (!f.blocks.empty()) {
@@ -286,7 +244,7 @@ struct Shared {
       : workspace(
             DeviceClient::TrainerWorkspaceBytes(f.max_samples, f.max_dim)),
         scratch(DeviceClient::ComputeScratchBytes(f.max_dim, f.max_vector)) {}
-  std::unique_ptr<posix::LocalPortPool> local_ports;
+  std::unique_ptr<SourceAddresses> local_addresses;
   posix::CoapClientContext context;
   LocalTrainer trainer;
   std::vector<std::byte> workspace;
@@ -297,10 +255,11 @@ struct Shared {
 // Device i of the fleet (`id`), its client initialised.
 host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     const DaemonFleetConfig& config, size_t i, const std::string& id,
-    const FleetData& f, const PenaltySchedule& schedule, Shared& shared) {
+    const FleetData& f, const PenaltySchedule& schedule,
+    posix::LocalPortPool* local_ports, Shared& shared) {
   auto d = std::make_unique<Device>();
   d->id = id;
-  auto key = ReadKey(config.psk_dir + "/" + d->id);
+  auto key = ReadPskFile(config.psk_dir + "/" + d->id);
   if (!key.ok()) {
     return host::Error(key.status(), "bad PSK file for " + d->id);
   }
@@ -308,12 +267,13 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->link.host = config.host.c_str();
   d->link.port = config.port;
   d->link.identity = d->id.c_str();
-  d->link.key = ConstByteSpan(
-      reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
+  d->link.key = ConstByteSpan(reinterpret_cast<const std::byte*>(d->key.data()),
+                              d->key.size());
   d->link.ack_timeout_ms = config.ack_timeout_ms;
   d->link.silence_timeout_ms = config.silence_timeout_ms;
-  d->link.local_ports = shared.local_ports.get();
-  d->transport = std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
+  d->link.local_ports = local_ports;
+  d->transport =
+      std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
   if (!OpenStorage(config, *d).ok()) {
     return host::Error::Unavailable("cannot open state of " + d->id);
   }
@@ -342,8 +302,10 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     d->config.test_data = *test_view;
   }
   d->config.trainer = &shared.trainer;
-  d->config.trainer_workspace = ByteSpan(shared.workspace.data(), shared.workspace.size());
-  d->config.compute_scratch = ByteSpan(shared.scratch.data(), shared.scratch.size());
+  d->config.trainer_workspace =
+      ByteSpan(shared.workspace.data(), shared.workspace.size());
+  d->config.compute_scratch =
+      ByteSpan(shared.scratch.data(), shared.scratch.size());
   d->config.epsilon_budget = config.epsilon_budget;
   d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
   d->config.penalty_schedule = schedule;
@@ -373,6 +335,82 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   return d;
 }
 
+// Churn at `now_ms`: a churning device switches off at churn_at_ms, or
+// after its churn_after_uploads-th accepted upload (session dropped, no
+// goodbye), and back on churn_away_ms later, restarted from its persisted
+// record as after a reboot.
+Status StepChurn(const DaemonFleetConfig& config,
+                 std::vector<std::unique_ptr<Device>>& devices,
+                 uint64_t now_ms) {
+  if (config.churn_fraction <= 0) return Status::Ok();
+  for (auto& d : devices) {
+    if (!d->churns || d->returned) continue;
+    if (!d->away) {
+      const bool leave = config.churn_after_uploads > 0
+                             ? d->client.counters().uploads_accepted >=
+                                   config.churn_after_uploads
+                             : now_ms >= config.churn_at_ms;
+      if (!leave) continue;
+      d->away = true;
+      d->left_ms = now_ms;
+      d->transport->Close();
+    } else if (now_ms >= d->left_ms + config.churn_away_ms) {
+      d->away = false;
+      d->returned = true;
+      d->before += d->client.counters();
+      EDGEADMM_TRY(d->client.Init(
+          d->config, ByteSpan(d->memory.data(), d->memory.size())));
+    }
+  }
+  return Status::Ok();
+}
+
+// The fleet now: counters summed over every device and its restarts.
+FleetSample Sample(const std::vector<std::unique_ptr<Device>>& devices,
+                   size_t started) {
+  FleetSample s;
+  s.devices = devices.size();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const Device& d = *devices[i];
+    s.counters += d.before;
+    s.counters += d.client.counters();
+    s.done += d.client.state() == ClientState::kDone ? 1 : 0;
+    s.away += d.away ? 1 : 0;
+    s.sessions += d.transport->connected() ? 1 : 0;
+    s.connected += i < started && d.transport->ever_connected() ? 1 : 0;
+    s.handshakes += d.transport->handshakes();
+  }
+  return s;
+}
+
+// How many devices may have started at `elapsed_ms`: the start rate and
+// the in-flight limit (`starting`: started devices not yet through a
+// handshake); moves the rate's base when the limit holds starts back.
+size_t AllowedStarts(const DaemonFleetConfig& config, size_t devices,
+                     size_t started, size_t starting, uint64_t elapsed_ms,
+                     uint64_t* rate_base_ms, size_t* rate_base) {
+  size_t allowed = devices;
+  if (config.start_per_second > 0) {
+    allowed = std::min(allowed,
+                       *rate_base + 1 +
+                           static_cast<size_t>(
+                               static_cast<double>(elapsed_ms - *rate_base_ms) *
+                               config.start_per_second / 1000.0));
+  }
+  if (config.max_starting > 0) {
+    const size_t room =
+        config.max_starting > starting ? config.max_starting - starting : 0;
+    if (started + room < allowed) {
+      // Held back by the in-flight limit: the rate counts from now, so
+      // no burst of overdue starts follows.
+      allowed = started + room;
+      *rate_base_ms = elapsed_ms;
+      *rate_base = allowed;
+    }
+  }
+  return std::max(started, allowed);
+}
+
 // Polls the devices (started at the configured rate) until all are done
 // or `*stop` is set; writes the step histories and the progress lines.
 host::ErrorOr<DaemonFleetReport> RunDevices(
@@ -380,47 +418,29 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
     std::vector<std::unique_ptr<Device>>& devices,
     posix::CoapClientContext& context, volatile std::sig_atomic_t* stop,
     std::FILE* progress) {
-  DaemonFleetReport report;
-  report.devices = devices.size();
   const Clock::time_point start = Clock::now();
-  Clock::time_point last_progress = start;
   const auto now_ms = [start] {
     return static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
                                                               start)
             .count());
   };
+  FleetProgress lines(progress, config.progress_ms, config.watch_pid);
   // Devices [0, started) run; the rest wait for their start slot.
   size_t started = 0;
   size_t starting = 0;        // started devices not yet through a handshake
   uint64_t rate_base_ms = 0;  // the rate limit counts from here
   size_t rate_base = 0;
+  bool start_marked = false;
   while (stop == nullptr || *stop == 0) {
-    const uint64_t elapsed_ms = now_ms();
-    size_t allowed = devices.size();
-    if (config.start_per_second > 0) {
-      allowed = std::min(
-          allowed, rate_base + 1 +
-                       static_cast<size_t>(
-                           static_cast<double>(elapsed_ms - rate_base_ms) *
-                           config.start_per_second / 1000.0));
-    }
-    if (config.max_starting > 0) {
-      const size_t room =
-          config.max_starting > starting ? config.max_starting - starting : 0;
-      if (started + room < allowed) {
-        // Held back by the in-flight limit: the rate counts from now, so
-        // no burst of overdue starts follows.
-        allowed = started + room;
-        rate_base_ms = elapsed_ms;
-        rate_base = allowed;
-      }
-    }
-    started = std::max(started, allowed);
+    started = AllowedStarts(config, devices.size(), started, starting, now_ms(),
+                            &rate_base_ms, &rate_base);
+    EDGEADMM_HOST_TRY(StepChurn(config, devices, now_ms()));
     size_t done = 0;
     starting = 0;
     for (size_t i = 0; i < started; ++i) {
       Device& d = *devices[i];
+      if (d.away) continue;
       d.client.Poll(now_ms()).IgnoreError();
       if (d.history && d.client.counters().steps_computed > d.steps_logged) {
         d.steps_logged = d.client.counters().steps_computed;
@@ -433,26 +453,29 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
       done += d.client.state() == ClientState::kDone ? 1 : 0;
       starting += d.transport->ever_connected() ? 0 : 1;
     }
+    // A line when every device has had an upload accepted (the end of the
+    // start phase: the load benchmark's mark) and at the end.
+    uint64_t accepted = 0;
+    for (size_t i = 0; i < started && !start_marked; ++i) {
+      accepted += devices[i]->before.uploads_accepted +
+                  devices[i]->client.counters().uploads_accepted;
+    }
+    const bool mark = !start_marked && accepted >= devices.size();
+    start_marked = start_marked || mark;
+    if (lines.Due(now_ms()) || mark || done == devices.size()) {
+      lines.Print(now_ms(), Sample(devices, started));
+    }
     if (done == devices.size()) break;
     context.Poll(20).status().IgnoreError();
-    if (progress != nullptr &&
-        Clock::now() - last_progress > std::chrono::seconds(10)) {
-      last_progress = Clock::now();
-      DaemonFleetReport now;
-      for (auto& d : devices) now += d->client.counters();
-      std::fprintf(progress,
-                   "fleet: %zu/%zu devices done, %zu connected, %llu steps, "
-                   "%llu uploads accepted, %llu transport errors\n",
-                   done, devices.size(), started - starting,
-                   static_cast<unsigned long long>(now.steps_computed),
-                   static_cast<unsigned long long>(now.uploads_accepted),
-                   static_cast<unsigned long long>(now.transport_errors));
-      std::fflush(progress);
-    }
   }
+  const FleetSample last = Sample(devices, started);
+  DaemonFleetReport report;
+  static_cast<FleetCounters&>(report) = last.counters;
+  report.devices = devices.size();
+  report.done = last.done;
+  report.handshakes = last.handshakes;
   for (auto& d : devices) {
-    report += d->client.counters();
-    report.done += d->client.state() == ClientState::kDone ? 1 : 0;
+    report.churned += d->returned ? 1 : 0;
     d->transport->Close();
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -469,7 +492,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     return host::Error::InvalidArgument(
         "bad part (need 0 <= part < parts) or start rate");
   }
-  Result<std::vector<std::string>> ids = ListIds(config.psk_dir);
+  Result<std::vector<std::string>> ids = ListPskIds(config.psk_dir);
   if (!ids.ok() || ids->empty()) {
     return host::Error::NotFound("no PSK files in " + config.psk_dir);
   }
@@ -479,26 +502,40 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   EDGEADMM_HOST_TRY_ASSIGN(const std::vector<PenaltySchedule> schedules,
                            Schedules(config, ids->size()));
   EDGEADMM_HOST_TRY(RefuseSharedKeyFiles(config, *ids));
-  if (!config.local_address.empty() && !IsLocalAddress(config.local_address)) {
-    return host::Error::InvalidArgument("cannot bind to local address " +
-                                        config.local_address);
+  if (!(config.churn_fraction >= 0 && config.churn_fraction <= 1)) {
+    return host::Error::InvalidArgument("churn fraction outside [0, 1]");
+  }
+  const size_t count = (ids->size() - config.part + config.parts - 1) /
+                       config.parts;  // this part's devices
+  std::unique_ptr<SourceAddresses> addresses;
+  if (!config.local_address.empty()) {
+    EDGEADMM_HOST_TRY_ASSIGN(
+        SourceAddresses a,
+        SourceAddresses::Make(config.local_address, config.local_addresses,
+                              count));
+    addresses = std::make_unique<SourceAddresses>(std::move(a));
   }
   EDGEADMM_HOST_TRY_ASSIGN(const FleetData f,
                            LoadFleetData(config, ids->size()));
   Shared shared(f);
-  if (!config.local_address.empty()) {
-    shared.local_ports =
-        std::make_unique<posix::LocalPortPool>(config.local_address);
-  }
+  shared.local_addresses = std::move(addresses);
   if (!shared.context.status().ok()) {
-    return host::Error(shared.context.status(),
-                       "libcoap context without DTLS");
+    return host::Error(shared.context.status(), "libcoap context without DTLS");
   }
   std::vector<std::unique_ptr<Device>> devices;
   for (size_t i = config.part; i < ids->size(); i += config.parts) {
     EDGEADMM_HOST_TRY_ASSIGN(
         std::unique_ptr<Device> d,
-        MakeDevice(config, i, (*ids)[i], f, schedules[i], shared));
+        MakeDevice(config, i, (*ids)[i], f, schedules[i],
+                   shared.local_addresses
+                       ? shared.local_addresses->ForDevice(devices.size())
+                       : nullptr,
+                   shared));
+    const size_t j = devices.size();
+    d->churns =
+        static_cast<size_t>(static_cast<double>(j + 1) *
+                            config.churn_fraction) >
+        static_cast<size_t>(static_cast<double>(j) * config.churn_fraction);
     devices.push_back(std::move(d));
   }
   return RunDevices(config, devices, shared.context, stop, progress);

@@ -320,6 +320,7 @@ Status CoapDtlsTransport::HandshakeFailure(Status otherwise) const {
 }
 
 void CoapDtlsTransport::OnHandshakeDone() {
+  handshakes_ += handshake_done_ ? 0 : 1;
   if (!handshake_done_) last_heard_ms_ = MonotonicMs();
   handshake_done_ = true;
   ever_connected_ = true;

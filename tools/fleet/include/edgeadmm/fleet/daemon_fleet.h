@@ -34,6 +34,10 @@ struct DaemonFleetConfig {
   // default) towards one server, and every device has its own socket, so
   // fleet processes that together run more devices use one address each.
   std::string local_address;
+  // With local_address (IPv4): spread the process's devices over this many
+  // consecutive addresses from it, device j on address j % K
+  // (source_addresses.h), so a server sees K hosts; 1: one address.
+  size_t local_addresses = 1;
   // One file per device, named after its id, holding the hex PSK
   // (`edgeadmm devices add ID --psk-file DIR/ID`). Devices are the files in
   // sorted order; device i gets the i-th shard of the data.
@@ -47,7 +51,8 @@ struct DaemonFleetConfig {
   RowNormalization normalization = RowNormalization::kNone;
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
-  double epsilon_budget = std::numeric_limits<double>::infinity();  // local budget of every device
+  double epsilon_budget =
+      std::numeric_limits<double>::infinity();  // local budget of every device
   // Lets devices run steps without noise (sigma = 0: reference runs only;
   // no local privacy guarantee). See TrainerConfig.
   bool allow_unaccounted_steps = false;
@@ -119,19 +124,37 @@ struct DaemonFleetConfig {
   size_t steering_devices = 0;
   host::UploadBound steering_bound;
   SteeringMode steering_mode = SteeringMode::kSum;
+  // Churn: `churn_fraction` of the devices (spread evenly over the index
+  // order) switch off `churn_at_ms` after the fleet started, or each after
+  // its `churn_after_uploads`-th accepted upload when that is > 0 (their
+  // DTLS session dropped without a word, as a device that loses power or
+  // network), and come back `churn_away_ms` later as after a reboot: the
+  // client restarted from its persisted record (a pending upload resent).
+  // Once per device; 0: no churn.
+  double churn_fraction = 0;
+  uint32_t churn_at_ms = 0;
+  uint32_t churn_after_uploads = 0;
+  uint32_t churn_away_ms = 0;
+  // The progress line's interval, and a process (the daemon) whose memory
+  // and CPU it reports (fleet_progress.h); 0: none.
+  uint32_t progress_ms = 10000;
+  int watch_pid = 0;
 };
 
 // The devices' counters summed, and the run's shape.
 struct DaemonFleetReport : FleetCounters {
   size_t devices = 0;
-  size_t done = 0;  // devices that saw the end of the job
+  size_t done = 0;          // devices that saw the end of the job
+  size_t churned = 0;       // devices that left and came back (churn)
+  uint64_t handshakes = 0;  // DTLS handshakes completed, reconnections too
   double seconds = 0;
 };
 
 // Runs the devices until every one has seen the end of the job (ROLE_DONE)
 // or `*stop` becomes non-zero (a signal). INVALID_ARGUMENT for a bad config
 // (part >= parts, no device in the part, start_per_second < 0, a
-// local_address this host cannot bind, shard_sizes that are not one
+// local_address range this host cannot bind, a churn fraction outside
+// [0, 1], shard_sizes that are not one
 // positive size per device within the records) or more
 // devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
 // files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.

@@ -24,7 +24,9 @@ struct FleetCounters {
   uint64_t storage_errors = 0;
   uint64_t reports_sent = 0;
 
-  FleetCounters& operator+=(const DeviceClientCounters& c) {
+  // Adds a client's counters (DeviceClientCounters) or another sum.
+  template <typename Counters>
+  FleetCounters& operator+=(const Counters& c) {
     tasks_received += c.tasks_received;
     tasks_invalid += c.tasks_invalid;
     steps_computed += c.steps_computed;

@@ -54,8 +54,8 @@ struct CoapDtlsConfig {
   // transfer that makes progress is not cut. 0: wait for the retransmissions.
   uint32_t silence_timeout_ms = 10000;
   // Source address and port of each session, from a pool shared by the
-  // process's transports (edgeadmm-fleet connect --local-address); null: the kernel
-  // picks both. Must outlive the transport.
+  // process's transports (edgeadmm-fleet connect --local-address); null: the
+  // kernel picks both. Must outlive the transport.
   LocalPortPool* local_ports = nullptr;
 };
 
@@ -87,6 +87,9 @@ class CoapDtlsTransport final : public Transport {
   // True once a DTLS handshake of this transport has completed (the
   // fleet's in-flight limit: a device counts as starting until then).
   bool ever_connected() const { return ever_connected_; }
+  // DTLS handshakes of this transport completed so far (reconnections
+  // included): the load harness's handshakes/s.
+  uint32_t handshakes() const { return handshakes_; }
 
   // Called by the context's libcoap handlers (not part of the port).
   // False if the response belongs to no open exchange (libcoap then
@@ -161,6 +164,7 @@ class CoapDtlsTransport final : public Transport {
   uint16_t local_port_ = 0;  // from config_.local_ports; 0: none held
   bool handshake_done_ = false;
   bool ever_connected_ = false;
+  uint32_t handshakes_ = 0;
   bool session_failed_ = false;
   uint64_t handshake_started_ms_ = 0;
   uint64_t last_heard_ms_ = 0;  // last datagram of the server (any)

@@ -1,0 +1,193 @@
+// edgeadmm-bare-coap-server: the baseline of the load benchmark
+// (scripts/load-benchmark): libcoap 4.3.1 driven the plainest way, one
+// context, one DTLS-PSK endpoint, coap_io_process in a loop, nothing of the
+// gateway (no registry, admission, round engine or store). It holds the
+// same sessions and takes the same datagrams as the daemon does in a
+// benchmark round:
+//   GET  v1/task    observable; its body is the round number (text)
+//   POST v1/update  any body, answered 2.04 Changed; once --round-size
+//                   uploads of the round arrived, the round advances and
+//                   every observer of v1/task is notified.
+//   edgeadmm-bare-coap-server --port P --psk-dir DIR [--address 127.0.0.1]
+//       [--round-size N] [--rounds R]
+// The PSK of identity ID is the hex file DIR/ID (as `edgeadmm devices add
+// --psk-dir` writes them). Exits 0 after R rounds (0: on SIGTERM/SIGINT);
+// prints one line per round (uploads, seconds) to stdout.
+#include <arpa/inet.h>
+#include <coap3/coap.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/host/hex.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+using Clock = std::chrono::steady_clock;
+
+struct Server {
+  std::map<std::string, std::vector<uint8_t>> keys;  // identity -> PSK
+  coap_bin_const_t key_view{};
+  coap_resource_t* task = nullptr;
+  unsigned long round_size = 1;
+  unsigned long rounds = 0;
+  unsigned long round = 1;
+  unsigned long uploads = 0;  // of this round
+  unsigned long long total_uploads = 0;
+  Clock::time_point round_start = Clock::now();
+};
+
+Server g_server;
+
+bool LoadKeys(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return false;
+  while (const dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream in(dir + "/" + e->d_name);
+    std::string hex;
+    if (!(in >> hex)) continue;
+    auto key = edgeadmm::host::FromHex(hex);
+    if (key.ok()) g_server.keys[e->d_name] = *key;
+  }
+  closedir(d);
+  return !g_server.keys.empty();
+}
+
+const coap_bin_const_t* ValidateIdentity(coap_bin_const_t* identity,
+                                         coap_session_t*, void*) {
+  const std::string id(reinterpret_cast<const char*>(identity->s),
+                       identity->length);
+  auto it = g_server.keys.find(id);
+  if (it == g_server.keys.end()) return nullptr;
+  g_server.key_view.s = it->second.data();
+  g_server.key_view.length = it->second.size();
+  return &g_server.key_view;
+}
+
+void GetTask(coap_resource_t* resource, coap_session_t* session,
+             const coap_pdu_t* request, const coap_string_t* query,
+             coap_pdu_t* response) {
+  const std::string body = std::to_string(g_server.round);
+  coap_pdu_set_code(response, COAP_RESPONSE_CODE_CONTENT);
+  coap_add_data_large_response(resource, session, request, response, query,
+                               COAP_MEDIATYPE_TEXT_PLAIN, -1, 0, body.size(),
+                               reinterpret_cast<const uint8_t*>(body.data()),
+                               nullptr, nullptr);
+}
+
+void PostUpdate(coap_resource_t*, coap_session_t*, const coap_pdu_t*,
+                const coap_string_t*, coap_pdu_t* response) {
+  coap_pdu_set_code(response, COAP_RESPONSE_CODE_CHANGED);
+  ++g_server.total_uploads;
+  if (++g_server.uploads < g_server.round_size) return;
+  const double seconds =
+      std::chrono::duration<double>(Clock::now() - g_server.round_start)
+          .count();
+  std::printf("bare: round %lu, %lu uploads, %.2f s\n", g_server.round,
+              g_server.uploads, seconds);
+  std::fflush(stdout);
+  if (g_server.rounds != 0 && g_server.round >= g_server.rounds) g_stop = 1;
+  ++g_server.round;
+  g_server.uploads = 0;
+  g_server.round_start = Clock::now();
+  coap_resource_notify_observers(g_server.task, nullptr);
+}
+
+// The daemon's one concession to bursts, given to the baseline too: an
+// 8 MiB receive buffer (server.receive_buffer_bytes) on the UDP socket
+// bound to `port`, so a round's burst of uploads is not dropped by the
+// kernel (libcoap 4.3.1 has no call for it; the socket is found by port).
+void SetReceiveBuffer(uint16_t port) {
+  for (int fd = 3; fd < 256; ++fd) {
+    sockaddr_in local{};
+    socklen_t length = sizeof(local);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) != 0 ||
+        local.sin_family != AF_INET || ntohs(local.sin_port) != port) {
+      continue;
+    }
+    int bytes = 8 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+  }
+}
+
+const char* Arg(int argc, char** argv, const char* name, const char* fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* port = Arg(argc, argv, "--port", nullptr);
+  const char* psk_dir = Arg(argc, argv, "--psk-dir", nullptr);
+  const char* address = Arg(argc, argv, "--address", "127.0.0.1");
+  g_server.round_size =
+      std::strtoul(Arg(argc, argv, "--round-size", "1"), nullptr, 10);
+  g_server.rounds = std::strtoul(Arg(argc, argv, "--rounds", "0"), nullptr, 10);
+  if (port == nullptr || psk_dir == nullptr || g_server.round_size == 0) {
+    std::fprintf(stderr,
+                 "usage: edgeadmm-bare-coap-server --port P --psk-dir DIR "
+                 "[--address A] [--round-size N>0] [--rounds R]\n");
+    return 2;
+  }
+  if (!LoadKeys(psk_dir)) {
+    std::fprintf(stderr, "bare: no PSK files in %s\n", psk_dir);
+    return 2;
+  }
+  coap_startup();
+  coap_address_t listen;
+  coap_address_init(&listen);
+  listen.addr.sin.sin_family = AF_INET;
+  listen.addr.sin.sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
+  listen.size = sizeof(listen.addr.sin);
+  if (inet_pton(AF_INET, address, &listen.addr.sin.sin_addr) != 1) return 2;
+  coap_context_t* context = coap_new_context(nullptr);
+  coap_dtls_spsk_t psk{};
+  psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
+  psk.validate_id_call_back = &ValidateIdentity;
+  if (context == nullptr || !coap_context_set_psk2(context, &psk) ||
+      coap_new_endpoint(context, &listen, COAP_PROTO_DTLS) == nullptr) {
+    std::fprintf(stderr, "bare: cannot listen on %s:%s with DTLS\n", address,
+                 port);
+    return 1;
+  }
+  SetReceiveBuffer(static_cast<uint16_t>(std::atoi(port)));
+  coap_context_set_block_mode(context, COAP_BLOCK_USE_LIBCOAP);
+  g_server.task = coap_resource_init(coap_make_str_const("v1/task"),
+                                     COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS);
+  coap_register_handler(g_server.task, COAP_REQUEST_GET, &GetTask);
+  coap_resource_set_get_observable(g_server.task, 1);
+  coap_add_resource(context, g_server.task);
+  coap_resource_t* update =
+      coap_resource_init(coap_make_str_const("v1/update"), 0);
+  coap_register_handler(update, COAP_REQUEST_POST, &PostUpdate);
+  coap_add_resource(context, update);
+  std::signal(SIGTERM, &OnSignal);
+  std::signal(SIGINT, &OnSignal);
+  std::printf("bare: listening on %s:%s, %zu identities\n", address, port,
+              g_server.keys.size());
+  std::fflush(stdout);
+  while (g_stop == 0) {
+    if (coap_io_process(context, 100) < 0) break;
+  }
+  std::printf("bare: %llu uploads\n", g_server.total_uploads);
+  coap_free_context(context);
+  coap_cleanup();
+  return 0;
+}

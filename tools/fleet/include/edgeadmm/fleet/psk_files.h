@@ -1,0 +1,22 @@
+// The PSK directory of a fleet (`edgeadmm devices add --psk-dir DIR`): one
+// file per device, named after its id, holding its hex PSK. Read by
+// `edgeadmm-fleet connect` and `edgeadmm-fleet load`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/result.h"
+
+namespace edgeadmm::fleet {
+
+// The device ids: the files of `dir` not starting with '.', sorted.
+// NOT_FOUND if `dir` cannot be read.
+Result<std::vector<std::string>> ListPskIds(const std::string& dir);
+
+// The PSK in the hex file `path`: NOT_FOUND if unreadable or empty,
+// DATA_LOSS if not hex.
+Result<std::vector<uint8_t>> ReadPskFile(const std::string& path);
+
+}  // namespace edgeadmm::fleet

@@ -1,0 +1,81 @@
+// `edgeadmm-fleet load`: the load benchmark's devices against the bare
+// libcoap server (bare_load.h, tools/bare_coap):
+//   edgeadmm-fleet load --port P --psk-dir DIR [--host 127.0.0.1]
+//       [--local-address 127.0.1.0 --local-addresses K]
+//       [--start-rate R] [--max-starting N] [--payload-bytes B]
+//       [--rounds T] [--progress-ms MS] [--watch-pid PID]
+//       [--part I --parts K]
+#include <csignal>
+#include <cstdio>
+
+#include "edgeadmm/fleet/bare_load.h"
+#include "fleet_commands.h"
+
+namespace edgeadmm::fleet {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void OnSignal(int) { g_stop = 1; }
+
+}  // namespace
+
+void AddLoadCommand(CLI::App& app) {
+  static BareLoadConfig c;
+  CLI::App* cmd = app.add_subcommand(
+      "load",
+      "Devices that observe v1/task and POST one upload per notified round "
+      "(the bare libcoap baseline of the load benchmark)");
+  cmd->add_option("--host", c.host, "numeric server address")
+      ->capture_default_str();
+  cmd->add_option("--port", c.port, "server DTLS port")->required();
+  cmd->add_option("--psk-dir", c.psk_dir,
+                  "one hex PSK file per device, named after its id")
+      ->required();
+  cmd->add_option("--local-address", c.local_address,
+                  "first numeric source address of the sessions");
+  cmd->add_option("--local-addresses", c.local_addresses,
+                  "spread the devices over this many consecutive addresses")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--part", c.part,
+                  "run only the devices whose index is PART modulo --parts");
+  cmd->add_option("--parts", c.parts, "processes sharing the devices")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--start-rate", c.start_per_second,
+                  "start at most this many devices per second (0: all)");
+  cmd->add_option("--max-starting", c.max_starting,
+                  "at most this many devices in their first handshake");
+  cmd->add_option("--payload-bytes", c.payload_bytes, "bytes per upload")
+      ->capture_default_str();
+  cmd->add_option("--rounds", c.rounds, "uploads per device")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--progress-ms", c.progress_ms,
+                  "a progress line every this many ms")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--watch-pid", c.watch_pid,
+                  "add this process's memory and CPU use to the progress "
+                  "lines");
+  cmd->callback([] {
+    std::signal(SIGTERM, &OnSignal);
+    std::signal(SIGINT, &OnSignal);
+    auto r = RunBareLoad(c, &g_stop, stdout);
+    if (!r.ok()) {
+      std::fprintf(stderr, "edgeadmm-fleet load: %s\n",
+                   r.error().ToString().c_str());
+      throw CLI::RuntimeError(1);
+    }
+    std::printf(
+        "load: %zu devices, %zu registered (all by %.2f s), %llu "
+        "handshakes; uploads %llu accepted, %llu refused; %llu transport "
+        "errors; %.2f s\n",
+        r->devices, r->registered, r->start_seconds,
+        static_cast<unsigned long long>(r->handshakes),
+        static_cast<unsigned long long>(r->uploads_accepted),
+        static_cast<unsigned long long>(r->uploads_refused),
+        static_cast<unsigned long long>(r->transport_errors), r->seconds);
+    if (r->uploads_accepted == 0) throw CLI::RuntimeError(1);
+  });
+}
+
+}  // namespace edgeadmm::fleet
