@@ -124,11 +124,12 @@ void AddSteeringOptions(CLI::App* cmd, DaemonFleetConfig& c) {
   static const std::map<std::string, SteeringMode> kModes = {
       {"one-upload", SteeringMode::kOneUpload}, {"sum", SteeringMode::kSum}};
   CLI::Option* devices =
-      cmd->add_option("--steering-devices", c.steering_devices,
-                      "the first N devices of this part (sorted PSK files) "
-                      "are malicious: each update they send is the longest "
-                      "step the gateway's rule allows along (1, ..., 1)/sqrt(p), "
-                      "whatever their data (a measurement, docs/security.md)")
+      cmd->add_option(
+             "--steering-devices", c.steering_devices,
+             "the first N devices of this part (sorted PSK files) "
+             "are malicious: each update they send is the longest "
+             "step the gateway's rule allows along (1, ..., 1)/sqrt(p), "
+             "whatever their data (a measurement, docs/security.md)")
           ->excludes(cmd->get_option("--share-float16"));
   cmd->add_option("--steering-signal", c.steering_bound.signal,
                   "the clip bound of an honest upload's signal the steering "
@@ -162,8 +163,8 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
   if (!part.empty()) {
     unsigned long i = 0, k = 0;
     char tail = 0;
-    if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 ||
-        k == 0 || i >= k) {
+    if (std::sscanf(part.c_str(), "%lu/%lu%c", &i, &k, &tail) != 2 || k == 0 ||
+        i >= k) {
       std::fprintf(stderr,
                    "edgeadmm-fleet connect: --part must be I/K with "
                    "0 <= I < K, got '%s'\n",
@@ -195,6 +196,19 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
       static_cast<unsigned long long>(r->transport_errors));
 }
 
+// "HOST:PORT" (the port after the last ':'); an empty host if malformed.
+GatewayAddress ParseGateway(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return {};
+  const std::string port = text.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(port) > 65535 || std::stoul(port) == 0) {
+    return {};
+  }
+  return {text.substr(0, colon), static_cast<uint16_t>(std::stoul(port))};
+}
+
 }  // namespace
 
 void AddConnectCommand(CLI::App& app) {
@@ -208,6 +222,19 @@ void AddConnectCommand(CLI::App& app) {
   cmd->add_option("--host", c.host, "numeric daemon address")
       ->capture_default_str();
   cmd->add_option("--port", c.port, "daemon DTLS port")->required();
+  cmd->add_option_function<std::vector<std::string>>(
+         "--gateway",
+         [](const std::vector<std::string>& all) {
+           for (const std::string& g : all) {
+             c.more_gateways.push_back(ParseGateway(g));
+           }
+         },
+         "HOST:PORT of a further gateway of the deployment (repeatable): a "
+         "device whose gateway stays silent for --task-refresh-ms moves to "
+         "the next, --host:--port first, then these in order")
+      ->check([](const std::string& g) {
+        return ParseGateway(g).host.empty() ? "expected NUMERIC-HOST:PORT" : "";
+      });
   cmd->add_option("--local-address", c.local_address,
                   "numeric source address of the device sessions, each on "
                   "its own port (e.g. 127.0.0.2; one per fleet process "
@@ -226,9 +253,10 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--state-dir", c.state_dir,
                   "per-device state directories (default: RAM)");
-  cmd->add_option("--epsilon-budget", c.epsilon_budget,
-                  "local epsilon budget of every device (default inf: no limit, "
-                  "the epsilon spent is still reported)");
+  cmd->add_option(
+      "--epsilon-budget", c.epsilon_budget,
+      "local epsilon budget of every device (default inf: no limit, "
+      "the epsilon spent is still reported)");
   cmd->add_option("--delta", c.delta, "delta of the local budget");
   AddPartitionOptions(cmd, c);
   static std::string part;

@@ -17,10 +17,11 @@
 #include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
+#include "edgeadmm/failover_transport.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
-#include "edgeadmm/fleet/steering_transport.h"
 #include "edgeadmm/fleet/ram_storage.h"
+#include "edgeadmm/fleet/steering_transport.h"
 #include "edgeadmm/fleet/step_history.h"
 #include "edgeadmm/host/hex.h"
 #include "edgeadmm/local_trainer.h"
@@ -41,6 +42,11 @@ struct Device {
   std::vector<uint8_t> key;
   posix::CoapDtlsConfig link;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
+  // DaemonFleetConfig::more_gateways: one transport each, and the
+  // FailoverTransport over `transport` and them (empty/null: one gateway).
+  std::vector<std::unique_ptr<posix::CoapDtlsTransport>> more;
+  std::vector<Transport*> gateways;
+  std::unique_ptr<FailoverTransport> failover;
   // --share-float16 or a steering device: the decorator of `transport`.
   std::unique_ptr<UpdateRewriteTransport> rewrite;
   std::unique_ptr<RamStorage> ram;
@@ -169,8 +175,7 @@ host::ErrorOr<std::vector<PenaltySchedule>> Schedules(
           "penalty schedules given both as options and per device");
     }
     EDGEADMM_HOST_TRY_ASSIGN(
-        schedules,
-        ResolvePenaltySchedules(config.penalty_options, devices));
+        schedules, ResolvePenaltySchedules(config.penalty_options, devices));
   } else if (!config.penalty_schedules.empty()) {
     if (config.penalty_schedules.size() != devices) {
       return host::Error::InvalidArgument(
@@ -225,8 +230,7 @@ host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
   EDGEADMM_HOST_TRY_ASSIGN(f.data, LoadDataset(source));
   const DenseDataset& data = f.data;
   if (!config.shard_sizes.empty() &&
-      (config.shard_sizes.size() != devices ||
-       !config.column_blocks.empty())) {
+      (config.shard_sizes.size() != devices || !config.column_blocks.empty())) {
     return host::Error::InvalidArgument(
         "--shard-sizes: one size per device (" + std::to_string(devices) +
         " PSK files), got " + std::to_string(config.shard_sizes.size()) +
@@ -249,8 +253,8 @@ host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
   }
   // Vertical partition (admm-sharing): device i holds column block i of the
   // same records; its vectors are N = records long.
-  EDGEADMM_HOST_TRY_ASSIGN(
-      f.blocks, ColumnBlocks(config, data, devices, config.records));
+  EDGEADMM_HOST_TRY_ASSIGN(f.blocks,
+                           ColumnBlocks(config, data, devices, config.records));
   // The scoring phase: each party's block of the test records, too.
   if (!config.test_data_path.empty()) {
     if (f.blocks.empty() || config.test_records == 0) {
@@ -259,9 +263,8 @@ host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
     }
     EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset test,
                              ReadLibsvmFile(config.test_data_path, data.dim));
-    EDGEADMM_HOST_TRY_ASSIGN(
-        f.test_blocks,
-        ColumnBlocks(config, test, devices, config.test_records));
+    EDGEADMM_HOST_TRY_ASSIGN(f.test_blocks, ColumnBlocks(config, test, devices,
+                                                         config.test_records));
   }
   f.max_dim = data.dim;
   if (!f.blocks.empty()) {
@@ -294,6 +297,35 @@ struct Shared {
   GetrandomEntropy entropy;
 };
 
+// The transport of device `d` with the fleet's gateways: `d.transport`
+// alone, or a FailoverTransport over it and a transport to each of
+// config.more_gateways (same identity, key and settings).
+Transport& ConnectGateways(const DaemonFleetConfig& config, Shared& shared,
+                           Device& d) {
+  if (config.more_gateways.empty()) return *d.transport;
+  d.gateways.push_back(d.transport.get());
+  for (const GatewayAddress& g : config.more_gateways) {
+    posix::CoapDtlsConfig link = d.link;
+    link.host = g.host.c_str();
+    link.port = g.port;
+    d.more.push_back(
+        std::make_unique<posix::CoapDtlsTransport>(shared.context, link));
+    d.gateways.push_back(d.more.back().get());
+  }
+  d.failover =
+      std::make_unique<FailoverTransport>(d.gateways.data(), d.gateways.size());
+  return *d.failover;
+}
+
+// True once any of the device's gateways completed a handshake.
+bool EverConnected(const Device& d) {
+  if (d.transport->ever_connected()) return true;
+  for (const auto& more : d.more) {
+    if (more->ever_connected()) return true;
+  }
+  return false;
+}
+
 // Device i of the fleet (`id`), its client initialised.
 host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     const DaemonFleetConfig& config, size_t i, const std::string& id,
@@ -308,12 +340,14 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->link.host = config.host.c_str();
   d->link.port = config.port;
   d->link.identity = d->id.c_str();
-  d->link.key = ConstByteSpan(
-      reinterpret_cast<const std::byte*>(d->key.data()), d->key.size());
+  d->link.key = ConstByteSpan(reinterpret_cast<const std::byte*>(d->key.data()),
+                              d->key.size());
   d->link.ack_timeout_ms = config.ack_timeout_ms;
   d->link.silence_timeout_ms = config.silence_timeout_ms;
   d->link.local_ports = shared.local_ports.get();
-  d->transport = std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
+  d->transport =
+      std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
+  Transport& link = ConnectGateways(config, shared, *d);
   if (!OpenStorage(config, *d).ok()) {
     return host::Error::Unavailable("cannot open state of " + d->id);
   }
@@ -323,14 +357,14 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   if (!view.ok()) return host::Error(view.status(), "bad shard");
   d->config.device_id = d->id.c_str();
   if (config.share_float16) {
-    d->rewrite = std::make_unique<Float16ShareTransport>(*d->transport);
+    d->rewrite = std::make_unique<Float16ShareTransport>(link);
     d->config.transport = d->rewrite.get();
   } else if (i < config.steering_devices) {
     d->rewrite = std::make_unique<SteeringTransport>(
-        *d->transport, config.steering_bound, config.steering_mode);
+        link, config.steering_bound, config.steering_mode);
     d->config.transport = d->rewrite.get();
   } else {
-    d->config.transport = d->transport.get();
+    d->config.transport = &link;
   }
   d->config.entropy = &shared.entropy;
   d->config.data = *view;
@@ -342,8 +376,10 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     d->config.test_data = *test_view;
   }
   d->config.trainer = &shared.trainer;
-  d->config.trainer_workspace = ByteSpan(shared.workspace.data(), shared.workspace.size());
-  d->config.compute_scratch = ByteSpan(shared.scratch.data(), shared.scratch.size());
+  d->config.trainer_workspace =
+      ByteSpan(shared.workspace.data(), shared.workspace.size());
+  d->config.compute_scratch =
+      ByteSpan(shared.scratch.data(), shared.scratch.size());
   d->config.epsilon_budget = config.epsilon_budget;
   d->config.allow_unaccounted_steps = config.allow_unaccounted_steps;
   d->config.penalty_schedule = schedule;
@@ -431,7 +467,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
         }
       }
       done += d.client.state() == ClientState::kDone ? 1 : 0;
-      starting += d.transport->ever_connected() ? 0 : 1;
+      starting += EverConnected(d) ? 0 : 1;
     }
     if (done == devices.size()) break;
     context.Poll(20).status().IgnoreError();
@@ -454,6 +490,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
     report += d->client.counters();
     report.done += d->client.state() == ClientState::kDone ? 1 : 0;
     d->transport->Close();
+    for (auto& more : d->more) more->Close();
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;
@@ -491,8 +528,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
         std::make_unique<posix::LocalPortPool>(config.local_address);
   }
   if (!shared.context.status().ok()) {
-    return host::Error(shared.context.status(),
-                       "libcoap context without DTLS");
+    return host::Error(shared.context.status(), "libcoap context without DTLS");
   }
   std::vector<std::unique_ptr<Device>> devices;
   for (size_t i = config.part; i < ids->size(); i += config.parts) {

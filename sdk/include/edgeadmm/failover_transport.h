@@ -1,0 +1,71 @@
+// FailoverTransport: a device provisioned with several gateways of one
+// deployment (docs/aggregator.md, "Several gateways on one database"). It
+// speaks through one of `gateways` at a time, the first at start, and moves
+// to the next (after the last: the first) whenever the client calls
+// Reconnect, i.e. when the gateway has been silent so long that it may be
+// gone (DeviceClient: no task notification for task_refresh_ms). The
+// exchange in flight is abandoned without a report, as Reconnect promises;
+// the client then registers again (or fetches) on the next gateway, whose
+// answer is the job's current task, and its upload, if it was not
+// acknowledged, is sent again there: the store keeps one upload per
+// (job, round, device), whichever gateway took it.
+//
+// No heap: the caller owns the transports (one per gateway) and the array
+// of pointers, which must outlive this object.
+#pragma once
+
+#include <cstddef>
+
+#include "edgeadmm/transport.h"
+
+namespace edgeadmm {
+
+class FailoverTransport final : public Transport {
+ public:
+  // `gateways[0..count)`: non-null; count >= 1.
+  FailoverTransport(Transport* const* gateways, size_t count)
+      : gateways_(gateways), count_(count) {}
+
+  Status StartRequest(const TransportRequest& request,
+                      ByteSpan response_buffer) override {
+    return current().StartRequest(request, response_buffer);
+  }
+  bool TakeResult(TransportResult& result) override {
+    return current().TakeResult(result);
+  }
+  void Cancel() override { current().Cancel(); }
+  Status StartObserve(const char* path, ByteSpan notification_buffer) override {
+    return current().StartObserve(path, notification_buffer);
+  }
+  bool TakeNotification(TransportResult& result) override {
+    return current().TakeNotification(result);
+  }
+  void StopObserve() override { current().StopObserve(); }
+  // Whether the gateway in use streams; all of a device's gateways are
+  // transports of one kind.
+  bool streams_bodies() const override {
+    return gateways_[index_]->streams_bodies();
+  }
+  // Drops the session with the gateway in use and moves to the next one.
+  void Reconnect() override {
+    current().Reconnect();
+    index_ = (index_ + 1) % count_;
+    ++switches_;
+  }
+  StatusWithSize Poll(uint32_t timeout_ms) override {
+    return current().Poll(timeout_ms);
+  }
+
+  // The gateway in use (an index into the array) and how many moves so far.
+  size_t index() const { return index_; }
+  size_t switches() const { return switches_; }
+
+ private:
+  Transport& current() { return *gateways_[index_]; }
+  Transport* const* gateways_;
+  size_t count_;
+  size_t index_ = 0;
+  size_t switches_ = 0;
+};
+
+}  // namespace edgeadmm

@@ -1,0 +1,85 @@
+// FailoverTransport: every call goes to the gateway in use; Reconnect drops
+// that gateway's session and moves to the next, after the last to the first.
+#include "edgeadmm/failover_transport.h"
+
+#include <gtest/gtest.h>
+
+namespace edgeadmm {
+namespace {
+
+// Counts the calls it gets.
+class CountingTransport final : public Transport {
+ public:
+  CountingTransport() = default;
+  Status StartRequest(const TransportRequest&, ByteSpan) override {
+    ++requests;
+    return Status::Ok();
+  }
+  bool TakeResult(TransportResult&) override { return ++takes > 0; }
+  void Cancel() override { ++cancels; }
+  Status StartObserve(const char*, ByteSpan) override {
+    ++observes;
+    return Status::Ok();
+  }
+  bool TakeNotification(TransportResult&) override { return false; }
+  void StopObserve() override { ++stops; }
+  void Reconnect() override { ++reconnects; }
+  StatusWithSize Poll(uint32_t) override {
+    ++polls;
+    return StatusWithSize(0);
+  }
+  int requests = 0, takes = 0, cancels = 0, observes = 0, stops = 0,
+      reconnects = 0, polls = 0;
+};
+
+TEST(FailoverTransportTest, UsesOneGatewayAndMovesOnReconnect) {
+  CountingTransport a, b, c;
+  Transport* const gateways[] = {&a, &b, &c};
+  FailoverTransport t(gateways, 3);
+  TransportRequest request;
+  TransportResult result;
+  ASSERT_TRUE(t.StartRequest(request, ByteSpan()).ok());
+  EXPECT_TRUE(t.TakeResult(result));
+  ASSERT_TRUE(t.StartObserve("task", ByteSpan()).ok());
+  EXPECT_TRUE(t.Poll(0).ok());
+  EXPECT_EQ(a.requests, 1);
+  EXPECT_EQ(a.takes, 1);
+  EXPECT_EQ(a.observes, 1);
+  EXPECT_EQ(a.polls, 1);
+  EXPECT_EQ(b.requests + b.observes + b.polls + c.requests, 0);
+
+  // The gateway went silent: its session is dropped, the next one used.
+  t.Reconnect();
+  EXPECT_EQ(a.reconnects, 1);
+  EXPECT_EQ(t.index(), 1u);
+  ASSERT_TRUE(t.StartObserve("task", ByteSpan()).ok());
+  t.StopObserve();
+  t.Cancel();
+  EXPECT_EQ(b.observes, 1);
+  EXPECT_EQ(b.stops, 1);
+  EXPECT_EQ(b.cancels, 1);
+  EXPECT_EQ(a.observes, 1);  // unchanged
+
+  // After the last gateway, the first again.
+  t.Reconnect();
+  EXPECT_EQ(b.reconnects, 1);
+  EXPECT_EQ(t.index(), 2u);
+  t.Reconnect();
+  EXPECT_EQ(c.reconnects, 1);
+  EXPECT_EQ(t.index(), 0u);
+  EXPECT_EQ(t.switches(), 3u);
+  ASSERT_TRUE(t.StartRequest(request, ByteSpan()).ok());
+  EXPECT_EQ(a.requests, 2);
+}
+
+TEST(FailoverTransportTest, OneGatewayStaysOnIt) {
+  CountingTransport a;
+  Transport* const gateways[] = {&a};
+  FailoverTransport t(gateways, 1);
+  t.Reconnect();
+  EXPECT_EQ(a.reconnects, 1);
+  EXPECT_EQ(t.index(), 0u);
+}
+
+}  // namespace
+}  // namespace edgeadmm
