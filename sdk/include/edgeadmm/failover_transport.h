@@ -1,11 +1,16 @@
 // FailoverTransport: a device provisioned with several gateways of one
 // deployment (docs/aggregator.md, "Several gateways on one database"). It
 // speaks through one of `gateways` at a time, the first at start, and moves
-// to the next (after the last: the first) whenever the client calls
-// Reconnect, i.e. when the gateway has been silent so long that it may be
-// gone (DeviceClient: no task notification for task_refresh_ms). The
-// exchange in flight is abandoned without a report, as Reconnect promises;
-// the client then registers again (or fetches) on the next gateway, whose
+// to the next (after the last: the first)
+// - whenever the client calls Reconnect, i.e. when the gateway has been
+//   silent so long that it may be gone (DeviceClient: no task notification
+//   for task_refresh_ms); the exchange in flight is abandoned without a
+//   report, as Reconnect promises;
+// - at the next exchange after one that tells the gateway cannot serve:
+//   no answer (DEADLINE_EXCEEDED), unreachable (UNAVAILABLE), or 4.04, the
+//   answer of a gateway that serves no job (a standby: it does not hold the
+//   job's coordinator lease). With one gateway nothing changes.
+// The client then registers again (or fetches) on the next gateway, whose
 // answer is the job's current task, and its upload, if it was not
 // acknowledged, is sent again there: the store keeps one upload per
 // (job, round, device), whichever gateway took it.
@@ -17,6 +22,7 @@
 #include <cstddef>
 
 #include "edgeadmm/transport.h"
+#include "edgeadmm/wire/coap_code.h"
 
 namespace edgeadmm {
 
@@ -28,17 +34,19 @@ class FailoverTransport final : public Transport {
 
   Status StartRequest(const TransportRequest& request,
                       ByteSpan response_buffer) override {
+    LeaveIfDue();
     return current().StartRequest(request, response_buffer);
   }
   bool TakeResult(TransportResult& result) override {
-    return current().TakeResult(result);
+    return Judge(current().TakeResult(result), result);
   }
   void Cancel() override { current().Cancel(); }
   Status StartObserve(const char* path, ByteSpan notification_buffer) override {
+    LeaveIfDue();
     return current().StartObserve(path, notification_buffer);
   }
   bool TakeNotification(TransportResult& result) override {
-    return current().TakeNotification(result);
+    return Judge(current().TakeNotification(result), result);
   }
   void StopObserve() override { current().StopObserve(); }
   // Whether the gateway in use streams; all of a device's gateways are
@@ -48,6 +56,7 @@ class FailoverTransport final : public Transport {
   }
   // Drops the session with the gateway in use and moves to the next one.
   void Reconnect() override {
+    leave_ = false;
     current().Reconnect();
     index_ = (index_ + 1) % count_;
     ++switches_;
@@ -62,10 +71,24 @@ class FailoverTransport final : public Transport {
 
  private:
   Transport& current() { return *gateways_[index_]; }
+  // Marks the gateway to be left if `taken` `result` says it cannot serve.
+  bool Judge(bool taken, const TransportResult& result) {
+    if (taken && count_ > 1 &&
+        (result.status == Status::DeadlineExceeded() ||
+         result.status == Status::Unavailable() ||
+         (result.status.ok() && result.code == wire::kCoapNotFound))) {
+      leave_ = true;
+    }
+    return taken;
+  }
+  void LeaveIfDue() {
+    if (leave_) Reconnect();
+  }
   Transport* const* gateways_;
   size_t count_;
   size_t index_ = 0;
   size_t switches_ = 0;
+  bool leave_ = false;  // the next exchange goes to the next gateway
 };
 
 }  // namespace edgeadmm

@@ -15,7 +15,11 @@ class CountingTransport final : public Transport {
     ++requests;
     return Status::Ok();
   }
-  bool TakeResult(TransportResult&) override { return ++takes > 0; }
+  bool TakeResult(TransportResult& result) override {
+    ++takes;
+    result = next;
+    return true;
+  }
   void Cancel() override { ++cancels; }
   Status StartObserve(const char*, ByteSpan) override {
     ++observes;
@@ -28,6 +32,7 @@ class CountingTransport final : public Transport {
     ++polls;
     return StatusWithSize(0);
   }
+  TransportResult next;  // what TakeResult reports
   int requests = 0, takes = 0, cancels = 0, observes = 0, stops = 0,
       reconnects = 0, polls = 0;
 };
@@ -72,10 +77,59 @@ TEST(FailoverTransportTest, UsesOneGatewayAndMovesOnReconnect) {
   EXPECT_EQ(a.requests, 2);
 }
 
+// A gateway that serves no job (4.04: a standby), or that did not answer or
+// could not be reached, is left at the next exchange; any other answer
+// (a refusal included) keeps the device on it.
+TEST(FailoverTransportTest, LeavesAGatewayThatCannotServe) {
+  CountingTransport a, b;
+  Transport* const gateways[] = {&a, &b};
+  FailoverTransport t(gateways, 2);
+  TransportRequest request;
+  TransportResult result;
+  const auto exchange = [&](CountingTransport& on, TransportResult answer) {
+    on.next = answer;
+    EXPECT_TRUE(t.StartRequest(request, ByteSpan()).ok());
+    EXPECT_TRUE(t.TakeResult(result));
+  };
+  TransportResult refused;
+  refused.code = wire::kCoapForbidden;
+  exchange(a, refused);
+  TransportResult stale;
+  stale.code = wire::CoapCode(4, 12);
+  exchange(a, stale);
+  EXPECT_EQ(t.switches(), 0u);
+  TransportResult no_job;
+  no_job.code = wire::kCoapNotFound;
+  exchange(a, no_job);
+  EXPECT_EQ(t.index(), 0u);  // left at the next exchange, not before
+  TransportResult silent;
+  silent.status = Status::DeadlineExceeded();
+  exchange(b, silent);
+  EXPECT_EQ(a.reconnects, 1);
+  EXPECT_EQ(b.requests, 1);
+  TransportResult unreachable;
+  unreachable.status = Status::Unavailable();
+  exchange(a, unreachable);
+  EXPECT_EQ(b.reconnects, 1);
+  EXPECT_EQ(a.requests, 4);
+  TransportResult content;
+  content.code = wire::kCoapContent;
+  exchange(b, content);
+  ASSERT_TRUE(t.StartRequest(request, ByteSpan()).ok());
+  EXPECT_EQ(t.index(), 1u);
+  EXPECT_EQ(t.switches(), 3u);
+}
+
 TEST(FailoverTransportTest, OneGatewayStaysOnIt) {
   CountingTransport a;
   Transport* const gateways[] = {&a};
   FailoverTransport t(gateways, 1);
+  a.next.code = wire::kCoapNotFound;
+  TransportResult result;
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_TRUE(t.TakeResult(result));
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_EQ(a.reconnects, 0);  // no other gateway to go to
   t.Reconnect();
   EXPECT_EQ(a.reconnects, 1);
   EXPECT_EQ(t.index(), 0u);
