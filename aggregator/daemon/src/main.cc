@@ -116,6 +116,17 @@ std::string HostGatewayId() {
   return id;
 }
 
+// The start line: the gateway, the database (password redacted), who
+// named it and its engine.
+void PrintStartLine(const std::string& gateway, const std::string& shown,
+                    const char* source, bool postgresql) {
+  std::fprintf(stderr,
+               "edgeadmm-aggregatord: gateway %s, database %s (from %s) on "
+               "%s\n",
+               gateway.c_str(), shown.c_str(), source,
+               postgresql ? "PostgreSQL" : "SQLite");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -194,14 +205,10 @@ int main(int argc, char** argv) {
                  shown.c_str(), db.status().str());
     return 1;
   }
-  if (config.server.gateway_id.empty()) {
+  if (config.server.gateway_id.empty())
     config.server.gateway_id = HostGatewayId();
-  }
-  std::fprintf(stderr,
-               "edgeadmm-aggregatord: gateway %s, database %s (from %s) on "
-               "%s\n",
-               config.server.gateway_id.c_str(), shown.c_str(), database.source,
-               db->postgresql() ? "PostgreSQL" : "SQLite");
+  PrintStartLine(config.server.gateway_id, shown, database.source,
+                 db->postgresql());
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
   if (!server.ok()) {
     std::fprintf(stderr,

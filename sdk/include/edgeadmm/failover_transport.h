@@ -22,7 +22,6 @@
 #include <cstddef>
 
 #include "edgeadmm/transport.h"
-#include "edgeadmm/wire/coap_code.h"
 
 namespace edgeadmm {
 
@@ -55,12 +54,7 @@ class FailoverTransport final : public Transport {
     return gateways_[index_]->streams_bodies();
   }
   // Drops the session with the gateway in use and moves to the next one.
-  void Reconnect() override {
-    leave_ = false;
-    current().Reconnect();
-    index_ = (index_ + 1) % count_;
-    ++switches_;
-  }
+  void Reconnect() override;
   StatusWithSize Poll(uint32_t timeout_ms) override {
     return current().Poll(timeout_ms);
   }
@@ -71,16 +65,9 @@ class FailoverTransport final : public Transport {
 
  private:
   Transport& current() { return *gateways_[index_]; }
-  // Marks the gateway to be left if `taken` `result` says it cannot serve.
-  bool Judge(bool taken, const TransportResult& result) {
-    if (taken && count_ > 1 &&
-        (result.status == Status::DeadlineExceeded() ||
-         result.status == Status::Unavailable() ||
-         (result.status.ok() && result.code == wire::kCoapNotFound))) {
-      leave_ = true;
-    }
-    return taken;
-  }
+  // Marks the gateway to be left if `taken` `result` says it cannot serve;
+  // returns `taken`.
+  bool Judge(bool taken, const TransportResult& result);
   void LeaveIfDue() {
     if (leave_) Reconnect();
   }

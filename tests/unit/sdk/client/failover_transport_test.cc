@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "edgeadmm/wire/coap_code.h"
+
 namespace edgeadmm {
 namespace {
 

@@ -1,0 +1,24 @@
+#include "edgeadmm/failover_transport.h"
+
+#include "edgeadmm/wire/coap_code.h"
+
+namespace edgeadmm {
+
+void FailoverTransport::Reconnect() {
+  leave_ = false;
+  current().Reconnect();
+  index_ = (index_ + 1) % count_;
+  ++switches_;
+}
+
+bool FailoverTransport::Judge(bool taken, const TransportResult& result) {
+  if (taken && count_ > 1 &&
+      (result.status == Status::DeadlineExceeded() ||
+       result.status == Status::Unavailable() ||
+       (result.status.ok() && result.code == wire::kCoapNotFound))) {
+    leave_ = true;
+  }
+  return taken;
+}
+
+}  // namespace edgeadmm
