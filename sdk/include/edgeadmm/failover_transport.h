@@ -2,10 +2,13 @@
 // deployment (docs/aggregator.md, "Several gateways on one database"). It
 // speaks through one of `gateways` at a time, the first at start, and moves
 // to the next (after the last: the first)
-// - whenever the client calls Reconnect, i.e. when the gateway has been
-//   silent so long that it may be gone (DeviceClient: no task notification
-//   for task_refresh_ms); the exchange in flight is abandoned without a
-//   report, as Reconnect promises;
+// - when the client calls Reconnect (DeviceClient: no task notification
+//   for task_refresh_ms) and the gateway has not answered anything (2.xx)
+//   since the previous Reconnect; a gateway that did answer gets a new
+//   session first (a busy coordinator whose round outlasts the refresh is
+//   not left for a standby), and is left if that one fails as below. The
+//   exchange in flight is abandoned without a report, as Reconnect
+//   promises;
 // - at the next exchange after one that tells the gateway cannot serve:
 //   no answer (DEADLINE_EXCEEDED), unreachable (UNAVAILABLE), or 4.04, the
 //   answer of a gateway that serves no job (a standby: it does not hold the
@@ -53,7 +56,8 @@ class FailoverTransport final : public Transport {
   bool streams_bodies() const override {
     return gateways_[index_]->streams_bodies();
   }
-  // Drops the session with the gateway in use and moves to the next one.
+  // Drops the session with the gateway in use; moves to the next one
+  // unless the gateway answered since the last call.
   void Reconnect() override;
   StatusWithSize Poll(uint32_t timeout_ms) override {
     return current().Poll(timeout_ms);
@@ -69,13 +73,16 @@ class FailoverTransport final : public Transport {
   // returns `taken`.
   bool Judge(bool taken, const TransportResult& result);
   void LeaveIfDue() {
-    if (leave_) Reconnect();
+    if (leave_) Move();
   }
+  // Drops the session with the gateway in use and moves to the next one.
+  void Move();
   Transport* const* gateways_;
   size_t count_;
   size_t index_ = 0;
   size_t switches_ = 0;
-  bool leave_ = false;  // the next exchange goes to the next gateway
+  bool leave_ = false;     // the next exchange goes to the next gateway
+  bool answered_ = false;  // a 2.xx from the gateway since the last Reconnect
 };
 
 }  // namespace edgeadmm

@@ -5,7 +5,17 @@
 namespace edgeadmm {
 
 void FailoverTransport::Reconnect() {
+  if (answered_) {
+    answered_ = false;
+    current().Reconnect();
+    return;
+  }
+  Move();
+}
+
+void FailoverTransport::Move() {
   leave_ = false;
+  answered_ = false;
   current().Reconnect();
   index_ = (index_ + 1) % count_;
   ++switches_;
@@ -17,6 +27,8 @@ bool FailoverTransport::Judge(bool taken, const TransportResult& result) {
        result.status == Status::Unavailable() ||
        (result.status.ok() && result.code == wire::kCoapNotFound))) {
     leave_ = true;
+  } else if (taken && result.status.ok() && (result.code >> 5) == 2) {
+    answered_ = true;
   }
   return taken;
 }

@@ -42,10 +42,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A sanity bound on the relative L2 distance of the final model to the
-// single gateway's: a run that diverged or released nothing after the kill
-// is at ~1 or more. Measured: 0.08 in the reduced run (the lost round's
-// extra steps, 3 rounds before the end, are not yet damped out).
-constexpr double kFinalModelTolerance = 0.5;
+// single gateway's: closer to it than the zero model, i.e. the run neither
+// diverged nor restarted after the kill. No tighter bound holds for every
+// kill instant: the distance depends on how many devices stepped in the
+// lost round and how many rounds are left to damp their extra step
+// (measured 0.08 to 0.41 in the reduced run).
+constexpr double kFinalModelTolerance = 1.0;
 
 std::string JobToml(int devices, int rounds) {
   const std::string n = std::to_string(devices);
@@ -205,8 +207,8 @@ void RunAndCheck(int devices, int rounds, size_t records, int limit_s) {
   if (!testing::BackendAvailable(testing::Backend::kPostgres, &why_not)) {
     GTEST_SKIP() << why_not;
   }
-  // The single-gateway run of the same job (SQLite: the same bits).
-  testing::TempDatabase single;
+  // The single-gateway run of the same job, on the same cluster.
+  testing::TempDatabase single(testing::Backend::kPostgres);
   const testing::FleetSetup single_setup =
       testing::PrepareFleet(single, devices, records);
   const testing::FleetRunResult reference =
@@ -281,19 +283,21 @@ void RunAndCheck(int devices, int rounds, size_t records, int limit_s) {
       "multi-gateway: final model vs single gateway: relative "
       "distance %.3g (tolerance %.3g)\n",
       relative, kFinalModelTolerance);
-  {
-    std::printf(
-        "multi-gateway: %d devices x %d rounds over 3 gateways, coordinator "
-        "killed in round %lld (successor %s): %.1f s, %.1f acknowledged "
-        "uploads/s (single gateway, no kill: %d uploads)\n",
-        devices, rounds, static_cast<long long>(run.killed_round),
-        run.successor.c_str(), run.seconds,
-        static_cast<double>(run.acknowledged) / run.seconds, devices * rounds);
-  }
+  const double single_rate =
+      static_cast<double>(reference.report.uploads_accepted) /
+      reference.report.seconds;
+  const double rate = static_cast<double>(run.acknowledged) / run.seconds;
+  std::printf(
+      "multi-gateway: %d devices x %d rounds; one gateway: %.1f s, %.1f "
+      "acknowledged uploads/s; 3 gateways, the coordinator killed in round "
+      "%lld (successor %s): %.1f s, %.1f uploads/s (ratio %.2f)\n",
+      devices, rounds, reference.report.seconds, single_rate,
+      static_cast<long long>(run.killed_round), run.successor.c_str(),
+      run.seconds, rate, rate / single_rate);
 }
 
 TEST(FleetMultiGatewayTest, JobSurvivesItsCoordinatorAndDevicesFailOver) {
-  RunAndCheck(/*devices=*/12, /*rounds=*/6, /*records=*/1200, /*limit_s=*/90);
+  RunAndCheck(/*devices=*/12, /*rounds=*/8, /*records=*/1200, /*limit_s=*/90);
 }
 
 // The must-show size (aggregator_fleet_multi_gateway_benchmark, manual).

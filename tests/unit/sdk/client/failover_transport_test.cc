@@ -122,6 +122,35 @@ TEST(FailoverTransportTest, LeavesAGatewayThatCannotServe) {
   EXPECT_EQ(t.switches(), 3u);
 }
 
+// A Reconnect after the gateway answered keeps it (a new session); one
+// with no answer since the last moves on.
+TEST(FailoverTransportTest, ReconnectKeepsAGatewayThatAnswered) {
+  CountingTransport a, b;
+  Transport* const gateways[] = {&a, &b};
+  FailoverTransport t(gateways, 2);
+  TransportResult result;
+  a.next.code = wire::kCoapContent;
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_TRUE(t.TakeResult(result));
+  t.Reconnect();
+  EXPECT_EQ(a.reconnects, 1);
+  EXPECT_EQ(t.index(), 0u);
+  t.Reconnect();  // silent since
+  EXPECT_EQ(a.reconnects, 2);
+  EXPECT_EQ(t.index(), 1u);
+  // An answer, then a failure: left at the next exchange all the same.
+  b.next.code = wire::kCoapChanged;
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_TRUE(t.TakeResult(result));
+  b.next = TransportResult();
+  b.next.status = Status::Unavailable();
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_TRUE(t.TakeResult(result));
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_EQ(t.index(), 0u);
+  EXPECT_EQ(a.requests, 2);
+}
+
 TEST(FailoverTransportTest, OneGatewayStaysOnIt) {
   CountingTransport a;
   Transport* const gateways[] = {&a};
