@@ -235,6 +235,9 @@ void AddConnectCommand(CLI::App& app) {
       ->check([](const std::string& g) {
         return ParseGateway(g).host.empty() ? "expected NUMERIC-HOST:PORT" : "";
       });
+  cmd->add_flag("--spread-gateways", c.spread_gateways,
+                "with --gateway: device i starts on gateway i mod their "
+                "number (--host:--port being gateway 0)");
   cmd->add_option("--local-address", c.local_address,
                   "numeric source address of the device sessions, each on "
                   "its own port (e.g. 127.0.0.2; one per fleet process "

@@ -30,9 +30,10 @@ namespace edgeadmm {
 
 class FailoverTransport final : public Transport {
  public:
-  // `gateways[0..count)`: non-null; count >= 1.
-  FailoverTransport(Transport* const* gateways, size_t count)
-      : gateways_(gateways), count_(count) {}
+  // `gateways[0..count)`: non-null; count >= 1. Starts on gateways[first %
+  // count] (a fleet spreads its devices over the gateways).
+  FailoverTransport(Transport* const* gateways, size_t count, size_t first = 0)
+      : gateways_(gateways), count_(count), index_(first % count) {}
 
   Status StartRequest(const TransportRequest& request,
                       ByteSpan response_buffer) override {
@@ -79,7 +80,7 @@ class FailoverTransport final : public Transport {
   void Move();
   Transport* const* gateways_;
   size_t count_;
-  size_t index_ = 0;
+  size_t index_;
   size_t switches_ = 0;
   bool leave_ = false;     // the next exchange goes to the next gateway
   bool answered_ = false;  // a 2.xx from the gateway since the last Reconnect

@@ -3,7 +3,8 @@
 // database of the test binary's throwaway cluster, gw-0 holding the job's
 // coordinator lease, gw-1 and gw-2 standing by; a prox-admm job whose
 // every round is the whole fleet (fixed m = n = m_min, σ = 0), every device
-// provisioned with the three gateways (gw-0 first). Once two rounds have
+// provisioned with the three gateways, a third starting on each (those on
+// a standby move on at its 4.04). Once two rounds have
 // committed and the open round holds an upload, gw-0 is SIGKILLed; a
 // standby takes the lease (the round gw-0 left open is marked lost and a
 // new one opened at the same iteration), the other standby is restarted
@@ -140,6 +141,7 @@ Outcome RunWithFailover(testing::TempDatabase& t,
   fc.port = static_cast<uint16_t>(gw[0].port);
   fc.more_gateways = {{"127.0.0.1", static_cast<uint16_t>(gw[1].port)},
                       {"127.0.0.1", static_cast<uint16_t>(gw[2].port)}};
+  fc.spread_gateways = true;  // a third of the devices start on each
   fc.psk_dir = setup.psk_dir;
   fc.data_path = setup.subset;
   fc.dim = 123;

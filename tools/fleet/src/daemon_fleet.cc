@@ -299,9 +299,10 @@ struct Shared {
 
 // The transport of device `d` with the fleet's gateways: `d.transport`
 // alone, or a FailoverTransport over it and a transport to each of
-// config.more_gateways (same identity, key and settings).
+// config.more_gateways (same identity, key and settings); device `index`
+// starts on gateway index mod their number with config.spread_gateways.
 Transport& ConnectGateways(const DaemonFleetConfig& config, Shared& shared,
-                           Device& d) {
+                           size_t index, Device& d) {
   if (config.more_gateways.empty()) return *d.transport;
   d.gateways.push_back(d.transport.get());
   for (const GatewayAddress& g : config.more_gateways) {
@@ -312,8 +313,8 @@ Transport& ConnectGateways(const DaemonFleetConfig& config, Shared& shared,
         std::make_unique<posix::CoapDtlsTransport>(shared.context, link));
     d.gateways.push_back(d.more.back().get());
   }
-  d.failover =
-      std::make_unique<FailoverTransport>(d.gateways.data(), d.gateways.size());
+  d.failover = std::make_unique<FailoverTransport>(
+      d.gateways.data(), d.gateways.size(), config.spread_gateways ? index : 0);
   return *d.failover;
 }
 
@@ -347,7 +348,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->link.local_ports = shared.local_ports.get();
   d->transport =
       std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
-  Transport& link = ConnectGateways(config, shared, *d);
+  Transport& link = ConnectGateways(config, shared, i, *d);
   if (!OpenStorage(config, *d).ok()) {
     return host::Error::Unavailable("cannot open state of " + d->id);
   }

@@ -151,6 +151,17 @@ TEST(FailoverTransportTest, ReconnectKeepsAGatewayThatAnswered) {
   EXPECT_EQ(a.requests, 2);
 }
 
+TEST(FailoverTransportTest, StartsOnTheGivenGateway) {
+  CountingTransport a, b, c;
+  Transport* const gateways[] = {&a, &b, &c};
+  FailoverTransport t(gateways, 3, /*first=*/5);
+  EXPECT_EQ(t.index(), 2u);
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_EQ(c.requests, 1);
+  t.Reconnect();
+  EXPECT_EQ(t.index(), 0u);
+}
+
 TEST(FailoverTransportTest, OneGatewayStaysOnIt) {
   CountingTransport a;
   Transport* const gateways[] = {&a};

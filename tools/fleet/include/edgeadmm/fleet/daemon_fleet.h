@@ -39,6 +39,9 @@ struct DaemonFleetConfig {
   // these, in turn, whenever the one in use stays silent
   // (FailoverTransport; edgeadmm-fleet connect --gateway HOST:PORT).
   std::vector<GatewayAddress> more_gateways;
+  // With more_gateways: device i starts on gateway i mod (their number)
+  // (host:port being gateway 0) instead of host:port (--spread-gateways).
+  bool spread_gateways = false;
   // Numeric source address of every device session (e.g. 127.0.0.2), each
   // session on its own port of it (posix::LocalPortPool); empty: the kernel
   // picks. A source address has only the ephemeral port range (28,232 by
