@@ -10,9 +10,11 @@
 //   exchange in flight is abandoned without a report, as Reconnect
 //   promises;
 // - at the next exchange after one that tells the gateway cannot serve:
-//   no answer (DEADLINE_EXCEEDED), unreachable (UNAVAILABLE), or 4.04, the
+//   no answer (DEADLINE_EXCEEDED), unreachable (UNAVAILABLE), 4.04, the
 //   answer of a gateway that serves no job (a standby: it does not hold the
-//   job's coordinator lease). With one gateway nothing changes.
+//   job's coordinator lease), or 5.03, the answer of a gateway that cannot
+//   write its database (a coordinator cut off from it, whose lease has
+//   passed on). With one gateway nothing changes.
 // The client then registers again (or fetches) on the next gateway, whose
 // answer is the job's current task, and its upload, if it was not
 // acknowledged, is sent again there: the store keeps one upload per

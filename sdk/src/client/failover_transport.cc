@@ -25,7 +25,9 @@ bool FailoverTransport::Judge(bool taken, const TransportResult& result) {
   if (taken && count_ > 1 &&
       (result.status == Status::DeadlineExceeded() ||
        result.status == Status::Unavailable() ||
-       (result.status.ok() && result.code == wire::kCoapNotFound))) {
+       (result.status.ok() &&
+        (result.code == wire::kCoapNotFound ||
+         result.code == wire::kCoapServiceUnavailable)))) {
     leave_ = true;
   } else if (taken && result.status.ok() && (result.code >> 5) == 2) {
     answered_ = true;

@@ -79,8 +79,9 @@ TEST(FailoverTransportTest, UsesOneGatewayAndMovesOnReconnect) {
   EXPECT_EQ(a.requests, 2);
 }
 
-// A gateway that serves no job (4.04: a standby), or that did not answer or
-// could not be reached, is left at the next exchange; any other answer
+// A gateway that serves no job (4.04: a standby), cannot write its
+// database (5.03), did not answer or could not be reached, is left at the
+// next exchange; any other answer
 // (a refusal included) keeps the device on it.
 TEST(FailoverTransportTest, LeavesAGatewayThatCannotServe) {
   CountingTransport a, b;
@@ -114,12 +115,16 @@ TEST(FailoverTransportTest, LeavesAGatewayThatCannotServe) {
   exchange(a, unreachable);
   EXPECT_EQ(b.reconnects, 1);
   EXPECT_EQ(a.requests, 4);
+  TransportResult store_failing;
+  store_failing.code = wire::kCoapServiceUnavailable;
+  exchange(b, store_failing);
+  EXPECT_EQ(b.requests, 2);
   TransportResult content;
   content.code = wire::kCoapContent;
-  exchange(b, content);
+  exchange(a, content);
   ASSERT_TRUE(t.StartRequest(request, ByteSpan()).ok());
-  EXPECT_EQ(t.index(), 1u);
-  EXPECT_EQ(t.switches(), 3u);
+  EXPECT_EQ(t.index(), 0u);
+  EXPECT_EQ(t.switches(), 4u);
 }
 
 // A Reconnect after the gateway answered keeps it (a new session); one
