@@ -89,6 +89,9 @@ bool WaitFor(F done, int seconds) {
   const auto limit = Clock::now() + std::chrono::seconds(seconds);
   while (!done()) {
     if (Clock::now() > limit) return false;
+    // Paces the queries (the database and the daemons share 2 cores); the
+    // wait still ends on the state, not on a time.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
 }

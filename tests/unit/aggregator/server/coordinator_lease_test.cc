@@ -11,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "backend_test.h"
 #include "edgeadmm/server/job_host.h"
@@ -50,7 +51,10 @@ std::string WaitForHolder(F holder_of, const std::string& want) {
     auto holder = holder_of();
     if (!holder.ok()) return "<error>";
     seen = *holder;
-  } while (seen != want && std::chrono::steady_clock::now() < limit);
+    if (seen == want) break;
+    // Paces the queries; the wait ends on the state.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  } while (std::chrono::steady_clock::now() < limit);
   return seen;
 }
 
