@@ -45,6 +45,17 @@ std::string Trim(const std::string& s) {
 bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "host") return o.host = value, !value.empty();
   if (name == "port") return ParseUnsigned(value, o.port);
+  if (name == "gateway") {
+    // HOST:PORT, the port after the last ':'.
+    const size_t colon = value.rfind(':');
+    uint16_t port = 0;
+    if (colon == std::string::npos || colon == 0 ||
+        !ParseUnsigned(value.substr(colon + 1), port) || port == 0) {
+      return false;
+    }
+    o.more_gateways.emplace_back(value.substr(0, colon), port);
+    return true;
+  }
   if (name == "identity") return o.identity = value, !value.empty();
   if (name == "psk-file") return o.psk_file = value, !value.empty();
   if (name == "data") return o.data = value, !value.empty();
@@ -118,6 +129,9 @@ const char* DeviceUsage() {
          "--state-dir DIR\n"
          "  [--host 127.0.0.1] [--port 5684] [--format libsvm|csv] [--dim "
          "123]\n"
+         "  [--gateway HOST:PORT (repeatable: further gateways, tried in "
+         "turn when the one\n   in use is silent or serves no job; libcoap "
+         "transport)]\n"
          "  [--first N] [--count N] [--epsilon-budget E] [--delta D]\n"
          "  [--columns FIRST:COUNT (admm-sharing: this party's column block, "
          "0-based)]\n"
@@ -195,6 +209,12 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     std::fprintf(stderr,
                  "edgeadmm-device: --stream-rows needs --columns and "
                  "--transport sdk (libcoap does not stream bodies)\n");
+    return false;
+  }
+  if (!o.more_gateways.empty() &&
+      o.transport != DeviceTransportKind::kLibcoap) {
+    std::fprintf(stderr,
+                 "edgeadmm-device: --gateway needs --transport libcoap\n");
     return false;
   }
   // pp-admm schedules (the same rules as edgeadmm-fleet connect's --pp-*).

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace edgeadmm::device {
 
@@ -14,6 +16,10 @@ enum class DeviceTransportKind { kLibcoap, kSdk };
 struct DeviceOptions {
   std::string host = "127.0.0.1";  // aggregator address (numeric)
   uint16_t port = 5684;
+  // Further gateways of the deployment, "HOST:PORT" (--gateway, repeatable;
+  // libcoap transport): the device moves to the next when the one in use
+  // is silent or serves no job (FailoverTransport).
+  std::vector<std::pair<std::string, uint16_t>> more_gateways;
   std::string identity;  // device id = DTLS PSK identity
   std::string psk_file;  // hex PSK, as written by `edgeadmm devices add`
   std::string data;      // LIBSVM or Adult CSV (plain or .xz)

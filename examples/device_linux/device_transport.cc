@@ -1,5 +1,8 @@
 #include "device_transport.h"
 
+#include <vector>
+
+#include "edgeadmm/failover_transport.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/result.h"
@@ -17,6 +20,11 @@ namespace edgeadmm::device {
 struct DeviceTransport::Libcoap {
   posix::CoapClientContext context;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
+  // --gateway: one transport per further gateway, and the FailoverTransport
+  // over all of them (null: one gateway).
+  std::vector<std::unique_ptr<posix::CoapDtlsTransport>> more;
+  std::vector<Transport*> gateways;
+  std::unique_ptr<FailoverTransport> failover;
 };
 
 #if EDGEADMM_DEVICE_SDK_TRANSPORT
@@ -93,6 +101,17 @@ Status DeviceTransport::Open(const DeviceOptions& o, ConstByteSpan key,
   link.silence_timeout_ms = o.silence_timeout_ms;
   libcoap_->transport =
       std::make_unique<posix::CoapDtlsTransport>(libcoap_->context, link);
+  if (o.more_gateways.empty()) return Status::Ok();
+  libcoap_->gateways.push_back(libcoap_->transport.get());
+  for (const auto& [host, port] : o.more_gateways) {
+    link.host = host.c_str();
+    link.port = port;
+    libcoap_->more.push_back(
+        std::make_unique<posix::CoapDtlsTransport>(libcoap_->context, link));
+    libcoap_->gateways.push_back(libcoap_->more.back().get());
+  }
+  libcoap_->failover = std::make_unique<FailoverTransport>(
+      libcoap_->gateways.data(), libcoap_->gateways.size());
   return Status::Ok();
 }
 
@@ -100,6 +119,7 @@ Transport& DeviceTransport::get() {
 #if EDGEADMM_DEVICE_SDK_TRANSPORT
   if (sdk_ != nullptr) return *sdk_->client;
 #endif
+  if (libcoap_->failover != nullptr) return *libcoap_->failover;
   return *libcoap_->transport;
 }
 

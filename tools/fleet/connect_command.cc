@@ -222,6 +222,19 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
       static_cast<unsigned long long>(r->handshakes), r->churned);
 }
 
+// "HOST:PORT" (the port after the last ':'); an empty host if malformed.
+GatewayAddress ParseGateway(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return {};
+  const std::string port = text.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(port) > 65535 || std::stoul(port) == 0) {
+    return {};
+  }
+  return {text.substr(0, colon), static_cast<uint16_t>(std::stoul(port))};
+}
+
 }  // namespace
 
 void AddConnectCommand(CLI::App& app) {
@@ -235,6 +248,22 @@ void AddConnectCommand(CLI::App& app) {
   cmd->add_option("--host", c.host, "numeric daemon address")
       ->capture_default_str();
   cmd->add_option("--port", c.port, "daemon DTLS port")->required();
+  cmd->add_option_function<std::vector<std::string>>(
+         "--gateway",
+         [](const std::vector<std::string>& all) {
+           for (const std::string& g : all) {
+             c.more_gateways.push_back(ParseGateway(g));
+           }
+         },
+         "HOST:PORT of a further gateway of the deployment (repeatable): a "
+         "device whose gateway stays silent for --task-refresh-ms moves to "
+         "the next, --host:--port first, then these in order")
+      ->check([](const std::string& g) {
+        return ParseGateway(g).host.empty() ? "expected NUMERIC-HOST:PORT" : "";
+      });
+  cmd->add_flag("--spread-gateways", c.spread_gateways,
+                "with --gateway: device i starts on gateway i mod their "
+                "number (--host:--port being gateway 0)");
   cmd->add_option("--local-address", c.local_address,
                   "numeric source address of the device sessions, each on "
                   "its own port (e.g. 127.0.0.2; one per fleet process "

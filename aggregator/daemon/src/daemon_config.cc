@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "edgeadmm/job_types/toml_document.h"
+#include "edgeadmm/server/coordinator_lease.h"
 
 namespace edgeadmm::daemon {
 namespace {
@@ -97,6 +98,7 @@ const std::vector<std::string> kKnown = {
     "server.release_delay_ms",
     "metrics.file",
     "metrics.interval_seconds",
+    "gateway.id",
 };
 
 }  // namespace
@@ -152,6 +154,14 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   c.server.max_handshakes = static_cast<unsigned>(handshakes);
   c.server.request_budget.requests_per_second = static_cast<double>(rate);
   c.server.request_budget.burst = static_cast<double>(burst);
+  EDGEADMM_HOST_TRY(ReadString(root, "gateway.id", c.server.gateway_id));
+  if (root.at_path("gateway.id") &&
+      !server::ValidGatewayId(c.server.gateway_id)) {
+    return host::Error::InvalidArgument(
+        "gateway.id: 1 to 63 of A-Z a-z 0-9 . _ - (it names the gateway in "
+        "the database), not \"" +
+        c.server.gateway_id + "\"");
+  }
   return c;
 }
 

@@ -10,6 +10,9 @@
 //
 // Exit codes: 0 after a clean shutdown, 1 on a startup or store error,
 // 2 on bad usage or configuration.
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
@@ -23,6 +26,7 @@
 #include "edgeadmm/host/version.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/server/coap_server.h"
+#include "edgeadmm/server/coordinator_lease.h"
 #include "edgeadmm/store/database.h"
 
 namespace {
@@ -72,6 +76,9 @@ int Help() {
       "           receive_buffer_bytes = 8388608\n"
       "           non_confirmable_notifications = false\n"
       "           release_delay_ms = 500 (trusted-aggregator release hold)\n"
+      "  [gateway] id = the host name (names this daemon in the database;\n"
+      "            with several daemons on one PostgreSQL database, the one\n"
+      "            holding a job's coordinator lease serves it)\n"
       "  [metrics] file = none (Prometheus textfile for the node exporter)\n"
       "            interval_seconds = 10\n"
       "\n"
@@ -93,6 +100,31 @@ long ParsePort(const char* text) {
     return -1;
   }
   return port;
+}
+
+// The default [gateway] id: the host name, cut to 63 characters, any
+// character ValidGatewayId refuses replaced by '-'.
+std::string HostGatewayId() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') {
+    return "gateway";
+  }
+  std::string id(name, std::min<size_t>(std::strlen(name), 63));
+  for (char& c : id) {
+    if (!edgeadmm::server::ValidGatewayId(std::string_view(&c, 1))) c = '-';
+  }
+  return id;
+}
+
+// The start line: the gateway, the database (password redacted), who
+// named it and its engine.
+void PrintStartLine(const std::string& gateway, const std::string& shown,
+                    const char* source, bool postgresql) {
+  std::fprintf(stderr,
+               "edgeadmm-aggregatord: gateway %s, database %s (from %s) on "
+               "%s\n",
+               gateway.c_str(), shown.c_str(), source,
+               postgresql ? "PostgreSQL" : "SQLite");
 }
 
 }  // namespace
@@ -173,9 +205,10 @@ int main(int argc, char** argv) {
                  shown.c_str(), db.status().str());
     return 1;
   }
-  std::fprintf(stderr, "edgeadmm-aggregatord: database %s (from %s) on %s\n",
-               shown.c_str(), database.source,
-               db->postgresql() ? "PostgreSQL" : "SQLite");
+  if (config.server.gateway_id.empty())
+    config.server.gateway_id = HostGatewayId();
+  PrintStartLine(config.server.gateway_id, shown, database.source,
+                 db->postgresql());
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
   if (!server.ok()) {
     std::fprintf(stderr,

@@ -276,6 +276,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
       impl_(std::make_unique<Impl>(db, options)) {
   jobs_.set_metrics(&impl_->metrics);
   jobs_.set_release_delay_ms(options.release_delay_ms);
+  if (!options.gateway_id.empty()) jobs_.set_gateway_id(options.gateway_id);
 }
 
 CoapServer::~CoapServer() {

@@ -22,6 +22,8 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
   for (const jobs::JobRecord& job : all) {
     if (job.state != jobs::JobState::kRunning) continue;
     if (engine_ != nullptr && engine_->job().id == job.id) return Status::Ok();
+    EDGEADMM_TRY_ASSIGN(const bool coordinator, TakeLease(job));
+    if (!coordinator) return Status::Ok();
     EDGEADMM_TRY_ASSIGN(engine_,
                         rounds::RoundEngine::Open(*db_, job.id, accountant_));
     // The round's commit runs in Tick, after the last receipt went out.
@@ -51,6 +53,25 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
     return Status::Ok();
   }
   return Status::Ok();
+}
+
+Result<bool> JobHost::TakeLease(const jobs::JobRecord& job) {
+  if (lease_ == nullptr) return true;
+  EDGEADMM_TRY_ASSIGN(const bool held, lease_->Acquire(job.id));
+  if (held) {
+    EDGEADMM_LOG_INFO("server: gateway %s coordinates job %s",
+                      lease_->gateway_id().c_str(), job.config.name.c_str());
+    return true;
+  }
+  if (standby_job_ != job.id) {
+    standby_job_ = job.id;
+    const Result<std::string> holder = lease_->Holder(job.id);
+    EDGEADMM_LOG_INFO(
+        "server: gateway %s stands by for job %s (coordinator: gateway %s)",
+        lease_->gateway_id().c_str(), job.config.name.c_str(),
+        holder.ok() ? holder->c_str() : "unknown");
+  }
+  return false;
 }
 
 void JobHost::Tick(int64_t now_ms) {

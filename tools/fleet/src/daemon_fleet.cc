@@ -15,6 +15,7 @@
 #include "edgeadmm/dataio/dataset_source.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
+#include "edgeadmm/failover_transport.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
@@ -40,6 +41,11 @@ struct Device {
   std::vector<uint8_t> key;
   posix::CoapDtlsConfig link;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
+  // DaemonFleetConfig::more_gateways: one transport each, and the
+  // FailoverTransport over `transport` and them (empty/null: one gateway).
+  std::vector<std::unique_ptr<posix::CoapDtlsTransport>> more;
+  std::vector<Transport*> gateways;
+  std::unique_ptr<FailoverTransport> failover;
   // --share-float16 or a steering device: the decorator of `transport`.
   std::unique_ptr<UpdateRewriteTransport> rewrite;
   std::unique_ptr<RamStorage> ram;
@@ -252,6 +258,36 @@ struct Shared {
   GetrandomEntropy entropy;
 };
 
+// The transport of device `d` with the fleet's gateways: `d.transport`
+// alone, or a FailoverTransport over it and a transport to each of
+// config.more_gateways (same identity, key and settings); device `index`
+// starts on gateway index mod their number with config.spread_gateways.
+Transport& ConnectGateways(const DaemonFleetConfig& config, Shared& shared,
+                           size_t index, Device& d) {
+  if (config.more_gateways.empty()) return *d.transport;
+  d.gateways.push_back(d.transport.get());
+  for (const GatewayAddress& g : config.more_gateways) {
+    posix::CoapDtlsConfig link = d.link;
+    link.host = g.host.c_str();
+    link.port = g.port;
+    d.more.push_back(
+        std::make_unique<posix::CoapDtlsTransport>(shared.context, link));
+    d.gateways.push_back(d.more.back().get());
+  }
+  d.failover = std::make_unique<FailoverTransport>(
+      d.gateways.data(), d.gateways.size(), config.spread_gateways ? index : 0);
+  return *d.failover;
+}
+
+// True once any of the device's gateways completed a handshake.
+bool EverConnected(const Device& d) {
+  if (d.transport->ever_connected()) return true;
+  for (const auto& more : d.more) {
+    if (more->ever_connected()) return true;
+  }
+  return false;
+}
+
 // Device i of the fleet (`id`), its client initialised.
 host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     const DaemonFleetConfig& config, size_t i, const std::string& id,
@@ -274,6 +310,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->link.local_ports = local_ports;
   d->transport =
       std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
+  Transport& link = ConnectGateways(config, shared, i, *d);
   if (!OpenStorage(config, *d).ok()) {
     return host::Error::Unavailable("cannot open state of " + d->id);
   }
@@ -283,14 +320,14 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   if (!view.ok()) return host::Error(view.status(), "bad shard");
   d->config.device_id = d->id.c_str();
   if (config.share_float16) {
-    d->rewrite = std::make_unique<Float16ShareTransport>(*d->transport);
+    d->rewrite = std::make_unique<Float16ShareTransport>(link);
     d->config.transport = d->rewrite.get();
   } else if (i < config.steering_devices) {
     d->rewrite = std::make_unique<SteeringTransport>(
-        *d->transport, config.steering_bound, config.steering_mode);
+        link, config.steering_bound, config.steering_mode);
     d->config.transport = d->rewrite.get();
   } else {
-    d->config.transport = d->transport.get();
+    d->config.transport = &link;
   }
   d->config.entropy = &shared.entropy;
   d->config.data = *view;
@@ -451,7 +488,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
         }
       }
       done += d.client.state() == ClientState::kDone ? 1 : 0;
-      starting += d.transport->ever_connected() ? 0 : 1;
+      starting += EverConnected(d) ? 0 : 1;
     }
     // A line when every device has had an upload accepted (the end of the
     // start phase: the load benchmark's mark) and at the end.
@@ -477,6 +514,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
   for (auto& d : devices) {
     report.churned += d->returned ? 1 : 0;
     d->transport->Close();
+    for (auto& more : d->more) more->Close();
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return report;

@@ -16,7 +16,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
       "non_confirmable_notifications = true\nmax_handshakes = 300\n"
       "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
-      "request_burst = 30\nrelease_delay_ms = 0\n[metrics]\nfile = \"/tmp/e.prom\"\n"
+      "request_burst = 30\nrelease_delay_ms = 0\n[metrics]\nfile = "
+      "\"/tmp/e.prom\"\n"
       "interval_seconds = 3\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->database, "/tmp/a.db");
@@ -52,6 +53,14 @@ TEST(DaemonConfigTest, PostgresqlBackendTakesTheConnection) {
   ASSERT_TRUE(sqlite.ok());
   EXPECT_FALSE(sqlite->postgresql);
   EXPECT_EQ(sqlite->database, "");
+}
+
+TEST(DaemonConfigTest, GatewayIdNamesTheDaemon) {
+  auto c = ParseDaemonConfig("[gateway]\nid = \"site-3.gw_a\"\n");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(c->server.gateway_id, "site-3.gw_a");
+  // Absent: empty, and the daemon names itself after the host.
+  EXPECT_EQ(ParseDaemonConfig("")->server.gateway_id, "");
 }
 
 TEST(DaemonConfigTest, BadValuesAreNamed) {
@@ -90,6 +99,8 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[servers]\nport = 6000\n",
        "unknown table [servers]; did you mean [server]?"},
       {"[network]\nport = 6000\n", "unknown table [network]"},
+      {"[gateway]\nid = \"gw a\"\n", "gateway.id: 1 to 63 of"},
+      {"[gateway]\nid = \"\"\n", "gateway.id: must be a non-empty string"},
       {"port = 6000\n",
        "unknown key port outside the tables; did you mean server.port?"},
   };

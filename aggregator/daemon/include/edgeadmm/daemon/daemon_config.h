@@ -7,6 +7,9 @@
 //   "postgresql://edgeadmm@db.example/edgeadmm?sslmode=verify-full"
 //                                 # (a URI or a libpq keyword string; in
 //                                 # place of database)
+//   [gateway]
+//   id = "gw-a"                   # names this daemon in the database (the
+//                                 # coordinator lease); default: host name
 //   [server]
 //   address = "::"                # listen address
 //   port = 5684                   # coaps

@@ -86,6 +86,11 @@ struct ServerOptions {
   // the time a close takes at the largest cohort (`aggregator_benchmark
   // release`) plus the loop's wake-up (~110 ms). 0: no hold.
   unsigned release_delay_ms = 500;
+  // This gateway's id (ValidGatewayId): with several daemons on one
+  // PostgreSQL database, the daemon serves a job only while it holds the
+  // job's CoordinatorLease under this id (JobHost::set_gateway_id). Empty:
+  // no lease, the daemon serves the running job (one gateway).
+  std::string gateway_id;
 };
 
 class CoapServer {

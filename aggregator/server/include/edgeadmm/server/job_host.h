@@ -7,11 +7,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/rounds/validator.h"
+#include "edgeadmm/server/coordinator_lease.h"
 #include "edgeadmm/server/gateway_metrics.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/store/database.h"
@@ -40,6 +43,16 @@ class JobHost {
   // failures").
   void Tick(int64_t now_ms);
 
+  // Names this gateway (ValidGatewayId) and makes the running job's engine
+  // load only while this gateway holds the job's CoordinatorLease: a
+  // gateway that finds the lease taken stands by (no engine; devices get
+  // "no job") and tries again at every pick-up, i.e. every second, so it
+  // takes over within a second of the holder's death and the engine's
+  // Open resumes or discards the round the holder left open. Without a
+  // call (tests of one gateway) the host always loads the job.
+  void set_gateway_id(std::string gateway_id) {
+    lease_ = std::make_unique<CoordinatorLease>(*db_, std::move(gateway_id));
+  }
   // The loaded job's engine, or null.
   rounds::RoundEngine* engine() { return engine_.get(); }
 
@@ -69,6 +82,8 @@ class JobHost {
   RequestHandler* handler_;
   rounds::PrivacyRoundAccountant accountant_;
   std::unique_ptr<rounds::RoundEngine> engine_;
+  std::unique_ptr<CoordinatorLease> lease_;  // null: one gateway
+  int64_t standby_job_ = 0;  // the job last logged as standing by for
   std::unique_ptr<rounds::Validator> validator_;  // if the job has data
   int64_t last_pickup_ms_ = 0;
   int64_t last_advance_ms_ = 0;
@@ -86,6 +101,9 @@ class JobHost {
   // and holds its release (set_release_delay_ms).
   void ObserveRound(int64_t iteration_before, int64_t now_ms);
   void HoldRelease(int64_t deadline_ms);
+  // True if this gateway coordinates `job` (it holds, or just took, the
+  // job's lease; always without a lease); logs the outcome.
+  Result<bool> TakeLease(const jobs::JobRecord& job);
 };
 
 }  // namespace edgeadmm::server

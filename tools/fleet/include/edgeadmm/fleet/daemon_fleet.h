@@ -25,9 +25,23 @@
 
 namespace edgeadmm::fleet {
 
+// A gateway's numeric address and DTLS port.
+struct GatewayAddress {
+  std::string host;
+  uint16_t port = 5684;
+};
+
 struct DaemonFleetConfig {
   std::string host = "127.0.0.1";  // numeric loopback address
   uint16_t port = 5684;
+  // Further gateways of the same deployment (several daemons on one
+  // database): each device starts on host:port and moves to the next of
+  // these, in turn, whenever the one in use stays silent
+  // (FailoverTransport; edgeadmm-fleet connect --gateway HOST:PORT).
+  std::vector<GatewayAddress> more_gateways;
+  // With more_gateways: device i starts on gateway i mod (their number)
+  // (host:port being gateway 0) instead of host:port (--spread-gateways).
+  bool spread_gateways = false;
   // Numeric source address of every device session (e.g. 127.0.0.2), each
   // session on its own port of it (posix::LocalPortPool); empty: the kernel
   // picks. A source address has only the ephemeral port range (28,232 by
