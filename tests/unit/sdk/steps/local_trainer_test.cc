@@ -68,7 +68,7 @@ TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
   const ProxAdmmParams params = PrivateParams();
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
-        reference.Charge(params.ReplaceOneSensitivity(), params.NoiseStd())
+        reference.Charge(params.ReplaceOneSensitivity(kDim), params.NoiseStd())
             .ok());
   }
   const Real budget = reference.Epsilon(1e-5).value();
