@@ -150,6 +150,17 @@ Status RoundToGrid(Real bound, Real noise_std, Span<const Real> v,
 
 Status AddGridNoise(DiscreteGaussianSampler& sampler, Real bound,
                     Real noise_std, Span<Real> v) {
+#ifdef EDGEADMM_AUDIT_NOISELESS
+  // Audit-only build (edgeadmm-fleet-noiseless, tools/fleet): the noise is
+  // claimed and charged but not added, so the privacy audit must detect a
+  // violation (docs/privacy.md, "Empirical privacy audit"). Never defined
+  // for the SDK library itself.
+  if (!std::isfinite(noise_std) || !(noise_std > 0) || !(bound > 0)) {
+    return Status::InvalidArgument();
+  }
+  (void)sampler;
+  return Status::Ok();
+#endif
   RealSlots r{v};
   EDGEADMM_TRY(
       Round(bound, noise_std, Span<const Real>(v.data(), v.size()), r));
