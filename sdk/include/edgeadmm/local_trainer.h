@@ -279,9 +279,9 @@ class LocalTrainer {
   bool allow_unaccounted_ = false;
   PenaltySchedule penalty_schedule_;
   Drbg drbg_;
-  // Continuous Gaussian (Box–Muller): only the steps not yet moved to
-  // grid noise use it (linearized, admm-sharing); prox-admm and dp-sgd
-  // take exact_noise_ (grid_gaussian.h).
+  // Continuous Gaussian (Box–Muller): only for the steps whose Run still
+  // takes a GaussianSampler; the others draw exact grid noise from
+  // exact_noise_ (grid_gaussian.h, docs/privacy.md).
   GaussianSampler noise_{drbg_};
   DiscreteGaussianSampler exact_noise_{drbg_};
   DeviceState state_;
