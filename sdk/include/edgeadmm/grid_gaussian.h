@@ -36,7 +36,8 @@ namespace edgeadmm {
 
 // g = s/2^kNoiseGridBits: noise 1024 grid steps wide. The rounding costs
 // √p/2 grid steps of sensitivity, ν·√p/2048 relative (0.54% at ν = 1,
-// p = 123); each draw takes about 40 DRBG bytes.
+// p = 123); each draw takes 48 DRBG bytes on average (measured,
+// DiscreteGaussianSamplerHostTest.BytesPerDrawStayBounded; Box–Muller: 8).
 inline constexpr uint32_t kNoiseGridBits = 10;
 
 // B + g·√p/2 with g = noise_std·2^-kNoiseGridBits (rounded up): the
