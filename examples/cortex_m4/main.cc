@@ -14,6 +14,7 @@
 
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
@@ -103,7 +104,7 @@ Real Norm(const Real* v) {
   TestEntropy entropy(kSeed);
   Drbg drbg;
   EDGEADMM_TRY(drbg.Init(entropy, personalization));
-  GaussianSampler noise(drbg);
+  DiscreteGaussianSampler noise(drbg);
   DevicePrivacyLedger ledger;
 
   const ProxAdmmParams params = reference_job::Params();
@@ -115,7 +116,7 @@ Real Norm(const Real* v) {
         step.Run(params, Span<const Real>(z, kDim), Span<Real>(u, kDim), noise,
                  Span<Real>(delta_u, kDim)));
     EDGEADMM_TRY(
-        ledger.Charge(params.ReplaceOneSensitivity(), params.NoiseStd()));
+        ledger.Charge(params.ReplaceOneSensitivity(kDim), params.NoiseStd()));
     char key[24] = "step_0_update_norm";
     key[5] = static_cast<char>('0' + k);
     PrintReal(key, Norm(delta_u));

@@ -27,10 +27,12 @@
 #include "edgeadmm/coap/coap_message.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_privacy_ledger.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/dtls/dtls_memory_pool.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/prox_admm_step.h"
 #include "edgeadmm/prox_solver.h"
@@ -121,8 +123,9 @@ struct Phases {
 };
 
 Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
-                           const ProxAdmmParams& params, GaussianSampler& noise,
-                           Span<Real> u, Span<Real> delta_u) {
+                           const ProxAdmmParams& params,
+                           DiscreteGaussianSampler& noise, Span<Real> u,
+                           Span<Real> delta_u) {
   Phases phases;
   Real* d = delta_u.data();
   const uint32_t t0 = Ticks();
@@ -134,7 +137,8 @@ Result<Phases> ReplicaStep(ProxSolver& solver, Span<Real> x,
   ClipL2(delta_u, params.clip);
   for (size_t i = 0; i < kDim; ++i) d[i] *= 2 * params.lambda;
   const uint32_t t2 = Ticks();
-  EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
+  EDGEADMM_TRY(
+      AddGridNoise(noise, params.UpdateBound(), params.NoiseStd(), delta_u));
   for (size_t i = 0; i < kDim; ++i) u[i] += d[i];
   const uint32_t t3 = Ticks();
   phases.prox = Instructions(t0, t1);
@@ -305,11 +309,11 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
   TestEntropy entropy_sdk(kSeed);
   Drbg drbg_sdk;
   EDGEADMM_TRY(drbg_sdk.Init(entropy_sdk, personalization));
-  GaussianSampler noise_sdk(drbg_sdk);
+  DiscreteGaussianSampler noise_sdk(drbg_sdk);
   TestEntropy entropy_rep(kSeed);
   Drbg drbg_rep;
   EDGEADMM_TRY(drbg_rep.Init(entropy_rep, personalization));
-  GaussianSampler noise_rep(drbg_rep);
+  DiscreteGaussianSampler noise_rep(drbg_rep);
   DevicePrivacyLedger ledger;
 
   const ProxAdmmParams params = reference_job::Params();  // noise in state
@@ -330,7 +334,7 @@ Result<Communication> DeviceCommunication(int k, size_t task_size,
                  noise_sdk, Span<Real>(delta_sdk, kDim)));
     const uint32_t t1 = Ticks();
     EDGEADMM_TRY(
-        ledger.Charge(params.ReplaceOneSensitivity(), params.NoiseStd()));
+        ledger.Charge(params.ReplaceOneSensitivity(kDim), params.NoiseStd()));
     const uint32_t t2 = Ticks();
     EDGEADMM_TRY_ASSIGN(const double epsilon, ledger.Epsilon(kDelta));
     const uint32_t t3 = Ticks();

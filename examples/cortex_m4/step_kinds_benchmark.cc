@@ -30,6 +30,7 @@
 #include "edgeadmm/admm_sharing_step.h"
 #include "edgeadmm/baremetal/format.h"
 #include "edgeadmm/board/board.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
@@ -151,6 +152,9 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
   TestEntropy step_entropy(kSeed);
   Drbg drbg;
   EDGEADMM_TRY(drbg.Init(step_entropy, Personalization()));
+  // prox-admm and dp-sgd draw exact grid noise; linearized and pp-admm
+  // still draw Box–Muller and Gamma noise.
+  DiscreteGaussianSampler exact_noise(drbg);
   GaussianSampler noise(drbg);
 
   {  // prox-admm: the reference job's parameters (noise in the state)
@@ -165,7 +169,7 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
     EDGEADMM_TRY(StartTrainer(t, AlgorithmKind::kProxAdmm, entropy).status());
     if (const Status s = Measure(
             "prox_admm",
-            [&](int) { return step.Run(p, zs, u, noise, up).status(); },
+            [&](int) { return step.Run(p, zs, u, exact_noise, up).status(); },
             [&](int k) {
               EDGEADMM_TRY(t.RunProxAdmm(p, k, zs, up).status());
               return EncodeRound(t, k);
@@ -215,7 +219,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
     LocalTrainer t;
     EDGEADMM_TRY(StartTrainer(t, AlgorithmKind::kDpSgd, entropy).status());
     if (const Status s = Measure(
-            "dp_sgd", [&](int) { return step.Run(p, zs, noise, up).status(); },
+            "dp_sgd",
+            [&](int) { return step.Run(p, zs, exact_noise, up).status(); },
             [&](int k) {
               EDGEADMM_TRY(t.RunDpSgd(p, k, zs, up).status());
               return EncodeRound(t, k);

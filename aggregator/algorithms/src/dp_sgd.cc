@@ -1,5 +1,6 @@
 #include "edgeadmm/algorithms/dp_sgd.h"
 
+#include "edgeadmm/grid_gaussian.h"
 #include "unit_support.h"
 
 namespace edgeadmm::algorithms {
@@ -42,7 +43,9 @@ Status DpSgd::ApplyRound(const jobs::JobConfig& c, int64_t /*n*/,
 
 double DpSgd::OwnNoiseMultiplier(const jobs::JobConfig& c) const {
   // Δ = Clip(w − z, C) + ξ: zero-out sensitivity C, noise σ.
-  return c.sigma / c.clip;
+  // Grid rounding charged as in prox-admm (sdk grid_gaussian.h).
+  return GridNoiseMultiplier(c.sigma / c.clip,
+                             static_cast<size_t>(c.dimension));
 }
 
 double DpSgd::SigmaForPlannedSigma(double prox_admm_sigma) const {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "unit_support.h"
 
 namespace edgeadmm::algorithms {
@@ -55,7 +56,12 @@ Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
 
 double ProxAdmm::OwnNoiseMultiplier(const jobs::JobConfig& c) const {
   // Δu = 2λ·Clip(x − z, C) + λη: zero-out sensitivity 2λC, noise λσ.
-  return c.sigma / (2 * c.clip);
+  const double nu = c.sigma / (2 * c.clip);
+  // Under trusted-aggregator the gateway adds continuous noise to the sum
+  // (no grid). Otherwise the device draws it on a grid (sdk
+  // grid_gaussian.h): the rounding adds g·√p/2 to the sensitivity.
+  if (c.policy == privacy::Policy::kTrustedAggregator) return nu;
+  return GridNoiseMultiplier(nu, static_cast<size_t>(c.dimension));
 }
 
 }  // namespace edgeadmm::algorithms

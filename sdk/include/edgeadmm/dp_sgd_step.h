@@ -7,14 +7,17 @@
 // With E = 1 this is Δ = Clip(−η∇f_i(z), C) + ξ, the clipped-gradient
 // update of DP-SGD; the server then applies z ← prox_{η r}(z + mean Δ)
 // (proximal step on the regularizer). Sensitivity of Δ: C under zero-out
-// neighbours, 2C under replace-one; the noise std is σ.
+// neighbours, 2C under replace-one; the noise std is σ, drawn as the exact
+// discrete Gaussian on the grid σ/2^kNoiseGridBits (grid_gaussian.h), which
+// adds g·√p/2 to the zero-out sensitivity.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "edgeadmm/dataset_view.h"
-#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
@@ -30,7 +33,11 @@ struct DpSgdParams {
   Real sigma = 0.0;  // noise std σ ≥ 0 on Δ
 
   Status Validate() const;  // INVALID_ARGUMENT when out of range
-  Real ReplaceOneSensitivity() const { return 2 * clip; }
+  // Replace-one L2 sensitivity of the released Δ (p coordinates): 2C + g·√p
+  // with g = σ/2^kNoiseGridBits (grid_gaussian.h; 2C when σ = 0).
+  double ReplaceOneSensitivity(size_t dim) const {
+    return 2 * GridSensitivity(clip, sigma, dim);
+  }
 };
 
 struct DpSgdReport {
@@ -51,7 +58,7 @@ class DpSgdStep {
   // Writes Δ into `delta`. INVALID_ARGUMENT for bad parameters or vectors;
   // FAILED_PRECONDITION before Init; UNAVAILABLE if the DRBG fails.
   Result<DpSgdReport> Run(const DpSgdParams& params, Span<const Real> z,
-                          GaussianSampler& noise, Span<Real> delta);
+                          DiscreteGaussianSampler& noise, Span<Real> delta);
 
  private:
   DatasetView data_;

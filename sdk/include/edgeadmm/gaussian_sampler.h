@@ -34,10 +34,10 @@
 // the noise scale and on the value noised. Mironov shows that for the
 // Laplace mechanism an attacker who sees the exact double can sometimes
 // tell neighbouring inputs apart; the same porosity argument applies to
-// Gaussian noise computed this way. No step uses a mitigation yet (the exact
-// discrete Gaussian of discrete_gaussian_sampler.h is one, not wired); the
-// noised vectors are rounded to float32 on the wire, which blurs but does
-// not provably remove the effect. The stated
+// Gaussian noise computed this way. prox-admm and dp-sgd no longer use this
+// class: they add the exact discrete Gaussian on a grid (grid_gaussian.h).
+// For the steps that still do, the noised vectors are rounded to float32 on
+// the wire, which blurs but does not provably remove the effect. The stated
 // (ε, δ) guarantees therefore hold for the idealised real-valued mechanism
 // (conditioned on the floor above, as docs/privacy.md accounts for).
 #pragma once

@@ -25,6 +25,7 @@
 #include "edgeadmm/admm_sharing_step.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_state.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/dp_sgd_step.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/entropy_source.h"
@@ -277,7 +278,11 @@ class LocalTrainer {
   bool allow_unaccounted_ = false;
   PenaltySchedule penalty_schedule_;
   Drbg drbg_;
+  // Continuous Gaussian (Box–Muller): only for the steps whose Run still
+  // takes a GaussianSampler; the others draw exact grid noise from
+  // exact_noise_ (grid_gaussian.h, docs/privacy.md).
   GaussianSampler noise_{drbg_};
+  DiscreteGaussianSampler exact_noise_{drbg_};
   DeviceState state_;
   ProxAdmmStep prox_admm_;
   LinearizedAdmmStep linearized_;

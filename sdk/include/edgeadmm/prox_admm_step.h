@@ -6,17 +6,20 @@
 //   u_i ← u_i + Δu_i       (or + 2λ·Clip(x − z, C): see noise_in_state)
 // The noise std on u is λσ; the data-dependent term 2λ·Clip(x − z, C) has L2
 // sensitivity 2λC under zero-out (add/remove) neighbours and 4λC under
-// replace-one (digest 002 §1.3.2). Clipping makes that bound hold whatever
-// the accuracy of the prox, so an unconverged solve costs utility, not privacy.
-// The prox step s must equal the step the server uses in z = prox_{s r}(ū)
-// (pitfall P1); the paper's γ is s here.
+// replace-one (digest 002 §1.3.2). The noise is the exact discrete Gaussian
+// on the grid of step λσ/2^kNoiseGridBits (grid_gaussian.h), whose rounding
+// adds g·√p/2 to the zero-out sensitivity. Clipping makes that bound hold
+// whatever the accuracy of the prox, so an unconverged solve costs utility, not
+// privacy. The prox step s must equal the step the server uses in z = prox_{s
+// r}(ū) (pitfall P1); the paper's γ is s here.
 #pragma once
 
 #include <cstddef>
 #include <limits>
 
 #include "edgeadmm/dataset_view.h"
-#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/prox_solver.h"
 #include "edgeadmm/real.h"
@@ -46,8 +49,14 @@ struct ProxAdmmParams {
   // INVALID_ARGUMENT unless every field is finite (clip may be kNoClip) and
   // in range.
   Status Validate() const;
-  // L2 sensitivity of Δu under replace-one neighbours: 4λC (local DP).
-  Real ReplaceOneSensitivity() const { return 4 * lambda * clip; }
+  // Bound on ‖2λ·Clip(x − z, C)‖₂: 2λC (+inf without clipping).
+  Real UpdateBound() const { return 2 * lambda * clip; }
+  // L2 sensitivity of the released Δu under replace-one neighbours (local
+  // DP) for p coordinates: twice the grid vector's bound, 4λC + g·√p with
+  // g = λσ/2^kNoiseGridBits (grid_gaussian.h; 4λC when σ = 0).
+  double ReplaceOneSensitivity(size_t dim) const {
+    return 2 * GridSensitivity(UpdateBound(), NoiseStd(), dim);
+  }
   // Noise std on Δu: λσ.
   Real NoiseStd() const { return lambda * sigma; }
 };
@@ -83,11 +92,11 @@ class ProxAdmmStep {
   }
 
   // Runs one local step against the global model z: updates u in place and
-  // writes Δu to `delta_u` (which must not overlap z or u). INVALID_ARGUMENT for bad parameters, sizes or
-  // non-finite z/u; FAILED_PRECONDITION before Init; UNAVAILABLE if the DRBG
-  // fails (then u is unchanged).
+  // writes Δu to `delta_u` (which must not overlap z or u). INVALID_ARGUMENT
+  // for bad parameters, sizes or non-finite z/u; FAILED_PRECONDITION before
+  // Init; UNAVAILABLE if the DRBG fails (then u is unchanged).
   Result<ProxAdmmReport> Run(const ProxAdmmParams& params, Span<const Real> z,
-                             Span<Real> u, GaussianSampler& noise,
+                             Span<Real> u, DiscreteGaussianSampler& noise,
                              Span<Real> delta_u);
 
  private:

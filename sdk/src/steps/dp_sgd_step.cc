@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edgeadmm/clip.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/vector_checks.h"
 
@@ -29,7 +30,8 @@ Status DpSgdStep::Init(Workspace& ws, const DatasetView& data,
 }
 
 Result<DpSgdReport> DpSgdStep::Run(const DpSgdParams& params,
-                                   Span<const Real> z, GaussianSampler& noise,
+                                   Span<const Real> z,
+                                   DiscreteGaussianSampler& noise,
                                    Span<Real> delta) {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
@@ -51,7 +53,9 @@ Result<DpSgdReport> DpSgdStep::Run(const DpSgdParams& params,
   d.noalias() = w - z_map;
   report.update_norm = ClipL2(delta, params.clip);
   report.clipped = report.update_norm > params.clip;
-  if (params.sigma > 0) EDGEADMM_TRY(noise.AddNoise(params.sigma, delta));
+  if (params.sigma > 0) {
+    EDGEADMM_TRY(AddGridNoise(noise, params.clip, params.sigma, delta));
+  }
   return report;
 }
 

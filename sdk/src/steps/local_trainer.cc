@@ -133,10 +133,11 @@ Result<ProxAdmmReport> LocalTrainer::RunProxAdmm(const ProxAdmmParams& params,
   EDGEADMM_TRY(BeginStep(AlgorithmKind::kProxAdmm, round, upload));
   EDGEADMM_TRY(params.Validate());
   const bool accounted = params.sigma > 0 && params.clip != kNoClip;
-  const Real sensitivity = params.ReplaceOneSensitivity();
+  // The grid's rounding is charged (grid_gaussian.h).
+  const double sensitivity = params.ReplaceOneSensitivity(data_.dim());
   EDGEADMM_TRY(CheckBudget(accounted, sensitivity, params.NoiseStd()));
-  EDGEADMM_TRY_ASSIGN(
-      auto report, prox_admm_.Run(params, z, state_.primary, noise_, upload));
+  EDGEADMM_TRY_ASSIGN(auto report, prox_admm_.Run(params, z, state_.primary,
+                                                  exact_noise_, upload));
   EDGEADMM_TRY(FinishStep(accounted, sensitivity, params.NoiseStd(), round));
   return report;
 }
@@ -205,9 +206,10 @@ Result<DpSgdReport> LocalTrainer::RunDpSgd(const DpSgdParams& params,
   EDGEADMM_TRY(BeginStep(AlgorithmKind::kDpSgd, round, upload));
   EDGEADMM_TRY(params.Validate());
   const bool accounted = params.sigma > 0;
-  const Real sensitivity = params.ReplaceOneSensitivity();
+  const double sensitivity = params.ReplaceOneSensitivity(data_.dim());
   EDGEADMM_TRY(CheckBudget(accounted, sensitivity, params.sigma));
-  EDGEADMM_TRY_ASSIGN(auto report, dp_sgd_.Run(params, z, noise_, upload));
+  EDGEADMM_TRY_ASSIGN(auto report,
+                      dp_sgd_.Run(params, z, exact_noise_, upload));
   EDGEADMM_TRY(FinishStep(accounted, sensitivity, params.sigma, round));
   return report;
 }
@@ -273,9 +275,9 @@ Result<SharingSolveReport> LocalTrainer::SharingStep(
   EDGEADMM_TRY(sharing_.AccumulateBlock(0, y, u, share));
   EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
                       sharing_.Solve(params.noise, noise_));
-  EDGEADMM_TRY_ASSIGN(report.clip_factor,
-                      sharing_.ClipModel(SharingClipFor(params, score),
-                                         test_rows));
+  EDGEADMM_TRY_ASSIGN(
+      report.clip_factor,
+      sharing_.ClipModel(SharingClipFor(params, score), test_rows));
   EDGEADMM_TRY(sharing_.ShareBlock(0, params.noise, noise_, share));
   // The scoring phase: the partial scores of the final x̃_m(T).
   if (score != nullptr) {
@@ -363,9 +365,9 @@ Result<SharingSolveReport> LocalTrainer::FinishSharingStream(
   EDGEADMM_TRY(sharing_.Factor(params.lambda, params.rho));
   EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
                       sharing_.Solve(params.noise, noise_));
-  EDGEADMM_TRY_ASSIGN(report.clip_factor,
-                      sharing_.ClipModel(SharingClipFor(params, score),
-                                         test_rows));
+  EDGEADMM_TRY_ASSIGN(
+      report.clip_factor,
+      sharing_.ClipModel(SharingClipFor(params, score), test_rows));
   EDGEADMM_TRY(ShareNoiseStream::NewKey(drbg_, noise_key));
   EDGEADMM_TRY(CommitSharing());
   return report;

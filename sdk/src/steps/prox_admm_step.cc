@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edgeadmm/clip.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/vector_checks.h"
 #include "math/vector_ops.h"
 
@@ -33,7 +34,7 @@ Status ProxAdmmStep::FinishInit(Workspace& ws, const DatasetView& data) {
 
 Result<ProxAdmmReport> ProxAdmmStep::Run(const ProxAdmmParams& params,
                                          Span<const Real> z, Span<Real> u,
-                                         GaussianSampler& noise,
+                                         DiscreteGaussianSampler& noise,
                                          Span<Real> delta_u) {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
@@ -65,12 +66,14 @@ Result<ProxAdmmReport> ProxAdmmStep::Run(const ProxAdmmParams& params,
     // only the upload carries noise.
     const Span<Real> noiseless = solver_.scratch();
     for (size_t i = 0; i < p; ++i) noiseless[i] = d[i];
-    EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
+    EDGEADMM_TRY(
+        AddGridNoise(noise, params.UpdateBound(), params.NoiseStd(), delta_u));
     internal::Axpy(1, noiseless, u);
     return report;
   }
   if (params.sigma > 0) {
-    EDGEADMM_TRY(noise.AddNoise(params.NoiseStd(), delta_u));
+    EDGEADMM_TRY(
+        AddGridNoise(noise, params.UpdateBound(), params.NoiseStd(), delta_u));
   }
   internal::Axpy(1, delta_u, u);
   return report;

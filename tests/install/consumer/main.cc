@@ -7,17 +7,18 @@
 //                                  trains in the job of a real aggregator
 //                                  until it is done (device_run.cc)
 // Exits 0 when every result is as expected, 1 otherwise.
+#include <edgeadmm.pb.h>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include <edgeadmm.pb.h>
-
 #include "device_run.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_client.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/dtls/dtls_psk_link.h"
 #include "edgeadmm/gaussian_sampler.h"
@@ -50,8 +51,8 @@ int main(int argc, char** argv) {
     return consumer::RunDevice(args);
   }
   if (argc != 1) return Fail("usage: edgeadmm_consumer [--device ...]");
-  const Real features[kRecords * kDim] = {1.0,  0.5, -0.2, -0.8, 0.1, 0.4,
-                                          0.3, -0.9,  0.7,  0.2, 0.6, -0.5};
+  const Real features[kRecords * kDim] = {1.0, 0.5,  -0.2, -0.8, 0.1, 0.4,
+                                          0.3, -0.9, 0.7,  0.2,  0.6, -0.5};
   const Real labels[kRecords] = {1, -1, 1, -1};
   auto view = DatasetView::Create(features, labels, kRecords, kDim);
   if (!view.ok()) return Fail("DatasetView::Create");
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
   GetrandomEntropy entropy;
   Drbg drbg;
   if (!drbg.Init(entropy, ConstByteSpan()).ok()) return Fail("Drbg Init");
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
 
   Real z[kDim] = {0, 0, 0};
   Real u[kDim] = {0, 0, 0};

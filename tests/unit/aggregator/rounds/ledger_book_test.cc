@@ -14,9 +14,10 @@
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
-#include "edgeadmm/privacy/pld_accountant.h"
 #include "edgeadmm/privacy/network_rdp.h"
+#include "edgeadmm/privacy/pld_accountant.h"
 #include "edgeadmm/privacy/policy.h"
+#include "edgeadmm/prox_admm_step.h"
 #include "edgeadmm/rounds/pld_round_accountant.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -54,12 +55,19 @@ TEST(LedgerBookTest, LocalLedgerAgreesWithTheDevicesOwnLedger) {
   jobs::JobConfig config =
       ProxAdmm(privacy::Policy::kParticipationOwnNoise, sigma, clip);
   config.device_budget = budget;
+  config.dimension = 123;
   const std::vector<std::string> devices = {"dev-1"};
   const PrivacyRoundAccountant accountant = DeviceGridAccountant();
   LedgerBook book(accountant, config, devices);
   DevicePrivacyLedger device;
-  // The device charges its upload 2λClip + λη as sensitivity 4λC, noise λσ.
-  const double sensitivity = 4 * config.lambda * clip;
+  // The device charges its upload 2λClip + λη, drawn on the grid, as
+  // sensitivity 4λC + g·√p (prox_admm_step.h), noise λσ.
+  ProxAdmmParams params;
+  params.lambda = config.lambda;
+  params.clip = clip;
+  params.sigma = sigma;
+  const double sensitivity = params.ReplaceOneSensitivity(123);
+  EXPECT_GT(sensitivity, 4 * config.lambda * clip);
   const double noise = config.lambda * sigma;
   int rounds = 0;
   for (; rounds < 1000; ++rounds) {
@@ -74,8 +82,7 @@ TEST(LedgerBookTest, LocalLedgerAgreesWithTheDevicesOwnLedger) {
                             "gateway)"),
                 std::string::npos)
           << reason;
-      EXPECT_NE(reason.find("above privacy.device_budget 2"),
-                std::string::npos)
+      EXPECT_NE(reason.find("above privacy.device_budget 2"), std::string::npos)
           << reason;
       break;
     }
@@ -137,8 +144,8 @@ TEST(LedgerBookTest, ParticipationLeavesOutTheColludersNoise) {
     config.max_colluders = t;
     const LedgerBook book(accountant, config, devices);
     for (size_t m = 1; m <= 5; ++m) {
-      const double unknown =
-          static_cast<double>(std::max<int64_t>(static_cast<int64_t>(m) - t, 1));
+      const double unknown = static_cast<double>(
+          std::max<int64_t>(static_cast<int64_t>(m) - t, 1));
       EXPECT_DOUBLE_EQ(book.CentralMechanism(m).noise_multiplier,
                        nu * std::sqrt(unknown))
           << "m " << m << " t " << t;
@@ -358,7 +365,8 @@ TEST(LedgerBookTest, PldReaderFallsBackToRdpForANetworkCurve) {
 TEST(LedgerBookTest, LoadRefusesALedgerOfAnotherDeviceOrLength) {
   testing::TempDatabase t;
   const std::vector<std::string> devices = testing::EnrollDevices(t.db(), 2);
-  const int64_t job = testing::StartEveryoneJob(t.db(), "job", testing::DefaultPrivacyTable());
+  const int64_t job =
+      testing::StartEveryoneJob(t.db(), "job", testing::DefaultPrivacyTable());
   const PrivacyRoundAccountant accountant;
   const jobs::JobConfig config =
       ProxAdmm(privacy::Policy::kParticipation, 4.0, 1.0);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "backend_test.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/penalty_perturbation_extra.h"
@@ -179,8 +180,13 @@ TEST_P(RoundEngineTest, OwnNoisePolicyChargesOnlyTheDevicesOwnNoise) {
   CompleteRound();
   const double own_epsilon = engine_->central_epsilon();
   // The job's accountant is pld (the default): one Gaussian round's exact
-  // ε(δ) (analytic Gaussian).
-  EXPECT_NEAR(own_epsilon, privacy::GaussianEpsilon(1.0, 1e-5).value(), 1e-9);
+  // ε(δ) (analytic Gaussian), at ν = 1 less the grid's rounding for p = 3
+  // (grid_gaussian.h: ν/(1 + ν·√3/2048)).
+  EXPECT_NEAR(
+      own_epsilon,
+      privacy::GaussianEpsilon(GridNoiseMultiplier(1.0, 3), 1e-5).value(),
+      1e-9);
+  EXPECT_GT(own_epsilon, privacy::GaussianEpsilon(1.0, 1e-5).value());
   const double pooled_epsilon = privacy::GaussianEpsilon(2.0, 1e-5).value();
   EXPECT_GT(own_epsilon, 2 * pooled_epsilon);
 }
@@ -762,10 +768,11 @@ TEST_P(RoundEngineTest, CentralLifetimeBudgetKeepsADeviceOutOfLaterJobs) {
   const std::vector<double> earlier = Ledger("central:dev-000");
   // Each round charged the same curve (all 6 uploaded); the budget check's
   // worst round has m_min = 1 upload: ν = σ/(2C) = 1 (no colluder left out
-  // of one upload's noise).
+  // of one upload's noise), less the grid's rounding for p = 3.
   std::vector<double> per_round = earlier;
   for (double& v : per_round) v /= 2;
-  const std::vector<double> worst = accountant_.RoundRdp({1.0, 1.0});
+  const std::vector<double> worst =
+      accountant_.RoundRdp({GridNoiseMultiplier(1.0, 3), 1.0});
   const double epsilon = SmallestEpsilonAdmitting(
       accountant_, Sum(Sum(earlier, per_round), worst));
   const auto filter =

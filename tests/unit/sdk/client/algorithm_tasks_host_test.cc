@@ -349,9 +349,11 @@ TEST(DeviceClientAlgorithmsTest, DpSgdPersistsResendsAndCharges) {
   EXPECT_EQ(up.update.header.kind,
             edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U);
   EXPECT_EQ(up.update.header.ledger.participations, 1u);
-  // Replace-one sensitivity 2C of Clip(w − z, C), noise σ.
-  EXPECT_NEAR(up.update.header.ledger.epsilon, LedgerEpsilon(2 * 0.25, 0.75, 1),
-              1e-9);
+  // Replace-one sensitivity 2C of Clip(w − z, C) plus the grid's g·√p
+  // (g = σ/1024, p = 3), noise σ.
+  const double sensitivity = 2 * 0.25 + 0.75 / 1024 * std::sqrt(3.0);
+  EXPECT_NEAR(up.update.header.ledger.epsilon,
+              LedgerEpsilon(sensitivity, 0.75, 1), 1e-9);
   double norm = 0;
   for (Real v : up.vector) norm += v * v;
   EXPECT_GT(norm, 0.0);

@@ -229,8 +229,11 @@ class CountingBytes final : public RandomByteSource {
 };
 
 TEST(DiscreteGaussianSamplerHostTest, BytesPerDrawStayBounded) {
-  const uint64_t params[][2] = {
-      {1, 4}, {1369, 100}, {250000, 1}, {uint64_t{1} << 31, 1}};
+  const uint64_t params[][2] = {{1, 4},
+                                {1369, 100},
+                                {250000, 1},
+                                {uint64_t{1} << 20, 1},
+                                {uint64_t{1} << 31, 1}};
   for (const auto& np : params) {
     TestEntropy entropy(505);
     Drbg drbg;

@@ -22,7 +22,7 @@ struct Device {
   DpSgdStep step;
   TestEntropy entropy{2};
   Drbg drbg;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
   Real z[kDim] = {0.1, -0.2, 0.3, 0, 0.5, -0.1, 0.2};
   Real delta[kDim];
 
@@ -68,7 +68,7 @@ TEST(DpSgdStepTest, LocalStepsDecreaseTheLossAndClippingBoundsTheUpdate) {
   Real norm2 = 0;
   for (Real v : d.delta) norm2 += v * v;
   EXPECT_NEAR(std::sqrt(norm2), 0.05, 1e-12);
-  EXPECT_EQ(params.ReplaceOneSensitivity(), 2 * params.clip);
+  EXPECT_EQ(params.ReplaceOneSensitivity(kDim), 2 * params.clip);  // σ = 0
 }
 
 TEST(DpSgdStepTest, RefusesBadParameters) {

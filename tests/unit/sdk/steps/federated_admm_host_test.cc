@@ -120,7 +120,7 @@ Vec RunAlgorithm3(const DenseDataset& data, const Regularizer& r,
   TestEntropy entropy(1);
   Drbg drbg;
   EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler noise(drbg);
+  DiscreteGaussianSampler noise(drbg);
   testing::Lcg sampler(17);
   Vec delta(kDim);
   for (int k = 0; k < rounds; ++k) {

@@ -23,7 +23,7 @@ struct Device {
   Real z[kDim] = {};
   Real upload[kDim] = {};
 
-  explicit Device(Real budget = 10.0) {
+  explicit Device(double budget = 10.0) {
     config.algorithm = AlgorithmKind::kProxAdmm;
     config.loss.kind = LossKind::kLogistic;
     config.job_id = 77;
@@ -68,10 +68,11 @@ TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
   const ProxAdmmParams params = PrivateParams();
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
-        reference.Charge(params.ReplaceOneSensitivity(), params.NoiseStd())
+        reference.Charge(params.ReplaceOneSensitivity(kDim), params.NoiseStd())
             .ok());
   }
-  const Real budget = reference.Epsilon(1e-5).value();
+  // double: a float32 budget (Real on the Cortex-M4F) may round below it.
+  const double budget = reference.Epsilon(1e-5).value();
   Device d(budget * (1 + 1e-12));
   for (uint64_t round = 0; round < 3; ++round) {
     ASSERT_TRUE(d.t().RunProxAdmm(params, round, d.z, d.upload).ok()) << round;

@@ -23,7 +23,7 @@ struct Fixture {
   ProxAdmmStep step;
   TestEntropy entropy{42};
   Drbg drbg;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
   Real z[kDim];
   Real u[kDim];
   Real delta[kDim];
