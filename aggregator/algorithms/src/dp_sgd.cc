@@ -5,6 +5,11 @@
 
 namespace edgeadmm::algorithms {
 
+host::Error DpSgd::Resolve(jobs::JobConfig& c) const {
+  UseRdpForDeviceGridNoise(c);
+  return host::Error::Ok();
+}
+
 host::Error DpSgd::Validate(const jobs::JobConfig& c) const {
   EDGEADMM_HOST_TRY(RefuseProxAdmmOnlyOptions(c));
   if (c.local_steps < 1) {

@@ -7,6 +7,11 @@
 
 namespace edgeadmm::algorithms {
 
+host::Error ProxAdmm::Resolve(jobs::JobConfig& c) const {
+  UseRdpForDeviceGridNoise(c);
+  return host::Error::Ok();
+}
+
 host::Error ProxAdmm::Validate(const jobs::JobConfig& /*config*/) const {
   // Every policy is implemented for paper 002 (docs/privacy.md, section 2);
   // `participation` with noise_in_state is refused by the job's checks.

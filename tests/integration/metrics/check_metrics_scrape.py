@@ -181,8 +181,10 @@ def check(a):
     done = value(samples, "edgeadmm_dtls_session_events_total",
                  event="handshake_done")
     expect(done >= DEVICES, f"handshakes completed {done} >= {DEVICES}")
+    # A prox-admm participation job: the devices' grid noise is converted
+    # by RDP (docs/privacy.md, "Discrete Gaussian").
     epsilon = value(samples, "edgeadmm_job_central_epsilon", job=JOB,
-                    delta=repr(DELTA), accountant="pld")
+                    delta=repr(DELTA), accountant="rdp")
     charged = rounds[-1]["epsilon"]
     expect(math.isclose(epsilon, charged, rel_tol=1e-12),
            f"central epsilon {epsilon} = charged {charged} (delta {DELTA})")

@@ -96,20 +96,20 @@ TEST_F(JobCliTest, CreateStartStatusLedgerExportStop) {
 
 // Every ε the CLI prints or exports says its mechanism, neighbouring
 // relation, conversion, δ and observer (docs/privacy.md, "What each ε
-// means"). The default accountant is pld for the central ε; local ledgers
-// stay RDP (improved) like the devices' own.
+// means"). The devices' noise is on the grid, so this participation job's
+// central ε is RDP (improved) as the local ledgers' (docs/privacy.md).
 TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
   CreateAndTrain(testing::DefaultPrivacyTable());
   auto released = jobs::LoadReleasedModel(t_.db(), "cli");
   ASSERT_TRUE(released.ok());
   EXPECT_GT(released->epsilon, 0);
-  EXPECT_EQ(released->central.conversion, privacy::Conversion::kPld);
-  EXPECT_EQ(released->central.order, 0) << "no Rényi order for a PLD ε";
+  EXPECT_EQ(released->central.conversion, privacy::Conversion::kImproved);
+  EXPECT_GT(released->central.order, 0) << "the Rényi order of the ε";
 
   const testing::CommandResult status = Cli("status cli");
   ASSERT_EQ(status.exit_code, 0);
   for (const char* label :
-       {"pld conversion", "zero-out one device's data", "delta = 1e-05",
+       {"improved conversion", "zero-out one device's data", "delta = 1e-05",
         "policy participation", "against whoever sees the released models",
         "gaussian per accepted upload", "2 compositions"}) {
     EXPECT_NE(status.output.find(label), std::string::npos)
@@ -118,8 +118,7 @@ TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
   const testing::CommandResult ledger = Cli("ledger cli");
   ASSERT_EQ(ledger.exit_code, 0);
   for (const char* label :
-       {"# conversions of the stored values: ", "# pld: privacy-loss",
-        "# improved: Canonne", "# central epsilon: gaussian",
+       {"# conversions of the stored values: ", "# improved: Canonne", "# central epsilon: gaussian",
         "# local epsilon: gaussian", "replace-one", "against the gateway"}) {
     EXPECT_NE(ledger.output.find(label), std::string::npos)
         << label << " missing from\n" << ledger.output;
@@ -128,7 +127,8 @@ TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
   ASSERT_EQ(json.exit_code, 0);
   EXPECT_NE(json.output.find("\"epsilon_meaning\": {\"epsilon\": "),
             std::string::npos);
-  EXPECT_NE(json.output.find("\"conversion\": \"pld\""), std::string::npos);
+  EXPECT_NE(json.output.find("\"conversion\": \"improved\""),
+            std::string::npos);
   EXPECT_NE(json.output.find("\"neighbouring\": \"zero-out"),
             std::string::npos);
 }

@@ -51,7 +51,9 @@ TEST(JobConfigTest, ParsesEveryField) {
   EXPECT_FALSE(c->noise_in_state);
   EXPECT_DOUBLE_EQ(c->sigma, 2.0);
   EXPECT_FALSE(c->noise_planned());
-  EXPECT_EQ(c->accountant, CentralAccountant::kPld);  // the default
+  // The default is pld; prox-admm's devices put their noise on the grid, so
+  // under a device-noise policy it resolves to rdp (docs/privacy.md).
+  EXPECT_EQ(c->accountant, CentralAccountant::kRdp);
   EXPECT_EQ(ParseJobConfig(Replace(Base(), "delta = 1e-5",
                                    "delta = 1e-5\naccountant = \"rdp\""))
                 ->accountant,

@@ -14,6 +14,8 @@ class DpSgd final : public Algorithm {
   RequiredStepKeys required_step_keys() const override {
     return {/*lambda=*/false, /*gamma=*/true, /*rho=*/false};
   }
+  // Device-noise policies: the central ledgers convert by RDP (grid noise).
+  host::Error Resolve(jobs::JobConfig& config) const override;
   host::Error Validate(const jobs::JobConfig& config) const override;
   void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
                 edgeadmm_wire_RoundTask& task) const override;
