@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/privacy/conversion.h"
@@ -135,10 +136,12 @@ TEST(FleetRandomWalkTest, PrivateWalkChargesLocalEpsAndReportsNetworkEps) {
     EXPECT_TRUE(eps.ok());
     return eps->epsilon;
   };
-  // Per visit: network curve (n = 10), local Gaussian ν = σ/(4C).
+  // Per visit: network curve (n = 10), local Gaussian ν = σ/(4C) less the
+  // grid's rounding for p = 123 (the holder runs prox-admm's step, whose
+  // noise is on the grid: grid_gaussian.h).
   std::vector<double> network, local;
   for (double a : grid.orders()) {
-    const double nu = sigma / (4 * clip);
+    const double nu = GridNoiseMultiplier(sigma / (2 * clip), kDim) / 2;
     local.push_back(a / (2 * nu * nu));
     // The network curve where Thm 4's condition holds, else the local one.
     network.push_back(std::min(
