@@ -8,6 +8,7 @@
 // algorithm is client/all_client_algorithms.cc.
 #include "algorithm_task.h"
 #include "edgeadmm/local_trainer.h"
+#include "edgeadmm/task_params.h"
 
 namespace edgeadmm::internal {
 namespace {
@@ -76,3 +77,18 @@ const AlgorithmTask* AdmmSharingTask() { return &kAdmmSharing; }
 const AlgorithmTask* PenaltyPerturbationTask() { return &kPenaltyPerturbation; }
 
 }  // namespace edgeadmm::internal
+
+namespace edgeadmm {
+
+Status CheckTaskParams(const edgeadmm_wire_RoundTask& task) {
+  if (task.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) return Status::Ok();
+  const auto value = static_cast<uint32_t>(task.algorithm);
+  const internal::AlgorithmTask* adapter =
+      IsAlgorithmKind(value)
+          ? internal::FindAlgorithmTask(static_cast<AlgorithmKind>(value))
+          : nullptr;
+  if (adapter == nullptr) return Status::InvalidArgument();
+  return internal::ValidateTaskParams(adapter, task);
+}
+
+}  // namespace edgeadmm

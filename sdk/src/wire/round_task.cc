@@ -14,8 +14,10 @@ using internal::InRange;
 
 bool NonNegative(double v) { return InRange(v, 0.0, DBL_MAX); }
 
-// The wire shape of each algorithm's task: the params variant it carries and
-// whether it carries an auxiliary vector (`dimension` entries) or none. An
+// The wire shape of each algorithm's task: the params variant it carries,
+// whether it carries an auxiliary vector (`dimension` entries) or none, and
+// whether its dimension counts records (bounded by MaxMessageDimension(true))
+// or features (kMaxDimension). An
 // algorithm not listed (UNSPECIFIED, a removed or unknown value) is refused.
 // The values of the params are the algorithm's own: its task adapter checks
 // them on the device (steps/<name>_task.cc, Valid*Params, called by the
@@ -24,15 +26,16 @@ struct ParamsShape {
   edgeadmm_wire_Algorithm algorithm;
   pb_size_t params_tag;
   bool auxiliary;
+  bool per_record;
 };
 
 // clang-format off
 constexpr ParamsShape kParamsShapes[] = {
-    {edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM, edgeadmm_wire_RoundTask_federated_tag, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM, edgeadmm_wire_RoundTask_dp_admm_tag, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION, edgeadmm_wire_RoundTask_penalty_tag, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD, edgeadmm_wire_RoundTask_dp_sgd_tag, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_SHARING, edgeadmm_wire_RoundTask_sharing_params_tag, true},
+    {edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM, edgeadmm_wire_RoundTask_federated_tag, false, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM, edgeadmm_wire_RoundTask_dp_admm_tag, false, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION, edgeadmm_wire_RoundTask_penalty_tag, false, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD, edgeadmm_wire_RoundTask_dp_sgd_tag, false, false},
+    {edgeadmm_wire_Algorithm_ALGORITHM_SHARING, edgeadmm_wire_RoundTask_sharing_params_tag, true, true},
 };
 // clang-format on
 
@@ -61,6 +64,11 @@ size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& t) {
   return shape != nullptr && shape->auxiliary ? t.dimension : 0;
 }
 
+size_t MaxTaskDimension(const edgeadmm_wire_RoundTask& t) {
+  const ParamsShape* shape = ShapeOf(t);
+  return MaxMessageDimension(shape != nullptr && shape->per_record);
+}
+
 Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
                          size_t auxiliary_size) {
   if (t.version != kProtocolVersion) return Status::InvalidArgument();
@@ -69,9 +77,7 @@ Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
       role > edgeadmm_wire_Role_ROLE_DONE) {
     return Status::InvalidArgument();
   }
-  const bool sharing =
-      EnumValue(t.algorithm) == edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
-  if (t.dimension > MaxMessageDimension(sharing)) return Status::OutOfRange();
+  if (t.dimension > MaxTaskDimension(t)) return Status::OutOfRange();
   if (role != edgeadmm_wire_Role_ROLE_PARTICIPATE) {
     // Idle / done: nothing to compute; a model, if sent, must match.
     return model_size == 0 || model_size == t.dimension

@@ -4,6 +4,8 @@
 // generic fields and the params variant (wire/round_task.cc); a value out of
 // its algorithm's range must still be refused here, for every algorithm.
 // Runs on the host and on the MCU.
+#include "edgeadmm/task_params.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -107,12 +109,16 @@ edgeadmm_wire_RoundTask Scoring() {
   return t;
 }
 
-// The check of `t`'s algorithm through the registration table.
+// The check of `t`'s algorithm through the registration table, as the
+// client (ValidateTaskParams on the adapter it found) and the aggregator's
+// encoder (CheckTaskParams) reach it: the two must agree.
 Status Check(const edgeadmm_wire_RoundTask& t) {
   const AlgorithmTask* task =
       FindAlgorithmTask(static_cast<AlgorithmKind>(t.algorithm));
   EXPECT_NE(task, nullptr);
-  return ValidateTaskParams(task, t);
+  const Status client = ValidateTaskParams(task, t);
+  EXPECT_EQ(CheckTaskParams(t), client);
+  return client;
 }
 
 // `good` is accepted; `good` with `edit` applied is refused.
@@ -235,6 +241,12 @@ TEST(TaskParamsTest, OnlyAParticipatingTaskOfARegisteredAlgorithmIsChecked) {
   EXPECT_EQ(ValidateTaskParams(nullptr, t), Status::Ok());  // not run here
   t.role = edgeadmm_wire_Role_ROLE_IDLE;
   EXPECT_EQ(ValidateTaskParams(DpSgdTask(), t), Status::Ok());
+  EXPECT_EQ(CheckTaskParams(t), Status::Ok());
+  // The encoder's check refuses an algorithm no unit runs.
+  t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_UNSPECIFIED;
+  EXPECT_EQ(CheckTaskParams(t), kBad);
+  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
   t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
   EXPECT_EQ(ValidateTaskParams(DpSgdTask(), t), kBad);
 }
