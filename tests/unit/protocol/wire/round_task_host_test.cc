@@ -13,9 +13,12 @@ using testing::AsBytes;
 using testing::AsConstBytes;
 using testing::AsSpan;
 using testing::BindRaw;
+using testing::DpAdmmTask;
+using testing::DpSgdTask;
 using testing::EncodeRaw;
 using testing::FederatedTask;
 using testing::Float32Bytes;
+using testing::PenaltyTask;
 using testing::Ramp;
 using testing::SharingTask;
 
@@ -35,50 +38,6 @@ Status Decode(const std::vector<uint8_t>& bytes, size_t capacity = 8192) {
   std::vector<Real> model(capacity), aux(capacity);
   DecodedRoundTask out;
   return DecodeRoundTask(AsConstBytes(bytes), AsSpan(model), AsSpan(aux), out);
-}
-
-edgeadmm_wire_RoundTask DpAdmmTask(uint32_t p) {
-  edgeadmm_wire_RoundTask t = FederatedTask(p);
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM;
-  t.which_params = edgeadmm_wire_RoundTask_dp_admm_tag;
-  auto& d = t.params.dp_admm;
-  d.schedule = edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
-  d.rho = 1.0;
-  d.reg_weight = 0.01;
-  d.num_devices = 100;
-  d.iteration = 9;
-  d.d_w = 2.5;
-  d.s1 = 1.0;
-  d.s2 = 3.74;
-  d.s3 = 0.25;
-  d.s4 = 1.0;
-  d.epsilon = 0.1;
-  d.delta = 1e-3;
-  d.max_records = 210;
-  return t;
-}
-
-edgeadmm_wire_RoundTask DpSgdTask(uint32_t p) {
-  edgeadmm_wire_RoundTask t = FederatedTask(p);
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
-  t.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
-  t.params.dp_sgd = {0.5, 2, 1.0, 0.8};
-  return t;
-}
-
-edgeadmm_wire_RoundTask PenaltyTask(uint32_t p) {
-  edgeadmm_wire_RoundTask t = FederatedTask(p);
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION;
-  t.which_params = edgeadmm_wire_RoundTask_penalty_tag;
-  auto& q = t.params.penalty;
-  q.theta = 0.5;
-  q.reg_weight = 0.01;
-  q.loss_weight = 1.0;
-  q.iteration = 3;
-  q.nodes = 5;
-  q.degree = 4;
-  q.rounds = 10;
-  return t;
 }
 
 // Decodes `bytes` and checks every field against `task` and the vectors.

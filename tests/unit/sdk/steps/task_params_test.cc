@@ -10,6 +10,7 @@
 
 #include <limits>
 
+#include "sample_tasks.h"
 #include "steps/algorithm_task.h"
 
 namespace edgeadmm::internal {
@@ -17,85 +18,13 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-edgeadmm_wire_RoundTask Base(edgeadmm_wire_Algorithm algorithm,
-                             pb_size_t params_tag) {
-  edgeadmm_wire_RoundTask t = edgeadmm_wire_RoundTask_init_zero;
-  t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
-  t.algorithm = algorithm;
-  t.which_params = params_tag;
-  t.dimension = 4;
-  return t;
-}
-
-edgeadmm_wire_RoundTask ProxAdmm() {
-  edgeadmm_wire_RoundTask t =
-      Base(edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM,
-           edgeadmm_wire_RoundTask_federated_tag);
-  t.params.federated = {0.5, 2.0, 1.0, 3.5, false};
-  return t;
-}
-
-edgeadmm_wire_RoundTask LinearizedAdmm() {
-  edgeadmm_wire_RoundTask t = Base(edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM,
-                                   edgeadmm_wire_RoundTask_dp_admm_tag);
-  auto& d = t.params.dp_admm;
-  d.schedule = edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
-  d.rho = 1.0;
-  d.reg_weight = 0.01;
-  d.num_devices = 100;
-  d.iteration = 9;
-  d.d_w = 2.5;
-  d.s1 = 1.0;
-  d.s2 = 3.74;
-  d.s3 = 0.25;
-  d.s4 = 1.0;
-  d.epsilon = 0.1;
-  d.delta = 1e-3;
-  d.max_records = 210;
-  return t;
-}
-
-edgeadmm_wire_RoundTask DpSgd() {
-  edgeadmm_wire_RoundTask t = Base(edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD,
-                                   edgeadmm_wire_RoundTask_dp_sgd_tag);
-  t.params.dp_sgd = {0.5, 2, 1.0, 0.8};
-  return t;
-}
-
-edgeadmm_wire_RoundTask Penalty() {
-  edgeadmm_wire_RoundTask t =
-      Base(edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION,
-           edgeadmm_wire_RoundTask_penalty_tag);
-  auto& q = t.params.penalty;
-  q.theta = 0.5;
-  q.reg_weight = 0.01;
-  q.loss_weight = 1.0;
-  q.iteration = 3;
-  q.nodes = 5;
-  q.degree = 4;
-  q.rounds = 10;
-  return t;
-}
-
-// Party 1 of 2; N = the task's dimension.
-edgeadmm_wire_RoundTask Sharing() {
-  edgeadmm_wire_RoundTask t = Base(edgeadmm_wire_Algorithm_ALGORITHM_SHARING,
-                                   edgeadmm_wire_RoundTask_sharing_params_tag);
-  auto& q = t.params.sharing_params;
-  q.parties = 2;
-  q.party = 1;
-  q.first_column = 66;
-  q.columns = 57;
-  q.records = t.dimension;
-  q.rho = 4e-4;
-  q.lambda = 1e-2;
-  q.noise = 2;
-  q.sigma = 0.01;
-  q.sensitivity = 1e-3;
-  q.iteration = 3;
-  q.rounds = 10;
-  return t;
-}
+// Valid tasks of each algorithm (tests/unit/protocol/wire/sample_tasks.h).
+namespace samples = wire::testing;
+edgeadmm_wire_RoundTask ProxAdmm() { return samples::FederatedTask(4); }
+edgeadmm_wire_RoundTask LinearizedAdmm() { return samples::DpAdmmTask(4); }
+edgeadmm_wire_RoundTask DpSgd() { return samples::DpSgdTask(4); }
+edgeadmm_wire_RoundTask Penalty() { return samples::PenaltyTask(4); }
+edgeadmm_wire_RoundTask Sharing() { return samples::SharingTask(4); }
 
 // The scoring phase of Sharing(): only at t = T.
 edgeadmm_wire_RoundTask Scoring() {
