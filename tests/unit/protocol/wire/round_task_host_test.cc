@@ -20,6 +20,7 @@ using testing::FederatedTask;
 using testing::Float32Bytes;
 using testing::PenaltyTask;
 using testing::Ramp;
+using testing::ScoringTask;
 using testing::SharingTask;
 
 std::vector<uint8_t> Encode(const edgeadmm_wire_RoundTask& task,
@@ -112,23 +113,11 @@ TEST(RoundTaskTest, SharingParamsAndVectorsAreCheckedOnce) {
             Status::Ok());
 }
 
-// admm-sharing's scoring phase (at t = T, gaussian noise).
-edgeadmm_wire_RoundTask ScoringTask() {
-  edgeadmm_wire_RoundTask t = SharingTask(4);
-  auto& q = t.params.sharing_params;
-  q.iteration = q.rounds;
-  q.score_records = 7;
-  q.score_noise = 1;
-  q.score_sigma = 0.5;
-  q.score_sensitivity = 0.1;
-  return t;
-}
-
 TEST(RoundTaskTest, SharingScoringPhaseRoundTrips) {
   // The decoder reads back every score field (their ranges: the adapter's,
   // tests/unit/sdk/steps/task_params_test.cc).
   const std::vector<Real> v = Ramp(4);
-  ExpectRoundTrip(ScoringTask(), v, v);
+  ExpectRoundTrip(ScoringTask(4), v, v);
 }
 
 TEST(RoundTaskTest, IdleAndDoneTasksNeedNoModel) {

@@ -102,4 +102,17 @@ inline edgeadmm_wire_RoundTask PenaltyTask(uint32_t p) {
   return t;
 }
 
+// The scoring phase of SharingTask(n): at t = T, K = 7 test records with
+// gaussian noise.
+inline edgeadmm_wire_RoundTask ScoringTask(uint32_t n) {
+  edgeadmm_wire_RoundTask t = SharingTask(n);
+  auto& q = t.params.sharing_params;
+  q.iteration = q.rounds;
+  q.score_records = 7;
+  q.score_noise = 1;
+  q.score_sigma = 0.5;
+  q.score_sensitivity = 0.1;
+  return t;
+}
+
 }  // namespace edgeadmm::wire::testing

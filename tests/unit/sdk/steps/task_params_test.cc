@@ -25,18 +25,7 @@ edgeadmm_wire_RoundTask LinearizedAdmm() { return samples::DpAdmmTask(4); }
 edgeadmm_wire_RoundTask DpSgd() { return samples::DpSgdTask(4); }
 edgeadmm_wire_RoundTask Penalty() { return samples::PenaltyTask(4); }
 edgeadmm_wire_RoundTask Sharing() { return samples::SharingTask(4); }
-
-// The scoring phase of Sharing(): only at t = T.
-edgeadmm_wire_RoundTask Scoring() {
-  edgeadmm_wire_RoundTask t = Sharing();
-  auto& q = t.params.sharing_params;
-  q.iteration = q.rounds;
-  q.score_records = 7;
-  q.score_noise = 1;
-  q.score_sigma = 0.5;
-  q.score_sensitivity = 0.1;
-  return t;
-}
+edgeadmm_wire_RoundTask Scoring() { return samples::ScoringTask(4); }
 
 // The check of `t`'s algorithm through the registration table, as the
 // client (ValidateTaskParams on the adapter it found) and the aggregator's
