@@ -89,8 +89,8 @@ KNOWN_NAMES = {
     "sdk/src/client/device_client_round.cc": 2,
     "sdk/src/client/streaming_party.h": 1,
     "sdk/src/state/device_state.cc": 2,
-    "sdk/src/wire/round_task.cc": 35,
-    "sdk/src/wire/round_task_stream.cc": 4,
+    "sdk/src/wire/round_task.cc": 5,
+    "sdk/src/wire/round_task_stream.cc": 1,
 }
 
 

@@ -7,6 +7,7 @@
 
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/store/blob.h"
+#include "edgeadmm/task_params.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/released_model.h"
@@ -206,6 +207,10 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
           : Span<const Real>();
   return Encoded(wire::kCoapContent, wire::kRoundTaskFormat,
                  wire::MaxRoundTaskBytes(model_length), [&](ByteSpan out) {
+                   // The codec checks the generic fields; the algorithm's
+                   // device unit its params (as the device will).
+                   const Status params = CheckTaskParams(h);
+                   if (!params.ok()) return StatusWithSize(params, 0);
                    return wire::EncodeRoundTask(h, model, auxiliary, out);
                  });
 }

@@ -368,6 +368,11 @@ class DeviceClient {
   Status PersistStep(const edgeadmm_wire_RoundTask& h, ConstByteSpan upload,
                      const DevicePrivacyLedger& earlier_jobs, bool streamed,
                      Workspace& scratch);
+  // The params check of a decoded task `h` by its algorithm's adapter
+  // (AlgorithmTask::valid_params): OK, or INVALID_ARGUMENT, counted as a
+  // task refused at decode. OK for an algorithm the client does not run
+  // (refused later as UNIMPLEMENTED) and for an idle or final task.
+  Status ValidateParams(const edgeadmm_wire_RoundTask& h) const;
   // True if task `h` was computed or refused already.
   bool AlreadyHandled(const edgeadmm_wire_RoundTask& h) const;
   // Counts and reports a refused task.

@@ -2,14 +2,13 @@
 // persist before anything leaves), the upload of the persisted record and
 // its receipt, the failure report, and the backoff after a failure. The
 // state machine and the task delivery are in device_client.cc.
-#include "edgeadmm/device_client.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "edgeadmm/crc32.h"
+#include "edgeadmm/device_client.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -40,7 +39,7 @@ Result<Loss> LossFromWire(edgeadmm_wire_Loss loss) {
 }
 
 // The registered task of the task's algorithm (AlgorithmKind has the wire
-// enum's values, checked at compile time in wire/round_task.cc);
+// enum's values, checked at compile time in steps/algorithm_tasks.cc);
 // UNIMPLEMENTED for an algorithm the client does not run (paper 001: SDK step
 // only) or params of another one (decode already refused those).
 Result<const internal::AlgorithmTask*> TaskOf(
@@ -57,6 +56,13 @@ Result<const internal::AlgorithmTask*> TaskOf(
 
 }  // namespace
 
+Status DeviceClient::ValidateParams(const edgeadmm_wire_RoundTask& h) const {
+  const auto value = static_cast<uint32_t>(h.algorithm);
+  if (!IsAlgorithmKind(value)) return Status::Ok();  // refused by TaskOf
+  return internal::ValidateTaskParams(
+      algorithms_->find(static_cast<AlgorithmKind>(value)), h);
+}
+
 void DeviceClient::ProcessTask() {
   task_available_ = false;
   // The vectors are decoded into the (possibly shared) compute scratch and
@@ -67,8 +73,11 @@ void DeviceClient::ProcessTask() {
   const Result<Span<Real>> auxiliary = ws.Allocate<Real>(longest);
   EDGEADMM_ASSERT(model.ok() && auxiliary.ok());  // sized by Init
   wire::DecodedRoundTask task;
-  const Status decoded = wire::DecodeRoundTask(
+  Status decoded = wire::DecodeRoundTask(
       ConstByteSpan(task_bytes_.data(), task_size_), *model, *auxiliary, task);
+  // The codec checked the generic fields; the algorithm's adapter checks its
+  // params (docs/sdk.md, "Validation of a task").
+  if (decoded.ok()) decoded = ValidateParams(task.header);
   if (!decoded.ok()) {
     ++counters_.tasks_invalid;
     last_error_ = decoded;

@@ -97,8 +97,8 @@ Status StreamingParty::OnValues(wire::TaskVector which, size_t first,
                                 Span<const Real> values) {
   if (!step_) return Status::Ok();  // kept whole for ProcessTask
   return adapter_->accumulate_stream(*client_.config_.trainer,
-                                    which == wire::TaskVector::kModel, first,
-                                    values, zeros_);
+                                     which == wire::TaskVector::kModel, first,
+                                     values, zeros_);
 }
 
 bool StreamingParty::OnStopped(const TransportResult& result) {
@@ -129,7 +129,8 @@ bool StreamingParty::OnStopped(const TransportResult& result) {
 
 void StreamingParty::OnBody(size_t size) {
   DeviceClient& c = client_;
-  const Status complete = reader_.Finish();
+  Status complete = reader_.Finish();
+  if (complete.ok()) complete = c.ValidateParams(reader_.header());
   if (!complete.ok()) {
     ++c.counters_.tasks_invalid;
     c.last_error_ = complete;

@@ -18,6 +18,44 @@
 
 namespace edgeadmm::internal {
 
+namespace {
+
+// The scoring phase: only at t = T, N + score_records within the wire's
+// vector limit, with gaussian (sigma, Delta > 0) or exact (both 0) noise.
+bool ValidScoreParams(const edgeadmm_wire_SharingParams& p) {
+  if (p.score_records == 0) {
+    return p.score_noise == 0 && p.score_sigma == 0.0 &&
+           p.score_sensitivity == 0.0;
+  }
+  const bool noise_ok =
+      p.score_noise == 1
+          ? PositiveFinite(p.score_sigma) && PositiveFinite(p.score_sensitivity)
+          : p.score_noise == 2 && p.score_sigma == 0.0 &&
+                p.score_sensitivity == 0.0;
+  return noise_ok && p.iteration == p.rounds &&
+         static_cast<uint64_t>(p.records) + p.score_records <=
+             wire::kMaxSharingRecords;
+}
+
+}  // namespace
+
+// M >= 2 parties, m < M, a column block, N = the task's dimension (u_m and y
+// are N long), rho, lambda > 0, a known noise mode with sigma > 0 (0 for
+// none), the sensitivity only for rigorous (> 0), 1-based t <= T, and the
+// scoring phase's fields.
+bool ValidAdmmSharingParams(const edgeadmm_wire_RoundTask& h) {
+  const edgeadmm_wire_SharingParams& p = h.params.sharing_params;
+  const bool noise_ok = p.noise == 0 ? p.sigma == 0.0 && p.sensitivity == 0.0
+                        : p.noise == 1
+                            ? PositiveFinite(p.sigma) && p.sensitivity == 0.0
+                            : p.noise == 2 && PositiveFinite(p.sigma) &&
+                                  PositiveFinite(p.sensitivity);
+  return p.parties >= 2 && p.party < p.parties && p.columns >= 1 &&
+         p.records >= 1 && p.records == h.dimension && PositiveFinite(p.rho) &&
+         PositiveFinite(p.lambda) && noise_ok && p.iteration >= 1 &&
+         p.rounds >= p.iteration && ValidScoreParams(p);
+}
+
 size_t AdmmSharingScoreRecords(const edgeadmm_wire_RoundTask& h) {
   return h.which_params == edgeadmm_wire_RoundTask_sharing_params_tag
              ? h.params.sharing_params.score_records

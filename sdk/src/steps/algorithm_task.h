@@ -4,9 +4,10 @@
 // table, kAlgorithmTasks in steps/algorithm_tasks.cc, has one line per
 // algorithm the device client runs. DeviceClient calls only through it.
 //
-// Adding an algorithm on the device: its step, its adapter (a Run*Task
-// declared below), the proto (and its params check in wire/round_task.cc's
-// kParamsRules), one line in kAlgorithmTasks (plus its kind in
+// Adding an algorithm on the device: its step, its adapter (a Run*Task and
+// its params check, a Valid*Params, declared below), the proto (and its
+// params variant and vectors in wire/round_task.cc's kParamsShapes), one
+// line in kAlgorithmTasks (plus its kind in
 // LocalTrainer::kAlgorithms, from which the DeviceClient sizes the trainer
 // workspace at compile time; a static_assert keeps the two equal), and
 // tests.
@@ -14,6 +15,7 @@
 
 #include <edgeadmm.pb.h>
 
+#include <cfloat>
 #include <cstddef>
 #include <cstdint>
 
@@ -53,6 +55,20 @@ struct TaskOutput {
 using RunTaskFn = Status (*)(const TaskInput& task, LocalTrainer& trainer,
                              Span<Real> upload, TaskOutput& out);
 
+// Checks the values of a task's params (ranges, finiteness, the relations
+// between them and the task's dimension); false refuses the task. The
+// adapter's half of "every task is validated once, at decode": the codec
+// (wire/round_task.cc) checks the generic fields, the params variant and the
+// vector lengths; the client calls this right after the decode, before the
+// task touches any state (ValidateTaskParams below; device_client_round.cc,
+// streaming_party.cc). Only a participating task's params are checked.
+using ValidParamsFn = bool (*)(const edgeadmm_wire_RoundTask& header);
+
+// The bounds the params checks use: a finite v > 0, a finite v >= 0 (NaN
+// fails both).
+inline bool PositiveFinite(double v) { return v >= DBL_MIN && v <= DBL_MAX; }
+inline bool NonNegativeFinite(double v) { return v >= 0.0 && v <= DBL_MAX; }
+
 // What a streamed step's upload needs besides x̃ and the key (filled by the
 // task adapter's FinishStreamFn; the client writes it into the upload's
 // recipe, streamed_share_upload.h).
@@ -84,6 +100,7 @@ struct AlgorithmTask {
   pb_size_t params_tag;                  // the RoundTask params it expects
   edgeadmm_wire_UpdateKind update_kind;  // what its upload means
   RunTaskFn run;
+  ValidParamsFn valid_params;  // its params check (Valid*Params below)
   // True when the task's vectors and the upload have one entry per record
   // (admm-sharing: N) instead of one per feature.
   bool per_record = false;
@@ -110,13 +127,33 @@ const AlgorithmTask* AdmmSharingTask();
 // admm-sharing's scoring phase: the task's score_records (0 before T).
 size_t AdmmSharingScoreRecords(const edgeadmm_wire_RoundTask& h);
 
+// OK when `header` is not a participating task, or `task` (the adapter
+// registered for its algorithm; null when the client does not run it) is
+// null or accepts its params; INVALID_ARGUMENT otherwise.
+inline Status ValidateTaskParams(const AlgorithmTask* task,
+                                 const edgeadmm_wire_RoundTask& header) {
+  if (header.role != edgeadmm_wire_Role_ROLE_PARTICIPATE || task == nullptr) {
+    return Status::Ok();
+  }
+  return task->valid_params(header) ? Status::Ok() : Status::InvalidArgument();
+}
+
 // With aggregator-side noise the device only clips (adds no noise).
 inline bool DeviceAddsNoise(const edgeadmm_wire_RoundTask& h) {
   return h.noise_placement !=
          edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR;
 }
 
-// The adapters, one per unit.
+// The adapters and their params checks, one unit each.
+bool ValidProxAdmmParams(
+    const edgeadmm_wire_RoundTask& h);  // prox_admm_task.cc
+bool ValidLinearizedAdmmParams(
+    const edgeadmm_wire_RoundTask& h);  // linearized_admm_task.cc
+bool ValidDpSgdParams(const edgeadmm_wire_RoundTask& h);  // dp_sgd_task.cc
+bool ValidPenaltyPerturbationParams(
+    const edgeadmm_wire_RoundTask& h);  // penalty_perturbation_task.cc
+bool ValidAdmmSharingParams(
+    const edgeadmm_wire_RoundTask& h);  // admm_sharing_task.cc
 Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
                        Span<Real> upload,
                        TaskOutput& out);  // prox_admm_task.cc

@@ -4,6 +4,13 @@
 
 namespace edgeadmm::internal {
 
+// eta > 0, E >= 1, C > 0, sigma >= 0 (dp_sgd_step.h).
+bool ValidDpSgdParams(const edgeadmm_wire_RoundTask& h) {
+  const edgeadmm_wire_DpSgdParams& p = h.params.dp_sgd;
+  return PositiveFinite(p.learning_rate) && p.local_steps >= 1 &&
+         PositiveFinite(p.clip) && NonNegativeFinite(p.sigma);
+}
+
 // DP-SGD / DP-FedAvg baseline: Clip(w - z, C) + N(0, sigma^2), dp_sgd_step.h.
 Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
                     Span<Real> upload, TaskOutput& /*out*/) {

@@ -6,6 +6,23 @@
 
 namespace edgeadmm::internal {
 
+// Paper 004, Thms 1, 3, 4: the schedule constants and eps in (0, 1],
+// delta in (0, 1).
+bool ValidLinearizedAdmmParams(const edgeadmm_wire_RoundTask& h) {
+  const edgeadmm_wire_DpAdmmParams& p = h.params.dp_admm;
+  const auto schedule = static_cast<int32_t>(p.schedule);
+  const bool schedule_ok =
+      schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX ||
+      schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
+  return schedule_ok && PositiveFinite(p.rho) &&
+         NonNegativeFinite(p.reg_weight) && p.num_devices >= 1 &&
+         PositiveFinite(p.d_w) && PositiveFinite(p.s1) &&
+         NonNegativeFinite(p.s2) && NonNegativeFinite(p.s3) &&
+         NonNegativeFinite(p.s4) && PositiveFinite(p.epsilon) &&
+         p.epsilon <= 1.0 && PositiveFinite(p.delta) && p.delta < 1.0 &&
+         NonNegativeFinite(p.clip) && p.max_records >= 1;
+}
+
 // Paper 004: (3d) with the new global model w^{k+1} = the task's model (the
 // dual of the device's previous step), then (3a)-(3b) at iteration k+1;
 // linearized_admm_step.h. The step sizes follow the device's own iteration

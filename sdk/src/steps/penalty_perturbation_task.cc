@@ -25,6 +25,20 @@
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::internal {
+
+// Paper 001, Alg. 1: the public constants only (theta, rho, C > 0), 1-based
+// t <= T, N >= 2 nodes and V_i = N - 1 neighbours (complete graph) or, with
+// neighbour_sum, 1 <= V_i <= N - 1. The schedules eta_i, alpha_i are
+// device-only.
+bool ValidPenaltyPerturbationParams(const edgeadmm_wire_RoundTask& h) {
+  const edgeadmm_wire_PenaltyPerturbationParams& p = h.params.penalty;
+  const bool degree_ok = p.neighbour_sum
+                             ? p.degree >= 1 && p.degree <= p.nodes - 1
+                             : p.degree == p.nodes - 1;
+  return PositiveFinite(p.theta) && PositiveFinite(p.reg_weight) &&
+         PositiveFinite(p.loss_weight) && p.iteration >= 1 && p.nodes >= 2 &&
+         degree_ok && p.rounds >= p.iteration;
+}
 namespace {
 
 // P_i(t) = Σ_{r=1}^{t} C(1.4c₁ + α_i(r))/(η_i(r) V_i B_i) (paper 001

@@ -4,6 +4,14 @@
 
 namespace edgeadmm::internal {
 
+// Paper 002, Alg. 3: lambda in (0, 1], gamma > 0, C > 0, sigma >= 0.
+bool ValidProxAdmmParams(const edgeadmm_wire_RoundTask& h) {
+  const edgeadmm_wire_FederatedAdmmParams& p = h.params.federated;
+  return PositiveFinite(p.lambda) && p.lambda <= 1.0 &&
+         PositiveFinite(p.gamma) && PositiveFinite(p.clip) &&
+         NonNegativeFinite(p.sigma);
+}
+
 // Paper 002 Alg. 3 local step (eqs. 6-7 with clipping), prox_admm_step.h.
 Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
                        Span<Real> upload, TaskOutput& /*out*/) {

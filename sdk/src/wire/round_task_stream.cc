@@ -79,9 +79,7 @@ Status RoundTaskStreamReader::FinishHeader(size_t model_values) {
       role > edgeadmm_wire_Role_ROLE_DONE) {
     return Status::InvalidArgument();
   }
-  const bool sharing = internal::EnumValue(header_.algorithm) ==
-                       edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
-  if (header_.dimension > MaxMessageDimension(sharing)) {
+  if (header_.dimension > MaxTaskDimension(header_)) {
     return Status::OutOfRange();
   }
   const bool participate = role == edgeadmm_wire_Role_ROLE_PARTICIPATE;

@@ -33,6 +33,11 @@ Status ValidateRoundTask(const edgeadmm_wire_RoundTask& header,
 // y), else 0; 0 for an unknown algorithm.
 size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& header);
 
+// The dimension bound of a task of `header`'s algorithm: the record bound,
+// MaxMessageDimension(true), when its dimension counts records, else
+// kMaxDimension (also for an unknown algorithm).
+size_t MaxTaskDimension(const edgeadmm_wire_RoundTask& header);
+
 // Encodes `header` (its `version` and callback fields are overwritten) with
 // `model` and `auxiliary` into `out`. Returns the byte count, or
 // INVALID_ARGUMENT / OUT_OF_RANGE from validation, RESOURCE_EXHAUSTED if `out`

@@ -184,10 +184,13 @@ TEST(RoundTaskStreamTest, RefusesWhatTheDecoderRefuses) {
   deadline.push_back(5);
   EXPECT_EQ(whole(deadline), Status::Ok());
   EXPECT_EQ(run(deadline), Status::Ok());
-  // Params after the vectors are validated at Finish: the values were
-  // streamed, the task is refused all the same.
+  // The params variant is checked at Finish (admm-sharing's params come
+  // after the vectors): the values were streamed, the task is refused all
+  // the same. (Their values are the adapter's to check: the client does it
+  // right after Finish, tests/unit/sdk/steps/task_params_test.cc.)
   edgeadmm_wire_RoundTask bad = SharingTask(n);
-  bad.params.sharing_params.iteration = 11;  // > rounds
+  bad.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
+  bad.params.dp_sgd = {0.5, 1, 1.0, 0.8};
   Collector c;
   edgeadmm_wire_RoundTask raw = bad;
   std::vector<uint8_t> model_bytes =

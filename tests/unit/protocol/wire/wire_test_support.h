@@ -15,6 +15,7 @@
 #include "edgeadmm/span.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/vector_field.h"
+#include "sample_tasks.h"
 
 namespace edgeadmm::wire::testing {
 
@@ -80,50 +81,6 @@ template <typename Enum>
 void SetEnum(Enum& field, int32_t value) {
   static_assert(sizeof(Enum) == sizeof(int32_t), "nanopb enums are int32");
   std::memcpy(&field, &value, sizeof(value));
-}
-
-// A valid paper-002 task of dimension p (vectors are bound by the encoder).
-inline edgeadmm_wire_RoundTask FederatedTask(uint32_t p) {
-  edgeadmm_wire_RoundTask t = edgeadmm_wire_RoundTask_init_zero;
-  t.version = kProtocolVersion;
-  t.job_id = 7;
-  t.round_id = 42;
-  t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM;
-  t.loss = edgeadmm_wire_Loss_LOSS_LOGISTIC;
-  t.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L1;
-  t.regularizer_weight = 1e-3;
-  t.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
-  t.which_params = edgeadmm_wire_RoundTask_federated_tag;
-  t.params.federated.lambda = 0.5;
-  t.params.federated.gamma = 2.0;
-  t.params.federated.clip = 1.0;
-  t.params.federated.sigma = 3.5;
-  t.dimension = p;
-  t.deadline_ms = 30000;
-  return t;
-}
-
-// admm-sharing: party 1 of 2 with 57 columns; the task's dimension is N.
-inline edgeadmm_wire_RoundTask SharingTask(uint32_t n) {
-  edgeadmm_wire_RoundTask t = FederatedTask(n);
-  t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
-  t.which_params = edgeadmm_wire_RoundTask_sharing_params_tag;
-  auto& q = t.params.sharing_params;
-  q = edgeadmm_wire_SharingParams_init_zero;
-  q.parties = 2;
-  q.party = 1;
-  q.first_column = 66;
-  q.columns = 57;
-  q.records = n;
-  q.rho = 4e-4;
-  q.lambda = 1e-2;
-  q.noise = 2;
-  q.sigma = 0.01;
-  q.sensitivity = 1e-3;
-  q.iteration = 3;
-  q.rounds = 10;
-  return t;
 }
 
 // A valid update of dimension p.

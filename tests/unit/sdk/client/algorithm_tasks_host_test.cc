@@ -565,7 +565,8 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmNoiselessNeedsUnaccountedSteps) {
 
 TEST(DeviceClientAlgorithmsTest, MalformedParamsAreRefusedAtDecode) {
   // A valid dp-sgd task whose learning rate (0.5) is patched to -0.5 on the
-  // wire: the decoder refuses it and nothing is computed or reported.
+  // wire: the adapter's params check, right after the decode, refuses it and
+  // nothing is computed or reported.
   TaskEndpoint endpoint;
   endpoint.SetTask(DpSgdTask(1), {0, 0, 0});
   std::vector<uint8_t> bytes = endpoint.task_bytes();
