@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "edgeadmm/algorithms/sum_grid.h"
 #include "edgeadmm/algorithms/tree_aggregation.h"
 #include "unit_support.h"
 
@@ -21,6 +22,11 @@ const DpFtrlTable* TableOf(const jobs::JobConfig& c) {
 }
 
 }  // namespace
+
+host::Error DpFtrl::Resolve(jobs::JobConfig& c) const {
+  UseRdpForGridNoise(c);  // the tree's noise is on a grid
+  return host::Error::Ok();
+}
 
 void DpFtrl::ReadTable(jobs::ConfigReader& r, jobs::JobConfig& config) const {
   auto table = std::make_shared<DpFtrlTable>();
@@ -121,7 +127,14 @@ double DpFtrl::ParticipationNoiseMultiplier(const jobs::JobConfig& c) const {
   const int64_t k = MaxParticipations(c);
   const double per_participation =
       TreeSquaredCountBound(k, TreeLevels(c.rounds)) / static_cast<double>(k);
-  return c.sigma / (c.clip * std::sqrt(per_participation));
+  // sum_grid.h: each round's sum is rounded once to the grid; a node holds
+  // the rounded sums of its rounds, and the n of them where the device took
+  // part each move by at most C/g + √p grid steps (the rest are the same),
+  // so the node moves by n·(C + g·√p): the tree's bound with C + g·√p for
+  // C, i.e. the rounded-sum multiplier of ν = σ/C.
+  const double nu = SumGridNoiseMultiplier(c.sigma / c.clip,
+                                           static_cast<size_t>(c.dimension));
+  return nu / std::sqrt(per_participation);
 }
 
 int64_t DpFtrl::MaxParticipations(const jobs::JobConfig& c) const {

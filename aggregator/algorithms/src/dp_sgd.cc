@@ -6,7 +6,7 @@
 namespace edgeadmm::algorithms {
 
 host::Error DpSgd::Resolve(jobs::JobConfig& c) const {
-  UseRdpForDeviceGridNoise(c);
+  UseRdpForGridNoise(c);
   return host::Error::Ok();
 }
 

@@ -2,13 +2,14 @@
 
 #include <cmath>
 
+#include "edgeadmm/algorithms/sum_grid.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "unit_support.h"
 
 namespace edgeadmm::algorithms {
 
 host::Error ProxAdmm::Resolve(jobs::JobConfig& c) const {
-  UseRdpForDeviceGridNoise(c);
+  UseRdpForGridNoise(c);
   return host::Error::Ok();
 }
 
@@ -43,8 +44,9 @@ host::UploadBound ProxAdmm::HonestUpload(const jobs::JobConfig& c) const {
 Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
                             const std::vector<std::vector<double>>& uploads,
                             RoundNoise& noise, ServerModel& model) const {
-  // Paper 002 Alg. 3 with pitfall P3: ŝ += (1/n)·Σ Δu_i (plus N(0, (λσ)²I)
-  // on the sum under trusted-aggregator), z = prox_{γr}(ŝ) (eq. (5)); n is
+  // Paper 002 Alg. 3 with pitfall P3: ŝ += (1/n)·Σ Δu_i (under
+  // trusted-aggregator the sum on the grid plus discrete Gaussian noise of
+  // std λσ, sum_grid.h), z = prox_{γr}(ŝ) (eq. (5)); n is
   // the job's enrolled device count, not m.
   const size_t p = static_cast<size_t>(c.dimension);
   if (model.state.size() != p) return Status::InvalidArgument();
@@ -62,11 +64,15 @@ Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
 double ProxAdmm::OwnNoiseMultiplier(const jobs::JobConfig& c) const {
   // Δu = 2λ·Clip(x − z, C) + λη: zero-out sensitivity 2λC, noise λσ.
   const double nu = c.sigma / (2 * c.clip);
-  // Under trusted-aggregator the gateway adds continuous noise to the sum
-  // (no grid). Otherwise the device draws it on a grid (sdk
-  // grid_gaussian.h): the rounding adds g·√p/2 to the sensitivity.
-  if (c.policy == privacy::Policy::kTrustedAggregator) return nu;
-  return GridNoiseMultiplier(nu, static_cast<size_t>(c.dimension));
+  // Under trusted-aggregator the gateway rounds the SUM to its grid and
+  // noises it there (sum_grid.h): the rounding adds g·√p to the sensitivity.
+  // Otherwise the device draws its noise on a grid (sdk grid_gaussian.h):
+  // its own vector's rounding adds g·√p/2.
+  const size_t p = static_cast<size_t>(c.dimension);
+  if (c.policy == privacy::Policy::kTrustedAggregator) {
+    return SumGridNoiseMultiplier(nu, p);
+  }
+  return GridNoiseMultiplier(nu, p);
 }
 
 }  // namespace edgeadmm::algorithms

@@ -81,10 +81,8 @@ host::Error RefuseProxAdmmOnlyOptions(const jobs::JobConfig& c) {
   return host::Error::Ok();
 }
 
-void UseRdpForDeviceGridNoise(jobs::JobConfig& config) {
-  if (config.policy != privacy::Policy::kTrustedAggregator) {
-    config.accountant = jobs::CentralAccountant::kRdp;
-  }
+void UseRdpForGridNoise(jobs::JobConfig& config) {
+  config.accountant = jobs::CentralAccountant::kRdp;
 }
 
 void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,

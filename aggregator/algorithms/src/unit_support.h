@@ -22,12 +22,12 @@ host::Error ResolveEveryoneWithoutGaussianNoise(jobs::JobConfig& config,
                                                 const char* sigma_error,
                                                 const char* budget_error);
 
-// Devices that add their noise on the grid (sdk grid_gaussian.h) release a
-// discrete Gaussian, whose RDP is at most the continuous one's (Canonne,
-// Kamath, Steinke 2020) but whose PLD the PLD accountant does not compute:
-// under the device-noise policies the central ledgers use the RDP
-// accountant (docs/privacy.md, "Discrete Gaussian").
-void UseRdpForDeviceGridNoise(jobs::JobConfig& config);
+// Noise drawn on a grid (the devices': sdk grid_gaussian.h; the gateway's:
+// sum_grid.h) is a discrete Gaussian, whose RDP is at most the continuous
+// one's (Canonne, Kamath, Steinke 2020) but whose PLD the PLD accountant
+// does not compute: the central ledgers use the RDP accountant, under every
+// policy (docs/privacy.md, "Discrete Gaussian").
+void UseRdpForGridNoise(jobs::JobConfig& config);
 
 // out = prox_{γ·r}(v) with the job's regularizer r and step γ.
 void ProxInto(const jobs::JobConfig& config, const std::vector<double>& v,

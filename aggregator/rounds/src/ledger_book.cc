@@ -41,8 +41,7 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
     : accountant_(&accountant),
       config_(&config),
       devices_(&devices),
-      participation_(
-          algorithms::Get(config.algorithm).participation_charge()),
+      participation_(algorithms::Get(config.algorithm).participation_charge()),
       pld_(
           // config_ is set: CentralMechanism may be called.
           MakePld(accountant, config, CentralMechanism(0))),
@@ -85,8 +84,8 @@ bool LedgerBook::ParticipationCapReached(size_t index) const {
          participations_[index] >= participation_->MaxParticipations(*config_);
 }
 
-Status LedgerBook::Load(
-    RoundStore& store, const std::unordered_map<std::string, size_t>& index) {
+Status LedgerBook::Load(RoundStore& store,
+                        const std::unordered_map<std::string, size_t>& index) {
   std::vector<bool> charged(devices_->size(), false);
   EDGEADMM_TRY(store.ForEachLatestLedger(
       [&](const std::string& scope, std::vector<double> rdp) -> Status {
@@ -132,7 +131,9 @@ RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
   }
   if (trusted_aggregator()) {
     // prox-admm only (ValidateJobConfig). Sum of clipped 2λ(x−z)
-    // (sensitivity 2λC, add/remove) plus N(0,(λσ)²): ν = σ/(2C), rate q.
+    // (sensitivity 2λC, add/remove) rounded to the grid g = λσ/2^10 plus
+    // g·N_Z(0, 4^10) (algorithms/sum_grid.h): sensitivity 2λC + g·√p, i.e.
+    // ν = σ/(2C) deflated by SumGridNoiseMultiplier, rate q.
     return {OwnNoiseMultiplier(), config_->q};
   }
   if (config_->policy == privacy::Policy::kParticipationOwnNoise) {
@@ -191,9 +192,9 @@ bool LedgerBook::WithinBudget(std::string* reason) {
     const double budget = central_binds ? c.central_budget : c.device_budget;
     if (epsilon <= budget) return true;
     if (reason != nullptr) {
-      *reason = BudgetReason(
-          "the central ledger", "release observers", epsilon,
-          central_binds ? "central_budget" : "device_budget", budget);
+      *reason = BudgetReason("the central ledger", "release observers", epsilon,
+                             central_binds ? "central_budget" : "device_budget",
+                             budget);
     }
     return false;
   }
@@ -226,8 +227,8 @@ bool LedgerBook::WithinBudget(std::string* reason) {
     if (!trusted_aggregator() && !(budget_local_[i] <= c.device_budget)) {
       if (reason != nullptr) {
         *reason = BudgetReason("the local ledger of device " + (*devices_)[i],
-                               "the gateway", budget_local_[i],
-                               "device_budget", c.device_budget);
+                               "the gateway", budget_local_[i], "device_budget",
+                               c.device_budget);
       }
       return false;
     }

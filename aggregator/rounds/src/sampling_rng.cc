@@ -1,6 +1,10 @@
 #include "edgeadmm/rounds/sampling_rng.h"
 
 #include <cmath>
+#include <cstdlib>
+
+#include "edgeadmm/algorithms/sum_grid.h"
+#include "edgeadmm/grid_gaussian.h"
 
 namespace edgeadmm::rounds {
 namespace {
@@ -17,6 +21,7 @@ Result<std::unique_ptr<SamplingRng>> SamplingRng::Create(uint64_t seed) {
       sizeof(kPersonalization) - 1);
   EDGEADMM_TRY(rng->drbg_.Init(entropy, personalization));
   rng->gaussian_ = std::make_unique<GaussianSampler>(rng->drbg_);
+  rng->discrete_ = std::make_unique<DiscreteGaussianSampler>(rng->drbg_);
   return rng;
 }
 
@@ -38,7 +43,22 @@ Result<uint64_t> SamplingRng::UniformBelow(uint64_t bound) {
 }
 
 Status SamplingRng::AddNoise(double stddev, std::vector<double>& v) {
-  return gaussian_->AddNoise(stddev, Span<double>(v.data(), v.size()));
+  // sum_grid.h: r = round(v/g), n = r + k, k ~ N_Z(0, 4^bits), then
+  // v = s·(n·2^-bits), a function of the integers n and public s only.
+  EDGEADMM_TRY(algorithms::RoundSumToGrid(stddev, v));
+  EDGEADMM_TRY_ASSIGN(
+      const DiscreteGaussian noise,
+      DiscreteGaussian::FromStddev(uint64_t{1} << kNoiseGridBits, 1));
+  const int bits = static_cast<int>(kNoiseGridBits);
+  for (double& x : v) {
+    EDGEADMM_TRY_ASSIGN(const int64_t k, discrete_->Sample(noise));
+    // |r| < 2^52; |n| ≥ 2^53 (beyond exact doubles) has probability below
+    // exp(−2^60) and is refused rather than rounded.
+    const int64_t n = static_cast<int64_t>(x) + k;
+    if (!(std::llabs(n) < (int64_t{1} << 53))) return Status::OutOfRange();
+    x = stddev * std::ldexp(static_cast<double>(n), -bits);
+  }
+  return Status::Ok();
 }
 
 }  // namespace edgeadmm::rounds

@@ -20,14 +20,19 @@
 namespace edgeadmm::algorithms {
 namespace {
 
-// Gaussian noise from a seeded generator, every draw kept in order.
+// RoundNoise's contract with a seeded stand-in for N_Z: v on the grid
+// g = std/2^10, plus g·k, k the rounded draw of N(0, 2^20); every g·k kept
+// in order (for the tree, std = 2^10 and g = 1: integer draws).
 class RecordingNoise final : public RoundNoise {
  public:
   Status AddNoise(double stddev, std::vector<double>& v) override {
-    std::normal_distribution<double> normal(0.0, stddev);
+    const double g = stddev / 1024;
+    std::normal_distribution<double> normal(0.0, 1024.0);
     std::vector<double> drawn(v.size());
-    for (double& x : drawn) x = normal(rng_);
-    for (size_t i = 0; i < v.size(); ++i) v[i] += drawn[i];
+    for (size_t i = 0; i < v.size(); ++i) {
+      drawn[i] = g * std::round(normal(rng_));
+      v[i] = g * std::round(v[i] / g) + drawn[i];
+    }
     draws.push_back(std::move(drawn));
     return Status::Ok();
   }
@@ -60,7 +65,8 @@ TEST(TreeAggregationTest, NoisyPrefixIsTheSumOfItsNodes) {
   for (int64_t t = 1; t <= rounds; ++t) {
     std::vector<double> sum(p);
     for (double& v : sum) v = value(data);
-    for (size_t i = 0; i < p; ++i) raw[i] += sum[i];
+    // The raw prefix in grid steps of g = 0.7/2^10: each sum rounded once.
+    for (size_t i = 0; i < p; ++i) raw[i] += std::round(sum[i] * 1024 / 0.7);
     const size_t before = noise.draws.size();
     ASSERT_EQ(TreeAddRound(sum, 0.7, levels, noise, state, prefix),
               Status::Ok());
@@ -83,7 +89,11 @@ TEST(TreeAggregationTest, NoisyPrefixIsTheSumOfItsNodes) {
     }
     ASSERT_EQ(start, t);
     EXPECT_EQ(used, __builtin_popcountll(static_cast<unsigned long long>(t)));
-    for (size_t i = 0; i < p; ++i) EXPECT_NEAR(prefix[i], expected[i], 1e-12);
+    for (size_t i = 0; i < p; ++i) {
+      // Integer steps (node draws are integers here), released as g·steps.
+      EXPECT_EQ(expected[i], std::round(expected[i]));
+      EXPECT_EQ(prefix[i], 0.7 * std::ldexp(expected[i], -10));
+    }
   }
   // A state of another shape is refused, and so is a round for which the
   // tree has no level (round 4 of a 2-level tree).
@@ -150,9 +160,18 @@ TEST(DpFtrlTest, ChargesEachParticipationItsShareOfTheTree) {
   ASSERT_NE(unit.participation_charge(), nullptr);
   EXPECT_EQ(unit.participation_charge()->MaxParticipations(*config), 2);
   // 8 rounds: levels 0..3; B(2)/2 = min(2,1) + 2 + 2 + 2 = 7.
-  EXPECT_DOUBLE_EQ(
+  // The gateway's grid g = σ/2^10 (p = 2) adds g·√p to the sensitivity C.
+  EXPECT_NEAR(
       unit.participation_charge()->ParticipationNoiseMultiplier(*config),
-      4.0 / std::sqrt(7.0));
+      4.0 / ((1.0 + 4.0 / 1024 * std::sqrt(2.0)) * std::sqrt(7.0)), 1e-14);
+  // Its noise is a discrete Gaussian: the central ledgers use RDP, even
+  // when the job asks for pld.
+  EXPECT_EQ(config->accountant, jobs::CentralAccountant::kRdp);
+  auto asked = jobs::ParseJobConfig(
+      std::string(kJob).replace(std::string(kJob).find("delta = 1e-5"), 12,
+                                "delta = 1e-5\naccountant = \"pld\""));
+  ASSERT_TRUE(asked.ok()) << asked.error().ToString();
+  EXPECT_EQ(asked->accountant, jobs::CentralAccountant::kRdp);
   // The device runs dp-sgd's step; the gateway adds the noise.
   edgeadmm_wire_RoundTask task = edgeadmm_wire_RoundTask_init_zero;
   unit.FillTask(*config, 10, 0, task);
@@ -200,9 +219,11 @@ TEST(DpFtrlTest, TheGatewayClipsEveryUpload) {
       unit.ApplyRound(*config, 4, {{30.0, 40.0}, {0.3, 0.0}}, noise, model),
       Status::Ok());
   ASSERT_EQ(noise.draws.size(), 1u);  // round 1: the level-0 node
+  // The clipped sum (0.9, 0.8) on the grid g = 4/1024 = 1/256: 230.4 and
+  // 204.8 steps round to 230 and 205; the node noise is in steps.
   const double scale = 2.0 / (0.5 * 4);
-  EXPECT_NEAR(model.z[0], scale * (0.6 + 0.3 + noise.draws[0][0]), 1e-12);
-  EXPECT_NEAR(model.z[1], scale * (0.8 + noise.draws[0][1]), 1e-12);
+  EXPECT_NEAR(model.z[0], scale * (230 + noise.draws[0][0]) / 256, 1e-12);
+  EXPECT_NEAR(model.z[1], scale * (205 + noise.draws[0][1]) / 256, 1e-12);
 }
 
 }  // namespace

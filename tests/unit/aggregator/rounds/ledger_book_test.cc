@@ -277,11 +277,16 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   jobs::JobConfig config =
       ProxAdmm(privacy::Policy::kTrustedAggregator, 3.0, 1.0);
   config.m_min = 0;
+  config.dimension = 123;
   LedgerBook book(accountant, config, devices);
   for (int k = 0; k < 3; ++k) book.Apply(book.Plan({0}));
   privacy::PldAccountant reference;
-  ASSERT_TRUE(reference.Compose(config.q, 1.5, 3).ok());  // ν = σ/(2C)
-  EXPECT_DOUBLE_EQ(book.central_epsilon(), reference.Epsilon(1e-5).value());
+  // ν = σ/(2C) = 1.5, the gateway's sum rounded to g = λσ/2^10 (p = 123):
+  // sensitivity 2λC + g·√p, i.e. ν/(1 + ν·√123/1024).
+  const double nu = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 1024);
+  EXPECT_NEAR(book.CentralMechanism(0).noise_multiplier, nu, 1e-12);
+  ASSERT_TRUE(reference.Compose(config.q, nu, 3).ok());
+  EXPECT_NEAR(book.central_epsilon(), reference.Epsilon(1e-5).value(), 1e-9);
 }
 
 // random-walk-admm: each accepted visit charges its device's central ledger
@@ -411,7 +416,9 @@ jobs::JobConfig DpFtrl(double central_budget) {
       "[step]\ngamma = 0.5\n"
       "[privacy]\npolicy = \"trusted-aggregator\"\nclip = 1.0\n"
       "sigma = 4.0\ndelta = 1e-5\naccountant = \"rdp\"\n"
-      "central_budget = " + std::to_string(central_budget) + "\ndevice_budget = inf\n"
+      "central_budget = " +
+      std::to_string(central_budget) +
+      "\ndevice_budget = inf\n"
       "[sampling]\nscheme = \"poisson\"\nq = 0.5\nm_min = 0\n"
       "deadline_seconds = 30\n"
       "[dp_ftrl]\nserver_learning_rate = 1.0\nmax_participations = 2\n";
@@ -423,8 +430,9 @@ jobs::JobConfig DpFtrl(double central_budget) {
 TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c"};
-  // 8 rounds, k = 2: ν = σ/(C·sqrt(B(2)/2)) = 4/sqrt(7) per participation.
-  const double nu = 4.0 / std::sqrt(7.0);
+  // 8 rounds, k = 2: ν = σ/((C + g·√p)·sqrt(B(2)/2)) per participation,
+  // g = σ/2^10 the gateway's grid, p = 2: 4/((1 + √2/256)·sqrt(7)).
+  const double nu = 4.0 / ((1 + std::sqrt(2.0) / 256) * std::sqrt(7.0));
   auto epsilon_after = [&](int charges) {
     return accountant.Epsilon(
         accountant.RoundRdp({nu / std::sqrt(charges), 1.0}), 1e-5);
@@ -458,8 +466,8 @@ TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
 TEST(LedgerBookTest, DpFtrlReloadKnowsWhoReachedTheCap) {
   testing::TempDatabase t;
   const std::vector<std::string> devices = testing::EnrollDevices(t.db(), 2);
-  const int64_t job = testing::StartEveryoneJob(
-      t.db(), "job", testing::DefaultPrivacyTable());
+  const int64_t job =
+      testing::StartEveryoneJob(t.db(), "job", testing::DefaultPrivacyTable());
   const PrivacyRoundAccountant accountant;
   const jobs::JobConfig config = DpFtrl(100);
   RoundStore store(t.db(), job);
@@ -473,8 +481,9 @@ TEST(LedgerBookTest, DpFtrlReloadKnowsWhoReachedTheCap) {
         "INSERT INTO ledger(job_id, scope, round_id, epsilon, rdp) VALUES "
         "(?, ?, 2, 1.0, ?)");
     ASSERT_TRUE(stmt.ok());
-    stmt->Bind(1, job).Bind(2, "central:" + devices[0]).BindDoubles(
-        3, second.devices[0].central);
+    stmt->Bind(1, job)
+        .Bind(2, "central:" + devices[0])
+        .BindDoubles(3, second.devices[0].central);
     ASSERT_TRUE(stmt->Run().ok());
   }
   LedgerBook book(accountant, config, devices);

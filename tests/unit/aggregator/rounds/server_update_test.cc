@@ -71,7 +71,11 @@ TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
   ASSERT_TRUE(
       ApplyRound(c, 1, {std::vector<double>(20000, 0.0)}, *rng, model).ok());
   double sum_sq = 0;
-  for (double v : model.state) sum_sq += v * v;
+  for (double v : model.state) {
+    sum_sq += v * v;
+    // On the grid g = λσ/2^10 (sampling_rng_test.cc checks the law).
+    ASSERT_EQ(v * 512, std::round(v * 512));
+  }
   EXPECT_NEAR(std::sqrt(sum_sq / 20000), 2.0, 0.05);
 }
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "edgeadmm/algorithm.h"
-#include "edgeadmm/host/upload_bound.h"
 #include "edgeadmm/host/error.h"
+#include "edgeadmm/host/upload_bound.h"
 #include "edgeadmm/job_types/config_reader.h"
 #include "edgeadmm/job_types/job_config.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
@@ -45,7 +45,10 @@ struct ServerModel {
   TestScore test_score;
 };
 
-// Gaussian noise for a server update (trusted-aggregator): v_i += N(0, std²).
+// Gaussian noise for a server update (trusted-aggregator, dp-ftrl): v on
+// the grid g = std·2^-kNoiseGridBits plus g·N_Z(0, 4^kNoiseGridBits), the
+// exact discrete Gaussian of std `std` (sum_grid.h; the gateway's
+// rounds::SamplingRng).
 class RoundNoise {
  public:
   virtual Status AddNoise(double stddev, std::vector<double>& v) = 0;
@@ -148,8 +151,7 @@ class PartyPrivacy {
   // (1-based) releases, as ν = noise std / sensitivity (ν = 0: a release no
   // Gaussian covers, +inf), or false when the gateway does not charge it (a
   // mode whose claim is not a Gaussian on the upload).
-  virtual bool PartyMechanism(const jobs::JobConfig& config,
-                              int64_t iteration,
+  virtual bool PartyMechanism(const jobs::JobConfig& config, int64_t iteration,
                               double& noise_multiplier) const = 0;
   // The δ the per-party ε is stated at (default privacy.delta).
   virtual double PartyDelta(const jobs::JobConfig& config) const {
@@ -241,7 +243,8 @@ class Algorithm {
   // What an honest device's upload can be: the signal the step's clip
   // implies and the noise it adds (docs/security.md, "Upload bounds");
   // unbounded (the default) when the step implies no bound.
-  virtual host::UploadBound HonestUpload(const jobs::JobConfig& /*config*/) const {
+  virtual host::UploadBound HonestUpload(
+      const jobs::JobConfig& /*config*/) const {
     return {};
   }
   // One committed round: `uploads` (each UploadLength long, at least one)

@@ -34,6 +34,7 @@ class DpFtrl final : public Algorithm, public ParticipationCharge {
   const char* table() const override { return "dp_ftrl"; }
   void ReadTable(jobs::ConfigReader& reader,
                  jobs::JobConfig& config) const override;
+  host::Error Resolve(jobs::JobConfig& config) const override;
   host::Error Validate(const jobs::JobConfig& config) const override;
   void FillTask(const jobs::JobConfig& config, int64_t n, int64_t iteration,
                 edgeadmm_wire_RoundTask& task) const override;

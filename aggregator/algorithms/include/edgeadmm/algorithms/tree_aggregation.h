@@ -5,7 +5,9 @@
 // every dyadic node (the sum over rounds (e − 2^l, e] at level l, complete
 // at round e, a multiple of 2^l) gets its own N(0, σ²I) noise once, and the
 // prefix at round t is the sum of the nodes of t's binary digits, so it
-// carries popcount(t) node noises.
+// carries popcount(t) node noises. Exact noise on a grid (sum_grid.h): each
+// round's sum is rounded once to g = σ·2^-kNoiseGridBits, every node's noise
+// is g·N_Z(0, 4^kNoiseGridBits), and the prefix is g times an integer sum.
 #pragma once
 
 #include <cstddef>
@@ -27,14 +29,17 @@ int TreeLevels(int64_t rounds);
 // squares sum to at most j·min(j, 2^l), however the participations fall.
 double TreeSquaredCountBound(int64_t participations, int levels);
 
-// The tree's state, kept in ServerModel::state: the raw prefix sum (p
-// values), the newest node noise of each level (levels·p), then t, the
-// rounds added so far. A p-long vector of zeros (a new job's state) is t = 0.
+// The tree's state, kept in ServerModel::state, in grid steps (integers):
+// the raw prefix sum of the rounded round sums (p values), the newest node
+// noise of each level (levels·p), then t, the rounds added so far. A p-long
+// vector of zeros (a new job's state) is t = 0.
 size_t TreeStateLength(size_t p, int levels);
 
 // Adds round t + 1's `sum` (p values): draws a fresh noise for every level l
 // with 2^l dividing t + 1, and writes the noisy prefix sum of rounds 1..t+1
-// to `noisy_prefix`. INVALID_ARGUMENT for a state of another shape.
+// to `noisy_prefix`. `noise` is called as AddNoise(2^kNoiseGridBits, zeros)
+// (node noise in grid steps). INVALID_ARGUMENT for a state of another shape
+// or a bad sigma/sum; OUT_OF_RANGE past the tree or for |sum_i|/g ≥ 2^52.
 Status TreeAddRound(const std::vector<double>& sum, double sigma, int levels,
                     RoundNoise& noise, std::vector<double>& state,
                     std::vector<double>& noisy_prefix);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "edgeadmm/algorithms/algorithm.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/result.h"
@@ -25,7 +26,11 @@ class SamplingRng final : public algorithms::RoundNoise {
   Result<double> Uniform01();
   // Uniform integer in [0, bound), bound >= 1, by rejection (no modulo bias).
   Result<uint64_t> UniformBelow(uint64_t bound);
-  // v_i += N(0, stddev²) for every i. INVALID_ARGUMENT for a bad stddev.
+  // v on the grid g = stddev·2^-kNoiseGridBits (nearest) plus the exact
+  // discrete Gaussian g·N_Z(0, 4^kNoiseGridBits), std `stddev`
+  // (algorithms/sum_grid.h). INVALID_ARGUMENT for a bad stddev or a
+  // non-finite v; OUT_OF_RANGE if some |v_i|/g ≥ 2^52; DRBG errors passed
+  // on (v then partly noised: discard it).
   Status AddNoise(double stddev, std::vector<double>& v) override;
 
  private:
@@ -33,7 +38,8 @@ class SamplingRng final : public algorithms::RoundNoise {
   KernelEntropy kernel_entropy_;
   SeededEntropy seeded_entropy_;
   Drbg drbg_;
-  std::unique_ptr<GaussianSampler> gaussian_;
+  std::unique_ptr<GaussianSampler> gaussian_;  // Uniform01 only
+  std::unique_ptr<DiscreteGaussianSampler> discrete_;
 };
 
 }  // namespace edgeadmm::rounds

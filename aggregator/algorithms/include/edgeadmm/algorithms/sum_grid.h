@@ -1,0 +1,34 @@
+// The gateway's noise grid: trusted-aggregator and dp-ftrl noise a sum of
+// uploads with the exact discrete Gaussian on a grid (docs/privacy.md,
+// "Discrete Gaussian"), like the devices' own noise (sdk grid_gaussian.h),
+// never floating-point Box–Muller.
+//
+// A sum S (p values) with noise std s > 0, grid g = s·2^-kNoiseGridBits:
+//   r = round(S/g) ∈ Z^p (nearest, ties away from zero), then r + k with
+//   k_i ~ N_Z(0, 4^kNoiseGridBits), released as s·((r + k)·2^-bits).
+// Sensitivity: a neighbour's sum S' = S − u (one upload u removed, ‖u‖₂ ≤ Δ)
+// rounds to r' with |r_i − r'_i| ≤ |u_i|/g + 1 per coordinate (each
+// rounding moves by at most 1/2), so ‖r − r'‖₂ ≤ Δ/g + √p in grid steps:
+// the rounding of a SUM costs g·√p, twice the g·√p/2 of a device's own
+// vector (whose neighbour is the zero vector, rounded exactly). Hence the
+// charged multiplier SumGridNoiseMultiplier(ν, p) = ν/(1 + ν·√p/2^bits).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "edgeadmm/grid_gaussian.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm::algorithms {
+
+// v_i ← round(v_i/g) with g = noise_std·2^-kNoiseGridBits: v in grid steps
+// (integers held exactly in doubles). INVALID_ARGUMENT unless noise_std is
+// finite and > 0 and v finite; OUT_OF_RANGE if some |v_i|/g ≥ 2^52.
+Status RoundSumToGrid(double noise_std, std::vector<double>& v);
+
+// noise_std / (Δ + g·√p) for ν = noise_std/Δ: ν/(1 + ν·√p/2^bits), rounded
+// down (the charge of a rounded sum, above). ν = 0 gives 0.
+double SumGridNoiseMultiplier(double nu, size_t dim);
+
+}  // namespace edgeadmm::algorithms
