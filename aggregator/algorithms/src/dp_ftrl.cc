@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "edgeadmm/algorithms/dp_sgd.h"
 #include "edgeadmm/algorithms/sum_grid.h"
 #include "edgeadmm/algorithms/tree_aggregation.h"
 #include "unit_support.h"
@@ -68,15 +69,11 @@ host::Error DpFtrl::Validate(const jobs::JobConfig& c) const {
   return host::Error::Ok();
 }
 
-void DpFtrl::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
-                      int64_t /*iteration*/, edgeadmm_wire_RoundTask& h) const {
-  // The device runs dp-sgd's step; trusted-aggregator's noise placement
-  // (set by the request handler) makes it add none.
-  h.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
-  h.which_params = edgeadmm_wire_RoundTask_dp_sgd_tag;
-  h.params.dp_sgd.learning_rate = c.gamma;
-  h.params.dp_sgd.local_steps = static_cast<uint32_t>(c.local_steps);
-  h.params.dp_sgd.clip = c.clip;
+void DpFtrl::FillTask(const jobs::JobConfig& c, int64_t n, int64_t iteration,
+                      edgeadmm_wire_RoundTask& h) const {
+  // The device runs dp-sgd's step without noise (σ = 0; trusted-aggregator's
+  // noise placement, set by the request handler, says the same).
+  DpSgd().FillTask(c, n, iteration, h);
   h.params.dp_sgd.sigma = 0;
 }
 
