@@ -1,6 +1,8 @@
 // Task adapter of paper 004's DP-ADMM (job "dp-admm", ALGORITHM_DP_ADMM): the
 // RoundTask's DpAdmmParams -> LinearizedAdmmParams, with the dual update of
 // the previous iteration first.
+#include <cstring>
+
 #include "algorithm_task.h"
 #include "edgeadmm/result.h"
 
@@ -10,7 +12,12 @@ namespace edgeadmm::internal {
 // delta in (0, 1).
 bool ValidLinearizedAdmmParams(const edgeadmm_wire_RoundTask& h) {
   const edgeadmm_wire_DpAdmmParams& p = h.params.dp_admm;
-  const auto schedule = static_cast<int32_t>(p.schedule);
+  // The raw integer: nanopb stores any value that arrived, and loading an
+  // out-of-range one as the enum type is undefined behaviour.
+  int32_t schedule = 0;
+  static_assert(sizeof(p.schedule) == sizeof(schedule),
+                "nanopb enums are int32");
+  std::memcpy(&schedule, &p.schedule, sizeof(schedule));
   const bool schedule_ok =
       schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_CONVEX ||
       schedule == edgeadmm_wire_DpAdmmSchedule_DP_ADMM_SCHEDULE_SMOOTH;
