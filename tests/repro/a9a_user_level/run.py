@@ -10,7 +10,8 @@ the database and evaluated on a9a.t.
 
 Runs, for each epsilon: private ADMM (`prox-admm`, paper 002 Alg. 3,
 `participation` policy), DP-FedAvg (`dp-sgd`, same policy) and optionally
-private ADMM under `trusted-aggregator`; once: the same system with sigma = 0
+private ADMM under `trusted-aggregator` and DP-FTRL (`dp-ftrl`, the
+gateway's tree noise, each device capped at K participations); once: the same system with sigma = 0
 (non-private) and a centralized numpy logistic regression (sanity reference,
 not the stack).
 
@@ -63,6 +64,9 @@ PRESETS = {
 # prox-admm: lambda, gamma (prox step), clip; dp-sgd: eta, local steps, clip.
 ADMM = dict(lam=1.0, gamma=10.0, clip=1.0)
 SGD = dict(eta=2.0, steps=1, clip=5.0)
+# dp-ftrl: SGD's device step; the server's FTRL step on the mean (eta_s = 1:
+# without noise, the same iterates as DP-FedAvg's).
+FTRL = dict(server_lr=1.0)
 L2 = 1e-3
 
 
@@ -71,9 +75,18 @@ def job_toml(name, algorithm, a, epsilon, policy):
     m_min = max(1, int(a.m_min_fraction * a.q * a.devices))
     if policy == "trusted-aggregator":
         m_min = 0  # it releases every round (docs/privacy.md)
+    extra = {}
     if algorithm == "prox-admm":
         step = {"lambda": ADMM["lam"], "gamma": ADMM["gamma"]}
         clip = ADMM["clip"]
+    elif algorithm == "dp-ftrl":
+        # DP-FedAvg's device step without device noise; the gateway's tree
+        # noise instead, each device capped at one participation per round.
+        step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
+        clip = SGD["clip"]
+        m_min = 0  # trusted-aggregator: it releases every round
+        extra["dp_ftrl"] = {"server_learning_rate": FTRL["server_lr"],
+                            "max_participations": a.rounds}
     else:
         step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
         clip = SGD["clip"]
@@ -92,7 +105,8 @@ def job_toml(name, algorithm, a, epsilon, policy):
         step=step,
         privacy=privacy,
         sampling={"scheme": "poisson", "q": a.q, "m_min": m_min,
-                  "deadline_seconds": a.deadline})
+                  "deadline_seconds": a.deadline},
+        **extra)
 
 
 def peak_rss_mb(proc):
@@ -276,7 +290,9 @@ def plots(results, rows, a):
                                ("DP-FedAvg (dp-sgd, participation)", "dp-sgd",
                                 "participation"),
                                ("private ADMM (trusted-aggregator)",
-                                "prox-admm", "trusted-aggregator")):
+                                "prox-admm", "trusted-aggregator"),
+                               ("DP-FTRL (dp-ftrl, tree noise)", "dp-ftrl",
+                                "trusted-aggregator")):
         mine = [r for r in private
                 if r["algorithm"] == alg and r["policy"] == policy]
         pts = sorted(
@@ -352,7 +368,7 @@ def parse_args(argv):
     p.add_argument("--epsilons", help="comma-separated, e.g. 0.5,1,2,4,8")
     p.add_argument("--algorithms",
                    help="comma-separated of nonprivate, prox-admm, dp-sgd, "
-                   "trusted")
+                   "dp-ftrl, trusted")
     p.add_argument("--trusted-epsilons",
                    help="epsilons of the trusted-aggregator runs (default: "
                    "--epsilons)")
@@ -464,6 +480,9 @@ def main(argv):
                 elif alg == "dp-sgd":
                     plan.append((f"dp-sgd-eps{eps}{suffix}", "dp-sgd",
                                  "participation", eps, repeat))
+                elif alg == "dp-ftrl":
+                    plan.append((f"dp-ftrl-eps{eps}{suffix}", "dp-ftrl",
+                                 "trusted-aggregator", eps, repeat))
                 elif alg == "trusted" and eps in a.trusted_epsilons:
                     plan.append((f"trusted-eps{eps}{suffix}", "prox-admm",
                                  "trusted-aggregator", eps, repeat))

@@ -18,6 +18,7 @@
 #include "edgeadmm/privacy/pld_accountant.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/rounds/noise_planner.h"
 #include "edgeadmm/rounds/pld_round_accountant.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -461,6 +462,38 @@ TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
   // The uploads are noiseless: the local ledger is +inf, and not a budget.
   EXPECT_EQ(book.LocalMechanism().noise_multiplier, 0.0);
   EXPECT_TRUE(std::isinf(book.PlanLocal(1).epsilon));
+}
+
+// The planner's σ for a dp-ftrl job (target ε, not σ) is the smallest whose
+// charges, as this book makes them, keep a device at its cap of k
+// participations within the target: a device charged k times ends at the
+// target (to the calibrator's tolerance), and 2% less noise passes it.
+TEST(LedgerBookTest, DpFtrlPlannedSigmaMeetsTheTargetAtTheCap) {
+  const std::string toml =
+      "[job]\nname = \"ftrl\"\nalgorithm = \"dp-ftrl\"\n"
+      "loss = \"logistic\"\ndimension = 123\nrounds = 10\n"
+      "[step]\ngamma = 0.5\n"
+      "[privacy]\npolicy = \"trusted-aggregator\"\nclip = 1.0\n"
+      "target_epsilon = 1.0\ndelta = 1e-5\ncentral_budget = 1.0\n"
+      "device_budget = inf\n"
+      "[sampling]\nscheme = \"poisson\"\nq = 1.0\nm_min = 0\n"
+      "deadline_seconds = 30\n"
+      "[dp_ftrl]\nserver_learning_rate = 1.0\nmax_participations = 10\n";
+  auto parsed = jobs::ParseJobConfig(toml);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  jobs::JobConfig config = *parsed;
+  const double sigma = PlanSigma(config).value();
+  const PrivacyRoundAccountant accountant;
+  auto epsilon_at_cap = [&](double s) {
+    config.sigma = s;
+    LedgerBook book(accountant, config, {"a"});
+    for (int i = 0; i < 10; ++i) book.Apply(book.Plan({0}));
+    EXPECT_TRUE(book.ParticipationCapReached(0));
+    return book.central_epsilon();
+  };
+  EXPECT_LE(epsilon_at_cap(sigma), 1.0);
+  EXPECT_GT(epsilon_at_cap(sigma), 0.999);
+  EXPECT_GT(epsilon_at_cap(0.98 * sigma), 1.0);
 }
 
 TEST(LedgerBookTest, DpFtrlReloadKnowsWhoReachedTheCap) {

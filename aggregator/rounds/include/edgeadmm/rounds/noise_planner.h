@@ -13,6 +13,9 @@ namespace edgeadmm::rounds {
 //  trusted-aggregator: K Poisson(q)-subsampled Gaussians with ν = σ/(2C).
 // For dp-sgd ν is σ/C (σ√m_min/C): the σ returned is half of prox-admm's.
 // dp-admm is not planned (ValidateJobConfig refuses target_epsilon).
+// A job charged per participation (algorithms::ParticipationCharge): its
+// worst device's k participations, each a Gaussian with the algorithm's ν(σ);
+// σ is the smallest whose ν meets the calibrated multiplier.
 // Calibrated for the job's accountant: the improved RDP conversion, then,
 // for a pld job, the PLD accountant below that (privacy/pld_calibration.h),
 // so the ε the job's central ledger reports after K rounds meets the target.
