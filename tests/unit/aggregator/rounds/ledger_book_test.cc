@@ -282,9 +282,9 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   LedgerBook book(accountant, config, devices);
   for (int k = 0; k < 3; ++k) book.Apply(book.Plan({0}));
   privacy::PldAccountant reference;
-  // ν = σ/(2C) = 1.5, the gateway's sum rounded to g = λσ/2^10 (p = 123):
-  // sensitivity 2λC + g·√p, i.e. ν/(1 + ν·√123/1024).
-  const double nu = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 1024);
+  // ν = σ/(2C) = 1.5, the gateway's sum rounded to g = λσ/2^15 (p = 123):
+  // sensitivity 2λC + g·√p, i.e. ν/(1 + ν·√123/2^15).
+  const double nu = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 32768);
   EXPECT_NEAR(book.CentralMechanism(0).noise_multiplier, nu, 1e-12);
   ASSERT_TRUE(reference.Compose(config.q, nu, 3).ok());
   EXPECT_NEAR(book.central_epsilon(), reference.Epsilon(1e-5).value(), 1e-9);
@@ -432,8 +432,8 @@ TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c"};
   // 8 rounds, k = 2: ν = σ/((C + g·√p)·sqrt(B(2)/2)) per participation,
-  // g = σ/2^10 the gateway's grid, p = 2: 4/((1 + √2/256)·sqrt(7)).
-  const double nu = 4.0 / ((1 + std::sqrt(2.0) / 256) * std::sqrt(7.0));
+  // g = σ/2^15 the gateway's grid, p = 2: 4/((1 + √2/8192)·sqrt(7)).
+  const double nu = 4.0 / ((1 + std::sqrt(2.0) / 8192) * std::sqrt(7.0));
   auto epsilon_after = [&](int charges) {
     return accountant.Epsilon(
         accountant.RoundRdp({nu / std::sqrt(charges), 1.0}), 1e-5);
