@@ -21,11 +21,14 @@ std::string JoinBits(uint8_t bits, NameFn name, int values) {
 
 host::ErrorOr<const RdpCurve*> CurveCache::Get(const Mechanism& mechanism) {
   EDGEADMM_HOST_TRY(ValidateMechanism(mechanism));
-  const auto key =
-      std::make_tuple(static_cast<int>(mechanism.kind), mechanism.sampling_rate,
-                      mechanism.NoiseMultiplier(),
-                      mechanism.l1_sensitivity / mechanism.sensitivity,
-                      mechanism.devices, mechanism.dimension);
+  // The distributed discrete Gaussian's tau depends on sigma itself, not
+  // only on the multiplier: its key holds the sensitivities too.
+  const bool ddg =
+      mechanism.kind == MechanismKind::kDistributedDiscreteGaussian;
+  const auto key = std::make_tuple(
+      static_cast<int>(mechanism.kind), mechanism.sampling_rate,
+      mechanism.NoiseMultiplier(), ddg ? mechanism.sensitivity : 0,
+      mechanism.l1_sensitivity, mechanism.devices, mechanism.dimension);
   auto it = curves_.find(key);
   if (it == curves_.end()) {
     EDGEADMM_HOST_TRY_ASSIGN(RdpCurve curve, ComputeRdpCurve(mechanism, grid_));

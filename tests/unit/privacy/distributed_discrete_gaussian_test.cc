@@ -205,6 +205,14 @@ TEST(DistributedDiscreteGaussianTest, ComposesInTheAccountantWithItsLabel) {
   // Another n is another curve, not the cached one.
   ASSERT_TRUE(accountant.Compose(DdgMechanism(1.0, 999), 1, &cache).ok());
   EXPECT_EQ(cache.size(), 2u);
+  // The same multiplier at twice the scale has another tau: another curve.
+  Mechanism scaled = DdgMechanism(2.0, 1000);
+  scaled.sensitivity *= 2;
+  scaled.l1_sensitivity *= 2;
+  ASSERT_EQ(scaled.NoiseMultiplier(), m.NoiseMultiplier());
+  const RdpCurve* scaled_curve = cache.Get(scaled).value();
+  EXPECT_EQ(cache.size(), 3u);
+  EXPECT_NE(scaled_curve->values(), cache.Get(m).value()->values());
   const double want =
       5 * RdpAt(m, 10).value() + RdpAt(DdgMechanism(1.0, 999), 10).value();
   const auto& grid = accountant.curve().grid();

@@ -17,8 +17,8 @@
 namespace edgeadmm::privacy {
 
 // Per-mechanism RDP curves keyed by (kind, sampling rate, noise multiplier,
-// and for the distributed discrete Gaussian D1, n, d): the only parameters
-// the RDP depends on.
+// and for the distributed discrete Gaussian D2, D1, n, d): the only
+// parameters the RDP depends on.
 class CurveCache {
  public:
   explicit CurveCache(OrderGrid grid = OrderGrid::Default())
@@ -33,7 +33,7 @@ class CurveCache {
 
  private:
   OrderGrid grid_;
-  std::map<std::tuple<int, double, double, double, uint64_t, uint64_t>,
+  std::map<std::tuple<int, double, double, double, double, uint64_t, uint64_t>,
            RdpCurve>
       curves_;
 };
