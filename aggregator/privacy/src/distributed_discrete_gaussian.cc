@@ -12,6 +12,7 @@ namespace edgeadmm::privacy {
 
 double DistributedDiscreteGaussianTau(double sigma, uint64_t devices) {
   const double a = 2.0 * M_PI * M_PI * sigma * sigma;
+  if (a / 2.0 > 746.0) return 0.0;  // every term underflows (TauPrefix)
   double sum = 0.0;
   for (uint64_t k = 1; k < devices; ++k) {
     const double kd = static_cast<double>(k);
@@ -63,6 +64,9 @@ double BoundAt(double alpha, const DistributedDiscreteGaussian& m, double n,
 std::vector<double> TauPrefix(double sigma, uint64_t n) {
   const double a = 2.0 * M_PI * M_PI * sigma * sigma;
   std::vector<double> taus(n + 1, 0.0);
+  // Every term is at most exp(-a/2); past 746 that is 0 in double, as each
+  // term would be: the sums are exactly 0, skip them.
+  if (a / 2.0 > 746.0) return taus;
   double sum = 0.0;
   for (uint64_t m = 2; m <= n; ++m) {
     const double k = static_cast<double>(m - 1);

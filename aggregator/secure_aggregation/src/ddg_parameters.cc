@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/privacy/calibration.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/secagg/ddg_encoding.h"
 
@@ -11,7 +12,7 @@ namespace edgeadmm::secure_aggregation {
 namespace {
 
 constexpr double kMaxSigmaGrid = 1099511627776.0;  // 2^40
-constexpr int kBisections = 40;
+constexpr int kBisections = 30;
 
 host::Error CheckGoal(const DdgGoal& g) {
   const bool ok =
@@ -55,12 +56,37 @@ host::ErrorOr<double> Epsilon(const DdgGoal& g, double gamma,
   return p.epsilon;
 }
 
-// The smallest sigma_g >= 1/2 with epsilon <= target at this gamma.
+// A lower bound on sigma_g: the bound is never below the continuous
+// Gaussian's alpha s^2/2 with s = D2/(sqrt(n_h) sigma_g), so sigma_g is at
+// least the Gaussian's calibrated multiplier times D2/sqrt(n_h). Starting
+// there keeps the search off the small sigmas where tau is large (and the
+// bound's minimum over n' costs O(n) per order).
+host::ErrorOr<double> SigmaFloor(const DdgGoal& g, double gamma) {
+  privacy::Schedule schedule;
+  schedule.kind = privacy::MechanismKind::kGaussian;
+  schedule.neighbouring = privacy::Neighbouring::kZeroOut;
+  schedule.rounds = g.rounds;
+  privacy::Target target;
+  target.epsilon = g.epsilon;
+  target.delta = g.delta;
+  target.conversion = g.conversion;
+  const auto z = privacy::CalibrateNoiseMultiplier(schedule, target);
+  if (!z.ok()) return 0.5;  // outside the calibration's range: no floor
+  const double norm_bound = DdgRoundedNormBound(
+      g.clip / gamma, DdgPaddedDimension(g.dimension), Beta(g));
+  const double floor =
+      z->noise_multiplier * norm_bound /
+      std::sqrt(static_cast<double>(g.cohort - g.dropouts - g.colluders));
+  return std::fmax(0.5, floor * (1 - 1e-6));  // calibrated to 1e-6
+}
+
+// The smallest sigma_g >= 1/2 with epsilon <= target at this gamma (to
+// 2^-30 relative, rounded up).
 host::ErrorOr<double> SigmaFor(const DdgGoal& g, double gamma) {
-  double lo = 0.5;
+  EDGEADMM_HOST_TRY_ASSIGN(double lo, SigmaFloor(g, gamma));
   EDGEADMM_HOST_TRY_ASSIGN(double eps, Epsilon(g, gamma, lo));
   if (eps <= g.epsilon) return lo;
-  double hi = 1.0;
+  double hi = 2 * lo;
   while (true) {
     EDGEADMM_HOST_TRY_ASSIGN(eps, Epsilon(g, gamma, hi));
     if (eps <= g.epsilon) break;

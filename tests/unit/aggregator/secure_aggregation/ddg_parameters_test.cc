@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "edgeadmm/discrete_gaussian_sampler.h"
@@ -46,6 +47,12 @@ TEST(DdgParametersTest, MeetsTheTargetForTheHonestSurvivorsOnly) {
   const auto chosen = ChooseDdgParameters(g);
   ASSERT_TRUE(chosen.ok()) << chosen.error().message();
   const DdgParameters& p = *chosen;
+  std::printf(
+      "n 1000 t 50 D 100 d 123 C 1 eps 1 delta 1e-5 rounds 50: bits %u "
+      "gamma %.4g sigma %.4g (%.4g steps) D2 %.4g log2 wrap %.1f eps %.4f "
+      "mse %.4g\n",
+      p.bits, p.gamma, p.sigma, p.sigma_grid, p.norm_bound, p.log2_wrap,
+      p.epsilon, p.predicted_mse);
   EXPECT_EQ(p.honest_devices, 850u);
   EXPECT_EQ(p.padded_dimension, 128u);
   EXPECT_LE(p.bits, 32u);
