@@ -190,6 +190,25 @@ host::ErrorOr<DdgParameters> EvaluateDdg(const DdgGoal& g, uint32_t bits,
   return p;
 }
 
+host::ErrorOr<DdgRoundPlan> PlanFromDdgParameters(const DdgParameters& p,
+                                                  const DdgGoal& goal) {
+  DdgRoundPlan plan;
+  plan.bits = p.bits;
+  plan.gamma = p.gamma;
+  plan.sigma2_den = p.sigma_grid <= 1000 ? 1024 : 1;
+  const double num =
+      std::ceil(p.sigma_grid * p.sigma_grid * double(plan.sigma2_den));
+  plan.sigma2_num = num < 1.8e19 ? static_cast<uint64_t>(num) : 0;
+  plan.beta = p.beta;
+  plan.dimension = goal.dimension;
+  plan.clip = goal.clip;
+  if (!ValidateDdgRoundPlan(plan).ok()) {
+    return host::Error::InvalidArgument(
+        "the parameters give no plan a device can run");
+  }
+  return plan;
+}
+
 host::ErrorOr<DdgParameters> ChooseDdgParameters(const DdgGoal& goal) {
   EDGEADMM_HOST_TRY(CheckGoal(goal));
   EDGEADMM_HOST_TRY_ASSIGN(DdgParameters best, ForBits(goal, goal.max_bits));

@@ -15,6 +15,7 @@
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/secagg/ddg_encoding.h"
+#include "edgeadmm/secagg/ddg_plan.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm::secure_aggregation {
@@ -125,6 +126,46 @@ TEST(DdgParametersTest, RefusesBadGoals) {
   g.max_bits = 4;  // 16 values cannot hold the sum of 1000 devices
   EXPECT_EQ(ChooseDdgParameters(g).status().code(), StatusCode::kOutOfRange);
   EXPECT_FALSE(EvaluateDdg(ThousandDevices(), 16, 0.01, 0.4).ok());
+}
+
+TEST(DdgParametersTest, PlanCarriesAtLeastTheChargedNoiseAndIsChecked) {
+  const DdgGoal g = ThousandDevices();
+  const DdgParameters p = ChooseDdgParameters(g).value();
+  const DdgRoundPlan plan = PlanFromDdgParameters(p, g).value();
+  EXPECT_TRUE(ValidateDdgRoundPlan(plan).ok());
+  EXPECT_EQ(plan.bits, p.bits);
+  const double sigma2 = double(plan.sigma2_num) / double(plan.sigma2_den);
+  EXPECT_GE(sigma2, p.sigma_grid * p.sigma_grid);
+  EXPECT_LT(sigma2, p.sigma_grid * p.sigma_grid + 1.0 / 1024 + 1e-9);
+  // The device's own norm bound is the one the accountant charged.
+  EXPECT_DOUBLE_EQ(DdgPlanNormBound(plan), p.norm_bound);
+  // The sampler accepts the plan's sigma.
+  EXPECT_TRUE(DiscreteGaussian::Create(plan.sigma2_num, plan.sigma2_den).ok());
+
+  auto refused = [&](auto change) {
+    DdgRoundPlan bad = plan;
+    change(bad);
+    return !ValidateDdgRoundPlan(bad).ok() && DdgPlanNormBound(bad) == 0.0;
+  };
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.bits = 0; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.bits = 33; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.gamma = 0; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.gamma = NAN; }));
+  // sigma_g^2 = 1/5 < 1/4: below the accountant's sigma >= 1/2.
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) {
+    b.sigma2_num = 1;
+    b.sigma2_den = 5;
+  }));
+  EXPECT_FALSE(refused([](DdgRoundPlan& b) {
+    b.sigma2_num = 1;
+    b.sigma2_den = 4;
+  }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.sigma2_den = 0; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.beta = 0; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.beta = 1; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.dimension = 0; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.clip = -1; }));
+  EXPECT_TRUE(refused([](DdgRoundPlan& b) { b.gamma = 1e-12; }));
 }
 
 // n devices encode with the real SDK code; returns the exact integer sum

@@ -55,6 +55,7 @@
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/mechanism.h"
+#include "edgeadmm/secagg/ddg_plan.h"
 
 namespace edgeadmm::secure_aggregation {
 
@@ -97,6 +98,14 @@ privacy::Mechanism DdgRoundMechanism(const DdgParameters& p);
 // arguments (sigma_grid < 1/2, gamma <= 0, bits outside 1..32).
 host::ErrorOr<DdgParameters> EvaluateDdg(const DdgGoal& goal, uint32_t bits,
                                          double gamma, double sigma_grid);
+
+// The per-round plan the devices run for `p` (sdk/include/edgeadmm/secagg/
+// ddg_plan.h): sigma_g^2 rounded up to a rational num/den (den = 1024 for
+// sigma_g <= 1000, else 1), so the devices add at least the noise the
+// accountant charged (the bound falls as sigma_g grows). INVALID_ARGUMENT
+// when the result is not a valid plan.
+host::ErrorOr<DdgRoundPlan> PlanFromDdgParameters(const DdgParameters& p,
+                                                  const DdgGoal& goal);
 
 // The choice above. INVALID_ARGUMENT for a bad goal (n = 0, t + D >= n,
 // d = 0, C, epsilon, delta, rounds, max_bits outside 1..32, beta outside
