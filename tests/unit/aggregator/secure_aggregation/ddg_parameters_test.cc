@@ -222,11 +222,13 @@ TEST(DdgParametersTest, SampledRoundsStayInsideTheModulus) {
   g.log2_wrap = -20;
   const DdgParameters p = ChooseDdgParameters(g).value();
   ASSERT_LE(p.log2_wrap, -20);
-  // The device's sampler gets sigma_g^2 rounded up to quarters.
-  const uint64_t quarters =
-      static_cast<uint64_t>(std::ceil(p.sigma_grid * p.sigma_grid * 4));
-  const DiscreteGaussian noise = DiscreteGaussian::Create(quarters, 4).value();
-  const double sigma_used = std::sqrt(quarters / 4.0) * p.gamma;
+  // The devices run the plan: its sigma_g^2 (rounded up) and norm bound.
+  const DdgRoundPlan plan = PlanFromDdgParameters(p, g).value();
+  ASSERT_EQ(DdgPlanNormBound(plan), p.norm_bound);
+  const DiscreteGaussian noise =
+      DiscreteGaussian::Create(plan.sigma2_num, plan.sigma2_den).value();
+  const double sigma_used =
+      std::sqrt(double(plan.sigma2_num) / double(plan.sigma2_den)) * p.gamma;
   TestEntropy entropy(33);
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
