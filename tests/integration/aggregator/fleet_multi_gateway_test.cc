@@ -3,16 +3,20 @@
 // database of the test binary's throwaway cluster, gw-0 holding the job's
 // coordinator lease, gw-1 and gw-2 standing by; a prox-admm job whose
 // every round is the whole fleet (fixed m = n = m_min, σ = 0), every device
-// provisioned with the three gateways, a third starting on each (those on
-// a standby move on at its 4.04). Once two rounds have
-// committed and the open round holds an upload, gw-0 is SIGKILLed; a
+// provisioned with the three gateways, a third starting on each and staying
+// there: a standby serves the coordinator's open round and stores the
+// uploads it accepts, which the coordinator commits with its own. Once two
+// rounds have committed and the open round holds an upload, gw-0 is
+// SIGKILLed; a
 // standby takes the lease (the round gw-0 left open is marked lost and a
 // new one opened at the same iteration), the other standby is restarted
 // and gw-0 comes back, standing by; the devices of gw-0 fail over
-// (FailoverTransport) to the new coordinator. Asserted: the job completes;
+// (FailoverTransport) to another gateway. Asserted: the job completes;
 // at most the killed round is lost; every committed round has its n
-// uploads, each stored once (the primary key), and one central ledger row;
-// the final model is bit-equal to a single-gateway run of the same job.
+// uploads, each stored once (the primary key) with the gateway that
+// acknowledged it, and one central ledger row; every round committed before
+// the kill holds uploads from all three gateways; every model released
+// before the kill is bit-equal to a single-gateway run of the same job.
 //
 // Reduced in the default suite; the must-show size (300 devices, 20
 // rounds) runs as aggregator_fleet_multi_gateway_benchmark (label manual),
@@ -261,6 +265,28 @@ void RunAndCheck(int devices, int rounds, size_t records, int limit_s,
   // lost round were deleted with it (at most one per device).
   EXPECT_GE(run.acknowledged, static_cast<uint64_t>(devices) * rounds);
   EXPECT_LE(run.acknowledged, static_cast<uint64_t>(devices) * (rounds + 1));
+  // Each upload names the gateway that acknowledged it; the devices stayed
+  // on their standbys: every round before the kill holds uploads from all
+  // three gateways, and the coordinator committed them.
+  EXPECT_EQ(testing::QueryInt(
+                db, "SELECT count(*) FROM uploads WHERE gateway IS NULL"),
+            0);
+  EXPECT_EQ(testing::QueryInt(
+                db,
+                "SELECT count(*) FROM (SELECT u.round_id FROM uploads u JOIN "
+                "rounds r ON r.job_id = u.job_id AND r.round_id = u.round_id "
+                "WHERE r.state = 'committed' AND u.round_id < " +
+                    std::to_string(run.killed_round) +
+                    " GROUP BY u.round_id HAVING count(DISTINCT u.gateway) = "
+                    "3) d"),
+            run.released_before_kill);
+  for (int i = 0; i < 3; ++i) {
+    std::printf("multi-gateway: gw-%d stored %lld of the committed uploads\n",
+                i,
+                static_cast<long long>(testing::QueryInt(
+                    db, "SELECT count(*) FROM uploads WHERE gateway = 'gw-" +
+                            std::to_string(i) + "'")));
+  }
   // One central ledger row per committed round: each charged once.
   EXPECT_EQ(testing::QueryInt(db,
                               "SELECT count(*) FROM ledger WHERE scope "

@@ -101,8 +101,9 @@ TEST(CoordinatorLeaseSqliteTest, TheOneDaemonAlwaysHoldsIt) {
   EXPECT_EQ(a.Holder(1).value(), "gw-a");
 }
 
-// Two gateways' JobHosts: one serves the job, the other stands by and
-// takes over through RoundEngine::Open (the open round marked lost).
+// Two gateways' JobHosts: one serves the job, the other stands by
+// (following its round) and takes over as coordinator through
+// RoundEngine::OpenShared (the open round marked lost).
 TEST_F(CoordinatorLeaseTest, StandbyTakesOverTheJobWhenTheHolderDies) {
   testing::TempDatabase t(Backend::kPostgres);
   testing::EnrollDevices(t.db(), 3);
@@ -124,12 +125,17 @@ TEST_F(CoordinatorLeaseTest, StandbyTakesOverTheJobWhenTheHolderDies) {
     ASSERT_TRUE(a.engine()->round_open());
     first_round = a.engine()->round_id();
     ASSERT_TRUE(b.PickUpRunningJob(now).ok());
-    EXPECT_EQ(b.engine(), nullptr);  // standing by
-  }                                  // gateway a dies with its round open
+    // Standing by: following a's round (a prox-admm job can be followed).
+    ASSERT_NE(b.engine(), nullptr);
+    EXPECT_EQ(b.engine()->role(), rounds::RoundEngine::Role::kFollower);
+    b.Tick(now);
+    EXPECT_EQ(b.engine()->round_id(), first_round);
+  }  // gateway a dies with its round open
   CoordinatorLease probe(t.db(), "probe");
   ASSERT_EQ(WaitForHolder([&] { return probe.Holder(1); }, ""), "");
   ASSERT_TRUE(b.PickUpRunningJob(now + 1000).ok());
   ASSERT_NE(b.engine(), nullptr);
+  EXPECT_EQ(b.engine()->role(), rounds::RoundEngine::Role::kCoordinator);
   EXPECT_EQ(probe.Holder(1).value(), "gw-b");
   EXPECT_EQ(testing::QueryInt(t.db(),
                               "SELECT count(*) FROM rounds WHERE "
