@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend_test.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -187,6 +188,21 @@ TEST_P(RoundFollowerTest, FollowerWritesNoRoundAndLosesNoneOnLoad) {
   ASSERT_TRUE((*another)->Advance(coordinator_->deadline_ms() + 1).ok());
   EXPECT_EQ(Count("SELECT count(*) FROM rounds WHERE state = 'open'"), 1);
   EXPECT_TRUE((*another)->round_open());
+}
+
+// A device revoked through another connection (the CLI, or another
+// gateway's) is refused at the standby: its judge reads the registry.
+TEST_P(RoundFollowerTest, DeviceRevokedElsewhereIsRefusedAtTheStandby) {
+  const std::vector<std::string> cohort = follower_->CohortForTesting();
+  ASSERT_FALSE(cohort.empty());
+  EXPECT_TRUE(follower_->DeviceEnabled(cohort[0]));
+  registry::DeviceRegistry registry(t_.db());
+  ASSERT_TRUE(registry.Disable(cohort[0]).ok());
+  EXPECT_FALSE(follower_->DeviceEnabled(cohort[0]));
+  EXPECT_EQ(
+      follower_->Submit(cohort[0], UploadOf(*follower_, cohort[0], 1), now_),
+      UploadVerdict::kDeviceDisabled);
+  EXPECT_EQ(Count("SELECT count(*) FROM uploads"), 0);
 }
 
 EDGEADMM_INSTANTIATE_BACKENDS(RoundFollowerTest);
