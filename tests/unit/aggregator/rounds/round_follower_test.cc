@@ -207,5 +207,21 @@ TEST_P(RoundFollowerTest, DeviceRevokedElsewhereIsRefusedAtTheStandby) {
 
 EDGEADMM_INSTANTIATE_BACKENDS(RoundFollowerTest);
 
+// Standbys serve sampled rounds; the jobs whose round state lives in the
+// coordinator's memory keep them at 4.04.
+TEST(RoundFollowerCanFollowTest, OnlyJobsWithoutCoordinatorMemory) {
+  jobs::JobConfig config;
+  for (const AlgorithmKind kind :
+       {AlgorithmKind::kProxAdmm, AlgorithmKind::kDpSgd}) {
+    config.algorithm = kind;
+    EXPECT_TRUE(RoundEngine::CanFollow(config)) << static_cast<int>(kind);
+  }
+  for (const AlgorithmKind kind :
+       {AlgorithmKind::kPenaltyPerturbation, AlgorithmKind::kAdmmSharing}) {
+    config.algorithm = kind;
+    EXPECT_FALSE(RoundEngine::CanFollow(config)) << static_cast<int>(kind);
+  }
+}
+
 }  // namespace
 }  // namespace edgeadmm::rounds
