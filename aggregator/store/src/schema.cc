@@ -163,8 +163,10 @@ ALTER TABLE uploads DROP COLUMN pp_loss;
     // Version 12: rounds shared by several gateways on one database
     // (docs/aggregator.md, "Several gateways on one database"): each round's
     // deadline (NULL before this version), the gateway that stored each
-    // upload (NULL: a single gateway), and the cohort of each round opened
-    // by a coordinator with standbys, which they read to serve its task.
+    // upload (NULL: a single gateway), the cohort of each round opened by a
+    // coordinator with standbys, which they read to serve its task, and a
+    // counter every revocation in the registry raises (one row), which the
+    // gateways' revocation watch reads on PostgreSQL.
     R"sql(
 ALTER TABLE rounds ADD COLUMN deadline_at INTEGER;
 ALTER TABLE uploads ADD COLUMN gateway TEXT;
@@ -176,6 +178,11 @@ CREATE TABLE round_cohorts (
   FOREIGN KEY (job_id, round_id) REFERENCES rounds(job_id, round_id)
     ON DELETE CASCADE
 );
+CREATE TABLE registry_changes (
+  id INTEGER NOT NULL PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+INSERT INTO registry_changes(id, version) VALUES (1, 0);
 )sql",
 };
 

@@ -14,7 +14,9 @@
 #include <thread>
 
 #include "backend_test.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/server/job_host.h"
+#include "edgeadmm/server/revocation_watch.h"
 #include "test_database.h"
 
 namespace edgeadmm::server {
@@ -145,6 +147,27 @@ TEST_F(CoordinatorLeaseTest, StandbyTakesOverTheJobWhenTheHolderDies) {
   b.Tick(now + 1000);
   ASSERT_TRUE(b.engine()->round_open());
   EXPECT_GT(b.engine()->round_id(), first_round);
+}
+
+// On PostgreSQL the revocation watch wakes on the registry's revocations
+// (from any gateway or the CLI), not on every write of every gateway.
+TEST_F(CoordinatorLeaseTest, RevocationWatchWakesOnRevocationsOnly) {
+  testing::TempDatabase t(Backend::kPostgres);
+  const std::vector<std::string> ids = testing::EnrollDevices(t.db(), 2);
+  store::Database gateway = OpenAgain(t);
+  RevocationWatch watch(gateway);
+  EXPECT_TRUE(watch.DatabaseChanged());  // the first call looks
+  EXPECT_FALSE(watch.DatabaseChanged());
+  testing::StartOneDeviceJob(t.db(), "busy");  // writes, no revocation
+  EXPECT_FALSE(watch.DatabaseChanged());
+  registry::DeviceRegistry registry(t.db());
+  ASSERT_TRUE(registry.Disable(ids[0]).ok());
+  EXPECT_TRUE(watch.DatabaseChanged());
+  EXPECT_FALSE(watch.DatabaseChanged());
+  ASSERT_TRUE(registry.RotatePsk(ids[1], nullptr).ok());
+  EXPECT_TRUE(watch.DatabaseChanged());
+  ASSERT_TRUE(registry.Remove(ids[1]).ok());
+  EXPECT_TRUE(watch.DatabaseChanged());
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 // REAL column of version 5 it replaced.
 // Version 12's (rounds shared by several gateways).
 #define EDGEADMM_DROP_VERSION12               \
+  "DROP TABLE registry_changes; "             \
   "DROP TABLE round_cohorts; "                \
   "ALTER TABLE uploads DROP COLUMN gateway; " \
   "ALTER TABLE rounds DROP COLUMN deadline_at; "
@@ -230,6 +231,7 @@ TEST(StoreTest, MigrationTwelveKeepsRoundsWithoutSharedColumns) {
                      "payload = x'01'"),
             1);
   EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM round_cohorts"), 0);
+  EXPECT_EQ(QueryInt(t.db(), "SELECT version FROM registry_changes"), 0);
   // A cohort row names a round that exists; deleting the round deletes it.
   ASSERT_TRUE(t.db()
                   .Exec("INSERT INTO round_cohorts VALUES (1, 1, 'a'); "
