@@ -235,12 +235,13 @@ class DeviceClient {
     return vector > dim ? vector : dim;
   }
   // Trainer workspace that fits every algorithm the client runs
-  // (kLocalStepRunners) with either loss.
+  // (kLocalStepSizes) with either loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
     size_t most = 0;
-    for (const LocalStepRunner* r : kLocalStepRunners) {
+    for (const LocalStepSize& s : kLocalStepSizes) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
-        const size_t bytes = LocalTrainer::WorkspaceBytes(*r, l, samples, dim);
+        const size_t bytes = LocalTrainer::WorkspaceBytes(
+            s.workspace_bytes(l, samples, dim), dim);
         most = bytes > most ? bytes : most;
       }
     }
@@ -258,9 +259,10 @@ class DeviceClient {
   static constexpr size_t SmallestTrainerWorkspaceBytes(size_t samples,
                                                         size_t dim) {
     size_t least = SIZE_MAX;
-    for (const LocalStepRunner* r : kLocalStepRunners) {
+    for (const LocalStepSize& s : kLocalStepSizes) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
-        const size_t bytes = LocalTrainer::WorkspaceBytes(*r, l, samples, dim);
+        const size_t bytes = LocalTrainer::WorkspaceBytes(
+            s.workspace_bytes(l, samples, dim), dim);
         least = bytes < least ? bytes : least;
       }
     }

@@ -13,11 +13,9 @@ namespace edgeadmm {
 constexpr size_t DpSgdStepBytes(LossKind /*loss*/, size_t samples, size_t dim) {
   return StepObjectBytes<DpSgdStep>() + DpSgdStep::WorkspaceBytes(samples, dim);
 }
-Status InitDpSgdStep(Workspace& ws, const DatasetView& data, const Loss& loss,
-                     void** step);
 
-inline constexpr LocalStepRunner kDpSgdRunner{AlgorithmKind::kDpSgd,
-                                              DpSgdStepBytes, InitDpSgdStep};
+inline constexpr LocalStepRunner kDpSgdRunner{
+    AlgorithmKind::kDpSgd, DpSgdStepBytes, InitStepInWorkspace<DpSgdStep>};
 
 // DP-SGD baseline step: writes Δ to `upload` (dim entries). Errors as
 // RunProxAdmm's (prox_admm_runner.h).

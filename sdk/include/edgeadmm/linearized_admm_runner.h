@@ -16,12 +16,10 @@ constexpr size_t LinearizedAdmmStepBytes(LossKind /*loss*/, size_t samples,
   return StepObjectBytes<LinearizedAdmmStep>() +
          LinearizedAdmmStep::WorkspaceBytes(samples, dim);
 }
-Status InitLinearizedAdmmStep(Workspace& ws, const DatasetView& data,
-                              const Loss& loss, void** step);
 
 inline constexpr LocalStepRunner kLinearizedAdmmRunner{
     AlgorithmKind::kLinearizedAdmm, LinearizedAdmmStepBytes,
-    InitLinearizedAdmmStep};
+    InitStepInWorkspace<LinearizedAdmmStep>};
 
 // Paper 004 local step: updates w̃_i and writes it to `upload` (dim
 // entries). Errors as RunProxAdmm's (prox_admm_runner.h).

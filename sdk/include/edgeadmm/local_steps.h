@@ -6,7 +6,9 @@
 // workspace from it.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <utility>
 
 #include "edgeadmm/admm_sharing_runner.h"
 #include "edgeadmm/dp_sgd_runner.h"
@@ -21,6 +23,27 @@ inline constexpr const LocalStepRunner* kLocalStepRunners[] = {
     &kProxAdmmRunner, &kLinearizedAdmmRunner, &kDpSgdRunner,
     &kPenaltyPerturbationRunner, &kAdmmSharingRunner};
 
+inline constexpr size_t kLocalStepRunnerCount =
+    sizeof(kLocalStepRunners) / sizeof(kLocalStepRunners[0]);
+
+// The sizes alone (algorithm, workspace bytes), copied from the runners at
+// compile time: a size asked at run time (DeviceClient::Init) reads these
+// and references no runner's Init, so firmware links only the steps it
+// initialises.
+struct LocalStepSize {
+  AlgorithmKind algorithm;
+  size_t (*workspace_bytes)(LossKind loss, size_t samples, size_t dim);
+};
+template <size_t... kIndex>
+constexpr std::array<LocalStepSize, sizeof...(kIndex)> LocalStepSizesOf(
+    std::index_sequence<kIndex...> /*runners*/) {
+  return {{{kLocalStepRunners[kIndex]->algorithm,
+            kLocalStepRunners[kIndex]->workspace_bytes}...}};
+}
+inline constexpr std::array<LocalStepSize, kLocalStepRunnerCount>
+    kLocalStepSizes =
+        LocalStepSizesOf(std::make_index_sequence<kLocalStepRunnerCount>());
+
 // The registered runner of `algorithm`, or nullptr (no device step).
 constexpr const LocalStepRunner* FindLocalStepRunner(AlgorithmKind algorithm) {
   for (const LocalStepRunner* runner : kLocalStepRunners) {
@@ -33,10 +56,13 @@ constexpr const LocalStepRunner* FindLocalStepRunner(AlgorithmKind algorithm) {
 // shape (0 for an algorithm with no device step).
 constexpr size_t LocalStepWorkspaceBytes(AlgorithmKind algorithm, LossKind loss,
                                          size_t samples, size_t dim) {
-  const LocalStepRunner* runner = FindLocalStepRunner(algorithm);
-  return runner == nullptr
-             ? 0
-             : LocalTrainer::WorkspaceBytes(*runner, loss, samples, dim);
+  for (const LocalStepSize& size : kLocalStepSizes) {
+    if (size.algorithm == algorithm) {
+      return LocalTrainer::WorkspaceBytes(
+          size.workspace_bytes(loss, samples, dim), dim);
+    }
+  }
+  return 0;
 }
 
 // The runner of an algorithm and loss fixed at compile time: with Init it

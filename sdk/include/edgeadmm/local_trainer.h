@@ -82,6 +82,26 @@ Result<T*> EmplaceStep(Workspace& ws) {
   return new (bytes.data()) T();
 }
 
+// LocalStepRunner::init of a step with Init(ws, data, loss): constructs it in
+// `ws`, then runs its Init; with kLoss, its InitFor<kLoss> (links only the
+// prox method that loss uses).
+template <typename Step>
+Status InitStepInWorkspace(Workspace& ws, const DatasetView& data,
+                           const Loss& loss, void** step) {
+  EDGEADMM_TRY_ASSIGN(Step* const made, EmplaceStep<Step>(ws));
+  EDGEADMM_TRY(made->Init(ws, data, loss));
+  *step = made;
+  return Status::Ok();
+}
+template <typename Step, LossKind kLoss>
+Status InitStepInWorkspaceFor(Workspace& ws, const DatasetView& data,
+                              const Loss& loss, void** step) {
+  EDGEADMM_TRY_ASSIGN(Step* const made, EmplaceStep<Step>(ws));
+  EDGEADMM_TRY(made->template InitFor<kLoss>(ws, data, loss));
+  *step = made;
+  return Status::Ok();
+}
+
 // Runtime policy of one device, validated by Init.
 struct TrainerConfig {
   AlgorithmKind algorithm{};  // required: the runner's (Init refuses 0)

@@ -19,27 +19,14 @@ constexpr size_t PenaltyPerturbationStepBytes(LossKind loss, size_t samples,
   return StepObjectBytes<PenaltyPerturbationStep>() +
          PenaltyPerturbationStep::WorkspaceBytes(loss, samples, dim);
 }
-Status InitPenaltyPerturbationStep(Workspace& ws, const DatasetView& data,
-                                   const Loss& loss, void** step);
-// As InitPenaltyPerturbationStep for a loss fixed at compile time: links
-// only the prox method that loss uses.
-template <LossKind kLoss>
-Status InitPenaltyPerturbationStepFor(Workspace& ws, const DatasetView& data,
-                                      const Loss& loss, void** step) {
-  EDGEADMM_TRY_ASSIGN(PenaltyPerturbationStep* const made,
-                      EmplaceStep<PenaltyPerturbationStep>(ws));
-  EDGEADMM_TRY(made->InitFor<kLoss>(ws, data, loss));
-  *step = made;
-  return Status::Ok();
-}
-
 inline constexpr LocalStepRunner kPenaltyPerturbationRunner{
     AlgorithmKind::kPenaltyPerturbation, PenaltyPerturbationStepBytes,
-    InitPenaltyPerturbationStep};
+    InitStepInWorkspace<PenaltyPerturbationStep>};
+// With the loss fixed at compile time: links only the prox method it uses.
 template <LossKind kLoss>
 inline constexpr LocalStepRunner kPenaltyPerturbationRunnerFor{
     AlgorithmKind::kPenaltyPerturbation, PenaltyPerturbationStepBytes,
-    InitPenaltyPerturbationStepFor<kLoss>};
+    InitStepInWorkspaceFor<PenaltyPerturbationStep, kLoss>};
 
 // Paper 001 primal step: updates f_i and writes it to `upload` (dim
 // entries). Errors as RunProxAdmm's (prox_admm_runner.h).

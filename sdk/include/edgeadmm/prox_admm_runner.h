@@ -14,24 +14,14 @@ constexpr size_t ProxAdmmStepBytes(LossKind loss, size_t samples, size_t dim) {
   return StepObjectBytes<ProxAdmmStep>() +
          ProxAdmmStep::WorkspaceBytes(loss, samples, dim);
 }
-Status InitProxAdmmStep(Workspace& ws, const DatasetView& data,
-                        const Loss& loss, void** step);
-// As InitProxAdmmStep for a loss fixed at compile time: links only the prox
-// method that loss uses. INVALID_ARGUMENT for another loss.
-template <LossKind kLoss>
-Status InitProxAdmmStepFor(Workspace& ws, const DatasetView& data,
-                           const Loss& loss, void** step) {
-  EDGEADMM_TRY_ASSIGN(ProxAdmmStep* const made, EmplaceStep<ProxAdmmStep>(ws));
-  EDGEADMM_TRY(made->InitFor<kLoss>(ws, data, loss));
-  *step = made;
-  return Status::Ok();
-}
-
 inline constexpr LocalStepRunner kProxAdmmRunner{
-    AlgorithmKind::kProxAdmm, ProxAdmmStepBytes, InitProxAdmmStep};
+    AlgorithmKind::kProxAdmm, ProxAdmmStepBytes,
+    InitStepInWorkspace<ProxAdmmStep>};
+// With the loss fixed at compile time: links only the prox method it uses.
 template <LossKind kLoss>
 inline constexpr LocalStepRunner kProxAdmmRunnerFor{
-    AlgorithmKind::kProxAdmm, ProxAdmmStepBytes, InitProxAdmmStepFor<kLoss>};
+    AlgorithmKind::kProxAdmm, ProxAdmmStepBytes,
+    InitStepInWorkspaceFor<ProxAdmmStep, kLoss>};
 
 // Paper 002 local step for `round`: writes Δu to `upload` (dim entries) and
 // updates u_i. Errors: the trainer's round and budget checks

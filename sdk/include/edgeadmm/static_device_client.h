@@ -78,12 +78,13 @@ struct DeviceShapeLimits {
 // DeviceClient::Init asks of any workspace: the smallest step's need).
 constexpr size_t ShapeTrainerWorkspaceBytes(const DeviceShapeLimits& shape) {
   size_t most = 0;
-  for (const LocalStepRunner* r : kLocalStepRunners) {
-    if ((shape.algorithms & AlgorithmBit(r->algorithm)) == 0) continue;
+  for (const LocalStepSize& r : kLocalStepSizes) {
+    if ((shape.algorithms & AlgorithmBit(r.algorithm)) == 0) continue;
     for (const LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
       if ((shape.losses & LossBit(l)) == 0) continue;
       const size_t bytes = LocalTrainer::WorkspaceBytes(
-          *r, l, shape.max_records, shape.dimension);
+          r.workspace_bytes(l, shape.max_records, shape.dimension),
+          shape.dimension);
       most = bytes > most ? bytes : most;
     }
   }
@@ -126,8 +127,6 @@ const AlgorithmTask* FindShapeTaskAt(AlgorithmKind algorithm,
   (arm(std::integral_constant<size_t, kIndex>()), ...);
   return found;
 }
-inline constexpr size_t kLocalStepRunnerCount =
-    sizeof(kLocalStepRunners) / sizeof(kLocalStepRunners[0]);
 template <uint32_t kAlgorithms>
 const AlgorithmTask* FindShapeTask(AlgorithmKind algorithm) {
   return FindShapeTaskAt<kAlgorithms>(

@@ -42,12 +42,14 @@ struct TaskInput {
   const DatasetView* test_data = nullptr;
 };
 
-// What an adapter reports besides the upload vector.
+// What an adapter reports besides the upload vector: the algorithm's own
+// bytes for the upload (Update.algorithm_extra), written into `extra`, a
+// span the client provides (wire::kMaxAlgorithmExtraBytes long); the first
+// extra_size of them are sent, 0 for none (an adapter whose bytes do not fit
+// fails with RESOURCE_EXHAUSTED). Opaque to the client, which copies them;
+// the aggregator's unit of the algorithm decodes them.
 struct TaskOutput {
-  // The algorithm's own bytes for the upload (Update.algorithm_extra): the
-  // first extra_size of extra, 0 for none. Opaque to the client, which
-  // copies them; the aggregator's unit of the algorithm decodes them.
-  uint8_t extra[wire::kMaxAlgorithmExtraBytes] = {};
+  Span<uint8_t> extra;
   size_t extra_size = 0;
 };
 

@@ -2,14 +2,6 @@
 
 namespace edgeadmm {
 
-Status InitDpSgdStep(Workspace& ws, const DatasetView& data, const Loss& loss,
-                     void** step) {
-  EDGEADMM_TRY_ASSIGN(DpSgdStep* const made, EmplaceStep<DpSgdStep>(ws));
-  EDGEADMM_TRY(made->Init(ws, data, loss));
-  *step = made;
-  return Status::Ok();
-}
-
 Result<DpSgdReport> RunDpSgd(LocalTrainer& trainer, const DpSgdParams& params,
                              uint64_t round, Span<const Real> z,
                              Span<Real> upload) {

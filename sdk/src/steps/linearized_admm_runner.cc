@@ -2,15 +2,6 @@
 
 namespace edgeadmm {
 
-Status InitLinearizedAdmmStep(Workspace& ws, const DatasetView& data,
-                              const Loss& loss, void** step) {
-  EDGEADMM_TRY_ASSIGN(LinearizedAdmmStep* const made,
-                      EmplaceStep<LinearizedAdmmStep>(ws));
-  EDGEADMM_TRY(made->Init(ws, data, loss));
-  *step = made;
-  return Status::Ok();
-}
-
 Result<LinearizedAdmmReport> RunLinearizedAdmm(
     LocalTrainer& trainer, const LinearizedAdmmParams& params, uint64_t round,
     Span<const Real> w_global, Span<Real> upload) {

@@ -2,15 +2,6 @@
 
 namespace edgeadmm {
 
-Status InitPenaltyPerturbationStep(Workspace& ws, const DatasetView& data,
-                                   const Loss& loss, void** step) {
-  EDGEADMM_TRY_ASSIGN(PenaltyPerturbationStep* const made,
-                      EmplaceStep<PenaltyPerturbationStep>(ws));
-  EDGEADMM_TRY(made->Init(ws, data, loss));
-  *step = made;
-  return Status::Ok();
-}
-
 Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
     LocalTrainer& trainer, const PenaltyPerturbationParams& params,
     uint64_t round, Span<const Real> neighbour_sum, Span<Real> upload) {

@@ -125,7 +125,10 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
     }
     // Update.algorithm_extra: pp-admm's own encoding, read by its unit on
     // the aggregator (the client copies the bytes).
-    EncodePpLossExtra(accountant.loss(), out.extra);
+    if (out.extra.size() < kPpLossExtraBytes) {
+      return Status::ResourceExhausted();
+    }
+    EncodePpLossExtra(accountant.loss(), out.extra.data());
     out.extra_size = kPpLossExtraBytes;
   }
   return Status::Ok();

@@ -2,14 +2,6 @@
 
 namespace edgeadmm {
 
-Status InitProxAdmmStep(Workspace& ws, const DatasetView& data,
-                        const Loss& loss, void** step) {
-  EDGEADMM_TRY_ASSIGN(ProxAdmmStep* const made, EmplaceStep<ProxAdmmStep>(ws));
-  EDGEADMM_TRY(made->Init(ws, data, loss));
-  *step = made;
-  return Status::Ok();
-}
-
 Result<ProxAdmmReport> RunProxAdmm(LocalTrainer& trainer,
                                    const ProxAdmmParams& params, uint64_t round,
                                    Span<const Real> z, Span<Real> upload) {

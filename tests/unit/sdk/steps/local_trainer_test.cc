@@ -123,6 +123,50 @@ TEST(LocalTrainerTest, UnaccountedStepsNeedExplicitPermission) {
   EXPECT_EQ(open.trainer().state().ledger.participations(), 0u);
 }
 
+// The seam: the trainer creates the runner's step in its workspace (no
+// heap), refuses a runner of another algorithm than the config's, and a
+// run function of another algorithm finds no step (FAILED_PRECONDITION).
+TEST(LocalTrainerTest, TheRunnersStepLivesInTheWorkspaceAndIsItsAlgorithms) {
+  testing::SyntheticData<kSamples, kDim> data(11);
+  DatasetView view = data.View();
+  TestEntropy entropy(1);
+  TrainerConfig config;
+  config.algorithm = AlgorithmKind::kProxAdmm;
+  config.loss.kind = LossKind::kLogistic;
+  config.entropy = &entropy;
+  config.epsilon_budget = 10.0;
+  constexpr size_t kBytes = LocalStepWorkspaceBytes(
+      AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim);
+  alignas(Workspace::kAlignment) static std::byte memory[kBytes];
+  LocalTrainer trainer;
+  EXPECT_EQ(trainer.Init(kDpSgdRunner, ByteSpan(memory, kBytes), view, config),
+            Status::InvalidArgument());
+  EXPECT_EQ(trainer.StepObject(AlgorithmKind::kDpSgd), nullptr);
+  ASSERT_TRUE(
+      trainer.Init(kProxAdmmRunner, ByteSpan(memory, kBytes), view, config)
+          .ok());
+  const auto* step = static_cast<const std::byte*>(
+      trainer.StepObject(AlgorithmKind::kProxAdmm));
+  ASSERT_NE(step, nullptr);
+  EXPECT_GE(step, memory);
+  EXPECT_LE(step + sizeof(ProxAdmmStep), memory + kBytes);
+  EXPECT_EQ(trainer.StepObject(AlgorithmKind::kDpSgd), nullptr);
+  Real z[kDim] = {};
+  Real upload[kDim] = {};
+  DpSgdParams params;
+  params.sigma = 1.0;
+  EXPECT_EQ(RunDpSgd(trainer, params, 0, z, upload).status(),
+            Status::FailedPrecondition());
+  EXPECT_EQ(trainer.state().last_round, UINT64_MAX);  // nothing was run
+  ProxAdmmParams prox;
+  prox.lambda = 0.5;
+  prox.step = 1.0;
+  prox.clip = 0.5;
+  prox.sigma = 4.0;
+  EXPECT_TRUE(RunProxAdmm(trainer, prox, 0, z, upload).ok());
+  EXPECT_EQ(trainer.state().last_round, 0u);
+}
+
 TEST(LocalTrainerTest, WrongAlgorithmOrShapeIsRefused) {
   Device d;
   DpSgdParams sgd;
