@@ -13,7 +13,7 @@
 #include "edgeadmm/dp_sgd_step.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/prox_admm_step.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
@@ -88,7 +88,7 @@ TEST(ExactNoiseStepsTest, ProxAdmmUploadsAreOnTheGridInBothNoiseModes) {
     Device<AlgorithmKind::kProxAdmm> d;
     for (uint64_t round = 0; round < 3; ++round) {
       ASSERT_TRUE(
-          d.t().RunProxAdmm(NoisyProx(in_state), round, d.z, d.upload).ok());
+          RunProxAdmm(d.t(), NoisyProx(in_state), round, d.z, d.upload).ok());
       d.ExpectOnGrid(0.5);
     }
   }
@@ -100,7 +100,7 @@ TEST(ExactNoiseStepsTest, DpSgdUploadsAreOnTheGrid) {
   p.clip = 0.5;
   p.sigma = 0.25;
   for (uint64_t round = 0; round < 3; ++round) {
-    ASSERT_TRUE(d.t().RunDpSgd(p, round, d.z, d.upload).ok());
+    ASSERT_TRUE(RunDpSgd(d.t(), p, round, d.z, d.upload).ok());
     d.ExpectOnGrid(0.25);
   }
 }
@@ -111,7 +111,8 @@ TEST(ExactNoiseStepsTest, DpSgdUploadsAreOnTheGrid) {
 TEST(ExactNoiseStepsTest, LedgerChargesTheRoundingByHand) {
   Device<AlgorithmKind::kProxAdmm> d;
   for (uint64_t round = 0; round < 3; ++round) {
-    ASSERT_TRUE(d.t().RunProxAdmm(NoisyProx(false), round, d.z, d.upload).ok());
+    ASSERT_TRUE(
+        RunProxAdmm(d.t(), NoisyProx(false), round, d.z, d.upload).ok());
   }
   const double sens = 1 + 0.5 / 1024 * std::sqrt(8.0);
   const Span<const double> rdp = d.t().state().ledger.rdp();
