@@ -9,9 +9,62 @@
 #include "edgeadmm/privacy/policy.h"
 
 namespace edgeadmm::rounds {
+namespace {
+
+privacy::Target TargetOf(const jobs::JobConfig& config) {
+  privacy::Target target;
+  target.epsilon = config.target_epsilon;
+  target.delta = config.delta;
+  target.conversion = privacy::Conversion::kImproved;
+  return target;
+}
+
+// A job charged per participation (algorithm.h, ParticipationCharge): its
+// worst device takes part k = MaxParticipations times, each a Gaussian with
+// ν(σ) = ParticipationNoiseMultiplier. The schedule's z comes from the
+// calibrator; σ is the smallest with ν(σ) ≥ z (ν grows with σ), found by
+// bisection on the algorithm's own ν, so the plan charges what the ledger
+// charges (grid rounding included).
+Result<double> PlanParticipationSigma(
+    const jobs::JobConfig& config,
+    const algorithms::ParticipationCharge& charge) {
+  privacy::Schedule schedule;
+  schedule.neighbouring = privacy::Neighbouring::kZeroOut;
+  schedule.rounds = static_cast<uint64_t>(charge.MaxParticipations(config));
+  auto calibration =
+      privacy::CalibrateNoiseMultiplier(schedule, TargetOf(config));
+  if (!calibration.ok()) {
+    EDGEADMM_LOG_ERROR("noise planning: %s",
+                       calibration.error().ToString().c_str());
+    return calibration.error().status();
+  }
+  const double z = calibration->noise_multiplier;
+  jobs::JobConfig trial = config;
+  auto nu_at = [&](double sigma) {
+    trial.sigma = sigma;
+    return charge.ParticipationNoiseMultiplier(trial);
+  };
+  double low = 0.0;
+  double high = config.clip;
+  while (nu_at(high) < z) {
+    high *= 2;
+    if (!(high < 1e12)) return Status::OutOfRange();  // ν is bounded above
+  }
+  for (int i = 0; i < 200 && high - low > 1e-9 * high; ++i) {
+    const double mid = 0.5 * (low + high);
+    (nu_at(mid) >= z ? high : low) = mid;
+  }
+  return high;
+}
+
+}  // namespace
 
 Result<double> PlanSigma(const jobs::JobConfig& config) {
   if (!config.noise_planned()) return Status::FailedPrecondition();
+  const algorithms::Algorithm& algorithm = algorithms::Get(config.algorithm);
+  if (algorithm.participation_charge() != nullptr) {
+    return PlanParticipationSigma(config, *algorithm.participation_charge());
+  }
   privacy::Schedule schedule;
   schedule.rounds = static_cast<uint64_t>(config.rounds);
   const bool trusted = config.policy == privacy::Policy::kTrustedAggregator;
@@ -21,10 +74,7 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   } else {
     schedule.neighbouring = privacy::Neighbouring::kZeroOut;
   }
-  privacy::Target target;
-  target.epsilon = config.target_epsilon;
-  target.delta = config.delta;
-  target.conversion = privacy::Conversion::kImproved;
+  const privacy::Target target = TargetOf(config);
   auto calibration = privacy::CalibrateNoiseMultiplier(schedule, target);
   if (!calibration.ok()) {
     EDGEADMM_LOG_ERROR("noise planning: %s",
@@ -53,7 +103,7 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   if (!sigma.ok()) return sigma.error().status();
   // The policy formulas are paper 002's (noise λσ on sensitivity 2λC); the
   // algorithm converts to its own σ for the same ν.
-  return algorithms::Get(config.algorithm).SigmaForPlannedSigma(*sigma);
+  return algorithm.SigmaForPlannedSigma(*sigma);
 }
 
 }  // namespace edgeadmm::rounds

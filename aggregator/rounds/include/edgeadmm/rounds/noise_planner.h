@@ -14,6 +14,9 @@ namespace edgeadmm::rounds {
 // The σ returned is in these units; an algorithm whose ν per σ differs
 // converts it (Algorithm::SigmaForPlannedSigma), and one whose Validate
 // refuses target_epsilon is not planned.
+// A job charged per participation (algorithms::ParticipationCharge): its
+// worst device's k participations, each a Gaussian with the algorithm's ν(σ);
+// σ is the smallest whose ν meets the calibrated multiplier.
 // Calibrated for the job's accountant: the improved RDP conversion, then,
 // for a pld job, the PLD accountant below that (privacy/pld_calibration.h),
 // so the ε the job's central ledger reports after K rounds meets the target.
