@@ -159,7 +159,8 @@ void PrintModelLine(const char* which, const jobs::ModelRef& m,
   std::printf("\n");
 }
 
-// The algorithm's own section (algorithms::UploadExtra::Report), if any.
+// An algorithm's own section (algorithms::UploadExtra::Report,
+// algorithms::ReportSections::PlanSection), if any.
 void PrintAlgorithmSection(const algorithms::ReportSection& section) {
   std::printf("%s", section.text.c_str());
 }
@@ -173,13 +174,6 @@ constexpr const char* kGenericLedgerNote =
     "job's): ";
 void PrintParties(const jobs::PartyLedgerReport& parties) {
   if (parties.applies) std::printf("%s", parties.ToText().c_str());
-}
-void PrintSharingPlan(const jobs::JobConfig& c) {
-  if (c.algorithm != AlgorithmKind::kAdmmSharing) return;
-  std::printf(
-      "admm-sharing plan per party (at job creation, for job.rounds "
-      "iterations): %s\n",
-      jobs::SharingPlanJson(c).c_str());
 }
 
 // Issue 35: a released model no better than a constant predictor on the
@@ -251,7 +245,7 @@ host::Error RunStatus(const JobOptions& o) {
   }
   PrintAlgorithmSection(s.algorithm_section);
   PrintParties(s.parties);
-  PrintSharingPlan(s.job.config);
+  PrintAlgorithmSection(s.plan_section);
   const jobs::JobConfig& c = s.job.config;
   const char* released =
       c.release == jobs::ReleaseChoice::kBest ? "best" : "last";
@@ -342,7 +336,7 @@ host::Error RunLedger(const JobOptions& o) {
   }
   PrintAlgorithmSection(r.algorithm_section);
   PrintParties(r.parties);
-  PrintSharingPlan(r.job.config);
+  PrintAlgorithmSection(r.plan_section);
   return host::Error::Ok();
 }
 

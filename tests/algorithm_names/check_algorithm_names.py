@@ -55,23 +55,6 @@ ALGORITHM = re.compile(
 # path -> lines naming an algorithm, as they stood when the check came in
 # (issue 30 §1).
 KNOWN_NAMES = {
-    # 11 before each algorithm's unit read its own table: the example.
-    "aggregator/jobs/include/edgeadmm/jobs/job_config.h": 4,
-    "aggregator/jobs/include/edgeadmm/jobs/job_report.h": 8,
-    "aggregator/jobs/include/edgeadmm/jobs/party_ledger_report.h": 3,
-    "aggregator/jobs/src/job_report.cc": 8,
-    "aggregator/jobs/src/job_store.cc": 1,
-    "aggregator/jobs/src/party_ledger_report.cc": 4,
-    "aggregator/rounds/include/edgeadmm/rounds/ledger_book.h": 1,
-    "aggregator/rounds/include/edgeadmm/rounds/noise_planner.h": 2,
-    "aggregator/rounds/include/edgeadmm/rounds/party_ledger.h": 2,
-    "aggregator/rounds/include/edgeadmm/rounds/round_engine.h": 2,
-    "aggregator/rounds/include/edgeadmm/rounds/server_update.h": 1,
-    "aggregator/rounds/src/ledger_book.cc": 3,
-    "aggregator/rounds/src/round_engine.cc": 1,
-    "aggregator/rounds/src/round_store.cc": 1,
-    "aggregator/server/include/edgeadmm/server/request_handler.h": 1,
-    "aggregator/server/src/request_handler.cc": 5,
     "aggregator/store/include/edgeadmm/store/schema.h": 1,
     # Two more than when the check came in: migration 10 names the column
     # it converts and drops (uploads.pp_loss, now uploads.extra).

@@ -50,9 +50,9 @@ bool SharingPartyMechanism(const jobs::JobConfig& config, int64_t iteration,
   return true;
 }
 
-SharingLedgerMeaning DescribeSharingLedger(const jobs::JobConfig& config) {
+PartyLedgerMeaning DescribeSharingLedger(const jobs::JobConfig& config) {
   const jobs::AdmmSharingConfig& s = config.admm_sharing;
-  SharingLedgerMeaning m;
+  PartyLedgerMeaning m;
   m.delta = SharingDelta(config);
   m.observer =
       "the gateway (its operator and anyone with its database, which keeps "

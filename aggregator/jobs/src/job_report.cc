@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <map>
 
-#include "edgeadmm/algorithms/admm_sharing.h"
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/epsilon_report.h"
@@ -146,6 +145,28 @@ Result<bool> QueryModel(store::Database& db, int64_t job_id,
 
 constexpr const char* kLastModelTail = "ORDER BY iteration DESC LIMIT 1";
 
+// The algorithm's section from the job's config (ReportSections); empty
+// key: none.
+algorithms::ReportSection PlanSection(const JobConfig& config) {
+  const algorithms::ReportSections* unit =
+      algorithms::Get(config.algorithm).report_sections();
+  return unit == nullptr ? algorithms::ReportSection{}
+                         : unit->PlanSection(config);
+}
+
+// A model's test score, labelled by its algorithm (ReportSections).
+std::string TestScoreJson(const JobConfig& config, const ModelScores& s) {
+  const algorithms::ReportSections* unit =
+      algorithms::Get(config.algorithm).report_sections();
+  return "{\"what\": " +
+         privacy::JsonString(unit != nullptr
+                                 ? unit->TestScoreMeaning()
+                                 : "the gateway's score of the model") +
+         ", \"records\": " + std::to_string(s.test_records) +
+         ", \"log_loss\": " + Number(s.test_log_loss) +
+         ", \"accuracy\": " + Number(s.test_accuracy) + "}";
+}
+
 }  // namespace
 
 host::ErrorOr<ModelChoice> ParseModelChoice(std::string_view text) {
@@ -240,6 +261,7 @@ Result<JobStatus> LoadJobStatus(store::Database& db, std::string_view name) {
   }
   EDGEADMM_TRY_ASSIGN(s.central, CentralReport(db, s.job, 0, s.iteration));
   EDGEADMM_TRY_ASSIGN(s.algorithm_section, LoadAlgorithmSection(db, s.job));
+  s.plan_section = PlanSection(s.job.config);
   EDGEADMM_TRY_ASSIGN(s.parties, LoadPartyLedger(db, s.job));
   return s;
 }
@@ -299,7 +321,7 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
     (local ? d.local_epsilon : d.central_epsilon) = ledger.ColumnDouble(1);
     return Status::Ok();
   }));
-  // random-walk-admm: paper 002 Thm. 4's network bound, reported only.
+  // The algorithm's uncharged per-upload bound, if any: reported only.
   const std::vector<double> network =
       algorithms::Get(r.job.config.algorithm)
           .UnchargedNetworkRdp(r.job.config, static_cast<int64_t>(ids.size()),
@@ -317,6 +339,7 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
     r.devices.push_back(charge);
   }
   EDGEADMM_TRY_ASSIGN(r.algorithm_section, LoadAlgorithmSection(db, r.job));
+  r.plan_section = PlanSection(r.job.config);
   EDGEADMM_TRY_ASSIGN(r.parties, LoadPartyLedger(db, r.job));
   return r;
 }
@@ -387,6 +410,7 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(store::Database& db,
   m.epsilon = m.central.epsilon;
   EDGEADMM_HOST_TRY_ASSIGN(m.algorithm_section,
                            LoadAlgorithmSection(db, m.job));
+  m.plan_section = PlanSection(config);
   EDGEADMM_HOST_TRY_ASSIGN(m.parties, LoadPartyLedger(db, m.job));
   return m;
 }
@@ -418,18 +442,16 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
     out += "}";
   }
   if (m.scores.test_records > 0) {
-    out += ", \"test_score\": " + TestScoreJson(m.scores);
+    out += ", \"test_score\": " + TestScoreJson(m.job.config, m.scores);
   }
-  if (!m.algorithm_section.key.empty()) {
-    out += ", " + privacy::JsonString(m.algorithm_section.key) + ": " +
-           m.algorithm_section.json;
-  }
-  if (m.job.config.algorithm == AlgorithmKind::kAdmmSharing) {
-    out += ", \"admm_sharing\": " + SharingPlanJson(m.job.config);
+  for (const algorithms::ReportSection* section :
+       {&m.algorithm_section, &m.plan_section}) {
+    if (section->key.empty()) continue;
+    out += ", " + privacy::JsonString(section->key) + ": " + section->json;
   }
   if (m.parties.applies) {
-    // "epsilon" above is the generic central ledger's (+inf: it charges
-    // privacy.sigma = 0); the per-party values bound the shares.
+    // "epsilon" above is the generic central ledger's; the per-party
+    // values bound each party's releases.
     out += ", \"party_ledger\": " + m.parties.ToJson();
   }
   out += ", \"dimension\": " + std::to_string(m.z.size());
@@ -438,43 +460,6 @@ std::string ModelToJson(const ReleasedModelRecord& m) {
     out += (i ? ", " : "") + Number(m.z[i]);
   }
   return out + "]}\n";
-}
-
-std::string TestScoreJson(const ModelScores& s) {
-  return "{\"what\": \"the gateway's score of the sum of the parties' "
-         "partial scores (admm-sharing scoring phase)\", \"records\": " +
-         std::to_string(s.test_records) +
-         ", \"log_loss\": " + Number(s.test_log_loss) +
-         ", \"accuracy\": " + Number(s.test_accuracy) + "}";
-}
-
-std::string SharingPlanJson(const JobConfig& config) {
-  host::ErrorOr<std::vector<algorithms::SharingPartyPrivacy>> plan =
-      algorithms::PlanSharingPrivacy(config);
-  if (!plan.ok()) return "null";
-  static constexpr const char* kModes[] = {"none", "paper", "rigorous"};
-  std::string out =
-      "{\"released\": \"the broadcast (v, y), not a model: "
-      "each party keeps its x_m\", \"parties\": [";
-  for (const auto& p : *plan) {
-    out += std::string(p.party ? ", " : "") +
-           "{\"party\": " + std::to_string(p.party) +
-           ", \"first_column\": " + std::to_string(p.first_column) +
-           ", \"columns\": " + std::to_string(p.columns) + ", \"mode\": \"" +
-           kModes[static_cast<int>(p.mode)] +
-           "\", \"sigma\": " + Number(p.sigma) +
-           ", \"sensitivity\": " + Number(p.sensitivity) +
-           ", \"epsilon\": " + Number(p.epsilon) +
-           ", \"delta\": " + Number(p.delta) +
-           ", \"step_epsilon\": " + Number(p.step_epsilon) +
-           ", \"step_delta\": " + Number(p.step_delta) + ", \"relation\": \"" +
-           p.relation + "\", \"conversion\": \"" + p.conversion +
-           "\", \"score_release\": \"" + p.score_release +
-           "\", \"score_sigma\": " + Number(p.score_sigma) +
-           ", \"score_sensitivity\": " + Number(p.score_sensitivity) +
-           ", \"score_epsilon\": " + Number(p.score_epsilon) + "}";
-  }
-  return out + "]}";
 }
 
 }  // namespace edgeadmm::jobs

@@ -81,7 +81,8 @@ Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
                  "SELECT ?, id FROM devices WHERE enabled = 1"));
   enroll.Bind(1, id);
   EDGEADMM_TRY(enroll.Run());
-  // The released model vector's length (p; admm-sharing: its (v, y)).
+  // The released model vector's length (Algorithm::ModelLength: p, or the
+  // algorithm's own).
   const algorithms::Algorithm* algorithm = algorithms::Find(config.algorithm);
   const int64_t length =
       algorithm != nullptr ? algorithm->ModelLength(config) : config.dimension;

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 
-#include "edgeadmm/algorithms/admm_sharing_ledger.h"
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/privacy/epsilon_report.h"
 
@@ -36,8 +35,9 @@ Result<PartyLedgerReport> LoadPartyLedger(store::Database& db,
     return r;
   }
   r.applies = true;
-  const algorithms::SharingLedgerMeaning meaning =
-      algorithms::DescribeSharingLedger(job.config);
+  r.algorithm = algorithms::Get(job.config.algorithm).name();
+  const algorithms::PartyLedgerMeaning meaning =
+      party->DescribePartyLedger(job.config);
   r.delta = party->PartyDelta(job.config);
   r.status = meaning.status;
   r.mechanism = meaning.mechanism;
@@ -85,8 +85,9 @@ Result<PartyLedgerReport> LoadPartyLedger(store::Database& db,
 
 std::string PartyLedgerReport::ToText() const {
   std::string out =
-      "# per-party epsilon (admm-sharing; the gateway's, computed from the "
-      "job's public parameters and the uploads it accepted): " +
+      "# per-party epsilon (" + algorithm +
+      "; the gateway's, computed from the job's public parameters and the "
+      "uploads it accepted): " +
       status + "\n#   mechanism: " + mechanism +
       "\n#   neighbours: " + relation + "\n#   conversion: " + conversion +
       ", delta " + Text(delta) + "\n#   against: " + observer +

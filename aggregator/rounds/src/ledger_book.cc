@@ -26,7 +26,8 @@ std::unique_ptr<const RoundAccountant> MakePld(const RoundAccountant& rdp,
                                                const jobs::JobConfig& config,
                                                RoundMechanism central_round) {
   if (config.accountant != jobs::CentralAccountant::kPld) return nullptr;
-  // Central = local curve (random-walk-admm): converted as the local ledger.
+  // Central = local curve (ChargesLocalAsCentral): converted as the local
+  // ledger.
   if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
     return nullptr;
   }
@@ -58,7 +59,7 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
   budget_local_.assign(devices.size(), std::nan(""));
   // The job's config does not change: these curves neither.
   local_rdp_ = accountant.RoundRdp(LocalMechanism());
-  // random-walk-admm: a visit charges "central:<id>" its local curve.
+  // ChargesLocalAsCentral: an upload charges "central:<id>" its local curve.
   if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
     upload_central_rdp_ = local_rdp_;
   }
@@ -130,10 +131,10 @@ RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
     return {participation_->ParticipationNoiseMultiplier(*config_), 1.0};
   }
   if (trusted_aggregator()) {
-    // prox-admm only (ValidateJobConfig). Sum of clipped 2λ(x−z)
-    // (sensitivity 2λC, add/remove) rounded to the grid g = λσ/2^15 plus
-    // g·N_Z(0, 4^10) (algorithms/sum_grid.h): sensitivity 2λC + g·√p, i.e.
-    // ν = σ/(2C) deflated by SumGridNoiseMultiplier, rate q.
+    // Only algorithms whose Validate accepts this policy: the gateway's
+    // Gaussian on the round's sum at rate q, its ν the algorithm's
+    // OwnNoiseMultiplier (with the sum grid's rounding, algorithms/sum_grid.h;
+    // the unit says how).
     return {OwnNoiseMultiplier(), config_->q};
   }
   if (config_->policy == privacy::Policy::kParticipationOwnNoise) {

@@ -473,7 +473,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   // whatever becomes of the round (docs/privacy.md, "local-dp"). If it
   // cannot be stored the upload is refused (the device may retry).
   LocalCharge local = ledgers_->PlanLocal(index);
-  // The per-party ledger (admm-sharing): the upload's release, with what
+  // The per-party ledger (PartyPrivacy): the upload's release, with what
   // the device reported, stored now for the same reason.
   double party_nu = 0;
   std::optional<PartyCharge> party;

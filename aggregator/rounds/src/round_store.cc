@@ -368,7 +368,8 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
     model->Bind(6, commit.metrics->loss).Bind(7, commit.metrics->objective);
     if (commit.metrics->has_accuracy) model->Bind(8, commit.metrics->accuracy);
   }
-  // admm-sharing's scoring phase: the gateway's test score of this model.
+  // The gateway's test score of this model (ServerModel::test_score), if
+  // the algorithm's server update made one.
   const algorithms::TestScore& test = commit.model->test_score;
   if (test.records > 0) {
     model->Bind(9, test.records)

@@ -164,9 +164,10 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   }
   h.loss = c.loss == jobs::Loss::kLogistic ? edgeadmm_wire_Loss_LOSS_LOGISTIC
                                            : edgeadmm_wire_Loss_LOSS_SQUARED;
-  // Paper 002 and DP-SGD apply the regularizer on the server: devices only
-  // need it for reporting, so elastic net is announced as none. Paper 004
-  // applies it on the devices (elastic net is refused for dp-admm).
+  // l1 and l2 go to the devices (to report with, or to apply where the
+  // algorithm's step does). Elastic net is applied on the server only, so
+  // it is announced as none (an algorithm whose devices apply the
+  // regularizer refuses it in its Validate).
   h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_NONE;
   if (c.regularizer.kind == RegularizerKind::kL1) {
     h.regularizer = edgeadmm_wire_Regularizer_REGULARIZER_L1;
@@ -186,7 +187,8 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
   if (task.node >= 0 && node_tasks != nullptr && node_tasks->PerNodeTasks(c)) {
     node_tasks->FillNodeTask(c, task.node, h);  // its own S_i and V_i
   }
-  // The task vector is the model, then (admm-sharing) the auxiliary y.
+  // The task vector is the model, then the algorithm's auxiliary vector
+  // (Algorithm::TaskAuxiliaryLength; most have none).
   const size_t aux_length =
       static_cast<size_t>(algorithm.TaskAuxiliaryLength(c));
   const size_t model_length =
@@ -238,8 +240,8 @@ Response RequestHandler::Update(std::string_view identity,
     r.code = wire::kCoapUnsupportedContentFormat;
     return r;
   }
-  // The upload's length and kind in the open round: p, or admm-sharing's N
-  // (N + K in the last round of a job with a scoring phase).
+  // The upload's length and kind in the open round (Algorithm::
+  // UploadLengthAt, UpdateKindAt: p, or the algorithm's own per phase).
   const algorithms::Algorithm& algorithm =
       algorithms::Get(engine_->job().config.algorithm);
   const size_t p = static_cast<size_t>(
@@ -325,8 +327,8 @@ Response RequestHandler::Model(std::string_view identity) const {
   }
   if (!algorithms::Get(engine_->job().config.algorithm)
            .ReleasesModelToDevices()) {
-    // random-walk-admm: a device sees z only when the walk visits it, in
-    // its task (paper 002 Def. 3's view; docs/protocol.md).
+    // The algorithm hands z out only in tasks (ReleasesModelToDevices;
+    // docs/protocol.md).
     return ErrorResponse(Status::PermissionDenied(),
                          "z goes only to the walk's holder, in its task",
                          static_cast<uint64_t>(engine_->job().id), 0);

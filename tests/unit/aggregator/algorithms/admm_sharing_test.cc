@@ -249,7 +249,7 @@ TEST(AdmmSharingTest, StatusLedgerAndExportShowEveryPartysPlan) {
   c.admm_sharing.noise = SharingNoiseMode::kRigorous;
   c.admm_sharing.sigma = 4;
   c.admm_sharing.sensitivity = 1;
-  const std::string json = jobs::SharingPlanJson(c);
+  const std::string json = SharingPlanJson(c);
   EXPECT_NE(json.find("\"party\": 0, \"first_column\": 0, \"columns\": 3, "
                       "\"mode\": \"rigorous\""),
             std::string::npos)
@@ -261,7 +261,33 @@ TEST(AdmmSharingTest, StatusLedgerAndExportShowEveryPartysPlan) {
             std::string::npos);
   EXPECT_NE(json.find("\"delta\": 1.0000000000000001e-05"), std::string::npos);
   c.admm_sharing.sigma = 0;  // invalid
-  EXPECT_EQ(jobs::SharingPlanJson(c), "null");
+  EXPECT_EQ(SharingPlanJson(c), "null");
+}
+
+// The job reports get the plan through the algorithm's ReportSections; an
+// algorithm without one adds no section.
+TEST(AdmmSharingTest, ThePlanIsTheUnitsReportSection) {
+  jobs::JobConfig c = Job();
+  c.algorithm = AlgorithmKind::kAdmmSharing;
+  c.admm_sharing.noise = SharingNoiseMode::kRigorous;
+  c.admm_sharing.sigma = 4;
+  c.admm_sharing.sensitivity = 1;
+  const ReportSections* unit = Get(c.algorithm).report_sections();
+  ASSERT_NE(unit, nullptr);
+  const ReportSection section = unit->PlanSection(c);
+  EXPECT_EQ(section.key, "admm_sharing");
+  EXPECT_EQ(section.json, SharingPlanJson(c));
+  EXPECT_EQ(section.text,
+            "admm-sharing plan per party (at job creation, for job.rounds "
+            "iterations): " +
+                section.json + "\n");
+  EXPECT_NE(std::string(unit->TestScoreMeaning()).find("partial scores"),
+            std::string::npos);
+  const PartyPrivacy* party = Get(c.algorithm).party_privacy();
+  ASSERT_NE(party, nullptr);
+  EXPECT_EQ(party->DescribePartyLedger(c).relation,
+            DescribeSharingLedger(c).relation);
+  EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).report_sections(), nullptr);
 }
 
 TEST(AdmmSharingTest, RigorousPlanIsTheGaussianOverTRounds) {
@@ -510,7 +536,7 @@ TEST(AdmmSharingClipTest, TheChargedSensitivityIsTwiceTheShareClip) {
   algorithm.FillNodeTask(c, 0, task);
   EXPECT_DOUBLE_EQ(task.params.sharing_params.sensitivity, 0.1);
   // The label names the clip and the derived Δ.
-  const SharingLedgerMeaning m = DescribeSharingLedger(c);
+  const PartyLedgerMeaning m = DescribeSharingLedger(c);
   EXPECT_NE(m.relation.find("C = 0.05"), std::string::npos) << m.relation;
   EXPECT_NE(m.relation.find("Delta = 2C = 0.1"), std::string::npos);
   EXPECT_EQ(m.relation.find("not verified"), std::string::npos);
@@ -546,7 +572,8 @@ TEST(AdmmSharingClipTest, TheScoresChargeTwiceTheScoreClip) {
   double nu = 0;
   ASSERT_TRUE(SharingPartyMechanism(c, c.rounds, nu));
   // The last step: one Gaussian of ratio √((Δ/σ)² + (Δ_s/σ_s)²).
-  const double ratio = std::sqrt(std::pow(0.1 / 0.3, 2) + std::pow(0.2 / 0.5, 2));
+  const double ratio =
+      std::sqrt(std::pow(0.1 / 0.3, 2) + std::pow(0.2 / 0.5, 2));
   EXPECT_NEAR(nu, 1 / ratio, 1e-15);
   auto plan = PlanSharingPrivacy(c);
   ASSERT_TRUE(plan.ok());

@@ -77,6 +77,11 @@ struct SharingPartyPrivacy {
 host::ErrorOr<std::vector<SharingPartyPrivacy>> PlanSharingPrivacy(
     const jobs::JobConfig& config);
 
+// Every party's planned privacy (column block, noise mode, σ, sensitivity,
+// ε, δ, neighbouring relation, conversion) as JSON, the job reports' plan
+// section (AdmmSharing::PlanSection); "null" for an invalid plan.
+std::string SharingPlanJson(const jobs::JobConfig& config);
+
 // The first `records` labels of the gateway's LIBSVM file (read with the
 // job's dimension), each ±1. INVALID_ARGUMENT naming admm_sharing.labels
 // for an unreadable file or fewer records.
@@ -134,7 +139,8 @@ Status ApplyScoredSharingRound(const jobs::JobConfig& config,
 class AdmmSharing final : public Algorithm,
                           public BarrierRounds,
                           public NodeTasks,
-                          public PartyPrivacy {
+                          public PartyPrivacy,
+                          public ReportSections {
  public:
   AlgorithmKind kind() const override { return AlgorithmKind::kAdmmSharing; }
   const char* name() const override { return "admm-sharing"; }
@@ -222,6 +228,16 @@ class AdmmSharing final : public Algorithm,
   double PartyDelta(const jobs::JobConfig& config) const override {
     return SharingDelta(config);
   }
+  PartyLedgerMeaning DescribePartyLedger(
+      const jobs::JobConfig& config) const override {
+    return DescribeSharingLedger(config);
+  }
+  const ReportSections* report_sections() const override { return this; }
+  // Key "admm_sharing": SharingPlanJson, at job creation for job.rounds
+  // iterations.
+  ReportSection PlanSection(const jobs::JobConfig& config) const override;
+  // The scoring phase's: the sum of the parties' partial scores.
+  const char* TestScoreMeaning() const override;
 };
 
 }  // namespace edgeadmm::algorithms

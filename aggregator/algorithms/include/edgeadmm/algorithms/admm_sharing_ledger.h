@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "edgeadmm/algorithms/algorithm.h"
 #include "edgeadmm/job_types/job_config.h"
 
 namespace edgeadmm::algorithms {
@@ -43,15 +44,7 @@ double SharingScoreSensitivity(const jobs::AdmmSharingConfig& s);
 bool SharingPartyMechanism(const jobs::JobConfig& config, int64_t iteration,
                            double& noise_multiplier);
 
-// The labels of the per-party ε of a job.
-struct SharingLedgerMeaning {
-  std::string status;     // charged, or why +inf
-  std::string mechanism;  // per accepted upload, with the ratios
-  std::string relation;   // neighbouring relation
-  std::string conversion;
-  std::string observer;
-  double delta = 0;  // SharingDelta
-};
-SharingLedgerMeaning DescribeSharingLedger(const jobs::JobConfig& config);
+// The labels of the per-party ε of a job (delta: SharingDelta).
+PartyLedgerMeaning DescribeSharingLedger(const jobs::JobConfig& config);
 
 }  // namespace edgeadmm::algorithms

@@ -3,8 +3,9 @@
 // and the request handler call through this interface. What only some
 // algorithms have is a capability of its own, returned by a getter that is
 // null when the algorithm lacks it: UploadExtra (its uploads' own bytes,
-// opaque to the generic layers), BarrierRounds, NodeTasks, PartyPrivacy and
-// ParticipationCharge; admm-sharing's shares and scores still cross the
+// opaque to the generic layers), BarrierRounds, NodeTasks, PartyPrivacy,
+// ParticipationCharge and ReportSections (its own parts of the job
+// reports); admm-sharing's shares and scores still cross the
 // generic layers as vectors (issue 30 item 1). docs/aggregator.md, "Adding
 // an algorithm". The device side is sdk/src/steps/<name>_task.cc.
 #pragma once
@@ -142,6 +143,16 @@ class NodeTasks {
                             edgeadmm_wire_RoundTask& task) const = 0;
 };
 
+// The labels of a per-party ε (PartyPrivacy::DescribePartyLedger).
+struct PartyLedgerMeaning {
+  std::string status;     // charged, or why +inf
+  std::string mechanism;  // per accepted upload, with the ratios
+  std::string relation;   // neighbouring relation
+  std::string conversion;
+  std::string observer;
+  double delta = 0;  // PartyDelta
+};
+
 // Capability of an algorithm whose privacy is per party
 // (admm-sharing: rounds::PartyLedger, scope "party:<id>").
 class PartyPrivacy {
@@ -157,6 +168,23 @@ class PartyPrivacy {
   virtual double PartyDelta(const jobs::JobConfig& config) const {
     return config.delta;
   }
+  // What the per-party ε means (the job reports' labels).
+  virtual PartyLedgerMeaning DescribePartyLedger(
+      const jobs::JobConfig& config) const = 0;
+};
+
+// Capability of an algorithm whose job reports (job status, job ledger, job
+// export) carry what only it can say about a job: a section rendered from
+// the job's config alone (its privacy plan, say) and what the gateway's test
+// score of its models (ServerModel::test_score) is.
+class ReportSections {
+ public:
+  virtual ~ReportSections() = default;
+  // The section from the job's config; empty key: none. Its text is printed
+  // after the per-party ledger, its JSON is the export's value of its key.
+  virtual ReportSection PlanSection(const jobs::JobConfig& config) const = 0;
+  // The export's test_score "what": how the score was computed.
+  virtual const char* TestScoreMeaning() const = 0;
 };
 
 // Capability of an algorithm whose central noise is added by the gateway
@@ -293,6 +321,7 @@ class Algorithm {
   virtual const ParticipationCharge* participation_charge() const {
     return nullptr;
   }
+  virtual const ReportSections* report_sections() const { return nullptr; }
   // Its uploads' own bytes (UploadExtra); null: the algorithm sends none
   // and an upload carrying some is refused.
   virtual const UploadExtra* upload_extra() const { return nullptr; }

@@ -6,7 +6,7 @@
 // clang-format off
 //   [job]
 //   name = "a9a-lasso"
-//   algorithm = "prox-admm"        # one of algorithms/registry.h
+//   algorithm = "<name>"           # one of algorithms/registry.h
 //   loss = "logistic"              # logistic | squared
 //   dimension = 123
 //   rounds = 100
@@ -15,9 +15,9 @@
 //   l1 = 1e-3
 //   [step]
 //   lambda = 0.5                   # relaxation λ in (0, 1]
-//   gamma = 1.0                    # prox step γ (002), step size (dp-sgd)
-//   rho = 1.0                      # penalty ρ (dp-admm)
-//   local_steps = 1                # E (dp-sgd)
+//   gamma = 1.0                    # step γ    } as the algorithm's
+//   rho = 1.0                      # penalty ρ } RequiredStepKeys ask
+//   local_steps = 1                # E: local steps, if its step takes them
 //   [<algorithm's table>]          # read by the algorithm's unit:
 //                                  # algorithms/<name>.h, ReadTable
 //   [privacy]

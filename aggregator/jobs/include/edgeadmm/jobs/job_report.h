@@ -23,8 +23,9 @@ struct ModelScores {
   double objective = 0;
   bool has_accuracy = false;
   double accuracy = 0;
-  // admm-sharing's scoring phase (models.test_*): the gateway's score of
-  // the model from the parties' partial scores of its test records.
+  // The gateway's test score of the model (models.test_*, from
+  // algorithms::ServerModel::test_score; what it is:
+  // algorithms::ReportSections::TestScoreMeaning).
   int64_t test_records = 0;  // 0: not scored
   double test_log_loss = 0;
   double test_accuracy = 0;
@@ -55,8 +56,11 @@ struct JobStatus {
   // The algorithm's own section, rendered by its unit from the uploads'
   // stored extras (algorithms::UploadExtra::Report); empty key: none.
   algorithms::ReportSection algorithm_section;
-  // admm-sharing: the per-party ε (the job's privacy; its generic central
-  // and local ledgers charge privacy.sigma = 0: +inf).
+  // The algorithm's section from the job's config alone
+  // (algorithms::ReportSections::PlanSection); empty key: none.
+  algorithms::ReportSection plan_section;
+  // The per-party ε of an algorithm with algorithms::PartyPrivacy (then the
+  // job's privacy; its generic central and local ledgers may not be).
   PartyLedgerReport parties;
 };
 
@@ -65,8 +69,9 @@ struct DeviceCharge {
   int64_t participations = 0;  // committed uploads
   double central_epsilon = 0;  // this device's central ledger
   double local_epsilon = 0;    // its local-DP ledger (device-side noise)
-  // random-walk-admm only (NaN otherwise): paper 002 Thm. 4's network bound
-  // for its participations, computed for the report, never charged or
+  // NaN unless the algorithm reports an uncharged bound
+  // (algorithms::Algorithm::UnchargedNetworkRdp): that bound for the
+  // device's participations, computed for the report, never charged or
   // stored (PrivacyReport::network_label says what it is).
   double network_epsilon = std::nan("");
 };
@@ -85,7 +90,8 @@ struct PrivacyReport {
   // (privacy::kNetworkBoundLabel).
   const char* network_label = nullptr;
   algorithms::ReportSection algorithm_section;  // as JobStatus's
-  PartyLedgerReport parties;  // admm-sharing only
+  algorithms::ReportSection plan_section;       // as JobStatus's
+  PartyLedgerReport parties;                    // as JobStatus's
 };
 
 // Which committed model to export.
@@ -111,9 +117,10 @@ struct ReleasedModelRecord {
   // was released (to the devices), so a model chosen among them afterwards
   // carries the ε of all of them (docs/privacy.md, "Model selection").
   double epsilon = 0;
-  privacy::EpsilonReport central;  // epsilon with its meaning
+  privacy::EpsilonReport central;               // epsilon with its meaning
   algorithms::ReportSection algorithm_section;  // as JobStatus's
-  PartyLedgerReport parties;                    // admm-sharing only
+  algorithms::ReportSection plan_section;       // as JobStatus's
+  PartyLedgerReport parties;                    // as JobStatus's
   std::vector<double> z;
 };
 
@@ -133,16 +140,11 @@ host::ErrorOr<ReleasedModelRecord> LoadReleasedModel(
 std::vector<uint8_t> ModelToBinary(const ReleasedModelRecord& m);
 // {"job": ..., "selection": "best"|"last"|"round", "iteration": ...,
 //  "round": ..., "epsilon": ..., "delta": ..., "epsilon_meaning":
-//  {EpsilonReport::ToJson}, "validation": {...} (if scored), "dimension": p,
-//  "z": [...]}
+//  {EpsilonReport::ToJson}, "validation": {...} (if scored), "test_score":
+//  {...} (if scored), the algorithm's sections under their keys,
+//  "party_ledger": {...} (per-party jobs), "dimension": p, "z": [...]}
 // with 17 significant digits.
 std::string ModelToJson(const ReleasedModelRecord& m);
-// admm-sharing: every party's planned privacy (column block, noise mode, σ,
-// sensitivity, ε, δ, neighbouring relation, conversion) as JSON, shown by
-// `job status`, `job ledger` and in the export; "null" for an invalid plan.
-std::string SharingPlanJson(const JobConfig& config);
-// admm-sharing's test score of a model (ModelScores::test_*), labelled.
-std::string TestScoreJson(const ModelScores& scores);
 // The C header export is model_header.h's ModelToCHeader.
 
 }  // namespace edgeadmm::jobs

@@ -1,8 +1,9 @@
-// The per-party ledger of an admm-sharing job as the admin CLI reports it
-// (`job status`, `job ledger`, export): per party, the gateway's ε from its
-// "party:<id>" ledger rows (rounds::PartyLedger) next to the ε the device
-// reported with its newest charged upload, with the labels of both
-// (docs/privacy.md, "admm-sharing (papers 000/003): per party").
+// The per-party ledger of a job whose algorithm charges privacy per party
+// (algorithms::PartyPrivacy) as the admin CLI reports it (`job status`,
+// `job ledger`, export): per party, the gateway's ε from its "party:<id>"
+// ledger rows (rounds::PartyLedger) next to the ε the device reported with
+// its newest charged upload, with the labels of both (the algorithm's
+// PartyPrivacy::DescribePartyLedger; docs/privacy.md).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,9 @@ struct PartyLedgerEntry {
 };
 
 struct PartyLedgerReport {
-  bool applies = false;  // the job has per-party ledgers (admm-sharing)
-  double delta = 0;      // of every gateway ε
+  bool applies = false;   // the job has per-party ledgers
+  std::string algorithm;  // the job's algorithm name
+  double delta = 0;       // of every gateway ε
   std::string status, mechanism, relation, conversion, observer;
   std::vector<PartyLedgerEntry> parties;
 

@@ -5,9 +5,10 @@
 //   "central"       trusted-aggregator: the one central ledger; otherwise a
 //                   copy of the worst device's "central:<id>" curve
 //   "central:<id>"  participation policies: what the released models reveal
-//                   about device <id> (zero-out, ν·√m_k or ν); for
-//                   random-walk-admm its local curve per visit (the
-//                   Thm. 4 network bound is never charged); for an
+//                   about device <id> (zero-out, ν·√m_k or ν); for an
+//                   algorithm that ChargesLocalAsCentral its local curve
+//                   per upload (an UnchargedNetworkRdp is never charged);
+//                   for an
 //                   algorithm with a ParticipationCharge, its ν per
 //                   participation under trusted-aggregator
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):

@@ -11,8 +11,9 @@ namespace edgeadmm::rounds {
 //  participation: the worst device joins every round and every round has
 //    only m_min uploads, so K Gaussian rounds with ν = σ√m_min/(2C);
 //  trusted-aggregator: K Poisson(q)-subsampled Gaussians with ν = σ/(2C).
-// For dp-sgd ν is σ/C (σ√m_min/C): the σ returned is half of prox-admm's.
-// dp-admm is not planned (ValidateJobConfig refuses target_epsilon).
+// The σ returned is in these units; an algorithm whose ν per σ differs
+// converts it (Algorithm::SigmaForPlannedSigma), and one whose Validate
+// refuses target_epsilon is not planned.
 // A job charged per participation (algorithms::ParticipationCharge): its
 // worst device's k participations, each a Gaussian with the algorithm's ν(σ);
 // σ is the smallest whose ν meets the calibrated multiplier.

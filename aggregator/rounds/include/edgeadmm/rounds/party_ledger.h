@@ -1,6 +1,6 @@
 // PartyLedger: the gateway's per-party ledgers of a job whose algorithm has
-// them (PartyPrivacy::PartyMechanism; admm-sharing, docs/privacy.md
-// "admm-sharing (papers 000/003): per party"). Scope "party:<id>", one RDP
+// them (PartyPrivacy::PartyMechanism; docs/privacy.md, the algorithm's
+// section). Scope "party:<id>", one RDP
 // curve per party, composed by addition (Mironov 2017, Prop. 1), charged
 // when the gateway accepts the party's upload (it saw it whatever becomes of
 // the round). The curves live on the device ledger's order grid

@@ -14,7 +14,7 @@
 // its receipt. A crash loses at most the open round: Open() marks it 'lost'
 // (its charges stay) and the next round gets a new id, so uploads for the
 // lost round are refused as stale. Under BarrierRounds::ResumesOpenRound
-// (admm-sharing) nothing is lost: Open() resumes the open round under its id
+// nothing is lost: Open() resumes the open round under its id
 // with the stored uploads (docs/aggregator.md, "A restart loses nothing").
 // A failed write (full disk, read-only file system, failed fsync) changes
 // nothing in memory: Advance retries it, and Submit refuses new uploads
@@ -263,7 +263,7 @@ class RoundEngine {
   std::unordered_map<std::string, size_t> device_index_;
   // Set by Load (it needs the job's config).
   std::optional<LedgerBook> ledgers_;
-  // Per-party ledgers (PartyPrivacy::PartyMechanism; admm-sharing).
+  // Per-party ledgers (PartyPrivacy::PartyMechanism).
   std::optional<PartyLedger> parties_;
   std::optional<ModelSelection> selection_;  // over job_.config
   UploadJudge judge_;

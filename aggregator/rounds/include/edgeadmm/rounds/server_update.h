@@ -15,8 +15,8 @@ namespace edgeadmm::rounds {
 
 using algorithms::ServerModel;
 
-// Length of one upload vector (docs/protocol.md: Update.vector is Δu for
-// prox-admm and dp-sgd, the noisy model w̃ for dp-admm).
+// Length of one upload vector (docs/protocol.md: what Update.vector holds
+// is the algorithm's Algorithm::update_kind).
 // In the round after `iteration` committed rounds (a task phase may make
 // it longer: Algorithm::UploadLengthAt).
 int64_t UploadLength(const jobs::JobConfig& config, int64_t iteration);

@@ -53,7 +53,7 @@ class RequestHandler {
   size_t MaxUpdateBody() const;
   // GET v1/model: the last released model (2.05), 4.04 before the first;
   // 4.03 for every device when the algorithm does not release the model to
-  // devices (random-walk-admm: only the walk's holder sees z, in its task).
+  // devices (Algorithm::ReleasesModelToDevices: z goes out only in tasks).
   Response Model(std::string_view identity) const;
   // GET v1/status: 2.05 with code 0 and the current (job, round) for an
   // enrolled device.
