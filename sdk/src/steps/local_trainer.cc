@@ -150,13 +150,14 @@ Result<LinearizedAdmmReport> LocalTrainer::RunLinearizedAdmm(
   const uint32_t k = state_.local_iteration;
   const size_t m = data_.samples();
   // The subject is the device (docs/privacy.md): charge the replace-one
-  // sensitivity of all its records, not paper 004's one-record Lemma 1.
-  const Real sensitivity = params.DeviceSensitivity(k, m);
-  const Real noise_std = params.NoiseStd(k, m);
+  // sensitivity of all its records, not paper 004's one-record Lemma 1,
+  // with the grid's rounding (grid_gaussian.h).
+  const double sensitivity = params.GridDeviceSensitivity(k, m, data_.dim());
+  const double noise_std = params.NoiseStd(k, m);
   EDGEADMM_TRY(CheckBudget(params.add_noise, sensitivity, noise_std));
   EDGEADMM_TRY_ASSIGN(auto report,
                       linearized_.Run(params, k, w_global, state_.secondary,
-                                      state_.primary, noise_));
+                                      state_.primary, exact_noise_));
   VectorMap(upload.data(), upload.size()) =
       ConstVectorMap(state_.primary.data(), upload.size());
   EDGEADMM_TRY(FinishStep(params.add_noise, sensitivity, noise_std, round));
