@@ -195,8 +195,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
     if (const Status s = Measure(
             "dp_admm",
             [&](int k) {
-              return step.Run(p, static_cast<uint32_t>(k), zs, gamma, w,
-                              exact_noise)
+              return step
+                  .Run(p, static_cast<uint32_t>(k), zs, gamma, w, exact_noise)
                   .status();
             },
             [&](int k) {

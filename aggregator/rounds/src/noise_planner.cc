@@ -36,9 +36,10 @@ Result<double> InflateForCharge(const jobs::JobConfig& config, double sigma0,
   double hi = sigma0;
   for (int i = 0; ChargedMultiplier(config, hi) < z; ++i) {
     if (i == 64) {
-      EDGEADMM_LOG_ERROR("noise planning: the grid's charge cannot reach the "
-                         "planned noise multiplier %g",
-                         z);
+      EDGEADMM_LOG_ERROR(
+          "noise planning: the grid's charge cannot reach the "
+          "planned noise multiplier %g",
+          z);
       return Status::OutOfRange();
     }
     lo = hi;

@@ -21,9 +21,9 @@
 // mean of the clipped per-example gradients (‖ḡ‖ ≤ S1). The step releases
 // w̃ = c + GridRelease(−ḡ/(ρ + 1/η)) with the bound B = S1/(ρ + 1/η), so the
 // device-level replace-one sensitivity is 2·GridSensitivity(B, σ, d) =
-// 2 S1/(ρ + 1/η) + g√d (GridDeviceSensitivity), g = σ/2^10, what the ledger charges.
-// Per-example gradients are clipped to S1 so Lemma 1 holds even when the
-// data are not normalised to ||a|| ≤ 1 (a no-op on normalised data).
+// 2 S1/(ρ + 1/η) + g√d (GridDeviceSensitivity), g = σ/2^10, what the ledger
+// charges. Per-example gradients are clipped to S1 so Lemma 1 holds even when
+// the data are not normalised to ||a|| ≤ 1 (a no-op on normalised data).
 #pragma once
 
 #include <cstddef>

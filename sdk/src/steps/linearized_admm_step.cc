@@ -123,8 +123,8 @@ Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
   g = -g / denom;
   // (3b): w̃_i^{k+1} = c + the grid release of u (grid_gaussian.h).
   if (report.noise_std > 0) {
-    EDGEADMM_TRY(AddGridNoise(noise, params.UpdateBound(k, m),
-                              report.noise_std, grad_));
+    EDGEADMM_TRY(
+        AddGridNoise(noise, params.UpdateBound(k, m), report.noise_std, grad_));
   }
   wt = c + g;
   return report;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
@@ -71,8 +72,8 @@ TEST(NoisePlannerTest, PlanIncludesTheGridsRoundingCharge) {
   for (AlgorithmKind algorithm :
        {AlgorithmKind::kProxAdmm, AlgorithmKind::kDpSgd}) {
     SCOPED_TRACE(static_cast<int>(algorithm));
-    jobs::JobConfig c = Planned(privacy::Policy::kParticipation,
-                                jobs::CentralAccountant::kPld);
+    jobs::JobConfig c =
+        Planned(privacy::Policy::kParticipation, jobs::CentralAccountant::kPld);
     c.algorithm = algorithm;
     const double per_sigma = algorithm == AlgorithmKind::kDpSgd ? 1.0 : 0.5;
     // ε of 40 rounds as the ledger charges σ at p = 123 (exact Gaussian ε,
@@ -86,6 +87,11 @@ TEST(NoisePlannerTest, PlanIncludesTheGridsRoundingCharge) {
     const double sigma_old = PlanSigma(c).value();
     c.dimension = 123;
     const double sigma = PlanSigma(c).value();
+    std::printf(
+        "grid-charged plan: sigma %.6g (unrounded plan %.6g, x%.4f), "
+        "charged epsilon %.4f (unrounded plan: %.4f)\n",
+        sigma, sigma_old, sigma / sigma_old, charged_epsilon(sigma),
+        charged_epsilon(sigma_old));
     EXPECT_LE(charged_epsilon(sigma), 2.0);
     EXPECT_GT(charged_epsilon(sigma), 0.98 * 2.0);
     EXPECT_GT(charged_epsilon(sigma_old), 2.0);

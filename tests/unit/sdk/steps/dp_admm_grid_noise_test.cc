@@ -24,13 +24,12 @@
 namespace edgeadmm {
 namespace {
 
-static_assert(std::is_same_v<decltype(&LinearizedAdmmStep::Run),
-                             Result<LinearizedAdmmReport> (
-                                 LinearizedAdmmStep::*)(
-                                 const LinearizedAdmmParams&, uint32_t,
-                                 Span<const Real>, Span<const Real>,
-                                 Span<Real>, DiscreteGaussianSampler&)>,
-              "dp-admm's noise is the exact sampler's");
+static_assert(
+    std::is_same_v<decltype(&LinearizedAdmmStep::Run),
+                   Result<LinearizedAdmmReport> (LinearizedAdmmStep::*)(
+                       const LinearizedAdmmParams&, uint32_t, Span<const Real>,
+                       Span<const Real>, Span<Real>, DiscreteGaussianSampler&)>,
+    "dp-admm's noise is the exact sampler's");
 static_assert(
     !std::is_convertible_v<GaussianSampler&, DiscreteGaussianSampler&>,
     "a Box-Muller sampler cannot be passed to the step");
@@ -70,8 +69,7 @@ struct StepFixture {
     LinearizedAdmmParams p = Params();
     p.add_noise = add_noise;
     for (size_t i = 0; i < kDim; ++i) out[i] = 0;
-    return step.Run(p, 0, zeros, zeros, Span<Real>(out, kDim), noise)
-        .status();
+    return step.Run(p, 0, zeros, zeros, Span<Real>(out, kDim), noise).status();
   }
 };
 
