@@ -5,7 +5,8 @@
 // (3a) rounded to the guarded grid point plus g·N_Z(0, 4^10), checked
 // coordinate by coordinate and by its first two moments; the guard holds
 // at dp-admm's scale (B/g ≈ 10^3) on vectors past the bound; the trainer's
-// ledger charges 2·(B + g√p/2), by hand. Portable (static arrays only).
+// ledger charges 2·(B + g√p/2), by hand. Portable (static arrays only;
+// the golden integers are checked on the host and under QEMU).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -76,7 +77,8 @@ struct StepFixture {
 // 256 releases of the same u: each coordinate is g·(r_i + k_i) with r the
 // guarded grid point of u (RoundToGrid) and k_i an integer, and the k_i
 // have mean 0 and variance 4^10 (z-scores under 5 for a fixed seed; a
-// Box–Muller draw is off the grid with probability 1).
+// Box–Muller draw is off the grid with probability 1); the first release's
+// k is a golden that the Cortex-M4F build must reproduce.
 TEST(DpAdmmGridNoiseTest, ReleasesAreTheGridPointPlusDiscreteNoise) {
   static StepFixture f;
   TestEntropy entropy(21);
@@ -94,6 +96,7 @@ TEST(DpAdmmGridNoiseTest, ReleasesAreTheGridPointPlusDiscreteNoise) {
   constexpr int kDraws = 256;
   double sum = 0, sum2 = 0;
   static Real w[kDim];
+  static int64_t first[kDim];
   for (int d = 0; d < kDraws; ++d) {
     ASSERT_TRUE(f.Release(noise, true, w).ok());
     for (size_t i = 0; i < kDim; ++i) {
@@ -102,8 +105,15 @@ TEST(DpAdmmGridNoiseTest, ReleasesAreTheGridPointPlusDiscreteNoise) {
       ASSERT_LT(std::abs(steps - k), 1e-2) << d << " " << i;
       sum += k;
       sum2 += k * k;
+      if (d == 0) first[i] = static_cast<int64_t>(k);
     }
   }
+  // The first release's integers: the same DRBG bytes and integer sampler
+  // on the host and the Cortex-M4F under QEMU, so the same values there
+  // (r, from u in double or float32, is far from a half step here).
+  const int64_t golden[kDim] = {233,   -998,  -2020, -1082,
+                                -1428, -1447, -732,  -179};
+  for (size_t i = 0; i < kDim; ++i) EXPECT_EQ(first[i], golden[i]) << i;
   const double n = kDraws * kDim;
   const double var = 1024.0 * 1024.0;
   EXPECT_LT(std::abs(sum / n) / std::sqrt(var / n), 5.0);
