@@ -1,7 +1,8 @@
 // dp-admm's device noise (paper 004's (3b), linearized_admm_step.h) is the
 // exact discrete Gaussian on the grid g = σ/2^10 (grid_gaussian.h), never
 // Box–Muller: LinearizedAdmmStep::Run takes a DiscreteGaussianSampler (a
-// GaussianSampler does not convert); the released w̃ is the data part u of
+// GaussianSampler does not convert: exact_noise_steps_test.cc checks both
+// at compile time); the released w̃ is the data part u of
 // (3a) rounded to the guarded grid point plus g·N_Z(0, 4^10), checked
 // coordinate by coordinate and by its first two moments; the guard holds
 // at dp-admm's scale (B/g ≈ 10^3) on vectors past the bound; the trainer's
@@ -10,12 +11,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
-#include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/linearized_admm_step.h"
 #include "edgeadmm/local_trainer.h"
@@ -24,16 +23,6 @@
 
 namespace edgeadmm {
 namespace {
-
-static_assert(
-    std::is_same_v<decltype(&LinearizedAdmmStep::Run),
-                   Result<LinearizedAdmmReport> (LinearizedAdmmStep::*)(
-                       const LinearizedAdmmParams&, uint32_t, Span<const Real>,
-                       Span<const Real>, Span<Real>, DiscreteGaussianSampler&)>,
-    "dp-admm's noise is the exact sampler's");
-static_assert(
-    !std::is_convertible_v<GaussianSampler&, DiscreteGaussianSampler&>,
-    "a Box-Muller sampler cannot be passed to the step");
 
 constexpr size_t kSamples = 16;
 constexpr size_t kDim = 8;
