@@ -11,6 +11,9 @@
 //      address, or DHCP (both work under QEMU user networking: slirp hands
 //      out 10.0.2.15);
 //   4. DTLS-PSK (Mbed TLS, static pool) to the aggregator, CoAP on top;
+//      with further gateways in the record, the device moves to the next
+//      when the one in use stops serving (FailoverTransport, one DTLS
+//      session in RAM);
 //   5. one StaticDeviceClient (client, trainer, buffers: one object sized
 //      by the job's shape) joins the running job, trains every round it is
 //      given and uploads; progress and the outcome go to the board's
@@ -36,6 +39,7 @@
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/dtls/dtls_memory_pool.h"
 #include "edgeadmm/dtls/dtls_psk_link.h"
+#include "edgeadmm/failover_transport.h"
 #include "edgeadmm/lwip/network.h"
 #include "edgeadmm/lwip/udp_link.h"
 #include "edgeadmm/static_device_client.h"
@@ -82,6 +86,11 @@ lwip::UdpLink udp;
 Drbg drbg;
 alignas(dtls::DtlsPskLink) std::byte dtls_memory[sizeof(dtls::DtlsPskLink)];
 alignas(coap::CoapClient) std::byte coap_memory[sizeof(coap::CoapClient)];
+// With further gateways in the blob: a FailoverTransport over the one CoAP
+// client (RAM for one DTLS session), whose move hook points the UDP link at
+// the gateway moved to.
+Transport* gateway_transports[kMaxGateways];
+alignas(FailoverTransport) std::byte failover_memory[sizeof(FailoverTransport)];
 
 Status LoadProvisioning() {
   std::byte blob[kBlobBytes];
@@ -108,6 +117,30 @@ Status StartNetwork() {
   return Status::Ok();
 }
 
+void PointAtGateway(void* /*context*/, size_t index) {
+  const GatewayEndpoint& g = provisioned.gateways[index];
+  // A failed Open leaves the link closed: the next exchange fails
+  // (UNAVAILABLE) and the transport moves on again.
+  const Status s = udp.Open(g.address, g.port);
+  Print("moved to gateway %u: %u.%u.", static_cast<unsigned>(index),
+        g.address[0], g.address[1]);
+  Print("%u.%u port %u (status %u)\n", g.address[2], g.address[3], g.port,
+        static_cast<unsigned>(s.code()));
+}
+
+// The transport the client speaks through: the CoAP client itself, or the
+// failover over it when the blob names further gateways.
+Transport* GatewayTransport(coap::CoapClient* coap) {
+  if (provisioned.gateway_count == 1) return coap;
+  for (size_t i = 0; i < provisioned.gateway_count; ++i) {
+    gateway_transports[i] = coap;
+  }
+  FailoverMoveHook hook;
+  hook.fn = &PointAtGateway;
+  return new (failover_memory)
+      FailoverTransport(gateway_transports, provisioned.gateway_count, 0, hook);
+}
+
 int Fail(const char* what, Status status) {
   Write("FAILED: ");
   Write(what);
@@ -126,15 +159,17 @@ int Run() {
   if (!s.ok()) return Fail("provisioning blob refused", s);
   Write("provisioned: identity ");
   Write(provisioned.identity);
+  const GatewayEndpoint& first = provisioned.gateways[0];
   Print(", PSK %u bytes, aggregator %u.%u.%u.", provisioned.psk_size,
-        provisioned.server[0], provisioned.server[1], provisioned.server[2]);
-  Print("%u port %u\n", provisioned.server[3], provisioned.port);
+        first.address[0], first.address[1], first.address[2]);
+  Print("%u port %u, %u further gateways\n", first.address[3], first.port,
+        static_cast<unsigned>(provisioned.gateway_count - 1));
 
   s = board::OpenStorage();
   if (!s.ok()) return Fail("flash", s);
   s = StartNetwork();
   if (!s.ok()) return Fail("network", s);
-  s = udp.Open(provisioned.server, provisioned.port);
+  s = udp.Open(first.address, first.port);
   if (!s.ok()) return Fail("udp", s);
   dtls::StartDtlsMemoryPool();
   static const char kPersonalization[] = "edgeadmm-reference-device";
@@ -171,7 +206,7 @@ int Run() {
   if (!data.ok()) return Fail("data", data.status());
   DeviceClientConfig config;
   config.device_id = provisioned.identity;
-  config.transport = coap;
+  config.transport = GatewayTransport(coap);
   config.storage = &board::PersistentStorage();
   config.entropy = &DeviceEntropy();
   config.data = *data;

@@ -56,8 +56,9 @@ TEST(ProvisioningTest, ParsesAValidBlob) {
   EXPECT_STREQ(p.identity, "mcu-7");
   EXPECT_EQ(p.psk_size, 3u);
   EXPECT_EQ(p.psk[2], 3);
-  EXPECT_EQ(p.port, 5684);
-  EXPECT_EQ(p.server[0], 10);
+  ASSERT_EQ(p.gateway_count, 1u);  // a version 1 blob: one gateway
+  EXPECT_EQ(p.gateways[0].port, 5684);
+  EXPECT_EQ(p.gateways[0].address[0], 10);
   EXPECT_EQ(p.address[3], 15);
   EXPECT_FALSE(p.dhcp);
 }
@@ -86,6 +87,62 @@ TEST(ProvisioningTest, RefusesErasedCorruptOrMalformedBlobs) {
   EXPECT_EQ(ParseProvisioning(blob.span().first(kBlobBytes - 1), p),
             Status::InvalidArgument());
   EXPECT_STREQ(p.identity, "kept");  // nothing written on a refusal
+}
+
+// Version 2: the further gateways, in order after the first.
+void AddGateways(Blob& blob, uint8_t count) {
+  blob.b[4] = 2;
+  blob.b[160] = count;
+  for (uint8_t i = 0; i < count; ++i) {
+    uint8_t* e = blob.b + 164 + 6 * i;
+    e[0] = 10;
+    e[1] = 0;
+    e[2] = 2;
+    e[3] = static_cast<uint8_t>(3 + i);
+    e[4] = static_cast<uint8_t>(i + 1);  // port 256·(i + 1) + 0x34
+    e[5] = 0x01;
+  }
+  blob.Seal();
+}
+
+TEST(ProvisioningTest, ParsesFurtherGateways) {
+  static Blob blob;
+  AddGateways(blob, 3);
+  Provisioning p;
+  ASSERT_EQ(ParseProvisioning(blob.span(), p), Status::Ok());
+  ASSERT_EQ(p.gateway_count, 4u);
+  EXPECT_EQ(p.gateways[0].port, 5684);
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(p.gateways[i].address[3], 2 + i);
+    EXPECT_EQ(p.gateways[i].port, 0x100 + i);
+  }
+}
+
+TEST(ProvisioningTest, RefusesMalformedGatewayLists) {
+  static Blob blob;
+  Provisioning p;
+  AddGateways(blob, 4);  // more than 3 further gateways
+  EXPECT_EQ(ParseProvisioning(blob.span(), p), Status::InvalidArgument());
+  blob = Blob();
+  AddGateways(blob, 1);
+  blob.b[164 + 4] = 0;
+  blob.b[164 + 5] = 0;  // port 0
+  blob.Seal();
+  EXPECT_EQ(ParseProvisioning(blob.span(), p), Status::InvalidArgument());
+  blob = Blob();
+  AddGateways(blob, 1);
+  blob.b[164 + 6] = 10;  // an entry beyond the count
+  blob.Seal();
+  EXPECT_EQ(ParseProvisioning(blob.span(), p), Status::InvalidArgument());
+  blob = Blob();
+  AddGateways(blob, 0);
+  blob.b[161] = 1;  // a reserved byte
+  blob.Seal();
+  EXPECT_EQ(ParseProvisioning(blob.span(), p), Status::InvalidArgument());
+  blob = Blob();
+  blob.b[4] = 3;  // an unknown version
+  blob.Seal();
+  EXPECT_EQ(ParseProvisioning(blob.span(), p), Status::InvalidArgument());
 }
 
 }  // namespace

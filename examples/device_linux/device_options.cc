@@ -130,8 +130,7 @@ const char* DeviceUsage() {
          "  [--host 127.0.0.1] [--port 5684] [--format libsvm|csv] [--dim "
          "123]\n"
          "  [--gateway HOST:PORT (repeatable: further gateways, tried in "
-         "turn when the one\n   in use is silent or serves no job; libcoap "
-         "transport)]\n"
+         "turn when the one\n   in use is silent or serves no job)]\n"
          "  [--first N] [--count N] [--epsilon-budget E] [--delta D]\n"
          "  [--columns FIRST:COUNT (admm-sharing: this party's column block, "
          "0-based)]\n"
@@ -209,12 +208,6 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     std::fprintf(stderr,
                  "edgeadmm-device: --stream-rows needs --columns and "
                  "--transport sdk (libcoap does not stream bodies)\n");
-    return false;
-  }
-  if (!o.more_gateways.empty() &&
-      o.transport != DeviceTransportKind::kLibcoap) {
-    std::fprintf(stderr,
-                 "edgeadmm-device: --gateway needs --transport libcoap\n");
     return false;
   }
   // pp-admm schedules (the same rules as edgeadmm-fleet connect's --pp-*).

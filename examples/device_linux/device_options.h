@@ -17,7 +17,7 @@ struct DeviceOptions {
   std::string host = "127.0.0.1";  // aggregator address (numeric)
   uint16_t port = 5684;
   // Further gateways of the deployment, "HOST:PORT" (--gateway, repeatable;
-  // libcoap transport): the device moves to the next when the one in use
+  // either transport): the device moves to the next when the one in use
   // is silent or serves no job (FailoverTransport).
   std::vector<std::pair<std::string, uint16_t>> more_gateways;
   std::string identity;  // device id = DTLS PSK identity

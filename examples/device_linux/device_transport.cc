@@ -40,6 +40,20 @@ struct DeviceTransport::Sdk {
   // One datagram of a 1024-byte block each way.
   std::byte tx[coap::CoapDatagramBytes(1024)];
   std::byte rx[coap::CoapDatagramBytes(1024)];
+  // --gateway: every gateway's address (the first is --host/--port), and a
+  // FailoverTransport over the one client whose move hook points the UDP
+  // link at the next, as the MCU does (null: one gateway).
+  std::vector<std::pair<std::string, uint16_t>> addresses;
+  std::vector<Transport*> gateways;
+  std::unique_ptr<FailoverTransport> failover;
+
+  static void PointAt(void* self, size_t index) {
+    auto* sdk = static_cast<Sdk*>(self);
+    const auto& [host, port] = sdk->addresses[index];
+    // A failed Open leaves the link closed: the next exchange fails and
+    // the transport moves on again.
+    sdk->udp.Open(host.c_str(), port).IgnoreError();
+  }
 
   Status Open(const DeviceOptions& o, ConstByteSpan key,
               EntropySource& entropy) {
@@ -69,6 +83,13 @@ struct DeviceTransport::Sdk {
     c.seed = static_cast<uint32_t>(seed[0]) | uint32_t{seed[1]} << 8 |
              uint32_t{seed[2]} << 16 | uint32_t{seed[3]} << 24;
     client = std::make_unique<coap::CoapClient>(c);
+    if (o.more_gateways.empty()) return Status::Ok();
+    addresses.emplace_back(o.host, o.port);
+    addresses.insert(addresses.end(), o.more_gateways.begin(),
+                     o.more_gateways.end());
+    gateways.assign(addresses.size(), client.get());
+    failover = std::make_unique<FailoverTransport>(
+        gateways.data(), gateways.size(), 0, FailoverMoveHook{&PointAt, this});
     return Status::Ok();
   }
 };
@@ -117,6 +138,7 @@ Status DeviceTransport::Open(const DeviceOptions& o, ConstByteSpan key,
 
 Transport& DeviceTransport::get() {
 #if EDGEADMM_DEVICE_SDK_TRANSPORT
+  if (sdk_ != nullptr && sdk_->failover != nullptr) return *sdk_->failover;
   if (sdk_ != nullptr) return *sdk_->client;
 #endif
   if (libcoap_->failover != nullptr) return *libcoap_->failover;

@@ -58,10 +58,10 @@ host::Error DpFtrl::Validate(const jobs::JobConfig& c) const {
     return host::Error::InvalidArgument(
         "privacy.noise_in_state: only prox-admm has this switch");
   }
-  if (c.noise_planned() || !(c.sigma > 0)) {
+  if (!c.noise_planned() && !(c.sigma > 0)) {
     return host::Error::InvalidArgument(
-        "privacy.sigma: dp-ftrl needs the tree's node noise sigma > 0 "
-        "(target_epsilon is not planned for it)");
+        "privacy.sigma: dp-ftrl needs the tree's node noise sigma > 0 (or "
+        "privacy.target_epsilon, from which it is planned)");
   }
   if (c.local_steps < 1) {
     return host::Error::InvalidArgument("step.local_steps: must be >= 1");

@@ -9,7 +9,7 @@ Status RoundSumToGrid(double noise_std, std::vector<double>& v) {
   if (!std::isfinite(noise_std) || !(noise_std > 0)) {
     return Status::InvalidArgument();
   }
-  const int bits = static_cast<int>(kNoiseGridBits);
+  const int bits = static_cast<int>(kSumGridBits);
   for (double& x : v) {
     if (!std::isfinite(x)) return Status::InvalidArgument();
     // (x/s)·2^bits: the scaling by 2^bits is exact.
@@ -25,7 +25,7 @@ double SumGridNoiseMultiplier(double nu, size_t dim) {
   const double inf = std::numeric_limits<double>::infinity();
   const double root = std::sqrt(static_cast<double>(dim));
   const double rounding = std::nextafter(
-      std::ldexp(nu * root, -static_cast<int>(kNoiseGridBits)), inf);
+      std::ldexp(nu * root, -static_cast<int>(kSumGridBits)), inf);
   const double inflation = std::nextafter(1 + rounding, inf);
   return std::nextafter(nu / inflation, 0.0);
 }

@@ -52,7 +52,7 @@ Status TreeAddRound(const std::vector<double>& sum, double sigma, int levels,
     // The level-l node that completes at round t: a fresh noise, drawn in
     // grid steps (std 2^bits on the grid of step 1: N_Z(0, 4^bits)).
     std::fill(node.begin(), node.end(), 0.0);
-    EDGEADMM_TRY(noise.AddNoise(std::ldexp(1.0, kNoiseGridBits), node));
+    EDGEADMM_TRY(noise.AddNoise(std::ldexp(1.0, kSumGridBits), node));
     std::copy(node.begin(), node.end(),
               state.begin() + static_cast<std::ptrdiff_t>(p * (1 + l)));
   }
@@ -66,7 +66,7 @@ Status TreeAddRound(const std::vector<double>& sum, double sigma, int levels,
   }
   // Back to the units of the sum from the integer total alone.
   noisy_prefix.resize(p);
-  const int bits = static_cast<int>(kNoiseGridBits);
+  const int bits = static_cast<int>(kSumGridBits);
   for (size_t i = 0; i < p; ++i) {
     noisy_prefix[i] = sigma * std::ldexp(total[i], -bits);
   }

@@ -131,7 +131,7 @@ RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
   }
   if (trusted_aggregator()) {
     // prox-admm only (ValidateJobConfig). Sum of clipped 2λ(x−z)
-    // (sensitivity 2λC, add/remove) rounded to the grid g = λσ/2^10 plus
+    // (sensitivity 2λC, add/remove) rounded to the grid g = λσ/2^15 plus
     // g·N_Z(0, 4^10) (algorithms/sum_grid.h): sensitivity 2λC + g·√p, i.e.
     // ν = σ/(2C) deflated by SumGridNoiseMultiplier, rate q.
     return {OwnNoiseMultiplier(), config_->q};

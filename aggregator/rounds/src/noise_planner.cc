@@ -11,6 +11,24 @@
 namespace edgeadmm::rounds {
 namespace {
 
+// The smallest σ (within 1e-9 relative, from above) with nu_at(σ) ≥ z,
+// searching up from `start` by doubling, then bisecting; ν grows with σ.
+template <typename NuAt>
+Result<double> SmallestSigmaReaching(NuAt nu_at, double z, double start) {
+  double low = 0.0;
+  double high = start;
+  while (nu_at(high) < z) {
+    low = high;
+    high *= 2;
+    if (!(high < 1e12)) return Status::OutOfRange();  // ν is bounded above
+  }
+  for (int i = 0; i < 200 && high - low > 1e-9 * high; ++i) {
+    const double mid = 0.5 * (low + high);
+    (nu_at(mid) >= z ? high : low) = mid;
+  }
+  return high;
+}
+
 // The central noise multiplier the job's ledger charges for a round of m_min
 // uploads when the devices send σ (ledger_book.cc, CentralMechanism): the
 // algorithm's own multiplier, with the grid's rounding (sdk grid_gaussian.h,
@@ -25,37 +43,51 @@ double ChargedMultiplier(const jobs::JobConfig& config, double sigma) {
       static_cast<uint64_t>(c.max_colluders));
 }
 
-// The smallest σ (to a relative 2^-50) ≥ σ0 whose charged multiplier is at
-// least z: the grid's rounding deflates ν by 1/(1 + ν·√p/2^11) (devices)
-// or 1/(1 + ν·√p/2^10) (the gateway's sum), so σ0, planned for the
-// unrounded mechanism, is raised. ChargedMultiplier increases with σ.
-Result<double> InflateForCharge(const jobs::JobConfig& config, double sigma0,
-                                double z) {
-  if (ChargedMultiplier(config, sigma0) >= z) return sigma0;
-  double lo = sigma0;
-  double hi = sigma0;
-  for (int i = 0; ChargedMultiplier(config, hi) < z; ++i) {
-    if (i == 64) {
-      EDGEADMM_LOG_ERROR(
-          "noise planning: the grid's charge cannot reach the "
-          "planned noise multiplier %g",
-          z);
-      return Status::OutOfRange();
-    }
-    lo = hi;
-    hi *= 1.125;
+privacy::Target TargetOf(const jobs::JobConfig& config) {
+  privacy::Target target;
+  target.epsilon = config.target_epsilon;
+  target.delta = config.delta;
+  target.conversion = privacy::Conversion::kImproved;
+  return target;
+}
+
+// A job charged per participation (algorithm.h, ParticipationCharge): its
+// worst device takes part k = MaxParticipations times, each a Gaussian with
+// ν(σ) = ParticipationNoiseMultiplier. The schedule's z comes from the
+// calibrator; σ is the smallest with ν(σ) ≥ z (ν grows with σ), found by
+// bisection on the algorithm's own ν, so the plan charges what the ledger
+// charges (grid rounding included).
+Result<double> PlanParticipationSigma(
+    const jobs::JobConfig& config,
+    const algorithms::ParticipationCharge& charge) {
+  privacy::Schedule schedule;
+  schedule.neighbouring = privacy::Neighbouring::kZeroOut;
+  schedule.rounds = static_cast<uint64_t>(charge.MaxParticipations(config));
+  auto calibration =
+      privacy::CalibrateNoiseMultiplier(schedule, TargetOf(config));
+  if (!calibration.ok()) {
+    EDGEADMM_LOG_ERROR("noise planning: %s",
+                       calibration.error().ToString().c_str());
+    return calibration.error().status();
   }
-  while (hi - lo > hi * 0x1p-50) {
-    const double mid = lo + (hi - lo) / 2;
-    (ChargedMultiplier(config, mid) >= z ? hi : lo) = mid;
-  }
-  return hi;
+  const double z = calibration->noise_multiplier;
+  jobs::JobConfig trial = config;
+  return SmallestSigmaReaching(
+      [&](double sigma) {
+        trial.sigma = sigma;
+        return charge.ParticipationNoiseMultiplier(trial);
+      },
+      z, config.clip);
 }
 
 }  // namespace
 
 Result<double> PlanSigma(const jobs::JobConfig& config) {
   if (!config.noise_planned()) return Status::FailedPrecondition();
+  const algorithms::Algorithm& algorithm = algorithms::Get(config.algorithm);
+  if (algorithm.participation_charge() != nullptr) {
+    return PlanParticipationSigma(config, *algorithm.participation_charge());
+  }
   privacy::Schedule schedule;
   schedule.rounds = static_cast<uint64_t>(config.rounds);
   const bool trusted = config.policy == privacy::Policy::kTrustedAggregator;
@@ -65,10 +97,7 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   } else {
     schedule.neighbouring = privacy::Neighbouring::kZeroOut;
   }
-  privacy::Target target;
-  target.epsilon = config.target_epsilon;
-  target.delta = config.delta;
-  target.conversion = privacy::Conversion::kImproved;
+  const privacy::Target target = TargetOf(config);
   auto calibration = privacy::CalibrateNoiseMultiplier(schedule, target);
   if (!calibration.ok()) {
     EDGEADMM_LOG_ERROR("noise planning: %s",
@@ -98,9 +127,9 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
   // The policy formulas are paper 002's (noise λσ on sensitivity 2λC); the
   // algorithm converts to its own σ for the same ν, then σ is raised until
   // the ledger's charge (with the grid's rounding) is z.
-  return InflateForCharge(
-      config, algorithms::Get(config.algorithm).SigmaForPlannedSigma(*sigma),
-      z);
+  return SmallestSigmaReaching(
+      [&](double s) { return ChargedMultiplier(config, s); }, z,
+      algorithm.SigmaForPlannedSigma(*sigma));
 }
 
 }  // namespace edgeadmm::rounds

@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "edgeadmm/algorithms/sum_grid.h"
-#include "edgeadmm/grid_gaussian.h"
 
 namespace edgeadmm::rounds {
 namespace {
@@ -48,8 +47,8 @@ Status SamplingRng::AddNoise(double stddev, std::vector<double>& v) {
   EDGEADMM_TRY(algorithms::RoundSumToGrid(stddev, v));
   EDGEADMM_TRY_ASSIGN(
       const DiscreteGaussian noise,
-      DiscreteGaussian::FromStddev(uint64_t{1} << kNoiseGridBits, 1));
-  const int bits = static_cast<int>(kNoiseGridBits);
+      DiscreteGaussian::FromStddev(uint64_t{1} << algorithms::kSumGridBits, 1));
+  const int bits = static_cast<int>(algorithms::kSumGridBits);
   for (double& x : v) {
     EDGEADMM_TRY_ASSIGN(const int64_t k, discrete_->Sample(noise));
     // |r| < 2^52; |n| ≥ 2^53 (beyond exact doubles) has probability below

@@ -21,7 +21,12 @@
 // (job, round, device), whichever gateway took it.
 //
 // No heap: the caller owns the transports (one per gateway) and the array
-// of pointers, which must outlive this object.
+// of pointers, which must outlive this object. A device with RAM for one
+// DTLS session only (an MCU) passes the same transport for every gateway
+// and a move hook that points its datagram link at the gateway moved to
+// (examples/cortex_m4_device/main.cc): the transport has dropped its
+// session before the hook runs, so its next exchange handshakes with the
+// new gateway.
 #pragma once
 
 #include <cstddef>
@@ -30,12 +35,23 @@
 
 namespace edgeadmm {
 
+// Called after each move of a FailoverTransport with the index of the
+// gateway moved to (null fn: nothing).
+struct FailoverMoveHook {
+  void (*fn)(void* context, size_t index) = nullptr;
+  void* context = nullptr;
+};
+
 class FailoverTransport final : public Transport {
  public:
   // `gateways[0..count)`: non-null; count >= 1. Starts on gateways[first %
   // count] (a fleet spreads its devices over the gateways).
-  FailoverTransport(Transport* const* gateways, size_t count, size_t first = 0)
-      : gateways_(gateways), count_(count), index_(first % count) {}
+  FailoverTransport(Transport* const* gateways, size_t count, size_t first = 0,
+                    FailoverMoveHook on_move = {})
+      : gateways_(gateways),
+        count_(count),
+        index_(first % count),
+        on_move_(on_move) {}
 
   Status StartRequest(const TransportRequest& request,
                       ByteSpan response_buffer) override {
@@ -83,6 +99,7 @@ class FailoverTransport final : public Transport {
   Transport* const* gateways_;
   size_t count_;
   size_t index_;
+  FailoverMoveHook on_move_;
   size_t switches_ = 0;
   bool leave_ = false;     // the next exchange goes to the next gateway
   bool answered_ = false;  // a 2.xx from the gateway since the last Reconnect

@@ -19,6 +19,7 @@ void FailoverTransport::Move() {
   current().Reconnect();
   index_ = (index_ + 1) % count_;
   ++switches_;
+  if (on_move_.fn != nullptr) on_move_.fn(on_move_.context, index_);
 }
 
 bool FailoverTransport::Judge(bool taken, const TransportResult& result) {

@@ -4,7 +4,7 @@
 // The released model beats a9a.t's majority class, no device takes part
 // more often than its cap, and every device's central ε is the accountant's
 // ε of its participations, each charged the tree's discrete Gaussian
-// ν = σ/((C + g·√p)·sqrt(B(k)/k)), g = σ/2^10, recomputed here from the
+// ν = σ/((C + g·√p)·sqrt(B(k)/k)), g = σ/2^15, recomputed here from the
 // closed form.
 #include <gtest/gtest.h>
 
@@ -92,8 +92,8 @@ TEST(FleetDpFtrlTest, TreeAggregatedModelLearnsAndEveryDeviceIsCharged) {
   ASSERT_TRUE(report.ok());
   ASSERT_EQ(report->devices.size(), static_cast<size_t>(kDevices));
   // 12 rounds: levels 0..3, B(9)/9 = 1 + 2 + 4 + 8. The gateway rounds
-  // each round's sum to the grid g = σ/2^10: sensitivity C + g·√p.
-  const double grid = kSigma / 1024;
+  // each round's sum to the grid g = σ/2^15: sensitivity C + g·√p.
+  const double grid = kSigma / 32768;
   const double nu =
       kSigma / ((kClip + grid * std::sqrt(123.0)) * std::sqrt(15.0));
   int64_t uploads = 0, most = 0;

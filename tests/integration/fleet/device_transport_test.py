@@ -13,14 +13,18 @@ three enrolled devices (m = m_min = 3):
    records without an answer. A and B are idle observers on dead sessions
    and must find their way back on their own (no notification for
    --refresh-ms: register again on a new session, a new handshake);
-3. C starts, and the job completes with every round committed by all three,
-   every device exits 0, and the database is consistent.
+3. C starts provisioned with two gateways, the first a UDP port that takes
+   datagrams and never answers, the daemon the second (--gateway): it must
+   fail over to the daemon on its own; the job completes with every round
+   committed by all three, every device exits 0, and the database is
+   consistent.
 Before the SDK's client had a Reconnect that drops the DTLS session (and a
 silence timeout), a `--transport sdk` device re-registered on the dead
 session forever and this job never completed.
 """
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -34,9 +38,16 @@ def fail(message):
     sys.exit(1)
 
 
-def device_argv(binary, stack, device, data, state_dir, transport, first):
-    return [binary, "--transport", transport, "--host", "127.0.0.1",
-            "--port", str(stack.port), "--identity", device, "--psk-file",
+def device_argv(binary, stack, device, data, state_dir, transport, first,
+                silent_port=None):
+    """silent_port: the device's first gateway is that port, the daemon its
+    further one."""
+    gateways = ["--port", str(stack.port)]
+    if silent_port is not None:
+        gateways = ["--port", str(silent_port), "--gateway",
+                    f"127.0.0.1:{stack.port}"]
+    return [binary, "--transport", transport, "--host", "127.0.0.1"] + \
+        gateways + ["--identity", device, "--psk-file",
             os.path.join(stack.psk_dir, device), "--data", data, "--dim",
             "123", "--first", str(first), "--count", "200", "--state-dir",
             state_dir, "--epsilon-budget", "inf", "--refresh-ms", "2000",
@@ -61,6 +72,9 @@ def wait_for_receipt(proc, transport):
 def run_transport(a, device_bin, transport):
     stack = es.Stack(a.build_dir, os.path.join(a.work_dir, transport))
     procs, early = [], []
+    # Bound for the whole run and never read: no answer, no ICMP.
+    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    silent.bind(("127.0.0.1", 0))
     try:
         devices = stack.enroll(3)
         job = f"transport-{transport}"
@@ -68,10 +82,11 @@ def run_transport(a, device_bin, transport):
             job, 123, ROUNDS, m=3, m_min=3, deadline_seconds=60, seed=5))
         stack.start_daemon()
 
-        def start(i):
+        def start(i, silent_port=None):
             argv = device_argv(device_bin, stack, devices[i], a.data,
                                os.path.join(a.work_dir, transport,
-                                            devices[i]), transport, 200 * i)
+                                            devices[i]), transport, 200 * i,
+                               silent_port)
             procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT,
                                           text=True))
@@ -82,7 +97,7 @@ def run_transport(a, device_bin, transport):
             early.append(wait_for_receipt(proc, transport))
         stack.kill_daemon()  # 2.
         stack.start_daemon(same_port=True)
-        start(2)  # 3.
+        start(2, silent.getsockname()[1])  # 3.
         final = stack.follow(job, lambda row: None, timeout_seconds=200)
         for i, proc in enumerate(procs):
             out, _ = proc.communicate(timeout=120)
@@ -106,13 +121,14 @@ def run_transport(a, device_bin, transport):
             if proc.poll() is None:
                 proc.kill()
         stack.stop()
+        silent.close()
 
 
 def main():
     a, device_bin, _ = es.device_process_test()
     results = {t: run_transport(a, device_bin, t) for t in ("libcoap", "sdk")}
-    print("OK: both transports came back after a daemon SIGKILL and "
-          "completed the job: " +
+    print("OK: both transports came back after a daemon SIGKILL, failed "
+          "over from a silent gateway and completed the job: " +
           ", ".join(f"{t} {n} rounds committed (the first is round {k}: "
                     "round 1 was lost in the crash)"
                     for t, (n, k) in results.items()))

@@ -10,7 +10,8 @@ the database and evaluated on a9a.t.
 
 Runs, for each epsilon: private ADMM (`prox-admm`, paper 002 Alg. 3,
 `participation` policy), DP-FedAvg (`dp-sgd`, same policy) and optionally
-private ADMM under `trusted-aggregator`; once: the same system with sigma = 0
+private ADMM under `trusted-aggregator` and DP-FTRL (`dp-ftrl`, the
+gateway's tree noise, each device capped at K participations); once: the same system with sigma = 0
 (non-private) and a centralized numpy logistic regression (sanity reference,
 not the stack).
 
@@ -63,6 +64,10 @@ PRESETS = {
 # prox-admm: lambda, gamma (prox step), clip; dp-sgd: eta, local steps, clip.
 ADMM = dict(lam=1.0, gamma=10.0, clip=1.0)
 SGD = dict(eta=2.0, steps=1, clip=5.0)
+# dp-ftrl: SGD's device step; the server's FTRL step on the mean (eta_s = 1
+# and C = 5: without noise, the same iterates as DP-FedAvg's). The tree's
+# noise is on the sum, so a tighter clip buys less noise: --ftrl-clip.
+FTRL = dict(server_lr=1.0, clip=5.0)
 L2 = 1e-3
 
 
@@ -71,9 +76,18 @@ def job_toml(name, algorithm, a, epsilon, policy):
     m_min = max(1, int(a.m_min_fraction * a.q * a.devices))
     if policy == "trusted-aggregator":
         m_min = 0  # it releases every round (docs/privacy.md)
+    extra = {}
     if algorithm == "prox-admm":
         step = {"lambda": ADMM["lam"], "gamma": ADMM["gamma"]}
         clip = ADMM["clip"]
+    elif algorithm == "dp-ftrl":
+        # DP-FedAvg's device step without device noise; the gateway's tree
+        # noise instead, each device capped at one participation per round.
+        step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
+        clip = a.ftrl_clip
+        m_min = 0  # trusted-aggregator: it releases every round
+        extra["dp_ftrl"] = {"server_learning_rate": a.ftrl_server_lr,
+                            "max_participations": a.rounds}
     else:
         step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
         clip = SGD["clip"]
@@ -92,7 +106,8 @@ def job_toml(name, algorithm, a, epsilon, policy):
         step=step,
         privacy=privacy,
         sampling={"scheme": "poisson", "q": a.q, "m_min": m_min,
-                  "deadline_seconds": a.deadline})
+                  "deadline_seconds": a.deadline},
+        **extra)
 
 
 def peak_rss_mb(proc):
@@ -276,7 +291,9 @@ def plots(results, rows, a):
                                ("DP-FedAvg (dp-sgd, participation)", "dp-sgd",
                                 "participation"),
                                ("private ADMM (trusted-aggregator)",
-                                "prox-admm", "trusted-aggregator")):
+                                "prox-admm", "trusted-aggregator"),
+                               ("DP-FTRL (dp-ftrl, tree noise)", "dp-ftrl",
+                                "trusted-aggregator")):
         mine = [r for r in private
                 if r["algorithm"] == alg and r["policy"] == policy]
         pts = sorted(
@@ -352,11 +369,16 @@ def parse_args(argv):
     p.add_argument("--epsilons", help="comma-separated, e.g. 0.5,1,2,4,8")
     p.add_argument("--algorithms",
                    help="comma-separated of nonprivate, prox-admm, dp-sgd, "
-                   "trusted")
+                   "dp-ftrl, trusted")
     p.add_argument("--trusted-epsilons",
                    help="epsilons of the trusted-aggregator runs (default: "
                    "--epsilons)")
     p.add_argument("--deadline", type=float, help="round deadline (s)")
+    p.add_argument("--ftrl-clip", type=float, default=FTRL["clip"],
+                   help="dp-ftrl: the clip C (default %(default)s)")
+    p.add_argument("--ftrl-server-lr", type=float, default=FTRL["server_lr"],
+                   help="dp-ftrl: the server learning rate eta_s "
+                   "(default %(default)s)")
     p.add_argument("--fleet-processes", type=int,
                    help="edgeadmm-fleet connect processes (--part I/K)")
     p.add_argument("--start-rate", type=float,
@@ -464,6 +486,9 @@ def main(argv):
                 elif alg == "dp-sgd":
                     plan.append((f"dp-sgd-eps{eps}{suffix}", "dp-sgd",
                                  "participation", eps, repeat))
+                elif alg == "dp-ftrl":
+                    plan.append((f"dp-ftrl-eps{eps}{suffix}", "dp-ftrl",
+                                 "trusted-aggregator", eps, repeat))
                 elif alg == "trusted" and eps in a.trusted_epsilons:
                     plan.append((f"trusted-eps{eps}{suffix}", "prox-admm",
                                  "trusted-aggregator", eps, repeat))
@@ -506,8 +531,11 @@ def write_outputs(a, results, rows, started):
                      "upload, nu = sigma*sqrt(m_k)/(2C) (prox-admm) or "
                      "sigma*sqrt(m_k)/C (dp-sgd), zero-out (user-level); "
                      "trusted-aggregator: Poisson(q)-subsampled Gaussian "
-                     "nu = sigma/(2C), add/remove; RDP composed, improved "
-                     "conversion; central = max over devices",
+                     "nu = sigma/(2C), add/remove; dp-ftrl: per device a "
+                     "Gaussian per participation, nu = sigma/((C + "
+                     "g sqrt(p)) sqrt(B(k)/k)), zero-out, no amplification; "
+                     "RDP composed, improved conversion; central = max over "
+                     "devices",
         "results": results, "seconds": time.time() - started})
     if rows:
         plots(results, rows, a)

@@ -40,7 +40,9 @@ firmware, examples/cortex_m4_device): TOOL (make_provisioning_blob.py)
 writes it as provision.bin in the state directory, QEMU runs there (the
 flash model's files are relative to its working directory) and the command
 line carries only the --arg words. --provision-arg WORD passes WORD to TOOL
-(e.g. --dhcp, --corrupt).
+(e.g. --dhcp, --corrupt). --silent-gateway-first: the blob's first gateway
+is a host UDP port that never answers, the daemon its further gateway (the
+firmware must fail over).
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
 import argparse
@@ -48,6 +50,7 @@ import math
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -177,6 +180,10 @@ def main():
                         "round) once; with N > 0 the job must be completed")
     parser.add_argument("--provision", help="the provisioning blob tool")
     parser.add_argument("--provision-arg", action="append", default=[])
+    parser.add_argument("--silent-gateway-first", action="store_true",
+                        help="with --provision: the blob's first gateway is "
+                        "a UDP port that takes datagrams and never answers, "
+                        "the daemon the further one")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
     runner, image, cli, daemon_bin = programs(parser, args)
@@ -211,9 +218,17 @@ def main():
             words = [str(firmware_port), identity, psk, str(job_id)] + args.arg
             cwd = None
             if args.provision:
+                gateways = ["--port", str(firmware_port)]
+                if args.silent_gateway_first:
+                    # Bound for the whole run and never read: no answer,
+                    # no ICMP unreachable (a gateway that went silent).
+                    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    silent.bind(("127.0.0.1", 0))
+                    gateways = ["--port", str(silent.getsockname()[1]),
+                                "--also", f"10.0.2.2:{firmware_port}"]
                 subprocess.run([sys.executable, args.provision, "--identity",
-                                identity, "--psk", psk, "--port",
-                                str(firmware_port)] + args.provision_arg
+                                identity, "--psk", psk] + gateways
+                               + args.provision_arg
                                + [os.path.join(state, "provision.bin")],
                                check=True)
                 words, cwd = args.arg, state

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/algorithms/sum_grid.h"
 #include "edgeadmm/algorithms/tree_aggregation.h"
 #include "edgeadmm/jobs/job_config.h"
 
@@ -21,13 +22,13 @@ namespace edgeadmm::algorithms {
 namespace {
 
 // RoundNoise's contract with a seeded stand-in for N_Z: v on the grid
-// g = std/2^10, plus g·k, k the rounded draw of N(0, 2^20); every g·k kept
-// in order (for the tree, std = 2^10 and g = 1: integer draws).
+// g = std/2^15, plus g·k, k the rounded draw of N(0, 2^30); every g·k kept
+// in order (for the tree, std = 2^15 and g = 1: integer draws).
 class RecordingNoise final : public RoundNoise {
  public:
   Status AddNoise(double stddev, std::vector<double>& v) override {
-    const double g = stddev / 1024;
-    std::normal_distribution<double> normal(0.0, 1024.0);
+    const double g = stddev / 32768;
+    std::normal_distribution<double> normal(0.0, 32768.0);
     std::vector<double> drawn(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
       drawn[i] = g * std::round(normal(rng_));
@@ -65,8 +66,8 @@ TEST(TreeAggregationTest, NoisyPrefixIsTheSumOfItsNodes) {
   for (int64_t t = 1; t <= rounds; ++t) {
     std::vector<double> sum(p);
     for (double& v : sum) v = value(data);
-    // The raw prefix in grid steps of g = 0.7/2^10: each sum rounded once.
-    for (size_t i = 0; i < p; ++i) raw[i] += std::round(sum[i] * 1024 / 0.7);
+    // The raw prefix in grid steps of g = 0.7/2^15: each sum rounded once.
+    for (size_t i = 0; i < p; ++i) raw[i] += std::round(sum[i] * 32768 / 0.7);
     const size_t before = noise.draws.size();
     ASSERT_EQ(TreeAddRound(sum, 0.7, levels, noise, state, prefix),
               Status::Ok());
@@ -92,7 +93,8 @@ TEST(TreeAggregationTest, NoisyPrefixIsTheSumOfItsNodes) {
     for (size_t i = 0; i < p; ++i) {
       // Integer steps (node draws are integers here), released as g·steps.
       EXPECT_EQ(expected[i], std::round(expected[i]));
-      EXPECT_EQ(prefix[i], 0.7 * std::ldexp(expected[i], -10));
+      EXPECT_EQ(prefix[i],
+                0.7 * std::ldexp(expected[i], -static_cast<int>(kSumGridBits)));
     }
   }
   // A state of another shape is refused, and so is a round for which the
@@ -160,10 +162,10 @@ TEST(DpFtrlTest, ChargesEachParticipationItsShareOfTheTree) {
   ASSERT_NE(unit.participation_charge(), nullptr);
   EXPECT_EQ(unit.participation_charge()->MaxParticipations(*config), 2);
   // 8 rounds: levels 0..3; B(2)/2 = min(2,1) + 2 + 2 + 2 = 7.
-  // The gateway's grid g = σ/2^10 (p = 2) adds g·√p to the sensitivity C.
+  // The gateway's grid g = σ/2^15 (p = 2) adds g·√p to the sensitivity C.
   EXPECT_NEAR(
       unit.participation_charge()->ParticipationNoiseMultiplier(*config),
-      4.0 / ((1.0 + 4.0 / 1024 * std::sqrt(2.0)) * std::sqrt(7.0)), 1e-14);
+      4.0 / ((1.0 + 4.0 / 32768 * std::sqrt(2.0)) * std::sqrt(7.0)), 1e-14);
   // Its noise is a discrete Gaussian: the central ledgers use RDP, even
   // when the job asks for pld.
   EXPECT_EQ(config->accountant, jobs::CentralAccountant::kRdp);
@@ -202,7 +204,9 @@ TEST(DpFtrlTest, RefusesWhatItsChargeDoesNotCover) {
   EXPECT_FALSE(with("max_participations = 2", "max_participations = 0").ok());
   EXPECT_FALSE(
       with("server_learning_rate = 2.0", "server_learning_rate = 0").ok());
-  EXPECT_FALSE(with("sigma = 4.0\n", "target_epsilon = 2.0\n").ok());
+  EXPECT_FALSE(with("sigma = 4.0\n", "sigma = 0\n").ok());
+  // A target instead of σ is planned (rounds::PlanSigma).
+  EXPECT_TRUE(with("sigma = 4.0\n", "target_epsilon = 2.0\n").ok());
 }
 
 // An upload far outside the clip is clipped by the gateway: the released
@@ -219,11 +223,11 @@ TEST(DpFtrlTest, TheGatewayClipsEveryUpload) {
       unit.ApplyRound(*config, 4, {{30.0, 40.0}, {0.3, 0.0}}, noise, model),
       Status::Ok());
   ASSERT_EQ(noise.draws.size(), 1u);  // round 1: the level-0 node
-  // The clipped sum (0.9, 0.8) on the grid g = 4/1024 = 1/256: 230.4 and
-  // 204.8 steps round to 230 and 205; the node noise is in steps.
+  // The clipped sum (0.9, 0.8) on the grid g = 4/2^15 = 1/8192: 7372.8 and
+  // 6553.6 steps round to 7373 and 6554; the node noise is in steps.
   const double scale = 2.0 / (0.5 * 4);
-  EXPECT_NEAR(model.z[0], scale * (230 + noise.draws[0][0]) / 256, 1e-12);
-  EXPECT_NEAR(model.z[1], scale * (205 + noise.draws[0][1]) / 256, 1e-12);
+  EXPECT_NEAR(model.z[0], scale * (7373 + noise.draws[0][0]) / 8192, 1e-12);
+  EXPECT_NEAR(model.z[1], scale * (6554 + noise.draws[0][1]) / 8192, 1e-12);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "edgeadmm/privacy/pld_accountant.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/rounds/noise_planner.h"
 #include "edgeadmm/rounds/pld_round_accountant.h"
 #include "edgeadmm/store/blob.h"
 #include "test_database.h"
@@ -281,9 +282,9 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   LedgerBook book(accountant, config, devices);
   for (int k = 0; k < 3; ++k) book.Apply(book.Plan({0}));
   privacy::PldAccountant reference;
-  // ν = σ/(2C) = 1.5, the gateway's sum rounded to g = λσ/2^10 (p = 123):
-  // sensitivity 2λC + g·√p, i.e. ν/(1 + ν·√123/1024).
-  const double nu = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 1024);
+  // ν = σ/(2C) = 1.5, the gateway's sum rounded to g = λσ/2^15 (p = 123):
+  // sensitivity 2λC + g·√p, i.e. ν/(1 + ν·√123/2^15).
+  const double nu = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 32768);
   EXPECT_NEAR(book.CentralMechanism(0).noise_multiplier, nu, 1e-12);
   ASSERT_TRUE(reference.Compose(config.q, nu, 3).ok());
   EXPECT_NEAR(book.central_epsilon(), reference.Epsilon(1e-5).value(), 1e-9);
@@ -431,8 +432,8 @@ TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c"};
   // 8 rounds, k = 2: ν = σ/((C + g·√p)·sqrt(B(2)/2)) per participation,
-  // g = σ/2^10 the gateway's grid, p = 2: 4/((1 + √2/256)·sqrt(7)).
-  const double nu = 4.0 / ((1 + std::sqrt(2.0) / 256) * std::sqrt(7.0));
+  // g = σ/2^15 the gateway's grid, p = 2: 4/((1 + √2/8192)·sqrt(7)).
+  const double nu = 4.0 / ((1 + std::sqrt(2.0) / 8192) * std::sqrt(7.0));
   auto epsilon_after = [&](int charges) {
     return accountant.Epsilon(
         accountant.RoundRdp({nu / std::sqrt(charges), 1.0}), 1e-5);
@@ -461,6 +462,38 @@ TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
   // The uploads are noiseless: the local ledger is +inf, and not a budget.
   EXPECT_EQ(book.LocalMechanism().noise_multiplier, 0.0);
   EXPECT_TRUE(std::isinf(book.PlanLocal(1).epsilon));
+}
+
+// The planner's σ for a dp-ftrl job (target ε, not σ) is the smallest whose
+// charges, as this book makes them, keep a device at its cap of k
+// participations within the target: a device charged k times ends at the
+// target (to the calibrator's tolerance), and 2% less noise passes it.
+TEST(LedgerBookTest, DpFtrlPlannedSigmaMeetsTheTargetAtTheCap) {
+  const std::string toml =
+      "[job]\nname = \"ftrl\"\nalgorithm = \"dp-ftrl\"\n"
+      "loss = \"logistic\"\ndimension = 123\nrounds = 10\n"
+      "[step]\ngamma = 0.5\n"
+      "[privacy]\npolicy = \"trusted-aggregator\"\nclip = 1.0\n"
+      "target_epsilon = 1.0\ndelta = 1e-5\ncentral_budget = 1.0\n"
+      "device_budget = inf\n"
+      "[sampling]\nscheme = \"poisson\"\nq = 1.0\nm_min = 0\n"
+      "deadline_seconds = 30\n"
+      "[dp_ftrl]\nserver_learning_rate = 1.0\nmax_participations = 10\n";
+  auto parsed = jobs::ParseJobConfig(toml);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().ToString();
+  jobs::JobConfig config = *parsed;
+  const double sigma = PlanSigma(config).value();
+  const PrivacyRoundAccountant accountant;
+  auto epsilon_at_cap = [&](double s) {
+    config.sigma = s;
+    LedgerBook book(accountant, config, {"a"});
+    for (int i = 0; i < 10; ++i) book.Apply(book.Plan({0}));
+    EXPECT_TRUE(book.ParticipationCapReached(0));
+    return book.central_epsilon();
+  };
+  EXPECT_LE(epsilon_at_cap(sigma), 1.0);
+  EXPECT_GT(epsilon_at_cap(sigma), 0.999);
+  EXPECT_GT(epsilon_at_cap(0.98 * sigma), 1.0);
 }
 
 TEST(LedgerBookTest, DpFtrlReloadKnowsWhoReachedTheCap) {

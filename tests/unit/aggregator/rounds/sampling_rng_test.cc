@@ -1,8 +1,8 @@
 // The gateway's noise (SamplingRng::AddNoise, algorithms/sum_grid.h): 2·10^5
 // coordinates of a fixed non-grid sum noised with std s = 2 (grid g =
-// 2/1024). Every released value is on the grid, and its offset from the
+// 2/2^15). Every released value is on the grid, and its offset from the
 // sum's nearest grid point, k = released/g − round(sum/g), follows
-// N_Z(0, 2^20): chi-square on cells of 128 values against the exact pmf,
+// N_Z(0, 2^30): chi-square on cells of 4,096 values against the exact pmf,
 // the mean within 5 standard errors of 0 and the second moment within 5 of
 // σ². A continuous Gaussian would fail the on-grid check. Seeded DRBG.
 #include "edgeadmm/rounds/sampling_rng.h"
@@ -20,13 +20,13 @@ namespace {
 TEST(SamplingRngTest, GatewayNoiseIsTheDiscreteGaussianOnTheGrid) {
   constexpr size_t kP = 20000;
   constexpr int kCalls = 10;
-  constexpr double kStd = 2.0, kSigma = 1024;  // kSigma: std in grid steps
+  constexpr double kStd = 2.0, kSigma = 32768;  // kSigma: std in grid steps
   auto rng = SamplingRng::Create(19);
   ASSERT_TRUE(rng.ok());
   std::vector<double> sum(kP);
   for (size_t i = 0; i < kP; ++i) sum[i] = 3 * std::sin(0.37 * double(i));
-  // Cells of 128 values over ±3.5σ; each outer cell also holds its tail.
-  constexpr int64_t kCell = 128, kHalfCells = 28;
+  // Cells of 4,096 values over ±3.5σ; each outer cell also holds its tail.
+  constexpr int64_t kCell = 4096, kHalfCells = 28;
   std::vector<int64_t> counts(2 * kHalfCells, 0);
   auto cell_of = [&](int64_t k) -> size_t {
     int64_t c = k >= 0 ? k / kCell : -((-k - 1) / kCell) - 1;
@@ -64,7 +64,8 @@ TEST(SamplingRngTest, GatewayNoiseIsTheDiscreteGaussianOnTheGrid) {
   const double dof = double(counts.size()) - 1;
   const double w = 1 - 2 / (9 * dof) + 5 * std::sqrt(2 / (9 * dof));
   const double critical = dof * w * w * w;
-  const double mean = first / double(n), ratio = second / double(n) / 1048576;
+  const double mean = first / double(n),
+               ratio = second / double(n) / (kSigma * kSigma);
   std::printf(
       "gateway grid noise: n = %lld, chi2 = %.1f on %.0f dof "
       "(critical %.1f), mean %.3f, E k^2 / sigma^2 = %.5f\n",
@@ -81,7 +82,7 @@ TEST(SamplingRngTest, RefusesWhatTheGridCannotHold) {
   EXPECT_EQ((*rng)->AddNoise(0.0, v).code(), StatusCode::kInvalidArgument);
   v = {std::nan("")};
   EXPECT_EQ((*rng)->AddNoise(1.0, v).code(), StatusCode::kInvalidArgument);
-  v = {0x1p50};  // 2^60 grid steps of g = 2^-10
+  v = {0x1p50};  // 2^65 grid steps of g = 2^-15
   EXPECT_EQ((*rng)->AddNoise(1.0, v).code(), StatusCode::kOutOfRange);
 }
 

@@ -73,8 +73,8 @@ TEST(ServerUpdateTest, TrustedAggregatorAddsNoiseOfStdLambdaSigma) {
   double sum_sq = 0;
   for (double v : model.state) {
     sum_sq += v * v;
-    // On the grid g = λσ/2^10 (sampling_rng_test.cc checks the law).
-    ASSERT_EQ(v * 512, std::round(v * 512));
+    // On the grid g = λσ/2^15 (sampling_rng_test.cc checks the law).
+    ASSERT_EQ(v * 16384, std::round(v * 16384));
   }
   EXPECT_NEAR(std::sqrt(sum_sq / 20000), 2.0, 0.05);
 }

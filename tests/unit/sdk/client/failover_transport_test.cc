@@ -182,5 +182,43 @@ TEST(FailoverTransportTest, OneGatewayStaysOnIt) {
   EXPECT_EQ(t.index(), 0u);
 }
 
+// One transport for every gateway (a device with RAM for one DTLS session):
+// each move drops its session first, then the hook points it at the next
+// gateway, in order, after the last the first.
+TEST(FailoverTransportTest, SharedTransportMovesThroughTheHook) {
+  CountingTransport shared;
+  Transport* const gateways[] = {&shared, &shared, &shared};
+  struct Seen {  // no heap: the test also runs on the MCU
+    CountingTransport* transport;
+    size_t moves;
+    size_t indices[3];
+    int reconnects_before[3];
+  } seen{&shared, 0, {}, {}};
+  FailoverMoveHook hook;
+  hook.context = &seen;
+  hook.fn = [](void* context, size_t index) {
+    auto* s = static_cast<Seen*>(context);
+    if (s->moves == 3) return;
+    s->indices[s->moves] = index;
+    s->reconnects_before[s->moves++] = s->transport->reconnects;
+  };
+  FailoverTransport t(gateways, 3, 0, hook);
+  shared.next.status = Status::DeadlineExceeded();
+  TransportResult result;
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  EXPECT_TRUE(t.TakeResult(result));  // no answer: leave at the next one
+  EXPECT_EQ(seen.moves, 0u);
+  ASSERT_TRUE(t.StartRequest(TransportRequest(), ByteSpan()).ok());
+  t.Reconnect();  // silent since: move again
+  t.Reconnect();
+  ASSERT_EQ(seen.moves, 3u);
+  const size_t indices[] = {1, 2, 0};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(seen.indices[i], indices[i]);
+    EXPECT_EQ(seen.reconnects_before[i], static_cast<int>(i) + 1);
+  }
+  EXPECT_EQ(t.switches(), 3u);
+}
+
 }  // namespace
 }  // namespace edgeadmm

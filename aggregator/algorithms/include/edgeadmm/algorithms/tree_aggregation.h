@@ -6,8 +6,8 @@
 // at round e, a multiple of 2^l) gets its own N(0, σ²I) noise once, and the
 // prefix at round t is the sum of the nodes of t's binary digits, so it
 // carries popcount(t) node noises. Exact noise on a grid (sum_grid.h): each
-// round's sum is rounded once to g = σ·2^-kNoiseGridBits, every node's noise
-// is g·N_Z(0, 4^kNoiseGridBits), and the prefix is g times an integer sum.
+// round's sum is rounded once to g = σ·2^-kSumGridBits, every node's noise
+// is g·N_Z(0, 4^kSumGridBits), and the prefix is g times an integer sum.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +37,7 @@ size_t TreeStateLength(size_t p, int levels);
 
 // Adds round t + 1's `sum` (p values): draws a fresh noise for every level l
 // with 2^l dividing t + 1, and writes the noisy prefix sum of rounds 1..t+1
-// to `noisy_prefix`. `noise` is called as AddNoise(2^kNoiseGridBits, zeros)
+// to `noisy_prefix`. `noise` is called as AddNoise(2^kSumGridBits, zeros)
 // (node noise in grid steps). INVALID_ARGUMENT for a state of another shape
 // or a bad sigma/sum; OUT_OF_RANGE past the tree or for |sum_i|/g ≥ 2^52.
 Status TreeAddRound(const std::vector<double>& sum, double sigma, int levels,

@@ -13,13 +13,16 @@ namespace edgeadmm::rounds {
 //  trusted-aggregator: K Poisson(q)-subsampled Gaussians with ν = σ/(2C).
 // For dp-sgd ν is σ/C (σ√m_min/C): the σ returned is half of prox-admm's.
 // dp-admm is not planned (ValidateJobConfig refuses target_epsilon).
+// A job charged per participation (algorithms::ParticipationCharge): its
+// worst device's k participations, each a Gaussian with the algorithm's ν(σ);
+// σ is the smallest whose ν meets the calibrated multiplier.
 // Calibrated for the job's accountant: the improved RDP conversion, then,
 // for a pld job, the PLD accountant below that (privacy/pld_calibration.h),
 // so the ε the job's central ledger reports after K rounds meets the target.
 // The ν above is the one the ledger charges: the noise is drawn on a grid
 // whose rounding adds to the sensitivity (ν/(1 + ν·√p/2^11) on the devices,
-// sdk grid_gaussian.h; ν/(1 + ν·√p/2^10) for the gateway's sum,
-// algorithms/sum_grid.h), so σ is raised by that (≈ ν·√p/2^11 relative).
+// sdk grid_gaussian.h; SumGridNoiseMultiplier for the gateway's sum,
+// algorithms/sum_grid.h), so σ is raised until that charge meets z.
 // FAILED_PRECONDITION if no target is set; OUT_OF_RANGE if the target is
 // unreachable in the calibrator's range.
 Result<double> PlanSigma(const jobs::JobConfig& config);

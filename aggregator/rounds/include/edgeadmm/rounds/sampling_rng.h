@@ -26,8 +26,8 @@ class SamplingRng final : public algorithms::RoundNoise {
   Result<double> Uniform01();
   // Uniform integer in [0, bound), bound >= 1, by rejection (no modulo bias).
   Result<uint64_t> UniformBelow(uint64_t bound);
-  // v on the grid g = stddev·2^-kNoiseGridBits (nearest) plus the exact
-  // discrete Gaussian g·N_Z(0, 4^kNoiseGridBits), std `stddev`
+  // v on the grid g = stddev·2^-kSumGridBits (nearest) plus the exact
+  // discrete Gaussian g·N_Z(0, 4^kSumGridBits), std `stddev`
   // (algorithms/sum_grid.h). INVALID_ARGUMENT for a bad stddev or a
   // non-finite v; OUT_OF_RANGE if some |v_i|/g ≥ 2^52; DRBG errors passed
   // on (v then partly noised: discard it).
