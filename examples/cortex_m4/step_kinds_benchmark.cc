@@ -34,7 +34,7 @@
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/wire/update.h"
 #include "edgeadmm/workspace.h"
@@ -69,14 +69,14 @@ constexpr size_t kStepBytes =
             DpSgdStep::WorkspaceBytes(kSamples, kDim))) +
     2 * Workspace::Bytes<Real>(kDim);
 constexpr size_t kTrainerBytes =
-    Max(Max(LocalTrainer::WorkspaceBytes(AlgorithmKind::kProxAdmm, kLogistic,
-                                         kSamples, kDim),
-            LocalTrainer::WorkspaceBytes(AlgorithmKind::kPenaltyPerturbation,
-                                         kLogistic, kSamples, kDim)),
-        Max(LocalTrainer::WorkspaceBytes(AlgorithmKind::kLinearizedAdmm,
-                                         kLogistic, kSamples, kDim),
-            LocalTrainer::WorkspaceBytes(AlgorithmKind::kDpSgd, kLogistic,
-                                         kSamples, kDim)));
+    Max(Max(LocalStepWorkspaceBytes(AlgorithmKind::kProxAdmm, kLogistic,
+                                    kSamples, kDim),
+            LocalStepWorkspaceBytes(AlgorithmKind::kPenaltyPerturbation,
+                                    kLogistic, kSamples, kDim)),
+        Max(LocalStepWorkspaceBytes(AlgorithmKind::kLinearizedAdmm, kLogistic,
+                                    kSamples, kDim),
+            LocalStepWorkspaceBytes(AlgorithmKind::kDpSgd, kLogistic, kSamples,
+                                    kDim)));
 alignas(Workspace::kAlignment) std::byte step_memory[kStepBytes];
 alignas(Workspace::kAlignment) std::byte trainer_memory[kTrainerBytes];
 Real z[kDim];
@@ -171,7 +171,7 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
             "prox_admm",
             [&](int) { return step.Run(p, zs, u, exact_noise, up).status(); },
             [&](int k) {
-              EDGEADMM_TRY(t.RunProxAdmm(p, k, zs, up).status());
+              EDGEADMM_TRY(RunProxAdmm(t, p, k, zs, up).status());
               return EncodeRound(t, k);
             });
         !s.ok())
@@ -200,8 +200,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
                   .status();
             },
             [&](int k) {
-              if (k > 0) EDGEADMM_TRY(t.ApplyLinearizedDual(p.rho, zs));
-              EDGEADMM_TRY(t.RunLinearizedAdmm(p, k, zs, up).status());
+              if (k > 0) EDGEADMM_TRY(ApplyLinearizedDual(t, p.rho, zs));
+              EDGEADMM_TRY(RunLinearizedAdmm(t, p, k, zs, up).status());
               return EncodeRound(t, k);
             });
         !s.ok())
@@ -223,7 +223,7 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
             "dp_sgd",
             [&](int) { return step.Run(p, zs, exact_noise, up).status(); },
             [&](int k) {
-              EDGEADMM_TRY(t.RunDpSgd(p, k, zs, up).status());
+              EDGEADMM_TRY(RunDpSgd(t, p, k, zs, up).status());
               return EncodeRound(t, k);
             });
         !s.ok())
@@ -249,8 +249,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
                   .status();
             },
             [&](int k) {
-              EDGEADMM_TRY(t.RunPenaltyPerturbation(p, k, zs, up).status());
-              EDGEADMM_TRY(t.ApplyPenaltyPerturbationDual(p, zs));
+              EDGEADMM_TRY(RunPenaltyPerturbation(t, p, k, zs, up).status());
+              EDGEADMM_TRY(ApplyPenaltyPerturbationDual(t, p, zs));
               return EncodeRound(t, k);
             });
         !s.ok())

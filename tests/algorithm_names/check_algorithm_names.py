@@ -77,10 +77,7 @@ KNOWN_NAMES = {
     # it converts and drops (uploads.pp_loss, now uploads.extra).
     "aggregator/store/src/schema.cc": 7,
     "sdk/include/edgeadmm/client_record.h": 1,
-    "sdk/include/edgeadmm/device_client.h": 10,
     "sdk/include/edgeadmm/device_state.h": 4,
-    "sdk/include/edgeadmm/local_trainer.h": 78,
-    "sdk/include/edgeadmm/static_device_client.h": 36,
     "sdk/include/edgeadmm/wire/protocol.h": 8,
     "sdk/include/edgeadmm/wire/released_model.h": 1,
     "sdk/include/edgeadmm/wire/round_task.h": 2,

@@ -68,9 +68,9 @@ RANKS = [
     ["host"],
     ["dataio"],
     # The aggregator's areas, bottom up.
-    ["aggregator/store", "aggregator/privacy",
+    ["aggregator/store", "aggregator/privacy"],
+    ["aggregator/registry", "aggregator/job_types",
      "aggregator/secure_aggregation"],
-    ["aggregator/registry", "aggregator/job_types"],
     ["aggregator/algorithms"],
     ["aggregator/jobs"],
     ["aggregator/rounds"],

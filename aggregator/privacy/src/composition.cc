@@ -3,13 +3,13 @@
 namespace edgeadmm::privacy {
 namespace {
 
-constexpr uint8_t kMechanismBitsMask = 0x7;
+constexpr uint8_t kMechanismBitsMask = 0xF;
 constexpr uint8_t kNeighbouringBitsMask = 0x7;
 
 template <typename Enum, typename NameFn>
-std::string JoinBits(uint8_t bits, NameFn name) {
+std::string JoinBits(uint8_t bits, NameFn name, int values) {
   std::string label;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < values; ++i) {
     if ((bits & (1u << i)) == 0) continue;
     if (!label.empty()) label += '+';
     label += name(static_cast<Enum>(i));
@@ -21,9 +21,14 @@ std::string JoinBits(uint8_t bits, NameFn name) {
 
 host::ErrorOr<const RdpCurve*> CurveCache::Get(const Mechanism& mechanism) {
   EDGEADMM_HOST_TRY(ValidateMechanism(mechanism));
-  const auto key =
-      std::make_tuple(static_cast<int>(mechanism.kind), mechanism.sampling_rate,
-                      mechanism.NoiseMultiplier());
+  // The distributed discrete Gaussian's tau depends on sigma itself, not
+  // only on the multiplier: its key holds the sensitivities too.
+  const bool ddg =
+      mechanism.kind == MechanismKind::kDistributedDiscreteGaussian;
+  const auto key = std::make_tuple(
+      static_cast<int>(mechanism.kind), mechanism.sampling_rate,
+      mechanism.NoiseMultiplier(), ddg ? mechanism.sensitivity : 0,
+      mechanism.l1_sensitivity, mechanism.devices, mechanism.dimension);
   auto it = curves_.find(key);
   if (it == curves_.end()) {
     EDGEADMM_HOST_TRY_ASSIGN(RdpCurve curve, ComputeRdpCurve(mechanism, grid_));
@@ -85,11 +90,11 @@ host::ErrorOr<ConvertedDelta> Accountant::Delta(double epsilon,
 }
 
 std::string Accountant::MechanismLabel() const {
-  return JoinBits<MechanismKind>(mechanism_bits_, MechanismName);
+  return JoinBits<MechanismKind>(mechanism_bits_, MechanismName, 4);
 }
 
 std::string Accountant::NeighbouringLabel() const {
-  return JoinBits<Neighbouring>(neighbouring_bits_, NeighbouringName);
+  return JoinBits<Neighbouring>(neighbouring_bits_, NeighbouringName, 3);
 }
 
 host::ErrorOr<Accountant> Accountant::Restore(RdpCurve curve,

@@ -1,11 +1,29 @@
 #include "edgeadmm/privacy/mechanism.h"
 
+#include <cmath>
+
 #include "checks.h"
+#include "edgeadmm/privacy/distributed_discrete_gaussian.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/sampled_without_replacement.h"
 #include "edgeadmm/privacy/subsampled_gaussian.h"
 
 namespace edgeadmm::privacy {
+namespace {
+
+DistributedDiscreteGaussian DdgOf(const Mechanism& m) {
+  DistributedDiscreteGaussian ddg;
+  ddg.l2_sensitivity = m.sensitivity;
+  ddg.l1_sensitivity = m.l1_sensitivity;
+  ddg.devices = m.devices;
+  ddg.dimension = m.dimension;
+  ddg.sigma = m.devices == 0
+                  ? 0.0
+                  : m.noise_std / std::sqrt(static_cast<double>(m.devices));
+  return ddg;
+}
+
+}  // namespace
 
 const char* MechanismName(MechanismKind kind) {
   switch (kind) {
@@ -15,6 +33,8 @@ const char* MechanismName(MechanismKind kind) {
       return "poisson_subsampled_gaussian";
     case MechanismKind::kSampledWithoutReplacementGaussian:
       return "sampled_without_replacement_gaussian";
+    case MechanismKind::kDistributedDiscreteGaussian:
+      return "distributed_discrete_gaussian";
   }
   return "unknown";
 }
@@ -70,6 +90,13 @@ host::Error ValidateMechanism(const Mechanism& m) {
             "neighbours only");
       }
       return host::Error::Ok();
+    case MechanismKind::kDistributedDiscreteGaussian:
+      if (m.sampling_rate != 1.0) {
+        return host::Error::InvalidArgument(
+            "the distributed discrete Gaussian has no sampling (rate must be "
+            "1)");
+      }
+      return CheckDistributedDiscreteGaussian(DdgOf(m));
   }
   return host::Error::InvalidArgument("unknown mechanism kind");
 }
@@ -84,6 +111,8 @@ host::ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
       return PoissonSubsampledGaussianRdp(m.sampling_rate, z, alpha);
     case MechanismKind::kSampledWithoutReplacementGaussian:
       return WithoutReplacementGaussianRdp(m.sampling_rate, z, alpha);
+    case MechanismKind::kDistributedDiscreteGaussian:
+      return DistributedDiscreteGaussianRdp(alpha, DdgOf(m));
   }
   return host::Error::InvalidArgument("unknown mechanism kind");
 }
@@ -91,6 +120,12 @@ host::ErrorOr<double> RdpAt(const Mechanism& m, double alpha) {
 host::ErrorOr<RdpCurve> ComputeRdpCurve(const Mechanism& m,
                                         const OrderGrid& grid) {
   EDGEADMM_HOST_TRY(ValidateMechanism(m));
+  if (m.kind == MechanismKind::kDistributedDiscreteGaussian) {
+    EDGEADMM_HOST_TRY_ASSIGN(
+        std::vector<double> values,
+        DistributedDiscreteGaussianRdpCurve(DdgOf(m), grid.orders()));
+    return RdpCurve::FromValues(grid, std::move(values));
+  }
   if (m.kind == MechanismKind::kPoissonSubsampledGaussian) {
     EDGEADMM_HOST_TRY_ASSIGN(
         std::vector<double> values,

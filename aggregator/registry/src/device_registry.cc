@@ -148,7 +148,12 @@ Status DeviceRegistry::SetEnabled(std::string_view id, bool enabled) {
   stmt.Bind(1, static_cast<int64_t>(enabled ? 1 : 0)).Bind(2, id);
   EDGEADMM_TRY(stmt.Run());
   EDGEADMM_TRY(Get(id));
-  return Status::Ok();
+  return CountRevocation();
+}
+
+Status DeviceRegistry::CountRevocation() {
+  // After the change it announces: a watch that sees the new count sees it.
+  return db_->Exec("UPDATE registry_changes SET version = version + 1");
 }
 
 Status DeviceRegistry::Disable(std::string_view id) {
@@ -164,7 +169,8 @@ Status DeviceRegistry::Remove(std::string_view id) {
   EDGEADMM_TRY_ASSIGN(store::Statement stmt,
                       db_->Prepare("DELETE FROM devices WHERE id = ?"));
   stmt.Bind(1, id);
-  return stmt.Run();
+  EDGEADMM_TRY(stmt.Run());
+  return CountRevocation();
 }
 
 Result<std::vector<uint8_t>> DeviceRegistry::RotatePsk(
@@ -178,6 +184,7 @@ Result<std::vector<uint8_t>> DeviceRegistry::RotatePsk(
                       db_->Prepare("UPDATE devices SET psk = ? WHERE id = ?"));
   stmt.BindBlob(1, psk).Bind(2, id);
   EDGEADMM_TRY(stmt.Run());
+  EDGEADMM_TRY(CountRevocation());
   if (before_commit) EDGEADMM_TRY(before_commit(psk));
   EDGEADMM_TRY(tx.Commit());
   return psk;

@@ -97,14 +97,16 @@ size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
         "reach %.4g (%s ledgers of every job, RDP filter at order %g)",
         job_.config.name.c_str(), static_cast<long long>(round.round_id),
         devices_[i].c_str(), local ? "local" : "central",
-        ledgers_->NextLifetimeEpsilon(refused, i),
-        local ? "local" : "central", ledgers_->LifetimeOrder(refused, i));
+        ledgers_->NextLifetimeEpsilon(refused, i), local ? "local" : "central",
+        ledgers_->LifetimeOrder(refused, i));
   }
   return dropped;
 }
 
 Status RoundEngine::RegistryChanged() {
-  if (!open_.has_value) return Status::Ok();
+  // A follower's judge reads the registry for every upload; the cohort is
+  // the coordinator's.
+  if (!open_.has_value || role_ == Role::kFollower) return Status::Ok();
   EDGEADMM_TRY_ASSIGN(const size_t dropped, DropRevokedMembers(open_));
   if (dropped == 0) return Status::Ok();
   EDGEADMM_LOG_INFO("job %s round %lld: %zu revoked device(s) left the cohort",

@@ -34,8 +34,12 @@ Status RoundEngine::Load(int64_t job_id) {
   resumes_open_round_ =
       barrier != nullptr && barrier->ResumesOpenRound(job_.config);
   // A round still 'open' was in flight when the process died: it is lost,
-  // or resumed below (its uploads are in the store).
-  if (!resumes_open_round_) EDGEADMM_TRY(store_.MarkOpenRoundsLost());
+  // or resumed below (its uploads are in the store). A follower's is the
+  // coordinator's.
+  const bool follower = role_ == Role::kFollower;
+  if (!resumes_open_round_ && !follower) {
+    EDGEADMM_TRY(store_.MarkOpenRoundsLost());
+  }
   EDGEADMM_TRY_ASSIGN(StoredModel stored, store_.LatestModel());
   iteration_ = stored.iteration;
   released_round_id_ = stored.round_id;
@@ -60,8 +64,10 @@ Status RoundEngine::Load(int64_t job_id) {
   bounded_uploads_ = algorithms::Get(job_.config.algorithm)
                          .HonestUpload(job_.config)
                          .bounded();
-  if (bounded_uploads_) EDGEADMM_TRY(upload_sums_.RebuildIfMissing());
-  if (resumes_open_round_) EDGEADMM_TRY(ResumeOpenRound());
+  if (bounded_uploads_ && !follower) {
+    EDGEADMM_TRY(upload_sums_.RebuildIfMissing());
+  }
+  if (resumes_open_round_ && !follower) EDGEADMM_TRY(ResumeOpenRound());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
   const algorithms::Algorithm& algorithm =
@@ -154,7 +160,12 @@ Status RoundEngine::Advance(int64_t now_ms) {
 }
 
 Status RoundEngine::Step(int64_t now_ms) {
+  if (role_ == Role::kFollower) return Follow(now_ms);
   EDGEADMM_TRY_ASSIGN(job_.state, store_.JobState());
+  if (role_ == Role::kCoordinator && open_.has_value &&
+      job_.state == jobs::JobState::kRunning) {
+    EDGEADMM_TRY(AbsorbStoredUploads(now_ms));
+  }
   if (open_.has_value && open_.awaiting_restart_deadline &&
       job_.state == jobs::JobState::kRunning) {
     EDGEADMM_TRY(StartResumedRound(now_ms));
@@ -208,10 +219,7 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   EDGEADMM_TRY(DropRevokedMembers(round));
   EDGEADMM_TRY(RefreshLifetimeBudgets());
   DropLifetimeExhaustedMembers(round);
-  EDGEADMM_TRY_ASSIGN(
-      const bool opened,
-      store_.InsertOpenRound(round.round_id,
-                             static_cast<int64_t>(round.cohort_size), now_ms));
+  EDGEADMM_TRY_ASSIGN(const bool opened, InsertRound(round, now_ms));
   if (!opened) {
     // The operator stopped the job since Step read its state: no round.
     EDGEADMM_TRY_ASSIGN(job_.state, store_.JobState());
@@ -488,6 +496,10 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   // BarrierRounds::ResumesOpenRound a restart resumes the round with it.
   const std::vector<uint8_t> fingerprint_digest =
       UploadDigest(upload.fingerprint_or_vector());
+  if (role_ != Role::kSole) {  // CanFollow: no per-party ledger
+    return StoreShared(index, std::move(upload), std::move(decoded),
+                       std::move(local), fingerprint_digest, now_ms);
+  }
   std::optional<LedgerRowRef> party_row;
   if (party.has_value()) party_row = parties_->Row(*party, &upload.ledger);
   const Status stored = store_.InsertAcceptedUpload(

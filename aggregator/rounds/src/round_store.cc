@@ -172,17 +172,19 @@ Result<jobs::JobState> RoundStore::JobState() {
 }
 
 Result<bool> RoundStore::InsertOpenRound(int64_t round_id, int64_t cohort_size,
-                                         int64_t started_at_ms) {
+                                         int64_t started_at_ms,
+                                         int64_t deadline_ms) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement stmt,
       db_->PrepareCached("INSERT INTO rounds(job_id, round_id, state, "
-                         "cohort_size, started_at) SELECT ?1, ?2, 'open', ?3, "
-                         "?4 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?1 "
-                         "AND state = 'running')"));
+                         "cohort_size, started_at, deadline_at) SELECT ?1, "
+                         "?2, 'open', ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM "
+                         "jobs WHERE id = ?1 AND state = 'running')"));
   stmt->Bind(1, job_id_)
       .Bind(2, round_id)
       .Bind(3, cohort_size)
-      .Bind(4, started_at_ms);
+      .Bind(4, started_at_ms)
+      .Bind(5, deadline_ms);
   EDGEADMM_TRY(stmt->Run());
   return db_->Changes() == 1;
 }
@@ -411,8 +413,8 @@ Status RoundStore::InsertUploadRow(int64_t round_id, const UploadRowRef& row) {
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement upload,
       db_->PrepareCached("INSERT INTO uploads(job_id, round_id, device_id, "
-                         "digest, payload, extra, fingerprint) VALUES (?, ?, "
-                         "?, ?, ?, ?, ?)"));
+                         "digest, payload, extra, fingerprint, gateway) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
   upload->Bind(1, job_id_)
       .Bind(2, round_id)
       .Bind(3, *row.device_id)
@@ -427,6 +429,11 @@ Status RoundStore::InsertUploadRow(int64_t round_id, const UploadRowRef& row) {
     upload->BindBlob(7, *row.fingerprint_digest);
   } else {
     upload->BindNull(7);
+  }
+  if (row.gateway != nullptr) {
+    upload->Bind(8, *row.gateway);
+  } else {
+    upload->BindNull(8);
   }
   return upload->Run();
 }

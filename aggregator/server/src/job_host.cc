@@ -14,44 +14,73 @@ namespace edgeadmm::server {
 
 Status JobHost::PickUpRunningJob(int64_t now_ms) {
   last_pickup_ms_ = now_ms;
-  if (engine_ != nullptr && engine_->job().state == jobs::JobState::kRunning) {
+  // A standby's engine follows the coordinator: it asks for the lease at
+  // every pick-up, to take over when the coordinator is gone.
+  const bool following =
+      engine_ != nullptr &&
+      engine_->role() == rounds::RoundEngine::Role::kFollower;
+  if (engine_ != nullptr && !following &&
+      engine_->job().state == jobs::JobState::kRunning) {
     return Status::Ok();
   }
   EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
                       jobs::ListJobs(*db_));
   for (const jobs::JobRecord& job : all) {
     if (job.state != jobs::JobState::kRunning) continue;
-    if (engine_ != nullptr && engine_->job().id == job.id) return Status::Ok();
+    const bool loaded = engine_ != nullptr && engine_->job().id == job.id;
+    if (loaded && !following) return Status::Ok();
     EDGEADMM_TRY_ASSIGN(const bool coordinator, TakeLease(job));
-    if (!coordinator) return Status::Ok();
-    EDGEADMM_TRY_ASSIGN(engine_,
-                        rounds::RoundEngine::Open(*db_, job.id, accountant_));
-    // The round's commit runs in Tick, after the last receipt went out.
-    engine_->set_close_in_advance(true);
-    seen_round_id_ = 0;  // rounds of another job are not this one's
-    handler_->set_engine(engine_.get());
-    validator_.reset();
-    if (!job.config.validation_data.empty()) {
-      auto validator = rounds::Validator::Load(job.config);
-      if (validator.ok()) {
-        validator_ =
-            std::make_unique<rounds::Validator>(std::move(validator).value());
-        engine_->set_validator(validator_.get());
-      } else {
-        // Metrics are optional: train without them, but say why (and that
-        // no best model is kept: export then needs --round last or N).
-        EDGEADMM_LOG_WARN("server: no validation metrics%s: %s",
-                          job.config.selects_on_validation()
-                              ? " and no best-model selection or early stop"
-                              : "",
-                          validator.error().message().c_str());
-      }
+    const bool shared = lease_ != nullptr && db_->postgresql() &&
+                        rounds::RoundEngine::CanFollow(job.config);
+    if (coordinator) {
+      return Serve(job, shared ? rounds::RoundEngine::Role::kCoordinator
+                               : rounds::RoundEngine::Role::kSole);
     }
-    EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)",
-                      job.config.name.c_str(), static_cast<long long>(job.n),
-                      static_cast<long long>(engine_->iteration()));
-    return Status::Ok();
+    if (loaded || !shared) return Status::Ok();
+    return Serve(job, rounds::RoundEngine::Role::kFollower);
   }
+  return Status::Ok();
+}
+
+Status JobHost::Serve(const jobs::JobRecord& job,
+                      rounds::RoundEngine::Role role) {
+  using Role = rounds::RoundEngine::Role;
+  handler_->set_engine(nullptr);
+  engine_.reset();
+  EDGEADMM_TRY_ASSIGN(
+      engine_,
+      role == Role::kSole
+          ? rounds::RoundEngine::Open(*db_, job.id, accountant_)
+          : rounds::RoundEngine::OpenShared(*db_, job.id, accountant_, role,
+                                            lease_->gateway_id()));
+  // The round's commit runs in Tick, after the last receipt went out.
+  engine_->set_close_in_advance(true);
+  seen_round_id_ = 0;  // rounds of another job are not this one's
+  handler_->set_engine(engine_.get());
+  validator_.reset();
+  if (role != Role::kFollower && !job.config.validation_data.empty()) {
+    auto validator = rounds::Validator::Load(job.config);
+    if (validator.ok()) {
+      validator_ =
+          std::make_unique<rounds::Validator>(std::move(validator).value());
+      engine_->set_validator(validator_.get());
+    } else {
+      // Metrics are optional: train without them, but say why (and that
+      // no best model is kept: export then needs --round last or N).
+      EDGEADMM_LOG_WARN("server: no validation metrics%s: %s",
+                        job.config.selects_on_validation()
+                            ? " and no best-model selection or early stop"
+                            : "",
+                        validator.error().message().c_str());
+    }
+  }
+  EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)%s",
+                    job.config.name.c_str(), static_cast<long long>(job.n),
+                    static_cast<long long>(engine_->iteration()),
+                    role == Role::kFollower
+                        ? " as a standby: its uploads go to the store for "
+                          "the coordinator's rounds"
+                        : "");
   return Status::Ok();
 }
 
@@ -87,6 +116,13 @@ void JobHost::Tick(int64_t now_ms) {
   // The engine tick reads the job state from the store: at most every 10 ms,
   // not after every datagram; at once when a round's cohort is complete
   // (its commit waits here, after the receipts, not in the last request).
+  if (engine_ != nullptr &&
+      engine_->role() == rounds::RoundEngine::Role::kFollower) {
+    // Reads the store at most every RoundEngine::kFollowMs; no round of
+    // its own to count or hold.
+    engine_->Advance(now_ms).IgnoreError();
+    return;
+  }
   if (engine_ != nullptr &&
       (now_ms - last_advance_ms_ >= 10 || engine_->round_complete())) {
     last_advance_ms_ = now_ms;

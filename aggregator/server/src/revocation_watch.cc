@@ -60,7 +60,12 @@ size_t RevocationWatch::CutSuperseded() {
 }
 
 bool RevocationWatch::DatabaseChanged() {
-  auto stmt = db_->PrepareCached("PRAGMA data_version");
+  // SQLite: any other connection's commit. PostgreSQL, where the gateways
+  // and their uploads share one database: the registry's own counter, so
+  // that the uploads stored by every gateway do not wake every watch.
+  auto stmt = db_->PrepareCached(db_->postgresql()
+                                     ? "SELECT version FROM registry_changes"
+                                     : "PRAGMA data_version");
   if (!stmt.ok() || !(*stmt)->StepRow().ok()) return true;  // look anyway
   const int64_t version = (*stmt)->ColumnInt(0);
   const bool changed = version != data_version_;

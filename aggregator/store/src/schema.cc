@@ -160,6 +160,30 @@ ALTER TABLE uploads ADD COLUMN extra BLOB;
 UPDATE uploads SET extra = float64le(pp_loss) WHERE pp_loss IS NOT NULL;
 ALTER TABLE uploads DROP COLUMN pp_loss;
 )sql",
+    // Version 12: rounds shared by several gateways on one database
+    // (docs/aggregator.md, "Several gateways on one database"): each round's
+    // deadline (NULL before this version), the gateway that stored each
+    // upload (NULL: a single gateway), the cohort of each round opened by a
+    // coordinator with standbys, which they read to serve its task, and a
+    // counter every revocation in the registry raises (one row), which the
+    // gateways' revocation watch reads on PostgreSQL.
+    R"sql(
+ALTER TABLE rounds ADD COLUMN deadline_at INTEGER;
+ALTER TABLE uploads ADD COLUMN gateway TEXT;
+CREATE TABLE round_cohorts (
+  job_id INTEGER NOT NULL,
+  round_id INTEGER NOT NULL,
+  device_id TEXT NOT NULL,
+  PRIMARY KEY (job_id, round_id, device_id),
+  FOREIGN KEY (job_id, round_id) REFERENCES rounds(job_id, round_id)
+    ON DELETE CASCADE
+);
+CREATE TABLE registry_changes (
+  id INTEGER NOT NULL PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+INSERT INTO registry_changes(id, version) VALUES (1, 0);
+)sql",
 };
 
 constexpr int kMigrationCount =

@@ -26,15 +26,12 @@
 // from one thread: the trainer is re-initialised from the persisted record
 // before each local step and nothing in them is kept between Poll() calls.
 //
-// Supported algorithms (jobs), each through its task adapter
-// (sdk/src/steps/*_task.cc, registered in sdk/src/steps/algorithm_tasks.cc):
-// paper 002 Alg. 3 (FEDERATED_PRIVATE_ADMM, "prox-admm"; Alg. 4,
-// "random-walk-admm", sends the device the same task), paper 004 DP-ADMM
-// (DP_ADMM, "dp-admm"), the DP-SGD / DP-FedAvg baseline (DP_SGD, "dp-sgd"),
-// paper 001's penalty-perturbation M-ADMM (PENALTY_PERTURBATION, "pp-admm")
-// and papers 000/003's ADMM sharing (SHARING, "admm-sharing", also as a
-// streaming party). A ClientAlgorithmTable may run fewer; a task of an
-// algorithm the table does not run is refused and reported as UNIMPLEMENTED.
+// Supported algorithms (jobs): every one registered, each through its task
+// adapter (sdk/src/steps/*_task.cc, one line in
+// sdk/src/steps/algorithm_tasks.cc) and its step's runner (one line in
+// edgeadmm/local_steps.h); docs/sdk.md lists them. A ClientAlgorithmTable
+// may run fewer; a task of an algorithm the table does not run is refused
+// and reported as UNIMPLEMENTED.
 #pragma once
 
 #include <cstddef>
@@ -46,7 +43,7 @@
 #include "edgeadmm/client_record.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/entropy_source.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
@@ -62,7 +59,7 @@ namespace edgeadmm {
 
 class DeviceClient;
 namespace internal {
-struct AlgorithmTask;  // a task adapter (sdk/src/steps/algorithm_task.h)
+struct AlgorithmTask;   // a task adapter (sdk/src/steps/algorithm_task.h)
 class ClientStreaming;  // the streaming party
                         // (sdk/src/client/streaming_party.h)
 class StreamingParty;
@@ -70,7 +67,7 @@ class StreamingParty;
 // streaming_party.cc).
 inline constexpr size_t kStreamingPartyObjectBytes = 2048;
 // Creates the streaming part of `client` in `memory`
-// (ClientAlgorithmTable::create_streaming of a table that runs admm-sharing;
+// (ClientAlgorithmTable::create_streaming of a table with a streamed step;
 // sdk/src/client/streaming_party.cc).
 Result<ClientStreaming*> CreateClientStreaming(DeviceClient& client,
                                                Workspace& memory);
@@ -94,7 +91,7 @@ struct ClientAlgorithmTable {
   Result<internal::ClientStreaming*> (*create_streaming)(
       DeviceClient& client, Workspace& memory) = nullptr;
 };
-// Every algorithm of LocalTrainer::kAlgorithms, with LocalTrainer::Init
+// Every algorithm of kLocalStepRunners, with LocalTrainer::Init
 // (sdk/src/client/all_client_algorithms.cc).
 const ClientAlgorithmTable& AllClientAlgorithms();
 
@@ -119,14 +116,14 @@ struct DeviceClientConfig {
   Storage* storage = nullptr;
   EntropySource* entropy = nullptr;  // seeds the trainer's DRBG per step
   DatasetView data;                  // the device's local records
-  // admm-sharing's scoring phase (papers 000/003, Linux): the device's
-  // column block of the job's K test records (same columns as `data`,
-  // records aligned by id with the gateway's test labels); empty when the
-  // device holds none (a task with a scoring phase is then refused).
+  // A scoring phase (an algorithm whose last task asks for partial scores;
+  // Linux): the device's column block of the job's K test records (same columns
+  // as `data`, records aligned by id with the gateway's test labels); empty
+  // when the device holds none (a task with a scoring phase is then refused).
   DatasetView test_data;
   // Re-initialised (workspace, data, job) before each local step; may be
   // shared by clients polled from one thread. The workspace must hold
-  // LocalTrainer::WorkspaceBytes(algorithm, loss, samples, dim) for the
+  // LocalStepWorkspaceBytes(algorithm, loss, samples, dim) for the
   // jobs the device runs (DeviceClient::TrainerWorkspaceBytes: any job);
   // a task whose step does not fit is refused with RESOURCE_EXHAUSTED.
   LocalTrainer* trainer = nullptr;
@@ -135,19 +132,19 @@ struct DeviceClientConfig {
   // trainer.
   ByteSpan compute_scratch;
   // The longest task or update vector the client takes: 0 means the data
-  // dimension; an admm-sharing party (papers 000/003, Linux) gives its
-  // record count N, since its task carries u_m and y and its upload the
-  // share, N values each (N + K in the last iteration of a job with a
-  // scoring phase of K test records). MemoryBytes/ComputeScratchBytes must
+  // dimension; a party of an algorithm with per-record vectors (Linux)
+  // gives its record count N, since its task and its upload then carry N
+  // values each (N + K in the last iteration of a job with a scoring phase
+  // of K test records). MemoryBytes/ComputeScratchBytes must
   // be sized with the same value.
   size_t max_vector = 0;
-  // Streaming admm-sharing party (papers 000/003; docs/sdk.md, "Streaming
-  // party"): 0 = off. B > 0: the device never holds an N-vector. A task
-  // larger than the client's task buffer is fetched into a sink (Block2):
-  // its u_m and y rows are accumulated B at a time into the step, and the
-  // share is produced while it is sent (Block1) from x̃_m and the round's
-  // noise key, which the record keeps in place of the upload. Needs a
-  // transport whose streams_bodies() is true, and a trainer, workspace and
+  // Streaming party (an algorithm with a streamed step; docs/sdk.md,
+  // "Streaming party"): 0 = off. B > 0: the device never holds an N-vector. A
+  // task larger than the client's task buffer is fetched into a sink (Block2):
+  // its vector rows are accumulated B at a time into the step, and the
+  // upload is produced while it is sent (Block1) from the step's result and
+  // the round's noise key, which the record keeps in place of the upload. Needs
+  // a transport whose streams_bodies() is true, and a trainer, workspace and
   // compute scratch of its own (the step spans many Poll() calls); memory
   // MemoryBytes(dim, max_vector, B). Smaller tasks (other algorithms) run
   // as usual.
@@ -161,7 +158,7 @@ struct DeviceClientConfig {
   // (the earlier jobs' ledger is kept all the same).
   double lifetime_epsilon_budget = std::numeric_limits<double>::infinity();
   bool allow_unaccounted_steps = false;  // see TrainerConfig
-  PenaltySchedule penalty_schedule;      // pp-admm; see TrainerConfig
+  PenaltySchedule penalty_schedule;      // see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered on a new session when
   // no notification came for task_refresh_ms after the registration was
   // answered: the aggregator may have restarted and forgotten the session; an
@@ -238,12 +235,13 @@ class DeviceClient {
     return vector > dim ? vector : dim;
   }
   // Trainer workspace that fits every algorithm the client runs
-  // (LocalTrainer::kAlgorithms) with either loss.
+  // (kLocalStepSizes) with either loss.
   static constexpr size_t TrainerWorkspaceBytes(size_t samples, size_t dim) {
     size_t most = 0;
-    for (AlgorithmKind a : LocalTrainer::kAlgorithms) {
+    for (const LocalStepSize& s : kLocalStepSizes) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
-        const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
+        const size_t bytes = LocalTrainer::WorkspaceBytes(
+            s.workspace_bytes(l, samples, dim), dim);
         most = bytes > most ? bytes : most;
       }
     }
@@ -261,9 +259,10 @@ class DeviceClient {
   static constexpr size_t SmallestTrainerWorkspaceBytes(size_t samples,
                                                         size_t dim) {
     size_t least = SIZE_MAX;
-    for (AlgorithmKind a : LocalTrainer::kAlgorithms) {
+    for (const LocalStepSize& s : kLocalStepSizes) {
       for (LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
-        const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, samples, dim);
+        const size_t bytes = LocalTrainer::WorkspaceBytes(
+            s.workspace_bytes(l, samples, dim), dim);
         least = bytes < least ? bytes : least;
       }
     }

@@ -1,48 +1,110 @@
-// LocalTrainer: everything one device needs to take part in a private
-// federated job — its mapped dataset, the local step of the job's algorithm,
-// the persisted device state, a CTR_DRBG for the noise, and the device's own
-// privacy ledger, all in one caller-owned workspace.
+// LocalTrainer: the generic part of a device's local step — its mapped
+// dataset, the persisted device state, a CTR_DRBG for the noise, the
+// device's own privacy ledger and its budget check, the round bookkeeping —
+// all in one caller-owned workspace. It names no algorithm: the job's step
+// comes from its runner (LocalStepRunner below), which Init constructs
+// in the workspace, and runs through that runner's functions
+// (edgeadmm/*_runner.h; edgeadmm/local_steps.h lists them all).
 //
 // clang-format off
-//   alignas(16) static std::byte memory[LocalTrainer::WorkspaceBytes(...)];
+//   alignas(16) static std::byte memory[LocalStepWorkspaceBytes(...)];
 //   LocalTrainer trainer;
 //   EDGEADMM_TRY(trainer.Init(memory, data, config));  // the only "allocation"
-//   EDGEADMM_TRY(trainer.RunProxAdmm(params, round, z, upload));
+//   EDGEADMM_TRY(RunStep(trainer, params, round, z, upload));  // a runner's
 //   EDGEADMM_TRY(trainer.SaveState(blob));  // persist BEFORE sending `upload`
 // clang-format on
 //
-// Nothing touches the heap. Before every private step the trainer checks its
-// ledger and refuses (RESOURCE_EXHAUSTED) a step that would take the device's
-// local ε above its budget, whatever the aggregator asks. A round id that is
-// not newer than the last computed one is refused (ALREADY_EXISTS): the same
-// (job, round) is never recomputed with fresh noise.
+// Nothing touches the heap. Before every private step the runner asks the
+// trainer's budget check (CheckBudget), which refuses (RESOURCE_EXHAUSTED) a
+// step that would take the device's local ε above its budget, whatever the
+// aggregator asks. A round id that is not newer than the last computed one
+// is refused (ALREADY_EXISTS): the same (job, round) is never recomputed
+// with fresh noise.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
+#include <type_traits>
 
-#include "edgeadmm/admm_sharing_step.h"
+#include "edgeadmm/algorithm.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_state.h"
 #include "edgeadmm/discrete_gaussian_sampler.h"
-#include "edgeadmm/dp_sgd_step.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/entropy_source.h"
 #include "edgeadmm/gaussian_sampler.h"
-#include "edgeadmm/linearized_admm_step.h"
 #include "edgeadmm/loss.h"
-#include "edgeadmm/penalty_perturbation_step.h"
-#include "edgeadmm/prox_admm_step.h"
+#include "edgeadmm/penalty_schedule.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/workspace.h"
 
 namespace edgeadmm {
 
+// LocalStepRunner: how LocalTrainer (which names no algorithm) sizes and
+// creates the local step of a job. Each algorithm's runner header
+// (edgeadmm/*_runner.h) defines its runner: the algorithm it serves, the
+// workspace bytes its step needs (the step object included) and the Init that
+// constructs the step object in storage carved from the trainer's workspace.
+// Its run functions take the trainer and the object back
+// (LocalTrainer::StepObject). edgeadmm/local_steps.h lists every runner.
+struct LocalStepRunner {
+  AlgorithmKind algorithm;
+  // Workspace bytes the step needs for this loss and data shape (its object
+  // and its buffers); usable in constant expressions.
+  size_t (*workspace_bytes)(LossKind loss, size_t samples, size_t dim);
+  // Creates the step in `ws` (its object first, then its buffers) and
+  // returns the object in `step`. Errors as the step's Init.
+  Status (*init)(Workspace& ws, const DatasetView& data, const Loss& loss,
+                 void** step);
+  // True when the step also runs on a task streamed in row blocks (a
+  // StaticDeviceClient whose shape has it links the streaming party).
+  bool streams = false;
+};
+
+// Workspace bytes of a step object of type T.
+template <typename T>
+constexpr size_t StepObjectBytes() {
+  return Workspace::Bytes<std::byte>(sizeof(T));
+}
+
+// Constructs a T in storage carved from `ws` (no heap): RESOURCE_EXHAUSTED
+// when it does not fit. T's destructor is never run: a step holds spans
+// into the workspace and nothing else.
+template <typename T>
+Result<T*> EmplaceStep(Workspace& ws) {
+  static_assert(alignof(T) <= Workspace::kAlignment, "over-aligned step");
+  static_assert(std::is_trivially_destructible_v<T>,
+                "a step is dropped with its workspace");
+  EDGEADMM_TRY_ASSIGN(const ByteSpan bytes, ws.Allocate<std::byte>(sizeof(T)));
+  return new (bytes.data()) T();
+}
+
+// LocalStepRunner::init of a step with Init(ws, data, loss): constructs it in
+// `ws`, then runs its Init; with kLoss, its InitFor<kLoss> (links only the
+// prox method that loss uses).
+template <typename Step>
+Status InitStepInWorkspace(Workspace& ws, const DatasetView& data,
+                           const Loss& loss, void** step) {
+  EDGEADMM_TRY_ASSIGN(Step* const made, EmplaceStep<Step>(ws));
+  EDGEADMM_TRY(made->Init(ws, data, loss));
+  *step = made;
+  return Status::Ok();
+}
+template <typename Step, LossKind kLoss>
+Status InitStepInWorkspaceFor(Workspace& ws, const DatasetView& data,
+                              const Loss& loss, void** step) {
+  EDGEADMM_TRY_ASSIGN(Step* const made, EmplaceStep<Step>(ws));
+  EDGEADMM_TRY(made->template InitFor<kLoss>(ws, data, loss));
+  *step = made;
+  return Status::Ok();
+}
+
 // Runtime policy of one device, validated by Init.
 struct TrainerConfig {
-  AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
+  AlgorithmKind algorithm{};  // required: the runner's (Init refuses 0)
   Loss loss;
   uint64_t job_id = 0;
   EntropySource* entropy = nullptr;  // seeds the DRBG (required)
@@ -57,146 +119,41 @@ struct TrainerConfig {
   const DevicePrivacyLedger* earlier_jobs = nullptr;
   double lifetime_epsilon_budget = std::numeric_limits<double>::infinity();
   // Allow steps the Gaussian ledger cannot account: σ = 0 or no clipping
-  // (non-private baselines), and paper 001's pure-DP penalty perturbation,
-  // which the aggregator accounts with the paper's bound. Off by default.
+  // (non-private baselines) and steps whose mechanism another accountant
+  // bounds (the step's runner says which). Off by default.
   bool allow_unaccounted_steps = false;
-  // Paper 001 (pp-admm): this device's private schedules, never sent
-  // (η_i(t) = min(η₁q₁^{t−1}, η_max), α_i(t) = α₁q₂^{t−1}; DVP tasks use
-  // η ≡ θ). A noisy pp-admm step is accounted by paper 001's P_i, not by
-  // the Gaussian ledger.
+  // The device's private penalty schedules, never sent (read by the step
+  // whose params include them; edgeadmm/penalty_schedule.h).
   PenaltySchedule penalty_schedule;
 };
 
 class LocalTrainer {
  public:
-  // The algorithms with a local step here: the ones a device runs (each has
-  // one line in the task adapters' registration table,
-  // sdk/src/steps/algorithm_tasks.cc, which checks at compile time that the
-  // two list the same ones; the DeviceClient sizes its workspace from it).
-  static constexpr AlgorithmKind kAlgorithms[] = {
-      AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
-      AlgorithmKind::kDpSgd, AlgorithmKind::kPenaltyPerturbation,
-      AlgorithmKind::kAdmmSharing};
-
-  // Workspace bytes Init needs for this algorithm, loss and data shape.
-  static constexpr size_t WorkspaceBytes(AlgorithmKind algorithm, LossKind loss,
-                                         size_t samples, size_t dim) {
+  // Workspace bytes Init needs for a step that needs `step_bytes`
+  // (LocalStepRunner::workspace_bytes) on data of dimension `dim`.
+  static constexpr size_t WorkspaceBytes(size_t step_bytes, size_t dim) {
     return 2 * Workspace::Bytes<Real>(dim) +  // state vectors
-           StepBytes(algorithm, loss, samples, dim);
+           step_bytes;
+  }
+  static constexpr size_t WorkspaceBytes(const LocalStepRunner& runner,
+                                         LossKind loss, size_t samples,
+                                         size_t dim) {
+    return WorkspaceBytes(runner.workspace_bytes(loss, samples, dim), dim);
   }
 
-  // Binds the trainer to `data` and carves every buffer from `workspace`.
-  // INVALID_ARGUMENT for a bad config (no entropy source, bad loss or budget);
-  // RESOURCE_EXHAUSTED if `workspace` is too small; UNAVAILABLE if the
-  // entropy source fails. The device state starts fresh for config.job_id.
+  // Binds the trainer to `data`, carves the state vectors from `workspace`
+  // and creates the step of `runner` there. INVALID_ARGUMENT for a bad
+  // config (no entropy source, bad loss or budget, config.algorithm not the
+  // runner's); RESOURCE_EXHAUSTED if `workspace` is too small; UNAVAILABLE if
+  // the entropy source fails. The device state starts fresh for
+  // config.job_id. Links only that runner's step.
+  Status Init(const LocalStepRunner& runner, ByteSpan workspace,
+              const DatasetView& data, const TrainerConfig& config);
+  // As Init with the runner of config.algorithm among every registered one
+  // (sdk/src/steps/local_steps.cc: links every step); INVALID_ARGUMENT for
+  // an algorithm with no device step.
   Status Init(ByteSpan workspace, const DatasetView& data,
               const TrainerConfig& config);
-  // As Init for an algorithm and loss fixed at compile time: links only that
-  // step and the prox method the loss uses (Init links all of them).
-  // INVALID_ARGUMENT also if the config names another algorithm or loss.
-  template <AlgorithmKind kAlgorithm, LossKind kLoss>
-  Status InitFor(ByteSpan workspace, const DatasetView& data,
-                 const TrainerConfig& config) {
-    if (config.algorithm != kAlgorithm || config.loss.kind != kLoss) {
-      return Status::InvalidArgument();
-    }
-    Workspace ws(workspace);
-    EDGEADMM_TRY(BeginInit(ws, data, config));
-    if constexpr (kAlgorithm == AlgorithmKind::kProxAdmm) {
-      EDGEADMM_TRY(prox_admm_.InitFor<kLoss>(ws, data, config.loss));
-    } else if constexpr (kAlgorithm == AlgorithmKind::kPenaltyPerturbation) {
-      EDGEADMM_TRY(penalty_.InitFor<kLoss>(ws, data, config.loss));
-    } else if constexpr (kAlgorithm == AlgorithmKind::kLinearizedAdmm) {
-      EDGEADMM_TRY(linearized_.Init(ws, data, config.loss));
-    } else if constexpr (kAlgorithm == AlgorithmKind::kAdmmSharing) {
-      EDGEADMM_TRY(CarveSharing(ws, data));
-    } else {
-      EDGEADMM_TRY(dp_sgd_.Init(ws, data, config.loss));
-    }
-    return FinishInit(data, config);
-  }
-
-  // Paper 002 local step for `round`: writes Δu to `upload` (p entries) and
-  // updates u_i. Errors: see the class comment, the step's Run, and
-  // FAILED_PRECONDITION if the job's algorithm is another one.
-  Result<ProxAdmmReport> RunProxAdmm(const ProxAdmmParams& params,
-                                     uint64_t round, Span<const Real> z,
-                                     Span<Real> upload);
-
-  // Paper 004 local step: updates w̃_i and writes it to `upload`.
-  Result<LinearizedAdmmReport> RunLinearizedAdmm(
-      const LinearizedAdmmParams& params, uint64_t round,
-      Span<const Real> w_global, Span<Real> upload);
-  // Paper 004 (3d) when the new global model w^{k+1} arrives.
-  Status ApplyLinearizedDual(Real rho, Span<const Real> w_new_global);
-
-  // Papers 000/003 party x_m-update (job "admm-sharing"): from u = Σ_{k≠m}
-  // s_k − z and y (N = samples entries each, as sent), solves eq. (6)/(16)
-  // for x̃_m (persisted in the state), writes the share D_m x̃_m (plus
-  // N(0, σ²) per entry in rigorous mode) to `upload` (N entries). Rigorous
-  // mode first scales x̃_m so that ||D_m x̃_m||₂ ≤ Δ/2 (the step's
-  // ClipModel) and is charged to the ledger as a Gaussian of σ with
-  // sensitivity Δ = `sensitivity`, which then holds under any change of the
-  // party's data (gaussian scores likewise: ||D_test,m x̃_m||₂ ≤ Δ_s/2);
-  // none and paper modes are not Gaussian-ledger steps
-  // (allow_unaccounted_steps). Errors as the step's, the ledger's and
-  // BeginStep's.
-  Result<SharingSolveReport> RunAdmmSharing(const SharingTaskParams& params,
-                                            uint64_t round, Span<const Real> u,
-                                            Span<const Real> y,
-                                            Span<Real> upload);
-  // The job's last iteration with a scoring phase: the same step, then the
-  // partial scores D_test,m x̃_m(T) of `test_rows` (K x dim, row-major: the
-  // party's column block of the job's K test records) follow the share in
-  // `upload` (N + K entries; kGaussian adds N(0, σ_s²) per score). One
-  // ledger charge covers both releases when both are Gaussian (RDP adds:
-  // the ratio √((Δ/σ)² + (Δ_s/σ_s)²)); an exact score (or a share without
-  // rigorous noise) is an unaccounted release (allow_unaccounted_steps).
-  Result<SharingSolveReport> RunAdmmSharing(const SharingTaskParams& params,
-                                            const SharingScoreParams& score,
-                                            uint64_t round, Span<const Real> u,
-                                            Span<const Real> y,
-                                            Span<const Real> test_rows,
-                                            Span<Real> upload);
-
-  // The same step for a party that streams its task and its share and never
-  // holds an N-vector (DeviceClient with stream_rows; docs/sdk.md,
-  // "Streaming party"). A streamed task carries its params after its
-  // vectors, so: BeginSharingStream(round) checks the round and binds the
-  // data; AccumulateSharingStream adds a block of rows of u (kModel) or y
-  // (kAuxiliary) in the order the task carries them (`zeros`: at least as
-  // many zeros as the block: the own share the gateway already removed from
-  // u); FinishSharingStream(params, score, round, test_rows, key) makes
-  // RunAdmmSharing's checks (noise params, budget, unaccounted releases;
-  // `score` null without a scoring phase, `test_rows` its test records),
-  // factors K, solves, clips x̃ as the whole-vector step does, draws the
-  // round's share-noise key (ShareNoiseStream::kKeyBytes) from the DRBG
-  // into `noise_key`, then charges the ledger and sets x̃_m in the state
-  // like RunAdmmSharing. The caller then produces the share rows
-  // D_m x̃_m + σ·n_i(key) (and keyed partial scores) as they are sent, and
-  // persists the state with the key before the first one leaves.
-  // FAILED_PRECONDITION for Accumulate/Finish without a Begin of that round
-  // (a Finish ends the stream, even when it fails); errors otherwise as
-  // RunAdmmSharing's and the step's.
-  Status BeginSharingStream(uint64_t round);
-  Status AccumulateSharingStream(AdmmSharingStep::Vector which,
-                                 size_t first_row, Span<const Real> values,
-                                 Span<const Real> zeros);
-  Result<SharingSolveReport> FinishSharingStream(
-      const SharingTaskParams& params, const SharingScoreParams* score,
-      uint64_t round, Span<const Real> test_rows, ByteSpan noise_key);
-
-  // Paper 001 primal step: updates f_i and writes it to `upload`.
-  Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
-      const PenaltyPerturbationParams& params, uint64_t round,
-      Span<const Real> neighbour_sum, Span<Real> upload);
-  // Paper 001 dual update (11) with the neighbours' new sum S_i(t+1).
-  Status ApplyPenaltyPerturbationDual(const PenaltyPerturbationParams& params,
-                                      Span<const Real> neighbour_sum_new);
-
-  // DP-SGD baseline step: writes Δ to `upload`.
-  Result<DpSgdReport> RunDpSgd(const DpSgdParams& params, uint64_t round,
-                               Span<const Real> z, Span<Real> upload);
 
   // Serialized state (see device_state.h). RESOURCE_EXHAUSTED if too small.
   StatusWithSize SaveState(ByteSpan out);
@@ -214,63 +171,47 @@ class LocalTrainer {
   // Local ε spent so far at the configured δ.
   Result<double> LocalEpsilon() const { return state_.ledger.Epsilon(delta_); }
 
- private:
-  static constexpr size_t StepBytes(AlgorithmKind algorithm, LossKind loss,
-                                    size_t samples, size_t dim) {
-    switch (algorithm) {
-      case AlgorithmKind::kProxAdmm:
-        return ProxAdmmStep::WorkspaceBytes(loss, samples, dim);
-      case AlgorithmKind::kLinearizedAdmm:
-        return LinearizedAdmmStep::WorkspaceBytes(samples, dim);
-      case AlgorithmKind::kPenaltyPerturbation:
-        return PenaltyPerturbationStep::WorkspaceBytes(loss, samples, dim);
-      case AlgorithmKind::kDpSgd:
-        return DpSgdStep::WorkspaceBytes(samples, dim);
-      case AlgorithmKind::kAdmmSharing:
-        return AdmmSharingStep::WorkspaceBytes(dim);
-      default:  // an aggregator-only job kind: no device step
-        return 0;
-    }
+  // For the runners (edgeadmm/*_runner.h) only: what a step reads and the
+  // checks and bookkeeping around it.
+  //
+  // The step object of `algorithm` made at Init; null before Init or when
+  // the trainer runs another algorithm (a run function then answers
+  // FAILED_PRECONDITION).
+  void* StepObject(AlgorithmKind algorithm) const {
+    return initialized_ && algorithm == algorithm_ ? step_ : nullptr;
   }
-
-  // Init before and after the step's own Init: config and workspace checks
-  // and the state vectors; then the DRBG and the policy.
-  Status BeginInit(Workspace& ws, const DatasetView& data,
-                   const TrainerConfig& config);
-  Status FinishInit(const DatasetView& data, const TrainerConfig& config);
-  // Carves the sharing step's workspace (its Init needs ρ, λ of the task).
-  Status CarveSharing(Workspace& ws, const DatasetView& data);
-  // The sharing step of both RunAdmmSharing overloads (score null: no
-  // scoring phase; upload then N entries).
-  Result<SharingSolveReport> SharingStep(const SharingTaskParams& params,
-                                         const SharingScoreParams* score,
-                                         uint64_t round, Span<const Real> u,
-                                         Span<const Real> y,
-                                         Span<const Real> test_rows,
-                                         Span<Real> upload);
-  // Shared checks before a step: algorithm, round freshness, output size.
-  Status BeginStep(AlgorithmKind algorithm, uint64_t round,
-                   Span<Real> upload) const;
-  // BeginStep without the output: algorithm and round freshness.
+  // Round freshness (ALREADY_EXISTS for a round not newer than the last
+  // computed one; FAILED_PRECONDITION before Init or for another algorithm),
+  // and with `upload`: INVALID_ARGUMENT unless it has `length` entries.
   Status CheckRound(AlgorithmKind algorithm, uint64_t round) const;
-  // The checks of a sharing step and the one charge it will make (into
-  // sharing_charge_): noise and score params, budget. The caller has
-  // checked the round (BeginStep, BeginSharingStream).
-  Status PlanSharingCharge(const SharingTaskParams& params,
-                           const SharingScoreParams* score, uint64_t round);
-  // Sets x̃_m in the state and makes the planned charge.
-  Status CommitSharing();
-  // Budget check for a Gaussian step; `accounted` false for steps the
-  // ledger cannot account.
+  Status BeginStep(AlgorithmKind algorithm, uint64_t round, Span<Real> upload,
+                   size_t length) const;
+  // Budget check for a Gaussian step of (sensitivity, noise_std) against
+  // this job's and the lifetime budget; `accounted` false for a step the
+  // ledger cannot account (FAILED_PRECONDITION unless
+  // allow_unaccounted_steps).
   Status CheckBudget(bool accounted, double sensitivity,
                      double noise_std) const;
   // Ledger charge and counters after a successful step.
   Status FinishStep(bool accounted, double sensitivity, double noise_std,
                     uint64_t round);
+  bool allow_unaccounted_steps() const { return allow_unaccounted_; }
+  const DatasetView& data() const { return data_; }
+  // The state vectors a step updates (dim entries each).
+  Span<Real> primary() { return state_.primary; }
+  Span<Real> secondary() { return state_.secondary; }
+  Drbg& drbg() { return drbg_; }
+  // Continuous Gaussian (Box–Muller): only for the steps whose Run still
+  // takes a GaussianSampler; the others draw exact grid noise from
+  // exact_noise() (grid_gaussian.h, docs/privacy.md).
+  GaussianSampler& noise() { return noise_; }
+  DiscreteGaussianSampler& exact_noise() { return exact_noise_; }
 
+ private:
   DatasetView data_;
   bool initialized_ = false;
-  AlgorithmKind algorithm_ = AlgorithmKind::kProxAdmm;
+  AlgorithmKind algorithm_{};
+  void* step_ = nullptr;  // in the workspace, made by the runner's Init
   double epsilon_budget_ = 0;
   double delta_ = 0;
   const DevicePrivacyLedger* earlier_jobs_ = nullptr;
@@ -278,56 +219,9 @@ class LocalTrainer {
   bool allow_unaccounted_ = false;
   PenaltySchedule penalty_schedule_;
   Drbg drbg_;
-  // Continuous Gaussian (Box–Muller): only for the steps whose Run still
-  // takes a GaussianSampler; the others draw exact grid noise from
-  // exact_noise_ (grid_gaussian.h, docs/privacy.md).
   GaussianSampler noise_{drbg_};
   DiscreteGaussianSampler exact_noise_{drbg_};
   DeviceState state_;
-  ProxAdmmStep prox_admm_;
-  LinearizedAdmmStep linearized_;
-  PenaltyPerturbationStep penalty_;
-  DpSgdStep dp_sgd_;
-  AdmmSharingStep sharing_;
-  ByteSpan sharing_workspace_;
-  // The charge a sharing step will make at its commit (one Gaussian:
-  // accounted, Δ, σ) and its noise params.
-  struct SharingCharge {
-    bool accounted = false;
-    double sensitivity = 0;  // privacy math in double (real.h)
-    double noise_std = 0;
-    uint64_t round = 0;
-    SharingNoiseParams noise;
-  };
-  SharingCharge sharing_charge_;
-  bool sharing_pending_ = false;  // a streamed step is accumulating
-  uint64_t sharing_round_ = 0;    // its round
-};
-
-// A LocalTrainer that owns its workspace, sized at compile time for MCUs.
-template <AlgorithmKind kAlgorithm, LossKind kLoss, size_t kSamples,
-          size_t kFeatures>
-class StaticLocalTrainer {
- public:
-  static constexpr size_t kWorkspaceBytes =
-      LocalTrainer::WorkspaceBytes(kAlgorithm, kLoss, kSamples, kFeatures);
-
-  // INVALID_ARGUMENT if `config` or `data` disagree with the template
-  // parameters; otherwise as LocalTrainer::Init (through InitFor, so only
-  // this algorithm's step and prox method are linked).
-  Status Init(const DatasetView& data, const TrainerConfig& config) {
-    if (config.algorithm != kAlgorithm || config.loss.kind != kLoss ||
-        data.samples() > kSamples || data.dim() != kFeatures) {
-      return Status::InvalidArgument();
-    }
-    return trainer_.InitFor<kAlgorithm, kLoss>(
-        ByteSpan(workspace_, kWorkspaceBytes), data, config);
-  }
-  LocalTrainer& trainer() { return trainer_; }
-
- private:
-  alignas(Workspace::kAlignment) std::byte workspace_[kWorkspaceBytes];
-  LocalTrainer trainer_;
 };
 
 }  // namespace edgeadmm

@@ -23,6 +23,7 @@
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
+#include "edgeadmm/penalty_schedule.h"
 #include "edgeadmm/prox_solver.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
@@ -37,19 +38,6 @@ namespace edgeadmm {
 enum class PenaltyMode : uint8_t {
   kPenaltyPerturbation = 0,
   kDualVariablePerturbation = 1,
-};
-
-// A device's private schedules (the fields of PenaltyPerturbationParams
-// that never leave it): η_i(t) = min(η₁q₁^{t−1}, η_max), α_i(t) = α₁q₂^{t−1}.
-struct PenaltySchedule {
-  double eta1 = 0.5;          // η_i(1) ≥ θ
-  double eta_growth = 1.0;    // q₁ ≥ 1
-  double eta_max = 1e6;       // cap on η
-  double alpha1 = 3.0;        // α_i(1) > 0
-  double alpha_growth = 1.0;  // q₂ > 0
-  // β_max ≥ 0: the device refuses (RESOURCE_EXHAUSTED) a job whose
-  // P_i(T) under this schedule would exceed it; +inf: no cap.
-  double max_loss = std::numeric_limits<double>::infinity();
 };
 
 struct PenaltyPerturbationParams {

@@ -6,7 +6,7 @@
 //
 // clang-format off
 //   using Shape = DeviceShape</*dimension*/ 3, /*max records*/ 8,
-//                             AlgorithmBit(AlgorithmKind::kProxAdmm),
+//                             AlgorithmBit(kMyAlgorithm),  // an AlgorithmKind
 //                             LossBit(LossKind::kLogistic)>;
 //   static StaticDeviceClient<Shape> device;   // sizeof: Shape's arena + objects
 //   DeviceClientConfig c;  // device id, transport, storage, entropy, data...
@@ -28,12 +28,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/coap/coap_client.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_client.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
@@ -50,11 +51,11 @@ constexpr uint32_t AlgorithmBit(AlgorithmKind algorithm) {
 constexpr uint32_t LossBit(LossKind loss) {
   return uint32_t{1} << static_cast<uint8_t>(loss);
 }
-// Every algorithm the DeviceClient runs (LocalTrainer::kAlgorithms).
+// Every algorithm the DeviceClient runs (kLocalStepRunners).
 constexpr uint32_t ClientAlgorithmBits() {
   uint32_t bits = 0;
-  for (const AlgorithmKind a : LocalTrainer::kAlgorithms) {
-    bits |= AlgorithmBit(a);
+  for (const LocalStepRunner* r : kLocalStepRunners) {
+    bits |= AlgorithmBit(r->algorithm);
   }
   return bits;
 }
@@ -77,12 +78,13 @@ struct DeviceShapeLimits {
 // DeviceClient::Init asks of any workspace: the smallest step's need).
 constexpr size_t ShapeTrainerWorkspaceBytes(const DeviceShapeLimits& shape) {
   size_t most = 0;
-  for (const AlgorithmKind a : LocalTrainer::kAlgorithms) {
-    if ((shape.algorithms & AlgorithmBit(a)) == 0) continue;
+  for (const LocalStepSize& r : kLocalStepSizes) {
+    if ((shape.algorithms & AlgorithmBit(r.algorithm)) == 0) continue;
     for (const LossKind l : {LossKind::kLogistic, LossKind::kSquared}) {
       if ((shape.losses & LossBit(l)) == 0) continue;
-      const size_t bytes = LocalTrainer::WorkspaceBytes(a, l, shape.max_records,
-                                                        shape.dimension);
+      const size_t bytes = LocalTrainer::WorkspaceBytes(
+          r.workspace_bytes(l, shape.max_records, shape.dimension),
+          shape.dimension);
       most = bytes > most ? bytes : most;
     }
   }
@@ -101,40 +103,44 @@ Status CheckJobShape(const DeviceShapeLimits& shape, AlgorithmKind algorithm,
 
 namespace internal {
 
-// The registered task adapters, one by one (sdk/src/steps/algorithm_tasks.cc).
-const AlgorithmTask* ProxAdmmTask();
-const AlgorithmTask* LinearizedAdmmTask();
-const AlgorithmTask* DpSgdTask();
-const AlgorithmTask* PenaltyPerturbationTask();
-const AlgorithmTask* AdmmSharingTask();
+// The registered task adapter of one algorithm, alone: defined for every
+// algorithm of kLocalStepRunners (sdk/src/steps/algorithm_tasks.cc), so a
+// shape references only its own lines.
+template <AlgorithmKind kAlgorithm>
+const AlgorithmTask* AlgorithmTaskOf();
 
 // ClientAlgorithmTable::find of a shape: only its algorithms' adapters are
 // referenced, so only their steps are linked.
+template <uint32_t kAlgorithms, size_t... kIndex>
+const AlgorithmTask* FindShapeTaskAt(AlgorithmKind algorithm,
+                                     std::index_sequence<kIndex...>) {
+  const AlgorithmTask* found = nullptr;
+  auto arm = [&](auto index) {
+    constexpr AlgorithmKind kAlgorithm =
+        kLocalStepRunners[decltype(index)::value]->algorithm;
+    if constexpr ((kAlgorithms & AlgorithmBit(kAlgorithm)) != 0) {
+      if (found == nullptr && algorithm == kAlgorithm) {
+        found = AlgorithmTaskOf<kAlgorithm>();
+      }
+    }
+  };
+  (arm(std::integral_constant<size_t, kIndex>()), ...);
+  return found;
+}
 template <uint32_t kAlgorithms>
 const AlgorithmTask* FindShapeTask(AlgorithmKind algorithm) {
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kProxAdmm)) != 0) {
-    if (algorithm == AlgorithmKind::kProxAdmm) return ProxAdmmTask();
-  }
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kLinearizedAdmm)) !=
-                0) {
-    if (algorithm == AlgorithmKind::kLinearizedAdmm) {
-      return LinearizedAdmmTask();
+  return FindShapeTaskAt<kAlgorithms>(
+      algorithm, std::make_index_sequence<kLocalStepRunnerCount>());
+}
+// True when an algorithm of the set has a streamed step
+// (LocalStepRunner::streams).
+constexpr bool ShapeStreams(uint32_t algorithms) {
+  for (const LocalStepRunner* r : kLocalStepRunners) {
+    if (r->streams && (algorithms & AlgorithmBit(r->algorithm)) != 0) {
+      return true;
     }
   }
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kDpSgd)) != 0) {
-    if (algorithm == AlgorithmKind::kDpSgd) return DpSgdTask();
-  }
-  if constexpr ((kAlgorithms &
-                 AlgorithmBit(AlgorithmKind::kPenaltyPerturbation)) != 0) {
-    if (algorithm == AlgorithmKind::kPenaltyPerturbation) {
-      return PenaltyPerturbationTask();
-    }
-  }
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) !=
-                0) {
-    if (algorithm == AlgorithmKind::kAdmmSharing) return AdmmSharingTask();
-  }
-  return nullptr;
+  return false;
 }
 
 template <AlgorithmKind kAlgorithm, uint32_t kLosses>
@@ -143,58 +149,49 @@ Status InitShapeTrainerFor(LocalTrainer& trainer, ByteSpan workspace,
                            const TrainerConfig& config) {
   if constexpr ((kLosses & LossBit(LossKind::kLogistic)) != 0) {
     if (config.loss.kind == LossKind::kLogistic) {
-      return trainer.InitFor<kAlgorithm, LossKind::kLogistic>(workspace, data,
-                                                              config);
+      return InitLocalTrainerFor<kAlgorithm, LossKind::kLogistic>(
+          trainer, workspace, data, config);
     }
   }
   if constexpr ((kLosses & LossBit(LossKind::kSquared)) != 0) {
     if (config.loss.kind == LossKind::kSquared) {
-      return trainer.InitFor<kAlgorithm, LossKind::kSquared>(workspace, data,
-                                                             config);
+      return InitLocalTrainerFor<kAlgorithm, LossKind::kSquared>(
+          trainer, workspace, data, config);
     }
   }
   return Status::Unimplemented();
 }
 
-// ClientAlgorithmTable::init_trainer of a shape: LocalTrainer::InitFor of
-// its (algorithm, loss) pairs only; UNIMPLEMENTED for any other.
+// ClientAlgorithmTable::init_trainer of a shape: InitLocalTrainerFor of
+// its (algorithm, loss) pairs only (the runners of kLocalStepRunners in its
+// set); UNIMPLEMENTED for any other.
+template <uint32_t kAlgorithms, uint32_t kLosses, size_t... kIndex>
+Status InitShapeTrainerAt(LocalTrainer& trainer, ByteSpan workspace,
+                          const DatasetView& data, const TrainerConfig& config,
+                          std::index_sequence<kIndex...> /*runners*/) {
+  Status status = Status::Unimplemented();
+  bool matched = false;
+  // One arm per registered runner; only the arms of the shape's set exist.
+  auto arm = [&](auto index) {
+    constexpr AlgorithmKind kAlgorithm =
+        kLocalStepRunners[decltype(index)::value]->algorithm;
+    if constexpr ((kAlgorithms & AlgorithmBit(kAlgorithm)) != 0) {
+      if (!matched && config.algorithm == kAlgorithm) {
+        matched = true;
+        status = InitShapeTrainerFor<kAlgorithm, kLosses>(trainer, workspace,
+                                                          data, config);
+      }
+    }
+  };
+  (arm(std::integral_constant<size_t, kIndex>()), ...);
+  return status;
+}
 template <uint32_t kAlgorithms, uint32_t kLosses>
 Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
                         const DatasetView& data, const TrainerConfig& config) {
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kProxAdmm)) != 0) {
-    if (config.algorithm == AlgorithmKind::kProxAdmm) {
-      return InitShapeTrainerFor<AlgorithmKind::kProxAdmm, kLosses>(
-          trainer, workspace, data, config);
-    }
-  }
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kLinearizedAdmm)) !=
-                0) {
-    if (config.algorithm == AlgorithmKind::kLinearizedAdmm) {
-      return InitShapeTrainerFor<AlgorithmKind::kLinearizedAdmm, kLosses>(
-          trainer, workspace, data, config);
-    }
-  }
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kDpSgd)) != 0) {
-    if (config.algorithm == AlgorithmKind::kDpSgd) {
-      return InitShapeTrainerFor<AlgorithmKind::kDpSgd, kLosses>(
-          trainer, workspace, data, config);
-    }
-  }
-  if constexpr ((kAlgorithms &
-                 AlgorithmBit(AlgorithmKind::kPenaltyPerturbation)) != 0) {
-    if (config.algorithm == AlgorithmKind::kPenaltyPerturbation) {
-      return InitShapeTrainerFor<AlgorithmKind::kPenaltyPerturbation, kLosses>(
-          trainer, workspace, data, config);
-    }
-  }
-  if constexpr ((kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) !=
-                0) {
-    if (config.algorithm == AlgorithmKind::kAdmmSharing) {
-      return InitShapeTrainerFor<AlgorithmKind::kAdmmSharing, kLosses>(
-          trainer, workspace, data, config);
-    }
-  }
-  return Status::Unimplemented();
+  return InitShapeTrainerAt<kAlgorithms, kLosses>(
+      trainer, workspace, data, config,
+      std::make_index_sequence<kLocalStepRunnerCount>());
 }
 
 }  // namespace internal
@@ -223,15 +220,15 @@ template <typename Shape>
 class StaticDeviceClient {
  public:
   static constexpr DeviceShapeLimits kLimits = Shape::kLimits;
-  // A shape with admm-sharing (papers 000/003) runs it as a streaming party
-  // (docs/sdk.md, "Streaming party"): its task and share move one CoAP block
-  // of float32 values at a time, so neither N-vector is ever held; the
-  // transport must stream bodies (the SDK's CoapClient).
-  static constexpr bool kStreams =
-      (Shape::kAlgorithms & AlgorithmBit(AlgorithmKind::kAdmmSharing)) != 0;
+  // A shape with an algorithm whose step streams (LocalStepRunner::streams)
+  // runs it as a streaming party (docs/sdk.md, "Streaming party"): its task
+  // and upload move one CoAP block of float32 values at a time, so neither
+  // per-record vector is ever held; the transport must stream bodies (the
+  // SDK's CoapClient).
+  static constexpr bool kStreams = internal::ShapeStreams(Shape::kAlgorithms);
   static constexpr size_t kStreamRows = kStreams ? Shape::kBlockBytes / 4 : 0;
   // The client runs the shape's algorithms and losses only (and links only
-  // their steps, and the streaming party only for admm-sharing); a task of
+  // their steps, and the streaming party only for a streamed step); a task of
   // another one is refused as UNIMPLEMENTED.
   static constexpr ClientAlgorithmTable kAlgorithmTable{
       internal::FindShapeTask<Shape::kAlgorithms>,

@@ -200,7 +200,7 @@ edgeadmm_wire_Update DeviceClient::UpdateHeader(
                               ? *epsilon
                               : std::numeric_limits<double>::max();
   update.ledger.delta = config_.delta;
-  // The algorithm's own bytes, copied unread (bounded by TaskOutput).
+  // The algorithm's own bytes, copied unread (at most the TaskOutput span).
   const size_t extra_size =
       std::min(extra.size(), sizeof(update.algorithm_extra.bytes));
   if (extra_size > 0) {
@@ -258,7 +258,8 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
       ByteSpan update_bytes,
       ws.Allocate<std::byte>(wire::MaxUpdateBytes(upload_length)));
   // The algorithm's task adapter runs its step (steps/*_task.cc).
-  internal::TaskOutput output;
+  uint8_t extra_bytes[wire::kMaxAlgorithmExtraBytes] = {};
+  internal::TaskOutput output{Span<uint8_t>(extra_bytes, sizeof(extra_bytes))};
   EDGEADMM_TRY(
       adapter->run(internal::TaskInput{h, task.model, config_.data.samples(),
                                        task.auxiliary, &config_.test_data},
@@ -266,7 +267,9 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   ++counters_.steps_computed;
   const edgeadmm_wire_Update update = UpdateHeader(
       h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
-      upload_length, Span<const uint8_t>(output.extra, output.extra_size));
+      upload_length,
+      Span<const uint8_t>(extra_bytes,
+                          std::min(output.extra_size, sizeof(extra_bytes))));
   const StatusWithSize encoded =
       wire::EncodeUpdate(update, upload, update_bytes);
   EDGEADMM_TRY(encoded);

@@ -112,31 +112,30 @@ Status RunAdmmSharingTask(const TaskInput& task, LocalTrainer& trainer,
   EDGEADMM_TRY(
       SharingSetup(h, task.samples, task.test_data, trainer, params, score));
   if (scored == 0) {
-    return trainer
-        .RunAdmmSharing(params, h.round_id, task.model, task.auxiliary, upload)
+    return RunAdmmSharing(trainer, params, h.round_id, task.model,
+                          task.auxiliary, upload)
         .status();
   }
   const DatasetView& test = *task.test_data;
   const Span<const Real> test_rows(test.Row(0).data(),
                                    test.samples() * test.dim());
-  return trainer
-      .RunAdmmSharing(params, score, h.round_id, task.model, task.auxiliary,
-                      test_rows, upload)
+  return RunAdmmSharing(trainer, params, score, h.round_id, task.model,
+                        task.auxiliary, test_rows, upload)
       .status();
 }
 
 Status BeginAdmmSharingStream(const edgeadmm_wire_RoundTask& h,
                               LocalTrainer& trainer) {
-  return trainer.BeginSharingStream(h.round_id);
+  return BeginSharingStream(trainer, h.round_id);
 }
 
 Status AccumulateAdmmSharingStream(LocalTrainer& trainer, bool model,
                                    size_t first_row, Span<const Real> values,
                                    Span<const Real> zeros) {
-  return trainer.AccumulateSharingStream(
-      model ? AdmmSharingStep::Vector::kModel
-            : AdmmSharingStep::Vector::kAuxiliary,
-      first_row, values, zeros);
+  return AccumulateSharingStream(trainer,
+                                 model ? AdmmSharingStep::Vector::kModel
+                                       : AdmmSharingStep::Vector::kAuxiliary,
+                                 first_row, values, zeros);
 }
 
 Status FinishAdmmSharingStream(const edgeadmm_wire_RoundTask& h, size_t samples,
@@ -151,9 +150,9 @@ Status FinishAdmmSharingStream(const edgeadmm_wire_RoundTask& h, size_t samples,
       scored > 0 ? Span<const Real>(test_data->Row(0).data(),
                                     test_data->samples() * test_data->dim())
                  : Span<const Real>();
-  EDGEADMM_TRY(trainer
-                   .FinishSharingStream(params, scored > 0 ? &score : nullptr,
-                                        h.round_id, test_rows, key)
+  EDGEADMM_TRY(FinishSharingStream(trainer, params,
+                                   scored > 0 ? &score : nullptr, h.round_id,
+                                   test_rows, key)
                    .status());
   plan.score_rows = scored;
   plan.share_sigma =

@@ -1,5 +1,6 @@
 // The device side of an algorithm: a task adapter turns a decoded RoundTask
-// of that algorithm into a call of its local step (LocalTrainer::Run*). Each
+// of that algorithm into a call of its local step (its runner's Run*,
+// edgeadmm/*_runner.h). Each
 // adapter is a unit next to its step (steps/*_task.cc); the one registration
 // table, kAlgorithmTasks in steps/algorithm_tasks.cc, has one line per
 // algorithm the device client runs. DeviceClient calls only through it.
@@ -7,8 +8,8 @@
 // Adding an algorithm on the device: its step, its adapter (a Run*Task and
 // its params check, a Valid*Params, declared below), the proto (and its
 // params variant and vectors in wire/round_task.cc's kParamsShapes), one
-// line in kAlgorithmTasks (plus its kind in
-// LocalTrainer::kAlgorithms, from which the DeviceClient sizes the trainer
+// line in kAlgorithmTasks (plus its runner in kLocalStepRunners,
+// edgeadmm/local_steps.h, from which the DeviceClient sizes the trainer
 // workspace at compile time; a static_assert keeps the two equal), and
 // tests.
 #pragma once
@@ -21,7 +22,7 @@
 
 #include "edgeadmm/algorithm.h"
 #include "edgeadmm/dataset_view.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
@@ -41,12 +42,14 @@ struct TaskInput {
   const DatasetView* test_data = nullptr;
 };
 
-// What an adapter reports besides the upload vector.
+// What an adapter reports besides the upload vector: the algorithm's own
+// bytes for the upload (Update.algorithm_extra), written into `extra`, a
+// span the client provides (wire::kMaxAlgorithmExtraBytes long); the first
+// extra_size of them are sent, 0 for none (an adapter whose bytes do not fit
+// fails with RESOURCE_EXHAUSTED). Opaque to the client, which copies them;
+// the aggregator's unit of the algorithm decodes them.
 struct TaskOutput {
-  // The algorithm's own bytes for the upload (Update.algorithm_extra): the
-  // first extra_size of extra, 0 for none. Opaque to the client, which
-  // copies them; the aggregator's unit of the algorithm decodes them.
-  uint8_t extra[wire::kMaxAlgorithmExtraBytes] = {};
+  Span<uint8_t> extra;
   size_t extra_size = 0;
 };
 
@@ -120,10 +123,8 @@ struct AlgorithmTask {
 const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm);
 // Each registered line alone (declared for StaticDeviceClient's per-shape
 // table in static_device_client.h, too).
-const AlgorithmTask* ProxAdmmTask();
-const AlgorithmTask* LinearizedAdmmTask();
-const AlgorithmTask* DpSgdTask();
-const AlgorithmTask* AdmmSharingTask();
+template <AlgorithmKind kAlgorithm>
+const AlgorithmTask* AlgorithmTaskOf();
 // admm-sharing's scoring phase: the task's score_records (0 before T).
 size_t AdmmSharingScoreRecords(const edgeadmm_wire_RoundTask& h);
 

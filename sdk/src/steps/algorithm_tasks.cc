@@ -2,12 +2,12 @@
 // runs, AlgorithmKind -> {RoundTask params it expects, UpdateKind of its
 // upload, its task adapter, its params check}. An algorithm not listed here is
 // refused (UNIMPLEMENTED). Each line is its own object, reachable alone through
-// its accessor below (ProxAdmmTask(), ...): a StaticDeviceClient whose shape
-// names one algorithm links that line and its step only (-ffunction-sections,
-// -fdata-sections, --gc-sections). The device client's table of every
-// algorithm is client/all_client_algorithms.cc.
+// its accessor below (AlgorithmTaskOf<kind>()): a StaticDeviceClient whose
+// shape names one algorithm links that line and its step only
+// (-ffunction-sections, -fdata-sections, --gc-sections). The device client's
+// table of every algorithm is client/all_client_algorithms.cc.
 #include "algorithm_task.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/task_params.h"
 
 namespace edgeadmm::internal {
@@ -49,17 +49,17 @@ constexpr bool Registered(AlgorithmKind algorithm) {
 }
 
 // The DeviceClient sizes the trainer workspace for the algorithms of
-// LocalTrainer::kAlgorithms: the same set as this table.
+// kLocalStepRunners: the same set as this table.
 constexpr bool SameAsTrainerList() {
   size_t listed = 0;
-  for (const AlgorithmKind algorithm : LocalTrainer::kAlgorithms) {
-    if (!Registered(algorithm)) return false;
+  for (const LocalStepRunner* runner : kLocalStepRunners) {
+    if (!Registered(runner->algorithm)) return false;
     ++listed;
   }
   return listed == sizeof(kAlgorithmTasks) / sizeof(kAlgorithmTasks[0]);
 }
 static_assert(SameAsTrainerList(),
-              "LocalTrainer::kAlgorithms must list the registered algorithms");
+              "kLocalStepRunners must list the registered algorithms");
 
 }  // namespace
 
@@ -70,11 +70,25 @@ const AlgorithmTask* FindAlgorithmTask(AlgorithmKind algorithm) {
   return nullptr;
 }
 
-const AlgorithmTask* ProxAdmmTask() { return &kProxAdmm; }
-const AlgorithmTask* LinearizedAdmmTask() { return &kLinearizedAdmm; }
-const AlgorithmTask* DpSgdTask() { return &kDpSgd; }
-const AlgorithmTask* AdmmSharingTask() { return &kAdmmSharing; }
-const AlgorithmTask* PenaltyPerturbationTask() { return &kPenaltyPerturbation; }
+// The lines one by one, for a StaticDeviceClient's shape
+// (static_device_client.h): each returns its own line only.
+template <AlgorithmKind kAlgorithm>
+const AlgorithmTask* AlgorithmTaskOf() {
+  constexpr const AlgorithmTask* kTask = [] {
+    for (const AlgorithmTask* task : kAlgorithmTasks) {
+      if (task->algorithm == kAlgorithm) return task;
+    }
+    return static_cast<const AlgorithmTask*>(nullptr);
+  }();
+  static_assert(kTask != nullptr, "no task adapter for this algorithm");
+  return kTask;
+}
+template const AlgorithmTask* AlgorithmTaskOf<AlgorithmKind::kProxAdmm>();
+template const AlgorithmTask* AlgorithmTaskOf<AlgorithmKind::kLinearizedAdmm>();
+template const AlgorithmTask* AlgorithmTaskOf<AlgorithmKind::kDpSgd>();
+template const AlgorithmTask*
+AlgorithmTaskOf<AlgorithmKind::kPenaltyPerturbation>();
+template const AlgorithmTask* AlgorithmTaskOf<AlgorithmKind::kAdmmSharing>();
 
 }  // namespace edgeadmm::internal
 

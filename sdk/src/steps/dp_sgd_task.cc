@@ -21,7 +21,7 @@ Status RunDpSgdTask(const TaskInput& task, LocalTrainer& trainer,
   params.local_steps = d.local_steps;
   params.clip = ToRealDown(d.clip);  // directed: real.h
   params.sigma = DeviceAddsNoise(h) ? ToRealUp(d.sigma) : Real{0};
-  return trainer.RunDpSgd(params, h.round_id, task.model, upload).status();
+  return RunDpSgd(trainer, params, h.round_id, task.model, upload).status();
 }
 
 }  // namespace edgeadmm::internal

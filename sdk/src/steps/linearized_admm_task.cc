@@ -68,9 +68,9 @@ Status RunLinearizedAdmmTask(const TaskInput& task, LocalTrainer& trainer,
     params.regularizer.l2 = ToReal(h.regularizer_weight);
   }
   if (trainer.state().local_iteration > 0) {
-    EDGEADMM_TRY(trainer.ApplyLinearizedDual(params.rho, task.model));  // (3d)
+    EDGEADMM_TRY(ApplyLinearizedDual(trainer, params.rho, task.model));  // (3d)
   }
-  return trainer.RunLinearizedAdmm(params, h.round_id, task.model, upload)
+  return RunLinearizedAdmm(trainer, params, h.round_id, task.model, upload)
       .status();
 }
 

@@ -105,11 +105,11 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
                       : static_cast<Real>(w.nodes) * task.model[k] - f[k];
     }
     if (done > 0) {
-      EDGEADMM_TRY(trainer.ApplyPenaltyPerturbationDual(params, upload));
+      EDGEADMM_TRY(ApplyPenaltyPerturbationDual(trainer, params, upload));
     }
     EDGEADMM_TRY_ASSIGN(
         const PenaltyPerturbationReport report,
-        trainer.RunPenaltyPerturbation(params, h.round_id, upload, upload));
+        RunPenaltyPerturbation(trainer, params, h.round_id, upload, upload));
     if (!report.prox.converged) return Status::Aborted();
   }
   // P_i(t) of the steps taken, a deterministic function of the schedule:
@@ -125,7 +125,10 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
     }
     // Update.algorithm_extra: pp-admm's own encoding, read by its unit on
     // the aggregator (the client copies the bytes).
-    EncodePpLossExtra(accountant.loss(), out.extra);
+    if (out.extra.size() < kPpLossExtraBytes) {
+      return Status::ResourceExhausted();
+    }
+    EncodePpLossExtra(accountant.loss(), out.extra.data());
     out.extra_size = kPpLossExtraBytes;
   }
   return Status::Ok();

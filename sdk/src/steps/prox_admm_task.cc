@@ -24,7 +24,7 @@ Status RunProxAdmmTask(const TaskInput& task, LocalTrainer& trainer,
       DeviceAddsNoise(h) ? ToRealUp(h.params.federated.sigma) : Real{0};
   // Whether u_i takes the noise too (the aggregator's policy decides).
   params.noise_in_state = h.params.federated.noise_in_state;
-  return trainer.RunProxAdmm(params, h.round_id, task.model, upload).status();
+  return RunProxAdmm(trainer, params, h.round_id, task.model, upload).status();
 }
 
 }  // namespace edgeadmm::internal

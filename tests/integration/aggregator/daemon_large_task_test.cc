@@ -18,7 +18,7 @@
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/jobs/job_store.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
@@ -44,7 +44,7 @@ struct Device {
          size_t dim)
       : id(device_id),
         key(psk),
-        trainer_bytes(LocalTrainer::WorkspaceBytes(
+        trainer_bytes(LocalStepWorkspaceBytes(
             AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, dim)),
         scratch(DeviceClient::ComputeScratchBytes(dim)),
         client_bytes(DeviceClient::MemoryBytes(dim)),

@@ -19,7 +19,7 @@
 #include "edgeadmm/dtls/dtls_psk_link.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/jobs/job_store.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/posix/udp_datagram_link.h"
@@ -245,7 +245,7 @@ struct SdkDevice {
   std::string id;
   std::vector<uint8_t> key;  // the stack keeps a view of it
   SdkStack stack;
-  alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+  alignas(16) std::byte trainer_bytes[LocalStepWorkspaceBytes(
       AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim)];
   alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDim)];
   alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDim)];

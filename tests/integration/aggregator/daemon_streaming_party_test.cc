@@ -28,7 +28,7 @@
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "sdk_stack.h"
 #include "test_database.h"
@@ -59,9 +59,9 @@ struct Party {
       : id(device_id), psk(key), data(block), stack(port, id.c_str(), psk) {
     const size_t p = block.dim;
     const size_t vector = stream_rows > 0 ? 0 : kRecords;
-    trainer_ws.resize(LocalTrainer::WorkspaceBytes(AlgorithmKind::kAdmmSharing,
-                                                   LossKind::kLogistic,
-                                                   kRecords, p) +
+    trainer_ws.resize(LocalStepWorkspaceBytes(AlgorithmKind::kAdmmSharing,
+                                              LossKind::kLogistic, kRecords,
+                                              p) +
                       16);
     scratch.resize(DeviceClient::ComputeScratchBytes(p, vector) + 16);
     memory.resize(DeviceClient::MemoryBytes(p, vector, stream_rows) + 16);

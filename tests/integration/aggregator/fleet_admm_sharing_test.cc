@@ -35,7 +35,7 @@
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "fleet_harness.h"
 #include "run_command.h"
@@ -99,9 +99,9 @@ bool ReadParty(const std::string& dir, const DenseDataset& block,
   config.epsilon_budget = std::numeric_limits<Real>::infinity();
   config.allow_unaccounted_steps = true;
   LocalTrainer trainer;
-  std::vector<std::byte> workspace(LocalTrainer::WorkspaceBytes(
-      AlgorithmKind::kAdmmSharing, LossKind::kLogistic, block.samples,
-      block.dim));
+  std::vector<std::byte> workspace(
+      LocalStepWorkspaceBytes(AlgorithmKind::kAdmmSharing, LossKind::kLogistic,
+                              block.samples, block.dim));
   auto view_data = block.View();
   if (!view_data.ok() ||
       !trainer

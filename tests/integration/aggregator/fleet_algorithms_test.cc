@@ -16,7 +16,7 @@
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "fleet_harness.h"
@@ -39,7 +39,8 @@ std::string DpAdmmToml(const std::string& dp_admm_extra) {
          "[regularizer]\nkind = \"l2\"\nl2 = 0.001\n"
          "[step]\nrho = 0.2\n"
          "[privacy]\npolicy = \"participation-own-noise\"\nclip = 1.0\n"
-         "delta = 1e-5\ncentral_budget = inf\naudit = true\ndevice_budget = inf\n"
+         "delta = 1e-5\ncentral_budget = inf\naudit = true\ndevice_budget = "
+         "inf\n"
          "[sampling]\nscheme = \"fixed\"\nm = 100\nm_min = 100\n"
          "deadline_seconds = 120\nseed = 4\n"
          "[dp_admm]\nschedule = \"smooth\"\nd_w = 5.0\ns3 = 0.25\n"
@@ -82,7 +83,8 @@ struct JobOutcome {
 // Runs `toml` on 100 devices over DTLS and returns the released model.
 JobOutcome RunJob(testing::TempDatabase& t, const std::string& toml,
                   bool allow_unaccounted, uint64_t expected_uploads) {
-  const testing::FleetSetup setup = testing::PrepareFleet(t, kDevices, kRecords);
+  const testing::FleetSetup setup =
+      testing::PrepareFleet(t, kDevices, kRecords);
   const testing::FleetRunResult run = testing::RunJobOverDtls(
       t, setup, toml, allow_unaccounted, /*timeout_s=*/50);
   JobOutcome out;
@@ -112,9 +114,8 @@ std::vector<double> DpAdmmReference(const jobs::JobConfig& c,
                                     const DenseDataset& data,
                                     const std::vector<fleet::RecordRange>& s) {
   const size_t n = s.size();
-  std::vector<std::byte> workspace(
-      LocalTrainer::WorkspaceBytes(AlgorithmKind::kLinearizedAdmm,
-                                   LossKind::kLogistic, 30, kDim));
+  std::vector<std::byte> workspace(LocalStepWorkspaceBytes(
+      AlgorithmKind::kLinearizedAdmm, LossKind::kLogistic, 30, kDim));
   std::vector<std::vector<std::byte>> states(n);
   LocalTrainer trainer;
   TestEntropy entropy(1);
@@ -142,12 +143,12 @@ std::vector<double> DpAdmmReference(const jobs::JobConfig& c,
       if (testing::BeginReferenceStep(trainer, workspace,
                                       AlgorithmKind::kLinearizedAdmm, data,
                                       s[i], states[i], entropy)) {
-        EXPECT_EQ(trainer.ApplyLinearizedDual(params.rho, w_span),
+        EXPECT_EQ(ApplyLinearizedDual(trainer, params.rho, w_span),
                   Status::Ok());  // (3d) with the received w
       }
-      EXPECT_TRUE(trainer
-                      .RunLinearizedAdmm(params, static_cast<uint64_t>(round),
-                                         w_span, Span<Real>(upload.data(), kDim))
+      EXPECT_TRUE(RunLinearizedAdmm(trainer, params,
+                                    static_cast<uint64_t>(round), w_span,
+                                    Span<Real>(upload.data(), kDim))
                       .ok());
       testing::EndReferenceStep(trainer, states[i]);
       for (size_t j = 0; j < kDim; ++j) sum[j] += RoundToFloat(upload[j]);
@@ -163,9 +164,10 @@ TEST(FleetAlgorithmsTest, DpAdmmOverDtlsBeatsTheMajorityClass) {
       RunJob(t, DpAdmmToml(""), false, 30 * static_cast<uint64_t>(kDevices));
   ASSERT_EQ(out.z.size(), kDim);
   const double accuracy = ValidationAccuracy(out.z);
-  std::printf("dp-admm: validation accuracy %.4f (majority %.4f), central "
-              "epsilon %.4g at delta 1e-5\n",
-              accuracy, kMajority, out.central_epsilon);
+  std::printf(
+      "dp-admm: validation accuracy %.4f (majority %.4f), central "
+      "epsilon %.4g at delta 1e-5\n",
+      accuracy, kMajority, out.central_epsilon);
   EXPECT_GT(accuracy, kMajority + 0.02);
   // participation-own-noise: 30 Gaussians with ν = 2·sqrt(2 ln 1250)/30
   // (device-level zero-out, docs/privacy.md): large, as measured.
@@ -192,9 +194,10 @@ TEST(FleetAlgorithmsTest, DpAdmmWithoutNoiseMatchesTheInProcessReference) {
     max_diff = std::max(max_diff, std::abs(out.z[j] - reference[j]));
     norm += reference[j] * reference[j];
   }
-  std::printf("dp-admm sigma = 0: released vs reference max |dw| = %.3g, "
-              "||w|| = %.4f, accuracy %.4f\n",
-              max_diff, std::sqrt(norm), ValidationAccuracy(out.z));
+  std::printf(
+      "dp-admm sigma = 0: released vs reference max |dw| = %.3g, "
+      "||w|| = %.4f, accuracy %.4f\n",
+      max_diff, std::sqrt(norm), ValidationAccuracy(out.z));
   EXPECT_GT(std::sqrt(norm), 0.05);
   EXPECT_LE(max_diff, 1e-5);
 }
@@ -204,9 +207,10 @@ TEST(FleetAlgorithmsTest, DpSgdOverDtlsBeatsTheMajorityClass) {
   const JobOutcome out = RunJob(t, kDpSgdToml, false, 12 * 50);
   ASSERT_EQ(out.z.size(), kDim);
   const double accuracy = ValidationAccuracy(out.z);
-  std::printf("dp-sgd: validation accuracy %.4f (majority %.4f), central "
-              "epsilon %.4g at delta 1e-5\n",
-              accuracy, kMajority, out.central_epsilon);
+  std::printf(
+      "dp-sgd: validation accuracy %.4f (majority %.4f), central "
+      "epsilon %.4g at delta 1e-5\n",
+      accuracy, kMajority, out.central_epsilon);
   EXPECT_GT(accuracy, kMajority + 0.02);
   EXPECT_GT(out.central_epsilon, 0.0);
   EXPECT_LT(out.central_epsilon, 1e6);

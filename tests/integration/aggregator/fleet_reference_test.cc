@@ -12,18 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "fleet_harness.h"
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/rounds/cohort_sampler.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/rounds/sampling_rng.h"
+#include "fleet_harness.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -60,7 +60,7 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
   for (const fleet::RecordRange& r : shards) {
     max_samples = std::max(max_samples, r.count);
   }
-  std::vector<std::byte> workspace(LocalTrainer::WorkspaceBytes(
+  std::vector<std::byte> workspace(LocalStepWorkspaceBytes(
       AlgorithmKind::kProxAdmm, LossKind::kLogistic, max_samples, kDim));
   std::vector<std::vector<std::byte>> states(n);
   LocalTrainer trainer;
@@ -82,10 +82,9 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
       params.clip = c.clip;
       params.sigma = 0.0;
       params.noise_in_state = false;
-      EXPECT_TRUE(trainer
-                      .RunProxAdmm(params, static_cast<uint64_t>(round),
-                                   Span<const Real>(z_wire.data(), kDim),
-                                   Span<Real>(upload.data(), kDim))
+      EXPECT_TRUE(RunProxAdmm(trainer, params, static_cast<uint64_t>(round),
+                              Span<const Real>(z_wire.data(), kDim),
+                              Span<Real>(upload.data(), kDim))
                       .ok());
       testing::EndReferenceStep(trainer, states[index]);
       for (size_t j = 0; j < kDim; ++j) sum[j] += RoundToFloat(upload[j]);
@@ -103,7 +102,8 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
 
 TEST(FleetReferenceTest, HundredDevicesOverDtlsMatchTheInProcessReference) {
   testing::TempDatabase t;
-  const testing::FleetSetup setup = testing::PrepareFleet(t, kDevices, kRecords);
+  const testing::FleetSetup setup =
+      testing::PrepareFleet(t, kDevices, kRecords);
   auto data = ReadLibsvmFile(setup.subset, kDim);
   ASSERT_TRUE(data.ok()) << data.error().ToString()
                          << " (is EDGEADMM_DATA set?)";

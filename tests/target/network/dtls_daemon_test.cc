@@ -48,7 +48,7 @@
 #include "edgeadmm/dtls/dtls_memory_pool.h"
 #include "edgeadmm/dtls/dtls_psk_link.h"
 #include "edgeadmm/fake/memory_storage.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/lwip/network.h"
 #include "edgeadmm/lwip/udp_link.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -60,8 +60,8 @@ namespace {
 
 using daemon_session::kHost;
 using daemon_session::NowMs;
-constexpr size_t kDimension = 3;  // run_with_daemon.py's job
-constexpr size_t kSamples = 4;    // the built-in shard
+constexpr size_t kDimension = 3;   // run_with_daemon.py's job
+constexpr size_t kSamples = 4;     // the built-in shard
 constexpr size_t kMaxSamples = 8;  // a shard given on the command line
 constexpr uint32_t kRounds = 5;
 
@@ -248,7 +248,7 @@ TEST(DtlsDaemonTest, TaskOfTheRunningJob) {
 const Real kFeatures[kSamples * kDimension] = {1.0, 0.5,  -0.2, -0.3, 1.0, 0.4,
                                                0.8, -1.0, 0.1,  -0.6, 0.2, 1.0};
 const Real kLabels[kSamples] = {1, -1, 1, -1};
-alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+alignas(16) std::byte trainer_bytes[LocalStepWorkspaceBytes(
     AlgorithmKind::kProxAdmm, LossKind::kLogistic, kMaxSamples, kDimension)];
 alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDimension)];
 alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDimension)];

@@ -38,7 +38,7 @@
 #include "edgeadmm/dtls/dtls_memory_pool.h"
 #include "edgeadmm/dtls/dtls_psk_link.h"
 #include "edgeadmm/fake/memory_storage.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/lwip/network.h"
 #include "edgeadmm/lwip/udp_link.h"
 #include "instruction_timer.h"
@@ -105,7 +105,7 @@ std::byte tx[1200];
 std::byte rx[1200];
 std::byte body[2048];
 
-alignas(16) std::byte trainer_bytes[LocalTrainer::WorkspaceBytes(
+alignas(16) std::byte trainer_bytes[LocalStepWorkspaceBytes(
     AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim)];
 alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDim)];
 alignas(16) std::byte client_bytes[DeviceClient::MemoryBytes(kDim)];

@@ -19,7 +19,7 @@
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/ram_storage.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
 
@@ -112,7 +112,7 @@ FakeAggregatorConfig AggregatorConfig(const FleetConfig& config) {
 // What the virtual devices share: they compute one at a time.
 struct SharedTrainer {
   SharedTrainer(size_t max_samples, size_t dim)
-      : workspace(LocalTrainer::WorkspaceBytes(
+      : workspace(LocalStepWorkspaceBytes(
             AlgorithmKind::kProxAdmm, LossKind::kLogistic, max_samples, dim)),
         scratch(DeviceClient::ComputeScratchBytes(dim)) {}
   LocalTrainer trainer;
@@ -134,8 +134,7 @@ host::ErrorOr<std::unique_ptr<VirtualDevice>> MakeVirtualDevice(
   d->id = id;
   EDGEADMM_HOST_TRY(
       host::Error(server.AddDevice(d->id.c_str()), "cannot enroll " + d->id));
-  Result<DatasetView> view =
-      data.Shard(shard.first, shard.count);
+  Result<DatasetView> view = data.Shard(shard.first, shard.count);
   EDGEADMM_HOST_TRY(host::Error(view.status(), "bad shard"));
   d->view = *view;
   LinkConfig device_link = link;

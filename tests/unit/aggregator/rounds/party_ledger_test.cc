@@ -160,7 +160,7 @@ TEST(PartyLedgerTest, RowsSurviveARestartBesideTheLedgerBook) {
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < devices.size(); ++i) index[devices[i]] = i;
   for (int64_t round : {1, 2}) {
-    const Result<bool> opened = store.InsertOpenRound(round, 2, 0);
+    const Result<bool> opened = store.InsertOpenRound(round, 2, 0, 0);
     ASSERT_TRUE(opened.ok() && *opened);
   }
   ReportedLedger reported{true, 1, 0.25, 1e-5, "improved"};

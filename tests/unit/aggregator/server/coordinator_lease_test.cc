@@ -14,7 +14,9 @@
 #include <thread>
 
 #include "backend_test.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/server/job_host.h"
+#include "edgeadmm/server/revocation_watch.h"
 #include "test_database.h"
 
 namespace edgeadmm::server {
@@ -101,8 +103,9 @@ TEST(CoordinatorLeaseSqliteTest, TheOneDaemonAlwaysHoldsIt) {
   EXPECT_EQ(a.Holder(1).value(), "gw-a");
 }
 
-// Two gateways' JobHosts: one serves the job, the other stands by and
-// takes over through RoundEngine::Open (the open round marked lost).
+// Two gateways' JobHosts: one serves the job, the other stands by
+// (following its round) and takes over as coordinator through
+// RoundEngine::OpenShared (the open round marked lost).
 TEST_F(CoordinatorLeaseTest, StandbyTakesOverTheJobWhenTheHolderDies) {
   testing::TempDatabase t(Backend::kPostgres);
   testing::EnrollDevices(t.db(), 3);
@@ -124,12 +127,17 @@ TEST_F(CoordinatorLeaseTest, StandbyTakesOverTheJobWhenTheHolderDies) {
     ASSERT_TRUE(a.engine()->round_open());
     first_round = a.engine()->round_id();
     ASSERT_TRUE(b.PickUpRunningJob(now).ok());
-    EXPECT_EQ(b.engine(), nullptr);  // standing by
-  }                                  // gateway a dies with its round open
+    // Standing by: following a's round (a prox-admm job can be followed).
+    ASSERT_NE(b.engine(), nullptr);
+    EXPECT_EQ(b.engine()->role(), rounds::RoundEngine::Role::kFollower);
+    b.Tick(now);
+    EXPECT_EQ(b.engine()->round_id(), first_round);
+  }  // gateway a dies with its round open
   CoordinatorLease probe(t.db(), "probe");
   ASSERT_EQ(WaitForHolder([&] { return probe.Holder(1); }, ""), "");
   ASSERT_TRUE(b.PickUpRunningJob(now + 1000).ok());
   ASSERT_NE(b.engine(), nullptr);
+  EXPECT_EQ(b.engine()->role(), rounds::RoundEngine::Role::kCoordinator);
   EXPECT_EQ(probe.Holder(1).value(), "gw-b");
   EXPECT_EQ(testing::QueryInt(t.db(),
                               "SELECT count(*) FROM rounds WHERE "
@@ -139,6 +147,27 @@ TEST_F(CoordinatorLeaseTest, StandbyTakesOverTheJobWhenTheHolderDies) {
   b.Tick(now + 1000);
   ASSERT_TRUE(b.engine()->round_open());
   EXPECT_GT(b.engine()->round_id(), first_round);
+}
+
+// On PostgreSQL the revocation watch wakes on the registry's revocations
+// (from any gateway or the CLI), not on every write of every gateway.
+TEST_F(CoordinatorLeaseTest, RevocationWatchWakesOnRevocationsOnly) {
+  testing::TempDatabase t(Backend::kPostgres);
+  const std::vector<std::string> ids = testing::EnrollDevices(t.db(), 2);
+  store::Database gateway = OpenAgain(t);
+  RevocationWatch watch(gateway);
+  EXPECT_TRUE(watch.DatabaseChanged());  // the first call looks
+  EXPECT_FALSE(watch.DatabaseChanged());
+  testing::StartOneDeviceJob(t.db(), "busy");  // writes, no revocation
+  EXPECT_FALSE(watch.DatabaseChanged());
+  registry::DeviceRegistry registry(t.db());
+  ASSERT_TRUE(registry.Disable(ids[0]).ok());
+  EXPECT_TRUE(watch.DatabaseChanged());
+  EXPECT_FALSE(watch.DatabaseChanged());
+  ASSERT_TRUE(registry.RotatePsk(ids[1], nullptr).ok());
+  EXPECT_TRUE(watch.DatabaseChanged());
+  ASSERT_TRUE(registry.Remove(ids[1]).ok());
+  EXPECT_TRUE(watch.DatabaseChanged());
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/jobs/job_store.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/wire/protocol.h"
@@ -33,7 +33,7 @@ constexpr double kLambda = 0.5;
 constexpr double kClip = 1.0;
 
 struct DeviceMemory {
-  alignas(16) std::byte trainer[LocalTrainer::WorkspaceBytes(
+  alignas(16) std::byte trainer[LocalStepWorkspaceBytes(
       AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim)];
   alignas(16) std::byte scratch[DeviceClient::ComputeScratchBytes(kDim)];
   alignas(16) std::byte client[DeviceClient::MemoryBytes(kDim)];

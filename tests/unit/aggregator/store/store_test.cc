@@ -5,11 +5,11 @@
 #include <limits>
 #include <vector>
 
+#include "backend_test.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/database.h"
 #include "edgeadmm/store/schema.h"
 #include "edgeadmm/store/transaction.h"
-#include "backend_test.h"
 #include "test_database.h"
 
 namespace edgeadmm::store {
@@ -51,8 +51,17 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 // columns).
 // Version 11's column (an upload's algorithm-owned bytes), back to the
 // REAL column of version 5 it replaced.
-#define EDGEADMM_DROP_VERSION11               \
-  "ALTER TABLE uploads DROP COLUMN extra; "   \
+// Version 12's (rounds shared by several gateways).
+#define EDGEADMM_DROP_VERSION12               \
+  "DROP TABLE registry_changes; "             \
+  "DROP TABLE round_cohorts; "                \
+  "ALTER TABLE uploads DROP COLUMN gateway; " \
+  "ALTER TABLE rounds DROP COLUMN deadline_at; "
+constexpr const char* kDropVersion12 =
+    EDGEADMM_DROP_VERSION12 "PRAGMA user_version=11";
+#define EDGEADMM_DROP_VERSION11             \
+  EDGEADMM_DROP_VERSION12                   \
+  "ALTER TABLE uploads DROP COLUMN extra; " \
   "ALTER TABLE uploads ADD COLUMN pp_loss REAL; "
 constexpr const char* kDropVersion11 =
     EDGEADMM_DROP_VERSION11 "PRAGMA user_version=10";
@@ -62,7 +71,8 @@ constexpr const char* kDropVersion11 =
   "ALTER TABLE devices DROP COLUMN central_epsilon; " \
   "ALTER TABLE devices DROP COLUMN central_delta; "
 // Version 9's table (the devices' upload sums).
-#define EDGEADMM_DROP_VERSION9 EDGEADMM_DROP_VERSION10 "DROP TABLE upload_sums; "
+#define EDGEADMM_DROP_VERSION9 \
+  EDGEADMM_DROP_VERSION10 "DROP TABLE upload_sums; "
 constexpr const char* kDropVersion9 =
     EDGEADMM_DROP_VERSION9 "PRAGMA user_version=8";
 // Version 8's columns (open rounds that survive a restart).
@@ -114,8 +124,9 @@ TEST(StoreTest, MigrationTwoLabelsOldLedgerRowsClassic) {
                   .ok());
   ASSERT_TRUE(MigrateSchema(t.db()).ok());
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
-  EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM ledger WHERE conversion = "
-                             "'classic'"),
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM ledger WHERE conversion = "
+                     "'classic'"),
             1);
 }
 
@@ -158,8 +169,7 @@ TEST(StoreTest, MigrationFiveLeavesOldUploadsWithoutPpLoss) {
   ASSERT_TRUE(MigrateSchema(t.db()).ok());
   EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(
-      QueryInt(t.db(), "SELECT count(*) FROM uploads WHERE extra IS NULL"),
-      1);
+      QueryInt(t.db(), "SELECT count(*) FROM uploads WHERE extra IS NULL"), 1);
 }
 
 // Version 11 moves the REAL values of version 5's column into the upload's
@@ -194,6 +204,40 @@ TEST(StoreTest, MigrationElevenMovesOldLossesIntoExtraBytes) {
                      "SELECT count(*) FROM pragma_table_info('uploads') "
                      "WHERE name = 'pp_loss'"),
             0);
+}
+
+// Version 12 keeps every round and upload of an older database; they have
+// no deadline and no gateway, and no cohort is stored for them.
+TEST(StoreTest, MigrationTwelveKeepsRoundsWithoutSharedColumns) {
+  testing::TempDatabase t;
+  ASSERT_TRUE(t.db().Exec(kDropVersion12).ok());
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO jobs(id, name, config, state, sigma, n, "
+                        "dimension, created_at) VALUES (1, 'j', '', "
+                        "'running', 0, 2, 5, 0); INSERT INTO rounds(job_id, "
+                        "round_id, state, cohort_size, started_at) VALUES (1, "
+                        "1, 'open', 2, 0); INSERT INTO uploads(job_id, "
+                        "round_id, device_id, digest, payload) VALUES (1, 1, "
+                        "'a', x'aa', x'01')")
+                  .ok());
+  ASSERT_EQ(QueryInt(t.db(), "PRAGMA user_version"), 11);
+  t.Reopen();  // Database::Open migrates
+  EXPECT_EQ(QueryInt(t.db(), "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(
+      QueryInt(t.db(), "SELECT count(*) FROM rounds WHERE deadline_at IS NULL"),
+      1);
+  EXPECT_EQ(QueryInt(t.db(),
+                     "SELECT count(*) FROM uploads WHERE gateway IS NULL AND "
+                     "payload = x'01'"),
+            1);
+  EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM round_cohorts"), 0);
+  EXPECT_EQ(QueryInt(t.db(), "SELECT version FROM registry_changes"), 0);
+  // A cohort row names a round that exists; deleting the round deletes it.
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO round_cohorts VALUES (1, 1, 'a'); "
+                        "DELETE FROM rounds")
+                  .ok());
+  EXPECT_EQ(QueryInt(t.db(), "SELECT count(*) FROM round_cohorts"), 0);
 }
 
 // Version 6 adds admm-sharing's test score to models; models written

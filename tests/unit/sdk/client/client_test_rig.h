@@ -11,7 +11,7 @@
 #include "edgeadmm/fake/loopback_transport.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "synthetic_data.h"
 
 namespace edgeadmm::testing {
@@ -19,7 +19,7 @@ namespace edgeadmm::testing {
 inline constexpr size_t kRigSamples = 16;
 inline constexpr size_t kRigDim = 8;
 inline constexpr size_t kRigDevices = 3;
-inline constexpr size_t kRigTrainerBytes = LocalTrainer::WorkspaceBytes(
+inline constexpr size_t kRigTrainerBytes = LocalStepWorkspaceBytes(
     AlgorithmKind::kProxAdmm, LossKind::kLogistic, kRigSamples, kRigDim);
 inline constexpr size_t kRigScratchBytes =
     DeviceClient::ComputeScratchBytes(kRigDim);

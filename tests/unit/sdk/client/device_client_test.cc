@@ -138,9 +138,8 @@ TEST_F(DeviceClientTest, UploadIsTheLocalStepAtTheTasksModel) {
   params.clip = job.clip;
   params.sigma = job.sigma;
   static Real expected[kRigDim];
-  ASSERT_TRUE(reference
-                  .RunProxAdmm(params, 1, Span<const Real>(z, kRigDim),
-                               Span<Real>(expected, kRigDim))
+  ASSERT_TRUE(RunProxAdmm(reference, params, 1, Span<const Real>(z, kRigDim),
+                          Span<Real>(expected, kRigDim))
                   .ok());
   Real difference = 0;
   for (size_t i = 0; i < kRigDim; ++i) {
@@ -154,9 +153,9 @@ TEST_F(DeviceClientTest, UploadIsTheLocalStepAtTheTasksModel) {
   ASSERT_TRUE(reference.Init(workspace, d.config.data, tc).ok());
   static Real zeros[kRigDim];
   static Real at_zero[kRigDim];
-  ASSERT_TRUE(reference
-                  .RunProxAdmm(params, 1, Span<const Real>(zeros, kRigDim),
-                               Span<Real>(at_zero, kRigDim))
+  ASSERT_TRUE(RunProxAdmm(reference, params, 1,
+                          Span<const Real>(zeros, kRigDim),
+                          Span<Real>(at_zero, kRigDim))
                   .ok());
   Real gap = 0;
   for (size_t i = 0; i < kRigDim; ++i) gap += std::fabs(at_zero[i] - sent[i]);

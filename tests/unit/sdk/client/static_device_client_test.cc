@@ -28,9 +28,8 @@ using AllClient = StaticDeviceClient<AllShape>;
 
 // The arena is the sum of the SDK's sizing functions, nothing else.
 static_assert(ProxClient::kTrainerWorkspaceBytes ==
-              LocalTrainer::WorkspaceBytes(AlgorithmKind::kProxAdmm,
-                                           LossKind::kLogistic, kRecords,
-                                           kDim));
+              LocalStepWorkspaceBytes(AlgorithmKind::kProxAdmm,
+                                      LossKind::kLogistic, kRecords, kDim));
 static_assert(AllClient::kTrainerWorkspaceBytes ==
               DeviceClient::TrainerWorkspaceBytes(kRecords, kDim));
 static_assert(

@@ -14,7 +14,7 @@
 #include "edgeadmm/device_privacy_ledger.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/share_noise_stream.h"
 #include "gtest/gtest.h"
 
@@ -60,8 +60,8 @@ struct Party {
         DatasetView::Create(Span<const Real>(d.data(), d.size()),
                             Span<const Real>(labels.data(), kN), kN, kP);
     EXPECT_TRUE(view.ok());
-    memory.resize(LocalTrainer::WorkspaceBytes(AlgorithmKind::kAdmmSharing,
-                                               LossKind::kLogistic, kN, kP));
+    memory.resize(LocalStepWorkspaceBytes(AlgorithmKind::kAdmmSharing,
+                                          LossKind::kLogistic, kN, kP));
     TrainerConfig config;
     config.algorithm = AlgorithmKind::kAdmmSharing;
     config.job_id = 3;
@@ -167,20 +167,18 @@ TEST(AdmmSharingScoreTest, TrainerAppendsScoresOfTheFinalModelAndChargesBoth) {
   score.sigma = 0.5;
   score.sensitivity = 0.2;
   std::vector<Real> upload(kN + kK);
-  ASSERT_TRUE(scored.trainer
-                  .RunAdmmSharing(
-                      Rigorous(), score, 1,
-                      Span<const Real>(scored.u.data(), kN),
-                      Span<const Real>(scored.y.data(), kN),
-                      Span<const Real>(scored.test.data(), scored.test.size()),
-                      Span<Real>(upload.data(), upload.size()))
-                  .ok());
+  ASSERT_TRUE(
+      RunAdmmSharing(scored.trainer, Rigorous(), score, 1,
+                     Span<const Real>(scored.u.data(), kN),
+                     Span<const Real>(scored.y.data(), kN),
+                     Span<const Real>(scored.test.data(), scored.test.size()),
+                     Span<Real>(upload.data(), upload.size()))
+          .ok());
   std::vector<Real> share(kN);
-  ASSERT_TRUE(plain.trainer
-                  .RunAdmmSharing(Rigorous(), 1,
-                                  Span<const Real>(plain.u.data(), kN),
-                                  Span<const Real>(plain.y.data(), kN),
-                                  Span<Real>(share.data(), kN))
+  ASSERT_TRUE(RunAdmmSharing(plain.trainer, Rigorous(), 1,
+                             Span<const Real>(plain.u.data(), kN),
+                             Span<const Real>(plain.y.data(), kN),
+                             Span<Real>(share.data(), kN))
                   .ok());
   // Same x̃ (the scoring changes nothing before it); the scores are
   // D_test x̃ plus noise of σ_s = 0.5 (within 6σ_s each).
@@ -215,22 +213,21 @@ TEST(AdmmSharingScoreTest, ExactScoresAreExactAndNeedUnaccountedSteps) {
   exact.noise = SharingScoreNoise::kExact;
   std::vector<Real> upload(kN + kK);
   Party strict(false);
-  EXPECT_EQ(strict.trainer
-                .RunAdmmSharing(
-                    Rigorous(), exact, 1, Span<const Real>(strict.u.data(), kN),
-                    Span<const Real>(strict.y.data(), kN),
-                    Span<const Real>(strict.test.data(), strict.test.size()),
-                    Span<Real>(upload.data(), upload.size()))
-                .status(),
-            Status::FailedPrecondition());
+  EXPECT_EQ(
+      RunAdmmSharing(strict.trainer, Rigorous(), exact, 1,
+                     Span<const Real>(strict.u.data(), kN),
+                     Span<const Real>(strict.y.data(), kN),
+                     Span<const Real>(strict.test.data(), strict.test.size()),
+                     Span<Real>(upload.data(), upload.size()))
+          .status(),
+      Status::FailedPrecondition());
   Party allowed(true);
   ASSERT_TRUE(
-      allowed.trainer
-          .RunAdmmSharing(
-              Rigorous(), exact, 1, Span<const Real>(allowed.u.data(), kN),
-              Span<const Real>(allowed.y.data(), kN),
-              Span<const Real>(allowed.test.data(), allowed.test.size()),
-              Span<Real>(upload.data(), upload.size()))
+      RunAdmmSharing(allowed.trainer, Rigorous(), exact, 1,
+                     Span<const Real>(allowed.u.data(), kN),
+                     Span<const Real>(allowed.y.data(), kN),
+                     Span<const Real>(allowed.test.data(), allowed.test.size()),
+                     Span<Real>(upload.data(), upload.size()))
           .ok());
   const Span<const Real> x = allowed.trainer.state().primary;
   for (size_t i = 0; i < kK; ++i) {
@@ -240,12 +237,11 @@ TEST(AdmmSharingScoreTest, ExactScoresAreExactAndNeedUnaccountedSteps) {
   }
   // A test block that does not fit the score vector is refused.
   Party wrong(true);
-  EXPECT_EQ(wrong.trainer
-                .RunAdmmSharing(Rigorous(), exact, 1,
-                                Span<const Real>(wrong.u.data(), kN),
-                                Span<const Real>(wrong.y.data(), kN),
-                                Span<const Real>(wrong.test.data(), kP),
-                                Span<Real>(upload.data(), upload.size()))
+  EXPECT_EQ(RunAdmmSharing(wrong.trainer, Rigorous(), exact, 1,
+                           Span<const Real>(wrong.u.data(), kN),
+                           Span<const Real>(wrong.y.data(), kN),
+                           Span<const Real>(wrong.test.data(), kP),
+                           Span<Real>(upload.data(), upload.size()))
                 .status(),
             Status::InvalidArgument());
 }
@@ -311,8 +307,8 @@ TEST(AdmmSharingClipTest, TheUploadedShareStaysWithinHalfTheChargedDelta) {
   // uploaded, noise aside).
   EXPECT_GT(UnclippedShareNorm(party), 10 * kDelta / 2);
   std::vector<Real> share(kN);
-  auto report = party.trainer.RunAdmmSharing(
-      ClipRigorous(), 1, Span<const Real>(party.u.data(), kN),
+  auto report = RunAdmmSharing(
+      party.trainer, ClipRigorous(), 1, Span<const Real>(party.u.data(), kN),
       Span<const Real>(party.y.data(), kN), Span<Real>(share.data(), kN));
   ASSERT_TRUE(report.ok()) << int(report.status().code());
   EXPECT_LT(report->clip_factor, 1);
@@ -327,22 +323,21 @@ TEST(AdmmSharingClipTest, TheUploadedShareStaysWithinHalfTheChargedDelta) {
 
 TEST(AdmmSharingClipTest, AStreamingPartyClipsTheModelItsRowsComeFrom) {
   Party party(false, true);
-  ASSERT_TRUE(party.trainer.BeginSharingStream(1).ok());
+  ASSERT_TRUE(BeginSharingStream(party.trainer, 1).ok());
   const std::vector<Real> zeros(kN);
   const Span<const Real> z(zeros.data(), kN);
-  ASSERT_TRUE(party.trainer
-                  .AccumulateSharingStream(AdmmSharingStep::Vector::kModel, 0,
-                                           Span<const Real>(party.u.data(), kN),
-                                           z)
+  ASSERT_TRUE(AccumulateSharingStream(party.trainer,
+                                      AdmmSharingStep::Vector::kModel, 0,
+                                      Span<const Real>(party.u.data(), kN), z)
                   .ok());
-  ASSERT_TRUE(party.trainer
-                  .AccumulateSharingStream(
-                      AdmmSharingStep::Vector::kAuxiliary, 0,
-                      Span<const Real>(party.y.data(), kN), z)
+  ASSERT_TRUE(AccumulateSharingStream(party.trainer,
+                                      AdmmSharingStep::Vector::kAuxiliary, 0,
+                                      Span<const Real>(party.y.data(), kN), z)
                   .ok());
   std::byte key[ShareNoiseStream::kKeyBytes];
-  auto report = party.trainer.FinishSharingStream(
-      ClipRigorous(), nullptr, 1, Span<const Real>(), ByteSpan(key, sizeof(key)));
+  auto report =
+      FinishSharingStream(party.trainer, ClipRigorous(), nullptr, 1,
+                          Span<const Real>(), ByteSpan(key, sizeof(key)));
   ASSERT_TRUE(report.ok()) << int(report.status().code());
   EXPECT_LT(report->clip_factor, 1);
   EXPECT_LE(ProductNorm(party.d, party.trainer.state().primary), kDelta / 2);
@@ -356,8 +351,8 @@ TEST(AdmmSharingClipTest, GaussianScoresStayWithinHalfTheirDelta) {
   score.sigma = kSigma;
   score.sensitivity = 0.02;  // C_s = 0.01
   std::vector<Real> upload(kN + kK);
-  auto report = party.trainer.RunAdmmSharing(
-      loose, score, 1, Span<const Real>(party.u.data(), kN),
+  auto report = RunAdmmSharing(
+      party.trainer, loose, score, 1, Span<const Real>(party.u.data(), kN),
       Span<const Real>(party.y.data(), kN),
       Span<const Real>(party.test.data(), party.test.size()),
       Span<Real>(upload.data(), upload.size()));
@@ -373,10 +368,9 @@ TEST(AdmmSharingClipTest, ALooseClipChangesNothing) {
   SharingTaskParams loose = ClipRigorous();
   loose.sensitivity = 1e6;
   std::vector<Real> share(kN);
-  auto report = loose_party.trainer.RunAdmmSharing(
-      loose, 1, Span<const Real>(loose_party.u.data(), kN),
-      Span<const Real>(loose_party.y.data(), kN),
-      Span<Real>(share.data(), kN));
+  auto report = RunAdmmSharing(
+      loose_party.trainer, loose, 1, Span<const Real>(loose_party.u.data(), kN),
+      Span<const Real>(loose_party.y.data(), kN), Span<Real>(share.data(), kN));
   ASSERT_TRUE(report.ok()) << int(report.status().code());
   EXPECT_EQ(report->clip_factor, 1);
   EXPECT_NEAR(ProductNorm(loose_party.d, loose_party.trainer.state().primary),
@@ -388,10 +382,10 @@ TEST(AdmmSharingClipTest, TheLedgerChargesTheDeltaTheClipEnforces) {
   std::vector<Real> share(kN);
   SharingTaskParams p = ClipRigorous();
   p.noise.sigma = 0.4;
-  ASSERT_TRUE(party.trainer
-                  .RunAdmmSharing(p, 1, Span<const Real>(party.u.data(), kN),
-                                  Span<const Real>(party.y.data(), kN),
-                                  Span<Real>(share.data(), kN))
+  ASSERT_TRUE(RunAdmmSharing(party.trainer, p, 1,
+                             Span<const Real>(party.u.data(), kN),
+                             Span<const Real>(party.y.data(), kN),
+                             Span<Real>(share.data(), kN))
                   .ok());
   DevicePrivacyLedger expected;
   ASSERT_TRUE(expected.Charge(kDelta, 0.4).ok());
@@ -412,9 +406,8 @@ TEST(AdmmSharingClipTest, ClipModelRefusesABadClip) {
                   .ok());
   EXPECT_EQ(step.ClipModel(SharingClip{-1, 0}, Span<const Real>()).status(),
             Status::InvalidArgument());
-  EXPECT_EQ(
-      step.ClipModel(SharingClip{1, NAN}, Span<const Real>()).status(),
-      Status::InvalidArgument());
+  EXPECT_EQ(step.ClipModel(SharingClip{1, NAN}, Span<const Real>()).status(),
+            Status::InvalidArgument());
   // x̃ = 0 at Init: nothing to clip.
   auto f = step.ClipModel(SharingClip{1, 1}, Span<const Real>());
   ASSERT_TRUE(f.ok());

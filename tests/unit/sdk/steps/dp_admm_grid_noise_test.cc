@@ -16,8 +16,9 @@
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/grid_gaussian.h"
+#include "edgeadmm/linearized_admm_runner.h"
 #include "edgeadmm/linearized_admm_step.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
 
@@ -163,7 +164,7 @@ TEST(DpAdmmGridNoiseTest, LedgerChargesTheRoundingByHand) {
   ASSERT_TRUE(trainer.Init(data.View(), config).ok());
   static Real z[kDim], upload[kDim];
   const LinearizedAdmmParams p = Params();
-  ASSERT_TRUE(trainer.trainer().RunLinearizedAdmm(p, 0, z, upload).ok());
+  ASSERT_TRUE(RunLinearizedAdmm(trainer.trainer(), p, 0, z, upload).ok());
 
   const double m = kSamples;
   const double eta = 1 / (0.25 + 2 * std::sqrt(4 * std::log(1.25e5)) / m);

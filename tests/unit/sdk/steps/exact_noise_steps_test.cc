@@ -15,7 +15,7 @@
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/linearized_admm_step.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/prox_admm_step.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
@@ -96,7 +96,7 @@ TEST(ExactNoiseStepsTest, ProxAdmmUploadsAreOnTheGridInBothNoiseModes) {
     Device<AlgorithmKind::kProxAdmm> d;
     for (uint64_t round = 0; round < 3; ++round) {
       ASSERT_TRUE(
-          d.t().RunProxAdmm(NoisyProx(in_state), round, d.z, d.upload).ok());
+          RunProxAdmm(d.t(), NoisyProx(in_state), round, d.z, d.upload).ok());
       d.ExpectOnGrid(0.5);
     }
   }
@@ -108,7 +108,7 @@ TEST(ExactNoiseStepsTest, DpSgdUploadsAreOnTheGrid) {
   p.clip = 0.5;
   p.sigma = 0.25;
   for (uint64_t round = 0; round < 3; ++round) {
-    ASSERT_TRUE(d.t().RunDpSgd(p, round, d.z, d.upload).ok());
+    ASSERT_TRUE(RunDpSgd(d.t(), p, round, d.z, d.upload).ok());
     d.ExpectOnGrid(0.25);
   }
 }
@@ -119,7 +119,8 @@ TEST(ExactNoiseStepsTest, DpSgdUploadsAreOnTheGrid) {
 TEST(ExactNoiseStepsTest, LedgerChargesTheRoundingByHand) {
   Device<AlgorithmKind::kProxAdmm> d;
   for (uint64_t round = 0; round < 3; ++round) {
-    ASSERT_TRUE(d.t().RunProxAdmm(NoisyProx(false), round, d.z, d.upload).ok());
+    ASSERT_TRUE(
+        RunProxAdmm(d.t(), NoisyProx(false), round, d.z, d.upload).ok());
   }
   const double sens = 1 + 0.5 / 1024 * std::sqrt(8.0);
   const Span<const double> rdp = d.t().state().ledger.rdp();

@@ -1,8 +1,7 @@
-#include "edgeadmm/local_trainer.h"
-
 #include <cmath>
 
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/local_steps.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
 
@@ -49,8 +48,9 @@ TEST(LocalTrainerTest, InitNeedsExactlyTheAdvertisedWorkspace) {
   DatasetView view = data.View();
   TestEntropy entropy(1);
   TrainerConfig config;
+  config.algorithm = AlgorithmKind::kProxAdmm;
   config.entropy = &entropy;
-  constexpr size_t kBytes = LocalTrainer::WorkspaceBytes(
+  constexpr size_t kBytes = LocalStepWorkspaceBytes(
       AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim);
   alignas(Workspace::kAlignment) static std::byte memory[kBytes];
   LocalTrainer trainer;
@@ -75,11 +75,11 @@ TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
   const double budget = reference.Epsilon(1e-5).value();
   Device d(budget * (1 + 1e-12));
   for (uint64_t round = 0; round < 3; ++round) {
-    ASSERT_TRUE(d.t().RunProxAdmm(params, round, d.z, d.upload).ok()) << round;
+    ASSERT_TRUE(RunProxAdmm(d.t(), params, round, d.z, d.upload).ok()) << round;
   }
   Real u_before[kDim];
   for (size_t i = 0; i < kDim; ++i) u_before[i] = d.t().state().primary[i];
-  EXPECT_EQ(d.t().RunProxAdmm(params, 3, d.z, d.upload).status(),
+  EXPECT_EQ(RunProxAdmm(d.t(), params, 3, d.z, d.upload).status(),
             Status::ResourceExhausted());
   EXPECT_EQ(d.t().state().ledger.participations(), 3u);
   EXPECT_EQ(d.t().state().last_round, 2u);
@@ -91,12 +91,12 @@ TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
 
 TEST(LocalTrainerTest, NeverRecomputesARound) {
   Device d;
-  ASSERT_TRUE(d.t().RunProxAdmm(PrivateParams(), 5, d.z, d.upload).ok());
-  EXPECT_EQ(d.t().RunProxAdmm(PrivateParams(), 5, d.z, d.upload).status(),
+  ASSERT_TRUE(RunProxAdmm(d.t(), PrivateParams(), 5, d.z, d.upload).ok());
+  EXPECT_EQ(RunProxAdmm(d.t(), PrivateParams(), 5, d.z, d.upload).status(),
             Status::AlreadyExists());
-  EXPECT_EQ(d.t().RunProxAdmm(PrivateParams(), 4, d.z, d.upload).status(),
+  EXPECT_EQ(RunProxAdmm(d.t(), PrivateParams(), 4, d.z, d.upload).status(),
             Status::AlreadyExists());
-  EXPECT_TRUE(d.t().RunProxAdmm(PrivateParams(), 6, d.z, d.upload).ok());
+  EXPECT_TRUE(RunProxAdmm(d.t(), PrivateParams(), 6, d.z, d.upload).ok());
   EXPECT_EQ(d.t().state().ledger.participations(), 2u);
 }
 
@@ -104,11 +104,11 @@ TEST(LocalTrainerTest, UnaccountedStepsNeedExplicitPermission) {
   Device d;
   ProxAdmmParams params = PrivateParams();
   params.sigma = 0;
-  EXPECT_EQ(d.t().RunProxAdmm(params, 0, d.z, d.upload).status(),
+  EXPECT_EQ(RunProxAdmm(d.t(), params, 0, d.z, d.upload).status(),
             Status::FailedPrecondition());
   params = PrivateParams();
   params.clip = kNoClip;
-  EXPECT_EQ(d.t().RunProxAdmm(params, 0, d.z, d.upload).status(),
+  EXPECT_EQ(RunProxAdmm(d.t(), params, 0, d.z, d.upload).status(),
             Status::FailedPrecondition());
 
   testing::SyntheticData<kSamples, kDim> data(11);
@@ -119,19 +119,62 @@ TEST(LocalTrainerTest, UnaccountedStepsNeedExplicitPermission) {
   config.allow_unaccounted_steps = true;
   Trainer open;
   ASSERT_TRUE(open.Init(view, config).ok());
-  EXPECT_TRUE(open.trainer().RunProxAdmm(params, 0, d.z, d.upload).ok());
+  EXPECT_TRUE(RunProxAdmm(open.trainer(), params, 0, d.z, d.upload).ok());
   EXPECT_EQ(open.trainer().state().ledger.participations(), 0u);
+}
+
+// The seam: the trainer creates the runner's step in its workspace (no
+// heap), refuses a runner of another algorithm than the config's, and a
+// run function of another algorithm finds no step (FAILED_PRECONDITION).
+TEST(LocalTrainerTest, TheRunnersStepLivesInTheWorkspaceAndIsItsAlgorithms) {
+  testing::SyntheticData<kSamples, kDim> data(11);
+  DatasetView view = data.View();
+  TestEntropy entropy(1);
+  TrainerConfig config;
+  config.algorithm = AlgorithmKind::kProxAdmm;
+  config.loss.kind = LossKind::kLogistic;
+  config.entropy = &entropy;
+  config.epsilon_budget = 10.0;
+  constexpr size_t kBytes = LocalStepWorkspaceBytes(
+      AlgorithmKind::kProxAdmm, LossKind::kLogistic, kSamples, kDim);
+  alignas(Workspace::kAlignment) static std::byte memory[kBytes];
+  LocalTrainer trainer;
+  EXPECT_EQ(trainer.Init(kDpSgdRunner, ByteSpan(memory, kBytes), view, config),
+            Status::InvalidArgument());
+  EXPECT_EQ(trainer.StepObject(AlgorithmKind::kDpSgd), nullptr);
+  ASSERT_TRUE(
+      trainer.Init(kProxAdmmRunner, ByteSpan(memory, kBytes), view, config)
+          .ok());
+  const auto* step = static_cast<const std::byte*>(
+      trainer.StepObject(AlgorithmKind::kProxAdmm));
+  ASSERT_NE(step, nullptr);
+  EXPECT_GE(step, memory);
+  EXPECT_LE(step + sizeof(ProxAdmmStep), memory + kBytes);
+  EXPECT_EQ(trainer.StepObject(AlgorithmKind::kDpSgd), nullptr);
+  Real z[kDim] = {};
+  Real upload[kDim] = {};
+  DpSgdParams params;
+  params.sigma = 1.0;
+  EXPECT_EQ(RunDpSgd(trainer, params, 0, z, upload).status(),
+            Status::FailedPrecondition());
+  EXPECT_EQ(trainer.state().last_round, UINT64_MAX);  // nothing was run
+  ProxAdmmParams prox;
+  prox.lambda = 0.5;
+  prox.step = 1.0;
+  prox.clip = 0.5;
+  prox.sigma = 4.0;
+  EXPECT_TRUE(RunProxAdmm(trainer, prox, 0, z, upload).ok());
+  EXPECT_EQ(trainer.state().last_round, 0u);
 }
 
 TEST(LocalTrainerTest, WrongAlgorithmOrShapeIsRefused) {
   Device d;
   DpSgdParams sgd;
-  EXPECT_EQ(d.t().RunDpSgd(sgd, 0, d.z, d.upload).status(),
+  EXPECT_EQ(RunDpSgd(d.t(), sgd, 0, d.z, d.upload).status(),
             Status::FailedPrecondition());
   Real short_upload[kDim - 1];
-  EXPECT_EQ(d.t()
-                .RunProxAdmm(PrivateParams(), 0, d.z,
-                             Span<Real>(short_upload, kDim - 1))
+  EXPECT_EQ(RunProxAdmm(d.t(), PrivateParams(), 0, d.z,
+                        Span<Real>(short_upload, kDim - 1))
                 .status(),
             Status::InvalidArgument());
 }
@@ -139,7 +182,7 @@ TEST(LocalTrainerTest, WrongAlgorithmOrShapeIsRefused) {
 TEST(LocalTrainerTest, StateSurvivesARebootButNotAJobChange) {
   Device d;
   for (uint64_t round = 0; round < 4; ++round) {
-    ASSERT_TRUE(d.t().RunProxAdmm(PrivateParams(), round, d.z, d.upload).ok());
+    ASSERT_TRUE(RunProxAdmm(d.t(), PrivateParams(), round, d.z, d.upload).ok());
   }
   static std::byte blob[LocalTrainer::StateBytes(kDim)];
   auto saved = d.t().SaveState(ByteSpan(blob, sizeof(blob)));
@@ -155,7 +198,7 @@ TEST(LocalTrainerTest, StateSurvivesARebootButNotAJobChange) {
   EXPECT_DOUBLE_EQ(rebooted.t().LocalEpsilon().value(),
                    d.t().LocalEpsilon().value());
   EXPECT_EQ(
-      rebooted.t().RunProxAdmm(PrivateParams(), 3, d.z, d.upload).status(),
+      RunProxAdmm(rebooted.t(), PrivateParams(), 3, d.z, d.upload).status(),
       Status::AlreadyExists());
 
   Device other_job;

@@ -9,7 +9,7 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
-#include "edgeadmm/local_trainer.h"
+#include "edgeadmm/local_steps.h"
 #include "edgeadmm/share_noise_stream.h"
 #include "gtest/gtest.h"
 #include "no_heap_check.h"
@@ -41,7 +41,7 @@ class NoHeapTest : public ::testing::Test {
   // NoHeapScope; returns the number of allocations seen.
   size_t Violations(AlgorithmKind algorithm, LossKind loss, int rounds) {
     memory_.assign(
-        LocalTrainer::WorkspaceBytes(algorithm, loss, kRecords, kDim) + 64,
+        LocalStepWorkspaceBytes(algorithm, loss, kRecords, kDim) + 64,
         std::byte{0});
     TestEntropy entropy(3);
     TrainerConfig config;
@@ -64,28 +64,28 @@ class NoHeapTest : public ::testing::Test {
           ProxAdmmParams p;
           p.clip = 1.0;
           p.sigma = 2.0;
-          ok = trainer.RunProxAdmm(p, round, z, upload).ok();
+          ok = RunProxAdmm(trainer, p, round, z, upload).ok();
           break;
         }
         case AlgorithmKind::kLinearizedAdmm: {
           LinearizedAdmmParams p;
           p.regularizer.kind = RegularizerKind::kL2;
           p.regularizer.l2 = 1;
-          ok = trainer.RunLinearizedAdmm(p, round, z, upload).ok() &&
-               trainer.ApplyLinearizedDual(p.rho, z).ok();
+          ok = RunLinearizedAdmm(trainer, p, round, z, upload).ok() &&
+               ApplyLinearizedDual(trainer, p.rho, z).ok();
           break;
         }
         case AlgorithmKind::kPenaltyPerturbation: {
           PenaltyPerturbationParams p;
           p.loss_weight = 10;
-          ok = trainer.RunPenaltyPerturbation(p, round, z, upload).ok() &&
-               trainer.ApplyPenaltyPerturbationDual(p, z).ok();
+          ok = RunPenaltyPerturbation(trainer, p, round, z, upload).ok() &&
+               ApplyPenaltyPerturbationDual(trainer, p, z).ok();
           break;
         }
         case AlgorithmKind::kDpSgd: {
           DpSgdParams p;
           p.sigma = 1.0;
-          ok = trainer.RunDpSgd(p, round, z, upload).ok();
+          ok = RunDpSgd(trainer, p, round, z, upload).ok();
           break;
         }
         case AlgorithmKind::kAdmmSharing: {
@@ -97,9 +97,8 @@ class NoHeapTest : public ::testing::Test {
           p.noise.sigma = 1;
           p.sensitivity = 0.5;
           const Span<const Real> v(per_record_.data(), kRecords);
-          ok = trainer
-                   .RunAdmmSharing(p, round, v, v,
-                                   Span<Real>(share_.data(), kRecords))
+          ok = RunAdmmSharing(trainer, p, round, v, v,
+                              Span<Real>(share_.data(), kRecords))
                    .ok();
           break;
         }

@@ -16,8 +16,9 @@
 
 namespace edgeadmm::privacy {
 
-// Per-mechanism RDP curves keyed by (kind, sampling rate, noise multiplier):
-// the only parameters the RDP depends on.
+// Per-mechanism RDP curves keyed by (kind, sampling rate, noise multiplier,
+// and for the distributed discrete Gaussian D2, D1, n, d): the only
+// parameters the RDP depends on.
 class CurveCache {
  public:
   explicit CurveCache(OrderGrid grid = OrderGrid::Default())
@@ -32,7 +33,9 @@ class CurveCache {
 
  private:
   OrderGrid grid_;
-  std::map<std::tuple<int, double, double>, RdpCurve> curves_;
+  std::map<std::tuple<int, double, double, double, double, uint64_t, uint64_t>,
+           RdpCurve>
+      curves_;
 };
 
 class Accountant {

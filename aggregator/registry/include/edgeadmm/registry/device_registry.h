@@ -99,6 +99,9 @@ class DeviceRegistry {
 
  private:
   Status SetEnabled(std::string_view id, bool enabled);
+  // Raises registry_changes.version: every gateway's RevocationWatch on
+  // PostgreSQL looks at its sessions when it moves.
+  Status CountRevocation();
   store::Database* db_;
 };
 

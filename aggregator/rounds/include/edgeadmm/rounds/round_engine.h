@@ -63,6 +63,23 @@ struct Task {
 
 class RoundEngine {
  public:
+  // What the engine is among the gateways on one database (docs/aggregator.md,
+  // "Several gateways on one database"; round_follower.cc).
+  enum class Role {
+    // The only gateway: every upload arrives here.
+    kSole,
+    // Holds the job's coordinator lease while standbys serve it: also
+    // stores each round's cohort and deadline, stores uploads only while
+    // their round is open and once per device, and takes the uploads the
+    // standbys stored into the round before it closes it.
+    kCoordinator,
+    // A standby: follows the coordinator's open round from the store
+    // (round, cohort, deadline, model), serves its task, judges uploads as
+    // the coordinator does and stores those it accepts while the round is
+    // open. Writes no round, model or central ledger row.
+    kFollower,
+  };
+
   // Loads job `job_id`, its devices, latest model and ledgers, and marks
   // rounds a crash left open as 'lost' (under BarrierRounds::ResumesOpenRound:
   // resumes the newest with its stored uploads; the first Advance gives it a
@@ -71,14 +88,29 @@ class RoundEngine {
   static Result<std::unique_ptr<RoundEngine>> Open(
       store::Database& db, int64_t job_id, const RoundAccountant& accountant);
 
-  // Moves the state machine to `now_ms`: re-reads the job state (the CLI may
-  // stop it), closes a round that is due, opens the next one when the job
+  // The same for a gateway among several (`gateway_id` goes in
+  // uploads.gateway). kFollower leaves the open round as it finds it.
+  static Result<std::unique_ptr<RoundEngine>> OpenShared(
+      store::Database& db, int64_t job_id, const RoundAccountant& accountant,
+      Role role, std::string gateway_id);
+  // Whether standbys can serve the job's rounds: not when a round's state
+  // lives in the coordinator's memory (barrier rounds, per-party ledgers,
+  // per-node tasks); such a job's standbys answer 4.04.
+  static bool CanFollow(const jobs::JobConfig& config);
+  Role role() const { return role_; }
+
+  // Moves the state machine to `now_ms` (kFollower: re-reads the open round
+  // from the store, at most every kFollowMs): re-reads the job state (the CLI
+  // may stop it), closes a round that is due, opens the next one when the job
   // runs (budget check first; the job becomes 'completed' or
   // 'budget-exhausted' when it must end). Store/DRBG errors, logged: the
   // step is retried by the first call kWriteRetryMs later (calls before
   // that do nothing) and new uploads are refused until it succeeds.
   Status Advance(int64_t now_ms);
   static constexpr int64_t kWriteRetryMs = 1000;
+  // How often a follower re-reads the open round and a coordinator reads
+  // the uploads its standbys stored (always at the deadline).
+  static constexpr int64_t kFollowMs = 100;
   // True while a failed step waits for its retry (uploads get 5.03).
   bool store_failing() const { return write_retry_at_ms_ != 0; }
 
@@ -203,6 +235,21 @@ class RoundEngine {
   // whose mechanism ran (stored with the discard, then applied).
   Status DiscardRound(int64_t now_ms, LedgerCharge* charge = nullptr);
   void LogCommitted(const RoundSummary& summary) const;
+  // round_follower.cc. kFollower's Advance: the open round, the model and
+  // the ledgers as stored.
+  Status Follow(int64_t now_ms);
+  Status FollowModel();
+  // kCoordinator: the uploads standbys stored for the open round join it
+  // (with their local charges, as the standby computed them).
+  Status AbsorbStoredUploads(int64_t now_ms);
+  // Round opening with the cohort stored (kCoordinator) or without.
+  Result<bool> InsertRound(const OpenRound& round, int64_t now_ms);
+  // Stores an upload the judge accepted, conditionally on the round being
+  // open and holding none of the device's (kCoordinator, kFollower).
+  UploadVerdict StoreShared(size_t index, Upload&& upload,
+                            std::vector<double>&& decoded, LocalCharge&& local,
+                            const std::vector<uint8_t>& fingerprint_digest,
+                            int64_t now_ms);
 
   store::Database* db_;
   registry::DeviceRegistry registry_;
@@ -238,6 +285,11 @@ class RoundEngine {
   int64_t write_retry_at_ms_ = 0;
   // BarrierRounds::ResumesOpenRound (set by Load).
   bool resumes_open_round_ = false;
+  Role role_ = Role::kSole;
+  std::string gateway_id_;  // uploads.gateway; empty: kSole
+  // kFollower: the last read of the store; kCoordinator: of the standbys'
+  // uploads.
+  int64_t last_follow_ms_ = 0;
 };
 
 }  // namespace edgeadmm::rounds

@@ -60,6 +60,29 @@ struct UploadRowRef {
   const std::vector<uint8_t>* extra = nullptr;
   // SHA-256 of what a retransmission repeats; null: not stored (NULL).
   const std::vector<uint8_t>* fingerprint_digest = nullptr;
+  // The gateway that received it (uploads.gateway); null: one gateway.
+  const std::string* gateway = nullptr;
+};
+
+// The open round as a standby reads it (RoundEngine::Role::kFollower).
+struct FollowedRound {
+  int64_t round_id = 0;
+  int64_t deadline_ms = 0;          // 0: not stored
+  std::vector<std::string> cohort;  // round_cohorts
+};
+
+// What InsertSharedUpload did.
+enum class SharedInsert {
+  kInserted,     // stored now, with its local ledger row
+  kExists,       // the device's upload to the round is already stored
+  kRoundClosed,  // the round is no longer open: nothing stored
+};
+
+// One upload of an open round as stored (RoundStore::ForEachOpenUpload).
+struct StoredUpload {
+  std::string device_id;
+  std::vector<uint8_t> payload;             // float32 LE, as received
+  std::vector<uint8_t> fingerprint_digest;  // empty: NULL
 };
 
 // An open round a restart resumes (BarrierRounds::ResumesOpenRound), as stored.
@@ -128,7 +151,7 @@ class RoundStore {
   // stopped it since the engine last read its state, so no round opens in a
   // finished job.
   Result<bool> InsertOpenRound(int64_t round_id, int64_t cohort_size,
-                               int64_t started_at_ms);
+                               int64_t started_at_ms, int64_t deadline_ms);
   // The open round's cohort after revoked members left it.
   Status SetCohortSize(int64_t round_id, int64_t cohort_size);
   // The job's devices that are disabled or no longer in the registry.
@@ -162,6 +185,33 @@ class RoundStore {
   Status InsertAcceptedUpload(int64_t round_id, const LedgerRowRef& local,
                               const LedgerRowRef* party,
                               const UploadRowRef& upload);
+  // Rounds shared with standbys (round_store_shared.cc; docs/aggregator.md,
+  // "Several gateways on one database").
+  // InsertOpenRound and the round's cohort (round_cohorts) in one
+  // transaction, so a standby never sees the round without its cohort.
+  Result<bool> InsertSharedOpenRound(
+      int64_t round_id, int64_t started_at_ms, int64_t deadline_ms,
+      const std::vector<const std::string*>& cohort);
+  // The newest open round with its deadline and cohort (nullopt: none).
+  Result<std::optional<FollowedRound>> FollowedOpenRound();
+  // One transaction: if round `round_id` is still open and holds no upload
+  // of the device, the upload and its local ledger row are inserted
+  // (kInserted); if it holds one, `*stored_fingerprint` is that upload's
+  // fingerprint digest (kExists); if the round is closed, nothing
+  // (kRoundClosed). Transactions are serialized across processes
+  // (Transaction::Begin), so no upload lands in a committed round and a
+  // device's upload to a round is stored once, whichever gateway got it.
+  Result<SharedInsert> InsertSharedUpload(
+      int64_t round_id, const LedgerRowRef& local, const UploadRowRef& upload,
+      std::vector<uint8_t>* stored_fingerprint);
+  // How many uploads round `round_id` holds.
+  Result<int64_t> StoredUploadCount(int64_t round_id);
+  // Calls `upload(row)` for every upload of round `round_id` stored by a
+  // gateway other than `gateway` (NULL gateways included).
+  Status ForEachUploadFromOthers(
+      int64_t round_id, const std::string& gateway,
+      const std::function<Status(StoredUpload row)>& upload);
+
   // SHA-256 digest of the upload `device_id` made to committed round
   // `round_id`; NOT_FOUND if it made none (or the round is not committed).
   Result<std::vector<uint8_t>> CommittedUploadDigest(

@@ -25,8 +25,8 @@ class UploadJudge {
   // All five must outlive the judge.
   UploadJudge(const jobs::JobRecord& job,
               const std::unordered_map<std::string, size_t>& device_index,
-              const registry::DeviceRegistry& registry,
-              const RoundStore& store, const UploadSums& sums)
+              const registry::DeviceRegistry& registry, const RoundStore& store,
+              const UploadSums& sums)
       : job_(&job),
         device_index_(&device_index),
         registry_(&registry),
@@ -41,12 +41,12 @@ class UploadJudge {
                       const OpenRound& open, int64_t iteration, size_t* index,
                       std::vector<double>* decoded) const;
 
- private:
   // For a round that is not open: kDuplicate if the committed round holds
   // the same vector from this device, kConflictingDuplicate if it holds
   // another, otherwise kStaleRound.
   UploadVerdict CommittedUploadVerdict(const Upload& upload) const;
 
+ private:
   const jobs::JobRecord* job_;
   const std::unordered_map<std::string, size_t>* device_index_;
   const registry::DeviceRegistry* registry_;

@@ -44,10 +44,13 @@ class JobHost {
   void Tick(int64_t now_ms);
 
   // Names this gateway (ValidGatewayId) and makes the running job's engine
-  // load only while this gateway holds the job's CoordinatorLease: a
-  // gateway that finds the lease taken stands by (no engine; devices get
-  // "no job") and tries again at every pick-up, i.e. every second, so it
-  // takes over within a second of the holder's death and the engine's
+  // coordinate only while this gateway holds the job's CoordinatorLease. A
+  // gateway that finds the lease taken stands by: on PostgreSQL, for a job
+  // standbys can serve (RoundEngine::CanFollow), with a follower engine
+  // that serves the coordinator's open round and stores the uploads it
+  // accepts; otherwise with no engine (devices get "no job"). It asks for
+  // the lease again at every pick-up, i.e. every second, so it takes over
+  // within a second of the holder's death, and the coordinator engine's
   // Open resumes or discards the round the holder left open. Without a
   // call (tests of one gateway) the host always loads the job.
   void set_gateway_id(std::string gateway_id) {
@@ -101,6 +104,8 @@ class JobHost {
   // and holds its release (set_release_delay_ms).
   void ObserveRound(int64_t iteration_before, int64_t now_ms);
   void HoldRelease(int64_t deadline_ms);
+  // Replaces the engine with one for `job` in `role`, and its validator.
+  Status Serve(const jobs::JobRecord& job, rounds::RoundEngine::Role role);
   // True if this gateway coordinates `job` (it holds, or just took, the
   // job's lease; always without a lease); logs the outcome.
   Result<bool> TakeLease(const jobs::JobRecord& job);

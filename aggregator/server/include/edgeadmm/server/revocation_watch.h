@@ -1,7 +1,8 @@
 // RevocationWatch: cuts the DTLS sessions of devices the admin CLI disabled,
 // removed or gave a new key while the daemon runs (docs/security.md,
 // "Revocation"). The CLI is another process on the same database: SQLite's
-// data_version tells the daemon's connection that another one committed, and
+// data_version tells the daemon's connection that another one committed (on
+// PostgreSQL the registry's revocation counter, registry_changes), and
 // the watch then re-checks the identity and key of every established
 // session. It also keeps one live session per device: a newer established
 // session of the same identity supersedes the older one (issue 14 item 6:
@@ -38,7 +39,9 @@ class RevocationWatch {
   void OnEnded(coap_session_t* session);
 
   // True if another connection committed since the last call (and on the
-  // first call). Cheap: one PRAGMA.
+  // first call); on PostgreSQL, if the registry counted a revocation
+  // (DeviceRegistry: disable, remove, rotate-key) since then. Cheap: one
+  // PRAGMA or one single-row read.
   bool DatabaseChanged();
   // Whether a session established as (identity, key) may go on.
   using StillValid =

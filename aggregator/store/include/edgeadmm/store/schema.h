@@ -16,7 +16,9 @@
 // restart); upload_sums(job_id, device_id, uploads, sum) (9: each device's
 // influence across rounds); devices.central_epsilon/_delta (10: the
 // lifetime budget on a device's central ledgers); uploads.extra, an
-// algorithm's own bytes, in place of version 5's column (11).
+// algorithm's own bytes, in place of version 5's column (11);
+// rounds.deadline_at, uploads.gateway and round_cohorts(job_id, round_id,
+// device_id) (12: rounds shared by a coordinator and its standbys).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -26,7 +28,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than
