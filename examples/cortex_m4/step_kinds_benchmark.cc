@@ -152,8 +152,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
   TestEntropy step_entropy(kSeed);
   Drbg drbg;
   EDGEADMM_TRY(drbg.Init(step_entropy, Personalization()));
-  // prox-admm and dp-sgd draw exact grid noise; linearized and pp-admm
-  // still draw Box–Muller and Gamma noise.
+  // prox-admm, dp-admm (linearized) and dp-sgd draw exact grid noise;
+  // pp-admm still draws Box–Muller and Gamma noise.
   DiscreteGaussianSampler exact_noise(drbg);
   GaussianSampler noise(drbg);
 
@@ -195,7 +195,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
     if (const Status s = Measure(
             "dp_admm",
             [&](int k) {
-              return step.Run(p, static_cast<uint32_t>(k), zs, gamma, w, noise)
+              return step
+                  .Run(p, static_cast<uint32_t>(k), zs, gamma, w, exact_noise)
                   .status();
             },
             [&](int k) {

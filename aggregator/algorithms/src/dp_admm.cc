@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "unit_support.h"
 
 namespace edgeadmm::algorithms {
@@ -40,6 +41,7 @@ host::Error DpAdmm::Resolve(jobs::JobConfig& c) const {
         "use dp_admm.noise = false for none");
   }
   if (c.noise_planned()) return host::Error::Ok();  // refused by Validate
+  UseRdpForGridNoise(c);  // the devices' noise is on a grid
   // The defaults that depend on other keys, and σ = paper 004's noise
   // multiplier (the jobs table's sigma column).
   jobs::DpAdmmConfig& d = c.dp_admm;
@@ -141,9 +143,13 @@ Status DpAdmm::ApplyRound(const jobs::JobConfig& c, int64_t /*n*/,
 double DpAdmm::OwnNoiseMultiplier(const jobs::JobConfig& c) const {
   // w̃ = w_i + ξ, σ_k = 2 S1 ν₀₀₄/(m_i(ρ + 1/η_k)) (paper 004 Thm 1); w_i
   // moves by at most S1/(ρ + 1/η_k) when the device's data are zeroed (the
-  // mean clipped gradient, eq. 3a): 2ν₀₀₄/m_i ≥ 2ν₀₀₄/m_max.
-  return 2 * DpAdmmNoiseMultiplier(c) /
-         static_cast<double>(c.dp_admm.max_records);
+  // mean clipped gradient, eq. 3a): 2ν₀₀₄/m_i ≥ 2ν₀₀₄/m_max. The device
+  // rounds that part to its grid (sdk grid_gaussian.h, linearized_admm_step.h)
+  // before the noise: sensitivity + g·√p/2, charged as for prox-admm
+  // (GridNoiseMultiplier is increasing in ν, so m_max stays the worst case).
+  return GridNoiseMultiplier(
+      2 * DpAdmmNoiseMultiplier(c) / static_cast<double>(c.dp_admm.max_records),
+      static_cast<size_t>(c.dimension));
 }
 
 }  // namespace edgeadmm::algorithms

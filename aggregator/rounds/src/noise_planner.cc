@@ -11,6 +11,38 @@
 namespace edgeadmm::rounds {
 namespace {
 
+// The smallest σ (within 1e-9 relative, from above) with nu_at(σ) ≥ z,
+// searching up from `start` by doubling, then bisecting; ν grows with σ.
+template <typename NuAt>
+Result<double> SmallestSigmaReaching(NuAt nu_at, double z, double start) {
+  double low = 0.0;
+  double high = start;
+  while (nu_at(high) < z) {
+    low = high;
+    high *= 2;
+    if (!(high < 1e12)) return Status::OutOfRange();  // ν is bounded above
+  }
+  for (int i = 0; i < 200 && high - low > 1e-9 * high; ++i) {
+    const double mid = 0.5 * (low + high);
+    (nu_at(mid) >= z ? high : low) = mid;
+  }
+  return high;
+}
+
+// The central noise multiplier the job's ledger charges for a round of m_min
+// uploads when the devices send σ (ledger_book.cc, CentralMechanism): the
+// algorithm's own multiplier, with the grid's rounding (sdk grid_gaussian.h,
+// algorithms/sum_grid.h), times √(m_min − t) under participation.
+double ChargedMultiplier(const jobs::JobConfig& config, double sigma) {
+  jobs::JobConfig c = config;
+  c.sigma = sigma;
+  const double own = algorithms::Get(c.algorithm).OwnNoiseMultiplier(c);
+  if (c.policy != privacy::Policy::kParticipation) return own;
+  return privacy::ParticipationNoiseMultiplier(
+      own, static_cast<uint64_t>(c.m_min),
+      static_cast<uint64_t>(c.max_colluders));
+}
+
 privacy::Target TargetOf(const jobs::JobConfig& config) {
   privacy::Target target;
   target.epsilon = config.target_epsilon;
@@ -40,21 +72,12 @@ Result<double> PlanParticipationSigma(
   }
   const double z = calibration->noise_multiplier;
   jobs::JobConfig trial = config;
-  auto nu_at = [&](double sigma) {
-    trial.sigma = sigma;
-    return charge.ParticipationNoiseMultiplier(trial);
-  };
-  double low = 0.0;
-  double high = config.clip;
-  while (nu_at(high) < z) {
-    high *= 2;
-    if (!(high < 1e12)) return Status::OutOfRange();  // ν is bounded above
-  }
-  for (int i = 0; i < 200 && high - low > 1e-9 * high; ++i) {
-    const double mid = 0.5 * (low + high);
-    (nu_at(mid) >= z ? high : low) = mid;
-  }
-  return high;
+  return SmallestSigmaReaching(
+      [&](double sigma) {
+        trial.sigma = sigma;
+        return charge.ParticipationNoiseMultiplier(trial);
+      },
+      z, config.clip);
 }
 
 }  // namespace
@@ -102,8 +125,11 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
       static_cast<uint64_t>(config.max_colluders));
   if (!sigma.ok()) return sigma.error().status();
   // The policy formulas are paper 002's (noise λσ on sensitivity 2λC); the
-  // algorithm converts to its own σ for the same ν.
-  return algorithm.SigmaForPlannedSigma(*sigma);
+  // algorithm converts to its own σ for the same ν, then σ is raised until
+  // the ledger's charge (with the grid's rounding) is z.
+  return SmallestSigmaReaching(
+      [&](double s) { return ChargedMultiplier(config, s); }, z,
+      algorithm.SigmaForPlannedSigma(*sigma));
 }
 
 }  // namespace edgeadmm::rounds

@@ -34,8 +34,9 @@
 // the noise scale and on the value noised. Mironov shows that for the
 // Laplace mechanism an attacker who sees the exact double can sometimes
 // tell neighbouring inputs apart; the same porosity argument applies to
-// Gaussian noise computed this way. prox-admm and dp-sgd no longer use this
-// class: they add the exact discrete Gaussian on a grid (grid_gaussian.h).
+// Gaussian noise computed this way. prox-admm, dp-sgd and dp-admm no longer
+// use this class: they add the exact discrete Gaussian on a grid
+// (grid_gaussian.h).
 // For the steps that still do, the noised vectors are rounded to float32 on
 // the wire, which blurs but does not provably remove the effect. The stated
 // (ε, δ) guarantees therefore hold for the idealised real-valued mechanism

@@ -15,15 +15,22 @@
 // classic Gaussian mechanism for the replace-one sensitivity (Lemma 1)
 // Δ = 2 S1 / (m_i (ρ + 1/η)). σ/Δ = √(2 ln(1.25/δ))/ε is the same every
 // iteration (digest 004 §2.3), which is what the ledger charges.
-// Per-example gradients are clipped to S1 so Lemma 1 holds even when the
-// data are not normalised to ||a|| ≤ 1 (a no-op on normalised data).
+// The noise is exact, on a grid (grid_gaussian.h), never Box–Muller: (3a)
+// is w_i = c − ḡ/(ρ + 1/η) with c = (ρ w^k + γ_i^k + w̃_i^k/η −
+// (λ/N) R'(w̃_i^k))/(ρ + 1/η) a function of released values only and ḡ the
+// mean of the clipped per-example gradients (‖ḡ‖ ≤ S1). The step releases
+// w̃ = c + GridRelease(−ḡ/(ρ + 1/η)) with the bound B = S1/(ρ + 1/η), so the
+// device-level replace-one sensitivity is 2·GridSensitivity(B, σ, d) =
+// 2 S1/(ρ + 1/η) + g√d (GridDeviceSensitivity), g = σ/2^10, what the ledger
+// charges. Per-example gradients are clipped to S1 so Lemma 1 holds even when
+// the data are not normalised to ||a|| ≤ 1 (a no-op on normalised data).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "edgeadmm/dataset_view.h"
-#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/regularizer.h"
@@ -63,8 +70,14 @@ struct LinearizedAdmmParams {
   Real NoiseStd(uint32_t k, size_t m) const;
   // Device-level (all m records replaced) replace-one sensitivity of w_i:
   // the mean of per-example gradients clipped to S1 moves by at most 2 S1,
-  // so Δ_dev = 2 S1 / (ρ + 1/η) = m·Δ (what the device's ledger charges).
+  // so Δ_dev = 2 S1 / (ρ + 1/η) = m·Δ.
   Real DeviceSensitivity(uint32_t k, size_t m) const;
+  // B = S1/(ρ + 1/η): the bound on ‖ḡ‖/(ρ + 1/η), the part of w_i that
+  // depends on the data (the guard's bound, grid_gaussian.h).
+  Real UpdateBound(uint32_t k, size_t m) const;
+  // Δ_dev with the grid's rounding: 2·GridSensitivity(B, σ, dim) (≥ Δ_dev),
+  // what the device's ledger charges for a noisy step.
+  double GridDeviceSensitivity(uint32_t k, size_t m, size_t dim) const;
 };
 
 struct LinearizedAdmmReport {
@@ -88,11 +101,12 @@ class LinearizedAdmmStep {
   // (3a)+(3b): w_tilde holds w̃_i^k on entry and w̃_i^{k+1} on return.
   // `w_global` is w^k, `gamma` is γ_i^k, `k` the iteration index.
   // INVALID_ARGUMENT for bad parameters or vectors; FAILED_PRECONDITION
-  // before Init; UNAVAILABLE if the DRBG fails (w_tilde unchanged).
+  // before Init; the grid noise's errors (grid_gaussian.h, e.g. UNAVAILABLE
+  // if the DRBG fails) with w_tilde unchanged.
   Result<LinearizedAdmmReport> Run(const LinearizedAdmmParams& params,
                                    uint32_t k, Span<const Real> w_global,
                                    Span<const Real> gamma, Span<Real> w_tilde,
-                                   GaussianSampler& noise);
+                                   DiscreteGaussianSampler& noise);
 
   // (3d): γ ← γ − ρ (w̃ − w^{k+1}). INVALID_ARGUMENT on size mismatch or a
   // non-finite new model.

@@ -13,13 +13,15 @@ Result<LinearizedAdmmReport> RunLinearizedAdmm(
   const uint32_t k = trainer.state().local_iteration;
   const size_t m = trainer.data().samples();
   // The subject is the device (docs/privacy.md): charge the replace-one
-  // sensitivity of all its records, not paper 004's one-record Lemma 1.
-  const Real sensitivity = params.DeviceSensitivity(k, m);
-  const Real noise_std = params.NoiseStd(k, m);
+  // sensitivity of all its records, not paper 004's one-record Lemma 1,
+  // with the grid's rounding (grid_gaussian.h).
+  const double sensitivity =
+      params.GridDeviceSensitivity(k, m, trainer.data().dim());
+  const double noise_std = params.NoiseStd(k, m);
   EDGEADMM_TRY(trainer.CheckBudget(params.add_noise, sensitivity, noise_std));
   EDGEADMM_TRY_ASSIGN(auto report,
                       step->Run(params, k, w_global, trainer.secondary(),
-                                trainer.primary(), trainer.noise()));
+                                trainer.primary(), trainer.exact_noise()));
   VectorMap(upload.data(), upload.size()) =
       ConstVectorMap(trainer.primary().data(), upload.size());
   EDGEADMM_TRY(

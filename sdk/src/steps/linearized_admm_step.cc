@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/vector_checks.h"
 #include "math/vector_ops.h"
 
@@ -47,6 +48,15 @@ Real LinearizedAdmmParams::DeviceSensitivity(uint32_t k, size_t m) const {
   return static_cast<Real>(m) * Sensitivity(k, m);
 }
 
+Real LinearizedAdmmParams::UpdateBound(uint32_t k, size_t m) const {
+  return s1 / (rho + 1 / StepSize(k, m));
+}
+
+double LinearizedAdmmParams::GridDeviceSensitivity(uint32_t k, size_t m,
+                                                   size_t dim) const {
+  return 2 * GridSensitivity(UpdateBound(k, m), NoiseStd(k, m), dim);
+}
+
 Real LinearizedAdmmParams::NoiseStd(uint32_t k, size_t m) const {
   return Sensitivity(k, m) * ToReal(GaussianFactor(epsilon, delta));
 }
@@ -68,7 +78,8 @@ Status LinearizedAdmmStep::Init(Workspace& ws, const DatasetView& data,
 
 Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
     const LinearizedAdmmParams& params, uint32_t k, Span<const Real> w_global,
-    Span<const Real> gamma, Span<Real> w_tilde, GaussianSampler& noise) {
+    Span<const Real> gamma, Span<Real> w_tilde,
+    DiscreteGaussianSampler& noise) {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
   const size_t d = data_.dim();
@@ -80,10 +91,11 @@ Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
   ConstVectorMap b = data_.Labels();
   VectorMap t(margins_.data(), m);
   VectorMap g(grad_.data(), d);
-  VectorMap rg(reg_grad_.data(), d);
+  VectorMap c(reg_grad_.data(), d);
   VectorMap wt(w_tilde.data(), d);
 
-  // f_i'(w̃): per-example gradients ℓ'(t_j)·a_j, each clipped to norm S1.
+  // ḡ: the mean of the per-example gradients ℓ'(t_j)·a_j, each clipped to
+  // norm S1, so ‖ḡ‖ ≤ S1.
   internal::MultiplyRows(data_, w_tilde, margins_);
   for (size_t j = 0; j < m; ++j) {
     Real coef = loss_.Derivative(t[j], b[j]);
@@ -92,24 +104,29 @@ Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
     t[j] = coef / static_cast<Real>(m);
   }
   internal::MultiplyTransposed(data_, margins_, grad_);
-  params.regularizer.Subgradient(w_tilde, reg_grad_);
-  g += (params.reg_weight / static_cast<Real>(params.providers)) * rg;
 
   LinearizedAdmmReport report;
   report.step_size = params.StepSize(k, m);
   report.sensitivity = params.Sensitivity(k, m);
   report.noise_std = params.add_noise ? params.NoiseStd(k, m) : 0;
 
-  // (3a), computed into g so that w̃ changes only after the noise is drawn.
+  // (3a) = c + u, computed into reg_grad_ and grad_ so that w̃ changes only
+  // after the noise is drawn: c from released values (R'(w̃) at the
+  // released w̃), u = −ḡ/(ρ + 1/η) with ‖u‖ ≤ B = S1/(ρ + 1/η).
   const Real inv_eta = 1 / report.step_size;
-  g = (params.rho * ConstVectorMap(w_global.data(), d) +
-       ConstVectorMap(gamma.data(), d) + inv_eta * wt - g) /
-      (params.rho + inv_eta);
-  // (3b): w̃_i^{k+1} = w_i^{k+1} + ξ.
+  const Real denom = params.rho + inv_eta;  // as in UpdateBound
+  params.regularizer.Subgradient(w_tilde, reg_grad_);
+  c = (params.rho * ConstVectorMap(w_global.data(), d) +
+       ConstVectorMap(gamma.data(), d) + inv_eta * wt -
+       (params.reg_weight / static_cast<Real>(params.providers)) * c) /
+      denom;
+  g = -g / denom;
+  // (3b): w̃_i^{k+1} = c + the grid release of u (grid_gaussian.h).
   if (report.noise_std > 0) {
-    EDGEADMM_TRY(noise.AddNoise(report.noise_std, grad_));
+    EDGEADMM_TRY(
+        AddGridNoise(noise, params.UpdateBound(k, m), report.noise_std, grad_));
   }
-  wt = g;
+  wt = c + g;
   return report;
 }
 

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/pld_accountant.h"
 
@@ -59,6 +61,44 @@ TEST(NoisePlannerTest, TrustedAggregatorPldPlanMeetsTheTarget) {
   const double eps = accountant.Epsilon(1e-5).value();
   EXPECT_LE(eps, 2.0);
   EXPECT_GT(eps, 0.99 * 2.0);
+}
+
+// The plan includes the grid's rounding (sdk grid_gaussian.h): for p = 123
+// the σ planned, charged as the ledger charges it (GridNoiseMultiplier of the
+// device's ν, times √(m_min − t)), meets the target; the σ planned without
+// it (p = 0, no rounding) does not: its charge at p = 123 exceeds the
+// target. prox-admm (ν = σ/(2C)) and dp-sgd (ν = σ/C).
+TEST(NoisePlannerTest, PlanIncludesTheGridsRoundingCharge) {
+  for (AlgorithmKind algorithm :
+       {AlgorithmKind::kProxAdmm, AlgorithmKind::kDpSgd}) {
+    SCOPED_TRACE(static_cast<int>(algorithm));
+    jobs::JobConfig c =
+        Planned(privacy::Policy::kParticipation, jobs::CentralAccountant::kPld);
+    c.algorithm = algorithm;
+    const double per_sigma = algorithm == AlgorithmKind::kDpSgd ? 1.0 : 0.5;
+    // ε of 40 rounds as the ledger charges σ at p = 123 (exact Gaussian ε,
+    // which the planner's PLD bounds from above).
+    const auto charged_epsilon = [&](double sigma) {
+      const double nu = GridNoiseMultiplier(sigma * per_sigma / c.clip, 123) *
+                        std::sqrt(4.0 - 1.0);
+      return privacy::GaussianEpsilon(nu / std::sqrt(40.0), 1e-5).value();
+    };
+    c.dimension = 0;  // no rounding: the old plan
+    const double sigma_old = PlanSigma(c).value();
+    c.dimension = 123;
+    const double sigma = PlanSigma(c).value();
+    std::printf(
+        "grid-charged plan: sigma %.6g (unrounded plan %.6g, x%.4f), "
+        "charged epsilon %.4f (unrounded plan: %.4f)\n",
+        sigma, sigma_old, sigma / sigma_old, charged_epsilon(sigma),
+        charged_epsilon(sigma_old));
+    EXPECT_LE(charged_epsilon(sigma), 2.0);
+    EXPECT_GT(charged_epsilon(sigma), 0.98 * 2.0);
+    EXPECT_GT(charged_epsilon(sigma_old), 2.0);
+    // ≈ ν·√p/2048 more noise (ν ≈ 8 here).
+    EXPECT_GT(sigma / sigma_old, 1.03);
+    EXPECT_LT(sigma / sigma_old, 1.06);
+  }
 }
 
 }  // namespace

@@ -295,7 +295,8 @@ TEST(DeviceClientAlgorithmsTest, DpAdmmPersistsResendsChargesAndAppliesDual) {
   EXPECT_EQ(first.update.header.ledger.participations, 1u);
 
   // The ledger is charged with the device-level replace-one sensitivity
-  // 2 S1/(ρ + 1/η_1) and paper 004's σ_1 (Thm 1) at iteration k = 0.
+  // 2 S1/(ρ + 1/η_1) plus the grid's g·√p (grid_gaussian.h) and paper 004's
+  // σ_1 (Thm 1) at iteration k = 0.
   LinearizedAdmmParams p;
   p.rho = 1.0;
   p.reg_weight = 10;
@@ -306,8 +307,13 @@ TEST(DeviceClientAlgorithmsTest, DpAdmmPersistsResendsChargesAndAppliesDual) {
   p.s4 = 0.01;
   p.epsilon = 0.5;
   p.delta = 1e-3;
-  const double sensitivity = p.DeviceSensitivity(0, kSamples);
-  EXPECT_NEAR(sensitivity, kSamples * p.Sensitivity(0, kSamples), 1e-15);
+  EXPECT_NEAR(p.DeviceSensitivity(0, kSamples),
+              kSamples * p.Sensitivity(0, kSamples), 1e-15);
+  const double sensitivity = p.GridDeviceSensitivity(0, kSamples, kDim);
+  EXPECT_NEAR(sensitivity,
+              p.DeviceSensitivity(0, kSamples) +
+                  p.NoiseStd(0, kSamples) / 1024 * std::sqrt(double{kDim}),
+              1e-12);
   EXPECT_NEAR(first.update.header.ledger.epsilon,
               LedgerEpsilon(sensitivity, p.NoiseStd(0, kSamples), 1), 1e-9);
   // The upload is the persisted noisy model w~_i (float32 on the wire).
@@ -333,7 +339,7 @@ TEST(DeviceClientAlgorithmsTest, DpAdmmPersistsResendsChargesAndAppliesDual) {
         DevicePrivacyLedger ledger;
         EXPECT_TRUE(ledger.Charge(sensitivity, p.NoiseStd(0, kSamples)).ok());
         EXPECT_TRUE(ledger
-                        .Charge(p.DeviceSensitivity(1, kSamples),
+                        .Charge(p.GridDeviceSensitivity(1, kSamples, kDim),
                                 p.NoiseStd(1, kSamples))
                         .ok());
         return *ledger.Epsilon(1e-5);

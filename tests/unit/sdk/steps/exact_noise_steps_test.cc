@@ -1,6 +1,7 @@
 // The steps that add Gaussian noise draw it exactly on the grid
 // (grid_gaussian.h), never by Box–Muller: prox-admm (noise in the state or
-// on the wire only, the participation share) and dp-sgd. At compile time,
+// on the wire only, the participation share), dp-sgd and dp-admm (its
+// release and charge: dp_admm_grid_noise_test.cc). At compile time,
 // their Run takes a DiscreteGaussianSampler (a GaussianSampler does not
 // convert); at run time, through the LocalTrainer, every uploaded
 // coordinate is a multiple of the grid step g = s/2^10, which a Box–Muller
@@ -13,6 +14,7 @@
 #include "edgeadmm/dp_sgd_step.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/linearized_admm_step.h"
 #include "edgeadmm/local_steps.h"
 #include "edgeadmm/prox_admm_step.h"
 #include "gtest/gtest.h"
@@ -32,6 +34,12 @@ static_assert(std::is_same_v<decltype(&DpSgdStep::Run),
                                  const DpSgdParams&, Span<const Real>,
                                  DiscreteGaussianSampler&, Span<Real>)>,
               "dp-sgd's noise is the exact sampler's");
+static_assert(
+    std::is_same_v<decltype(&LinearizedAdmmStep::Run),
+                   Result<LinearizedAdmmReport> (LinearizedAdmmStep::*)(
+                       const LinearizedAdmmParams&, uint32_t, Span<const Real>,
+                       Span<const Real>, Span<Real>, DiscreteGaussianSampler&)>,
+    "dp-admm's noise is the exact sampler's (dp_admm_grid_noise_test.cc)");
 static_assert(
     !std::is_convertible_v<GaussianSampler&, DiscreteGaussianSampler&>,
     "a Box-Muller sampler cannot be passed to those steps");

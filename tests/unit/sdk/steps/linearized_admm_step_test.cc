@@ -78,7 +78,7 @@ TEST(LinearizedAdmmStepTest, DualVariablesAlwaysSumToZero) {
     TestEntropy entropy(99);
     Drbg drbg;
     ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-    GaussianSampler noise(drbg);
+    DiscreteGaussianSampler noise(drbg);
     Loss loss;
     for (size_t i = 0; i < kProviders; ++i) {
       views[i] = shards[i].View();
@@ -139,7 +139,7 @@ TEST(LinearizedAdmmStepTest, NoiselessStepIsTheClosedForm3a) {
   TestEntropy entropy(1);
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler noise(drbg);
+  DiscreteGaussianSampler noise(drbg);
   auto report = step.Run(params, 2, w, gamma, wt, noise);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->noise_std, 0);
@@ -172,7 +172,7 @@ TEST(LinearizedAdmmStepTest, RefusesBadParameters) {
   TestEntropy entropy(1);
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler noise(drbg);
+  DiscreteGaussianSampler noise(drbg);
   Real w[kDim] = {}, gamma[kDim] = {}, wt[kDim] = {};
   LinearizedAdmmParams bad = PaperParams(LinearizedSchedule::kSmooth);
   bad.delta = 1.0;

@@ -20,6 +20,10 @@ namespace edgeadmm::rounds {
 // Calibrated for the job's accountant: the improved RDP conversion, then,
 // for a pld job, the PLD accountant below that (privacy/pld_calibration.h),
 // so the ε the job's central ledger reports after K rounds meets the target.
+// The ν above is the one the ledger charges: the noise is drawn on a grid
+// whose rounding adds to the sensitivity (ν/(1 + ν·√p/2^11) on the devices,
+// sdk grid_gaussian.h; SumGridNoiseMultiplier for the gateway's sum,
+// algorithms/sum_grid.h), so σ is raised until that charge meets z.
 // FAILED_PRECONDITION if no target is set; OUT_OF_RANGE if the target is
 // unreachable in the calibrator's range.
 Result<double> PlanSigma(const jobs::JobConfig& config);
