@@ -237,22 +237,6 @@ GatewayAddress ParseGateway(const std::string& text) {
 
 }  // namespace
 
-// The options that weaken a device's guarantee, for baselines and
-// benchmarks: steps without noise, predictable noise.
-void AddUnsafeOptions(CLI::App* cmd, DaemonFleetConfig& c) {
-  cmd->add_option("--unsafe-entropy-seed", c.unsafe_entropy_seed,
-                  "benchmarks only, UNSAFE (predictable noise): every device "
-                  "draws from a deterministic stream of this seed and its "
-                  "id, so two runs give each device the same noise (paired "
-                  "comparisons); 0: getrandom");
-  cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
-                "let devices run steps without noise of their own, with no "
-                "local guarantee: needed for trusted-aggregator jobs (the "
-                "server adds the noise) and non-private reference runs "
-                "(sigma = 0, dp_admm.noise = false); "
-                "without it such steps are refused");
-}
-
 void AddConnectCommand(CLI::App& app) {
   static DaemonFleetConfig c;
   static DataOptions data;
@@ -341,7 +325,17 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str();
   AddPenaltyOptions(cmd, c);
   AddSteeringOptions(cmd, c);
-  AddUnsafeOptions(cmd, c);
+  cmd->add_option("--unsafe-entropy-seed", c.unsafe_entropy_seed,
+                  "benchmarks only, UNSAFE (predictable noise): every device "
+                  "draws from a deterministic stream of this seed and its "
+                  "id, so two runs give each device the same noise (paired "
+                  "comparisons); 0: getrandom");
+  cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
+                "let devices run steps without noise of their own, with no "
+                "local guarantee: needed for trusted-aggregator jobs (the "
+                "server adds the noise) and non-private reference runs "
+                "(sigma = 0, dp_admm.noise = false); "
+                "without it such steps are refused");
   cmd->callback([] { RunConnect(c, data, loss, part); });
 }
 

@@ -48,17 +48,6 @@ def job_toml(a: argparse.Namespace) -> str:
                     "early_stop_rounds": a.early_stop})
 
 
-def fleet_args(a: argparse.Namespace) -> List[str]:
-    """edgeadmm-fleet connect's options (besides the stack's own)."""
-    budget = "1e9" if a.device_epsilon == "inf" else a.device_epsilon
-    args = ["--data", a.train, "--dim", str(a.dim), "--epsilon-budget",
-            budget, "--delta", str(a.delta), "--state-dir",
-            os.path.join(a.state, "devices")]
-    if a.paired_seed:
-        args += ["--unsafe-entropy-seed", str(a.paired_seed)]
-    return args
-
-
 def mixed_fleet(a: argparse.Namespace, stack: Any) -> Dict[str, Any]:
     """start_fleet's options for --mixed-fleet-bin: the second half of the
     devices run by that binary (none without it)."""
@@ -214,7 +203,12 @@ def main(argv: List[str]) -> int:
         for line in stack.create_job(JOB, job_toml(a)).splitlines():
             print(f"demo: {line}", flush=True)
         stack.start_daemon()
-        stack.start_fleet(fleet_args(a), **mixed_fleet(a, stack))
+        stack.start_fleet([
+            "--data", a.train, "--dim", str(a.dim), "--epsilon-budget",
+            "1e9" if a.device_epsilon == "inf" else a.device_epsilon, "--delta", str(a.delta), "--state-dir",
+            os.path.join(a.state, "devices")
+        ] + (["--unsafe-entropy-seed", str(a.paired_seed)]
+             if a.paired_seed else []), **mixed_fleet(a, stack))
         print(f"{'round':>5} {'participants':>12} {'val. accuracy':>13} "
               f"{'central eps':>11}", flush=True)
 
