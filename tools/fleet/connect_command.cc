@@ -325,11 +325,6 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str();
   AddPenaltyOptions(cmd, c);
   AddSteeringOptions(cmd, c);
-  cmd->add_option("--unsafe-entropy-seed", c.unsafe_entropy_seed,
-                  "benchmarks only, UNSAFE (predictable noise): every device "
-                  "draws from a deterministic stream of this seed and its "
-                  "id, so two runs give each device the same noise (paired "
-                  "comparisons); 0: getrandom");
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "

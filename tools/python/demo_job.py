@@ -40,9 +40,8 @@ def job_toml(a: argparse.Namespace) -> str:
                  "sigma": a.sigma, "delta": a.delta,
                  "central_budget": a.epsilon,
                  "device_budget": float(a.device_epsilon)},
-        sampling=dict({"scheme": "poisson", "q": a.q, "m_min": a.m_min,
-                       "deadline_seconds": a.deadline},
-                      **({"seed": a.paired_seed} if a.paired_seed else {})),
+        sampling={"scheme": "poisson", "q": a.q, "m_min": a.m_min,
+                  "deadline_seconds": a.deadline},
         validation={"data": a.test, "held_by": "gateway",
                     "metric": "accuracy", "release": "best",
                     "early_stop_rounds": a.early_stop})
@@ -102,11 +101,6 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--gamma", type=float, default=30.0)
     p.add_argument("--timeout", type=float, default=1800.0)
     p.add_argument("--data-note", default="", help="where the data came from")
-    p.add_argument("--paired-seed", type=int, default=0,
-                   help="benchmarks only, UNSAFE noise: fix the cohorts "
-                   "(sampling.seed) and every device's noise (the fleet's "
-                   "--unsafe-entropy-seed) to this seed, so two runs differ "
-                   "only in what else changed (e.g. --mixed-fleet-bin)")
     p.add_argument("--mixed-fleet-bin", default="",
                    help="a second edgeadmm-fleet (e.g. an EDGEADMM_REAL=float "
                    "build) that runs the second half of the devices")
@@ -207,8 +201,7 @@ def main(argv: List[str]) -> int:
             "--data", a.train, "--dim", str(a.dim), "--epsilon-budget",
             "1e9" if a.device_epsilon == "inf" else a.device_epsilon, "--delta", str(a.delta), "--state-dir",
             os.path.join(a.state, "devices")
-        ] + (["--unsafe-entropy-seed", str(a.paired_seed)]
-             if a.paired_seed else []), **mixed_fleet(a, stack))
+        ], **mixed_fleet(a, stack))
         print(f"{'round':>5} {'participants':>12} {'val. accuracy':>13} "
               f"{'central eps':>11}", flush=True)
 

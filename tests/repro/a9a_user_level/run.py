@@ -64,10 +64,9 @@ PRESETS = {
 # prox-admm: lambda, gamma (prox step), clip; dp-sgd: eta, local steps, clip.
 ADMM = dict(lam=1.0, gamma=10.0, clip=1.0)
 SGD = dict(eta=2.0, steps=1, clip=5.0)
-# dp-ftrl: SGD's device step; the server's FTRL step on the mean (eta_s = 1
-# and C = 5: without noise, the same iterates as DP-FedAvg's). The tree's
-# noise is on the sum, so a tighter clip buys less noise: --ftrl-clip.
-FTRL = dict(server_lr=1.0, clip=5.0)
+# dp-ftrl: SGD's device step; the server's FTRL step on the mean (eta_s = 1:
+# without noise, the same iterates as DP-FedAvg's).
+FTRL = dict(server_lr=1.0)
 L2 = 1e-3
 
 
@@ -84,9 +83,9 @@ def job_toml(name, algorithm, a, epsilon, policy):
         # DP-FedAvg's device step without device noise; the gateway's tree
         # noise instead, each device capped at one participation per round.
         step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
-        clip = a.ftrl_clip
+        clip = SGD["clip"]
         m_min = 0  # trusted-aggregator: it releases every round
-        extra["dp_ftrl"] = {"server_learning_rate": a.ftrl_server_lr,
+        extra["dp_ftrl"] = {"server_learning_rate": FTRL["server_lr"],
                             "max_participations": a.rounds}
     else:
         step = {"gamma": SGD["eta"], "local_steps": SGD["steps"]}
@@ -374,11 +373,6 @@ def parse_args(argv):
                    help="epsilons of the trusted-aggregator runs (default: "
                    "--epsilons)")
     p.add_argument("--deadline", type=float, help="round deadline (s)")
-    p.add_argument("--ftrl-clip", type=float, default=FTRL["clip"],
-                   help="dp-ftrl: the clip C (default %(default)s)")
-    p.add_argument("--ftrl-server-lr", type=float, default=FTRL["server_lr"],
-                   help="dp-ftrl: the server learning rate eta_s "
-                   "(default %(default)s)")
     p.add_argument("--fleet-processes", type=int,
                    help="edgeadmm-fleet connect processes (--part I/K)")
     p.add_argument("--start-rate", type=float,
@@ -531,11 +525,8 @@ def write_outputs(a, results, rows, started):
                      "upload, nu = sigma*sqrt(m_k)/(2C) (prox-admm) or "
                      "sigma*sqrt(m_k)/C (dp-sgd), zero-out (user-level); "
                      "trusted-aggregator: Poisson(q)-subsampled Gaussian "
-                     "nu = sigma/(2C), add/remove; dp-ftrl: per device a "
-                     "Gaussian per participation, nu = sigma/((C + "
-                     "g sqrt(p)) sqrt(B(k)/k)), zero-out, no amplification; "
-                     "RDP composed, improved conversion; central = max over "
-                     "devices",
+                     "nu = sigma/(2C), add/remove; RDP composed, improved "
+                     "conversion; central = max over devices",
         "results": results, "seconds": time.time() - started})
     if rows:
         plots(results, rows, a)

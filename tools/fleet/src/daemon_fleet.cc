@@ -16,7 +16,6 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/failover_transport.h"
-#include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
@@ -51,7 +50,6 @@ struct Device {
   std::unique_ptr<UpdateRewriteTransport> rewrite;
   std::unique_ptr<RamStorage> ram;
   std::unique_ptr<FileStorage> file;
-  std::unique_ptr<TestEntropy> seeded_entropy;  // unsafe_entropy_seed
   std::vector<std::byte> memory;
   DeviceClientConfig config;
   DeviceClient client;
@@ -331,16 +329,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   } else {
     d->config.transport = &link;
   }
-  if (config.unsafe_entropy_seed != 0) {
-    // FNV-1a of the id: the same device gets the same stream in every run.
-    uint64_t h = 14695981039346656037ull;
-    for (char ch : d->id) h = (h ^ static_cast<uint8_t>(ch)) * 1099511628211ull;
-    d->seeded_entropy =
-        std::make_unique<TestEntropy>(config.unsafe_entropy_seed ^ h);
-    d->config.entropy = d->seeded_entropy.get();
-  } else {
-    d->config.entropy = &shared.entropy;
-  }
+  d->config.entropy = &shared.entropy;
   d->config.data = *view;
   if (!f.test_blocks.empty()) {
     auto test_view = f.test_blocks[i].View();

@@ -70,12 +70,6 @@ struct DaemonFleetConfig {
   // Lets devices run steps without noise (sigma = 0: reference runs only;
   // no local privacy guarantee). See TrainerConfig.
   bool allow_unaccounted_steps = false;
-  // Nonzero: every device's client draws its randomness (the noise) from a
-  // TestEntropy seeded by this and its id, so two runs with the same seed
-  // give each device the same draws: paired comparisons (a float32 fleet
-  // against a double one). UNSAFE: the noise is predictable; benchmarks
-  // only. 0: getrandom(2).
-  uint64_t unsafe_entropy_seed = 0;
   // pp-admm: every device's private η and α schedules (never sent).
   PenaltySchedule penalty_schedule;
   // Per device instead (index i = the i-th PSK file of ALL files, the job's
