@@ -33,11 +33,11 @@ Status RoundEngine::Load(int64_t job_id) {
       algorithms::Get(job_.config.algorithm).barrier_rounds();
   resumes_open_round_ =
       barrier != nullptr && barrier->ResumesOpenRound(job_.config);
-  // A round still 'open' was in flight when the process died: it is lost,
-  // or resumed below (its uploads are in the store). A follower's is the
-  // coordinator's.
+  // A round still 'open' was in flight when the process died: lost, or
+  // resumed below from the store (a follower's is the coordinator's; a
+  // coordinator's successor takes it over, TakeOverOpenRound).
   const bool follower = role_ == Role::kFollower;
-  if (!resumes_open_round_ && !follower) {
+  if (!resumes_open_round_ && role_ == Role::kSole) {
     EDGEADMM_TRY(store_.MarkOpenRoundsLost());
   }
   EDGEADMM_TRY_ASSIGN(StoredModel stored, store_.LatestModel());
@@ -70,6 +70,10 @@ Status RoundEngine::Load(int64_t job_id) {
   if (resumes_open_round_ && !follower) EDGEADMM_TRY(ResumeOpenRound());
   ledgers_.emplace(*accountant_, job_.config, devices_);
   EDGEADMM_TRY(ledgers_->Load(store_, device_index_));
+  if (!resumes_open_round_ && role_ == Role::kCoordinator) {
+    EDGEADMM_TRY_ASSIGN(const bool taken, TakeOverOpenRound());
+    if (!taken) EDGEADMM_TRY(store_.MarkOpenRoundsLost());
+  }
   const algorithms::Algorithm& algorithm =
       algorithms::Get(job_.config.algorithm);
   const algorithms::PartyPrivacy* party = algorithm.party_privacy();

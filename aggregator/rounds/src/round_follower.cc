@@ -137,6 +137,49 @@ Status RoundEngine::AbsorbStoredUploads(int64_t now_ms) {
       });
 }
 
+Result<bool> RoundEngine::TakeOverOpenRound() {
+  EDGEADMM_TRY_ASSIGN(std::optional<FollowedRound> stored,
+                      store_.FollowedOpenRound());
+  if (!stored.has_value() || stored->cohort.empty()) return false;
+  OpenRound round;
+  round.has_value = true;
+  round.round_id = stored->round_id;
+  round.awaiting_restart_deadline = true;
+  round.in_cohort.assign(devices_.size(), false);
+  for (const std::string& id : stored->cohort) {
+    auto it = device_index_.find(id);
+    if (it == device_index_.end()) return Status::DataLoss();
+    round.in_cohort[it->second] = true;
+    ++round.cohort_size;
+  }
+  const size_t length =
+      static_cast<size_t>(UploadLength(job_.config, iteration_));
+  // Gateway "": every gateway's uploads, the previous coordinator's too.
+  EDGEADMM_TRY(store_.ForEachUploadFromOthers(
+      round.round_id, "", [&](StoredUpload row) -> Status {
+        auto it = device_index_.find(row.device_id);
+        if (it == device_index_.end() || !round.in_cohort[it->second]) {
+          return Status::DataLoss();
+        }
+        EDGEADMM_TRY_ASSIGN(std::vector<double> values,
+                            store::DecodeFloats(row.payload));
+        if (values.size() != length) return Status::DataLoss();
+        round.accepted.emplace(
+            it->second, OpenRound::Accepted{std::move(row.payload),
+                                            std::move(values),
+                                            {},
+                                            std::move(row.fingerprint_digest)});
+        return Status::Ok();
+      }));
+  EDGEADMM_LOG_INFO(
+      "job %s round %lld: taken over from the previous coordinator with %zu "
+      "of its %zu cohort uploads from the store",
+      job_.config.name.c_str(), static_cast<long long>(round.round_id),
+      round.accepted.size(), round.cohort_size);
+  open_ = std::move(round);
+  return true;
+}
+
 UploadVerdict RoundEngine::StoreShared(
     size_t index, Upload&& upload, std::vector<double>&& decoded,
     LocalCharge&& local, const std::vector<uint8_t>& fingerprint_digest,

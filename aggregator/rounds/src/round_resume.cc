@@ -1,7 +1,9 @@
 // RoundEngine: a restart resumes the open round of an algorithm whose
 // rounds survive it (BarrierRounds::ResumesOpenRound; docs/aggregator.md,
 // "A restart loses nothing"): the round and its stored uploads are read
-// back, and the round restarts with a whole deadline at the first tick.
+// back, and the round restarts with a whole deadline at the first tick. A
+// coordinator that took over another's open round (TakeOverOpenRound,
+// round_follower.cc) starts it here too.
 #include <optional>
 #include <utility>
 
@@ -52,6 +54,7 @@ Status RoundEngine::StartResumedRound(int64_t now_ms) {
   open_.deadline_ms =
       now_ms + static_cast<int64_t>(job_.config.deadline_seconds * 1000);
   EDGEADMM_TRY(DropRevokedMembers(open_).status());
+  if (!resumes_open_round_) return Status::Ok();  // TakeOverOpenRound's
   EDGEADMM_LOG_INFO(
       "job %s round %lld: resumed after a restart with %zu of %zu uploads "
       "from the store (retries used %lld of %lld); deadline in %.0f s",

@@ -8,15 +8,15 @@
 // uploads it accepts, which the coordinator commits with its own. Once two
 // rounds have committed and the open round holds an upload, gw-0 is
 // SIGKILLed; a
-// standby takes the lease (the round gw-0 left open is marked lost and a
-// new one opened at the same iteration), the other standby is restarted
+// standby takes the lease and the round gw-0 left open (its cohort and
+// every gateway's uploads are stored), the other standby is restarted
 // and gw-0 comes back, standing by; the devices of gw-0 fail over
 // (FailoverTransport) to another gateway. Asserted: the job completes;
-// at most the killed round is lost; every committed round has its n
-// uploads, each stored once (the primary key) with the gateway that
-// acknowledged it, and one central ledger row; every round committed before
-// the kill holds uploads from all three gateways; every model released
-// before the kill is bit-equal to a single-gateway run of the same job.
+// no round is lost; every committed round has its n uploads, each stored
+// once (the primary key) with the gateway that acknowledged it, and one
+// central ledger row; every round committed before the kill holds uploads
+// from all three gateways; every model released, the final one included,
+// is bit-equal to a single-gateway run of the same job.
 //
 // Reduced in the default suite; the must-show size (300 devices, 20
 // rounds) runs as aggregator_fleet_multi_gateway_benchmark (label manual),
@@ -45,14 +45,6 @@ namespace edgeadmm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A sanity bound on the relative L2 distance of the final model to the
-// single gateway's: closer to it than the zero model, i.e. the run neither
-// diverged nor restarted after the kill. No tighter bound holds for every
-// kill instant: the distance depends on how many devices stepped in the
-// lost round and how many rounds are left to damp their extra step
-// (measured 0.08 to 0.41 in the reduced run).
-constexpr double kFinalModelTolerance = 1.0;
 
 std::string JobToml(int devices, int rounds) {
   const std::string n = std::to_string(devices);
@@ -117,6 +109,7 @@ constexpr int64_t kNoKill = int64_t{1} << 40;
 struct Outcome {
   double seconds = 0;
   uint64_t acknowledged = 0;
+  uint64_t duplicates = 0;  // receipts of uploads already stored
   int64_t killed_round = 0;
   int64_t released_before_kill = 0;  // committed rounds when it was killed
   std::string successor;
@@ -219,6 +212,7 @@ Outcome RunWithFailover(testing::TempDatabase& t,
     EXPECT_EQ(report->done, static_cast<size_t>(devices));
     EXPECT_EQ(report->steps_refused, 0u);
     out.acknowledged = report->uploads_accepted;
+    out.duplicates = report->uploads_duplicate;
   }
   for (Gateway& g : gw) EXPECT_EQ(g.process->Terminate(), 0) << g.id;
   return out;
@@ -252,15 +246,11 @@ void RunAndCheck(int devices, int rounds, size_t records, int limit_s,
   EXPECT_EQ(testing::QueryInt(
                 db, "SELECT count(*) FROM rounds WHERE state = 'committed'"),
             rounds);
-  // Only the round the coordinator died in may be lost.
-  EXPECT_LE(testing::QueryInt(db,
-                              "SELECT count(*) FROM rounds WHERE state "
-                              "<> 'committed'"),
-            1);
+  // No round is lost: the successor took over the one the coordinator
+  // died in.
   EXPECT_EQ(testing::QueryInt(db,
                               "SELECT count(*) FROM rounds WHERE state "
-                              "= 'lost' AND round_id <> " +
-                                  std::to_string(run.killed_round)),
+                              "<> 'committed'"),
             0);
   // Every committed round's n uploads, each (job, round, device) once.
   EXPECT_EQ(testing::QueryInt(db, "SELECT count(*) FROM uploads"),
@@ -270,10 +260,12 @@ void RunAndCheck(int devices, int rounds, size_t records, int limit_s,
                               "job_id, round_id, device_id FROM uploads) "
                               "d"),
             int64_t{devices} * rounds);
-  // Every acknowledged upload of a committed round is stored; those of the
-  // lost round were deleted with it (at most one per device).
-  EXPECT_GE(run.acknowledged, static_cast<uint64_t>(devices) * rounds);
-  EXPECT_LE(run.acknowledged, static_cast<uint64_t>(devices) * (rounds + 1));
+  // Every acknowledged upload is stored, and every stored upload was
+  // acknowledged: once as accepted, or, when the kill took its first
+  // receipt, as a duplicate when the device resent it to the successor.
+  EXPECT_LE(run.acknowledged, static_cast<uint64_t>(devices) * rounds);
+  EXPECT_GE(run.acknowledged + run.duplicates,
+            static_cast<uint64_t>(devices) * rounds);
   // Each upload names the gateway that acknowledged it; the devices stayed
   // on their standbys: every round before the kill holds uploads from all
   // three gateways, and the coordinator committed them.
@@ -305,31 +297,13 @@ void RunAndCheck(int devices, int rounds, size_t records, int limit_s,
                               "SELECT count(*) FROM (SELECT DISTINCT "
                               "scope, round_id FROM ledger) d"),
             testing::QueryInt(db, "SELECT count(*) FROM ledger"));
-  // Every model released before the kill is the single gateway's, bit for
-  // bit. After it the runs differ: the devices that stepped in the lost
-  // round keep that step (it was persisted and charged before its upload),
-  // and a successor does not resume a sampled round (docs/aggregator.md,
-  // "Taking over"); so the final model is not bit-equal but follows the
-  // single gateway's (printed; bounded loosely). Without a kill every model
-  // is bit-equal.
-  for (int64_t k = 0; k <= run.released_before_kill; ++k) {
+  // Every model, the final one included, is the single gateway's, bit for
+  // bit: the round the coordinator died in was taken over with the same
+  // cohort and the same uploads (σ = 0, and a device resends the bytes it
+  // persisted).
+  for (int64_t k = 0; k <= rounds; ++k) {
     EXPECT_EQ(Model(db, k), Model(single.db(), k)) << "iteration " << k;
   }
-  const auto z = store::DecodeDoubles(Model(db, rounds));
-  const auto z_single = store::DecodeDoubles(Model(single.db(), rounds));
-  ASSERT_TRUE(z.ok() && z_single.ok());
-  ASSERT_EQ(z->size(), z_single->size());
-  double diff = 0, norm = 0;
-  for (size_t j = 0; j < z->size(); ++j) {
-    diff += ((*z)[j] - (*z_single)[j]) * ((*z)[j] - (*z_single)[j]);
-    norm += (*z_single)[j] * (*z_single)[j];
-  }
-  const double relative = std::sqrt(diff / norm);
-  EXPECT_LT(relative, kFinalModelTolerance);
-  std::printf(
-      "multi-gateway: final model vs single gateway: relative "
-      "distance %.3g (tolerance %.3g)\n",
-      relative, kFinalModelTolerance);
   const double single_rate =
       static_cast<double>(reference.report.uploads_accepted) /
       reference.report.seconds;

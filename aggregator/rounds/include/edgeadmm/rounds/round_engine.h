@@ -242,6 +242,12 @@ class RoundEngine {
   // kCoordinator: the uploads standbys stored for the open round join it
   // (with their local charges, as the standby computed them).
   Status AbsorbStoredUploads(int64_t now_ms);
+  // kCoordinator at Load: the open round the previous coordinator left,
+  // rebuilt from its stored cohort and every gateway's stored uploads
+  // (their local charges are already in the loaded ledgers); at the first
+  // Advance it gets a whole deadline. False when there is none to take
+  // (no open round, or its cohort is not stored).
+  Result<bool> TakeOverOpenRound();
   // Round opening with the cohort stored (kCoordinator) or without.
   Result<bool> InsertRound(const OpenRound& round, int64_t now_ms);
   // Stores an upload the judge accepted, conditionally on the round being
