@@ -11,9 +11,9 @@
 // square, f_i(t+1) = prox_{s·C·f̄}(v) with f̄ the mean loss over the B_i
 // records, 1/s = ρ/N + 2ηV_i and v = s·(η(V_i f_i(t) + S_i(t)) − 2λ_i −
 // 2ηV_iε). Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) =
-// α₁·q₂^{t−1}. The privacy bound needs the exact minimiser (digest 001 pitfall
-// 3): the prox solver's KKT residual is reported so a caller can refuse a loose
-// one.
+// α₁·q₂^{t−1}. Paper 001's bound needs the exact minimiser; the step
+// releases an approximate one with output noise instead (Iyengar et al.
+// 2019, pp_output_perturbation.h), refusing a solve farther than γ from it.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "edgeadmm/dataset_view.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/prox_solver.h"
@@ -39,6 +40,17 @@ enum class PenaltyMode : uint8_t {
   kDualVariablePerturbation = 1,
 };
 
+// Default γ of the approximate-minima release: the prox solver stops at a
+// residual of about (16 machine epsilons)·max(s, ‖v‖) in float32 (≈2e-6·‖v‖,
+// prox_tolerance.h) and 1e-10·max(s, ‖v‖) in double, and a solve must come
+// within γ/2: 1e-4 covers max(s, ‖v‖) up to ~25 in float32, 1e-6 up to 5000
+// in double.
+inline constexpr double kPpDefaultOutputRadius =
+    sizeof(Real) == sizeof(float) ? 1e-4 : 1e-6;
+// Default z: σ = 2γz, so the release's Δ/σ = 1/z + √d/2^kNoiseGridBits
+// (0.016 at d = 123).
+inline constexpr double kPpDefaultOutputNoiseMultiplier = 200;
+
 // A device's private schedules (the fields of PenaltyPerturbationParams
 // that never leave it): η_i(t) = min(η₁q₁^{t−1}, η_max), α_i(t) = α₁q₂^{t−1}.
 struct PenaltySchedule {
@@ -47,9 +59,15 @@ struct PenaltySchedule {
   double eta_max = 1e6;       // cap on η
   double alpha1 = 3.0;        // α_i(1) > 0
   double alpha_growth = 1.0;  // q₂ > 0
-  // β_max ≥ 0: the device refuses (RESOURCE_EXHAUSTED) a job whose
-  // P_i(T) under this schedule would exceed it; +inf: no cap.
+  // β_max ≥ 0: the device refuses (RESOURCE_EXHAUSTED) a job whose ε_i(T)
+  // (at `delta`) under this schedule would exceed it; +inf: no cap.
   double max_loss = std::numeric_limits<double>::infinity();
+  // Approximate-minima release (pp_output_perturbation.h): γ, the largest
+  // distance ‖x − x*‖ of a released solve from the exact minimiser, and z,
+  // the output noise std σ = 2γz in units of 2γ.
+  double output_radius = kPpDefaultOutputRadius;
+  double output_noise_multiplier = kPpDefaultOutputNoiseMultiplier;
+  double delta = 1e-5;  // δ ∈ (0, 1) of the reported (ε, δ)
 };
 
 struct PenaltyPerturbationParams {
@@ -65,6 +83,10 @@ struct PenaltyPerturbationParams {
   double alpha_growth = 1.0;  // q₂ > 0
   bool add_noise = true;      // false: the non-private M-ADMM step
   PenaltyMode mode = PenaltyMode::kPenaltyPerturbation;
+  // With noise: γ > 0 and z > 0 of the approximate-minima release
+  // (PenaltySchedule); the output noise std is OutputNoiseStd() = 2γz.
+  double output_radius = kPpDefaultOutputRadius;
+  double output_noise_multiplier = kPpDefaultOutputNoiseMultiplier;
 
   // INVALID_ARGUMENT for out-of-range values; FAILED_PRECONDITION if the
   // privacy condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) fails for this device
@@ -72,6 +94,9 @@ struct PenaltyPerturbationParams {
   Status Validate(double curvature_bound, size_t samples) const;
   double Eta(uint32_t t) const;    // η_i(t), t ≥ 1 (θ in DVP mode)
   double Alpha(uint32_t t) const;  // α_i(t), t ≥ 1
+  double OutputNoiseStd() const {
+    return 2 * output_radius * output_noise_multiplier;
+  }
 };
 
 struct PenaltyPerturbationReport {
@@ -79,6 +104,10 @@ struct PenaltyPerturbationReport {
   double eta = 0;         // η_i(t+1) used
   double alpha = 0;       // α_i(t+1) used (0 without noise)
   double noise_norm = 0;  // ||ε||
+  // With noise: C·s·kkt_residual, the bound on ‖x − x*‖ the solver's
+  // residual gives (s = 1/Λ, Λ = ρ/N + 2ηV_i), and the release's std.
+  double residual_radius = 0;
+  double output_noise_std = 0;
 };
 
 class PenaltyPerturbationStep {
@@ -103,13 +132,18 @@ class PenaltyPerturbationStep {
 
   // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
+  // With noise, f_i(t+1) is the approximate-minima release: the solve x
+  // must satisfy 2·C·s·kkt_residual ≤ γ (the factor 2 is a margin for the
+  // residual's own rounding), else ABORTED with f unchanged; then f_i(t+1)
+  // is the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
   // INVALID_ARGUMENT / FAILED_PRECONDITION as Validate; UNAVAILABLE if the
   // DRBG fails (f unchanged).
   Result<PenaltyPerturbationReport> Run(const PenaltyPerturbationParams& params,
                                         uint32_t t,
                                         Span<const Real> neighbour_sum,
                                         Span<const Real> dual, Span<Real> f,
-                                        GaussianSampler& noise);
+                                        GaussianSampler& noise,
+                                        DiscreteGaussianSampler& exact_noise);
 
   // (11): λ ← λ + (θ/2)(V f_i(t+1) − S_i(t+1)).
   static Status DualUpdate(const PenaltyPerturbationParams& params,

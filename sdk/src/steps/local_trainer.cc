@@ -176,14 +176,15 @@ Result<PenaltyPerturbationReport> LocalTrainer::RunPenaltyPerturbation(
     const PenaltyPerturbationParams& params, uint64_t round,
     Span<const Real> neighbour_sum, Span<Real> upload) {
   EDGEADMM_TRY(BeginStep(AlgorithmKind::kPenaltyPerturbation, round, upload));
-  // Pure-DP perturbation: not a Gaussian mechanism, so not charged to the
-  // Gaussian ledger; a noisy step is accounted by paper 001's P_i
-  // (PenaltyPerturbationAccountant), a noiseless one by nothing.
+  // Not charged to the Gaussian ledger: a noisy step is accounted by its own
+  // (ε, δ) (PenaltyPerturbationAccountant: paper 001's P_i plus the
+  // approximate-minima release), a noiseless one by nothing.
   if (!params.add_noise) EDGEADMM_TRY(CheckBudget(false, 0, 0));
   EDGEADMM_TRY_ASSIGN(
       auto report,
       penalty_.Run(params, static_cast<uint32_t>(state_.local_iteration),
-                   neighbour_sum, state_.secondary, state_.primary, noise_));
+                   neighbour_sum, state_.secondary, state_.primary, noise_,
+                   exact_noise_));
   VectorMap(upload.data(), upload.size()) =
       ConstVectorMap(state_.primary.data(), upload.size());
   EDGEADMM_TRY(FinishStep(false, 0, 0, round));
