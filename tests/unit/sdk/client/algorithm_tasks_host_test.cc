@@ -487,12 +487,15 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmAppliesTheDualAndReportsPOnlyAtTheEnd) {
   EXPECT_NEAR(delta, 1e-5, 1e-15);
   EXPECT_GT(PpLoss(second),
             2 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples) + 0.01);
-  // What was uploaded is the release, on its grid of step σ/2^10.
+  // f_i(2), which was uploaded (as float32) and which the next dual update
+  // uses, is the release, on its grid of step σ/2^10.
   const double grid = 2 * kPpDefaultOutputRadius *
                       kPpDefaultOutputNoiseMultiplier / (1 << kNoiseGridBits);
+  const Span<Real> f2 = device.trainer().state().primary;
   for (size_t j = 0; j < kDim; ++j) {
-    const double steps = second.vector[j] / grid;
-    EXPECT_NEAR(steps, std::round(steps), 1e-3) << j;
+    const double steps = static_cast<double>(f2[j]) / grid;
+    EXPECT_NEAR(steps, std::round(steps), 1e-6) << j;
+    EXPECT_NEAR(second.vector[j], f2[j], 1e-6 * std::fabs(f2[j])) << j;
   }
 }
 
