@@ -244,8 +244,9 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
     if (const Status s = Measure(
             "pp_admm",
             [&](int k) {
-              return step.Run(p, static_cast<uint32_t>(k), zs, dual, f, noise,
-                              exact_noise)
+              return step
+                  .Run(p, static_cast<uint32_t>(k), zs, dual, f, noise,
+                       exact_noise)
                   .status();
             },
             [&](int k) {

@@ -42,8 +42,7 @@ inline constexpr double kPpGridRoundingSlack = 1.0 + 0x1p-22;
 // rounded up: the L2 distance between the grid points of two centres each
 // within γ of the same exact minimiser. INVALID_ARGUMENT unless γ and
 // noise_std are finite and positive and dim ≥ 1.
-Result<double> PpOutputSensitivity(double radius, double noise_std,
-                                   size_t dim);
+Result<double> PpOutputSensitivity(double radius, double noise_std, size_t dim);
 
 // Δ²/(2σ²), rounded up: one release's zCDP (its RDP at order α is α times
 // this). Errors as PpOutputSensitivity.
@@ -64,7 +63,6 @@ struct PpPrivacy {
 // ε = pure + ρ + 2√(ρ ln(1/δ)), δ' = δ + (1 + e^ε)·tv (rounded up; δ' is
 // capped at 1). INVALID_ARGUMENT for negative or non-finite inputs or δ
 // outside (0, 1).
-Result<PpPrivacy> PpApproxDp(double pure, double rho, double tv,
-                             double delta);
+Result<PpPrivacy> PpApproxDp(double pure, double rho, double tv, double delta);
 
 }  // namespace edgeadmm

@@ -127,9 +127,9 @@ Status PenaltyPerturbationAccountant::Charge(
 Status PenaltyPerturbationAccountant::ChargeRelease(
     const PenaltyPerturbationParams& params, uint32_t t, size_t dim) {
   if (!initialized_ || !params.add_noise) return Status::FailedPrecondition();
-  EDGEADMM_TRY_ASSIGN(const double rho,
-                      PpOutputZcdp(params.output_radius,
-                                   params.OutputNoiseStd(), dim));
+  EDGEADMM_TRY_ASSIGN(
+      const double rho,
+      PpOutputZcdp(params.output_radius, params.OutputNoiseStd(), dim));
   EDGEADMM_TRY_ASSIGN(const double tv, PpSamplerTotalVariation(dim));
   const double rho_sum = std::nextafter(rho_ + rho, kInfinity);
   const double tv_sum = std::nextafter(tv_ + tv, kInfinity);

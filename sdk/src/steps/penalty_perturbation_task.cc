@@ -51,8 +51,8 @@ namespace {
 // δ, summed by the accountant so that the cap and the report agree.
 Result<PpPrivacy> NodePrivacy(const PenaltyPerturbationParams& params,
                               const edgeadmm_wire_RoundTask& h,
-                              uint64_t samples, size_t dim,
-                              uint32_t iterations, double delta) {
+                              uint64_t samples, size_t dim, uint32_t iterations,
+                              double delta) {
   PenaltyPerturbationAccountant accountant;
   const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
                       ? LossKind::kSquared
@@ -101,9 +101,9 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
     if (done + 1 != w.iteration) return Status::FailedPrecondition();
     if (!(schedule.max_loss >= 0)) return Status::InvalidArgument();
     if (params.add_noise && !std::isinf(schedule.max_loss)) {
-      EDGEADMM_TRY_ASSIGN(const PpPrivacy planned,
-                          NodePrivacy(params, h, task.samples, d, w.rounds,
-                                      schedule.delta));
+      EDGEADMM_TRY_ASSIGN(
+          const PpPrivacy planned,
+          NodePrivacy(params, h, task.samples, d, w.rounds, schedule.delta));
       if (planned.epsilon > schedule.max_loss) {
         return Status::ResourceExhausted();
       }
@@ -127,9 +127,9 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
   // (ε, δ) of the steps taken, a deterministic function of the schedule:
   // recharged from iteration 1 (the trainer persists t, not the sums).
   if (params.add_noise && w.iteration == w.rounds) {
-    EDGEADMM_TRY_ASSIGN(const PpPrivacy spent,
-                        NodePrivacy(params, h, task.samples, d, w.iteration,
-                                    schedule.delta));
+    EDGEADMM_TRY_ASSIGN(
+        const PpPrivacy spent,
+        NodePrivacy(params, h, task.samples, d, w.iteration, schedule.delta));
     // Update.algorithm_extra: pp-admm's own encoding, read by its unit on
     // the aggregator (the client copies the bytes).
     EncodePpLossExtra(spent.epsilon, spent.delta, out.extra);

@@ -46,8 +46,7 @@ Result<double> PpSamplerTotalVariation(size_t dim) {
   return Up(std::ldexp(2 * static_cast<double>(dim) + 8, -1022));
 }
 
-Result<PpPrivacy> PpApproxDp(double pure, double rho, double tv,
-                             double delta) {
+Result<PpPrivacy> PpApproxDp(double pure, double rho, double tv, double delta) {
   if (!NonNegativeFinite(pure) || !NonNegativeFinite(rho) ||
       !NonNegativeFinite(tv) || !(delta > 0 && delta < 1)) {
     return Status::InvalidArgument();

@@ -169,14 +169,13 @@ double ExpectedLoss(const PenaltySchedule& s, bool dvp, uint32_t rounds) {
 
 // The node's reported (ε, δ): P_i(T) plus T approximate-minima releases of
 // kDim coordinates and T Gamma draws (pp_output_perturbation.h).
-PpPrivacy ExpectedPrivacy(const PenaltySchedule& s, bool dvp,
-                          uint32_t rounds) {
+PpPrivacy ExpectedPrivacy(const PenaltySchedule& s, bool dvp, uint32_t rounds) {
   const double sigma = 2 * s.output_radius * s.output_noise_multiplier;
   auto rho = PpOutputZcdp(s.output_radius, sigma, kDim);
   auto tv = PpSamplerTotalVariation(kDim);
   EXPECT_TRUE(rho.ok() && tv.ok());
-  auto p = PpApproxDp(ExpectedLoss(s, dvp, rounds), rounds * *rho,
-                      rounds * *tv, s.delta);
+  auto p = PpApproxDp(ExpectedLoss(s, dvp, rounds), rounds * *rho, rounds * *tv,
+                      s.delta);
   EXPECT_TRUE(p.ok());
   return p.ok() ? *p : PpPrivacy{-1, -1};
 }

@@ -275,8 +275,8 @@ TEST(PpAdmmJobTest, UploadExtraIsTheLossOfTheLastIteration) {
   std::vector<uint8_t> old_eight = LossBytes(0.25);
   old_eight.resize(8);  // P_i alone, as sent before δ was charged
   for (const std::vector<uint8_t>& bad :
-       {LossBytes(-0.5), std::vector<uint8_t>{1, 2, 3}, inf_epsilon,
-        old_eight, std::vector<uint8_t>(17, 0)}) {
+       {LossBytes(-0.5), std::vector<uint8_t>{1, 2, 3}, inf_epsilon, old_eight,
+        std::vector<uint8_t>(17, 0)}) {
     EXPECT_STREQ(extra->Refusal(c, 9, bad),
                  "algorithm_extra of pp-admm: 16 bytes, (epsilon, delta)");
   }
@@ -294,13 +294,12 @@ TEST(PpAdmmJobTest, UploadExtraIsTheLossOfTheLastIteration) {
   EXPECT_EQ(none.text,
             "pp-admm privacy: not reported yet (nodes report (epsilon, delta) "
             "only with the last iteration)\n");
-  const ReportSection some = extra->Report(
-      c, {LossBytes(0.5, 2e-5), LossBytes(1.25), LossBytes(0)});
-  EXPECT_EQ(some.json,
-            std::string("{\"epsilon\": 1.25, \"delta\": "
-                        "2.0000000000000002e-05, \"reported\": 2, "
-                        "\"nodes\": 5, \"meaning\": \"") +
-                kPpLossLabel + "\"}");
+  const ReportSection some =
+      extra->Report(c, {LossBytes(0.5, 2e-5), LossBytes(1.25), LossBytes(0)});
+  EXPECT_EQ(some.json, std::string("{\"epsilon\": 1.25, \"delta\": "
+                                   "2.0000000000000002e-05, \"reported\": 2, "
+                                   "\"nodes\": 5, \"meaning\": \"") +
+                           kPpLossLabel + "\"}");
   EXPECT_EQ(some.text,
             std::string("pp-admm privacy: max_i epsilon_i = 1.25, max_i "
                         "delta_i = 2e-05 from 2 of 5 nodes\n  that is: ") +

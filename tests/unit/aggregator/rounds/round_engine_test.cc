@@ -493,7 +493,8 @@ TEST_P(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
   // The max, of iteration 3, from every device.
   EXPECT_NE(status->algorithm_section.json.find(
                 "\"epsilon\": 3.5, \"delta\": 1.0000000000000001e-05, "
-                "\"reported\": " + std::to_string(kDevices)),
+                "\"reported\": " +
+                std::to_string(kDevices)),
             std::string::npos)
       << status->algorithm_section.json;
 }

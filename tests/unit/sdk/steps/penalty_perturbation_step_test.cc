@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "edgeadmm/drbg.h"
-#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/linear_model.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
@@ -160,8 +160,7 @@ TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
   for (size_t c = 0; c < kDim; ++c) EXPECT_EQ(n.f[c], before[c]) << c;
   // The same step at the default radius is released.
   params.output_radius = kPpDefaultOutputRadius;
-  EXPECT_TRUE(
-      n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).ok());
+  EXPECT_TRUE(n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).ok());
   // A noisy step needs γ > 0 and z > 0.
   params.output_noise_multiplier = 0;
   EXPECT_EQ(n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).status(),

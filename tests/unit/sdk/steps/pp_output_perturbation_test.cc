@@ -70,7 +70,8 @@ TEST(PpOutputPerturbationTest, ApproxDpByHand) {
 // Thm. 8): Φ(r/2 − ε/r) − e^ε Φ(−r/2 − ε/r).
 double GaussianDelta(double r, double epsilon) {
   const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2)); };
-  return phi(r / 2 - epsilon / r) - std::exp(epsilon) * phi(-r / 2 - epsilon / r);
+  return phi(r / 2 - epsilon / r) -
+         std::exp(epsilon) * phi(-r / 2 - epsilon / r);
 }
 
 // The conversion is an upper bound: T releases of Δ/σ = r compose to one
