@@ -101,9 +101,9 @@ inline constexpr const char* kPpLossLabel =
     "penalty perturbation, i.e. paper 001's Thm. 4.1 sum (pure) plus the "
     "RDP of the exact grid Gaussian on each solve within gamma of the exact "
     "minimiser, converted at the node's delta, plus the Gamma sampler's "
-    "total variation in delta; max over the nodes' reports of each; assumes "
-    "the Gamma-norm draw's floating-point rounding and the solver's residual "
-    "margin (docs/privacy.md)";
+    "total variation in delta; max over the nodes' reports of each; not "
+    "charged: the Gamma-norm draw's floating-point rounding, the residual's "
+    "factor-2 margin and a refused step (docs/privacy.md)";
 
 // pp-admm's upload extra: the device's (ε, δ) with the job's last
 // iteration (penalty_perturbation_extra.h: 16 bytes, two float64 LE, ε
