@@ -152,8 +152,8 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
   TestEntropy step_entropy(kSeed);
   Drbg drbg;
   EDGEADMM_TRY(drbg.Init(step_entropy, Personalization()));
-  // prox-admm, dp-admm (linearized) and dp-sgd draw exact grid noise;
-  // pp-admm still draws Box–Muller and Gamma noise.
+  // prox-admm, dp-admm (linearized), dp-sgd and pp-admm (its release)
+  // draw exact grid noise; pp-admm's Gamma perturbation does not.
   DiscreteGaussianSampler exact_noise(drbg);
   GaussianSampler noise(drbg);
 
@@ -245,7 +245,9 @@ Result<LocalTrainer*> StartTrainer(LocalTrainer& trainer, AlgorithmKind kind,
     if (const Status s = Measure(
             "pp_admm",
             [&](int k) {
-              return step.Run(p, static_cast<uint32_t>(k), zs, dual, f, noise)
+              return step
+                  .Run(p, static_cast<uint32_t>(k), zs, dual, f, noise,
+                       exact_noise)
                   .status();
             },
             [&](int k) {

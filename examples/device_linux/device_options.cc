@@ -150,8 +150,8 @@ const char* DeviceUsage() {
          "  [--pp-eta1 E] [--pp-eta-growth Q1] [--pp-eta-max M] [--pp-alpha1 "
          "A]\n  [--pp-alpha-growth Q2] (pp-admm: this device's private "
          "schedules, never sent)\n"
-         "  [--pp-max-loss P] (pp-admm: refuse a job whose P_i(T) would "
-         "exceed P)\n"
+         "  [--pp-max-loss P] (pp-admm: refuse a job whose epsilon_i(T) "
+         "would exceed P)\n"
          "exit: 0 done (job finished or --max-uploads settled), 1 error,\n"
          "  2 usage, 3 halted after persisting (--halt-after-persist), 4 "
          "timeout,\n  5 stopped by SIGTERM/SIGINT\n";

@@ -71,7 +71,7 @@ struct DeviceOptions {
   double pp_eta_max = 1e6;
   double pp_alpha1 = 3.0;
   double pp_alpha_growth = 1.0;
-  // β_max: refuse a pp-admm job whose P_i(T) would exceed it (inf: no cap).
+  // β_max: refuse a pp-admm job whose ε_i(T) would exceed it (inf: no cap).
   double pp_max_loss = std::numeric_limits<double>::infinity();
 };
 

@@ -21,7 +21,7 @@
 //                                   datagram of the daemon; 0: off)
 //       [--pp-eta1 E[,E...]] [--pp-eta-growth Q1[,...]] [--pp-eta-max M[,...]]
 //       [--pp-alpha1 A[,...]] [--pp-alpha-growth Q2[,...]]
-//       [--pp-max-loss P[,...]]   (refuse a job whose P_i(T) exceeds P)
+//       [--pp-max-loss P[,...]]   (refuse a job whose ε_i(T) exceeds P)
 //                                   (pp-admm: the devices' private schedules
 //                                   eta_i(t) = min(eta1 q1^(t-1), max),
 //                                   alpha_i(t) = alpha1 q2^(t-1); one value
@@ -110,9 +110,9 @@ void AddPenaltyOptions(CLI::App* cmd, DaemonFleetConfig& c) {
                               "q2^(t-1) (default 1)") +
                       per_device);
   cmd->add_option("--pp-max-loss", c.penalty_options.max_loss,
-                  std::string("pp-admm: a device refuses a job whose P_i(T) "
-                              "(paper 001 Thm. 4.1) would exceed this cap "
-                              "(default: no cap)") +
+                  std::string("pp-admm: a device refuses a job whose "
+                              "epsilon_i(T) (at its delta, docs/privacy.md) "
+                              "would exceed this cap (default: no cap)") +
                       per_device);
 }
 

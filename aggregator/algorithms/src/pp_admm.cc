@@ -275,7 +275,7 @@ host::Error PpAdmm::Resolve(jobs::JobConfig& c) const {
       "privacy.sigma: pp-admm's noise is each device's own penalty "
       "perturbation (paper 001); give neither sigma nor target_epsilon",
       "privacy: central_budget and device_budget do not apply to "
-      "pp-admm (its privacy is paper 001's pure-DP max_i P_i, reported "
+      "pp-admm (its privacy is the nodes' (epsilon, delta), reported "
       "by the devices); omit them or give inf");
 }
 
@@ -359,11 +359,12 @@ void PpAdmm::FillNodeTask(const jobs::JobConfig& c, int64_t node,
 const char* PpLossExtra::Refusal(const jobs::JobConfig& /*config*/,
                                  int64_t /*iteration*/,
                                  const std::vector<uint8_t>& extra) const {
-  double loss = 0;
-  if (extra.empty() || DecodePpLossExtra(extra.data(), extra.size(), &loss)) {
+  double epsilon = 0, delta = 0;
+  if (extra.empty() ||
+      DecodePpLossExtra(extra.data(), extra.size(), &epsilon, &delta)) {
     return nullptr;
   }
-  return "algorithm_extra of pp-admm: 8 bytes, finite, >= 0";
+  return "algorithm_extra of pp-admm: 16 bytes, (epsilon, delta)";
 }
 
 bool PpLossExtra::Stores(const jobs::JobConfig& config,
@@ -375,35 +376,42 @@ ReportSection PpLossExtra::Report(
     const jobs::JobConfig& config,
     const std::vector<std::vector<uint8_t>>& stored) const {
   int64_t reported = 0;
-  double max_loss = 0;
+  double max_epsilon = 0, max_delta = 0;
   for (const std::vector<uint8_t>& extra : stored) {
-    double loss = 0;
-    if (!DecodePpLossExtra(extra.data(), extra.size(), &loss) || loss <= 0) {
+    double epsilon = 0, delta = 0;
+    if (!DecodePpLossExtra(extra.data(), extra.size(), &epsilon, &delta) ||
+        epsilon <= 0) {
       continue;  // 0: not reported
     }
     ++reported;
-    max_loss = std::max(max_loss, loss);
+    max_epsilon = std::max(max_epsilon, epsilon);
+    max_delta = std::max(max_delta, delta);
   }
   const long long nodes = static_cast<long long>(config.pp_admm.nodes);
   ReportSection section;
   section.key = "pp_loss";
-  char text[96];
-  std::snprintf(text, sizeof text, "%.17g", max_loss);
-  section.json = std::string("{\"max_p_i\": ") + text +
+  char epsilon_text[40], delta_text[40];
+  std::snprintf(epsilon_text, sizeof epsilon_text, "%.17g", max_epsilon);
+  std::snprintf(delta_text, sizeof delta_text, "%.17g", max_delta);
+  section.json = std::string("{\"epsilon\": ") + epsilon_text +
+                 ", \"delta\": " + delta_text +
                  ", \"reported\": " + std::to_string(reported) +
                  ", \"nodes\": " + std::to_string(nodes) + ", \"meaning\": \"" +
                  kPpLossLabel + "\"}";
   // The Gaussian ledgers do not apply to pp-admm (inf); its privacy is
-  // this number.
+  // this pair.
   if (reported == 0) {
     section.text =
-        "pp-admm privacy: not reported yet (nodes report P_i only with the "
-        "last iteration)\n";
+        "pp-admm privacy: not reported yet (nodes report (epsilon, delta) "
+        "only with the last iteration)\n";
     return section;
   }
+  char text[160];
   std::snprintf(text, sizeof text,
-                "pp-admm privacy: max_i P_i = %.6g from %lld of %lld nodes\n",
-                max_loss, static_cast<long long>(reported), nodes);
+                "pp-admm privacy: max_i epsilon_i = %.6g, max_i delta_i = "
+                "%.3g from %lld of %lld nodes\n",
+                max_epsilon, max_delta, static_cast<long long>(reported),
+                nodes);
   section.text = std::string(text) + "  that is: " + kPpLossLabel + "\n";
   return section;
 }

@@ -11,6 +11,13 @@
 // and η_i(r) ≥ θ; the whole bound needs each f_i(r) to be the exact
 // minimiser of the perturbed primal (KKT bijection).
 //
+// As run, the step releases an approximate minimiser with exact grid
+// Gaussian noise (approximate-minima perturbation, pp_output_perturbation.h),
+// and the accountant's ChargeRelease adds that release's zCDP and the Gamma
+// sampler's total variation; Privacy(δ) is then the node's (ε, δ), an
+// upper bound for what runs (docs/privacy.md, "pp-admm"). loss() alone is
+// paper 001's term for the exact minimiser.
+//
 // P_i is a function of the private η_i schedule: report it only at the end
 // of a job, never per round (digest 001, B6). DVP (dual variable
 // perturbation, η_i ≡ θ) is the same accountant with constant η.
@@ -21,6 +28,7 @@
 #include <cstdint>
 
 #include "edgeadmm/penalty_perturbation_step.h"
+#include "edgeadmm/pp_output_perturbation.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
@@ -91,6 +99,18 @@ class PenaltyPerturbationAccountant {
   // for t = 0, else as Charge(eta, alpha).
   Status Charge(const PenaltyPerturbationParams& params, uint32_t t);
 
+  // Iteration t of a run as it is released: Charge(params, t) plus one
+  // approximate-minima release of a dim-vector (PpOutputZcdp with
+  // γ = params.output_radius, σ = params.OutputNoiseStd()) and one Gamma
+  // draw's total variation (PpSamplerTotalVariation). Errors as
+  // Charge(params, t) and those functions; unchanged on error.
+  Status ChargeRelease(const PenaltyPerturbationParams& params, uint32_t t,
+                       size_t dim);
+  // (ε, δ') of the iterations charged so far (PpApproxDp of loss(), the
+  // zCDP sum and the total variation sum at δ). FAILED_PRECONDITION before
+  // Init; INVALID_ARGUMENT as PpApproxDp.
+  Result<PpPrivacy> Privacy(double delta) const;
+
   // Whether one more Charge(eta, alpha) would take P_i strictly above
   // `budget` (a device-side cap β_max). INVALID_ARGUMENT as Charge or for a
   // negative or NaN budget.
@@ -110,6 +130,8 @@ class PenaltyPerturbationAccountant {
   PpNodeConstants node_;
   uint32_t iterations_ = 0;
   double loss_ = 0;
+  double rho_ = 0;  // Σ zCDP of the releases
+  double tv_ = 0;   // Σ the sampler's total variation
 };
 
 }  // namespace edgeadmm

@@ -11,9 +11,9 @@
 // square, f_i(t+1) = prox_{s·C·f̄}(v) with f̄ the mean loss over the B_i
 // records, 1/s = ρ/N + 2ηV_i and v = s·(η(V_i f_i(t) + S_i(t)) − 2λ_i −
 // 2ηV_iε). Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) =
-// α₁·q₂^{t−1}. The privacy bound needs the exact minimiser (digest 001 pitfall
-// 3): the prox solver's KKT residual is reported so a caller can refuse a loose
-// one.
+// α₁·q₂^{t−1}. Paper 001's bound needs the exact minimiser; the step
+// releases an approximate one with output noise instead (Iyengar et al.
+// 2019, pp_output_perturbation.h), refusing a solve farther than γ from it.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "edgeadmm/dataset_view.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/penalty_schedule.h"
@@ -53,6 +54,10 @@ struct PenaltyPerturbationParams {
   double alpha_growth = 1.0;  // q₂ > 0
   bool add_noise = true;      // false: the non-private M-ADMM step
   PenaltyMode mode = PenaltyMode::kPenaltyPerturbation;
+  // With noise: γ > 0 and z > 0 of the approximate-minima release
+  // (PenaltySchedule); the output noise std is OutputNoiseStd() = 2γz.
+  double output_radius = kPpDefaultOutputRadius;
+  double output_noise_multiplier = kPpDefaultOutputNoiseMultiplier;
 
   // INVALID_ARGUMENT for out-of-range values; FAILED_PRECONDITION if the
   // privacy condition 2c₁ < (B_i/C)(ρ/N + 2θV_i) fails for this device
@@ -60,6 +65,9 @@ struct PenaltyPerturbationParams {
   Status Validate(double curvature_bound, size_t samples) const;
   double Eta(uint32_t t) const;    // η_i(t), t ≥ 1 (θ in DVP mode)
   double Alpha(uint32_t t) const;  // α_i(t), t ≥ 1
+  double OutputNoiseStd() const {
+    return 2 * output_radius * output_noise_multiplier;
+  }
 };
 
 struct PenaltyPerturbationReport {
@@ -67,6 +75,10 @@ struct PenaltyPerturbationReport {
   double eta = 0;         // η_i(t+1) used
   double alpha = 0;       // α_i(t+1) used (0 without noise)
   double noise_norm = 0;  // ||ε||
+  // With noise: C·s·kkt_residual, the bound on ‖x − x*‖ the solver's
+  // residual gives (s = 1/Λ, Λ = ρ/N + 2ηV_i), and the release's std.
+  double residual_radius = 0;
+  double output_noise_std = 0;
 };
 
 class PenaltyPerturbationStep {
@@ -91,13 +103,18 @@ class PenaltyPerturbationStep {
 
   // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
+  // With noise, f_i(t+1) is the approximate-minima release: the solve x
+  // must satisfy 2·C·s·kkt_residual ≤ γ (the factor 2 is a margin for the
+  // residual's own rounding), else ABORTED with f unchanged; then f_i(t+1)
+  // is the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
   // INVALID_ARGUMENT / FAILED_PRECONDITION as Validate; UNAVAILABLE if the
   // DRBG fails (f unchanged).
   Result<PenaltyPerturbationReport> Run(const PenaltyPerturbationParams& params,
                                         uint32_t t,
                                         Span<const Real> neighbour_sum,
                                         Span<const Real> dual, Span<Real> f,
-                                        GaussianSampler& noise);
+                                        GaussianSampler& noise,
+                                        DiscreteGaussianSampler& exact_noise);
 
   // (11): λ ← λ + (θ/2)(V f_i(t+1) − S_i(t+1)).
   static Status DualUpdate(const PenaltyPerturbationParams& params,

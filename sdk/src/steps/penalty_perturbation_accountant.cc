@@ -8,6 +8,8 @@
 namespace edgeadmm {
 namespace {
 
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 // G(r, T) = Σ_{k<T} r^k, stable near r = 1: −expm1(T ln r)/(1 − r).
 double GeometricSum(double r, uint32_t terms) {
   if (r == 1) return static_cast<double>(terms);
@@ -84,6 +86,8 @@ Status PenaltyPerturbationAccountant::Init(const PpNodeConstants& node) {
   node_ = node;
   iterations_ = 0;
   loss_ = 0;
+  rho_ = 0;
+  tv_ = 0;
   initialized_ = true;
   return Status::Ok();
 }
@@ -118,6 +122,29 @@ Status PenaltyPerturbationAccountant::Charge(
   if (!initialized_ || !params.add_noise) return Status::FailedPrecondition();
   if (t == 0) return Status::InvalidArgument();
   return Charge(params.Eta(t), params.Alpha(t));
+}
+
+Status PenaltyPerturbationAccountant::ChargeRelease(
+    const PenaltyPerturbationParams& params, uint32_t t, size_t dim) {
+  if (!initialized_ || !params.add_noise) return Status::FailedPrecondition();
+  EDGEADMM_TRY_ASSIGN(
+      const double rho,
+      PpOutputZcdp(params.output_radius, params.OutputNoiseStd(), dim));
+  EDGEADMM_TRY_ASSIGN(const double tv, PpSamplerTotalVariation(dim));
+  const double rho_sum = std::nextafter(rho_ + rho, kInfinity);
+  const double tv_sum = std::nextafter(tv_ + tv, kInfinity);
+  if (!std::isfinite(rho_sum) || !std::isfinite(tv_sum)) {
+    return Status::InvalidArgument();
+  }
+  EDGEADMM_TRY(Charge(params, t));
+  rho_ = rho_sum;
+  tv_ = tv_sum;
+  return Status::Ok();
+}
+
+Result<PpPrivacy> PenaltyPerturbationAccountant::Privacy(double delta) const {
+  if (!initialized_) return Status::FailedPrecondition();
+  return PpApproxDp(loss_, rho_, tv_, delta);
 }
 
 Result<bool> PenaltyPerturbationAccountant::WouldExceed(double eta,

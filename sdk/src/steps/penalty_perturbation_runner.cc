@@ -9,15 +9,15 @@ Result<PenaltyPerturbationReport> RunPenaltyPerturbation(
                                  upload, trainer.data().dim()));
   auto* const step = static_cast<PenaltyPerturbationStep*>(
       trainer.StepObject(AlgorithmKind::kPenaltyPerturbation));
-  // Pure-DP perturbation: not a Gaussian mechanism, so not charged to the
-  // Gaussian ledger; a noisy step is accounted by paper 001's P_i
-  // (PenaltyPerturbationAccountant), a noiseless one by nothing.
+  // Not charged to the Gaussian ledger: a noisy step is accounted by its own
+  // (ε, δ) (PenaltyPerturbationAccountant: paper 001's P_i plus the
+  // approximate-minima release), a noiseless one by nothing.
   if (!params.add_noise) EDGEADMM_TRY(trainer.CheckBudget(false, 0, 0));
   EDGEADMM_TRY_ASSIGN(
       auto report,
       step->Run(params, static_cast<uint32_t>(trainer.state().local_iteration),
                 neighbour_sum, trainer.secondary(), trainer.primary(),
-                trainer.noise()));
+                trainer.noise(), trainer.exact_noise()));
   VectorMap(upload.data(), upload.size()) =
       ConstVectorMap(trainer.primary().data(), upload.size());
   EDGEADMM_TRY(trainer.FinishStep(false, 0, 0, round));

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"
 #include "edgeadmm/vector_checks.h"
@@ -16,6 +18,11 @@ Status PenaltyPerturbationParams::Validate(double curvature_bound,
       !IsPositive(theta) || !IsPositive(eta1) || eta1 < theta ||
       !std::isfinite(eta_growth) || eta_growth < 1 || !IsPositive(eta_max) ||
       eta_max < eta1 || !IsPositive(alpha1) || !IsPositive(alpha_growth)) {
+    return Status::InvalidArgument();
+  }
+  if (add_noise &&
+      (!IsPositive(output_radius) || !IsPositive(output_noise_multiplier) ||
+       !IsPositive(OutputNoiseStd()))) {
     return Status::InvalidArgument();
   }
   if (mode != PenaltyMode::kPenaltyPerturbation &&
@@ -59,7 +66,7 @@ Status PenaltyPerturbationStep::FinishInit(Workspace& ws,
 Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
     const PenaltyPerturbationParams& params, uint32_t t,
     Span<const Real> neighbour_sum, Span<const Real> dual, Span<Real> f,
-    GaussianSampler& noise) {
+    GaussianSampler& noise, DiscreteGaussianSampler& exact_noise) {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate(curvature_bound_, data_.samples()));
   const size_t d = data_.dim();
@@ -90,8 +97,23 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
                      2 * ConstVectorMap(dual.data(), d) - 2 * eta * deg * eps);
   VectorMap x(x_.data(), d);
   x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
-  EDGEADMM_TRY_ASSIGN(report.prox,
-                      solver_.Solve(v_, s * ToReal(params.loss_weight), x_));
+  const Real scale = s * ToReal(params.loss_weight);
+  EDGEADMM_TRY_ASSIGN(report.prox, solver_.Solve(v_, scale, x_));
+  if (params.add_noise) {
+    // ‖x − x*‖ ≤ (C·s)·residual (prox_solver.h); refuse a solve farther
+    // than γ/2 by that bound, so γ covers it with a factor 2 of margin.
+    report.residual_radius = static_cast<double>(scale) *
+                             static_cast<double>(report.prox.kkt_residual);
+    if (!(2 * report.residual_radius <= params.output_radius)) {
+      return Status::Aborted();
+    }
+    report.output_noise_std = params.OutputNoiseStd();
+    // No norm guard (+inf): the sensitivity is between two centres near
+    // the same exact minimiser, not a norm (pp_output_perturbation.h).
+    EDGEADMM_TRY(AddGridNoise(exact_noise,
+                              std::numeric_limits<Real>::infinity(),
+                              ToReal(report.output_noise_std), x_));
+  }
   VectorMap(f.data(), d) = x;
   return report;
 }

@@ -9,14 +9,18 @@
 //   S_i(t−1) = N f̄(t−1) − f_i(t−1)                      (its neighbour sum)
 //   λ_i(t−1) = λ_i(t−2) + (θ/2)(V_i f_i(t−1) − S_i(t−1))  (eq. 11; t ≥ 2)
 //   f_i(t) = the step on S_i(t−1), λ_i(t−1)                (eq. 10 / 25)
-// A step whose prox solve did not meet the KKT tolerance is refused
-// (ABORTED): paper 001's bound needs the exact minimiser. P_i(T) (pure DP,
-// one sample, Thm. 4.1) is reported with the last iteration T only, in the
-// upload's algorithm_extra (penalty_perturbation_extra.h). A device
-// with a cap β_max (PenaltySchedule::max_loss) refuses every new iteration of
-// a job whose P_i(T) would exceed it (RESOURCE_EXHAUSTED, before any solve):
-// P_i is a deterministic function of the schedule, so the whole job is
-// known at iteration 1 and the barrier fails it before anyone spends work.
+// A step whose prox solve did not meet the KKT tolerance, or (with noise)
+// lies farther than γ/2 from the exact minimiser by its residual bound, is
+// refused (ABORTED); a noisy step uploads the approximate-minima release
+// (pp_output_perturbation.h), which is also the f_i(t) its dual update and
+// next step use. The node's (ε, δ) (paper 001's P_i plus the releases and
+// the sampler's total variation, one sample) is reported with the last
+// iteration T only, in the upload's algorithm_extra
+// (penalty_perturbation_extra.h). A device with a cap β_max
+// (PenaltySchedule::max_loss) refuses every new iteration of a job whose
+// ε_i(T) would exceed it (RESOURCE_EXHAUSTED, before any solve): (ε, δ) is a
+// deterministic function of the schedule, so the whole job is known at
+// iteration 1 and the barrier fails it before anyone spends work.
 #include <cmath>
 
 #include "algorithm_task.h"
@@ -41,20 +45,23 @@ bool ValidPenaltyPerturbationParams(const edgeadmm_wire_RoundTask& h) {
 }
 namespace {
 
-// P_i(t) = Σ_{r=1}^{t} C(1.4c₁ + α_i(r))/(η_i(r) V_i B_i) (paper 001
-// eq. (26)), summed by the accountant so that it equals the reported value.
-Result<double> PenaltyLoss(const PenaltyPerturbationParams& params,
-                           const edgeadmm_wire_RoundTask& h, uint64_t samples,
-                           uint32_t iterations) {
+// The node's (ε, δ) after `iterations` released steps: paper 001's P_i
+// (eq. (26)) plus the approximate-minima releases and the sampler's total
+// variation (PenaltyPerturbationAccountant::ChargeRelease), at the schedule's
+// δ, summed by the accountant so that the cap and the report agree.
+Result<PpPrivacy> NodePrivacy(const PenaltyPerturbationParams& params,
+                              const edgeadmm_wire_RoundTask& h,
+                              uint64_t samples, size_t dim, uint32_t iterations,
+                              double delta) {
   PenaltyPerturbationAccountant accountant;
   const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
                       ? LossKind::kSquared
                       : LossKind::kLogistic};
   EDGEADMM_TRY(accountant.Init(params, loss.CurvatureBound(), samples));
   for (uint32_t r = 1; r <= iterations; ++r) {
-    EDGEADMM_TRY(accountant.Charge(params, r));
+    EDGEADMM_TRY(accountant.ChargeRelease(params, r, dim));
   }
-  return accountant.loss();
+  return accountant.Privacy(delta);
 }
 
 }  // namespace
@@ -78,6 +85,8 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
   params.add_noise = !w.noiseless;
   params.mode = w.dvp ? PenaltyMode::kDualVariablePerturbation
                       : PenaltyMode::kPenaltyPerturbation;
+  params.output_radius = schedule.output_radius;
+  params.output_noise_multiplier = schedule.output_noise_multiplier;
 
   const uint32_t done = trainer.state().local_iteration;  // steps taken
   const size_t d = upload.size();
@@ -92,9 +101,12 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
     if (done + 1 != w.iteration) return Status::FailedPrecondition();
     if (!(schedule.max_loss >= 0)) return Status::InvalidArgument();
     if (params.add_noise && !std::isinf(schedule.max_loss)) {
-      EDGEADMM_TRY_ASSIGN(const double planned,
-                          PenaltyLoss(params, h, task.samples, w.rounds));
-      if (planned > schedule.max_loss) return Status::ResourceExhausted();
+      EDGEADMM_TRY_ASSIGN(
+          const PpPrivacy planned,
+          NodePrivacy(params, h, task.samples, d, w.rounds, schedule.delta));
+      if (planned.epsilon > schedule.max_loss) {
+        return Status::ResourceExhausted();
+      }
     }
     // S_i(t−1): the task's own neighbour sum (ring, edge list), or
     // N f̄(t−1) − f_i(t−1) (complete graph); built in `upload` (the step
@@ -112,23 +124,18 @@ Status RunPenaltyPerturbationTask(const TaskInput& task, LocalTrainer& trainer,
         RunPenaltyPerturbation(trainer, params, h.round_id, upload, upload));
     if (!report.prox.converged) return Status::Aborted();
   }
-  // P_i(t) of the steps taken, a deterministic function of the schedule:
-  // recharged from iteration 1 (the trainer persists t, not the sum).
+  // (ε, δ) of the steps taken, a deterministic function of the schedule:
+  // recharged from iteration 1 (the trainer persists t, not the sums).
   if (params.add_noise && w.iteration == w.rounds) {
-    PenaltyPerturbationAccountant accountant;
-    const Loss loss{h.loss == edgeadmm_wire_Loss_LOSS_SQUARED
-                        ? LossKind::kSquared
-                        : LossKind::kLogistic};
-    EDGEADMM_TRY(accountant.Init(params, loss.CurvatureBound(), task.samples));
-    for (uint32_t r = 1; r <= w.iteration; ++r) {
-      EDGEADMM_TRY(accountant.Charge(params, r));
-    }
+    EDGEADMM_TRY_ASSIGN(
+        const PpPrivacy spent,
+        NodePrivacy(params, h, task.samples, d, w.iteration, schedule.delta));
     // Update.algorithm_extra: pp-admm's own encoding, read by its unit on
     // the aggregator (the client copies the bytes).
     if (out.extra.size() < kPpLossExtraBytes) {
       return Status::ResourceExhausted();
     }
-    EncodePpLossExtra(accountant.loss(), out.extra.data());
+    EncodePpLossExtra(spent.epsilon, spent.delta, out.extra.data());
     out.extra_size = kPpLossExtraBytes;
   }
   return Status::Ok();

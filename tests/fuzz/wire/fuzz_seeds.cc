@@ -151,10 +151,10 @@ void Others() {
   std::vector<uint8_t> out(MaxUpdateBytes(123));
   Write("update_123", out,
         EncodeUpdate(u, Span<const Real>(v.data(), 123), Out(out)));
-  // pp-admm's last upload: f_i(T) and paper 001's P_i(T), its own 8 bytes
+  // pp-admm's last upload: f_i(T) and the node's (ε, δ), its own 16 bytes
   // in algorithm_extra.
   u.kind = edgeadmm_wire_UpdateKind_UPDATE_KIND_MODEL;
-  EncodePpLossExtra(0.75, u.algorithm_extra.bytes);
+  EncodePpLossExtra(0.75, 1e-5, u.algorithm_extra.bytes);
   u.algorithm_extra.size = kPpLossExtraBytes;
   out.assign(MaxUpdateBytes(123), 0);
   Write("update_pp_123", out,

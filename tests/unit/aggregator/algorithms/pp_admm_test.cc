@@ -250,15 +250,15 @@ TEST(PpAdmmJobTest, InTheRegistryAsPpAdmm) {
   EXPECT_EQ(Get(AlgorithmKind::kProxAdmm).barrier_rounds(), nullptr);
 }
 
-std::vector<uint8_t> LossBytes(double loss) {
+std::vector<uint8_t> LossBytes(double epsilon, double delta = 1e-5) {
   std::vector<uint8_t> bytes(kPpLossExtraBytes);
-  EncodePpLossExtra(loss, bytes.data());
+  EncodePpLossExtra(epsilon, delta, bytes.data());
   return bytes;
 }
 
-// The upload extra is pp-admm's own: P_i as 8 bytes (finite, >= 0), kept
-// from the last iteration only, and its report section; the other
-// algorithms have none.
+// The upload extra is pp-admm's own: (ε_i, δ_i) as 16 bytes (ε finite and
+// >= 0, δ in [0, 1]), kept from the last iteration only, and its report
+// section; the other algorithms have none.
 TEST(PpAdmmJobTest, UploadExtraIsTheLossOfTheLastIteration) {
   const jobs::JobConfig c = Job(jobs::VirtualGraphKind::kComplete, 5);
   const UploadExtra* extra =
@@ -268,35 +268,46 @@ TEST(PpAdmmJobTest, UploadExtraIsTheLossOfTheLastIteration) {
   EXPECT_EQ(extra->Refusal(c, 9, {}), nullptr);
   EXPECT_EQ(extra->Refusal(c, 9, LossBytes(0.25)), nullptr);
   EXPECT_EQ(extra->Refusal(c, 9, LossBytes(0)), nullptr);
+  std::vector<uint8_t> inf_epsilon = LossBytes(0.25);
+  inf_epsilon[6] = 0xf0;  // ε = +inf, LE
+  inf_epsilon[7] = 0x7f;
+  for (int k = 0; k < 6; ++k) inf_epsilon[k] = 0;
+  std::vector<uint8_t> old_eight = LossBytes(0.25);
+  old_eight.resize(8);  // P_i alone, as sent before δ was charged
   for (const std::vector<uint8_t>& bad :
-       {LossBytes(-0.5), std::vector<uint8_t>{1, 2, 3},
-        std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x7f},  // +inf
-        std::vector<uint8_t>(9, 0)}) {
+       {LossBytes(-0.5), std::vector<uint8_t>{1, 2, 3}, inf_epsilon, old_eight,
+        std::vector<uint8_t>(17, 0)}) {
     EXPECT_STREQ(extra->Refusal(c, 9, bad),
-                 "algorithm_extra of pp-admm: 8 bytes, finite, >= 0");
+                 "algorithm_extra of pp-admm: 16 bytes, (epsilon, delta)");
   }
-  // A +inf P_i goes out as the largest finite double.
-  double decoded = 0;
-  const std::vector<uint8_t> inf = LossBytes(INFINITY);
-  ASSERT_TRUE(DecodePpLossExtra(inf.data(), inf.size(), &decoded));
-  EXPECT_EQ(decoded, DBL_MAX);
+  // A +inf ε goes out as the largest finite double, a δ outside [0, 1] as 1.
+  double epsilon = 0, delta = 0;
+  const std::vector<uint8_t> inf = LossBytes(INFINITY, 3);
+  ASSERT_TRUE(DecodePpLossExtra(inf.data(), inf.size(), &epsilon, &delta));
+  EXPECT_EQ(epsilon, DBL_MAX);
+  EXPECT_EQ(delta, 1.0);
   EXPECT_TRUE(extra->Stores(c, c.rounds - 1));
   EXPECT_FALSE(extra->Stores(c, c.rounds - 2));
 
   const ReportSection none = extra->Report(c, {});
   EXPECT_EQ(none.key, "pp_loss");
   EXPECT_EQ(none.text,
-            "pp-admm privacy: not reported yet (nodes report P_i only with "
-            "the last iteration)\n");
+            "pp-admm privacy: not reported yet (nodes report (epsilon, delta) "
+            "only with the last iteration)\n");
   const ReportSection some =
-      extra->Report(c, {LossBytes(0.5), LossBytes(1.25), LossBytes(0)});
-  EXPECT_EQ(some.json, std::string("{\"max_p_i\": 1.25, \"reported\": 2, "
+      extra->Report(c, {LossBytes(0.5, 2e-5), LossBytes(1.25), LossBytes(0)});
+  EXPECT_EQ(some.json, std::string("{\"epsilon\": 1.25, \"delta\": "
+                                   "2.0000000000000002e-05, \"reported\": 2, "
                                    "\"nodes\": 5, \"meaning\": \"") +
                            kPpLossLabel + "\"}");
   EXPECT_EQ(some.text,
-            std::string("pp-admm privacy: max_i P_i = 1.25 from 2 of 5 "
-                        "nodes\n  that is: ") +
+            std::string("pp-admm privacy: max_i epsilon_i = 1.25, max_i "
+                        "delta_i = 2e-05 from 2 of 5 nodes\n  that is: ") +
                 kPpLossLabel + "\n");
+  // The label names a delta and no longer calls the number a claim.
+  EXPECT_NE(std::string(kPpLossLabel).find("(epsilon, delta)-DP"),
+            std::string::npos);
+  EXPECT_EQ(std::string(kPpLossLabel).find("claim"), std::string::npos);
 }
 
 // A pp-admm job in TOML: the [pp_admm] table and a deadline; no privacy

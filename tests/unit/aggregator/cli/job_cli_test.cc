@@ -229,9 +229,10 @@ TEST_F(JobCliTest, PpAdmmReportsMaxPiLabelledAndAFailedJobItsReason) {
                        e.round_id(),
                        store::EncodeFloats({0.5, -0.25, 0.125}),
                        {}};
-      // pp-admm's P_i in its own bytes; the last iteration's count.
+      // pp-admm's (ε_i, δ_i) in its own bytes; the last iteration's count.
       u.extra.resize(kPpLossExtraBytes);
-      EncodePpLossExtra(0.25 * ++node, u.extra.data());
+      ++node;
+      EncodePpLossExtra(0.25 * node, 1e-5 * (6 - node), u.extra.data());
       ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, 0)));
     }
   }
@@ -239,18 +240,21 @@ TEST_F(JobCliTest, PpAdmmReportsMaxPiLabelledAndAFailedJobItsReason) {
   for (const char* command : {"status pp", "ledger pp"}) {
     const testing::CommandResult r = Cli(command);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("pp-admm privacy: max_i P_i = 1.25 from 5 of 5 "
-                            "nodes\n  that is: paper 001 Thm. 4.1 claim, "
-                            "not proven as run: pure DP only for the exact "
-                            "minimiser"),
+    // The max of each (ε from node 5, δ from node 1), and the label says
+    // what they are; the old "claim, not proven as run" is gone.
+    EXPECT_NE(r.output.find("pp-admm privacy: max_i epsilon_i = 1.25, "
+                            "max_i delta_i = 5e-05 from 5 of 5 nodes\n"
+                            "  that is: (epsilon, delta)-DP per node, one "
+                            "sample of one node replaced"),
               std::string::npos)
         << command << "\n"
         << r.output;
   }
   const testing::CommandResult json = Cli("export pp --format json");
   ASSERT_EQ(json.exit_code, 0) << json.output;
-  EXPECT_NE(json.output.find("\"pp_loss\": {\"max_p_i\": 1.25, \"reported\": "
-                             "5, \"nodes\": 5, \"meaning\": \"paper 001"),
+  EXPECT_NE(json.output.find("\"pp_loss\": {\"epsilon\": 1.25, \"delta\": "
+                             "5.0000000000000002e-05, \"reported\": 5, "
+                             "\"nodes\": 5, \"meaning\": \"(epsilon, delta)"),
             std::string::npos)
       << json.output;
 

@@ -478,8 +478,8 @@ TEST_P(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
   for (int k = 0; k < 3; ++k) {
     for (const std::string& d : devices_) {
       rounds::Upload u = UploadFor(*engine_, d);
-      u.extra.resize(kPpLossExtraBytes);  // pp-admm's P_i, its own bytes
-      EncodePpLossExtra(0.5 + k + (d == devices_[2] ? 1.0 : 0.0),
+      u.extra.resize(kPpLossExtraBytes);  // pp-admm's (ε, δ), its own bytes
+      EncodePpLossExtra(0.5 + k + (d == devices_[2] ? 1.0 : 0.0), 1e-5,
                         u.extra.data());
       ASSERT_EQ(engine_->Submit(d, u, now_), UploadVerdict::kAccepted);
     }
@@ -492,7 +492,9 @@ TEST_P(BarrierEngineTest, PiIsRecordedOnlyFromTheLastIteration) {
   EXPECT_EQ(status->algorithm_section.key, "pp_loss");
   // The max, of iteration 3, from every device.
   EXPECT_NE(status->algorithm_section.json.find(
-                "\"max_p_i\": 3.5, \"reported\": " + std::to_string(kDevices)),
+                "\"epsilon\": 3.5, \"delta\": 1.0000000000000001e-05, "
+                "\"reported\": " +
+                std::to_string(kDevices)),
             std::string::npos)
       << status->algorithm_section.json;
 }

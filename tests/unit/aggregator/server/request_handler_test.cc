@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -44,7 +45,7 @@ std::vector<uint8_t> UpdateBodyWithExtra(
 
 std::vector<uint8_t> PpLossBytes(double loss) {
   std::vector<uint8_t> bytes(kPpLossExtraBytes);
-  EncodePpLossExtra(loss, bytes.data());
+  EncodePpLossExtra(loss, 1e-5, bytes.data());
   return bytes;
 }
 
@@ -222,17 +223,22 @@ TEST(RequestHandlerPpAdmmTest, MalformedExtraIsRefusedByTheAlgorithm) {
   RequestHandler handler(&e);
   const std::string d = e.devices()[0];
   const std::string before = testing::Snapshot(t.db());
-  const std::vector<uint8_t> nan = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};  // LE
+  // ε NaN (LE), δ 0; and a well-formed ε with δ = 2.
+  std::vector<uint8_t> nan = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+  nan.resize(16, 0);
+  std::vector<uint8_t> big_delta = PpLossBytes(0.5);
+  const std::vector<uint8_t> two = {0, 0, 0, 0, 0, 0, 0, 0x40};  // 2.0 LE
+  std::copy(two.begin(), two.end(), big_delta.begin() + 8);
   for (const std::vector<uint8_t>& extra :
-       {std::vector<uint8_t>{1, 2, 3}, PpLossBytes(-1.0), nan,
-        std::vector<uint8_t>(9, 0)}) {
+       {std::vector<uint8_t>{1, 2, 3}, PpLossBytes(-1.0), nan, big_delta,
+        std::vector<uint8_t>(8, 0), std::vector<uint8_t>(17, 0)}) {
     const std::vector<uint8_t> body =
         UpdateBodyWithExtra(d, job, e.round_id(), {1, 2, 3}, extra);
     const Response r = handler.Update(d, wire::kUpdateFormat, body.data(),
                                       body.size(), 0);
     EXPECT_EQ(r.code, wire::kCoapBadRequest) << extra.size();
     EXPECT_STREQ(testing::DecodeStatusBodyOrZero(r.body).message,
-                 "algorithm_extra of pp-admm: 8 bytes, finite, >= 0");
+                 "algorithm_extra of pp-admm: 16 bytes, (epsilon, delta)");
     EXPECT_EQ(testing::Snapshot(t.db()), before);
   }
   const std::vector<uint8_t> body =

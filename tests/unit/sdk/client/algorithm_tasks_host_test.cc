@@ -16,8 +16,10 @@
 #include "edgeadmm/fake/loopback_transport.h"
 #include "edgeadmm/fake/memory_storage.h"
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/local_trainer.h"
 #include "edgeadmm/penalty_perturbation_extra.h"
+#include "edgeadmm/pp_output_perturbation.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
@@ -238,13 +240,27 @@ DecodedUpload Decode(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
-// pp-admm's P_i(T) in the upload's algorithm_extra; NaN if it does not hold
-// one.
-double PpLoss(const DecodedUpload& upload) {
+// pp-admm's ε_i(T) in the upload's algorithm_extra (its δ in *delta);
+// NaN if it does not hold one.
+double PpLoss(const DecodedUpload& upload, double* delta = nullptr) {
   const auto& extra = upload.update.header.algorithm_extra;
-  double loss = 0;
-  return DecodePpLossExtra(extra.bytes, extra.size, &loss) ? loss
-                                                           : std::nan("");
+  double epsilon = 0, d = 0;
+  if (!DecodePpLossExtra(extra.bytes, extra.size, &epsilon, &d)) {
+    return std::nan("");
+  }
+  if (delta != nullptr) *delta = d;
+  return epsilon;
+}
+
+// A default-schedule node's ε after t iterations (η = 0.5, α = 3, C = 1,
+// V = 4): paper 001's t·C(1.4c₁ + α)/(η V B) plus t approximate-minima
+// releases of the default γ, z at δ = 1e-5 (pp_output_perturbation.h).
+PpPrivacy ExpectedPp(uint32_t t) {
+  const double pure = t * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples);
+  const double sigma =
+      2 * kPpDefaultOutputRadius * kPpDefaultOutputNoiseMultiplier;
+  const double rho = t * *PpOutputZcdp(kPpDefaultOutputRadius, sigma, kDim);
+  return *PpApproxDp(pure, rho, t * *PpSamplerTotalVariation(kDim), 1e-5);
 }
 
 // ε after `steps` Gaussian charges of (sensitivity, noise) at δ = 1e-5.
@@ -467,11 +483,26 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmAppliesTheDualAndReportsPOnlyAtTheEnd) {
     const double s = 5 * mean[j] - f1[j];
     EXPECT_NEAR(dual[j], 0.25 * (4 * f1[j] - s), 1e-12) << j;
   }
-  // The last iteration reports P_i(2) = Σ_r C(1.4c₁ + α)/(η V B) with the
-  // device's default schedule (η = 0.5, α = 3, no growth).
+  // The last iteration reports (ε, δ) of two steps: paper 001's
+  // Σ_r C(1.4c₁ + α)/(η V B) with the device's default schedule (η = 0.5,
+  // α = 3, no growth) plus two releases (ExpectedPp), more than the paper's
+  // sum alone (the number reported before the release was charged).
   const DecodedUpload second = Decode(endpoint.updates()[1]);
-  EXPECT_NEAR(PpLoss(second),
-              2 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples), 1e-12);
+  double delta = 0;
+  EXPECT_NEAR(PpLoss(second, &delta), ExpectedPp(2).epsilon, 1e-12);
+  EXPECT_NEAR(delta, 1e-5, 1e-15);
+  EXPECT_GT(PpLoss(second),
+            2 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples) + 0.01);
+  // f_i(2), which was uploaded (as float32) and which the next dual update
+  // uses, is the release, on its grid of step σ/2^10.
+  const double grid = 2 * kPpDefaultOutputRadius *
+                      kPpDefaultOutputNoiseMultiplier / (1 << kNoiseGridBits);
+  const Span<Real> f2 = device.trainer().state().primary;
+  for (size_t j = 0; j < kDim; ++j) {
+    const double steps = static_cast<double>(f2[j]) / grid;
+    EXPECT_NEAR(steps, std::round(steps), 1e-6) << j;
+    EXPECT_NEAR(second.vector[j], f2[j], 1e-6 * std::fabs(f2[j])) << j;
+  }
 }
 
 TEST(DeviceClientAlgorithmsTest, PpAdmmResendsALostIterationAndRefusesAGap) {
@@ -496,10 +527,10 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmResendsALostIterationAndRefusesAGap) {
   EXPECT_EQ(endpoint.updates().size(), 2u);
 }
 
-// β_max: the whole job's P_i(T) is known from the schedule at iteration 1.
+// β_max: the whole job's ε_i(T) is known from the schedule at iteration 1.
 TEST(DeviceClientAlgorithmsTest, PpAdmmRefusesAJobWhosePExceedsItsCap) {
-  // P_i(5) = 5·C(1.4c₁ + α)/(η V B) with the default schedule.
-  const double p5 = 5 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples);
+  // ε_i(5) with the default schedule (ExpectedPp).
+  const double p5 = ExpectedPp(5).epsilon;
   TaskEndpoint endpoint;
   endpoint.SetTask(PenaltyTask(1, 1, 5), {0, 0, 0});
   Device capped(endpoint);

@@ -4,6 +4,7 @@
 
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/linear_model.h"
 #include "gtest/gtest.h"
 #include "synthetic_data.h"
@@ -24,6 +25,7 @@ struct Node {
   TestEntropy entropy{4};
   Drbg drbg;
   GaussianSampler noise{drbg};
+  DiscreteGaussianSampler exact{drbg};
   Real s[kDim], dual[kDim], f[kDim];
 
   Node() {
@@ -63,7 +65,7 @@ TEST(PenaltyPerturbationStepTest, NoiselessStepSolvesTheMAdmmPrimal) {
   params.add_noise = false;
   Real f_old[kDim];
   for (size_t c = 0; c < kDim; ++c) f_old[c] = n.f[c];
-  auto report = n.step.Run(params, 4, n.s, n.dual, n.f, n.noise);
+  auto report = n.step.Run(params, 4, n.s, n.dual, n.f, n.noise, n.exact);
   ASSERT_TRUE(report.ok());
   EXPECT_NEAR(report->eta, 0.5 * std::pow(1.1, 4), 1e-12);
   Real margins[kSamples], grad[kDim];
@@ -85,7 +87,7 @@ TEST(PenaltyPerturbationStepTest, NoiseHasTheGammaNormScale) {
   constexpr int kDraws = 400;
   Node n;
   for (int i = 0; i < kDraws; ++i) {
-    auto report = n.step.Run(params, 0, n.s, n.dual, n.f, n.noise);
+    auto report = n.step.Run(params, 0, n.s, n.dual, n.f, n.noise, n.exact);
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->alpha, 3.0);
     sum += report->noise_norm;
@@ -108,11 +110,11 @@ TEST(PenaltyPerturbationStepTest, RefusesParametersOutsideThePaperConditions) {
   Node n;
   PenaltyPerturbationParams params = Params();
   params.eta1 = 0.1;  // η(1) < θ
-  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise).status(),
+  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise, n.exact).status(),
             Status::InvalidArgument());
   params = Params();
   params.eta_growth = 0.9;  // decreasing penalty
-  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise).status(),
+  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise, n.exact).status(),
             Status::InvalidArgument());
   // 2c₁ < (B/C)(ρ/N + 2θV) fails: C = B, tiny ρ and θ.
   params = Params();
@@ -121,8 +123,48 @@ TEST(PenaltyPerturbationStepTest, RefusesParametersOutsideThePaperConditions) {
   params.theta = 1e-3;
   params.eta1 = 1e-3;
   params.degree = 1;
-  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise).status(),
+  EXPECT_EQ(n.step.Run(params, 0, n.s, n.dual, n.f, n.noise, n.exact).status(),
             Status::FailedPrecondition());
+}
+
+// Approximate-minima release (pp_output_perturbation.h): the solve is within
+// γ/2 of the exact minimiser by its residual bound, and what is released is
+// its grid Gaussian, every coordinate an integer number of steps
+// σ/2^kNoiseGridBits with σ = 2γz.
+TEST(PenaltyPerturbationStepTest, ReleasesTheSolveOnTheOutputNoiseGrid) {
+  Node n;
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-3;
+  params.output_noise_multiplier = 50;  // σ = 0.1
+  auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->output_noise_std, 0.1);
+  EXPECT_LE(2 * report->residual_radius, params.output_radius);
+  const double grid = 0.1 / (1 << kNoiseGridBits);
+  for (size_t c = 0; c < kDim; ++c) {
+    const double steps = static_cast<double>(n.f[c]) / grid;
+    EXPECT_NEAR(steps, std::round(steps), 1e-6 * std::fabs(steps)) << c;
+  }
+}
+
+// A solve the residual does not place within γ/2 of the exact minimiser is
+// refused before anything is released: f is left as it was.
+TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
+  Node n;
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-300;  // below any residual the solver reaches
+  Real before[kDim];
+  for (size_t c = 0; c < kDim; ++c) before[c] = n.f[c];
+  EXPECT_EQ(n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).status(),
+            Status::Aborted());
+  for (size_t c = 0; c < kDim; ++c) EXPECT_EQ(n.f[c], before[c]) << c;
+  // The same step at the default radius is released.
+  params.output_radius = kPpDefaultOutputRadius;
+  EXPECT_TRUE(n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).ok());
+  // A noisy step needs γ > 0 and z > 0.
+  params.output_noise_multiplier = 0;
+  EXPECT_EQ(n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).status(),
+            Status::InvalidArgument());
 }
 
 }  // namespace

@@ -92,29 +92,35 @@ class PpAdmmRelay {
   VirtualGraph graph_;
 };
 
-// What pp-admm's reported number is (job status, ledger and export): the
-// paper's claim for an exact minimiser, not a proven bound for what runs
-// (docs/privacy.md, "pp-admm": what the run does not meet).
+// What pp-admm's reported pair is (job status, ledger and export):
+// docs/privacy.md, "pp-admm".
 inline constexpr const char* kPpLossLabel =
-    "paper 001 Thm. 4.1 claim, not proven as run: pure DP only for the exact "
-    "minimiser and unbounded noise, while the solver stops at a tolerance "
-    "and the sampler's support is bounded (no delta is derived for either); "
-    "one sample of one node, max_i P_i(T) over the nodes' reports";
+    "(epsilon, delta)-DP per node, one sample of one node replaced, against "
+    "every device and the gateway (the whole transcript of releases): "
+    "approximate-minima perturbation (Iyengar et al. 2019) of paper 001's "
+    "penalty perturbation, i.e. paper 001's Thm. 4.1 sum (pure) plus the "
+    "RDP of the exact grid Gaussian on each solve within gamma of the exact "
+    "minimiser, converted at the node's delta, plus the Gamma sampler's "
+    "total variation in delta; max over the nodes' reports of each; not "
+    "charged: the Gamma-norm draw's floating-point rounding, the residual's "
+    "factor-2 margin and a refused step (docs/privacy.md)";
 
-// pp-admm's upload extra: the device's P_i(T) with the job's last iteration
-// (penalty_perturbation_extra.h: 8 bytes, a float64 LE, finite and >= 0),
-// and the report section "pp_loss": the network's paper 001 loss max_i
-// P_i(T) over the nodes' reports (0 counts as not reported).
+// pp-admm's upload extra: the device's (ε, δ) with the job's last
+// iteration (penalty_perturbation_extra.h: 16 bytes, two float64 LE, ε
+// finite and >= 0, δ in [0, 1]), and the report section "pp_loss": the
+// network's max_i ε_i and max_i δ_i over the nodes' reports (ε = 0 counts
+// as not reported).
 class PpLossExtra final : public UploadExtra {
  public:
-  // "algorithm_extra of pp-admm: 8 bytes, finite, >= 0" for anything but
+  // "algorithm_extra of pp-admm: 16 bytes, (epsilon, delta)" for anything but
   // none or such a value.
   const char* Refusal(const jobs::JobConfig& config, int64_t iteration,
                       const std::vector<uint8_t>& extra) const override;
   // The job's last iteration only (a value sent earlier is the device's
   // own leak; it is not recorded).
   bool Stores(const jobs::JobConfig& config, int64_t iteration) const override;
-  // {"max_p_i": ..., "reported": ..., "nodes": N, "meaning": kPpLossLabel}.
+  // {"epsilon": max_i ε_i, "delta": max_i δ_i, "reported": ...,
+  //  "nodes": N, "meaning": kPpLossLabel}.
   ReportSection Report(
       const jobs::JobConfig& config,
       const std::vector<std::vector<uint8_t>>& stored) const override;
@@ -126,8 +132,9 @@ class PpLossExtra final : public UploadExtra {
 // the node's S_i(t) (ring, edge list: PerNodeTasks). The upload is
 // f_i(t+1); the server update is f̄(t+1) = (1/N) Σ_i f_i(t+1) (PpAdmmRelay's
 // broadcast sum over N). The Gaussian ledgers do not apply (OwnNoiseMultiplier
-// 0, budgets inf): the privacy of a pp-admm job is paper 001's pure-DP bound
-// max_i P_i, which the devices report with their last upload.
+// 0, budgets inf): the privacy of a pp-admm job is the nodes' (ε_i, δ_i)
+// (paper 001's P_i plus the approximate-minima releases), which the devices
+// report with their last upload.
 class PpAdmm final : public Algorithm,
                      public BarrierRounds,
                      public NodeTasks {

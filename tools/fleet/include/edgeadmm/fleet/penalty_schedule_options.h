@@ -25,7 +25,7 @@ struct PenaltyScheduleOptions {
   std::string eta_max;       // --pp-eta-max: η cap ≥ η₁
   std::string alpha1;        // --pp-alpha1: α_i(1) > 0 (noise 1/scale)
   std::string alpha_growth;  // --pp-alpha-growth: q₂ > 0
-  std::string max_loss;      // --pp-max-loss: β_max ≥ 0 (P_i(T) cap)
+  std::string max_loss;      // --pp-max-loss: β_max ≥ 0 (ε_i(T) cap)
 
   bool empty() const {
     return eta1.empty() && eta_growth.empty() && eta_max.empty() &&
