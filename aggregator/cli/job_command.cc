@@ -297,9 +297,8 @@ host::Error RunLedger(const JobOptions& o) {
         "not modelled there); the job's privacy is the per-party epsilon "
         "further down\n");
   }
-  for (const auto& [which, m] :
-       {std::pair{"central", r.central_meaning},
-        std::pair{"local", r.local_meaning}}) {
+  for (const auto& [which, m] : {std::pair{"central", r.central_meaning},
+                                 std::pair{"local", r.local_meaning}}) {
     std::printf("# %s epsilon: %s, %s neighbours, delta %.3g; against %s\n",
                 which, m.mechanism.c_str(), m.neighbouring.c_str(),
                 r.job.config.delta, m.observer.c_str());

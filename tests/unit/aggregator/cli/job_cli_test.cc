@@ -113,15 +113,18 @@ TEST_F(JobCliTest, EveryEpsilonSaysWhatItBounds) {
         "policy participation", "against whoever sees the released models",
         "gaussian per accepted upload", "2 compositions"}) {
     EXPECT_NE(status.output.find(label), std::string::npos)
-        << label << " missing from\n" << status.output;
+        << label << " missing from\n"
+        << status.output;
   }
   const testing::CommandResult ledger = Cli("ledger cli");
   ASSERT_EQ(ledger.exit_code, 0);
   for (const char* label :
-       {"# conversions of the stored values: ", "# improved: Canonne", "# central epsilon: gaussian",
-        "# local epsilon: gaussian", "replace-one", "against the gateway"}) {
+       {"# conversions of the stored values: ", "# improved: Canonne",
+        "# central epsilon: gaussian", "# local epsilon: gaussian",
+        "replace-one", "against the gateway"}) {
     EXPECT_NE(ledger.output.find(label), std::string::npos)
-        << label << " missing from\n" << ledger.output;
+        << label << " missing from\n"
+        << ledger.output;
   }
   const testing::CommandResult json = Cli("export cli --format json");
   ASSERT_EQ(json.exit_code, 0);
@@ -322,7 +325,8 @@ TEST_F(JobCliTest, CreateNotesRoundsNoLargerThanTheColluders) {
       testing::JobToml("small", "prox-admm", testing::DefaultPrivacyTable(),
                        testing::DefaultSamplingTable());
   toml.replace(toml.find("m_min = 2"), 9, "m_min = 1");
-  const testing::CommandResult r = Cli("create " + WriteFile("small.toml", toml));
+  const testing::CommandResult r =
+      Cli("create " + WriteFile("small.toml", toml));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("note: sampling.m_min (1) <= privacy.max_colluders "
                           "(1): a round of at most 1 accepted uploads is "
@@ -428,7 +432,8 @@ TEST_F(JobCliTest, ExportReleasesTheBestValidatedModelByDefault) {
   EXPECT_NE(header.output.find("(last model)"), std::string::npos)
       << header.output;
   // The binary export of the default is the best model's coordinates.
-  auto best = jobs::LoadReleasedModel(t_.db(), "cli", jobs::ModelChoice::Best());
+  auto best =
+      jobs::LoadReleasedModel(t_.db(), "cli", jobs::ModelChoice::Best());
   ASSERT_TRUE(best.ok());
   const std::string bin = t_.dir() + "/best.bin";
   ASSERT_EQ(Cli("export cli --format bin -o " + bin).exit_code, 0);
@@ -437,8 +442,7 @@ TEST_F(JobCliTest, ExportReleasesTheBestValidatedModelByDefault) {
       (std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
   ASSERT_TRUE(z.ok());
   ASSERT_EQ(z->size(), 3u);
-  EXPECT_FLOAT_EQ(static_cast<float>((*z)[0]),
-                  static_cast<float>(best->z[0]));
+  EXPECT_FLOAT_EQ(static_cast<float>((*z)[0]), static_cast<float>(best->z[0]));
 
   for (const char* bad : {"0", "-1", "first", "2x"}) {
     const testing::CommandResult r =
@@ -466,7 +470,8 @@ TEST_F(JobCliTest, ExportReleasesTheBestValidatedModelByDefault) {
         std::string("released model (export default): best"),
         std::string("[metric loss]")}) {
     EXPECT_NE(status.output.find(line), std::string::npos)
-        << line << " missing from\n" << status.output;
+        << line << " missing from\n"
+        << status.output;
   }
 }
 
@@ -505,8 +510,7 @@ TEST_F(JobCliTest, StatusWarnsWhenTheReleasedModelIsBelowTheBaselines) {
   TrainValidated("cli", {4.0}, *validator);
   status = Cli("status cli");
   ASSERT_EQ(status.exit_code, 0) << status.output;
-  EXPECT_EQ(status.output.find("warning:"), std::string::npos)
-      << status.output;
+  EXPECT_EQ(status.output.find("warning:"), std::string::npos) << status.output;
 }
 
 // A job that validates on the devices' data has no best model: export

@@ -193,10 +193,9 @@ TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
 TEST_F(RequestHandlerTest, ExtraBytesForAnAlgorithmWithoutThemAreRefused) {
   const std::string a = cohort_[0];
   const std::string before = testing::Snapshot(t_.db());
-  const Response r =
-      Post(a, UpdateBodyWithExtra(a, job_, engine_->round_id(), {1, 2, 3},
-                                  {1, 2, 3},
-                                  edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U));
+  const Response r = Post(
+      a, UpdateBodyWithExtra(a, job_, engine_->round_id(), {1, 2, 3}, {1, 2, 3},
+                             edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U));
   EXPECT_EQ(r.code, wire::kCoapBadRequest);
   EXPECT_STREQ(testing::DecodeStatusBodyOrZero(r.body).message,
                "algorithm_extra not used by the job's algorithm");
@@ -234,8 +233,8 @@ TEST(RequestHandlerPpAdmmTest, MalformedExtraIsRefusedByTheAlgorithm) {
         std::vector<uint8_t>(8, 0), std::vector<uint8_t>(17, 0)}) {
     const std::vector<uint8_t> body =
         UpdateBodyWithExtra(d, job, e.round_id(), {1, 2, 3}, extra);
-    const Response r = handler.Update(d, wire::kUpdateFormat, body.data(),
-                                      body.size(), 0);
+    const Response r =
+        handler.Update(d, wire::kUpdateFormat, body.data(), body.size(), 0);
     EXPECT_EQ(r.code, wire::kCoapBadRequest) << extra.size();
     EXPECT_STREQ(testing::DecodeStatusBodyOrZero(r.body).message,
                  "algorithm_extra of pp-admm: 16 bytes, (epsilon, delta)");
@@ -243,10 +242,9 @@ TEST(RequestHandlerPpAdmmTest, MalformedExtraIsRefusedByTheAlgorithm) {
   }
   const std::vector<uint8_t> body =
       UpdateBodyWithExtra(d, job, e.round_id(), {1, 2, 3}, PpLossBytes(0.5));
-  EXPECT_EQ(handler.Update(d, wire::kUpdateFormat, body.data(), body.size(),
-                           0)
-                .code,
-            wire::kCoapChanged);
+  EXPECT_EQ(
+      handler.Update(d, wire::kUpdateFormat, body.data(), body.size(), 0).code,
+      wire::kCoapChanged);
 }
 
 TEST_F(RequestHandlerTest, RandomAndMutatedBodiesNeverChangeState) {
@@ -376,12 +374,12 @@ TEST(RequestHandlerPolicyTest, TrustedAggregatorDoesNotReleaseTheCount) {
     ASSERT_EQ(model.code, wire::kCoapContent);
     std::vector<Real> z(3);
     wire::DecodedReleasedModel released{};
-    ASSERT_EQ(wire::DecodeReleasedModel(
-                  ConstByteSpan(
-                      reinterpret_cast<const std::byte*>(model.body.data()),
-                      model.body.size()),
-                  Span<Real>(z.data(), z.size()), released),
-              Status::Ok());
+    ASSERT_EQ(
+        wire::DecodeReleasedModel(
+            ConstByteSpan(reinterpret_cast<const std::byte*>(model.body.data()),
+                          model.body.size()),
+            Span<Real>(z.data(), z.size()), released),
+        Status::Ok());
     EXPECT_EQ(released.header.participants,
               std::string(policy) == "participation" ? 3u : 0u)
         << policy;

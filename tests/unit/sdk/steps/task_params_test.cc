@@ -158,7 +158,8 @@ TEST(TaskParamsTest, OnlyAParticipatingTaskOfARegisteredAlgorithmIsChecked) {
   t.params.dp_sgd.clip = 0;
   EXPECT_EQ(ValidateTaskParams(nullptr, t), Status::Ok());  // not run here
   t.role = edgeadmm_wire_Role_ROLE_IDLE;
-  EXPECT_EQ(ValidateTaskParams(AlgorithmTaskOf<AlgorithmKind::kDpSgd>(), t), Status::Ok());
+  EXPECT_EQ(ValidateTaskParams(AlgorithmTaskOf<AlgorithmKind::kDpSgd>(), t),
+            Status::Ok());
   EXPECT_EQ(CheckTaskParams(t), Status::Ok());
   // The encoder's check refuses an algorithm no unit runs.
   t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
@@ -166,7 +167,8 @@ TEST(TaskParamsTest, OnlyAParticipatingTaskOfARegisteredAlgorithmIsChecked) {
   EXPECT_EQ(CheckTaskParams(t), kBad);
   t.algorithm = edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD;
   t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
-  EXPECT_EQ(ValidateTaskParams(AlgorithmTaskOf<AlgorithmKind::kDpSgd>(), t), kBad);
+  EXPECT_EQ(ValidateTaskParams(AlgorithmTaskOf<AlgorithmKind::kDpSgd>(), t),
+            kBad);
 }
 
 }  // namespace

@@ -135,9 +135,7 @@ class PpLossExtra final : public UploadExtra {
 // 0, budgets inf): the privacy of a pp-admm job is the nodes' (ε_i, δ_i)
 // (paper 001's P_i plus the approximate-minima releases), which the devices
 // report with their last upload.
-class PpAdmm final : public Algorithm,
-                     public BarrierRounds,
-                     public NodeTasks {
+class PpAdmm final : public Algorithm, public BarrierRounds, public NodeTasks {
  public:
   AlgorithmKind kind() const override {
     return AlgorithmKind::kPenaltyPerturbation;

@@ -36,7 +36,7 @@ struct LifetimeBudget {
 struct DeviceRecord {
   std::string id;
   bool enabled = true;
-  int64_t created_at = 0;  // Unix seconds.
+  int64_t created_at = 0;                  // Unix seconds.
   std::optional<LifetimeBudget> lifetime;  // local; none: no limit
   std::optional<LifetimeBudget> central;   // central; none: no limit
 };

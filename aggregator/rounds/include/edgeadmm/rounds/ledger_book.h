@@ -42,14 +42,14 @@ namespace edgeadmm::rounds {
 
 // A committed round's charges, computed before the commit.
 struct LedgerCharge {
-  RoundMechanism central;  // the round's central mechanism
+  RoundMechanism central;      // the round's central mechanism
   double central_epsilon = 0;  // of the job after the round
   struct Device {
     size_t index = 0;
     std::vector<double> central;  // the device's curve after the round
     double central_epsilon = 0;
   };
-  std::vector<Device> devices;  // participation policies: the participants
+  std::vector<Device> devices;       // participation policies: the participants
   std::vector<double> next_central;  // trusted-aggregator's central curve
   // ε of every device's central curve after the round.
   std::vector<double> next_device_epsilon;
