@@ -79,19 +79,24 @@ Status RoundEngine::Follow(int64_t now_ms) {
   EDGEADMM_TRY(FollowModel());
   open_ = OpenRound();
   if (!round.has_value()) return Status::Ok();
-  OpenRound next;
-  next.has_value = true;
-  next.round_id = round->round_id;
+  EDGEADMM_TRY_ASSIGN(OpenRound next, StoredRound(*round));
   next.deadline_ms = round->deadline_ms;
-  next.in_cohort.assign(devices_.size(), false);
-  for (const std::string& id : round->cohort) {
-    auto it = device_index_.find(id);
-    if (it == device_index_.end()) return Status::DataLoss();
-    next.in_cohort[it->second] = true;
-    ++next.cohort_size;
-  }
   open_ = std::move(next);
   return Status::Ok();
+}
+
+Result<OpenRound> RoundEngine::StoredRound(const FollowedRound& stored) const {
+  OpenRound round;
+  round.has_value = true;
+  round.round_id = stored.round_id;
+  round.in_cohort.assign(devices_.size(), false);
+  for (const std::string& id : stored.cohort) {
+    auto it = device_index_.find(id);
+    if (it == device_index_.end()) return Status::DataLoss();
+    round.in_cohort[it->second] = true;
+    ++round.cohort_size;
+  }
+  return round;
 }
 
 Status RoundEngine::FollowModel() {
@@ -141,17 +146,8 @@ Result<bool> RoundEngine::TakeOverOpenRound() {
   EDGEADMM_TRY_ASSIGN(std::optional<FollowedRound> stored,
                       store_.FollowedOpenRound());
   if (!stored.has_value() || stored->cohort.empty()) return false;
-  OpenRound round;
-  round.has_value = true;
-  round.round_id = stored->round_id;
+  EDGEADMM_TRY_ASSIGN(OpenRound round, StoredRound(*stored));
   round.awaiting_restart_deadline = true;
-  round.in_cohort.assign(devices_.size(), false);
-  for (const std::string& id : stored->cohort) {
-    auto it = device_index_.find(id);
-    if (it == device_index_.end()) return Status::DataLoss();
-    round.in_cohort[it->second] = true;
-    ++round.cohort_size;
-  }
   const size_t length =
       static_cast<size_t>(UploadLength(job_.config, iteration_));
   // Gateway "": every gateway's uploads, the previous coordinator's too.

@@ -248,6 +248,9 @@ class RoundEngine {
   // Advance it gets a whole deadline. False when there is none to take
   // (no open round, or its cohort is not stored).
   Result<bool> TakeOverOpenRound();
+  // The open round `stored` describes (id, cohort), no uploads yet;
+  // DATA_LOSS for a cohort member not enrolled in the job.
+  Result<OpenRound> StoredRound(const FollowedRound& stored) const;
   // Round opening with the cohort stored (kCoordinator) or without.
   Result<bool> InsertRound(const OpenRound& round, int64_t now_ms);
   // Stores an upload the judge accepted, conditionally on the round being
