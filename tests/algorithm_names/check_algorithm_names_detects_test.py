@@ -64,7 +64,7 @@ def main(argv):
                "a listed file that names fewer: %r" % found)
         os.remove(os.path.join(root, "sdk/include/edgeadmm/wire/update.h"))
         found = findings(root, known)
-        expect("KNOWN_NAMES lists sdk/include/edgeadmm/wire/update.h" in found,
+        expect("FROZEN_HISTORY lists sdk/include/edgeadmm/wire/update.h" in found,
                "a listed file that is gone: %r" % found)
     return planted.status(
         "check_algorithm_names_detects: every planted case was found")

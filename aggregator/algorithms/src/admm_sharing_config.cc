@@ -72,14 +72,14 @@ host::Error ValidateSharingScore(const jobs::AdmmSharingConfig& s) {
     }
     return host::Error::Ok();
   }
-  const auto limit = static_cast<int64_t>(wire::kMaxSharingRecords);
+  const auto limit = static_cast<int64_t>(wire::kMaxRecordDimension);
   if (s.test_records < 1 || s.test_records > limit - s.records) {
     return Bad("test_records",
                "must be in [1, " + std::to_string(limit - s.records) +
                    "]: the last upload carries the share and the partial "
                    "scores, records + test_records <= " +
                    std::to_string(limit) +
-                   " values (EDGEADMM_CFG_MAX_SHARING_RECORDS); got " +
+                   " values (EDGEADMM_CFG_MAX_RECORD_DIMENSION); got " +
                    std::to_string(s.test_records));
   }
   if (s.test_labels.empty()) {
@@ -254,14 +254,14 @@ host::Error ValidateAdmmSharing(const jobs::JobConfig& config) {
                "the parties' columns sum to " + std::to_string(total) +
                    ", not job.dimension = " + std::to_string(config.dimension));
   }
-  const auto limit = static_cast<int64_t>(wire::kMaxSharingRecords);
+  const auto limit = static_cast<int64_t>(wire::kMaxRecordDimension);
   if (s.records < 1 || s.records > limit) {
     return Bad("records",
                "must be in [1, " + std::to_string(limit) +
                    "]: the task's v and y and every party's share are "
                    "N-vectors, and this build's messages carry at most " +
                    std::to_string(limit) +
-                   " values (EDGEADMM_CFG_MAX_SHARING_RECORDS); got " +
+                   " values (EDGEADMM_CFG_MAX_RECORD_DIMENSION); got " +
                    std::to_string(s.records));
   }
   if (!Positive(s.rho)) return Bad("rho", "must be finite and > 0");

@@ -100,29 +100,29 @@ ALTER TABLE models ADD COLUMN validation_objective REAL;
 ALTER TABLE models ADD COLUMN validation_accuracy REAL;
 ALTER TABLE jobs ADD COLUMN end_reason TEXT;
 )sql",
-    // Version 5: pp-admm's P_i(T) (paper 001, pure DP), reported by a device
-    // with its last upload of a job; NULL for every other upload.
+    // Version 5: one algorithm's per-upload number (the first value a device
+    // reported beside its vector); NULL for every other upload. Version 11
+    // replaced it with the opaque `extra` bytes.
     R"sql(
 ALTER TABLE uploads ADD COLUMN pp_loss REAL;
 )sql",
-    // Version 6: admm-sharing's scoring phase (papers 000/003): the
-    // gateway's score of the last model from the parties' partial scores
-    // of its test records (NULL: not scored).
+    // Version 6: a test score the gateway computes for the last model from
+    // what the devices sent about its test records (NULL: not scored).
     R"sql(
 ALTER TABLE models ADD COLUMN test_records INTEGER;
 ALTER TABLE models ADD COLUMN test_log_loss REAL;
 ALTER TABLE models ADD COLUMN test_accuracy REAL;
 )sql",
-    // Version 7: admm-sharing's per-party ledger rows ("party:<id>") keep
-    // what the device reported with the charged upload (Update.ledger);
-    // NULL for every other row and every row written before.
+    // Version 7: per-party ledger rows ("party:<id>") keep what the device
+    // reported with the charged upload (Update.ledger); NULL for every other
+    // row and every row written before.
     R"sql(
 ALTER TABLE ledger ADD COLUMN reported_participations INTEGER;
 ALTER TABLE ledger ADD COLUMN reported_epsilon REAL;
 ALTER TABLE ledger ADD COLUMN reported_delta REAL;
 ALTER TABLE ledger ADD COLUMN reported_conversion TEXT;
 )sql",
-    // Version 8: open rounds that survive a restart (admm-sharing,
+    // Version 8: open rounds that survive a restart (barrier rounds,
     // BarrierRounds::ResumesOpenRound): their uploads are stored as they are
     // accepted, with the SHA-256 of what a retransmission repeats (the whole
     // Update body; NULL for uploads stored at their round's commit), and a

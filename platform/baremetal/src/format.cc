@@ -185,129 +185,143 @@ void EmitFloat(Sink& sink, Spec spec, double value, char conversion) {
   Emit(sink, spec, sign, body, length);
 }
 
+// Reads the flags, width, precision and length modifier of one
+// conversion; `p` is just past the '%'. Returns where the conversion
+// character is; `longs`: 0 int, 1 long, 2 long long, 3 size_t, ptrdiff_t or
+// intmax_t. A '*' width or precision is read from `args` (a pointer to the
+// caller's va_list, C11 7.16).
+const char* ParseSpec(const char* p, va_list* args, Spec& spec, int& longs) {
+  for (;; ++p) {
+    if (*p == '-')
+      spec.left = true;
+    else if (*p == '0')
+      spec.zero = true;
+    else if (*p == '+')
+      spec.plus = true;
+    else if (*p == ' ')
+      spec.space = true;
+    else if (*p != '#')
+      break;
+  }
+  if (*p == '*') {
+    spec.width = va_arg(*args, int);
+    if (spec.width < 0) spec.left = true, spec.width = -spec.width;
+    ++p;
+  }
+  while (*p >= '0' && *p <= '9') spec.width = spec.width * 10 + (*p++ - '0');
+  if (*p == '.') {
+    ++p;
+    spec.precision = 0;
+    if (*p == '*') {
+      spec.precision = va_arg(*args, int);
+      ++p;
+    }
+    while (*p >= '0' && *p <= '9') {
+      spec.precision = spec.precision * 10 + (*p++ - '0');
+    }
+  }
+  longs = 0;
+  for (;; ++p) {
+    if (*p == 'l')
+      ++longs;
+    else if (*p == 'z' || *p == 't' || *p == 'j')
+      longs = 3;
+    else if (*p != 'h' && *p != 'L')
+      break;
+  }
+  return p;
+}
+
+// Writes a string argument, at most `precision` characters of it.
+void EmitString(Sink& sink, Spec spec, const char* s) {
+  if (s == nullptr) s = "(null)";
+  int length = 0;
+  while (s[length] != '\0' && (spec.precision < 0 || length < spec.precision)) {
+    ++length;
+  }
+  spec.zero = false;
+  Emit(sink, spec, "", s, length);
+}
+
+// Formats one conversion from `args`; an unknown one is echoed.
+void EmitConversion(Sink& sink, Spec spec, char conversion, int longs,
+                    va_list* args) {
+  switch (conversion) {
+    case 'd':
+    case 'i': {
+      int64_t v = longs == 0   ? va_arg(*args, int)
+                  : longs == 1 ? va_arg(*args, long)
+                  : longs == 2 ? va_arg(*args, long long)
+                               : static_cast<int64_t>(va_arg(*args, ptrdiff_t));
+      const uint64_t magnitude =
+          v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v);
+      EmitInteger(sink, spec, magnitude, v < 0, 10, false, "");
+      break;
+    }
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o': {
+      uint64_t v = longs == 0   ? va_arg(*args, unsigned)
+                   : longs == 1 ? va_arg(*args, unsigned long)
+                   : longs == 2 ? va_arg(*args, unsigned long long)
+                                : static_cast<uint64_t>(va_arg(*args, size_t));
+      const unsigned base =
+          conversion == 'u' ? 10 : (conversion == 'o' ? 8 : 16);
+      spec.plus = spec.space = false;
+      EmitInteger(sink, spec, v, false, base, conversion == 'X', "");
+      break;
+    }
+    case 'p': {
+      const auto v = reinterpret_cast<uintptr_t>(va_arg(*args, void*));
+      EmitInteger(sink, spec, v, false, 16, false, "0x");
+      break;
+    }
+    case 'c': {
+      const char c = static_cast<char>(va_arg(*args, int));
+      spec.zero = false;
+      Emit(sink, spec, "", &c, 1);
+      break;
+    }
+    case 's':
+      EmitString(sink, spec, va_arg(*args, const char*));
+      break;
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+      EmitFloat(sink, spec, va_arg(*args, double), conversion);
+      break;
+    case '%':
+      sink.Put('%');
+      break;
+    default:  // unknown conversion: echo it
+      sink.Put('%');
+      sink.Put(conversion);
+      break;
+  }
+}
+
 }  // namespace
 
 int FormatV(char* buffer, size_t size, const char* format, va_list args) {
   Sink sink(buffer, size);
+  va_list rest;
+  va_copy(rest, args);
   for (const char* p = format; *p != '\0'; ++p) {
     if (*p != '%') {
       sink.Put(*p);
       continue;
     }
     Spec spec;
-    for (++p;; ++p) {
-      if (*p == '-')
-        spec.left = true;
-      else if (*p == '0')
-        spec.zero = true;
-      else if (*p == '+')
-        spec.plus = true;
-      else if (*p == ' ')
-        spec.space = true;
-      else if (*p == '#')
-        continue;
-      else
-        break;
-    }
-    if (*p == '*') {
-      spec.width = va_arg(args, int);
-      if (spec.width < 0) spec.left = true, spec.width = -spec.width;
-      ++p;
-    }
-    while (*p >= '0' && *p <= '9') spec.width = spec.width * 10 + (*p++ - '0');
-    if (*p == '.') {
-      ++p;
-      spec.precision = 0;
-      if (*p == '*') {
-        spec.precision = va_arg(args, int);
-        ++p;
-      }
-      while (*p >= '0' && *p <= '9') {
-        spec.precision = spec.precision * 10 + (*p++ - '0');
-      }
-    }
-    int longs = 0;  // 0 int, 1 long, 2 long long, 3 size_t/ptrdiff_t/intmax
-    for (;; ++p) {
-      if (*p == 'h') continue;
-      if (*p == 'l')
-        ++longs;
-      else if (*p == 'z' || *p == 't' || *p == 'j')
-        longs = 3;
-      else if (*p == 'L')
-        continue;
-      else
-        break;
-    }
-    const char conversion = *p;
-    switch (conversion) {
-      case 'd':
-      case 'i': {
-        int64_t v = longs == 0   ? va_arg(args, int)
-                    : longs == 1 ? va_arg(args, long)
-                    : longs == 2
-                        ? va_arg(args, long long)
-                        : static_cast<int64_t>(va_arg(args, ptrdiff_t));
-        const uint64_t magnitude =
-            v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v);
-        EmitInteger(sink, spec, magnitude, v < 0, 10, false, "");
-        break;
-      }
-      case 'u':
-      case 'x':
-      case 'X':
-      case 'o': {
-        uint64_t v = longs == 0   ? va_arg(args, unsigned)
-                     : longs == 1 ? va_arg(args, unsigned long)
-                     : longs == 2 ? va_arg(args, unsigned long long)
-                                  : static_cast<uint64_t>(va_arg(args, size_t));
-        const unsigned base =
-            conversion == 'u' ? 10 : (conversion == 'o' ? 8 : 16);
-        spec.plus = spec.space = false;
-        EmitInteger(sink, spec, v, false, base, conversion == 'X', "");
-        break;
-      }
-      case 'p': {
-        const auto v = reinterpret_cast<uintptr_t>(va_arg(args, void*));
-        EmitInteger(sink, spec, v, false, 16, false, "0x");
-        break;
-      }
-      case 'c': {
-        const char c = static_cast<char>(va_arg(args, int));
-        spec.zero = false;
-        Emit(sink, spec, "", &c, 1);
-        break;
-      }
-      case 's': {
-        const char* s = va_arg(args, const char*);
-        if (s == nullptr) s = "(null)";
-        int length = 0;
-        while (s[length] != '\0' &&
-               (spec.precision < 0 || length < spec.precision)) {
-          ++length;
-        }
-        spec.zero = false;
-        Emit(sink, spec, "", s, length);
-        break;
-      }
-      case 'f':
-      case 'F':
-      case 'e':
-      case 'E':
-      case 'g':
-      case 'G':
-        EmitFloat(sink, spec, va_arg(args, double), conversion);
-        break;
-      case '%':
-        sink.Put('%');
-        break;
-      case '\0':
-        return sink.Finish();
-      default:  // unknown conversion: echo it
-        sink.Put('%');
-        sink.Put(conversion);
-        break;
-    }
+    int longs = 0;
+    p = ParseSpec(p + 1, &rest, spec, longs);
+    if (*p == '\0') break;  // a lone '%' at the end
+    EmitConversion(sink, spec, *p, longs, &rest);
   }
+  va_end(rest);
   return sink.Finish();
 }
 

@@ -19,7 +19,7 @@
 //        4    2  format version (kClientRecordFormatVersion)
 //        6    2  flags (bit 0: an upload is pending; bit 1: it is streamed,
 //                U bytes are then its recipe, not the Update: a streaming
-//                admm-sharing party, edgeadmm/streamed_share_upload.h)
+//                record-space party, edgeadmm/streamed_share_upload.h)
 //        8    8  job_id of the last local step
 //       16    8  round_id of the last local step
 //       24    4  S = bytes of the trainer state blob (device_state.h)

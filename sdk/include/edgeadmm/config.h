@@ -15,18 +15,23 @@
 #define EDGEADMM_CFG_MAX_FEATURES 8192
 #endif
 
-// Longest record-space vector of an admm-sharing job (papers 000/003): the
-// task's u_m and y and a party's share (plus its scoring-phase partial
-// scores) hold N = job records values each, the gateway's released (v, y)
-// 2N. Linux builds (the daemon, Linux devices on x86-64, aarch64, armhf)
-// take 65536, so the full a9a (N = 32,561) fits; other targets (the
-// Cortex-M4F port) keep EDGEADMM_CFG_MAX_FEATURES. Memory cost:
-// docs/protocol.md, "Sizes".
-#ifndef EDGEADMM_CFG_MAX_SHARING_RECORDS
+// Longest record-space vector (one value per record of the job, N): an
+// admm-sharing job's (papers 000/003) task u_m and y and a party's share
+// (plus its scoring-phase partial scores) hold N values each, the gateway's
+// released (v, y) 2N. Linux builds (the daemon, Linux devices on x86-64,
+// aarch64, armhf) take 65536, so the full a9a (N = 32,561) fits; other
+// targets (the Cortex-M4F port) keep EDGEADMM_CFG_MAX_FEATURES. Memory cost:
+// docs/protocol.md, "Sizes". EDGEADMM_CFG_MAX_SHARING_RECORDS, its name
+// before 2026-11-29, is still honoured.
+#if !defined(EDGEADMM_CFG_MAX_RECORD_DIMENSION) && \
+    defined(EDGEADMM_CFG_MAX_SHARING_RECORDS)
+#define EDGEADMM_CFG_MAX_RECORD_DIMENSION EDGEADMM_CFG_MAX_SHARING_RECORDS
+#endif
+#ifndef EDGEADMM_CFG_MAX_RECORD_DIMENSION
 #if defined(__linux__)
-#define EDGEADMM_CFG_MAX_SHARING_RECORDS 65536
+#define EDGEADMM_CFG_MAX_RECORD_DIMENSION 65536
 #else
-#define EDGEADMM_CFG_MAX_SHARING_RECORDS EDGEADMM_CFG_MAX_FEATURES
+#define EDGEADMM_CFG_MAX_RECORD_DIMENSION EDGEADMM_CFG_MAX_FEATURES
 #endif
 #endif
 
@@ -71,9 +76,9 @@
 static_assert(EDGEADMM_CFG_MAX_FEATURES > 0 &&
                   EDGEADMM_CFG_MAX_FEATURES <= (1 << 20),
               "EDGEADMM_CFG_MAX_FEATURES must be in [1, 2^20]");
-static_assert(EDGEADMM_CFG_MAX_SHARING_RECORDS > 0 &&
-                  EDGEADMM_CFG_MAX_SHARING_RECORDS <= (1 << 20),
-              "EDGEADMM_CFG_MAX_SHARING_RECORDS must be in [1, 2^20]");
+static_assert(EDGEADMM_CFG_MAX_RECORD_DIMENSION > 0 &&
+                  EDGEADMM_CFG_MAX_RECORD_DIMENSION <= (1 << 20),
+              "EDGEADMM_CFG_MAX_RECORD_DIMENSION must be in [1, 2^20]");
 static_assert(EDGEADMM_CFG_MAX_LOCAL_SAMPLES > 0 &&
                   EDGEADMM_CFG_MAX_LOCAL_SAMPLES <= (1 << 24),
               "EDGEADMM_CFG_MAX_LOCAL_SAMPLES must be in [1, 2^24]");

@@ -36,22 +36,23 @@ namespace edgeadmm {
 
 struct DeviceState {
   uint64_t job_id = 0;
-  AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
+  AlgorithmKind algorithm{};  // unset (0): SerializeDeviceState refuses it
   // Round id of the last completed local step; UINT64_MAX = none.
   uint64_t last_round = UINT64_MAX;
   // k of paper 004's schedules / number of local steps taken.
   uint32_t local_iteration = 0;
   uint32_t drbg_reseed_count = 0;
-  // u_i (002), w̃_i (004), f_i (001); size dim (may be empty for dp-sgd).
+  // The step's first state vector (its runner says which, e.g. a dual
+  // variable); size dim, or empty for a step that keeps none.
   Span<Real> primary;
-  // γ_i (004), λ_i (001); empty when unused.
+  // Its second state vector (e.g. a schedule's state); empty when unused.
   Span<Real> secondary;
   DevicePrivacyLedger ledger;
 };
 
 inline constexpr char kDeviceStateMagic[4] = {'E', 'A', 'D', 'S'};
 // Format 2 stores the AlgorithmKind value (the wire number); format 1 stored
-// 0 prox-admm, 1 dp-admm, 2 penalty perturbation, 3 dp-sgd and still loads.
+// an index 0..3 into the first four wire numbers (1, 2, 3, 5) and still loads.
 inline constexpr uint16_t kDeviceStateFormatVersion = 2;
 inline constexpr size_t kDeviceStateHeaderBytes = 48;
 
@@ -79,7 +80,7 @@ StatusWithSize SerializeDeviceState(const DeviceState& state, ByteSpan out);
 // The identity and shape of a stored blob (see InspectDeviceState).
 struct DeviceStateInfo {
   uint64_t job_id = 0;
-  AlgorithmKind algorithm = AlgorithmKind::kProxAdmm;
+  AlgorithmKind algorithm{};
   size_t primary_dim = 0;
   size_t secondary_dim = 0;
   DevicePrivacyLedger ledger;  // the job's ledger

@@ -241,14 +241,14 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                       TaskOf(*algorithms_, h));
   const size_t dim = config_.data.dim();
   // The task's vectors and the upload: one entry per feature, or per record
-  // (admm-sharing).
+  // (the adapter says which).
   const size_t length = adapter->per_record ? config_.data.samples() : dim;
   if (task.model.size() != length) return Status::FailedPrecondition();
   DevicePrivacyLedger earlier_jobs;
   EDGEADMM_TRY(PrepareTrainer(h, *adapter, earlier_jobs));
 
-  // A task phase may append entries (admm-sharing's scoring phase: the
-  // partial scores after the share) and name its own upload kind.
+  // A task phase may append entries (e.g. partial scores after the upload's
+  // vector) and name its own upload kind.
   const size_t extra = adapter->phase_upload_extra != nullptr
                            ? adapter->phase_upload_extra(h)
                            : 0;

@@ -1,6 +1,7 @@
-// StreamingParty: the part of a DeviceClient that lets an admm-sharing party
-// (papers 000/003) run with less RAM than one N-vector (DeviceClient with
-// stream_rows = B > 0; docs/sdk.md, "Streaming party"):
+// StreamingParty: the part of a DeviceClient that lets a record-space party
+// (its task and upload hold one value per record, N of them) run with less
+// RAM than one N-vector (DeviceClient with stream_rows = B > 0; docs/sdk.md,
+// "Streaming party"):
 //
 //   - the task is fetched into a BodySink (Block2) and decoded as it comes
 //     (wire::RoundTaskStreamReader); its u_m and y rows go to the trainer

@@ -11,18 +11,15 @@
 namespace edgeadmm {
 namespace {
 
-// Format 1 stored the algorithm as 0..3 in this order.
-constexpr AlgorithmKind kFormat1Algorithms[] = {
-    AlgorithmKind::kProxAdmm, AlgorithmKind::kLinearizedAdmm,
-    AlgorithmKind::kPenaltyPerturbation, AlgorithmKind::kDpSgd};
+// Format 1 stored the algorithm as an index 0..3 into these wire numbers
+// (algorithm.h), the four algorithms devices ran when format 2 came in.
+constexpr uint8_t kFormat1WireNumbers[] = {1, 2, 3, 5};
 
 // The algorithm byte of a blob of `version`; false if out of range.
 bool DecodeAlgorithm(uint64_t version, uint64_t byte, AlgorithmKind& out) {
   if (version == 1) {
-    if (byte >= sizeof(kFormat1Algorithms) / sizeof(kFormat1Algorithms[0])) {
-      return false;
-    }
-    out = kFormat1Algorithms[byte];
+    if (byte >= sizeof(kFormat1WireNumbers)) return false;
+    out = static_cast<AlgorithmKind>(kFormat1WireNumbers[byte]);
     return true;
   }
   if (!IsAlgorithmKind(static_cast<uint32_t>(byte))) return false;

@@ -34,7 +34,7 @@ bool ValidScoreParams(const edgeadmm_wire_SharingParams& p) {
                 p.score_sensitivity == 0.0;
   return noise_ok && p.iteration == p.rounds &&
          static_cast<uint64_t>(p.records) + p.score_records <=
-             wire::kMaxSharingRecords;
+             wire::kMaxRecordDimension;
 }
 
 }  // namespace

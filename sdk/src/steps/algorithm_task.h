@@ -7,7 +7,7 @@
 //
 // Adding an algorithm on the device: its step, its adapter (a Run*Task and
 // its params check, a Valid*Params, declared below), the proto (and its
-// params variant and vectors in wire/round_task.cc's kParamsShapes), one
+// params variant and vectors in wire/task_params_shapes.cc), one
 // line in kAlgorithmTasks (plus its runner in kLocalStepRunners,
 // edgeadmm/local_steps.h, from which the DeviceClient sizes the trainer
 // workspace at compile time; a static_assert keeps the two equal), and

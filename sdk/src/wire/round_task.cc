@@ -5,6 +5,7 @@
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/vector_field.h"
 #include "message.h"
+#include "task_params_shapes.h"
 
 namespace edgeadmm::wire {
 namespace {
@@ -14,34 +15,11 @@ using internal::InRange;
 
 bool NonNegative(double v) { return InRange(v, 0.0, DBL_MAX); }
 
-// The wire shape of each algorithm's task: the params variant it carries,
-// whether it carries an auxiliary vector (`dimension` entries) or none, and
-// whether its dimension counts records (bounded by MaxMessageDimension(true))
-// or features (kMaxDimension). An
-// algorithm not listed (UNSPECIFIED, a removed or unknown value) is refused.
-// The values of the params are the algorithm's own: its task adapter checks
-// them on the device (steps/<name>_task.cc, Valid*Params, called by the
-// client right after this decode).
-struct ParamsShape {
-  edgeadmm_wire_Algorithm algorithm;
-  pb_size_t params_tag;
-  bool auxiliary;
-  bool per_record;
-};
-
-// clang-format off
-constexpr ParamsShape kParamsShapes[] = {
-    {edgeadmm_wire_Algorithm_ALGORITHM_FEDERATED_PRIVATE_ADMM, edgeadmm_wire_RoundTask_federated_tag, false, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_DP_ADMM, edgeadmm_wire_RoundTask_dp_admm_tag, false, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_PENALTY_PERTURBATION, edgeadmm_wire_RoundTask_penalty_tag, false, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_DP_SGD, edgeadmm_wire_RoundTask_dp_sgd_tag, false, false},
-    {edgeadmm_wire_Algorithm_ALGORITHM_SHARING, edgeadmm_wire_RoundTask_sharing_params_tag, true, true},
-};
-// clang-format on
-
-const ParamsShape* ShapeOf(const edgeadmm_wire_RoundTask& t) {
+// The registered shape of the task's algorithm (task_params_shapes.h);
+// null for an algorithm not registered.
+const internal::TaskParamsShape* ShapeOf(const edgeadmm_wire_RoundTask& t) {
   const int32_t algorithm = EnumValue(t.algorithm);
-  for (const ParamsShape& shape : kParamsShapes) {
+  for (const internal::TaskParamsShape& shape : internal::TaskParamsShapes()) {
     if (shape.algorithm == algorithm) return &shape;
   }
   return nullptr;
@@ -49,7 +27,7 @@ const ParamsShape* ShapeOf(const edgeadmm_wire_RoundTask& t) {
 
 // The params variant and auxiliary length the task's algorithm needs.
 Status ValidateShape(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
-  const ParamsShape* shape = ShapeOf(t);
+  const internal::TaskParamsShape* shape = ShapeOf(t);
   if (shape == nullptr || t.which_params != shape->params_tag ||
       aux_size != (shape->auxiliary ? t.dimension : 0)) {
     return Status::InvalidArgument();
@@ -60,12 +38,12 @@ Status ValidateShape(const edgeadmm_wire_RoundTask& t, size_t aux_size) {
 }  // namespace
 
 size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& t) {
-  const ParamsShape* shape = ShapeOf(t);
+  const internal::TaskParamsShape* shape = ShapeOf(t);
   return shape != nullptr && shape->auxiliary ? t.dimension : 0;
 }
 
 size_t MaxTaskDimension(const edgeadmm_wire_RoundTask& t) {
-  const ParamsShape* shape = ShapeOf(t);
+  const internal::TaskParamsShape* shape = ShapeOf(t);
   return MaxMessageDimension(shape != nullptr && shape->per_record);
 }
 

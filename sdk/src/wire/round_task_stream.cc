@@ -67,7 +67,7 @@ Status RoundTaskStreamReader::CopyToHeader(std::byte b) {
 // go (version, role, the dimension bound, the vector lengths the task must
 // carry: `dimension` and its algorithm's auxiliary length when
 // participating, none or a model of `dimension` otherwise), then handed over.
-// Fields after the vectors (admm-sharing's params: tag order) are checked
+// Fields after the vectors (an algorithm's params, by tag order) are checked
 // with the whole header at Finish.
 Status RoundTaskStreamReader::FinishHeader(size_t model_values) {
   EDGEADMM_TRY(internal::DecodeMessage(

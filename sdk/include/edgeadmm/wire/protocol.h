@@ -27,18 +27,20 @@ inline constexpr uint16_t kStatusBodyFormat = 65103;
 
 // Largest model dimension a message may carry (coordinates).
 inline constexpr size_t kMaxDimension = EDGEADMM_CFG_MAX_FEATURES;
-// Largest N of an admm-sharing message (papers 000/003): a task's u_m and y,
-// an upload's share and scores (N + K together) are at most this long.
-inline constexpr size_t kMaxSharingRecords = EDGEADMM_CFG_MAX_SHARING_RECORDS;
-// Longest vector field any message carries: a model, or the released
-// (v, y) of an admm-sharing job (2N). The decoders refuse longer ones before
+// Largest dimension of a record-space message (one value per record of the
+// job, config.h): such a task's vectors and an upload's values (N + K with
+// partial scores) are at most this long.
+inline constexpr size_t kMaxRecordDimension = EDGEADMM_CFG_MAX_RECORD_DIMENSION;
+// Longest vector field any message carries: a model, or a released model of
+// two record-space vectors (2N). The decoders refuse longer ones before
 // reading a value, whatever the caller's buffer.
 inline constexpr size_t kMaxVectorLength =
-    kMaxDimension > 2 * kMaxSharingRecords ? kMaxDimension
-                                           : 2 * kMaxSharingRecords;
-// The dimension bound of a task or upload: N for admm-sharing, else p.
-constexpr size_t MaxMessageDimension(bool sharing) {
-  return sharing ? kMaxSharingRecords : kMaxDimension;
+    kMaxDimension > 2 * kMaxRecordDimension ? kMaxDimension
+                                           : 2 * kMaxRecordDimension;
+// The dimension bound of a task or upload: N when its vectors are indexed
+// by records, else p.
+constexpr size_t MaxMessageDimension(bool per_record) {
+  return per_record ? kMaxRecordDimension : kMaxDimension;
 }
 // A device id (the DTLS PSK identity): 1..64 printable ASCII characters.
 inline constexpr size_t kMaxDeviceIdLength = 64;

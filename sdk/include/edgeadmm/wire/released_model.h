@@ -17,7 +17,7 @@ struct DecodedReleasedModel {
 // Checks the scalar fields of a released model of `vector_size` coordinates.
 // Returns OK, INVALID_ARGUMENT (wrong version, dimension mismatch, epsilon
 // negative or non-finite, delta outside [0, 1)) or OUT_OF_RANGE (dimension 0
-// or above kMaxVectorLength, which fits an admm-sharing job's (v, y)).
+// or above kMaxVectorLength, which fits two record-space vectors).
 Status ValidateReleasedModel(const edgeadmm_wire_ReleasedModel& header,
                              size_t vector_size);
 

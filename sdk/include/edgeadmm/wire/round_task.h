@@ -23,14 +23,13 @@ struct DecodedRoundTask {
 // range, non-finite or out-of-range parameter, params not matching the
 // algorithm, vector sizes not matching dimension / num_samples) or
 // OUT_OF_RANGE (dimension 0 for a participating device, or above
-// MaxMessageDimension: kMaxSharingRecords for admm-sharing, else
-// kMaxDimension).
+// MaxMessageDimension: kMaxRecordDimension for an algorithm whose vectors
+// are indexed by records, else kMaxDimension).
 Status ValidateRoundTask(const edgeadmm_wire_RoundTask& header,
                          size_t model_size, size_t auxiliary_size);
 
 // The auxiliary vector length a participating task of `header`'s algorithm
-// carries: `dimension` when the algorithm has a second vector (admm-sharing's
-// y), else 0; 0 for an unknown algorithm.
+// carries: `dimension` when the algorithm has a second vector, else 0; 0 for an unknown algorithm.
 size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& header);
 
 // The dimension bound of a task of `header`'s algorithm: the record bound,

@@ -1,11 +1,11 @@
 // RoundTaskStreamReader: decodes a RoundTask that arrives in pieces (CoAP
 // Block2 into a BodySink) without ever holding its vectors, for a device
-// whose RAM is smaller than the task (an admm-sharing party with N records:
-// u_m and y are N values each; docs/sdk.md, "Streaming party").
+// whose RAM is smaller than the task (a party whose task holds record-space
+// vectors of N values each; docs/sdk.md, "Streaming party").
 //
 // A task is encoded in field-number order (nanopb), so its vectors (`model`
 // = 16, `auxiliary` = 17) come after the common scalar fields (1..15) but
-// before admm-sharing's params (19). The reader keeps every scalar field in
+// before the algorithms' params (19 and up). The reader keeps every scalar field in
 // a header buffer; at the first vector it decodes the fields so far, checks
 // them as far as they go (version, role, the dimension bound, the vector
 // lengths the task's algorithm implies) and hands them to the handler (job,

@@ -20,7 +20,7 @@ struct DecodedUpdate {
 // printable ASCII, kind out of range, dimension mismatch, ledger missing,
 // non-finite or negative ledger epsilon, delta outside [0, 1),
 // algorithm_extra longer than kMaxAlgorithmExtraBytes) or OUT_OF_RANGE
-// (dimension 0 or above MaxMessageDimension: kMaxSharingRecords for a share,
+// (dimension 0 or above MaxMessageDimension: kMaxRecordDimension for a share,
 // else kMaxDimension).
 Status ValidateUpdate(const edgeadmm_wire_Update& header, size_t vector_size);
 

@@ -82,11 +82,11 @@ TEST(AdmmSharingScoreTest, TheScoreKeysAreCheckedAndNamed) {
   c.admm_sharing.test_labels.clear();
   EXPECT_NE(Refusal(c).find("admm_sharing.test_labels"), std::string::npos);
   c = Job();
-  // N + K above the wire limit (EDGEADMM_CFG_MAX_SHARING_RECORDS).
+  // N + K above the wire limit (EDGEADMM_CFG_MAX_RECORD_DIMENSION).
   c.admm_sharing.test_records =
-      static_cast<int64_t>(wire::kMaxSharingRecords) - 4 + 1;
+      static_cast<int64_t>(wire::kMaxRecordDimension) - 4 + 1;
   EXPECT_NE(Refusal(c).find("admm_sharing.test_records: must be in [1, " +
-                            std::to_string(wire::kMaxSharingRecords - 4) + "]"),
+                            std::to_string(wire::kMaxRecordDimension - 4) + "]"),
             std::string::npos);
   c = Job();
   c.admm_sharing.test_records = 0;  // score keys without a scoring phase

@@ -161,15 +161,15 @@ TEST(AdmmSharingTest, TheTableIsReadAndValidated) {
 
 TEST(AdmmSharingTest, RecordsAboveTheWireLimitAreRefusedWithTheLimit) {
   jobs::JobConfig c = Job();
-  c.admm_sharing.records = static_cast<int64_t>(wire::kMaxSharingRecords);
+  c.admm_sharing.records = static_cast<int64_t>(wire::kMaxRecordDimension);
   EXPECT_EQ(Refusal(c), "ok");
   c.admm_sharing.records += 1;
   const std::string why = Refusal(c);
   EXPECT_NE(why.find("admm_sharing.records"), std::string::npos) << why;
-  EXPECT_NE(why.find(std::to_string(wire::kMaxSharingRecords)),
+  EXPECT_NE(why.find(std::to_string(wire::kMaxRecordDimension)),
             std::string::npos)
       << why;
-  EXPECT_NE(why.find("EDGEADMM_CFG_MAX_SHARING_RECORDS"), std::string::npos)
+  EXPECT_NE(why.find("EDGEADMM_CFG_MAX_RECORD_DIMENSION"), std::string::npos)
       << why;
 }
 
@@ -427,12 +427,12 @@ TEST(AdmmSharingTest, TheJobParserServesAndRefusesWithTheKey) {
   EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4", "records = 5"))
                 .find("admm_sharing.labels"),
             std::string::npos);  // 4 labels on the gateway
-  // The daemon's record-space bound (EDGEADMM_CFG_MAX_SHARING_RECORDS).
-  const std::string too_many = std::to_string(wire::kMaxSharingRecords + 1);
+  // The daemon's record-space bound (EDGEADMM_CFG_MAX_RECORD_DIMENSION).
+  const std::string too_many = std::to_string(wire::kMaxRecordDimension + 1);
   EXPECT_NE(refusal(Edit2(JobToml(labels, ""), "records = 4",
                           "records = " + too_many))
                 .find("admm_sharing.records: must be in [1, " +
-                      std::to_string(wire::kMaxSharingRecords) + "]"),
+                      std::to_string(wire::kMaxRecordDimension) + "]"),
             std::string::npos);
   EXPECT_NE(
       refusal(Edit2(JobToml(labels, ""), "[sampling]\n", "[sampling]\nm = 1\n"))

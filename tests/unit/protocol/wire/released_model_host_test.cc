@@ -49,7 +49,7 @@ TEST(ReleasedModelTest, RoundTripsAndRefusesPrefixes) {
 }
 
 // An admm-sharing job's released (v, y) is 2N long: the longest vector field
-// (kMaxVectorLength = 2·kMaxSharingRecords on Linux) decodes, one more is
+// (kMaxVectorLength = 2·kMaxRecordDimension on Linux) decodes, one more is
 // refused before a value is read.
 TEST(ReleasedModelTest, LongestVectorDecodesAndOneMoreIsRefused) {
   const auto decode = [](size_t n) {
@@ -64,7 +64,7 @@ TEST(ReleasedModelTest, LongestVectorDecodesAndOneMoreIsRefused) {
   };
   EXPECT_EQ(decode(kMaxVectorLength), Status::Ok());
   EXPECT_EQ(decode(kMaxVectorLength + 1), Status::OutOfRange());
-  EXPECT_GE(kMaxVectorLength, 2 * kMaxSharingRecords);
+  EXPECT_GE(kMaxVectorLength, 2 * kMaxRecordDimension);
 }
 
 TEST(ReleasedModelTest, InvalidFieldsAreRefused) {

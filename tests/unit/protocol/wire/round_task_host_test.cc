@@ -237,8 +237,8 @@ TEST(RoundTaskTest, OversizedModelIsOutOfRange) {
       Status::OutOfRange());
 }
 
-// admm-sharing's record-space bound (EDGEADMM_CFG_MAX_SHARING_RECORDS,
-// 65536 on Linux): a task of N = kMaxSharingRecords decodes, N + 1 is
+// admm-sharing's record-space bound (EDGEADMM_CFG_MAX_RECORD_DIMENSION,
+// 65536 on Linux): a task of N = kMaxRecordDimension decodes, N + 1 is
 // refused before a value is read, even into buffers that would hold it; a
 // model task above kMaxDimension stays refused.
 TEST(RoundTaskTest, SharingTaskAtTheRecordBoundDecodesAndOneMoreIsRefused) {
@@ -253,10 +253,10 @@ TEST(RoundTaskTest, SharingTaskAtTheRecordBoundDecodesAndOneMoreIsRefused) {
         AsConstBytes(EncodeRaw(edgeadmm_wire_RoundTask_fields, t)),
         AsSpan(model), AsSpan(aux), out);
   };
-  EXPECT_EQ(decode(kMaxSharingRecords), Status::Ok());
-  EXPECT_EQ(decode(kMaxSharingRecords + 1), Status::OutOfRange());
+  EXPECT_EQ(decode(kMaxRecordDimension), Status::Ok());
+  EXPECT_EQ(decode(kMaxRecordDimension + 1), Status::OutOfRange());
 #if defined(__linux__)
-  EXPECT_EQ(kMaxSharingRecords, 65536u);  // holds the full a9a (32,561)
+  EXPECT_EQ(kMaxRecordDimension, 65536u);  // holds the full a9a (32,561)
   // The same length as a prox-ADMM model is beyond kMaxDimension.
   std::vector<uint8_t> raw(4 * (kMaxDimension + 1), 0);
   edgeadmm_wire_RoundTask t = FederatedTask(kMaxDimension + 1);

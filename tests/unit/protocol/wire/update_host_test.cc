@@ -152,7 +152,7 @@ TEST(UpdateTest, OversizedIsRefused) {
   EXPECT_EQ(Decode(patched), Status::DataLoss());
 }
 
-// A share of N = kMaxSharingRecords values decodes; N + 1 is refused, and
+// A share of N = kMaxRecordDimension values decodes; N + 1 is refused, and
 // a DELTA_U update above kMaxDimension stays refused.
 TEST(UpdateTest, ShareAtTheRecordBoundDecodesAndOneMoreIsRefused) {
   const auto decode = [](size_t n, edgeadmm_wire_UpdateKind kind) {
@@ -163,8 +163,8 @@ TEST(UpdateTest, ShareAtTheRecordBoundDecodesAndOneMoreIsRefused) {
     return Decode(EncodeRaw(edgeadmm_wire_Update_fields, u), n);
   };
   const auto share = edgeadmm_wire_UpdateKind_UPDATE_KIND_SHARE;
-  EXPECT_EQ(decode(kMaxSharingRecords, share), Status::Ok());
-  EXPECT_EQ(decode(kMaxSharingRecords + 1, share), Status::OutOfRange());
+  EXPECT_EQ(decode(kMaxRecordDimension, share), Status::Ok());
+  EXPECT_EQ(decode(kMaxRecordDimension + 1, share), Status::OutOfRange());
   EXPECT_EQ(
       decode(kMaxDimension + 1, edgeadmm_wire_UpdateKind_UPDATE_KIND_DELTA_U),
       Status::OutOfRange());

@@ -260,6 +260,12 @@ TEST(DeviceStateTest, SerializeChecksItsInput) {
   EXPECT_EQ(
       SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes)).status(),
       Status::InvalidArgument());
+  // A state whose algorithm was never set is refused, not stored as some
+  // default algorithm.
+  source.state.algorithm = DeviceState{}.algorithm;
+  EXPECT_EQ(
+      SerializeDeviceState(source.state, ByteSpan(blob, kBlobBytes)).status(),
+      Status::InvalidArgument());
 }
 
 TEST_F(DeviceStateBlobTest, FormatIsPinned) {

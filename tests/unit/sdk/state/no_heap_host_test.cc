@@ -39,6 +39,7 @@ TEST(NoHeapTest, NoiseLedgerAndStateNeverAllocate) {
     all_ok &=
         SampleNormGammaNoise(sampler, 3.0, Span<Real>(secondary, kDim)).ok();
     DeviceState state;
+    state.algorithm = AlgorithmKind::kPenaltyPerturbation;
     state.primary = Span<Real>(primary, kDim);
     state.secondary = Span<Real>(secondary, kDim);
     all_ok &= state.ledger.Charge(2.0, 4.0).ok();

@@ -138,7 +138,7 @@ TEST(TaskParamsTest, SharingScoringPhaseOutOfRangeIsRefused) {
   EXPECT_EQ(bad([](auto& q) { q.score_noise = 2; }), kBad);  // exact with σ_s
   EXPECT_EQ(bad([](auto& q) { q.score_noise = 3; }), kBad);
   EXPECT_EQ(
-      bad([](auto& q) { q.score_records = wire::kMaxSharingRecords - 3; }),
+      bad([](auto& q) { q.score_records = wire::kMaxRecordDimension - 3; }),
       kBad);  // N + K above the wire's limit
   EXPECT_EQ(bad([](auto& q) {
               q.score_records = 0;

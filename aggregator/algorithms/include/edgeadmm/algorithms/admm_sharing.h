@@ -30,7 +30,7 @@ double SharingLossWeight(const jobs::AdmmSharingConfig& config);
 
 // The job checks, INVALID_ARGUMENT naming the key: a logistic loss,
 // job.rounds >= 1, parties >= 2, one column count >= 1 per party summing to
-// job.dimension, records in [1, EDGEADMM_CFG_MAX_SHARING_RECORDS] (the wire
+// job.dimension, records in [1, EDGEADMM_CFG_MAX_RECORD_DIMENSION] (the wire
 // limit: the task's v and y and the upload are N-vectors), ρ and λ finite and >
 // 0, a labels path, barrier_retries >= 0, and per noise mode: none (no noise
 // keys), rigorous (sigma finite and > 0, share_clip C finite and > 0 or,
