@@ -21,20 +21,20 @@
 //      U2, of the self seed for a neighbour in U3 and of the mask key
 //      otherwise (never both); CloseUnmasking reconstructs the secrets
 //      (aborts when one has < s shares), UnmaskSum, and returns
-//      sum_{i in U3} x_i mod 2^b. Reconstructed secrets live on the stack
-//      of that call only and are wiped.
+//      sum_{i in U3} x_i mod 2^b. Reconstructed secrets exist only
+//      inside that call and are wiped.
 //
 // Every message is checked once, on arrival, in this order: the phase
-// (FAILED_PRECONDITION naming the round's phase; a closed phase is
-// closed), the cohort and the previous phases (FAILED_PRECONDITION), the
-// device's byte budget (RESOURCE_EXHAUSTED, before anything is stored or
-// parsed further: the phase's message cap and the round's total
-// kAdvertisementBytes + k (86 + 38) + 4m per device), one message per
+// (FAILED_PRECONDITION naming both phases; a closed phase is closed), the
+// cohort and the previous phases (FAILED_PRECONDITION), one message per
 // device and phase (an identical resend is OK and stored once, a different
-// one ALREADY_EXISTS), then its content (INVALID_ARGUMENT). An abort wipes
-// everything stored and unmasks nothing; the end of the round wipes it too. The
-// round holds only public keys, commitments, sealed messages, masked inputs
-// and, per device, the shares of one of its two secrets. Not thread-safe. Host
+// one ALREADY_EXISTS; compared, never stored), the device's byte budget
+// (RESOURCE_EXHAUSTED, before the message is parsed further or stored: the
+// phase's cap and kAdvertisementBytes + k (86 + 38) + 4m per device and
+// round), then its content (INVALID_ARGUMENT). An abort wipes everything
+// stored and unmasks nothing; the end of the round wipes it too. The round
+// holds only public keys, commitments, sealed messages, masked inputs and,
+// per device, the shares of one of its two secrets. Not thread-safe. Host
 // code.
 #pragma once
 
