@@ -73,10 +73,10 @@ struct SharingTaskParams {
 // The scoring phase of the job's last iteration (docs/privacy.md,
 // "admm-sharing: the partial scores"): the party releases its partial scores
 // D_test,m x̃_m(T) of the job's test records, either on the grid of σ_s with
-// exact discrete Gaussian noise as the share (kGaussian, charged to the device ledger as a Gaussian of
-// σ_s with the job's explicit L2 sensitivity Δ_s of the score vector) or
-// exactly (kExact: an uncovered release the operator opted into; the device
-// needs allow_unaccounted_steps).
+// exact discrete Gaussian noise as the share (kGaussian, charged to the device
+// ledger as a Gaussian of σ_s with the job's explicit L2 sensitivity Δ_s of the
+// score vector) or exactly (kExact: an uncovered release the operator opted
+// into; the device needs allow_unaccounted_steps).
 enum class SharingScoreNoise : uint8_t { kGaussian = 1, kExact = 2 };
 struct SharingScoreParams {
   SharingScoreNoise noise = SharingScoreNoise::kGaussian;
@@ -89,9 +89,9 @@ struct SharingScoreParams {
 };
 
 struct SharingSolveReport {
-  Real x_norm = 0;      // ||x_m^{t+1}|| before noise
-  Real noise_norm = 0;  // ||ξ|| (kPaper), else 0
-  Real clip_factor = 1; // ClipModel's factor on x̃ (LocalTrainer), 1: none
+  Real x_norm = 0;       // ||x_m^{t+1}|| before noise
+  Real noise_norm = 0;   // ||ξ|| (kPaper), else 0
+  Real clip_factor = 1;  // ClipModel's factor on x̃ (LocalTrainer), 1: none
 };
 
 // The bounds ClipModel enforces on the released values (docs/privacy.md,
@@ -181,9 +181,8 @@ class AdmmSharingStep {
   // follows from the clip (2·clip under replacement of any part of the
   // party's data). Returns the factor. FAILED_PRECONDITION before Init;
   // INVALID_ARGUMENT for a negative or non-finite clip or σ, or test rows
-  // of the wrong size or non-finite; OUT_OF_RANGE if C/g ≥ 2^30.
-  Result<Real> ClipModel(const SharingClip& clip,
-                         Span<const Real> test_rows);
+  // of the wrong size or non-finite.
+  Result<Real> ClipModel(const SharingClip& clip, Span<const Real> test_rows);
 
   // Writes rows [first_row, first_row + out.size()) of the share D_m x̃
   // (kRigorous with σ > 0: g·(r_i + k_i), r_i its grid point and k_i a
@@ -217,7 +216,7 @@ class AdmmSharingStep {
   // was not clipped for these rows: nothing is released). Also
   // FAILED_PRECONDITION before Init; INVALID_ARGUMENT for a span of the
   // wrong size, a non-finite test value or bad params; OUT_OF_RANGE as
-  // GridBallBound; sampler errors (out must be discarded).
+  // GridPoint; sampler errors (out must be discarded).
   Status ScoreBlock(Span<const Real> test_rows,
                     const SharingScoreParams& params,
                     DiscreteGaussianSampler& sampler, Span<Real> out) const;

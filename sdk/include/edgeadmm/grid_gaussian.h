@@ -63,9 +63,10 @@ Status RoundToGrid(Real bound, Real noise_std, Span<const Real> v,
 //   GridPoint:      round(value/g), as step 1 (INVALID_ARGUMENT unless value
 //                   is finite and noise_std finite and > 0; OUT_OF_RANGE if
 //                   |value|/g ≥ 2^30).
-//   GridBallBound:  K = ⌊(radius/g)²⌋ with radius/g rounded down, so an
-//                   integer vector with Σ r_i² ≤ K has g·‖r‖₂ ≤ radius
-//                   exactly (errors as GridPoint's, radius ≥ 0).
+//   GridBallBound:  K = ⌊(radius/g)²⌋ with radius/g rounded down and
+//                   capped at 2^30 − 1, so an integer vector with Σ r_i² ≤
+//                   K has g·‖r‖₂ ≤ radius exactly (INVALID_ARGUMENT unless
+//                   radius ≥ 0 is finite and noise_std finite and > 0).
 //   GridValue:      s·(n·2^-bits), step 4.
 Result<DiscreteGaussian> GridNoise();
 Result<int32_t> GridPoint(Real value, Real noise_std);

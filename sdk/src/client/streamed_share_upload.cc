@@ -126,8 +126,8 @@ Status StreamedShareSource::Values(size_t first, Span<Real> out) const {
   for (size_t j = 0; j < out.size(); ++j) {
     const size_t i = first + j;
     const Real v = Dot(i < n ? data_.Row(i) : test_.Row(i - n), x_);
-    const Real sigma = static_cast<Real>(i < n ? recipe_.share_sigma
-                                               : recipe_.score_sigma);
+    const Real sigma =
+        static_cast<Real>(i < n ? recipe_.share_sigma : recipe_.score_sigma);
     if (!(sigma > 0)) {
       out[j] = v;
       continue;

@@ -164,17 +164,18 @@ Result<int32_t> GridPoint(Real value, Real noise_std) {
 }
 
 Result<uint64_t> GridBallBound(Real radius, Real noise_std) {
-  if (!std::isfinite(noise_std) || !(noise_std > 0) ||
-      !std::isfinite(radius) || radius < 0) {
+  if (!std::isfinite(noise_std) || !(noise_std > 0) || !std::isfinite(radius) ||
+      radius < 0) {
     return Status::InvalidArgument();
   }
   if (radius == 0) return uint64_t{0};
   // radius/g rounded down (one ulp below the rounded quotient), so that
   // K ≤ (radius/g)² whatever the rounding of the division.
-  const double steps =
+  // Capped at the grid's range (a tighter bound, still within radius).
+  double steps =
       Down(static_cast<double>(radius) / static_cast<double>(noise_std)) *
       kGridScale;
-  if (!(steps < kMaxBoundSteps)) return Status::OutOfRange();
+  if (!(steps < kMaxBoundSteps)) steps = kMaxBoundSteps - 1;
   return SquaredBound(steps, 0).lo;  // < 2^60: hi = 0
 }
 

@@ -124,10 +124,12 @@ Result<SharingSolveReport> SharingStep(
   EDGEADMM_TRY_ASSIGN(
       report.clip_factor,
       s.step.ClipModel(SharingClipFor(params, score), test_rows));
-  EDGEADMM_TRY(s.step.ShareBlock(0, params.noise, trainer.exact_noise(), share));
+  EDGEADMM_TRY(
+      s.step.ShareBlock(0, params.noise, trainer.exact_noise(), share));
   // The scoring phase: the partial scores of the final x̃_m(T).
   if (score != nullptr) {
-    EDGEADMM_TRY(s.step.ScoreBlock(test_rows, *score, trainer.exact_noise(), scores));
+    EDGEADMM_TRY(
+        s.step.ScoreBlock(test_rows, *score, trainer.exact_noise(), scores));
   }
   EDGEADMM_TRY(Commit(trainer, s));
   return report;

@@ -196,19 +196,21 @@ namespace {
 // The factor in (0, 1] that brings a vector of L2 norm `norm` within
 // clip·(1 − 64ε) (1 if clip is 0: no bound).
 Real ClipFactor(Real norm, Real clip) {
-  const Real target =
-      clip * (1 - 64 * std::numeric_limits<Real>::epsilon());
+  const Real target = clip * (1 - 64 * std::numeric_limits<Real>::epsilon());
   return clip > 0 && norm > target ? target / norm : Real(1);
 }
 
-// The real-norm target of a grid release of n values within `clip`: rounding
-// to the grid g adds at most g·√n/2 in exact arithmetic, so C − g·√n/2; at
-// least min(C, g/2), below which every value rounds to 0. σ = 0: C.
+// The real-norm target of a grid release of n values within `clip` (C at
+// most 2^29 grid steps, in the grid's range): rounding to the grid g adds
+// at most g·√n/2 in exact arithmetic, so C − g·√n/2; at least min(C, g/2),
+// below which every value rounds to 0. σ = 0: C.
 Real GridClipTarget(Real clip, Real sigma, size_t n) {
   if (!(sigma > 0) || !(clip > 0)) return clip;
-  const double c = static_cast<double>(clip);
-  const double g = std::ldexp(static_cast<double>(sigma),
-                              -static_cast<int>(kNoiseGridBits));
+  const double g =
+      std::ldexp(static_cast<double>(sigma), -static_cast<int>(kNoiseGridBits));
+  const double range = std::ldexp(g, 29);
+  const double c =
+      static_cast<double>(clip) < range ? static_cast<double>(clip) : range;
   const double reach = c - g * std::sqrt(static_cast<double>(n)) / 2;
   const double floor = c < g / 2 ? c : g / 2;
   return static_cast<Real>(reach > floor ? reach : floor);
@@ -216,8 +218,8 @@ Real GridClipTarget(Real clip, Real sigma, size_t n) {
 
 // Grid point of test row i's score: the one computation of the scores'
 // check and release.
-Result<int32_t> ScoreGridPoint(Span<const Real> test_rows, size_t dim,
-                               size_t i, Span<const Real> x, Real sigma) {
+Result<int32_t> ScoreGridPoint(Span<const Real> test_rows, size_t dim, size_t i,
+                               Span<const Real> x, Real sigma) {
   return GridPoint(
       internal::Dot(Span<const Real>(test_rows.data() + i * dim, dim), x),
       sigma);
@@ -276,8 +278,8 @@ Result<Real> AdmmSharingStep::ClipModel(const SharingClip& clip,
   }
   Real score_sq = 0;
   for (size_t i = 0; score_target > 0 && i < test_count; ++i) {
-    const Real s = internal::Dot(
-        Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
+    const Real s =
+        internal::Dot(Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
     score_sq += s * s;
   }
   const Real share_factor = ClipFactor(std::sqrt(share_sq), share_target);
@@ -306,22 +308,21 @@ Result<Real> AdmmSharingStep::EnforceGridBounds(const SharingClip& clip,
     bool score_ok = true;
     if (share) {
       EDGEADMM_TRY_ASSIGN(
-          share_ok, WithinGridBall(
-                        samples_, clip.share, clip.share_sigma,
-                        [&](size_t i) {
-                          return ShareGridPoint(i, clip.share_sigma);
-                        },
-                        &share_excess));
+          share_ok,
+          WithinGridBall(
+              samples_, clip.share, clip.share_sigma,
+              [&](size_t i) { return ShareGridPoint(i, clip.share_sigma); },
+              &share_excess));
     }
     if (score) {
-      EDGEADMM_TRY_ASSIGN(
-          score_ok, WithinGridBall(
-                        test_count, clip.score, clip.score_sigma,
-                        [&](size_t i) {
-                          return ScoreGridPoint(test_rows, dim_, i, x_,
-                                                clip.score_sigma);
-                        },
-                        &score_excess));
+      EDGEADMM_TRY_ASSIGN(score_ok,
+                          WithinGridBall(
+                              test_count, clip.score, clip.score_sigma,
+                              [&](size_t i) {
+                                return ScoreGridPoint(test_rows, dim_, i, x_,
+                                                      clip.score_sigma);
+                              },
+                              &score_excess));
     }
     if (share_ok && score_ok) return factor;
     // Floating-point error of the first pass: shrink by the excess (and a
@@ -436,8 +437,8 @@ Status AdmmSharingStep::ScoreBlock(Span<const Real> test_rows,
   };
   double excess = 0;
   EDGEADMM_TRY_ASSIGN(const bool within,
-                      WithinGridBall(out.size(), params.sensitivity / 2,
-                                     sigma, point, &excess));
+                      WithinGridBall(out.size(), params.sensitivity / 2, sigma,
+                                     point, &excess));
   if (!within) return Status::FailedPrecondition();
   EDGEADMM_TRY_ASSIGN(const DiscreteGaussian grid_noise, GridNoise());
   for (size_t i = 0; i < out.size(); ++i) {

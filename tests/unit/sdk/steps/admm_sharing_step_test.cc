@@ -56,6 +56,7 @@ struct Party {
   TestEntropy entropy{42};
   Drbg drbg;
   GaussianSampler noise{drbg};
+  DiscreteGaussianSampler exact{drbg};
 
   explicit Party(const Inputs& in) {
     Workspace ws(ByteSpan(memory, kBytes));
@@ -101,7 +102,7 @@ TEST(AdmmSharingStepTest, ShareIsDTimesXTildeRowByRow) {
   for (size_t first = 0; first < kN; first += 2) {
     const size_t b = 2 < kN - first ? 2 : kN - first;
     ASSERT_TRUE(party.step
-                    .ShareBlock(first, SharingNoiseParams{}, party.noise,
+                    .ShareBlock(first, SharingNoiseParams{}, party.exact,
                                 Span<Real>(share + first, b))
                     .ok());
   }
@@ -289,10 +290,11 @@ TEST(AdmmSharingStepTest, StreamingMemoryDoesNotGrowWithN) {
     TestEntropy entropy(1);
     Drbg drbg;
     GaussianSampler unused{drbg};
+    DiscreteGaussianSampler exact_unused{drbg};
     ASSERT_TRUE(step.Solve(SharingNoiseParams{}, unused).ok()) << n;
     // The last share block reuses the y buffer.
     const size_t last = n < kBlock ? n : kBlock;
-    ASSERT_TRUE(step.ShareBlock(n - last, SharingNoiseParams{}, unused,
+    ASSERT_TRUE(step.ShareBlock(n - last, SharingNoiseParams{}, exact_unused,
                                 y.value().first(last))
                     .ok());
   }
