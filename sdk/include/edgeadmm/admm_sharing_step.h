@@ -17,7 +17,9 @@
 //   kNone      x̃ = x (eq. 6).
 //   kPaper     x̃ = x + ξ, ξ ~ N(0, σ²(D_mᵀD_m + κI)⁻¹) (eq. 16) with
 //              κ = λ/ρ: then D_mᵀD_m + κI = K/ρ, so ξ = σ√ρ·L⁻ᵀ·g,
-//              g ~ N(0, I), L = chol(K) — no second factor. κ > 0 is needed
+//              g ~ N(0, I), L = chol(K) — no second factor; g_i is
+//              drawn on the grid 2^-kNoiseGridBits, k_i·2^-10 with k_i ~
+//              N_Z(0, 4^kNoiseGridBits) (exact, no Box–Muller). κ > 0 is needed
 //              for one-hot data (pitfall 2: D_mᵀD_m is singular on a9a).
 //   kRigorous  x̃ = x scaled by ClipModel so that the share on the grid
 //              g = σ·2^-kNoiseGridBits, r_i = round((D_m x̃)_i/g), has
@@ -42,7 +44,6 @@
 #include <cstdint>
 
 #include "edgeadmm/discrete_gaussian_sampler.h"
-#include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
@@ -166,7 +167,7 @@ class AdmmSharingStep {
   // INVALID_ARGUMENT for bad noise params; sampler errors (x̃ unchanged;
   // the round must be restarted with BeginRound).
   Result<SharingSolveReport> Solve(const SharingNoiseParams& noise,
-                                   GaussianSampler& sampler);
+                                   DiscreteGaussianSampler& sampler);
   // Scales x̃ by a factor in [0, 1] so that ||D_m x̃||₂ ≤ clip.share (if
   // > 0) and ||T x̃||₂ ≤ clip.score for the rows of `test_rows` (K x dim,
   // row-major; if clip.score > 0). Without a σ: the largest such factor,

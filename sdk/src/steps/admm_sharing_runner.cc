@@ -120,7 +120,7 @@ Result<SharingSolveReport> SharingStep(
   for (size_t i = 0; i < n; ++i) share[i] = 0;
   EDGEADMM_TRY(s.step.AccumulateBlock(0, y, u, share));
   EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
-                      s.step.Solve(params.noise, trainer.noise()));
+                      s.step.Solve(params.noise, trainer.exact_noise()));
   EDGEADMM_TRY_ASSIGN(
       report.clip_factor,
       s.step.ClipModel(SharingClipFor(params, score), test_rows));
@@ -209,7 +209,7 @@ Result<SharingSolveReport> FinishSharingStream(LocalTrainer& trainer,
   EDGEADMM_TRY(PlanCharge(trainer, *s, params, score, round));
   EDGEADMM_TRY(s->step.Factor(params.lambda, params.rho));
   EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
-                      s->step.Solve(params.noise, trainer.noise()));
+                      s->step.Solve(params.noise, trainer.exact_noise()));
   EDGEADMM_TRY_ASSIGN(
       report.clip_factor,
       s->step.ClipModel(SharingClipFor(params, score), test_rows));

@@ -155,7 +155,7 @@ Status AdmmSharingStep::AccumulateVectorBlock(Vector which, size_t first_row,
 }
 
 Result<SharingSolveReport> AdmmSharingStep::Solve(
-    const SharingNoiseParams& noise, GaussianSampler& sampler) {
+    const SharingNoiseParams& noise, DiscreteGaussianSampler& sampler) {
   if (!in_round_ || !factored_ || model_rows_ != samples_ ||
       auxiliary_rows_ != samples_) {
     return Status::FailedPrecondition();
@@ -174,8 +174,13 @@ Result<SharingSolveReport> AdmmSharingStep::Solve(
     // ξ = σ√ρ·L⁻ᵀn, n ~ N(0, I), has covariance σ²ρK⁻¹. x̃ is written
     // only after every draw succeeded.
     in_round_ = false;  // g now holds x: a failed draw needs a new round
-    for (size_t c = 0; c < dim_; ++c) xi_[c] = 0;
-    EDGEADMM_TRY(sampler.AddNoise(noise.sigma * std::sqrt(rho_), xi_));
+    // n_c = k_c·2^-bits, k_c ~ N_Z(0, 4^bits): a unit normal on the grid.
+    EDGEADMM_TRY_ASSIGN(const DiscreteGaussian unit, GridNoise());
+    const Real scale = noise.sigma * std::sqrt(rho_);
+    for (size_t c = 0; c < dim_; ++c) {
+      EDGEADMM_TRY_ASSIGN(const int64_t k, sampler.Sample(unit));
+      xi_[c] = scale * GridValue(k, 1);
+    }
     // Lᵀξ = n (back substitution, L read by rows), in xi_.
     for (size_t i = dim_; i-- > 0;) {
       xi_[i] /= l(internal::Index(i), internal::Index(i));

@@ -124,8 +124,9 @@ bool InitParties(const Mat& a, Party (&parties)[2]) {
 // solve, and stream the share out.
 bool PartyRound(AdmmSharingStep& step, const std::vector<double>& y,
                 const std::vector<double>& v, const std::vector<double>& own,
-                const SharingNoiseParams& params, GaussianSampler& noise,
-                DiscreteGaussianSampler& exact, std::vector<double>& share) {
+                const SharingNoiseParams& params,
+                DiscreteGaussianSampler& noise, DiscreteGaussianSampler& exact,
+                std::vector<double>& share) {
   if (!step.BeginRound().ok()) return false;
   for (size_t first = 0; first < kN; first += kBlock) {
     const size_t n = std::min(kBlock, kN - first);
@@ -188,7 +189,7 @@ TEST(AdmmSharingConvergenceTest, TwoPartiesOnA9aReachTheCentralizedOptimum) {
   TestEntropy entropy{7};
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
   DiscreteGaussianSampler exact{drbg};
 
   double worst_lemma2 = 0;
@@ -257,7 +258,7 @@ bool RunJob(const jobs::JobConfig& c, const Mat& a, const Mat& at,
   TestEntropy entropy{11};
   Drbg drbg;
   if (!drbg.Init(entropy, ConstByteSpan()).ok()) return false;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
   DiscreteGaussianSampler exact{drbg};
   algorithms::SharingState state;  // the store's copy
   algorithms::SharingBroadcast broadcast{std::vector<double>(kN, 0.0),

@@ -288,7 +288,7 @@ double UnclippedShareNorm(Party& party) {
   Drbg drbg;
   TestEntropy e(3);
   EXPECT_TRUE(drbg.Init(e, ConstByteSpan()).ok());
-  GaussianSampler sampler(drbg);
+  DiscreteGaussianSampler sampler(drbg);
   SharingNoiseParams none;
   EXPECT_TRUE(step.Solve(none, sampler).ok());
   return ProductNorm(party.d, step.x_tilde());

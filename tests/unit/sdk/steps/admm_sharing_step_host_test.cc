@@ -47,7 +47,7 @@ struct Step {
   AdmmSharingStep step;
   TestEntropy entropy{42};
   Drbg drbg;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
   DiscreteGaussianSampler exact{drbg};
   Step(const std::vector<Real>& d, size_t n, size_t p, Real lambda, Real rho)
       : memory(AdmmSharingStep::WorkspaceBytes(p)),

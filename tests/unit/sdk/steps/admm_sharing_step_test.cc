@@ -55,7 +55,7 @@ struct Party {
   AdmmSharingStep step;
   TestEntropy entropy{42};
   Drbg drbg;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
   DiscreteGaussianSampler exact{drbg};
 
   explicit Party(const Inputs& in) {
@@ -161,7 +161,7 @@ struct LongParty {
   AdmmSharingStep step;
   TestEntropy entropy{1};
   Drbg drbg;
-  GaussianSampler unused{drbg};
+  DiscreteGaussianSampler unused{drbg};
   SharingNoiseParams noise;
 
   explicit LongParty(const LongInputs& in) {
@@ -179,7 +179,7 @@ bool StreamTwoRounds(const LongInputs& in, size_t block, Streamed& out) {
   LongParty party(in);
   AdmmSharingStep& step = party.step;
   const SharingNoiseParams& noise = party.noise;
-  GaussianSampler& unused = party.unused;
+  DiscreteGaussianSampler& unused = party.unused;
   for (int round = 0; round < 2; ++round) {
     if (!step.BeginRound().ok()) return false;
     for (size_t first = 0; first < kLongN; first += block) {
@@ -289,7 +289,7 @@ TEST(AdmmSharingStepTest, StreamingMemoryDoesNotGrowWithN) {
     }
     TestEntropy entropy(1);
     Drbg drbg;
-    GaussianSampler unused{drbg};
+    DiscreteGaussianSampler unused{drbg};
     DiscreteGaussianSampler exact_unused{drbg};
     ASSERT_TRUE(step.Solve(SharingNoiseParams{}, unused).ok()) << n;
     // The last share block reuses the y buffer.
@@ -312,7 +312,7 @@ TEST(AdmmSharingStepTest, TwoPassAccumulationMatchesOnePass) {
     LongParty party(in);
     AdmmSharingStep& step = party.step;
     const SharingNoiseParams& noise = party.noise;
-    GaussianSampler& unused = party.unused;
+    DiscreteGaussianSampler& unused = party.unused;
     for (int round = 0; round < 2; ++round) {
       ASSERT_TRUE(step.BeginRound().ok());
       size_t u_row = 0;
