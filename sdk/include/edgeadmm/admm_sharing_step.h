@@ -199,7 +199,7 @@ class AdmmSharingStep {
   // row i's draw under the round's `noise_key` (ShareNoiseStream::kKeyBytes,
   // persisted with x̃ before the first block is sent), so rows produced again
   // are bit-identical whatever the block boundaries. Errors as above, and
-  // ShareNoiseStream::AddNoise's.
+  // ShareNoiseStream::Open's and Next's.
   Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
                     ConstByteSpan noise_key, Span<Real> out) const;
 
