@@ -173,7 +173,8 @@ class AdmmSharingStep {
   // row-major; if clip.score > 0). Without a σ: the largest such factor,
   // with a relative margin of 64 machine epsilons. With σ > 0 (the grid
   // release): a first pass clips the real norm to C − g·√n/2 (n values;
-  // in exact arithmetic rounding then stays within C; at least min(C, g/2)),
+  // in exact arithmetic rounding then stays within C; at least min(C, g/2);
+  // C taken at most 2^29 grid steps, the grid's range),
   // then a second pass computes the grid points r exactly as the release
   // will and checks Σ r_i² ≤ GridBallBound(C, σ) in integers, shrinking x̃
   // until it holds (x̃ = 0 at worst). Every later share (ShareBlock, a
