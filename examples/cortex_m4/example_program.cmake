@@ -1,11 +1,13 @@
 # edgeadmm_add_example_program(NAME base SHARD_TARGET target
-#                              [COMPARE_ARGS args...])
+#                              [COMPARE_ARGS args...]
+#                              [FLOAT_COMPARE_ARGS args...])
 # The Cortex-M4 example programs (this folder and ../cortex_m4_sharing):
 # main.cc of the calling folder built as the firmware <base>.elf (bare metal)
 # or the host twin <base>_host, with the generated shard header of
 # SHARD_TARGET (in <binary dir>/generated) and example_output.h, and the
 # ctest <name>_matches_host comparing its output with the folder's
-# expected_output.txt (compare_output.py COMPARE_ARGS; label example).
+# expected_output.txt (compare_output.py COMPARE_ARGS; label example;
+# FLOAT_COMPARE_ARGS are added last for a float build).
 #
 # edgeadmm_example_a9a(var)
 #   var = the a9a file the examples' shards come from ($EDGEADMM_DATA or
@@ -28,7 +30,7 @@ function(edgeadmm_example_a9a var)
 endfunction()
 
 function(edgeadmm_add_example_program)
-  cmake_parse_arguments(E "" "NAME;SHARD_TARGET" "COMPARE_ARGS" ${ARGN})
+  cmake_parse_arguments(E "" "NAME;SHARD_TARGET" "COMPARE_ARGS;FLOAT_COMPARE_ARGS" ${ARGN})
   if(EDGEADMM_BARE_METAL)
     set(_name ${E_NAME})
     set(_run ${EDGEADMM_BOARD_RUNNER})
@@ -53,7 +55,8 @@ function(edgeadmm_add_example_program)
   # float32's precision: the last options given win in compare_output.py.
   set(_tolerance)
   if(EDGEADMM_REAL STREQUAL "float")
-    set(_tolerance --rtol 1e-3 --atol 1e-5 --skip streaming_bytes)
+    set(_tolerance --rtol 1e-3 --atol 1e-5 --skip streaming_bytes
+        ${E_FLOAT_COMPARE_ARGS})
   endif()
   if(EDGEADMM_BUILD_TESTS)
     add_test(NAME ${_name}_matches_host

@@ -283,7 +283,7 @@ alignas(Workspace::kAlignment) std::byte
   TestEntropy entropy(kSeed);
   Drbg drbg;
   EDGEADMM_TRY(drbg.Init(entropy, Personalization()));
-  GaussianSampler sampler(drbg);
+  DiscreteGaussianSampler sampler(drbg);
   SharingNoiseParams noise;
   noise.mode = SharingNoise::kRigorous;
   noise.sigma = ToReal(0.5);

@@ -24,9 +24,9 @@
 
 #include "a9a_column_block.h"
 #include "edgeadmm/admm_sharing_step.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
-#include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/workspace.h"
 #include "example_output.h"
@@ -89,7 +89,7 @@ void Broadcast(int round, size_t first, Span<Real> y, Span<Real> u) {
       entropy,
       ConstByteSpan(reinterpret_cast<const std::byte*>(kPersonalization),
                     sizeof(kPersonalization) - 1)));
-  GaussianSampler sampler(drbg);
+  DiscreteGaussianSampler sampler(drbg);
   SharingNoiseParams noise;
   noise.mode = mode;
   noise.sigma = mode == SharingNoise::kNone ? 0 : kSigma;

@@ -79,7 +79,8 @@ Result<SharingSolveReport> RunAdmmSharing(
 // round's share-noise key (ShareNoiseStream::kKeyBytes) from the DRBG
 // into `noise_key`, then charges the ledger and sets x̃_m in the state
 // like RunAdmmSharing. The caller then produces the share rows
-// D_m x̃_m + σ·n_i(key) (and keyed partial scores) as they are sent, and
+// g·(r_i + k_i(key)) on the grid of σ (and keyed partial scores) as they
+// are sent (ClipModel has checked the integers r_i), and
 // persists the state with the key before the first one leaves.
 // FAILED_PRECONDITION for Accumulate/Finish without a Begin of that round
 // (a Finish ends the stream, even when it fails); errors otherwise as

@@ -17,13 +17,18 @@
 //   kNone      x̃ = x (eq. 6).
 //   kPaper     x̃ = x + ξ, ξ ~ N(0, σ²(D_mᵀD_m + κI)⁻¹) (eq. 16) with
 //              κ = λ/ρ: then D_mᵀD_m + κI = K/ρ, so ξ = σ√ρ·L⁻ᵀ·g,
-//              g ~ N(0, I), L = chol(K) — no second factor. κ > 0 is needed
+//              g ~ N(0, I), L = chol(K) — no second factor; g_i is
+//              drawn on the grid 2^-kNoiseGridBits, k_i·2^-10 with k_i ~
+//              N_Z(0, 4^kNoiseGridBits) (exact, no Box–Muller). κ > 0 is needed
 //              for one-hot data (pitfall 2: D_mᵀD_m is singular on a9a).
-//   kRigorous  x̃ = x scaled by ClipModel so that ||D_m x̃||₂ ≤ C (the job's
-//              share clip, Δ/2); ShareBlock adds N(0, σ²) to every share
-//              entry (the share itself is the Gaussian mechanism, of L2
-//              sensitivity Δ = 2C whatever the party's data:
-//              docs/privacy.md, "Bounded shares"). The released share is
+//   kRigorous  x̃ = x scaled by ClipModel so that the share on the grid
+//              g = σ·2^-kNoiseGridBits, r_i = round((D_m x̃)_i/g), has
+//              g·||r||₂ ≤ C (the job's share clip, Δ/2), checked in exact
+//              integers; ShareBlock releases g·(r_i + k_i), k_i ~
+//              N_Z(0, 4^kNoiseGridBits) (grid_gaussian.h): the discrete
+//              Gaussian mechanism on the integers r, of L2 sensitivity
+//              Δ/g = 2C/g whatever the party's data (docs/privacy.md,
+//              "Bounded shares"). The released share is
 //              then not D_m x̃, so the next round's AccumulateBlock must get
 //              the released share back (own_share) or u without it (what
 //              the gateway sends): pitfall 1. A streaming device uses the
@@ -38,7 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "edgeadmm/gaussian_sampler.h"
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
@@ -68,11 +73,11 @@ struct SharingTaskParams {
 
 // The scoring phase of the job's last iteration (docs/privacy.md,
 // "admm-sharing: the partial scores"): the party releases its partial scores
-// D_test,m x̃_m(T) of the job's test records, either with N(0, σ_s²) added
-// to every score (kGaussian, charged to the device ledger as a Gaussian of
-// σ_s with the job's explicit L2 sensitivity Δ_s of the score vector) or
-// exactly (kExact: an uncovered release the operator opted into; the device
-// needs allow_unaccounted_steps).
+// D_test,m x̃_m(T) of the job's test records, either on the grid of σ_s with
+// exact discrete Gaussian noise as the share (kGaussian, charged to the device
+// ledger as a Gaussian of σ_s with the job's explicit L2 sensitivity Δ_s of the
+// score vector) or exactly (kExact: an uncovered release the operator opted
+// into; the device needs allow_unaccounted_steps).
 enum class SharingScoreNoise : uint8_t { kGaussian = 1, kExact = 2 };
 struct SharingScoreParams {
   SharingScoreNoise noise = SharingScoreNoise::kGaussian;
@@ -85,17 +90,21 @@ struct SharingScoreParams {
 };
 
 struct SharingSolveReport {
-  Real x_norm = 0;      // ||x_m^{t+1}|| before noise
-  Real noise_norm = 0;  // ||ξ|| (kPaper), else 0
-  Real clip_factor = 1; // ClipModel's factor on x̃ (LocalTrainer), 1: none
+  Real x_norm = 0;       // ||x_m^{t+1}|| before noise
+  Real noise_norm = 0;   // ||ξ|| (kPaper), else 0
+  Real clip_factor = 1;  // ClipModel's factor on x̃ (LocalTrainer), 1: none
 };
 
 // The bounds ClipModel enforces on the released values (docs/privacy.md,
 // "Bounded shares"): the L2 norm of the noiseless share D_m x̃ (0: none)
-// and of the noiseless partial scores D_test,m x̃ (0: none).
+// and of the noiseless partial scores D_test,m x̃ (0: none). With a noise
+// σ > 0 the bound holds for the grid point g·r of the vector (grid of that
+// σ, grid_gaussian.h), what ShareBlock and ScoreBlock release noise on.
 struct SharingClip {
-  Real share = 0;  // C = Δ/2
-  Real score = 0;  // C_s = Δ_s/2
+  Real share = 0;        // C = Δ/2
+  Real score = 0;        // C_s = Δ_s/2
+  Real share_sigma = 0;  // σ of the rigorous share (0: no grid)
+  Real score_sigma = 0;  // σ_s of the Gaussian scores (0: no grid)
 };
 
 class AdmmSharingStep {
@@ -158,33 +167,40 @@ class AdmmSharingStep {
   // INVALID_ARGUMENT for bad noise params; sampler errors (x̃ unchanged;
   // the round must be restarted with BeginRound).
   Result<SharingSolveReport> Solve(const SharingNoiseParams& noise,
-                                   GaussianSampler& sampler);
-  // Scales x̃ by the largest factor in (0, 1] that makes ||D_m x̃||₂ ≤
-  // clip.share (if > 0) and ||T x̃||₂ ≤ clip.score for the rows of
-  // `test_rows` (K x dim, row-major; if clip.score > 0), each with a
-  // relative margin of 64 machine epsilons for the rounding of the products
-  // recomputed later. Every later share (ShareBlock, a streamed share from
-  // the persisted x̃) and score is then within the bound, whatever D_m,
-  // D_test,m and the round's inputs: the sensitivity of the release follows
-  // from the clip (2·clip under replacement of any part of the party's
-  // data). Returns the factor. FAILED_PRECONDITION before Init;
-  // INVALID_ARGUMENT for a negative or non-finite clip, or test rows of the
-  // wrong size or non-finite.
-  Result<Real> ClipModel(const SharingClip& clip,
-                         Span<const Real> test_rows);
+                                   DiscreteGaussianSampler& sampler);
+  // Scales x̃ by a factor in [0, 1] so that ||D_m x̃||₂ ≤ clip.share (if
+  // > 0) and ||T x̃||₂ ≤ clip.score for the rows of `test_rows` (K x dim,
+  // row-major; if clip.score > 0). Without a σ: the largest such factor,
+  // with a relative margin of 64 machine epsilons. With σ > 0 (the grid
+  // release): a first pass clips the real norm to C − g·√n/2 (n values;
+  // in exact arithmetic rounding then stays within C; at least min(C, g/2);
+  // C taken at most 2^29 grid steps, the grid's range),
+  // then a second pass computes the grid points r exactly as the release
+  // will and checks Σ r_i² ≤ GridBallBound(C, σ) in integers, shrinking x̃
+  // until it holds (x̃ = 0 at worst). Every later share (ShareBlock, a
+  // streamed share from the persisted x̃) and score is then within the
+  // bound, whatever D_m, D_test,m and the round's inputs: the sensitivity
+  // follows from the clip (2·clip under replacement of any part of the
+  // party's data). Returns the factor. FAILED_PRECONDITION before Init;
+  // INVALID_ARGUMENT for a negative or non-finite clip or σ, or test rows
+  // of the wrong size or non-finite.
+  Result<Real> ClipModel(const SharingClip& clip, Span<const Real> test_rows);
 
   // Writes rows [first_row, first_row + out.size()) of the share D_m x̃
-  // (kRigorous: plus N(0, σ²) per entry). INVALID_ARGUMENT for rows out of
-  // range or bad noise params; sampler errors (out must be discarded).
+  // (kRigorous with σ > 0: g·(r_i + k_i), r_i its grid point and k_i a
+  // draw of N_Z(0, 4^kNoiseGridBits) from `sampler`). INVALID_ARGUMENT for
+  // rows out of range or bad noise params; OUT_OF_RANGE for a share entry
+  // beyond 2^30 grid steps (no ClipModel); sampler errors (out must be
+  // discarded).
   Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
-                    GaussianSampler& sampler, Span<Real> out) const;
+                    DiscreteGaussianSampler& sampler, Span<Real> out) const;
 
   // ShareBlock with reproducible noise, for a device that streams its share
-  // and cannot persist it (share_noise_stream.h): kRigorous adds σ·n_i,
+  // and cannot persist it (share_noise_stream.h): kRigorous takes k_i from
   // row i's draw under the round's `noise_key` (ShareNoiseStream::kKeyBytes,
   // persisted with x̃ before the first block is sent), so rows produced again
   // are bit-identical whatever the block boundaries. Errors as above, and
-  // ShareNoiseStream::AddNoise's.
+  // ShareNoiseStream::Open's and Next's.
   Status ShareBlock(size_t first_row, const SharingNoiseParams& noise,
                     ConstByteSpan noise_key, Span<Real> out) const;
 
@@ -196,13 +212,16 @@ class AdmmSharingStep {
   }
 
   // Partial scores of test records (scoring phase): out[i] = t_iᵀ x̃ for
-  // the rows t_i of `test_rows` (out.size() x dim, row-major), plus
-  // N(0, σ_s²) each for kGaussian. FAILED_PRECONDITION before Init;
-  // INVALID_ARGUMENT for a span of the wrong size, a non-finite test value
-  // or bad params; sampler errors (out must be discarded).
+  // the rows t_i of `test_rows` (out.size() x dim, row-major); kGaussian:
+  // g·(r_i + k_i) on the grid of σ_s as ShareBlock, after checking the
+  // guard Σ r_i² ≤ GridBallBound(Δ_s/2, σ_s) (FAILED_PRECONDITION if x̃
+  // was not clipped for these rows: nothing is released). Also
+  // FAILED_PRECONDITION before Init; INVALID_ARGUMENT for a span of the
+  // wrong size, a non-finite test value or bad params; OUT_OF_RANGE as
+  // GridPoint; sampler errors (out must be discarded).
   Status ScoreBlock(Span<const Real> test_rows,
-                    const SharingScoreParams& params, GaussianSampler& sampler,
-                    Span<Real> out) const;
+                    const SharingScoreParams& params,
+                    DiscreteGaussianSampler& sampler, Span<Real> out) const;
 
   // The party's current model x̃_m (dim entries; empty before Init).
   Span<const Real> x_tilde() const { return x_; }
@@ -213,6 +232,12 @@ class AdmmSharingStep {
   // The share rows without noise, after the checks both ShareBlocks make.
   Status NoiselessShareBlock(size_t first_row, const SharingNoiseParams& noise,
                              Span<Real> out) const;
+  // Grid point of share row i (kRigorous): the one computation the check
+  // of ClipModel and both ShareBlocks share, so all see the same integers.
+  Result<int32_t> ShareGridPoint(size_t i, Real sigma) const;
+  // ClipModel's exact check and shrinking (σ > 0 only).
+  Result<Real> EnforceGridBounds(const SharingClip& clip,
+                                 Span<const Real> test_rows);
   Span<const Real> Row(size_t i) const {
     return Span<const Real>(features_ + i * dim_, dim_);
   }

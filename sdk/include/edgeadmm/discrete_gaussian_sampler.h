@@ -111,6 +111,11 @@ class DiscreteGaussianSampler {
   // |k_i| < 2^53 and step·k_i is representable.
   Status SampleOnGrid(const DiscreteGaussian& noise, Real step, Span<Real> out);
 
+  // Wipes and drops the buffered bytes: the next draw starts from fresh
+  // bytes of the source (a source re-positioned by its owner, e.g. the next
+  // chunk of a keyed stream).
+  void Reset();
+
   // Source errors are passed on (for a Drbg: FAILED_PRECONDITION,
   // UNAVAILABLE); after one, the sampler may have consumed bytes.
 

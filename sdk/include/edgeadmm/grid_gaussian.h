@@ -29,6 +29,7 @@
 
 #include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/real.h"
+#include "edgeadmm/result.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 
@@ -54,6 +55,23 @@ double GridNoiseMultiplier(double nu, size_t dim);
 // size mismatch). For tests and audits; AddGridNoise keeps r in v.
 Status RoundToGrid(Real bound, Real noise_std, Span<const Real> v,
                    Span<int32_t> r);
+
+// The pieces of the release one value at a time, for a vector produced in
+// blocks (the admm-sharing share, admm_sharing_step.h) whose L2 bound is
+// checked on the integers, not by the guard above:
+//   GridNoise:      N_Z(0, 4^kNoiseGridBits), the noise in grid units.
+//   GridPoint:      round(value/g), as step 1 (INVALID_ARGUMENT unless value
+//                   is finite and noise_std finite and > 0; OUT_OF_RANGE if
+//                   |value|/g ≥ 2^30).
+//   GridBallBound:  K = ⌊(radius/g)²⌋ with radius/g rounded down and
+//                   capped at 2^30 − 1, so an integer vector with Σ r_i² ≤
+//                   K has g·‖r‖₂ ≤ radius exactly (INVALID_ARGUMENT unless
+//                   radius ≥ 0 is finite and noise_std finite and > 0).
+//   GridValue:      s·(n·2^-bits), step 4.
+Result<DiscreteGaussian> GridNoise();
+Result<int32_t> GridPoint(Real value, Real noise_std);
+Result<uint64_t> GridBallBound(Real radius, Real noise_std);
+Real GridValue(int64_t n, Real noise_std);
 
 // Replaces v (‖v‖₂ ≤ bound expected) by its grid release with noise std
 // noise_std (steps 1–4 above). bound = +inf: no guard (a run nothing

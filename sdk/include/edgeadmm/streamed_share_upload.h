@@ -8,10 +8,11 @@
 //     every byte of the upload, so a resend (a retransmitted block, a reboot
 //     before the receipt) repeats the same release bit for bit.
 //   - the BodySource that produces those bytes while they are sent: value i
-//     < N is the share row D_i x̃_m + σ·n_i, value N + j the partial score
-//     t_jᵀx̃_m + σ_s·n_{N+j} of test record j (scoring phase), where n_r is
-//     row r's draw of ShareNoiseStream under the key (rows N.. serve the
-//     scores, so no draw is used twice).
+//     < N is the share row g·(round(D_i x̃_m/g) + k_i) on the grid g of σ,
+//     value N + j the partial score of test record j (scoring phase) on the
+//     grid of σ_s with k_{N+j}, where k_r is row r's draw of
+//     ShareNoiseStream under the key (rows N.. serve the scores, so no draw
+//     is used twice; grid_gaussian.h).
 //
 // Recipe layout (little-endian): prefix size P (4), prefix (P), N (4), K
 // (4), σ (8, IEEE binary64), σ_s (8), key (ShareNoiseStream::kKeyBytes).

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/vector_field.h"
 #include "math/vector_ops.h"
@@ -116,23 +117,28 @@ Status StreamedShareSource::CheckValues() {
 
 Status StreamedShareSource::Values(size_t first, Span<Real> out) const {
   const size_t n = recipe_.share_rows;
+  // Noisy values are g·(r_i + k_i) on the grid of their σ (rows below N:
+  // σ, the scores from N: σ_s), k_i row i's draw of the one key; r_i as the
+  // step computes it (ClipModel checked those integers). The noisy rows are
+  // contiguous, so one stream opened at the first of them serves the batch.
+  ShareNoiseStream stream;
+  bool opened = false;
   for (size_t j = 0; j < out.size(); ++j) {
     const size_t i = first + j;
-    out[j] = Dot(i < n ? data_.Row(i) : test_.Row(i - n), x_);
-  }
-  // Noise: rows below N under σ, rows from N (the scores) under σ_s; both
-  // read row i's draw of the one key.
-  const size_t split =
-      first < n ? (n - first < out.size() ? n - first : out.size()) : 0;
-  if (split > 0 && recipe_.share_sigma > 0) {
-    EDGEADMM_TRY(ShareNoiseStream::AddNoise(
-        recipe_.key, static_cast<Real>(recipe_.share_sigma), first,
-        out.first(split)));
-  }
-  if (split < out.size() && recipe_.score_sigma > 0) {
-    EDGEADMM_TRY(ShareNoiseStream::AddNoise(
-        recipe_.key, static_cast<Real>(recipe_.score_sigma), first + split,
-        out.subspan(split, out.size() - split)));
+    const Real v = Dot(i < n ? data_.Row(i) : test_.Row(i - n), x_);
+    const Real sigma =
+        static_cast<Real>(i < n ? recipe_.share_sigma : recipe_.score_sigma);
+    if (!(sigma > 0)) {
+      out[j] = v;
+      continue;
+    }
+    if (!opened) {
+      EDGEADMM_TRY(stream.Open(recipe_.key, i));
+      opened = true;
+    }
+    EDGEADMM_TRY_ASSIGN(const int32_t r, GridPoint(v, sigma));
+    EDGEADMM_TRY_ASSIGN(const int64_t k, stream.Next());
+    out[j] = GridValue(int64_t{r} + k, sigma);
   }
   for (const Real v : out) {
     if (!std::isfinite(v) ||

@@ -73,6 +73,11 @@ DiscreteGaussianSampler::~DiscreteGaussianSampler() {
   mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
 }
 
+void DiscreteGaussianSampler::Reset() {
+  mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
+  buffer_used_ = kBufferBytes;
+}
+
 Result<uint64_t> DiscreteGaussianSampler::NextBytes(size_t count) {
   uint64_t value = 0;
   for (size_t i = 0; i < count; ++i) {

@@ -148,6 +148,43 @@ Status RoundToGrid(Real bound, Real noise_std, Span<const Real> v,
   return Round(bound, noise_std, v, slots);
 }
 
+Result<DiscreteGaussian> GridNoise() {
+  return DiscreteGaussian::FromStddev(uint64_t{1} << kNoiseGridBits, 1);
+}
+
+Result<int32_t> GridPoint(Real value, Real noise_std) {
+  if (!std::isfinite(noise_std) || !(noise_std > 0) || !std::isfinite(value)) {
+    return Status::InvalidArgument();
+  }
+  // As Round: v/g = (v/s)·2^bits, nearest, ties away from zero.
+  const double steps = std::round(static_cast<double>(value) /
+                                  static_cast<double>(noise_std) * kGridScale);
+  if (!(std::fabs(steps) < kMaxBoundSteps)) return Status::OutOfRange();
+  return static_cast<int32_t>(steps);
+}
+
+Result<uint64_t> GridBallBound(Real radius, Real noise_std) {
+  if (!std::isfinite(noise_std) || !(noise_std > 0) || !std::isfinite(radius) ||
+      radius < 0) {
+    return Status::InvalidArgument();
+  }
+  if (radius == 0) return uint64_t{0};
+  // radius/g rounded down (one ulp below the rounded quotient), so that
+  // K ≤ (radius/g)² whatever the rounding of the division.
+  // Capped at the grid's range (a tighter bound, still within radius).
+  double steps =
+      Down(static_cast<double>(radius) / static_cast<double>(noise_std)) *
+      kGridScale;
+  if (!(steps < kMaxBoundSteps)) steps = kMaxBoundSteps - 1;
+  return SquaredBound(steps, 0).lo;  // < 2^60: hi = 0
+}
+
+Real GridValue(int64_t n, Real noise_std) {
+  return static_cast<Real>(
+      static_cast<double>(noise_std) *
+      std::ldexp(static_cast<double>(n), -static_cast<int>(kNoiseGridBits)));
+}
+
 Status AddGridNoise(DiscreteGaussianSampler& sampler, Real bound,
                     Real noise_std, Span<Real> v) {
 #ifdef EDGEADMM_AUDIT_NOISELESS

@@ -21,16 +21,19 @@ Span<const Real> Features(const LocalTrainer& trainer) {
 
 // The bounds that make the charged sensitivities true (docs/privacy.md,
 // "Bounded shares"): a released share (rigorous) and the released partial
-// scores (gaussian) are clipped to half the Δ the ledger charges, so any
-// change of the party's data moves them by at most Δ (Δ_s) in L2.
+// scores (gaussian) are clipped to half the Δ the ledger charges, on the
+// grid they are released on, so any change of the party's data moves the
+// released integers by at most Δ/g (Δ_s/g_s) in L2.
 SharingClip SharingClipFor(const SharingTaskParams& params,
                            const SharingScoreParams* score) {
   SharingClip clip;
   if (params.noise.mode == SharingNoise::kRigorous) {
     clip.share = params.sensitivity / 2;
+    clip.share_sigma = params.noise.sigma;
   }
   if (score != nullptr && score->noise == SharingScoreNoise::kGaussian) {
     clip.score = score->sensitivity / 2;
+    clip.score_sigma = score->sigma;
   }
   return clip;
 }
@@ -117,14 +120,16 @@ Result<SharingSolveReport> SharingStep(
   for (size_t i = 0; i < n; ++i) share[i] = 0;
   EDGEADMM_TRY(s.step.AccumulateBlock(0, y, u, share));
   EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
-                      s.step.Solve(params.noise, trainer.noise()));
+                      s.step.Solve(params.noise, trainer.exact_noise()));
   EDGEADMM_TRY_ASSIGN(
       report.clip_factor,
       s.step.ClipModel(SharingClipFor(params, score), test_rows));
-  EDGEADMM_TRY(s.step.ShareBlock(0, params.noise, trainer.noise(), share));
+  EDGEADMM_TRY(
+      s.step.ShareBlock(0, params.noise, trainer.exact_noise(), share));
   // The scoring phase: the partial scores of the final x̃_m(T).
   if (score != nullptr) {
-    EDGEADMM_TRY(s.step.ScoreBlock(test_rows, *score, trainer.noise(), scores));
+    EDGEADMM_TRY(
+        s.step.ScoreBlock(test_rows, *score, trainer.exact_noise(), scores));
   }
   EDGEADMM_TRY(Commit(trainer, s));
   return report;
@@ -204,7 +209,7 @@ Result<SharingSolveReport> FinishSharingStream(LocalTrainer& trainer,
   EDGEADMM_TRY(PlanCharge(trainer, *s, params, score, round));
   EDGEADMM_TRY(s->step.Factor(params.lambda, params.rho));
   EDGEADMM_TRY_ASSIGN(SharingSolveReport report,
-                      s->step.Solve(params.noise, trainer.noise()));
+                      s->step.Solve(params.noise, trainer.exact_noise()));
   EDGEADMM_TRY_ASSIGN(
       report.clip_factor,
       s->step.ClipModel(SharingClipFor(params, score), test_rows));

@@ -1,8 +1,10 @@
 #include "edgeadmm/admm_sharing_step.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
+#include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/share_noise_stream.h"
 #include "edgeadmm/vector_checks.h"
 #include "math/dense_cholesky.h"
@@ -153,7 +155,7 @@ Status AdmmSharingStep::AccumulateVectorBlock(Vector which, size_t first_row,
 }
 
 Result<SharingSolveReport> AdmmSharingStep::Solve(
-    const SharingNoiseParams& noise, GaussianSampler& sampler) {
+    const SharingNoiseParams& noise, DiscreteGaussianSampler& sampler) {
   if (!in_round_ || !factored_ || model_rows_ != samples_ ||
       auxiliary_rows_ != samples_) {
     return Status::FailedPrecondition();
@@ -172,8 +174,13 @@ Result<SharingSolveReport> AdmmSharingStep::Solve(
     // ξ = σ√ρ·L⁻ᵀn, n ~ N(0, I), has covariance σ²ρK⁻¹. x̃ is written
     // only after every draw succeeded.
     in_round_ = false;  // g now holds x: a failed draw needs a new round
-    for (size_t c = 0; c < dim_; ++c) xi_[c] = 0;
-    EDGEADMM_TRY(sampler.AddNoise(noise.sigma * std::sqrt(rho_), xi_));
+    // n_c = k_c·2^-bits, k_c ~ N_Z(0, 4^bits): a unit normal on the grid.
+    EDGEADMM_TRY_ASSIGN(const DiscreteGaussian unit, GridNoise());
+    const Real scale = noise.sigma * std::sqrt(rho_);
+    for (size_t c = 0; c < dim_; ++c) {
+      EDGEADMM_TRY_ASSIGN(const int64_t k, sampler.Sample(unit));
+      xi_[c] = scale * GridValue(k, 1);
+    }
     // Lᵀξ = n (back substitution, L read by rows), in xi_.
     for (size_t i = dim_; i-- > 0;) {
       xi_[i] /= l(internal::Index(i), internal::Index(i));
@@ -194,40 +201,146 @@ namespace {
 // The factor in (0, 1] that brings a vector of L2 norm `norm` within
 // clip·(1 − 64ε) (1 if clip is 0: no bound).
 Real ClipFactor(Real norm, Real clip) {
-  const Real target =
-      clip * (1 - 64 * std::numeric_limits<Real>::epsilon());
+  const Real target = clip * (1 - 64 * std::numeric_limits<Real>::epsilon());
   return clip > 0 && norm > target ? target / norm : Real(1);
 }
 
+// The real-norm target of a grid release of n values within `clip` (C at
+// most 2^29 grid steps, in the grid's range): rounding to the grid g adds
+// at most g·√n/2 in exact arithmetic, so C − g·√n/2; at least min(C, g/2),
+// below which every value rounds to 0. σ = 0: C.
+Real GridClipTarget(Real clip, Real sigma, size_t n) {
+  if (!(sigma > 0) || !(clip > 0)) return clip;
+  const double g =
+      std::ldexp(static_cast<double>(sigma), -static_cast<int>(kNoiseGridBits));
+  const double range = std::ldexp(g, 29);
+  const double c =
+      static_cast<double>(clip) < range ? static_cast<double>(clip) : range;
+  const double reach = c - g * std::sqrt(static_cast<double>(n)) / 2;
+  const double floor = c < g / 2 ? c : g / 2;
+  return static_cast<Real>(reach > floor ? reach : floor);
+}
+
+// Grid point of test row i's score: the one computation of the scores'
+// check and release.
+Result<int32_t> ScoreGridPoint(Span<const Real> test_rows, size_t dim, size_t i,
+                               Span<const Real> x, Real sigma) {
+  return GridPoint(
+      internal::Dot(Span<const Real>(test_rows.data() + i * dim, dim), x),
+      sigma);
+}
+
+// Whether Σ r_i² ≤ K = GridBallBound(radius, σ) for the grid points
+// point(0..count−1), in exact integers (each r_i² < 2^60; the sum
+// saturates). Otherwise *excess = Σ/K (+inf for K = 0).
+template <typename Point>
+Result<bool> WithinGridBall(size_t count, Real radius, Real sigma, Point point,
+                            double* excess) {
+  EDGEADMM_TRY_ASSIGN(const uint64_t k, GridBallBound(radius, sigma));
+  uint64_t sum = 0;
+  for (size_t i = 0; i < count; ++i) {
+    EDGEADMM_TRY_ASSIGN(const int32_t r, point(i));
+    const uint64_t m = r < 0 ? uint64_t{0} - static_cast<uint64_t>(int64_t{r})
+                             : static_cast<uint64_t>(r);
+    const uint64_t sq = m * m;
+    sum = sum > UINT64_MAX - sq ? UINT64_MAX : sum + sq;
+  }
+  if (sum <= k) return true;
+  *excess = k > 0 ? static_cast<double>(sum) / static_cast<double>(k)
+                  : std::numeric_limits<double>::infinity();
+  return false;
+}
+
+// Shrinking passes of EnforceGridBounds before x̃ is set to 0.
+constexpr int kMaxGridPasses = 16;
+
 }  // namespace
+
+Result<int32_t> AdmmSharingStep::ShareGridPoint(size_t i, Real sigma) const {
+  return GridPoint(internal::Dot(Row(i), x_), sigma);
+}
 
 Result<Real> AdmmSharingStep::ClipModel(const SharingClip& clip,
                                         Span<const Real> test_rows) {
   if (!initialized_) return Status::FailedPrecondition();
-  if (!std::isfinite(clip.share) || clip.share < 0 ||
-      !std::isfinite(clip.score) || clip.score < 0 ||
-      test_rows.size() % dim_ != 0 ||
+  const auto bad = [](Real x) { return !std::isfinite(x) || x < 0; };
+  if (bad(clip.share) || bad(clip.score) || bad(clip.share_sigma) ||
+      bad(clip.score_sigma) || test_rows.size() % dim_ != 0 ||
       !IsFiniteVector(test_rows, test_rows.size())) {
     return Status::InvalidArgument();
   }
+  const size_t test_count = test_rows.size() / dim_;
+  const Real share_target =
+      GridClipTarget(clip.share, clip.share_sigma, samples_);
+  const Real score_target =
+      GridClipTarget(clip.score, clip.score_sigma, test_count);
   // ||D_m x̃||² row by row (the share's rows as ShareBlock computes them),
   // then the same for the test rows; a pass only for a bound asked for.
   Real share_sq = 0;
-  for (size_t i = 0; clip.share > 0 && i < samples_; ++i) {
+  for (size_t i = 0; share_target > 0 && i < samples_; ++i) {
     const Real s = internal::Dot(Row(i), x_);
     share_sq += s * s;
   }
   Real score_sq = 0;
-  for (size_t i = 0; clip.score > 0 && i < test_rows.size() / dim_; ++i) {
-    const Real s = internal::Dot(
-        Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
+  for (size_t i = 0; score_target > 0 && i < test_count; ++i) {
+    const Real s =
+        internal::Dot(Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
     score_sq += s * s;
   }
-  const Real share_factor = ClipFactor(std::sqrt(share_sq), clip.share);
-  const Real score_factor = ClipFactor(std::sqrt(score_sq), clip.score);
-  const Real factor = share_factor < score_factor ? share_factor : score_factor;
+  const Real share_factor = ClipFactor(std::sqrt(share_sq), share_target);
+  const Real score_factor = ClipFactor(std::sqrt(score_sq), score_target);
+  Real factor = share_factor < score_factor ? share_factor : score_factor;
   if (factor < 1) internal::Scale(factor, x_);
+  if ((clip.share > 0 && clip.share_sigma > 0) ||
+      (clip.score > 0 && clip.score_sigma > 0)) {
+    EDGEADMM_TRY_ASSIGN(const Real more, EnforceGridBounds(clip, test_rows));
+    factor *= more;
+  }
   return factor;
+}
+
+Result<Real> AdmmSharingStep::EnforceGridBounds(const SharingClip& clip,
+                                                Span<const Real> test_rows) {
+  const bool share = clip.share > 0 && clip.share_sigma > 0;
+  const bool score = clip.score > 0 && clip.score_sigma > 0;
+  const size_t test_count = test_rows.size() / dim_;
+  Real factor = 1;
+  for (int pass = 0;; ++pass) {
+    // The released integers, computed as the release computes them.
+    double share_excess = 0;
+    double score_excess = 0;
+    bool share_ok = true;
+    bool score_ok = true;
+    if (share) {
+      EDGEADMM_TRY_ASSIGN(
+          share_ok,
+          WithinGridBall(
+              samples_, clip.share, clip.share_sigma,
+              [&](size_t i) { return ShareGridPoint(i, clip.share_sigma); },
+              &share_excess));
+    }
+    if (score) {
+      EDGEADMM_TRY_ASSIGN(score_ok,
+                          WithinGridBall(
+                              test_count, clip.score, clip.score_sigma,
+                              [&](size_t i) {
+                                return ScoreGridPoint(test_rows, dim_, i, x_,
+                                                      clip.score_sigma);
+                              },
+                              &score_excess));
+    }
+    if (share_ok && score_ok) return factor;
+    // Floating-point error of the first pass: shrink by the excess (and a
+    // margin); after kMaxGridPasses, x̃ = 0 (every r_i = 0 then).
+    const double excess =
+        share_excess > score_excess ? share_excess : score_excess;
+    const Real shrink =
+        pass < kMaxGridPasses
+            ? static_cast<Real>(std::sqrt(1 / excess) * (1 - 1.0 / 1024))
+            : Real(0);
+    internal::Scale(shrink, x_);
+    factor *= shrink;
+  }
 }
 
 Status AdmmSharingStep::NoiselessShareBlock(size_t first_row,
@@ -238,6 +351,9 @@ Status AdmmSharingStep::NoiselessShareBlock(size_t first_row,
   if (first_row > samples_ || out.size() > samples_ - first_row) {
     return Status::InvalidArgument();
   }
+  if (noise.mode == SharingNoise::kRigorous && noise.sigma > 0) {
+    return Status::Ok();  // the grid release computes the rows itself
+  }
   // Alg. 1 line 7: the share D_m x̃_m, one row at a time from x̃_m.
   for (size_t j = 0; j < out.size(); ++j) {
     out[j] = internal::Dot(Row(first_row + j), x_);
@@ -247,11 +363,19 @@ Status AdmmSharingStep::NoiselessShareBlock(size_t first_row,
 
 Status AdmmSharingStep::ShareBlock(size_t first_row,
                                    const SharingNoiseParams& noise,
-                                   GaussianSampler& sampler,
+                                   DiscreteGaussianSampler& sampler,
                                    Span<Real> out) const {
   EDGEADMM_TRY(NoiselessShareBlock(first_row, noise, out));
-  if (noise.mode == SharingNoise::kRigorous) {
-    return sampler.AddNoise(noise.sigma, out);
+  if (noise.mode != SharingNoise::kRigorous || !(noise.sigma > 0)) {
+    return Status::Ok();
+  }
+  // g·(r_i + k_i) (grid_gaussian.h, steps 3–4).
+  EDGEADMM_TRY_ASSIGN(const DiscreteGaussian grid_noise, GridNoise());
+  for (size_t j = 0; j < out.size(); ++j) {
+    EDGEADMM_TRY_ASSIGN(const int32_t r,
+                        ShareGridPoint(first_row + j, noise.sigma));
+    EDGEADMM_TRY_ASSIGN(const int64_t k, sampler.Sample(grid_noise));
+    out[j] = GridValue(int64_t{r} + k, noise.sigma);
   }
   return Status::Ok();
 }
@@ -264,8 +388,18 @@ Status AdmmSharingStep::ShareBlock(size_t first_row,
     return Status::InvalidArgument();
   }
   EDGEADMM_TRY(NoiselessShareBlock(first_row, noise, out));
-  if (noise.mode == SharingNoise::kRigorous) {
-    return ShareNoiseStream::AddNoise(noise_key, noise.sigma, first_row, out);
+  if (noise.mode != SharingNoise::kRigorous || !(noise.sigma > 0) ||
+      out.empty()) {
+    return Status::Ok();
+  }
+  // As above, k_i from row i's draw under the key.
+  ShareNoiseStream stream;
+  EDGEADMM_TRY(stream.Open(noise_key, first_row));
+  for (size_t j = 0; j < out.size(); ++j) {
+    EDGEADMM_TRY_ASSIGN(const int32_t r,
+                        ShareGridPoint(first_row + j, noise.sigma));
+    EDGEADMM_TRY_ASSIGN(const int64_t k, stream.Next());
+    out[j] = GridValue(int64_t{r} + k, noise.sigma);
   }
   return Status::Ok();
 }
@@ -283,7 +417,7 @@ Status SharingScoreParams::Validate() const {
 
 Status AdmmSharingStep::ScoreBlock(Span<const Real> test_rows,
                                    const SharingScoreParams& params,
-                                   GaussianSampler& sampler,
+                                   DiscreteGaussianSampler& sampler,
                                    Span<Real> out) const {
   if (!initialized_) return Status::FailedPrecondition();
   EDGEADMM_TRY(params.Validate());
@@ -293,12 +427,29 @@ Status AdmmSharingStep::ScoreBlock(Span<const Real> test_rows,
   for (size_t i = 0; i < test_rows.size(); ++i) {
     if (!std::isfinite(test_rows[i])) return Status::InvalidArgument();
   }
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i] =
-        internal::Dot(Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
+  if (params.noise == SharingScoreNoise::kExact) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = internal::Dot(
+          Span<const Real>(test_rows.data() + i * dim_, dim_), x_);
+    }
+    return Status::Ok();
   }
-  if (params.noise == SharingScoreNoise::kGaussian) {
-    return sampler.AddNoise(params.sigma, out);
+  // Guard: the grid points are within Δ_s/2 (ClipModel made them so) before
+  // any noise is drawn.
+  const Real sigma = params.sigma;
+  const auto point = [&](size_t i) {
+    return ScoreGridPoint(test_rows, dim_, i, x_, sigma);
+  };
+  double excess = 0;
+  EDGEADMM_TRY_ASSIGN(const bool within,
+                      WithinGridBall(out.size(), params.sensitivity / 2, sigma,
+                                     point, &excess));
+  if (!within) return Status::FailedPrecondition();
+  EDGEADMM_TRY_ASSIGN(const DiscreteGaussian grid_noise, GridNoise());
+  for (size_t i = 0; i < out.size(); ++i) {
+    EDGEADMM_TRY_ASSIGN(const int32_t r, point(i));
+    EDGEADMM_TRY_ASSIGN(const int64_t k, sampler.Sample(grid_noise));
+    out[i] = GridValue(int64_t{r} + k, sigma);
   }
   return Status::Ok();
 }

@@ -315,19 +315,34 @@ def read_job(db_path, name, n, parties):
     return out, edgeadmm_db.last_test_scores(db_path, name)
 
 
-def clip_factor(values, clip):
+def grid_clip_target(clip, sigma, n):
+    """The real-norm target of ClipModel's first pass for a grid release of
+    n values (σ > 0): C − g·√n/2, at least min(C, g/2), g = σ/2^10, C at
+    most 2^29 grid steps (admm_sharing_step.cc, GridClipTarget)."""
+    if sigma <= 0 or clip <= 0:
+        return clip
+    g = sigma / 1024
+    c = min(clip, g * 2.0 ** 29)
+    return max(c - g * np.sqrt(n) / 2, min(c, g / 2))
+
+
+def clip_factor(values, clip, sigma=0.0):
     """AdmmSharingStep::ClipModel's factor: ||values|| brought within
-    clip·(1 − 64ε) (1 for clip 0)."""
-    target = clip * (1 - 64 * np.finfo(float).eps)
+    target·(1 − 64ε), target the grid clip target (1 for clip 0). The exact
+    integer check that may shrink further after it is not replayed (it
+    fires only on floating-point overshoot)."""
+    target = grid_clip_target(clip, sigma, len(values)) * (
+        1 - 64 * np.finfo(float).eps)
     norm = float(np.linalg.norm(values))
     return target / norm if clip > 0 and norm > target else 1.0
 
 
-def replay(parts, factors, rows, rho, clip=0.0, test_parts=None):
+def replay(parts, factors, rows, rho, clip=0.0, test_parts=None, sigma=0.0):
     """The parties' x^t recomputed from what they received (the module
     docstring), clipped as the devices clip (rigorous: clip > 0 bounds the
-    share and, in the last round, the partial scores of `test_parts`), and
-    the residual s_m^t − D_m x_m^t of every release."""
+    share and, in the last round, the partial scores of `test_parts`, both
+    released on the grid of σ), and the residual s_m^t − D_m x_m^t of every
+    release."""
     n = parts[0].shape[0]
     xs, residual = [], []
     y, v = np.zeros(n), np.zeros(n)
@@ -336,9 +351,9 @@ def replay(parts, factors, rows, rho, clip=0.0, test_parts=None):
         xt, res = [], []
         for m, dm in enumerate(parts):
             x = x_update(dm, factors[m], f32(y), f32(v - prev[m]), rho)
-            f = clip_factor(dm @ x, clip)
+            f = clip_factor(dm @ x, clip, sigma)
             if clip > 0 and test_parts is not None and t == len(rows) - 1:
-                f = min(f, clip_factor(test_parts[m] @ x, clip))
+                f = min(f, clip_factor(test_parts[m] @ x, clip, sigma))
             x = x * f
             xt.append(x)
             res.append(row["shares"][m] - dm @ x)
@@ -380,7 +395,8 @@ def run_stack(build_dir, work, cfg, data, rho, rounds, sigma, parts, factors,
         raise es.StackError(f"{name}: {len(rows)} iterations, not {rounds}")
     test_parts = column_blocks(data["at"][:cfg["scored"]], cfg["blocks"])
     xs, residual = replay(parts, factors, rows, rho,
-                          SHARE_CLIP if sigma > 0 else 0.0, test_parts)
+                          SHARE_CLIP if sigma > 0 else 0.0, test_parts,
+                          sigma)
     # With --share-float16 every stored share value is a float16 value.
     not16 = sum(int(np.sum(f16(sh) != sh)) for row in rows
                 for sh in row["shares"])

@@ -124,7 +124,8 @@ bool InitParties(const Mat& a, Party (&parties)[2]) {
 // solve, and stream the share out.
 bool PartyRound(AdmmSharingStep& step, const std::vector<double>& y,
                 const std::vector<double>& v, const std::vector<double>& own,
-                const SharingNoiseParams& params, GaussianSampler& noise,
+                const SharingNoiseParams& params,
+                DiscreteGaussianSampler& noise, DiscreteGaussianSampler& exact,
                 std::vector<double>& share) {
   if (!step.BeginRound().ok()) return false;
   for (size_t first = 0; first < kN; first += kBlock) {
@@ -141,7 +142,7 @@ bool PartyRound(AdmmSharingStep& step, const std::vector<double>& y,
   share.assign(kN, 0.0);
   for (size_t first = 0; first < kN; first += kBlock) {
     const size_t n = std::min(kBlock, kN - first);
-    if (!step.ShareBlock(first, params, noise, Span<Real>(&share[first], n))
+    if (!step.ShareBlock(first, params, exact, Span<Real>(&share[first], n))
              .ok()) {
       return false;
     }
@@ -188,7 +189,8 @@ TEST(AdmmSharingConvergenceTest, TwoPartiesOnA9aReachTheCentralizedOptimum) {
   TestEntropy entropy{7};
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
+  DiscreteGaussianSampler exact{drbg};
 
   double worst_lemma2 = 0;
   Vec x(kDim);
@@ -197,7 +199,7 @@ TEST(AdmmSharingConvergenceTest, TwoPartiesOnA9aReachTheCentralizedOptimum) {
     std::vector<std::vector<double>> shares(2, std::vector<double>(kN));
     for (int m = 0; m < 2; ++m) {
       ASSERT_TRUE(PartyRound(parties[m].step, server.y(), server.v(), {}, {},
-                             noise, shares[m]));
+                             noise, exact, shares[m]));
     }
     ASSERT_TRUE(server.ApplyRound(shares, nullptr).ok());
     const std::vector<double> grad = server.LossGradient(server.z());
@@ -256,7 +258,8 @@ bool RunJob(const jobs::JobConfig& c, const Mat& a, const Mat& at,
   TestEntropy entropy{11};
   Drbg drbg;
   if (!drbg.Init(entropy, ConstByteSpan()).ok()) return false;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
+  DiscreteGaussianSampler exact{drbg};
   algorithms::SharingState state;  // the store's copy
   algorithms::SharingBroadcast broadcast{std::vector<double>(kN, 0.0),
                                          std::vector<double>(kN, 0.0)};
@@ -267,7 +270,7 @@ bool RunJob(const jobs::JobConfig& c, const Mat& a, const Mat& at,
       const bool rigorous = params[m].mode == SharingNoise::kRigorous;
       if (!PartyRound(parties[m].step, broadcast.y, broadcast.v,
                       rigorous ? shares[m] : std::vector<double>(), params[m],
-                      noise, next[m])) {
+                      noise, exact, next[m])) {
         return false;
       }
     }

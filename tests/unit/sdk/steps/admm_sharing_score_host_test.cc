@@ -99,7 +99,7 @@ TEST(AdmmSharingScoreTest, ScoreBlockIsTheTestBlockTimesXTilde) {
   TestEntropy entropy(1);
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler sampler(drbg);
+  DiscreteGaussianSampler sampler(drbg);
   SharingScoreParams exact;
   exact.noise = SharingScoreNoise::kExact;
   std::vector<Real> out(kK);
@@ -141,7 +141,7 @@ TEST(AdmmSharingScoreTest, GaussianScoresHaveVarianceSigmaSquared) {
   TestEntropy entropy(2);
   Drbg drbg;
   ASSERT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  GaussianSampler sampler(drbg);
+  DiscreteGaussianSampler sampler(drbg);
   SharingScoreParams g;
   g.sigma = 0.3;
   g.sensitivity = 0.1;
@@ -288,7 +288,7 @@ double UnclippedShareNorm(Party& party) {
   Drbg drbg;
   TestEntropy e(3);
   EXPECT_TRUE(drbg.Init(e, ConstByteSpan()).ok());
-  GaussianSampler sampler(drbg);
+  DiscreteGaussianSampler sampler(drbg);
   SharingNoiseParams none;
   EXPECT_TRUE(step.Solve(none, sampler).ok());
   return ProductNorm(party.d, step.x_tilde());

@@ -1,12 +1,11 @@
 // AdmmSharingStep (paper 000 eq. 6 / 16): the x-update against the numpy
 // reference (admm_sharing_reference.py) and a dense QR solve, streaming in
 // blocks, the share, and the two noise modes' distributions.
-#include "edgeadmm/admm_sharing_step.h"
-
 #include <Eigen/Dense>
 #include <cmath>
 #include <vector>
 
+#include "edgeadmm/admm_sharing_step.h"
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
 #include "gtest/gtest.h"
@@ -48,7 +47,8 @@ struct Step {
   AdmmSharingStep step;
   TestEntropy entropy{42};
   Drbg drbg;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
+  DiscreteGaussianSampler exact{drbg};
   Step(const std::vector<Real>& d, size_t n, size_t p, Real lambda, Real rho)
       : memory(AdmmSharingStep::WorkspaceBytes(p)),
         ws(ByteSpan(memory.data(), memory.size())) {
@@ -159,9 +159,9 @@ TEST(AdmmSharingStepTest, BlockSizeDoesNotChangeTheResultAndShareIsDx) {
   // Share in two uneven blocks equals D·x̃.
   std::vector<Real> share(kN);
   ASSERT_TRUE(
-      a.step.ShareBlock(0, {}, a.noise, Span<Real>(share.data(), 5)).ok());
+      a.step.ShareBlock(0, {}, a.exact, Span<Real>(share.data(), 5)).ok());
   ASSERT_TRUE(
-      a.step.ShareBlock(5, {}, a.noise, Span<Real>(share.data() + 5, 4)).ok());
+      a.step.ShareBlock(5, {}, a.exact, Span<Real>(share.data() + 5, 4)).ok());
   for (size_t i = 0; i < kN; ++i) {
     Real dot = 0;
     for (size_t j = 0; j < kP; ++j)
@@ -183,9 +183,9 @@ TEST(AdmmSharingStepTest, RefusesOutOfOrderMissingRowsAndBadArguments) {
   SharingNoiseParams bad;
   bad.sigma = -1;
   std::vector<Real> out(kN);
-  EXPECT_EQ(s.step.ShareBlock(0, bad, s.noise, Span<Real>(out.data(), kN)),
+  EXPECT_EQ(s.step.ShareBlock(0, bad, s.exact, Span<Real>(out.data(), kN)),
             Status::InvalidArgument());
-  EXPECT_EQ(s.step.ShareBlock(1, {}, s.noise, Span<Real>(out.data(), kN)),
+  EXPECT_EQ(s.step.ShareBlock(1, {}, s.exact, Span<Real>(out.data(), kN)),
             Status::InvalidArgument());
   // Too small a workspace; λ ≤ 0.
   std::vector<std::byte> small(AdmmSharingStep::WorkspaceBytes(kP) / 2);
@@ -260,12 +260,12 @@ TEST(AdmmSharingStepTest, RigorousNoiseIsOnTheShareOnlyWithVarianceSigmaSq) {
   }
   std::vector<Real> exact(kN), noisy(kN);
   ASSERT_TRUE(
-      s.step.ShareBlock(0, {}, s.noise, Span<Real>(exact.data(), kN)).ok());
+      s.step.ShareBlock(0, {}, s.exact, Span<Real>(exact.data(), kN)).ok());
   double sum2 = 0;
   constexpr int kReps = 4000;
   for (int t = 0; t < kReps; ++t) {
     ASSERT_TRUE(
-        s.step.ShareBlock(0, rigorous, s.noise, Span<Real>(noisy.data(), kN))
+        s.step.ShareBlock(0, rigorous, s.exact, Span<Real>(noisy.data(), kN))
             .ok());
     for (size_t i = 0; i < kN; ++i) sum2 += std::pow(noisy[i] - exact[i], 2);
   }
@@ -284,7 +284,7 @@ TEST(AdmmSharingStepTest, RigorousRoundSubtractsTheReleasedNoisyShare) {
   ASSERT_TRUE(s.Round(in.y, in.v, kN, rigorous).ok());
   std::vector<Real> released(kN);
   ASSERT_TRUE(
-      s.step.ShareBlock(0, rigorous, s.noise, Span<Real>(released.data(), kN))
+      s.step.ShareBlock(0, rigorous, s.exact, Span<Real>(released.data(), kN))
           .ok());
   ASSERT_TRUE(s.Round(in.y, in.v, 4, rigorous, &released).ok());
   const Vec w = Eigen::Map<const Vec>(in.v.data(), kN) -

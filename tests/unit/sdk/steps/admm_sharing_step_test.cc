@@ -55,7 +55,8 @@ struct Party {
   AdmmSharingStep step;
   TestEntropy entropy{42};
   Drbg drbg;
-  GaussianSampler noise{drbg};
+  DiscreteGaussianSampler noise{drbg};
+  DiscreteGaussianSampler exact{drbg};
 
   explicit Party(const Inputs& in) {
     Workspace ws(ByteSpan(memory, kBytes));
@@ -101,7 +102,7 @@ TEST(AdmmSharingStepTest, ShareIsDTimesXTildeRowByRow) {
   for (size_t first = 0; first < kN; first += 2) {
     const size_t b = 2 < kN - first ? 2 : kN - first;
     ASSERT_TRUE(party.step
-                    .ShareBlock(first, SharingNoiseParams{}, party.noise,
+                    .ShareBlock(first, SharingNoiseParams{}, party.exact,
                                 Span<Real>(share + first, b))
                     .ok());
   }
@@ -160,7 +161,7 @@ struct LongParty {
   AdmmSharingStep step;
   TestEntropy entropy{1};
   Drbg drbg;
-  GaussianSampler unused{drbg};
+  DiscreteGaussianSampler unused{drbg};
   SharingNoiseParams noise;
 
   explicit LongParty(const LongInputs& in) {
@@ -178,7 +179,7 @@ bool StreamTwoRounds(const LongInputs& in, size_t block, Streamed& out) {
   LongParty party(in);
   AdmmSharingStep& step = party.step;
   const SharingNoiseParams& noise = party.noise;
-  GaussianSampler& unused = party.unused;
+  DiscreteGaussianSampler& unused = party.unused;
   for (int round = 0; round < 2; ++round) {
     if (!step.BeginRound().ok()) return false;
     for (size_t first = 0; first < kLongN; first += block) {
@@ -288,11 +289,12 @@ TEST(AdmmSharingStepTest, StreamingMemoryDoesNotGrowWithN) {
     }
     TestEntropy entropy(1);
     Drbg drbg;
-    GaussianSampler unused{drbg};
+    DiscreteGaussianSampler unused{drbg};
+    DiscreteGaussianSampler exact_unused{drbg};
     ASSERT_TRUE(step.Solve(SharingNoiseParams{}, unused).ok()) << n;
     // The last share block reuses the y buffer.
     const size_t last = n < kBlock ? n : kBlock;
-    ASSERT_TRUE(step.ShareBlock(n - last, SharingNoiseParams{}, unused,
+    ASSERT_TRUE(step.ShareBlock(n - last, SharingNoiseParams{}, exact_unused,
                                 y.value().first(last))
                     .ok());
   }
@@ -310,7 +312,7 @@ TEST(AdmmSharingStepTest, TwoPassAccumulationMatchesOnePass) {
     LongParty party(in);
     AdmmSharingStep& step = party.step;
     const SharingNoiseParams& noise = party.noise;
-    GaussianSampler& unused = party.unused;
+    DiscreteGaussianSampler& unused = party.unused;
     for (int round = 0; round < 2; ++round) {
       ASSERT_TRUE(step.BeginRound().ok());
       size_t u_row = 0;

@@ -158,7 +158,7 @@ TEST_F(NoHeapTest, StreamingSharingStepRunsWithoutTheHeap) {
   size_t violations;
   {
     NoHeapScope scope;
-    GaussianSampler sampler(drbg);
+    DiscreteGaussianSampler sampler(drbg);
     Workspace ws(ByteSpan(memory_.data(), memory_.size()));
     AdmmSharingStep step;
     ok = ok &&
