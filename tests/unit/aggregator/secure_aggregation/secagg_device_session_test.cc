@@ -326,10 +326,12 @@ TEST(SecAggDeviceSessionTest,
     EXPECT_EQ(d.session->Restore(ConstByteSpan(blob.data(), blob.size())),
               Status::DataLoss());
   }
-  // A wrong field under a valid CRC (phase 9, then a threshold above k).
-  for (size_t field : {6u, 24u}) {
+  // A wrong field under a valid CRC: phase 9, a threshold above k, and
+  // (after the header, 76 B, and the keys, 192 B) 200 peers for k = 8.
+  for (size_t field : {6u, 24u, 268u}) {
     std::vector<std::byte> blob = b.of_phase[2];
-    blob[field] = static_cast<std::byte>(field == 24u ? 109 : 9);
+    blob[field] =
+        static_cast<std::byte>(field == 6u ? 9 : 109 + 91 * (field == 268u));
     const uint32_t crc = Crc32(ConstByteSpan(blob.data(), blob.size() - 4));
     for (int i = 0; i < 4; ++i) {
       blob[blob.size() - 4 + i] = static_cast<std::byte>(crc >> (8 * i));
