@@ -2,7 +2,8 @@
 // three devices (k = 2, the complete graph) exchange their messages
 // directly; in every phase the blob restores into a fresh session that
 // gives the byte-identical message and blob; steps out of order, foreign
-// neighbours, a corrupted blob and a second survivor list are refused; the
+// neighbours, a corrupted blob and a second survivor list are refused;
+// Finish and Abort leave the caller's memory all zero; the
 // session's RAM stays within its documented size. The sum against the
 // gateway's SecAggRound is tests/unit/aggregator/secure_aggregation/
 // secagg_device_session_test.cc.
@@ -112,6 +113,15 @@ class SecAggDeviceSessionTest : public ::testing::Test {
       SecAggDeviceSession(arrays_[2].buffers())};
 };
 
+// True when every byte of the caller's memory is zero.
+bool AllZero(const Arrays& arrays) {
+  const auto* p = reinterpret_cast<const unsigned char*>(&arrays);
+  for (size_t i = 0; i < sizeof(arrays); ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
 template <typename T>
 bool SameBytes(Span<const T> a, Span<const T> b) {
   return a.size() == b.size() &&
@@ -165,8 +175,11 @@ TEST_F(SecAggDeviceSessionTest, EveryPhaseRestoresByteIdentical) {
   for (const RevealedShare& r : sessions_[0].revealed_shares()) {
     EXPECT_TRUE(r.self_seed);
   }
+  EXPECT_FALSE(AllZero(arrays_[0]));
   sessions_[0].Finish();
   EXPECT_EQ(sessions_[0].phase(), SecAggDevicePhase::kDone);
+  EXPECT_TRUE(AllZero(arrays_[0]));  // the caller's memory is wiped
+  EXPECT_EQ(sessions_[0].Reveal(all), Status::FailedPrecondition());
   std::byte blob[kBlobBytes];
   EXPECT_EQ(sessions_[0].Serialize(ByteSpan(blob, kBlobBytes)).status(),
             Status::FailedPrecondition());
@@ -236,6 +249,14 @@ TEST_F(SecAggDeviceSessionTest, SecondSurvivorListIsRefused) {
   }
   EXPECT_TRUE(mask_key);
   EXPECT_EQ(sessions_[1].Reveal(all), Status::AlreadyExists());
+  // Abort wipes the memory (y, received shares, the answer) too.
+  EXPECT_FALSE(AllZero(arrays_[2]));
+  sessions_[2].Abort();
+  EXPECT_EQ(sessions_[2].phase(), SecAggDevicePhase::kAborted);
+  EXPECT_TRUE(AllZero(arrays_[2]));
+  std::byte blob[kBlobBytes];
+  EXPECT_EQ(sessions_[2].Serialize(ByteSpan(blob, kBlobBytes)).status(),
+            Status::FailedPrecondition());
 }
 
 }  // namespace
