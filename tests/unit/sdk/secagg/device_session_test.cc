@@ -113,13 +113,22 @@ class SecAggDeviceSessionTest : public ::testing::Test {
       SecAggDeviceSession(arrays_[2].buffers())};
 };
 
-// True when every byte of the caller's memory is zero.
-bool AllZero(const Arrays& arrays) {
-  const auto* p = reinterpret_cast<const unsigned char*>(&arrays);
-  for (size_t i = 0; i < sizeof(arrays); ++i) {
+// True when every byte of `array` is zero.
+template <typename T, size_t N>
+bool Zero(const T (&array)[N]) {
+  const auto* p = reinterpret_cast<const unsigned char*>(array);
+  for (size_t i = 0; i < sizeof(array); ++i) {
     if (p[i] != 0) return false;
   }
   return true;
+}
+
+// True when every byte of the caller's memory is zero (each array; the
+// padding between them is no one's).
+bool AllZero(const Arrays& a) {
+  return Zero(a.neighbours) && Zero(a.sealed) && Zero(a.received) &&
+         Zero(a.revealed) && Zero(a.seed_shares) && Zero(a.key_shares) &&
+         Zero(a.neighbour_ids) && Zero(a.peer_keys) && Zero(a.masked);
 }
 
 template <typename T>
