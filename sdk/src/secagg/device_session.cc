@@ -1,0 +1,315 @@
+// The device's SecAgg+ session: the phase steps (see device_session.h);
+// the blob is device_session_blob.cc.
+#include "edgeadmm/secagg/device_session.h"
+
+#include <cstring>
+
+#include "mbedtls/platform_util.h"
+#include "mbedtls/sha256.h"
+
+namespace edgeadmm {
+namespace {
+
+template <typename T>
+void ZeroSpan(Span<T> s) {
+  if (s.data() != nullptr) mbedtls_platform_zeroize(s.data(), s.size_bytes());
+}
+
+uint32_t EffectiveDegree(const SecAggSessionParams& p) {
+  return p.degree < p.devices - 1 ? p.degree : p.devices - 1;
+}
+
+// SHA-256 of the survivor list, each index big-endian.
+Status DigestList(Span<const uint32_t> list, std::byte* out) {
+  mbedtls_sha256_context sha;
+  mbedtls_sha256_init(&sha);
+  int rc = mbedtls_sha256_starts_ret(&sha, 0);
+  for (size_t i = 0; rc == 0 && i < list.size(); ++i) {
+    const unsigned char word[4] = {static_cast<unsigned char>(list[i] >> 24),
+                                   static_cast<unsigned char>(list[i] >> 16),
+                                   static_cast<unsigned char>(list[i] >> 8),
+                                   static_cast<unsigned char>(list[i])};
+    rc = mbedtls_sha256_update_ret(&sha, word, sizeof(word));
+  }
+  if (rc == 0) {
+    rc = mbedtls_sha256_finish_ret(&sha, reinterpret_cast<unsigned char*>(out));
+  }
+  mbedtls_sha256_free(&sha);
+  return rc == 0 ? Status::Ok() : Status::Internal();
+}
+
+}  // namespace
+
+SecAggDeviceSession::SecAggDeviceSession(const SecAggSessionBuffers& buffers)
+    : buffers_(buffers) {}
+
+SecAggDeviceSession::~SecAggDeviceSession() { Wipe(); }
+
+bool SecAggDeviceSession::ValidParams(const SecAggSessionParams& p,
+                                      const SecAggSessionBuffers& b) {
+  if (p.devices < 2 || p.own_index >= p.devices || p.bits < 1 || p.bits > 32 ||
+      p.mask_length < 1 || p.min_survivors < 1 || p.min_survivors > p.devices) {
+    return false;
+  }
+  NeighbourGraph graph;  // checks n and k
+  if (!graph
+           .Init(ConstByteSpan(p.graph_seed, kGraphSeedBytes), p.devices,
+                 p.degree)
+           .ok()) {
+    return false;
+  }
+  const uint32_t k = EffectiveDegree(p);
+  if (p.threshold < 2 || p.threshold > k) return false;
+  return b.neighbours.size() >= k && b.sealed.size() >= k &&
+         b.received.size() >= k && b.revealed.size() >= k &&
+         b.seed_shares.size() >= k && b.key_shares.size() >= k &&
+         b.neighbour_ids.size() >= k && b.peer_keys.size() >= k &&
+         b.masked.size() >= p.mask_length;
+}
+
+void SecAggDeviceSession::WipeOwnSecrets() {
+  mbedtls_platform_zeroize(enc_private_, sizeof(enc_private_));
+  mbedtls_platform_zeroize(mask_private_, sizeof(mask_private_));
+  mbedtls_platform_zeroize(self_seed_, sizeof(self_seed_));
+}
+
+void SecAggDeviceSession::Wipe() {
+  WipeOwnSecrets();
+  ZeroSpan(buffers_.neighbours);
+  ZeroSpan(buffers_.sealed);
+  ZeroSpan(buffers_.received);
+  ZeroSpan(buffers_.revealed);
+  ZeroSpan(buffers_.seed_shares);
+  ZeroSpan(buffers_.key_shares);
+  ZeroSpan(buffers_.neighbour_ids);
+  ZeroSpan(buffers_.peer_keys);
+  ZeroSpan(buffers_.masked);
+  mbedtls_platform_zeroize(survivors_digest_, sizeof(survivors_digest_));
+  mbedtls_platform_zeroize(&advert_, sizeof(advert_));
+  peer_count_ = 0;
+  received_count_ = 0;
+}
+
+void SecAggDeviceSession::Finish() {
+  Wipe();
+  phase_ = SecAggDevicePhase::kDone;
+}
+
+void SecAggDeviceSession::Abort() {
+  Wipe();
+  phase_ = SecAggDevicePhase::kAborted;
+}
+
+Status SecAggDeviceSession::Advertise(const SecAggSessionParams& params,
+                                      RandomByteSource& random) {
+  if (phase_ != SecAggDevicePhase::kIdle) return Status::FailedPrecondition();
+  if (!ValidParams(params, buffers_)) return Status::InvalidArgument();
+  params_ = params;
+  Status s =
+      X25519KeyPair(random, ByteSpan(enc_private_, kX25519KeyBytes),
+                    ByteSpan(advert_.encryption_public, kX25519KeyBytes));
+  if (s.ok()) {
+    s = X25519KeyPair(random, ByteSpan(mask_private_, kX25519KeyBytes),
+                      ByteSpan(advert_.mask_public, kX25519KeyBytes));
+  }
+  if (s.ok()) s = random.Generate(ByteSpan(self_seed_, kMaskSeedBytes));
+  if (s.ok()) {
+    s = CommitSelfSeed(
+        params.round_id, params.own_index,
+        ConstByteSpan(self_seed_, kMaskSeedBytes),
+        ByteSpan(advert_.self_seed_commitment, kSelfSeedCommitmentBytes));
+  }
+  if (!s.ok()) {
+    Wipe();
+    return s;
+  }
+  phase_ = SecAggDevicePhase::kAdvertised;
+  return Status::Ok();
+}
+
+// The place of `device` among the graph neighbours in neighbour_ids (their
+// Shamir share index is place + 1).
+Status SecAggDeviceSession::NeighbourPlace(uint32_t device,
+                                           size_t& place) const {
+  const uint32_t k = EffectiveDegree(params_);
+  for (place = 0; place < k; ++place) {
+    if (buffers_.neighbour_ids[place] == device) return Status::Ok();
+  }
+  return Status::InvalidArgument();
+}
+
+Status SecAggDeviceSession::SealAll(Span<const SecAggPeerKeys> keys,
+                                    RandomByteSource& random) {
+  for (size_t a = 0; a < keys.size(); ++a) {
+    size_t place = 0;
+    Status s = NeighbourPlace(keys[a].device, place);
+    if (!s.ok()) return s;
+    std::byte key[kPairwiseKeyBytes];
+    s = DerivePairwiseKey(
+        ConstByteSpan(enc_private_, kX25519KeyBytes),
+        ConstByteSpan(advert_.encryption_public, kX25519KeyBytes),
+        ConstByteSpan(keys[a].encryption_public, kX25519KeyBytes),
+        PairwiseKeyPurpose::kShareEncryption, random,
+        ByteSpan(key, sizeof(key)));
+    if (s.ok()) {
+      const ShareAddress address{params_.round_id, params_.own_index,
+                                 keys[a].device};
+      const SharePair pair{buffers_.seed_shares[place],
+                           buffers_.key_shares[place]};
+      s = SealShares(ConstByteSpan(key, sizeof(key)), address, pair,
+                     ByteSpan(buffers_.sealed[a].sealed, kSealedSharesBytes));
+      buffers_.sealed[a].peer = keys[a].device;
+    }
+    mbedtls_platform_zeroize(key, sizeof(key));
+    if (!s.ok()) return s;
+    buffers_.neighbours[a] = keys[a];
+  }
+  return Status::Ok();
+}
+
+Status SecAggDeviceSession::ShareKeys(Span<const SecAggPeerKeys> keys,
+                                      RandomByteSource& random) {
+  if (phase_ != SecAggDevicePhase::kAdvertised) {
+    return Status::FailedPrecondition();
+  }
+  const uint32_t k = EffectiveDegree(params_);
+  if (keys.size() > k) return Status::InvalidArgument();
+  NeighbourGraph graph;
+  Status s = graph.Init(ConstByteSpan(params_.graph_seed, kGraphSeedBytes),
+                        params_.devices, params_.degree);
+  if (s.ok()) s = graph.Neighbours(params_.own_index, buffers_.neighbour_ids);
+  if (!s.ok()) return s;
+  for (size_t a = 0; a < keys.size(); ++a) {
+    size_t place = 0;
+    if (!NeighbourPlace(keys[a].device, place).ok()) {
+      return Status::InvalidArgument();
+    }
+    for (size_t b = 0; b < a; ++b) {
+      if (keys[b].device == keys[a].device) return Status::InvalidArgument();
+    }
+  }
+  if (keys.size() < params_.threshold) return Status::FailedPrecondition();
+  s = ShamirSplit(ConstByteSpan(self_seed_, kMaskSeedBytes), params_.threshold,
+                  k, random, buffers_.seed_shares);
+  if (s.ok()) {
+    s = ShamirSplit(ConstByteSpan(mask_private_, kX25519KeyBytes),
+                    params_.threshold, k, random, buffers_.key_shares);
+  }
+  if (s.ok()) s = SealAll(keys, random);
+  ZeroSpan(buffers_.seed_shares);
+  ZeroSpan(buffers_.key_shares);
+  if (!s.ok()) {
+    ZeroSpan(buffers_.sealed);
+    ZeroSpan(buffers_.neighbours);
+    return s;
+  }
+  peer_count_ = static_cast<uint32_t>(keys.size());
+  phase_ = SecAggDevicePhase::kSharesSent;
+  return Status::Ok();
+}
+
+Status SecAggDeviceSession::OpenAll(Span<const SecAggSealed> delivered,
+                                    RandomByteSource& random) {
+  for (size_t a = 0; a < delivered.size(); ++a) {
+    const SecAggPeerKeys* peer = nullptr;
+    for (size_t p = 0; p < peer_count_; ++p) {
+      if (buffers_.neighbours[p].device == delivered[a].peer) {
+        peer = &buffers_.neighbours[p];
+      }
+    }
+    if (peer == nullptr) return Status::InvalidArgument();
+    for (size_t b = 0; b < a; ++b) {
+      if (delivered[b].peer == delivered[a].peer) {
+        return Status::InvalidArgument();
+      }
+    }
+    std::byte key[kPairwiseKeyBytes];
+    Status s = DerivePairwiseKey(
+        ConstByteSpan(enc_private_, kX25519KeyBytes),
+        ConstByteSpan(advert_.encryption_public, kX25519KeyBytes),
+        ConstByteSpan(peer->encryption_public, kX25519KeyBytes),
+        PairwiseKeyPurpose::kShareEncryption, random,
+        ByteSpan(key, sizeof(key)));
+    if (s.ok()) {
+      const ShareAddress address{params_.round_id, delivered[a].peer,
+                                 params_.own_index};
+      s = OpenShares(ConstByteSpan(key, sizeof(key)), address,
+                     ConstByteSpan(delivered[a].sealed, kSealedSharesBytes),
+                     buffers_.received[a].shares);
+    }
+    mbedtls_platform_zeroize(key, sizeof(key));
+    if (!s.ok()) return s;
+    buffers_.received[a].sender = delivered[a].peer;
+    buffers_.peer_keys[a].index = delivered[a].peer;
+    buffers_.peer_keys[a].mask_public =
+        ConstByteSpan(peer->mask_public, kX25519KeyBytes);
+  }
+  return Status::Ok();
+}
+
+Status SecAggDeviceSession::MaskInput(Span<const SecAggSealed> delivered,
+                                      Span<const uint32_t> input,
+                                      RandomByteSource& random) {
+  if (phase_ != SecAggDevicePhase::kSharesSent) {
+    return Status::FailedPrecondition();
+  }
+  if (input.size() != params_.mask_length || delivered.size() > peer_count_) {
+    return Status::InvalidArgument();
+  }
+  const uint32_t limit =
+      params_.bits >= 32 ? 0xFFFFFFFFu : (uint32_t{1} << params_.bits) - 1;
+  for (uint32_t v : input) {
+    if ((v & ~limit) != 0) return Status::InvalidArgument();
+  }
+  Status s = OpenAll(delivered, random);
+  Span<uint32_t> y = buffers_.masked.first(params_.mask_length);
+  if (s.ok()) {
+    std::memcpy(y.data(), input.data(), y.size_bytes());
+    MaskInputParams p;
+    p.round_id = params_.round_id;
+    p.own_index = params_.own_index;
+    p.bits = params_.bits;
+    p.self_seed = ConstByteSpan(self_seed_, kMaskSeedBytes);
+    p.mask_private = ConstByteSpan(mask_private_, kX25519KeyBytes);
+    p.mask_public = ConstByteSpan(advert_.mask_public, kX25519KeyBytes);
+    p.neighbours =
+        Span<const SecAggPeerKey>(buffers_.peer_keys.data(), delivered.size());
+    p.random = &random;
+    s = edgeadmm::MaskInput(p, y);
+  }
+  ZeroSpan(buffers_.peer_keys);
+  if (!s.ok()) {
+    ZeroSpan(buffers_.received);
+    ZeroSpan(y);
+    return s;
+  }
+  received_count_ = static_cast<uint32_t>(delivered.size());
+  WipeOwnSecrets();
+  phase_ = SecAggDevicePhase::kMaskedSent;
+  return Status::Ok();
+}
+
+Status SecAggDeviceSession::Reveal(Span<const uint32_t> survivors) {
+  std::byte digest[sizeof(survivors_digest_)];
+  Status s = DigestList(survivors, digest);
+  if (!s.ok()) return s;
+  if (phase_ == SecAggDevicePhase::kRevealed) {
+    return std::memcmp(digest, survivors_digest_, sizeof(digest)) == 0
+               ? Status::Ok()
+               : Status::AlreadyExists();
+  }
+  if (phase_ != SecAggDevicePhase::kMaskedSent) {
+    return Status::FailedPrecondition();
+  }
+  s = SelectRevealedShares(
+      Span<const ReceivedShares>(buffers_.received.data(), received_count_),
+      survivors, params_.own_index, params_.min_survivors,
+      buffers_.revealed.first(received_count_));
+  if (!s.ok()) return s;
+  std::memcpy(survivors_digest_, digest, sizeof(digest));
+  ZeroSpan(buffers_.received);
+  phase_ = SecAggDevicePhase::kRevealed;
+  return Status::Ok();
+}
+
+}  // namespace edgeadmm
