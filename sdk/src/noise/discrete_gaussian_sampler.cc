@@ -69,8 +69,11 @@ Result<DiscreteGaussian> DiscreteGaussian::FromStddev(uint64_t p, uint64_t q) {
 DiscreteGaussianSampler::DiscreteGaussianSampler(RandomByteSource& source)
     : source_(source) {}
 
-DiscreteGaussianSampler::~DiscreteGaussianSampler() {
+DiscreteGaussianSampler::~DiscreteGaussianSampler() { Discard(); }
+
+void DiscreteGaussianSampler::Discard() {
   mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
+  buffer_used_ = kBufferBytes;
 }
 
 Result<uint64_t> DiscreteGaussianSampler::NextBytes(size_t count) {
