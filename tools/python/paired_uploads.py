@@ -69,8 +69,18 @@ def compare(a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
                      b["uploads"][(r, d)] for d in sorted(ka & kb)
                      if part[d] == p]
             flat = np.concatenate(diffs) if diffs else np.zeros(0)
+            # A coordinate at least half a grid step g = lambda sigma / 2^10
+            # apart landed on a neighbouring grid point (docs/privacy.md,
+            # "Discrete Gaussian: exact noise on a grid").
+            steps = np.abs(flat) >= 0.5 * std / 1024
             row[f"part{p}"] = {
                 "paired": len(diffs),
+                "uploads_off_by_a_grid_step": sum(
+                    bool(np.any(np.abs(d) >= 0.5 * std / 1024)) for d in diffs),
+                "coordinates_off_by_a_grid_step": int(np.sum(steps)),
+                "max_within_grid_point_over_std": float(
+                    np.max(np.abs(flat[~steps])) / std)
+                if np.any(~steps) else 0.0,
                 "max_over_std": float(np.max(np.abs(flat)) / std)
                 if flat.size else 0.0,
                 "rms_over_std": float(math.sqrt(np.mean(flat ** 2)) / std)
@@ -90,6 +100,13 @@ def main(argv: List[str]) -> int:
     result["released"] = [100 * r["report"]["released"]["accuracy"]
                           for r in runs]
     result["last"] = [100 * r["report"]["last"]["accuracy"] for r in runs]
+    # The exported models (model.json: released, model-last.json: last).
+    for key, name in (("released", "model.json"), ("last", "model-last.json")):
+        z = []
+        for run in (a.run_a, a.run_b):
+            with open(os.path.join(run, "report", name)) as f:
+                z.append(np.array(json.load(f)["z"]))
+        result[f"{key}_max_dz"] = float(np.max(np.abs(z[0] - z[1])))
     print(f"noise std lambda*sigma = {result['noise_std']:.4g}")
     print(f"{'round':>5} {'unpaired':>8}  part 0: {'n':>4} {'max/std':>9} "
           f"{'rms/std':>9}  part 1: {'n':>4} {'max/std':>9} {'rms/std':>9}")
@@ -100,10 +117,12 @@ def main(argv: List[str]) -> int:
             f"{row[f'part{q}']['rms_over_std']:>9.3g}" for q in (0, 1))
         print(f"{row['round']:>5} {row['unpaired']:>8}  {cells}")
     print("released accuracy: " + " vs ".join(
-        f"{v:.2f}%" for v in result["released"]) +
-        f" (difference {result['released'][1] - result['released'][0]:+.2f}"
+        f"{v:.3f}%" for v in result["released"]) +
+        f" (difference {result['released'][1] - result['released'][0]:+.3f}"
         " point); last round: " + " vs ".join(
-            f"{v:.2f}%" for v in result["last"]))
+            f"{v:.3f}%" for v in result["last"]))
+    print(f"max |z_a - z_b|: released {result['released_max_dz']:.3g}, last "
+          f"{result['last_max_dz']:.3g}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)
