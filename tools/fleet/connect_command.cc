@@ -21,6 +21,9 @@
 //                                   datagram of the daemon; 0: off)
 //       [--pp-eta1 E[,E...]] [--pp-eta-growth Q1[,...]] [--pp-eta-max M[,...]]
 //       [--pp-alpha1 A[,...]] [--pp-alpha-growth Q2[,...]]
+//       [--unsafe-paired-seed HEX] (benchmarks only, UNSAFE: every device's
+//                                   noise in round r from HMAC-SHA-256(HEX,
+//                                   id, r); tools/fleet/.../paired_seed.h)
 //       [--pp-max-loss P[,...]]   (refuse a job whose ε_i(T) exceeds P)
 //                                   (pp-admm: the devices' private schedules
 //                                   eta_i(t) = min(eta1 q1^(t-1), max),
@@ -35,6 +38,7 @@
 
 #include "edgeadmm/dataio/data_options.h"
 #include "edgeadmm/fleet/daemon_fleet.h"
+#include "edgeadmm/host/hex.h"
 #include "fleet_commands.h"
 
 namespace edgeadmm::fleet {
@@ -148,6 +152,25 @@ void AddSteeringOptions(CLI::App* cmd, DaemonFleetConfig& c) {
       ->transform(CLI::CheckedTransformer(kModes, CLI::ignore_case));
 }
 
+// --unsafe-paired-seed: paired benchmark runs (paired_seed.h).
+void AddPairedSeedOption(CLI::App* cmd, DaemonFleetConfig& c) {
+  cmd->add_option_function<std::string>(
+         "--unsafe-paired-seed",
+         [&c](const std::string& hex) {
+           c.unsafe_paired_seed = *host::FromHex(hex);
+         },
+         "benchmarks only, UNSAFE (no privacy: whoever knows HEX knows "
+         "every noise value): each device's DRBG in round r is seeded from "
+         "HMAC-SHA-256(HEX, its id, r) instead of getrandom, so two runs "
+         "with the same HEX (and sampling.seed) draw the same noise")
+      ->check([](const std::string& hex) {
+        const auto bytes = host::FromHex(hex);
+        return bytes.ok() && bytes->size() >= 8
+                   ? ""
+                   : "expected at least 16 hexadecimal digits";
+      });
+}
+
 // Churn and the progress line's load columns (the load benchmark).
 void AddLoadOptions(CLI::App* cmd, DaemonFleetConfig& c) {
   cmd->add_option("--churn", c.churn_fraction,
@@ -197,6 +220,13 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
     }
     c.part = i;
     c.parts = k;
+  }
+  if (!c.unsafe_paired_seed.empty()) {
+    std::fprintf(stderr,
+                 "edgeadmm-fleet connect: WARNING: --unsafe-paired-seed: "
+                 "UNSAFE, NO PRIVACY: every device's noise is a public "
+                 "function of the seed, its id and the round; benchmarks "
+                 "only, never with real data\n");
   }
   std::signal(SIGTERM, &OnSignal);
   std::signal(SIGINT, &OnSignal);
@@ -325,6 +355,7 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str();
   AddPenaltyOptions(cmd, c);
   AddSteeringOptions(cmd, c);
+  AddPairedSeedOption(cmd, c);
   cmd->add_flag("--allow-unaccounted-steps", c.allow_unaccounted_steps,
                 "let devices run steps without noise of their own, with no "
                 "local guarantee: needed for trusted-aggregator jobs (the "

@@ -41,7 +41,9 @@ def job_toml(a: argparse.Namespace) -> str:
                  "central_budget": a.epsilon,
                  "device_budget": float(a.device_epsilon)},
         sampling={"scheme": "poisson", "q": a.q, "m_min": a.m_min,
-                  "deadline_seconds": a.deadline},
+                  "deadline_seconds": a.deadline,
+                  **({"seed": a.unsafe_paired_seed}
+                     if a.unsafe_paired_seed else {})},
         validation={"data": a.test, "held_by": "gateway",
                     "metric": "accuracy", "release": "best",
                     "early_stop_rounds": a.early_stop})
@@ -53,6 +55,17 @@ def mixed_fleet(a: argparse.Namespace, stack: Any) -> Dict[str, Any]:
     if not a.mixed_fleet_bin:
         return {}
     return {"parts": 2, "part_bins": [stack.fleet_bin, a.mixed_fleet_bin]}
+
+
+def paired_seed_args(a: argparse.Namespace) -> List[str]:
+    """The fleet's --unsafe-paired-seed for --unsafe-paired-seed N: the
+    16-digit hex of N (none without it)."""
+    if not a.unsafe_paired_seed:
+        return []
+    print(f"demo: WARNING: --unsafe-paired-seed {a.unsafe_paired_seed}: "
+          "UNSAFE, NO PRIVACY: the cohorts and every device's noise follow "
+          "from this number; benchmarks only", flush=True)
+    return ["--unsafe-paired-seed", f"{a.unsafe_paired_seed:016x}"]
 
 
 def describe_model(exported: Dict[str, Any], test_x: Any, test_y: Any
@@ -101,6 +114,11 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--gamma", type=float, default=30.0)
     p.add_argument("--timeout", type=float, default=1800.0)
     p.add_argument("--data-note", default="", help="where the data came from")
+    p.add_argument("--unsafe-paired-seed", type=int, default=0,
+                   help="benchmarks only, UNSAFE (no privacy): the cohorts "
+                   "(sampling.seed = N) and every device's noise (the "
+                   "fleet's --unsafe-paired-seed) from N > 0, so two runs "
+                   "with the same N are paired")
     p.add_argument("--mixed-fleet-bin", default="",
                    help="a second edgeadmm-fleet (e.g. an EDGEADMM_REAL=float "
                    "build) that runs the second half of the devices")
@@ -201,7 +219,7 @@ def main(argv: List[str]) -> int:
             "--data", a.train, "--dim", str(a.dim), "--epsilon-budget",
             "1e9" if a.device_epsilon == "inf" else a.device_epsilon, "--delta", str(a.delta), "--state-dir",
             os.path.join(a.state, "devices")
-        ], **mixed_fleet(a, stack))
+        ] + paired_seed_args(a), **mixed_fleet(a, stack))
         print(f"{'round':>5} {'participants':>12} {'val. accuracy':>13} "
               f"{'central eps':>11}", flush=True)
 

@@ -111,10 +111,10 @@ class DiscreteGaussianSampler {
   // |k_i| < 2^53 and step·k_i is representable.
   Status SampleOnGrid(const DiscreteGaussian& noise, Real step, Span<Real> out);
 
-  // Wipes and drops the buffered bytes: the next draw starts from fresh
-  // bytes of the source (a source re-positioned by its owner, e.g. the next
-  // chunk of a keyed stream).
-  void Reset();
+  // Wipes the buffered bytes: the next draw reads only fresh bytes of the
+  // source (LocalTrainer::Init, after the DRBG is seeded again; a keyed
+  // stream re-positioned at its next chunk, ShareNoiseStream).
+  void Discard();
 
   // Source errors are passed on (for a Drbg: FAILED_PRECONDITION,
   // UNAVAILABLE); after one, the sampler may have consumed bytes.

@@ -92,6 +92,11 @@ class GaussianSampler {
   // noise on the integer grid is separate work).
   Status AddNoise(Real stddev, Span<Real> v);
 
+  // Wipes the buffered bytes and the kept second normal: the next draw
+  // reads only fresh bytes of the source (LocalTrainer::Init, after the
+  // DRBG is seeded again).
+  void Discard();
+
  private:
   Result<uint64_t> NextWord();
 

@@ -146,7 +146,9 @@ class LocalTrainer {
   // config (no entropy source, bad loss or budget, config.algorithm not the
   // runner's); RESOURCE_EXHAUSTED if `workspace` is too small; UNAVAILABLE if
   // the entropy source fails. The device state starts fresh for
-  // config.job_id. Links only that runner's step.
+  // config.job_id, the DRBG is seeded again and the noise samplers drop the
+  // bytes they buffered, so a step's noise comes from this seeding alone
+  // (also when clients share the trainer). Links only that runner's step.
   Status Init(const LocalStepRunner& runner, ByteSpan workspace,
               const DatasetView& data, const TrainerConfig& config);
   // As Init with the runner of config.algorithm among every registered one

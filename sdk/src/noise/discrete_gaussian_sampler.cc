@@ -69,11 +69,9 @@ Result<DiscreteGaussian> DiscreteGaussian::FromStddev(uint64_t p, uint64_t q) {
 DiscreteGaussianSampler::DiscreteGaussianSampler(RandomByteSource& source)
     : source_(source) {}
 
-DiscreteGaussianSampler::~DiscreteGaussianSampler() {
-  mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
-}
+DiscreteGaussianSampler::~DiscreteGaussianSampler() { Discard(); }
 
-void DiscreteGaussianSampler::Reset() {
+void DiscreteGaussianSampler::Discard() {
   mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
   buffer_used_ = kBufferBytes;
 }

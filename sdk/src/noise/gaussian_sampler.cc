@@ -21,9 +21,13 @@ int LeadingZeros(uint64_t word) { return __builtin_clzll(word); }
 
 GaussianSampler::GaussianSampler(RandomByteSource& drbg) : drbg_(drbg) {}
 
-GaussianSampler::~GaussianSampler() {
+GaussianSampler::~GaussianSampler() { Discard(); }
+
+void GaussianSampler::Discard() {
   mbedtls_platform_zeroize(buffer_, sizeof(buffer_));
   mbedtls_platform_zeroize(&spare_, sizeof(spare_));
+  buffer_used_ = kBufferBytes;
+  has_spare_ = false;
 }
 
 Result<uint64_t> GaussianSampler::NextWord() {

@@ -51,7 +51,7 @@ ShareNoiseStream::~ShareNoiseStream() { mbedtls_aes_free(&aes_); }
 
 Status ShareNoiseStream::StartChunk(size_t chunk) {
   bytes_.Start(chunk);
-  sampler_.Reset();  // bytes of the previous chunk are not reused
+  sampler_.Discard();  // bytes of the previous chunk are not reused
   chunk_ = chunk;
   return Status::Ok();
 }

@@ -35,6 +35,10 @@ Status LocalTrainer::Init(const LocalStepRunner& runner, ByteSpan workspace,
   void* step = nullptr;
   EDGEADMM_TRY(runner.init(ws, data, config.loss, &step));
   EDGEADMM_TRY(drbg_.Init(*config.entropy, config.personalization));
+  // No byte of the previous seeding (another device's, with a shared
+  // trainer) reaches this step's noise.
+  noise_.Discard();
+  exact_noise_.Discard();
   step_ = step;
   algorithm_ = config.algorithm;
   epsilon_budget_ = config.epsilon_budget;

@@ -19,6 +19,7 @@
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
+#include "edgeadmm/fleet/paired_seed.h"
 #include "edgeadmm/fleet/psk_files.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/fleet/source_addresses.h"
@@ -48,6 +49,9 @@ struct Device {
   std::unique_ptr<FailoverTransport> failover;
   // --share-float16 or a steering device: the decorator of `transport`.
   std::unique_ptr<UpdateRewriteTransport> rewrite;
+  // DaemonFleetConfig::unsafe_paired_seed: the entropy and its decorator.
+  std::unique_ptr<PairedSeedEntropy> paired_entropy;
+  std::unique_ptr<PairedSeedTransport> paired;
   std::unique_ptr<RamStorage> ram;
   std::unique_ptr<FileStorage> file;
   std::vector<std::byte> memory;
@@ -288,6 +292,28 @@ bool EverConnected(const Device& d) {
   return false;
 }
 
+// Device i's transport (its decorators over `link`) and entropy: a
+// measurement's rewrite, and the UNSAFE paired seed's (paired_seed.h).
+void Decorate(const DaemonFleetConfig& config, size_t i, Transport& link,
+              Shared& shared, Device& d) {
+  d.config.transport = &link;
+  if (config.share_float16) {
+    d.rewrite = std::make_unique<Float16ShareTransport>(link);
+  } else if (i < config.steering_devices) {
+    d.rewrite = std::make_unique<SteeringTransport>(link, config.steering_bound,
+                                                    config.steering_mode);
+  }
+  if (d.rewrite) d.config.transport = d.rewrite.get();
+  d.config.entropy = &shared.entropy;
+  if (config.unsafe_paired_seed.empty()) return;
+  d.paired_entropy =
+      std::make_unique<PairedSeedEntropy>(config.unsafe_paired_seed, d.id);
+  d.paired = std::make_unique<PairedSeedTransport>(*d.config.transport,
+                                                   *d.paired_entropy);
+  d.config.transport = d.paired.get();
+  d.config.entropy = d.paired_entropy.get();
+}
+
 // Device i of the fleet (`id`), its client initialised.
 host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
     const DaemonFleetConfig& config, size_t i, const std::string& id,
@@ -319,17 +345,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
                   : f.blocks[i].View();
   if (!view.ok()) return host::Error(view.status(), "bad shard");
   d->config.device_id = d->id.c_str();
-  if (config.share_float16) {
-    d->rewrite = std::make_unique<Float16ShareTransport>(link);
-    d->config.transport = d->rewrite.get();
-  } else if (i < config.steering_devices) {
-    d->rewrite = std::make_unique<SteeringTransport>(
-        link, config.steering_bound, config.steering_mode);
-    d->config.transport = d->rewrite.get();
-  } else {
-    d->config.transport = &link;
-  }
-  d->config.entropy = &shared.entropy;
+  Decorate(config, i, link, shared, *d);
   d->config.data = *view;
   if (!f.test_blocks.empty()) {
     auto test_view = f.test_blocks[i].View();

@@ -89,6 +89,30 @@ TEST(LocalTrainerTest, RefusesTheStepThatWouldExceedTheLocalBudget) {
   EXPECT_NEAR(d.t().LocalEpsilon().value(), budget, 1e-9);
 }
 
+TEST(LocalTrainerTest, AStepsNoiseComesFromItsOwnSeedingOnly) {
+  // A trainer shared by devices (the fleet's): after a noisy step, Init for
+  // another device must not carry the bytes the samplers buffered from the
+  // first seeding into the next step's noise.
+  Device shared;
+  ASSERT_TRUE(
+      RunProxAdmm(shared.t(), PrivateParams(), 1, shared.z, shared.upload)
+          .ok());
+  TestEntropy second(9);
+  shared.config.entropy = &second;
+  ASSERT_TRUE(shared.trainer.Init(shared.view, shared.config).ok());
+  ASSERT_TRUE(
+      RunProxAdmm(shared.t(), PrivateParams(), 1, shared.z, shared.upload)
+          .ok());
+  Device fresh;
+  TestEntropy second_again(9);
+  fresh.config.entropy = &second_again;
+  ASSERT_TRUE(fresh.trainer.Init(fresh.view, fresh.config).ok());
+  ASSERT_TRUE(
+      RunProxAdmm(fresh.t(), PrivateParams(), 1, fresh.z, fresh.upload).ok());
+  for (size_t i = 0; i < kDim; ++i)
+    EXPECT_EQ(shared.upload[i], fresh.upload[i]);
+}
+
 TEST(LocalTrainerTest, NeverRecomputesARound) {
   Device d;
   ASSERT_TRUE(RunProxAdmm(d.t(), PrivateParams(), 5, d.z, d.upload).ok());

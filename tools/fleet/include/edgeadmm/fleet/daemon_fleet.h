@@ -70,6 +70,10 @@ struct DaemonFleetConfig {
   // Lets devices run steps without noise (sigma = 0: reference runs only;
   // no local privacy guarantee). See TrainerConfig.
   bool allow_unaccounted_steps = false;
+  // Non-empty: UNSAFE paired-seed noise for benchmarks (paired_seed.h):
+  // device i's DRBG in round r is seeded from HMAC-SHA-256 of this key,
+  // i's id and r, not from getrandom. Whoever knows it knows the noise.
+  std::vector<uint8_t> unsafe_paired_seed;
   // pp-admm: every device's private η and α schedules (never sent).
   PenaltySchedule penalty_schedule;
   // Per device instead (index i = the i-th PSK file of ALL files, the job's
