@@ -130,9 +130,8 @@ host::Error ValidateSharingNoise(const jobs::AdmmSharingConfig& s,
                    "for \"paper\")");
       }
       if (!Positive(s.sigma)) return Bad("sigma", "must be finite and > 0");
-      EDGEADMM_HOST_TRY(
-          ValidateClip(s.share_clip, s.sensitivity, "share_clip",
-                       "sensitivity"));
+      EDGEADMM_HOST_TRY(ValidateClip(s.share_clip, s.sensitivity, "share_clip",
+                                     "sensitivity"));
       if (s.target_delta != 0 && !(s.target_delta > 0 && s.target_delta < 1)) {
         return Bad("target_delta", "must be in (0, 1)");
       }
@@ -170,9 +169,9 @@ host::Error ValidateSharingNoise(const jobs::AdmmSharingConfig& s,
       privacy::Paper000PlanStepEpsilon(s.target_epsilon, s.target_delta,
                                        static_cast<uint64_t>(rounds));
   if (!plan.ok()) {
-    return Bad("target_epsilon", "cannot be planned over job.rounds = " +
-                                     std::to_string(rounds) + ": " +
-                                     plan.error().message());
+    return Bad("target_epsilon",
+               "cannot be planned over job.rounds = " + std::to_string(rounds) +
+                   ": " + plan.error().message());
   }
   return host::Error::Ok();
 }

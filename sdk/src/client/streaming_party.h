@@ -79,7 +79,7 @@ class StreamingParty final : public ClientStreaming,
   bool overflow_ = false;  // the body did not fit the client's task buffer
   bool step_ = false;      // a streamed step is accumulating
   const AlgorithmTask* adapter_ = nullptr;  // the step's task adapter
-  Status refusal_;         // why the task was refused at its header
+  Status refusal_;  // why the task was refused at its header
   StreamPlan plan_;
   DevicePrivacyLedger earlier_jobs_;
   ByteSpan header_;   // the task's scalar fields (reader)

@@ -36,7 +36,7 @@ inline constexpr size_t kMaxRecordDimension = EDGEADMM_CFG_MAX_RECORD_DIMENSION;
 // reading a value, whatever the caller's buffer.
 inline constexpr size_t kMaxVectorLength =
     kMaxDimension > 2 * kMaxRecordDimension ? kMaxDimension
-                                           : 2 * kMaxRecordDimension;
+                                            : 2 * kMaxRecordDimension;
 // The dimension bound of a task or upload: N when its vectors are indexed
 // by records, else p.
 constexpr size_t MaxMessageDimension(bool per_record) {

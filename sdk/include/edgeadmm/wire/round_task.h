@@ -29,7 +29,8 @@ Status ValidateRoundTask(const edgeadmm_wire_RoundTask& header,
                          size_t model_size, size_t auxiliary_size);
 
 // The auxiliary vector length a participating task of `header`'s algorithm
-// carries: `dimension` when the algorithm has a second vector, else 0; 0 for an unknown algorithm.
+// carries: `dimension` when the algorithm has a second vector, else 0; 0 for an
+// unknown algorithm.
 size_t AuxiliaryLength(const edgeadmm_wire_RoundTask& header);
 
 // The dimension bound of a task of `header`'s algorithm: the record bound,

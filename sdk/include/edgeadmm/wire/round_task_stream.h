@@ -5,9 +5,9 @@
 //
 // A task is encoded in field-number order (nanopb), so its vectors (`model`
 // = 16, `auxiliary` = 17) come after the common scalar fields (1..15) but
-// before the algorithms' params (19 and up). The reader keeps every scalar field in
-// a header buffer; at the first vector it decodes the fields so far, checks
-// them as far as they go (version, role, the dimension bound, the vector
+// before the algorithms' params (19 and up). The reader keeps every scalar
+// field in a header buffer; at the first vector it decodes the fields so far,
+// checks them as far as they go (version, role, the dimension bound, the vector
 // lengths the task's algorithm implies) and hands them to the handler (job,
 // round, role, algorithm, loss, dimension: enough to decide whether to take
 // the task and to start accumulating); then it converts the vectors'

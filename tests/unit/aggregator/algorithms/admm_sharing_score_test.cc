@@ -70,8 +70,7 @@ TEST(AdmmSharingScoreTest, TheScoreKeysAreCheckedAndNamed) {
   EXPECT_NE(Refusal(c).find("admm_sharing.score_sigma"), std::string::npos);
   c = Job();
   c.admm_sharing.score_sensitivity = std::nan("");  // no clip, Δ_s NaN
-  EXPECT_NE(Refusal(c).find("admm_sharing.score_clip"),
-            std::string::npos);
+  EXPECT_NE(Refusal(c).find("admm_sharing.score_clip"), std::string::npos);
   c = Job();
   c.admm_sharing.score_noise = jobs::SharingScoreNoise::kExact;
   EXPECT_NE(Refusal(c).find("\"exact\" takes no score_sigma"),
@@ -85,9 +84,10 @@ TEST(AdmmSharingScoreTest, TheScoreKeysAreCheckedAndNamed) {
   // N + K above the wire limit (EDGEADMM_CFG_MAX_RECORD_DIMENSION).
   c.admm_sharing.test_records =
       static_cast<int64_t>(wire::kMaxRecordDimension) - 4 + 1;
-  EXPECT_NE(Refusal(c).find("admm_sharing.test_records: must be in [1, " +
-                            std::to_string(wire::kMaxRecordDimension - 4) + "]"),
-            std::string::npos);
+  EXPECT_NE(
+      Refusal(c).find("admm_sharing.test_records: must be in [1, " +
+                      std::to_string(wire::kMaxRecordDimension - 4) + "]"),
+      std::string::npos);
   c = Job();
   c.admm_sharing.test_records = 0;  // score keys without a scoring phase
   EXPECT_NE(Refusal(c).find("admm_sharing.test_records: give"),

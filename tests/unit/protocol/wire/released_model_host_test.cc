@@ -1,10 +1,9 @@
-#include "edgeadmm/wire/released_model.h"
-
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <vector>
 
+#include "edgeadmm/wire/released_model.h"
 #include "wire_test_support.h"
 
 namespace edgeadmm::wire {
@@ -89,10 +88,9 @@ TEST(ReleasedModelTest, InvalidFieldsAreRefused) {
   EXPECT_EQ(with([](auto& m) { m.dimension = 3; }), Status::InvalidArgument());
   // The labels of epsilon are required and must be listed values.
   for (const int32_t policy : {0, 5, -1}) {
-    EXPECT_EQ(with([&](auto& m) {
-                std::memcpy(&m.policy, &policy, sizeof(policy));
-              }),
-              Status::InvalidArgument())
+    EXPECT_EQ(
+        with([&](auto& m) { std::memcpy(&m.policy, &policy, sizeof(policy)); }),
+        Status::InvalidArgument())
         << policy;
   }
   for (const int32_t conversion : {0, 4}) {

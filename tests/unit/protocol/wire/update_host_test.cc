@@ -1,11 +1,10 @@
-#include "edgeadmm/wire/update.h"
-
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "edgeadmm/wire/update.h"
 #include "wire_test_support.h"
 
 namespace edgeadmm::wire {

@@ -10,7 +10,8 @@
 //   ledger(job_id, scope, round_id, epsilon, rdp)          privacy ledgers
 // Later versions: ledger.conversion (2); devices.lifetime_epsilon/_delta (3);
 // models.validation_loss/_objective/_accuracy and jobs.end_reason (4);
-// an upload's algorithm-specific REAL (5); models.test_records/_log_loss/_accuracy (6);
+// an upload's algorithm-specific REAL (5);
+// models.test_records/_log_loss/_accuracy (6);
 // ledger.reported_participations/_epsilon/_delta/_conversion (7);
 // uploads.fingerprint and rounds.retries (8: open rounds that survive a
 // restart); upload_sums(job_id, device_id, uploads, sum) (9: each device's
