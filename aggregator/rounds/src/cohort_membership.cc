@@ -5,6 +5,7 @@
 // the algorithm's participation cap allows, are taken out of a drawn cohort.
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "edgeadmm/log.h"
 #include "edgeadmm/rounds/round_engine.h"
@@ -14,6 +15,13 @@ namespace edgeadmm::rounds {
 bool RoundEngine::DeviceEnabled(std::string_view device_id) const {
   auto enabled = registry_.IsEnabled(device_id);
   return enabled.ok() && *enabled;
+}
+
+bool RoundEngine::AwaitsUpload(std::string_view device_id) const {
+  if (!open_.has_value) return false;
+  const auto it = device_index_.find(std::string(device_id));
+  return it != device_index_.end() && open_.in_cohort[it->second] &&
+         open_.accepted.count(it->second) == 0;
 }
 
 Result<size_t> RoundEngine::DropRevokedMembers(OpenRound& round) {
@@ -48,7 +56,8 @@ Status RoundEngine::RefreshLifetimeBudgets(registry::LifetimeLedger ledger) {
     auto it = budgets.find(devices_[i]);
     if (it == budgets.end()) {
       ledgers_->ClearLifetime(ledger, i);
-    } else if (!ledgers_->HasLifetime(ledger, i)) {
+    } else if (!ledgers_->HasLifetime(ledger, i) || reservations_ != nullptr) {
+      // With other jobs running at once their curves grow: read again.
       fresh.insert(devices_[i]);
     }
   }
@@ -86,8 +95,18 @@ size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
       ++dropped;
       continue;
     }
+    if (!round.in_cohort[i]) continue;
     registry::LifetimeLedger refused = registry::LifetimeLedger::kLocal;
-    if (!round.in_cohort[i] || ledgers_->LifetimeAllows(i, &refused)) continue;
+    std::vector<double> reserved_local;
+    std::vector<double> reserved_central;
+    if (reservations_ != nullptr) {
+      reservations_->AddOthers(job_.id, devices_[i], reserved_local,
+                               reserved_central);
+    }
+    if (ledgers_->LifetimeAllows(i, &refused, &reserved_local,
+                                 &reserved_central)) {
+      continue;
+    }
     round.in_cohort[i] = false;
     --round.cohort_size;
     ++dropped;
@@ -101,6 +120,17 @@ size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
         ledgers_->LifetimeOrder(refused, i));
   }
   return dropped;
+}
+
+void RoundEngine::ReserveOpenRound() {
+  if (reservations_ == nullptr || !open_.has_value) return;
+  std::unordered_set<std::string> members;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (open_.in_cohort[i]) members.insert(devices_[i]);
+  }
+  reservations_->Reserve(
+      job_.id, std::move(members),
+      {ledgers_->local_round_rdp(), ledgers_->worst_central_round_rdp()});
 }
 
 Status RoundEngine::RegistryChanged() {

@@ -348,8 +348,10 @@ double LedgerBook::NextLifetimeEpsilon(registry::LifetimeLedger ledger,
   return it->second.filter.Spent(next);
 }
 
-bool LedgerBook::LifetimeAllows(size_t index,
-                                registry::LifetimeLedger* refused) const {
+bool LedgerBook::LifetimeAllows(
+    size_t index, registry::LifetimeLedger* refused,
+    const std::vector<double>* reserved_local,
+    const std::vector<double>* reserved_central) const {
   for (const registry::LifetimeLedger ledger :
        {registry::LifetimeLedger::kLocal, registry::LifetimeLedger::kCentral}) {
     const auto& budgets = lifetime(ledger);
@@ -357,6 +359,12 @@ bool LedgerBook::LifetimeAllows(size_t index,
     if (it == budgets.end()) continue;
     std::vector<double> next = it->second.earlier;
     ComposeRdp(next, NextJobCurve(ledger, index));
+    const std::vector<double>* reserved =
+        ledger == registry::LifetimeLedger::kLocal ? reserved_local
+                                                   : reserved_central;
+    if (reserved != nullptr && reserved->size() == next.size()) {
+      ComposeRdp(next, *reserved);
+    }
     if (!it->second.filter.Admits(next)) {
       if (refused != nullptr) *refused = ledger;
       return false;

@@ -231,6 +231,7 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   }
   ++next_round_id_;
   open_ = std::move(round);
+  ReserveOpenRound();
   if (Barrier() && open_.cohort_size != devices_.size()) {
     return FailShortBarrierCohort(now_ms);
   }
@@ -305,6 +306,7 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   // nothing applied: the next Advance retries its commit.
   EDGEADMM_TRY(status);
   open_ = OpenRound();
+  ReleaseOpenRound();
   LogCommitted(summary);
   if (listener_) listener_(summary);
   if (iteration_ >= job_.config.rounds || summary.early_stop) {
@@ -428,6 +430,7 @@ Status RoundEngine::DiscardRound(int64_t now_ms, LedgerCharge* charge) {
     ledgers_->Apply(std::move(*charge));
   }
   open_ = OpenRound();
+  ReleaseOpenRound();
   EDGEADMM_LOG_INFO(
       "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "
       "released",

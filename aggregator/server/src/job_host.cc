@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <cerrno>
+#include <iterator>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,56 +16,80 @@ namespace edgeadmm::server {
 
 Status JobHost::PickUpRunningJob(int64_t now_ms) {
   last_pickup_ms_ = now_ms;
-  // A standby's engine follows the coordinator: it asks for the lease at
-  // every pick-up, to take over when the coordinator is gone.
-  const bool following =
-      engine_ != nullptr &&
-      engine_->role() == rounds::RoundEngine::Role::kFollower;
-  if (engine_ != nullptr && !following &&
-      engine_->job().state == jobs::JobState::kRunning) {
-    return Status::Ok();
-  }
   EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
                       jobs::ListJobs(*db_));
+  std::set<int64_t> running;
+  bool picked = false;
   for (const jobs::JobRecord& job : all) {
     if (job.state != jobs::JobState::kRunning) continue;
-    const bool loaded = engine_ != nullptr && engine_->job().id == job.id;
-    if (loaded && !following) return Status::Ok();
-    EDGEADMM_TRY_ASSIGN(const bool coordinator, TakeLease(job));
-    const bool shared = lease_ != nullptr && db_->postgresql() &&
-                        rounds::RoundEngine::CanFollow(job.config);
-    if (coordinator) {
-      return Serve(job, shared ? rounds::RoundEngine::Role::kCoordinator
-                               : rounds::RoundEngine::Role::kSole);
-    }
-    if (loaded || !shared) return Status::Ok();
-    return Serve(job, rounds::RoundEngine::Role::kFollower);
+    running.insert(job.id);
+    EDGEADMM_TRY_ASSIGN(const bool loaded, PickUp(job));
+    picked = picked || loaded;
   }
+  if (!picked) return Status::Ok();
+  // A new job came: the stopped ones' engines go.
+  for (auto it = hosted_.begin(); it != hosted_.end();) {
+    it = running.count(it->first) != 0 ? std::next(it) : hosted_.erase(it);
+  }
+  Reroute();
   return Status::Ok();
 }
+
+Result<bool> JobHost::PickUp(const jobs::JobRecord& job) {
+  const auto it = hosted_.find(job.id);
+  const bool loaded = it != hosted_.end();
+  // A standby's engine follows the coordinator: it asks for the lease at
+  // every pick-up, to take over when the coordinator is gone.
+  const bool following = loaded && it->second.engine->role() ==
+                                       rounds::RoundEngine::Role::kFollower;
+  // A loaded engine whose job stopped and runs again is reloaded.
+  if (loaded && !following &&
+      it->second.engine->job().state == jobs::JobState::kRunning) {
+    return false;
+  }
+  EDGEADMM_TRY_ASSIGN(const bool coordinator, TakeLease(job));
+  const bool shared = lease_ != nullptr && db_->postgresql() &&
+                      rounds::RoundEngine::CanFollow(job.config);
+  if (coordinator) {
+    EDGEADMM_TRY(Serve(job, shared ? rounds::RoundEngine::Role::kCoordinator
+                                   : rounds::RoundEngine::Role::kSole));
+    return true;
+  }
+  if (loaded || !shared) return false;
+  EDGEADMM_TRY(Serve(job, rounds::RoundEngine::Role::kFollower));
+  return true;
+}
+
+std::vector<rounds::RoundEngine*> JobHost::engines() const {
+  std::vector<rounds::RoundEngine*> all;
+  all.reserve(hosted_.size());
+  for (const auto& [id, hosted] : hosted_) all.push_back(hosted.engine.get());
+  return all;
+}
+
+void JobHost::Reroute() { handler_->router().Set(engines()); }
 
 Status JobHost::Serve(const jobs::JobRecord& job,
                       rounds::RoundEngine::Role role) {
   using Role = rounds::RoundEngine::Role;
-  handler_->set_engine(nullptr);
-  engine_.reset();
+  if (hosted_.erase(job.id) != 0) Reroute();
+  Hosted hosted;
   EDGEADMM_TRY_ASSIGN(
-      engine_,
+      hosted.engine,
       role == Role::kSole
           ? rounds::RoundEngine::Open(*db_, job.id, accountant_)
           : rounds::RoundEngine::OpenShared(*db_, job.id, accountant_, role,
                                             lease_->gateway_id()));
+  rounds::RoundEngine& engine = *hosted.engine;
   // The round's commit runs in Tick, after the last receipt went out.
-  engine_->set_close_in_advance(true);
-  seen_round_id_ = 0;  // rounds of another job are not this one's
-  handler_->set_engine(engine_.get());
-  validator_.reset();
+  engine.set_close_in_advance(true);
+  engine.set_lifetime_reservations(&reservations_);
   if (role != Role::kFollower && !job.config.validation_data.empty()) {
     auto validator = rounds::Validator::Load(job.config);
     if (validator.ok()) {
-      validator_ =
+      hosted.validator =
           std::make_unique<rounds::Validator>(std::move(validator).value());
-      engine_->set_validator(validator_.get());
+      engine.set_validator(hosted.validator.get());
     } else {
       // Metrics are optional: train without them, but say why (and that
       // no best model is kept: export then needs --round last or N).
@@ -76,11 +102,13 @@ Status JobHost::Serve(const jobs::JobRecord& job,
   }
   EDGEADMM_LOG_INFO("server: serving job %s (n = %lld, iteration %lld)%s",
                     job.config.name.c_str(), static_cast<long long>(job.n),
-                    static_cast<long long>(engine_->iteration()),
+                    static_cast<long long>(engine.iteration()),
                     role == Role::kFollower
                         ? " as a standby: its uploads go to the store for "
                           "the coordinator's rounds"
                         : "");
+  hosted_.emplace(job.id, std::move(hosted));
+  Reroute();
   return Status::Ok();
 }
 
@@ -108,52 +136,59 @@ void JobHost::Tick(int64_t now_ms) {
     const Status picked = PickUpRunningJob(now_ms);
     if (!picked.ok()) {
       EDGEADMM_LOG_ERROR(
-          "server: cannot load the running job (%s: %s); "
+          "server: cannot load the running jobs (%s: %s); "
           "retry in 1 s",
           picked.str(), db_->LastError().c_str());
     }
   }
+  for (auto& [id, hosted] : hosted_) AdvanceJob(hosted, now_ms);
+}
+
+void JobHost::AdvanceJob(Hosted& hosted, int64_t now_ms) {
+  rounds::RoundEngine& engine = *hosted.engine;
   // The engine tick reads the job state from the store: at most every 10 ms,
   // not after every datagram; at once when a round's cohort is complete
   // (its commit waits here, after the receipts, not in the last request).
-  if (engine_ != nullptr &&
-      engine_->role() == rounds::RoundEngine::Role::kFollower) {
+  if (engine.role() == rounds::RoundEngine::Role::kFollower) {
     // Reads the store at most every RoundEngine::kFollowMs; no round of
     // its own to count or hold.
-    engine_->Advance(now_ms).IgnoreError();
+    engine.Advance(now_ms).IgnoreError();
     return;
   }
-  if (engine_ != nullptr &&
-      (now_ms - last_advance_ms_ >= 10 || engine_->round_complete())) {
-    last_advance_ms_ = now_ms;
-    const int64_t iteration_before = engine_->iteration();
+  if (now_ms - hosted.last_advance_ms >= 10 || engine.round_complete()) {
+    hosted.last_advance_ms = now_ms;
+    const int64_t iteration_before = engine.iteration();
     // Logged by the engine, which retries it.
-    engine_->Advance(now_ms).IgnoreError();
-    ObserveRound(iteration_before, now_ms);
+    engine.Advance(now_ms).IgnoreError();
+    ObserveRound(hosted, iteration_before, now_ms);
   }
 }
 
-void JobHost::ObserveRound(int64_t iteration_before, int64_t now_ms) {
-  const int64_t open_id = engine_->round_open() ? engine_->round_id() : 0;
-  if (open_id == seen_round_id_) return;
+void JobHost::ObserveRound(Hosted& hosted, int64_t iteration_before,
+                           int64_t now_ms) {
+  const rounds::RoundEngine& engine = *hosted.engine;
+  const int64_t open_id = engine.round_open() ? engine.round_id() : 0;
+  if (open_id == hosted.seen_round_id) return;
   // The round seen open before is over: committed if the iteration moved.
-  if (seen_round_id_ != 0 && metrics_ != nullptr) {
-    const bool committed = engine_->iteration() > iteration_before;
+  if (hosted.seen_round_id != 0 && metrics_ != nullptr) {
+    const bool committed = engine.iteration() > iteration_before;
     metrics_->CountRound(
-        committed, static_cast<double>(now_ms - seen_round_opened_ms_) / 1e3);
+        committed,
+        static_cast<double>(now_ms - hosted.seen_round_opened_ms) / 1e3);
   }
-  const int64_t ended_deadline_ms = seen_round_deadline_ms_;
-  const bool ended = seen_round_id_ != 0;
-  seen_round_id_ = open_id;
-  seen_round_opened_ms_ = now_ms;
-  seen_round_deadline_ms_ = open_id != 0 ? engine_->deadline_ms() : 0;
+  const int64_t ended_deadline_ms = hosted.seen_round_deadline_ms;
+  const bool ended = hosted.seen_round_id != 0;
+  hosted.seen_round_id = open_id;
+  hosted.seen_round_opened_ms = now_ms;
+  hosted.seen_round_deadline_ms = open_id != 0 ? engine.deadline_ms() : 0;
   if (ended && release_delay_ms_ > 0 &&
-      engine_->job().config.policy == privacy::Policy::kTrustedAggregator) {
-    HoldRelease(ended_deadline_ms);
+      engine.job().config.policy == privacy::Policy::kTrustedAggregator) {
+    HoldRelease(engine, ended_deadline_ms);
   }
 }
 
-void JobHost::HoldRelease(int64_t deadline_ms) {
+void JobHost::HoldRelease(const rounds::RoundEngine& engine,
+                          int64_t deadline_ms) {
   const int64_t release_ms = deadline_ms + release_delay_ms_;
   const int64_t late_ms = clock_.now_ms() - release_ms;
   if (late_ms > 0) {
@@ -164,7 +199,7 @@ void JobHost::HoldRelease(int64_t deadline_ms) {
         "server: job %s: a round's release came %lld ms after its deadline + "
         "release_delay_ms (%lld): its timing is not padded (raise "
         "server.release_delay_ms)",
-        engine_->job().config.name.c_str(), static_cast<long long>(late_ms),
+        engine.job().config.name.c_str(), static_cast<long long>(late_ms),
         static_cast<long long>(release_delay_ms_));
     return;
   }
@@ -192,17 +227,18 @@ JobHost::Clock JobHost::RealClock() {
 
 JobGauges JobHost::Gauges() const {
   JobGauges g;
-  if (engine_ == nullptr) return g;
-  const jobs::JobConfig& config = engine_->job().config;
+  if (hosted_.empty()) return g;
+  const rounds::RoundEngine* engine = hosted_.begin()->second.engine.get();
+  const jobs::JobConfig& config = engine->job().config;
   g.has_job = true;
   g.name = config.name;
-  g.iteration = engine_->iteration();
+  g.iteration = engine->iteration();
   g.rounds = config.rounds;
-  g.central_epsilon = engine_->central_epsilon();
+  g.central_epsilon = engine->central_epsilon();
   g.delta = config.delta;
   g.accountant =
       config.accountant == jobs::CentralAccountant::kPld ? "pld" : "rdp";
-  g.round_open = engine_->round_open();
+  g.round_open = engine->round_open();
   return g;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/server/job_router.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/task_params.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -140,14 +141,40 @@ Response ErrorResponse(Status status, const char* message, uint64_t job_id,
   return r;
 }
 
-Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
-  if (identity.empty()) return Unauthenticated();
-  if (engine_ == nullptr) return NoJob();
-  if (const char* why = Refusal(*engine_, identity)) {
-    return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
+Result<rounds::RoundEngine*> RequestHandler::Route(std::string_view identity,
+                                                   std::string_view query,
+                                                   Response* refusal) const {
+  if (identity.empty()) {
+    *refusal = Unauthenticated();
+    return Status::Unauthenticated();
   }
-  const jobs::JobConfig& c = engine_->job().config;
-  const rounds::Task task = engine_->TaskFor(identity);
+  const Result<std::optional<std::string>> name = JobRouter::ParseQuery(query);
+  if (!name.ok()) {
+    *refusal = ErrorResponse(Status::InvalidArgument(),
+                             "Uri-Query must be job=<job name>", 0, 0);
+    return name.status();
+  }
+  rounds::RoundEngine* engine =
+      name->has_value() ? router_.ByName(**name) : router_.ForDevice(identity);
+  if (engine == nullptr) {
+    *refusal = NoJob();
+    return Status::NotFound();
+  }
+  if (const char* why = Refusal(*engine, identity)) {
+    *refusal = ErrorResponse(Status::PermissionDenied(), why, 0, 0);
+    return Status::PermissionDenied();
+  }
+  return engine;
+}
+
+Response RequestHandler::Task(std::string_view identity, int64_t now_ms,
+                              std::string_view query) const {
+  Response refusal;
+  const Result<rounds::RoundEngine*> routed = Route(identity, query, &refusal);
+  if (!routed.ok()) return refusal;
+  rounds::RoundEngine* const engine = *routed;
+  const jobs::JobConfig& c = engine->job().config;
+  const rounds::Task task = engine->TaskFor(identity);
   edgeadmm_wire_RoundTask h = edgeadmm_wire_RoundTask_init_zero;
   h.job_id = static_cast<uint64_t>(task.job_id);
   h.round_id = static_cast<uint64_t>(task.round_id);
@@ -182,7 +209,7 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
               : edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_DEVICE;
   // The algorithm and its params oneof (docs/protocol.md).
   const algorithms::Algorithm& algorithm = algorithms::Get(c.algorithm);
-  algorithm.FillTask(c, engine_->job().n, task.iteration, h);
+  algorithm.FillTask(c, engine->job().n, task.iteration, h);
   const algorithms::NodeTasks* node_tasks = algorithm.node_tasks();
   if (task.node >= 0 && node_tasks != nullptr && node_tasks->PerNodeTasks(c)) {
     node_tasks->FillNodeTask(c, task.node, h);  // its own S_i and V_i
@@ -217,11 +244,40 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms) const {
                  });
 }
 
-size_t RequestHandler::MaxUpdateBody() const {
-  if (engine_ == nullptr) return 0;
+size_t RequestHandler::MaxUpdateBodyOf(const rounds::RoundEngine& engine) {
   return wire::MaxUpdateBytes(
-      static_cast<size_t>(algorithms::Get(engine_->job().config.algorithm)
-                              .MaxUploadLength(engine_->job().config)));
+      static_cast<size_t>(algorithms::Get(engine.job().config.algorithm)
+                              .MaxUploadLength(engine.job().config)));
+}
+
+size_t RequestHandler::MaxUpdateBody() const {
+  size_t most = 0;
+  for (const rounds::RoundEngine* engine : router_.engines()) {
+    most = std::max(most, MaxUpdateBodyOf(*engine));
+  }
+  return most;
+}
+
+rounds::RoundEngine* RequestHandler::UploadEngine(const uint8_t* body,
+                                                  size_t size,
+                                                  Response* refusal) const {
+  // With one job loaded, that job judges the upload (a wrong or unreadable
+  // job_id gets its own verdict there).
+  if (router_.engines().size() == 1) return router_.engines().front();
+  const std::optional<uint64_t> named = PeekUpdateJobId(body, size);
+  if (!named.has_value()) {
+    *refusal = ErrorResponse(Status::InvalidArgument(),
+                             "update does not decode", 0, 0);
+    return nullptr;
+  }
+  rounds::RoundEngine* engine = router_.ByJobId(static_cast<int64_t>(*named));
+  if (engine == nullptr) {
+    // As for an upload to a stopped job.
+    *refusal = ErrorResponse(
+        StatusForVerdict(UploadVerdict::kJobNotRunning),
+        rounds::UploadVerdictName(UploadVerdict::kJobNotRunning), *named, 0);
+  }
+  return engine;
 }
 
 Response RequestHandler::Update(std::string_view identity,
@@ -229,9 +285,12 @@ Response RequestHandler::Update(std::string_view identity,
                                 const uint8_t* body, size_t size,
                                 int64_t now_ms) {
   if (identity.empty()) return Unauthenticated();
-  if (engine_ == nullptr) return NoJob();
-  const uint64_t job_id = static_cast<uint64_t>(engine_->job().id);
-  const uint64_t round_id = static_cast<uint64_t>(engine_->round_id());
+  if (router_.empty()) return NoJob();
+  Response refusal;
+  rounds::RoundEngine* const engine = UploadEngine(body, size, &refusal);
+  if (engine == nullptr) return refusal;
+  const uint64_t job_id = static_cast<uint64_t>(engine->job().id);
+  const uint64_t round_id = static_cast<uint64_t>(engine->round_id());
   // Required: a body without the option is not taken as an Update.
   if (!content_format.has_value() || *content_format != wire::kUpdateFormat) {
     Response r =
@@ -243,13 +302,13 @@ Response RequestHandler::Update(std::string_view identity,
   // The upload's length and kind in the open round (Algorithm::
   // UploadLengthAt, UpdateKindAt: p, or the algorithm's own per phase).
   const algorithms::Algorithm& algorithm =
-      algorithms::Get(engine_->job().config.algorithm);
+      algorithms::Get(engine->job().config.algorithm);
   const size_t p = static_cast<size_t>(
-      algorithm.UploadLengthAt(engine_->job().config, engine_->iteration()));
-  if (size > MaxUpdateBody()) {
+      algorithm.UploadLengthAt(engine->job().config, engine->iteration()));
+  if (size > MaxUpdateBodyOf(*engine)) {
     Response r = ErrorResponse(Status::OutOfRange(),
                                "body larger than the job's", job_id, round_id);
-    r.size1 = static_cast<uint32_t>(MaxUpdateBody());
+    r.size1 = static_cast<uint32_t>(MaxUpdateBodyOf(*engine));
     return r;
   }
   std::vector<Real> values(p);
@@ -265,7 +324,7 @@ Response RequestHandler::Update(std::string_view identity,
                          "dimension differs from the job's", job_id, round_id);
   }
   if (decoded.header.kind !=
-      algorithm.UpdateKindAt(engine_->job().config, engine_->iteration())) {
+      algorithm.UpdateKindAt(engine->job().config, engine->iteration())) {
     return ErrorResponse(Status::InvalidArgument(),
                          "update kind does not fit the algorithm", job_id,
                          round_id);
@@ -275,8 +334,8 @@ Response RequestHandler::Update(std::string_view identity,
   std::vector<uint8_t> extra(decoded.header.algorithm_extra.bytes,
                              decoded.header.algorithm_extra.bytes +
                                  decoded.header.algorithm_extra.size);
-  if (const char* why = ExtraRefusal(algorithm, engine_->job().config,
-                                     engine_->iteration(), extra)) {
+  if (const char* why = ExtraRefusal(algorithm, engine->job().config,
+                                     engine->iteration(), extra)) {
     return ErrorResponse(Status::InvalidArgument(), why, job_id, round_id);
   }
   rounds::Upload upload;
@@ -299,7 +358,7 @@ Response RequestHandler::Update(std::string_view identity,
           ? "classic"
           : "improved";
   const UploadVerdict verdict =
-      engine_->Submit(identity, std::move(upload), now_ms);
+      engine->Submit(identity, std::move(upload), now_ms);
   const Status verdict_status = StatusForVerdict(verdict);
   if (!verdict_status.ok()) {
     Response refused = ErrorResponse(
@@ -319,42 +378,42 @@ Response RequestHandler::Update(std::string_view identity,
       [&](ByteSpan out) { return wire::EncodeStatusBody(receipt, out); });
 }
 
-Response RequestHandler::Model(std::string_view identity) const {
-  if (identity.empty()) return Unauthenticated();
-  if (engine_ == nullptr) return NoJob();
-  if (const char* why = Refusal(*engine_, identity)) {
-    return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
-  }
-  if (!algorithms::Get(engine_->job().config.algorithm)
+Response RequestHandler::Model(std::string_view identity,
+                               std::string_view query) const {
+  Response refusal;
+  const Result<rounds::RoundEngine*> routed = Route(identity, query, &refusal);
+  if (!routed.ok()) return refusal;
+  const rounds::RoundEngine* const engine = *routed;
+  if (!algorithms::Get(engine->job().config.algorithm)
            .ReleasesModelToDevices()) {
     // The algorithm hands z out only in tasks (ReleasesModelToDevices;
     // docs/protocol.md).
     return ErrorResponse(Status::PermissionDenied(),
                          "z goes only to the walk's holder, in its task",
-                         static_cast<uint64_t>(engine_->job().id), 0);
+                         static_cast<uint64_t>(engine->job().id), 0);
   }
-  if (engine_->released_round_id() == 0) {
+  if (engine->released_round_id() == 0) {
     return ErrorResponse(Status::NotFound(), "no model released yet",
-                         static_cast<uint64_t>(engine_->job().id), 0);
+                         static_cast<uint64_t>(engine->job().id), 0);
   }
   edgeadmm_wire_ReleasedModel h = edgeadmm_wire_ReleasedModel_init_zero;
-  h.job_id = static_cast<uint64_t>(engine_->job().id);
-  h.round_id = static_cast<uint64_t>(engine_->released_round_id());
-  h.dimension = static_cast<uint32_t>(engine_->model().z.size());
+  h.job_id = static_cast<uint64_t>(engine->job().id);
+  h.round_id = static_cast<uint64_t>(engine->released_round_id());
+  h.dimension = static_cast<uint32_t>(engine->model().z.size());
   // Under trusted-aggregator the count would reveal cohort membership that
   // the subsampled charge assumes secret: it is not released (0).
-  if (engine_->job().config.policy != privacy::Policy::kTrustedAggregator) {
-    h.participants = static_cast<uint32_t>(engine_->released_participants());
+  if (engine->job().config.policy != privacy::Policy::kTrustedAggregator) {
+    h.participants = static_cast<uint32_t>(engine->released_participants());
   }
   // σ = 0 has no finite guarantee; the wire needs a finite number, so the
   // largest double stands for "unbounded" (docs/aggregator.md).
-  h.epsilon = std::isfinite(engine_->central_epsilon())
-                  ? engine_->central_epsilon()
+  h.epsilon = std::isfinite(engine->central_epsilon())
+                  ? engine->central_epsilon()
                   : std::numeric_limits<double>::max();
-  h.delta = engine_->job().config.delta;
-  h.policy = WirePolicy(engine_->job().config.policy);
-  h.conversion = WireConversion(engine_->conversion());
-  const std::vector<double>& z = engine_->model().z;
+  h.delta = engine->job().config.delta;
+  h.policy = WirePolicy(engine->job().config.policy);
+  h.conversion = WireConversion(engine->conversion());
+  const std::vector<double>& z = engine->model().z;
   return Encoded(wire::kCoapContent, wire::kReleasedModelFormat,
                  wire::MaxReleasedModelBytes(z.size()), [&](ByteSpan out) {
                    return wire::EncodeReleasedModel(
@@ -362,16 +421,16 @@ Response RequestHandler::Model(std::string_view identity) const {
                  });
 }
 
-Response RequestHandler::StatusOf(std::string_view identity) const {
-  if (identity.empty()) return Unauthenticated();
-  if (engine_ == nullptr) return NoJob();
-  if (const char* why = Refusal(*engine_, identity)) {
-    return ErrorResponse(Status::PermissionDenied(), why, 0, 0);
-  }
+Response RequestHandler::StatusOf(std::string_view identity,
+                                  std::string_view query) const {
+  Response refusal;
+  const Result<rounds::RoundEngine*> routed = Route(identity, query, &refusal);
+  if (!routed.ok()) return refusal;
+  const rounds::RoundEngine* const engine = *routed;
   const edgeadmm_wire_StatusBody body = wire::MakeStatusBody(
-      Status::Ok(), jobs::JobStateName(engine_->job().state),
-      static_cast<uint64_t>(engine_->job().id),
-      static_cast<uint64_t>(engine_->round_id()));
+      Status::Ok(), jobs::JobStateName(engine->job().state),
+      static_cast<uint64_t>(engine->job().id),
+      static_cast<uint64_t>(engine->round_id()));
   return Encoded(
       wire::kCoapContent, wire::kStatusBodyFormat, wire::kMaxStatusBodyBytes,
       [&](ByteSpan out) { return wire::EncodeStatusBody(body, out); });

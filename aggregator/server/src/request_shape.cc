@@ -9,6 +9,7 @@ namespace {
 constexpr uint16_t kObserve = 6;
 constexpr uint16_t kUriPort = 7;
 constexpr uint16_t kUriPath = 11;
+constexpr uint16_t kUriQuery = 15;  // job=<name> (RequestHandler)
 constexpr uint16_t kContentFormat = 12;
 constexpr uint16_t kBlock2 = 23;
 constexpr uint16_t kBlock1 = 27;
@@ -20,8 +21,8 @@ bool IsPort(const std::vector<uint8_t>& value, uint16_t port) {
   const std::vector<uint8_t> expected =
       port > 0xff ? std::vector<uint8_t>{static_cast<uint8_t>(port >> 8),
                                          static_cast<uint8_t>(port & 0xff)}
-      : port > 0 ? std::vector<uint8_t>{static_cast<uint8_t>(port)}
-                 : std::vector<uint8_t>{};
+      : port > 0  ? std::vector<uint8_t>{static_cast<uint8_t>(port)}
+                  : std::vector<uint8_t>{};
   return value == expected;
 }
 
@@ -29,13 +30,13 @@ bool Allowed(Resource resource, uint16_t number) {
   if (number == kUriPort) return true;  // checked against the own port
   switch (resource) {
     case Resource::kTask:
-      return number == kObserve || number == kBlock2 || number == kSize2;
+      return number == kObserve || number == kUriQuery || number == kBlock2 ||
+             number == kSize2;
     case Resource::kUpdate:
-      return number == kContentFormat || number == kBlock1 ||
-             number == kSize1;
+      return number == kContentFormat || number == kBlock1 || number == kSize1;
     case Resource::kModel:
     case Resource::kStatus:
-      return number == kBlock2 || number == kSize2;
+      return number == kUriQuery || number == kBlock2 || number == kSize2;
   }
   return false;
 }

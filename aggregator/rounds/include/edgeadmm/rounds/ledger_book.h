@@ -138,9 +138,18 @@ class LedgerBook {
   }
   // Whether device `index` may take part in one more round: every lifetime
   // budget it has admits it (true without one); otherwise `*refused` is the
-  // ledger that does not.
-  bool LifetimeAllows(size_t index,
-                      registry::LifetimeLedger* refused = nullptr) const;
+  // ledger that does not. `reserved_local`/`reserved_central` (if not null):
+  // curves of other jobs' open rounds, counted on top of `earlier`.
+  bool LifetimeAllows(
+      size_t index, registry::LifetimeLedger* refused = nullptr,
+      const std::vector<double>* reserved_local = nullptr,
+      const std::vector<double>* reserved_central = nullptr) const;
+  // The worst-case curves one more round adds to a member's local and
+  // central lifetime ledgers (what its open round reserves).
+  const std::vector<double>& local_round_rdp() const { return local_rdp_; }
+  const std::vector<double>& worst_central_round_rdp() const {
+    return worst_central_rdp_;
+  }
 
   // The conversion of the central scopes' ε (kPld or the accountant's).
   privacy::Conversion central_conversion() const {

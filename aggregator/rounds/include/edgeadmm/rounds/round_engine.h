@@ -34,6 +34,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/rounds/ledger_book.h"
+#include "edgeadmm/rounds/lifetime_reservations.h"
 #include "edgeadmm/rounds/model_selection.h"
 #include "edgeadmm/rounds/open_round.h"
 #include "edgeadmm/rounds/party_ledger.h"
@@ -128,6 +129,10 @@ class RoundEngine {
   // The task for `device_id` (kWait for devices outside the job).
   Task TaskFor(std::string_view device_id) const;
 
+  // True if the open round's cohort includes `device_id` and holds no
+  // upload from it yet (JobRouter serves such a job first).
+  bool AwaitsUpload(std::string_view device_id) const;
+
   // True if `device_id` is enrolled in the registry and enabled: every
   // resource asks before it answers (docs/security.md, "Revocation").
   bool DeviceEnabled(std::string_view device_id) const;
@@ -182,6 +187,19 @@ class RoundEngine {
            job_.config.policy != privacy::Policy::kTrustedAggregator;
   }
 
+  // Shared with the engines of the other jobs the daemon runs at once: each
+  // open round reserves its worst-case lifetime charge there, the budget
+  // check counts the others' reservations, and the devices' curves of other
+  // jobs are re-read from the store at every round open (docs/privacy.md,
+  // "Lifetime budget across concurrent jobs"). Null: one job. Must outlive
+  // the engine.
+  // A round open at the call (resumed or taken over by Open) reserves now.
+  void set_lifetime_reservations(LifetimeReservations* reservations) {
+    reservations_ = reservations;
+    if (role_ != Role::kFollower) ReserveOpenRound();
+  }
+  ~RoundEngine() { ReleaseOpenRound(); }
+
   // Called after every closed round (progress line, Observe notification).
   void set_round_listener(std::function<void(const RoundSummary&)> listener) {
     listener_ = std::move(listener);
@@ -221,6 +239,11 @@ class RoundEngine {
   // that reached the algorithm's participation cap, out of a newly sampled
   // `round`; returns how many left.
   size_t DropLifetimeExhaustedMembers(OpenRound& round);
+  // The open round's reservation in reservations_ (if set), and its end.
+  void ReserveOpenRound();
+  void ReleaseOpenRound() {
+    if (reservations_ != nullptr) reservations_->Release(job_.id);
+  }
   Status CloseRound(int64_t now_ms);
   // Whether the job's algorithm runs barrier rounds (BarrierRounds).
   bool Barrier() const;
@@ -295,6 +318,7 @@ class RoundEngine {
   // BarrierRounds::ResumesOpenRound (set by Load).
   bool resumes_open_round_ = false;
   Role role_ = Role::kSole;
+  LifetimeReservations* reservations_ = nullptr;
   std::string gateway_id_;  // uploads.gateway; empty: kSole
   // kFollower: the last read of the store; kCoordinator: of the standbys'
   // uploads.

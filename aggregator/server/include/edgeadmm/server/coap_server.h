@@ -140,8 +140,8 @@ class CoapServer {
   RequestHandler handler_{nullptr};
   JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;
-  int64_t notified_round_ = -1;
-  int notified_state_ = -1;
+  // (job, open round, state) of each loaded job at the last notification.
+  std::vector<int64_t> notified_;
   int64_t metrics_written_ms_ = 0;
   bool metrics_failing_ = false;  // the last write failed (logged once)
 

@@ -1,16 +1,19 @@
-// JobHost: the job the daemon serves. Picks up the running job from the
-// store (the admin CLI starts and stops jobs in the same database), owns its
-// RoundEngine and validation set, points the RequestHandler at the engine,
-// and advances the engine on the server's clock.
+// JobHost: the jobs the daemon serves. Picks up the running jobs from the
+// store (the admin CLI starts and stops jobs in the same database), owns a
+// RoundEngine and validation set per job, hands the RequestHandler's
+// JobRouter the engines, and advances each on the server's clock.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "edgeadmm/result.h"
+#include "edgeadmm/rounds/lifetime_reservations.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/rounds/validator.h"
@@ -31,8 +34,9 @@ class JobHost {
   JobHost(store::Database& db, RequestHandler& handler)
       : db_(&db), handler_(&handler) {}
 
-  // Loads the running job if the engine has none or its job stopped (a
-  // running job whose engine is loaded stays). Store errors.
+  // Loads every running job that has no engine yet (a loaded one stays);
+  // once a new job is loaded, the engines of stopped jobs go (until then
+  // they answer their devices DONE). Store errors.
   Status PickUpRunningJob(int64_t now_ms);
   // One tick at wall-clock `now_ms`: a job pick-up at most every second, an
   // engine advance at most every 10 ms, or at once when a round's cohort is
@@ -56,14 +60,18 @@ class JobHost {
   void set_gateway_id(std::string gateway_id) {
     lease_ = std::make_unique<CoordinatorLease>(*db_, std::move(gateway_id));
   }
-  // The loaded job's engine, or null.
-  rounds::RoundEngine* engine() { return engine_.get(); }
+  // The loaded engine of lowest job id, or null.
+  rounds::RoundEngine* engine() {
+    return hosted_.empty() ? nullptr : hosted_.begin()->second.engine.get();
+  }
+  // Every loaded engine, by job id.
+  std::vector<rounds::RoundEngine*> engines() const;
 
   // Where Tick counts the rounds that end (committed or discarded), with
   // the time each was open; null (the default): nowhere. Must outlive the
   // host.
   void set_metrics(GatewayMetrics* metrics) { metrics_ = metrics; }
-  // The running job's gauges for a metrics scrape.
+  // The gauges of engine() for a metrics scrape.
   JobGauges Gauges() const;
 
   // Under trusted-aggregator, the end of each round (its commit or
@@ -81,31 +89,44 @@ class JobHost {
   void set_clock(Clock clock) { clock_ = std::move(clock); }
 
  private:
+  // One loaded job.
+  struct Hosted {
+    std::unique_ptr<rounds::RoundEngine> engine;
+    std::unique_ptr<rounds::Validator> validator;  // if the job has data
+    int64_t last_advance_ms = 0;
+    // The round seen open at the last tick (0: none) and when it was first
+    // seen open, for the round duration.
+    int64_t seen_round_id = 0;
+    int64_t seen_round_opened_ms = 0;
+    int64_t seen_round_deadline_ms = 0;
+  };
+
   store::Database* db_;
   RequestHandler* handler_;
   rounds::PrivacyRoundAccountant accountant_;
-  std::unique_ptr<rounds::RoundEngine> engine_;
+  // Open rounds' worst-case charges, seen by every engine's lifetime check.
+  rounds::LifetimeReservations reservations_;
+  std::map<int64_t, Hosted> hosted_;         // by job id
   std::unique_ptr<CoordinatorLease> lease_;  // null: one gateway
   int64_t standby_job_ = 0;  // the job last logged as standing by for
-  std::unique_ptr<rounds::Validator> validator_;  // if the job has data
   int64_t last_pickup_ms_ = 0;
-  int64_t last_advance_ms_ = 0;
   GatewayMetrics* metrics_ = nullptr;
-  // The round seen open at the last tick (0: none) and when it was first
-  // seen open, for the round duration.
-  int64_t seen_round_id_ = 0;
-  int64_t seen_round_opened_ms_ = 0;
-  int64_t seen_round_deadline_ms_ = 0;
   int64_t release_delay_ms_ = 0;
   Clock clock_ = RealClock();
 
   static Clock RealClock();
   // After an engine advance: counts a round that ended since the last one
   // and holds its release (set_release_delay_ms).
-  void ObserveRound(int64_t iteration_before, int64_t now_ms);
-  void HoldRelease(int64_t deadline_ms);
-  // Replaces the engine with one for `job` in `role`, and its validator.
+  void ObserveRound(Hosted& hosted, int64_t iteration_before, int64_t now_ms);
+  void HoldRelease(const rounds::RoundEngine& engine, int64_t deadline_ms);
+  // Advances one job's engine (Tick).
+  void AdvanceJob(Hosted& hosted, int64_t now_ms);
+  // Loads `job` unless it is loaded (and coordinated): true if it loaded it.
+  Result<bool> PickUp(const jobs::JobRecord& job);
+  // Loads (or replaces) the engine of `job` in `role`, and its validator.
   Status Serve(const jobs::JobRecord& job, rounds::RoundEngine::Role role);
+  // Hands the handler's router the loaded engines.
+  void Reroute();
   // True if this gateway coordinates `job` (it holds, or just took, the
   // job's lease; always without a lease); logs the outcome.
   Result<bool> TakeLease(const jobs::JobRecord& job);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/server/job_router.h"
 
 namespace edgeadmm::server {
 
@@ -36,12 +37,21 @@ Status StatusForVerdict(rounds::UploadVerdict verdict);
 class RequestHandler {
  public:
   // `engine` may be null (no job loaded): every resource answers 4.04.
-  explicit RequestHandler(rounds::RoundEngine* engine) : engine_(engine) {}
-  void set_engine(rounds::RoundEngine* engine) { engine_ = engine; }
+  explicit RequestHandler(rounds::RoundEngine* engine) { set_engine(engine); }
+  // One job (null: none).
+  void set_engine(rounds::RoundEngine* engine) {
+    router_.Set(engine != nullptr ? std::vector<rounds::RoundEngine*>{engine}
+                                  : std::vector<rounds::RoundEngine*>{});
+  }
+  // The loaded jobs (JobHost sets them; JobRouter picks per request).
+  JobRouter& router() { return router_; }
 
+  // `query` below: the request's Uri-Query, empty or `job=<name>`
+  // (JobRouter::ParseQuery): anything else is 4.00, an unknown job 4.04.
   // GET v1/task: the RoundTask of `identity` (2.05) — PARTICIPATE with z in
   // its cohort, IDLE otherwise, DONE when the job ended.
-  Response Task(std::string_view identity, int64_t now_ms) const;
+  Response Task(std::string_view identity, int64_t now_ms,
+                std::string_view query = {}) const;
   // POST v1/update with the raw body; 4.15 unless Content-Format is 65101
   // (a missing option included). Decodes (bounded by the job's
   // dimension), judges through the engine, answers 2.04 + receipt or the
@@ -49,18 +59,32 @@ class RequestHandler {
   Response Update(std::string_view identity,
                   std::optional<uint16_t> content_format, const uint8_t* body,
                   size_t size, int64_t now_ms);
-  // The largest v1/update body the running job takes (0: no job).
+  // An upload goes to the job its job_id names (JobRouter::ByJobId); one
+  // for no loaded job is refused as one for a stopped job (4.12).
+  // The largest v1/update body a loaded job takes (0: no job).
   size_t MaxUpdateBody() const;
   // GET v1/model: the last released model (2.05), 4.04 before the first;
   // 4.03 for every device when the algorithm does not release the model to
   // devices (Algorithm::ReleasesModelToDevices: z goes out only in tasks).
-  Response Model(std::string_view identity) const;
+  Response Model(std::string_view identity, std::string_view query = {}) const;
   // GET v1/status: 2.05 with code 0 and the current (job, round) for an
   // enrolled device.
-  Response StatusOf(std::string_view identity) const;
+  Response StatusOf(std::string_view identity,
+                    std::string_view query = {}) const;
 
  private:
-  rounds::RoundEngine* engine_;
+  // The engine a task/model/status request is for, or the response that
+  // refuses it.
+  Result<rounds::RoundEngine*> Route(std::string_view identity,
+                                     std::string_view query,
+                                     Response* refusal) const;
+  // The engine of the job an upload names, or null and the refusal.
+  rounds::RoundEngine* UploadEngine(const uint8_t* body, size_t size,
+                                    Response* refusal) const;
+  // The largest upload body of `engine`'s job.
+  static size_t MaxUpdateBodyOf(const rounds::RoundEngine& engine);
+
+  JobRouter router_;
 };
 
 // A response carrying a StatusBody for `status` (code from the protocol
