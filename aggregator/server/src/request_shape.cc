@@ -1,5 +1,7 @@
 #include "edgeadmm/server/request_shape.h"
 
+#include <algorithm>
+
 #include "edgeadmm/wire/coap_code.h"
 
 namespace edgeadmm::server {
@@ -24,6 +26,14 @@ bool IsPort(const std::vector<uint8_t>& value, uint16_t port) {
       : port > 0  ? std::vector<uint8_t>{static_cast<uint8_t>(port)}
                   : std::vector<uint8_t>{};
   return value == expected;
+}
+
+// Whether a Uri-Query value is a job selector (`job=...`; the handler
+// checks the name).
+bool IsJobSelector(const std::vector<uint8_t>& value) {
+  static constexpr char kKey[] = {'j', 'o', 'b', '='};
+  return value.size() > sizeof(kKey) &&
+         std::equal(kKey, kKey + sizeof(kKey), value.begin());
 }
 
 bool Allowed(Resource resource, uint16_t number) {
@@ -60,6 +70,9 @@ ShapeVerdict CheckRequestShape(Resource resource,
     }
     if (!Allowed(resource, option.number)) {
       return Refuse(wire::CoapCode(4, 2), "option not part of the protocol");
+    }
+    if (option.number == kUriQuery && !IsJobSelector(option.value)) {
+      return Refuse(wire::CoapCode(4, 2), "Uri-Query other than job=<name>");
     }
     // Options arrive in ascending order, so a repeat follows its first.
     if (option.number == previous) {
