@@ -128,7 +128,10 @@ CoapResponse FakeAggregator::Handle(const char* identity,
   }
   const bool get = request.method == CoapMethod::kGet;
   const bool post = request.method == CoapMethod::kPost;
-  if (std::strcmp(request.path, wire::kTaskPath) == 0 && get) {
+  if (wire::IsTaskPath(request.path) && get) {
+    const char* query = std::strchr(request.path, '?');
+    std::strncpy(last_task_query_, query != nullptr ? query + 1 : "",
+                 sizeof(last_task_query_) - 1);
     return HandleTask(*device, out);
   }
   if (std::strcmp(request.path, wire::kUpdatePath) == 0 && post) {
@@ -138,7 +141,7 @@ CoapResponse FakeAggregator::Handle(const char* identity,
     return HandleReport(*device, request, out);
   }
   ++totals_.rejected;
-  const bool known = std::strcmp(request.path, wire::kTaskPath) == 0 ||
+  const bool known = wire::IsTaskPath(request.path) ||
                      std::strcmp(request.path, wire::kUpdatePath) == 0 ||
                      std::strcmp(request.path, wire::kStatusPath) == 0;
   return known ? Reply(wire::kCoapMethodNotAllowed, Status::Unimplemented(),

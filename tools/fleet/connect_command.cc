@@ -207,6 +207,7 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
                  "squared\n");
     throw CLI::RuntimeError(2);
   }
+  if (!c.job.empty()) c.storage_key = "job-" + c.job;
   if (!part.empty()) {
     unsigned long i = 0, k = 0;
     char tail = 0;
@@ -319,6 +320,9 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--state-dir", c.state_dir,
                   "per-device state directories (default: RAM)");
+  cmd->add_option("--job", c.job,
+                  "the job every device serves (Uri-Query job=NAME; its "
+                  "record stored as job-NAME); default: the gateway picks");
   cmd->add_option(
       "--epsilon-budget", c.epsilon_budget,
       "local epsilon budget of every device (default inf: no limit, "

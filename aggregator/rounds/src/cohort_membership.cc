@@ -124,12 +124,18 @@ size_t RoundEngine::DropLifetimeExhaustedMembers(OpenRound& round) {
 
 void RoundEngine::ReserveOpenRound() {
   if (reservations_ == nullptr || !open_.has_value) return;
-  std::unordered_set<std::string> members;
+  // Trusted-aggregator charges its one central curve to every device of
+  // the job, sampled or not.
+  const bool central_for_all =
+      job_.config.policy == privacy::Policy::kTrustedAggregator;
+  std::unordered_set<std::string> cohort;
+  std::unordered_set<std::string> central;
   for (size_t i = 0; i < devices_.size(); ++i) {
-    if (open_.in_cohort[i]) members.insert(devices_[i]);
+    if (open_.in_cohort[i]) cohort.insert(devices_[i]);
+    if (open_.in_cohort[i] || central_for_all) central.insert(devices_[i]);
   }
   reservations_->Reserve(
-      job_.id, std::move(members),
+      job_.id, std::move(cohort), std::move(central),
       {ledgers_->local_round_rdp(), ledgers_->worst_central_round_rdp()});
 }
 

@@ -13,19 +13,24 @@ void Compose(std::vector<double>& into, const std::vector<double>& curve) {
 
 }  // namespace
 
-void LifetimeReservations::Reserve(int64_t job_id,
-                                   std::unordered_set<std::string> devices,
-                                   Charge charge) {
-  by_job_[job_id] = Reservation{std::move(devices), std::move(charge)};
+void LifetimeReservations::Reserve(
+    int64_t job_id, std::unordered_set<std::string> local_devices,
+    std::unordered_set<std::string> central_devices, Charge charge) {
+  by_job_[job_id] = Reservation{std::move(local_devices),
+                                std::move(central_devices), std::move(charge)};
 }
 
 void LifetimeReservations::AddOthers(int64_t job_id, const std::string& device,
                                      std::vector<double>& local,
                                      std::vector<double>& central) const {
   for (const auto& [other, reservation] : by_job_) {
-    if (other == job_id || reservation.devices.count(device) == 0) continue;
-    Compose(local, reservation.charge.local);
-    Compose(central, reservation.charge.central);
+    if (other == job_id) continue;
+    if (reservation.local_devices.count(device) != 0) {
+      Compose(local, reservation.charge.local);
+    }
+    if (reservation.central_devices.count(device) != 0) {
+      Compose(central, reservation.charge.central);
+    }
   }
 }
 

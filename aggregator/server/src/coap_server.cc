@@ -451,7 +451,7 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
   }
   metrics_written_ms_ = now_ms;
   const host::Error written = WriteMetricsFile(
-      options_.metrics_file, impl_->metrics.Render(jobs_.Gauges()));
+      options_.metrics_file, impl_->metrics.Render(jobs_.AllGauges()));
   if (!written.ok() && !metrics_failing_) {
     EDGEADMM_LOG_WARN("server: metrics not written (%s); retrying",
                       written.message().c_str());

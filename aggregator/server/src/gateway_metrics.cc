@@ -64,6 +64,11 @@ void Header(std::string& out, const char* name, const char* type,
          type + "\n";
 }
 
+// {job="<name>"}.
+std::string JobLabel(const JobGauges& job) {
+  return "{job=\"" + Escaped(job.name) + "\"}";
+}
+
 }  // namespace
 
 void GatewayMetrics::CountResponse(std::string_view resource, uint8_t code) {
@@ -92,6 +97,11 @@ void GatewayMetrics::CountRound(bool committed, double seconds) {
 }
 
 std::string GatewayMetrics::Render(const JobGauges& job) const {
+  return Render(job.has_job ? std::vector<JobGauges>{job}
+                            : std::vector<JobGauges>{});
+}
+
+std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
   std::string out;
   Header(out, "edgeadmm_build_info", "gauge",
          "The daemon's version (value 1).");
@@ -144,26 +154,35 @@ std::string GatewayMetrics::Render(const JobGauges& job) const {
   out += "edgeadmm_round_duration_seconds_sum " + Number(round_seconds_sum_) +
          "\n";
   out += "edgeadmm_round_duration_seconds_count " + Count(round_count_) + "\n";
-  if (!job.has_job) return out;
-  const std::string labels = "{job=\"" + Escaped(job.name) + "\"}";
+  // One family each, a sample per loaded job.
+  if (jobs.empty()) return out;
   Header(out, "edgeadmm_job_iteration", "gauge",
-         "Committed rounds of the running job.");
-  out += "edgeadmm_job_iteration" + labels + " " +
-         std::to_string(job.iteration) + "\n";
+         "Committed rounds of each loaded job.");
+  for (const JobGauges& job : jobs) {
+    out += "edgeadmm_job_iteration" + JobLabel(job) + " " +
+           std::to_string(job.iteration) + "\n";
+  }
   Header(out, "edgeadmm_job_rounds", "gauge",
-         "Rounds the running job is to commit.");
-  out +=
-      "edgeadmm_job_rounds" + labels + " " + std::to_string(job.rounds) + "\n";
+         "Rounds each loaded job is to commit.");
+  for (const JobGauges& job : jobs) {
+    out += "edgeadmm_job_rounds" + JobLabel(job) + " " +
+           std::to_string(job.rounds) + "\n";
+  }
   Header(out, "edgeadmm_job_round_open", "gauge",
-         "1 while a round of the running job is open.");
-  out += "edgeadmm_job_round_open" + labels + " " +
-         (job.round_open ? "1" : "0") + "\n";
+         "1 while a round of the job is open.");
+  for (const JobGauges& job : jobs) {
+    out += "edgeadmm_job_round_open" + JobLabel(job) + " " +
+           (job.round_open ? "1" : "0") + "\n";
+  }
   Header(out, "edgeadmm_job_central_epsilon", "gauge",
-         "Central epsilon charged so far to the running job's released "
+         "Central epsilon charged so far to the job's released "
          "models (docs/privacy.md; the labels give delta and accountant).");
-  out += "edgeadmm_job_central_epsilon{job=\"" + Escaped(job.name) +
-         "\",delta=\"" + Number(job.delta) + "\",accountant=\"" +
-         Escaped(job.accountant) + "\"} " + Number(job.central_epsilon) + "\n";
+  for (const JobGauges& job : jobs) {
+    out += "edgeadmm_job_central_epsilon{job=\"" + Escaped(job.name) +
+           "\",delta=\"" + Number(job.delta) + "\",accountant=\"" +
+           Escaped(job.accountant) + "\"} " + Number(job.central_epsilon) +
+           "\n";
+  }
   return out;
 }
 

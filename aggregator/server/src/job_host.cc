@@ -226,20 +226,28 @@ JobHost::Clock JobHost::RealClock() {
 }
 
 JobGauges JobHost::Gauges() const {
-  JobGauges g;
-  if (hosted_.empty()) return g;
-  const rounds::RoundEngine* engine = hosted_.begin()->second.engine.get();
-  const jobs::JobConfig& config = engine->job().config;
-  g.has_job = true;
-  g.name = config.name;
-  g.iteration = engine->iteration();
-  g.rounds = config.rounds;
-  g.central_epsilon = engine->central_epsilon();
-  g.delta = config.delta;
-  g.accountant =
-      config.accountant == jobs::CentralAccountant::kPld ? "pld" : "rdp";
-  g.round_open = engine->round_open();
-  return g;
+  const std::vector<JobGauges> all = AllGauges();
+  return all.empty() ? JobGauges{} : all.front();
+}
+
+std::vector<JobGauges> JobHost::AllGauges() const {
+  std::vector<JobGauges> all;
+  for (const auto& [id, hosted] : hosted_) {
+    const rounds::RoundEngine* engine = hosted.engine.get();
+    const jobs::JobConfig& config = engine->job().config;
+    JobGauges g;
+    g.has_job = true;
+    g.name = config.name;
+    g.iteration = engine->iteration();
+    g.rounds = config.rounds;
+    g.central_epsilon = engine->central_epsilon();
+    g.delta = config.delta;
+    g.accountant =
+        config.accountant == jobs::CentralAccountant::kPld ? "pld" : "rdp";
+    g.round_open = engine->round_open();
+    all.push_back(std::move(g));
+  }
+  return all;
 }
 
 }  // namespace edgeadmm::server

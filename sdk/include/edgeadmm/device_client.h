@@ -173,6 +173,11 @@ struct DeviceClientConfig {
   uint32_t retry_min_ms = 1000;
   uint32_t retry_max_ms = 60000;
   const char* storage_key = "client";
+  // The job this client serves on a gateway that runs several
+  // (docs/protocol.md, "Several jobs"): sent as the Uri-Query job=<name> of
+  // v1/task. Empty: the gateway chooses among the device's jobs. A device
+  // that runs several jobs gives each client its own storage_key.
+  const char* job = "";
   // Fault injection (tests, fleet reboots, the device program's
   // --halt-after-persist): stop in kHalted right after the record with a new
   // upload was persisted, before sending it, as a power cut would.
@@ -319,6 +324,8 @@ class DeviceClient {
   uint64_t IdleMs(uint64_t now_ms) const;
 
  private:
+  // task_path_ from config_.job; false for an invalid job name.
+  bool SetTaskPath(const char* job);
   Status LoadRecord();
   // Sets record_size_ after record_ changed and re-parses the pending upload.
   void SetRecordSize(size_t size);
@@ -378,6 +385,8 @@ class DeviceClient {
   void Refuse(const edgeadmm_wire_RoundTask& h, Status status);
 
   DeviceClientConfig config_;
+  // v1/task, with "?job=<name>" when config_.job names one.
+  char task_path_[wire::kMaxTaskPathBytes] = {};
   const ClientAlgorithmTable* algorithms_ = nullptr;
   bool initialized_ = false;
   ClientState state_ = ClientState::kStart;

@@ -37,6 +37,26 @@ Result<ByteSpan> Carve(Workspace& ws, size_t bytes) {
 
 }  // namespace
 
+bool DeviceClient::SetTaskPath(const char* job) {
+  char* out = task_path_;
+  for (const char* c = wire::kTaskPath; *c != '\0';) *out++ = *c++;
+  if (job != nullptr && job[0] != '\0') {
+    *out++ = '?';
+    for (const char* c = wire::kJobQueryKey; *c != '\0';) *out++ = *c++;
+    size_t n = 0;
+    for (; job[n] != '\0'; ++n) {
+      const char c = job[n];
+      const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                           c == '-';
+      if (n >= wire::kMaxJobNameLength || !allowed) return false;
+      *out++ = c;
+    }
+  }
+  *out = '\0';
+  return true;
+}
+
 const char* ClientStateName(ClientState state) {
   switch (state) {
     case ClientState::kStart:
@@ -79,7 +99,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       !(config.delta > 0 && config.delta < 1) || config.retry_min_ms == 0 ||
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
       algorithms.init_trainer == nullptr ||
-      (config.stream_rows > 0 && algorithms.create_streaming == nullptr)) {
+      (config.stream_rows > 0 && algorithms.create_streaming == nullptr) ||
+      !SetTaskPath(config.job)) {
     return Status::InvalidArgument();
   }
   const size_t dim = config.data.dim();
@@ -340,7 +361,7 @@ uint64_t DeviceClient::RefreshAfterMs() const {
 
 void DeviceClient::StartObserve() {
   const Status started =
-      config_.transport->StartObserve(wire::kTaskPath, task_bytes_);
+      config_.transport->StartObserve(task_path_, task_bytes_);
   if (!started.ok()) {
     Backoff(started);
     return;
@@ -354,7 +375,7 @@ void DeviceClient::StartObserve() {
 void DeviceClient::StartFetch() {
   TransportRequest request;
   request.method = CoapMethod::kGet;
-  request.path = wire::kTaskPath;
+  request.path = task_path_;
   // A streaming party takes every task through the sink: one that fits is
   // copied into task_bytes_ on the way (ProcessTask), a larger one streams.
   fetch_streamed_ = stream_ != nullptr;

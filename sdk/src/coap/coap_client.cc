@@ -142,15 +142,21 @@ Status CoapClient::Transmit(Exchange& e) {
           View(e.token, sizeof(e.token)));
   // The GETs of a notification's other blocks go without Observe.
   if (e.observe && !e.fetching) w.AddUintOption(kOptionObserve, 0);
-  for (const char* segment = e.path; *segment != '\0';) {
-    const char* end = std::strchr(segment, '/');
-    const size_t length = end != nullptr ? static_cast<size_t>(end - segment)
-                                         : std::strlen(segment);
+  // Uri-Path segments up to a '?', then what follows it as the Uri-Query.
+  const char* segment = e.path;
+  while (*segment != '\0' && *segment != '?') {
+    const size_t length = std::strcspn(segment, "/?");
     w.AddOption(kOptionUriPath,
                 View(reinterpret_cast<const uint8_t*>(segment), length));
-    segment += length + (end != nullptr ? 1 : 0);
+    segment += length;
+    if (*segment == '/') ++segment;
   }
   if (body_size != 0) w.AddUintOption(kOptionContentFormat, e.content_format);
+  if (*segment == '?') {
+    w.AddOption(kOptionUriQuery,
+                View(reinterpret_cast<const uint8_t*>(segment + 1),
+                     std::strlen(segment + 1)));
+  }
   if (e.block2 != 0) {
     w.AddUintOption(kOptionBlock2,
                     EncodeBlock({e.block2, false, config_.block_szx}));

@@ -3,19 +3,22 @@
 
 Real stack on loopback (daemon, `edgeadmm-fleet connect` over DTLS), three
 times in fresh databases with the same setup: 12 devices, job alpha created
-while a-00000..a-00005 were the enabled devices and job beta while
-b-00000..b-00005 were (so each job has its own six), both prox-admm jobs of
-3 rounds with a fixed cohort of all six and device noise sigma = 5, the
-fleet's noise from one paired seed. Run "both" starts both jobs together;
-runs "alpha" and "beta" start one. Checked: both jobs completed in the
+while the even ones of d-00000..d-00011 were the enabled devices and job
+beta while the odd ones were (so each job has its own six), both prox-admm
+jobs of 3 rounds with a fixed cohort of all six and device noise sigma = 5,
+the fleet's noise from one paired seed. Run "both" starts both jobs
+together with one fleet (the gateway picks each device's job); run
+"selectors" the same with one fleet per job whose devices send the
+Uri-Query job=<name> (`--job`); runs "alpha" and "beta" start one. Checked: both jobs completed in the
 shared run with every upload accepted (the fleet's 36 accepted at first
-try, none stale, duplicate or rejected; 3 x 6 stored per job); each job's stored uploads and every committed model z are bit for
-bit those of its run alone; and a run with another seed differs (the
+try, none stale, duplicate or rejected; 3 x 6 stored per job); each job's stored uploads and every committed model z in both shared
+runs are bit for bit those of its run alone; and a run with another seed differs (the
 comparison can fail).
 """
 
 import os
 import sys
+import time
 
 import edgeadmm_db  # tools/python (on PYTHONPATH)
 import edgeadmm_stack as es
@@ -32,11 +35,11 @@ def fail(message):
 
 
 def setup(stack):
-    """Both jobs created, each over its own six devices; none started."""
-    groups = {}
-    for job in ("alpha", "beta"):
-        prefix = f"{job[0]}-"
-        groups[job] = stack.enroll(PER_JOB, prefix=prefix)
+    """Both jobs created, each over its own six devices (alpha the even
+    ones of d-00000..d-00011, beta the odd ones); none started. Returns
+    {job: its devices}."""
+    devices = stack.enroll(2 * PER_JOB, prefix="d-")
+    groups = {"alpha": devices[0::2], "beta": devices[1::2]}
     # Each job enrols the devices enabled when it is created.
     for job, other in (("alpha", "beta"), ("beta", "alpha")):
         for device in groups[other]:
@@ -46,24 +49,46 @@ def setup(stack):
             seed=11), start=False)
         for device in groups[other]:
             stack.run_cli("devices", "enable", device)
+    return groups
 
 
-def run(a, name, jobs, seed):
-    """Starts `jobs` together; returns {job: (uploads, models)}."""
+def run(a, name, jobs, seed, selectors=False):
+    """Starts `jobs` together; returns {job: (uploads, models)}. With
+    `selectors`, one fleet per job runs that job's devices with
+    `--job <name>` (the Uri-Query), else one fleet runs all twelve and the
+    gateway picks each device's job."""
     stack = es.Stack(a.build_dir, os.path.join(a.work_dir, name))
     setup(stack)
+    fleet_args = ["--data", a.data, "--dim", "123", "--epsilon-budget",
+                  "1000", "--unsafe-paired-seed", seed]
     try:
         stack.start_daemon()
         for job in jobs:
             stack.start_job(job)
-        stack.start_fleet(["--data", a.data, "--dim", "123",
-                           "--epsilon-budget", "1000",
-                           "--unsafe-paired-seed", seed])
+        if not selectors:
+            stack.start_fleet(fleet_args)
+        for part, job in enumerate(jobs if selectors else []):
+            # --part I/2 runs the devices of index I mod 2 (this job's six)
+            # with the data shards they have in one fleet of twelve.
+            stack.start_fleet(fleet_args + ["--job", job, "--part",
+                                            f"{part}/2"])
+        # Not Stack.follow: a fleet of one job exits when its job ends,
+        # while the other job runs on.
+        deadline = time.monotonic() + 120
+        while any(stack.job_state(j) not in es.FINISHED_STATES
+                  for j in jobs):
+            if stack.daemon is not None and stack.daemon.poll() is not None:
+                fail(f"run {name}: the daemon exited; see daemon.log")
+            if time.monotonic() > deadline:
+                fail(f"run {name}: jobs still running after 120 s")
+            time.sleep(0.5)
         for job in jobs:
-            final = stack.follow(job, lambda row: None, 120)
-            if final != "completed":
-                fail(f"run {name}: job {job} {final}: "
+            if stack.job_state(job) != "completed":
+                fail(f"run {name}: job {job} {stack.job_state(job)}: "
                      f"{stack.end_reason(job)}")
+        # A fleet per job sees its job end and exits (its summary counts).
+        for fleet in stack.fleets if selectors else []:
+            fleet.wait(timeout=60)
     except es.StackError as e:
         fail(f"run {name}: {e}")
     finally:
@@ -92,13 +117,18 @@ def run(a, name, jobs, seed):
 def main():
     a, _, _ = es.device_process_test(__doc__.split("\n")[0])
     both = run(a, "both", ["alpha", "beta"], SEED)
+    selected = run(a, "selectors", ["alpha", "beta"], SEED, selectors=True)
     for job in ("alpha", "beta"):
         alone = run(a, job, [job], SEED)[job]
-        if both[job][0] != alone[0]:
-            differ = sum(x != y for x, y in zip(both[job][0], alone[0]))
-            fail(f"job {job}: {differ} uploads differ from its run alone")
-        if both[job][1] != alone[1]:
-            fail(f"job {job}: its models differ from its run alone")
+        for label, shared in (("at once", both[job]),
+                              ("with job=", selected[job])):
+            if shared[0] != alone[0]:
+                differ = sum(x != y for x, y in zip(shared[0], alone[0]))
+                fail(f"job {job} {label}: {differ} uploads differ from its "
+                     "run alone")
+            if shared[1] != alone[1]:
+                fail(f"job {job} {label}: its models differ from its run "
+                     "alone")
     other = run(a, "other-seed", ["alpha"], OTHER_SEED)["alpha"]
     if other[1] == both["alpha"][1]:
         fail("another paired seed gave the same models: the check is blind")

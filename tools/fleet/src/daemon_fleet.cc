@@ -345,6 +345,8 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
                   : f.blocks[i].View();
   if (!view.ok()) return host::Error(view.status(), "bad shard");
   d->config.device_id = d->id.c_str();
+  d->config.job = config.job.c_str();
+  d->config.storage_key = config.storage_key.c_str();
   Decorate(config, i, link, shared, *d);
   d->config.data = *view;
   if (!f.test_blocks.empty()) {

@@ -66,8 +66,8 @@ Status PairedSeedTransport::StartRequest(const TransportRequest& request,
     return Status::Unimplemented();
   }
   const Status started = inner_.StartRequest(request, response_buffer);
-  const bool task = request.method == CoapMethod::kGet &&
-                    std::strcmp(request.path, wire::kTaskPath) == 0;
+  const bool task =
+      request.method == CoapMethod::kGet && wire::IsTaskPath(request.path);
   fetch_buffer_ = started.ok() && task ? response_buffer : ByteSpan();
   return started;
 }
@@ -86,9 +86,7 @@ void PairedSeedTransport::Cancel() {
 
 Status PairedSeedTransport::StartObserve(const char* path,
                                          ByteSpan notification_buffer) {
-  observe_buffer_ = std::strcmp(path, wire::kTaskPath) == 0
-                        ? notification_buffer
-                        : ByteSpan();
+  observe_buffer_ = wire::IsTaskPath(path) ? notification_buffer : ByteSpan();
   return inner_.StartObserve(path, notification_buffer);
 }
 

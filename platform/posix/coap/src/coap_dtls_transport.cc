@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "coap_uri_options.h"
 #include "dtls_progress.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/result.h"
@@ -13,7 +14,6 @@
 namespace edgeadmm::posix {
 namespace {
 
-constexpr size_t kMaxPathSegment = 255;
 // Block1 size exponent: SZX 6 = 1024-byte blocks, one per DTLS datagram.
 constexpr uint32_t kBlockSzx = 6;
 constexpr size_t kBlockSize = 1024;
@@ -50,24 +50,6 @@ bool ParseAddress(const char* host, uint16_t port, coap_address_t& out) {
     return true;
   }
   return false;
-}
-
-// Adds one Uri-Path option per '/'-separated segment of `path`.
-bool AddPath(coap_pdu_t* pdu, const char* path) {
-  const char* segment = path;
-  while (*segment != '\0') {
-    const char* end = std::strchr(segment, '/');
-    const size_t length = end == nullptr ? std::strlen(segment)
-                                         : static_cast<size_t>(end - segment);
-    if (length == 0 || length > kMaxPathSegment) return false;
-    if (coap_add_option(pdu, COAP_OPTION_URI_PATH, length,
-                        reinterpret_cast<const uint8_t*>(segment)) == 0) {
-      return false;
-    }
-    if (end == nullptr) break;
-    segment = end + 1;
-  }
-  return true;
 }
 
 bool AddUintOption(coap_pdu_t* pdu, coap_option_num_t number, uint32_t value) {
@@ -223,7 +205,7 @@ Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
   coap_session_new_token(session_, &token.size, token.bytes);
   bool ok = coap_add_token(pdu, token.size, token.bytes) != 0;
   // Options in ascending number order: Observe (6), Uri-Path (11),
-  // Content-Format (12), Block2 (23), Block1 (27), Size1 (60).
+  // Content-Format (12), Uri-Query (15), Block2 (23), Block1 (27), Size1 (60).
   if (ok && observe) {
     ok = AddUintOption(pdu, COAP_OPTION_OBSERVE, COAP_OBSERVE_ESTABLISH);
   }
@@ -233,6 +215,10 @@ Status CoapDtlsTransport::Send(Slot& slot, bool observe) {
   }
   if (ok && !payload.empty()) {
     ok = AddUintOption(pdu, COAP_OPTION_CONTENT_FORMAT, slot.content_format);
+  }
+  if (ok && !AddQuery(pdu, slot.path)) {
+    coap_delete_pdu(pdu);
+    return Status::InvalidArgument();
   }
   if (ok && slot.block2 != 0) {
     ok = AddUintOption(pdu, COAP_OPTION_BLOCK2,

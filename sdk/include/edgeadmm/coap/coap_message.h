@@ -34,6 +34,7 @@ inline constexpr uint16_t kOptionObserve = 6;
 inline constexpr uint16_t kOptionUriPath = 11;
 inline constexpr uint16_t kOptionContentFormat = 12;
 inline constexpr uint16_t kOptionMaxAge = 14;
+inline constexpr uint16_t kOptionUriQuery = 15;
 inline constexpr uint16_t kOptionBlock2 = 23;
 inline constexpr uint16_t kOptionBlock1 = 27;
 inline constexpr uint16_t kOptionSize2 = 28;

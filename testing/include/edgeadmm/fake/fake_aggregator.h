@@ -3,14 +3,14 @@
 //
 // It runs paper 002 Alg. 3 with r = 0 on the server: every accepted Δu is
 // added to the running sum of u, and AdvanceRound() releases z = (1/n) Σ u_i
-// (the mean over all n enrolled devices, paper 002 eq. (5); docs/architecture.md). It keeps
-// the upload bookkeeping a real aggregator must get right, so tests can
-// assert exactly-once delivery: per device the round and CRC-32 of the last
-// accepted upload; a byte-identical repeat is answered 2.04 + duplicate (also
-// after its round closed, so a device whose receipt was lost learns that its
-// upload counted), a different body for an accepted (device, job, round) is
-// 4.09, an upload for another round 4.12. (A real
-// aggregator compares a cryptographic hash; CRC-32 is enough for tests.)
+// (the mean over all n enrolled devices, paper 002 eq. (5);
+// docs/architecture.md). It keeps the upload bookkeeping a real aggregator must
+// get right, so tests can assert exactly-once delivery: per device the round
+// and CRC-32 of the last accepted upload; a byte-identical repeat is
+// answered 2.04 + duplicate (also after its round closed, so a device whose
+// receipt was lost learns that its upload counted), a different body for an
+// accepted (device, job, round) is 4.09, an upload for another round 4.12. (A
+// real aggregator compares a cryptographic hash; CRC-32 is enough for tests.)
 //
 // Memory is the caller's: a device table (open addressing, 2x the devices is
 // a good size) and the model, sum and decode buffers of `dim` Reals. No heap.
@@ -94,6 +94,8 @@ class FakeAggregator final : public CoapEndpoint {
   size_t accepted_this_round() const { return accepted_this_round_; }
   const FakeAggregatorTotals& totals() const { return totals_; }
   Span<const Real> model() const { return model_; }
+  // The Uri-Query of the last task request ("job=<name>"; "" without).
+  const char* last_task_query() const { return last_task_query_; }
 
   CoapResponse Handle(const char* identity, const TransportRequest& request,
                       ByteSpan out) override;
@@ -120,6 +122,7 @@ class FakeAggregator final : public CoapEndpoint {
   uint64_t version_ = 1;
   size_t accepted_this_round_ = 0;
   FakeAggregatorTotals totals_;
+  char last_task_query_[wire::kMaxTaskPathBytes] = {};
 };
 
 }  // namespace edgeadmm

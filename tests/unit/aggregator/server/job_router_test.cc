@@ -126,6 +126,12 @@ TEST_F(TwoJobsTest, UploadsGoToTheJobTheyNameAndUnknownJobsAreRefused) {
   host_.Tick(now_);  // beta's cohort is complete: it commits
   EXPECT_EQ(Engine(beta_).iteration(), 1);
   EXPECT_EQ(Engine(alpha_).iteration(), 0);
+  // The metrics: a sample per job under one family.
+  const std::string text = GatewayMetrics().Render(host_.AllGauges());
+  EXPECT_NE(text.find("edgeadmm_job_iteration{job=\"alpha\"} 0\n"
+                      "edgeadmm_job_iteration{job=\"beta\"} 1\n"),
+            std::string::npos)
+      << text;
   // A job no engine serves: refused as an upload for a stopped job.
   const std::vector<uint8_t> body =
       testing::EncodeUpdateBody(devices_[0], 999, 1, {0.0, 0.0, 0.0});

@@ -101,6 +101,30 @@ TEST_F(DeviceClientTest, EveryDeviceUploadsOncePerRoundAndTheModelMoves) {
   }
 }
 
+// DeviceClientConfig::job: the task requests carry the Uri-Query
+// job=<name> (a path "v1/task?job=<name>" the transports split); a name
+// outside the job-name alphabet or longer than 64 is refused at Init.
+TEST_F(DeviceClientTest, AJobSelectorGoesWithEveryTaskRequest) {
+  ClientRig& rig = MakeRig(LinkConfig{});
+  for (size_t i = 0; i < kRigDevices; ++i) {
+    rig.device(i).config.job = "hvac-1";
+    ASSERT_TRUE(rig.device(i).Reboot(false).ok());
+  }
+  ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
+  EXPECT_STREQ(rig.server().last_task_query(), "job=hvac-1");
+  RigDevice& d = rig.device(0);
+  char longest[66] = {};
+  std::memset(longest, 'j', 65);
+  const char* const bads[] = {"has space", "a&b", "job?", "a/b", longest};
+  for (const char* bad : bads) {
+    d.config.job = bad;
+    EXPECT_EQ(d.Reboot(false), Status::InvalidArgument()) << bad;
+  }
+  longest[64] = '\0';  // 64 characters: the longest job name
+  d.config.job = longest;
+  EXPECT_TRUE(d.Reboot(false).ok());
+}
+
 // The upload is the paper 002 local step at the task's model: the same
 // bytes a LocalTrainer computes from the same state, entropy and z.
 TEST_F(DeviceClientTest, UploadIsTheLocalStepAtTheTasksModel) {

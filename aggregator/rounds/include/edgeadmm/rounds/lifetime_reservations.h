@@ -22,10 +22,13 @@ class LifetimeReservations {
     std::vector<double> local;
     std::vector<double> central;
   };
-  // Job `job_id`'s open round reserves `charge` for each of `devices`
-  // (replacing the job's earlier reservation).
-  void Reserve(int64_t job_id, std::unordered_set<std::string> devices,
-               Charge charge);
+  // Job `job_id`'s open round reserves `charge.local` for each of
+  // `local_devices` (its cohort) and `charge.central` for each of
+  // `central_devices` (its cohort, or under trusted-aggregator, whose one
+  // central curve every device of the job is charged, all of them);
+  // replaces the job's earlier reservation.
+  void Reserve(int64_t job_id, std::unordered_set<std::string> local_devices,
+               std::unordered_set<std::string> central_devices, Charge charge);
   void Release(int64_t job_id) { by_job_.erase(job_id); }
   // Composes into `local` and `central` (RDP: added order by order) the
   // reservation of every job but `job_id` whose open round holds `device`.
@@ -36,7 +39,8 @@ class LifetimeReservations {
 
  private:
   struct Reservation {
-    std::unordered_set<std::string> devices;
+    std::unordered_set<std::string> local_devices;
+    std::unordered_set<std::string> central_devices;
     Charge charge;
   };
   std::map<int64_t, Reservation> by_job_;

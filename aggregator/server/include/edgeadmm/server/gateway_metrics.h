@@ -13,18 +13,19 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace edgeadmm::server {
 
-// What the running job looks like at a scrape (JobHost fills it).
+// What a loaded job looks like at a scrape (JobHost fills it).
 struct JobGauges {
   bool has_job = false;
   std::string name;
-  int64_t iteration = 0;      // committed rounds
-  int64_t rounds = 0;         // the job's target
+  int64_t iteration = 0;       // committed rounds
+  int64_t rounds = 0;          // the job's target
   double central_epsilon = 0;  // the job's charged central ε
-  double delta = 0;           // the δ it is stated at
-  std::string accountant;     // "pld" or "rdp"
+  double delta = 0;            // the δ it is stated at
+  std::string accountant;      // "pld" or "rdp"
   bool round_open = false;
 };
 
@@ -32,10 +33,10 @@ class GatewayMetrics {
  public:
   // Session events as the CoAP server sees them.
   enum class SessionEvent {
-    kHandshakeStarted,   // a new DTLS server session
-    kHandshakeDone,      // the handshake completed
-    kClosed,             // DTLS closed or failed (handshaking or not)
-    kSessionFreed,       // libcoap freed a session
+    kHandshakeStarted,  // a new DTLS server session
+    kHandshakeDone,     // the handshake completed
+    kClosed,            // DTLS closed or failed (handshaking or not)
+    kSessionFreed,      // libcoap freed a session
     kCount
   };
 
@@ -57,10 +58,12 @@ class GatewayMetrics {
 
   // The exposition text: every metric with its HELP and TYPE lines.
   std::string Render(const JobGauges& job) const;
+  // The same with a sample per loaded job (several jobs at once).
+  std::string Render(const std::vector<JobGauges>& jobs) const;
 
   // Upper bounds of the round duration histogram's buckets, in seconds.
-  static constexpr std::array<double, 9> kRoundBuckets = {
-      0.5, 1, 2, 5, 10, 30, 60, 120, 300};
+  static constexpr std::array<double, 9> kRoundBuckets = {0.5, 1,  2,   5,  10,
+                                                          30,  60, 120, 300};
 
  private:
   static constexpr int kResources = 5;  // task, update, model, status, other

@@ -73,6 +73,8 @@ class JobHost {
   void set_metrics(GatewayMetrics* metrics) { metrics_ = metrics; }
   // The gauges of engine() for a metrics scrape.
   JobGauges Gauges() const;
+  // The gauges of every loaded job, by job id.
+  std::vector<JobGauges> AllGauges() const;
 
   // Under trusted-aggregator, the end of each round (its commit or
   // discard, and the next round's opening) becomes visible at its deadline

@@ -65,6 +65,11 @@ struct DaemonFleetConfig {
   RowNormalization normalization = RowNormalization::kNone;
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
+  // The job every device serves (DeviceClientConfig::job, sent as the
+  // Uri-Query job=<name>); empty: the gateway chooses. And the key of each
+  // device's record (connect --job NAME: "job-NAME").
+  std::string job;
+  std::string storage_key = "client";
   double epsilon_budget =
       std::numeric_limits<double>::infinity();  // local budget of every device
   // Lets devices run steps without noise (sigma = 0: reference runs only;
