@@ -1,4 +1,4 @@
-// edgeadmm-aggregatord: serves the running job of the aggregator database
+// edgeadmm-aggregatord: serves the running jobs of the aggregator database
 // over CoAP/DTLS-PSK until SIGTERM or SIGINT.
 //
 //   edgeadmm-aggregatord [--config FILE] [--db PATH] [--port N]
