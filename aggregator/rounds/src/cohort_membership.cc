@@ -56,7 +56,9 @@ Status RoundEngine::RefreshLifetimeBudgets(registry::LifetimeLedger ledger) {
     auto it = budgets.find(devices_[i]);
     if (it == budgets.end()) {
       ledgers_->ClearLifetime(ledger, i);
-    } else if (!ledgers_->HasLifetime(ledger, i) || reservations_ != nullptr) {
+    } else if (!ledgers_->HasLifetime(ledger, i) ||
+               (reservations_ != nullptr &&
+                reservations_->OthersSeen(job_.id))) {
       // With other jobs running at once their curves grow: read again.
       fresh.insert(devices_[i]);
     }

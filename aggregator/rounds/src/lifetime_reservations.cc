@@ -16,6 +16,7 @@ void Compose(std::vector<double>& into, const std::vector<double>& curve) {
 void LifetimeReservations::Reserve(
     int64_t job_id, std::unordered_set<std::string> local_devices,
     std::unordered_set<std::string> central_devices, Charge charge) {
+  seen_.insert(job_id);
   by_job_[job_id] = Reservation{std::move(local_devices),
                                 std::move(central_devices), std::move(charge)};
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -36,6 +37,11 @@ class LifetimeReservations {
                  std::vector<double>& local,
                  std::vector<double>& central) const;
   bool empty() const { return by_job_.empty(); }
+  // True once a job other than `job_id` has reserved: its curves may have
+  // grown since `job_id`'s engine read them.
+  bool OthersSeen(int64_t job_id) const {
+    return seen_.size() > 1 || (seen_.size() == 1 && *seen_.begin() != job_id);
+  }
 
  private:
   struct Reservation {
@@ -44,6 +50,7 @@ class LifetimeReservations {
     Charge charge;
   };
   std::map<int64_t, Reservation> by_job_;
+  std::set<int64_t> seen_;  // every job that reserved
 };
 
 }  // namespace edgeadmm::rounds

@@ -189,8 +189,9 @@ class RoundEngine {
 
   // Shared with the engines of the other jobs the daemon runs at once: each
   // open round reserves its worst-case lifetime charge there, the budget
-  // check counts the others' reservations, and the devices' curves of other
-  // jobs are re-read from the store at every round open (docs/privacy.md,
+  // check counts the others' reservations, and once another job has run
+  // here the devices' curves of other jobs are re-read from the store at
+  // every round open (docs/privacy.md,
   // "Lifetime budget across concurrent jobs"). Null: one job. Must outlive
   // the engine.
   // A round open at the call (resumed or taken over by Open) reserves now.
