@@ -1,0 +1,43 @@
+// Typed views of SecAggSessionBuffers' regions that several phases reuse
+// (device_session.h, "Memory"): a phase starts its objects in a region with
+// Begin (which zeroes them) and later reads them with View.
+#pragma once
+
+#include <cstddef>
+#include <new>
+
+#include "edgeadmm/secagg/device_session.h"
+
+namespace edgeadmm {
+namespace secagg_internal {
+
+// Who lives where, and that each fits its region entry by entry.
+static_assert(2 * sizeof(ShamirShare) <= sizeof(SecAggPeerKeys) &&
+                  alignof(ShamirShare) <= alignof(SecAggPeerKeys),
+              "ShareKeys' Shamir scratch lives in the neighbours region");
+static_assert(sizeof(RevealedShare) <= sizeof(SecAggPeerKeys) &&
+                  alignof(RevealedShare) <= alignof(SecAggPeerKeys),
+              "the revealed shares live in the neighbours region");
+static_assert(sizeof(ReceivedShares) <= sizeof(SecAggSealed) &&
+                  alignof(ReceivedShares) <= alignof(SecAggSealed),
+              "the received shares live in the sealed region");
+static_assert(sizeof(uint32_t) <= sizeof(SecAggPeerKey) &&
+                  alignof(uint32_t) <= alignof(SecAggPeerKey),
+              "the neighbour ids live in the scratch region");
+
+// Starts `count` zeroed T in `region` (count * sizeof(T) must fit).
+template <typename T, typename R>
+Span<T> Begin(Span<R> region, size_t count) {
+  auto* bytes = reinterpret_cast<unsigned char*>(region.data());
+  for (size_t i = 0; i < count; ++i) new (bytes + i * sizeof(T)) T();
+  return Span<T>(std::launder(reinterpret_cast<T*>(bytes)), count);
+}
+
+// The `count` T that Begin started in `region`.
+template <typename T, typename R>
+Span<T> View(Span<R> region, size_t count) {
+  return Span<T>(std::launder(reinterpret_cast<T*>(region.data())), count);
+}
+
+}  // namespace secagg_internal
+}  // namespace edgeadmm
