@@ -212,7 +212,7 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
   if (phase == SecAggDevicePhase::kSharesSent) {
     const uint64_t count = c.Get(4);
     if (count < p.threshold || count > k) return false;
-    if (t) Begin<SecAggPeerKeys>(b.neighbours, count);
+    if (t) Begin<SecAggPeerKeys>(b.neighbours, static_cast<size_t>(count));
     for (size_t a = 0; a < count; ++a) {
       const uint32_t device = static_cast<uint32_t>(c.Get(4));
       c.GetBytes(t ? b.neighbours[a].encryption_public : nullptr, 32);
@@ -229,7 +229,8 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
     const uint64_t count = c.Get(4);
     if (count > k) return false;
     const Span<ReceivedShares> received =
-        t ? Begin<ReceivedShares>(b.sealed, count) : Span<ReceivedShares>();
+        t ? Begin<ReceivedShares>(b.sealed, static_cast<size_t>(count))
+          : Span<ReceivedShares>();
     for (size_t a = 0; a < count; ++a) {
       ReceivedShares r;
       r.sender = static_cast<uint32_t>(c.Get(4));
@@ -256,7 +257,8 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
     const uint64_t count = c.Get(4);
     if (count > k) return false;
     const Span<RevealedShare> revealed =
-        t ? Begin<RevealedShare>(b.neighbours, count) : Span<RevealedShare>();
+        t ? Begin<RevealedShare>(b.neighbours, static_cast<size_t>(count))
+          : Span<RevealedShare>();
     for (size_t a = 0; a < count; ++a) {
       RevealedShare r;
       r.sender = static_cast<uint32_t>(c.Get(4));

@@ -28,15 +28,16 @@ static_assert(sizeof(uint32_t) <= sizeof(SecAggPeerKey) &&
 // Starts `count` zeroed T in `region` (count * sizeof(T) must fit).
 template <typename T, typename R>
 Span<T> Begin(Span<R> region, size_t count) {
-  auto* bytes = reinterpret_cast<unsigned char*>(region.data());
-  for (size_t i = 0; i < count; ++i) new (bytes + i * sizeof(T)) T();
-  return Span<T>(std::launder(reinterpret_cast<T*>(bytes)), count);
+  T* base = static_cast<T*>(static_cast<void*>(region.data()));
+  for (size_t i = 0; i < count; ++i) new (static_cast<void*>(base + i)) T();
+  return Span<T>(count == 0 ? base : std::launder(base), count);
 }
 
 // The `count` T that Begin started in `region`.
 template <typename T, typename R>
 Span<T> View(Span<R> region, size_t count) {
-  return Span<T>(std::launder(reinterpret_cast<T*>(region.data())), count);
+  T* base = static_cast<T*>(static_cast<void*>(region.data()));
+  return Span<T>(count == 0 ? base : std::launder(base), count);
 }
 
 }  // namespace secagg_internal

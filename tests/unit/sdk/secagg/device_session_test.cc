@@ -3,14 +3,15 @@
 // directly; in every phase the blob restores into a fresh session that
 // gives the byte-identical message and blob; steps out of order, foreign
 // neighbours, a corrupted blob and a second survivor list are refused;
-// Finish and Abort leave the caller's memory all zero; the
-// session's RAM stays within its documented size. The sum against the
+// Finish and Abort leave the caller's memory all zero; a failed
+// MaskInput drops the sealed messages but the stored blob restores them,
+// and y can be made in place in the caller's update; the session's RAM
+// stays within its documented size. The sum against the
 // gateway's SecAggRound is tests/unit/aggregator/secure_aggregation/
 // secagg_device_session_test.cc.
 #include "edgeadmm/secagg/device_session.h"
 
 #include <cstring>
-#include <vector>
 
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
@@ -292,8 +293,10 @@ TEST_F(SecAggDeviceSessionTest, MasksInPlaceAndSurvivesAFailedOpen) {
   std::byte shared[kBlobBytes];
   const StatusWithSize n = sessions_[2].Serialize(ByteSpan(shared, kBlobBytes));
   ASSERT_TRUE(n.ok());
-  const std::vector<SecAggSealed> sent(sessions_[2].sealed_messages().begin(),
-                                       sessions_[2].sealed_messages().end());
+  SecAggSealed sent[kK];
+  const size_t sent_count = sessions_[2].sealed_messages().size();
+  ASSERT_EQ(sent_count, kK);
+  std::memcpy(sent, sessions_[2].sealed_messages().data(), sizeof(sent));
   SecAggSealed delivered[kK];
   SharesFor(2, delivered);
   // A tampered message: DATA_LOSS, y zeroized, the sealed messages gone
@@ -316,10 +319,8 @@ TEST_F(SecAggDeviceSessionTest, MasksInPlaceAndSurvivesAFailedOpen) {
   in_place.masked = Span<uint32_t>(update, kM);
   SecAggDeviceSession twin(in_place);
   ASSERT_TRUE(twin.Restore(ConstByteSpan(shared, n.size())).ok());
-  ASSERT_EQ(twin.sealed_messages().size(), sent.size());
-  EXPECT_EQ(std::memcmp(twin.sealed_messages().data(), sent.data(),
-                        sent.size() * sizeof(SecAggSealed)),
-            0);
+  ASSERT_EQ(twin.sealed_messages().size(), sent_count);
+  EXPECT_EQ(std::memcmp(twin.sealed_messages().data(), sent, sizeof(sent)), 0);
   // A retry with the real messages succeeds; the twin masks the caller's
   // update in place and sends the same y.
   ASSERT_TRUE(sessions_[2].MaskInput(delivered, x_[2], drbg_).ok());
