@@ -215,15 +215,21 @@ Status SecAggDeviceSession::ShareKeys(Span<const SecAggPeerKeys> keys,
   return Status::Ok();
 }
 
+// The keys phase 2 kept for `device`, or null.
+const SecAggPeerKeys* SecAggDeviceSession::FindPeer(uint32_t device) const {
+  for (size_t p = 0; p < peer_count_; ++p) {
+    if (buffers_.neighbours[p].device == device) return &buffers_.neighbours[p];
+  }
+  return nullptr;
+}
+
 // Every delivered message comes from a neighbour of phase 2's keys, once.
 Status SecAggDeviceSession::CheckDelivered(
     Span<const SecAggSealed> delivered) const {
   for (size_t a = 0; a < delivered.size(); ++a) {
-    bool known = false;
-    for (size_t p = 0; p < peer_count_; ++p) {
-      known = known || buffers_.neighbours[p].device == delivered[a].peer;
+    if (FindPeer(delivered[a].peer) == nullptr) {
+      return Status::InvalidArgument();
     }
-    if (!known) return Status::InvalidArgument();
     for (size_t b = 0; b < a; ++b) {
       if (delivered[b].peer == delivered[a].peer) {
         return Status::InvalidArgument();
@@ -263,12 +269,7 @@ Status SecAggDeviceSession::OpenAll(Span<const SecAggSealed> delivered,
   const Span<ReceivedShares> received =
       Begin<ReceivedShares>(buffers_.sealed, delivered.size());
   for (size_t a = 0; a < delivered.size(); ++a) {
-    const SecAggPeerKeys* peer = nullptr;
-    for (size_t p = 0; p < peer_count_; ++p) {
-      if (buffers_.neighbours[p].device == delivered[a].peer) {
-        peer = &buffers_.neighbours[p];
-      }
-    }
+    const SecAggPeerKeys* peer = FindPeer(delivered[a].peer);
     std::byte key[kPairwiseKeyBytes];
     Status s = DerivePairwiseKey(
         ConstByteSpan(enc_private_, kX25519KeyBytes),
@@ -309,13 +310,9 @@ Status SecAggDeviceSession::MaskInput(Span<const SecAggSealed> delivered,
   const Span<SecAggPeerKey> peers =
       Begin<SecAggPeerKey>(buffers_.scratch, delivered.size());
   for (size_t a = 0; a < delivered.size(); ++a) {
-    for (size_t p = 0; p < peer_count_; ++p) {
-      if (buffers_.neighbours[p].device == delivered[a].peer) {
-        peers[a].index = delivered[a].peer;
-        peers[a].mask_public =
-            ConstByteSpan(buffers_.neighbours[p].mask_public, kX25519KeyBytes);
-      }
-    }
+    peers[a].index = delivered[a].peer;
+    peers[a].mask_public = ConstByteSpan(
+        FindPeer(delivered[a].peer)->mask_public, kX25519KeyBytes);
   }
   s = MaskWords(delivered.size(), input, random);
   ZeroSpan(buffers_.scratch);

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "edgeadmm/secagg/device_session.h"
 
@@ -26,10 +28,16 @@ static_assert(sizeof(uint32_t) <= sizeof(SecAggPeerKey) &&
               "the neighbour ids live in the scratch region");
 
 // Starts `count` zeroed T in `region` (count * sizeof(T) must fit).
+// The types are aggregates of integers and bytes (implicit-lifetime, P0593):
+// zeroing the storage gives the same objects as value-initializing each.
 template <typename T, typename R>
 Span<T> Begin(Span<R> region, size_t count) {
-  T* base = static_cast<T*>(static_cast<void*>(region.data()));
-  for (size_t i = 0; i < count; ++i) new (static_cast<void*>(base + i)) T();
+  static_assert(std::is_trivially_copyable<T>::value &&
+                    std::is_trivially_destructible<T>::value,
+                "only plain records are overlaid");
+  void* p = region.data();
+  if (count != 0) std::memset(p, 0, count * sizeof(T));
+  T* base = static_cast<T*>(p);
   return Span<T>(count == 0 ? base : std::launder(base), count);
 }
 

@@ -210,6 +210,7 @@ class SecAggDeviceSession {
   void WipeOwnSecrets();
   Status NeighbourPlace(uint32_t device, size_t& place) const;
   Status SealAll(Span<const SecAggPeerKeys> keys, RandomByteSource& random);
+  const SecAggPeerKeys* FindPeer(uint32_t device) const;
   Status CheckDelivered(Span<const SecAggSealed> delivered) const;
   Status MaskWords(size_t delivered, Span<const uint32_t> input,
                    RandomByteSource& random);
