@@ -158,14 +158,16 @@ class SecAggDeviceSession {
   // them (no one could reconstruct); crypto errors. On error the phase
   // does not change.
   Status ShareKeys(Span<const SecAggPeerKeys> keys, RandomByteSource& random);
-  // Valid in kSharesSent only (MaskInput reuses their memory); empty
-  // after a MaskInput that failed once it had started opening the
-  // delivered messages (their region then holds the received shares; the
-  // gateway already has them, and the blob written after ShareKeys still
-  // holds them).
+  // Empty outside kSharesSent (MaskInput reuses their memory for the
+  // received shares, which must not leave), and after a MaskInput that failed
+  // once it had started opening the delivered messages (their region then holds
+  // the received shares; the gateway already has them, and the blob written
+  // after ShareKeys still holds them).
   Span<const SecAggSealed> sealed_messages() const {
+    const bool valid =
+        phase_ == SecAggDevicePhase::kSharesSent && !sealed_dropped_;
     return Span<const SecAggSealed>(buffers_.sealed.data(),
-                                    sealed_dropped_ ? 0 : peer_count_);
+                                    valid ? peer_count_ : 0);
   }
 
   // Phase 3 from kSharesSent: `delivered` from neighbours in phase 2's

@@ -330,6 +330,10 @@ TEST_F(SecAggDeviceSessionTest, MasksInPlaceAndSurvivesAFailedOpen) {
   EXPECT_TRUE(SameBytes(twin.masked_input(), sessions_[2].masked_input()));
   EXPECT_FALSE(SameBytes(twin.masked_input(), Span<const uint32_t>(x_[2], kM)));
   EXPECT_TRUE(Zero(twin_arrays.neighbours));  // the keys are gone
+  // The received shares, now where the sealed messages were, never show
+  // through sealed_messages().
+  EXPECT_TRUE(twin.sealed_messages().empty());
+  EXPECT_FALSE(Zero(twin_arrays.sealed));
 }
 
 }  // namespace
