@@ -434,6 +434,7 @@ void CoapServer::DropEvictedHandshakes() {
 Status CoapServer::Tick() {
   ApplyRevocations();
   jobs_.Tick(NowMs());
+  secagg_.Tick(NowMs());
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   DropEvictedHandshakes();
