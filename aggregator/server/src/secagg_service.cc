@@ -159,9 +159,8 @@ host::Error SecAggService::Submit(int phase, uint32_t device,
       if (!n.ok()) return DecodeError();
       std::vector<secure_aggregation::SealedShareMessage> messages;
       for (size_t i = 0; i < n.size(); ++i) {
-        messages.push_back({sealed[i].peer,
-                            ConstByteSpan(sealed[i].sealed,
-                                          kSealedSharesBytes)});
+        messages.push_back({sealed[i].peer, ConstByteSpan(sealed[i].sealed,
+                                                          kSealedSharesBytes)});
       }
       return round_->SubmitShares(
           device, Span<const secure_aggregation::SealedShareMessage>(

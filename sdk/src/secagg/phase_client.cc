@@ -15,7 +15,7 @@ constexpr uint8_t kServiceUnavailable = 5 * 32 + 3;
 Status StatusOfCode(uint8_t code) {
   switch (code >> 5) {
     case 4:
-      return code == 4 * 32 + 3 ? Status::PermissionDenied()
+      return code == 4 * 32 + 3   ? Status::PermissionDenied()
              : code == 4 * 32 + 4 ? Status::NotFound()
                                   : Status::FailedPrecondition();
     default:

@@ -49,7 +49,8 @@ class Reader {
 
 StatusWithSize Start(uint8_t phase, uint64_t round_id, size_t size,
                      ByteSpan out, Writer& w) {
-  if (out.size() < size) return StatusWithSize(Status::ResourceExhausted(), size);
+  if (out.size() < size)
+    return StatusWithSize(Status::ResourceExhausted(), size);
   w.Uint(kSecAggFrameVersion, 1);
   w.Uint(phase, 1);
   w.Uint(round_id, 8);
@@ -63,7 +64,8 @@ StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
                     Reader& r) {
   const Status s = DecodeSecAggHeader(frame, header);
   if (!s.ok()) return StatusWithSize(s, 0);
-  if (header.phase != phase) return StatusWithSize(Status::InvalidArgument(), 0);
+  if (header.phase != phase)
+    return StatusWithSize(Status::InvalidArgument(), 0);
   if (frame.size() < kSecAggFrameHeaderBytes + count_bytes) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
@@ -93,8 +95,7 @@ StatusWithSize EncodeSecAggAdvertise(uint64_t round_id,
                                      const SecAggAdvertisement& advert,
                                      ByteSpan out) {
   Writer w(out);
-  const StatusWithSize s =
-      Start(1, round_id, SecAggAdvertiseBytes(), out, w);
+  const StatusWithSize s = Start(1, round_id, SecAggAdvertiseBytes(), out, w);
   if (!s.ok()) return s;
   w.Bytes(advert.encryption_public, kX25519KeyBytes);
   w.Bytes(advert.mask_public, kX25519KeyBytes);
@@ -188,8 +189,8 @@ Status DecodeSecAggAdvertise(ConstByteSpan frame, SecAggFrameHeader& header,
 StatusWithSize DecodeSecAggKeys(ConstByteSpan frame, SecAggFrameHeader& header,
                                 Span<SecAggPeerKeys> out) {
   Reader r(frame);
-  const StatusWithSize n = Open(frame, 1, 2, kSecAggKeysEntryBytes,
-                                out.size(), header, r);
+  const StatusWithSize n =
+      Open(frame, 1, 2, kSecAggKeysEntryBytes, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i].device = static_cast<uint32_t>(r.Uint(4));
@@ -203,8 +204,8 @@ StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
                                   SecAggFrameHeader& header,
                                   Span<SecAggSealed> out) {
   Reader r(frame);
-  const StatusWithSize n = Open(frame, 2, 2, kSecAggSealedEntryBytes,
-                                out.size(), header, r);
+  const StatusWithSize n =
+      Open(frame, 2, 2, kSecAggSealedEntryBytes, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i].peer = static_cast<uint32_t>(r.Uint(4));
@@ -228,8 +229,8 @@ StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
                                   SecAggFrameHeader& header,
                                   Span<RevealedShare> out) {
   Reader r(frame);
-  const StatusWithSize n = Open(frame, 4, 2, kSecAggRevealEntryBytes,
-                                out.size(), header, r);
+  const StatusWithSize n =
+      Open(frame, 4, 2, kSecAggRevealEntryBytes, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i].sender = static_cast<uint32_t>(r.Uint(4));

@@ -26,8 +26,8 @@
 #pragma once
 
 #include <array>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,7 +57,8 @@ class SecAggService {
   void Tick(int64_t now_ms);
 
   secure_aggregation::SecAggPhase phase() const {
-    return round_ ? round_->phase() : secure_aggregation::SecAggPhase::kNotStarted;
+    return round_ ? round_->phase()
+                  : secure_aggregation::SecAggPhase::kNotStarted;
   }
   // After the round: the sum mod 2^b, or the reason it aborted.
   const std::optional<std::vector<uint32_t>>& sum() const { return sum_; }
