@@ -297,6 +297,19 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
                         std::move(*refused));
     return;
   }
+  coap_opt_iterator_t it;
+  const coap_opt_t* format =
+      coap_check_option(request, COAP_OPTION_CONTENT_FORMAT, &it);
+  if (format == nullptr ||
+      coap_decode_var_bytes(coap_opt_value(format), coap_opt_length(format)) !=
+          kSecAggFrameFormat) {
+    Response r = ErrorResponse(Status::InvalidArgument(),
+                               "content-format must be 65104", 0, 0);
+    r.code = wire::kCoapUnsupportedContentFormat;
+    CoapResources::Send(resource, session, request, query, response,
+                        std::move(r));
+    return;
+  }
   size_t length = 0;
   const uint8_t* data = nullptr;
   if (!coap_get_data(request, &length, &data)) length = 0;

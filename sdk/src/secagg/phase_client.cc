@@ -137,6 +137,7 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
     request_ = TransportRequest{};
     request_.method = CoapMethod::kPost;
     request_.path = kSecAggPaths[phase - 1];
+    request_.content_format = kSecAggFrameFormat;
     request_.payload = ConstByteSpan(buf_.request.data(), n.size());
     if (transport_.StartRequest(request_, buf_.response).ok()) {
       in_flight_ = true;

@@ -6,7 +6,8 @@
 // that vanishes after its masked input and a device restarted mid-round
 // (session restored from its stored blob) still give the right sum; with
 // fewer devices than the floor the round aborts and the gateway keeps
-// nothing; a device outside the cohort and a malformed body are refused.
+// nothing; a device outside the cohort, another Content-Format, a
+// malformed body and a frame of another phase are refused.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -274,11 +276,12 @@ TEST_F(SecAggCoapTest, BelowTheFloorAbortsAndKeepsNothing) {
 
 // Raw requests over DTLS: one exchange, its CoAP code.
 uint8_t Post(posix::CoapClientContext& ctx, server::CoapServer& server,
-             Device& d, const char* path, const std::vector<std::byte>& body) {
+             Device& d, const char* path, const std::vector<std::byte>& body,
+             uint16_t format = kSecAggFrameFormat) {
   TransportRequest request;
   request.method = CoapMethod::kPost;
   request.path = path;
-  request.content_format = kSecAggFrameFormat;
+  request.content_format = format;
   request.payload = ConstByteSpan(body.data(), body.size());
   std::byte answer[1024];
   EXPECT_TRUE(d.transport->StartRequest(request, answer).ok());
@@ -304,6 +307,9 @@ TEST_F(SecAggCoapTest, RefusalsOverTheNetwork) {
   std::vector<std::byte> truncated(advert.begin(), advert.end() - 1);
   EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[0], truncated),
             wire::kCoapBadRequest);
+  EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[0], advert,
+                 wire::kUpdateFormat),
+            wire::kCoapUnsupportedContentFormat);
   // An advertisement posted to phase 2's resource.
   EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[1], advert),
             wire::kCoapBadRequest);
