@@ -60,6 +60,8 @@ host::Error SecAggService::Start(
   EDGEADMM_HOST_TRY(round->Init(params));
   round_ = std::move(round);
   identities_ = std::move(identities);
+  index_.clear();
+  for (uint32_t i = 0; i < identities_.size(); ++i) index_[identities_[i]] = i;
   random_ = &random;
   phase_ms_ = phase_ms;
   deadline_ms_ = now_ms + phase_ms;
@@ -90,11 +92,11 @@ Response SecAggService::Handle(int phase, std::string_view identity,
                                const uint8_t* body, size_t size,
                                int64_t now_ms) {
   if (!round_) return Refuse(Status::NotFound(), "no secure aggregation round");
-  const auto it = std::find(identities_.begin(), identities_.end(), identity);
-  if (it == identities_.end()) {
+  const auto it = index_.find(std::string(identity));
+  if (it == index_.end()) {
     return Refuse(Status::PermissionDenied(), "device not in the round");
   }
-  const auto device = static_cast<uint32_t>(it - identities_.begin());
+  const uint32_t device = it->second;
   if (size > MaxBody(phase)) {
     Response r = Refuse(Status::OutOfRange(), "body larger than the phase's");
     r.size1 = static_cast<uint32_t>(MaxBody(phase));

@@ -246,6 +246,20 @@ TEST_F(SecAggServiceTest, RefusalsOfEveryResource) {
   EXPECT_EQ(*service_.sum(), PlainSum(All()));
 }
 
+// The gateway's state at its fullest (phase 4 open: every y_i, sealed
+// message and key stored) holds no device's x_i; the end wipes it.
+TEST_F(SecAggServiceTest, GatewayNeverHoldsAnUnmaskedInput) {
+  for (int phase = 1; phase <= 3; ++phase) Phase(phase, All());
+  const auto& stored = service_.round()->stored();
+  ASSERT_EQ(stored.size(), kN);
+  for (uint32_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(stored[i].masked);
+    EXPECT_NE(stored[i].masked_input, devs_[i]->x) << i;
+  }
+  Phase(4, All());
+  EXPECT_TRUE(service_.round()->stored().empty());
+}
+
 TEST_F(SecAggServiceTest, MissingTheDeadlineIsADropout) {
   for (uint32_t i = 0; i < 5; ++i) {
     EXPECT_EQ(Post(1, i, Message(i)).code, wire::kCoapChanged);

@@ -5,18 +5,28 @@
 #include "edgeadmm/secagg/phase_frames.h"
 
 #include <cstring>
-#include <vector>
 
 #include "gtest/gtest.h"
 
 namespace edgeadmm {
 namespace {
 
-std::vector<std::byte> Encoded(StatusWithSize (*encode)(uint64_t,
-                                                        Span<const uint32_t>,
-                                                        ByteSpan),
-                               Span<const uint32_t> words) {
-  std::vector<std::byte> out(SecAggWordsBytes(words.size()));
+// A frame buffer without heap (the test also runs on the MCU).
+struct Buf {
+  explicit Buf(size_t size) : n(size) {}
+  std::byte* data() { return d; }
+  const std::byte* data() const { return d; }
+  size_t size() const { return n; }
+  std::byte& operator[](size_t i) { return d[i]; }
+  void push_back(std::byte b) { d[n++] = b; }
+  void resize(size_t size) { n = size; }
+  std::byte d[512] = {};
+  size_t n = 0;
+};
+
+Buf Encoded(StatusWithSize (*encode)(uint64_t, Span<const uint32_t>, ByteSpan),
+            Span<const uint32_t> words) {
+  Buf out(SecAggWordsBytes(words.size()));
   const StatusWithSize n = encode(9, words, ByteSpan(out.data(), out.size()));
   EXPECT_TRUE(n.ok());
   out.resize(n.size());
@@ -30,7 +40,7 @@ TEST(SecAggPhaseFramesTest, AdvertiseRoundTripsAndRefusesOtherShapes) {
     a.mask_public[i] = std::byte(100 + i);
   }
   a.self_seed_commitment[3] = std::byte{7};
-  std::vector<std::byte> f(SecAggAdvertiseBytes());
+  Buf f(SecAggAdvertiseBytes());
   ASSERT_EQ(EncodeSecAggAdvertise(5, a, ByteSpan(f.data(), f.size())).size(),
             f.size());
   SecAggFrameHeader h;
@@ -41,20 +51,20 @@ TEST(SecAggPhaseFramesTest, AdvertiseRoundTripsAndRefusesOtherShapes) {
   EXPECT_EQ(std::memcmp(&a, &b, sizeof(a)), 0);
   EXPECT_FALSE(
       DecodeSecAggAdvertise(ConstByteSpan(f.data(), f.size() - 1), h, b).ok());
-  std::vector<std::byte> longer = f;
+  Buf longer = f;
   longer.push_back(std::byte{0});
   EXPECT_FALSE(
       DecodeSecAggAdvertise(ConstByteSpan(longer.data(), longer.size()), h, b)
           .ok());
-  std::vector<std::byte> v2 = f;
+  Buf v2 = f;
   v2[0] = std::byte{2};
   EXPECT_FALSE(
       DecodeSecAggAdvertise(ConstByteSpan(v2.data(), v2.size()), h, b).ok());
-  std::vector<std::byte> p2 = f;
+  Buf p2 = f;
   p2[1] = std::byte{2};
   EXPECT_FALSE(
       DecodeSecAggAdvertise(ConstByteSpan(p2.data(), p2.size()), h, b).ok());
-  std::vector<std::byte> p9 = f;
+  Buf p9 = f;
   p9[1] = std::byte{9};
   EXPECT_FALSE(DecodeSecAggHeader(ConstByteSpan(p9.data(), p9.size()), h).ok());
   std::byte small[8];
@@ -64,7 +74,7 @@ TEST(SecAggPhaseFramesTest, AdvertiseRoundTripsAndRefusesOtherShapes) {
 
 TEST(SecAggPhaseFramesTest, WordsRoundTripWithinCapacityOnly) {
   const uint32_t words[] = {1, 0xfffff, 77};
-  const std::vector<std::byte> f = Encoded(&EncodeSecAggWords, words);
+  const Buf f = Encoded(&EncodeSecAggWords, words);
   SecAggFrameHeader h;
   uint32_t out[3] = {};
   const StatusWithSize n =
@@ -76,7 +86,7 @@ TEST(SecAggPhaseFramesTest, WordsRoundTripWithinCapacityOnly) {
   uint32_t two[2] = {};
   EXPECT_FALSE(
       DecodeSecAggWords(ConstByteSpan(f.data(), f.size()), h, two).ok());
-  std::vector<std::byte> bad_count = f;
+  Buf bad_count = f;
   bad_count[10] = std::byte{4};  // count 4, three words
   EXPECT_FALSE(DecodeSecAggWords(
                    ConstByteSpan(bad_count.data(), bad_count.size()), h, out)
@@ -88,7 +98,7 @@ TEST(SecAggPhaseFramesTest, SealedAndKeysRoundTrip) {
   s[0].peer = 3;
   s[1].peer = 8;
   s[1].sealed[81] = std::byte{0x5a};
-  std::vector<std::byte> f(SecAggSealedBytes(2));
+  Buf f(SecAggSealedBytes(2));
   ASSERT_TRUE(EncodeSecAggSealed(1, s, ByteSpan(f.data(), f.size())).ok());
   SecAggFrameHeader h;
   SecAggSealed back[2];
@@ -101,7 +111,7 @@ TEST(SecAggPhaseFramesTest, SealedAndKeysRoundTrip) {
   EXPECT_FALSE(DecodeSecAggKeys(ConstByteSpan(f.data(), f.size()), h, k).ok());
   k[0].device = 4;
   k[0].mask_public[31] = std::byte{1};
-  std::vector<std::byte> g(SecAggKeysAnswerBytes(1));
+  Buf g(SecAggKeysAnswerBytes(1));
   ASSERT_TRUE(EncodeSecAggKeys(1, k, ByteSpan(g.data(), g.size())).ok());
   SecAggPeerKeys kb[1];
   ASSERT_TRUE(DecodeSecAggKeys(ConstByteSpan(g.data(), g.size()), h, kb).ok());
@@ -114,7 +124,7 @@ TEST(SecAggPhaseFramesTest, RevealRefusesAnUnknownKind) {
   r[0].sender = 2;
   r[0].self_seed = true;
   r[0].share.index = 4;
-  std::vector<std::byte> f(SecAggRevealBytes(1));
+  Buf f(SecAggRevealBytes(1));
   ASSERT_TRUE(EncodeSecAggReveal(1, r, ByteSpan(f.data(), f.size())).ok());
   SecAggFrameHeader h;
   RevealedShare back[1];

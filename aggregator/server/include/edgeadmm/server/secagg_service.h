@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "edgeadmm/host/error.h"
@@ -77,6 +78,7 @@ class SecAggService {
 
   std::unique_ptr<secure_aggregation::SecAggRound> round_;
   std::vector<std::string> identities_;
+  std::unordered_map<std::string, uint32_t> index_;  // identity -> device
   RandomByteSource* random_ = nullptr;
   int64_t phase_ms_ = 0;
   int64_t deadline_ms_ = 0;
