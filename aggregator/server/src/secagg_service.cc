@@ -39,6 +39,12 @@ Response Encoded(size_t size, Encode encode) {
   return Frame(std::move(body));
 }
 
+using Digest = std::array<uint8_t, 32>;
+
+bool DigestOf(const uint8_t* body, size_t size, Digest& out) {
+  return mbedtls_sha256_ret(body, size, out.data(), 0) == 0;
+}
+
 host::Error DecodeError() {
   return host::Error::InvalidArgument("frame does not decode");
 }
@@ -68,7 +74,37 @@ host::Error SecAggService::Start(
   for (auto& a : accepted_) a.assign(params.devices, std::nullopt);
   sum_.reset();
   aborted_ = host::Error::Ok();
+  if (!log_path_.empty() && !replaying_) {
+    return log_.Create(log_path_, round_->params(), identities_, phase_ms);
+  }
   return host::Error::Ok();
+}
+
+host::Error SecAggService::Recover(int64_t now_ms, RandomByteSource& random) {
+  auto contents = SecAggRoundLog::Read(log_path_);
+  if (!contents.ok()) return contents.error();
+  replaying_ = true;
+  host::Error e = Start(contents->params, contents->identities,
+                        contents->phase_ms, now_ms, random);
+  for (const SecAggLogRecord& r : contents->records) {
+    if (!e.ok()) break;
+    if (static_cast<int>(round_->phase()) != r.phase) continue;
+    if (r.type == 2) {
+      Close(now_ms);
+      continue;
+    }
+    const ConstByteSpan frame(
+        reinterpret_cast<const std::byte*>(r.bytes.data()), r.bytes.size());
+    Digest digest;
+    if (r.device < identities_.size() &&
+        DigestOf(r.bytes.data(), r.bytes.size(), digest) &&
+        Submit(r.phase, r.device, frame).ok()) {
+      accepted_[r.phase - 1][r.device] = digest;
+    }
+  }
+  replaying_ = false;
+  if (!e.ok()) return e;
+  return log_.Reopen(log_path_);
 }
 
 size_t SecAggService::MaxBody(int phase) const {
@@ -112,7 +148,7 @@ Response SecAggService::Handle(int phase, std::string_view identity,
   }
   if (!aborted_.ok()) return Refuse(Status::Aborted(), "round aborted");
   Digest digest;
-  if (mbedtls_sha256_ret(body, size, digest.data(), 0) != 0) {
+  if (!DigestOf(body, size, digest)) {
     return Refuse(Status::Internal(), "digest failed");
   }
   const auto& mine = accepted_[phase - 1][device];
@@ -128,6 +164,12 @@ Response SecAggService::Handle(int phase, std::string_view identity,
   }
   if (const host::Error e = Submit(phase, device, frame); !e.ok()) {
     return FromError(e);
+  }
+  if (!mine && log_.open()) {
+    if (const host::Error e = log_.Message(phase, device, body, size);
+        !e.ok()) {
+      return Refuse(Status::Unavailable(), "round log not written");
+    }
   }
   accepted_[phase - 1][device] = digest;
   if (AllAnswered(phase)) Close(now_ms);
@@ -247,6 +289,7 @@ bool SecAggService::AllAnswered(int phase) const {
 
 void SecAggService::Close(int64_t now_ms) {
   host::Error e;
+  const int closing = static_cast<int>(round_->phase());
   switch (round_->phase()) {
     case SecAggPhase::kAdvertise:
       e = round_->CloseAdvertise();
@@ -271,6 +314,16 @@ void SecAggService::Close(int64_t now_ms) {
   }
   if (!e.ok()) aborted_ = e;
   deadline_ms_ = now_ms + phase_ms_;
+  if (log_.open() && !replaying_) {
+    const SecAggPhase now = round_->phase();
+    if (now == SecAggPhase::kDone || now == SecAggPhase::kAborted) {
+      log_.Remove();
+    } else {
+      // A lost close record only leaves the phase open after a recovery,
+      // where its deadline closes it again.
+      (void)log_.Closed(closing);
+    }
+  }
 }
 
 void SecAggService::Tick(int64_t now_ms) {

@@ -8,6 +8,8 @@
 // is the plain sum; a device missing a phase's deadline is a dropout.
 #include "edgeadmm/server/secagg_service.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -82,6 +84,7 @@ class SecAggServiceTest : public ::testing::Test {
       s.graph_seed[0] = std::byte{9};
       ASSERT_TRUE(devs_.back()->session.Advertise(s, devs_.back()->drbg).ok());
     }
+    ids_ = ids;
     ASSERT_TRUE(service_.Start(params_, ids, kPhaseMs, now_, drbg_).ok());
   }
 
@@ -89,8 +92,8 @@ class SecAggServiceTest : public ::testing::Test {
     return Post(phase, "dev-" + std::to_string(device), b);
   }
   Response Post(int phase, const std::string& id, const Bytes& b) {
-    return service_.Handle(
-        phase, id, reinterpret_cast<const uint8_t*>(b.data()), b.size(), now_);
+    return svc_->Handle(phase, id, reinterpret_cast<const uint8_t*>(b.data()),
+                        b.size(), now_);
   }
   // The device's message of its current phase.
   Bytes Message(uint32_t i) {
@@ -181,6 +184,8 @@ class SecAggServiceTest : public ::testing::Test {
   secure_aggregation::SecAggRoundParams params_;
   std::vector<std::unique_ptr<Dev>> devs_;
   SecAggService service_;
+  SecAggService* svc_ = &service_;  // the one serving (after a restart)
+  std::vector<std::string> ids_;
   int64_t now_ = 1000;
 };
 
@@ -258,6 +263,47 @@ TEST_F(SecAggServiceTest, GatewayNeverHoldsAnUnmaskedInput) {
   }
   Phase(4, All());
   EXPECT_TRUE(service_.round()->stored().empty());
+}
+
+// A restart mid-phase 3 with the round log: a new service recovers the
+// round from the file, the devices resend, the sum is the plain sum; the
+// log never holds an x_i and is deleted at the end.
+TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
+  const std::string path = ::testing::TempDir() + "/secagg_round_log_" +
+                           std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                           ".bin";
+  service_.set_log_path(path);
+  ASSERT_TRUE(service_.Start(params_, ids_, kPhaseMs, now_, drbg_).ok());
+  Phase(1, All());
+  Phase(2, All());
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  {  // the log holds no device's x as sent
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    std::vector<uint8_t> all(1 << 16);
+    all.resize(std::fread(all.data(), 1, all.size(), f));
+    std::fclose(f);
+    for (uint32_t i = 0; i < kN; ++i) {
+      const auto* x = reinterpret_cast<const uint8_t*>(devs_[i]->x.data());
+      EXPECT_EQ(std::search(all.begin(), all.end(), x, x + 4 * kM), all.end());
+    }
+  }
+  // The daemon restarts: the old service is gone, a new one reads the log.
+  SecAggService restarted;
+  restarted.set_log_path(path);
+  now_ += 5;
+  ASSERT_TRUE(restarted.Recover(now_, drbg_).ok());
+  svc_ = &restarted;
+  EXPECT_EQ(restarted.phase(), SecAggPhase::kMaskedInput);
+  Phase(3, All());  // 0..2 resend (accepted as resends), 3..5 are new
+  Phase(4, All());
+  ASSERT_TRUE(restarted.sum().has_value())
+      << static_cast<int>(restarted.phase()) << " "
+      << restarted.abort_reason().message();
+  EXPECT_EQ(*restarted.sum(), PlainSum(All()));
+  EXPECT_EQ(std::fopen(path.c_str(), "rb"), nullptr);  // deleted
 }
 
 TEST_F(SecAggServiceTest, MissingTheDeadlineIsADropout) {

@@ -21,7 +21,11 @@
 // phase, 4.29 for the round's per-device byte budget, 5.00 once aborted.
 // Only the SHA-256 of each accepted body is kept beside SecAggRound's own
 // state, which holds masked inputs only; the sum is the round's result.
-// Nothing is written to the store: a daemon restart loses the round (its
+// Nothing is written to the database. With a log path (set_log_path),
+// every accepted message and phase close is appended to a SecAggRoundLog
+// before it is answered, and Recover() after a restart rebuilds the round
+// from it (deadlines restart from the recovery); the log is deleted when
+// the round ends or aborts. Without one, a restart loses the round (its
 // devices then get 4.04 and abort). Not thread-safe.
 #pragma once
 
@@ -38,6 +42,7 @@
 #include "edgeadmm/random_byte_source.h"
 #include "edgeadmm/secure_aggregation/secagg_round.h"
 #include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/server/secagg_round_log.h"
 
 namespace edgeadmm::server {
 
@@ -49,6 +54,12 @@ class SecAggService {
   host::Error Start(const secure_aggregation::SecAggRoundParams& params,
                     std::vector<std::string> identities, int64_t phase_ms,
                     int64_t now_ms, RandomByteSource& random);
+
+  // The round log's file; empty (the default): none.
+  void set_log_path(std::string path) { log_path_ = std::move(path); }
+  // Rebuilds the round from the log (SecAggRoundLog::Read's errors, and
+  // Start's), its phases' deadlines now_ms + phase_ms.
+  host::Error Recover(int64_t now_ms, RandomByteSource& random);
 
   // `phase`: 1..4, the resource the request came to.
   Response Handle(int phase, std::string_view identity, const uint8_t* body,
@@ -84,6 +95,9 @@ class SecAggService {
   int64_t deadline_ms_ = 0;
   std::array<std::vector<std::optional<Digest>>, 4> accepted_;
   std::optional<std::vector<uint32_t>> sum_;
+  std::string log_path_;
+  SecAggRoundLog log_;
+  bool replaying_ = false;
   host::Error aborted_;
 };
 
