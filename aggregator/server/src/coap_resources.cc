@@ -1,4 +1,4 @@
-// The daemon's four CoAP resources (docs/protocol.md) as libcoap handlers:
+// The daemon's CoAP resources (docs/protocol.md) as libcoap handlers:
 // each request is admitted once (RequestBudget, then RequestShape), then
 // answered by the RequestHandler.
 #include <optional>
@@ -7,6 +7,7 @@
 
 #include "coap_server_impl.h"
 #include "edgeadmm/posix/monotonic_clock.h"
+#include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/server/request_shape.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -34,10 +35,10 @@ struct CoapResources {
     coap_pdu_set_code(response, static_cast<coap_pdu_code_t>(r.code));
     const coap_str_const_t* path = coap_resource_get_uri_path(resource);
     ServerOf(session)->impl_->metrics.CountResponse(
-        path != nullptr ? std::string_view(
-                              reinterpret_cast<const char*>(path->s),
-                              path->length)
-                        : std::string_view(),
+        path != nullptr
+            ? std::string_view(reinterpret_cast<const char*>(path->s),
+                               path->length)
+            : std::string_view(),
         r.code);
     if (r.size1 != 0) {
       uint8_t size1[4];
@@ -48,11 +49,11 @@ struct CoapResources {
     if (r.body.empty()) {
       if (r.max_age_seconds >= 0) {
         uint8_t max_age[4];
-        coap_add_option(response, COAP_OPTION_MAXAGE,
-                        coap_encode_var_safe(max_age, sizeof(max_age),
-                                             static_cast<unsigned>(
-                                                 r.max_age_seconds)),
-                        max_age);
+        coap_add_option(
+            response, COAP_OPTION_MAXAGE,
+            coap_encode_var_safe(max_age, sizeof(max_age),
+                                 static_cast<unsigned>(r.max_age_seconds)),
+            max_age);
       }
       return;
     }
@@ -84,9 +85,10 @@ struct CoapResources {
     coap_opt_iterator_t it;
     const coap_opt_t* block1 =
         coap_check_option(request, COAP_OPTION_BLOCK1, &it);
-    return block1 != nullptr && (coap_decode_var_bytes(coap_opt_value(block1),
-                                                       coap_opt_length(
-                                                           block1)) >> 4) != 0;
+    return block1 != nullptr &&
+           (coap_decode_var_bytes(coap_opt_value(block1),
+                                  coap_opt_length(block1)) >>
+            4) != 0;
   }
 
   static std::vector<RequestOption> OptionsOf(const coap_pdu_t* request) {
@@ -98,8 +100,8 @@ struct CoapResources {
     while (const coap_opt_t* option = coap_option_next(&it)) {
       const uint8_t* value = coap_opt_value(option);
       options.push_back(RequestOption{
-          it.number, std::vector<uint8_t>(
-                         value, value + coap_opt_length(option))});
+          it.number,
+          std::vector<uint8_t>(value, value + coap_opt_length(option))});
     }
     return options;
   }
@@ -156,9 +158,9 @@ struct CoapResources {
         notification ? std::nullopt
                      : Refusal(session, request, Resource::kTask);
     if (notification && Revoked(session)) refused = RevokedResponse();
-    Response answer = refused ? std::move(*refused)
-                              : s->handler_.Task(IdentityOf(session),
-                                                 CoapServer::NowMs());
+    Response answer =
+        refused ? std::move(*refused)
+                : s->handler_.Task(IdentityOf(session), CoapServer::NowMs());
     if (answer.code >= wire::CoapCode(3, 0) && notification) {
       // libcoap 4.3.1 frees the observer of a notification answered 4.xx or
       // 5.xx and then reads it to send that answer: a use after free that
@@ -283,6 +285,39 @@ struct CoapResources {
   }
 };
 
+// POST v1/secagg/<phase> (SecAggService): one datagram, no Block1.
+template <int kPhase>
+void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
+                const coap_pdu_t* request, const coap_string_t* query,
+                coap_pdu_t* response) {
+  CoapServer* s = ServerOf(session);
+  if (std::optional<Response> refused =
+          CoapResources::Refusal(session, request, Resource::kSecAgg)) {
+    CoapResources::Send(resource, session, request, query, response,
+                        std::move(*refused));
+    return;
+  }
+  coap_opt_iterator_t it;
+  const coap_opt_t* format =
+      coap_check_option(request, COAP_OPTION_CONTENT_FORMAT, &it);
+  if (format == nullptr ||
+      coap_decode_var_bytes(coap_opt_value(format), coap_opt_length(format)) !=
+          kSecAggFrameFormat) {
+    Response r = ErrorResponse(Status::InvalidArgument(),
+                               "content-format must be 65104", 0, 0);
+    r.code = wire::kCoapUnsupportedContentFormat;
+    CoapResources::Send(resource, session, request, query, response,
+                        std::move(r));
+    return;
+  }
+  size_t length = 0;
+  const uint8_t* data = nullptr;
+  if (!coap_get_data(request, &length, &data)) length = 0;
+  CoapResources::Send(resource, session, request, query, response,
+                      s->secagg().Handle(kPhase, IdentityOf(session), data,
+                                         length, CoapServer::NowMs()));
+}
+
 coap_resource_t* AddResources(coap_context_t* context,
                               const ServerOptions& options) {
   struct ResourceSpec {
@@ -295,6 +330,10 @@ coap_resource_t* AddResources(coap_context_t* context,
       {wire::kUpdatePath, COAP_REQUEST_POST, &CoapResources::PostUpdate},
       {wire::kModelPath, COAP_REQUEST_GET, &CoapResources::GetModel},
       {wire::kStatusPath, COAP_REQUEST_GET, &CoapResources::GetStatus},
+      {kSecAggPaths[0], COAP_REQUEST_POST, &PostSecAgg<1>},
+      {kSecAggPaths[1], COAP_REQUEST_POST, &PostSecAgg<2>},
+      {kSecAggPaths[2], COAP_REQUEST_POST, &PostSecAgg<3>},
+      {kSecAggPaths[3], COAP_REQUEST_POST, &PostSecAgg<4>},
   };
   coap_resource_t* task_resource = nullptr;
   for (const ResourceSpec& spec : specs) {

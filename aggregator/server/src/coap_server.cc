@@ -1,7 +1,5 @@
 #include "edgeadmm/server/coap_server.h"
 
-#include "coap_server_impl.h"
-
 #include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <dirent.h>
@@ -17,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "coap_server_impl.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/posix/coap_batched_io.h"
@@ -24,9 +23,9 @@
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/secure_random.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
-#include "edgeadmm/server/metrics_file.h"
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/server/metrics_file.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/server/upload_assembler.h"
@@ -34,7 +33,6 @@
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::server {
-
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
@@ -271,9 +269,7 @@ uint16_t BoundPort(coap_endpoint_t* endpoint, uint16_t asked) {
 int64_t CoapServer::NowMs() { return WallClockMs(); }
 
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
-    : db_(&db),
-      options_(options),
-      impl_(std::make_unique<Impl>(db, options)) {
+    : db_(&db), options_(options), impl_(std::make_unique<Impl>(db, options)) {
   jobs_.set_metrics(&impl_->metrics);
   jobs_.set_release_delay_ms(options.release_delay_ms);
   if (!options.gateway_id.empty()) jobs_.set_gateway_id(options.gateway_id);
@@ -425,15 +421,15 @@ void CoapServer::DropEvictedHandshakes() {
   const std::unordered_set<std::string> peers(evicted.begin(), evicted.end());
   impl_->janitor.DropHandshakesIf([&peers](coap_session_t* session) {
     const coap_address_t* peer = coap_session_get_addr_remote(session);
-    return peer != nullptr &&
-           peers.count(HandshakeAdmission::PeerKey(&peer->addr.sa,
-                                                   peer->size)) != 0;
+    return peer != nullptr && peers.count(HandshakeAdmission::PeerKey(
+                                  &peer->addr.sa, peer->size)) != 0;
   });
 }
 
 Status CoapServer::Tick() {
   ApplyRevocations();
   jobs_.Tick(NowMs());
+  secagg_.Tick(NowMs());
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   DropEvictedHandshakes();

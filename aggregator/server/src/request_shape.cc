@@ -20,8 +20,8 @@ bool IsPort(const std::vector<uint8_t>& value, uint16_t port) {
   const std::vector<uint8_t> expected =
       port > 0xff ? std::vector<uint8_t>{static_cast<uint8_t>(port >> 8),
                                          static_cast<uint8_t>(port & 0xff)}
-      : port > 0 ? std::vector<uint8_t>{static_cast<uint8_t>(port)}
-                 : std::vector<uint8_t>{};
+      : port > 0  ? std::vector<uint8_t>{static_cast<uint8_t>(port)}
+                  : std::vector<uint8_t>{};
   return value == expected;
 }
 
@@ -31,11 +31,12 @@ bool Allowed(Resource resource, uint16_t number) {
     case Resource::kTask:
       return number == kObserve || number == kBlock2 || number == kSize2;
     case Resource::kUpdate:
-      return number == kContentFormat || number == kBlock1 ||
-             number == kSize1;
+      return number == kContentFormat || number == kBlock1 || number == kSize1;
     case Resource::kModel:
     case Resource::kStatus:
       return number == kBlock2 || number == kSize2;
+    case Resource::kSecAgg:
+      return number == kContentFormat;
   }
   return false;
 }
@@ -78,7 +79,8 @@ ShapeVerdict CheckRequestShape(Resource resource,
       return Refuse(wire::kCoapBadRequest, "Block2 on an Observe registration");
     }
   }
-  if (resource != Resource::kUpdate && payload_length != 0) {
+  if (resource != Resource::kUpdate && resource != Resource::kSecAgg &&
+      payload_length != 0) {
     return Refuse(wire::kCoapBadRequest, "payload on a GET");
   }
   return ShapeVerdict{};

@@ -20,9 +20,10 @@ constexpr uint16_t kPort = 5684;
 
 TEST(RequestShapeTest, TheClientsShapesPass) {
   // Observe registration, deregistration, a block of a notification.
-  EXPECT_EQ(CheckRequestShape(Resource::kTask, {Opt(6), kPathV1, kPathTask}, 0, kPort)
-                .code,
-            0);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kTask, {Opt(6), kPathV1, kPathTask}, 0, kPort)
+          .code,
+      0);
   EXPECT_EQ(CheckRequestShape(Resource::kTask,
                               {Opt(6, {1}), kPathV1, kPathTask}, 0, kPort)
                 .code,
@@ -34,11 +35,31 @@ TEST(RequestShapeTest, TheClientsShapesPass) {
   // A Block1 upload's first block.
   EXPECT_EQ(CheckRequestShape(Resource::kUpdate,
                               {kPathV1, Opt(12, {0xfe, 0x4d}), Opt(27, {0x0e}),
-                               Opt(60, {0x10, 0x00})}, 1024, kPort)
+                               Opt(60, {0x10, 0x00})},
+                              1024, kPort)
                 .code,
             0);
   EXPECT_EQ(CheckRequestShape(Resource::kModel, {kPathV1}, 0, kPort).code, 0);
   EXPECT_EQ(CheckRequestShape(Resource::kStatus, {kPathV1}, 0, kPort).code, 0);
+}
+
+TEST(RequestShapeTest, SecAggTakesOneDatagramWithContentFormatOnly) {
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg,
+                              {kPathV1, Opt(12, {0xfe, 0x50})}, 500, kPort)
+                .code,
+            0);
+  // Block1, Observe and a query are not part of the phases.
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(27, {0x0e})},
+                              500, kPort)
+                .code,
+            kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kSecAgg, {Opt(6), kPathV1}, 0, kPort).code,
+      kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(15, {'n'})}, 0, kPort)
+          .code,
+      kBadOption);
 }
 
 TEST(RequestShapeTest, QueriesAndUnknownOptionsAreBadOptions) {
@@ -52,13 +73,17 @@ TEST(RequestShapeTest, QueriesAndUnknownOptionsAreBadOptions) {
               kBadOption);  // Uri-Host
   }
   // Options of another resource.
-  EXPECT_EQ(CheckRequestShape(Resource::kModel, {Opt(6), kPathV1}, 0, kPort).code,
-            kBadOption);
-  EXPECT_EQ(CheckRequestShape(Resource::kTask, {kPathV1, Opt(27, {8})}, 0, kPort).code,
-            kBadOption);
-  EXPECT_EQ(CheckRequestShape(Resource::kUpdate, {kPathV1, Opt(23, {0})}, 0, kPort)
-                .code,
-            kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kModel, {Opt(6), kPathV1}, 0, kPort).code,
+      kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kTask, {kPathV1, Opt(27, {8})}, 0, kPort)
+          .code,
+      kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kUpdate, {kPathV1, Opt(23, {0})}, 0, kPort)
+          .code,
+      kBadOption);
 }
 
 TEST(RequestShapeTest, UriPortOnlyOfThisServer) {
@@ -78,23 +103,28 @@ TEST(RequestShapeTest, UriPortOnlyOfThisServer) {
 
 TEST(RequestShapeTest, RepeatedOptionsAreBadOptions) {
   // RFC 7252 5.4.5: a repeated non-repeatable critical option is 4.02.
-  EXPECT_EQ(CheckRequestShape(Resource::kUpdate,
-                              {kPathV1, Opt(27, {0x0e}), Opt(27, {0x1e})}, 10, kPort)
-                .code,
-            kBadOption);
-  EXPECT_EQ(CheckRequestShape(Resource::kTask, {Opt(6), Opt(6), kPathV1}, 0, kPort)
-                .code,
-            kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kUpdate,
+                        {kPathV1, Opt(27, {0x0e}), Opt(27, {0x1e})}, 10, kPort)
+          .code,
+      kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kTask, {Opt(6), Opt(6), kPathV1}, 0, kPort)
+          .code,
+      kBadOption);
 }
 
 TEST(RequestShapeTest, OtherSpellingsOfARegistrationAreRefused) {
-  EXPECT_EQ(CheckRequestShape(Resource::kTask, {Opt(6, {0}), kPathV1}, 0, kPort).code,
-            wire::kCoapBadRequest);
-  EXPECT_EQ(CheckRequestShape(Resource::kTask, {Opt(6, {0, 0}), kPathV1}, 0, kPort)
-                .code,
-            wire::kCoapBadRequest);
-  EXPECT_EQ(CheckRequestShape(Resource::kTask, {Opt(6, {2}), kPathV1}, 0, kPort).code,
-            wire::kCoapBadRequest);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kTask, {Opt(6, {0}), kPathV1}, 0, kPort).code,
+      wire::kCoapBadRequest);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kTask, {Opt(6, {0, 0}), kPathV1}, 0, kPort)
+          .code,
+      wire::kCoapBadRequest);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kTask, {Opt(6, {2}), kPathV1}, 0, kPort).code,
+      wire::kCoapBadRequest);
   EXPECT_EQ(CheckRequestShape(Resource::kTask,
                               {Opt(6), kPathV1, Opt(23, {0x06})}, 0, kPort)
                 .code,

@@ -22,6 +22,7 @@
 #include "edgeadmm/server/job_host.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/server/secagg_service.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::server {
@@ -114,6 +115,9 @@ class CoapServer {
   uint16_t port() const { return port_; }
   // The loaded job's engine, or null.
   rounds::RoundEngine* engine() { return jobs_.engine(); }
+  // The SecAgg+ round served on v1/secagg/* (its phases close on this
+  // server's ticks).
+  SecAggService& secagg() { return secagg_; }
   // Current wall-clock time in ms (the engine's clock).
   static int64_t NowMs();
 
@@ -138,6 +142,7 @@ class CoapServer {
   ServerOptions options_;
   std::unique_ptr<Impl> impl_;
   RequestHandler handler_{nullptr};
+  SecAggService secagg_;
   JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;
   int64_t notified_round_ = -1;
