@@ -20,11 +20,11 @@ namespace edgeadmm::server {
 struct JobGauges {
   bool has_job = false;
   std::string name;
-  int64_t iteration = 0;      // committed rounds
-  int64_t rounds = 0;         // the job's target
+  int64_t iteration = 0;       // committed rounds
+  int64_t rounds = 0;          // the job's target
   double central_epsilon = 0;  // the job's charged central ε
-  double delta = 0;           // the δ it is stated at
-  std::string accountant;     // "pld" or "rdp"
+  double delta = 0;            // the δ it is stated at
+  std::string accountant;      // "pld" or "rdp"
   bool round_open = false;
 };
 
@@ -32,10 +32,10 @@ class GatewayMetrics {
  public:
   // Session events as the CoAP server sees them.
   enum class SessionEvent {
-    kHandshakeStarted,   // a new DTLS server session
-    kHandshakeDone,      // the handshake completed
-    kClosed,             // DTLS closed or failed (handshaking or not)
-    kSessionFreed,       // libcoap freed a session
+    kHandshakeStarted,  // a new DTLS server session
+    kHandshakeDone,     // the handshake completed
+    kClosed,            // DTLS closed or failed (handshaking or not)
+    kSessionFreed,      // libcoap freed a session
     kCount
   };
 
@@ -43,6 +43,15 @@ class GatewayMetrics {
   // "other") with `code` (class·32 + detail, as on the wire).
   void CountResponse(std::string_view resource, uint8_t code);
   void CountSession(SessionEvent event);
+  // The server's shards (ServerOptions::shards, at most kMaxShards) and the
+  // DTLS sessions started on each: how the kernel spreads the devices.
+  static constexpr size_t kMaxShards = 64;
+  void set_shards(size_t shards) {
+    shards_ = shards < kMaxShards ? shards : kMaxShards;
+  }
+  void CountShardSession(size_t shard) {
+    if (shard < shards_) ++shard_sessions_[shard];
+  }
   // Sessions alive now (started and not yet freed).
   int64_t live_sessions() const { return live_sessions_; }
 
@@ -59,8 +68,8 @@ class GatewayMetrics {
   std::string Render(const JobGauges& job) const;
 
   // Upper bounds of the round duration histogram's buckets, in seconds.
-  static constexpr std::array<double, 9> kRoundBuckets = {
-      0.5, 1, 2, 5, 10, 30, 60, 120, 300};
+  static constexpr std::array<double, 9> kRoundBuckets = {0.5, 1,  2,   5,  10,
+                                                          30,  60, 120, 300};
 
  private:
   static constexpr int kResources = 5;  // task, update, model, status, other
@@ -68,6 +77,8 @@ class GatewayMetrics {
   std::array<std::array<uint64_t, kCodes>, kResources> responses_{};
   std::array<uint64_t, static_cast<int>(SessionEvent::kCount)> sessions_{};
   int64_t live_sessions_ = 0;
+  size_t shards_ = 1;
+  std::array<uint64_t, kMaxShards> shard_sessions_{};
   uint64_t rounds_committed_ = 0;
   uint64_t rounds_discarded_ = 0;
   uint64_t release_holds_ = 0;
