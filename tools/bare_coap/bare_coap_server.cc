@@ -12,7 +12,9 @@
 //       [--round-size N] [--rounds R]
 // The PSK of identity ID is the hex file DIR/ID (as `edgeadmm devices add
 // --psk-dir` writes them). Exits 0 after R rounds (0: on SIGTERM/SIGINT);
-// prints one line per round (uploads, seconds) to stdout.
+// prints one line per round (uploads, seconds) to stdout. Built twice when
+// Debian's GnuTLS flavour of libcoap is there: edgeadmm-bare-coap-server
+// (OpenSSL, the daemon's) and edgeadmm-bare-coap-server-gnutls.
 #include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <dirent.h>
@@ -180,8 +182,12 @@ int main(int argc, char** argv) {
   coap_add_resource(context, update);
   std::signal(SIGTERM, &OnSignal);
   std::signal(SIGINT, &OnSignal);
-  std::printf("bare: listening on %s:%s, %zu identities\n", address, port,
-              g_server.keys.size());
+  const coap_tls_version_t* tls = coap_get_tls_library_version();
+  std::printf("bare: listening on %s:%s, %zu identities, DTLS by %s\n", address,
+              port, g_server.keys.size(),
+              tls->type == COAP_TLS_LIBRARY_GNUTLS    ? "GnuTLS"
+              : tls->type == COAP_TLS_LIBRARY_OPENSSL ? "OpenSSL"
+                                                      : "another library");
   std::fflush(stdout);
   while (g_stop == 0) {
     if (coap_io_process(context, 100) < 0) break;

@@ -89,6 +89,7 @@ const std::vector<std::string> kKnown = {
     "server.session_timeout_seconds",
     "server.max_sessions",
     "server.io_batch_reads",
+    "server.shards",
     "server.receive_buffer_bytes",
     "server.max_handshakes_per_source",
     "server.max_handshakes",
@@ -125,6 +126,9 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.max_sessions", 0, 1'000'000, sessions));
   EDGEADMM_HOST_TRY(ReadInt(root, "server.io_batch_reads", 0, 4096, batch));
+  int64_t shards = c.server.shards;
+  EDGEADMM_HOST_TRY(ReadInt(root, "server.shards", 1, 64, shards));
+  c.server.shards = static_cast<unsigned>(shards);
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30, rcvbuf));
   EDGEADMM_HOST_TRY(

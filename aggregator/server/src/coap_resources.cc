@@ -1,4 +1,4 @@
-// The daemon's four CoAP resources (docs/protocol.md) as libcoap handlers:
+// The daemon's CoAP resources (docs/protocol.md) as libcoap handlers:
 // each request is admitted once (RequestBudget, then RequestShape), then
 // answered by the RequestHandler.
 #include <optional>
@@ -8,6 +8,7 @@
 
 #include "coap_server_impl.h"
 #include "edgeadmm/posix/monotonic_clock.h"
+#include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/server/request_shape.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
@@ -296,6 +297,39 @@ struct CoapResources {
   }
 };
 
+// POST v1/secagg/<phase> (SecAggService): one datagram, no Block1.
+template <int kPhase>
+void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
+                const coap_pdu_t* request, const coap_string_t* query,
+                coap_pdu_t* response) {
+  CoapServer* s = ServerOf(session);
+  if (std::optional<Response> refused =
+          CoapResources::Refusal(session, request, Resource::kSecAgg)) {
+    CoapResources::Send(resource, session, request, query, response,
+                        std::move(*refused));
+    return;
+  }
+  coap_opt_iterator_t it;
+  const coap_opt_t* format =
+      coap_check_option(request, COAP_OPTION_CONTENT_FORMAT, &it);
+  if (format == nullptr ||
+      coap_decode_var_bytes(coap_opt_value(format), coap_opt_length(format)) !=
+          kSecAggFrameFormat) {
+    Response r = ErrorResponse(Status::InvalidArgument(),
+                               "content-format must be 65104", 0, 0);
+    r.code = wire::kCoapUnsupportedContentFormat;
+    CoapResources::Send(resource, session, request, query, response,
+                        std::move(r));
+    return;
+  }
+  size_t length = 0;
+  const uint8_t* data = nullptr;
+  if (!coap_get_data(request, &length, &data)) length = 0;
+  CoapResources::Send(resource, session, request, query, response,
+                      s->secagg().Handle(kPhase, IdentityOf(session), data,
+                                         length, CoapServer::NowMs()));
+}
+
 coap_resource_t* AddResources(coap_context_t* context,
                               const ServerOptions& options) {
   struct ResourceSpec {
@@ -308,6 +342,10 @@ coap_resource_t* AddResources(coap_context_t* context,
       {wire::kUpdatePath, COAP_REQUEST_POST, &CoapResources::PostUpdate},
       {wire::kModelPath, COAP_REQUEST_GET, &CoapResources::GetModel},
       {wire::kStatusPath, COAP_REQUEST_GET, &CoapResources::GetStatus},
+      {kSecAggPaths[0], COAP_REQUEST_POST, &PostSecAgg<1>},
+      {kSecAggPaths[1], COAP_REQUEST_POST, &PostSecAgg<2>},
+      {kSecAggPaths[2], COAP_REQUEST_POST, &PostSecAgg<3>},
+      {kSecAggPaths[3], COAP_REQUEST_POST, &PostSecAgg<4>},
   };
   coap_resource_t* task_resource = nullptr;
   for (const ResourceSpec& spec : specs) {

@@ -5,9 +5,13 @@
 #include <dirent.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -26,6 +30,7 @@
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/metrics_file.h"
+#include "edgeadmm/server/reuse_port_bind.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/server/upload_assembler.h"
@@ -187,6 +192,16 @@ struct CoapCallbacks {
     SSL_set_msg_callback_arg(ssl, session);
   }
 
+  // The index of the shard whose context holds `session`.
+  static size_t ShardOf(coap_session_t* session) {
+    const coap_context_t* context = coap_session_get_context(session);
+    const std::vector<CoapShard>& shards = Server(session)->impl_->shards;
+    for (size_t i = 0; i < shards.size(); ++i) {
+      if (shards[i].context == context) return i;
+    }
+    return 0;
+  }
+
   // Tracks handshakes in progress for the janitor and watches each
   // established DTLS server session for a client that starts over.
   static int Event(coap_session_t* session, const coap_event_t event) {
@@ -199,6 +214,7 @@ struct CoapCallbacks {
     GatewayMetrics& metrics = Server(session)->impl_->metrics;
     if (event == COAP_EVENT_SERVER_SESSION_NEW) {
       metrics.CountSession(GatewayMetrics::SessionEvent::kHandshakeStarted);
+      metrics.CountShardSession(ShardOf(session));
       if (admission && peer != nullptr) {
         admission->OnSessionNew(&peer->addr.sa, peer->size);
       }
@@ -231,6 +247,13 @@ struct CoapCallbacks {
     }
     return 0;
   }
+
+  // Opens one shard (CoapShard) on `address` and appends it to the
+  // server's: its context, callbacks, DTLS PSK, endpoint (joining the
+  // port's SO_REUSEPORT group when there are several), read filter, SSL_CTX
+  // settings, receive buffer and resources. `first` sets the server's port.
+  static Status OpenShard(CoapServer& server, const coap_address_t& address,
+                          bool first);
 };
 
 namespace {
@@ -266,6 +289,87 @@ uint16_t BoundPort(coap_endpoint_t* endpoint, uint16_t asked) {
 
 }  // namespace
 
+Status CoapCallbacks::OpenShard(CoapServer& server,
+                                const coap_address_t& address, bool first) {
+  CoapServer::Impl& impl = *server.impl_;
+  const ServerOptions& options = server.options_;
+  CoapShard& shard = impl.shards.emplace_back();
+  shard.context = coap_new_context(nullptr);
+  if (shard.context == nullptr) return Status::Unavailable();
+  coap_set_app_data(shard.context, &server);
+  if (options.io_batch_reads > 0) {
+    posix::CoapBatchedIoOptions io;
+    io.max_endpoint_reads = options.io_batch_reads;
+    shard.io = std::make_unique<posix::CoapBatchedIo>(shard.context, io);
+  }
+  coap_register_event_handler(shard.context, &Event);
+  coap_register_nack_handler(shard.context, &Nack);
+  // Block2 (large tasks and models) by libcoap; Block1 bodies reach the
+  // handler block by block (UploadAssembler), not reassembled by libcoap.
+  coap_context_set_block_mode(shard.context, COAP_BLOCK_USE_LIBCOAP);
+  coap_context_set_session_timeout(shard.context,
+                                   options.session_timeout_seconds);
+  // The caps are HandshakeAdmission's (libcoap's idle-session cap would
+  // evict an established session for a half-open one). libcoap's own
+  // handshake cap stays above it: evicted handshakes linger until the next
+  // tick drops them.
+  coap_context_set_max_handshake_sessions(shard.context,
+                                          2 * options.max_handshakes);
+
+  coap_dtls_spsk_t psk{};
+  psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
+  psk.validate_id_call_back = &ValidateIdentity;
+  psk.id_call_back_arg = &server;
+  if (!coap_context_set_psk2(shard.context, &psk)) {
+    return Status::Unavailable();
+  }
+  coap_endpoint_t* endpoint = nullptr;
+  if (impl.poll_fd >= 0) {
+    const ReusePortBinds binds;
+    endpoint = coap_new_endpoint(shard.context, &address, COAP_PROTO_DTLS);
+    if (binds.bound().size() == 1) shard.endpoint_fd = binds.bound().front();
+  } else {
+    endpoint = coap_new_endpoint(shard.context, &address, COAP_PROTO_DTLS);
+  }
+  if (endpoint == nullptr) {
+    EDGEADMM_LOG_ERROR("server: cannot listen on [%s]:%u",
+                       options.address.c_str(), options.port);
+    return Status::Unavailable();
+  }
+  if (first) server.port_ = BoundPort(endpoint, options.port);
+  if (impl.poll_fd < 0) shard.endpoint_fd = FindEndpointSocket(server.port_);
+  if (const Status attached =
+          EndpointReadFilter::Attach(shard.endpoint_fd, &*impl.admission);
+      !attached.ok()) {
+    EDGEADMM_LOG_ERROR("server: cannot filter the endpoint's handshakes: %s",
+                       attached.str());
+    shard.endpoint_fd = -1;
+    return attached;
+  }
+  EDGEADMM_TRY(TakeOverDtlsContext(shard.context, server.port_));
+
+  if (options.receive_buffer_bytes > 0) {
+    // The shards share the budget: a burst spreads over their sockets.
+    const unsigned bytes =
+        options.receive_buffer_bytes / std::max(1u, options.shards);
+    const int granted =
+        SetReceiveBuffer(shard.endpoint_fd, static_cast<int>(bytes));
+    EDGEADMM_LOG_INFO("server: endpoint receive buffer %d bytes (asked %u)",
+                      granted, bytes);
+  }
+  shard.task = AddResources(shard.context, options);
+  if (impl.poll_fd >= 0) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = impl.shards.size() - 1;
+    if (epoll_ctl(impl.poll_fd, EPOLL_CTL_ADD,
+                  coap_context_get_coap_fd(shard.context), &event) != 0) {
+      return Status::Unavailable();
+    }
+  }
+  return Status::Ok();
+}
+
 int64_t CoapServer::NowMs() { return WallClockMs(); }
 
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
@@ -276,9 +380,12 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
 }
 
 CoapServer::~CoapServer() {
-  if (impl_->endpoint_fd >= 0) EndpointReadFilter::Detach(impl_->endpoint_fd);
-  impl_->io.reset();
-  if (impl_->context != nullptr) coap_free_context(impl_->context);
+  for (CoapShard& shard : impl_->shards) {
+    if (shard.endpoint_fd >= 0) EndpointReadFilter::Detach(shard.endpoint_fd);
+    shard.io.reset();
+    if (shard.context != nullptr) coap_free_context(shard.context);
+  }
+  if (impl_->poll_fd >= 0) close(impl_->poll_fd);
   coap_cleanup();
 }
 
@@ -306,44 +413,6 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     return Status::InvalidArgument();
   }
 
-  impl.context = coap_new_context(nullptr);
-  if (impl.context == nullptr) return Status::Unavailable();
-  coap_set_app_data(impl.context, server.get());
-  if (options.io_batch_reads > 0) {
-    posix::CoapBatchedIoOptions io;
-    io.max_endpoint_reads = options.io_batch_reads;
-    impl.io = std::make_unique<posix::CoapBatchedIo>(impl.context, io);
-  }
-  coap_register_event_handler(impl.context, &CoapCallbacks::Event);
-  coap_register_nack_handler(impl.context, &CoapCallbacks::Nack);
-  // Block2 (large tasks and models) by libcoap; Block1 bodies reach the
-  // handler block by block (UploadAssembler), not reassembled by libcoap.
-  coap_context_set_block_mode(impl.context, COAP_BLOCK_USE_LIBCOAP);
-  coap_context_set_session_timeout(impl.context,
-                                   options.session_timeout_seconds);
-  // The caps are HandshakeAdmission's (libcoap's idle-session cap would
-  // evict an established session for a half-open one). libcoap's own
-  // handshake cap stays above it: evicted handshakes linger until the next
-  // tick drops them.
-  coap_context_set_max_handshake_sessions(impl.context,
-                                          2 * options.max_handshakes);
-
-  coap_dtls_spsk_t psk{};
-  psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
-  psk.validate_id_call_back = &CoapCallbacks::ValidateIdentity;
-  psk.id_call_back_arg = server.get();
-  if (!coap_context_set_psk2(impl.context, &psk)) {
-    return Status::Unavailable();
-  }
-  coap_endpoint_t* endpoint =
-      coap_new_endpoint(impl.context, &address, COAP_PROTO_DTLS);
-  if (endpoint == nullptr) {
-    EDGEADMM_LOG_ERROR("server: cannot listen on [%s]:%u",
-                       options.address.c_str(), options.port);
-    return Status::Unavailable();
-  }
-  server->port_ = BoundPort(endpoint, options.port);
-
   HandshakeAdmissionOptions admission_options = options.admission;
   admission_options.max_pending = static_cast<int>(options.max_handshakes);
   admission_options.max_sessions = static_cast<int>(options.max_sessions);
@@ -351,25 +420,24 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       admission_options, static_cast<int64_t>(posix::MonotonicMs()));
   if (!admission.ok()) return admission.status();
   impl.admission.emplace(std::move(admission).value());
-  impl.endpoint_fd = FindEndpointSocket(server->port_);
-  if (const Status attached =
-          EndpointReadFilter::Attach(impl.endpoint_fd, &*impl.admission);
-      !attached.ok()) {
-    EDGEADMM_LOG_ERROR("server: cannot filter the endpoint's handshakes: %s",
-                       attached.str());
-    impl.endpoint_fd = -1;
-    return attached;
-  }
-  EDGEADMM_TRY(CoapCallbacks::TakeOverDtlsContext(impl.context, server->port_));
 
-  if (options.receive_buffer_bytes > 0) {
-    const int granted = SetReceiveBuffer(
-        impl.endpoint_fd, static_cast<int>(options.receive_buffer_bytes));
-    EDGEADMM_LOG_INFO("server: endpoint receive buffer %d bytes (asked %u)",
-                      granted, options.receive_buffer_bytes);
+  const unsigned shards = std::max(1u, options.shards);
+  if (shards > 1) {
+    if (const Status check = ReusePortBinds::Check(); !check.ok()) {
+      EDGEADMM_LOG_ERROR("server: cannot share the port between shards");
+      return check;
+    }
+    impl.poll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (impl.poll_fd < 0) return Status::Unavailable();
   }
-
-  impl.task = AddResources(impl.context, options);
+  impl.shards.reserve(shards);
+  impl.metrics.set_shards(shards);
+  for (unsigned i = 0; i < shards; ++i) {
+    // The first shard picks the port (options.port may be 0); the others
+    // join it.
+    if (i == 1) coap_address_set_port(&address, server->port_);
+    EDGEADMM_TRY(CoapCallbacks::OpenShard(*server, address, i == 0));
+  }
   EDGEADMM_LOG_INFO("server: listening on coaps://[%s]:%u",
                     options.address.c_str(), server->port_);
   EDGEADMM_TRY(server->jobs_.PickUpRunningJob(NowMs()));
@@ -377,7 +445,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
 }
 
 void CoapServer::NotifyIfRoundChanged() {
-  if (impl_->task == nullptr) return;
+  if (impl_->shards.empty()) return;
   std::vector<int64_t> now;
   for (const rounds::RoundEngine* engine : jobs_.engines()) {
     now.push_back(engine->job().id);
@@ -386,7 +454,9 @@ void CoapServer::NotifyIfRoundChanged() {
   }
   if (now.empty() || now == notified_) return;
   notified_ = std::move(now);
-  coap_resource_notify_observers(impl_->task, nullptr);
+  for (CoapShard& shard : impl_->shards) {
+    coap_resource_notify_observers(shard.task, nullptr);
+  }
 }
 
 void CoapServer::ApplyRevocations() {
@@ -431,6 +501,7 @@ void CoapServer::DropEvictedHandshakes() {
 Status CoapServer::Tick() {
   ApplyRevocations();
   jobs_.Tick(NowMs());
+  secagg_.Tick(NowMs());
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   DropEvictedHandshakes();
@@ -462,12 +533,38 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
   metrics_failing_ = !written.ok();
 }
 
-Status CoapServer::RunOnce(int timeout_ms) {
+namespace {
+
+// One pass of `shard`'s I/O, waiting up to `timeout_ms`; false on an I/O
+// error.
+bool ProcessShard(CoapShard& shard, uint32_t timeout_ms) {
   const int spent =
-      impl_->io != nullptr
-          ? impl_->io->Process(static_cast<uint32_t>(timeout_ms))
-          : coap_io_process(impl_->context, static_cast<uint32_t>(timeout_ms));
-  if (spent < 0) return Status::Internal();
+      shard.io != nullptr
+          ? shard.io->Process(timeout_ms)
+          : coap_io_process(shard.context,
+                            timeout_ms == 0 ? COAP_IO_NO_WAIT : timeout_ms);
+  return spent >= 0;
+}
+
+}  // namespace
+
+Status CoapServer::RunOnce(int timeout_ms) {
+  std::vector<CoapShard>& shards = impl_->shards;
+  if (shards.size() == 1) {
+    if (!ProcessShard(shards.front(), static_cast<uint32_t>(timeout_ms))) {
+      return Status::Internal();
+    }
+    return Tick();
+  }
+  // Several shards: wait for any, then give each one pass without waiting
+  // (an idle shard's pass only walks its sessions when its walk is due).
+  epoll_event ready[8];
+  if (epoll_wait(impl_->poll_fd, ready, 8, timeout_ms) < 0 && errno != EINTR) {
+    return Status::Internal();
+  }
+  for (CoapShard& shard : shards) {
+    if (!ProcessShard(shard, 0)) return Status::Internal();
+  }
   return Tick();
 }
 

@@ -1,5 +1,5 @@
 // The state of a CoapServer that its libcoap callbacks share (private to
-// the server library): coap_server.cc runs the context and the DTLS side,
+// the server library): coap_server.cc runs the contexts and the DTLS side,
 // coap_resources.cc serves the four resources.
 #pragma once
 
@@ -23,10 +23,20 @@
 
 namespace edgeadmm::server {
 
-struct CoapServer::Impl {
+// One libcoap context with its DTLS endpoint on the server's port
+// (ServerOptions::shards): its sessions, its resources, its I/O loop.
+struct CoapShard {
   coap_context_t* context = nullptr;
   std::unique_ptr<posix::CoapBatchedIo> io;  // null: coap_io_process
-  coap_resource_t* task = nullptr;
+  coap_resource_t* task = nullptr;           // the observable v1/task
+  int endpoint_fd = -1;                      // attached to the read filter
+};
+
+struct CoapServer::Impl {
+  std::vector<CoapShard> shards;
+  // With several shards: an epoll set of the contexts' epoll descriptors,
+  // waited on before each shard's I/O is run without waiting.
+  int poll_fd = -1;
   registry::DeviceRegistry* registry = nullptr;
   std::unique_ptr<registry::DeviceRegistry> registry_owner;
   // The PSK handed to libcoap by the identity callback (it copies it).
@@ -49,7 +59,6 @@ struct CoapServer::Impl {
   // The cookie exchange and per-source handshake limit in front of
   // libcoap, on the endpoint socket (issue 14 item 1).
   std::optional<HandshakeAdmission> admission;
-  int endpoint_fd = -1;
   // Counters for operators (ServerOptions::metrics_file).
   GatewayMetrics metrics;
   Impl(store::Database& db, const ServerOptions& options)
@@ -58,8 +67,9 @@ struct CoapServer::Impl {
         budget(options.request_budget) {}
 };
 
-// Adds v1/task, v1/update, v1/model and v1/status to `context`
-// (coap_resources.cc); returns the task resource, the observable one.
+// Adds v1/task, v1/update, v1/model and v1/status to `context` (each
+// shard's; coap_resources.cc); returns the task resource, the observable
+// one.
 coap_resource_t* AddResources(coap_context_t* context,
                               const ServerOptions& options);
 

@@ -130,6 +130,13 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
   Header(out, "edgeadmm_dtls_sessions", "gauge",
          "DTLS server sessions alive (handshaking or established).");
   out += "edgeadmm_dtls_sessions " + std::to_string(live_sessions_) + "\n";
+  Header(out, "edgeadmm_shard_sessions_total", "counter",
+         "DTLS server sessions started per shard (libcoap context on the "
+         "port, server.shards).");
+  for (size_t i = 0; i < shards_; ++i) {
+    out += "edgeadmm_shard_sessions_total{shard=\"" + std::to_string(i) +
+           "\"} " + Count(shard_sessions_[i]) + "\n";
+  }
   Header(out, "edgeadmm_rounds_total", "counter",
          "Rounds of the jobs served since the daemon started, by outcome.");
   out += "edgeadmm_rounds_total{outcome=\"committed\"} " +

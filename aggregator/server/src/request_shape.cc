@@ -47,6 +47,8 @@ bool Allowed(Resource resource, uint16_t number) {
     case Resource::kModel:
     case Resource::kStatus:
       return number == kUriQuery || number == kBlock2 || number == kSize2;
+    case Resource::kSecAgg:
+      return number == kContentFormat;
   }
   return false;
 }
@@ -92,7 +94,8 @@ ShapeVerdict CheckRequestShape(Resource resource,
       return Refuse(wire::kCoapBadRequest, "Block2 on an Observe registration");
     }
   }
-  if (resource != Resource::kUpdate && payload_length != 0) {
+  if (resource != Resource::kUpdate && resource != Resource::kSecAgg &&
+      payload_length != 0) {
     return Refuse(wire::kCoapBadRequest, "payload on a GET");
   }
   return ShapeVerdict{};

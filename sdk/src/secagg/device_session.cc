@@ -4,10 +4,15 @@
 
 #include <cstring>
 
+#include "device_session_overlay.h"
 #include "mbedtls/platform_util.h"
 #include "mbedtls/sha256.h"
 
 namespace edgeadmm {
+
+using secagg_internal::Begin;
+using secagg_internal::View;
+
 namespace {
 
 template <typename T>
@@ -61,10 +66,7 @@ bool SecAggDeviceSession::ValidParams(const SecAggSessionParams& p,
   const uint32_t k = EffectiveDegree(p);
   if (p.threshold < 2 || p.threshold > k) return false;
   return b.neighbours.size() >= k && b.sealed.size() >= k &&
-         b.received.size() >= k && b.revealed.size() >= k &&
-         b.seed_shares.size() >= k && b.key_shares.size() >= k &&
-         b.neighbour_ids.size() >= k && b.peer_keys.size() >= k &&
-         b.masked.size() >= p.mask_length;
+         b.scratch.size() >= k && b.masked.size() >= p.mask_length;
 }
 
 void SecAggDeviceSession::WipeOwnSecrets() {
@@ -73,21 +75,17 @@ void SecAggDeviceSession::WipeOwnSecrets() {
   mbedtls_platform_zeroize(self_seed_, sizeof(self_seed_));
 }
 
-void SecAggDeviceSession::Wipe() {
+void SecAggDeviceSession::Wipe(bool words) {
   WipeOwnSecrets();
   ZeroSpan(buffers_.neighbours);
   ZeroSpan(buffers_.sealed);
-  ZeroSpan(buffers_.received);
-  ZeroSpan(buffers_.revealed);
-  ZeroSpan(buffers_.seed_shares);
-  ZeroSpan(buffers_.key_shares);
-  ZeroSpan(buffers_.neighbour_ids);
-  ZeroSpan(buffers_.peer_keys);
-  ZeroSpan(buffers_.masked);
+  ZeroSpan(buffers_.scratch);
+  if (words) ZeroSpan(buffers_.masked);
   mbedtls_platform_zeroize(survivors_digest_, sizeof(survivors_digest_));
   mbedtls_platform_zeroize(&advert_, sizeof(advert_));
   peer_count_ = 0;
   received_count_ = 0;
+  sealed_dropped_ = false;
 }
 
 void SecAggDeviceSession::Finish() {
@@ -132,8 +130,9 @@ Status SecAggDeviceSession::Advertise(const SecAggSessionParams& params,
 Status SecAggDeviceSession::NeighbourPlace(uint32_t device,
                                            size_t& place) const {
   const uint32_t k = EffectiveDegree(params_);
+  const Span<uint32_t> ids = View<uint32_t>(buffers_.scratch, k);
   for (place = 0; place < k; ++place) {
-    if (buffers_.neighbour_ids[place] == device) return Status::Ok();
+    if (ids[place] == device) return Status::Ok();
   }
   return Status::InvalidArgument();
 }
@@ -154,15 +153,16 @@ Status SecAggDeviceSession::SealAll(Span<const SecAggPeerKeys> keys,
     if (s.ok()) {
       const ShareAddress address{params_.round_id, params_.own_index,
                                  keys[a].device};
-      const SharePair pair{buffers_.seed_shares[place],
-                           buffers_.key_shares[place]};
+      const uint32_t k = EffectiveDegree(params_);
+      const Span<ShamirShare> shares =
+          View<ShamirShare>(buffers_.neighbours, 2 * k);
+      const SharePair pair{shares[place], shares[k + place]};
       s = SealShares(ConstByteSpan(key, sizeof(key)), address, pair,
                      ByteSpan(buffers_.sealed[a].sealed, kSealedSharesBytes));
       buffers_.sealed[a].peer = keys[a].device;
     }
     mbedtls_platform_zeroize(key, sizeof(key));
     if (!s.ok()) return s;
-    buffers_.neighbours[a] = keys[a];
   }
   return Status::Ok();
 }
@@ -177,7 +177,10 @@ Status SecAggDeviceSession::ShareKeys(Span<const SecAggPeerKeys> keys,
   NeighbourGraph graph;
   Status s = graph.Init(ConstByteSpan(params_.graph_seed, kGraphSeedBytes),
                         params_.devices, params_.degree);
-  if (s.ok()) s = graph.Neighbours(params_.own_index, buffers_.neighbour_ids);
+  if (s.ok()) {
+    s = graph.Neighbours(params_.own_index,
+                         Begin<uint32_t>(buffers_.scratch, k));
+  }
   if (!s.ok()) return s;
   for (size_t a = 0; a < keys.size(); ++a) {
     size_t place = 0;
@@ -189,40 +192,84 @@ Status SecAggDeviceSession::ShareKeys(Span<const SecAggPeerKeys> keys,
     }
   }
   if (keys.size() < params_.threshold) return Status::FailedPrecondition();
+  // The shares go where the neighbours' keys are kept once all are sealed.
+  const Span<ShamirShare> shares =
+      Begin<ShamirShare>(buffers_.neighbours, 2 * k);
   s = ShamirSplit(ConstByteSpan(self_seed_, kMaskSeedBytes), params_.threshold,
-                  k, random, buffers_.seed_shares);
+                  k, random, shares.first(k));
   if (s.ok()) {
     s = ShamirSplit(ConstByteSpan(mask_private_, kX25519KeyBytes),
-                    params_.threshold, k, random, buffers_.key_shares);
+                    params_.threshold, k, random, shares.subspan(k, k));
   }
   if (s.ok()) s = SealAll(keys, random);
-  ZeroSpan(buffers_.seed_shares);
-  ZeroSpan(buffers_.key_shares);
+  ZeroSpan(buffers_.neighbours);
+  ZeroSpan(buffers_.scratch);
   if (!s.ok()) {
     ZeroSpan(buffers_.sealed);
-    ZeroSpan(buffers_.neighbours);
     return s;
   }
+  Span<SecAggPeerKeys> kept = Begin<SecAggPeerKeys>(buffers_.neighbours, k);
+  for (size_t a = 0; a < keys.size(); ++a) kept[a] = keys[a];
   peer_count_ = static_cast<uint32_t>(keys.size());
   phase_ = SecAggDevicePhase::kSharesSent;
   return Status::Ok();
 }
 
-Status SecAggDeviceSession::OpenAll(Span<const SecAggSealed> delivered,
-                                    RandomByteSource& random) {
+// The keys phase 2 kept for `device`, or null.
+const SecAggPeerKeys* SecAggDeviceSession::FindPeer(uint32_t device) const {
+  for (size_t p = 0; p < peer_count_; ++p) {
+    if (buffers_.neighbours[p].device == device) return &buffers_.neighbours[p];
+  }
+  return nullptr;
+}
+
+// Every delivered message comes from a neighbour of phase 2's keys, once.
+Status SecAggDeviceSession::CheckDelivered(
+    Span<const SecAggSealed> delivered) const {
   for (size_t a = 0; a < delivered.size(); ++a) {
-    const SecAggPeerKeys* peer = nullptr;
-    for (size_t p = 0; p < peer_count_; ++p) {
-      if (buffers_.neighbours[p].device == delivered[a].peer) {
-        peer = &buffers_.neighbours[p];
-      }
+    if (FindPeer(delivered[a].peer) == nullptr) {
+      return Status::InvalidArgument();
     }
-    if (peer == nullptr) return Status::InvalidArgument();
     for (size_t b = 0; b < a; ++b) {
       if (delivered[b].peer == delivered[a].peer) {
         return Status::InvalidArgument();
       }
     }
+  }
+  return Status::Ok();
+}
+
+// y = x + masks into buffers_.masked, the pairwise masks with the first
+// `delivered` peers of `peers` (their mask keys, spans in the scratch).
+Status SecAggDeviceSession::MaskWords(size_t delivered,
+                                      Span<const uint32_t> input,
+                                      RandomByteSource& random) {
+  Span<uint32_t> y = buffers_.masked.first(params_.mask_length);
+  if (input.data() != y.data()) {
+    std::memmove(y.data(), input.data(), y.size_bytes());
+  }
+  MaskInputParams p;
+  p.round_id = params_.round_id;
+  p.own_index = params_.own_index;
+  p.bits = params_.bits;
+  p.self_seed = ConstByteSpan(self_seed_, kMaskSeedBytes);
+  p.mask_private = ConstByteSpan(mask_private_, kX25519KeyBytes);
+  p.mask_public = ConstByteSpan(advert_.mask_public, kX25519KeyBytes);
+  p.neighbours = View<SecAggPeerKey>(buffers_.scratch, delivered);
+  p.random = &random;
+  return edgeadmm::MaskInput(p, y);
+}
+
+// Opens each delivered message into the received shares, which take the
+// sealed messages' region.
+Status SecAggDeviceSession::OpenAll(Span<const SecAggSealed> delivered,
+                                    RandomByteSource& random) {
+  sealed_dropped_ = true;
+  ZeroSpan(buffers_.sealed);
+  const Span<ReceivedShares> received =
+      Begin<ReceivedShares>(buffers_.sealed, delivered.size());
+  for (size_t a = 0; a < delivered.size(); ++a) {
+    const SecAggPeerKeys* peer = FindPeer(delivered[a].peer);
     std::byte key[kPairwiseKeyBytes];
     Status s = DerivePairwiseKey(
         ConstByteSpan(enc_private_, kX25519KeyBytes),
@@ -235,14 +282,11 @@ Status SecAggDeviceSession::OpenAll(Span<const SecAggSealed> delivered,
                                  params_.own_index};
       s = OpenShares(ConstByteSpan(key, sizeof(key)), address,
                      ConstByteSpan(delivered[a].sealed, kSealedSharesBytes),
-                     buffers_.received[a].shares);
+                     received[a].shares);
     }
     mbedtls_platform_zeroize(key, sizeof(key));
     if (!s.ok()) return s;
-    buffers_.received[a].sender = delivered[a].peer;
-    buffers_.peer_keys[a].index = delivered[a].peer;
-    buffers_.peer_keys[a].mask_public =
-        ConstByteSpan(peer->mask_public, kX25519KeyBytes);
+    received[a].sender = delivered[a].peer;
   }
   return Status::Ok();
 }
@@ -261,32 +305,33 @@ Status SecAggDeviceSession::MaskInput(Span<const SecAggSealed> delivered,
   for (uint32_t v : input) {
     if ((v & ~limit) != 0) return Status::InvalidArgument();
   }
-  Status s = OpenAll(delivered, random);
-  Span<uint32_t> y = buffers_.masked.first(params_.mask_length);
-  if (s.ok()) {
-    std::memcpy(y.data(), input.data(), y.size_bytes());
-    MaskInputParams p;
-    p.round_id = params_.round_id;
-    p.own_index = params_.own_index;
-    p.bits = params_.bits;
-    p.self_seed = ConstByteSpan(self_seed_, kMaskSeedBytes);
-    p.mask_private = ConstByteSpan(mask_private_, kX25519KeyBytes);
-    p.mask_public = ConstByteSpan(advert_.mask_public, kX25519KeyBytes);
-    p.neighbours =
-        Span<const SecAggPeerKey>(buffers_.peer_keys.data(), delivered.size());
-    p.random = &random;
-    s = edgeadmm::MaskInput(p, y);
+  Status s = CheckDelivered(delivered);
+  if (!s.ok()) return s;
+  const Span<SecAggPeerKey> peers =
+      Begin<SecAggPeerKey>(buffers_.scratch, delivered.size());
+  for (size_t a = 0; a < delivered.size(); ++a) {
+    peers[a].index = delivered[a].peer;
+    peers[a].mask_public = ConstByteSpan(
+        FindPeer(delivered[a].peer)->mask_public, kX25519KeyBytes);
   }
-  ZeroSpan(buffers_.peer_keys);
+  s = MaskWords(delivered.size(), input, random);
+  ZeroSpan(buffers_.scratch);
+  if (s.ok()) s = OpenAll(delivered, random);
   if (!s.ok()) {
-    ZeroSpan(buffers_.received);
-    ZeroSpan(y);
+    ZeroSpan(buffers_.masked.first(params_.mask_length));
+    if (sealed_dropped_) ZeroSpan(buffers_.sealed);
     return s;
   }
   received_count_ = static_cast<uint32_t>(delivered.size());
+  sealed_dropped_ = false;  // the phase that had them is over
   WipeOwnSecrets();
+  ZeroSpan(buffers_.neighbours);  // Reveal's answer goes there
   phase_ = SecAggDevicePhase::kMaskedSent;
   return Status::Ok();
+}
+
+Span<const RevealedShare> SecAggDeviceSession::revealed_shares() const {
+  return View<const RevealedShare>(buffers_.neighbours, received_count_);
 }
 
 Status SecAggDeviceSession::Reveal(Span<const uint32_t> survivors) {
@@ -302,12 +347,12 @@ Status SecAggDeviceSession::Reveal(Span<const uint32_t> survivors) {
     return Status::FailedPrecondition();
   }
   s = SelectRevealedShares(
-      Span<const ReceivedShares>(buffers_.received.data(), received_count_),
-      survivors, params_.own_index, params_.min_survivors,
-      buffers_.revealed.first(received_count_));
+      View<const ReceivedShares>(buffers_.sealed, received_count_), survivors,
+      params_.own_index, params_.min_survivors,
+      Begin<RevealedShare>(buffers_.neighbours, received_count_));
   if (!s.ok()) return s;
   std::memcpy(survivors_digest_, digest, sizeof(digest));
-  ZeroSpan(buffers_.received);
+  ZeroSpan(buffers_.sealed);
   phase_ = SecAggDevicePhase::kRevealed;
   return Status::Ok();
 }

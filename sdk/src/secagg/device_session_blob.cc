@@ -3,12 +3,17 @@
 // in a first pass that writes nothing and loads it in a second.
 #include <cstring>
 
+#include "device_session_overlay.h"
 #include "edgeadmm/assert.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/secagg/device_session.h"
 #include "mbedtls/platform_util.h"
 
 namespace edgeadmm {
+
+using secagg_internal::Begin;
+using secagg_internal::View;
+
 namespace {
 
 constexpr char kMagic[4] = {'E', 'A', 'S', 'S'};
@@ -146,8 +151,10 @@ void SecAggSessionBlob::WritePhase(const SecAggDeviceSession& s, Cursor& c) {
     }
   } else if (s.phase_ == SecAggDevicePhase::kMaskedSent) {
     c.Put(s.received_count_, 4);
+    const Span<const ReceivedShares> received =
+        View<const ReceivedShares>(b.sealed, s.received_count_);
     for (size_t a = 0; a < s.received_count_; ++a) {
-      const ReceivedShares& r = b.received[a];
+      const ReceivedShares& r = received[a];
       c.Put(r.sender, 4);
       c.Put(r.shares.self_seed.index, 1);
       c.PutBytes(r.shares.self_seed.value, kShamirSecretBytes);
@@ -158,8 +165,9 @@ void SecAggSessionBlob::WritePhase(const SecAggDeviceSession& s, Cursor& c) {
   } else if (s.phase_ == SecAggDevicePhase::kRevealed) {
     c.PutBytes(s.survivors_digest_, 32);
     c.Put(s.received_count_, 4);
+    const Span<const RevealedShare> revealed = s.revealed_shares();
     for (size_t a = 0; a < s.received_count_; ++a) {
-      const RevealedShare& r = b.revealed[a];
+      const RevealedShare& r = revealed[a];
       c.Put(r.sender, 4);
       c.Put(r.self_seed ? 1 : 0, 1);
       c.Put(r.share.index, 1);
@@ -171,7 +179,7 @@ void SecAggSessionBlob::WritePhase(const SecAggDeviceSession& s, Cursor& c) {
 StatusWithSize SecAggSessionBlob::Write(const SecAggDeviceSession& s,
                                         ByteSpan out) {
   if (s.phase_ < SecAggDevicePhase::kAdvertised ||
-      s.phase_ > SecAggDevicePhase::kRevealed) {
+      s.phase_ > SecAggDevicePhase::kRevealed || s.sealed_dropped_) {
     return StatusWithSize(Status::FailedPrecondition(), 0);
   }
   const size_t size = kHeaderBytes +
@@ -204,6 +212,7 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
   if (phase == SecAggDevicePhase::kSharesSent) {
     const uint64_t count = c.Get(4);
     if (count < p.threshold || count > k) return false;
+    if (t) Begin<SecAggPeerKeys>(b.neighbours, static_cast<size_t>(count));
     for (size_t a = 0; a < count; ++a) {
       const uint32_t device = static_cast<uint32_t>(c.Get(4));
       c.GetBytes(t ? b.neighbours[a].encryption_public : nullptr, 32);
@@ -219,6 +228,9 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
   } else if (phase == SecAggDevicePhase::kMaskedSent) {
     const uint64_t count = c.Get(4);
     if (count > k) return false;
+    const Span<ReceivedShares> received =
+        t ? Begin<ReceivedShares>(b.sealed, static_cast<size_t>(count))
+          : Span<ReceivedShares>();
     for (size_t a = 0; a < count; ++a) {
       ReceivedShares r;
       r.sender = static_cast<uint32_t>(c.Get(4));
@@ -230,7 +242,7 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
           r.shares.self_seed.index != r.shares.mask_key.index) {
         return false;
       }
-      if (t) b.received[a] = r;
+      if (t) received[a] = r;
       mbedtls_platform_zeroize(&r, sizeof(r));
     }
     const uint64_t limit = p.bits >= 32 ? 0xFFFFFFFFu : (1u << p.bits) - 1;
@@ -244,6 +256,9 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
     c.GetBytes(t ? t->survivors_digest_ : nullptr, 32);
     const uint64_t count = c.Get(4);
     if (count > k) return false;
+    const Span<RevealedShare> revealed =
+        t ? Begin<RevealedShare>(b.neighbours, static_cast<size_t>(count))
+          : Span<RevealedShare>();
     for (size_t a = 0; a < count; ++a) {
       RevealedShare r;
       r.sender = static_cast<uint32_t>(c.Get(4));
@@ -252,7 +267,7 @@ bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
       r.share.index = static_cast<uint8_t>(c.Get(1));
       c.GetBytes(r.share.value, kShamirSecretBytes);
       if (r.sender >= p.devices || flag > 1 || r.share.index == 0) return false;
-      if (t) b.revealed[a] = r;
+      if (t) revealed[a] = r;
       mbedtls_platform_zeroize(&r, sizeof(r));
     }
     if (t) t->received_count_ = static_cast<uint32_t>(count);
@@ -283,7 +298,7 @@ bool SecAggSessionBlob::Read(ConstByteSpan blob,
   c.GetBytes(p.graph_seed, kGraphSeedBytes);
   if (!c.ok() || !SecAggDeviceSession::ValidParams(p, buffers)) return false;
   if (target != nullptr) {
-    target->Wipe();
+    target->Wipe(phase > SecAggDevicePhase::kSharesSent);
     target->params_ = p;
     target->phase_ = phase;
   }

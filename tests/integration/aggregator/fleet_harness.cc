@@ -69,7 +69,8 @@ FleetSetup PrepareFleet(TempDatabase& t, int devices, size_t records) {
 FleetRunResult RunJobOverDtls(
     TempDatabase& t, const FleetSetup& setup, const std::string& toml,
     bool allow_unaccounted_steps, int timeout_s,
-    const std::function<void(fleet::DaemonFleetConfig&)>& adjust) {
+    const std::function<void(fleet::DaemonFleetConfig&)>& adjust,
+    const std::string& daemon_toml) {
   FleetRunResult result;
   result.job = CreateJobOrDie(t.db(), toml);
   EXPECT_TRUE(
@@ -78,7 +79,8 @@ FleetRunResult RunJobOverDtls(
   std::ofstream(daemon_config)
       << "[store]\ndatabase = \"" << t.path()
       << "\"\n[server]\naddress = \"127.0.0.1\"\nport = " << FreeUdpPort()
-      << "\n";
+      << "\n"
+      << daemon_toml;
   DaemonProcess daemon(EDGEADMM_DAEMON_PATH, {"--config", daemon_config});
   EXPECT_TRUE(daemon.started());
   if (!daemon.started()) return result;
@@ -152,7 +154,8 @@ std::vector<double> RidgeLogisticOptimum(const DenseDataset& data, double l2) {
   return std::vector<double>(x.begin(), x.end());
 }
 
-bool BeginReferenceStep(LocalTrainer& trainer, std::vector<std::byte>& workspace,
+bool BeginReferenceStep(LocalTrainer& trainer,
+                        std::vector<std::byte>& workspace,
                         AlgorithmKind algorithm, const DenseDataset& data,
                         const fleet::RecordRange& shard,
                         const std::vector<std::byte>& state,

@@ -42,11 +42,14 @@ struct FleetRunResult {
 // `allow_unaccounted_steps` for σ = 0 runs) until every device is done or
 // `timeout_s` passed, then SIGTERMs the daemon and reopens `t`.
 // `adjust` may change the fleet's config before the run (e.g. the data's
-// normalization, the devices' pp-admm schedule).
+// normalization, the devices' pp-admm schedule); `daemon_toml` is appended
+// to the daemon's config after its [server] keys (more [server] keys, then
+// other tables).
 FleetRunResult RunJobOverDtls(
     TempDatabase& t, const FleetSetup& setup, const std::string& toml,
     bool allow_unaccounted_steps, int timeout_s,
-    const std::function<void(fleet::DaemonFleetConfig&)>& adjust = {});
+    const std::function<void(fleet::DaemonFleetConfig&)>& adjust = {},
+    const std::string& daemon_toml = "");
 
 // The run worked, every one of `devices` saw the end of the job, none
 // refused a step, and the daemon exited cleanly.
@@ -62,7 +65,8 @@ std::vector<double> RidgeLogisticOptimum(const DenseDataset& data, double l2);
 // One device of an in-process reference run: the trainer re-initialised for
 // `algorithm` (logistic, job 1, σ = 0 allowed) on the device's shard, with
 // its persisted `state` loaded unless empty. Returns whether it had a state.
-bool BeginReferenceStep(LocalTrainer& trainer, std::vector<std::byte>& workspace,
+bool BeginReferenceStep(LocalTrainer& trainer,
+                        std::vector<std::byte>& workspace,
                         AlgorithmKind algorithm, const DenseDataset& data,
                         const fleet::RecordRange& shard,
                         const std::vector<std::byte>& state,

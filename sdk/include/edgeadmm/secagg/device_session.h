@@ -30,7 +30,8 @@
 // the session unchanged.
 //
 // No heap; no exceptions. Memory: sizeof(SecAggDeviceSession) plus the
-// caller's SecAggSessionBuffers (SecAggSessionBufferBytes(k, m)); Mbed TLS
+// caller's SecAggSessionBuffers (SecAggSessionBufferBytes(k, m), whose
+// regions the phases reuse as below); Mbed TLS
 // allocates during X25519 and CCM as key_agreement.h says. Not thread-safe.
 #pragma once
 
@@ -83,24 +84,29 @@ struct SecAggSealed {
   std::byte sealed[kSealedSharesBytes] = {};
 };
 
-// The caller's memory, each span at least k long (masked: m words).
+// The caller's memory: three regions of at least k entries each, which
+// the phases reuse (only what the next phases need is kept), and m words.
+//   neighbours: ShareKeys' Shamir shares (2k x 33 B), then the
+//               neighbours' keys until MaskInput; the revealed shares
+//               from Reveal on
+//   sealed:     phase 2's sealed messages until MaskInput; the shares
+//               received from the neighbours from MaskInput to Reveal
+//   scratch:    the graph neighbours' indices in ShareKeys, the mask
+//               public keys' spans in MaskInput
+//   masked:     y from MaskInput on. It may be the caller's input itself:
+//               y is then made in place (no copy of the m words), and
+//               a failed MaskInput, Finish and Abort zeroize it; a
+//               Restore to phase 1 or 2 leaves it alone
 struct SecAggSessionBuffers {
   Span<SecAggPeerKeys> neighbours;
   Span<SecAggSealed> sealed;
-  Span<ReceivedShares> received;
-  Span<RevealedShare> revealed;
-  Span<ShamirShare> seed_shares;  // scratch of ShareKeys
-  Span<ShamirShare> key_shares;   // scratch of ShareKeys
-  Span<uint32_t> neighbour_ids;   // scratch
-  Span<SecAggPeerKey> peer_keys;  // scratch of MaskInput
+  Span<SecAggPeerKey> scratch;
   Span<uint32_t> masked;
 };
 
 // Bytes of SecAggSessionBuffers for k neighbours and m words.
 constexpr size_t SecAggSessionBufferBytes(size_t k, size_t m) {
   return k * (sizeof(SecAggPeerKeys) + sizeof(SecAggSealed) +
-              sizeof(ReceivedShares) + sizeof(RevealedShare) +
-              2 * sizeof(ShamirShare) + sizeof(uint32_t) +
               sizeof(SecAggPeerKey)) +
          m * sizeof(uint32_t);
 }
@@ -113,16 +119,10 @@ template <size_t K, size_t M>
 struct SecAggSessionArrays {
   SecAggPeerKeys neighbours[K];
   SecAggSealed sealed[K];
-  ReceivedShares received[K];
-  RevealedShare revealed[K];
-  ShamirShare seed_shares[K];
-  ShamirShare key_shares[K];
-  uint32_t neighbour_ids[K];
-  SecAggPeerKey peer_keys[K];
+  SecAggPeerKey scratch[K];
   uint32_t masked[M];
   SecAggSessionBuffers buffers() {
-    return {neighbours, sealed,        received,  revealed, seed_shares,
-            key_shares, neighbour_ids, peer_keys, masked};
+    return {neighbours, sealed, scratch, masked};
   }
 };
 
@@ -158,14 +158,24 @@ class SecAggDeviceSession {
   // them (no one could reconstruct); crypto errors. On error the phase
   // does not change.
   Status ShareKeys(Span<const SecAggPeerKeys> keys, RandomByteSource& random);
+  // Empty outside kSharesSent (MaskInput reuses their memory for the
+  // received shares, which must not leave), and after a MaskInput that failed
+  // once it had started opening the delivered messages (their region then holds
+  // the received shares; the gateway already has them, and the blob written
+  // after ShareKeys still holds them).
   Span<const SecAggSealed> sealed_messages() const {
-    return Span<const SecAggSealed>(buffers_.sealed.data(), peer_count_);
+    const bool valid =
+        phase_ == SecAggDevicePhase::kSharesSent && !sealed_dropped_;
+    return Span<const SecAggSealed>(buffers_.sealed.data(),
+                                    valid ? peer_count_ : 0);
   }
 
   // Phase 3 from kSharesSent: `delivered` from neighbours in phase 2's
-  // keys, each once; `input` m words < 2^b. INVALID_ARGUMENT for those;
-  // DATA_LOSS when a message does not open; on error the phase does not
-  // change. On success the own private keys and self seed are zeroized.
+  // keys, each once; `input` m words < 2^b (it may be buffers.masked).
+  // INVALID_ARGUMENT for those; DATA_LOSS when a message does not open; on
+  // error the phase does not change (a retry may succeed), y is zeroized
+  // and, once opening began, sealed_messages() is empty. On success the
+  // own private keys and self seed are zeroized.
   Status MaskInput(Span<const SecAggSealed> delivered,
                    Span<const uint32_t> input, RandomByteSource& random);
   Span<const uint32_t> masked_input() const {
@@ -176,9 +186,7 @@ class SecAggDeviceSession {
   // (the same answer), with another ALREADY_EXISTS. SelectRevealedShares'
   // errors otherwise.
   Status Reveal(Span<const uint32_t> survivors);
-  Span<const RevealedShare> revealed_shares() const {
-    return Span<const RevealedShare>(buffers_.revealed.data(), received_count_);
-  }
+  Span<const RevealedShare> revealed_shares() const;
 
   // The round ended (Finish) or was given up (Abort): every secret and
   // buffer is zeroized.
@@ -186,8 +194,9 @@ class SecAggDeviceSession {
   void Abort();
 
   // The blob of the current phase (kAdvertised..kRevealed) into `out`.
-  // FAILED_PRECONDITION in another phase; RESOURCE_EXHAUSTED when `out` is
-  // short (size needed returned).
+  // FAILED_PRECONDITION in another phase or after sealed_messages() were
+  // dropped (the blob in storage stays the one to restore); RESOURCE_EXHAUSTED
+  // when `out` is short (size needed returned).
   StatusWithSize Serialize(ByteSpan out) const;
   // DATA_LOSS for a blob that is not exactly one Serialize wrote (length,
   // CRC, magic, version, phase, fields) or does not fit the buffers; the
@@ -198,10 +207,15 @@ class SecAggDeviceSession {
   friend class SecAggSessionBlob;
   static bool ValidParams(const SecAggSessionParams& params,
                           const SecAggSessionBuffers& buffers);
-  void Wipe();
+  // `words` false keeps buffers.masked (the caller's input, when in place).
+  void Wipe(bool words = true);
   void WipeOwnSecrets();
   Status NeighbourPlace(uint32_t device, size_t& place) const;
   Status SealAll(Span<const SecAggPeerKeys> keys, RandomByteSource& random);
+  const SecAggPeerKeys* FindPeer(uint32_t device) const;
+  Status CheckDelivered(Span<const SecAggSealed> delivered) const;
+  Status MaskWords(size_t delivered, Span<const uint32_t> input,
+                   RandomByteSource& random);
   Status OpenAll(Span<const SecAggSealed> delivered, RandomByteSource& random);
 
   SecAggSessionBuffers buffers_;
@@ -209,6 +223,7 @@ class SecAggDeviceSession {
   SecAggDevicePhase phase_ = SecAggDevicePhase::kIdle;
   uint32_t peer_count_ = 0;      // neighbours that advertised
   uint32_t received_count_ = 0;  // messages delivered in phase 2's answer
+  bool sealed_dropped_ = false;  // a failed MaskInput reused their region
   std::byte enc_private_[kX25519KeyBytes] = {};
   std::byte mask_private_[kX25519KeyBytes] = {};
   std::byte self_seed_[kMaskSeedBytes] = {};

@@ -368,8 +368,9 @@ TEST(SecAggDeviceSessionTest, SecondDifferentSurvivorListIsRefused) {
   const std::vector<std::byte> answer = Message(b.run, 1, 4);
   ASSERT_FALSE(answer.empty());
   std::vector<uint32_t> fewer = b.survivors;
-  fewer.erase(std::find(fewer.begin(), fewer.end(),
-                        b.run.devices[1]->arrays->revealed[0].sender));
+  fewer.erase(
+      std::find(fewer.begin(), fewer.end(),
+                b.run.devices[1]->session->revealed_shares()[0].sender));
   const Span<const uint32_t> same(b.survivors.data(), b.survivors.size());
   const Span<const uint32_t> other(fewer.data(), fewer.size());
   EXPECT_EQ(d.session->Reveal(other), Status::AlreadyExists());

@@ -43,6 +43,25 @@ TEST(RequestShapeTest, TheClientsShapesPass) {
   EXPECT_EQ(CheckRequestShape(Resource::kStatus, {kPathV1}, 0, kPort).code, 0);
 }
 
+TEST(RequestShapeTest, SecAggTakesOneDatagramWithContentFormatOnly) {
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg,
+                              {kPathV1, Opt(12, {0xfe, 0x50})}, 500, kPort)
+                .code,
+            0);
+  // Block1, Observe and a query are not part of the phases.
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(27, {0x0e})},
+                              500, kPort)
+                .code,
+            kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kSecAgg, {Opt(6), kPathV1}, 0, kPort).code,
+      kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(15, {'n'})}, 0, kPort)
+          .code,
+      kBadOption);
+}
+
 TEST(RequestShapeTest, QueriesOtherThanAJobAndUnknownOptionsAreBadOptions) {
   for (Resource r : {Resource::kTask, Resource::kUpdate, Resource::kModel,
                      Resource::kStatus}) {

@@ -3,8 +3,10 @@
 // directly; in every phase the blob restores into a fresh session that
 // gives the byte-identical message and blob; steps out of order, foreign
 // neighbours, a corrupted blob and a second survivor list are refused;
-// Finish and Abort leave the caller's memory all zero; the
-// session's RAM stays within its documented size. The sum against the
+// Finish and Abort leave the caller's memory all zero; a failed
+// MaskInput drops the sealed messages but the stored blob restores them,
+// and y can be made in place in the caller's update; the session's RAM
+// stays within its documented size. The sum against the
 // gateway's SecAggRound is tests/unit/aggregator/secure_aggregation/
 // secagg_device_session_test.cc.
 #include "edgeadmm/secagg/device_session.h"
@@ -29,10 +31,17 @@ using Arrays = SecAggSessionArrays<kK, kM>;
 // The blob must be at most this (SecAggSessionBlobBytes(2, 5)).
 constexpr size_t kBlobBytes = 600;
 
-// The session's own RAM on a 32-bit MCU is 384 B (docs/sdk.md); a host
-// build has 64-bit spans.
-static_assert(sizeof(void*) != 4 || sizeof(SecAggDeviceSession) <= 384,
+// The session's own RAM on a 32-bit MCU is 344 B and its buffers 168 B a
+// neighbour (docs/sdk.md): for k = 32, 5,720 B, within issue 33's +6 KiB
+// (the m words of y apart). A host build has 64-bit spans.
+static_assert(sizeof(void*) != 4 || sizeof(SecAggDeviceSession) <= 344,
               "SecAggDeviceSession grew: update docs/sdk.md");
+static_assert(sizeof(void*) != 4 || SecAggSessionBufferBytes(1, 0) <= 168,
+              "the buffers grew: update docs/sdk.md");
+static_assert(sizeof(void*) != 4 || sizeof(SecAggDeviceSession) +
+                                            SecAggSessionBufferBytes(32, 0) <=
+                                        6 * 1024,
+              "k = 32 no longer fits 6 KiB");
 
 class SecAggDeviceSessionTest : public ::testing::Test {
  protected:
@@ -126,9 +135,8 @@ bool Zero(const T (&array)[N]) {
 // True when every byte of the caller's memory is zero (each array; the
 // padding between them is no one's).
 bool AllZero(const Arrays& a) {
-  return Zero(a.neighbours) && Zero(a.sealed) && Zero(a.received) &&
-         Zero(a.revealed) && Zero(a.seed_shares) && Zero(a.key_shares) &&
-         Zero(a.neighbour_ids) && Zero(a.peer_keys) && Zero(a.masked);
+  return Zero(a.neighbours) && Zero(a.sealed) && Zero(a.scratch) &&
+         Zero(a.masked);
 }
 
 template <typename T>
@@ -162,10 +170,12 @@ TEST_F(SecAggDeviceSessionTest, EveryPhaseRestoresByteIdentical) {
       1, [](const SecAggDeviceSession& a, const SecAggDeviceSession& b) {
         return SameBytes(a.sealed_messages(), b.sealed_messages());
       });
+  // The gateway holds every sealed message before it answers phase 2
+  // (MaskInput reuses their memory).
+  SecAggSealed delivered[kN][kK];
+  for (uint32_t i = 0; i < kN; ++i) SharesFor(i, delivered[i]);
   for (uint32_t i = 0; i < kN; ++i) {
-    SecAggSealed delivered[kK];
-    SharesFor(i, delivered);
-    ASSERT_TRUE(sessions_[i].MaskInput(delivered, x_[i], drbg_).ok());
+    ASSERT_TRUE(sessions_[i].MaskInput(delivered[i], x_[i], drbg_).ok());
   }
   // y is masked: not x.
   EXPECT_FALSE(
@@ -237,10 +247,12 @@ TEST_F(SecAggDeviceSessionTest, SecondSurvivorListIsRefused) {
     KeysFor(i, keys);
     ASSERT_TRUE(sessions_[i].ShareKeys(keys, drbg_).ok());
   }
+  // The gateway holds every sealed message before it answers phase 2
+  // (MaskInput reuses their memory).
+  SecAggSealed delivered[kN][kK];
+  for (uint32_t i = 0; i < kN; ++i) SharesFor(i, delivered[i]);
   for (uint32_t i = 0; i < kN; ++i) {
-    SecAggSealed delivered[kK];
-    SharesFor(i, delivered);
-    ASSERT_TRUE(sessions_[i].MaskInput(delivered, x_[i], drbg_).ok());
+    ASSERT_TRUE(sessions_[i].MaskInput(delivered[i], x_[i], drbg_).ok());
   }
   const uint32_t all[kN] = {0, 1, 2};
   const uint32_t without_two[2] = {0, 1};
@@ -266,6 +278,62 @@ TEST_F(SecAggDeviceSessionTest, SecondSurvivorListIsRefused) {
   std::byte blob[kBlobBytes];
   EXPECT_EQ(sessions_[2].Serialize(ByteSpan(blob, kBlobBytes)).status(),
             Status::FailedPrecondition());
+}
+
+TEST_F(SecAggDeviceSessionTest, MasksInPlaceAndSurvivesAFailedOpen) {
+  if (!KeyAgreementAvailable()) return;
+  for (uint32_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(sessions_[i].Advertise(params_[i], drbg_).ok());
+  }
+  for (uint32_t i = 0; i < kN; ++i) {
+    SecAggPeerKeys keys[kK];
+    KeysFor(i, keys);
+    ASSERT_TRUE(sessions_[i].ShareKeys(keys, drbg_).ok());
+  }
+  std::byte shared[kBlobBytes];
+  const StatusWithSize n = sessions_[2].Serialize(ByteSpan(shared, kBlobBytes));
+  ASSERT_TRUE(n.ok());
+  SecAggSealed sent[kK];
+  const size_t sent_count = sessions_[2].sealed_messages().size();
+  ASSERT_EQ(sent_count, kK);
+  std::memcpy(sent, sessions_[2].sealed_messages().data(), sizeof(sent));
+  SecAggSealed delivered[kK];
+  SharesFor(2, delivered);
+  // A tampered message: DATA_LOSS, y zeroized, the sealed messages gone
+  // (their region held the shares being opened) and no blob to overwrite
+  // the stored one; the phase stays.
+  SecAggSealed tampered[kK] = {delivered[0], delivered[1]};
+  tampered[1].sealed[5] ^= std::byte{1};
+  EXPECT_EQ(sessions_[2].MaskInput(tampered, x_[2], drbg_), Status::DataLoss());
+  EXPECT_EQ(sessions_[2].phase(), SecAggDevicePhase::kSharesSent);
+  EXPECT_TRUE(sessions_[2].sealed_messages().empty());
+  EXPECT_TRUE(Zero(arrays_[2].masked));
+  std::byte blob[kBlobBytes];
+  EXPECT_EQ(sessions_[2].Serialize(ByteSpan(blob, kBlobBytes)).status(),
+            Status::FailedPrecondition());
+  // The stored blob still resends them byte-identical.
+  Arrays twin_arrays;
+  uint32_t update[kM];
+  std::memcpy(update, x_[2], sizeof(update));
+  SecAggSessionBuffers in_place = twin_arrays.buffers();
+  in_place.masked = Span<uint32_t>(update, kM);
+  SecAggDeviceSession twin(in_place);
+  ASSERT_TRUE(twin.Restore(ConstByteSpan(shared, n.size())).ok());
+  ASSERT_EQ(twin.sealed_messages().size(), sent_count);
+  EXPECT_EQ(std::memcmp(twin.sealed_messages().data(), sent, sizeof(sent)), 0);
+  // A retry with the real messages succeeds; the twin masks the caller's
+  // update in place and sends the same y.
+  ASSERT_TRUE(sessions_[2].MaskInput(delivered, x_[2], drbg_).ok());
+  ASSERT_TRUE(
+      twin.MaskInput(delivered, Span<const uint32_t>(update, kM), drbg_).ok());
+  EXPECT_EQ(twin.masked_input().data(), update);
+  EXPECT_TRUE(SameBytes(twin.masked_input(), sessions_[2].masked_input()));
+  EXPECT_FALSE(SameBytes(twin.masked_input(), Span<const uint32_t>(x_[2], kM)));
+  EXPECT_TRUE(Zero(twin_arrays.neighbours));  // the keys are gone
+  // The received shares, now where the sealed messages were, never show
+  // through sealed_messages().
+  EXPECT_TRUE(twin.sealed_messages().empty());
+  EXPECT_FALSE(Zero(twin_arrays.sealed));
 }
 
 }  // namespace

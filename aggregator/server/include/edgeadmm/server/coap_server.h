@@ -1,6 +1,7 @@
 // CoapServer: the aggregator's libcoap3 (OpenSSL) DTLS-PSK server.
 //
-// One context, one DTLS endpoint. The PSK of a handshake is looked up per
+// One or more libcoap contexts (ServerOptions::shards), each with a DTLS
+// endpoint on the same port. The PSK of a handshake is looked up per
 // identity in the device registry; unknown or disabled devices get no key, so
 // their handshake fails. Requests are answered by RequestHandler; the task
 // resource is observable and notified whenever the round changes. The loop
@@ -22,6 +23,7 @@
 #include "edgeadmm/server/job_host.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/server/secagg_service.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::server {
@@ -50,12 +52,23 @@ struct ServerOptions {
   // reading one datagram per walk made the cost per datagram grow with the
   // number of open sessions. 0: libcoap's own loop (coap_io_process).
   unsigned io_batch_reads = 128;
-  // SO_RCVBUF of the endpoint socket (the kernel caps it at
-  // net.core.rmem_max); 0 keeps the system default. All devices share this
-  // one socket, and a round start (every device ACKs its notification and
-  // uploads at once) overflowed the default ~208 KiB: dropped ACKs of
-  // confirmable notifications end observations (libcoap gives up after one
-  // failed notification). 0: unchanged.
+  // libcoap contexts ("shards") on the one port, each with its endpoint,
+  // sessions and resources, run by the same loop. With more than one, the
+  // endpoints share the port by SO_REUSEPORT (ReusePortBinds) and the
+  // kernel spreads the devices over them by a hash of each datagram's
+  // addresses and ports, so a device stays on its shard. libcoap 4.3.1
+  // walks every session of an endpoint for each datagram from an unknown
+  // address (each new handshake) and a resource's observer list for each
+  // registration; K shards make those walks K times shorter
+  // (docs/results.md, "One gateway under load"). 1: one context, no
+  // SO_REUSEPORT.
+  unsigned shards = 1;
+  // SO_RCVBUF of the endpoint sockets together (each shard's socket gets
+  // its share; the kernel caps each at net.core.rmem_max); 0 keeps the
+  // system default. All devices share these sockets, and a round start (every
+  // device ACKs its notification and uploads at once) overflowed the default
+  // ~208 KiB: dropped ACKs of confirmable notifications end observations
+  // (libcoap gives up after one failed notification). 0: unchanged.
   unsigned receive_buffer_bytes = 8u << 20;
   // Every v1/task notification non-confirmable (libcoap's
   // COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS). By default libcoap sends every
@@ -114,6 +127,9 @@ class CoapServer {
   uint16_t port() const { return port_; }
   // The loaded job's engine, or null.
   rounds::RoundEngine* engine() { return jobs_.engine(); }
+  // The SecAgg+ round served on v1/secagg/* (its phases close on this
+  // server's ticks).
+  SecAggService& secagg() { return secagg_; }
   // Current wall-clock time in ms (the engine's clock).
   static int64_t NowMs();
 
@@ -138,6 +154,7 @@ class CoapServer {
   ServerOptions options_;
   std::unique_ptr<Impl> impl_;
   RequestHandler handler_{nullptr};
+  SecAggService secagg_;
   JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;
   // (job, open round, state) of each loaded job at the last notification.

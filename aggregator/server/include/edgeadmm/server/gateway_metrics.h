@@ -44,6 +44,15 @@ class GatewayMetrics {
   // "other") with `code` (class·32 + detail, as on the wire).
   void CountResponse(std::string_view resource, uint8_t code);
   void CountSession(SessionEvent event);
+  // The server's shards (ServerOptions::shards, at most kMaxShards) and the
+  // DTLS sessions started on each: how the kernel spreads the devices.
+  static constexpr size_t kMaxShards = 64;
+  void set_shards(size_t shards) {
+    shards_ = shards < kMaxShards ? shards : kMaxShards;
+  }
+  void CountShardSession(size_t shard) {
+    if (shard < shards_) ++shard_sessions_[shard];
+  }
   // Sessions alive now (started and not yet freed).
   int64_t live_sessions() const { return live_sessions_; }
 
@@ -71,6 +80,8 @@ class GatewayMetrics {
   std::array<std::array<uint64_t, kCodes>, kResources> responses_{};
   std::array<uint64_t, static_cast<int>(SessionEvent::kCount)> sessions_{};
   int64_t live_sessions_ = 0;
+  size_t shards_ = 1;
+  std::array<uint64_t, kMaxShards> shard_sessions_{};
   uint64_t rounds_committed_ = 0;
   uint64_t rounds_discarded_ = 0;
   uint64_t release_holds_ = 0;

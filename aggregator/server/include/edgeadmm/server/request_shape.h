@@ -21,6 +21,7 @@
 //                   observer's key)
 //   v1/update POST  Content-Format, Block1, Size1
 //   v1/model, v1/status  GET  Block2, Size2
+//   v1/secagg/*  POST  Content-Format (one datagram: no Block1)
 // and no payload on a GET. Refused shapes: 4.02 Bad Option (RFC 7252
 // 5.4.1, also for an elective option the protocol does not use) or 4.00.
 #pragma once
@@ -31,7 +32,7 @@
 
 namespace edgeadmm::server {
 
-enum class Resource { kTask, kUpdate, kModel, kStatus };
+enum class Resource { kTask, kUpdate, kModel, kStatus, kSecAgg };
 
 // One option of a request as received (number, raw value bytes).
 struct RequestOption {

@@ -1,0 +1,104 @@
+// SecAggService: one SecAgg+ round (secure_aggregation::SecAggRound) served
+// over the four v1/secagg resources (docs/protocol.md, "Secure aggregation
+// phases"), as a pure function from (phase resource, DTLS identity, body,
+// clock) to a CoAP response, like RequestHandler; coap_resources.cc calls
+// it after the request budget and shape checks.
+//
+// The round's cohort is a list of device identities: identity i is device
+// i of the round. Each phase has a deadline (opened + phase_ms); Tick
+// closes a phase at its deadline, and a phase closes early once every
+// device still in the round has answered it. A device that misses a phase
+// is a dropout (SecAggRound's rules decide whether the round goes on).
+//
+// Answers: 2.04 (no body) when the message is accepted and its phase is
+// still open; the device sends the identical message again, and once the
+// phase is closed an identical resend is answered with the phase's answer
+// frame (2.05; phase 4: 2.04 without body). Refused: 4.03 for an identity
+// outside the cohort, 4.04 with no round or another round id, 4.00 for a
+// frame that does not decode or names another phase than its resource,
+// 4.12 for a phase not open (also a message different from the accepted
+// one after its phase closed), 4.09 for a different message in an open
+// phase, 4.29 for the round's per-device byte budget, 5.00 once aborted.
+// Only the SHA-256 of each accepted body is kept beside SecAggRound's own
+// state, which holds masked inputs only; the sum is the round's result.
+// Nothing is written to the database. With a log path (set_log_path),
+// every accepted message and phase close is appended to a SecAggRoundLog
+// before it is answered, and Recover() after a restart rebuilds the round
+// from it (deadlines restart from the recovery); the log is deleted when
+// the round ends or aborts. Without one, a restart loses the round (its
+// devices then get 4.04 and abort). Not thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "edgeadmm/host/error.h"
+#include "edgeadmm/random_byte_source.h"
+#include "edgeadmm/secure_aggregation/secagg_round.h"
+#include "edgeadmm/server/request_handler.h"
+#include "edgeadmm/server/secagg_round_log.h"
+
+namespace edgeadmm::server {
+
+class SecAggService {
+ public:
+  // Starts a round (replacing any previous one). `random` must outlive
+  // it. INVALID_ARGUMENT for a cohort of another size than params.devices,
+  // a repeated identity, or phase_ms <= 0; SecAggRound::Init's errors.
+  host::Error Start(const secure_aggregation::SecAggRoundParams& params,
+                    std::vector<std::string> identities, int64_t phase_ms,
+                    int64_t now_ms, RandomByteSource& random);
+
+  // The round log's file; empty (the default): none.
+  void set_log_path(std::string path) { log_path_ = std::move(path); }
+  // Rebuilds the round from the log (SecAggRoundLog::Read's errors, and
+  // Start's), its phases' deadlines now_ms + phase_ms.
+  host::Error Recover(int64_t now_ms, RandomByteSource& random);
+
+  // `phase`: 1..4, the resource the request came to.
+  Response Handle(int phase, std::string_view identity, const uint8_t* body,
+                  size_t size, int64_t now_ms);
+
+  // Closes the open phase when its deadline passed.
+  void Tick(int64_t now_ms);
+
+  secure_aggregation::SecAggPhase phase() const {
+    return round_ ? round_->phase()
+                  : secure_aggregation::SecAggPhase::kNotStarted;
+  }
+  // After the round: the sum mod 2^b, or the reason it aborted.
+  const std::optional<std::vector<uint32_t>>& sum() const { return sum_; }
+  const host::Error& abort_reason() const { return aborted_; }
+  // What the gateway holds (the audit of tests).
+  const secure_aggregation::SecAggRound* round() const { return round_.get(); }
+  // The largest request body a phase takes for this round (0: no round).
+  size_t MaxBody(int phase) const;
+
+ private:
+  using Digest = std::array<uint8_t, 32>;
+  host::Error Submit(int phase, uint32_t device, ConstByteSpan body);
+  Response Answer(int phase, uint32_t device, uint64_t round_id) const;
+  void Close(int64_t now_ms);
+  bool AllAnswered(int phase) const;
+
+  std::unique_ptr<secure_aggregation::SecAggRound> round_;
+  std::vector<std::string> identities_;
+  std::unordered_map<std::string, uint32_t> index_;  // identity -> device
+  RandomByteSource* random_ = nullptr;
+  int64_t phase_ms_ = 0;
+  int64_t deadline_ms_ = 0;
+  std::array<std::vector<std::optional<Digest>>, 4> accepted_;
+  std::optional<std::vector<uint32_t>> sum_;
+  std::string log_path_;
+  SecAggRoundLog log_;
+  bool replaying_ = false;
+  host::Error aborted_;
+};
+
+}  // namespace edgeadmm::server

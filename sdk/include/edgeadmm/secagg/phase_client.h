@@ -1,0 +1,83 @@
+// The device's side of a SecAgg+ round over the network: drives a
+// SecAggDeviceSession through the gateway's four phase resources
+// (phase_frames.h, docs/protocol.md "Secure aggregation phases") on any
+// Transport, non-blocking (Step), so one thread can drive many devices.
+//
+// Each phase: POST the session's message; 2.04 means "accepted, the phase
+// is still open": the identical message is sent again after
+// poll_interval_ms (the gateway accepts an identical resend) until the
+// answer, 2.05 with the phase's answer frame, comes; the session then
+// takes the next step and its blob is written to Storage before the next
+// message leaves. Phase 4's 2.04 ends the round (Finish). A transport
+// failure, 4.29 or 5.03 is retried after the interval; any other answer
+// aborts the session (Abort) and is the outcome. A device restarted in any
+// phase Resume()s from the stored blob and resends the same message.
+// No heap: all memory is the caller's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/random_byte_source.h"
+#include "edgeadmm/secagg/device_session.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+#include "edgeadmm/storage.h"
+#include "edgeadmm/transport.h"
+
+namespace edgeadmm {
+
+struct SecAggClientBuffers {
+  ByteSpan request;   // >= the largest request frame (SecAggSealedBytes(k))
+  ByteSpan response;  // >= the largest answer frame
+  ByteSpan blob;      // >= SecAggSessionBlobBytes(k, m)
+  Span<SecAggPeerKeys> keys;  // k
+  Span<SecAggSealed> sealed;  // k
+  Span<uint32_t> survivors;   // n
+};
+
+class SecAggPhaseClient {
+ public:
+  // Everything must outlive the client; `storage_key` names the blob.
+  SecAggPhaseClient(Transport& transport, Storage& storage,
+                    const char* storage_key, SecAggDeviceSession& session,
+                    RandomByteSource& random, const SecAggClientBuffers& buf);
+
+  // Phase 1 from an idle session: Advertise and persist. `input` (m words
+  // < 2^b) must stay valid until the masked input is made.
+  Status Start(const SecAggSessionParams& params, Span<const uint32_t> input);
+  // After a restart: the session from the stored blob (Restore's errors,
+  // NOT_FOUND without a blob).
+  Status Resume(Span<const uint32_t> input);
+
+  // Sends, or takes the answer of, the exchange in flight; call after the
+  // transport's Poll. `now_ms`: any monotonic clock.
+  void Step(uint64_t now_ms);
+
+  bool finished() const { return finished_; }
+  // OK when the round ended with this device's answer accepted.
+  Status outcome() const { return outcome_; }
+
+  uint32_t poll_interval_ms = 50;
+
+ private:
+  Status Persist();
+  StatusWithSize Encode();
+  Status Advance(ConstByteSpan answer);
+  void End(Status status);
+
+  Transport& transport_;
+  Storage& storage_;
+  const char* key_;
+  SecAggDeviceSession& session_;
+  RandomByteSource& random_;
+  SecAggClientBuffers buf_;
+  Span<const uint32_t> input_;
+  bool in_flight_ = false;
+  bool finished_ = false;
+  Status outcome_;
+  uint64_t next_ms_ = 0;
+  TransportRequest request_;
+};
+
+}  // namespace edgeadmm

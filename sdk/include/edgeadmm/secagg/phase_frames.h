@@ -1,0 +1,103 @@
+// The bodies of the SecAgg+ phases on the wire (docs/protocol.md, "Secure
+// aggregation phases"): what SecAggDeviceSession sends and what the
+// gateway's SecAggRound answers, in a compact binary framing the device and
+// the gateway share. Little-endian; every frame starts with a header:
+//
+//   version (1, = 1) | phase (1: 1..4) | round id (8)
+//
+// then, per phase (count fields bound the entries; nothing may follow):
+//   1 request  encryption key (32) | mask key (32) | commitment (32)
+//   1 answer   count (2) | count x [device (4) | enc key (32) | mask key (32)]
+//   2 request  count (2) | count x [receiver (4) | sealed (82)]
+//   2 answer   count (2) | count x [sender (4) | sealed (82)]
+//   3 request  count (4) | count x word (4)
+//   3 answer   count (4) | count x survivor (4)
+//   4 request  count (2) | count x [sender (4) | kind (1: 1 self seed,
+//              0 mask key) | share index (1) | share (32)]
+// Phase 4 has no answer body. Decoders refuse (INVALID_ARGUMENT) another
+// version, another phase, a count above the caller's capacity, a length
+// that is not exactly the header plus the count's entries, and a kind
+// other than 0 or 1; they write nothing past the count they return. No
+// heap; the MCU can link it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgeadmm/secagg/device_session.h"
+#include "edgeadmm/span.h"
+#include "edgeadmm/status.h"
+
+namespace edgeadmm {
+
+constexpr uint8_t kSecAggFrameVersion = 1;
+// Content-Format of every frame (experimental-use range, RFC 7252 12.3).
+constexpr uint16_t kSecAggFrameFormat = 65104;
+// The gateway's resource of each phase (POST), index phase - 1.
+constexpr const char* kSecAggPaths[4] = {
+    "v1/secagg/advertise", "v1/secagg/share-keys", "v1/secagg/masked-input",
+    "v1/secagg/unmasking"};
+constexpr size_t kSecAggFrameHeaderBytes = 10;
+constexpr size_t kSecAggKeysEntryBytes = 4 + 2 * kX25519KeyBytes;
+constexpr size_t kSecAggSealedEntryBytes = 4 + kSealedSharesBytes;
+constexpr size_t kSecAggRevealEntryBytes = 4 + 1 + 1 + kShamirSecretBytes;
+
+struct SecAggFrameHeader {
+  uint8_t phase = 0;  // 1..4
+  uint64_t round_id = 0;
+};
+
+// Reads the header of any frame (version, phase 1..4, length >= header).
+Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header);
+
+// Sizes of each frame, for buffers.
+constexpr size_t SecAggAdvertiseBytes() {
+  return kSecAggFrameHeaderBytes + 2 * kX25519KeyBytes +
+         kSelfSeedCommitmentBytes;
+}
+constexpr size_t SecAggKeysAnswerBytes(size_t count) {
+  return kSecAggFrameHeaderBytes + 2 + count * kSecAggKeysEntryBytes;
+}
+constexpr size_t SecAggSealedBytes(size_t count) {
+  return kSecAggFrameHeaderBytes + 2 + count * kSecAggSealedEntryBytes;
+}
+constexpr size_t SecAggWordsBytes(size_t count) {
+  return kSecAggFrameHeaderBytes + 4 + count * 4;
+}
+constexpr size_t SecAggRevealBytes(size_t count) {
+  return kSecAggFrameHeaderBytes + 2 + count * kSecAggRevealEntryBytes;
+}
+
+// Encoders: the frame's size, RESOURCE_EXHAUSTED when `out` is short,
+// INVALID_ARGUMENT for more entries than a count holds.
+StatusWithSize EncodeSecAggAdvertise(uint64_t round_id,
+                                     const SecAggAdvertisement& advert,
+                                     ByteSpan out);
+StatusWithSize EncodeSecAggKeys(uint64_t round_id,
+                                Span<const SecAggPeerKeys> keys, ByteSpan out);
+// Phase 2, both directions (the same shape).
+StatusWithSize EncodeSecAggSealed(uint64_t round_id,
+                                  Span<const SecAggSealed> sealed,
+                                  ByteSpan out);
+// Phase 3 (`words`: y in the request, the survivors in the answer).
+StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
+                                 ByteSpan out);
+StatusWithSize EncodeSecAggReveal(uint64_t round_id,
+                                  Span<const RevealedShare> shares,
+                                  ByteSpan out);
+
+// Decoders: the number of entries written to `out`.
+Status DecodeSecAggAdvertise(ConstByteSpan frame, SecAggFrameHeader& header,
+                             SecAggAdvertisement& advert);
+StatusWithSize DecodeSecAggKeys(ConstByteSpan frame, SecAggFrameHeader& header,
+                                Span<SecAggPeerKeys> out);
+StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
+                                  SecAggFrameHeader& header,
+                                  Span<SecAggSealed> out);
+StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
+                                 Span<uint32_t> out);
+StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
+                                  SecAggFrameHeader& header,
+                                  Span<RevealedShare> out);
+
+}  // namespace edgeadmm

@@ -1,0 +1,246 @@
+#include "edgeadmm/secagg/phase_frames.h"
+
+#include <cstring>
+
+namespace edgeadmm {
+namespace {
+
+// Appends little-endian fields to a buffer whose size was checked first.
+class Writer {
+ public:
+  explicit Writer(ByteSpan out) : out_(out) {}
+  void Uint(uint64_t v, size_t bytes) {
+    for (size_t b = 0; b < bytes; ++b) {
+      out_[at_++] = static_cast<std::byte>((v >> (8 * b)) & 0xff);
+    }
+  }
+  void Bytes(const std::byte* p, size_t n) {
+    std::memcpy(out_.data() + at_, p, n);
+    at_ += n;
+  }
+  size_t at() const { return at_; }
+
+ private:
+  ByteSpan out_;
+  size_t at_ = 0;
+};
+
+// Reads fields whose presence the frame's exact length guarantees.
+class Reader {
+ public:
+  explicit Reader(ConstByteSpan in) : in_(in) {}
+  uint64_t Uint(size_t bytes) {
+    uint64_t v = 0;
+    for (size_t b = 0; b < bytes; ++b) {
+      v |= static_cast<uint64_t>(in_[at_++]) << (8 * b);
+    }
+    return v;
+  }
+  void Bytes(std::byte* p, size_t n) {
+    std::memcpy(p, in_.data() + at_, n);
+    at_ += n;
+  }
+  void Skip(size_t n) { at_ += n; }
+
+ private:
+  ConstByteSpan in_;
+  size_t at_ = 0;
+};
+
+StatusWithSize Start(uint8_t phase, uint64_t round_id, size_t size,
+                     ByteSpan out, Writer& w) {
+  if (out.size() < size)
+    return StatusWithSize(Status::ResourceExhausted(), size);
+  w.Uint(kSecAggFrameVersion, 1);
+  w.Uint(phase, 1);
+  w.Uint(round_id, 8);
+  return StatusWithSize(size);
+}
+
+// The header of `frame` for `phase`, then its count of `count_bytes`
+// entries of `entry` bytes each, which must fill the frame exactly.
+StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
+                    size_t entry, size_t capacity, SecAggFrameHeader& header,
+                    Reader& r) {
+  const Status s = DecodeSecAggHeader(frame, header);
+  if (!s.ok()) return StatusWithSize(s, 0);
+  if (header.phase != phase)
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  if (frame.size() < kSecAggFrameHeaderBytes + count_bytes) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  r.Skip(kSecAggFrameHeaderBytes);
+  const uint64_t count = r.Uint(count_bytes);
+  if (count > capacity ||
+      frame.size() != kSecAggFrameHeaderBytes + count_bytes + count * entry) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  return StatusWithSize(static_cast<size_t>(count));
+}
+
+}  // namespace
+
+Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header) {
+  if (frame.size() < kSecAggFrameHeaderBytes) return Status::InvalidArgument();
+  Reader r(frame);
+  if (r.Uint(1) != kSecAggFrameVersion) return Status::InvalidArgument();
+  const auto phase = static_cast<uint8_t>(r.Uint(1));
+  if (phase < 1 || phase > 4) return Status::InvalidArgument();
+  header.phase = phase;
+  header.round_id = r.Uint(8);
+  return Status::Ok();
+}
+
+StatusWithSize EncodeSecAggAdvertise(uint64_t round_id,
+                                     const SecAggAdvertisement& advert,
+                                     ByteSpan out) {
+  Writer w(out);
+  const StatusWithSize s = Start(1, round_id, SecAggAdvertiseBytes(), out, w);
+  if (!s.ok()) return s;
+  w.Bytes(advert.encryption_public, kX25519KeyBytes);
+  w.Bytes(advert.mask_public, kX25519KeyBytes);
+  w.Bytes(advert.self_seed_commitment, kSelfSeedCommitmentBytes);
+  return s;
+}
+
+StatusWithSize EncodeSecAggKeys(uint64_t round_id,
+                                Span<const SecAggPeerKeys> keys, ByteSpan out) {
+  if (keys.size() > 0xffff) return StatusWithSize(Status::InvalidArgument(), 0);
+  Writer w(out);
+  const StatusWithSize s =
+      Start(1, round_id, SecAggKeysAnswerBytes(keys.size()), out, w);
+  if (!s.ok()) return s;
+  w.Uint(keys.size(), 2);
+  for (const SecAggPeerKeys& k : keys) {
+    w.Uint(k.device, 4);
+    w.Bytes(k.encryption_public, kX25519KeyBytes);
+    w.Bytes(k.mask_public, kX25519KeyBytes);
+  }
+  return s;
+}
+
+StatusWithSize EncodeSecAggSealed(uint64_t round_id,
+                                  Span<const SecAggSealed> sealed,
+                                  ByteSpan out) {
+  if (sealed.size() > 0xffff) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  Writer w(out);
+  const StatusWithSize s =
+      Start(2, round_id, SecAggSealedBytes(sealed.size()), out, w);
+  if (!s.ok()) return s;
+  w.Uint(sealed.size(), 2);
+  for (const SecAggSealed& m : sealed) {
+    w.Uint(m.peer, 4);
+    w.Bytes(m.sealed, kSealedSharesBytes);
+  }
+  return s;
+}
+
+StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
+                                 ByteSpan out) {
+  if (words.size() > 0xffffffffu) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  Writer w(out);
+  const StatusWithSize s =
+      Start(3, round_id, SecAggWordsBytes(words.size()), out, w);
+  if (!s.ok()) return s;
+  w.Uint(words.size(), 4);
+  for (uint32_t v : words) w.Uint(v, 4);
+  return s;
+}
+
+StatusWithSize EncodeSecAggReveal(uint64_t round_id,
+                                  Span<const RevealedShare> shares,
+                                  ByteSpan out) {
+  if (shares.size() > 0xffff) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  Writer w(out);
+  const StatusWithSize s =
+      Start(4, round_id, SecAggRevealBytes(shares.size()), out, w);
+  if (!s.ok()) return s;
+  w.Uint(shares.size(), 2);
+  for (const RevealedShare& r : shares) {
+    w.Uint(r.sender, 4);
+    w.Uint(r.self_seed ? 1 : 0, 1);
+    w.Uint(r.share.index, 1);
+    w.Bytes(r.share.value, kShamirSecretBytes);
+  }
+  return s;
+}
+
+Status DecodeSecAggAdvertise(ConstByteSpan frame, SecAggFrameHeader& header,
+                             SecAggAdvertisement& advert) {
+  const Status s = DecodeSecAggHeader(frame, header);
+  if (!s.ok()) return s;
+  if (header.phase != 1 || frame.size() != SecAggAdvertiseBytes()) {
+    return Status::InvalidArgument();
+  }
+  Reader r(frame);
+  r.Skip(kSecAggFrameHeaderBytes);
+  r.Bytes(advert.encryption_public, kX25519KeyBytes);
+  r.Bytes(advert.mask_public, kX25519KeyBytes);
+  r.Bytes(advert.self_seed_commitment, kSelfSeedCommitmentBytes);
+  return Status::Ok();
+}
+
+StatusWithSize DecodeSecAggKeys(ConstByteSpan frame, SecAggFrameHeader& header,
+                                Span<SecAggPeerKeys> out) {
+  Reader r(frame);
+  const StatusWithSize n =
+      Open(frame, 1, 2, kSecAggKeysEntryBytes, out.size(), header, r);
+  if (!n.ok()) return n;
+  for (size_t i = 0; i < n.size(); ++i) {
+    out[i].device = static_cast<uint32_t>(r.Uint(4));
+    r.Bytes(out[i].encryption_public, kX25519KeyBytes);
+    r.Bytes(out[i].mask_public, kX25519KeyBytes);
+  }
+  return n;
+}
+
+StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
+                                  SecAggFrameHeader& header,
+                                  Span<SecAggSealed> out) {
+  Reader r(frame);
+  const StatusWithSize n =
+      Open(frame, 2, 2, kSecAggSealedEntryBytes, out.size(), header, r);
+  if (!n.ok()) return n;
+  for (size_t i = 0; i < n.size(); ++i) {
+    out[i].peer = static_cast<uint32_t>(r.Uint(4));
+    r.Bytes(out[i].sealed, kSealedSharesBytes);
+  }
+  return n;
+}
+
+StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
+                                 Span<uint32_t> out) {
+  Reader r(frame);
+  const StatusWithSize n = Open(frame, 3, 4, 4, out.size(), header, r);
+  if (!n.ok()) return n;
+  for (size_t i = 0; i < n.size(); ++i) {
+    out[i] = static_cast<uint32_t>(r.Uint(4));
+  }
+  return n;
+}
+
+StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
+                                  SecAggFrameHeader& header,
+                                  Span<RevealedShare> out) {
+  Reader r(frame);
+  const StatusWithSize n =
+      Open(frame, 4, 2, kSecAggRevealEntryBytes, out.size(), header, r);
+  if (!n.ok()) return n;
+  for (size_t i = 0; i < n.size(); ++i) {
+    out[i].sender = static_cast<uint32_t>(r.Uint(4));
+    const uint64_t kind = r.Uint(1);
+    if (kind > 1) return StatusWithSize(Status::InvalidArgument(), 0);
+    out[i].self_seed = kind == 1;
+    out[i].share.index = static_cast<uint8_t>(r.Uint(1));
+    r.Bytes(out[i].share.value, kShamirSecretBytes);
+  }
+  return n;
+}
+
+}  // namespace edgeadmm

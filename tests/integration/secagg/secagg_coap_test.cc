@@ -1,0 +1,320 @@
+// SecAgg+ rounds over the network: the gateway's CoapServer (in process,
+// real DTLS-PSK on loopback) serving v1/secagg/* through SecAggService,
+// and 10 devices each driving a SecAggDeviceSession with SecAggPhaseClient
+// over its own CoapDtlsTransport, all on one thread (server and clients
+// take turns). The unmasked sum equals the plain sum mod 2^b; a device
+// that vanishes after its masked input and a device restarted mid-round
+// (session restored from its stored blob) still give the right sum; with
+// fewer devices than the floor the round aborts and the gateway keeps
+// nothing; a device outside the cohort, another Content-Format, a
+// malformed body and a frame of another phase are refused.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/fake/memory_storage.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/posix/coap_client_context.h"
+#include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/posix/monotonic_clock.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/secagg/phase_client.h"
+#include "edgeadmm/secagg/phase_frames.h"
+#include "edgeadmm/server/coap_server.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "edgeadmm/wire/protocol.h"
+#include "test_database.h"
+
+namespace edgeadmm {
+namespace {
+
+using secure_aggregation::SecAggPhase;
+
+constexpr uint32_t kN = 10;
+constexpr size_t kK = 6;
+constexpr size_t kM = 16;
+constexpr uint32_t kBits = 20;
+constexpr char kBlobKey[] = "secagg";
+using Arrays = SecAggSessionArrays<kK, kM>;
+
+secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id) {
+  secure_aggregation::SecAggRoundParams p;
+  p.round_id = round_id;
+  p.devices = kN;
+  p.degree = kK;
+  p.threshold = 4;
+  p.bits = kBits;
+  p.mask_length = kM;
+  p.min_survivors = 7;
+  for (size_t b = 0; b < p.graph_seed.size(); ++b) {
+    p.graph_seed[b] = static_cast<std::byte>(round_id * 13 + b);
+  }
+  return p;
+}
+
+// One device: flash, DRBG, session memory, transport, client.
+struct Device {
+  Device(posix::CoapClientContext& ctx, uint16_t port, std::string name,
+         std::vector<uint8_t> psk, uint64_t seed)
+      : id(std::move(name)),
+        key(std::move(psk)),
+        flash(4 * SecAggSessionBlobBytes(kK, kM)),
+        storage(ByteSpan(flash.data(), flash.size())),
+        entropy(seed) {
+    EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
+    config.host = "127.0.0.1";
+    config.port = port;
+    config.identity = id.c_str();
+    config.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
+                               key.size());
+    config.ack_timeout_ms = 1000;
+    transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
+    Boot();
+  }
+  // A fresh session and client over fresh RAM (power-on or reboot).
+  void Boot() {
+    client.reset();
+    session.reset();
+    arrays = std::make_unique<Arrays>();
+    session = std::make_unique<SecAggDeviceSession>(arrays->buffers());
+    SecAggClientBuffers b;
+    b.request = ByteSpan(request, sizeof(request));
+    b.response = ByteSpan(response, sizeof(response));
+    b.blob = ByteSpan(blob, sizeof(blob));
+    b.keys = Span<SecAggPeerKeys>(keys, kK);
+    b.sealed = Span<SecAggSealed>(sealed, kK);
+    b.survivors = Span<uint32_t>(survivors, kN);
+    client = std::make_unique<SecAggPhaseClient>(*transport, storage, kBlobKey,
+                                                 *session, drbg, b);
+    client->poll_interval_ms = 100;
+  }
+
+  std::string id;
+  std::vector<uint8_t> key;
+  std::vector<std::byte> flash;
+  MemoryStorage storage;
+  TestEntropy entropy;
+  Drbg drbg;
+  posix::CoapDtlsConfig config;
+  std::unique_ptr<posix::CoapDtlsTransport> transport;
+  std::unique_ptr<Arrays> arrays;
+  std::unique_ptr<SecAggDeviceSession> session;
+  std::unique_ptr<SecAggPhaseClient> client;
+  std::byte request[SecAggSealedBytes(kK) + SecAggWordsBytes(kM)] = {};
+  std::byte response[SecAggSealedBytes(kK) + SecAggKeysAnswerBytes(kK) +
+                     SecAggWordsBytes(kN)] = {};
+  std::byte blob[4096] = {};
+  SecAggPeerKeys keys[kK];
+  SecAggSealed sealed[kK];
+  uint32_t survivors[kN] = {};
+  std::vector<uint32_t> x;
+  bool gone = false;  // powered off for good
+};
+
+class SecAggCoapTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(ctx_.status().ok());
+    registry::DeviceRegistry reg(db_.db());
+    for (uint32_t i = 0; i <= kN; ++i) {  // dev-010 is outside the cohort
+      char name[16];
+      std::snprintf(name, sizeof(name), "dev-%03u", i);
+      auto psk = reg.Add(name);
+      ASSERT_TRUE(psk.ok());
+      psks_.push_back(*psk);
+      names_.push_back(name);
+    }
+    server::ServerOptions options;
+    options.address = "127.0.0.1";
+    options.port = 0;
+    options.io_batch_reads = 0;
+    auto server = server::CoapServer::Create(db_.db(), options);
+    ASSERT_TRUE(server.ok()) << server.status().str();
+    server_ = std::move(*server);
+    ASSERT_TRUE(entropy_drbg_.Init(gateway_entropy_, ConstByteSpan()).ok());
+    for (uint32_t i = 0; i <= kN; ++i) {
+      devices_.push_back(std::make_unique<Device>(
+          ctx_, server_->port(), names_[i], psks_[i], 100 + i));
+    }
+  }
+
+  // Starts round `round_id` on the gateway and on the first kN devices.
+  void Start(uint64_t round_id) {
+    const auto params = RoundParams(round_id);
+    std::vector<std::string> cohort(names_.begin(), names_.begin() + kN);
+    ASSERT_TRUE(server_->secagg()
+                    .Start(params, cohort, 3000, server::CoapServer::NowMs(),
+                           entropy_drbg_)
+                    .ok());
+    for (uint32_t i = 0; i < kN; ++i) {
+      Device& d = *devices_[i];
+      d.x.clear();
+      for (uint32_t w = 0; w < kM; ++w) {
+        d.x.push_back((i * 7919u + w * 104729u + uint32_t(round_id)) &
+                      ((1u << kBits) - 1));
+      }
+      SecAggSessionParams s;
+      s.round_id = params.round_id;
+      s.devices = params.devices;
+      s.degree = params.degree;
+      s.threshold = params.threshold;
+      s.bits = params.bits;
+      s.mask_length = params.mask_length;
+      s.min_survivors = params.min_survivors;
+      s.own_index = i;
+      std::memcpy(s.graph_seed, params.graph_seed.data(), kGraphSeedBytes);
+      ASSERT_TRUE(
+          d.client->Start(s, Span<const uint32_t>(d.x.data(), d.x.size()))
+              .ok());
+    }
+  }
+
+  bool RoundOver() const {
+    const SecAggPhase p = server_->secagg().phase();
+    return p == SecAggPhase::kDone || p == SecAggPhase::kAborted;
+  }
+
+  // Server and devices take turns until the gateway's round ended and
+  // every device still on finished; `each` runs every turn.
+  template <typename Each>
+  void Run(Each each) {
+    for (;;) {
+      ASSERT_TRUE(server_->RunOnce(1).ok());
+      (void)ctx_.Poll(0);
+      bool all = true;
+      for (uint32_t i = 0; i < kN; ++i) {
+        Device& d = *devices_[i];
+        if (d.gone) continue;
+        d.client->Step(posix::MonotonicMs());
+        all = all && d.client->finished();
+      }
+      each();
+      if (all && RoundOver()) return;
+    }
+  }
+
+  std::vector<uint32_t> PlainSum() const {
+    std::vector<uint32_t> sum(kM, 0);
+    for (uint32_t i = 0; i < kN; ++i) {
+      for (size_t w = 0; w < kM; ++w) {
+        sum[w] = (sum[w] + devices_[i]->x[w]) & ((1u << kBits) - 1);
+      }
+    }
+    return sum;
+  }
+
+  testing::TempDatabase db_;
+  posix::CoapClientContext ctx_;
+  std::unique_ptr<server::CoapServer> server_;
+  TestEntropy gateway_entropy_{7};
+  Drbg entropy_drbg_;
+  std::vector<std::vector<uint8_t>> psks_;
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<Device>> devices_;
+};
+
+TEST_F(SecAggCoapTest, SumOverTheNetworkEqualsPlainSum) {
+  Start(41);
+  Run([] {});
+  ASSERT_TRUE(server_->secagg().sum().has_value())
+      << server_->secagg().abort_reason().message();
+  EXPECT_EQ(*server_->secagg().sum(), PlainSum());
+  for (uint32_t i = 0; i < kN; ++i) {
+    EXPECT_TRUE(devices_[i]->client->outcome().ok()) << i;
+  }
+  EXPECT_TRUE(server_->secagg().round()->stored().empty());
+}
+
+TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {
+  Start(42);
+  bool rebooted = false;
+  Run([&] {
+    // Device 3 reboots once its shares are out: RAM lost, blob resumed.
+    Device& r = *devices_[3];
+    if (!rebooted && r.session->phase() == SecAggDevicePhase::kMaskedSent) {
+      rebooted = true;
+      r.transport->Cancel();
+      r.Boot();
+      ASSERT_TRUE(
+          r.client->Resume(Span<const uint32_t>(r.x.data(), r.x.size())).ok());
+      ASSERT_EQ(r.session->phase(), SecAggDevicePhase::kMaskedSent);
+    }
+    // Device 0 vanishes once the masked-input phase closed.
+    if (server_->secagg().phase() >= SecAggPhase::kUnmasking) {
+      devices_[0]->gone = true;
+    }
+  });
+  EXPECT_TRUE(rebooted);
+  ASSERT_TRUE(server_->secagg().sum().has_value())
+      << server_->secagg().abort_reason().message();
+  EXPECT_EQ(*server_->secagg().sum(), PlainSum());  // 0's y was in
+  EXPECT_FALSE(devices_[0]->client->finished());
+}
+
+TEST_F(SecAggCoapTest, BelowTheFloorAbortsAndKeepsNothing) {
+  Start(43);
+  Run([&] {
+    // Four devices vanish after advertising: 6 < the floor of 7.
+    if (server_->secagg().phase() >= SecAggPhase::kShareKeys) {
+      for (uint32_t i = 0; i < 4; ++i) devices_[i]->gone = true;
+    }
+  });
+  EXPECT_EQ(server_->secagg().phase(), SecAggPhase::kAborted);
+  EXPECT_FALSE(server_->secagg().sum().has_value());
+  EXPECT_FALSE(server_->secagg().abort_reason().ok());
+  EXPECT_TRUE(server_->secagg().round()->stored().empty());
+  for (uint32_t i = 4; i < kN; ++i) {
+    EXPECT_TRUE(devices_[i]->client->finished());
+    EXPECT_FALSE(devices_[i]->client->outcome().ok()) << i;
+    EXPECT_EQ(devices_[i]->session->phase(), SecAggDevicePhase::kAborted);
+  }
+}
+
+// Raw requests over DTLS: one exchange, its CoAP code.
+uint8_t Post(posix::CoapClientContext& ctx, server::CoapServer& server,
+             Device& d, const char* path, const std::vector<std::byte>& body,
+             uint16_t format = kSecAggFrameFormat) {
+  TransportRequest request;
+  request.method = CoapMethod::kPost;
+  request.path = path;
+  request.content_format = format;
+  request.payload = ConstByteSpan(body.data(), body.size());
+  std::byte answer[1024];
+  EXPECT_TRUE(d.transport->StartRequest(request, answer).ok());
+  TransportResult result;
+  while (!d.transport->TakeResult(result)) {
+    EXPECT_TRUE(server.RunOnce(1).ok());
+    (void)ctx.Poll(0);
+  }
+  EXPECT_TRUE(result.status.ok());
+  return result.code;
+}
+
+TEST_F(SecAggCoapTest, RefusalsOverTheNetwork) {
+  Start(44);
+  std::vector<std::byte> advert(SecAggAdvertiseBytes());
+  SecAggAdvertisement a;
+  ASSERT_TRUE(
+      EncodeSecAggAdvertise(44, a, ByteSpan(advert.data(), advert.size()))
+          .ok());
+  // dev-010 is enrolled but outside the round's cohort.
+  EXPECT_EQ(Post(ctx_, *server_, *devices_[kN], kSecAggPaths[0], advert),
+            wire::kCoapForbidden);
+  std::vector<std::byte> truncated(advert.begin(), advert.end() - 1);
+  EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[0], truncated),
+            wire::kCoapBadRequest);
+  EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[0], advert,
+                 wire::kUpdateFormat),
+            wire::kCoapUnsupportedContentFormat);
+  // An advertisement posted to phase 2's resource.
+  EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[1], advert),
+            wire::kCoapBadRequest);
+  EXPECT_EQ(server_->secagg().round()->stored()[0].advertised, false);
+}
+
+}  // namespace
+}  // namespace edgeadmm

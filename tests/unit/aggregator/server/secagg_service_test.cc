@@ -1,0 +1,327 @@
+// SecAggService (the v1/secagg/* resources without sockets): six devices
+// running SecAggDeviceSession post their frames through Handle; every
+// resource refuses a malformed body, a frame of another phase, a frame
+// for a phase not open, a replay that differs from the accepted message,
+// a different message in an open phase, another round, an oversized body
+// and a device outside the cohort, each with its documented code, and an
+// identical resend after the phase closed gets the phase's answer. The sum
+// is the plain sum; a device missing a phase's deadline is a dropout.
+#include "edgeadmm/server/secagg_service.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/fake/test_entropy.h"
+#include "edgeadmm/secagg/phase_frames.h"
+#include "edgeadmm/wire/coap_code.h"
+#include "gtest/gtest.h"
+
+namespace edgeadmm::server {
+namespace {
+
+using secure_aggregation::SecAggPhase;
+constexpr uint32_t kN = 6;
+constexpr size_t kK = 4;
+constexpr size_t kM = 4;
+constexpr uint32_t kBits = 16;
+constexpr int64_t kPhaseMs = 1000;
+using Arrays = SecAggSessionArrays<kK, kM>;
+using Bytes = std::vector<std::byte>;
+
+struct Dev {
+  explicit Dev(uint64_t seed) : entropy(seed), session(arrays.buffers()) {
+    EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
+  }
+  Arrays arrays;
+  TestEntropy entropy;
+  Drbg drbg;
+  SecAggDeviceSession session;
+  std::vector<uint32_t> x;
+};
+
+template <typename Encode>
+Bytes Frame(size_t size, Encode encode) {
+  Bytes b(size);
+  const StatusWithSize n = encode(ByteSpan(b.data(), b.size()));
+  EXPECT_TRUE(n.ok());
+  b.resize(n.size());
+  return b;
+}
+
+class SecAggServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(drbg_.Init(entropy_, ConstByteSpan()).ok());
+    params_.round_id = 77;
+    params_.devices = kN;
+    params_.degree = kK;
+    params_.threshold = 3;
+    params_.bits = kBits;
+    params_.mask_length = kM;
+    params_.min_survivors = 5;
+    params_.graph_seed[0] = std::byte{9};
+    std::vector<std::string> ids;
+    for (uint32_t i = 0; i < kN; ++i) {
+      ids.push_back("dev-" + std::to_string(i));
+      devs_.push_back(std::make_unique<Dev>(50 + i));
+      for (uint32_t w = 0; w < kM; ++w) {
+        devs_.back()->x.push_back((i * 401 + w * 97) & 0xffff);
+      }
+      SecAggSessionParams s;
+      s.round_id = 77;
+      s.devices = kN;
+      s.degree = kK;
+      s.threshold = 3;
+      s.bits = kBits;
+      s.mask_length = kM;
+      s.min_survivors = 5;
+      s.own_index = i;
+      s.graph_seed[0] = std::byte{9};
+      ASSERT_TRUE(devs_.back()->session.Advertise(s, devs_.back()->drbg).ok());
+    }
+    ids_ = ids;
+    ASSERT_TRUE(service_.Start(params_, ids, kPhaseMs, now_, drbg_).ok());
+  }
+
+  Response Post(int phase, uint32_t device, const Bytes& b) {
+    return Post(phase, "dev-" + std::to_string(device), b);
+  }
+  Response Post(int phase, const std::string& id, const Bytes& b) {
+    return svc_->Handle(phase, id, reinterpret_cast<const uint8_t*>(b.data()),
+                        b.size(), now_);
+  }
+  // The device's message of its current phase.
+  Bytes Message(uint32_t i) {
+    SecAggDeviceSession& s = devs_[i]->session;
+    switch (s.phase()) {
+      case SecAggDevicePhase::kAdvertised:
+        return Frame(SecAggAdvertiseBytes(), [&](ByteSpan o) {
+          return EncodeSecAggAdvertise(77, s.advertisement(), o);
+        });
+      case SecAggDevicePhase::kSharesSent:
+        return Frame(SecAggSealedBytes(kK), [&](ByteSpan o) {
+          return EncodeSecAggSealed(77, s.sealed_messages(), o);
+        });
+      case SecAggDevicePhase::kMaskedSent:
+        return Frame(SecAggWordsBytes(kM), [&](ByteSpan o) {
+          return EncodeSecAggWords(77, s.masked_input(), o);
+        });
+      default:
+        return Frame(SecAggRevealBytes(kK), [&](ByteSpan o) {
+          return EncodeSecAggReveal(77, s.revealed_shares(), o);
+        });
+    }
+  }
+  // The device takes the phase's answer.
+  void Take(uint32_t i, const Response& r) {
+    ASSERT_EQ(r.code, wire::kCoapContent);
+    const ConstByteSpan f(reinterpret_cast<const std::byte*>(r.body.data()),
+                          r.body.size());
+    Dev& d = *devs_[i];
+    SecAggFrameHeader h;
+    switch (d.session.phase()) {
+      case SecAggDevicePhase::kAdvertised: {
+        SecAggPeerKeys keys[kK];
+        const StatusWithSize n = DecodeSecAggKeys(f, h, keys);
+        ASSERT_TRUE(n.ok());
+        ASSERT_TRUE(
+            d.session
+                .ShareKeys(Span<const SecAggPeerKeys>(keys, n.size()), d.drbg)
+                .ok());
+        break;
+      }
+      case SecAggDevicePhase::kSharesSent: {
+        SecAggSealed sealed[kK];
+        const StatusWithSize n = DecodeSecAggSealed(f, h, sealed);
+        ASSERT_TRUE(n.ok());
+        ASSERT_TRUE(d.session
+                        .MaskInput(Span<const SecAggSealed>(sealed, n.size()),
+                                   Span<const uint32_t>(d.x.data(), d.x.size()),
+                                   d.drbg)
+                        .ok());
+        break;
+      }
+      default: {
+        uint32_t survivors[kN];
+        const StatusWithSize n = DecodeSecAggWords(f, h, survivors);
+        ASSERT_TRUE(n.ok());
+        ASSERT_TRUE(
+            d.session.Reveal(Span<const uint32_t>(survivors, n.size())).ok());
+      }
+    }
+  }
+  // Every device in `who` posts phase `phase`; the last closes it; then
+  // every one resends and takes the answer (phase 4: 2.04).
+  void Phase(int phase, const std::vector<uint32_t>& who) {
+    for (size_t j = 0; j < who.size(); ++j) {
+      const Response r = Post(phase, who[j], Message(who[j]));
+      const bool last = j + 1 == who.size();
+      ASSERT_EQ(r.code,
+                last && phase < 4 ? wire::kCoapContent : wire::kCoapChanged)
+          << phase << " " << who[j];
+    }
+    if (phase == 4) return;
+    for (uint32_t i : who) Take(i, Post(phase, i, Message(i)));
+  }
+  std::vector<uint32_t> All() const { return {0, 1, 2, 3, 4, 5}; }
+  std::vector<uint32_t> PlainSum(const std::vector<uint32_t>& who) const {
+    std::vector<uint32_t> sum(kM, 0);
+    for (uint32_t i : who) {
+      for (size_t w = 0; w < kM; ++w) {
+        sum[w] = (sum[w] + devs_[i]->x[w]) & 0xffff;
+      }
+    }
+    return sum;
+  }
+
+  TestEntropy entropy_{3};
+  Drbg drbg_;
+  secure_aggregation::SecAggRoundParams params_;
+  std::vector<std::unique_ptr<Dev>> devs_;
+  SecAggService service_;
+  SecAggService* svc_ = &service_;  // the one serving (after a restart)
+  std::vector<std::string> ids_;
+  int64_t now_ = 1000;
+};
+
+TEST_F(SecAggServiceTest, WholeRoundGivesThePlainSum) {
+  for (int phase = 1; phase <= 4; ++phase) Phase(phase, All());
+  ASSERT_TRUE(service_.sum().has_value());
+  EXPECT_EQ(*service_.sum(), PlainSum(All()));
+  EXPECT_TRUE(service_.round()->stored().empty());
+  // A phase-4 resend after the end: accepted again, nothing else.
+  EXPECT_EQ(Post(4, 2, Message(2)).code, wire::kCoapChanged);
+}
+
+TEST_F(SecAggServiceTest, RefusalsOfEveryResource) {
+  const Bytes advert = Message(0);
+  for (int phase = 1; phase <= 4; ++phase) {
+    // Outside the cohort, a frame of another phase (phase 1's header for
+    // the others), a truncated frame, an oversized body.
+    EXPECT_EQ(Post(phase, "stranger", advert).code, wire::kCoapForbidden);
+    const Bytes other = phase == 1 ? Frame(SecAggWordsBytes(1),
+                                           [](ByteSpan o) {
+                                             const uint32_t w[1] = {1};
+                                             return EncodeSecAggWords(77, w, o);
+                                           })
+                                   : Bytes(advert.begin(), advert.begin() + 10);
+    EXPECT_EQ(Post(phase, 0, other).code, wire::kCoapBadRequest) << phase;
+    EXPECT_EQ(Post(phase, 0, Bytes(advert.begin(), advert.begin() + 9)).code,
+              wire::kCoapBadRequest);
+    EXPECT_EQ(Post(phase, 0, Bytes(service_.MaxBody(phase) + 1)).code,
+              wire::kCoapRequestEntityTooLarge);
+  }
+  // Another round; a phase not open yet.
+  Bytes other_round = advert;
+  other_round[2] = std::byte{78};
+  EXPECT_EQ(Post(1, 0, other_round).code, wire::kCoapNotFound);
+  const Bytes empty_shares = Frame(SecAggSealedBytes(0), [](ByteSpan o) {
+    return EncodeSecAggSealed(77, Span<const SecAggSealed>(), o);
+  });
+  EXPECT_EQ(Post(2, 0, empty_shares).code, wire::kCoapPreconditionFailed);
+  // Accepted, resent identically (2.04), then changed in the open phase.
+  EXPECT_EQ(Post(1, 0, advert).code, wire::kCoapChanged);
+  EXPECT_EQ(Post(1, 0, advert).code, wire::kCoapChanged);
+  Bytes changed = advert;
+  changed[20] ^= std::byte{1};
+  EXPECT_EQ(Post(1, 0, changed).code, wire::kCoapConflict);
+  Phase(1, {1, 2, 3, 4, 5});
+  Take(0, Post(1, 0, advert));  // identical resend after the close: answer
+  // A replay that differs after the close: the phase is closed.
+  EXPECT_EQ(Post(1, 0, changed).code, wire::kCoapPreconditionFailed);
+  // Phase 3 content: a word >= 2^b.
+  Phase(2, All());
+  const Bytes too_wide = Frame(SecAggWordsBytes(kM), [](ByteSpan o) {
+    const uint32_t w[kM] = {1u << kBits, 0, 0, 0};
+    return EncodeSecAggWords(77, w, o);
+  });
+  EXPECT_EQ(Post(3, 0, too_wide).code, wire::kCoapBadRequest);
+  Phase(3, All());
+  // Phase 4: a share kind that is neither seed nor key.
+  Bytes bad_kind = Message(0);
+  bad_kind[12 + 4] = std::byte{7};
+  EXPECT_EQ(Post(4, 0, bad_kind).code, wire::kCoapBadRequest);
+  Phase(4, All());
+  ASSERT_TRUE(service_.sum().has_value());
+  EXPECT_EQ(*service_.sum(), PlainSum(All()));
+}
+
+// The gateway's state at its fullest (phase 4 open: every y_i, sealed
+// message and key stored) holds no device's x_i; the end wipes it.
+TEST_F(SecAggServiceTest, GatewayNeverHoldsAnUnmaskedInput) {
+  for (int phase = 1; phase <= 3; ++phase) Phase(phase, All());
+  const auto& stored = service_.round()->stored();
+  ASSERT_EQ(stored.size(), kN);
+  for (uint32_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(stored[i].masked);
+    EXPECT_NE(stored[i].masked_input, devs_[i]->x) << i;
+  }
+  Phase(4, All());
+  EXPECT_TRUE(service_.round()->stored().empty());
+}
+
+// A restart mid-phase 3 with the round log: a new service recovers the
+// round from the file, the devices resend, the sum is the plain sum; the
+// log never holds an x_i and is deleted at the end.
+TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
+  const std::string path = ::testing::TempDir() + "/secagg_round_log_" +
+                           std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                           ".bin";
+  service_.set_log_path(path);
+  ASSERT_TRUE(service_.Start(params_, ids_, kPhaseMs, now_, drbg_).ok());
+  Phase(1, All());
+  Phase(2, All());
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  {  // the log holds no device's x as sent
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    std::vector<uint8_t> all(1 << 16);
+    all.resize(std::fread(all.data(), 1, all.size(), f));
+    std::fclose(f);
+    for (uint32_t i = 0; i < kN; ++i) {
+      const auto* x = reinterpret_cast<const uint8_t*>(devs_[i]->x.data());
+      EXPECT_EQ(std::search(all.begin(), all.end(), x, x + 4 * kM), all.end());
+    }
+  }
+  // The daemon restarts: the old service is gone, a new one reads the log.
+  SecAggService restarted;
+  restarted.set_log_path(path);
+  now_ += 5;
+  ASSERT_TRUE(restarted.Recover(now_, drbg_).ok());
+  svc_ = &restarted;
+  EXPECT_EQ(restarted.phase(), SecAggPhase::kMaskedInput);
+  Phase(3, All());  // 0..2 resend (accepted as resends), 3..5 are new
+  Phase(4, All());
+  ASSERT_TRUE(restarted.sum().has_value())
+      << static_cast<int>(restarted.phase()) << " "
+      << restarted.abort_reason().message();
+  EXPECT_EQ(*restarted.sum(), PlainSum(All()));
+  EXPECT_EQ(std::fopen(path.c_str(), "rb"), nullptr);  // deleted
+}
+
+TEST_F(SecAggServiceTest, MissingTheDeadlineIsADropout) {
+  for (uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(Post(1, i, Message(i)).code, wire::kCoapChanged);
+  }
+  service_.Tick(now_ + kPhaseMs - 1);
+  EXPECT_EQ(service_.phase(), SecAggPhase::kAdvertise);
+  now_ += kPhaseMs;
+  service_.Tick(now_);
+  EXPECT_EQ(service_.phase(), SecAggPhase::kShareKeys);
+  EXPECT_EQ(Post(1, 5, Message(5)).code, wire::kCoapPreconditionFailed);
+  const std::vector<uint32_t> five = {0, 1, 2, 3, 4};
+  for (uint32_t i : five) Take(i, Post(1, i, Message(i)));
+  for (int phase = 2; phase <= 4; ++phase) Phase(phase, five);
+  ASSERT_TRUE(service_.sum().has_value()) << service_.abort_reason().message();
+  EXPECT_EQ(*service_.sum(), PlainSum(five));
+}
+
+}  // namespace
+}  // namespace edgeadmm::server

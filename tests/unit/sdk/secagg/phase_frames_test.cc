@@ -1,0 +1,141 @@
+// The SecAgg+ phase frames (phase_frames.h): each frame round-trips, and
+// every decoder refuses another version or phase, a truncated or extended
+// frame, a count above the caller's capacity and, in phase 4, a kind
+// other than 0 or 1.
+#include "edgeadmm/secagg/phase_frames.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+
+namespace edgeadmm {
+namespace {
+
+// A frame buffer without heap (the test also runs on the MCU).
+struct Buf {
+  explicit Buf(size_t size) : n(size) {}
+  std::byte* data() { return d; }
+  const std::byte* data() const { return d; }
+  size_t size() const { return n; }
+  std::byte& operator[](size_t i) { return d[i]; }
+  void push_back(std::byte b) { d[n++] = b; }
+  void resize(size_t size) { n = size; }
+  std::byte d[512] = {};
+  size_t n = 0;
+};
+
+Buf Encoded(StatusWithSize (*encode)(uint64_t, Span<const uint32_t>, ByteSpan),
+            Span<const uint32_t> words) {
+  Buf out(SecAggWordsBytes(words.size()));
+  const StatusWithSize n = encode(9, words, ByteSpan(out.data(), out.size()));
+  EXPECT_TRUE(n.ok());
+  out.resize(n.size());
+  return out;
+}
+
+TEST(SecAggPhaseFramesTest, AdvertiseRoundTripsAndRefusesOtherShapes) {
+  SecAggAdvertisement a;
+  for (size_t i = 0; i < kX25519KeyBytes; ++i) {
+    a.encryption_public[i] = std::byte(i);
+    a.mask_public[i] = std::byte(100 + i);
+  }
+  a.self_seed_commitment[3] = std::byte{7};
+  Buf f(SecAggAdvertiseBytes());
+  ASSERT_EQ(EncodeSecAggAdvertise(5, a, ByteSpan(f.data(), f.size())).size(),
+            f.size());
+  SecAggFrameHeader h;
+  SecAggAdvertisement b;
+  ASSERT_TRUE(
+      DecodeSecAggAdvertise(ConstByteSpan(f.data(), f.size()), h, b).ok());
+  EXPECT_EQ(h.round_id, 5u);
+  EXPECT_EQ(std::memcmp(&a, &b, sizeof(a)), 0);
+  EXPECT_FALSE(
+      DecodeSecAggAdvertise(ConstByteSpan(f.data(), f.size() - 1), h, b).ok());
+  Buf longer = f;
+  longer.push_back(std::byte{0});
+  EXPECT_FALSE(
+      DecodeSecAggAdvertise(ConstByteSpan(longer.data(), longer.size()), h, b)
+          .ok());
+  Buf v2 = f;
+  v2[0] = std::byte{2};
+  EXPECT_FALSE(
+      DecodeSecAggAdvertise(ConstByteSpan(v2.data(), v2.size()), h, b).ok());
+  Buf p2 = f;
+  p2[1] = std::byte{2};
+  EXPECT_FALSE(
+      DecodeSecAggAdvertise(ConstByteSpan(p2.data(), p2.size()), h, b).ok());
+  Buf p9 = f;
+  p9[1] = std::byte{9};
+  EXPECT_FALSE(DecodeSecAggHeader(ConstByteSpan(p9.data(), p9.size()), h).ok());
+  std::byte small[8];
+  EXPECT_EQ(EncodeSecAggAdvertise(5, a, small).status(),
+            Status::ResourceExhausted());
+}
+
+TEST(SecAggPhaseFramesTest, WordsRoundTripWithinCapacityOnly) {
+  const uint32_t words[] = {1, 0xfffff, 77};
+  const Buf f = Encoded(&EncodeSecAggWords, words);
+  SecAggFrameHeader h;
+  uint32_t out[3] = {};
+  const StatusWithSize n =
+      DecodeSecAggWords(ConstByteSpan(f.data(), f.size()), h, out);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n.size(), 3u);
+  EXPECT_EQ(out[1], 0xfffffu);
+  EXPECT_EQ(h.phase, 3);
+  uint32_t two[2] = {};
+  EXPECT_FALSE(
+      DecodeSecAggWords(ConstByteSpan(f.data(), f.size()), h, two).ok());
+  Buf bad_count = f;
+  bad_count[10] = std::byte{4};  // count 4, three words
+  EXPECT_FALSE(DecodeSecAggWords(
+                   ConstByteSpan(bad_count.data(), bad_count.size()), h, out)
+                   .ok());
+}
+
+TEST(SecAggPhaseFramesTest, SealedAndKeysRoundTrip) {
+  SecAggSealed s[2];
+  s[0].peer = 3;
+  s[1].peer = 8;
+  s[1].sealed[81] = std::byte{0x5a};
+  Buf f(SecAggSealedBytes(2));
+  ASSERT_TRUE(EncodeSecAggSealed(1, s, ByteSpan(f.data(), f.size())).ok());
+  SecAggFrameHeader h;
+  SecAggSealed back[2];
+  const StatusWithSize n =
+      DecodeSecAggSealed(ConstByteSpan(f.data(), f.size()), h, back);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(back[1].peer, 8u);
+  EXPECT_EQ(back[1].sealed[81], std::byte{0x5a});
+  SecAggPeerKeys k[1];
+  EXPECT_FALSE(DecodeSecAggKeys(ConstByteSpan(f.data(), f.size()), h, k).ok());
+  k[0].device = 4;
+  k[0].mask_public[31] = std::byte{1};
+  Buf g(SecAggKeysAnswerBytes(1));
+  ASSERT_TRUE(EncodeSecAggKeys(1, k, ByteSpan(g.data(), g.size())).ok());
+  SecAggPeerKeys kb[1];
+  ASSERT_TRUE(DecodeSecAggKeys(ConstByteSpan(g.data(), g.size()), h, kb).ok());
+  EXPECT_EQ(kb[0].device, 4u);
+  EXPECT_EQ(kb[0].mask_public[31], std::byte{1});
+}
+
+TEST(SecAggPhaseFramesTest, RevealRefusesAnUnknownKind) {
+  RevealedShare r[1];
+  r[0].sender = 2;
+  r[0].self_seed = true;
+  r[0].share.index = 4;
+  Buf f(SecAggRevealBytes(1));
+  ASSERT_TRUE(EncodeSecAggReveal(1, r, ByteSpan(f.data(), f.size())).ok());
+  SecAggFrameHeader h;
+  RevealedShare back[1];
+  ASSERT_TRUE(
+      DecodeSecAggReveal(ConstByteSpan(f.data(), f.size()), h, back).ok());
+  EXPECT_TRUE(back[0].self_seed);
+  EXPECT_EQ(back[0].share.index, 4);
+  f[12 + 4] = std::byte{2};  // the kind byte
+  EXPECT_FALSE(
+      DecodeSecAggReveal(ConstByteSpan(f.data(), f.size()), h, back).ok());
+}
+
+}  // namespace
+}  // namespace edgeadmm
