@@ -73,7 +73,7 @@ int Help() {
       "           max_sessions = 0 (no limit)  max_handshakes = 1024\n"
       "           max_handshakes_per_source = 32  io_batch_reads = 128\n"
       "           requests_per_second = 20  request_burst = 100\n"
-      "           receive_buffer_bytes = 8388608\n"
+      "           receive_buffer_bytes = 8388608  shards = 8\n"
       "           non_confirmable_notifications = false\n"
       "           release_delay_ms = 500 (trusted-aggregator release hold)\n"
       "  [gateway] id = the host name (names this daemon in the database;\n"
