@@ -15,6 +15,7 @@ class Writer {
     }
   }
   void Bytes(const std::byte* p, size_t n) {
+    if (n == 0) return;  // p may be null for an empty field
     std::memcpy(out_.data() + at_, p, n);
     at_ += n;
   }
@@ -37,6 +38,7 @@ class Reader {
     return v;
   }
   void Bytes(std::byte* p, size_t n) {
+    if (n == 0) return;  // p may be null for an empty field
     std::memcpy(p, in_.data() + at_, n);
     at_ += n;
   }

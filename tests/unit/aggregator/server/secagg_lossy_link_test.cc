@@ -46,7 +46,7 @@ class ServiceEndpoint final : public CoapEndpoint {
       c.status = Status::ResourceExhausted();
       return c;
     }
-    std::memcpy(out.data(), r.body.data(), r.body.size());
+    if (!r.body.empty()) std::memcpy(out.data(), r.body.data(), r.body.size());
     c.size = r.body.size();
     c.content_format = r.content_format;
     ++handled;
