@@ -14,10 +14,11 @@ namespace edgeadmm {
 Real LocalObjective(const DatasetView& data, const Loss& loss,
                     Span<const Real> w, Span<Real> margins);
 
-// Returns f(w) and writes grad = ∇f(w) = Aᵀd/m, d_j = ℓ'(a_jᵀw; b_j)
-// (two Eigen GEMVs over the mapped matrix). `margins` (size m) is scratch;
-// on return it holds d. Sizes must match the data (asserted).
-Real LocalGradient(const DatasetView& data, const Loss& loss,
+// Writes grad = ∇f(w) = Aᵀd/m, d_j = ℓ'(a_jᵀw; b_j), without f(w) (no
+// loss values: for the logistic loss one exp per record, no log1p).
+// `margins` (size m) is scratch; on return it holds d. Sizes must match the
+// data (asserted).
+void LocalGradient(const DatasetView& data, const Loss& loss,
                    Span<const Real> w, Span<Real> margins, Span<Real> grad);
 
 // The shared pass of both: margins = A·w, derivatives_j = ℓ'(margins_j; b_j),

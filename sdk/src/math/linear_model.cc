@@ -43,13 +43,16 @@ Real LocalLossAndDerivatives(const DatasetView& data, const Loss& loss,
   return sum / static_cast<Real>(data.samples());
 }
 
-Real LocalGradient(const DatasetView& data, const Loss& loss,
+void LocalGradient(const DatasetView& data, const Loss& loss,
                    Span<const Real> w, Span<Real> margins, Span<Real> grad) {
   EDGEADMM_ASSERT(grad.size() == data.dim());
-  const Real value = LocalLossAndDerivatives(data, loss, w, margins, margins);
+  ComputeMargins(data, w, margins);
+  const ConstVectorMap b = data.Labels();
+  for (size_t j = 0; j < margins.size(); ++j) {
+    margins[j] = loss.Derivative(margins[j], b[internal::Index(j)]);
+  }
   internal::MultiplyTransposed(data, margins, grad);
   internal::Scale(1 / static_cast<Real>(data.samples()), grad);
-  return value;
 }
 
 }  // namespace edgeadmm

@@ -1,8 +1,10 @@
 // Benchmarks of the SDK's numerical core, each next to the raw Eigen limit
 // on the same data in the same run:
-//   Gradient   LocalGradient (margins, losses, derivatives, Aᵀd/m)
+//   Gradient   LocalGradient (margins, derivatives, Aᵀd/m)
 //   Gemv       one A·w over the same mapped matrix
 //   GemvPair   A·w and Aᵀ·d (the two products a gradient cannot avoid)
+//   Products   the SDK's own A·w and Aᵀ·d (x86-64 double builds: range(1)
+//              0 = the SSE2 kernels, 1 = AVX where this CPU has it)
 //   Prox*      one full prox solve from x = 0 (Newton-CG for logistic; the
 //              closed form for squared, with and without a cached factor)
 // Shapes: a9a shards (p = 123, m = 32 and 325) and synthetic p = 5000
@@ -20,6 +22,7 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/prox_solver.h"
+#include "math/row_kernels_x86.h"
 
 namespace edgeadmm {
 namespace {
@@ -111,10 +114,9 @@ void BM_Gradient(benchmark::State& state) {
   Problem& pr = GetProblem(static_cast<int>(state.range(0)));
   const Loss loss = MakeLoss(LossKind::kLogistic);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        LocalGradient(pr.view, loss, Span<const Real>(pr.w.data(), pr.w.size()),
-                      Span<Real>(pr.margins.data(), pr.margins.size()),
-                      Span<Real>(pr.grad.data(), pr.grad.size())));
+    LocalGradient(pr.view, loss, Span<const Real>(pr.w.data(), pr.w.size()),
+                  Span<Real>(pr.margins.data(), pr.margins.size()),
+                  Span<Real>(pr.grad.data(), pr.grad.size()));
     benchmark::ClobberMemory();
   }
   state.SetLabel(kShapes[state.range(0)].name);
@@ -171,6 +173,29 @@ void BM_GemvPair(benchmark::State& state) {
   state.SetLabel(kShapes[state.range(0)].name);
 }
 
+#if EDGEADMM_ROW_KERNELS_X86
+void BM_Products(benchmark::State& state) {
+  Problem& pr = GetProblem(static_cast<int>(state.range(0)));
+  const auto width = state.range(1) == 0 ? internal::RowKernelWidth::kSse2
+                                         : internal::RowKernelWidth::kAvx;
+  if (width != internal::RowKernelWidth::kSse2 &&
+      internal::HostRowKernelWidth() != width) {
+    state.SkipWithError("this CPU has no AVX");
+    return;
+  }
+  const Span<const Real> w(pr.w.data(), pr.w.size());
+  const Span<Real> t(pr.margins.data(), pr.margins.size());
+  const Span<Real> g(pr.grad.data(), pr.grad.size());
+  for (auto _ : state) {
+    internal::MultiplyRowsX86(width, pr.view, w, t);
+    internal::MultiplyTransposedX86(width, pr.view, t, g);
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(std::string(kShapes[state.range(0)].name) +
+                 (state.range(1) == 0 ? " sse2" : " avx"));
+}
+#endif
+
 // One prox solve from x = 0; range(1): 0 logistic Newton-CG, 1 squared
 // closed form with the factor cached, 2 squared closed form refactored
 // every call (s alternates), 3 squared Newton-CG.
@@ -224,6 +249,9 @@ BENCHMARK(BM_Gemv)->Apply(AllShapes);
 BENCHMARK(BM_GemvPair)->Apply(AllShapes);
 BENCHMARK(BM_Gradient)->Apply(AllShapes);
 BENCHMARK(BM_GradientFusedRows)->Apply(AllShapes);
+#if EDGEADMM_ROW_KERNELS_X86
+BENCHMARK(BM_Products)->ArgsProduct({{0, 1, 2, 3}, {0, 1}});
+#endif
 BENCHMARK(BM_Prox)->Apply(AllProx)->Unit(benchmark::kMicrosecond);
 
 // Console output plus a record of each run's time for the ratio table.
@@ -255,6 +283,22 @@ class RatioReporter : public benchmark::ConsoleReporter {
       std::printf("%-12s %10.0f %10.0f %10.0f %10.0f %9.2fx %13.2fx %9.2fx\n",
                   kShapes[i].name, gemv, pair, grad, fused, grad / gemv,
                   grad / pair, fused / gemv);
+    }
+    // The SDK's two products against Eigen's, per kernel width.
+    std::printf("\n%-12s %10s %10s %10s %14s %14s\n", "shape", "GemvPair",
+                "SSE2", "AVX", "SSE2/GemvPair", "AVX/GemvPair");
+    for (int i = 0; i < 4; ++i) {
+      const auto find = [&](const std::string& name) {
+        auto it = seconds_.find(name);
+        return it == seconds_.end() ? 0.0 : it->second * 1e9;
+      };
+      const std::string arg = std::to_string(i);
+      const double pair = find("BM_GemvPair/" + arg);
+      const double sse2 = find("BM_Products/" + arg + "/0");
+      const double avx = find("BM_Products/" + arg + "/1");
+      if (pair == 0 || sse2 == 0) continue;
+      std::printf("%-12s %10.0f %10.0f %10.0f %13.2fx %13.2fx\n",
+                  kShapes[i].name, pair, sse2, avx, sse2 / pair, avx / pair);
     }
   }
 

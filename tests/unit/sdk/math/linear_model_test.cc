@@ -59,8 +59,9 @@ TEST(LinearModelTest, GradientMatchesFiniteDifferences) {
     FillVector(9, 0.8, w, kP);
     Real margins[kM];
     Real grad[kP];
-    const Real value = LocalGradient(data, loss, w, margins, grad);
+    const Real value = LocalLossAndDerivatives(data, loss, w, margins, margins);
     EXPECT_NEAR(value, LocalObjective(data, loss, w, margins), 1e-15);
+    LocalGradient(data, loss, w, margins, grad);
     for (size_t i = 0; i < kP; ++i) {
       Real plus[kP];
       Real minus[kP];
