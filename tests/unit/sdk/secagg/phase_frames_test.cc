@@ -6,6 +6,7 @@
 #include "edgeadmm/secagg/phase_frames.h"
 
 #include <cstring>
+#include <initializer_list>
 
 #include "gtest/gtest.h"
 
