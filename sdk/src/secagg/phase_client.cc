@@ -45,8 +45,11 @@ Status SecAggPhaseClient::Start(const SecAggSessionParams& params,
 }
 
 Status SecAggPhaseClient::Join(Span<const uint32_t> input) {
-  if (session_.phase() != SecAggDevicePhase::kIdle) {
+  if (session_.phase() != SecAggDevicePhase::kIdle || joining_) {
     return Status::FailedPrecondition();
+  }
+  if (buf_.response.size() < SecAggRoundBytes()) {
+    return Status::ResourceExhausted();
   }
   input_ = input;
   joining_ = true;

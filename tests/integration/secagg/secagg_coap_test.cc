@@ -11,7 +11,8 @@
 // fewer devices than the floor the round aborts and the gateway keeps
 // nothing; a device outside the cohort, another Content-Format, a
 // malformed body, a frame of another phase, a body on phase 0's GET, no
-// round and a round past phase 1 are refused.
+// round and a round past phase 1 are refused; so is, by the device, an
+// input that does not fit the round.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -379,6 +380,20 @@ TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
     d.client->Step(posix::MonotonicMs());
   }
   EXPECT_EQ(d.client->outcome(), Status::ResourceExhausted());
+  EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
+  EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
+  // An input of m - 1 words does not fit the round either.
+  d.Boot();
+  ASSERT_TRUE(
+      d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size() - 1)).ok());
+  EXPECT_EQ(d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())),
+            Status::FailedPrecondition());  // one Join at a time
+  while (!d.client->finished()) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    (void)ctx_.Poll(0);
+    d.client->Step(posix::MonotonicMs());
+  }
+  EXPECT_EQ(d.client->outcome(), Status::InvalidArgument());
   EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
   EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
   // With buffers for the round, the same device joins and advertises.

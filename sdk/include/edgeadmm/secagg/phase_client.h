@@ -56,11 +56,13 @@ class SecAggPhaseClient {
   Status Start(const SecAggSessionParams& params, Span<const uint32_t> input);
   // Phase 0 from an idle session: asks the gateway for the round (Step
   // sends). `input` as for Start. FAILED_PRECONDITION when the session is
-  // not idle. The answer ends the client, before anything is sent, with
-  // RESOURCE_EXHAUSTED for a round this client's buffers cannot hold
-  // (min(k, n - 1) keys or sealed messages, n survivors, its frames or
-  // blob) and INVALID_ARGUMENT for an input of another length than m or a
-  // word >= 2^b; with Start's errors otherwise (e.g. session buffers).
+  // not idle or a Join is under way; RESOURCE_EXHAUSTED when the response
+  // buffer cannot hold phase 0's answer (SecAggRoundBytes()). The answer ends
+  // the client, before anything is sent, with RESOURCE_EXHAUSTED for a round
+  // this client's buffers cannot hold (min(k, n - 1) keys or sealed messages, n
+  // survivors, its frames or blob) and INVALID_ARGUMENT for an input of another
+  // length than m or a word >= 2^b; with Start's errors otherwise (e.g. session
+  // buffers).
   Status Join(Span<const uint32_t> input);
   // After a restart: the session from the stored blob (Restore's errors,
   // NOT_FOUND without a blob).
