@@ -297,6 +297,18 @@ struct CoapResources {
   }
 };
 
+// GET v1/secagg/round (SecAggService::Round): phase 0, no body.
+void GetSecAggRound(coap_resource_t* resource, coap_session_t* session,
+                    const coap_pdu_t* request, const coap_string_t* query,
+                    coap_pdu_t* response) {
+  std::optional<Response> refused =
+      CoapResources::Refusal(session, request, Resource::kSecAggRound);
+  CoapResources::Send(
+      resource, session, request, query, response,
+      refused ? std::move(*refused)
+              : ServerOf(session)->secagg().Round(IdentityOf(session)));
+}
+
 // POST v1/secagg/<phase> (SecAggService): one datagram, no Block1.
 template <int kPhase>
 void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
@@ -342,6 +354,7 @@ coap_resource_t* AddResources(coap_context_t* context,
       {wire::kUpdatePath, COAP_REQUEST_POST, &CoapResources::PostUpdate},
       {wire::kModelPath, COAP_REQUEST_GET, &CoapResources::GetModel},
       {wire::kStatusPath, COAP_REQUEST_GET, &CoapResources::GetStatus},
+      {kSecAggRoundPath, COAP_REQUEST_GET, &GetSecAggRound},
       {kSecAggPaths[0], COAP_REQUEST_POST, &PostSecAgg<1>},
       {kSecAggPaths[1], COAP_REQUEST_POST, &PostSecAgg<2>},
       {kSecAggPaths[2], COAP_REQUEST_POST, &PostSecAgg<3>},

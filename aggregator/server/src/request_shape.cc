@@ -47,6 +47,8 @@ bool Allowed(Resource resource, uint16_t number) {
     case Resource::kModel:
     case Resource::kStatus:
       return number == kUriQuery || number == kBlock2 || number == kSize2;
+    case Resource::kSecAggRound:
+      return false;
     case Resource::kSecAgg:
       return number == kContentFormat;
   }

@@ -124,6 +124,30 @@ size_t SecAggService::MaxBody(int phase) const {
   }
 }
 
+Response SecAggService::Round(std::string_view identity) const {
+  if (!round_) return Refuse(Status::NotFound(), "no secure aggregation round");
+  const auto it = index_.find(std::string(identity));
+  if (it == index_.end()) {
+    return Refuse(Status::PermissionDenied(), "device not in the round");
+  }
+  if (round_->phase() != SecAggPhase::kAdvertise) {
+    return Refuse(Status::FailedPrecondition(), "the round cannot be joined");
+  }
+  const auto& p = round_->params();
+  SecAggSessionParams s;
+  s.round_id = p.round_id;
+  s.devices = p.devices;
+  s.degree = p.degree;
+  s.threshold = p.threshold;
+  s.bits = p.bits;
+  s.mask_length = p.mask_length;
+  s.min_survivors = p.min_survivors;
+  s.own_index = it->second;
+  std::memcpy(s.graph_seed, p.graph_seed.data(), kGraphSeedBytes);
+  return Encoded(SecAggRoundBytes(),
+                 [&](ByteSpan b) { return EncodeSecAggRound(s, b); });
+}
+
 Response SecAggService::Handle(int phase, std::string_view identity,
                                const uint8_t* body, size_t size,
                                int64_t now_ms) {

@@ -44,6 +44,49 @@ Status SecAggPhaseClient::Start(const SecAggSessionParams& params,
   return Persist();
 }
 
+Status SecAggPhaseClient::Join(Span<const uint32_t> input) {
+  if (session_.phase() != SecAggDevicePhase::kIdle || joining_) {
+    return Status::FailedPrecondition();
+  }
+  if (buf_.response.size() < SecAggRoundBytes()) {
+    return Status::ResourceExhausted();
+  }
+  input_ = input;
+  joining_ = true;
+  finished_ = false;
+  outcome_ = Status::Ok();
+  return Status::Ok();
+}
+
+bool SecAggPhaseClient::Fits(const SecAggSessionParams& p) const {
+  const size_t k = p.degree < p.devices - 1 ? p.degree : p.devices - 1;
+  const size_t request = SecAggSealedBytes(k) > SecAggWordsBytes(p.mask_length)
+                             ? SecAggSealedBytes(k)
+                             : SecAggWordsBytes(p.mask_length);
+  const size_t answers[] = {SecAggKeysAnswerBytes(k), SecAggSealedBytes(k),
+                            SecAggWordsBytes(p.devices)};
+  for (size_t a : answers) {
+    if (buf_.response.size() < a) return false;
+  }
+  return buf_.keys.size() >= k && buf_.sealed.size() >= k &&
+         buf_.survivors.size() >= p.devices && buf_.request.size() >= request &&
+         buf_.request.size() >= SecAggRevealBytes(k) &&
+         buf_.blob.size() >= SecAggSessionBlobBytes(k, p.mask_length);
+}
+
+Status SecAggPhaseClient::Joined(ConstByteSpan answer) {
+  SecAggSessionParams params;
+  EDGEADMM_TRY(DecodeSecAggRound(answer, params));
+  if (!Fits(params)) return Status::ResourceExhausted();
+  if (input_.size() != params.mask_length) return Status::InvalidArgument();
+  const uint32_t limit =
+      params.bits >= 32 ? 0xFFFFFFFFu : (uint32_t{1} << params.bits) - 1;
+  for (uint32_t v : input_) {
+    if ((v & ~limit) != 0) return Status::InvalidArgument();
+  }
+  return Start(params, input_);
+}
+
 Status SecAggPhaseClient::Resume(Span<const uint32_t> input) {
   input_ = input;
   const StatusWithSize n = storage_.Read(key_, buf_.blob);
@@ -77,7 +120,10 @@ StatusWithSize SecAggPhaseClient::Encode() {
 }
 
 void SecAggPhaseClient::End(Status status) {
-  if (status.ok()) {
+  joining_ = false;
+  if (session_.phase() == SecAggDevicePhase::kIdle) {
+    // Phase 0 failed: nothing to wipe, and a later Join may ask again.
+  } else if (status.ok()) {
     session_.Finish();
   } else {
     session_.Abort();
@@ -131,14 +177,19 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
   if (finished_) return;
   if (!in_flight_) {
     if (now_ms < next_ms_) return;
-    const StatusWithSize n = Encode();
-    if (!n.ok()) return End(n.status());
-    const auto phase = static_cast<size_t>(session_.phase());
     request_ = TransportRequest{};
-    request_.method = CoapMethod::kPost;
-    request_.path = kSecAggPaths[phase - 1];
-    request_.content_format = kSecAggFrameFormat;
-    request_.payload = ConstByteSpan(buf_.request.data(), n.size());
+    if (joining_) {
+      request_.method = CoapMethod::kGet;
+      request_.path = kSecAggRoundPath;
+    } else {
+      const StatusWithSize n = Encode();
+      if (!n.ok()) return End(n.status());
+      const auto phase = static_cast<size_t>(session_.phase());
+      request_.method = CoapMethod::kPost;
+      request_.path = kSecAggPaths[phase - 1];
+      request_.content_format = kSecAggFrameFormat;
+      request_.payload = ConstByteSpan(buf_.request.data(), n.size());
+    }
     if (transport_.StartRequest(request_, buf_.response).ok()) {
       in_flight_ = true;
     } else {
@@ -153,6 +204,15 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
   if (!result.status.ok() || result.code == kTooManyRequests ||
       result.code == kServiceUnavailable) {
     return;  // tried again after the interval
+  }
+  if (joining_) {
+    if (result.code != kContent) return End(StatusOfCode(result.code));
+    const Status s =
+        Joined(ConstByteSpan(buf_.response.data(), result.payload_size));
+    if (!s.ok()) return End(s);
+    joining_ = false;
+    next_ms_ = now_ms;  // phase 1's message leaves at once
+    return;
   }
   if (result.code == kChanged) {
     if (session_.phase() == SecAggDevicePhase::kRevealed) End(Status::Ok());

@@ -1,6 +1,7 @@
 #include "edgeadmm/secagg/phase_frames.h"
 
 #include <cstring>
+#include <initializer_list>
 
 namespace edgeadmm {
 namespace {
@@ -80,7 +81,54 @@ StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
   return StatusWithSize(static_cast<size_t>(count));
 }
 
+// The ranges SecAggDeviceSession::Advertise and NeighbourGraph::Init take.
+bool ValidRound(const SecAggSessionParams& p) {
+  if (p.devices < 2 || p.degree == 0 || p.own_index >= p.devices ||
+      p.bits < 1 || p.bits > 32 || p.mask_length < 1 || p.min_survivors < 1 ||
+      p.min_survivors > p.devices) {
+    return false;
+  }
+  const bool complete = uint64_t{p.degree} + 1 >= p.devices;
+  const uint32_t k = complete ? p.devices - 1 : p.degree;
+  if (!complete && p.degree % 2 != 0) return false;
+  return k <= kSecAggMaxNeighbours && p.threshold >= 2 && p.threshold <= k;
+}
+
 }  // namespace
+
+StatusWithSize EncodeSecAggRound(const SecAggSessionParams& params,
+                                 ByteSpan out) {
+  if (!ValidRound(params)) return StatusWithSize(Status::InvalidArgument(), 0);
+  Writer w(out);
+  const StatusWithSize s =
+      Start(0, params.round_id, SecAggRoundBytes(), out, w);
+  if (!s.ok()) return s;
+  for (uint32_t v :
+       {params.devices, params.degree, params.threshold, params.bits,
+        params.mask_length, params.min_survivors, params.own_index}) {
+    w.Uint(v, 4);
+  }
+  w.Bytes(params.graph_seed, kGraphSeedBytes);
+  return s;
+}
+
+Status DecodeSecAggRound(ConstByteSpan frame, SecAggSessionParams& params) {
+  if (frame.size() != SecAggRoundBytes()) return Status::InvalidArgument();
+  Reader r(frame);
+  if (r.Uint(1) != kSecAggFrameVersion || r.Uint(1) != 0) {
+    return Status::InvalidArgument();
+  }
+  SecAggSessionParams p;
+  p.round_id = r.Uint(8);
+  uint32_t* const fields[] = {&p.devices,  &p.degree,      &p.threshold,
+                              &p.bits,     &p.mask_length, &p.min_survivors,
+                              &p.own_index};
+  for (uint32_t* f : fields) *f = static_cast<uint32_t>(r.Uint(4));
+  r.Bytes(p.graph_seed, kGraphSeedBytes);
+  if (!ValidRound(p)) return Status::InvalidArgument();
+  params = p;
+  return Status::Ok();
+}
 
 Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header) {
   if (frame.size() < kSecAggFrameHeaderBytes) return Status::InvalidArgument();

@@ -2,12 +2,17 @@
 // real DTLS-PSK on loopback) serving v1/secagg/* through SecAggService,
 // and 10 devices each driving a SecAggDeviceSession with SecAggPhaseClient
 // over its own CoapDtlsTransport, all on one thread (server and clients
-// take turns). The unmasked sum equals the plain sum mod 2^b; a device
-// that vanishes after its masked input and a device restarted mid-round
-// (session restored from its stored blob) still give the right sum; with
+// take turns). Each device learns the round from the gateway (phase 0,
+// Join). The unmasked sum equals the plain sum mod 2^b; a device that
+// vanishes after its masked input and devices restarted mid-round (after
+// phase 0 and after phase 2; session restored from its stored blob, the
+// round not asked again) still give the right sum; a device whose buffers
+// cannot hold the round refuses it before sending anything; with
 // fewer devices than the floor the round aborts and the gateway keeps
 // nothing; a device outside the cohort, another Content-Format, a
-// malformed body and a frame of another phase are refused.
+// malformed body, a frame of another phase, a body on phase 0's GET, no
+// round and a round past phase 1 are refused; so is, by the device, an
+// input that does not fit the round.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -76,7 +81,7 @@ struct Device {
     Boot();
   }
   // A fresh session and client over fresh RAM (power-on or reboot).
-  void Boot() {
+  void Boot(size_t key_capacity = kK) {
     client.reset();
     session.reset();
     arrays = std::make_unique<Arrays>();
@@ -85,7 +90,7 @@ struct Device {
     b.request = ByteSpan(request, sizeof(request));
     b.response = ByteSpan(response, sizeof(response));
     b.blob = ByteSpan(blob, sizeof(blob));
-    b.keys = Span<SecAggPeerKeys>(keys, kK);
+    b.keys = Span<SecAggPeerKeys>(keys, key_capacity);
     b.sealed = Span<SecAggSealed>(sealed, kK);
     b.survivors = Span<uint32_t>(survivors, kN);
     client = std::make_unique<SecAggPhaseClient>(*transport, storage, kBlobKey,
@@ -142,8 +147,17 @@ class SecAggCoapTest : public ::testing::Test {
     }
   }
 
-  // Starts round `round_id` on the gateway and on the first kN devices.
+  // Starts round `round_id` on the gateway; the first kN devices Join it
+  // (phase 0: each asks v1/secagg/round for the parameters and its index).
   void Start(uint64_t round_id) {
+    StartGateway(round_id);
+    for (uint32_t i = 0; i < kN; ++i) {
+      Device& d = *devices_[i];
+      ASSERT_TRUE(
+          d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
+    }
+  }
+  void StartGateway(uint64_t round_id) {
     const auto params = RoundParams(round_id);
     std::vector<std::string> cohort(names_.begin(), names_.begin() + kN);
     ASSERT_TRUE(server_->secagg()
@@ -157,19 +171,6 @@ class SecAggCoapTest : public ::testing::Test {
         d.x.push_back((i * 7919u + w * 104729u + uint32_t(round_id)) &
                       ((1u << kBits) - 1));
       }
-      SecAggSessionParams s;
-      s.round_id = params.round_id;
-      s.devices = params.devices;
-      s.degree = params.degree;
-      s.threshold = params.threshold;
-      s.bits = params.bits;
-      s.mask_length = params.mask_length;
-      s.min_survivors = params.min_survivors;
-      s.own_index = i;
-      std::memcpy(s.graph_seed, params.graph_seed.data(), kGraphSeedBytes);
-      ASSERT_TRUE(
-          d.client->Start(s, Span<const uint32_t>(d.x.data(), d.x.size()))
-              .ok());
     }
   }
 
@@ -232,7 +233,20 @@ TEST_F(SecAggCoapTest, SumOverTheNetworkEqualsPlainSum) {
 TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {
   Start(42);
   bool rebooted = false;
+  bool rejoined = false;
   Run([&] {
+    // Device 5 reboots once phase 0 is done: the round comes from its blob.
+    Device& j = *devices_[5];
+    if (!rejoined && j.session->phase() == SecAggDevicePhase::kAdvertised) {
+      rejoined = true;
+      j.transport->Cancel();
+      j.Boot();
+      ASSERT_TRUE(
+          j.client->Resume(Span<const uint32_t>(j.x.data(), j.x.size())).ok());
+      ASSERT_EQ(j.session->phase(), SecAggDevicePhase::kAdvertised);
+      EXPECT_EQ(j.session->params().own_index, 5u);
+      EXPECT_EQ(j.session->params().round_id, 42u);
+    }
     // Device 3 reboots once its shares are out: RAM lost, blob resumed.
     Device& r = *devices_[3];
     if (!rebooted && r.session->phase() == SecAggDevicePhase::kMaskedSent) {
@@ -249,6 +263,7 @@ TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {
     }
   });
   EXPECT_TRUE(rebooted);
+  EXPECT_TRUE(rejoined);
   ASSERT_TRUE(server_->secagg().sum().has_value())
       << server_->secagg().abort_reason().message();
   EXPECT_EQ(*server_->secagg().sum(), PlainSum());  // 0's y was in
@@ -275,11 +290,12 @@ TEST_F(SecAggCoapTest, BelowTheFloorAbortsAndKeepsNothing) {
 }
 
 // Raw requests over DTLS: one exchange, its CoAP code.
-uint8_t Post(posix::CoapClientContext& ctx, server::CoapServer& server,
-             Device& d, const char* path, const std::vector<std::byte>& body,
+uint8_t Send(posix::CoapClientContext& ctx, server::CoapServer& server,
+             Device& d, CoapMethod method, const char* path,
+             const std::vector<std::byte>& body,
              uint16_t format = kSecAggFrameFormat) {
   TransportRequest request;
-  request.method = CoapMethod::kPost;
+  request.method = method;
   request.path = path;
   request.content_format = format;
   request.payload = ConstByteSpan(body.data(), body.size());
@@ -292,6 +308,15 @@ uint8_t Post(posix::CoapClientContext& ctx, server::CoapServer& server,
   }
   EXPECT_TRUE(result.status.ok());
   return result.code;
+}
+uint8_t Post(posix::CoapClientContext& ctx, server::CoapServer& server,
+             Device& d, const char* path, const std::vector<std::byte>& body,
+             uint16_t format = kSecAggFrameFormat) {
+  return Send(ctx, server, d, CoapMethod::kPost, path, body, format);
+}
+uint8_t GetRound(posix::CoapClientContext& ctx, server::CoapServer& server,
+                 Device& d, const std::vector<std::byte>& body = {}) {
+  return Send(ctx, server, d, CoapMethod::kGet, kSecAggRoundPath, body);
 }
 
 TEST_F(SecAggCoapTest, RefusalsOverTheNetwork) {
@@ -314,6 +339,73 @@ TEST_F(SecAggCoapTest, RefusalsOverTheNetwork) {
   EXPECT_EQ(Post(ctx_, *server_, *devices_[0], kSecAggPaths[1], advert),
             wire::kCoapBadRequest);
   EXPECT_EQ(server_->secagg().round()->stored()[0].advertised, false);
+}
+
+TEST_F(SecAggCoapTest, PhaseZeroRefusalsOverTheNetwork) {
+  EXPECT_EQ(GetRound(ctx_, *server_, *devices_[0]), wire::kCoapNotFound);
+  StartGateway(45);
+  EXPECT_EQ(GetRound(ctx_, *server_, *devices_[0]), wire::kCoapContent);
+  EXPECT_EQ(GetRound(ctx_, *server_, *devices_[kN]), wire::kCoapForbidden);
+  // A body (the transport adds its Content-Format): not phase 0's shape.
+  EXPECT_EQ(GetRound(ctx_, *server_, *devices_[0], {std::byte{1}}),
+            wire::kCoapBadOption);
+  // Phase 1 closes at its deadline (no one advertised: the round aborts);
+  // either way the round cannot be joined any more.
+  server_->secagg().Tick(server::CoapServer::NowMs() + 3000);
+  ASSERT_NE(server_->secagg().phase(), SecAggPhase::kAdvertise);
+  EXPECT_EQ(GetRound(ctx_, *server_, *devices_[0]),
+            wire::kCoapPreconditionFailed);
+  // A client that asks now ends with 4.12's status, its session idle.
+  Device& d = *devices_[1];
+  ASSERT_TRUE(
+      d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
+  while (!d.client->finished()) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    (void)ctx_.Poll(0);
+    d.client->Step(posix::MonotonicMs());
+  }
+  EXPECT_EQ(d.client->outcome(), Status::FailedPrecondition());
+  EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
+}
+
+TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
+  StartGateway(46);
+  Device& d = *devices_[2];
+  d.Boot(kK - 1);  // room for one neighbour fewer than the round's k
+  ASSERT_TRUE(
+      d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
+  while (!d.client->finished()) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    (void)ctx_.Poll(0);
+    d.client->Step(posix::MonotonicMs());
+  }
+  EXPECT_EQ(d.client->outcome(), Status::ResourceExhausted());
+  EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
+  EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
+  // An input of m - 1 words does not fit the round either.
+  d.Boot();
+  ASSERT_TRUE(
+      d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size() - 1)).ok());
+  EXPECT_EQ(d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())),
+            Status::FailedPrecondition());  // one Join at a time
+  while (!d.client->finished()) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    (void)ctx_.Poll(0);
+    d.client->Step(posix::MonotonicMs());
+  }
+  EXPECT_EQ(d.client->outcome(), Status::InvalidArgument());
+  EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
+  EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
+  // With buffers for the round, the same device joins and advertises.
+  d.Boot();
+  ASSERT_TRUE(
+      d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
+  while (!server_->secagg().round()->stored()[2].advertised) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    (void)ctx_.Poll(0);
+    d.client->Step(posix::MonotonicMs());
+  }
+  EXPECT_EQ(d.session->params().own_index, 2u);
 }
 
 }  // namespace

@@ -3,6 +3,14 @@
 // (phase_frames.h, docs/protocol.md "Secure aggregation phases") on any
 // Transport, non-blocking (Step), so one thread can drive many devices.
 //
+// Phase 0 (Join): GET v1/secagg/round (no body); its 2.05 answer is the
+// round's parameters with this device's index (phase_frames.h), checked
+// against the buffers and the input, then Start. A transport failure,
+// 4.29 or 5.03 is asked again after the interval; any other answer ends
+// the client with that outcome and leaves the session idle (a later Join
+// may ask again). The parameters travel in the blob, so a device
+// restarted after phase 0 Resume()s without asking again.
+//
 // Each phase: POST the session's message; 2.04 means "accepted, the phase
 // is still open": the identical message is sent again after
 // poll_interval_ms (the gateway accepts an identical resend) until the
@@ -46,6 +54,16 @@ class SecAggPhaseClient {
   // Phase 1 from an idle session: Advertise and persist. `input` (m words
   // < 2^b) must stay valid until the masked input is made.
   Status Start(const SecAggSessionParams& params, Span<const uint32_t> input);
+  // Phase 0 from an idle session: asks the gateway for the round (Step
+  // sends). `input` as for Start. FAILED_PRECONDITION when the session is
+  // not idle or a Join is under way; RESOURCE_EXHAUSTED when the response
+  // buffer cannot hold phase 0's answer (SecAggRoundBytes()). The answer ends
+  // the client, before anything is sent, with RESOURCE_EXHAUSTED for a round
+  // this client's buffers cannot hold (min(k, n - 1) keys or sealed messages, n
+  // survivors, its frames or blob) and INVALID_ARGUMENT for an input of another
+  // length than m or a word >= 2^b; with Start's errors otherwise (e.g. session
+  // buffers).
+  Status Join(Span<const uint32_t> input);
   // After a restart: the session from the stored blob (Restore's errors,
   // NOT_FOUND without a blob).
   Status Resume(Span<const uint32_t> input);
@@ -64,6 +82,8 @@ class SecAggPhaseClient {
   Status Persist();
   StatusWithSize Encode();
   Status Advance(ConstByteSpan answer);
+  Status Joined(ConstByteSpan answer);
+  bool Fits(const SecAggSessionParams& params) const;
   void End(Status status);
 
   Transport& transport_;
@@ -73,6 +93,7 @@ class SecAggPhaseClient {
   RandomByteSource& random_;
   SecAggClientBuffers buf_;
   Span<const uint32_t> input_;
+  bool joining_ = false;  // phase 0 asked, not answered yet
   bool in_flight_ = false;
   bool finished_ = false;
   Status outcome_;

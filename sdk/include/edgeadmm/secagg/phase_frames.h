@@ -3,9 +3,11 @@
 // gateway's SecAggRound answers, in a compact binary framing the device and
 // the gateway share. Little-endian; every frame starts with a header:
 //
-//   version (1, = 1) | phase (1: 1..4) | round id (8)
+//   version (1, = 1) | phase (1: 0..4) | round id (8)
 //
 // then, per phase (count fields bound the entries; nothing may follow):
+//   0 answer   n | k | s | b | m | survivor floor | own index (4 each) |
+//              graph seed (32)   (the GET of v1/secagg/round has no body)
 //   1 request  encryption key (32) | mask key (32) | commitment (32)
 //   1 answer   count (2) | count x [device (4) | enc key (32) | mask key (32)]
 //   2 request  count (2) | count x [receiver (4) | sealed (82)]
@@ -14,7 +16,11 @@
 //   3 answer   count (4) | count x survivor (4)
 //   4 request  count (2) | count x [sender (4) | kind (1: 1 self seed,
 //              0 mask key) | share index (1) | share (32)]
-// Phase 4 has no answer body. Decoders refuse (INVALID_ARGUMENT) another
+// Phase 4 has no answer body. Phase 0's decoder and encoder refuse
+// parameters SecAggDeviceSession::Advertise would: n >= 2, k >= 1 and even
+// unless k >= n - 1, min(k, n - 1) <= kSecAggMaxNeighbours, s in
+// 2..min(k, n - 1), b in 1..32, m >= 1, survivor floor in 1..n, own index
+// < n. Decoders refuse (INVALID_ARGUMENT) another
 // version, another phase, a count above the caller's capacity, a length
 // that is not exactly the header plus the count's entries, and a kind
 // other than 0 or 1; they write nothing past the count they return. No
@@ -37,6 +43,8 @@ constexpr uint16_t kSecAggFrameFormat = 65104;
 constexpr const char* kSecAggPaths[4] = {
     "v1/secagg/advertise", "v1/secagg/share-keys", "v1/secagg/masked-input",
     "v1/secagg/unmasking"};
+// Phase 0's resource (GET): the open round and the device's index.
+constexpr const char* kSecAggRoundPath = "v1/secagg/round";
 constexpr size_t kSecAggFrameHeaderBytes = 10;
 constexpr size_t kSecAggKeysEntryBytes = 4 + 2 * kX25519KeyBytes;
 constexpr size_t kSecAggSealedEntryBytes = 4 + kSealedSharesBytes;
@@ -47,10 +55,14 @@ struct SecAggFrameHeader {
   uint64_t round_id = 0;
 };
 
-// Reads the header of any frame (version, phase 1..4, length >= header).
+// Reads the header of a phase 1..4 frame (version, phase 1..4, length >=
+// header); phase 0's frame has its own decoder below.
 Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header);
 
 // Sizes of each frame, for buffers.
+constexpr size_t SecAggRoundBytes() {
+  return kSecAggFrameHeaderBytes + 7 * 4 + kGraphSeedBytes;
+}
 constexpr size_t SecAggAdvertiseBytes() {
   return kSecAggFrameHeaderBytes + 2 * kX25519KeyBytes +
          kSelfSeedCommitmentBytes;
@@ -67,6 +79,11 @@ constexpr size_t SecAggWordsBytes(size_t count) {
 constexpr size_t SecAggRevealBytes(size_t count) {
   return kSecAggFrameHeaderBytes + 2 + count * kSecAggRevealEntryBytes;
 }
+
+// Phase 0's answer: the round's parameters, round id in the header.
+StatusWithSize EncodeSecAggRound(const SecAggSessionParams& params,
+                                 ByteSpan out);
+Status DecodeSecAggRound(ConstByteSpan frame, SecAggSessionParams& params);
 
 // Encoders: the frame's size, RESOURCE_EXHAUSTED when `out` is short,
 // INVALID_ARGUMENT for more entries than a count holds.

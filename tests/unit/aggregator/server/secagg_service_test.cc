@@ -1,4 +1,7 @@
-// SecAggService (the v1/secagg/* resources without sockets): six devices
+// SecAggService (the v1/secagg/* resources without sockets): phase 0
+// answers each identity of the cohort the round's parameters with its own
+// index, and refuses an identity outside it (4.03), no round (4.04) and a
+// round whose phase 1 closed (4.12). Six devices
 // running SecAggDeviceSession post their frames through Handle; every
 // resource refuses a malformed body, a frame of another phase, a frame
 // for a phase not open, a replay that differs from the accepted message,
@@ -188,6 +191,39 @@ class SecAggServiceTest : public ::testing::Test {
   std::vector<std::string> ids_;
   int64_t now_ = 1000;
 };
+
+TEST_F(SecAggServiceTest, RoundAnswersEachDeviceItsIndexWhilePhaseOneIsOpen) {
+  for (uint32_t i = 0; i < kN; ++i) {
+    const Response r = service_.Round("dev-" + std::to_string(i));
+    ASSERT_EQ(r.code, wire::kCoapContent) << i;
+    EXPECT_EQ(r.content_format, kSecAggFrameFormat);
+    SecAggSessionParams p;
+    ASSERT_TRUE(
+        DecodeSecAggRound(
+            ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                          r.body.size()),
+            p)
+            .ok());
+    EXPECT_EQ(p.own_index, i);
+    EXPECT_EQ(p.round_id, 77u);
+    EXPECT_EQ(p.devices, kN);
+    EXPECT_EQ(p.degree, kK);
+    EXPECT_EQ(p.threshold, 3u);
+    EXPECT_EQ(p.bits, kBits);
+    EXPECT_EQ(p.mask_length, kM);
+    EXPECT_EQ(p.min_survivors, 5u);
+    EXPECT_EQ(
+        std::memcmp(p.graph_seed, params_.graph_seed.data(), kGraphSeedBytes),
+        0);
+  }
+  EXPECT_EQ(service_.Round("dev-6").code, wire::kCoapForbidden);
+  EXPECT_EQ(service_.Round("").code, wire::kCoapForbidden);
+  SecAggService none;
+  EXPECT_EQ(none.Round("dev-0").code, wire::kCoapNotFound);
+  Phase(1, All());
+  EXPECT_EQ(service_.Round("dev-0").code, wire::kCoapPreconditionFailed);
+  EXPECT_EQ(service_.Round("dev-6").code, wire::kCoapForbidden);
+}
 
 TEST_F(SecAggServiceTest, WholeRoundGivesThePlainSum) {
   for (int phase = 1; phase <= 4; ++phase) Phase(phase, All());

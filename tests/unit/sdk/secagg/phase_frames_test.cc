@@ -1,10 +1,12 @@
 // The SecAgg+ phase frames (phase_frames.h): each frame round-trips, and
 // every decoder refuses another version or phase, a truncated or extended
 // frame, a count above the caller's capacity and, in phase 4, a kind
-// other than 0 or 1.
+// other than 0 or 1; phase 0's frame (the round's parameters) round-trips
+// and both its encoder and decoder refuse every parameter out of range.
 #include "edgeadmm/secagg/phase_frames.h"
 
 #include <cstring>
+#include <initializer_list>
 
 #include "gtest/gtest.h"
 
@@ -135,6 +137,134 @@ TEST(SecAggPhaseFramesTest, RevealRefusesAnUnknownKind) {
   f[12 + 4] = std::byte{2};  // the kind byte
   EXPECT_FALSE(
       DecodeSecAggReveal(ConstByteSpan(f.data(), f.size()), h, back).ok());
+}
+
+SecAggSessionParams RoundParams() {
+  SecAggSessionParams p;
+  p.round_id = 0x0102030405060708u;
+  p.devices = 10;
+  p.degree = 6;
+  p.threshold = 4;
+  p.bits = 20;
+  p.mask_length = 16;
+  p.min_survivors = 7;
+  p.own_index = 3;
+  for (size_t b = 0; b < kGraphSeedBytes; ++b) p.graph_seed[b] = std::byte(b);
+  return p;
+}
+
+// Field by field (the struct has padding).
+bool Same(const SecAggSessionParams& a, const SecAggSessionParams& b) {
+  return a.round_id == b.round_id && a.devices == b.devices &&
+         a.degree == b.degree && a.threshold == b.threshold &&
+         a.bits == b.bits && a.mask_length == b.mask_length &&
+         a.min_survivors == b.min_survivors && a.own_index == b.own_index &&
+         std::memcmp(a.graph_seed, b.graph_seed, kGraphSeedBytes) == 0;
+}
+
+Buf EncodedRound(const SecAggSessionParams& p) {
+  Buf f(SecAggRoundBytes());
+  EXPECT_EQ(EncodeSecAggRound(p, ByteSpan(f.data(), f.size())).size(),
+            f.size());
+  return f;
+}
+
+TEST(SecAggPhaseFramesTest, RoundRoundTripsAndRefusesOtherShapes) {
+  const SecAggSessionParams p = RoundParams();
+  const Buf f = EncodedRound(p);
+  EXPECT_EQ(f.size(), 70u);
+  SecAggSessionParams q;
+  ASSERT_TRUE(DecodeSecAggRound(ConstByteSpan(f.data(), f.size()), q).ok());
+  EXPECT_TRUE(Same(p, q));
+  // Not a frame of phases 1..4.
+  SecAggFrameHeader h;
+  EXPECT_FALSE(DecodeSecAggHeader(ConstByteSpan(f.data(), f.size()), h).ok());
+  const SecAggSessionParams untouched;
+  Buf shorter = f;
+  shorter.resize(f.size() - 1);
+  Buf longer = f;
+  longer.push_back(std::byte{0});
+  Buf v2 = f;
+  v2[0] = std::byte{2};
+  Buf p1 = f;
+  p1[1] = std::byte{1};
+  for (const Buf* b : {&shorter, &longer, &v2, &p1}) {
+    SecAggSessionParams r;
+    EXPECT_EQ(DecodeSecAggRound(ConstByteSpan(b->data(), b->size()), r),
+              Status::InvalidArgument());
+    EXPECT_TRUE(Same(r, untouched));
+  }
+  std::byte small[SecAggRoundBytes() - 1];
+  EXPECT_EQ(EncodeSecAggRound(p, small).status(), Status::ResourceExhausted());
+}
+
+// Fields of SecAggSessionParams by their place in phase 0's frame.
+uint32_t& Field(SecAggSessionParams& p, size_t i) {
+  uint32_t* const f[] = {&p.devices,  &p.degree,      &p.threshold,
+                         &p.bits,     &p.mask_length, &p.min_survivors,
+                         &p.own_index};
+  return *f[i];
+}
+
+struct Change {
+  size_t field;
+  uint32_t value;
+};
+enum : size_t { kN, kK, kS, kB, kM, kFloor, kOwn };
+
+TEST(SecAggPhaseFramesTest, RoundRefusesEveryParameterOutOfRange) {
+  struct Case {
+    const char* what;
+    Change changes[4];
+    size_t count;
+    bool valid;
+  };
+  const Case cases[] = {
+      {"n 1", {{kN, 1}, {kFloor, 1}, {kOwn, 0}}, 3, false},
+      {"k 0", {{kK, 0}}, 1, false},
+      {"k odd, not complete", {{kK, 5}}, 1, false},
+      {"k above the largest", {{kN, 1000}, {kK, 256}}, 2, false},
+      {"k at the largest", {{kN, 1000}, {kK, 254}}, 2, true},
+      {"k odd, complete", {{kN, 4}, {kK, 3}, {kS, 3}, {kFloor, 4}}, 4, true},
+      {"s 1", {{kS, 1}}, 1, false},
+      {"s = k", {{kS, 6}}, 1, true},
+      {"s above k", {{kS, 7}}, 1, false},
+      {"s above n - 1", {{kN, 5}, {kS, 5}, {kFloor, 5}}, 3, false},
+      {"b 0", {{kB, 0}}, 1, false},
+      {"b 32", {{kB, 32}}, 1, true},
+      {"b 33", {{kB, 33}}, 1, false},
+      {"m 0", {{kM, 0}}, 1, false},
+      {"floor 0", {{kFloor, 0}}, 1, false},
+      {"floor n", {{kFloor, 10}}, 1, true},
+      {"floor above n", {{kFloor, 11}}, 1, false},
+      {"own index n - 1", {{kOwn, 9}}, 1, true},
+      {"own index n", {{kOwn, 10}}, 1, false},
+  };
+  const Buf valid = EncodedRound(RoundParams());
+  for (const Case& c : cases) {
+    SecAggSessionParams p = RoundParams();
+    Buf f = valid;
+    for (size_t i = 0; i < c.count; ++i) {
+      Field(p, c.changes[i].field) = c.changes[i].value;
+      for (size_t b = 0; b < 4; ++b) {
+        f[10 + 4 * c.changes[i].field + b] =
+            std::byte((c.changes[i].value >> (8 * b)) & 0xff);
+      }
+    }
+    Buf out(SecAggRoundBytes());
+    EXPECT_EQ(EncodeSecAggRound(p, ByteSpan(out.data(), out.size())).ok(),
+              c.valid)
+        << c.what;
+    SecAggSessionParams r;
+    const Status s = DecodeSecAggRound(ConstByteSpan(f.data(), f.size()), r);
+    EXPECT_EQ(s.ok(), c.valid) << c.what;
+    if (!c.valid) {
+      EXPECT_EQ(s, Status::InvalidArgument()) << c.what;
+      EXPECT_EQ(r.devices, 0u) << c.what;  // left unchanged
+    } else {
+      EXPECT_TRUE(Same(p, r)) << c.what;
+    }
+  }
 }
 
 }  // namespace

@@ -21,7 +21,8 @@
 //                   observer's key)
 //   v1/update POST  Content-Format, Block1, Size1
 //   v1/model, v1/status  GET  Block2, Size2
-//   v1/secagg/*  POST  Content-Format (one datagram: no Block1)
+//   v1/secagg/round  GET  none
+//   v1/secagg/<phase>  POST  Content-Format (one datagram: no Block1)
 // and no payload on a GET. Refused shapes: 4.02 Bad Option (RFC 7252
 // 5.4.1, also for an elective option the protocol does not use) or 4.00.
 #pragma once
@@ -32,7 +33,7 @@
 
 namespace edgeadmm::server {
 
-enum class Resource { kTask, kUpdate, kModel, kStatus, kSecAgg };
+enum class Resource { kTask, kUpdate, kModel, kStatus, kSecAggRound, kSecAgg };
 
 // One option of a request as received (number, raw value bytes).
 struct RequestOption {

@@ -1,8 +1,9 @@
 // SecAggService: one SecAgg+ round (secure_aggregation::SecAggRound) served
-// over the four v1/secagg resources (docs/protocol.md, "Secure aggregation
-// phases"), as a pure function from (phase resource, DTLS identity, body,
-// clock) to a CoAP response, like RequestHandler; coap_resources.cc calls
-// it after the request budget and shape checks.
+// over the v1/secagg resources, phase 0's GET and the four phases' POSTs
+// (docs/protocol.md, "Secure aggregation phases"), as a pure function from
+// (phase resource, DTLS identity, body, clock) to a CoAP response, like
+// RequestHandler; coap_resources.cc calls it after the request budget and shape
+// checks.
 //
 // The round's cohort is a list of device identities: identity i is device
 // i of the round. Each phase has a deadline (opened + phase_ms); Tick
@@ -10,7 +11,12 @@
 // device still in the round has answered it. A device that misses a phase
 // is a dropout (SecAggRound's rules decide whether the round goes on).
 //
-// Answers: 2.04 (no body) when the message is accepted and its phase is
+// Phase 0 (Round): 2.05 with the round's parameters and the identity's
+// index in the cohort (phase_frames.h); 4.04 with no round, 4.03 for an
+// identity outside the cohort, 4.12 once phase 1 closed (the device can
+// no longer join).
+//
+// Phases 1..4: 2.04 (no body) when the message is accepted and its phase is
 // still open; the device sends the identical message again, and once the
 // phase is closed an identical resend is answered with the phase's answer
 // frame (2.05; phase 4: 2.04 without body). Refused: 4.03 for an identity
@@ -60,6 +66,9 @@ class SecAggService {
   // Rebuilds the round from the log (SecAggRoundLog::Read's errors, and
   // Start's), its phases' deadlines now_ms + phase_ms.
   host::Error Recover(int64_t now_ms, RandomByteSource& random);
+
+  // Phase 0: the open round for `identity` (GET v1/secagg/round).
+  Response Round(std::string_view identity) const;
 
   // `phase`: 1..4, the resource the request came to.
   Response Handle(int phase, std::string_view identity, const uint8_t* body,
