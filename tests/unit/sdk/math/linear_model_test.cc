@@ -8,6 +8,7 @@
 namespace edgeadmm {
 namespace {
 
+using math_testing::DotInOrder;
 using math_testing::FillVector;
 using math_testing::SyntheticData;
 
@@ -95,23 +96,13 @@ TEST(LinearModelTest, LossAndDerivativesKeepsMarginsWhenNotAliased) {
 
 // The gradient's sums in their documented order (sdk/src/math/vector_ops.cc):
 // each margin as Dot sums (four partial sums, (s0 + s1) + (s2 + s3), then
-// the tail), each gradient entry adding d_j·a_ji for j = 0, 1, ... and then
-// scaled by 1/m. x86-64 hosts run four-row SSE2 kernels for speed: they
+// the tail: math_testing::DotInOrder), each gradient entry adding d_j·a_ji
+// for j = 0, 1, ... and then scaled by 1/m. x86-64 hosts run four-row SSE2
+// or AVX kernels for speed: they
 // must give the same bits as this order (row counts and dimensions that are
 // and are not multiples of 4). Targets that may fuse multiply-adds compare
 // to a few ulps.
 SyntheticData<17, 11> g_order_data;
-
-Real DotInOrder(const Real* a, const Real* x, size_t n) {
-  const size_t blocks = n - n % 4;
-  Real s[4] = {0, 0, 0, 0};
-  for (size_t i = 0; i < blocks; i += 4) {
-    for (size_t k = 0; k < 4; ++k) s[k] += a[i + k] * x[i + k];
-  }
-  Real sum = (s[0] + s[1]) + (s[2] + s[3]);
-  for (size_t i = blocks; i < n; ++i) sum += a[i] * x[i];
-  return sum;
-}
 
 TEST(LinearModelTest, GradientSumsInTheDocumentedOrder) {
   constexpr size_t kShapes[][2] = {{17, 11}, {16, 8}, {5, 3}, {3, 9}};

@@ -123,5 +123,18 @@ inline Real MaxAbsDiff(const Real* x, const Real* y, size_t n) {
   return largest;
 }
 
+// a·x in the order of the SDK's Dot (vector_ops.cc): four partial sums by
+// i mod 4, combined as (s0 + s1) + (s2 + s3), then the tail in order.
+inline Real DotInOrder(const Real* a, const Real* x, size_t n) {
+  const size_t blocks = n - n % 4;
+  Real s[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < blocks; i += 4) {
+    for (size_t k = 0; k < 4; ++k) s[k] += a[i + k] * x[i + k];
+  }
+  Real sum = (s[0] + s[1]) + (s[2] + s[3]);
+  for (size_t i = blocks; i < n; ++i) sum += a[i] * x[i];
+  return sum;
+}
+
 }  // namespace math_testing
 }  // namespace edgeadmm

@@ -13,24 +13,12 @@ namespace edgeadmm {
 namespace internal {
 namespace {
 
+using math_testing::DotInOrder;
 using math_testing::FillVector;
 
 constexpr size_t kMaxM = 23;
 constexpr size_t kMaxP = 131;
 math_testing::SyntheticData<kMaxM, kMaxP> g_data;
-
-// Dot's order (vector_ops.cc): four partial sums by i mod 4, combined as
-// (s0 + s1) + (s2 + s3), then the tail.
-Real DotInOrder(const Real* a, const Real* x, size_t n) {
-  const size_t blocks = n - n % 4;
-  Real s[4] = {0, 0, 0, 0};
-  for (size_t i = 0; i < blocks; i += 4) {
-    for (size_t k = 0; k < 4; ++k) s[k] += a[i + k] * x[i + k];
-  }
-  Real sum = (s[0] + s[1]) + (s[2] + s[3]);
-  for (size_t i = blocks; i < n; ++i) sum += a[i] * x[i];
-  return sum;
-}
 
 std::vector<RowKernelWidth> Widths() {
   std::vector<RowKernelWidth> widths = {RowKernelWidth::kSse2};
