@@ -24,6 +24,7 @@
 #include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
+#include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_schedule.h"
 #include "edgeadmm/prox_solver.h"
 #include "edgeadmm/real.h"
@@ -79,6 +80,11 @@ struct PenaltyPerturbationReport {
   // residual gives (s = 1/Λ, Λ = ρ/N + 2ηV_i), and the release's std.
   double residual_radius = 0;
   double output_noise_std = 0;
+  // With noise: the part of γ reserved for rounding (pp_rounding_margin.h):
+  // the Gamma draw's distance to the ideal draw times 2ηV_i·s (≤ 1), plus
+  // the centre's and the prox scale's rounding. The release needs
+  // 2·residual_radius + rounding_margin ≤ γ.
+  double rounding_margin = 0;
 };
 
 class PenaltyPerturbationStep {
@@ -124,6 +130,14 @@ class PenaltyPerturbationStep {
  private:
   // After the solver's Init: carves v, the noise and f.
   Status FinishInit(Workspace& ws, const DatasetView& data, const Loss& loss);
+  // PenaltyPerturbationReport::rounding_margin for this step's draw and
+  // inputs (before f is overwritten).
+  Result<double> RoundingMargin(const PenaltyPerturbationParams& params,
+                                const PenaltyPerturbationReport& report,
+                                const NormGammaDraw& draw,
+                                Span<const Real> neighbour_sum,
+                                Span<const Real> dual,
+                                Span<const Real> f) const;
 
   DatasetView data_;
   bool initialized_ = false;

@@ -167,5 +167,44 @@ TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
             Status::InvalidArgument());
 }
 
+// The rounding margin comes out of γ: a radius that covers twice the
+// residual bound but not the margin as well is refused (without the margin
+// this step would be released), one that covers both is released.
+TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-3;
+  double residual_radius = 0, margin = 0;
+  {
+    Node n;
+    auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+    ASSERT_TRUE(report.ok());
+    residual_radius = report->residual_radius;
+    margin = report->rounding_margin;
+  }
+  EXPECT_GT(margin, 0.0);
+  // The draw's share is tiny next to the default γ of the build.
+  EXPECT_LT(margin, 1e-3 * kPpDefaultOutputRadius);
+  {
+    Node n;  // same seed: same draw, same solve
+    Real before[kDim];
+    for (size_t c = 0; c < kDim; ++c) before[c] = n.f[c];
+    params.output_radius = 2 * residual_radius + margin / 2;
+    ASSERT_LT(2 * residual_radius, params.output_radius);
+    EXPECT_EQ(
+        n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).status(),
+        Status::Aborted());
+    for (size_t c = 0; c < kDim; ++c) EXPECT_EQ(n.f[c], before[c]) << c;
+  }
+  {
+    Node n;
+    params.output_radius = (2 * residual_radius + margin) * (1 + 1e-9);
+    // σ = 2γz of order 0.1, so x stays within the grid's range.
+    params.output_noise_multiplier = 0.05 / params.output_radius;
+    auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->rounding_margin, margin);
+  }
+}
+
 }  // namespace
 }  // namespace edgeadmm
