@@ -85,16 +85,21 @@ struct PenaltyPerturbationReport {
   // the centre's and the prox scale's rounding. The release needs
   // 2·residual_radius + rounding_margin ≤ γ.
   double rounding_margin = 0;
+  // With noise: the bound on ‖x − x*‖ the release relies on, and the
+  // gradient steps taken when the residual did not certify γ
+  // (pp_gradient_solve.h; 0 when the prox solve was released).
+  double solve_bound = 0;
+  uint32_t gradient_steps = 0;
 };
 
 class PenaltyPerturbationStep {
  public:
   // Workspace bytes: the Newton-CG prox solver plus v, the noise and f (warm
-  // start) vectors.
+  // start) vectors, and two double vectors for the gradient solve.
   static constexpr size_t WorkspaceBytes(LossKind loss, size_t samples,
                                          size_t dim) {
     return ProxSolver::WorkspaceBytes(loss, ProxMethod::kAuto, samples, dim) +
-           3 * Workspace::Bytes<Real>(dim);
+           3 * Workspace::Bytes<Real>(dim) + 2 * Workspace::Bytes<double>(dim);
   }
 
   Status Init(Workspace& ws, const DatasetView& data, const Loss& loss);
@@ -128,7 +133,8 @@ class PenaltyPerturbationStep {
                            Span<const Real> neighbour_sum_new, Span<Real> dual);
 
  private:
-  // After the solver's Init: carves v, the noise and f.
+  // After the solver's Init: carves v, the noise, f and the gradient solve's
+  // two double vectors.
   Status FinishInit(Workspace& ws, const DatasetView& data, const Loss& loss);
   // PenaltyPerturbationReport::rounding_margin for this step's draw and
   // inputs (before f is overwritten).
@@ -146,6 +152,9 @@ class PenaltyPerturbationStep {
   Span<Real> v_;
   Span<Real> noise_;
   Span<Real> x_;
+  Span<double> work_x_;
+  Span<double> work_grad_;
+  Loss loss_;
 };
 
 }  // namespace edgeadmm

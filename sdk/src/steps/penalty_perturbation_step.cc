@@ -7,6 +7,7 @@
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"
+#include "edgeadmm/pp_gradient_solve.h"
 #include "edgeadmm/pp_rounding_margin.h"
 #include "edgeadmm/vector_checks.h"
 
@@ -58,6 +59,9 @@ Status PenaltyPerturbationStep::FinishInit(Workspace& ws,
   EDGEADMM_TRY_ASSIGN(v_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(noise_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(work_x_, ws.Allocate<double>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(work_grad_, ws.Allocate<double>(data.dim()));
+  loss_ = loss;
   curvature_bound_ = loss.CurvatureBound();
   data_ = data;
   initialized_ = true;
@@ -138,9 +142,21 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
     EDGEADMM_TRY_ASSIGN(
         report.rounding_margin,
         RoundingMargin(params, report, draw, neighbour_sum, dual, f));
-    if (!(2 * report.residual_radius + report.rounding_margin <=
+    report.solve_bound = 2 * report.residual_radius;
+    if (!(report.solve_bound + report.rounding_margin <=
           params.output_radius)) {
-      return Status::Aborted();
+      // Not certified: gradient descent with a proven budget instead
+      // (pp_gradient_solve.h); ABORTED only below its precision floor.
+      if (!(params.output_radius > report.rounding_margin)) {
+        return Status::Aborted();
+      }
+      EDGEADMM_TRY_ASSIGN(
+          const PpGradientSolveReport gradient,
+          PpGradientSolve(data_, loss_, v_, static_cast<double>(scale),
+                          params.output_radius - report.rounding_margin,
+                          work_x_, work_grad_, x_));
+      report.solve_bound = gradient.bound;
+      report.gradient_steps = gradient.steps;
     }
     report.output_noise_std = params.OutputNoiseStd();
     // No norm guard (+inf): the sensitivity is between two centres near
