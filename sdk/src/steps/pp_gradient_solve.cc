@@ -71,11 +71,15 @@ Result<PpGradientSolveReport> PpGradientSolve(
   PpGradientSolveReport report;
   report.floor = 2 * (smooth * step_error + unit_real * reach);
   if (!(report.floor < radius)) return Status::Aborted();
-  const double q = 1 - 1 / smooth;
+  // The computed step 1/L is within 8u of the exact one (and below
+  // 2/(L + 1)), so each step contracts by at most q = 1 − (1 − 8u)/L; one
+  // step more covers the rounding of the logarithms.
+  const double q = 1 - (1 - 8 * kUnit) / smooth;
   const double wanted = radius - report.floor;
   double steps = 0;
-  if (start > wanted)
-    steps = std::ceil(std::log(start / wanted) / -std::log1p(-1 / smooth));
+  if (start > wanted) {
+    steps = std::ceil(std::log(start / wanted) / -std::log(q)) + 1;
+  }
   if (!(steps <= kPpGradientMaxSteps)) return Status::Aborted();
   report.steps = static_cast<uint32_t>(steps);
   report.bound = std::pow(q, steps) * start + report.floor;
