@@ -13,7 +13,8 @@
 // 2ηV_iε). Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) =
 // α₁·q₂^{t−1}. Paper 001's bound needs the exact minimiser; the step
 // releases an approximate one with output noise instead (Iyengar et al.
-// 2019, pp_output_perturbation.h), refusing a solve farther than γ from it.
+// 2019, pp_output_perturbation.h), within γ of the ideal minimiser
+// (pp_rounding_margin.h, pp_gradient_solve.h).
 #pragma once
 
 #include <cstddef>
@@ -114,10 +115,12 @@ class PenaltyPerturbationStep {
 
   // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
-  // With noise, f_i(t+1) is the approximate-minima release: the solve x
-  // must satisfy 2·C·s·kkt_residual ≤ γ (the factor 2 is a margin for the
-  // residual's own rounding), else ABORTED with f unchanged; then f_i(t+1)
-  // is the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
+  // With noise, f_i(t+1) is the approximate-minima release: the prox solve
+  // x is kept if 2·C·s·kkt_residual + rounding_margin ≤ γ (the factor 2 is
+  // a margin for the residual's own rounding), else replaced by
+  // PpGradientSolve to within γ − rounding_margin; ABORTED with f unchanged
+  // only if the margin or that solve's floor reaches γ. Then f_i(t+1) is
+  // the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
   // INVALID_ARGUMENT / FAILED_PRECONDITION as Validate; UNAVAILABLE if the
   // DRBG fails (f unchanged).
   Result<PenaltyPerturbationReport> Run(const PenaltyPerturbationParams& params,
