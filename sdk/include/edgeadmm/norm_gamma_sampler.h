@@ -33,11 +33,19 @@ namespace edgeadmm {
 Result<double> SampleGamma(GaussianSampler& sampler, double shape,
                            double scale);
 
+// What a draw computed, for its rounding bound (pp_rounding_margin.h):
+// the Gamma norm r and the norm ‖ĝ‖ of the normals rounded to Real.
+struct NormGammaDraw {
+  double radius = 0;
+  double normal_norm = 0;
+};
+
 // Writes into `out` (d = out.size()) one draw with density ∝ exp(−α‖ε‖₂):
-// ‖ε‖ ~ Gamma(d, 1/α), direction uniform. INVALID_ARGUMENT if α ≤ 0 or not
-// finite; an empty `out` is OK and draws nothing; DRBG errors as
-// GaussianSampler::Uniform01 (then `out` must be discarded).
+// ‖ε‖ ~ Gamma(d, 1/α), direction uniform; fills `draw` if not null.
+// INVALID_ARGUMENT if α ≤ 0 or not finite; an empty `out` is OK and draws
+// nothing; DRBG errors as GaussianSampler::Uniform01 (then `out` must be
+// discarded).
 Status SampleNormGammaNoise(GaussianSampler& sampler, double alpha,
-                            Span<Real> out);
+                            Span<Real> out, NormGammaDraw* draw = nullptr);
 
 }  // namespace edgeadmm

@@ -13,7 +13,8 @@
 // 2ηV_iε). Schedules (§7): η_i(t) = min(η₁·q₁^{t−1}, η_max), α_i(t) =
 // α₁·q₂^{t−1}. Paper 001's bound needs the exact minimiser; the step
 // releases an approximate one with output noise instead (Iyengar et al.
-// 2019, pp_output_perturbation.h), refusing a solve farther than γ from it.
+// 2019, pp_output_perturbation.h), within γ of the ideal minimiser
+// (pp_rounding_margin.h, pp_gradient_solve.h).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,7 @@
 #include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/gaussian_sampler.h"
 #include "edgeadmm/loss.h"
+#include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_schedule.h"
 #include "edgeadmm/prox_solver.h"
 #include "edgeadmm/real.h"
@@ -79,16 +81,26 @@ struct PenaltyPerturbationReport {
   // residual gives (s = 1/Λ, Λ = ρ/N + 2ηV_i), and the release's std.
   double residual_radius = 0;
   double output_noise_std = 0;
+  // With noise: the part of γ reserved for rounding (pp_rounding_margin.h):
+  // the Gamma draw's distance to the ideal draw times 2ηV_i·s (≤ 1), plus
+  // the centre's and the prox scale's rounding. The release needs
+  // 2·residual_radius + rounding_margin ≤ γ.
+  double rounding_margin = 0;
+  // With noise: the bound on ‖x − x*‖ the release relies on, and the
+  // gradient steps taken when the residual did not certify γ
+  // (pp_gradient_solve.h; 0 when the prox solve was released).
+  double solve_bound = 0;
+  uint32_t gradient_steps = 0;
 };
 
 class PenaltyPerturbationStep {
  public:
   // Workspace bytes: the Newton-CG prox solver plus v, the noise and f (warm
-  // start) vectors.
+  // start) vectors, and two double vectors for the gradient solve.
   static constexpr size_t WorkspaceBytes(LossKind loss, size_t samples,
                                          size_t dim) {
     return ProxSolver::WorkspaceBytes(loss, ProxMethod::kAuto, samples, dim) +
-           3 * Workspace::Bytes<Real>(dim);
+           3 * Workspace::Bytes<Real>(dim) + 2 * Workspace::Bytes<double>(dim);
   }
 
   Status Init(Workspace& ws, const DatasetView& data, const Loss& loss);
@@ -103,10 +115,12 @@ class PenaltyPerturbationStep {
 
   // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
-  // With noise, f_i(t+1) is the approximate-minima release: the solve x
-  // must satisfy 2·C·s·kkt_residual ≤ γ (the factor 2 is a margin for the
-  // residual's own rounding), else ABORTED with f unchanged; then f_i(t+1)
-  // is the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
+  // With noise, f_i(t+1) is the approximate-minima release: the prox solve
+  // x is kept if 2·C·s·kkt_residual + rounding_margin ≤ γ (the factor 2 is
+  // a margin for the residual's own rounding), else replaced by
+  // PpGradientSolve to within γ − rounding_margin; ABORTED with f unchanged
+  // only if the margin or that solve's floor reaches γ. Then f_i(t+1) is
+  // the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
   // INVALID_ARGUMENT / FAILED_PRECONDITION as Validate; UNAVAILABLE if the
   // DRBG fails (f unchanged).
   Result<PenaltyPerturbationReport> Run(const PenaltyPerturbationParams& params,
@@ -122,8 +136,17 @@ class PenaltyPerturbationStep {
                            Span<const Real> neighbour_sum_new, Span<Real> dual);
 
  private:
-  // After the solver's Init: carves v, the noise and f.
+  // After the solver's Init: carves v, the noise, f and the gradient solve's
+  // two double vectors.
   Status FinishInit(Workspace& ws, const DatasetView& data, const Loss& loss);
+  // PenaltyPerturbationReport::rounding_margin for this step's draw and
+  // inputs (before f is overwritten).
+  Result<double> RoundingMargin(const PenaltyPerturbationParams& params,
+                                const PenaltyPerturbationReport& report,
+                                const NormGammaDraw& draw,
+                                Span<const Real> neighbour_sum,
+                                Span<const Real> dual,
+                                Span<const Real> f) const;
 
   DatasetView data_;
   bool initialized_ = false;
@@ -132,6 +155,9 @@ class PenaltyPerturbationStep {
   Span<Real> v_;
   Span<Real> noise_;
   Span<Real> x_;
+  Span<double> work_x_;
+  Span<double> work_grad_;
+  Loss loss_;
 };
 
 }  // namespace edgeadmm

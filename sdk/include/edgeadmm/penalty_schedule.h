@@ -11,9 +11,9 @@ namespace edgeadmm {
 
 // Default γ of the approximate-minima release: the prox solver stops at a
 // residual of about (16 machine epsilons)·max(s, ‖v‖) in float32 (≈2e-6·‖v‖,
-// prox_tolerance.h) and 1e-10·max(s, ‖v‖) in double, and a solve must come
-// within γ/2: 1e-4 covers max(s, ‖v‖) up to ~25 in float32, 1e-6 up to 5000
-// in double.
+// prox_tolerance.h) and 1e-10·max(s, ‖v‖) in double, and a solve certified
+// by it must come within γ/2: 1e-4 covers max(s, ‖v‖) up to ~25 in float32,
+// 1e-6 up to 5000 in double (beyond, the step's gradient solve takes over).
 inline constexpr double kPpDefaultOutputRadius =
     sizeof(Real) == sizeof(float) ? 1e-4 : 1e-6;
 // Default z: σ = 2γz, so the release's Δ/σ = 1/z + √d/2^kNoiseGridBits

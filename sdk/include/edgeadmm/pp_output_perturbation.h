@@ -22,10 +22,12 @@
 //     D_α ≤ P_i + α·ρ,   P_i = Σ_t paper 001's term,  ρ = Σ_t Δ_t²/(2σ_t²)
 //     ε(δ) = P_i + ρ + 2√(ρ ln(1/δ))       (Mironov 2017 Prop. 3 at the best α)
 // for the ideal Gamma-norm noise; the sampler departs from it with total
-// variation at most τ_t = (2d + 8)·2^-1022 per draw (norm_gamma_sampler.h:
-// at most 2 uniforms per normal, 2 expected attempts of 3 uniforms for the
-// Gamma norm, each uniform and each acceptance test within 2^-1022), so
-// the run is (ε, δ + (1 + e^ε)·Σ_t τ_t)-DP. Scalars only; no heap.
+// variation at most τ_t = (2d + 8)·2^-1022 + 2^-35·(1 + √d) per draw
+// (norm_gamma_sampler.h: at most 2 uniforms per normal, 2 expected attempts of
+// 3 uniforms for the Gamma norm, each uniform and each acceptance test within
+// 2^-1022) plus 2·2^-36·(1 + √d) for decisions that rounding may flip
+// (pp_rounding_margin.h), so the run is (ε, δ + (1 + e^ε)·Σ_t τ_t)-DP.
+// Scalars only; no heap.
 #pragma once
 
 #include <cstddef>
@@ -48,9 +50,9 @@ Result<double> PpOutputSensitivity(double radius, double noise_std, size_t dim);
 // this). Errors as PpOutputSensitivity.
 Result<double> PpOutputZcdp(double radius, double noise_std, size_t dim);
 
-// τ = (2d + 8)·2^-1022: one Gamma-norm draw's total variation from the
-// ideal density ∝ exp(−α‖ε‖) (norm_gamma_sampler.h). INVALID_ARGUMENT for
-// dim 0.
+// τ = (2d + 8)·2^-1022 + 2·PpDecisionFlipProbability(d): one Gamma-norm
+// draw's total variation from the ideal density ∝ exp(−α‖ε‖)
+// (norm_gamma_sampler.h, pp_rounding_margin.h). INVALID_ARGUMENT for dim 0.
 Result<double> PpSamplerTotalVariation(size_t dim);
 
 struct PpPrivacy {

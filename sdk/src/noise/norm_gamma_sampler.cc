@@ -47,7 +47,7 @@ Result<double> SampleGamma(GaussianSampler& sampler, double shape,
 }
 
 Status SampleNormGammaNoise(GaussianSampler& sampler, double alpha,
-                            Span<Real> out) {
+                            Span<Real> out, NormGammaDraw* draw) {
   if (!IsPositiveFinite(alpha)) return Status::InvalidArgument();
   if (out.empty()) return Status::Ok();
   // Direction: g/‖g‖ with g ~ N(0, I_d) is uniform on the sphere.
@@ -64,7 +64,9 @@ Status SampleNormGammaNoise(GaussianSampler& sampler, double alpha,
   EDGEADMM_TRY_ASSIGN(
       const double radius,
       SampleGamma(sampler, static_cast<double>(out.size()), 1.0 / alpha));
-  const double factor = radius / std::sqrt(norm_squared);
+  const double normal_norm = std::sqrt(norm_squared);
+  const double factor = radius / normal_norm;
+  if (draw != nullptr) *draw = NormGammaDraw{radius, normal_norm};
   for (Real& x : out) x = static_cast<Real>(static_cast<double>(x) * factor);
   return Status::Ok();
 }

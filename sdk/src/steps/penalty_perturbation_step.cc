@@ -7,6 +7,8 @@
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"
+#include "edgeadmm/pp_gradient_solve.h"
+#include "edgeadmm/pp_rounding_margin.h"
 #include "edgeadmm/vector_checks.h"
 
 namespace edgeadmm {
@@ -57,10 +59,41 @@ Status PenaltyPerturbationStep::FinishInit(Workspace& ws,
   EDGEADMM_TRY_ASSIGN(v_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(noise_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(work_x_, ws.Allocate<double>(data.dim()));
+  EDGEADMM_TRY_ASSIGN(work_grad_, ws.Allocate<double>(data.dim()));
+  loss_ = loss;
   curvature_bound_ = loss.CurvatureBound();
   data_ = data;
   initialized_ = true;
   return Status::Ok();
+}
+
+Result<double> PenaltyPerturbationStep::RoundingMargin(
+    const PenaltyPerturbationParams& params,
+    const PenaltyPerturbationReport& report, const NormGammaDraw& draw,
+    Span<const Real> neighbour_sum, Span<const Real> dual,
+    Span<const Real> f) const {
+  const size_t d = data_.dim();
+  const double unit = std::numeric_limits<Real>::epsilon() / 2;
+  EDGEADMM_TRY_ASSIGN(const double noise,
+                      PpNoiseRoundingBound(d, report.alpha, draw.radius,
+                                           draw.normal_norm, unit));
+  // x* = prox_{sC·f̄}(v) is 1-Lipschitz in v and moves by at most |Δ(sC)|
+  // with the scale (|ℒ'| ≤ 1, ‖a‖ ≤ 1); ε enters v times 2ηV·s ≤ 1.
+  const double deg = static_cast<double>(params.degree);
+  const double s =
+      1 / (params.reg_weight / params.nodes + 2 * report.eta * deg);
+  const auto norm = [d](Span<const Real> x) {
+    return static_cast<double>(ConstVectorMap(x.data(), d).norm());
+  };
+  const double terms =
+      s * (report.eta * (deg * norm(f) + norm(neighbour_sum)) + 2 * norm(dual) +
+           2 * report.eta * deg * report.noise_norm);
+  const double centre = 16 * unit * terms + 8 * unit * s * params.loss_weight;
+  const double margin =
+      2 * report.eta * deg * s * noise + centre * (1 + 0x1p-20);
+  if (!std::isfinite(margin)) return Status::InvalidArgument();
+  return margin;
 }
 
 Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
@@ -78,9 +111,10 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
   report.eta = params.Eta(t + 1);
   VectorMap eps(noise_.data(), d);
   eps.setZero();
+  NormGammaDraw draw;
   if (params.add_noise) {
     report.alpha = params.Alpha(t + 1);
-    EDGEADMM_TRY(SampleNormGammaNoise(noise, report.alpha, noise_));
+    EDGEADMM_TRY(SampleNormGammaNoise(noise, report.alpha, noise_, &draw));
     report.noise_norm = static_cast<double>(eps.norm());
   }
 
@@ -100,12 +134,29 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
   const Real scale = s * ToReal(params.loss_weight);
   EDGEADMM_TRY_ASSIGN(report.prox, solver_.Solve(v_, scale, x_));
   if (params.add_noise) {
-    // ‖x − x*‖ ≤ (C·s)·residual (prox_solver.h); refuse a solve farther
-    // than γ/2 by that bound, so γ covers it with a factor 2 of margin.
+    // ‖x − x*‖ ≤ (C·s)·residual (prox_solver.h), with a factor 2 of margin
+    // for the residual's own rounding; the rounding margin keeps x*(ε_fp)
+    // within reach of the ideal x*(ε*) (pp_rounding_margin.h).
     report.residual_radius = static_cast<double>(scale) *
                              static_cast<double>(report.prox.kkt_residual);
-    if (!(2 * report.residual_radius <= params.output_radius)) {
-      return Status::Aborted();
+    EDGEADMM_TRY_ASSIGN(
+        report.rounding_margin,
+        RoundingMargin(params, report, draw, neighbour_sum, dual, f));
+    report.solve_bound = 2 * report.residual_radius;
+    if (!(report.solve_bound + report.rounding_margin <=
+          params.output_radius)) {
+      // Not certified: gradient descent with a proven budget instead
+      // (pp_gradient_solve.h); ABORTED only below its precision floor.
+      if (!(params.output_radius > report.rounding_margin)) {
+        return Status::Aborted();
+      }
+      EDGEADMM_TRY_ASSIGN(
+          const PpGradientSolveReport gradient,
+          PpGradientSolve(data_, loss_, v_, static_cast<double>(scale),
+                          params.output_radius - report.rounding_margin,
+                          work_x_, work_grad_, x_));
+      report.solve_bound = gradient.bound;
+      report.gradient_steps = gradient.steps;
     }
     report.output_noise_std = params.OutputNoiseStd();
     // No norm guard (+inf): the sensitivity is between two centres near

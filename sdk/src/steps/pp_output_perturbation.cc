@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "edgeadmm/grid_gaussian.h"
+#include "edgeadmm/pp_rounding_margin.h"
 #include "edgeadmm/vector_checks.h"
 
 namespace edgeadmm {
@@ -42,8 +43,11 @@ Result<double> PpOutputZcdp(double radius, double noise_std, size_t dim) {
 }
 
 Result<double> PpSamplerTotalVariation(size_t dim) {
-  if (dim == 0) return Status::InvalidArgument();
-  return Up(std::ldexp(2 * static_cast<double>(dim) + 8, -1022));
+  // Skipped uniforms, plus 2 expected attempts whose decisions may differ
+  // from the ideal run's under rounding (pp_rounding_margin.h).
+  EDGEADMM_TRY_ASSIGN(const double flip, PpDecisionFlipProbability(dim));
+  return Up(Up(std::ldexp(2 * static_cast<double>(dim) + 8, -1022)) +
+            Up(2 * flip));
 }
 
 Result<PpPrivacy> PpApproxDp(double pure, double rho, double tv, double delta) {

@@ -490,7 +490,9 @@ TEST(DeviceClientAlgorithmsTest, PpAdmmAppliesTheDualAndReportsPOnlyAtTheEnd) {
   const DecodedUpload second = Decode(endpoint.updates()[1]);
   double delta = 0;
   EXPECT_NEAR(PpLoss(second, &delta), ExpectedPp(2).epsilon, 1e-12);
-  EXPECT_NEAR(delta, 1e-5, 1e-15);
+  // δ = 1e-5 + (1 + e^ε)·2τ, τ now carrying the rounding-flip term.
+  EXPECT_NEAR(delta, ExpectedPp(2).delta, 1e-18);
+  EXPECT_GT(delta, 1e-5 + 1e-10);
   EXPECT_GT(PpLoss(second),
             2 * 1.0 * (1.4 * 0.25 + 3.0) / (0.5 * 4 * kSamples) + 0.01);
   // f_i(2), which was uploaded (as float32) and which the next dual update

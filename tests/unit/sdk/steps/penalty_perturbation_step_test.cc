@@ -147,8 +147,8 @@ TEST(PenaltyPerturbationStepTest, ReleasesTheSolveOnTheOutputNoiseGrid) {
   }
 }
 
-// A solve the residual does not place within γ/2 of the exact minimiser is
-// refused before anything is released: f is left as it was.
+// A radius below the gradient solve's precision floor is refused before
+// anything is released: f is left as it was.
 TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
   Node n;
   PenaltyPerturbationParams params = Params();
@@ -165,6 +165,99 @@ TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
   params.output_noise_multiplier = 0;
   EXPECT_EQ(n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).status(),
             Status::InvalidArgument());
+}
+
+// The rounding margin comes out of γ: a radius that covers twice the
+// residual bound but not the margin as well is not certified (without the
+// margin it would be: no gradient steps), a radius below the margin is
+// refused (without it the gradient solve would release), and one that
+// covers both is released as solved.
+TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-3;
+  double residual_radius = 0, margin = 0;
+  {
+    Node n;
+    auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+    ASSERT_TRUE(report.ok());
+    residual_radius = report->residual_radius;
+    margin = report->rounding_margin;
+  }
+  EXPECT_GT(margin, 0.0);
+  // The draw's share is tiny next to the default γ of the build.
+  EXPECT_LT(margin, 0.1 * kPpDefaultOutputRadius);
+  const auto run = [&](double radius) {
+    params.output_radius = radius;
+    // σ = 2γz of order 0.1, so x stays within the grid's range.
+    params.output_noise_multiplier = 0.05 / radius;
+    Node n;  // same seed: same draw, same solve
+    return n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+  };
+  {
+    // Not released as certified: either the gradient solve (within
+    // γ − margin) or, when γ − margin is below its floor (float32, where
+    // the margin exceeds twice the residual bound), refused.
+    const double radius = 2 * residual_radius + margin / 2;
+    ASSERT_LT(2 * residual_radius, radius);
+    auto report = run(radius);
+    if (report.ok()) {
+      EXPECT_GT(report->gradient_steps, 0u);
+      EXPECT_LE(report->solve_bound + margin, radius);
+    } else {
+      EXPECT_EQ(report.status(), Status::Aborted());
+      EXPECT_LT(radius, margin + 1e-2 * kPpDefaultOutputRadius);
+    }
+  }
+  {
+    Node n;
+    Real before[kDim];
+    for (size_t c = 0; c < kDim; ++c) before[c] = n.f[c];
+    params.output_radius = 0.99 * margin;
+    params.output_noise_multiplier = 0.05 / params.output_radius;
+    EXPECT_EQ(
+        n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact).status(),
+        Status::Aborted());
+    for (size_t c = 0; c < kDim; ++c) EXPECT_EQ(n.f[c], before[c]) << c;
+  }
+  {
+    auto report = run((2 * residual_radius + margin) * (1 + 1e-9));
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->gradient_steps, 0u);
+    EXPECT_EQ(report->rounding_margin, margin);
+  }
+}
+
+// A radius the prox residual cannot certify (below twice its bound) is no
+// longer refused: the step runs the proven-budget gradient descent and
+// releases, with its bound plus the rounding margin within γ.
+TEST(PenaltyPerturbationStepTest, UncertifiedSolveFallsBackToTheProvenBudget) {
+  // A neighbour sum 100 times larger: a residual bound large enough, in
+  // float32 too, to leave the gradient solve room above its floor.
+  const auto scaled = [](Node& n) {
+    for (size_t c = 0; c < kDim; ++c) n.s[c] *= 100;
+  };
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-3;
+  double residual_radius = 0, margin = 0;
+  {
+    Node n;
+    scaled(n);
+    auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+    ASSERT_TRUE(report.ok());
+    EXPECT_EQ(report->gradient_steps, 0u);
+    residual_radius = report->residual_radius;
+    margin = report->rounding_margin;
+  }
+  Node n;  // same seed: same draw, same solve
+  scaled(n);
+  params.output_radius = 1.5 * residual_radius + margin;
+  ASSERT_GT(2 * residual_radius + margin, params.output_radius);
+  params.output_noise_multiplier = 0.05 / params.output_radius;
+  auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+  ASSERT_TRUE(report.ok());
+  EXPECT_GT(report->gradient_steps, 0u);
+  EXPECT_LE(report->solve_bound + report->rounding_margin,
+            params.output_radius);
 }
 
 }  // namespace

@@ -36,12 +36,13 @@ TEST(PpOutputPerturbationTest, SensitivityAndZcdpByHand) {
   EXPECT_FALSE(PpOutputZcdp(NAN, 1, 3).ok());
 }
 
-// τ = (2d + 8)·2^-1022: 254·2^-1022 = 5.6516876006082915e-306 at d = 123.
+// τ = (2d + 8)·2^-1022 + 2·2^-36·(1 + √d): at d = 123, 254·2^-1022 (below
+// an ulp of the rest) + 2^-35·(1 + 11.0905365064094) = 3.5188092461349e-10.
 TEST(PpOutputPerturbationTest, SamplerTotalVariationByHand) {
   auto tv = PpSamplerTotalVariation(123);
   ASSERT_TRUE(tv.ok());
-  EXPECT_GE(*tv, 5.6516876006082915e-306);
-  EXPECT_NEAR(*tv, 5.6516876006082915e-306, 1e-320);
+  EXPECT_GE(*tv, 3.518809246134891e-10);
+  EXPECT_NEAR(*tv, 3.518809246134891e-10, 1e-24);
   EXPECT_FALSE(PpSamplerTotalVariation(0).ok());
 }
 

@@ -100,10 +100,12 @@ inline constexpr const char* kPpLossLabel =
     "approximate-minima perturbation (Iyengar et al. 2019) of paper 001's "
     "penalty perturbation, i.e. paper 001's Thm. 4.1 sum (pure) plus the "
     "RDP of the exact grid Gaussian on each solve within gamma of the exact "
-    "minimiser, converted at the node's delta, plus the Gamma sampler's "
-    "total variation in delta; max over the nodes' reports of each; not "
-    "charged: the Gamma-norm draw's floating-point rounding, the residual's "
-    "factor-2 margin and a refused step (docs/privacy.md)";
+    "minimiser (the Gamma draw's rounding reserved out of gamma), converted "
+    "at the node's delta, plus the Gamma sampler's total variation "
+    "(skipped uniforms, rounding-flipped decisions) in delta; max over the "
+    "nodes' reports of each; assumed: the residual's factor-2 margin on a "
+    "residual-certified solve, and a refusal (rounding margin above gamma) "
+    "as negligible (docs/privacy.md)";
 
 // pp-admm's upload extra: the device's (ε, δ) with the job's last
 // iteration (penalty_perturbation_extra.h: 16 bytes, two float64 LE, ε
