@@ -39,22 +39,38 @@ namespace {
 
 using secure_aggregation::SecAggPhase;
 
+// The small round of most tests; LargeRoundOverBlockwiseTransfers runs one
+// of kLargeN devices, kLargeK neighbours and kLargeM words, whose frames
+// and answers take several 1024-byte blocks (Block1 up, Block2 down).
 constexpr uint32_t kN = 10;
 constexpr size_t kK = 6;
 constexpr size_t kM = 16;
+constexpr uint32_t kLargeN = 34;
+constexpr size_t kLargeK = 32;
+constexpr size_t kLargeM = 1000;
 constexpr uint32_t kBits = 20;
+constexpr size_t kBlock = 1024;  // the transports' block (SZX 6)
 constexpr char kBlobKey[] = "secagg";
-using Arrays = SecAggSessionArrays<kK, kM>;
+using Arrays = SecAggSessionArrays<kLargeK, kLargeM>;
 
-secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id) {
+struct Shape {
+  uint32_t n = kN;
+  size_t k = kK;
+  size_t m = kM;
+  uint32_t threshold = 4;
+  uint32_t min_survivors = 7;
+};
+
+secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id,
+                                                  const Shape& shape) {
   secure_aggregation::SecAggRoundParams p;
   p.round_id = round_id;
-  p.devices = kN;
-  p.degree = kK;
-  p.threshold = 4;
+  p.devices = shape.n;
+  p.degree = static_cast<uint32_t>(shape.k);
+  p.threshold = shape.threshold;
   p.bits = kBits;
-  p.mask_length = kM;
-  p.min_survivors = 7;
+  p.mask_length = static_cast<uint32_t>(shape.m);
+  p.min_survivors = shape.min_survivors;
   for (size_t b = 0; b < p.graph_seed.size(); ++b) {
     p.graph_seed[b] = static_cast<std::byte>(round_id * 13 + b);
   }
@@ -67,7 +83,7 @@ struct Device {
          std::vector<uint8_t> psk, uint64_t seed)
       : id(std::move(name)),
         key(std::move(psk)),
-        flash(4 * SecAggSessionBlobBytes(kK, kM)),
+        flash(4 * SecAggSessionBlobBytes(kLargeK, kLargeM)),
         storage(ByteSpan(flash.data(), flash.size())),
         entropy(seed) {
     EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
@@ -81,7 +97,7 @@ struct Device {
     Boot();
   }
   // A fresh session and client over fresh RAM (power-on or reboot).
-  void Boot(size_t key_capacity = kK) {
+  void Boot(size_t key_capacity = kLargeK) {
     client.reset();
     session.reset();
     arrays = std::make_unique<Arrays>();
@@ -89,10 +105,10 @@ struct Device {
     SecAggClientBuffers b;
     b.request = ByteSpan(request, sizeof(request));
     b.response = ByteSpan(response, sizeof(response));
-    b.blob = ByteSpan(blob, sizeof(blob));
+    b.blob = ByteSpan(blob.data(), blob.size());
     b.keys = Span<SecAggPeerKeys>(keys, key_capacity);
-    b.sealed = Span<SecAggSealed>(sealed, kK);
-    b.survivors = Span<uint32_t>(survivors, kN);
+    b.sealed = Span<SecAggSealed>(sealed, kLargeK);
+    b.survivors = Span<uint32_t>(survivors, kLargeN);
     client = std::make_unique<SecAggPhaseClient>(*transport, storage, kBlobKey,
                                                  *session, drbg, b);
     client->poll_interval_ms = 100;
@@ -109,13 +125,16 @@ struct Device {
   std::unique_ptr<Arrays> arrays;
   std::unique_ptr<SecAggDeviceSession> session;
   std::unique_ptr<SecAggPhaseClient> client;
-  std::byte request[SecAggSealedBytes(kK) + SecAggWordsBytes(kM)] = {};
-  std::byte response[SecAggSealedBytes(kK) + SecAggKeysAnswerBytes(kK) +
-                     SecAggWordsBytes(kN)] = {};
-  std::byte blob[4096] = {};
-  SecAggPeerKeys keys[kK];
-  SecAggSealed sealed[kK];
-  uint32_t survivors[kN] = {};
+  std::byte request[SecAggSealedBytes(kLargeK) + SecAggWordsBytes(kLargeM)] =
+      {};
+  std::byte response[SecAggSealedBytes(kLargeK) +
+                     SecAggKeysAnswerBytes(kLargeK) +
+                     SecAggWordsBytes(kLargeN)] = {};
+  std::vector<std::byte> blob =
+      std::vector<std::byte>(SecAggSessionBlobBytes(kLargeK, kLargeM));
+  SecAggPeerKeys keys[kLargeK];
+  SecAggSealed sealed[kLargeK];
+  uint32_t survivors[kLargeN] = {};
   std::vector<uint32_t> x;
   bool gone = false;  // powered off for good
 };
@@ -125,7 +144,8 @@ class SecAggCoapTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
     registry::DeviceRegistry reg(db_.db());
-    for (uint32_t i = 0; i <= kN; ++i) {  // dev-010 is outside the cohort
+    // dev-010 is outside the small round's cohort.
+    for (uint32_t i = 0; i <= kLargeN; ++i) {
       char name[16];
       std::snprintf(name, sizeof(name), "dev-%03u", i);
       auto psk = reg.Add(name);
@@ -141,33 +161,34 @@ class SecAggCoapTest : public ::testing::Test {
     ASSERT_TRUE(server.ok()) << server.status().str();
     server_ = std::move(*server);
     ASSERT_TRUE(entropy_drbg_.Init(gateway_entropy_, ConstByteSpan()).ok());
-    for (uint32_t i = 0; i <= kN; ++i) {
+    for (uint32_t i = 0; i <= kLargeN; ++i) {
       devices_.push_back(std::make_unique<Device>(
           ctx_, server_->port(), names_[i], psks_[i], 100 + i));
     }
   }
 
-  // Starts round `round_id` on the gateway; the first kN devices Join it
-  // (phase 0: each asks v1/secagg/round for the parameters and its index).
+  // Starts round `round_id` on the gateway; the first shape_.n devices Join
+  // it (phase 0: each asks v1/secagg/round for the parameters and its
+  // index).
   void Start(uint64_t round_id) {
     StartGateway(round_id);
-    for (uint32_t i = 0; i < kN; ++i) {
+    for (uint32_t i = 0; i < shape_.n; ++i) {
       Device& d = *devices_[i];
       ASSERT_TRUE(
           d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
     }
   }
   void StartGateway(uint64_t round_id) {
-    const auto params = RoundParams(round_id);
-    std::vector<std::string> cohort(names_.begin(), names_.begin() + kN);
+    const auto params = RoundParams(round_id, shape_);
+    std::vector<std::string> cohort(names_.begin(), names_.begin() + shape_.n);
     ASSERT_TRUE(server_->secagg()
                     .Start(params, cohort, 3000, server::CoapServer::NowMs(),
                            entropy_drbg_)
                     .ok());
-    for (uint32_t i = 0; i < kN; ++i) {
+    for (uint32_t i = 0; i < shape_.n; ++i) {
       Device& d = *devices_[i];
       d.x.clear();
-      for (uint32_t w = 0; w < kM; ++w) {
+      for (uint32_t w = 0; w < shape_.m; ++w) {
         d.x.push_back((i * 7919u + w * 104729u + uint32_t(round_id)) &
                       ((1u << kBits) - 1));
       }
@@ -187,7 +208,7 @@ class SecAggCoapTest : public ::testing::Test {
       ASSERT_TRUE(server_->RunOnce(1).ok());
       (void)ctx_.Poll(0);
       bool all = true;
-      for (uint32_t i = 0; i < kN; ++i) {
+      for (uint32_t i = 0; i < shape_.n; ++i) {
         Device& d = *devices_[i];
         if (d.gone) continue;
         d.client->Step(posix::MonotonicMs());
@@ -199,15 +220,16 @@ class SecAggCoapTest : public ::testing::Test {
   }
 
   std::vector<uint32_t> PlainSum() const {
-    std::vector<uint32_t> sum(kM, 0);
-    for (uint32_t i = 0; i < kN; ++i) {
-      for (size_t w = 0; w < kM; ++w) {
+    std::vector<uint32_t> sum(shape_.m, 0);
+    for (uint32_t i = 0; i < shape_.n; ++i) {
+      for (size_t w = 0; w < shape_.m; ++w) {
         sum[w] = (sum[w] + devices_[i]->x[w]) & ((1u << kBits) - 1);
       }
     }
     return sum;
   }
 
+  Shape shape_;
   testing::TempDatabase db_;
   posix::CoapClientContext ctx_;
   std::unique_ptr<server::CoapServer> server_;
@@ -228,6 +250,25 @@ TEST_F(SecAggCoapTest, SumOverTheNetworkEqualsPlainSum) {
     EXPECT_TRUE(devices_[i]->client->outcome().ok()) << i;
   }
   EXPECT_TRUE(server_->secagg().round()->stored().empty());
+}
+
+TEST_F(SecAggCoapTest, LargeRoundOverBlockwiseTransfers) {
+  // n = 34, k = 32, m = 1,000: the share-keys frame (2,766 B) and the masked
+  // input (4,018 B) go up in 3 and 4 Block1 blocks, the neighbours' keys
+  // (2,126 B) and the sealed messages come down in Block2 blocks.
+  shape_ = Shape{kLargeN, kLargeK, kLargeM, 17, 30};
+  ASSERT_GT(SecAggSealedBytes(kLargeK), 2 * kBlock);
+  ASSERT_GT(SecAggWordsBytes(kLargeM), 3 * kBlock);
+  ASSERT_GT(SecAggKeysAnswerBytes(kLargeK), 2 * kBlock);
+  Start(48);
+  Run([] {});
+  ASSERT_TRUE(server_->secagg().sum().has_value())
+      << server_->secagg().abort_reason().message();
+  EXPECT_EQ(server_->secagg().sum()->size(), kLargeM);
+  EXPECT_EQ(*server_->secagg().sum(), PlainSum());
+  for (uint32_t i = 0; i < kLargeN; ++i) {
+    EXPECT_TRUE(devices_[i]->client->outcome().ok()) << i;
+  }
 }
 
 TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {

@@ -22,7 +22,7 @@
 //   v1/update POST  Content-Format, Block1, Size1
 //   v1/model, v1/status  GET  Block2, Size2
 //   v1/secagg/round  GET  none
-//   v1/secagg/<phase>  POST  Content-Format (one datagram: no Block1)
+//   v1/secagg/<phase>  POST  Content-Format, Block1, Size1
 // and no payload on a GET. Refused shapes: 4.02 Bad Option (RFC 7252
 // 5.4.1, also for an elective option the protocol does not use) or 4.00.
 #pragma once
