@@ -15,9 +15,11 @@
 // input that does not fit the round.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "edgeadmm/drbg.h"
@@ -32,6 +34,7 @@
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
+#include "raw_coap_session.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -447,6 +450,71 @@ TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
     d.client->Step(posix::MonotonicMs());
   }
   EXPECT_EQ(d.session->params().own_index, 2u);
+}
+
+// POST v1/secagg/masked-input blocks from a raw libcoap client (options of
+// any value); the gateway runs on its own thread while the client waits.
+testing::RawAnswer PostBlock(server::CoapServer& server,
+                             testing::RawCoapSession& raw, uint32_t num,
+                             bool more, uint32_t size1, size_t length) {
+  std::vector<testing::RawOption> options = {
+      testing::UintOption(COAP_OPTION_CONTENT_FORMAT, kSecAggFrameFormat),
+      testing::UintOption(COAP_OPTION_BLOCK1,
+                          (num << 4) | (more ? 8u : 0u) | 6u)};  // SZX 6
+  if (size1 != 0) {
+    options.push_back(testing::UintOption(COAP_OPTION_SIZE1, size1));
+  }
+  std::atomic<bool> stop{false};
+  std::thread gateway([&] {
+    while (!stop.load()) EXPECT_TRUE(server.RunOnce(1).ok());
+  });
+  const testing::RawAnswer a =
+      raw.Request(COAP_REQUEST_CODE_POST, kSecAggPaths[2], options,
+                  std::vector<uint8_t>(length, 0x5a));
+  stop.store(true);
+  gateway.join();
+  return a;
+}
+
+TEST_F(SecAggCoapTest, PhaseBodiesAreBoundedAndInSequence) {
+  shape_ = Shape{kLargeN, kLargeK, kLargeM, 17, 30};
+  StartGateway(49);
+  const size_t limit = server_->secagg().MaxBody(3);
+  ASSERT_EQ(limit, SecAggWordsBytes(kLargeM));  // 4,018 B: 4 blocks
+  testing::RawCoapSession raw(server_->port(), names_[0], psks_[0]);
+  ASSERT_TRUE(raw.ok());
+  // Size1 one byte above the phase's largest frame: 4.13 at block 0, with
+  // Size1 = the bound.
+  testing::RawAnswer a =
+      PostBlock(*server_, raw, 0, true, static_cast<uint32_t>(limit + 1), 1024);
+  EXPECT_EQ(a.code, wire::kCoapRequestEntityTooLarge);
+  EXPECT_EQ(a.size1, limit);
+  // Without Size1: 2.31 while the body fits, 4.13 at the first block that
+  // ends past the bound (block 3 ends at 4,096 B).
+  for (uint32_t num = 0; num < 3; ++num) {
+    EXPECT_EQ(PostBlock(*server_, raw, num, true, 0, 1024).code,
+              wire::kCoapContinue)
+        << num;
+  }
+  a = PostBlock(*server_, raw, 3, true, 0, 1024);
+  EXPECT_EQ(a.code, wire::kCoapRequestEntityTooLarge);
+  EXPECT_EQ(a.size1, limit);
+  // A later block without its start, then a gap after block 0: 4.08.
+  EXPECT_EQ(PostBlock(*server_, raw, 2, true, 0, 1024).code,
+            wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(PostBlock(*server_, raw, 0, true, 0, 1024).code,
+            wire::kCoapContinue);
+  EXPECT_EQ(PostBlock(*server_, raw, 2, false, 0, 100).code,
+            wire::kCoapRequestEntityIncomplete);
+  // A whole body of the bound's size reaches the service only at its last
+  // block, which judges it (not a frame: 4.00).
+  for (uint32_t num = 0; num < 3; ++num) {
+    EXPECT_EQ(PostBlock(*server_, raw, num, true, 0, 1024).code,
+              wire::kCoapContinue)
+        << num;
+  }
+  EXPECT_EQ(PostBlock(*server_, raw, 3, false, 0, limit - 3 * kBlock).code,
+            wire::kCoapBadRequest);
 }
 
 }  // namespace
