@@ -12,7 +12,11 @@
 // nothing; a device outside the cohort, another Content-Format, a
 // malformed body, a frame of another phase, a body on phase 0's GET, no
 // round and a round past phase 1 are refused; so is, by the device, an
-// input that does not fit the round.
+// input that does not fit the round. A round of 34 devices, 32 neighbours
+// and 1,000 words moves its frames in several blocks (Block1 up, Block2
+// down), half of its devices on the SDK's CoapClient; a phase body above
+// its bound is refused at the first block that shows it (4.13), blocks out
+// of sequence with 4.08 (raw requests, the gateway on its own thread).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -35,6 +39,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "raw_coap_session.h"
+#include "sdk_stack.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -80,10 +85,11 @@ secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id,
   return p;
 }
 
-// One device: flash, DRBG, session memory, transport, client.
+// One device: flash, DRBG, session memory, transport (libcoap's, or with
+// `sdk` the SDK's CoapClient over DtlsPskLink, what an MCU runs), client.
 struct Device {
   Device(posix::CoapClientContext& ctx, uint16_t port, std::string name,
-         std::vector<uint8_t> psk, uint64_t seed)
+         std::vector<uint8_t> psk, uint64_t seed, bool sdk)
       : id(std::move(name)),
         key(std::move(psk)),
         flash(4 * SecAggSessionBlobBytes(kLargeK, kLargeM)),
@@ -96,7 +102,13 @@ struct Device {
     config.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
                                key.size());
     config.ack_timeout_ms = 1000;
-    transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
+    if (sdk) {
+      sdk_stack = std::make_unique<SdkStack>(port, id.c_str(), key, 1000);
+      link = sdk_stack->client.get();
+    } else {
+      transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
+      link = transport.get();
+    }
     Boot();
   }
   // A fresh session and client over fresh RAM (power-on or reboot).
@@ -112,7 +124,7 @@ struct Device {
     b.keys = Span<SecAggPeerKeys>(keys, key_capacity);
     b.sealed = Span<SecAggSealed>(sealed, kLargeK);
     b.survivors = Span<uint32_t>(survivors, kLargeN);
-    client = std::make_unique<SecAggPhaseClient>(*transport, storage, kBlobKey,
+    client = std::make_unique<SecAggPhaseClient>(*link, storage, kBlobKey,
                                                  *session, drbg, b);
     client->poll_interval_ms = 100;
   }
@@ -125,6 +137,8 @@ struct Device {
   Drbg drbg;
   posix::CoapDtlsConfig config;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
+  std::unique_ptr<SdkStack> sdk_stack;
+  Transport* link = nullptr;  // one of the two
   std::unique_ptr<Arrays> arrays;
   std::unique_ptr<SecAggDeviceSession> session;
   std::unique_ptr<SecAggPhaseClient> client;
@@ -164,9 +178,11 @@ class SecAggCoapTest : public ::testing::Test {
     ASSERT_TRUE(server.ok()) << server.status().str();
     server_ = std::move(*server);
     ASSERT_TRUE(entropy_drbg_.Init(gateway_entropy_, ConstByteSpan()).ok());
+    // Outside the small round, every other device runs the SDK's stack.
     for (uint32_t i = 0; i <= kLargeN; ++i) {
-      devices_.push_back(std::make_unique<Device>(
-          ctx_, server_->port(), names_[i], psks_[i], 100 + i));
+      devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
+                                                  names_[i], psks_[i], 100 + i,
+                                                  i > kN && i % 2 == 1));
     }
   }
 
@@ -214,6 +230,7 @@ class SecAggCoapTest : public ::testing::Test {
       for (uint32_t i = 0; i < shape_.n; ++i) {
         Device& d = *devices_[i];
         if (d.gone) continue;
+        if (d.sdk_stack) (void)d.link->Poll(0);
         d.client->Step(posix::MonotonicMs());
         all = all && d.client->finished();
       }
@@ -256,9 +273,11 @@ TEST_F(SecAggCoapTest, SumOverTheNetworkEqualsPlainSum) {
 }
 
 TEST_F(SecAggCoapTest, LargeRoundOverBlockwiseTransfers) {
-  // n = 34, k = 32, m = 1,000: the share-keys frame (2,766 B) and the masked
-  // input (4,018 B) go up in 3 and 4 Block1 blocks, the neighbours' keys
-  // (2,126 B) and the sealed messages come down in Block2 blocks.
+  // n = 34, k = 32, m = 1,000: the share-keys frame (2,764 B), the masked
+  // input (4,014 B) and the unmasking frame (1,228 B) go up in 3, 4 and 2
+  // Block1 blocks, the neighbours' keys (2,188 B) and the sealed messages
+  // (up to 2,764 B) come down in 3 Block2 blocks each; devices 11, 13, ...,
+  // 33 on the SDK's CoapClient, the others on libcoap.
   shape_ = Shape{kLargeN, kLargeK, kLargeM, 17, 30};
   ASSERT_GT(SecAggSealedBytes(kLargeK), 2 * kBlock);
   ASSERT_GT(SecAggWordsBytes(kLargeM), 3 * kBlock);
@@ -480,7 +499,7 @@ TEST_F(SecAggCoapTest, PhaseBodiesAreBoundedAndInSequence) {
   shape_ = Shape{kLargeN, kLargeK, kLargeM, 17, 30};
   StartGateway(49);
   const size_t limit = server_->secagg().MaxBody(3);
-  ASSERT_EQ(limit, SecAggWordsBytes(kLargeM));  // 4,018 B: 4 blocks
+  ASSERT_EQ(limit, SecAggWordsBytes(kLargeM));  // 4,014 B: 4 blocks
   testing::RawCoapSession raw(server_->port(), names_[0], psks_[0]);
   ASSERT_TRUE(raw.ok());
   // Size1 one byte above the phase's largest frame: 4.13 at block 0, with
