@@ -19,7 +19,8 @@
 // answer, 2.05 with the phase's answer frame, comes; the session then
 // takes the next step and its blob is written to Storage before the next
 // message leaves. Phase 4's 2.04 ends the round (Finish). A transport
-// failure, 4.29 or 5.03 is retried after the interval; any other answer
+// failure, 4.08 (the gateway lost a Block1 body's partial), 4.29 or 5.03
+// is retried after the interval; any other answer
 // aborts the session (Abort) and is the outcome. A device restarted in any
 // phase Resume()s from the stored blob and resends the same message.
 // No heap: all memory is the caller's.
