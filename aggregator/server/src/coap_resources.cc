@@ -315,6 +315,21 @@ void GetSecAggRound(coap_resource_t* resource, coap_session_t* session,
               : ServerOf(session)->secagg().Round(IdentityOf(session)));
 }
 
+// Sends a phase's answer. An error answer to a request carrying Block2 (a
+// later block of an answer libcoap no longer holds) goes without body:
+// libcoap would answer the body's missing block with 4.00 instead.
+void SendPhaseAnswer(coap_resource_t* resource, coap_session_t* session,
+                     const coap_pdu_t* request, const coap_string_t* query,
+                     coap_pdu_t* response, Response r) {
+  coap_opt_iterator_t it;
+  if (r.code >= wire::CoapCode(4, 0) &&
+      coap_check_option(request, COAP_OPTION_BLOCK2, &it) != nullptr) {
+    r.body.clear();
+  }
+  CoapResources::Send(resource, session, request, query, response,
+                      std::move(r));
+}
+
 // POST v1/secagg/<phase> (SecAggService): a body above one datagram comes
 // with Block1 and is assembled as v1/update's (AddBlock), bounded by the
 // phase's largest frame; the service sees it only whole.
@@ -325,8 +340,8 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
   CoapServer* s = ServerOf(session);
   if (std::optional<Response> refused =
           CoapResources::Refusal(session, request, Resource::kSecAgg)) {
-    CoapResources::Send(resource, session, request, query, response,
-                        std::move(*refused));
+    SendPhaseAnswer(resource, session, request, query, response,
+                    std::move(*refused));
     return;
   }
   coap_opt_iterator_t it;
@@ -338,8 +353,7 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
     Response r = ErrorResponse(Status::InvalidArgument(),
                                "content-format must be 65104", 0, 0);
     r.code = wire::kCoapUnsupportedContentFormat;
-    CoapResources::Send(resource, session, request, query, response,
-                        std::move(r));
+    SendPhaseAnswer(resource, session, request, query, response, std::move(r));
     return;
   }
   size_t length = 0;
@@ -357,16 +371,16 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
     Response answer;
     if (!CoapResources::AddBlock(*s, session, request, block1, data, length,
                                  kPhase, limit, answer, body)) {
-      CoapResources::Send(resource, session, request, query, response,
-                          std::move(answer));
+      SendPhaseAnswer(resource, session, request, query, response,
+                      std::move(answer));
       return;
     }
     data = body.data();
     length = body.size();
   }
-  CoapResources::Send(resource, session, request, query, response,
-                      s->secagg().Handle(kPhase, IdentityOf(session), data,
-                                         length, CoapServer::NowMs()));
+  SendPhaseAnswer(resource, session, request, query, response,
+                  s->secagg().Handle(kPhase, IdentityOf(session), data, length,
+                                     CoapServer::NowMs()));
 }
 
 coap_resource_t* AddResources(coap_context_t* context,

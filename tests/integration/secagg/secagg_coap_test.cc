@@ -475,13 +475,17 @@ TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
 // any value); the gateway runs on its own thread while the client waits.
 testing::RawAnswer PostBlock(server::CoapServer& server,
                              testing::RawCoapSession& raw, uint32_t num,
-                             bool more, uint32_t size1, size_t length) {
+                             bool more, uint32_t size1, size_t length,
+                             uint32_t block2 = 0) {
   std::vector<testing::RawOption> options = {
       testing::UintOption(COAP_OPTION_CONTENT_FORMAT, kSecAggFrameFormat),
       testing::UintOption(COAP_OPTION_BLOCK1,
                           (num << 4) | (more ? 8u : 0u) | 6u)};  // SZX 6
   if (size1 != 0) {
     options.push_back(testing::UintOption(COAP_OPTION_SIZE1, size1));
+  }
+  if (block2 != 0) {
+    options.push_back(testing::UintOption(COAP_OPTION_BLOCK2, block2 << 4 | 6));
   }
   std::atomic<bool> stop{false};
   std::thread gateway([&] {
@@ -524,6 +528,11 @@ TEST_F(SecAggCoapTest, PhaseBodiesAreBoundedAndInSequence) {
   EXPECT_EQ(PostBlock(*server_, raw, 0, true, 0, 1024).code,
             wire::kCoapContinue);
   EXPECT_EQ(PostBlock(*server_, raw, 2, false, 0, 100).code,
+            wire::kCoapRequestEntityIncomplete);
+  // The request for an answer's block 1 that the gateway no longer holds
+  // (the last Block1 block again, with Block2): 4.08, which a device
+  // answers by sending its message again (SecAggPhaseClient).
+  EXPECT_EQ(PostBlock(*server_, raw, 3, false, 0, limit - 3 * kBlock, 1).code,
             wire::kCoapRequestEntityIncomplete);
   // A whole body of the bound's size reaches the service only at its last
   // block, which judges it (not a frame: 4.00).

@@ -54,8 +54,13 @@ TEST(RequestShapeTest, SecAggTakesContentFormatBlock1AndSize1) {
                               1024, kPort)
                 .code,
             0);
-  // Block2 (a request's), Observe and a query are not part of the phases.
-  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(23, {0x06})},
+  // Block2 (the later blocks of a long answer) too; Size2, Observe and a
+  // query are not part of the phases.
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(23, {0x16})},
+                              500, kPort)
+                .code,
+            0);
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(28, {0x00})},
                               500, kPort)
                 .code,
             kBadOption);
