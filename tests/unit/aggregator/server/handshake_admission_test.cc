@@ -184,8 +184,8 @@ class AdmissionLimitsTest : public ::testing::Test {
   Verdict Start(const Address& peer) {
     const auto* sa = reinterpret_cast<const sockaddr*>(&peer);
     const std::vector<uint8_t> hello = ClientHello({}, 0, 0);
-    EXPECT_EQ(admission_->Judge(hello.data(), hello.size(), sa, sizeof(peer), 0,
-                                reply_),
+    EXPECT_EQ(admission_->Judge(hello.data(), hello.size(), sa, sizeof(peer),
+                                0, reply_),
               Verdict::kAnswer);
     const std::vector<uint8_t> cookie =
         CookieOf(std::vector<uint8_t>(reply_.begin(), reply_.end()));

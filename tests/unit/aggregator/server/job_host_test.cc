@@ -41,11 +41,8 @@ class JobHostReleaseTest : public ::testing::Test {
   void FinishRoundAt(int64_t after_deadline) {
     rounds::RoundEngine& e = *host_.engine();
     for (const std::string& d : e.CohortForTesting()) {
-      rounds::Upload u{d,
-                       e.job().id,
-                       e.round_id(),
-                       store::EncodeFloats({0.125, -0.25, 0.5}),
-                       {}};
+      rounds::Upload u{d, e.job().id, e.round_id(),
+                       store::EncodeFloats({0.125, -0.25, 0.5}), {}};
       ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, now_)));
     }
     const int64_t iteration = e.iteration();

@@ -68,9 +68,8 @@ TEST(RequestHandlerWriteFaultTest, UnstoredUploadGets503WithMaxAgeThen204) {
   EXPECT_TRUE(engine->Advance(now).ok());
   EXPECT_FALSE(engine->store_failing());
   EXPECT_NE(engine->round_id(), round);
-  EXPECT_EQ(testing::QueryInt(t.db(),
-                              "SELECT count(*) FROM rounds WHERE "
-                              "state = 'discarded'"),
+  EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM rounds WHERE "
+                                      "state = 'discarded'"),
             1);
 
   // A device's retry in the next round is acknowledged, stored with its
@@ -80,10 +79,9 @@ TEST(RequestHandlerWriteFaultTest, UnstoredUploadGets503WithMaxAgeThen204) {
   EXPECT_EQ(r.code, wire::kCoapChanged);
   EXPECT_EQ(r.max_age_seconds, -1);
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM uploads"), 1);
-  EXPECT_EQ(
-      testing::QueryInt(
-          t.db(), "SELECT count(*) FROM ledger WHERE scope LIKE 'local:%'"),
-      1);
+  EXPECT_EQ(testing::QueryInt(
+                t.db(), "SELECT count(*) FROM ledger WHERE scope LIKE 'local:%'"),
+            1);
 }
 
 }  // namespace
