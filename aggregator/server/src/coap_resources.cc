@@ -184,16 +184,19 @@ struct CoapResources {
     Send(resource, session, request, query, response, std::move(answer));
   }
 
-  // One block of a Block1 upload (RFC 7959) into the session's partial
-  // body: false if the request is answered here (2.31 for the next block,
-  // or a refusal); true with the whole body in `body` after the last block.
+  // One block of a Block1 request body (RFC 7959) into the session's
+  // partial body, for `resource` (kPhase of v1/secagg, 0 for v1/update),
+  // bounded by `limit` bytes: false if the request is answered here (2.31
+  // for the next block, or a refusal); true with the whole body in `body`
+  // after the last block. Shared by every resource that takes Block1.
   static bool AddBlock(CoapServer& s, coap_session_t* session,
                        const coap_pdu_t* request, const coap_opt_t* block1,
-                       const uint8_t* data, size_t length, Response& answer,
+                       const uint8_t* data, size_t length, int resource,
+                       size_t limit, Response& answer,
                        std::vector<uint8_t>& body) {
-    const UploadAssembler::Block block =
+    UploadAssembler::Block block =
         UploadAssembler::Read(request, block1, data, length);
-    const size_t limit = s.handler_.MaxUpdateBody();
+    block.resource = resource;
     const auto now = static_cast<int64_t>(posix::MonotonicMs());
     const UploadAssembler::Step step =
         s.impl_->uploads.Add(session, block, limit, now, body);
@@ -209,7 +212,9 @@ struct CoapResources {
         return false;
       case UploadAssembler::Step::kTooLarge:
         answer = ErrorResponse(Status::OutOfRange(),
-                               "body larger than the job's", 0, 0);
+                               resource == 0 ? "body larger than the job's"
+                                             : "body larger than the phase's",
+                               0, 0);
         answer.size1 = static_cast<uint32_t>(limit);
         return false;
       case UploadAssembler::Step::kIncomplete:
@@ -261,7 +266,8 @@ struct CoapResources {
             coap_check_option(request, COAP_OPTION_BLOCK1, &it);
         block1 != nullptr && s->handler_.MaxUpdateBody() != 0) {
       Response answer;
-      if (!AddBlock(*s, session, request, block1, data, length, answer, body)) {
+      if (!AddBlock(*s, session, request, block1, data, length, 0,
+                    s->handler_.MaxUpdateBody(), answer, body)) {
         Send(resource, session, request, query, response, std::move(answer));
         return;
       }
@@ -309,7 +315,24 @@ void GetSecAggRound(coap_resource_t* resource, coap_session_t* session,
               : ServerOf(session)->secagg().Round(IdentityOf(session)));
 }
 
-// POST v1/secagg/<phase> (SecAggService): one datagram, no Block1.
+// Sends a phase's answer. An error answer to a request carrying Block2 (a
+// later block of an answer libcoap no longer holds) goes without body:
+// libcoap would answer the body's missing block with 4.00 instead.
+void SendPhaseAnswer(coap_resource_t* resource, coap_session_t* session,
+                     const coap_pdu_t* request, const coap_string_t* query,
+                     coap_pdu_t* response, Response r) {
+  coap_opt_iterator_t it;
+  if (r.code >= wire::CoapCode(4, 0) &&
+      coap_check_option(request, COAP_OPTION_BLOCK2, &it) != nullptr) {
+    r.body.clear();
+  }
+  CoapResources::Send(resource, session, request, query, response,
+                      std::move(r));
+}
+
+// POST v1/secagg/<phase> (SecAggService): a body above one datagram comes
+// with Block1 and is assembled as v1/update's (AddBlock), bounded by the
+// phase's largest frame; the service sees it only whole.
 template <int kPhase>
 void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
                 const coap_pdu_t* request, const coap_string_t* query,
@@ -317,8 +340,8 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
   CoapServer* s = ServerOf(session);
   if (std::optional<Response> refused =
           CoapResources::Refusal(session, request, Resource::kSecAgg)) {
-    CoapResources::Send(resource, session, request, query, response,
-                        std::move(*refused));
+    SendPhaseAnswer(resource, session, request, query, response,
+                    std::move(*refused));
     return;
   }
   coap_opt_iterator_t it;
@@ -330,16 +353,34 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
     Response r = ErrorResponse(Status::InvalidArgument(),
                                "content-format must be 65104", 0, 0);
     r.code = wire::kCoapUnsupportedContentFormat;
-    CoapResources::Send(resource, session, request, query, response,
-                        std::move(r));
+    SendPhaseAnswer(resource, session, request, query, response, std::move(r));
     return;
   }
   size_t length = 0;
   const uint8_t* data = nullptr;
-  if (!coap_get_data(request, &length, &data)) length = 0;
-  CoapResources::Send(resource, session, request, query, response,
-                      s->secagg().Handle(kPhase, IdentityOf(session), data,
-                                         length, CoapServer::NowMs()));
+  if (!coap_get_data(request, &length, &data)) {
+    length = 0;
+    data = nullptr;
+  }
+  std::vector<uint8_t> body;
+  const size_t limit = s->secagg().MaxBody(kPhase);
+  // Without a round (limit 0) the service refuses whatever comes (4.04).
+  if (const coap_opt_t* block1 =
+          coap_check_option(request, COAP_OPTION_BLOCK1, &it);
+      block1 != nullptr && limit != 0) {
+    Response answer;
+    if (!CoapResources::AddBlock(*s, session, request, block1, data, length,
+                                 kPhase, limit, answer, body)) {
+      SendPhaseAnswer(resource, session, request, query, response,
+                      std::move(answer));
+      return;
+    }
+    data = body.data();
+    length = body.size();
+  }
+  SendPhaseAnswer(resource, session, request, query, response,
+                  s->secagg().Handle(kPhase, IdentityOf(session), data, length,
+                                     CoapServer::NowMs()));
 }
 
 coap_resource_t* AddResources(coap_context_t* context,

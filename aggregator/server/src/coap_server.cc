@@ -305,7 +305,8 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
   coap_register_event_handler(shard.context, &Event);
   coap_register_nack_handler(shard.context, &Nack);
   // Block2 (large tasks and models) by libcoap; Block1 bodies reach the
-  // handler block by block (UploadAssembler), not reassembled by libcoap.
+  // handler block by block (UploadAssembler: v1/update, v1/secagg/<phase>),
+  // not reassembled by libcoap.
   coap_context_set_block_mode(shard.context, COAP_BLOCK_USE_LIBCOAP);
   coap_context_set_session_timeout(shard.context,
                                    options.session_timeout_seconds);

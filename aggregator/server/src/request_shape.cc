@@ -50,7 +50,8 @@ bool Allowed(Resource resource, uint16_t number) {
     case Resource::kSecAggRound:
       return false;
     case Resource::kSecAgg:
-      return number == kContentFormat;
+      return number == kContentFormat || number == kBlock1 ||
+             number == kSize1 || number == kBlock2;
   }
   return false;
 }

@@ -51,7 +51,9 @@ UploadAssembler::Step UploadAssembler::Add(const coap_session_t* session,
       it = partials_.emplace(session, Partial{}).first;
     }
     it->second.body.clear();
-  } else if (it == partials_.end() || block.offset > it->second.body.size()) {
+    it->second.resource = block.resource;
+  } else if (it == partials_.end() || block.offset > it->second.body.size() ||
+             it->second.resource != block.resource) {
     if (it != partials_.end()) partials_.erase(it);
     return Step::kIncomplete;
   }

@@ -9,6 +9,7 @@ namespace {
 // CoAP codes (RFC 7252 12.1.2; RFC 6585 for 4.29), class * 32 + detail.
 constexpr uint8_t kChanged = 2 * 32 + 4;
 constexpr uint8_t kContent = 2 * 32 + 5;
+constexpr uint8_t kRequestEntityIncomplete = 4 * 32 + 8;
 constexpr uint8_t kTooManyRequests = 4 * 32 + 29;
 constexpr uint8_t kServiceUnavailable = 5 * 32 + 3;
 
@@ -201,8 +202,11 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
   if (!transport_.TakeResult(result)) return;
   in_flight_ = false;
   next_ms_ = now_ms + poll_interval_ms;
+  // 4.08: the gateway lost the partial Block1 body (it went stale, or the
+  // session's other request replaced it); the message is sent again whole.
   if (!result.status.ok() || result.code == kTooManyRequests ||
-      result.code == kServiceUnavailable) {
+      result.code == kServiceUnavailable ||
+      result.code == kRequestEntityIncomplete) {
     return;  // tried again after the interval
   }
   if (joining_) {

@@ -12,12 +12,18 @@
 // nothing; a device outside the cohort, another Content-Format, a
 // malformed body, a frame of another phase, a body on phase 0's GET, no
 // round and a round past phase 1 are refused; so is, by the device, an
-// input that does not fit the round.
+// input that does not fit the round. A round of 34 devices, 32 neighbours
+// and 1,000 words moves its frames in several blocks (Block1 up, Block2
+// down), half of its devices on the SDK's CoapClient; a phase body above
+// its bound is refused at the first block that shows it (4.13), blocks out
+// of sequence with 4.08 (raw requests, the gateway on its own thread).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "edgeadmm/drbg.h"
@@ -32,6 +38,8 @@
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
+#include "raw_coap_session.h"
+#include "sdk_stack.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -39,35 +47,54 @@ namespace {
 
 using secure_aggregation::SecAggPhase;
 
+// The small round of most tests; LargeRoundOverBlockwiseTransfers runs one
+// of kLargeN devices, kLargeK neighbours and kLargeM words, whose frames
+// and answers take several 1024-byte blocks (Block1 up, Block2 down).
 constexpr uint32_t kN = 10;
 constexpr size_t kK = 6;
 constexpr size_t kM = 16;
+constexpr uint32_t kLargeN = 34;
+constexpr size_t kLargeK = 32;
+constexpr size_t kLargeM = 1000;
 constexpr uint32_t kBits = 20;
+constexpr size_t kBlock = 1024;  // the transports' block (SZX 6)
 constexpr char kBlobKey[] = "secagg";
-using Arrays = SecAggSessionArrays<kK, kM>;
+using Arrays = SecAggSessionArrays<kLargeK, kLargeM>;
 
-secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id) {
+struct Shape {
+  uint32_t n = kN;
+  size_t k = kK;
+  size_t m = kM;
+  uint32_t threshold = 4;
+  uint32_t min_survivors = 7;
+  // A phase's deadline; it closes earlier once every device answered.
+  int64_t phase_ms = 3000;
+};
+
+secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id,
+                                                  const Shape& shape) {
   secure_aggregation::SecAggRoundParams p;
   p.round_id = round_id;
-  p.devices = kN;
-  p.degree = kK;
-  p.threshold = 4;
+  p.devices = shape.n;
+  p.degree = static_cast<uint32_t>(shape.k);
+  p.threshold = shape.threshold;
   p.bits = kBits;
-  p.mask_length = kM;
-  p.min_survivors = 7;
+  p.mask_length = static_cast<uint32_t>(shape.m);
+  p.min_survivors = shape.min_survivors;
   for (size_t b = 0; b < p.graph_seed.size(); ++b) {
     p.graph_seed[b] = static_cast<std::byte>(round_id * 13 + b);
   }
   return p;
 }
 
-// One device: flash, DRBG, session memory, transport, client.
+// One device: flash, DRBG, session memory, transport (libcoap's, or with
+// `sdk` the SDK's CoapClient over DtlsPskLink, what an MCU runs), client.
 struct Device {
   Device(posix::CoapClientContext& ctx, uint16_t port, std::string name,
-         std::vector<uint8_t> psk, uint64_t seed)
+         std::vector<uint8_t> psk, uint64_t seed, bool sdk)
       : id(std::move(name)),
         key(std::move(psk)),
-        flash(4 * SecAggSessionBlobBytes(kK, kM)),
+        flash(4 * SecAggSessionBlobBytes(kLargeK, kLargeM)),
         storage(ByteSpan(flash.data(), flash.size())),
         entropy(seed) {
     EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
@@ -77,11 +104,17 @@ struct Device {
     config.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
                                key.size());
     config.ack_timeout_ms = 1000;
-    transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
+    if (sdk) {
+      sdk_stack = std::make_unique<SdkStack>(port, id.c_str(), key, 1000);
+      link = sdk_stack->client.get();
+    } else {
+      transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
+      link = transport.get();
+    }
     Boot();
   }
   // A fresh session and client over fresh RAM (power-on or reboot).
-  void Boot(size_t key_capacity = kK) {
+  void Boot(size_t key_capacity = kLargeK) {
     client.reset();
     session.reset();
     arrays = std::make_unique<Arrays>();
@@ -89,11 +122,11 @@ struct Device {
     SecAggClientBuffers b;
     b.request = ByteSpan(request, sizeof(request));
     b.response = ByteSpan(response, sizeof(response));
-    b.blob = ByteSpan(blob, sizeof(blob));
+    b.blob = ByteSpan(blob.data(), blob.size());
     b.keys = Span<SecAggPeerKeys>(keys, key_capacity);
-    b.sealed = Span<SecAggSealed>(sealed, kK);
-    b.survivors = Span<uint32_t>(survivors, kN);
-    client = std::make_unique<SecAggPhaseClient>(*transport, storage, kBlobKey,
+    b.sealed = Span<SecAggSealed>(sealed, kLargeK);
+    b.survivors = Span<uint32_t>(survivors, kLargeN);
+    client = std::make_unique<SecAggPhaseClient>(*link, storage, kBlobKey,
                                                  *session, drbg, b);
     client->poll_interval_ms = 100;
   }
@@ -106,16 +139,21 @@ struct Device {
   Drbg drbg;
   posix::CoapDtlsConfig config;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
+  std::unique_ptr<SdkStack> sdk_stack;
+  Transport* link = nullptr;  // one of the two
   std::unique_ptr<Arrays> arrays;
   std::unique_ptr<SecAggDeviceSession> session;
   std::unique_ptr<SecAggPhaseClient> client;
-  std::byte request[SecAggSealedBytes(kK) + SecAggWordsBytes(kM)] = {};
-  std::byte response[SecAggSealedBytes(kK) + SecAggKeysAnswerBytes(kK) +
-                     SecAggWordsBytes(kN)] = {};
-  std::byte blob[4096] = {};
-  SecAggPeerKeys keys[kK];
-  SecAggSealed sealed[kK];
-  uint32_t survivors[kN] = {};
+  std::byte request[SecAggSealedBytes(kLargeK) + SecAggWordsBytes(kLargeM)] =
+      {};
+  std::byte response[SecAggSealedBytes(kLargeK) +
+                     SecAggKeysAnswerBytes(kLargeK) +
+                     SecAggWordsBytes(kLargeN)] = {};
+  std::vector<std::byte> blob =
+      std::vector<std::byte>(SecAggSessionBlobBytes(kLargeK, kLargeM));
+  SecAggPeerKeys keys[kLargeK];
+  SecAggSealed sealed[kLargeK];
+  uint32_t survivors[kLargeN] = {};
   std::vector<uint32_t> x;
   bool gone = false;  // powered off for good
 };
@@ -125,7 +163,8 @@ class SecAggCoapTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
     registry::DeviceRegistry reg(db_.db());
-    for (uint32_t i = 0; i <= kN; ++i) {  // dev-010 is outside the cohort
+    // dev-010 is outside the small round's cohort.
+    for (uint32_t i = 0; i <= kLargeN; ++i) {
       char name[16];
       std::snprintf(name, sizeof(name), "dev-%03u", i);
       auto psk = reg.Add(name);
@@ -141,33 +180,36 @@ class SecAggCoapTest : public ::testing::Test {
     ASSERT_TRUE(server.ok()) << server.status().str();
     server_ = std::move(*server);
     ASSERT_TRUE(entropy_drbg_.Init(gateway_entropy_, ConstByteSpan()).ok());
-    for (uint32_t i = 0; i <= kN; ++i) {
-      devices_.push_back(std::make_unique<Device>(
-          ctx_, server_->port(), names_[i], psks_[i], 100 + i));
+    // Outside the small round, every other device runs the SDK's stack.
+    for (uint32_t i = 0; i <= kLargeN; ++i) {
+      devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
+                                                  names_[i], psks_[i], 100 + i,
+                                                  i > kN && i % 2 == 1));
     }
   }
 
-  // Starts round `round_id` on the gateway; the first kN devices Join it
-  // (phase 0: each asks v1/secagg/round for the parameters and its index).
+  // Starts round `round_id` on the gateway; the first shape_.n devices Join
+  // it (phase 0: each asks v1/secagg/round for the parameters and its
+  // index).
   void Start(uint64_t round_id) {
     StartGateway(round_id);
-    for (uint32_t i = 0; i < kN; ++i) {
+    for (uint32_t i = 0; i < shape_.n; ++i) {
       Device& d = *devices_[i];
       ASSERT_TRUE(
           d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
     }
   }
   void StartGateway(uint64_t round_id) {
-    const auto params = RoundParams(round_id);
-    std::vector<std::string> cohort(names_.begin(), names_.begin() + kN);
+    const auto params = RoundParams(round_id, shape_);
+    std::vector<std::string> cohort(names_.begin(), names_.begin() + shape_.n);
     ASSERT_TRUE(server_->secagg()
-                    .Start(params, cohort, 3000, server::CoapServer::NowMs(),
-                           entropy_drbg_)
+                    .Start(params, cohort, shape_.phase_ms,
+                           server::CoapServer::NowMs(), entropy_drbg_)
                     .ok());
-    for (uint32_t i = 0; i < kN; ++i) {
+    for (uint32_t i = 0; i < shape_.n; ++i) {
       Device& d = *devices_[i];
       d.x.clear();
-      for (uint32_t w = 0; w < kM; ++w) {
+      for (uint32_t w = 0; w < shape_.m; ++w) {
         d.x.push_back((i * 7919u + w * 104729u + uint32_t(round_id)) &
                       ((1u << kBits) - 1));
       }
@@ -187,9 +229,10 @@ class SecAggCoapTest : public ::testing::Test {
       ASSERT_TRUE(server_->RunOnce(1).ok());
       (void)ctx_.Poll(0);
       bool all = true;
-      for (uint32_t i = 0; i < kN; ++i) {
+      for (uint32_t i = 0; i < shape_.n; ++i) {
         Device& d = *devices_[i];
         if (d.gone) continue;
+        if (d.sdk_stack) (void)d.link->Poll(0);
         d.client->Step(posix::MonotonicMs());
         all = all && d.client->finished();
       }
@@ -199,15 +242,16 @@ class SecAggCoapTest : public ::testing::Test {
   }
 
   std::vector<uint32_t> PlainSum() const {
-    std::vector<uint32_t> sum(kM, 0);
-    for (uint32_t i = 0; i < kN; ++i) {
-      for (size_t w = 0; w < kM; ++w) {
+    std::vector<uint32_t> sum(shape_.m, 0);
+    for (uint32_t i = 0; i < shape_.n; ++i) {
+      for (size_t w = 0; w < shape_.m; ++w) {
         sum[w] = (sum[w] + devices_[i]->x[w]) & ((1u << kBits) - 1);
       }
     }
     return sum;
   }
 
+  Shape shape_;
   testing::TempDatabase db_;
   posix::CoapClientContext ctx_;
   std::unique_ptr<server::CoapServer> server_;
@@ -228,6 +272,29 @@ TEST_F(SecAggCoapTest, SumOverTheNetworkEqualsPlainSum) {
     EXPECT_TRUE(devices_[i]->client->outcome().ok()) << i;
   }
   EXPECT_TRUE(server_->secagg().round()->stored().empty());
+}
+
+TEST_F(SecAggCoapTest, LargeRoundOverBlockwiseTransfers) {
+  // n = 34, k = 32, m = 1,000: the share-keys frame (2,764 B), the masked
+  // input (4,014 B) and the unmasking frame (1,228 B) go up in 3, 4 and 2
+  // Block1 blocks, the neighbours' keys (2,188 B) and the sealed messages
+  // (up to 2,764 B) come down in 3 Block2 blocks each; devices 11, 13, ...,
+  // 33 on the SDK's CoapClient, the others on libcoap. No device drops, so
+  // every phase closes when all answered, long before its deadline (which
+  // a slow build, e.g. under ASan, must not reach).
+  shape_ = Shape{kLargeN, kLargeK, kLargeM, 17, 30, 30'000};
+  ASSERT_GT(SecAggSealedBytes(kLargeK), 2 * kBlock);
+  ASSERT_GT(SecAggWordsBytes(kLargeM), 3 * kBlock);
+  ASSERT_GT(SecAggKeysAnswerBytes(kLargeK), 2 * kBlock);
+  Start(48);
+  Run([] {});
+  ASSERT_TRUE(server_->secagg().sum().has_value())
+      << server_->secagg().abort_reason().message();
+  EXPECT_EQ(server_->secagg().sum()->size(), kLargeM);
+  EXPECT_EQ(*server_->secagg().sum(), PlainSum());
+  for (uint32_t i = 0; i < kLargeN; ++i) {
+    EXPECT_TRUE(devices_[i]->client->outcome().ok()) << i;
+  }
 }
 
 TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {
@@ -406,6 +473,80 @@ TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
     d.client->Step(posix::MonotonicMs());
   }
   EXPECT_EQ(d.session->params().own_index, 2u);
+}
+
+// POST v1/secagg/masked-input blocks from a raw libcoap client (options of
+// any value); the gateway runs on its own thread while the client waits.
+testing::RawAnswer PostBlock(server::CoapServer& server,
+                             testing::RawCoapSession& raw, uint32_t num,
+                             bool more, uint32_t size1, size_t length,
+                             uint32_t block2 = 0) {
+  std::vector<testing::RawOption> options = {
+      testing::UintOption(COAP_OPTION_CONTENT_FORMAT, kSecAggFrameFormat),
+      testing::UintOption(COAP_OPTION_BLOCK1,
+                          (num << 4) | (more ? 8u : 0u) | 6u)};  // SZX 6
+  if (size1 != 0) {
+    options.push_back(testing::UintOption(COAP_OPTION_SIZE1, size1));
+  }
+  if (block2 != 0) {
+    options.push_back(testing::UintOption(COAP_OPTION_BLOCK2, block2 << 4 | 6));
+  }
+  std::atomic<bool> stop{false};
+  std::thread gateway([&] {
+    while (!stop.load()) EXPECT_TRUE(server.RunOnce(1).ok());
+  });
+  const testing::RawAnswer a =
+      raw.Request(COAP_REQUEST_CODE_POST, kSecAggPaths[2], options,
+                  std::vector<uint8_t>(length, 0x5a));
+  stop.store(true);
+  gateway.join();
+  return a;
+}
+
+TEST_F(SecAggCoapTest, PhaseBodiesAreBoundedAndInSequence) {
+  shape_ = Shape{kLargeN, kLargeK, kLargeM, 17, 30};
+  StartGateway(49);
+  const size_t limit = server_->secagg().MaxBody(3);
+  ASSERT_EQ(limit, SecAggWordsBytes(kLargeM));  // 4,014 B: 4 blocks
+  testing::RawCoapSession raw(server_->port(), names_[0], psks_[0]);
+  ASSERT_TRUE(raw.ok());
+  // Size1 one byte above the phase's largest frame: 4.13 at block 0, with
+  // Size1 = the bound.
+  testing::RawAnswer a =
+      PostBlock(*server_, raw, 0, true, static_cast<uint32_t>(limit + 1), 1024);
+  EXPECT_EQ(a.code, wire::kCoapRequestEntityTooLarge);
+  EXPECT_EQ(a.size1, limit);
+  // Without Size1: 2.31 while the body fits, 4.13 at the first block that
+  // ends past the bound (block 3 ends at 4,096 B).
+  for (uint32_t num = 0; num < 3; ++num) {
+    EXPECT_EQ(PostBlock(*server_, raw, num, true, 0, 1024).code,
+              wire::kCoapContinue)
+        << num;
+  }
+  a = PostBlock(*server_, raw, 3, true, 0, 1024);
+  EXPECT_EQ(a.code, wire::kCoapRequestEntityTooLarge);
+  EXPECT_EQ(a.size1, limit);
+  // A later block without its start, then a gap after block 0: 4.08.
+  EXPECT_EQ(PostBlock(*server_, raw, 2, true, 0, 1024).code,
+            wire::kCoapRequestEntityIncomplete);
+  EXPECT_EQ(PostBlock(*server_, raw, 0, true, 0, 1024).code,
+            wire::kCoapContinue);
+  EXPECT_EQ(PostBlock(*server_, raw, 2, false, 0, 100).code,
+            wire::kCoapRequestEntityIncomplete);
+  // The request for an answer's block 1 that the gateway no longer holds
+  // (the last Block1 block again, with Block2): 4.08, which a device
+  // answers by sending its message again (SecAggPhaseClient).
+  EXPECT_EQ(PostBlock(*server_, raw, 3, false, 0, limit - 3 * kBlock, 1).code,
+            wire::kCoapRequestEntityIncomplete);
+  // A whole body of the bound's size reaches the service only at its last
+  // block, which judges it (not a frame: 4.00).
+  for (uint32_t num = 0; num < 3; ++num) {
+    EXPECT_EQ(PostBlock(*server_, raw, num, true, 0, 1024).code,
+              wire::kCoapContinue)
+        << num;
+  }
+  EXPECT_EQ(PostBlock(*server_, raw, 3, false, 0, limit - 3 * kBlock).code,
+            wire::kCoapBadRequest);
 }
 
 }  // namespace

@@ -11,13 +11,16 @@
 // may ask again). The parameters travel in the blob, so a device
 // restarted after phase 0 Resume()s without asking again.
 //
-// Each phase: POST the session's message; 2.04 means "accepted, the phase
-// is still open": the identical message is sent again after
+// Each phase: POST the session's message (the transport sends one above a
+// block with Block1 and fetches a longer answer with Block2, so a round is
+// bounded by the buffers below, not the datagram); 2.04 means "accepted, the
+// phase is still open": the identical message is sent again after
 // poll_interval_ms (the gateway accepts an identical resend) until the
 // answer, 2.05 with the phase's answer frame, comes; the session then
 // takes the next step and its blob is written to Storage before the next
 // message leaves. Phase 4's 2.04 ends the round (Finish). A transport
-// failure, 4.29 or 5.03 is retried after the interval; any other answer
+// failure, 4.08 (the gateway lost a Block1 body's partial), 4.29 or 5.03
+// is retried after the interval; any other answer
 // aborts the session (Abort) and is the outcome. A device restarted in any
 // phase Resume()s from the stored blob and resends the same message.
 // No heap: all memory is the caller's.

@@ -43,13 +43,24 @@ TEST(RequestShapeTest, TheClientsShapesPass) {
   EXPECT_EQ(CheckRequestShape(Resource::kStatus, {kPathV1}, 0, kPort).code, 0);
 }
 
-TEST(RequestShapeTest, SecAggTakesOneDatagramWithContentFormatOnly) {
+TEST(RequestShapeTest, SecAggTakesContentFormatBlock1AndSize1) {
   EXPECT_EQ(CheckRequestShape(Resource::kSecAgg,
                               {kPathV1, Opt(12, {0xfe, 0x50})}, 500, kPort)
                 .code,
             0);
-  // Block1, Observe and a query are not part of the phases.
-  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(27, {0x0e})},
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg,
+                              {kPathV1, Opt(12, {0xfe, 0x50}), Opt(27, {0x0e}),
+                               Opt(60, {0x0f, 0xb2})},
+                              1024, kPort)
+                .code,
+            0);
+  // Block2 (the later blocks of a long answer) too; Size2, Observe and a
+  // query are not part of the phases.
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(23, {0x16})},
+                              500, kPort)
+                .code,
+            0);
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, Opt(28, {0x00})},
                               500, kPort)
                 .code,
             kBadOption);

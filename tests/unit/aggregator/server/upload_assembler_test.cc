@@ -72,6 +72,23 @@ TEST(UploadAssemblerTest, RefusesGapsAndBlocksWithoutTheirStart) {
   EXPECT_EQ(u.partials(), 0u);
 }
 
+TEST(UploadAssemblerTest, ABlockOfAnotherResourceIsOutOfSequence) {
+  UploadAssembler u;
+  std::vector<uint8_t> body;
+  const std::vector<uint8_t> block(16, 4);
+  UploadAssembler::Block first = Block(0, block, true);
+  first.resource = 2;  // e.g. a SecAgg+ phase's body
+  EXPECT_EQ(u.Add(kA, first, 100, 0, body), Step::kContinue);
+  // Block 1 of an upload to resource 0 does not continue it.
+  EXPECT_EQ(u.Add(kA, Block(1, block, false), 100, 0, body), Step::kIncomplete);
+  EXPECT_EQ(u.partials(), 0u);
+  // Block 0 of another resource starts over; its next block completes it.
+  EXPECT_EQ(u.Add(kA, first, 100, 0, body), Step::kContinue);
+  EXPECT_EQ(u.Add(kA, Block(0, block, true), 100, 0, body), Step::kContinue);
+  EXPECT_EQ(u.Add(kA, Block(1, block, false), 100, 0, body), Step::kComplete);
+  EXPECT_EQ(body.size(), 32u);
+}
+
 TEST(UploadAssemblerTest, PartialBodiesAreBoundedInCountAndTime) {
   UploadAssemblerOptions options;
   options.max_partials = 1;

@@ -22,7 +22,10 @@
 //   v1/update POST  Content-Format, Block1, Size1
 //   v1/model, v1/status  GET  Block2, Size2
 //   v1/secagg/round  GET  none
-//   v1/secagg/<phase>  POST  Content-Format (one datagram: no Block1)
+//   v1/secagg/<phase>  POST  Content-Format, Block1, Size1, Block2 (libcoap
+//                   serves a stored answer's later blocks; a request for
+//                   one it no longer holds reaches the handler: 4.08 if it
+//                   continues a Block1 body, else the answer anew)
 // and no payload on a GET. Refused shapes: 4.02 Bad Option (RFC 7252
 // 5.4.1, also for an elective option the protocol does not use) or 4.00.
 #pragma once

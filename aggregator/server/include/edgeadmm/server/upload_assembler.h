@@ -1,17 +1,20 @@
 // UploadAssembler: the daemon's own Block1 (RFC 7959) reassembly of
-// v1/update bodies, bounded before anything is stored.
+// request bodies (v1/update, v1/secagg/<phase>), bounded before anything is
+// stored.
 //
 // libcoap 4.3.1's reassembly (COAP_BLOCK_SINGLE_BODY) allocates the size a
 // client declares in Size1 on the first block and hands the handler the
 // body only when it is complete: Size1 = 4 GiB grew the daemon's virtual
 // memory to 4.2 GB, and a 20 MB body was reassembled before the 4.13
 // (issue 14 item 6). Here every block reaches the handler, which adds it:
-//   - a body larger than `limit` (the job's largest Update) is refused at
+//   - a body larger than `limit` (the job's largest Update, the phase's
+//     largest frame) is refused at
 //     the first block that shows it: Size1 above the limit on block 0, or a
 //     block ending past it;
 //   - blocks must follow each other (a repeated block replaces what it
 //     covers; a gap is refused);
-//   - one partial body per session (a new block 0 starts over), at most
+//   - one partial body per session (a new block 0, of any resource, starts
+//     over; a later block of another resource is out of sequence), at most
 //     max_partials in all, each dropped after lifetime_ms without a block;
 //   - a request with more than one Block1 option is refused with 4.02 (RFC
 //     7252 section 5.4.5: a critical option repeated), a block whose
@@ -52,6 +55,7 @@ class UploadAssembler {
     uint64_t size1 = 0;  // Size1 on block 0 (0: none)
     size_t size = 0;     // 2^(SZX+4); 0 for the reserved SZX 7
     int block1s = 1;     // Block1 options in the request
+    int resource = 0;    // the caller's tag of the resource the body is for
   };
 
   // The block a request carrying `block1` (its first Block1 option) and
@@ -77,6 +81,7 @@ class UploadAssembler {
   struct Partial {
     std::vector<uint8_t> body;
     int64_t last_ms = 0;
+    int resource = 0;
   };
   UploadAssemblerOptions options_;
   std::unordered_map<const coap_session_t*, Partial> partials_;
