@@ -241,6 +241,15 @@ class SecAggCoapTest : public ::testing::Test {
     }
   }
 
+  // Server and one device take turns until that device's client finished.
+  void RunAlone(Device& d) {
+    while (!d.client->finished()) {
+      ASSERT_TRUE(server_->RunOnce(1).ok());
+      (void)ctx_.Poll(0);
+      d.client->Step(posix::MonotonicMs());
+    }
+  }
+
   std::vector<uint32_t> PlainSum() const {
     std::vector<uint32_t> sum(shape_.m, 0);
     for (uint32_t i = 0; i < shape_.n; ++i) {
@@ -426,11 +435,7 @@ TEST_F(SecAggCoapTest, PhaseZeroRefusalsOverTheNetwork) {
   Device& d = *devices_[1];
   ASSERT_TRUE(
       d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
-  while (!d.client->finished()) {
-    ASSERT_TRUE(server_->RunOnce(1).ok());
-    (void)ctx_.Poll(0);
-    d.client->Step(posix::MonotonicMs());
-  }
+  ASSERT_NO_FATAL_FAILURE(RunAlone(d));
   EXPECT_EQ(d.client->outcome(), Status::FailedPrecondition());
   EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
 }
@@ -441,11 +446,7 @@ TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
   d.Boot(kK - 1);  // room for one neighbour fewer than the round's k
   ASSERT_TRUE(
       d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
-  while (!d.client->finished()) {
-    ASSERT_TRUE(server_->RunOnce(1).ok());
-    (void)ctx_.Poll(0);
-    d.client->Step(posix::MonotonicMs());
-  }
+  ASSERT_NO_FATAL_FAILURE(RunAlone(d));
   EXPECT_EQ(d.client->outcome(), Status::ResourceExhausted());
   EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
   EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
@@ -455,11 +456,7 @@ TEST_F(SecAggCoapTest, JoinRefusesARoundLargerThanTheBuffers) {
       d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size() - 1)).ok());
   EXPECT_EQ(d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())),
             Status::FailedPrecondition());  // one Join at a time
-  while (!d.client->finished()) {
-    ASSERT_TRUE(server_->RunOnce(1).ok());
-    (void)ctx_.Poll(0);
-    d.client->Step(posix::MonotonicMs());
-  }
+  ASSERT_NO_FATAL_FAILURE(RunAlone(d));
   EXPECT_EQ(d.client->outcome(), Status::InvalidArgument());
   EXPECT_EQ(d.session->phase(), SecAggDevicePhase::kIdle);
   EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
