@@ -324,6 +324,16 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
   if (!coap_context_set_psk2(shard.context, &psk)) {
     return Status::Unavailable();
   }
+  // A daemon already on this port (or any other socket there) would share
+  // its datagrams with this one: refuse to start instead. Port 0 lets the
+  // kernel pick a free port.
+  if (first && options.port != 0 &&
+      !UdpAddressIsFree(&address.addr.sa, address.size)) {
+    EDGEADMM_LOG_ERROR(
+        "server: [%s]:%u is in use by another socket (another daemon?)",
+        options.address.c_str(), options.port);
+    return Status::Unavailable();
+  }
   coap_endpoint_t* endpoint = nullptr;
   if (impl.poll_fd >= 0) {
     const ReusePortBinds binds;
@@ -339,6 +349,10 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
   }
   if (first) server.port_ = BoundPort(endpoint, options.port);
   if (impl.poll_fd < 0) shard.endpoint_fd = FindEndpointSocket(server.port_);
+  if (!RefuseLaterReuseAddrBinds(shard.endpoint_fd)) {
+    EDGEADMM_LOG_ERROR("server: cannot close the port to other sockets");
+    return Status::Unavailable();
+  }
   if (const Status attached =
           EndpointReadFilter::Attach(shard.endpoint_fd, &*impl.admission);
       !attached.ok()) {

@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -62,6 +64,20 @@ int SetReceiveBuffer(int fd, int bytes) {
   socklen_t length = sizeof(granted);
   return getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &length) == 0 ? granted
                                                                        : -1;
+}
+
+bool UdpAddressIsFree(const sockaddr* address, socklen_t length) {
+  const int probe = socket(address->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return false;
+  const bool free = bind(probe, address, length) == 0;
+  close(probe);
+  return free;
+}
+
+bool RefuseLaterReuseAddrBinds(int fd) {
+  const int off = 0;
+  return fd >= 0 &&
+         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &off, sizeof(off)) == 0;
 }
 
 }  // namespace edgeadmm::server
