@@ -130,6 +130,13 @@ struct Device {
                                                  *session, drbg, b);
     client->poll_interval_ms = 100;
   }
+  // A reset mid-round: the exchange in flight is dropped, RAM is lost, and
+  // the client resumes from the blob in storage.
+  Status Reboot() {
+    transport->Cancel();
+    Boot();
+    return client->Resume(Span<const uint32_t>(x.data(), x.size()));
+  }
 
   std::string id;
   std::vector<uint8_t> key;
@@ -315,10 +322,7 @@ TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {
     Device& j = *devices_[5];
     if (!rejoined && j.session->phase() == SecAggDevicePhase::kAdvertised) {
       rejoined = true;
-      j.transport->Cancel();
-      j.Boot();
-      ASSERT_TRUE(
-          j.client->Resume(Span<const uint32_t>(j.x.data(), j.x.size())).ok());
+      ASSERT_TRUE(j.Reboot().ok());
       ASSERT_EQ(j.session->phase(), SecAggDevicePhase::kAdvertised);
       EXPECT_EQ(j.session->params().own_index, 5u);
       EXPECT_EQ(j.session->params().round_id, 42u);
@@ -327,10 +331,7 @@ TEST_F(SecAggCoapTest, DropoutAfterMaskedInputAndRebootStillSum) {
     Device& r = *devices_[3];
     if (!rebooted && r.session->phase() == SecAggDevicePhase::kMaskedSent) {
       rebooted = true;
-      r.transport->Cancel();
-      r.Boot();
-      ASSERT_TRUE(
-          r.client->Resume(Span<const uint32_t>(r.x.data(), r.x.size())).ok());
+      ASSERT_TRUE(r.Reboot().ok());
       ASSERT_EQ(r.session->phase(), SecAggDevicePhase::kMaskedSent);
     }
     // Device 0 vanishes once the masked-input phase closed.
