@@ -2,6 +2,7 @@
 #include "edgeadmm/secure_aggregation/secagg_round.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "mbedtls/platform_util.h"
@@ -42,6 +43,21 @@ host::Error CheckParams(const SecAggRoundParams& p) {
 }
 
 }  // namespace
+
+SecAggSessionParams SecAggSessionParamsFor(const SecAggRoundParams& params,
+                                           uint32_t own_index) {
+  SecAggSessionParams s;
+  s.round_id = params.round_id;
+  s.devices = params.devices;
+  s.degree = params.degree;
+  s.threshold = params.threshold;
+  s.bits = params.bits;
+  s.mask_length = params.mask_length;
+  s.min_survivors = params.min_survivors;
+  s.own_index = own_index;
+  std::memcpy(s.graph_seed, params.graph_seed.data(), kGraphSeedBytes);
+  return s;
+}
 
 const char* SecAggPhaseName(SecAggPhase phase) {
   switch (phase) {

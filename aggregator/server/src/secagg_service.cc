@@ -133,17 +133,8 @@ Response SecAggService::Round(std::string_view identity) const {
   if (round_->phase() != SecAggPhase::kAdvertise) {
     return Refuse(Status::FailedPrecondition(), "the round cannot be joined");
   }
-  const auto& p = round_->params();
-  SecAggSessionParams s;
-  s.round_id = p.round_id;
-  s.devices = p.devices;
-  s.degree = p.degree;
-  s.threshold = p.threshold;
-  s.bits = p.bits;
-  s.mask_length = p.mask_length;
-  s.min_survivors = p.min_survivors;
-  s.own_index = it->second;
-  std::memcpy(s.graph_seed, p.graph_seed.data(), kGraphSeedBytes);
+  const SecAggSessionParams s =
+      secure_aggregation::SecAggSessionParamsFor(round_->params(), it->second);
   return Encoded(SecAggRoundBytes(),
                  [&](ByteSpan b) { return EncodeSecAggRound(s, b); });
 }

@@ -106,17 +106,7 @@ struct Cohort {
   }
 
   SecAggSessionParams DeviceParams(uint32_t i) const {
-    SecAggSessionParams p;
-    p.round_id = params.round_id;
-    p.devices = params.devices;
-    p.degree = params.degree;
-    p.threshold = params.threshold;
-    p.bits = params.bits;
-    p.mask_length = params.mask_length;
-    p.min_survivors = params.min_survivors;
-    p.own_index = i;
-    std::memcpy(p.graph_seed, params.graph_seed.data(), kGraphSeedBytes);
-    return p;
+    return SecAggSessionParamsFor(params, i);
   }
 
   std::vector<uint32_t> PlainSum() const {

@@ -45,6 +45,7 @@
 
 #include "edgeadmm/host/error.h"
 #include "edgeadmm/random_byte_source.h"
+#include "edgeadmm/secagg/device_session.h"
 #include "edgeadmm/secagg/key_agreement.h"
 #include "edgeadmm/secagg/masked_input.h"
 #include "edgeadmm/secagg/neighbour_graph.h"
@@ -74,7 +75,8 @@ constexpr size_t kSealedEntryBytes = 4 + kSealedSharesBytes;  // receiver
 constexpr size_t kRevealedEntryBytes = 4 + 1 + 1 + kShamirSecretBytes;
 constexpr uint32_t kSecAggMaxMaskWords = uint32_t{1} << 22;
 
-// Phase 0: the round's parameters, sent to every device with the task.
+// Phase 0: the round's parameters, which every device of the cohort gets
+// with its own index (GET v1/secagg/round, SecAggSessionParamsFor).
 struct SecAggRoundParams {
   uint64_t round_id = 0;
   uint32_t devices = 0;      // n, the cohort: devices 0..n-1
@@ -87,6 +89,10 @@ struct SecAggRoundParams {
   uint32_t min_survivors = 1;
   std::array<std::byte, kGraphSeedBytes> graph_seed{};
 };
+
+// Device `own_index`'s view of the round: what phase 0 answers it.
+SecAggSessionParams SecAggSessionParamsFor(const SecAggRoundParams& params,
+                                           uint32_t own_index);
 
 struct Advertisement {
   ConstByteSpan encryption_public;     // 32 B
