@@ -227,6 +227,11 @@ Error MatchPolicy(const std::string& name, privacy::Schedule* schedule) {
     case privacy::Policy::kParticipationOwnNoise:
       schedule->neighbouring = privacy::Neighbouring::kZeroOut;
       break;
+    case privacy::Policy::kSecureAggregation:
+      return Error::InvalidArgument(
+          "the secure-aggregation policy charges the distributed discrete "
+          "Gaussian, not a Gaussian schedule: its plan comes from the job's "
+          "target epsilon (job create prints it)");
   }
   if (sampled) {
     return Error::InvalidArgument(
@@ -279,23 +284,22 @@ Error RunPlan(const PrivacyOptions& o) {
   if (!o.policy.empty()) {
     EDGEADMM_HOST_TRY_ASSIGN(const privacy::Policy policy,
                              privacy::ParsePolicy(o.policy));
-    EDGEADMM_HOST_TRY_ASSIGN(const double sigma,
-                             privacy::SigmaForNoiseMultiplier(
-                                 policy, noise_multiplier, o.clip, o.cohort,
-                                 o.colluders));
+    EDGEADMM_HOST_TRY_ASSIGN(
+        const double sigma,
+        privacy::SigmaForNoiseMultiplier(policy, noise_multiplier, o.clip,
+                                         o.cohort, o.colluders));
     const bool splits = policy == privacy::Policy::kParticipation;
-    sigma_field = ", \"policy_sigma\": " + FormatNumber(sigma) +
-                  ", \"policy\": " + JsonString(o.policy) +
-                  (splits ? ", \"max_colluders\": " +
-                                std::to_string(o.colluders)
-                          : std::string());
-    sigma_text = "\nsigma for policy " + o.policy + " (C = " +
-                 FormatNumber(o.clip) +
-                 (splits ? ", m = " + std::to_string(o.cohort) +
-                               ", t = " + std::to_string(o.colluders) +
-                               " colluding devices"
-                         : std::string()) +
-                 "): " + FormatNumber(sigma);
+    sigma_field =
+        ", \"policy_sigma\": " + FormatNumber(sigma) +
+        ", \"policy\": " + JsonString(o.policy) +
+        (splits ? ", \"max_colluders\": " + std::to_string(o.colluders)
+                : std::string());
+    sigma_text =
+        "\nsigma for policy " + o.policy + " (C = " + FormatNumber(o.clip) +
+        (splits ? ", m = " + std::to_string(o.cohort) + ", t = " +
+                      std::to_string(o.colluders) + " colluding devices"
+                : std::string()) +
+        "): " + FormatNumber(sigma);
   }
   if (o.json) {
     // Splice the policy fields before the closing brace.
@@ -353,10 +357,9 @@ Error RunPaper004(const Paper004Options& o) {
         "paper 004 moments accountant (the paper's bound, record-level): "
         "epsilon-bar %s (tau %lld) at delta %s\nRDP of the same mechanism "
         "(one record, noise multiplier %s, %llu steps):\n%s\n",
-        FormatNumber(paper.epsilon).c_str(),
-        static_cast<long long>(paper.tau), FormatNumber(o.step_delta).c_str(),
-        FormatNumber(z0).c_str(), static_cast<unsigned long long>(o.rounds),
-        rdp.ToText().c_str());
+        FormatNumber(paper.epsilon).c_str(), static_cast<long long>(paper.tau),
+        FormatNumber(o.step_delta).c_str(), FormatNumber(z0).c_str(),
+        static_cast<unsigned long long>(o.rounds), rdp.ToText().c_str());
   }
   return Error::Ok();
 }
@@ -432,16 +435,19 @@ void AddPrivacyCommands(CLI::App& app) {
       "paper-004",
       "paper 004's record-level epsilon-bar (its moments accountant) and the "
       "RDP epsilon of the same per-record Gaussian mechanism");
-  paper->add_option("--step-epsilon", p004->step_epsilon,
-                    "per-iteration epsilon (dp_admm.step_epsilon)")
+  paper
+      ->add_option("--step-epsilon", p004->step_epsilon,
+                   "per-iteration epsilon (dp_admm.step_epsilon)")
       ->required();
-  paper->add_option("--step-delta", p004->step_delta,
-                    "per-iteration delta, also the final delta")
+  paper
+      ->add_option("--step-delta", p004->step_delta,
+                   "per-iteration delta, also the final delta")
       ->capture_default_str();
   paper->add_option("--rounds", p004->rounds, "iterations T")->required();
-  paper->add_option("--conversion", p004->conversion,
-                    "RDP conversion of the second number: classic or "
-                    "improved")
+  paper
+      ->add_option("--conversion", p004->conversion,
+                   "RDP conversion of the second number: classic or "
+                   "improved")
       ->capture_default_str();
   paper->add_flag("--json", p004->json, "print one JSON object");
   paper->callback(

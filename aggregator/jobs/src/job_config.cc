@@ -27,7 +27,8 @@ constexpr NameTable<RegularizerKind> kRegularizers = {
 constexpr NameTable<privacy::Policy> kPolicies = {
     {"participation", privacy::Policy::kParticipation},
     {"participation-own-noise", privacy::Policy::kParticipationOwnNoise},
-    {"trusted-aggregator", privacy::Policy::kTrustedAggregator}};
+    {"trusted-aggregator", privacy::Policy::kTrustedAggregator},
+    {"secure-aggregation", privacy::Policy::kSecureAggregation}};
 // dataio's names (ParseDataFormat / ParseRowNormalization).
 constexpr NameTable<DataFormat> kDataFormats = {
     {"libsvm", DataFormat::kLibsvm}, {"adult-csv", DataFormat::kAdultCsv}};
@@ -112,8 +113,9 @@ const char* ValidationHolderName(ValidationHolder h) {
 
 bool IsValidJobName(std::string_view name) {
   return !name.empty() && name.size() <= 64 &&
-         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+         name.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyz"
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
              std::string_view::npos;
 }
 
@@ -207,6 +209,10 @@ host::Error ValidatePolicy(const JobConfig& c) {
   if (c.max_colluders < 0) {
     return host::Error::InvalidArgument("privacy.max_colluders: must be >= 0");
   }
+  if (c.policy == privacy::Policy::kSecureAggregation) {
+    return host::Error::InvalidArgument(
+        "privacy.policy: secure-aggregation is not run by this daemon yet");
+  }
   if (c.noise_planned() && c.rounds_may_be_colluders_only()) {
     // docs/privacy.md, "Colluding devices": σ is planned for the noise of
     // the m_min − t uploads the colluders do not know. (With a given σ, a
@@ -298,9 +304,9 @@ host::Error RefuseOtherAlgorithmsTables(const ConfigReader& r,
         !r.HasTable(other->table())) {
       continue;
     }
-    return host::Error::InvalidArgument(
-        std::string("[") + other->table() + "]: a table of " + other->name() +
-        " jobs; this job runs " + own->name());
+    return host::Error::InvalidArgument(std::string("[") + other->table() +
+                                        "]: a table of " + other->name() +
+                                        " jobs; this job runs " + own->name());
   }
   return host::Error::Ok();
 }
@@ -340,7 +346,8 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   if (algorithm != nullptr) algorithm->ReadTable(r, c);
   // Barrier algorithms take no [privacy] or [sampling] keys of the Gaussian
   // ledgers' (their Resolve sets what they imply).
-  const bool barrier = algorithm != nullptr && !algorithm->takes_gaussian_keys();
+  const bool barrier =
+      algorithm != nullptr && !algorithm->takes_gaussian_keys();
   r.Enum("privacy.policy", kPolicies, c.policy, false);
   r.Bool("privacy.noise_in_state", c.noise_in_state, false);
   r.Double("privacy.clip", c.clip, !barrier);
@@ -358,6 +365,14 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Int("sampling.m", c.m, !barrier && c.sampling == SamplingScheme::kFixed);
   r.Int("sampling.m_min", c.m_min, !barrier);
   r.Double("sampling.deadline_seconds", c.deadline_seconds, true);
+  if (c.policy == privacy::Policy::kSecureAggregation) {
+    SecureAggregationConfig& s = c.secure_aggregation;
+    r.Int("secure_aggregation.neighbours", s.neighbours, false);
+    r.Int("secure_aggregation.dropouts", s.dropouts, false);
+    r.Int("secure_aggregation.max_bits", s.max_bits, false);
+    r.Double("secure_aggregation.log2_wrap", s.log2_wrap, false);
+    r.Double("secure_aggregation.phase_seconds", s.phase_seconds, false);
+  }
   int64_t seed = 0;
   r.Int("sampling.seed", seed, false);
   c.sampling_seed = static_cast<uint64_t>(seed);

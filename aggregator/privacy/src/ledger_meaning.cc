@@ -5,28 +5,46 @@ namespace edgeadmm::privacy {
 LedgerMeaning CentralLedgerMeaning(Policy policy, int64_t max_colluders) {
   switch (policy) {
     case Policy::kTrustedAggregator:
-      return {"poisson_subsampled_gaussian per released round (the "
-              "aggregator's noise on the secret cohort's sum)",
-              "add/remove one device (user-level)",
-              "whoever sees the released models and their timing (not the "
-              "gateway, which is trusted)"};
+      return {
+          "poisson_subsampled_gaussian per released round (the "
+          "aggregator's noise on the secret cohort's sum)",
+          "add/remove one device (user-level)",
+          "whoever sees the released models and their timing (not the "
+          "gateway, which is trusted)"};
     case Policy::kParticipationOwnNoise:
-      return {"gaussian per accepted upload (the device's own noise), "
-              "maximum over devices",
-              "zero-out one device's data (user-level)",
-              "whoever sees the released models (not the gateway)"};
+      return {
+          "gaussian per accepted upload (the device's own noise), "
+          "maximum over devices",
+          "zero-out one device's data (user-level)",
+          "whoever sees the released models (not the gateway)"};
+    case Policy::kSecureAggregation:
+      return {
+          "distributed discrete gaussian per completed round (the sum "
+          "of the surviving honest devices' noises, at least the "
+          "cohort less the dropouts and the " +
+              std::to_string(max_colluders) +
+              " colluders), charged to "
+              "each device of the round",
+          "zero-out one device's data (user-level)",
+          "the gateway and any " + std::to_string(max_colluders) +
+              " colluding devices, and whoever sees the released "
+              "models"};
     case Policy::kParticipation:
     case Policy::kLocalDp:
       break;
   }
   const std::string t = std::to_string(max_colluders);
-  return {"gaussian per accepted upload (the noise of the round's accepted "
-          "uploads less the " + t + " that colluding devices know: nu * "
-          "sqrt(max(m_k - " + t + ", 1))), maximum over devices",
-          "zero-out one device's data (user-level)",
-          "whoever sees the released models, up to " + t +
-              " colluding devices of the cohort included (max_colluders = " +
-              t + "; not the gateway)"};
+  return {
+      "gaussian per accepted upload (the noise of the round's accepted "
+      "uploads less the " +
+          t +
+          " that colluding devices know: nu * "
+          "sqrt(max(m_k - " +
+          t + ", 1))), maximum over devices",
+      "zero-out one device's data (user-level)",
+      "whoever sees the released models, up to " + t +
+          " colluding devices of the cohort included (max_colluders = " + t +
+          "; not the gateway)"};
 }
 
 LedgerMeaning RandomWalkLedgerMeaning() {
@@ -51,9 +69,9 @@ LedgerMeaning LocalLedgerMeaning(Policy policy) {
 }
 
 EpsilonReport DescribeLedger(const LedgerMeaning& meaning, double epsilon,
-                             double delta, double order,
-                             Conversion conversion, const std::string& subject,
-                             Policy policy, uint64_t compositions) {
+                             double delta, double order, Conversion conversion,
+                             const std::string& subject, Policy policy,
+                             uint64_t compositions) {
   EpsilonReport report;
   report.epsilon = epsilon;
   report.delta = delta;

@@ -17,19 +17,22 @@ const char* PolicyName(Policy policy) {
       return "local-dp";
     case Policy::kParticipationOwnNoise:
       return "participation-own-noise";
+    case Policy::kSecureAggregation:
+      return "secure-aggregation";
   }
   return "unknown";
 }
 
 host::ErrorOr<Policy> ParsePolicy(const std::string& name) {
-  for (Policy p : {Policy::kParticipation, Policy::kTrustedAggregator,
-                   Policy::kLocalDp, Policy::kParticipationOwnNoise}) {
+  for (Policy p :
+       {Policy::kParticipation, Policy::kTrustedAggregator, Policy::kLocalDp,
+        Policy::kParticipationOwnNoise, Policy::kSecureAggregation}) {
     if (name == PolicyName(p)) return p;
   }
   return host::Error::InvalidArgument(
       "unknown policy '" + name +
       "' (expected participation, participation-own-noise, "
-      "trusted-aggregator or local-dp)");
+      "trusted-aggregator, secure-aggregation or local-dp)");
 }
 
 double ParticipationNoiseMultiplier(double own_noise_multiplier,
@@ -53,8 +56,8 @@ host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
       if (accepted_uploads <= colluders) {
         return host::Error::InvalidArgument(
             "participation needs more accepted uploads per round (m = " +
-            std::to_string(accepted_uploads) + ") than colluding devices (t = " +
-            std::to_string(colluders) + ")");
+            std::to_string(accepted_uploads) +
+            ") than colluding devices (t = " + std::to_string(colluders) + ")");
       }
       return 2.0 * clip * noise_multiplier /
              std::sqrt(static_cast<double>(accepted_uploads - colluders));
@@ -63,6 +66,10 @@ host::ErrorOr<double> SigmaForNoiseMultiplier(Policy policy,
       return 2.0 * clip * noise_multiplier;
     case Policy::kLocalDp:
       return 4.0 * clip * noise_multiplier;
+    case Policy::kSecureAggregation:
+      return host::Error::InvalidArgument(
+          "secure-aggregation has no Gaussian sigma: its discrete noise is "
+          "chosen from the target epsilon (ChooseDdgParameters)");
   }
   return host::Error::InvalidArgument("unknown policy");
 }

@@ -58,6 +58,8 @@ edgeadmm_wire_PrivacyPolicy WirePolicy(privacy::Policy policy) {
       return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_LOCAL_DP;
     case privacy::Policy::kParticipationOwnNoise:
       return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION_OWN_NOISE;
+    case privacy::Policy::kSecureAggregation:
+      return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_SECURE_AGGREGATION;
   }
   return edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_UNSPECIFIED;
 }

@@ -24,8 +24,7 @@ Status ValidateReleasedModel(const edgeadmm_wire_ReleasedModel& m,
   const int32_t policy = internal::EnumValue(m.policy);
   const int32_t conversion = internal::EnumValue(m.conversion);
   if (policy < edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION ||
-      policy >
-          edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_PARTICIPATION_OWN_NOISE ||
+      policy > edgeadmm_wire_PrivacyPolicy_PRIVACY_POLICY_SECURE_AGGREGATION ||
       conversion < edgeadmm_wire_RdpConversion_RDP_CONVERSION_CLASSIC ||
       conversion > edgeadmm_wire_RdpConversion_RDP_CONVERSION_PLD) {
     return Status::InvalidArgument();

@@ -97,9 +97,9 @@ TEST(JobConfigTest, InfiniteBudgetOnlyInAnAuditAndTargetEpsilon) {
       Replace(Base(), "central_budget = 1000.0", "central_budget = inf");
   toml = Replace(toml, "sigma = 2.0", "target_epsilon = 3.0");
   const std::string refused = ErrorOf(toml);
-  EXPECT_NE(refused.find("privacy.audit = true"), std::string::npos)
-      << refused;
-  toml = Replace(toml, "central_budget = inf", "central_budget = inf\naudit = true");
+  EXPECT_NE(refused.find("privacy.audit = true"), std::string::npos) << refused;
+  toml = Replace(toml, "central_budget = inf",
+                 "central_budget = inf\naudit = true");
   auto c = ParseJobConfig(toml);
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_TRUE(std::isinf(c->central_budget));
@@ -194,7 +194,9 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
        "privacy.policy: unknown value \"local-dp\""},
       {"policy = \"participation\"", "policy = \"lottery\"",
        "privacy.policy: unknown value \"lottery\" (one of: participation, "
-       "participation-own-noise, trusted-aggregator)"},
+       "participation-own-noise, trusted-aggregator, secure-aggregation)"},
+      {"policy = \"participation\"", "policy = \"secure-aggregation\"",
+       "privacy.policy: secure-aggregation is not run by this daemon yet"},
       {"clip = 1.0", "clip = 1.0\nnoise_in_state = 1",
        "privacy.noise_in_state: must be true or false"},
       {"[job]", "[job\n", "TOML syntax error at line 1"},
@@ -257,14 +259,16 @@ TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
   built.m_min = 2;
   ExpectRefused(built, "sampling.m_min: must be 0 under trusted-aggregator");
   built.m_min = 0;
-  EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
+  EXPECT_TRUE(ValidateJobConfig(built).ok())
+      << ValidateJobConfig(built).message();
   // Under participation the cohort is not secret to the accounting, and a
   // round needs at least one upload.
   built.policy = privacy::Policy::kParticipation;
   built.sampling_seed = 7;
   ExpectRefused(built, "sampling.m_min: must be >= 1");
   built.m_min = 1;
-  EXPECT_TRUE(ValidateJobConfig(built).ok()) << ValidateJobConfig(built).message();
+  EXPECT_TRUE(ValidateJobConfig(built).ok())
+      << ValidateJobConfig(built).message();
 }
 
 // docs/privacy.md, "Colluding devices": t = privacy.max_colluders (default
@@ -281,12 +285,13 @@ TEST(JobConfigTest, MaxColludersDefaultsToOneAndBoundsThePlannedCohort) {
       Replace(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = -1"));
   EXPECT_EQ(error.rfind("privacy.max_colluders: must be >= 0", 0), 0u) << error;
   // m_min = 2 (Base): planning σ needs t < 2.
-  const std::string planned = Replace(Base(), "sigma = 2.0", "target_epsilon = 3.0");
+  const std::string planned =
+      Replace(Base(), "sigma = 2.0", "target_epsilon = 3.0");
   EXPECT_TRUE(ParseJobConfig(planned).ok());
   error = ErrorOf(
       Replace(planned, "delta = 1e-5", "delta = 1e-5\nmax_colluders = 2"));
-  EXPECT_EQ(error.rfind("sampling.m_min: must be > privacy.max_colluders (2)", 0),
-            0u)
+  EXPECT_EQ(
+      error.rfind("sampling.m_min: must be > privacy.max_colluders (2)", 0), 0u)
       << error;
   // A given σ is charged the unknown noise of each round as it comes.
   EXPECT_TRUE(ParseJobConfig(Replace(Base(), "delta = 1e-5",
@@ -424,11 +429,10 @@ TEST(JobConfigTest, ValidationSelectsTheBestModelOnGatewayDataByDefault) {
   EXPECT_EQ(c->release, ReleaseChoice::kLast);
   EXPECT_FALSE(c->selects_on_validation());
 
-  c = ParseJobConfig(
-      testing::JobToml("j", "prox-admm", testing::DefaultPrivacyTable(),
-                       testing::DefaultSamplingTable()) +
-      kGatewayValidation +
-      "held_by = \"devices\"\n");
+  c = ParseJobConfig(testing::JobToml("j", "prox-admm",
+                                      testing::DefaultPrivacyTable(),
+                                      testing::DefaultSamplingTable()) +
+                     kGatewayValidation + "held_by = \"devices\"\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->validation_held_by, ValidationHolder::kDevices);
   EXPECT_EQ(c->release, ReleaseChoice::kLast);
@@ -447,10 +451,10 @@ TEST(JobConfigTest, ValidationSelectsTheBestModelOnGatewayDataByDefault) {
 
 // Squared-loss jobs select on the objective (their labels are real).
 TEST(JobConfigTest, SquaredLossSelectsOnTheObjective) {
-  std::string toml = testing::JobToml("j", "prox-admm",
-                                      testing::DefaultPrivacyTable(),
-                                      testing::DefaultSamplingTable()) +
-                     kGatewayValidation;
+  std::string toml =
+      testing::JobToml("j", "prox-admm", testing::DefaultPrivacyTable(),
+                       testing::DefaultSamplingTable()) +
+      kGatewayValidation;
   toml.replace(toml.find("\"logistic\""), 10, "\"squared\"");
   auto c = ParseJobConfig(toml);
   ASSERT_TRUE(c.ok()) << c.error().ToString();

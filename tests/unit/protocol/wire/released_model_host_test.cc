@@ -87,7 +87,7 @@ TEST(ReleasedModelTest, InvalidFieldsAreRefused) {
       Status::InvalidArgument());
   EXPECT_EQ(with([](auto& m) { m.dimension = 3; }), Status::InvalidArgument());
   // The labels of epsilon are required and must be listed values.
-  for (const int32_t policy : {0, 5, -1}) {
+  for (const int32_t policy : {0, 6, -1}) {
     EXPECT_EQ(
         with([&](auto& m) { std::memcpy(&m.policy, &policy, sizeof(policy)); }),
         Status::InvalidArgument())

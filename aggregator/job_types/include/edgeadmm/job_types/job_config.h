@@ -111,6 +111,17 @@ struct AdmmSharingConfig {
 };
 enum class SamplingScheme { kPoisson, kFixed };
 
+// [secure_aggregation]: the SecAgg+ round of a job under privacy.policy
+// "secure-aggregation" (docs/aggregator.md; the noise and the modulus are
+// chosen from the job's target epsilon: secure_aggregation/ddg_parameters.h).
+struct SecureAggregationConfig {
+  int64_t neighbours = 0;     // k of the masking graph; 0: chosen from m
+  int64_t dropouts = 0;       // D: the round aborts below m - D survivors
+  int64_t max_bits = 32;      // the modulus 2^b, b <= max_bits
+  double log2_wrap = -40;     // per round, P(the sum wraps) <= 2^log2_wrap
+  double phase_seconds = 10;  // each phase's deadline
+};
+
 // How the central ledgers' ε is computed (docs/privacy.md, "The job's
 // accountant"): PLD of the charged schedule (never above RDP), or RDP with
 // the improved conversion. Local ledgers always use RDP, as devices do.
@@ -152,9 +163,11 @@ struct JobConfig {
   // Null unless the algorithm's unit stores its table here.
   std::shared_ptr<const AlgorithmTable> algorithm_table;
 
-  // participation, participation-own-noise or trusted-aggregator (local-dp
-  // is the devices' own ledger, charged under every policy).
+  // participation, participation-own-noise, trusted-aggregator or
+  // secure-aggregation (local-dp is the devices' own ledger, charged under
+  // every policy).
   privacy::Policy policy = privacy::Policy::kParticipation;
+  SecureAggregationConfig secure_aggregation;  // secure-aggregation only
   // Sent to devices in every task (FederatedAdmmParams.noise_in_state): true
   // lets a device add its noise to its persisted u_i as paper 002 prints it.
   // `participation` is proven only for false and refuses true.
@@ -175,7 +188,7 @@ struct JobConfig {
   // central ledgers may have no cap (central_budget = inf), and its status
   // and export say so.
   bool audit = false;
-  double device_budget = 0.0;   // ε; may be inf
+  double device_budget = 0.0;  // ε; may be inf
 
   SamplingScheme sampling = SamplingScheme::kPoisson;
   double q = 0.0;     // Poisson rate
@@ -186,8 +199,8 @@ struct JobConfig {
   uint64_t sampling_seed = 0;
 
   std::string validation_data;  // empty: no validation metrics
-  // How the gateway loads it (dataio/include/edgeadmm/dataio/dataset_source.h): the devices must
-  // load their data with the same format and normalization.
+  // How the gateway loads it (dataio/include/edgeadmm/dataio/dataset_source.h):
+  // the devices must load their data with the same format and normalization.
   DataFormat validation_format = DataFormat::kLibsvm;
   RowNormalization validation_normalize = RowNormalization::kNone;
   ValidationHolder validation_held_by = ValidationHolder::kGateway;
@@ -204,8 +217,7 @@ struct JobConfig {
   // hides a device behind its own noise alone (docs/privacy.md, "Colluding
   // devices"); true when m_min allows such rounds.
   bool rounds_may_be_colluders_only() const {
-    return policy == privacy::Policy::kParticipation &&
-           m_min <= max_colluders;
+    return policy == privacy::Policy::kParticipation && m_min <= max_colluders;
   }
   // Validation on operator data may select among the released models.
   bool selects_on_validation() const {
