@@ -33,14 +33,22 @@ host::UploadBound DpSgd::HonestUpload(const jobs::JobConfig& c) const {
   return {c.clip, c.sigma};
 }
 
-Status DpSgd::ApplyRound(const jobs::JobConfig& c, int64_t /*n*/,
+Status DpSgd::ApplyRound(const jobs::JobConfig& c, int64_t n,
                          const std::vector<std::vector<double>>& uploads,
-                         RoundNoise& /*noise*/, ServerModel& model) const {
+                         RoundNoise& noise, ServerModel& model) const {
+  return ApplySum(c, n, SumUploads(uploads, static_cast<size_t>(c.dimension)),
+                  static_cast<int64_t>(uploads.size()), noise, model);
+}
+
+Status DpSgd::ApplySum(const jobs::JobConfig& c, int64_t /*n*/,
+                       const std::vector<double>& sum, int64_t count,
+                       RoundNoise& /*noise*/, ServerModel& model) const {
   // Uploads are Δ_i = Clip(w_i − z, C) + ξ_i (dp_sgd_step.h), each already
   // scaled by the device's learning rate γ: average, step, prox.
   const size_t p = static_cast<size_t>(c.dimension);
-  const double m = static_cast<double>(uploads.size());
-  std::vector<double> step = SumUploads(uploads, p);
+  if (sum.size() != p || count < 1) return Status::InvalidArgument();
+  const double m = static_cast<double>(count);
+  std::vector<double> step = sum;
   for (size_t j = 0; j < p; ++j) step[j] = model.z[j] + step[j] / m;
   ProxInto(c, step, model.z);
   return Status::Ok();

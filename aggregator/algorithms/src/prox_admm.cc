@@ -44,13 +44,23 @@ host::UploadBound ProxAdmm::HonestUpload(const jobs::JobConfig& c) const {
 Status ProxAdmm::ApplyRound(const jobs::JobConfig& c, int64_t n,
                             const std::vector<std::vector<double>>& uploads,
                             RoundNoise& noise, ServerModel& model) const {
+  return ApplySum(c, n, SumUploads(uploads, static_cast<size_t>(c.dimension)),
+                  static_cast<int64_t>(uploads.size()), noise, model);
+}
+
+Status ProxAdmm::ApplySum(const jobs::JobConfig& c, int64_t n,
+                          const std::vector<double>& uploads_sum,
+                          int64_t /*count*/, RoundNoise& noise,
+                          ServerModel& model) const {
   // Paper 002 Alg. 3 with pitfall P3: ŝ += (1/n)·Σ Δu_i (under
   // trusted-aggregator the sum on the grid plus discrete Gaussian noise of
   // std λσ, sum_grid.h), z = prox_{γr}(ŝ) (eq. (5)); n is
   // the job's enrolled device count, not m.
   const size_t p = static_cast<size_t>(c.dimension);
-  if (model.state.size() != p) return Status::InvalidArgument();
-  std::vector<double> sum = SumUploads(uploads, p);
+  if (model.state.size() != p || uploads_sum.size() != p) {
+    return Status::InvalidArgument();
+  }
+  std::vector<double> sum = uploads_sum;
   if (c.policy == privacy::Policy::kTrustedAggregator) {
     EDGEADMM_TRY(noise.AddNoise(c.lambda * c.sigma, sum));
   }

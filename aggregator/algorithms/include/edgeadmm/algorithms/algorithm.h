@@ -201,6 +201,21 @@ class ParticipationCharge {
   virtual int64_t MaxParticipations(const jobs::JobConfig& config) const = 0;
 };
 
+// Capability of an algorithm whose round's server update depends on the
+// accepted uploads only through their sum and their count: the algorithms
+// that can run under privacy.policy "secure-aggregation", where the gateway
+// learns the decoded sum of the round's survivors and nothing else
+// (docs/privacy.md, "secure-aggregation").
+class SumRounds {
+ public:
+  virtual ~SumRounds() = default;
+  // ApplyRound for `count` >= 1 uploads whose sum is `sum` (UploadLength
+  // long).
+  virtual Status ApplySum(const jobs::JobConfig& config, int64_t n,
+                          const std::vector<double>& sum, int64_t count,
+                          RoundNoise& noise, ServerModel& model) const = 0;
+};
+
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
@@ -322,6 +337,7 @@ class Algorithm {
     return nullptr;
   }
   virtual const ReportSections* report_sections() const { return nullptr; }
+  virtual const SumRounds* sum_rounds() const { return nullptr; }
   // Its uploads' own bytes (UploadExtra); null: the algorithm sends none
   // and an upload carrying some is refused.
   virtual const UploadExtra* upload_extra() const { return nullptr; }

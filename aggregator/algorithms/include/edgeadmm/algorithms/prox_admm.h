@@ -7,7 +7,7 @@
 
 namespace edgeadmm::algorithms {
 
-class ProxAdmm final : public Algorithm {
+class ProxAdmm final : public Algorithm, public SumRounds {
  public:
   AlgorithmKind kind() const override { return AlgorithmKind::kProxAdmm; }
   const char* name() const override { return "prox-admm"; }
@@ -26,6 +26,10 @@ class ProxAdmm final : public Algorithm {
   Status ApplyRound(const jobs::JobConfig& config, int64_t n,
                     const std::vector<std::vector<double>>& uploads,
                     RoundNoise& noise, ServerModel& model) const override;
+  Status ApplySum(const jobs::JobConfig& config, int64_t n,
+                  const std::vector<double>& sum, int64_t count,
+                  RoundNoise& noise, ServerModel& model) const override;
+  const SumRounds* sum_rounds() const override { return this; }
   double OwnNoiseMultiplier(const jobs::JobConfig& config) const override;
 };
 
