@@ -175,6 +175,19 @@ TEST_F(DdgEncoderTest, AnUpdateAboveTheClipIsScaledToIt) {
   }
 }
 
+// The zero update (the zero-out neighbour of docs/privacy.md) rounds to
+// exactly 0, whatever the rounding's randomness.
+TEST_F(DdgEncoderTest, TheZeroUpdateRoundsToZero) {
+  Seed(9);
+  const Real zero[kDim] = {};
+  for (int trial = 0; trial < 5; ++trial) {
+    for (int64_t& v : ints_) v = 7;
+    ASSERT_EQ(DdgRoundUpdate(Plan(), seed(), 3, zero, drbg_, scratch()),
+              Status::Ok());
+    for (int64_t v : ints_) EXPECT_EQ(v, 0);
+  }
+}
+
 TEST_F(DdgEncoderTest, Refusals) {
   Seed(8);
   Real update[kDim] = {};
