@@ -32,7 +32,8 @@ struct SecureAggregationTask {
 
 // out = the task's plan (enabled = false and OK when it carries none).
 // INVALID_ARGUMENT when ValidateDdgRoundPlan refuses the plan (with d = the
-// task's dimension and the message's clip) or the seed is all zeros: nanopb
+// task's dimension and the message's clip), DiscreteGaussian::Create
+// refuses its sigma_g^2 (the encoder's noise), or the seed is all zeros: nanopb
 // reads an empty fixed-length seed as 32 zero bytes and refuses any other
 // length than 0 and 32, so an all-zero seed is how a missing one arrives
 // (a fresh random seed is all zeros with probability 2^-256).

@@ -2,6 +2,7 @@
 // secure_aggregation_task.h).
 #include "edgeadmm/secure_aggregation_task.h"
 
+#include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm {
@@ -22,6 +23,10 @@ Status SecureAggregationTaskOf(const edgeadmm_wire_RoundTask& task,
   plan.dimension = task.dimension;
   plan.clip = wire.clip;
   EDGEADMM_TRY(ValidateDdgRoundPlan(plan));
+  // The noise the encoder will draw: refused now, not after the step.
+  if (!DiscreteGaussian::Create(plan.sigma2_num, plan.sigma2_den).ok()) {
+    return Status::InvalidArgument();
+  }
   bool any = false;
   for (size_t i = 0; i < SecureAggregationTask::kSeedBytes; ++i) {
     out.rotation_seed[i] = static_cast<std::byte>(wire.rotation_seed[i]);

@@ -208,6 +208,8 @@ TEST(TaskParamsTest, SecureAggregationPlanIsChecked) {
   EXPECT_EQ(plan([](Plan& p) { p.sigma2_num = 0; }), kBad);
   EXPECT_EQ(plan([](Plan& p) { p.sigma2_den = 0; }), kBad);
   EXPECT_EQ(plan([](Plan& p) { p.sigma2_num = 1, p.sigma2_den = 5; }), kBad);
+  // A sigma_g^2 the plan check accepts but the exact sampler cannot draw.
+  EXPECT_EQ(plan([](Plan& p) { p.sigma2_num = uint64_t{1} << 61; }), kBad);
   EXPECT_EQ(plan([](Plan& p) { p.beta = 0; }), kBad);
   EXPECT_EQ(plan([](Plan& p) { p.beta = 1; }), kBad);
   EXPECT_EQ(plan([](Plan& p) { p.clip = 0; }), kBad);
