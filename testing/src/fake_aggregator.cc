@@ -175,6 +175,8 @@ CoapResponse FakeAggregator::HandleTask(const FakeDeviceEntry& device,
     task.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
     task.dimension = static_cast<uint32_t>(model_.size());
     model = model_;
+    task.has_secure_aggregation = config_.secure_aggregation;
+    task.secure_aggregation = config_.plan;
   }
   CoapResponse r;
   const StatusWithSize encoded =

@@ -41,9 +41,12 @@ Result<Loss> LossFromWire(edgeadmm_wire_Loss loss) {
 // The registered task of the task's algorithm (AlgorithmKind has the wire
 // enum's values, checked at compile time in steps/algorithm_tasks.cc);
 // UNIMPLEMENTED for an algorithm the client does not run (paper 001: SDK step
-// only) or params of another one (decode already refused those).
+// only) or params of another one (decode already refused those), and for a
+// secure-aggregation round: the client does not run the phases yet, and
+// its update must not go out in the clear (the gateway sends sigma 0 then).
 Result<const internal::AlgorithmTask*> TaskOf(
     const ClientAlgorithmTable& algorithms, const edgeadmm_wire_RoundTask& h) {
+  if (h.has_secure_aggregation) return Status::Unimplemented();
   const auto value = static_cast<uint32_t>(h.algorithm);
   if (!IsAlgorithmKind(value)) return Status::Unimplemented();
   const internal::AlgorithmTask* task =

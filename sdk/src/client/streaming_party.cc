@@ -173,6 +173,9 @@ Status StreamingParty::FinishStep(const edgeadmm_wire_RoundTask& h) {
   // The reader checked that the whole header kept the algorithm of the
   // fields the step began with: adapter_ is its adapter.
   const AlgorithmTask* adapter = adapter_;
+  // A secure-aggregation round (its plan follows the vectors): refused as
+  // a whole task is (device_client_round.cc, TaskOf).
+  if (h.has_secure_aggregation) return Status::Unimplemented();
   std::byte key[ShareNoiseStream::kKeyBytes];
   plan_ = StreamPlan{};
   EDGEADMM_TRY(adapter->finish_stream(h, c.config_.data.samples(),

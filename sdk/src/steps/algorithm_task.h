@@ -24,6 +24,7 @@
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/local_steps.h"
 #include "edgeadmm/real.h"
+#include "edgeadmm/secure_aggregation_task.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/wire/protocol.h"
@@ -128,14 +129,17 @@ const AlgorithmTask* AlgorithmTaskOf();
 // admm-sharing's scoring phase: the task's score_records (0 before T).
 size_t AdmmSharingScoreRecords(const edgeadmm_wire_RoundTask& h);
 
-// OK when `header` is not a participating task, or `task` (the adapter
-// registered for its algorithm; null when the client does not run it) is
-// null or accepts its params; INVALID_ARGUMENT otherwise.
+// OK when `header` is not a participating task, or its secure-aggregation
+// plan, if any, is one the device runs (SecureAggregationTaskOf) and `task`
+// (the adapter registered for its algorithm; null when the client does not
+// run it) is null or accepts its params; INVALID_ARGUMENT otherwise.
 inline Status ValidateTaskParams(const AlgorithmTask* task,
                                  const edgeadmm_wire_RoundTask& header) {
-  if (header.role != edgeadmm_wire_Role_ROLE_PARTICIPATE || task == nullptr) {
-    return Status::Ok();
-  }
+  if (header.role != edgeadmm_wire_Role_ROLE_PARTICIPATE) return Status::Ok();
+  SecureAggregationTask secure;
+  const Status plan = SecureAggregationTaskOf(header, secure);
+  if (!plan.ok()) return plan;
+  if (task == nullptr) return Status::Ok();
   return task->valid_params(header) ? Status::Ok() : Status::InvalidArgument();
 }
 

@@ -129,6 +129,17 @@ void Tasks() {
     t.params.sharing_params.score_sensitivity = 0.01;
     Write(("task_sharing_score" + suffix).c_str(), out,
           EncodeRoundTask(t, m, m, Out(out)));
+    // A secure-aggregation plan (field 20, after the vectors and field 19),
+    // its integers at their longest.
+    t.has_secure_aggregation = true;
+    t.secure_aggregation = {~0u, 1.0 / 256, ~uint64_t{0}, ~uint64_t{0}, 0.5,
+                            1.0, {}};
+    for (size_t i = 0; i < 32; ++i) {
+      t.secure_aggregation.rotation_seed[i] = static_cast<pb_byte_t>(i + 1);
+    }
+    Write(("task_sharing_secagg" + suffix).c_str(), out,
+          EncodeRoundTask(t, m, m, Out(out)));
+    t.has_secure_aggregation = false;
   }
   edgeadmm_wire_RoundTask idle = edgeadmm_wire_RoundTask_init_zero;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;

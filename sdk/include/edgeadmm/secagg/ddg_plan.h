@@ -6,8 +6,8 @@
 // PlanFromDdgParameters); the device checks it with ValidateDdgRoundPlan
 // before encoding and computes the rounding's norm bound itself
 // (DdgPlanNormBound), so a gateway cannot make it round to a larger norm
-// than the clip, the grid and beta imply. Not on the wire yet: the
-// secure-aggregation phases will carry it.
+// than the clip, the grid and beta imply. On the wire it is
+// RoundTask.secure_aggregation (secure_aggregation_task.h reads it).
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,8 @@
 // a good size) and the model, sum and decode buffers of `dim` Reals. No heap.
 #pragma once
 
+#include <edgeadmm.pb.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -37,6 +39,10 @@ struct FakeAggregatorConfig {
   Real clip = 1.0;
   Real sigma = 1.0;
   uint32_t deadline_ms = 60000;
+  // Sent in every participating task when set (RoundTask field 20).
+  bool secure_aggregation = false;
+  edgeadmm_wire_SecureAggregationPlan plan =
+      edgeadmm_wire_SecureAggregationPlan_init_zero;
 };
 
 // One enrolled device and what the aggregator saw from it.

@@ -22,6 +22,7 @@ using testing::PenaltyTask;
 using testing::Ramp;
 using testing::ScoringTask;
 using testing::SharingTask;
+using testing::WithSecureAggregation;
 
 std::vector<uint8_t> Encode(const edgeadmm_wire_RoundTask& task,
                             const std::vector<Real>& model,
@@ -375,8 +376,90 @@ TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   t.params.dp_admm.num_devices = t.params.dp_admm.iteration = ~uint32_t{0};
   t.params.dp_admm.max_records = ~uint32_t{0};
   t.params.dp_admm.noiseless = true;
+  EXPECT_LE(Encode(t, Ramp(3)).size(), MaxRoundTaskBytes(3));
+  // With a secure-aggregation plan at its largest (the wire does not check
+  // its values; the device does, sdk/src/steps/secure_aggregation_task.cc).
+  t = WithSecureAggregation(t);
+  t.secure_aggregation.bits = ~uint32_t{0};
+  t.secure_aggregation.sigma2_num = ~uint64_t{0};
+  t.secure_aggregation.sigma2_den = ~uint64_t{0};
   const std::vector<uint8_t> bytes = Encode(t, Ramp(3));
   EXPECT_LE(bytes.size(), MaxRoundTaskBytes(3));
+  // And admm-sharing's params, the largest variant, with it, every field
+  // at its longest (dimension and records at the record bound).
+  const uint32_t n = static_cast<uint32_t>(kMaxRecordDimension);
+  edgeadmm_wire_RoundTask s = WithSecureAggregation(SharingTask(n));
+  s.job_id = s.round_id = ~uint64_t{0};
+  s.deadline_ms = ~uint32_t{0};
+  s.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR;
+  s.secure_aggregation = t.secure_aggregation;
+  auto& q = s.params.sharing_params;
+  q.parties = q.party = q.first_column = q.columns = ~uint32_t{0};
+  q.iteration = q.rounds = q.noise = q.score_records = q.score_noise =
+      ~uint32_t{0};
+  q.score_sigma = q.score_sensitivity = 1;
+  const std::vector<Real> v = Ramp(n);
+  std::vector<uint8_t> out(MaxRoundTaskBytes(n) + 512);
+  const StatusWithSize largest =
+      EncodeRoundTask(s, AsSpan(v), AsSpan(v), AsBytes(out));
+  ASSERT_TRUE(largest.ok());
+  EXPECT_LE(largest.size(), MaxRoundTaskBytes(n));
+  // The scalars: the two vector fields are 2 + 3 + 4n bytes each here.
+  EXPECT_EQ(largest.size() - 2 * (5 + 4 * size_t{n}), 261u);
+}
+
+// RoundTask.secure_aggregation (field 20) is decoded and re-encoded whole,
+// after field 19 (admm-sharing's params) too; a seed of another length
+// than 32 bytes is not a valid encoding.
+TEST(RoundTaskTest, SecureAggregationPlanRoundTrips) {
+  for (const edgeadmm_wire_RoundTask& t :
+       {WithSecureAggregation(DpAdmmTask(5)),
+        WithSecureAggregation(SharingTask(5))}) {
+    const bool two = t.algorithm == edgeadmm_wire_Algorithm_ALGORITHM_SHARING;
+    const std::vector<Real> aux = two ? Ramp(5) : std::vector<Real>();
+    ExpectRoundTrip(t, Ramp(5), aux);
+    const std::vector<uint8_t> bytes = Encode(t, Ramp(5), aux);
+    std::vector<Real> model(5), aux_out(5);
+    DecodedRoundTask out;
+    ASSERT_EQ(DecodeRoundTask(AsConstBytes(bytes), AsSpan(model),
+                              AsSpan(aux_out), out),
+              Status::Ok());
+    ASSERT_TRUE(out.header.has_secure_aggregation);
+    const auto& got = out.header.secure_aggregation;
+    const auto& want = t.secure_aggregation;
+    EXPECT_EQ(got.bits, want.bits);
+    EXPECT_EQ(got.gamma, want.gamma);
+    EXPECT_EQ(got.sigma2_num, want.sigma2_num);
+    EXPECT_EQ(got.sigma2_den, want.sigma2_den);
+    EXPECT_EQ(got.beta, want.beta);
+    EXPECT_EQ(got.clip, want.clip);
+    for (size_t i = 0; i < 32; ++i) {
+      EXPECT_EQ(got.rotation_seed[i], want.rotation_seed[i]);
+    }
+    // The plan is the last field: its 34-byte seed ends the body.
+    ASSERT_GT(bytes.size(), 34u);
+    EXPECT_EQ(bytes[bytes.size() - 34], 0x3a);  // field 7, length-delimited
+    EXPECT_EQ(bytes[bytes.size() - 33], 32);
+    EXPECT_EQ(bytes[bytes.size() - 1], want.rotation_seed[31]);
+  }
+  // The same task without the plan does not carry one.
+  std::vector<Real> model(5);
+  DecodedRoundTask out;
+  const std::vector<uint8_t> plain = Encode(DpAdmmTask(5), Ramp(5));
+  ASSERT_EQ(DecodeRoundTask(AsConstBytes(plain), AsSpan(model), {}, out),
+            Status::Ok());
+  EXPECT_FALSE(out.header.has_secure_aggregation);
+  // Field 20 with a 31-byte seed: 0xa2 0x01 (key), length 33, then field 7
+  // (0x3a) of 31 bytes.
+  std::vector<uint8_t> bad = plain;
+  for (uint8_t b : {0xa2, 0x01, 33, 0x3a, 31}) bad.push_back(b);
+  for (int i = 0; i < 31; ++i) bad.push_back(static_cast<uint8_t>(i + 1));
+  EXPECT_EQ(Decode(bad), Status::DataLoss());
+  // With 32 bytes the same hand encoding decodes (the check is the length).
+  std::vector<uint8_t> good = plain;
+  for (uint8_t b : {0xa2, 0x01, 34, 0x3a, 32}) good.push_back(b);
+  for (int i = 0; i < 32; ++i) good.push_back(static_cast<uint8_t>(i + 1));
+  EXPECT_EQ(Decode(good), Status::Ok());
 }
 
 }  // namespace

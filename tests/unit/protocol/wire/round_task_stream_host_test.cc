@@ -5,6 +5,7 @@
 // vector, which a streaming device could not honour).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "edgeadmm/wire/round_task.h"
@@ -19,6 +20,7 @@ using testing::AsSpan;
 using testing::FederatedTask;
 using testing::Ramp;
 using testing::SharingTask;
+using testing::WithSecureAggregation;
 
 std::vector<uint8_t> Encode(const edgeadmm_wire_RoundTask& task,
                             const std::vector<Real>& model,
@@ -124,6 +126,58 @@ TEST(RoundTaskStreamTest, EveryAlgorithmStreamsWithItsParamsWhereverTheyAre) {
   const Fed run = Feed(Encode(idle, {}, {}), 2, 8, c);
   EXPECT_EQ(run.finish, Status::Ok());
   EXPECT_EQ(c.headers, 1);
+}
+
+// RoundTask.secure_aggregation (20) comes after the vectors and after
+// admm-sharing's params (19): the reader keeps it with the header, in
+// pieces of any size, and refuses a seed of 31 bytes as the decoder does.
+TEST(RoundTaskStreamTest, SecureAggregationPlanFollowsTheVectors) {
+  for (const edgeadmm_wire_RoundTask& t :
+       {WithSecureAggregation(FederatedTask(40)),
+        WithSecureAggregation(SharingTask(40))}) {
+    const std::vector<Real> aux =
+        t.algorithm == edgeadmm_wire_Algorithm_ALGORITHM_SHARING
+            ? Ramp(40)
+            : std::vector<Real>();
+    const std::vector<uint8_t> bytes = Encode(t, Ramp(40), aux);
+    for (size_t piece : {size_t{1}, size_t{7}, bytes.size()}) {
+      Collector c;
+      std::vector<std::byte> header(MaxRoundTaskBytes(0));
+      std::vector<Real> values(8);
+      RoundTaskStreamReader reader;
+      reader.Reset(ByteSpan(header.data(), header.size()),
+                   Span<Real>(values.data(), values.size()), &c);
+      for (size_t off = 0; off < bytes.size(); off += piece) {
+        const size_t n =
+            bytes.size() - off < piece ? bytes.size() - off : piece;
+        ASSERT_EQ(
+            reader.Write(
+                off, ConstByteSpan(
+                         reinterpret_cast<const std::byte*>(&bytes[off]), n)),
+            Status::Ok());
+      }
+      ASSERT_EQ(reader.Finish(), Status::Ok());
+      ASSERT_TRUE(reader.header().has_secure_aggregation);
+      const auto& got = reader.header().secure_aggregation;
+      EXPECT_EQ(got.bits, t.secure_aggregation.bits);
+      EXPECT_EQ(got.gamma, t.secure_aggregation.gamma);
+      EXPECT_EQ(got.sigma2_num, t.secure_aggregation.sigma2_num);
+      EXPECT_EQ(got.sigma2_den, t.secure_aggregation.sigma2_den);
+      EXPECT_EQ(got.beta, t.secure_aggregation.beta);
+      EXPECT_EQ(got.clip, t.secure_aggregation.clip);
+      EXPECT_EQ(std::memcmp(got.rotation_seed,
+                            t.secure_aggregation.rotation_seed, 32),
+                0);
+      EXPECT_EQ(c.model.size(), 40u);
+    }
+  }
+  std::vector<uint8_t> bad = Encode(FederatedTask(40), Ramp(40), {});
+  for (uint8_t b : {0xa2, 0x01, 33, 0x3a, 31}) bad.push_back(b);
+  for (int i = 0; i < 31; ++i) bad.push_back(static_cast<uint8_t>(i + 1));
+  Collector c;
+  const Fed run = Feed(bad, 3, 8, c);
+  EXPECT_EQ(run.write, Status::Ok());
+  EXPECT_EQ(run.finish, Status::DataLoss());
 }
 
 // Where the auxiliary vector's values start in an encoded sharing task of

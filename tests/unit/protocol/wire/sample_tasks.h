@@ -5,6 +5,7 @@
 
 #include <edgeadmm.pb.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "edgeadmm/wire/protocol.h"
@@ -112,6 +113,25 @@ inline edgeadmm_wire_RoundTask ScoringTask(uint32_t n) {
   q.score_noise = 1;
   q.score_sigma = 0.5;
   q.score_sensitivity = 0.1;
+  return t;
+}
+
+// `t` in a secure-aggregation round: a valid distributed discrete Gaussian
+// plan (2^20, gamma 2^-8, sigma_g^2 = 9/4, clip 1) and a rotation seed.
+inline edgeadmm_wire_RoundTask WithSecureAggregation(
+    edgeadmm_wire_RoundTask t) {
+  t.has_secure_aggregation = true;
+  auto& s = t.secure_aggregation;
+  s = edgeadmm_wire_SecureAggregationPlan_init_zero;
+  s.bits = 20;
+  s.gamma = 1.0 / 256;
+  s.sigma2_num = 9;
+  s.sigma2_den = 4;
+  s.beta = 0.5;
+  s.clip = 1.0;
+  for (size_t i = 0; i < sizeof(s.rotation_seed); ++i) {
+    s.rotation_seed[i] = static_cast<pb_byte_t>(0xA0 + i);
+  }
   return t;
 }
 

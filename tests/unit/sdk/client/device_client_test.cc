@@ -343,6 +343,44 @@ TEST_F(DeviceClientTest, ExhaustedLocalBudgetIsRefusedAndReported) {
   EXPECT_EQ(d.storage.write_count(), 0u);  // nothing persisted
 }
 
+// A secure-aggregation round (a task with RoundTask.secure_aggregation):
+// the client does not run the phases yet, so it refuses the task and
+// reports it once; nothing is computed, persisted or uploaded in the clear.
+TEST_F(DeviceClientTest, SecureAggregationRoundIsRefusedNotSentInTheClear) {
+  FakeAggregatorConfig job = ClientRig::DefaultConfig();
+  job.secure_aggregation = true;
+  job.plan.bits = 20;
+  job.plan.gamma = 1.0 / 256;
+  job.plan.sigma2_num = 9;
+  job.plan.sigma2_den = 4;
+  job.plan.beta = 0.5;
+  job.plan.clip = 1.0;
+  job.plan.rotation_seed[0] = 1;
+  ClientRig& rig = MakeRig(LinkConfig{}, job);
+  RigDevice& d = rig.device(0);
+  ASSERT_TRUE(d.Reboot(false).ok());
+  for (int i = 0; i < 50; ++i) rig.PollOnce();
+  const FakeDeviceEntry* e = rig.server().Find(d.id);
+  EXPECT_EQ(e->accepted, 0u);
+  EXPECT_EQ(e->reports, 1u);
+  EXPECT_EQ(e->last_report_code,
+            static_cast<uint32_t>(StatusCode::kUnimplemented));
+  EXPECT_EQ(d.client.counters().steps_refused, 1u);
+  EXPECT_EQ(d.client.counters().steps_computed, 0u);
+  EXPECT_EQ(d.client.last_error(), Status::Unimplemented());
+  EXPECT_EQ(d.storage.write_count(), 0u);
+  // A plan the device cannot run is refused at decode instead.
+  job.plan.bits = 0;
+  TearDown();
+  ClientRig& bad = MakeRig(LinkConfig{}, job);
+  RigDevice& b = bad.device(0);
+  ASSERT_TRUE(b.Reboot(false).ok());
+  for (int i = 0; i < 50; ++i) bad.PollOnce();
+  EXPECT_EQ(bad.server().Find(b.id)->accepted, 0u);
+  EXPECT_GE(b.client.counters().tasks_invalid, 1u);
+  EXPECT_EQ(b.client.counters().steps_computed, 0u);
+}
+
 // Issue 13 defect 7: a budget across jobs. The record keeps the ledger of
 // the device's earlier jobs: with a per-job budget that allows three rounds
 // and a lifetime budget that allows four, device 0 takes part in three

@@ -10,6 +10,7 @@
 
 #include <limits>
 
+#include "edgeadmm/secure_aggregation_task.h"
 #include "sample_tasks.h"
 #include "steps/algorithm_task.h"
 
@@ -169,6 +170,72 @@ TEST(TaskParamsTest, OnlyAParticipatingTaskOfARegisteredAlgorithmIsChecked) {
   t.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;
   EXPECT_EQ(ValidateTaskParams(AlgorithmTaskOf<AlgorithmKind::kDpSgd>(), t),
             kBad);
+}
+
+// RoundTask.secure_aggregation: the device's view of a valid plan, and
+// every plan the device cannot run refused with the params (by the client
+// and by the gateway's encoder alike), for any algorithm.
+TEST(TaskParamsTest, SecureAggregationPlanIsChecked) {
+  const edgeadmm_wire_RoundTask good =
+      samples::WithSecureAggregation(ProxAdmm());
+  EXPECT_EQ(Check(good), Status::Ok());
+  SecureAggregationTask view;
+  ASSERT_EQ(SecureAggregationTaskOf(good, view), Status::Ok());
+  EXPECT_TRUE(view.enabled);
+  EXPECT_EQ(view.plan.bits, 20u);
+  EXPECT_EQ(view.plan.gamma, 1.0 / 256);
+  EXPECT_EQ(view.plan.sigma2_num, 9u);
+  EXPECT_EQ(view.plan.sigma2_den, 4u);
+  EXPECT_EQ(view.plan.beta, 0.5);
+  EXPECT_EQ(view.plan.clip, 1.0);
+  EXPECT_EQ(view.plan.dimension, good.dimension);
+  for (size_t i = 0; i < 32; ++i) {
+    EXPECT_EQ(static_cast<uint8_t>(view.seed()[i]), 0xA0 + i);
+  }
+  ASSERT_EQ(SecureAggregationTaskOf(ProxAdmm(), view), Status::Ok());
+  EXPECT_FALSE(view.enabled);
+
+  using Plan = edgeadmm_wire_SecureAggregationPlan;
+  const auto plan = [&](void (*edit)(Plan&)) {
+    return Edited(good, [edit](edgeadmm_wire_RoundTask& t) {
+      edit(t.secure_aggregation);
+    });
+  };
+  EXPECT_EQ(plan([](Plan& p) { p.bits = 0; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.bits = 33; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.gamma = 0; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.gamma = kNaN; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.sigma2_num = 0; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.sigma2_den = 0; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.sigma2_num = 1, p.sigma2_den = 5; }), kBad);
+  // A sigma_g^2 the plan check accepts but the exact sampler cannot draw.
+  EXPECT_EQ(plan([](Plan& p) { p.sigma2_num = uint64_t{1} << 61; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.beta = 0; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.beta = 1; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.clip = 0; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.clip = kNaN; }), kBad);
+  EXPECT_EQ(plan([](Plan& p) { p.clip = 3e6; }), kBad);  // clip/gamma > 2^29
+  EXPECT_EQ(plan([](Plan& p) {
+              for (pb_byte_t& b : p.rotation_seed) b = 0;  // an empty seed
+            }),
+            kBad);
+  // sigma_g = 1/2 exactly and a one-byte seed are accepted.
+  EXPECT_EQ(plan([](Plan& p) {
+              p.sigma2_num = 1, p.sigma2_den = 4;
+              for (pb_byte_t& b : p.rotation_seed) b = 0;
+              p.rotation_seed[31] = 1;
+            }),
+            Status::Ok());
+  // The same refusal for another algorithm's task.
+  edgeadmm_wire_RoundTask sgd = samples::WithSecureAggregation(DpSgd());
+  EXPECT_EQ(Check(sgd), Status::Ok());
+  sgd.secure_aggregation.bits = 0;
+  EXPECT_EQ(Check(sgd), kBad);
+  ASSERT_EQ(SecureAggregationTaskOf(sgd, view), kBad);
+  EXPECT_FALSE(view.enabled);
+  // A task the device does not compute is not checked.
+  sgd.role = edgeadmm_wire_Role_ROLE_IDLE;
+  EXPECT_EQ(Check(sgd), Status::Ok());
 }
 
 }  // namespace
