@@ -15,8 +15,8 @@
 //   5. z_j += N_Z(0, sigma2_num/sigma2_den), the SDK's exact sampler;
 //   6. words_j = z_j mod 2^bits (WrapToModulus).
 //
-// The sensitivity the accountant charges (twice DdgPlanNormBound(plan) in
-// grid steps, replace-one) holds for every vector sent: the bound is
+// The sensitivity the accountant charges (DdgPlanNormBound(plan) in grid
+// steps, zero-out; twice that for replace-one) holds for every vector sent: the bound is
 // checked exactly, in integers, on the rounded vector before the noise, so
 // it does not rest on the clip in floating point (the clip only makes the
 // first attempts succeed; an update the clip left above plan.clip by a
