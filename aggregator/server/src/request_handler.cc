@@ -118,6 +118,7 @@ Status StatusForVerdict(UploadVerdict verdict) {
       return Status::NotFound();
     case UploadVerdict::kStaleRound:
     case UploadVerdict::kJobNotRunning:
+    case UploadVerdict::kSecureAggregationOnly:
       return Status::FailedPrecondition();
     case UploadVerdict::kConflictingDuplicate:
       return Status::AlreadyExists();
