@@ -7,7 +7,8 @@
 // phases (SecAggPhaseClient). The daemon decodes the unmasked sum and
 // commits the round: its model is ApplySum of the known vectors' sum within
 // the rounding error; with one device gone after phase 2 the round still
-// commits over the 5 survivors (the floor).
+// commits over the 5 survivors (the floor); with two gone (4 < 5) the
+// round is discarded, nothing released or charged, and the next opens.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -224,7 +225,8 @@ class SecAggJobCoapTest : public ::testing::Test {
 
   // Every device fetches its task, encodes and joins; server and devices
   // take turns until the engine committed or discarded the round.
-  void RunRound(bool drop_last_after_share_keys) {
+  // The last `drop` devices power off once their shares are out (phase 2).
+  void RunRound(uint32_t drop) {
     rounds::RoundEngine& engine = *server_->engine();
     const int64_t round_id = engine.open_secure_round()->round_id;
     for (uint32_t i = 0; i < kDevices; ++i) {
@@ -242,10 +244,11 @@ class SecAggJobCoapTest : public ::testing::Test {
         if (d->gone) continue;
         d->client->Step(posix::MonotonicMs());
       }
-      Device& last = *devices_[kDevices - 1];
-      if (drop_last_after_share_keys &&
-          last.session->phase() == SecAggDevicePhase::kSharesSent) {
-        last.gone = true;  // powered off after phase 2
+      for (uint32_t i = kDevices - drop; i < kDevices; ++i) {
+        Device& d = *devices_[i];
+        if (d.session->phase() == SecAggDevicePhase::kSharesSent) {
+          d.gone = true;
+        }
       }
     }
   }
@@ -276,6 +279,13 @@ class SecAggJobCoapTest : public ::testing::Test {
            plan_.gamma / double(server_->engine()->job().n);
   }
 
+  int64_t Count(const std::string& sql) {
+    auto stmt = db_.db().Prepare(sql);
+    EXPECT_TRUE(stmt.ok()) << sql;
+    EXPECT_TRUE(stmt->StepRow().ok()) << sql;
+    return stmt->ColumnInt(0);
+  }
+
   testing::TempDatabase db_;
   posix::CoapClientContext ctx_;
   std::unique_ptr<server::CoapServer> server_;
@@ -293,7 +303,7 @@ double Distance(const std::vector<double>& a, const std::vector<double>& b) {
 TEST_F(SecAggJobCoapTest, DaemonCommitsTheDecodedSum) {
   const algorithms::ServerModel before = server_->engine()->model();
   const int64_t round_id = server_->engine()->open_secure_round()->round_id;
-  RunRound(false);
+  RunRound(0);
   rounds::RoundEngine& engine = *server_->engine();
   ASSERT_EQ(engine.released_round_id(), round_id);
   EXPECT_EQ(engine.released_participants(), int64_t(kDevices));
@@ -306,13 +316,15 @@ TEST_F(SecAggJobCoapTest, DaemonCommitsTheDecodedSum) {
   EXPECT_LE(Distance(engine.model().state, expected.state),
             Tolerance(kDevices));
   for (auto& d : devices_) EXPECT_TRUE(d->client->outcome().ok()) << d->id;
-  EXPECT_EQ(db_.db().Prepare("SELECT count(*) FROM uploads")->ColumnInt(0), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM uploads"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM ledger WHERE scope LIKE 'local:%'"),
+            int64_t(kDevices));
 }
 
 TEST_F(SecAggJobCoapTest, OneDeviceGoneAfterPhaseTwoStillCommits) {
   const algorithms::ServerModel before = server_->engine()->model();
   const int64_t round_id = server_->engine()->open_secure_round()->round_id;
-  RunRound(true);
+  RunRound(1);
   rounds::RoundEngine& engine = *server_->engine();
   ASSERT_EQ(engine.released_round_id(), round_id);
   EXPECT_EQ(engine.released_participants(), int64_t(kDevices - 1));
@@ -321,6 +333,27 @@ TEST_F(SecAggJobCoapTest, OneDeviceGoneAfterPhaseTwoStillCommits) {
   // Not the six devices' sum.
   EXPECT_GT(Distance(engine.model().z, Expected(before, kDevices).z),
             Tolerance(kDevices));
+}
+
+TEST_F(SecAggJobCoapTest, BelowTheFloorDiscardsTheRound) {
+  const algorithms::ServerModel before = server_->engine()->model();
+  const int64_t round_id = server_->engine()->open_secure_round()->round_id;
+  RunRound(2);  // 4 masked inputs, the floor is 5
+  rounds::RoundEngine& engine = *server_->engine();
+  EXPECT_EQ(engine.released_round_id(), 0);
+  EXPECT_EQ(engine.iteration(), 0);
+  EXPECT_EQ(engine.model().z, before.z);
+  auto state = db_.db().Prepare("SELECT state FROM rounds WHERE round_id = " +
+                                std::to_string(round_id));
+  ASSERT_TRUE(state.ok());
+  ASSERT_TRUE(state->StepRow().ok());
+  EXPECT_EQ(state->ColumnText(0), "discarded");
+  EXPECT_EQ(Count("SELECT count(*) FROM ledger"), 0);
+  // The next round opens with a new id and seed.
+  while (engine.open_secure_round() == nullptr) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+  }
+  EXPECT_GT(engine.open_secure_round()->round_id, round_id);
 }
 
 }  // namespace
