@@ -209,10 +209,6 @@ host::Error ValidatePolicy(const JobConfig& c) {
   if (c.max_colluders < 0) {
     return host::Error::InvalidArgument("privacy.max_colluders: must be >= 0");
   }
-  if (c.policy == privacy::Policy::kSecureAggregation) {
-    return host::Error::InvalidArgument(
-        "privacy.policy: secure-aggregation is not run by this daemon yet");
-  }
   if (c.noise_planned() && c.rounds_may_be_colluders_only()) {
     // docs/privacy.md, "Colluding devices": σ is planned for the noise of
     // the m_min − t uploads the colluders do not know. (With a given σ, a

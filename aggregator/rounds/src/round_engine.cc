@@ -16,6 +16,7 @@ Result<std::unique_ptr<RoundEngine>> RoundEngine::Open(
     store::Database& db, int64_t job_id, const RoundAccountant& accountant) {
   std::unique_ptr<RoundEngine> engine(new RoundEngine(db, job_id, accountant));
   EDGEADMM_TRY(engine->Load(job_id));
+  EDGEADMM_TRY(engine->LoadSecurePlan());
   return engine;
 }
 
@@ -177,7 +178,8 @@ Status RoundEngine::Step(int64_t now_ms) {
   if (open_.has_value) {
     if (job_.state != jobs::JobState::kRunning) {
       EDGEADMM_TRY(DiscardRound(now_ms));
-    } else if (now_ms >= open_.deadline_ms || round_complete()) {
+    } else if (!secure_.has_value() &&  // the server ends a secure round
+               (now_ms >= open_.deadline_ms || round_complete())) {
       EDGEADMM_TRY(CloseRound(now_ms));
     }
   }
@@ -239,7 +241,7 @@ Status RoundEngine::OpenNextRound(int64_t now_ms) {
   if (open_.cohort_size < static_cast<size_t>(job_.config.m_min)) {
     return DiscardRound(now_ms);
   }
-  return Status::Ok();
+  return secure_plan_.has_value() ? OpenSecureRound(now_ms) : Status::Ok();
 }
 
 bool RoundEngine::Barrier() const { return BarrierRetries() >= 0; }
@@ -305,7 +307,13 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
   // A failed write leaves the round open, in memory as in the store, with
   // nothing applied: the next Advance retries its commit.
   EDGEADMM_TRY(status);
+  Committed(summary);
+  return Status::Ok();
+}
+
+void RoundEngine::Committed(const RoundSummary& summary) {
   open_ = OpenRound();
+  secure_.reset();
   ReleaseOpenRound();
   LogCommitted(summary);
   if (listener_) listener_(summary);
@@ -314,7 +322,6 @@ Status RoundEngine::CloseRound(int64_t now_ms) {
     EDGEADMM_LOG_INFO("job %s: completed (%s)", job_.config.name.c_str(),
                       job_.end_reason.c_str());
   }
-  return Status::Ok();
 }
 
 void RoundEngine::LogCommitted(const RoundSummary& summary) const {
@@ -355,16 +362,28 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   LedgerCharge charge = ledgers_->Plan(participants);
 
   RoundCommit commit;
-  commit.round_id = open_.round_id;
-  commit.iteration = iteration_ + 1;
-  commit.central = charge.central;
   commit.closed_at_ms = now_ms;
   commit.participants = static_cast<int64_t>(m);
-  commit.model = &next_model;
   commit.ledger = ledgers_->Rows(charge);
   for (size_t k = 0; bounded_uploads_ && k < m; ++k) {
     commit.summed_uploads.emplace_back(&devices_[participants[k]], &uploads[k]);
   }
+  const Status stored = StoreCommit(commit, next_model, charge, summary);
+  if (!stored.ok()) return give_back(stored);
+  if (!last_uploads_.empty()) {
+    for (size_t k = 0; k < m; ++k) {
+      last_uploads_[participants[k]] = std::move(uploads[k]);
+    }
+  }
+  return Status::Ok();
+}
+
+Status RoundEngine::StoreCommit(RoundCommit& commit, ServerModel& next_model,
+                                LedgerCharge& charge, RoundSummary& summary) {
+  commit.round_id = open_.round_id;
+  commit.iteration = iteration_ + 1;
+  commit.central = charge.central;
+  commit.model = &next_model;
   // Scored before the commit, so that the scores (and an early stop) are
   // stored with the model in the same transaction.
   ScoredModel scored{commit.iteration, commit.round_id, {}};
@@ -388,8 +407,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     commit.end_reason = selection.StopReason(commit.iteration);
     summary.early_stop = true;
   }
-  const Status stored = store_.CommitRound(commit);
-  if (!stored.ok()) return give_back(stored);
+  EDGEADMM_TRY(store_.CommitRound(commit));
 
   // Committed: only now does memory follow the store.
   model_ = std::move(next_model);
@@ -398,18 +416,13 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   summary.central_epsilon = charge.central_epsilon;
   ledgers_->Apply(std::move(charge));
   iteration_ = commit.iteration;
-  if (!last_uploads_.empty()) {
-    for (size_t k = 0; k < m; ++k) {
-      last_uploads_[participants[k]] = std::move(uploads[k]);
-    }
-  }
   released_round_id_ = open_.round_id;
-  released_participants_ = static_cast<int64_t>(m);
+  released_participants_ = commit.participants;
   summary.round_id = open_.round_id;
   summary.iteration = iteration_;
   summary.committed = true;
   summary.cohort_size = open_.cohort_size;
-  summary.participants = m;
+  summary.participants = static_cast<size_t>(commit.participants);
   return Status::Ok();
 }
 
@@ -430,6 +443,7 @@ Status RoundEngine::DiscardRound(int64_t now_ms, LedgerCharge* charge) {
     ledgers_->Apply(std::move(*charge));
   }
   open_ = OpenRound();
+  secure_.reset();
   ReleaseOpenRound();
   EDGEADMM_LOG_INFO(
       "job %s round %lld: discarded (%zu/%zu uploads, m_min %lld), nothing "
@@ -469,6 +483,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity,
 
 UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
                                   int64_t now_ms) {
+  if (secure_plan_.has_value()) return UploadVerdict::kSecureAggregationOnly;
   size_t index = 0;
   std::vector<double> decoded;
   const UploadVerdict verdict =
@@ -550,6 +565,11 @@ Task RoundEngine::TaskFor(std::string_view device_id) const {
   if (it != device_index_.end() && open_.in_cohort[it->second] &&
       open_.accepted.count(it->second) == 0) {
     task.kind = Task::Kind::kTrain;
+    if (secure_.has_value()) {
+      task.secure = true;
+      task.ddg = secure_->plan.round;
+      task.rotation_seed = secure_->rotation_seed;
+    }
     if (!last_uploads_.empty()) {
       algorithms::Get(job_.config.algorithm)
           .node_tasks()

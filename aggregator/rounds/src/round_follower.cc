@@ -19,6 +19,8 @@
 namespace edgeadmm::rounds {
 
 bool RoundEngine::CanFollow(const jobs::JobConfig& config) {
+  // A secure round lives in the coordinator's SecAggService.
+  if (config.policy == privacy::Policy::kSecureAggregation) return false;
   const algorithms::Algorithm& algorithm = algorithms::Get(config.algorithm);
   const algorithms::BarrierRounds* barrier = algorithm.barrier_rounds();
   if (barrier != nullptr && (barrier->BarrierRetries(config) >= 0 ||
@@ -41,6 +43,7 @@ Result<std::unique_ptr<RoundEngine>> RoundEngine::OpenShared(
   engine->role_ = role;
   engine->gateway_id_ = std::move(gateway_id);
   EDGEADMM_TRY(engine->Load(job_id));
+  EDGEADMM_TRY(engine->LoadSecurePlan());
   if (role != Role::kSole && !CanFollow(engine->job_.config)) {
     return Status::FailedPrecondition();
   }

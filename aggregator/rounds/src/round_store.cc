@@ -350,7 +350,9 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
                            "AND round_id = ?"));
     stored->Bind(1, job_id_).Bind(2, commit.round_id);
     EDGEADMM_TRY(stored->StepRow());
-    if (stored->ColumnInt(0) != commit.participants) return Status::DataLoss();
+    if (stored->ColumnInt(0) != (commit.secure_sum ? 0 : commit.participants)) {
+      return Status::DataLoss();
+    }
   }
   EDGEADMM_TRY_ASSIGN(
       store::CachedStatement model,

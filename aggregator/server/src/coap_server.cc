@@ -516,7 +516,7 @@ void CoapServer::DropEvictedHandshakes() {
 Status CoapServer::Tick() {
   ApplyRevocations();
   jobs_.Tick(NowMs());
-  secagg_.Tick(NowMs());
+  secure_rounds_.Tick(jobs_.engines(), NowMs());  // ticks secagg_
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   DropEvictedHandshakes();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -102,6 +103,23 @@ const char* ExtraRefusal(const algorithms::Algorithm& algorithm,
   return unit->Refusal(config, iteration, extra);
 }
 
+// RoundTask.secure_aggregation: a secure-aggregation round member's
+// encoding (docs/protocol.md, "Secure aggregation in a job").
+void FillSecureAggregation(const rounds::Task& task,
+                           edgeadmm_wire_RoundTask& h) {
+  h.has_secure_aggregation = true;
+  edgeadmm_wire_SecureAggregationPlan& s = h.secure_aggregation;
+  s.bits = task.ddg.bits;
+  s.gamma = task.ddg.gamma;
+  s.sigma2_num = task.ddg.sigma2_num;
+  s.sigma2_den = task.ddg.sigma2_den;
+  s.beta = task.ddg.beta;
+  s.clip = task.ddg.clip;
+  static_assert(sizeof(s.rotation_seed) == sizeof(task.rotation_seed), "");
+  std::memcpy(s.rotation_seed, task.rotation_seed.data(),
+              sizeof(s.rotation_seed));
+}
+
 }  // namespace
 
 Status StatusForVerdict(UploadVerdict verdict) {
@@ -118,6 +136,7 @@ Status StatusForVerdict(UploadVerdict verdict) {
       return Status::NotFound();
     case UploadVerdict::kStaleRound:
     case UploadVerdict::kJobNotRunning:
+    case UploadVerdict::kSecureAggregationOnly:
       return Status::FailedPrecondition();
     case UploadVerdict::kConflictingDuplicate:
       return Status::AlreadyExists();
@@ -216,6 +235,7 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms,
   if (task.node >= 0 && node_tasks != nullptr && node_tasks->PerNodeTasks(c)) {
     node_tasks->FillNodeTask(c, task.node, h);  // its own S_i and V_i
   }
+  if (task.secure) FillSecureAggregation(task, h);
   // The task vector is the model, then the algorithm's auxiliary vector
   // (Algorithm::TaskAuxiliaryLength; most have none).
   const size_t aux_length =

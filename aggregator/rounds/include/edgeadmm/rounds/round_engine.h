@@ -22,6 +22,8 @@
 // failures").
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -42,10 +44,12 @@
 #include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/rounds/round_summary.h"
 #include "edgeadmm/rounds/sampling_rng.h"
+#include "edgeadmm/rounds/secure_round.h"
 #include "edgeadmm/rounds/server_update.h"
 #include "edgeadmm/rounds/upload.h"
 #include "edgeadmm/rounds/upload_judge.h"
 #include "edgeadmm/rounds/validator.h"
+#include "edgeadmm/secagg/ddg_plan.h"
 
 namespace edgeadmm::rounds {
 
@@ -60,6 +64,11 @@ struct Task {
   std::vector<double> z;  // the current released model, or the node's own
                           // vector (NodeTasks::PerNodeTasks)
   int64_t node = -1;      // the device's index in the job (-1: not enrolled)
+  // A secure-aggregation round's member (kTrain): the encoding it sends
+  // through the SecAgg+ phases (RoundTask.secure_aggregation).
+  bool secure = false;
+  DdgRoundPlan ddg;
+  std::array<std::byte, 32> rotation_seed{};
 };
 
 class RoundEngine {
@@ -161,6 +170,31 @@ class RoundEngine {
   // simulator's hooks only; the server never sends it.
   std::vector<std::string> CohortForTesting() const;
 
+  // Secure-aggregation jobs (secure_round.cc; docs/aggregator.md,
+  // "Secure-aggregation rounds"). The open round's SecAgg+ view (null: none,
+  // or the job runs another policy). Such a round never closes at its
+  // deadline: the server ends it with one of the two calls below (a stopped
+  // job's round is still discarded).
+  const SecureRound* open_secure_round() const {
+    return secure_.has_value() ? &*secure_ : nullptr;
+  }
+  // The phases gave the decoded sum of `survivors`' updates (identities of
+  // the round's cohort): the next model is SumRounds::ApplySum's, and ONE
+  // transaction stores the round 'committed' with participants =
+  // survivors, the model, the central charge and each survivor's local
+  // charge; nothing individual is stored. FAILED_PRECONDITION for another
+  // round than the open secure one or fewer survivors than the plan's
+  // min_survivors (the round stays open: abort it); INVALID_ARGUMENT for
+  // an identity outside the cohort, a repeated one or a sum of the wrong
+  // length; store errors (nothing applied, the call may be retried).
+  Status CommitSecureSum(int64_t round_id,
+                         const std::vector<std::string>& survivors,
+                         const std::vector<double>& sum, int64_t now_ms);
+  // The phases aborted: the round is 'discarded', nothing released or
+  // charged. FAILED_PRECONDITION for another round; store errors.
+  Status AbortSecureRound(int64_t round_id, std::string_view reason,
+                          int64_t now_ms);
+
   // Scores each new model before its commit: the scores are stored with
   // the model (in the same transaction) and shown on the progress line;
   // with gateway-held data they select the best model and may stop the job
@@ -246,6 +280,12 @@ class RoundEngine {
     if (reservations_ != nullptr) reservations_->Release(job_.id);
   }
   Status CloseRound(int64_t now_ms);
+  // secure_round.cc: the plan (after Load), and the open round's seed and cohort
+  // order (OpenNextRound).
+  Status LoadSecurePlan();
+  Status OpenSecureRound(int64_t now_ms);
+  Result<std::vector<size_t>> SurvivorIndices(
+      const std::vector<std::string>& survivors) const;
   // Whether the job's algorithm runs barrier rounds (BarrierRounds).
   bool Barrier() const;
   // Its algorithm's barrier retries (algorithms::BarrierRounds), -1: none.
@@ -255,6 +295,13 @@ class RoundEngine {
   // leaves the retry to Advance.
   void CloseCompleteRound(int64_t now_ms);
   Status CommitRound(int64_t now_ms, RoundSummary& summary);
+  // The common part of a commit: `commit` (participants, ledger rows and
+  // uploads set by the caller) scored, stored in one transaction, then
+  // applied to memory (model, ledgers, iteration); nothing changes on
+  // failure. Then Committed: the round ends (log, listener).
+  Status StoreCommit(RoundCommit& commit, ServerModel& next_model,
+                     LedgerCharge& charge, RoundSummary& summary);
+  void Committed(const RoundSummary& summary);
   // Discards the open round; `charge` (if not null): the charges of a round
   // whose mechanism ran (stored with the discard, then applied).
   Status DiscardRound(int64_t now_ms, LedgerCharge* charge = nullptr);
@@ -299,6 +346,9 @@ class RoundEngine {
   // Per-party ledgers (PartyPrivacy::PartyMechanism).
   std::optional<PartyLedger> parties_;
   std::optional<ModelSelection> selection_;  // over job_.config
+  // Under secure-aggregation: the job's plan, and the open round's view.
+  std::optional<jobs::SecureAggregationPlan> secure_plan_;
+  std::optional<SecureRound> secure_;
   UploadJudge judge_;
   ServerModel model_;
   // NodeTasks::PerNodeTasks: the released round's uploads by device index

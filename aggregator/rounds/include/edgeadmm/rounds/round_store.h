@@ -116,6 +116,9 @@ struct RoundCommit {
   // otherwise): device id and decoded upload of each participant.
   std::vector<std::pair<const std::string*, const std::vector<double>*>>
       summed_uploads;
+  // A secure-aggregation round: its participants sent no upload, so the
+  // commit checks that none is stored.
+  bool secure_sum = false;
 };
 
 class RoundStore {

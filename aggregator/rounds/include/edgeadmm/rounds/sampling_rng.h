@@ -26,6 +26,8 @@ class SamplingRng final : public algorithms::RoundNoise {
   Result<double> Uniform01();
   // Uniform integer in [0, bound), bound >= 1, by rejection (no modulo bias).
   Result<uint64_t> UniformBelow(uint64_t bound);
+  // Fills `out` with DRBG bytes (public seeds). The DRBG's errors.
+  Status Fill(ByteSpan out) { return drbg_.Generate(out); }
   // v on the grid g = stddev·2^-kSumGridBits (nearest) plus the exact
   // discrete Gaussian g·N_Z(0, 4^kSumGridBits), std `stddev`
   // (algorithms/sum_grid.h). INVALID_ARGUMENT for a bad stddev or a

@@ -57,6 +57,9 @@ enum class UploadVerdict : uint8_t {
   // takes the device's sum of accepted uploads in the job above what as
   // many honest uploads reach (UploadSums)
   kSumAboveBound,
+  // the job runs under secure-aggregation: its rounds take the SecAgg+
+  // phases only (docs/protocol.md), never a plain upload
+  kSecureAggregationOnly,
 };
 
 // "accepted", "stale-round", ... for logs and tests.

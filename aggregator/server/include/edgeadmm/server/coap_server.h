@@ -24,6 +24,7 @@
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/server/secagg_service.h"
+#include "edgeadmm/server/secure_round_driver.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::server {
@@ -155,6 +156,7 @@ class CoapServer {
   std::unique_ptr<Impl> impl_;
   RequestHandler handler_{nullptr};
   SecAggService secagg_;
+  SecureRoundDriver secure_rounds_{secagg_};
   JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;
   // (job, open round, state) of each loaded job at the last notification.

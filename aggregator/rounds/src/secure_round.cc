@@ -1,0 +1,128 @@
+// RoundEngine's secure-aggregation rounds (round_engine.h, secure_round.h).
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+#include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/log.h"
+#include "edgeadmm/rounds/round_engine.h"
+
+namespace edgeadmm::rounds {
+
+Status RoundEngine::LoadSecurePlan() {
+  if (job_.config.policy != privacy::Policy::kSecureAggregation) {
+    return Status::Ok();
+  }
+  auto plan = jobs::PlanSecureAggregation(job_.config);
+  if (!plan.ok()) {
+    EDGEADMM_LOG_ERROR("job %s: no secure-aggregation plan: %s",
+                       job_.config.name.c_str(),
+                       plan.error().message().c_str());
+    return Status(plan.error().code());
+  }
+  secure_plan_ = std::move(*plan);
+  return Status::Ok();
+}
+
+Status RoundEngine::OpenSecureRound(int64_t now_ms) {
+  SecureRound round;
+  round.round_id = open_.round_id;
+  round.plan = *secure_plan_;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    if (open_.in_cohort[i]) round.cohort.push_back(devices_[i]);
+  }
+  EDGEADMM_TRY(noise_rng_->Fill(
+      ByteSpan(round.rotation_seed.data(), round.rotation_seed.size())));
+  // What devices are told (Task::deadline_ms): the four phases' time; the
+  // round itself ends when the server commits or aborts it.
+  const int64_t phases_ms = static_cast<int64_t>(
+      4 * job_.config.secure_aggregation.phase_seconds * 1000);
+  if (open_.deadline_ms < now_ms + phases_ms) {
+    open_.deadline_ms = now_ms + phases_ms;
+  }
+  secure_ = std::move(round);
+  return Status::Ok();
+}
+
+Result<std::vector<size_t>> RoundEngine::SurvivorIndices(
+    const std::vector<std::string>& survivors) const {
+  std::vector<size_t> indices;
+  std::unordered_set<size_t> seen;
+  for (const std::string& id : survivors) {
+    auto it = device_index_.find(id);
+    if (it == device_index_.end() || !open_.in_cohort[it->second] ||
+        !seen.insert(it->second).second) {
+      return Status::InvalidArgument();
+    }
+    indices.push_back(it->second);
+  }
+  return indices;
+}
+
+Status RoundEngine::CommitSecureSum(int64_t round_id,
+                                    const std::vector<std::string>& survivors,
+                                    const std::vector<double>& sum,
+                                    int64_t now_ms) {
+  if (!secure_.has_value() || secure_->round_id != round_id) {
+    return Status::FailedPrecondition();
+  }
+  if (survivors.size() < secure_->plan.min_survivors) {
+    EDGEADMM_LOG_ERROR(
+        "job %s round %lld: %zu survivors, the plan's floor is %u; not "
+        "committed",
+        job_.config.name.c_str(), static_cast<long long>(round_id),
+        survivors.size(), secure_->plan.min_survivors);
+    return Status::FailedPrecondition();
+  }
+  EDGEADMM_TRY_ASSIGN(const std::vector<size_t> participants,
+                      SurvivorIndices(survivors));
+  const algorithms::SumRounds* sums =
+      algorithms::Get(job_.config.algorithm).sum_rounds();
+  if (sums == nullptr) return Status::FailedPrecondition();
+  ServerModel next_model = model_;
+  LedgerCharge charge = ledgers_->Plan(participants);
+  const Status applied = sums->ApplySum(
+      job_.config, job_.n, sum, static_cast<int64_t>(participants.size()),
+      *noise_rng_, next_model);
+  if (applied == Status::OutOfRange()) {
+    // As CloseRound: the mechanism ran, so the discard is charged.
+    EDGEADMM_LOG_ERROR(
+        "job %s round %lld: the next model leaves float32's range; round "
+        "discarded, its privacy charge kept",
+        job_.config.name.c_str(), static_cast<long long>(round_id));
+    return DiscardRound(now_ms, &charge);
+  }
+  EDGEADMM_TRY(applied);
+  // Each survivor's device ledger: the gateway ran its encoding's release
+  // (as for an accepted upload under the other policies).
+  std::vector<LocalCharge> locals;
+  locals.reserve(participants.size());
+  for (size_t index : participants)
+    locals.push_back(ledgers_->PlanLocal(index));
+  RoundCommit commit;
+  commit.closed_at_ms = now_ms;
+  commit.participants = static_cast<int64_t>(participants.size());
+  commit.secure_sum = true;
+  commit.ledger = ledgers_->Rows(charge);
+  for (const LocalCharge& local : locals) {
+    commit.ledger.push_back(ledgers_->LocalRow(local));
+  }
+  RoundSummary summary;
+  EDGEADMM_TRY(StoreCommit(commit, next_model, charge, summary));
+  for (LocalCharge& local : locals) ledgers_->ApplyLocal(std::move(local));
+  Committed(summary);
+  return Status::Ok();
+}
+
+Status RoundEngine::AbortSecureRound(int64_t round_id, std::string_view reason,
+                                     int64_t now_ms) {
+  if (!secure_.has_value() || secure_->round_id != round_id) {
+    return Status::FailedPrecondition();
+  }
+  EDGEADMM_LOG_WARN("job %s round %lld: secure aggregation aborted (%.*s)",
+                    job_.config.name.c_str(), static_cast<long long>(round_id),
+                    static_cast<int>(reason.size()), reason.data());
+  return DiscardRound(now_ms);
+}
+
+}  // namespace edgeadmm::rounds

@@ -1,0 +1,249 @@
+// RoundEngine under privacy.policy "secure-aggregation" (secure_round.cc):
+// a round's open view (cohort, plan, fresh public seed) and tasks, the
+// refusal of plain uploads, the commit of a decoded sum (the model is
+// SumRounds::ApplySum's; central and local charges; nothing individual
+// stored), the abort, the survivor floor, and an audit of every table.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/rounds/round_engine.h"
+#include "edgeadmm/store/blob.h"
+#include "test_database.h"
+
+namespace edgeadmm::rounds {
+namespace {
+
+constexpr int kDevices = 6;
+
+int64_t Count(store::Database& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql);
+  EXPECT_TRUE(stmt.ok()) << sql;
+  EXPECT_TRUE(stmt->StepRow().ok()) << sql;
+  return stmt->ColumnInt(0);
+}
+
+class SecureRoundEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    devices_ = testing::EnrollDevices(t_.db(), kDevices);
+    // What the CLI's job creation stores; the DDG's noise, not this sigma,
+    // is the round's mechanism (LedgerBook's charges under the policy are
+    // tested with the ledgers).
+    const std::string toml =
+        testing::JobToml(
+            "secure", "prox-admm",
+            "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
+            "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
+            "device_budget = 1000.0\n",
+            "[sampling]\nscheme = \"fixed\"\nm = 6\nm_min = 4\n"
+            "deadline_seconds = 10\nseed = 7\n") +
+        "[secure_aggregation]\ndropouts = 2\nphase_seconds = 5\n";
+    auto config = jobs::ParseJobConfig(toml);
+    ASSERT_TRUE(config.ok()) << config.error().message();
+    config->sigma = 2.0;
+    auto id = jobs::CreateJob(t_.db(), *config, toml);
+    ASSERT_TRUE(id.ok());
+    job_id_ = *id;
+    ASSERT_TRUE(
+        jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+    auto engine = RoundEngine::Open(t_.db(), job_id_, accountant_);
+    ASSERT_TRUE(engine.ok()) << engine.status().str();
+    engine_ = std::move(engine).value();
+    ASSERT_TRUE(engine_->Advance(now_).ok());
+    ASSERT_NE(engine_->open_secure_round(), nullptr);
+  }
+
+  std::vector<double> Sum(double scale) const {
+    return {0.5 * scale, -0.25 * scale, 0.125 * scale};
+  }
+
+  // The model ApplySum gives from the engine's current one.
+  ServerModel Expected(const std::vector<double>& sum, int64_t count) {
+    ServerModel model = engine_->model();
+    auto noise = SamplingRng::Create(3);
+    EXPECT_TRUE(noise.ok());
+    const jobs::JobConfig& c = engine_->job().config;
+    EXPECT_TRUE(algorithms::Get(c.algorithm)
+                    .sum_rounds()
+                    ->ApplySum(c, engine_->job().n, sum, count, **noise, model)
+                    .ok());
+    return model;
+  }
+
+  int64_t Rows(const std::string& where) {
+    return Count(t_.db(), "SELECT count(*) FROM ledger WHERE job_id = " +
+                              std::to_string(job_id_) + " AND " + where);
+  }
+
+  testing::TempDatabase t_;
+  std::vector<std::string> devices_;
+  PrivacyRoundAccountant accountant_;
+  int64_t job_id_ = 0;
+  int64_t now_ = 1000;
+  std::unique_ptr<RoundEngine> engine_;
+};
+
+TEST_F(SecureRoundEngineTest, OpensWithCohortPlanAndFreshSeed) {
+  const SecureRound first = *engine_->open_secure_round();
+  EXPECT_EQ(first.round_id, engine_->round_id());
+  EXPECT_EQ(first.cohort, engine_->CohortForTesting());
+  EXPECT_EQ(first.cohort.size(), 6u);
+  EXPECT_EQ(first.plan.min_survivors, 4u);
+  EXPECT_EQ(first.plan.mask_length, 4u);  // d = 3 padded
+  EXPECT_NE(first.rotation_seed, (std::array<std::byte, 32>{}));
+  // A member's task carries the plan and the seed.
+  const Task task = engine_->TaskFor(first.cohort[2]);
+  EXPECT_EQ(task.kind, Task::Kind::kTrain);
+  EXPECT_TRUE(task.secure);
+  EXPECT_EQ(task.rotation_seed, first.rotation_seed);
+  EXPECT_EQ(task.ddg.bits, first.plan.round.bits);
+  EXPECT_EQ(task.ddg.gamma, first.plan.round.gamma);
+  EXPECT_EQ(task.ddg.dimension, 3u);
+  EXPECT_GE(task.deadline_ms, now_ + 4 * 5000);
+  // Plain uploads are refused: the phases are the only way in.
+  Upload u;
+  u.device_id = first.cohort[0];
+  u.job_id = job_id_;
+  u.round_id = first.round_id;
+  u.vector = store::EncodeFloats({0.1, 0.2, 0.3});
+  EXPECT_EQ(engine_->Submit(first.cohort[0], u, now_),
+            UploadVerdict::kSecureAggregationOnly);
+  // The engine's deadline does not close it: the server does.
+  now_ += 3600 * 1000;
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  EXPECT_EQ(engine_->round_id(), first.round_id);
+  // The next round has another seed.
+  ASSERT_TRUE(engine_->AbortSecureRound(first.round_id, "test", now_).ok());
+  ASSERT_TRUE(engine_->Advance(now_).ok());
+  ASSERT_NE(engine_->open_secure_round(), nullptr);
+  EXPECT_NE(engine_->open_secure_round()->round_id, first.round_id);
+  EXPECT_NE(engine_->open_secure_round()->rotation_seed, first.rotation_seed);
+}
+
+TEST_F(SecureRoundEngineTest, CommitsTheSumWithCentralAndLocalCharges) {
+  const SecureRound round = *engine_->open_secure_round();
+  const std::vector<std::string> survivors(round.cohort.begin(),
+                                           round.cohort.begin() + 5);
+  const std::vector<double> sum = Sum(1.0);
+  const ServerModel expected = Expected(sum, 5);
+  ASSERT_NE(expected.z, engine_->model().z);
+  ASSERT_TRUE(
+      engine_->CommitSecureSum(round.round_id, survivors, sum, now_).ok());
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(engine_->model().z, expected.z);
+  EXPECT_EQ(engine_->model().state, expected.state);
+  EXPECT_EQ(engine_->released_participants(), 5);
+  const std::string r = std::to_string(round.round_id);
+  EXPECT_EQ(Count(t_.db(), "SELECT participants FROM rounds WHERE round_id = " +
+                               r + " AND state = 'committed'"),
+            5);
+  EXPECT_GT(Rows("round_id = " + r + " AND scope NOT LIKE 'local:%'"), 0);
+  EXPECT_GT(engine_->central_epsilon(), 0);
+  for (const std::string& id : survivors) {
+    EXPECT_EQ(Rows("round_id = " + r + " AND scope = 'local:" + id + "'"), 1)
+        << id;
+  }
+  EXPECT_EQ(
+      Rows("round_id = " + r + " AND scope = 'local:" + round.cohort[5] + "'"),
+      0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
+  // The round is over: the same id again is refused.
+  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, survivors, sum, now_),
+            Status::FailedPrecondition());
+}
+
+TEST_F(SecureRoundEngineTest, AbortChangesNothing) {
+  const SecureRound round = *engine_->open_secure_round();
+  const ServerModel before = engine_->model();
+  const int64_t ledger = Count(t_.db(), "SELECT count(*) FROM ledger");
+  ASSERT_TRUE(engine_->AbortSecureRound(round.round_id, "test", now_).ok());
+  EXPECT_EQ(engine_->iteration(), 0);
+  EXPECT_EQ(engine_->model().z, before.z);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), ledger);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE round_id = " +
+                               std::to_string(round.round_id) +
+                               " AND state = 'discarded'"),
+            1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 1);
+  EXPECT_EQ(engine_->AbortSecureRound(round.round_id, "again", now_),
+            Status::FailedPrecondition());
+}
+
+TEST_F(SecureRoundEngineTest, RefusesBelowTheFloorAndForeignSurvivors) {
+  const SecureRound round = *engine_->open_secure_round();
+  const std::vector<std::string> three(round.cohort.begin(),
+                                       round.cohort.begin() + 3);
+  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, three, Sum(1), now_),
+            Status::FailedPrecondition());
+  std::vector<std::string> repeated(4, round.cohort[0]);
+  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, repeated, Sum(1), now_),
+            Status::InvalidArgument());
+  std::vector<std::string> foreign = {round.cohort[0], round.cohort[1],
+                                      round.cohort[2], "nobody"};
+  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, foreign, Sum(1), now_),
+            Status::InvalidArgument());
+  EXPECT_EQ(
+      engine_->CommitSecureSum(round.round_id + 1, round.cohort, Sum(1), now_),
+      Status::FailedPrecondition());
+  // Nothing happened: the round is open, nothing charged or released.
+  EXPECT_EQ(engine_->round_id(), round.round_id);
+  EXPECT_EQ(engine_->iteration(), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
+  // Four (the floor) commit.
+  const std::vector<std::string> four(round.cohort.begin(),
+                                      round.cohort.begin() + 4);
+  EXPECT_TRUE(
+      engine_->CommitSecureSum(round.round_id, four, Sum(1), now_).ok());
+  EXPECT_EQ(engine_->iteration(), 1);
+}
+
+// The database after committed secure rounds: every table is read, and the
+// only vectors it holds are the released models and the ledgers' curves;
+// no upload, no per-device sum, no cohort.
+TEST_F(SecureRoundEngineTest, StoreHoldsNoIndividualVector) {
+  for (int k = 1; k <= 3; ++k) {
+    const SecureRound round = *engine_->open_secure_round();
+    ASSERT_TRUE(
+        engine_->CommitSecureSum(round.round_id, round.cohort, Sum(k), now_)
+            .ok());
+    ASSERT_TRUE(engine_->Advance(++now_).ok());
+  }
+  auto tables =
+      t_.db().Prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
+  ASSERT_TRUE(tables.ok());
+  std::set<std::string> with_rows;
+  int table_count = 0;
+  while (*tables->Step()) {
+    const std::string table = tables->ColumnText(0);
+    ++table_count;
+    auto columns = t_.db().Prepare(
+        "SELECT name, type FROM pragma_table_info('" + table + "')");
+    ASSERT_TRUE(columns.ok());
+    while (*columns->Step()) {
+      if (columns->ColumnText(1) != "BLOB") continue;
+      const std::string column = columns->ColumnText(0);
+      if (Count(t_.db(), "SELECT count(*) FROM " + table + " WHERE " + column +
+                             " IS NOT NULL") > 0) {
+        with_rows.insert(table + "." + column);
+      }
+    }
+  }
+  EXPECT_GE(table_count, 10);
+  // devices.psk: the registry's DTLS keys.
+  EXPECT_EQ(with_rows,
+            (std::set<std::string>{"devices.psk", "ledger.rdp", "models.z",
+                                   "models.server_state"}));
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM upload_sums"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM round_cohorts"), 0);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM models"), 4);
+}
+
+}  // namespace
+}  // namespace edgeadmm::rounds
