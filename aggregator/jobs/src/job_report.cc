@@ -272,7 +272,8 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
   EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
   r.central_meaning =
       algorithms::Get(r.job.config.algorithm).CentralMeaning(r.job.config);
-  r.local_meaning = privacy::LocalLedgerMeaning(r.job.config.policy);
+  r.local_meaning = privacy::LocalLedgerMeaning(r.job.config.policy,
+                                                r.job.config.max_colluders);
   EDGEADMM_TRY_ASSIGN(
       store::Statement conversions,
       db.Prepare("SELECT DISTINCT conversion FROM ledger WHERE job_id = ? "
