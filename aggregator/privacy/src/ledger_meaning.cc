@@ -67,7 +67,7 @@ LedgerMeaning LocalLedgerMeaning(Policy policy, int64_t max_colluders) {
         "gateway sees only the unmasked sum of the round's survivors: "
         "the noise of at least m - D - " +
             t + " honest devices), RDP with the improved conversion",
-        "zero-out one device's data (user-level)",
+        "replace-one device's data (user-level)",
         "the gateway and any " + t +
             " colluding devices (no upload is seen alone)"};
   }

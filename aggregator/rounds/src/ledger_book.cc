@@ -63,7 +63,7 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
   budget_central_.assign(devices.size(), std::nan(""));
   budget_local_.assign(devices.size(), std::nan(""));
   // The job's config does not change: these curves neither.
-  local_rdp_ = secure_aggregation() ? secure_.rdp
+  local_rdp_ = secure_aggregation() ? secure_.local_rdp
                                     : accountant.RoundRdp(LocalMechanism());
   // ChargesLocalAsCentral: an upload charges "central:<id>" its local curve.
   if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {

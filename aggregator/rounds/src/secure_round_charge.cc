@@ -13,6 +13,7 @@ SecureRoundCharge SecureAggregationRoundCharge(
   SecureRoundCharge charge;
   charge.rdp.assign(accountant.order_count(),
                     std::numeric_limits<double>::infinity());
+  charge.local_rdp = charge.rdp;
   const auto plan = jobs::PlanSecureAggregation(config);
   if (!plan.ok()) return charge;
   const privacy::Mechanism m = secure_aggregation::DdgRoundMechanism(plan->ddg);
@@ -24,8 +25,15 @@ SecureRoundCharge SecureAggregationRoundCharge(
   ddg.dimension = m.dimension;
   const auto curve =
       privacy::DistributedDiscreteGaussianRdpCurve(ddg, accountant.orders());
-  if (!curve.ok()) return charge;
+  // Replace-one: ||z - z'|| <= 2 D2 and ||z - z'||_1 <= 2 D1.
+  privacy::DistributedDiscreteGaussian replace = ddg;
+  replace.l2_sensitivity = 2 * ddg.l2_sensitivity;
+  replace.l1_sensitivity = 2 * ddg.l1_sensitivity;
+  const auto local = privacy::DistributedDiscreteGaussianRdpCurve(
+      replace, accountant.orders());
+  if (!curve.ok() || !local.ok()) return charge;
   charge.rdp = *curve;
+  charge.local_rdp = *local;
   charge.noise_multiplier = m.NoiseMultiplier();
   return charge;
 }

@@ -13,9 +13,10 @@
 //                   participation under trusted-aggregator
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
 //                   the curve its own DevicePrivacyLedger keeps
-// Under secure-aggregation "central:<id>" and "local:<id>" are both charged
-// the round's distributed discrete Gaussian sum (secure_round_charge.h):
-// the gateway sees no upload alone; RDP with the improved conversion.
+// Under secure-aggregation "central:<id>" (zero-out) and "local:<id>"
+// (replace-one) are both charged the round's distributed discrete Gaussian
+// sum (secure_round_charge.h): the gateway sees no upload alone; RDP with
+// the improved conversion.
 // The central scopes' ε uses the job's accountant (privacy.accountant: PLD of
 // the charged schedule by default, pld_round_accountant.h, or RDP); the local
 // scopes' ε always uses the RDP accountant, the number the device's own

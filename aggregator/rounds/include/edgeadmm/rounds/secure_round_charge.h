@@ -5,9 +5,11 @@
 // (Kairouz, Liu, Steinke 2021, Thm. 2 with the tau term:
 // privacy/distributed_discrete_gaussian.h), zero-out neighbours, RDP on
 // the accountant's orders (the improved conversion: the PLD accountant has
-// no distributed discrete Gaussian). The same curve bounds a device's
-// "central:<id>" and "local:<id>" ledgers: the gateway never sees an upload
-// alone.
+// no distributed discrete Gaussian), charged to "central:<id>". The gateway
+// never sees an upload alone, so the same sum bounds "local:<id>" too,
+// there under replace-one like every local ledger (its lifetime sum across
+// jobs is replace-one): both vectors are within the rounding's norm bound,
+// so D2 and D1 double.
 #pragma once
 
 #include <vector>
@@ -18,7 +20,8 @@
 namespace edgeadmm::rounds {
 
 struct SecureRoundCharge {
-  std::vector<double> rdp;  // one round, on accountant.orders()
+  std::vector<double> rdp;        // one round, zero-out, accountant.orders()
+  std::vector<double> local_rdp;  // the same round, replace-one
   // sqrt(n_h) sigma_g / D2: the ideal discrete Gaussian's multiplier, the
   // number stored with the round (descriptive; `rdp` is the charge).
   double noise_multiplier = 0;
