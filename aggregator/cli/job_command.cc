@@ -16,6 +16,7 @@
 #include "edgeadmm/jobs/job_report.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/jobs/model_header.h"
+#include "edgeadmm/jobs/secure_aggregation_report.h"
 #include "edgeadmm/privacy/policy.h"
 #include "edgeadmm/rounds/noise_planner.h"
 #include "edgeadmm/rounds/validator.h"
@@ -65,7 +66,10 @@ host::ErrorOr<JobFile> ReadJobFile(const std::string& path) {
 
 host::Error RunCreate(const JobOptions& o, JobFile file) {
   jobs::JobConfig& config = file.config;
-  if (config.noise_planned()) {
+  if (config.policy == privacy::Policy::kSecureAggregation) {
+    // No Gaussian sigma: the plan's discrete Gaussian (docs/privacy.md).
+    std::printf("%s", jobs::SecureAggregationSection(config).text.c_str());
+  } else if (config.noise_planned()) {
     EDGEADMM_HOST_TRY_ASSIGN(
         config.sigma, Checked(rounds::PlanSigma(config), "cannot plan sigma"));
     std::printf("planned sigma %.6g for epsilon %.6g at delta %.3g\n",

@@ -25,7 +25,10 @@ void DpSgd::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   h.params.dp_sgd.learning_rate = c.gamma;
   h.params.dp_sgd.local_steps = static_cast<uint32_t>(c.local_steps);
   h.params.dp_sgd.clip = c.clip;
-  h.params.dp_sgd.sigma = c.sigma;
+  // Under secure-aggregation the noise is the plan's discrete Gaussian
+  // (RoundTask.secure_aggregation), not a Gaussian sigma.
+  h.params.dp_sgd.sigma =
+      c.policy == privacy::Policy::kSecureAggregation ? 0.0 : c.sigma;
 }
 
 host::UploadBound DpSgd::HonestUpload(const jobs::JobConfig& c) const {

@@ -28,7 +28,10 @@ void ProxAdmm::FillTask(const jobs::JobConfig& c, int64_t /*n*/,
   h.params.federated.lambda = c.lambda;
   h.params.federated.gamma = c.gamma;
   h.params.federated.clip = c.clip;
-  h.params.federated.sigma = trusted ? 0.0 : c.sigma;
+  // Under secure-aggregation the noise is the plan's discrete Gaussian
+  // (RoundTask.secure_aggregation), not a Gaussian sigma.
+  const bool secure = c.policy == privacy::Policy::kSecureAggregation;
+  h.params.federated.sigma = trusted || secure ? 0.0 : c.sigma;
   // ValidateJobConfig refuses true under `participation` (privacy.md).
   h.params.federated.noise_in_state = !trusted && c.noise_in_state;
 }

@@ -10,6 +10,7 @@
 #include "edgeadmm/dataio/adult_csv_reader.h"
 #include "edgeadmm/job_types/config_reader.h"
 #include "edgeadmm/job_types/toml_document.h"
+#include "edgeadmm/jobs/secure_aggregation_plan.h"
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::jobs {
@@ -198,6 +199,33 @@ host::Error ValidateSampling(const JobConfig& c) {
   return host::Error::Ok();
 }
 
+// docs/privacy.md, "secure-aggregation": the devices add no Gaussian noise
+// (their noise is the plan's discrete Gaussian), a round commits with at
+// least m - D masked inputs, and the plan must exist.
+host::Error ValidateSecureAggregation(const JobConfig& c) {
+  if (c.sigma != 0) {
+    return host::Error::InvalidArgument(
+        "privacy.sigma: not under secure-aggregation (the devices' noise is "
+        "the distributed discrete Gaussian planned from "
+        "privacy.target_epsilon)");
+  }
+  if (c.noise_in_state) {
+    return host::Error::InvalidArgument(
+        "privacy.noise_in_state: must be false under secure-aggregation (the "
+        "devices add no Gaussian noise to keep)");
+  }
+  EDGEADMM_HOST_TRY(PlanSecureAggregation(c).error());
+  const int64_t survivors = c.m - c.secure_aggregation.dropouts;
+  if (c.m_min != survivors) {
+    return host::Error::InvalidArgument(
+        "sampling.m_min: must be sampling.m - secure_aggregation.dropouts = " +
+        std::to_string(survivors) +
+        " under secure-aggregation (a round commits exactly when at least "
+        "m - D masked inputs survive)");
+  }
+  return host::Error::Ok();
+}
+
 // The privacy policy against the rest of the job (docs/privacy.md).
 host::Error ValidatePolicy(const JobConfig& c) {
   if (c.policy == privacy::Policy::kLocalDp) {
@@ -208,6 +236,9 @@ host::Error ValidatePolicy(const JobConfig& c) {
   }
   if (c.max_colluders < 0) {
     return host::Error::InvalidArgument("privacy.max_colluders: must be >= 0");
+  }
+  if (c.policy == privacy::Policy::kSecureAggregation) {
+    return ValidateSecureAggregation(c);
   }
   if (c.noise_planned() && c.rounds_may_be_colluders_only()) {
     // docs/privacy.md, "Colluding devices": σ is planned for the noise of
@@ -382,6 +413,23 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   if (c.sigma >= 0 && c.noise_planned()) {
     return host::Error::InvalidArgument(
         "privacy: give either sigma or target_epsilon, not both");
+  }
+  if (c.policy == privacy::Policy::kSecureAggregation) {
+    // No Gaussian sigma: the devices' noise is the plan's (docs/privacy.md,
+    // "secure-aggregation"); 0 is what tasks carry and the store keeps.
+    if (algorithm->sum_rounds() == nullptr) {
+      return host::Error::InvalidArgument(
+          std::string("privacy.policy: secure-aggregation needs an algorithm "
+                      "whose server update uses only the sum of the uploads; "
+                      "this job runs ") +
+          algorithm->name());
+    }
+    if (c.sigma >= 0) {
+      return host::Error::InvalidArgument(
+          "privacy.sigma: not under secure-aggregation (give "
+          "privacy.target_epsilon: the discrete noise is planned from it)");
+    }
+    c.sigma = 0;
   }
   EDGEADMM_HOST_TRY(algorithm->Resolve(c));
   EDGEADMM_HOST_TRY(ValidateJobConfig(c));

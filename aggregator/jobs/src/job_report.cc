@@ -5,6 +5,7 @@
 #include <map>
 
 #include "edgeadmm/algorithms/registry.h"
+#include "edgeadmm/jobs/secure_aggregation_report.h"
 #include "edgeadmm/privacy/conversion.h"
 #include "edgeadmm/privacy/epsilon_report.h"
 #include "edgeadmm/privacy/ledger_meaning.h"
@@ -148,6 +149,10 @@ constexpr const char* kLastModelTail = "ORDER BY iteration DESC LIMIT 1";
 // The algorithm's section from the job's config (ReportSections); empty
 // key: none.
 algorithms::ReportSection PlanSection(const JobConfig& config) {
+  // The secure-aggregation plan is the policy's, whatever the algorithm.
+  if (config.policy == privacy::Policy::kSecureAggregation) {
+    return SecureAggregationSection(config);
+  }
   const algorithms::ReportSections* unit =
       algorithms::Get(config.algorithm).report_sections();
   return unit == nullptr ? algorithms::ReportSection{}
@@ -272,7 +277,8 @@ Result<PrivacyReport> LoadPrivacyReport(store::Database& db,
   EDGEADMM_TRY_ASSIGN(r.job, FindJob(db, name));
   r.central_meaning =
       algorithms::Get(r.job.config.algorithm).CentralMeaning(r.job.config);
-  r.local_meaning = privacy::LocalLedgerMeaning(r.job.config.policy);
+  r.local_meaning = privacy::LocalLedgerMeaning(r.job.config.policy,
+                                                r.job.config.max_colluders);
   EDGEADMM_TRY_ASSIGN(
       store::Statement conversions,
       db.Prepare("SELECT DISTINCT conversion FROM ledger WHERE job_id = ? "

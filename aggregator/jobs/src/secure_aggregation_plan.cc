@@ -86,6 +86,9 @@ host::ErrorOr<SecureAggregationPlan> PlanSecureAggregation(const JobConfig& c) {
   secure_aggregation::DdgGoal goal;
   goal.epsilon = c.target_epsilon;
   goal.delta = c.delta;
+  // RDP-accounted with the improved conversion whatever privacy.accountant
+  // says: the PLD accountant has no distributed discrete Gaussian.
+  goal.conversion = privacy::Conversion::kImproved;
   goal.rounds = static_cast<uint64_t>(c.rounds);
   goal.cohort = static_cast<uint32_t>(c.m);
   goal.colluders = static_cast<uint32_t>(c.max_colluders);

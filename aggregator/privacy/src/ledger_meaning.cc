@@ -24,7 +24,8 @@ LedgerMeaning CentralLedgerMeaning(Policy policy, int64_t max_colluders) {
           "cohort less the dropouts and the " +
               std::to_string(max_colluders) +
               " colluders), charged to "
-              "each device of the round",
+              "each device of the round; RDP with the improved conversion "
+              "(also when privacy.accountant is pld)",
           "zero-out one device's data (user-level)",
           "the gateway and any " + std::to_string(max_colluders) +
               " colluding devices, and whoever sees the released "
@@ -57,7 +58,19 @@ LedgerMeaning RandomWalkLedgerMeaning() {
       "paper 002 Thm. 4 network bound is not charged"};
 }
 
-LedgerMeaning LocalLedgerMeaning(Policy policy) {
+LedgerMeaning LocalLedgerMeaning(Policy policy, int64_t max_colluders) {
+  if (policy == Policy::kSecureAggregation) {
+    const std::string t = max_colluders < 0 ? "privacy.max_colluders"
+                                            : std::to_string(max_colluders);
+    return {
+        "distributed discrete gaussian per accepted masked input (the "
+        "gateway sees only the unmasked sum of the round's survivors: "
+        "the noise of at least m - D - " +
+            t + " honest devices), RDP with the improved conversion",
+        "replace-one device's data (user-level)",
+        "the gateway and any " + t +
+            " colluding devices (no upload is seen alone)"};
+  }
   if (policy == Policy::kTrustedAggregator) {
     return {"none: trusted-aggregator uploads carry no noise, epsilon +inf",
             "replace-one device's data",

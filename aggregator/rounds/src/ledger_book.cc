@@ -26,6 +26,8 @@ std::unique_ptr<const RoundAccountant> MakePld(const RoundAccountant& rdp,
                                                const jobs::JobConfig& config,
                                                RoundMechanism central_round) {
   if (config.accountant != jobs::CentralAccountant::kPld) return nullptr;
+  // No PLD of the distributed discrete Gaussian: RDP, improved conversion.
+  if (config.policy == privacy::Policy::kSecureAggregation) return nullptr;
   // Central = local curve (ChargesLocalAsCentral): converted as the local
   // ledger.
   if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
@@ -43,6 +45,9 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
       config_(&config),
       devices_(&devices),
       participation_(algorithms::Get(config.algorithm).participation_charge()),
+      secure_(config.policy == privacy::Policy::kSecureAggregation
+                  ? SecureAggregationRoundCharge(accountant, config)
+                  : SecureRoundCharge{}),
       pld_(
           // config_ is set: CentralMechanism may be called.
           MakePld(accountant, config, CentralMechanism(0))),
@@ -58,13 +63,15 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
   budget_central_.assign(devices.size(), std::nan(""));
   budget_local_.assign(devices.size(), std::nan(""));
   // The job's config does not change: these curves neither.
-  local_rdp_ = accountant.RoundRdp(LocalMechanism());
+  local_rdp_ = secure_aggregation() ? secure_.local_rdp
+                                    : accountant.RoundRdp(LocalMechanism());
   // ChargesLocalAsCentral: an upload charges "central:<id>" its local curve.
   if (algorithms::Get(config.algorithm).ChargesLocalAsCentral()) {
     upload_central_rdp_ = local_rdp_;
   }
   worst_central_rdp_ =
-      !upload_central_rdp_.empty()
+      secure_aggregation() ? secure_.rdp
+      : !upload_central_rdp_.empty()
           ? upload_central_rdp_
           : accountant.RoundRdp(
                 one_central_curve()
@@ -126,6 +133,8 @@ double LedgerBook::OwnNoiseMultiplier() const {
 }
 
 RoundMechanism LedgerBook::CentralMechanism(size_t m) const {
+  // Stored with the round only; the charge is secure_.rdp (the DDG bound).
+  if (secure_aggregation()) return {secure_.noise_multiplier, 1.0};
   if (participation_ != nullptr) {
     // The gateway's noise, charged to each participant (docs/privacy.md).
     return {participation_->ParticipationNoiseMultiplier(*config_), 1.0};
@@ -217,9 +226,11 @@ bool LedgerBook::WithinBudget(std::string* reason) {
     if (!(budget_central_[i] <= c.central_budget) &&
         !ParticipationCapReached(i)) {
       if (reason != nullptr) {
-        *reason = BudgetReason("the central ledger of device " + (*devices_)[i],
-                               "release observers", budget_central_[i],
-                               "central_budget", c.central_budget);
+        *reason = BudgetReason(
+            "the central ledger of device " + (*devices_)[i],
+            secure_aggregation() ? "the gateway and max_colluders devices"
+                                 : "release observers",
+            budget_central_[i], "central_budget", c.central_budget);
       }
       return false;
     }
@@ -240,10 +251,12 @@ bool LedgerBook::WithinBudget(std::string* reason) {
 LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
   LedgerCharge charge;
   charge.central = CentralMechanism(participants.size());
-  // The local curve when the algorithm charges it as central.
+  // Every survivor of a secure round is charged the DDG sum; the local
+  // curve when the algorithm charges it as central.
   const std::vector<double> central_rdp =
-      upload_central_rdp_.empty() ? accountant_->RoundRdp(charge.central)
-                                  : upload_central_rdp_;
+      secure_aggregation()          ? secure_.rdp
+      : upload_central_rdp_.empty() ? accountant_->RoundRdp(charge.central)
+                                    : upload_central_rdp_;
   // Only the participants' ledgers are copied: copying all n of them per
   // round was a large share of the round's allocations.
   charge.next_device_epsilon = device_central_epsilon_;

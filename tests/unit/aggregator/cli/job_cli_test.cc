@@ -555,3 +555,45 @@ TEST_F(JobCliTest, ExportRefusesBestOnDeviceHeldValidationData) {
 
 }  // namespace
 }  // namespace edgeadmm
+
+namespace edgeadmm {
+namespace {
+
+// secure-aggregation: `job create` plans no Gaussian sigma and prints the
+// plan; `job status` prints it with the epsilon's meaning (mechanism,
+// neighbouring, conversion, delta, observer), and so does the export.
+TEST_F(JobCliTest, SecureAggregationJobPrintsItsPlan) {
+  testing::EnrollDevices(t_.db(), 20);
+  const testing::CommandResult create =
+      Cli("create " + WriteFile("job.toml", testing::SecureAggregationJobToml(
+                                                "sa", "prox-admm")));
+  ASSERT_EQ(create.exit_code, 0) << create.output;
+  EXPECT_EQ(create.output.find("planned sigma"), std::string::npos);
+  const testing::CommandResult status = Cli("status sa");
+  ASSERT_EQ(status.exit_code, 0) << status.output;
+  for (const testing::CommandResult* out : {&create, &status}) {
+    for (const char* label :
+         {"secure aggregation plan (m = 20, D = 2 dropouts, t = 1 colluders)",
+          "masking graph: k = ", "threshold s = ",
+          "distributed discrete gaussian: b = ", " bits, gamma = ", "sigma = ",
+          "n_h = 17 honest devices (m - D - t)",
+          "predicted epsilon over 5 rounds: ",
+          "RDP with the improved "
+          "conversion, delta 1e-05, against the gateway and any 1 colluding "
+          "devices",
+          "wrap bound per round: P(wrap) <= 2^-"}) {
+      EXPECT_NE(out->output.find(label), std::string::npos)
+          << label << " missing from\n"
+          << out->output;
+    }
+  }
+  EXPECT_NE(status.output.find("policy secure-aggregation"), std::string::npos);
+  EXPECT_NE(status.output.find("the gateway and any 1 colluding devices"),
+            std::string::npos);
+  auto job = jobs::FindJob(t_.db(), "sa");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->config.sigma, 0.0);
+}
+
+}  // namespace
+}  // namespace edgeadmm

@@ -195,6 +195,8 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
       {"policy = \"participation\"", "policy = \"lottery\"",
        "privacy.policy: unknown value \"lottery\" (one of: participation, "
        "participation-own-noise, trusted-aggregator, secure-aggregation)"},
+      {"policy = \"participation\"", "policy = \"secure-aggregation\"",
+       "privacy.sigma: not under secure-aggregation"},
       {"clip = 1.0", "clip = 1.0\nnoise_in_state = 1",
        "privacy.noise_in_state: must be true or false"},
       {"[job]", "[job\n", "TOML syntax error at line 1"},

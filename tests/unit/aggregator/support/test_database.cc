@@ -214,6 +214,26 @@ std::string JobToml(const std::string& name, const std::string& algorithm,
          privacy_table + sampling_table;
 }
 
+std::string SecureAggregationJobToml(const std::string& name,
+                                     const std::string& algorithm) {
+  return JobToml(name, algorithm,
+                 "[privacy]\n"
+                 "policy = \"secure-aggregation\"\n"
+                 "clip = 1.0\n"
+                 "target_epsilon = 1.0\n"
+                 "delta = 1e-5\n"
+                 "max_colluders = 1\n"
+                 "central_budget = 1000.0\n"
+                 "device_budget = 1000.0\n",
+                 "[sampling]\n"
+                 "scheme = \"fixed\"\n"
+                 "m = 20\n"
+                 "m_min = 18\n"
+                 "deadline_seconds = 10\n"
+                 "[secure_aggregation]\n"
+                 "dropouts = 2\n");
+}
+
 int64_t CreateJobOrDie(store::Database& db, const std::string& toml) {
   auto config = jobs::ParseJobConfig(toml);
   if (!config.ok()) Die("job config: " + config.error().message());

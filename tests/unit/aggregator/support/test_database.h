@@ -64,6 +64,11 @@ std::string JobToml(const std::string& name, const std::string& algorithm,
 std::string DefaultPrivacyTable();
 std::string DefaultSamplingTable();
 
+// A job under privacy.policy "secure-aggregation": JobToml's model,
+// target_epsilon 1 at delta 1e-5, t = 1, fixed m = 20, D = 2 (m_min = 18).
+std::string SecureAggregationJobToml(const std::string& name,
+                                     const std::string& algorithm);
+
 // DefaultPrivacyTable with policy `policy` and the extra lines `extra`.
 std::string PrivacyTableWithPolicy(const std::string& policy,
                                    const std::string& extra = "");

@@ -29,13 +29,15 @@ LedgerMeaning CentralLedgerMeaning(Policy policy, int64_t max_colluders);
 LedgerMeaning RandomWalkLedgerMeaning();
 // A device's local ε ("local:<id>", and the device's own ledger): the
 // device's own noise against the gateway; under trusted-aggregator the
-// uploads carry none and the ledger is +inf.
-LedgerMeaning LocalLedgerMeaning(Policy policy);
+// uploads carry none and the ledger is +inf; under secure-aggregation the
+// gateway sees only the round's sum, and the ledger is the round's
+// distributed discrete Gaussian (t = max_colluders, < 0: not named).
+LedgerMeaning LocalLedgerMeaning(Policy policy, int64_t max_colluders = -1);
 
 // An EpsilonReport of `meaning` (order 0: not recorded).
 EpsilonReport DescribeLedger(const LedgerMeaning& meaning, double epsilon,
-                             double delta, double order,
-                             Conversion conversion, const std::string& subject,
-                             Policy policy, uint64_t compositions);
+                             double delta, double order, Conversion conversion,
+                             const std::string& subject, Policy policy,
+                             uint64_t compositions);
 
 }  // namespace edgeadmm::privacy

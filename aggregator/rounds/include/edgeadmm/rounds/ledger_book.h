@@ -13,6 +13,10 @@
 //                   participation under trusted-aggregator
 //   "local:<id>"    local DP of device <id>'s own uploads (replace-one, ν/2):
 //                   the curve its own DevicePrivacyLedger keeps
+// Under secure-aggregation "central:<id>" (zero-out) and "local:<id>"
+// (replace-one) are both charged the round's distributed discrete Gaussian
+// sum (secure_round_charge.h): the gateway sees no upload alone; RDP with
+// the improved conversion.
 // The central scopes' ε uses the job's accountant (privacy.accountant: PLD of
 // the charged schedule by default, pld_round_accountant.h, or RDP); the local
 // scopes' ε always uses the RDP accountant, the number the device's own
@@ -37,6 +41,7 @@
 #include "edgeadmm/rounds/epsilon_memo.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
+#include "edgeadmm/rounds/secure_round_charge.h"
 
 namespace edgeadmm::rounds {
 
@@ -175,6 +180,9 @@ class LedgerBook {
   double CentralEpsilon(const std::vector<double>& central,
                         const std::vector<double>& device_epsilon);
   bool trusted_aggregator() const;
+  bool secure_aggregation() const {
+    return config_->policy == privacy::Policy::kSecureAggregation;
+  }
   // Trusted-aggregator's one central curve charged per round (false when
   // the algorithm charges per participation: per-device curves instead).
   bool one_central_curve() const;
@@ -185,6 +193,9 @@ class LedgerBook {
   // The algorithm's per-participation charge (null: none); before pld_,
   // whose construction reads it.
   const algorithms::ParticipationCharge* participation_;
+  // Secure-aggregation's per-round charge (empty rdp under other policies);
+  // before pld_, whose construction reads CentralMechanism.
+  SecureRoundCharge secure_;
   // The PLD accountant of a job whose privacy.accountant is pld (null for
   // rdp); heap-held so the memo's pointer survives moving the book.
   std::unique_ptr<const RoundAccountant> pld_;
