@@ -253,6 +253,13 @@ TEST(TaskParamsTest, SecureAggregationChargeIsTheEncodersMechanism) {
   EXPECT_EQ(sensitivity, 2 * DdgPlanNormBound(view.plan));
   EXPECT_GE(sensitivity, 2 * view.plan.clip / view.plan.gamma);  // 512
   EXPECT_EQ(noise_std, 1.5);                                     // sqrt(9/4)
+  // The gateway sends no step noise in such a round (sigma 0): accepted.
+  EXPECT_EQ(Edited(samples::WithSecureAggregation(ProxAdmm()),
+                   [](auto& t) { t.params.federated.sigma = 0; }),
+            Status::Ok());
+  EXPECT_EQ(Edited(samples::WithSecureAggregation(DpSgd()),
+                   [](auto& t) { t.params.dp_sgd.sigma = 0; }),
+            Status::Ok());
   EXPECT_EQ(SecureAggregationChargeOf(SecureAggregationTask(), sensitivity,
                                       noise_std),
             Status::InvalidArgument());
