@@ -70,7 +70,7 @@ Status LoadSecAggInput(Storage& storage, const char* key,
   if (got < 36 || std::memcmp(in, kMagic, 4) != 0 ||
       static_cast<uint8_t>(in[4]) != kVersion ||
       GetLe(in + got - 4, 4) != Crc32(ConstByteSpan(in, got - 4)) ||
-      SecAggInputRecordBytes(GetLe(in + 24, 4)) != got) {
+      36 + 4 * GetLe(in + 24, 4) != uint64_t{got}) {  // in 64 bits: no wrap
     return Status::DataLoss();
   }
   if (GetLe(in + 8, 8) != round.job_id || GetLe(in + 16, 8) != round.round_id) {
