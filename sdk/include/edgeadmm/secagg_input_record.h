@@ -7,7 +7,7 @@
 // input (SecAggPhaseClient::Resume).
 //
 // Record format 1, little-endian: "EASI", version (1), 0 (3), job id (8),
-// round id (8), word count (4), the words (4 each), CRC-32 (crc32.h) of
+// round id (8), word count (4), 0 (4), the words (4 each), CRC-32 (crc32.h) of
 // every byte before it. One record per storage key: a round's record
 // replaces the previous round's.
 //
