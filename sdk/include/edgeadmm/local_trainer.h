@@ -197,6 +197,12 @@ class LocalTrainer {
   // Ledger charge and counters after a successful step.
   Status FinishStep(bool accounted, double sensitivity, double noise_std,
                     uint64_t round);
+  // A secure-aggregation round (the client, before the step): the device's
+  // noise is added after the step, by the encoder (SecureAggregationChargeOf
+  // gives its mechanism), and the task's own sigma is 0. Until the next
+  // FinishStep or Init, CheckBudget and FinishStep check and charge
+  // (sensitivity, noise_std) in place of what the runner passes.
+  void ChargeNextStepAs(double sensitivity, double noise_std);
   bool allow_unaccounted_steps() const { return allow_unaccounted_; }
   const DatasetView& data() const { return data_; }
   // The state vectors a step updates (dim entries each).
@@ -219,6 +225,9 @@ class LocalTrainer {
   const DevicePrivacyLedger* earlier_jobs_ = nullptr;
   double lifetime_epsilon_budget_ = 0;
   bool allow_unaccounted_ = false;
+  bool charge_override_ = false;  // ChargeNextStepAs
+  double override_sensitivity_ = 0;
+  double override_noise_std_ = 0;
   PenaltySchedule penalty_schedule_;
   Drbg drbg_;
   GaussianSampler noise_{drbg_};

@@ -40,4 +40,14 @@ struct SecureAggregationTask {
 Status SecureAggregationTaskOf(const edgeadmm_wire_RoundTask& task,
                                SecureAggregationTask& out);
 
+// The Gaussian mechanism the device's own noise gives in such a round, for
+// its local ledger (DevicePrivacyLedger::Charge; docs/privacy.md, "The
+// device's ledger in a secure-aggregation round"): the rounded vector has
+// ||z||_2 <= B = DdgPlanNormBound(plan) grid steps, so two inputs give
+// vectors at most 2B apart (replace-one; zero-out needs only B), and the
+// noise is N_Z(0, sigma_g^2) per coordinate with sigma_g^2 = num/den grid
+// steps. INVALID_ARGUMENT for a task without a plan.
+Status SecureAggregationChargeOf(const SecureAggregationTask& task,
+                                 double& sensitivity, double& noise_std);
+
 }  // namespace edgeadmm

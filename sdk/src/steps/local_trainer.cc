@@ -12,6 +12,7 @@ Status LocalTrainer::Init(const LocalStepRunner& runner, ByteSpan workspace,
                           const TrainerConfig& config) {
   initialized_ = false;
   step_ = nullptr;
+  charge_override_ = false;
   // The budget may be +inf: no local guarantee asked for (the ledger still
   // reports the ε spent, +inf above its cap).
   if (config.entropy == nullptr || !(config.epsilon_budget > 0) ||
@@ -68,8 +69,19 @@ Status LocalTrainer::BeginStep(AlgorithmKind algorithm, uint64_t round,
   return upload.size() == length ? Status::Ok() : Status::InvalidArgument();
 }
 
+void LocalTrainer::ChargeNextStepAs(double sensitivity, double noise_std) {
+  charge_override_ = true;
+  override_sensitivity_ = sensitivity;
+  override_noise_std_ = noise_std;
+}
+
 Status LocalTrainer::CheckBudget(bool accounted, double sensitivity,
                                  double noise_std) const {
+  if (charge_override_) {
+    accounted = true;
+    sensitivity = override_sensitivity_;
+    noise_std = override_noise_std_;
+  }
   if (!accounted) {
     return allow_unaccounted_ ? Status::Ok() : Status::FailedPrecondition();
   }
@@ -89,6 +101,12 @@ Status LocalTrainer::CheckBudget(bool accounted, double sensitivity,
 
 Status LocalTrainer::FinishStep(bool accounted, double sensitivity,
                                 double noise_std, uint64_t round) {
+  if (charge_override_) {
+    accounted = true;
+    sensitivity = override_sensitivity_;
+    noise_std = override_noise_std_;
+    charge_override_ = false;
+  }
   if (accounted) EDGEADMM_TRY(state_.ledger.Charge(sensitivity, noise_std));
   state_.last_round = round;
   ++state_.local_iteration;

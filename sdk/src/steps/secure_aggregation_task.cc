@@ -2,6 +2,8 @@
 // secure_aggregation_task.h).
 #include "edgeadmm/secure_aggregation_task.h"
 
+#include <cmath>
+
 #include "edgeadmm/discrete_gaussian_sampler.h"
 #include "edgeadmm/result.h"
 
@@ -38,6 +40,19 @@ Status SecureAggregationTaskOf(const edgeadmm_wire_RoundTask& task,
   }
   out.enabled = true;
   out.plan = plan;
+  return Status::Ok();
+}
+
+Status SecureAggregationChargeOf(const SecureAggregationTask& task,
+                                 double& sensitivity, double& noise_std) {
+  sensitivity = 0;
+  noise_std = 0;
+  if (!task.enabled) return Status::InvalidArgument();
+  const double bound = DdgPlanNormBound(task.plan);
+  if (!(bound > 0)) return Status::InvalidArgument();
+  sensitivity = 2 * bound;
+  noise_std = std::sqrt(static_cast<double>(task.plan.sigma2_num) /
+                        static_cast<double>(task.plan.sigma2_den));
   return Status::Ok();
 }
 

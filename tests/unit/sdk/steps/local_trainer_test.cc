@@ -147,6 +147,36 @@ TEST(LocalTrainerTest, UnaccountedStepsNeedExplicitPermission) {
   EXPECT_EQ(open.trainer().state().ledger.participations(), 0u);
 }
 
+// A secure-aggregation round: the task's sigma is 0 and the encoder adds the
+// device's noise after the step; the trainer checks and charges that
+// mechanism in place of the runner's, for the next step only.
+TEST(LocalTrainerTest, ASecureRoundChargesTheEncodersNoise) {
+  Device d;
+  ProxAdmmParams params = PrivateParams();
+  params.sigma = 0;
+  const double sensitivity = 80;
+  const double noise_std = 60;
+  d.t().ChargeNextStepAs(sensitivity, noise_std);
+  ASSERT_TRUE(RunProxAdmm(d.t(), params, 0, d.z, d.upload).ok());
+  const DevicePrivacyLedger& ledger = d.t().state().ledger;
+  EXPECT_EQ(ledger.participations(), 1u);
+  for (size_t i = 0; i < DevicePrivacyLedger::kOrderCount; ++i) {
+    const double expected = DevicePrivacyLedger::kOrders[i] * sensitivity *
+                            sensitivity / (2 * noise_std * noise_std);
+    EXPECT_NEAR(ledger.rdp()[i], expected, 1e-12 * expected) << i;
+  }
+  // The next step is the runner's own again: sigma 0 is unaccounted.
+  EXPECT_EQ(RunProxAdmm(d.t(), params, 1, d.z, d.upload).status(),
+            Status::FailedPrecondition());
+
+  // The charge is held against the budget before the step runs.
+  Device tight(0.01);
+  tight.t().ChargeNextStepAs(sensitivity, noise_std);
+  EXPECT_EQ(RunProxAdmm(tight.t(), params, 0, tight.z, tight.upload).status(),
+            Status::ResourceExhausted());
+  EXPECT_EQ(tight.t().state().ledger.participations(), 0u);
+}
+
 // The seam: the trainer creates the runner's step in its workspace (no
 // heap), refuses a runner of another algorithm than the config's, and a
 // run function of another algorithm finds no step (FAILED_PRECONDITION).

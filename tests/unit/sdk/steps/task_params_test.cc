@@ -238,5 +238,33 @@ TEST(TaskParamsTest, SecureAggregationPlanIsChecked) {
   EXPECT_EQ(Check(sgd), Status::Ok());
 }
 
+// The device's own noise in a secure round, for its ledger: replace-one
+// sensitivity 2B grid steps (B the rounding's norm bound, never below
+// clip/gamma) and sigma_g = sqrt(num/den) grid steps.
+TEST(TaskParamsTest, SecureAggregationChargeIsTheEncodersMechanism) {
+  SecureAggregationTask view;
+  ASSERT_EQ(
+      SecureAggregationTaskOf(samples::WithSecureAggregation(ProxAdmm()), view),
+      Status::Ok());
+  double sensitivity = 0;
+  double noise_std = 0;
+  ASSERT_EQ(SecureAggregationChargeOf(view, sensitivity, noise_std),
+            Status::Ok());
+  EXPECT_EQ(sensitivity, 2 * DdgPlanNormBound(view.plan));
+  EXPECT_GE(sensitivity, 2 * view.plan.clip / view.plan.gamma);  // 512
+  EXPECT_EQ(noise_std, 1.5);                                     // sqrt(9/4)
+  // The gateway sends no step noise in such a round (sigma 0): accepted.
+  EXPECT_EQ(Edited(samples::WithSecureAggregation(ProxAdmm()),
+                   [](auto& t) { t.params.federated.sigma = 0; }),
+            Status::Ok());
+  EXPECT_EQ(Edited(samples::WithSecureAggregation(DpSgd()),
+                   [](auto& t) { t.params.dp_sgd.sigma = 0; }),
+            Status::Ok());
+  EXPECT_EQ(SecureAggregationChargeOf(SecureAggregationTask(), sensitivity,
+                                      noise_std),
+            Status::InvalidArgument());
+  EXPECT_EQ(sensitivity, 0);
+}
+
 }  // namespace
 }  // namespace edgeadmm::internal
