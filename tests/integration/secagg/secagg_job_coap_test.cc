@@ -131,7 +131,6 @@ class SecAggJobCoapTest : public ::testing::Test {
         "[secure_aggregation]\ndropouts = 1\nphase_seconds = 1\n";
     auto config = jobs::ParseJobConfig(toml);
     ASSERT_TRUE(config.ok()) << config.error().message();
-    config->sigma = 2.0;  // what job creation stores; not the mechanism
     auto id = jobs::CreateJob(db_.db(), *config, toml);
     ASSERT_TRUE(id.ok());
     ASSERT_TRUE(

@@ -32,9 +32,9 @@ class SecureRoundEngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
     devices_ = testing::EnrollDevices(t_.db(), kDevices);
-    // What the CLI's job creation stores; the DDG's noise, not this sigma,
-    // is the round's mechanism (LedgerBook's charges under the policy are
-    // tested with the ledgers).
+    // The parser resolves sigma to 0 under the policy: the DDG's noise is
+    // the round's mechanism (LedgerBook's charges under it are tested with
+    // the ledgers).
     const std::string toml =
         testing::JobToml(
             "secure", "prox-admm",
@@ -46,7 +46,6 @@ class SecureRoundEngineTest : public ::testing::Test {
         "[secure_aggregation]\ndropouts = 2\nphase_seconds = 5\n";
     auto config = jobs::ParseJobConfig(toml);
     ASSERT_TRUE(config.ok()) << config.error().message();
-    config->sigma = 2.0;
     auto id = jobs::CreateJob(t_.db(), *config, toml);
     ASSERT_TRUE(id.ok());
     job_id_ = *id;

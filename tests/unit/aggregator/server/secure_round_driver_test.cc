@@ -37,7 +37,6 @@ class SecureRoundDriverTest : public ::testing::Test {
           "[secure_aggregation]\ndropouts = 1\nphase_seconds = 5\n";
       auto config = jobs::ParseJobConfig(toml);
       ASSERT_TRUE(config.ok()) << config.error().message();
-      config->sigma = 2.0;  // what job creation stores; not the mechanism
       auto id = jobs::CreateJob(t_.db(), *config, toml);
       ASSERT_TRUE(id.ok());
       ASSERT_TRUE(
