@@ -63,6 +63,7 @@ struct AlgorithmTask;   // a task adapter (sdk/src/steps/algorithm_task.h)
 class ClientStreaming;  // the streaming party
                         // (sdk/src/client/streaming_party.h)
 class StreamingParty;
+struct ClientSecAgg;  // a secure round's state (device_client_secagg.cc)
 // Bytes the StreamingParty object itself takes (checked at compile time in
 // streaming_party.cc).
 inline constexpr size_t kStreamingPartyObjectBytes = 2048;
@@ -102,6 +103,7 @@ enum class ClientState : uint8_t {
   kUploading,     // POST v1/update in flight
   kReporting,     // POST v1/status (a refusal report) in flight
   kBackoff,       // waiting before retrying what failed
+  kSecureRound,   // the phases of a secure-aggregation round in flight
   kHalted,        // stopped: halt_after_persist, or a corrupt record
   kDone,          // the job is finished (ROLE_DONE)
 };
@@ -182,6 +184,13 @@ struct DeviceClientConfig {
   // --halt-after-persist): stop in kHalted right after the record with a new
   // upload was persisted, before sending it, as a power cut would.
   bool halt_after_persist = false;
+  // Secure-aggregation rounds (docs/sdk.md, "DeviceClient in a secure
+  // round"): the most graph neighbours k and devices n of a round the client
+  // joins; the padded dimension d' follows from the data dimension. 0: off
+  // (a task with a plan is refused as UNIMPLEMENTED). Memory: MemoryBytes
+  // plus SecAggMemoryBytes(dim, k, n).
+  size_t secagg_max_neighbours = 0;
+  size_t secagg_max_devices = 0;
 };
 
 struct DeviceClientCounters {
@@ -227,6 +236,10 @@ class DeviceClient {
                       Workspace::Bytes<std::byte>(kMaxUpdatePrefixBytes) +
                       Workspace::Bytes<std::byte>(kMaxStreamedRecipeBytes));
   }
+  // The extra memory of a client configured for secure rounds (k
+  // neighbours, n devices): the session, its buffers and frames, the
+  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim).
+  static size_t SecAggMemoryBytes(size_t dim, size_t k, size_t n);
   // Scratch of one local step: model, auxiliary vector and update (the
   // longest vector each), the state blob and the encoded update.
   static constexpr size_t ComputeScratchBytes(size_t dim, size_t vector = 0) {
@@ -346,6 +359,16 @@ class DeviceClient {
   Status ComputeAndPersist(const wire::DecodedRoundTask& task,
                            Workspace& scratch);
   Status PersistRecord(size_t size);
+  // Secure rounds (device_client_secagg.cc): the carving at Init, the
+  // resume of a round found in storage, the charge before the step, the
+  // encoding and Join after it, and the phases' steps.
+  Status InitSecAgg(Workspace& ws);
+  Status ResumeSecureRound();
+  Status ChargeSecureStep(const edgeadmm_wire_RoundTask& h);
+  Status EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
+                           Span<const Real> update);
+  void StartSecureRound();
+  void StepSecureRound();
   void StartUpload();
   void ClearPending();
   void StartReport(Status status, const char* message, uint64_t job_id,
@@ -429,6 +452,8 @@ class DeviceClient {
   bool pending_streamed_ = false;  // record_'s upload is a streamed recipe
   bool stream_fetch_due_ = false;  // a task too large for task_bytes_ exists
   bool fetch_streamed_ = false;    // the fetch in flight uses the sink
+
+  internal::ClientSecAgg* secagg_ = nullptr;  // secure rounds, if configured
 };
 
 }  // namespace edgeadmm

@@ -71,6 +71,8 @@ const char* ClientStateName(ClientState state) {
       return "REPORTING";
     case ClientState::kBackoff:
       return "BACKOFF";
+    case ClientState::kSecureRound:
+      return "SECURE_ROUND";
     case ClientState::kHalted:
       return "HALTED";
     case ClientState::kDone:
@@ -126,6 +128,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   if (config.stream_rows > 0) {
     EDGEADMM_TRY_ASSIGN(stream_, algorithms.create_streaming(*this, ws));
   }
+  EDGEADMM_TRY(InitSecAgg(ws));
   state_ = ClientState::kStart;
   last_error_ = Status::Ok();
   counters_ = DeviceClientCounters{};
@@ -216,6 +219,12 @@ Status DeviceClient::Poll(uint64_t now_ms) {
       return loaded;
     }
     state_ = ClientState::kIdle;
+    const Status resumed = ResumeSecureRound();
+    if (!resumed.ok()) {  // the device drops out of that round
+      last_error_ = resumed;
+      EDGEADMM_LOG_WARN("client %s: cannot resume its secure round: %s",
+                        config_.device_id, resumed.str());
+    }
   }
   CheckNotifications();
   switch (state_) {
@@ -230,6 +239,9 @@ Status DeviceClient::Poll(uint64_t now_ms) {
       break;
     case ClientState::kReporting:
       OnReportResult();
+      break;
+    case ClientState::kSecureRound:
+      StepSecureRound();
       break;
     case ClientState::kBackoff:
       if (now_ms_ >= retry_at_ms_) {
