@@ -206,9 +206,6 @@ Status DeviceClient::EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
 
 void DeviceClient::StartSecureRound() {
   internal::ClientSecAgg& s = *secagg_;
-  // A fresh session: the last round's ended in kDone or kAborted.
-  s.session.~SecAggDeviceSession();
-  new (&s.session) SecAggDeviceSession(s.session_buffers);
   ++counters_.upload_attempts;
   const Status joined = s.phase.Join(s.words.first(s.m));
   if (!joined.ok()) {
@@ -225,6 +222,10 @@ void DeviceClient::StepSecureRound() {
   if (!s.phase.finished()) return;
   state_ = ClientState::kIdle;
   const Status outcome = s.phase.outcome();
+  // A fresh (idle) session for the next round; this one ended in kDone or
+  // kAborted. Made now: construction clears the buffers, the words too.
+  s.session.~SecAggDeviceSession();
+  new (&s.session) SecAggDeviceSession(s.session_buffers);
   // The round is over either way: a reboot must not resume it.
   if (!config_.storage->Write(s.blob_key, ConstByteSpan()).ok()) {
     ++counters_.storage_errors;
