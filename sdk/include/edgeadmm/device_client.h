@@ -63,7 +63,8 @@ struct AlgorithmTask;   // a task adapter (sdk/src/steps/algorithm_task.h)
 class ClientStreaming;  // the streaming party
                         // (sdk/src/client/streaming_party.h)
 class StreamingParty;
-struct ClientSecAgg;  // a secure round's state (device_client_secagg.cc)
+struct ClientSecAgg;      // a secure round's state (device_client_secagg.cc)
+struct SecureRoundHooks;  // sdk/src/client/secure_round_hooks.h
 // Bytes the StreamingParty object itself takes (checked at compile time in
 // streaming_party.cc).
 inline constexpr size_t kStreamingPartyObjectBytes = 2048;
@@ -91,6 +92,10 @@ struct ClientAlgorithmTable {
   // stream_rows > 0).
   Result<internal::ClientStreaming*> (*create_streaming)(
       DeviceClient& client, Workspace& memory) = nullptr;
+  // Secure-aggregation rounds (DeviceClient::kSecureRoundHooks); null: a
+  // task with a plan is refused as UNIMPLEMENTED and nothing of SecAgg+ is
+  // linked.
+  const internal::SecureRoundHooks* secure_rounds = nullptr;
 };
 // Every algorithm of kLocalStepRunners, with LocalTrainer::Init
 // (sdk/src/client/all_client_algorithms.cc).
@@ -236,6 +241,9 @@ class DeviceClient {
                       Workspace::Bytes<std::byte>(kMaxUpdatePrefixBytes) +
                       Workspace::Bytes<std::byte>(kMaxStreamedRecipeBytes));
   }
+  // The secure-round part of the client, for a ClientAlgorithmTable
+  // (AllClientAlgorithms names it).
+  static const internal::SecureRoundHooks kSecureRoundHooks;
   // The extra memory of a client configured for secure rounds (k
   // neighbours, n devices): the session, its buffers and frames, the
   // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim).
@@ -368,6 +376,9 @@ class DeviceClient {
   Status EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
                            Span<const Real> update);
   void StartSecureRound();
+  // Joins the round whose words were encoded but whose record could not be
+  // written at once (retried from StepIdle); false if none is due.
+  bool StartDueSecureRound();
   void StepSecureRound();
   void StartUpload();
   void ClearPending();
@@ -453,7 +464,9 @@ class DeviceClient {
   bool stream_fetch_due_ = false;  // a task too large for task_bytes_ exists
   bool fetch_streamed_ = false;    // the fetch in flight uses the sink
 
-  internal::ClientSecAgg* secagg_ = nullptr;  // secure rounds, if configured
+  // Secure rounds, if configured (and the table has the hooks).
+  internal::ClientSecAgg* secagg_ = nullptr;
+  const internal::SecureRoundHooks* secure_ = nullptr;
 };
 
 }  // namespace edgeadmm

@@ -13,6 +13,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
+#include "secure_round_hooks.h"
 #include "steps/algorithm_task.h"
 #include "streaming_party.h"
 
@@ -102,6 +103,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
       algorithms.init_trainer == nullptr ||
       (config.stream_rows > 0 && algorithms.create_streaming == nullptr) ||
+      ((config.secagg_max_neighbours > 0 || config.secagg_max_devices > 0) &&
+       algorithms.secure_rounds == nullptr) ||
       !SetTaskPath(config.job)) {
     return Status::InvalidArgument();
   }
@@ -128,7 +131,9 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   if (config.stream_rows > 0) {
     EDGEADMM_TRY_ASSIGN(stream_, algorithms.create_streaming(*this, ws));
   }
-  EDGEADMM_TRY(InitSecAgg(ws));
+  secagg_ = nullptr;
+  secure_ = algorithms.secure_rounds;
+  if (secure_ != nullptr) EDGEADMM_TRY((this->*secure_->init)(ws));
   state_ = ClientState::kStart;
   last_error_ = Status::Ok();
   counters_ = DeviceClientCounters{};
@@ -219,7 +224,8 @@ Status DeviceClient::Poll(uint64_t now_ms) {
       return loaded;
     }
     state_ = ClientState::kIdle;
-    const Status resumed = ResumeSecureRound();
+    const Status resumed =
+        secure_ != nullptr ? (this->*secure_->resume)() : Status::Ok();
     if (!resumed.ok()) {  // the device drops out of that round
       last_error_ = resumed;
       EDGEADMM_LOG_WARN("client %s: cannot resume its secure round: %s",
@@ -241,7 +247,7 @@ Status DeviceClient::Poll(uint64_t now_ms) {
       OnReportResult();
       break;
     case ClientState::kSecureRound:
-      StepSecureRound();
+      (this->*secure_->step)();  // only entered through the hooks
       break;
     case ClientState::kBackoff:
       if (now_ms_ >= retry_at_ms_) {
@@ -318,6 +324,7 @@ void DeviceClient::CheckNotifications() {
 void DeviceClient::StepIdle() {
   if (record_dirty_) {
     if (!PersistRecord(record_size_).ok()) return;
+    if (secure_ != nullptr && (this->*secure_->start_due)()) return;
   }
   if (upload_pending()) {
     StartUpload();

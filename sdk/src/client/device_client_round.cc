@@ -14,6 +14,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
+#include "secure_round_hooks.h"
 #include "steps/algorithm_task.h"
 #include "streaming_party.h"
 
@@ -108,7 +109,7 @@ void DeviceClient::ProcessTask() {
       return;
     }
     if (h.has_secure_aggregation) {
-      StartSecureRound();
+      (this->*secure_->start)();
       return;
     }
     StartUpload();
@@ -254,7 +255,9 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   if (task.model.size() != length) return Status::FailedPrecondition();
   DevicePrivacyLedger earlier_jobs;
   EDGEADMM_TRY(PrepareTrainer(h, *adapter, earlier_jobs));
-  EDGEADMM_TRY(ChargeSecureStep(h));  // the device's DDG noise, if secure
+  if (secure_ != nullptr) {  // the device's DDG noise, if secure
+    EDGEADMM_TRY((this->*secure_->charge)(h));
+  }
 
   // A task phase may append entries (e.g. partial scores after the upload's
   // vector) and name its own upload kind.
@@ -277,7 +280,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   if (h.has_secure_aggregation) {
     // Encoded once and persisted, then the record with no clear upload: the
     // words go through the phases (device_client_secagg.cc).
-    EDGEADMM_TRY(EncodeSecureInput(h, upload.first(length)));
+    EDGEADMM_TRY((this->*secure_->encode)(h, upload.first(length)));
     return PersistStep(h, ConstByteSpan(), earlier_jobs, /*streamed=*/false,
                        ws);
   }

@@ -3,7 +3,6 @@
 // charged (SecureAggregationChargeOf), its update is encoded once and
 // persisted (EncodeSecAggInputOnce), and the words go through the SecAgg+
 // phases (SecAggPhaseClient) in place of a clear upload.
-#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -17,6 +16,7 @@
 #include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/secagg_input_record.h"
 #include "edgeadmm/secure_aggregation_task.h"
+#include "secure_round_hooks.h"
 
 namespace edgeadmm {
 namespace internal {
@@ -39,7 +39,8 @@ struct ClientSecAgg {
   ByteSpan blob;  // the phase blob, read at Init
   char input_key[Storage::kMaxKeyLength + 1] = {};
   char blob_key[Storage::kMaxKeyLength + 1] = {};
-  size_t m = 0;  // the words of the round in flight
+  size_t m = 0;           // the words of the round in flight
+  bool join_due = false;  // words encoded, Join not called yet
 };
 
 }  // namespace internal
@@ -96,8 +97,13 @@ size_t DeviceClient::SecAggMemoryBytes(size_t dim, size_t k, size_t n) {
          Workspace::Bytes<std::byte>(SecAggInputRecordBytes(m));
 }
 
+const internal::SecureRoundHooks DeviceClient::kSecureRoundHooks{
+    &DeviceClient::InitSecAgg,       &DeviceClient::ResumeSecureRound,
+    &DeviceClient::ChargeSecureStep, &DeviceClient::EncodeSecureInput,
+    &DeviceClient::StartSecureRound, &DeviceClient::StartDueSecureRound,
+    &DeviceClient::StepSecureRound};
+
 Status DeviceClient::InitSecAgg(Workspace& ws) {
-  secagg_ = nullptr;
   const size_t k = config_.secagg_max_neighbours;
   const size_t n = config_.secagg_max_devices;
   if (k == 0 && n == 0) return Status::Ok();
@@ -127,13 +133,15 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   EDGEADMM_TRY_ASSIGN(ByteSpan record,
                       ws.Allocate<std::byte>(SecAggInputRecordBytes(m)));
   session.masked = words;  // y is made in place of the input words
-  auto* s = new (object.data()) internal::ClientSecAgg(
-      *config_.transport, *config_.storage, session, buffers);
   const size_t key = std::strlen(config_.storage_key);
   if (key + 3 > Storage::kMaxKeyLength) return Status::InvalidArgument();
-  std::snprintf(s->input_key, sizeof(s->input_key), "%s.in",
-                config_.storage_key);
-  std::snprintf(s->blob_key, sizeof(s->blob_key), "%s.sa", config_.storage_key);
+  auto* s = new (object.data()) internal::ClientSecAgg(
+      *config_.transport, *config_.storage, session, buffers);
+  // "<storage_key>.in" (the input record) and "<storage_key>.sa" (the blob).
+  std::memcpy(s->input_key, config_.storage_key, key);
+  std::memcpy(s->input_key + key, ".in", 4);
+  std::memcpy(s->blob_key, config_.storage_key, key);
+  std::memcpy(s->blob_key + key, ".sa", 4);
   s->words = words;
   s->record = record;
   s->scratch = scratch;
@@ -147,7 +155,7 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
 }
 
 Status DeviceClient::ResumeSecureRound() {
-  if (secagg_ == nullptr) return Status::Ok();
+  if (secagg_ == nullptr) return Status::Ok();  // not configured
   internal::ClientSecAgg& s = *secagg_;
   const StatusWithSize blob = config_.storage->Read(s.blob_key, s.blob);
   if (blob.status() == Status::NotFound() || (blob.ok() && blob.size() == 0)) {
@@ -176,6 +184,7 @@ Status DeviceClient::ResumeSecureRound() {
 }
 
 Status DeviceClient::ChargeSecureStep(const edgeadmm_wire_RoundTask& h) {
+  if (secagg_ != nullptr) secagg_->join_due = false;  // a new step
   if (!h.has_secure_aggregation) return Status::Ok();
   if (secagg_ == nullptr) return Status::Unimplemented();
   SecureAggregationTask task;
@@ -201,11 +210,19 @@ Status DeviceClient::EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
       config_.trainer->drbg(), s.scratch, *config_.storage, s.input_key,
       s.record, words, encoded));
   s.m = m;
+  s.join_due = true;
   return Status::Ok();
+}
+
+bool DeviceClient::StartDueSecureRound() {
+  if (secagg_ == nullptr || !secagg_->join_due) return false;
+  StartSecureRound();
+  return true;
 }
 
 void DeviceClient::StartSecureRound() {
   internal::ClientSecAgg& s = *secagg_;
+  s.join_due = false;
   ++counters_.upload_attempts;
   const Status joined = s.phase.Join(s.words.first(s.m));
   if (!joined.ok()) {
