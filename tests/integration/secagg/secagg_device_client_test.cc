@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -260,6 +261,9 @@ TEST_F(SecAggDeviceClientTest, FiveDeviceClientsCommitASecureRound) {
   const algorithms::ServerModel before = engine.model();
   const rounds::Task task = engine.TaskFor(names_[0]);
   ASSERT_TRUE(task.secure);
+  std::printf("SecAggMemoryBytes: d=3 k=8 n=5 %zu B, d=123 k=32 n=100 %zu B\n",
+              DeviceClient::SecAggMemoryBytes(kDim, kMaxK, kDevices),
+              DeviceClient::SecAggMemoryBytes(123, 32, 100));
   RunRound(kDevices);
   ASSERT_EQ(engine.released_round_id(), task.round_id);
   EXPECT_EQ(engine.released_participants(), int64_t(kDevices));
