@@ -219,6 +219,9 @@ class DeviceClient {
   // An Observe registration that got no answer at all is repeated after
   // this many task_refresh_ms (docs/device.md, "Observe").
   static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
+  // In a secure round, an open phase's message is resent this often
+  // (SecAggPhaseClient::poll_interval_ms); IdleMs returns at most this.
+  static constexpr uint32_t kSecureRoundPollMs = 50;
 
   // Per-client memory Init needs for a model of `dim` coordinates: the task
   // body, the persisted record and the small request/response bodies; with

@@ -146,6 +146,7 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   s->record = record;
   s->scratch = scratch;
   s->blob = buffers.blob;
+  s->phase.poll_interval_ms = kSecureRoundPollMs;
   EDGEADMM_TRY(s->drbg.Init(
       *config_.entropy,
       ConstByteSpan(reinterpret_cast<const std::byte*>(config_.device_id),
@@ -154,6 +155,32 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   return Status::Ok();
 }
 
+namespace {
+
+// A fresh (idle) session; construction clears the buffers, the words too.
+void ResetSession(internal::ClientSecAgg& s) {
+  s.session.~SecAggDeviceSession();
+  new (&s.session) SecAggDeviceSession(s.session_buffers);
+}
+
+// The session from the stored blob (it knows m), then the words the phases
+// started with, never a new encoding; from phase 3 on the blob holds y.
+Status RestoreRound(internal::ClientSecAgg& s, Storage& storage,
+                    SecAggInputRound round) {
+  EDGEADMM_TRY(s.phase.Resume(s.words));
+  const size_t m = s.session.params().mask_length;
+  if (m > s.words.size()) return Status::DataLoss();
+  if (s.session.phase() < SecAggDevicePhase::kMaskedSent) {
+    EDGEADMM_TRY(LoadSecAggInput(storage, s.input_key, round, s.record,
+                                 s.words.first(m)));
+  }
+  EDGEADMM_TRY(s.phase.Resume(s.words.first(m)));
+  s.m = m;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status DeviceClient::ResumeSecureRound() {
   if (secagg_ == nullptr) return Status::Ok();  // not configured
   internal::ClientSecAgg& s = *secagg_;
@@ -161,22 +188,22 @@ Status DeviceClient::ResumeSecureRound() {
   if (blob.status() == Status::NotFound() || (blob.ok() && blob.size() == 0)) {
     return Status::Ok();  // no round in flight
   }
-  EDGEADMM_TRY(blob);
   uint64_t job = 0;
   uint64_t round = 0;
-  if (!last_step(job, round)) return Status::Ok();
-  // The session first (it knows m), then the words the phases started with,
-  // never a new encoding; from phase 3 on the blob holds y itself.
-  EDGEADMM_TRY(s.phase.Resume(s.words));
-  const size_t m = s.session.params().mask_length;
-  if (m > s.words.size()) return Status::DataLoss();
-  if (s.session.phase() < SecAggDevicePhase::kMaskedSent) {
-    EDGEADMM_TRY(LoadSecAggInput(*config_.storage, s.input_key,
-                                 SecAggInputRound{job, round}, s.record,
-                                 s.words.first(m)));
+  Status restored = blob.status();
+  if (restored.ok()) {
+    restored = last_step(job, round)
+                   ? RestoreRound(s, *config_.storage, {job, round})
+                   : Status::NotFound();
   }
-  EDGEADMM_TRY(s.phase.Resume(s.words.first(m)));
-  s.m = m;
+  if (!restored.ok()) {
+    // The device drops out of that round: an idle session, no blob.
+    ResetSession(s);
+    if (!config_.storage->Write(s.blob_key, ConstByteSpan()).ok()) {
+      ++counters_.storage_errors;
+    }
+    return restored;
+  }
   EDGEADMM_LOG_INFO("client %s: resuming the secure round of job %llu",
                     config_.device_id, static_cast<unsigned long long>(job));
   state_ = ClientState::kSecureRound;
@@ -239,10 +266,9 @@ void DeviceClient::StepSecureRound() {
   if (!s.phase.finished()) return;
   state_ = ClientState::kIdle;
   const Status outcome = s.phase.outcome();
-  // A fresh (idle) session for the next round; this one ended in kDone or
-  // kAborted. Made now: construction clears the buffers, the words too.
-  s.session.~SecAggDeviceSession();
-  new (&s.session) SecAggDeviceSession(s.session_buffers);
+  // A fresh session for the next round (this one ended in kDone or
+  // kAborted), made now: it clears the words.
+  ResetSession(s);
   // The round is over either way: a reboot must not resume it.
   if (!config_.storage->Write(s.blob_key, ConstByteSpan()).ok()) {
     ++counters_.storage_errors;
