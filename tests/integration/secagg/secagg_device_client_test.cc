@@ -296,6 +296,30 @@ TEST_F(SecAggDeviceClientTest, RebootAfterPhaseTwoResumesWithTheSameWords) {
   EXPECT_LE(Distance(engine.model().z, expected.z), 1e-9);
 }
 
+// The next round: each client's session was made afresh when the first
+// ended, and the new round's words are encoded anew.
+TEST_F(SecAggDeviceClientTest, TwoRoundsInARow) {
+  rounds::RoundEngine& engine = *server_->engine();
+  const int64_t first = engine.open_secure_round()->round_id;
+  RunRound(kDevices);
+  ASSERT_EQ(engine.released_round_id(), first);
+  while (engine.open_secure_round() == nullptr ||
+         engine.open_secure_round()->round_id == first ||
+         server_->secagg().phase() == SecAggPhase::kNotStarted) {
+    Turn();
+  }
+  const algorithms::ServerModel before = engine.model();
+  const rounds::Task task = engine.TaskFor(names_[0]);
+  RunRound(kDevices);
+  ASSERT_EQ(engine.released_round_id(), task.round_id);
+  EXPECT_EQ(engine.released_participants(), int64_t(kDevices));
+  EXPECT_LE(Distance(engine.model().z, Expected(before, task).z), 1e-9);
+  for (auto& d : devices_) {
+    EXPECT_EQ(d->client->counters().steps_computed, 2u) << d->id;
+    EXPECT_EQ(d->client->counters().uploads_accepted, 2u) << d->id;
+  }
+}
+
 TEST_F(SecAggDeviceClientTest, ClientNotConfiguredForSecureRoundsRefuses) {
   Device& d = *devices_[0];
   d.Boot(ctx_, 7, /*k=*/0);
