@@ -15,6 +15,10 @@
 //      4.12 stale round: drop it and fetch the current task; other 4.xx:
 //      refused, drop it; transport failure, 4.29, 5.xx: back off and resend
 //      the SAME bytes.
+// A secure-aggregation round (a task with a plan, a client configured for
+// those) replaces the upload: the words are encoded once and stored, the
+// record persisted, then sent through the SecAgg+ phases (SECURE_ROUND;
+// docs/sdk.md, "DeviceClient in a secure round").
 // On Init the record is loaded: a pending upload is resent verbatim, so a
 // (job, round) is never computed twice with fresh noise (LocalTrainer refuses
 // that too, with ALREADY_EXISTS).
