@@ -72,6 +72,10 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "test-data") return o.test_data = value, !value.empty();
   if (name == "test-count") return ParseUnsigned(value, o.test_count);
   if (name == "stream-rows") return ParseUnsigned(value, o.stream_rows);
+  if (name == "secagg-neighbours") {
+    return ParseUnsigned(value, o.secagg_neighbours);
+  }
+  if (name == "secagg-devices") return ParseUnsigned(value, o.secagg_devices);
   if (name == "state-dir") return o.state_dir = value, !value.empty();
   if (name == "epsilon-budget") return ParseNumber(value, o.epsilon_budget);
   if (name == "lifetime-epsilon") {
@@ -138,6 +142,8 @@ const char* DeviceUsage() {
          "the job's\n   first K test records, scored in the last round)]\n"
          "  [--stream-rows B (with --columns and --transport sdk: stream the "
          "N-vectors\n   in blocks of B rows)]\n"
+         "  [--secagg-neighbours K --secagg-devices N (join secure-aggregation "
+         "rounds of\n   at most K neighbours and N devices)]\n"
          "  [--lifetime-epsilon E (all jobs; default: no limit)]\n"
          "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
          "S]\n"

@@ -15,6 +15,10 @@
 //      4.12 stale round: drop it and fetch the current task; other 4.xx:
 //      refused, drop it; transport failure, 4.29, 5.xx: back off and resend
 //      the SAME bytes.
+// A secure-aggregation round (a task with a plan, a client configured for
+// those) replaces the upload: the words are encoded once and stored, the
+// record persisted, then sent through the SecAgg+ phases (SECURE_ROUND;
+// docs/sdk.md, "DeviceClient in a secure round").
 // On Init the record is loaded: a pending upload is resent verbatim, so a
 // (job, round) is never computed twice with fresh noise (LocalTrainer refuses
 // that too, with ALREADY_EXISTS).
@@ -63,6 +67,8 @@ struct AlgorithmTask;   // a task adapter (sdk/src/steps/algorithm_task.h)
 class ClientStreaming;  // the streaming party
                         // (sdk/src/client/streaming_party.h)
 class StreamingParty;
+struct ClientSecAgg;      // a secure round's state (device_client_secagg.cc)
+struct SecureRoundHooks;  // sdk/src/client/secure_round_hooks.h
 // Bytes the StreamingParty object itself takes (checked at compile time in
 // streaming_party.cc).
 inline constexpr size_t kStreamingPartyObjectBytes = 2048;
@@ -90,6 +96,10 @@ struct ClientAlgorithmTable {
   // stream_rows > 0).
   Result<internal::ClientStreaming*> (*create_streaming)(
       DeviceClient& client, Workspace& memory) = nullptr;
+  // Secure-aggregation rounds (DeviceClient::kSecureRoundHooks); null: a
+  // task with a plan is refused as UNIMPLEMENTED and nothing of SecAgg+ is
+  // linked.
+  const internal::SecureRoundHooks* secure_rounds = nullptr;
 };
 // Every algorithm of kLocalStepRunners, with LocalTrainer::Init
 // (sdk/src/client/all_client_algorithms.cc).
@@ -102,6 +112,7 @@ enum class ClientState : uint8_t {
   kUploading,     // POST v1/update in flight
   kReporting,     // POST v1/status (a refusal report) in flight
   kBackoff,       // waiting before retrying what failed
+  kSecureRound,   // the phases of a secure-aggregation round in flight
   kHalted,        // stopped: halt_after_persist, or a corrupt record
   kDone,          // the job is finished (ROLE_DONE)
 };
@@ -182,6 +193,13 @@ struct DeviceClientConfig {
   // --halt-after-persist): stop in kHalted right after the record with a new
   // upload was persisted, before sending it, as a power cut would.
   bool halt_after_persist = false;
+  // Secure-aggregation rounds (docs/sdk.md, "DeviceClient in a secure
+  // round"): the most graph neighbours k and devices n of a round the client
+  // joins; the padded dimension d' follows from the data dimension. 0: off
+  // (a task with a plan is refused as UNIMPLEMENTED). Memory: MemoryBytes
+  // plus SecAggMemoryBytes(dim, k, n).
+  size_t secagg_max_neighbours = 0;
+  size_t secagg_max_devices = 0;
 };
 
 struct DeviceClientCounters {
@@ -205,6 +223,9 @@ class DeviceClient {
   // An Observe registration that got no answer at all is repeated after
   // this many task_refresh_ms (docs/device.md, "Observe").
   static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
+  // In a secure round, an open phase's message is resent this often
+  // (SecAggPhaseClient::poll_interval_ms); IdleMs returns at most this.
+  static constexpr uint32_t kSecureRoundPollMs = 50;
 
   // Per-client memory Init needs for a model of `dim` coordinates: the task
   // body, the persisted record and the small request/response bodies; with
@@ -227,6 +248,13 @@ class DeviceClient {
                       Workspace::Bytes<std::byte>(kMaxUpdatePrefixBytes) +
                       Workspace::Bytes<std::byte>(kMaxStreamedRecipeBytes));
   }
+  // The secure-round part of the client, for a ClientAlgorithmTable
+  // (AllClientAlgorithms names it).
+  static const internal::SecureRoundHooks kSecureRoundHooks;
+  // The extra memory of a client configured for secure rounds (k
+  // neighbours, n devices): the session, its buffers and frames, the
+  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim).
+  static size_t SecAggMemoryBytes(size_t dim, size_t k, size_t n);
   // Scratch of one local step: model, auxiliary vector and update (the
   // longest vector each), the state blob and the encoded update.
   static constexpr size_t ComputeScratchBytes(size_t dim, size_t vector = 0) {
@@ -346,6 +374,19 @@ class DeviceClient {
   Status ComputeAndPersist(const wire::DecodedRoundTask& task,
                            Workspace& scratch);
   Status PersistRecord(size_t size);
+  // Secure rounds (device_client_secagg.cc): the carving at Init, the
+  // resume of a round found in storage, the charge before the step, the
+  // encoding and Join after it, and the phases' steps.
+  Status InitSecAgg(Workspace& ws);
+  Status ResumeSecureRound();
+  Status ChargeSecureStep(const edgeadmm_wire_RoundTask& h);
+  Status EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
+                           Span<const Real> update);
+  void StartSecureRound();
+  // Joins the round whose words were encoded but whose record could not be
+  // written at once (retried from StepIdle); false if none is due.
+  bool StartDueSecureRound();
+  void StepSecureRound();
   void StartUpload();
   void ClearPending();
   void StartReport(Status status, const char* message, uint64_t job_id,
@@ -429,6 +470,10 @@ class DeviceClient {
   bool pending_streamed_ = false;  // record_'s upload is a streamed recipe
   bool stream_fetch_due_ = false;  // a task too large for task_bytes_ exists
   bool fetch_streamed_ = false;    // the fetch in flight uses the sink
+
+  // Secure rounds, if configured (and the table has the hooks).
+  internal::ClientSecAgg* secagg_ = nullptr;
+  const internal::SecureRoundHooks* secure_ = nullptr;
 };
 
 }  // namespace edgeadmm

@@ -1,8 +1,8 @@
 // The device client's table of every algorithm a device runs
 // (DeviceClient::Init(config, memory)): the task adapters' registration
-// table (steps/algorithm_tasks.cc), LocalTrainer::Init and the streaming
-// party. A StaticDeviceClient passes its shape's table instead
-// (static_device_client.h).
+// table (steps/algorithm_tasks.cc), LocalTrainer::Init, the streaming
+// party and secure-aggregation rounds. A StaticDeviceClient passes its shape's
+// table instead (static_device_client.h).
 #include "client/streaming_party.h"
 #include "edgeadmm/device_client.h"
 #include "steps/algorithm_task.h"
@@ -15,9 +15,9 @@ Status InitAnyTrainer(LocalTrainer& trainer, ByteSpan workspace,
   return trainer.Init(workspace, data, config);
 }
 
-constexpr ClientAlgorithmTable kAllAlgorithms{internal::FindAlgorithmTask,
-                                              InitAnyTrainer,
-                                              internal::CreateClientStreaming};
+constexpr ClientAlgorithmTable kAllAlgorithms{
+    internal::FindAlgorithmTask, InitAnyTrainer,
+    internal::CreateClientStreaming, &DeviceClient::kSecureRoundHooks};
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
+#include "secure_round_hooks.h"
 #include "steps/algorithm_task.h"
 #include "streaming_party.h"
 
@@ -71,6 +72,8 @@ const char* ClientStateName(ClientState state) {
       return "REPORTING";
     case ClientState::kBackoff:
       return "BACKOFF";
+    case ClientState::kSecureRound:
+      return "SECURE_ROUND";
     case ClientState::kHalted:
       return "HALTED";
     case ClientState::kDone:
@@ -100,6 +103,8 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
       algorithms.init_trainer == nullptr ||
       (config.stream_rows > 0 && algorithms.create_streaming == nullptr) ||
+      ((config.secagg_max_neighbours > 0 || config.secagg_max_devices > 0) &&
+       algorithms.secure_rounds == nullptr) ||
       !SetTaskPath(config.job)) {
     return Status::InvalidArgument();
   }
@@ -126,6 +131,9 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   if (config.stream_rows > 0) {
     EDGEADMM_TRY_ASSIGN(stream_, algorithms.create_streaming(*this, ws));
   }
+  secagg_ = nullptr;
+  secure_ = algorithms.secure_rounds;
+  if (secure_ != nullptr) EDGEADMM_TRY((this->*secure_->init)(ws));
   state_ = ClientState::kStart;
   last_error_ = Status::Ok();
   counters_ = DeviceClientCounters{};
@@ -195,6 +203,8 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
                                : next_fetch_ms_;
       return due > now_ms ? due - now_ms : 0;
     }
+    case ClientState::kSecureRound:
+      return kSecureRoundPollMs;  // the transport wakes the loop earlier
     case ClientState::kHalted:
     case ClientState::kDone:
       return UINT32_MAX;
@@ -216,6 +226,13 @@ Status DeviceClient::Poll(uint64_t now_ms) {
       return loaded;
     }
     state_ = ClientState::kIdle;
+    const Status resumed =
+        secure_ != nullptr ? (this->*secure_->resume)() : Status::Ok();
+    if (!resumed.ok()) {  // the device drops out of that round
+      last_error_ = resumed;
+      EDGEADMM_LOG_WARN("client %s: cannot resume its secure round: %s",
+                        config_.device_id, resumed.str());
+    }
   }
   CheckNotifications();
   switch (state_) {
@@ -230,6 +247,9 @@ Status DeviceClient::Poll(uint64_t now_ms) {
       break;
     case ClientState::kReporting:
       OnReportResult();
+      break;
+    case ClientState::kSecureRound:
+      (this->*secure_->step)();  // only entered through the hooks
       break;
     case ClientState::kBackoff:
       if (now_ms_ >= retry_at_ms_) {
@@ -306,6 +326,7 @@ void DeviceClient::CheckNotifications() {
 void DeviceClient::StepIdle() {
   if (record_dirty_) {
     if (!PersistRecord(record_size_).ok()) return;
+    if (secure_ != nullptr && (this->*secure_->start_due)()) return;
   }
   if (upload_pending()) {
     StartUpload();

@@ -14,6 +14,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
+#include "secure_round_hooks.h"
 #include "steps/algorithm_task.h"
 #include "streaming_party.h"
 
@@ -42,11 +43,12 @@ Result<Loss> LossFromWire(edgeadmm_wire_Loss loss) {
 // enum's values, checked at compile time in steps/algorithm_tasks.cc);
 // UNIMPLEMENTED for an algorithm the client does not run (paper 001: SDK step
 // only) or params of another one (decode already refused those), and for a
-// secure-aggregation round: the client does not run the phases yet, and
-// its update must not go out in the clear (the gateway sends sigma 0 then).
+// secure-aggregation round when the client is not configured for those
+// (`secure`): its update must not go out in the clear (the task's sigma is 0).
 Result<const internal::AlgorithmTask*> TaskOf(
-    const ClientAlgorithmTable& algorithms, const edgeadmm_wire_RoundTask& h) {
-  if (h.has_secure_aggregation) return Status::Unimplemented();
+    const ClientAlgorithmTable& algorithms, const edgeadmm_wire_RoundTask& h,
+    bool secure) {
+  if (h.has_secure_aggregation && !secure) return Status::Unimplemented();
   const auto value = static_cast<uint32_t>(h.algorithm);
   if (!IsAlgorithmKind(value)) return Status::Unimplemented();
   const internal::AlgorithmTask* task =
@@ -104,6 +106,10 @@ void DeviceClient::ProcessTask() {
   if (computed.ok()) {
     if (config_.halt_after_persist) {
       state_ = ClientState::kHalted;
+      return;
+    }
+    if (h.has_secure_aggregation) {
+      (this->*secure_->start)();
       return;
     }
     StartUpload();
@@ -241,7 +247,7 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                        Workspace& ws) {
   const edgeadmm_wire_RoundTask& h = task.header;
   EDGEADMM_TRY_ASSIGN(const internal::AlgorithmTask* const adapter,
-                      TaskOf(*algorithms_, h));
+                      TaskOf(*algorithms_, h, secagg_ != nullptr));
   const size_t dim = config_.data.dim();
   // The task's vectors and the upload: one entry per feature, or per record
   // (the adapter says which).
@@ -249,6 +255,9 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
   if (task.model.size() != length) return Status::FailedPrecondition();
   DevicePrivacyLedger earlier_jobs;
   EDGEADMM_TRY(PrepareTrainer(h, *adapter, earlier_jobs));
+  if (secure_ != nullptr) {  // the device's DDG noise, if secure
+    EDGEADMM_TRY((this->*secure_->charge)(h));
+  }
 
   // A task phase may append entries (e.g. partial scores after the upload's
   // vector) and name its own upload kind.
@@ -268,6 +277,13 @@ Status DeviceClient::ComputeAndPersist(const wire::DecodedRoundTask& task,
                                        task.auxiliary, &config_.test_data},
                    *config_.trainer, upload, output));
   ++counters_.steps_computed;
+  if (h.has_secure_aggregation) {
+    // Encoded once and persisted, then the record with no clear upload: the
+    // words go through the phases (device_client_secagg.cc).
+    EDGEADMM_TRY((this->*secure_->encode)(h, upload.first(length)));
+    return PersistStep(h, ConstByteSpan(), earlier_jobs, /*streamed=*/false,
+                       ws);
+  }
   const edgeadmm_wire_Update update = UpdateHeader(
       h, extra > 0 ? adapter->phase_update_kind : adapter->update_kind,
       upload_length,

@@ -343,9 +343,10 @@ TEST_F(DeviceClientTest, ExhaustedLocalBudgetIsRefusedAndReported) {
   EXPECT_EQ(d.storage.write_count(), 0u);  // nothing persisted
 }
 
-// A secure-aggregation round (a task with RoundTask.secure_aggregation):
-// the client does not run the phases yet, so it refuses the task and
-// reports it once; nothing is computed, persisted or uploaded in the clear.
+// A secure-aggregation round (a task with RoundTask.secure_aggregation)
+// for a client not configured for secure rounds (the default): it refuses
+// the task and reports it once; nothing is computed, persisted or uploaded
+// in the clear.
 TEST_F(DeviceClientTest, SecureAggregationRoundIsRefusedNotSentInTheClear) {
   FakeAggregatorConfig job = ClientRig::DefaultConfig();
   job.secure_aggregation = true;
@@ -661,6 +662,19 @@ TEST_F(DeviceClientTest, InitRefusesBadConfigs) {
             Status::ResourceExhausted());
   bad = d.config;
   bad.compute_scratch = bad.compute_scratch.first(16);
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::ResourceExhausted());
+  // Secure rounds: k without n (or n < 2), or a table without the hooks,
+  // are refused; with both, the memory must hold SecAggMemoryBytes more.
+  bad = d.config;
+  bad.secagg_max_neighbours = 8;
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  bad.secagg_max_devices = 1;
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  bad.secagg_max_devices = 5;
+  ClientAlgorithmTable no_hooks = AllClientAlgorithms();
+  no_hooks.secure_rounds = nullptr;
+  EXPECT_EQ(d.client.Init(bad, d.memory(), no_hooks),
+            Status::InvalidArgument());
   EXPECT_EQ(d.client.Init(bad, d.memory()), Status::ResourceExhausted());
   EXPECT_EQ(d.client.Poll(0), Status::FailedPrecondition());
   EXPECT_TRUE(d.client.Init(d.config, d.memory()).ok());

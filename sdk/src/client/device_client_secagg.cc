@@ -1,0 +1,287 @@
+// DeviceClient in a secure-aggregation round (docs/sdk.md, "DeviceClient in
+// a secure round"): the step runs with sigma 0 and the device's own DDG noise
+// charged (SecureAggregationChargeOf), its update is encoded once and
+// persisted (EncodeSecAggInputOnce), and the words go through the SecAgg+
+// phases (SecAggPhaseClient) in place of a clear upload.
+#include <cstring>
+#include <new>
+
+#include "edgeadmm/ddg_encoder.h"
+#include "edgeadmm/device_client.h"
+#include "edgeadmm/drbg.h"
+#include "edgeadmm/log.h"
+#include "edgeadmm/secagg/ddg_encoding.h"
+#include "edgeadmm/secagg/device_session.h"
+#include "edgeadmm/secagg/phase_client.h"
+#include "edgeadmm/secagg/phase_frames.h"
+#include "edgeadmm/secagg_input_record.h"
+#include "edgeadmm/secure_aggregation_task.h"
+#include "secure_round_hooks.h"
+
+namespace edgeadmm {
+namespace internal {
+
+struct ClientSecAgg {
+  ClientSecAgg(Transport& transport, Storage& storage,
+               const SecAggSessionBuffers& regions,
+               const SecAggClientBuffers& client_buffers)
+      : session_buffers(regions),
+        session(regions),
+        phase(transport, storage, blob_key, session, drbg, client_buffers) {}
+
+  SecAggSessionBuffers session_buffers;
+  Drbg drbg;  // the phases' key pairs, seeds and Shamir polynomials
+  SecAggDeviceSession session;
+  SecAggPhaseClient phase;
+  Span<uint32_t> words;  // d' words: the input, masked in place
+  ByteSpan record;       // the input record
+  DdgEncoderScratch scratch;
+  ByteSpan blob;  // the phase blob, read at Init
+  char input_key[Storage::kMaxKeyLength + 1] = {};
+  char blob_key[Storage::kMaxKeyLength + 1] = {};
+  size_t m = 0;           // the words of the round in flight
+  bool join_due = false;  // words encoded, Join not called yet
+};
+
+}  // namespace internal
+
+namespace {
+
+constexpr size_t kObjectBytes = sizeof(internal::ClientSecAgg);
+
+size_t Padded(size_t dim) { return DdgPaddedDimension(dim); }
+
+// n default-constructed T in `ws` (the session's types are not trivial).
+template <typename T>
+Result<Span<T>> CarveArray(Workspace& ws, size_t n) {
+  static_assert(alignof(T) <= Workspace::kAlignment, "over-aligned type");
+  EDGEADMM_TRY_ASSIGN(ByteSpan bytes, ws.Allocate<std::byte>(n * sizeof(T)));
+  T* first = nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    T* made = new (bytes.data() + i * sizeof(T)) T();
+    if (i == 0) first = made;
+  }
+  return Span<T>(first, n);
+}
+
+size_t Max(size_t a, size_t b) { return a > b ? a : b; }
+
+// The largest frame each way (SecAggPhaseClient's check of a round).
+size_t RequestBytes(size_t k, size_t, size_t m) {
+  return Max(Max(SecAggSealedBytes(k), SecAggWordsBytes(m)),
+             Max(SecAggRevealBytes(k), SecAggAdvertiseBytes()));
+}
+
+size_t ResponseBytes(size_t k, size_t n) {
+  return Max(Max(SecAggSealedBytes(k), SecAggKeysAnswerBytes(k)),
+             Max(SecAggWordsBytes(n), SecAggRoundBytes()));
+}
+
+}  // namespace
+
+size_t DeviceClient::SecAggMemoryBytes(size_t dim, size_t k, size_t n) {
+  const size_t m = Padded(dim);
+  return Workspace::Bytes<std::byte>(kObjectBytes) +
+         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKeys)) +
+         Workspace::Bytes<std::byte>(k * sizeof(SecAggSealed)) +
+         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKey)) +
+         Workspace::Bytes<std::byte>(RequestBytes(k, n, m)) +
+         Workspace::Bytes<std::byte>(ResponseBytes(k, n)) +
+         Workspace::Bytes<std::byte>(SecAggSessionBlobBytes(k, m)) +
+         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKeys)) +
+         Workspace::Bytes<std::byte>(k * sizeof(SecAggSealed)) +
+         Workspace::Bytes<uint32_t>(n) + Workspace::Bytes<Real>(m) +
+         Workspace::Bytes<int64_t>(m) +
+         Workspace::Bytes<uint32_t>(DdgSignWords(m)) +
+         Workspace::Bytes<uint32_t>(m) +
+         Workspace::Bytes<std::byte>(SecAggInputRecordBytes(m));
+}
+
+const internal::SecureRoundHooks DeviceClient::kSecureRoundHooks{
+    &DeviceClient::InitSecAgg,       &DeviceClient::ResumeSecureRound,
+    &DeviceClient::ChargeSecureStep, &DeviceClient::EncodeSecureInput,
+    &DeviceClient::StartSecureRound, &DeviceClient::StartDueSecureRound,
+    &DeviceClient::StepSecureRound};
+
+Status DeviceClient::InitSecAgg(Workspace& ws) {
+  const size_t k = config_.secagg_max_neighbours;
+  const size_t n = config_.secagg_max_devices;
+  if (k == 0 && n == 0) return Status::Ok();
+  if (k == 0 || n < 2) return Status::InvalidArgument();
+  const size_t m = Padded(config_.data.dim());
+  EDGEADMM_TRY_ASSIGN(ByteSpan object, ws.Allocate<std::byte>(kObjectBytes));
+  SecAggSessionBuffers session;
+  EDGEADMM_TRY_ASSIGN(session.neighbours, CarveArray<SecAggPeerKeys>(ws, k));
+  EDGEADMM_TRY_ASSIGN(session.sealed, CarveArray<SecAggSealed>(ws, k));
+  EDGEADMM_TRY_ASSIGN(session.scratch, CarveArray<SecAggPeerKey>(ws, k));
+  SecAggClientBuffers buffers;
+  EDGEADMM_TRY_ASSIGN(buffers.request,
+                      ws.Allocate<std::byte>(RequestBytes(k, n, m)));
+  EDGEADMM_TRY_ASSIGN(buffers.response,
+                      ws.Allocate<std::byte>(ResponseBytes(k, n)));
+  EDGEADMM_TRY_ASSIGN(buffers.blob,
+                      ws.Allocate<std::byte>(SecAggSessionBlobBytes(k, m)));
+  EDGEADMM_TRY_ASSIGN(buffers.keys, CarveArray<SecAggPeerKeys>(ws, k));
+  EDGEADMM_TRY_ASSIGN(buffers.sealed, CarveArray<SecAggSealed>(ws, k));
+  EDGEADMM_TRY_ASSIGN(buffers.survivors, ws.Allocate<uint32_t>(n));
+  DdgEncoderScratch scratch;
+  EDGEADMM_TRY_ASSIGN(scratch.real, ws.Allocate<Real>(m));
+  EDGEADMM_TRY_ASSIGN(scratch.integers, ws.Allocate<int64_t>(m));
+  EDGEADMM_TRY_ASSIGN(scratch.sign_words,
+                      ws.Allocate<uint32_t>(DdgSignWords(m)));
+  EDGEADMM_TRY_ASSIGN(Span<uint32_t> words, ws.Allocate<uint32_t>(m));
+  EDGEADMM_TRY_ASSIGN(ByteSpan record,
+                      ws.Allocate<std::byte>(SecAggInputRecordBytes(m)));
+  session.masked = words;  // y is made in place of the input words
+  const size_t key = std::strlen(config_.storage_key);
+  if (key + 3 > Storage::kMaxKeyLength) return Status::InvalidArgument();
+  auto* s = new (object.data()) internal::ClientSecAgg(
+      *config_.transport, *config_.storage, session, buffers);
+  // "<storage_key>.in" (the input record) and "<storage_key>.sa" (the blob).
+  std::memcpy(s->input_key, config_.storage_key, key);
+  std::memcpy(s->input_key + key, ".in", 4);
+  std::memcpy(s->blob_key, config_.storage_key, key);
+  std::memcpy(s->blob_key + key, ".sa", 4);
+  s->words = words;
+  s->record = record;
+  s->scratch = scratch;
+  s->blob = buffers.blob;
+  s->phase.poll_interval_ms = kSecureRoundPollMs;
+  EDGEADMM_TRY(s->drbg.Init(
+      *config_.entropy,
+      ConstByteSpan(reinterpret_cast<const std::byte*>(config_.device_id),
+                    std::strlen(config_.device_id))));
+  secagg_ = s;
+  return Status::Ok();
+}
+
+namespace {
+
+// A fresh (idle) session; construction clears the buffers, the words too.
+void ResetSession(internal::ClientSecAgg& s) {
+  s.session.~SecAggDeviceSession();
+  new (&s.session) SecAggDeviceSession(s.session_buffers);
+}
+
+// The session from the stored blob (it knows m), then the words the phases
+// started with, never a new encoding; from phase 3 on the blob holds y.
+Status RestoreRound(internal::ClientSecAgg& s, Storage& storage,
+                    SecAggInputRound round) {
+  EDGEADMM_TRY(s.phase.Resume(s.words));
+  const size_t m = s.session.params().mask_length;
+  if (m > s.words.size()) return Status::DataLoss();
+  if (s.session.phase() < SecAggDevicePhase::kMaskedSent) {
+    EDGEADMM_TRY(LoadSecAggInput(storage, s.input_key, round, s.record,
+                                 s.words.first(m)));
+  }
+  EDGEADMM_TRY(s.phase.Resume(s.words.first(m)));
+  s.m = m;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DeviceClient::ResumeSecureRound() {
+  if (secagg_ == nullptr) return Status::Ok();  // not configured
+  internal::ClientSecAgg& s = *secagg_;
+  const StatusWithSize blob = config_.storage->Read(s.blob_key, s.blob);
+  if (blob.status() == Status::NotFound() || (blob.ok() && blob.size() == 0)) {
+    return Status::Ok();  // no round in flight
+  }
+  uint64_t job = 0;
+  uint64_t round = 0;
+  Status restored = blob.status();
+  if (restored.ok()) {
+    restored = last_step(job, round)
+                   ? RestoreRound(s, *config_.storage, {job, round})
+                   : Status::NotFound();
+  }
+  if (!restored.ok()) {
+    // The device drops out of that round: an idle session, no blob.
+    ResetSession(s);
+    if (!config_.storage->Write(s.blob_key, ConstByteSpan()).ok()) {
+      ++counters_.storage_errors;
+    }
+    return restored;
+  }
+  EDGEADMM_LOG_INFO("client %s: resuming the secure round of job %llu",
+                    config_.device_id, static_cast<unsigned long long>(job));
+  state_ = ClientState::kSecureRound;
+  return Status::Ok();
+}
+
+Status DeviceClient::ChargeSecureStep(const edgeadmm_wire_RoundTask& h) {
+  if (secagg_ != nullptr) secagg_->join_due = false;  // a new step
+  if (!h.has_secure_aggregation) return Status::Ok();
+  if (secagg_ == nullptr) return Status::Unimplemented();
+  SecureAggregationTask task;
+  EDGEADMM_TRY(SecureAggregationTaskOf(h, task));
+  double sensitivity = 0;
+  double noise_std = 0;
+  EDGEADMM_TRY(SecureAggregationChargeOf(task, sensitivity, noise_std));
+  config_.trainer->ChargeNextStepAs(sensitivity, noise_std);
+  return Status::Ok();
+}
+
+Status DeviceClient::EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
+                                       Span<const Real> update) {
+  internal::ClientSecAgg& s = *secagg_;
+  SecureAggregationTask task;
+  EDGEADMM_TRY(SecureAggregationTaskOf(h, task));
+  const size_t m = Padded(task.plan.dimension);
+  if (m > s.words.size()) return Status::ResourceExhausted();
+  bool encoded = false;
+  const Span<uint32_t> words = s.words.first(m);
+  EDGEADMM_TRY(EncodeSecAggInputOnce(
+      task, SecAggInputRound{h.job_id, h.round_id}, update,
+      config_.trainer->drbg(), s.scratch, *config_.storage, s.input_key,
+      s.record, words, encoded));
+  s.m = m;
+  s.join_due = true;
+  return Status::Ok();
+}
+
+bool DeviceClient::StartDueSecureRound() {
+  if (secagg_ == nullptr || !secagg_->join_due) return false;
+  StartSecureRound();
+  return true;
+}
+
+void DeviceClient::StartSecureRound() {
+  internal::ClientSecAgg& s = *secagg_;
+  s.join_due = false;
+  ++counters_.upload_attempts;
+  const Status joined = s.phase.Join(s.words.first(s.m));
+  if (!joined.ok()) {
+    ++counters_.uploads_rejected;
+    last_error_ = joined;
+    return;
+  }
+  state_ = ClientState::kSecureRound;
+}
+
+void DeviceClient::StepSecureRound() {
+  internal::ClientSecAgg& s = *secagg_;
+  s.phase.Step(now_ms_);
+  if (!s.phase.finished()) return;
+  state_ = ClientState::kIdle;
+  const Status outcome = s.phase.outcome();
+  // A fresh session for the next round (this one ended in kDone or
+  // kAborted), made now: it clears the words.
+  ResetSession(s);
+  // The round is over either way: a reboot must not resume it.
+  if (!config_.storage->Write(s.blob_key, ConstByteSpan()).ok()) {
+    ++counters_.storage_errors;
+  }
+  if (outcome.ok()) {
+    ++counters_.uploads_accepted;
+    ResetBackoff();
+    return;
+  }
+  ++counters_.uploads_rejected;
+  last_error_ = outcome;
+  EDGEADMM_LOG_WARN("client %s: secure round ended: %s", config_.device_id,
+                    outcome.str());
+}
+
+}  // namespace edgeadmm
