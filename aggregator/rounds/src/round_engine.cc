@@ -426,21 +426,29 @@ Status RoundEngine::StoreCommit(RoundCommit& commit, ServerModel& next_model,
   return Status::Ok();
 }
 
-Status RoundEngine::DiscardRound(int64_t now_ms, LedgerCharge* charge) {
+Status RoundEngine::DiscardRound(int64_t now_ms, LedgerCharge* charge,
+                                 std::vector<LocalCharge>* locals) {
   RoundSummary summary;
   summary.round_id = open_.round_id;
   summary.iteration = iteration_;
   summary.cohort_size = open_.cohort_size;
   summary.participants = open_.accepted.size();
   summary.central_epsilon = ledgers_->central_epsilon();
+  std::vector<LedgerRowRef> rows;
+  if (charge != nullptr) rows = ledgers_->Rows(*charge);
+  for (size_t i = 0; locals != nullptr && i < locals->size(); ++i) {
+    rows.push_back(ledgers_->LocalRow((*locals)[i]));
+  }
   // On failure the round stays open and the next Advance retries.
-  EDGEADMM_TRY(store_.DiscardRound(
-      summary.round_id, static_cast<int64_t>(summary.participants), now_ms,
-      charge != nullptr ? ledgers_->Rows(*charge)
-                        : std::vector<LedgerRowRef>()));
+  EDGEADMM_TRY(store_.DiscardRound(summary.round_id,
+                                   static_cast<int64_t>(summary.participants),
+                                   now_ms, rows));
   if (charge != nullptr) {
     summary.central_epsilon = charge->central_epsilon;
     ledgers_->Apply(std::move(*charge));
+  }
+  for (size_t i = 0; locals != nullptr && i < locals->size(); ++i) {
+    ledgers_->ApplyLocal(std::move((*locals)[i]));
   }
   open_ = OpenRound();
   secure_.reset();

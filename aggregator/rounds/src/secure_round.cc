@@ -1,4 +1,5 @@
 // RoundEngine's secure-aggregation rounds (round_engine.h, secure_round.h).
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -46,17 +47,52 @@ Status RoundEngine::OpenSecureRound(int64_t now_ms) {
 
 Result<std::vector<size_t>> RoundEngine::SurvivorIndices(
     const std::vector<std::string>& survivors) const {
+  // The round's cohort as it opened (a member disabled since is still one).
+  const std::vector<std::string>& cohort = secure_->cohort;
   std::vector<size_t> indices;
   std::unordered_set<size_t> seen;
   for (const std::string& id : survivors) {
     auto it = device_index_.find(id);
-    if (it == device_index_.end() || !open_.in_cohort[it->second] ||
+    if (it == device_index_.end() ||
+        std::find(cohort.begin(), cohort.end(), id) == cohort.end() ||
         !seen.insert(it->second).second) {
       return Status::InvalidArgument();
     }
     indices.push_back(it->second);
   }
   return indices;
+}
+
+Status RoundEngine::DiscardCharged(const std::vector<size_t>& participants,
+                                   int64_t now_ms) {
+  LedgerCharge charge = ledgers_->Plan(participants);
+  std::vector<LocalCharge> locals;
+  for (size_t index : participants)
+    locals.push_back(ledgers_->PlanLocal(index));
+  return DiscardRound(now_ms, &charge, &locals);
+}
+
+Status RoundEngine::DiscardSecureSum(int64_t round_id,
+                                     const std::vector<std::string>& survivors,
+                                     std::string_view reason, int64_t now_ms) {
+  if (!secure_.has_value() || secure_->round_id != round_id) {
+    return Status::FailedPrecondition();
+  }
+  // Charge every survivor that can be named; skip an identity outside the
+  // cohort or repeated (it has no ledger in this round).
+  std::vector<size_t> participants;
+  std::unordered_set<std::string> seen;
+  for (const std::string& id : survivors) {
+    if (!seen.insert(id).second) continue;
+    auto named = SurvivorIndices({id});
+    if (named.ok()) participants.push_back(named->front());
+  }
+  EDGEADMM_LOG_ERROR(
+      "job %s round %lld: the unmasked sum is not committed (%.*s); round "
+      "discarded, %zu survivors charged",
+      job_.config.name.c_str(), static_cast<long long>(round_id),
+      static_cast<int>(reason.size()), reason.data(), participants.size());
+  return DiscardCharged(participants, now_ms);
 }
 
 Status RoundEngine::CommitSecureSum(int64_t round_id,
@@ -66,33 +102,40 @@ Status RoundEngine::CommitSecureSum(int64_t round_id,
   if (!secure_.has_value() || secure_->round_id != round_id) {
     return Status::FailedPrecondition();
   }
-  if (survivors.size() < secure_->plan.min_survivors) {
-    EDGEADMM_LOG_ERROR(
-        "job %s round %lld: %zu survivors, the plan's floor is %u; not "
-        "committed",
-        job_.config.name.c_str(), static_cast<long long>(round_id),
-        survivors.size(), secure_->plan.min_survivors);
-    return Status::FailedPrecondition();
-  }
   EDGEADMM_TRY_ASSIGN(const std::vector<size_t> participants,
                       SurvivorIndices(survivors));
+  // From here the gateway has seen the sum: a refusal discards the round
+  // with every survivor's charges (as CloseRound for a model beyond
+  // float32: the mechanism ran).
+  const char* refusal = nullptr;
+  if (participants.size() < secure_->plan.min_survivors) {
+    refusal = "fewer survivors than the plan's floor";
+  }
+  for (size_t index : participants) {
+    if (!open_.in_cohort[index]) refusal = "a survivor left the cohort";
+  }
   const algorithms::SumRounds* sums =
       algorithms::Get(job_.config.algorithm).sum_rounds();
-  if (sums == nullptr) return Status::FailedPrecondition();
   ServerModel next_model = model_;
-  LedgerCharge charge = ledgers_->Plan(participants);
-  const Status applied = sums->ApplySum(
-      job_.config, job_.n, sum, static_cast<int64_t>(participants.size()),
-      *noise_rng_, next_model);
-  if (applied == Status::OutOfRange()) {
-    // As CloseRound: the mechanism ran, so the discard is charged.
-    EDGEADMM_LOG_ERROR(
-        "job %s round %lld: the next model leaves float32's range; round "
-        "discarded, its privacy charge kept",
-        job_.config.name.c_str(), static_cast<long long>(round_id));
-    return DiscardRound(now_ms, &charge);
+  if (refusal == nullptr && sums == nullptr) refusal = "no sum rounds";
+  if (refusal == nullptr) {
+    const Status applied = sums->ApplySum(
+        job_.config, job_.n, sum, static_cast<int64_t>(participants.size()),
+        *noise_rng_, next_model);
+    if (applied == Status::OutOfRange()) {
+      refusal = "the next model leaves float32's range";
+    } else if (!applied.ok()) {
+      refusal = "the sum does not apply to the model";
+    }
   }
-  EDGEADMM_TRY(applied);
+  if (refusal != nullptr) {
+    EDGEADMM_LOG_ERROR(
+        "job %s round %lld: %s; round discarded, its privacy charges kept",
+        job_.config.name.c_str(), static_cast<long long>(round_id), refusal);
+    EDGEADMM_TRY(DiscardCharged(participants, now_ms));
+    return Status::Aborted();
+  }
+  LedgerCharge charge = ledgers_->Plan(participants);
   // Each survivor's device ledger: the gateway ran its encoding's release
   // (as for an accepted upload under the other policies).
   std::vector<LocalCharge> locals;

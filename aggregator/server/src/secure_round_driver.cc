@@ -45,11 +45,20 @@ void SecureRoundDriver::Finish(rounds::RoundEngine& engine, int64_t now_ms) {
   const SecAggPhase phase = secagg_->phase();
   if (phase != SecAggPhase::kDone && phase != SecAggPhase::kAborted) return;
   const int64_t round_id = round_->round_id;
-  std::string failure;
+  Status ended;
   if (phase == SecAggPhase::kAborted) {
-    failure = secagg_->abort_reason().message();
+    // Nothing was unmasked: nothing to charge.
+    ended = engine.AbortSecureRound(round_id, secagg_->abort_reason().message(),
+                                    now_ms);
   } else {
+    // The sum is unmasked: every way out charges its survivors (all of
+    // the cohort when the survivors cannot be read: an upper bound).
     const auto survivors = secagg_->round()->Survivors();
+    std::vector<std::string> ids = round_->cohort;
+    if (survivors.ok()) {
+      ids.clear();
+      for (uint32_t i : *survivors) ids.push_back(round_->cohort[i]);
+    }
     const auto& words = *secagg_->sum();
     const auto sum = secure_aggregation::DecodeDdgSum(
         Span<const uint32_t>(words.data(), words.size()), round_->plan.round,
@@ -57,24 +66,24 @@ void SecureRoundDriver::Finish(rounds::RoundEngine& engine, int64_t now_ms) {
                       round_->rotation_seed.size()),
         static_cast<uint64_t>(round_id));
     if (!survivors.ok() || !sum.ok()) {
-      failure =
-          !survivors.ok() ? survivors.error().message() : sum.error().message();
+      ended = engine.DiscardSecureSum(
+          round_id, ids,
+          !survivors.ok() ? survivors.error().message() : sum.error().message(),
+          now_ms);
     } else {
-      std::vector<std::string> ids;
-      for (uint32_t i : *survivors) ids.push_back(round_->cohort[i]);
-      const Status committed =
-          engine.CommitSecureSum(round_id, ids, *sum, now_ms);
-      if (committed == Status::FailedPrecondition() ||
-          committed == Status::InvalidArgument()) {
-        failure = std::string("commit refused: ") + committed.str();
-      } else if (!committed.ok()) {
-        return;  // a store error: the next tick retries
+      ended = engine.CommitSecureSum(round_id, ids, *sum, now_ms);
+      if (ended == Status::InvalidArgument()) {
+        ended =
+            engine.DiscardSecureSum(round_id, ids, "survivors refused", now_ms);
       }
     }
   }
-  if (!failure.empty() &&
-      !engine.AbortSecureRound(round_id, failure, now_ms).ok()) {
-    return;  // a store error: the next tick retries
+  // ABORTED: discarded with its charges; FAILED_PRECONDITION: the round is
+  // no longer open (the job stopped). Any other error is the store's: the
+  // next tick retries.
+  if (!ended.ok() && ended != Status::Aborted() &&
+      ended != Status::FailedPrecondition()) {
+    return;
   }
   job_id_ = 0;
   round_.reset();

@@ -176,10 +176,6 @@ TEST_F(SecureRoundEngineTest, AbortChangesNothing) {
 
 TEST_F(SecureRoundEngineTest, RefusesBelowTheFloorAndForeignSurvivors) {
   const SecureRound round = *engine_->open_secure_round();
-  const std::vector<std::string> three(round.cohort.begin(),
-                                       round.cohort.begin() + 3);
-  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, three, Sum(1), now_),
-            Status::FailedPrecondition());
   std::vector<std::string> repeated(4, round.cohort[0]);
   EXPECT_EQ(engine_->CommitSecureSum(round.round_id, repeated, Sum(1), now_),
             Status::InvalidArgument());
@@ -200,6 +196,43 @@ TEST_F(SecureRoundEngineTest, RefusesBelowTheFloorAndForeignSurvivors) {
   EXPECT_TRUE(
       engine_->CommitSecureSum(round.round_id, four, Sum(1), now_).ok());
   EXPECT_EQ(engine_->iteration(), 1);
+}
+
+// Once unmasked, the gateway has seen the sum: a sum that cannot be
+// committed discards the round with every survivor's charges.
+TEST_F(SecureRoundEngineTest, AnUnmaskedSumThatCannotCommitIsStillCharged) {
+  SecureRound round = *engine_->open_secure_round();
+  const std::vector<std::string> three(round.cohort.begin(),
+                                       round.cohort.begin() + 3);
+  const ServerModel before = engine_->model();
+  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, three, Sum(1), now_),
+            Status::Aborted());
+  std::string r = std::to_string(round.round_id);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE round_id = " + r +
+                               " AND state = 'discarded'"),
+            1);
+  EXPECT_EQ(engine_->model().z, before.z);
+  for (const std::string& id : three) {
+    EXPECT_EQ(Rows("round_id = " + r + " AND scope = 'local:" + id + "'"), 1)
+        << id;
+  }
+  EXPECT_GT(Rows("round_id = " + r + " AND scope NOT LIKE 'local:%'"), 0);
+  EXPECT_EQ(
+      Rows("round_id = " + r + " AND scope = 'local:" + round.cohort[3] + "'"),
+      0);
+  // A sum the server could not hand over (here: one survivor named twice and
+  // one unknown) still charges the survivors it can name.
+  ASSERT_TRUE(engine_->Advance(++now_).ok());
+  round = *engine_->open_secure_round();
+  r = std::to_string(round.round_id);
+  ASSERT_TRUE(engine_
+                  ->DiscardSecureSum(round.round_id,
+                                     {round.cohort[0], round.cohort[0],
+                                      round.cohort[1], "nobody"},
+                                     "test", now_)
+                  .ok());
+  EXPECT_EQ(Rows("round_id = " + r + " AND scope LIKE 'local:%'"), 2);
+  EXPECT_EQ(engine_->iteration(), 0);
 }
 
 // The database after committed secure rounds: every table is read, and the

@@ -182,16 +182,30 @@ class RoundEngine {
   // the round's cohort): the next model is SumRounds::ApplySum's, and ONE
   // transaction stores the round 'committed' with participants =
   // survivors, the model, the central charge and each survivor's local
-  // charge; nothing individual is stored. FAILED_PRECONDITION for another
-  // round than the open secure one or fewer survivors than the plan's
-  // min_survivors (the round stays open: abort it); INVALID_ARGUMENT for
-  // an identity outside the cohort, a repeated one or a sum of the wrong
-  // length; store errors (nothing applied, the call may be retried).
+  // charge; nothing individual is stored. The gateway has seen the sum
+  // once the phases unmasked it, so a sum that cannot be committed (fewer
+  // survivors than the plan's min_survivors, a survivor disabled or removed
+  // during the round, a sum of the wrong length, a model beyond float32)
+  // discards the round WITH every survivor's charges and returns ABORTED.
+  // FAILED_PRECONDITION for another round than the open secure one and
+  // INVALID_ARGUMENT for an identity outside the round's cohort or a
+  // repeated one (nothing changed: DiscardSecureSum); store errors (nothing
+  // applied, the call may be retried).
   Status CommitSecureSum(int64_t round_id,
                          const std::vector<std::string>& survivors,
                          const std::vector<double>& sum, int64_t now_ms);
-  // The phases aborted: the round is 'discarded', nothing released or
-  // charged. FAILED_PRECONDITION for another round; store errors.
+  // A sum the phases unmasked but the server cannot hand to CommitSecureSum
+  // (it could not decode it, or the survivors were refused): the round is
+  // 'discarded' and each of `survivors` that is in the round's cohort is
+  // charged as in a commit (an upper bound: a device charged that was not
+  // in the sum only over-counts). FAILED_PRECONDITION for another round;
+  // store errors.
+  Status DiscardSecureSum(int64_t round_id,
+                          const std::vector<std::string>& survivors,
+                          std::string_view reason, int64_t now_ms);
+  // The phases aborted before any sum was unmasked: the round is
+  // 'discarded', nothing released or charged. FAILED_PRECONDITION for
+  // another round; store errors.
   Status AbortSecureRound(int64_t round_id, std::string_view reason,
                           int64_t now_ms);
 
@@ -280,12 +294,18 @@ class RoundEngine {
     if (reservations_ != nullptr) reservations_->Release(job_.id);
   }
   Status CloseRound(int64_t now_ms);
-  // secure_round.cc: the plan (after Load), and the open round's seed and cohort
-  // order (OpenNextRound).
+  // secure_round.cc: the plan (after Load), and the open round's seed and
+  // cohort order (OpenNextRound).
   Status LoadSecurePlan();
   Status OpenSecureRound(int64_t now_ms);
+  // Indices of `survivors` in the round's cohort; INVALID_ARGUMENT for
+  // one outside it or repeated.
   Result<std::vector<size_t>> SurvivorIndices(
       const std::vector<std::string>& survivors) const;
+  // Discards the open secure round with `participants`' central and local
+  // charges (the gateway saw their sum).
+  Status DiscardCharged(const std::vector<size_t>& participants,
+                        int64_t now_ms);
   // Whether the job's algorithm runs barrier rounds (BarrierRounds).
   bool Barrier() const;
   // Its algorithm's barrier retries (algorithms::BarrierRounds), -1: none.
@@ -303,8 +323,10 @@ class RoundEngine {
                      LedgerCharge& charge, RoundSummary& summary);
   void Committed(const RoundSummary& summary);
   // Discards the open round; `charge` (if not null): the charges of a round
-  // whose mechanism ran (stored with the discard, then applied).
-  Status DiscardRound(int64_t now_ms, LedgerCharge* charge = nullptr);
+  // whose mechanism ran, and `locals` the device ledgers' (stored with the
+  // discard, then applied).
+  Status DiscardRound(int64_t now_ms, LedgerCharge* charge = nullptr,
+                      std::vector<LocalCharge>* locals = nullptr);
   void LogCommitted(const RoundSummary& summary) const;
   // round_follower.cc. kFollower's Advance: the open round, the model and
   // the ledgers as stored.

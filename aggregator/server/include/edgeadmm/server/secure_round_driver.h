@@ -4,8 +4,11 @@
 // service's SecAgg+ round on its cohort (the plan's k, s, b, mask length
 // and survivor floor, a fresh random graph seed, phase_seconds per phase);
 // when the phases end it decodes the unmasked sum (DecodeDdgSum) and hands
-// it to RoundEngine::CommitSecureSum with the survivors, or calls
-// AbortSecureRound; the engine then opens its next round as usual.
+// it to RoundEngine::CommitSecureSum with the survivors (a sum it cannot
+// decode or hand over goes to DiscardSecureSum: once unmasked, the round
+// is charged whatever happens), or, when the phases aborted before any sum
+// was unmasked, calls AbortSecureRound; the engine then opens its next
+// round as usual.
 //
 // One service: one secure-aggregation round at a time per daemon. While one
 // runs, another job's secure round is held (it waits, open, logged once)
