@@ -40,6 +40,7 @@
 #include "edgeadmm/wire/protocol.h"
 #include "raw_coap_session.h"
 #include "sdk_stack.h"
+#include "secure_job_fixture.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -169,23 +170,10 @@ class SecAggCoapTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
-    registry::DeviceRegistry reg(db_.db());
     // dev-010 is outside the small round's cohort.
-    for (uint32_t i = 0; i <= kLargeN; ++i) {
-      char name[16];
-      std::snprintf(name, sizeof(name), "dev-%03u", i);
-      auto psk = reg.Add(name);
-      ASSERT_TRUE(psk.ok());
-      psks_.push_back(*psk);
-      names_.push_back(name);
-    }
-    server::ServerOptions options;
-    options.address = "127.0.0.1";
-    options.port = 0;
-    options.io_batch_reads = 0;
-    auto server = server::CoapServer::Create(db_.db(), options);
-    ASSERT_TRUE(server.ok()) << server.status().str();
-    server_ = std::move(*server);
+    ASSERT_NO_FATAL_FAILURE(
+        testing::EnrollWithPsks(db_.db(), kLargeN + 1, names_, psks_));
+    ASSERT_NO_FATAL_FAILURE(testing::StartLoopbackServer(db_.db(), server_));
     ASSERT_TRUE(entropy_drbg_.Init(gateway_entropy_, ConstByteSpan()).ok());
     // Outside the small round, every other device runs the SDK's stack.
     for (uint32_t i = 0; i <= kLargeN; ++i) {

@@ -34,6 +34,7 @@
 #include "edgeadmm/secagg_input_record.h"
 #include "edgeadmm/secure_aggregation/ddg_decoding.h"
 #include "edgeadmm/server/coap_server.h"
+#include "secure_job_fixture.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -143,42 +144,18 @@ class SecAggDeviceClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
-    registry::DeviceRegistry reg(db_.db());
     std::vector<std::vector<uint8_t>> psks;
-    for (uint32_t i = 0; i < kDevices; ++i) {
-      names_.push_back("dev-00" + std::to_string(i));
-      auto psk = reg.Add(names_.back());
-      ASSERT_TRUE(psk.ok());
-      psks.push_back(*psk);
-    }
-    const std::string toml =
-        testing::JobToml(
-            "secure", "prox-admm",
-            "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
-            "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
-            "device_budget = 1000.0\n",
-            "[sampling]\nscheme = \"fixed\"\nm = 5\nm_min = 4\n"
-            "deadline_seconds = 20\n") +
-        "[secure_aggregation]\ndropouts = 1\nphase_seconds = 5\n";
-    auto config = jobs::ParseJobConfig(toml);
-    ASSERT_TRUE(config.ok()) << config.error().message();
-    config->sigma = 2.0;  // what job creation stores; not the mechanism
-    auto id = jobs::CreateJob(db_.db(), *config, toml);
-    ASSERT_TRUE(id.ok());
-    ASSERT_TRUE(
-        jobs::SetJobState(db_.db(), *id, jobs::JobState::kRunning).ok());
-    server::ServerOptions options;
-    options.address = "127.0.0.1";
-    options.port = 0;
-    options.io_batch_reads = 0;
-    auto server = server::CoapServer::Create(db_.db(), options);
-    ASSERT_TRUE(server.ok()) << server.status().str();
-    server_ = std::move(*server);
-    while (server_->engine() == nullptr ||
-           server_->engine()->open_secure_round() == nullptr ||
-           server_->secagg().phase() == SecAggPhase::kNotStarted) {
-      ASSERT_TRUE(server_->RunOnce(1).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(
+        testing::EnrollWithPsks(db_.db(), kDevices, names_, psks));
+    // sigma 2: what job creation stores; not the mechanism.
+    ASSERT_NO_FATAL_FAILURE(testing::StartRunningJob(
+        db_.db(),
+        testing::SecureProxAdmmJobToml(/*m=*/5, /*m_min=*/4,
+                                       /*deadline_seconds=*/20,
+                                       /*dropouts=*/1, /*phase_seconds=*/5),
+        /*sigma=*/2.0));
+    ASSERT_NO_FATAL_FAILURE(testing::StartLoopbackServer(db_.db(), server_));
+    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], i));

@@ -37,6 +37,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
+#include "secure_job_fixture.h"
 #include "test_database.h"
 
 namespace edgeadmm {
@@ -112,46 +113,21 @@ class SecAggJobCoapTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
-    registry::DeviceRegistry reg(db_.db());
     std::vector<std::vector<uint8_t>> psks;
-    for (uint32_t i = 0; i < kDevices; ++i) {
-      names_.push_back("dev-00" + std::to_string(i));
-      auto psk = reg.Add(names_.back());
-      ASSERT_TRUE(psk.ok());
-      psks.push_back(*psk);
-    }
-    const std::string toml =
-        testing::JobToml(
-            "secure", "prox-admm",
-            "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
-            "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
-            "device_budget = 1000.0\n",
-            "[sampling]\nscheme = \"fixed\"\nm = 6\nm_min = 5\n"
-            "deadline_seconds = 10\n") +
-        "[secure_aggregation]\ndropouts = 1\nphase_seconds = 1\n";
-    auto config = jobs::ParseJobConfig(toml);
-    ASSERT_TRUE(config.ok()) << config.error().message();
-    auto id = jobs::CreateJob(db_.db(), *config, toml);
-    ASSERT_TRUE(id.ok());
-    ASSERT_TRUE(
-        jobs::SetJobState(db_.db(), *id, jobs::JobState::kRunning).ok());
-    server::ServerOptions options;
-    options.address = "127.0.0.1";
-    options.port = 0;
-    options.io_batch_reads = 0;
-    auto server = server::CoapServer::Create(db_.db(), options);
-    ASSERT_TRUE(server.ok()) << server.status().str();
-    server_ = std::move(*server);
+    ASSERT_NO_FATAL_FAILURE(
+        testing::EnrollWithPsks(db_.db(), kDevices, names_, psks));
+    ASSERT_NO_FATAL_FAILURE(testing::StartRunningJob(
+        db_.db(), testing::SecureProxAdmmJobToml(/*m=*/6, /*m_min=*/5,
+                                                 /*deadline_seconds=*/10,
+                                                 /*dropouts=*/1,
+                                                 /*phase_seconds=*/1)));
+    ASSERT_NO_FATAL_FAILURE(testing::StartLoopbackServer(db_.db(), server_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], 50 + i));
     }
     // The engine opens a round and the server starts its phases.
-    while (server_->engine() == nullptr ||
-           server_->engine()->open_secure_round() == nullptr ||
-           server_->secagg().phase() == SecAggPhase::kNotStarted) {
-      ASSERT_TRUE(server_->RunOnce(1).ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_));
   }
 
   // One exchange of `d`, the server turning meanwhile.

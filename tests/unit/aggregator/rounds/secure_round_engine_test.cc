@@ -35,15 +35,9 @@ class SecureRoundEngineTest : public ::testing::Test {
     // The parser resolves sigma to 0 under the policy: the DDG's noise is
     // the round's mechanism (LedgerBook's charges under it are tested with
     // the ledgers).
-    const std::string toml =
-        testing::JobToml(
-            "secure", "prox-admm",
-            "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
-            "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
-            "device_budget = 1000.0\n",
-            "[sampling]\nscheme = \"fixed\"\nm = 6\nm_min = 4\n"
-            "deadline_seconds = 10\nseed = 7\n") +
-        "[secure_aggregation]\ndropouts = 2\nphase_seconds = 5\n";
+    const std::string toml = testing::SecureProxAdmmJobToml(
+        /*m=*/6, /*m_min=*/4, /*deadline_seconds=*/10, /*dropouts=*/2,
+        /*phase_seconds=*/5, /*seed=*/7);
     auto config = jobs::ParseJobConfig(toml);
     ASSERT_TRUE(config.ok()) << config.error().message();
     auto id = jobs::CreateJob(t_.db(), *config, toml);

@@ -234,6 +234,22 @@ std::string SecureAggregationJobToml(const std::string& name,
                  "dropouts = 2\n");
 }
 
+std::string SecureProxAdmmJobToml(int m, int m_min, int deadline_seconds,
+                                  int dropouts, int phase_seconds, int seed) {
+  std::string sampling =
+      "[sampling]\nscheme = \"fixed\"\nm = " + std::to_string(m) +
+      "\nm_min = " + std::to_string(m_min) +
+      "\ndeadline_seconds = " + std::to_string(deadline_seconds) + "\n";
+  if (seed >= 0) sampling += "seed = " + std::to_string(seed) + "\n";
+  return JobToml("secure", "prox-admm",
+                 "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
+                 "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
+                 "device_budget = 1000.0\n",
+                 sampling) +
+         "[secure_aggregation]\ndropouts = " + std::to_string(dropouts) +
+         "\nphase_seconds = " + std::to_string(phase_seconds) + "\n";
+}
+
 int64_t CreateJobOrDie(store::Database& db, const std::string& toml) {
   auto config = jobs::ParseJobConfig(toml);
   if (!config.ok()) Die("job config: " + config.error().message());

@@ -69,6 +69,14 @@ std::string DefaultSamplingTable();
 std::string SecureAggregationJobToml(const std::string& name,
                                      const std::string& algorithm);
 
+// A prox-admm job under privacy.policy "secure-aggregation" (clip 1,
+// target_epsilon 8 at delta 1e-5, budgets 1000) with fixed sampling of `m`
+// (floor `m_min`), the deadline, `dropouts` and `phase_seconds`; the
+// sampling seed is written only when `seed` >= 0.
+std::string SecureProxAdmmJobToml(int m, int m_min, int deadline_seconds,
+                                  int dropouts, int phase_seconds,
+                                  int seed = -1);
+
 // DefaultPrivacyTable with policy `policy` and the extra lines `extra`.
 std::string PrivacyTableWithPolicy(const std::string& policy,
                                    const std::string& extra = "");

@@ -1,0 +1,76 @@
+// Shared setup of the secure-aggregation CoAP tests: devices enrolled with
+// their PSKs, a running job from a TOML, and the daemon's CoapServer in
+// process on a loopback port turned until its SecAgg+ phases start.
+#ifndef EDGEADMM_TESTS_INTEGRATION_SECAGG_SECURE_JOB_FIXTURE_H_
+#define EDGEADMM_TESTS_INTEGRATION_SECAGG_SECURE_JOB_FIXTURE_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/jobs/job_store.h"
+#include "edgeadmm/registry/device_registry.h"
+#include "edgeadmm/server/coap_server.h"
+#include "test_database.h"
+
+namespace edgeadmm::testing {
+
+// Enrolls "dev-000" .. "dev-<n-1>" (three digits), appending their names
+// and PSKs.
+inline void EnrollWithPsks(store::Database& db, uint32_t n,
+                           std::vector<std::string>& names,
+                           std::vector<std::vector<uint8_t>>& psks) {
+  registry::DeviceRegistry reg(db);
+  for (uint32_t i = 0; i < n; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "dev-%03u", i);
+    auto psk = reg.Add(name);
+    ASSERT_TRUE(psk.ok());
+    psks.push_back(*psk);
+    names.push_back(name);
+  }
+}
+
+// Parses `toml`, creates the job and sets it running; `sigma` >= 0 replaces
+// the parsed sigma (what job creation stores, not the round's mechanism).
+inline void StartRunningJob(store::Database& db, const std::string& toml,
+                            double sigma = -1.0) {
+  auto config = jobs::ParseJobConfig(toml);
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  if (sigma >= 0.0) config->sigma = sigma;
+  auto id = jobs::CreateJob(db, *config, toml);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(jobs::SetJobState(db, *id, jobs::JobState::kRunning).ok());
+}
+
+// The daemon's CoapServer on 127.0.0.1, an ephemeral port.
+inline void StartLoopbackServer(store::Database& db,
+                                std::unique_ptr<server::CoapServer>& out) {
+  server::ServerOptions options;
+  options.address = "127.0.0.1";
+  options.port = 0;
+  options.io_batch_reads = 0;
+  auto server = server::CoapServer::Create(db, options);
+  ASSERT_TRUE(server.ok()) << server.status().str();
+  out = std::move(*server);
+}
+
+// Turns `server` until its engine opened a secure round and the SecAgg+
+// phases started.
+inline void TurnUntilPhasesStart(server::CoapServer& server) {
+  while (server.engine() == nullptr ||
+         server.engine()->open_secure_round() == nullptr ||
+         server.secagg().phase() ==
+             secure_aggregation::SecAggPhase::kNotStarted) {
+    ASSERT_TRUE(server.RunOnce(1).ok());
+  }
+}
+
+}  // namespace edgeadmm::testing
+
+#endif  // EDGEADMM_TESTS_INTEGRATION_SECAGG_SECURE_JOB_FIXTURE_H_
