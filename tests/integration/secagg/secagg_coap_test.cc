@@ -39,7 +39,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "raw_coap_session.h"
-#include "sdk_stack.h"
+#include "secagg_test_device.h"
 #include "secure_job_fixture.h"
 #include "test_database.h"
 
@@ -59,8 +59,6 @@ constexpr size_t kLargeK = 32;
 constexpr size_t kLargeM = 1000;
 constexpr uint32_t kBits = 20;
 constexpr size_t kBlock = 1024;  // the transports' block (SZX 6)
-constexpr char kBlobKey[] = "secagg";
-using Arrays = SecAggSessionArrays<kLargeK, kLargeM>;
 
 struct Shape {
   uint32_t n = kN;
@@ -88,83 +86,7 @@ secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id,
   return p;
 }
 
-// One device: flash, DRBG, session memory, transport (libcoap's, or with
-// `sdk` the SDK's CoapClient over DtlsPskLink, what an MCU runs), client.
-struct Device {
-  Device(posix::CoapClientContext& ctx, uint16_t port, std::string name,
-         std::vector<uint8_t> psk, uint64_t seed, bool sdk)
-      : id(std::move(name)),
-        key(std::move(psk)),
-        flash(4 * SecAggSessionBlobBytes(kLargeK, kLargeM)),
-        storage(ByteSpan(flash.data(), flash.size())),
-        entropy(seed) {
-    EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-    config.host = "127.0.0.1";
-    config.port = port;
-    config.identity = id.c_str();
-    config.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
-                               key.size());
-    config.ack_timeout_ms = 1000;
-    if (sdk) {
-      sdk_stack = std::make_unique<SdkStack>(port, id.c_str(), key, 1000);
-      link = sdk_stack->client.get();
-    } else {
-      transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
-      link = transport.get();
-    }
-    Boot();
-  }
-  // A fresh session and client over fresh RAM (power-on or reboot).
-  void Boot(size_t key_capacity = kLargeK) {
-    client.reset();
-    session.reset();
-    arrays = std::make_unique<Arrays>();
-    session = std::make_unique<SecAggDeviceSession>(arrays->buffers());
-    SecAggClientBuffers b;
-    b.request = ByteSpan(request, sizeof(request));
-    b.response = ByteSpan(response, sizeof(response));
-    b.blob = ByteSpan(blob.data(), blob.size());
-    b.keys = Span<SecAggPeerKeys>(keys, key_capacity);
-    b.sealed = Span<SecAggSealed>(sealed, kLargeK);
-    b.survivors = Span<uint32_t>(survivors, kLargeN);
-    client = std::make_unique<SecAggPhaseClient>(*link, storage, kBlobKey,
-                                                 *session, drbg, b);
-    client->poll_interval_ms = 100;
-  }
-  // A reset mid-round: the exchange in flight is dropped, RAM is lost, and
-  // the client resumes from the blob in storage.
-  Status Reboot() {
-    transport->Cancel();
-    Boot();
-    return client->Resume(Span<const uint32_t>(x.data(), x.size()));
-  }
-
-  std::string id;
-  std::vector<uint8_t> key;
-  std::vector<std::byte> flash;
-  MemoryStorage storage;
-  TestEntropy entropy;
-  Drbg drbg;
-  posix::CoapDtlsConfig config;
-  std::unique_ptr<posix::CoapDtlsTransport> transport;
-  std::unique_ptr<SdkStack> sdk_stack;
-  Transport* link = nullptr;  // one of the two
-  std::unique_ptr<Arrays> arrays;
-  std::unique_ptr<SecAggDeviceSession> session;
-  std::unique_ptr<SecAggPhaseClient> client;
-  std::byte request[SecAggSealedBytes(kLargeK) + SecAggWordsBytes(kLargeM)] =
-      {};
-  std::byte response[SecAggSealedBytes(kLargeK) +
-                     SecAggKeysAnswerBytes(kLargeK) +
-                     SecAggWordsBytes(kLargeN)] = {};
-  std::vector<std::byte> blob =
-      std::vector<std::byte>(SecAggSessionBlobBytes(kLargeK, kLargeM));
-  SecAggPeerKeys keys[kLargeK];
-  SecAggSealed sealed[kLargeK];
-  uint32_t survivors[kLargeN] = {};
-  std::vector<uint32_t> x;
-  bool gone = false;  // powered off for good
-};
+using Device = testing::SecAggTestDevice<kLargeK, kLargeM, kLargeN>;
 
 class SecAggCoapTest : public ::testing::Test {
  protected:

@@ -37,6 +37,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
+#include "secagg_test_device.h"
 #include "secure_job_fixture.h"
 #include "test_database.h"
 
@@ -48,66 +49,13 @@ using secure_aggregation::SecAggPhase;
 constexpr uint32_t kDevices = 6;
 constexpr size_t kMaxK = 8;
 constexpr size_t kMaxM = 16;
-constexpr char kBlobKey[] = "secagg";
-using Arrays = SecAggSessionArrays<kMaxK, kMaxM>;
 
 // Device i's update before encoding (norm below the clip of 1).
 std::vector<double> Update(uint32_t i) {
   return {0.3 + 0.05 * i, -0.2 + 0.1 * (i % 3), 0.4 - 0.07 * i};
 }
 
-struct Device {
-  Device(posix::CoapClientContext& ctx, uint16_t port, std::string name,
-         std::vector<uint8_t> psk, uint64_t seed)
-      : id(std::move(name)),
-        key(std::move(psk)),
-        flash(4 * SecAggSessionBlobBytes(kMaxK, kMaxM)),
-        storage(ByteSpan(flash.data(), flash.size())),
-        entropy(seed) {
-    EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-    config.host = "127.0.0.1";
-    config.port = port;
-    config.identity = id.c_str();
-    config.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
-                               key.size());
-    config.ack_timeout_ms = 1000;
-    transport = std::make_unique<posix::CoapDtlsTransport>(ctx, config);
-    arrays = std::make_unique<Arrays>();
-    session = std::make_unique<SecAggDeviceSession>(arrays->buffers());
-    SecAggClientBuffers b;
-    b.request = ByteSpan(request, sizeof(request));
-    b.response = ByteSpan(response, sizeof(response));
-    b.blob = ByteSpan(blob.data(), blob.size());
-    b.keys = Span<SecAggPeerKeys>(keys, kMaxK);
-    b.sealed = Span<SecAggSealed>(sealed, kMaxK);
-    b.survivors = Span<uint32_t>(survivors, kDevices);
-    client = std::make_unique<SecAggPhaseClient>(*transport, storage, kBlobKey,
-                                                 *session, drbg, b);
-    client->poll_interval_ms = 100;
-  }
-
-  std::string id;
-  std::vector<uint8_t> key;
-  std::vector<std::byte> flash;
-  MemoryStorage storage;
-  TestEntropy entropy;
-  Drbg drbg;
-  posix::CoapDtlsConfig config;
-  std::unique_ptr<posix::CoapDtlsTransport> transport;
-  std::unique_ptr<Arrays> arrays;
-  std::unique_ptr<SecAggDeviceSession> session;
-  std::unique_ptr<SecAggPhaseClient> client;
-  std::byte request[SecAggSealedBytes(kMaxK) + SecAggWordsBytes(kMaxM)] = {};
-  std::byte response[SecAggSealedBytes(kMaxK) + SecAggKeysAnswerBytes(kMaxK) +
-                     SecAggWordsBytes(kDevices)] = {};
-  std::vector<std::byte> blob =
-      std::vector<std::byte>(SecAggSessionBlobBytes(kMaxK, kMaxM));
-  SecAggPeerKeys keys[kMaxK];
-  SecAggSealed sealed[kMaxK];
-  uint32_t survivors[kDevices] = {};
-  std::vector<uint32_t> x;  // the encoded update
-  bool gone = false;
-};
+using Device = testing::SecAggTestDevice<kMaxK, kMaxM, kDevices>;
 
 class SecAggJobCoapTest : public ::testing::Test {
  protected:
