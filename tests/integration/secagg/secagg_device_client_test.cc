@@ -144,17 +144,12 @@ class SecAggDeviceClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
-    std::vector<std::vector<uint8_t>> psks;
-    ASSERT_NO_FATAL_FAILURE(
-        testing::EnrollWithPsks(db_.db(), kDevices, names_, psks));
+    // m = 5, m_min = 4, deadline 20 s, dropouts 1, phases of 5 s.
+    const std::string toml = testing::SecureProxAdmmJobToml(5, 4, 20, 1, 5);
     // sigma 2: what job creation stores; not the mechanism.
-    ASSERT_NO_FATAL_FAILURE(testing::StartRunningJob(
-        db_.db(),
-        testing::SecureProxAdmmJobToml(/*m=*/5, /*m_min=*/4,
-                                       /*deadline_seconds=*/20,
-                                       /*dropouts=*/1, /*phase_seconds=*/5),
-        /*sigma=*/2.0));
-    ASSERT_NO_FATAL_FAILURE(testing::StartLoopbackServer(db_.db(), server_));
+    std::vector<std::vector<uint8_t>> psks;
+    ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
+        db_.db(), kDevices, toml, /*sigma=*/2.0, names_, psks, server_));
     ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),

@@ -61,15 +61,12 @@ class SecAggJobCoapTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(ctx_.status().ok());
+    // m = 6, m_min = 5, deadline 10 s, dropouts 1, phases of 1 s.
+    const std::string toml = testing::SecureProxAdmmJobToml(6, 5, 10, 1, 1);
     std::vector<std::vector<uint8_t>> psks;
-    ASSERT_NO_FATAL_FAILURE(
-        testing::EnrollWithPsks(db_.db(), kDevices, names_, psks));
-    ASSERT_NO_FATAL_FAILURE(testing::StartRunningJob(
-        db_.db(), testing::SecureProxAdmmJobToml(/*m=*/6, /*m_min=*/5,
-                                                 /*deadline_seconds=*/10,
-                                                 /*dropouts=*/1,
-                                                 /*phase_seconds=*/1)));
-    ASSERT_NO_FATAL_FAILURE(testing::StartLoopbackServer(db_.db(), server_));
+    ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
+        db_.db(), kDevices, toml, /*sigma (parsed)=*/-1.0, names_, psks,
+        server_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], 50 + i));

@@ -60,6 +60,18 @@ inline void StartLoopbackServer(store::Database& db,
   out = std::move(*server);
 }
 
+// The three above: `n` devices enrolled, the job of `toml` running (with
+// `sigma` as StartRunningJob's) and the server on loopback.
+inline void StartSecureJobOnLoopback(store::Database& db, uint32_t n,
+                                     const std::string& toml, double sigma,
+                                     std::vector<std::string>& names,
+                                     std::vector<std::vector<uint8_t>>& psks,
+                                     std::unique_ptr<server::CoapServer>& out) {
+  ASSERT_NO_FATAL_FAILURE(EnrollWithPsks(db, n, names, psks));
+  ASSERT_NO_FATAL_FAILURE(StartRunningJob(db, toml, sigma));
+  ASSERT_NO_FATAL_FAILURE(StartLoopbackServer(db, out));
+}
+
 // Turns `server` until its engine opened a secure round and the SecAgg+
 // phases started.
 inline void TurnUntilPhasesStart(server::CoapServer& server) {
