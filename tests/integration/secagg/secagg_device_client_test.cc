@@ -146,10 +146,9 @@ class SecAggDeviceClientTest : public ::testing::Test {
     ASSERT_TRUE(ctx_.status().ok());
     // m = 5, m_min = 4, deadline 20 s, dropouts 1, phases of 5 s.
     const std::string toml = testing::SecureProxAdmmJobToml(5, 4, 20, 1, 5);
-    // sigma 2: what job creation stores; not the mechanism.
     std::vector<std::vector<uint8_t>> psks;
     ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
-        db_.db(), kDevices, toml, /*sigma=*/2.0, names_, psks, server_));
+        db_.db(), kDevices, toml, names_, psks, server_));
     ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),

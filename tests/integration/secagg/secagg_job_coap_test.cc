@@ -65,8 +65,7 @@ class SecAggJobCoapTest : public ::testing::Test {
     const std::string toml = testing::SecureProxAdmmJobToml(6, 5, 10, 1, 1);
     std::vector<std::vector<uint8_t>> psks;
     ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
-        db_.db(), kDevices, toml, /*sigma (parsed)=*/-1.0, names_, psks,
-        server_));
+        db_.db(), kDevices, toml, names_, psks, server_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], 50 + i));

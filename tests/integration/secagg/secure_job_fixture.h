@@ -36,13 +36,10 @@ inline void EnrollWithPsks(store::Database& db, uint32_t n,
   }
 }
 
-// Parses `toml`, creates the job and sets it running; `sigma` >= 0 replaces
-// the parsed sigma (what job creation stores, not the round's mechanism).
-inline void StartRunningJob(store::Database& db, const std::string& toml,
-                            double sigma = -1.0) {
+// Parses `toml`, creates the job and sets it running.
+inline void StartRunningJob(store::Database& db, const std::string& toml) {
   auto config = jobs::ParseJobConfig(toml);
   ASSERT_TRUE(config.ok()) << config.error().message();
-  if (sigma >= 0.0) config->sigma = sigma;
   auto id = jobs::CreateJob(db, *config, toml);
   ASSERT_TRUE(id.ok());
   ASSERT_TRUE(jobs::SetJobState(db, *id, jobs::JobState::kRunning).ok());
@@ -60,15 +57,15 @@ inline void StartLoopbackServer(store::Database& db,
   out = std::move(*server);
 }
 
-// The three above: `n` devices enrolled, the job of `toml` running (with
-// `sigma` as StartRunningJob's) and the server on loopback.
+// The three above: `n` devices enrolled, the job of `toml` running and the
+// server on loopback.
 inline void StartSecureJobOnLoopback(store::Database& db, uint32_t n,
-                                     const std::string& toml, double sigma,
+                                     const std::string& toml,
                                      std::vector<std::string>& names,
                                      std::vector<std::vector<uint8_t>>& psks,
                                      std::unique_ptr<server::CoapServer>& out) {
   ASSERT_NO_FATAL_FAILURE(EnrollWithPsks(db, n, names, psks));
-  ASSERT_NO_FATAL_FAILURE(StartRunningJob(db, toml, sigma));
+  ASSERT_NO_FATAL_FAILURE(StartRunningJob(db, toml));
   ASSERT_NO_FATAL_FAILURE(StartLoopbackServer(db, out));
 }
 
