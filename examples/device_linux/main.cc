@@ -269,8 +269,11 @@ int Run(const DeviceOptions& o) {
   config.penalty_schedule.alpha_growth = o.pp_alpha_growth;
   config.penalty_schedule.max_loss = o.pp_max_loss;
   DeviceClient client;
+  // The Linux device runs secure-aggregation rounds when asked
+  // (--secagg-neighbours): its table links them.
   const Status init =
-      client.Init(config, ByteSpan(memory.data(), memory.size()));
+      client.Init(config, ByteSpan(memory.data(), memory.size()),
+                  AllClientAlgorithmsWithSecureRounds());
   if (!init.ok()) {
     std::fprintf(stderr, "edgeadmm-device: bad configuration: %s\n",
                  init.str());

@@ -102,8 +102,11 @@ struct ClientAlgorithmTable {
   const internal::SecureRoundHooks* secure_rounds = nullptr;
 };
 // Every algorithm of kLocalStepRunners, with LocalTrainer::Init
-// (sdk/src/client/all_client_algorithms.cc).
+// (sdk/src/client/all_client_algorithms.cc); no secure-aggregation rounds.
 const ClientAlgorithmTable& AllClientAlgorithms();
+// The same with secure-aggregation rounds (DeviceClientConfig::
+// secagg_max_neighbours > 0 needs it): links SecAgg+ and its crypto.
+const ClientAlgorithmTable& AllClientAlgorithmsWithSecureRounds();
 
 enum class ClientState : uint8_t {
   kStart,         // Init done; the next Poll() loads the record

@@ -1,8 +1,9 @@
-// The device client's table of every algorithm a device runs
+// The device client's tables of every algorithm a device runs
 // (DeviceClient::Init(config, memory)): the task adapters' registration
-// table (steps/algorithm_tasks.cc), LocalTrainer::Init, the streaming
-// party and secure-aggregation rounds. A StaticDeviceClient passes its shape's
-// table instead (static_device_client.h).
+// table (steps/algorithm_tasks.cc), LocalTrainer::Init and the streaming
+// party; and the same with secure-aggregation rounds, which a client opts
+// into (their SecAgg+ crypto is linked only then). A StaticDeviceClient
+// passes its shape's table instead (static_device_client.h).
 #include "client/streaming_party.h"
 #include "edgeadmm/device_client.h"
 #include "steps/algorithm_task.h"
@@ -17,10 +18,17 @@ Status InitAnyTrainer(LocalTrainer& trainer, ByteSpan workspace,
 
 constexpr ClientAlgorithmTable kAllAlgorithms{
     internal::FindAlgorithmTask, InitAnyTrainer,
-    internal::CreateClientStreaming, &DeviceClient::kSecureRoundHooks};
+    internal::CreateClientStreaming, nullptr};
 
 }  // namespace
 
 const ClientAlgorithmTable& AllClientAlgorithms() { return kAllAlgorithms; }
+
+const ClientAlgorithmTable& AllClientAlgorithmsWithSecureRounds() {
+  static constexpr ClientAlgorithmTable kWithSecureRounds{
+      internal::FindAlgorithmTask, InitAnyTrainer,
+      internal::CreateClientStreaming, &DeviceClient::kSecureRoundHooks};
+  return kWithSecureRounds;
+}
 
 }  // namespace edgeadmm

@@ -100,7 +100,10 @@ struct Device {
     c.secagg_max_neighbours = k;
     c.secagg_max_devices = k == 0 ? 0 : kDevices;
     client = std::make_unique<DeviceClient>();
-    ASSERT_TRUE(client->Init(c, ByteSpan(memory.data(), memory.size())).ok());
+    ASSERT_TRUE(client
+                    ->Init(c, ByteSpan(memory.data(), memory.size()),
+                           AllClientAlgorithmsWithSecureRounds())
+                    .ok());
   }
 
   // The phase of the stored SecAgg+ blob (0: none).

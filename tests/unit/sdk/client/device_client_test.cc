@@ -671,11 +671,13 @@ TEST_F(DeviceClientTest, InitRefusesBadConfigs) {
   bad.secagg_max_devices = 1;
   EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
   bad.secagg_max_devices = 5;
-  ClientAlgorithmTable no_hooks = AllClientAlgorithms();
-  no_hooks.secure_rounds = nullptr;
-  EXPECT_EQ(d.client.Init(bad, d.memory(), no_hooks),
-            Status::InvalidArgument());
-  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::ResourceExhausted());
+  // AllClientAlgorithms has no secure-round hooks (nothing of SecAgg+ is
+  // linked through it).
+  EXPECT_EQ(AllClientAlgorithms().secure_rounds, nullptr);
+  EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  EXPECT_EQ(
+      d.client.Init(bad, d.memory(), AllClientAlgorithmsWithSecureRounds()),
+      Status::ResourceExhausted());
   EXPECT_EQ(d.client.Poll(0), Status::FailedPrecondition());
   EXPECT_TRUE(d.client.Init(d.config, d.memory()).ok());
 }
