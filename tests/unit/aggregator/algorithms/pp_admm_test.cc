@@ -9,16 +9,12 @@
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/penalty_perturbation_extra.h"
 #include "gtest/gtest.h"
+#include "test_database.h"
 
 namespace edgeadmm::algorithms {
 namespace {
 
-std::string Replace(std::string s, const std::string& from,
-                    const std::string& to) {
-  const size_t at = s.find(from);
-  if (at != std::string::npos) s.replace(at, from.size(), to);
-  return s;
-}
+using testing::ReplaceOnce;
 
 jobs::JobConfig Job(jobs::VirtualGraphKind kind, int64_t nodes,
                     int64_t dimension = 3) {
@@ -358,7 +354,7 @@ TEST(PpAdmmJobTest, RefusalsNameTheKey) {
     std::string toml;
     std::string message_start;
   } cases[] = {
-      {Replace(PpToml("graph = \"ring\"\n"), "nodes = 5", "nodes = 2"),
+      {ReplaceOnce(PpToml("graph = \"ring\"\n"), "nodes = 5", "nodes = 2"),
        "pp_admm.nodes: a ring graph needs at least 3"},
       {PpToml("graph = \"edges\"\nedges = [[0, 1], [1, 2]]\n"),
        "pp_admm.edges: the graph is not connected"},
@@ -368,16 +364,16 @@ TEST(PpAdmmJobTest, RefusalsNameTheKey) {
       {PpToml("barrier_retries = -1\n"), "pp_admm.barrier_retries"},
       {PpToml("", "[privacy]\nsigma = 1.0\n"), "privacy.sigma"},
       {PpToml("", "[privacy]\ncentral_budget = 8.0\n"), "privacy:"},
-      {Replace(PpToml(), "deadline_seconds = 10\n",
-               "deadline_seconds = 10\nm = 3\n"),
+      {ReplaceOnce(PpToml(), "deadline_seconds = 10\n",
+                   "deadline_seconds = 10\nm = 3\n"),
        "sampling.m:"},
-      {Replace(PpToml(), "reg_weight = 0.1\n", ""),
+      {ReplaceOnce(PpToml(), "reg_weight = 0.1\n", ""),
        "pp_admm.reg_weight: missing"},
-      {Replace(PpToml(), "loss = \"logistic\"", "loss = \"squared\""),
+      {ReplaceOnce(PpToml(), "loss = \"logistic\"", "loss = \"squared\""),
        "job.loss"},
       {PpToml("", "[regularizer]\nkind = \"l2\"\nl2 = 0.1\n"),
        "regularizer.kind"},
-      {Replace(PpToml(), "min_samples = 50", "min_samples = 0"),
+      {ReplaceOnce(PpToml(), "min_samples = 50", "min_samples = 0"),
        "pp_admm.min_samples"},
   };
   for (const auto& k : cases) {
@@ -412,7 +408,7 @@ TEST(PpAdmmJobTest, ARingSendsEachNodeItsOwnNeighbourSumAndDegree) {
   EXPECT_TRUE(task.params.penalty.neighbour_sum);
   // An edge list: node 0 of the path 0-1-2 plus the chord 0-2 ... degree 2;
   // node 3 hangs off node 2 only.
-  auto edges = jobs::ParseJobConfig(Replace(
+  auto edges = jobs::ParseJobConfig(ReplaceOnce(
       PpToml("graph = \"edges\"\nedges = [[0, 1], [1, 2], [0, 2], [2, 3], "
              "[3, 4]]\n"),
       "min_samples = 50", "min_samples = 50"));
@@ -426,10 +422,10 @@ TEST(PpAdmmJobTest, ARingSendsEachNodeItsOwnNeighbourSumAndDegree) {
 TEST(PpAdmmJobTest, ThetaConditionRefusedAtJobCreation) {
   // 2c₁ = 0.5 < (B/C)(ρ/N + 2θV) needs B/C large enough: with C = B = 1,
   // ρ = 0.1, N = 5, θ = 0.01, V = 4: 1·(0.02 + 0.08) = 0.1 < 0.5 fails.
-  auto c = jobs::ParseJobConfig(
-      Replace(Replace(Replace(PpToml(), "min_samples = 50", "min_samples = 1"),
-                      "theta = 0.5", "theta = 0.01"),
-              "loss_weight = 1.0", "loss_weight = 1.0"));
+  auto c = jobs::ParseJobConfig(ReplaceOnce(
+      ReplaceOnce(ReplaceOnce(PpToml(), "min_samples = 50", "min_samples = 1"),
+                  "theta = 0.5", "theta = 0.01"),
+      "loss_weight = 1.0", "loss_weight = 1.0"));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(c.error().message().find("pp_admm.theta: the privacy condition"),

@@ -15,16 +15,9 @@ namespace {
 using testing::DefaultPrivacyTable;
 using testing::DefaultSamplingTable;
 using testing::JobToml;
+using testing::ReplaceOnce;
 
 // Replaces the first occurrence of `from` in `text` (which must contain it).
-std::string Replace(std::string text, const std::string& from,
-                    const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
 std::string Base() {
   return JobToml("j", "prox-admm", DefaultPrivacyTable(),
                  DefaultSamplingTable());
@@ -54,8 +47,8 @@ TEST(JobConfigTest, ParsesEveryField) {
   // The default is pld; prox-admm's devices put their noise on the grid, so
   // under a device-noise policy it resolves to rdp (docs/privacy.md).
   EXPECT_EQ(c->accountant, CentralAccountant::kRdp);
-  EXPECT_EQ(ParseJobConfig(Replace(Base(), "delta = 1e-5",
-                                   "delta = 1e-5\naccountant = \"rdp\""))
+  EXPECT_EQ(ParseJobConfig(ReplaceOnce(Base(), "delta = 1e-5",
+                                       "delta = 1e-5\naccountant = \"rdp\""))
                 ->accountant,
             CentralAccountant::kRdp);
   EXPECT_EQ(c->sampling, SamplingScheme::kFixed);
@@ -72,7 +65,7 @@ TEST(JobConfigTest, ValidationFormatAndNormalization) {
   EXPECT_EQ(c->validation_format, DataFormat::kLibsvm);
   EXPECT_EQ(c->validation_normalize, RowNormalization::kNone);
   const std::string adult =
-      Replace(Base(), "dimension = 3", "dimension = 105") +
+      ReplaceOnce(Base(), "dimension = 3", "dimension = 105") +
       "[validation]\ndata = \"/d/adult.test\"\nformat = \"adult-csv\"\n"
       "normalize = \"unit\"\n";
   c = ParseJobConfig(adult);
@@ -81,12 +74,12 @@ TEST(JobConfigTest, ValidationFormatAndNormalization) {
   EXPECT_EQ(c->validation_normalize, RowNormalization::kUnitNorm);
   // Adult CSV always has 105 features.
   std::string error =
-      ErrorOf(Replace(adult, "dimension = 105", "dimension = 14"));
+      ErrorOf(ReplaceOnce(adult, "dimension = 105", "dimension = 14"));
   EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
   EXPECT_NE(error.find("105"), std::string::npos) << error;
-  error = ErrorOf(Replace(adult, "\"unit\"", "\"l2\""));
+  error = ErrorOf(ReplaceOnce(adult, "\"unit\"", "\"l2\""));
   EXPECT_NE(error.find("validation.normalize"), std::string::npos) << error;
-  error = ErrorOf(Replace(adult, "\"adult-csv\"", "\"arff\""));
+  error = ErrorOf(ReplaceOnce(adult, "\"adult-csv\"", "\"arff\""));
   EXPECT_NE(error.find("validation.format"), std::string::npos) << error;
 }
 
@@ -94,12 +87,12 @@ TEST(JobConfigTest, ValidationFormatAndNormalization) {
 // (privacy.audit = true): otherwise its releases would have no cap.
 TEST(JobConfigTest, InfiniteBudgetOnlyInAnAuditAndTargetEpsilon) {
   std::string toml =
-      Replace(Base(), "central_budget = 1000.0", "central_budget = inf");
-  toml = Replace(toml, "sigma = 2.0", "target_epsilon = 3.0");
+      ReplaceOnce(Base(), "central_budget = 1000.0", "central_budget = inf");
+  toml = ReplaceOnce(toml, "sigma = 2.0", "target_epsilon = 3.0");
   const std::string refused = ErrorOf(toml);
   EXPECT_NE(refused.find("privacy.audit = true"), std::string::npos) << refused;
-  toml = Replace(toml, "central_budget = inf",
-                 "central_budget = inf\naudit = true");
+  toml = ReplaceOnce(toml, "central_budget = inf",
+                     "central_budget = inf\naudit = true");
   auto c = ParseJobConfig(toml);
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_TRUE(std::isinf(c->central_budget));
@@ -112,7 +105,7 @@ TEST(JobConfigTest, InfiniteBudgetOnlyInAnAuditAndTargetEpsilon) {
 // otherwise run with its default); a stored job (kIgnore) still loads.
 TEST(JobConfigTest, UnknownKeysAreRefusedWithTheNearestName) {
   const std::pair<std::string, const char*> kCases[] = {
-      {Replace(Base(), "rho = ", "rhoo = "),
+      {ReplaceOnce(Base(), "rho = ", "rhoo = "),
        "unknown key step.rhoo; did you mean step.rho?"},
       {Base() + "[stepp]\nrho = 1.0\n",
        "unknown table [stepp]; did you mean [step]?"},
@@ -202,7 +195,7 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
       {"[job]", "[job\n", "TOML syntax error at line 1"},
   };
   for (const BadCase& bad : kCases) {
-    auto c = ParseJobConfig(Replace(Base(), bad.from, bad.to));
+    auto c = ParseJobConfig(ReplaceOnce(Base(), bad.from, bad.to));
     EXPECT_EQ(c.status(), Status::InvalidArgument()) << bad.to;
     const std::string error = c.error().message();
     EXPECT_EQ(error.rfind(bad.expected_key, 0), 0u)
@@ -212,7 +205,7 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
 
 TEST(JobConfigTest, ParticipationRefusesNoiseInState) {
   auto c = ParseJobConfig(
-      Replace(Base(), "clip = 1.0", "clip = 1.0\nnoise_in_state = true"));
+      ReplaceOnce(Base(), "clip = 1.0", "clip = 1.0\nnoise_in_state = true"));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
   const std::string error = c.error().message();
   EXPECT_EQ(error.rfind("privacy.noise_in_state: must be false under policy "
@@ -278,33 +271,33 @@ TEST(JobConfigTest, MaxColludersDefaultsToOneAndBoundsThePlannedCohort) {
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->max_colluders, 1);
   c = ParseJobConfig(
-      Replace(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = 3"));
+      ReplaceOnce(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = 3"));
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_EQ(c->max_colluders, 3);
   std::string error = ErrorOf(
-      Replace(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = -1"));
+      ReplaceOnce(Base(), "delta = 1e-5", "delta = 1e-5\nmax_colluders = -1"));
   EXPECT_EQ(error.rfind("privacy.max_colluders: must be >= 0", 0), 0u) << error;
   // m_min = 2 (Base): planning σ needs t < 2.
   const std::string planned =
-      Replace(Base(), "sigma = 2.0", "target_epsilon = 3.0");
+      ReplaceOnce(Base(), "sigma = 2.0", "target_epsilon = 3.0");
   EXPECT_TRUE(ParseJobConfig(planned).ok());
   error = ErrorOf(
-      Replace(planned, "delta = 1e-5", "delta = 1e-5\nmax_colluders = 2"));
+      ReplaceOnce(planned, "delta = 1e-5", "delta = 1e-5\nmax_colluders = 2"));
   EXPECT_EQ(
       error.rfind("sampling.m_min: must be > privacy.max_colluders (2)", 0), 0u)
       << error;
   // A given σ is charged the unknown noise of each round as it comes.
-  EXPECT_TRUE(ParseJobConfig(Replace(Base(), "delta = 1e-5",
-                                     "delta = 1e-5\nmax_colluders = 2"))
+  EXPECT_TRUE(ParseJobConfig(ReplaceOnce(Base(), "delta = 1e-5",
+                                         "delta = 1e-5\nmax_colluders = 2"))
                   .ok());
 }
 
 TEST(JobConfigTest, OwnNoisePolicyMayKeepNoiseInState) {
   for (const char* flag : {"true", "false"}) {
-    std::string toml = Replace(Base(), "policy = \"participation\"",
-                               "policy = \"participation-own-noise\"");
-    toml = Replace(toml, "clip = 1.0",
-                   std::string("clip = 1.0\nnoise_in_state = ") + flag);
+    std::string toml = ReplaceOnce(Base(), "policy = \"participation\"",
+                                   "policy = \"participation-own-noise\"");
+    toml = ReplaceOnce(toml, "clip = 1.0",
+                       std::string("clip = 1.0\nnoise_in_state = ") + flag);
     auto c = ParseJobConfig(toml);
     ASSERT_TRUE(c.ok()) << c.error().ToString();
     EXPECT_EQ(c->policy, privacy::Policy::kParticipationOwnNoise);
@@ -324,7 +317,7 @@ TEST(JobConfigTest, PoissonNeedsRateInUnitInterval) {
 }
 
 TEST(JobConfigTest, DpAdmmNeedsRho) {
-  auto c = ParseJobConfig(Replace(
+  auto c = ParseJobConfig(ReplaceOnce(
       JobToml("j", "dp-admm", DefaultPrivacyTable(), DefaultSamplingTable()),
       "rho = 1.0", ""));
   EXPECT_EQ(c.status(), Status::InvalidArgument());
@@ -361,7 +354,7 @@ TEST(JobConfigTest, DpAdmmNeedsOwnNoisePolicyAndItsOwnNoiseKeys) {
         << c.error().message();
   }
   std::string error = ErrorOf(
-      Replace(DpAdmmToml(own), "participation-own-noise", "participation"));
+      ReplaceOnce(DpAdmmToml(own), "participation-own-noise", "participation"));
   EXPECT_EQ(error.rfind("privacy.policy: dp-admm devices keep their own", 0),
             0u)
       << error;
@@ -369,10 +362,10 @@ TEST(JobConfigTest, DpAdmmNeedsOwnNoisePolicyAndItsOwnNoiseKeys) {
   EXPECT_EQ(c.status(), Status::InvalidArgument());
   error = c.error().message();
   EXPECT_EQ(error.rfind("privacy.sigma: dp-admm", 0), 0u) << error;
-  EXPECT_EQ(ErrorOf(Replace(DpAdmmToml(own), "step_epsilon = 0.5",
-                            "step_epsilon = 2.0")),
+  EXPECT_EQ(ErrorOf(ReplaceOnce(DpAdmmToml(own), "step_epsilon = 0.5",
+                                "step_epsilon = 2.0")),
             "dp_admm.step_epsilon: must be in (0, 1]");
-  EXPECT_EQ(ErrorOf(Replace(DpAdmmToml(own), "max_records = 10", "")),
+  EXPECT_EQ(ErrorOf(ReplaceOnce(DpAdmmToml(own), "max_records = 10", "")),
             "dp_admm.max_records: missing");
 }
 
@@ -405,6 +398,8 @@ TEST(JobConfigTest, DpSgdRefusesTrustedAggregatorAndNoiseInState) {
 
 namespace edgeadmm::jobs {
 namespace {
+
+using testing::ReplaceOnce;
 
 const char kGatewayValidation[] = "[validation]\ndata = \"/d/v.libsvm\"\n";
 

@@ -11,15 +11,8 @@
 namespace edgeadmm::jobs {
 namespace {
 
+using testing::ReplaceOnce;
 using testing::SecureAggregationJobToml;
-
-std::string Replace(std::string text, const std::string& from,
-                    const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 TEST(SecureAggregationConfigTest, AcceptsSumAlgorithmsWithTheirPlan) {
   for (const char* algorithm : {"prox-admm", "dp-sgd"}) {
@@ -74,8 +67,8 @@ TEST(SecureAggregationConfigTest, EveryRefusalNamesItsKey) {
        "secure_aggregation.neighbours:"},
   };
   for (const Refusal& bad : kCases) {
-    auto c = ParseJobConfig(
-        Replace(SecureAggregationJobToml("j", "prox-admm"), bad.from, bad.to));
+    auto c = ParseJobConfig(ReplaceOnce(
+        SecureAggregationJobToml("j", "prox-admm"), bad.from, bad.to));
     ASSERT_FALSE(c.ok()) << bad.to;
     const std::string error = c.error().message();
     EXPECT_EQ(error.rfind(bad.expected, 0), 0u)

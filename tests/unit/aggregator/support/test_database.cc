@@ -214,40 +214,75 @@ std::string JobToml(const std::string& name, const std::string& algorithm,
          privacy_table + sampling_table;
 }
 
+namespace {
+
+// A TOML float as a person writes it: 1.0, 8.0, 0.5.
+std::string TomlFloat(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.15g", value);
+  std::string out = text;
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+}  // namespace
+
+std::string SecureJobToml(const SecureJob& job) {
+  std::string sampling =
+      "[sampling]\nscheme = \"fixed\"\nm = " + std::to_string(job.m) +
+      "\nm_min = " + std::to_string(job.m_min) +
+      "\ndeadline_seconds = " + std::to_string(job.deadline_seconds) + "\n";
+  if (job.seed >= 0) sampling += "seed = " + std::to_string(job.seed) + "\n";
+  std::string secure =
+      "[secure_aggregation]\ndropouts = " + std::to_string(job.dropouts) + "\n";
+  if (job.phase_seconds > 0) {
+    secure += "phase_seconds = " + std::to_string(job.phase_seconds) + "\n";
+  }
+  std::string privacy =
+      "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
+      "target_epsilon = " +
+      TomlFloat(job.target_epsilon) +
+      "\ndelta = 1e-5\ncentral_budget = 1000.0\ndevice_budget = 1000.0\n";
+  if (job.max_colluders >= 0) {
+    privacy += "max_colluders = " + std::to_string(job.max_colluders) + "\n";
+  }
+  return JobToml(job.name, job.algorithm, privacy, sampling) + secure;
+}
+
 std::string SecureAggregationJobToml(const std::string& name,
                                      const std::string& algorithm) {
-  return JobToml(name, algorithm,
-                 "[privacy]\n"
-                 "policy = \"secure-aggregation\"\n"
-                 "clip = 1.0\n"
-                 "target_epsilon = 1.0\n"
-                 "delta = 1e-5\n"
-                 "max_colluders = 1\n"
-                 "central_budget = 1000.0\n"
-                 "device_budget = 1000.0\n",
-                 "[sampling]\n"
-                 "scheme = \"fixed\"\n"
-                 "m = 20\n"
-                 "m_min = 18\n"
-                 "deadline_seconds = 10\n"
-                 "[secure_aggregation]\n"
-                 "dropouts = 2\n");
+  SecureJob job;
+  job.name = name;
+  job.algorithm = algorithm;
+  job.target_epsilon = 1.0;
+  job.max_colluders = 1;
+  job.m = 20;
+  job.m_min = 18;
+  job.deadline_seconds = 10;
+  job.dropouts = 2;
+  return SecureJobToml(job);
 }
 
 std::string SecureProxAdmmJobToml(int m, int m_min, int deadline_seconds,
                                   int dropouts, int phase_seconds, int seed) {
-  std::string sampling =
-      "[sampling]\nscheme = \"fixed\"\nm = " + std::to_string(m) +
-      "\nm_min = " + std::to_string(m_min) +
-      "\ndeadline_seconds = " + std::to_string(deadline_seconds) + "\n";
-  if (seed >= 0) sampling += "seed = " + std::to_string(seed) + "\n";
-  return JobToml("secure", "prox-admm",
-                 "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
-                 "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
-                 "device_budget = 1000.0\n",
-                 sampling) +
-         "[secure_aggregation]\ndropouts = " + std::to_string(dropouts) +
-         "\nphase_seconds = " + std::to_string(phase_seconds) + "\n";
+  SecureJob job;
+  job.m = m;
+  job.m_min = m_min;
+  job.deadline_seconds = deadline_seconds;
+  job.dropouts = dropouts;
+  job.phase_seconds = phase_seconds;
+  job.seed = seed;
+  return SecureJobToml(job);
+}
+
+std::string ReplaceOnce(std::string text, const std::string& from,
+                        const std::string& to) {
+  const size_t at = text.find(from);
+  // A test whose text lacks `from` would not test what it says.
+  if (at == std::string::npos)
+    Die("ReplaceOnce: no \"" + from + "\" in the text");
+  text.replace(at, from.size(), to);
+  return text;
 }
 
 int64_t CreateJobOrDie(store::Database& db, const std::string& toml) {

@@ -64,18 +64,36 @@ std::string JobToml(const std::string& name, const std::string& algorithm,
 std::string DefaultPrivacyTable();
 std::string DefaultSamplingTable();
 
-// A job under privacy.policy "secure-aggregation": JobToml's model,
-// target_epsilon 1 at delta 1e-5, t = 1, fixed m = 20, D = 2 (m_min = 18).
+// A job under privacy.policy "secure-aggregation" (clip 1, delta 1e-5,
+// budgets 1000) with fixed sampling; max_colluders and seed are written only
+// when >= 0, phase_seconds only when > 0.
+struct SecureJob {
+  std::string name = "secure";
+  std::string algorithm = "prox-admm";
+  double target_epsilon = 8.0;
+  int max_colluders = -1;
+  int m = 20;
+  int m_min = 18;
+  int deadline_seconds = 10;
+  int dropouts = 2;
+  int phase_seconds = 0;
+  int seed = -1;
+};
+std::string SecureJobToml(const SecureJob& job);
+
+// SecureJobToml with target_epsilon 1, t = 1, m = 20, D = 2 (m_min = 18).
 std::string SecureAggregationJobToml(const std::string& name,
                                      const std::string& algorithm);
 
-// A prox-admm job under privacy.policy "secure-aggregation" (clip 1,
-// target_epsilon 8 at delta 1e-5, budgets 1000) with fixed sampling of `m`
-// (floor `m_min`), the deadline, `dropouts` and `phase_seconds`; the
-// sampling seed is written only when `seed` >= 0.
+// SecureJobToml of a prox-admm job at target_epsilon 8 with these values.
 std::string SecureProxAdmmJobToml(int m, int m_min, int deadline_seconds,
                                   int dropouts, int phase_seconds,
                                   int seed = -1);
+
+// `text` with the first `from` replaced by `to`; exits the test binary
+// when `from` is absent.
+std::string ReplaceOnce(std::string text, const std::string& from,
+                        const std::string& to);
 
 // DefaultPrivacyTable with policy `policy` and the extra lines `extra`.
 std::string PrivacyTableWithPolicy(const std::string& policy,
