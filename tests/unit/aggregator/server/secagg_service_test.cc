@@ -301,6 +301,58 @@ TEST_F(SecAggServiceTest, GatewayNeverHoldsAnUnmaskedInput) {
   EXPECT_TRUE(service_.round()->stored().empty());
 }
 
+// The before-unmask hook runs once, as the masked inputs' phase closes,
+// with the survivors, before any device has the survivors' list it needs
+// to reveal shares (and so before any sum can exist).
+TEST_F(SecAggServiceTest, BeforeUnmaskHookGetsTheSurvivorsFirst) {
+  std::vector<std::vector<uint32_t>> calls;
+  bool sum_at_call = true;
+  service_.set_before_unmask([&](const std::vector<uint32_t>& survivors) {
+    calls.push_back(survivors);
+    sum_at_call = service_.sum().has_value();
+    return host::Error::Ok();
+  });
+  Phase(1, All());
+  Phase(2, All());
+  const std::vector<uint32_t> five = {0, 1, 2, 3, 4};
+  for (uint32_t i : {0u, 1u, 2u, 3u}) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  EXPECT_TRUE(calls.empty());
+  now_ += kPhaseMs;  // device 5 misses phase 3
+  EXPECT_EQ(Post(3, 4, Message(4)).code, wire::kCoapChanged);
+  service_.Tick(now_);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], five);
+  EXPECT_FALSE(sum_at_call);
+  for (uint32_t i : five) Take(i, Post(3, i, Message(i)));
+  Phase(4, five);
+  ASSERT_TRUE(service_.sum().has_value());
+  EXPECT_EQ(*service_.sum(), PlainSum(five));
+  EXPECT_EQ(calls.size(), 1u);
+}
+
+// A hook that fails (the charges could not be stored) aborts the round as
+// the masked inputs' phase closes: no device gets the survivors' list,
+// nothing is unmasked, and the round's state is wiped.
+TEST_F(SecAggServiceTest, FailedBeforeUnmaskHookAbortsUnmasked) {
+  service_.set_before_unmask([](const std::vector<uint32_t>&) {
+    return host::Error::Unavailable("store down");
+  });
+  Phase(1, All());
+  Phase(2, All());
+  for (uint32_t i = 0; i + 1 < kN; ++i) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  const Response last = Post(3, kN - 1, Message(kN - 1));
+  EXPECT_EQ(last.code, wire::kCoapInternalServerError);
+  EXPECT_EQ(service_.phase(), SecAggPhase::kAborted);
+  EXPECT_EQ(service_.abort_reason().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(service_.sum().has_value());
+  EXPECT_TRUE(service_.round()->stored().empty());
+  EXPECT_EQ(Post(3, 0, Message(0)).code, wire::kCoapInternalServerError);
+}
+
 // A restart mid-phase 3 with the round log: a new service recovers the
 // round from the file, the devices resend, the sum is the plain sum; the
 // log never holds an x_i and is deleted at the end.
