@@ -15,7 +15,8 @@
 // One service: one secure-aggregation round at a time per daemon. While one
 // runs, another job's secure round is held (it waits, open, logged once)
 // until the service is free. A restart loses the open round: the engine
-// marks it lost, the devices get 4.04 on the phases and abort.
+// marks it lost (with the charges stored before unmasking, if any), the
+// devices get 4.04 on the phases and abort.
 #pragma once
 
 #include <cstdint>
