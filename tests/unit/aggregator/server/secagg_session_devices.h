@@ -65,6 +65,7 @@ class SecAggSessionDevices {
   }
 
   Dev& dev(uint32_t i) { return *devs_[i]; }
+  const Dev& dev(uint32_t i) const { return *devs_[i]; }
   size_t size() const { return devs_.size(); }
 
   // Device i's message of its current phase.
@@ -155,7 +156,7 @@ class SecAggSessionDevices {
     }
   }
 
- private:
+  // A frame of at most `size` bytes that `encode` writes.
   template <typename Encode>
   static Bytes Frame(size_t size, Encode encode) {
     Bytes b(size);
@@ -165,6 +166,7 @@ class SecAggSessionDevices {
     return b;
   }
 
+ private:
   std::vector<std::unique_ptr<Dev>> devs_;
 };
 
