@@ -315,6 +315,15 @@ void LedgerBook::Apply(LedgerCharge&& charge) {
   central_epsilon_ = charge.central_epsilon;
 }
 
+LedgerCharge LedgerBook::Unchanged(size_t participants) const {
+  LedgerCharge charge;
+  charge.central = CentralMechanism(participants);
+  charge.next_central = central_;
+  charge.next_device_epsilon = device_central_epsilon_;
+  charge.central_epsilon = central_epsilon_;
+  return charge;
+}
+
 LocalCharge LedgerBook::PlanLocal(size_t index) {
   LocalCharge charge{index, device_local_[index], 0.0};
   ComposeRdp(charge.local, local_rdp_);

@@ -397,6 +397,34 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
   return tx.Commit();
 }
 
+Status RoundStore::ChargeOpenRound(int64_t round_id,
+                                   const std::vector<LedgerRowRef>& ledger) {
+  EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
+  {
+    EDGEADMM_TRY_ASSIGN(
+        store::CachedStatement open,
+        db_->PrepareCached("SELECT count(*) FROM rounds WHERE job_id = ? AND "
+                           "round_id = ? AND state = 'open'"));
+    open->Bind(1, job_id_).Bind(2, round_id);
+    EDGEADMM_TRY(open->StepRow());
+    if (open->ColumnInt(0) != 1) return Status::FailedPrecondition();
+  }
+  for (const LedgerRowRef& row : ledger) {
+    EDGEADMM_TRY(InsertLedgerRow(round_id, row));
+  }
+  return tx.Commit();
+}
+
+Result<bool> RoundStore::RoundCharged(int64_t round_id) {
+  EDGEADMM_TRY_ASSIGN(
+      store::CachedStatement rows,
+      db_->PrepareCached(
+          "SELECT count(*) FROM ledger WHERE job_id = ? AND round_id = ?"));
+  rows->Bind(1, job_id_).Bind(2, round_id);
+  EDGEADMM_TRY(rows->StepRow());
+  return rows->ColumnInt(0) > 0;
+}
+
 Status RoundStore::InsertAcceptedUpload(int64_t round_id,
                                         const LedgerRowRef& local,
                                         const LedgerRowRef* party,

@@ -63,8 +63,51 @@ Result<std::vector<size_t>> RoundEngine::SurvivorIndices(
   return indices;
 }
 
+std::vector<size_t> RoundEngine::NamedSurvivors(
+    const std::vector<std::string>& survivors) const {
+  // Every survivor that can be named; an identity outside the cohort or
+  // repeated has no ledger in this round.
+  std::vector<size_t> participants;
+  std::unordered_set<std::string> seen;
+  for (const std::string& id : survivors) {
+    if (!seen.insert(id).second) continue;
+    auto named = SurvivorIndices({id});
+    if (named.ok()) participants.push_back(named->front());
+  }
+  return participants;
+}
+
+Status RoundEngine::ChargeSecureRound(
+    int64_t round_id, const std::vector<std::string>& survivors) {
+  if (!secure_.has_value() || secure_->round_id != round_id) {
+    return Status::FailedPrecondition();
+  }
+  if (secure_->charged) return Status::Ok();
+  const std::vector<size_t> participants = NamedSurvivors(survivors);
+  LedgerCharge charge = ledgers_->Plan(participants);
+  std::vector<LocalCharge> locals;
+  for (size_t index : participants) {
+    locals.push_back(ledgers_->PlanLocal(index));
+  }
+  std::vector<LedgerRowRef> rows = ledgers_->Rows(charge);
+  for (const LocalCharge& local : locals) {
+    rows.push_back(ledgers_->LocalRow(local));
+  }
+  EDGEADMM_TRY(store_.ChargeOpenRound(round_id, rows));
+  ledgers_->Apply(std::move(charge));
+  for (LocalCharge& local : locals) ledgers_->ApplyLocal(std::move(local));
+  secure_->charged = true;
+  secure_->charged_devices = participants;
+  EDGEADMM_LOG_INFO("job %s round %lld: %zu survivors charged before unmasking",
+                    job_.config.name.c_str(), static_cast<long long>(round_id),
+                    participants.size());
+  return Status::Ok();
+}
+
 Status RoundEngine::DiscardCharged(const std::vector<size_t>& participants,
                                    int64_t now_ms) {
+  // Charged before unmasking: the charges are stored already.
+  if (secure_->charged) return DiscardRound(now_ms);
   LedgerCharge charge = ledgers_->Plan(participants);
   std::vector<LocalCharge> locals;
   for (size_t index : participants)
@@ -78,15 +121,7 @@ Status RoundEngine::DiscardSecureSum(int64_t round_id,
   if (!secure_.has_value() || secure_->round_id != round_id) {
     return Status::FailedPrecondition();
   }
-  // Charge every survivor that can be named; skip an identity outside the
-  // cohort or repeated (it has no ledger in this round).
-  std::vector<size_t> participants;
-  std::unordered_set<std::string> seen;
-  for (const std::string& id : survivors) {
-    if (!seen.insert(id).second) continue;
-    auto named = SurvivorIndices({id});
-    if (named.ok()) participants.push_back(named->front());
-  }
+  const std::vector<size_t> participants = NamedSurvivors(survivors);
   EDGEADMM_LOG_ERROR(
       "job %s round %lld: the unmasked sum is not committed (%.*s); round "
       "discarded, %zu survivors charged",
@@ -111,8 +146,13 @@ Status RoundEngine::CommitSecureSum(int64_t round_id,
   if (participants.size() < secure_->plan.min_survivors) {
     refusal = "fewer survivors than the plan's floor";
   }
+  const std::vector<size_t>& charged = secure_->charged_devices;
   for (size_t index : participants) {
     if (!open_.in_cohort[index]) refusal = "a survivor left the cohort";
+    if (secure_->charged &&
+        std::find(charged.begin(), charged.end(), index) == charged.end()) {
+      refusal = "a survivor was not charged before unmasking";
+    }
   }
   const algorithms::SumRounds* sums =
       algorithms::Get(job_.config.algorithm).sum_rounds();
@@ -135,18 +175,21 @@ Status RoundEngine::CommitSecureSum(int64_t round_id,
     EDGEADMM_TRY(DiscardCharged(participants, now_ms));
     return Status::Aborted();
   }
-  LedgerCharge charge = ledgers_->Plan(participants);
+  // Charged before unmasking (ChargeSecureRound): the commit adds no row.
+  const bool charged_now = !secure_->charged;
+  LedgerCharge charge = charged_now ? ledgers_->Plan(participants)
+                                    : ledgers_->Unchanged(participants.size());
   // Each survivor's device ledger: the gateway ran its encoding's release
   // (as for an accepted upload under the other policies).
   std::vector<LocalCharge> locals;
-  locals.reserve(participants.size());
-  for (size_t index : participants)
-    locals.push_back(ledgers_->PlanLocal(index));
+  for (size_t i = 0; charged_now && i < participants.size(); ++i) {
+    locals.push_back(ledgers_->PlanLocal(participants[i]));
+  }
   RoundCommit commit;
   commit.closed_at_ms = now_ms;
   commit.participants = static_cast<int64_t>(participants.size());
   commit.secure_sum = true;
-  commit.ledger = ledgers_->Rows(charge);
+  if (charged_now) commit.ledger = ledgers_->Rows(charge);
   for (const LocalCharge& local : locals) {
     commit.ledger.push_back(ledgers_->LocalRow(local));
   }

@@ -314,6 +314,7 @@ void SecAggService::Close(int64_t now_ms) {
       break;
     case SecAggPhase::kMaskedInput:
       e = round_->CloseMaskedInput();
+      if (e.ok()) e = BeforeUnmasking();
       break;
     case SecAggPhase::kUnmasking: {
       auto sum = round_->CloseUnmasking(*random_);
@@ -339,6 +340,14 @@ void SecAggService::Close(int64_t now_ms) {
       (void)log_.Closed(closing);
     }
   }
+}
+
+host::Error SecAggService::BeforeUnmasking() {
+  if (!before_unmask_ || replaying_) return host::Error::Ok();
+  const auto survivors = round_->Survivors();
+  host::Error e =
+      survivors.ok() ? before_unmask_(*survivors) : survivors.error();
+  return e.ok() ? e : round_->Abort(std::move(e));
 }
 
 void SecAggService::Tick(int64_t now_ms) {

@@ -20,9 +20,11 @@ rounds::RoundEngine* SecureRoundDriver::Find(
 
 void SecureRoundDriver::Tick(const std::vector<rounds::RoundEngine*>& engines,
                              int64_t now_ms) {
+  // Found before the service's tick, whose phase close may charge it.
+  engine_ = job_id_ != 0 ? Find(engines, job_id_) : nullptr;
   secagg_->Tick(now_ms);
   if (job_id_ != 0) {
-    rounds::RoundEngine* engine = Find(engines, job_id_);
+    rounds::RoundEngine* engine = engine_;
     const rounds::SecureRound* open =
         engine != nullptr ? engine->open_secure_round() : nullptr;
     if (open == nullptr || open->round_id != round_->round_id) {
@@ -33,6 +35,7 @@ void SecureRoundDriver::Tick(const std::vector<rounds::RoundEngine*>& engines,
           static_cast<long long>(job_id_),
           static_cast<long long>(round_->round_id));
       job_id_ = 0;
+      engine_ = nullptr;
       round_.reset();
     } else {
       Finish(*engine, now_ms);
@@ -47,12 +50,13 @@ void SecureRoundDriver::Finish(rounds::RoundEngine& engine, int64_t now_ms) {
   const int64_t round_id = round_->round_id;
   Status ended;
   if (phase == SecAggPhase::kAborted) {
-    // Nothing was unmasked: nothing to charge.
+    // No sum: the charges are those stored before unmasking, if any.
     ended = engine.AbortSecureRound(round_id, secagg_->abort_reason().message(),
                                     now_ms);
   } else {
-    // The sum is unmasked: every way out charges its survivors (all of
-    // the cohort when the survivors cannot be read: an upper bound).
+    // The sum is unmasked: its survivors are charged (Charge); the
+    // engine charges them here only if that did not happen (all of the
+    // cohort when the survivors cannot be read: an upper bound).
     const auto survivors = secagg_->round()->Survivors();
     std::vector<std::string> ids = round_->cohort;
     if (survivors.ok()) {
@@ -86,7 +90,28 @@ void SecureRoundDriver::Finish(rounds::RoundEngine& engine, int64_t now_ms) {
     return;
   }
   job_id_ = 0;
+  engine_ = nullptr;
   round_.reset();
+}
+
+host::Error SecureRoundDriver::Charge(const std::vector<uint32_t>& survivors) {
+  if (engine_ == nullptr || !round_) {
+    return host::Error::FailedPrecondition("no job drives the round");
+  }
+  std::vector<std::string> ids;
+  for (uint32_t i : survivors) {
+    if (i < round_->cohort.size()) ids.push_back(round_->cohort[i]);
+  }
+  const Status charged = engine_->ChargeSecureRound(round_->round_id, ids);
+  if (!charged.ok()) {
+    EDGEADMM_LOG_ERROR(
+        "secure aggregation: job %lld round %lld: survivors not charged "
+        "(%s); the round aborts unmasked",
+        static_cast<long long>(job_id_),
+        static_cast<long long>(round_->round_id), charged.str());
+    return host::Error(charged, "survivors not charged");
+  }
+  return host::Error::Ok();
 }
 
 void SecureRoundDriver::StartNext(
@@ -127,6 +152,7 @@ void SecureRoundDriver::StartNext(
     const int64_t phase_ms = static_cast<int64_t>(
         engine->job().config.secure_aggregation.phase_seconds * 1000);
     job_id_ = engine->job().id;
+    engine_ = engine;
     round_ = *open;
     const host::Error started =
         secagg_->Start(params, open->cohort, phase_ms, now_ms, drbg_);
@@ -139,6 +165,7 @@ void SecureRoundDriver::StartNext(
       if (engine->AbortSecureRound(open->round_id, started.message(), now_ms)
               .ok()) {
         job_id_ = 0;
+        engine_ = nullptr;
         round_.reset();
       }
       return;

@@ -229,6 +229,89 @@ TEST_F(SecureRoundEngineTest, AnUnmaskedSumThatCannotCommitIsStillCharged) {
   EXPECT_EQ(engine_->iteration(), 0);
 }
 
+// The survivors' charges are durable before any sum exists: a crash right
+// after them (the engine destroyed, the store reopened) keeps them with the
+// lost round, and the restarted engine's ledgers hold them.
+TEST_F(SecureRoundEngineTest, ChargeBeforeUnmaskingSurvivesACrash) {
+  const SecureRound round = *engine_->open_secure_round();
+  const std::vector<std::string> five(round.cohort.begin(),
+                                      round.cohort.begin() + 5);
+  const std::string r = std::to_string(round.round_id);
+  ASSERT_TRUE(engine_->ChargeSecureRound(round.round_id, five).ok());
+  EXPECT_TRUE(engine_->open_secure_round()->charged);
+  const double charged = engine_->central_epsilon();
+  EXPECT_GT(charged, 0);
+  engine_.reset();  // the crash: nothing more reaches the store
+  auto reopened = RoundEngine::Open(t_.db(), job_id_, accountant_);
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE round_id = " + r +
+                               " AND state = 'lost'"),
+            1);
+  for (const std::string& id : five) {
+    EXPECT_EQ(Rows("round_id = " + r + " AND scope = 'local:" + id + "'"), 1)
+        << id;
+  }
+  EXPECT_EQ(
+      Rows("round_id = " + r + " AND scope = 'local:" + round.cohort[5] + "'"),
+      0);
+  EXPECT_GT(Rows("round_id = " + r + " AND scope NOT LIKE 'local:%'"), 0);
+  EXPECT_DOUBLE_EQ((*reopened)->central_epsilon(), charged);
+}
+
+// Charged before unmasking, the commit (and a discard) charge nothing more:
+// the ledger holds exactly one charge of the round.
+TEST_F(SecureRoundEngineTest, ChargedRoundEndsWithoutASecondCharge) {
+  SecureRound round = *engine_->open_secure_round();
+  const std::vector<std::string> five(round.cohort.begin(),
+                                      round.cohort.begin() + 5);
+  ASSERT_TRUE(engine_->ChargeSecureRound(round.round_id, five).ok());
+  const int64_t rows = Count(t_.db(), "SELECT count(*) FROM ledger");
+  const double charged = engine_->central_epsilon();
+  EXPECT_GT(rows, 5);  // 5 local rows and the central ones
+  // A second call changes nothing.
+  ASSERT_TRUE(engine_->ChargeSecureRound(round.round_id, five).ok());
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), rows);
+  ASSERT_TRUE(
+      engine_->CommitSecureSum(round.round_id, five, Sum(1.0), now_).ok());
+  EXPECT_EQ(engine_->iteration(), 1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), rows);
+  EXPECT_DOUBLE_EQ(engine_->central_epsilon(), charged);
+  // The store holds that one charge: an engine reopened on it reads the
+  // same ε.
+  auto again = RoundEngine::Open(t_.db(), job_id_, accountant_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_DOUBLE_EQ((*again)->central_epsilon(), charged);
+  // A survivor that was not charged is refused: the round is discarded
+  // with no row added.
+  ASSERT_TRUE(engine_->Advance(++now_).ok());
+  round = *engine_->open_secure_round();
+  const std::vector<std::string> four(round.cohort.begin(),
+                                      round.cohort.begin() + 4);
+  ASSERT_TRUE(engine_->ChargeSecureRound(round.round_id, four).ok());
+  const int64_t rows4 = Count(t_.db(), "SELECT count(*) FROM ledger");
+  EXPECT_EQ(engine_->CommitSecureSum(round.round_id, five, Sum(1.0), now_),
+            Status::Aborted());
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), rows4);
+  EXPECT_EQ(engine_->iteration(), 1);
+}
+
+// No charge for a round the store no longer holds open, nor another round.
+TEST_F(SecureRoundEngineTest, ChargeRefusesARoundNotOpen) {
+  const SecureRound round = *engine_->open_secure_round();
+  EXPECT_EQ(engine_->ChargeSecureRound(round.round_id + 1, round.cohort),
+            Status::FailedPrecondition());
+  // Another process closed it (the CLI's view of a stopped job).
+  ASSERT_TRUE(t_.db()
+                  .Exec("UPDATE rounds SET state = 'discarded' WHERE "
+                        "round_id = " +
+                        std::to_string(round.round_id))
+                  .ok());
+  EXPECT_EQ(engine_->ChargeSecureRound(round.round_id, round.cohort),
+            Status::FailedPrecondition());
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
+  EXPECT_FALSE(engine_->open_secure_round()->charged);
+}
+
 // The database after committed secure rounds: every table is read, and the
 // only vectors it holds are the released models and the ledgers' curves;
 // no upload, no per-device sum, no cohort.

@@ -23,6 +23,7 @@
 #include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "gtest/gtest.h"
+#include "secagg_session_devices.h"
 
 namespace edgeadmm::server {
 namespace {
@@ -33,28 +34,8 @@ constexpr size_t kK = 4;
 constexpr size_t kM = 4;
 constexpr uint32_t kBits = 16;
 constexpr int64_t kPhaseMs = 1000;
-using Arrays = SecAggSessionArrays<kK, kM>;
-using Bytes = std::vector<std::byte>;
-
-struct Dev {
-  explicit Dev(uint64_t seed) : entropy(seed), session(arrays.buffers()) {
-    EXPECT_TRUE(drbg.Init(entropy, ConstByteSpan()).ok());
-  }
-  Arrays arrays;
-  TestEntropy entropy;
-  Drbg drbg;
-  SecAggDeviceSession session;
-  std::vector<uint32_t> x;
-};
-
-template <typename Encode>
-Bytes Frame(size_t size, Encode encode) {
-  Bytes b(size);
-  const StatusWithSize n = encode(ByteSpan(b.data(), b.size()));
-  EXPECT_TRUE(n.ok());
-  b.resize(n.size());
-  return b;
-}
+using Devices = testing::SecAggSessionDevices<kK, kM, kN>;
+using Bytes = Devices::Bytes;
 
 class SecAggServiceTest : public ::testing::Test {
  protected:
@@ -71,9 +52,9 @@ class SecAggServiceTest : public ::testing::Test {
     std::vector<std::string> ids;
     for (uint32_t i = 0; i < kN; ++i) {
       ids.push_back("dev-" + std::to_string(i));
-      devs_.push_back(std::make_unique<Dev>(50 + i));
+      std::vector<uint32_t> x;
       for (uint32_t w = 0; w < kM; ++w) {
-        devs_.back()->x.push_back((i * 401 + w * 97) & 0xffff);
+        x.push_back((i * 401 + w * 97) & 0xffff);
       }
       SecAggSessionParams s;
       s.round_id = 77;
@@ -85,7 +66,7 @@ class SecAggServiceTest : public ::testing::Test {
       s.min_survivors = 5;
       s.own_index = i;
       s.graph_seed[0] = std::byte{9};
-      ASSERT_TRUE(devs_.back()->session.Advertise(s, devs_.back()->drbg).ok());
+      devices_.Join(ids.back(), s, std::move(x), 50 + i);
     }
     ids_ = ids;
     ASSERT_TRUE(service_.Start(params_, ids, kPhaseMs, now_, drbg_).ok());
@@ -98,85 +79,18 @@ class SecAggServiceTest : public ::testing::Test {
     return svc_->Handle(phase, id, reinterpret_cast<const uint8_t*>(b.data()),
                         b.size(), now_);
   }
-  // The device's message of its current phase.
-  Bytes Message(uint32_t i) {
-    SecAggDeviceSession& s = devs_[i]->session;
-    switch (s.phase()) {
-      case SecAggDevicePhase::kAdvertised:
-        return Frame(SecAggAdvertiseBytes(), [&](ByteSpan o) {
-          return EncodeSecAggAdvertise(77, s.advertisement(), o);
-        });
-      case SecAggDevicePhase::kSharesSent:
-        return Frame(SecAggSealedBytes(kK), [&](ByteSpan o) {
-          return EncodeSecAggSealed(77, s.sealed_messages(), o);
-        });
-      case SecAggDevicePhase::kMaskedSent:
-        return Frame(SecAggWordsBytes(kM), [&](ByteSpan o) {
-          return EncodeSecAggWords(77, s.masked_input(), o);
-        });
-      default:
-        return Frame(SecAggRevealBytes(kK), [&](ByteSpan o) {
-          return EncodeSecAggReveal(77, s.revealed_shares(), o);
-        });
-    }
-  }
-  // The device takes the phase's answer.
-  void Take(uint32_t i, const Response& r) {
-    ASSERT_EQ(r.code, wire::kCoapContent);
-    const ConstByteSpan f(reinterpret_cast<const std::byte*>(r.body.data()),
-                          r.body.size());
-    Dev& d = *devs_[i];
-    SecAggFrameHeader h;
-    switch (d.session.phase()) {
-      case SecAggDevicePhase::kAdvertised: {
-        SecAggPeerKeys keys[kK];
-        const StatusWithSize n = DecodeSecAggKeys(f, h, keys);
-        ASSERT_TRUE(n.ok());
-        ASSERT_TRUE(
-            d.session
-                .ShareKeys(Span<const SecAggPeerKeys>(keys, n.size()), d.drbg)
-                .ok());
-        break;
-      }
-      case SecAggDevicePhase::kSharesSent: {
-        SecAggSealed sealed[kK];
-        const StatusWithSize n = DecodeSecAggSealed(f, h, sealed);
-        ASSERT_TRUE(n.ok());
-        ASSERT_TRUE(d.session
-                        .MaskInput(Span<const SecAggSealed>(sealed, n.size()),
-                                   Span<const uint32_t>(d.x.data(), d.x.size()),
-                                   d.drbg)
-                        .ok());
-        break;
-      }
-      default: {
-        uint32_t survivors[kN];
-        const StatusWithSize n = DecodeSecAggWords(f, h, survivors);
-        ASSERT_TRUE(n.ok());
-        ASSERT_TRUE(
-            d.session.Reveal(Span<const uint32_t>(survivors, n.size())).ok());
-      }
-    }
-  }
-  // Every device in `who` posts phase `phase`; the last closes it; then
-  // every one resends and takes the answer (phase 4: 2.04).
+  Bytes Message(uint32_t i) { return devices_.Message(i); }
+  void Take(uint32_t i, const Response& r) { devices_.Take(i, r); }
+  // Every device in `who` posts phase `phase` to the serving service.
   void Phase(int phase, const std::vector<uint32_t>& who) {
-    for (size_t j = 0; j < who.size(); ++j) {
-      const Response r = Post(phase, who[j], Message(who[j]));
-      const bool last = j + 1 == who.size();
-      ASSERT_EQ(r.code,
-                last && phase < 4 ? wire::kCoapContent : wire::kCoapChanged)
-          << phase << " " << who[j];
-    }
-    if (phase == 4) return;
-    for (uint32_t i : who) Take(i, Post(phase, i, Message(i)));
+    devices_.Phase(*svc_, phase, who, now_);
   }
   std::vector<uint32_t> All() const { return {0, 1, 2, 3, 4, 5}; }
   std::vector<uint32_t> PlainSum(const std::vector<uint32_t>& who) const {
     std::vector<uint32_t> sum(kM, 0);
     for (uint32_t i : who) {
       for (size_t w = 0; w < kM; ++w) {
-        sum[w] = (sum[w] + devs_[i]->x[w]) & 0xffff;
+        sum[w] = (sum[w] + devices_.dev(i).x[w]) & 0xffff;
       }
     }
     return sum;
@@ -185,7 +99,7 @@ class SecAggServiceTest : public ::testing::Test {
   TestEntropy entropy_{3};
   Drbg drbg_;
   secure_aggregation::SecAggRoundParams params_;
-  std::vector<std::unique_ptr<Dev>> devs_;
+  Devices devices_;
   SecAggService service_;
   SecAggService* svc_ = &service_;  // the one serving (after a restart)
   std::vector<std::string> ids_;
@@ -240,12 +154,13 @@ TEST_F(SecAggServiceTest, RefusalsOfEveryResource) {
     // Outside the cohort, a frame of another phase (phase 1's header for
     // the others), a truncated frame, an oversized body.
     EXPECT_EQ(Post(phase, "stranger", advert).code, wire::kCoapForbidden);
-    const Bytes other = phase == 1 ? Frame(SecAggWordsBytes(1),
-                                           [](ByteSpan o) {
-                                             const uint32_t w[1] = {1};
-                                             return EncodeSecAggWords(77, w, o);
-                                           })
-                                   : Bytes(advert.begin(), advert.begin() + 10);
+    const Bytes other =
+        phase == 1 ? Devices::Frame(SecAggWordsBytes(1),
+                                    [](ByteSpan o) {
+                                      const uint32_t w[1] = {1};
+                                      return EncodeSecAggWords(77, w, o);
+                                    })
+                   : Bytes(advert.begin(), advert.begin() + 10);
     EXPECT_EQ(Post(phase, 0, other).code, wire::kCoapBadRequest) << phase;
     EXPECT_EQ(Post(phase, 0, Bytes(advert.begin(), advert.begin() + 9)).code,
               wire::kCoapBadRequest);
@@ -256,9 +171,10 @@ TEST_F(SecAggServiceTest, RefusalsOfEveryResource) {
   Bytes other_round = advert;
   other_round[2] = std::byte{78};
   EXPECT_EQ(Post(1, 0, other_round).code, wire::kCoapNotFound);
-  const Bytes empty_shares = Frame(SecAggSealedBytes(0), [](ByteSpan o) {
-    return EncodeSecAggSealed(77, Span<const SecAggSealed>(), o);
-  });
+  const Bytes empty_shares =
+      Devices::Frame(SecAggSealedBytes(0), [](ByteSpan o) {
+        return EncodeSecAggSealed(77, Span<const SecAggSealed>(), o);
+      });
   EXPECT_EQ(Post(2, 0, empty_shares).code, wire::kCoapPreconditionFailed);
   // Accepted, resent identically (2.04), then changed in the open phase.
   EXPECT_EQ(Post(1, 0, advert).code, wire::kCoapChanged);
@@ -272,7 +188,7 @@ TEST_F(SecAggServiceTest, RefusalsOfEveryResource) {
   EXPECT_EQ(Post(1, 0, changed).code, wire::kCoapPreconditionFailed);
   // Phase 3 content: a word >= 2^b.
   Phase(2, All());
-  const Bytes too_wide = Frame(SecAggWordsBytes(kM), [](ByteSpan o) {
+  const Bytes too_wide = Devices::Frame(SecAggWordsBytes(kM), [](ByteSpan o) {
     const uint32_t w[kM] = {1u << kBits, 0, 0, 0};
     return EncodeSecAggWords(77, w, o);
   });
@@ -295,10 +211,62 @@ TEST_F(SecAggServiceTest, GatewayNeverHoldsAnUnmaskedInput) {
   ASSERT_EQ(stored.size(), kN);
   for (uint32_t i = 0; i < kN; ++i) {
     ASSERT_TRUE(stored[i].masked);
-    EXPECT_NE(stored[i].masked_input, devs_[i]->x) << i;
+    EXPECT_NE(stored[i].masked_input, devices_.dev(i).x) << i;
   }
   Phase(4, All());
   EXPECT_TRUE(service_.round()->stored().empty());
+}
+
+// The before-unmask hook runs once, as the masked inputs' phase closes,
+// with the survivors, before any device has the survivors' list it needs
+// to reveal shares (and so before any sum can exist).
+TEST_F(SecAggServiceTest, BeforeUnmaskHookGetsTheSurvivorsFirst) {
+  std::vector<std::vector<uint32_t>> calls;
+  bool sum_at_call = true;
+  service_.set_before_unmask([&](const std::vector<uint32_t>& survivors) {
+    calls.push_back(survivors);
+    sum_at_call = service_.sum().has_value();
+    return host::Error::Ok();
+  });
+  Phase(1, All());
+  Phase(2, All());
+  const std::vector<uint32_t> five = {0, 1, 2, 3, 4};
+  for (uint32_t i : {0u, 1u, 2u, 3u}) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  EXPECT_TRUE(calls.empty());
+  now_ += kPhaseMs;  // device 5 misses phase 3
+  EXPECT_EQ(Post(3, 4, Message(4)).code, wire::kCoapChanged);
+  service_.Tick(now_);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], five);
+  EXPECT_FALSE(sum_at_call);
+  for (uint32_t i : five) Take(i, Post(3, i, Message(i)));
+  Phase(4, five);
+  ASSERT_TRUE(service_.sum().has_value());
+  EXPECT_EQ(*service_.sum(), PlainSum(five));
+  EXPECT_EQ(calls.size(), 1u);
+}
+
+// A hook that fails (the charges could not be stored) aborts the round as
+// the masked inputs' phase closes: no device gets the survivors' list,
+// nothing is unmasked, and the round's state is wiped.
+TEST_F(SecAggServiceTest, FailedBeforeUnmaskHookAbortsUnmasked) {
+  service_.set_before_unmask([](const std::vector<uint32_t>&) {
+    return host::Error::Unavailable("store down");
+  });
+  Phase(1, All());
+  Phase(2, All());
+  for (uint32_t i = 0; i + 1 < kN; ++i) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  const Response last = Post(3, kN - 1, Message(kN - 1));
+  EXPECT_EQ(last.code, wire::kCoapInternalServerError);
+  EXPECT_EQ(service_.phase(), SecAggPhase::kAborted);
+  EXPECT_EQ(service_.abort_reason().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(service_.sum().has_value());
+  EXPECT_TRUE(service_.round()->stored().empty());
+  EXPECT_EQ(Post(3, 0, Message(0)).code, wire::kCoapInternalServerError);
 }
 
 // A restart mid-phase 3 with the round log: a new service recovers the
@@ -322,7 +290,8 @@ TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
     all.resize(std::fread(all.data(), 1, all.size(), f));
     std::fclose(f);
     for (uint32_t i = 0; i < kN; ++i) {
-      const auto* x = reinterpret_cast<const uint8_t*>(devs_[i]->x.data());
+      const auto* x =
+          reinterpret_cast<const uint8_t*>(devices_.dev(i).x.data());
       EXPECT_EQ(std::search(all.begin(), all.end(), x, x + 4 * kM), all.end());
     }
   }

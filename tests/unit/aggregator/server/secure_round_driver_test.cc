@@ -1,7 +1,11 @@
 // SecureRoundDriver with two secure-aggregation jobs: the service runs the
 // round of the lowest job id, the other job's round stays open and waits;
 // when the first job stops (its round discarded) the driver drops its
-// SecAgg+ round and starts the waiting one. No network.
+// SecAgg+ round and starts the waiting one. Six SDK device sessions run a
+// round's phases: the survivors' charges are in the store before the sum is
+// unmasked (a crash right after the unmasking keeps them), the commit adds
+// none, and a charge that cannot be stored aborts the phases unmasked. No
+// network.
 #include "edgeadmm/server/secure_round_driver.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +18,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/wire/coap_code.h"
+#include "secagg_session_devices.h"
 #include "test_database.h"
 
 namespace edgeadmm::server {
@@ -44,6 +49,7 @@ class SecureRoundDriverTest : public ::testing::Test {
       auto engine = rounds::RoundEngine::Open(t_.db(), *id, accountant_);
       ASSERT_TRUE(engine.ok());
       engines_.push_back(std::move(engine).value());
+      if (first_job_ == 0) first_job_ = *id;
       ASSERT_TRUE(engines_.back()->Advance(now_).ok());
       ASSERT_NE(engines_.back()->open_secure_round(), nullptr);
     }
@@ -57,7 +63,29 @@ class SecureRoundDriverTest : public ::testing::Test {
     return secagg_.Round(engine.open_secure_round()->cohort[0]).code;
   }
 
+  // The six members of the first job's round join its phases (the driver
+  // started them).
+  void JoinFirstRound() {
+    const rounds::SecureRound& round = *engines_[0]->open_secure_round();
+    for (uint32_t i = 0; i < round.cohort.size(); ++i) {
+      std::vector<uint32_t> x(round.plan.mask_length, 0);
+      x[0] = i + 1;  // any words below 2^b: the sum is not decoded here
+      devices_.JoinFromService(secagg_, round.cohort[i], std::move(x), 40 + i);
+    }
+  }
+  int64_t LedgerRows(int64_t round_id, const std::string& where = "1") {
+    auto stmt = t_.db().Prepare("SELECT count(*) FROM ledger WHERE job_id = " +
+                                std::to_string(first_job_) +
+                                " AND round_id = " + std::to_string(round_id) +
+                                " AND " + where);
+    EXPECT_TRUE(stmt.ok());
+    EXPECT_TRUE(stmt->StepRow().ok());
+    return stmt->ColumnInt(0);
+  }
+
   testing::TempDatabase t_;
+  testing::SecAggSessionDevices<8, 16, 6> devices_;
+  int64_t first_job_ = 0;
   rounds::PrivacyRoundAccountant accountant_;
   std::vector<std::unique_ptr<rounds::RoundEngine>> engines_;
   SecAggService secagg_;
@@ -88,6 +116,82 @@ TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
   EXPECT_EQ(secagg_.round()->params().round_id, uint64_t(second_round));
   EXPECT_EQ(secagg_.phase(), SecAggPhase::kAdvertise);
   EXPECT_EQ(RoundCode(*engines_[1]), wire::kCoapContent);
+}
+
+// A crash right after the phases unmasked the sum (the sum is in the
+// service's memory; the engine is gone before the driver hands it over):
+// the survivors' central and local charges are in the store.
+TEST_F(SecureRoundDriverTest, ChargesAreStoredBeforeTheSumIsUnmasked) {
+  driver_.Tick(Engines(), now_);
+  ASSERT_EQ(driver_.driven_job(), engines_[0]->job().id);
+  const rounds::SecureRound round = *engines_[0]->open_secure_round();
+  JoinFirstRound();
+  const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5};
+  for (int phase = 1; phase <= 3; ++phase) {
+    devices_.Phase(secagg_, phase, all, now_);
+  }
+  // Charged as the masked inputs' phase closed, before any reveal.
+  EXPECT_EQ(LedgerRows(round.round_id, "scope LIKE 'local:%'"), 6);
+  devices_.Phase(secagg_, 4, all, now_);
+  ASSERT_TRUE(secagg_.sum().has_value());
+  const int64_t rows = LedgerRows(round.round_id);
+  engines_.clear();  // the crash: the driver never hands the sum over
+  auto reopened = rounds::RoundEngine::Open(t_.db(), first_job_, accountant_);
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ(LedgerRows(round.round_id), rows);
+  for (const std::string& id : round.cohort) {
+    EXPECT_EQ(LedgerRows(round.round_id, "scope = 'local:" + id + "'"), 1)
+        << id;
+  }
+  EXPECT_GT(LedgerRows(round.round_id, "scope NOT LIKE 'local:%'"), 0);
+  EXPECT_GT((*reopened)->central_epsilon(), 0);
+}
+
+// Without a crash the driver commits the sum; the commit adds no ledger row.
+TEST_F(SecureRoundDriverTest, CommitAfterTheChargeAddsNoRow) {
+  driver_.Tick(Engines(), now_);
+  const rounds::SecureRound round = *engines_[0]->open_secure_round();
+  JoinFirstRound();
+  const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5};
+  for (int phase = 1; phase <= 3; ++phase) {
+    devices_.Phase(secagg_, phase, all, now_);
+  }
+  const int64_t rows = LedgerRows(round.round_id);
+  const double charged = engines_[0]->central_epsilon();
+  ASSERT_GT(rows, 6);
+  devices_.Phase(secagg_, 4, all, now_);
+  driver_.Tick(Engines(), ++now_);
+  // The first job's round committed; the service moved to the second's.
+  EXPECT_EQ(driver_.driven_job(), engines_[1]->job().id);
+  EXPECT_EQ(engines_[0]->iteration(), 1);
+  EXPECT_EQ(engines_[0]->released_round_id(), round.round_id);
+  EXPECT_EQ(LedgerRows(round.round_id), rows);
+  EXPECT_DOUBLE_EQ(engines_[0]->central_epsilon(), charged);
+}
+
+// The charge cannot be stored (the round is no longer open in the store):
+// the phases abort as the masked inputs' phase closes, nothing unmasked,
+// nothing charged.
+TEST_F(SecureRoundDriverTest, ChargeThatCannotBeStoredAbortsUnmasked) {
+  driver_.Tick(Engines(), now_);
+  const rounds::SecureRound round = *engines_[0]->open_secure_round();
+  JoinFirstRound();
+  const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5};
+  devices_.Phase(secagg_, 1, all, now_);
+  devices_.Phase(secagg_, 2, all, now_);
+  ASSERT_TRUE(t_.db()
+                  .Exec("UPDATE rounds SET state = 'lost' WHERE round_id = " +
+                        std::to_string(round.round_id))
+                  .ok());
+  for (uint32_t i = 0; i < 6; ++i) {
+    const Response r = devices_.Post(secagg_, 3, i, devices_.Message(i), now_);
+    EXPECT_EQ(r.code,
+              i < 5 ? wire::kCoapChanged : wire::kCoapInternalServerError)
+        << i;
+  }
+  EXPECT_EQ(secagg_.phase(), SecAggPhase::kAborted);
+  EXPECT_FALSE(secagg_.sum().has_value());
+  EXPECT_EQ(LedgerRows(round.round_id), 0);
 }
 
 }  // namespace

@@ -103,6 +103,10 @@ class LedgerBook {
   std::vector<LedgerRowRef> Rows(const LedgerCharge& charge) const;
   // Makes a committed charge the book's state.
   void Apply(LedgerCharge&& charge);
+  // A charge that leaves the book as it is (Apply changes nothing), with
+  // the central mechanism of `participants` participants: the commit of a
+  // secure round charged before its sum was unmasked.
+  LedgerCharge Unchanged(size_t participants) const;
 
   // The local charge of one accepted upload by device `index`, its store row
   // (pointers into `charge`), and adopting it once stored.

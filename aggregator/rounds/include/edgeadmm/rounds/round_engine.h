@@ -178,15 +178,28 @@ class RoundEngine {
   const SecureRound* open_secure_round() const {
     return secure_.has_value() ? &*secure_ : nullptr;
   }
+  // Before the phases can unmask a sum (the masked inputs' phase closes,
+  // its survivors fixed): ONE transaction stores the central and local
+  // charges of each of `survivors` in the round's cohort (as in a commit),
+  // and the round is charged (SecureRound::charged; the store knows it from
+  // the round's ledger rows, which a crash keeps with the lost round).
+  // CommitSecureSum and DiscardSecureSum then charge nothing more. A second
+  // call does nothing. FAILED_PRECONDITION for another round than the open
+  // secure one, or a round the store no longer holds open; store errors
+  // (nothing charged: the caller must not unmask).
+  Status ChargeSecureRound(int64_t round_id,
+                           const std::vector<std::string>& survivors);
   // The phases gave the decoded sum of `survivors`' updates (identities of
   // the round's cohort): the next model is SumRounds::ApplySum's, and ONE
   // transaction stores the round 'committed' with participants =
   // survivors, the model, the central charge and each survivor's local
-  // charge; nothing individual is stored. The gateway has seen the sum
-  // once the phases unmasked it, so a sum that cannot be committed (fewer
-  // survivors than the plan's min_survivors, a survivor disabled or removed
-  // during the round, a sum of the wrong length, a model beyond float32)
-  // discards the round WITH every survivor's charges and returns ABORTED.
+  // charge (none when ChargeSecureRound stored them; a survivor it did not
+  // charge is then refused); nothing individual is stored. The gateway has
+  // seen the sum once the phases unmasked it, so a sum that cannot be
+  // committed (fewer survivors than the plan's min_survivors, a survivor
+  // disabled or removed during the round, a sum of the wrong length, a
+  // model beyond float32) discards the round WITH every survivor's charges
+  // and returns ABORTED.
   // FAILED_PRECONDITION for another round than the open secure one and
   // INVALID_ARGUMENT for an identity outside the round's cohort or a
   // repeated one (nothing changed: DiscardSecureSum); store errors (nothing
@@ -302,8 +315,12 @@ class RoundEngine {
   // one outside it or repeated.
   Result<std::vector<size_t>> SurvivorIndices(
       const std::vector<std::string>& survivors) const;
+  // The job's indices of `survivors` in the round's cohort, skipping an
+  // identity outside it and repeats.
+  std::vector<size_t> NamedSurvivors(
+      const std::vector<std::string>& survivors) const;
   // Discards the open secure round with `participants`' central and local
-  // charges (the gateway saw their sum).
+  // charges (the gateway saw their sum); none when it was charged before.
   Status DiscardCharged(const std::vector<size_t>& participants,
                         int64_t now_ms);
   // Whether the job's algorithm runs barrier rounds (BarrierRounds).

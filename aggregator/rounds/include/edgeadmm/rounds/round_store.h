@@ -181,6 +181,13 @@ class RoundStore {
                       const std::vector<LedgerRowRef>& ledger = {});
   // Writes the whole round in one transaction; the round must be 'open'.
   Status CommitRound(const RoundCommit& commit);
+  // A secure round's charges before its sum is unmasked: `ledger` in one
+  // transaction with the check that round `round_id` is still 'open'
+  // (FAILED_PRECONDITION, nothing written, when it is not).
+  Status ChargeOpenRound(int64_t round_id,
+                         const std::vector<LedgerRowRef>& ledger);
+  // Whether round `round_id` holds ledger rows (a secure round: charged).
+  Result<bool> RoundCharged(int64_t round_id);
   // The accepted upload of open round `round_id`, its local ledger row and
   // its per-party ledger row (null: none) in one transaction, synced to disk
   // (synchronous=FULL) before the receipt goes out: a restart or a power cut

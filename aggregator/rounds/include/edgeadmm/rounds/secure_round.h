@@ -24,6 +24,10 @@ struct SecureRound {
   // Public, fresh for each round (DdgRotate's seed), from the engine's
   // kernel-seeded CSPRNG.
   std::array<std::byte, 32> rotation_seed{};
+  // RoundEngine::ChargeSecureRound stored the survivors' charges (device
+  // indices in the job): the round's end charges nothing more.
+  bool charged = false;
+  std::vector<size_t> charged_devices;
 };
 
 }  // namespace edgeadmm::rounds

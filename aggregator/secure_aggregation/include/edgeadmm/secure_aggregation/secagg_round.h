@@ -178,6 +178,9 @@ class SecAggRound {
   // fails its commitment or public-key check (UnmaskSum), device named.
   host::ErrorOr<std::vector<uint32_t>> CloseUnmasking(RandomByteSource& random);
 
+  // Ends the round (kAborted, its state wiped); returns `why`.
+  host::Error Abort(host::Error why);
+
   // The stored state (see StoredDevice); empty after an abort or the end.
   const std::vector<StoredDevice>& stored() const { return devices_; }
 
@@ -192,7 +195,6 @@ class SecAggRound {
   host::Error CheckSurvivorRule() const;
   host::Error Reconstruct(uint32_t device, ByteSpan secret) const;
   std::vector<uint32_t> Neighbours(uint32_t device) const;
-  host::Error Abort(host::Error why);
   void Wipe();
 
   SecAggRoundParams params_;

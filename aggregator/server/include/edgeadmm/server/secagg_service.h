@@ -25,6 +25,11 @@
 // 4.12 for a phase not open (also a message different from the accepted
 // one after its phase closed), 4.09 for a different message in an open
 // phase, 4.29 for the round's per-device byte budget, 5.00 once aborted.
+// When the masked inputs' phase closes, the before-unmask hook (if set) gets
+// its survivors before any answer lets a device reveal its shares; an error
+// from it aborts the round, nothing unmasked (the daemon stores the
+// survivors' privacy charges there: docs/privacy.md, "Unmasked means
+// charged").
 // Only the SHA-256 of each accepted body is kept beside SecAggRound's own
 // state, which holds masked inputs only; the sum is the round's result.
 // Nothing is written to the database. With a log path (set_log_path),
@@ -37,6 +42,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +66,15 @@ class SecAggService {
   host::Error Start(const secure_aggregation::SecAggRoundParams& params,
                     std::vector<std::string> identities, int64_t phase_ms,
                     int64_t now_ms, RandomByteSource& random);
+
+  // Called with the survivors (device indices, increasing) as the masked
+  // inputs' phase closes; not while Recover replays a close it logged (the
+  // hook succeeded before that close was logged). Null: none.
+  using BeforeUnmask =
+      std::function<host::Error(const std::vector<uint32_t>& survivors)>;
+  void set_before_unmask(BeforeUnmask hook) {
+    before_unmask_ = std::move(hook);
+  }
 
   // The round log's file; empty (the default): none.
   void set_log_path(std::string path) { log_path_ = std::move(path); }
@@ -95,6 +110,8 @@ class SecAggService {
   Response Answer(int phase, uint32_t device, uint64_t round_id) const;
   void Close(int64_t now_ms);
   bool AllAnswered(int phase) const;
+  // The before-unmask hook on the closed masked-input phase; an error aborts.
+  host::Error BeforeUnmasking();
 
   std::unique_ptr<secure_aggregation::SecAggRound> round_;
   std::vector<std::string> identities_;
@@ -104,6 +121,7 @@ class SecAggService {
   int64_t deadline_ms_ = 0;
   std::array<std::vector<std::optional<Digest>>, 4> accepted_;
   std::optional<std::vector<uint32_t>> sum_;
+  BeforeUnmask before_unmask_;
   std::string log_path_;
   SecAggRoundLog log_;
   bool replaying_ = false;
