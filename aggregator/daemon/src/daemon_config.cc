@@ -90,6 +90,7 @@ const std::vector<std::string> kKnown = {
     "server.max_sessions",
     "server.io_batch_reads",
     "server.shards",
+    "server.max_secure_rounds",
     "server.receive_buffer_bytes",
     "server.max_handshakes_per_source",
     "server.max_handshakes",
@@ -129,6 +130,9 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   int64_t shards = c.server.shards;
   EDGEADMM_HOST_TRY(ReadInt(root, "server.shards", 1, 64, shards));
   c.server.shards = static_cast<unsigned>(shards);
+  int64_t secure = static_cast<int64_t>(c.server.max_secure_rounds);
+  EDGEADMM_HOST_TRY(ReadInt(root, "server.max_secure_rounds", 1, 16, secure));
+  c.server.max_secure_rounds = static_cast<size_t>(secure);
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.receive_buffer_bytes", 0, 1 << 30, rcvbuf));
   EDGEADMM_HOST_TRY(

@@ -303,16 +303,24 @@ struct CoapResources {
   }
 };
 
-// GET v1/secagg/round (SecAggService::Round): phase 0, no body.
+// The job name of phase 0's `job=<name>` query (empty: none; the shape
+// check let only `job=` through).
+std::string_view JobQuery(const coap_string_t* query) {
+  if (query == nullptr || query->length <= 4) return std::string_view();
+  return std::string_view(reinterpret_cast<const char*>(query->s) + 4,
+                          query->length - 4);
+}
+
+// GET v1/secagg/round (SecAggRounds::Round): phase 0, no body.
 void GetSecAggRound(coap_resource_t* resource, coap_session_t* session,
                     const coap_pdu_t* request, const coap_string_t* query,
                     coap_pdu_t* response) {
   std::optional<Response> refused =
       CoapResources::Refusal(session, request, Resource::kSecAggRound);
-  CoapResources::Send(
-      resource, session, request, query, response,
-      refused ? std::move(*refused)
-              : ServerOf(session)->secagg().Round(IdentityOf(session)));
+  CoapResources::Send(resource, session, request, query, response,
+                      refused ? std::move(*refused)
+                              : ServerOf(session)->secagg_rounds().Round(
+                                    IdentityOf(session), JobQuery(query)));
 }
 
 // Sends a phase's answer. An error answer to a request carrying Block2 (a
@@ -363,7 +371,7 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
     data = nullptr;
   }
   std::vector<uint8_t> body;
-  const size_t limit = s->secagg().MaxBody(kPhase);
+  const size_t limit = s->secagg_rounds().MaxBody(kPhase);
   // Without a round (limit 0) the service refuses whatever comes (4.04).
   if (const coap_opt_t* block1 =
           coap_check_option(request, COAP_OPTION_BLOCK1, &it);
@@ -379,8 +387,8 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
     length = body.size();
   }
   SendPhaseAnswer(resource, session, request, query, response,
-                  s->secagg().Handle(kPhase, IdentityOf(session), data, length,
-                                     CoapServer::NowMs()));
+                  s->secagg_rounds().Handle(kPhase, IdentityOf(session), data,
+                                            length, CoapServer::NowMs()));
 }
 
 coap_resource_t* AddResources(coap_context_t* context,

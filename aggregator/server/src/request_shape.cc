@@ -48,7 +48,7 @@ bool Allowed(Resource resource, uint16_t number) {
     case Resource::kStatus:
       return number == kUriQuery || number == kBlock2 || number == kSize2;
     case Resource::kSecAggRound:
-      return false;
+      return number == kUriQuery;
     case Resource::kSecAgg:
       return number == kContentFormat || number == kBlock1 ||
              number == kSize1 || number == kBlock2;

@@ -1,5 +1,6 @@
 #include "edgeadmm/server/secure_round_driver.h"
 
+#include <algorithm>
 #include <string>
 
 #include "edgeadmm/log.h"
@@ -9,6 +10,21 @@
 namespace edgeadmm::server {
 
 using secure_aggregation::SecAggPhase;
+
+SecureRoundDriver::SecureRoundDriver(SecAggRounds& rounds)
+    : rounds_(&rounds), slots_(rounds.slots()) {
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    rounds.slot(i).set_before_unmask(
+        [this, i](const std::vector<uint32_t>& survivors) {
+          return Charge(i, survivors);
+        });
+  }
+}
+
+size_t SecureRoundDriver::running() const {
+  return static_cast<size_t>(std::count_if(
+      slots_.begin(), slots_.end(), [](const Slot& s) { return s.job_id; }));
+}
 
 rounds::RoundEngine* SecureRoundDriver::Find(
     const std::vector<rounds::RoundEngine*>& engines, int64_t job_id) const {
@@ -20,54 +36,58 @@ rounds::RoundEngine* SecureRoundDriver::Find(
 
 void SecureRoundDriver::Tick(const std::vector<rounds::RoundEngine*>& engines,
                              int64_t now_ms) {
-  // Found before the service's tick, whose phase close may charge it.
-  engine_ = job_id_ != 0 ? Find(engines, job_id_) : nullptr;
-  secagg_->Tick(now_ms);
-  if (job_id_ != 0) {
-    rounds::RoundEngine* engine = engine_;
+  // Found before the services' ticks, whose phase closes may charge them.
+  for (Slot& slot : slots_) {
+    slot.engine = slot.job_id != 0 ? Find(engines, slot.job_id) : nullptr;
+  }
+  rounds_->Tick(now_ms);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = slots_[i];
+    if (slot.job_id == 0) continue;
     const rounds::SecureRound* open =
-        engine != nullptr ? engine->open_secure_round() : nullptr;
-    if (open == nullptr || open->round_id != round_->round_id) {
+        slot.engine != nullptr ? slot.engine->open_secure_round() : nullptr;
+    if (open == nullptr || open->round_id != slot.round->round_id) {
       // The job stopped (its round discarded) or was unloaded.
       EDGEADMM_LOG_INFO(
           "secure aggregation: job %lld round %lld ended "
           "outside the phases; its SecAgg+ round is dropped",
-          static_cast<long long>(job_id_),
-          static_cast<long long>(round_->round_id));
-      job_id_ = 0;
-      engine_ = nullptr;
-      round_.reset();
+          static_cast<long long>(slot.job_id),
+          static_cast<long long>(slot.round->round_id));
+      slot = Slot{};
     } else {
-      Finish(*engine, now_ms);
+      Finish(i, now_ms);
     }
   }
-  if (job_id_ == 0) StartNext(engines, now_ms);
+  StartNext(engines, now_ms);
 }
 
-void SecureRoundDriver::Finish(rounds::RoundEngine& engine, int64_t now_ms) {
-  const SecAggPhase phase = secagg_->phase();
+void SecureRoundDriver::Finish(size_t index, int64_t now_ms) {
+  Slot& slot = slots_[index];
+  SecAggService& secagg = rounds_->slot(index);
+  rounds::RoundEngine& engine = *slot.engine;
+  const SecAggPhase phase = secagg.phase();
   if (phase != SecAggPhase::kDone && phase != SecAggPhase::kAborted) return;
-  const int64_t round_id = round_->round_id;
+  const rounds::SecureRound& round = *slot.round;
+  const int64_t round_id = round.round_id;
   Status ended;
   if (phase == SecAggPhase::kAborted) {
     // No sum: the charges are those stored before unmasking, if any.
-    ended = engine.AbortSecureRound(round_id, secagg_->abort_reason().message(),
+    ended = engine.AbortSecureRound(round_id, secagg.abort_reason().message(),
                                     now_ms);
   } else {
     // The sum is unmasked: its survivors are charged (Charge); the
     // engine charges them here only if that did not happen (all of the
     // cohort when the survivors cannot be read: an upper bound).
-    const auto survivors = secagg_->round()->Survivors();
-    std::vector<std::string> ids = round_->cohort;
+    const auto survivors = secagg.round()->Survivors();
+    std::vector<std::string> ids = round.cohort;
     if (survivors.ok()) {
       ids.clear();
-      for (uint32_t i : *survivors) ids.push_back(round_->cohort[i]);
+      for (uint32_t i : *survivors) ids.push_back(round.cohort[i]);
     }
-    const auto& words = *secagg_->sum();
+    const auto& words = *secagg.sum();
     const auto sum = secure_aggregation::DecodeDdgSum(
-        Span<const uint32_t>(words.data(), words.size()), round_->plan.round,
-        ConstByteSpan(round_->rotation_seed.data(),
-                      round_->rotation_seed.size()),
+        Span<const uint32_t>(words.data(), words.size()), round.plan.round,
+        ConstByteSpan(round.rotation_seed.data(), round.rotation_seed.size()),
         static_cast<uint64_t>(round_id));
     if (!survivors.ok() || !sum.ok()) {
       ended = engine.DiscardSecureSum(
@@ -89,94 +109,125 @@ void SecureRoundDriver::Finish(rounds::RoundEngine& engine, int64_t now_ms) {
       ended != Status::FailedPrecondition()) {
     return;
   }
-  job_id_ = 0;
-  engine_ = nullptr;
-  round_.reset();
+  slot = Slot{};
 }
 
-host::Error SecureRoundDriver::Charge(const std::vector<uint32_t>& survivors) {
-  if (engine_ == nullptr || !round_) {
+host::Error SecureRoundDriver::Charge(size_t index,
+                                      const std::vector<uint32_t>& survivors) {
+  const Slot& slot = slots_[index];
+  if (slot.engine == nullptr || !slot.round) {
     return host::Error::FailedPrecondition("no job drives the round");
   }
   std::vector<std::string> ids;
   for (uint32_t i : survivors) {
-    if (i < round_->cohort.size()) ids.push_back(round_->cohort[i]);
+    if (i < slot.round->cohort.size()) ids.push_back(slot.round->cohort[i]);
   }
-  const Status charged = engine_->ChargeSecureRound(round_->round_id, ids);
+  const Status charged =
+      slot.engine->ChargeSecureRound(slot.round->round_id, ids);
   if (!charged.ok()) {
     EDGEADMM_LOG_ERROR(
         "secure aggregation: job %lld round %lld: survivors not charged "
         "(%s); the round aborts unmasked",
-        static_cast<long long>(job_id_),
-        static_cast<long long>(round_->round_id), charged.str());
+        static_cast<long long>(slot.job_id),
+        static_cast<long long>(slot.round->round_id), charged.str());
     return host::Error(charged, "survivors not charged");
   }
   return host::Error::Ok();
 }
 
+void SecureRoundDriver::LogHeld(const rounds::RoundEngine& engine) {
+  const int64_t job = engine.job().id;
+  if (std::find(held_logged_.begin(), held_logged_.end(), job) !=
+      held_logged_.end()) {
+    return;
+  }
+  held_logged_.push_back(job);
+  EDGEADMM_LOG_WARN(
+      "secure aggregation: job %s waits; the daemon runs at most %zu "
+      "secure-aggregation rounds at once",
+      engine.job().config.name.c_str(), slots_.size());
+}
+
 void SecureRoundDriver::StartNext(
     const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms) {
+  std::vector<rounds::RoundEngine*> waiting;
   for (rounds::RoundEngine* engine : engines) {
-    const rounds::SecureRound* open = engine->open_secure_round();
-    if (open == nullptr) continue;
-    if (job_id_ != 0) {
-      if (held_logged_ != engine->job().id) {
-        held_logged_ = engine->job().id;
-        EDGEADMM_LOG_WARN(
-            "secure aggregation: job %s waits; the daemon runs one "
-            "secure-aggregation round at a time (job %lld's is running)",
-            engine->job().config.name.c_str(), static_cast<long long>(job_id_));
-      }
+    if (engine->open_secure_round() == nullptr) continue;
+    const int64_t job = engine->job().id;
+    if (std::any_of(slots_.begin(), slots_.end(),
+                    [job](const Slot& s) { return s.job_id == job; })) {
       continue;
     }
-    if (!drbg_ready_) {
-      rounds::KernelEntropy entropy;
-      if (!drbg_.Init(entropy, ConstByteSpan()).ok()) return;
-      drbg_ready_ = true;
-    }
-    const jobs::SecureAggregationPlan& plan = open->plan;
-    secure_aggregation::SecAggRoundParams params;
-    params.round_id = static_cast<uint64_t>(open->round_id);
-    params.devices = static_cast<uint32_t>(open->cohort.size());
-    params.degree = plan.secagg.degree;
-    params.threshold = plan.secagg.threshold;
-    params.bits = plan.round.bits;
-    params.mask_length = plan.mask_length;
-    params.min_survivors = plan.min_survivors;
-    if (!drbg_
-             .Generate(
-                 ByteSpan(params.graph_seed.data(), params.graph_seed.size()))
-             .ok()) {
-      return;
-    }
-    const int64_t phase_ms = static_cast<int64_t>(
-        engine->job().config.secure_aggregation.phase_seconds * 1000);
-    job_id_ = engine->job().id;
-    engine_ = engine;
-    round_ = *open;
-    const host::Error started =
-        secagg_->Start(params, open->cohort, phase_ms, now_ms, drbg_);
-    if (!started.ok()) {
-      // E.g. a cohort the graph cannot be made for: the round cannot run.
-      EDGEADMM_LOG_ERROR("secure aggregation: job %s round %lld: %s",
-                         engine->job().config.name.c_str(),
-                         static_cast<long long>(open->round_id),
-                         started.message().c_str());
-      if (engine->AbortSecureRound(open->round_id, started.message(), now_ms)
-              .ok()) {
-        job_id_ = 0;
-        engine_ = nullptr;
-        round_.reset();
-      }
-      return;
-    }
-    EDGEADMM_LOG_INFO(
-        "secure aggregation: job %s round %lld: phases started "
-        "(%zu devices, k %u, floor %u)",
-        engine->job().config.name.c_str(),
-        static_cast<long long>(open->round_id), open->cohort.size(),
-        params.degree, params.min_survivors);
+    waiting.push_back(engine);
   }
+  std::sort(waiting.begin(), waiting.end(),
+            [](const rounds::RoundEngine* a, const rounds::RoundEngine* b) {
+              return a->job().id < b->job().id;
+            });
+  for (rounds::RoundEngine* engine : waiting) {
+    const auto free = std::find_if(slots_.begin(), slots_.end(),
+                                   [](const Slot& s) { return s.job_id == 0; });
+    if (free == slots_.end()) {
+      LogHeld(*engine);
+      continue;
+    }
+    const int64_t job = engine->job().id;
+    held_logged_.erase(
+        std::remove(held_logged_.begin(), held_logged_.end(), job),
+        held_logged_.end());
+    Start(static_cast<size_t>(free - slots_.begin()), *engine, now_ms);
+  }
+}
+
+void SecureRoundDriver::Start(size_t index, rounds::RoundEngine& engine,
+                              int64_t now_ms) {
+  const rounds::SecureRound* open = engine.open_secure_round();
+  if (!drbg_ready_) {
+    rounds::KernelEntropy entropy;
+    if (!drbg_.Init(entropy, ConstByteSpan()).ok()) return;
+    drbg_ready_ = true;
+  }
+  const jobs::SecureAggregationPlan& plan = open->plan;
+  secure_aggregation::SecAggRoundParams params;
+  params.round_id = SecAggRoundId(engine.job().id, open->round_id);
+  params.devices = static_cast<uint32_t>(open->cohort.size());
+  params.degree = plan.secagg.degree;
+  params.threshold = plan.secagg.threshold;
+  params.bits = plan.round.bits;
+  params.mask_length = plan.mask_length;
+  params.min_survivors = plan.min_survivors;
+  if (!drbg_
+           .Generate(
+               ByteSpan(params.graph_seed.data(), params.graph_seed.size()))
+           .ok()) {
+    return;
+  }
+  const int64_t phase_ms = static_cast<int64_t>(
+      engine.job().config.secure_aggregation.phase_seconds * 1000);
+  Slot& slot = slots_[index];
+  slot.job_id = engine.job().id;
+  slot.engine = &engine;
+  slot.round = *open;
+  rounds_->Assign(index, engine.job().config.name);
+  const host::Error started =
+      rounds_->slot(index).Start(params, open->cohort, phase_ms, now_ms, drbg_);
+  if (!started.ok()) {
+    // E.g. a cohort the graph cannot be made for: the round cannot run.
+    EDGEADMM_LOG_ERROR("secure aggregation: job %s round %lld: %s",
+                       engine.job().config.name.c_str(),
+                       static_cast<long long>(open->round_id),
+                       started.message().c_str());
+    if (engine.AbortSecureRound(open->round_id, started.message(), now_ms)
+            .ok()) {
+      slot = Slot{};
+    }
+    return;
+  }
+  EDGEADMM_LOG_INFO(
+      "secure aggregation: job %s round %lld: phases started in slot %zu "
+      "(%zu devices, k %u, floor %u)",
+      engine.job().config.name.c_str(), static_cast<long long>(open->round_id),
+      index, open->cohort.size(), params.degree, params.min_survivors);
 }
 
 }  // namespace edgeadmm::server

@@ -52,7 +52,11 @@ class SecAggSessionDevices {
   void JoinFromService(const server::SecAggService& service,
                        const std::string& id, std::vector<uint32_t> x,
                        uint64_t seed) {
-    const server::Response r = service.Round(id);
+    JoinFrom(service.Round(id), id, std::move(x), seed);
+  }
+  // The same from phase 0's answer `r`.
+  void JoinFrom(const server::Response& r, const std::string& id,
+                std::vector<uint32_t> x, uint64_t seed) {
     ASSERT_EQ(r.code, wire::kCoapContent);
     SecAggSessionParams s;
     ASSERT_TRUE(
@@ -131,8 +135,10 @@ class SecAggSessionDevices {
     }
   }
 
-  server::Response Post(server::SecAggService& service, int phase, uint32_t i,
-                        const Bytes& b, int64_t now_ms) {
+  // `Service`: a SecAggService, or SecAggRounds (routed by round id).
+  template <typename Service>
+  server::Response Post(Service& service, int phase, uint32_t i, const Bytes& b,
+                        int64_t now_ms) {
     return service.Handle(phase, devs_[i]->id,
                           reinterpret_cast<const uint8_t*>(b.data()), b.size(),
                           now_ms);
@@ -140,8 +146,9 @@ class SecAggSessionDevices {
 
   // Every device in `who` posts phase `phase`; the last closes it; then
   // every one resends and takes the answer (phase 4: 2.04).
-  void Phase(server::SecAggService& service, int phase,
-             const std::vector<uint32_t>& who, int64_t now_ms) {
+  template <typename Service>
+  void Phase(Service& service, int phase, const std::vector<uint32_t>& who,
+             int64_t now_ms) {
     for (size_t j = 0; j < who.size(); ++j) {
       const server::Response r =
           Post(service, phase, who[j], Message(who[j]), now_ms);

@@ -88,8 +88,9 @@ class SecureRoundDriverTest : public ::testing::Test {
   int64_t first_job_ = 0;
   rounds::PrivacyRoundAccountant accountant_;
   std::vector<std::unique_ptr<rounds::RoundEngine>> engines_;
-  SecAggService secagg_;
-  SecureRoundDriver driver_{secagg_};
+  SecAggRounds rounds_{1};  // one round at a time
+  SecAggService& secagg_ = rounds_.slot(0);
+  SecureRoundDriver driver_{rounds_};
   int64_t now_ = 1000;
 };
 
@@ -98,8 +99,10 @@ TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
   driver_.Tick(Engines(), now_);
   EXPECT_EQ(driver_.driven_job(), engines_[0]->job().id);
   EXPECT_EQ(secagg_.phase(), SecAggPhase::kAdvertise);
-  EXPECT_EQ(secagg_.round()->params().round_id,
-            uint64_t(engines_[0]->open_secure_round()->round_id));
+  EXPECT_EQ(
+      secagg_.round()->params().round_id,
+      SecureRoundDriver::SecAggRoundId(
+          engines_[0]->job().id, engines_[0]->open_secure_round()->round_id));
   // The second job's round waits, open, through more ticks.
   for (int k = 0; k < 3; ++k) driver_.Tick(Engines(), ++now_);
   EXPECT_EQ(driver_.driven_job(), engines_[0]->job().id);
@@ -113,7 +116,9 @@ TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
   ASSERT_EQ(engines_[0]->open_secure_round(), nullptr);
   driver_.Tick(Engines(), ++now_);
   EXPECT_EQ(driver_.driven_job(), engines_[1]->job().id);
-  EXPECT_EQ(secagg_.round()->params().round_id, uint64_t(second_round));
+  EXPECT_EQ(
+      secagg_.round()->params().round_id,
+      SecureRoundDriver::SecAggRoundId(engines_[1]->job().id, second_round));
   EXPECT_EQ(secagg_.phase(), SecAggPhase::kAdvertise);
   EXPECT_EQ(RoundCode(*engines_[1]), wire::kCoapContent);
 }

@@ -23,7 +23,7 @@
 #include "edgeadmm/server/job_host.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
-#include "edgeadmm/server/secagg_service.h"
+#include "edgeadmm/server/secagg_rounds.h"
 #include "edgeadmm/server/secure_round_driver.h"
 #include "edgeadmm/store/database.h"
 
@@ -64,6 +64,9 @@ struct ServerOptions {
   // (docs/results.md, "One gateway under load"). 1: one context, no
   // SO_REUSEPORT.
   unsigned shards = 1;
+  // SecAgg+ rounds (of different jobs) served at once (SecAggRounds'
+  // slots); a secure round beyond them waits for a free one.
+  size_t max_secure_rounds = 2;
   // SO_RCVBUF of the endpoint sockets together (each shard's socket gets
   // its share; the kernel caps each at net.core.rmem_max); 0 keeps the
   // system default. All devices share these sockets, and a round start (every
@@ -128,9 +131,10 @@ class CoapServer {
   uint16_t port() const { return port_; }
   // The loaded job's engine, or null.
   rounds::RoundEngine* engine() { return jobs_.engine(); }
-  // The SecAgg+ round served on v1/secagg/* (its phases close on this
-  // server's ticks).
-  SecAggService& secagg() { return secagg_; }
+  // The SecAgg+ rounds served on v1/secagg/* (their phases close on this
+  // server's ticks); secagg() is the first slot's.
+  SecAggRounds& secagg_rounds() { return secagg_; }
+  SecAggService& secagg() { return secagg_.slot(0); }
   // Current wall-clock time in ms (the engine's clock).
   static int64_t NowMs();
 
@@ -155,7 +159,7 @@ class CoapServer {
   ServerOptions options_;
   std::unique_ptr<Impl> impl_;
   RequestHandler handler_{nullptr};
-  SecAggService secagg_;
+  SecAggRounds secagg_{options_.max_secure_rounds};
   SecureRoundDriver secure_rounds_{secagg_};
   JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;

@@ -99,6 +99,12 @@ class SecAggService {
   // After the round: the sum mod 2^b, or the reason it aborted.
   const std::optional<std::vector<uint32_t>>& sum() const { return sum_; }
   const host::Error& abort_reason() const { return aborted_; }
+  // Whether a started round's cohort holds `identity`; the round's id
+  // (0: none).
+  bool Holds(std::string_view identity) const {
+    return round_ && index_.count(std::string(identity)) != 0;
+  }
+  uint64_t round_id() const { return round_ ? round_->params().round_id : 0; }
   // What the gateway holds (the audit of tests).
   const secure_aggregation::SecAggRound* round() const { return round_.get(); }
   // The largest request body a phase takes for this round (0: no round).

@@ -1,7 +1,7 @@
 // SecureRoundDriver: couples the engines of secure-aggregation jobs to the
-// daemon's one SecAggService (docs/aggregator.md, "Secure-aggregation
-// rounds"). When an engine opens a secure round the driver starts the
-// service's SecAgg+ round on its cohort (the plan's k, s, b, mask length
+// daemon's SecAggRounds (docs/aggregator.md, "Secure-aggregation
+// rounds"). When an engine opens a secure round the driver starts a free
+// slot's SecAgg+ round on its cohort (the plan's k, s, b, mask length
 // and survivor floor, a fresh random graph seed, phase_seconds per phase);
 // when the phases end it decodes the unmasked sum (DecodeDdgSum) and hands
 // it to RoundEngine::CommitSecureSum with the survivors (a sum it cannot
@@ -12,10 +12,12 @@
 // before-unmask hook) the engine stores the survivors' charges
 // (RoundEngine::ChargeSecureRound); when it cannot, the phases abort.
 //
-// One service: one secure-aggregation round at a time per daemon. While one
-// runs, another job's secure round is held (it waits, open, logged once)
-// until the service is free. A restart loses the open round: the engine
-// marks it lost (with the charges stored before unmasking, if any), the
+// At most SecAggRounds::slots() rounds run at once (the daemon's
+// server.max_secure_rounds), one per slot, each round's before-unmask hook
+// charging its own job's engine. A secure round beyond the cap is held (it
+// waits, open, logged once) until a slot is free; waiting rounds start in
+// job id order. A restart loses the open rounds: each engine marks its
+// round lost (with the charges stored before unmasking, if any), the
 // devices get 4.04 on the phases and abort.
 #pragma once
 
@@ -26,47 +28,60 @@
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/rounds/secure_round.h"
-#include "edgeadmm/server/secagg_service.h"
+#include "edgeadmm/server/secagg_rounds.h"
 
 namespace edgeadmm::server {
 
 class SecureRoundDriver {
  public:
-  // `secagg` must outlive the driver.
-  explicit SecureRoundDriver(SecAggService& secagg) : secagg_(&secagg) {
-    secagg.set_before_unmask([this](const std::vector<uint32_t>& survivors) {
-      return Charge(survivors);
-    });
-  }
-  // The service's hook holds this driver.
+  // `rounds` must outlive the driver.
+  explicit SecureRoundDriver(SecAggRounds& rounds);
+  // The services' hooks hold this driver.
   SecureRoundDriver(const SecureRoundDriver&) = delete;
   SecureRoundDriver& operator=(const SecureRoundDriver&) = delete;
 
-  // Ticks the service, ends the round it drove when its phases ended, and
-  // starts the round of the lowest job id among `engines` that waits.
+  // Ticks the services, ends each round it drove whose phases ended, and
+  // starts the waiting rounds of `engines` (lowest job id first) in the
+  // free slots.
   void Tick(const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms);
 
-  // The job whose round the service runs (0: none).
-  int64_t driven_job() const { return job_id_; }
+  // The SecAgg+ round id of job `job_id`'s round `round_id`: the job id in
+  // the high 32 bits, the round id's low 32 bits below, so that rounds of
+  // different jobs running at once have different ids on the wire.
+  static uint64_t SecAggRoundId(int64_t job_id, int64_t round_id) {
+    return (static_cast<uint64_t>(job_id) << 32) |
+           (static_cast<uint64_t>(round_id) & 0xffffffffu);
+  }
+  // The job whose round slot `slot` runs (0: none).
+  int64_t driven_job(size_t slot = 0) const { return slots_[slot].job_id; }
+  // How many slots run a round.
+  size_t running() const;
 
  private:
+  struct Slot {
+    int64_t job_id = 0;
+    // job_id's engine as of the last Tick (null: none).
+    rounds::RoundEngine* engine = nullptr;
+    std::optional<rounds::SecureRound> round;
+  };
   rounds::RoundEngine* Find(const std::vector<rounds::RoundEngine*>& engines,
                             int64_t job_id) const;
-  void Finish(rounds::RoundEngine& engine, int64_t now_ms);
-  // The before-unmask hook: the engine charges `survivors` (indices in the
-  // cohort) or the service aborts the phases.
-  host::Error Charge(const std::vector<uint32_t>& survivors);
+  void Finish(size_t slot, int64_t now_ms);
+  // Slot `slot`'s before-unmask hook: its engine charges `survivors`
+  // (indices in the cohort) or the service aborts the phases.
+  host::Error Charge(size_t slot, const std::vector<uint32_t>& survivors);
   void StartNext(const std::vector<rounds::RoundEngine*>& engines,
                  int64_t now_ms);
+  // Starts `engine`'s open round in free slot `slot`.
+  void Start(size_t slot, rounds::RoundEngine& engine, int64_t now_ms);
+  // Logs once that `engine`'s round waits for a free slot.
+  void LogHeld(const rounds::RoundEngine& engine);
 
-  SecAggService* secagg_;
+  SecAggRounds* rounds_;
   bool drbg_ready_ = false;
-  Drbg drbg_;  // graph seeds and the service's own randomness
-  int64_t job_id_ = 0;
-  // job_id_'s engine as of the last Tick (null: none).
-  rounds::RoundEngine* engine_ = nullptr;
-  std::optional<rounds::SecureRound> round_;
-  int64_t held_logged_ = 0;  // the job last logged as held
+  Drbg drbg_;  // graph seeds and the services' own randomness
+  std::vector<Slot> slots_;
+  std::vector<int64_t> held_logged_;  // the jobs logged as held
 };
 
 }  // namespace edgeadmm::server
