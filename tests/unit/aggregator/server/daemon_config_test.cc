@@ -16,7 +16,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
       "non_confirmable_notifications = true\nmax_handshakes = 300\n"
       "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
-      "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\n[metrics]\nfile = "
+      "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\n"
+      "max_secure_rounds = 3\n[metrics]\nfile = "
       "\"/tmp/e.prom\"\n"
       "interval_seconds = 3\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
@@ -39,6 +40,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.shards, 3u);
   EXPECT_EQ(empty->server.shards, kDaemonShards);
   EXPECT_EQ(kDaemonShards, 8u);
+  EXPECT_EQ(c->server.max_secure_rounds, 3u);
+  EXPECT_EQ(empty->server.max_secure_rounds, 2u);
   EXPECT_EQ(c->server.metrics_file, "/tmp/e.prom");
   EXPECT_EQ(c->server.metrics_interval_ms, 3000u);
   EXPECT_EQ(empty->server.metrics_file, "");  // none written
@@ -85,6 +88,8 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\nrelease_delay_ms = 60001\n", "server.release_delay_ms"},
       {"[server]\nshards = 0\n", "server.shards"},
       {"[server]\nshards = 65\n", "server.shards"},
+      {"[server]\nmax_secure_rounds = 0\n", "server.max_secure_rounds"},
+      {"[server]\nmax_secure_rounds = 17\n", "server.max_secure_rounds"},
       {"[metrics]\nfile = \"\"\n", "metrics.file: must be a non-empty"},
       // Issue 32 item 6: a misspelled key no longer runs with the default.
       // Issue 35 item 3: with the nearest known name when there is one.

@@ -75,7 +75,7 @@ TEST(RequestShapeTest, SecAggTakesContentFormatBlock1AndSize1) {
 
 TEST(RequestShapeTest, QueriesOtherThanAJobAndUnknownOptionsAreBadOptions) {
   for (Resource r : {Resource::kTask, Resource::kUpdate, Resource::kModel,
-                     Resource::kStatus}) {
+                     Resource::kStatus, Resource::kSecAggRound}) {
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, Opt(15, {'n'})}, 0, kPort).code,
               kBadOption);
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, Opt(17, {1})}, 0, kPort).code,
@@ -83,14 +83,18 @@ TEST(RequestShapeTest, QueriesOtherThanAJobAndUnknownOptionsAreBadOptions) {
     EXPECT_EQ(CheckRequestShape(r, {Opt(3, {'h'}), kPathV1}, 0, kPort).code,
               kBadOption);  // Uri-Host
   }
-  // A job selector (docs/protocol.md): on task, model and status only, once.
+  // A job selector (docs/protocol.md): on task, model, status and phase 0
+  // of secure aggregation only, once.
   const RequestOption job = Opt(15, {'j', 'o', 'b', '=', 'a'});
-  for (Resource r : {Resource::kTask, Resource::kModel, Resource::kStatus}) {
+  for (Resource r : {Resource::kTask, Resource::kModel, Resource::kStatus,
+                     Resource::kSecAggRound}) {
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, job}, 0, kPort).code, 0);
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, job, job}, 0, kPort).code,
               kBadOption);
   }
   EXPECT_EQ(CheckRequestShape(Resource::kUpdate, {kPathV1, job}, 0, kPort).code,
+            kBadOption);
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, job}, 0, kPort).code,
             kBadOption);
   // Options of another resource.
   EXPECT_EQ(
