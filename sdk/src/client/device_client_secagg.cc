@@ -251,7 +251,7 @@ void DeviceClient::StartSecureRound() {
   internal::ClientSecAgg& s = *secagg_;
   s.join_due = false;
   ++counters_.upload_attempts;
-  const Status joined = s.phase.Join(s.words.first(s.m));
+  const Status joined = s.phase.Join(s.words.first(s.m), secagg_round_path_);
   if (!joined.ok()) {
     ++counters_.uploads_rejected;
     last_error_ = joined;

@@ -45,7 +45,8 @@ Status SecAggPhaseClient::Start(const SecAggSessionParams& params,
   return Persist();
 }
 
-Status SecAggPhaseClient::Join(Span<const uint32_t> input) {
+Status SecAggPhaseClient::Join(Span<const uint32_t> input,
+                               const char* round_path) {
   if (session_.phase() != SecAggDevicePhase::kIdle || joining_) {
     return Status::FailedPrecondition();
   }
@@ -53,6 +54,7 @@ Status SecAggPhaseClient::Join(Span<const uint32_t> input) {
     return Status::ResourceExhausted();
   }
   input_ = input;
+  round_path_ = round_path != nullptr ? round_path : kSecAggRoundPath;
   joining_ = true;
   finished_ = false;
   outcome_ = Status::Ok();
@@ -181,7 +183,7 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
     request_ = TransportRequest{};
     if (joining_) {
       request_.method = CoapMethod::kGet;
-      request_.path = kSecAggRoundPath;
+      request_.path = round_path_;
     } else {
       const StatusWithSize n = Encode();
       if (!n.ok()) return End(n.status());

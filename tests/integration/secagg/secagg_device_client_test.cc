@@ -34,6 +34,7 @@
 #include "edgeadmm/secagg_input_record.h"
 #include "edgeadmm/secure_aggregation/ddg_decoding.h"
 #include "edgeadmm/server/coap_server.h"
+#include "edgeadmm/wire/coap_code.h"
 #include "secure_job_fixture.h"
 #include "test_database.h"
 
@@ -85,6 +86,7 @@ struct Device {
     std::fill(memory.begin(), memory.end(), std::byte{0});
     DeviceClientConfig c;
     c.device_id = id.c_str();
+    c.job = job_name;
     c.transport = transport.get();
     c.storage = &storage;
     c.entropy = entropy.get();
@@ -127,6 +129,7 @@ struct Device {
   }
 
   std::string id;
+  const char* job_name = nullptr;  // DeviceClientConfig::job (null: none)
   std::vector<uint8_t> key;
   std::vector<std::byte> flash;
   MemoryStorage storage;
@@ -291,6 +294,46 @@ TEST_F(SecAggDeviceClientTest, TwoRoundsInARow) {
   for (auto& d : devices_) {
     EXPECT_EQ(d->client->counters().steps_computed, 2u) << d->id;
     EXPECT_EQ(d->client->counters().uploads_accepted, 2u) << d->id;
+  }
+}
+
+// A second secure job on the same five devices: both jobs' rounds run at
+// once (server.max_secure_rounds 2), every device is in both cohorts, so
+// phase 0 without a job is refused (4.00). Clients that name their job
+// (DeviceClientConfig::job) ask v1/secagg/round?job=secure, join that
+// round, and it commits ApplySum of their decoded sum.
+TEST_F(SecAggDeviceClientTest, TwoSecureJobsAtOnceClientsNameTheirJob) {
+  for (uint32_t i = 0; i < kDevices; ++i) {
+    devices_[i]->job_name = "secure";
+    devices_[i]->Boot(ctx_, 300 + i, kMaxK);
+  }
+  testing::SecureJob other;
+  other.name = "other";
+  other.m = 5;
+  other.m_min = 4;
+  other.dropouts = 1;
+  other.phase_seconds = 5;
+  ASSERT_NO_FATAL_FAILURE(
+      testing::StartRunningJob(db_.db(), testing::SecureJobToml(other)));
+  server::SecAggRounds& rounds = server_->secagg_rounds();
+  while (rounds.slot(1).phase() == SecAggPhase::kNotStarted) {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+  }
+  // Both rounds in their phases at once, the devices in both cohorts.
+  EXPECT_EQ(rounds.slot(0).phase(), SecAggPhase::kAdvertise);
+  EXPECT_EQ(rounds.slot(1).phase(), SecAggPhase::kAdvertise);
+  EXPECT_EQ(rounds.Round(names_[0], "").code, wire::kCoapBadRequest);
+  rounds::RoundEngine& engine = *server_->engine();
+  ASSERT_EQ(engine.job().config.name, "secure");
+  const algorithms::ServerModel before = engine.model();
+  const rounds::Task task = engine.TaskFor(names_[0]);
+  RunRound(kDevices);
+  ASSERT_EQ(engine.released_round_id(), task.round_id);
+  EXPECT_EQ(engine.released_participants(), int64_t(kDevices));
+  const algorithms::ServerModel expected = Expected(before, task);
+  EXPECT_LE(Distance(engine.model().z, expected.z), 1e-9);
+  for (auto& d : devices_) {
+    EXPECT_EQ(d->client->counters().uploads_accepted, 1u) << d->id;
   }
 }
 

@@ -3,7 +3,8 @@
 // (phase_frames.h, docs/protocol.md "Secure aggregation phases") on any
 // Transport, non-blocking (Step), so one thread can drive many devices.
 //
-// Phase 0 (Join): GET v1/secagg/round (no body); its 2.05 answer is the
+// Phase 0 (Join): GET v1/secagg/round (no body; ?job=<name> when the caller
+// names its job); its 2.05 answer is the
 // round's parameters with this device's index (phase_frames.h), checked
 // against the buffers and the input, then Start. A transport failure,
 // 4.29 or 5.03 is asked again after the interval; any other answer ends
@@ -31,6 +32,7 @@
 
 #include "edgeadmm/random_byte_source.h"
 #include "edgeadmm/secagg/device_session.h"
+#include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/storage.h"
@@ -66,7 +68,11 @@ class SecAggPhaseClient {
   // survivors, its frames or blob) and INVALID_ARGUMENT for an input of another
   // length than m or a word >= 2^b; with Start's errors otherwise (e.g. session
   // buffers).
-  Status Join(Span<const uint32_t> input);
+  // `round_path`: phase 0's request path, v1/secagg/round or, for a device
+  // in several running rounds, v1/secagg/round?job=<name> (it must outlive
+  // the Join).
+  Status Join(Span<const uint32_t> input,
+              const char* round_path = kSecAggRoundPath);
   // After a restart: the session from the stored blob (Restore's errors,
   // NOT_FOUND without a blob).
   Status Resume(Span<const uint32_t> input);
@@ -97,6 +103,7 @@ class SecAggPhaseClient {
   SecAggClientBuffers buf_;
   Span<const uint32_t> input_;
   bool joining_ = false;  // phase 0 asked, not answered yet
+  const char* round_path_ = kSecAggRoundPath;  // phase 0's path
   bool in_flight_ = false;
   bool finished_ = false;
   Status outcome_;
