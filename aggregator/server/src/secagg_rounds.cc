@@ -53,9 +53,16 @@ bool SecAggRounds::AnyRound() const {
 Response SecAggRounds::Round(std::string_view identity,
                              std::string_view job) const {
   if (!job.empty()) {
-    for (size_t i = 0; i < slots_.size(); ++i) {
-      if (jobs_[i] == job && slots_[i]->round() != nullptr) {
-        return slots_[i]->Round(identity);
+    // The job's running round first, then one that ended (its refusal).
+    for (const bool running : {true, false}) {
+      for (size_t i = 0; i < slots_.size(); ++i) {
+        const SecAggPhase p = slots_[i]->phase();
+        const bool ended =
+            p == SecAggPhase::kDone || p == SecAggPhase::kAborted;
+        if (jobs_[i] == job && slots_[i]->round() != nullptr &&
+            ended != running) {
+          return slots_[i]->Round(identity);
+        }
       }
     }
     return ErrorResponse(Status::NotFound(),
