@@ -17,7 +17,9 @@
 //   5. one StaticDeviceClient (client, trainer, buffers: one object sized
 //      by the job's shape) joins the running job, trains every round it is
 //      given and uploads; progress and the outcome go to the board's
-//      console. Exit status 0 once the job is done.
+//      console. Exit status 0 once the job is done. The _secure image
+//      (EDGEADMM_SECURE_NEIGHBOURS/_DEVICES) also joins secure-aggregation
+//      rounds; their keys and phase state persist in the same flash.
 // On the QEMU boards, QEMU's working directory holds the flash model's
 // files (provision.bin and the state file their config names).
 //
@@ -51,8 +53,15 @@ namespace {
 // The shape of the jobs this firmware runs: a logistic prox-ADMM model of 3
 // coordinates (paper 002 Alg. 3) on at most 8 local records, 1 KiB CoAP
 // blocks. A job of another shape is refused and reported.
-using Shape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
-                          LossBit(LossKind::kLogistic), 1024>;
+using PlainShape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
+                               LossBit(LossKind::kLogistic), 1024>;
+#ifdef EDGEADMM_SECURE_NEIGHBOURS
+// Secure-aggregation rounds of at most k neighbours and n devices.
+using Shape = WithSecureRounds<PlainShape, EDGEADMM_SECURE_NEIGHBOURS,
+                               EDGEADMM_SECURE_DEVICES>;
+#else
+using Shape = PlainShape;
+#endif
 // The device's local records (a product reads its sensors or its flash).
 constexpr size_t kSamples = 4;
 const Real kFeatures[kSamples * Shape::kDimension] = {
@@ -152,6 +161,12 @@ int Run() {
   Print("edgeadmm reference device: arena %u bytes, client object %u bytes\n",
         static_cast<unsigned>(StaticDeviceClient<Shape>::kArenaBytes),
         static_cast<unsigned>(sizeof(device)));
+  if constexpr (StaticDeviceClient<Shape>::kSecure) {
+    Print("secure rounds: k %u, n %u, %u arena bytes\n",
+          static_cast<unsigned>(Shape::kSecAggNeighbours),
+          static_cast<unsigned>(Shape::kSecAggDevices),
+          static_cast<unsigned>(StaticDeviceClient<Shape>::kSecureRoundBytes));
+  }
   Print(
       "WARNING: test entropy with a fixed seed (no TRNG on this board): "
       "UNSAFE for production\n");
@@ -246,6 +261,17 @@ int Run() {
   Print("job done %u: steps %u, uploads accepted %u, duplicates %u\n",
         client.state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
         n.uploads_accepted, n.uploads_duplicate);
+  // The device's own ledger: its noise's charge at the job's delta.
+  const Result<double> epsilon = device.trainer().LocalEpsilon();
+  if (epsilon.ok()) {
+    char text[64];
+    baremetal::Format(text, sizeof(text), "local epsilon spent %.9g\n",
+                      *epsilon);
+    Write(text);
+  } else {
+    Print("local epsilon: none (status %u)\n",
+          static_cast<unsigned>(epsilon.status().code()));
+  }
   Print("resumed uploads %u, refused steps %u, transport errors %u in %u ms\n",
         n.resumed_uploads, n.steps_refused, n.transport_errors,
         static_cast<unsigned>(board::NowMs() - start));

@@ -338,6 +338,8 @@ class StaticDeviceClient {
 
   DeviceClient& client() { return client_; }
   const DeviceClient& client() const { return client_; }
+  // The client's trainer (its ledger: LocalEpsilon).
+  const LocalTrainer& trainer() const { return trainer_; }
   // The arena (tests: every slice lies inside it).
   ConstByteSpan arena() const { return ConstByteSpan(arena_, kArenaBytes); }
 
