@@ -150,6 +150,32 @@ Transport* GatewayTransport(coap::CoapClient* coap) {
       FailoverTransport(gateway_transports, provisioned.gateway_count, 0, hook);
 }
 
+// Test hook of the _secure image: with "cut-in-round" on the board's
+// command line the firmware ends, as at a power cut, once its first secure
+// round's phase blob in flash reaches phase 2 (keys and shares sent);
+// mcu_secure_mixed_job_test_reboot boots it again on the same flash.
+bool CutInRound() {
+#ifdef EDGEADMM_SECURE_NEIGHBOURS
+  static int cut = -1;  // -1: the command line not read yet
+  if (cut < 0) {
+    char line[256] = {};
+    cut = board::CommandLine(line, sizeof(line)) &&
+                  std::strstr(line, "cut-in-round") != nullptr
+              ? 1
+              : 0;
+  }
+  if (cut != 1) return false;
+  // The blob's header: magic, version, then the phase byte (device_session.h).
+  static std::byte blob[SecAggSessionBlobBytes(
+      Shape::kSecAggNeighbours, DdgPaddedDimension(Shape::kDimension))];
+  const StatusWithSize n = board::PersistentStorage().Read(
+      "client.sa", ByteSpan(blob, sizeof(blob)));
+  return n.ok() && n.size() > 6 && static_cast<uint8_t>(blob[6]) >= 2;
+#else
+  return false;
+#endif
+}
+
 int Fail(const char* what, Status status) {
   Write("FAILED: ");
   Write(what);
@@ -255,6 +281,12 @@ int Run() {
       Write("state ");
       Write(ClientStateName(shown));
       Write("\n");
+    }
+    if (client.state() == ClientState::kSecureRound && CutInRound()) {
+      // The round's input, keys and shares are in flash: end as a power
+      // cut would; the next boot resumes the round.
+      Write("power cut in a secure round (phase 2 stored)\n");
+      return 0;
     }
   }
   const DeviceClientCounters& n = client.counters();

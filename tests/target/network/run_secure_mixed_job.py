@@ -27,12 +27,18 @@ R rounds committed, each with n participants (the firmware's masked input
 is in every sum); and the daemon's ledger has a local row for the firmware
 device in every committed round, like every Linux device's.
 
+--reboot: the firmware's first boot ends as a power cut once its client
+enters its first secure round ("cut-in-round": the round's input and phase
+state are in the board's flash); the second boot, on the same flash, must
+resume that round: it reports steps R - 1 and uploads accepted R (the cut
+round answered without a new step), and every check above holds.
+
 --expect-failure inverts the outcome: with the plain reference image (no
 secure rounds: the firmware refuses the task as UNIMPLEMENTED) the checks
 must fail (the test of the test).
 
   run_secure_mixed_job.py --host-bin DIR --provision TOOL [--linux L]
-      [--rounds R] [--expect-failure] -- RUNNER... IMAGE
+      [--rounds R] [--reboot] [--expect-failure] -- RUNNER... IMAGE
 
 Exits 77 (ctest: skipped) when the host programs are missing.
 """
@@ -95,10 +101,13 @@ def check(args, run, linux, linux_logs, db, n):
         failures.append(f"the firmware exited {run.get('returncode')}")
     if f"secure rounds: k {K}, n {N}" not in out:
         failures.append("the image does not join secure rounds")
-    if not done or done.groups() != ("1", str(args.rounds),
-                                     str(args.rounds)):
+    steps = args.rounds - 1 if args.reboot else args.rounds
+    if not done or done.groups() != ("1", str(steps), str(args.rounds)):
         failures.append("the firmware did not report 'job done 1: steps "
-                        f"{args.rounds}, uploads accepted {args.rounds}'")
+                        f"{steps}, uploads accepted {args.rounds}'")
+    if args.reboot and "power cut in a secure round (phase 2" not in run.get(
+            "first", ""):
+        failures.append("the first boot did not stop in a secure round")
     eps = re.search(r"local epsilon spent ([0-9.e+-]+)", out)
     if not eps or not float(eps.group(1)) > 0:
         failures.append("the firmware's ledger charged nothing")
@@ -140,6 +149,7 @@ def main():
                         help="make_provisioning_blob.py")
     parser.add_argument("--linux", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--reboot", action="store_true")
     parser.add_argument("--expect-failure", action="store_true")
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
@@ -176,12 +186,15 @@ def main():
         board = None
         try:
             print(f"daemon pid {daemon.pid} on 127.0.0.1:{port}; job {job_id}")
-            command = (runner[:-1] + ["-nic", "user,model=lan9118",
-                                      "-append", "-", "-kernel", image])
-            board_log = open(os.path.join(state, "mcu.log"), "w+")
-            board = subprocess.Popen(command, stdout=board_log,
-                                     stderr=subprocess.STDOUT, cwd=state)
-            print(f"mcu-00000: pid {board.pid}: {' '.join(command)}")
+            def boot(word):
+                command = (runner[:-1] + ["-nic", "user,model=lan9118",
+                                          "-append", word, "-kernel", image])
+                log = open(os.path.join(state, "mcu.log"), "w+")
+                proc = subprocess.Popen(command, stdout=log,
+                                        stderr=subprocess.STDOUT, cwd=state)
+                print(f"mcu-00000: pid {proc.pid}: {' '.join(command)}")
+                return proc, log
+            board, board_log = boot("cut-in-round" if args.reboot else "-")
             for i in range(args.linux):
                 d = f"lnx-{i:05d}"
                 shard = os.path.join(state, f"{d}.libsvm")
@@ -203,6 +216,14 @@ def main():
             deadline = time.monotonic() + QEMU_TIMEOUT_S
             try:
                 board.wait(timeout=max(1, deadline - time.monotonic()))
+                if args.reboot:  # the same flash file (cwd = state)
+                    board_log.seek(0)
+                    run["first"] = board_log.read()
+                    board_log.close()
+                    print(f"--- mcu-00000, first boot (exit "
+                          f"{board.returncode})\n{run['first']}")
+                    board, board_log = boot("-")
+                    board.wait(timeout=max(1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 print(f"QEMU did not exit within {QEMU_TIMEOUT_S} s")
             for d, proc in devices:
@@ -221,7 +242,7 @@ def main():
             daemon_exit, clean = daemon.stop()
         if board is not None:
             board_log.seek(0)
-            run = {"stdout": board_log.read(), "returncode": board.returncode}
+            run.update(stdout=board_log.read(), returncode=board.returncode)
             board_log.close()
         print(f"--- mcu-00000 (exit {run.get('returncode')})\n"
               f"{run.get('stdout', '')}")
