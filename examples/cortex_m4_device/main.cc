@@ -158,11 +158,14 @@ bool CutInRound() {
 #ifdef EDGEADMM_SECURE_NEIGHBOURS
   static int cut = -1;  // -1: the command line not read yet
   if (cut < 0) {
+    static const char kWord[] = "cut-in-round";
     char line[256] = {};
-    cut = board::CommandLine(line, sizeof(line)) &&
-                  std::strstr(line, "cut-in-round") != nullptr
-              ? 1
-              : 0;
+    cut = 0;
+    if (board::CommandLine(line, sizeof(line))) {
+      for (const char* p = line; *p != '\0' && cut == 0; ++p) {
+        cut = std::strncmp(p, kWord, sizeof(kWord) - 1) == 0 ? 1 : 0;
+      }
+    }
   }
   if (cut != 1) return false;
   // The blob's header: magic, version, then the phase byte (device_session.h).
@@ -293,12 +296,16 @@ int Run() {
   Print("job done %u: steps %u, uploads accepted %u, duplicates %u\n",
         client.state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
         n.uploads_accepted, n.uploads_duplicate);
-  // The device's own ledger: its noise's charge at the job's delta.
+  // The device's own ledger: the charge of its own noise (the Gaussian
+  // step's, or its DDG share in a secure round) at the config's delta,
+  // for replace-one neighbours, against the gateway (docs/privacy.md).
   const Result<double> epsilon = device.trainer().LocalEpsilon();
   if (epsilon.ok()) {
-    char text[64];
-    baremetal::Format(text, sizeof(text), "local epsilon spent %.9g\n",
-                      *epsilon);
+    char text[128];
+    baremetal::Format(text, sizeof(text),
+                      "local epsilon spent %.9g at delta %.3g (own noise, "
+                      "replace-one, against the gateway)\n",
+                      *epsilon, DeviceClientConfig().delta);
     Write(text);
   } else {
     Print("local epsilon: none (status %u)\n",
