@@ -256,7 +256,8 @@ class DeviceClient {
   static const internal::SecureRoundHooks kSecureRoundHooks;
   // The extra memory of a client configured for secure rounds (k
   // neighbours, n devices): the session, its buffers and frames, the
-  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim).
+  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim)
+  // (SecureRoundMemoryBytes, edgeadmm/device_client_secagg.h).
   static size_t SecAggMemoryBytes(size_t dim, size_t k, size_t n);
   // Scratch of one local step: model, auxiliary vector and update (the
   // longest vector each), the state blob and the encoded update.
