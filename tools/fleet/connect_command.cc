@@ -27,7 +27,8 @@
 //       [--pp-max-loss P[,...]]   (refuse a job whose ε_i(T) exceeds P)
 //       [--secagg-neighbours K --secagg-devices N] (join secure-aggregation
 //                                   rounds of at most K neighbours and N
-//                                   devices)
+//                                   devices; [--secagg-poll-ms P]: an open
+//                                   phase's resend interval)
 //                                   (pp-admm: the devices' private schedules
 //                                   eta_i(t) = min(eta1 q1^(t-1), max),
 //                                   alpha_i(t) = alpha1 q2^(t-1); one value
@@ -206,6 +207,13 @@ void AddLoadOptions(CLI::App* cmd, DaemonFleetConfig& c) {
       ->needs(k)
       ->check(CLI::PositiveNumber);
   k->needs("--secagg-devices")->check(CLI::PositiveNumber);
+  cmd->add_option("--secagg-poll-ms", c.secagg_poll_ms,
+                  "in a secure round, each device resends an open phase's "
+                  "message this often until the phase closes (the gateway "
+                  "sees devices / interval requests per second)")
+      ->needs(k)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 void RunConnect(DaemonFleetConfig& c, const DataOptions& data,

@@ -355,9 +355,9 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->config.retry_min_ms = 500;
   d->config.retry_max_ms = 8000;
   d->config.max_vector = f.max_vector;
-  // Secure rounds: the SDK's extra memory and a table that runs them.
   d->config.secagg_max_neighbours = config.secagg_neighbours;
   d->config.secagg_max_devices = config.secagg_devices;
+  d->config.secagg_poll_ms = config.secagg_poll_ms;
   const size_t dim = d->config.data.dim();
   d->memory.resize(
       DeviceClient::MemoryBytes(dim, f.max_vector) +

@@ -168,6 +168,8 @@ struct DaemonFleetConfig {
   // in a round. 0: off (a task with a plan is refused).
   size_t secagg_neighbours = 0;
   size_t secagg_devices = 0;
+  // DeviceClientConfig::secagg_poll_ms: an open phase's resend interval.
+  uint32_t secagg_poll_ms = DeviceClient::kSecureRoundPollMs;
 };
 
 // The devices' counters summed, and the run's shape.
