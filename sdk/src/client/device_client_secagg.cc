@@ -89,7 +89,9 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   const size_t k = config_.secagg_max_neighbours;
   const size_t n = config_.secagg_max_devices;
   if (k == 0 && n == 0) return Status::Ok();
-  if (k == 0 || n < 2) return Status::InvalidArgument();
+  if (k == 0 || n < 2 || config_.secagg_poll_ms == 0) {
+    return Status::InvalidArgument();
+  }
   const size_t m = Padded(config_.data.dim());
   EDGEADMM_TRY_ASSIGN(ByteSpan object, ws.Allocate<std::byte>(kObjectBytes));
   SecAggSessionBuffers session;
@@ -128,7 +130,7 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   s->record = record;
   s->scratch = scratch;
   s->blob = buffers.blob;
-  s->phase.poll_interval_ms = kSecureRoundPollMs;
+  s->phase.poll_interval_ms = config_.secagg_poll_ms;
   EDGEADMM_TRY(s->drbg.Init(
       *config_.entropy,
       ConstByteSpan(reinterpret_cast<const std::byte*>(config_.device_id),
