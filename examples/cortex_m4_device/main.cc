@@ -17,7 +17,9 @@
 //   5. one StaticDeviceClient (client, trainer, buffers: one object sized
 //      by the job's shape) joins the running job, trains every round it is
 //      given and uploads; progress and the outcome go to the board's
-//      console. Exit status 0 once the job is done.
+//      console. Exit status 0 once the job is done. The _secure image
+//      (EDGEADMM_SECURE_NEIGHBOURS/_DEVICES) also joins secure-aggregation
+//      rounds; their keys and phase state persist in the same flash.
 // On the QEMU boards, QEMU's working directory holds the flash model's
 // files (provision.bin and the state file their config names).
 //
@@ -51,8 +53,15 @@ namespace {
 // The shape of the jobs this firmware runs: a logistic prox-ADMM model of 3
 // coordinates (paper 002 Alg. 3) on at most 8 local records, 1 KiB CoAP
 // blocks. A job of another shape is refused and reported.
-using Shape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
-                          LossBit(LossKind::kLogistic), 1024>;
+using PlainShape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
+                               LossBit(LossKind::kLogistic), 1024>;
+#ifdef EDGEADMM_SECURE_NEIGHBOURS
+// Secure-aggregation rounds of at most k neighbours and n devices.
+using Shape = WithSecureRounds<PlainShape, EDGEADMM_SECURE_NEIGHBOURS,
+                               EDGEADMM_SECURE_DEVICES>;
+#else
+using Shape = PlainShape;
+#endif
 // The device's local records (a product reads its sensors or its flash).
 constexpr size_t kSamples = 4;
 const Real kFeatures[kSamples * Shape::kDimension] = {
@@ -141,6 +150,35 @@ Transport* GatewayTransport(coap::CoapClient* coap) {
       FailoverTransport(gateway_transports, provisioned.gateway_count, 0, hook);
 }
 
+// Test hook of the _secure image: with "cut-in-round" on the board's
+// command line the firmware ends, as at a power cut, once its first secure
+// round's phase blob in flash reaches phase 2 (keys and shares sent);
+// mcu_secure_mixed_job_test_reboot boots it again on the same flash.
+bool CutInRound() {
+#ifdef EDGEADMM_SECURE_NEIGHBOURS
+  static int cut = -1;  // -1: the command line not read yet
+  if (cut < 0) {
+    static const char kWord[] = "cut-in-round";
+    char line[256] = {};
+    cut = 0;
+    if (board::CommandLine(line, sizeof(line))) {
+      for (const char* p = line; *p != '\0' && cut == 0; ++p) {
+        cut = std::strncmp(p, kWord, sizeof(kWord) - 1) == 0 ? 1 : 0;
+      }
+    }
+  }
+  if (cut != 1) return false;
+  // The blob's header: magic, version, then the phase byte (device_session.h).
+  static std::byte blob[SecAggSessionBlobBytes(
+      Shape::kSecAggNeighbours, DdgPaddedDimension(Shape::kDimension))];
+  const StatusWithSize n = board::PersistentStorage().Read(
+      "client.sa", ByteSpan(blob, sizeof(blob)));
+  return n.ok() && n.size() > 6 && static_cast<uint8_t>(blob[6]) >= 2;
+#else
+  return false;
+#endif
+}
+
 int Fail(const char* what, Status status) {
   Write("FAILED: ");
   Write(what);
@@ -152,6 +190,12 @@ int Run() {
   Print("edgeadmm reference device: arena %u bytes, client object %u bytes\n",
         static_cast<unsigned>(StaticDeviceClient<Shape>::kArenaBytes),
         static_cast<unsigned>(sizeof(device)));
+  if constexpr (StaticDeviceClient<Shape>::kSecure) {
+    Print("secure rounds: k %u, n %u, %u arena bytes\n",
+          static_cast<unsigned>(Shape::kSecAggNeighbours),
+          static_cast<unsigned>(Shape::kSecAggDevices),
+          static_cast<unsigned>(StaticDeviceClient<Shape>::kSecureRoundBytes));
+  }
   Print(
       "WARNING: test entropy with a fixed seed (no TRNG on this board): "
       "UNSAFE for production\n");
@@ -241,11 +285,32 @@ int Run() {
       Write(ClientStateName(shown));
       Write("\n");
     }
+    if (client.state() == ClientState::kSecureRound && CutInRound()) {
+      // The round's input, keys and shares are in flash: end as a power
+      // cut would; the next boot resumes the round.
+      Write("power cut in a secure round (phase 2 stored)\n");
+      return 0;
+    }
   }
   const DeviceClientCounters& n = client.counters();
   Print("job done %u: steps %u, uploads accepted %u, duplicates %u\n",
         client.state() == ClientState::kDone ? 1u : 0u, n.steps_computed,
         n.uploads_accepted, n.uploads_duplicate);
+  // The device's own ledger: the charge of its own noise (the Gaussian
+  // step's, or its DDG share in a secure round) at the config's delta,
+  // for replace-one neighbours, against the gateway (docs/privacy.md).
+  const Result<double> epsilon = device.trainer().LocalEpsilon();
+  if (epsilon.ok()) {
+    char text[128];
+    baremetal::Format(text, sizeof(text),
+                      "local epsilon spent %.9g at delta %.3g (own noise, "
+                      "replace-one, against the gateway)\n",
+                      *epsilon, DeviceClientConfig().delta);
+    Write(text);
+  } else {
+    Print("local epsilon: none (status %u)\n",
+          static_cast<unsigned>(epsilon.status().code()));
+  }
   Print("resumed uploads %u, refused steps %u, transport errors %u in %u ms\n",
         n.resumed_uploads, n.steps_refused, n.transport_errors,
         static_cast<unsigned>(board::NowMs() - start));

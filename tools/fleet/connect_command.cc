@@ -25,6 +25,10 @@
 //                                   noise in round r from HMAC-SHA-256(HEX,
 //                                   id, r); tools/fleet/.../paired_seed.h)
 //       [--pp-max-loss P[,...]]   (refuse a job whose ε_i(T) exceeds P)
+//       [--secagg-neighbours K --secagg-devices N] (join secure-aggregation
+//                                   rounds of at most K neighbours and N
+//                                   devices; [--secagg-poll-ms P]: an open
+//                                   phase's resend interval)
 //                                   (pp-admm: the devices' private schedules
 //                                   eta_i(t) = min(eta1 q1^(t-1), max),
 //                                   alpha_i(t) = alpha1 q2^(t-1); one value
@@ -193,6 +197,23 @@ void AddLoadOptions(CLI::App* cmd, DaemonFleetConfig& c) {
   cmd->add_option("--watch-pid", c.watch_pid,
                   "add this process's (the daemon's) resident memory and CPU "
                   "use to the progress lines (/proc/PID)");
+  CLI::Option* k = cmd->add_option(
+      "--secagg-neighbours", c.secagg_neighbours,
+      "join secure-aggregation rounds whose masking graph gives a device at "
+      "most K neighbours (the job's plan, `edgeadmm job create`); each "
+      "device's memory grows by the SDK's SecAggMemoryBytes(dim, K, N)");
+  cmd->add_option("--secagg-devices", c.secagg_devices,
+                  "with --secagg-neighbours: at most N devices in a round")
+      ->needs(k)
+      ->check(CLI::PositiveNumber);
+  k->needs("--secagg-devices")->check(CLI::PositiveNumber);
+  cmd->add_option("--secagg-poll-ms", c.secagg_poll_ms,
+                  "in a secure round, each device resends an open phase's "
+                  "message this often until the phase closes (the gateway "
+                  "sees devices / interval requests per second)")
+      ->needs(k)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
@@ -241,7 +262,8 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
       "fleet: %zu devices, %zu saw the end of the job, %.1f s\n"
       "fleet: %llu steps computed, %llu refused; uploads %llu accepted, "
       "%llu duplicate, %llu stale, %llu rejected; %llu transport errors\n"
-      "fleet: %llu handshakes, %zu devices churned\n",
+      "fleet: %llu handshakes, %zu devices churned\n"
+      "fleet: CoAP bodies %llu bytes up, %llu bytes down\n",
       r->devices, r->done, r->seconds,
       static_cast<unsigned long long>(r->steps_computed),
       static_cast<unsigned long long>(r->steps_refused),
@@ -250,7 +272,9 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
       static_cast<unsigned long long>(r->uploads_stale),
       static_cast<unsigned long long>(r->uploads_rejected),
       static_cast<unsigned long long>(r->transport_errors),
-      static_cast<unsigned long long>(r->handshakes), r->churned);
+      static_cast<unsigned long long>(r->handshakes), r->churned,
+      static_cast<unsigned long long>(r->bytes_up),
+      static_cast<unsigned long long>(r->bytes_down));
 }
 
 // "HOST:PORT" (the port after the last ':'); an empty host if malformed.

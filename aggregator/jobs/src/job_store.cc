@@ -127,6 +127,20 @@ Result<std::vector<JobRecord>> ListJobs(store::Database& db) {
   return jobs;
 }
 
+Result<std::vector<JobStateRow>> ListJobStates(store::Database& db) {
+  EDGEADMM_TRY_ASSIGN(store::Statement stmt,
+                      db.Prepare("SELECT id, state FROM jobs ORDER BY id"));
+  std::vector<JobStateRow> rows;
+  EDGEADMM_TRY(stmt.ForEachRow([&]() -> Status {
+    JobStateRow row;
+    row.id = stmt.ColumnInt(0);
+    EDGEADMM_TRY_ASSIGN(row.state, ParseJobState(stmt.ColumnText(1)));
+    rows.push_back(row);
+    return Status::Ok();
+  }));
+  return rows;
+}
+
 Status SetJobState(store::Database& db, int64_t id, JobState state,
                    std::string_view end_reason) {
   EDGEADMM_TRY_ASSIGN(

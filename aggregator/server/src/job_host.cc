@@ -16,13 +16,16 @@ namespace edgeadmm::server {
 
 Status JobHost::PickUpRunningJob(int64_t now_ms) {
   last_pickup_ms_ = now_ms;
-  EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobRecord> all,
-                      jobs::ListJobs(*db_));
+  // States first: a job's config is parsed only when it may be loaded.
+  EDGEADMM_TRY_ASSIGN(const std::vector<jobs::JobStateRow> all,
+                      jobs::ListJobStates(*db_));
   std::set<int64_t> running;
   bool picked = false;
-  for (const jobs::JobRecord& job : all) {
-    if (job.state != jobs::JobState::kRunning) continue;
-    running.insert(job.id);
+  for (const jobs::JobStateRow& row : all) {
+    if (row.state != jobs::JobState::kRunning) continue;
+    running.insert(row.id);
+    if (!MayPickUp(row.id)) continue;
+    EDGEADMM_TRY_ASSIGN(const jobs::JobRecord job, jobs::LoadJob(*db_, row.id));
     EDGEADMM_TRY_ASSIGN(const bool loaded, PickUp(job));
     picked = picked || loaded;
   }
@@ -35,18 +38,21 @@ Status JobHost::PickUpRunningJob(int64_t now_ms) {
   return Status::Ok();
 }
 
-Result<bool> JobHost::PickUp(const jobs::JobRecord& job) {
-  const auto it = hosted_.find(job.id);
-  const bool loaded = it != hosted_.end();
+bool JobHost::MayPickUp(int64_t id) const {
+  const auto it = hosted_.find(id);
+  if (it == hosted_.end()) return true;
   // A standby's engine follows the coordinator: it asks for the lease at
   // every pick-up, to take over when the coordinator is gone.
-  const bool following = loaded && it->second.engine->role() ==
-                                       rounds::RoundEngine::Role::kFollower;
   // A loaded engine whose job stopped and runs again is reloaded.
-  if (loaded && !following &&
-      it->second.engine->job().state == jobs::JobState::kRunning) {
-    return false;
-  }
+  const rounds::RoundEngine& engine = *it->second.engine;
+  return engine.role() == rounds::RoundEngine::Role::kFollower ||
+         engine.job().state != jobs::JobState::kRunning;
+}
+
+Result<bool> JobHost::PickUp(const jobs::JobRecord& job) {
+  if (!MayPickUp(job.id)) return false;
+  const auto it = hosted_.find(job.id);
+  const bool loaded = it != hosted_.end();
   EDGEADMM_TRY_ASSIGN(const bool coordinator, TakeLease(job));
   const bool shared = lease_ != nullptr && db_->postgresql() &&
                       rounds::RoundEngine::CanFollow(job.config);

@@ -203,6 +203,11 @@ struct DeviceClientConfig {
   // plus SecAggMemoryBytes(dim, k, n).
   size_t secagg_max_neighbours = 0;
   size_t secagg_max_devices = 0;
+  // In a secure round, an open phase's message is resent this often (> 0;
+  // DeviceClient::kSecureRoundPollMs by default). Every device of an open
+  // phase sends one request per interval until the phase closes: a fleet
+  // of n devices raises it so the gateway sees n / interval requests.
+  uint32_t secagg_poll_ms = 50;
 };
 
 struct DeviceClientCounters {
@@ -226,8 +231,9 @@ class DeviceClient {
   // An Observe registration that got no answer at all is repeated after
   // this many task_refresh_ms (docs/device.md, "Observe").
   static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
-  // In a secure round, an open phase's message is resent this often
-  // (SecAggPhaseClient::poll_interval_ms); IdleMs returns at most this.
+  // The default DeviceClientConfig::secagg_poll_ms (an open phase's
+  // resend interval, SecAggPhaseClient::poll_interval_ms); IdleMs returns
+  // at most the configured interval in a secure round.
   static constexpr uint32_t kSecureRoundPollMs = 50;
 
   // Per-client memory Init needs for a model of `dim` coordinates: the task
@@ -256,7 +262,8 @@ class DeviceClient {
   static const internal::SecureRoundHooks kSecureRoundHooks;
   // The extra memory of a client configured for secure rounds (k
   // neighbours, n devices): the session, its buffers and frames, the
-  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim).
+  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim)
+  // (SecureRoundMemoryBytes, edgeadmm/device_client_secagg.h).
   static size_t SecAggMemoryBytes(size_t dim, size_t k, size_t n);
   // Scratch of one local step: model, auxiliary vector and update (the
   // longest vector each), the state blob and the encoded update.

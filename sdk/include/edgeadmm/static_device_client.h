@@ -14,8 +14,13 @@
 //   while (device.client().state() != ClientState::kDone) device.client().Poll(now);
 // clang-format on
 //
+// A shape opts into secure-aggregation rounds with WithSecureRounds<Shape,
+// k, n> (at most k graph neighbours, n devices per round): its arena adds
+// SecureRoundMemoryBytes(dim, k, n) and its table the secure-round hooks;
+// a shape without it links nothing of SecAgg+.
+//
 // Every size below is the SDK's own formula (LocalTrainer::WorkspaceBytes,
-// DeviceClient::ComputeScratchBytes / MemoryBytes,
+// DeviceClient::ComputeScratchBytes / MemoryBytes, SecureRoundMemoryBytes,
 // coap::CoapDatagramBytes): nothing is re-derived here. Init refuses data
 // whose dimension or record count exceed the shape (RESOURCE_EXHAUSTED), so
 // the arena can never be overrun; a task of a job whose dimension differs
@@ -34,6 +39,7 @@
 #include "edgeadmm/coap/coap_client.h"
 #include "edgeadmm/dataset_view.h"
 #include "edgeadmm/device_client.h"
+#include "edgeadmm/device_client_secagg.h"
 #include "edgeadmm/local_steps.h"
 #include "edgeadmm/loss.h"
 #include "edgeadmm/span.h"
@@ -194,6 +200,17 @@ Status InitShapeTrainer(LocalTrainer& trainer, ByteSpan workspace,
       std::make_index_sequence<kLocalStepRunnerCount>());
 }
 
+// ClientAlgorithmTable::secure_rounds of a shape: the hooks only for a
+// shape with secure rounds (so only its image links SecAgg+).
+template <bool kSecure>
+constexpr const SecureRoundHooks* ShapeSecureRounds() {
+  if constexpr (kSecure) {
+    return &DeviceClient::kSecureRoundHooks;
+  } else {
+    return nullptr;
+  }
+}
+
 }  // namespace internal
 
 // The shape as a type: the template argument of StaticDeviceClient.
@@ -214,6 +231,20 @@ struct DeviceShape {
   static constexpr size_t kBlockBytes = kBlock;
   static constexpr DeviceShapeLimits kLimits{kDim, kRecords, kAlgorithmSet,
                                              kLossSet, kBlock};
+  // Secure-aggregation rounds: off (WithSecureRounds turns them on).
+  static constexpr size_t kSecAggNeighbours = 0;
+  static constexpr size_t kSecAggDevices = 0;
+};
+
+// A shape that also joins secure-aggregation rounds of at most k graph
+// neighbours and n devices (DeviceClientConfig::secagg_max_neighbours,
+// secagg_max_devices).
+template <typename Shape, size_t kNeighbours, size_t kDevices>
+struct WithSecureRounds : Shape {
+  static_assert(kNeighbours > 0 && kDevices >= 2,
+                "secure rounds need k >= 1 neighbours of n >= 2 devices");
+  static constexpr size_t kSecAggNeighbours = kNeighbours;
+  static constexpr size_t kSecAggDevices = kDevices;
 };
 
 template <typename Shape>
@@ -230,16 +261,26 @@ class StaticDeviceClient {
   // The client runs the shape's algorithms and losses only (and links only
   // their steps, and the streaming party only for a streamed step); a task of
   // another one is refused as UNIMPLEMENTED.
+  // Secure rounds (WithSecureRounds): k neighbours, n devices; 0: off.
+  static constexpr size_t kSecAggNeighbours = Shape::kSecAggNeighbours;
+  static constexpr size_t kSecAggDevices = Shape::kSecAggDevices;
+  static constexpr bool kSecure = kSecAggNeighbours > 0;
   static constexpr ClientAlgorithmTable kAlgorithmTable{
       internal::FindShapeTask<Shape::kAlgorithms>,
       internal::InitShapeTrainer<Shape::kAlgorithms, Shape::kLosses>,
-      kStreams ? &internal::CreateClientStreaming : nullptr};
+      kStreams ? &internal::CreateClientStreaming : nullptr,
+      internal::ShapeSecureRounds<kSecure>()};
   static constexpr size_t kTrainerWorkspaceBytes =
       ShapeTrainerWorkspaceBytes(kLimits);
   static constexpr size_t kComputeScratchBytes =
       DeviceClient::ComputeScratchBytes(Shape::kDimension);
+  static constexpr size_t kSecureRoundBytes =
+      kSecure ? SecureRoundMemoryBytes(Shape::kDimension, kSecAggNeighbours,
+                                       kSecAggDevices)
+              : 0;
   static constexpr size_t kClientMemoryBytes =
-      DeviceClient::MemoryBytes(Shape::kDimension, 0, kStreamRows);
+      DeviceClient::MemoryBytes(Shape::kDimension, 0, kStreamRows) +
+      kSecureRoundBytes;
   static constexpr size_t kDatagramBytes =
       coap::CoapDatagramBytes(Shape::kBlockBytes);
   // The arena: the slices above (and two datagrams) end to end, each on a
@@ -257,16 +298,23 @@ class StaticDeviceClient {
   // Checks config.data against the shape (CheckDeviceShape), points the
   // trainer, its workspace and the compute scratch into the arena (a config
   // that sets them, max_vector, or a stream_rows other than kStreamRows is
-  // refused: INVALID_ARGUMENT), sets stream_rows, and runs
+  // refused: INVALID_ARGUMENT), sets stream_rows and the secure-round limits
+  // (a config with other nonzero limits: INVALID_ARGUMENT), and runs
   // DeviceClient::Init with the client's slice. May be called again (a
   // restart, as DeviceClient::Init).
   Status Init(DeviceClientConfig config) {
     if (config.trainer != nullptr || !config.trainer_workspace.empty() ||
         !config.compute_scratch.empty() || config.max_vector != 0 ||
-        (config.stream_rows != 0 && config.stream_rows != kStreamRows)) {
+        (config.stream_rows != 0 && config.stream_rows != kStreamRows) ||
+        (config.secagg_max_neighbours != 0 &&
+         config.secagg_max_neighbours != kSecAggNeighbours) ||
+        (config.secagg_max_devices != 0 &&
+         config.secagg_max_devices != kSecAggDevices)) {
       return Status::InvalidArgument();
     }
     config.stream_rows = kStreamRows;
+    config.secagg_max_neighbours = kSecAggNeighbours;
+    config.secagg_max_devices = kSecAggDevices;
     EDGEADMM_TRY(CheckDeviceShape(kLimits, config.data));
     Workspace arena(ByteSpan(arena_, kArenaBytes));
     EDGEADMM_TRY_ASSIGN(config.trainer_workspace,
@@ -290,6 +338,8 @@ class StaticDeviceClient {
 
   DeviceClient& client() { return client_; }
   const DeviceClient& client() const { return client_; }
+  // The client's trainer (its ledger: LocalEpsilon).
+  const LocalTrainer& trainer() const { return trainer_; }
   // The arena (tests: every slice lies inside it).
   ConstByteSpan arena() const { return ConstByteSpan(arena_, kArenaBytes); }
 

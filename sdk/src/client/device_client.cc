@@ -215,7 +215,7 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
       return due > now_ms ? due - now_ms : 0;
     }
     case ClientState::kSecureRound:
-      return kSecureRoundPollMs;  // the transport wakes the loop earlier
+      return config_.secagg_poll_ms;  // the transport wakes the loop earlier
     case ClientState::kHalted:
     case ClientState::kDone:
       return UINT32_MAX;

@@ -3,6 +3,8 @@
 // charged (SecureAggregationChargeOf), its update is encoded once and
 // persisted (EncodeSecAggInputOnce), and the words go through the SecAgg+
 // phases (SecAggPhaseClient) in place of a clear upload.
+#include "edgeadmm/device_client_secagg.h"
+
 #include <cstring>
 #include <new>
 
@@ -47,7 +49,11 @@ struct ClientSecAgg {
 
 namespace {
 
-constexpr size_t kObjectBytes = sizeof(internal::ClientSecAgg);
+constexpr size_t kObjectBytes = internal::kClientSecAggObjectBytes;
+static_assert(sizeof(internal::ClientSecAgg) <= kObjectBytes,
+              "raise kClientSecAggObjectBytes (device_client_secagg.h)");
+static_assert(alignof(internal::ClientSecAgg) <= Workspace::kAlignment,
+              "an over-aligned secure round");
 
 size_t Padded(size_t dim) { return DdgPaddedDimension(dim); }
 
@@ -64,37 +70,13 @@ Result<Span<T>> CarveArray(Workspace& ws, size_t n) {
   return Span<T>(first, n);
 }
 
-size_t Max(size_t a, size_t b) { return a > b ? a : b; }
-
-// The largest frame each way (SecAggPhaseClient's check of a round).
-size_t RequestBytes(size_t k, size_t, size_t m) {
-  return Max(Max(SecAggSealedBytes(k), SecAggWordsBytes(m)),
-             Max(SecAggRevealBytes(k), SecAggAdvertiseBytes()));
-}
-
-size_t ResponseBytes(size_t k, size_t n) {
-  return Max(Max(SecAggSealedBytes(k), SecAggKeysAnswerBytes(k)),
-             Max(SecAggWordsBytes(n), SecAggRoundBytes()));
-}
+using internal::SecAggRequestBytes;
+using internal::SecAggResponseBytes;
 
 }  // namespace
 
 size_t DeviceClient::SecAggMemoryBytes(size_t dim, size_t k, size_t n) {
-  const size_t m = Padded(dim);
-  return Workspace::Bytes<std::byte>(kObjectBytes) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKeys)) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggSealed)) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKey)) +
-         Workspace::Bytes<std::byte>(RequestBytes(k, n, m)) +
-         Workspace::Bytes<std::byte>(ResponseBytes(k, n)) +
-         Workspace::Bytes<std::byte>(SecAggSessionBlobBytes(k, m)) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKeys)) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggSealed)) +
-         Workspace::Bytes<uint32_t>(n) + Workspace::Bytes<Real>(m) +
-         Workspace::Bytes<int64_t>(m) +
-         Workspace::Bytes<uint32_t>(DdgSignWords(m)) +
-         Workspace::Bytes<uint32_t>(m) +
-         Workspace::Bytes<std::byte>(SecAggInputRecordBytes(m));
+  return SecureRoundMemoryBytes(dim, k, n);
 }
 
 const internal::SecureRoundHooks DeviceClient::kSecureRoundHooks{
@@ -107,7 +89,9 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   const size_t k = config_.secagg_max_neighbours;
   const size_t n = config_.secagg_max_devices;
   if (k == 0 && n == 0) return Status::Ok();
-  if (k == 0 || n < 2) return Status::InvalidArgument();
+  if (k == 0 || n < 2 || config_.secagg_poll_ms == 0) {
+    return Status::InvalidArgument();
+  }
   const size_t m = Padded(config_.data.dim());
   EDGEADMM_TRY_ASSIGN(ByteSpan object, ws.Allocate<std::byte>(kObjectBytes));
   SecAggSessionBuffers session;
@@ -116,9 +100,9 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   EDGEADMM_TRY_ASSIGN(session.scratch, CarveArray<SecAggPeerKey>(ws, k));
   SecAggClientBuffers buffers;
   EDGEADMM_TRY_ASSIGN(buffers.request,
-                      ws.Allocate<std::byte>(RequestBytes(k, n, m)));
+                      ws.Allocate<std::byte>(SecAggRequestBytes(k, m)));
   EDGEADMM_TRY_ASSIGN(buffers.response,
-                      ws.Allocate<std::byte>(ResponseBytes(k, n)));
+                      ws.Allocate<std::byte>(SecAggResponseBytes(k, n)));
   EDGEADMM_TRY_ASSIGN(buffers.blob,
                       ws.Allocate<std::byte>(SecAggSessionBlobBytes(k, m)));
   EDGEADMM_TRY_ASSIGN(buffers.keys, CarveArray<SecAggPeerKeys>(ws, k));
@@ -146,7 +130,7 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   s->record = record;
   s->scratch = scratch;
   s->blob = buffers.blob;
-  s->phase.poll_interval_ms = kSecureRoundPollMs;
+  s->phase.poll_interval_ms = config_.secagg_poll_ms;
   EDGEADMM_TRY(s->drbg.Init(
       *config_.entropy,
       ConstByteSpan(reinterpret_cast<const std::byte*>(config_.device_id),

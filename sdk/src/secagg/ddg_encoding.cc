@@ -82,15 +82,6 @@ Status RoundOnce(Span<const Real> scaled, uint64_t limit,
 
 }  // namespace
 
-size_t DdgPaddedDimension(size_t d) {
-  size_t p = 1;
-  while (p < d) {
-    if (p > (size_t{1} << 30)) return 0;
-    p *= 2;
-  }
-  return p;
-}
-
 double DdgRoundedNormBound(double scaled_clip, size_t padded, double beta) {
   if (!(scaled_clip > 0) || padded == 0 || !(beta > 0 && beta < 1)) return 0;
   const double d = static_cast<double>(padded);

@@ -18,28 +18,17 @@ namespace {
 
 constexpr char kMagic[4] = {'E', 'A', 'S', 'S'};
 constexpr uint16_t kFormatVersion = 1;
-constexpr size_t kHeaderBytes = 4 + 2 + 1 + 1 + 8 + 7 * 4 + kGraphSeedBytes;
-constexpr size_t kKeysBytes = 6 * 32;  // phases 1-2: secrets, advertisement
-constexpr size_t kPeerBytes = 4 + 2 * kX25519KeyBytes;
-constexpr size_t kSealedBytes = 4 + kSealedSharesBytes;
-constexpr size_t kReceivedBytes = 4 + 2 * (1 + kShamirSecretBytes);
-constexpr size_t kRevealedBytes = 4 + 1 + 1 + kShamirSecretBytes;
-constexpr size_t kCrcBytes = 4;
+using secagg_blob::kCrcBytes;
+using secagg_blob::kHeaderBytes;
+using secagg_blob::kKeysBytes;
+using secagg_blob::kPeerBytes;
+using secagg_blob::kReceivedBytes;
+using secagg_blob::kRevealedBytes;
+using secagg_blob::kSealedBytes;
 
 size_t PhaseBytes(SecAggDevicePhase phase, size_t peers, size_t received,
                   size_t m) {
-  switch (phase) {
-    case SecAggDevicePhase::kAdvertised:
-      return kKeysBytes;
-    case SecAggDevicePhase::kSharesSent:
-      return kKeysBytes + 4 + peers * (kPeerBytes + kSealedBytes);
-    case SecAggDevicePhase::kMaskedSent:
-      return 4 + received * kReceivedBytes + 4 * m;
-    case SecAggDevicePhase::kRevealed:
-      return 32 + 4 + received * kRevealedBytes;
-    default:
-      return 0;
-  }
+  return secagg_blob::PhaseBytes(static_cast<int>(phase), peers, received, m);
 }
 
 // Little-endian cursor; `data` null: counts only (Restore's first pass
@@ -91,15 +80,6 @@ class Cursor {
 };
 
 }  // namespace
-
-size_t SecAggSessionBlobBytes(size_t k, size_t m) {
-  size_t most = 0;
-  for (int p = 1; p <= 4; ++p) {
-    const size_t b = PhaseBytes(static_cast<SecAggDevicePhase>(p), k, k, m);
-    if (b > most) most = b;
-  }
-  return kHeaderBytes + most + kCrcBytes;
-}
 
 class SecAggSessionBlob {
  public:

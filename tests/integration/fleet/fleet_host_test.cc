@@ -1,8 +1,8 @@
-#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "edgeadmm/fleet/data_split.h"
@@ -86,6 +86,26 @@ TEST(RamStorageTest, HoldsOneKey) {
   EXPECT_EQ(s.Read("client", ByteSpan(out, 2)).status(),
             Status::ResourceExhausted());
   EXPECT_EQ(s.Write("bad key", blob), Status::InvalidArgument());
+}
+
+TEST(RamStorageTest, HoldsAsManyKeysAsConfigured) {
+  RamStorage s(3);  // a secure-round client: record, session, input
+  const std::byte a[2] = {std::byte{1}, std::byte{2}};
+  const std::byte b[1] = {std::byte{7}};
+  ASSERT_TRUE(s.Write("client", a).ok());
+  ASSERT_TRUE(s.Write("client.sa", b).ok());
+  ASSERT_TRUE(s.Write("client.in", a).ok());
+  EXPECT_EQ(s.Write("client.x", b), Status::ResourceExhausted());
+  ASSERT_TRUE(s.Write("client", b).ok());  // rewriting a key: no new one
+  std::byte out[4];
+  const StatusWithSize read = s.Read("client", out);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read.size(), 1u);
+  EXPECT_EQ(out[0], std::byte{7});
+  const StatusWithSize other = s.Read("client.in", out);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other.size(), 2u);
+  EXPECT_EQ(out[1], std::byte{2});
 }
 
 FleetConfig LossyConfig(size_t devices, uint32_t rounds) {

@@ -7,7 +7,8 @@
 // the words the devices stored (the words the phases masked). A device
 // rebooted after phase 2 resumes with the same stored words and the round
 // still commits; a device not configured for secure rounds refuses the task
-// (UNIMPLEMENTED).
+// (UNIMPLEMENTED). A StaticDeviceClient whose shape opts into secure rounds
+// (WithSecureRounds) takes part like the others, and resumes after a reboot.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -34,6 +35,7 @@
 #include "edgeadmm/secagg_input_record.h"
 #include "edgeadmm/secure_aggregation/ddg_decoding.h"
 #include "edgeadmm/server/coap_server.h"
+#include "edgeadmm/static_device_client.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "secure_job_fixture.h"
 #include "test_database.h"
@@ -47,6 +49,12 @@ constexpr uint32_t kDevices = 5;
 constexpr size_t kDim = 3;
 constexpr size_t kSamples = 4;
 constexpr size_t kMaxK = 8;
+// A firmware-style client: prox-ADMM, logistic, secure rounds (k, n).
+using SecureShape = WithSecureRounds<
+    DeviceShape<kDim, kSamples, AlgorithmBit(AlgorithmKind::kProxAdmm),
+                LossBit(LossKind::kLogistic)>,
+    kMaxK, kDevices>;
+using FixedClient = StaticDeviceClient<SecureShape>;
 
 struct Device {
   Device(posix::CoapClientContext& ctx, uint16_t port, std::string name,
@@ -80,7 +88,9 @@ struct Device {
   // A (re)boot: a new transport, entropy stream, client and RAM; the
   // storage survives.
   void Boot(posix::CoapClientContext& ctx, uint64_t seed, size_t k) {
-    client.reset();
+    client = nullptr;
+    owned.reset();
+    fixed.reset();
     transport = std::make_unique<posix::CoapDtlsTransport>(ctx, dtls);
     entropy = std::make_unique<TestEntropy>(seed);
     std::fill(memory.begin(), memory.end(), std::byte{0});
@@ -101,11 +111,21 @@ struct Device {
     c.retry_max_ms = 400;
     c.secagg_max_neighbours = k;
     c.secagg_max_devices = k == 0 ? 0 : kDevices;
-    client = std::make_unique<DeviceClient>();
-    ASSERT_TRUE(client
+    if (fixed_shape) {  // the shape's arena, trainer and limits
+      c.trainer = nullptr;
+      c.trainer_workspace = ByteSpan();
+      c.compute_scratch = ByteSpan();
+      fixed = std::make_unique<FixedClient>();
+      ASSERT_TRUE(fixed->Init(c).ok());
+      client = &fixed->client();
+      return;
+    }
+    owned = std::make_unique<DeviceClient>();
+    ASSERT_TRUE(owned
                     ->Init(c, ByteSpan(memory.data(), memory.size()),
                            AllClientAlgorithmsWithSecureRounds())
                     .ok());
+    client = owned.get();
   }
 
   // The phase of the stored SecAgg+ blob (0: none).
@@ -143,7 +163,10 @@ struct Device {
   posix::CoapDtlsConfig dtls;
   std::unique_ptr<posix::CoapDtlsTransport> transport;
   std::unique_ptr<TestEntropy> entropy;
-  std::unique_ptr<DeviceClient> client;
+  bool fixed_shape = false;  // a StaticDeviceClient<SecureShape>
+  std::unique_ptr<DeviceClient> owned;
+  std::unique_ptr<FixedClient> fixed;
+  DeviceClient* client = nullptr;  // owned's or fixed's
 };
 
 class SecAggDeviceClientTest : public ::testing::Test {
@@ -271,6 +294,32 @@ TEST_F(SecAggDeviceClientTest, RebootAfterPhaseTwoResumesWithTheSameWords) {
   EXPECT_EQ(d.client->counters().uploads_accepted, 1u);
   const algorithms::ServerModel expected = Expected(before, task);
   EXPECT_LE(Distance(engine.model().z, expected.z), 1e-9);
+}
+
+// Devices 0 and 1 run StaticDeviceClient<WithSecureRounds<...>> (the
+// firmware's client, its arena sized by the shape): the round commits with
+// all five and the model is the decoded sum; device 1, rebooted after phase
+// 2, resumes from its storage with the same words.
+TEST_F(SecAggDeviceClientTest, StaticDeviceClientsJoinAndResume) {
+  for (uint32_t i = 0; i < 2; ++i) {
+    devices_[i]->fixed_shape = true;
+    ASSERT_NO_FATAL_FAILURE(devices_[i]->Boot(ctx_, 200 + i, kMaxK));
+  }
+  rounds::RoundEngine& engine = *server_->engine();
+  const algorithms::ServerModel before = engine.model();
+  const rounds::Task task = engine.TaskFor(names_[0]);
+  RunRound(1);
+  ASSERT_EQ(engine.released_round_id(), task.round_id);
+  EXPECT_EQ(engine.released_participants(), int64_t(kDevices));
+  Device& resumed = *devices_[1];
+  ASSERT_TRUE(resumed.fixed != nullptr);
+  EXPECT_EQ(resumed.StoredWords(job_id(), uint64_t(task.round_id), m()),
+            before_reboot_);
+  EXPECT_EQ(resumed.client->counters().steps_computed, 0u);
+  EXPECT_EQ(resumed.client->counters().uploads_accepted, 1u);
+  EXPECT_EQ(devices_[0]->client->counters().steps_computed, 1u);
+  EXPECT_EQ(devices_[0]->client->counters().uploads_accepted, 1u);
+  EXPECT_LE(Distance(engine.model().z, Expected(before, task).z), 1e-9);
 }
 
 // The next round: each client's session was made afresh when the first

@@ -16,6 +16,7 @@
 #include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/failover_transport.h"
+#include "edgeadmm/fleet/byte_count_transport.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
@@ -30,7 +31,6 @@
 #include "edgeadmm/posix/coap_dtls_transport.h"
 #include "edgeadmm/posix/file_storage.h"
 #include "edgeadmm/posix/getrandom_entropy.h"
-#include "edgeadmm/posix/key_file_mode.h"
 
 namespace edgeadmm::fleet {
 namespace {
@@ -52,10 +52,12 @@ struct Device {
   // DaemonFleetConfig::unsafe_paired_seed: the entropy and its decorator.
   std::unique_ptr<PairedSeedEntropy> paired_entropy;
   std::unique_ptr<PairedSeedTransport> paired;
+  std::unique_ptr<ByteCountTransport> counted;  // outermost: bodies counted
   std::unique_ptr<RamStorage> ram;
   std::unique_ptr<FileStorage> file;
   std::vector<std::byte> memory;
   DeviceClientConfig config;
+  const ClientAlgorithmTable* algorithms = &AllClientAlgorithms();
   DeviceClient client;
   // DaemonFleetConfig::history_dir's file, and the steps already written.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> history{nullptr,
@@ -74,7 +76,7 @@ struct Device {
 
 Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   if (c.state_dir.empty()) {
-    d.ram = std::make_unique<RamStorage>();
+    d.ram = std::make_unique<RamStorage>(c.secagg_neighbours > 0 ? 3 : 1);
     d.config.storage = d.ram.get();
     return Status::Ok();
   }
@@ -150,25 +152,6 @@ host::ErrorOr<std::vector<PenaltySchedule>> Schedules(
     schedules = config.penalty_schedules;
   }
   return schedules;
-}
-
-// Refuses a PSK file readable by group or others; checked before anything
-// is loaded (docs/security.md).
-host::Error RefuseSharedKeyFiles(const DaemonFleetConfig& config,
-                                 const std::vector<std::string>& ids) {
-  for (const std::string& id : ids) {
-    const std::string key_file = config.psk_dir + "/" + id;
-    unsigned mode = 0;
-    if (posix::KeyFileIsShared(key_file.c_str(), &mode)) {
-      char octal[8];
-      std::snprintf(octal, sizeof(octal), "%04o", mode);
-      return host::Error(StatusCode::kPermissionDenied,
-                         "PSK file " + key_file +
-                             " is readable by group or others (mode " + octal +
-                             "); run chmod 600 on it");
-    }
-  }
-  return host::Error::Ok();
 }
 
 // What the devices train on and the sizes their shared buffers need.
@@ -305,13 +288,16 @@ void Decorate(const DaemonFleetConfig& config, size_t i, Transport& link,
   }
   if (d.rewrite) d.config.transport = d.rewrite.get();
   d.config.entropy = &shared.entropy;
-  if (config.unsafe_paired_seed.empty()) return;
-  d.paired_entropy =
-      std::make_unique<PairedSeedEntropy>(config.unsafe_paired_seed, d.id);
-  d.paired = std::make_unique<PairedSeedTransport>(*d.config.transport,
-                                                   *d.paired_entropy);
-  d.config.transport = d.paired.get();
-  d.config.entropy = d.paired_entropy.get();
+  if (!config.unsafe_paired_seed.empty()) {
+    d.paired_entropy =
+        std::make_unique<PairedSeedEntropy>(config.unsafe_paired_seed, d.id);
+    d.paired = std::make_unique<PairedSeedTransport>(*d.config.transport,
+                                                     *d.paired_entropy);
+    d.config.transport = d.paired.get();
+    d.config.entropy = d.paired_entropy.get();
+  }
+  d.counted = std::make_unique<ByteCountTransport>(*d.config.transport);
+  d.config.transport = d.counted.get();
 }
 
 // Device i of the fleet (`id`), its client initialised.
@@ -369,10 +355,21 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->config.retry_min_ms = 500;
   d->config.retry_max_ms = 8000;
   d->config.max_vector = f.max_vector;
+  d->config.secagg_max_neighbours = config.secagg_neighbours;
+  d->config.secagg_max_devices = config.secagg_devices;
+  d->config.secagg_poll_ms = config.secagg_poll_ms;
+  const size_t dim = d->config.data.dim();
   d->memory.resize(
-      DeviceClient::MemoryBytes(d->config.data.dim(), f.max_vector));
-  const Status init =
-      d->client.Init(d->config, ByteSpan(d->memory.data(), d->memory.size()));
+      DeviceClient::MemoryBytes(dim, f.max_vector) +
+      (config.secagg_neighbours == 0
+           ? 0
+           : DeviceClient::SecAggMemoryBytes(dim, config.secagg_neighbours,
+                                             config.secagg_devices)));
+  if (config.secagg_neighbours > 0) {
+    d->algorithms = &AllClientAlgorithmsWithSecureRounds();
+  }
+  const Status init = d->client.Init(
+      d->config, ByteSpan(d->memory.data(), d->memory.size()), *d->algorithms);
   if (!init.ok()) return host::Error(init, "cannot start " + d->id);
   if (!config.history_dir.empty()) {
     const std::string path = config.history_dir + "/" + d->id + ".tsv";
@@ -413,8 +410,9 @@ Status StepChurn(const DaemonFleetConfig& config,
       d->away = false;
       d->returned = true;
       d->before += d->client.counters();
-      EDGEADMM_TRY(d->client.Init(
-          d->config, ByteSpan(d->memory.data(), d->memory.size())));
+      EDGEADMM_TRY(d->client.Init(d->config,
+                                  ByteSpan(d->memory.data(), d->memory.size()),
+                                  *d->algorithms));
     }
   }
   return Status::Ok();
@@ -531,6 +529,8 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
   report.handshakes = last.handshakes;
   for (auto& d : devices) {
     report.churned += d->returned ? 1 : 0;
+    report.bytes_up += d->counted->bytes_up();
+    report.bytes_down += d->counted->bytes_down();
     d->transport->Close();
     for (auto& more : d->more) more->Close();
   }
@@ -557,7 +557,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   }
   EDGEADMM_HOST_TRY_ASSIGN(const std::vector<PenaltySchedule> schedules,
                            Schedules(config, ids->size()));
-  EDGEADMM_HOST_TRY(RefuseSharedKeyFiles(config, *ids));
+  EDGEADMM_HOST_TRY(RefuseSharedKeyFiles(config.psk_dir, *ids));
   if (!(config.churn_fraction >= 0 && config.churn_fraction <= 1)) {
     return host::Error::InvalidArgument("churn fraction outside [0, 1]");
   }

@@ -3,9 +3,11 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 #include "edgeadmm/host/hex.h"
+#include "edgeadmm/posix/key_file_mode.h"
 
 namespace edgeadmm::fleet {
 
@@ -28,6 +30,23 @@ Result<std::vector<uint8_t>> ReadPskFile(const std::string& path) {
   auto key = host::FromHex(hex);
   if (!key.ok()) return Status::DataLoss();
   return std::move(key).value();
+}
+
+host::Error RefuseSharedKeyFiles(const std::string& dir,
+                                 const std::vector<std::string>& ids) {
+  for (const std::string& id : ids) {
+    const std::string key_file = dir + "/" + id;
+    unsigned mode = 0;
+    if (posix::KeyFileIsShared(key_file.c_str(), &mode)) {
+      char octal[8];
+      std::snprintf(octal, sizeof(octal), "%04o", mode);
+      return host::Error(StatusCode::kPermissionDenied,
+                         "PSK file " + key_file +
+                             " is readable by group or others (mode " + octal +
+                             "); run chmod 600 on it");
+    }
+  }
+  return host::Error::Ok();
 }
 
 }  // namespace edgeadmm::fleet

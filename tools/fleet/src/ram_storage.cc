@@ -4,12 +4,22 @@
 
 namespace edgeadmm::fleet {
 
+RamStorage::Entry* RamStorage::Find(const char* key) {
+  for (Entry& e : entries_) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
 Status RamStorage::Write(const char* key, ConstByteSpan data) {
   if (!IsValidStorageKey(key)) return Status::InvalidArgument();
-  if (present_ && key_ != key) return Status::ResourceExhausted();
-  key_ = key;
-  blob_.assign(data.begin(), data.end());
-  present_ = true;
+  Entry* e = Find(key);
+  if (e == nullptr) {
+    if (entries_.size() >= max_keys_) return Status::ResourceExhausted();
+    entries_.push_back(Entry{key, {}});
+    e = &entries_.back();
+  }
+  e->blob.assign(data.begin(), data.end());
   return Status::Ok();
 }
 
@@ -17,12 +27,13 @@ StatusWithSize RamStorage::Read(const char* key, ByteSpan out) {
   if (!IsValidStorageKey(key)) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
-  if (!present_ || key_ != key) return StatusWithSize(Status::NotFound(), 0);
-  if (out.size() < blob_.size()) {
-    return StatusWithSize(Status::ResourceExhausted(), blob_.size());
+  const Entry* e = Find(key);
+  if (e == nullptr) return StatusWithSize(Status::NotFound(), 0);
+  if (out.size() < e->blob.size()) {
+    return StatusWithSize(Status::ResourceExhausted(), e->blob.size());
   }
-  if (!blob_.empty()) std::memcpy(out.data(), blob_.data(), blob_.size());
-  return StatusWithSize(blob_.size());
+  if (!e->blob.empty()) std::memcpy(out.data(), e->blob.data(), e->blob.size());
+  return StatusWithSize(e->blob.size());
 }
 
 }  // namespace edgeadmm::fleet

@@ -46,7 +46,14 @@
 namespace edgeadmm {
 
 // The next power of two >= d (1 for d = 0); 0 above 2^31.
-size_t DdgPaddedDimension(size_t d);
+constexpr size_t DdgPaddedDimension(size_t d) {
+  size_t p = 1;
+  while (p < d) {
+    if (p > (size_t{1} << 30)) return 0;
+    p *= 2;
+  }
+  return p;
+}
 
 // The bound on ||z||_2 above, for scaled clip c = clip/gamma > 0, padded
 // dimension d' and 0 < beta < 1; 0 for bad arguments.

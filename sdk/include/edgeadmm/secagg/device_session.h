@@ -111,8 +111,37 @@ constexpr size_t SecAggSessionBufferBytes(size_t k, size_t m) {
          m * sizeof(uint32_t);
 }
 
+// The blob's parts (format above): header, each phase's part, CRC-32.
+namespace secagg_blob {
+inline constexpr size_t kHeaderBytes =
+    4 + 2 + 1 + 1 + 8 + 7 * 4 + kGraphSeedBytes;
+inline constexpr size_t kKeysBytes = 6 * 32;  // phases 1-2: secrets, keys
+inline constexpr size_t kPeerBytes = 4 + 2 * kX25519KeyBytes;
+inline constexpr size_t kSealedBytes = 4 + kSealedSharesBytes;
+inline constexpr size_t kReceivedBytes = 4 + 2 * (1 + kShamirSecretBytes);
+inline constexpr size_t kRevealedBytes = 4 + 1 + 1 + kShamirSecretBytes;
+inline constexpr size_t kCrcBytes = 4;
+// The part of phase 1..4 (SecAggDevicePhase) for `peers` neighbours,
+// `received` share pairs and m words; 0 for another phase.
+constexpr size_t PhaseBytes(int phase, size_t peers, size_t received,
+                            size_t m) {
+  return phase == 1   ? kKeysBytes
+         : phase == 2 ? kKeysBytes + 4 + peers * (kPeerBytes + kSealedBytes)
+         : phase == 3 ? 4 + received * kReceivedBytes + 4 * m
+         : phase == 4 ? 32 + 4 + received * kRevealedBytes
+                      : 0;
+}
+}  // namespace secagg_blob
+
 // The largest blob for k neighbours and m words (Serialize's size).
-size_t SecAggSessionBlobBytes(size_t k, size_t m);
+constexpr size_t SecAggSessionBlobBytes(size_t k, size_t m) {
+  size_t most = 0;
+  for (int p = 1; p <= 4; ++p) {
+    const size_t b = secagg_blob::PhaseBytes(p, k, k, m);
+    if (b > most) most = b;
+  }
+  return secagg_blob::kHeaderBytes + most + secagg_blob::kCrcBytes;
+}
 
 // Static arrays for at most K neighbours and M words (one per device).
 template <size_t K, size_t M>

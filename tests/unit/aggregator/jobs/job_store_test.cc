@@ -76,6 +76,15 @@ TEST_P(JobStoreTest, StateChangesPersist) {
   auto all = ListJobs(t.db());
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 1u);
+  // The daemon's pick-up reads states alone (ListJobStates).
+  const int64_t other = testing::CreateJobOrDie(t.db(), Toml("k"));
+  auto states = ListJobStates(t.db());
+  ASSERT_TRUE(states.ok());
+  ASSERT_EQ(states->size(), 2u);
+  EXPECT_EQ((*states)[0].id, id);
+  EXPECT_EQ((*states)[0].state, JobState::kRunning);
+  EXPECT_EQ((*states)[1].id, other);
+  EXPECT_EQ((*states)[1].state, JobState::kCreated);
 }
 
 EDGEADMM_INSTANTIATE_BACKENDS(JobStoreTest);

@@ -675,6 +675,11 @@ TEST_F(DeviceClientTest, InitRefusesBadConfigs) {
   // linked through it).
   EXPECT_EQ(AllClientAlgorithms().secure_rounds, nullptr);
   EXPECT_EQ(d.client.Init(bad, d.memory()), Status::InvalidArgument());
+  bad.secagg_poll_ms = 0;  // no resend interval
+  EXPECT_EQ(
+      d.client.Init(bad, d.memory(), AllClientAlgorithmsWithSecureRounds()),
+      Status::InvalidArgument());
+  bad.secagg_poll_ms = DeviceClient::kSecureRoundPollMs;
   EXPECT_EQ(
       d.client.Init(bad, d.memory(), AllClientAlgorithmsWithSecureRounds()),
       Status::ResourceExhausted());

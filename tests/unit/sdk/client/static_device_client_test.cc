@@ -44,6 +44,21 @@ static_assert(
     StaticDeviceClient<DeviceShape<kDim, kRecords, ClientAlgorithmBits(),
                                    kClientLosses, 256>>::coap_block_szx() == 4);
 
+// Secure rounds (k = 2 neighbours, n = 3 devices): the arena adds the SDK's
+// SecureRoundMemoryBytes and the table the secure-round hooks; a shape
+// without them has neither.
+constexpr size_t kSecureK = 2;
+constexpr size_t kSecureN = 3;
+using SecureClient =
+    StaticDeviceClient<WithSecureRounds<ProxShape, kSecureK, kSecureN>>;
+static_assert(SecureClient::kArenaBytes ==
+              ProxClient::kArenaBytes +
+                  SecureRoundMemoryBytes(kDim, kSecureK, kSecureN));
+static_assert(SecureClient::kAlgorithmTable.secure_rounds ==
+              &DeviceClient::kSecureRoundHooks);
+static_assert(ProxClient::kAlgorithmTable.secure_rounds == nullptr);
+static_assert(AllClient::kAlgorithmTable.secure_rounds == nullptr);
+
 using WiderClient = StaticDeviceClient<DeviceShape<kDim + 1, kRecords>>;
 using LongerClient = StaticDeviceClient<DeviceShape<kDim, 2 * kRecords>>;
 
@@ -51,6 +66,18 @@ TEST(StaticDeviceClientTest, ArenaGrowsWithTheShape) {
   EXPECT_LT(ProxClient::kArenaBytes, WiderClient::kArenaBytes);
   EXPECT_LT(ProxClient::kArenaBytes, LongerClient::kArenaBytes);
   EXPECT_LE(ProxClient::kArenaBytes, AllClient::kArenaBytes);
+}
+
+TEST(StaticDeviceClientTest, SecureRoundMemoryIsDeviceClients) {
+  EXPECT_EQ(SecureClient::kSecureRoundBytes,
+            DeviceClient::SecAggMemoryBytes(kDim, kSecureK, kSecureN));
+  EXPECT_GT(SecureClient::kSecureRoundBytes, 0u);
+  EXPECT_EQ(ProxClient::kSecureRoundBytes, 0u);
+  // More neighbours or devices: more memory.
+  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
+            SecureRoundMemoryBytes(kDim, kSecureK + 1, kSecureN));
+  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
+            SecureRoundMemoryBytes(kDim, kSecureK, kSecureN + 64));
 }
 
 TEST(StaticDeviceClientTest, JobShapeChecks) {
@@ -137,8 +164,33 @@ TEST(StaticDeviceClientTest, InitRefusesDataBeyondTheShape) {
   c = Config(transport, storage, entropy, data.View());
   c.entropy = nullptr;
   EXPECT_EQ(device.Init(c), Status::InvalidArgument());
+  // Secure-round limits are the shape's: none for this one.
+  c = Config(transport, storage, entropy, data.View());
+  c.secagg_max_neighbours = kSecureK;
+  c.secagg_max_devices = kSecureN;
+  EXPECT_EQ(device.Init(c), Status::InvalidArgument());
   EXPECT_EQ(device.Init(Config(transport, storage, entropy, data.View())),
             Status::Ok());
+}
+
+TEST(StaticDeviceClientTest, SecureShapeInitsWithItsOwnLimits) {
+  static TestEntropy entropy(13);
+  static MemoryStorage storage(
+      ByteSpan(ports.storage_bytes, sizeof(ports.storage_bytes)));
+  static LoopbackTransport transport(server, "static-0", LinkConfig{});
+  static SecureClient secure;
+  // The whole arena is carved: the secure round's part included.
+  EXPECT_EQ(secure.Init(Config(transport, storage, entropy, data.View())),
+            Status::Ok());
+  DeviceClientConfig c = Config(transport, storage, entropy, data.View());
+  c.secagg_max_neighbours = kSecureK;
+  c.secagg_max_devices = kSecureN;
+  EXPECT_EQ(secure.Init(c), Status::Ok());
+  c.secagg_max_neighbours = kSecureK + 1;
+  EXPECT_EQ(secure.Init(c), Status::InvalidArgument());
+  c.secagg_max_neighbours = kSecureK;
+  c.secagg_max_devices = kSecureN + 1;
+  EXPECT_EQ(secure.Init(c), Status::InvalidArgument());
 }
 
 TEST(StaticDeviceClientTest, TrainsARoundAtTheLargestShape) {

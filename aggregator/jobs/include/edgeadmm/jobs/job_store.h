@@ -34,7 +34,7 @@ struct JobRecord {
   JobConfig config;  // sigma resolved
   std::string config_text;
   JobState state = JobState::kCreated;
-  int64_t n = 0;  // devices enrolled in the job
+  int64_t n = 0;           // devices enrolled in the job
   std::string end_reason;  // why a finished job ended ("" otherwise)
 };
 
@@ -53,6 +53,13 @@ Result<JobRecord> FindJob(store::Database& db, std::string_view name);
 Result<JobRecord> LoadJob(store::Database& db, int64_t id);
 // All jobs by id.
 Result<std::vector<JobRecord>> ListJobs(store::Database& db);
+// Every job's id and state by id, no config parsed (a secure job's parse
+// plans its DDG noise: seconds of CPU at 1,000 devices).
+struct JobStateRow {
+  int64_t id = 0;
+  JobState state = JobState::kCreated;
+};
+Result<std::vector<JobStateRow>> ListJobStates(store::Database& db);
 // Sets the state and the end reason (cleared when empty). NOT_FOUND if the
 // job is absent.
 Status SetJobState(store::Database& db, int64_t id, JobState state,

@@ -123,6 +123,8 @@ class JobHost {
   void HoldRelease(const rounds::RoundEngine& engine, int64_t deadline_ms);
   // Advances one job's engine (Tick).
   void AdvanceJob(Hosted& hosted, int64_t now_ms);
+  // False if job `id` is loaded, coordinated and running (nothing to do).
+  bool MayPickUp(int64_t id) const;
   // Loads `job` unless it is loaded (and coordinated): true if it loaded it.
   Result<bool> PickUp(const jobs::JobRecord& job);
   // Loads (or replaces) the engine of `job` in `role`, and its validator.

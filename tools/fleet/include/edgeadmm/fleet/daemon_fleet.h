@@ -162,6 +162,14 @@ struct DaemonFleetConfig {
   // and CPU it reports (fleet_progress.h); 0: none.
   uint32_t progress_ms = 10000;
   int watch_pid = 0;
+  // Secure-aggregation rounds (DeviceClientConfig::secagg_max_neighbours
+  // and secagg_max_devices; each device's memory grows by the SDK's
+  // SecAggMemoryBytes(dim, k, n)): at most k graph neighbours and n devices
+  // in a round. 0: off (a task with a plan is refused).
+  size_t secagg_neighbours = 0;
+  size_t secagg_devices = 0;
+  // DeviceClientConfig::secagg_poll_ms: an open phase's resend interval.
+  uint32_t secagg_poll_ms = DeviceClient::kSecureRoundPollMs;
 };
 
 // The devices' counters summed, and the run's shape.
@@ -170,6 +178,9 @@ struct DaemonFleetReport : FleetCounters {
   size_t done = 0;          // devices that saw the end of the job
   size_t churned = 0;       // devices that left and came back (churn)
   uint64_t handshakes = 0;  // DTLS handshakes completed, reconnections too
+  // CoAP bodies sent and received by all devices (byte_count_transport.h).
+  uint64_t bytes_up = 0;
+  uint64_t bytes_down = 0;
   double seconds = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeadmm/host/error.h"
 #include "edgeadmm/result.h"
 
 namespace edgeadmm::fleet {
@@ -18,5 +19,11 @@ Result<std::vector<std::string>> ListPskIds(const std::string& dir);
 // The PSK in the hex file `path`: NOT_FOUND if unreadable or empty,
 // DATA_LOSS if not hex.
 Result<std::vector<uint8_t>> ReadPskFile(const std::string& path);
+
+// PERMISSION_DENIED, naming the file and its mode, if the PSK file of any
+// of `ids` in `dir` is readable by group or others (docs/security.md);
+// checked before anything is loaded.
+host::Error RefuseSharedKeyFiles(const std::string& dir,
+                                 const std::vector<std::string>& ids);
 
 }  // namespace edgeadmm::fleet
