@@ -362,8 +362,7 @@ class DeviceClient {
   uint64_t IdleMs(uint64_t now_ms) const;
 
  private:
-  // task_path_ and secagg_round_path_ from config_.job; false for an
-  // invalid job name.
+  // task_path_ from config_.job; false for an invalid job name.
   bool SetTaskPath(const char* job);
   Status LoadRecord();
   // Sets record_size_ after record_ changed and re-parses the pending upload.
@@ -439,9 +438,6 @@ class DeviceClient {
   DeviceClientConfig config_;
   // v1/task, with "?job=<name>" when config_.job names one.
   char task_path_[wire::kMaxTaskPathBytes] = {};
-  // v1/secagg/round (phase 0), with the same "?job=<name>".
-  char secagg_round_path_[sizeof("v1/secagg/round") + wire::kMaxTaskPathBytes] =
-      {};
   const ClientAlgorithmTable* algorithms_ = nullptr;
   bool initialized_ = false;
   ClientState state_ = ClientState::kStart;

@@ -10,7 +10,6 @@
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/result.h"
-#include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/status_body.h"
 #include "edgeadmm/wire/update.h"
@@ -39,12 +38,9 @@ Result<ByteSpan> Carve(Workspace& ws, size_t bytes) {
 
 }  // namespace
 
-namespace {
-
-// `base`, then "?job=<job>" when `job` names one, into `out` (large enough
-// for base, the query key and kMaxJobNameLength); false for an invalid name.
-bool JobPath(const char* base, const char* job, char* out) {
-  for (const char* c = base; *c != '\0';) *out++ = *c++;
+bool DeviceClient::SetTaskPath(const char* job) {
+  char* out = task_path_;
+  for (const char* c = wire::kTaskPath; *c != '\0';) *out++ = *c++;
   if (job != nullptr && job[0] != '\0') {
     *out++ = '?';
     for (const char* c = wire::kJobQueryKey; *c != '\0';) *out++ = *c++;
@@ -60,13 +56,6 @@ bool JobPath(const char* base, const char* job, char* out) {
   }
   *out = '\0';
   return true;
-}
-
-}  // namespace
-
-bool DeviceClient::SetTaskPath(const char* job) {
-  return JobPath(wire::kTaskPath, job, task_path_) &&
-         JobPath(kSecAggRoundPath, job, secagg_round_path_);
 }
 
 const char* ClientStateName(ClientState state) {
