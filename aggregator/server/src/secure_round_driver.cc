@@ -136,12 +136,9 @@ host::Error SecureRoundDriver::Charge(size_t index,
 }
 
 void SecureRoundDriver::LogHeld(const rounds::RoundEngine& engine) {
-  const int64_t job = engine.job().id;
-  if (std::find(held_logged_.begin(), held_logged_.end(), job) !=
-      held_logged_.end()) {
-    return;
-  }
-  held_logged_.push_back(job);
+  Waiting& waiting = waiting_[engine.job().id];
+  if (waiting.logged) return;
+  waiting.logged = true;
   EDGEADMM_LOG_WARN(
       "secure aggregation: job %s waits; the daemon runs at most %zu "
       "secure-aggregation rounds at once",
@@ -151,6 +148,7 @@ void SecureRoundDriver::LogHeld(const rounds::RoundEngine& engine) {
 void SecureRoundDriver::StartNext(
     const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms) {
   std::vector<rounds::RoundEngine*> waiting;
+  std::map<int64_t, Waiting> still_waiting;
   for (rounds::RoundEngine* engine : engines) {
     if (engine->open_secure_round() == nullptr) continue;
     const int64_t job = engine->job().id;
@@ -159,9 +157,19 @@ void SecureRoundDriver::StartNext(
       continue;
     }
     waiting.push_back(engine);
+    const auto known = waiting_.find(job);
+    still_waiting[job] =
+        known != waiting_.end() ? known->second : Waiting{now_ms, false};
   }
+  // Jobs whose round ended while it waited are forgotten.
+  waiting_ = std::move(still_waiting);
+  // Longest waiting first (then job id): a job cannot be starved by
+  // others that keep opening rounds.
   std::sort(waiting.begin(), waiting.end(),
-            [](const rounds::RoundEngine* a, const rounds::RoundEngine* b) {
+            [this](const rounds::RoundEngine* a, const rounds::RoundEngine* b) {
+              const int64_t since_a = waiting_.at(a->job().id).since_ms;
+              const int64_t since_b = waiting_.at(b->job().id).since_ms;
+              if (since_a != since_b) return since_a < since_b;
               return a->job().id < b->job().id;
             });
   for (rounds::RoundEngine* engine : waiting) {
@@ -171,10 +179,7 @@ void SecureRoundDriver::StartNext(
       LogHeld(*engine);
       continue;
     }
-    const int64_t job = engine->job().id;
-    held_logged_.erase(
-        std::remove(held_logged_.begin(), held_logged_.end(), job),
-        held_logged_.end());
+    waiting_.erase(engine->job().id);
     Start(static_cast<size_t>(free - slots_.begin()), *engine, now_ms);
   }
 }

@@ -1,12 +1,12 @@
 // SecureRoundDriver over SecAggRounds with two slots and three
 // secure-aggregation jobs whose cohorts are the same six devices: the two
 // lowest jobs' rounds run at once, the third waits for a free slot (the
-// cap). Every device is in both running rounds: phase 0 without a job
-// is refused (4.00), with it each job's round answers; the phases of both
-// rounds go through SecAggRounds (routed by the frames' round ids),
-// interleaved. Each round's charges land in its own job's ledger before its sum
-// is unmasked, and each job commits ApplySum of its own decoded sum. No
-// network.
+// cap) and takes the next one before a round opened after it. Every device is
+// in both running rounds: phase 0 without a job is refused (4.00), with it each
+// job's round answers; the phases of both rounds go through SecAggRounds
+// (routed by the frames' round ids), interleaved. Each round's charges land in
+// its own job's ledger before its sum is unmasked, and each job commits
+// ApplySum of its own decoded sum. No network.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -153,6 +153,27 @@ TEST_F(SecureRoundsConcurrentTest, TwoRoundsAtOnceTheThirdWaits) {
   EXPECT_EQ(driver_.driven_job(0), engines_[2]->job().id);
   EXPECT_EQ(rounds_.slot(0).round_id(), third);
   EXPECT_EQ(rounds_.Round(device, Name(2)).code, wire::kCoapContent);
+}
+
+// The first job's round ends and it opens its next one at once: the third
+// job, which waited longer, takes the free slot (job-id order would give
+// it back to the first job, round after round).
+TEST_F(SecureRoundsConcurrentTest, TheLongestWaitingRoundStartsFirst) {
+  driver_.Tick(Engines(), now_);
+  driver_.Tick(Engines(), ++now_);  // the third job waits since now
+  const int64_t ended = engines_[0]->open_secure_round()->round_id;
+  ASSERT_TRUE(engines_[0]->AbortSecureRound(ended, "test", ++now_).ok());
+  ASSERT_TRUE(engines_[0]->Advance(++now_).ok());
+  ASSERT_NE(engines_[0]->open_secure_round(), nullptr);
+  ASSERT_NE(engines_[0]->open_secure_round()->round_id, ended);
+  driver_.Tick(Engines(), ++now_);
+  EXPECT_EQ(driver_.running(), 2u);
+  EXPECT_EQ(driver_.driven_job(0), engines_[2]->job().id);
+  EXPECT_EQ(driver_.driven_job(1), engines_[1]->job().id);
+  // The first job's new round now waits its turn.
+  EXPECT_EQ(
+      rounds_.Round(engines_[0]->open_secure_round()->cohort[0], Name(0)).code,
+      wire::kCoapNotFound);
 }
 
 TEST_F(SecureRoundsConcurrentTest, PhaseZeroNeedsTheJobInTwoCohorts) {

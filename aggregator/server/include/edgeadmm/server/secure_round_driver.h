@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -81,7 +82,13 @@ class SecureRoundDriver {
   bool drbg_ready_ = false;
   Drbg drbg_;  // graph seeds and the services' own randomness
   std::vector<Slot> slots_;
-  std::vector<int64_t> held_logged_;  // the jobs logged as held
+  // The jobs whose open round waits for a slot: since when (ms), and
+  // whether that was logged. The longest-waiting round starts first.
+  struct Waiting {
+    int64_t since_ms = 0;
+    bool logged = false;
+  };
+  std::map<int64_t, Waiting> waiting_;
 };
 
 }  // namespace edgeadmm::server
