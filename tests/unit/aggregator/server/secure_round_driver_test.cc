@@ -31,25 +31,20 @@ class SecureRoundDriverTest : public ::testing::Test {
   void SetUp() override {
     testing::EnrollDevices(t_.db(), 6);
     for (const char* name : {"first", "second"}) {
-      const std::string toml =
-          testing::JobToml(
-              name, "prox-admm",
-              "[privacy]\npolicy = \"secure-aggregation\"\nclip = 1.0\n"
-              "target_epsilon = 8.0\ndelta = 1e-5\ncentral_budget = 1000.0\n"
-              "device_budget = 1000.0\n",
-              "[sampling]\nscheme = \"fixed\"\nm = 6\nm_min = 5\n"
-              "deadline_seconds = 10\n") +
-          "[secure_aggregation]\ndropouts = 1\nphase_seconds = 5\n";
-      auto config = jobs::ParseJobConfig(toml);
-      ASSERT_TRUE(config.ok()) << config.error().message();
-      auto id = jobs::CreateJob(t_.db(), *config, toml);
-      ASSERT_TRUE(id.ok());
+      testing::SecureJob job;
+      job.name = name;
+      job.m = 6;
+      job.m_min = 5;
+      job.dropouts = 1;
+      job.phase_seconds = 5;
+      const int64_t id =
+          testing::CreateJobOrDie(t_.db(), testing::SecureJobToml(job));
       ASSERT_TRUE(
-          jobs::SetJobState(t_.db(), *id, jobs::JobState::kRunning).ok());
-      auto engine = rounds::RoundEngine::Open(t_.db(), *id, accountant_);
+          jobs::SetJobState(t_.db(), id, jobs::JobState::kRunning).ok());
+      auto engine = rounds::RoundEngine::Open(t_.db(), id, accountant_);
       ASSERT_TRUE(engine.ok());
       engines_.push_back(std::move(engine).value());
-      if (first_job_ == 0) first_job_ = *id;
+      if (first_job_ == 0) first_job_ = id;
       ASSERT_TRUE(engines_.back()->Advance(now_).ok());
       ASSERT_NE(engines_.back()->open_secure_round(), nullptr);
     }
