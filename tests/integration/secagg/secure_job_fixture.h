@@ -52,6 +52,7 @@ inline void StartLoopbackServer(store::Database& db,
   options.address = "127.0.0.1";
   options.port = 0;
   options.io_batch_reads = 0;
+  options.max_secure_rounds = 2;  // TwoSecureJobsAtOnceClientsNameTheirJob
   auto server = server::CoapServer::Create(db, options);
   ASSERT_TRUE(server.ok()) << server.status().str();
   out = std::move(*server);
