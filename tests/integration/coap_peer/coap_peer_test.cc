@@ -439,26 +439,31 @@ TEST_F(CoapPeerTest, ReconnectsAfterIcmpErrorsDoNotGrowMemory) {
   for (int i = 0; i < 10; ++i) ASSERT_NO_FATAL_FAILURE(cycle());
   ASSERT_NO_FATAL_FAILURE(settle());
   // Four blocks of ten reconnects. A lost request (~410 bytes, the bug this
-  // test guards) grows the heap in every block. A one-time cache fill inside
-  // OpenSSL (seen once in CI under load: 76,656 bytes in one run, the first
-  // time a slow handshake took another path) grows it in one block only.
+  // test guards) raises the heap above its highest level so far in every
+  // block. OpenSSL's caches do not: a one-time fill (seen in CI under load:
+  // 76,656 bytes once, the first time a slow handshake took another path)
+  // raises it in one block, and a buffer that a session holds or has freed
+  // when the heap is read (76,080 bytes, seen alternating between blocks)
+  // rises once, then returns to a level already reached: at most two
+  // blocks together, where a leak is all four.
   constexpr int kBlocks = 4;
   constexpr int kCycles = 10;
   size_t heap = HeapInUse();
+  size_t highest = heap;
   int growing_blocks = 0;
   for (int block = 0; block < kBlocks; ++block) {
     for (int i = 0; i < kCycles; ++i) ASSERT_NO_FATAL_FAILURE(cycle());
     ASSERT_NO_FATAL_FAILURE(settle());
     const size_t after = HeapInUse();
-    const long long growth =
-        static_cast<long long>(after) - static_cast<long long>(heap);
     std::printf("heap in use: %zu -> %zu bytes over %d reconnects\n", heap,
                 after, kCycles);
-    if (growth >= 410) ++growing_blocks;
+    if (after >= highest + 410) ++growing_blocks;
+    highest = std::max(highest, after);
     heap = after;
   }
-  EXPECT_LE(growing_blocks, 1) << "the heap grew in " << growing_blocks
-                               << " of " << kBlocks << " blocks";
+  EXPECT_LE(growing_blocks, 2)
+      << "the heap rose above its highest level in " << growing_blocks << " of "
+      << kBlocks << " blocks";
 }
 
 // Datagrams and bytes of one round as the device sees it: fetch the task
