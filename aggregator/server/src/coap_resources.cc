@@ -1,6 +1,7 @@
 // The daemon's CoAP resources (docs/protocol.md) as libcoap handlers:
 // each request is admitted once (RequestBudget, then RequestShape), then
 // answered by the RequestHandler.
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -303,12 +304,25 @@ struct CoapResources {
   }
 };
 
-// The job name of phase 0's `job=<name>` query (empty: none; the shape
-// check let only `job=` through).
-std::string_view JobQuery(const coap_string_t* query) {
-  if (query == nullptr || query->length <= 4) return std::string_view();
-  return std::string_view(reinterpret_cast<const char*>(query->s) + 4,
-                          query->length - 4);
+// The round id of phase 0's `round=<id>` query: 0 without a query, nullopt
+// for an id that is not 1..2^64-1 in decimal without leading zeros (the
+// shape check let only `round=` through).
+std::optional<uint64_t> RoundQuery(const coap_string_t* query) {
+  constexpr size_t kKey = sizeof(kSecAggRoundQueryKey) - 1;
+  if (query == nullptr) return 0;
+  const std::string_view digits(reinterpret_cast<const char*>(query->s) + kKey,
+                                query->length - kKey);
+  if (digits.empty() || digits.size() > 20 || digits[0] == '0') {
+    return std::nullopt;
+  }
+  uint64_t id = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<uint64_t>(c - '0');
+    if (id > (UINT64_MAX - digit) / 10) return std::nullopt;
+    id = id * 10 + digit;
+  }
+  return id;
 }
 
 // GET v1/secagg/round (SecAggRounds::Round): phase 0, no body.
@@ -317,10 +331,15 @@ void GetSecAggRound(coap_resource_t* resource, coap_session_t* session,
                     coap_pdu_t* response) {
   std::optional<Response> refused =
       CoapResources::Refusal(session, request, Resource::kSecAggRound);
+  const std::optional<uint64_t> round = RoundQuery(query);
+  if (!refused && !round) {
+    refused = ErrorResponse(Status::InvalidArgument(),
+                            "Uri-Query must be round=<decimal round id>", 0, 0);
+  }
   CoapResources::Send(resource, session, request, query, response,
                       refused ? std::move(*refused)
                               : ServerOf(session)->secagg_rounds().Round(
-                                    IdentityOf(session), JobQuery(query)));
+                                    IdentityOf(session), *round));
 }
 
 // Sends a phase's answer. An error answer to a request carrying Block2 (a

@@ -11,7 +11,7 @@ namespace {
 constexpr uint16_t kObserve = 6;
 constexpr uint16_t kUriPort = 7;
 constexpr uint16_t kUriPath = 11;
-constexpr uint16_t kUriQuery = 15;  // job=<name> (RequestHandler)
+constexpr uint16_t kUriQuery = 15;  // job=<name>, or round=<id> in phase 0
 constexpr uint16_t kContentFormat = 12;
 constexpr uint16_t kBlock2 = 23;
 constexpr uint16_t kBlock1 = 27;
@@ -28,12 +28,18 @@ bool IsPort(const std::vector<uint8_t>& value, uint16_t port) {
   return value == expected;
 }
 
-// Whether a Uri-Query value is a job selector (`job=...`; the handler
+// Whether a Uri-Query value is `<key>...` with a non-empty value.
+template <size_t N>
+bool HasKey(const std::vector<uint8_t>& value, const char (&key)[N]) {
+  return value.size() > N - 1 && std::equal(key, key + N - 1, value.begin());
+}
+
+// Whether a Uri-Query value is the resource's selector: phase 0's
+// `round=...` (GetSecAggRound parses the id), else `job=...` (the handler
 // checks the name).
-bool IsJobSelector(const std::vector<uint8_t>& value) {
-  static constexpr char kKey[] = {'j', 'o', 'b', '='};
-  return value.size() > sizeof(kKey) &&
-         std::equal(kKey, kKey + sizeof(kKey), value.begin());
+bool IsSelector(Resource resource, const std::vector<uint8_t>& value) {
+  return resource == Resource::kSecAggRound ? HasKey(value, "round=")
+                                            : HasKey(value, "job=");
 }
 
 bool Allowed(Resource resource, uint16_t number) {
@@ -76,8 +82,11 @@ ShapeVerdict CheckRequestShape(Resource resource,
     if (!Allowed(resource, option.number)) {
       return Refuse(wire::CoapCode(4, 2), "option not part of the protocol");
     }
-    if (option.number == kUriQuery && !IsJobSelector(option.value)) {
-      return Refuse(wire::CoapCode(4, 2), "Uri-Query other than job=<name>");
+    if (option.number == kUriQuery && !IsSelector(resource, option.value)) {
+      return Refuse(wire::CoapCode(4, 2),
+                    resource == Resource::kSecAggRound
+                        ? "Uri-Query other than round=<id>"
+                        : "Uri-Query other than job=<name>");
     }
     // Options arrive in ascending order, so a repeat follows its first.
     if (option.number == previous) {

@@ -25,7 +25,6 @@ SecAggRounds::SecAggRounds(size_t slots) {
   for (size_t i = 0; i < std::max<size_t>(slots, 1); ++i) {
     slots_.push_back(std::make_unique<SecAggService>());
   }
-  jobs_.resize(slots_.size());
 }
 
 SecAggService* SecAggRounds::Find(uint64_t round_id) const {
@@ -51,22 +50,15 @@ bool SecAggRounds::AnyRound() const {
 }
 
 Response SecAggRounds::Round(std::string_view identity,
-                             std::string_view job) const {
-  if (!job.empty()) {
-    // The job's running round first, then one that ended (its refusal).
-    for (const bool running : {true, false}) {
-      for (size_t i = 0; i < slots_.size(); ++i) {
-        const SecAggPhase p = slots_[i]->phase();
-        const bool ended =
-            p == SecAggPhase::kDone || p == SecAggPhase::kAborted;
-        if (jobs_[i] == job && slots_[i]->round() != nullptr &&
-            ended != running) {
-          return slots_[i]->Round(identity);
-        }
-      }
+                             uint64_t round_id) const {
+  if (round_id != 0) {
+    // The named round only: a device never joins a round other than the
+    // one its input was computed for.
+    if (const SecAggService* named = Find(round_id)) {
+      return named->Round(identity);
     }
     return ErrorResponse(Status::NotFound(),
-                         "the job runs no secure aggregation round", 0, 0);
+                         "the secure aggregation round is not running", 0, 0);
   }
   const SecAggService* joinable = nullptr;
   for (const auto& s : slots_) {
@@ -74,7 +66,7 @@ Response SecAggRounds::Round(std::string_view identity,
     if (joinable != nullptr) {
       return ErrorResponse(Status::InvalidArgument(),
                            "device in several secure aggregation rounds: "
-                           "name the job (v1/secagg/round?job=<name>)",
+                           "name the round (v1/secagg/round?round=<id>)",
                            0, 0);
     }
     joinable = s.get();

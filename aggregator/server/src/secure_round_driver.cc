@@ -5,6 +5,7 @@
 
 #include "edgeadmm/log.h"
 #include "edgeadmm/rounds/entropy.h"
+#include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/secure_aggregation/ddg_decoding.h"
 
 namespace edgeadmm::server {
@@ -194,7 +195,9 @@ void SecureRoundDriver::Start(size_t index, rounds::RoundEngine& engine,
   }
   const jobs::SecureAggregationPlan& plan = open->plan;
   secure_aggregation::SecAggRoundParams params;
-  params.round_id = SecAggRoundId(engine.job().id, open->round_id);
+  // Devices name it in phase 0 from their task (SecAggRoundId).
+  params.round_id = SecAggRoundId(static_cast<uint64_t>(engine.job().id),
+                                  static_cast<uint64_t>(open->round_id));
   params.devices = static_cast<uint32_t>(open->cohort.size());
   params.degree = plan.secagg.degree;
   params.threshold = plan.secagg.threshold;
@@ -213,7 +216,6 @@ void SecureRoundDriver::Start(size_t index, rounds::RoundEngine& engine,
   slot.job_id = engine.job().id;
   slot.engine = &engine;
   slot.round = *open;
-  rounds_->Assign(index, engine.job().config.name);
   const host::Error started =
       rounds_->slot(index).Start(params, open->cohort, phase_ms, now_ms, drbg_);
   if (!started.ok()) {

@@ -18,7 +18,6 @@
 #include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/secagg_input_record.h"
 #include "edgeadmm/secure_aggregation_task.h"
-#include "edgeadmm/wire/protocol.h"
 #include "secure_round_hooks.h"
 
 namespace edgeadmm {
@@ -42,9 +41,7 @@ struct ClientSecAgg {
   ByteSpan blob;  // the phase blob, read at Init
   char input_key[Storage::kMaxKeyLength + 1] = {};
   char blob_key[Storage::kMaxKeyLength + 1] = {};
-  // Phase 0's path: v1/secagg/round, "?job=<name>" when config.job is set.
-  char round_path[sizeof("v1/secagg/round?job=") + wire::kMaxJobNameLength] =
-      {};
+  uint64_t round_id = 0;  // SecAggRoundId of the encoded input's task
   size_t m = 0;           // the words of the round in flight
   bool join_due = false;  // words encoded, Join not called yet
 };
@@ -135,16 +132,6 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   s->scratch = scratch;
   s->blob = buffers.blob;
   s->phase.poll_interval_ms = config_.secagg_poll_ms;
-  // config_.job was checked at Init (SetTaskPath): at most
-  // kMaxJobNameLength characters.
-  char* path = s->round_path;
-  for (const char* c = kSecAggRoundPath; *c != '\0';) *path++ = *c++;
-  if (config_.job != nullptr && config_.job[0] != '\0') {
-    *path++ = '?';
-    for (const char* c = wire::kJobQueryKey; *c != '\0';) *path++ = *c++;
-    for (const char* c = config_.job; *c != '\0';) *path++ = *c++;
-  }
-  *path = '\0';
   EDGEADMM_TRY(s->drbg.Init(
       *config_.entropy,
       ConstByteSpan(reinterpret_cast<const std::byte*>(config_.device_id),
@@ -235,6 +222,7 @@ Status DeviceClient::EncodeSecureInput(const edgeadmm_wire_RoundTask& h,
       config_.trainer->drbg(), s.scratch, *config_.storage, s.input_key,
       s.record, words, encoded));
   s.m = m;
+  s.round_id = SecAggRoundId(h.job_id, h.round_id);
   s.join_due = true;
   return Status::Ok();
 }
@@ -249,7 +237,7 @@ void DeviceClient::StartSecureRound() {
   internal::ClientSecAgg& s = *secagg_;
   s.join_due = false;
   ++counters_.upload_attempts;
-  const Status joined = s.phase.Join(s.words.first(s.m), s.round_path);
+  const Status joined = s.phase.Join(s.words.first(s.m), s.round_id);
   if (!joined.ok()) {
     ++counters_.uploads_rejected;
     last_error_ = joined;

@@ -1,5 +1,7 @@
 #include "edgeadmm/secagg/phase_client.h"
 
+#include <cstring>
+
 #include "edgeadmm/result.h"
 #include "edgeadmm/secagg/phase_frames.h"
 
@@ -45,8 +47,7 @@ Status SecAggPhaseClient::Start(const SecAggSessionParams& params,
   return Persist();
 }
 
-Status SecAggPhaseClient::Join(Span<const uint32_t> input,
-                               const char* round_path) {
+Status SecAggPhaseClient::Join(Span<const uint32_t> input, uint64_t round_id) {
   if (session_.phase() != SecAggDevicePhase::kIdle || joining_) {
     return Status::FailedPrecondition();
   }
@@ -54,7 +55,12 @@ Status SecAggPhaseClient::Join(Span<const uint32_t> input,
     return Status::ResourceExhausted();
   }
   input_ = input;
-  round_path_ = round_path != nullptr ? round_path : kSecAggRoundPath;
+  join_round_ = round_id;
+  if (round_id == 0) {
+    std::strcpy(round_path_, kSecAggRoundPath);
+  } else {
+    FormatSecAggRoundPath(round_id, round_path_);
+  }
   joining_ = true;
   finished_ = false;
   outcome_ = Status::Ok();
@@ -80,6 +86,9 @@ bool SecAggPhaseClient::Fits(const SecAggSessionParams& p) const {
 Status SecAggPhaseClient::Joined(ConstByteSpan answer) {
   SecAggSessionParams params;
   EDGEADMM_TRY(DecodeSecAggRound(answer, params));
+  if (join_round_ != 0 && params.round_id != join_round_) {
+    return Status::InvalidArgument();
+  }
   if (!Fits(params)) return Status::ResourceExhausted();
   if (input_.size() != params.mask_length) return Status::InvalidArgument();
   const uint32_t limit =

@@ -293,4 +293,34 @@ StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
   return n;
 }
 
+void FormatSecAggRoundPath(uint64_t round_id,
+                           char (&out)[kMaxSecAggRoundPathBytes]) {
+  char* p = out;
+  for (const char* c = kSecAggRoundPath; *c != '\0';) *p++ = *c++;
+  *p++ = '?';
+  for (const char* c = kSecAggRoundQueryKey; *c != '\0';) *p++ = *c++;
+  // Digits by subtracting powers of ten: no 64-bit division, which would
+  // link libgcc's __aeabi_uldivmod into an MCU image.
+  uint64_t power = 1;
+  uint64_t powers[20];  // 10^0 .. 10^19
+  for (uint64_t& q : powers) {
+    q = power;
+    power *= 10;  // wraps after 10^19, never used
+  }
+  bool leading = true;
+  for (size_t i = 20; i-- > 0;) {
+    power = powers[i];
+    char digit = '0';
+    while (round_id >= power) {
+      round_id -= power;
+      ++digit;
+    }
+    if (digit != '0' || !leading || power == 1) {
+      *p++ = digit;
+      leading = false;
+    }
+  }
+  *p = '\0';
+}
+
 }  // namespace edgeadmm

@@ -106,14 +106,15 @@ class SecAggCoapTest : public ::testing::Test {
   }
 
   // Starts round `round_id` on the gateway; the first shape_.n devices Join
-  // it (phase 0: each asks v1/secagg/round for the parameters and its
-  // index).
+  // it (phase 0: each asks v1/secagg/round?round=<round_id> for the
+  // parameters and its index).
   void Start(uint64_t round_id) {
     StartGateway(round_id);
     for (uint32_t i = 0; i < shape_.n; ++i) {
       Device& d = *devices_[i];
       ASSERT_TRUE(
-          d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size())).ok());
+          d.client->Join(Span<const uint32_t>(d.x.data(), d.x.size()), round_id)
+              .ok());
     }
   }
   void StartGateway(uint64_t round_id) {
@@ -336,6 +337,31 @@ TEST_F(SecAggCoapTest, PhaseZeroRefusalsOverTheNetwork) {
   StartGateway(45);
   EXPECT_EQ(GetRound(ctx_, *server_, *devices_[0]), wire::kCoapContent);
   EXPECT_EQ(GetRound(ctx_, *server_, *devices_[kN]), wire::kCoapForbidden);
+  // Naming the round (decimal, no leading zero): the running one, or 4.04.
+  const auto named = [&](const char* path) {
+    return Send(ctx_, *server_, *devices_[0], CoapMethod::kGet, path, {});
+  };
+  EXPECT_EQ(named("v1/secagg/round?round=45"), wire::kCoapContent);
+  EXPECT_EQ(named("v1/secagg/round?round=46"), wire::kCoapNotFound);
+  EXPECT_EQ(named("v1/secagg/round?round=18446744073709551615"),
+            wire::kCoapNotFound);
+  for (const char* bad :
+       {"v1/secagg/round?round=045", "v1/secagg/round?round=4x",
+        "v1/secagg/round?round=-45", "v1/secagg/round?round=0",
+        "v1/secagg/round?round=18446744073709551616"}) {
+    EXPECT_EQ(named(bad), wire::kCoapBadRequest) << bad;
+  }
+  EXPECT_EQ(named("v1/secagg/round?job=a"), wire::kCoapBadOption);
+  // A client naming another round ends with 4.04's status, nothing sent.
+  ASSERT_TRUE(devices_[2]
+                  ->client
+                  ->Join(Span<const uint32_t>(devices_[2]->x.data(),
+                                              devices_[2]->x.size()),
+                         46)
+                  .ok());
+  ASSERT_NO_FATAL_FAILURE(RunAlone(*devices_[2]));
+  EXPECT_EQ(devices_[2]->client->outcome(), Status::NotFound());
+  EXPECT_FALSE(server_->secagg().round()->stored()[2].advertised);
   // A body (the transport adds its Content-Format): not phase 0's shape.
   EXPECT_EQ(GetRound(ctx_, *server_, *devices_[0], {std::byte{1}}),
             wire::kCoapBadOption);

@@ -348,9 +348,10 @@ TEST_F(SecAggDeviceClientTest, TwoRoundsInARow) {
 
 // A second secure job on the same five devices: both jobs' rounds run at
 // once (server.max_secure_rounds 2), every device is in both cohorts, so
-// phase 0 without a job is refused (4.00). Clients that name their job
-// (DeviceClientConfig::job) ask v1/secagg/round?job=secure, join that
-// round, and it commits ApplySum of their decoded sum.
+// phase 0 without a round is refused (4.00). The clients (their tasks from
+// job "secure", DeviceClientConfig::job) ask
+// v1/secagg/round?round=<their task's round id>, join that round, and it
+// commits ApplySum of their decoded sum.
 TEST_F(SecAggDeviceClientTest, TwoSecureJobsAtOnceClientsNameTheirJob) {
   for (uint32_t i = 0; i < kDevices; ++i) {
     devices_[i]->job_name = "secure";
@@ -371,7 +372,7 @@ TEST_F(SecAggDeviceClientTest, TwoSecureJobsAtOnceClientsNameTheirJob) {
   // Both rounds in their phases at once, the devices in both cohorts.
   EXPECT_EQ(rounds.slot(0).phase(), SecAggPhase::kAdvertise);
   EXPECT_EQ(rounds.slot(1).phase(), SecAggPhase::kAdvertise);
-  EXPECT_EQ(rounds.Round(names_[0], "").code, wire::kCoapBadRequest);
+  EXPECT_EQ(rounds.Round(names_[0], 0).code, wire::kCoapBadRequest);
   rounds::RoundEngine& engine = *server_->engine();
   ASSERT_EQ(engine.job().config.name, "secure");
   const algorithms::ServerModel before = engine.model();

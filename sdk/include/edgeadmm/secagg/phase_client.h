@@ -3,10 +3,10 @@
 // (phase_frames.h, docs/protocol.md "Secure aggregation phases") on any
 // Transport, non-blocking (Step), so one thread can drive many devices.
 //
-// Phase 0 (Join): GET v1/secagg/round (no body; ?job=<name> when the caller
-// names its job); its 2.05 answer is the
-// round's parameters with this device's index (phase_frames.h), checked
-// against the buffers and the input, then Start. A transport failure,
+// Phase 0 (Join): GET v1/secagg/round (no body; ?round=<id> when the caller
+// names the round its input is for); its 2.05 answer is the round's
+// parameters with this device's index (phase_frames.h), checked against
+// the named round, the buffers and the input, then Start. A transport failure,
 // 4.29 or 5.03 is asked again after the interval; any other answer ends
 // the client with that outcome and leaves the session idle (a later Join
 // may ask again). The parameters travel in the blob, so a device
@@ -68,11 +68,13 @@ class SecAggPhaseClient {
   // survivors, its frames or blob) and INVALID_ARGUMENT for an input of another
   // length than m or a word >= 2^b; with Start's errors otherwise (e.g. session
   // buffers).
-  // `round_path`: phase 0's request path, v1/secagg/round or, for a device
-  // in several running rounds, v1/secagg/round?job=<name> (it must outlive
-  // the Join).
-  Status Join(Span<const uint32_t> input,
-              const char* round_path = kSecAggRoundPath);
+  // `round_id` 0: phase 0 asks v1/secagg/round (the gateway picks the
+  // joinable round whose cohort holds the device). Otherwise it asks
+  // v1/secagg/round?round=<round_id> (SecAggRoundId of the task the input
+  // was computed for), and an answer for any other round ends the client
+  // with INVALID_ARGUMENT before anything is sent: an input is never masked
+  // into another round's sum.
+  Status Join(Span<const uint32_t> input, uint64_t round_id = 0);
   // After a restart: the session from the stored blob (Restore's errors,
   // NOT_FOUND without a blob).
   Status Resume(Span<const uint32_t> input);
@@ -102,8 +104,9 @@ class SecAggPhaseClient {
   RandomByteSource& random_;
   SecAggClientBuffers buf_;
   Span<const uint32_t> input_;
-  bool joining_ = false;  // phase 0 asked, not answered yet
-  const char* round_path_ = kSecAggRoundPath;  // phase 0's path
+  bool joining_ = false;     // phase 0 asked, not answered yet
+  uint64_t join_round_ = 0;  // the round phase 0 names (0: any)
+  char round_path_[kMaxSecAggRoundPathBytes] = {};  // phase 0's path
   bool in_flight_ = false;
   bool finished_ = false;
   Status outcome_;

@@ -45,6 +45,24 @@ constexpr const char* kSecAggPaths[4] = {
     "v1/secagg/unmasking"};
 // Phase 0's resource (GET): the open round and the device's index.
 constexpr const char* kSecAggRoundPath = "v1/secagg/round";
+// Phase 0's Uri-Query naming the round the device computed its input for:
+// "round=<id>", the id in decimal (docs/protocol.md, "Secure aggregation
+// phases").
+constexpr const char kSecAggRoundQueryKey[] = "round=";
+// The longest phase 0 path with the query, its NUL included (an id has at
+// most 20 decimal digits).
+constexpr size_t kMaxSecAggRoundPathBytes =
+    sizeof("v1/secagg/round?") + sizeof(kSecAggRoundQueryKey) - 1 + 20;
+// The SecAgg+ round id of job `job_id`'s round `round_id` (the RoundTask's
+// fields): the job id in the high 32 bits, the round id's low 32 bits
+// below, so that the rounds of two jobs running at once differ on the wire.
+constexpr uint64_t SecAggRoundId(uint64_t job_id, uint64_t round_id) {
+  return (job_id << 32) | (round_id & 0xffffffffu);
+}
+// Writes "v1/secagg/round?round=<id>" into `out`
+// (kMaxSecAggRoundPathBytes).
+void FormatSecAggRoundPath(uint64_t round_id,
+                           char (&out)[kMaxSecAggRoundPathBytes]);
 constexpr size_t kSecAggFrameHeaderBytes = 10;
 constexpr size_t kSecAggKeysEntryBytes = 4 + 2 * kX25519KeyBytes;
 constexpr size_t kSecAggSealedEntryBytes = 4 + kSealedSharesBytes;

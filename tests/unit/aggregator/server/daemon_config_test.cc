@@ -41,7 +41,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(empty->server.shards, kDaemonShards);
   EXPECT_EQ(kDaemonShards, 8u);
   EXPECT_EQ(c->server.max_secure_rounds, 3u);
-  EXPECT_EQ(empty->server.max_secure_rounds, 1u);
+  EXPECT_EQ(empty->server.max_secure_rounds, 4u);
   EXPECT_EQ(c->server.metrics_file, "/tmp/e.prom");
   EXPECT_EQ(c->server.metrics_interval_ms, 3000u);
   EXPECT_EQ(empty->server.metrics_file, "");  // none written

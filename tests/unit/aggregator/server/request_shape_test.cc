@@ -73,7 +73,8 @@ TEST(RequestShapeTest, SecAggTakesContentFormatBlock1AndSize1) {
       kBadOption);
 }
 
-TEST(RequestShapeTest, QueriesOtherThanAJobAndUnknownOptionsAreBadOptions) {
+TEST(RequestShapeTest,
+     QueriesOtherThanTheSelectorAndUnknownOptionsAreBadOptions) {
   for (Resource r : {Resource::kTask, Resource::kUpdate, Resource::kModel,
                      Resource::kStatus, Resource::kSecAggRound}) {
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, Opt(15, {'n'})}, 0, kPort).code,
@@ -83,19 +84,38 @@ TEST(RequestShapeTest, QueriesOtherThanAJobAndUnknownOptionsAreBadOptions) {
     EXPECT_EQ(CheckRequestShape(r, {Opt(3, {'h'}), kPathV1}, 0, kPort).code,
               kBadOption);  // Uri-Host
   }
-  // A job selector (docs/protocol.md): on task, model, status and phase 0
-  // of secure aggregation only, once.
+  // A job selector (docs/protocol.md): on task, model and status only,
+  // once; phase 0 of secure aggregation takes a round selector instead.
   const RequestOption job = Opt(15, {'j', 'o', 'b', '=', 'a'});
-  for (Resource r : {Resource::kTask, Resource::kModel, Resource::kStatus,
-                     Resource::kSecAggRound}) {
+  const RequestOption round = Opt(15, {'r', 'o', 'u', 'n', 'd', '=', '7'});
+  for (Resource r : {Resource::kTask, Resource::kModel, Resource::kStatus}) {
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, job}, 0, kPort).code, 0);
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, job, job}, 0, kPort).code,
               kBadOption);
+    EXPECT_EQ(CheckRequestShape(r, {kPathV1, round}, 0, kPort).code,
+              kBadOption);
   }
-  EXPECT_EQ(CheckRequestShape(Resource::kUpdate, {kPathV1, job}, 0, kPort).code,
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kSecAggRound, {kPathV1, round}, 0, kPort)
+          .code,
+      0);
+  EXPECT_EQ(CheckRequestShape(Resource::kSecAggRound, {kPathV1, round, round},
+                              0, kPort)
+                .code,
             kBadOption);
-  EXPECT_EQ(CheckRequestShape(Resource::kSecAgg, {kPathV1, job}, 0, kPort).code,
-            kBadOption);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kSecAggRound, {kPathV1, job}, 0, kPort).code,
+      kBadOption);
+  EXPECT_EQ(CheckRequestShape(
+                Resource::kSecAggRound,
+                {kPathV1, Opt(15, {'r', 'o', 'u', 'n', 'd', '='})}, 0, kPort)
+                .code,
+            kBadOption);  // no id
+  for (Resource r : {Resource::kUpdate, Resource::kSecAgg}) {
+    EXPECT_EQ(CheckRequestShape(r, {kPathV1, job}, 0, kPort).code, kBadOption);
+    EXPECT_EQ(CheckRequestShape(r, {kPathV1, round}, 0, kPort).code,
+              kBadOption);
+  }
   // Options of another resource.
   EXPECT_EQ(
       CheckRequestShape(Resource::kModel, {Opt(6), kPathV1}, 0, kPort).code,

@@ -5,7 +5,8 @@
 // devices still end with the plain sum and every device's outcome OK. The
 // same when the gateway answers 4.08 (a Block1 body whose partial was lost:
 // dropped after 30 s, or replaced by the session's other request): the
-// device sends its message again.
+// device sends its message again. And phase 0's answer for another round
+// than the one the device names is refused.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -45,10 +46,16 @@ class ServiceEndpoint final : public CoapEndpoint {
     for (int p = 0; p < 4; ++p) {
       if (std::strcmp(request.path, kSecAggPaths[p]) == 0) phase = p + 1;
     }
-    const Response r = service_.Handle(
-        phase, identity,
-        reinterpret_cast<const uint8_t*>(request.payload.data()),
-        request.payload.size(), now_);
+    // Phase 0, whatever its query names: a gateway that ignores the name.
+    const bool round = std::strncmp(request.path, kSecAggRoundPath,
+                                    std::strlen(kSecAggRoundPath)) == 0;
+    if (round) last_round_path = request.path;
+    const Response r =
+        round ? service_.Round(identity)
+              : service_.Handle(
+                    phase, identity,
+                    reinterpret_cast<const uint8_t*>(request.payload.data()),
+                    request.payload.size(), now_);
     c.code = r.code;
     if (r.body.size() > out.size()) {
       c.status = Status::ResourceExhausted();
@@ -64,7 +71,8 @@ class ServiceEndpoint final : public CoapEndpoint {
   int handled = 0;
   int incomplete_every = 0;  // every n-th request answered 4.08 (0: none)
   int requests = 0;
-  int incompletes = 0;  // 4.08 answered
+  int incompletes = 0;          // 4.08 answered
+  std::string last_round_path;  // of the last phase 0 request
 
  private:
   SecAggService& service_;
@@ -113,6 +121,19 @@ struct Device {
   std::vector<uint32_t> x;
 };
 
+secure_aggregation::SecAggRoundParams Params() {
+  secure_aggregation::SecAggRoundParams params;
+  params.round_id = 12;
+  params.devices = kN;
+  params.degree = kK;
+  params.threshold = 4;
+  params.bits = 24;
+  params.mask_length = kM;
+  params.min_survivors = 8;
+  params.graph_seed[1] = std::byte{3};
+  return params;
+}
+
 // A round of kN devices over links losing `loss` per million datagrams,
 // the gateway answering every `incomplete_every`-th request 4.08.
 void RunRound(uint32_t loss, int incomplete_every) {
@@ -123,15 +144,7 @@ void RunRound(uint32_t loss, int incomplete_every) {
   TestEntropy gateway_entropy(5);
   Drbg gateway_drbg;
   ASSERT_TRUE(gateway_drbg.Init(gateway_entropy, ConstByteSpan()).ok());
-  secure_aggregation::SecAggRoundParams params;
-  params.round_id = 12;
-  params.devices = kN;
-  params.degree = kK;
-  params.threshold = 4;
-  params.bits = 24;
-  params.mask_length = kM;
-  params.min_survivors = 8;
-  params.graph_seed[1] = std::byte{3};
+  const secure_aggregation::SecAggRoundParams params = Params();
   std::vector<std::unique_ptr<Device>> devices;
   std::vector<std::string> ids;
   for (uint32_t i = 0; i < kN; ++i) {
@@ -186,6 +199,48 @@ TEST(SecAggLossyLinkTest, LostRequestsAndAnswersStillGiveThePlainSum) {
 }
 
 TEST(SecAggLossyLinkTest, IncompleteBodiesAreSentAgain) { RunRound(0, 3); }
+
+// Phase 0 names the round the input is for; a gateway that answers with
+// another round's parameters (round 12 to a device that asked for 13) is
+// refused before the device advertises anything, so an input is never
+// masked into another round's sum. Naming round 12 joins it.
+TEST(SecAggLossyLinkTest, PhaseZeroAnswerForAnotherRoundIsRefused) {
+  int64_t now = 0;
+  SecAggService service;
+  ServiceEndpoint endpoint(service, now);
+  TestEntropy gateway_entropy(5);
+  Drbg gateway_drbg;
+  ASSERT_TRUE(gateway_drbg.Init(gateway_entropy, ConstByteSpan()).ok());
+  std::vector<std::unique_ptr<Device>> devices;
+  std::vector<std::string> ids;
+  for (uint32_t i = 0; i < kN; ++i) {
+    devices.push_back(std::make_unique<Device>(endpoint, i, 0));
+    ids.push_back(devices.back()->id);
+  }
+  ASSERT_TRUE(service.Start(Params(), ids, 60000, now, gateway_drbg).ok());
+  Device& d = *devices[0];
+  const Span<const uint32_t> x(d.x.data(), d.x.size());
+  ASSERT_TRUE(d.client->Join(x, 13).ok());
+  while (!d.client->finished()) {
+    now += 10;
+    ASSERT_LT(now, 60000) << "joined round 12";
+    (void)d.transport->Poll(0);
+    d.client->Step(static_cast<uint64_t>(now));
+  }
+  EXPECT_EQ(endpoint.last_round_path, "v1/secagg/round?round=13");
+  EXPECT_EQ(d.client->outcome(), Status::InvalidArgument());
+  EXPECT_EQ(d.session.phase(), SecAggDevicePhase::kIdle);
+  EXPECT_FALSE(service.round()->stored()[0].advertised);
+  ASSERT_TRUE(d.client->Join(x, 12).ok());
+  while (!service.round()->stored()[0].advertised) {
+    now += 10;
+    ASSERT_LT(now, 60000);
+    (void)d.transport->Poll(0);
+    d.client->Step(static_cast<uint64_t>(now));
+  }
+  EXPECT_EQ(endpoint.last_round_path, "v1/secagg/round?round=12");
+  EXPECT_EQ(d.session.params().own_index, 0u);
+}
 
 }  // namespace
 }  // namespace edgeadmm::server

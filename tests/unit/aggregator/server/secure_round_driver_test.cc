@@ -96,8 +96,8 @@ TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
   EXPECT_EQ(secagg_.phase(), SecAggPhase::kAdvertise);
   EXPECT_EQ(
       secagg_.round()->params().round_id,
-      SecureRoundDriver::SecAggRoundId(
-          engines_[0]->job().id, engines_[0]->open_secure_round()->round_id));
+      SecAggRoundId(uint64_t(engines_[0]->job().id),
+                    uint64_t(engines_[0]->open_secure_round()->round_id)));
   // The second job's round waits, open, through more ticks.
   for (int k = 0; k < 3; ++k) driver_.Tick(Engines(), ++now_);
   EXPECT_EQ(driver_.driven_job(), engines_[0]->job().id);
@@ -113,7 +113,7 @@ TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
   EXPECT_EQ(driver_.driven_job(), engines_[1]->job().id);
   EXPECT_EQ(
       secagg_.round()->params().round_id,
-      SecureRoundDriver::SecAggRoundId(engines_[1]->job().id, second_round));
+      SecAggRoundId(uint64_t(engines_[1]->job().id), uint64_t(second_round)));
   EXPECT_EQ(secagg_.phase(), SecAggPhase::kAdvertise);
   EXPECT_EQ(RoundCode(*engines_[1]), wire::kCoapContent);
 }

@@ -19,6 +19,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/sampling_rng.h"
+#include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/secure_aggregation/ddg_decoding.h"
 #include "edgeadmm/server/secure_round_driver.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -59,11 +60,9 @@ class SecureRoundsConcurrentTest : public ::testing::Test {
   }
   // The SecAgg+ round id of job `job`'s open round.
   uint64_t RoundId(size_t job) const {
-    return SecureRoundDriver::SecAggRoundId(
-        engines_[job]->job().id, engines_[job]->open_secure_round()->round_id);
-  }
-  const std::string& Name(size_t job) const {
-    return engines_[job]->job().config.name;
+    return SecAggRoundId(
+        uint64_t(engines_[job]->job().id),
+        uint64_t(engines_[job]->open_secure_round()->round_id));
   }
   // The cohort of job `job`'s round joins it through phase 0 naming the
   // round; device i's input word 0 is base + i.
@@ -73,7 +72,7 @@ class SecureRoundsConcurrentTest : public ::testing::Test {
       std::vector<uint32_t> x(round.plan.mask_length, 0);
       x[0] = base + i;
       x[1] = 2 * i;
-      devices.JoinFrom(rounds_.Round(round.cohort[i], Name(job)),
+      devices.JoinFrom(rounds_.Round(round.cohort[i], RoundId(job)),
                        round.cohort[i], std::move(x), 100 * base + i);
     }
   }
@@ -137,7 +136,7 @@ TEST_F(SecureRoundsConcurrentTest, TwoRoundsAtOnceTheThirdWaits) {
   ASSERT_NE(engines_[2]->open_secure_round(), nullptr);
   EXPECT_EQ(RoundId(2), third);
   const std::string& device = engines_[2]->open_secure_round()->cohort[0];
-  EXPECT_EQ(rounds_.Round(device, Name(2)).code, wire::kCoapNotFound);
+  EXPECT_EQ(rounds_.Round(device, third).code, wire::kCoapNotFound);
   // The first job stops: its slot takes the third job's round.
   ASSERT_TRUE(jobs::SetJobState(t_.db(), engines_[0]->job().id,
                                 jobs::JobState::kStopped)
@@ -147,7 +146,7 @@ TEST_F(SecureRoundsConcurrentTest, TwoRoundsAtOnceTheThirdWaits) {
   EXPECT_EQ(driver_.running(), 2u);
   EXPECT_EQ(driver_.driven_job(0), engines_[2]->job().id);
   EXPECT_EQ(rounds_.slot(0).round_id(), third);
-  EXPECT_EQ(rounds_.Round(device, Name(2)).code, wire::kCoapContent);
+  EXPECT_EQ(rounds_.Round(device, third).code, wire::kCoapContent);
 }
 
 // The first job's round ends and it opens its next one at once: the third
@@ -165,21 +164,40 @@ TEST_F(SecureRoundsConcurrentTest, TheLongestWaitingRoundStartsFirst) {
   EXPECT_EQ(driver_.running(), 2u);
   EXPECT_EQ(driver_.driven_job(0), engines_[2]->job().id);
   EXPECT_EQ(driver_.driven_job(1), engines_[1]->job().id);
-  // The first job's new round now waits its turn.
-  EXPECT_EQ(
-      rounds_.Round(engines_[0]->open_secure_round()->cohort[0], Name(0)).code,
-      wire::kCoapNotFound);
+  // The first job's new round now waits its turn, and a device still on
+  // the ended round's task is not let into another round.
+  const std::string& device = engines_[0]->open_secure_round()->cohort[0];
+  EXPECT_EQ(rounds_.Round(device, RoundId(0)).code, wire::kCoapNotFound);
+  EXPECT_EQ(rounds_
+                .Round(device, SecAggRoundId(uint64_t(engines_[0]->job().id),
+                                             uint64_t(ended)))
+                .code,
+            wire::kCoapNotFound);
 }
 
-TEST_F(SecureRoundsConcurrentTest, PhaseZeroNeedsTheJobInTwoCohorts) {
+// A device in both running cohorts: phase 0 without a round is ambiguous
+// (4.00); naming a round gives that round's parameters, whichever slot
+// serves it; a round no slot serves is 4.04.
+TEST_F(SecureRoundsConcurrentTest, PhaseZeroNamesTheRoundInTwoCohorts) {
   driver_.Tick(Engines(), now_);
   const rounds::SecureRound& a = *engines_[0]->open_secure_round();
   const std::string& device = a.cohort[0];
-  EXPECT_EQ(rounds_.Round(device, "").code, wire::kCoapBadRequest);
-  EXPECT_EQ(rounds_.Round(device, Name(0)).code, wire::kCoapContent);
-  EXPECT_EQ(rounds_.Round(device, Name(1)).code, wire::kCoapContent);
-  EXPECT_EQ(rounds_.Round(device, Name(2)).code, wire::kCoapNotFound);
-  EXPECT_EQ(rounds_.Round("stranger", "").code, wire::kCoapForbidden);
+  EXPECT_EQ(rounds_.Round(device, 0).code, wire::kCoapBadRequest);
+  for (size_t job : {0, 1}) {
+    const Response r = rounds_.Round(device, RoundId(job));
+    ASSERT_EQ(r.code, wire::kCoapContent);
+    SecAggSessionParams params;
+    ASSERT_TRUE(
+        DecodeSecAggRound(
+            ConstByteSpan(reinterpret_cast<const std::byte*>(r.body.data()),
+                          r.body.size()),
+            params)
+            .ok());
+    EXPECT_EQ(params.round_id, RoundId(job));
+  }
+  EXPECT_EQ(rounds_.Round(device, RoundId(2)).code, wire::kCoapNotFound);
+  EXPECT_EQ(rounds_.Round("stranger", 0).code, wire::kCoapForbidden);
+  EXPECT_EQ(rounds_.Round("stranger", RoundId(0)).code, wire::kCoapForbidden);
   // Same round number in both jobs, different ids on the wire.
   EXPECT_EQ(engines_[0]->open_secure_round()->round_id,
             engines_[1]->open_secure_round()->round_id);

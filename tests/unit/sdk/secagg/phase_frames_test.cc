@@ -169,6 +169,30 @@ Buf EncodedRound(const SecAggSessionParams& p) {
   return f;
 }
 
+// Phase 0's path names the round in decimal, without leading zeros, up to
+// 2^64 - 1; the id is the task's job id above its round id's low 32 bits.
+TEST(SecAggPhaseFramesTest, RoundPathNamesTheRoundInDecimal) {
+  char path[kMaxSecAggRoundPathBytes];
+  const struct {
+    uint64_t id;
+    const char* expected;
+  } cases[] = {
+      {1, "v1/secagg/round?round=1"},
+      {9, "v1/secagg/round?round=9"},
+      {10, "v1/secagg/round?round=10"},
+      {4294967301u, "v1/secagg/round?round=4294967301"},
+      {10000000000000000000u, "v1/secagg/round?round=10000000000000000000"},
+      {18446744073709551615u, "v1/secagg/round?round=18446744073709551615"},
+  };
+  for (const auto& c : cases) {
+    FormatSecAggRoundPath(c.id, path);
+    EXPECT_STREQ(path, c.expected);
+  }
+  EXPECT_EQ(std::strlen(path) + 1, sizeof(path));  // the longest fits
+  EXPECT_EQ(SecAggRoundId(1, 5), 4294967301u);
+  EXPECT_EQ(SecAggRoundId(3, (uint64_t{7} << 32) | 2), (uint64_t{3} << 32) | 2);
+}
+
 TEST(SecAggPhaseFramesTest, RoundRoundTripsAndRefusesOtherShapes) {
   const SecAggSessionParams p = RoundParams();
   const Buf f = EncodedRound(p);

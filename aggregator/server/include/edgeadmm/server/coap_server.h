@@ -65,9 +65,8 @@ struct ServerOptions {
   // SO_REUSEPORT.
   unsigned shards = 1;
   // SecAgg+ rounds (of different jobs) served at once (SecAggRounds'
-  // slots); a secure round beyond them waits for a free one. 1: a device
-  // in several secure jobs' cohorts needs no job name in phase 0.
-  size_t max_secure_rounds = 1;
+  // slots); a secure round beyond them waits for a free one.
+  size_t max_secure_rounds = 4;
   // SO_RCVBUF of the endpoint sockets together (each shard's socket gets
   // its share; the kernel caps each at net.core.rmem_max); 0 keeps the
   // system default. All devices share these sockets, and a round start (every

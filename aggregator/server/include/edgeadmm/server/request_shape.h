@@ -21,7 +21,7 @@
 //                   observer's key)
 //   v1/update POST  Content-Format, Block1, Size1
 //   v1/model, v1/status  GET  Block2, Size2
-//   v1/secagg/round  GET  Uri-Query job=<name>
+//   v1/secagg/round  GET  Uri-Query round=<id>
 //   v1/secagg/<phase>  POST  Content-Format, Block1, Size1, Block2 (libcoap
 //                   serves a stored answer's later blocks; a request for
 //                   one it no longer holds reaches the handler: 4.08 if it

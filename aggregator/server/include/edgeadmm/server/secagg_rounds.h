@@ -10,12 +10,13 @@
 // or 4.04 for another round id), else 4.03 (rounds run, none holds the
 // identity) or 4.04 (no round). Round ids are unique across the slots
 // (SecureRoundDriver makes them from the job id and the job's round id).
-// Phase 0 (GET v1/secagg/round, no round id on the wire) without a job:
-// the one joinable round (phase 1 open) whose cohort holds the identity;
-// 4.00 when several do (the device names its job:
-// v1/secagg/round?job=<name>); with a job: that job's round, 4.04 when it
-// runs none. Each slot keeps its own per-device byte budget, so one
-// round's traffic cannot exhaust another's.
+// Phase 0 (GET v1/secagg/round) names the round the device computed its
+// input for (`?round=<id>`, as DeviceClient does): that round's answer (the
+// service refuses a device outside its cohort, or a round past phase 1),
+// 4.04 when no slot runs it (it ended, or has not started). Without a
+// round: the one joinable round (phase 1 open) whose cohort holds the
+// identity; 4.00 when several do. Each slot keeps its own per-device byte
+// budget, so one round's traffic cannot exhaust another's.
 #pragma once
 
 #include <cstddef>
@@ -40,10 +41,8 @@ class SecAggRounds {
   SecAggService& slot(size_t i) { return *slots_[i]; }
   const SecAggService& slot(size_t i) const { return *slots_[i]; }
 
-  // The job whose round slot `slot` serves (SecureRoundDriver sets it).
-  void Assign(size_t slot, std::string job) { jobs_[slot] = std::move(job); }
-  // Phase 0 for `identity`; `job` empty: not named by the device.
-  Response Round(std::string_view identity, std::string_view job) const;
+  // Phase 0 for `identity`; `round_id` 0: not named by the device.
+  Response Round(std::string_view identity, uint64_t round_id) const;
   // Phases 1..4, routed by the frame's round id.
   Response Handle(int phase, std::string_view identity, const uint8_t* body,
                   size_t size, int64_t now_ms);
@@ -63,7 +62,6 @@ class SecAggRounds {
   Response Outside() const;
 
   std::vector<std::unique_ptr<SecAggService>> slots_;
-  std::vector<std::string> jobs_;  // each slot's job name
 };
 
 }  // namespace edgeadmm::server

@@ -46,13 +46,6 @@ class SecureRoundDriver {
   // free slots.
   void Tick(const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms);
 
-  // The SecAgg+ round id of job `job_id`'s round `round_id`: the job id in
-  // the high 32 bits, the round id's low 32 bits below, so that rounds of
-  // different jobs running at once have different ids on the wire.
-  static uint64_t SecAggRoundId(int64_t job_id, int64_t round_id) {
-    return (static_cast<uint64_t>(job_id) << 32) |
-           (static_cast<uint64_t>(round_id) & 0xffffffffu);
-  }
   // The job whose round slot `slot` runs (0: none).
   int64_t driven_job(size_t slot = 0) const { return slots_[slot].job_id; }
   // How many slots run a round.
