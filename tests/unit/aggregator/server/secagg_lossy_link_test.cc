@@ -18,6 +18,7 @@
 #include "edgeadmm/fake/test_entropy.h"
 #include "edgeadmm/secagg/phase_client.h"
 #include "edgeadmm/secagg/phase_frames.h"
+#include "edgeadmm/secure_aggregation/secagg_round.h"
 #include "edgeadmm/server/secagg_service.h"
 #include "gtest/gtest.h"
 
@@ -154,16 +155,8 @@ void RunRound(uint32_t loss, int incomplete_every) {
   ASSERT_TRUE(service.Start(params, ids, 60000, now, gateway_drbg).ok());
   for (uint32_t i = 0; i < kN; ++i) {
     Device& d = *devices[i];
-    SecAggSessionParams s;
-    s.round_id = 12;
-    s.devices = kN;
-    s.degree = kK;
-    s.threshold = 4;
-    s.bits = 24;
-    s.mask_length = kM;
-    s.min_survivors = 8;
-    s.own_index = i;
-    std::memcpy(s.graph_seed, params.graph_seed.data(), kGraphSeedBytes);
+    const SecAggSessionParams s =
+        secure_aggregation::SecAggSessionParamsFor(params, i);
     ASSERT_TRUE(
         d.client->Start(s, Span<const uint32_t>(d.x.data(), d.x.size())).ok());
   }
