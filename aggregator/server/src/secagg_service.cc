@@ -162,12 +162,24 @@ Response SecAggService::Handle(int phase, std::string_view identity,
     return Refuse(Status::NotFound(), "another round");
   }
   if (!aborted_.ok()) return Refuse(Status::Aborted(), "round aborted");
+  const auto& mine = accepted_[phase - 1][device];
+  const int current = static_cast<int>(round_->phase());
+  if (size == kSecAggFrameHeaderBytes) {
+    // A poll (EncodeSecAggPoll): answered as an identical resend of the
+    // device's accepted message, which it must have sent first.
+    if (!mine) {
+      return Refuse(Status::FailedPrecondition(),
+                    "poll before the phase's message");
+    }
+    if (phase < current) return Answer(phase, device, header.round_id);
+    Response open;
+    open.code = wire::kCoapChanged;
+    return open;
+  }
   Digest digest;
   if (!DigestOf(body, size, digest)) {
     return Refuse(Status::Internal(), "digest failed");
   }
-  const auto& mine = accepted_[phase - 1][device];
-  const int current = static_cast<int>(round_->phase());
   if (phase < current) {
     if (mine && *mine == digest) {
       return Answer(phase, device, header.round_id);

@@ -43,6 +43,7 @@ SecAggPhaseClient::SecAggPhaseClient(Transport& transport, Storage& storage,
 Status SecAggPhaseClient::Start(const SecAggSessionParams& params,
                                 Span<const uint32_t> input) {
   input_ = input;
+  accepted_ = false;
   EDGEADMM_TRY(session_.Advertise(params, random_));
   return Persist();
 }
@@ -101,6 +102,7 @@ Status SecAggPhaseClient::Joined(ConstByteSpan answer) {
 
 Status SecAggPhaseClient::Resume(Span<const uint32_t> input) {
   input_ = input;
+  accepted_ = false;  // not known after a restart: the message is resent
   const StatusWithSize n = storage_.Read(key_, buf_.blob);
   if (!n.ok()) return n.status();
   return session_.Restore(ConstByteSpan(buf_.blob.data(), n.size()));
@@ -133,6 +135,7 @@ StatusWithSize SecAggPhaseClient::Encode() {
 
 void SecAggPhaseClient::End(Status status) {
   joining_ = false;
+  accepted_ = false;
   if (session_.phase() == SecAggDevicePhase::kIdle) {
     // Phase 0 failed: nothing to wipe, and a later Join may ask again.
   } else if (status.ok()) {
@@ -194,9 +197,12 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
       request_.method = CoapMethod::kGet;
       request_.path = round_path_;
     } else {
-      const StatusWithSize n = Encode();
-      if (!n.ok()) return End(n.status());
       const auto phase = static_cast<size_t>(session_.phase());
+      const StatusWithSize n =
+          accepted_ ? EncodeSecAggPoll(static_cast<uint8_t>(phase),
+                                       session_.params().round_id, buf_.request)
+                    : Encode();
+      if (!n.ok()) return End(n.status());
       request_.method = CoapMethod::kPost;
       request_.path = kSecAggPaths[phase - 1];
       request_.content_format = kSecAggFrameFormat;
@@ -231,12 +237,14 @@ void SecAggPhaseClient::Step(uint64_t now_ms) {
   }
   if (result.code == kChanged) {
     if (session_.phase() == SecAggDevicePhase::kRevealed) End(Status::Ok());
-    return;  // the phase is still open
+    accepted_ = true;  // polled from now on (EncodeSecAggPoll)
+    return;            // the phase is still open
   }
   if (result.code != kContent) return End(StatusOfCode(result.code));
   const Status s =
       Advance(ConstByteSpan(buf_.response.data(), result.payload_size));
   if (!s.ok()) return End(s);
+  accepted_ = false;  // the next phase's message is sent whole
   next_ms_ = now_ms;  // the next phase's message leaves at once
 }
 

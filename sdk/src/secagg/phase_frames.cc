@@ -141,6 +141,15 @@ Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header) {
   return Status::Ok();
 }
 
+StatusWithSize EncodeSecAggPoll(uint8_t phase, uint64_t round_id,
+                                ByteSpan out) {
+  if (phase < 1 || phase > 3) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  Writer w(out);
+  return Start(phase, round_id, kSecAggFrameHeaderBytes, out, w);
+}
+
 StatusWithSize EncodeSecAggAdvertise(uint64_t round_id,
                                      const SecAggAdvertisement& advert,
                                      ByteSpan out) {

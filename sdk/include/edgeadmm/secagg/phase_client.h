@@ -15,15 +15,18 @@
 // Each phase: POST the session's message (the transport sends one above a
 // block with Block1 and fetches a longer answer with Block2, so a round is
 // bounded by the buffers below, not the datagram); 2.04 means "accepted, the
-// phase is still open": the identical message is sent again after
-// poll_interval_ms (the gateway accepts an identical resend) until the
-// answer, 2.05 with the phase's answer frame, comes; the session then
+// phase is still open": after poll_interval_ms the client polls with the
+// frame's header alone (EncodeSecAggPoll; the gateway answers it as an
+// identical resend) until the answer, 2.05 with the phase's answer frame,
+// comes (without a 2.04, e.g. a lost answer, the message itself is sent
+// again, identical); the session then
 // takes the next step and its blob is written to Storage before the next
 // message leaves. Phase 4's 2.04 ends the round (Finish). A transport
 // failure, 4.08 (the gateway lost a Block1 body's partial), 4.29 or 5.03
 // is retried after the interval; any other answer
 // aborts the session (Abort) and is the outcome. A device restarted in any
-// phase Resume()s from the stored blob and resends the same message.
+// phase Resume()s from the stored blob and resends the same message (whole:
+// whether it was accepted is not stored).
 // No heap: all memory is the caller's.
 #pragma once
 
@@ -104,7 +107,10 @@ class SecAggPhaseClient {
   RandomByteSource& random_;
   SecAggClientBuffers buf_;
   Span<const uint32_t> input_;
-  bool joining_ = false;     // phase 0 asked, not answered yet
+  bool joining_ = false;  // phase 0 asked, not answered yet
+  // The open phase's message was accepted (2.04): the phase is polled with
+  // the header alone (EncodeSecAggPoll) until its answer comes.
+  bool accepted_ = false;
   uint64_t join_round_ = 0;  // the round phase 0 names (0: any)
   char round_path_[kMaxSecAggRoundPathBytes] = {};  // phase 0's path
   bool in_flight_ = false;

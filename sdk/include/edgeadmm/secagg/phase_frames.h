@@ -77,6 +77,13 @@ struct SecAggFrameHeader {
 // header); phase 0's frame has its own decoder below.
 Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header);
 
+// A poll of phase `phase` (1..3): the header alone. A device whose message
+// of the open phase was accepted (2.04) sends it in place of the message:
+// the gateway answers it as it would an identical resend (2.04 while open,
+// then the phase's answer), so a waiting device's requests stay
+// kSecAggFrameHeaderBytes long whatever its message's size.
+StatusWithSize EncodeSecAggPoll(uint8_t phase, uint64_t round_id, ByteSpan out);
+
 // Sizes of each frame, for buffers.
 constexpr size_t SecAggRoundBytes() {
   return kSecAggFrameHeaderBytes + 7 * 4 + kGraphSeedBytes;

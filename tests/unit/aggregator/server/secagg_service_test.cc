@@ -7,7 +7,8 @@
 // for a phase not open, a replay that differs from the accepted message,
 // a different message in an open phase, another round, an oversized body
 // and a device outside the cohort, each with its documented code, and an
-// identical resend after the phase closed gets the phase's answer. The sum
+// identical resend after the phase closed gets the phase's answer, as does
+// a poll (the header alone) from a device whose message was accepted. The sum
 // is the plain sum; a device missing a phase's deadline is a dropout.
 #include "edgeadmm/server/secagg_service.h"
 
@@ -199,6 +200,34 @@ TEST_F(SecAggServiceTest, RefusalsOfEveryResource) {
   bad_kind[12 + 4] = std::byte{7};
   EXPECT_EQ(Post(4, 0, bad_kind).code, wire::kCoapBadRequest);
   Phase(4, All());
+  ASSERT_TRUE(service_.sum().has_value());
+  EXPECT_EQ(*service_.sum(), PlainSum(All()));
+}
+
+// A poll (the frame's header alone, EncodeSecAggPoll) is answered as an
+// identical resend of the device's accepted message: 2.04 while the phase
+// is open, the phase's answer after it closed, and 4.12 from a device
+// whose message the phase has not accepted.
+TEST_F(SecAggServiceTest, PollIsAnsweredAsTheAcceptedMessage) {
+  const auto poll = [](int phase) {
+    return Devices::Frame(kSecAggFrameHeaderBytes, [phase](ByteSpan o) {
+      return EncodeSecAggPoll(static_cast<uint8_t>(phase), 77, o);
+    });
+  };
+  EXPECT_EQ(Post(1, 0, poll(1)).code, wire::kCoapPreconditionFailed);
+  const Bytes advert = Message(0);
+  EXPECT_EQ(Post(1, 0, advert).code, wire::kCoapChanged);
+  EXPECT_EQ(Post(1, 0, poll(1)).code, wire::kCoapChanged);
+  EXPECT_EQ(Post(1, 1, poll(1)).code, wire::kCoapPreconditionFailed);
+  Phase(1, {1, 2, 3, 4, 5});
+  const Response resent = Post(1, 0, advert);
+  const Response polled = Post(1, 0, poll(1));
+  ASSERT_EQ(resent.code, wire::kCoapContent);
+  EXPECT_EQ(polled.code, wire::kCoapContent);
+  EXPECT_EQ(polled.body, resent.body);
+  EXPECT_EQ(Post(2, 0, poll(2)).code, wire::kCoapPreconditionFailed);
+  Take(0, polled);
+  for (int phase = 2; phase <= 4; ++phase) Phase(phase, All());
   ASSERT_TRUE(service_.sum().has_value());
   EXPECT_EQ(*service_.sum(), PlainSum(All()));
 }

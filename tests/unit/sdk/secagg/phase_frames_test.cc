@@ -193,6 +193,27 @@ TEST(SecAggPhaseFramesTest, RoundPathNamesTheRoundInDecimal) {
   EXPECT_EQ(SecAggRoundId(3, (uint64_t{7} << 32) | 2), (uint64_t{3} << 32) | 2);
 }
 
+// A poll is the header alone, for phases 1..3 (phase 4 has no answer to
+// wait for).
+TEST(SecAggPhaseFramesTest, PollIsTheHeaderAlone) {
+  std::byte out[kSecAggFrameHeaderBytes];
+  for (uint8_t phase = 1; phase <= 3; ++phase) {
+    const StatusWithSize n = EncodeSecAggPoll(phase, 99, ByteSpan(out, 10));
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(n.size(), kSecAggFrameHeaderBytes);
+    SecAggFrameHeader h;
+    ASSERT_TRUE(DecodeSecAggHeader(ConstByteSpan(out, n.size()), h).ok());
+    EXPECT_EQ(h.phase, phase);
+    EXPECT_EQ(h.round_id, 99u);
+  }
+  for (uint8_t phase : {0, 4}) {
+    EXPECT_EQ(EncodeSecAggPoll(phase, 99, ByteSpan(out, 10)).status(),
+              Status::InvalidArgument());
+  }
+  EXPECT_EQ(EncodeSecAggPoll(1, 99, ByteSpan(out, 9)).status(),
+            Status::ResourceExhausted());
+}
+
 TEST(SecAggPhaseFramesTest, RoundRoundTripsAndRefusesOtherShapes) {
   const SecAggSessionParams p = RoundParams();
   const Buf f = EncodedRound(p);
