@@ -88,6 +88,26 @@ class StackTest(unittest.TestCase):
             self.assertEqual(ran[float_bin][0], "float")
             self.assertIn("1/2", ran[float_bin])
 
+    def test_start_daemon_waits_as_long_as_asked(self) -> None:
+        # A daemon that never prints its readiness line: start_daemon gives
+        # up after the ready_timeout it was given (the default is 30 s).
+        with tempfile.TemporaryDirectory() as root:
+            for path, text in (
+                    ("aggregator/cli/edgeadmm", "#!/bin/sh\n"),
+                    ("aggregator/daemon/edgeadmm-aggregatord",
+                     "#!/bin/sh\necho loading >&2\nexec sleep 60\n"),
+                    ("tools/fleet/edgeadmm-fleet", "#!/bin/sh\n")):
+                full = os.path.join(root, path)
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                with open(full, "w") as f:
+                    f.write(text)
+                os.chmod(full, 0o755)
+            stack = es.Stack(root, os.path.join(root, "state"), log=lambda _: 0)
+            with self.assertRaisesRegex(es.StackError,
+                                        r"not ready within 1 s.*loading"):
+                stack.start_daemon(ready_timeout=1)
+            self.assertIsNone(stack.daemon)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -251,9 +251,9 @@ class Stack:
     def start_daemon(self, server_options: Optional[Mapping[str, Any]] = None,
                      same_port: bool = False,
                      config_tables: Optional[Mapping[str, Mapping[str, Any]]]
-                     = None) -> None:
-        """Starts the daemon on 127.0.0.1 and waits until it is ready
-        (edgeadmm_daemon.Daemon). `server_options`: more [server] keys of
+                     = None, ready_timeout: float = 30.0) -> None:
+        """Starts the daemon on 127.0.0.1 and waits up to `ready_timeout`
+        seconds until it is ready (edgeadmm_daemon.Daemon). `server_options`: more [server] keys of
         aggregatord.toml as Python values, e.g.
         {"non_confirmable_notifications": True}; `same_port` restarts it on
         the port of the previous start (the devices keep their aggregator
@@ -266,7 +266,8 @@ class Stack:
                                       server_options=server_options,
                                       config_tables=config_tables)
         try:
-            self.daemon_launcher.start(append_log=same_port)
+            self.daemon_launcher.start(ready_timeout=ready_timeout,
+                                       append_log=same_port)
         except DaemonError as e:
             self.stop()
             raise StackError(str(e)) from e
