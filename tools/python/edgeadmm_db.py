@@ -6,8 +6,8 @@ also check (round states, stored uploads, ledger rows, server states) has no
 CLI output to parse. Those reads live here, as typed functions over the
 schema of aggregator/store, so that a schema change is fixed in one file:
 no other harness script imports sqlite3. Every function opens the database
-read-only (`mode=ro`, `PRAGMA query_only`; safe while the daemon runs, WAL)
-for one call and closes it, except `back_to_schema_8`, the one write (a
+for one call with `PRAGMA query_only` (it never writes; safe while the
+daemon runs, WAL) and closes it, except `back_to_schema_8`, the one write (a
 measurement against an older daemon). Blobs come back as bytes: float64 LE for
 models and server states, float32 LE for uploaded payloads.
 """
@@ -23,8 +23,12 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 @contextlib.contextmanager
 def _read(db_path: str, timeout: float = 10.0
           ) -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True,
-                         timeout=timeout)
+    # Not `mode=ro`: a read-only connection cannot create the -wal or -shm
+    # file, so one that opens while the last other connection is closing
+    # (and removing them) can fail with "unable to open database file"
+    # (seen once as a test followed a job across a daemon restart). This
+    # connection may create them; query_only keeps it from writing data.
+    db = sqlite3.connect(db_path, timeout=timeout)
     try:
         db.execute("PRAGMA query_only = 1")
         yield db

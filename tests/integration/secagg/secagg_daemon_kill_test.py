@@ -73,8 +73,9 @@ def start_device(binary, stack, a, name, i):
 
 
 def query(db_path, sql, *args):
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    db = sqlite3.connect(db_path, timeout=10)  # edgeadmm_db._read: not mode=ro
     try:
+        db.execute("PRAGMA query_only = 1")
         return db.execute(sql, args).fetchall()
     finally:
         db.close()
