@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "checks.h"
@@ -76,27 +77,50 @@ std::vector<double> TauPrefix(double sigma, uint64_t n) {
   return taus;
 }
 
+// min over n' <= n of B(n') at order alpha, by branch and bound over
+// intervals of n'. BoundAt grows with s and with tau, s(n') falls as n'
+// grows and tau(n') grows with n', so BoundAt(alpha, m, hi, tau(lo)) is a
+// lower bound on B(n') for every n' in [lo, hi] (in floating point too:
+// each operation rounds monotonically). An interval whose lower bound is
+// not below the best value found is skipped; the rest are split. The
+// result equals the plain scan's minimum.
+double MinimumOverCounts(double alpha, const DistributedDiscreteGaussian& m,
+                         const std::vector<double>& taus) {
+  constexpr uint64_t kScanWidth = 16;  // intervals this short are scanned
+  const uint64_t n = m.devices;
+  double best = BoundAt(alpha, m, static_cast<double>(n), taus[n]);
+  std::vector<std::pair<uint64_t, uint64_t>> open;
+  if (n > 1) open.push_back({1, n - 1});
+  while (!open.empty()) {
+    const auto [lo, hi] = open.back();
+    open.pop_back();
+    if (BoundAt(alpha, m, static_cast<double>(hi), taus[lo]) >= best) continue;
+    if (hi - lo < kScanWidth) {
+      for (uint64_t k = lo; k <= hi; ++k) {
+        best =
+            std::min(best, BoundAt(alpha, m, static_cast<double>(k), taus[k]));
+      }
+      continue;
+    }
+    const uint64_t mid = lo + (hi - lo) / 2;
+    best =
+        std::min(best, BoundAt(alpha, m, static_cast<double>(mid), taus[mid]));
+    open.push_back({lo, mid - 1});
+    open.push_back({mid + 1, hi});
+  }
+  return best;
+}
+
 }  // namespace
 
 host::ErrorOr<std::vector<double>> DistributedDiscreteGaussianRdpCurve(
     const DistributedDiscreteGaussian& m, const std::vector<double>& orders) {
   EDGEADMM_HOST_TRY(CheckDistributedDiscreteGaussian(m));
   const std::vector<double> taus = TauPrefix(m.sigma, m.devices);
-  const double ideal_n1 = m.l2_sensitivity * m.l2_sensitivity /
-                          (2.0 * m.sigma * m.sigma);  // alpha s(1)^2/2 / alpha
   std::vector<double> values(orders.size());
   for (size_t i = 0; i < orders.size(); ++i) {
-    const double alpha = orders[i];
-    EDGEADMM_HOST_TRY(internal::CheckOrder(alpha));
-    // min over n' <= n of B(n'), from n' = n down: B(n') >= alpha s(n')^2/2,
-    // which grows as n' falls, so the scan stops once that exceeds the best.
-    double best = INFINITY;
-    for (uint64_t k = m.devices; k >= 1; --k) {
-      const double kd = static_cast<double>(k);
-      if (alpha * ideal_n1 / kd >= best) break;
-      best = std::min(best, BoundAt(alpha, m, kd, taus[k]));
-    }
-    values[i] = best;
+    EDGEADMM_HOST_TRY(internal::CheckOrder(orders[i]));
+    values[i] = MinimumOverCounts(orders[i], m, taus);
   }
   return values;
 }

@@ -60,7 +60,7 @@ host::ErrorOr<double> Epsilon(const DdgGoal& g, double gamma,
 // Gaussian's alpha s^2/2 with s = D2/(sqrt(n_h) sigma_g), so sigma_g is at
 // least the Gaussian's calibrated multiplier times D2/sqrt(n_h). Starting
 // there keeps the search off the small sigmas where tau is large (and the
-// bound's minimum over n' costs O(n) per order).
+// bound's minimum over n' has the most counts to search).
 host::ErrorOr<double> SigmaFloor(const DdgGoal& g, double gamma) {
   privacy::Schedule schedule;
   schedule.kind = privacy::MechanismKind::kGaussian;

@@ -112,6 +112,49 @@ double ExactRenyi(const std::vector<double>& log_pmf, int shift, double alpha) {
   return best;
 }
 
+// The theorem's B(n') for one count, with tau(n') from the public function
+// (the same sum, in the same order, as the curve's).
+double BoundForCount(double alpha, const DistributedDiscreteGaussian& m,
+                     uint64_t count) {
+  const double tau = DistributedDiscreteGaussianTau(m.sigma, count);
+  const double root_n_sigma = std::sqrt(static_cast<double>(count)) * m.sigma;
+  const double s = m.l2_sensitivity / root_n_sigma;
+  const double d = static_cast<double>(m.dimension);
+  const double root = s + tau * std::sqrt(d);
+  return std::min({alpha * s * s / 2.0 + tau * d,
+                   alpha / 2.0 *
+                       (s * s + 2.0 * tau * m.l1_sensitivity / root_n_sigma +
+                        tau * tau * d),
+                   alpha / 2.0 * root * root});
+}
+
+// The curve prunes counts by a lower bound instead of trying them all; its
+// value must be the plain minimum over every n' <= n, bit for bit, also
+// where the minimum lies far below n (small sigma: tau grows with n').
+TEST(DistributedDiscreteGaussianTest, EqualsThePlainMinimumOverCounts) {
+  int interior = 0;
+  for (double sigma : {0.5, 0.6, 0.75, 1.0, 1.6}) {
+    for (uint64_t n : {1, 2, 17, 250, 1500}) {
+      const auto m = Ddg(20, 200, sigma, n, 128);
+      const std::vector<double> orders = {1.25, 2.0, 4.0, 16.0, 256.0};
+      const std::vector<double> curve =
+          DistributedDiscreteGaussianRdpCurve(m, orders).value();
+      for (size_t i = 0; i < orders.size(); ++i) {
+        double plain = INFINITY;
+        uint64_t argmin = 0;
+        for (uint64_t k = 1; k <= n; ++k) {
+          const double b = BoundForCount(orders[i], m, k);
+          if (b < plain) plain = b, argmin = k;
+        }
+        EXPECT_EQ(curve[i], plain)
+            << "sigma " << sigma << " n " << n << " alpha " << orders[i];
+        if (argmin > 1 && argmin < n) ++interior;
+      }
+    }
+  }
+  EXPECT_GE(interior, 10);  // the minimum is not always at an end
+}
+
 TEST(DistributedDiscreteGaussianTest, BoundsTheExactDivergenceAndNeedsTau) {
   int above_ideal = 0;
   for (double sigma : {0.5, 0.6, 0.8}) {

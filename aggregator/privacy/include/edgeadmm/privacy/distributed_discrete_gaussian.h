@@ -29,9 +29,11 @@
 // never grows with n (the sum of n' <= n devices' noise plus the other
 // n - n' independent noises is the sum of n: post-processing), so every
 // B(n') with n' <= n bounds the n-device mechanism too, and the value used
-// is min over all n' <= n of B(n'), non-increasing in n. (The scan over n'
-// stops once alpha s(n')^2/2, a lower bound on B(n') growing as n' falls,
-// passes the best so far: with negligible tau it is one step.)
+// is min over all n' <= n of B(n'), non-increasing in n. (It is found by
+// branch and bound: on an interval [lo, hi] of counts, the formula at
+// s(hi) and tau(lo) bounds every B(n') from below, so an interval whose
+// bound is not below the best value so far is skipped. The value equals
+// the plain scan's.)
 // Host code.
 #pragma once
 
