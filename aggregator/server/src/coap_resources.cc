@@ -1,6 +1,7 @@
 // The daemon's CoAP resources (docs/protocol.md) as libcoap handlers:
 // each request is admitted once (RequestBudget, then RequestShape), then
 // answered by the RequestHandler.
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -312,16 +313,11 @@ std::optional<uint64_t> RoundQuery(const coap_string_t* query) {
   if (query == nullptr) return 0;
   const std::string_view digits(reinterpret_cast<const char*>(query->s) + kKey,
                                 query->length - kKey);
-  if (digits.empty() || digits.size() > 20 || digits[0] == '0') {
-    return std::nullopt;
-  }
+  if (digits.empty() || digits[0] < '1' || digits[0] > '9') return std::nullopt;
   uint64_t id = 0;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto digit = static_cast<uint64_t>(c - '0');
-    if (id > (UINT64_MAX - digit) / 10) return std::nullopt;
-    id = id * 10 + digit;
-  }
+  const char* end = digits.data() + digits.size();
+  const auto [stop, error] = std::from_chars(digits.data(), end, id);
+  if (error != std::errc() || stop != end) return std::nullopt;
   return id;
 }
 
