@@ -44,6 +44,9 @@ extern "C"
 #define MBEDTLS_ECP_DP_CURVE25519_ENABLED
 #define MBEDTLS_ECP_WINDOW_SIZE 2
 #define MBEDTLS_ECP_FIXED_POINT_OPTIM 0
+// The key agreement always passes the SDK's DRBG for the ladder's blinding:
+// ECP's own HMAC_DRBG fallback (for a NULL f_rng) is not linked.
+#define MBEDTLS_ECP_NO_INTERNAL_RNG
 #define MBEDTLS_HKDF_C
 
 // DTLS 1.2 client, PSK key exchange only (RFC 4279), the CoAP suites of

@@ -58,7 +58,10 @@ Status SecAggPhaseClient::Join(Span<const uint32_t> input, uint64_t round_id) {
   input_ = input;
   join_round_ = round_id;
   if (round_id == 0) {
-    std::strcpy(round_path_, kSecAggRoundPath);
+    // memcpy of a constant length: strcpy would link libc's strcpy into an
+    // MCU image for this one call.
+    static_assert(sizeof(kSecAggRoundPath) <= kMaxSecAggRoundPathBytes);
+    std::memcpy(round_path_, kSecAggRoundPath, sizeof(kSecAggRoundPath));
   } else {
     FormatSecAggRoundPath(round_id, round_path_);
   }

@@ -44,7 +44,7 @@ constexpr const char* kSecAggPaths[4] = {
     "v1/secagg/advertise", "v1/secagg/share-keys", "v1/secagg/masked-input",
     "v1/secagg/unmasking"};
 // Phase 0's resource (GET): the open round and the device's index.
-constexpr const char* kSecAggRoundPath = "v1/secagg/round";
+constexpr const char kSecAggRoundPath[] = "v1/secagg/round";
 // Phase 0's Uri-Query naming the round the device computed its input for:
 // "round=<id>", the id in decimal (docs/protocol.md, "Secure aggregation
 // phases").
