@@ -127,6 +127,19 @@ void PrintStartLine(const std::string& gateway, const std::string& shown,
                postgresql ? "PostgreSQL" : "SQLite");
 }
 
+// What the config leaves to the host: the gateway id (the host name) and,
+// on SQLite, the SecAgg+ round logs beside the database file, from which a
+// restart resumes the open secure rounds.
+void FillServerDefaults(edgeadmm::daemon::DaemonConfig& config,
+                        bool postgresql) {
+  if (config.server.gateway_id.empty()) {
+    config.server.gateway_id = HostGatewayId();
+  }
+  if (!postgresql && config.server.secagg_log_prefix.empty()) {
+    config.server.secagg_log_prefix = config.database + ".secagg-job-";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -205,8 +218,7 @@ int main(int argc, char** argv) {
                  shown.c_str(), db.status().str());
     return 1;
   }
-  if (config.server.gateway_id.empty())
-    config.server.gateway_id = HostGatewayId();
+  FillServerDefaults(config, db->postgresql());
   PrintStartLine(config.server.gateway_id, shown, database.source,
                  db->postgresql());
   auto server = edgeadmm::server::CoapServer::Create(*db, config.server);

@@ -39,7 +39,7 @@ Status RoundEngine::Load(int64_t job_id) {
   // coordinator's successor takes it over, TakeOverOpenRound).
   const bool follower = role_ == Role::kFollower;
   if (!resumes_open_round_ && role_ == Role::kSole) {
-    EDGEADMM_TRY(store_.MarkOpenRoundsLost());
+    EDGEADMM_TRY(LoseOpenRounds());
   }
   EDGEADMM_TRY_ASSIGN(StoredModel stored, store_.LatestModel());
   iteration_ = stored.iteration;

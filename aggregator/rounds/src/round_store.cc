@@ -398,7 +398,8 @@ Status RoundStore::CommitRound(const RoundCommit& commit) {
 }
 
 Status RoundStore::ChargeOpenRound(int64_t round_id,
-                                   const std::vector<LedgerRowRef>& ledger) {
+                                   const std::vector<LedgerRowRef>& ledger,
+                                   const std::vector<std::string>* survivors) {
   EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(*db_));
   {
     EDGEADMM_TRY_ASSIGN(
@@ -412,6 +413,7 @@ Status RoundStore::ChargeOpenRound(int64_t round_id,
   for (const LedgerRowRef& row : ledger) {
     EDGEADMM_TRY(InsertLedgerRow(round_id, row));
   }
+  if (survivors != nullptr) EDGEADMM_TRY(SetCharged(round_id, *survivors));
   return tx.Commit();
 }
 

@@ -22,7 +22,7 @@ Status RoundEngine::LoadSecurePlan() {
     return Status(plan.error().code());
   }
   secure_plan_ = std::move(*plan);
-  return Status::Ok();
+  return role_ == Role::kSole ? ResumeSecureRound() : Status::Ok();
 }
 
 Status RoundEngine::OpenSecureRound(int64_t now_ms) {
@@ -41,8 +41,17 @@ Status RoundEngine::OpenSecureRound(int64_t now_ms) {
   if (open_.deadline_ms < now_ms + phases_ms) {
     open_.deadline_ms = now_ms + phases_ms;
   }
+  round.deadline_ms = open_.deadline_ms;
   secure_ = std::move(round);
-  return Status::Ok();
+  // Durable before any device gets the task: a restart resumes the round
+  // with this cohort order and seed (secure_round_resume.cc). Without it
+  // (a store error) a restart loses the round.
+  const auto* seed =
+      reinterpret_cast<const uint8_t*>(secure_->rotation_seed.data());
+  return store_.InsertSecureRound(
+      secure_->round_id, secure_->cohort,
+      std::vector<uint8_t>(seed, seed + secure_->rotation_seed.size()),
+      secure_->deadline_ms);
 }
 
 Result<std::vector<size_t>> RoundEngine::SurvivorIndices(
@@ -82,8 +91,18 @@ Status RoundEngine::ChargeSecureRound(
   if (!secure_.has_value() || secure_->round_id != round_id) {
     return Status::FailedPrecondition();
   }
-  if (secure_->charged) return Status::Ok();
   const std::vector<size_t> participants = NamedSurvivors(survivors);
+  if (secure_->charged) {
+    // A resumed round closes its masked inputs again: never unmask a
+    // survivor the stored charge lacks.
+    const std::vector<size_t>& charged = secure_->charged_devices;
+    for (size_t index : participants) {
+      if (std::find(charged.begin(), charged.end(), index) == charged.end()) {
+        return Status::FailedPrecondition();
+      }
+    }
+    return Status::Ok();
+  }
   LedgerCharge charge = ledgers_->Plan(participants);
   std::vector<LocalCharge> locals;
   for (size_t index : participants) {
@@ -93,7 +112,9 @@ Status RoundEngine::ChargeSecureRound(
   for (const LocalCharge& local : locals) {
     rows.push_back(ledgers_->LocalRow(local));
   }
-  EDGEADMM_TRY(store_.ChargeOpenRound(round_id, rows));
+  std::vector<std::string> ids;
+  for (size_t index : participants) ids.push_back(devices_[index]);
+  EDGEADMM_TRY(store_.ChargeOpenRound(round_id, rows, &ids));
   ledgers_->Apply(std::move(charge));
   for (LocalCharge& local : locals) ledgers_->ApplyLocal(std::move(local));
   secure_->charged = true;

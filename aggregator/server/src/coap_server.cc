@@ -455,6 +455,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   }
   EDGEADMM_LOG_INFO("server: listening on coaps://[%s]:%u",
                     options.address.c_str(), server->port_);
+  server->secure_rounds_.set_log_prefix(options.secagg_log_prefix);
   EDGEADMM_TRY(server->jobs_.PickUpRunningJob(NowMs()));
   return server;
 }

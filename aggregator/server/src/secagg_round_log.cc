@@ -1,5 +1,6 @@
 #include "edgeadmm/server/secagg_round_log.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -92,8 +93,13 @@ host::Error SecAggRoundLog::Create(
     const secure_aggregation::SecAggRoundParams& params,
     const std::vector<std::string>& identities, int64_t phase_ms) {
   if (file_ != nullptr) std::fclose(file_);
-  file_ = std::fopen(path.c_str(), "wb");
+  file_ = nullptr;
+  // Owner-only, like the database: it names the cohort.
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0) file_ = ::fdopen(fd, "wb");
   if (file_ == nullptr) {
+    if (fd >= 0) ::close(fd);
     return host::Error::Unavailable("cannot create " + path);
   }
   path_ = path;

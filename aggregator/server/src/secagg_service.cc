@@ -104,7 +104,21 @@ host::Error SecAggService::Recover(int64_t now_ms, RandomByteSource& random) {
   }
   replaying_ = false;
   if (!e.ok()) return e;
-  return log_.Reopen(log_path_);
+  EDGEADMM_HOST_TRY(log_.Reopen(log_path_));
+  // Every expected message arrived before the crash, the close did not:
+  // it closes now (a masked inputs' close calls the before-unmask hook).
+  const int open = static_cast<int>(round_->phase());
+  if (open >= 1 && open <= 4 && AllAnswered(open)) Close(now_ms);
+  return host::Error::Ok();
+}
+
+void SecAggService::Drop() {
+  round_.reset();
+  identities_.clear();
+  index_.clear();
+  sum_.reset();
+  aborted_ = host::Error::Ok();
+  log_.Remove();
 }
 
 size_t SecAggService::MaxBody(int phase) const {

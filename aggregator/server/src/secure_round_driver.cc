@@ -1,6 +1,7 @@
 #include "edgeadmm/server/secure_round_driver.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "edgeadmm/log.h"
@@ -185,6 +186,55 @@ void SecureRoundDriver::StartNext(
   }
 }
 
+std::string SecureRoundDriver::LogPath(int64_t job_id) const {
+  return log_prefix_.empty() ? std::string()
+                             : log_prefix_ + std::to_string(job_id);
+}
+
+void SecureRoundDriver::Resume(size_t index, rounds::RoundEngine& engine,
+                               int64_t now_ms) {
+  const rounds::SecureRound& open = *engine.open_secure_round();
+  Slot& slot = slots_[index];
+  slot.job_id = engine.job().id;
+  slot.engine = &engine;  // the recovery may close phase 3: Charge
+  slot.round = open;
+  SecAggService& service = rounds_->slot(index);
+  service.set_log_path(LogPath(slot.job_id));
+  const uint64_t round_id = SecAggRoundId(static_cast<uint64_t>(slot.job_id),
+                                          static_cast<uint64_t>(open.round_id));
+  host::Error e;
+  if (log_prefix_.empty()) {
+    e = host::Error::Unavailable("the daemon keeps no round log");
+  } else if (now_ms >= open.deadline_ms) {
+    e = host::Error::FailedPrecondition("restarted past the round's deadline");
+  } else {
+    e = service.Recover(now_ms, drbg_);
+    if (e.ok() && (service.round_id() != round_id ||
+                   service.identities() != open.cohort)) {
+      e = host::Error::DataLoss("the round log is another round's");
+    }
+  }
+  if (e.ok()) {
+    EDGEADMM_LOG_INFO(
+        "secure aggregation: job %s round %lld: phases resumed from the round "
+        "log in slot %zu (phase %d)",
+        engine.job().config.name.c_str(), static_cast<long long>(open.round_id),
+        index, static_cast<int>(service.phase()));
+    return;
+  }
+  // The safe end: nothing more is unmasked; the charges stored before
+  // unmasking, if any, stay with the round.
+  EDGEADMM_LOG_WARN(
+      "secure aggregation: job %s round %lld cannot resume (%s); aborted",
+      engine.job().config.name.c_str(), static_cast<long long>(open.round_id),
+      e.message().c_str());
+  service.Drop();
+  if (!log_prefix_.empty()) std::remove(LogPath(slot.job_id).c_str());
+  if (engine.AbortSecureRound(open.round_id, e.message(), now_ms).ok()) {
+    slot = Slot{};
+  }
+}
+
 void SecureRoundDriver::Start(size_t index, rounds::RoundEngine& engine,
                               int64_t now_ms) {
   const rounds::SecureRound* open = engine.open_secure_round();
@@ -192,6 +242,10 @@ void SecureRoundDriver::Start(size_t index, rounds::RoundEngine& engine,
     rounds::KernelEntropy entropy;
     if (!drbg_.Init(entropy, ConstByteSpan()).ok()) return;
     drbg_ready_ = true;
+  }
+  if (open->resumed) {
+    Resume(index, engine, now_ms);
+    return;
   }
   const jobs::SecureAggregationPlan& plan = open->plan;
   secure_aggregation::SecAggRoundParams params;
@@ -216,6 +270,7 @@ void SecureRoundDriver::Start(size_t index, rounds::RoundEngine& engine,
   slot.job_id = engine.job().id;
   slot.engine = &engine;
   slot.round = *open;
+  rounds_->slot(index).set_log_path(LogPath(slot.job_id));
   const host::Error started =
       rounds_->slot(index).Start(params, open->cohort, phase_ms, now_ms, drbg_);
   if (!started.ok()) {

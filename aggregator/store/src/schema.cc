@@ -184,6 +184,23 @@ CREATE TABLE registry_changes (
 );
 INSERT INTO registry_changes(id, version) VALUES (1, 0);
 )sql",
+    // Version 13: the open secure-aggregation round a restart resumes
+    // (docs/aggregator.md, "A restart resumes a secure round"): its cohort
+    // in SecAgg+ index order (identities joined by newlines), its public
+    // rotation seed and, once charged before unmasking, the charged
+    // survivors (NULL: not charged). A job keeps only its newest row.
+    R"sql(
+CREATE TABLE secure_rounds (
+  job_id INTEGER NOT NULL,
+  round_id INTEGER NOT NULL,
+  cohort TEXT NOT NULL,
+  rotation_seed BLOB NOT NULL,
+  charged TEXT,
+  PRIMARY KEY (job_id, round_id),
+  FOREIGN KEY (job_id, round_id) REFERENCES rounds(job_id, round_id)
+    ON DELETE CASCADE
+);
+)sql",
 };
 
 constexpr int kMigrationCount =

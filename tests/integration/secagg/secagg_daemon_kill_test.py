@@ -1,26 +1,31 @@
 #!/usr/bin/python3
 """A secure-aggregation round when the real daemon is SIGKILLed mid-phase
-(issue 33; docs/aggregator.md, "Secure-aggregation rounds").
+(issue 33; docs/aggregator.md, "A restart resumes a secure round").
 
 Real stack on loopback: the `edgeadmm` CLI enrolls six devices and creates
 a prox-admm job under privacy.policy "secure-aggregation" (m = 6, floor 5,
 20 s per phase, 2 rounds), `edgeadmm-aggregatord` serves it over
 CoAP/DTLS-PSK and six `edgeadmm-device --secagg-neighbours 8
---secagg-devices 6` processes run it.
+--secagg-devices 6` processes run it. Device 5 is SIGSTOPped at its start,
+so phase 1 of each round waits for it.
 
-1. Before the charge: device 5 is SIGSTOPped at its start, so phase 1 waits
-   for its deadline. Once the daemon logs "phases started" the daemon is
-   SIGKILLed, restarted on the same database and port, and device 5
-   continued. The killed round must be `lost` with no ledger row (nothing
-   was unmasked or charged).
-2. After the charge: the next round's phases run; when the daemon logs
-   "survivors charged before unmasking" it is SIGKILLed again and
-   restarted. That round holds its survivors' ledger rows whether the kill
-   came before its commit (`lost`, no model) or after it (`committed`).
-3. The job completes: every committed round has its ledger rows, the
-   devices exit 0 and the database's checks pass.
+1. The safe abort: once the first round's phases started and its round log
+   (beside the database) holds the other five advertisements, the daemon
+   is SIGKILLed, the log deleted and the daemon restarted: the round cannot
+   resume, it ends (`discarded` or `lost`) with no ledger row.
+2. Resumed in phase 1: the next round's phases start (device 5 still
+   stopped), its log holds five advertisements; SIGKILL, restart, device 5
+   continued: the daemon resumes the round from its log and the round is
+   committed with all six devices charged once.
+3. Resumed after the charge: when the daemon logs "survivors charged
+   before unmasking" it is SIGKILLed and restarted: the round resumes from
+   its log, is committed (a model), and its ledger rows are exactly those
+   stored before the kill (no second charge).
+4. The job completes: every committed round has its ledger rows, the
+   devices exit 0, no round log is left and the database's checks pass.
 
-Every wait is for an event (a log line, a row, a process exit), bounded.
+Every wait is for an event (a log line, a row, a log record, a process
+exit), bounded.
 """
 
 import os
@@ -55,6 +60,37 @@ def job_toml():
         sampling={"scheme": "fixed", "m": DEVICES, "m_min": 5,
                   "deadline_seconds": 60, "seed": 7},
         secure_aggregation={"dropouts": 1, "phase_seconds": 20})
+
+
+def round_logs(db_path):
+    """The daemon's SecAgg+ round logs beside the database."""
+    folder = os.path.dirname(os.path.abspath(db_path))
+    base = os.path.basename(db_path) + ".secagg-job-"
+    return [os.path.join(folder, f) for f in os.listdir(folder)
+            if f.startswith(base)]
+
+
+def advertisements(db_path):
+    """Phase-1 messages in the round log (SecAggRoundLog's records: type,
+    phase, device, length, bytes); 0 without a log."""
+    logs = round_logs(db_path)
+    if len(logs) != 1:
+        return 0
+    try:
+        with open(logs[0], "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return 0
+    at, count, first = 0, 0, True
+    while at + 10 <= len(data):
+        size = int.from_bytes(data[at + 6:at + 10], "little")
+        if at + 10 + size > len(data):
+            break
+        if not first and data[at] == 1 and data[at + 1] == 1:
+            count += 1
+        first = False
+        at += 10 + size
+    return count
 
 
 def start_device(binary, stack, a, name, i):
@@ -135,47 +171,79 @@ def main():
                    for i, n in enumerate(names)]
         devices[5].send_signal(signal.SIGSTOP)
 
-        # 1. Killed in phase 1 (device 5 holds it open): before the charge.
-        wait_for("the phases of the first round",
-                 lambda: log_count(stack, "phases started") >= 1, stack,
-                 devices)
+        # 1. No round log after the kill: the round ends, uncharged.
+        wait_for("five advertisements in the first round's log",
+                 lambda: advertisements(db) >= 5, stack, devices)
         first = open_round(db)
         if first is None:
             fail("no open round while the phases run")
         stack.kill_daemon()
-        if log_count(stack, "charged before unmasking"):
-            fail("the first round was charged before the kill")
+        for path in round_logs(db):
+            os.remove(path)
         stack.start_daemon(same_port=True)
-        devices[5].send_signal(signal.SIGCONT)
-        if round_state(db, first) != "lost":
-            fail(f"round {first} is {round_state(db, first)}, not lost")
+        wait_for(f"the end of round {first}",
+                 lambda: round_state(db, first) in ("discarded", "lost"),
+                 stack, devices)
         if ledger_rows(db, first) != 0:
             fail(f"round {first}, killed before unmasking, is charged")
-        print(f"round {first}: killed in phase 1, lost, no ledger row",
-              flush=True)
+        if not log_count(stack, "cannot resume"):
+            fail("the daemon did not say why the round was not resumed")
+        print(f"round {first}: killed in phase 1 without its log, "
+              f"{round_state(db, first)}, no ledger row", flush=True)
 
-        # 2. Killed once the survivors are charged.
+        # 2. Killed in phase 1 (device 5 holds it open), resumed.
+        wait_for("the next round",
+                 lambda: (open_round(db) or 0) > first, stack, devices)
+        second = open_round(db)
+        wait_for(f"five advertisements in round {second}'s log",
+                 lambda: advertisements(db) >= 5, stack, devices)
+        stack.kill_daemon()
+        resumed = log_count(stack, "phases resumed from the round log")
+        stack.start_daemon(same_port=True)
+        devices[5].send_signal(signal.SIGCONT)
+        wait_for(f"round {second} committed",
+                 lambda: round_state(db, second) == "committed", stack,
+                 devices)
+        if log_count(stack, "phases resumed from the round log") <= resumed:
+            fail(f"round {second} was not resumed from its log")
+        locals_ = query(db, "SELECT count(*) FROM ledger WHERE round_id = ? "
+                        "AND scope LIKE 'local:%'", second)[0][0]
+        participants = query(db, "SELECT participants FROM rounds WHERE "
+                             "round_id = ?", second)[0][0]
+        if participants != DEVICES or locals_ != DEVICES:
+            fail(f"round {second}: {participants} participants, {locals_} "
+                 "local ledger rows (want 6 and 6)")
+        print(f"round {second}: killed in phase 1, resumed, committed with "
+              f"{participants} devices", flush=True)
+
+        # 3. Killed once the survivors are charged, resumed.
         charged = log_count(stack, "charged before unmasking")
         wait_for("the survivors' charge",
                  lambda: log_count(stack, "charged before unmasking") >
                  charged, stack, devices)
         stack.kill_daemon()
-        second = query(db, "SELECT max(round_id) FROM ledger")[0][0]
-        rows = ledger_rows(db, second)
+        third = query(db, "SELECT max(round_id) FROM ledger")[0][0]
+        rows = ledger_rows(db, third)
         if rows < 5:
-            fail(f"round {second}: {rows} ledger rows after its charge")
+            fail(f"round {third}: {rows} ledger rows after its charge")
+        resumed = log_count(stack, "phases resumed from the round log")
         stack.start_daemon(same_port=True)
-        state = round_state(db, second)
-        if state not in ("lost", "committed"):
-            fail(f"round {second} is {state}")
+        wait_for(f"round {third} committed",
+                 lambda: round_state(db, third) == "committed", stack,
+                 devices)
+        if log_count(stack, "phases resumed from the round log") <= resumed:
+            fail(f"round {third} was not resumed from its log")
         models = query(db, "SELECT count(*) FROM models WHERE round_id = ?",
-                       second)[0][0]
-        if (state == "committed") != (models == 1):
-            fail(f"round {second} is {state} with {models} models")
-        if ledger_rows(db, second) != rows:
-            fail(f"round {second}: its ledger rows changed at the restart")
-        print(f"round {second}: killed after its charge, {state}, {rows} "
-              "ledger rows", flush=True)
+                       third)[0][0]
+        if models != 1:
+            fail(f"round {third} is committed with {models} models")
+        if ledger_rows(db, third) != rows:
+            fail(f"round {third}: {ledger_rows(db, third)} ledger rows, "
+                 f"{rows} stored before the kill (charged twice?)")
+        if log_count(stack, "charged before unmasking") != charged + 1:
+            fail(f"round {third}: its survivors were charged again")
+        print(f"round {third}: killed after its charge, resumed, committed, "
+              f"{rows} ledger rows", flush=True)
 
         # 3. The job completes.
         wait_for("the end of the job",
@@ -193,11 +261,14 @@ def main():
         for round_id, st, _ in edgeadmm_db.round_states(db, JOB):
             if st == "committed" and ledger_rows(db, round_id) < 5:
                 fail(f"committed round {round_id} without its charges")
+        if round_logs(db):
+            fail(f"round logs left: {round_logs(db)}")
         problems = stack.check_database()
         if problems:
             fail(f"database: {problems}")
-        print("OK: a secure round killed mid-phase is lost uncharged before "
-              "its charge and keeps its charge after it; the job completed",
+        print("OK: a secure round killed mid-phase resumes from its log "
+              "(phase 1 and after the charge: committed, charged once); "
+              "without its log it ends uncharged; the job completed",
               flush=True)
     finally:
         for proc in devices:

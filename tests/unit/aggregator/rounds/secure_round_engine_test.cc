@@ -231,7 +231,9 @@ TEST_F(SecureRoundEngineTest, AnUnmaskedSumThatCannotCommitIsStillCharged) {
 
 // The survivors' charges are durable before any sum exists: a crash right
 // after them (the engine destroyed, the store reopened) keeps them with the
-// lost round, and the restarted engine's ledgers hold them.
+// open round, which the restarted engine resumes charged: the same
+// survivors charge nothing more, another survivor is refused, and the
+// commit adds no row.
 TEST_F(SecureRoundEngineTest, ChargeBeforeUnmaskingSurvivesACrash) {
   const SecureRound round = *engine_->open_secure_round();
   const std::vector<std::string> five(round.cohort.begin(),
@@ -241,11 +243,12 @@ TEST_F(SecureRoundEngineTest, ChargeBeforeUnmaskingSurvivesACrash) {
   EXPECT_TRUE(engine_->open_secure_round()->charged);
   const double charged = engine_->central_epsilon();
   EXPECT_GT(charged, 0);
+  const int64_t rows = Count(t_.db(), "SELECT count(*) FROM ledger");
   engine_.reset();  // the crash: nothing more reaches the store
   auto reopened = RoundEngine::Open(t_.db(), job_id_, accountant_);
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE round_id = " + r +
-                               " AND state = 'lost'"),
+                               " AND state = 'open'"),
             1);
   for (const std::string& id : five) {
     EXPECT_EQ(Rows("round_id = " + r + " AND scope = 'local:" + id + "'"), 1)
@@ -256,6 +259,62 @@ TEST_F(SecureRoundEngineTest, ChargeBeforeUnmaskingSurvivesACrash) {
       0);
   EXPECT_GT(Rows("round_id = " + r + " AND scope NOT LIKE 'local:%'"), 0);
   EXPECT_DOUBLE_EQ((*reopened)->central_epsilon(), charged);
+  const SecureRound* resumed = (*reopened)->open_secure_round();
+  ASSERT_NE(resumed, nullptr);
+  EXPECT_TRUE(resumed->resumed);
+  EXPECT_TRUE(resumed->charged);
+  EXPECT_EQ(resumed->charged_devices.size(), 5u);
+  // The phases close the masked inputs again after the restart: the same
+  // survivors are charged already, a sixth is refused (nothing unmasked).
+  EXPECT_TRUE((*reopened)->ChargeSecureRound(round.round_id, five).ok());
+  EXPECT_EQ((*reopened)->ChargeSecureRound(round.round_id, round.cohort),
+            Status::FailedPrecondition());
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), rows);
+  ASSERT_TRUE(
+      (*reopened)->CommitSecureSum(round.round_id, five, Sum(1.0), now_).ok());
+  EXPECT_EQ((*reopened)->iteration(), 1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), rows);
+  EXPECT_DOUBLE_EQ((*reopened)->central_epsilon(), charged);
+}
+
+// A restart before the charge resumes the open round as it was opened: the
+// cohort in the same SecAgg+ order, the same rotation seed (the devices
+// encoded with it), the deadline they were told, uncharged; its task is
+// the same. A damaged record loses the round instead, uncharged.
+TEST_F(SecureRoundEngineTest, RestartResumesTheSameRound) {
+  const SecureRound round = *engine_->open_secure_round();
+  const Task before = engine_->TaskFor(round.cohort[1]);
+  engine_.reset();
+  auto reopened = RoundEngine::Open(t_.db(), job_id_, accountant_);
+  ASSERT_TRUE(reopened.ok());
+  const SecureRound* resumed = (*reopened)->open_secure_round();
+  ASSERT_NE(resumed, nullptr);
+  EXPECT_TRUE(resumed->resumed);
+  EXPECT_FALSE(resumed->charged);
+  EXPECT_EQ(resumed->round_id, round.round_id);
+  EXPECT_EQ(resumed->cohort, round.cohort);
+  EXPECT_EQ(resumed->rotation_seed, round.rotation_seed);
+  EXPECT_EQ(resumed->deadline_ms, round.deadline_ms);
+  EXPECT_EQ(resumed->plan.min_survivors, round.plan.min_survivors);
+  const Task after = (*reopened)->TaskFor(round.cohort[1]);
+  EXPECT_TRUE(after.secure);
+  EXPECT_EQ(after.round_id, before.round_id);
+  EXPECT_EQ(after.rotation_seed, before.rotation_seed);
+  EXPECT_EQ(after.deadline_ms, before.deadline_ms);
+  // A record naming a device outside the job: lost at the next restart.
+  reopened->reset();
+  ASSERT_TRUE(t_.db()
+                  .Exec("UPDATE secure_rounds SET cohort = cohort || "
+                        "char(10) || 'stranger'")
+                  .ok());
+  auto again = RoundEngine::Open(t_.db(), job_id_, accountant_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->open_secure_round(), nullptr);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM rounds WHERE round_id = " +
+                               std::to_string(round.round_id) +
+                               " AND state = 'lost'"),
+            1);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM ledger"), 0);
 }
 
 // Charged before unmasking, the commit (and a discard) charge nothing more:
@@ -344,10 +403,12 @@ TEST_F(SecureRoundEngineTest, StoreHoldsNoIndividualVector) {
     }
   }
   EXPECT_GE(table_count, 10);
-  // devices.psk: the registry's DTLS keys.
-  EXPECT_EQ(with_rows,
-            (std::set<std::string>{"devices.psk", "ledger.rdp", "models.z",
-                                   "models.server_state"}));
+  // devices.psk: the registry's DTLS keys; secure_rounds.rotation_seed:
+  // the open round's public seed (one row, the job's newest round).
+  EXPECT_EQ(with_rows, (std::set<std::string>{"devices.psk", "ledger.rdp",
+                                              "models.z", "models.server_state",
+                                              "secure_rounds.rotation_seed"}));
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM secure_rounds"), 1);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 0);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM upload_sums"), 0);
   EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM round_cohorts"), 0);

@@ -4,12 +4,16 @@
 // SecAgg+ round and starts the waiting one. Six SDK device sessions run a
 // round's phases: the survivors' charges are in the store before the sum is
 // unmasked (a crash right after the unmasking keeps them), the commit adds
-// none, and a charge that cannot be stored aborts the phases unmasked. No
-// network.
+// none, and a charge that cannot be stored aborts the phases unmasked. A
+// restart (new engines, driver and service on the same store and round
+// log) resumes the round to the plain sum, or aborts it past its deadline
+// or without a log. No network.
 #include "edgeadmm/server/secure_round_driver.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -192,6 +196,101 @@ TEST_F(SecureRoundDriverTest, ChargeThatCannotBeStoredAbortsUnmasked) {
   EXPECT_EQ(secagg_.phase(), SecAggPhase::kAborted);
   EXPECT_FALSE(secagg_.sum().has_value());
   EXPECT_EQ(LedgerRows(round.round_id), 0);
+}
+
+// The daemon restarts mid-phase 3 (three masked inputs accepted): new
+// engines on the store, a new driver and service on the same round log.
+// The round resumes (same cohort order, the accepted messages back), the
+// devices resend or go on, and the round commits the plain sum with one
+// charge; no log is left.
+TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
+  const std::string prefix = ::testing::TempDir() + "/resume_" +
+                             std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                             ".secagg-job-";
+  driver_.set_log_prefix(prefix);
+  driver_.Tick(Engines(), now_);
+  const rounds::SecureRound round = *engines_[0]->open_secure_round();
+  JoinFirstRound();
+  const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5};
+  devices_.Phase(secagg_, 1, all, now_);
+  devices_.Phase(secagg_, 2, all, now_);
+  for (uint32_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(devices_.Post(secagg_, 3, i, devices_.Message(i), now_).code,
+              wire::kCoapChanged);
+  }
+  // The crash: engines, driver and service are gone.
+  engines_.clear();
+  std::vector<rounds::RoundEngine*> reopened;
+  std::vector<std::unique_ptr<rounds::RoundEngine>> owned;
+  for (int64_t job : {first_job_, first_job_ + 1}) {
+    auto engine = rounds::RoundEngine::Open(t_.db(), job, accountant_);
+    ASSERT_TRUE(engine.ok());
+    owned.push_back(std::move(engine).value());
+    reopened.push_back(owned.back().get());
+  }
+  SecAggRounds rounds{1};
+  SecureRoundDriver driver{rounds};
+  driver.set_log_prefix(prefix);
+  now_ += 1000;
+  driver.Tick(reopened, now_);
+  SecAggService& service = rounds.slot(0);
+  ASSERT_EQ(driver.driven_job(), first_job_);
+  EXPECT_EQ(service.phase(), SecAggPhase::kMaskedInput);
+  EXPECT_EQ(service.identities(), round.cohort);
+  EXPECT_EQ(reopened[0]->open_secure_round()->rotation_seed,
+            round.rotation_seed);
+  EXPECT_EQ(LedgerRows(round.round_id), 0);
+  devices_.Phase(service, 3, all, now_);  // 0..2 resend, 3..5 are new
+  const int64_t rows = LedgerRows(round.round_id);
+  EXPECT_EQ(LedgerRows(round.round_id, "scope LIKE 'local:%'"), 6);
+  devices_.Phase(service, 4, all, now_);
+  ASSERT_TRUE(service.sum().has_value()) << service.abort_reason().message();
+  std::vector<uint32_t> plain(round.plan.mask_length, 0);
+  plain[0] = 1 + 2 + 3 + 4 + 5 + 6;  // JoinFirstRound's x_i[0] = i + 1
+  EXPECT_EQ(*service.sum(), plain);
+  driver.Tick(reopened, ++now_);
+  EXPECT_EQ(reopened[0]->iteration(), 1);
+  EXPECT_EQ(reopened[0]->released_round_id(), round.round_id);
+  EXPECT_EQ(LedgerRows(round.round_id), rows);
+  EXPECT_EQ(std::fopen((prefix + std::to_string(first_job_)).c_str(), "rb"),
+            nullptr);
+}
+
+// A restart at the round's deadline, or without its log, cannot resume:
+// the round is discarded uncharged and the job's next round opens.
+TEST_F(SecureRoundDriverTest, RestartPastTheDeadlineOrWithoutALogAborts) {
+  const std::string prefix = ::testing::TempDir() + "/late_" +
+                             std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                             ".secagg-job-";
+  driver_.set_log_prefix(prefix);
+  driver_.Tick(Engines(), now_);
+  const rounds::SecureRound round = *engines_[0]->open_secure_round();
+  JoinFirstRound();
+  devices_.Phase(secagg_, 1, {0, 1, 2, 3, 4, 5}, now_);
+  for (const bool late : {true, false}) {
+    engines_.clear();
+    auto engine = rounds::RoundEngine::Open(t_.db(), first_job_, accountant_);
+    ASSERT_TRUE(engine.ok());
+    ASSERT_TRUE((*engine)->open_secure_round() != nullptr);
+    const int64_t round_id = (*engine)->open_secure_round()->round_id;
+    SecAggRounds rounds{1};
+    SecureRoundDriver driver{rounds};
+    if (late) driver.set_log_prefix(prefix);  // else: no log at all
+    const int64_t at = late ? round.deadline_ms : now_ + 1;
+    driver.Tick({engine->get()}, at);
+    ASSERT_TRUE((*engine)->Advance(at).ok());
+    auto state = t_.db().Prepare("SELECT state FROM rounds WHERE round_id = " +
+                                 std::to_string(round_id));
+    ASSERT_TRUE(state.ok());
+    ASSERT_TRUE(state->StepRow().ok());
+    EXPECT_EQ(state->ColumnText(0), "discarded") << late;
+    EXPECT_EQ(LedgerRows(round_id), 0);
+    ASSERT_NE((*engine)->open_secure_round(), nullptr);
+    EXPECT_NE((*engine)->open_secure_round()->round_id, round_id);
+    EXPECT_EQ(std::fopen((prefix + std::to_string(first_job_)).c_str(), "rb"),
+              nullptr);
+    engines_.push_back(std::move(engine).value());
+  }
 }
 
 }  // namespace

@@ -51,8 +51,13 @@ TEST(StoreTest, ReopenKeepsDataAndDoesNotMigrateTwice) {
 // columns).
 // Version 11's column (an upload's algorithm-owned bytes), back to the
 // REAL column of version 5 it replaced.
+// Version 13's table (the open secure round a restart resumes).
+#define EDGEADMM_DROP_VERSION13 "DROP TABLE secure_rounds; "
+constexpr const char* kDropVersion13 =
+    EDGEADMM_DROP_VERSION13 "PRAGMA user_version=12";
 // Version 12's (rounds shared by several gateways).
 #define EDGEADMM_DROP_VERSION12               \
+  EDGEADMM_DROP_VERSION13                     \
   "DROP TABLE registry_changes; "             \
   "DROP TABLE round_cohorts; "                \
   "ALTER TABLE uploads DROP COLUMN gateway; " \

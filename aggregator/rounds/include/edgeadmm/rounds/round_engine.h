@@ -181,12 +181,14 @@ class RoundEngine {
   // Before the phases can unmask a sum (the masked inputs' phase closes,
   // its survivors fixed): ONE transaction stores the central and local
   // charges of each of `survivors` in the round's cohort (as in a commit),
-  // and the round is charged (SecureRound::charged; the store knows it from
-  // the round's ledger rows, which a crash keeps with the lost round).
+  // and the round is charged (SecureRound::charged; the store keeps the
+  // rows and the charged survivors with the round across a restart).
   // CommitSecureSum and DiscardSecureSum then charge nothing more. A second
-  // call does nothing. FAILED_PRECONDITION for another round than the open
-  // secure one, or a round the store no longer holds open; store errors
-  // (nothing charged: the caller must not unmask).
+  // call (a resumed round closing its masked inputs again) does nothing,
+  // or returns FAILED_PRECONDITION when a survivor is not among the
+  // charged. FAILED_PRECONDITION for another round than the open secure
+  // one, or a round the store no longer holds open; store errors (nothing
+  // charged: the caller must not unmask).
   Status ChargeSecureRound(int64_t round_id,
                            const std::vector<std::string>& survivors);
   // The phases gave the decoded sum of `survivors`' updates (identities of
@@ -311,6 +313,11 @@ class RoundEngine {
   // cohort order (OpenNextRound).
   Status LoadSecurePlan();
   Status OpenSecureRound(int64_t now_ms);
+  // secure_round_resume.cc: Load's loss of the rounds a crash left open
+  // (a secure job's newest one is kept for ResumeSecureRound), and the
+  // rebuild of that round from the store (LoadSecurePlan).
+  Status LoseOpenRounds();
+  Status ResumeSecureRound();
   // Indices of `survivors` in the round's cohort; INVALID_ARGUMENT for
   // one outside it or repeated.
   Result<std::vector<size_t>> SurvivorIndices(

@@ -97,6 +97,17 @@ struct StoredOpenRound {
   std::vector<Accepted> uploads;  // by device id
 };
 
+// The durable record of an open secure-aggregation round (secure_rounds),
+// from which a restart resumes it (RoundStore::ResumableSecureRound).
+struct StoredSecureRound {
+  int64_t round_id = 0;
+  int64_t deadline_ms = 0;          // rounds.deadline_at
+  std::vector<std::string> cohort;  // SecAgg+ index order
+  std::vector<uint8_t> rotation_seed;
+  bool charged = false;  // ChargeOpenRound stored the survivors' charges
+  std::vector<std::string> charged_survivors;
+};
+
 // Everything a committed round writes.
 struct RoundCommit {
   int64_t round_id = 0;
@@ -184,8 +195,23 @@ class RoundStore {
   // A secure round's charges before its sum is unmasked: `ledger` in one
   // transaction with the check that round `round_id` is still 'open'
   // (FAILED_PRECONDITION, nothing written, when it is not).
+  // `survivors` (not null): also recorded as the round's charged
+  // survivors in its secure_rounds row.
   Status ChargeOpenRound(int64_t round_id,
-                         const std::vector<LedgerRowRef>& ledger);
+                         const std::vector<LedgerRowRef>& ledger,
+                         const std::vector<std::string>* survivors = nullptr);
+  // Secure rounds that survive a restart (secure_round_store.cc).
+  // The open round `round_id`'s record (cohort in index order, rotation
+  // seed) and its deadline in one transaction; the job's older records
+  // are deleted.
+  Status InsertSecureRound(int64_t round_id,
+                           const std::vector<std::string>& cohort,
+                           const std::vector<uint8_t>& rotation_seed,
+                           int64_t deadline_ms);
+  // The newest open round with a record (nullopt: none). Every other open
+  // round becomes 'lost' (charges kept), as after a crash without it.
+  // DATA_LOSS for a damaged record.
+  Result<std::optional<StoredSecureRound>> ResumableSecureRound();
   // Whether round `round_id` holds ledger rows (a secure round: charged).
   Result<bool> RoundCharged(int64_t round_id);
   // The accepted upload of open round `round_id`, its local ledger row and
@@ -238,6 +264,8 @@ class RoundStore {
   Status InsertUploadRow(int64_t round_id, const UploadRowRef& row);
   // UPDATE rounds SET `column` = value of the open round `round_id`.
   Status SetOpenRoundValue(const char* column, int64_t round_id, int64_t value);
+  // secure_rounds.charged of round `round_id` (inside a transaction).
+  Status SetCharged(int64_t round_id, const std::vector<std::string>& ids);
 
   store::Database* db_;
   int64_t job_id_;

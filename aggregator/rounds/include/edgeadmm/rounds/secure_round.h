@@ -28,6 +28,11 @@ struct SecureRound {
   // indices in the job): the round's end charges nothing more.
   bool charged = false;
   std::vector<size_t> charged_devices;
+  // What the devices are told (Task::deadline_ms), stored with the round.
+  int64_t deadline_ms = 0;
+  // Rebuilt from the store after a restart (RoundStore::ResumableSecureRound):
+  // the server resumes its phases from its round log, or aborts it.
+  bool resumed = false;
 };
 
 }  // namespace edgeadmm::rounds

@@ -108,6 +108,11 @@ struct ServerOptions {
   // job's CoordinatorLease under this id (JobHost::set_gateway_id). Empty:
   // no lease, the daemon serves the running job (one gateway).
   std::string gateway_id;
+  // Each job's SecAgg+ round log is the file <this><job id>, from which a
+  // restart resumes the round (SecureRoundDriver::set_log_prefix); the
+  // daemon sets it beside an SQLite database. Empty: no log, a restart
+  // aborts the open secure rounds.
+  std::string secagg_log_prefix;
 };
 
 class CoapServer {

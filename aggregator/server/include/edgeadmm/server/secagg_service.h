@@ -37,7 +37,8 @@
 // before it is answered, and Recover() after a restart rebuilds the round
 // from it (deadlines restart from the recovery); the log is deleted when
 // the round ends or aborts. Without one, a restart loses the round (its
-// devices then get 4.04 and abort). Not thread-safe.
+// devices then get 4.04 and abort). The daemon keeps one log per job
+// beside its SQLite database (SecureRoundDriver). Not thread-safe.
 #pragma once
 
 #include <array>
@@ -78,9 +79,15 @@ class SecAggService {
 
   // The round log's file; empty (the default): none.
   void set_log_path(std::string path) { log_path_ = std::move(path); }
+  const std::string& log_path() const { return log_path_; }
   // Rebuilds the round from the log (SecAggRoundLog::Read's errors, and
-  // Start's), its phases' deadlines now_ms + phase_ms.
+  // Start's), its phases' deadlines now_ms + phase_ms; an open phase every
+  // expected device answered closes at once (the masked inputs' close
+  // calls the before-unmask hook: set it first).
   host::Error Recover(int64_t now_ms, RandomByteSource& random);
+
+  // Forgets the round (devices then get 4.04) and deletes its log.
+  void Drop();
 
   // Phase 0: the open round for `identity` (GET v1/secagg/round).
   Response Round(std::string_view identity) const;
@@ -105,6 +112,8 @@ class SecAggService {
     return round_ && index_.count(std::string(identity)) != 0;
   }
   uint64_t round_id() const { return round_ ? round_->params().round_id : 0; }
+  // The started round's cohort (identity i is device i).
+  const std::vector<std::string>& identities() const { return identities_; }
   // What the gateway holds (the audit of tests).
   const secure_aggregation::SecAggRound* round() const { return round_.get(); }
   // The largest request body a phase takes for this round (0: no round).

@@ -16,14 +16,23 @@
 // server.max_secure_rounds), one per slot, each round's before-unmask hook
 // charging its own job's engine. A secure round beyond the cap is held (it
 // waits, open, logged once) until a slot is free; waiting rounds start in
-// job id order. A restart loses the open rounds: each engine marks its
-// round lost (with the charges stored before unmasking, if any), the
-// devices get 4.04 on the phases and abort.
+// job id order.
+//
+// A restart resumes the open rounds (docs/aggregator.md, "A restart
+// resumes a secure round"): with a log prefix each job's round log is the
+// file <prefix><job id> (SecAggRoundLog, written before each answer), and
+// an engine's round rebuilt from the store (SecureRound::resumed) gets its
+// phases back from it (SecAggService::Recover) with the same cohort order
+// and accepted messages; the engine's record keeps the rotation seed and
+// the charges. The round aborts instead (AbortSecureRound, charges kept)
+// when there is no log prefix, the restart came past the round's
+// deadline, or the log is missing, damaged or another round's.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "edgeadmm/drbg.h"
@@ -45,6 +54,10 @@ class SecureRoundDriver {
   // starts the waiting rounds of `engines` (lowest job id first) in the
   // free slots.
   void Tick(const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms);
+
+  // Each job's round log is <prefix><job id>; empty (the default): no
+  // log, and a restart aborts the open rounds.
+  void set_log_prefix(std::string prefix) { log_prefix_ = std::move(prefix); }
 
   // The job whose round slot `slot` runs (0: none).
   int64_t driven_job(size_t slot = 0) const { return slots_[slot].job_id; }
@@ -68,10 +81,15 @@ class SecureRoundDriver {
                  int64_t now_ms);
   // Starts `engine`'s open round in free slot `slot`.
   void Start(size_t slot, rounds::RoundEngine& engine, int64_t now_ms);
+  // Start for a round rebuilt after a restart: its phases from its log, or
+  // the round aborts.
+  void Resume(size_t slot, rounds::RoundEngine& engine, int64_t now_ms);
+  std::string LogPath(int64_t job_id) const;
   // Logs once that `engine`'s round waits for a free slot.
   void LogHeld(const rounds::RoundEngine& engine);
 
   SecAggRounds* rounds_;
+  std::string log_prefix_;
   bool drbg_ready_ = false;
   Drbg drbg_;  // graph seeds and the services' own randomness
   std::vector<Slot> slots_;

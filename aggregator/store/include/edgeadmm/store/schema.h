@@ -19,7 +19,9 @@
 // lifetime budget on a device's central ledgers); uploads.extra, an
 // algorithm's own bytes, in place of version 5's column (11);
 // rounds.deadline_at, uploads.gateway and round_cohorts(job_id, round_id,
-// device_id) (12: rounds shared by a coordinator and its standbys).
+// device_id) (12: rounds shared by a coordinator and its standbys);
+// secure_rounds(job_id, round_id, cohort, rotation_seed, charged) (13: the
+// open secure round a restart resumes).
 #pragma once
 
 #include "edgeadmm/status.h"
@@ -29,7 +31,7 @@ namespace edgeadmm::store {
 class Database;
 
 // The schema version this build writes.
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 
 // Reads PRAGMA user_version and applies every migration above it, each in
 // its own transaction. FAILED_PRECONDITION if the file is newer than
