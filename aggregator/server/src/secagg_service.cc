@@ -360,10 +360,12 @@ void SecAggService::Close(int64_t now_ms) {
     const SecAggPhase now = round_->phase();
     if (now == SecAggPhase::kDone || now == SecAggPhase::kAborted) {
       log_.Remove();
-    } else {
-      // A lost close record only leaves the phase open after a recovery,
-      // where its deadline closes it again.
-      (void)log_.Closed(closing);
+    } else if (const host::Error logged = log_.Closed(closing); !logged.ok()) {
+      // The devices learn the close (e.g. the survivors) from the next
+      // answers. A close the log lacks would reopen the phase after a
+      // restart, where a later close could differ from the one they saw:
+      // abort before anyone is answered.
+      aborted_ = logged;
     }
   }
 }

@@ -12,7 +12,10 @@
 // is the plain sum; a device missing a phase's deadline is a dropout.
 #include "edgeadmm/server/secagg_service.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -338,6 +341,43 @@ TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
       << restarted.abort_reason().message();
   EXPECT_EQ(*restarted.sum(), PlainSum(All()));
   EXPECT_EQ(std::fopen(path.c_str(), "rb"), nullptr);  // deleted
+}
+
+// The close of phase 3 cannot be logged (the file may not grow): the
+// round aborts before any device is told the survivors, since a restart
+// would reopen the phase and could close it on another set.
+TEST_F(SecAggServiceTest, UnloggedCloseAbortsTheRound) {
+  const std::string path = ::testing::TempDir() + "/secagg_round_log_full_" +
+                           std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                           ".bin";
+  service_.set_log_path(path);
+  ASSERT_TRUE(service_.Start(params_, ids_, kPhaseMs, now_, drbg_).ok());
+  Phase(1, All());
+  Phase(2, All());
+  for (uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+  }
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::fseek(f, 0, SEEK_END);
+  const long size = std::ftell(f);
+  std::fclose(f);
+  // Writes past the current size fail (EFBIG) from here on.
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit full = saved;
+  full.rlim_cur = static_cast<rlim_t>(size);
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &full), 0);
+  now_ += kPhaseMs;
+  service_.Tick(now_);  // device 5 missed the deadline: phase 3 closes
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_FALSE(service_.abort_reason().ok());
+  // A survivor asking again for the phase's answer is refused.
+  EXPECT_EQ(Post(3, 0, Message(0)).code, wire::kCoapInternalServerError);
+  EXPECT_FALSE(service_.sum().has_value());
+  std::remove(path.c_str());
 }
 
 TEST_F(SecAggServiceTest, MissingTheDeadlineIsADropout) {

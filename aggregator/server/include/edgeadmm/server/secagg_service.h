@@ -34,7 +34,8 @@
 // state, which holds masked inputs only; the sum is the round's result.
 // Nothing is written to the database. With a log path (set_log_path),
 // every accepted message and phase close is appended to a SecAggRoundLog
-// before it is answered, and Recover() after a restart rebuilds the round
+// before it is answered (a close that cannot be logged aborts the round),
+// and Recover() after a restart rebuilds the round
 // from it (deadlines restart from the recovery); the log is deleted when
 // the round ends or aborts. Without one, a restart loses the round (its
 // devices then get 4.04 and abort). The daemon keeps one log per job
