@@ -104,7 +104,18 @@ host::Error SecAggRoundLog::Create(
   }
   path_ = path;
   const std::vector<uint8_t> body = StartBody(params, identities, phase_ms);
-  return Append(0, 0, 0, body.data(), body.size());
+  EDGEADMM_HOST_TRY(Append(0, 0, 0, body.data(), body.size()));
+  // The new file's directory entry is durable too, so a power cut after a
+  // device's answer still finds the log.
+  const size_t slash = path.find_last_of('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : path.substr(0, slash + (slash == 0));
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const bool synced = dir_fd >= 0 && ::fsync(dir_fd) == 0;
+  if (dir_fd >= 0) ::close(dir_fd);
+  if (!synced)
+    return host::Error::Unavailable("cannot sync the directory of " + path);
+  return host::Error::Ok();
 }
 
 host::Error SecAggRoundLog::Reopen(const std::string& path) {
