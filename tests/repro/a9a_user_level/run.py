@@ -161,7 +161,8 @@ def run_job(a, label, algorithm, policy, epsilon, repeat, test, train_path):
         # Loading a secure job plans its noise again.
         stack.start_daemon(
             server_options={"non_confirmable_notifications": True},
-            ready_timeout=300.0 if policy == SECURE else 30.0)
+            ready_timeout=a.daemon_ready_seconds if policy == SECURE
+            else 30.0)
         fleet = ["--data", train_path, "--dim", str(DIM),
                  "--epsilon-budget", "inf", "--delta", str(a.delta)]
         if epsilon is None or policy == "trusted-aggregator":
