@@ -11,7 +11,10 @@ the database and evaluated on a9a.t.
 Runs, for each epsilon: private ADMM (`prox-admm`, paper 002 Alg. 3,
 `participation` policy), DP-FedAvg (`dp-sgd`, same policy) and optionally
 private ADMM under `trusted-aggregator` and DP-FTRL (`dp-ftrl`, the
-gateway's tree noise, each device capped at K participations); once: the same system with sigma = 0
+gateway's tree noise, each device capped at K participations) and private
+ADMM or DP-FedAvg under `secure-aggregation` (prox-admm-secure,
+dp-sgd-secure: SecAgg+ with a distributed discrete Gaussian, the central
+epsilon against the gateway; secure_job.py); once: the same system with sigma = 0
 (non-private) and a centralized numpy logistic regression (sanity reference,
 not the stack).
 
