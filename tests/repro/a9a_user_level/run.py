@@ -11,7 +11,10 @@ the database and evaluated on a9a.t.
 Runs, for each epsilon: private ADMM (`prox-admm`, paper 002 Alg. 3,
 `participation` policy), DP-FedAvg (`dp-sgd`, same policy) and optionally
 private ADMM under `trusted-aggregator` and DP-FTRL (`dp-ftrl`, the
-gateway's tree noise, each device capped at K participations); once: the same system with sigma = 0
+gateway's tree noise, each device capped at K participations) and private
+ADMM or DP-FedAvg under `secure-aggregation` (prox-admm-secure,
+dp-sgd-secure: SecAgg+ with a distributed discrete Gaussian, the central
+epsilon against the gateway; secure_job.py); once: the same system with sigma = 0
 (non-private) and a centralized numpy logistic regression (sanity reference,
 not the stack).
 
@@ -40,6 +43,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 import edgeadmm_db  # tools/python (on PYTHONPATH)
 import edgeadmm_stack as es
+import secure_job
+from secure_job import SECURE
 
 MAJORITY = 0.7638  # a9a.t: 76.38% of the labels are -1
 DIM = 123
@@ -68,6 +73,8 @@ SGD = dict(eta=2.0, steps=1, clip=5.0)
 # without noise, the same iterates as DP-FedAvg's).
 FTRL = dict(server_lr=1.0)
 L2 = 1e-3
+ALGORITHMS = ("nonprivate", "prox-admm", "dp-sgd", "dp-ftrl", "trusted",
+              "prox-admm-secure", "dp-sgd-secure")
 
 
 def job_toml(name, algorithm, a, epsilon, policy):
@@ -98,14 +105,18 @@ def job_toml(name, algorithm, a, epsilon, policy):
     else:
         privacy.update({"target_epsilon": epsilon, "central_budget": epsilon})
     privacy.update({"delta": a.delta, "device_budget": math.inf})
+    sampling = {"scheme": "poisson", "q": a.q, "m_min": m_min,
+                "deadline_seconds": a.deadline}
+    if policy == SECURE:
+        sampling = secure_job.sampling(a)
+        extra["secure_aggregation"] = secure_job.table(a)
     return es.job_toml(
         job={"name": name, "algorithm": algorithm, "loss": "logistic",
              "dimension": DIM, "rounds": a.rounds},
         regularizer={"kind": "l2", "l2": L2},
         step=step,
         privacy=privacy,
-        sampling={"scheme": "poisson", "q": a.q, "m_min": m_min,
-                  "deadline_seconds": a.deadline},
+        sampling=sampling,
         **extra)
 
 
@@ -129,26 +140,40 @@ def run_job(a, label, algorithm, policy, epsilon, repeat, test, train_path):
                                                              flush=True))
     started = time.time()
     rows, error, final_state, memory = [], None, None, {}
+    secure, plan_seconds = {}, None
     tx, ty = test
     try:
         t0 = time.time()
         stack.enroll(a.devices)
         enrol_seconds = time.time() - t0
-        stack.create_job(name, job_toml(name, algorithm, a, epsilon, policy))
+        t0 = time.time()
+        created = stack.create_job(name, job_toml(name, algorithm, a,
+                                                  epsilon, policy))
+        plan_seconds = time.time() - t0
         sigma = edgeadmm_db.job_sigma(stack.db_path, name)
         print(f"  {label}: {a.devices} devices enrolled in "
-              f"{enrol_seconds:.1f} s; sigma {sigma:.5g}", flush=True)
+              f"{enrol_seconds:.1f} s; job created in {plan_seconds:.1f} s; "
+              f"sigma {sigma if sigma is None else f'{sigma:.5g}'}",
+              flush=True)
+        if policy == SECURE:
+            secure = secure_job.plan(created)
+            print(f"  {label}: {created.strip()}", flush=True)
         # Every notification NON: with all devices observing from the start,
         # libcoap's every-fifth confirmable notification hit all 32,561 at
         # once and the daemon never caught up (docs/results.md).
+        # Loading a secure job plans its noise again.
         stack.start_daemon(
-            server_options={"non_confirmable_notifications": True})
+            server_options={"non_confirmable_notifications": True},
+            ready_timeout=a.daemon_ready_seconds if policy == SECURE
+            else 30.0)
         fleet = ["--data", train_path, "--dim", str(DIM),
                  "--epsilon-budget", "inf", "--delta", str(a.delta)]
         if epsilon is None or policy == "trusted-aggregator":
             # sigma = 0, or the devices trust the aggregator to add the
             # noise (they add none and keep no local guarantee).
             fleet.append("--allow-unaccounted-steps")
+        if policy == SECURE:
+            fleet += secure_job.fleet_flags(a, secure)
         fleet += ["--start-rate", str(a.start_rate),
                   "--max-starting", str(a.max_starting),
                   "--task-refresh-ms", str(a.task_refresh_ms)]
@@ -210,6 +235,8 @@ def run_job(a, label, algorithm, policy, epsilon, repeat, test, train_path):
         "error": error or "",
         "fleet_processes": a.fleet_processes,
         "fleet_totals": es.fleet_totals(state),
+        "plan_seconds": plan_seconds,
+        "secure_plan": secure or "",
     }
     fa = summary["final_accuracy"]
     print(f"  {label}: {final_state}, {len(rows)} rounds, final accuracy "
@@ -271,7 +298,7 @@ def check(results, a):
                 r["algorithm"] == "prox-admm" and
                 r["policy"] == "participation"]
         sgd = [r for r in results if r["target_epsilon"] == eps and
-               r["algorithm"] == "dp-sgd"]
+               r["algorithm"] == "dp-sgd" and r["policy"] == "participation"]
         admm_loss, sgd_loss = mean_of(admm, "final_loss"), mean_of(
             sgd, "final_loss")
         if admm and sgd and (admm_loss is None or sgd_loss is None or
@@ -292,7 +319,11 @@ def plots(results, rows, a):
                                ("private ADMM (trusted-aggregator)",
                                 "prox-admm", "trusted-aggregator"),
                                ("DP-FTRL (dp-ftrl, tree noise)", "dp-ftrl",
-                                "trusted-aggregator")):
+                                "trusted-aggregator"),
+                               ("private ADMM (secure-aggregation)",
+                                "prox-admm", SECURE),
+                               ("DP-FedAvg (dp-sgd, secure-aggregation)",
+                                "dp-sgd", SECURE)):
         mine = [r for r in private
                 if r["algorithm"] == alg and r["policy"] == policy]
         pts = sorted(
@@ -367,12 +398,13 @@ def parse_args(argv):
     p.add_argument("--q", type=float)
     p.add_argument("--epsilons", help="comma-separated, e.g. 0.5,1,2,4,8")
     p.add_argument("--algorithms",
-                   help="comma-separated of nonprivate, prox-admm, dp-sgd, "
-                   "dp-ftrl, trusted")
+                   help=f"comma-separated of {', '.join(ALGORITHMS)} (the "
+                   "-secure ones: privacy.policy secure-aggregation)")
     p.add_argument("--trusted-epsilons",
                    help="epsilons of the trusted-aggregator runs (default: "
                    "--epsilons)")
     p.add_argument("--deadline", type=float, help="round deadline (s)")
+    secure_job.add_arguments(p)
     p.add_argument("--fleet-processes", type=int,
                    help="edgeadmm-fleet connect processes (--part I/K)")
     p.add_argument("--start-rate", type=float,
@@ -411,6 +443,10 @@ def parse_args(argv):
         a.epsilons = [float(e) for e in a.epsilons.split(",")]
     if isinstance(a.algorithms, str):
         a.algorithms = a.algorithms.split(",")
+    unknown = sorted(set(a.algorithms) - set(ALGORITHMS))
+    if unknown:
+        p.error(f"--algorithms: unknown {', '.join(unknown)} (of "
+                f"{', '.join(ALGORITHMS)})")
     a.epsilons = [int(e) if float(e).is_integer() else e for e in a.epsilons]
     a.trusted_epsilons = ([float(e) for e in a.trusted_epsilons.split(",")]
                           if a.trusted_epsilons else list(a.epsilons))
@@ -480,6 +516,9 @@ def main(argv):
                 elif alg == "dp-sgd":
                     plan.append((f"dp-sgd-eps{eps}{suffix}", "dp-sgd",
                                  "participation", eps, repeat))
+                elif alg in ("prox-admm-secure", "dp-sgd-secure"):
+                    plan.append((f"{alg}-eps{eps}{suffix}",
+                                 alg[:-len("-secure")], SECURE, eps, repeat))
                 elif alg == "dp-ftrl":
                     plan.append((f"dp-ftrl-eps{eps}{suffix}", "dp-ftrl",
                                  "trusted-aggregator", eps, repeat))
@@ -526,7 +565,12 @@ def write_outputs(a, results, rows, started):
                      "sigma*sqrt(m_k)/C (dp-sgd), zero-out (user-level); "
                      "trusted-aggregator: Poisson(q)-subsampled Gaussian "
                      "nu = sigma/(2C), add/remove; RDP composed, improved "
-                     "conversion; central = max over devices",
+                     "conversion; central = max over devices; "
+                     "secure-aggregation: SecAgg+ over a fixed cohort of m, "
+                     "the distributed discrete Gaussian of n_h = m - D - t "
+                     "honest survivors, zero-out, RDP with the improved "
+                     "conversion, against the gateway and any t devices "
+                     "(the plan: results[].secure_plan)",
         "results": results, "seconds": time.time() - started})
     if rows:
         plots(results, rows, a)
