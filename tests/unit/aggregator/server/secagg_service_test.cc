@@ -90,6 +90,18 @@ class SecAggServiceTest : public ::testing::Test {
     devices_.Phase(*svc_, phase, who, now_);
   }
   std::vector<uint32_t> All() const { return {0, 1, 2, 3, 4, 5}; }
+  // Restarts the round with a round log (its path returned, under the
+  // test's temporary directory) and runs phases 1 and 2 with every device.
+  std::string StartLoggedRound(const std::string& name) {
+    const std::string path = ::testing::TempDir() + "/" + name +
+                             std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                             ".bin";
+    service_.set_log_path(path);
+    EXPECT_TRUE(service_.Start(params_, ids_, kPhaseMs, now_, drbg_).ok());
+    Phase(1, All());
+    Phase(2, All());
+    return path;
+  }
   std::vector<uint32_t> PlainSum(const std::vector<uint32_t>& who) const {
     std::vector<uint32_t> sum(kM, 0);
     for (uint32_t i : who) {
@@ -305,13 +317,7 @@ TEST_F(SecAggServiceTest, FailedBeforeUnmaskHookAbortsUnmasked) {
 // round from the file, the devices resend, the sum is the plain sum; the
 // log never holds an x_i and is deleted at the end.
 TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
-  const std::string path = ::testing::TempDir() + "/secagg_round_log_" +
-                           std::to_string(reinterpret_cast<uintptr_t>(this)) +
-                           ".bin";
-  service_.set_log_path(path);
-  ASSERT_TRUE(service_.Start(params_, ids_, kPhaseMs, now_, drbg_).ok());
-  Phase(1, All());
-  Phase(2, All());
+  const std::string path = StartLoggedRound("secagg_round_log_");
   for (uint32_t i = 0; i < 3; ++i) {
     EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
   }
@@ -347,13 +353,7 @@ TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
 // round aborts before any device is told the survivors, since a restart
 // would reopen the phase and could close it on another set.
 TEST_F(SecAggServiceTest, UnloggedCloseAbortsTheRound) {
-  const std::string path = ::testing::TempDir() + "/secagg_round_log_full_" +
-                           std::to_string(reinterpret_cast<uintptr_t>(this)) +
-                           ".bin";
-  service_.set_log_path(path);
-  ASSERT_TRUE(service_.Start(params_, ids_, kPhaseMs, now_, drbg_).ok());
-  Phase(1, All());
-  Phase(2, All());
+  const std::string path = StartLoggedRound("secagg_round_log_full_");
   for (uint32_t i = 0; i < 5; ++i) {
     EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
   }
