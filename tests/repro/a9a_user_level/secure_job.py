@@ -31,8 +31,8 @@ def add_arguments(p):
                    "phase's deadline (s)")
     p.add_argument("--daemon-ready-seconds", type=float, default=300.0,
                    help="secure jobs: how long the daemon may take to load "
-                   "the job (it plans the noise again: 0.5 s at 4,000 "
-                   "devices, about 250 s at 32,561 on the shared machine)")
+                   "the job (it plans the noise again: under a second at "
+                   "4,000 devices, 2-3 s of CPU at 32,561)")
     p.add_argument("--secagg-poll-ms", type=int, default=4000,
                    help="edgeadmm-fleet connect --secagg-poll-ms of the "
                    "secure devices (resend interval of an open phase)")
