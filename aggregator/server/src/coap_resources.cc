@@ -306,13 +306,15 @@ struct CoapResources {
 };
 
 // The round id of phase 0's `round=<id>` query: 0 without a query, nullopt
-// for an id that is not 1..2^64-1 in decimal without leading zeros (the
-// shape check let only `round=` through).
+// for another query or an id that is not 1..2^64-1 in decimal without
+// leading zeros.
 std::optional<uint64_t> RoundQuery(const coap_string_t* query) {
-  constexpr size_t kKey = sizeof(kSecAggRoundQueryKey) - 1;
+  constexpr std::string_view kKey = kSecAggRoundQueryKey;
   if (query == nullptr) return 0;
-  const std::string_view digits(reinterpret_cast<const char*>(query->s) + kKey,
-                                query->length - kKey);
+  const std::string_view whole(reinterpret_cast<const char*>(query->s),
+                               query->length);
+  if (whole.substr(0, kKey.size()) != kKey) return std::nullopt;
+  const std::string_view digits = whole.substr(kKey.size());
   if (digits.empty() || digits[0] < '1' || digits[0] > '9') return std::nullopt;
   uint64_t id = 0;
   const char* end = digits.data() + digits.size();
@@ -327,7 +329,8 @@ void GetSecAggRound(coap_resource_t* resource, coap_session_t* session,
                     coap_pdu_t* response) {
   std::optional<Response> refused =
       CoapResources::Refusal(session, request, Resource::kSecAggRound);
-  const std::optional<uint64_t> round = RoundQuery(query);
+  const std::optional<uint64_t> round =
+      refused ? std::nullopt : RoundQuery(query);
   if (!refused && !round) {
     refused = ErrorResponse(Status::InvalidArgument(),
                             "Uri-Query must be round=<decimal round id>", 0, 0);
