@@ -14,7 +14,7 @@
 // α₁·q₂^{t−1}. Paper 001's bound needs the exact minimiser; the step
 // releases an approximate one with output noise instead (Iyengar et al.
 // 2019, pp_output_perturbation.h), within γ of the ideal minimiser
-// (pp_rounding_margin.h, pp_gradient_solve.h).
+// (pp_draw_box.h, pp_rounding_margin.h, pp_gradient_solve.h).
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,7 @@
 #include "edgeadmm/loss.h"
 #include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_schedule.h"
+#include "edgeadmm/pp_draw_box.h"
 #include "edgeadmm/prox_solver.h"
 #include "edgeadmm/real.h"
 #include "edgeadmm/result.h"
@@ -81,16 +82,20 @@ struct PenaltyPerturbationReport {
   // residual gives (s = 1/Λ, Λ = ρ/N + 2ηV_i), and the release's std.
   double residual_radius = 0;
   double output_noise_std = 0;
-  // With noise: the part of γ reserved for rounding (pp_rounding_margin.h):
-  // the Gamma draw's distance to the ideal draw times 2ηV_i·s (≤ 1), plus
-  // the centre's and the prox scale's rounding. The release needs
-  // 2·residual_radius + rounding_margin ≤ γ.
+  // With noise: the part of γ reserved for rounding (pp_rounding_margin.h),
+  // at the corner of the draw's box (pp_draw_box.h), so the same for every
+  // admitted draw: the Gamma draw's distance to the ideal draw times
+  // 2ηV_i·s (≤ 1), plus the centre's and the prox scale's rounding. The
+  // release needs 2·residual_radius + rounding_margin ≤ γ.
   double rounding_margin = 0;
   // With noise: the bound on ‖x − x*‖ the release relies on, and the
   // gradient steps taken when the residual did not certify γ
   // (pp_gradient_solve.h; 0 when the prox solve was released).
   double solve_bound = 0;
   uint32_t gradient_steps = 0;
+  // With noise: the floor of the planned gradient descent (its rounding
+  // part), planned before the solve; γ − rounding_margin must exceed it.
+  double gradient_floor = 0;
 };
 
 class PenaltyPerturbationStep {
@@ -115,12 +120,15 @@ class PenaltyPerturbationStep {
 
   // One PP primal step for iteration t → t+1 (t ≥ 0). `f` holds f_i(t) on
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
-  // With noise, f_i(t+1) is the approximate-minima release: the prox solve
-  // x is kept if 2·C·s·kkt_residual + rounding_margin ≤ γ (the factor 2 is
-  // a margin for the residual's own rounding), else replaced by
-  // PpGradientSolve to within γ − rounding_margin; ABORTED with f unchanged
-  // only if the margin or that solve's floor reaches γ. Then f_i(t+1) is
-  // the exact grid Gaussian of x with std 2γz (pp_output_perturbation.h).
+  // With noise, f_i(t+1) is the approximate-minima release: ε is drawn
+  // until the certified box admits it (pp_draw_box.h); the prox solve x is
+  // kept if 2·C·s·kkt_residual + rounding_margin ≤ γ (the factor 2 is a
+  // margin for the residual's own rounding), else (or if the solver fails)
+  // replaced by the planned gradient descent to within γ − rounding_margin.
+  // ABORTED with f unchanged, before any record is read, only if the margin
+  // at the box corner or the plan's floor reaches γ, or the box misses
+  // kBoxAttempts draws. Then f_i(t+1) is the exact grid Gaussian of x with
+  // std 2γz (pp_output_perturbation.h).
   // INVALID_ARGUMENT / FAILED_PRECONDITION as Validate; UNAVAILABLE if the
   // DRBG fails (f unchanged).
   Result<PenaltyPerturbationReport> Run(const PenaltyPerturbationParams& params,
@@ -139,16 +147,26 @@ class PenaltyPerturbationStep {
   // After the solver's Init: carves v, the noise, f and the gradient solve's
   // two double vectors.
   Status FinishInit(Workspace& ws, const DatasetView& data, const Loss& loss);
-  // PenaltyPerturbationReport::rounding_margin for this step's draw and
-  // inputs (before f is overwritten).
-  Result<double> RoundingMargin(const PenaltyPerturbationParams& params,
-                                const PenaltyPerturbationReport& report,
-                                const NormGammaDraw& draw,
-                                Span<const Real> neighbour_sum,
-                                Span<const Real> dual,
-                                Span<const Real> f) const;
+  // What the box corner bounds (pp_draw_box.h): the rounding margin for
+  // every admitted draw, and a bound on ‖v‖ for the gradient plan.
+  struct PublicBounds {
+    double rounding_margin = 0;
+    double centre_norm = 0;
+  };
+  // A draw beyond this many misses of the box is refused (ABORTED); it
+  // needs the first draw outside, an event charged in the accountant.
+  static constexpr int kBoxAttempts = 8;
+
+  // PublicBounds from the public inputs (before f is overwritten).
+  Result<PublicBounds> BoundsAtTheBoxCorner(
+      const PenaltyPerturbationParams& params, double eta, double alpha,
+      Span<const Real> neighbour_sum, Span<const Real> dual,
+      Span<const Real> f) const;
+  // Draws ε into noise_ until the box admits it.
+  Status DrawInTheBox(GaussianSampler& noise, double alpha);
 
   DatasetView data_;
+  PpDrawBox box_;
   bool initialized_ = false;
   double curvature_bound_ = 0;
   ProxSolver solver_;

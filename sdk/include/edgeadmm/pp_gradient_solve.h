@@ -11,8 +11,10 @@
 // is within e of the exact one (gradient in double from Real records, the
 // margin aᵀx rounded to Real for ℓ', ℓ' within 8 u_R), and the errors sum to
 // at most e/(1 − q) = L·e; the result is rounded once to Real. A and G are
-// taken as at least 1, so for data in the domain (‖a‖ ≤ 1, |b| ≤ 1) the
-// budget and the floor depend only on λ, ‖v‖, d, m and the precision.
+// taken as at least 1, and ‖v‖ enters only through a bound the caller
+// gives, so for data in the domain (‖a‖ ≤ 1, |b| ≤ 1) the plan (budget
+// and floor) depends only on λ, that bound, d, m and the precision: the
+// step makes it from public inputs before it reads a record.
 #pragma once
 
 #include <cstddef>
@@ -28,21 +30,32 @@ namespace edgeadmm {
 // Steps above this are refused (ABORTED) rather than run.
 inline constexpr uint32_t kPpGradientMaxSteps = 1u << 20;
 
-struct PpGradientSolveReport {
-  uint32_t steps = 0;  // K
-  double floor = 0;    // the rounding part of the bound (L·e + rounding)
-  double bound = 0;    // q^K·λG + floor ≥ ‖x − x*‖
+struct PpGradientPlan {
+  double lambda = 0;        // λ
+  double centre_bound = 0;  // the bound on ‖v‖ the plan assumes
+  double smoothness = 0;    // L, the step is 1/L
+  uint32_t steps = 0;       // K
+  double floor = 0;         // the rounding part of the bound (L·e + rounding)
+  double bound = 0;         // q^K·λG + floor ≥ ‖x − x*‖
 };
 
-// Writes into `x` (d = data.dim()) a point within `radius` of
-// x* = argmin λ·f̄(x) + ½‖x − v‖², using `work_x` and `work_grad` (d doubles
-// each) as scratch. ABORTED if the floor alone reaches `radius`, if the loss
-// has no finite Lipschitz bound, or if K > kPpGradientMaxSteps (all
-// functions of λ, ‖v‖, d, m, the loss and the precision); INVALID_ARGUMENT
-// for sizes that do not match or non-positive λ or radius.
-Result<PpGradientSolveReport> PpGradientSolve(
-    const DatasetView& data, const Loss& loss, Span<const Real> v,
-    double lambda, double radius, Span<double> work_x, Span<double> work_grad,
-    Span<Real> x);
+// The plan for a point within `radius` of x* = argmin λ·f̄(x) + ½‖x − v‖²
+// for every v with ‖v‖ ≤ `centre_bound`. ABORTED if the floor alone
+// reaches `radius`, if the loss has no finite Lipschitz bound, or if
+// K > kPpGradientMaxSteps (all functions of λ, the bound, d, m, the loss
+// and the precision); INVALID_ARGUMENT for non-positive λ or radius, a
+// negative or non-finite bound, or dim 0.
+Result<PpGradientPlan> PlanPpGradientSolve(const DatasetView& data,
+                                           const Loss& loss, double lambda,
+                                           double radius, double centre_bound);
+
+// Runs `plan`: writes into `x` (d = data.dim()) a point within plan.bound
+// of x*, using `work_x` and `work_grad` (d doubles each) as scratch.
+// INVALID_ARGUMENT for sizes that do not match, a non-finite v, or
+// ‖v‖ > plan.centre_bound.
+Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
+                          const Loss& loss, Span<const Real> v,
+                          Span<double> work_x, Span<double> work_grad,
+                          Span<Real> x);
 
 }  // namespace edgeadmm

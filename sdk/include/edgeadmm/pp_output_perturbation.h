@@ -50,9 +50,11 @@ Result<double> PpOutputSensitivity(double radius, double noise_std, size_t dim);
 // this). Errors as PpOutputSensitivity.
 Result<double> PpOutputZcdp(double radius, double noise_std, size_t dim);
 
-// τ = (2d + 8)·2^-1022 + 2·PpDecisionFlipProbability(d): one Gamma-norm
-// draw's total variation from the ideal density ∝ exp(−α‖ε‖)
-// (norm_gamma_sampler.h, pp_rounding_margin.h). INVALID_ARGUMENT for dim 0.
+// τ = (2d + 8)·2^-1022 + 2·PpDecisionFlipProbability(d) + 2·kPpDrawBoxTail:
+// per step, the probability that the run's draw is not the ideal draw
+// ∝ exp(−α‖ε‖) under the coupling of pp_rounding_margin.h, or is not the
+// first one drawn because that one fell outside the certified box
+// (norm_gamma_sampler.h, pp_draw_box.h). INVALID_ARGUMENT for dim 0.
 Result<double> PpSamplerTotalVariation(size_t dim);
 
 struct PpPrivacy {

@@ -7,6 +7,7 @@
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"
+#include "edgeadmm/pp_draw_box.h"
 #include "edgeadmm/pp_gradient_solve.h"
 #include "edgeadmm/pp_rounding_margin.h"
 #include "edgeadmm/vector_checks.h"
@@ -56,6 +57,8 @@ Status PenaltyPerturbationStep::Init(Workspace& ws, const DatasetView& data,
 Status PenaltyPerturbationStep::FinishInit(Workspace& ws,
                                            const DatasetView& data,
                                            const Loss& loss) {
+  EDGEADMM_TRY_ASSIGN(
+      box_, PpDrawBoxFor(data.dim(), std::numeric_limits<Real>::epsilon() / 2));
   EDGEADMM_TRY_ASSIGN(v_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(noise_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(x_, ws.Allocate<Real>(data.dim()));
@@ -68,32 +71,56 @@ Status PenaltyPerturbationStep::FinishInit(Workspace& ws,
   return Status::Ok();
 }
 
-Result<double> PenaltyPerturbationStep::RoundingMargin(
-    const PenaltyPerturbationParams& params,
-    const PenaltyPerturbationReport& report, const NormGammaDraw& draw,
+Result<PenaltyPerturbationStep::PublicBounds>
+PenaltyPerturbationStep::BoundsAtTheBoxCorner(
+    const PenaltyPerturbationParams& params, double eta, double alpha,
     Span<const Real> neighbour_sum, Span<const Real> dual,
     Span<const Real> f) const {
   const size_t d = data_.dim();
   const double unit = std::numeric_limits<Real>::epsilon() / 2;
-  EDGEADMM_TRY_ASSIGN(const double noise,
-                      PpNoiseRoundingBound(d, report.alpha, draw.radius,
-                                           draw.normal_norm, unit));
+  // Every admitted draw has r ≤ MaxRadius and ‖ĝ‖ ≥ min_normal_norm, and the
+  // rounding bound grows with r and falls with ‖ĝ‖ (pp_draw_box.h).
+  const double radius = box_.MaxRadius(alpha);
+  EDGEADMM_TRY_ASSIGN(
+      const double noise,
+      PpNoiseRoundingBound(d, alpha, radius, box_.min_normal_norm, unit));
   // x* = prox_{sC·f̄}(v) is 1-Lipschitz in v and moves by at most |Δ(sC)|
   // with the scale (|ℒ'| ≤ 1, ‖a‖ ≤ 1); ε enters v times 2ηV·s ≤ 1.
   const double deg = static_cast<double>(params.degree);
-  const double s =
-      1 / (params.reg_weight / params.nodes + 2 * report.eta * deg);
+  const double s = 1 / (params.reg_weight / params.nodes + 2 * eta * deg);
   const auto norm = [d](Span<const Real> x) {
-    return static_cast<double>(ConstVectorMap(x.data(), d).norm());
+    double sum = 0;
+    for (size_t c = 0; c < d; ++c) {
+      sum += static_cast<double>(x[c]) * static_cast<double>(x[c]);
+    }
+    return std::sqrt(sum);
   };
+  // The magnitudes of v's terms; ‖ε_fp‖ ≤ r·(1 + 2^-20).
   const double terms =
-      s * (report.eta * (deg * norm(f) + norm(neighbour_sum)) + 2 * norm(dual) +
-           2 * report.eta * deg * report.noise_norm);
+      s * (eta * (deg * norm(f) + norm(neighbour_sum)) + 2 * norm(dual) +
+           2 * eta * deg * radius * (1 + 0x1p-20));
   const double centre = 16 * unit * terms + 8 * unit * s * params.loss_weight;
-  const double margin =
-      2 * report.eta * deg * s * noise + centre * (1 + 0x1p-20);
-  if (!std::isfinite(margin)) return Status::InvalidArgument();
-  return margin;
+  PublicBounds bounds;
+  bounds.rounding_margin = (2 * eta * deg * s * noise + centre) * (1 + 0x1p-20);
+  // The computed v is within 16·u_R·terms of its exact value.
+  bounds.centre_norm = terms * (1 + 0x1p-19);
+  if (!std::isfinite(bounds.rounding_margin) ||
+      !std::isfinite(bounds.centre_norm)) {
+    return Status::InvalidArgument();
+  }
+  return bounds;
+}
+
+Status PenaltyPerturbationStep::DrawInTheBox(GaussianSampler& noise,
+                                             double alpha) {
+  // The first draw is outside the box with probability ≤ 2·kPpDrawBoxTail
+  // (charged); a further miss needs another such event.
+  for (int attempt = 0; attempt < kBoxAttempts; ++attempt) {
+    NormGammaDraw draw;
+    EDGEADMM_TRY(SampleNormGammaNoise(noise, alpha, noise_, &draw));
+    if (box_.Admits(alpha, draw)) return Status::Ok();
+  }
+  return Status::Aborted();
 }
 
 Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
@@ -111,19 +138,34 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
   report.eta = params.Eta(t + 1);
   VectorMap eps(noise_.data(), d);
   eps.setZero();
-  NormGammaDraw draw;
-  if (params.add_noise) {
-    report.alpha = params.Alpha(t + 1);
-    EDGEADMM_TRY(SampleNormGammaNoise(noise, report.alpha, noise_, &draw));
-    report.noise_norm = static_cast<double>(eps.norm());
-  }
-
-  // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v).
-  // Scalars in double, rounded once to Real for the vector work.
   const double deg_d = static_cast<double>(params.degree);
   const Real deg = ToReal(deg_d);
   const Real s =
       ToReal(1 / (params.reg_weight / params.nodes + 2 * report.eta * deg_d));
+  const Real scale = s * ToReal(params.loss_weight);
+  PpGradientPlan plan;
+  if (params.add_noise) {
+    report.alpha = params.Alpha(t + 1);
+    EDGEADMM_TRY(DrawInTheBox(noise, report.alpha));
+    report.noise_norm = static_cast<double>(eps.norm());
+    // Everything that can refuse is decided here, from the public inputs
+    // and the box, before a record is read.
+    EDGEADMM_TRY_ASSIGN(const PublicBounds bounds,
+                        BoundsAtTheBoxCorner(params, report.eta, report.alpha,
+                                             neighbour_sum, dual, f));
+    report.rounding_margin = bounds.rounding_margin;
+    if (!(params.output_radius > report.rounding_margin)) {
+      return Status::Aborted();
+    }
+    EDGEADMM_TRY_ASSIGN(
+        plan, PlanPpGradientSolve(data_, loss_, static_cast<double>(scale),
+                                  params.output_radius - report.rounding_margin,
+                                  bounds.centre_norm));
+    report.gradient_floor = plan.floor;
+  }
+
+  // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v).
+  // Scalars in double, rounded once to Real for the vector work.
   const Real eta = ToReal(report.eta);
   VectorMap v(v_.data(), d);
   v.noalias() = s * (eta * (deg * ConstVectorMap(f.data(), d) +
@@ -131,32 +173,33 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
                      2 * ConstVectorMap(dual.data(), d) - 2 * eta * deg * eps);
   VectorMap x(x_.data(), d);
   x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
-  const Real scale = s * ToReal(params.loss_weight);
-  EDGEADMM_TRY_ASSIGN(report.prox, solver_.Solve(v_, scale, x_));
-  if (params.add_noise) {
+  Result<ProxReport> prox = solver_.Solve(v_, scale, x_);
+  if (!params.add_noise) {
+    if (!prox.ok()) return prox.status();
+    report.prox = *prox;
+  } else {
     // ‖x − x*‖ ≤ (C·s)·residual (prox_solver.h), with a factor 2 of margin
     // for the residual's own rounding; the rounding margin keeps x*(ε_fp)
-    // within reach of the ideal x*(ε*) (pp_rounding_margin.h).
-    report.residual_radius = static_cast<double>(scale) *
-                             static_cast<double>(report.prox.kkt_residual);
-    EDGEADMM_TRY_ASSIGN(
-        report.rounding_margin,
-        RoundingMargin(params, report, draw, neighbour_sum, dual, f));
-    report.solve_bound = 2 * report.residual_radius;
-    if (!(report.solve_bound + report.rounding_margin <=
-          params.output_radius)) {
-      // Not certified: gradient descent with a proven budget instead
-      // (pp_gradient_solve.h); ABORTED only below its precision floor.
-      if (!(params.output_radius > report.rounding_margin)) {
-        return Status::Aborted();
-      }
-      EDGEADMM_TRY_ASSIGN(
-          const PpGradientSolveReport gradient,
-          PpGradientSolve(data_, loss_, v_, static_cast<double>(scale),
-                          params.output_radius - report.rounding_margin,
-                          work_x_, work_grad_, x_));
-      report.solve_bound = gradient.bound;
-      report.gradient_steps = gradient.steps;
+    // within reach of the ideal x*(ε*) (pp_rounding_margin.h). A solve
+    // that fails or does not certify γ falls back to the planned gradient
+    // descent (pp_gradient_solve.h), so the records decide only which of
+    // two releases within γ is made, never whether one is.
+    bool certified = false;
+    if (prox.ok()) {
+      report.prox = *prox;
+      report.residual_radius = static_cast<double>(scale) *
+                               static_cast<double>(report.prox.kkt_residual);
+      report.solve_bound = 2 * report.residual_radius;
+      certified =
+          report.solve_bound + report.rounding_margin <= params.output_radius;
+    } else if (prox.status() != Status::Internal()) {
+      return prox.status();
+    }
+    if (!certified) {
+      EDGEADMM_TRY(
+          RunPpGradientSolve(plan, data_, loss_, v_, work_x_, work_grad_, x_));
+      report.solve_bound = plan.bound;
+      report.gradient_steps = plan.steps;
     }
     report.output_noise_std = params.OutputNoiseStd();
     // No norm guard (+inf): the sensitivity is between two centres near

@@ -31,18 +31,19 @@ void Gradient(const DatasetView& data, const Loss& loss, Span<const Real> v,
 
 }  // namespace
 
-Result<PpGradientSolveReport> PpGradientSolve(
-    const DatasetView& data, const Loss& loss, Span<const Real> v,
-    double lambda, double radius, Span<double> work_x, Span<double> work_grad,
-    Span<Real> x) {
+Result<PpGradientPlan> PlanPpGradientSolve(const DatasetView& data,
+                                           const Loss& loss, double lambda,
+                                           double radius, double centre_bound) {
   const size_t d = data.dim();
-  if (d == 0 || v.size() != d || x.size() != d || work_x.size() != d ||
-      work_grad.size() != d || !IsPositive(lambda) || !IsPositive(radius) ||
-      !IsFiniteVector(v, d)) {
+  if (d == 0 || !IsPositive(lambda) || !IsPositive(radius) ||
+      !(centre_bound >= 0) || !std::isfinite(centre_bound)) {
     return Status::InvalidArgument();
   }
   const double unit_real = std::numeric_limits<Real>::epsilon() / 2;
-  const double rows = std::fmax(1.0, static_cast<double>(data.MaxRowNorm()));
+  // A ≥ max ‖a_j‖, at least 1 + 2^-20 so that data in the domain (norms
+  // at most 1, up to rounding) all get the same A.
+  const double rows =
+      std::fmax(1 + 0x1p-20, static_cast<double>(data.MaxRowNorm()));
   const double labels = std::fmax(1.0, static_cast<double>(data.MaxAbsLabel()));
   const double lipschitz =
       std::fmax(1.0, static_cast<double>(loss.LipschitzBound(
@@ -53,11 +54,8 @@ Result<PpGradientSolveReport> PpGradientSolve(
   }
   const double smooth = 1 + lambda * curvature * rows * rows;  // L
   const double start = lambda * lipschitz;                     // ‖v − x*‖
-  double v_norm = 0;
-  for (Real e : v) v_norm += static_cast<double>(e) * static_cast<double>(e);
-  v_norm = std::sqrt(v_norm);
   // Every iterate is within start (+ floor) of x*, ‖x*‖ ≤ ‖v‖ + start.
-  const double reach = v_norm + 2 * start + radius;
+  const double reach = centre_bound + 2 * start + radius;
   const double m = static_cast<double>(data.samples());
   const double dd = static_cast<double>(d);
   // One step's error: ℓ' at a margin rounded to Real (c₁·A·u_R·reach) and
@@ -66,31 +64,51 @@ Result<PpGradientSolveReport> PpGradientSolve(
   const double gradient_error =
       lambda * rows * (curvature * rows * unit_real * reach + 8 * unit_real) +
       4 * (m + dd) * kUnit *
-          (lambda * rows * (lipschitz + rows * reach) + reach + v_norm);
+          (lambda * rows * (lipschitz + rows * reach) + reach + centre_bound);
   const double step_error = gradient_error / smooth + 4 * kUnit * reach;
-  PpGradientSolveReport report;
-  report.floor = 2 * (smooth * step_error + unit_real * reach);
-  if (!(report.floor < radius)) return Status::Aborted();
+  PpGradientPlan plan;
+  plan.lambda = lambda;
+  plan.centre_bound = centre_bound;
+  plan.smoothness = smooth;
+  plan.floor = 2 * (smooth * step_error + unit_real * reach);
+  if (!(plan.floor < radius)) return Status::Aborted();
   // The computed step 1/L is within 8u of the exact one (and below
   // 2/(L + 1)), so each step contracts by at most q = 1 − (1 − 8u)/L; one
   // step more covers the rounding of the logarithms.
   const double q = 1 - (1 - 8 * kUnit) / smooth;
-  const double wanted = radius - report.floor;
+  const double wanted = radius - plan.floor;
   double steps = 0;
   if (start > wanted) {
     steps = std::ceil(std::log(start / wanted) / -std::log(q)) + 1;
   }
   if (!(steps <= kPpGradientMaxSteps)) return Status::Aborted();
-  report.steps = static_cast<uint32_t>(steps);
-  report.bound = std::pow(q, steps) * start + report.floor;
+  plan.steps = static_cast<uint32_t>(steps);
+  plan.bound = std::pow(q, steps) * start + plan.floor;
+  return plan;
+}
 
+Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
+                          const Loss& loss, Span<const Real> v,
+                          Span<double> work_x, Span<double> work_grad,
+                          Span<Real> x) {
+  const size_t d = data.dim();
+  if (d == 0 || v.size() != d || x.size() != d || work_x.size() != d ||
+      work_grad.size() != d || !IsPositive(plan.lambda) ||
+      !(plan.smoothness >= 1) || !IsFiniteVector(v, d)) {
+    return Status::InvalidArgument();
+  }
+  double v_norm = 0;
+  for (Real e : v) v_norm += static_cast<double>(e) * static_cast<double>(e);
+  if (!(std::sqrt(v_norm) <= plan.centre_bound)) {
+    return Status::InvalidArgument();
+  }
   for (size_t c = 0; c < d; ++c) work_x[c] = static_cast<double>(v[c]);
-  for (uint32_t k = 0; k < report.steps; ++k) {
-    Gradient(data, loss, v, lambda, work_x, work_grad);
-    for (size_t c = 0; c < d; ++c) work_x[c] -= work_grad[c] / smooth;
+  for (uint32_t k = 0; k < plan.steps; ++k) {
+    Gradient(data, loss, v, plan.lambda, work_x, work_grad);
+    for (size_t c = 0; c < d; ++c) work_x[c] -= work_grad[c] / plan.smoothness;
   }
   for (size_t c = 0; c < d; ++c) x[c] = static_cast<Real>(work_x[c]);
-  return report;
+  return Status::Ok();
 }
 
 }  // namespace edgeadmm

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "edgeadmm/grid_gaussian.h"
+#include "edgeadmm/pp_draw_box.h"
 #include "edgeadmm/pp_rounding_margin.h"
 #include "edgeadmm/vector_checks.h"
 
@@ -44,10 +45,12 @@ Result<double> PpOutputZcdp(double radius, double noise_std, size_t dim) {
 
 Result<double> PpSamplerTotalVariation(size_t dim) {
   // Skipped uniforms, plus 2 expected attempts whose decisions may differ
-  // from the ideal run's under rounding (pp_rounding_margin.h).
+  // from the ideal run's under rounding (pp_rounding_margin.h), plus a
+  // first draw outside the certified box (pp_draw_box.h).
   EDGEADMM_TRY_ASSIGN(const double flip, PpDecisionFlipProbability(dim));
-  return Up(Up(std::ldexp(2 * static_cast<double>(dim) + 8, -1022)) +
-            Up(2 * flip));
+  return Up(Up(Up(std::ldexp(2 * static_cast<double>(dim) + 8, -1022)) +
+               Up(2 * flip)) +
+            2 * kPpDrawBoxTail);
 }
 
 Result<PpPrivacy> PpApproxDp(double pure, double rho, double tv, double delta) {

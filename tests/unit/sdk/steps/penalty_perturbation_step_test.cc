@@ -18,17 +18,20 @@ constexpr size_t kBytes = PenaltyPerturbationStep::WorkspaceBytes(
     LossKind::kLogistic, kSamples, kDim);
 
 struct Node {
-  testing::SyntheticData<kSamples, kDim> data{21};
+  testing::SyntheticData<kSamples, kDim> data;
   DatasetView view = data.View();
   alignas(Workspace::kAlignment) std::byte memory[kBytes];
   PenaltyPerturbationStep step;
-  TestEntropy entropy{4};
+  TestEntropy entropy;
   Drbg drbg;
   GaussianSampler noise{drbg};
   DiscreteGaussianSampler exact{drbg};
   Real s[kDim], dual[kDim], f[kDim];
 
-  Node() {
+  // Same public inputs (s, dual, f) for every seed: `data_seed` picks the
+  // records, `entropy_seed` the draws.
+  explicit Node(uint64_t data_seed = 21, uint64_t entropy_seed = 4)
+      : data(data_seed), entropy(entropy_seed) {
     Workspace ws(ByteSpan(memory, kBytes));
     Loss loss;
     EXPECT_TRUE(step.Init(ws, view, loss).ok());
@@ -175,17 +178,20 @@ TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
 TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
   PenaltyPerturbationParams params = Params();
   params.output_radius = 1e-3;
-  double residual_radius = 0, margin = 0;
+  double residual_radius = 0, margin = 0, floor = 0;
   {
     Node n;
     auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
     ASSERT_TRUE(report.ok());
     residual_radius = report->residual_radius;
     margin = report->rounding_margin;
+    floor = report->gradient_floor;
   }
   EXPECT_GT(margin, 0.0);
-  // The draw's share is tiny next to the default γ of the build.
-  EXPECT_LT(margin, 0.1 * kPpDefaultOutputRadius);
+  EXPECT_GT(floor, 0.0);
+  // The box corner's share of the default γ of the build: 0.7% in double,
+  // 14% in float32 (docs/privacy.md, "What the margin costs").
+  EXPECT_LT(margin, 0.2 * kPpDefaultOutputRadius);
   const auto run = [&](double radius) {
     params.output_radius = radius;
     // σ = 2γz of order 0.1, so x stays within the grid's range.
@@ -220,7 +226,10 @@ TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
     for (size_t c = 0; c < kDim; ++c) EXPECT_EQ(n.f[c], before[c]) << c;
   }
   {
-    auto report = run((2 * residual_radius + margin) * (1 + 1e-9));
+    // Certified; in float32 γ must also leave the planned descent room
+    // above its floor (it is planned before the solve, certified or not).
+    auto report =
+        run((std::fmax(2 * residual_radius, 2 * floor) + margin) * (1 + 1e-9));
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->gradient_steps, 0u);
     EXPECT_EQ(report->rounding_margin, margin);
@@ -258,6 +267,76 @@ TEST(PenaltyPerturbationStepTest, UncertifiedSolveFallsBackToTheProvenBudget) {
   EXPECT_GT(report->gradient_steps, 0u);
   EXPECT_LE(report->solve_bound + report->rounding_margin,
             params.output_radius);
+}
+
+// The rounding margin is taken at the corner of the draw's box, so it is
+// the same for every draw and every dataset with the same public inputs
+// (before, it was computed from the draw's own norm and differed).
+TEST(PenaltyPerturbationStepTest, MarginDependsOnlyOnThePublicInputs) {
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-3;
+  double margin = 0, first_norm = 0;
+  bool norms_differ = false;
+  for (uint64_t data_seed : {21, 22}) {
+    for (uint64_t entropy_seed : {4, 5, 6}) {
+      Node n(data_seed, entropy_seed);
+      auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+      ASSERT_TRUE(report.ok());
+      if (margin == 0) {
+        margin = report->rounding_margin;
+        first_norm = report->noise_norm;
+      }
+      EXPECT_EQ(report->rounding_margin, margin) << data_seed << entropy_seed;
+      norms_differ |= report->noise_norm != first_norm;
+    }
+  }
+  EXPECT_TRUE(norms_differ);
+  EXPECT_GT(margin, 0.0);
+}
+
+// Whether a step refuses is decided before any record is read: for every
+// radius, neighbouring datasets and different draws all refuse or all
+// release. Just below the box's margin every one refuses, even where the
+// prox solve would certify (the old rule released those: it compared the
+// draw's own, smaller margin with γ after solving).
+TEST(PenaltyPerturbationStepTest, RefusalDependsOnlyOnThePublicInputs) {
+  PenaltyPerturbationParams params = Params();
+  params.output_radius = 1e-3;
+  double margin = 0;
+  {
+    Node n;
+    auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+    ASSERT_TRUE(report.ok());
+    margin = report->rounding_margin;
+  }
+  for (double factor : {0.5, 0.99, 1.01, 2.0, 1e3}) {
+    params.output_radius = factor * margin;
+    params.output_noise_multiplier = 0.05 / params.output_radius;
+    int refused = 0, runs = 0;
+    for (uint64_t data_seed : {21, 22}) {
+      for (uint64_t entropy_seed : {4, 5, 6}) {
+        Node n(data_seed, entropy_seed);
+        auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
+        ++runs;
+        if (!report.ok()) {
+          EXPECT_EQ(report.status(), Status::Aborted());
+          ++refused;
+        } else {
+          EXPECT_LE(report->solve_bound + report->rounding_margin,
+                    params.output_radius);
+        }
+      }
+    }
+    EXPECT_TRUE(refused == 0 || refused == runs) << factor;
+    // Below the margin every step refuses; at 1.01 the descent's floor
+    // decides (it refuses in float32); from twice the margin none does.
+    if (factor < 1) {
+      EXPECT_EQ(refused, runs) << factor;
+    }
+    if (factor >= 2) {
+      EXPECT_EQ(refused, 0) << factor;
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// PpGradientSolve: the proven-budget gradient descent of pp-admm's release
-// lands within the asked radius of the prox solver's minimiser. Portable.
+// PlanPpGradientSolve / RunPpGradientSolve: the proven-budget gradient descent
+// of pp-admm's release lands within the asked radius of the prox solver's
+// minimiser. Portable.
 #include "edgeadmm/pp_gradient_solve.h"
 
 #include <cmath>
@@ -39,6 +40,23 @@ struct Problem {
     reference_error = lambda * static_cast<double>(report->kkt_residual);
   }
 
+  double CentreNorm() const {
+    double sum = 0;
+    for (Real e : v) sum += static_cast<double>(e) * static_cast<double>(e);
+    return std::sqrt(sum);
+  }
+
+  // Plans for ‖v‖ itself and runs the plan into x.
+  Result<PpGradientPlan> Solve(double radius, Real* x) {
+    double work_x[kDim], work_grad[kDim];
+    EDGEADMM_TRY_ASSIGN(
+        const PpGradientPlan plan,
+        PlanPpGradientSolve(view, loss, lambda, radius, CentreNorm()));
+    EDGEADMM_TRY(RunPpGradientSolve(plan, view, loss, Span<const Real>(v, kDim),
+                                    work_x, work_grad, Span<Real>(x, kDim)));
+    return plan;
+  }
+
   double DistanceToReference(const Real* x) const {
     double sum = 0;
     for (size_t c = 0; c < kDim; ++c) {
@@ -51,11 +69,9 @@ struct Problem {
 
 TEST(PpGradientSolveTest, LandsWithinTheRadiusOfTheMinimiser) {
   Problem p;
-  double work_x[kDim], work_grad[kDim];
   for (double radius : {100 * kPpDefaultOutputRadius, kPpDefaultOutputRadius}) {
     Real x[kDim];
-    auto report = PpGradientSolve(p.view, p.loss, p.v, p.lambda, radius, work_x,
-                                  work_grad, x);
+    auto report = p.Solve(radius, x);
     ASSERT_TRUE(report.ok()) << radius;
     EXPECT_GT(report->steps, 0u);
     EXPECT_LT(report->floor, radius);
@@ -68,11 +84,9 @@ TEST(PpGradientSolveTest, LandsWithinTheRadiusOfTheMinimiser) {
 
 TEST(PpGradientSolveTest, NoStepWhenTheStartIsCloseEnough) {
   Problem p;
-  double work_x[kDim], work_grad[kDim];
   Real x[kDim];
   // ‖v − x*‖ ≤ λG = 3 (‖a‖ ≤ 1, |b| = 1): radius 4 needs no step.
-  auto report =
-      PpGradientSolve(p.view, p.loss, p.v, p.lambda, 4, work_x, work_grad, x);
+  auto report = p.Solve(4, x);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->steps, 0u);
   for (size_t c = 0; c < kDim; ++c) EXPECT_EQ(x[c], p.v[c]) << c;
@@ -81,25 +95,50 @@ TEST(PpGradientSolveTest, NoStepWhenTheStartIsCloseEnough) {
 
 TEST(PpGradientSolveTest, RefusesBelowItsFloorAndBadInput) {
   Problem p;
-  double work_x[kDim], work_grad[kDim];
-  Real x[kDim];
-  EXPECT_EQ(PpGradientSolve(p.view, p.loss, p.v, p.lambda, 1e-300, work_x,
-                            work_grad, x)
-                .status(),
-            Status::Aborted());
+  const double bound = p.CentreNorm();
+  EXPECT_EQ(
+      PlanPpGradientSolve(p.view, p.loss, p.lambda, 1e-300, bound).status(),
+      Status::Aborted());
   Loss squared;
   squared.kind = LossKind::kSquared;  // no finite Lipschitz bound
-  EXPECT_EQ(
-      PpGradientSolve(p.view, squared, p.v, p.lambda, 1, work_x, work_grad, x)
-          .status(),
-      Status::Aborted());
-  EXPECT_EQ(
-      PpGradientSolve(p.view, p.loss, p.v, 0, 1, work_x, work_grad, x).status(),
-      Status::InvalidArgument());
-  EXPECT_EQ(PpGradientSolve(p.view, p.loss, p.v, p.lambda, 1,
-                            Span<double>(work_x, kDim - 1), work_grad, x)
-                .status(),
+  EXPECT_EQ(PlanPpGradientSolve(p.view, squared, p.lambda, 1, bound).status(),
+            Status::Aborted());
+  EXPECT_EQ(PlanPpGradientSolve(p.view, p.loss, 0, 1, bound).status(),
             Status::InvalidArgument());
+  EXPECT_EQ(PlanPpGradientSolve(p.view, p.loss, p.lambda, 1, -1).status(),
+            Status::InvalidArgument());
+  auto plan = PlanPpGradientSolve(p.view, p.loss, p.lambda, 1, bound);
+  ASSERT_TRUE(plan.ok());
+  double work_x[kDim], work_grad[kDim];
+  Real x[kDim];
+  EXPECT_EQ(RunPpGradientSolve(*plan, p.view, p.loss, p.v,
+                               Span<double>(work_x, kDim - 1), work_grad, x),
+            Status::InvalidArgument());
+  // A centre beyond the bound the plan was made for is refused.
+  plan->centre_bound = bound * (1 - 1e-6);
+  EXPECT_EQ(
+      RunPpGradientSolve(*plan, p.view, p.loss, p.v, work_x, work_grad, x),
+      Status::InvalidArgument());
+}
+
+// The plan reads no record: two datasets of the same size in the domain
+// (‖a‖ ≤ 1 up to rounding, |b| ≤ 1) get the same budget and floor.
+TEST(PpGradientSolveTest, ThePlanDoesNotDependOnTheRecords) {
+  Problem p;
+  testing::SyntheticData<kSamples, kDim> other{77};
+  for (Real& a : other.features) a *= 0.5;  // other records, smaller rows
+  const DatasetView other_view = other.View();
+  ASSERT_LE(other_view.MaxRowNorm(), 1 + 0x1p-20);
+  ASSERT_NE(other_view.MaxRowNorm(), p.view.MaxRowNorm());
+  for (double radius : {100 * kPpDefaultOutputRadius, kPpDefaultOutputRadius}) {
+    auto mine = PlanPpGradientSolve(p.view, p.loss, p.lambda, radius, 5.0);
+    auto theirs =
+        PlanPpGradientSolve(other_view, p.loss, p.lambda, radius, 5.0);
+    ASSERT_TRUE(mine.ok() && theirs.ok());
+    EXPECT_EQ(mine->steps, theirs->steps);
+    EXPECT_EQ(mine->floor, theirs->floor);
+    EXPECT_EQ(mine->bound, theirs->bound);
+  }
 }
 
 }  // namespace

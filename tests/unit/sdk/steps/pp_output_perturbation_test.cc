@@ -36,13 +36,14 @@ TEST(PpOutputPerturbationTest, SensitivityAndZcdpByHand) {
   EXPECT_FALSE(PpOutputZcdp(NAN, 1, 3).ok());
 }
 
-// τ = (2d + 8)·2^-1022 + 2·2^-36·(1 + √d): at d = 123, 254·2^-1022 (below
-// an ulp of the rest) + 2^-35·(1 + 11.0905365064094) = 3.5188092461349e-10.
+// τ = (2d + 8)·2^-1022 + 2·2^-36·(1 + √d) + 2·2^-40: at d = 123,
+// 254·2^-1022 (below an ulp of the rest) + 2^-35·(1 + 11.0905365064094)
+// + 2^-39 = 3.518809246134891e-10 + 1.8189894035e-12 = 3.53699914017035e-10.
 TEST(PpOutputPerturbationTest, SamplerTotalVariationByHand) {
   auto tv = PpSamplerTotalVariation(123);
   ASSERT_TRUE(tv.ok());
-  EXPECT_GE(*tv, 3.518809246134891e-10);
-  EXPECT_NEAR(*tv, 3.518809246134891e-10, 1e-24);
+  EXPECT_GE(*tv, 3.53699914017035e-10);
+  EXPECT_NEAR(*tv, 3.53699914017035e-10, 1e-24);
   EXPECT_FALSE(PpSamplerTotalVariation(0).ok());
 }
 
