@@ -261,7 +261,8 @@ def main():
                  lambda: senders(db, 3) == {0, 1, 2, 4, 5}, stack, devices)
         if ledger_rows(db, second) != 0 or \
                 log_count(stack, "charged before unmasking") != charged:
-            fail(f"round {second} charged before its masked inputs closed")
+            fail(f"round {second} charged (phase 3 closed) while device 3, "
+                 "whose share keys were logged, held phase 3 open")
         restart(stack, db, second, "phase 3")
         devices[3].send_signal(signal.SIGCONT)
 
