@@ -7,23 +7,33 @@ a prox-admm job under privacy.policy "secure-aggregation" (m = 6, floor 5,
 20 s per phase, 2 rounds), `edgeadmm-aggregatord` serves it over
 CoAP/DTLS-PSK and six `edgeadmm-device --secagg-neighbours 8
 --secagg-devices 6` processes run it. Device 5 is SIGSTOPped at its start,
-so phase 1 of each round waits for it.
+so phase 1 of the first two rounds waits for it.
 
 1. The safe abort: once the first round's phases started and its round log
    (beside the database) holds the other five advertisements, the daemon
    is SIGKILLed, the log deleted and the daemon restarted: the round cannot
    resume, it ends (`discarded` or `lost`) with no ledger row.
 2. Resumed in phase 1: the next round's phases start (device 5 still
-   stopped), its log holds five advertisements; SIGKILL, restart, device 5
-   continued: the daemon resumes the round from its log and the round is
-   committed with all six devices charged once.
-3. Resumed after the charge: when the daemon logs "survivors charged
+   stopped), its log holds five advertisements; device 4 is stopped, the
+   daemon SIGKILLed and restarted, device 5 continued.
+3. Resumed in phase 2 (share keys), the same round: device 4 (advertised,
+   stopped) holds phase 2 open; once the log holds phase 1's close and the
+   other five devices' share-keys messages, device 3 is stopped, the daemon
+   SIGKILLed and restarted, device 4 continued.
+4. Resumed late in phase 3 (masked inputs), the same round: device 3 holds
+   phase 3 open; once the log holds the other five masked inputs (nobody
+   charged yet), SIGKILL, restart, device 3 continued. The round is
+   resumed three times and committed with all six devices charged once
+   (six local ledger rows, one "charged before unmasking").
+5. Resumed after the charge: when the daemon logs "survivors charged
    before unmasking" it is SIGKILLed and restarted: the round resumes from
    its log, is committed (a model), and its ledger rows are exactly those
    stored before the kill (no second charge).
-4. The job completes: every committed round has its ledger rows, the
+6. The job completes: every committed round has its ledger rows, the
    devices exit 0, no round log is left and the database's checks pass.
 
+A stopped device that sent phase k's message (the log holds it) waits for
+phase k to close, so it holds phase k + 1 open without a race.
 Every wait is for an event (a log line, a row, a log record, a process
 exit), bounded.
 """
@@ -70,27 +80,36 @@ def round_logs(db_path):
             if f.startswith(base)]
 
 
-def advertisements(db_path):
-    """Phase-1 messages in the round log (SecAggRoundLog's records: type,
-    phase, device, length, bytes); 0 without a log."""
+def log_records(db_path):
+    """The round log's (type, phase, device) records after its start record
+    (SecAggRoundLog: type 1 a message, 2 a phase close; each record is
+    type, phase, device, length, bytes); [] without a log."""
     logs = round_logs(db_path)
     if len(logs) != 1:
-        return 0
+        return []
     try:
         with open(logs[0], "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        return 0
-    at, count, first = 0, 0, True
+        return []
+    at, records = 0, []
     while at + 10 <= len(data):
         size = int.from_bytes(data[at + 6:at + 10], "little")
         if at + 10 + size > len(data):
             break
-        if not first and data[at] == 1 and data[at + 1] == 1:
-            count += 1
-        first = False
+        records.append((data[at], data[at + 1],
+                        int.from_bytes(data[at + 2:at + 6], "little")))
         at += 10 + size
-    return count
+    return records[1:]
+
+
+def senders(db_path, phase):
+    """The devices whose message of `phase` the round log holds."""
+    return {d for t, p, d in log_records(db_path) if t == 1 and p == phase}
+
+
+def advertisements(db_path):
+    return len(senders(db_path, 1))
 
 
 def start_device(binary, stack, a, name, i):
@@ -158,6 +177,25 @@ def log_count(stack, text):
         return f.read().count(text)
 
 
+def restart(stack, db_path, round_id, where):
+    """SIGKILLs the daemon and restarts it; the round must still be open."""
+    stack.kill_daemon()
+    if round_state(db_path, round_id) != "open":
+        fail(f"round {round_id} {round_state(db_path, round_id)} when the "
+             f"daemon was killed in {where}")
+    stack.start_daemon(same_port=True)
+
+
+def wait_committed(db_path, round_id, stack, devices):
+    """Waits until the round is committed; fails once it ends otherwise."""
+    ended = ("committed", "discarded", "lost")
+    state = wait_for(f"the end of round {round_id}",
+                     lambda: (round_state(db_path, round_id) in ended and
+                              round_state(db_path, round_id)), stack, devices)
+    if state != "committed":
+        fail(f"round {round_id} {state}, not committed")
+
+
 def main():
     a, device_bin, stack = es.device_process_test(__doc__)
     os.makedirs(a.work_dir, exist_ok=True)
@@ -191,21 +229,47 @@ def main():
         print(f"round {first}: killed in phase 1 without its log, "
               f"{round_state(db, first)}, no ledger row", flush=True)
 
-        # 2. Killed in phase 1 (device 5 holds it open), resumed.
+        # 2-4. One round killed in phase 1, in phase 2 and late in phase 3.
+        # Each phase is held open by a stopped device that has sent the
+        # previous phase's message (the log holds it), so it waits for that
+        # phase to close and cannot have sent the held phase's message.
         wait_for("the next round",
                  lambda: (open_round(db) or 0) > first, stack, devices)
         second = open_round(db)
+        resumed = log_count(stack, "phases resumed from the round log")
+        charged = log_count(stack, "charged before unmasking")
+
+        # 2. Phase 1: device 5 (stopped since its start) holds it open.
         wait_for(f"five advertisements in round {second}'s log",
                  lambda: advertisements(db) >= 5, stack, devices)
-        stack.kill_daemon()
-        resumed = log_count(stack, "phases resumed from the round log")
-        stack.start_daemon(same_port=True)
+        devices[4].send_signal(signal.SIGSTOP)  # advertised, holds phase 2
+        restart(stack, db, second, "phase 1")
         devices[5].send_signal(signal.SIGCONT)
-        wait_for(f"round {second} committed",
-                 lambda: round_state(db, second) == "committed", stack,
-                 devices)
-        if log_count(stack, "phases resumed from the round log") <= resumed:
-            fail(f"round {second} was not resumed from its log")
+
+        # 3. Phase 2 (share keys): device 4 holds it open.
+        wait_for(f"five share-keys messages in round {second}'s log",
+                 lambda: senders(db, 2) == {0, 1, 2, 3, 5}, stack, devices)
+        if (2, 1, 0) not in log_records(db):
+            fail(f"round {second} in phase 2 without phase 1's close logged")
+        devices[3].send_signal(signal.SIGSTOP)  # shared keys, holds phase 3
+        restart(stack, db, second, "phase 2")
+        devices[4].send_signal(signal.SIGCONT)
+
+        # 4. Late in phase 3 (masked inputs), before the charge: device 3
+        # holds it open.
+        wait_for(f"five masked inputs in round {second}'s log",
+                 lambda: senders(db, 3) == {0, 1, 2, 4, 5}, stack, devices)
+        if ledger_rows(db, second) != 0 or \
+                log_count(stack, "charged before unmasking") != charged:
+            fail(f"round {second} charged (phase 3 closed) while device 3, "
+                 "whose share keys were logged, held phase 3 open")
+        restart(stack, db, second, "phase 3")
+        devices[3].send_signal(signal.SIGCONT)
+
+        wait_committed(db, second, stack, devices)
+        if log_count(stack, "phases resumed from the round log") != \
+                resumed + 3:
+            fail(f"round {second} was not resumed from its log three times")
         locals_ = query(db, "SELECT count(*) FROM ledger WHERE round_id = ? "
                         "AND scope LIKE 'local:%'", second)[0][0]
         participants = query(db, "SELECT participants FROM rounds WHERE "
@@ -213,10 +277,15 @@ def main():
         if participants != DEVICES or locals_ != DEVICES:
             fail(f"round {second}: {participants} participants, {locals_} "
                  "local ledger rows (want 6 and 6)")
-        print(f"round {second}: killed in phase 1, resumed, committed with "
-              f"{participants} devices", flush=True)
+        if log_count(stack, "charged before unmasking") != charged + 1:
+            fail(f"round {second}: its survivors were charged "
+                 f"{log_count(stack, 'charged before unmasking') - charged}"
+                 " times")
+        print(f"round {second}: killed in phases 1, 2 and 3 (five masked "
+              f"inputs, uncharged), resumed each time, committed with "
+              f"{participants} devices charged once", flush=True)
 
-        # 3. Killed once the survivors are charged, resumed.
+        # 5. Killed once the survivors are charged, resumed.
         charged = log_count(stack, "charged before unmasking")
         wait_for("the survivors' charge",
                  lambda: log_count(stack, "charged before unmasking") >
@@ -228,9 +297,7 @@ def main():
             fail(f"round {third}: {rows} ledger rows after its charge")
         resumed = log_count(stack, "phases resumed from the round log")
         stack.start_daemon(same_port=True)
-        wait_for(f"round {third} committed",
-                 lambda: round_state(db, third) == "committed", stack,
-                 devices)
+        wait_committed(db, third, stack, devices)
         if log_count(stack, "phases resumed from the round log") <= resumed:
             fail(f"round {third} was not resumed from its log")
         models = query(db, "SELECT count(*) FROM models WHERE round_id = ?",
@@ -245,7 +312,7 @@ def main():
         print(f"round {third}: killed after its charge, resumed, committed, "
               f"{rows} ledger rows", flush=True)
 
-        # 3. The job completes.
+        # 6. The job completes.
         wait_for("the end of the job",
                  lambda: stack.job_state(JOB) in es.FINISHED_STATES, stack,
                  devices)
@@ -267,7 +334,8 @@ def main():
         if problems:
             fail(f"database: {problems}")
         print("OK: a secure round killed mid-phase resumes from its log "
-              "(phase 1 and after the charge: committed, charged once); "
+              "(phases 1, 2, late 3 and after the charge: committed, "
+              "charged once); "
               "without its log it ends uncharged; the job completed",
               flush=True)
     finally:

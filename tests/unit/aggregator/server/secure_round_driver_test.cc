@@ -72,6 +72,27 @@ class SecureRoundDriverTest : public ::testing::Test {
       devices_.JoinFromService(secagg_, round.cohort[i], std::move(x), 40 + i);
     }
   }
+  // The driver, logging to a fresh round log (`name` and this fixture's
+  // address), starts the first job's round and its six members join;
+  // returns the round.
+  rounds::SecureRound StartLoggedRound(const std::string& name) {
+    log_prefix_ = ::testing::TempDir() + "/" + name +
+                  std::to_string(reinterpret_cast<uintptr_t>(this)) +
+                  ".secagg-job-";
+    driver_.set_log_prefix(log_prefix_);
+    driver_.Tick(Engines(), now_);
+    const rounds::SecureRound round = *engines_[0]->open_secure_round();
+    JoinFirstRound();
+    return round;
+  }
+  // Whether the first job's round log (StartLoggedRound's) is on disk.
+  bool RoundLogLeft() const {
+    std::FILE* f =
+        std::fopen((log_prefix_ + std::to_string(first_job_)).c_str(), "rb");
+    const bool left = f != nullptr;
+    if (left) std::fclose(f);
+    return left;
+  }
   int64_t LedgerRows(int64_t round_id, const std::string& where = "1") {
     auto stmt = t_.db().Prepare("SELECT count(*) FROM ledger WHERE job_id = " +
                                 std::to_string(first_job_) +
@@ -91,6 +112,7 @@ class SecureRoundDriverTest : public ::testing::Test {
   SecAggService& secagg_ = rounds_.slot(0);
   SecureRoundDriver driver_{rounds_};
   int64_t now_ = 1000;
+  std::string log_prefix_;  // StartLoggedRound's
 };
 
 TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
@@ -204,13 +226,7 @@ TEST_F(SecureRoundDriverTest, ChargeThatCannotBeStoredAbortsUnmasked) {
 // devices resend or go on, and the round commits the plain sum with one
 // charge; no log is left.
 TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
-  const std::string prefix = ::testing::TempDir() + "/resume_" +
-                             std::to_string(reinterpret_cast<uintptr_t>(this)) +
-                             ".secagg-job-";
-  driver_.set_log_prefix(prefix);
-  driver_.Tick(Engines(), now_);
-  const rounds::SecureRound round = *engines_[0]->open_secure_round();
-  JoinFirstRound();
+  const rounds::SecureRound round = StartLoggedRound("resume_");
   const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5};
   devices_.Phase(secagg_, 1, all, now_);
   devices_.Phase(secagg_, 2, all, now_);
@@ -218,6 +234,7 @@ TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
     ASSERT_EQ(devices_.Post(secagg_, 3, i, devices_.Message(i), now_).code,
               wire::kCoapChanged);
   }
+  ASSERT_TRUE(RoundLogLeft());
   // The crash: engines, driver and service are gone.
   engines_.clear();
   std::vector<rounds::RoundEngine*> reopened;
@@ -230,7 +247,7 @@ TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
   }
   SecAggRounds rounds{1};
   SecureRoundDriver driver{rounds};
-  driver.set_log_prefix(prefix);
+  driver.set_log_prefix(log_prefix_);
   now_ += 1000;
   driver.Tick(reopened, now_);
   SecAggService& service = rounds.slot(0);
@@ -252,20 +269,13 @@ TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
   EXPECT_EQ(reopened[0]->iteration(), 1);
   EXPECT_EQ(reopened[0]->released_round_id(), round.round_id);
   EXPECT_EQ(LedgerRows(round.round_id), rows);
-  EXPECT_EQ(std::fopen((prefix + std::to_string(first_job_)).c_str(), "rb"),
-            nullptr);
+  EXPECT_FALSE(RoundLogLeft());
 }
 
 // A restart at the round's deadline, or without its log, cannot resume:
 // the round is discarded uncharged and the job's next round opens.
 TEST_F(SecureRoundDriverTest, RestartPastTheDeadlineOrWithoutALogAborts) {
-  const std::string prefix = ::testing::TempDir() + "/late_" +
-                             std::to_string(reinterpret_cast<uintptr_t>(this)) +
-                             ".secagg-job-";
-  driver_.set_log_prefix(prefix);
-  driver_.Tick(Engines(), now_);
-  const rounds::SecureRound round = *engines_[0]->open_secure_round();
-  JoinFirstRound();
+  const rounds::SecureRound round = StartLoggedRound("late_");
   devices_.Phase(secagg_, 1, {0, 1, 2, 3, 4, 5}, now_);
   for (const bool late : {true, false}) {
     engines_.clear();
@@ -275,7 +285,7 @@ TEST_F(SecureRoundDriverTest, RestartPastTheDeadlineOrWithoutALogAborts) {
     const int64_t round_id = (*engine)->open_secure_round()->round_id;
     SecAggRounds rounds{1};
     SecureRoundDriver driver{rounds};
-    if (late) driver.set_log_prefix(prefix);  // else: no log at all
+    if (late) driver.set_log_prefix(log_prefix_);  // else: no log at all
     const int64_t at = late ? round.deadline_ms : now_ + 1;
     driver.Tick({engine->get()}, at);
     ASSERT_TRUE((*engine)->Advance(at).ok());
@@ -287,8 +297,7 @@ TEST_F(SecureRoundDriverTest, RestartPastTheDeadlineOrWithoutALogAborts) {
     EXPECT_EQ(LedgerRows(round_id), 0);
     ASSERT_NE((*engine)->open_secure_round(), nullptr);
     EXPECT_NE((*engine)->open_secure_round()->round_id, round_id);
-    EXPECT_EQ(std::fopen((prefix + std::to_string(first_job_)).c_str(), "rb"),
-              nullptr);
+    EXPECT_FALSE(RoundLogLeft());
     engines_.push_back(std::move(engine).value());
   }
 }
