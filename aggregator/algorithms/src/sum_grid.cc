@@ -27,7 +27,12 @@ double SumGridNoiseMultiplier(double nu, size_t dim) {
   const double rounding = std::nextafter(
       std::ldexp(nu * root, -static_cast<int>(kSumGridBits)), inf);
   const double inflation = std::nextafter(1 + rounding, inf);
-  return std::nextafter(nu / inflation, 0.0);
+  // σ'/σ = √(1 − τ²/4^bits); 1 − 16·2^-30 is exact, the root rounded down.
+  const double bridge = std::nextafter(
+      std::sqrt(1 - std::ldexp(kSumGridBridgeTau * kSumGridBridgeTau,
+                               -2 * static_cast<int>(kSumGridBits))),
+      0.0);
+  return std::nextafter(std::nextafter(nu / inflation, 0.0) * bridge, 0.0);
 }
 
 }  // namespace edgeadmm::algorithms

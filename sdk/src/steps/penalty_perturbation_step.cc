@@ -99,10 +99,12 @@ PenaltyPerturbationStep::BoundsAtTheBoxCorner(
   const double terms =
       s * (eta * (deg * norm(f) + norm(neighbour_sum)) + 2 * norm(dual) +
            2 * eta * deg * radius * (1 + 0x1p-20));
-  const double centre = 16 * unit * terms + 8 * unit * s * params.loss_weight;
+  // v is evaluated in double (within 2^-50·terms) and rounded once to Real
+  // (u_R·‖v‖ ≤ u_R·terms); the scale s·C is rounded to Real twice.
+  const double centre =
+      (unit + 0x1p-50) * terms + 8 * unit * s * params.loss_weight;
   PublicBounds bounds;
   bounds.rounding_margin = (2 * eta * deg * s * noise + centre) * (1 + 0x1p-20);
-  // The computed v is within 16·u_R·terms of its exact value.
   bounds.centre_norm = terms * (1 + 0x1p-19);
   if (!std::isfinite(bounds.rounding_margin) ||
       !std::isfinite(bounds.centre_norm)) {
@@ -139,7 +141,6 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
   VectorMap eps(noise_.data(), d);
   eps.setZero();
   const double deg_d = static_cast<double>(params.degree);
-  const Real deg = ToReal(deg_d);
   const Real s =
       ToReal(1 / (params.reg_weight / params.nodes + 2 * report.eta * deg_d));
   const Real scale = s * ToReal(params.loss_weight);
@@ -164,13 +165,19 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
     report.gradient_floor = plan.floor;
   }
 
-  // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v).
-  // Scalars in double, rounded once to Real for the vector work.
-  const Real eta = ToReal(report.eta);
-  VectorMap v(v_.data(), d);
-  v.noalias() = s * (eta * (deg * ConstVectorMap(f.data(), d) +
-                            ConstVectorMap(neighbour_sum.data(), d)) -
-                     2 * ConstVectorMap(dual.data(), d) - 2 * eta * deg * eps);
+  // Completing the square of (25): f(t+1) = prox_{s·C·f̄}(v), v computed
+  // in double from the Real inputs and rounded once to Real.
+  const double s_d =
+      1 / (params.reg_weight / params.nodes + 2 * report.eta * deg_d);
+  const double noise_weight = 2 * report.eta * deg_d;
+  for (size_t c = 0; c < d; ++c) {
+    const double centre =
+        s_d * ((report.eta * (deg_d * static_cast<double>(f[c]) +
+                              static_cast<double>(neighbour_sum[c])) -
+                2 * static_cast<double>(dual[c])) -
+               noise_weight * static_cast<double>(noise_[c]));
+    v_[c] = static_cast<Real>(centre);
+  }
   VectorMap x(x_.data(), d);
   x = ConstVectorMap(f.data(), d);  // warm start at f_i(t)
   Result<ProxReport> prox = solver_.Solve(v_, scale, x_);

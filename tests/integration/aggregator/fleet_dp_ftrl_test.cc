@@ -92,10 +92,11 @@ TEST(FleetDpFtrlTest, TreeAggregatedModelLearnsAndEveryDeviceIsCharged) {
   ASSERT_TRUE(report.ok());
   ASSERT_EQ(report->devices.size(), static_cast<size_t>(kDevices));
   // 12 rounds: levels 0..3, B(9)/9 = 1 + 2 + 4 + 8. The gateway rounds
-  // each round's sum to the grid g = σ/2^15: sensitivity C + g·√p.
+  // each round's sum to the grid g = σ/2^15: sensitivity C + g·√p, and
+  // charges its discrete noise as the continuous σ′ = √(σ² − (4g)²).
   const double grid = kSigma / 32768;
-  const double nu =
-      kSigma / ((kClip + grid * std::sqrt(123.0)) * std::sqrt(15.0));
+  const double nu = kSigma * std::sqrt(1 - 0x1p-26) /
+                    ((kClip + grid * std::sqrt(123.0)) * std::sqrt(15.0));
   int64_t uploads = 0, most = 0;
   double worst = 0;
   for (const jobs::DeviceCharge& d : report->devices) {

@@ -162,10 +162,13 @@ TEST(DpFtrlTest, ChargesEachParticipationItsShareOfTheTree) {
   ASSERT_NE(unit.participation_charge(), nullptr);
   EXPECT_EQ(unit.participation_charge()->MaxParticipations(*config), 2);
   // 8 rounds: levels 0..3; B(2)/2 = min(2,1) + 2 + 2 + 2 = 7.
-  // The gateway's grid g = σ/2^15 (p = 2) adds g·√p to the sensitivity C.
+  // The gateway's grid g = σ/2^15 (p = 2) adds g·√p to the sensitivity C,
+  // and the bridge to the continuous Gaussian takes σ to √(σ² − (4g)²).
   EXPECT_NEAR(
       unit.participation_charge()->ParticipationNoiseMultiplier(*config),
-      4.0 / ((1.0 + 4.0 / 32768 * std::sqrt(2.0)) * std::sqrt(7.0)), 1e-14);
+      4.0 * std::sqrt(1 - 16 / 0x1p30) /
+          ((1.0 + 4.0 / 32768 * std::sqrt(2.0)) * std::sqrt(7.0)),
+      1e-14);
   // Its noise is a discrete Gaussian: the central ledgers use RDP, even
   // when the job asks for pld.
   EXPECT_EQ(config->accountant, jobs::CentralAccountant::kRdp);

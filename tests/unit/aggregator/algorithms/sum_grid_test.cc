@@ -28,12 +28,16 @@ TEST(SumGridTest, RoundsToTheNearestGridStep) {
 }
 
 TEST(SumGridTest, MultiplierByHand) {
-  // ν = 1.5, p = 123: 1.5/(1 + 1.5·√123/32768) = 1.5/1.000508... ≈
-  // 1.499239.
-  const double expected = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 32768);
+  // ν = 1.5, p = 123: 1.5·√(1 − 16/2^30)/(1 + 1.5·√123/32768) =
+  // 1.5·(1 − 7.45e-9)/1.000508... ≈ 1.499239.
+  const double expected =
+      1.5 * std::sqrt(1 - 16 / 0x1p30) / (1 + 1.5 * std::sqrt(123.0) / 32768);
   const double nu = SumGridNoiseMultiplier(1.5, 123);
   EXPECT_LE(nu, expected);
   EXPECT_NEAR(nu, expected, 1e-15);
+  // The bridge to the continuous Gaussian is charged: without it the
+  // multiplier would be 1.1e-8 higher.
+  EXPECT_LT(nu, 1.5 / (1 + 1.5 * std::sqrt(123.0) / 32768) - 1e-8);
   EXPECT_NEAR(nu, 1.499239, 1e-6);
   // The a9a dp-ftrl run's ν = 107 (σ = 535, C = 5): 3.6% below ν.
   EXPECT_NEAR(SumGridNoiseMultiplier(107, 123), 107 / 1.0362, 0.01);

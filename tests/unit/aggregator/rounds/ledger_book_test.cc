@@ -115,7 +115,13 @@ TEST(LedgerBookTest, SigmaForNoiseMultiplierInvertsTheDaemonsCharge) {
     const RoundMechanism m = policy == privacy::Policy::kLocalDp
                                  ? book.LocalMechanism()
                                  : book.CentralMechanism(3);
-    EXPECT_NEAR(m.noise_multiplier, z, 1e-12) << privacy::PolicyName(policy);
+    // Under trusted-aggregator the gateway's discrete noise is charged as
+    // the continuous Gaussian at σ′ = √(σ² − (4g)²) (sum_grid.h).
+    const double charged = policy == privacy::Policy::kTrustedAggregator
+                               ? z * std::sqrt(1 - 0x1p-26)
+                               : z;
+    EXPECT_NEAR(m.noise_multiplier, charged, 1e-12)
+        << privacy::PolicyName(policy);
     EXPECT_EQ(m.sampling_rate,
               policy == privacy::Policy::kTrustedAggregator ? 0.1 : 1.0);
   }
@@ -283,8 +289,10 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   for (int k = 0; k < 3; ++k) book.Apply(book.Plan({0}));
   privacy::PldAccountant reference;
   // ν = σ/(2C) = 1.5, the gateway's sum rounded to g = λσ/2^15 (p = 123):
-  // sensitivity 2λC + g·√p, i.e. ν/(1 + ν·√123/2^15).
-  const double nu = 1.5 / (1 + 1.5 * std::sqrt(123.0) / 32768);
+  // sensitivity 2λC + g·√p, and the continuous bridge's σ′ = √(σ² − (4g)²)
+  // (sum_grid.h), i.e. ν·√(1 − 2^-26)/(1 + ν·√123/2^15).
+  const double nu =
+      1.5 * std::sqrt(1 - 0x1p-26) / (1 + 1.5 * std::sqrt(123.0) / 32768);
   EXPECT_NEAR(book.CentralMechanism(0).noise_multiplier, nu, 1e-12);
   ASSERT_TRUE(reference.Compose(config.q, nu, 3).ok());
   EXPECT_NEAR(book.central_epsilon(), reference.Epsilon(1e-5).value(), 1e-9);
@@ -432,8 +440,10 @@ TEST(LedgerBookTest, DpFtrlChargesEachParticipationUpToItsCap) {
   const PrivacyRoundAccountant accountant;
   const std::vector<std::string> devices = {"a", "b", "c"};
   // 8 rounds, k = 2: ν = σ/((C + g·√p)·sqrt(B(2)/2)) per participation,
-  // g = σ/2^15 the gateway's grid, p = 2: 4/((1 + √2/8192)·sqrt(7)).
-  const double nu = 4.0 / ((1 + std::sqrt(2.0) / 8192) * std::sqrt(7.0));
+  // g = σ/2^15 the gateway's grid, p = 2, and σ′ = √(σ² − (4g)²):
+  // 4·√(1 − 2^-26)/((1 + √2/8192)·sqrt(7)).
+  const double nu = 4.0 * std::sqrt(1 - 0x1p-26) /
+                    ((1 + std::sqrt(2.0) / 8192) * std::sqrt(7.0));
   auto epsilon_after = [&](int charges) {
     return accountant.Epsilon(
         accountant.RoundRdp({nu / std::sqrt(charges), 1.0}), 1e-5);

@@ -189,9 +189,9 @@ TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
   }
   EXPECT_GT(margin, 0.0);
   EXPECT_GT(floor, 0.0);
-  // The box corner's share of the default γ of the build: 0.7% in double,
-  // 14% in float32 (docs/privacy.md, "What the margin costs").
-  EXPECT_LT(margin, 0.2 * kPpDefaultOutputRadius);
+  // The box corner's share of the default γ of the build: 0.2% in double,
+  // 4.3% in float32 (docs/privacy.md, "What the margin costs").
+  EXPECT_LT(margin, 0.1 * kPpDefaultOutputRadius);
   const auto run = [&](double radius) {
     params.output_radius = radius;
     // σ = 2γz of order 0.1, so x stays within the grid's range.
