@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +37,10 @@
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::server {
+
+// With several shards, the longest an idle shard goes unwalked: libcoap's
+// timer fd and RequestWalks cover what needs a walk; this is a backstop.
+constexpr int64_t kShardBackstopWalkMs = 1000;
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
@@ -300,6 +303,10 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
   if (options.io_batch_reads > 0) {
     posix::CoapBatchedIoOptions io;
     io.max_endpoint_reads = options.io_batch_reads;
+    // Several shards: libcoap's timer fd wakes a shard for its timers and
+    // the daemon's session drops ask for a walk (Tick), so the periodic
+    // walk of an idle shard is only a backstop.
+    if (impl.shard_set) io.walk_interval_ms = kShardBackstopWalkMs;
     shard.io = std::make_unique<posix::CoapBatchedIo>(shard.context, io);
   }
   coap_register_event_handler(shard.context, &Event);
@@ -335,7 +342,7 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
     return Status::Unavailable();
   }
   coap_endpoint_t* endpoint = nullptr;
-  if (impl.poll_fd >= 0) {
+  if (impl.shard_set) {
     const ReusePortBinds binds;
     endpoint = coap_new_endpoint(shard.context, &address, COAP_PROTO_DTLS);
     if (binds.bound().size() == 1) shard.endpoint_fd = binds.bound().front();
@@ -348,7 +355,7 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
     return Status::Unavailable();
   }
   if (first) server.port_ = BoundPort(endpoint, options.port);
-  if (impl.poll_fd < 0) shard.endpoint_fd = FindEndpointSocket(server.port_);
+  if (!impl.shard_set) shard.endpoint_fd = FindEndpointSocket(server.port_);
   if (!RefuseLaterReuseAddrBinds(shard.endpoint_fd)) {
     EDGEADMM_LOG_ERROR("server: cannot close the port to other sockets");
     return Status::Unavailable();
@@ -373,14 +380,8 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
                       granted, bytes);
   }
   shard.task = AddResources(shard.context, options);
-  if (impl.poll_fd >= 0) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = impl.shards.size() - 1;
-    if (epoll_ctl(impl.poll_fd, EPOLL_CTL_ADD,
-                  coap_context_get_coap_fd(shard.context), &event) != 0) {
-      return Status::Unavailable();
-    }
+  if (impl.shard_set && !impl.shard_set->Add(shard.context, shard.io.get())) {
+    return Status::Unavailable();
   }
   return Status::Ok();
 }
@@ -400,7 +401,6 @@ CoapServer::~CoapServer() {
     shard.io.reset();
     if (shard.context != nullptr) coap_free_context(shard.context);
   }
-  if (impl_->poll_fd >= 0) close(impl_->poll_fd);
   coap_cleanup();
 }
 
@@ -442,8 +442,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       EDGEADMM_LOG_ERROR("server: cannot share the port between shards");
       return check;
     }
-    impl.poll_fd = epoll_create1(EPOLL_CLOEXEC);
-    if (impl.poll_fd < 0) return Status::Unavailable();
+    impl.shard_set = std::make_unique<posix::CoapShardSet>();
   }
   impl.shards.reserve(shards);
   impl.metrics.set_shards(shards);
@@ -475,8 +474,8 @@ void CoapServer::NotifyIfRoundChanged() {
   }
 }
 
-void CoapServer::ApplyRevocations() {
-  if (!impl_->revocations.DatabaseChanged()) return;
+size_t CoapServer::ApplyRevocations() {
+  if (!impl_->revocations.DatabaseChanged()) return 0;
   // Another process committed.
   for (rounds::RoundEngine* engine : jobs_.engines()) {
     const Status status = engine->RegistryChanged();
@@ -486,7 +485,7 @@ void CoapServer::ApplyRevocations() {
   }
   // Maybe a `devices disable`, `remove` or `rotate-key`: a session goes on
   // only while its identity is enabled with the key of its handshake.
-  impl_->revocations.CutRevoked(
+  return impl_->revocations.CutRevoked(
       [this](std::string_view id, const std::vector<uint8_t>& key) {
         return SessionStillValid(id, key);
       });
@@ -502,12 +501,12 @@ bool CoapServer::SessionStillValid(std::string_view identity,
   return !psk.ok() || *psk == key;  // a store error cuts nobody
 }
 
-void CoapServer::DropEvictedHandshakes() {
-  if (!impl_->admission) return;
+size_t CoapServer::DropEvictedHandshakes() {
+  if (!impl_->admission) return 0;
   const std::vector<std::string> evicted = impl_->admission->TakeEvictions();
-  if (evicted.empty()) return;
+  if (evicted.empty()) return 0;
   const std::unordered_set<std::string> peers(evicted.begin(), evicted.end());
-  impl_->janitor.DropHandshakesIf([&peers](coap_session_t* session) {
+  return impl_->janitor.DropHandshakesIf([&peers](coap_session_t* session) {
     const coap_address_t* peer = coap_session_get_addr_remote(session);
     return peer != nullptr && peers.count(HandshakeAdmission::PeerKey(
                                   &peer->addr.sa, peer->size)) != 0;
@@ -515,14 +514,18 @@ void CoapServer::DropEvictedHandshakes() {
 }
 
 Status CoapServer::Tick() {
-  ApplyRevocations();
+  size_t dropped = ApplyRevocations();
   jobs_.Tick(NowMs());
   secure_rounds_.Tick(jobs_.engines(), NowMs());  // ticks secagg_
   NotifyIfRoundChanged();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
-  DropEvictedHandshakes();
-  impl_->janitor.DropStalled(now);
-  impl_->revocations.CutSuperseded();
+  dropped += DropEvictedHandshakes();
+  dropped += impl_->janitor.DropStalled(now);
+  dropped += impl_->revocations.CutSuperseded();
+  // libcoap frees a disconnected session in its context's next walk, and
+  // the walk sets the timer of a ping sent here (libcoap 4.3.1 arms it
+  // from the send queue's relative time, which can be late).
+  if (dropped > 0 && impl_->shard_set) impl_->shard_set->RequestWalks();
   impl_->uploads.DropStale(now);
   impl_->budget.Prune(now);
   WriteMetricsIfDue(now, false);
@@ -572,15 +575,9 @@ Status CoapServer::RunOnce(int timeout_ms) {
     }
     return Tick();
   }
-  // Several shards: wait for any, then give each one pass without waiting
-  // (an idle shard's pass only walks its sessions when its walk is due).
-  epoll_event ready[8];
-  if (epoll_wait(impl_->poll_fd, ready, 8, timeout_ms) < 0 && errno != EINTR) {
-    return Status::Internal();
-  }
-  for (CoapShard& shard : shards) {
-    if (!ProcessShard(shard, 0)) return Status::Internal();
-  }
+  // Several shards: a pass for each ready shard (a datagram or a libcoap
+  // timer) and each whose walk is due; idle ones cost nothing.
+  if (impl_->shard_set->RunOnce(timeout_ms) < 0) return Status::Internal();
   return Tick();
 }
 

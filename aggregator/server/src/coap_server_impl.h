@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "edgeadmm/posix/coap_batched_io.h"
+#include "edgeadmm/posix/coap_shard_set.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/server/dtls_session_janitor.h"
@@ -34,9 +35,8 @@ struct CoapShard {
 
 struct CoapServer::Impl {
   std::vector<CoapShard> shards;
-  // With several shards: an epoll set of the contexts' epoll descriptors,
-  // waited on before each shard's I/O is run without waiting.
-  int poll_fd = -1;
+  // With several shards: runs the ready and due ones (null: one shard).
+  std::unique_ptr<posix::CoapShardSet> shard_set;
   registry::DeviceRegistry* registry = nullptr;
   std::unique_ptr<registry::DeviceRegistry> registry_owner;
   // The PSK handed to libcoap by the identity callback (it copies it).

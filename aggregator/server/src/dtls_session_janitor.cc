@@ -33,12 +33,14 @@ void DtlsSessionJanitor::OnPingAnswered(coap_session_t* session,
   probes_.erase(it);
 }
 
-void DtlsSessionJanitor::DropStalled(int64_t now_ms) {
+size_t DtlsSessionJanitor::DropStalled(int64_t now_ms) {
   std::unordered_set<coap_session_t*> stalled;
+  size_t pinged = 0;
   for (auto it = probes_.begin(); it != probes_.end();) {
     Probe& probe = it->second;
     if (probe.mid == COAP_INVALID_MID) {
       probe.mid = coap_session_send_ping(it->first);
+      ++pinged;
       // No ping could be sent (the session is not established): the peer
       // cannot prove anything, the probe runs out.
     }
@@ -68,6 +70,7 @@ void DtlsSessionJanitor::DropStalled(int64_t now_ms) {
                       coap_session_str(session));
     coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
   }
+  return pinged + stalled.size();
 }
 
 }  // namespace edgeadmm::server

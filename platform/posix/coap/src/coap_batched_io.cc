@@ -64,6 +64,7 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
     if (next > 0) timeout_ms = std::min<uint32_t>(timeout_ms, next);
     primed_ = true;
     last_walk_ms_ = start;
+    ++walks_;
   }
   const int capacity = static_cast<int>(ready_.size());
   // Probe first: still-ready endpoints mean the last batch did not drain
@@ -98,9 +99,21 @@ int CoapBatchedIo::Process(uint32_t timeout_ms) {
   }
   last_walk_ms_ =
       static_cast<int64_t>(MonotonicMs());  // coap_io_do_epoll ends with a walk
+  if (repeat > 1 && epoll_wait(epoll_fd_, ready_.data(), 1, 0) == 0) {
+    // Drained: halve now, since a context run only when it is ready (a
+    // CoapShardSet shard) is never probed idle.
+    endpoint_reads_ = std::max<size_t>(1, endpoint_reads_ / 2);
+  }
   ++batches_;
+  ++walks_;
   events_ += static_cast<uint64_t>(n);
   return static_cast<int>(static_cast<int64_t>(MonotonicMs()) - start);
+}
+
+int64_t CoapBatchedIo::MsUntilWalk(int64_t now_ms) const {
+  if (!primed_ || epoll_fd_ < 0) return 0;
+  return std::max<int64_t>(0,
+                           last_walk_ms_ + options_.walk_interval_ms - now_ms);
 }
 
 }  // namespace edgeadmm::posix

@@ -64,8 +64,9 @@ class CoapBatchedIoTest : public ::testing::Test {
     to.sin_port = htons(port_);
     for (int i = 0; i < count; ++i) {
       // Ver 1, NON, TKL 0; GET; message id; Uri-Path "t".
-      const uint8_t datagram[] = {0x50, 0x01, static_cast<uint8_t>(i >> 8),
-                                  static_cast<uint8_t>(i), 0xb1, 't'};
+      const uint8_t datagram[] = {
+          0x50, 0x01, static_cast<uint8_t>(i >> 8), static_cast<uint8_t>(i),
+          0xb1, 't'};
       ASSERT_EQ(sendto(client_, datagram, sizeof(datagram), 0,
                        reinterpret_cast<const sockaddr*>(&to), sizeof(to)),
                 static_cast<ssize_t>(sizeof(datagram)));
@@ -102,7 +103,8 @@ TEST_F(CoapBatchedIoTest, ReadsManyQueuedDatagramsPerWalk) {
   }
   EXPECT_EQ(g_handled, kRequests);
   EXPECT_LE(io.batches(), 7u);
-  EXPECT_GE(io.endpoint_reads(), 64u);
+  // The last batch (64) drained the endpoint: halved, not back to 1.
+  EXPECT_GE(io.endpoint_reads(), 32u);
   EXPECT_EQ(Responses(kRequests), kRequests);
   // Empty reads of an over-listed endpoint are muted only during a batch.
   EXPECT_EQ(coap_get_log_level(), level);

@@ -149,7 +149,7 @@ class CoapServer {
   Status Tick();
   // At most one tick after another process disabled or removed a device:
   // its sessions are closed and it leaves the open round's cohort.
-  void ApplyRevocations();
+  size_t ApplyRevocations();
   // Whether a session established as `identity` with `key` may go on: the
   // device is enrolled, enabled and still has that key.
   bool SessionStillValid(std::string_view identity,
@@ -158,7 +158,7 @@ class CoapServer {
   // Rewrites options_.metrics_file when it is due (or `now` is true).
   void WriteMetricsIfDue(int64_t now_ms, bool now);
   // Drops the handshakes HandshakeAdmission evicted for newcomers.
-  void DropEvictedHandshakes();
+  size_t DropEvictedHandshakes();
 
   store::Database* db_;
   ServerOptions options_;

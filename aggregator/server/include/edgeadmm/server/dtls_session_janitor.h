@@ -63,24 +63,29 @@ class DtlsSessionJanitor {
 
   // Disconnects the sessions still in their handshake that `chosen` picks
   // (those HandshakeAdmission evicted for a newcomer); libcoap frees them
-  // in its next I/O round. Call outside libcoap's I/O.
+  // in its next I/O round. Call outside libcoap's I/O. Returns how many.
   template <typename Chosen>
-  void DropHandshakesIf(Chosen chosen) {
+  size_t DropHandshakesIf(Chosen chosen) {
+    size_t dropped = 0;
     for (auto it = handshakes_.begin(); it != handshakes_.end();) {
       coap_session_t* session = it->first;
       if (coap_session_get_state(session) != COAP_SESSION_STATE_ESTABLISHED &&
           chosen(session)) {
         it = handshakes_.erase(it);
         coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
+        ++dropped;
       } else {
         ++it;
       }
     }
+    return dropped;
   }
 
   // Sends the pending pings and disconnects the sessions to drop; libcoap
-  // frees them in its next I/O round. Call outside libcoap's I/O.
-  void DropStalled(int64_t now_ms);
+  // frees them in its next I/O round. Call outside libcoap's I/O. Returns
+  // how many sessions it pinged or disconnected (their contexts need a walk:
+  // to free them, or to arm the ping's retransmission timer exactly).
+  size_t DropStalled(int64_t now_ms);
 
  private:
   struct Probe {

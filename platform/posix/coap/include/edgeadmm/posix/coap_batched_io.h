@@ -14,6 +14,12 @@
 // `max_endpoint_reads` times (one datagram per entry), so the walk that ends
 // the call is shared by the whole batch. libcoap's timers keep working: its
 // timer fd is one of the epoll sources and the walk re-arms it.
+//
+// libcoap arms that timer fd for what it schedules itself (a confirmable
+// message's retransmission, an Observe notification, the next DTLS or idle
+// timeout found by a walk), so a context whose descriptor (epoll_fd()) is
+// not readable needs no pass until its walk is due (WalkDue): CoapShardSet
+// runs only the ready and due contexts of several.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +36,9 @@ struct CoapBatchedIoOptions {
   size_t max_events = 256;
   // Upper bound of datagrams read per ready server endpoint per batch
   // (adaptive: doubled while the endpoint still has data after a batch,
-  // halved when it ran dry). 1 for a client context, whose sessions each
-  // have their own socket (an epoll event per socket).
+  // halved when a batch drained it or a call found nothing). 1 for a client
+  // context, whose sessions each have their own socket (an epoll event per
+  // socket).
   size_t max_endpoint_reads = 1;
   // A call that starts this long after the last walk walks first, so
   // timers of sessions the owner created or changed between calls are
@@ -53,10 +60,23 @@ class CoapBatchedIo {
   // libcoap it is coap_io_process().
   int Process(uint32_t timeout_ms);
 
+  // Whether the next Process walks first: never walked, RequestWalk() since
+  // the last walk, or walk_interval_ms elapsed at monotonic `now_ms`. The
+  // milliseconds until then (0: due).
+  int64_t MsUntilWalk(int64_t now_ms) const;
+  // The next Process walks first (after the owner changed sessions outside
+  // libcoap's I/O, e.g. disconnected one that the walk then frees).
+  void RequestWalk() { primed_ = false; }
+  // libcoap's epoll descriptor of the context (-1 without epoll support):
+  // readable when a socket of the context is or its timer fd expired.
+  int epoll_fd() const { return epoll_fd_; }
+
   // Batches run (each one libcoap walk) and epoll events handled, for tests
   // and diagnostics.
   uint64_t batches() const { return batches_; }
   uint64_t events() const { return events_; }
+  // libcoap walks run (the batches' and those at the start of a call).
+  uint64_t walks() const { return walks_; }
   // The current datagram count per ready endpoint.
   size_t endpoint_reads() const { return endpoint_reads_; }
 
@@ -71,6 +91,7 @@ class CoapBatchedIo {
   std::vector<epoll_event> batch_;
   uint64_t batches_ = 0;
   uint64_t events_ = 0;
+  uint64_t walks_ = 0;
 };
 
 }  // namespace edgeadmm::posix
