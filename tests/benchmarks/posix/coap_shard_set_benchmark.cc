@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "coap_udp_loopback.h"
 #include "edgeadmm/posix/coap_batched_io.h"
 #include "edgeadmm/posix/coap_shard_set.h"
 #include "edgeadmm/posix/monotonic_clock.h"
@@ -36,13 +37,7 @@ using edgeadmm::posix::CoapBatchedIoOptions;
 using edgeadmm::posix::CoapShardSet;
 using edgeadmm::posix::MonotonicMs;
 
-long g_handled = 0;
-
-void CountGet(coap_resource_t*, coap_session_t*, const coap_pdu_t*,
-              const coap_string_t*, coap_pdu_t* response) {
-  ++g_handled;
-  coap_pdu_set_code(response, COAP_RESPONSE_CODE_CONTENT);
-}
+using edgeadmm::posix::coap_loopback::HandledRequests;
 
 double CpuMs() {
   rusage use{};
@@ -53,41 +48,19 @@ double CpuMs() {
 
 struct Shards {
   std::vector<coap_context_t*> contexts;
-  std::vector<sockaddr_in> addresses;
+  std::vector<uint16_t> ports;
 };
 
 bool Open(size_t k, Shards& shards) {
   for (size_t i = 0; i < k; ++i) {
-    coap_context_t* context = coap_new_context(nullptr);
+    uint16_t port = 0;
+    coap_context_t* context =
+        edgeadmm::posix::coap_loopback::NewLoopbackUdpContext(&port);
     if (context == nullptr) return false;
-    coap_address_t address;
-    coap_address_init(&address);
-    address.addr.sin.sin_family = AF_INET;
-    address.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.size = sizeof(address.addr.sin);
-    coap_endpoint_t* endpoint =
-        coap_new_endpoint(context, &address, COAP_PROTO_UDP);
-    if (endpoint == nullptr) return false;
-    const char* text = coap_endpoint_str(endpoint);
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    to.sin_port = htons(static_cast<uint16_t>(atoi(strrchr(text, ':') + 1)));
-    coap_resource_t* r = coap_resource_init(coap_make_str_const("t"), 0);
-    coap_register_handler(r, COAP_REQUEST_GET, &CountGet);
-    coap_add_resource(context, r);
     shards.contexts.push_back(context);
-    shards.addresses.push_back(to);
+    shards.ports.push_back(port);
   }
   return true;
-}
-
-void Send(int fd, const sockaddr_in& to, uint16_t mid) {
-  const uint8_t datagram[] = {
-      0x50, 0x01, static_cast<uint8_t>(mid >> 8), static_cast<uint8_t>(mid),
-      0xb1, 't'};
-  sendto(fd, datagram, sizeof(datagram), 0,
-         reinterpret_cast<const sockaddr*>(&to), sizeof(to));
 }
 
 // One loop over the shards; returns false on an I/O error.
@@ -148,11 +121,11 @@ void Measure(const Shards& shards, const std::vector<int>& clients,
   const uint64_t begin = MonotonicMs();
   for (long i = 0; i < requests; ++i) {
     if (rate > 0) SleepUntil(begin + static_cast<uint64_t>(i * 1000 / rate));
-    const long want = g_handled + 1;
-    Send(clients[static_cast<size_t>(i) % clients.size()],
-         shards.addresses[static_cast<size_t>(i) % k],
-         static_cast<uint16_t>(i));
-    while (g_handled < want) {
+    const long want = HandledRequests() + 1;
+    edgeadmm::posix::coap_loopback::SendNonGet(
+        clients[static_cast<size_t>(i) % clients.size()],
+        shards.ports[static_cast<size_t>(i) % k], static_cast<uint16_t>(i));
+    while (HandledRequests() < want) {
       if (!loop.RunOnce(100)) return;
     }
   }
@@ -190,13 +163,14 @@ int main(int argc, char** argv) {
   {
     Loop setup(shards, true);
     for (long s = 0; s < sessions; ++s) {
-      Send(clients[static_cast<size_t>(s)],
-           shards.addresses[static_cast<size_t>(s) % k], 0);
+      edgeadmm::posix::coap_loopback::SendNonGet(
+          clients[static_cast<size_t>(s)],
+          shards.ports[static_cast<size_t>(s) % k], 0);
       if (s % 64 == 63) {
-        while (g_handled < s + 1) setup.RunOnce(100);
+        while (HandledRequests() < s + 1) setup.RunOnce(100);
       }
     }
-    while (g_handled < sessions) setup.RunOnce(100);
+    while (HandledRequests() < sessions) setup.RunOnce(100);
   }
   std::printf("%ld sessions on %zu shards, %ld requests round robin, %ld/s\n",
               sessions, k, requests, rate);

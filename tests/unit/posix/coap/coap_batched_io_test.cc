@@ -15,37 +15,20 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "coap_udp_loopback.h"
+
 namespace edgeadmm::posix {
 namespace {
 
-int g_handled = 0;
-
-void CountGet(coap_resource_t*, coap_session_t*, const coap_pdu_t*,
-              const coap_string_t*, coap_pdu_t* response) {
-  ++g_handled;
-  coap_pdu_set_code(response, COAP_RESPONSE_CODE_CONTENT);
-}
+using coap_loopback::HandledRequests;
 
 class CoapBatchedIoTest : public ::testing::Test {
  protected:
   void SetUp() override {
     coap_startup();
-    g_handled = 0;
-    context_ = coap_new_context(nullptr);
+    HandledRequests() = 0;
+    context_ = coap_loopback::NewLoopbackUdpContext(&port_);
     ASSERT_NE(context_, nullptr);
-    coap_address_t address;
-    coap_address_init(&address);
-    address.addr.sin.sin_family = AF_INET;
-    address.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.size = sizeof(address.addr.sin);
-    coap_endpoint_t* endpoint =
-        coap_new_endpoint(context_, &address, COAP_PROTO_UDP);
-    ASSERT_NE(endpoint, nullptr);
-    const char* text = coap_endpoint_str(endpoint);
-    port_ = static_cast<uint16_t>(std::atoi(std::strrchr(text, ':') + 1));
-    coap_resource_t* r = coap_resource_init(coap_make_str_const("t"), 0);
-    coap_register_handler(r, COAP_REQUEST_GET, &CountGet);
-    coap_add_resource(context_, r);
     client_ = socket(AF_INET, SOCK_DGRAM, 0);
     ASSERT_GE(client_, 0);
     timeval wait{2, 0};
@@ -58,18 +41,9 @@ class CoapBatchedIoTest : public ::testing::Test {
 
   // Sends `count` NON GET t requests (distinct message ids) to the endpoint.
   void SendRequests(int count) {
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    to.sin_port = htons(port_);
     for (int i = 0; i < count; ++i) {
-      // Ver 1, NON, TKL 0; GET; message id; Uri-Path "t".
-      const uint8_t datagram[] = {
-          0x50, 0x01, static_cast<uint8_t>(i >> 8), static_cast<uint8_t>(i),
-          0xb1, 't'};
-      ASSERT_EQ(sendto(client_, datagram, sizeof(datagram), 0,
-                       reinterpret_cast<const sockaddr*>(&to), sizeof(to)),
-                static_cast<ssize_t>(sizeof(datagram)));
+      ASSERT_TRUE(
+          coap_loopback::SendNonGet(client_, port_, static_cast<uint16_t>(i)));
     }
   }
 
@@ -98,10 +72,10 @@ TEST_F(CoapBatchedIoTest, ReadsManyQueuedDatagramsPerWalk) {
   // The count per endpoint doubles while the endpoint stays ready: 2, 4,
   // ..., 128 datagrams per batch cover 100 requests in at most 7 batches
   // (one each with coap_io_process: 100).
-  for (int i = 0; i < 20 && g_handled < kRequests; ++i) {
+  for (int i = 0; i < 20 && HandledRequests() < kRequests; ++i) {
     ASSERT_GE(io.Process(100), 0);
   }
-  EXPECT_EQ(g_handled, kRequests);
+  EXPECT_EQ(HandledRequests(), kRequests);
   EXPECT_LE(io.batches(), 7u);
   // The last batch (64) drained the endpoint: halved, not back to 1.
   EXPECT_GE(io.endpoint_reads(), 32u);
@@ -118,8 +92,9 @@ TEST_F(CoapBatchedIoTest, ReadsManyQueuedDatagramsPerWalk) {
 TEST_F(CoapBatchedIoTest, OneReadPerEventForClientContexts) {
   SendRequests(10);
   CoapBatchedIo io(context_, CoapBatchedIoOptions{});  // max_endpoint_reads 1
-  for (int i = 0; i < 40 && g_handled < 10; ++i) ASSERT_GE(io.Process(100), 0);
-  EXPECT_EQ(g_handled, 10);
+  for (int i = 0; i < 40 && HandledRequests() < 10; ++i)
+    ASSERT_GE(io.Process(100), 0);
+  EXPECT_EQ(HandledRequests(), 10);
   EXPECT_EQ(io.batches(), 10u);
   EXPECT_EQ(Responses(10), 10);
 }
@@ -129,10 +104,11 @@ TEST_F(CoapBatchedIoTest, WaitsForLaterDatagrams) {
   options.max_endpoint_reads = 16;
   CoapBatchedIo io(context_, options);
   EXPECT_GE(io.Process(20), 0);  // nothing queued: times out
-  EXPECT_EQ(g_handled, 0);
+  EXPECT_EQ(HandledRequests(), 0);
   SendRequests(1);
-  for (int i = 0; i < 20 && g_handled == 0; ++i) ASSERT_GE(io.Process(100), 0);
-  EXPECT_EQ(g_handled, 1);
+  for (int i = 0; i < 20 && HandledRequests() == 0; ++i)
+    ASSERT_GE(io.Process(100), 0);
+  EXPECT_EQ(HandledRequests(), 1);
   EXPECT_EQ(Responses(1), 1);
 }
 

@@ -16,18 +16,13 @@
 #include <cstring>
 #include <memory>
 
+#include "coap_udp_loopback.h"
 #include "edgeadmm/posix/coap_batched_io.h"
 
 namespace edgeadmm::posix {
 namespace {
 
-int g_handled = 0;
-
-void CountGet(coap_resource_t*, coap_session_t*, const coap_pdu_t*,
-              const coap_string_t*, coap_pdu_t* response) {
-  ++g_handled;
-  coap_pdu_set_code(response, COAP_RESPONSE_CODE_CONTENT);
-}
+using coap_loopback::HandledRequests;
 
 coap_address_t Loopback(uint16_t port) {
   coap_address_t address;
@@ -43,23 +38,14 @@ class CoapShardSetTest : public ::testing::Test {
  protected:
   void SetUp() override {
     coap_startup();
-    g_handled = 0;
+    HandledRequests() = 0;
     CoapBatchedIoOptions options;
     options.max_endpoint_reads = 16;
     // No periodic walk within the test: only readiness runs a shard.
     options.walk_interval_ms = 3600 * 1000;
     for (size_t i = 0; i < kShards; ++i) {
-      contexts_[i] = coap_new_context(nullptr);
+      contexts_[i] = coap_loopback::NewLoopbackUdpContext(&ports_[i]);
       ASSERT_NE(contexts_[i], nullptr);
-      coap_address_t address = Loopback(0);
-      coap_endpoint_t* endpoint =
-          coap_new_endpoint(contexts_[i], &address, COAP_PROTO_UDP);
-      ASSERT_NE(endpoint, nullptr);
-      const char* text = coap_endpoint_str(endpoint);
-      ports_[i] = static_cast<uint16_t>(std::atoi(std::strrchr(text, ':') + 1));
-      coap_resource_t* r = coap_resource_init(coap_make_str_const("t"), 0);
-      coap_register_handler(r, COAP_REQUEST_GET, &CountGet);
-      coap_add_resource(contexts_[i], r);
       ios_[i] = std::make_unique<CoapBatchedIo>(contexts_[i], options);
       ASSERT_GE(ios_[i]->epoll_fd(), 0) << "libcoap without epoll";
       ASSERT_TRUE(set_.Add(contexts_[i], ios_[i].get()));
@@ -86,16 +72,7 @@ class CoapShardSetTest : public ::testing::Test {
 
   // Sends one NON GET t with message id `mid` to shard `shard`.
   void SendRequest(size_t shard, uint16_t mid) {
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    to.sin_port = htons(ports_[shard]);
-    const uint8_t datagram[] = {
-        0x50, 0x01, static_cast<uint8_t>(mid >> 8), static_cast<uint8_t>(mid),
-        0xb1, 't'};
-    ASSERT_EQ(sendto(peer_, datagram, sizeof(datagram), 0,
-                     reinterpret_cast<const sockaddr*>(&to), sizeof(to)),
-              static_cast<ssize_t>(sizeof(datagram)));
+    ASSERT_TRUE(coap_loopback::SendNonGet(peer_, ports_[shard], mid));
   }
 
   // The message id of the next datagram the peer receives, -1 if none.
@@ -121,10 +98,10 @@ TEST_F(CoapShardSetTest, DatagramsForOneShardLeaveTheOtherAlone) {
   for (int i = 0; i < kRequests; ++i) {
     SendRequest(0, static_cast<uint16_t>(i));
     // Wait for the datagram's own pass (the shard becomes ready).
-    for (int pass = 0; pass < 100 && g_handled == i; ++pass) {
+    for (int pass = 0; pass < 100 && HandledRequests() == i; ++pass) {
       ASSERT_GE(set_.RunOnce(1000), 0);
     }
-    ASSERT_EQ(g_handled, i + 1);
+    ASSERT_EQ(HandledRequests(), i + 1);
     ASSERT_GE(ReceiveMid(0), 0);  // the response
   }
   EXPECT_GE(set_.passes(0), static_cast<uint64_t>(kRequests));
