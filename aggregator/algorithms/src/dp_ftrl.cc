@@ -25,7 +25,9 @@ const DpFtrlTable* TableOf(const jobs::JobConfig& c) {
 }  // namespace
 
 host::Error DpFtrl::Resolve(jobs::JobConfig& c) const {
-  UseRdpForGridNoise(c);  // the tree's noise is on a grid
+  // Keeps the job's accountant under trusted-aggregator (the only policy
+  // Validate accepts): one gateway draw per tree node (unit_support.h).
+  UseRdpForGridNoise(c);
   return host::Error::Ok();
 }
 

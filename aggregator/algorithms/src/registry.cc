@@ -82,6 +82,8 @@ host::Error RefuseProxAdmmOnlyOptions(const jobs::JobConfig& c) {
 }
 
 void UseRdpForGridNoise(jobs::JobConfig& config) {
+  // trusted-aggregator: one gateway draw per released value, bridged.
+  if (config.policy == privacy::Policy::kTrustedAggregator) return;
   config.accountant = jobs::CentralAccountant::kRdp;
 }
 

@@ -25,8 +25,12 @@ host::Error ResolveEveryoneWithoutGaussianNoise(jobs::JobConfig& config,
 // Noise drawn on a grid (the devices': sdk grid_gaussian.h; the gateway's:
 // sum_grid.h) is a discrete Gaussian, whose RDP is at most the continuous
 // one's (Canonne, Kamath, Steinke 2020) but whose PLD the PLD accountant
-// does not compute: the central ledgers use the RDP accountant, under every
-// policy (docs/privacy.md, "Discrete Gaussian").
+// does not compute. Under trusted-aggregator the only noise is the
+// gateway's single discrete Gaussian per released value, within a factor
+// e^{±pη} of a post-processing of the continuous one at the charged ν
+// (docs/privacy.md, "Discrete Gaussian", "Subsampling"): the job keeps its
+// accountant. Under every other policy (a device's own noise, or a sum of
+// several devices') the central ledgers use the RDP accountant.
 void UseRdpForGridNoise(jobs::JobConfig& config);
 
 // out = prox_{γ·r}(v) with the job's regularizer r and step γ.

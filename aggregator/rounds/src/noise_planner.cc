@@ -51,6 +51,23 @@ privacy::Target TargetOf(const jobs::JobConfig& config) {
   return target;
 }
 
+// The noise multiplier for `rounds` rounds at rate q meeting the target:
+// `rdp_z` (the RDP calibration) under rdp; under pld the smallest whose PLD ε
+// meets it (a pld job's ledger reports the PLD ε, never above RDP's),
+// searched from `rdp_z`, which meets the target.
+Result<double> ForAccountant(const jobs::JobConfig& config, double q,
+                             uint64_t rounds, double rdp_z) {
+  if (config.accountant != jobs::CentralAccountant::kPld) return rdp_z;
+  auto pld = privacy::CalibratePldNoiseMultiplier(
+      q, rounds, config.target_epsilon, config.delta, rdp_z);
+  if (!pld.ok()) {
+    EDGEADMM_LOG_ERROR("noise planning (pld): %s",
+                       pld.error().ToString().c_str());
+    return pld.error().status();
+  }
+  return pld->noise_multiplier;
+}
+
 // A job charged per participation (algorithm.h, ParticipationCharge): its
 // worst device takes part k = MaxParticipations times, each a Gaussian with
 // ν(σ) = ParticipationNoiseMultiplier. The schedule's z comes from the
@@ -70,14 +87,17 @@ Result<double> PlanParticipationSigma(
                        calibration.error().ToString().c_str());
     return calibration.error().status();
   }
-  const double z = calibration->noise_multiplier;
+  // q = 1: the k participations are Gaussian rounds (no amplification).
+  auto z = ForAccountant(config, 1.0, schedule.rounds,
+                         calibration->noise_multiplier);
+  if (!z.ok()) return z.status();
   jobs::JobConfig trial = config;
   return SmallestSigmaReaching(
       [&](double sigma) {
         trial.sigma = sigma;
         return charge.ParticipationNoiseMultiplier(trial);
       },
-      z, config.clip);
+      *z, config.clip);
 }
 
 }  // namespace
@@ -104,20 +124,10 @@ Result<double> PlanSigma(const jobs::JobConfig& config) {
                        calibration.error().ToString().c_str());
     return calibration.error().status();
   }
-  double z = calibration->noise_multiplier;
-  if (config.accountant == jobs::CentralAccountant::kPld) {
-    // A pld job's ledger reports the PLD ε (never above RDP's): plan with it,
-    // starting from the RDP answer, which meets the target.
-    auto pld = privacy::CalibratePldNoiseMultiplier(
-        trusted ? config.q : 1.0, schedule.rounds, target.epsilon, target.delta,
-        z);
-    if (!pld.ok()) {
-      EDGEADMM_LOG_ERROR("noise planning (pld): %s",
-                         pld.error().ToString().c_str());
-      return pld.error().status();
-    }
-    z = pld->noise_multiplier;
-  }
+  auto planned = ForAccountant(config, trusted ? config.q : 1.0,
+                               schedule.rounds, calibration->noise_multiplier);
+  if (!planned.ok()) return planned.status();
+  const double z = *planned;
   // The charged mechanism's noise multiplier z for the policy (m_k = m_min,
   // the worst case, with t = max_colluders noises known to the observer).
   auto sigma = privacy::SigmaForNoiseMultiplier(

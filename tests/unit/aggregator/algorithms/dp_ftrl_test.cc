@@ -169,12 +169,13 @@ TEST(DpFtrlTest, ChargesEachParticipationItsShareOfTheTree) {
       4.0 * std::sqrt(1 - 16 / 0x1p30) /
           ((1.0 + 4.0 / 32768 * std::sqrt(2.0)) * std::sqrt(7.0)),
       1e-14);
-  // Its noise is a discrete Gaussian: the central ledgers use RDP, even
-  // when the job asks for pld.
-  EXPECT_EQ(config->accountant, jobs::CentralAccountant::kRdp);
+  // Its noise is the gateway's single discrete Gaussian per tree node,
+  // bridged to the continuous one (docs/privacy.md, "Discrete Gaussian"):
+  // the job keeps its accountant, pld by default, rdp when it asks.
+  EXPECT_EQ(config->accountant, jobs::CentralAccountant::kPld);
   auto asked = jobs::ParseJobConfig(
       std::string(kJob).replace(std::string(kJob).find("delta = 1e-5"), 12,
-                                "delta = 1e-5\naccountant = \"pld\""));
+                                "delta = 1e-5\naccountant = \"rdp\""));
   ASSERT_TRUE(asked.ok()) << asked.error().ToString();
   EXPECT_EQ(asked->accountant, jobs::CentralAccountant::kRdp);
   // The device runs dp-sgd's step; the gateway adds the noise.

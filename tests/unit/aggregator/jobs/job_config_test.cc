@@ -264,6 +264,36 @@ TEST(JobConfigTest, TrustedAggregatorRefusesASeedAndAThreshold) {
       << ValidateJobConfig(built).message();
 }
 
+// docs/privacy.md, "Discrete Gaussian" (*PLD*): a trusted-aggregator job's
+// only noise is the gateway's single discrete Gaussian on the rounded sum,
+// bridged to the continuous one, so it keeps the accountant it asks for (pld
+// by default). Where devices draw grid noise (participation,
+// participation-own-noise) pld resolves to rdp.
+TEST(JobConfigTest, OnlyTrustedAggregatorKeepsThePldAccountant) {
+  const std::string poisson =
+      "[sampling]\nscheme = \"poisson\"\nq = 0.5\nm_min = 0\n"
+      "deadline_seconds = 10\n";
+  const auto parse = [](const std::string& policy, const std::string& extra,
+                        const std::string& sampling) {
+    return ParseJobConfig(
+        JobToml("j", "prox-admm",
+                testing::PrivacyTableWithPolicy(policy, extra), sampling));
+  };
+  for (const std::string extra : {"", "accountant = \"pld\""}) {
+    auto trusted = parse("trusted-aggregator", extra, poisson);
+    ASSERT_TRUE(trusted.ok()) << trusted.error().ToString();
+    EXPECT_EQ(trusted->accountant, CentralAccountant::kPld) << extra;
+  }
+  auto rdp = parse("trusted-aggregator", "accountant = \"rdp\"", poisson);
+  ASSERT_TRUE(rdp.ok()) << rdp.error().ToString();
+  EXPECT_EQ(rdp->accountant, CentralAccountant::kRdp);
+  for (const char* policy : {"participation", "participation-own-noise"}) {
+    auto forced = parse(policy, "accountant = \"pld\"", DefaultSamplingTable());
+    ASSERT_TRUE(forced.ok()) << forced.error().ToString();
+    EXPECT_EQ(forced->accountant, CentralAccountant::kRdp) << policy;
+  }
+}
+
 // docs/privacy.md, "Colluding devices": t = privacy.max_colluders (default
 // 1) devices of the cohort know their own noise; planning σ needs m_min > t.
 TEST(JobConfigTest, MaxColludersDefaultsToOneAndBoundsThePlannedCohort) {

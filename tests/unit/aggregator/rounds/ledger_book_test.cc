@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -296,6 +297,57 @@ TEST(LedgerBookTest, PldTrustedAggregatorUsesThePldOfItsRounds) {
   EXPECT_NEAR(book.CentralMechanism(0).noise_multiplier, nu, 1e-12);
   ASSERT_TRUE(reference.Compose(config.q, nu, 3).ok());
   EXPECT_NEAR(book.central_epsilon(), reference.Epsilon(1e-5).value(), 1e-9);
+}
+
+// A PARSED trusted-aggregator job (Resolve and validation run) asking for
+// pld keeps it: its rows say "pld" and its central ε is the PLD of its
+// rounds, below the RDP conversion of the same curve. A parsed participation
+// job asking for pld converts by RDP (its devices' grid noise is summed).
+TEST(LedgerBookTest, ParsedTrustedAggregatorJobConvertsByPld) {
+  const PrivacyRoundAccountant accountant;
+  const std::vector<std::string> devices = {"a", "b"};
+  const auto parse = [](const std::string& policy,
+                        const std::string& sampling) {
+    return jobs::ParseJobConfig(testing::JobToml(
+        "j", "prox-admm",
+        testing::PrivacyTableWithPolicy(policy, "accountant = \"pld\""),
+        sampling));
+  };
+  auto trusted = parse("trusted-aggregator",
+                       "[sampling]\nscheme = \"poisson\"\nq = 0.1\n"
+                       "m_min = 0\ndeadline_seconds = 10\n");
+  ASSERT_TRUE(trusted.ok()) << trusted.error().ToString();
+  jobs::JobConfig rdp_config = *trusted;
+  rdp_config.accountant = jobs::CentralAccountant::kRdp;
+  LedgerBook pld(accountant, *trusted, devices);
+  LedgerBook rdp(accountant, rdp_config, devices);
+  EXPECT_EQ(pld.central_conversion(), privacy::Conversion::kPld);
+  constexpr int kRounds = 20;
+  for (int k = 0; k < kRounds; ++k) {
+    for (LedgerBook* book : {&pld, &rdp}) {
+      LedgerCharge charge = book->Plan({0});
+      for (const LedgerRowRef& row : book->Rows(charge)) {
+        EXPECT_STREQ(row.conversion, book == &pld ? "pld" : "improved");
+      }
+      book->Apply(std::move(charge));
+    }
+  }
+  privacy::PldAccountant reference;
+  ASSERT_TRUE(
+      reference.Compose(0.1, pld.CentralMechanism(0).noise_multiplier, kRounds)
+          .ok());
+  std::printf(
+      "trusted-aggregator, nu %.6f, q 0.1, %d rounds: pld %.4f, "
+      "rdp %.4f\n",
+      pld.CentralMechanism(0).noise_multiplier, kRounds, pld.central_epsilon(),
+      rdp.central_epsilon());
+  EXPECT_NEAR(pld.central_epsilon(), reference.Epsilon(1e-5).value(), 1e-9);
+  EXPECT_LT(pld.central_epsilon(), 0.95 * rdp.central_epsilon());
+  auto participation = parse("participation", testing::DefaultSamplingTable());
+  ASSERT_TRUE(participation.ok()) << participation.error().ToString();
+  EXPECT_EQ(participation->accountant, jobs::CentralAccountant::kRdp);
+  LedgerBook forced(accountant, *participation, devices);
+  EXPECT_EQ(forced.central_conversion(), privacy::Conversion::kImproved);
 }
 
 // random-walk-admm: each accepted visit charges its device's central ledger

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/privacy/gaussian_mechanism.h"
 #include "edgeadmm/privacy/pld_accountant.h"
@@ -59,6 +60,34 @@ TEST(NoisePlannerTest, TrustedAggregatorPldPlanMeetsTheTarget) {
   privacy::PldAccountant accountant;
   ASSERT_TRUE(accountant.Compose(0.1, sigma_pld / 2.0, 40).ok());
   const double eps = accountant.Epsilon(1e-5).value();
+  EXPECT_LE(eps, 2.0);
+  EXPECT_GT(eps, 0.99 * 2.0);
+}
+
+// dp-ftrl (charged per participation, q = 1): a pld job's σ is the smallest
+// whose exact Gaussian ε over its k participations (what the PLD ledger
+// reports) meets the target, below the rdp job's.
+TEST(NoisePlannerTest, DpFtrlPldPlanMeetsTheTargetExactly) {
+  jobs::JobConfig pld = Planned(privacy::Policy::kTrustedAggregator,
+                                jobs::CentralAccountant::kPld);
+  pld.algorithm = AlgorithmKind::kDpFtrl;
+  pld.rounds = 8;
+  pld.dimension = 2;
+  jobs::JobConfig rdp = pld;
+  rdp.accountant = jobs::CentralAccountant::kRdp;
+  const double sigma_pld = PlanSigma(pld).value();
+  const double sigma_rdp = PlanSigma(rdp).value();
+  std::printf("dp-ftrl plan: sigma pld %.6g, rdp %.6g\n", sigma_pld, sigma_rdp);
+  EXPECT_LT(sigma_pld, 0.97 * sigma_rdp);
+  const algorithms::ParticipationCharge* charge =
+      algorithms::Get(AlgorithmKind::kDpFtrl).participation_charge();
+  ASSERT_NE(charge, nullptr);
+  const double k = static_cast<double>(charge->MaxParticipations(pld));
+  pld.sigma = sigma_pld;
+  const double eps =
+      privacy::GaussianEpsilon(
+          charge->ParticipationNoiseMultiplier(pld) / std::sqrt(k), 1e-5)
+          .value();
   EXPECT_LE(eps, 2.0);
   EXPECT_GT(eps, 0.99 * 2.0);
 }
