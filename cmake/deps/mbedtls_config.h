@@ -33,20 +33,8 @@ extern "C"
 #define MBEDTLS_SHA256_SMALLER
 
 // Secure aggregation's key agreement (sdk/src/secagg/key_agreement.cc):
-// X25519 (RFC 7748) through the ECP module with Curve25519 only, and
-// HKDF-SHA256. Bignums come from the same static pool as the DTLS session
-// (mbedtls_memory_buffer_alloc_init) while a call runs. The smallest
-// window and no fixed-point tables (those serve short Weierstrass curves,
-// and cost RAM and flash). A firmware that does not call X25519 links none
-// of it; the PSK-only SSL layer uses no curve.
-#define MBEDTLS_BIGNUM_C
-#define MBEDTLS_ECP_C
-#define MBEDTLS_ECP_DP_CURVE25519_ENABLED
-#define MBEDTLS_ECP_WINDOW_SIZE 2
-#define MBEDTLS_ECP_FIXED_POINT_OPTIM 0
-// The key agreement always passes the SDK's DRBG for the ladder's blinding:
-// ECP's own HMAC_DRBG fallback (for a NULL f_rng) is not linked.
-#define MBEDTLS_ECP_NO_INTERNAL_RNG
+// HKDF-SHA256. X25519 is the SDK's own (x25519.cc), so no bignum or curve
+// module is built; the PSK-only SSL layer uses none either.
 #define MBEDTLS_HKDF_C
 
 // DTLS 1.2 client, PSK key exchange only (RFC 4279), the CoAP suites of

@@ -1,111 +1,25 @@
-// X25519 and HKDF-SHA256 pairwise keys from Mbed TLS (see key_agreement.h).
+// X25519 key pairs (x25519.cc) and HKDF-SHA256 pairwise keys from Mbed TLS
+// (see key_agreement.h).
 #include "edgeadmm/secagg/key_agreement.h"
 
 #include <cstring>
 
 #include "mbedtls/platform_util.h"  // also pulls in the Mbed TLS configuration
 
-#if defined(MBEDTLS_ECP_C) && defined(MBEDTLS_BIGNUM_C) && \
-    defined(MBEDTLS_ECP_DP_CURVE25519_ENABLED) && defined(MBEDTLS_HKDF_C)
-#define EDGEADMM_SECAGG_HAS_X25519 1
-#include "mbedtls/bignum.h"
-#include "mbedtls/ecp.h"
+#if defined(MBEDTLS_HKDF_C) && defined(MBEDTLS_SHA256_C)
+#define EDGEADMM_SECAGG_HAS_HKDF 1
 #include "mbedtls/hkdf.h"
 #include "mbedtls/md.h"
 #else
-#define EDGEADMM_SECAGG_HAS_X25519 0
+#define EDGEADMM_SECAGG_HAS_HKDF 0
 #endif
 
 namespace edgeadmm {
 
-#if EDGEADMM_SECAGG_HAS_X25519
+#if EDGEADMM_SECAGG_HAS_HKDF
 namespace {
 
 constexpr char kInfoLabel[] = "EdgeADMM SecAgg+ v1";  // without its NUL
-
-// Mbed TLS's f_rng over a RandomByteSource.
-int RandomCallback(void* source, unsigned char* out, size_t length) {
-  RandomByteSource* random = static_cast<RandomByteSource*>(source);
-  return random->Generate(ByteSpan(reinterpret_cast<std::byte*>(out), length))
-                 .ok()
-             ? 0
-             : -1;
-}
-
-void Clamp(unsigned char* scalar) {
-  scalar[0] &= 248;
-  scalar[31] &= 127;
-  scalar[31] |= 64;
-}
-
-bool AllZero(const unsigned char* bytes, size_t size) {
-  unsigned char any = 0;
-  for (size_t i = 0; i < size; ++i) {
-    any |= bytes[i];
-  }
-  return any == 0;
-}
-
-// Mbed TLS's error as a Status: a low-order u makes the ladder end at the
-// point at infinity (Z = 0, not invertible: MPI_NOT_ACCEPTABLE).
-Status ErrorStatus(int rc) {
-  switch (rc) {
-    case MBEDTLS_ERR_MPI_NOT_ACCEPTABLE:
-    case MBEDTLS_ERR_ECP_INVALID_KEY:
-    case MBEDTLS_ERR_ECP_BAD_INPUT_DATA:
-      return Status::InvalidArgument();
-    case MBEDTLS_ERR_MPI_ALLOC_FAILED:
-    case MBEDTLS_ERR_ECP_ALLOC_FAILED:
-      return Status::ResourceExhausted();
-    default:
-      return Status::Internal();  // e.g. the random source failed
-  }
-}
-
-// out = X25519(clamped scalar, u), u's top bit masked; sizes already checked.
-Status Multiply(const unsigned char* scalar_in, const unsigned char* u_in,
-                RandomByteSource& random, unsigned char* out) {
-  unsigned char scalar[kX25519KeyBytes];
-  unsigned char u[kX25519KeyBytes];
-  std::memcpy(scalar, scalar_in, sizeof(scalar));
-  std::memcpy(u, u_in, sizeof(u));
-  Clamp(scalar);
-  u[31] &= 127;
-  mbedtls_ecp_group group;
-  mbedtls_ecp_point point;
-  mbedtls_ecp_point result;
-  mbedtls_mpi d;
-  mbedtls_ecp_group_init(&group);
-  mbedtls_ecp_point_init(&point);
-  mbedtls_ecp_point_init(&result);
-  mbedtls_mpi_init(&d);
-  int rc = mbedtls_ecp_group_load(&group, MBEDTLS_ECP_DP_CURVE25519);
-  if (rc == 0) rc = mbedtls_mpi_read_binary_le(&d, scalar, sizeof(scalar));
-  if (rc == 0) rc = mbedtls_mpi_read_binary_le(&point.X, u, sizeof(u));
-  if (rc == 0) rc = mbedtls_mpi_lset(&point.Z, 1);
-  if (rc == 0) {
-    rc = mbedtls_ecp_mul(&group, &result, &d, &point, RandomCallback, &random);
-  }
-  if (rc == 0)
-    rc = mbedtls_mpi_write_binary_le(&result.X, out, kX25519KeyBytes);
-  mbedtls_mpi_free(&d);
-  mbedtls_ecp_point_free(&result);
-  mbedtls_ecp_point_free(&point);
-  mbedtls_ecp_group_free(&group);
-  mbedtls_platform_zeroize(scalar, sizeof(scalar));
-  if (rc != 0) {
-    mbedtls_platform_zeroize(out, kX25519KeyBytes);
-    return ErrorStatus(rc);
-  }
-  // A low-order u gives an all-zero secret (RFC 7748 §6.1). Mbed TLS 2.28
-  // already fails those in the ladder (the point at infinity, above: the
-  // tests' u = 0 and u = 1 stop there); kept for a version that returns
-  // the zeros instead.
-  if (AllZero(out, kX25519KeyBytes)) {
-    return Status::InvalidArgument();
-  }
-  return Status::Ok();
-}
 
 const unsigned char* Bytes(ConstByteSpan span) {
   return reinterpret_cast<const unsigned char*>(span.data());
@@ -114,16 +28,6 @@ const unsigned char* Bytes(ConstByteSpan span) {
 }  // namespace
 
 bool KeyAgreementAvailable() { return true; }
-
-Status X25519(ConstByteSpan scalar, ConstByteSpan u, RandomByteSource& random,
-              ByteSpan out) {
-  if (scalar.size() != kX25519KeyBytes || u.size() != kX25519KeyBytes ||
-      out.size() != kX25519KeyBytes) {
-    return Status::InvalidArgument();
-  }
-  return Multiply(Bytes(scalar), Bytes(u), random,
-                  reinterpret_cast<unsigned char*>(out.data()));
-}
 
 Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
                      ByteSpan public_key) {
@@ -137,10 +41,12 @@ Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
     return Status::Internal();
   }
   unsigned char* scalar = reinterpret_cast<unsigned char*>(private_key.data());
-  Clamp(scalar);
-  unsigned char base[kX25519KeyBytes] = {9};
-  return Multiply(scalar, base, random,
-                  reinterpret_cast<unsigned char*>(public_key.data()));
+  scalar[0] &= 248;  // stored clamped (RFC 7748 §5)
+  scalar[31] &= 127;
+  scalar[31] |= 64;
+  const std::byte base[kX25519KeyBytes] = {std::byte{9}};
+  return X25519(private_key, ConstByteSpan(base, sizeof(base)), random,
+                public_key);
 }
 
 Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
@@ -188,13 +94,9 @@ Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
   return Status::Ok();
 }
 
-#else  // no X25519 or HKDF in this build's Mbed TLS
+#else  // no HKDF-SHA256 in this build's Mbed TLS
 
 bool KeyAgreementAvailable() { return false; }
-
-Status X25519(ConstByteSpan, ConstByteSpan, RandomByteSource&, ByteSpan) {
-  return Status::Unimplemented();
-}
 
 Status X25519KeyPair(RandomByteSource&, ByteSpan, ByteSpan) {
   return Status::Unimplemented();

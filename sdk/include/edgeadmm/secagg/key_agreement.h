@@ -1,5 +1,5 @@
-// Key agreement for secure aggregation: X25519 (RFC 7748 §5) from Mbed TLS
-// (mbedtls/ecp.h, MBEDTLS_ECP_DP_CURVE25519) and HKDF-SHA256 (RFC 5869,
+// Key agreement for secure aggregation: X25519 (RFC 7748 §5, the SDK's own
+// constant-time Montgomery ladder, x25519.cc) and HKDF-SHA256 (RFC 5869,
 // mbedtls/hkdf.h) into a 32-byte pairwise key: the Diffie-Hellman key
 // agreement of SecAgg+ (Bell et al., CCS 2020, §3; Bonawitz et al., CCS
 // 2017, §3) by which devices i and j agree the pairwise mask seed s_ij
@@ -12,18 +12,16 @@
 // in increasing byte order (symmetric in the two parties, and bound to both
 // keys and to the purpose, so the mask seed and the encryption key of one
 // pair are independent). A peer key that gives an all-zero shared secret (a
-// low-order point, RFC 7748 §6.1) is refused.
+// low-order point, RFC 7748 §6.1) is refused. X25519 agrees with RFC 7748's
+// vectors and with Mbed TLS's ECP module on random inputs (the tests).
 //
-// Availability: needs MBEDTLS_ECP_C, MBEDTLS_BIGNUM_C,
-// MBEDTLS_ECP_DP_CURVE25519_ENABLED and MBEDTLS_HKDF_C. Debian's Mbed TLS
-// (hosts, aarch64) and the Cortex-M configuration (cmake/deps/
-// mbedtls_config.h) have them (no MBEDTLS_ECDH_C: the ladder is called
-// through mbedtls_ecp_mul); armhf's (libcoap's configuration) does not, and
-// there every function returns UNIMPLEMENTED.
-// Memory: Mbed TLS's bignums allocate through mbedtls_calloc while a call
-// runs and free before it returns: the libc heap on Linux; on the MCU the
-// static pool of platform/dtls (dtls_memory_pool.h), which must be started
-// first, 1,908 B at the peak (docs/sdk.md).
+// Availability: X25519 everywhere; the key pair and the pairwise key need
+// MBEDTLS_HKDF_C and MBEDTLS_SHA256_C, which Debian's Mbed TLS (hosts,
+// aarch64) and the Cortex-M configuration (cmake/deps/mbedtls_config.h)
+// have; armhf's (libcoap's configuration) has no HKDF, and there they
+// return UNIMPLEMENTED.
+// Memory: no heap. X25519 keeps its ladder (15 field elements of 64 B) and
+// a product's 31 64-bit column sums on the stack, about 1.3 KB at the peak.
 #pragma once
 
 #include <cstddef>
@@ -43,27 +41,27 @@ enum class PairwiseKeyPurpose : uint8_t {
   kShareEncryption = 2,  // the AEAD key of the shares i and j exchange
 };
 
-// True when this build's Mbed TLS provides X25519 and HKDF (see above).
+// True when this build's Mbed TLS provides HKDF-SHA256 (see above).
 bool KeyAgreementAvailable();
 
 // out = X25519(scalar, u) (RFC 7748 §5: the scalar is clamped, the top bit
-// of u masked), all little-endian 32-byte strings. `random` blinds the
-// ladder's projective coordinates (it does not change the result). Returns
-// INVALID_ARGUMENT for wrong sizes or a low-order u (an all-zero result, or
-// the point at infinity Mbed TLS refuses), RESOURCE_EXHAUSTED when Mbed
-// TLS's allocator is out of memory, INTERNAL when the random source fails,
-// UNIMPLEMENTED without X25519.
+// of u masked, a u >= p used modulo p), all little-endian 32-byte strings.
+// `random` blinds the ladder's projective coordinates (64 bytes per call; it
+// does not change the result). Returns INVALID_ARGUMENT for wrong sizes or
+// a low-order u (an all-zero result), INTERNAL when the random source
+// fails; `out` is zeroized on every error but the size check.
 Status X25519(ConstByteSpan scalar, ConstByteSpan u, RandomByteSource& random,
               ByteSpan out);
 
 // A fresh key pair: private_key = 32 random bytes, clamped;
-// public_key = X25519(private_key, 9). Errors as X25519.
+// public_key = X25519(private_key, 9). Errors as X25519; UNIMPLEMENTED
+// without HKDF (see above).
 Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
                      ByteSpan public_key);
 
 // The 32-byte key of the pair (own, peer) for `purpose` (see above). Both
 // devices get the same key. Errors as X25519 (a wrong key size, a low-order
-// peer key); `key` is zeroized on error.
+// peer key), UNIMPLEMENTED without HKDF; `key` is zeroized on error.
 Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
                          ConstByteSpan peer_public, PairwiseKeyPurpose purpose,
                          RandomByteSource& random, ByteSpan key);

@@ -1,10 +1,12 @@
-// X25519 + HKDF-SHA256 pairwise keys: RFC 7748 §6.1's Diffie-Hellman
-// vector, both sides of a pair derive one key, the purposes and the pairs
-// are separated, low-order peer keys and bad sizes refused. Portable: on a
-// build whose Mbed TLS lacks X25519 (armhf's configuration) it checks that
-// every function says UNIMPLEMENTED. On bare metal Mbed TLS allocates from
-// the static pool of platform/dtls only (cmake/deps/mbedtls_config.h); the
-// test starts it and measures how much of it one X25519 needs.
+// X25519 + HKDF-SHA256 pairwise keys: RFC 7748's vectors (§5.2 and §6.1),
+// the blinding changes nothing, both sides of a pair derive one key, the
+// purposes and the pairs are separated, the low-order points of the curve
+// and its twist (also written as u >= p) and bad sizes refused. Portable:
+// on a build whose Mbed TLS lacks HKDF (armhf's configuration) it checks
+// that X25519 works and the key functions say UNIMPLEMENTED. On bare metal
+// it checks that X25519 takes nothing from the static pool of
+// platform/dtls, Mbed TLS's allocator there. The 1,000-iteration vector and
+// the comparison with Mbed TLS's ECP are in x25519_host_test.cc.
 #include "edgeadmm/secagg/key_agreement.h"
 
 #include <cstring>
@@ -63,19 +65,69 @@ class KeyAgreementTest : public ::testing::Test {
   Drbg drbg_;
 };
 
-TEST_F(KeyAgreementTest, UnimplementedWithoutX25519) {
+TEST_F(KeyAgreementTest, UnimplementedWithoutHkdf) {
   if (KeyAgreementAvailable()) return;  // covered by the tests below
   Key a, b, c;
   EXPECT_EQ(X25519KeyPair(drbg_, a.span(), b.span()), Status::Unimplemented());
-  EXPECT_EQ(X25519(a.cspan(), b.cspan(), drbg_, c.span()),
-            Status::Unimplemented());
   EXPECT_EQ(DerivePairwiseKey(a.cspan(), b.cspan(), c.cspan(),
                               PairwiseKeyPurpose::kMaskSeed, drbg_, c.span()),
             Status::Unimplemented());
 }
 
+// RFC 7748 §5.2: two scalar/u pairs (the second u has its top bit set),
+// and one iteration of k, u = X25519(k, u), k from k = u = 9.
+TEST_F(KeyAgreementTest, Rfc7748FunctionVectors) {
+  Key out;
+  ASSERT_TRUE(X25519(Key("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a"
+                         "2244ba449ac4")
+                         .cspan(),
+                     Key("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a9"
+                         "03a6d0ab1c4c")
+                         .cspan(),
+                     drbg_, out.span())
+                  .ok());
+  EXPECT_TRUE(out == Key("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4"
+                         "075577a28552"));
+  ASSERT_TRUE(X25519(Key("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4"
+                         "169e7918ba0d")
+                         .cspan(),
+                     Key("e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4c"
+                         "d549c715a493")
+                         .cspan(),
+                     drbg_, out.span())
+                  .ok());
+  EXPECT_TRUE(out == Key("95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8"
+                         "f7647aac7957"));
+  Key nine;
+  nine.bytes[0] = std::byte{9};
+  ASSERT_TRUE(X25519(nine.cspan(), nine.cspan(), drbg_, out.span()).ok());
+  EXPECT_TRUE(out == Key("422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60"
+                         "e80311ae3079"));
+}
+
+// The blinding draws from the random source but does not change the
+// result; a failing source is an error with `out` zeroized.
+TEST_F(KeyAgreementTest, BlindingDoesNotChangeTheResult) {
+  Drbg other;
+  TestEntropy other_entropy{20261130};
+  ASSERT_TRUE(other.Init(other_entropy, ConstByteSpan()).ok());
+  Key a, b;
+  ASSERT_TRUE(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(), drbg_,
+                     a.span())
+                  .ok());
+  ASSERT_TRUE(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(), other,
+                     b.span())
+                  .ok());
+  EXPECT_TRUE(a == b);
+  EXPECT_TRUE(a == Key(kShared));
+  FailingBytes failing;
+  EXPECT_EQ(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(), failing,
+                   a.span()),
+            Status::Internal());
+  EXPECT_TRUE(a == Key());
+}
+
 TEST_F(KeyAgreementTest, Rfc7748DiffieHellmanVector) {
-  if (!KeyAgreementAvailable()) return;
   Key base;
   base.bytes[0] = std::byte{9};
   Key alice_public, bob_public, shared_ab, shared_ba;
@@ -98,30 +150,32 @@ TEST_F(KeyAgreementTest, Rfc7748DiffieHellmanVector) {
 }
 
 #if EDGEADMM_TEST_DTLS_POOL
-// Bare metal: X25519 runs in the firmware's Mbed TLS pool (platform/dtls,
-// dtls_memory_pool.h) and frees what it took; the pool's high-water mark
-// after two of them is what one needs (docs/sdk.md).
-TEST_F(KeyAgreementTest, X25519RunsInTheStaticPool) {
-  ASSERT_TRUE(KeyAgreementAvailable());
-  for (int i = 0; i < 2; ++i) {
-    Key shared;
-    ASSERT_TRUE(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(),
-                       drbg_, shared.span())
-                    .ok());
-    EXPECT_TRUE(shared == Key(kShared));
-  }
-  const size_t high_water = dtls::DtlsPoolHighWater();
-  EDGEADMM_LOG_INFO("X25519 pool high water: %u of %u bytes",
-                    static_cast<unsigned>(high_water),
+// Bare metal: X25519 allocates nothing from the firmware's Mbed TLS pool
+// (platform/dtls, dtls_memory_pool.h); HKDF-SHA256 may (Mbed TLS's MD
+// context), and frees what it takes.
+TEST_F(KeyAgreementTest, X25519TakesNothingFromThePool) {
+  const size_t before = dtls::DtlsPoolHighWater();
+  Key shared;
+  ASSERT_TRUE(X25519(Key(kAlicePrivate).cspan(), Key(kBobPublic).cspan(), drbg_,
+                     shared.span())
+                  .ok());
+  EXPECT_TRUE(shared == Key(kShared));
+  EXPECT_EQ(dtls::DtlsPoolHighWater(), before);
+  Key key;
+  ASSERT_TRUE(
+      DerivePairwiseKey(Key(kAlicePrivate).cspan(), Key(kAlicePublic).cspan(),
+                        Key(kBobPublic).cspan(), PairwiseKeyPurpose::kMaskSeed,
+                        drbg_, key.span())
+          .ok());
+  EDGEADMM_LOG_INFO("pairwise key pool high water: %u of %u bytes",
+                    static_cast<unsigned>(dtls::DtlsPoolHighWater()),
                     static_cast<unsigned>(dtls::DtlsPoolBytes()));
-  EXPECT_GT(high_water, 0u);
-  EXPECT_LE(high_water, dtls::DtlsPoolBytes());
+  EXPECT_LE(dtls::DtlsPoolHighWater(), dtls::DtlsPoolBytes());
 }
 #endif
 
 // RFC 7748 §5: the top bit of u is masked, so u and u + 2^255 agree.
 TEST_F(KeyAgreementTest, TopBitOfUIsIgnored) {
-  if (!KeyAgreementAvailable()) return;
   Key high(kBobPublic);
   high.bytes[31] |= std::byte{0x80};
   Key plain_out, high_out;
@@ -178,13 +232,28 @@ TEST_F(KeyAgreementTest, RefusesLowOrderPointsAndBadSizes) {
   if (!KeyAgreementAvailable()) return;
   Key private_key, public_key, out;
   ASSERT_TRUE(X25519KeyPair(drbg_, private_key.span(), public_key.span()).ok());
-  // u = 0 and u = 1 are of low order (RFC 7748 §6.1): all-zero secrets.
+  // The points of order dividing 8 on the curve and its twist give
+  // all-zero secrets (RFC 7748 §6.1): u = 0, 1, the two of order 8, p - 1,
+  // and p, p + 1 (0 and 1 written unreduced, which §5 says to accept).
   Key zero, one;
   one.bytes[0] = std::byte{1};
   EXPECT_EQ(X25519(private_key.cspan(), zero.cspan(), drbg_, out.span()),
             Status::InvalidArgument());
   EXPECT_EQ(X25519(private_key.cspan(), one.cspan(), drbg_, out.span()),
             Status::InvalidArgument());
+  const char* const kLowOrder[] = {
+      "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+      "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"};
+  for (const char* u : kLowOrder) {
+    out.bytes[0] = std::byte{1};
+    EXPECT_EQ(X25519(private_key.cspan(), Key(u).cspan(), drbg_, out.span()),
+              Status::InvalidArgument())
+        << u;
+    EXPECT_TRUE(out == zero) << u;
+  }
   EXPECT_FALSE(DerivePairwiseKey(private_key.cspan(), public_key.cspan(),
                                  zero.cspan(), PairwiseKeyPurpose::kMaskSeed,
                                  drbg_, out.span())
