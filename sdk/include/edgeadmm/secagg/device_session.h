@@ -32,7 +32,8 @@
 // No heap; no exceptions. Memory: sizeof(SecAggDeviceSession) plus the
 // caller's SecAggSessionBuffers (SecAggSessionBufferBytes(k, m), whose
 // regions the phases reuse as below); Mbed TLS
-// allocates during X25519 and CCM as key_agreement.h says. Not thread-safe.
+// allocates during HKDF and CCM (key_agreement.h, share_transport.h).
+// Not thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -20,8 +20,12 @@
 // aarch64) and the Cortex-M configuration (cmake/deps/mbedtls_config.h)
 // have; armhf's (libcoap's configuration) has no HKDF, and there they
 // return UNIMPLEMENTED.
-// Memory: no heap. X25519 keeps its ladder (15 field elements of 64 B) and
-// a product's 31 64-bit column sums on the stack, about 1.3 KB at the peak.
+// Memory: X25519 uses no heap: its ladder (15 field elements of 64 B) and
+// a product's 31 64-bit column sums are on the stack, about 1.3 KB at the
+// peak. DerivePairwiseKey's HKDF allocates Mbed TLS's HMAC context through
+// mbedtls_calloc while it runs and frees it before it returns: the libc
+// heap on Linux; on the MCU the static pool of platform/dtls
+// (dtls_memory_pool.h), which must be started first (docs/sdk.md).
 #pragma once
 
 #include <cstddef>

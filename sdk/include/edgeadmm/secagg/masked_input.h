@@ -19,8 +19,9 @@
 // reconstructed from a wrong share (Shamir shares carry no authentication);
 // a 256-bit uniform seed keeps it hiding.
 //
-// No heap: one pairwise seed (32 bytes) on the stack at a time, wiped after
-// use; X25519 uses Mbed TLS's allocator as key_agreement.h says.
+// No heap of its own: one pairwise seed (32 bytes) on the stack at a time,
+// wiped after use; the seed's HKDF uses Mbed TLS's allocator as
+// key_agreement.h says.
 #pragma once
 
 #include <cstddef>
