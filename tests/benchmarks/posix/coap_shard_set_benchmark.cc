@@ -10,7 +10,6 @@
 // Prints libcoap walks per request (a count, not disturbed by other load)
 // and the process's CPU ms per request, then the same for one idle second.
 //   coap_shard_set_benchmark [S=8000] [D=4000] [K=8] [R=1000]
-#include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
@@ -19,8 +18,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <memory>
 #include <vector>

@@ -5,15 +5,12 @@
 // of sessions, docs/results.md).
 #include "edgeadmm/posix/coap_batched_io.h"
 
-#include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
 
 #include "coap_udp_loopback.h"
 

@@ -12,8 +12,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 
 #include "coap_udp_loopback.h"
