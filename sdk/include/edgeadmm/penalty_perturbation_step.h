@@ -78,16 +78,21 @@ struct PenaltyPerturbationReport {
   double eta = 0;         // η_i(t+1) used
   double alpha = 0;       // α_i(t+1) used (0 without noise)
   double noise_norm = 0;  // ||ε||
-  // With noise: C·s·kkt_residual, the bound on ‖x − x*‖ the solver's
-  // residual gives (s = 1/Λ, Λ = ρ/N + 2ηV_i), and the release's std.
+  // With noise: C·s·kkt_residual, the solver's own estimate of ‖x − x*‖
+  // in Real (s = 1/Λ, Λ = ρ/N + 2ηV_i; informational), and the release's
+  // std.
   double residual_radius = 0;
   double output_noise_std = 0;
   // With noise: the part of γ reserved for rounding (pp_rounding_margin.h),
   // at the corner of the draw's box (pp_draw_box.h), so the same for every
   // admitted draw: the Gamma draw's distance to the ideal draw times
   // 2ηV_i·s (≤ 1), plus the centre's and the prox scale's rounding. The
-  // release needs 2·residual_radius + rounding_margin ≤ γ.
+  // solve is released if certified_distance + rounding_margin ≤ γ.
   double rounding_margin = 0;
+  // With noise: the proven bound on the prox solve's ‖x − x*‖
+  // (PpCertifiedDistance: ‖∇φ(x)‖ in double plus its error bound); +inf
+  // when the solver failed.
+  double certified_distance = 0;
   // With noise: the bound on ‖x − x*‖ the release relies on, and the
   // gradient steps taken when the residual did not certify γ
   // (pp_gradient_solve.h; 0 when the prox solve was released).
@@ -122,9 +127,10 @@ class PenaltyPerturbationStep {
   // entry and f_i(t+1) on return; `neighbour_sum` is S_i(t); `dual` is λ_i(t).
   // With noise, f_i(t+1) is the approximate-minima release: ε is drawn
   // until the certified box admits it (pp_draw_box.h); the prox solve x is
-  // kept if 2·C·s·kkt_residual + rounding_margin ≤ γ (the factor 2 is a
-  // margin for the residual's own rounding), else (or if the solver fails)
-  // replaced by the planned gradient descent to within γ − rounding_margin.
+  // kept if its certified distance to the exact minimiser
+  // (PpCertifiedDistance, pp_gradient_solve.h) + rounding_margin ≤ γ, else
+  // (or if the solver fails) replaced by the planned gradient descent to
+  // within γ − rounding_margin.
   // ABORTED with f unchanged, before any record is read, only if the margin
   // at the box corner or the plan's floor reaches γ, or the box misses
   // kBoxAttempts draws. Then f_i(t+1) is the exact grid Gaussian of x with

@@ -1,6 +1,7 @@
 // A solve of the perturbed primal with a proven distance to its exact
 // minimiser, for pp-admm's approximate-minima release when the prox
-// solver's residual does not certify γ (docs/privacy.md, "pp-admm").
+// solver's answer cannot be certified within γ, and that certificate
+// (PpCertifiedDistance) (docs/privacy.md, "pp-admm").
 //
 // φ(x) = λ·f̄(x) + ½‖x − v‖², f̄ = (1/m)Σ_j ℓ(a_jᵀx; b_j), is 1-strongly
 // convex and L-smooth with L = 1 + λ·c₁·A² (c₁ = CurvatureBound, A ≥ ‖a_j‖).
@@ -15,6 +16,10 @@
 // gives, so for data in the domain (‖a‖ ≤ 1, |b| ≤ 1) the plan (budget
 // and floor) depends only on λ, that bound, d, m and the precision: the
 // step makes it from public inputs before it reads a record.
+// The certificate of another solver's answer x uses the same error model:
+// φ is 1-strongly convex, so ‖x − x*‖ ≤ ‖∇φ(x)‖, and the gradient computed
+// as in a step is within the plan's gradient error of ∇φ(x) for ‖x‖ within
+// the plan's reach.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +42,8 @@ struct PpGradientPlan {
   uint32_t steps = 0;       // K
   double floor = 0;         // the rounding part of the bound (L·e + rounding)
   double bound = 0;         // q^K·λG + floor ≥ ‖x − x*‖
+  double reach = 0;         // ‖x‖ bound of the error model
+  double gradient_error = 0;  // one computed ∇φ(x) within this of the exact
 };
 
 // The plan for a point within `radius` of x* = argmin λ·f̄(x) + ½‖x − v‖²
@@ -57,5 +64,15 @@ Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
                           const Loss& loss, Span<const Real> v,
                           Span<double> work_x, Span<double> work_grad,
                           Span<Real> x);
+
+// An upper bound on ‖x − x*‖ for a given x (e.g. the prox solver's
+// answer): the computed ‖∇φ(x)‖, raised by its rounding and by the plan's
+// gradient error. +inf when ‖x‖ exceeds the plan's reach (no such x is
+// within the plan's radius of x*) or x is not finite. INVALID_ARGUMENT as
+// RunPpGradientSolve.
+Result<double> PpCertifiedDistance(const PpGradientPlan& plan,
+                                   const DatasetView& data, const Loss& loss,
+                                   Span<const Real> v, Span<const Real> x,
+                                   Span<double> work_x, Span<double> work_grad);
 
 }  // namespace edgeadmm

@@ -185,10 +185,11 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
     if (!prox.ok()) return prox.status();
     report.prox = *prox;
   } else {
-    // ‖x − x*‖ ≤ (C·s)·residual (prox_solver.h), with a factor 2 of margin
-    // for the residual's own rounding; the rounding margin keeps x*(ε_fp)
-    // within reach of the ideal x*(ε*) (pp_rounding_margin.h). A solve
-    // that fails or does not certify γ falls back to the planned gradient
+    // The solver's answer is certified by ‖x − x*‖ ≤ ‖∇φ(x)‖, the gradient
+    // recomputed in double under the plan's error model
+    // (PpCertifiedDistance); the rounding margin keeps x*(ε_fp) within
+    // reach of the ideal x*(ε*) (pp_rounding_margin.h). A solve that fails
+    // or is not certified within γ falls back to the planned gradient
     // descent (pp_gradient_solve.h), so the records decide only which of
     // two releases within γ is made, never whether one is.
     bool certified = false;
@@ -196,11 +197,16 @@ Result<PenaltyPerturbationReport> PenaltyPerturbationStep::Run(
       report.prox = *prox;
       report.residual_radius = static_cast<double>(scale) *
                                static_cast<double>(report.prox.kkt_residual);
-      report.solve_bound = 2 * report.residual_radius;
-      certified =
-          report.solve_bound + report.rounding_margin <= params.output_radius;
+      EDGEADMM_TRY_ASSIGN(
+          report.certified_distance,
+          PpCertifiedDistance(plan, data_, loss_, v_, x_, work_x_, work_grad_));
+      report.solve_bound = report.certified_distance;
+      certified = report.certified_distance + report.rounding_margin <=
+                  params.output_radius;
     } else if (prox.status() != Status::Internal()) {
       return prox.status();
+    } else {
+      report.certified_distance = std::numeric_limits<double>::infinity();
     }
     if (!certified) {
       EDGEADMM_TRY(

@@ -70,6 +70,8 @@ Result<PpGradientPlan> PlanPpGradientSolve(const DatasetView& data,
   plan.lambda = lambda;
   plan.centre_bound = centre_bound;
   plan.smoothness = smooth;
+  plan.reach = reach;
+  plan.gradient_error = gradient_error;
   plan.floor = 2 * (smooth * step_error + unit_real * reach);
   if (!(plan.floor < radius)) return Status::Aborted();
   // The computed step 1/L is within 8u of the exact one (and below
@@ -87,13 +89,15 @@ Result<PpGradientPlan> PlanPpGradientSolve(const DatasetView& data,
   return plan;
 }
 
-Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
-                          const Loss& loss, Span<const Real> v,
-                          Span<double> work_x, Span<double> work_grad,
-                          Span<Real> x) {
+namespace {
+
+// The checks RunPpGradientSolve and PpCertifiedDistance share.
+Status CheckSolveInputs(const PpGradientPlan& plan, const DatasetView& data,
+                        Span<const Real> v, size_t x_size, size_t work_x_size,
+                        size_t work_grad_size) {
   const size_t d = data.dim();
-  if (d == 0 || v.size() != d || x.size() != d || work_x.size() != d ||
-      work_grad.size() != d || !IsPositive(plan.lambda) ||
+  if (d == 0 || v.size() != d || x_size != d || work_x_size != d ||
+      work_grad_size != d || !IsPositive(plan.lambda) ||
       !(plan.smoothness >= 1) || !IsFiniteVector(v, d)) {
     return Status::InvalidArgument();
   }
@@ -102,6 +106,18 @@ Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
   if (!(std::sqrt(v_norm) <= plan.centre_bound)) {
     return Status::InvalidArgument();
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
+                          const Loss& loss, Span<const Real> v,
+                          Span<double> work_x, Span<double> work_grad,
+                          Span<Real> x) {
+  EDGEADMM_TRY(CheckSolveInputs(plan, data, v, x.size(), work_x.size(),
+                                work_grad.size()));
+  const size_t d = data.dim();
   for (size_t c = 0; c < d; ++c) work_x[c] = static_cast<double>(v[c]);
   for (uint32_t k = 0; k < plan.steps; ++k) {
     Gradient(data, loss, v, plan.lambda, work_x, work_grad);
@@ -109,6 +125,35 @@ Status RunPpGradientSolve(const PpGradientPlan& plan, const DatasetView& data,
   }
   for (size_t c = 0; c < d; ++c) x[c] = static_cast<Real>(work_x[c]);
   return Status::Ok();
+}
+
+Result<double> PpCertifiedDistance(const PpGradientPlan& plan,
+                                   const DatasetView& data, const Loss& loss,
+                                   Span<const Real> v, Span<const Real> x,
+                                   Span<double> work_x,
+                                   Span<double> work_grad) {
+  EDGEADMM_TRY(CheckSolveInputs(plan, data, v, x.size(), work_x.size(),
+                                work_grad.size()));
+  const size_t d = data.dim();
+  const double dd = static_cast<double>(d);
+  if (!IsFiniteVector(x, d)) return std::numeric_limits<double>::infinity();
+  double x_norm = 0;
+  for (size_t c = 0; c < d; ++c) {
+    work_x[c] = static_cast<double>(x[c]);
+    x_norm += work_x[c] * work_x[c];
+  }
+  // The computed norm is within (d + 2)u of the exact one.
+  if (!(std::sqrt(x_norm) * (1 - (dd + 2) * kUnit) <= plan.reach)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  Gradient(data, loss, v, plan.lambda, work_x, work_grad);
+  double g_norm = 0;
+  for (size_t c = 0; c < d; ++c) g_norm += work_grad[c] * work_grad[c];
+  // ‖x − x*‖ ≤ ‖∇φ(x)‖ ≤ ‖g‖ + gradient error (1-strong convexity), the
+  // computed ‖g‖ raised by its own rounding and the sum by one more.
+  return (std::sqrt(g_norm) * (1 + 4 * (dd + 2) * kUnit) +
+          plan.gradient_error) *
+         (1 + 4 * kUnit);
 }
 
 }  // namespace edgeadmm

@@ -131,7 +131,7 @@ TEST(PenaltyPerturbationStepTest, RefusesParametersOutsideThePaperConditions) {
 }
 
 // Approximate-minima release (pp_output_perturbation.h): the solve is within
-// γ/2 of the exact minimiser by its residual bound, and what is released is
+// γ − margin of the exact minimiser by its certificate, and what is released is
 // its grid Gaussian, every coordinate an integer number of steps
 // σ/2^kNoiseGridBits with σ = 2γz.
 TEST(PenaltyPerturbationStepTest, ReleasesTheSolveOnTheOutputNoiseGrid) {
@@ -142,7 +142,10 @@ TEST(PenaltyPerturbationStepTest, ReleasesTheSolveOnTheOutputNoiseGrid) {
   auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->output_noise_std, 0.1);
-  EXPECT_LE(2 * report->residual_radius, params.output_radius);
+  EXPECT_EQ(report->gradient_steps, 0u);
+  EXPECT_EQ(report->solve_bound, report->certified_distance);
+  EXPECT_LE(report->certified_distance + report->rounding_margin,
+            params.output_radius);
   const double grid = 0.1 / (1 << kNoiseGridBits);
   for (size_t c = 0; c < kDim; ++c) {
     const double steps = static_cast<double>(n.f[c]) / grid;
@@ -170,20 +173,20 @@ TEST(PenaltyPerturbationStepTest, RefusesASolveFartherThanTheRadius) {
             Status::InvalidArgument());
 }
 
-// The rounding margin comes out of γ: a radius that covers twice the
-// residual bound but not the margin as well is not certified (without the
+// The rounding margin comes out of γ: a radius that covers the certified
+// distance but not the margin as well is not certified (without the
 // margin it would be: no gradient steps), a radius below the margin is
 // refused (without it the gradient solve would release), and one that
 // covers both is released as solved.
 TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
   PenaltyPerturbationParams params = Params();
   params.output_radius = 1e-3;
-  double residual_radius = 0, margin = 0, floor = 0;
+  double certified = 0, margin = 0, floor = 0;
   {
     Node n;
     auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
     ASSERT_TRUE(report.ok());
-    residual_radius = report->residual_radius;
+    certified = report->certified_distance;
     margin = report->rounding_margin;
     floor = report->gradient_floor;
   }
@@ -202,9 +205,9 @@ TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
   {
     // Not released as certified: either the gradient solve (within
     // γ − margin) or, when γ − margin is below its floor (float32, where
-    // the margin exceeds twice the residual bound), refused.
-    const double radius = 2 * residual_radius + margin / 2;
-    ASSERT_LT(2 * residual_radius, radius);
+    // the margin exceeds the certified distance), refused.
+    const double radius = certified + margin / 2;
+    ASSERT_LT(certified, radius);
     auto report = run(radius);
     if (report.ok()) {
       EXPECT_GT(report->gradient_steps, 0u);
@@ -228,39 +231,38 @@ TEST(PenaltyPerturbationStepTest, ReservesTheRoundingMarginOutOfTheRadius) {
   {
     // Certified; in float32 γ must also leave the planned descent room
     // above its floor (it is planned before the solve, certified or not).
-    auto report =
-        run((std::fmax(2 * residual_radius, 2 * floor) + margin) * (1 + 1e-9));
+    auto report = run((std::fmax(certified, 2 * floor) + margin) * (1 + 1e-9));
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->gradient_steps, 0u);
     EXPECT_EQ(report->rounding_margin, margin);
   }
 }
 
-// A radius the prox residual cannot certify (below twice its bound) is no
-// longer refused: the step runs the proven-budget gradient descent and
-// releases, with its bound plus the rounding margin within γ.
+// A radius the solve's certificate does not cover is not refused: the step
+// runs the proven-budget gradient descent and releases, with its bound plus
+// the rounding margin within γ.
 TEST(PenaltyPerturbationStepTest, UncertifiedSolveFallsBackToTheProvenBudget) {
-  // A neighbour sum 100 times larger: a residual bound large enough, in
+  // A neighbour sum 100 times larger: a certified distance large enough, in
   // float32 too, to leave the gradient solve room above its floor.
   const auto scaled = [](Node& n) {
     for (size_t c = 0; c < kDim; ++c) n.s[c] *= 100;
   };
   PenaltyPerturbationParams params = Params();
   params.output_radius = 1e-3;
-  double residual_radius = 0, margin = 0;
+  double certified = 0, margin = 0;
   {
     Node n;
     scaled(n);
     auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->gradient_steps, 0u);
-    residual_radius = report->residual_radius;
+    certified = report->certified_distance;
     margin = report->rounding_margin;
   }
   Node n;  // same seed: same draw, same solve
   scaled(n);
-  params.output_radius = 1.5 * residual_radius + margin;
-  ASSERT_GT(2 * residual_radius + margin, params.output_radius);
+  params.output_radius = 0.75 * certified + margin;
+  ASSERT_GT(certified + margin, params.output_radius);
   params.output_noise_multiplier = 0.05 / params.output_radius;
   auto report = n.step.Run(params, 2, n.s, n.dual, n.f, n.noise, n.exact);
   ASSERT_TRUE(report.ok());

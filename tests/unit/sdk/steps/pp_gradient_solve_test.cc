@@ -1,9 +1,11 @@
 // PlanPpGradientSolve / RunPpGradientSolve: the proven-budget gradient descent
 // of pp-admm's release lands within the asked radius of the prox solver's
-// minimiser. Portable.
+// minimiser; PpCertifiedDistance bounds a given point's distance to it from
+// above, and not loosely. Portable.
 #include "edgeadmm/pp_gradient_solve.h"
 
 #include <cmath>
+#include <limits>
 
 #include "edgeadmm/penalty_schedule.h"
 #include "edgeadmm/prox_solver.h"
@@ -118,6 +120,52 @@ TEST(PpGradientSolveTest, RefusesBelowItsFloorAndBadInput) {
   plan->centre_bound = bound * (1 - 1e-6);
   EXPECT_EQ(
       RunPpGradientSolve(*plan, p.view, p.loss, p.v, work_x, work_grad, x),
+      Status::InvalidArgument());
+}
+
+// The certificate of a point x near the minimiser is at least its distance
+// to x* (the reference is within reference_error of x*) and at most L times
+// it plus the gradient error (φ is L-smooth); a point beyond the plan's
+// reach and a non-finite one get +inf.
+TEST(PpGradientSolveTest, CertificateBoundsTheDistanceFromAbove) {
+  Problem p;
+  auto plan =
+      PlanPpGradientSolve(p.view, p.loss, p.lambda, 1e-2, p.CentreNorm());
+  ASSERT_TRUE(plan.ok());
+  double work_x[kDim], work_grad[kDim];
+  int checked = 0;
+  for (double delta : {1e-4, 1e-3, 1e-2}) {
+    for (size_t c = 0; c < kDim; ++c) {
+      Real x[kDim];
+      for (size_t i = 0; i < kDim; ++i) x[i] = p.reference[i];
+      x[c] += static_cast<Real>(delta);
+      const double distance = p.DistanceToReference(x);
+      auto certified =
+          PpCertifiedDistance(*plan, p.view, p.loss, p.v, x, work_x, work_grad);
+      ASSERT_TRUE(certified.ok());
+      EXPECT_GE(*certified, distance - p.reference_error) << delta << " " << c;
+      EXPECT_LE(*certified, plan->smoothness * (distance + p.reference_error) +
+                                2 * plan->gradient_error)
+          << delta << " " << c;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 18);
+  Real far[kDim];
+  for (size_t i = 0; i < kDim; ++i) far[i] = static_cast<Real>(2 * plan->reach);
+  auto certified =
+      PpCertifiedDistance(*plan, p.view, p.loss, p.v, far, work_x, work_grad);
+  ASSERT_TRUE(certified.ok());
+  EXPECT_TRUE(std::isinf(*certified));
+  far[0] = std::numeric_limits<Real>::quiet_NaN();
+  certified =
+      PpCertifiedDistance(*plan, p.view, p.loss, p.v, far, work_x, work_grad);
+  ASSERT_TRUE(certified.ok());
+  EXPECT_TRUE(std::isinf(*certified));
+  EXPECT_EQ(
+      PpCertifiedDistance(*plan, p.view, p.loss, p.v,
+                          Span<const Real>(far, kDim - 1), work_x, work_grad)
+          .status(),
       Status::InvalidArgument());
 }
 
