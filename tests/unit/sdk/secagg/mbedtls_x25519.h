@@ -15,6 +15,15 @@
 
 namespace edgeadmm {
 
+// Whether this build's Mbed TLS has Curve25519 (armhf's, libcoap's
+// configuration, has not: there MbedTlsX25519 always fails).
+#if defined(MBEDTLS_ECP_C) && defined(MBEDTLS_BIGNUM_C) && \
+    defined(MBEDTLS_ECP_DP_CURVE25519_ENABLED)
+inline constexpr bool kMbedTlsHasX25519 = true;
+#else
+inline constexpr bool kMbedTlsHasX25519 = false;
+#endif
+
 // Mbed TLS's f_rng over a RandomByteSource (for its coordinate blinding).
 inline int MbedTlsRandomCallback(void* source, unsigned char* out,
                                  size_t length) {

@@ -5,7 +5,8 @@
 // top bit set, and values >= p, half the time), then small u, u near p and
 // u near 2^255 (the edges of the limb carries and of the final reduction).
 // Where Mbed TLS refuses a u (the ladder ends at the point at infinity), the
-// SDK must return INVALID_ARGUMENT.
+// SDK must return INVALID_ARGUMENT. The comparison is skipped where the
+// Mbed TLS has no Curve25519 (armhf's configuration).
 #include <cstring>
 
 #include "edgeadmm/drbg.h"
@@ -52,6 +53,9 @@ TEST_F(X25519HostTest, Rfc7748ThousandIterations) {
 }
 
 TEST_F(X25519HostTest, AgreesWithMbedTlsOnRandomInputs) {
+  if (!kMbedTlsHasX25519) {
+    GTEST_SKIP() << "this build's Mbed TLS has no Curve25519 (armhf)";
+  }
   int compared = 0;
   int refused = 0;
   for (int i = 0; i < 2000; ++i) {
