@@ -71,7 +71,15 @@ Result<Span<T>> CarveArray(Workspace& ws, size_t n) {
   return Span<T>(first, n);
 }
 
-using internal::SecAggRequestBytes;
+// n T over the start of `bytes` (Workspace-aligned), whose lifetime the user
+// begins (placement new) before it writes them.
+template <typename T>
+Span<T> Overlay(ByteSpan bytes, size_t n) {
+  static_assert(alignof(T) <= Workspace::kAlignment, "over-aligned type");
+  return Span<T>(static_cast<T*>(static_cast<void*>(bytes.data())), n);
+}
+
+using internal::SecAggRequestOrBlobBytes;
 using internal::SecAggResponseBytes;
 
 }  // namespace
@@ -101,14 +109,18 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   EDGEADMM_TRY_ASSIGN(session.scratch, CarveArray<SecAggPeerKey>(ws, k));
   SecAggClientBuffers buffers;
   EDGEADMM_TRY_ASSIGN(buffers.request,
-                      ws.Allocate<std::byte>(SecAggRequestBytes(k, m)));
+                      ws.Allocate<std::byte>(SecAggRequestOrBlobBytes(k, m)));
+  buffers.blob = buffers.request;  // written between exchanges only
   EDGEADMM_TRY_ASSIGN(buffers.response,
                       ws.Allocate<std::byte>(SecAggResponseBytes(k, n)));
-  EDGEADMM_TRY_ASSIGN(buffers.blob,
-                      ws.Allocate<std::byte>(SecAggSessionBlobBytes(k, m)));
-  EDGEADMM_TRY_ASSIGN(buffers.keys, CarveArray<SecAggPeerKeys>(ws, k));
-  EDGEADMM_TRY_ASSIGN(buffers.sealed, CarveArray<SecAggSealed>(ws, k));
-  EDGEADMM_TRY_ASSIGN(buffers.survivors, ws.Allocate<uint32_t>(n));
+  // One region for the three decoded answers (the phase client begins the
+  // lifetime of the array it decodes into, phase_client.h).
+  EDGEADMM_TRY_ASSIGN(
+      ByteSpan answers,
+      ws.Allocate<std::byte>(internal::SecAggDecodedAnswerBytes(k, n)));
+  buffers.keys = Overlay<SecAggPeerKeys>(answers, k);
+  buffers.sealed = Overlay<SecAggSealed>(answers, k);
+  buffers.survivors = Overlay<uint32_t>(answers, n);
   DdgEncoderScratch scratch;
   EDGEADMM_TRY_ASSIGN(scratch.real, ws.Allocate<Real>(m));
   EDGEADMM_TRY_ASSIGN(scratch.integers, ws.Allocate<int64_t>(m));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "mbedtls/platform_util.h"  // also pulls in the Mbed TLS configuration
+#include "x25519_scalar.h"
 
 #if defined(MBEDTLS_HKDF_C) && defined(MBEDTLS_SHA256_C)
 #define EDGEADMM_SECAGG_HAS_HKDF 1
@@ -40,10 +41,9 @@ Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
     mbedtls_platform_zeroize(private_key.data(), private_key.size());
     return Status::Internal();
   }
-  unsigned char* scalar = reinterpret_cast<unsigned char*>(private_key.data());
-  scalar[0] &= 248;  // stored clamped (RFC 7748 §5)
-  scalar[31] &= 127;
-  scalar[31] |= 64;
+  // Stored clamped (x25519_scalar.h).
+  secagg_internal::ClampX25519Scalar(
+      reinterpret_cast<unsigned char*>(private_key.data()));
   const std::byte base[kX25519KeyBytes] = {std::byte{9}};
   return X25519(private_key, ConstByteSpan(base, sizeof(base)), random,
                 public_key);

@@ -1,6 +1,7 @@
 #include "edgeadmm/secagg/phase_client.h"
 
 #include <cstring>
+#include <new>
 
 #include "edgeadmm/result.h"
 #include "edgeadmm/secagg/phase_frames.h"
@@ -24,6 +25,14 @@ Status StatusOfCode(uint8_t code) {
     default:
       return Status::Unavailable();
   }
+}
+
+// The array `region` as fresh T objects: the answer regions may share
+// memory (phase_client.h), so each decode begins its array's lifetime.
+template <typename T>
+Span<T> Fresh(Span<T> region) {
+  for (size_t i = 0; i < region.size(); ++i) new (region.data() + i) T();
+  return region;
 }
 
 }  // namespace
@@ -154,7 +163,8 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
   SecAggFrameHeader header;
   switch (session_.phase()) {
     case SecAggDevicePhase::kAdvertised: {
-      const StatusWithSize n = DecodeSecAggKeys(answer, header, buf_.keys);
+      const StatusWithSize n =
+          DecodeSecAggKeys(answer, header, Fresh(buf_.keys));
       if (!n.ok()) return n.status();
       if (header.round_id != session_.params().round_id) {
         return Status::InvalidArgument();
@@ -164,7 +174,8 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
       break;
     }
     case SecAggDevicePhase::kSharesSent: {
-      const StatusWithSize n = DecodeSecAggSealed(answer, header, buf_.sealed);
+      const StatusWithSize n =
+          DecodeSecAggSealed(answer, header, Fresh(buf_.sealed));
       if (!n.ok()) return n.status();
       if (header.round_id != session_.params().round_id) {
         return Status::InvalidArgument();
@@ -176,7 +187,7 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
     }
     case SecAggDevicePhase::kMaskedSent: {
       const StatusWithSize n =
-          DecodeSecAggWords(answer, header, buf_.survivors);
+          DecodeSecAggWords(answer, header, Fresh(buf_.survivors));
       if (!n.ok()) return n.status();
       if (header.round_id != session_.params().round_id) {
         return Status::InvalidArgument();

@@ -20,6 +20,7 @@
 
 #include "edgeadmm/secagg/key_agreement.h"
 #include "mbedtls/platform_util.h"
+#include "x25519_scalar.h"
 
 namespace edgeadmm {
 namespace {
@@ -227,9 +228,7 @@ Status X25519(ConstByteSpan scalar, ConstByteSpan u, RandomByteSource& random,
   }
   unsigned char k[kX25519KeyBytes];
   std::memcpy(k, scalar.data(), sizeof(k));
-  k[0] &= 248;  // clamped (RFC 7748 §5)
-  k[31] &= 127;
-  k[31] |= 64;
+  secagg_internal::ClampX25519Scalar(k);
   unsigned char* result = reinterpret_cast<unsigned char*>(out.data());
   const Status status = Ladder(
       k, reinterpret_cast<const unsigned char*>(u.data()), random, result);

@@ -46,7 +46,13 @@ namespace edgeadmm {
 struct SecAggClientBuffers {
   ByteSpan request;   // >= the largest request frame (SecAggSealedBytes(k))
   ByteSpan response;  // >= the largest answer frame
-  ByteSpan blob;      // >= SecAggSessionBlobBytes(k, m)
+  // >= SecAggSessionBlobBytes(k, m). May be `request`'s memory: the client
+  // writes and reads the blob only between exchanges (in Start, Resume and
+  // after an answer is taken), never while a request's payload is in use.
+  ByteSpan blob;
+  // The decoded answers of phases 1-3. They may share memory: the client
+  // decodes one answer at a time and begins its array's lifetime (placement
+  // new) before it writes it.
   Span<SecAggPeerKeys> keys;  // k
   Span<SecAggSealed> sealed;  // k
   Span<uint32_t> survivors;   // n
