@@ -17,8 +17,19 @@ daemon's task is fetched). After every kill, on the dead daemon's database:
 - the stored server state equals (1/n)·Σ of the committed rounds' uploads
   (paper 002, pitfall P3): no upload counted twice or lost.
 
-After the last kill the fleet must commit `--rounds-after` more rounds (the
-job trains on after the crashes); then `edgeadmm job stop` ends the job, the
+After the last restart every device must come back: the new daemon's
+metrics file (`[metrics]`, written every second) must show at least
+`--devices` live DTLS sessions (`edgeadmm_dtls_sessions`; libcoap keeps
+one session per peer address and port, and each device has its own
+socket, so fewer means devices stayed away; a stale session of a device
+that reconnected from a new port could stand in for a missing one until
+the daemon's timeouts free it, so the check is necessary, not sufficient:
+the rounds after it show that the sampled devices are back). With
+`--kill-with-all-connected` each kill first waits for that count too, so
+the daemon dies holding a session per device. `--fleet-parts`,
+`--addresses`, `--start-rate` and `--max-starting` pace a large fleet as
+`scripts/load-benchmark` does. Then the fleet must commit
+`--rounds-after` more rounds (the job trains on after the crashes); then `edgeadmm job stop` ends the job, the
 daemon and fleet stop cleanly on SIGTERM, the invariants hold once more and
 SQLite's integrity and foreign-key checks pass.
 
@@ -38,8 +49,10 @@ waits for a fixed number of rounds after the last restart instead.
 """
 
 import argparse
+import ipaddress
 import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -59,6 +72,29 @@ def check(condition, what):
         FAILURES.append(what)
         print(f"FAIL: {what}", file=sys.stderr, flush=True)
     return condition
+
+
+LIVE_SESSIONS = re.compile(r'^edgeadmm_dtls_sessions (\d+)$', re.M)
+
+
+def live_sessions(metrics_path):
+    """The daemon's DTLS sessions alive (handshaking or established) in its
+    metrics file (0 before its first write)."""
+    try:
+        with open(metrics_path) as f:
+            m = LIVE_SESSIONS.search(f.read())
+    except OSError:
+        return 0
+    return int(m.group(1)) if m else 0
+
+
+def wait_all_back(metrics_path, devices, deadline):
+    """Waits until the running daemon holds `devices` live sessions or the
+    deadline passes; returns its count."""
+    while (live_sessions(metrics_path) < devices and
+           time.monotonic() < deadline):
+        time.sleep(0.2)
+    return live_sessions(metrics_path)
 
 
 def job_toml(rounds, dim):
@@ -139,6 +175,19 @@ def main(argv):
     p.add_argument("--seed", type=int, default=None,
                    help="kill schedule seed (default: random, printed)")
     p.add_argument("--timeout", type=float, default=240)
+    p.add_argument("--fleet-parts", type=int, default=1,
+                   help="fleet processes sharing the devices")
+    p.add_argument("--addresses", type=int, default=0,
+                   help="each fleet process spreads its devices over this "
+                        "many loopback source addresses of its own, from "
+                        "127.1.0.1 on (0: 127.0.0.1 for all), starting them "
+                        "at --start-rate per second with at most "
+                        "--max-starting handshakes in flight")
+    p.add_argument("--start-rate", type=float, default=2000)
+    p.add_argument("--max-starting", type=int, default=64)
+    p.add_argument("--kill-with-all-connected", action="store_true",
+                   help="before each kill, wait until every device has "
+                        "completed a handshake with the running daemon")
     a = p.parse_args(argv)
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
@@ -152,12 +201,25 @@ def main(argv):
     stack = es.Stack(a.build_dir, os.path.join(a.work_dir, "state"))
     stack.enroll(a.devices)
     stack.create_job(JOB, job_toml(a.rounds, dim))
-    stack.start_daemon()
-    stack.start_fleet(["--data", data, "--dim", str(dim), "--epsilon-budget",
-                       "inf", "--delta", "1e-5", "--task-refresh-ms",
-                       str(a.task_refresh_ms), "--state-dir",
-                       os.path.join(a.work_dir, "state", "devices")])
+    metrics = os.path.join(a.work_dir, "metrics.prom")
+    metrics_table = {"metrics": {"file": metrics, "interval_seconds": 1}}
+    stack.start_daemon(config_tables=metrics_table)
+    fleet_args = ["--data", data, "--dim", str(dim), "--epsilon-budget",
+                  "inf", "--delta", "1e-5", "--task-refresh-ms",
+                  str(a.task_refresh_ms), "--state-dir",
+                  os.path.join(a.work_dir, "state", "devices")]
+    for part in range(a.fleet_parts):
+        part_args = (["--part", f"{part}/{a.fleet_parts}"]
+                     if a.fleet_parts > 1 else [])
+        if a.addresses > 0:
+            first = ipaddress.IPv4Address("127.1.0.1") + part * a.addresses
+            part_args += ["--local-address", str(first), "--local-addresses",
+                          str(a.addresses), "--start-rate",
+                          str(a.start_rate), "--max-starting",
+                          str(a.max_starting)]
+        stack.start_fleet(fleet_args + part_args)
     deadline = time.monotonic() + a.timeout
+    restarted = time.monotonic()
     previous = None
     kills = 0
     try:
@@ -172,13 +234,21 @@ def main(argv):
                 time.sleep(0.05)
             if stack.job_state(JOB) != "running":
                 break
+            if a.kill_with_all_connected:
+                back = wait_all_back(metrics, a.devices, deadline)
+                print(f"before kill {kills + 1}: {back} live sessions "
+                      f"{time.monotonic() - restarted:.1f} s after the "
+                      f"(re)start", flush=True)
             time.sleep(rng.uniform(0.0, 0.3))
             stack.kill_daemon()  # SIGKILL
             kills += 1
             snap = Snapshot(stack.db_path, JOB)
             check_invariants(snap, previous, kills)
             lost_before = count_rounds(stack.db_path, 'lost')
-            stack.start_daemon(same_port=True)
+            if os.path.exists(metrics):
+                os.remove(metrics)  # the dead daemon's counts
+            restarted = time.monotonic()
+            stack.start_daemon(same_port=True, config_tables=metrics_table)
             time.sleep(0.2)  # the restart marks the open round lost
             lost_after = count_rounds(stack.db_path, 'lost')
             check(lost_after - lost_before <= 1,
@@ -190,6 +260,14 @@ def main(argv):
             previous = snap
         check(kills >= a.kills,
               f"only {kills} kills before the job ended or the timeout")
+        # Every device back on the last daemon.
+        back = wait_all_back(metrics, a.devices, deadline)
+        check(back >= a.devices,
+              f"{back} DTLS sessions on the last daemon, {a.devices} "
+              f"devices")
+        print(f"all devices back: {back} live sessions "
+              f"{time.monotonic() - restarted:.1f} s after the last restart",
+              flush=True)
         # Training goes on after the last restart.
         target = count_rounds(stack.db_path, "committed") + a.rounds_after
         while (count_rounds(stack.db_path, "committed") < target and
