@@ -28,10 +28,10 @@ the rounds after it show that the sampled devices are back). With
 `--kill-with-all-connected` each kill first waits for that count too, so
 the daemon dies holding a session per device. `--fleet-parts`,
 `--addresses`, `--start-rate` and `--max-starting` pace a large fleet as
-`scripts/load-benchmark` does. Then the fleet must commit
-`--rounds-after` more rounds (the job trains on after the crashes); then `edgeadmm job stop` ends the job, the
-daemon and fleet stop cleanly on SIGTERM, the invariants hold once more and
-SQLite's integrity and foreign-key checks pass.
+`scripts/load-benchmark` does. Then the fleet must commit `--rounds-after`
+more rounds (the job trains on after the crashes); then `edgeadmm job stop`
+ends the job, the daemon and fleet stop cleanly on SIGTERM, the invariants
+hold once more and SQLite's integrity and foreign-key checks pass.
 
 A device notices a restarted daemon after `task_refresh_ms` without a
 notification (it then registers again on a new DTLS session), or after the
@@ -186,8 +186,8 @@ def main(argv):
     p.add_argument("--start-rate", type=float, default=2000)
     p.add_argument("--max-starting", type=int, default=64)
     p.add_argument("--kill-with-all-connected", action="store_true",
-                   help="before each kill, wait until every device has "
-                        "completed a handshake with the running daemon")
+                   help="before each kill, wait until the running daemon "
+                        "holds a live session per device")
     a = p.parse_args(argv)
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
