@@ -1,9 +1,9 @@
 // The memory a DeviceClient configured for secure-aggregation rounds needs
 // on top of DeviceClient::MemoryBytes, as a compile-time formula
 // (DeviceClient::SecAggMemoryBytes returns it; StaticDeviceClient sizes its
-// arena with it): the round's object, the session's buffers, the largest
-// request frame or the persisted blob (one region), the largest answer
-// frame, the decoded answer, the encoder's scratch, the words and the input
+// arena with it): the round's object, the session's buffers, one region
+// for the largest request frame, the persisted blob and the decoded answer,
+// the largest answer frame, the encoder's scratch, the words and the input
 // record, for k neighbours, n devices and d' = DdgPaddedDimension(dim) words.
 #pragma once
 
@@ -33,17 +33,19 @@ constexpr size_t SecAggRequestBytes(size_t k, size_t m) {
   return MaxBytes(MaxBytes(SecAggSealedBytes(k), SecAggWordsBytes(m)),
                   MaxBytes(SecAggRevealBytes(k), SecAggAdvertiseBytes()));
 }
-// The request frame and the persisted blob share one region: the phase
-// client writes the blob only between exchanges (phase_client.h).
-constexpr size_t SecAggRequestOrBlobBytes(size_t k, size_t m) {
-  return MaxBytes(SecAggRequestBytes(k, m), SecAggSessionBlobBytes(k, m));
-}
 // The phase client's decoded answers (k keys, k sealed messages, n
-// survivors) share one region: one answer is decoded at a time.
+// survivors): one answer is decoded at a time.
 constexpr size_t SecAggDecodedAnswerBytes(size_t k, size_t n) {
   return MaxBytes(
       MaxBytes(k * sizeof(SecAggPeerKeys), k * sizeof(SecAggSealed)),
       n * sizeof(uint32_t));
+}
+// One region for the request frame, the persisted blob and the decoded
+// answer: their uses never overlap in time (phase_client.h).
+constexpr size_t SecAggWorkRegionBytes(size_t k, size_t m, size_t n) {
+  return MaxBytes(
+      MaxBytes(SecAggRequestBytes(k, m), SecAggSessionBlobBytes(k, m)),
+      SecAggDecodedAnswerBytes(k, n));
 }
 constexpr size_t SecAggResponseBytes(size_t k, size_t n) {
   return MaxBytes(MaxBytes(SecAggSealedBytes(k), SecAggKeysAnswerBytes(k)),
@@ -60,9 +62,8 @@ constexpr size_t SecureRoundMemoryBytes(size_t dim, size_t k, size_t n) {
          Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKeys)) +
          Workspace::Bytes<std::byte>(k * sizeof(SecAggSealed)) +
          Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKey)) +
-         Workspace::Bytes<std::byte>(internal::SecAggRequestOrBlobBytes(k, m)) +
+         Workspace::Bytes<std::byte>(internal::SecAggWorkRegionBytes(k, m, n)) +
          Workspace::Bytes<std::byte>(internal::SecAggResponseBytes(k, n)) +
-         Workspace::Bytes<std::byte>(internal::SecAggDecodedAnswerBytes(k, n)) +
          Workspace::Bytes<Real>(m) + Workspace::Bytes<int64_t>(m) +
          Workspace::Bytes<uint32_t>(DdgSignWords(m)) +
          Workspace::Bytes<uint32_t>(m) +

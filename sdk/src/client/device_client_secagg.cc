@@ -79,8 +79,8 @@ Span<T> Overlay(ByteSpan bytes, size_t n) {
   return Span<T>(static_cast<T*>(static_cast<void*>(bytes.data())), n);
 }
 
-using internal::SecAggRequestOrBlobBytes;
 using internal::SecAggResponseBytes;
+using internal::SecAggWorkRegionBytes;
 
 }  // namespace
 
@@ -108,19 +108,17 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   EDGEADMM_TRY_ASSIGN(session.sealed, CarveArray<SecAggSealed>(ws, k));
   EDGEADMM_TRY_ASSIGN(session.scratch, CarveArray<SecAggPeerKey>(ws, k));
   SecAggClientBuffers buffers;
-  EDGEADMM_TRY_ASSIGN(buffers.request,
-                      ws.Allocate<std::byte>(SecAggRequestOrBlobBytes(k, m)));
-  buffers.blob = buffers.request;  // written between exchanges only
+  // The request frame, the blob and the decoded answers in one region:
+  // their uses never overlap in time (phase_client.h).
+  EDGEADMM_TRY_ASSIGN(ByteSpan work,
+                      ws.Allocate<std::byte>(SecAggWorkRegionBytes(k, m, n)));
+  buffers.request = work;
+  buffers.blob = work;
+  buffers.keys = Overlay<SecAggPeerKeys>(work, k);
+  buffers.sealed = Overlay<SecAggSealed>(work, k);
+  buffers.survivors = Overlay<uint32_t>(work, n);
   EDGEADMM_TRY_ASSIGN(buffers.response,
                       ws.Allocate<std::byte>(SecAggResponseBytes(k, n)));
-  // One region for the three decoded answers (the phase client begins the
-  // lifetime of the array it decodes into, phase_client.h).
-  EDGEADMM_TRY_ASSIGN(
-      ByteSpan answers,
-      ws.Allocate<std::byte>(internal::SecAggDecodedAnswerBytes(k, n)));
-  buffers.keys = Overlay<SecAggPeerKeys>(answers, k);
-  buffers.sealed = Overlay<SecAggSealed>(answers, k);
-  buffers.survivors = Overlay<uint32_t>(answers, n);
   DdgEncoderScratch scratch;
   EDGEADMM_TRY_ASSIGN(scratch.real, ws.Allocate<Real>(m));
   EDGEADMM_TRY_ASSIGN(scratch.integers, ws.Allocate<int64_t>(m));

@@ -27,8 +27,9 @@ Status StatusOfCode(uint8_t code) {
   }
 }
 
-// The array `region` as fresh T objects: the answer regions may share
-// memory (phase_client.h), so each decode begins its array's lifetime.
+// The array `region` as fresh T objects: the answer arrays may share
+// memory with each other and with the frames (phase_client.h), so each
+// decode begins its array's lifetime.
 template <typename T>
 Span<T> Fresh(Span<T> region) {
   for (size_t i = 0; i < region.size(); ++i) new (region.data() + i) T();

@@ -46,13 +46,17 @@ namespace edgeadmm {
 struct SecAggClientBuffers {
   ByteSpan request;   // >= the largest request frame (SecAggSealedBytes(k))
   ByteSpan response;  // >= the largest answer frame
-  // >= SecAggSessionBlobBytes(k, m). May be `request`'s memory: the client
-  // writes and reads the blob only between exchanges (in Start, Resume and
-  // after an answer is taken), never while a request's payload is in use.
-  ByteSpan blob;
-  // The decoded answers of phases 1-3. They may share memory: the client
-  // decodes one answer at a time and begins its array's lifetime (placement
-  // new) before it writes it.
+  ByteSpan blob;      // >= SecAggSessionBlobBytes(k, m)
+  // The decoded answers of phases 1-3.
+  //
+  // request, blob, keys, sealed and survivors may all be one memory region:
+  // their uses never overlap in time. The request frame lives from its
+  // encoding until the exchange's result is taken; an answer is decoded
+  // after that, read by the session's step (which copies what it keeps)
+  // and dead before Persist writes the blob; the blob is written and read
+  // only between exchanges (Start, Resume, after an answer). The client
+  // begins an answer array's lifetime (placement new) before it decodes
+  // into it.
   Span<SecAggPeerKeys> keys;  // k
   Span<SecAggSealed> sealed;  // k
   Span<uint32_t> survivors;   // n
