@@ -18,6 +18,7 @@
 #include "edgeadmm/secagg/phase_frames.h"
 #include "edgeadmm/secagg_input_record.h"
 #include "edgeadmm/secure_aggregation_task.h"
+#include "secagg/device_session_overlay.h"
 #include "secure_round_hooks.h"
 
 namespace edgeadmm {
@@ -71,14 +72,6 @@ Result<Span<T>> CarveArray(Workspace& ws, size_t n) {
   return Span<T>(first, n);
 }
 
-// n T over the start of `bytes` (Workspace-aligned), whose lifetime the user
-// begins (placement new) before it writes them.
-template <typename T>
-Span<T> Overlay(ByteSpan bytes, size_t n) {
-  static_assert(alignof(T) <= Workspace::kAlignment, "over-aligned type");
-  return Span<T>(static_cast<T*>(static_cast<void*>(bytes.data())), n);
-}
-
 using internal::SecAggResponseBytes;
 using internal::SecAggWorkRegionBytes;
 
@@ -114,9 +107,9 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
                       ws.Allocate<std::byte>(SecAggWorkRegionBytes(k, m, n)));
   buffers.request = work;
   buffers.blob = work;
-  buffers.keys = Overlay<SecAggPeerKeys>(work, k);
-  buffers.sealed = Overlay<SecAggSealed>(work, k);
-  buffers.survivors = Overlay<uint32_t>(work, n);
+  buffers.keys = secagg_internal::View<SecAggPeerKeys>(work, k);
+  buffers.sealed = secagg_internal::View<SecAggSealed>(work, k);
+  buffers.survivors = secagg_internal::View<uint32_t>(work, n);
   EDGEADMM_TRY_ASSIGN(buffers.response,
                       ws.Allocate<std::byte>(SecAggResponseBytes(k, n)));
   DdgEncoderScratch scratch;

@@ -1,8 +1,8 @@
 #include "edgeadmm/secagg/phase_client.h"
 
 #include <cstring>
-#include <new>
 
+#include "device_session_overlay.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/secagg/phase_frames.h"
 
@@ -27,13 +27,12 @@ Status StatusOfCode(uint8_t code) {
   }
 }
 
-// The array `region` as fresh T objects: the answer arrays may share
-// memory with each other and with the frames (phase_client.h), so each
-// decode begins its array's lifetime.
+// The answer array `region` started afresh (device_session_overlay.h): the
+// answer arrays may share memory with each other and with the frames
+// (phase_client.h), so each decode begins its array's lifetime.
 template <typename T>
 Span<T> Fresh(Span<T> region) {
-  for (size_t i = 0; i < region.size(); ++i) new (region.data() + i) T();
-  return region;
+  return secagg_internal::Begin<T>(region, region.size());
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 // stored key is the scalar that runs.
 #pragma once
 
-#include <cstddef>
-
 #include "edgeadmm/secagg/key_agreement.h"
 
 namespace edgeadmm {

@@ -55,8 +55,8 @@ struct SecAggClientBuffers {
   // after that, read by the session's step (which copies what it keeps)
   // and dead before Persist writes the blob; the blob is written and read
   // only between exchanges (Start, Resume, after an answer). The client
-  // begins an answer array's lifetime (placement new) before it decodes
-  // into it.
+  // begins an answer array's lifetime (zeroed, as the session's regions,
+  // device_session_overlay.h) before it decodes into it.
   Span<SecAggPeerKeys> keys;  // k
   Span<SecAggSealed> sealed;  // k
   Span<uint32_t> survivors;   // n
