@@ -83,6 +83,7 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   }
   if (name == "delta") return ParseNumber(value, o.delta);
   if (name == "refresh-ms") return ParseUnsigned(value, o.refresh_ms);
+  if (name == "refresh-max-ms") return ParseUnsigned(value, o.refresh_max_ms);
   if (name == "max-uploads") return ParseUnsigned(value, o.max_uploads);
   if (name == "retry-max-ms") return ParseUnsigned(value, o.retry_max_ms);
   if (name == "ack-timeout-ms") return ParseUnsigned(value, o.ack_timeout_ms);
@@ -145,7 +146,8 @@ const char* DeviceUsage() {
          "  [--secagg-neighbours K --secagg-devices N (join secure-aggregation "
          "rounds of\n   at most K neighbours and N devices)]\n"
          "  [--lifetime-epsilon E (all jobs; default: no limit)]\n"
-         "  [--no-observe] [--refresh-ms MS] [--max-uploads N] [--timeout-s "
+         "  [--no-observe] [--refresh-ms MS] [--refresh-max-ms MS] "
+         "[--max-uploads N] [--timeout-s "
          "S]\n"
          "  [--halt-after-persist] [--config FILE]\n"
          "  [--transport libcoap|sdk (default libcoap; sdk: the SDK's CoAP "

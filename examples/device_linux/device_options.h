@@ -56,6 +56,7 @@ struct DeviceOptions {
   double delta = 1e-5;
   bool observe = true;
   uint32_t refresh_ms = 30000;
+  uint32_t refresh_max_ms = 120000;  // quiet refreshes double up to this
   uint32_t retry_max_ms = 60000;   // longest backoff between retries
   uint32_t ack_timeout_ms = 2000;  // CoAP ACK_TIMEOUT
   // An exchange that heard nothing from the daemon for this long fails and

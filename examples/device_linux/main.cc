@@ -259,6 +259,7 @@ int Run(const DeviceOptions& o) {
   config.delta = o.delta;
   config.use_observe = o.observe;
   config.task_refresh_ms = o.refresh_ms;
+  config.task_refresh_max_ms = o.refresh_max_ms;
   config.retry_max_ms = o.retry_max_ms;
   config.retry_min_ms = o.retry_max_ms < 1000 ? o.retry_max_ms : 1000;
   config.halt_after_persist = o.halt_after_persist;

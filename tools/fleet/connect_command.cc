@@ -17,6 +17,8 @@
 //       [--task-refresh-ms T]       (re-register Observe, on a new DTLS
 //                                   session, after T ms without a
 //                                   notification)
+//       [--task-refresh-max-ms M]   (each refresh no notification followed
+//                                   doubles T, up to M)
 //       [--silence-timeout-ms S]    (fail an exchange after S ms without a
 //                                   datagram of the daemon; 0: off)
 //       [--pp-eta1 E[,E...]] [--pp-eta-growth Q1[,...]] [--pp-eta-max M[,...]]
@@ -372,6 +374,13 @@ void AddConnectCommand(CLI::App& app) {
                   "daemon may have restarted; each registration costs the "
                   "daemon a handshake and a scan of all observers: keep it "
                   "above the round time for thousands of devices)")
+      ->capture_default_str()
+      ->check(CLI::Range(100u, 86'400'000u));
+  cmd->add_option("--task-refresh-max-ms", c.task_refresh_max_ms,
+                  "each refresh that no notification followed doubles the "
+                  "next --task-refresh-ms wait, up to this (a late or "
+                  "restarted daemon is not re-handshaked by every device "
+                  "every interval)")
       ->capture_default_str()
       ->check(CLI::Range(100u, 86'400'000u));
   cmd->add_option("--silence-timeout-ms", c.silence_timeout_ms,

@@ -174,14 +174,20 @@ struct DeviceClientConfig {
   bool allow_unaccounted_steps = false;  // see TrainerConfig
   PenaltySchedule penalty_schedule;      // see TrainerConfig
   // Task delivery: Observe on v1/task (re-registered on a new session when
-  // no notification came for task_refresh_ms after the registration was
-  // answered: the aggregator may have restarted and forgotten the session; an
-  // unanswered registration is left to the transport, which answers or fails
-  // it within its retransmission limit, for up to
-  // kUnansweredRegistrationRefreshes * task_refresh_ms), or a GET every
-  // task_refresh_ms.
+  // no notification came for the refresh interval after the registration
+  // was answered: the aggregator may have restarted and forgotten the
+  // session; an unanswered registration is left to the transport, which
+  // answers or fails it within its retransmission limit, for up to
+  // kUnansweredRegistrationRefreshes intervals), or a GET every
+  // task_refresh_ms. The refresh interval is task_refresh_ms, doubled by
+  // every refresh whose answer was the task the device already had, back to
+  // task_refresh_ms after one that found a new task, at most
+  // task_refresh_max_ms (never below task_refresh_ms), plus a fixed
+  // per-device spread of up to 25% (docs/device.md, "Observe"): a busy or
+  // restarted gateway is not re-registered by the whole fleet at once.
   bool use_observe = true;
   uint32_t task_refresh_ms = 30000;
+  uint32_t task_refresh_max_ms = 120000;
   // Exponential backoff after a failure: retry_min_ms doubling up to
   // retry_max_ms, with a deterministic per-device spread of up to 50%.
   uint32_t retry_min_ms = 1000;
@@ -231,6 +237,9 @@ class DeviceClient {
   // An Observe registration that got no answer at all is repeated after
   // this many task_refresh_ms (docs/device.md, "Observe").
   static constexpr uint32_t kUnansweredRegistrationRefreshes = 10;
+  // Quiet refreshes double the refresh interval at most this many times
+  // (task_refresh_max_ms caps it before that with the defaults).
+  static constexpr uint8_t kMaxRefreshDoublings = 16;
   // The default DeviceClientConfig::secagg_poll_ms (an open phase's
   // resend interval, SecAggPhaseClient::poll_interval_ms); IdleMs returns
   // at most the configured interval in a secure round.
@@ -466,6 +475,14 @@ class DeviceClient {
   // the same session: the server answered, so it knows it).
   bool reregister_ = false;
   uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
+  // Refreshes since the last one that found a task the device had missed:
+  // each doubles the next refresh interval (RefreshAfterMs).
+  uint8_t quiet_refreshes_ = 0;
+  bool refreshing_ = false;  // the current registration is a refresh
+  uint32_t task_crc_ = 0;    // CRC-32 of the last task body observed
+  // This device's share of the refresh spread, in 1/1024 of 25% of the
+  // interval: fixed at Init from the device id.
+  uint16_t refresh_spread_ = 0;
   uint64_t next_fetch_ms_ = 0;
   uint64_t retry_at_ms_ = 0;
   uint32_t backoff_ms_ = 0;

@@ -155,6 +155,10 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   id_spread_ =
       Crc32(ConstByteSpan(reinterpret_cast<const std::byte*>(config.device_id),
                           std::strlen(config.device_id)));
+  quiet_refreshes_ = 0;
+  refreshing_ = false;
+  task_crc_ = 0;
+  refresh_spread_ = static_cast<uint16_t>(id_spread_ % 1024u);
   initialized_ = true;
   return Status::Ok();
 }
@@ -294,8 +298,18 @@ void DeviceClient::CheckNotifications() {
   if (!observing_) return;
   TransportResult result;
   while (config_.transport->TakeNotification(result)) {
+    const bool registration_answer = !observe_answered_;
     observe_answered_ = true;
     if (result.status.ok() && result.code == wire::kCoapContent) {
+      const uint32_t crc = Crc32(task_bytes_.first(result.payload_size));
+      // A refresh whose answer is the task the device had missed something
+      // (a restart, a lost notification): refresh at the base interval again.
+      // One that found the same task was not needed: the doubling stays.
+      if (refreshing_ && registration_answer) {
+        if (crc != task_crc_) quiet_refreshes_ = 0;
+        refreshing_ = false;
+      }
+      task_crc_ = crc;
       task_size_ = result.payload_size;
       task_available_ = true;
       last_task_ms_ = now_ms_;
@@ -305,7 +319,9 @@ void DeviceClient::CheckNotifications() {
         result.status == Status::ResourceExhausted() &&
         result.code == wire::kCoapContent) {
       // A task too large for the buffer (a streaming transport keeps the
-      // observation): fetch it into the sink.
+      // observation): fetch it into the sink. Its bytes are not compared.
+      if (refreshing_ && registration_answer) quiet_refreshes_ = 0;
+      refreshing_ = false;
       stream_fetch_due_ = true;
       last_task_ms_ = now_ms_;
       continue;
@@ -357,7 +373,12 @@ void DeviceClient::StepIdle() {
       // without an answer, and a registration on it would fail only after
       // all its retransmissions (93 s with the default ACK_TIMEOUT) while the
       // aggregator runs its rounds without this device. Register again on a
-      // new session.
+      // new session, and wait twice as long for the next refresh unless
+      // this one finds a task the device had missed: a gateway whose rounds
+      // are further apart than task_refresh_ms, or that is slow to notify
+      // under load, is not sent a handshake per device per interval.
+      if (quiet_refreshes_ < kMaxRefreshDoublings) ++quiet_refreshes_;
+      refreshing_ = true;
       config_.transport->StopObserve();
       config_.transport->Reconnect();
       observing_ = false;
@@ -375,9 +396,16 @@ uint64_t DeviceClient::RefreshAfterMs() const {
   // discarded. Re-registering every interval under loss built a queue of
   // stale registrations that kept a device IDLE for minutes. The longer
   // wait is a safety net for a transport that never reports.
-  return observe_answered_ ? config_.task_refresh_ms
-                           : uint64_t{kUnansweredRegistrationRefreshes} *
-                                 config_.task_refresh_ms;
+  const uint64_t base = config_.task_refresh_ms;
+  const uint64_t longest =
+      config_.task_refresh_max_ms > base ? config_.task_refresh_max_ms : base;
+  const uint64_t doubled = base << quiet_refreshes_;
+  const uint64_t wait = observe_answered_
+                            ? (doubled < longest ? doubled : longest)
+                            : kUnansweredRegistrationRefreshes * base;
+  // Devices that registered together (after a restart, or one notification
+  // to the whole fleet) refresh at different times.
+  return wait + wait / 4 * refresh_spread_ / 1024;
 }
 
 void DeviceClient::StartObserve() {

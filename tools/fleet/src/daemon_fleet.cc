@@ -352,6 +352,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->config.penalty_schedule = schedule;
   d->config.delta = config.delta;
   d->config.task_refresh_ms = config.task_refresh_ms;
+  d->config.task_refresh_max_ms = config.task_refresh_max_ms;
   d->config.retry_min_ms = 500;
   d->config.retry_max_ms = 8000;
   d->config.max_vector = f.max_vector;

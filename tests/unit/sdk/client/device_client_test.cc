@@ -502,7 +502,9 @@ TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
   EXPECT_EQ(transport.registrations, 1);
-  EXPECT_EQ(d.client.IdleMs(now - 100), 100u);
+  // Due at the patience plus this device's spread (at most 25%).
+  EXPECT_GE(d.client.IdleMs(now - 100), 100u);
+  EXPECT_LE(d.client.IdleMs(now - 100), 100u + patience / 4);
   // The transport gives up on it: the client registers again after a
   // backoff, so it recovers within a bounded time.
   transport.fail_registration = true;
@@ -514,7 +516,7 @@ TEST_F(DeviceClientTest, UnansweredRegistrationIsNotRepeatedEveryRefresh) {
   EXPECT_EQ(transport.registrations, 2);
   // A transport that never reports: registered again after the patience.
   const uint64_t registered = now;
-  for (; now <= registered + patience; now += 100) {
+  for (; now <= registered + patience * 5 / 4; now += 100) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
   EXPECT_EQ(transport.registrations, 3);
@@ -565,14 +567,139 @@ TEST_F(DeviceClientTest, SilentObservationRegistersAgainOnANewSession) {
   ASSERT_EQ(transport.answered, 1);
   EXPECT_EQ(transport.reconnects, 0);
   transport.session_known = false;  // the aggregator restarts
-  // One refresh interval of silence later the device is registered with
-  // the new process.
-  for (; now <= 400 + kRefreshMs + 100; now += 100) {
+  // One refresh interval (plus the device's spread) of silence later the
+  // device is registered with the new process.
+  for (; now <= 400 + kRefreshMs * 5 / 4 + 100; now += 100) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
   EXPECT_EQ(transport.registrations, 2);
   EXPECT_EQ(transport.reconnects, 1);
   EXPECT_EQ(transport.answered, 2);
+}
+
+// A gateway that answers every registration with its current task (one
+// byte: `task`) but pushes a notification only when the test says so: a
+// busy gateway whose rounds outlast the refresh interval, or an idle job.
+class QuietServerTransport final : public ObserveOnlyTransport {
+ public:
+  explicit QuietServerTransport(const uint64_t* now) : now_(now) {}
+  Status StartObserve(const char*, ByteSpan body) override {
+    registration_times[registrations++] = *now_;
+    body_ = body;
+    answer_due = true;
+    return Status::Ok();
+  }
+  bool TakeNotification(TransportResult& result) override {
+    // The registration's answer first, then a pushed notification.
+    if (answer_due) {
+      answer_due = false;
+    } else if (push) {
+      push = false;
+    } else {
+      return false;
+    }
+    result = TransportResult{};
+    result.code = wire::kCoapContent;  // not a task: refused at decode
+    body_[0] = task;
+    result.payload_size = 1;
+    return true;
+  }
+  void StopObserve() override { answer_due = false; }
+
+  bool answer_due = false;
+  bool push = false;
+  std::byte task{1};
+  int registrations = 0;
+  uint64_t registration_times[32] = {};
+
+ private:
+  const uint64_t* now_;
+  ByteSpan body_;
+};
+
+TEST_F(DeviceClientTest, NeedlessRefreshesDoubleTheIntervalUpToTheLongest) {
+  // 10,000 devices re-registering every 2 s on new sessions (5,000
+  // handshakes/s) overloaded the gateway, which then notified late, which
+  // made every device refresh again: it never settled (docs/results.md).
+  // Each refresh that finds the task the device had doubles the next wait,
+  // up to task_refresh_max_ms; pushed notifications do not shorten it.
+  uint64_t now = 0;
+  QuietServerTransport transport(&now);
+  RigDevice& d = MakeRig(LinkConfig{}).device(0);
+  DeviceClientConfig config = d.config;
+  config.transport = &transport;
+  config.task_refresh_ms = 1000;
+  config.task_refresh_max_ms = 8000;
+  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  for (; now < 60'000 && transport.registrations < 7; now += 10) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  ASSERT_EQ(transport.registrations, 7);
+  // Waits of 1, 2, 4, 8, 8, 8 s, each plus the same spread of <= 25%.
+  const uint64_t expected[] = {1000, 2000, 4000, 8000, 8000, 8000};
+  for (int i = 0; i < 6; ++i) {
+    const uint64_t wait =
+        transport.registration_times[i + 1] - transport.registration_times[i];
+    EXPECT_GE(wait, expected[i]) << i;
+    EXPECT_LE(wait, expected[i] * 5 / 4 + 10) << i;
+  }
+  // A pushed notification (the same task) restarts the wait, not the
+  // doubling: the next refresh comes 8 s after it.
+  transport.push = true;
+  const uint64_t pushed = now;
+  for (; now < pushed + 20'000 && transport.registrations < 8; now += 10) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  ASSERT_EQ(transport.registrations, 8);
+  EXPECT_GE(transport.registration_times[7] - pushed, 8000u);
+  EXPECT_LE(transport.registration_times[7] - pushed, 10'000u + 10);
+  const uint64_t answered = now + 100;  // the 8th registration's answer
+  for (; now < answered; now += 10) ASSERT_TRUE(d.client.Poll(now).ok());
+  // The gateway restarted with a new task: the refresh that finds it puts
+  // the interval back to 1 s.
+  transport.task = std::byte{2};
+  for (; now < pushed + 40'000 && transport.registrations < 10; now += 10) {
+    ASSERT_TRUE(d.client.Poll(now).ok());
+  }
+  ASSERT_EQ(transport.registrations, 10);
+  const uint64_t after_new_task =
+      transport.registration_times[9] - transport.registration_times[8];
+  EXPECT_GE(after_new_task, 1000u);
+  EXPECT_LE(after_new_task, 1250u + 10);
+}
+
+TEST_F(DeviceClientTest, DevicesSpreadTheirRefreshes) {
+  // Devices registered at the same instant (one notification reaches the
+  // whole fleet) refresh at different times within +25%.
+  ClientRig& rig = MakeRig(LinkConfig{});
+  uint64_t now = 0;
+  constexpr size_t kDevices = kRigDevices;
+  QuietServerTransport* transports[kDevices];
+  alignas(QuietServerTransport) static std::byte
+      storage[kDevices][sizeof(QuietServerTransport)];
+  for (size_t i = 0; i < kDevices; ++i) {
+    transports[i] = new (storage[i]) QuietServerTransport(&now);
+    DeviceClientConfig config = rig.device(i).config;
+    config.transport = transports[i];
+    config.task_refresh_ms = 4000;
+    ASSERT_TRUE(rig.device(i).client.Init(config, rig.device(i).memory()).ok());
+  }
+  for (; now < 6000; now += 10) {
+    for (size_t i = 0; i < kDevices; ++i) {
+      ASSERT_TRUE(rig.device(i).client.Poll(now).ok());
+    }
+  }
+  uint64_t first = UINT64_MAX, last = 0;
+  for (size_t i = 0; i < kDevices; ++i) {
+    ASSERT_EQ(transports[i]->registrations, 2) << i;
+    const uint64_t at = transports[i]->registration_times[1];
+    EXPECT_GE(at, 4000u);
+    EXPECT_LE(at, 5000u + 10);
+    first = at < first ? at : first;
+    last = at > last ? at : last;
+    transports[i]->~QuietServerTransport();
+  }
+  EXPECT_GE(last - first, 100u);  // not all at once
 }
 
 // The aggregator ends an observation it can no longer serve (the device is

@@ -112,6 +112,8 @@ struct DaemonFleetConfig {
   // re-registering every T the daemon does O(n^2 / T) work: keep T above
   // the round time at scale (edgeadmm-fleet connect --task-refresh-ms).
   uint32_t task_refresh_ms = 5000;
+  // DeviceClientConfig::task_refresh_max_ms (--task-refresh-max-ms).
+  uint32_t task_refresh_max_ms = 120000;
   // posix::CoapDtlsConfig::silence_timeout_ms of every device
   // (edgeadmm-fleet connect --silence-timeout-ms).
   uint32_t silence_timeout_ms = posix::CoapDtlsConfig{}.silence_timeout_ms;
