@@ -17,8 +17,9 @@
 //       [--task-refresh-ms T]       (re-register Observe, on a new DTLS
 //                                   session, after T ms without a
 //                                   notification)
-//       [--task-refresh-max-ms M]   (each refresh no notification followed
-//                                   doubles T, up to M)
+//       [--task-refresh-max-ms M]   (the longest the refresh wait grows
+//                                   to: doubled by quiet refreshes, at
+//                                   least twice the notification gap)
 //       [--silence-timeout-ms S]    (fail an exchange after S ms without a
 //                                   datagram of the daemon; 0: off)
 //       [--pp-eta1 E[,E...]] [--pp-eta-growth Q1[,...]] [--pp-eta-max M[,...]]
@@ -377,9 +378,10 @@ void AddConnectCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(100u, 86'400'000u));
   cmd->add_option("--task-refresh-max-ms", c.task_refresh_max_ms,
-                  "each refresh that no notification followed doubles the "
-                  "next --task-refresh-ms wait, up to this (a late or "
-                  "restarted daemon is not re-handshaked by every device "
+                  "the longest a device's refresh wait grows to: each "
+                  "refresh that no notification followed doubles it, and it "
+                  "is at least twice the gap between notifications (a late "
+                  "or restarted daemon is not re-handshaked by every device "
                   "every interval)")
       ->capture_default_str()
       ->check(CLI::Range(100u, 86'400'000u));

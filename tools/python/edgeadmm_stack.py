@@ -17,6 +17,7 @@ Run with Debian's /usr/bin/python3 (numpy and matplotlib from apt).
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
 import re
@@ -429,6 +430,18 @@ class Stack:
                 raise StackError(f"job {name} still {state} after "
                                  f"{timeout_seconds} s")
             time.sleep(poll_seconds)
+
+
+def fleet_part_sources(part: int, addresses: int, start_rate: int,
+                       max_starting: int,
+                       first_address: str = "127.1.0.1") -> List[str]:
+    """edgeadmm-fleet connect options that give fleet process `part` its
+    own `addresses` consecutive loopback source addresses (two processes
+    never share one: each picks its ports on its own) and pace its starts."""
+    first = ipaddress.IPv4Address(first_address) + part * addresses
+    return ["--local-address", str(first), "--local-addresses",
+            str(addresses), "--start-rate", str(start_rate),
+            "--max-starting", str(max_starting)]
 
 
 def parse_fleet_log(path: str) -> List[str]:

@@ -179,12 +179,13 @@ struct DeviceClientConfig {
   // session; an unanswered registration is left to the transport, which
   // answers or fails it within its retransmission limit, for up to
   // kUnansweredRegistrationRefreshes intervals), or a GET every
-  // task_refresh_ms. The refresh interval is task_refresh_ms, doubled by
-  // every refresh whose answer was the task the device already had, back to
-  // task_refresh_ms after one that found a new task, at most
-  // task_refresh_max_ms (never below task_refresh_ms), plus a fixed
-  // per-device spread of up to 25% (docs/device.md, "Observe"): a busy or
-  // restarted gateway is not re-registered by the whole fleet at once.
+  // task_refresh_ms. The refresh interval is the larger of task_refresh_ms,
+  // doubled by every refresh no pushed notification followed, and twice the
+  // recent gap between notifications, at most task_refresh_max_ms (never
+  // below task_refresh_ms), plus a fixed per-device spread of up to 25%
+  // (docs/device.md, "Refresh interval"): a device that hears every round
+  // does not refresh between them, and a busy or restarted gateway is not
+  // re-registered by the whole fleet at once.
   bool use_observe = true;
   uint32_t task_refresh_ms = 30000;
   uint32_t task_refresh_max_ms = 120000;
@@ -382,6 +383,9 @@ class DeviceClient {
   void StartObserve();
   // Time without a task after which the observation is registered again.
   uint64_t RefreshAfterMs() const;
+  // A notification the server pushed (not a registration's answer) arrived:
+  // updates notify_gap_ms_ and stops the doubling.
+  void NotePushedTask();
   void OnFetchResult();
   void OnUploadResult();
   void OnReportResult();
@@ -475,11 +479,12 @@ class DeviceClient {
   // the same session: the server answered, so it knows it).
   bool reregister_ = false;
   uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
-  // Refreshes since the last one that found a task the device had missed:
-  // each doubles the next refresh interval (RefreshAfterMs).
+  // Refreshes since the last pushed notification: each doubles the next
+  // refresh interval (RefreshAfterMs).
   uint8_t quiet_refreshes_ = 0;
-  bool refreshing_ = false;  // the current registration is a refresh
-  uint32_t task_crc_ = 0;    // CRC-32 of the last task body observed
+  // The longest recent gap between a pushed notification and the task
+  // before it (decays by 1/8 per notification): refreshes wait twice this.
+  uint32_t notify_gap_ms_ = 0;
   // This device's share of the refresh spread, in 1/1024 of 25% of the
   // interval: fixed at Init from the device id.
   uint16_t refresh_spread_ = 0;

@@ -156,8 +156,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       Crc32(ConstByteSpan(reinterpret_cast<const std::byte*>(config.device_id),
                           std::strlen(config.device_id)));
   quiet_refreshes_ = 0;
-  refreshing_ = false;
-  task_crc_ = 0;
+  notify_gap_ms_ = 0;
   refresh_spread_ = static_cast<uint16_t>(id_spread_ % 1024u);
   initialized_ = true;
   return Status::Ok();
@@ -298,18 +297,12 @@ void DeviceClient::CheckNotifications() {
   if (!observing_) return;
   TransportResult result;
   while (config_.transport->TakeNotification(result)) {
-    const bool registration_answer = !observe_answered_;
+    // After the registration's answer, every notification is one the
+    // server pushed.
+    const bool pushed = observe_answered_;
     observe_answered_ = true;
     if (result.status.ok() && result.code == wire::kCoapContent) {
-      const uint32_t crc = Crc32(task_bytes_.first(result.payload_size));
-      // A refresh whose answer is the task the device had missed something
-      // (a restart, a lost notification): refresh at the base interval again.
-      // One that found the same task was not needed: the doubling stays.
-      if (refreshing_ && registration_answer) {
-        if (crc != task_crc_) quiet_refreshes_ = 0;
-        refreshing_ = false;
-      }
-      task_crc_ = crc;
+      if (pushed) NotePushedTask();
       task_size_ = result.payload_size;
       task_available_ = true;
       last_task_ms_ = now_ms_;
@@ -319,9 +312,8 @@ void DeviceClient::CheckNotifications() {
         result.status == Status::ResourceExhausted() &&
         result.code == wire::kCoapContent) {
       // A task too large for the buffer (a streaming transport keeps the
-      // observation): fetch it into the sink. Its bytes are not compared.
-      if (refreshing_ && registration_answer) quiet_refreshes_ = 0;
-      refreshing_ = false;
+      // observation): fetch it into the sink.
+      if (pushed) NotePushedTask();
       stream_fetch_due_ = true;
       last_task_ms_ = now_ms_;
       continue;
@@ -373,12 +365,10 @@ void DeviceClient::StepIdle() {
       // without an answer, and a registration on it would fail only after
       // all its retransmissions (93 s with the default ACK_TIMEOUT) while the
       // aggregator runs its rounds without this device. Register again on a
-      // new session, and wait twice as long for the next refresh unless
-      // this one finds a task the device had missed: a gateway whose rounds
-      // are further apart than task_refresh_ms, or that is slow to notify
-      // under load, is not sent a handshake per device per interval.
+      // new session, and wait twice as long for the next refresh unless a
+      // notification comes (an overloaded gateway that notifies late is not
+      // sent a handshake per device per interval).
       if (quiet_refreshes_ < kMaxRefreshDoublings) ++quiet_refreshes_;
-      refreshing_ = true;
       config_.transport->StopObserve();
       config_.transport->Reconnect();
       observing_ = false;
@@ -387,6 +377,18 @@ void DeviceClient::StepIdle() {
   } else if (now_ms_ >= next_fetch_ms_) {
     StartFetch();
   }
+}
+
+void DeviceClient::NotePushedTask() {
+  // The observation works: refreshes stop doubling. The server's rounds
+  // come every `gap`: a refresh waits for twice the longest recent gap, so
+  // a device that hears every round does not refresh between them.
+  const uint64_t gap = now_ms_ - last_task_ms_;
+  const uint32_t decayed = notify_gap_ms_ - notify_gap_ms_ / 8;
+  notify_gap_ms_ =
+      gap > decayed ? static_cast<uint32_t>(gap < UINT32_MAX ? gap : UINT32_MAX)
+                    : decayed;
+  quiet_refreshes_ = 0;
 }
 
 uint64_t DeviceClient::RefreshAfterMs() const {
@@ -400,8 +402,10 @@ uint64_t DeviceClient::RefreshAfterMs() const {
   const uint64_t longest =
       config_.task_refresh_max_ms > base ? config_.task_refresh_max_ms : base;
   const uint64_t doubled = base << quiet_refreshes_;
+  const uint64_t gaps = 2 * uint64_t{notify_gap_ms_};
+  const uint64_t wanted = doubled > gaps ? doubled : gaps;
   const uint64_t wait = observe_answered_
-                            ? (doubled < longest ? doubled : longest)
+                            ? (wanted < longest ? wanted : longest)
                             : kUnansweredRegistrationRefreshes * base;
   // Devices that registered together (after a restart, or one notification
   // to the whole fleet) refresh at different times.

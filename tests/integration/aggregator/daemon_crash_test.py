@@ -33,8 +33,9 @@ more rounds (the job trains on after the crashes); then `edgeadmm job stop`
 ends the job, the daemon and fleet stop cleanly on SIGTERM, the invariants
 hold once more and SQLite's integrity and foreign-key checks pass.
 
-A device notices a restarted daemon after `task_refresh_ms` without a
-notification (it then registers again on a new DTLS session), or after the
+A device notices a restarted daemon after its refresh interval without a
+notification (`task_refresh_ms`, or twice the gap between rounds if longer;
+it then registers again on a new DTLS session), or after the
 transport's silence timeout when an exchange was in flight (docs/device.md,
 "Restarted aggregator"). The fleet runs with a 2 s refresh so that twenty
 restarts take about a minute. With every device back within seconds a
@@ -49,7 +50,6 @@ waits for a fixed number of rounds after the last restart instead.
 """
 
 import argparse
-import ipaddress
 import os
 import random
 import re
@@ -212,11 +212,8 @@ def main(argv):
         part_args = (["--part", f"{part}/{a.fleet_parts}"]
                      if a.fleet_parts > 1 else [])
         if a.addresses > 0:
-            first = ipaddress.IPv4Address("127.1.0.1") + part * a.addresses
-            part_args += ["--local-address", str(first), "--local-addresses",
-                          str(a.addresses), "--start-rate",
-                          str(a.start_rate), "--max-starting",
-                          str(a.max_starting)]
+            part_args += es.fleet_part_sources(part, a.addresses,
+                                               a.start_rate, a.max_starting)
         stack.start_fleet(fleet_args + part_args)
     deadline = time.monotonic() + a.timeout
     restarted = time.monotonic()

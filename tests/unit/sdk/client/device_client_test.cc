@@ -577,15 +577,14 @@ TEST_F(DeviceClientTest, SilentObservationRegistersAgainOnANewSession) {
   EXPECT_EQ(transport.answered, 2);
 }
 
-// A gateway that answers every registration with its current task (one
-// byte: `task`) but pushes a notification only when the test says so: a
-// busy gateway whose rounds outlast the refresh interval, or an idle job.
+// A gateway that answers every registration but pushes a notification only
+// when the test says so: an idle job, a busy gateway that notifies late, or
+// rounds at the test's pace.
 class QuietServerTransport final : public ObserveOnlyTransport {
  public:
   explicit QuietServerTransport(const uint64_t* now) : now_(now) {}
-  Status StartObserve(const char*, ByteSpan body) override {
+  Status StartObserve(const char*, ByteSpan) override {
     registration_times[registrations++] = *now_;
-    body_ = body;
     answer_due = true;
     return Status::Ok();
   }
@@ -599,30 +598,26 @@ class QuietServerTransport final : public ObserveOnlyTransport {
       return false;
     }
     result = TransportResult{};
-    result.code = wire::kCoapContent;  // not a task: refused at decode
-    body_[0] = task;
-    result.payload_size = 1;
+    result.code = wire::kCoapContent;  // an empty task: refused at decode
     return true;
   }
   void StopObserve() override { answer_due = false; }
 
   bool answer_due = false;
   bool push = false;
-  std::byte task{1};
   int registrations = 0;
   uint64_t registration_times[32] = {};
 
  private:
   const uint64_t* now_;
-  ByteSpan body_;
 };
 
-TEST_F(DeviceClientTest, NeedlessRefreshesDoubleTheIntervalUpToTheLongest) {
+TEST_F(DeviceClientTest, RefreshesWithoutANotificationDoubleTheWait) {
   // 10,000 devices re-registering every 2 s on new sessions (5,000
   // handshakes/s) overloaded the gateway, which then notified late, which
   // made every device refresh again: it never settled (docs/results.md).
-  // Each refresh that finds the task the device had doubles the next wait,
-  // up to task_refresh_max_ms; pushed notifications do not shorten it.
+  // Each refresh that no notification follows doubles the next wait, up to
+  // task_refresh_max_ms.
   uint64_t now = 0;
   QuietServerTransport transport(&now);
   RigDevice& d = MakeRig(LinkConfig{}).device(0);
@@ -643,29 +638,43 @@ TEST_F(DeviceClientTest, NeedlessRefreshesDoubleTheIntervalUpToTheLongest) {
     EXPECT_GE(wait, expected[i]) << i;
     EXPECT_LE(wait, expected[i] * 5 / 4 + 10) << i;
   }
-  // A pushed notification (the same task) restarts the wait, not the
-  // doubling: the next refresh comes 8 s after it.
-  transport.push = true;
-  const uint64_t pushed = now;
-  for (; now < pushed + 20'000 && transport.registrations < 8; now += 10) {
+}
+
+TEST_F(DeviceClientTest, ADeviceThatHearsEveryRoundDoesNotRefreshBetweenThem) {
+  // Rounds every 3 s against a 1 s task_refresh_ms: a refresh 1 s after
+  // every notification would cost the gateway a handshake per device per
+  // round. The wait is twice the gap between notifications instead.
+  uint64_t now = 0;
+  QuietServerTransport transport(&now);
+  RigDevice& d = MakeRig(LinkConfig{}).device(0);
+  DeviceClientConfig config = d.config;
+  config.transport = &transport;
+  config.task_refresh_ms = 1000;
+  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  ASSERT_TRUE(d.client.Poll(now).ok());
+  ASSERT_EQ(transport.registrations, 1);
+  // The first notification comes 0.5 s after the registration, the rest
+  // every 3 s: one refresh at most before the gap is known.
+  uint64_t next_push = 500;
+  for (; now < 30'000; now += 10) {
+    if (now == next_push) {
+      transport.push = true;
+      next_push += 3000;
+    }
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
-  ASSERT_EQ(transport.registrations, 8);
-  EXPECT_GE(transport.registration_times[7] - pushed, 8000u);
-  EXPECT_LE(transport.registration_times[7] - pushed, 10'000u + 10);
-  const uint64_t answered = now + 100;  // the 8th registration's answer
-  for (; now < answered; now += 10) ASSERT_TRUE(d.client.Poll(now).ok());
-  // The gateway restarted with a new task: the refresh that finds it puts
-  // the interval back to 1 s.
-  transport.task = std::byte{2};
-  for (; now < pushed + 40'000 && transport.registrations < 10; now += 10) {
+  EXPECT_LE(transport.registrations, 2);
+  // The rounds stop (the gateway restarted): the device registers again
+  // after twice the gap (6 s, plus its spread).
+  const int before = transport.registrations;
+  const uint64_t last_push = next_push - 3000;
+  for (; now < last_push + 8000 && transport.registrations == before;
+       now += 10) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
-  ASSERT_EQ(transport.registrations, 10);
-  const uint64_t after_new_task =
-      transport.registration_times[9] - transport.registration_times[8];
-  EXPECT_GE(after_new_task, 1000u);
-  EXPECT_LE(after_new_task, 1250u + 10);
+  ASSERT_EQ(transport.registrations, before + 1);
+  EXPECT_GE(transport.registration_times[before] - last_push, 6000u);
+  EXPECT_LE(transport.registration_times[before] - last_push, 7500u + 10);
 }
 
 TEST_F(DeviceClientTest, DevicesSpreadTheirRefreshes) {

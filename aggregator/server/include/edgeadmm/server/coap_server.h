@@ -84,7 +84,7 @@ struct ServerOptions {
   // that round start was O(n^2) and the daemon fell behind for good (full
   // receive queue, retransmissions, re-handshakes). The cost: a lost
   // notification is not retransmitted (the device re-registers after its
-  // task_refresh_ms), and observers that vanished are not detected by a
+  // refresh interval), and observers that vanished are not detected by a
   // failed notification (their sessions stay until the daemon restarts).
   bool non_confirmable_notifications = false;
   // The cookie exchange and per-source handshake rate in front of libcoap
