@@ -179,6 +179,34 @@ void AddPairedSeedOption(CLI::App* cmd, DaemonFleetConfig& c) {
 }
 
 // Churn and the progress line's load columns (the load benchmark).
+// How devices notice a silent or restarted daemon: the Observe refresh and
+// the transport's silence timeout (docs/device.md, "Refresh interval").
+void AddSessionTimingOptions(CLI::App* cmd, DaemonFleetConfig& c) {
+  cmd->add_option("--task-refresh-ms", c.task_refresh_ms,
+                  "a device re-registers its Observe of the task, on a new "
+                  "DTLS session, after this long without a notification (the "
+                  "daemon may have restarted; each registration costs the "
+                  "daemon a handshake and a scan of all observers), or "
+                  "after twice the gap between notifications if longer")
+      ->capture_default_str()
+      ->check(CLI::Range(100u, 86'400'000u));
+  cmd->add_option("--task-refresh-max-ms", c.task_refresh_max_ms,
+                  "the longest a device's refresh wait grows to: each "
+                  "refresh that no notification followed doubles it, and it "
+                  "is at least twice the gap between notifications (a late "
+                  "or restarted daemon is not re-handshaked by every device "
+                  "every interval)")
+      ->capture_default_str()
+      ->check(CLI::Range(100u, 86'400'000u));
+  cmd->add_option("--silence-timeout-ms", c.silence_timeout_ms,
+                  "an exchange that heard nothing from the daemon for this "
+                  "long fails and the device handshakes again (a restarted "
+                  "daemon drops the old session's records); raise it if the "
+                  "daemon lags behind by more at scale; 0: wait for the "
+                  "CoAP retransmissions")
+      ->capture_default_str();
+}
+
 void AddLoadOptions(CLI::App* cmd, DaemonFleetConfig& c) {
   cmd->add_option("--churn", c.churn_fraction,
                   "this fraction of the devices switches off at --churn-at-ms "
@@ -369,29 +397,7 @@ void AddConnectCommand(CLI::App& app) {
                   "DTLS handshake; the next starts when one completes "
                   "(0: no limit)")
       ->capture_default_str();
-  cmd->add_option("--task-refresh-ms", c.task_refresh_ms,
-                  "a device re-registers its Observe of the task, on a new "
-                  "DTLS session, after this long without a notification (the "
-                  "daemon may have restarted; each registration costs the "
-                  "daemon a handshake and a scan of all observers: keep it "
-                  "above the round time for thousands of devices)")
-      ->capture_default_str()
-      ->check(CLI::Range(100u, 86'400'000u));
-  cmd->add_option("--task-refresh-max-ms", c.task_refresh_max_ms,
-                  "the longest a device's refresh wait grows to: each "
-                  "refresh that no notification followed doubles it, and it "
-                  "is at least twice the gap between notifications (a late "
-                  "or restarted daemon is not re-handshaked by every device "
-                  "every interval)")
-      ->capture_default_str()
-      ->check(CLI::Range(100u, 86'400'000u));
-  cmd->add_option("--silence-timeout-ms", c.silence_timeout_ms,
-                  "an exchange that heard nothing from the daemon for this "
-                  "long fails and the device handshakes again (a restarted "
-                  "daemon drops the old session's records); raise it if the "
-                  "daemon lags behind by more at scale; 0: wait for the "
-                  "CoAP retransmissions")
-      ->capture_default_str();
+  AddSessionTimingOptions(cmd, c);
   AddPenaltyOptions(cmd, c);
   AddSteeringOptions(cmd, c);
   AddPairedSeedOption(cmd, c);

@@ -540,6 +540,7 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
     return;
   }
   metrics_written_ms_ = now_ms;
+  impl_->metrics.set_devices_connected(impl_->revocations.devices());
   const host::Error written = WriteMetricsFile(
       options_.metrics_file, impl_->metrics.Render(jobs_.AllGauges()));
   if (!written.ok() && !metrics_failing_) {

@@ -130,6 +130,11 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
   Header(out, "edgeadmm_dtls_sessions", "gauge",
          "DTLS server sessions alive (handshaking or established).");
   out += "edgeadmm_dtls_sessions " + std::to_string(live_sessions_) + "\n";
+  Header(out, "edgeadmm_devices_connected", "gauge",
+         "Devices (DTLS identities) with an established session that no "
+         "newer one of theirs superseded.");
+  out += "edgeadmm_devices_connected " + std::to_string(devices_connected_) +
+         "\n";
   Header(out, "edgeadmm_shard_sessions_total", "counter",
          "DTLS server sessions started per shard (libcoap context on the "
          "port, server.shards).");

@@ -18,13 +18,10 @@ daemon's task is fetched). After every kill, on the dead daemon's database:
   (paper 002, pitfall P3): no upload counted twice or lost.
 
 After the last restart every device must come back: the new daemon's
-metrics file (`[metrics]`, written every second) must show at least
-`--devices` live DTLS sessions (`edgeadmm_dtls_sessions`; libcoap keeps
-one session per peer address and port, and each device has its own
-socket, so fewer means devices stayed away; a stale session of a device
-that reconnected from a new port could stand in for a missing one until
-the daemon's timeouts free it, so the check is necessary, not sufficient:
-the rounds after it show that the sampled devices are back). With
+metrics file (`[metrics]`, written every second) must show `--devices`
+connected devices (`edgeadmm_devices_connected`: distinct DTLS identities
+with an established session that no newer one of theirs superseded, so a
+stale session of a device that reconnected does not count twice). With
 `--kill-with-all-connected` each kill first waits for that count too, so
 the daemon dies holding a session per device. `--fleet-parts`,
 `--addresses`, `--start-rate` and `--max-starting` pace a large fleet as
@@ -74,27 +71,28 @@ def check(condition, what):
     return condition
 
 
-LIVE_SESSIONS = re.compile(r'^edgeadmm_dtls_sessions (\d+)$', re.M)
+CONNECTED = re.compile(r'^edgeadmm_devices_connected (\d+)$', re.M)
 
 
-def live_sessions(metrics_path):
-    """The daemon's DTLS sessions alive (handshaking or established) in its
-    metrics file (0 before its first write)."""
+def devices_connected(metrics_path):
+    """The devices connected to the daemon (distinct identities with an
+    established, not superseded session) in its metrics file (0 before its
+    first write)."""
     try:
         with open(metrics_path) as f:
-            m = LIVE_SESSIONS.search(f.read())
+            m = CONNECTED.search(f.read())
     except OSError:
         return 0
     return int(m.group(1)) if m else 0
 
 
 def wait_all_back(metrics_path, devices, deadline):
-    """Waits until the running daemon holds `devices` live sessions or the
-    deadline passes; returns its count."""
-    while (live_sessions(metrics_path) < devices and
+    """Waits until every one of `devices` is connected to the running
+    daemon or the deadline passes; returns the count."""
+    while (devices_connected(metrics_path) < devices and
            time.monotonic() < deadline):
         time.sleep(0.2)
-    return live_sessions(metrics_path)
+    return devices_connected(metrics_path)
 
 
 def job_toml(rounds, dim):
@@ -233,7 +231,7 @@ def main(argv):
                 break
             if a.kill_with_all_connected:
                 back = wait_all_back(metrics, a.devices, deadline)
-                print(f"before kill {kills + 1}: {back} live sessions "
+                print(f"before kill {kills + 1}: {back} devices connected "
                       f"{time.monotonic() - restarted:.1f} s after the "
                       f"(re)start", flush=True)
             time.sleep(rng.uniform(0.0, 0.3))
@@ -259,10 +257,10 @@ def main(argv):
               f"only {kills} kills before the job ended or the timeout")
         # Every device back on the last daemon.
         back = wait_all_back(metrics, a.devices, deadline)
-        check(back >= a.devices,
-              f"{back} DTLS sessions on the last daemon, {a.devices} "
-              f"devices")
-        print(f"all devices back: {back} live sessions "
+        check(back == a.devices,
+              f"{back} devices connected to the last daemon, {a.devices} "
+              f"in the fleet")
+        print(f"all devices back: {back} devices connected "
               f"{time.monotonic() - restarted:.1f} s after the last restart",
               flush=True)
         # Training goes on after the last restart.

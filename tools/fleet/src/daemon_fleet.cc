@@ -337,9 +337,8 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->config.data = *view;
   if (!f.test_blocks.empty()) {
     auto test_view = f.test_blocks[i].View();
-    if (!test_view.ok()) {
+    if (!test_view.ok())
       return host::Error(test_view.status(), "bad test block");
-    }
     d->config.test_data = *test_view;
   }
   d->config.trainer = &shared.trainer;

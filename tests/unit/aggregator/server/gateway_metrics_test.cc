@@ -69,6 +69,9 @@ TEST(GatewayMetricsTest, SessionsAndRounds) {
   EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_count 2"));
   EXPECT_TRUE(Has(text, "edgeadmm_dtls_session_events_total{event="
                         "\"handshake_started\"} 2"));
+  EXPECT_TRUE(Has(text, "edgeadmm_devices_connected 0"));
+  m.set_devices_connected(7);
+  EXPECT_TRUE(Has(m.Render(job), "edgeadmm_devices_connected 7"));
   EXPECT_TRUE(Has(text, "edgeadmm_job_iteration{job=\"a\\\"b\"} 2")) << text;
   EXPECT_TRUE(Has(text, "edgeadmm_job_central_epsilon{job=\"a\\\"b\","
                         "delta=\"1e-05\",accountant=\"pld\"} "

@@ -59,6 +59,9 @@ class RevocationWatch {
   // Disconnects the superseded sessions; returns how many. Cheap when
   // there are none (call every tick).
   size_t CutSuperseded();
+  // Devices (DTLS identities) with an established session that no newer
+  // one superseded: the devices connected now.
+  size_t devices() const { return newest_.size(); }
 
  private:
   struct Established {
