@@ -133,8 +133,8 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
   Header(out, "edgeadmm_devices_connected", "gauge",
          "Devices (DTLS identities) with an established session that no "
          "newer one of theirs superseded.");
-  out += "edgeadmm_devices_connected " + std::to_string(devices_connected_) +
-         "\n";
+  out +=
+      "edgeadmm_devices_connected " + std::to_string(devices_connected_) + "\n";
   Header(out, "edgeadmm_shard_sessions_total", "counter",
          "DTLS server sessions started per shard (libcoap context on the "
          "port, server.shards).");
