@@ -342,7 +342,7 @@ void AddConnectCommand(CLI::App& app) {
            }
          },
          "HOST:PORT of a further gateway of the deployment (repeatable): a "
-         "device whose gateway stays silent for --task-refresh-ms moves to "
+         "device whose gateway stays silent for its refresh wait moves to "
          "the next, --host:--port first, then these in order")
       ->check([](const std::string& g) {
         return ParseGateway(g).host.empty() ? "expected NUMERIC-HOST:PORT" : "";

@@ -35,12 +35,15 @@ class DeviceClientTest : public ::testing::Test {
     rig_ = nullptr;
   }
   // Device 0 of a lossless rig, started on `transport` with a 1 s
-  // task_refresh_ms.
-  RigDevice& StartOn(Transport& transport) {
+  // task_refresh_ms (growing to at most `refresh_max_ms`).
+  RigDevice& StartOn(Transport& transport,
+                     uint32_t refresh_max_ms =
+                         DeviceClientConfig{}.task_refresh_max_ms) {
     RigDevice& d = MakeRig(LinkConfig{}).device(0);
     DeviceClientConfig config = d.config;
     config.transport = &transport;
     config.task_refresh_ms = kRefreshMs;
+    config.task_refresh_max_ms = refresh_max_ms;
     EXPECT_TRUE(d.client.Init(config, d.memory()).ok());
     return d;
   }
@@ -620,12 +623,7 @@ TEST_F(DeviceClientTest, RefreshesWithoutANotificationDoubleTheWait) {
   // task_refresh_max_ms.
   uint64_t now = 0;
   QuietServerTransport transport(&now);
-  RigDevice& d = MakeRig(LinkConfig{}).device(0);
-  DeviceClientConfig config = d.config;
-  config.transport = &transport;
-  config.task_refresh_ms = 1000;
-  config.task_refresh_max_ms = 8000;
-  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  RigDevice& d = StartOn(transport, 8 * kRefreshMs);
   for (; now < 60'000 && transport.registrations < 7; now += 10) {
     ASSERT_TRUE(d.client.Poll(now).ok());
   }
@@ -646,11 +644,7 @@ TEST_F(DeviceClientTest, ADeviceThatHearsEveryRoundDoesNotRefreshBetweenThem) {
   // round. The wait is twice the gap between notifications instead.
   uint64_t now = 0;
   QuietServerTransport transport(&now);
-  RigDevice& d = MakeRig(LinkConfig{}).device(0);
-  DeviceClientConfig config = d.config;
-  config.transport = &transport;
-  config.task_refresh_ms = 1000;
-  ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
+  RigDevice& d = StartOn(transport);
   ASSERT_TRUE(d.client.Poll(now).ok());
   ASSERT_EQ(transport.registrations, 1);
   // The first notification comes 0.5 s after the registration, the rest
