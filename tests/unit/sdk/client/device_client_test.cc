@@ -36,9 +36,9 @@ class DeviceClientTest : public ::testing::Test {
   }
   // Device 0 of a lossless rig, started on `transport` with a 1 s
   // task_refresh_ms (growing to at most `refresh_max_ms`).
-  RigDevice& StartOn(Transport& transport,
-                     uint32_t refresh_max_ms =
-                         DeviceClientConfig{}.task_refresh_max_ms) {
+  RigDevice& StartOn(
+      Transport& transport,
+      uint32_t refresh_max_ms = DeviceClientConfig{}.task_refresh_max_ms) {
     RigDevice& d = MakeRig(LinkConfig{}).device(0);
     DeviceClientConfig config = d.config;
     config.transport = &transport;
