@@ -676,12 +676,11 @@ TEST_F(DeviceClientTest, DevicesSpreadTheirRefreshes) {
   // whole fleet) refresh at different times within +25%.
   ClientRig& rig = MakeRig(LinkConfig{});
   uint64_t now = 0;
+  static_assert(kRigDevices == 3, "one transport per rig device");
+  QuietServerTransport a(&now), b(&now), c(&now);
+  QuietServerTransport* transports[] = {&a, &b, &c};
   constexpr size_t kDevices = kRigDevices;
-  QuietServerTransport* transports[kDevices];
-  alignas(QuietServerTransport) static std::byte
-      storage[kDevices][sizeof(QuietServerTransport)];
   for (size_t i = 0; i < kDevices; ++i) {
-    transports[i] = new (storage[i]) QuietServerTransport(&now);
     DeviceClientConfig config = rig.device(i).config;
     config.transport = transports[i];
     config.task_refresh_ms = 4000;
@@ -700,7 +699,6 @@ TEST_F(DeviceClientTest, DevicesSpreadTheirRefreshes) {
     EXPECT_LE(at, 5000u + 10);
     first = at < first ? at : first;
     last = at > last ? at : last;
-    transports[i]->~QuietServerTransport();
   }
   EXPECT_GE(last - first, 100u);  // not all at once
 }
