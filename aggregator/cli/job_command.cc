@@ -81,11 +81,15 @@ host::Error RunCreate(const JobOptions& o, JobFile file) {
                                    "cannot create job " + config.name));
   EDGEADMM_HOST_TRY_ASSIGN(const jobs::JobRecord job,
                            Checked(jobs::LoadJob(db, id), "cannot reload job"));
+  const std::string members =
+      config.device_prefix.empty()
+          ? std::string()
+          : " whose id begins \"" + config.device_prefix + "\"";
   std::printf(
-      "created job %s (id %lld, n = %lld devices); start it with "
+      "created job %s (id %lld, n = %lld devices%s); start it with "
       "`edgeadmm job start %s`\n",
       config.name.c_str(), static_cast<long long>(id),
-      static_cast<long long>(job.n), config.name.c_str());
+      static_cast<long long>(job.n), members.c_str(), config.name.c_str());
   if (config.sigma > 0 && config.rounds_may_be_colluders_only()) {
     // docs/privacy.md, "Colluding devices": a round of m_k <= t uploads
     // hides a device behind its own noise alone.

@@ -11,6 +11,7 @@
 //       [--shard-sizes B1,B2,...]   (device i holds the i-th run of Bi
 //                                   records; default: an even split)
 //       [--part I/K]                (this process runs devices i % K == I)
+//       [--device-prefix P]         (and of those the ids beginning P)
 //       [--start-rate R]            (at most R device starts per second)
 //       [--max-starting N]          (at most N devices in their first
 //                                   handshake at a time)
@@ -389,6 +390,10 @@ void AddConnectCommand(CLI::App& app) {
                   "I/K: run only the devices whose index (sorted PSK file "
                   "names) is I modulo K, with their own data shards; K "
                   "processes I = 0..K-1 run the whole fleet");
+  cmd->add_option("--device-prefix", c.device_prefix,
+                  "run only the devices whose id begins with this (e.g. a "
+                  "job's job.device_prefix), each still with the data shard "
+                  "of its index among all PSK files");
   cmd->add_option("--start-rate", c.start_per_second,
                   "start at most this many devices per second (first "
                   "handshakes), 0: all at once");

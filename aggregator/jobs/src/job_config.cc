@@ -11,6 +11,7 @@
 #include "edgeadmm/job_types/config_reader.h"
 #include "edgeadmm/job_types/toml_document.h"
 #include "edgeadmm/jobs/secure_aggregation_plan.h"
+#include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::jobs {
@@ -139,6 +140,12 @@ host::Error ValidateModelAndStep(const JobConfig& c) {
   }
   if (c.rounds < 1) {
     return host::Error::InvalidArgument("job.rounds: must be >= 1");
+  }
+  if (!c.device_prefix.empty() && !registry::IsValidDeviceId(c.device_prefix)) {
+    return host::Error::InvalidArgument(
+        "job.device_prefix: must be 1..64 characters of [A-Za-z0-9._-] (the "
+        "start of device ids), or "
+        " for every enabled device");
   }
   if (!c.regularizer.Validate().ok()) {
     return host::Error::InvalidArgument(
@@ -360,6 +367,7 @@ host::ErrorOr<JobConfig> ParseJobConfig(std::string_view toml_text,
   r.Enum("job.loss", kLosses, c.loss, true);
   r.Int("job.dimension", c.dimension, true);
   r.Int("job.rounds", c.rounds, true);
+  r.String("job.device_prefix", c.device_prefix, false);
   r.Enum("regularizer.kind", kRegularizers, c.regularizer.kind, false);
   r.Double("regularizer.l1", c.regularizer.l1, false);
   r.Double("regularizer.l2", c.regularizer.l2, false);

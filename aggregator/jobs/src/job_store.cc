@@ -10,6 +10,12 @@
 namespace edgeadmm::jobs {
 namespace {
 
+// The devices a new job enrols: enabled, id beginning with job.device_prefix
+// (bound twice; "" matches every id). CAST: PostgreSQL cannot type a bare
+// parameter of length().
+constexpr const char* kJobMembers =
+    "WHERE enabled = 1 AND substr(id, 1, length(CAST(? AS TEXT))) = ?";
+
 constexpr const char* kStateNames[] = {
     "created", "running", "stopped", "completed", "budget-exhausted", "failed"};
 
@@ -55,12 +61,17 @@ Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
   EDGEADMM_TRY_ASSIGN(store::Transaction tx, store::Transaction::Begin(db));
   EDGEADMM_TRY_ASSIGN(
       store::Statement count,
-      db.Prepare("SELECT count(*) FROM devices WHERE enabled = 1"));
+      db.Prepare(std::string("SELECT count(*) FROM devices ") + kJobMembers));
+  count.Bind(1, config.device_prefix).Bind(2, config.device_prefix);
   EDGEADMM_TRY(count.StepRow());
   const int64_t n = count.ColumnInt(0);
   if (n == 0 || (config.sampling == SamplingScheme::kFixed && config.m > n)) {
-    EDGEADMM_LOG_ERROR("jobs: %lld enabled devices are too few for job %s",
-                       static_cast<long long>(n), config.name.c_str());
+    EDGEADMM_LOG_ERROR(
+        "jobs: %lld enabled devices%s%s%s are too few for job %s",
+        static_cast<long long>(n),
+        config.device_prefix.empty() ? "" : " with ids beginning \"",
+        config.device_prefix.c_str(), config.device_prefix.empty() ? "" : "\"",
+        config.name.c_str());
     return Status::FailedPrecondition();
   }
   EDGEADMM_TRY_ASSIGN(
@@ -77,9 +88,12 @@ Result<int64_t> CreateJob(store::Database& db, const JobConfig& config,
   const int64_t id = db.LastInsertId();
   EDGEADMM_TRY_ASSIGN(
       store::Statement enroll,
-      db.Prepare("INSERT INTO job_devices(job_id, device_id) "
-                 "SELECT ?, id FROM devices WHERE enabled = 1"));
-  enroll.Bind(1, id);
+      db.Prepare(std::string("INSERT INTO job_devices(job_id, device_id) "
+                             "SELECT ?, id FROM devices ") +
+                 kJobMembers));
+  enroll.Bind(1, id)
+      .Bind(2, config.device_prefix)
+      .Bind(3, config.device_prefix);
   EDGEADMM_TRY(enroll.Run());
   // The released model vector's length (Algorithm::ModelLength: p, or the
   // algorithm's own).

@@ -1,11 +1,14 @@
 // The load harness's pieces (issue 36): the daemon's CPU and memory read
-// from /proc text, and the fleet's loopback source addresses.
+// from /proc text, the fleet's loopback source addresses, and which devices
+// one fleet process runs.
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "edgeadmm/fleet/process_usage.h"
+#include "edgeadmm/fleet/psk_files.h"
 #include "edgeadmm/fleet/source_addresses.h"
 #include "gtest/gtest.h"
 
@@ -66,6 +69,21 @@ TEST(SourceAddressesTest, RefusesWhatCannotBeBound) {
   EXPECT_FALSE(SourceAddresses::Make("192.0.2.1", 1, 10).ok());  // TEST-NET
   EXPECT_FALSE(SourceAddresses::Make("255.255.255.250", 10, 10).ok());
   EXPECT_FALSE(SourceAddresses::Make("bad", 1, 10).ok());
+}
+
+// --part I/K keeps the indices i % K == I of the sorted ids, and
+// --device-prefix those of them whose id begins with it (byte for byte).
+TEST(PartIndicesTest, SplitByIndexThenByPrefix) {
+  const std::vector<std::string> ids = {"a-0", "a-1", "a-2", "A-3",
+                                        "b-0", "b-1", "a",   "a-4"};
+  using V = std::vector<size_t>;
+  EXPECT_EQ(PartIndices(ids, 0, 1, ""), (V{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(PartIndices(ids, 1, 3, ""), (V{1, 4, 7}));
+  EXPECT_EQ(PartIndices(ids, 0, 1, "a-"), (V{0, 1, 2, 7}));
+  EXPECT_EQ(PartIndices(ids, 1, 2, "a-"), (V{1, 7}));
+  EXPECT_EQ(PartIndices(ids, 1, 2, "b-"), (V{5}));
+  EXPECT_TRUE(PartIndices(ids, 0, 2, "c-").empty());
+  EXPECT_TRUE(PartIndices(ids, 0, 0, "").empty());
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ host::ErrorOr<std::vector<std::unique_ptr<LoadDevice>>> LoadDevices(
   if (!listed.ok()) return host::Error::NotFound("no PSK dir " + c.psk_dir);
   const std::vector<std::string>& ids = *listed;
   std::vector<std::unique_ptr<LoadDevice>> devices;
-  for (size_t i = c.part; i < ids.size(); i += c.parts) {
+  for (size_t i : PartIndices(ids, c.part, c.parts, "")) {
     const std::string& id = ids[i];
     auto dev = std::make_unique<LoadDevice>();
     dev->id = id;

@@ -544,31 +544,31 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     const DaemonFleetConfig& config, volatile std::sig_atomic_t* stop,
     std::FILE* progress) {
   if (config.parts == 0 || config.part >= config.parts ||
-      !(config.start_per_second >= 0)) {
+      !(config.start_per_second >= 0) ||
+      !(config.churn_fraction >= 0 && config.churn_fraction <= 1)) {
     return host::Error::InvalidArgument(
-        "bad part (need 0 <= part < parts) or start rate");
+        "bad part (need 0 <= part < parts), start rate or churn fraction (in "
+        "[0, 1])");
   }
   Result<std::vector<std::string>> ids = ListPskIds(config.psk_dir);
   if (!ids.ok() || ids->empty()) {
     return host::Error::NotFound("no PSK files in " + config.psk_dir);
   }
-  if (config.part >= ids->size()) {
-    return host::Error::InvalidArgument("no device in this part");
+  const std::vector<size_t> mine =
+      PartIndices(*ids, config.part, config.parts, config.device_prefix);
+  if (mine.empty()) {
+    return host::Error::InvalidArgument(
+        "no device in this part (or with this device prefix)");
   }
   EDGEADMM_HOST_TRY_ASSIGN(const std::vector<PenaltySchedule> schedules,
                            Schedules(config, ids->size()));
   EDGEADMM_HOST_TRY(RefuseSharedKeyFiles(config.psk_dir, *ids));
-  if (!(config.churn_fraction >= 0 && config.churn_fraction <= 1)) {
-    return host::Error::InvalidArgument("churn fraction outside [0, 1]");
-  }
-  const size_t count = (ids->size() - config.part + config.parts - 1) /
-                       config.parts;  // this part's devices
   std::unique_ptr<SourceAddresses> addresses;
   if (!config.local_address.empty()) {
     EDGEADMM_HOST_TRY_ASSIGN(
         SourceAddresses a,
         SourceAddresses::Make(config.local_address, config.local_addresses,
-                              count));
+                              mine.size()));
     addresses = std::make_unique<SourceAddresses>(std::move(a));
   }
   EDGEADMM_HOST_TRY_ASSIGN(const FleetData f,
@@ -579,7 +579,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
     return host::Error(shared.context.status(), "libcoap context without DTLS");
   }
   std::vector<std::unique_ptr<Device>> devices;
-  for (size_t i = config.part; i < ids->size(); i += config.parts) {
+  for (size_t i : mine) {
     EDGEADMM_HOST_TRY_ASSIGN(
         std::unique_ptr<Device> d,
         MakeDevice(config, i, (*ids)[i], f, schedules[i],

@@ -23,6 +23,16 @@ Result<std::vector<std::string>> ListPskIds(const std::string& dir) {
   return ids;
 }
 
+std::vector<size_t> PartIndices(const std::vector<std::string>& ids,
+                                size_t part, size_t parts,
+                                const std::string& prefix) {
+  std::vector<size_t> out;
+  for (size_t i = part; parts > 0 && i < ids.size(); i += parts) {
+    if (ids[i].compare(0, prefix.size(), prefix) == 0) out.push_back(i);
+  }
+  return out;
+}
+
 Result<std::vector<uint8_t>> ReadPskFile(const std::string& path) {
   std::ifstream in(path);
   std::string hex;

@@ -164,6 +164,8 @@ TEST(JobConfigTest, EveryInvalidFieldIsNamed) {
       {"dimension = 3", "dimension = 8193",
        "job.dimension: must be in [1, 8192] (EDGEADMM_CFG_MAX_FEATURES"},
       {"rounds = 5", "rounds = 0", "job.rounds"},
+      {"rounds = 5", "rounds = 5\ndevice_prefix = \"hvac*\"",
+       "job.device_prefix: must be 1..64 characters"},
       {"l1 = 0.01", "l1 = -1.0", "regularizer"},
       {"lambda = 0.5", "lambda = 1.5", "step.lambda"},
       {"gamma = 2.0", "gamma = 0.0", "step.gamma"},

@@ -38,6 +38,39 @@ TEST_P(JobStoreTest, CreateEnrollsEnabledDevicesAndWritesZeroModel) {
   EXPECT_EQ(FindJob(t.db(), "nope").status(), Status::NotFound());
 }
 
+// job.device_prefix: the enabled devices whose id begins with it, matched
+// byte for byte (no wildcards, case kept); n counts them alone.
+TEST_P(JobStoreTest, ADevicePrefixEnrolsOnlyTheDevicesItBegins) {
+  testing::TempDatabase t(GetParam());
+  testing::EnrollDevices(t.db(), 6);
+  registry::DeviceRegistry reg(t.db());
+  for (const char* id : {"hvac-1", "hvac-2", "hvac-3", "hvac-4", "hvac-5",
+                         "HVAC-6", "hvac_7", "hvac", "xhvac-8"}) {
+    ASSERT_TRUE(reg.Add(id).ok()) << id;
+  }
+  ASSERT_TRUE(reg.Disable("hvac-3").ok());
+  const std::string toml = testing::ReplaceOnce(
+      Toml("hvac"), "[job]\n", "[job]\ndevice_prefix = \"hvac-\"\n");
+  const int64_t id = testing::CreateJobOrDie(t.db(), toml);
+  auto job = LoadJob(t.db(), id);
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->n, 4);
+  EXPECT_EQ(job->config.device_prefix, "hvac-");
+  auto devices = JobDevices(t.db(), id);
+  ASSERT_TRUE(devices.ok());
+  EXPECT_EQ(*devices,
+            (std::vector<std::string>{"hvac-1", "hvac-2", "hvac-4", "hvac-5"}));
+  // Fixed m = 4: one member fewer is refused, and nothing is written.
+  ASSERT_TRUE(reg.Disable("hvac-5").ok());
+  auto config =
+      ParseJobConfig(testing::ReplaceOnce(toml, "\"hvac\"", "\"h2\""));
+  ASSERT_TRUE(config.ok()) << config.error().ToString();
+  const std::string before = testing::Snapshot(t.db());
+  EXPECT_EQ(CreateJob(t.db(), *config, toml).status(),
+            Status::FailedPrecondition());
+  EXPECT_EQ(testing::Snapshot(t.db()), before);
+}
+
 TEST_P(JobStoreTest, CreateRefusesDuplicatesAndTooFewDevices) {
   testing::TempDatabase t(GetParam());
   auto config = ParseJobConfig(Toml("j"));

@@ -149,6 +149,9 @@ struct JobConfig {
   Loss loss = Loss::kLogistic;
   int64_t dimension = 0;  // p
   int64_t rounds = 0;     // K, committed rounds to run
+  // The job enrols the devices enabled at its creation whose id begins
+  // with this ("" = every enabled device); fixed for the job after that.
+  std::string device_prefix;
 
   // r(w) = l1·||w||₁ + (l2/2)·||w||₂², its prox applied by the server (002).
   Regularizer regularizer;

@@ -10,6 +10,8 @@
 //   loss = "logistic"              # logistic | squared
 //   dimension = 123
 //   rounds = 100
+//   device_prefix = "hvac-"        # optional: enrol only the enabled
+//                                  # devices whose id begins with it
 //   [regularizer]
 //   kind = "l1"                    # none | l1 | l2 | elastic-net
 //   l1 = 1e-3

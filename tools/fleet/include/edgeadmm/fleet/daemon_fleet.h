@@ -94,6 +94,9 @@ struct DaemonFleetConfig {
   // context and sessions: libcoap walks every session per datagram).
   size_t part = 0;
   size_t parts = 1;
+  // And of those only the devices whose id begins with this ("": all),
+  // still each with its shard of the whole directory's order.
+  std::string device_prefix;
   // Devices start (first handshake) at most this many per second, in index
   // order, so tens of thousands do not handshake at once; 0: all at once.
   double start_per_second = 0;
