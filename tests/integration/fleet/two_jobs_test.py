@@ -1,86 +1,108 @@
 #!/usr/bin/python3
 """Two jobs at once on one daemon, each equal to itself run alone.
 
-Real stack on loopback (daemon, `edgeadmm-fleet connect` over DTLS), three
-times in fresh databases with the same setup: 12 devices, job alpha created
-while the even ones of d-00000..d-00011 were the enabled devices and job
-beta while the odd ones were (so each job has its own six), both prox-admm
-jobs of 3 rounds with a fixed cohort of all six and device noise sigma = 5,
-the fleet's noise from one paired seed. Run "both" starts both jobs
-together with one fleet (the gateway picks each device's job); run
-"selectors" the same with one fleet per job whose devices send the
-Uri-Query job=<name> (`--job`); runs "alpha" and "beta" start one. Checked: both jobs completed in the
-shared run with every upload accepted (the fleet's 36 accepted at first
-try, none stale, duplicate or rejected; 3 x 6 stored per job); each job's stored uploads and every committed model z in both shared
-runs are bit for bit those of its run alone; and a run with another seed differs (the
-comparison can fail).
+Real stack on loopback (daemon, `edgeadmm-fleet connect` over DTLS), in
+fresh databases with the same setup: 2N devices enrolled, a-00000.. and
+b-00000..; job alpha has `job.device_prefix = "a-"` and job beta "b-" (so
+each enrols its own N), both prox-admm jobs of R rounds with a fixed cohort
+of M (a seeded sample; all N by default) and device noise sigma = 5, the fleet's noise from one paired seed.
+Run "both" starts both jobs together with one fleet of all 2N devices (the
+gateway picks each device's job); run "selectors" the same with one fleet
+per job, `--device-prefix` of its devices, whose devices send the Uri-Query
+job=<name> (`--job`); runs "alpha" and "beta" start one job (the fleet of
+all 2N again: the other job's devices idle). Checked: both jobs completed in
+the shared runs with every upload accepted (the fleets' 2RM accepted, none
+stale, duplicate or rejected; R x M stored per job, each of a device of
+the job); each job's stored
+uploads and every committed model z in both shared runs are bit for bit
+those of its run alone; and a run with another seed differs (the comparison
+can fail). The suite runs N = M = 6, R = 3 (about 15 s); `--per-job 10000
+--cohort 1000` with fleet processes on source addresses of their own is the
+manual scaled run (integration_fleet_two_jobs_test_10k).
 """
 
+import argparse
 import os
+import shutil
 import sys
 import time
 
 import edgeadmm_db  # tools/python (on PYTHONPATH)
 import edgeadmm_stack as es
 
-ROUNDS = 3
-PER_JOB = 6
 SEED = "00112233445566778899aabbccddeeff"
 OTHER_SEED = "ffeeddccbbaa99887766554433221100"
+PREFIXES = {"alpha": "a-", "beta": "b-"}
 
 
 def fail(message):
-    print(f"FAIL: {message}")
+    print(f"FAIL: {message}", flush=True)
     sys.exit(1)
 
 
-def setup(stack):
-    """Both jobs created, each over its own six devices (alpha the even
-    ones of d-00000..d-00011, beta the odd ones); none started. Returns
-    {job: its devices}."""
-    devices = stack.enroll(2 * PER_JOB, prefix="d-")
-    groups = {"alpha": devices[0::2], "beta": devices[1::2]}
-    # Each job enrols the devices enabled when it is created.
-    for job, other in (("alpha", "beta"), ("beta", "alpha")):
-        for device in groups[other]:
-            stack.run_cli("devices", "disable", device)
-        stack.create_job(job, es.device_test_job(
-            job, ROUNDS, m=PER_JOB, m_min=PER_JOB, deadline_seconds=120,
-            seed=11), start=False)
-        for device in groups[other]:
-            stack.run_cli("devices", "enable", device)
-    return groups
+def setup(a, stack):
+    """Both jobs created, each over the N devices of its prefix; none
+    started."""
+    for prefix in PREFIXES.values():
+        stack.enroll(a.per_job, prefix=prefix)
+    for job, prefix in PREFIXES.items():
+        toml = es.device_test_job(job, a.rounds, m=a.cohort,
+                                  m_min=a.cohort,
+                                  deadline_seconds=a.deadline, seed=11)
+        if not toml.startswith("[job]\n"):
+            fail("the job TOML does not begin with [job]")
+        stack.create_job(job, toml.replace(
+            "[job]\n", f'[job]\ndevice_prefix = "{prefix}"\n', 1),
+            start=False)
+        n = edgeadmm_db.job(stack.db_path, job).n
+        if n != a.per_job:
+            fail(f"job {job} enrolled {n} devices, expected {a.per_job}")
+
+
+def start_fleets(a, stack, fleet_args, selected_jobs):
+    """`--fleet-parts` processes over all 2N devices, or with
+    `selected_jobs` as many in all, an equal share per job, each `--job J
+    --device-prefix P`. Every process gets its own source addresses with
+    `--addresses`."""
+    groups = ([["--job", j, "--device-prefix", PREFIXES[j]]
+               for j in selected_jobs] if selected_jobs else [[]])
+    parts = max(1, a.fleet_parts // len(groups))
+    index = 0
+    for group_args in groups:
+        for part in range(parts):
+            part_args = ["--part", f"{part}/{parts}"] if parts > 1 else []
+            if a.addresses > 0:
+                part_args += es.fleet_part_sources(index, a.addresses,
+                                                   a.start_rate,
+                                                   a.max_starting)
+            stack.start_fleet(fleet_args + group_args + part_args,
+                              nice=a.fleet_nice)
+            index += 1
 
 
 def run(a, name, jobs, seed, selectors=False):
-    """Starts `jobs` together; returns {job: (uploads, models)}. With
-    `selectors`, one fleet per job runs that job's devices with
-    `--job <name>` (the Uri-Query), else one fleet runs all twelve and the
-    gateway picks each device's job."""
+    """Starts `jobs` together; returns {job: (uploads, models)}."""
     stack = es.Stack(a.build_dir, os.path.join(a.work_dir, name))
-    setup(stack)
+    setup(a, stack)
     fleet_args = ["--data", a.data, "--dim", "123", "--epsilon-budget",
                   "1000", "--unsafe-paired-seed", seed]
+    if a.task_refresh_ms:
+        fleet_args += ["--task-refresh-ms", str(a.task_refresh_ms)]
+    started = time.monotonic()
     try:
         stack.start_daemon()
         for job in jobs:
             stack.start_job(job)
-        if not selectors:
-            stack.start_fleet(fleet_args)
-        for part, job in enumerate(jobs if selectors else []):
-            # --part I/2 runs the devices of index I mod 2 (this job's six)
-            # with the data shards they have in one fleet of twelve.
-            stack.start_fleet(fleet_args + ["--job", job, "--part",
-                                            f"{part}/2"])
+        start_fleets(a, stack, fleet_args, jobs if selectors else None)
         # Not Stack.follow: a fleet of one job exits when its job ends,
         # while the other job runs on.
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + a.timeout
         while any(stack.job_state(j) not in es.FINISHED_STATES
                   for j in jobs):
             if stack.daemon is not None and stack.daemon.poll() is not None:
                 fail(f"run {name}: the daemon exited; see daemon.log")
             if time.monotonic() > deadline:
-                fail(f"run {name}: jobs still running after 120 s")
+                fail(f"run {name}: jobs still running after {a.timeout} s")
             time.sleep(0.5)
         for job in jobs:
             if stack.job_state(job) != "completed":
@@ -93,8 +115,9 @@ def run(a, name, jobs, seed, selectors=False):
         fail(f"run {name}: {e}")
     finally:
         stack.stop()
+    seconds = time.monotonic() - started
     totals = es.fleet_totals(stack.state_dir)
-    expected = ROUNDS * PER_JOB * len(jobs)
+    expected = a.rounds * a.cohort * len(jobs)
     if totals is None or totals["accepted"] != expected or any(
             totals[k] for k in ("duplicate", "stale", "rejected")):
         fail(f"run {name}: the fleet's uploads: {totals} (expected "
@@ -104,18 +127,56 @@ def run(a, name, jobs, seed, selectors=False):
         job_id = edgeadmm_db.job(stack.db_path, job).id
         uploads = [(u.round_id, u.device_id, u.payload)
                    for u in edgeadmm_db.uploads(stack.db_path, job_id)]
-        if len(uploads) != ROUNDS * PER_JOB:
+        if len(uploads) != a.rounds * a.cohort:
             fail(f"run {name}: job {job} stored {len(uploads)} uploads, "
-                 f"expected {ROUNDS * PER_JOB}")
+                 f"expected {a.rounds * a.cohort}")
+        if any(not u[1].startswith(PREFIXES[job]) for u in uploads):
+            fail(f"run {name}: job {job} stored an upload of another job's "
+                 "device")
         models = [r["z"].tobytes() for r in stack.rounds(job)]
-        if len(models) != ROUNDS:
+        if len(models) != a.rounds:
             fail(f"run {name}: job {job} committed {len(models)} rounds")
         out[job] = (uploads, models)
+    print(f"run {name}: {'+'.join(jobs)} completed, {expected} uploads "
+          f"accepted, {totals['transport_errors']} transport errors, "
+          f"{seconds:.1f} s from the daemon's start", flush=True)
+    if a.keep_only_last:
+        shutil.rmtree(stack.state_dir, ignore_errors=True)
     return out
 
 
 def main():
-    a, _, _ = es.device_process_test(__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--work-dir", required=True)
+    p.add_argument("--per-job", type=int, default=6, help="N")
+    p.add_argument("--rounds", type=int, default=3, help="R")
+    p.add_argument("--cohort", type=int, default=None,
+                   help="M, each job's fixed cohort (default: all N)")
+    p.add_argument("--deadline", type=float, default=120,
+                   help="each round's sampling.deadline_seconds")
+    p.add_argument("--timeout", type=float, default=120,
+                   help="seconds each run may take")
+    p.add_argument("--fleet-parts", type=int, default=1,
+                   help="fleet processes per run (--part I/K; split between "
+                        "the jobs in the run with one fleet per job)")
+    p.add_argument("--task-refresh-ms", type=int, default=0,
+                   help="the devices' Observe refresh (0: the fleet's "
+                        "default)")
+    p.add_argument("--addresses", type=int, default=0,
+                   help="loopback source addresses of each fleet process "
+                        "(0: all from 127.0.0.1)")
+    p.add_argument("--fleet-nice", type=int, default=0,
+                   help="the fleet processes' nice value: on one machine "
+                        "they would otherwise take most of the daemon's CPU")
+    p.add_argument("--start-rate", type=float, default=2000)
+    p.add_argument("--max-starting", type=int, default=64)
+    p.add_argument("--keep-only-last", action="store_true",
+                   help="remove each run's state once checked (disk)")
+    a = p.parse_args()
+    a.cohort = a.cohort or a.per_job
+    shutil.rmtree(a.work_dir, ignore_errors=True)
     both = run(a, "both", ["alpha", "beta"], SEED)
     selected = run(a, "selectors", ["alpha", "beta"], SEED, selectors=True)
     for job in ("alpha", "beta"):
@@ -132,8 +193,9 @@ def main():
     other = run(a, "other-seed", ["alpha"], OTHER_SEED)["alpha"]
     if other[1] == both["alpha"][1]:
         fail("another paired seed gave the same models: the check is blind")
-    print(f"OK: 2 jobs x {ROUNDS} rounds x {PER_JOB} uploads at once, each "
-          "bit-identical to its run alone")
+    print(f"OK: 2 jobs x {a.rounds} rounds x {a.cohort} uploads of "
+          f"{a.per_job} devices at once, "
+          "each bit-identical to its run alone")
 
 
 if __name__ == "__main__":
