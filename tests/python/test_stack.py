@@ -28,6 +28,10 @@ class JobFilesTest(unittest.TestCase):
                                            "deadline_seconds": 60})
         seeded = tomllib.loads(es.device_test_job("t", 3, 4, 2, 60, seed=7))
         self.assertEqual(seeded["sampling"]["seed"], 7)
+        self.assertNotIn("device_prefix", job["job"])
+        some = tomllib.loads(es.device_test_job("t", 3, 4, 2, 60,
+                                                device_prefix="a-"))
+        self.assertEqual(some["job"]["device_prefix"], "a-")
 
     def test_sharing_job(self) -> None:
         job = tomllib.loads(es.sharing_job_toml(

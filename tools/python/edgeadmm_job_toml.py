@@ -30,7 +30,8 @@ STRING, NUMBER, INTEGER, BOOLEAN, INTEGERS, EDGES = (
 # table -> key -> kind, as job_config.cc reads them.
 JOB_SCHEMA: Dict[str, Dict[str, str]] = {
     "job": {"name": STRING, "algorithm": STRING, "loss": STRING,
-            "dimension": INTEGER, "rounds": INTEGER},
+            "dimension": INTEGER, "rounds": INTEGER,
+            "device_prefix": STRING},
     "regularizer": {"kind": STRING, "l1": NUMBER, "l2": NUMBER},
     "step": {"lambda": NUMBER, "gamma": NUMBER, "rho": NUMBER,
              "local_steps": INTEGER},
@@ -224,19 +225,25 @@ def fixed_cohort_job(name: str, dimension: int, rounds: int, m: int,
                      sigma: float = 0.5, delta: float = 1e-5,
                      central_budget: float = math.inf,
                      device_budget: float = math.inf,
-                     seed: Optional[int] = None) -> str:
+                     seed: Optional[int] = None,
+                     device_prefix: Optional[str] = None) -> str:
     """A prox-admm job (paper 002's local prox step, logistic loss, L2)
     with a fixed cohort of m devices per round under the participation
-    policy; `seed` fixes the cohorts. A test job: with the default
+    policy; `seed` fixes the cohorts, `device_prefix` the enrolled devices
+    (job.device_prefix). A test job: with the default
     central_budget = inf it is marked `audit = true` (the daemon refuses an
     uncapped job otherwise)."""
     sampling: Dict[str, Any] = {"scheme": "fixed", "m": m, "m_min": m_min,
                                 "deadline_seconds": deadline_seconds}
     if seed is not None:
         sampling["seed"] = seed
+    job: Dict[str, Any] = {"name": name, "algorithm": "prox-admm",
+                           "loss": "logistic", "dimension": dimension,
+                           "rounds": rounds}
+    if device_prefix is not None:
+        job["device_prefix"] = device_prefix
     return job_toml(
-        job={"name": name, "algorithm": "prox-admm", "loss": "logistic",
-             "dimension": dimension, "rounds": rounds},
+        job=job,
         regularizer={"kind": "l2", "l2": l2},
         step={"lambda": lam, "gamma": gamma},
         privacy={"policy": "participation", "clip": clip, "sigma": sigma,

@@ -44,15 +44,16 @@ FINISHED_STATES = ("completed", "budget-exhausted", "stopped")
 
 
 def device_test_job(name: str, rounds: int, m: int, m_min: int,
-                    deadline_seconds: float, seed: Optional[int] = None
-                    ) -> str:
+                    deadline_seconds: float, seed: Optional[int] = None,
+                    device_prefix: Optional[str] = None) -> str:
     """A small paper 002 job for the device-process tests (a9a's 123
     features, logistic loss, every device of a fixed cohort of m): its TOML
-    text. `seed` fixes the cohorts (participation only)."""
+    text. `seed` fixes the cohorts (participation only); `device_prefix`
+    enrols only the devices whose id begins with it."""
     return fixed_cohort_job(name, 123, rounds, m, m_min, deadline_seconds,
                             lam=0.5, gamma=1.0, clip=1.0, sigma=5.0,
                             central_budget=1000, device_budget=1000,
-                            seed=seed)
+                            seed=seed, device_prefix=device_prefix)
 
 
 def sharing_job_toml(name: str, rounds: int, columns: Sequence[int],

@@ -16,9 +16,9 @@ stale, duplicate or rejected; R x M stored per job, each of a device of
 the job); each job's stored
 uploads and every committed model z in both shared runs are bit for bit
 those of its run alone; and a run with another seed differs (the comparison
-can fail). The suite runs N = M = 6, R = 3 (about 15 s); `--per-job 10000
---cohort 1000` with fleet processes on source addresses of their own is the
-manual scaled run (integration_fleet_two_jobs_test_10k).
+can fail). The suite runs N = M = 6, R = 3 (about 15 s); `--per-job 10000`
+with niced fleet processes on source addresses of their own is the manual
+scaled run (integration_fleet_two_jobs_test_10k).
 """
 
 import argparse
@@ -46,13 +46,9 @@ def setup(a, stack):
     for prefix in PREFIXES.values():
         stack.enroll(a.per_job, prefix=prefix)
     for job, prefix in PREFIXES.items():
-        toml = es.device_test_job(job, a.rounds, m=a.cohort,
-                                  m_min=a.cohort,
-                                  deadline_seconds=a.deadline, seed=11)
-        if not toml.startswith("[job]\n"):
-            fail("the job TOML does not begin with [job]")
-        stack.create_job(job, toml.replace(
-            "[job]\n", f'[job]\ndevice_prefix = "{prefix}"\n', 1),
+        stack.create_job(job, es.device_test_job(
+            job, a.rounds, m=a.cohort, m_min=a.cohort,
+            deadline_seconds=a.deadline, seed=11, device_prefix=prefix),
             start=False)
         n = edgeadmm_db.job(stack.db_path, job).n
         if n != a.per_job:
