@@ -144,8 +144,7 @@ host::Error ValidateModelAndStep(const JobConfig& c) {
   if (!c.device_prefix.empty() && !registry::IsValidDeviceId(c.device_prefix)) {
     return host::Error::InvalidArgument(
         "job.device_prefix: must be 1..64 characters of [A-Za-z0-9._-] (the "
-        "start of device ids), or "
-        " for every enabled device");
+        "start of device ids), or \"\" for every enabled device");
   }
   if (!c.regularizer.Validate().ok()) {
     return host::Error::InvalidArgument(

@@ -136,7 +136,7 @@ def run(a, name, jobs, seed, selectors=False):
     print(f"run {name}: {'+'.join(jobs)} completed, {expected} uploads "
           f"accepted, {totals['transport_errors']} transport errors, "
           f"{seconds:.1f} s from the daemon's start", flush=True)
-    if a.keep_only_last:
+    if a.remove_state:
         shutil.rmtree(stack.state_dir, ignore_errors=True)
     return out
 
@@ -168,7 +168,7 @@ def main():
                         "they would otherwise take most of the daemon's CPU")
     p.add_argument("--start-rate", type=float, default=2000)
     p.add_argument("--max-starting", type=int, default=64)
-    p.add_argument("--keep-only-last", action="store_true",
+    p.add_argument("--remove-state", action="store_true",
                    help="remove each run's state once checked (disk)")
     a = p.parse_args()
     a.cohort = a.cohort or a.per_job
