@@ -457,10 +457,10 @@ def parse_fleet_log(path: str) -> List[str]:
 
 def fleet_totals(state_dir: str) -> Optional[Dict[str, int]]:
     """Sums the final summaries of every fleet*.log of a run: devices, done,
-    steps, accepted, transport errors (None for a process that printed
-    none)."""
+    steps, accepted, transport errors, DTLS handshakes (None for a process
+    that printed none)."""
     keys = ("devices", "done", "steps", "refused", "accepted", "duplicate",
-            "stale", "rejected", "transport_errors")
+            "stale", "rejected", "transport_errors", "handshakes")
     totals = dict.fromkeys(keys, 0)
     for name in sorted(os.listdir(state_dir)):
         if not (name.startswith("fleet") and name.endswith(".log")):
@@ -469,7 +469,7 @@ def fleet_totals(state_dir: str) -> Optional[Dict[str, int]]:
         m = re.search(r"(\d+) devices, (\d+) saw.*?(\d+) steps computed, "
                       r"(\d+) refused; uploads (\d+) accepted, (\d+) "
                       r"duplicate, (\d+) stale, (\d+) rejected; (\d+) "
-                      r"transport", text)
+                      r"transport.*?(\d+) handshakes", text)
         if not m:
             return None
         for key, value in zip(keys, m.groups()):

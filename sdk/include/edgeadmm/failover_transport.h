@@ -3,7 +3,8 @@
 // speaks through one of `gateways` at a time, the first at start, and moves
 // to the next (after the last: the first)
 // - when the client calls Reconnect (DeviceClient: no task notification
-//   for task_refresh_ms) and the gateway has not answered anything (2.xx)
+//   for its refresh interval, docs/device.md) and the gateway has not
+//   answered anything (2.xx)
 //   since the previous Reconnect; a gateway that did answer gets a new
 //   session first (a busy coordinator whose round outlasts the refresh is
 //   not left for a standby), and is left if that one fails as below. The
