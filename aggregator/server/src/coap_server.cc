@@ -28,6 +28,7 @@
 #include "edgeadmm/server/dtls_session_janitor.h"
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/server/libcoap_log.h"
 #include "edgeadmm/server/metrics_file.h"
 #include "edgeadmm/server/reuse_port_bind.h"
 #include "edgeadmm/server/revocation_watch.h"
@@ -407,6 +408,7 @@ CoapServer::~CoapServer() {
 Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     store::Database& db, const ServerOptions& options) {
   coap_startup();
+  RouteLibcoapLog();
   coap_set_log_level(LOG_WARNING);
   coap_dtls_set_log_level(LOG_WARNING);
   std::unique_ptr<CoapServer> server(new CoapServer(db, options));
@@ -541,6 +543,7 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
   }
   metrics_written_ms_ = now_ms;
   impl_->metrics.set_devices_connected(impl_->revocations.devices());
+  impl_->metrics.set_coap_resets(LibcoapResetsReceived());
   const host::Error written = WriteMetricsFile(
       options_.metrics_file, impl_->metrics.Render(jobs_.AllGauges()));
   if (!written.ok() && !metrics_failing_) {

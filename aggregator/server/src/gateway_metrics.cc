@@ -135,6 +135,10 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
          "newer one of theirs superseded.");
   out +=
       "edgeadmm_devices_connected " + std::to_string(devices_connected_) + "\n";
+  Header(out, "edgeadmm_coap_resets_total", "counter",
+         "CoAP RSTs received: mostly devices that no longer observe v1/task "
+         "answering a notification.");
+  out += "edgeadmm_coap_resets_total " + Count(coap_resets_) + "\n";
   Header(out, "edgeadmm_shard_sessions_total", "counter",
          "DTLS server sessions started per shard (libcoap context on the "
          "port, server.shards).");

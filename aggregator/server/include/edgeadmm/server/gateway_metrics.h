@@ -57,6 +57,8 @@ class GatewayMetrics {
   int64_t live_sessions() const { return live_sessions_; }
   // Devices connected now (RevocationWatch::devices), set before Render.
   void set_devices_connected(size_t devices) { devices_connected_ = devices; }
+  // CoAP RSTs received (LibcoapResetsReceived), set before Render.
+  void set_coap_resets(uint64_t resets) { coap_resets_ = resets; }
 
   // A round of the running job ended: committed after `seconds` open, or
   // discarded (deadline with too few uploads, a failed commit).
@@ -83,6 +85,7 @@ class GatewayMetrics {
   std::array<uint64_t, static_cast<int>(SessionEvent::kCount)> sessions_{};
   int64_t live_sessions_ = 0;
   size_t devices_connected_ = 0;
+  uint64_t coap_resets_ = 0;
   size_t shards_ = 1;
   std::array<uint64_t, kMaxShards> shard_sessions_{};
   uint64_t rounds_committed_ = 0;
