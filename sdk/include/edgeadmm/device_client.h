@@ -185,10 +185,7 @@ struct DeviceClientConfig {
   // below task_refresh_ms), plus a fixed per-device spread of up to 25%
   // (docs/device.md, "Refresh interval"): a device that hears every round
   // does not refresh between them, and a busy or restarted gateway is not
-  // re-registered by the whole fleet at once. The interval counts from the
-  // last task, or from when the task's open round closes (its deadline_ms,
-  // at most task_refresh_max_ms after the task) if that is later: no new
-  // task is due while a round is open.
+  // re-registered by the whole fleet at once.
   bool use_observe = true;
   uint32_t task_refresh_ms = 30000;
   uint32_t task_refresh_max_ms = 120000;
@@ -386,17 +383,12 @@ class DeviceClient {
   void StartObserve();
   // Time without a task after which the observation is registered again.
   uint64_t RefreshAfterMs() const;
-  // When that is: RefreshAfterMs after the last task or after the open
-  // round's deadline (round_closes_ms_), whichever is later.
-  uint64_t RefreshDueMs() const;
   // A notification the server pushed (not a registration's answer) arrived:
   // updates notify_gap_ms_ and stops the doubling.
   void NotePushedTask();
   void OnFetchResult();
   void OnUploadResult();
   void OnReportResult();
-  // Keeps when the task's open round closes (round_closes_ms_).
-  void NoteRoundDeadline(uint32_t deadline_ms);
   // Decodes the task in task_bytes_ and acts on it.
   void ProcessTask();
   // Runs the local step of a validated task and persists the record; the
@@ -487,9 +479,6 @@ class DeviceClient {
   // the same session: the server answered, so it knows it).
   bool reregister_ = false;
   uint64_t last_task_ms_ = 0;  // last task received (refresh timer)
-  // When the last task's open round closes by its deadline (capped at
-  // task_refresh_max_ms after the task); 0 if no round was open.
-  uint64_t round_closes_ms_ = 0;
   // Refreshes since the last pushed notification: each doubles the next
   // refresh interval (RefreshAfterMs).
   uint8_t quiet_refreshes_ = 0;

@@ -146,7 +146,6 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
   observe_answered_ = false;
   reregister_ = false;
   last_task_ms_ = 0;
-  round_closes_ms_ = 0;
   next_fetch_ms_ = 0;
   retry_at_ms_ = 0;
   backoff_ms_ = 0;
@@ -202,8 +201,9 @@ uint64_t DeviceClient::IdleMs(uint64_t now_ms) const {
           stream_fetch_due_) {
         return 0;
       }
-      const uint64_t due =
-          config_.use_observe && observing_ ? RefreshDueMs() : next_fetch_ms_;
+      const uint64_t due = config_.use_observe && observing_
+                               ? last_task_ms_ + RefreshAfterMs()
+                               : next_fetch_ms_;
       return due > now_ms ? due - now_ms : 0;
     }
     case ClientState::kSecureRound:
@@ -358,7 +358,7 @@ void DeviceClient::StepIdle() {
       config_.transport->StopObserve();
       observing_ = false;
       StartObserve();
-    } else if (now_ms_ >= RefreshDueMs()) {
+    } else if (now_ms_ >= last_task_ms_ + RefreshAfterMs()) {
       // No notification for a while: the server may have dropped the
       // observation (a lost confirmable notification ends it), or forgotten
       // the whole session (it restarted): it then drops the session's records
@@ -410,17 +410,6 @@ uint64_t DeviceClient::RefreshAfterMs() const {
   // Devices that registered together (after a restart, or one notification
   // to the whole fleet) refresh at different times.
   return wait + wait / 4 * refresh_spread_ / 1024;
-}
-
-uint64_t DeviceClient::RefreshDueMs() const {
-  // A device that uploaded, or is not in the open round's cohort, hears
-  // nothing until the round closes; a round of 10,000 devices can wait tens
-  // of seconds for its last uploads. Refreshing during it cost the gateway
-  // a handshake per waiting device per interval (docs/results.md, "Two jobs
-  // of 10,000 devices at once").
-  const uint64_t quiet_from =
-      round_closes_ms_ > last_task_ms_ ? round_closes_ms_ : last_task_ms_;
-  return quiet_from + RefreshAfterMs();
 }
 
 void DeviceClient::StartObserve() {

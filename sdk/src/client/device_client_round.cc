@@ -92,7 +92,6 @@ void DeviceClient::ProcessTask() {
   }
   ++counters_.tasks_received;
   const edgeadmm_wire_RoundTask& h = task.header;
-  NoteRoundDeadline(h.deadline_ms);
   if (h.role == edgeadmm_wire_Role_ROLE_DONE) {
     state_ = ClientState::kDone;
     if (observing_) {
@@ -120,19 +119,6 @@ void DeviceClient::ProcessTask() {
     return;  // persisted later from StepIdle, then uploaded
   }
   Refuse(h, computed);
-}
-
-void DeviceClient::NoteRoundDeadline(uint32_t deadline_ms) {
-  // deadline_ms counts from when the task was sent; the task arrived at
-  // last_task_ms_. A gateway cannot silence a device for longer than
-  // task_refresh_max_ms by announcing a far deadline.
-  const uint32_t longest = config_.task_refresh_max_ms > config_.task_refresh_ms
-                               ? config_.task_refresh_max_ms
-                               : config_.task_refresh_ms;
-  round_closes_ms_ =
-      deadline_ms == 0
-          ? 0
-          : last_task_ms_ + (deadline_ms < longest ? deadline_ms : longest);
 }
 
 bool DeviceClient::AlreadyHandled(const edgeadmm_wire_RoundTask& h) const {

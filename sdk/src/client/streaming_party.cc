@@ -122,7 +122,6 @@ bool StreamingParty::OnStopped(const TransportResult& result) {
     c.ResetBackoff();
     c.next_fetch_ms_ = c.now_ms_ + c.config_.task_refresh_ms;
     c.last_task_ms_ = c.now_ms_;
-    c.NoteRoundDeadline(reader_.header().deadline_ms);
     return true;
   }
   return false;
@@ -140,7 +139,6 @@ void StreamingParty::OnBody(size_t size) {
     return;
   }
   const edgeadmm_wire_RoundTask& h = reader_.header();
-  c.NoteRoundDeadline(h.deadline_ms);
   if (!step_) {
     if (!overflow_) {  // a task that fit: the usual path
       c.task_size_ = size;
