@@ -24,15 +24,11 @@ int DaemonLevel(coap_log_t level) {
 void OnLibcoapLine(coap_log_t level, const char* message) {
   size_t length = std::strlen(message);
   while (length > 0 && message[length - 1] == '\n') --length;
-  const int length_int = static_cast<int>(length);
-  if (std::strncmp(message, kResetLine, sizeof(kResetLine) - 1) == 0) {
-    g_resets.fetch_add(1, std::memory_order_relaxed);
-    EDGEADMM_LOG_DEBUG("coap: %.*s", length_int, message);
-    return;
-  }
-  const int ours = DaemonLevel(level);
-  if (ours < EDGEADMM_CFG_LOG_LEVEL) return;
-  edgeadmm_log(ours, "coap: %.*s", length_int, message);
+  const bool reset =
+      std::strncmp(message, kResetLine, sizeof(kResetLine) - 1) == 0;
+  if (reset) g_resets.fetch_add(1, std::memory_order_relaxed);
+  EDGEADMM_LOG_AT(reset ? EDGEADMM_LOG_LEVEL_DEBUG : DaemonLevel(level),
+                  "coap: %.*s", static_cast<int>(length), message);
 }
 
 }  // namespace

@@ -192,10 +192,9 @@ struct DaemonFleetReport : FleetCounters {
 // Runs the devices until every one has seen the end of the job (ROLE_DONE)
 // or `*stop` becomes non-zero (a signal). INVALID_ARGUMENT for a bad config
 // (part >= parts, no device in the part with device_prefix,
-// start_per_second < 0, a
-// local_address range this host cannot bind, a churn fraction outside
-// [0, 1], shard_sizes that are not one
-// positive size per device within the records) or more
+// start_per_second < 0, a local_address range this host cannot bind, a
+// churn fraction outside [0, 1], shard_sizes that are not one positive size
+// per device within the records) or more
 // devices than records; NOT_FOUND / DATA_LOSS for the data or PSK
 // files; UNAVAILABLE if libcoap has no DTLS or a state dir cannot be opened.
 // The message says what failed. A progress line goes to `progress` (may be
