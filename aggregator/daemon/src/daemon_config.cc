@@ -97,6 +97,7 @@ const std::vector<std::string> kKnown = {
     "server.requests_per_second",
     "server.request_burst",
     "server.non_confirmable_notifications",
+    "server.task_heartbeat_seconds",
     "server.release_delay_ms",
     "metrics.file",
     "metrics.interval_seconds",
@@ -144,6 +145,10 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
+  int64_t heartbeat = c.server.task_heartbeat_ms / 1000;
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.task_heartbeat_seconds", 0, 3600, heartbeat));
+  c.server.task_heartbeat_ms = static_cast<uint32_t>(heartbeat) * 1000;
   int64_t release_delay = c.server.release_delay_ms;
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.release_delay_ms", 0, 60'000, release_delay));

@@ -279,7 +279,7 @@ struct CoapResources {
     Send(resource, session, request, query, response,
          s->handler_.Update(IdentityOf(session), format, data, length,
                             CoapServer::NowMs()));
-    s->NotifyIfRoundChanged();
+    s->NotifyTaskObservers();
   }
 
   static void GetModel(coap_resource_t* resource, coap_session_t* session,

@@ -461,16 +461,12 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   return server;
 }
 
-void CoapServer::NotifyIfRoundChanged() {
-  if (impl_->shards.empty()) return;
-  std::vector<int64_t> now;
-  for (const rounds::RoundEngine* engine : jobs_.engines()) {
-    now.push_back(engine->job().id);
-    now.push_back(engine->round_open() ? engine->round_id() : 0);
-    now.push_back(static_cast<int64_t>(engine->job().state));
+void CoapServer::NotifyTaskObservers() {
+  if (impl_->shards.empty() ||
+      !task_notifier_.Due(jobs_.engines(),
+                          static_cast<int64_t>(posix::MonotonicMs()))) {
+    return;
   }
-  if (now.empty() || now == notified_) return;
-  notified_ = std::move(now);
   for (CoapShard& shard : impl_->shards) {
     coap_resource_notify_observers(shard.task, nullptr);
   }
@@ -519,7 +515,7 @@ Status CoapServer::Tick() {
   size_t dropped = ApplyRevocations();
   jobs_.Tick(NowMs());
   secure_rounds_.Tick(jobs_.engines(), NowMs());  // ticks secagg_
-  NotifyIfRoundChanged();
+  NotifyTaskObservers();
   const auto now = static_cast<int64_t>(posix::MonotonicMs());
   dropped += DropEvictedHandshakes();
   dropped += impl_->janitor.DropStalled(now);

@@ -87,6 +87,39 @@ class DaemonObservationTest : public ::testing::Test {
     return result;
   }
 
+  // Starts the daemon with `server_lines` on a one-device job whose device
+  // observes v1/task and never uploads (round 1 stays open, nothing
+  // changes); returns when each notification pushed in the 3.5 s after the
+  // registration's answer arrived (ms; each must be a 2.05).
+  std::vector<uint64_t> NotificationsWhileARoundWaits(
+      const std::string& server_lines) {
+    std::vector<uint64_t> at;
+    const std::vector<uint8_t> key = Enrol("dev-000");
+    testing::StartOneDeviceJob(t_.db(), "beat");
+    daemon_ = std::make_unique<testing::DaemonProcess>(
+        EDGEADMM_DAEMON_PATH,
+        testing::DaemonArgs(t_.dir(), t_.path(), server_lines));
+    EXPECT_TRUE(daemon_->started());
+    if (!daemon_->started()) return at;
+    std::unique_ptr<posix::CoapDtlsTransport> device = Connect("dev-000", key);
+    if (!device->StartObserve(wire::kTaskPath, ByteSpan(body_, sizeof(body_)))
+             .ok() ||
+        NextNotification(*device, 8000).code != wire::kCoapContent) {
+      ADD_FAILURE() << "the registration was not answered 2.05";
+      return at;
+    }
+    const uint64_t start = posix::MonotonicMs();
+    while (posix::MonotonicMs() - start < 3500) {
+      const TransportResult notified = NextNotification(*device, 100);
+      if (!notified.status.ok()) continue;
+      EXPECT_EQ(notified.code, wire::kCoapContent);
+      at.push_back(posix::MonotonicMs());
+    }
+    device.reset();
+    EXPECT_EQ(daemon_->Terminate(), 0) << "the daemon died";
+    return at;
+  }
+
   testing::TempDatabase t_;
   std::unique_ptr<testing::DaemonProcess> daemon_;
   posix::CoapClientContext context_;
@@ -140,6 +173,27 @@ TEST_F(DaemonObservationTest, NotificationToADeviceOutsideTheNewJob) {
   ASSERT_TRUE(again.status.ok()) << again.status.str();
   EXPECT_EQ(again.code, wire::kCoapForbidden);
   EXPECT_EQ(daemon_->Terminate(), 0) << "the daemon died";
+}
+
+// While a round is open the daemon notifies v1/task's observers every
+// task_heartbeat_seconds even without a change, so a device that waits for
+// the round's last uploads hears from the gateway and does not re-register
+// on a new DTLS session (docs/aggregator.md, "Task heartbeat"); 0 turns
+// that off.
+TEST_F(DaemonObservationTest, AnOpenRoundIsAnnouncedEveryHeartbeat) {
+  const std::vector<uint64_t> at =
+      NotificationsWhileARoundWaits("task_heartbeat_seconds = 1\n");
+  ASSERT_GE(at.size(), 2u);
+  for (size_t i = 1; i < at.size(); ++i) {
+    // One a second (the daemon checks every tick, at most 100 ms apart).
+    EXPECT_GE(at[i] - at[i - 1], 900u) << i;
+    EXPECT_LE(at[i] - at[i - 1], 2000u) << i;
+  }
+}
+
+TEST_F(DaemonObservationTest, NoHeartbeatWhenTurnedOff) {
+  EXPECT_TRUE(
+      NotificationsWhileARoundWaits("task_heartbeat_seconds = 0\n").empty());
 }
 
 }  // namespace

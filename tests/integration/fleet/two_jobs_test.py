@@ -87,7 +87,10 @@ def run(a, name, jobs, seed, selectors=False):
         fleet_args += ["--task-refresh-ms", str(a.task_refresh_ms)]
     started = time.monotonic()
     try:
-        stack.start_daemon()
+        server = {"task_heartbeat_seconds": a.task_heartbeat_seconds}
+        if a.non_confirmable_notifications:
+            server["non_confirmable_notifications"] = True
+        stack.start_daemon(server_options=server)
         for job in jobs:
             stack.start_job(job)
         start_fleets(a, stack, fleet_args, jobs if selectors else None)
@@ -178,6 +181,11 @@ def main():
     p.add_argument("--fleet-nice", type=int, default=0,
                    help="the fleet processes' nice value: on one machine "
                         "they would otherwise take most of the daemon's CPU")
+    p.add_argument("--non-confirmable-notifications", action="store_true",
+                   help="the daemon's server.non_confirmable_notifications "
+                        "(at scale: docs/aggregator.md)")
+    p.add_argument("--task-heartbeat-seconds", type=int, default=10,
+                   help="the daemon's server.task_heartbeat_seconds")
     p.add_argument("--start-rate", type=float, default=2000)
     p.add_argument("--max-starting", type=int, default=64)
     p.add_argument("--remove-state", action="store_true",

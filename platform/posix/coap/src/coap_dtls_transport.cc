@@ -424,7 +424,11 @@ void CoapDtlsTransport::Complete(Slot& slot, const TransportResult& result) {
 }
 
 bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
-  last_heard_ms_ = MonotonicMs();  // the server knows this session
+  // An answer to an exchange of ours restarts the silence clock; a pushed
+  // notification does not (CoapDtlsConfig::silence_timeout_ms).
+  const bool pushed = observe_.active && observe_.answered &&
+                      !observe_.fetching && SameToken(observe_.token, received);
+  if (!pushed) last_heard_ms_ = MonotonicMs();
   if (request_.active && !request_.ready &&
       SameToken(request_.token, received)) {
     if (coap_pdu_get_code(received) == COAP_RESPONSE_CODE(231) &&

@@ -17,7 +17,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "non_confirmable_notifications = true\nmax_handshakes = 300\n"
       "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
       "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\n"
-      "max_secure_rounds = 3\n[metrics]\nfile = "
+      "max_secure_rounds = 3\ntask_heartbeat_seconds = 0\n[metrics]\nfile = "
       "\"/tmp/e.prom\"\n"
       "interval_seconds = 3\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
@@ -38,6 +38,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.release_delay_ms, 0u);
   EXPECT_EQ(empty->server.release_delay_ms, 500u);
   EXPECT_EQ(c->server.shards, 3u);
+  EXPECT_EQ(c->server.task_heartbeat_ms, 0u);
+  EXPECT_EQ(empty->server.task_heartbeat_ms, 10000u);
   EXPECT_EQ(empty->server.shards, kDaemonShards);
   EXPECT_EQ(kDaemonShards, 8u);
   EXPECT_EQ(c->server.max_secure_rounds, 3u);
@@ -87,6 +89,10 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[metrics]\ninterval_seconds = 0\n", "metrics.interval_seconds"},
       {"[server]\nrelease_delay_ms = 60001\n", "server.release_delay_ms"},
       {"[server]\nshards = 0\n", "server.shards"},
+      {"[server]\ntask_heartbeat_seconds = 3601\n",
+       "server.task_heartbeat_seconds"},
+      {"[server]\ntask_heartbeat_seconds = -1\n",
+       "server.task_heartbeat_seconds"},
       {"[server]\nshards = 65\n", "server.shards"},
       {"[server]\nmax_secure_rounds = 0\n", "server.max_secure_rounds"},
       {"[server]\nmax_secure_rounds = 17\n", "server.max_secure_rounds"},

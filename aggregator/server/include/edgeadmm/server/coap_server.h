@@ -25,6 +25,7 @@
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/server/secagg_rounds.h"
 #include "edgeadmm/server/secure_round_driver.h"
+#include "edgeadmm/server/task_notifier.h"
 #include "edgeadmm/store/database.h"
 
 namespace edgeadmm::server {
@@ -87,6 +88,11 @@ struct ServerOptions {
   // refresh interval), and observers that vanished are not detected by a
   // failed notification (their sessions stay until the daemon restarts).
   bool non_confirmable_notifications = false;
+  // While a round is open, v1/task's observers are notified at least this
+  // often even without a change (TaskNotifier; a device that hears nothing
+  // for its refresh interval re-registers on a new DTLS session). 0: only
+  // on changes.
+  uint32_t task_heartbeat_ms = 10000;
   // The cookie exchange and per-source handshake rate in front of libcoap
   // (HandshakeAdmission, docs/security.md "Handshake floods").
   HandshakeAdmissionOptions admission;
@@ -154,7 +160,8 @@ class CoapServer {
   // device is enrolled, enabled and still has that key.
   bool SessionStillValid(std::string_view identity,
                          const std::vector<uint8_t>& key) const;
-  void NotifyIfRoundChanged();
+  // Notifies v1/task's observers when TaskNotifier says so.
+  void NotifyTaskObservers();
   // Rewrites options_.metrics_file when it is due (or `now` is true).
   void WriteMetricsIfDue(int64_t now_ms, bool now);
   // Drops the handshakes HandshakeAdmission evicted for newcomers.
@@ -168,8 +175,7 @@ class CoapServer {
   SecureRoundDriver secure_rounds_{secagg_};
   JobHost jobs_{*db_, handler_};
   uint16_t port_ = 0;
-  // (job, open round, state) of each loaded job at the last notification.
-  std::vector<int64_t> notified_;
+  TaskNotifier task_notifier_{options_.task_heartbeat_ms};
   int64_t metrics_written_ms_ = 0;
   bool metrics_failing_ = false;  // the last write failed (logged once)
 

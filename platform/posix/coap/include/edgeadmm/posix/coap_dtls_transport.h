@@ -45,13 +45,17 @@ struct CoapDtlsConfig {
   // DEADLINE_EXCEEDED if the server never answered at all.
   uint32_t handshake_timeout_ms = 5000;
   // An exchange (or Observe registration) on an established session that
-  // has heard nothing at all from the server for this long fails with
+  // has heard no answer from the server for this long fails with
   // DEADLINE_EXCEEDED and drops the session, before the retransmissions
   // run out (MAX_TRANSMIT_WAIT: 93 s with the default ACK_TIMEOUT): a server
   // that restarted has forgotten the session and drops its records without
-  // an answer, so only a new handshake reaches it. Any datagram of the
-  // server (a response, a Block1 Continue, a notification) counts, so a slow
-  // transfer that makes progress is not cut. 0: wait for the retransmissions.
+  // an answer, so only a new handshake reaches it. Any answer to one of our
+  // exchanges (a response, a Block1 Continue, a registration's answer, a
+  // Block2 block) counts, so a slow transfer that makes progress is not cut;
+  // a notification the server pushed does not: the gateway's task heartbeat
+  // kept a session "heard" while an upload on it hung, and the upload never
+  // failed (two jobs of 10,000 devices: 3 uploads stuck for minutes).
+  // 0: wait for the retransmissions.
   uint32_t silence_timeout_ms = 10000;
   // Source address and port of each session, from a pool shared by the
   // process's transports (edgeadmm-fleet connect --local-address); null: the
@@ -167,7 +171,9 @@ class CoapDtlsTransport final : public Transport {
   uint32_t handshakes_ = 0;
   bool session_failed_ = false;
   uint64_t handshake_started_ms_ = 0;
-  uint64_t last_heard_ms_ = 0;  // last datagram of the server (any)
+  // The server's last answer to an exchange of ours (not a pushed
+  // notification).
+  uint64_t last_heard_ms_ = 0;
   Slot request_;
   Slot observe_;
 };
