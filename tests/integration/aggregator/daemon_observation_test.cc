@@ -8,6 +8,10 @@
 // reproduction). The daemon now answers such a notification 2.03 (no task:
 // register again) and refuses the re-registration, on the request path where
 // libcoap 4.3.1 is safe.
+//
+// The same observer also hears the task heartbeat: while a round is open and
+// nothing changes, a notification every task_heartbeat_seconds, none with 0
+// (docs/aggregator.md, "Task heartbeat").
 #include <gtest/gtest.h>
 
 #include <cstdlib>

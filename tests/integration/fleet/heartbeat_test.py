@@ -8,10 +8,9 @@ devices have uploaded and hear nothing about the round. Each device
 re-registers its Observe on a new DTLS session when it hears nothing for
 its refresh interval (`--task-refresh-ms 3000`, doubled by every quiet
 refresh; docs/device.md, "Refresh interval"). The run is made twice for
-`--seconds`:
-with `server.task_heartbeat_seconds = 1` the fleet must make exactly one
-handshake per device (its first); with 0 (no heartbeat) more than two per
-device, which proves that the count sees the refreshes.
+`--seconds`: with `server.task_heartbeat_seconds = 1` the fleet must make
+exactly one handshake per device (its first); with 0 (no heartbeat) more
+than two per device, which proves that the count sees the refreshes.
 """
 
 import argparse
