@@ -46,6 +46,7 @@
 
 #include "edgeadmm/dataio/data_options.h"
 #include "edgeadmm/fleet/daemon_fleet.h"
+#include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/host/hex.h"
 #include "fleet_commands.h"
 
@@ -307,6 +308,9 @@ void RunConnect(DaemonFleetConfig& c, const DataOptions& data,
       static_cast<unsigned long long>(r->handshakes), r->churned,
       static_cast<unsigned long long>(r->bytes_up),
       static_cast<unsigned long long>(r->bytes_down));
+  std::printf("fleet: ");
+  PrintSessionEnds(stdout, r->session_ends);
+  std::printf("\n");
 }
 
 // "HOST:PORT" (the port after the last ':'); an empty host if malformed.

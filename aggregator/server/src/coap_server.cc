@@ -224,6 +224,7 @@ struct CoapCallbacks {
       }
       janitor.OnHandshakeStarted(session,
                                  static_cast<int64_t>(posix::MonotonicMs()));
+      revocations.OnHandshakeStarted(session);
     } else if (event == COAP_EVENT_DTLS_CONNECTED) {
       metrics.CountSession(GatewayMetrics::SessionEvent::kHandshakeDone);
       if (admission && peer != nullptr) {

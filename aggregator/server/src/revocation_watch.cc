@@ -14,11 +14,29 @@ void RevocationWatch::OnEstablished(coap_session_t* session,
     established.key = std::move(key->second);
     keys_.erase(key);
   }
+  auto started = started_.find(session);
+  if (started != started_.end()) {
+    established.started = started->second;
+    started_.erase(started);
+  } else {
+    established.started = ++handshakes_started_;  // not seen: the newest
+  }
   auto [newest, first] = newest_.try_emplace(established.identity, session);
   if (!first && newest->second != session) {
-    auto older = sessions_.find(newest->second);
-    if (older != sessions_.end() && !older->second.superseded) {
-      older->second.superseded = true;
+    auto other = sessions_.find(newest->second);
+    if (other != sessions_.end() &&
+        other->second.started > established.started) {
+      // A handshake the device gave up on (its own timeout under load, then
+      // a new session) completed after the one it went on with: this one is
+      // the older. Superseding the live session instead refused its
+      // uploads 4.03 and the device dropped them.
+      established.superseded = true;
+      ++superseded_;
+      sessions_[session] = std::move(established);
+      return;
+    }
+    if (other != sessions_.end() && !other->second.superseded) {
+      other->second.superseded = true;
       ++superseded_;
     }
     newest->second = session;
@@ -28,6 +46,7 @@ void RevocationWatch::OnEstablished(coap_session_t* session,
 
 void RevocationWatch::OnEnded(coap_session_t* session) {
   keys_.erase(session);
+  started_.erase(session);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
   if (it->second.superseded) --superseded_;

@@ -123,6 +123,7 @@ TEST_F(DaemonHandshakeLossTest,
   relay_->DropExactly({3, 4, 5, 6}, {});
   EXPECT_FALSE(GetTask().ok());
   EXPECT_EQ(relay_->counts().dropped, 4u);
+  EXPECT_EQ(transport_->session_ends().handshake_timeouts, 1u);
   // Every later datagram passes. The next handshakes come from the relay's
   // address too; the daemon drops the stalled one after its handshake
   // timeout (5 s), so the device connects well before the 60 s idle timeout.
@@ -146,9 +147,11 @@ TEST_F(DaemonHandshakeLossTest, LostServerFinishedDoesNotBlockNextHandshake) {
 
 TEST_F(DaemonHandshakeLossTest, NewSessionFromTheSameAddressAfterClose) {
   // A device that drops an established session (a failed exchange, a
-  // cancelled request) handshakes again from the same address.
+  // cancelled request, a task refresh) handshakes again from the same
+  // address.
   ASSERT_TRUE(GetTask().ok());
-  transport_->Close();
+  transport_->Reconnect();
+  EXPECT_EQ(transport_->session_ends().refreshes, 1u);
   const uint64_t ms = MsUntilConnected(25000);
   EXPECT_LT(ms, 15000u) << "the old session blocked the new handshake";
   EXPECT_EQ(daemon_->Terminate(), 0);
@@ -206,6 +209,7 @@ TEST_F(DaemonHandshakeLossTest, DeviceHandshakesAgainWhenTheDaemonForgotIt) {
   RestartDaemon();
   if (HasFatalFailure()) return;
   EXPECT_EQ(GetTask(), Status::DeadlineExceeded());
+  EXPECT_EQ(transport_->session_ends().retries_exhausted, 1u);
   const uint64_t ms = MsUntilConnected(25000);
   EXPECT_LT(ms, 15000u) << "the device kept its dead session";
   EXPECT_EQ(daemon_->Terminate(), 0);
@@ -289,6 +293,7 @@ TEST_F(DaemonHandshakeLossTest, ExchangeOnAForgottenSessionFailsAfterSilence) {
   EXPECT_EQ(result.status, Status::DeadlineExceeded());
   EXPECT_GE(failed_ms, 3000u);
   EXPECT_LT(failed_ms, 6000u) << "waited for the retransmissions";
+  EXPECT_EQ(transport_->session_ends().silences, 1u);
   EXPECT_FALSE(transport_->connected());
   const uint64_t ms = MsUntilConnected(25000);
   EXPECT_LT(ms, 15000u) << "the device kept its dead session";

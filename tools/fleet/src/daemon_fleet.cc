@@ -1,10 +1,6 @@
 #include "edgeadmm/fleet/daemon_fleet.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -432,6 +428,8 @@ FleetSample Sample(const std::vector<std::unique_ptr<Device>>& devices,
     s.sessions += d.transport->connected() ? 1 : 0;
     s.connected += i < started && d.transport->ever_connected() ? 1 : 0;
     s.handshakes += d.transport->handshakes();
+    s.session_ends += d.transport->session_ends();
+    s.notifications += d.transport->notifications();
   }
   return s;
 }
@@ -527,6 +525,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
   report.devices = devices.size();
   report.done = last.done;
   report.handshakes = last.handshakes;
+  report.session_ends = last.session_ends;
   for (auto& d : devices) {
     report.churned += d->returned ? 1 : 0;
     report.bytes_up += d->counted->bytes_up();

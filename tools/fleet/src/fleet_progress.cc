@@ -2,6 +2,15 @@
 
 namespace edgeadmm::fleet {
 
+void PrintSessionEnds(std::FILE* out, const posix::SessionEnds& ends) {
+  std::fprintf(out,
+               "session ends: %u refresh, %u handshake timeout, %u silence, "
+               "%u retries exhausted, %u reset, %u dtls failure, %u lost",
+               ends.refreshes, ends.handshake_timeouts, ends.silences,
+               ends.retries_exhausted, ends.resets, ends.dtls_failures,
+               ends.lost);
+}
+
 FleetProgress::FleetProgress(std::FILE* out, uint32_t interval_ms,
                              int watch_pid)
     : out_(out), interval_ms_(interval_ms), watch_pid_(watch_pid) {
@@ -28,6 +37,9 @@ void FleetProgress::Print(uint64_t now_ms, const FleetSample& s) {
                static_cast<double>(now_ms) / 1000.0, s.sessions, s.registered,
                s.away, static_cast<unsigned long long>(s.handshakes),
                handshake_rate, upload_rate);
+  std::fprintf(out_, " notifications=%llu; ",
+               static_cast<unsigned long long>(s.notifications));
+  PrintSessionEnds(out_, s.session_ends);
   ProcessUsage usage;
   if (watch_pid_ > 0 && ReadProcessUsage(watch_pid_, &usage)) {
     const double cpu =

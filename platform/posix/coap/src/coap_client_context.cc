@@ -32,13 +32,18 @@ void HandleNack(coap_session_t* session, const coap_pdu_t* sent,
   if (transport == nullptr) return;
   switch (reason) {
     case COAP_NACK_TOO_MANY_RETRIES:
-      transport->OnFailure(Status::DeadlineExceeded(), sent);
+      transport->OnFailure(Status::DeadlineExceeded(), sent,
+                           &SessionEnds::retries_exhausted);
       break;
     case COAP_NACK_TLS_FAILED:
-      transport->OnFailure(Status::Unauthenticated(), sent);
+      transport->OnFailure(Status::Unauthenticated(), sent,
+                           &SessionEnds::dtls_failures);
       break;
-    default:  // RST, not deliverable, ICMP
-      transport->OnFailure(Status::Unavailable(), sent);
+    case COAP_NACK_RST:
+      transport->OnFailure(Status::Unavailable(), sent, &SessionEnds::resets);
+      break;
+    default:  // not deliverable, ICMP
+      transport->OnFailure(Status::Unavailable(), sent, &SessionEnds::lost);
       break;
   }
 }
@@ -49,10 +54,11 @@ int HandleEvent(coap_session_t* session, const coap_event_t event) {
   if (event == COAP_EVENT_DTLS_CONNECTED) {
     transport->OnHandshakeDone();
   } else if (event == COAP_EVENT_DTLS_ERROR) {
-    transport->OnFailure(Status::Unauthenticated(), nullptr);
+    transport->OnFailure(Status::Unauthenticated(), nullptr,
+                         &SessionEnds::dtls_failures);
   } else if (event == COAP_EVENT_DTLS_CLOSED ||
              event == COAP_EVENT_SESSION_FAILED) {
-    transport->OnFailure(Status::Unavailable(), nullptr);
+    transport->OnFailure(Status::Unavailable(), nullptr, &SessionEnds::lost);
   }
   return 0;
 }

@@ -332,7 +332,8 @@ void CoapDtlsTransport::CheckDeadlines() {
   const uint64_t now = MonotonicMs();
   if (!handshake_done) {
     if (now - handshake_started_ms_ >= config_.handshake_timeout_ms) {
-      FailSession(HandshakeFailure(Status::DeadlineExceeded()));
+      FailSession(HandshakeFailure(Status::DeadlineExceeded()),
+                  &SessionEnds::handshake_timeouts);
     }
     return;
   }
@@ -352,12 +353,12 @@ void CoapDtlsTransport::CheckDeadlines() {
   if (since == 0) return;
   if (last_heard_ms_ > since) since = last_heard_ms_;
   if (now >= since && now - since >= config_.silence_timeout_ms) {
-    FailSession(Status::DeadlineExceeded());
+    FailSession(Status::DeadlineExceeded(), &SessionEnds::silences);
   }
 }
 
-void CoapDtlsTransport::FailSession(Status status) {
-  OnFailure(status, nullptr);
+void CoapDtlsTransport::FailSession(Status status, uint32_t SessionEnds::*why) {
+  OnFailure(status, nullptr, why);
   // Stop libcoap's own retransmissions; keep the results.
   const Slot request = request_;
   const Slot observe = observe_;
@@ -372,6 +373,11 @@ bool CoapDtlsTransport::TakeResult(TransportResult& result) {
   result = request_.result;
   request_ = Slot{};
   return true;
+}
+
+void CoapDtlsTransport::Reconnect() {
+  if (session_ != nullptr && !session_failed_) ++session_ends_.refreshes;
+  Close();
 }
 
 void CoapDtlsTransport::Cancel() {
@@ -429,6 +435,7 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
   const bool pushed = observe_.active && observe_.answered &&
                       !observe_.fetching && SameToken(observe_.token, received);
   if (!pushed) last_heard_ms_ = MonotonicMs();
+  notifications_ += pushed ? 1 : 0;
   if (request_.active && !request_.ready &&
       SameToken(request_.token, received)) {
     if (coap_pdu_get_code(received) == COAP_RESPONSE_CODE(231) &&
@@ -554,7 +561,9 @@ void CoapDtlsTransport::Deliver(Slot& slot, const coap_pdu_t* received,
   Complete(slot, result);
 }
 
-void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent) {
+void CoapDtlsTransport::OnFailure(Status status, const coap_pdu_t* sent,
+                                  uint32_t SessionEnds::*why) {
+  if (session_ != nullptr && !session_failed_) ++(session_ends_.*why);
   // A DTLS failure after a completed handshake is a lost peer, not a
   // credential problem.
   if (status == Status::Unauthenticated()) {

@@ -44,5 +44,29 @@ TEST(RevocationWatchTest, CountsDevicesNotSessions) {
   EXPECT_EQ(watch.devices(), 0u);
 }
 
+TEST(RevocationWatchTest, TheSessionStartedLastIsTheDevicesSession) {
+  // Under load a device gave up on a handshake (its own timeout), opened a
+  // new session and uploaded on it; the daemon then completed the abandoned
+  // handshake. Counting that one as the newer session answered the live
+  // session's uploads 4.03 and the device dropped them (two jobs of 10,000
+  // devices: beta's round 1 stuck at 9,996 of 10,000).
+  testing::TempDatabase t(testing::Backend::kSqlite);
+  RevocationWatch watch(t.db());
+  watch.OnHandshakeStarted(FakeSession(0));  // abandoned by the device
+  watch.OnHandshakeStarted(FakeSession(1));
+  watch.OnEstablished(FakeSession(1), "dev-a");
+  watch.OnEstablished(FakeSession(0), "dev-a");
+  EXPECT_FALSE(watch.Superseded(FakeSession(1)));
+  EXPECT_TRUE(watch.Superseded(FakeSession(0)));
+  EXPECT_EQ(watch.devices(), 1u);
+  watch.OnEnded(FakeSession(0));  // CutSuperseded closes it
+  // A session started later still supersedes the live one.
+  watch.OnHandshakeStarted(FakeSession(2));
+  watch.OnEstablished(FakeSession(2), "dev-a");
+  EXPECT_TRUE(watch.Superseded(FakeSession(1)));
+  EXPECT_FALSE(watch.Superseded(FakeSession(2)));
+  EXPECT_EQ(watch.devices(), 1u);
+}
+
 }  // namespace
 }  // namespace edgeadmm::server

@@ -4,9 +4,10 @@
 // data_version tells the daemon's connection that another one committed (on
 // PostgreSQL the registry's revocation counter, registry_changes), and
 // the watch then re-checks the identity and key of every established
-// session. It also keeps one live session per device: a newer established
-// session of the same identity supersedes the older one (issue 14 item 6:
-// sessions per identity were unlimited).
+// session. It also keeps one live session per device: of two established
+// sessions of the same identity, the one whose handshake started later
+// supersedes the other (issue 14 item 6: sessions per identity were
+// unlimited), whichever completed first.
 #pragma once
 
 #include <coap3/coap.h>
@@ -28,6 +29,11 @@ class RevocationWatch {
   // `db` (the daemon's connection) must outlive the watch.
   explicit RevocationWatch(store::Database& db) : db_(&db) {}
 
+  // `session`'s handshake started (libcoap created the server session): its
+  // place in the order that decides which session of a device is newer.
+  void OnHandshakeStarted(coap_session_t* session) {
+    started_[session] = ++handshakes_started_;
+  }
   // The PSK callback handed `key` to `session`'s handshake.
   void OnKeyChosen(coap_session_t* session, std::vector<uint8_t> key) {
     keys_[session] = std::move(key);
@@ -53,8 +59,9 @@ class RevocationWatch {
   // then refused, before the next CutRevoked closes it); false for a
   // session the watch does not know.
   bool Refuses(coap_session_t* session, const StillValid& valid) const;
-  // Whether a newer session of the same device was established after
-  // `session` (a request on it is refused; CutSuperseded closes it).
+  // Whether the same device has an established session whose handshake
+  // started after `session`'s (a request on it is refused; CutSuperseded
+  // closes it).
   bool Superseded(coap_session_t* session) const;
   // Disconnects the superseded sessions; returns how many. Cheap when
   // there are none (call every tick).
@@ -67,16 +74,19 @@ class RevocationWatch {
   struct Established {
     std::string identity;
     std::vector<uint8_t> key;
+    uint64_t started = 0;  // OnHandshakeStarted's number
     bool superseded = false;
   };
   store::Database* db_;
   int64_t data_version_ = -1;
   std::unordered_map<coap_session_t*, Established> sessions_;
-  // The newest established session of each identity.
+  // The established session of each identity whose handshake started last.
   std::unordered_map<std::string, coap_session_t*> newest_;
   size_t superseded_ = 0;  // sessions marked and not yet cut
-  // Keys of handshakes still in progress.
+  // Keys and start numbers of handshakes still in progress.
   std::unordered_map<coap_session_t*, std::vector<uint8_t>> keys_;
+  std::unordered_map<coap_session_t*, uint64_t> started_;
+  uint64_t handshakes_started_ = 0;
 };
 
 }  // namespace edgeadmm::server

@@ -183,6 +183,7 @@ struct DaemonFleetReport : FleetCounters {
   size_t done = 0;          // devices that saw the end of the job
   size_t churned = 0;       // devices that left and came back (churn)
   uint64_t handshakes = 0;  // DTLS handshakes completed, reconnections too
+  posix::SessionEnds session_ends;  // why sessions ended (session_ends.h)
   // CoAP bodies sent and received by all devices (byte_count_transport.h).
   uint64_t bytes_up = 0;
   uint64_t bytes_down = 0;

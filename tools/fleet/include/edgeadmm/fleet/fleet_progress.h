@@ -1,9 +1,9 @@
 // FleetProgress: the progress line of `edgeadmm-fleet connect`, every
 // `interval_ms`: devices done, sessions open, handshakes and accepted
 // uploads (totals and per second since the last line), transport errors,
-// and, with a watched pid (the daemon under load), its resident memory and
-// CPU use over the interval (process_usage.h). The load benchmark
-// (scripts/load-benchmark) reads these lines.
+// why sessions ended, and, with a watched pid (the daemon under load), its
+// resident memory and CPU use over the interval (process_usage.h). The load
+// benchmark (scripts/load-benchmark) reads these lines.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 
 #include "edgeadmm/fleet/fleet_counters.h"
 #include "edgeadmm/fleet/process_usage.h"
+#include "edgeadmm/posix/session_ends.h"
 
 namespace edgeadmm::fleet {
 
@@ -24,8 +25,15 @@ struct FleetSample {
   size_t away = 0;          // devices switched off by churn
   size_t registered = 0;    // bare load: devices with a first notification
   uint64_t handshakes = 0;  // completed handshakes, reconnections included
+  posix::SessionEnds session_ends;  // why sessions ended, by reason
+  uint64_t notifications = 0;       // pushed by the server to observations
   FleetCounters counters;
 };
+
+// Writes "session ends: R refresh, H handshake timeout, ..." (no newline):
+// the progress line's and the final summary's account of why the fleet's
+// DTLS sessions ended, each end being one more handshake.
+void PrintSessionEnds(std::FILE* out, const posix::SessionEnds& ends);
 
 class FleetProgress {
  public:

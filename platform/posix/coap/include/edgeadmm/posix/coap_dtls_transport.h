@@ -18,6 +18,7 @@
 
 #include "edgeadmm/posix/coap_client_context.h"
 #include "edgeadmm/posix/local_port_pool.h"
+#include "edgeadmm/posix/session_ends.h"
 #include "edgeadmm/span.h"
 #include "edgeadmm/status.h"
 #include "edgeadmm/transport.h"
@@ -79,7 +80,7 @@ class CoapDtlsTransport final : public Transport {
   bool TakeNotification(TransportResult& result) override;
   void StopObserve() override;
   // Close(): the next exchange handshakes again.
-  void Reconnect() override { Close(); }
+  void Reconnect() override;
   StatusWithSize Poll(uint32_t timeout_ms) override;
 
   // Closes the DTLS session (an exchange or observation in flight is
@@ -94,14 +95,21 @@ class CoapDtlsTransport final : public Transport {
   // DTLS handshakes of this transport completed so far (reconnections
   // included): the load harness's handshakes/s.
   uint32_t handshakes() const { return handshakes_; }
+  // Notifications the server pushed to a live observation (after its
+  // registration's answer), block fetches not counted.
+  uint32_t notifications() const { return notifications_; }
+  // Why this transport's sessions ended so far, by reason.
+  const SessionEnds& session_ends() const { return session_ends_; }
 
   // Called by the context's libcoap handlers (not part of the port).
   // False if the response belongs to no open exchange (libcoap then
   // answers a notification with RST, ending that observation).
   bool OnResponse(const coap_pdu_t* received);
   // Fails the exchange whose token `sent` carries, or every open one when
-  // `sent` is null or matches none; a DTLS failure also drops the session.
-  void OnFailure(Status status, const coap_pdu_t* sent);
+  // `sent` is null or matches none, and ends the session; `why` is the
+  // SessionEnds counter it adds to.
+  void OnFailure(Status status, const coap_pdu_t* sent,
+                 uint32_t SessionEnds::*why);
   void OnHandshakeDone();
 
  private:
@@ -145,7 +153,7 @@ class CoapDtlsTransport final : public Transport {
   void CheckDeadlines();
   // Fails every open exchange with `status` and drops the session, keeping
   // the results for TakeResult / TakeNotification.
-  void FailSession(Status status);
+  void FailSession(Status status, uint32_t SessionEnds::*why);
   // UNAUTHENTICATED if the handshake got past the server's hello (the server
   // saw our identity and key exchange), else `otherwise`.
   Status HandshakeFailure(Status otherwise) const;
@@ -169,6 +177,8 @@ class CoapDtlsTransport final : public Transport {
   bool handshake_done_ = false;
   bool ever_connected_ = false;
   uint32_t handshakes_ = 0;
+  SessionEnds session_ends_;
+  uint32_t notifications_ = 0;
   bool session_failed_ = false;
   uint64_t handshake_started_ms_ = 0;
   // The server's last answer to an exchange of ours (not a pushed
