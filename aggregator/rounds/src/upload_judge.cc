@@ -32,7 +32,12 @@ UploadVerdict UploadJudge::Judge(std::string_view identity,
   if (!record.ok() || !record->enabled) return UploadVerdict::kDeviceDisabled;
   if (upload.job_id != job_->id) return UploadVerdict::kWrongJob;
   if (job_->state != jobs::JobState::kRunning) {
-    return UploadVerdict::kJobNotRunning;
+    // A retransmission of an upload of the last round, whose receipt was
+    // lost, still learns that it counted after the job ended.
+    const UploadVerdict committed = CommittedUploadVerdict(upload);
+    return committed == UploadVerdict::kDuplicate
+               ? committed
+               : UploadVerdict::kJobNotRunning;
   }
   if (!open.has_value || upload.round_id != open.round_id) {
     // A retransmission whose round has already committed (its receipt was

@@ -482,11 +482,9 @@ class DeviceClient {
   // Refreshes since the last pushed notification: each doubles the next
   // refresh interval (RefreshAfterMs).
   uint8_t quiet_refreshes_ = 0;
-  // The longest recent gap between two pushed notifications (decays by 1/8
-  // per notification): refreshes wait twice this.
+  // The longest recent gap between a pushed notification and the task
+  // before it (decays by 1/8 per notification): refreshes wait twice this.
   uint32_t notify_gap_ms_ = 0;
-  uint64_t last_push_ms_ = 0;  // the last pushed notification, if heard_push_
-  bool heard_push_ = false;
   // This device's share of the refresh spread, in 1/1024 of 25% of the
   // interval: fixed at Init from the device id.
   uint16_t refresh_spread_ = 0;

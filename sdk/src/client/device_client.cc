@@ -157,8 +157,6 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
                           std::strlen(config.device_id)));
   quiet_refreshes_ = 0;
   notify_gap_ms_ = 0;
-  heard_push_ = false;
-  last_push_ms_ = 0;
   refresh_spread_ = static_cast<uint16_t>(id_spread_ % 1024u);
   initialized_ = true;
   return Status::Ok();
@@ -385,19 +383,11 @@ void DeviceClient::NotePushedTask() {
   // The observation works: refreshes stop doubling. The server's rounds
   // come every `gap`: a refresh waits for twice the longest recent gap, so
   // a device that hears every round does not refresh between them.
-  // The gap is between two pushes, never from a registration's answer: a
-  // device that registered just before a heartbeat would learn a fraction
-  // of the period and refresh before every next one.
-  if (heard_push_) {
-    const uint64_t gap = now_ms_ - last_push_ms_;
-    const uint32_t decayed = notify_gap_ms_ - notify_gap_ms_ / 8;
-    notify_gap_ms_ =
-        gap > decayed
-            ? static_cast<uint32_t>(gap < UINT32_MAX ? gap : UINT32_MAX)
-            : decayed;
-  }
-  heard_push_ = true;
-  last_push_ms_ = now_ms_;
+  const uint64_t gap = now_ms_ - last_task_ms_;
+  const uint32_t decayed = notify_gap_ms_ - notify_gap_ms_ / 8;
+  notify_gap_ms_ =
+      gap > decayed ? static_cast<uint32_t>(gap < UINT32_MAX ? gap : UINT32_MAX)
+                    : decayed;
   quiet_refreshes_ = 0;
 }
 

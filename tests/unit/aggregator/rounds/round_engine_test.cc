@@ -602,6 +602,31 @@ TEST_P(RoundEngineTest, JobStopsCleanlyWhenBudgetWouldBeExceeded) {
       << job->end_reason;
 }
 
+TEST_P(RoundEngineTest, ALostReceiptOfTheLastRoundIsADuplicateAfterTheEnd) {
+  // A device whose receipt for the last round was lost resends its upload
+  // after the job completed: it counted, so it gets the duplicate receipt,
+  // not "job not running" (4.12, which the device counts as stale: two
+  // jobs of 10,000 devices, 10 such after a lost receipt).
+  Start();
+  int64_t last_round = 0;
+  for (int k = 0; k < 5; ++k) {
+    last_round = engine_->round_id();
+    CompleteRound();
+  }
+  ASSERT_EQ(engine_->job().state, jobs::JobState::kCompleted);
+  const std::string a = accepted_[last_round].front();
+  Upload resent;
+  resent.device_id = a;
+  resent.job_id = engine_->job().id;
+  resent.round_id = last_round;
+  resent.vector = store::EncodeFloats(DeltaFor(a, last_round));
+  EXPECT_EQ(engine_->Submit(a, resent, now_), UploadVerdict::kDuplicate);
+  // Other bytes, or a round the device did not upload to: not running.
+  resent.vector = store::EncodeFloats({1, 2, 3});
+  EXPECT_EQ(engine_->Submit(a, resent, now_), UploadVerdict::kJobNotRunning);
+  EXPECT_EQ(Count(t_.db(), "SELECT count(*) FROM uploads"), 20);
+}
+
 TEST_P(RoundEngineTest, StoppingTheJobDiscardsTheOpenRound) {
   Start();
   const std::string a = engine_->CohortForTesting()[0];

@@ -672,36 +672,6 @@ TEST_F(DeviceClientTest, ADeviceThatHearsEveryRoundDoesNotRefreshBetweenThem) {
   EXPECT_LE(transport.registration_times[before] - last_push, 7500u + 10);
 }
 
-TEST_F(DeviceClientTest, HeartbeatsStopTheRefreshesWhateverTheirPhase) {
-  // A task heartbeat every 2 s against a 1 s task_refresh_ms. The wait must
-  // learn the gap between two pushes, not between the registration's answer
-  // and the next push, which is shorter when the device registered just
-  // before a heartbeat (it then refreshed before every heartbeat: two jobs
-  // of 10,000 devices under a 10 s heartbeat made 350 handshakes/s).
-  ClientRig& rig = MakeRig(LinkConfig{});
-  RigDevice& d = rig.device(0);
-  for (uint64_t phase = 100; phase < 2000; phase += 200) {
-    uint64_t now = 0;
-    QuietServerTransport transport(&now);
-    DeviceClientConfig config = d.config;
-    config.transport = &transport;
-    config.task_refresh_ms = kRefreshMs;
-    ASSERT_TRUE(d.client.Init(config, d.memory()).ok());
-    uint64_t next_push = phase;
-    for (; now < 60'000; now += 10) {
-      if (now == next_push) {
-        transport.push = true;
-        next_push += 2000;
-      }
-      ASSERT_TRUE(d.client.Poll(now).ok());
-    }
-    // At most two refreshes: before the first push, and before the second
-    // shows the period.
-    EXPECT_LE(transport.registrations, 3)
-        << "first heartbeat " << phase << " ms after the registration";
-  }
-}
-
 TEST_F(DeviceClientTest, DevicesSpreadTheirRefreshes) {
   // Devices registered at the same instant (one notification reaches the
   // whole fleet) refresh at different times within +25%.
