@@ -189,13 +189,15 @@ void AddSessionTimingOptions(CLI::App* cmd, DaemonFleetConfig& c) {
                   "DTLS session, after this long without a notification (the "
                   "daemon may have restarted; each registration costs the "
                   "daemon a handshake and a scan of all observers), or "
-                  "after twice the gap between notifications if longer")
+                  "after twice the gap between notifications or twice the "
+                  "daemon's task heartbeat if longer")
       ->capture_default_str()
       ->check(CLI::Range(100u, 86'400'000u));
   cmd->add_option("--task-refresh-max-ms", c.task_refresh_max_ms,
                   "the longest a device's refresh wait grows to: each "
                   "refresh that no notification followed doubles it, and it "
-                  "is at least twice the gap between notifications (a late "
+                  "is at least twice the gap between notifications and twice "
+                  "the daemon's task heartbeat (a late "
                   "or restarted daemon is not re-handshaked by every device "
                   "every interval)")
       ->capture_default_str()

@@ -199,6 +199,7 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms,
   edgeadmm_wire_RoundTask h = edgeadmm_wire_RoundTask_init_zero;
   h.job_id = static_cast<uint64_t>(task.job_id);
   h.round_id = static_cast<uint64_t>(task.round_id);
+  h.heartbeat_ms = task_heartbeat_ms_;
   switch (task.kind) {
     case rounds::Task::Kind::kTrain:
       h.role = edgeadmm_wire_Role_ROLE_PARTICIPATE;

@@ -179,10 +179,11 @@ struct DeviceClientConfig {
   // session; an unanswered registration is left to the transport, which
   // answers or fails it within its retransmission limit, for up to
   // kUnansweredRegistrationRefreshes intervals), or a GET every
-  // task_refresh_ms. The refresh interval is the larger of task_refresh_ms,
-  // doubled by every refresh no pushed notification followed, and twice the
-  // recent gap between notifications, at most task_refresh_max_ms (never
-  // below task_refresh_ms), plus a fixed per-device spread of up to 25%
+  // task_refresh_ms. The refresh interval is the largest of
+  // task_refresh_ms, doubled by every refresh no pushed notification
+  // followed, twice the recent gap between notifications and twice the
+  // gateway's heartbeat (RoundTask.heartbeat_ms), at most task_refresh_max_ms
+  // (never below task_refresh_ms), plus a fixed per-device spread of up to 25%
   // (docs/device.md, "Refresh interval"): a device that hears every round
   // does not refresh between them, and a busy or restarted gateway is not
   // re-registered by the whole fleet at once.
@@ -485,6 +486,9 @@ class DeviceClient {
   // The longest recent gap between a pushed notification and the task
   // before it (decays by 1/8 per notification): refreshes wait twice this.
   uint32_t notify_gap_ms_ = 0;
+  // The gateway's task heartbeat (RoundTask.heartbeat_ms of the last task;
+  // 0: not said): refreshes wait at least twice this.
+  uint32_t heartbeat_ms_ = 0;
   // This device's share of the refresh spread, in 1/1024 of 25% of the
   // interval: fixed at Init from the device id.
   uint16_t refresh_spread_ = 0;

@@ -157,6 +157,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
                           std::strlen(config.device_id)));
   quiet_refreshes_ = 0;
   notify_gap_ms_ = 0;
+  heartbeat_ms_ = 0;
   refresh_spread_ = static_cast<uint16_t>(id_spread_ % 1024u);
   initialized_ = true;
   return Status::Ok();
@@ -402,8 +403,13 @@ uint64_t DeviceClient::RefreshAfterMs() const {
   const uint64_t longest =
       config_.task_refresh_max_ms > base ? config_.task_refresh_max_ms : base;
   const uint64_t doubled = base << quiet_refreshes_;
-  const uint64_t gaps = 2 * uint64_t{notify_gap_ms_};
-  const uint64_t wanted = doubled > gaps ? doubled : gaps;
+  // A gateway that promises a notification every heartbeat is not taken for
+  // dead after a shorter silence, whatever the gap a device learned from a
+  // registration answered just before one.
+  const uint64_t heard = notify_gap_ms_ > heartbeat_ms_
+                             ? uint64_t{notify_gap_ms_}
+                             : uint64_t{heartbeat_ms_};
+  const uint64_t wanted = doubled > 2 * heard ? doubled : 2 * heard;
   const uint64_t wait = observe_answered_
                             ? (wanted < longest ? wanted : longest)
                             : kUnansweredRegistrationRefreshes * base;

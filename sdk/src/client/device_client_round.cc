@@ -92,6 +92,7 @@ void DeviceClient::ProcessTask() {
   }
   ++counters_.tasks_received;
   const edgeadmm_wire_RoundTask& h = task.header;
+  heartbeat_ms_ = h.heartbeat_ms;
   if (h.role == edgeadmm_wire_Role_ROLE_DONE) {
     state_ = ClientState::kDone;
     if (observing_) {

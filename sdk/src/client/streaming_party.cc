@@ -139,6 +139,7 @@ void StreamingParty::OnBody(size_t size) {
     return;
   }
   const edgeadmm_wire_RoundTask& h = reader_.header();
+  c.heartbeat_ms_ = h.heartbeat_ms;
   if (!step_) {
     if (!overflow_) {  // a task that fit: the usual path
       c.task_size_ = size;

@@ -31,11 +31,12 @@ ends the job, the daemon and fleet stop cleanly on SIGTERM, the invariants
 hold once more and SQLite's integrity and foreign-key checks pass.
 
 A device notices a restarted daemon after its refresh interval without a
-notification (`task_refresh_ms`, or twice the gap between rounds if longer;
-it then registers again on a new DTLS session), or after the
-transport's silence timeout when an exchange was in flight (docs/device.md,
-"Restarted aggregator"). The fleet runs with a 2 s refresh so that twenty
-restarts take about a minute. With every device back within seconds a
+notification (`task_refresh_ms`, or twice the gap between rounds or twice
+the gateway's task heartbeat if longer; it then registers again on a new
+DTLS session), or after the transport's silence timeout when an exchange
+was in flight (docs/device.md, "Restarted aggregator"). The fleet runs with
+a 2 s refresh and the daemon with a 1 s heartbeat
+(`--task-heartbeat-seconds`) so that twenty restarts take about a minute. With every device back within seconds a
 round commits as soon as its cohort uploaded (tens of milliseconds on
 loopback), so between two kills (a commit, then up to 0.3 s) 1 to ~20
 rounds pass (one run with 400 rounds and up to 0.6 s ended after 19
@@ -170,6 +171,8 @@ def main(argv):
     p.add_argument("--rounds-after", type=int, default=5,
                    help="rounds that must commit after the last restart")
     p.add_argument("--task-refresh-ms", type=int, default=2000)
+    p.add_argument("--task-heartbeat-seconds", type=int, default=1,
+                   help="the daemon's server.task_heartbeat_seconds")
     p.add_argument("--seed", type=int, default=None,
                    help="kill schedule seed (default: random, printed)")
     p.add_argument("--timeout", type=float, default=240)
@@ -201,7 +204,8 @@ def main(argv):
     stack.create_job(JOB, job_toml(a.rounds, dim))
     metrics = os.path.join(a.work_dir, "metrics.prom")
     metrics_table = {"metrics": {"file": metrics, "interval_seconds": 1}}
-    stack.start_daemon(config_tables=metrics_table)
+    server = {"task_heartbeat_seconds": a.task_heartbeat_seconds}
+    stack.start_daemon(server_options=server, config_tables=metrics_table)
     fleet_args = ["--data", data, "--dim", str(dim), "--epsilon-budget",
                   "inf", "--delta", "1e-5", "--task-refresh-ms",
                   str(a.task_refresh_ms), "--state-dir",
@@ -243,7 +247,8 @@ def main(argv):
             if os.path.exists(metrics):
                 os.remove(metrics)  # the dead daemon's counts
             restarted = time.monotonic()
-            stack.start_daemon(same_port=True, config_tables=metrics_table)
+            stack.start_daemon(server_options=server, same_port=True,
+                               config_tables=metrics_table)
             time.sleep(0.2)  # the restart marks the open round lost
             lost_after = count_rounds(stack.db_path, 'lost')
             check(lost_after - lost_before <= 1,

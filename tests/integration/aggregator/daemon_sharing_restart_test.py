@@ -42,6 +42,9 @@ import numpy as np
 import edgeadmm_db  # tools/python (on PYTHONPATH)
 import edgeadmm_stack as es
 
+# The devices find a restarted daemon after twice its task heartbeat
+# (docs/device.md, "Refresh interval"): 1 s, not the default 10 s.
+SERVER = {"task_heartbeat_seconds": 1}
 JOB = "share-restart"
 RECORDS = 1000  # --records (the full a9a: 32561)
 ROUNDS = 40     # --rounds; rounds take ms: party 1 stops long before the end
@@ -161,7 +164,7 @@ def uninterrupted(a):
     try:
         stack.enroll(2)
         stack.create_job(JOB, job_toml(os.path.abspath(a.data)))
-        stack.start_daemon()
+        stack.start_daemon(server_options=SERVER)
         parties.start(0)
         parties.start(1)
         state = finish(stack, parties)
@@ -181,7 +184,7 @@ def interrupted(a):
     try:
         devices = stack.enroll(2)
         stack.create_job(JOB, job_toml(os.path.abspath(a.data)))
-        stack.start_daemon()
+        stack.start_daemon(server_options=SERVER)
         parties.start(0)
         parties.start(1)
         wait_for(f"{KILL_AFTER} committed rounds",
@@ -220,7 +223,7 @@ def interrupted(a):
         print(f"daemon SIGKILLed with round {round_id} open, shares of "
               f"{accepted} accepted, after {committed} committed rounds",
               flush=True)
-        stack.start_daemon(same_port=True)
+        stack.start_daemon(server_options=SERVER, same_port=True)
         # Party 1 reboots from its state directory.
         parties.kill_frozen()
         parties.start(1)

@@ -72,7 +72,10 @@ void Start(const std::string& dir, const std::string& uri, Gateway& g) {
   const std::string config = dir + "/" + g.id + ".toml";
   std::ofstream(config) << "[gateway]\nid = \"" << g.id
                         << "\"\n[server]\naddress = \"127.0.0.1\"\nport = "
-                        << g.port << "\n";
+                        << g.port
+                        // Devices notice a dead gateway after twice the
+                        // heartbeat (docs/device.md, "Refresh interval").
+                        << "\ntask_heartbeat_seconds = 1\n";
   g.process = std::make_unique<testing::DaemonProcess>(
       EDGEADMM_DAEMON_PATH,
       std::vector<std::string>{"--config", config, "--db", uri});

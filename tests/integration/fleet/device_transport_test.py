@@ -30,6 +30,9 @@ import sys
 
 import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
 
+# The devices find a restarted daemon after twice its task heartbeat
+# (docs/device.md, "Refresh interval"): 1 s, not the default 10 s.
+SERVER = {"task_heartbeat_seconds": 1}
 ROUNDS = 4
 
 
@@ -80,7 +83,7 @@ def run_transport(a, device_bin, transport):
         job = f"transport-{transport}"
         stack.create_job(job, es.fixed_cohort_job(
             job, 123, ROUNDS, m=3, m_min=3, deadline_seconds=60, seed=5))
-        stack.start_daemon()
+        stack.start_daemon(server_options=SERVER)
 
         def start(i, silent_port=None):
             argv = device_argv(device_bin, stack, devices[i], a.data,
@@ -96,7 +99,7 @@ def run_transport(a, device_bin, transport):
         for proc in procs:  # 1. A's and B's round-1 uploads are durable
             early.append(wait_for_receipt(proc, transport))
         stack.kill_daemon()  # 2.
-        stack.start_daemon(same_port=True)
+        stack.start_daemon(server_options=SERVER, same_port=True)
         start(2, silent.getsockname()[1])  # 3.
         final = stack.follow(job, lambda row: None, timeout_seconds=200)
         for i, proc in enumerate(procs):

@@ -48,6 +48,9 @@ import time
 import edgeadmm_db  # tools/python (on PYTHONPATH)
 import edgeadmm_stack as es
 
+# The devices find a restarted daemon after twice its task heartbeat
+# (docs/device.md, "Refresh interval"): 1 s, not the default 10 s.
+SERVER = {"task_heartbeat_seconds": 1}
 JOB = "secure-kill"
 DEVICES = 6
 TIMEOUT = 120  # seconds for each wait
@@ -183,7 +186,7 @@ def restart(stack, db_path, round_id, where):
     if round_state(db_path, round_id) != "open":
         fail(f"round {round_id} {round_state(db_path, round_id)} when the "
              f"daemon was killed in {where}")
-    stack.start_daemon(same_port=True)
+    stack.start_daemon(server_options=SERVER, same_port=True)
 
 
 def wait_committed(db_path, round_id, stack, devices):
@@ -203,7 +206,7 @@ def main():
     try:
         names = stack.enroll(DEVICES)
         stack.create_job(JOB, job_toml())
-        stack.start_daemon()
+        stack.start_daemon(server_options=SERVER)
         db = stack.db_path
         devices = [start_device(device_bin, stack, a, n, i)
                    for i, n in enumerate(names)]
@@ -218,7 +221,7 @@ def main():
         stack.kill_daemon()
         for path in round_logs(db):
             os.remove(path)
-        stack.start_daemon(same_port=True)
+        stack.start_daemon(server_options=SERVER, same_port=True)
         wait_for(f"the end of round {first}",
                  lambda: round_state(db, first) in ("discarded", "lost"),
                  stack, devices)
@@ -296,7 +299,7 @@ def main():
         if rows < 5:
             fail(f"round {third}: {rows} ledger rows after its charge")
         resumed = log_count(stack, "phases resumed from the round log")
-        stack.start_daemon(same_port=True)
+        stack.start_daemon(server_options=SERVER, same_port=True)
         wait_committed(db, third, stack, devices)
         if log_count(stack, "phases resumed from the round log") <= resumed:
             fail(f"round {third} was not resumed from its log")

@@ -75,7 +75,7 @@ constexpr size_t VectorFieldBytes(size_t dimension) {
 // Upper bounds of the encoded size of each message for a given dimension:
 // the scalar fields at their largest plus the vector fields. Use them to size
 // static buffers; the encoders never write more.
-// RoundTask's scalars: at most 261 bytes with a secure-aggregation plan
+// RoundTask's scalars: at most 268 bytes with a secure-aggregation plan
 // (protocol_wire_test, LargestScalarsFitTheBound), 288 with a margin.
 constexpr size_t MaxRoundTaskBytes(size_t dimension) {
   return 288 + 2 * VectorFieldBytes(dimension);

@@ -372,7 +372,7 @@ TEST(RoundTaskTest, EncoderRefusesWhatDecoderWould) {
 TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   edgeadmm_wire_RoundTask t = DpAdmmTask(3);
   t.job_id = t.round_id = ~uint64_t{0};
-  t.deadline_ms = ~uint32_t{0};
+  t.deadline_ms = t.heartbeat_ms = ~uint32_t{0};
   t.params.dp_admm.num_devices = t.params.dp_admm.iteration = ~uint32_t{0};
   t.params.dp_admm.max_records = ~uint32_t{0};
   t.params.dp_admm.noiseless = true;
@@ -390,7 +390,7 @@ TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   const uint32_t n = static_cast<uint32_t>(kMaxRecordDimension);
   edgeadmm_wire_RoundTask s = WithSecureAggregation(SharingTask(n));
   s.job_id = s.round_id = ~uint64_t{0};
-  s.deadline_ms = ~uint32_t{0};
+  s.deadline_ms = s.heartbeat_ms = ~uint32_t{0};
   s.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR;
   s.secure_aggregation = t.secure_aggregation;
   auto& q = s.params.sharing_params;
@@ -405,7 +405,7 @@ TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   ASSERT_TRUE(largest.ok());
   EXPECT_LE(largest.size(), MaxRoundTaskBytes(n));
   // The scalars: the two vector fields are 2 + 3 + 4n bytes each here.
-  EXPECT_EQ(largest.size() - 2 * (5 + 4 * size_t{n}), 261u);
+  EXPECT_EQ(largest.size() - 2 * (5 + 4 * size_t{n}), 268u);
 }
 
 // RoundTask.secure_aggregation (field 20) is decoded and re-encoded whole,

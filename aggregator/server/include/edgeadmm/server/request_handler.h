@@ -45,6 +45,9 @@ class RequestHandler {
   }
   // The loaded jobs (JobHost sets them; JobRouter picks per request).
   JobRouter& router() { return router_; }
+  // The task heartbeat every task states (RoundTask.heartbeat_ms; the
+  // server's ServerOptions::task_heartbeat_ms). 0: none.
+  void set_task_heartbeat_ms(uint32_t ms) { task_heartbeat_ms_ = ms; }
 
   // `query` below: the request's Uri-Query, empty or `job=<name>`
   // (JobRouter::ParseQuery): anything else is 4.00, an unknown job 4.04.
@@ -85,6 +88,7 @@ class RequestHandler {
   static size_t MaxUpdateBodyOf(const rounds::RoundEngine& engine);
 
   JobRouter router_;
+  uint32_t task_heartbeat_ms_ = 0;
 };
 
 // A response carrying a StatusBody for `status` (code from the protocol
