@@ -121,6 +121,21 @@ TEST_F(RequestHandlerTest, TaskTellsRoleAndCarriesModelOnlyToParticipants) {
   EXPECT_EQ(handler_.Task("stranger", now_).code, wire::kCoapForbidden);
 }
 
+TEST_F(RequestHandlerTest, EveryTaskStatesTheHeartbeat) {
+  // The device waits at least twice it before it takes the gateway for
+  // dead (docs/device.md, "Refresh interval"); 0 without one.
+  for (const uint32_t heartbeat_ms : {0u, 7000u}) {
+    handler_.set_task_heartbeat_ms(heartbeat_ms);
+    for (const std::string& d : engine_->devices()) {
+      std::vector<Real> model(3);
+      wire::DecodedRoundTask task{};
+      ASSERT_EQ(DecodeTask(handler_.Task(d, now_ + 1000), model, task),
+                Status::Ok());
+      EXPECT_EQ(task.header.heartbeat_ms, heartbeat_ms) << d;
+    }
+  }
+}
+
 TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
   const std::string a = cohort_[0];
   const std::string b = cohort_[1];
