@@ -607,9 +607,9 @@ class QuietServerTransport final : public ObserveOnlyTransport {
     result = TransportResult{};
     result.code = wire::kCoapContent;
     // By default an empty task (refused at decode), else `task`.
-    if (!task.empty() && task.size() <= buffer_.size()) {
-      std::memcpy(buffer_.data(), task.data(), task.size());
-      result.payload_size = task.size();
+    if (task_size > 0 && task_size <= buffer_.size()) {
+      std::memcpy(buffer_.data(), task, task_size);
+      result.payload_size = task_size;
     }
     return true;
   }
@@ -619,7 +619,8 @@ class QuietServerTransport final : public ObserveOnlyTransport {
   bool push = false;
   int registrations = 0;
   uint64_t registration_times[32] = {};
-  std::vector<uint8_t> task;
+  std::byte task[64] = {};  // no heap: the test runs on the MCU too
+  size_t task_size = 0;
 
  private:
   const uint64_t* now_;
@@ -697,13 +698,10 @@ TEST_F(DeviceClientTest, ADeviceDoesNotRefreshWithinTwoHeartbeats) {
   idle.round_id = 1;
   idle.role = edgeadmm_wire_Role_ROLE_IDLE;
   idle.heartbeat_ms = 4000;
-  transport.task.resize(wire::MaxRoundTaskBytes(0));
-  const StatusWithSize encoded = wire::EncodeRoundTask(
-      idle, {}, {},
-      ByteSpan(reinterpret_cast<std::byte*>(transport.task.data()),
-               transport.task.size()));
+  const StatusWithSize encoded =
+      wire::EncodeRoundTask(idle, {}, {}, ByteSpan(transport.task));
   ASSERT_TRUE(encoded.ok());
-  transport.task.resize(encoded.size());
+  transport.task_size = encoded.size();
   RigDevice& d = StartOn(transport);
   uint64_t next_push = 100;
   for (; now < 30'000; now += 10) {
