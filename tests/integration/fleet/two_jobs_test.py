@@ -24,6 +24,7 @@ scaled run (integration_fleet_two_jobs_test_10k).
 
 import argparse
 import os
+import re
 import shutil
 import sys
 import time
@@ -77,12 +78,25 @@ def start_fleets(a, stack, fleet_args, selected_jobs):
             index += 1
 
 
+def devices_done(state_dir):
+    """Devices done in the last progress line of every fleet*.log."""
+    done = 0
+    for name in os.listdir(state_dir):
+        if name.startswith("fleet") and name.endswith(".log"):
+            with open(os.path.join(state_dir, name)) as f:
+                lines = re.findall(r"^fleet: (\d+)/\d+ devices done",
+                                   f.read(), re.M)
+            done += int(lines[-1]) if lines else 0
+    return done
+
+
 def run(a, name, jobs, seed, selectors=False):
     """Starts `jobs` together; returns {job: (uploads, models)}."""
     stack = es.Stack(a.build_dir, os.path.join(a.work_dir, name))
     setup(a, stack)
     fleet_args = ["--data", a.data, "--dim", "123", "--epsilon-budget",
-                  "1000", "--unsafe-paired-seed", seed]
+                  "1000", "--unsafe-paired-seed", seed, "--progress-ms",
+                  "1000"]
     if a.task_refresh_ms:
         fleet_args += ["--task-refresh-ms", str(a.task_refresh_ms)]
     started = time.monotonic()
@@ -111,6 +125,15 @@ def run(a, name, jobs, seed, selectors=False):
         # A fleet per job sees its job end and exits (its summary counts).
         for fleet in stack.fleets if selectors else []:
             fleet.wait(timeout=60)
+        # A fleet of all 2N devices does not (the other job's devices idle):
+        # its job devices are done once each has its last receipt (a lost
+        # one is resent) and has heard the end, which may wait for a refresh.
+        # The counts are then final; a device still short fails below.
+        deadline = time.monotonic() + 60
+        while (not selectors and time.monotonic() < deadline and
+               any(f.poll() is None for f in stack.fleets) and
+               devices_done(stack.state_dir) < a.per_job * len(jobs)):
+            time.sleep(0.5)
     except es.StackError as e:
         fail(f"run {name}: {e}")
     finally:
