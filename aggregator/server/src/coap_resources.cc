@@ -169,10 +169,9 @@ struct CoapResources {
         notification ? std::nullopt
                      : Refusal(session, request, Resource::kTask);
     if (notification && Revoked(session)) refused = RevokedResponse();
-    Response answer =
-        refused ? std::move(*refused)
-                : s->handler_.Task(IdentityOf(session), CoapServer::NowMs(),
-                                   QueryOf(query));
+    Response answer = refused ? std::move(*refused)
+                              : s->handler_.Task(IdentityOf(session),
+                                                 s->NowMs(), QueryOf(query));
     if (answer.code >= wire::CoapCode(3, 0) && notification) {
       // libcoap 4.3.1 frees the observer of a notification answered 4.xx or
       // 5.xx and then reads it to send that answer: a use after free that
@@ -278,7 +277,7 @@ struct CoapResources {
     }
     Send(resource, session, request, query, response,
          s->handler_.Update(IdentityOf(session), format, data, length,
-                            CoapServer::NowMs()));
+                            s->NowMs()));
     s->NotifyTaskObservers();
   }
 
@@ -406,7 +405,7 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
   }
   SendPhaseAnswer(resource, session, request, query, response,
                   s->secagg_rounds().Handle(kPhase, IdentityOf(session), data,
-                                            length, CoapServer::NowMs()));
+                                            length, s->NowMs()));
 }
 
 coap_resource_t* AddResources(coap_context_t* context,

@@ -388,8 +388,6 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
   return Status::Ok();
 }
 
-int64_t CoapServer::NowMs() { return WallClockMs(); }
-
 CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
     : db_(&db), options_(options), impl_(std::make_unique<Impl>(db, options)) {
   jobs_.set_metrics(&impl_->metrics);
@@ -459,7 +457,7 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   EDGEADMM_LOG_INFO("server: listening on coaps://[%s]:%u",
                     options.address.c_str(), server->port_);
   server->secure_rounds_.set_log_prefix(options.secagg_log_prefix);
-  EDGEADMM_TRY(server->jobs_.PickUpRunningJob(NowMs()));
+  EDGEADMM_TRY(server->jobs_.PickUpRunningJob(server->NowMs()));
   return server;
 }
 

@@ -320,12 +320,26 @@ Response SecAggService::Answer(int phase, uint32_t device,
   }
 }
 
+bool SecAggService::Awaits(int phase, size_t device) const {
+  const bool expected = phase == 1 || accepted_[phase - 2][device].has_value();
+  return expected && !accepted_[phase - 1][device];
+}
+
 bool SecAggService::AllAnswered(int phase) const {
   for (size_t d = 0; d < identities_.size(); ++d) {
-    const bool expected = phase == 1 || accepted_[phase - 2][d].has_value();
-    if (expected && !accepted_[phase - 1][d]) return false;
+    if (Awaits(phase, d)) return false;
   }
   return true;
+}
+
+std::vector<uint32_t> SecAggService::Awaited() const {
+  std::vector<uint32_t> awaited;
+  const int open = static_cast<int>(phase());
+  if (!round_ || open < 1 || open > 4) return awaited;
+  for (size_t d = 0; d < identities_.size(); ++d) {
+    if (Awaits(open, d)) awaited.push_back(static_cast<uint32_t>(d));
+  }
+  return awaited;
 }
 
 void SecAggService::Close(int64_t now_ms) {

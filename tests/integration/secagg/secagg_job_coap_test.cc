@@ -49,6 +49,7 @@ using secure_aggregation::SecAggPhase;
 constexpr uint32_t kDevices = 6;
 constexpr size_t kMaxK = 8;
 constexpr size_t kMaxM = 16;
+constexpr int64_t kPhaseMs = 1000;  // the job's phases (SetUp)
 
 // Device i's update before encoding (norm below the clip of 1).
 std::vector<double> Update(uint32_t i) {
@@ -66,12 +67,25 @@ class SecAggJobCoapTest : public ::testing::Test {
     std::vector<std::vector<uint8_t>> psks;
     ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
         db_.db(), kDevices, toml, names_, psks, server_));
+    clock_.Attach(*server_);
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], 50 + i));
     }
     // The engine opens a round and the server starts its phases.
-    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_));
+    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, &clock_));
+  }
+
+  // One turn of the server, its clock stepped (a phase passes its
+  // deadline only when every device it awaits is gone).
+  void TurnServer() {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    clock_.AfterTurn(*server_, kPhaseMs, [this](const std::string& id) {
+      for (const auto& d : devices_) {
+        if (d->id == id) return d->gone;
+      }
+      return false;
+    });
   }
 
   // One exchange of `d`, the server turning meanwhile.
@@ -80,7 +94,7 @@ class SecAggJobCoapTest : public ::testing::Test {
     TransportResult result;
     EXPECT_TRUE(d.transport->StartRequest(request, buffer).ok());
     while (!d.transport->TakeResult(result)) {
-      EXPECT_TRUE(server_->RunOnce(1).ok());
+      TurnServer();
       (void)ctx_.Poll(0);
     }
     return result;
@@ -157,7 +171,7 @@ class SecAggJobCoapTest : public ::testing::Test {
     while (engine.released_round_id() != round_id &&
            engine.open_secure_round() != nullptr &&
            engine.open_secure_round()->round_id == round_id) {
-      ASSERT_TRUE(server_->RunOnce(1).ok());
+      ASSERT_NO_FATAL_FAILURE(TurnServer());
       (void)ctx_.Poll(0);
       for (auto& d : devices_) {
         if (d->gone) continue;
@@ -211,6 +225,7 @@ class SecAggJobCoapTest : public ::testing::Test {
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<Device>> devices_;
   DdgRoundPlan plan_;
+  testing::HeldServerClock clock_;
 };
 
 double Distance(const std::vector<double>& a, const std::vector<double>& b) {
@@ -270,7 +285,7 @@ TEST_F(SecAggJobCoapTest, BelowTheFloorDiscardsTheRound) {
   EXPECT_EQ(Count("SELECT count(*) FROM ledger"), 0);
   // The next round opens with a new id and seed.
   while (engine.open_secure_round() == nullptr) {
-    ASSERT_TRUE(server_->RunOnce(1).ok());
+    ASSERT_NO_FATAL_FAILURE(TurnServer());
   }
   EXPECT_GT(engine.open_secure_round()->round_id, round_id);
 }

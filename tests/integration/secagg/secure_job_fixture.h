@@ -1,6 +1,7 @@
 // Shared setup of the secure-aggregation CoAP tests: devices enrolled with
 // their PSKs, a running job from a TOML, and the daemon's CoapServer in
-// process on a loopback port turned until its SecAgg+ phases start.
+// process on a loopback port turned until its SecAgg+ phases start, and
+// the clock that closes its phases only on the tests' events.
 #ifndef EDGEADMM_TESTS_INTEGRATION_SECAGG_SECURE_JOB_FIXTURE_H_
 #define EDGEADMM_TESTS_INTEGRATION_SECAGG_SECURE_JOB_FIXTURE_H_
 
@@ -70,14 +71,57 @@ inline void StartSecureJobOnLoopback(store::Database& db, uint32_t n,
   ASSERT_NO_FATAL_FAILURE(StartLoopbackServer(db, out));
 }
 
+// A test's clock for the server (CoapServer::set_clock). It is held while
+// a SecAgg+ phase (the first slot's) is open, so a phase closes only when
+// every device it awaits answered or, once every device it awaits is gone,
+// at its deadline, which AfterTurn then passes; between phases it steps
+// 10 ms a turn (JobHost advances an engine at most every 10 ms). No
+// wall-clock deadline is involved: a slow build closes no phase early.
+class HeldServerClock {
+ public:
+  // From the wall clock's now: the job a server loaded at its start has
+  // its times on that clock.
+  HeldServerClock() : now_ms_(server::WallClockMs()) {}
+  void Attach(server::CoapServer& server) {
+    server.set_clock([this] { return now_ms_; });
+  }
+  int64_t now_ms() const { return now_ms_; }
+  void Advance(int64_t ms) { now_ms_ += ms; }
+  // After a turn of `server`; `gone(identity)`: whether that device is gone
+  // for good; `phase_ms`: the phases' deadline.
+  template <typename Gone>
+  void AfterTurn(const server::CoapServer& server, int64_t phase_ms,
+                 Gone gone) {
+    using secure_aggregation::SecAggPhase;
+    const server::SecAggService& rounds = server.secagg();
+    const SecAggPhase phase = rounds.phase();
+    if (phase < SecAggPhase::kAdvertise || phase > SecAggPhase::kUnmasking) {
+      now_ms_ += 10;
+      return;
+    }
+    const std::vector<uint32_t> awaited = rounds.Awaited();
+    for (uint32_t device : awaited) {
+      if (!gone(rounds.identities()[device])) return;
+    }
+    if (!awaited.empty()) now_ms_ += phase_ms;
+  }
+
+ private:
+  int64_t now_ms_;
+};
+
 // Turns `server` until its engine opened a secure round and the SecAgg+
-// phases started.
-inline void TurnUntilPhasesStart(server::CoapServer& server) {
+// phases started; with a `clock`, stepping it.
+inline void TurnUntilPhasesStart(server::CoapServer& server,
+                                 HeldServerClock* clock = nullptr) {
   while (server.engine() == nullptr ||
          server.engine()->open_secure_round() == nullptr ||
          server.secagg().phase() ==
              secure_aggregation::SecAggPhase::kNotStarted) {
     ASSERT_TRUE(server.RunOnce(1).ok());
+    if (clock != nullptr) {
+      clock->AfterTurn(server, 0, [](const std::string&) { return false; });
+    }
   }
 }
 

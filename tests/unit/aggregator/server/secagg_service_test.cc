@@ -381,9 +381,11 @@ TEST_F(SecAggServiceTest, UnloggedCloseAbortsTheRound) {
 }
 
 TEST_F(SecAggServiceTest, MissingTheDeadlineIsADropout) {
+  EXPECT_EQ(service_.Awaited(), All());
   for (uint32_t i = 0; i < 5; ++i) {
     EXPECT_EQ(Post(1, i, Message(i)).code, wire::kCoapChanged);
   }
+  EXPECT_EQ(service_.Awaited(), std::vector<uint32_t>{5});
   service_.Tick(now_ + kPhaseMs - 1);
   EXPECT_EQ(service_.phase(), SecAggPhase::kAdvertise);
   now_ += kPhaseMs;
@@ -391,10 +393,13 @@ TEST_F(SecAggServiceTest, MissingTheDeadlineIsADropout) {
   EXPECT_EQ(service_.phase(), SecAggPhase::kShareKeys);
   EXPECT_EQ(Post(1, 5, Message(5)).code, wire::kCoapPreconditionFailed);
   const std::vector<uint32_t> five = {0, 1, 2, 3, 4};
+  // Phase 2 awaits only the devices that advertised.
+  EXPECT_EQ(service_.Awaited(), five);
   for (uint32_t i : five) Take(i, Post(1, i, Message(i)));
   for (int phase = 2; phase <= 4; ++phase) Phase(phase, five);
   ASSERT_TRUE(service_.sum().has_value()) << service_.abort_reason().message();
   EXPECT_EQ(*service_.sum(), PlainSum(five));
+  EXPECT_TRUE(service_.Awaited().empty());  // no phase open
 }
 
 }  // namespace

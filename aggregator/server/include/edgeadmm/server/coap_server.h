@@ -11,9 +11,11 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "edgeadmm/result.h"
@@ -146,8 +148,13 @@ class CoapServer {
   // server's ticks); secagg() is the first slot's.
   SecAggRounds& secagg_rounds() { return secagg_; }
   SecAggService& secagg() { return secagg_.slot(0); }
-  // Current wall-clock time in ms (the engine's clock).
-  static int64_t NowMs();
+  const SecAggService& secagg() const { return secagg_.slot(0); }
+  // The clock of requests and ticks in ms: round deadlines, secure
+  // aggregation phases, receipts. The wall clock (WallClockMs) unless
+  // set_clock replaced it (tests that close a phase only when they say;
+  // JobHost's release hold keeps its own, JobHost::set_clock).
+  int64_t NowMs() const { return clock_(); }
+  void set_clock(std::function<int64_t()> clock) { clock_ = std::move(clock); }
 
  private:
   struct Impl;
@@ -174,6 +181,7 @@ class CoapServer {
   SecAggRounds secagg_{options_.max_secure_rounds};
   SecureRoundDriver secure_rounds_{secagg_};
   JobHost jobs_{*db_, handler_};
+  std::function<int64_t()> clock_ = WallClockMs;
   uint16_t port_ = 0;
   TaskNotifier task_notifier_{options_.task_heartbeat_ms};
   int64_t metrics_written_ms_ = 0;

@@ -25,7 +25,7 @@
 namespace edgeadmm::server {
 
 // The wall clock (CLOCK_REALTIME) in ms: round deadlines and release
-// times (JobHost's real clock, CoapServer::NowMs).
+// times (JobHost's real clock, CoapServer's unless a test replaces it).
 int64_t WallClockMs();
 
 class JobHost {

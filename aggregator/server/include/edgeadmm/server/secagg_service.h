@@ -99,6 +99,10 @@ class SecAggService {
 
   // Closes the open phase when its deadline passed.
   void Tick(int64_t now_ms);
+  // The devices (indices, increasing) the open phase still waits for: in
+  // the round at its start and not yet answered it. Empty when no phase
+  // is open.
+  std::vector<uint32_t> Awaited() const;
 
   secure_aggregation::SecAggPhase phase() const {
     return round_ ? round_->phase()
@@ -126,6 +130,8 @@ class SecAggService {
   Response Answer(int phase, uint32_t device, uint64_t round_id) const;
   void Close(int64_t now_ms);
   bool AllAnswered(int phase) const;
+  // Whether `phase` (1..4) expects an answer of `device` it does not have.
+  bool Awaits(int phase, size_t device) const;
   // The before-unmask hook on the closed masked-input phase; an error aborts.
   host::Error BeforeUnmasking();
 
