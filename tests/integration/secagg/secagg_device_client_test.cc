@@ -49,6 +49,7 @@ constexpr uint32_t kDevices = 5;
 constexpr size_t kDim = 3;
 constexpr size_t kSamples = 4;
 constexpr size_t kMaxK = 8;
+constexpr int64_t kPhaseMs = 5000;  // the job's phases (SetUp)
 // A firmware-style client: prox-ADMM, logistic, secure rounds (k, n).
 using SecureShape = WithSecureRounds<
     DeviceShape<kDim, kSamples, AlgorithmBit(AlgorithmKind::kProxAdmm),
@@ -178,15 +179,19 @@ class SecAggDeviceClientTest : public ::testing::Test {
     std::vector<std::vector<uint8_t>> psks;
     ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
         db_.db(), kDevices, toml, names_, psks, server_));
-    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_));
+    clock_.Attach(*server_);
+    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, &clock_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], i));
     }
   }
 
+  // One turn of the server (its clock stepped: no device here is gone, so
+  // a phase closes only once every device it awaits answered) and of
+  // every device.
   void Turn() {
-    ASSERT_TRUE(server_->RunOnce(1).ok());
+    ASSERT_NO_FATAL_FAILURE(TurnServer());
     (void)ctx_.Poll(0);
     for (auto& d : devices_) (void)d->client->Poll(posix::MonotonicMs());
   }
@@ -212,6 +217,12 @@ class SecAggDeviceClientTest : public ::testing::Test {
     if (reboot < kDevices) {
       EXPECT_TRUE(rebooted);
     }
+  }
+
+  void TurnServer() {
+    ASSERT_TRUE(server_->RunOnce(1).ok());
+    clock_.AfterTurn(*server_, kPhaseMs,
+                     [](const std::string&) { return false; });
   }
 
   uint64_t job_id() const { return uint64_t(server_->engine()->job().id); }
@@ -248,6 +259,7 @@ class SecAggDeviceClientTest : public ::testing::Test {
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<uint32_t> before_reboot_;
+  testing::HeldServerClock clock_;
 };
 
 double Distance(const std::vector<double>& a, const std::vector<double>& b) {
@@ -366,8 +378,12 @@ TEST_F(SecAggDeviceClientTest, TwoSecureJobsAtOnceClientsNameTheirJob) {
   ASSERT_NO_FATAL_FAILURE(
       testing::StartRunningJob(db_.db(), testing::SecureJobToml(other)));
   server::SecAggRounds& rounds = server_->secagg_rounds();
+  // The server picks the job up within a second and starts its round: the
+  // clock steps 10 ms a turn meanwhile (slot 0's first phase, open, ends
+  // 5 s after it opened).
   while (rounds.slot(1).phase() == SecAggPhase::kNotStarted) {
     ASSERT_TRUE(server_->RunOnce(1).ok());
+    clock_.Advance(10);
   }
   // Both rounds in their phases at once, the devices in both cohorts.
   EXPECT_EQ(rounds.slot(0).phase(), SecAggPhase::kAdvertise);
