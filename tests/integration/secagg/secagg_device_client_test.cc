@@ -180,7 +180,7 @@ class SecAggDeviceClientTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
         db_.db(), kDevices, toml, names_, psks, server_));
     clock_.Attach(*server_);
-    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, &clock_));
+    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, clock_));
     for (uint32_t i = 0; i < kDevices; ++i) {
       devices_.push_back(std::make_unique<Device>(ctx_, server_->port(),
                                                   names_[i], psks[i], i));

@@ -73,7 +73,7 @@ class SecAggJobCoapTest : public ::testing::Test {
                                                   names_[i], psks[i], 50 + i));
     }
     // The engine opens a round and the server starts its phases.
-    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, &clock_));
+    ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, clock_));
   }
 
   // One turn of the server, its clock stepped (a phase passes its

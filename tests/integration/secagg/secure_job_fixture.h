@@ -111,17 +111,15 @@ class HeldServerClock {
 };
 
 // Turns `server` until its engine opened a secure round and the SecAgg+
-// phases started; with a `clock`, stepping it.
+// phases started, stepping its `clock`.
 inline void TurnUntilPhasesStart(server::CoapServer& server,
-                                 HeldServerClock* clock = nullptr) {
+                                 HeldServerClock& clock) {
   while (server.engine() == nullptr ||
          server.engine()->open_secure_round() == nullptr ||
          server.secagg().phase() ==
              secure_aggregation::SecAggPhase::kNotStarted) {
     ASSERT_TRUE(server.RunOnce(1).ok());
-    if (clock != nullptr) {
-      clock->AfterTurn(server, 0, [](const std::string&) { return false; });
-    }
+    clock.AfterTurn(server, 0, [](const std::string&) { return false; });
   }
 }
 
