@@ -220,6 +220,14 @@ void CoapClient::HandleDatagram(size_t size) {
   if (!ParseMessage(config_.rx_buffer.first(size), m).ok()) return;
   Exchange* slots[] = {&request_, &observe_};
   const bool same_token_size = m.token.size() == 4;
+  // Whatever the server sends restarts the silence clock, except a pushed
+  // notification: the gateway's heartbeat proves the session is alive, not
+  // that the exchange in flight is served.
+  const bool pushed =
+      observe_.active && observe_.answered && !observe_.fetching &&
+      m.type != MessageType::kAcknowledgement && same_token_size &&
+      std::memcmp(m.token.data(), observe_.observe_token, 4) == 0;
+  if (!pushed) last_heard_ms_ = config_.now_ms();
   auto by_token = [&]() -> Exchange* {
     for (Exchange* e : slots) {
       if ((e->active || e->observe) && e->path != nullptr && same_token_size &&
@@ -494,7 +502,6 @@ StatusWithSize CoapClient::Poll(uint32_t timeout_ms) {
       break;
     }
     if (got.size() == 0) break;
-    last_heard_ms_ = config_.now_ms();
     HandleDatagram(got.size());
   }
   const uint64_t now = config_.now_ms();

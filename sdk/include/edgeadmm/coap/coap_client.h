@@ -63,11 +63,12 @@ struct CoapClientConfig {
   // Seeds message ids, tokens and the retransmission jitter (not secret).
   uint32_t seed = 1;
   // An exchange (or an Observe registration not yet answered, or the GETs
-  // of a notification's other blocks) that has heard nothing at all from
-  // the server for this long, counted from its start or the last datagram
-  // received, whichever is later, and not while the link is connecting
-  // (DatagramLink::connecting), fails with DEADLINE_EXCEEDED before its
-  // retransmissions run out; every other exchange fails with it and the
+  // of a notification's other blocks) that has heard nothing from the
+  // server for this long, counted from its start or the last datagram
+  // received other than a pushed notification (a heartbeat proves the
+  // session, not the exchange), whichever is later, and not while the link is
+  // connecting (DatagramLink::connecting), fails with DEADLINE_EXCEEDED before
+  // its retransmissions run out; every other exchange fails with it and the
   // link's session is dropped (DatagramLink::Reset), so the next exchange
   // opens a new one. A server that restarted has forgotten the session and
   // drops its records without an answer: only a new handshake reaches it.

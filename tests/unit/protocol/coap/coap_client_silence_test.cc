@@ -1,7 +1,7 @@
 // The SDK's CoAP client when the server goes silent (it restarted and
 // forgot the DTLS session): CoapClientConfig::silence_timeout_ms fails what
-// waits for the server and drops the link's session; Reconnect drops it on
-// the client's word. A scripted link that answers only when told, on the
+// waits for the server and drops the link's session, also while pushed
+// notifications keep coming; Reconnect drops it on the client's word. A scripted link that answers only when told, on the
 // fake clock.
 #include <gtest/gtest.h>
 
@@ -121,6 +121,48 @@ TEST_F(CoapClientSilenceTest, AQuietAnsweredObservationIsLeftAlone) {
   EXPECT_EQ(r.status, Status::DeadlineExceeded());
   ASSERT_TRUE(client_->TakeNotification(n));
   EXPECT_EQ(n.status, Status::DeadlineExceeded());
+  EXPECT_EQ(link_.resets, 1);
+}
+
+// The gateway's heartbeat: notifications pushed every second on a live
+// session prove the session, not the request in flight, which still fails
+// after kSilenceMs (before the fix it waited for its retransmissions).
+TEST_F(CoapClientSilenceTest, PushedNotificationsDoNotAnswerARequest) {
+  ASSERT_TRUE(
+      client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
+  const MessageView registration = link_.Last();
+  uint8_t token[4];
+  std::memcpy(token, registration.token.data(), 4);
+  Answer(link_, MessageType::kAcknowledgement, kContent, true);
+  ASSERT_TRUE(client_->Poll(0).ok());
+  TransportResult n;
+  ASSERT_TRUE(client_->TakeNotification(n));
+  const uint64_t start = g_now;
+  StartGet();
+  TransportResult r;
+  int pushed = 0;
+  bool ended = false;
+  while (!ended && g_now < start + 3 * kSilenceMs) {
+    MessageWriter w(ByteSpan(reinterpret_cast<std::byte*>(link_.inbox),
+                             sizeof(link_.inbox)));
+    w.Begin(MessageType::kNonConfirmable, kContent,
+            static_cast<uint16_t>(0x6000 + pushed),
+            ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
+    w.AddUintOption(kOptionObserve, static_cast<uint32_t>(2 + pushed));
+    const StatusWithSize size = w.Finish();
+    ASSERT_TRUE(size.ok());
+    link_.inbox_size = size.size();
+    ++pushed;
+    for (int slice = 0; slice < 10 && !ended; ++slice) {
+      ASSERT_TRUE(client_->Poll(100).ok());
+      ended = client_->TakeResult(r);
+    }
+  }
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(r.status, Status::DeadlineExceeded());
+  EXPECT_GE(g_now - start, kSilenceMs);
+  EXPECT_LE(g_now - start, kSilenceMs + 200);
+  EXPECT_GE(pushed, 5);
   EXPECT_EQ(link_.resets, 1);
 }
 
