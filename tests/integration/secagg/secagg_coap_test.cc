@@ -278,8 +278,7 @@ TEST_F(SecAggCoapTest, BelowTheFloorAbortsAndKeepsNothing) {
   Start(43);
   Run([&] {
     // Four devices vanish once their advertisement is in: 6 < the floor
-    // of 7 share their keys.
-    // (The round's store is empty once it aborted.)
+    // of 7 share their keys. (The round's store is empty once it aborted.)
     const auto& stored = server_->secagg().round()->stored();
     for (uint32_t i = 0; i < 4 && i < stored.size(); ++i) {
       if (stored[i].advertised) devices_[i]->gone = true;

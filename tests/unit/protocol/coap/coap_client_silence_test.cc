@@ -1,8 +1,8 @@
 // The SDK's CoAP client when the server goes silent (it restarted and
 // forgot the DTLS session): CoapClientConfig::silence_timeout_ms fails what
 // waits for the server and drops the link's session, also while pushed
-// notifications keep coming; Reconnect drops it on the client's word. A scripted link that answers only when told, on the
-// fake clock.
+// notifications keep coming; Reconnect drops it on the client's word. A
+// scripted link that answers only when told, on the fake clock.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -126,7 +126,7 @@ TEST_F(CoapClientSilenceTest, AQuietAnsweredObservationIsLeftAlone) {
 
 // The gateway's heartbeat: notifications pushed every second on a live
 // session prove the session, not the request in flight, which still fails
-// after kSilenceMs (before the fix it waited for its retransmissions).
+// after kSilenceMs, not after its retransmissions.
 TEST_F(CoapClientSilenceTest, PushedNotificationsDoNotAnswerARequest) {
   ASSERT_TRUE(
       client_->StartObserve("v1/task", ByteSpan(body_, sizeof(body_))).ok());
