@@ -15,6 +15,19 @@
 namespace edgeadmm::coap {
 namespace {
 
+// Puts a message in `link`'s inbox: `type`, `code`, `mid`, `token`, and
+// the Observe option `observe` unless it is 0. False if it does not fit.
+bool Put(ScriptedLink& link, MessageType type, uint8_t code, uint16_t mid,
+         ConstByteSpan token, uint32_t observe) {
+  MessageWriter w(
+      ByteSpan(reinterpret_cast<std::byte*>(link.inbox), sizeof(link.inbox)));
+  w.Begin(type, code, mid, token);
+  if (observe != 0) w.AddUintOption(kOptionObserve, observe);
+  const StatusWithSize n = w.Finish();
+  link.inbox_size = n.ok() ? n.size() : 0;
+  return n.ok();
+}
+
 // Puts a message answering the last one `link` saw sent (its id and token)
 // in its inbox: `type` ACK or CON, `code` 0 (empty) or a response, with
 // Observe 1 when `observe`.
@@ -22,19 +35,14 @@ void Answer(ScriptedLink& link, MessageType type, uint8_t code, bool observe) {
   const MessageView sent = link.Last();
   uint8_t token[4];
   std::memcpy(token, sent.token.data(), 4);
-  MessageWriter w(
-      ByteSpan(reinterpret_cast<std::byte*>(link.inbox), sizeof(link.inbox)));
   const uint16_t mid = type == MessageType::kAcknowledgement
                            ? sent.message_id
                            : static_cast<uint16_t>(0x7000 + link.sent_count);
-  w.Begin(type, code, mid,
-          code == 0
-              ? ConstByteSpan()
-              : ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
-  if (observe) w.AddUintOption(kOptionObserve, 1);
-  const StatusWithSize n = w.Finish();
-  ASSERT_TRUE(n.ok());
-  link.inbox_size = n.size();
+  ASSERT_TRUE(Put(
+      link, type, code, mid,
+      code == 0 ? ConstByteSpan()
+                : ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4),
+      observe ? 1 : 0));
 }
 
 constexpr uint32_t kSilenceMs = 5000;
@@ -143,15 +151,10 @@ TEST_F(CoapClientSilenceTest, PushedNotificationsDoNotAnswerARequest) {
   int pushed = 0;
   bool ended = false;
   while (!ended && g_now < start + 3 * kSilenceMs) {
-    MessageWriter w(ByteSpan(reinterpret_cast<std::byte*>(link_.inbox),
-                             sizeof(link_.inbox)));
-    w.Begin(MessageType::kNonConfirmable, kContent,
-            static_cast<uint16_t>(0x6000 + pushed),
-            ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4));
-    w.AddUintOption(kOptionObserve, static_cast<uint32_t>(2 + pushed));
-    const StatusWithSize size = w.Finish();
-    ASSERT_TRUE(size.ok());
-    link_.inbox_size = size.size();
+    ASSERT_TRUE(Put(link_, MessageType::kNonConfirmable, kContent,
+                    static_cast<uint16_t>(0x6000 + pushed),
+                    ConstByteSpan(reinterpret_cast<const std::byte*>(token), 4),
+                    static_cast<uint32_t>(2 + pushed)));
     ++pushed;
     for (int slice = 0; slice < 10 && !ended; ++slice) {
       ASSERT_TRUE(client_->Poll(100).ok());
