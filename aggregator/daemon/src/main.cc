@@ -70,7 +70,7 @@ int Help() {
       "           libpq keywords>\" (docs/aggregator.md, \"PostgreSQL "
       "backend\")\n"
       "  [server] address = \"::\"  port = 5684  session_timeout_seconds = 60\n"
-      "           max_sessions = 0 (no limit)  max_handshakes = 1024\n"
+      "           max_sessions = 0 (no limit)  max_handshakes = 256\n"
       "           max_handshakes_per_source = 32  io_batch_reads = 128\n"
       "           requests_per_second = 20  request_burst = 100\n"
       "           receive_buffer_bytes = 8388608  shards = 8\n"

@@ -540,6 +540,8 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
   metrics_written_ms_ = now_ms;
   impl_->metrics.set_devices_connected(impl_->revocations.devices());
   impl_->metrics.set_coap_resets(LibcoapResetsReceived());
+  if (impl_->admission)
+    impl_->metrics.set_admission(impl_->admission->counts());
   const host::Error written = WriteMetricsFile(
       options_.metrics_file, impl_->metrics.Render(jobs_.AllGauges()));
   if (!written.ok() && !metrics_failing_) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "edgeadmm/host/version.h"
 #include "edgeadmm/wire/protocol.h"
@@ -139,6 +140,22 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
          "CoAP RSTs received: mostly devices that no longer observe v1/task "
          "answering a notification.");
   out += "edgeadmm_coap_resets_total " + Count(coap_resets_) + "\n";
+  Header(out, "edgeadmm_handshake_admission_total", "counter",
+         "ClientHellos from addresses without a session by the handshake "
+         "admission's verdict, other datagrams from them dropped, and "
+         "handshakes evicted for a newcomer.");
+  const std::pair<const char*, uint64_t> verdicts[] = {
+      {"passed_hello", admission_.passed_hellos},
+      {"verify_request", admission_.verify_requests},
+      {"over_source_limit", admission_.over_limit},
+      {"over_capacity", admission_.over_capacity},
+      {"replay", admission_.replays},
+      {"evicted", admission_.evicted},
+      {"dropped", admission_.dropped}};
+  for (const auto& [verdict, count] : verdicts) {
+    out += std::string("edgeadmm_handshake_admission_total{verdict=\"") +
+           verdict + "\"} " + Count(count) + "\n";
+  }
   Header(out, "edgeadmm_shard_sessions_total", "counter",
          "DTLS server sessions started per shard (libcoap context on the "
          "port, server.shards).");

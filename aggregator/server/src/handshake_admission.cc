@@ -53,7 +53,8 @@ std::string PrefixKey(const sockaddr* peer, socklen_t size) {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(peer);
     const uint8_t* a = in6->sin6_addr.s6_addr;
     if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
-      return std::string("4") + std::string(reinterpret_cast<const char*>(a + 12), 4);
+      return std::string("4") +
+             std::string(reinterpret_cast<const char*>(a + 12), 4);
     }
     return std::string("6") + std::string(reinterpret_cast<const char*>(a), 8);
   }
@@ -111,8 +112,7 @@ bool HandshakeAdmission::Cookie(uint8_t epoch, const sockaddr* peer,
 }
 
 bool HandshakeAdmission::CookieValid(const uint8_t* cookie, size_t size,
-                                     const sockaddr* peer,
-                                     socklen_t peer_size,
+                                     const sockaddr* peer, socklen_t peer_size,
                                      const uint8_t* random) const {
   if (size != kCookieSize) return false;
   const uint8_t epoch = cookie[0];
@@ -174,7 +174,7 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
       ++counts_.over_limit;
       return Verdict::kDrop;
     }
-    if (!MakeRoom(mine)) {
+    if (!MakeRoom(mine, now_ms)) {
       ++counts_.over_capacity;
       return Verdict::kDrop;
     }
@@ -182,7 +182,9 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
     std::memcpy(passed_cookie.data(), cookie, kCookieSize);
     passed_cookie_set = true;
     passed_address_ = address;
+    passed_ms_ = now_ms;
     ++counts_.passed;
+    ++counts_.passed_hellos;
     return Verdict::kPass;
   }
   // HelloVerifyRequest (RFC 6347 4.2.1): record sequence number and
@@ -223,7 +225,7 @@ size_t HandshakeAdmission::Room() const {
   return room;
 }
 
-bool HandshakeAdmission::MakeRoom(size_t mine) {
+bool HandshakeAdmission::MakeRoom(size_t mine, int64_t now_ms) {
   if (pending_.size() < Room()) return true;
   // The busiest prefix (a walk of at most max_pending prefixes, only when
   // full).
@@ -235,13 +237,19 @@ bool HandshakeAdmission::MakeRoom(size_t mine) {
       busiest = it;
     }
   }
-  // Evict only for a newcomer that would still have fewer than the busiest:
-  // prefixes at an even share do not take places from each other.
+  // Evict only for a newcomer that would still have fewer than the busiest
+  // (prefixes at an even share do not take places from each other), and
+  // only a handshake that has stalled.
   if (busiest == pending_by_prefix_.end() ||
       busiest->second.size() <= mine + 1) {
     return false;
   }
   const std::string oldest = busiest->second.front();
+  const auto found = pending_.find(oldest);
+  if (found != pending_.end() &&
+      now_ms - found->second.passed_ms < options_.evict_after_ms) {
+    return false;
+  }
   ForgetPending(oldest);
   evicted_.insert(oldest);
   evictions_.push_back(oldest);
@@ -252,7 +260,7 @@ bool HandshakeAdmission::MakeRoom(size_t mine) {
 void HandshakeAdmission::ForgetPending(const std::string& address) {
   auto it = pending_.find(address);
   if (it == pending_.end()) return;
-  auto prefix = pending_by_prefix_.find(it->second);
+  auto prefix = pending_by_prefix_.find(it->second.prefix);
   if (prefix != pending_by_prefix_.end()) {
     std::deque<std::string>& q = prefix->second;
     q.erase(std::remove(q.begin(), q.end(), address), q.end());
@@ -280,7 +288,7 @@ void HandshakeAdmission::OnSessionNew(const sockaddr* peer,
   if (address == passed_address_ && pending_.count(address) == 0) {
     std::string prefix = PrefixKey(peer, peer_size);
     pending_by_prefix_[prefix].push_back(address);
-    pending_.emplace(address, std::move(prefix));
+    pending_.emplace(address, Pending{std::move(prefix), passed_ms_});
   }
 }
 

@@ -87,12 +87,35 @@ def devices_connected(metrics_path):
     return int(m.group(1)) if m else 0
 
 
+COUNTER = re.compile(
+    r'^edgeadmm_(handshake_admission_total\{verdict|'
+    r'dtls_session_events_total\{event)="(\w+)"\} (\d+)$', re.M)
+
+
+def handshake_counts(metrics_path):
+    """The daemon's handshake admission verdicts and DTLS session events
+    so far, as one line (what a return cost the daemon)."""
+    try:
+        with open(metrics_path) as f:
+            text = f.read()
+    except OSError:
+        return "no metrics"
+    return ", ".join(f"{name} {count}" for _, name, count in
+                     COUNTER.findall(text) if count != "0")
+
+
 def wait_all_back(metrics_path, devices, deadline):
     """Waits until every one of `devices` is connected to the running
     daemon or the deadline passes; returns the count."""
+    started = time.monotonic()
+    reported = started
     while (devices_connected(metrics_path) < devices and
            time.monotonic() < deadline):
         time.sleep(0.2)
+        if time.monotonic() - reported >= 5:
+            reported = time.monotonic()
+            print(f"  {reported - started:.0f} s: "
+                  f"{devices_connected(metrics_path)} connected", flush=True)
     return devices_connected(metrics_path)
 
 
@@ -186,6 +209,9 @@ def main(argv):
                         "--max-starting handshakes in flight")
     p.add_argument("--start-rate", type=float, default=2000)
     p.add_argument("--max-starting", type=int, default=64)
+    p.add_argument("--max-handshakes", type=int, default=0,
+                   help="the daemon's server.max_handshakes (0: its "
+                        "default)")
     p.add_argument("--kill-with-all-connected", action="store_true",
                    help="before each kill, wait until the running daemon "
                         "holds a live session per device")
@@ -205,6 +231,8 @@ def main(argv):
     metrics = os.path.join(a.work_dir, "metrics.prom")
     metrics_table = {"metrics": {"file": metrics, "interval_seconds": 1}}
     server = {"task_heartbeat_seconds": a.task_heartbeat_seconds}
+    if a.max_handshakes > 0:
+        server["max_handshakes"] = a.max_handshakes
     stack.start_daemon(server_options=server, config_tables=metrics_table)
     fleet_args = ["--data", data, "--dim", str(dim), "--epsilon-budget",
                   "inf", "--delta", "1e-5", "--task-refresh-ms",
@@ -237,7 +265,7 @@ def main(argv):
                 back = wait_all_back(metrics, a.devices, deadline)
                 print(f"before kill {kills + 1}: {back} devices connected "
                       f"{time.monotonic() - restarted:.1f} s after the "
-                      f"(re)start", flush=True)
+                      f"(re)start; {handshake_counts(metrics)}", flush=True)
             time.sleep(rng.uniform(0.0, 0.3))
             stack.kill_daemon()  # SIGKILL
             kills += 1
@@ -266,8 +294,8 @@ def main(argv):
               f"{back} devices connected to the last daemon, {a.devices} "
               f"in the fleet")
         print(f"all devices back: {back} devices connected "
-              f"{time.monotonic() - restarted:.1f} s after the last restart",
-              flush=True)
+              f"{time.monotonic() - restarted:.1f} s after the last restart; "
+              f"{handshake_counts(metrics)}", flush=True)
         # Training goes on after the last restart.
         target = count_rounds(stack.db_path, "committed") + a.rounds_after
         while (count_rounds(stack.db_path, "committed") < target and

@@ -29,7 +29,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_TRUE(c->server.non_confirmable_notifications);
   EXPECT_EQ(c->server.max_handshakes, 300u);
   EXPECT_EQ(c->server.admission.max_pending_per_source, 4);
-  EXPECT_EQ(empty->server.max_handshakes, 1024u);
+  EXPECT_EQ(empty->server.max_handshakes, 256u);
   EXPECT_EQ(empty->server.admission.max_pending_per_source, 32);
   EXPECT_EQ(c->server.request_budget.requests_per_second, 7.0);
   EXPECT_EQ(c->server.request_budget.burst, 30.0);

@@ -23,13 +23,16 @@ TEST(GatewayMetricsTest, ResponsesByResourceAndCode) {
   m.CountResponse("v1/update", wire::kCoapTooManyRequests);
   m.CountResponse("../../etc/passwd\"", wire::kCoapNotFound);
   const std::string text = m.Render(JobGauges{});
-  EXPECT_TRUE(Has(text, "edgeadmm_coap_responses_total{resource=\"v1/update\","
-                        "code=\"2.04\"} 2"))
+  EXPECT_TRUE(Has(text,
+                  "edgeadmm_coap_responses_total{resource=\"v1/update\","
+                  "code=\"2.04\"} 2"))
       << text;
-  EXPECT_TRUE(Has(text, "edgeadmm_coap_responses_total{resource=\"v1/update\","
-                        "code=\"4.29\"} 1"));
-  EXPECT_TRUE(Has(text, "edgeadmm_coap_responses_total{resource=\"other\","
-                        "code=\"4.04\"} 1"));
+  EXPECT_TRUE(Has(text,
+                  "edgeadmm_coap_responses_total{resource=\"v1/update\","
+                  "code=\"4.29\"} 1"));
+  EXPECT_TRUE(Has(text,
+                  "edgeadmm_coap_responses_total{resource=\"other\","
+                  "code=\"4.04\"} 1"));
   EXPECT_EQ(text.find("passwd"), std::string::npos);
   // No job: no job gauges.
   EXPECT_EQ(text.find("edgeadmm_job_"), std::string::npos);
@@ -60,22 +63,44 @@ TEST(GatewayMetricsTest, SessionsAndRounds) {
   const std::string text = m.Render(job);
   EXPECT_TRUE(Has(text, "edgeadmm_rounds_total{outcome=\"committed\"} 2"));
   EXPECT_TRUE(Has(text, "edgeadmm_rounds_total{outcome=\"discarded\"} 1"));
-  EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"0.5\"} 0"));
+  EXPECT_TRUE(
+      Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"0.5\"} 0"));
   EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"1\"} 1"));
   EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"30\"} 1"));
   EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"60\"} 2"));
   EXPECT_TRUE(
       Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"+Inf\"} 2"));
   EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_count 2"));
-  EXPECT_TRUE(Has(text, "edgeadmm_dtls_session_events_total{event="
-                        "\"handshake_started\"} 2"));
+  EXPECT_TRUE(Has(text,
+                  "edgeadmm_dtls_session_events_total{event="
+                  "\"handshake_started\"} 2"));
   EXPECT_TRUE(Has(text, "edgeadmm_devices_connected 0"));
   m.set_devices_connected(7);
   EXPECT_TRUE(Has(m.Render(job), "edgeadmm_devices_connected 7"));
+  EXPECT_TRUE(Has(text,
+                  "edgeadmm_handshake_admission_total{verdict="
+                  "\"over_capacity\"} 0"));
+  HandshakeAdmission::Counts admission;
+  admission.passed = 9;  // every datagram passed: not a verdict on its own
+  admission.passed_hellos = 3;
+  admission.over_capacity = 4;
+  admission.evicted = 2;
+  m.set_admission(admission);
+  const std::string with_admission = m.Render(job);
+  EXPECT_TRUE(Has(with_admission,
+                  "edgeadmm_handshake_admission_total{"
+                  "verdict=\"passed_hello\"} 3"));
+  EXPECT_TRUE(Has(with_admission,
+                  "edgeadmm_handshake_admission_total{"
+                  "verdict=\"over_capacity\"} 4"));
+  EXPECT_TRUE(Has(with_admission,
+                  "edgeadmm_handshake_admission_total{"
+                  "verdict=\"evicted\"} 2"));
   EXPECT_TRUE(Has(text, "edgeadmm_job_iteration{job=\"a\\\"b\"} 2")) << text;
-  EXPECT_TRUE(Has(text, "edgeadmm_job_central_epsilon{job=\"a\\\"b\","
-                        "delta=\"1e-05\",accountant=\"pld\"} "
-                        "1.25"))
+  EXPECT_TRUE(Has(text,
+                  "edgeadmm_job_central_epsilon{job=\"a\\\"b\","
+                  "delta=\"1e-05\",accountant=\"pld\"} "
+                  "1.25"))
       << text;
 }
 

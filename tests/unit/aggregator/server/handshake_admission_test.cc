@@ -128,6 +128,9 @@ TEST_F(HandshakeAdmissionTest, KnownAddressesPassAndOthersAreDropped) {
   // Once libcoap has a session for it, everything passes (libcoap judges).
   SessionNew(peer);
   EXPECT_EQ(Judge(record, peer), Verdict::kPass);
+  // A datagram of a known session passes but admits no handshake.
+  EXPECT_EQ(admission_->counts().passed_hellos, 0u);
+  EXPECT_EQ(admission_->counts().dropped, 5u);
   admission_->OnSessionFreed(reinterpret_cast<const sockaddr*>(&peer),
                              sizeof(peer));
   EXPECT_EQ(Judge(record, peer), Verdict::kDrop);
@@ -142,6 +145,7 @@ TEST_F(HandshakeAdmissionTest, ASourceHasAtMostItsHandshakesInProgress) {
     SessionNew(peer);
   }
   EXPECT_EQ(admission_->pending(), 2u);
+  EXPECT_EQ(admission_->counts().passed_hellos, 2u);
   // ... so a third is dropped, while another source still gets through.
   const sockaddr_in third = Peer(0x0A000001, 40002);
   const std::vector<uint8_t> cookie = CookieFor(third);
@@ -181,17 +185,17 @@ class AdmissionLimitsTest : public ::testing::Test {
     admission_.emplace(std::move(made).value());
   }
   template <typename Address>
-  Verdict Start(const Address& peer) {
+  Verdict Start(const Address& peer, int64_t now_ms = 0) {
     const auto* sa = reinterpret_cast<const sockaddr*>(&peer);
     const std::vector<uint8_t> hello = ClientHello({}, 0, 0);
     EXPECT_EQ(admission_->Judge(hello.data(), hello.size(), sa, sizeof(peer),
-                                0, reply_),
+                                now_ms, reply_),
               Verdict::kAnswer);
     const std::vector<uint8_t> cookie =
         CookieOf(std::vector<uint8_t>(reply_.begin(), reply_.end()));
     const std::vector<uint8_t> again = ClientHello(cookie, 1, 1);
     const Verdict v = admission_->Judge(again.data(), again.size(), sa,
-                                        sizeof(peer), 0, reply_);
+                                        sizeof(peer), now_ms, reply_);
     if (v == Verdict::kPass) admission_->OnSessionNew(sa, sizeof(peer));
     return v;
   }
@@ -246,8 +250,13 @@ TEST_F(AdmissionLimitsTest, ANewcomerTakesThePlaceOfTheBusiestSource) {
   EXPECT_EQ(Start(Peer(0x0A000001, 9)), Verdict::kDrop);
   EXPECT_EQ(admission_->counts().over_capacity, 1u);
   EXPECT_TRUE(admission_->TakeEvictions().empty());
-  // A newcomer gets in: the oldest handshake of a busiest source goes.
-  EXPECT_EQ(Start(Peer(0x0A000003, 1)), Verdict::kPass);
+  // A newcomer waits while those handshakes may still be progressing ...
+  const int64_t stalled = HandshakeAdmissionOptions{}.evict_after_ms;
+  EXPECT_EQ(Start(Peer(0x0A000003, 1), stalled - 1), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_capacity, 2u);
+  EXPECT_TRUE(admission_->TakeEvictions().empty());
+  // ... and then gets in: the oldest handshake of a busiest source goes.
+  EXPECT_EQ(Start(Peer(0x0A000003, 2), stalled), Verdict::kPass);
   const std::vector<std::string> evicted = admission_->TakeEvictions();
   ASSERT_EQ(evicted.size(), 1u);
   EXPECT_TRUE(evicted[0] == KeyOf(Peer(0x0A000001, 1)) ||
@@ -256,8 +265,8 @@ TEST_F(AdmissionLimitsTest, ANewcomerTakesThePlaceOfTheBusiestSource) {
   // The flooder that lost a place cannot take it back from the other.
   const uint32_t loser =
       evicted[0] == KeyOf(Peer(0x0A000001, 1)) ? 0x0A000001 : 0x0A000002;
-  EXPECT_EQ(Start(Peer(loser, 10)), Verdict::kDrop);
-  EXPECT_EQ(admission_->counts().over_capacity, 2u);
+  EXPECT_EQ(Start(Peer(loser, 10), stalled), Verdict::kDrop);
+  EXPECT_EQ(admission_->counts().over_capacity, 3u);
 }
 
 TEST_F(AdmissionLimitsTest, EstablishedSessionsAreNeverEvicted) {
@@ -270,7 +279,9 @@ TEST_F(AdmissionLimitsTest, EstablishedSessionsAreNeverEvicted) {
   ASSERT_EQ(Start(Peer(0x0A000001, 2)), Verdict::kPass);
   // Full: half-open handshakes evict each other at most, never the device.
   EXPECT_EQ(Start(Peer(0x0A000001, 3)), Verdict::kDrop);
-  EXPECT_EQ(Start(Peer(0x0A000002, 1)), Verdict::kPass);  // evicts 10.0.0.1:1
+  const int64_t stalled = HandshakeAdmissionOptions{}.evict_after_ms;
+  EXPECT_EQ(Start(Peer(0x0A000002, 1), stalled),
+            Verdict::kPass);  // evicts 10.0.0.1:1
   const std::vector<std::string> evicted = admission_->TakeEvictions();
   ASSERT_EQ(evicted.size(), 1u);
   EXPECT_EQ(evicted[0], KeyOf(Peer(0x0A000001, 1)));

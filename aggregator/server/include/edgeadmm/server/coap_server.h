@@ -49,8 +49,11 @@ struct ServerOptions {
   unsigned max_sessions = 0;
   // DTLS handshakes in progress at most, exactly (libcoap's own cap admits
   // one more); when full, a newcomer from a prefix with fewer takes the
-  // place of the busiest prefix's oldest (HandshakeAdmission).
-  unsigned max_handshakes = 1024;
+  // place of the busiest prefix's oldest once it has stalled
+  // (HandshakeAdmission). More than the daemon completes in about a second
+  // outlive the devices' handshake timeout when a fleet returns at once
+  // (docs/aggregator.md, "Handshakes in progress").
+  unsigned max_handshakes = 256;
   // Datagrams read from the endpoint per I/O batch at most (adaptive, see
   // posix::CoapBatchedIo): libcoap walks every session once per batch, so
   // reading one datagram per walk made the cost per datagram grow with the

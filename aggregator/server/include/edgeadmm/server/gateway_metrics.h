@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "edgeadmm/server/handshake_admission.h"
+
 namespace edgeadmm::server {
 
 // What a loaded job looks like at a scrape (JobHost fills it).
@@ -59,6 +61,10 @@ class GatewayMetrics {
   void set_devices_connected(size_t devices) { devices_connected_ = devices; }
   // CoAP RSTs received (LibcoapResetsReceived), set before Render.
   void set_coap_resets(uint64_t resets) { coap_resets_ = resets; }
+  // The handshake admission's verdicts so far, set before Render.
+  void set_admission(const HandshakeAdmission::Counts& counts) {
+    admission_ = counts;
+  }
 
   // A round of the running job ended: committed after `seconds` open, or
   // discarded (deadline with too few uploads, a failed commit).
@@ -86,6 +92,7 @@ class GatewayMetrics {
   int64_t live_sessions_ = 0;
   size_t devices_connected_ = 0;
   uint64_t coap_resets_ = 0;
+  HandshakeAdmission::Counts admission_;
   size_t shards_ = 1;
   std::array<uint64_t, kMaxShards> shard_sessions_{};
   uint64_t rounds_committed_ = 0;

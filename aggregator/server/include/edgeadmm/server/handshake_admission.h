@@ -23,9 +23,12 @@
 // Room: at most max_pending handshakes in progress, and with max_sessions
 // no more sessions than that in all. When full, a newcomer from a prefix
 // with fewer handshakes in progress than the busiest prefix less one takes
-// the place of that prefix's oldest handshake (TakeEvictions: the server
-// drops it). So a flood from many addresses holds at most an even share,
-// a new device gets in at once (issue 32 item 3), and an established
+// the place of that prefix's oldest handshake if it has been in progress
+// for evict_after_ms (TakeEvictions: the server drops it). So a flood from
+// many addresses holds at most an even share, a new device gets in within
+// evict_after_ms (issue 32 item 3), a handshake that is progressing is not
+// torn down for a newcomer (its device would only start over: a returning
+// fleet then wastes its handshakes on each other), and an established
 // session is never evicted for a half-open one (item 5): established
 // sessions end only by their idle timeout.
 // libcoap's own cookie check is replaced by VerifyPassedCookie (the cookie
@@ -55,9 +58,12 @@ struct HandshakeAdmissionOptions {
   // NAT address shares it.
   int max_pending_per_source = 32;
   // Handshakes in progress in all.
-  int max_pending = 1024;
+  int max_pending = 256;
   // Sessions in all (established and in progress); 0: no limit.
   int max_sessions = 0;
+  // A handshake in progress this long may be evicted for a newcomer (see
+  // Room above): a stalled one, not one whose flights are still coming.
+  int64_t evict_after_ms = 2'000;
   // The cookie secret rotates this often; a cookie is valid for one to two
   // periods.
   int64_t secret_period_ms = 30'000;
@@ -72,6 +78,7 @@ class HandshakeAdmission {
   };
   struct Counts {
     uint64_t passed = 0;
+    uint64_t passed_hellos = 0;    // of them, ClientHellos with a valid cookie
     uint64_t verify_requests = 0;  // HelloVerifyRequests sent
     uint64_t over_limit = 0;       // valid cookie, source at its pending limit
     uint64_t over_capacity = 0;    // valid cookie, no room and none to evict
@@ -138,22 +145,28 @@ class HandshakeAdmission {
   // Whether a newcomer from a prefix with `mine` handshakes in progress
   // may take a place: when there is room, or by evicting the oldest
   // handshake of the busiest prefix.
-  bool MakeRoom(size_t mine);
+  bool MakeRoom(size_t mine, int64_t now_ms);
   size_t Room() const;
   void ForgetPending(const std::string& address);
 
   std::unordered_map<std::string, int> sessions_;  // address+port -> count
   size_t session_count_ = 0;
-  // Handshakes in progress: address+port -> source prefix, and per prefix
-  // their addresses, oldest first.
-  std::unordered_map<std::string, std::string> pending_;
+  // Handshakes in progress: address+port -> source prefix and the time
+  // it passed, and per prefix their addresses, oldest first.
+  struct Pending {
+    std::string prefix;
+    int64_t passed_ms = 0;
+  };
+  std::unordered_map<std::string, Pending> pending_;
   std::unordered_map<std::string, std::deque<std::string>> pending_by_prefix_;
-  std::vector<std::string> evictions_;  // not yet taken
+  std::vector<std::string> evictions_;       // not yet taken
   std::unordered_set<std::string> evicted_;  // their sessions not yet freed
   // Cookies that passed, per epoch parity (a cookie passes once).
   std::array<std::unordered_set<std::string>, 2> used_cookies_;
-  // The address+port of the ClientHello passed last with a valid cookie.
+  // The address+port of the ClientHello passed last with a valid cookie,
+  // and when.
   std::string passed_address_;
+  int64_t passed_ms_ = 0;
   Counts counts_;
 };
 
