@@ -102,25 +102,7 @@ std::string GatewayMetrics::Render(const JobGauges& job) const {
                             : std::vector<JobGauges>{});
 }
 
-std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
-  std::string out;
-  Header(out, "edgeadmm_build_info", "gauge",
-         "The daemon's version (value 1).");
-  out += std::string("edgeadmm_build_info{version=\"") +
-         Escaped(EDGEADMM_VERSION) + "\"} 1\n";
-  Header(out, "edgeadmm_coap_responses_total", "counter",
-         "CoAP responses sent, by resource and response code (class.detail).");
-  for (int r = 0; r < kResources; ++r) {
-    for (int code = 0; code < kCodes; ++code) {
-      if (responses_[r][code] == 0) continue;
-      char code_text[16];
-      std::snprintf(code_text, sizeof(code_text), "%d.%02d", code >> 5,
-                    code & 31);
-      out += std::string("edgeadmm_coap_responses_total{resource=\"") +
-             kResourceNames[r] + "\",code=\"" + code_text + "\"} " +
-             Count(responses_[r][code]) + "\n";
-    }
-  }
+void GatewayMetrics::RenderSessions(std::string& out) const {
   Header(out, "edgeadmm_dtls_session_events_total", "counter",
          "DTLS server session events (handshakes started and completed, "
          "sessions closed or failed, sessions freed).");
@@ -163,6 +145,28 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
     out += "edgeadmm_shard_sessions_total{shard=\"" + std::to_string(i) +
            "\"} " + Count(shard_sessions_[i]) + "\n";
   }
+}
+
+std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
+  std::string out;
+  Header(out, "edgeadmm_build_info", "gauge",
+         "The daemon's version (value 1).");
+  out += std::string("edgeadmm_build_info{version=\"") +
+         Escaped(EDGEADMM_VERSION) + "\"} 1\n";
+  Header(out, "edgeadmm_coap_responses_total", "counter",
+         "CoAP responses sent, by resource and response code (class.detail).");
+  for (int r = 0; r < kResources; ++r) {
+    for (int code = 0; code < kCodes; ++code) {
+      if (responses_[r][code] == 0) continue;
+      char code_text[16];
+      std::snprintf(code_text, sizeof(code_text), "%d.%02d", code >> 5,
+                    code & 31);
+      out += std::string("edgeadmm_coap_responses_total{resource=\"") +
+             kResourceNames[r] + "\",code=\"" + code_text + "\"} " +
+             Count(responses_[r][code]) + "\n";
+    }
+  }
+  RenderSessions(out);
   Header(out, "edgeadmm_rounds_total", "counter",
          "Rounds of the jobs served since the daemon started, by outcome.");
   out += "edgeadmm_rounds_total{outcome=\"committed\"} " +

@@ -85,6 +85,9 @@ class GatewayMetrics {
                                                           30,  60, 120, 300};
 
  private:
+  // The DTLS sessions, devices, admission and shard families.
+  void RenderSessions(std::string& out) const;
+
   static constexpr int kResources = 5;  // task, update, model, status, other
   static constexpr int kCodes = 256;
   std::array<std::array<uint64_t, kCodes>, kResources> responses_{};
