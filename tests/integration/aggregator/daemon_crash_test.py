@@ -73,50 +73,51 @@ def check(condition, what):
 
 
 CONNECTED = re.compile(r'^edgeadmm_devices_connected (\d+)$', re.M)
+COUNTER = re.compile(
+    r'^edgeadmm_(handshake_admission_total\{verdict|'
+    r'dtls_session_events_total\{event)="(\w+)"\} (\d+)$', re.M)
+
+
+def metrics_text(metrics_path):
+    """The daemon's metrics file ("" before its first write)."""
+    try:
+        with open(metrics_path) as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def devices_connected(metrics_path):
     """The devices connected to the daemon (distinct identities with an
     established, not superseded session) in its metrics file (0 before its
     first write)."""
-    try:
-        with open(metrics_path) as f:
-            m = CONNECTED.search(f.read())
-    except OSError:
-        return 0
+    m = CONNECTED.search(metrics_text(metrics_path))
     return int(m.group(1)) if m else 0
-
-
-COUNTER = re.compile(
-    r'^edgeadmm_(handshake_admission_total\{verdict|'
-    r'dtls_session_events_total\{event)="(\w+)"\} (\d+)$', re.M)
 
 
 def handshake_counts(metrics_path):
     """The daemon's handshake admission verdicts and DTLS session events
     so far, as one line (what a return cost the daemon)."""
-    try:
-        with open(metrics_path) as f:
-            text = f.read()
-    except OSError:
-        return "no metrics"
     return ", ".join(f"{name} {count}" for _, name, count in
-                     COUNTER.findall(text) if count != "0")
+                     COUNTER.findall(metrics_text(metrics_path))
+                     if count != "0") or "no metrics"
 
 
 def wait_all_back(metrics_path, devices, deadline):
     """Waits until every one of `devices` is connected to the running
-    daemon or the deadline passes; returns the count."""
+    daemon or the deadline passes, printing the count every 5 s; returns
+    the count."""
     started = time.monotonic()
     reported = started
-    while (devices_connected(metrics_path) < devices and
-           time.monotonic() < deadline):
+    back = devices_connected(metrics_path)
+    while back < devices and time.monotonic() < deadline:
         time.sleep(0.2)
+        back = devices_connected(metrics_path)
         if time.monotonic() - reported >= 5:
             reported = time.monotonic()
-            print(f"  {reported - started:.0f} s: "
-                  f"{devices_connected(metrics_path)} connected", flush=True)
-    return devices_connected(metrics_path)
+            print(f"  {reported - started:.0f} s: {back} connected",
+                  flush=True)
+    return back
 
 
 def job_toml(rounds, dim):
