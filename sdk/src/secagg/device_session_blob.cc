@@ -1,8 +1,7 @@
 // The device SecAgg+ session's persisted blob (format in device_session.h):
 // Serialize writes the current phase's part; Restore checks a whole blob
 // in a first pass that writes nothing and loads it in a second.
-#include <cstring>
-
+#include "byte_cursor.h"
 #include "device_session_overlay.h"
 #include "edgeadmm/assert.h"
 #include "edgeadmm/crc32.h"
@@ -12,6 +11,7 @@
 namespace edgeadmm {
 
 using secagg_internal::Begin;
+using secagg_internal::ByteCursor;
 using secagg_internal::View;
 
 namespace {
@@ -31,54 +31,6 @@ size_t PhaseBytes(SecAggDevicePhase phase, size_t peers, size_t received,
   return secagg_blob::PhaseBytes(static_cast<int>(phase), peers, received, m);
 }
 
-// Little-endian cursor; `data` null: counts only (Restore's first pass
-// reads from `in`, writes nowhere). Reads past the end set `ok` false.
-class Cursor {
- public:
-  Cursor(std::byte* out, const std::byte* in, size_t size)
-      : out_(out), in_(in), size_(size) {}
-  void Put(uint64_t v, size_t bytes) {
-    for (size_t i = 0; i < bytes; ++i) {
-      out_[at_++] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
-    }
-  }
-  void PutBytes(const std::byte* p, size_t n) {
-    std::memcpy(out_ + at_, p, n);
-    at_ += n;
-  }
-  uint64_t Get(size_t bytes) {
-    if (at_ + bytes > size_) {
-      ok_ = false;
-      at_ = size_;
-      return 0;
-    }
-    uint64_t v = 0;
-    for (size_t i = 0; i < bytes; ++i) {
-      v |= static_cast<uint64_t>(in_[at_++]) << (8 * i);
-    }
-    return v;
-  }
-  // Copies n bytes into `p` (skipped when p is null).
-  void GetBytes(std::byte* p, size_t n) {
-    if (at_ + n > size_) {
-      ok_ = false;
-      at_ = size_;
-      return;
-    }
-    if (p != nullptr) std::memcpy(p, in_ + at_, n);
-    at_ += n;
-  }
-  size_t at() const { return at_; }
-  bool ok() const { return ok_; }
-
- private:
-  std::byte* out_;
-  const std::byte* in_;
-  size_t size_;
-  size_t at_ = 0;
-  bool ok_ = true;
-};
-
 }  // namespace
 
 class SecAggSessionBlob {
@@ -89,14 +41,15 @@ class SecAggSessionBlob {
                    SecAggDeviceSession* target);
 
  private:
-  static void WriteHeader(const SecAggDeviceSession& s, Cursor& c);
-  static void WritePhase(const SecAggDeviceSession& s, Cursor& c);
-  static bool ReadPhase(Cursor& c, SecAggDevicePhase phase,
+  static void WriteHeader(const SecAggDeviceSession& s, ByteCursor& c);
+  static void WritePhase(const SecAggDeviceSession& s, ByteCursor& c);
+  static bool ReadPhase(ByteCursor& c, SecAggDevicePhase phase,
                         const SecAggSessionParams& p,
                         const SecAggSessionBuffers& b, SecAggDeviceSession* t);
 };
 
-void SecAggSessionBlob::WriteHeader(const SecAggDeviceSession& s, Cursor& c) {
+void SecAggSessionBlob::WriteHeader(const SecAggDeviceSession& s,
+                                    ByteCursor& c) {
   const SecAggSessionParams& p = s.params_;
   for (const char ch : kMagic) c.Put(static_cast<uint8_t>(ch), 1);
   c.Put(kFormatVersion, 2);
@@ -110,7 +63,8 @@ void SecAggSessionBlob::WriteHeader(const SecAggDeviceSession& s, Cursor& c) {
   c.PutBytes(p.graph_seed, kGraphSeedBytes);
 }
 
-void SecAggSessionBlob::WritePhase(const SecAggDeviceSession& s, Cursor& c) {
+void SecAggSessionBlob::WritePhase(const SecAggDeviceSession& s,
+                                   ByteCursor& c) {
   const SecAggSessionBuffers& b = s.buffers_;
   if (s.phase_ <= SecAggDevicePhase::kSharesSent) {
     c.PutBytes(s.enc_private_, 32);
@@ -169,14 +123,14 @@ StatusWithSize SecAggSessionBlob::Write(const SecAggDeviceSession& s,
   if (out.size() < size) {
     return StatusWithSize(Status::ResourceExhausted(), size);
   }
-  Cursor c(out.data(), nullptr, out.size());
+  ByteCursor c = ByteCursor::Writer(out);
   WriteHeader(s, c);
   WritePhase(s, c);
   c.Put(Crc32(ConstByteSpan(out.data(), c.at())), 4);
   return StatusWithSize(size);
 }
 
-bool SecAggSessionBlob::ReadPhase(Cursor& c, SecAggDevicePhase phase,
+bool SecAggSessionBlob::ReadPhase(ByteCursor& c, SecAggDevicePhase phase,
                                   const SecAggSessionParams& p,
                                   const SecAggSessionBuffers& b,
                                   SecAggDeviceSession* t) {
@@ -260,9 +214,9 @@ bool SecAggSessionBlob::Read(ConstByteSpan blob,
                              SecAggDeviceSession* target) {
   if (blob.size() < kHeaderBytes + kCrcBytes) return false;
   const size_t body = blob.size() - kCrcBytes;
-  Cursor crc(nullptr, blob.data() + body, kCrcBytes);
+  ByteCursor crc = ByteCursor::Reader(blob.subspan(body, kCrcBytes));
   if (crc.Get(4) != Crc32(ConstByteSpan(blob.data(), body))) return false;
-  Cursor c(nullptr, blob.data(), body);
+  ByteCursor c = ByteCursor::Reader(blob.first(body));
   for (const char ch : kMagic) {
     if (c.Get(1) != static_cast<uint8_t>(ch)) return false;
   }

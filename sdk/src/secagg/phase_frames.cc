@@ -1,62 +1,21 @@
 #include "edgeadmm/secagg/phase_frames.h"
 
-#include <cstring>
 #include <initializer_list>
+
+#include "byte_cursor.h"
 
 namespace edgeadmm {
 namespace {
 
-// Appends little-endian fields to a buffer whose size was checked first.
-class Writer {
- public:
-  explicit Writer(ByteSpan out) : out_(out) {}
-  void Uint(uint64_t v, size_t bytes) {
-    for (size_t b = 0; b < bytes; ++b) {
-      out_[at_++] = static_cast<std::byte>((v >> (8 * b)) & 0xff);
-    }
-  }
-  void Bytes(const std::byte* p, size_t n) {
-    if (n == 0) return;  // p may be null for an empty field
-    std::memcpy(out_.data() + at_, p, n);
-    at_ += n;
-  }
-  size_t at() const { return at_; }
-
- private:
-  ByteSpan out_;
-  size_t at_ = 0;
-};
-
-// Reads fields whose presence the frame's exact length guarantees.
-class Reader {
- public:
-  explicit Reader(ConstByteSpan in) : in_(in) {}
-  uint64_t Uint(size_t bytes) {
-    uint64_t v = 0;
-    for (size_t b = 0; b < bytes; ++b) {
-      v |= static_cast<uint64_t>(in_[at_++]) << (8 * b);
-    }
-    return v;
-  }
-  void Bytes(std::byte* p, size_t n) {
-    if (n == 0) return;  // p may be null for an empty field
-    std::memcpy(p, in_.data() + at_, n);
-    at_ += n;
-  }
-  void Skip(size_t n) { at_ += n; }
-
- private:
-  ConstByteSpan in_;
-  size_t at_ = 0;
-};
+using secagg_internal::ByteCursor;
 
 StatusWithSize Start(uint8_t phase, uint64_t round_id, size_t size,
-                     ByteSpan out, Writer& w) {
+                     ByteSpan out, ByteCursor& w) {
   if (out.size() < size)
     return StatusWithSize(Status::ResourceExhausted(), size);
-  w.Uint(kSecAggFrameVersion, 1);
-  w.Uint(phase, 1);
-  w.Uint(round_id, 8);
+  w.Put(kSecAggFrameVersion, 1);
+  w.Put(phase, 1);
+  w.Put(round_id, 8);
   return StatusWithSize(size);
 }
 
@@ -64,7 +23,7 @@ StatusWithSize Start(uint8_t phase, uint64_t round_id, size_t size,
 // entries of `entry` bytes each, which must fill the frame exactly.
 StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
                     size_t entry, size_t capacity, SecAggFrameHeader& header,
-                    Reader& r) {
+                    ByteCursor& r) {
   const Status s = DecodeSecAggHeader(frame, header);
   if (!s.ok()) return StatusWithSize(s, 0);
   if (header.phase != phase)
@@ -72,8 +31,8 @@ StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
   if (frame.size() < kSecAggFrameHeaderBytes + count_bytes) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
-  r.Skip(kSecAggFrameHeaderBytes);
-  const uint64_t count = r.Uint(count_bytes);
+  r.GetBytes(nullptr, kSecAggFrameHeaderBytes);
+  const uint64_t count = r.Get(count_bytes);
   if (count > capacity ||
       frame.size() != kSecAggFrameHeaderBytes + count_bytes + count * entry) {
     return StatusWithSize(Status::InvalidArgument(), 0);
@@ -99,32 +58,32 @@ bool ValidRound(const SecAggSessionParams& p) {
 StatusWithSize EncodeSecAggRound(const SecAggSessionParams& params,
                                  ByteSpan out) {
   if (!ValidRound(params)) return StatusWithSize(Status::InvalidArgument(), 0);
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s =
       Start(0, params.round_id, SecAggRoundBytes(), out, w);
   if (!s.ok()) return s;
   for (uint32_t v :
        {params.devices, params.degree, params.threshold, params.bits,
         params.mask_length, params.min_survivors, params.own_index}) {
-    w.Uint(v, 4);
+    w.Put(v, 4);
   }
-  w.Bytes(params.graph_seed, kGraphSeedBytes);
+  w.PutBytes(params.graph_seed, kGraphSeedBytes);
   return s;
 }
 
 Status DecodeSecAggRound(ConstByteSpan frame, SecAggSessionParams& params) {
   if (frame.size() != SecAggRoundBytes()) return Status::InvalidArgument();
-  Reader r(frame);
-  if (r.Uint(1) != kSecAggFrameVersion || r.Uint(1) != 0) {
+  ByteCursor r = ByteCursor::Reader(frame);
+  if (r.Get(1) != kSecAggFrameVersion || r.Get(1) != 0) {
     return Status::InvalidArgument();
   }
   SecAggSessionParams p;
-  p.round_id = r.Uint(8);
+  p.round_id = r.Get(8);
   uint32_t* const fields[] = {&p.devices,  &p.degree,      &p.threshold,
                               &p.bits,     &p.mask_length, &p.min_survivors,
                               &p.own_index};
-  for (uint32_t* f : fields) *f = static_cast<uint32_t>(r.Uint(4));
-  r.Bytes(p.graph_seed, kGraphSeedBytes);
+  for (uint32_t* f : fields) *f = static_cast<uint32_t>(r.Get(4));
+  r.GetBytes(p.graph_seed, kGraphSeedBytes);
   if (!ValidRound(p)) return Status::InvalidArgument();
   params = p;
   return Status::Ok();
@@ -132,12 +91,12 @@ Status DecodeSecAggRound(ConstByteSpan frame, SecAggSessionParams& params) {
 
 Status DecodeSecAggHeader(ConstByteSpan frame, SecAggFrameHeader& header) {
   if (frame.size() < kSecAggFrameHeaderBytes) return Status::InvalidArgument();
-  Reader r(frame);
-  if (r.Uint(1) != kSecAggFrameVersion) return Status::InvalidArgument();
-  const auto phase = static_cast<uint8_t>(r.Uint(1));
+  ByteCursor r = ByteCursor::Reader(frame);
+  if (r.Get(1) != kSecAggFrameVersion) return Status::InvalidArgument();
+  const auto phase = static_cast<uint8_t>(r.Get(1));
   if (phase < 1 || phase > 4) return Status::InvalidArgument();
   header.phase = phase;
-  header.round_id = r.Uint(8);
+  header.round_id = r.Get(8);
   return Status::Ok();
 }
 
@@ -146,34 +105,34 @@ StatusWithSize EncodeSecAggPoll(uint8_t phase, uint64_t round_id,
   if (phase < 1 || phase > 3) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   return Start(phase, round_id, kSecAggFrameHeaderBytes, out, w);
 }
 
 StatusWithSize EncodeSecAggAdvertise(uint64_t round_id,
                                      const SecAggAdvertisement& advert,
                                      ByteSpan out) {
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s = Start(1, round_id, SecAggAdvertiseBytes(), out, w);
   if (!s.ok()) return s;
-  w.Bytes(advert.encryption_public, kX25519KeyBytes);
-  w.Bytes(advert.mask_public, kX25519KeyBytes);
-  w.Bytes(advert.self_seed_commitment, kSelfSeedCommitmentBytes);
+  w.PutBytes(advert.encryption_public, kX25519KeyBytes);
+  w.PutBytes(advert.mask_public, kX25519KeyBytes);
+  w.PutBytes(advert.self_seed_commitment, kSelfSeedCommitmentBytes);
   return s;
 }
 
 StatusWithSize EncodeSecAggKeys(uint64_t round_id,
                                 Span<const SecAggPeerKeys> keys, ByteSpan out) {
   if (keys.size() > 0xffff) return StatusWithSize(Status::InvalidArgument(), 0);
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s =
       Start(1, round_id, SecAggKeysAnswerBytes(keys.size()), out, w);
   if (!s.ok()) return s;
-  w.Uint(keys.size(), 2);
+  w.Put(keys.size(), 2);
   for (const SecAggPeerKeys& k : keys) {
-    w.Uint(k.device, 4);
-    w.Bytes(k.encryption_public, kX25519KeyBytes);
-    w.Bytes(k.mask_public, kX25519KeyBytes);
+    w.Put(k.device, 4);
+    w.PutBytes(k.encryption_public, kX25519KeyBytes);
+    w.PutBytes(k.mask_public, kX25519KeyBytes);
   }
   return s;
 }
@@ -184,14 +143,14 @@ StatusWithSize EncodeSecAggSealed(uint64_t round_id,
   if (sealed.size() > 0xffff) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s =
       Start(2, round_id, SecAggSealedBytes(sealed.size()), out, w);
   if (!s.ok()) return s;
-  w.Uint(sealed.size(), 2);
+  w.Put(sealed.size(), 2);
   for (const SecAggSealed& m : sealed) {
-    w.Uint(m.peer, 4);
-    w.Bytes(m.sealed, kSealedSharesBytes);
+    w.Put(m.peer, 4);
+    w.PutBytes(m.sealed, kSealedSharesBytes);
   }
   return s;
 }
@@ -201,12 +160,12 @@ StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
   if (words.size() > 0xffffffffu) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s =
       Start(3, round_id, SecAggWordsBytes(words.size()), out, w);
   if (!s.ok()) return s;
-  w.Uint(words.size(), 4);
-  for (uint32_t v : words) w.Uint(v, 4);
+  w.Put(words.size(), 4);
+  for (uint32_t v : words) w.Put(v, 4);
   return s;
 }
 
@@ -216,16 +175,16 @@ StatusWithSize EncodeSecAggReveal(uint64_t round_id,
   if (shares.size() > 0xffff) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
-  Writer w(out);
+  ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s =
       Start(4, round_id, SecAggRevealBytes(shares.size()), out, w);
   if (!s.ok()) return s;
-  w.Uint(shares.size(), 2);
+  w.Put(shares.size(), 2);
   for (const RevealedShare& r : shares) {
-    w.Uint(r.sender, 4);
-    w.Uint(r.self_seed ? 1 : 0, 1);
-    w.Uint(r.share.index, 1);
-    w.Bytes(r.share.value, kShamirSecretBytes);
+    w.Put(r.sender, 4);
+    w.Put(r.self_seed ? 1 : 0, 1);
+    w.Put(r.share.index, 1);
+    w.PutBytes(r.share.value, kShamirSecretBytes);
   }
   return s;
 }
@@ -237,24 +196,24 @@ Status DecodeSecAggAdvertise(ConstByteSpan frame, SecAggFrameHeader& header,
   if (header.phase != 1 || frame.size() != SecAggAdvertiseBytes()) {
     return Status::InvalidArgument();
   }
-  Reader r(frame);
-  r.Skip(kSecAggFrameHeaderBytes);
-  r.Bytes(advert.encryption_public, kX25519KeyBytes);
-  r.Bytes(advert.mask_public, kX25519KeyBytes);
-  r.Bytes(advert.self_seed_commitment, kSelfSeedCommitmentBytes);
+  ByteCursor r = ByteCursor::Reader(frame);
+  r.GetBytes(nullptr, kSecAggFrameHeaderBytes);
+  r.GetBytes(advert.encryption_public, kX25519KeyBytes);
+  r.GetBytes(advert.mask_public, kX25519KeyBytes);
+  r.GetBytes(advert.self_seed_commitment, kSelfSeedCommitmentBytes);
   return Status::Ok();
 }
 
 StatusWithSize DecodeSecAggKeys(ConstByteSpan frame, SecAggFrameHeader& header,
                                 Span<SecAggPeerKeys> out) {
-  Reader r(frame);
+  ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n =
       Open(frame, 1, 2, kSecAggKeysEntryBytes, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
-    out[i].device = static_cast<uint32_t>(r.Uint(4));
-    r.Bytes(out[i].encryption_public, kX25519KeyBytes);
-    r.Bytes(out[i].mask_public, kX25519KeyBytes);
+    out[i].device = static_cast<uint32_t>(r.Get(4));
+    r.GetBytes(out[i].encryption_public, kX25519KeyBytes);
+    r.GetBytes(out[i].mask_public, kX25519KeyBytes);
   }
   return n;
 }
@@ -262,24 +221,24 @@ StatusWithSize DecodeSecAggKeys(ConstByteSpan frame, SecAggFrameHeader& header,
 StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
                                   SecAggFrameHeader& header,
                                   Span<SecAggSealed> out) {
-  Reader r(frame);
+  ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n =
       Open(frame, 2, 2, kSecAggSealedEntryBytes, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
-    out[i].peer = static_cast<uint32_t>(r.Uint(4));
-    r.Bytes(out[i].sealed, kSealedSharesBytes);
+    out[i].peer = static_cast<uint32_t>(r.Get(4));
+    r.GetBytes(out[i].sealed, kSealedSharesBytes);
   }
   return n;
 }
 
 StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
                                  Span<uint32_t> out) {
-  Reader r(frame);
+  ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n = Open(frame, 3, 4, 4, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
-    out[i] = static_cast<uint32_t>(r.Uint(4));
+    out[i] = static_cast<uint32_t>(r.Get(4));
   }
   return n;
 }
@@ -287,17 +246,17 @@ StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
 StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
                                   SecAggFrameHeader& header,
                                   Span<RevealedShare> out) {
-  Reader r(frame);
+  ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n =
       Open(frame, 4, 2, kSecAggRevealEntryBytes, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
-    out[i].sender = static_cast<uint32_t>(r.Uint(4));
-    const uint64_t kind = r.Uint(1);
+    out[i].sender = static_cast<uint32_t>(r.Get(4));
+    const uint64_t kind = r.Get(1);
     if (kind > 1) return StatusWithSize(Status::InvalidArgument(), 0);
     out[i].self_seed = kind == 1;
-    out[i].share.index = static_cast<uint8_t>(r.Uint(1));
-    r.Bytes(out[i].share.value, kShamirSecretBytes);
+    out[i].share.index = static_cast<uint8_t>(r.Get(1));
+    r.GetBytes(out[i].share.value, kShamirSecretBytes);
   }
   return n;
 }

@@ -1,0 +1,43 @@
+#include "byte_cursor.h"
+
+#include <cstring>
+
+namespace edgeadmm {
+namespace secagg_internal {
+
+void ByteCursor::Put(uint64_t value, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) {
+    out_[at_++] = static_cast<std::byte>((value >> (8 * i)) & 0xFFu);
+  }
+}
+
+void ByteCursor::PutBytes(const std::byte* p, size_t n) {
+  if (n == 0) return;
+  std::memcpy(out_ + at_, p, n);
+  at_ += n;
+}
+
+bool ByteCursor::Take(size_t n) {
+  if (n <= size_ - at_) return true;
+  ok_ = false;
+  at_ = size_;
+  return false;
+}
+
+uint64_t ByteCursor::Get(size_t bytes) {
+  if (!Take(bytes)) return 0;
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    value |= static_cast<uint64_t>(in_[at_++]) << (8 * i);
+  }
+  return value;
+}
+
+void ByteCursor::GetBytes(std::byte* p, size_t n) {
+  if (!Take(n)) return;
+  if (p != nullptr && n != 0) std::memcpy(p, in_ + at_, n);
+  at_ += n;
+}
+
+}  // namespace secagg_internal
+}  // namespace edgeadmm
