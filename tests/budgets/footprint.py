@@ -35,14 +35,15 @@ COMPONENTS = [
     ("nanopb", r"libedgeadmm_nanopb\.a"),
     ("proto", r"libedgeadmm_proto\.a"),
     ("fake", r"libedgeadmm_fake\.a"),
-    ("lwip", r"libedgeadmm_lwip\.a"),
-    ("lwip_port", r"libedgeadmm_lwip_port\.a"),
+    ("lwip", r"libedgeadmm_lwip(_static)?\.a"),
+    ("lwip_port", r"libedgeadmm_lwip_port(_static)?\.a"),
     ("ethernet", r"libedgeadmm_board_ethernet\.a"),
     ("platform", r"libedgeadmm_baremetal|libedgeadmm_seeded_entropy|edgeadmm_board_|/boards/"),
     ("libgcc", r"libgcc\.a|crt[a-z0-9]*\.o"),
     ("libm", r"libm\.a"),
     ("libc", r"libc(_nano)?\.a|libg(_nano)?\.a|libnosys"),
     ("libstdc++", r"libstdc\+\+|libsupc\+\+"),
+    ("app", r"/libexample_[\w]+\.a"),
 ]
 DESCRIPTIONS = {
     "coap": "SDK CoAP client and message codec (sdk/src/coap)",
@@ -67,7 +68,17 @@ DESCRIPTIONS = {
 }
 
 
-def component_of(path):
+# A firmware image (linked with -flto, sdk/CMakeLists.txt) holds the SDK,
+# the only library built with LTO bytecode, as GCC's temporary "ltrans"
+# objects; their sections are named after their symbols (-ffunction-sections,
+# -fdata-sections), which tell the CoAP client from the rest of the SDK.
+LTO_OBJECT = re.compile(r"\.ltrans\d*\.ltrans\.o$")
+LTO_COAP_SYMBOL = re.compile(r"N8edgeadmm4coap")
+
+
+def component_of(path, section=""):
+    if LTO_OBJECT.search(path):
+        return "coap" if LTO_COAP_SYMBOL.search(section) else "sdk"
     for name, pattern in COMPONENTS:
         if re.search(pattern, path):
             return name
@@ -144,7 +155,8 @@ def main():
         for output, section, size, path in parse_map(f.read()):
             if output is None:
                 continue
-            name = "other" if path == "*fill*" else component_of(path)
+            name = ("other" if path == "*fill*"
+                    else component_of(path, section))
             mapped[output] = mapped.get(output, 0) + size
             if output in FLASH_SECTIONS:
                 flash[name] = flash.get(name, 0) + size
