@@ -15,7 +15,9 @@ engineer would use it:
 3. tests/install/firmware (find_package(EdgeADMM ... COMPONENTS sdk
    platform_baremetal dtls lwip board), the reference firmware's sources
    compiled in place) is configured out of tree with the same toolchain
-   file and EdgeADMM_DIR=STAGE/LIBDIR/cmake/EdgeADMM, and built;
+   file and EdgeADMM_DIR=STAGE/LIBDIR/cmake/EdgeADMM, and built; its map
+   shows the SDK link-time optimized (GCC's ltrans objects), and a second
+   build with FIRMWARE_SDK_NO_LTO=ON (the SDK's machine code) shows none;
 4. that image runs under the board's runner against the host build's daemon
    (tests/target/network/run_with_daemon.py, as mcu_reference_device_test
    runs the in-tree image): provisioned from a blob, it must train the
@@ -113,6 +115,24 @@ def main() -> int:
                    failures, "firmware: build", timeout=300) is None):
         print("\n".join(failures), file=sys.stderr)
         return 1
+    # The package links the SDK link-time optimized (GCC's ltrans objects in
+    # the map), and a firmware that opts out links its machine code.
+    plain_build = firmware_build.with_name("firmware-build-no-lto")
+    if plain_build.exists():
+        shutil.rmtree(plain_build)
+    if (run(configure[:4] + [str(plain_build)] + configure[5:]
+            + ["-DFIRMWARE_SDK_NO_LTO=ON"], failures,
+            "firmware without LTO: configure") is None
+            or run(["cmake", "--build", str(plain_build), "-j2"], failures,
+                   "firmware without LTO: build", timeout=300) is None):
+        print("\n".join(failures), file=sys.stderr)
+        return 1
+    for build, optimized in ((firmware_build, True), (plain_build, False)):
+        linked = (build / "edgeadmm_firmware.map").read_text()
+        if (".ltrans.o" in linked) != optimized:
+            failures.append(f"{build.name}: the SDK is "
+                            f"{'not ' if optimized else ''}link-time "
+                            "optimized")
 
     # The image against the real daemon, as mcu_reference_device_test runs
     # the in-tree one (it skips with 77 when the daemon is not built).
