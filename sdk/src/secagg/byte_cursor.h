@@ -1,7 +1,6 @@
-// Little-endian fields into or out of a byte buffer: the SecAgg+ phase
-// frames (phase_frames.cc) and the device session's blob
-// (device_session_blob.cc). The methods are out of line on purpose: each
-// field is then one call, which keeps the two codecs small in flash.
+// Little-endian fields into or out of a byte buffer, for both SecAgg+
+// codecs of the device: the phase frames (phase_frames.cc) and the
+// session's blob (device_session_blob.cc).
 #pragma once
 
 #include <cstddef>
