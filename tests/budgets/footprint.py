@@ -43,7 +43,7 @@ COMPONENTS = [
     ("libm", r"libm\.a"),
     ("libc", r"libc(_nano)?\.a|libg(_nano)?\.a|libnosys"),
     ("libstdc++", r"libstdc\+\+|libsupc\+\+"),
-    ("app", r"/libexample_[\w]+\.a"),
+    ("app", r"/libexample_\w+\.a"),
 ]
 DESCRIPTIONS = {
     "coap": "SDK CoAP client and message codec (sdk/src/coap)",

@@ -89,7 +89,8 @@ def main() -> int:
     work = args.build / "tests/install"
     stage = work / "stage"
     firmware_build = work / "firmware-build"
-    for folder in (stage, firmware_build):
+    plain_build = work / "firmware-build-no-lto"
+    for folder in (stage, firmware_build, plain_build):
         shutil.rmtree(folder, ignore_errors=True)
     failures = []
 
@@ -102,29 +103,25 @@ def main() -> int:
     if missing:
         failures.append("not installed:\n  " + "\n  ".join(missing))
 
-    configure = ["cmake", "-S", str(args.source / "tests/install/firmware"),
-                 "-B", str(firmware_build), "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=MinSizeRel",
-                 f"-DCMAKE_TOOLCHAIN_FILE={args.toolchain}",
-                 f"-DEdgeADMM_DIR={stage / args.libdir / 'cmake/EdgeADMM'}",
-                 "-DFIRMWARE_SOURCES="
-                 f"{args.source / 'examples/cortex_m4_device'}"]
-    image = firmware_build / "edgeadmm_firmware.elf"
-    if (run(configure, failures, "firmware: configure") is None
-            or run(["cmake", "--build", str(firmware_build), "-j2"],
-                   failures, "firmware: build", timeout=300) is None):
-        print("\n".join(failures), file=sys.stderr)
-        return 1
+    def build_firmware(build, label, options=()):
+        configure = ["cmake", "-S", str(args.source / "tests/install/firmware"),
+                     "-B", str(build), "-G", "Ninja",
+                     "-DCMAKE_BUILD_TYPE=MinSizeRel",
+                     f"-DCMAKE_TOOLCHAIN_FILE={args.toolchain}",
+                     f"-DEdgeADMM_DIR={stage / args.libdir / 'cmake/EdgeADMM'}",
+                     "-DFIRMWARE_SOURCES="
+                     f"{args.source / 'examples/cortex_m4_device'}",
+                     *options]
+        return (run(configure, failures, f"{label}: configure") is not None
+                and run(["cmake", "--build", str(build), "-j2"], failures,
+                        f"{label}: build", timeout=300) is not None)
+
     # The package links the SDK link-time optimized (GCC's ltrans objects in
     # the map), and a firmware that opts out links its machine code.
-    plain_build = firmware_build.with_name("firmware-build-no-lto")
-    if plain_build.exists():
-        shutil.rmtree(plain_build)
-    if (run(configure[:4] + [str(plain_build)] + configure[5:]
-            + ["-DFIRMWARE_SDK_NO_LTO=ON"], failures,
-            "firmware without LTO: configure") is None
-            or run(["cmake", "--build", str(plain_build), "-j2"], failures,
-                   "firmware without LTO: build", timeout=300) is None):
+    image = firmware_build / "edgeadmm_firmware.elf"
+    if (not build_firmware(firmware_build, "firmware")
+            or not build_firmware(plain_build, "firmware without LTO",
+                                  ["-DFIRMWARE_SDK_NO_LTO=ON"])):
         print("\n".join(failures), file=sys.stderr)
         return 1
     for build, optimized in ((firmware_build, True), (plain_build, False)):
