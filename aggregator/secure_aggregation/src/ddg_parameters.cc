@@ -7,12 +7,15 @@
 #include "edgeadmm/privacy/calibration.h"
 #include "edgeadmm/privacy/composition.h"
 #include "edgeadmm/secagg/ddg_encoding.h"
+#include "edgeadmm/secure_aggregation/ddg_choice_cache.h"
 
 namespace edgeadmm::secure_aggregation {
 namespace {
 
 constexpr double kMaxSigmaGrid = 1099511627776.0;  // 2^40
 constexpr int kBisections = 30;
+// Goals whose choice is remembered: the jobs one gateway runs at once.
+constexpr size_t kCachedChoices = 16;
 
 host::Error CheckGoal(const DdgGoal& g) {
   const bool ok =
@@ -140,6 +143,28 @@ host::ErrorOr<DdgParameters> ForBits(const DdgGoal& g, uint32_t bits) {
   return EvaluateDdg(g, bits, hi, sigma);
 }
 
+// The choice (ddg_parameters.h) for a checked goal.
+host::ErrorOr<DdgParameters> Choose(const DdgGoal& goal) {
+  EDGEADMM_HOST_TRY_ASSIGN(DdgParameters best, ForBits(goal, goal.max_bits));
+  const double limit = best.predicted_mse * (1 + goal.mse_slack);
+  // The MSE does not grow with b: bisect for the fewest bits within limit.
+  uint32_t lo = 0;  // fails (or is no width)
+  uint32_t hi = goal.max_bits;
+  while (hi - lo > 1) {
+    const uint32_t mid = (lo + hi) / 2;
+    const auto p = ForBits(goal, mid);
+    if (p.ok() && p->predicted_mse <= limit) {
+      hi = mid;
+      best = *p;
+    } else if (!p.ok() && p.status().code() != StatusCode::kOutOfRange) {
+      return p.error();
+    } else {
+      lo = mid;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 privacy::Mechanism DdgRoundMechanism(const DdgParameters& p) {
@@ -211,24 +236,11 @@ host::ErrorOr<DdgRoundPlan> PlanFromDdgParameters(const DdgParameters& p,
 
 host::ErrorOr<DdgParameters> ChooseDdgParameters(const DdgGoal& goal) {
   EDGEADMM_HOST_TRY(CheckGoal(goal));
-  EDGEADMM_HOST_TRY_ASSIGN(DdgParameters best, ForBits(goal, goal.max_bits));
-  const double limit = best.predicted_mse * (1 + goal.mse_slack);
-  // The MSE does not grow with b: bisect for the fewest bits within limit.
-  uint32_t lo = 0;  // fails (or is no width)
-  uint32_t hi = goal.max_bits;
-  while (hi - lo > 1) {
-    const uint32_t mid = (lo + hi) / 2;
-    const auto p = ForBits(goal, mid);
-    if (p.ok() && p->predicted_mse <= limit) {
-      hi = mid;
-      best = *p;
-    } else if (!p.ok() && p.status().code() != StatusCode::kOutOfRange) {
-      return p.error();
-    } else {
-      lo = mid;
-    }
-  }
-  return best;
+  static DdgChoiceCache cache(kCachedChoices);
+  if (auto cached = cache.Find(goal)) return *cached;
+  EDGEADMM_HOST_TRY_ASSIGN(const DdgParameters chosen, Choose(goal));
+  cache.Insert(goal, chosen);
+  return chosen;
 }
 
 }  // namespace edgeadmm::secure_aggregation

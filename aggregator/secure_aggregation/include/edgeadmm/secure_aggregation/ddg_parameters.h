@@ -110,7 +110,8 @@ host::ErrorOr<DdgRoundPlan> PlanFromDdgParameters(const DdgParameters& p,
 // The choice above. INVALID_ARGUMENT for a bad goal (n = 0, t + D >= n,
 // d = 0, C, epsilon, delta, rounds, max_bits outside 1..32, beta outside
 // [0, 1), log2_wrap >= 0); OUT_OF_RANGE when no gamma meets the wrap goal
-// within max_bits, or no sigma_g <= 2^40 meets the target epsilon.
+// within max_bits, or no sigma_g <= 2^40 meets the target epsilon. The
+// answers for the last 16 goals are remembered (ddg_choice_cache.h).
 host::ErrorOr<DdgParameters> ChooseDdgParameters(const DdgGoal& goal);
 
 }  // namespace edgeadmm::secure_aggregation
