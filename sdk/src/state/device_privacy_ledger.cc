@@ -61,7 +61,7 @@ double DevicePrivacyLedger::EpsilonWithExtra(double extra_per_order,
   // Improved conversion (Canonne, Kamath, Steinke 2020, Prop. 12),
   // minimised over the grid.
   const double log_delta = std::log(delta);
-  double best = INFINITY;
+  double best = HUGE_VAL;  // +infinity, a double
   for (size_t i = 0; i < kOrderCount; ++i) {
     const double alpha = kOrders[i];
     const double epsilon = (rdp_[i] + alpha * extra_per_order) +
