@@ -28,7 +28,7 @@ std::byte g_again[kMaxBlob];
 // C linkage inside the namespace: libFuzzer finds the unqualified name.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size + 4 > kMaxBlob) return 0;
-  std::memcpy(g_blob, data, size);
+  if (size > 0) std::memcpy(g_blob, data, size);  // data may be null then
   const uint32_t crc = Crc32(ConstByteSpan(g_blob, size));
   for (size_t i = 0; i < 4; ++i) {
     g_blob[size + i] = static_cast<std::byte>(crc >> (8 * i));
