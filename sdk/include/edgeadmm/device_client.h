@@ -360,6 +360,11 @@ class DeviceClient {
   Status last_error() const { return last_error_; }
   // (job, round) of the last local step, false if none yet.
   bool last_step(uint64_t& job_id, uint64_t& round_id) const;
+  // The phase of the secure round in flight (SecAggDevicePhase: 1 keys
+  // advertised, 2 shares sent, 3 masked input sent, 4 shares revealed),
+  // whose blob is in Storage; 0 when none is (a client without secure rounds,
+  // or one still asking to join).
+  uint8_t secure_round_phase() const;
   // The encoded Update waiting for a receipt (empty if none, or if the
   // pending upload is a streamed share: see upload_pending()).
   ConstByteSpan pending_upload() const;

@@ -52,22 +52,59 @@ constexpr size_t SecAggResponseBytes(size_t k, size_t n) {
                   MaxBytes(SecAggWordsBytes(n), SecAggRoundBytes()));
 }
 
+// Where each part of a secure round's memory starts in its one slice of
+// the workspace, each on a Workspace::kAlignment boundary (the round's
+// object at 0), and the slice's size.
+struct SecureRoundLayout {
+  size_t neighbours = 0;  // SecAggSessionBuffers: k SecAggPeerKeys
+  size_t sealed = 0;      // k SecAggSealed
+  size_t scratch = 0;     // k SecAggPeerKey
+  size_t work = 0;        // SecAggWorkRegionBytes(k, m, n)
+  size_t response = 0;    // SecAggResponseBytes(k, n)
+  size_t real = 0;        // the encoder's scratch: m Real
+  size_t integers = 0;    // m int64_t
+  size_t signs = 0;       // DdgSignWords(m) words
+  size_t words = 0;       // m words: the input, masked in place
+  size_t record = 0;      // SecAggInputRecordBytes(m)
+  size_t total = 0;
+};
+
+constexpr size_t AlignedBytes(size_t bytes) {
+  return (bytes + Workspace::kAlignment - 1) / Workspace::kAlignment *
+         Workspace::kAlignment;
+}
+
+constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k,
+                                                size_t n) {
+  const size_t m = DdgPaddedDimension(dim);
+  SecureRoundLayout l;
+  size_t at = AlignedBytes(kClientSecAggObjectBytes);
+  const auto place = [&at](size_t& part, size_t bytes) {
+    part = at;
+    at += AlignedBytes(bytes);
+  };
+  place(l.neighbours, k * sizeof(SecAggPeerKeys));
+  place(l.sealed, k * sizeof(SecAggSealed));
+  place(l.scratch, k * sizeof(SecAggPeerKey));
+  place(l.work, SecAggWorkRegionBytes(k, m, n));
+  place(l.response, SecAggResponseBytes(k, n));
+  place(l.real, m * sizeof(Real));
+  place(l.integers, m * sizeof(int64_t));
+  place(l.signs, DdgSignWords(m) * sizeof(uint32_t));
+  place(l.words, m * sizeof(uint32_t));
+  place(l.record, SecAggInputRecordBytes(m));
+  l.total = at;
+  return l;
+}
+
 }  // namespace internal
 
 // The extra client memory of secure rounds (k neighbours, n devices) at
-// dimension `dim`; the carving of DeviceClient::Init follows it term by term.
+// dimension `dim`: the slice DeviceClient::Init carves by
+// internal::SecureRoundLayoutOf.
 constexpr size_t SecureRoundMemoryBytes(size_t dim, size_t k, size_t n) {
-  const size_t m = DdgPaddedDimension(dim);
-  return Workspace::Bytes<std::byte>(internal::kClientSecAggObjectBytes) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKeys)) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggSealed)) +
-         Workspace::Bytes<std::byte>(k * sizeof(SecAggPeerKey)) +
-         Workspace::Bytes<std::byte>(internal::SecAggWorkRegionBytes(k, m, n)) +
-         Workspace::Bytes<std::byte>(internal::SecAggResponseBytes(k, n)) +
-         Workspace::Bytes<Real>(m) + Workspace::Bytes<int64_t>(m) +
-         Workspace::Bytes<uint32_t>(DdgSignWords(m)) +
-         Workspace::Bytes<uint32_t>(m) +
-         Workspace::Bytes<std::byte>(SecAggInputRecordBytes(m));
+  return Workspace::Bytes<std::byte>(
+      internal::SecureRoundLayoutOf(dim, k, n).total);
 }
 
 }  // namespace edgeadmm

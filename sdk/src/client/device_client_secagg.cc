@@ -59,17 +59,11 @@ static_assert(alignof(internal::ClientSecAgg) <= Workspace::kAlignment,
 
 size_t Padded(size_t dim) { return DdgPaddedDimension(dim); }
 
-// n default-constructed T in `ws` (the session's types are not trivial).
+// `count` T started (zeroed) at `offset` of the round's slice.
 template <typename T>
-Result<Span<T>> CarveArray(Workspace& ws, size_t n) {
-  static_assert(alignof(T) <= Workspace::kAlignment, "over-aligned type");
-  EDGEADMM_TRY_ASSIGN(ByteSpan bytes, ws.Allocate<std::byte>(n * sizeof(T)));
-  T* first = nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    T* made = new (bytes.data() + i * sizeof(T)) T();
-    if (i == 0) first = made;
-  }
-  return Span<T>(first, n);
+Span<T> Part(ByteSpan memory, size_t offset, size_t count) {
+  return secagg_internal::Begin<T>(memory.subspan(offset, count * sizeof(T)),
+                                   count);
 }
 
 using internal::SecAggResponseBytes;
@@ -95,35 +89,35 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
     return Status::InvalidArgument();
   }
   const size_t m = Padded(config_.data.dim());
-  EDGEADMM_TRY_ASSIGN(ByteSpan object, ws.Allocate<std::byte>(kObjectBytes));
+  // One zeroed slice (internal::SecureRoundLayoutOf), each part's objects
+  // started in it.
+  const internal::SecureRoundLayout at =
+      internal::SecureRoundLayoutOf(config_.data.dim(), k, n);
+  EDGEADMM_TRY_ASSIGN(ByteSpan memory, ws.Allocate<std::byte>(at.total));
   SecAggSessionBuffers session;
-  EDGEADMM_TRY_ASSIGN(session.neighbours, CarveArray<SecAggPeerKeys>(ws, k));
-  EDGEADMM_TRY_ASSIGN(session.sealed, CarveArray<SecAggSealed>(ws, k));
-  EDGEADMM_TRY_ASSIGN(session.scratch, CarveArray<SecAggPeerKey>(ws, k));
+  session.neighbours = Part<SecAggPeerKeys>(memory, at.neighbours, k);
+  session.sealed = Part<SecAggSealed>(memory, at.sealed, k);
+  session.scratch = Part<SecAggPeerKey>(memory, at.scratch, k);
   SecAggClientBuffers buffers;
   // The request frame, the blob and the decoded answers in one region:
   // their uses never overlap in time (phase_client.h).
-  EDGEADMM_TRY_ASSIGN(ByteSpan work,
-                      ws.Allocate<std::byte>(SecAggWorkRegionBytes(k, m, n)));
+  const ByteSpan work = memory.subspan(at.work, SecAggWorkRegionBytes(k, m, n));
   buffers.request = work;
   buffers.blob = work;
   buffers.keys = secagg_internal::View<SecAggPeerKeys>(work, k);
   buffers.sealed = secagg_internal::View<SecAggSealed>(work, k);
   buffers.survivors = secagg_internal::View<uint32_t>(work, n);
-  EDGEADMM_TRY_ASSIGN(buffers.response,
-                      ws.Allocate<std::byte>(SecAggResponseBytes(k, n)));
+  buffers.response = memory.subspan(at.response, SecAggResponseBytes(k, n));
   DdgEncoderScratch scratch;
-  EDGEADMM_TRY_ASSIGN(scratch.real, ws.Allocate<Real>(m));
-  EDGEADMM_TRY_ASSIGN(scratch.integers, ws.Allocate<int64_t>(m));
-  EDGEADMM_TRY_ASSIGN(scratch.sign_words,
-                      ws.Allocate<uint32_t>(DdgSignWords(m)));
-  EDGEADMM_TRY_ASSIGN(Span<uint32_t> words, ws.Allocate<uint32_t>(m));
-  EDGEADMM_TRY_ASSIGN(ByteSpan record,
-                      ws.Allocate<std::byte>(SecAggInputRecordBytes(m)));
+  scratch.real = Part<Real>(memory, at.real, m);
+  scratch.integers = Part<int64_t>(memory, at.integers, m);
+  scratch.sign_words = Part<uint32_t>(memory, at.signs, DdgSignWords(m));
+  const Span<uint32_t> words = Part<uint32_t>(memory, at.words, m);
+  const ByteSpan record = memory.subspan(at.record, SecAggInputRecordBytes(m));
   session.masked = words;  // y is made in place of the input words
   const size_t key = std::strlen(config_.storage_key);
   if (key + 3 > Storage::kMaxKeyLength) return Status::InvalidArgument();
-  auto* s = new (object.data()) internal::ClientSecAgg(
+  auto* s = new (memory.data()) internal::ClientSecAgg(
       *config_.transport, *config_.storage, session, buffers);
   // "<storage_key>.in" (the input record) and "<storage_key>.sa" (the blob).
   std::memcpy(s->input_key, config_.storage_key, key);
@@ -247,6 +241,15 @@ void DeviceClient::StartSecureRound() {
     return;
   }
   state_ = ClientState::kSecureRound;
+}
+
+uint8_t DeviceClient::secure_round_phase() const {
+  if (secagg_ == nullptr || state_ != ClientState::kSecureRound) return 0;
+  const SecAggDevicePhase phase = secagg_->session.phase();
+  return phase >= SecAggDevicePhase::kAdvertised &&
+                 phase <= SecAggDevicePhase::kRevealed
+             ? static_cast<uint8_t>(phase)
+             : 0;
 }
 
 void DeviceClient::StepSecureRound() {

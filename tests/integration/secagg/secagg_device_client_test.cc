@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -198,14 +199,22 @@ class SecAggDeviceClientTest : public ::testing::Test {
 
   // Turns until the open round is released or closed without a release;
   // `reboot` (if < kDevices) is rebooted once its stored phase reaches 2.
+  // After every turn each client's secure_round_phase() is the phase its
+  // stored blob holds; device 0 (never rebooted) passes through all four.
   void RunRound(uint32_t reboot) {
     rounds::RoundEngine& engine = *server_->engine();
     const int64_t round_id = engine.open_secure_round()->round_id;
     bool rebooted = false;
+    std::set<int> phases_of_device0;
     while (engine.released_round_id() != round_id &&
            engine.open_secure_round() != nullptr &&
            engine.open_secure_round()->round_id == round_id) {
       Turn();
+      for (auto& d : devices_) {
+        ASSERT_EQ(int(d->client->secure_round_phase()), d->StoredPhase())
+            << d->id;
+      }
+      phases_of_device0.insert(devices_[0]->client->secure_round_phase());
       if (reboot < kDevices && !rebooted &&
           devices_[reboot]->StoredPhase() == 2) {
         Device& d = *devices_[reboot];
@@ -216,6 +225,11 @@ class SecAggDeviceClientTest : public ::testing::Test {
     }
     if (reboot < kDevices) {
       EXPECT_TRUE(rebooted);
+    }
+    if (engine.released_round_id() == round_id) {
+      for (int phase = 1; phase <= 4; ++phase) {
+        EXPECT_EQ(phases_of_device0.count(phase), 1u) << "phase " << phase;
+      }
     }
   }
 

@@ -6,6 +6,7 @@
 #include "edgeadmm/static_device_client.h"
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "edgeadmm/fake/fake_aggregator.h"
 #include "edgeadmm/fake/loopback_transport.h"
@@ -78,6 +79,42 @@ TEST(StaticDeviceClientTest, SecureRoundMemoryIsDeviceClients) {
             SecureRoundMemoryBytes(kDim, kSecureK + 1, kSecureN));
   EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
             SecureRoundMemoryBytes(kDim, kSecureK, kSecureN + 64));
+}
+
+// The secure round's one slice (internal::SecureRoundLayoutOf): every part
+// starts on the workspace alignment, after the one before it, with room for
+// its need and less than one alignment more.
+TEST(StaticDeviceClientTest, SecureRoundLayoutPartsAreAlignedAndDisjoint) {
+  const size_t m = DdgPaddedDimension(kDim);
+  for (size_t k : {size_t{1}, size_t{2}, size_t{8}, size_t{32}}) {
+    for (size_t n : {size_t{3}, size_t{100}}) {
+      const internal::SecureRoundLayout l =
+          internal::SecureRoundLayoutOf(kDim, k, n);
+      const size_t starts[] = {0,       l.neighbours, l.sealed, l.scratch,
+                               l.work,  l.response,   l.real,   l.integers,
+                               l.signs, l.words,      l.record, l.total};
+      const size_t needs[] = {internal::kClientSecAggObjectBytes,
+                              k * sizeof(SecAggPeerKeys),
+                              k * sizeof(SecAggSealed),
+                              k * sizeof(SecAggPeerKey),
+                              internal::SecAggWorkRegionBytes(k, m, n),
+                              internal::SecAggResponseBytes(k, n),
+                              m * sizeof(Real),
+                              m * sizeof(int64_t),
+                              DdgSignWords(m) * sizeof(uint32_t),
+                              m * sizeof(uint32_t),
+                              SecAggInputRecordBytes(m)};
+      for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); ++i) {
+        EXPECT_EQ(starts[i] % Workspace::kAlignment, 0u) << i;
+        ASSERT_GT(starts[i + 1], starts[i]) << i;
+        EXPECT_GE(starts[i + 1] - starts[i], needs[i]) << i;
+        EXPECT_LT(starts[i + 1] - starts[i], needs[i] + Workspace::kAlignment)
+            << i;
+      }
+      EXPECT_EQ(SecureRoundMemoryBytes(kDim, k, n),
+                Workspace::Bytes<std::byte>(l.total));
+    }
+  }
 }
 
 TEST(StaticDeviceClientTest, JobShapeChecks) {
