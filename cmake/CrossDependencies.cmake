@@ -87,12 +87,11 @@ if(EDGEADMM_DEPS_FROM_SOURCE AND NOT TARGET edgeadmm::mbedcrypto)
       entropy_poll error oid pk pk_wrap pkparse ssl_ciphersuites ssl_cli
       ssl_cookie ssl_msg ssl_srv ssl_tls timing version x509 x509_crt)
   else()
-    # Cortex-M: + the DTLS-PSK client of platform/dtls and HKDF for secure
-    # aggregation's pairwise keys (objects are linked only by firmware that
-    # uses them).
+    # Cortex-M: + the DTLS-PSK client of platform/dtls (objects are linked
+    # only by firmware that uses them).
     set(_config mbedtls_config.h)
     list(APPEND _modules memory_buffer_alloc ssl_ciphersuites ssl_cli ssl_msg
-      ssl_tls hkdf)
+      ssl_tls)
   endif()
   list(TRANSFORM _modules PREPEND "${_mbedtls_src}/library/")
   list(TRANSFORM _modules APPEND ".c")

@@ -32,10 +32,10 @@ extern "C"
 #define MBEDTLS_AES_FEWER_TABLES
 #define MBEDTLS_SHA256_SMALLER
 
-// Secure aggregation's key agreement (sdk/src/secagg/key_agreement.cc):
-// HKDF-SHA256. X25519 is the SDK's own (x25519.cc), so no bignum or curve
-// module is built; the PSK-only SSL layer uses none either.
-#define MBEDTLS_HKDF_C
+// Secure aggregation's key agreement (sdk/src/secagg/key_agreement.cc)
+// needs only the MD layer's HMAC-SHA256 above: X25519 is the SDK's own
+// (x25519.cc), so no bignum or curve module is built; the PSK-only SSL layer
+// uses none either.
 
 // DTLS 1.2 client, PSK key exchange only (RFC 4279), the CoAP suites of
 // RFC 7252/7925: TLS_PSK_WITH_AES_128_CCM_8, then TLS_PSK_WITH_AES_128_CCM

@@ -1,5 +1,5 @@
-// X25519 key pairs (x25519.cc) and HKDF-SHA256 pairwise keys from Mbed TLS
-// (see key_agreement.h).
+// X25519 key pairs (x25519.cc) and HKDF-SHA256 pairwise keys from Mbed
+// TLS's HMAC-SHA256 (see key_agreement.h).
 #include "edgeadmm/secagg/key_agreement.h"
 
 #include <cstring>
@@ -7,17 +7,16 @@
 #include "mbedtls/platform_util.h"  // also pulls in the Mbed TLS configuration
 #include "x25519_scalar.h"
 
-#if defined(MBEDTLS_HKDF_C) && defined(MBEDTLS_SHA256_C)
-#define EDGEADMM_SECAGG_HAS_HKDF 1
-#include "mbedtls/hkdf.h"
+#if defined(MBEDTLS_MD_C) && defined(MBEDTLS_SHA256_C)
+#define EDGEADMM_SECAGG_HAS_HMAC_SHA256 1
 #include "mbedtls/md.h"
 #else
-#define EDGEADMM_SECAGG_HAS_HKDF 0
+#define EDGEADMM_SECAGG_HAS_HMAC_SHA256 0
 #endif
 
 namespace edgeadmm {
 
-#if EDGEADMM_SECAGG_HAS_HKDF
+#if EDGEADMM_SECAGG_HAS_HMAC_SHA256
 namespace {
 
 constexpr char kInfoLabel[] = "EdgeADMM SecAgg+ v1";  // without its NUL
@@ -68,9 +67,11 @@ Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
     mbedtls_platform_zeroize(shared, sizeof(shared));
     return status;
   }
-  // info = label || purpose || min(public keys) || max(public keys).
+  // info = label || purpose || min(public keys) || max(public keys), then
+  // HKDF's block counter.
   constexpr size_t kLabelBytes = sizeof(kInfoLabel) - 1;
-  unsigned char info[kLabelBytes + 1 + 2 * kX25519KeyBytes];
+  constexpr size_t kInfoBytes = kLabelBytes + 1 + 2 * kX25519KeyBytes;
+  unsigned char info[kInfoBytes + 1];
   std::memcpy(info, kInfoLabel, kLabelBytes);
   info[kLabelBytes] = static_cast<unsigned char>(purpose);
   const bool own_first =
@@ -82,10 +83,21 @@ Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
   std::memcpy(info + kLabelBytes + 1, first, kX25519KeyBytes);
   std::memcpy(info + kLabelBytes + 1 + kX25519KeyBytes, second,
               kX25519KeyBytes);
-  const int rc =
-      mbedtls_hkdf(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), nullptr, 0,
-                   shared, sizeof(shared), info, sizeof(info),
-                   reinterpret_cast<unsigned char*>(key.data()), key.size());
+  info[kInfoBytes] = 1;
+  // HKDF-SHA256 (RFC 5869 §2.2-2.3) without salt, for one hash-length block
+  // of output: PRK = HMAC(0^32, shared), key = T(1) = HMAC(PRK, info || 1).
+  const mbedtls_md_info_t* sha256 =
+      mbedtls_md_info_from_type(MBEDTLS_MD_SHA256);
+  const unsigned char no_salt[32] = {};
+  unsigned char prk[32];
+  static_assert(kPairwiseKeyBytes == sizeof(prk), "one HKDF block");
+  int rc = mbedtls_md_hmac(sha256, no_salt, sizeof(no_salt), shared,
+                           sizeof(shared), prk);
+  if (rc == 0) {
+    rc = mbedtls_md_hmac(sha256, prk, sizeof(prk), info, sizeof(info),
+                         reinterpret_cast<unsigned char*>(key.data()));
+  }
+  mbedtls_platform_zeroize(prk, sizeof(prk));
   mbedtls_platform_zeroize(shared, sizeof(shared));
   if (rc != 0) {
     mbedtls_platform_zeroize(key.data(), key.size());
@@ -94,7 +106,7 @@ Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
   return Status::Ok();
 }
 
-#else  // no HKDF-SHA256 in this build's Mbed TLS
+#else  // no HMAC-SHA256 in this build's Mbed TLS
 
 bool KeyAgreementAvailable() { return false; }
 

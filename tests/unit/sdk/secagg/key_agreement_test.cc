@@ -228,6 +228,32 @@ TEST_F(KeyAgreementTest, BothSidesDeriveTheSameKeyPerPurpose) {
   EXPECT_FALSE(k01 == zero);
 }
 
+// The keys of RFC 7748 §6.1's Alice and Bob, against HKDF-SHA256 (RFC
+// 5869: no salt, one 32-byte block) of their shared secret computed
+// independently (Python's hmac and hashlib), for each purpose, from both
+// sides.
+TEST_F(KeyAgreementTest, PairwiseKeysOfRfc7748KeysAreHkdfSha256) {
+  if (!KeyAgreementAvailable()) return;
+  const Key expected[2] = {
+      Key("baed1c4d35822961d54d50c3f57ba94c210bfc3d8005f015c36d32f1a68d55d1"),
+      Key("01e751085c0f956d6047cb4082afd6843ba68851dff185fad667c38a712a077a")};
+  const PairwiseKeyPurpose purposes[2] = {PairwiseKeyPurpose::kMaskSeed,
+                                          PairwiseKeyPurpose::kShareEncryption};
+  for (int p = 0; p < 2; ++p) {
+    Key alice, bob;
+    ASSERT_TRUE(DerivePairwiseKey(
+                    Key(kAlicePrivate).cspan(), Key(kAlicePublic).cspan(),
+                    Key(kBobPublic).cspan(), purposes[p], drbg_, alice.span())
+                    .ok());
+    ASSERT_TRUE(DerivePairwiseKey(
+                    Key(kBobPrivate).cspan(), Key(kBobPublic).cspan(),
+                    Key(kAlicePublic).cspan(), purposes[p], drbg_, bob.span())
+                    .ok());
+    EXPECT_TRUE(alice == expected[p]) << p;
+    EXPECT_TRUE(bob == expected[p]) << p;
+  }
+}
+
 TEST_F(KeyAgreementTest, RefusesLowOrderPointsAndBadSizes) {
   if (!KeyAgreementAvailable()) return;
   Key private_key, public_key, out;
