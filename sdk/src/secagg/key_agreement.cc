@@ -4,19 +4,15 @@
 
 #include <cstring>
 
+#include "mbedtls/md.h"
 #include "mbedtls/platform_util.h"  // also pulls in the Mbed TLS configuration
 #include "x25519_scalar.h"
 
-#if defined(MBEDTLS_MD_C) && defined(MBEDTLS_SHA256_C)
-#define EDGEADMM_SECAGG_HAS_HMAC_SHA256 1
-#include "mbedtls/md.h"
-#else
-#define EDGEADMM_SECAGG_HAS_HMAC_SHA256 0
+#if !defined(MBEDTLS_MD_C) || !defined(MBEDTLS_SHA256_C)
+#error "the SDK needs Mbed TLS's MD layer and SHA-256"
 #endif
 
 namespace edgeadmm {
-
-#if EDGEADMM_SECAGG_HAS_HMAC_SHA256
 namespace {
 
 constexpr char kInfoLabel[] = "EdgeADMM SecAgg+ v1";  // without its NUL
@@ -26,8 +22,6 @@ const unsigned char* Bytes(ConstByteSpan span) {
 }
 
 }  // namespace
-
-bool KeyAgreementAvailable() { return true; }
 
 Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
                      ByteSpan public_key) {
@@ -105,20 +99,5 @@ Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
   }
   return Status::Ok();
 }
-
-#else  // no HMAC-SHA256 in this build's Mbed TLS
-
-bool KeyAgreementAvailable() { return false; }
-
-Status X25519KeyPair(RandomByteSource&, ByteSpan, ByteSpan) {
-  return Status::Unimplemented();
-}
-
-Status DerivePairwiseKey(ConstByteSpan, ConstByteSpan, ConstByteSpan,
-                         PairwiseKeyPurpose, RandomByteSource&, ByteSpan) {
-  return Status::Unimplemented();
-}
-
-#endif
 
 }  // namespace edgeadmm

@@ -1,9 +1,8 @@
 // Writes the seed inputs of the SecAgg+ fuzz targets: every phase frame
 // and the session's blob in every phase (without its CRC-32, which the blob
 // target appends), from one real round of three devices (n = 3, k = 2,
-// m = 5, b = 16) run with the SDK's session (phase 0's frames only where
-// the build has no key agreement). Usage: fuzz_secagg_seeds DIR (writes
-// DIR/frames/* and DIR/blob/*).
+// m = 5, b = 16) run with the SDK's session. Usage: fuzz_secagg_seeds DIR
+// (writes DIR/frames/* and DIR/blob/*).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -77,14 +76,6 @@ int Run(const std::string& dir) {
   for (uint8_t phase = 1; phase <= 3; ++phase) {
     ok &= Save(frames + "poll" + std::to_string(phase),
                EncodeSecAggPoll(phase, kRound, Out()));
-  }
-  if (!KeyAgreementAvailable()) {
-    // This build's Mbed TLS has no HKDF (armhf's): no session can run, so
-    // the targets start from these frames and the empty blob seed only.
-    std::printf(
-        "fuzz_secagg_seeds: no key agreement in this build; "
-        "phase 0 frames only\n");
-    return ok ? 0 : 1;
   }
   // Phase 1: advertise; the gateway's answer lists the two others' keys.
   for (uint32_t i = 0; i < kN; ++i) {

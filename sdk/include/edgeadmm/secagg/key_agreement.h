@@ -1,9 +1,9 @@
 // Key agreement for secure aggregation: X25519 (RFC 7748 §5, the SDK's own
 // constant-time Montgomery ladder, x25519.cc) and HKDF-SHA256 (RFC 5869,
-// mbedtls/hkdf.h) into a 32-byte pairwise key: the Diffie-Hellman key
-// agreement of SecAgg+ (Bell et al., CCS 2020, §3; Bonawitz et al., CCS
-// 2017, §3) by which devices i and j agree the pairwise mask seed s_ij
-// (mask_prg.h) and the key that encrypts the Shamir shares they exchange.
+// as two HMAC-SHA256 of Mbed TLS's MD layer) into a 32-byte pairwise key: the
+// Diffie-Hellman key agreement of SecAgg+ (Bell et al., CCS 2020, §3; Bonawitz
+// et al., CCS 2017, §3) by which devices i and j agree the pairwise mask seed
+// s_ij (mask_prg.h) and the key that encrypts the Shamir shares they exchange.
 //
 // Guarantees: X25519KeyPair draws 32 bytes from the caller's random source
 // (the SDK's Drbg) and clamps them (RFC 7748 §5); DerivePairwiseKey gives
@@ -13,13 +13,11 @@
 // keys and to the purpose, so the mask seed and the encryption key of one
 // pair are independent). A peer key that gives an all-zero shared secret (a
 // low-order point, RFC 7748 §6.1) is refused. X25519 agrees with RFC 7748's
-// vectors and with Mbed TLS's ECP module on random inputs (the tests).
+// vectors and with Mbed TLS's ECP module on random inputs, the pairwise key
+// with HKDF computed independently (the tests).
 //
-// Availability: X25519 everywhere; the key pair and the pairwise key need
-// MBEDTLS_HKDF_C and MBEDTLS_SHA256_C, which Debian's Mbed TLS (hosts,
-// aarch64) and the Cortex-M configuration (cmake/deps/mbedtls_config.h)
-// have; armhf's (libcoap's configuration) has no HKDF, and there they
-// return UNIMPLEMENTED.
+// Availability: every build (the SDK's Mbed TLS configurations all have
+// MBEDTLS_MD_C and MBEDTLS_SHA256_C; no MBEDTLS_HKDF_C is needed).
 // Memory: X25519 uses no heap: its ladder (15 field elements of 64 B) and
 // a product's 31 64-bit column sums are on the stack, about 1.3 KB at the
 // peak. DerivePairwiseKey's HKDF allocates Mbed TLS's HMAC context through
@@ -45,9 +43,6 @@ enum class PairwiseKeyPurpose : uint8_t {
   kShareEncryption = 2,  // the AEAD key of the shares i and j exchange
 };
 
-// True when this build's Mbed TLS provides HKDF-SHA256 (see above).
-bool KeyAgreementAvailable();
-
 // out = X25519(scalar, u) (RFC 7748 §5: the scalar is clamped, the top bit
 // of u masked, a u >= p used modulo p), all little-endian 32-byte strings.
 // `random` blinds the ladder's projective coordinates (64 bytes per call; it
@@ -58,14 +53,14 @@ Status X25519(ConstByteSpan scalar, ConstByteSpan u, RandomByteSource& random,
               ByteSpan out);
 
 // A fresh key pair: private_key = 32 random bytes, clamped;
-// public_key = X25519(private_key, 9). Errors as X25519; UNIMPLEMENTED
-// without HKDF (see above).
+// public_key = X25519(private_key, 9). Errors as X25519.
 Status X25519KeyPair(RandomByteSource& random, ByteSpan private_key,
                      ByteSpan public_key);
 
 // The 32-byte key of the pair (own, peer) for `purpose` (see above). Both
 // devices get the same key. Errors as X25519 (a wrong key size, a low-order
-// peer key), UNIMPLEMENTED without HKDF; `key` is zeroized on error.
+// peer key), INTERNAL if Mbed TLS's HMAC fails; `key` is zeroized on
+// error.
 Status DerivePairwiseKey(ConstByteSpan own_private, ConstByteSpan own_public,
                          ConstByteSpan peer_public, PairwiseKeyPurpose purpose,
                          RandomByteSource& random, ByteSpan key);

@@ -1,10 +1,9 @@
 // X25519 + HKDF-SHA256 pairwise keys: RFC 7748's vectors (§5.2 and §6.1),
 // the blinding changes nothing, both sides of a pair derive one key, the
 // purposes and the pairs are separated, the low-order points of the curve
-// and its twist (also written as u >= p) and bad sizes refused. Portable:
-// on a build whose Mbed TLS lacks HKDF (armhf's configuration) it checks
-// that X25519 works and the key functions say UNIMPLEMENTED. On bare metal
-// it checks that X25519 takes nothing from the static pool of
+// and its twist (also written as u >= p) and bad sizes refused, and the
+// keys of RFC 7748's pair against HKDF computed independently. Portable; on
+// bare metal it checks that X25519 takes nothing from the static pool of
 // platform/dtls, Mbed TLS's allocator there. The 1,000-iteration vector and
 // the comparison with Mbed TLS's ECP are in x25519_host_test.cc.
 #include "edgeadmm/secagg/key_agreement.h"
@@ -64,15 +63,6 @@ class KeyAgreementTest : public ::testing::Test {
   TestEntropy entropy_{7748};
   Drbg drbg_;
 };
-
-TEST_F(KeyAgreementTest, UnimplementedWithoutHkdf) {
-  if (KeyAgreementAvailable()) return;  // covered by the tests below
-  Key a, b, c;
-  EXPECT_EQ(X25519KeyPair(drbg_, a.span(), b.span()), Status::Unimplemented());
-  EXPECT_EQ(DerivePairwiseKey(a.cspan(), b.cspan(), c.cspan(),
-                              PairwiseKeyPurpose::kMaskSeed, drbg_, c.span()),
-            Status::Unimplemented());
-}
 
 // RFC 7748 §5.2: two scalar/u pairs (the second u has its top bit set),
 // and one iteration of k, u = X25519(k, u), k from k = u = 9.
@@ -190,7 +180,6 @@ TEST_F(KeyAgreementTest, TopBitOfUIsIgnored) {
 }
 
 TEST_F(KeyAgreementTest, BothSidesDeriveTheSameKeyPerPurpose) {
-  if (!KeyAgreementAvailable()) return;
   Key private_key[3], public_key[3];
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
@@ -233,7 +222,6 @@ TEST_F(KeyAgreementTest, BothSidesDeriveTheSameKeyPerPurpose) {
 // independently (Python's hmac and hashlib), for each purpose, from both
 // sides.
 TEST_F(KeyAgreementTest, PairwiseKeysOfRfc7748KeysAreHkdfSha256) {
-  if (!KeyAgreementAvailable()) return;
   const Key expected[2] = {
       Key("baed1c4d35822961d54d50c3f57ba94c210bfc3d8005f015c36d32f1a68d55d1"),
       Key("01e751085c0f956d6047cb4082afd6843ba68851dff185fad667c38a712a077a")};
@@ -255,7 +243,6 @@ TEST_F(KeyAgreementTest, PairwiseKeysOfRfc7748KeysAreHkdfSha256) {
 }
 
 TEST_F(KeyAgreementTest, RefusesLowOrderPointsAndBadSizes) {
-  if (!KeyAgreementAvailable()) return;
   Key private_key, public_key, out;
   ASSERT_TRUE(X25519KeyPair(drbg_, private_key.span(), public_key.span()).ok());
   // The points of order dividing 8 on the curve and its twist give
