@@ -207,8 +207,10 @@ struct DeviceClientConfig {
   // Secure-aggregation rounds (docs/sdk.md, "DeviceClient in a secure
   // round"): the most graph neighbours k and devices n of a round the client
   // joins; the padded dimension d' follows from the data dimension. 0: off
-  // (a task with a plan is refused as UNIMPLEMENTED). Memory: MemoryBytes
-  // plus SecAggMemoryBytes(dim, k, n).
+  // (a task with a plan is refused as UNIMPLEMENTED); otherwise 1 <= k <=
+  // kSecAggMaxNeighbours (254, secagg/neighbour_graph.h) and 2 <= n <=
+  // DeviceClient::kMaxSecAggDevices (INVALID_ARGUMENT at Init). Memory:
+  // MemoryBytes plus SecAggMemoryBytes(dim, k, n).
   size_t secagg_max_neighbours = 0;
   size_t secagg_max_devices = 0;
   // In a secure round, an open phase's message is resent this often (> 0;
@@ -242,6 +244,10 @@ class DeviceClient {
   // Quiet refreshes double the refresh interval at most this many times
   // (task_refresh_max_ms caps it before that with the defaults).
   static constexpr uint8_t kMaxRefreshDoublings = 16;
+  // The most devices of a secure round a client can be configured for
+  // (DeviceClientConfig::secagg_max_devices): keeps the sizes of its memory
+  // far from size_t's limit on a 32-bit MCU.
+  static constexpr size_t kMaxSecAggDevices = size_t{1} << 24;
   // The default DeviceClientConfig::secagg_poll_ms (an open phase's
   // resend interval, SecAggPhaseClient::poll_interval_ms); IdleMs returns
   // at most the configured interval in a secure round.

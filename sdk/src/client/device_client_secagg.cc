@@ -85,7 +85,8 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   const size_t k = config_.secagg_max_neighbours;
   const size_t n = config_.secagg_max_devices;
   if (k == 0 && n == 0) return Status::Ok();
-  if (k == 0 || n < 2 || config_.secagg_poll_ms == 0) {
+  if (k == 0 || k > kSecAggMaxNeighbours || n < 2 || n > kMaxSecAggDevices ||
+      config_.secagg_poll_ms == 0) {
     return Status::InvalidArgument();
   }
   const size_t m = Padded(config_.data.dim());

@@ -6,6 +6,7 @@
 
 #include "client_test_rig.h"
 #include "edgeadmm/crc32.h"
+#include "edgeadmm/secagg/neighbour_graph.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
@@ -864,6 +865,16 @@ TEST_F(DeviceClientTest, InitRefusesBadConfigs) {
   EXPECT_EQ(
       d.client.Init(bad, d.memory(), AllClientAlgorithmsWithSecureRounds()),
       Status::ResourceExhausted());
+  // More neighbours than a round can have, or devices beyond the limit.
+  bad.secagg_max_neighbours = kSecAggMaxNeighbours + 1;
+  EXPECT_EQ(
+      d.client.Init(bad, d.memory(), AllClientAlgorithmsWithSecureRounds()),
+      Status::InvalidArgument());
+  bad.secagg_max_neighbours = 8;
+  bad.secagg_max_devices = DeviceClient::kMaxSecAggDevices + 1;
+  EXPECT_EQ(
+      d.client.Init(bad, d.memory(), AllClientAlgorithmsWithSecureRounds()),
+      Status::InvalidArgument());
   EXPECT_EQ(d.client.Poll(0), Status::FailedPrecondition());
   EXPECT_TRUE(d.client.Init(d.config, d.memory()).ok());
 }
