@@ -69,19 +69,14 @@ struct SecureRoundLayout {
   size_t total = 0;
 };
 
-constexpr size_t AlignedBytes(size_t bytes) {
-  return (bytes + Workspace::kAlignment - 1) / Workspace::kAlignment *
-         Workspace::kAlignment;
-}
-
 constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k,
                                                 size_t n) {
   const size_t m = DdgPaddedDimension(dim);
   SecureRoundLayout l;
-  size_t at = AlignedBytes(kClientSecAggObjectBytes);
+  size_t at = Workspace::RoundUp(kClientSecAggObjectBytes);
   const auto place = [&at](size_t& part, size_t bytes) {
     part = at;
-    at += AlignedBytes(bytes);
+    at += Workspace::RoundUp(bytes);
   };
   place(l.neighbours, k * sizeof(SecAggPeerKeys));
   place(l.sealed, k * sizeof(SecAggSealed));

@@ -24,6 +24,11 @@ class Workspace {
     return RoundUp(n * sizeof(T)) + kAlignment;
   }
 
+  // `bytes` rounded up to a multiple of kAlignment.
+  static constexpr size_t RoundUp(size_t bytes) {
+    return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  }
+
   Workspace() = default;
   explicit Workspace(ByteSpan memory) : memory_(memory) {}
 
@@ -37,8 +42,8 @@ class Workspace {
     const uintptr_t base = reinterpret_cast<uintptr_t>(memory_.data());
     const uintptr_t start = (base + used_ + kAlignment - 1) & ~(kAlignment - 1);
     const size_t offset = static_cast<size_t>(start - base);
-    if (n > (memory_.size() / sizeof(T)) ||
-        offset > memory_.size() || n * sizeof(T) > memory_.size() - offset) {
+    if (n > (memory_.size() / sizeof(T)) || offset > memory_.size() ||
+        n * sizeof(T) > memory_.size() - offset) {
       return Status::ResourceExhausted();
     }
     // `start` is aligned to kAlignment ≥ alignof(T), so the cast is sound.
@@ -52,10 +57,6 @@ class Workspace {
   size_t capacity() const { return memory_.size(); }
 
  private:
-  static constexpr size_t RoundUp(size_t bytes) {
-    return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  }
-
   ByteSpan memory_;
   size_t used_ = 0;
 };
