@@ -90,6 +90,38 @@ struct CoapCallbacks {
     return HandshakeAdmission::VerifyPassedCookie(cookie, length) ? 1 : 0;
   }
 
+  // libcoap's info callback of its DTLS contexts (the same function for
+  // every context), which Info calls on.
+  static inline void (*libcoap_info)(const SSL*, int, int) = nullptr;
+
+  // OpenSSL's info callback of the DTLS contexts: libcoap's, and the end of
+  // a session libcoap frees without an event. When SSL_accept refuses the
+  // ClientHello whose cookie DTLSv1_listen has just passed (a cipher suite
+  // or extension OpenSSL will not take), libcoap 4.3 frees the session it
+  // made for it at once, without COAP_EVENT_SERVER_SESSION_DEL: the
+  // admission would pass that address unanswered for ever and the janitor
+  // would walk a freed session. SSL_accept meets a server session in state
+  // NONE only there (later records find it in HANDSHAKE), so that exit
+  // announces the session's end as the event would.
+  static void Info(const SSL* ssl, int where, int ret) {
+    // libcoap's test of SSL_accept's result (coap_dtls_new_server_session).
+    const auto refused = [&] {
+      const int error = ret < 0 ? SSL_get_error(ssl, ret) : SSL_ERROR_SSL;
+      return ret == 0 ||
+             (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE);
+    };
+    if ((where & SSL_CB_ACCEPT_EXIT) == SSL_CB_ACCEPT_EXIT && ret <= 0 &&
+        refused()) {
+      auto* session = static_cast<coap_session_t*>(SSL_get_app_data(ssl));
+      if (session != nullptr &&
+          coap_session_get_type(session) == COAP_SESSION_TYPE_SERVER &&
+          coap_session_get_state(session) == COAP_SESSION_STATE_NONE) {
+        Event(session, COAP_EVENT_SERVER_SESSION_DEL);
+      }
+    }
+    if (libcoap_info != nullptr) libcoap_info(ssl, where, ret);
+  }
+
   // libcoap makes one DTLS SSL_CTX per context, shared by its server and
   // client sessions, but hands out only a session's SSL object. A client
   // session made for the purpose gives the SSL_CTX before any device
@@ -120,6 +152,10 @@ struct CoapCallbacks {
       SSL_CTX* ctx = SSL_get_SSL_CTX(static_cast<SSL*>(tls));
       SSL_CTX_set_cookie_generate_cb(ctx, &GenerateCookie);
       SSL_CTX_set_cookie_verify_cb(ctx, &VerifyCookie);
+      if (auto* info = SSL_CTX_get_info_callback(ctx); info != &Info) {
+        libcoap_info = info;
+      }
+      SSL_CTX_set_info_callback(ctx, &Info);
       SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
       SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, &NoTicket);
       SSL_CTX_set_session_cache_mode(

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -277,6 +278,75 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
   // Another address is not affected.
   uint64_t ms = 0;
   EXPECT_TRUE(Connect(ms).ok());
+}
+
+// A ClientHello that passes the cookie exchange but that OpenSSL refuses
+// (its one cipher suite needs a certificate the daemon does not have):
+// libcoap frees the session it made for it without an event. Nothing of it
+// may stay behind: not an address the admission passes unanswered (that
+// address and port could never complete a handshake again: OpenSSL refuses
+// every cookie but the one the admission has just passed), not a handshake
+// the janitor walks (a pointer to freed memory), not a live session in the
+// metrics.
+class DaemonRefusedHelloTest : public DaemonFloodTest {
+ protected:
+  std::string MetricsPath() const { return t_.dir() + "/gateway.prom"; }
+  std::string ServerLines() const override {
+    return "[metrics]\nfile = \"" + MetricsPath() +
+           "\"\ninterval_seconds = 1\n";
+  }
+  // The value of the metrics file's line that starts with `name` and a
+  // space; -1 without one (before the daemon's first write).
+  long Metric(const std::string& name) const {
+    std::ifstream in(MetricsPath());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind(name + " ", 0) == 0) {
+        return std::stol(line.substr(name.size() + 1));
+      }
+    }
+    return -1;
+  }
+};
+
+TEST_F(DaemonRefusedHelloTest, LeavesNothingBehind) {
+  constexpr uint16_t kRsaAes128CbcSha = 0x002f;
+  const unsigned port = daemon_->port();
+  const int fd = SocketFrom(INADDR_LOOPBACK);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendTo(fd, port, ClientHello({}, 0, 0, 1, kRsaAes128CbcSha)));
+  const std::vector<uint8_t> cookie = CookieOf(Receive(fd, 2000));
+  ASSERT_FALSE(cookie.empty());
+  ASSERT_TRUE(SendTo(fd, port, ClientHello(cookie, 1, 1, 1, kRsaAes128CbcSha)));
+  // OpenSSL's answer: a fatal alert (record type 21).
+  const std::vector<uint8_t> alert = Receive(fd, 2000);
+  ASSERT_FALSE(alert.empty());
+  EXPECT_EQ(alert[0], 21);
+  // The same address and port start a handshake of their own: the
+  // admission's HelloVerifyRequest, then a ServerHello (handshake type 2).
+  ASSERT_TRUE(StartHandshake(fd, 2, 2000));
+  const std::vector<uint8_t> answer = Receive(fd, 2000);
+  ASSERT_GT(answer.size(), 13u);
+  EXPECT_EQ(answer[0], 22);
+  EXPECT_EQ(answer[13], 2) << "handshake type " << int{answer[13]};
+  close(fd);
+  // The janitor drops that unfinished handshake after 5 s (walking its
+  // handshakes); then both sessions are freed, none is alive, and a device
+  // gets in.
+  const std::string freed =
+      "edgeadmm_dtls_session_events_total{event=\"session_freed\"}";
+  const uint64_t start = posix::MonotonicMs();
+  while (Metric(freed) < 2 && posix::MonotonicMs() - start < 15'000) {
+    usleep(100'000);
+  }
+  EXPECT_EQ(Metric(freed), 2);
+  EXPECT_EQ(Metric("edgeadmm_dtls_session_events_total{event=\"handshake_"
+                   "started\"}"),
+            2);
+  EXPECT_EQ(Metric("edgeadmm_dtls_sessions"), 0);
+  uint64_t ms = 0;
+  const Status connected = Connect(ms);
+  EXPECT_TRUE(connected.ok()) << connected.str();
 }
 
 class DaemonManySourcesFloodTest : public DaemonFloodTest {

@@ -19,7 +19,7 @@ void Put24(std::vector<uint8_t>& out, size_t value) {
 
 std::vector<uint8_t> ClientHello(const std::vector<uint8_t>& cookie,
                                  uint16_t message_seq, uint8_t record_seq,
-                                 uint8_t random_seed) {
+                                 uint8_t random_seed, uint16_t cipher_suite) {
   std::vector<uint8_t> body = {0xfe, 0xfd};  // client_version DTLS 1.2
   for (int i = 0; i < 32; ++i) {
     body.push_back(static_cast<uint8_t>(i * 7 + random_seed));
@@ -27,7 +27,10 @@ std::vector<uint8_t> ClientHello(const std::vector<uint8_t>& cookie,
   body.push_back(0);  // session_id
   body.push_back(static_cast<uint8_t>(cookie.size()));
   body.insert(body.end(), cookie.begin(), cookie.end());
-  for (uint8_t b : {0x00, 0x02, 0x00, 0xa8, 0x01, 0x00}) body.push_back(b);
+  Put16(body, 2);  // cipher_suites: one
+  Put16(body, cipher_suite);
+  body.push_back(1);  // compression_methods: null
+  body.push_back(0);
   std::vector<uint8_t> handshake = {1};  // client_hello
   Put24(handshake, body.size());
   Put16(handshake, message_seq);
