@@ -236,11 +236,12 @@ constexpr size_t kDim = 3;
 constexpr size_t kSamples = 4;
 
 struct SdkDevice {
-  explicit SdkDevice(unsigned port, const std::string& device_id,
-                     const std::vector<uint8_t>& psk)
+  SdkDevice(unsigned port, const std::string& device_id,
+            const std::vector<uint8_t>& psk, uint32_t ack_timeout_ms,
+            uint32_t handshake_min_ms)
       : id(device_id),
         key(psk),
-        stack(port, id.c_str(), key),
+        stack(port, id.c_str(), key, ack_timeout_ms, handshake_min_ms),
         storage(ByteSpan(storage_bytes, sizeof(storage_bytes))) {}
   std::string id;
   std::vector<uint8_t> key;  // the stack keeps a view of it
@@ -263,8 +264,12 @@ void RunSdkJob(double loss) {
   const std::vector<std::string> ids = testing::EnrollDevices(t.db(), 3);
   const int64_t job = testing::StartEveryoneJob(t.db(), "sdk-job",
                                                 testing::DefaultPrivacyTable());
-  testing::DaemonProcess daemon(EDGEADMM_DAEMON_PATH,
-                                testing::DaemonArgs(t.dir(), t.path()));
+  // A heartbeat of 1 s: a device whose notifications were lost refreshes
+  // its task every 2 s (twice the heartbeat) and hears of a new round or
+  // the job's end that soon.
+  testing::DaemonProcess daemon(
+      EDGEADMM_DAEMON_PATH,
+      testing::DaemonArgs(t.dir(), t.path(), "task_heartbeat_seconds = 1\n"));
   ASSERT_TRUE(daemon.started());
   // Four logistic records in 3 features, labels ±1 (every device the same).
   const std::vector<Real> features = {1.0, 0.5,  -0.2, -0.3, 1.0, 0.4,
@@ -288,7 +293,10 @@ void RunSdkJob(double loss) {
       ASSERT_TRUE(relays.back()->ok());
       port = relays.back()->port();
     }
-    devices.push_back(std::make_unique<SdkDevice>(port, id, *key));
+    // Over the lossy relays, timers of a quarter of the defaults: the
+    // retransmissions the loss calls for come sooner, the test is shorter.
+    devices.push_back(std::make_unique<SdkDevice>(
+        port, id, *key, loss > 0 ? 500 : 2000, loss > 0 ? 250 : 1000));
     SdkDevice& d = *devices.back();
     DeviceClientConfig c;
     c.device_id = d.id.c_str();
@@ -301,6 +309,7 @@ void RunSdkJob(double loss) {
     c.compute_scratch = ByteSpan(d.scratch, sizeof(d.scratch));
     c.epsilon_budget = 1e6;
     c.task_refresh_ms = 2000;
+    c.retry_max_ms = 4000;  // a failed exchange is retried within 4-6 s
     ASSERT_EQ(
         d.client.Init(c, ByteSpan(d.client_bytes, sizeof(d.client_bytes))),
         Status::Ok());

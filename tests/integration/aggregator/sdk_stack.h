@@ -22,10 +22,13 @@ namespace edgeadmm {
 
 inline uint64_t NowMs() { return posix::MonotonicMs(); }
 
-// The stack of one device (`identity` and `key` must outlive it).
+// The stack of one device (`identity` and `key` must outlive it). Its
+// timers are RFC 7252's and Mbed TLS's defaults unless `ack_timeout_ms` and
+// `handshake_min_ms` say otherwise (a lossy loopback link has no reason to
+// wait seconds for a retransmission).
 struct SdkStack {
-  SdkStack(unsigned port, const char* identity,
-           const std::vector<uint8_t>& key, uint32_t ack_timeout_ms = 2000) {
+  SdkStack(unsigned port, const char* identity, const std::vector<uint8_t>& key,
+           uint32_t ack_timeout_ms = 2000, uint32_t handshake_min_ms = 1000) {
     EXPECT_TRUE(udp.Open("127.0.0.1", static_cast<uint16_t>(port)).ok());
     EXPECT_TRUE(
         drbg.Init(entropy, ConstByteSpan(reinterpret_cast<const std::byte*>(
@@ -39,6 +42,7 @@ struct SdkStack {
     d.identity = identity;
     d.key = ConstByteSpan(reinterpret_cast<const std::byte*>(key.data()),
                           key.size());
+    d.handshake_min_ms = handshake_min_ms;
     d.handshake_max_ms = 4000;
     secure = std::make_unique<dtls::DtlsPskLink>(d);
     coap::CoapClientConfig c;
