@@ -7,6 +7,18 @@
 if(EDGEADMM_BARE_METAL)
   include(CrossBareMetal)  # edgeadmm_add_mcu_test, edgeadmm_add_firmware
 endif()
+# A test driver's own sources are built for a short build, not a fast run:
+# in RelWithDebInfo builds -O1 with line tables (-g1, enough for backtraces)
+# in place of -O2 -g. The code under test, in the libraries it links, keeps
+# the build type's flags. Half of a test source's compile time is its
+# headers, the other half optimizing and describing its TEST bodies; this
+# about halves the second (docs/architecture.md, "Build time").
+function(edgeadmm_test_driver_options target)
+  if(CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo")
+    target_compile_options(${target} PRIVATE -O1 -g1)
+  endif()
+endfunction()
+
 function(edgeadmm_add_gtest)
   if(EDGEADMM_BARE_METAL)  # MCU harness under QEMU (cmake/CrossBareMetal.cmake)
     edgeadmm_add_mcu_test(${ARGN})
@@ -19,6 +31,7 @@ function(edgeadmm_add_gtest)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   edgeadmm_host_options(${T_NAME})
+  edgeadmm_test_driver_options(${T_NAME})
   set(_args "")
   if(CMAKE_CROSSCOMPILING_EMULATOR AND T_EMULATOR_EXCLUDE)
     list(JOIN T_EMULATOR_EXCLUDE ":" _excluded)

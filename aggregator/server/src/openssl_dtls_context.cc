@@ -1,0 +1,125 @@
+#include "openssl_dtls_context.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+
+#include <cstring>
+
+#include "edgeadmm/registry/secure_random.h"
+#include "edgeadmm/server/handshake_admission.h"
+
+namespace edgeadmm::server {
+namespace {
+
+// Session tickets: none issued, none accepted (0: "no ticket", a full
+// handshake follows).
+int NoTicket(SSL*, unsigned char*, unsigned char*, EVP_CIPHER_CTX*,
+             EVP_MAC_CTX*, int) {
+  return 0;
+}
+
+// OpenSSL's cookie callbacks for libcoap's DTLSv1_listen. Every ClientHello
+// that reaches it from a new address carries a cookie that
+// HandshakeAdmission has just verified for its source address, and that is
+// what is checked here. A cookie is generated only if a ClientHello without
+// one got through (it should not): a random one, which the admission then
+// refuses and answers with its own.
+int GenerateCookie(SSL*, unsigned char* cookie, unsigned int* length) {
+  if (!registry::FillSecureRandom(cookie, HandshakeAdmission::kCookieSize)
+           .ok()) {
+    return 0;
+  }
+  *length = HandshakeAdmission::kCookieSize;
+  return 1;
+}
+int VerifyCookie(SSL*, const unsigned char* cookie, unsigned int length) {
+  return HandshakeAdmission::VerifyPassedCookie(cookie, length) ? 1 : 0;
+}
+
+// libcoap's info callback of its DTLS contexts (the same function for every
+// context), which Info calls on, and whom Info tells of an unannounced end
+// (the same for every context too).
+void (*libcoap_info)(const SSL*, int, int) = nullptr;
+UnannouncedSessionEnd unannounced_end = nullptr;
+
+// OpenSSL's info callback of the DTLS contexts: libcoap's, and the end of a
+// session libcoap frees without an event (UnannouncedSessionEnd). Without
+// it the admission would pass that address unanswered for ever (and
+// OpenSSL's cookie check refuse its every ClientHello), the janitor would
+// walk a freed session and the metrics count it alive. SSL_accept meets a
+// server session in state NONE only in coap_dtls_new_server_session (later
+// records find it in HANDSHAKE), so a refusing exit there is that end.
+void Info(const SSL* ssl, int where, int ret) {
+  // libcoap's test of SSL_accept's result (coap_dtls_new_server_session).
+  const auto refused = [&] {
+    const int error = ret < 0 ? SSL_get_error(ssl, ret) : SSL_ERROR_SSL;
+    return ret == 0 ||
+           (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE);
+  };
+  if ((where & SSL_CB_ACCEPT_EXIT) == SSL_CB_ACCEPT_EXIT && ret <= 0 &&
+      refused()) {
+    auto* session = static_cast<coap_session_t*>(SSL_get_app_data(ssl));
+    if (session != nullptr && unannounced_end != nullptr &&
+        coap_session_get_type(session) == COAP_SESSION_TYPE_SERVER &&
+        coap_session_get_state(session) == COAP_SESSION_STATE_NONE) {
+      unannounced_end(session);
+    }
+  }
+  if (libcoap_info != nullptr) libcoap_info(ssl, where, ret);
+}
+
+}  // namespace
+
+Status TakeOverDtlsContext(coap_context_t* context, uint16_t own_port,
+                           UnannouncedSessionEnd on_unannounced_end) {
+  coap_address_t own;
+  coap_address_init(&own);
+  own.addr.sin.sin_family = AF_INET;
+  own.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  own.size = sizeof(own.addr.sin);
+  coap_address_set_port(&own, own_port);
+  static const uint8_t kIdentity[] = "edgeadmm-startup";
+  static const uint8_t kKey[16] = {};
+  coap_dtls_cpsk_t setup;
+  std::memset(&setup, 0, sizeof(setup));
+  setup.version = COAP_DTLS_CPSK_SETUP_VERSION;
+  setup.psk_info.identity = {sizeof(kIdentity) - 1, kIdentity};
+  setup.psk_info.key = {sizeof(kKey), kKey};
+  coap_session_t* session = coap_new_client_session_psk2(
+      context, nullptr, &own, COAP_PROTO_DTLS, &setup);
+  if (session == nullptr) return Status::Unavailable();
+  coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+  void* tls = coap_session_get_tls(session, &library);
+  Status status = Status::Internal();
+  if (tls != nullptr && library == COAP_TLS_LIBRARY_OPENSSL) {
+    SSL_CTX* ctx = SSL_get_SSL_CTX(static_cast<SSL*>(tls));
+    SSL_CTX_set_cookie_generate_cb(ctx, &GenerateCookie);
+    SSL_CTX_set_cookie_verify_cb(ctx, &VerifyCookie);
+    if (auto* info = SSL_CTX_get_info_callback(ctx); info != &Info) {
+      libcoap_info = info;
+    }
+    unannounced_end = on_unannounced_end;
+    SSL_CTX_set_info_callback(ctx, &Info);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+    SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, &NoTicket);
+    SSL_CTX_set_session_cache_mode(
+        ctx, SSL_SESS_CACHE_OFF | SSL_SESS_CACHE_NO_INTERNAL);
+    status = Status::Ok();
+  }
+  // As the device transport releases a session (coap_dtls_transport.cc).
+  coap_session_disconnected(session, COAP_NACK_NOT_DELIVERABLE);
+  coap_session_release(session);
+  return status;
+}
+
+void TurnOffResumption(coap_session_t* session) {
+  // A resumed handshake (session ticket or session id) skips the PSK
+  // lookup, so a revoked or re-keyed device could come back.
+  coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
+  void* tls = coap_session_get_tls(session, &library);
+  if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return;
+  SSL_set_options(static_cast<SSL*>(tls), SSL_OP_NO_TICKET);
+}
+
+}  // namespace edgeadmm::server

@@ -1,0 +1,36 @@
+// The daemon's hold on libcoap's OpenSSL DTLS context (private to the
+// server library). libcoap 4.3 makes one SSL_CTX per context and hands out
+// only a session's SSL object; TakeOverDtlsContext reaches the SSL_CTX and
+// sets it up: OpenSSL's cookie check pointed at HandshakeAdmission, no
+// session resumption, and the end of the sessions libcoap frees without an
+// event.
+#pragma once
+
+#include <coap3/coap.h>
+
+#include <cstdint>
+
+#include "edgeadmm/status.h"
+
+namespace edgeadmm::server {
+
+// Called for a server session that libcoap is about to free without
+// COAP_EVENT_SERVER_SESSION_DEL: SSL_accept refused the ClientHello whose
+// cookie DTLSv1_listen had just passed (a cipher suite or extension
+// OpenSSL will not take), and coap_dtls_new_server_session frees the
+// session it made for it at once.
+using UnannouncedSessionEnd = void (*)(coap_session_t* session);
+
+// Sets up the DTLS SSL_CTX of `context`, whose endpoint listens on
+// `own_port` of 127.0.0.1 (a client session made for the purpose gives the
+// SSL_CTX; its one ClientHello goes to that endpoint, whose admission
+// answers it with a HelloVerifyRequest nobody reads). INTERNAL if libcoap
+// does not run on OpenSSL; UNAVAILABLE if the session cannot be made.
+Status TakeOverDtlsContext(coap_context_t* context, uint16_t own_port,
+                           UnannouncedSessionEnd on_unannounced_end);
+
+// No resumption on `session`'s SSL object: for the SSL object libcoap made
+// before TakeOverDtlsContext (its first listener).
+void TurnOffResumption(coap_session_t* session);
+
+}  // namespace edgeadmm::server
