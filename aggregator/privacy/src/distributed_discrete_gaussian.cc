@@ -125,6 +125,18 @@ host::ErrorOr<std::vector<double>> DistributedDiscreteGaussianRdpCurve(
   return values;
 }
 
+host::ErrorOr<double> DistributedDiscreteGaussianRdpAtCount(
+    double alpha, const DistributedDiscreteGaussian& m, uint64_t count) {
+  EDGEADMM_HOST_TRY(CheckDistributedDiscreteGaussian(m));
+  EDGEADMM_HOST_TRY(internal::CheckOrder(alpha));
+  if (count == 0) {
+    return host::Error::InvalidArgument(
+        "the distributed discrete Gaussian's bound needs a count >= 1");
+  }
+  return BoundAt(alpha, m, static_cast<double>(count),
+                 DistributedDiscreteGaussianTau(m.sigma, count));
+}
+
 host::ErrorOr<double> DistributedDiscreteGaussianRdp(
     double alpha, const DistributedDiscreteGaussian& m) {
   EDGEADMM_HOST_TRY_ASSIGN(std::vector<double> values,

@@ -112,25 +112,10 @@ double ExactRenyi(const std::vector<double>& log_pmf, int shift, double alpha) {
   return best;
 }
 
-// The theorem's B(n') for one count, with tau(n') from the public function
-// (the same sum, in the same order, as the curve's).
-double BoundForCount(double alpha, const DistributedDiscreteGaussian& m,
-                     uint64_t count) {
-  const double tau = DistributedDiscreteGaussianTau(m.sigma, count);
-  const double root_n_sigma = std::sqrt(static_cast<double>(count)) * m.sigma;
-  const double s = m.l2_sensitivity / root_n_sigma;
-  const double d = static_cast<double>(m.dimension);
-  const double root = s + tau * std::sqrt(d);
-  return std::min({alpha * s * s / 2.0 + tau * d,
-                   alpha / 2.0 *
-                       (s * s + 2.0 * tau * m.l1_sensitivity / root_n_sigma +
-                        tau * tau * d),
-                   alpha / 2.0 * root * root});
-}
-
 // The curve prunes counts by a lower bound instead of trying them all; its
-// value must be the plain minimum over every n' <= n, bit for bit, also
-// where the minimum lies far below n (small sigma: tau grows with n').
+// value must be the plain minimum of the library's B(n') over every
+// n' <= n, bit for bit, also where the minimum lies far below n (small
+// sigma: tau grows with n').
 TEST(DistributedDiscreteGaussianTest, EqualsThePlainMinimumOverCounts) {
   int interior = 0;
   for (double sigma : {0.5, 0.6, 0.75, 1.0, 1.6}) {
@@ -143,7 +128,8 @@ TEST(DistributedDiscreteGaussianTest, EqualsThePlainMinimumOverCounts) {
         double plain = INFINITY;
         uint64_t argmin = 0;
         for (uint64_t k = 1; k <= n; ++k) {
-          const double b = BoundForCount(orders[i], m, k);
+          const double b =
+              DistributedDiscreteGaussianRdpAtCount(orders[i], m, k).value();
           if (b < plain) plain = b, argmin = k;
         }
         EXPECT_EQ(curve[i], plain)
@@ -224,6 +210,12 @@ TEST(DistributedDiscreteGaussianTest, RefusesWhatThePropositionDoesNotCover) {
   EXPECT_FALSE(DistributedDiscreteGaussianRdp(2, Ddg(1, 1, 1, 0, 1)).ok());
   EXPECT_FALSE(DistributedDiscreteGaussianRdp(2, Ddg(1, 1, 1, 2, 0)).ok());
   EXPECT_FALSE(DistributedDiscreteGaussianRdp(1, Ddg(1, 1, 1, 2, 1)).ok());
+  EXPECT_FALSE(
+      DistributedDiscreteGaussianRdpAtCount(2, Ddg(1, 1, 1, 2, 1), 0).ok());
+  EXPECT_FALSE(
+      DistributedDiscreteGaussianRdpAtCount(1, Ddg(1, 1, 1, 2, 1), 1).ok());
+  EXPECT_FALSE(
+      DistributedDiscreteGaussianRdpAtCount(2, Ddg(1, 1, 0.49, 2, 1), 1).ok());
 }
 
 Mechanism DdgMechanism(double sigma, uint64_t n) {

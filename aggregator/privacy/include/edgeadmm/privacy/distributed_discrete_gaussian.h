@@ -61,6 +61,12 @@ double DistributedDiscreteGaussianTau(double sigma, uint64_t devices);
 host::Error CheckDistributedDiscreteGaussian(
     const DistributedDiscreteGaussian& mechanism);
 
+// The theorem's B(n') alone: the bound above for `count` devices (no
+// minimum over smaller counts). INVALID_ARGUMENT for count = 0, alpha <= 1
+// or a descriptor CheckDistributedDiscreteGaussian refuses.
+host::ErrorOr<double> DistributedDiscreteGaussianRdpAtCount(
+    double alpha, const DistributedDiscreteGaussian& mechanism, uint64_t count);
+
 // The RDP bound above (the minimum over n' <= n) at order alpha.
 // INVALID_ARGUMENT for alpha <= 1 or a descriptor
 // CheckDistributedDiscreteGaussian refuses.
