@@ -90,6 +90,10 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "silence-timeout-ms") {
     return ParseUnsigned(value, o.silence_timeout_ms);
   }
+  if (name == "handshake-timeout-ms") {
+    return ParseUnsigned(value, o.handshake_timeout_ms) &&
+           o.handshake_timeout_ms > 0;
+  }
   if (name == "transport") {
     if (value == "libcoap")
       return o.transport = DeviceTransportKind::kLibcoap, true;
@@ -154,6 +158,8 @@ const char* DeviceUsage() {
          "client over\n   Mbed TLS, as on the MCU, which streams)]\n"
          "  [--ack-timeout-ms MS (2000)] [--silence-timeout-ms MS (10000; 0: "
          "none)]\n"
+         "  [--handshake-timeout-ms MS (libcoap transport: 5000; raise it on "
+         "a lossy link)]\n"
          "  [--version (print the version, exit 0)]\n"
          "  [--pp-eta1 E] [--pp-eta-growth Q1] [--pp-eta-max M] [--pp-alpha1 "
          "A]\n  [--pp-alpha-growth Q2] (pp-admm: this device's private "
@@ -216,6 +222,15 @@ bool ParseDeviceOptions(int argc, char** argv, DeviceOptions& o, bool& help) {
     std::fprintf(stderr,
                  "edgeadmm-device: --stream-rows needs --columns and "
                  "--transport sdk (libcoap does not stream bodies)\n");
+    return false;
+  }
+  // The SDK transport's handshake gives up on Mbed TLS's own timers.
+  if (o.handshake_timeout_ms != 0 &&
+      o.transport != DeviceTransportKind::kLibcoap) {
+    std::fprintf(stderr,
+                 "edgeadmm-device: --handshake-timeout-ms is for the libcoap "
+                 "transport (the sdk transport's handshake ends on Mbed TLS's "
+                 "retransmission timers)\n");
     return false;
   }
   // pp-admm schedules (the same rules as edgeadmm-fleet connect's --pp-*).

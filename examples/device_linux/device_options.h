@@ -57,12 +57,15 @@ struct DeviceOptions {
   bool observe = true;
   uint32_t refresh_ms = 30000;
   uint32_t refresh_max_ms = 120000;  // quiet refreshes double up to this
-  uint32_t retry_max_ms = 60000;   // longest backoff between retries
-  uint32_t ack_timeout_ms = 2000;  // CoAP ACK_TIMEOUT
+  uint32_t retry_max_ms = 60000;     // longest backoff between retries
+  uint32_t ack_timeout_ms = 2000;    // CoAP ACK_TIMEOUT
   // An exchange that heard nothing from the daemon for this long fails and
   // the next one handshakes again (a restarted daemon); 0: wait for the CoAP
   // retransmissions.
   uint32_t silence_timeout_ms = 10000;
+  // libcoap transport: a DTLS handshake not completed after this long fails
+  // the exchange (CoapDtlsConfig::handshake_timeout_ms); 0: that default.
+  uint32_t handshake_timeout_ms = 0;
   DeviceTransportKind transport = DeviceTransportKind::kLibcoap;
   // Exit 0 after this many uploads were settled (receipt, stale or
   // rejected; 0: never).

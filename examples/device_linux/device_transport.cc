@@ -120,6 +120,9 @@ Status DeviceTransport::Open(const DeviceOptions& o, ConstByteSpan key,
   link.key = key;
   link.ack_timeout_ms = o.ack_timeout_ms;
   link.silence_timeout_ms = o.silence_timeout_ms;
+  if (o.handshake_timeout_ms != 0) {
+    link.handshake_timeout_ms = o.handshake_timeout_ms;
+  }
   libcoap_->transport =
       std::make_unique<posix::CoapDtlsTransport>(libcoap_->context, link);
   if (o.more_gateways.empty()) return Status::Ok();

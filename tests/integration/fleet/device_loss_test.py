@@ -27,6 +27,12 @@ JOB = "loss-check"
 ROUNDS = 3
 DEVICES = 3
 LOSS = 0.3
+# At 30% loss each way the six flights of a PSK handshake are often
+# retransmitted (1 s, doubling): the default 5 s ends many handshakes that
+# would complete, and the device starts over after its backoff (one device
+# took 18 such failures, 140 s, for its last upload). A device on a link
+# this lossy is given longer.
+HANDSHAKE_TIMEOUT_MS = 20000
 TOML = es.device_test_job(JOB, ROUNDS, m=DEVICES, m_min=DEVICES,
                           deadline_seconds=300, seed=7)
 
@@ -106,6 +112,7 @@ def main():
                     "--state-dir", os.path.join(a.work_dir, f"state-{i}"),
                     "--epsilon-budget", "1000", "--refresh-ms", "5000",
                     "--retry-max-ms", "4000", "--ack-timeout-ms", "1000",
+                    "--handshake-timeout-ms", str(HANDSHAKE_TIMEOUT_MS),
                     "--max-uploads", str(ROUNDS), "--timeout-s", "300"]
             device_logs.append(os.path.join(a.work_dir, f"{device}.log"))
             with open(device_logs[-1], "w") as log:
