@@ -10,6 +10,14 @@
 
 namespace edgeadmm {
 
+// One out-of-line, argument-free failure path shared by every Result<T>
+// (as Span's): value() on an error is a compare and a branch that the
+// compiler inlines, not a panic call with its file, line and message per
+// instantiation.
+[[noreturn, gnu::noinline, gnu::cold]] inline void ResultHasNoValue() {
+  EDGEADMM_PANIC("Result::value() on an error");
+}
+
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -53,15 +61,15 @@ class [[nodiscard]] Result {
   Status status() const { return status_; }
 
   T& value() & {
-    EDGEADMM_ASSERT(has_value_);
+    CheckHasValue();
     return *Ptr();
   }
   const T& value() const& {
-    EDGEADMM_ASSERT(has_value_);
+    CheckHasValue();
     return *Ptr();
   }
   T&& value() && {
-    EDGEADMM_ASSERT(has_value_);
+    CheckHasValue();
     return std::move(*Ptr());
   }
   T* operator->() { return &value(); }
@@ -70,6 +78,11 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value(); }
 
  private:
+  [[gnu::always_inline]] void CheckHasValue() const {
+#if EDGEADMM_CFG_ASSERT_ENABLED
+    if (!has_value_) ResultHasNoValue();
+#endif
+  }
   template <typename U>
   void Emplace(U&& v) {
     ::new (static_cast<void*>(&storage_)) T(std::forward<U>(v));
@@ -103,17 +116,17 @@ Status ToStatus(const Result<T>& r) {
 
 // Returns from the enclosing function if `expr` (a Status, StatusWithSize or
 // Result) is not OK.
-#define EDGEADMM_TRY(expr)                                                \
-  do {                                                                    \
-    const ::edgeadmm::Status edgeadmm_try_status_ =                       \
-        ::edgeadmm::internal::ToStatus(expr);                             \
-    if (!edgeadmm_try_status_.ok()) return edgeadmm_try_status_;          \
+#define EDGEADMM_TRY(expr)                                       \
+  do {                                                           \
+    const ::edgeadmm::Status edgeadmm_try_status_ =              \
+        ::edgeadmm::internal::ToStatus(expr);                    \
+    if (!edgeadmm_try_status_.ok()) return edgeadmm_try_status_; \
   } while (0)
 
 // Evaluates `expr` (a Result<T>); on error returns its status, otherwise
 // assigns the value to `lhs` (which may be a declaration: `auto x`).
-#define EDGEADMM_TRY_ASSIGN(lhs, expr)                                    \
-  EDGEADMM_INTERNAL_TRY_ASSIGN(                                           \
+#define EDGEADMM_TRY_ASSIGN(lhs, expr) \
+  EDGEADMM_INTERNAL_TRY_ASSIGN(        \
       EDGEADMM_INTERNAL_CONCAT(edgeadmm_try_result_, __LINE__), lhs, expr)
 #define EDGEADMM_INTERNAL_TRY_ASSIGN(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
