@@ -94,6 +94,7 @@ const std::vector<std::string> kKnown = {
     "server.receive_buffer_bytes",
     "server.max_handshakes_per_source",
     "server.max_handshakes",
+    "server.handshake_timeout_ms",
     "server.requests_per_second",
     "server.request_burst",
     "server.non_confirmable_notifications",
@@ -118,6 +119,7 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   int64_t rcvbuf = c.server.receive_buffer_bytes;
   int64_t pending = c.server.admission.max_pending_per_source;
   int64_t handshakes = c.server.max_handshakes;
+  int64_t handshake_ms = c.server.handshake_timeout_ms;
   auto rate = static_cast<int64_t>(c.server.request_budget.requests_per_second);
   auto burst = static_cast<int64_t>(c.server.request_budget.burst);
   EDGEADMM_HOST_TRY(ReadStore(root, c));
@@ -140,6 +142,8 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
       ReadInt(root, "server.max_handshakes_per_source", 1, 1'000'000, pending));
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.max_handshakes", 1, 1'000'000, handshakes));
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.handshake_timeout_ms", 500, 120'000, handshake_ms));
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.requests_per_second", 0, 1'000'000, rate));
   EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
@@ -165,6 +169,7 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   c.server.max_sessions = static_cast<unsigned>(sessions);
   c.server.admission.max_pending_per_source = static_cast<int>(pending);
   c.server.max_handshakes = static_cast<unsigned>(handshakes);
+  c.server.handshake_timeout_ms = static_cast<unsigned>(handshake_ms);
   c.server.request_budget.requests_per_second = static_cast<double>(rate);
   c.server.request_budget.burst = static_cast<double>(burst);
   EDGEADMM_HOST_TRY(ReadString(root, "gateway.id", c.server.gateway_id));

@@ -72,6 +72,7 @@ int Help() {
       "  [server] address = \"::\"  port = 5684  session_timeout_seconds = 60\n"
       "           max_sessions = 0 (no limit)  max_handshakes = 256\n"
       "           max_handshakes_per_source = 32  io_batch_reads = 128\n"
+      "           handshake_timeout_ms = 5000 (500..120000)\n"
       "           requests_per_second = 20  request_burst = 100\n"
       "           receive_buffer_bytes = 8388608  shards = 8\n"
       "           non_confirmable_notifications = false\n"

@@ -17,7 +17,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "non_confirmable_notifications = true\nmax_handshakes = 300\n"
       "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
       "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\n"
-      "max_secure_rounds = 3\ntask_heartbeat_seconds = 0\n[metrics]\nfile = "
+      "max_secure_rounds = 3\ntask_heartbeat_seconds = 0\n"
+      "handshake_timeout_ms = 20000\n[metrics]\nfile = "
       "\"/tmp/e.prom\"\n"
       "interval_seconds = 3\n");
   ASSERT_TRUE(c.ok()) << c.error().ToString();
@@ -30,6 +31,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.max_handshakes, 300u);
   EXPECT_EQ(c->server.admission.max_pending_per_source, 4);
   EXPECT_EQ(empty->server.max_handshakes, 256u);
+  EXPECT_EQ(c->server.handshake_timeout_ms, 20000u);
+  EXPECT_EQ(empty->server.handshake_timeout_ms, 5000u);
   EXPECT_EQ(empty->server.admission.max_pending_per_source, 32);
   EXPECT_EQ(c->server.request_budget.requests_per_second, 7.0);
   EXPECT_EQ(c->server.request_budget.burst, 30.0);
@@ -83,6 +86,10 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\nmax_handshakes_per_source = 0\n",
        "server.max_handshakes_per_source"},
       {"[server]\nmax_handshakes = -1\n", "server.max_handshakes"},
+      {"[server]\nhandshake_timeout_ms = 499\n",
+       "server.handshake_timeout_ms: must be an integer in [500, 120000]"},
+      {"[server]\nhandshake_timeout_ms = 120001\n",
+       "server.handshake_timeout_ms"},
       {"[server]\nrequest_burst = 0\n", "server.request_burst"},
       {"[server]\nrequests_per_second = -1\n", "server.requests_per_second"},
       {"[server\n", "TOML syntax error at line 1"},

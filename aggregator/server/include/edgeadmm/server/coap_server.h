@@ -40,8 +40,10 @@ struct ServerOptions {
   // was created is dropped. libcoap keeps one session per peer address and
   // feeds every later datagram of that address to it, so a half-finished
   // handshake that the client gave up on (a lost flight) would swallow the
-  // client's next ClientHello until the idle timeout. Matches the SDK
-  // transport's default handshake_timeout_ms.
+  // client's next ClientHello until the idle timeout. The default matches
+  // the SDK transport's default handshake_timeout_ms; it must be at least
+  // the devices' own, or handshakes they are still finishing are dropped
+  // (server.handshake_timeout_ms).
   unsigned handshake_timeout_ms = 5000;
   // Sessions (established and in progress) at most; 0: no limit. Past it
   // a new handshake waits until a session ends (an established one only by
