@@ -19,7 +19,8 @@
 //      given and uploads; progress and the outcome go to the board's
 //      console. Exit status 0 once the job is done. The _secure image
 //      (EDGEADMM_SECURE_NEIGHBOURS/_DEVICES) also joins secure-aggregation
-//      rounds; their keys and phase state persist in the same flash.
+//      rounds; their keys and phase state persist in the same flash. The
+//      _secure_cut image is _secure with a power-cut test hook (CutInRound).
 // On the QEMU boards, QEMU's working directory holds the flash model's
 // files (provision.bin and the state file their config names).
 //
@@ -150,12 +151,13 @@ Transport* GatewayTransport(coap::CoapClient* coap) {
       FailoverTransport(gateway_transports, provisioned.gateway_count, 0, hook);
 }
 
-// Test hook of the _secure image: with "cut-in-round" on the board's
+// Test hook of the _secure_cut image only (EDGEADMM_CUT_IN_ROUND_HOOK; the
+// measured _secure image has none): with "cut-in-round" on the board's
 // command line the firmware ends, as at a power cut, once its secure round
 // has reached phase 2 (keys and shares sent, that phase's blob in flash);
 // mcu_secure_mixed_job_test_reboot boots it again on the same flash.
 bool CutInRound(const DeviceClient& client) {
-#ifdef EDGEADMM_SECURE_NEIGHBOURS
+#ifdef EDGEADMM_CUT_IN_ROUND_HOOK
   static int cut = -1;  // -1: the command line not read yet
   if (cut < 0) {
     static const char kWord[] = "cut-in-round";

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "edgeadmm/byte_order.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/result.h"
 #include "state/ledger_blob.h"
@@ -12,20 +13,6 @@ namespace {
 constexpr uint16_t kFlagPending = 1;
 // The pending upload is a streamed share's recipe, not the Update's bytes.
 constexpr uint16_t kFlagStreamed = 2;
-
-void PutLe(uint64_t value, size_t bytes, std::byte* out) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xff);
-  }
-}
-
-uint64_t GetLe(const std::byte* in, size_t bytes) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) {
-    value |= static_cast<uint64_t>(in[i]) << (8 * i);
-  }
-  return value;
-}
 
 static_assert(kEarlierLedgerBytes == internal::kLedgerBlobBytes,
               "the earlier-jobs part is one ledger blob");
@@ -60,30 +47,31 @@ StatusWithSize WriteClientRecord(ConstByteSpan state, uint64_t job_id,
   internal::WriteLedgerBlob(earlier_jobs, p + kClientRecordHeaderBytes +
                                               state.size() + upload.size());
   std::memcpy(p, kClientRecordMagic, 4);
-  PutLe(kClientRecordFormatVersion, 2, p + 4);
-  PutLe((pending ? kFlagPending : 0) | (streamed_upload ? kFlagStreamed : 0), 2,
-        p + 6);
-  PutLe(job_id, 8, p + 8);
-  PutLe(round_id, 8, p + 16);
-  PutLe(state.size(), 4, p + 24);
-  PutLe(upload.size(), 4, p + 28);
+  StoreLittleEndian(p + 4, kClientRecordFormatVersion, 2);
+  StoreLittleEndian(
+      p + 6,
+      (pending ? kFlagPending : 0) | (streamed_upload ? kFlagStreamed : 0), 2);
+  StoreLittleEndian(p + 8, job_id, 8);
+  StoreLittleEndian(p + 16, round_id, 8);
+  StoreLittleEndian(p + 24, state.size(), 4);
+  StoreLittleEndian(p + 28, upload.size(), 4);
   const size_t body = total - 4;
-  PutLe(Crc32(ConstByteSpan(p, body)), 4, p + body);
+  StoreLittleEndian(p + body, Crc32(ConstByteSpan(p, body)), 4);
   return StatusWithSize(total);
 }
 
 Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
   if (in.size() < RecordBytes(1, 0, 0)) return Status::DataLoss();
   const std::byte* p = in.data();
-  const uint64_t version = GetLe(p + 4, 2);
+  const uint64_t version = LoadLittleEndian(p + 4, 2);
   if (std::memcmp(p, kClientRecordMagic, 4) != 0 ||
       (version != 1 && version != kClientRecordFormatVersion)) {
     return Status::DataLoss();
   }
-  const uint64_t flags = GetLe(p + 6, 2);
+  const uint64_t flags = LoadLittleEndian(p + 6, 2);
   // 32-bit fields: they fit size_t on every target.
-  const size_t state_size = static_cast<size_t>(GetLe(p + 24, 4));
-  const size_t upload_size = static_cast<size_t>(GetLe(p + 28, 4));
+  const size_t state_size = static_cast<size_t>(LoadLittleEndian(p + 24, 4));
+  const size_t upload_size = static_cast<size_t>(LoadLittleEndian(p + 28, 4));
   if ((flags & ~static_cast<uint64_t>(kFlagPending | kFlagStreamed)) != 0 ||
       state_size == 0 || ((flags & kFlagPending) != 0) != (upload_size != 0) ||
       ((flags & kFlagStreamed) != 0 && (flags & kFlagPending) == 0) ||
@@ -91,7 +79,7 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
     return Status::DataLoss();
   }
   const size_t body = in.size() - 4;
-  if (Crc32(ConstByteSpan(p, body)) != GetLe(p + body, 4)) {
+  if (Crc32(ConstByteSpan(p, body)) != LoadLittleEndian(p + body, 4)) {
     return Status::DataLoss();
   }
   DevicePrivacyLedger earlier;
@@ -101,8 +89,8 @@ Status ParseClientRecord(ConstByteSpan in, ClientRecordView& out) {
   }
   out.has_pending = upload_size != 0;
   out.streamed_upload = (flags & kFlagStreamed) != 0;
-  out.job_id = GetLe(p + 8, 8);
-  out.round_id = GetLe(p + 16, 8);
+  out.job_id = LoadLittleEndian(p + 8, 8);
+  out.round_id = LoadLittleEndian(p + 16, 8);
   out.state = ConstByteSpan(p + kClientRecordHeaderBytes, state_size);
   out.upload =
       ConstByteSpan(p + kClientRecordHeaderBytes + state_size, upload_size);

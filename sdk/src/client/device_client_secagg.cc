@@ -59,11 +59,12 @@ static_assert(alignof(internal::ClientSecAgg) <= Workspace::kAlignment,
 
 size_t Padded(size_t dim) { return DdgPaddedDimension(dim); }
 
-// `count` T started (zeroed) at `offset` of the round's slice.
+// `count` T at `offset` of the round's slice, which Workspace::Allocate
+// zeroed: that started them (device_session_overlay.h).
 template <typename T>
 Span<T> Part(ByteSpan memory, size_t offset, size_t count) {
-  return secagg_internal::Begin<T>(memory.subspan(offset, count * sizeof(T)),
-                                   count);
+  return secagg_internal::View<T>(memory.subspan(offset, count * sizeof(T)),
+                                  count);
 }
 
 using internal::SecAggResponseBytes;
@@ -91,7 +92,7 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   }
   const size_t m = Padded(config_.data.dim());
   // One zeroed slice (internal::SecureRoundLayoutOf), each part's objects
-  // started in it.
+  // started by that zeroing.
   const internal::SecureRoundLayout at =
       internal::SecureRoundLayoutOf(config_.data.dim(), k, n);
   EDGEADMM_TRY_ASSIGN(ByteSpan memory, ws.Allocate<std::byte>(at.total));
@@ -152,12 +153,10 @@ Status RestoreRound(internal::ClientSecAgg& s, Storage& storage,
                     SecAggInputRound round) {
   EDGEADMM_TRY(s.phase.Resume(s.words));
   const size_t m = s.session.params().mask_length;
-  if (m > s.words.size()) return Status::DataLoss();
   if (s.session.phase() < SecAggDevicePhase::kMaskedSent) {
     EDGEADMM_TRY(LoadSecAggInput(storage, s.input_key, round, s.record,
                                  s.words.first(m)));
   }
-  EDGEADMM_TRY(s.phase.Resume(s.words.first(m)));
   s.m = m;
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "edgeadmm/byte_order.h"
 #include "edgeadmm/crc32.h"
 
 namespace edgeadmm {
@@ -11,20 +12,6 @@ namespace {
 
 constexpr char kMagic[4] = {'E', 'A', 'S', 'I'};
 constexpr uint8_t kVersion = 1;
-
-void PutLe(std::byte* out, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xFF);
-  }
-}
-
-uint64_t GetLe(const std::byte* in, size_t bytes) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) {
-    value |= static_cast<uint64_t>(in[i]) << (8 * i);
-  }
-  return value;
-}
 
 void Zeroize(Span<uint32_t> words) {
   for (uint32_t& w : words) w = 0;
@@ -43,15 +30,15 @@ Status StoreSecAggInput(Storage& storage, const char* key,
   std::memcpy(out, kMagic, 4);
   out[4] = static_cast<std::byte>(kVersion);
   std::memset(out + 5, 0, 3);
-  PutLe(out + 8, round.job_id, 8);
-  PutLe(out + 16, round.round_id, 8);
-  PutLe(out + 24, words.size(), 4);
+  StoreLittleEndian(out + 8, round.job_id, 8);
+  StoreLittleEndian(out + 16, round.round_id, 8);
+  StoreLittleEndian(out + 24, words.size(), 4);
   std::memset(out + 28, 0, 4);
   for (size_t i = 0; i < words.size(); ++i) {
-    PutLe(out + 32 + 4 * i, words[i], 4);
+    StoreLittleEndian(out + 32 + 4 * i, words[i], 4);
   }
   const size_t body = size - 4;
-  PutLe(out + body, Crc32(ConstByteSpan(out, body)), 4);
+  StoreLittleEndian(out + body, Crc32(ConstByteSpan(out, body)), 4);
   return storage.Write(key, ConstByteSpan(out, size));
 }
 
@@ -69,18 +56,20 @@ Status LoadSecAggInput(Storage& storage, const char* key,
   const size_t got = read.size();
   if (got < 36 || std::memcmp(in, kMagic, 4) != 0 ||
       static_cast<uint8_t>(in[4]) != kVersion ||
-      GetLe(in + got - 4, 4) != Crc32(ConstByteSpan(in, got - 4)) ||
-      36 + 4 * GetLe(in + 24, 4) != uint64_t{got}) {  // in 64 bits: no wrap
+      LoadLittleEndian(in + got - 4, 4) != Crc32(ConstByteSpan(in, got - 4)) ||
+      36 + 4 * LoadLittleEndian(in + 24, 4) !=
+          uint64_t{got}) {  // in 64 bits: no wrap
     return Status::DataLoss();
   }
-  if (GetLe(in + 8, 8) != round.job_id || GetLe(in + 16, 8) != round.round_id) {
+  if (LoadLittleEndian(in + 8, 8) != round.job_id ||
+      LoadLittleEndian(in + 16, 8) != round.round_id) {
     return Status::NotFound();  // another round's record
   }
   // This round was encoded with another length: encoding again would be a
   // second release of the round.
   if (got != size) return Status::FailedPrecondition();
   for (size_t i = 0; i < words.size(); ++i) {
-    words[i] = static_cast<uint32_t>(GetLe(in + 32 + 4 * i, 4));
+    words[i] = static_cast<uint32_t>(LoadLittleEndian(in + 32 + 4 * i, 4));
   }
   return Status::Ok();
 }

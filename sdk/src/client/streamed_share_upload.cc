@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "edgeadmm/byte_order.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/wire/vector_field.h"
@@ -11,20 +12,6 @@
 
 namespace edgeadmm::internal {
 namespace {
-
-void Put(uint64_t value, size_t bytes, std::byte* out) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<std::byte>((value >> (8 * i)) & 0xff);
-  }
-}
-
-uint64_t Get(const std::byte* in, size_t bytes) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) {
-    value |= static_cast<uint64_t>(in[i]) << (8 * i);
-  }
-  return value;
-}
 
 uint64_t Bits(double v) {
   uint64_t bits;
@@ -51,28 +38,28 @@ StatusWithSize WriteStreamedShareRecipe(const StreamedShareRecipe& recipe,
   const size_t total = StreamedShareRecipeBytes(recipe.prefix.size());
   if (out.size() < total) return StatusWithSize(Status::ResourceExhausted(), 0);
   std::byte* p = out.data();
-  Put(recipe.prefix.size(), 4, p);
+  StoreLittleEndian(p, recipe.prefix.size(), 4);
   std::memcpy(p + 4, recipe.prefix.data(), recipe.prefix.size());
   p += 4 + recipe.prefix.size();
-  Put(recipe.share_rows, 4, p);
-  Put(recipe.score_rows, 4, p + 4);
-  Put(Bits(recipe.share_sigma), 8, p + 8);
-  Put(Bits(recipe.score_sigma), 8, p + 16);
+  StoreLittleEndian(p, recipe.share_rows, 4);
+  StoreLittleEndian(p + 4, recipe.score_rows, 4);
+  StoreLittleEndian(p + 8, Bits(recipe.share_sigma), 8);
+  StoreLittleEndian(p + 16, Bits(recipe.score_sigma), 8);
   std::memcpy(p + 24, recipe.key.data(), ShareNoiseStream::kKeyBytes);
   return StatusWithSize(total);
 }
 
 Status ParseStreamedShareRecipe(ConstByteSpan in, StreamedShareRecipe& out) {
   if (in.size() < StreamedShareRecipeBytes(0)) return Status::DataLoss();
-  const auto prefix = static_cast<size_t>(Get(in.data(), 4));
+  const auto prefix = static_cast<size_t>(LoadLittleEndian(in.data(), 4));
   if (in.size() != StreamedShareRecipeBytes(prefix)) return Status::DataLoss();
   const std::byte* p = in.data() + 4 + prefix;
   StreamedShareRecipe r;
   r.prefix = in.subspan(4, prefix);
-  r.share_rows = static_cast<uint32_t>(Get(p, 4));
-  r.score_rows = static_cast<uint32_t>(Get(p + 4, 4));
-  r.share_sigma = FromBits(Get(p + 8, 8));
-  r.score_sigma = FromBits(Get(p + 16, 8));
+  r.share_rows = static_cast<uint32_t>(LoadLittleEndian(p, 4));
+  r.score_rows = static_cast<uint32_t>(LoadLittleEndian(p + 4, 4));
+  r.share_sigma = FromBits(LoadLittleEndian(p + 8, 8));
+  r.score_sigma = FromBits(LoadLittleEndian(p + 16, 8));
   r.key = ConstByteSpan(p + 24, ShareNoiseStream::kKeyBytes);
   if (prefix == 0 || r.share_rows == 0 || !ValidSigma(r.share_sigma) ||
       !ValidSigma(r.score_sigma)) {

@@ -2,13 +2,14 @@
 
 #include <cstring>
 
+#include "edgeadmm/byte_order.h"
+
 namespace edgeadmm {
 namespace secagg_internal {
 
 void ByteCursor::Put(uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out_[at_++] = static_cast<std::byte>((value >> (8 * i)) & 0xFFu);
-  }
+  StoreLittleEndian(out_ + at_, value, bytes);
+  at_ += bytes;
 }
 
 void ByteCursor::PutBytes(const std::byte* p, size_t n) {
@@ -26,10 +27,8 @@ bool ByteCursor::Take(size_t n) {
 
 uint64_t ByteCursor::Get(size_t bytes) {
   if (!Take(bytes)) return 0;
-  uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) {
-    value |= static_cast<uint64_t>(in_[at_++]) << (8 * i);
-  }
+  const uint64_t value = LoadLittleEndian(in_ + at_, bytes);
+  at_ += bytes;
   return value;
 }
 

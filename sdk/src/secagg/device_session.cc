@@ -15,9 +15,10 @@ using secagg_internal::View;
 
 namespace {
 
+// mbedtls_platform_zeroize takes (nullptr, 0): an unset buffer is empty.
 template <typename T>
 void ZeroSpan(Span<T> s) {
-  if (s.data() != nullptr) mbedtls_platform_zeroize(s.data(), s.size_bytes());
+  mbedtls_platform_zeroize(s.data(), s.size_bytes());
 }
 
 uint32_t EffectiveDegree(const SecAggSessionParams& p) {

@@ -31,11 +31,14 @@ enum class BlobMode : uint8_t {
   kLoad,   // the blob's fields into the session
 };
 
-// A cursor that moves fields in the direction of its mode. Integers and
-// the buffers' entries pass through the caller's locals: a local starts as
-// the session's value when writing (From, Entry), and is read from the blob
-// otherwise; the caller stores it only when loading. Into() names a byte
-// array of the session itself, which a check skips.
+// A cursor that moves fields in the direction of its mode. The header's
+// integers pass through the caller's locals: a local starts as the
+// session's value when writing (From) and is read from the blob otherwise;
+// the caller stores it only when loading. The buffers' entries are coded in
+// place (Slot): the session's own entry when writing or loading (a load
+// follows a check of the same blob), the caller's scratch entry when
+// checking. Into() names a byte array of the session itself, which a check
+// skips.
 class BlobCursor {
  public:
   BlobCursor(BlobMode mode, ByteSpan out, ConstByteSpan in)
@@ -49,10 +52,11 @@ class BlobCursor {
   T From(const T& field) const {
     return writing() ? field : T{};
   }
-  // Entry `a` of `entries` when writing (only then is it indexed).
+  // Where entry `a` is coded: entries[a], or `scratch` when checking (then
+  // `entries` is empty).
   template <typename T>
-  T Entry(Span<T> entries, size_t a) const {
-    return writing() ? entries[a] : T{};
+  T& Slot(Span<T> entries, size_t a, T& scratch) const {
+    return mode_ == BlobMode::kCheck ? scratch : entries[a];
   }
   // `entries` when writing, the same memory started afresh (zeroed,
   // device_session_overlay.h) when loading, nothing when checking.
@@ -63,7 +67,11 @@ class BlobCursor {
   }
   template <typename T>
   void Int(T& value, size_t bytes) {
-    value = static_cast<T>(Move(value, bytes));
+    if (writing()) {
+      cursor_.Put(value, bytes);
+    } else {
+      value = static_cast<T>(cursor_.Get(bytes));
+    }
   }
   void Bytes(std::byte* p, size_t n) {
     if (writing()) {
@@ -78,12 +86,6 @@ class BlobCursor {
   ByteCursor& cursor() { return cursor_; }
 
  private:
-  uint64_t Move(uint64_t value, size_t bytes) {
-    if (!writing()) return cursor_.Get(bytes);
-    cursor_.Put(value, bytes);
-    return value;
-  }
-
   BlobMode mode_;
   ByteCursor cursor_;
 };
@@ -97,7 +99,8 @@ class SecAggSessionBlob {
 
  private:
   // The blob's fields in order, checked in every mode. `s` is read only when
-  // writing and written only when loading (Serialize's const session).
+  // writing (Serialize's const session; a revealed share's flag is stored
+  // back unchanged into the caller's buffer) and written only when loading.
   static bool Code(BlobCursor& c, SecAggDeviceSession& s);
   static bool CodePhase(BlobCursor& c, SecAggDevicePhase phase,
                         const SecAggSessionParams& p, SecAggDeviceSession& s);
@@ -157,9 +160,11 @@ bool SecAggSessionBlob::CodePhase(BlobCursor& c, SecAggDevicePhase phase,
     const Span<SecAggPeerKeys> keys =
         c.Entries<SecAggPeerKeys>(b.neighbours, count);
     const Span<SecAggSealed> sealed = c.Entries<SecAggSealed>(b.sealed, count);
+    SecAggPeerKeys key_scratch;
+    SecAggSealed message_scratch;
     for (size_t a = 0; a < count; ++a) {
-      SecAggPeerKeys key = c.Entry(keys, a);
-      SecAggSealed message = c.Entry(sealed, a);
+      SecAggPeerKeys& key = c.Slot(keys, a, key_scratch);
+      SecAggSealed& message = c.Slot(sealed, a, message_scratch);
       c.Int(key.device, 4);
       c.Bytes(key.encryption_public, kX25519KeyBytes);
       c.Bytes(key.mask_public, kX25519KeyBytes);
@@ -169,10 +174,6 @@ bool SecAggSessionBlob::CodePhase(BlobCursor& c, SecAggDevicePhase phase,
           message.peer != key.device) {
         return false;
       }
-      if (c.loading()) {
-        keys[a] = key;
-        sealed[a] = message;
-      }
     }
     if (c.loading()) s.peer_count_ = count;
   } else if (phase == SecAggDevicePhase::kMaskedSent) {
@@ -181,20 +182,20 @@ bool SecAggSessionBlob::CodePhase(BlobCursor& c, SecAggDevicePhase phase,
     if (count > k) return false;
     const Span<ReceivedShares> received =
         c.Entries<ReceivedShares>(b.sealed, count);
-    for (size_t a = 0; a < count; ++a) {
-      ReceivedShares r = c.Entry(received, a);
+    ReceivedShares scratch;  // shares: wiped below
+    bool valid = true;
+    for (size_t a = 0; a < count && valid; ++a) {
+      ReceivedShares& r = c.Slot(received, a, scratch);
       c.Int(r.sender, 4);
       c.Int(r.shares.self_seed.index, 1);
       c.Bytes(r.shares.self_seed.value, kShamirSecretBytes);
       c.Int(r.shares.mask_key.index, 1);
       c.Bytes(r.shares.mask_key.value, kShamirSecretBytes);
-      const bool valid = r.sender < p.devices &&
-                         r.shares.self_seed.index != 0 &&
-                         r.shares.self_seed.index == r.shares.mask_key.index;
-      if (valid && c.loading()) received[a] = r;
-      mbedtls_platform_zeroize(&r, sizeof(r));
-      if (!valid) return false;
+      valid = r.sender < p.devices && r.shares.self_seed.index != 0 &&
+              r.shares.self_seed.index == r.shares.mask_key.index;
     }
+    mbedtls_platform_zeroize(&scratch, sizeof(scratch));
+    if (!valid) return false;
     const uint64_t limit = p.bits >= 32 ? 0xFFFFFFFFu : (1u << p.bits) - 1;
     for (size_t w = 0; w < p.mask_length; ++w) {
       uint32_t v = c.From(b.masked[w]);
@@ -210,20 +211,20 @@ bool SecAggSessionBlob::CodePhase(BlobCursor& c, SecAggDevicePhase phase,
     if (count > k) return false;
     const Span<RevealedShare> revealed =
         c.Entries<RevealedShare>(b.neighbours, count);
-    for (size_t a = 0; a < count; ++a) {
-      RevealedShare r = c.Entry(revealed, a);
+    RevealedShare scratch;  // a share: wiped below
+    bool valid = true;
+    for (size_t a = 0; a < count && valid; ++a) {
+      RevealedShare& r = c.Slot(revealed, a, scratch);
       uint8_t kind = r.self_seed ? 1 : 0;
       c.Int(r.sender, 4);
       c.Int(kind, 1);
       c.Int(r.share.index, 1);
       c.Bytes(r.share.value, kShamirSecretBytes);
       r.self_seed = kind == 1;
-      const bool valid =
-          r.sender < p.devices && kind <= 1 && r.share.index != 0;
-      if (valid && c.loading()) revealed[a] = r;
-      mbedtls_platform_zeroize(&r, sizeof(r));
-      if (!valid) return false;
+      valid = r.sender < p.devices && kind <= 1 && r.share.index != 0;
     }
+    mbedtls_platform_zeroize(&scratch, sizeof(scratch));
+    if (!valid) return false;
     if (c.loading()) s.received_count_ = count;
   }
   return true;
@@ -244,7 +245,7 @@ StatusWithSize SecAggSessionBlob::Write(const SecAggDeviceSession& s,
     return StatusWithSize(Status::ResourceExhausted(), size);
   }
   BlobCursor c(BlobMode::kWrite, out, ConstByteSpan());
-  // A writing Code only reads `s`.
+  // A writing Code changes nothing in `s` (Code).
   const bool coded = Code(c, const_cast<SecAggDeviceSession&>(s));
   EDGEADMM_ASSERT(coded && c.cursor().at() == size - kCrcBytes);
   if (!coded) return StatusWithSize(Status::Internal(), 0);

@@ -1,6 +1,7 @@
 // AES-256-CTR mask expansion (see mask_prg.h).
 #include "edgeadmm/secagg/mask_prg.h"
 
+#include "edgeadmm/byte_order.h"
 #include "mbedtls/aes.h"
 #include "mbedtls/platform_util.h"
 
@@ -13,12 +14,6 @@ constexpr size_t kWordsPerBlock = kBlockBytes / sizeof(uint32_t);
 bool KnownPurpose(MaskPurpose purpose) {
   return purpose == MaskPurpose::kPairwise || purpose == MaskPurpose::kSelf ||
          purpose == MaskPurpose::kRotation;
-}
-
-void PutBigEndian(unsigned char* out, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<unsigned char>(value >> (8 * (bytes - 1 - i)));
-  }
 }
 
 }  // namespace
@@ -39,14 +34,15 @@ Status ApplyMask(ConstByteSpan seed, MaskLabel label, MaskSign sign,
     return Status::Internal();
   }
   unsigned char counter[kBlockBytes] = {};
-  PutBigEndian(counter, label.round_id, 8);
+  StoreBigEndian(counter, label.round_id, 8);
   counter[8] = static_cast<unsigned char>(label.purpose);
   unsigned char stream[kBlockBytes];
   Status status = Status::Ok();
   for (size_t w = 0; w < values.size(); ++w) {
     const size_t in_block = w % kWordsPerBlock;
     if (in_block == 0) {
-      PutBigEndian(counter + 12, static_cast<uint32_t>(w / kWordsPerBlock), 4);
+      StoreBigEndian(counter + 12, static_cast<uint32_t>(w / kWordsPerBlock),
+                     4);
       if (mbedtls_aes_crypt_ecb(&aes, MBEDTLS_AES_ENCRYPT, counter, stream) !=
           0) {
         status = Status::Internal();

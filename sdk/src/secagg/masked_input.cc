@@ -2,6 +2,7 @@
 // masked_input.h).
 #include "edgeadmm/secagg/masked_input.h"
 
+#include "edgeadmm/byte_order.h"
 #include "edgeadmm/result.h"
 #include "edgeadmm/secagg/key_agreement.h"
 #include "edgeadmm/secagg/mask_prg.h"
@@ -62,12 +63,6 @@ Status ApplyMasks(const MaskInputParams& p, Span<uint32_t> values) {
   return status;
 }
 
-void PutBigEndian(unsigned char* out, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<unsigned char>(value >> (8 * (bytes - 1 - i)));
-  }
-}
-
 }  // namespace
 
 Status MaskInput(const MaskInputParams& params, Span<uint32_t> values) {
@@ -92,8 +87,8 @@ Status CommitSelfSeed(uint64_t round_id, uint32_t device,
     return Status::InvalidArgument();
   }
   unsigned char label[12];
-  PutBigEndian(label, round_id, 8);
-  PutBigEndian(label + 8, device, 4);
+  StoreBigEndian(label, round_id, 8);
+  StoreBigEndian(label + 8, device, 4);
   mbedtls_sha256_context sha;
   mbedtls_sha256_init(&sha);
   int rc = mbedtls_sha256_starts_ret(&sha, 0);

@@ -112,12 +112,15 @@ Status SecAggPhaseClient::Joined(ConstByteSpan answer) {
   return Start(params, input_);
 }
 
-Status SecAggPhaseClient::Resume(Span<const uint32_t> input) {
-  input_ = input;
+Status SecAggPhaseClient::Resume(Span<const uint32_t> words) {
   accepted_ = false;  // not known after a restart: the message is resent
   const StatusWithSize n = storage_.Read(key_, buf_.blob);
   if (!n.ok()) return n.status();
-  return session_.Restore(ConstByteSpan(buf_.blob.data(), n.size()));
+  EDGEADMM_TRY(session_.Restore(ConstByteSpan(buf_.blob.data(), n.size())));
+  const size_t m = session_.params().mask_length;
+  if (m > words.size()) return Status::DataLoss();
+  input_ = words.first(m);
+  return Status::Ok();
 }
 
 Status SecAggPhaseClient::Persist() {
@@ -160,44 +163,32 @@ void SecAggPhaseClient::End(Status status) {
 }
 
 Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
+  // The phase's answer decoded into its (fresh) array, its round checked
+  // once, then the session's step on it.
+  const SecAggDevicePhase phase = session_.phase();
   SecAggFrameHeader header;
-  switch (session_.phase()) {
-    case SecAggDevicePhase::kAdvertised: {
-      const StatusWithSize n =
-          DecodeSecAggKeys(answer, header, Fresh(buf_.keys));
-      if (!n.ok()) return n.status();
-      if (header.round_id != session_.params().round_id) {
-        return Status::InvalidArgument();
-      }
-      EDGEADMM_TRY(session_.ShareKeys(
-          Span<const SecAggPeerKeys>(buf_.keys.data(), n.size()), random_));
-      break;
-    }
-    case SecAggDevicePhase::kSharesSent: {
-      const StatusWithSize n =
-          DecodeSecAggSealed(answer, header, Fresh(buf_.sealed));
-      if (!n.ok()) return n.status();
-      if (header.round_id != session_.params().round_id) {
-        return Status::InvalidArgument();
-      }
-      EDGEADMM_TRY(session_.MaskInput(
-          Span<const SecAggSealed>(buf_.sealed.data(), n.size()), input_,
-          random_));
-      break;
-    }
-    case SecAggDevicePhase::kMaskedSent: {
-      const StatusWithSize n =
-          DecodeSecAggWords(answer, header, Fresh(buf_.survivors));
-      if (!n.ok()) return n.status();
-      if (header.round_id != session_.params().round_id) {
-        return Status::InvalidArgument();
-      }
-      EDGEADMM_TRY(session_.Reveal(
-          Span<const uint32_t>(buf_.survivors.data(), n.size())));
-      break;
-    }
-    default:
-      return Status::FailedPrecondition();
+  StatusWithSize n(Status::FailedPrecondition(), 0);
+  if (phase == SecAggDevicePhase::kAdvertised) {
+    n = DecodeSecAggKeys(answer, header, Fresh(buf_.keys));
+  } else if (phase == SecAggDevicePhase::kSharesSent) {
+    n = DecodeSecAggSealed(answer, header, Fresh(buf_.sealed));
+  } else if (phase == SecAggDevicePhase::kMaskedSent) {
+    n = DecodeSecAggWords(answer, header, Fresh(buf_.survivors));
+  }
+  if (!n.ok()) return n.status();
+  if (header.round_id != session_.params().round_id) {
+    return Status::InvalidArgument();
+  }
+  if (phase == SecAggDevicePhase::kAdvertised) {
+    EDGEADMM_TRY(session_.ShareKeys(
+        Span<const SecAggPeerKeys>(buf_.keys.data(), n.size()), random_));
+  } else if (phase == SecAggDevicePhase::kSharesSent) {
+    EDGEADMM_TRY(session_.MaskInput(
+        Span<const SecAggSealed>(buf_.sealed.data(), n.size()), input_,
+        random_));
+  } else {
+    EDGEADMM_TRY(
+        session_.Reveal(Span<const uint32_t>(buf_.survivors.data(), n.size())));
   }
   return Persist();
 }

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "edgeadmm/byte_order.h"
 #include "mbedtls/ccm.h"
 #include "mbedtls/platform_util.h"
 
@@ -14,19 +15,13 @@ constexpr size_t kNonceBytes = 13;
 constexpr size_t kAdBytes = 16;
 constexpr unsigned char kNonceTag = 0x01;
 
-void PutBigEndian(unsigned char* out, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) {
-    out[i] = static_cast<unsigned char>(value >> (8 * (bytes - 1 - i)));
-  }
-}
-
 void Label(const ShareAddress& a, unsigned char* nonce, unsigned char* ad) {
-  PutBigEndian(nonce, a.round_id, 8);
-  PutBigEndian(nonce + 8, a.sender, 4);
+  StoreBigEndian(nonce, a.round_id, 8);
+  StoreBigEndian(nonce + 8, a.sender, 4);
   nonce[12] = kNonceTag;
-  PutBigEndian(ad, a.round_id, 8);
-  PutBigEndian(ad + 8, a.sender, 4);
-  PutBigEndian(ad + 12, a.receiver, 4);
+  StoreBigEndian(ad, a.round_id, 8);
+  StoreBigEndian(ad + 8, a.sender, 4);
+  StoreBigEndian(ad + 12, a.receiver, 4);
 }
 
 Status CcmStatus(int rc) {

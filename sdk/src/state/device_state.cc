@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "edgeadmm/byte_order.h"
 #include "edgeadmm/config.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/result.h"
@@ -32,9 +33,8 @@ class BlobWriter {
  public:
   explicit BlobWriter(std::byte* data) : data_(data) {}
   void Put(uint64_t value, size_t bytes) {
-    for (size_t i = 0; i < bytes; ++i) {
-      data_[offset_++] = static_cast<std::byte>((value >> (8 * i)) & 0xFFu);
-    }
+    StoreLittleEndian(data_ + offset_, value, bytes);
+    offset_ += bytes;
   }
   // Reals are stored as binary64 whatever Real is, so a blob is the same
   // format on every target (a float widens exactly).
@@ -64,10 +64,8 @@ class BlobReader {
  public:
   explicit BlobReader(const std::byte* data) : data_(data) {}
   uint64_t Get(size_t bytes) {
-    uint64_t value = 0;
-    for (size_t i = 0; i < bytes; ++i) {
-      value |= static_cast<uint64_t>(data_[offset_++]) << (8 * i);
-    }
+    const uint64_t value = LoadLittleEndian(data_ + offset_, bytes);
+    offset_ += bytes;
     return value;
   }
   double GetReal() {

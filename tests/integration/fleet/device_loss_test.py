@@ -40,39 +40,56 @@ TOML = es.device_test_job(JOB, ROUNDS, m=DEVICES, m_min=DEVICES,
 
 
 class LossyRelay(threading.Thread):
-    """127.0.0.1:port <-> 127.0.0.1:server_port for ONE client, dropping each
-    datagram with probability `loss` (a test link, not a noise source)."""
+    """127.0.0.1:port <-> 127.0.0.1:server_port, dropping each datagram with
+    probability `loss` (a test link, not a noise source).
+
+    NAT-like: each client address (a device's socket) gets its own upstream
+    socket, so a device that opens a new session from a new port reaches
+    the daemon from a new address too, and each answer goes back to the
+    socket that asked. One shared upstream socket would make every new
+    session look like a restart on the old address and would send the new
+    session's answers to whichever socket spoke last."""
 
     def __init__(self, server_port, loss, seed):
         super().__init__(daemon=True)
+        self.server_port = server_port
         self.listen = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.listen.bind(("127.0.0.1", 0))
         self.port = self.listen.getsockname()[1]
-        self.upstream = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.upstream.connect(("127.0.0.1", server_port))
+        self.upstream = {}  # client address -> its upstream socket
+        self.client_of = {}  # upstream socket -> its client address
         self.loss = loss
         self.rng = random.Random(seed)
-        self.client = None
         self.stopped = False
         self.sent = 0
         self.dropped = 0
 
+    def upstream_for(self, client):
+        sock = self.upstream.get(client)
+        if sock is None:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            sock.connect(("127.0.0.1", self.server_port))
+            self.upstream[client] = sock
+            self.client_of[sock] = client
+        return sock
+
     def run(self):
         while not self.stopped:
-            ready, _, _ = select.select([self.listen, self.upstream], [], [],
-                                        0.2)
+            ready, _, _ = select.select(
+                [self.listen, *self.client_of], [], [], 0.2)
             for sock in ready:
                 data, addr = sock.recvfrom(65536)
-                if sock is self.listen:
-                    self.client = addr
                 self.sent += 1
                 if self.rng.random() < self.loss:
                     self.dropped += 1
                     continue
                 if sock is self.listen:
-                    self.upstream.send(data)
-                elif self.client is not None:
-                    self.listen.sendto(data, self.client)
+                    self.upstream_for(addr).send(data)
+                else:
+                    self.listen.sendto(data, self.client_of[sock])
+        for sock in self.client_of:
+            sock.close()
+        self.listen.close()
 
 
 def print_tail(path, lines=40):

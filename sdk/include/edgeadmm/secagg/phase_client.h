@@ -89,8 +89,10 @@ class SecAggPhaseClient {
   // into another round's sum.
   Status Join(Span<const uint32_t> input, uint64_t round_id = 0);
   // After a restart: the session from the stored blob (Restore's errors,
-  // NOT_FOUND without a blob).
-  Status Resume(Span<const uint32_t> input);
+  // NOT_FOUND without a blob). The round's input is the first mask_length
+  // words of `words` (DATA_LOSS when it is shorter); the caller may fill
+  // them after Resume, before the next Step.
+  Status Resume(Span<const uint32_t> words);
 
   // Sends, or takes the answer of, the exchange in flight; call after the
   // transport's Poll. `now_ms`: any monotonic clock.
