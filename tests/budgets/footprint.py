@@ -121,6 +121,28 @@ def parse_map(text):
             yield output, "*fill*", int(m.group(1), 16), "*fill*"
 
 
+def sections_of(size_tool, elf):
+    """Section name -> bytes of `elf` (arm-none-eabi-size -A)."""
+    out = subprocess.run([size_tool, "-A", elf], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    sections = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].startswith("."):
+            sections[parts[0]] = int(parts[1])
+    return sections
+
+
+def baseline_verdict(flash, baseline, limit):
+    """(report line, within) for an image of `flash` bytes against a
+    baseline image of `baseline` bytes and a limit on the difference."""
+    over = flash - baseline
+    within = over <= limit
+    verdict = "within" if within else f"OVER by {over - limit}"
+    return (f"flash over the baseline image: {over:+d} / {limit:+d} bytes "
+            f"({flash} - {baseline}), {verdict}", within)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--map", required=True)
@@ -139,6 +161,12 @@ def main():
     parser.add_argument("--goal-ram", type=int,
                         help="report (never fail) the static RAM (+ peak "
                         "stack if measured) against this goal")
+    parser.add_argument("--baseline-elf",
+                        help="an image this one is measured against (e.g. "
+                        "the same firmware without a feature)")
+    parser.add_argument("--max-over-baseline", type=int,
+                        help="fail if this image's flash exceeds the "
+                        "baseline image's by more than this")
     parser.add_argument("--report")
     parser.add_argument("--merge-slack", type=float, default=0.05,
                         help="fraction by which the map may list more than "
@@ -173,13 +201,7 @@ def main():
             data_bytes += int(parts[1], 16)
     flash["app"] = flash.get("app", 0) - data_bytes
 
-    size_out = subprocess.run([args.size, "-A", args.elf], stdout=subprocess.PIPE,
-                              text=True, check=True).stdout
-    sections = {}
-    for line in size_out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[0].startswith("."):
-            sections[parts[0]] = int(parts[1])
+    sections = sections_of(args.size, args.elf)
     flash_total = sum(sections.get(s, 0) for s in FLASH_SECTIONS) - data_bytes
     ram_static = sum(sections.get(s, 0) for s in RAM_SECTIONS)
     # The map lists input sizes before the linker merges duplicate strings
@@ -218,6 +240,13 @@ def main():
     if args.total_flash_budget is not None:
         lines.append(f"whole image flash: {flash_total} / "
                      f"{args.total_flash_budget} bytes (no-regression guard)")
+    within_baseline = True
+    if args.baseline_elf and args.max_over_baseline is not None:
+        base = sections_of(args.size, args.baseline_elf)
+        line, within_baseline = baseline_verdict(
+            flash_total, sum(base.get(s, 0) for s in FLASH_SECTIONS),
+            args.max_over_baseline)
+        lines.append(line)
     for what, have, goal in (("flash", flash_total, args.goal_flash),
                              ("RAM", ram_total, args.goal_ram)):
         if goal is not None:
@@ -247,6 +276,9 @@ def main():
                       f"{args.total_flash_budget}")
     if ram_total > args.ram_budget:
         failed.append(f"RAM {ram_total} > {args.ram_budget}")
+    if not within_baseline:
+        failed.append("flash over the baseline image beyond "
+                      f"{args.max_over_baseline}")
     if failed:
         sys.exit("footprint: over budget: " + "; ".join(failed))
 

@@ -4,7 +4,9 @@ the SDK's sections in an image linked with -flto (GCC's "ltrans" objects,
 named after their symbols) to sdk or coap, the static-address lwIP build to
 lwip, the example's own libraries to app. The last test feeds a map whose
 ltrans sections footprint.py would not recognise and checks the SDK's bytes
-are then missing, so the attribution is what the other tests measure."""
+are then missing, so the attribution is what the other tests measure. The
+baseline check (an image against another, e.g. the secure firmware against
+the plain one) passes up to its limit and fails one byte past it."""
 import os
 import sys
 import unittest
@@ -64,6 +66,19 @@ class Attribution(unittest.TestCase):
         flash, _ = book(MAP.replace(".ltrans.o", ".lto.o"))
         self.assertNotIn("sdk", flash)
         self.assertNotIn("coap", flash)
+
+
+class Baseline(unittest.TestCase):
+    def test_a_difference_up_to_the_limit_is_within(self):
+        line, within = footprint.baseline_verdict(110308, 93984, 16384)
+        self.assertTrue(within)
+        self.assertIn("+16324 / +16384", line)
+        self.assertTrue(footprint.baseline_verdict(110368, 93984, 16384)[1])
+
+    def test_a_difference_past_the_limit_fails(self):
+        line, within = footprint.baseline_verdict(110369, 93984, 16384)
+        self.assertFalse(within)
+        self.assertIn("OVER by 1", line)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,8 @@ Status Uniform(RandomByteSource& random, double& u) {
 }
 
 // One rounding attempt; `fits` tells whether ||z||^2 <= limit (exact:
-// 128-bit sum as two words).
+// 128-bit sum as two words). |scaled[j]| < 2^30 (the caller checks), so
+// its floor converts through 32 bits (no 64-bit double conversion linked).
 Status RoundOnce(Span<const Real> scaled, uint64_t limit,
                  RandomByteSource& random, Span<int64_t> z, bool& fits) {
   uint64_t lo = 0;
@@ -70,7 +71,7 @@ Status RoundOnce(Span<const Real> scaled, uint64_t limit,
     const double down = std::floor(v);
     double u = 0;
     EDGEADMM_TRY(Uniform(random, u));
-    z[j] = static_cast<int64_t>(down) + (u < v - down ? 1 : 0);
+    z[j] = int64_t{static_cast<int32_t>(down)} + (u < v - down ? 1 : 0);
     const uint64_t m = static_cast<uint64_t>(z[j] < 0 ? -z[j] : z[j]);
     const uint64_t sq = m * m;  // |z| <= 2^30 + 1: no overflow
     lo += sq;

@@ -51,21 +51,29 @@ SecAggDeviceSession::SecAggDeviceSession(const SecAggSessionBuffers& buffers)
 
 SecAggDeviceSession::~SecAggDeviceSession() { Wipe(); }
 
-bool SecAggDeviceSession::ValidParams(const SecAggSessionParams& p,
-                                      const SecAggSessionBuffers& b) {
-  if (p.devices < 2 || p.own_index >= p.devices || p.bits < 1 || p.bits > 32 ||
-      p.mask_length < 1 || p.min_survivors < 1 || p.min_survivors > p.devices) {
+bool SecAggDeviceSession::ValidRoundParams(const SecAggSessionParams& p) {
+  if (p.devices < 2 || p.degree == 0 || p.own_index >= p.devices ||
+      p.bits < 1 || p.bits > 32 || p.mask_length < 1 || p.min_survivors < 1 ||
+      p.min_survivors > p.devices) {
     return false;
   }
-  NeighbourGraph graph;  // checks n and k
-  if (!graph
+  const bool complete = uint64_t{p.degree} + 1 >= p.devices;
+  if (!complete && p.degree % 2 != 0) return false;
+  const uint32_t k = EffectiveDegree(p);
+  return k <= kSecAggMaxNeighbours && p.threshold >= 2 && p.threshold <= k;
+}
+
+bool SecAggDeviceSession::ValidParams(const SecAggSessionParams& p,
+                                      const SecAggSessionBuffers& b) {
+  NeighbourGraph graph;  // its own limits on n and k
+  if (!ValidRoundParams(p) ||
+      !graph
            .Init(ConstByteSpan(p.graph_seed, kGraphSeedBytes), p.devices,
                  p.degree)
            .ok()) {
     return false;
   }
   const uint32_t k = EffectiveDegree(p);
-  if (p.threshold < 2 || p.threshold > k) return false;
   return b.neighbours.size() >= k && b.sealed.size() >= k &&
          b.scratch.size() >= k && b.masked.size() >= p.mask_length;
 }

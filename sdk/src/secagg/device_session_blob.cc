@@ -7,7 +7,6 @@
 
 #include "byte_cursor.h"
 #include "device_session_overlay.h"
-#include "edgeadmm/assert.h"
 #include "edgeadmm/crc32.h"
 #include "edgeadmm/secagg/device_session.h"
 #include "mbedtls/platform_util.h"
@@ -245,10 +244,12 @@ StatusWithSize SecAggSessionBlob::Write(const SecAggDeviceSession& s,
     return StatusWithSize(Status::ResourceExhausted(), size);
   }
   BlobCursor c(BlobMode::kWrite, out, ConstByteSpan());
-  // A writing Code changes nothing in `s` (Code).
-  const bool coded = Code(c, const_cast<SecAggDeviceSession&>(s));
-  EDGEADMM_ASSERT(coded && c.cursor().at() == size - kCrcBytes);
-  if (!coded) return StatusWithSize(Status::Internal(), 0);
+  // A writing Code changes nothing in `s` (Code). A session that does not
+  // code into exactly its computed size would be a bug: INTERNAL.
+  if (!Code(c, const_cast<SecAggDeviceSession&>(s)) ||
+      c.cursor().at() != size - kCrcBytes) {
+    return StatusWithSize(Status::Internal(), 0);
+  }
   c.cursor().Put(Crc32(ConstByteSpan(out.data(), size - kCrcBytes)), 4);
   return StatusWithSize(size);
 }
@@ -271,9 +272,10 @@ Status SecAggDeviceSession::Restore(ConstByteSpan blob) {
   if (!SecAggSessionBlob::Read(blob, BlobMode::kCheck, *this)) {
     return Status::DataLoss();
   }
-  const bool loaded = SecAggSessionBlob::Read(blob, BlobMode::kLoad, *this);
-  EDGEADMM_ASSERT(loaded);
-  return loaded ? Status::Ok() : Status::Internal();
+  // A load after a passing check cannot fail; INTERNAL if it did.
+  return SecAggSessionBlob::Read(blob, BlobMode::kLoad, *this)
+             ? Status::Ok()
+             : Status::Internal();
 }
 
 }  // namespace edgeadmm

@@ -27,6 +27,10 @@ static_assert(sizeof(uint32_t) <= sizeof(SecAggPeerKey) &&
                   alignof(uint32_t) <= alignof(SecAggPeerKey),
               "the neighbour ids live in the scratch region");
 
+// Zeroes `bytes` bytes at `p` (null when `bytes` is 0): one copy of the
+// zeroing for every Begin.
+void ZeroRegion(void* p, size_t bytes);
+
 // Starts `count` zeroed T in `region` (count * sizeof(T) must fit).
 // The types are aggregates of integers and bytes (implicit-lifetime, P0593):
 // zeroing the storage gives the same objects as value-initializing each.
@@ -36,7 +40,7 @@ Span<T> Begin(Span<R> region, size_t count) {
                     std::is_trivially_destructible<T>::value,
                 "only plain records are overlaid");
   void* p = region.data();
-  if (count != 0) std::memset(p, 0, count * sizeof(T));
+  ZeroRegion(p, count * sizeof(T));
   T* base = static_cast<T*>(p);
   return Span<T>(count == 0 ? base : std::launder(base), count);
 }

@@ -40,24 +40,13 @@ StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
   return StatusWithSize(static_cast<size_t>(count));
 }
 
-// The ranges SecAggDeviceSession::Advertise and NeighbourGraph::Init take.
-bool ValidRound(const SecAggSessionParams& p) {
-  if (p.devices < 2 || p.degree == 0 || p.own_index >= p.devices ||
-      p.bits < 1 || p.bits > 32 || p.mask_length < 1 || p.min_survivors < 1 ||
-      p.min_survivors > p.devices) {
-    return false;
-  }
-  const bool complete = uint64_t{p.degree} + 1 >= p.devices;
-  const uint32_t k = complete ? p.devices - 1 : p.degree;
-  if (!complete && p.degree % 2 != 0) return false;
-  return k <= kSecAggMaxNeighbours && p.threshold >= 2 && p.threshold <= k;
-}
-
 }  // namespace
 
 StatusWithSize EncodeSecAggRound(const SecAggSessionParams& params,
                                  ByteSpan out) {
-  if (!ValidRound(params)) return StatusWithSize(Status::InvalidArgument(), 0);
+  if (!SecAggDeviceSession::ValidRoundParams(params)) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
   ByteCursor w = ByteCursor::Writer(out);
   const StatusWithSize s =
       Start(0, params.round_id, SecAggRoundBytes(), out, w);
@@ -84,7 +73,9 @@ Status DecodeSecAggRound(ConstByteSpan frame, SecAggSessionParams& params) {
                               &p.own_index};
   for (uint32_t* f : fields) *f = static_cast<uint32_t>(r.Get(4));
   r.GetBytes(p.graph_seed, kGraphSeedBytes);
-  if (!ValidRound(p)) return Status::InvalidArgument();
+  if (!SecAggDeviceSession::ValidRoundParams(p)) {
+    return Status::InvalidArgument();
+  }
   params = p;
   return Status::Ok();
 }
@@ -267,26 +258,17 @@ void FormatSecAggRoundPath(uint64_t round_id,
   for (const char* c = kSecAggRoundPath; *c != '\0';) *p++ = *c++;
   *p++ = '?';
   for (const char* c = kSecAggRoundQueryKey; *c != '\0';) *p++ = *c++;
-  // Digits by subtracting powers of ten: no 64-bit division, which would
-  // link libgcc's __aeabi_uldivmod into an MCU image.
-  uint64_t power = 1;
-  uint64_t powers[20];  // 10^0 .. 10^19
-  for (uint64_t& q : powers) {
-    q = power;
-    power *= 10;  // wraps after 10^19, never used
-  }
-  bool leading = true;
-  for (size_t i = 20; i-- > 0;) {
-    power = powers[i];
-    char digit = '0';
-    while (round_id >= power) {
-      round_id -= power;
-      ++digit;
-    }
-    if (digit != '0' || !leading || power == 1) {
-      *p++ = digit;
-      leading = false;
-    }
+  // The digits, last first, then reversed in place. (The 64-bit division
+  // is libgcc's, which the discrete Gaussian's sampler links anyway.)
+  char* first = p;
+  do {
+    *p++ = static_cast<char>('0' + round_id % 10);
+    round_id /= 10;
+  } while (round_id != 0);
+  for (char* last = p - 1; first < last; ++first, --last) {
+    const char c = *first;
+    *first = *last;
+    *last = c;
   }
   *p = '\0';
 }

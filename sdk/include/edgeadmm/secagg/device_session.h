@@ -176,6 +176,10 @@ class SecAggDeviceSession {
   SecAggDevicePhase phase() const { return phase_; }
   const SecAggSessionParams& params() const { return params_; }
 
+  // Whether `params` is in the ranges above (the one definition, which
+  // phase 0's frames use too); Advertise also needs the buffers to fit.
+  static bool ValidRoundParams(const SecAggSessionParams& params);
+
   // Phase 1 from kIdle. INVALID_ARGUMENT for parameters outside the ranges
   // above or buffers shorter than min(k, n - 1) (m for masked); the key
   // agreement's and the random source's errors (the session stays idle).
