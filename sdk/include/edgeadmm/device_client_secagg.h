@@ -2,9 +2,10 @@
 // on top of DeviceClient::MemoryBytes, as a compile-time formula
 // (DeviceClient::SecAggMemoryBytes returns it; StaticDeviceClient sizes its
 // arena with it): the round's object, the session's buffers, one region
-// for the largest request frame, the persisted blob and the decoded answer,
-// the largest answer frame, the encoder's scratch, the words and the input
-// record, for k neighbours, n devices and d' = DdgPaddedDimension(dim) words.
+// for the largest request frame and the decoded answer, the largest answer
+// frame right after it (the persisted blob spans both), the encoder's
+// scratch, the words and the input record, for k neighbours, n devices and
+// d' = DdgPaddedDimension(dim) words.
 #pragma once
 
 #include <cstddef>
@@ -40,16 +41,20 @@ constexpr size_t SecAggDecodedAnswerBytes(size_t k, size_t n) {
       MaxBytes(k * sizeof(SecAggPeerKeys), k * sizeof(SecAggSealed)),
       n * sizeof(uint32_t));
 }
-// One region for the request frame, the persisted blob and the decoded
-// answer: their uses never overlap in time (phase_client.h).
-constexpr size_t SecAggWorkRegionBytes(size_t k, size_t m, size_t n) {
-  return MaxBytes(
-      MaxBytes(SecAggRequestBytes(k, m), SecAggSessionBlobBytes(k, m)),
-      SecAggDecodedAnswerBytes(k, n));
-}
 constexpr size_t SecAggResponseBytes(size_t k, size_t n) {
   return MaxBytes(MaxBytes(SecAggSealedBytes(k), SecAggKeysAnswerBytes(k)),
                   MaxBytes(SecAggWordsBytes(n), SecAggRoundBytes()));
+}
+// One region for the request frame and the decoded answer, followed by the
+// answer frame's region; the persisted blob spans both regions. Their uses
+// never overlap in time (phase_client.h): the blob is written and read only
+// between exchanges, after the answer was decoded and used.
+constexpr size_t SecAggWorkRegionBytes(size_t k, size_t m, size_t n) {
+  const size_t blob = SecAggSessionBlobBytes(k, m);
+  const size_t response = SecAggResponseBytes(k, n);
+  return MaxBytes(
+      MaxBytes(SecAggRequestBytes(k, m), SecAggDecodedAnswerBytes(k, n)),
+      blob > response ? blob - response : 0);
 }
 
 // Where each part of a secure round's memory starts in its one slice of
@@ -60,7 +65,8 @@ struct SecureRoundLayout {
   size_t sealed = 0;      // k SecAggSealed
   size_t scratch = 0;     // k SecAggPeerKey
   size_t work = 0;        // SecAggWorkRegionBytes(k, m, n)
-  size_t response = 0;    // SecAggResponseBytes(k, n)
+  size_t response = 0;    // SecAggResponseBytes(k, n), right after work
+  size_t blob_end = 0;    // the blob: [work, blob_end)
   size_t real = 0;        // the encoder's scratch: m Real
   size_t integers = 0;    // m int64_t
   size_t signs = 0;       // DdgSignWords(m) words
@@ -83,6 +89,7 @@ constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k,
   place(l.scratch, k * sizeof(SecAggPeerKey));
   place(l.work, SecAggWorkRegionBytes(k, m, n));
   place(l.response, SecAggResponseBytes(k, n));
+  l.blob_end = l.response + SecAggResponseBytes(k, n);
   place(l.real, m * sizeof(Real));
   place(l.integers, m * sizeof(int64_t));
   place(l.signs, DdgSignWords(m) * sizeof(uint32_t));

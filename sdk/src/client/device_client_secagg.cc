@@ -67,9 +67,6 @@ Span<T> Part(ByteSpan memory, size_t offset, size_t count) {
                                   count);
 }
 
-using internal::SecAggResponseBytes;
-using internal::SecAggWorkRegionBytes;
-
 }  // namespace
 
 size_t DeviceClient::SecAggMemoryBytes(size_t dim, size_t k, size_t n) {
@@ -101,15 +98,17 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   session.sealed = Part<SecAggSealed>(memory, at.sealed, k);
   session.scratch = Part<SecAggPeerKey>(memory, at.scratch, k);
   SecAggClientBuffers buffers;
-  // The request frame, the blob and the decoded answers in one region:
-  // their uses never overlap in time (phase_client.h).
-  const ByteSpan work = memory.subspan(at.work, SecAggWorkRegionBytes(k, m, n));
+  // The request frame and the decoded answers in one region, the blob over
+  // it and the answer frame's region after it: their uses never overlap in
+  // time (phase_client.h). Each region runs to the next part (its size
+  // rounded up to the alignment).
+  const ByteSpan work = memory.subspan(at.work, at.response - at.work);
   buffers.request = work;
-  buffers.blob = work;
+  buffers.blob = memory.subspan(at.work, at.blob_end - at.work);
   buffers.keys = secagg_internal::View<SecAggPeerKeys>(work, k);
   buffers.sealed = secagg_internal::View<SecAggSealed>(work, k);
   buffers.survivors = secagg_internal::View<uint32_t>(work, n);
-  buffers.response = memory.subspan(at.response, SecAggResponseBytes(k, n));
+  buffers.response = memory.subspan(at.response, at.blob_end - at.response);
   DdgEncoderScratch scratch;
   scratch.real = Part<Real>(memory, at.real, m);
   scratch.integers = Part<int64_t>(memory, at.integers, m);

@@ -54,9 +54,12 @@ struct SecAggClientBuffers {
   // encoding until the exchange's result is taken; an answer is decoded
   // after that, read by the session's step (which copies what it keeps)
   // and dead before Persist writes the blob; the blob is written and read
-  // only between exchanges (Start, Resume, after an answer). The client
-  // begins an answer array's lifetime (zeroed, as the session's regions,
-  // device_session_overlay.h) before it decodes into it.
+  // only between exchanges (Start, Resume, after an answer). The blob may
+  // also cover `response`: an answer frame is dead once it was decoded and
+  // used, before the blob is written, and no exchange is in flight while
+  // the blob is read. The client begins an answer array's lifetime
+  // (zeroed, as the session's regions, device_session_overlay.h) before it
+  // decodes into it.
   Span<SecAggPeerKeys> keys;  // k
   Span<SecAggSealed> sealed;  // k
   Span<uint32_t> survivors;   // n

@@ -74,16 +74,21 @@ TEST(StaticDeviceClientTest, SecureRoundMemoryIsDeviceClients) {
             DeviceClient::SecAggMemoryBytes(kDim, kSecureK, kSecureN));
   EXPECT_GT(SecureClient::kSecureRoundBytes, 0u);
   EXPECT_EQ(ProxClient::kSecureRoundBytes, 0u);
-  // More neighbours or devices: more memory.
+  // More neighbours: more memory. More devices: never less, and more once
+  // the survivors' answer (4 B per device) outgrows what the blob needs
+  // beyond the answer region (the blob spans the work and answer regions).
   EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
             SecureRoundMemoryBytes(kDim, kSecureK + 1, kSecureN));
-  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
+  EXPECT_LE(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
             SecureRoundMemoryBytes(kDim, kSecureK, kSecureN + 64));
+  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
+            SecureRoundMemoryBytes(kDim, kSecureK, kSecureN + 2048));
 }
 
 // The secure round's one slice (internal::SecureRoundLayoutOf): every part
 // starts on the workspace alignment, after the one before it, with room for
-// its need and less than one alignment more.
+// its need and less than one alignment more; the blob fits the work and
+// response regions together.
 TEST(StaticDeviceClientTest, SecureRoundLayoutPartsAreAlignedAndDisjoint) {
   const size_t m = DdgPaddedDimension(kDim);
   for (size_t k : {size_t{1}, size_t{2}, size_t{8}, size_t{32}}) {
@@ -113,6 +118,10 @@ TEST(StaticDeviceClientTest, SecureRoundLayoutPartsAreAlignedAndDisjoint) {
       }
       EXPECT_EQ(SecureRoundMemoryBytes(kDim, k, n),
                 Workspace::Bytes<std::byte>(l.total));
+      // The blob spans the work and response regions, which are adjacent.
+      EXPECT_EQ(l.blob_end, l.response + internal::SecAggResponseBytes(k, n));
+      EXPECT_GE(l.blob_end - l.work, SecAggSessionBlobBytes(k, m))
+          << "k " << k << ", n " << n;
     }
   }
 }
