@@ -33,7 +33,7 @@ LOSS = 0.3
 # took 18 such failures, 140 s, for its last upload). A device on a link
 # this lossy is given longer, and so is the daemon's own handshake timeout
 # (server.handshake_timeout_ms), so that it never drops a handshake that a
-# device is still finishing. (A slow run still happens: docs/device.md.)
+# device is still finishing (docs/device.md: measured times).
 HANDSHAKE_TIMEOUT_MS = 20000
 TOML = es.device_test_job(JOB, ROUNDS, m=DEVICES, m_min=DEVICES,
                           deadline_seconds=300, seed=7)
