@@ -98,6 +98,7 @@ const std::vector<std::string> kKnown = {
     "server.requests_per_second",
     "server.request_burst",
     "server.non_confirmable_notifications",
+    "server.group_commit",
     "server.task_heartbeat_seconds",
     "server.release_delay_ms",
     "metrics.file",
@@ -149,6 +150,8 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
+  EDGEADMM_HOST_TRY(
+      ReadBool(root, "server.group_commit", c.server.group_commit));
   int64_t heartbeat = c.server.task_heartbeat_ms / 1000;
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.task_heartbeat_seconds", 0, 3600, heartbeat));

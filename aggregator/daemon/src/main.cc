@@ -76,6 +76,7 @@ int Help() {
       "           requests_per_second = 20  request_burst = 100\n"
       "           receive_buffer_bytes = 8388608  shards = 8\n"
       "           non_confirmable_notifications = false\n"
+      "           group_commit = true (one fsync per I/O pass)\n"
       "           task_heartbeat_seconds = 10 (0: notify on changes only)\n"
       "           release_delay_ms = 500 (trusted-aggregator release hold)\n"
       "  [gateway] id = the host name (names this daemon in the database;\n"

@@ -28,12 +28,14 @@
 #include "edgeadmm/server/dtls_session_janitor.h"
 #include "edgeadmm/server/endpoint_read_filter.h"
 #include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/server/held_sends.h"
 #include "edgeadmm/server/libcoap_log.h"
 #include "edgeadmm/server/metrics_file.h"
 #include "edgeadmm/server/reuse_port_bind.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/server/upload_assembler.h"
+#include "edgeadmm/store/group_commit.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "openssl_dtls_context.h"
@@ -298,6 +300,7 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
     shard.endpoint_fd = -1;
     return attached;
   }
+  impl.held.Watch(shard.endpoint_fd);
   EDGEADMM_TRY(TakeOverDtlsContext(shard.context, server.port_,
                                    &CoapCallbacks::EndedUnannounced));
 
@@ -328,6 +331,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
 CoapServer::~CoapServer() {
   for (CoapShard& shard : impl_->shards) {
     if (shard.endpoint_fd >= 0) EndpointReadFilter::Detach(shard.endpoint_fd);
+    impl_->held.Unwatch(shard.endpoint_fd);
     shard.io.reset();
     if (shard.context != nullptr) coap_free_context(shard.context);
   }
@@ -344,6 +348,12 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   if (!coap_dtls_is_supported()) {
     EDGEADMM_LOG_ERROR("server: libcoap has no DTLS support");
     return Status::Unavailable();
+  }
+  if (options.group_commit && !db.postgresql()) {
+    if (const Status check = HeldSends::Check(); !check.ok()) {
+      EDGEADMM_LOG_ERROR("server: cannot hold answers until their commit");
+      return check;
+    }
   }
   Impl& impl = *server->impl_;
   impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);
@@ -498,17 +508,51 @@ bool ProcessShard(CoapShard& shard, uint32_t timeout_ms) {
 
 }  // namespace
 
-Status CoapServer::RunOnce(int timeout_ms) {
+Status CoapServer::RunShards(int timeout_ms) {
   std::vector<CoapShard>& shards = impl_->shards;
-  if (shards.size() == 1) {
-    if (!ProcessShard(shards.front(), static_cast<uint32_t>(timeout_ms))) {
-      return Status::Internal();
+  std::optional<store::GroupCommit> group;
+  if (options_.group_commit) group.emplace(*db_, unsynced_commits_);
+  bool io_ok = true;
+  {
+    std::optional<HeldSends::Scope> hold;
+    if (group && group->armed()) hold.emplace(impl_->held);
+    if (shards.size() == 1) {
+      io_ok = ProcessShard(shards.front(), static_cast<uint32_t>(timeout_ms));
+    } else {
+      // Several shards: a pass for each ready shard (a datagram or a
+      // libcoap timer) and each whose walk is due; idle ones cost nothing.
+      io_ok = impl_->shard_set->RunOnce(timeout_ms) >= 0;
     }
-    return Tick();
   }
-  // Several shards: a pass for each ready shard (a datagram or a libcoap
-  // timer) and each whose walk is due; idle ones cost nothing.
-  if (impl_->shard_set->RunOnce(timeout_ms) < 0) return Status::Internal();
+  if (group) {
+    const uint64_t commits = group->pending();
+    const bool was_failing = unsynced_commits_ > 0;
+    if (!group->Sync().ok()) {
+      // The pass's writes are not known to be on disk: none of its answers
+      // may claim so. The devices ask again; a later pass whose sync
+      // succeeds answers them (docs/security.md, "Group commit").
+      unsynced_commits_ = commits;
+      impl_->held.Discard();
+      impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
+      if (!was_failing) {
+        EDGEADMM_LOG_ERROR(
+            "server: the WAL sync after %llu commits failed: their answers "
+            "are dropped until a sync succeeds",
+            static_cast<unsigned long long>(commits));
+      }
+      return io_ok ? Status::Ok() : Status::Internal();
+    }
+    unsynced_commits_ = 0;
+    if (was_failing) EDGEADMM_LOG_INFO("server: the WAL syncs again");
+    if (commits > 0) impl_->metrics.CountGroupCommit(commits);
+  }
+  impl_->held.Flush();
+  impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
+  return io_ok ? Status::Ok() : Status::Internal();
+}
+
+Status CoapServer::RunOnce(int timeout_ms) {
+  EDGEADMM_TRY(RunShards(timeout_ms));
   return Tick();
 }
 

@@ -18,6 +18,7 @@
 #include "edgeadmm/server/dtls_session_janitor.h"
 #include "edgeadmm/server/gateway_metrics.h"
 #include "edgeadmm/server/handshake_admission.h"
+#include "edgeadmm/server/held_sends.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/upload_assembler.h"
@@ -61,6 +62,9 @@ struct CoapServer::Impl {
   std::optional<HandshakeAdmission> admission;
   // Counters for operators (ServerOptions::metrics_file).
   GatewayMetrics metrics;
+  // The endpoints' datagrams of an I/O pass, until its writes are
+  // synced (ServerOptions::group_commit).
+  HeldSends held;
   Impl(store::Database& db, const ServerOptions& options)
       : janitor(static_cast<int64_t>(options.handshake_timeout_ms)),
         revocations(db),

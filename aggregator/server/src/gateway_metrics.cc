@@ -167,6 +167,18 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
     }
   }
   RenderSessions(out);
+  Header(out, "edgeadmm_store_group_syncs_total", "counter",
+         "WAL syncs that ended an I/O pass with commits in it "
+         "(server.group_commit: one fsync for the pass's commits).");
+  out += "edgeadmm_store_group_syncs_total " + Count(group_syncs_) + "\n";
+  Header(out, "edgeadmm_store_group_commits_total", "counter",
+         "Commits made durable by those syncs.");
+  out += "edgeadmm_store_group_commits_total " + Count(group_commits_) + "\n";
+  Header(out, "edgeadmm_held_datagrams_dropped_total", "counter",
+         "Datagrams held until their pass's WAL sync and then dropped (past "
+         "the hold's limits, refused by the kernel, or a failed sync).");
+  out += "edgeadmm_held_datagrams_dropped_total " + Count(held_sends_dropped_) +
+         "\n";
   Header(out, "edgeadmm_rounds_total", "counter",
          "Rounds of the jobs served since the daemon started, by outcome.");
   out += "edgeadmm_rounds_total{outcome=\"committed\"} " +

@@ -10,6 +10,7 @@
 #include "backend_test.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/database.h"
+#include "edgeadmm/store/group_commit.h"
 #include "edgeadmm/store/postgres_dialect.h"
 #include "edgeadmm/store/schema.h"
 #include "edgeadmm/store/transaction.h"
@@ -186,6 +187,20 @@ TEST_P(StoreBackendTest, Float64LeIsTheLittleEndianDouble) {
   ASSERT_TRUE(stmt->Bind(1, 1.5).StepRow().ok());
   EXPECT_EQ(stmt->ColumnBlob(0), EncodeDoubles({1.5}));
   EXPECT_TRUE(stmt->ColumnIsNull(1));
+}
+
+// Group commit defers SQLite's fsyncs; on PostgreSQL (synchronous_commit
+// on) every commit stays durable on its own, so it does not arm.
+TEST_P(StoreBackendTest, GroupCommitArmsOnlyOnSqlite) {
+  testing::TempDatabase t(GetParam());
+  GroupCommit group(t.db());
+  EXPECT_EQ(group.armed(), GetParam() == testing::Backend::kSqlite);
+  ASSERT_TRUE(t.db()
+                  .Exec("INSERT INTO devices(id, psk, created_at) VALUES "
+                        "('a', x'00', 1)")
+                  .ok());
+  EXPECT_EQ(group.pending(), group.armed() ? 1u : 0u);
+  EXPECT_TRUE(group.Sync().ok());
 }
 
 EDGEADMM_INSTANTIATE_BACKENDS(StoreBackendTest);

@@ -72,6 +72,14 @@ struct ServerOptions {
   // (docs/results.md, "One gateway under load"). 1: one context, no
   // SO_REUSEPORT.
   unsigned shards = 1;
+  // Group commit: the commits of one I/O pass (every request it handles)
+  // skip their own fsync and the pass ends with one fsync of the WAL
+  // (store::GroupCommit); every datagram the pass sends, receipts among
+  // them, waits until that sync succeeded (HeldSends) and is dropped if it
+  // failed (the devices ask again). One fsync per pass instead of one per
+  // upload (docs/security.md, "Group commit"). On PostgreSQL each commit
+  // is durable on its own. false: each commit fsyncs, answers go at once.
+  bool group_commit = true;
   // SecAgg+ rounds (of different jobs) served at once (SecAggRounds'
   // slots); a secure round beyond them waits for a free one.
   size_t max_secure_rounds = 4;
@@ -165,6 +173,9 @@ class CoapServer {
   struct Impl;
   CoapServer(store::Database& db, const ServerOptions& options);
   Status Tick();
+  // One I/O pass over the shards that are ready; its commits are synced
+  // once at its end, and its datagrams sent after that (group_commit).
+  Status RunShards(int timeout_ms);
   // At most one tick after another process disabled or removed a device:
   // its sessions are closed and it leaves the open round's cohort.
   size_t ApplyRevocations();
@@ -191,6 +202,9 @@ class CoapServer {
   TaskNotifier task_notifier_{options_.task_heartbeat_ms};
   int64_t metrics_written_ms_ = 0;
   bool metrics_failing_ = false;  // the last write failed (logged once)
+  // Commits of a pass whose WAL sync failed: the next pass syncs them
+  // before it answers anything (its answers may repeat their receipts).
+  uint64_t unsynced_commits_ = 0;
 
   friend struct CoapCallbacks;
   friend struct CoapResources;

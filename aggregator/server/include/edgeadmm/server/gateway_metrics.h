@@ -66,6 +66,15 @@ class GatewayMetrics {
     admission_ = counts;
   }
 
+  // One WAL sync of the loop (group commit) made `commits` commits durable.
+  void CountGroupCommit(uint64_t commits) {
+    ++group_syncs_;
+    group_commits_ += commits;
+  }
+  // Held datagrams dropped so far (HeldSends::dropped), set after a pass.
+  void set_held_sends_dropped(uint64_t dropped) {
+    held_sends_dropped_ = dropped;
+  }
   // A round of the running job ended: committed after `seconds` open, or
   // discarded (deadline with too few uploads, a failed commit).
   void CountRound(bool committed, double seconds);
@@ -98,6 +107,9 @@ class GatewayMetrics {
   HandshakeAdmission::Counts admission_;
   size_t shards_ = 1;
   std::array<uint64_t, kMaxShards> shard_sessions_{};
+  uint64_t group_syncs_ = 0;
+  uint64_t group_commits_ = 0;
+  uint64_t held_sends_dropped_ = 0;
   uint64_t rounds_committed_ = 0;
   uint64_t rounds_discarded_ = 0;
   uint64_t release_holds_ = 0;
