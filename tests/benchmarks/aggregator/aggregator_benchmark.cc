@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "daemon_process.h"
@@ -31,6 +32,7 @@
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/rounds/upload_sums.h"
 #include "edgeadmm/store/blob.h"
+#include "edgeadmm/store/group_commit.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/update.h"
@@ -72,12 +74,13 @@ std::vector<double> Vector(int seed) {
 // opened, fed one upload per cohort member and committed. Not inlined so that
 // `valgrind --tool=callgrind --toggle-collect='*BookkeepingRounds*'` counts
 // the rounds without the setup (1000 enrolments, job creation).
-__attribute__((noinline)) bool BookkeepingRounds(rounds::RoundEngine& e,
-                                                 int64_t job, int rounds,
-                                                 int cohort,
-                                                 double* engine_seconds,
-                                                 double* sum_seconds,
-                                                 double* accept_seconds) {
+// `group` > 0: the uploads are accepted in groups of that many, each one
+// store::GroupCommit ended by its Sync (the daemon's group commit, one
+// fsync per I/O pass), `db` being the engine's database.
+__attribute__((noinline)) bool BookkeepingRounds(
+    rounds::RoundEngine& e, store::Database& db, int64_t job, int rounds,
+    int cohort, int group, double* engine_seconds, double* sum_seconds,
+    double* accept_seconds) {
   double sink = 0;
   for (int k = 0; k < rounds; ++k) {
     const Clock::time_point open_start = Clock::now();
@@ -92,10 +95,19 @@ __attribute__((noinline)) bool BookkeepingRounds(rounds::RoundEngine& e,
           {d, job, e.round_id(), store::EncodeFloats(vectors.back()), {}});
     }
     const Clock::time_point a = Clock::now();
-    for (const rounds::Upload& u : uploads) {
-      if (e.Submit(u.device_id, u, 0) != rounds::UploadVerdict::kAccepted) {
+    std::optional<store::GroupCommit> pass;
+    for (size_t u = 0; u < uploads.size(); ++u) {
+      if (group > 0 && u % static_cast<size_t>(group) == 0) pass.emplace(db);
+      if (e.Submit(uploads[u].device_id, uploads[u], 0) !=
+          rounds::UploadVerdict::kAccepted) {
         std::printf("bookkeeping: unexpected verdict\n");
         return false;
+      }
+      const bool group_ends =
+          group > 0 && (u + 1 == uploads.size() || (u + 1) % group == 0);
+      if (group_ends) {
+        if (!pass->Sync().ok()) return false;
+        pass.reset();
       }
     }
     const Clock::time_point b = Clock::now();
@@ -139,8 +151,10 @@ void SumRuleCost(store::Database& db, int64_t job, int devices,
 
 // `synchronous`: FULL (the daemon's setting: a commit survives a power cut)
 // or NORMAL (WAL without fsync per commit), to show what the fsync costs:
-// one per accepted upload (its durable receipt) and one per round commit.
-void BookkeepingBenchmark(const char* synchronous) {
+// one per accepted upload (its durable receipt) and one per round commit;
+// `group` > 0: FULL with the uploads accepted in group commits of that
+// many (one fsync each: what the daemon does per I/O pass).
+void BookkeepingBenchmark(const char* synchronous, int group = 0) {
   constexpr int kDevices = 1000;
   constexpr int kCohort = 100;
   constexpr int kRounds = 30;
@@ -158,21 +172,22 @@ void BookkeepingBenchmark(const char* synchronous) {
   double engine_seconds = 0;
   double sum_seconds = 0;
   double accept_seconds = 0;
-  if (!BookkeepingRounds(**opened, job, kRounds, kCohort, &engine_seconds,
-                         &sum_seconds, &accept_seconds)) {
+  if (!BookkeepingRounds(**opened, t.db(), job, kRounds, kCohort, group,
+                         &engine_seconds, &sum_seconds, &accept_seconds)) {
     return;
   }
   std::printf(
-      "bookkeeping (synchronous=%s): n=%d m=%d p=%d, %d rounds: engine "
+      "bookkeeping (synchronous=%s, group commit of %d): n=%d m=%d p=%d, %d "
+      "rounds: engine "
       "%.3f ms/round (open incl. budget check + acceptance + commit), "
       "in-memory sum %.4f ms/round, "
       "ratio %.1fx (goal <= 2x); acceptance %.1f us per upload (its "
       "transaction; the last one's Submit also commits the round)\n",
-      synchronous, kDevices, kCohort, kDimension, kRounds,
+      synchronous, group, kDevices, kCohort, kDimension, kRounds,
       1e3 * engine_seconds / kRounds, 1e3 * sum_seconds / kRounds,
-      engine_seconds / sum_seconds,
-      1e6 * accept_seconds / (kRounds * kCohort));
-  SumRuleCost(t.db(), job, kDevices, 1e6 * accept_seconds / (kRounds * kCohort));
+      engine_seconds / sum_seconds, 1e6 * accept_seconds / (kRounds * kCohort));
+  SumRuleCost(t.db(), job, kDevices,
+              1e6 * accept_seconds / (kRounds * kCohort));
 }
 
 // How long a trusted-aggregator round takes to release after its deadline
@@ -208,8 +223,8 @@ void ReleaseDelayBenchmark() {
         // Within the noiseless uploads' norm bound (2λC = 2).
         std::vector<double> v = Vector(k * m + i++);
         for (double& x : v) x *= 0.1;
-        const rounds::Upload u{d, job, e.round_id(), store::EncodeFloats(v),
-                               {}};
+        const rounds::Upload u{
+            d, job, e.round_id(), store::EncodeFloats(v), {}};
         const rounds::UploadVerdict verdict = e.Submit(d, u, now);
         if (verdict != rounds::UploadVerdict::kAccepted) {
           std::printf("release delay: verdict %d for %s\n",
@@ -229,8 +244,7 @@ void ReleaseDelayBenchmark() {
       "synchronous=FULL): m=%d %.2f ms, m=%d %.2f ms, m=%d %.2f ms; "
       "%.2f us per upload\n",
       kDimension, kSizes[0], delay_ms[0], kSizes[1], delay_ms[1], kSizes[2],
-      delay_ms[2],
-      1e3 * (delay_ms[2] - delay_ms[0]) / (kSizes[2] - kSizes[0]));
+      delay_ms[2], 1e3 * (delay_ms[2] - delay_ms[0]) / (kSizes[2] - kSizes[0]));
 }
 
 // Sequential POSTs of `bodies` from `devices`; returns requests/s. Counts
@@ -430,6 +444,7 @@ int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";
   if (only.empty() || only == "bookkeeping") {
     edgeadmm::BookkeepingBenchmark("FULL");
+    edgeadmm::BookkeepingBenchmark("FULL", 16);
     edgeadmm::BookkeepingBenchmark("NORMAL");
   }
   if (only.empty() || only == "release") edgeadmm::ReleaseDelayBenchmark();
