@@ -33,7 +33,10 @@ Status HeldSends::Check() {
   return Status::Ok();
 }
 
-HeldSends::HeldSends(HeldSendsLimits limits) : limits_(limits) {}
+HeldSends::HeldSends(HeldSendsLimits limits) : limits_(limits) {
+  batch_.reserve(kPerCall);
+  parts_.reserve(kPerCall);
+}
 
 void HeldSends::Watch(int fd) {
   if (fd >= 0 && !Watches(fd)) fds_.push_back(fd);
@@ -89,10 +92,9 @@ ssize_t HeldSends::Hold(int fd, const msghdr* message, int flags) {
 
 size_t HeldSends::Flush() {
   size_t sent = 0;
-  std::vector<mmsghdr> batch;
-  std::vector<iovec> parts;
-  batch.reserve(kPerCall);
-  parts.reserve(kPerCall);
+  // Kept between flushes: a pass allocates nothing once they have grown.
+  std::vector<mmsghdr>& batch = batch_;
+  std::vector<iovec>& parts = parts_;
   size_t next = 0;
   while (next < held_.size()) {
     // A run of datagrams on one socket with the same flags.

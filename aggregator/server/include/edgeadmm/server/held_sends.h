@@ -89,8 +89,12 @@ class HeldSends {
 
   HeldSendsLimits limits_;
   std::vector<int> fds_;
+  // What is held (its bytes in bytes_), and Flush's sendmmsg vectors; all
+  // keep their capacity, so a loop pass allocates nothing once they grew.
   std::vector<Held> held_;
   std::vector<uint8_t> bytes_;
+  std::vector<mmsghdr> batch_;
+  std::vector<iovec> parts_;
   uint64_t dropped_ = 0;
 };
 
