@@ -35,7 +35,6 @@
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
 #include "edgeadmm/server/upload_assembler.h"
-#include "edgeadmm/store/group_commit.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "openssl_dtls_context.h"
@@ -354,6 +353,9 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
       EDGEADMM_LOG_ERROR("server: cannot hold answers until their commit");
       return check;
     }
+    // Armed before anything commits (the job pick-up below), for the
+    // server's lifetime: no per-pass setting or allocation.
+    server->group_.emplace(db);
   }
   Impl& impl = *server->impl_;
   impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);
@@ -510,50 +512,54 @@ bool ProcessShard(CoapShard& shard, uint32_t timeout_ms) {
 
 Status CoapServer::RunShards(int timeout_ms) {
   std::vector<CoapShard>& shards = impl_->shards;
-  std::optional<store::GroupCommit> group;
-  if (options_.group_commit) group.emplace(*db_, unsynced_commits_);
-  bool io_ok = true;
+  if (shards.size() == 1) {
+    return ProcessShard(shards.front(), static_cast<uint32_t>(timeout_ms))
+               ? Status::Ok()
+               : Status::Internal();
+  }
+  // Several shards: a pass for each ready shard (a datagram or a libcoap
+  // timer) and each whose walk is due; idle ones cost nothing.
+  return impl_->shard_set->RunOnce(timeout_ms) >= 0 ? Status::Ok()
+                                                    : Status::Internal();
+}
+
+template <typename Step>
+Status CoapServer::Durably(Step&& step) {
+  if (!group_ || !group_->armed()) return step();
+  Status status;
   {
-    std::optional<HeldSends::Scope> hold;
-    if (group && group->armed()) hold.emplace(impl_->held);
-    if (shards.size() == 1) {
-      io_ok = ProcessShard(shards.front(), static_cast<uint32_t>(timeout_ms));
-    } else {
-      // Several shards: a pass for each ready shard (a datagram or a
-      // libcoap timer) and each whose walk is due; idle ones cost nothing.
-      io_ok = impl_->shard_set->RunOnce(timeout_ms) >= 0;
-    }
+    HeldSends::Scope hold(impl_->held);
+    status = step();
   }
-  if (group) {
-    const uint64_t commits = group->pending();
-    const bool was_failing = unsynced_commits_ > 0;
-    if (!group->Sync().ok()) {
-      // The pass's writes are not known to be on disk: none of its answers
-      // may claim so. The devices ask again; a later pass whose sync
-      // succeeds answers them (docs/security.md, "Group commit").
-      unsynced_commits_ = commits;
-      impl_->held.Discard();
-      impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
-      if (!was_failing) {
-        EDGEADMM_LOG_ERROR(
-            "server: the WAL sync after %llu commits failed: their answers "
-            "are dropped until a sync succeeds",
-            static_cast<unsigned long long>(commits));
-      }
-      return io_ok ? Status::Ok() : Status::Internal();
+  const uint64_t commits = group_->pending();
+  if (!group_->Sync().ok()) {
+    // The step's writes are not known to be on disk: none of its answers
+    // may claim so. The devices ask again; a later step whose sync
+    // succeeds answers them (docs/security.md, "Group commit").
+    impl_->held.Discard();
+    impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
+    if (!sync_failing_) {
+      EDGEADMM_LOG_ERROR(
+          "server: the WAL sync after %llu commits failed: answers are "
+          "dropped until a sync succeeds",
+          static_cast<unsigned long long>(commits));
     }
-    unsynced_commits_ = 0;
-    if (was_failing) EDGEADMM_LOG_INFO("server: the WAL syncs again");
-    if (commits > 0) impl_->metrics.CountGroupCommit(commits);
+    sync_failing_ = true;
+    return status;
   }
+  if (sync_failing_) EDGEADMM_LOG_INFO("server: the WAL syncs again");
+  sync_failing_ = false;
+  if (commits > 0) impl_->metrics.CountGroupCommit(commits);
   impl_->held.Flush();
   impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
-  return io_ok ? Status::Ok() : Status::Internal();
+  return status;
 }
 
 Status CoapServer::RunOnce(int timeout_ms) {
-  EDGEADMM_TRY(RunShards(timeout_ms));
-  return Tick();
+  // The pass's receipts go out before the engine's tick (a round's commit
+  // runs there, after its last receipt), each after its own fsync.
+  EDGEADMM_TRY(Durably([&] { return RunShards(timeout_ms); }));
+  return Durably([&] { return Tick(); });
 }
 
 Status CoapServer::Run(const volatile std::sig_atomic_t* stop) {

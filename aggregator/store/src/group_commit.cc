@@ -2,27 +2,13 @@
 
 #include <sqlite3.h>
 
-#include <string_view>
-
 #include "edgeadmm/log.h"
 
 namespace edgeadmm::store {
 
-namespace {
-
-// Runs a constant PRAGMA through the statement cache: the daemon does this
-// twice per loop pass, so it must not parse or allocate each time.
-Status RunPragma(Database& db, std::string_view sql) {
-  EDGEADMM_TRY_ASSIGN(CachedStatement pragma, db.PrepareCached(sql));
-  return pragma->Run();
-}
-
-}  // namespace
-
-GroupCommit::GroupCommit(Database& db, uint64_t carried_commits)
-    : db_(&db), pending_(carried_commits) {
+GroupCommit::GroupCommit(Database& db) : db_(&db) {
   if (db.postgresql() || db.InTransaction()) return;
-  if (!RunPragma(db, "PRAGMA synchronous=NORMAL").ok()) return;
+  if (!db.Exec("PRAGMA synchronous=NORMAL").ok()) return;
   sqlite3_commit_hook(db.handle(), &GroupCommit::OnCommit, this);
   armed_ = true;
 }
@@ -30,7 +16,7 @@ GroupCommit::GroupCommit(Database& db, uint64_t carried_commits)
 GroupCommit::~GroupCommit() {
   if (!armed_) return;
   sqlite3_commit_hook(db_->handle(), nullptr, nullptr);
-  if (!RunPragma(*db_, "PRAGMA synchronous=FULL").ok()) {
+  if (!db_->Exec("PRAGMA synchronous=FULL").ok()) {
     EDGEADMM_LOG_ERROR("store: cannot restore synchronous=FULL");
   }
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "edgeadmm/server/secure_round_driver.h"
 #include "edgeadmm/server/task_notifier.h"
 #include "edgeadmm/store/database.h"
+#include "edgeadmm/store/group_commit.h"
 
 namespace edgeadmm::server {
 
@@ -72,13 +74,13 @@ struct ServerOptions {
   // (docs/results.md, "One gateway under load"). 1: one context, no
   // SO_REUSEPORT.
   unsigned shards = 1;
-  // Group commit: the commits of one I/O pass (every request it handles)
-  // skip their own fsync and the pass ends with one fsync of the WAL
-  // (store::GroupCommit); every datagram the pass sends, receipts among
-  // them, waits until that sync succeeded (HeldSends) and is dropped if it
-  // failed (the devices ask again). One fsync per pass instead of one per
-  // upload (docs/security.md, "Group commit"). On PostgreSQL each commit
-  // is durable on its own. false: each commit fsyncs, answers go at once.
+  // Group commit: commits skip their own fsync (store::GroupCommit), and
+  // each I/O pass and each tick ends with one fsync of the WAL; every
+  // datagram they send, receipts among them, waits until that sync
+  // succeeded (HeldSends) and is dropped if it failed (the devices ask
+  // again). One fsync per pass instead of one per upload (docs/security.md,
+  // "Group commit"). On PostgreSQL each commit is durable on its own.
+  // false: each commit fsyncs, answers go at once.
   bool group_commit = true;
   // SecAgg+ rounds (of different jobs) served at once (SecAggRounds'
   // slots); a secure round beyond them waits for a free one.
@@ -173,9 +175,13 @@ class CoapServer {
   struct Impl;
   CoapServer(store::Database& db, const ServerOptions& options);
   Status Tick();
-  // One I/O pass over the shards that are ready; its commits are synced
-  // once at its end, and its datagrams sent after that (group_commit).
+  // One I/O pass over the shards that are ready.
   Status RunShards(int timeout_ms);
+  // Runs `step` (a pass or a tick) with the endpoints' datagrams held, then
+  // fsyncs the WAL once for its commits and sends them, or drops them if
+  // the fsync failed (group_commit; without it, just runs `step`).
+  template <typename Step>
+  Status Durably(Step&& step);
   // At most one tick after another process disabled or removed a device:
   // its sessions are closed and it leaves the open round's cohort.
   size_t ApplyRevocations();
@@ -202,9 +208,11 @@ class CoapServer {
   TaskNotifier task_notifier_{options_.task_heartbeat_ms};
   int64_t metrics_written_ms_ = 0;
   bool metrics_failing_ = false;  // the last write failed (logged once)
-  // Commits of a pass whose WAL sync failed: the next pass syncs them
-  // before it answers anything (its answers may repeat their receipts).
-  uint64_t unsynced_commits_ = 0;
+  // Group commit (ServerOptions::group_commit; SQLite only): armed for the
+  // server's lifetime, synced after each pass and tick.
+  std::optional<store::GroupCommit> group_;
+  // The last sync failed (logged once until one succeeds).
+  bool sync_failing_ = false;
 
   friend struct CoapCallbacks;
   friend struct CoapResources;

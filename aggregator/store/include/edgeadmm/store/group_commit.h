@@ -24,10 +24,10 @@ namespace edgeadmm::store {
 
 class GroupCommit {
  public:
-  // Arms on an SQLite `db` that is not inside a transaction.
-  // `carried_commits`: commits of an earlier group whose Sync failed; this
-  // one's Sync covers them (it fsyncs even if nothing new commits).
-  explicit GroupCommit(Database& db, uint64_t carried_commits = 0);
+  // Arms on an SQLite `db` that is not inside a transaction. It may stay
+  // armed for the connection's life (the daemon's does), Sync()ing after
+  // each burst.
+  explicit GroupCommit(Database& db);
   ~GroupCommit();
   GroupCommit(const GroupCommit&) = delete;
   GroupCommit& operator=(const GroupCommit&) = delete;
@@ -39,7 +39,7 @@ class GroupCommit {
 
   bool armed() const { return armed_; }
   // Commits since the last successful Sync (a transaction or a single
-  // write), the carried ones included.
+  // write): a failed Sync keeps them for the next.
   uint64_t pending() const { return pending_; }
 
  private:
