@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -39,6 +39,7 @@
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
+#include "metrics_file.h"
 #include "raw_coap_session.h"
 #include "test_database.h"
 
@@ -295,17 +296,8 @@ class DaemonRefusedHelloTest : public DaemonFloodTest {
     return "[metrics]\nfile = \"" + MetricsPath() +
            "\"\ninterval_seconds = 1\n";
   }
-  // The value of the metrics file's line that starts with `name` and a
-  // space; -1 without one (before the daemon's first write).
-  long Metric(const std::string& name) const {
-    std::ifstream in(MetricsPath());
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.rfind(name + " ", 0) == 0) {
-        return std::stol(line.substr(name.size() + 1));
-      }
-    }
-    return -1;
+  int64_t Metric(const std::string& name) const {
+    return testing::MetricsFileValue(MetricsPath(), name);
   }
 };
 

@@ -7,9 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
 #include "faulty_vfs.h"
+#include "metrics_file.h"
 #include "sdk_stack.h"
 #include "test_database.h"
 #include "wire_bodies.h"
@@ -28,19 +27,6 @@ namespace edgeadmm::server {
 namespace {
 
 using testing::FaultyVfs;
-
-// The value of the counter `name` in the Prometheus text at `path` (-1:
-// absent).
-int64_t MetricValue(const std::string& path, const std::string& name) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(name + " ", 0) == 0) {
-      return std::stoll(line.substr(name.size() + 1));
-    }
-  }
-  return -1;
-}
 
 TEST(GroupCommitServerTest, NoReceiptBeforeTheWalSyncSucceeds) {
   FaultyVfs& vfs = FaultyVfs::Install();
@@ -110,8 +96,8 @@ TEST(GroupCommitServerTest, NoReceiptBeforeTheWalSyncSucceeds) {
   const int64_t failed_syncs = vfs.failures();
   vfs.Heal();
   ASSERT_TRUE(server->RunOnce(10).ok());  // writes the metrics
-  const int64_t dropped = MetricValue(options.metrics_file,
-                                      "edgeadmm_held_datagrams_dropped_total");
+  const int64_t dropped = testing::MetricsFileValue(
+      options.metrics_file, "edgeadmm_held_datagrams_dropped_total");
   server_go = 2;
   serve_until(3);
   device.join();
@@ -128,8 +114,9 @@ TEST(GroupCommitServerTest, NoReceiptBeforeTheWalSyncSucceeds) {
   ASSERT_TRUE(second.status.ok()) << second.status.str();
   EXPECT_EQ(second.code, wire::kCoapChanged);
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM uploads"), 1);
-  EXPECT_GE(
-      MetricValue(options.metrics_file, "edgeadmm_store_group_syncs_total"), 1);
+  EXPECT_GE(testing::MetricsFileValue(options.metrics_file,
+                                      "edgeadmm_store_group_syncs_total"),
+            1);
 }
 
 }  // namespace
