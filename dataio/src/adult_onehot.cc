@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "edgeadmm/dataio/adult_csv_reader.h"
+#include "edgeadmm/eigen_maps.h"
 
 namespace edgeadmm {
 

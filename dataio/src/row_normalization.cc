@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "edgeadmm/eigen_maps.h"
+
 namespace edgeadmm {
 
 void NormalizeRows(DenseDataset& data, RowNormalization mode) {

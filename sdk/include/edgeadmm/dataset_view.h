@@ -1,6 +1,6 @@
 // DatasetView: a caller-owned local dataset (features and labels), mapped and
-// never copied. The SDK reads it through Eigen maps; the caller keeps the
-// memory alive (and unchanged) for as long as any solver uses the view.
+// never copied (edgeadmm/dataset_maps.h maps it for Eigen); the caller keeps
+// the memory alive (and unchanged) for as long as any solver uses the view.
 #pragma once
 
 #include <cstddef>
@@ -27,10 +27,14 @@ class DatasetView {
 
   size_t samples() const { return samples_; }
   size_t dim() const { return dim_; }
-  // The samples x dim feature matrix A (row-major map, no copy).
-  ConstMatrixMap Features() const;
-  // The label vector b (map, no copy).
-  ConstVectorMap Labels() const;
+  // The samples x dim features A, row-major (row j is record a_j).
+  Span<const Real> features() const {
+    return Span<const Real>(features_, samples_ * dim_);
+  }
+  // The labels b, one per record.
+  Span<const Real> labels() const {
+    return Span<const Real>(labels_, samples_);
+  }
   // Record a_j (dim entries) and its label b_j, j < samples (asserted).
   Span<const Real> Row(size_t j) const {
     EDGEADMM_ASSERT(j < samples_);

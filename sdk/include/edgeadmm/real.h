@@ -7,7 +7,6 @@
 // the privacy ledger and accountant compute in double whatever Real is.
 #pragma once
 
-#include <Eigen/Core>
 #include <cmath>
 #include <limits>
 
@@ -41,12 +40,5 @@ inline Real ToRealUp(double v) {
   }
   return r;
 }
-
-using VectorMap = Eigen::Map<Eigen::Matrix<Real, Eigen::Dynamic, 1>>;
-using ConstVectorMap = Eigen::Map<const Eigen::Matrix<Real, Eigen::Dynamic, 1>>;
-using RowMajorMatrix =
-    Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMatrixMap = Eigen::Map<const RowMajorMatrix>;
-using MatrixMap = Eigen::Map<RowMajorMatrix>;
 
 }  // namespace edgeadmm

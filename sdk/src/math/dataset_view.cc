@@ -35,13 +35,4 @@ Result<DatasetView> DatasetView::Create(Span<const Real> features,
   return view;
 }
 
-ConstMatrixMap DatasetView::Features() const {
-  return ConstMatrixMap(features_, static_cast<Eigen::Index>(samples_),
-                        static_cast<Eigen::Index>(dim_));
-}
-
-ConstVectorMap DatasetView::Labels() const {
-  return ConstVectorMap(labels_, static_cast<Eigen::Index>(samples_));
-}
-
 }  // namespace edgeadmm

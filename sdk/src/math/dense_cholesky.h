@@ -3,6 +3,7 @@
 // scratch memory (Eigen's blocked LLT may take stack or heap temporaries).
 #pragma once
 
+#include "edgeadmm/eigen_maps.h"
 #include "edgeadmm/real.h"
 
 namespace edgeadmm {

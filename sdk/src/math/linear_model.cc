@@ -1,5 +1,6 @@
 #include "edgeadmm/linear_model.h"
 
+#include "edgeadmm/dataset_maps.h"
 #include "span_map.h"
 #include "vector_ops.h"
 
@@ -18,7 +19,7 @@ void ComputeMargins(const DatasetView& data, Span<const Real> w,
 Real LocalObjective(const DatasetView& data, const Loss& loss,
                     Span<const Real> w, Span<Real> margins) {
   ComputeMargins(data, w, margins);
-  const ConstVectorMap b = data.Labels();
+  const ConstVectorMap b = LabelsMap(data);
   Real sum = 0;
   for (size_t j = 0; j < margins.size(); ++j) {
     sum += loss.Value(margins[j], b[internal::Index(j)]);
@@ -31,7 +32,7 @@ Real LocalLossAndDerivatives(const DatasetView& data, const Loss& loss,
                              Span<Real> derivatives) {
   EDGEADMM_ASSERT(derivatives.size() == data.samples());
   ComputeMargins(data, w, margins);
-  const ConstVectorMap b = data.Labels();
+  const ConstVectorMap b = LabelsMap(data);
   Real sum = 0;
   for (size_t j = 0; j < margins.size(); ++j) {
     const Real t = margins[j];
@@ -47,7 +48,7 @@ void LocalGradient(const DatasetView& data, const Loss& loss,
                    Span<const Real> w, Span<Real> margins, Span<Real> grad) {
   EDGEADMM_ASSERT(grad.size() == data.dim());
   ComputeMargins(data, w, margins);
-  const ConstVectorMap b = data.Labels();
+  const ConstVectorMap b = LabelsMap(data);
   for (size_t j = 0; j < margins.size(); ++j) {
     margins[j] = loss.Derivative(margins[j], b[internal::Index(j)]);
   }

@@ -5,6 +5,7 @@
 
 #include "dense_cholesky.h"
 #include "edgeadmm/config.h"
+#include "edgeadmm/dataset_maps.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/prox_solver.h"
 #include "edgeadmm/prox_tolerance.h"
@@ -33,7 +34,7 @@ Status ProxSolver::InitClosedForm(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY_ASSIGN(factor_, ws.Allocate<Real>(n * n));
   EDGEADMM_TRY_ASSIGN(atb_, ws.Allocate<Real>(p));
   internal::MultiplyTransposed(
-      data_, Span<const Real>(data_.Labels().data(), m), atb_);
+      data_, Span<const Real>(data_.labels().data(), m), atb_);
   internal::Scale(1 / static_cast<Real>(m), atb_);
   solve_ = &ProxSolver::SolveClosedForm;
   initialized_ = true;
@@ -47,7 +48,7 @@ Real ProxSolver::KktResidual(Span<const Real> v, Real s, Span<const Real> x) {
 }
 
 Status ProxSolver::Factor(Real s) {
-  const ConstMatrixMap a = data_.Features();
+  const ConstMatrixMap a = FeaturesMap(data_);
   const size_t m = data_.samples();
   const size_t n = UsesWoodbury() ? m : data_.dim();
   MatrixMap k(factor_.data(), Index(n), Index(n));

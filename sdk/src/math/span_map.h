@@ -1,7 +1,7 @@
 // Private helpers of the SDK sources: Eigen maps over Spans (no copy).
 #pragma once
 
-#include "edgeadmm/real.h"
+#include "edgeadmm/eigen_maps.h"
 #include "edgeadmm/span.h"
 
 namespace edgeadmm {

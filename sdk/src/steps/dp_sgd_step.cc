@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "edgeadmm/clip.h"
+#include "edgeadmm/eigen_maps.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/vector_checks.h"

@@ -1,5 +1,7 @@
 #include "edgeadmm/linearized_admm_runner.h"
 
+#include "edgeadmm/eigen_maps.h"
+
 namespace edgeadmm {
 
 Result<LinearizedAdmmReport> RunLinearizedAdmm(

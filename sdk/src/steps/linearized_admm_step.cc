@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/dataset_maps.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/vector_checks.h"
 #include "math/vector_ops.h"
@@ -69,7 +70,7 @@ Status LinearizedAdmmStep::Init(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY_ASSIGN(grad_, ws.Allocate<Real>(data.dim()));
   EDGEADMM_TRY_ASSIGN(reg_grad_, ws.Allocate<Real>(data.dim()));
   VectorMap(row_norms_.data(), data.samples()).noalias() =
-      data.Features().rowwise().norm();
+      FeaturesMap(data).rowwise().norm();
   loss_ = loss;
   data_ = data;
   initialized_ = true;
@@ -88,7 +89,7 @@ Result<LinearizedAdmmReport> LinearizedAdmmStep::Run(
       !IsFiniteVector(w_tilde, d)) {
     return Status::InvalidArgument();
   }
-  ConstVectorMap b = data_.Labels();
+  ConstVectorMap b = LabelsMap(data_);
   VectorMap t(margins_.data(), m);
   VectorMap g(grad_.data(), d);
   VectorMap c(reg_grad_.data(), d);

@@ -1,5 +1,7 @@
 #include "edgeadmm/penalty_perturbation_runner.h"
 
+#include "edgeadmm/eigen_maps.h"
+
 namespace edgeadmm {
 
 Result<PenaltyPerturbationReport> RunPenaltyPerturbation(

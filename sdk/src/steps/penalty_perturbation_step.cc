@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "edgeadmm/eigen_maps.h"
 #include "edgeadmm/grid_gaussian.h"
 #include "edgeadmm/norm_gamma_sampler.h"
 #include "edgeadmm/penalty_perturbation_accountant.h"

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "edgeadmm/dataio/libsvm_reader.h"
+#include "edgeadmm/dataset_maps.h"
 #include "edgeadmm/linear_model.h"
 #include "edgeadmm/prox_solver.h"
 #include "math/row_kernels_x86.h"
@@ -128,8 +129,8 @@ void BM_Gradient(benchmark::State& state) {
 void BM_GradientFusedRows(benchmark::State& state) {
   Problem& pr = GetProblem(static_cast<int>(state.range(0)));
   const Loss loss = MakeLoss(LossKind::kLogistic);
-  const ConstMatrixMap a = pr.view.Features();
-  const ConstVectorMap b = pr.view.Labels();
+  const ConstMatrixMap a = FeaturesMap(pr.view);
+  const ConstVectorMap b = LabelsMap(pr.view);
   const ConstVectorMap w(pr.w.data(), static_cast<Eigen::Index>(pr.w.size()));
   VectorMap g(pr.grad.data(), static_cast<Eigen::Index>(pr.grad.size()));
   for (auto _ : state) {
@@ -149,7 +150,7 @@ void BM_GradientFusedRows(benchmark::State& state) {
 
 void BM_Gemv(benchmark::State& state) {
   Problem& pr = GetProblem(static_cast<int>(state.range(0)));
-  const ConstMatrixMap a = pr.view.Features();
+  const ConstMatrixMap a = FeaturesMap(pr.view);
   const ConstVectorMap w(pr.w.data(), static_cast<Eigen::Index>(pr.w.size()));
   VectorMap t(pr.margins.data(), static_cast<Eigen::Index>(pr.margins.size()));
   for (auto _ : state) {
@@ -161,7 +162,7 @@ void BM_Gemv(benchmark::State& state) {
 
 void BM_GemvPair(benchmark::State& state) {
   Problem& pr = GetProblem(static_cast<int>(state.range(0)));
-  const ConstMatrixMap a = pr.view.Features();
+  const ConstMatrixMap a = FeaturesMap(pr.view);
   const ConstVectorMap w(pr.w.data(), static_cast<Eigen::Index>(pr.w.size()));
   VectorMap t(pr.margins.data(), static_cast<Eigen::Index>(pr.margins.size()));
   VectorMap g(pr.grad.data(), static_cast<Eigen::Index>(pr.grad.size()));

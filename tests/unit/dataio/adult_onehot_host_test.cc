@@ -4,6 +4,7 @@
 #include "data_files.h"
 #include "edgeadmm/dataio/adult_csv_reader.h"
 #include "edgeadmm/dataio/adult_onehot.h"
+#include "edgeadmm/eigen_maps.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm {

@@ -103,7 +103,7 @@ TEST(LibsvmReaderTest, ReadsA9aTrainAndTestWithDimension123) {
   // A view of a shard maps the loaded rows.
   auto shard = train->Shard(32561 - 325, 325);
   ASSERT_TRUE(shard.ok());
-  EXPECT_EQ(shard->Features().data(),
+  EXPECT_EQ(shard->features().data(),
             train->features.data() + (32561 - 325) * 123);
   EXPECT_NEAR(shard->MaxRowNorm(), std::sqrt(14.0), 1e-12);
   EXPECT_EQ(train->Shard(32561, 1).status(), Status::OutOfRange());

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "edgeadmm/dataset_maps.h"
 #include "gtest/gtest.h"
 
 namespace edgeadmm {
@@ -16,10 +17,17 @@ TEST(DatasetViewTest, MapsCallerMemoryWithoutCopy) {
   ASSERT_TRUE(view.ok());
   EXPECT_EQ(view->samples(), 3u);
   EXPECT_EQ(view->dim(), 2u);
-  EXPECT_EQ(view->Features().data(), kFeatures);
-  EXPECT_EQ(view->Labels().data(), kLabels);
-  EXPECT_DOUBLE_EQ(view->Features()(1, 1), -1.0);  // row-major
-  EXPECT_DOUBLE_EQ(view->Features()(0, 1), 4.0);
+  EXPECT_EQ(view->features().data(), kFeatures);
+  EXPECT_EQ(view->features().size(), 6u);
+  EXPECT_EQ(view->labels().data(), kLabels);
+  EXPECT_EQ(view->labels().size(), 3u);
+  EXPECT_EQ(FeaturesMap(*view).data(), kFeatures);
+  EXPECT_EQ(FeaturesMap(*view).rows(), 3);
+  EXPECT_EQ(FeaturesMap(*view).cols(), 2);
+  EXPECT_EQ(LabelsMap(*view).data(), kLabels);
+  EXPECT_EQ(LabelsMap(*view).size(), 3);
+  EXPECT_DOUBLE_EQ(FeaturesMap(*view)(1, 1), -1.0);  // row-major
+  EXPECT_DOUBLE_EQ(FeaturesMap(*view)(0, 1), 4.0);
   EXPECT_DOUBLE_EQ(view->MaxRowNorm(), 5.0);
   EXPECT_DOUBLE_EQ(view->MaxAbsLabel(), 1.0);
 }

@@ -1,6 +1,7 @@
 #include "edgeadmm/loss.h"
 
 #include <cmath>
+#include <initializer_list>
 
 #include "gtest/gtest.h"
 

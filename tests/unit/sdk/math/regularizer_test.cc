@@ -1,6 +1,7 @@
 #include "edgeadmm/regularizer.h"
 
 #include <cmath>
+#include <initializer_list>
 
 #include "gtest/gtest.h"
 

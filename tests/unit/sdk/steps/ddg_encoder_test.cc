@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 
 #include "edgeadmm/drbg.h"
 #include "edgeadmm/fake/test_entropy.h"
