@@ -4,7 +4,6 @@
 #pragma once
 
 #include "edgeadmm/eigen_maps.h"
-#include "edgeadmm/real.h"
 
 namespace edgeadmm {
 namespace internal {

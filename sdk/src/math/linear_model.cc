@@ -1,7 +1,5 @@
 #include "edgeadmm/linear_model.h"
 
-#include "edgeadmm/dataset_maps.h"
-#include "span_map.h"
 #include "vector_ops.h"
 
 namespace edgeadmm {
@@ -19,10 +17,10 @@ void ComputeMargins(const DatasetView& data, Span<const Real> w,
 Real LocalObjective(const DatasetView& data, const Loss& loss,
                     Span<const Real> w, Span<Real> margins) {
   ComputeMargins(data, w, margins);
-  const ConstVectorMap b = LabelsMap(data);
+  const Span<const Real> b = data.labels();
   Real sum = 0;
   for (size_t j = 0; j < margins.size(); ++j) {
-    sum += loss.Value(margins[j], b[internal::Index(j)]);
+    sum += loss.Value(margins[j], b[j]);
   }
   return sum / static_cast<Real>(data.samples());
 }
@@ -32,11 +30,11 @@ Real LocalLossAndDerivatives(const DatasetView& data, const Loss& loss,
                              Span<Real> derivatives) {
   EDGEADMM_ASSERT(derivatives.size() == data.samples());
   ComputeMargins(data, w, margins);
-  const ConstVectorMap b = LabelsMap(data);
+  const Span<const Real> b = data.labels();
   Real sum = 0;
   for (size_t j = 0; j < margins.size(); ++j) {
     const Real t = margins[j];
-    const Real label = b[internal::Index(j)];
+    const Real label = b[j];
     Real derivative = 0;
     sum += loss.ValueAndDerivative(t, label, &derivative);
     derivatives[j] = derivative;
@@ -48,9 +46,9 @@ void LocalGradient(const DatasetView& data, const Loss& loss,
                    Span<const Real> w, Span<Real> margins, Span<Real> grad) {
   EDGEADMM_ASSERT(grad.size() == data.dim());
   ComputeMargins(data, w, margins);
-  const ConstVectorMap b = LabelsMap(data);
+  const Span<const Real> b = data.labels();
   for (size_t j = 0; j < margins.size(); ++j) {
-    margins[j] = loss.Derivative(margins[j], b[internal::Index(j)]);
+    margins[j] = loss.Derivative(margins[j], b[j]);
   }
   internal::MultiplyTransposed(data, margins, grad);
   internal::Scale(1 / static_cast<Real>(data.samples()), grad);

@@ -33,8 +33,7 @@ Status ProxSolver::InitClosedForm(Workspace& ws, const DatasetView& data,
   EDGEADMM_TRY_ASSIGN(grad_, ws.Allocate<Real>(p));
   EDGEADMM_TRY_ASSIGN(factor_, ws.Allocate<Real>(n * n));
   EDGEADMM_TRY_ASSIGN(atb_, ws.Allocate<Real>(p));
-  internal::MultiplyTransposed(
-      data_, Span<const Real>(data_.labels().data(), m), atb_);
+  internal::MultiplyTransposed(data_, data_.labels(), atb_);
   internal::Scale(1 / static_cast<Real>(m), atb_);
   solve_ = &ProxSolver::SolveClosedForm;
   initialized_ = true;
