@@ -7,6 +7,7 @@
 if(EDGEADMM_BARE_METAL)
   include(CrossBareMetal)  # edgeadmm_add_mcu_test, edgeadmm_add_firmware
 endif()
+include(EdgeAdmmTestSchedule)  # edgeadmm_test_cpu
 # A test driver's own sources are built for a short build, not a fast run:
 # in RelWithDebInfo builds -O1 with line tables (-g1, enough for backtraces)
 # in place of -O2 -g. The code under test, in the libraries it links, keeps
@@ -135,9 +136,15 @@ endfunction()
 # is the one switch a test reads to run smaller under a sanitizer; each such
 # test prints what it reduced (docs/architecture.md, "Sanitizers").
 # Third-party leak suppressions, each with its reason: tests/sanitizers/
-# lsan.supp. edgeadmm_add_gtest and edgeadmm_python_test_env call it; a test
-# added with add_test directly calls it itself.
+# lsan.supp. It also declares one core of CPU for a test that has not
+# declared its own (edgeadmm_test_cpu). edgeadmm_add_gtest and
+# edgeadmm_python_test_env call it; a test added with add_test directly calls
+# it itself (test_schedule_check checks that every test declares its CPU).
 function(edgeadmm_test_env name)
+  get_test_property(${name} RESOURCE_GROUPS _groups)
+  if(NOT _groups)
+    edgeadmm_test_cpu(${name} 100)
+  endif()
   if(NOT EDGEADMM_SANITIZE OR EDGEADMM_BARE_METAL)
     return()
   endif()

@@ -64,5 +64,6 @@ function(edgeadmm_add_example_program)
               "${CMAKE_CURRENT_SOURCE_DIR}/expected_output.txt" ${E_COMPARE_ARGS} ${_tolerance}
               -- ${_run} $<TARGET_FILE:${_name}>)
     set_tests_properties(${_name}_matches_host PROPERTIES LABELS "example" TIMEOUT 300)
+    edgeadmm_test_env(${_name}_matches_host)
   endif()
 endfunction()
