@@ -26,11 +26,12 @@ endif()
 # more CPU. SECONDS, its wall time measured in host-release (SANITIZED_SECONDS
 # in host-asan), starts long tests first on a clone without ctest's timing
 # history (ctest's COST), so that no long test is left to run alone at the
-# end. FIRST starts the test before all others: ctest starts whatever fits,
-# so a test that needs most of the machine (or RUN_SERIAL) would otherwise
-# wait until nothing else runs, at the end, and run there alone. A name that is not a test of this folder (one its conditions left
-# out) is skipped. edgeadmm_test_env declares one core for a test that
-# declares nothing.
+# end. FIRST starts the test before all others but fixture setups (which
+# declare a quarter core, leaving room beside them): ctest starts whatever
+# fits, so a test that needs most of the machine would otherwise wait until
+# nothing else runs, at the end, and run there alone. A name that is not a
+# test of this folder (one its conditions left out) is skipped.
+# edgeadmm_test_env declares one core for a test that declares nothing.
 function(edgeadmm_test_cpu name percent)
   cmake_parse_arguments(T "FIRST" "SANITIZED;SECONDS;SANITIZED_SECONDS" "" ${ARGN})
   if(NOT TEST ${name})
