@@ -139,7 +139,7 @@ endfunction()
 # lsan.supp. It also declares one core of CPU for a test that has not
 # declared its own (edgeadmm_test_cpu). edgeadmm_add_gtest and
 # edgeadmm_python_test_env call it; a test added with add_test directly calls
-# it itself (test_schedule_check checks that every test declares its CPU).
+# it itself (test_cpu_check checks that every test declares its CPU).
 function(edgeadmm_test_env name)
   get_test_property(${name} RESOURCE_GROUPS _groups)
   if(NOT _groups)
@@ -170,7 +170,7 @@ function(edgeadmm_sanitizer_reduced name what)
 endfunction()
 
 # edgeadmm_source_check(LABEL label TESTS name script [args...] [; name ...]):
-# checks that read the source tree, not a build (docs paths, layers, sizes):
+# checks of the tree's rules (docs paths, layers, sizes, every test's CPU):
 # one ctest per `NAME name SCRIPT script [ARGS ...]` group, run with the
 # system Python, labelled `label`, in host builds only.
 function(edgeadmm_source_check label)

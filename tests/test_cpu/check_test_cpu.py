@@ -16,7 +16,6 @@ this check fails on:
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 
