@@ -35,6 +35,7 @@ function(_edgeadmm_skipped_mcu_test name reason)
     "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/deps/skipped_test_stub.cc")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES DISABLED TRUE LABELS "skipped")
+  edgeadmm_test_env(${name})
 endfunction()
 
 function(edgeadmm_add_mcu_test)
@@ -78,4 +79,5 @@ function(edgeadmm_add_mcu_test)
     LABELS "${T_LABELS};mcu"
     TIMEOUT ${EDGEADMM_MCU_TEST_TIMEOUT}
     FAIL_REGULAR_EXPRESSION "[1-9][0-9]* failed;edgeadmm panic;fault: exception")
+  edgeadmm_test_env(${T_NAME})  # one core: QEMU runs the test's steps flat out
 endfunction()

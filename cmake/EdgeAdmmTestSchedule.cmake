@@ -6,17 +6,16 @@
 # more than there is (docs/architecture.md, "Tests at once").
 #
 # The budget is ctest's resource "cpu" in hundredths of a core: the build
-# writes test_resources.json (100 per core of this machine), the host test
-# presets read it, and scripts/test runs ctest with -j 4 x nproc. Without the
-# file (ctest run by hand with --test-dir) the declarations are ignored and
-# -j alone decides.
-if(NOT EDGEADMM_BARE_METAL)
-  cmake_host_system_information(RESULT _edgeadmm_cores QUERY NUMBER_OF_LOGICAL_CORES)
-  math(EXPR EDGEADMM_TEST_CPU_SLOTS "${_edgeadmm_cores} * 100")
-  file(WRITE "${PROJECT_BINARY_DIR}/test_resources.json"
-    "{\"version\": {\"major\": 1, \"minor\": 0},\n"
-    " \"local\": [{\"cpu\": [{\"id\": \"0\", \"slots\": ${EDGEADMM_TEST_CPU_SLOTS}}]}]}\n")
-endif()
+# writes test_resources.json (100 per core of the machine that builds, where
+# the tests of every preset run, the cross ones under QEMU), the test presets
+# read it, and scripts/test and scripts/test-targets run ctest with
+# -j 4 x nproc. Without the file (ctest run by hand with --test-dir) the
+# declarations are ignored and -j alone decides.
+cmake_host_system_information(RESULT _edgeadmm_cores QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR EDGEADMM_TEST_CPU_SLOTS "${_edgeadmm_cores} * 100")
+file(WRITE "${PROJECT_BINARY_DIR}/test_resources.json"
+  "{\"version\": {\"major\": 1, \"minor\": 0},\n"
+  " \"local\": [{\"cpu\": [{\"id\": \"0\", \"slots\": ${EDGEADMM_TEST_CPU_SLOTS}}]}]}\n")
 
 # edgeadmm_test_cpu(name percent [SANITIZED percent] [SECONDS s]
 #                   [SANITIZED_SECONDS s]): test `name` needs `percent`
