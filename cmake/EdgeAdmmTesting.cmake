@@ -9,14 +9,18 @@ if(EDGEADMM_BARE_METAL)
 endif()
 include(EdgeAdmmTestSchedule)  # edgeadmm_test_cpu
 # A test driver's own sources are built for a short build, not a fast run:
-# in RelWithDebInfo builds -O1 with line tables (-g1, enough for backtraces)
-# in place of -O2 -g. The code under test, in the libraries it links, keeps
-# the build type's flags. Half of a test source's compile time is its
-# headers, the other half optimizing and describing its TEST bodies; this
-# about halves the second (docs/architecture.md, "Build time").
+# at -Og with line tables (-g1, enough for backtraces) in place of the build
+# type's -O2 -g (RelWithDebInfo) or -O1 (the sanitized presets; host-debug
+# keeps its -O0 -g for stepping through tests). The code under test, in the
+# libraries it links, keeps the build type's flags. Half of a test source's
+# compile time is its headers, the other half optimizing, instrumenting and
+# describing its TEST bodies; -Og about halves the second
+# (docs/architecture.md, "Build time"). A driver keeps every sanitizer
+# check it has at -O1: UBSan inserts its checks in the front end, and -Og
+# runs a subset of -O1's passes, so no more accesses are proven safe.
 function(edgeadmm_test_driver_options target)
-  if(CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo")
-    target_compile_options(${target} PRIVATE -O1 -g1)
+  if(CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo" OR EDGEADMM_SANITIZE)
+    target_compile_options(${target} PRIVATE -Og -g1)
   endif()
 endfunction()
 
@@ -90,6 +94,8 @@ endfunction()
 set(EDGEADMM_HOST_BUILD_DIR "${PROJECT_SOURCE_DIR}/build/host-release" CACHE PATH
   "Host build tree with aggregator/daemon/edgeadmm-aggregatord and aggregator/cli/edgeadmm (cross-target daemon tests)")
 
+# A preset skips an area its target cannot build, or one whose tests its
+# test preset never runs (aarch64: the daemon's integration tests).
 set(EDGEADMM_SKIP_AREAS "" CACHE STRING
   "Source folders (relative to the top, e.g. platform/posix/coap) not to add")
 
@@ -108,7 +114,7 @@ function(edgeadmm_add_all_subdirectories)
     if(_child MATCHES "^(integration|fuzz)$" AND EDGEADMM_BARE_METAL)
       continue()
     endif()
-    # Areas a target cannot build (EDGEADMM_SKIP_AREAS, set by a preset).
+    # Areas a preset leaves out (EDGEADMM_SKIP_AREAS).
     file(RELATIVE_PATH _area "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/${_child}")
     if(_area IN_LIST EDGEADMM_SKIP_AREAS)
       message(STATUS "Area ${_area} skipped (EDGEADMM_SKIP_AREAS)")
