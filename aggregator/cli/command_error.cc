@@ -1,5 +1,6 @@
 #include "command_error.h"
 
+#include <CLI/Error.hpp>
 #include <cstdio>
 
 namespace edgeadmm::cli {

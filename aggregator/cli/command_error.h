@@ -3,7 +3,6 @@
 // the exit code here (1: the command failed, 2: a usage error).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 

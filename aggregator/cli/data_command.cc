@@ -6,6 +6,7 @@
 //       --normalize unit --output adult.libsvm
 // Prints "<records> records, <dim> features" on stdout; a file that does not
 // load prints the loader's error (file:line: what) and exits 1.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
 
@@ -23,9 +24,8 @@ void WriteLibsvmFile(const DenseDataset& data, const std::string& output,
                      const char* command) {
   const std::string text = FormatLibsvm(data);
   std::FILE* f = std::fopen(output.c_str(), "w");
-  const bool written =
-      f != nullptr &&
-      std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool written = f != nullptr && std::fwrite(text.data(), 1, text.size(),
+                                                   f) == text.size();
   if (f == nullptr || std::fclose(f) != 0 || !written) {
     std::fprintf(stderr, "%s: cannot write %s\n", command, output.c_str());
     throw CLI::RuntimeError(1);
@@ -42,8 +42,7 @@ void AddDataCommands(CLI::App& app) {
       "encode",
       "Write a data set as the devices load it (format, normalization) in "
       "LIBSVM text");
-  encode->add_option("--input", source.path, "data file (.xz ok)")
-      ->required();
+  encode->add_option("--input", source.path, "data file (.xz ok)")->required();
   encode->add_option("--dim", source.dim, "LIBSVM dimension");
   AddDataOptions(encode, &options);
   encode->add_option("--output", output, "LIBSVM file to write")->required();

@@ -2,13 +2,14 @@
 // add --count N [--prefix P] --psk-dir DIR | list | disable ID | enable ID |
 // remove ID | rotate-key ID (--psk-file F | --print-keys) | lifetime ID
 // [--ledgers local|central] (--epsilon E [--delta D] | --none)`: the device
-// registry and its lifetime budgets (docs/privacy.md, "Lifetime budget"). Many ids are enrolled in one
-// transaction. PSKs go to stdout only with --print-keys (docs/security.md,
-// "Keys at rest").
+// registry and its lifetime budgets (docs/privacy.md, "Lifetime budget"). Many
+// ids are enrolled in one transaction. PSKs go to stdout only with --print-keys
+// (docs/security.md, "Keys at rest").
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -113,8 +114,8 @@ host::ErrorOr<std::vector<std::string>> IdsToAdd(const DevicesOptions& o) {
   }
   EDGEADMM_HOST_TRY(CheckKeyDestination(o));
   if (o.count == 0) return o.ids;
-  const int digits = std::max<int>(
-      5, static_cast<int>(std::to_string(o.count - 1).size()));
+  const int digits =
+      std::max<int>(5, static_cast<int>(std::to_string(o.count - 1).size()));
   std::vector<std::string> ids;
   ids.reserve(n);
   for (size_t i = 0; i < n; ++i) {
@@ -143,8 +144,8 @@ host::Error RunAdd(const DevicesOptions& o,
   const auto write_keys = [&](const registry::DeviceRegistry::PskList& psks) {
     for (size_t i = 0; i < ids.size(); ++i) {
       const std::string hex = host::ToHex(psks[i]);
-      std::string path = o.psk_dir.empty() ? o.psk_file
-                                           : o.psk_dir + "/" + ids[i];
+      std::string path =
+          o.psk_dir.empty() ? o.psk_file : o.psk_dir + "/" + ids[i];
       if (path.empty()) {
         printed += ids.size() == 1 ? "added " + ids[i] + "\npsk " + hex + "\n"
                                    : ids[i] + " " + hex + "\n";
@@ -322,9 +323,9 @@ host::Error RunList(const DevicesOptions& o) {
 host::Error RunLifetime(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(store::Database db, OpenDatabase(o.db_path));
   registry::DeviceRegistry reg(db);
-  const registry::LifetimeLedger ledger = o.ledgers == "central"
-                                              ? registry::LifetimeLedger::kCentral
-                                              : registry::LifetimeLedger::kLocal;
+  const registry::LifetimeLedger ledger =
+      o.ledgers == "central" ? registry::LifetimeLedger::kCentral
+                             : registry::LifetimeLedger::kLocal;
   std::optional<registry::LifetimeBudget> budget;
   if (!o.no_lifetime) {
     budget = registry::LifetimeBudget{o.lifetime_epsilon, o.lifetime_delta};
@@ -334,8 +335,7 @@ host::Error RunLifetime(const DevicesOptions& o) {
   EDGEADMM_HOST_TRY_ASSIGN(const registry::DeviceRecord d,
                            Checked(reg.Get(o.id), "cannot read " + o.id));
   if (!BudgetOf(d, ledger).has_value()) {
-    std::printf("%s: %s\n", o.id.c_str(),
-                LifetimeText(d, ledger, 0.0).c_str());
+    std::printf("%s: %s\n", o.id.c_str(), LifetimeText(d, ledger, 0.0).c_str());
     return host::Error::Ok();
   }
   EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, {d}, ledger));
@@ -406,8 +406,9 @@ void AddDevicesCommands(CLI::App& app) {
       ->capture_default_str();
 
   CLI::App* add = devices->add_subcommand(
-      "add", "Enroll devices with new random PSKs (to files, or printed once "
-             "with --print-keys)");
+      "add",
+      "Enroll devices with new random PSKs (to files, or printed once "
+      "with --print-keys)");
   add->add_option("ids", options->ids,
                   "Device ids (= DTLS PSK identities); many are enrolled in "
                   "one transaction");

@@ -1,6 +1,7 @@
 // `edgeadmm job create FILE | start NAME | stop NAME | list | status NAME |
 // ledger NAME | export NAME --format bin|json|header [--round last|best|N]
 // [--quantize none|int8] [--output F]`.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

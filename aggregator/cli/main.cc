@@ -1,11 +1,13 @@
 // `edgeadmm`: the admin CLI of the aggregator (devices, jobs, privacy, export).
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "cli_command.h"
 #include "edgeadmm/host/version.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"EdgeADMM admin CLI: private federated ADMM on constrained devices"};
+  CLI::App app{
+      "EdgeADMM admin CLI: private federated ADMM on constrained devices"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "edgeadmm " EDGEADMM_VERSION);
   edgeadmm::cli::AddRegisteredCommands(app);

@@ -6,6 +6,7 @@
 //       --epsilon 1 --delta 1e-5 [--policy trusted-aggregator --clip 1]
 //   --accountant pld reads epsilon off the composed privacy-loss
 //   distribution instead of converting RDP (default rdp).
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <string>
