@@ -1,4 +1,4 @@
-// The subcommands of `edgeadmm-fleet` (main.cc): `run` and `handshakes`
+// The subcommands of `edgeadmm-fleet` (fleet_cli.cc): `run` and `handshakes`
 // (fleet_command.cc) and `connect` (connect_command.cc). A command reports
 // failure by printing one line to stderr and throwing CLI::RuntimeError.
 #pragma once
