@@ -15,7 +15,7 @@ bool RegisterCommand(CommandAdder adder) {
   return true;
 }
 
-void AddRegisteredCommands(CLI::App& app) {
+void AddRegisteredCommands(host::Command& app) {
   for (CommandAdder adder : Registry()) adder(app);
 }
 

@@ -2,27 +2,24 @@
 //
 // Each command family lives in its own file and registers itself:
 //   EDGEADMM_CLI_COMMAND(AddPrivacyCommands);
-// where `void AddPrivacyCommands(CLI::App& app)` adds subcommands and their
-// callbacks. A command's body returns host::Error; its callback reports a
-// failure with cli::Exit (command_error.h), which prints a clear message to
-// stderr and throws CLI::RuntimeError(code).
+// where `void AddPrivacyCommands(host::Command& app)` adds subcommands and
+// their callbacks (edgeadmm/host/command_line.h). A command's body returns
+// host::Error; its callback reports a failure with cli::Exit
+// (command_error.h), which prints a clear message to stderr and ends the
+// command with its exit code.
 #pragma once
 
-// Only a reference to CLI::App crosses this header: the registry's own
-// source does not parse CLI11 (about 7 CPU-seconds per source at -O2 -g).
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "edgeadmm/host/command_line.h"
 
 namespace edgeadmm::cli {
 
-using CommandAdder = void (*)(CLI::App& app);
+using CommandAdder = void (*)(host::Command& app);
 
 // Registers an adder; returns true so it can initialise a static.
 bool RegisterCommand(CommandAdder adder);
 
 // Calls every registered adder on `app`.
-void AddRegisteredCommands(CLI::App& app);
+void AddRegisteredCommands(host::Command& app);
 
 }  // namespace edgeadmm::cli
 

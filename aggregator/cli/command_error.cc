@@ -1,13 +1,14 @@
 #include "command_error.h"
 
-#include <CLI/Error.hpp>
 #include <cstdio>
+
+#include "edgeadmm/host/command_line.h"
 
 namespace edgeadmm::cli {
 
 void Exit(const std::string& command, const std::string& text, int exit_code) {
   std::fprintf(stderr, "%s: %s\n", command.c_str(), text.c_str());
-  throw CLI::RuntimeError(exit_code);
+  host::ExitCommandLine(exit_code);
 }
 
 void ExitOnError(const std::string& command, const host::Error& error) {

@@ -10,7 +10,8 @@
 
 namespace edgeadmm::cli {
 
-// Prints "<command>: <text>" to stderr and throws CLI::RuntimeError.
+// Prints "<command>: <text>" to stderr and ends the command with
+// `exit_code` (host::ExitCommandLine).
 [[noreturn]] void Exit(const std::string& command, const std::string& text,
                        int exit_code);
 // Exit(command, error.message(), 1) unless `error` is OK.

@@ -6,7 +6,6 @@
 //       --normalize unit --output adult.libsvm
 // Prints "<records> records, <dim> features" on stdout; a file that does not
 // load prints the loader's error (file:line: what) and exits 1.
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
 
@@ -19,7 +18,7 @@ namespace edgeadmm::cli {
 namespace {
 
 // Writes `data` as LIBSVM text to `output`; on failure prints "<command>:
-// cannot write <output>" and throws CLI::RuntimeError(1).
+// cannot write <output>" and ends the command with exit code 1.
 void WriteLibsvmFile(const DenseDataset& data, const std::string& output,
                      const char* command) {
   const std::string text = FormatLibsvm(data);
@@ -28,32 +27,32 @@ void WriteLibsvmFile(const DenseDataset& data, const std::string& output,
                                                    f) == text.size();
   if (f == nullptr || std::fclose(f) != 0 || !written) {
     std::fprintf(stderr, "%s: cannot write %s\n", command, output.c_str());
-    throw CLI::RuntimeError(1);
+    host::ExitCommandLine(1);
   }
 }
 
-void AddDataCommands(CLI::App& app) {
-  CLI::App* data = app.add_subcommand("data", "Data set tools");
-  data->require_subcommand(1);
+void AddDataCommands(host::Command& app) {
+  host::Command data = app.AddSubcommand("data", "Data set tools");
+  data.RequireSubcommand();
   static DataOptions options;
   static DatasetSource source;
   static std::string output;
-  CLI::App* encode = data->add_subcommand(
+  host::Command encode = data.AddSubcommand(
       "encode",
       "Write a data set as the devices load it (format, normalization) in "
       "LIBSVM text");
-  encode->add_option("--input", source.path, "data file (.xz ok)")->required();
-  encode->add_option("--dim", source.dim, "LIBSVM dimension");
+  encode.AddOption("--input", source.path, "data file (.xz ok)").Required();
+  encode.AddOption("--dim", source.dim, "LIBSVM dimension");
   AddDataOptions(encode, &options);
-  encode->add_option("--output", output, "LIBSVM file to write")->required();
-  encode->callback([] {
+  encode.AddOption("--output", output, "LIBSVM file to write").Required();
+  encode.OnRun([] {
     ResolveDataOptions(options, "edgeadmm data encode", &source.format,
                        &source.normalization);
     auto loaded = LoadDataset(source);
     if (!loaded.ok()) {
       std::fprintf(stderr, "edgeadmm data encode: %s\n",
                    loaded.error().ToString().c_str());
-      throw CLI::RuntimeError(1);
+      host::ExitCommandLine(1);
     }
     WriteLibsvmFile(*loaded, output, "edgeadmm data encode");
     std::printf("%zu records, %zu features\n", loaded->samples, loaded->dim);
@@ -62,22 +61,22 @@ void AddDataCommands(CLI::App& app) {
   // Paper 001's one-hot Adult (adult_onehot.h), for the paper-004 one-hot
   // setup (tests/repro/adult_dp_admm): both files, 45,222 x 105.
   static std::string onehot_data, onehot_test, onehot_output;
-  CLI::App* onehot = data->add_subcommand(
+  host::Command onehot = data.AddSubcommand(
       "adult-onehot",
       "Write UCI Adult one-hot as paper 001 preprocesses it (records with a "
       "'?' dropped, columns scaled to max 1, rows to norm <= 1; adult.data's "
       "records first) in LIBSVM text");
-  onehot->add_option("--data", onehot_data, "adult.data (.xz ok)")->required();
-  onehot->add_option("--test", onehot_test, "adult.test (.xz ok)")->required();
-  onehot->add_option("--output", onehot_output, "LIBSVM file to write")
-      ->required();
-  onehot->callback([] {
+  onehot.AddOption("--data", onehot_data, "adult.data (.xz ok)").Required();
+  onehot.AddOption("--test", onehot_test, "adult.test (.xz ok)").Required();
+  onehot.AddOption("--output", onehot_output, "LIBSVM file to write")
+      .Required();
+  onehot.OnRun([] {
     AdultOneHotStats stats;
     auto loaded = ReadAdultOneHot(onehot_data, onehot_test, &stats);
     if (!loaded.ok()) {
       std::fprintf(stderr, "edgeadmm data adult-onehot: %s\n",
                    loaded.error().ToString().c_str());
-      throw CLI::RuntimeError(1);
+      host::ExitCommandLine(1);
     }
     WriteLibsvmFile(*loaded, onehot_output, "edgeadmm data adult-onehot");
     std::printf(

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -216,10 +215,13 @@ const std::optional<registry::LifetimeBudget>& BudgetOf(
 // What the stored jobs spent of the `ledger` lifetime budget of each
 // `budgeted` device, by id: every job's newest curve of that kind, summed,
 // converted by the budget's RDP filter (its order, its δ) as the daemon
-// does (privacy/rdp_filter.h).
-host::ErrorOr<std::unordered_map<std::string, double>> LifetimeSpent(
-    store::Database& db, const std::vector<registry::DeviceRecord>& budgeted,
-    registry::LifetimeLedger ledger) {
+// does (privacy/rdp_filter.h), into `spent`. (An out parameter: GCC 12
+// reports a false -Wfree-nonheap-object for an ErrorOr of the map
+// destroyed in RunList's loop.)
+host::Error LifetimeSpent(store::Database& db,
+                          const std::vector<registry::DeviceRecord>& budgeted,
+                          registry::LifetimeLedger ledger,
+                          std::unordered_map<std::string, double>& spent) {
   const rounds::PrivacyRoundAccountant accountant;
   std::unordered_set<std::string> ids;
   for (const registry::DeviceRecord& d : budgeted) ids.insert(d.id);
@@ -228,7 +230,7 @@ host::ErrorOr<std::unordered_map<std::string, double>> LifetimeSpent(
                            Checked(rounds::RoundStore(db, 0).EarlierCurves(
                                        ledger, ids, accountant.order_count()),
                                    "cannot read the ledgers"));
-  std::unordered_map<std::string, double> spent;
+  spent.clear();
   for (const registry::DeviceRecord& d : budgeted) {
     const registry::LifetimeBudget& budget = *BudgetOf(d, ledger);
     EDGEADMM_HOST_TRY_ASSIGN(
@@ -238,7 +240,7 @@ host::ErrorOr<std::unordered_map<std::string, double>> LifetimeSpent(
     const auto it = curves.find(d.id);
     spent[d.id] = it == curves.end() ? 0.0 : filter.Spent(it->second);
   }
-  return spent;
+  return host::Error::Ok();
 }
 
 // One lifetime budget with what it bounds (docs/privacy.md, "Lifetime
@@ -298,8 +300,7 @@ host::Error RunList(const DevicesOptions& o) {
     for (const registry::DeviceRecord& d : devices) {
       if (BudgetOf(d, kLedgers[k]).has_value()) budgeted.push_back(d);
     }
-    EDGEADMM_HOST_TRY_ASSIGN(spent[k],
-                             LifetimeSpent(db, budgeted, kLedgers[k]));
+    EDGEADMM_HOST_TRY(LifetimeSpent(db, budgeted, kLedgers[k], spent[k]));
   }
   std::printf(
       "id\tstate\tenrolled (UTC)\tlifetime budget\tcentral lifetime "
@@ -338,7 +339,8 @@ host::Error RunLifetime(const DevicesOptions& o) {
     std::printf("%s: %s\n", o.id.c_str(), LifetimeText(d, ledger, 0.0).c_str());
     return host::Error::Ok();
   }
-  EDGEADMM_HOST_TRY_ASSIGN(const auto spent, LifetimeSpent(db, {d}, ledger));
+  std::unordered_map<std::string, double> spent;
+  EDGEADMM_HOST_TRY(LifetimeSpent(db, {d}, ledger, spent));
   std::printf(
       "%s: %s; the daemon stops sampling it before a round would exceed the "
       "budget\n",
@@ -358,32 +360,32 @@ host::Error RunChange(
 }
 
 // devices lifetime ID --epsilon E [--delta D] | --none.
-void AddLifetimeCommand(CLI::App& devices,
+void AddLifetimeCommand(host::Command& devices,
                         const std::shared_ptr<DevicesOptions>& options) {
-  CLI::App* lifetime = devices.add_subcommand(
+  host::Command lifetime = devices.AddSubcommand(
       "lifetime",
       "Set a device's privacy budget across all its jobs, on its local or "
       "central ledgers (or --none)");
-  lifetime->add_option("id", options->id, "Device id")->required();
-  auto* epsilon =
-      lifetime->add_option("--epsilon", options->lifetime_epsilon,
-                           "Lifetime epsilon of the device's ledgers");
+  lifetime.AddOption("id", options->id, "Device id").Required();
+  const host::CommandOption epsilon =
+      lifetime.AddOption("--epsilon", options->lifetime_epsilon,
+                         "Lifetime epsilon of the device's ledgers");
   lifetime
-      ->add_option("--ledgers", options->ledgers,
-                   "Which ledgers of every job the budget bounds: local "
-                   "(against the gateway) or central (against release "
-                   "observers)")
-      ->check(CLI::IsMember({"local", "central"}))
-      ->capture_default_str();
+      .AddOption("--ledgers", options->ledgers,
+                 "Which ledgers of every job the budget bounds: local "
+                 "(against the gateway) or central (against release "
+                 "observers)")
+      .OneOf({"local", "central"})
+      .CaptureDefault();
   lifetime
-      ->add_option("--delta", options->lifetime_delta,
-                   "Delta of the lifetime budget")
-      ->capture_default_str();
-  lifetime->add_flag("--none", options->no_lifetime,
-                     "Remove the lifetime budget");
-  lifetime->callback([options, epsilon] {
+      .AddOption("--delta", options->lifetime_delta,
+                 "Delta of the lifetime budget")
+      .CaptureDefault();
+  lifetime.AddFlag("--none", options->no_lifetime,
+                   "Remove the lifetime budget");
+  lifetime.OnRun([options, epsilon] {
     const DevicesOptions& o = *options;
-    const bool given = epsilon->count() != 0;
+    const bool given = epsilon.Given();
     if (o.no_lifetime == given) {
       Exit("edgeadmm devices lifetime", "give --epsilon E or --none", 2);
     }
@@ -397,53 +399,54 @@ void AddLifetimeCommand(CLI::App& devices,
   });
 }
 
-void AddDevicesCommands(CLI::App& app) {
+void AddDevicesCommands(host::Command& app) {
   auto options = std::make_shared<DevicesOptions>();
-  CLI::App* devices = app.add_subcommand("devices", "Device registry and PSKs");
-  devices->require_subcommand(1);
-  devices->fallthrough();
-  devices->add_option("--db", options->db_path, "Aggregator database")
-      ->capture_default_str();
+  host::Command devices =
+      app.AddSubcommand("devices", "Device registry and PSKs");
+  devices.RequireSubcommand();
+  devices.Fallthrough();
+  devices.AddOption("--db", options->db_path, "Aggregator database")
+      .CaptureDefault();
 
-  CLI::App* add = devices->add_subcommand(
+  host::Command add = devices.AddSubcommand(
       "add",
       "Enroll devices with new random PSKs (to files, or printed once "
       "with --print-keys)");
-  add->add_option("ids", options->ids,
-                  "Device ids (= DTLS PSK identities); many are enrolled in "
-                  "one transaction");
-  add->add_option("--count", options->count,
-                  "Enroll N <= 1000000 devices <prefix>00000 .. (no ids)");
-  add->add_option("--prefix", options->prefix, "Id prefix for --count")
-      ->capture_default_str();
-  add->add_option("--psk-file", options->psk_file,
-                  "Write the PSK (hex) to this new file, mode 0600, instead "
-                  "(one id only)");
-  add->add_option("--psk-dir", options->psk_dir,
-                  "Write each PSK to DIR/<id> (new files, mode 0600), the "
-                  "layout edgeadmm-fleet connect reads");
-  add->add_flag("--print-keys", options->print_keys,
-                "Print the PSKs (hex) to stdout, once");
-  add->callback([options] {
+  add.AddOption("ids", options->ids,
+                "Device ids (= DTLS PSK identities); many are enrolled in "
+                "one transaction");
+  add.AddOption("--count", options->count,
+                "Enroll N <= 1000000 devices <prefix>00000 .. (no ids)");
+  add.AddOption("--prefix", options->prefix, "Id prefix for --count")
+      .CaptureDefault();
+  add.AddOption("--psk-file", options->psk_file,
+                "Write the PSK (hex) to this new file, mode 0600, instead "
+                "(one id only)");
+  add.AddOption("--psk-dir", options->psk_dir,
+                "Write each PSK to DIR/<id> (new files, mode 0600), the "
+                "layout edgeadmm-fleet connect reads");
+  add.AddFlag("--print-keys", options->print_keys,
+              "Print the PSKs (hex) to stdout, once");
+  add.OnRun([options] {
     auto ids = IdsToAdd(*options);
     if (!ids.ok()) Exit("edgeadmm devices add", ids.error().message(), 2);
     ExitOnError(kCommand, RunAdd(*options, *ids));
   });
 
-  devices->add_subcommand("list", "List devices")->callback([options] {
+  devices.AddSubcommand("list", "List devices").OnRun([options] {
     ExitOnError(kCommand, RunList(*options));
   });
 
-  CLI::App* rotate = devices->add_subcommand(
+  host::Command rotate = devices.AddSubcommand(
       "rotate-key",
       "Give a device a new random PSK; the old one fails from the next "
       "handshake");
-  rotate->add_option("id", options->id, "Device id")->required();
-  rotate->add_option("--psk-file", options->psk_file,
-                     "Write the new PSK (hex) to this new file, mode 0600");
-  rotate->add_flag("--print-keys", options->print_keys,
-                   "Print the new PSK (hex) to stdout, once");
-  rotate->callback([options] {
+  rotate.AddOption("id", options->id, "Device id").Required();
+  rotate.AddOption("--psk-file", options->psk_file,
+                   "Write the new PSK (hex) to this new file, mode 0600");
+  rotate.AddFlag("--print-keys", options->print_keys,
+                 "Print the new PSK (hex) to stdout, once");
+  rotate.OnRun([options] {
     const host::Error usage = CheckKeyDestination(*options);
     if (!usage.ok()) {
       Exit("edgeadmm devices rotate-key", usage.message(), 2);
@@ -451,7 +454,7 @@ void AddDevicesCommands(CLI::App& app) {
     ExitOnError(kCommand, RunRotateKey(*options));
   });
 
-  AddLifetimeCommand(*devices, options);
+  AddLifetimeCommand(devices, options);
 
   struct Change {
     const char* name;
@@ -468,9 +471,9 @@ void AddDevicesCommands(CLI::App& app) {
        &registry::DeviceRegistry::Remove},
   };
   for (const Change& c : kChanges) {
-    CLI::App* sub = devices->add_subcommand(c.name, c.help);
-    sub->add_option("id", options->id, "Device id")->required();
-    sub->callback([options, c] {
+    host::Command sub = devices.AddSubcommand(c.name, c.help);
+    sub.AddOption("id", options->id, "Device id").Required();
+    sub.OnRun([options, c] {
       ExitOnError(kCommand, RunChange(*options, c.verb, c.change));
     });
   }

@@ -1,7 +1,6 @@
 // `edgeadmm job create FILE | start NAME | stop NAME | list | status NAME |
 // ledger NAME | export NAME --format bin|json|header [--round last|best|N]
 // [--quantize none|int8] [--output F]`.
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -382,20 +381,19 @@ host::Error RunExport(const JobOptions& o, jobs::ModelChoice choice,
   return WriteOwnerOnlyFile(o.output, bytes);
 }
 
-void AddJobCommands(CLI::App& app) {
+void AddJobCommands(host::Command& app) {
   auto o = std::make_shared<JobOptions>();
-  CLI::App* job = app.add_subcommand("job",
-                                     "Training jobs: create, start, "
-                                     "stop, status, ledger, export");
-  job->require_subcommand(1);
-  job->fallthrough();
-  job->add_option("--db", o->db_path, "Aggregator database")
-      ->capture_default_str();
+  host::Command job = app.AddSubcommand("job",
+                                        "Training jobs: create, start, "
+                                        "stop, status, ledger, export");
+  job.RequireSubcommand();
+  job.Fallthrough();
+  job.AddOption("--db", o->db_path, "Aggregator database").CaptureDefault();
 
-  CLI::App* create = job->add_subcommand(
+  host::Command create = job.AddSubcommand(
       "create", "Create a job from a TOML file (enrolls the enabled devices)");
-  create->add_option("file", o->name, "Job TOML")->required();
-  create->callback([o] {
+  create.AddOption("file", o->name, "Job TOML").Required();
+  create.OnRun([o] {
     auto file = ReadJobFile(o->name);
     if (!file.ok()) Exit(kCommand, file.error().message(), 2);
     ExitOnError(kCommand, RunCreate(*o, std::move(file).value()));
@@ -419,31 +417,30 @@ void AddJobCommands(CLI::App& app) {
       {"ledger", "Privacy report: central and per-device ledgers", &RunLedger},
   };
   for (const Simple& s : kSimple) {
-    CLI::App* sub = job->add_subcommand(s.name, s.help);
-    sub->add_option("name", o->name, "Job name")->required();
+    host::Command sub = job.AddSubcommand(s.name, s.help);
+    sub.AddOption("name", o->name, "Job name").Required();
     auto run = s.run;
-    sub->callback([o, run] { ExitOnError(kCommand, run(*o)); });
+    sub.OnRun([o, run] { ExitOnError(kCommand, run(*o)); });
   }
-  job->add_subcommand("list", "List jobs")->callback([o] {
+  job.AddSubcommand("list", "List jobs").OnRun([o] {
     ExitOnError(kCommand, RunList(*o));
   });
 
-  CLI::App* exp = job->add_subcommand(
+  host::Command exp = job.AddSubcommand(
       "export", "Export the released model (bin: float32 LE; json; header)");
-  exp->add_option("name", o->name, "Job name")->required();
-  exp->add_option("--format", o->format, "bin | json | header")
-      ->capture_default_str();
-  exp->add_option("--round", o->round,
-                  "last | best (validated on gateway data) | N (round id); "
-                  "default: the job's [validation] release");
-  exp->add_option("--quantize", o->quantize,
-                  "header only: none (float32 weights) | int8 (one scale "
-                  "s = max|w|/127; the max weight error goes to stderr)")
-      ->capture_default_str();
-  exp->add_option("--output,-o", o->output,
-                  "Output file (default stdout), written 0600 to a temporary "
-                  "file renamed over it (a symlink there is replaced)");
-  exp->callback([o] {
+  exp.AddOption("name", o->name, "Job name").Required();
+  exp.AddOption("--format", o->format, "bin | json | header").CaptureDefault();
+  exp.AddOption("--round", o->round,
+                "last | best (validated on gateway data) | N (round id); "
+                "default: the job's [validation] release");
+  exp.AddOption("--quantize", o->quantize,
+                "header only: none (float32 weights) | int8 (one scale "
+                "s = max|w|/127; the max weight error goes to stderr)")
+      .CaptureDefault();
+  exp.AddOption("--output,-o", o->output,
+                "Output file (default stdout), written 0600 to a temporary "
+                "file renamed over it (a symlink there is replaced)");
+  exp.OnRun([o] {
     if (!KnownExportFormat(o->format)) {
       Exit(kCommand, "unknown format " + o->format, 2);
     }

@@ -6,9 +6,9 @@
 //       --epsilon 1 --delta 1e-5 [--policy trusted-aggregator --clip 1]
 //   --accountant pld reads epsilon off the composed privacy-loss
 //   distribution instead of converting RDP (default rdp).
-#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "cli_command.h"
@@ -38,7 +38,7 @@ struct PrivacyOptions {
   double delta = 1e-5;
   double epsilon = 0.0;
   double delta_at_epsilon = 0.0;  // report only: also print delta(epsilon)
-  const CLI::Option* delta_at_epsilon_option = nullptr;
+  std::optional<host::CommandOption> delta_at_epsilon_option;
   std::string conversion = "improved";
   std::string accountant = "rdp";  // rdp or pld
   bool json = false;
@@ -122,8 +122,7 @@ void PrintReport(const PrivacyOptions& o, const privacy::Schedule& schedule,
 }
 
 bool DeltaAtEpsilonAsked(const PrivacyOptions& o) {
-  return o.delta_at_epsilon_option != nullptr &&
-         o.delta_at_epsilon_option->count() > 0;
+  return o.delta_at_epsilon_option && o.delta_at_epsilon_option->Given();
 }
 
 // OK for the accountants' names; INVALID_ARGUMENT for another name, or for
@@ -372,87 +371,84 @@ void ExitOnPrivacyError(const char* command, const Error& error) {
   }
 }
 
-void AddScheduleOptions(CLI::App* sub, PrivacyOptions* o) {
-  sub->add_option("--sampling", o->sampling,
-                  "none (plain Gaussian, add/remove), poisson (Poisson rate q, "
-                  "add/remove) or fixed (m of n without replacement, q = m/n, "
-                  "replace-one)")
-      ->capture_default_str();
-  sub->add_option("--q", o->q, "sampling rate q in (0, 1]")
-      ->capture_default_str();
-  sub->add_option("--rounds", o->rounds, "number of rounds (compositions)")
-      ->required();
-  sub->add_option("--delta", o->delta, "delta in (0, 1)")
-      ->capture_default_str();
-  sub->add_option("--conversion", o->conversion,
-                  "RDP to (epsilon, delta): classic or improved")
-      ->capture_default_str();
-  sub->add_option("--accountant", o->accountant,
-                  "rdp (RDP + --conversion) or pld (privacy-loss "
-                  "distribution, FFT composition; none/poisson only)")
-      ->capture_default_str();
-  sub->add_flag("--json", o->json, "print one JSON object");
+void AddScheduleOptions(host::Command& sub, PrivacyOptions* o) {
+  sub.AddOption("--sampling", o->sampling,
+                "none (plain Gaussian, add/remove), poisson (Poisson rate q, "
+                "add/remove) or fixed (m of n without replacement, q = m/n, "
+                "replace-one)")
+      .CaptureDefault();
+  sub.AddOption("--q", o->q, "sampling rate q in (0, 1]").CaptureDefault();
+  sub.AddOption("--rounds", o->rounds, "number of rounds (compositions)")
+      .Required();
+  sub.AddOption("--delta", o->delta, "delta in (0, 1)").CaptureDefault();
+  sub.AddOption("--conversion", o->conversion,
+                "RDP to (epsilon, delta): classic or improved")
+      .CaptureDefault();
+  sub.AddOption("--accountant", o->accountant,
+                "rdp (RDP + --conversion) or pld (privacy-loss "
+                "distribution, FFT composition; none/poisson only)")
+      .CaptureDefault();
+  sub.AddFlag("--json", o->json, "print one JSON object");
 }
 
-void AddPrivacyCommands(CLI::App& app) {
-  CLI::App* privacy = app.add_subcommand(
+void AddPrivacyCommands(host::Command& app) {
+  host::Command privacy = app.AddSubcommand(
       "privacy",
       "privacy accounting: epsilon of a schedule, noise for a target");
-  privacy->require_subcommand(1);
+  privacy.RequireSubcommand();
   auto options = std::make_shared<PrivacyOptions>();
 
-  CLI::App* report = privacy->add_subcommand(
-      "report", "epsilon spent by a schedule of rounds");
+  host::Command report =
+      privacy.AddSubcommand("report", "epsilon spent by a schedule of rounds");
   AddScheduleOptions(report, options.get());
   report
-      ->add_option("--noise-multiplier", options->noise_multiplier,
-                   "noise std / sensitivity")
-      ->required();
+      .AddOption("--noise-multiplier", options->noise_multiplier,
+                 "noise std / sensitivity")
+      .Required();
   options->delta_at_epsilon_option =
-      report->add_option("--delta-at-epsilon", options->delta_at_epsilon,
-                         "also print the smallest delta for this epsilon");
-  report->callback(
+      report.AddOption("--delta-at-epsilon", options->delta_at_epsilon,
+                       "also print the smallest delta for this epsilon");
+  report.OnRun(
       [options] { ExitOnPrivacyError("report", RunReport(*options)); });
 
-  CLI::App* plan = privacy->add_subcommand(
+  host::Command plan = privacy.AddSubcommand(
       "plan", "smallest noise multiplier for a target (epsilon, delta)");
   AddScheduleOptions(plan, options.get());
-  plan->add_option("--epsilon", options->epsilon, "target epsilon")->required();
-  plan->add_option("--policy", options->policy,
-                   "also print sigma for participation, "
-                   "participation-own-noise, trusted-aggregator or local-dp");
-  plan->add_option("--clip", options->clip, "clipping norm C (with --policy)")
-      ->capture_default_str();
-  plan->add_option("--cohort", options->cohort,
-                   "accepted uploads per round m (participation policy)");
-  plan->add_option("--colluders", options->colluders,
-                   "devices of the cohort that may pool their own noise, t "
-                   "(participation policy: sigma for m - t unknown noises)")
-      ->capture_default_str();
-  plan->callback([options] { ExitOnPrivacyError("plan", RunPlan(*options)); });
+  plan.AddOption("--epsilon", options->epsilon, "target epsilon").Required();
+  plan.AddOption("--policy", options->policy,
+                 "also print sigma for participation, "
+                 "participation-own-noise, trusted-aggregator or local-dp");
+  plan.AddOption("--clip", options->clip, "clipping norm C (with --policy)")
+      .CaptureDefault();
+  plan.AddOption("--cohort", options->cohort,
+                 "accepted uploads per round m (participation policy)");
+  plan.AddOption("--colluders", options->colluders,
+                 "devices of the cohort that may pool their own noise, t "
+                 "(participation policy: sigma for m - t unknown noises)")
+      .CaptureDefault();
+  plan.OnRun([options] { ExitOnPrivacyError("plan", RunPlan(*options)); });
 
   auto p004 = std::make_shared<Paper004Options>();
-  CLI::App* paper = privacy->add_subcommand(
+  host::Command paper = privacy.AddSubcommand(
       "paper-004",
       "paper 004's record-level epsilon-bar (its moments accountant) and the "
       "RDP epsilon of the same per-record Gaussian mechanism");
   paper
-      ->add_option("--step-epsilon", p004->step_epsilon,
-                   "per-iteration epsilon (dp_admm.step_epsilon)")
-      ->required();
+      .AddOption("--step-epsilon", p004->step_epsilon,
+                 "per-iteration epsilon (dp_admm.step_epsilon)")
+      .Required();
   paper
-      ->add_option("--step-delta", p004->step_delta,
-                   "per-iteration delta, also the final delta")
-      ->capture_default_str();
-  paper->add_option("--rounds", p004->rounds, "iterations T")->required();
+      .AddOption("--step-delta", p004->step_delta,
+                 "per-iteration delta, also the final delta")
+      .CaptureDefault();
+  paper.AddOption("--rounds", p004->rounds, "iterations T").Required();
   paper
-      ->add_option("--conversion", p004->conversion,
-                   "RDP conversion of the second number: classic or "
-                   "improved")
-      ->capture_default_str();
-  paper->add_flag("--json", p004->json, "print one JSON object");
-  paper->callback(
-      [p004] { ExitOnPrivacyError("paper-004", RunPaper004(*p004)); });
+      .AddOption("--conversion", p004->conversion,
+                 "RDP conversion of the second number: classic or "
+                 "improved")
+      .CaptureDefault();
+  paper.AddFlag("--json", p004->json, "print one JSON object");
+  paper.OnRun([p004] { ExitOnPrivacyError("paper-004", RunPaper004(*p004)); });
 }
 
 }  // namespace

@@ -4,15 +4,15 @@
 
 namespace edgeadmm::cli {
 
-void AddDataOptions(CLI::App* cmd, DataOptions* options) {
-  cmd->add_option("--format", options->format,
-                  "libsvm, or adult-csv (UCI Adult adult.data/adult.test: "
-                  "105 one-hot/min-max features; 'csv' also accepted)")
-      ->capture_default_str();
-  cmd->add_option("--normalize", options->normalize,
-                  "row scaling after loading: none, unit (every row to "
-                  "norm 1) or max (all rows by the largest norm)")
-      ->capture_default_str();
+void AddDataOptions(host::Command& cmd, DataOptions* options) {
+  cmd.AddOption("--format", options->format,
+                "libsvm, or adult-csv (UCI Adult adult.data/adult.test: "
+                "105 one-hot/min-max features; 'csv' also accepted)")
+      .CaptureDefault();
+  cmd.AddOption("--normalize", options->normalize,
+                "row scaling after loading: none, unit (every row to "
+                "norm 1) or max (all rows by the largest norm)")
+      .CaptureDefault();
 }
 
 void ResolveDataOptions(const DataOptions& options, const char* command,
@@ -20,14 +20,14 @@ void ResolveDataOptions(const DataOptions& options, const char* command,
   if (!ParseDataFormat(options.format, format).ok()) {
     std::fprintf(stderr, "%s: --format must be libsvm or adult-csv, got %s\n",
                  command, options.format.c_str());
-    throw CLI::RuntimeError(2);
+    host::ExitCommandLine(2);
   }
   if (!ParseRowNormalization(options.normalize, normalization).ok()) {
     std::fprintf(stderr,
                  "%s: --normalize must be none, unit or max, got "
                  "%s\n",
                  command, options.normalize.c_str());
-    throw CLI::RuntimeError(2);
+    host::ExitCommandLine(2);
   }
 }
 

@@ -1,5 +1,5 @@
-// `edgeadmm-fleet`'s command line (fleet_cli.cc), for main.cc: a header
-// without CLI11, so the two executables' main.cc do not parse it.
+// `edgeadmm-fleet`'s command line (fleet_cli.cc), for the two executables'
+// main.cc.
 #pragma once
 
 namespace edgeadmm::fleet {

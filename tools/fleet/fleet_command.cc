@@ -20,7 +20,7 @@ using cli::ResolveDataOptions;
 
 [[noreturn]] void Fail(const char* command, const std::string& what) {
   std::fprintf(stderr, "edgeadmm-fleet %s: %s\n", command, what.c_str());
-  throw CLI::RuntimeError(1);
+  host::ExitCommandLine(1);
 }
 
 void PrintRunReport(const FleetReport& r) {
@@ -55,65 +55,65 @@ void PrintRunReport(const FleetReport& r) {
 
 }  // namespace
 
-void AddSimulatorCommands(CLI::App& app) {
-  CLI::App* fleet = &app;
+void AddSimulatorCommands(host::Command& app) {
+  host::Command& fleet = app;
   static FleetConfig run;
   static DataOptions data;
-  CLI::App* run_cmd = fleet->add_subcommand(
+  host::Command run_cmd = fleet.AddSubcommand(
       "run", "Run N virtual devices against an in-process aggregator");
-  run_cmd->add_option("--data", run.data_path, "LIBSVM or Adult CSV (.xz ok)")
-      ->required();
+  run_cmd.AddOption("--data", run.data_path, "LIBSVM or Adult CSV (.xz ok)")
+      .Required();
   AddDataOptions(run_cmd, &data);
-  run_cmd->add_option("--dim", run.dim, "LIBSVM dimension");
-  run_cmd->add_option("--devices", run.devices, "virtual devices");
-  run_cmd->add_option("--rounds", run.rounds, "rounds");
-  run_cmd->add_option("--loss", run.loss, "datagram loss probability");
-  run_cmd->add_option("--dropout", run.dropout,
-                      "probability a device is offline for a round");
-  run_cmd->add_option("--reboot", run.reboot,
-                      "probability a device loses power between persisting "
-                      "and uploading");
-  run_cmd->add_option("--max-retransmit", run.max_retransmit,
-                      "CoAP MAX_RETRANSMIT of the simulated link");
-  run_cmd->add_option("--seed", run.seed, "seed of the link and faults");
-  run_cmd->add_option("--state-dir", run.state_dir,
-                      "per-device state directories (default: RAM)");
-  run_cmd->add_flag("--deterministic", run.deterministic_entropy,
-                    "seeded test entropy (UNSAFE: reproducible noise)");
-  run_cmd->add_option("--lambda", run.lambda, "paper 002 lambda");
-  run_cmd->add_option("--gamma", run.gamma, "paper 002 prox step");
-  run_cmd->add_option("--clip", run.clip, "clipping norm C");
-  run_cmd->add_option("--sigma", run.sigma, "noise multiplier sigma");
-  run_cmd->add_option("--epsilon-budget", run.epsilon_budget,
-                      "local epsilon budget of every device (default inf: "
-                      "no limit, the epsilon spent is still reported)");
-  run_cmd->callback([] {
+  run_cmd.AddOption("--dim", run.dim, "LIBSVM dimension");
+  run_cmd.AddOption("--devices", run.devices, "virtual devices");
+  run_cmd.AddOption("--rounds", run.rounds, "rounds");
+  run_cmd.AddOption("--loss", run.loss, "datagram loss probability");
+  run_cmd.AddOption("--dropout", run.dropout,
+                    "probability a device is offline for a round");
+  run_cmd.AddOption("--reboot", run.reboot,
+                    "probability a device loses power between persisting "
+                    "and uploading");
+  run_cmd.AddOption("--max-retransmit", run.max_retransmit,
+                    "CoAP MAX_RETRANSMIT of the simulated link");
+  run_cmd.AddOption("--seed", run.seed, "seed of the link and faults");
+  run_cmd.AddOption("--state-dir", run.state_dir,
+                    "per-device state directories (default: RAM)");
+  run_cmd.AddFlag("--deterministic", run.deterministic_entropy,
+                  "seeded test entropy (UNSAFE: reproducible noise)");
+  run_cmd.AddOption("--lambda", run.lambda, "paper 002 lambda");
+  run_cmd.AddOption("--gamma", run.gamma, "paper 002 prox step");
+  run_cmd.AddOption("--clip", run.clip, "clipping norm C");
+  run_cmd.AddOption("--sigma", run.sigma, "noise multiplier sigma");
+  run_cmd.AddOption("--epsilon-budget", run.epsilon_budget,
+                    "local epsilon budget of every device (default inf: "
+                    "no limit, the epsilon spent is still reported)");
+  run_cmd.OnRun([] {
     ResolveDataOptions(data, "edgeadmm-fleet run", &run.format,
                        &run.normalization);
     auto report = RunFleet(run, stdout);
     if (!report.ok()) Fail("run", report.error().ToString());
     PrintRunReport(*report);
-    if (!report->exactly_once) throw CLI::RuntimeError(2);
+    if (!report->exactly_once) host::ExitCommandLine(2);
   });
 
   static HandshakeConfig hs;
   static std::string psk_hex;
-  CLI::App* hs_cmd = fleet->add_subcommand(
+  host::Command hs_cmd = fleet.AddSubcommand(
       "handshakes", "DTLS-PSK handshakes per second against a CoAP server");
-  hs_cmd->add_option("--host", hs.host, "numeric server address");
-  hs_cmd->add_option("--port", hs.port, "DTLS port")->required();
-  hs_cmd->add_option("--psk-hex", psk_hex, "the PSK (hex) of every identity")
-      ->required();
-  hs_cmd->add_option("--identity-prefix", hs.identity_prefix,
-                     "identity i is PREFIX + i");
-  hs_cmd->add_option("--sessions", hs.sessions, "sessions to open");
-  hs_cmd->add_option("--concurrency", hs.concurrency,
-                     "handshakes in flight at once");
-  hs_cmd->add_option("--path", hs.path, "resource to GET once per session");
-  hs_cmd->add_option("--timeout-ms", hs.timeout_ms, "give up after");
-  hs_cmd->add_flag("--keep-open", hs.keep_open,
-                   "keep sessions open (memory per session)");
-  hs_cmd->callback([] {
+  hs_cmd.AddOption("--host", hs.host, "numeric server address");
+  hs_cmd.AddOption("--port", hs.port, "DTLS port").Required();
+  hs_cmd.AddOption("--psk-hex", psk_hex, "the PSK (hex) of every identity")
+      .Required();
+  hs_cmd.AddOption("--identity-prefix", hs.identity_prefix,
+                   "identity i is PREFIX + i");
+  hs_cmd.AddOption("--sessions", hs.sessions, "sessions to open");
+  hs_cmd.AddOption("--concurrency", hs.concurrency,
+                   "handshakes in flight at once");
+  hs_cmd.AddOption("--path", hs.path, "resource to GET once per session");
+  hs_cmd.AddOption("--timeout-ms", hs.timeout_ms, "give up after");
+  hs_cmd.AddFlag("--keep-open", hs.keep_open,
+                 "keep sessions open (memory per session)");
+  hs_cmd.OnRun([] {
     auto key = host::FromHex(psk_hex);
     if (!key.ok()) Fail("handshakes", "--psk-hex is not hex");
     hs.key.assign(key->begin(), key->end());
@@ -129,7 +129,7 @@ void AddSimulatorCommands(CLI::App& app) {
       std::printf(", %.0f bytes per open session", report->bytes_per_session);
     }
     std::printf("\n");
-    if (report->ok == 0) throw CLI::RuntimeError(1);
+    if (report->ok == 0) host::ExitCommandLine(1);
   });
 }
 

@@ -20,50 +20,48 @@ void OnSignal(int) { g_stop = 1; }
 
 }  // namespace
 
-void AddLoadCommand(CLI::App& app) {
+void AddLoadCommand(host::Command& app) {
   static BareLoadConfig c;
-  CLI::App* cmd = app.add_subcommand(
+  host::Command cmd = app.AddSubcommand(
       "load",
       "Devices that observe v1/task and POST one upload per notified round "
       "(the bare libcoap baseline of the load benchmark)");
-  cmd->add_option("--host", c.host, "numeric server address")
-      ->capture_default_str();
-  cmd->add_option("--port", c.port, "server DTLS port")->required();
-  cmd->add_option("--psk-dir", c.psk_dir,
-                  "one hex PSK file per device, named after its id")
-      ->required();
-  cmd->add_option("--local-address", c.local_address,
-                  "first numeric source address of the sessions");
-  cmd->add_option("--local-addresses", c.local_addresses,
-                  "spread the devices over this many consecutive addresses")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--part", c.part,
-                  "run only the devices whose index is PART modulo --parts");
-  cmd->add_option("--parts", c.parts, "processes sharing the devices")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--start-rate", c.start_per_second,
-                  "start at most this many devices per second (0: all)");
-  cmd->add_option("--max-starting", c.max_starting,
-                  "at most this many devices in their first handshake");
-  cmd->add_option("--payload-bytes", c.payload_bytes, "bytes per upload")
-      ->capture_default_str();
-  cmd->add_option("--rounds", c.rounds, "uploads per device")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--progress-ms", c.progress_ms,
-                  "a progress line every this many ms")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--watch-pid", c.watch_pid,
-                  "add this process's memory and CPU use to the progress "
-                  "lines");
-  cmd->callback([] {
+  cmd.AddOption("--host", c.host, "numeric server address").CaptureDefault();
+  cmd.AddOption("--port", c.port, "server DTLS port").Required();
+  cmd.AddOption("--psk-dir", c.psk_dir,
+                "one hex PSK file per device, named after its id")
+      .Required();
+  cmd.AddOption("--local-address", c.local_address,
+                "first numeric source address of the sessions");
+  cmd.AddOption("--local-addresses", c.local_addresses,
+                "spread the devices over this many consecutive addresses")
+      .Positive();
+  cmd.AddOption("--part", c.part,
+                "run only the devices whose index is PART modulo --parts");
+  cmd.AddOption("--parts", c.parts, "processes sharing the devices").Positive();
+  cmd.AddOption("--start-rate", c.start_per_second,
+                "start at most this many devices per second (0: all)");
+  cmd.AddOption("--max-starting", c.max_starting,
+                "at most this many devices in their first handshake");
+  cmd.AddOption("--payload-bytes", c.payload_bytes, "bytes per upload")
+      .CaptureDefault();
+  cmd.AddOption("--rounds", c.rounds, "uploads per device")
+      .Positive()
+      .CaptureDefault();
+  cmd.AddOption("--progress-ms", c.progress_ms,
+                "a progress line every this many ms")
+      .Positive();
+  cmd.AddOption("--watch-pid", c.watch_pid,
+                "add this process's memory and CPU use to the progress "
+                "lines");
+  cmd.OnRun([] {
     std::signal(SIGTERM, &OnSignal);
     std::signal(SIGINT, &OnSignal);
     auto r = RunBareLoad(c, &g_stop, stdout);
     if (!r.ok()) {
       std::fprintf(stderr, "edgeadmm-fleet load: %s\n",
                    r.error().ToString().c_str());
-      throw CLI::RuntimeError(1);
+      host::ExitCommandLine(1);
     }
     std::printf(
         "load: %zu devices, %zu registered (all by %.2f s), %llu "
@@ -74,7 +72,7 @@ void AddLoadCommand(CLI::App& app) {
         static_cast<unsigned long long>(r->uploads_accepted),
         static_cast<unsigned long long>(r->uploads_refused),
         static_cast<unsigned long long>(r->transport_errors), r->seconds);
-    if (r->uploads_accepted == 0) throw CLI::RuntimeError(1);
+    if (r->uploads_accepted == 0) host::ExitCommandLine(1);
   });
 }
 

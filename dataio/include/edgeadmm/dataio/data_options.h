@@ -5,10 +5,10 @@
 // and the encoder agree.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 
 #include "edgeadmm/dataio/dataset_source.h"
+#include "edgeadmm/host/command_line.h"
 
 namespace edgeadmm::cli {
 
@@ -18,11 +18,12 @@ struct DataOptions {
 };
 
 // Adds --format (libsvm | adult-csv) and --normalize (none | unit | max).
-void AddDataOptions(CLI::App* cmd, DataOptions* options);
+void AddDataOptions(host::Command& cmd, DataOptions* options);
 
 // Resolves the names; on a bad one prints "<command>: --format must be
 // libsvm or adult-csv, got X" (or --normalize; `command` is the program and
-// subcommand, e.g. "edgeadmm data encode") and throws CLI::RuntimeError(2).
+// subcommand, e.g. "edgeadmm data encode") and ends the command with exit
+// code 2 (host::ExitCommandLine).
 void ResolveDataOptions(const DataOptions& options, const char* command,
                         DataFormat* format, RowNormalization* normalization);
 
