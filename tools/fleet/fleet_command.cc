@@ -56,10 +56,9 @@ void PrintRunReport(const FleetReport& r) {
 }  // namespace
 
 void AddSimulatorCommands(host::Command& app) {
-  host::Command& fleet = app;
   static FleetConfig run;
   static DataOptions data;
-  host::Command run_cmd = fleet.AddSubcommand(
+  host::Command run_cmd = app.AddSubcommand(
       "run", "Run N virtual devices against an in-process aggregator");
   run_cmd.AddOption("--data", run.data_path, "LIBSVM or Adult CSV (.xz ok)")
       .Required();
@@ -98,7 +97,7 @@ void AddSimulatorCommands(host::Command& app) {
 
   static HandshakeConfig hs;
   static std::string psk_hex;
-  host::Command hs_cmd = fleet.AddSubcommand(
+  host::Command hs_cmd = app.AddSubcommand(
       "handshakes", "DTLS-PSK handshakes per second against a CoAP server");
   hs_cmd.AddOption("--host", hs.host, "numeric server address");
   hs_cmd.AddOption("--port", hs.port, "DTLS port").Required();

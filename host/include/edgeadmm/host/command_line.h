@@ -7,7 +7,6 @@
 // its calls each one makes.
 #pragma once
 
-#include <cstddef>
 #include <functional>
 #include <string>
 #include <utility>
@@ -85,6 +84,7 @@ class Command {
         name, [&into](int value) { into = static_cast<Enum>(value); },
         std::move(numbered), description);
   }
+  // AddChoice's work: `take` gets the number of the name given.
   CommandOption AddNumberedChoice(
       const std::string& name, std::function<void(int)> take,
       std::vector<std::pair<std::string, int>> names,
