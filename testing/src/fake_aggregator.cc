@@ -129,9 +129,14 @@ CoapResponse FakeAggregator::Handle(const char* identity,
   const bool get = request.method == CoapMethod::kGet;
   const bool post = request.method == CoapMethod::kPost;
   if (wire::IsTaskPath(request.path) && get) {
-    const char* query = std::strchr(request.path, '?');
-    std::strncpy(last_task_query_, query != nullptr ? query + 1 : "",
-                 sizeof(last_task_query_) - 1);
+    const char* job = request.path + sizeof(wire::kTaskPath) - 1;
+    if (*job == '/') job += 1;
+    const size_t key = sizeof(wire::kJobQueryKey) - 1;
+    if (*job == '?') {
+      job = std::strncmp(job + 1, wire::kJobQueryKey, key) == 0 ? job + 1 + key
+                                                                : "";
+    }
+    std::strncpy(last_task_job_, job, sizeof(last_task_job_) - 1);
     return HandleTask(*device, out);
   }
   if (std::strcmp(request.path, wire::kUpdatePath) == 0 && post) {

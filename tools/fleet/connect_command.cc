@@ -379,7 +379,7 @@ void AddConnectCommand(host::Command& app) {
   cmd.AddOption("--state-dir", c.state_dir,
                 "per-device state directories (default: RAM)");
   cmd.AddOption("--job", c.job,
-                "the job every device serves (Uri-Query job=NAME; its "
+                "the job every device serves (its task v1/task/NAME; its "
                 "record stored as job-NAME); default: the gateway picks");
   cmd.AddOption("--epsilon-budget", c.epsilon_budget,
                 "local epsilon budget of every device (default inf: no limit, "

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -158,31 +159,56 @@ struct CoapResources {
                                   query->length);
   }
 
-  static void GetTask(coap_resource_t* resource, coap_session_t* session,
-                      const coap_pdu_t* request, const coap_string_t* query,
-                      coap_pdu_t* response) {
+  // A task request or notification for the job `selector` picks ("job=<name>",
+  // or empty: the device's), on v1/task (kTask) or a job's own task
+  // resource (kJobTask).
+  static void ServeTask(coap_resource_t* resource, coap_session_t* session,
+                        const coap_pdu_t* request, const coap_string_t* query,
+                        coap_pdu_t* response, Resource kind,
+                        std::string_view selector) {
     CoapServer* s = ServerOf(session);
     // A notification is the daemon's, not a request: no budget, no shape
     // (the registration it renews passed both).
     const bool notification = IsNotification(response);
     std::optional<Response> refused =
-        notification ? std::nullopt
-                     : Refusal(session, request, Resource::kTask);
+        notification ? std::nullopt : Refusal(session, request, kind);
     if (notification && Revoked(session)) refused = RevokedResponse();
-    Response answer = refused ? std::move(*refused)
-                              : s->handler_.Task(IdentityOf(session),
-                                                 s->NowMs(), QueryOf(query));
+    Response answer =
+        refused ? std::move(*refused)
+                : s->handler_.Task(IdentityOf(session), s->NowMs(), selector);
     if (answer.code >= wire::CoapCode(3, 0) && notification) {
       // libcoap 4.3.1 frees the observer of a notification answered 4.xx or
       // 5.xx and then reads it to send that answer: a use after free that
       // crashed the daemon (fixed upstream in 4.3.2, commit 64de2ba4). A
       // notification the daemon cannot serve (superseded or revoked session,
-      // device outside the running job) is 2.03 without a task instead: the
-      // device registers again and gets the error as a response.
+      // device outside the running job, a job no longer loaded) is 2.03
+      // without a task instead: the device registers again and gets the
+      // error as a response.
       answer = Response{};
       answer.code = wire::kCoapValid;
     }
     Send(resource, session, request, query, response, std::move(answer));
+  }
+
+  static void GetTask(coap_resource_t* resource, coap_session_t* session,
+                      const coap_pdu_t* request, const coap_string_t* query,
+                      coap_pdu_t* response) {
+    ServeTask(resource, session, request, query, response, Resource::kTask,
+              QueryOf(query));
+  }
+
+  // v1/task/<name> (AddJobTaskResource): the task of the job the path
+  // names, as v1/task?job=<name> but observed on its own.
+  static void GetJobTask(coap_resource_t* resource, coap_session_t* session,
+                         const coap_pdu_t* request, const coap_string_t* query,
+                         coap_pdu_t* response) {
+    const coap_str_const_t* path = coap_resource_get_uri_path(resource);
+    const std::string_view name =
+        std::string_view(reinterpret_cast<const char*>(path->s), path->length)
+            .substr(sizeof(wire::kTaskPath));
+    const std::string selector = wire::kJobQueryKey + std::string(name);
+    ServeTask(resource, session, request, query, response, Resource::kJobTask,
+              selector);
   }
 
   // One block of a Block1 request body (RFC 7959) into the session's
@@ -408,6 +434,17 @@ void PostSecAgg(coap_resource_t* resource, coap_session_t* session,
                                             length, s->NowMs()));
 }
 
+namespace {
+
+// The flags of an observable task resource.
+int TaskResourceFlags(const ServerOptions& options) {
+  return options.non_confirmable_notifications
+             ? COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS
+             : 0;
+}
+
+}  // namespace
+
 coap_resource_t* AddResources(coap_context_t* context,
                               const ServerOptions& options) {
   struct ResourceSpec {
@@ -429,11 +466,8 @@ coap_resource_t* AddResources(coap_context_t* context,
   coap_resource_t* task_resource = nullptr;
   for (const ResourceSpec& spec : specs) {
     const bool task = spec.handler == &CoapResources::GetTask;
-    const int flags = task && options.non_confirmable_notifications
-                          ? COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS
-                          : 0;
-    coap_resource_t* r =
-        coap_resource_init(coap_make_str_const(spec.path), flags);
+    coap_resource_t* r = coap_resource_init(
+        coap_make_str_const(spec.path), task ? TaskResourceFlags(options) : 0);
     coap_register_handler(r, spec.method, spec.handler);
     coap_add_resource(context, r);
     if (task) {
@@ -442,6 +476,20 @@ coap_resource_t* AddResources(coap_context_t* context,
     }
   }
   return task_resource;
+}
+
+void AddJobTaskResource(CoapShard& shard, const ServerOptions& options,
+                        const std::string& job) {
+  if (shard.job_tasks.count(job) != 0) return;
+  const std::string path = std::string(wire::kTaskPath) + "/" + job;
+  coap_resource_t* r = coap_resource_init(
+      coap_new_str_const(reinterpret_cast<const uint8_t*>(path.data()),
+                         path.size()),
+      TaskResourceFlags(options) | COAP_RESOURCE_FLAGS_RELEASE_URI);
+  coap_register_handler(r, COAP_REQUEST_GET, &CoapResources::GetJobTask);
+  coap_resource_set_get_observable(r, 1);
+  coap_add_resource(shard.context, r);
+  shard.job_tasks.emplace(job, r);
 }
 
 }  // namespace edgeadmm::server

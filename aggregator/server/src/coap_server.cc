@@ -403,13 +403,26 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
 }
 
 void CoapServer::NotifyTaskObservers() {
-  if (impl_->shards.empty() ||
-      !task_notifier_.Due(jobs_.engines(),
-                          static_cast<int64_t>(posix::MonotonicMs()))) {
-    return;
+  if (impl_->shards.empty()) return;
+  const std::vector<rounds::RoundEngine*>& engines = jobs_.engines();
+  for (CoapShard& shard : impl_->shards) {
+    for (const rounds::RoundEngine* engine : engines) {
+      AddJobTaskResource(shard, options_, engine->job().config.name);
+    }
   }
+  const std::vector<std::string> due =
+      task_notifier_.Due(engines, static_cast<int64_t>(posix::MonotonicMs()));
+  if (due.empty()) return;
+  // v1/task's observers (no job named, or the query form) hear every
+  // job's changes; v1/task/<name>'s only their job's.
   for (CoapShard& shard : impl_->shards) {
     coap_resource_notify_observers(shard.task, nullptr);
+    for (const std::string& name : due) {
+      const auto job_task = shard.job_tasks.find(name);
+      if (job_task != shard.job_tasks.end()) {
+        coap_resource_notify_observers(job_task->second, nullptr);
+      }
+    }
   }
 }
 

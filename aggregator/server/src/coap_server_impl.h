@@ -6,8 +6,10 @@
 #include <coap3/coap.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,7 +33,10 @@ struct CoapShard {
   coap_context_t* context = nullptr;
   std::unique_ptr<posix::CoapBatchedIo> io;  // null: coap_io_process
   coap_resource_t* task = nullptr;           // the observable v1/task
-  int endpoint_fd = -1;                      // attached to the read filter
+  // Each hosted job's own task, v1/task/<name>, by job name (added when the
+  // job is first hosted, kept for the context's life).
+  std::map<std::string, coap_resource_t*> job_tasks;
+  int endpoint_fd = -1;  // attached to the read filter
 };
 
 struct CoapServer::Impl {
@@ -71,11 +76,16 @@ struct CoapServer::Impl {
         budget(options.request_budget) {}
 };
 
-// Adds v1/task, v1/update, v1/model and v1/status to `context` (each
-// shard's; coap_resources.cc); returns the task resource, the observable
-// one.
+// Adds v1/task, v1/update, v1/model, v1/status and the secure-aggregation
+// phases to `context` (each shard's; coap_resources.cc); returns the task
+// resource, the observable one.
 coap_resource_t* AddResources(coap_context_t* context,
                               const ServerOptions& options);
+
+// Adds job `job`'s own observable task, v1/task/<job>, to `shard` unless it
+// has it.
+void AddJobTaskResource(CoapShard& shard, const ServerOptions& options,
+                        const std::string& job);
 
 // The server a libcoap session belongs to (the context's app data).
 inline CoapServer* ServerOf(coap_session_t* session) {

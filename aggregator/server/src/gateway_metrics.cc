@@ -18,7 +18,11 @@ constexpr const char* kSessionEventNames[] = {
     "handshake_started", "handshake_done", "closed", "session_freed"};
 
 int ResourceIndex(std::string_view path) {
-  if (path == wire::kTaskPath) return 0;
+  constexpr std::string_view kTask = wire::kTaskPath;
+  if (path.substr(0, kTask.size()) == kTask &&
+      (path.size() == kTask.size() || path[kTask.size()] == '/')) {
+    return 0;  // v1/task and each job's v1/task/<name>
+  }
   if (path == wire::kUpdatePath) return 1;
   if (path == wire::kModelPath) return 2;
   if (path == wire::kStatusPath) return 3;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "edgeadmm/jobs/job_config.h"
+#include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm::server {
 namespace {
@@ -45,7 +46,7 @@ void JobRouter::Set(std::vector<rounds::RoundEngine*> engines) {
 Result<std::optional<std::string>> JobRouter::ParseQuery(
     std::string_view query) {
   if (query.empty()) return std::optional<std::string>();
-  constexpr std::string_view kKey = "job=";
+  constexpr std::string_view kKey = wire::kJobQueryKey;
   if (query.substr(0, kKey.size()) != kKey) return Status::InvalidArgument();
   const std::string_view name = query.substr(kKey.size());
   if (!jobs::IsValidJobName(name)) return Status::InvalidArgument();

@@ -48,6 +48,8 @@ bool Allowed(Resource resource, uint16_t number) {
     case Resource::kTask:
       return number == kObserve || number == kUriQuery || number == kBlock2 ||
              number == kSize2;
+    case Resource::kJobTask:
+      return number == kObserve || number == kBlock2 || number == kSize2;
     case Resource::kUpdate:
       return number == kContentFormat || number == kBlock1 || number == kSize1;
     case Resource::kModel:

@@ -1,24 +1,38 @@
 #include "edgeadmm/server/task_notifier.h"
 
+#include <utility>
+
 namespace edgeadmm::server {
 
-bool TaskNotifier::Due(const std::vector<rounds::RoundEngine*>& engines,
-                       int64_t now_ms) {
-  std::vector<int64_t> now;
-  bool round_open = false;
+std::vector<std::string> TaskNotifier::Due(
+    const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms) {
+  std::vector<std::string> due;
+  std::map<std::string, Notified> hosted;
   for (const rounds::RoundEngine* engine : engines) {
-    now.push_back(engine->job().id);
-    now.push_back(engine->round_open() ? engine->round_id() : 0);
-    now.push_back(static_cast<int64_t>(engine->job().state));
-    round_open = round_open || engine->round_open();
+    const std::string& name = engine->job().config.name;
+    const Notified now{engine->job().id,
+                       engine->round_open() ? engine->round_id() : 0,
+                       static_cast<int64_t>(engine->job().state), now_ms};
+    const auto last = notified_.find(name);
+    const bool changed = last == notified_.end() ||
+                         last->second.job_id != now.job_id ||
+                         last->second.round_id != now.round_id ||
+                         last->second.state != now.state;
+    const bool heartbeat =
+        !changed && heartbeat_ms_ > 0 && engine->round_open() &&
+        now_ms - last->second.at_ms >= int64_t{heartbeat_ms_};
+    if (changed || heartbeat) {
+      due.push_back(name);
+      hosted[name] = now;
+    } else {
+      hosted[name] = last->second;
+    }
   }
-  if (now.empty()) return false;
-  const bool heartbeat = heartbeat_ms_ > 0 && round_open &&
-                         now_ms - notified_ms_ >= int64_t{heartbeat_ms_};
-  if (now == notified_ && !heartbeat) return false;
-  notified_ = std::move(now);
-  notified_ms_ = now_ms;
-  return true;
+  for (const auto& [name, last] : notified_) {
+    if (hosted.count(name) == 0) due.push_back(name);  // unloaded
+  }
+  notified_ = std::move(hosted);
+  return due;
 }
 
 }  // namespace edgeadmm::server

@@ -196,8 +196,9 @@ struct DeviceClientConfig {
   uint32_t retry_max_ms = 60000;
   const char* storage_key = "client";
   // The job this client serves on a gateway that runs several
-  // (docs/protocol.md, "Several jobs"): sent as the Uri-Query job=<name> of
-  // v1/task. Empty: the gateway chooses among the device's jobs. A device
+  // (docs/protocol.md, "Several jobs"): its task is v1/task/<name>, so the
+  // client hears only that job's rounds. Empty: v1/task, the gateway chooses
+  // among the device's jobs. A device
   // that runs several jobs gives each client its own storage_key.
   const char* job = "";
   // Fault injection (tests, fleet reboots, the device program's
@@ -461,7 +462,7 @@ class DeviceClient {
   void Refuse(const edgeadmm_wire_RoundTask& h, Status status);
 
   DeviceClientConfig config_;
-  // v1/task, with "?job=<name>" when config_.job names one.
+  // v1/task, or v1/task/<name> when config_.job names a job.
   char task_path_[wire::kMaxTaskPathBytes] = {};
   const ClientAlgorithmTable* algorithms_ = nullptr;
   bool initialized_ = false;

@@ -42,8 +42,7 @@ bool DeviceClient::SetTaskPath(const char* job) {
   char* out = task_path_;
   for (const char* c = wire::kTaskPath; *c != '\0';) *out++ = *c++;
   if (job != nullptr && job[0] != '\0') {
-    *out++ = '?';
-    for (const char* c = wire::kJobQueryKey; *c != '\0';) *out++ = *c++;
+    *out++ = '/';
     size_t n = 0;
     for (; job[n] != '\0'; ++n) {
       const char c = job[n];

@@ -9,6 +9,9 @@
 // register again) and refuses the re-registration, on the request path where
 // libcoap 4.3.1 is safe.
 //
+// A device that names its job observes that job's own task, v1/task/<name>,
+// and hears only that job's changes.
+//
 // The same observer also hears the task heartbeat: while a round is open and
 // nothing changes, a notification every task_heartbeat_seconds, none with 0
 // (docs/aggregator.md, "Task heartbeat").
@@ -81,10 +84,11 @@ class DaemonObservationTest : public ::testing::Test {
     return result;
   }
 
-  TransportResult GetTask(posix::CoapDtlsTransport& transport) {
+  TransportResult GetTask(posix::CoapDtlsTransport& transport,
+                          const char* path = wire::kTaskPath) {
     TransportRequest request;
     request.method = CoapMethod::kGet;
-    request.path = wire::kTaskPath;
+    request.path = path;
     TransportResult result;
     result.status = transport.Request(request, ByteSpan(body_, sizeof(body_)),
                                       8000, result);
@@ -198,6 +202,64 @@ TEST_F(DaemonObservationTest, AnOpenRoundIsAnnouncedEveryHeartbeat) {
 TEST_F(DaemonObservationTest, NoHeartbeatWhenTurnedOff) {
   EXPECT_TRUE(
       NotificationsWhileARoundWaits("task_heartbeat_seconds = 0\n").empty());
+}
+
+// Two jobs at once: a device that names its job observes v1/task/<name> and
+// is notified of that job's changes only (libcoap notifies every observer
+// of a resource, so with one v1/task for all jobs a round of one job sent
+// its task anew to every device of the other); v1/task's observers hear
+// every job. A job the gateway does not host is 4.04, a query on a job's
+// task 4.02.
+TEST_F(DaemonObservationTest, AJobsOwnTaskNotifiesOnlyThatJobsObservers) {
+  const std::vector<uint8_t> key_a = Enrol("dev-000");
+  const std::vector<uint8_t> key_b = Enrol("dev-001");
+  const std::vector<uint8_t> key_any = Enrol("dev-002");
+  const int64_t alpha = testing::StartOneDeviceJob(t_.db(), "alpha");
+  const int64_t beta = testing::StartOneDeviceJob(t_.db(), "beta");
+  daemon_ = std::make_unique<testing::DaemonProcess>(
+      EDGEADMM_DAEMON_PATH,
+      testing::DaemonArgs(t_.dir(), t_.path(), "task_heartbeat_seconds = 0\n"));
+  ASSERT_TRUE(daemon_->started());
+  std::unique_ptr<posix::CoapDtlsTransport> a = Connect("dev-000", key_a);
+  std::unique_ptr<posix::CoapDtlsTransport> b = Connect("dev-001", key_b);
+  std::unique_ptr<posix::CoapDtlsTransport> any = Connect("dev-002", key_any);
+  std::byte body_b[4096];
+  std::byte body_any[4096];
+  ASSERT_TRUE(
+      a->StartObserve("v1/task/alpha", ByteSpan(body_, sizeof(body_))).ok());
+  ASSERT_TRUE(
+      b->StartObserve("v1/task/beta", ByteSpan(body_b, sizeof(body_b))).ok());
+  ASSERT_TRUE(
+      any->StartObserve(wire::kTaskPath, ByteSpan(body_any, sizeof(body_any)))
+          .ok());
+  for (posix::CoapDtlsTransport* device : {a.get(), b.get(), any.get()}) {
+    const TransportResult registered = NextNotification(*device, 8000);
+    ASSERT_TRUE(registered.status.ok()) << registered.status.str();
+    ASSERT_EQ(registered.code, wire::kCoapContent);
+  }
+
+  // Beta stops: its observer and v1/task's hear it (the last task, role
+  // done), alpha's does not. Both would leave in the same pass of the
+  // daemon, so a second after beta's arrived alpha's would be here too.
+  ASSERT_TRUE(jobs::SetJobState(t_.db(), beta, jobs::JobState::kStopped).ok());
+  EXPECT_EQ(NextNotification(*b, 8000).code, wire::kCoapContent);
+  EXPECT_EQ(NextNotification(*any, 8000).code, wire::kCoapContent);
+  const TransportResult quiet = NextNotification(*a, 1000);
+  EXPECT_EQ(quiet.status, Status::DeadlineExceeded())
+      << "alpha's observer was notified of beta's change";
+
+  // Alpha stops: now its observer hears it, and v1/task's again.
+  ASSERT_TRUE(jobs::SetJobState(t_.db(), alpha, jobs::JobState::kStopped).ok());
+  EXPECT_EQ(NextNotification(*a, 8000).code, wire::kCoapContent);
+  EXPECT_EQ(NextNotification(*any, 8000).code, wire::kCoapContent);
+  EXPECT_FALSE(NextNotification(*b, 1000).status.ok())
+      << "beta's observer was notified of alpha's change";
+
+  a->StopObserve();
+  EXPECT_EQ(GetTask(*a, "v1/task/gamma").code, wire::kCoapNotFound);
+  EXPECT_EQ(GetTask(*a, "v1/task/alpha?job=beta").code, wire::kCoapBadOption);
+  EXPECT_EQ(GetTask(*a, "v1/task/alpha").code, wire::kCoapContent);
+  EXPECT_EQ(daemon_->Terminate(), 0) << "the daemon died";
 }
 
 }  // namespace

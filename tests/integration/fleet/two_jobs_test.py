@@ -17,7 +17,10 @@ none stale or rejected; R x M stored per job, each of a device of the
 job); each job's stored
 uploads and every committed model z in both shared runs are bit for bit
 those of its run alone; and a run with another seed differs (the comparison
-can fail). The suite runs N = M = 6, R = 3 (about 15 s); `--per-job 10000`
+can fail). Each run also prints the daemon's answers on the task resources
+(requests and notifications, from its metrics file): a job's own task
+(`--job`: v1/task/<name>) is notified of that job's rounds only. The suite
+runs N = M = 6, R = 3 (about 15 s); `--per-job 10000`
 with niced fleet processes on source addresses of their own is the manual
 scaled run (integration_fleet_two_jobs_test_10k).
 """
@@ -78,6 +81,17 @@ def start_fleets(a, stack, fleet_args, selected_jobs):
             index += 1
 
 
+def task_answers(metrics_path):
+    """The daemon's answers on v1/task and the jobs' v1/task/<name>
+    (requests and notifications), from its metrics file."""
+    total = 0
+    with open(metrics_path) as f:
+        for line in f:
+            if line.startswith('edgeadmm_coap_responses_total{resource="v1/task"'):
+                total += int(float(line.split()[-1]))
+    return total
+
+
 def devices_done(state_dir):
     """Devices done in the last progress line of every fleet*.log."""
     done = 0
@@ -104,7 +118,9 @@ def run(a, name, jobs, seed, selectors=False):
         server = {"task_heartbeat_seconds": a.task_heartbeat_seconds}
         if a.non_confirmable_notifications:
             server["non_confirmable_notifications"] = True
-        stack.start_daemon(server_options=server)
+        metrics = os.path.join(stack.state_dir, "metrics.prom")
+        stack.start_daemon(server_options=server,
+                           config_tables={"metrics": {"file": metrics}})
         for job in jobs:
             stack.start_job(job)
         start_fleets(a, stack, fleet_args, jobs if selectors else None)
@@ -173,6 +189,7 @@ def run(a, name, jobs, seed, selectors=False):
           f"accepted ({totals['duplicate']} resent after a lost receipt), "
           f"{totals['transport_errors']} transport errors, "
           f"{totals['handshakes']} DTLS handshakes, "
+          f"{task_answers(metrics)} task answers, "
           f"{seconds:.1f} s from the daemon's start", flush=True)
     if a.remove_state:
         shutil.rmtree(stack.state_dir, ignore_errors=True)

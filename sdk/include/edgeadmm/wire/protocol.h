@@ -18,21 +18,25 @@ inline constexpr const char kUpdatePath[] = "v1/update";  // POST (Block1)
 inline constexpr const char kModelPath[] = "v1/model";    // GET (Block2)
 inline constexpr const char kStatusPath[] = "v1/status";  // GET
 // A path may end in "?<query>": the Uri-Query option (one). The job
-// selector of a task, model or status request is "job=<name>" (a job name:
+// selector of a model or status request is "job=<name>" (a job name:
 // 1..kMaxJobNameLength of [A-Za-z0-9._-]); without it the gateway picks the
-// device's job (docs/protocol.md, "Several jobs").
+// device's job (docs/protocol.md, "Several jobs"). A task request names its
+// job by path, "v1/task/<name>": each job's task is a resource of its own,
+// so a round change of one job notifies only that job's observers (the
+// query form "v1/task?job=<name>" is served too, observed as v1/task).
 inline constexpr const char kJobQueryKey[] = "job=";
 inline constexpr size_t kMaxJobNameLength = 64;
-// Whether `path` is v1/task, with or without a query.
+// Whether `path` is v1/task: alone, a job's ("v1/task/<name>") or with a
+// query.
 inline bool IsTaskPath(const char* path) {
   for (const char* t = kTaskPath; *t != '\0'; ++t, ++path) {
     if (*path != *t) return false;
   }
-  return *path == '\0' || *path == '?';
+  return *path == '\0' || *path == '?' || *path == '/';
 }
-// The longest task path with a job selector, its NUL included.
+// The longest task path with a job name, its NUL included.
 inline constexpr size_t kMaxTaskPathBytes =
-    sizeof(kTaskPath) + 1 + sizeof(kJobQueryKey) - 1 + kMaxJobNameLength;
+    sizeof(kTaskPath) + 1 + kMaxJobNameLength;
 
 // CoAP Content-Format numbers (experimental range 65000..65535, RFC 7252
 // section 12.3), one per message type.

@@ -100,8 +100,9 @@ class FakeAggregator final : public CoapEndpoint {
   size_t accepted_this_round() const { return accepted_this_round_; }
   const FakeAggregatorTotals& totals() const { return totals_; }
   Span<const Real> model() const { return model_; }
-  // The Uri-Query of the last task request ("job=<name>"; "" without).
-  const char* last_task_query() const { return last_task_query_; }
+  // The job the last task request named (v1/task/<name> or
+  // v1/task?job=<name>; "" for v1/task).
+  const char* last_task_job() const { return last_task_job_; }
 
   CoapResponse Handle(const char* identity, const TransportRequest& request,
                       ByteSpan out) override;
@@ -128,7 +129,7 @@ class FakeAggregator final : public CoapEndpoint {
   uint64_t version_ = 1;
   size_t accepted_this_round_ = 0;
   FakeAggregatorTotals totals_;
-  char last_task_query_[wire::kMaxTaskPathBytes] = {};
+  char last_task_job_[wire::kMaxJobNameLength + 1] = {};
 };
 
 }  // namespace edgeadmm

@@ -95,6 +95,13 @@ TEST(RequestShapeTest,
     EXPECT_EQ(CheckRequestShape(r, {kPathV1, round}, 0, kPort).code,
               kBadOption);
   }
+  // A job's own task (v1/task/<name>) names its job by path: no query.
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kJobTask, {Opt(6), kPathV1}, 0, kPort).code,
+      0);
+  EXPECT_EQ(
+      CheckRequestShape(Resource::kJobTask, {kPathV1, job}, 0, kPort).code,
+      kBadOption);
   EXPECT_EQ(
       CheckRequestShape(Resource::kSecAggRound, {kPathV1, round}, 0, kPort)
           .code,

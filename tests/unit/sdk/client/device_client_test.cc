@@ -107,9 +107,9 @@ TEST_F(DeviceClientTest, EveryDeviceUploadsOncePerRoundAndTheModelMoves) {
   }
 }
 
-// DeviceClientConfig::job: the task requests carry the Uri-Query
-// job=<name> (a path "v1/task?job=<name>" the transports split); a name
-// outside the job-name alphabet or longer than 64 is refused at Init.
+// DeviceClientConfig::job: the task requests go to the job's own task,
+// v1/task/<name>; a name outside the job-name alphabet or longer than 64 is
+// refused at Init.
 TEST_F(DeviceClientTest, AJobSelectorGoesWithEveryTaskRequest) {
   ClientRig& rig = MakeRig(LinkConfig{});
   for (size_t i = 0; i < kRigDevices; ++i) {
@@ -117,7 +117,7 @@ TEST_F(DeviceClientTest, AJobSelectorGoesWithEveryTaskRequest) {
     ASSERT_TRUE(rig.device(i).Reboot(false).ok());
   }
   ASSERT_TRUE(rig.RunUntilRoundComplete(kRigDevices));
-  EXPECT_STREQ(rig.server().last_task_query(), "job=hvac-1");
+  EXPECT_STREQ(rig.server().last_task_job(), "hvac-1");
   RigDevice& d = rig.device(0);
   char longest[66] = {};
   std::memset(longest, 'j', 65);

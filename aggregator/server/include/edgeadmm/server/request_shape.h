@@ -8,19 +8,23 @@
 // the daemon keep a copy of the model per query (5,000 GETs: 14.6 MB ->
 // 176 MB) and register an observer per variant (20,000 in 15 s), each
 // renewed every round (issue 32 items 1 and 2). The protocol
-// (docs/protocol.md) uses no query and no option beyond the ones below, so
-// every other shape is refused, and libcoap drops what it kept for a
-// refused request (the observer; no Block2 body is made). What remains is
-// one observer of v1/task and one stored body per resource per session.
+// (docs/protocol.md) uses no query but a job or round selector and no
+// option beyond the ones below, so every other shape is refused, and
+// libcoap drops what it kept for a refused request (the observer; no Block2
+// body is made). What remains is one observer and one stored body per
+// resource per session, and per hosted job for the selectors (a name the
+// gateway does not host is answered 4.04, which ends its observer).
 //
 // Accepted, per resource (each at most once, except Uri-Path), besides
 // Uri-Port when it is the daemon's own port (generic clients such as
 // coap-client send it; one value, so one key):
-//   v1/task   GET   Observe (0 or 1, shortest encoding), Block2, Size2;
-//                   no Block2 on a registration (it would be part of the
-//                   observer's key)
+//   v1/task   GET   Observe (0 or 1, shortest encoding), Block2, Size2,
+//                   Uri-Query job=<name>; no Block2 on a registration (it
+//                   would be part of the observer's key)
+//   v1/task/<name>  GET  as v1/task but no Uri-Query (the path names the
+//                   job)
 //   v1/update POST  Content-Format, Block1, Size1
-//   v1/model, v1/status  GET  Block2, Size2
+//   v1/model, v1/status  GET  Block2, Size2, Uri-Query job=<name>
 //   v1/secagg/round  GET  Uri-Query round=<id>
 //   v1/secagg/<phase>  POST  Content-Format, Block1, Size1, Block2 (libcoap
 //                   serves a stored answer's later blocks; a request for
@@ -36,7 +40,15 @@
 
 namespace edgeadmm::server {
 
-enum class Resource { kTask, kUpdate, kModel, kStatus, kSecAggRound, kSecAgg };
+enum class Resource {
+  kTask,     // v1/task
+  kJobTask,  // v1/task/<name>
+  kUpdate,
+  kModel,
+  kStatus,
+  kSecAggRound,
+  kSecAgg
+};
 
 // One option of a request as received (number, raw value bytes).
 struct RequestOption {

@@ -1,16 +1,21 @@
-// TaskNotifier: when the observers of v1/task hear from the gateway.
+// TaskNotifier: when the observers of a job's task hear from the gateway.
 //
-// They are notified when a hosted job's open round, its id or its state
-// changes, and, while a round is open, again every heartbeat even without
-// a change (docs/aggregator.md, "Task heartbeat"). A device that hears
-// nothing for its refresh interval registers again on a new DTLS session
+// A job's observers are notified when its open round, that round's id or
+// the job's state changes, when the job is loaded or unloaded, and, while
+// its round is open, again every heartbeat even without a change
+// (docs/aggregator.md, "Task heartbeat"). A device that hears nothing for
+// its refresh interval registers again on a new DTLS session
 // (docs/device.md, "Refresh interval"): without the heartbeat every device
 // that had uploaded, or was not in the cohort, did so while a round of
 // 10,000 waited for its last uploads, a handshake per device per interval.
-// The heartbeat also repairs a lost non-confirmable notification.
+// The heartbeat also repairs a lost non-confirmable notification. Each job
+// is judged on its own, so a round of one job does not notify the devices
+// that observe another job's task (v1/task/<name>).
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "edgeadmm/rounds/round_engine.h"
@@ -22,14 +27,22 @@ class TaskNotifier {
   // heartbeat_ms = 0: notify on changes only.
   explicit TaskNotifier(uint32_t heartbeat_ms) : heartbeat_ms_(heartbeat_ms) {}
 
-  // Whether to notify the observers now (then it counts as done).
-  bool Due(const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms);
+  // The names of the jobs whose observers to notify now (then it counts as
+  // done): among `engines` (the hosted jobs), and those hosted at the last
+  // call but not now.
+  std::vector<std::string> Due(const std::vector<rounds::RoundEngine*>& engines,
+                               int64_t now_ms);
 
  private:
+  struct Notified {
+    int64_t job_id = 0;
+    int64_t round_id = 0;  // the open round's, 0 if none
+    int64_t state = 0;
+    int64_t at_ms = 0;
+  };
   uint32_t heartbeat_ms_;
-  // (job, open round, state) of each hosted job at the last notification.
-  std::vector<int64_t> notified_;
-  int64_t notified_ms_ = 0;
+  // Each hosted job by name, as at its last notification.
+  std::map<std::string, Notified> notified_;
 };
 
 }  // namespace edgeadmm::server

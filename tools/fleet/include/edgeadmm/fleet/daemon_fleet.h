@@ -65,8 +65,8 @@ struct DaemonFleetConfig {
   RowNormalization normalization = RowNormalization::kNone;
   // Per-device state directories <state_dir>/<id>/; empty: RAM storage.
   std::string state_dir;
-  // The job every device serves (DeviceClientConfig::job, sent as the
-  // Uri-Query job=<name>); empty: the gateway chooses. And the key of each
+  // The job every device serves (DeviceClientConfig::job: its task is
+  // v1/task/<name>); empty: the gateway chooses. And the key of each
   // device's record (connect --job NAME: "job-NAME").
   std::string job;
   std::string storage_key = "client";
