@@ -410,14 +410,13 @@ void CoapServer::NotifyTaskObservers() {
       AddJobTaskResource(shard, options_, engine->job().config.name);
     }
   }
-  const std::vector<std::string> due =
-      task_notifier_.Due(engines, static_cast<int64_t>(posix::MonotonicMs()));
-  if (due.empty()) return;
+  const TaskNotifier::Due due =
+      task_notifier_.Take(engines, static_cast<int64_t>(posix::MonotonicMs()));
   // v1/task's observers (no job named, or the query form) hear every
   // job's changes; v1/task/<name>'s only their job's.
   for (CoapShard& shard : impl_->shards) {
-    coap_resource_notify_observers(shard.task, nullptr);
-    for (const std::string& name : due) {
+    if (due.task) coap_resource_notify_observers(shard.task, nullptr);
+    for (const std::string& name : due.jobs) {
       const auto job_task = shard.job_tasks.find(name);
       if (job_task != shard.job_tasks.end()) {
         coap_resource_notify_observers(job_task->second, nullptr);

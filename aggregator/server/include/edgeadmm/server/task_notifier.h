@@ -10,7 +10,8 @@
 // 10,000 waited for its last uploads, a handshake per device per interval.
 // The heartbeat also repairs a lost non-confirmable notification. Each job
 // is judged on its own, so a round of one job does not notify the devices
-// that observe another job's task (v1/task/<name>).
+// that observe another job's task (v1/task/<name>); v1/task's observers
+// hear every job's changes and one heartbeat per period.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +28,17 @@ class TaskNotifier {
   // heartbeat_ms = 0: notify on changes only.
   explicit TaskNotifier(uint32_t heartbeat_ms) : heartbeat_ms_(heartbeat_ms) {}
 
-  // The names of the jobs whose observers to notify now (then it counts as
-  // done): among `engines` (the hosted jobs), and those hosted at the last
-  // call but not now.
-  std::vector<std::string> Due(const std::vector<rounds::RoundEngine*>& engines,
-                               int64_t now_ms);
+  // Whom to notify now (then it counts as done).
+  struct Due {
+    // The observers of v1/task (they hear every job): when any job is due
+    // for a change, or, while a round is open, every heartbeat.
+    bool task = false;
+    // The names of the jobs whose own task's observers are due: among
+    // `engines` (the hosted jobs), and those hosted at the last call but
+    // not now.
+    std::vector<std::string> jobs;
+  };
+  Due Take(const std::vector<rounds::RoundEngine*>& engines, int64_t now_ms);
 
  private:
   struct Notified {
@@ -43,6 +50,7 @@ class TaskNotifier {
   uint32_t heartbeat_ms_;
   // Each hosted job by name, as at its last notification.
   std::map<std::string, Notified> notified_;
+  int64_t task_notified_ms_ = 0;  // v1/task's last notification
 };
 
 }  // namespace edgeadmm::server
