@@ -356,6 +356,15 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     // Armed before anything commits (the job pick-up below), for the
     // server's lifetime: no per-pass setting or allocation.
     server->group_.emplace(db);
+    // A pass that sends more than the hold's limits (a notification to
+    // every observer) syncs what it committed so far and sends on.
+    CoapServer* const owner = server.get();
+    server->impl_->held.set_release_when_full([owner] {
+      const uint64_t commits = owner->group_->pending();
+      if (!owner->group_->Sync().ok()) return false;
+      if (commits > 0) owner->impl_->metrics.CountGroupCommit(commits);
+      return true;
+    });
   }
   Impl& impl = *server->impl_;
   impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);

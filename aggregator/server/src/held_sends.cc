@@ -70,8 +70,12 @@ ssize_t HeldSends::Hold(int fd, const msghdr* message, int flags) {
   }
   const size_t size = message->msg_namelen + message->msg_controllen +
                       data_size + 3 * alignof(cmsghdr);
-  if (held_.size() >= limits_.max_datagrams ||
-      bytes_.size() + size > limits_.max_bytes) {
+  const auto full = [&] {
+    return held_.size() >= limits_.max_datagrams ||
+           bytes_.size() + size > limits_.max_bytes;
+  };
+  if (full() && release_when_full_ && release_when_full_()) Flush();
+  if (full()) {
     ++dropped_;  // as if lost on the way: CoAP and DTLS retransmit
     return static_cast<ssize_t>(data_size);
   }

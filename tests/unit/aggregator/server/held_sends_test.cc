@@ -126,6 +126,36 @@ TEST(HeldSendsTest, PastItsLimitsADatagramIsDroppedNotStored) {
   EXPECT_EQ(device.Receive(), "");
 }
 
+// At the limit the owner may make the writes durable and release what is
+// held: a burst larger than the limits goes out whole and in order.
+TEST(HeldSendsTest, AtItsLimitsWhatIsHeldIsReleasedWhenDurable) {
+  Udp endpoint, device;
+  HeldSendsLimits limits;
+  limits.max_datagrams = 2;
+  HeldSends held(limits);
+  held.Watch(endpoint.fd);
+  int syncs = 0;
+  bool durable = true;
+  held.set_release_when_full([&] {
+    ++syncs;
+    return durable;
+  });
+  {
+    HeldSends::Scope scope(held);
+    for (int i = 0; i < 5; ++i) endpoint.Send(device, "d" + std::to_string(i));
+    EXPECT_EQ(held.held(), 1u);  // d0 d1, then d2 d3 released; d4 held
+    durable = false;             // a failed sync: past the limit, dropped
+    for (int i = 5; i < 8; ++i) endpoint.Send(device, "d" + std::to_string(i));
+  }
+  EXPECT_EQ(syncs, 4);
+  EXPECT_EQ(held.dropped(), 2u);  // d6 and d7
+  EXPECT_EQ(held.Flush(), 2u);    // d4 and d5
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(device.Receive(), "d" + std::to_string(i));
+  }
+  EXPECT_EQ(device.Receive(), "");
+}
+
 TEST(HeldSendsTest, ByteLimitBoundsTheMemory) {
   Udp endpoint, device;
   HeldSendsLimits limits;

@@ -13,15 +13,21 @@
 // here and reports it sent. Every other sendmsg goes straight to the next
 // definition (libc's, or a sanitizer's interceptor).
 //
-// Dropping a held datagram is what a lossy network does: CoAP and DTLS
-// retransmit. So past the limits a datagram is dropped (and counted), and
-// memory stays bounded whatever a pass sends.
+// At the limits the held datagrams are released early if the owner can
+// make the pass's writes durable right then (set_release_when_full: the
+// server syncs the WAL, which costs nothing when the pass committed
+// nothing), so a burst larger than the limits (a notification to 20,000
+// observers) still goes out, in order. Otherwise a datagram past the limits
+// is dropped (and counted), which is what a lossy network does: CoAP and
+// DTLS retransmit. Either way memory stays bounded whatever a pass sends.
 #pragma once
 
 #include <sys/socket.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "edgeadmm/status.h"
@@ -40,6 +46,13 @@ class HeldSends {
   static Status Check();
 
   explicit HeldSends(HeldSendsLimits limits = {});
+
+  // `make_durable` is called when a datagram would pass the limits: true if
+  // the writes so far are durable (then what is held is flushed and holding
+  // goes on), false to drop the datagram. None: drop.
+  void set_release_when_full(std::function<bool()> make_durable) {
+    release_when_full_ = std::move(make_durable);
+  }
   HeldSends(const HeldSends&) = delete;
   HeldSends& operator=(const HeldSends&) = delete;
 
@@ -96,6 +109,7 @@ class HeldSends {
   std::vector<mmsghdr> batch_;
   std::vector<iovec> parts_;
   uint64_t dropped_ = 0;
+  std::function<bool()> release_when_full_;
 };
 
 }  // namespace edgeadmm::server
