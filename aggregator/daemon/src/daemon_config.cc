@@ -49,6 +49,17 @@ host::Error ReadString(const toml::table& root, std::string_view key,
   return host::Error::Ok();
 }
 
+// server.group_commit and the bound of the datagrams a pass holds for it.
+host::Error ReadGroupCommit(const toml::table& root, DaemonConfig& c) {
+  EDGEADMM_HOST_TRY(
+      ReadBool(root, "server.group_commit", c.server.group_commit));
+  auto held = static_cast<int64_t>(c.server.held_datagrams);
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.held_datagrams", 16, 1'000'000, held));
+  c.server.held_datagrams = static_cast<size_t>(held);
+  return host::Error::Ok();
+}
+
 // [store]: the SQLite file (database) or, with backend = "postgresql", the
 // connection; a key of the other backend is refused.
 host::Error ReadStore(const toml::table& root, DaemonConfig& c) {
@@ -99,6 +110,7 @@ const std::vector<std::string> kKnown = {
     "server.request_burst",
     "server.non_confirmable_notifications",
     "server.group_commit",
+    "server.held_datagrams",
     "server.task_heartbeat_seconds",
     "server.release_delay_ms",
     "metrics.file",
@@ -150,8 +162,7 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(ReadInt(root, "server.request_burst", 1, 1'000'000, burst));
   EDGEADMM_HOST_TRY(ReadBool(root, "server.non_confirmable_notifications",
                              c.server.non_confirmable_notifications));
-  EDGEADMM_HOST_TRY(
-      ReadBool(root, "server.group_commit", c.server.group_commit));
+  EDGEADMM_HOST_TRY(ReadGroupCommit(root, c));
   int64_t heartbeat = c.server.task_heartbeat_ms / 1000;
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.task_heartbeat_seconds", 0, 3600, heartbeat));

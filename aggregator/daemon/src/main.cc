@@ -77,6 +77,7 @@ int Help() {
       "           receive_buffer_bytes = 8388608  shards = 8\n"
       "           non_confirmable_notifications = false\n"
       "           group_commit = true (one fsync per I/O pass)\n"
+      "           held_datagrams = 8192 (16..1000000)\n"
       "           task_heartbeat_seconds = 10 (0: notify on changes only)\n"
       "           release_delay_ms = 500 (trusted-aggregator release hold)\n"
       "  [gateway] id = the host name (names this daemon in the database;\n"

@@ -73,7 +73,8 @@ struct CoapServer::Impl {
   Impl(store::Database& db, const ServerOptions& options)
       : janitor(static_cast<int64_t>(options.handshake_timeout_ms)),
         revocations(db),
-        budget(options.request_budget) {}
+        budget(options.request_budget),
+        held(HeldSendsLimits{options.held_datagrams, size_t{8} << 20}) {}
 };
 
 // Adds v1/task, v1/update, v1/model, v1/status and the secure-aggregation

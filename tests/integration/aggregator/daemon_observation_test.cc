@@ -262,5 +262,49 @@ TEST_F(DaemonObservationTest, AJobsOwnTaskNotifiesOnlyThatJobsObservers) {
   EXPECT_EQ(daemon_->Terminate(), 0) << "the daemon died";
 }
 
+// A notification to more observers than the hold's bound ([server]
+// held_datagrams) reaches every one of them: the pass fsyncs early and sends
+// what it held, then holds on (until 2026-12-05 every datagram past the
+// bound was dropped: docs/security.md, "Group commit").
+TEST_F(DaemonObservationTest,
+       ANotificationToMoreObserversThanTheHoldReachesAll) {
+  constexpr int kDevices = 40;
+  std::vector<std::string> ids;
+  std::vector<std::vector<uint8_t>> keys;
+  for (int i = 0; i < kDevices; ++i) {
+    ids.push_back("dev-" + std::to_string(100 + i));
+    keys.push_back(Enrol(ids.back()));
+  }
+  const int64_t job = testing::StartOneDeviceJob(t_.db(), "wide");
+  daemon_ = std::make_unique<testing::DaemonProcess>(
+      EDGEADMM_DAEMON_PATH,
+      testing::DaemonArgs(t_.dir(), t_.path(),
+                          "shards = 1\nheld_datagrams = 16\n"
+                          "task_heartbeat_seconds = 0\n"));
+  ASSERT_TRUE(daemon_->started());
+  std::vector<std::unique_ptr<posix::CoapDtlsTransport>> devices;
+  std::vector<std::vector<std::byte>> bodies(kDevices,
+                                             std::vector<std::byte>(4096));
+  for (int i = 0; i < kDevices; ++i) {
+    devices.push_back(Connect(ids[i].c_str(), keys[i]));
+    ASSERT_TRUE(devices[i]
+                    ->StartObserve(wire::kTaskPath,
+                                   ByteSpan(bodies[i].data(), bodies[i].size()))
+                    .ok());
+    const TransportResult registered = NextNotification(*devices[i], 8000);
+    ASSERT_EQ(registered.code, wire::kCoapContent) << ids[i];
+  }
+  // One change: 40 notifications in one pass, 16 held at a time.
+  ASSERT_TRUE(jobs::SetJobState(t_.db(), job, jobs::JobState::kStopped).ok());
+  int notified = 0;
+  for (int i = 0; i < kDevices; ++i) {
+    const TransportResult r = NextNotification(*devices[i], 8000);
+    notified += r.status.ok() && r.code == wire::kCoapContent ? 1 : 0;
+  }
+  EXPECT_EQ(notified, kDevices);
+  devices.clear();
+  EXPECT_EQ(daemon_->Terminate(), 0) << "the daemon died";
+}
+
 }  // namespace
 }  // namespace edgeadmm

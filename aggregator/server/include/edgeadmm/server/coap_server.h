@@ -82,6 +82,9 @@ struct ServerOptions {
   // "Group commit"). On PostgreSQL each commit is durable on its own.
   // false: each commit fsyncs, answers go at once.
   bool group_commit = true;
+  // Datagrams a pass holds for its fsync before it fsyncs early and sends
+  // them (HeldSendsLimits::max_datagrams; also at 8 MiB).
+  size_t held_datagrams = 8192;
   // SecAgg+ rounds (of different jobs) served at once (SecAggRounds'
   // slots); a secure round beyond them waits for a free one.
   size_t max_secure_rounds = 4;
