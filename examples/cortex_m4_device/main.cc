@@ -18,7 +18,7 @@
 //      by the job's shape) joins the running job, trains every round it is
 //      given and uploads; progress and the outcome go to the board's
 //      console. Exit status 0 once the job is done. The _secure image
-//      (EDGEADMM_SECURE_NEIGHBOURS/_DEVICES) also joins secure-aggregation
+//      (EDGEADMM_SECURE_NEIGHBOURS) also joins secure-aggregation
 //      rounds; their keys and phase state persist in the same flash. The
 //      _secure_cut image is _secure with a power-cut test hook (CutInRound).
 // On the QEMU boards, QEMU's working directory holds the flash model's
@@ -57,9 +57,8 @@ namespace {
 using PlainShape = DeviceShape<3, 8, AlgorithmBit(AlgorithmKind::kProxAdmm),
                                LossBit(LossKind::kLogistic), 1024>;
 #ifdef EDGEADMM_SECURE_NEIGHBOURS
-// Secure-aggregation rounds of at most k neighbours and n devices.
-using Shape = WithSecureRounds<PlainShape, EDGEADMM_SECURE_NEIGHBOURS,
-                               EDGEADMM_SECURE_DEVICES>;
+// Secure-aggregation rounds of at most k neighbours (of any size).
+using Shape = WithSecureRounds<PlainShape, EDGEADMM_SECURE_NEIGHBOURS>;
 #else
 using Shape = PlainShape;
 #endif
@@ -190,9 +189,8 @@ int Run() {
         static_cast<unsigned>(StaticDeviceClient<Shape>::kArenaBytes),
         static_cast<unsigned>(sizeof(device)));
   if constexpr (StaticDeviceClient<Shape>::kSecure) {
-    Print("secure rounds: k %u, n %u, %u arena bytes\n",
+    Print("secure rounds: k %u, %u arena bytes\n",
           static_cast<unsigned>(Shape::kSecAggNeighbours),
-          static_cast<unsigned>(Shape::kSecAggDevices),
           static_cast<unsigned>(StaticDeviceClient<Shape>::kSecureRoundBytes));
   }
   Print(

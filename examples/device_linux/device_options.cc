@@ -75,7 +75,6 @@ bool Set(DeviceOptions& o, const std::string& name, const std::string& value) {
   if (name == "secagg-neighbours") {
     return ParseUnsigned(value, o.secagg_neighbours);
   }
-  if (name == "secagg-devices") return ParseUnsigned(value, o.secagg_devices);
   if (name == "state-dir") return o.state_dir = value, !value.empty();
   if (name == "epsilon-budget") return ParseNumber(value, o.epsilon_budget);
   if (name == "lifetime-epsilon") {
@@ -147,8 +146,8 @@ const char* DeviceUsage() {
          "the job's\n   first K test records, scored in the last round)]\n"
          "  [--stream-rows B (with --columns and --transport sdk: stream the "
          "N-vectors\n   in blocks of B rows)]\n"
-         "  [--secagg-neighbours K --secagg-devices N (join secure-aggregation "
-         "rounds of\n   at most K neighbours and N devices)]\n"
+         "  [--secagg-neighbours K (join secure-aggregation rounds of at "
+         "most K\n   neighbours)]\n"
          "  [--lifetime-epsilon E (all jobs; default: no limit)]\n"
          "  [--no-observe] [--refresh-ms MS] [--refresh-max-ms MS] "
          "[--max-uploads N] [--timeout-s "

@@ -43,11 +43,10 @@ struct DeviceOptions {
   // the upload's N-vectors go through in blocks of this many rows, so the
   // device holds O(B), not O(N) (DeviceClientConfig::stream_rows); 0: whole.
   uint64_t stream_rows = 0;
-  // Secure-aggregation rounds (DeviceClientConfig::secagg_max_neighbours
-  // and secagg_max_devices): the most neighbours k and devices n of a round
-  // the device joins; 0: a task with a plan is refused.
+  // Secure-aggregation rounds (DeviceClientConfig::secagg_max_neighbours):
+  // the most neighbours k of a round the device joins (of any size); 0: a
+  // task with a plan is refused.
   uint64_t secagg_neighbours = 0;
-  uint64_t secagg_devices = 0;
   std::string state_dir;        // persisted record (created if missing)
   double epsilon_budget = 1.0;  // per job
   // All jobs together (the state dir keeps the earlier jobs' ledger); inf:

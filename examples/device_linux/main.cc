@@ -234,10 +234,9 @@ int Run(const DeviceOptions& o) {
       DeviceClient::ComputeScratchBytes(dim, max_vector));
   std::vector<std::byte> memory(
       DeviceClient::MemoryBytes(dim, max_vector, o.stream_rows) +
-      (o.secagg_neighbours == 0 && o.secagg_devices == 0
+      (o.secagg_neighbours == 0
            ? 0
-           : DeviceClient::SecAggMemoryBytes(dim, o.secagg_neighbours,
-                                             o.secagg_devices)));
+           : DeviceClient::SecAggMemoryBytes(dim, o.secagg_neighbours)));
   LocalTrainer trainer;
   DeviceClientConfig config;
   config.device_id = o.identity.c_str();
@@ -248,7 +247,6 @@ int Run(const DeviceOptions& o) {
   config.max_vector = max_vector;
   config.stream_rows = o.stream_rows;
   config.secagg_max_neighbours = o.secagg_neighbours;
-  config.secagg_max_devices = o.secagg_devices;
   config.test_data = *test_view;
   config.trainer = &trainer;
   config.trainer_workspace =

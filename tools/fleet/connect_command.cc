@@ -29,10 +29,9 @@
 //                                   noise in round r from HMAC-SHA-256(HEX,
 //                                   id, r); tools/fleet/.../paired_seed.h)
 //       [--pp-max-loss P[,...]]   (refuse a job whose ε_i(T) exceeds P)
-//       [--secagg-neighbours K --secagg-devices N] (join secure-aggregation
-//                                   rounds of at most K neighbours and N
-//                                   devices; [--secagg-poll-ms P]: an open
-//                                   phase's resend interval)
+//       [--secagg-neighbours K] (join secure-aggregation rounds of at
+//                                   most K neighbours; [--secagg-poll-ms
+//                                   P]: an open phase's resend interval)
 //                                   (pp-admm: the devices' private schedules
 //                                   eta_i(t) = min(eta1 q1^(t-1), max),
 //                                   alpha_i(t) = alpha1 q2^(t-1); one value
@@ -233,12 +232,8 @@ void AddLoadOptions(host::Command& cmd, DaemonFleetConfig& c) {
       "--secagg-neighbours", c.secagg_neighbours,
       "join secure-aggregation rounds whose masking graph gives a device at "
       "most K neighbours (the job's plan, `edgeadmm job create`); each "
-      "device's memory grows by the SDK's SecAggMemoryBytes(dim, K, N)");
-  cmd.AddOption("--secagg-devices", c.secagg_devices,
-                "with --secagg-neighbours: at most N devices in a round")
-      .Needs(k)
-      .Positive();
-  k.Needs("--secagg-devices").Positive();
+      "device's memory grows by the SDK's SecAggMemoryBytes(dim, K)");
+  k.Positive();
   cmd.AddOption("--secagg-poll-ms", c.secagg_poll_ms,
                 "in a secure round, each device resends an open phase's "
                 "message this often until the phase closes (the gateway "

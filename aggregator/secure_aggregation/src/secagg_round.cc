@@ -392,11 +392,9 @@ host::Error SecAggRound::SubmitMaskedInput(uint32_t device,
 // The rule of docs/protocol.md: enough survivors, and for every device
 // whose shares are out (U2) at least s survivors among their holders.
 host::Error SecAggRound::CheckSurvivorRule() const {
-  uint32_t survivors = 0;
-  for (bool s : survived_) survivors += s ? 1 : 0;
-  if (survivors < params_.min_survivors) {
+  if (survivor_count_ < params_.min_survivors) {
     return host::Error(StatusCode::kAborted,
-                       std::to_string(survivors) +
+                       std::to_string(survivor_count_) +
                            " devices sent a masked input, the round needs " +
                            std::to_string(params_.min_survivors));
   }
@@ -418,8 +416,10 @@ host::Error SecAggRound::CheckSurvivorRule() const {
 
 host::Error SecAggRound::CloseMaskedInput() {
   EDGEADMM_HOST_TRY(Expect(SecAggPhase::kMaskedInput, "closing masked-input"));
+  survivor_count_ = 0;
   for (uint32_t i = 0; i < params_.devices; ++i) {
     survived_[i] = devices_[i].masked;
+    survivor_count_ += survived_[i] ? 1 : 0;
   }
   const host::Error rule = CheckSurvivorRule();
   if (!rule.ok()) return Abort(rule);
@@ -438,6 +438,26 @@ host::ErrorOr<std::vector<uint32_t>> SecAggRound::Survivors() const {
   for (uint32_t i = 0; i < params_.devices; ++i) {
     if (survived_[i]) out.push_back(i);
   }
+  return out;
+}
+
+host::ErrorOr<NeighbourhoodSurvivors> SecAggRound::SurvivorsFor(
+    uint32_t device) const {
+  EDGEADMM_HOST_TRY_ASSIGN(auto delivered, SharesFor(device));
+  if (phase_ < SecAggPhase::kUnmasking || !survived_[device]) {
+    return host::Error::FailedPrecondition(
+        Dev(device) +
+        " is not a survivor, or masked-input has not closed; the round is "
+        "in phase '" +
+        SecAggPhaseName(phase_) + "'");
+  }
+  NeighbourhoodSurvivors out;
+  out.survivors = survivor_count_;
+  out.listed.push_back(device);
+  for (const DeliveredShares& m : delivered) {
+    if (survived_[m.sender]) out.listed.push_back(m.sender);
+  }
+  std::sort(out.listed.begin(), out.listed.end());
   return out;
 }
 

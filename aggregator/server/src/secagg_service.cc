@@ -304,13 +304,16 @@ Response SecAggService::Answer(int phase, uint32_t device,
       });
     }
     case 3: {
-      auto survivors = round_->Survivors();
+      auto survivors = round_->SurvivorsFor(device);
       if (!survivors.ok()) return FromError(survivors.error());
-      return Encoded(SecAggWordsBytes(survivors->size()), [&](ByteSpan b) {
-        return EncodeSecAggWords(
-            round_id,
-            Span<const uint32_t>(survivors->data(), survivors->size()), b);
-      });
+      SurvivorAnswer answer;
+      answer.survivors = survivors->survivors;
+      answer.listed = Span<const uint32_t>(survivors->listed.data(),
+                                           survivors->listed.size());
+      return Encoded(SecAggSurvivorsBytes(answer.listed.size()),
+                     [&](ByteSpan b) {
+                       return EncodeSecAggSurvivors(round_id, answer, b);
+                     });
     }
     default: {
       Response accepted;

@@ -206,14 +206,13 @@ struct DeviceClientConfig {
   // upload was persisted, before sending it, as a power cut would.
   bool halt_after_persist = false;
   // Secure-aggregation rounds (docs/sdk.md, "DeviceClient in a secure
-  // round"): the most graph neighbours k and devices n of a round the client
-  // joins; the padded dimension d' follows from the data dimension. 0: off
-  // (a task with a plan is refused as UNIMPLEMENTED); otherwise 1 <= k <=
-  // kSecAggMaxNeighbours (254, secagg/neighbour_graph.h) and 2 <= n <=
-  // DeviceClient::kMaxSecAggDevices (INVALID_ARGUMENT at Init). Memory:
-  // MemoryBytes plus SecAggMemoryBytes(dim, k, n).
+  // round"): the most graph neighbours k of a round the client joins
+  // (whatever the round's number of devices n); the padded dimension d'
+  // follows from the data dimension. 0: off (a task with a plan is refused
+  // as UNIMPLEMENTED); otherwise 1 <= k <= kSecAggMaxNeighbours (254,
+  // secagg/neighbour_graph.h; INVALID_ARGUMENT at Init). Memory:
+  // MemoryBytes plus SecAggMemoryBytes(dim, k).
   size_t secagg_max_neighbours = 0;
-  size_t secagg_max_devices = 0;
   // In a secure round, an open phase's message is resent this often (> 0;
   // DeviceClient::kSecureRoundPollMs by default). Every device of an open
   // phase sends one request per interval until the phase closes: a fleet
@@ -245,10 +244,6 @@ class DeviceClient {
   // Quiet refreshes double the refresh interval at most this many times
   // (task_refresh_max_ms caps it before that with the defaults).
   static constexpr uint8_t kMaxRefreshDoublings = 16;
-  // The most devices of a secure round a client can be configured for
-  // (DeviceClientConfig::secagg_max_devices): keeps the sizes of its memory
-  // far from size_t's limit on a 32-bit MCU.
-  static constexpr size_t kMaxSecAggDevices = size_t{1} << 24;
   // The default DeviceClientConfig::secagg_poll_ms (an open phase's
   // resend interval, SecAggPhaseClient::poll_interval_ms); IdleMs returns
   // at most the configured interval in a secure round.
@@ -278,11 +273,11 @@ class DeviceClient {
   // The secure-round part of the client, for a ClientAlgorithmTable
   // (AllClientAlgorithms names it).
   static const internal::SecureRoundHooks kSecureRoundHooks;
-  // The extra memory of a client configured for secure rounds (k
-  // neighbours, n devices): the session, its buffers and frames, the
-  // encoder's scratch and the input record, for d' = DdgPaddedDimension(dim)
+  // The extra memory of a client configured for secure rounds (at most k
+  // neighbours): the session, its buffers and frames, the encoder's scratch
+  // and the input record, for d' = DdgPaddedDimension(dim)
   // (SecureRoundMemoryBytes, edgeadmm/device_client_secagg.h).
-  static size_t SecAggMemoryBytes(size_t dim, size_t k, size_t n);
+  static size_t SecAggMemoryBytes(size_t dim, size_t k);
   // Scratch of one local step: model, auxiliary vector and update (the
   // longest vector each), the state blob and the encoded update.
   static constexpr size_t ComputeScratchBytes(size_t dim, size_t vector = 0) {

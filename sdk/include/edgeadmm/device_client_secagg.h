@@ -4,8 +4,8 @@
 // arena with it): the round's object, the session's buffers, one region
 // for the largest request frame and the decoded answer, the largest answer
 // frame right after it (the persisted blob spans both), the encoder's
-// scratch, the words and the input record, for k neighbours, n devices and
-// d' = DdgPaddedDimension(dim) words.
+// scratch, the words and the input record, for k neighbours and
+// d' = DdgPaddedDimension(dim) words. Nothing depends on the round's n.
 #pragma once
 
 #include <cstddef>
@@ -34,26 +34,26 @@ constexpr size_t SecAggRequestBytes(size_t k, size_t m) {
   return MaxBytes(MaxBytes(SecAggSealedBytes(k), SecAggWordsBytes(m)),
                   MaxBytes(SecAggRevealBytes(k), SecAggAdvertiseBytes()));
 }
-// The phase client's decoded answers (k keys, k sealed messages, n
-// survivors): one answer is decoded at a time.
-constexpr size_t SecAggDecodedAnswerBytes(size_t k, size_t n) {
+// The phase client's decoded answers (k keys, k sealed messages, k + 1
+// listed survivors): one answer is decoded at a time.
+constexpr size_t SecAggDecodedAnswerBytes(size_t k) {
   return MaxBytes(
       MaxBytes(k * sizeof(SecAggPeerKeys), k * sizeof(SecAggSealed)),
-      n * sizeof(uint32_t));
+      (k + 1) * sizeof(uint32_t));
 }
-constexpr size_t SecAggResponseBytes(size_t k, size_t n) {
+constexpr size_t SecAggResponseBytes(size_t k) {
   return MaxBytes(MaxBytes(SecAggSealedBytes(k), SecAggKeysAnswerBytes(k)),
-                  MaxBytes(SecAggWordsBytes(n), SecAggRoundBytes()));
+                  MaxBytes(SecAggSurvivorsBytes(k + 1), SecAggRoundBytes()));
 }
 // One region for the request frame and the decoded answer, followed by the
 // answer frame's region; the persisted blob spans both regions. Their uses
 // never overlap in time (phase_client.h): the blob is written and read only
 // between exchanges, after the answer was decoded and used.
-constexpr size_t SecAggWorkRegionBytes(size_t k, size_t m, size_t n) {
+constexpr size_t SecAggWorkRegionBytes(size_t k, size_t m) {
   const size_t blob = SecAggSessionBlobBytes(k, m);
-  const size_t response = SecAggResponseBytes(k, n);
+  const size_t response = SecAggResponseBytes(k);
   return MaxBytes(
-      MaxBytes(SecAggRequestBytes(k, m), SecAggDecodedAnswerBytes(k, n)),
+      MaxBytes(SecAggRequestBytes(k, m), SecAggDecodedAnswerBytes(k)),
       blob > response ? blob - response : 0);
 }
 
@@ -64,8 +64,8 @@ struct SecureRoundLayout {
   size_t neighbours = 0;  // SecAggSessionBuffers: k SecAggPeerKeys
   size_t sealed = 0;      // k SecAggSealed
   size_t scratch = 0;     // k SecAggPeerKey
-  size_t work = 0;        // SecAggWorkRegionBytes(k, m, n)
-  size_t response = 0;    // SecAggResponseBytes(k, n), right after work
+  size_t work = 0;        // SecAggWorkRegionBytes(k, m)
+  size_t response = 0;    // SecAggResponseBytes(k), right after work
   size_t blob_end = 0;    // the blob: [work, blob_end)
   size_t real = 0;        // the encoder's scratch: m Real
   size_t integers = 0;    // m int64_t
@@ -75,8 +75,7 @@ struct SecureRoundLayout {
   size_t total = 0;
 };
 
-constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k,
-                                                size_t n) {
+constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k) {
   const size_t m = DdgPaddedDimension(dim);
   SecureRoundLayout l;
   size_t at = Workspace::RoundUp(kClientSecAggObjectBytes);
@@ -87,9 +86,9 @@ constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k,
   place(l.neighbours, k * sizeof(SecAggPeerKeys));
   place(l.sealed, k * sizeof(SecAggSealed));
   place(l.scratch, k * sizeof(SecAggPeerKey));
-  place(l.work, SecAggWorkRegionBytes(k, m, n));
-  place(l.response, SecAggResponseBytes(k, n));
-  l.blob_end = l.response + SecAggResponseBytes(k, n);
+  place(l.work, SecAggWorkRegionBytes(k, m));
+  place(l.response, SecAggResponseBytes(k));
+  l.blob_end = l.response + SecAggResponseBytes(k);
   place(l.real, m * sizeof(Real));
   place(l.integers, m * sizeof(int64_t));
   place(l.signs, DdgSignWords(m) * sizeof(uint32_t));
@@ -101,12 +100,12 @@ constexpr SecureRoundLayout SecureRoundLayoutOf(size_t dim, size_t k,
 
 }  // namespace internal
 
-// The extra client memory of secure rounds (k neighbours, n devices) at
+// The extra client memory of secure rounds (at most k neighbours) at
 // dimension `dim`: the slice DeviceClient::Init carves by
 // internal::SecureRoundLayoutOf.
-constexpr size_t SecureRoundMemoryBytes(size_t dim, size_t k, size_t n) {
+constexpr size_t SecureRoundMemoryBytes(size_t dim, size_t k) {
   return Workspace::Bytes<std::byte>(
-      internal::SecureRoundLayoutOf(dim, k, n).total);
+      internal::SecureRoundLayoutOf(dim, k).total);
 }
 
 }  // namespace edgeadmm

@@ -15,8 +15,8 @@
 // clang-format on
 //
 // A shape opts into secure-aggregation rounds with WithSecureRounds<Shape,
-// k, n> (at most k graph neighbours, n devices per round): its arena adds
-// SecureRoundMemoryBytes(dim, k, n) and its table the secure-round hooks;
+// k> (at most k graph neighbours per round, rounds of any size): its arena
+// adds SecureRoundMemoryBytes(dim, k) and its table the secure-round hooks;
 // a shape without it links nothing of SecAgg+.
 //
 // Every size below is the SDK's own formula (LocalTrainer::WorkspaceBytes,
@@ -233,18 +233,14 @@ struct DeviceShape {
                                              kLossSet, kBlock};
   // Secure-aggregation rounds: off (WithSecureRounds turns them on).
   static constexpr size_t kSecAggNeighbours = 0;
-  static constexpr size_t kSecAggDevices = 0;
 };
 
 // A shape that also joins secure-aggregation rounds of at most k graph
-// neighbours and n devices (DeviceClientConfig::secagg_max_neighbours,
-// secagg_max_devices).
-template <typename Shape, size_t kNeighbours, size_t kDevices>
+// neighbours (DeviceClientConfig::secagg_max_neighbours).
+template <typename Shape, size_t kNeighbours>
 struct WithSecureRounds : Shape {
-  static_assert(kNeighbours > 0 && kDevices >= 2,
-                "secure rounds need k >= 1 neighbours of n >= 2 devices");
+  static_assert(kNeighbours > 0, "secure rounds need k >= 1 neighbours");
   static constexpr size_t kSecAggNeighbours = kNeighbours;
-  static constexpr size_t kSecAggDevices = kDevices;
 };
 
 template <typename Shape>
@@ -261,9 +257,8 @@ class StaticDeviceClient {
   // The client runs the shape's algorithms and losses only (and links only
   // their steps, and the streaming party only for a streamed step); a task of
   // another one is refused as UNIMPLEMENTED.
-  // Secure rounds (WithSecureRounds): k neighbours, n devices; 0: off.
+  // Secure rounds (WithSecureRounds): at most k neighbours; 0: off.
   static constexpr size_t kSecAggNeighbours = Shape::kSecAggNeighbours;
-  static constexpr size_t kSecAggDevices = Shape::kSecAggDevices;
   static constexpr bool kSecure = kSecAggNeighbours > 0;
   static constexpr ClientAlgorithmTable kAlgorithmTable{
       internal::FindShapeTask<Shape::kAlgorithms>,
@@ -275,8 +270,7 @@ class StaticDeviceClient {
   static constexpr size_t kComputeScratchBytes =
       DeviceClient::ComputeScratchBytes(Shape::kDimension);
   static constexpr size_t kSecureRoundBytes =
-      kSecure ? SecureRoundMemoryBytes(Shape::kDimension, kSecAggNeighbours,
-                                       kSecAggDevices)
+      kSecure ? SecureRoundMemoryBytes(Shape::kDimension, kSecAggNeighbours)
               : 0;
   static constexpr size_t kClientMemoryBytes =
       DeviceClient::MemoryBytes(Shape::kDimension, 0, kStreamRows) +
@@ -299,7 +293,7 @@ class StaticDeviceClient {
   // trainer, its workspace and the compute scratch into the arena (a config
   // that sets them, max_vector, or a stream_rows other than kStreamRows is
   // refused: INVALID_ARGUMENT), sets stream_rows and the secure-round limits
-  // (a config with other nonzero limits: INVALID_ARGUMENT), and runs
+  // (a config with another nonzero limit: INVALID_ARGUMENT), and runs
   // DeviceClient::Init with the client's slice. May be called again (a
   // restart, as DeviceClient::Init).
   Status Init(DeviceClientConfig config) {
@@ -307,14 +301,11 @@ class StaticDeviceClient {
         !config.compute_scratch.empty() || config.max_vector != 0 ||
         (config.stream_rows != 0 && config.stream_rows != kStreamRows) ||
         (config.secagg_max_neighbours != 0 &&
-         config.secagg_max_neighbours != kSecAggNeighbours) ||
-        (config.secagg_max_devices != 0 &&
-         config.secagg_max_devices != kSecAggDevices)) {
+         config.secagg_max_neighbours != kSecAggNeighbours)) {
       return Status::InvalidArgument();
     }
     config.stream_rows = kStreamRows;
     config.secagg_max_neighbours = kSecAggNeighbours;
-    config.secagg_max_devices = kSecAggDevices;
     EDGEADMM_TRY(CheckDeviceShape(kLimits, config.data));
     Workspace arena(ByteSpan(arena_, kArenaBytes));
     EDGEADMM_TRY_ASSIGN(config.trainer_workspace,

@@ -102,7 +102,7 @@ Status DeviceClient::Init(const DeviceClientConfig& config, ByteSpan memory,
       config.retry_max_ms < config.retry_min_ms || algorithms.find == nullptr ||
       algorithms.init_trainer == nullptr ||
       (config.stream_rows > 0 && algorithms.create_streaming == nullptr) ||
-      ((config.secagg_max_neighbours > 0 || config.secagg_max_devices > 0) &&
+      (config.secagg_max_neighbours > 0 &&
        algorithms.secure_rounds == nullptr) ||
       !SetTaskPath(config.job)) {
     return Status::InvalidArgument();

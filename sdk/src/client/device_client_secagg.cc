@@ -69,8 +69,8 @@ Span<T> Part(ByteSpan memory, size_t offset, size_t count) {
 
 }  // namespace
 
-size_t DeviceClient::SecAggMemoryBytes(size_t dim, size_t k, size_t n) {
-  return SecureRoundMemoryBytes(dim, k, n);
+size_t DeviceClient::SecAggMemoryBytes(size_t dim, size_t k) {
+  return SecureRoundMemoryBytes(dim, k);
 }
 
 const internal::SecureRoundHooks DeviceClient::kSecureRoundHooks{
@@ -81,17 +81,15 @@ const internal::SecureRoundHooks DeviceClient::kSecureRoundHooks{
 
 Status DeviceClient::InitSecAgg(Workspace& ws) {
   const size_t k = config_.secagg_max_neighbours;
-  const size_t n = config_.secagg_max_devices;
-  if (k == 0 && n == 0) return Status::Ok();
-  if (k == 0 || k > kSecAggMaxNeighbours || n < 2 || n > kMaxSecAggDevices ||
-      config_.secagg_poll_ms == 0) {
+  if (k == 0) return Status::Ok();
+  if (k > kSecAggMaxNeighbours || config_.secagg_poll_ms == 0) {
     return Status::InvalidArgument();
   }
   const size_t m = Padded(config_.data.dim());
   // One zeroed slice (internal::SecureRoundLayoutOf), each part's objects
   // started by that zeroing.
   const internal::SecureRoundLayout at =
-      internal::SecureRoundLayoutOf(config_.data.dim(), k, n);
+      internal::SecureRoundLayoutOf(config_.data.dim(), k);
   EDGEADMM_TRY_ASSIGN(ByteSpan memory, ws.Allocate<std::byte>(at.total));
   SecAggSessionBuffers session;
   session.neighbours = Part<SecAggPeerKeys>(memory, at.neighbours, k);
@@ -107,7 +105,7 @@ Status DeviceClient::InitSecAgg(Workspace& ws) {
   buffers.blob = memory.subspan(at.work, at.blob_end - at.work);
   buffers.keys = secagg_internal::View<SecAggPeerKeys>(work, k);
   buffers.sealed = secagg_internal::View<SecAggSealed>(work, k);
-  buffers.survivors = secagg_internal::View<uint32_t>(work, n);
+  buffers.survivors = secagg_internal::View<uint32_t>(work, k + 1);
   buffers.response = memory.subspan(at.response, at.blob_end - at.response);
   DdgEncoderScratch scratch;
   scratch.real = Part<Real>(memory, at.real, m);

@@ -25,16 +25,18 @@ uint32_t EffectiveDegree(const SecAggSessionParams& p) {
   return p.degree < p.devices - 1 ? p.degree : p.devices - 1;
 }
 
-// SHA-256 of the survivor list, each index big-endian.
-Status DigestList(Span<const uint32_t> list, std::byte* out) {
+// SHA-256 of phase 3's answer: the count in all, then the listed
+// survivors, each big-endian.
+Status DigestAnswer(const SurvivorAnswer& answer, std::byte* out) {
   mbedtls_sha256_context sha;
   mbedtls_sha256_init(&sha);
   int rc = mbedtls_sha256_starts_ret(&sha, 0);
-  for (size_t i = 0; rc == 0 && i < list.size(); ++i) {
-    const unsigned char word[4] = {static_cast<unsigned char>(list[i] >> 24),
-                                   static_cast<unsigned char>(list[i] >> 16),
-                                   static_cast<unsigned char>(list[i] >> 8),
-                                   static_cast<unsigned char>(list[i])};
+  for (size_t i = 0; rc == 0 && i <= answer.listed.size(); ++i) {
+    const uint32_t v = i == 0 ? answer.survivors : answer.listed[i - 1];
+    const unsigned char word[4] = {static_cast<unsigned char>(v >> 24),
+                                   static_cast<unsigned char>(v >> 16),
+                                   static_cast<unsigned char>(v >> 8),
+                                   static_cast<unsigned char>(v)};
     rc = mbedtls_sha256_update_ret(&sha, word, sizeof(word));
   }
   if (rc == 0) {
@@ -343,9 +345,9 @@ Span<const RevealedShare> SecAggDeviceSession::revealed_shares() const {
   return View<const RevealedShare>(buffers_.neighbours, received_count_);
 }
 
-Status SecAggDeviceSession::Reveal(Span<const uint32_t> survivors) {
+Status SecAggDeviceSession::Reveal(const SurvivorAnswer& answer) {
   std::byte digest[sizeof(survivors_digest_)];
-  Status s = DigestList(survivors, digest);
+  Status s = DigestAnswer(answer, digest);
   if (!s.ok()) return s;
   if (phase_ == SecAggDevicePhase::kRevealed) {
     return std::memcmp(digest, survivors_digest_, sizeof(digest)) == 0
@@ -355,10 +357,13 @@ Status SecAggDeviceSession::Reveal(Span<const uint32_t> survivors) {
   if (phase_ != SecAggDevicePhase::kMaskedSent) {
     return Status::FailedPrecondition();
   }
+  RevealRound round;
+  round.own_index = params_.own_index;
+  round.devices = params_.devices;
+  round.min_survivors = params_.min_survivors;
   s = SelectRevealedShares(
-      View<const ReceivedShares>(buffers_.sealed, received_count_), survivors,
-      params_.own_index, params_.min_survivors,
-      Begin<RevealedShare>(buffers_.neighbours, received_count_));
+      View<const ReceivedShares>(buffers_.sealed, received_count_), answer,
+      round, Begin<RevealedShare>(buffers_.neighbours, received_count_));
   if (!s.ok()) return s;
   std::memcpy(survivors_digest_, digest, sizeof(digest));
   ZeroSpan(buffers_.sealed);

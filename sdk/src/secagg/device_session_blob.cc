@@ -20,7 +20,7 @@ using secagg_internal::View;
 namespace {
 
 constexpr char kMagic[4] = {'E', 'A', 'S', 'S'};
-constexpr uint16_t kFormatVersion = 1;
+constexpr uint16_t kFormatVersion = 2;
 using secagg_blob::kCrcBytes;
 using secagg_blob::kHeaderBytes;
 

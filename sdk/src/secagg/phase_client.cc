@@ -86,12 +86,12 @@ bool SecAggPhaseClient::Fits(const SecAggSessionParams& p) const {
                              ? SecAggSealedBytes(k)
                              : SecAggWordsBytes(p.mask_length);
   const size_t answers[] = {SecAggKeysAnswerBytes(k), SecAggSealedBytes(k),
-                            SecAggWordsBytes(p.devices)};
+                            SecAggSurvivorsBytes(k + 1)};
   for (size_t a : answers) {
     if (buf_.response.size() < a) return false;
   }
   return buf_.keys.size() >= k && buf_.sealed.size() >= k &&
-         buf_.survivors.size() >= p.devices && buf_.request.size() >= request &&
+         buf_.survivors.size() >= k + 1 && buf_.request.size() >= request &&
          buf_.request.size() >= SecAggRevealBytes(k) &&
          buf_.blob.size() >= SecAggSessionBlobBytes(k, p.mask_length);
 }
@@ -168,12 +168,13 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
   const SecAggDevicePhase phase = session_.phase();
   SecAggFrameHeader header;
   StatusWithSize n(Status::FailedPrecondition(), 0);
+  uint32_t survivors = 0;
   if (phase == SecAggDevicePhase::kAdvertised) {
     n = DecodeSecAggKeys(answer, header, Fresh(buf_.keys));
   } else if (phase == SecAggDevicePhase::kSharesSent) {
     n = DecodeSecAggSealed(answer, header, Fresh(buf_.sealed));
   } else if (phase == SecAggDevicePhase::kMaskedSent) {
-    n = DecodeSecAggWords(answer, header, Fresh(buf_.survivors));
+    n = DecodeSecAggSurvivors(answer, header, survivors, Fresh(buf_.survivors));
   }
   if (!n.ok()) return n.status();
   if (header.round_id != session_.params().round_id) {
@@ -187,8 +188,10 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
         Span<const SecAggSealed>(buf_.sealed.data(), n.size()), input_,
         random_));
   } else {
-    EDGEADMM_TRY(
-        session_.Reveal(Span<const uint32_t>(buf_.survivors.data(), n.size())));
+    SurvivorAnswer survived;
+    survived.survivors = survivors;
+    survived.listed = Span<const uint32_t>(buf_.survivors.data(), n.size());
+    EDGEADMM_TRY(session_.Reveal(survived));
   }
   return Persist();
 }

@@ -20,21 +20,23 @@ StatusWithSize Start(uint8_t phase, uint64_t round_id, size_t size,
 }
 
 // The header of `frame` for `phase`, then its count of `count_bytes`
-// entries of `entry` bytes each, which must fill the frame exactly.
+// entries of `entry` bytes each, which with `tail` bytes after them must
+// fill the frame exactly.
 StatusWithSize Open(ConstByteSpan frame, uint8_t phase, size_t count_bytes,
-                    size_t entry, size_t capacity, SecAggFrameHeader& header,
-                    ByteCursor& r) {
+                    size_t entry, size_t tail, size_t capacity,
+                    SecAggFrameHeader& header, ByteCursor& r) {
   const Status s = DecodeSecAggHeader(frame, header);
   if (!s.ok()) return StatusWithSize(s, 0);
   if (header.phase != phase)
     return StatusWithSize(Status::InvalidArgument(), 0);
-  if (frame.size() < kSecAggFrameHeaderBytes + count_bytes) {
+  if (frame.size() < kSecAggFrameHeaderBytes + count_bytes + tail) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
   r.GetBytes(nullptr, kSecAggFrameHeaderBytes);
   const uint64_t count = r.Get(count_bytes);
-  if (count > capacity ||
-      frame.size() != kSecAggFrameHeaderBytes + count_bytes + count * entry) {
+  if (count > capacity || frame.size() != kSecAggFrameHeaderBytes +
+                                              count_bytes + count * entry +
+                                              tail) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
   return StatusWithSize(static_cast<size_t>(count));
@@ -160,6 +162,23 @@ StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
   return s;
 }
 
+StatusWithSize EncodeSecAggSurvivors(uint64_t round_id,
+                                     const SurvivorAnswer& answer,
+                                     ByteSpan out) {
+  if (answer.listed.size() > 0xffff ||
+      answer.survivors < answer.listed.size()) {
+    return StatusWithSize(Status::InvalidArgument(), 0);
+  }
+  ByteCursor w = ByteCursor::Writer(out);
+  const StatusWithSize s =
+      Start(3, round_id, SecAggSurvivorsBytes(answer.listed.size()), out, w);
+  if (!s.ok()) return s;
+  w.Put(answer.listed.size(), 2);
+  for (uint32_t v : answer.listed) w.Put(v, 4);
+  w.Put(answer.survivors, 4);
+  return s;
+}
+
 StatusWithSize EncodeSecAggReveal(uint64_t round_id,
                                   Span<const RevealedShare> shares,
                                   ByteSpan out) {
@@ -199,7 +218,7 @@ StatusWithSize DecodeSecAggKeys(ConstByteSpan frame, SecAggFrameHeader& header,
                                 Span<SecAggPeerKeys> out) {
   ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n =
-      Open(frame, 1, 2, kSecAggKeysEntryBytes, out.size(), header, r);
+      Open(frame, 1, 2, kSecAggKeysEntryBytes, 0, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i].device = static_cast<uint32_t>(r.Get(4));
@@ -214,7 +233,7 @@ StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
                                   Span<SecAggSealed> out) {
   ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n =
-      Open(frame, 2, 2, kSecAggSealedEntryBytes, out.size(), header, r);
+      Open(frame, 2, 2, kSecAggSealedEntryBytes, 0, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i].peer = static_cast<uint32_t>(r.Get(4));
@@ -226,11 +245,27 @@ StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
 StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
                                  Span<uint32_t> out) {
   ByteCursor r = ByteCursor::Reader(frame);
-  const StatusWithSize n = Open(frame, 3, 4, 4, out.size(), header, r);
+  const StatusWithSize n = Open(frame, 3, 4, 4, 0, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i] = static_cast<uint32_t>(r.Get(4));
   }
+  return n;
+}
+
+StatusWithSize DecodeSecAggSurvivors(ConstByteSpan frame,
+                                     SecAggFrameHeader& header,
+                                     uint32_t& survivors,
+                                     Span<uint32_t> listed) {
+  ByteCursor r = ByteCursor::Reader(frame);
+  const StatusWithSize n = Open(frame, 3, 2, 4, 4, listed.size(), header, r);
+  if (!n.ok()) return n;
+  for (size_t i = 0; i < n.size(); ++i) {
+    listed[i] = static_cast<uint32_t>(r.Get(4));
+  }
+  const auto count = static_cast<uint32_t>(r.Get(4));
+  if (count < n.size()) return StatusWithSize(Status::InvalidArgument(), 0);
+  survivors = count;
   return n;
 }
 
@@ -239,7 +274,7 @@ StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
                                   Span<RevealedShare> out) {
   ByteCursor r = ByteCursor::Reader(frame);
   const StatusWithSize n =
-      Open(frame, 4, 2, kSecAggRevealEntryBytes, out.size(), header, r);
+      Open(frame, 4, 2, kSecAggRevealEntryBytes, 0, out.size(), header, r);
   if (!n.ok()) return n;
   for (size_t i = 0; i < n.size(); ++i) {
     out[i].sender = static_cast<uint32_t>(r.Get(4));

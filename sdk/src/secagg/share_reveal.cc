@@ -22,14 +22,27 @@ bool Listed(Span<const uint32_t> sorted, uint32_t device) {
   return false;
 }
 
-Status Check(Span<const ReceivedShares> received,
-             Span<const uint32_t> survivors, uint32_t own_index,
-             size_t min_survivors, Span<RevealedShare> out) {
-  if (out.size() < received.size()) return Status::InvalidArgument();
-  for (size_t i = 1; i < survivors.size(); ++i) {
-    if (survivors[i - 1] >= survivors[i]) return Status::InvalidArgument();
+Status Check(Span<const ReceivedShares> received, const SurvivorAnswer& answer,
+             const RevealRound& round, Span<RevealedShare> out) {
+  const Span<const uint32_t> listed = answer.listed;
+  if (out.size() < received.size() || answer.survivors < listed.size() ||
+      answer.survivors > round.devices) {
+    return Status::InvalidArgument();
   }
-  if (survivors.size() < min_survivors || !Listed(survivors, own_index)) {
+  for (size_t i = 1; i < listed.size(); ++i) {
+    if (listed[i - 1] >= listed[i]) return Status::InvalidArgument();
+  }
+  // Every listed device is this one or a sender (each sender is named
+  // once in `received`, so counting the listed senders is enough).
+  size_t senders = 0;
+  for (const ReceivedShares& r : received) {
+    if (r.sender != round.own_index && Listed(listed, r.sender)) ++senders;
+  }
+  const bool own = Listed(listed, round.own_index);
+  if (senders + (own ? 1 : 0) != listed.size()) {
+    return Status::InvalidArgument();
+  }
+  if (!own || answer.survivors < round.min_survivors) {
     return Status::FailedPrecondition();
   }
   return Status::Ok();
@@ -38,10 +51,9 @@ Status Check(Span<const ReceivedShares> received,
 }  // namespace
 
 Status SelectRevealedShares(Span<const ReceivedShares> received,
-                            Span<const uint32_t> survivors, uint32_t own_index,
-                            size_t min_survivors, Span<RevealedShare> out) {
-  const Status status =
-      Check(received, survivors, own_index, min_survivors, out);
+                            const SurvivorAnswer& answer,
+                            const RevealRound& round, Span<RevealedShare> out) {
+  const Status status = Check(received, answer, round, out);
   if (!status.ok()) {
     if (!out.empty()) {
       mbedtls_platform_zeroize(out.data(), out.size() * sizeof(out[0]));
@@ -50,7 +62,7 @@ Status SelectRevealedShares(Span<const ReceivedShares> received,
   }
   for (size_t i = 0; i < received.size(); ++i) {
     const ReceivedShares& r = received[i];
-    const bool survived = Listed(survivors, r.sender);
+    const bool survived = Listed(answer.listed, r.sender);
     out[i].sender = r.sender;
     out[i].self_seed = survived;
     out[i].share = survived ? r.shares.self_seed : r.shares.mask_key;

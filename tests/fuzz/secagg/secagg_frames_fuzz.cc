@@ -22,6 +22,7 @@ std::byte
 SecAggPeerKeys g_keys[kCapacity];
 SecAggSealed g_sealed[kCapacity];
 uint32_t g_words[kMaxWords];
+uint32_t g_listed[kCapacity + 1];
 RevealedShare g_reveal[kCapacity];
 
 ByteSpan Again() { return ByteSpan(g_again, sizeof(g_again)); }
@@ -95,6 +96,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       words.ok() ? EncodeSecAggWords(h.round_id,
                                      Span<const uint32_t>(g_words, nw), Again())
                  : StatusWithSize());
+
+  uint32_t survivors = 0;
+  const StatusWithSize listed =
+      DecodeSecAggSurvivors(in, h, survivors, g_listed);
+  const size_t nl = CountOf(listed, kCapacity + 1);
+  SurvivorAnswer answer;
+  answer.survivors = survivors;
+  answer.listed = Span<const uint32_t>(g_listed, nl);
+  RefusedOrSame(listed.status(), in,
+                listed.ok() ? EncodeSecAggSurvivors(h.round_id, answer, Again())
+                            : StatusWithSize());
 
   const StatusWithSize reveal = DecodeSecAggReveal(in, h, g_reveal);
   const size_t nr = CountOf(reveal, kCapacity);

@@ -119,15 +119,19 @@ int Run(const std::string& dir) {
   }
   ok &= Save(frames + "delivered",
              EncodeSecAggSealed(kRound, delivered[0], Out()));
-  // Phase 3: masked inputs; phase 4: the survivors' list and the shares.
+  // Phase 3: masked inputs and the survivors' answer; phase 4: the shares.
   for (uint32_t i = 0; i < kN; ++i) {
     if (!sessions[i].MaskInput(delivered[i], x[i], drbg).ok()) return 1;
   }
   ok &= Save(frames + "words",
              EncodeSecAggWords(kRound, sessions[0].masked_input(), Out()));
   ok &= Save(blobs + "phase3", sessions[0].Serialize(Out()), 4);
-  const uint32_t survivors[] = {0, 1};
-  ok &= Save(frames + "survivors", EncodeSecAggWords(kRound, survivors, Out()));
+  const uint32_t listed[] = {0, 1};
+  SurvivorAnswer survivors;
+  survivors.survivors = 2;
+  survivors.listed = listed;
+  ok &= Save(frames + "survivors",
+             EncodeSecAggSurvivors(kRound, survivors, Out()));
   if (!sessions[0].Reveal(survivors).ok()) return 1;
   ok &= Save(frames + "reveal",
              EncodeSecAggReveal(kRound, sessions[0].revealed_shares(), Out()));

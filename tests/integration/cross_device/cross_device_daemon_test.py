@@ -12,7 +12,7 @@ job is completed, the database holds 6 uploads (each device once per round)
 and passes its consistency checks. Then a third run with a wrong PSK must
 fail and store nothing (so the test can fail).
 
---secure: four devices (--secagg-neighbours 4 --secagg-devices 8) in a
+--secure: four devices (--secagg-neighbours 4) in a
 2-round prox-admm job under privacy.policy = "secure-aggregation" (SecAgg+
 with X25519, HKDF-SHA256 and AES-CCM from the device's Mbed TLS, the
 distributed discrete Gaussian): each exits 0 with 2 uploads accepted, the
@@ -103,8 +103,7 @@ def main():
                                    a.data, 200 * i,
                                    os.path.join(work, f"state-{i}"))
                 if a.secure:
-                    argv += ["--secagg-neighbours", "4",
-                             "--secagg-devices", "8"]
+                    argv += ["--secagg-neighbours", "4"]
                 procs.append(subprocess.Popen(argv, stdout=subprocess.PIPE,
                                               stderr=subprocess.STDOUT,
                                               text=True))

@@ -89,7 +89,7 @@ secure_aggregation::SecAggRoundParams RoundParams(uint64_t round_id,
   return p;
 }
 
-using Device = testing::SecAggTestDevice<kLargeK, kLargeM, kLargeN>;
+using Device = testing::SecAggTestDevice<kLargeK, kLargeM>;
 
 class SecAggCoapTest : public ::testing::Test {
  protected:

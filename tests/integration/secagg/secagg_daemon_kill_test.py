@@ -5,8 +5,8 @@
 Real stack on loopback: the `edgeadmm` CLI enrolls six devices and creates
 a prox-admm job under privacy.policy "secure-aggregation" (m = 6, floor 5,
 20 s per phase, 2 rounds), `edgeadmm-aggregatord` serves it over
-CoAP/DTLS-PSK and six `edgeadmm-device --secagg-neighbours 8
---secagg-devices 6` processes run it. Device 5 is SIGSTOPped at its start,
+CoAP/DTLS-PSK and six `edgeadmm-device --secagg-neighbours 8`
+processes run it. Device 5 is SIGSTOPped at its start,
 so phase 1 of the first two rounds waits for it.
 
 1. The safe abort: once the first round's phases started and its round log
@@ -121,8 +121,8 @@ def start_device(binary, stack, a, name, i):
             os.path.join(stack.psk_dir, name), "--data", a.data, "--dim",
             "123", "--first", str(300 * i), "--count", "300", "--state-dir",
             os.path.join(a.work_dir, f"device-{i}"), "--epsilon-budget",
-            "1000", "--secagg-neighbours", "8", "--secagg-devices",
-            str(DEVICES), "--refresh-ms", "1000", "--silence-timeout-ms",
+            "1000", "--secagg-neighbours", "8", "--refresh-ms", "1000",
+            "--silence-timeout-ms",
             "3000", "--timeout-s", str(4 * TIMEOUT)]
     log = open(os.path.join(a.work_dir, f"device-{i}.log"), "w")
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)

@@ -51,11 +51,11 @@ constexpr size_t kDim = 3;
 constexpr size_t kSamples = 4;
 constexpr size_t kMaxK = 8;
 constexpr int64_t kPhaseMs = 5000;  // the job's phases (SetUp)
-// A firmware-style client: prox-ADMM, logistic, secure rounds (k, n).
+// A firmware-style client: prox-ADMM, logistic, secure rounds (k).
 using SecureShape = WithSecureRounds<
     DeviceShape<kDim, kSamples, AlgorithmBit(AlgorithmKind::kProxAdmm),
                 LossBit(LossKind::kLogistic)>,
-    kMaxK, kDevices>;
+    kMaxK>;
 using FixedClient = StaticDeviceClient<SecureShape>;
 
 struct Device {
@@ -68,7 +68,7 @@ struct Device {
         trainer_ws(DeviceClient::TrainerWorkspaceBytes(kSamples, kDim)),
         scratch(DeviceClient::ComputeScratchBytes(kDim)),
         memory(DeviceClient::MemoryBytes(kDim) +
-               DeviceClient::SecAggMemoryBytes(kDim, kMaxK, kDevices)) {
+               DeviceClient::SecAggMemoryBytes(kDim, kMaxK)) {
     for (size_t j = 0; j < kSamples; ++j) {
       for (size_t c = 0; c < kDim; ++c) {
         features.push_back(Real(0.1 * double((index + 2 * j + c) % 7) - 0.3));
@@ -112,7 +112,6 @@ struct Device {
     c.retry_min_ms = 100;
     c.retry_max_ms = 400;
     c.secagg_max_neighbours = k;
-    c.secagg_max_devices = k == 0 ? 0 : kDevices;
     if (fixed_shape) {  // the shape's arena, trainer and limits
       c.trainer = nullptr;
       c.trainer_workspace = ByteSpan();
@@ -287,9 +286,9 @@ TEST_F(SecAggDeviceClientTest, FiveDeviceClientsCommitASecureRound) {
   const algorithms::ServerModel before = engine.model();
   const rounds::Task task = engine.TaskFor(names_[0]);
   ASSERT_TRUE(task.secure);
-  std::printf("SecAggMemoryBytes: d=3 k=8 n=5 %zu B, d=123 k=32 n=100 %zu B\n",
-              DeviceClient::SecAggMemoryBytes(kDim, kMaxK, kDevices),
-              DeviceClient::SecAggMemoryBytes(123, 32, 100));
+  std::printf("SecAggMemoryBytes: d=3 k=8 %zu B, d=123 k=32 %zu B\n",
+              DeviceClient::SecAggMemoryBytes(kDim, kMaxK),
+              DeviceClient::SecAggMemoryBytes(123, 32));
   RunRound(kDevices);
   ASSERT_EQ(engine.released_round_id(), task.round_id);
   EXPECT_EQ(engine.released_participants(), int64_t(kDevices));

@@ -56,7 +56,7 @@ std::vector<double> Update(uint32_t i) {
   return {0.3 + 0.05 * i, -0.2 + 0.1 * (i % 3), 0.4 - 0.07 * i};
 }
 
-using Device = testing::SecAggTestDevice<kMaxK, kMaxM, kDevices>;
+using Device = testing::SecAggTestDevice<kMaxK, kMaxM>;
 
 class SecAggJobCoapTest : public ::testing::Test {
  protected:

@@ -1,7 +1,7 @@
 // A SecAgg+ test device of the loopback CoAP tests: flash, DRBG, session
 // memory, a transport (libcoap's, or with `sdk` the SDK's CoapClient over
 // DtlsPskLink, what an MCU runs) and a SecAggPhaseClient, with capacities
-// of K neighbours, M words and N devices.
+// of K neighbours and M words (rounds of any number of devices).
 #ifndef EDGEADMM_TESTS_INTEGRATION_SECAGG_SECAGG_TEST_DEVICE_H_
 #define EDGEADMM_TESTS_INTEGRATION_SECAGG_SECAGG_TEST_DEVICE_H_
 
@@ -24,7 +24,7 @@
 
 namespace edgeadmm::testing {
 
-template <size_t K, size_t M, uint32_t N>
+template <size_t K, size_t M>
 struct SecAggTestDevice {
   using Arrays = SecAggSessionArrays<K, M>;
   static constexpr char kBlobKey[] = "secagg";
@@ -65,7 +65,7 @@ struct SecAggTestDevice {
     b.blob = ByteSpan(blob.data(), blob.size());
     b.keys = Span<SecAggPeerKeys>(keys, key_capacity);
     b.sealed = Span<SecAggSealed>(sealed, K);
-    b.survivors = Span<uint32_t>(survivors, N);
+    b.survivors = Span<uint32_t>(survivors, K + 1);
     client = std::make_unique<SecAggPhaseClient>(*link, storage, kBlobKey,
                                                  *session, drbg, b);
     client->poll_interval_ms = 100;
@@ -93,12 +93,12 @@ struct SecAggTestDevice {
   std::unique_ptr<SecAggPhaseClient> client;
   std::byte request[SecAggSealedBytes(K) + SecAggWordsBytes(M)] = {};
   std::byte response[SecAggSealedBytes(K) + SecAggKeysAnswerBytes(K) +
-                     SecAggWordsBytes(N)] = {};
+                     SecAggSurvivorsBytes(K + 1)] = {};
   std::vector<std::byte> blob =
       std::vector<std::byte>(SecAggSessionBlobBytes(K, M));
   SecAggPeerKeys keys[K];
   SecAggSealed sealed[K];
-  uint32_t survivors[N] = {};
+  uint32_t survivors[K + 1] = {};
   std::vector<uint32_t> x;  // the encoded update
   bool gone = false;        // powered off for good
 };

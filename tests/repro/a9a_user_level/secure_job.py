@@ -71,5 +71,4 @@ def table(a):
 def fleet_flags(a, secure_plan):
     """`edgeadmm-fleet connect` flags of the secure devices."""
     return ["--secagg-neighbours", str(secure_plan["neighbours"]),
-            "--secagg-devices", str(secure_plan["cohort"]),
             "--secagg-poll-ms", str(a.secagg_poll_ms)]

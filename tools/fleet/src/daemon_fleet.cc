@@ -352,15 +352,13 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->config.retry_max_ms = 8000;
   d->config.max_vector = f.max_vector;
   d->config.secagg_max_neighbours = config.secagg_neighbours;
-  d->config.secagg_max_devices = config.secagg_devices;
   d->config.secagg_poll_ms = config.secagg_poll_ms;
   const size_t dim = d->config.data.dim();
   d->memory.resize(
       DeviceClient::MemoryBytes(dim, f.max_vector) +
       (config.secagg_neighbours == 0
            ? 0
-           : DeviceClient::SecAggMemoryBytes(dim, config.secagg_neighbours,
-                                             config.secagg_devices)));
+           : DeviceClient::SecAggMemoryBytes(dim, config.secagg_neighbours)));
   if (config.secagg_neighbours > 0) {
     d->algorithms = &AllClientAlgorithmsWithSecureRounds();
   }

@@ -7,8 +7,8 @@
 //   ShareKeys(neighbours' keys)       -> phase 2: one sealed message per
 //                                        neighbour that advertised
 //   MaskInput(delivered shares, x)    -> phase 3: y = x + masks mod 2^b
-//   Reveal(survivor list)             -> phase 4: SelectRevealedShares'
-//                                        answer; a second, different list
+//   Reveal(phase 3's answer)          -> phase 4: SelectRevealedShares'
+//                                        answer; a second, different one
 //                                        is refused (ALREADY_EXISTS)
 //   Finish() / Abort()                -> everything zeroized
 //
@@ -21,13 +21,13 @@
 // private keys and the self seed (phase 2 also the neighbours' public
 // keys and the sealed messages); phase 3 y and the shares received from
 // neighbours (the own secrets are dropped once y is made); phase 4 the
-// answer and the SHA-256 of the list it answered.
+// shares it revealed and the SHA-256 of phase 3's answer they answer.
 //
-// Blob format 1, little-endian: "EASS", version (2), phase (1), 0 (1),
-// round id (8), n, k, s, b, m, survivor floor, own index (4 each), graph
-// seed (32); then the phase's part (above); then CRC-32 (crc32.h) of every
-// byte before it. Restore refuses anything else with DATA_LOSS and leaves
-// the session unchanged.
+// Blob format 2 (format 1 digested the whole survivor list), little-endian:
+// "EASS", version (2), phase (1), 0 (1), round id (8), n, k, s, b, m, survivor
+// floor, own index (4 each), graph seed (32); then the phase's part (above);
+// then CRC-32 (crc32.h) of every byte before it. Restore refuses anything else
+// with DATA_LOSS and leaves the session unchanged.
 //
 // No heap; no exceptions. Memory: sizeof(SecAggDeviceSession) plus the
 // caller's SecAggSessionBuffers (SecAggSessionBufferBytes(k, m), whose
@@ -216,10 +216,10 @@ class SecAggDeviceSession {
     return Span<const uint32_t>(buffers_.masked.data(), params_.mask_length);
   }
 
-  // Phase 4 from kMaskedSent; again in kRevealed with the same list is OK
-  // (the same answer), with another ALREADY_EXISTS. SelectRevealedShares'
+  // Phase 4 from kMaskedSent; again in kRevealed with the same answer is
+  // OK (the same shares), with another ALREADY_EXISTS. SelectRevealedShares'
   // errors otherwise.
-  Status Reveal(Span<const uint32_t> survivors);
+  Status Reveal(const SurvivorAnswer& answer);
   Span<const RevealedShare> revealed_shares() const;
 
   // The round ended (Finish) or was given up (Abort): every secret and

@@ -62,7 +62,7 @@ struct SecAggClientBuffers {
   // decodes into it.
   Span<SecAggPeerKeys> keys;  // k
   Span<SecAggSealed> sealed;  // k
-  Span<uint32_t> survivors;   // n
+  Span<uint32_t> survivors;   // k + 1 (phase 3's listed survivors)
 };
 
 class SecAggPhaseClient {
@@ -80,16 +80,15 @@ class SecAggPhaseClient {
   // not idle or a Join is under way; RESOURCE_EXHAUSTED when the response
   // buffer cannot hold phase 0's answer (SecAggRoundBytes()). The answer ends
   // the client, before anything is sent, with RESOURCE_EXHAUSTED for a round
-  // this client's buffers cannot hold (min(k, n - 1) keys or sealed messages, n
-  // survivors, its frames or blob) and INVALID_ARGUMENT for an input of another
-  // length than m or a word >= 2^b; with Start's errors otherwise (e.g. session
-  // buffers).
-  // `round_id` 0: phase 0 asks v1/secagg/round (the gateway picks the
-  // joinable round whose cohort holds the device). Otherwise it asks
-  // v1/secagg/round?round=<round_id> (SecAggRoundId of the task the input
-  // was computed for), and an answer for any other round ends the client
-  // with INVALID_ARGUMENT before anything is sent: an input is never masked
-  // into another round's sum.
+  // this client's buffers cannot hold (min(k, n - 1) keys or sealed messages,
+  // min(k, n - 1) + 1 listed survivors, its frames or blob) and
+  // INVALID_ARGUMENT for an input of another length than m or a word >= 2^b;
+  // with Start's errors otherwise (e.g. session buffers). `round_id` 0: phase 0
+  // asks v1/secagg/round (the gateway picks the joinable round whose cohort
+  // holds the device). Otherwise it asks v1/secagg/round?round=<round_id>
+  // (SecAggRoundId of the task the input was computed for), and an answer for
+  // any other round ends the client with INVALID_ARGUMENT before anything is
+  // sent: an input is never masked into another round's sum.
   Status Join(Span<const uint32_t> input, uint64_t round_id = 0);
   // After a restart: the session from the stored blob (Restore's errors,
   // NOT_FOUND without a blob). The round's input is the first mask_length

@@ -3,7 +3,7 @@
 // gateway's SecAggRound answers, in a compact binary framing the device and
 // the gateway share. Little-endian; every frame starts with a header:
 //
-//   version (1, = 1) | phase (1: 0..4) | round id (8)
+//   version (1, = 2) | phase (1: 0..4) | round id (8)
 //
 // then, per phase (count fields bound the entries; nothing may follow):
 //   0 answer   n | k | s | b | m | survivor floor | own index (4 each) |
@@ -13,7 +13,10 @@
 //   2 request  count (2) | count x [receiver (4) | sealed (82)]
 //   2 answer   count (2) | count x [sender (4) | sealed (82)]
 //   3 request  count (4) | count x word (4)
-//   3 answer   count (4) | count x survivor (4)
+//   3 answer   count (2) | count x survivor (4) | survivors (4): the
+//              survivors among the receiver and the senders of its
+//              phase 2 answer, increasing, then how many devices in all
+//              sent a masked input (SurvivorAnswer, share_reveal.h)
 //   4 request  count (2) | count x [sender (4) | kind (1: 1 self seed,
 //              0 mask key) | share index (1) | share (32)]
 // Phase 4 has no answer body. Phase 0's decoder and encoder refuse
@@ -36,7 +39,8 @@
 
 namespace edgeadmm {
 
-constexpr uint8_t kSecAggFrameVersion = 1;
+// Version 2: phase 3's answer lists only the receiver's neighbourhood.
+constexpr uint8_t kSecAggFrameVersion = 2;
 // Content-Format of every frame (experimental-use range, RFC 7252 12.3).
 constexpr uint16_t kSecAggFrameFormat = 65104;
 // The gateway's resource of each phase (POST), index phase - 1.
@@ -101,6 +105,9 @@ constexpr size_t SecAggSealedBytes(size_t count) {
 constexpr size_t SecAggWordsBytes(size_t count) {
   return kSecAggFrameHeaderBytes + 4 + count * 4;
 }
+constexpr size_t SecAggSurvivorsBytes(size_t count) {
+  return kSecAggFrameHeaderBytes + 2 + count * 4 + 4;
+}
 constexpr size_t SecAggRevealBytes(size_t count) {
   return kSecAggFrameHeaderBytes + 2 + count * kSecAggRevealEntryBytes;
 }
@@ -121,9 +128,14 @@ StatusWithSize EncodeSecAggKeys(uint64_t round_id,
 StatusWithSize EncodeSecAggSealed(uint64_t round_id,
                                   Span<const SecAggSealed> sealed,
                                   ByteSpan out);
-// Phase 3 (`words`: y in the request, the survivors in the answer).
+// Phase 3's request (y).
 StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
                                  ByteSpan out);
+// Phase 3's answer; INVALID_ARGUMENT also when answer.survivors is below
+// the listed count.
+StatusWithSize EncodeSecAggSurvivors(uint64_t round_id,
+                                     const SurvivorAnswer& answer,
+                                     ByteSpan out);
 StatusWithSize EncodeSecAggReveal(uint64_t round_id,
                                   Span<const RevealedShare> shares,
                                   ByteSpan out);
@@ -138,6 +150,13 @@ StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
                                   Span<SecAggSealed> out);
 StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
                                  Span<uint32_t> out);
+// The listed survivors go to `listed` (their number returned),
+// the count in all to `survivors`; a count below the list's length is
+// INVALID_ARGUMENT, as for the encoder.
+StatusWithSize DecodeSecAggSurvivors(ConstByteSpan frame,
+                                     SecAggFrameHeader& header,
+                                     uint32_t& survivors,
+                                     Span<uint32_t> listed);
 StatusWithSize DecodeSecAggReveal(ConstByteSpan frame,
                                   SecAggFrameHeader& header,
                                   Span<RevealedShare> out);

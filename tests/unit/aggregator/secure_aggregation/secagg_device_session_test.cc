@@ -212,11 +212,18 @@ Status StepMask(Cohort& r, uint32_t i) {
                               d.drbg);
 }
 
+// Phase 3's answer to device i, as the gateway sends it.
+SurvivorAnswer AnswerOf(const NeighbourhoodSurvivors& s) {
+  SurvivorAnswer a;
+  a.survivors = s.survivors;
+  a.listed = Span<const uint32_t>(s.listed.data(), s.listed.size());
+  return a;
+}
+
 Status StepReveal(Cohort& r, uint32_t i) {
-  auto survivors = r.round.Survivors();
+  auto survivors = r.round.SurvivorsFor(i);
   if (!survivors.ok()) return survivors.status();
-  return r.devices[i]->session->Reveal(
-      Span<const uint32_t>(survivors->data(), survivors->size()));
+  return r.devices[i]->session->Reveal(AnswerOf(*survivors));
 }
 
 // A whole round; devices in reboots[p] reboot after sending phase p.
@@ -263,7 +270,7 @@ TEST(SecAggDeviceSessionTest, RebootInEveryPhaseResendsAndGivesTheSameSum) {
 struct Blobs {
   Cohort run{12, 3};
   std::vector<std::byte> of_phase[5];
-  std::vector<uint32_t> survivors;
+  NeighbourhoodSurvivors survivors;       // device 1's answer in phase 3
   std::vector<std::byte> device1_masked;  // device 1's phase-3 blob
   Blobs() {
     auto keep = [&](int p) {
@@ -283,7 +290,7 @@ struct Blobs {
     device1_masked = run.devices[1]->Stored();
     for (uint32_t i = 0; i < 12; ++i) EXPECT_TRUE(SendMasked(run, i).ok());
     EXPECT_TRUE(run.round.CloseMaskedInput().ok());
-    survivors = run.round.Survivors().value();
+    survivors = run.round.SurvivorsFor(1).value();
     EXPECT_TRUE(StepReveal(run, 1).ok());
     run.devices[1]->Persist();
     of_phase[4] = run.devices[1]->Stored();
@@ -339,9 +346,7 @@ TEST(SecAggDeviceSessionTest,
   now.resize(n.size());
   EXPECT_EQ(now, own);
   EXPECT_TRUE(
-      d.session
-          ->Reveal(Span<const uint32_t>(b.survivors.data(), b.survivors.size()))
-          .ok());
+      d.session->Reveal(AnswerOf(b.run.round.SurvivorsFor(0).value())).ok());
   // And every intact blob restores.
   for (int p = 1; p <= 4; ++p) {
     const std::vector<std::byte>& blob = b.of_phase[p];
@@ -357,12 +362,12 @@ TEST(SecAggDeviceSessionTest, SecondDifferentSurvivorListIsRefused) {
   Device& d = *b.run.devices[1];  // answered b.survivors
   const std::vector<std::byte> answer = Message(b.run, 1, 4);
   ASSERT_FALSE(answer.empty());
-  std::vector<uint32_t> fewer = b.survivors;
-  fewer.erase(
-      std::find(fewer.begin(), fewer.end(),
+  NeighbourhoodSurvivors fewer = b.survivors;
+  fewer.listed.erase(
+      std::find(fewer.listed.begin(), fewer.listed.end(),
                 b.run.devices[1]->session->revealed_shares()[0].sender));
-  const Span<const uint32_t> same(b.survivors.data(), b.survivors.size());
-  const Span<const uint32_t> other(fewer.data(), fewer.size());
+  const SurvivorAnswer same = AnswerOf(b.survivors);
+  const SurvivorAnswer other = AnswerOf(fewer);
   EXPECT_EQ(d.session->Reveal(other), Status::AlreadyExists());
   EXPECT_EQ(d.session->Reveal(same), Status::Ok());
   EXPECT_EQ(Message(b.run, 1, 4), answer);

@@ -209,16 +209,23 @@ class Fleet {
         i, Span<const uint32_t>(d.y.data(), d.y.size()));
   }
 
-  // Phase 4 on device i: its answer to the survivor list.
+  // Phase 4 on device i: its answer to phase 3's answer (SurvivorsFor).
   host::Error BuildReveal(uint32_t i, std::vector<RevealedShare>& out) {
     const SimDevice& d = devices[i];
-    auto survivors = round.Survivors();
+    auto survivors = round.SurvivorsFor(i);
     if (!survivors.ok()) return survivors.error();
+    SurvivorAnswer answer;
+    answer.survivors = survivors->survivors;
+    answer.listed = Span<const uint32_t>(survivors->listed.data(),
+                                         survivors->listed.size());
+    RevealRound reveal;
+    reveal.own_index = i;
+    reveal.devices = params.devices;
+    reveal.min_survivors = params.min_survivors;
     out.assign(d.received.size(), RevealedShare());
     return SelectRevealedShares(
         Span<const ReceivedShares>(d.received.data(), d.received.size()),
-        Span<const uint32_t>(survivors->data(), survivors->size()), i,
-        params.min_survivors, Span<RevealedShare>(out.data(), out.size()));
+        answer, reveal, Span<RevealedShare>(out.data(), out.size()));
   }
 
   host::Error Reveal(uint32_t i) {

@@ -4,7 +4,8 @@
 // that leave every neighbourhood >= s survivors still give the survivors'
 // sum; too many abort and unmask nothing; random dropouts over many seeds
 // match an independent computation of who survives and whether the round
-// aborts; and the gateway's stored state holds masked inputs only.
+// aborts; phase 3's answer to a device lists only it and its surviving
+// senders (O(k)); and the gateway's stored state holds masked inputs only.
 #include <algorithm>
 #include <random>
 #include <set>
@@ -52,6 +53,49 @@ TEST(SecAggRoundTest, DropoutsAtEachPhaseGiveTheSurvivorsSum) {
     const size_t dropped_before_mask = (at == 5) ? 3 : (at <= 3 ? 1 : 0);
     EXPECT_EQ(survivors->size(), 20 - dropped_before_mask);
   }
+}
+
+// SurvivorsFor(i): |U3| and exactly i and its graph neighbours that sent i
+// shares and a masked input, increasing; at most k + 1 entries whatever n.
+TEST(SecAggRoundTest, PhaseThreeAnswersEachDeviceItsNeighbourhoodOnly) {
+  Fleet f(60, 6, 4, 16, 5, 77);
+  const std::set<uint32_t> no_share = {9};  // advertised, sent no shares
+  const std::set<uint32_t> no_mask = {20, 41};
+  for (uint32_t i = 0; i < 60; ++i) ASSERT_TRUE(f.Advertise(i).ok());
+  ASSERT_TRUE(f.round.CloseAdvertise().ok());
+  for (uint32_t i = 0; i < 60; ++i) {
+    if (no_share.count(i) == 0) {
+      ASSERT_TRUE(f.ShareKeys(i).ok());
+    }
+  }
+  ASSERT_TRUE(f.round.CloseShareKeys().ok());
+  for (uint32_t i = 0; i < 60; ++i) {
+    if (no_share.count(i) == 0 && no_mask.count(i) == 0) {
+      ASSERT_TRUE(f.SendMasked(i).ok());
+    }
+  }
+  EXPECT_EQ(f.round.SurvivorsFor(0).status(), Status::FailedPrecondition());
+  ASSERT_TRUE(f.round.CloseMaskedInput().ok());
+  const std::vector<uint32_t> all = f.round.Survivors().value();
+  ASSERT_EQ(all.size(), 57u);
+  size_t shortened = 0;
+  for (uint32_t i : all) {
+    const auto answer = f.round.SurvivorsFor(i);
+    ASSERT_TRUE(answer.ok()) << i;
+    EXPECT_EQ(answer->survivors, 57u);
+    std::vector<uint32_t> expected = {i};
+    for (uint32_t j : f.NeighboursOf(i)) {
+      if (std::binary_search(all.begin(), all.end(), j)) expected.push_back(j);
+    }
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(answer->listed, expected) << "device " << i;
+    EXPECT_LE(answer->listed.size(), 7u);
+    shortened += answer->listed.size() < 7 ? 1 : 0;
+  }
+  EXPECT_GT(shortened, 0u);  // some neighbourhoods lost a device
+  // Not to a device outside U3.
+  EXPECT_EQ(f.round.SurvivorsFor(20).status(), Status::FailedPrecondition());
+  EXPECT_EQ(f.round.SurvivorsFor(9).status(), Status::FailedPrecondition());
 }
 
 TEST(SecAggRoundTest, TooManyDropoutsAtMaskedInputAbort) {

@@ -143,11 +143,22 @@ class SecureRound {
           C(key), {round_, sender, j},
           ConstByteSpan(message.second.data(), message.second.size()),
           received.shares));
+      // Phase 3's answer to j: the survivors among j and its sender.
+      std::vector<uint32_t> listed;
+      for (uint32_t v : survivors) {
+        if (v == j || v == sender) listed.push_back(v);
+      }
+      SurvivorAnswer survived;
+      survived.survivors = static_cast<uint32_t>(survivors.size());
+      survived.listed = Span<const uint32_t>(listed.data(), listed.size());
+      RevealRound reveal;
+      reveal.own_index = j;
+      reveal.devices = n_;
+      reveal.min_survivors = threshold_;
       RevealedShare answer;
       EDGEADMM_TRY(SelectRevealedShares(
-          Span<const ReceivedShares>(&received, 1),
-          Span<const uint32_t>(survivors.data(), survivors.size()), j,
-          threshold_, Span<RevealedShare>(&answer, 1)));
+          Span<const ReceivedShares>(&received, 1), survived, reveal,
+          Span<RevealedShare>(&answer, 1)));
       out = answer.share;
       return Status::Ok();
     }

@@ -100,7 +100,7 @@ struct Device {
     b.blob = ByteSpan(blob, sizeof(blob));
     b.keys = Span<SecAggPeerKeys>(keys, kK);
     b.sealed = Span<SecAggSealed>(sealed, kK);
-    b.survivors = Span<uint32_t>(survivors, kN);
+    b.survivors = Span<uint32_t>(survivors, kK + 1);
     client = std::make_unique<SecAggPhaseClient>(*transport, storage, "sa",
                                                  session, drbg, b);
     for (uint32_t w = 0; w < kM; ++w)
@@ -120,7 +120,7 @@ struct Device {
   std::byte blob[4096] = {};
   SecAggPeerKeys keys[kK];
   SecAggSealed sealed[kK];
-  uint32_t survivors[kN] = {};
+  uint32_t survivors[kK + 1] = {};
   std::vector<uint32_t> x;
 };
 

@@ -126,11 +126,13 @@ class SecAggSessionDevices {
         break;
       }
       default: {
-        uint32_t survivors[N];
-        const StatusWithSize n = DecodeSecAggWords(f, h, survivors);
+        uint32_t listed[K + 1];
+        SurvivorAnswer answer;
+        const StatusWithSize n =
+            DecodeSecAggSurvivors(f, h, answer.survivors, listed);
         ASSERT_TRUE(n.ok());
-        ASSERT_TRUE(
-            d.session.Reveal(Span<const uint32_t>(survivors, n.size())).ok());
+        answer.listed = Span<const uint32_t>(listed, n.size());
+        ASSERT_TRUE(d.session.Reveal(answer).ok());
       }
     }
   }

@@ -45,16 +45,13 @@ static_assert(
     StaticDeviceClient<DeviceShape<kDim, kRecords, ClientAlgorithmBits(),
                                    kClientLosses, 256>>::coap_block_szx() == 4);
 
-// Secure rounds (k = 2 neighbours, n = 3 devices): the arena adds the SDK's
+// Secure rounds (k = 2 neighbours): the arena adds the SDK's
 // SecureRoundMemoryBytes and the table the secure-round hooks; a shape
 // without them has neither.
 constexpr size_t kSecureK = 2;
-constexpr size_t kSecureN = 3;
-using SecureClient =
-    StaticDeviceClient<WithSecureRounds<ProxShape, kSecureK, kSecureN>>;
+using SecureClient = StaticDeviceClient<WithSecureRounds<ProxShape, kSecureK>>;
 static_assert(SecureClient::kArenaBytes ==
-              ProxClient::kArenaBytes +
-                  SecureRoundMemoryBytes(kDim, kSecureK, kSecureN));
+              ProxClient::kArenaBytes + SecureRoundMemoryBytes(kDim, kSecureK));
 static_assert(SecureClient::kAlgorithmTable.secure_rounds ==
               &DeviceClient::kSecureRoundHooks);
 static_assert(ProxClient::kAlgorithmTable.secure_rounds == nullptr);
@@ -71,18 +68,13 @@ TEST(StaticDeviceClientTest, ArenaGrowsWithTheShape) {
 
 TEST(StaticDeviceClientTest, SecureRoundMemoryIsDeviceClients) {
   EXPECT_EQ(SecureClient::kSecureRoundBytes,
-            DeviceClient::SecAggMemoryBytes(kDim, kSecureK, kSecureN));
+            DeviceClient::SecAggMemoryBytes(kDim, kSecureK));
   EXPECT_GT(SecureClient::kSecureRoundBytes, 0u);
   EXPECT_EQ(ProxClient::kSecureRoundBytes, 0u);
-  // More neighbours: more memory. More devices: never less, and more once
-  // the survivors' answer (4 B per device) outgrows what the blob needs
-  // beyond the answer region (the blob spans the work and answer regions).
-  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
-            SecureRoundMemoryBytes(kDim, kSecureK + 1, kSecureN));
-  EXPECT_LE(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
-            SecureRoundMemoryBytes(kDim, kSecureK, kSecureN + 64));
-  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK, kSecureN),
-            SecureRoundMemoryBytes(kDim, kSecureK, kSecureN + 2048));
+  // More neighbours: more memory (the round's number of devices plays no
+  // part: phase 3's answer lists at most k + 1 survivors).
+  EXPECT_LT(SecureRoundMemoryBytes(kDim, kSecureK),
+            SecureRoundMemoryBytes(kDim, kSecureK + 1));
 }
 
 // The secure round's one slice (internal::SecureRoundLayoutOf): every part
@@ -92,37 +84,34 @@ TEST(StaticDeviceClientTest, SecureRoundMemoryIsDeviceClients) {
 TEST(StaticDeviceClientTest, SecureRoundLayoutPartsAreAlignedAndDisjoint) {
   const size_t m = DdgPaddedDimension(kDim);
   for (size_t k : {size_t{1}, size_t{2}, size_t{8}, size_t{32}}) {
-    for (size_t n : {size_t{3}, size_t{100}}) {
-      const internal::SecureRoundLayout l =
-          internal::SecureRoundLayoutOf(kDim, k, n);
-      const size_t starts[] = {0,       l.neighbours, l.sealed, l.scratch,
-                               l.work,  l.response,   l.real,   l.integers,
-                               l.signs, l.words,      l.record, l.total};
-      const size_t needs[] = {internal::kClientSecAggObjectBytes,
-                              k * sizeof(SecAggPeerKeys),
-                              k * sizeof(SecAggSealed),
-                              k * sizeof(SecAggPeerKey),
-                              internal::SecAggWorkRegionBytes(k, m, n),
-                              internal::SecAggResponseBytes(k, n),
-                              m * sizeof(Real),
-                              m * sizeof(int64_t),
-                              DdgSignWords(m) * sizeof(uint32_t),
-                              m * sizeof(uint32_t),
-                              SecAggInputRecordBytes(m)};
-      for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); ++i) {
-        EXPECT_EQ(starts[i] % Workspace::kAlignment, 0u) << i;
-        ASSERT_GT(starts[i + 1], starts[i]) << i;
-        EXPECT_GE(starts[i + 1] - starts[i], needs[i]) << i;
-        EXPECT_LT(starts[i + 1] - starts[i], needs[i] + Workspace::kAlignment)
-            << i;
-      }
-      EXPECT_EQ(SecureRoundMemoryBytes(kDim, k, n),
-                Workspace::Bytes<std::byte>(l.total));
-      // The blob spans the work and response regions, which are adjacent.
-      EXPECT_EQ(l.blob_end, l.response + internal::SecAggResponseBytes(k, n));
-      EXPECT_GE(l.blob_end - l.work, SecAggSessionBlobBytes(k, m))
-          << "k " << k << ", n " << n;
+    const internal::SecureRoundLayout l =
+        internal::SecureRoundLayoutOf(kDim, k);
+    const size_t starts[] = {0,       l.neighbours, l.sealed, l.scratch,
+                             l.work,  l.response,   l.real,   l.integers,
+                             l.signs, l.words,      l.record, l.total};
+    const size_t needs[] = {internal::kClientSecAggObjectBytes,
+                            k * sizeof(SecAggPeerKeys),
+                            k * sizeof(SecAggSealed),
+                            k * sizeof(SecAggPeerKey),
+                            internal::SecAggWorkRegionBytes(k, m),
+                            internal::SecAggResponseBytes(k),
+                            m * sizeof(Real),
+                            m * sizeof(int64_t),
+                            DdgSignWords(m) * sizeof(uint32_t),
+                            m * sizeof(uint32_t),
+                            SecAggInputRecordBytes(m)};
+    for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); ++i) {
+      EXPECT_EQ(starts[i] % Workspace::kAlignment, 0u) << i;
+      ASSERT_GT(starts[i + 1], starts[i]) << i;
+      EXPECT_GE(starts[i + 1] - starts[i], needs[i]) << i;
+      EXPECT_LT(starts[i + 1] - starts[i], needs[i] + Workspace::kAlignment)
+          << i;
     }
+    EXPECT_EQ(SecureRoundMemoryBytes(kDim, k),
+              Workspace::Bytes<std::byte>(l.total));
+    // The blob spans the work and response regions, which are adjacent.
+    EXPECT_EQ(l.blob_end, l.response + internal::SecAggResponseBytes(k));
+    EXPECT_GE(l.blob_end - l.work, SecAggSessionBlobBytes(k, m)) << "k " << k;
   }
 }
 
@@ -213,7 +202,6 @@ TEST(StaticDeviceClientTest, InitRefusesDataBeyondTheShape) {
   // Secure-round limits are the shape's: none for this one.
   c = Config(transport, storage, entropy, data.View());
   c.secagg_max_neighbours = kSecureK;
-  c.secagg_max_devices = kSecureN;
   EXPECT_EQ(device.Init(c), Status::InvalidArgument());
   EXPECT_EQ(device.Init(Config(transport, storage, entropy, data.View())),
             Status::Ok());
@@ -230,12 +218,8 @@ TEST(StaticDeviceClientTest, SecureShapeInitsWithItsOwnLimits) {
             Status::Ok());
   DeviceClientConfig c = Config(transport, storage, entropy, data.View());
   c.secagg_max_neighbours = kSecureK;
-  c.secagg_max_devices = kSecureN;
   EXPECT_EQ(secure.Init(c), Status::Ok());
   c.secagg_max_neighbours = kSecureK + 1;
-  EXPECT_EQ(secure.Init(c), Status::InvalidArgument());
-  c.secagg_max_neighbours = kSecureK;
-  c.secagg_max_devices = kSecureN + 1;
   EXPECT_EQ(secure.Init(c), Status::InvalidArgument());
 }
 

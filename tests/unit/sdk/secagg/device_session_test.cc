@@ -2,8 +2,8 @@
 // three devices (k = 2, the complete graph) exchange their messages
 // directly; in every phase the blob restores into a fresh session that
 // gives the byte-identical message and blob; steps out of order, foreign
-// neighbours, a corrupted blob and a second survivor list are refused;
-// Finish and Abort leave the caller's memory all zero; a failed
+// neighbours, a corrupted blob and a second, different phase 3 answer are
+// refused; Finish and Abort leave the caller's memory all zero; a failed
 // MaskInput drops the sealed messages but the stored blob restores them,
 // and y can be made in place in the caller's update; the session's RAM
 // stays within its documented size. The sum against the
@@ -42,6 +42,16 @@ static_assert(sizeof(void*) != 4 || sizeof(SecAggDeviceSession) +
                                             SecAggSessionBufferBytes(32, 0) <=
                                         6 * 1024,
               "k = 32 no longer fits 6 KiB");
+
+// Phase 3's answer listing `listed` (the complete graph: every survivor is
+// a neighbour), `survivors` in all (the list's length by default).
+template <size_t N>
+SurvivorAnswer Answer(const uint32_t (&listed)[N], uint32_t survivors = N) {
+  SurvivorAnswer a;
+  a.survivors = survivors;
+  a.listed = Span<const uint32_t>(listed, N);
+  return a;
+}
 
 class SecAggDeviceSessionTest : public ::testing::Test {
  protected:
@@ -179,7 +189,7 @@ TEST_F(SecAggDeviceSessionTest, EveryPhaseRestoresByteIdentical) {
         return SameBytes(a.masked_input(), b.masked_input());
       });
   const uint32_t all[kN] = {0, 1, 2};
-  ASSERT_TRUE(sessions_[0].Reveal(all).ok());
+  ASSERT_TRUE(sessions_[0].Reveal(Answer(all)).ok());
   ExpectRestores(
       0, [](const SecAggDeviceSession& a, const SecAggDeviceSession& b) {
         return SameBytes(a.revealed_shares(), b.revealed_shares());
@@ -192,7 +202,7 @@ TEST_F(SecAggDeviceSessionTest, EveryPhaseRestoresByteIdentical) {
   sessions_[0].Finish();
   EXPECT_EQ(sessions_[0].phase(), SecAggDevicePhase::kDone);
   EXPECT_TRUE(AllZero(arrays_[0]));  // the caller's memory is wiped
-  EXPECT_EQ(sessions_[0].Reveal(all), Status::FailedPrecondition());
+  EXPECT_EQ(sessions_[0].Reveal(Answer(all)), Status::FailedPrecondition());
   std::byte blob[kBlobBytes];
   EXPECT_EQ(sessions_[0].Serialize(ByteSpan(blob, kBlobBytes)).status(),
             Status::FailedPrecondition());
@@ -248,20 +258,22 @@ TEST_F(SecAggDeviceSessionTest, SecondSurvivorListIsRefused) {
   }
   const uint32_t all[kN] = {0, 1, 2};
   const uint32_t without_two[2] = {0, 1};
-  ASSERT_TRUE(sessions_[0].Reveal(all).ok());
-  EXPECT_EQ(sessions_[0].Reveal(without_two), Status::AlreadyExists());
-  EXPECT_EQ(sessions_[0].Reveal(all), Status::Ok());
+  ASSERT_TRUE(sessions_[0].Reveal(Answer(all)).ok());
+  EXPECT_EQ(sessions_[0].Reveal(Answer(without_two)), Status::AlreadyExists());
+  // The same list with another count in all is another answer.
+  EXPECT_EQ(sessions_[0].Reveal(Answer(all, kN - 1)), Status::AlreadyExists());
+  EXPECT_EQ(sessions_[0].Reveal(Answer(all)), Status::Ok());
   for (const RevealedShare& r : sessions_[0].revealed_shares()) {
     EXPECT_TRUE(r.self_seed);  // still the answer to `all`
   }
   // Answered first, the other list reveals device 2's mask-key share.
-  ASSERT_TRUE(sessions_[1].Reveal(without_two).ok());
+  ASSERT_TRUE(sessions_[1].Reveal(Answer(without_two)).ok());
   bool mask_key = false;
   for (const RevealedShare& r : sessions_[1].revealed_shares()) {
     if (r.sender == 2) mask_key = !r.self_seed;
   }
   EXPECT_TRUE(mask_key);
-  EXPECT_EQ(sessions_[1].Reveal(all), Status::AlreadyExists());
+  EXPECT_EQ(sessions_[1].Reveal(Answer(all)), Status::AlreadyExists());
   // Abort wipes the memory (y, received shares, the answer) too.
   EXPECT_FALSE(AllZero(arrays_[2]));
   sessions_[2].Abort();

@@ -58,10 +58,10 @@ TEST(SecAggPhaseFramesTest, AdvertiseRoundTripsAndRefusesOtherShapes) {
   EXPECT_FALSE(
       DecodeSecAggAdvertise(ConstByteSpan(longer.data(), longer.size()), h, b)
           .ok());
-  Buf v2 = f;
-  v2[0] = std::byte{2};
+  Buf v1 = f;  // the version before phase 3's answer was per device
+  v1[0] = std::byte{1};
   EXPECT_FALSE(
-      DecodeSecAggAdvertise(ConstByteSpan(v2.data(), v2.size()), h, b).ok());
+      DecodeSecAggAdvertise(ConstByteSpan(v1.data(), v1.size()), h, b).ok());
   Buf p2 = f;
   p2[1] = std::byte{2};
   EXPECT_FALSE(
@@ -93,6 +93,64 @@ TEST(SecAggPhaseFramesTest, WordsRoundTripWithinCapacityOnly) {
   EXPECT_FALSE(DecodeSecAggWords(
                    ConstByteSpan(bad_count.data(), bad_count.size()), h, out)
                    .ok());
+}
+
+// Phase 3's answer: the listed survivors and the count in all after them;
+// a list beyond the capacity, a count below the list's, a frame one word
+// short or long, or a phase 3 request in its place are refused.
+TEST(SecAggPhaseFramesTest, SurvivorsRoundTripWithinCapacityOnly) {
+  const uint32_t listed[] = {4, 9, 31};
+  SurvivorAnswer answer;
+  answer.survivors = 32561;
+  answer.listed = listed;
+  Buf f(SecAggSurvivorsBytes(3));
+  ASSERT_EQ(
+      EncodeSecAggSurvivors(6, answer, ByteSpan(f.data(), f.size())).size(),
+      f.size());
+  EXPECT_EQ(f.size(), 10u + 2 + 3 * 4 + 4);
+  SecAggFrameHeader h;
+  uint32_t survivors = 0;
+  uint32_t out[3] = {};
+  const StatusWithSize n = DecodeSecAggSurvivors(
+      ConstByteSpan(f.data(), f.size()), h, survivors, out);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n.size(), 3u);
+  EXPECT_EQ(h.phase, 3);
+  EXPECT_EQ(h.round_id, 6u);
+  EXPECT_EQ(survivors, 32561u);
+  EXPECT_EQ(out[2], 31u);
+  uint32_t two[2] = {};
+  EXPECT_FALSE(DecodeSecAggSurvivors(ConstByteSpan(f.data(), f.size()), h,
+                                     survivors, two)
+                   .ok());
+  EXPECT_FALSE(DecodeSecAggSurvivors(ConstByteSpan(f.data(), f.size() - 4), h,
+                                     survivors, out)
+                   .ok());
+  Buf longer = f;
+  for (int i = 0; i < 4; ++i) longer.push_back(std::byte{0});
+  EXPECT_FALSE(
+      DecodeSecAggSurvivors(ConstByteSpan(longer.data(), longer.size()), h,
+                            survivors, out)
+          .ok());
+  const Buf request = Encoded(&EncodeSecAggWords, listed);
+  EXPECT_FALSE(
+      DecodeSecAggSurvivors(ConstByteSpan(request.data(), request.size()), h,
+                            survivors, out)
+          .ok());
+  answer.survivors = 2;  // fewer in all than listed
+  EXPECT_EQ(
+      EncodeSecAggSurvivors(6, answer, ByteSpan(f.data(), f.size())).status(),
+      Status::InvalidArgument());
+  Buf fewer = f;
+  fewer[f.size() - 4] = std::byte{2};  // the count in all, little-endian
+  fewer[f.size() - 3] = std::byte{0};
+  EXPECT_FALSE(DecodeSecAggSurvivors(ConstByteSpan(fewer.data(), fewer.size()),
+                                     h, survivors, out)
+                   .ok());
+  answer.survivors = 3;
+  std::byte small[20];
+  EXPECT_EQ(EncodeSecAggSurvivors(6, answer, small).status(),
+            Status::ResourceExhausted());
 }
 
 TEST(SecAggPhaseFramesTest, SealedAndKeysRoundTrip) {
@@ -229,11 +287,11 @@ TEST(SecAggPhaseFramesTest, RoundRoundTripsAndRefusesOtherShapes) {
   shorter.resize(f.size() - 1);
   Buf longer = f;
   longer.push_back(std::byte{0});
-  Buf v2 = f;
-  v2[0] = std::byte{2};
+  Buf v1 = f;
+  v1[0] = std::byte{1};
   Buf p1 = f;
   p1[1] = std::byte{1};
-  for (const Buf* b : {&shorter, &longer, &v2, &p1}) {
+  for (const Buf* b : {&shorter, &longer, &v1, &p1}) {
     SecAggSessionParams r;
     EXPECT_EQ(DecodeSecAggRound(ConstByteSpan(b->data(), b->size()), r),
               Status::InvalidArgument());

@@ -16,7 +16,9 @@
 //   3. SubmitMaskedInput (m words, each < 2^b, from U2); CloseMaskedInput:
 //      U3 = the senders; the round aborts unless |U3| >= the floor and
 //      every d in U2 has >= s neighbours in U3 (the holders of d's shares
-//      that can answer). Survivors(): U3, increasing.
+//      that can answer). Survivors(): U3, increasing; SurvivorsFor(i):
+//      |U3| and, increasing, U3 among i and the senders of SharesFor(i),
+//      all i needs to answer phase 4 (O(k), not O(n)).
 //   4. SubmitRevealedShares (from U3): exactly one share per neighbour in
 //      U2, of the self seed for a neighbour in U3 and of the mask key
 //      otherwise (never both); CloseUnmasking reconstructs the secrets
@@ -120,6 +122,12 @@ struct DeliveredShares {
   std::array<std::byte, kSealedSharesBytes> sealed{};
 };
 
+// Phase 3's answer to one device (SurvivorAnswer on the wire).
+struct NeighbourhoodSurvivors {
+  uint32_t survivors = 0;        // |U3|
+  std::vector<uint32_t> listed;  // U3 among the device and its senders
+};
+
 // One sealed message as the round stores it.
 struct StoredSealed {
   uint32_t receiver = 0;
@@ -170,6 +178,9 @@ class SecAggRound {
   // ABORTED (and the round aborted) when the survivor rule fails.
   host::Error CloseMaskedInput();
   host::ErrorOr<std::vector<uint32_t>> Survivors() const;
+  // FAILED_PRECONDITION before masked-input closes or for a device not in
+  // U3.
+  host::ErrorOr<NeighbourhoodSurvivors> SurvivorsFor(uint32_t device) const;
 
   host::Error SubmitRevealedShares(uint32_t device,
                                    Span<const RevealedShare> shares);
@@ -202,8 +213,9 @@ class SecAggRound {
   SecAggPhase phase_ = SecAggPhase::kNotStarted;
   size_t budget_ = 0;
   std::vector<StoredDevice> devices_;
-  std::vector<bool> shared_;    // U2
-  std::vector<bool> survived_;  // U3
+  std::vector<bool> shared_;     // U2
+  std::vector<bool> survived_;   // U3
+  uint32_t survivor_count_ = 0;  // |U3|
 };
 
 }  // namespace edgeadmm::secure_aggregation

@@ -167,12 +167,11 @@ struct DaemonFleetConfig {
   // and CPU it reports (fleet_progress.h); 0: none.
   uint32_t progress_ms = 10000;
   int watch_pid = 0;
-  // Secure-aggregation rounds (DeviceClientConfig::secagg_max_neighbours
-  // and secagg_max_devices; each device's memory grows by the SDK's
-  // SecAggMemoryBytes(dim, k, n)): at most k graph neighbours and n devices
-  // in a round. 0: off (a task with a plan is refused).
+  // Secure-aggregation rounds (DeviceClientConfig::secagg_max_neighbours;
+  // each device's memory grows by the SDK's SecAggMemoryBytes(dim, k)): at
+  // most k graph neighbours in a round. 0: off (a task with a plan is
+  // refused).
   size_t secagg_neighbours = 0;
-  size_t secagg_devices = 0;
   // DeviceClientConfig::secagg_poll_ms: an open phase's resend interval.
   uint32_t secagg_poll_ms = DeviceClient::kSecureRoundPollMs;
 };
