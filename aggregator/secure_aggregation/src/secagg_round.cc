@@ -430,7 +430,7 @@ host::Error SecAggRound::CloseMaskedInput() {
 host::ErrorOr<std::vector<uint32_t>> SecAggRound::Survivors() const {
   if (phase_ != SecAggPhase::kUnmasking && phase_ != SecAggPhase::kDone) {
     return host::Error::FailedPrecondition(
-        std::string("the survivor list is answered after 'masked-input' "
+        std::string("the survivors are known once 'masked-input' "
                     "closes; the round is in phase '") +
         SecAggPhaseName(phase_) + "'");
   }

@@ -126,8 +126,8 @@ class SecureRound {
   }
 
   // Survivor j opens the message from `sender` and answers the gateway's
-  // survivor list (SelectRevealedShares): the self seed's share if the
-  // sender is listed, else the mask key's.
+  // phase 3 answer built from `survivors` (SelectRevealedShares): the self
+  // seed's share if the sender is listed, else the mask key's.
   Status Reveal(uint32_t j, uint32_t sender,
                 const std::vector<uint32_t>& survivors, ShamirShare& out) {
     SimDevice& d = devices_[j];

@@ -262,8 +262,9 @@ TEST_F(SecAggServiceTest, GatewayNeverHoldsAnUnmaskedInput) {
 }
 
 // The before-unmask hook runs once, as the masked inputs' phase closes,
-// with the survivors, before any device has the survivors' list it needs
-// to reveal shares (and so before any sum can exist).
+// with the survivors, before any device learns which of its neighbours
+// survived, what it needs to reveal shares (and so before any sum can
+// exist).
 TEST_F(SecAggServiceTest, BeforeUnmaskHookGetsTheSurvivorsFirst) {
   std::vector<std::vector<uint32_t>> calls;
   bool sum_at_call = true;
@@ -293,7 +294,7 @@ TEST_F(SecAggServiceTest, BeforeUnmaskHookGetsTheSurvivorsFirst) {
 }
 
 // A hook that fails (the charges could not be stored) aborts the round as
-// the masked inputs' phase closes: no device gets the survivors' list,
+// the masked inputs' phase closes: no device gets phase 3's answer,
 // nothing is unmasked, and the round's state is wiped.
 TEST_F(SecAggServiceTest, FailedBeforeUnmaskHookAbortsUnmasked) {
   service_.set_before_unmask([](const std::vector<uint32_t>&) {

@@ -178,8 +178,8 @@ class SecAggRound {
   // ABORTED (and the round aborted) when the survivor rule fails.
   host::Error CloseMaskedInput();
   host::ErrorOr<std::vector<uint32_t>> Survivors() const;
-  // FAILED_PRECONDITION before masked-input closes or for a device not in
-  // U3.
+  // FAILED_PRECONDITION outside the unmasking phase (masked-input closed,
+  // the round not ended) or for a device not in U3.
   host::ErrorOr<NeighbourhoodSurvivors> SurvivorsFor(uint32_t device) const;
 
   host::Error SubmitRevealedShares(uint32_t device,
