@@ -359,7 +359,6 @@ Status SecAggDeviceSession::Reveal(const SurvivorAnswer& answer) {
   }
   RevealRound round;
   round.own_index = params_.own_index;
-  round.devices = params_.devices;
   round.min_survivors = params_.min_survivors;
   s = SelectRevealedShares(
       View<const ReceivedShares>(buffers_.sealed, received_count_), answer,

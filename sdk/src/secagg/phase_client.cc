@@ -85,14 +85,16 @@ bool SecAggPhaseClient::Fits(const SecAggSessionParams& p) const {
   const size_t request = SecAggSealedBytes(k) > SecAggWordsBytes(p.mask_length)
                              ? SecAggSealedBytes(k)
                              : SecAggWordsBytes(p.mask_length);
-  const size_t answers[] = {SecAggKeysAnswerBytes(k), SecAggSealedBytes(k),
-                            SecAggSurvivorsBytes(k + 1)};
-  for (size_t a : answers) {
-    if (buf_.response.size() < a) return false;
-  }
+  // For k >= 1 phase 2's frames are the largest of their direction: the
+  // sealed messages (12 + 86k B) above the keys (12 + 68k B), phase 3's
+  // survivors (20 + 4k B) and phase 4's shares (12 + 38k B).
+  static_assert(SecAggSealedBytes(1) > SecAggKeysAnswerBytes(1) &&
+                    SecAggSealedBytes(1) > SecAggSurvivorsBytes(2) &&
+                    SecAggSealedBytes(1) > SecAggRevealBytes(1),
+                "phase 2's frames are no longer the largest");
   return buf_.keys.size() >= k && buf_.sealed.size() >= k &&
          buf_.survivors.size() >= k + 1 && buf_.request.size() >= request &&
-         buf_.request.size() >= SecAggRevealBytes(k) &&
+         buf_.response.size() >= SecAggSealedBytes(k) &&
          buf_.blob.size() >= SecAggSessionBlobBytes(k, p.mask_length);
 }
 
@@ -168,13 +170,14 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
   const SecAggDevicePhase phase = session_.phase();
   SecAggFrameHeader header;
   StatusWithSize n(Status::FailedPrecondition(), 0);
-  uint32_t survivors = 0;
+  SurvivorAnswer survived;
   if (phase == SecAggDevicePhase::kAdvertised) {
     n = DecodeSecAggKeys(answer, header, Fresh(buf_.keys));
   } else if (phase == SecAggDevicePhase::kSharesSent) {
     n = DecodeSecAggSealed(answer, header, Fresh(buf_.sealed));
   } else if (phase == SecAggDevicePhase::kMaskedSent) {
-    n = DecodeSecAggSurvivors(answer, header, survivors, Fresh(buf_.survivors));
+    n = DecodeSecAggSurvivors(answer, header, survived.survivors,
+                              Fresh(buf_.survivors));
   }
   if (!n.ok()) return n.status();
   if (header.round_id != session_.params().round_id) {
@@ -188,8 +191,6 @@ Status SecAggPhaseClient::Advance(ConstByteSpan answer) {
         Span<const SecAggSealed>(buf_.sealed.data(), n.size()), input_,
         random_));
   } else {
-    SurvivorAnswer survived;
-    survived.survivors = survivors;
     survived.listed = Span<const uint32_t>(buf_.survivors.data(), n.size());
     EDGEADMM_TRY(session_.Reveal(survived));
   }

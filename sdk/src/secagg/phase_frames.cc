@@ -165,8 +165,7 @@ StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
 StatusWithSize EncodeSecAggSurvivors(uint64_t round_id,
                                      const SurvivorAnswer& answer,
                                      ByteSpan out) {
-  if (answer.listed.size() > 0xffff ||
-      answer.survivors < answer.listed.size()) {
+  if (answer.listed.size() > 0xffff) {
     return StatusWithSize(Status::InvalidArgument(), 0);
   }
   ByteCursor w = ByteCursor::Writer(out);
@@ -263,9 +262,7 @@ StatusWithSize DecodeSecAggSurvivors(ConstByteSpan frame,
   for (size_t i = 0; i < n.size(); ++i) {
     listed[i] = static_cast<uint32_t>(r.Get(4));
   }
-  const auto count = static_cast<uint32_t>(r.Get(4));
-  if (count < n.size()) return StatusWithSize(Status::InvalidArgument(), 0);
-  survivors = count;
+  survivors = static_cast<uint32_t>(r.Get(4));
   return n;
 }
 

@@ -22,27 +22,18 @@ bool Listed(Span<const uint32_t> sorted, uint32_t device) {
   return false;
 }
 
-Status Check(Span<const ReceivedShares> received, const SurvivorAnswer& answer,
-             const RevealRound& round, Span<RevealedShare> out) {
+// The answer's own checks: the list increasing, naming this device, the
+// count in all at least the list's length and the floor.
+Status Check(const SurvivorAnswer& answer, const RevealRound& round) {
   const Span<const uint32_t> listed = answer.listed;
-  if (out.size() < received.size() || answer.survivors < listed.size() ||
-      answer.survivors > round.devices) {
+  if (answer.survivors < listed.size()) {
     return Status::InvalidArgument();
   }
   for (size_t i = 1; i < listed.size(); ++i) {
     if (listed[i - 1] >= listed[i]) return Status::InvalidArgument();
   }
-  // Every listed device is this one or a sender (each sender is named
-  // once in `received`, so counting the listed senders is enough).
-  size_t senders = 0;
-  for (const ReceivedShares& r : received) {
-    if (r.sender != round.own_index && Listed(listed, r.sender)) ++senders;
-  }
-  const bool own = Listed(listed, round.own_index);
-  if (senders + (own ? 1 : 0) != listed.size()) {
-    return Status::InvalidArgument();
-  }
-  if (!own || answer.survivors < round.min_survivors) {
+  if (!Listed(listed, round.own_index) ||
+      answer.survivors < round.min_survivors) {
     return Status::FailedPrecondition();
   }
   return Status::Ok();
@@ -53,21 +44,27 @@ Status Check(Span<const ReceivedShares> received, const SurvivorAnswer& answer,
 Status SelectRevealedShares(Span<const ReceivedShares> received,
                             const SurvivorAnswer& answer,
                             const RevealRound& round, Span<RevealedShare> out) {
-  const Status status = Check(received, answer, round, out);
-  if (!status.ok()) {
-    if (!out.empty()) {
-      mbedtls_platform_zeroize(out.data(), out.size() * sizeof(out[0]));
-    }
-    return status;
-  }
-  for (size_t i = 0; i < received.size(); ++i) {
+  Status status = out.size() < received.size() ? Status::InvalidArgument()
+                                               : Check(answer, round);
+  // Each sender is named once in `received` and is not this device, so
+  // the listed senders and the device itself must make the whole list:
+  // the answer names no device that sent this one no shares.
+  size_t listed = 1;
+  for (size_t i = 0; status.ok() && i < received.size(); ++i) {
     const ReceivedShares& r = received[i];
     const bool survived = Listed(answer.listed, r.sender);
+    listed += survived ? 1 : 0;
     out[i].sender = r.sender;
     out[i].self_seed = survived;
     out[i].share = survived ? r.shares.self_seed : r.shares.mask_key;
   }
-  return Status::Ok();
+  if (status.ok() && listed != answer.listed.size()) {
+    status = Status::InvalidArgument();
+  }
+  if (!status.ok() && !out.empty()) {
+    mbedtls_platform_zeroize(out.data(), out.size() * sizeof(out[0]));
+  }
+  return status;
 }
 
 }  // namespace edgeadmm

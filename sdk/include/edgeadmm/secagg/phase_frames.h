@@ -131,8 +131,8 @@ StatusWithSize EncodeSecAggSealed(uint64_t round_id,
 // Phase 3's request (y).
 StatusWithSize EncodeSecAggWords(uint64_t round_id, Span<const uint32_t> words,
                                  ByteSpan out);
-// Phase 3's answer; INVALID_ARGUMENT also when answer.survivors is below
-// the listed count.
+// Phase 3's answer (its content is the device's to check:
+// SelectRevealedShares).
 StatusWithSize EncodeSecAggSurvivors(uint64_t round_id,
                                      const SurvivorAnswer& answer,
                                      ByteSpan out);
@@ -151,8 +151,7 @@ StatusWithSize DecodeSecAggSealed(ConstByteSpan frame,
 StatusWithSize DecodeSecAggWords(ConstByteSpan frame, SecAggFrameHeader& header,
                                  Span<uint32_t> out);
 // The listed survivors go to `listed` (their number returned),
-// the count in all to `survivors`; a count below the list's length is
-// INVALID_ARGUMENT, as for the encoder.
+// the count in all to `survivors` (checked by SelectRevealedShares).
 StatusWithSize DecodeSecAggSurvivors(ConstByteSpan frame,
                                      SecAggFrameHeader& header,
                                      uint32_t& survivors,

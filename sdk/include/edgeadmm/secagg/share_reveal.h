@@ -13,9 +13,11 @@
 // the listed survivors must be strictly increasing, must name the device
 // itself (a device told it dropped answers nothing) and otherwise only
 // neighbours whose shares it holds, and the count in all must cover the
-// list, be at least `min_survivors` (the round's threshold: below it the
-// sum of the survivors would reveal too little aggregation, and the round
-// aborts) and at most the round's n. Answering one answer per round only
+// list and be at least `min_survivors` (the round's threshold: below it
+// the sum of the survivors would reveal too little aggregation, and the
+// round aborts). A count is what the gateway says: the device cannot
+// verify it (a semi-honest gateway tells the truth), so it is not also
+// held against n. Answering one answer per round only
 // is the caller's part: it persists the answer it answered and refuses
 // another (docs/protocol.md, "Secure aggregation phases").
 #pragma once
@@ -51,14 +53,13 @@ struct SurvivorAnswer {
 // The round a device answers in.
 struct RevealRound {
   uint32_t own_index = 0;
-  uint32_t devices = 0;  // n
   uint32_t min_survivors = 1;
 };
 
 // Writes one RevealedShare per received message into out[0..received.size())
 // (see above). INVALID_ARGUMENT for `out` too short, a list that is not
 // strictly increasing or names a device that sent no shares, or a count
-// in all below the list's or above n; FAILED_PRECONDITION when own_index
+// in all below the list's; FAILED_PRECONDITION when own_index
 // is not listed or the count is below min_survivors. On error `out` is
 // zeroized.
 Status SelectRevealedShares(Span<const ReceivedShares> received,

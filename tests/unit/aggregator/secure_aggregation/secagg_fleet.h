@@ -220,7 +220,6 @@ class Fleet {
                                          survivors->listed.size());
     RevealRound reveal;
     reveal.own_index = i;
-    reveal.devices = params.devices;
     reveal.min_survivors = params.min_survivors;
     out.assign(d.received.size(), RevealedShare());
     return SelectRevealedShares(

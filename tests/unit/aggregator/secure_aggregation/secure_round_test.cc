@@ -153,7 +153,6 @@ class SecureRound {
       survived.listed = Span<const uint32_t>(listed.data(), listed.size());
       RevealRound reveal;
       reveal.own_index = j;
-      reveal.devices = n_;
       reveal.min_survivors = threshold_;
       RevealedShare answer;
       EDGEADMM_TRY(SelectRevealedShares(
