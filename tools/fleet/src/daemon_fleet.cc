@@ -8,15 +8,15 @@
 #include <memory>
 #include <vector>
 
-#include "edgeadmm/dataio/dataset_source.h"
-#include "edgeadmm/dataio/libsvm_reader.h"
 #include "edgeadmm/device_client.h"
 #include "edgeadmm/failover_transport.h"
 #include "edgeadmm/fleet/byte_count_transport.h"
+#include "edgeadmm/fleet/daemon_fleet_data.h"
 #include "edgeadmm/fleet/data_split.h"
 #include "edgeadmm/fleet/fleet_progress.h"
 #include "edgeadmm/fleet/float16_share_transport.h"
 #include "edgeadmm/fleet/paired_seed.h"
+#include "edgeadmm/fleet/poll_schedule.h"
 #include "edgeadmm/fleet/psk_files.h"
 #include "edgeadmm/fleet/ram_storage.h"
 #include "edgeadmm/fleet/source_addresses.h"
@@ -68,6 +68,10 @@ struct Device {
   bool returned = false;
   uint64_t left_ms = 0;
   FleetCounters before;
+  // What RunDevices' last poll of this device saw.
+  bool seen_done = false;
+  bool seen_connected = false;
+  uint64_t seen_accepted = 0;
 };
 
 Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
@@ -87,141 +91,6 @@ Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   EDGEADMM_TRY(d.file->Open(dir.c_str()));
   d.config.storage = d.file.get();
   return Status::Ok();
-}
-
-// The parties' column blocks (config.column_blocks) of the first `records`
-// records of `data` (0: all), or none.
-host::ErrorOr<std::vector<DenseDataset>> ColumnBlocks(
-    const DaemonFleetConfig& config, const DenseDataset& data, size_t devices,
-    size_t wanted_records) {
-  std::vector<DenseDataset> blocks;
-  if (config.column_blocks.empty()) return blocks;
-  if (config.column_blocks.size() != devices) {
-    return host::Error::InvalidArgument(
-        "--column-blocks: one block per device (" + std::to_string(devices) +
-        " PSK files), got " + std::to_string(config.column_blocks.size()));
-  }
-  const size_t records = wanted_records != 0 ? wanted_records : data.samples;
-  size_t first = 0;
-  for (size_t columns : config.column_blocks) {
-    Result<DenseDataset> block = ColumnBlock(data, first, columns, records);
-    if (!block.ok()) {
-      return host::Error(block.status(),
-                         "--column-blocks/--records: columns [" +
-                             std::to_string(first) + ", +" +
-                             std::to_string(columns) + ") of " +
-                             std::to_string(records) +
-                             " records do not fit "
-                             "the data (" +
-                             std::to_string(data.samples) + " x " +
-                             std::to_string(data.dim) + ")");
-    }
-    blocks.push_back(std::move(block).value());
-    first += columns;
-  }
-  if (first != data.dim) {
-    return host::Error::InvalidArgument(
-        "--column-blocks: the blocks cover " + std::to_string(first) +
-        " columns, the data has " + std::to_string(data.dim));
-  }
-  return blocks;
-}
-
-// The penalty schedule of each of `devices` devices (pp-admm): the
-// config's, resolved from options, or one given per device.
-host::ErrorOr<std::vector<PenaltySchedule>> Schedules(
-    const DaemonFleetConfig& config, size_t devices) {
-  std::vector<PenaltySchedule> schedules(devices, config.penalty_schedule);
-  if (!config.penalty_options.empty()) {
-    if (!config.penalty_schedules.empty()) {
-      return host::Error::InvalidArgument(
-          "penalty schedules given both as options and per device");
-    }
-    EDGEADMM_HOST_TRY_ASSIGN(
-        schedules, ResolvePenaltySchedules(config.penalty_options, devices));
-  } else if (!config.penalty_schedules.empty()) {
-    if (config.penalty_schedules.size() != devices) {
-      return host::Error::InvalidArgument(
-          std::to_string(config.penalty_schedules.size()) +
-          " penalty schedules for " + std::to_string(devices) + " devices");
-    }
-    schedules = config.penalty_schedules;
-  }
-  return schedules;
-}
-
-// What the devices train on and the sizes their shared buffers need.
-struct FleetData {
-  DenseDataset data;
-  std::vector<RecordRange> shards;        // horizontal: device i's records
-  std::vector<DenseDataset> blocks;       // vertical: device i's columns
-  std::vector<DenseDataset> test_blocks;  // vertical: its test columns
-  size_t max_samples = 0;
-  size_t max_dim = 0;
-  size_t max_vector = 0;
-};
-
-// Loads the data set and splits it among `devices` devices.
-host::ErrorOr<FleetData> LoadFleetData(const DaemonFleetConfig& config,
-                                       size_t devices) {
-  DatasetSource source;
-  source.path = config.data_path;
-  source.format = config.format;
-  source.dim = config.format == DataFormat::kAdultCsv ? 0 : config.dim;
-  source.labels = config.labels;
-  source.normalization = config.normalization;
-  FleetData f;
-  EDGEADMM_HOST_TRY_ASSIGN(f.data, LoadDataset(source));
-  const DenseDataset& data = f.data;
-  if (!config.shard_sizes.empty() &&
-      (config.shard_sizes.size() != devices || !config.column_blocks.empty())) {
-    return host::Error::InvalidArgument(
-        "--shard-sizes: one size per device (" + std::to_string(devices) +
-        " PSK files), got " + std::to_string(config.shard_sizes.size()) +
-        "; not with --column-blocks");
-  }
-  auto shards = config.shard_sizes.empty()
-                    ? SplitRecords(data.samples, devices)
-                    : SplitRecordsBySize(data.samples, config.shard_sizes);
-  if (!shards.ok()) {
-    return host::Error(shards.status(),
-                       config.shard_sizes.empty()
-                           ? "more devices than records"
-                           : "--shard-sizes: a size is 0 or they add up to "
-                             "more than the " +
-                                 std::to_string(data.samples) + " records");
-  }
-  f.shards = std::move(shards).value();
-  for (const RecordRange& r : f.shards) {
-    f.max_samples = std::max(f.max_samples, r.count);
-  }
-  // Vertical partition (admm-sharing): device i holds column block i of the
-  // same records; its vectors are N = records long.
-  EDGEADMM_HOST_TRY_ASSIGN(f.blocks,
-                           ColumnBlocks(config, data, devices, config.records));
-  // The scoring phase: each party's block of the test records, too.
-  if (!config.test_data_path.empty()) {
-    if (f.blocks.empty() || config.test_records == 0) {
-      return host::Error::InvalidArgument(
-          "--test-data needs --column-blocks and --test-records");
-    }
-    EDGEADMM_HOST_TRY_ASSIGN(const DenseDataset test,
-                             ReadLibsvmFile(config.test_data_path, data.dim));
-    EDGEADMM_HOST_TRY_ASSIGN(f.test_blocks, ColumnBlocks(config, test, devices,
-                                                         config.test_records));
-  }
-  f.max_dim = data.dim;
-  if (!f.blocks.empty()) {
-    f.max_samples = f.blocks[0].samples;
-    // The last upload of a scoring phase: the share and the test scores.
-    f.max_vector = f.blocks[0].samples +
-                   (f.test_blocks.empty() ? 0 : f.test_blocks[0].samples);
-    f.max_dim = 0;
-    for (const DenseDataset& b : f.blocks) {
-      f.max_dim = std::max(f.max_dim, b.dim);
-    }
-  }
-  return f;
 }
 
 // What all devices share: one libcoap context, and one trainer (one thread
@@ -296,10 +165,11 @@ void Decorate(const DaemonFleetConfig& config, size_t i, Transport& link,
   d.config.transport = d.counted.get();
 }
 
-// Device i of the fleet (`id`), its client initialised.
+// Device i of the fleet (`id`), its client initialised; its transports
+// report news with `wake_tag` (its index in this process).
 host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
-    const DaemonFleetConfig& config, size_t i, const std::string& id,
-    const FleetData& f, const PenaltySchedule& schedule,
+    const DaemonFleetConfig& config, size_t i, size_t wake_tag,
+    const std::string& id, const FleetData& f, const PenaltySchedule& schedule,
     posix::LocalPortPool* local_ports, Shared& shared) {
   auto d = std::make_unique<Device>();
   d->id = id;
@@ -316,6 +186,7 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
   d->link.ack_timeout_ms = config.ack_timeout_ms;
   d->link.silence_timeout_ms = config.silence_timeout_ms;
   d->link.local_ports = local_ports;
+  d->link.wake_tag = wake_tag;
   d->transport =
       std::make_unique<posix::CoapDtlsTransport>(shared.context, d->link);
   Transport& link = ConnectGateways(config, shared, i, *d);
@@ -384,12 +255,14 @@ host::ErrorOr<std::unique_ptr<Device>> MakeDevice(
 // Churn at `now_ms`: a churning device switches off at churn_at_ms, or
 // after its churn_after_uploads-th accepted upload (session dropped, no
 // goodbye), and back on churn_away_ms later, restarted from its persisted
-// record as after a reboot.
+// record as after a reboot; the index of each restarted device is appended
+// to `restarted` (it has to be polled).
 Status StepChurn(const DaemonFleetConfig& config,
-                 std::vector<std::unique_ptr<Device>>& devices,
-                 uint64_t now_ms) {
+                 std::vector<std::unique_ptr<Device>>& devices, uint64_t now_ms,
+                 std::vector<size_t>* restarted) {
   if (config.churn_fraction <= 0) return Status::Ok();
-  for (auto& d : devices) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    Device* d = devices[i].get();
     if (!d->churns || d->returned) continue;
     if (!d->away) {
       const bool leave = config.churn_after_uploads > 0
@@ -407,6 +280,7 @@ Status StepChurn(const DaemonFleetConfig& config,
       EDGEADMM_TRY(d->client.Init(d->config,
                                   ByteSpan(d->memory.data(), d->memory.size()),
                                   *d->algorithms));
+      restarted->push_back(i);
     }
   }
   return Status::Ok();
@@ -460,8 +334,36 @@ size_t AllowedStarts(const DaemonFleetConfig& config, size_t devices,
   return std::max(started, allowed);
 }
 
+// A device that waits for an answer is polled at least this often even if
+// its transport reports nothing: its handshake and silence deadlines
+// (CoapDtlsConfig) are checked when it is polled.
+constexpr uint64_t kInFlightCheckMs = 250;
+// Any other waiting device at least this often (a secure round's phases
+// and a refresh are timed by the client; IdleMs gives an upper bound).
+constexpr uint64_t kMaxSleepMs = 1000;
+// The longest wait for I/O in one pass of the loop.
+constexpr uint32_t kMaxPassWaitMs = 20;
+
+// When `client` wants its next poll, polled at `now_ms`: now_ms for the
+// next pass, later when it waits (a timer of its own, or an answer that its
+// transport reports through CoapClientContext::TakeWoken).
+uint64_t NextPollMs(const DeviceClient& client, uint64_t now_ms) {
+  switch (client.state()) {
+    case ClientState::kFetchingTask:
+    case ClientState::kUploading:
+    case ClientState::kReporting:
+      return now_ms + kInFlightCheckMs;
+    default: {
+      const uint64_t idle = client.IdleMs(now_ms);
+      return now_ms + std::min(idle, kMaxSleepMs);
+    }
+  }
+}
+
 // Polls the devices (started at the configured rate) until all are done
-// or `*stop` is set; writes the step histories and the progress lines.
+// or `*stop` is set; writes the step histories and the progress lines. A
+// pass polls only the devices with something to do (PollSchedule): the
+// fleet's CPU then follows its traffic, not its size.
 host::ErrorOr<DaemonFleetReport> RunDevices(
     const DaemonFleetConfig& config,
     std::vector<std::unique_ptr<Device>>& devices,
@@ -475,22 +377,33 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
             .count());
   };
   FleetProgress lines(progress, config.progress_ms, config.watch_pid);
+  PollSchedule schedule(devices.size());
+  std::vector<size_t> restarted;
+  std::vector<size_t> woken;
   // Devices [0, started) run; the rest wait for their start slot.
   size_t started = 0;
-  size_t starting = 0;        // started devices not yet through a handshake
+  size_t connected = 0;       // started devices through a first handshake
   uint64_t rate_base_ms = 0;  // the rate limit counts from here
   size_t rate_base = 0;
+  size_t done = 0;
+  uint64_t accepted = 0;  // uploads accepted, restarts included
   bool start_marked = false;
   while (stop == nullptr || *stop == 0) {
-    started = AllowedStarts(config, devices.size(), started, starting, now_ms(),
-                            &rate_base_ms, &rate_base);
-    EDGEADMM_HOST_TRY(StepChurn(config, devices, now_ms()));
-    size_t done = 0;
-    starting = 0;
-    for (size_t i = 0; i < started; ++i) {
+    const size_t was_started = started;
+    started =
+        AllowedStarts(config, devices.size(), started, started - connected,
+                      now_ms(), &rate_base_ms, &rate_base);
+    for (size_t i = was_started; i < started; ++i) schedule.Now(i);
+    restarted.clear();
+    EDGEADMM_HOST_TRY(StepChurn(config, devices, now_ms(), &restarted));
+    for (size_t i : restarted) schedule.Now(i);
+    woken.clear();
+    context.TakeWoken(woken);
+    for (size_t i : schedule.Due(now_ms(), woken)) {
       Device& d = *devices[i];
-      if (d.away) continue;
-      d.client.Poll(now_ms()).IgnoreError();
+      if (i >= started || d.away) continue;
+      const uint64_t now = now_ms();
+      d.client.Poll(now).IgnoreError();
       if (d.history && d.client.counters().steps_computed > d.steps_logged) {
         d.steps_logged = d.client.counters().steps_computed;
         const Status logged = AppendStepHistory(
@@ -499,23 +412,35 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
           return host::Error(logged, "history of " + d.id);
         }
       }
-      done += d.client.state() == ClientState::kDone ? 1 : 0;
-      starting += EverConnected(d) ? 0 : 1;
+      const bool is_done = d.client.state() == ClientState::kDone;
+      done = done + (is_done ? 1 : 0) - (d.seen_done ? 1 : 0);
+      d.seen_done = is_done;
+      if (!d.seen_connected && EverConnected(d)) {
+        d.seen_connected = true;
+        ++connected;
+      }
+      const uint64_t now_accepted =
+          d.before.uploads_accepted + d.client.counters().uploads_accepted;
+      accepted += now_accepted - d.seen_accepted;
+      d.seen_accepted = now_accepted;
+      const uint64_t next = NextPollMs(d.client, now);
+      if (next <= now) {
+        schedule.Now(i);
+      } else {
+        schedule.At(i, next);
+      }
     }
     // A line when every device has had an upload accepted (the end of the
     // start phase: the load benchmark's mark) and at the end.
-    uint64_t accepted = 0;
-    for (size_t i = 0; i < started && !start_marked; ++i) {
-      accepted += devices[i]->before.uploads_accepted +
-                  devices[i]->client.counters().uploads_accepted;
-    }
     const bool mark = !start_marked && accepted >= devices.size();
     start_marked = start_marked || mark;
     if (lines.Due(now_ms()) || mark || done == devices.size()) {
       lines.Print(now_ms(), Sample(devices, started));
     }
     if (done == devices.size()) break;
-    context.Poll(20).status().IgnoreError();
+    context.Poll(schedule.WaitMs(now_ms(), kMaxPassWaitMs))
+        .status()
+        .IgnoreError();
   }
   const FleetSample last = Sample(devices, started);
   DaemonFleetReport report;
@@ -579,7 +504,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   for (size_t i : mine) {
     EDGEADMM_HOST_TRY_ASSIGN(
         std::unique_ptr<Device> d,
-        MakeDevice(config, i, (*ids)[i], f, schedules[i],
+        MakeDevice(config, i, devices.size(), (*ids)[i], f, schedules[i],
                    shared.local_addresses
                        ? shared.local_addresses->ForDevice(devices.size())
                        : nullptr,

@@ -14,12 +14,21 @@ CoapDtlsTransport* TransportOf(const coap_session_t* session) {
   return static_cast<CoapDtlsTransport*>(coap_session_get_app_data(session));
 }
 
+// Lists `transport` for CoapClientContext::TakeWoken, if it has a tag.
+void Wake(const CoapDtlsTransport& transport) {
+  if (transport.wake_tag() != CoapDtlsConfig::kNoWakeTag) {
+    transport.context().NoteWoken(transport.wake_tag());
+  }
+}
+
 coap_response_t HandleResponse(coap_session_t* session,
                                const coap_pdu_t* /*sent*/,
                                const coap_pdu_t* received,
                                const coap_mid_t /*mid*/) {
   CoapDtlsTransport* transport = TransportOf(session);
-  if (transport == nullptr || !transport->OnResponse(received)) {
+  if (transport == nullptr) return COAP_RESPONSE_FAIL;
+  Wake(*transport);
+  if (!transport->OnResponse(received)) {
     return COAP_RESPONSE_FAIL;  // unknown token: RST ends an observation
   }
   return COAP_RESPONSE_OK;
@@ -30,6 +39,7 @@ void HandleNack(coap_session_t* session, const coap_pdu_t* sent,
                 const coap_nack_reason_t reason, const coap_mid_t /*mid*/) {
   CoapDtlsTransport* transport = TransportOf(session);
   if (transport == nullptr) return;
+  Wake(*transport);
   switch (reason) {
     case COAP_NACK_TOO_MANY_RETRIES:
       transport->OnFailure(Status::DeadlineExceeded(), sent,
@@ -51,6 +61,7 @@ void HandleNack(coap_session_t* session, const coap_pdu_t* sent,
 int HandleEvent(coap_session_t* session, const coap_event_t event) {
   CoapDtlsTransport* transport = TransportOf(session);
   if (transport == nullptr) return 0;
+  Wake(*transport);
   if (event == COAP_EVENT_DTLS_CONNECTED) {
     transport->OnHandshakeDone();
   } else if (event == COAP_EVENT_DTLS_ERROR) {
@@ -91,6 +102,11 @@ CoapClientContext::CoapClientContext() {
 CoapClientContext::~CoapClientContext() {
   io_.reset();
   if (context_ != nullptr) coap_free_context(context_);
+}
+
+void CoapClientContext::TakeWoken(std::vector<size_t>& tags) {
+  tags.insert(tags.end(), woken_.begin(), woken_.end());
+  woken_.clear();
 }
 
 StatusWithSize CoapClientContext::Poll(uint32_t timeout_ms) {

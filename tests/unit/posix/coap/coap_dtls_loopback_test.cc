@@ -112,9 +112,9 @@ TEST_F(CoapDtlsLoopbackTest, GetOverDtlsPsk) {
   EXPECT_EQ(server_.identities().size(), 1u);
 }
 
-// With a LocalPortPool (edgeadmm-fleet connect --local-address) the sessions come
-// from the pool's address, each from the port it handed out: the server sees
-// 127.0.0.3 (any 127/8 address is loopback on Linux), not 127.0.0.1, and
+// With a LocalPortPool (edgeadmm-fleet connect --local-address) the sessions
+// come from the pool's address, each from the port it handed out: the server
+// sees 127.0.0.3 (any 127/8 address is loopback on Linux), not 127.0.0.1, and
 // two transports of one pool distinct ports. A closed session gives its port
 // back, and a new session from that address handshakes again.
 TEST_F(CoapDtlsLoopbackTest, SessionsBindToTheLocalPortPool) {
@@ -156,12 +156,14 @@ TEST_F(CoapDtlsLoopbackTest, SessionsBindToTheLocalPortPool) {
 // (libcoap 4.3.1's Mbed TLS backend does not report COAP_EVENT_DTLS_CONNECTED
 // when the handshake completes on a received record; the transport also reads
 // the session state.)
-TEST_F(CoapDtlsLoopbackTest, HandshakeDeadlineDoesNotExpireAnEstablishedSession) {
+TEST_F(CoapDtlsLoopbackTest,
+       HandshakeDeadlineDoesNotExpireAnEstablishedSession) {
   CoapDtlsConfig config = Config(kKey);
   config.handshake_timeout_ms = 500;
   CoapDtlsTransport transport(context_, config);
   std::vector<uint8_t> body(256);
-  TransportResult r = Exchange(transport, CoapMethod::kGet, "v1/ping", {}, body);
+  TransportResult r =
+      Exchange(transport, CoapMethod::kGet, "v1/ping", {}, body);
   ASSERT_EQ(r.status, Status::Ok()) << r.status.str();
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   r = Exchange(transport, CoapMethod::kGet, "v1/ping", {}, body);
@@ -258,6 +260,30 @@ TEST_F(CoapDtlsLoopbackTest, WrongPskIsUnauthenticated) {
   EXPECT_EQ(r.status, Status::Unauthenticated()) << r.status.str();
   ASSERT_FALSE(server_.identities().empty());
   EXPECT_EQ(server_.identities()[0], kIdentity);
+}
+
+// The context lists a tagged transport when libcoap hands it a response
+// (edgeadmm-fleet polls just those devices), never an untagged one, and
+// each piece of news once.
+TEST_F(CoapDtlsLoopbackTest, TaggedTransportsAreListedWhenAnswered) {
+  CoapDtlsConfig tagged_config = Config(kKey);
+  tagged_config.wake_tag = 7;
+  CoapDtlsTransport tagged(context_, tagged_config);
+  CoapDtlsTransport untagged(context_, Config(kKey));
+  std::vector<uint8_t> body(256);
+  std::vector<size_t> woken;
+  ASSERT_EQ(Exchange(untagged, CoapMethod::kGet, "v1/ping", {}, body).status,
+            Status::Ok());
+  context_.TakeWoken(woken);
+  EXPECT_TRUE(woken.empty());
+  ASSERT_EQ(Exchange(tagged, CoapMethod::kGet, "v1/ping", {}, body).status,
+            Status::Ok());
+  context_.TakeWoken(woken);
+  ASSERT_FALSE(woken.empty());
+  for (size_t tag : woken) EXPECT_EQ(tag, 7u);
+  woken.clear();
+  context_.TakeWoken(woken);
+  EXPECT_TRUE(woken.empty());
 }
 
 TEST_F(CoapDtlsLoopbackTest, NoServerIsNotReportedAsUnauthenticated) {

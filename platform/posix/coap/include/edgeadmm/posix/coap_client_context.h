@@ -7,8 +7,10 @@
 // no global state beyond libcoap's one-time coap_startup().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "edgeadmm/status.h"
 
@@ -36,11 +38,22 @@ class CoapClientContext {
   // spent, or UNAVAILABLE on an I/O error.
   StatusWithSize Poll(uint32_t timeout_ms);
 
+  // Appends to `tags` the wake_tag (CoapDtlsConfig) of each transport that
+  // libcoap handed something since the last call: a response, a
+  // notification, a failure or a DTLS event, in order of arrival (a
+  // transport may be listed more than once). A loop over many transports
+  // polls just those, and the others when their own timers are due.
+  // Transports without a tag are never listed.
+  void TakeWoken(std::vector<size_t>& tags);
+
   // The libcoap context, for CoapDtlsTransport.
   coap_context_t* raw() const { return context_; }
+  // Called by the context's libcoap handlers for a tagged transport.
+  void NoteWoken(size_t tag) { woken_.push_back(tag); }
 
  private:
   coap_context_t* context_ = nullptr;
+  std::vector<size_t> woken_;
   std::unique_ptr<CoapBatchedIo> io_;
   Status status_;
 };

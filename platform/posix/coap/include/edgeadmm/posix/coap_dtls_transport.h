@@ -62,6 +62,10 @@ struct CoapDtlsConfig {
   // process's transports (edgeadmm-fleet connect --local-address); null: the
   // kernel picks both. Must outlive the transport.
   LocalPortPool* local_ports = nullptr;
+  // Listed by CoapClientContext::TakeWoken when libcoap hands this
+  // transport something (e.g. the fleet's device index); kNoWakeTag: never.
+  static constexpr size_t kNoWakeTag = SIZE_MAX;
+  size_t wake_tag = kNoWakeTag;
 };
 
 class CoapDtlsTransport final : public Transport {
@@ -100,6 +104,9 @@ class CoapDtlsTransport final : public Transport {
   uint32_t notifications() const { return notifications_; }
   // Why this transport's sessions ended so far, by reason.
   const SessionEnds& session_ends() const { return session_ends_; }
+
+  size_t wake_tag() const { return config_.wake_tag; }
+  CoapClientContext& context() const { return context_; }
 
   // Called by the context's libcoap handlers (not part of the port).
   // False if the response belongs to no open exchange (libcoap then
