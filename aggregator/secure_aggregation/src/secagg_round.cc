@@ -94,6 +94,9 @@ host::Error SecAggRound::Init(const SecAggRoundParams& params) {
         " devices (even, 2.." + std::to_string(kSecAggMaxNeighbours) +
         ", or >= n - 1)");
   }
+  if (!neighbours_.Init(graph_).ok()) {
+    return host::Error::Internal("the neighbour graph could not be tabulated");
+  }
   if (params.threshold < 2 || params.threshold > graph_.degree()) {
     return host::Error::InvalidArgument(
         "the threshold must be in 2.." + std::to_string(graph_.degree()) +
@@ -132,10 +135,7 @@ host::Error SecAggRound::Admit(uint32_t device, SecAggPhase phase, size_t bytes,
 }
 
 std::vector<uint32_t> SecAggRound::Neighbours(uint32_t device) const {
-  std::vector<uint32_t> out(graph_.degree());
-  graph_.Neighbours(device, Span<uint32_t>(out.data(), out.size()))
-      .IgnoreError();  // device < n: checked by every caller
-  return out;
+  return neighbours_.Neighbours(device);  // device < n: checked by callers
 }
 
 host::Error SecAggRound::Abort(host::Error why) {

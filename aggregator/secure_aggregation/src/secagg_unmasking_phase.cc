@@ -1,6 +1,7 @@
 // Phase 4 of the gateway's SecAgg+ round (see secagg_round.h): the
 // survivors' revealed shares, the reconstruction of one secret per device
 // that shared its keys, and the unmasked sum.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -28,20 +29,22 @@ host::Error SecAggRound::CheckReveal(uint32_t device,
                                      Span<const RevealedShare> shares) const {
   uint32_t expected = 0;
   for (uint32_t j : Neighbours(device)) expected += shared_[j] ? 1 : 0;
-  std::vector<bool> seen(params_.devices, false);
+  std::vector<uint32_t> seen;  // senders so far: at most k, all neighbours
+  seen.reserve(shares.size());
   for (const RevealedShare& r : shares) {
     const uint32_t i = r.sender;
-    if (i >= params_.devices || !shared_[i] || !graph_.Adjacent(device, i)) {
+    if (i >= params_.devices || !shared_[i] ||
+        !neighbours_.Adjacent(device, i)) {
       return host::Error::InvalidArgument(
           Dev(device) + " revealed a share of device " + std::to_string(i) +
           ", which sent it none");
     }
-    if (seen[i]) {
+    if (std::find(seen.begin(), seen.end(), i) != seen.end()) {
       return host::Error::InvalidArgument(
           Dev(device) + " revealed two shares of device " + std::to_string(i) +
           " (at most one of its two secrets may be revealed)");
     }
-    seen[i] = true;
+    seen.push_back(i);
     if (r.self_seed != survived_[i]) {
       return host::Error::InvalidArgument(
           Dev(device) + " revealed the " +

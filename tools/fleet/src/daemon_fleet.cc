@@ -341,8 +341,10 @@ constexpr uint64_t kInFlightCheckMs = 250;
 // Any other waiting device at least this often (a secure round's phases
 // and a refresh are timed by the client; IdleMs gives an upper bound).
 constexpr uint64_t kMaxSleepMs = 1000;
-// The longest wait for I/O in one pass of the loop.
+// The longest wait for I/O in one pass of the loop, and the longest a pass
+// polls devices before it reads the sockets again.
 constexpr uint32_t kMaxPassWaitMs = 20;
+constexpr uint64_t kMaxPassWorkMs = 20;
 
 // When `client` wants its next poll, polled at `now_ms`: now_ms for the
 // next pass, later when it waits (a timer of its own, or an answer that its
@@ -358,6 +360,37 @@ uint64_t NextPollMs(const DeviceClient& client, uint64_t now_ms) {
       return now_ms + std::min(idle, kMaxSleepMs);
     }
   }
+}
+
+// What RunDevices counts as it polls (each device's part kept in it).
+struct FleetTally {
+  size_t done = 0;        // devices that saw the end of the job
+  size_t connected = 0;   // started devices through a first handshake
+  uint64_t accepted = 0;  // uploads accepted, restarts included
+};
+
+// Polls device `d` at `now_ms`, writes its step history and updates `tally`.
+host::Error PollDevice(const DaemonFleetConfig& config, uint64_t now_ms,
+                       Device& d, FleetTally& tally) {
+  d.client.Poll(now_ms).IgnoreError();
+  if (d.history && d.client.counters().steps_computed > d.steps_logged) {
+    d.steps_logged = d.client.counters().steps_computed;
+    const Status logged = AppendStepHistory(*d.config.storage, d.record_bytes,
+                                            config.delta, d.history.get());
+    if (!logged.ok()) return host::Error(logged, "history of " + d.id);
+  }
+  const bool is_done = d.client.state() == ClientState::kDone;
+  tally.done = tally.done + (is_done ? 1 : 0) - (d.seen_done ? 1 : 0);
+  d.seen_done = is_done;
+  if (!d.seen_connected && EverConnected(d)) {
+    d.seen_connected = true;
+    ++tally.connected;
+  }
+  const uint64_t accepted =
+      d.before.uploads_accepted + d.client.counters().uploads_accepted;
+  tally.accepted += accepted - d.seen_accepted;
+  d.seen_accepted = accepted;
+  return host::Error::Ok();
 }
 
 // Polls the devices (started at the configured rate) until all are done
@@ -382,47 +415,37 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
   std::vector<size_t> woken;
   // Devices [0, started) run; the rest wait for their start slot.
   size_t started = 0;
-  size_t connected = 0;       // started devices through a first handshake
   uint64_t rate_base_ms = 0;  // the rate limit counts from here
   size_t rate_base = 0;
-  size_t done = 0;
-  uint64_t accepted = 0;  // uploads accepted, restarts included
+  FleetTally tally;
   bool start_marked = false;
   while (stop == nullptr || *stop == 0) {
     const size_t was_started = started;
-    started =
-        AllowedStarts(config, devices.size(), started, started - connected,
-                      now_ms(), &rate_base_ms, &rate_base);
+    started = AllowedStarts(config, devices.size(), started,
+                            started - tally.connected, now_ms(), &rate_base_ms,
+                            &rate_base);
     for (size_t i = was_started; i < started; ++i) schedule.Now(i);
     restarted.clear();
     EDGEADMM_HOST_TRY(StepChurn(config, devices, now_ms(), &restarted));
     for (size_t i : restarted) schedule.Now(i);
     woken.clear();
     context.TakeWoken(woken);
-    for (size_t i : schedule.Due(now_ms(), woken)) {
+    const uint64_t pass_start = now_ms();
+    const std::vector<size_t>& due = schedule.Due(pass_start, woken);
+    for (size_t k = 0; k < due.size(); ++k) {
+      const size_t i = due[k];
       Device& d = *devices[i];
       if (i >= started || d.away) continue;
       const uint64_t now = now_ms();
-      d.client.Poll(now).IgnoreError();
-      if (d.history && d.client.counters().steps_computed > d.steps_logged) {
-        d.steps_logged = d.client.counters().steps_computed;
-        const Status logged = AppendStepHistory(
-            *d.config.storage, d.record_bytes, config.delta, d.history.get());
-        if (!logged.ok()) {
-          return host::Error(logged, "history of " + d.id);
-        }
+      if (now - pass_start >= kMaxPassWorkMs) {
+        // The rest in the next pass, after the sockets are read: a pass
+        // that ran every device's key agreements (seconds) read no answer
+        // meanwhile, and the devices' transports timed out exchanges
+        // whose answers were waiting in the socket.
+        for (; k < due.size(); ++k) schedule.Now(due[k]);
+        break;
       }
-      const bool is_done = d.client.state() == ClientState::kDone;
-      done = done + (is_done ? 1 : 0) - (d.seen_done ? 1 : 0);
-      d.seen_done = is_done;
-      if (!d.seen_connected && EverConnected(d)) {
-        d.seen_connected = true;
-        ++connected;
-      }
-      const uint64_t now_accepted =
-          d.before.uploads_accepted + d.client.counters().uploads_accepted;
-      accepted += now_accepted - d.seen_accepted;
-      d.seen_accepted = now_accepted;
+      EDGEADMM_HOST_TRY(PollDevice(config, now, d, tally));
       const uint64_t next = NextPollMs(d.client, now);
       if (next <= now) {
         schedule.Now(i);
@@ -432,12 +455,12 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
     }
     // A line when every device has had an upload accepted (the end of the
     // start phase: the load benchmark's mark) and at the end.
-    const bool mark = !start_marked && accepted >= devices.size();
+    const bool mark = !start_marked && tally.accepted >= devices.size();
     start_marked = start_marked || mark;
-    if (lines.Due(now_ms()) || mark || done == devices.size()) {
+    if (lines.Due(now_ms()) || mark || tally.done == devices.size()) {
       lines.Print(now_ms(), Sample(devices, started));
     }
-    if (done == devices.size()) break;
+    if (tally.done == devices.size()) break;
     context.Poll(schedule.WaitMs(now_ms(), kMaxPassWaitMs))
         .status()
         .IgnoreError();

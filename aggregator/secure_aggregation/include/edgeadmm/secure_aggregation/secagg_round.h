@@ -53,6 +53,7 @@
 #include "edgeadmm/secagg/neighbour_graph.h"
 #include "edgeadmm/secagg/share_reveal.h"
 #include "edgeadmm/secagg/share_transport.h"
+#include "edgeadmm/secure_aggregation/neighbour_table.h"
 #include "edgeadmm/span.h"
 
 namespace edgeadmm::secure_aggregation {
@@ -210,6 +211,7 @@ class SecAggRound {
 
   SecAggRoundParams params_;
   NeighbourGraph graph_;
+  NeighbourTable neighbours_;  // graph_ tabulated: the requests' questions
   SecAggPhase phase_ = SecAggPhase::kNotStarted;
   size_t budget_ = 0;
   std::vector<StoredDevice> devices_;
