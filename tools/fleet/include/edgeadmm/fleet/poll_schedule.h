@@ -32,7 +32,7 @@ class PollSchedule {
 
   // The devices due in a pass at `now_ms`: those passed to Now() since the
   // last pass, those in `woken` (indices; out of range ones are ignored)
-  // and those whose time is due, each once, in that order. The span is
+  // and those whose time is due, each once, in that order. The list is
   // valid until the next call.
   const std::vector<size_t>& Due(uint64_t now_ms,
                                  const std::vector<size_t>& woken);
