@@ -446,12 +446,7 @@ host::ErrorOr<DaemonFleetReport> RunDevices(
         break;
       }
       EDGEADMM_HOST_TRY(PollDevice(config, now, d, tally));
-      const uint64_t next = NextPollMs(d.client, now);
-      if (next <= now) {
-        schedule.Now(i);
-      } else {
-        schedule.At(i, next);
-      }
+      schedule.At(i, NextPollMs(d.client, now));  // now: the next pass
     }
     // A line when every device has had an upload accepted (the end of the
     // start phase: the load benchmark's mark) and at the end.

@@ -26,8 +26,9 @@ class PollSchedule {
 
   // Device `index` is due in the next pass (and its timer is dropped).
   void Now(size_t index);
-  // Device `index` is due at `at_ms`, replacing its earlier time; news from
-  // its transport makes it due before.
+  // Device `index` is due at `at_ms`, replacing its earlier time (a time
+  // already past: the next pass, which then does not wait for I/O); news
+  // from its transport makes it due before.
   void At(size_t index, uint64_t at_ms);
 
   // The devices due in a pass at `now_ms`: those passed to Now() since the
