@@ -6,7 +6,9 @@
 //  2. the release delay of a trusted-aggregator round after its deadline
 //     against its number of uploads (a timing side channel on the cohort
 //     size, docs/privacy.md "trusted-aggregator");
-//  3. accepted updates per second over DTLS-PSK on loopback (daemon in a
+//  3. how long a round commits after its last upload against its number
+//     of uploads, up to a9a's 32,561 (issue 36's goal: <= 5 s);
+//  4. accepted updates per second over DTLS-PSK on loopback (daemon in a
 //     child process, 50 devices, sequential POSTs) vs responses per second
 //     of a bare libcoap server (coap-server-openssl) to POSTs of the same
 //     size, in the same run.
@@ -20,11 +22,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "daemon_process.h"
 #include "edgeadmm/jobs/job_store.h"
@@ -247,6 +251,95 @@ void ReleaseDelayBenchmark() {
       delay_ms[2], 1e3 * (delay_ms[2] - delay_ms[0]) / (kSizes[2] - kSizes[0]));
 }
 
+// How long a round of m uploads takes to commit after its last upload
+// arrives (issue 36's goal: <= 5 s at m = 32,561): a prox-admm job whose
+// fixed cohort is every one of m enrolled devices, the uploads accepted in
+// group commits of 256 as the daemon's I/O passes do, then timed as the
+// daemon runs it (set_close_in_advance): the last upload's Submit (its own
+// fsynced transaction), then the Advance that closes the complete round
+// (z-update, model, ledgers, the devices' sums, one transaction) and opens
+// the next (its cohort and budget check). Best of 2 rounds per m; the
+// round's acceptance per upload beside it.
+bool CommitDelay(int m, double* commit_ms, double* accept_us) {
+  constexpr int kGroup = 256;
+  testing::TempDatabase t;
+  // Enrolment is setup: no fsync per device.
+  if (!t.db().Exec("PRAGMA synchronous=OFF").ok()) return false;
+  testing::EnrollDevices(t.db(), m);
+  if (!t.db().Exec("PRAGMA synchronous=FULL").ok()) return false;
+  const int64_t job =
+      testing::CreateJobOrDie(t.db(), JobToml(2, m, kDimension));
+  if (!jobs::SetJobState(t.db(), job, jobs::JobState::kRunning).ok()) {
+    return false;
+  }
+  rounds::PrivacyRoundAccountant accountant;
+  auto opened = rounds::RoundEngine::Open(t.db(), job, accountant);
+  if (!opened.ok()) return false;
+  rounds::RoundEngine& e = **opened;
+  e.set_close_in_advance(true);
+  *commit_ms = 1e12;
+  for (int k = 0; k < 2; ++k) {
+    if (!e.round_open() && (!e.Advance(0).ok() || !e.round_open())) {
+      return false;
+    }
+    const int64_t round = e.round_id();
+    std::vector<rounds::Upload> uploads;
+    int i = 0;
+    for (const std::string& d : e.CohortForTesting()) {
+      uploads.push_back(
+          {d, job, e.round_id(), store::EncodeFloats(Vector(k * m + i++)), {}});
+    }
+    const auto submit = [&](const rounds::Upload& u) {
+      const rounds::UploadVerdict verdict = e.Submit(u.device_id, u, 0);
+      if (verdict == rounds::UploadVerdict::kAccepted) return true;
+      std::printf("commit delay: verdict %d for %s\n",
+                  static_cast<int>(verdict), u.device_id.c_str());
+      return false;
+    };
+    const Clock::time_point a = Clock::now();
+    std::optional<store::GroupCommit> pass;
+    for (size_t u = 0; u + 1 < uploads.size(); ++u) {
+      if (u % kGroup == 0) pass.emplace(t.db());
+      if (!submit(uploads[u])) return false;
+      if ((u + 1) % kGroup == 0 || u + 2 == uploads.size()) {
+        if (!pass->Sync().ok()) return false;
+        pass.reset();
+      }
+    }
+    const Clock::time_point b = Clock::now();
+    if (!submit(uploads.back()) || !e.round_complete() || !e.Advance(0).ok() ||
+        (e.round_open() && e.round_id() == round)) {
+      return false;
+    }
+    const Clock::time_point c = Clock::now();
+    *commit_ms = std::min(*commit_ms, 1e3 * Seconds(b, c));
+    *accept_us = 1e6 * Seconds(a, b) / static_cast<double>(m - 1);
+  }
+  return true;
+}
+
+// `sizes`: the cohort sizes, e.g. {100, 1000, 32561}.
+bool CommitDelayBenchmark(const std::vector<int>& sizes) {
+  constexpr double kGoalMs = 5000;
+  for (const int m : sizes) {
+    double commit_ms = 0;
+    double accept_us = 0;
+    if (m < 2 || !CommitDelay(m, &commit_ms, &accept_us)) {
+      std::printf("commit delay: m=%d failed\n", m);
+      return false;
+    }
+    std::printf(
+        "commit delay after the last upload (prox-admm, p=%d, "
+        "synchronous=FULL): m=%d %.1f ms (%.2f us per upload; goal %.0f ms, "
+        "ratio %.3f), acceptance %.1f us per upload in group commits of "
+        "256\n",
+        kDimension, m, commit_ms, 1e3 * commit_ms / m, kGoalMs,
+        commit_ms / kGoalMs, accept_us);
+    std::fflush(stdout);
+  }
+  return true;
+}
+
 // Sequential POSTs of `bodies` from `devices`; returns requests/s. Counts
 // into `*ok_count` the responses with code `ok_code` (any code if 0); a
 // request without a response (e.g. ICMP port unreachable) counts nowhere.
@@ -448,6 +541,14 @@ int main(int argc, char** argv) {
     edgeadmm::BookkeepingBenchmark("NORMAL");
   }
   if (only.empty() || only == "release") edgeadmm::ReleaseDelayBenchmark();
+  if (only.empty() || only == "commit") {
+    std::vector<int> sizes{100, 1000, 32561};
+    if (argc > 2) {
+      sizes.clear();
+      for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+    }
+    if (!edgeadmm::CommitDelayBenchmark(sizes)) return 1;
+  }
   if (only.empty() || only == "dtls") edgeadmm::DtlsBenchmark();
   return 0;
 }
