@@ -182,6 +182,9 @@ CoapResponse FakeAggregator::HandleTask(const FakeDeviceEntry& device,
     model = model_;
     task.has_secure_aggregation = config_.secure_aggregation;
     task.secure_aggregation = config_.plan;
+    if (!config_.secure_aggregation) {
+      task.upload_spread_ms = config_.upload_spread_ms;
+    }
   }
   CoapResponse r;
   const StatusWithSize encoded =

@@ -112,6 +112,7 @@ const std::vector<std::string> kKnown = {
     "server.group_commit",
     "server.held_datagrams",
     "server.task_heartbeat_seconds",
+    "server.upload_spread_us",
     "server.release_delay_ms",
     "metrics.file",
     "metrics.interval_seconds",
@@ -167,6 +168,10 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.task_heartbeat_seconds", 0, 3600, heartbeat));
   c.server.task_heartbeat_ms = static_cast<uint32_t>(heartbeat) * 1000;
+  int64_t spread = c.server.upload_spread_us;
+  EDGEADMM_HOST_TRY(
+      ReadInt(root, "server.upload_spread_us", 0, 1'000'000, spread));
+  c.server.upload_spread_us = static_cast<uint32_t>(spread);
   int64_t release_delay = c.server.release_delay_ms;
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.release_delay_ms", 0, 60'000, release_delay));

@@ -79,6 +79,7 @@ int Help() {
       "           group_commit = true (one fsync per I/O pass)\n"
       "           held_datagrams = 8192 (16..1000000)\n"
       "           task_heartbeat_seconds = 10 (0: notify on changes only)\n"
+      "           upload_spread_us = 500 (per expected cohort member)\n"
       "           release_delay_ms = 500 (trusted-aggregator release hold)\n"
       "  [gateway] id = the host name (names this daemon in the database;\n"
       "            with several daemons on one PostgreSQL database, the one\n"

@@ -324,6 +324,7 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
   jobs_.set_metrics(&impl_->metrics);
   jobs_.set_release_delay_ms(options.release_delay_ms);
   handler_.set_task_heartbeat_ms(options.task_heartbeat_ms);
+  handler_.set_upload_spread_us(options.upload_spread_us);
   if (!options.gateway_id.empty()) jobs_.set_gateway_id(options.gateway_id);
 }
 

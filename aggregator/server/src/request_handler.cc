@@ -8,6 +8,7 @@
 
 #include "edgeadmm/algorithms/registry.h"
 #include "edgeadmm/server/job_router.h"
+#include "edgeadmm/server/upload_spread.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/task_params.h"
 #include "edgeadmm/wire/coap_code.h"
@@ -247,6 +248,10 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms,
   if (task.deadline_ms > now_ms) {
     h.deadline_ms = static_cast<uint32_t>(
         std::min<int64_t>(task.deadline_ms - now_ms, UINT32_MAX));
+  }
+  if (task.kind == rounds::Task::Kind::kTrain && !task.secure) {
+    h.upload_spread_ms =
+        UploadSpreadMs(c, engine->job().n, upload_spread_us_, h.deadline_ms);
   }
   const bool send_model = task.kind == rounds::Task::Kind::kTrain &&
                           task.z.size() == model_length + aux_length;

@@ -114,7 +114,8 @@ enum class ClientState : uint8_t {
   kFetchingTask,  // GET v1/task in flight
   kUploading,     // POST v1/update in flight
   kReporting,     // POST v1/status (a refusal report) in flight
-  kBackoff,       // waiting before retrying what failed
+  kBackoff,       // waiting before retrying what failed, or before a
+                  // round's upload (its share of the upload spread)
   kSecureRound,   // the phases of a secure-aggregation round in flight
   kHalted,        // stopped: halt_after_persist, or a corrupt record
   kDone,          // the job is finished (ROLE_DONE)
@@ -423,6 +424,9 @@ class DeviceClient {
   void StartReport(Status status, const char* message, uint64_t job_id,
                    uint64_t round_id);
   void Backoff(Status error);
+  // The device's next draw in [0, range): the spread of its retries and of
+  // its upload in a round (RoundTask.upload_spread_ms); 0 if range is 0.
+  uint32_t NextSpread(uint32_t range);
   void ResetBackoff() { backoff_ms_ = 0; }
 
   // The parts of a local step both paths share (whole or streamed: the
@@ -502,7 +506,7 @@ class DeviceClient {
   uint64_t next_fetch_ms_ = 0;
   uint64_t retry_at_ms_ = 0;
   uint32_t backoff_ms_ = 0;
-  uint32_t id_spread_ = 0;  // per-device backoff spread seed
+  uint32_t id_spread_ = 0;  // per-device seed of NextSpread
   // A task refused locally is not reprocessed until its (job, round) changes.
   bool refused_valid_ = false;
   uint64_t refused_job_ = 0;

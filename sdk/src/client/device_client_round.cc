@@ -113,6 +113,11 @@ void DeviceClient::ProcessTask() {
       (this->*secure_->start)();
       return;
     }
+    if (h.upload_spread_ms > 0) {  // its share of the spread, then StepIdle
+      retry_at_ms_ = now_ms_ + NextSpread(h.upload_spread_ms);
+      state_ = ClientState::kBackoff;
+      return;
+    }
     StartUpload();
     return;
   }
@@ -445,13 +450,17 @@ void DeviceClient::Backoff(Status error) {
   backoff_ms_ = backoff_ms_ == 0                          ? config_.retry_min_ms
                 : backoff_ms_ >= config_.retry_max_ms / 2 ? config_.retry_max_ms
                                                           : 2 * backoff_ms_;
-  // Spread retries of a fleet over up to +50% so they do not synchronise: a
-  // fixed function of the device id and the attempt (not a secret).
-  id_spread_ = id_spread_ * 1664525u + 1013904223u;
-  const uint32_t spread =
-      backoff_ms_ / 2 == 0 ? 0 : id_spread_ % (backoff_ms_ / 2);
-  retry_at_ms_ = now_ms_ + backoff_ms_ + spread;
+  // Spread retries of a fleet over up to +50% so they do not synchronise.
+  retry_at_ms_ = now_ms_ + backoff_ms_ + NextSpread(backoff_ms_ / 2);
   state_ = ClientState::kBackoff;
+}
+
+uint32_t DeviceClient::NextSpread(uint32_t range) {
+  // A fixed function of the device id and the draws so far (not a secret).
+  // The high bits of the LCG scaled to [0, range): its low bits repeat
+  // with short periods.
+  id_spread_ = id_spread_ * 1664525u + 1013904223u;
+  return static_cast<uint32_t>((uint64_t{id_spread_} * range) >> 32);
 }
 
 }  // namespace edgeadmm

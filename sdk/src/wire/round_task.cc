@@ -63,7 +63,9 @@ Status ValidateRoundTask(const edgeadmm_wire_RoundTask& t, size_t model_size,
                : Status::InvalidArgument();
   }
   if (t.dimension == 0) return Status::OutOfRange();
-  if (model_size != t.dimension) return Status::InvalidArgument();
+  if (model_size != t.dimension || t.upload_spread_ms > kMaxUploadSpreadMs) {
+    return Status::InvalidArgument();
+  }
   const int32_t loss = EnumValue(t.loss);
   if (loss != edgeadmm_wire_Loss_LOSS_LOGISTIC &&
       loss != edgeadmm_wire_Loss_LOSS_SQUARED) {

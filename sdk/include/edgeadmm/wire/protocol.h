@@ -45,6 +45,10 @@ inline constexpr uint16_t kUpdateFormat = 65101;
 inline constexpr uint16_t kReleasedModelFormat = 65102;
 inline constexpr uint16_t kStatusBodyFormat = 65103;
 
+// Longest upload spread a task may state (RoundTask.upload_spread_ms; a
+// longer one is refused at decode).
+inline constexpr uint32_t kMaxUploadSpreadMs = 60'000;
+
 // Largest model dimension a message may carry (coordinates).
 inline constexpr size_t kMaxDimension = EDGEADMM_CFG_MAX_FEATURES;
 // Largest dimension of a record-space message (one value per record of the
@@ -79,7 +83,7 @@ constexpr size_t VectorFieldBytes(size_t dimension) {
 // Upper bounds of the encoded size of each message for a given dimension:
 // the scalar fields at their largest plus the vector fields. Use them to size
 // static buffers; the encoders never write more.
-// RoundTask's scalars: at most 268 bytes with a secure-aggregation plan
+// RoundTask's scalars: at most 273 bytes with a secure-aggregation plan
 // (protocol_wire_test, LargestScalarsFitTheBound), 288 with a margin.
 constexpr size_t MaxRoundTaskBytes(size_t dimension) {
   return 288 + 2 * VectorFieldBytes(dimension);

@@ -39,6 +39,8 @@ struct FakeAggregatorConfig {
   Real clip = 1.0;
   Real sigma = 1.0;
   uint32_t deadline_ms = 60000;
+  // RoundTask.upload_spread_ms of a participating plain round's task.
+  uint32_t upload_spread_ms = 0;
   // Sent in every participating task when set (RoundTask field 20).
   bool secure_aggregation = false;
   edgeadmm_wire_SecureAggregationPlan plan =

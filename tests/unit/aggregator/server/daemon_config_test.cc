@@ -18,7 +18,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
       "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\n"
       "max_secure_rounds = 3\ntask_heartbeat_seconds = 0\n"
-      "held_datagrams = 64\n"
+      "held_datagrams = 64\nupload_spread_us = 0\n"
       "handshake_timeout_ms = 20000\n[metrics]\nfile = "
       "\"/tmp/e.prom\"\n"
       "interval_seconds = 3\n");
@@ -46,6 +46,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(empty->server.held_datagrams, 8192u);
   EXPECT_EQ(c->server.task_heartbeat_ms, 0u);
   EXPECT_EQ(empty->server.task_heartbeat_ms, 10000u);
+  EXPECT_EQ(c->server.upload_spread_us, 0u);
+  EXPECT_EQ(empty->server.upload_spread_us, 500u);
   EXPECT_EQ(empty->server.shards, kDaemonShards);
   EXPECT_EQ(kDaemonShards, 8u);
   EXPECT_EQ(c->server.max_secure_rounds, 3u);
@@ -104,6 +106,8 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\ntask_heartbeat_seconds = -1\n",
        "server.task_heartbeat_seconds"},
       {"[server]\nshards = 65\n", "server.shards"},
+      {"[server]\nupload_spread_us = -1\n", "server.upload_spread_us"},
+      {"[server]\nupload_spread_us = 1000001\n", "server.upload_spread_us"},
       {"[server]\nheld_datagrams = 15\n", "server.held_datagrams"},
       {"[server]\nmax_secure_rounds = 0\n", "server.max_secure_rounds"},
       {"[server]\nmax_secure_rounds = 17\n", "server.max_secure_rounds"},

@@ -136,6 +136,26 @@ TEST_F(RequestHandlerTest, EveryTaskStatesTheHeartbeat) {
   }
 }
 
+TEST_F(RequestHandlerTest, APlainRoundsTaskStatesItsUploadSpread) {
+  // m = 4 expected cohort members at 1.5 s each: 6 s, within a quarter of
+  // the 9 s the round has left (2.25 s) -> 2,250 ms; 0 us: none. Devices
+  // outside the cohort upload nothing and are told no spread.
+  for (const auto& [us, spread] : {std::pair<uint32_t, uint32_t>{0, 0},
+                                   {100'000, 400},
+                                   {1'500'000, 2250}}) {
+    handler_.set_upload_spread_us(us);
+    for (const std::string& d : engine_->devices()) {
+      std::vector<Real> model(3);
+      wire::DecodedRoundTask task{};
+      ASSERT_EQ(DecodeTask(handler_.Task(d, now_ + 1000), model, task),
+                Status::Ok());
+      const bool member =
+          std::find(cohort_.begin(), cohort_.end(), d) != cohort_.end();
+      EXPECT_EQ(task.header.upload_spread_ms, member ? spread : 0u) << d;
+    }
+  }
+}
+
 TEST_F(RequestHandlerTest, EveryBadUploadHasItsCodeAndChangesNothing) {
   const std::string a = cohort_[0];
   const std::string b = cohort_[1];

@@ -369,10 +369,30 @@ TEST(RoundTaskTest, EncoderRefusesWhatDecoderWould) {
             Status::ResourceExhausted());
 }
 
+TEST(RoundTaskTest, AnUploadSpreadAboveAMinuteIsInvalidArgument) {
+  // The device would otherwise wait as long as a gateway says (days).
+  edgeadmm_wire_RoundTask t = FederatedTask(4);
+  t.upload_spread_ms = kMaxUploadSpreadMs;
+  ExpectRoundTrip(t, Ramp(4), {});
+  std::vector<uint8_t> bytes = Encode(t, Ramp(4));
+  DecodedRoundTask out;
+  std::vector<Real> model(4), aux(4);
+  ASSERT_EQ(
+      DecodeRoundTask(AsConstBytes(bytes), AsSpan(model), AsSpan(aux), out),
+      Status::Ok());
+  EXPECT_EQ(out.header.upload_spread_ms, kMaxUploadSpreadMs);
+  t.upload_spread_ms = kMaxUploadSpreadMs + 1;
+  std::vector<uint8_t> buffer(MaxRoundTaskBytes(4));
+  const std::vector<Real> ramp = Ramp(4);
+  EXPECT_EQ(EncodeRoundTask(t, AsSpan(ramp), {}, AsBytes(buffer)).status(),
+            Status::InvalidArgument());
+}
+
 TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   edgeadmm_wire_RoundTask t = DpAdmmTask(3);
   t.job_id = t.round_id = ~uint64_t{0};
   t.deadline_ms = t.heartbeat_ms = ~uint32_t{0};
+  t.upload_spread_ms = kMaxUploadSpreadMs;
   t.params.dp_admm.num_devices = t.params.dp_admm.iteration = ~uint32_t{0};
   t.params.dp_admm.max_records = ~uint32_t{0};
   t.params.dp_admm.noiseless = true;
@@ -391,6 +411,7 @@ TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   edgeadmm_wire_RoundTask s = WithSecureAggregation(SharingTask(n));
   s.job_id = s.round_id = ~uint64_t{0};
   s.deadline_ms = s.heartbeat_ms = ~uint32_t{0};
+  s.upload_spread_ms = kMaxUploadSpreadMs;
   s.noise_placement = edgeadmm_wire_NoisePlacement_NOISE_PLACEMENT_AGGREGATOR;
   s.secure_aggregation = t.secure_aggregation;
   auto& q = s.params.sharing_params;
@@ -405,7 +426,7 @@ TEST(RoundTaskTest, LargestScalarsFitTheBound) {
   ASSERT_TRUE(largest.ok());
   EXPECT_LE(largest.size(), MaxRoundTaskBytes(n));
   // The scalars: the two vector fields are 2 + 3 + 4n bytes each here.
-  EXPECT_EQ(largest.size() - 2 * (5 + 4 * size_t{n}), 268u);
+  EXPECT_EQ(largest.size() - 2 * (5 + 4 * size_t{n}), 273u);
 }
 
 // RoundTask.secure_aggregation (field 20) is decoded and re-encoded whole,

@@ -48,6 +48,9 @@ class RequestHandler {
   // The task heartbeat every task states (RoundTask.heartbeat_ms; the
   // server's ServerOptions::task_heartbeat_ms). 0: none.
   void set_task_heartbeat_ms(uint32_t ms) { task_heartbeat_ms_ = ms; }
+  // The upload spread per expected cohort member of a plain round's task
+  // (UploadSpreadMs; ServerOptions::upload_spread_us). 0: none.
+  void set_upload_spread_us(uint32_t us) { upload_spread_us_ = us; }
 
   // `query` below: the request's Uri-Query, empty or `job=<name>`
   // (JobRouter::ParseQuery): anything else is 4.00, an unknown job 4.04.
@@ -89,6 +92,7 @@ class RequestHandler {
 
   JobRouter router_;
   uint32_t task_heartbeat_ms_ = 0;
+  uint32_t upload_spread_us_ = 0;
 };
 
 // A response carrying a StatusBody for `status` (code from the protocol

@@ -1,0 +1,21 @@
+#include "edgeadmm/server/upload_spread.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "edgeadmm/wire/protocol.h"
+
+namespace edgeadmm::server {
+
+uint32_t UploadSpreadMs(const jobs::JobConfig& config, int64_t n,
+                        uint32_t us_per_device, uint32_t deadline_ms) {
+  const double expected =
+      config.sampling == jobs::SamplingScheme::kFixed
+          ? static_cast<double>(config.m)
+          : std::ceil(config.q * static_cast<double>(std::max<int64_t>(n, 0)));
+  const double spread_ms = expected * us_per_device / 1000.0;
+  const uint32_t cap = std::min(deadline_ms / 4, wire::kMaxUploadSpreadMs);
+  return spread_ms >= cap ? cap : static_cast<uint32_t>(spread_ms);
+}
+
+}  // namespace edgeadmm::server
