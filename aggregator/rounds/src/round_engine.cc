@@ -552,6 +552,7 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
                                              std::move(decoded),
                                              std::move(upload.fingerprint),
                                              {}});
+  if (open_.complete()) open_.completed_ms = now_ms;
   if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;
 }

@@ -581,7 +581,9 @@ Status CoapServer::RunOnce(int timeout_ms) {
   // The pass's receipts go out before the engine's tick (a round's commit
   // runs there, after its last receipt), each after its own fsync.
   EDGEADMM_TRY(Durably([&] { return RunShards(timeout_ms); }));
-  return Durably([&] { return Tick(); });
+  const Status ticked = Durably([&] { return Tick(); });
+  jobs_.CountCommitDelays(NowMs());
+  return ticked;
 }
 
 Status CoapServer::Run(const volatile std::sig_atomic_t* stop) {

@@ -63,10 +63,10 @@ std::string Escaped(std::string_view value) {
   return out;
 }
 
-void Header(std::string& out, const char* name, const char* type,
-            const char* help) {
-  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " +
-         type + "\n";
+void Header(std::string& out, std::string_view name, const char* type,
+            std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help);
+  out.append("\n# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
 // {job="<name>"}.
@@ -94,11 +94,32 @@ void GatewayMetrics::CountRound(bool committed, double seconds) {
     return;
   }
   ++rounds_committed_;
-  ++round_count_;
-  round_seconds_sum_ += seconds;
-  for (size_t i = 0; i < kRoundBuckets.size(); ++i) {
-    if (seconds <= kRoundBuckets[i]) ++round_buckets_[i];
+  round_durations_.Observe(kRoundBuckets, seconds);
+}
+
+void GatewayMetrics::Durations::Observe(const Buckets& bounds, double seconds) {
+  ++count;
+  sum += seconds;
+  if (seconds > max) max = seconds;
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    if (seconds <= bounds[i]) ++buckets[i];
   }
+}
+
+void GatewayMetrics::RenderDurations(std::string& out, const std::string& name,
+                                     const char* help, const Buckets& bounds,
+                                     const Durations& durations) {
+  Header(out, name, "histogram", help);
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    out += name + "_bucket{le=\"" + Number(bounds[i]) + "\"} " +
+           Count(durations.buckets[i]) + "\n";
+  }
+  out += name + "_bucket{le=\"+Inf\"} " + Count(durations.count) + "\n";
+  out += name + "_sum " + Number(durations.sum) + "\n";
+  out += name + "_count " + Count(durations.count) + "\n";
+  Header(out, name + "_max", "gauge",
+         "The longest of " + name + " since the daemon started.");
+  out += name + "_max " + Number(durations.max) + "\n";
 }
 
 std::string GatewayMetrics::Render(const JobGauges& job) const {
@@ -196,17 +217,13 @@ std::string GatewayMetrics::Render(const std::vector<JobGauges>& jobs) const {
          Count(release_holds_) + "\n";
   out += "edgeadmm_release_holds_total{outcome=\"overrun\"} " +
          Count(release_overruns_) + "\n";
-  Header(out, "edgeadmm_round_duration_seconds", "histogram",
-         "Time from a round's opening to its commit.");
-  for (size_t i = 0; i < kRoundBuckets.size(); ++i) {
-    out += "edgeadmm_round_duration_seconds_bucket{le=\"" +
-           Number(kRoundBuckets[i]) + "\"} " + Count(round_buckets_[i]) + "\n";
-  }
-  out += "edgeadmm_round_duration_seconds_bucket{le=\"+Inf\"} " +
-         Count(round_count_) + "\n";
-  out += "edgeadmm_round_duration_seconds_sum " + Number(round_seconds_sum_) +
-         "\n";
-  out += "edgeadmm_round_duration_seconds_count " + Count(round_count_) + "\n";
+  RenderDurations(out, "edgeadmm_round_duration_seconds",
+                  "Time from a round's opening to its commit.", kRoundBuckets,
+                  round_durations_);
+  RenderDurations(out, "edgeadmm_round_commit_delay_seconds",
+                  "Time from the last upload a complete round accepted to "
+                  "the round's durable commit.",
+                  kCommitDelayBuckets, commit_delay_);
   // One family each, a sample per loaded job.
   if (jobs.empty()) return out;
   Header(out, "edgeadmm_job_iteration", "gauge",

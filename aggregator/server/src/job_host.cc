@@ -164,10 +164,25 @@ void JobHost::AdvanceJob(Hosted& hosted, int64_t now_ms) {
   if (now_ms - hosted.last_advance_ms >= 10 || engine.round_complete()) {
     hosted.last_advance_ms = now_ms;
     const int64_t iteration_before = engine.iteration();
+    const int64_t completed_ms =
+        engine.round_complete() ? engine.completed_ms() : 0;
     // Logged by the engine, which retries it.
     engine.Advance(now_ms).IgnoreError();
+    if (completed_ms != 0 && engine.iteration() > iteration_before) {
+      committed_complete_ms_.push_back(completed_ms);
+    }
     ObserveRound(hosted, iteration_before, now_ms);
   }
+}
+
+void JobHost::CountCommitDelays(int64_t now_ms) {
+  if (metrics_ != nullptr) {
+    for (const int64_t completed_ms : committed_complete_ms_) {
+      metrics_->CountCommitDelay(static_cast<double>(now_ms - completed_ms) /
+                                 1e3);
+    }
+  }
+  committed_complete_ms_.clear();
 }
 
 void JobHost::ObserveRound(Hosted& hosted, int64_t iteration_before,

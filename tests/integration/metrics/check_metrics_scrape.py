@@ -172,6 +172,15 @@ def check(a):
     expect(all(b[1] <= c[1] for b, c in zip(buckets, buckets[1:])) and
            buckets[-1] == (math.inf, ROUNDS),
            f"buckets cumulative up to +Inf = {ROUNDS}")
+    # m = m_min = every device: each round closes complete, before its
+    # deadline, so each has a commit delay after its last upload.
+    expect(value(samples, "edgeadmm_round_commit_delay_seconds_count") ==
+           ROUNDS, f"commit delays counted = {ROUNDS}")
+    expect(value(samples, "edgeadmm_round_commit_delay_seconds_bucket",
+                 le="+Inf") == ROUNDS and
+           0 <= value(samples, "edgeadmm_round_commit_delay_seconds_max") <=
+           value(samples, "edgeadmm_round_commit_delay_seconds_sum") + 1e-9,
+           "commit delay +Inf bucket, max within the sum")
     expect(value(samples, "edgeadmm_job_iteration", job=JOB) == ROUNDS,
            "job iteration gauge")
     accepted = value(samples, "edgeadmm_coap_responses_total",

@@ -71,6 +71,19 @@ TEST(GatewayMetricsTest, SessionsAndRounds) {
   EXPECT_TRUE(
       Has(text, "edgeadmm_round_duration_seconds_bucket{le=\"+Inf\"} 2"));
   EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_count 2"));
+  EXPECT_TRUE(Has(text, "edgeadmm_round_duration_seconds_max 45"));
+  EXPECT_TRUE(Has(text, "edgeadmm_round_commit_delay_seconds_count 0"));
+  m.CountCommitDelay(0.3);
+  m.CountCommitDelay(1.5);
+  const std::string delays = m.Render(job);
+  EXPECT_TRUE(
+      Has(delays, "edgeadmm_round_commit_delay_seconds_bucket{le=\"0.1\"} 0"));
+  EXPECT_TRUE(
+      Has(delays, "edgeadmm_round_commit_delay_seconds_bucket{le=\"0.5\"} 1"));
+  EXPECT_TRUE(
+      Has(delays, "edgeadmm_round_commit_delay_seconds_bucket{le=\"2\"} 2"));
+  EXPECT_TRUE(Has(delays, "edgeadmm_round_commit_delay_seconds_sum 1.8"));
+  EXPECT_TRUE(Has(delays, "edgeadmm_round_commit_delay_seconds_max 1.5"));
   EXPECT_TRUE(Has(text,
                   "edgeadmm_dtls_session_events_total{event="
                   "\"handshake_started\"} 2"));

@@ -1,6 +1,8 @@
 // JobHost's release hold (docs/privacy.md, "Release timing"): under
 // trusted-aggregator the end of a round is held to its deadline + the
 // release delay, whatever the close cost; other policies are never held.
+// And its count of a complete round's commit delay (docs/aggregator.md,
+// "Metrics").
 #include "edgeadmm/server/job_host.h"
 
 #include <gtest/gtest.h>
@@ -41,8 +43,11 @@ class JobHostReleaseTest : public ::testing::Test {
   void FinishRoundAt(int64_t after_deadline) {
     rounds::RoundEngine& e = *host_.engine();
     for (const std::string& d : e.CohortForTesting()) {
-      rounds::Upload u{d, e.job().id, e.round_id(),
-                       store::EncodeFloats({0.125, -0.25, 0.5}), {}};
+      rounds::Upload u{d,
+                       e.job().id,
+                       e.round_id(),
+                       store::EncodeFloats({0.125, -0.25, 0.5}),
+                       {}};
       ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, now_)));
     }
     const int64_t iteration = e.iteration();
@@ -83,6 +88,49 @@ TEST_F(JobHostReleaseTest, ParticipationIsNeverHeld) {
   FinishRoundAt(40);
   FinishRoundAt(5);
   EXPECT_TRUE(sleeps_.empty());
+}
+
+// A round whose cohort all uploaded commits at the next tick; its delay is
+// counted from the last upload's Submit to CountCommitDelays. A round that
+// ends at its deadline (trusted-aggregator never closes early) is not.
+TEST_F(JobHostReleaseTest, ACompleteRoundsCommitDelayIsCounted) {
+  Start("participation");
+  rounds::RoundEngine& e = *host_.engine();
+  for (const std::string& d : e.CohortForTesting()) {
+    rounds::Upload u{d,
+                     e.job().id,
+                     e.round_id(),
+                     store::EncodeFloats({0.125, -0.25, 0.5}),
+                     {}};
+    ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, now_)));
+    now_ += 10;
+  }
+  const int64_t iteration = e.iteration();
+  const int64_t last_upload_ms = now_ - 10;
+  now_ += 60;
+  host_.Tick(now_);
+  ASSERT_EQ(e.iteration(), iteration + 1);
+  host_.CountCommitDelays(now_ + 5);    // 75 ms after the last upload
+  host_.CountCommitDelays(now_ + 500);  // nothing new: nothing counted
+  const std::string text = metrics_.Render(host_.Gauges());
+  EXPECT_EQ(now_ + 5 - last_upload_ms, 75);
+  for (const char* sample :
+       {"edgeadmm_round_commit_delay_seconds_bucket{le=\"0.05\"} 0",
+        "edgeadmm_round_commit_delay_seconds_bucket{le=\"0.1\"} 1",
+        "edgeadmm_round_commit_delay_seconds_count 1",
+        "edgeadmm_round_commit_delay_seconds_sum 0.075",
+        "edgeadmm_round_commit_delay_seconds_max 0.075"}) {
+    EXPECT_NE(text.find(sample), std::string::npos) << sample << "\n" << text;
+  }
+}
+
+TEST_F(JobHostReleaseTest, ARoundClosedAtItsDeadlineHasNoCommitDelay) {
+  Start("trusted-aggregator");
+  FinishRoundAt(40);
+  host_.CountCommitDelays(now_);
+  EXPECT_NE(metrics_.Render(host_.Gauges())
+                .find("edgeadmm_round_commit_delay_seconds_count 0"),
+            std::string::npos);
 }
 
 }  // namespace

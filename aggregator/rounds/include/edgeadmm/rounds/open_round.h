@@ -1,6 +1,7 @@
 // OpenRound: the round in flight, kept in memory until it commits; under
-// BarrierRounds::ResumesOpenRound its accepted uploads are also in the store and
-// a restarted engine rebuilds it from there (RoundStore::ResumableOpenRound).
+// BarrierRounds::ResumesOpenRound its accepted uploads are also in the store
+// and a restarted engine rebuilds it from there
+// (RoundStore::ResumableOpenRound).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,9 @@ struct OpenRound {
     }
   };
   std::map<size_t, Accepted> accepted;  // by device index
+  // When the last cohort member's upload was accepted (its Submit's time;
+  // 0: not complete, or completed from the store).
+  int64_t completed_ms = 0;
 
   // True when every cohort member has uploaded.
   bool complete() const { return has_value && accepted.size() == cohort_size; }

@@ -249,6 +249,9 @@ class RoundEngine {
     return open_.complete() &&
            job_.config.policy != privacy::Policy::kTrustedAggregator;
   }
+  // When round_complete() became true: the time of the Submit that accepted
+  // the cohort's last upload (0 if the round was completed from the store).
+  int64_t completed_ms() const { return open_.completed_ms; }
 
   // Shared with the engines of the other jobs the daemon runs at once: each
   // open round reserves its worst-case lifetime charge there, the budget

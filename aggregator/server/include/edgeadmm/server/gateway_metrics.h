@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "edgeadmm/server/handshake_admission.h"
@@ -78,6 +79,12 @@ class GatewayMetrics {
   // A round of the running job ended: committed after `seconds` open, or
   // discarded (deadline with too few uploads, a failed commit).
   void CountRound(bool committed, double seconds);
+  // A round whose whole cohort had uploaded committed, durably, `seconds`
+  // after its last upload was accepted (the commit runs in the loop's next
+  // tick; its WAL sync ends that tick).
+  void CountCommitDelay(double seconds) {
+    commit_delay_.Observe(kCommitDelayBuckets, seconds);
+  }
   // A trusted-aggregator release held to its deadline + delay, or one that
   // came later than that (an overrun: its time was not padded).
   void CountReleaseHold(bool overran) {
@@ -89,11 +96,25 @@ class GatewayMetrics {
   // The same with a sample per loaded job (several jobs at once).
   std::string Render(const std::vector<JobGauges>& jobs) const;
 
-  // Upper bounds of the round duration histogram's buckets, in seconds.
-  static constexpr std::array<double, 9> kRoundBuckets = {0.5, 1,  2,   5,  10,
-                                                          30,  60, 120, 300};
+  // Upper bounds of the duration histograms' buckets, in seconds.
+  using Buckets = std::array<double, 9>;
+  static constexpr Buckets kRoundBuckets = {0.5, 1, 2, 5, 10, 30, 60, 120, 300};
+  static constexpr Buckets kCommitDelayBuckets = {0.01, 0.05, 0.1, 0.5, 1,
+                                                  2,    5,    10,  30};
 
  private:
+  // A histogram of durations over fixed buckets, with the longest seen.
+  struct Durations {
+    std::array<uint64_t, std::tuple_size<Buckets>::value> buckets{};
+    uint64_t count = 0;
+    double sum = 0;
+    double max = 0;
+    void Observe(const Buckets& bounds, double seconds);
+  };
+  // `name`'s histogram family (and `name`_max, a gauge) for `durations`.
+  static void RenderDurations(std::string& out, const std::string& name,
+                              const char* help, const Buckets& bounds,
+                              const Durations& durations);
   // The DTLS sessions, devices, admission and shard families.
   void RenderSessions(std::string& out) const;
 
@@ -114,9 +135,8 @@ class GatewayMetrics {
   uint64_t rounds_discarded_ = 0;
   uint64_t release_holds_ = 0;
   uint64_t release_overruns_ = 0;
-  std::array<uint64_t, kRoundBuckets.size()> round_buckets_{};
-  uint64_t round_count_ = 0;
-  double round_seconds_sum_ = 0;
+  Durations round_durations_;
+  Durations commit_delay_;
 };
 
 }  // namespace edgeadmm::server

@@ -89,6 +89,10 @@ class JobHost {
     std::function<void(int64_t ms)> sleep_ms;
   };
   void set_clock(Clock clock) { clock_ = std::move(clock); }
+  // Counts, at `now_ms`, the commit delay of each complete round a Tick
+  // since the last call committed (GatewayMetrics::CountCommitDelay): the
+  // server calls it once the tick's writes are durable.
+  void CountCommitDelays(int64_t now_ms);
 
  private:
   // One loaded job.
@@ -114,6 +118,9 @@ class JobHost {
   int64_t last_pickup_ms_ = 0;
   GatewayMetrics* metrics_ = nullptr;
   int64_t release_delay_ms_ = 0;
+  // The completed_ms of each complete round committed since the last
+  // CountCommitDelays.
+  std::vector<int64_t> committed_complete_ms_;
   Clock clock_ = RealClock();
 
   static Clock RealClock();
