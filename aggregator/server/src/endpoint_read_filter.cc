@@ -29,7 +29,7 @@ struct Slot {
   std::atomic<int> fd{-1};
   std::atomic<HandshakeAdmission*> admission{nullptr};
 };
-std::array<Slot, 16> slots;
+std::array<Slot, EndpointReadFilter::kMaxAttached> slots;
 std::mutex attach_mutex;
 
 HandshakeAdmission* Find(int fd) {

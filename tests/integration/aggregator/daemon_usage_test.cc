@@ -84,6 +84,18 @@ TEST(DaemonUsageTest, FlagThenEnvironmentThenConfig) {
   EXPECT_TRUE(Exists(flag_db) && Exists(env_db) && Exists(config_db));
 }
 
+// server.shards takes up to 64: each shard's endpoint gets its own
+// handshake filter (the filter once held 16 sockets, and a daemon with 17
+// or more shards refused to start).
+TEST(DaemonUsageTest, TheMostShardsTheConfigAllowsStartAndStop) {
+  testing::TempDatabase db;
+  testing::DaemonProcess daemon(
+      EDGEADMM_DAEMON_PATH,
+      testing::DaemonArgs(db.dir(), db.path(), "shards = 64\n"));
+  ASSERT_TRUE(daemon.started());
+  EXPECT_EQ(daemon.Terminate(), 0);
+}
+
 // Two UDP sockets that both set SO_REUSEADDR may share a port on Linux, and
 // the shards set SO_REUSEPORT: without the daemon's probe and its clearing
 // of SO_REUSEADDR, a second daemon (or any program) would bind the port and

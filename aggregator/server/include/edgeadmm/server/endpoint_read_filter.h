@@ -12,6 +12,7 @@
 // goes straight to the next recvmsg (libc's, or a sanitizer's interceptor).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "edgeadmm/server/handshake_admission.h"
@@ -24,11 +25,15 @@ class EndpointReadFilter {
   // Datagrams consumed per recvmsg call at most before libcoap gets its
   // answer ("nothing to read"), so one call stays short under a flood.
   static constexpr int kMaxConsumedPerRead = 64;
+  // Sockets attached at once in a process: a daemon's shards (at most
+  // GatewayMetrics::kMaxShards), with room for a test's few servers.
+  static constexpr size_t kMaxAttached = 128;
 
   // Judges every datagram read from `fd` with `admission` (which must
   // outlive the attachment; used on the thread that runs libcoap's I/O).
   // INTERNAL if this process's recvmsg is not the filter's (the linker did
-  // not interpose it): the defence would silently be off.
+  // not interpose it): the defence would silently be off;
+  // RESOURCE_EXHAUSTED if kMaxAttached sockets are attached.
   static Status Attach(int fd, HandshakeAdmission* admission);
   static void Detach(int fd);
 };
