@@ -291,8 +291,7 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
     EDGEADMM_LOG_ERROR("server: cannot close the port to other sockets");
     return Status::Unavailable();
   }
-  static_assert(GatewayMetrics::kMaxShards <= EndpointReadFilter::kMaxAttached,
-                "every shard's endpoint is filtered");
+  static_assert(GatewayMetrics::kMaxShards <= EndpointReadFilter::kMaxAttached);
   if (const Status attached =
           EndpointReadFilter::Attach(shard.endpoint_fd, &*impl.admission);
       !attached.ok()) {

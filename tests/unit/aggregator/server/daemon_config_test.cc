@@ -49,7 +49,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.upload_spread_us, 0u);
   EXPECT_EQ(empty->server.upload_spread_us, 500u);
   EXPECT_EQ(empty->server.shards, kDaemonShards);
-  EXPECT_EQ(kDaemonShards, 8u);
+  EXPECT_EQ(kDaemonShards, 64u);
   EXPECT_EQ(c->server.max_secure_rounds, 3u);
   EXPECT_EQ(empty->server.max_secure_rounds, 4u);
   EXPECT_EQ(c->server.metrics_file, "/tmp/e.prom");

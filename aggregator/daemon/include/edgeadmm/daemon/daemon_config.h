@@ -33,8 +33,9 @@ namespace edgeadmm::daemon {
 
 // The daemon's [server] shards unless the config says otherwise (a
 // CoapServer made in process has one): the start of 6,000 devices took
-// 42 s with one and 10 s with eight (docs/results.md).
-inline constexpr unsigned kDaemonShards = 8;
+// 42 s with one and 10 s with eight, and 32,561 devices' start cost the
+// daemon 62.6 s of CPU with 8 and 38.4 s with 64 (docs/results.md).
+inline constexpr unsigned kDaemonShards = 64;
 
 struct DaemonConfig {
   std::string database;     // empty: the config names none; else the file, or
