@@ -583,7 +583,7 @@ Status CoapServer::RunOnce(int timeout_ms) {
   // runs there, after its last receipt), each after its own fsync.
   EDGEADMM_TRY(Durably([&] { return RunShards(timeout_ms); }));
   const Status ticked = Durably([&] { return Tick(); });
-  jobs_.CountCommitDelays(NowMs());
+  if (!sync_failing_) jobs_.CountCommitDelays(NowMs());  // else when durable
   return ticked;
 }
 

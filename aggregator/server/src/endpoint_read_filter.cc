@@ -30,10 +30,14 @@ struct Slot {
   std::atomic<HandshakeAdmission*> admission{nullptr};
 };
 std::array<Slot, EndpointReadFilter::kMaxAttached> slots;
+// Slots ever used: every recvmsg of the process scans only these.
+std::atomic<size_t> slots_used{0};
 std::mutex attach_mutex;
 
 HandshakeAdmission* Find(int fd) {
-  for (Slot& slot : slots) {
+  const size_t used = slots_used.load(std::memory_order_acquire);
+  for (size_t i = 0; i < used; ++i) {
+    Slot& slot = slots[i];
     if (slot.fd.load(std::memory_order_acquire) == fd) {
       return slot.admission.load(std::memory_order_acquire);
     }
@@ -144,10 +148,14 @@ Status EndpointReadFilter::Attach(int fd, HandshakeAdmission* admission) {
     return Status::Internal();
   }
   std::lock_guard<std::mutex> lock(attach_mutex);
-  for (Slot& slot : slots) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    Slot& slot = slots[i];
     if (slot.fd.load() == -1) {
       slot.admission.store(admission, std::memory_order_release);
       slot.fd.store(fd, std::memory_order_release);
+      if (i >= slots_used.load()) {
+        slots_used.store(i + 1, std::memory_order_release);
+      }
       return Status::Ok();
     }
   }
