@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -89,51 +90,70 @@ void SendFrom(int fd, msghdr& received, const uint8_t* reply, size_t size) {
   (void)sendmsg(fd, &out, MSG_DONTWAIT);
 }
 
+// The first `size` bytes of a datagram read into `msg`'s buffers, as one
+// run: the first buffer itself when it holds them (libcoap passes one),
+// else gathered into `head`.
+const uint8_t* HeadOf(
+    const msghdr& msg, size_t size,
+    std::array<uint8_t, HandshakeAdmission::kHeadBytes>& head) {
+  if (msg.msg_iovlen >= 1 && msg.msg_iov[0].iov_len >= size) {
+    return static_cast<const uint8_t*>(msg.msg_iov[0].iov_base);
+  }
+  size_t copied = 0;
+  for (size_t i = 0; i < msg.msg_iovlen && copied < size; ++i) {
+    const size_t take = std::min(size - copied, msg.msg_iov[i].iov_len);
+    std::memcpy(head.data() + copied, msg.msg_iov[i].iov_base, take);
+    copied += take;
+  }
+  return head.data();
+}
+
 // recvmsg for an attached socket: judge, consume what is refused, hand on
-// the first datagram that passes.
+// the first datagram that passes. Each datagram is read once, into the
+// caller's buffers: one that passes is the caller's as read; one refused
+// is dropped there (answered if asked) and the next is read over it.
 ssize_t FilteredRecvmsg(int fd, msghdr* msg, int flags,
                         HandshakeAdmission& admission) {
+  // Judge needs the source: given a msghdr without a name, use our own.
+  sockaddr_storage own_name{};
+  const bool named = msg->msg_name != nullptr;
+  if (!named) msg->msg_name = &own_name;
+  const socklen_t name_size = named ? msg->msg_namelen : sizeof(own_name);
+  const size_t control_size = msg->msg_controllen;
+  const auto give_back = [&](ssize_t result) {
+    if (!named) {
+      msg->msg_name = nullptr;
+      msg->msg_namelen = 0;
+    }
+    return result;
+  };
   int consumed = 0;
   for (;;) {
-    std::array<uint8_t, HandshakeAdmission::kHeadBytes> head;
-    sockaddr_storage peer{};
-    iovec iov{head.data(), head.size()};
-    alignas(cmsghdr) char control[256];
-    msghdr peek{};
-    peek.msg_name = &peer;
-    peek.msg_namelen = sizeof(peer);
-    peek.msg_iov = &iov;
-    peek.msg_iovlen = 1;
-    peek.msg_control = control;
-    peek.msg_controllen = sizeof(control);
-    const ssize_t n =
-        NextRecvmsg()(fd, &peek, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC);
+    msg->msg_namelen = name_size;  // the last read set both to its own
+    msg->msg_controllen = control_size;
+    const ssize_t n = NextRecvmsg()(fd, msg, flags | MSG_DONTWAIT);
     if (n < 0) {
       // Nothing left after refusals: libcoap ignores ECONNREFUSED silently
       // (as an ICMP error), where EAGAIN would log a warning per call.
       if (consumed > 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         errno = ECONNREFUSED;
       }
-      return -1;
+      return give_back(-1);
     }
+    std::array<uint8_t, HandshakeAdmission::kHeadBytes> head;
+    const size_t seen = std::min(static_cast<size_t>(n), head.size());
     std::array<uint8_t, HandshakeAdmission::kReplySize> reply;
-    const size_t seen = static_cast<size_t>(n) < head.size()
-                            ? static_cast<size_t>(n)
-                            : head.size();
     const HandshakeAdmission::Verdict verdict = admission.Judge(
-        head.data(), seen, reinterpret_cast<const sockaddr*>(&peer),
-        peek.msg_namelen, static_cast<int64_t>(posix::MonotonicMs()), reply);
-    if (verdict == HandshakeAdmission::Verdict::kPass) {
-      return NextRecvmsg()(fd, msg, flags);
-    }
-    uint8_t sink = 0;
-    (void)recv(fd, &sink, 1, MSG_DONTWAIT);  // drops the whole datagram
+        HeadOf(*msg, seen, head), seen,
+        static_cast<const sockaddr*>(msg->msg_name), msg->msg_namelen,
+        static_cast<int64_t>(posix::MonotonicMs()), reply);
+    if (verdict == HandshakeAdmission::Verdict::kPass) return give_back(n);
     if (verdict == HandshakeAdmission::Verdict::kAnswer) {
-      SendFrom(fd, peek, reply.data(), reply.size());
+      SendFrom(fd, *msg, reply.data(), reply.size());
     }
     if (++consumed >= EndpointReadFilter::kMaxConsumedPerRead) {
       errno = ECONNREFUSED;
-      return -1;
+      return give_back(-1);
     }
   }
 }

@@ -5,10 +5,10 @@
 // session for it (its network_read is internal), and it reads server
 // endpoints with recvmsg(2). So the server library defines recvmsg: linked
 // into the daemon, that definition is found before libc's (libcoap3 is a
-// shared library). For a socket attached here it peeks at each waiting
-// datagram (MSG_PEEK), asks the admission, and either lets the real
-// recvmsg read it for libcoap, or consumes it (sending the
-// HelloVerifyRequest if asked) and looks at the next. Every other socket
+// shared library). For a socket attached here it reads each datagram once,
+// into libcoap's buffers, and asks the admission: one that passes is
+// libcoap's as read; one refused is dropped (the HelloVerifyRequest sent
+// if asked) and the next is read over it. Every other socket
 // goes straight to the next recvmsg (libc's, or a sanitizer's interceptor).
 #pragma once
 
