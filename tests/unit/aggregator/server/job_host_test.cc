@@ -38,9 +38,8 @@ class JobHostReleaseTest : public ::testing::Test {
     ASSERT_TRUE(host_.engine()->round_open());
   }
 
-  // Every cohort member uploads; then the clock moves to `after_deadline`
-  // ms past the round's deadline and the host ticks (the round closes).
-  void FinishRoundAt(int64_t after_deadline) {
+  // Every cohort member uploads, the clock moving `step_ms` after each.
+  void UploadAll(int64_t step_ms) {
     rounds::RoundEngine& e = *host_.engine();
     for (const std::string& d : e.CohortForTesting()) {
       rounds::Upload u{d,
@@ -49,7 +48,15 @@ class JobHostReleaseTest : public ::testing::Test {
                        store::EncodeFloats({0.125, -0.25, 0.5}),
                        {}};
       ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, now_)));
+      now_ += step_ms;
     }
+  }
+
+  // Every cohort member uploads; then the clock moves to `after_deadline`
+  // ms past the round's deadline and the host ticks (the round closes).
+  void FinishRoundAt(int64_t after_deadline) {
+    rounds::RoundEngine& e = *host_.engine();
+    UploadAll(0);
     const int64_t iteration = e.iteration();
     now_ = e.deadline_ms() + after_deadline;
     host_.Tick(now_);
@@ -96,15 +103,7 @@ TEST_F(JobHostReleaseTest, ParticipationIsNeverHeld) {
 TEST_F(JobHostReleaseTest, ACompleteRoundsCommitDelayIsCounted) {
   Start("participation");
   rounds::RoundEngine& e = *host_.engine();
-  for (const std::string& d : e.CohortForTesting()) {
-    rounds::Upload u{d,
-                     e.job().id,
-                     e.round_id(),
-                     store::EncodeFloats({0.125, -0.25, 0.5}),
-                     {}};
-    ASSERT_TRUE(rounds::IsSuccess(e.Submit(d, u, now_)));
-    now_ += 10;
-  }
+  UploadAll(10);
   const int64_t iteration = e.iteration();
   const int64_t last_upload_ms = now_ - 10;
   now_ += 60;
