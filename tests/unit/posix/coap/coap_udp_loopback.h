@@ -8,15 +8,17 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 namespace edgeadmm::posix::coap_loopback {
 
-// Requests the "t" resources have answered, over every context.
-inline long& HandledRequests() {
-  static long handled = 0;
+// Requests the "t" resources have answered, over every context (contexts
+// may run on several threads).
+inline std::atomic<long>& HandledRequests() {
+  static std::atomic<long> handled{0};
   return handled;
 }
 
