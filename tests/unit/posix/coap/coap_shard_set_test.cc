@@ -10,10 +10,9 @@
 #include <coap3/coap.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <poll.h>
 
 #include <array>
 #include <chrono>
@@ -218,12 +217,9 @@ class CoapShardSetThreadsTest : public CoapShardSetTest {
     to.sin_family = AF_INET;
     to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     to.sin_port = htons(ports_[shard]);
-    const uint8_t datagram[] = {0x50,
-                                0x01,
-                                static_cast<uint8_t>(mid >> 8),
-                                static_cast<uint8_t>(mid),
-                                0xb1,
-                                'w'};
+    const uint8_t datagram[] = {
+        0x50, 0x01, static_cast<uint8_t>(mid >> 8), static_cast<uint8_t>(mid),
+        0xb1, 'w'};
     ASSERT_EQ(sendto(peer_, datagram, sizeof(datagram), 0,
                      reinterpret_cast<const sockaddr*>(&to), sizeof(to)),
               static_cast<ssize_t>(sizeof(datagram)));
