@@ -101,6 +101,7 @@ const std::vector<std::string> kKnown = {
     "server.max_sessions",
     "server.io_batch_reads",
     "server.shards",
+    "server.threads",
     "server.max_secure_rounds",
     "server.receive_buffer_bytes",
     "server.max_handshakes_per_source",
@@ -147,6 +148,14 @@ host::ErrorOr<DaemonConfig> ParseDaemonConfig(std::string_view toml_text) {
   int64_t shards = c.server.shards;
   EDGEADMM_HOST_TRY(ReadInt(root, "server.shards", 1, 64, shards));
   c.server.shards = static_cast<unsigned>(shards);
+  int64_t threads = c.server.threads;
+  EDGEADMM_HOST_TRY(ReadInt(root, "server.threads", 1, 64, threads));
+  if (threads > shards) {
+    return host::Error::InvalidArgument(
+        "server.threads: " + std::to_string(threads) + " threads for " +
+        std::to_string(shards) + " shards (each thread runs whole shards)");
+  }
+  c.server.threads = static_cast<unsigned>(threads);
   int64_t secure = static_cast<int64_t>(c.server.max_secure_rounds);
   EDGEADMM_HOST_TRY(ReadInt(root, "server.max_secure_rounds", 1, 16, secure));
   c.server.max_secure_rounds = static_cast<size_t>(secure);

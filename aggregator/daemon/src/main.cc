@@ -75,6 +75,7 @@ int Help() {
       "           handshake_timeout_ms = 5000 (500..120000)\n"
       "           requests_per_second = 20  request_burst = 100\n"
       "           receive_buffer_bytes = 8388608  shards = 64 (1..64)\n"
+      "           threads = 1 (1..shards: threads running the shards)\n"
       "           non_confirmable_notifications = false\n"
       "           group_commit = true (one fsync per I/O pass)\n"
       "           held_datagrams = 8192 (16..1000000)\n"

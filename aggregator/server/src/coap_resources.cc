@@ -29,6 +29,16 @@ struct CoapResources {
   // sessions are freed by libcoap (idle timeout, coap_free_context), never
   // released by us; the janitor only disconnects them, which ends their
   // queued messages (the client side's rule: coap_dtls_transport.cc).
+  // `handler` under the server's state lock (Impl::state): the shards'
+  // passes may run on several threads.
+  template <coap_method_handler_t handler>
+  static void Locked(coap_resource_t* resource, coap_session_t* session,
+                     const coap_pdu_t* request, const coap_string_t* query,
+                     coap_pdu_t* response) {
+    const StateLock lock(ServerOf(session)->impl_->state);
+    handler(resource, session, request, query, response);
+  }
+
   static void Release(coap_session_t*, void* app_ptr) {
     delete static_cast<std::vector<uint8_t>*>(app_ptr);
   }
@@ -451,21 +461,24 @@ coap_resource_t* AddResources(coap_context_t* context,
     const char* path;
     coap_request_t method;
     coap_method_handler_t handler;
+    bool task;  // the observable v1/task
   };
+  using R = CoapResources;
   const ResourceSpec specs[] = {
-      {wire::kTaskPath, COAP_REQUEST_GET, &CoapResources::GetTask},
-      {wire::kUpdatePath, COAP_REQUEST_POST, &CoapResources::PostUpdate},
-      {wire::kModelPath, COAP_REQUEST_GET, &CoapResources::GetModel},
-      {wire::kStatusPath, COAP_REQUEST_GET, &CoapResources::GetStatus},
-      {kSecAggRoundPath, COAP_REQUEST_GET, &GetSecAggRound},
-      {kSecAggPaths[0], COAP_REQUEST_POST, &PostSecAgg<1>},
-      {kSecAggPaths[1], COAP_REQUEST_POST, &PostSecAgg<2>},
-      {kSecAggPaths[2], COAP_REQUEST_POST, &PostSecAgg<3>},
-      {kSecAggPaths[3], COAP_REQUEST_POST, &PostSecAgg<4>},
+      {wire::kTaskPath, COAP_REQUEST_GET, &R::Locked<&R::GetTask>, true},
+      {wire::kUpdatePath, COAP_REQUEST_POST, &R::Locked<&R::PostUpdate>,
+       false},
+      {wire::kModelPath, COAP_REQUEST_GET, &R::Locked<&R::GetModel>, false},
+      {wire::kStatusPath, COAP_REQUEST_GET, &R::Locked<&R::GetStatus>, false},
+      {kSecAggRoundPath, COAP_REQUEST_GET, &R::Locked<&GetSecAggRound>, false},
+      {kSecAggPaths[0], COAP_REQUEST_POST, &R::Locked<&PostSecAgg<1>>, false},
+      {kSecAggPaths[1], COAP_REQUEST_POST, &R::Locked<&PostSecAgg<2>>, false},
+      {kSecAggPaths[2], COAP_REQUEST_POST, &R::Locked<&PostSecAgg<3>>, false},
+      {kSecAggPaths[3], COAP_REQUEST_POST, &R::Locked<&PostSecAgg<4>>, false},
   };
   coap_resource_t* task_resource = nullptr;
   for (const ResourceSpec& spec : specs) {
-    const bool task = spec.handler == &CoapResources::GetTask;
+    const bool task = spec.task;
     coap_resource_t* r = coap_resource_init(
         coap_make_str_const(spec.path), task ? TaskResourceFlags(options) : 0);
     coap_register_handler(r, spec.method, spec.handler);
@@ -486,7 +499,8 @@ void AddJobTaskResource(CoapShard& shard, const ServerOptions& options,
       coap_new_str_const(reinterpret_cast<const uint8_t*>(path.data()),
                          path.size()),
       TaskResourceFlags(options) | COAP_RESOURCE_FLAGS_RELEASE_URI);
-  coap_register_handler(r, COAP_REQUEST_GET, &CoapResources::GetJobTask);
+  coap_register_handler(r, COAP_REQUEST_GET,
+                        &CoapResources::Locked<&CoapResources::GetJobTask>);
   coap_resource_set_get_observable(r, 1);
   coap_add_resource(shard.context, r);
   shard.job_tasks.emplace(job, r);

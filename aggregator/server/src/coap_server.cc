@@ -1,6 +1,5 @@
 #include "edgeadmm/server/coap_server.h"
 
-#include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -11,8 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -37,6 +34,7 @@
 #include "edgeadmm/server/upload_assembler.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "edgeadmm/wire/protocol.h"
+#include "listen_address.h"
 #include "openssl_dtls_context.h"
 
 namespace edgeadmm::server {
@@ -58,7 +56,7 @@ struct CoapCallbacks {
   // libcoap freeing `session` without COAP_EVENT_SERVER_SESSION_DEL
   // (openssl_dtls_context.h): its end, as the event would have announced.
   static void EndedUnannounced(coap_session_t* session) {
-    Event(session, COAP_EVENT_SERVER_SESSION_DEL);
+    Event(session, COAP_EVENT_SERVER_SESSION_DEL);  // locks
   }
 
   // DTLS: the PSK for `identity`; the decoy key when the device is unknown,
@@ -67,8 +65,9 @@ struct CoapCallbacks {
   static const coap_bin_const_t* ValidateIdentity(coap_bin_const_t* identity,
                                                   coap_session_t* session,
                                                   void* arg) {
-    auto* server = static_cast<CoapServer*>(arg);
-    auto& impl = *server->impl_;
+    auto& impl = *static_cast<CoapServer*>(arg)->impl_;
+    const StateLock lock(impl.state);
+    CoapShard& shard = impl.shards[ShardOf(session)];
     TurnOffResumption(session);
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
@@ -83,13 +82,13 @@ struct CoapCallbacks {
         EDGEADMM_LOG_WARN("dtls: refused an ill-formed identity (%zu bytes)",
                           id.size());
       }
-      impl.psk_bin = {impl.decoy_psk.size(), impl.decoy_psk.data()};
-      return &impl.psk_bin;
+      shard.psk_bin = {impl.decoy_psk.size(), impl.decoy_psk.data()};
+      return &shard.psk_bin;
     }
-    impl.psk = std::move(psk).value();
-    impl.psk_bin = {impl.psk.size(), impl.psk.data()};
-    impl.revocations.OnKeyChosen(session, impl.psk);
-    return &impl.psk_bin;
+    shard.psk = std::move(psk).value();
+    shard.psk_bin = {shard.psk.size(), shard.psk.data()};
+    impl.revocations.OnKeyChosen(session, shard.psk);
+    return &shard.psk_bin;
   }
 
   // OpenSSL's record callback of a server session: sees every record
@@ -102,6 +101,7 @@ struct CoapCallbacks {
       return;
     }
     auto* session = static_cast<coap_session_t*>(arg);
+    const StateLock lock(Server(session)->impl_->state);
     Server(session)->impl_->janitor.OnClientStartedOver(
         session, static_cast<int64_t>(posix::MonotonicMs()));
   }
@@ -111,6 +111,7 @@ struct CoapCallbacks {
   static void Nack(coap_session_t* session, const coap_pdu_t*,
                    const coap_nack_reason_t reason, const coap_mid_t mid) {
     if (reason != COAP_NACK_RST) return;
+    const StateLock lock(Server(session)->impl_->state);
     Server(session)->impl_->janitor.OnPingAnswered(session, mid);
   }
 
@@ -139,6 +140,7 @@ struct CoapCallbacks {
   // established DTLS server session for a client that starts over.
   static int Event(coap_session_t* session, const coap_event_t event) {
     if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
+    const StateLock lock(Server(session)->impl_->state);
     DtlsSessionJanitor& janitor = Server(session)->impl_->janitor;
     RevocationWatch& revocations = Server(session)->impl_->revocations;
     std::optional<HandshakeAdmission>& admission =
@@ -190,38 +192,6 @@ struct CoapCallbacks {
                           bool first);
 };
 
-namespace {
-
-// `text` (an IPv6 or IPv4 literal) and `port` as a libcoap address; false
-// if `text` is neither.
-bool ParseListenAddress(const std::string& text, uint16_t port,
-                        coap_address_t& address) {
-  coap_address_init(&address);
-  if (inet_pton(AF_INET6, text.c_str(), &address.addr.sin6.sin6_addr) == 1) {
-    address.addr.sin6.sin6_family = AF_INET6;
-    address.size = sizeof(address.addr.sin6);
-  } else if (inet_pton(AF_INET, text.c_str(), &address.addr.sin.sin_addr) ==
-             1) {
-    address.addr.sin.sin_family = AF_INET;
-    address.size = sizeof(address.addr.sin);
-  } else {
-    return false;
-  }
-  coap_address_set_port(&address, port);
-  return true;
-}
-
-// The port `endpoint` is bound to (`asked` unless it was 0).
-uint16_t BoundPort(coap_endpoint_t* endpoint, uint16_t asked) {
-  if (const char* text = coap_endpoint_str(endpoint)) {
-    // "[::]:5684" or "0.0.0.0:5684": the bound port follows the last ':'.
-    const char* colon = std::strrchr(text, ':');
-    if (colon != nullptr) return static_cast<uint16_t>(std::atoi(colon + 1));
-  }
-  return asked;
-}
-
-}  // namespace
 
 Status CoapCallbacks::OpenShard(CoapServer& server,
                                 const coap_address_t& address, bool first) {
@@ -391,12 +361,22 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
   impl.admission.emplace(std::move(admission).value());
 
   const unsigned shards = std::max(1u, options.shards);
+  if (options.threads < 1 || options.threads > shards) {
+    EDGEADMM_LOG_ERROR("server: %u threads for %u shards (1..shards)",
+                       options.threads, shards);
+    return Status::InvalidArgument();
+  }
   if (shards > 1) {
     if (const Status check = ReusePortBinds::Check(); !check.ok()) {
       EDGEADMM_LOG_ERROR("server: cannot share the port between shards");
       return check;
     }
-    impl.shard_set = std::make_unique<posix::CoapShardSet>();
+    impl.shard_set = std::make_unique<posix::CoapShardSet>(options.threads);
+    // A worker's sends belong to the caller's pass (Durably).
+    impl.shard_set->set_worker_scope([&impl](const std::function<void()>& run) {
+      HeldSends::Scope hold(impl.pass_held);
+      run();
+    });
   }
   impl.shards.reserve(shards);
   impl.metrics.set_shards(shards);
@@ -542,6 +522,7 @@ Status CoapServer::RunShards(int timeout_ms) {
   }
   // Several shards: a pass for each ready shard (a datagram or a libcoap
   // timer) and each whose walk is due; idle ones cost nothing.
+  impl_->pass_held = HeldSends::Current();
   return impl_->shard_set->RunOnce(timeout_ms) >= 0 ? Status::Ok()
                                                     : Status::Internal();
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,17 +38,28 @@ struct CoapShard {
   // job is first hosted, kept for the context's life).
   std::map<std::string, coap_resource_t*> job_tasks;
   int endpoint_fd = -1;  // attached to the read filter
+  // The PSK the identity callback hands to libcoap (which copies it when
+  // the callback returns): one per shard, since the shards' handshakes run
+  // on several threads (ServerOptions::threads).
+  std::vector<uint8_t> psk;
+  coap_bin_const_t psk_bin{0, nullptr};
 };
 
 struct CoapServer::Impl {
+  // With several threads (ServerOptions::threads) the shards' passes run at
+  // once: every callback from libcoap into the server (resource handlers,
+  // session events, the identity, record and nack callbacks) and every held
+  // send takes this lock, so the state below, the jobs' engines, the store
+  // and the registry have one owner at a time; libcoap's and OpenSSL's own
+  // work per datagram (reads, records, handshakes) runs outside it.
+  // Recursive: a handler's sends and the events libcoap raises inside a
+  // handler take it again. Between passes (the server's Tick) no pass runs.
+  std::recursive_mutex state;
   std::vector<CoapShard> shards;
   // With several shards: runs the ready and due ones (null: one shard).
   std::unique_ptr<posix::CoapShardSet> shard_set;
   registry::DeviceRegistry* registry = nullptr;
   std::unique_ptr<registry::DeviceRegistry> registry_owner;
-  // The PSK handed to libcoap by the identity callback (it copies it).
-  std::vector<uint8_t> psk;
-  coap_bin_const_t psk_bin{0, nullptr};
   // Handed out for an unknown, disabled or ill-formed identity, so that its
   // handshake fails at Finished exactly like a wrong key (silence, no
   // alert): the network cannot tell enrolled ids from others. Random per
@@ -70,11 +82,16 @@ struct CoapServer::Impl {
   // The endpoints' datagrams of an I/O pass, until its writes are
   // synced (ServerOptions::group_commit).
   HeldSends held;
+  // The HeldSends of the running pass (null: none), which the shard set's
+  // workers hold their sends in (RunShards sets it).
+  HeldSends* pass_held = nullptr;
   Impl(store::Database& db, const ServerOptions& options)
       : janitor(static_cast<int64_t>(options.handshake_timeout_ms)),
         revocations(db),
         budget(options.request_budget),
-        held(HeldSendsLimits{options.held_datagrams, size_t{8} << 20}) {}
+        held(HeldSendsLimits{options.held_datagrams, size_t{8} << 20}) {
+    held.set_lock(&state);
+  }
 };
 
 // Adds v1/task, v1/update, v1/model, v1/status and the secure-aggregation
@@ -93,6 +110,9 @@ inline CoapServer* ServerOf(coap_session_t* session) {
   return static_cast<CoapServer*>(
       coap_get_app_data(coap_session_get_context(session)));
 }
+
+// Held by each libcoap callback into the server (Impl::state).
+using StateLock = std::lock_guard<std::recursive_mutex>;
 
 // The DTLS PSK identity of `session`; empty before the handshake.
 inline std::string_view IdentityOf(coap_session_t* session) {

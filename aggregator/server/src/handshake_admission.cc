@@ -61,10 +61,15 @@ std::string PrefixKey(const sockaddr* peer, socklen_t size) {
   return AddressKey(peer, size, /*port=*/false);
 }
 
-// The cookie of the ClientHello passed last on this thread.
+// The ClientHello passed last on this thread (libcoap reads it, listens
+// and makes its session on one thread): its cookie, which admission passed
+// it, its address+port and when.
 thread_local std::array<uint8_t, HandshakeAdmission::kCookieSize>
     passed_cookie{};
 thread_local bool passed_cookie_set = false;
+thread_local const HandshakeAdmission* passed_by = nullptr;
+thread_local std::string passed_address;
+thread_local int64_t passed_ms = 0;
 
 }  // namespace
 
@@ -127,8 +132,9 @@ bool HandshakeAdmission::CookieValid(const uint8_t* cookie, size_t size,
 HandshakeAdmission::Verdict HandshakeAdmission::Judge(
     const uint8_t* head, size_t size, const sockaddr* peer, socklen_t peer_size,
     int64_t now_ms, std::array<uint8_t, kReplySize>& reply) {
+  const std::lock_guard<std::mutex> lock(*mutex_);
   passed_cookie_set = false;
-  passed_address_.clear();
+  passed_by = nullptr;
   const std::string address = AddressKey(peer, peer_size, /*port=*/true);
   if (sessions_.count(address) != 0) {
     ++counts_.passed;
@@ -181,8 +187,9 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
     used.insert(std::move(key));
     std::memcpy(passed_cookie.data(), cookie, kCookieSize);
     passed_cookie_set = true;
-    passed_address_ = address;
-    passed_ms_ = now_ms;
+    passed_by = this;
+    passed_address = address;
+    passed_ms = now_ms;
     ++counts_.passed;
     ++counts_.passed_hellos;
     return Verdict::kPass;
@@ -270,6 +277,7 @@ void HandshakeAdmission::ForgetPending(const std::string& address) {
 }
 
 std::vector<std::string> HandshakeAdmission::TakeEvictions() {
+  const std::lock_guard<std::mutex> lock(*mutex_);
   std::vector<std::string> out;
   out.swap(evictions_);
   return out;
@@ -282,24 +290,28 @@ std::string HandshakeAdmission::PeerKey(const sockaddr* peer,
 
 void HandshakeAdmission::OnSessionNew(const sockaddr* peer,
                                       socklen_t peer_size) {
+  const std::lock_guard<std::mutex> lock(*mutex_);
   const std::string address = AddressKey(peer, peer_size, /*port=*/true);
   ++sessions_[address];
   ++session_count_;
-  if (address == passed_address_ && pending_.count(address) == 0) {
+  if (passed_by == this && address == passed_address &&
+      pending_.count(address) == 0) {
     std::string prefix = PrefixKey(peer, peer_size);
     pending_by_prefix_[prefix].push_back(address);
-    pending_.emplace(address, Pending{std::move(prefix), passed_ms_});
+    pending_.emplace(address, Pending{std::move(prefix), passed_ms});
   }
 }
 
 void HandshakeAdmission::OnHandshakeEnded(const sockaddr* peer,
                                           socklen_t peer_size) {
+  const std::lock_guard<std::mutex> lock(*mutex_);
   ForgetPending(AddressKey(peer, peer_size, /*port=*/true));
 }
 
 void HandshakeAdmission::OnSessionFreed(const sockaddr* peer,
                                         socklen_t peer_size) {
-  OnHandshakeEnded(peer, peer_size);
+  const std::lock_guard<std::mutex> lock(*mutex_);
+  ForgetPending(AddressKey(peer, peer_size, /*port=*/true));
   evicted_.erase(AddressKey(peer, peer_size, /*port=*/true));
   auto it = sessions_.find(AddressKey(peer, peer_size, /*port=*/true));
   if (it == sessions_.end()) return;

@@ -50,9 +50,11 @@ bool HeldSends::Watches(int fd) const {
   return std::find(fds_.begin(), fds_.end(), fd) != fds_.end();
 }
 
-HeldSends::Scope::Scope(HeldSends& held) : previous_(active) { active = &held; }
+HeldSends::Scope::Scope(HeldSends* held) : previous_(active) { active = held; }
 
 HeldSends::Scope::~Scope() { active = previous_; }
+
+HeldSends* HeldSends::Current() { return active; }
 
 size_t HeldSends::Append(const void* bytes, size_t size) {
   const size_t at =
@@ -64,6 +66,8 @@ size_t HeldSends::Append(const void* bytes, size_t size) {
 }
 
 ssize_t HeldSends::Hold(int fd, const msghdr* message, int flags) {
+  std::unique_lock<std::recursive_mutex> guard;
+  if (lock_ != nullptr) guard = std::unique_lock<std::recursive_mutex>(*lock_);
   size_t data_size = 0;
   for (size_t i = 0; i < message->msg_iovlen; ++i) {
     data_size += message->msg_iov[i].iov_len;

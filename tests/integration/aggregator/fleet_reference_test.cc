@@ -3,7 +3,8 @@
 // real daemon on loopback with σ = 0; the released model equals an
 // in-process reference run of the SDK's local step with the same cohorts
 // (reproduced from `sampling.seed`) to 1e-5; and again through a gateway of
-// four shards (`[server] shards`).
+// four shards (`[server] shards`), run by one thread and by two (`[server]
+// threads`, issue 36), each device on one session for the whole job.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,9 +106,11 @@ std::vector<double> ReferenceRun(const jobs::JobConfig& c,
 
 // Runs the job with the daemon config's `daemon_toml` and the fleet's
 // `adjust`, and checks the released model against ReferenceRun.
+// The run goes to `*out` unless it is null.
 void ExpectTheReferenceModel(
     testing::TempDatabase& t, const std::string& daemon_toml,
-    const std::function<void(fleet::DaemonFleetConfig&)>& adjust) {
+    const std::function<void(fleet::DaemonFleetConfig&)>& adjust,
+    testing::FleetRunResult* out = nullptr) {
   const testing::FleetSetup setup =
       testing::PrepareFleet(t, kDevices, kRecords);
   auto data = ReadLibsvmFile(setup.subset, kDim);
@@ -120,6 +123,7 @@ void ExpectTheReferenceModel(
       testing::RunJobOverDtls(t, setup, kJobToml,
                               /*allow_unaccounted_steps=*/true, 240,  // σ = 0
                               adjust, daemon_toml);
+  if (out != nullptr) *out = run;
   ASSERT_TRUE(run.ok);
   const int64_t job = run.job;
   EXPECT_EQ(run.report.devices, static_cast<size_t>(kDevices));
@@ -183,19 +187,24 @@ std::map<int, uint64_t> ShardSessions(const std::string& metrics_path) {
 }
 
 // The same job through a gateway of four shards (libcoap contexts sharing
-// the port by SO_REUSEPORT), the devices from 16 source addresses: the
-// same model, and the sessions spread over every shard.
-TEST(FleetReferenceTest, FourShardsServeTheSameJob) {
-  testing::TempDatabase t;
+// the port by SO_REUSEPORT) run by `threads` threads, the devices from 16
+// source addresses: the same model, and the sessions spread over every
+// shard. Returns the sessions the gateway started.
+uint64_t ExpectFourShardsServeTheSameJob(testing::TempDatabase& t,
+                                         int threads,
+                                         testing::FleetRunResult* run) {
   const std::string metrics = t.dir() + "/gateway.prom";
-  ExpectTheReferenceModel(t,
-                          "shards = 4\n[metrics]\nfile = \"" + metrics + "\"\n",
-                          [](fleet::DaemonFleetConfig& fc) {
-                            fc.local_address = "127.0.5.1";
-                            fc.local_addresses = 16;
-                          });
+  ExpectTheReferenceModel(
+      t,
+      "shards = 4\nthreads = " + std::to_string(threads) +
+          "\n[metrics]\nfile = \"" + metrics + "\"\n",
+      [](fleet::DaemonFleetConfig& fc) {
+        fc.local_address = "127.0.5.1";
+        fc.local_addresses = 16;
+      },
+      run);
   const std::map<int, uint64_t> sessions = ShardSessions(metrics);
-  ASSERT_EQ(sessions.size(), 4u) << "metrics file " << metrics;
+  EXPECT_EQ(sessions.size(), 4u) << "metrics file " << metrics;
   uint64_t total = 0;
   for (const auto& [shard, count] : sessions) {
     // 100 devices hashed over 4 sockets: an empty shard means the port is
@@ -205,6 +214,29 @@ TEST(FleetReferenceTest, FourShardsServeTheSameJob) {
     total += count;
   }
   EXPECT_GE(total, static_cast<uint64_t>(kDevices));
+  return total;
+}
+
+TEST(FleetReferenceTest, FourShardsServeTheSameJob) {
+  testing::TempDatabase t;
+  ExpectFourShardsServeTheSameJob(t, 1, nullptr);
+}
+
+// Issue 36 must-show: sessions sharded across threads (shards 0 and 2 on
+// one thread, 1 and 3 on the other) keep each device's datagrams in order
+// and on one session: the same model as the in-process reference, every
+// upload accepted once, and each device did one handshake for the whole
+// job (a session that lost its datagrams' order, or a datagram handled
+// beside its session's, fails DTLS and makes the device reconnect).
+TEST(FleetReferenceTest, FourShardsOnTwoThreadsKeepEachDeviceOnOneSession) {
+  testing::TempDatabase t;
+  testing::FleetRunResult run;
+  const uint64_t sessions = ExpectFourShardsServeTheSameJob(t, 2, &run);
+  EXPECT_EQ(run.report.handshakes, static_cast<uint64_t>(kDevices));
+  EXPECT_EQ(sessions, static_cast<uint64_t>(kDevices));
+  EXPECT_EQ(run.report.transport_errors, 0u);
+  EXPECT_EQ(run.report.uploads_duplicate, 0u);
+  EXPECT_EQ(run.report.uploads_rejected, 0u);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
 
 #include "edgeadmm/posix/monotonic_clock.h"
 
@@ -15,20 +16,32 @@ namespace {
 // An endpoint listed more often than it holds datagrams makes libcoap log
 // two warnings per empty read ("coap_network_read: Resource temporarily
 // unavailable", "read failed"). They are expected here, so warnings are
-// muted while such a batch runs (debug logging stays as it was).
+// muted while such a batch runs (debug logging stays as it was). libcoap's
+// log level is one per process and contexts may run on several threads
+// (CoapShardSet): the first batch to mute saves the level, the last one to
+// end restores it.
 class QuietEmptyReads {
  public:
-  explicit QuietEmptyReads(bool active) : level_(coap_get_log_level()) {
-    muted_ = active && level_ >= LOG_WARNING && level_ < LOG_DEBUG;
-    if (muted_) coap_set_log_level(LOG_ERR);
+  explicit QuietEmptyReads(bool active) : active_(active) {
+    if (!active_) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (quiet_batches_++ > 0) return;
+    saved_ = coap_get_log_level();
+    if (saved_ >= LOG_WARNING && saved_ < LOG_DEBUG) {
+      coap_set_log_level(LOG_ERR);
+    }
   }
   ~QuietEmptyReads() {
-    if (muted_) coap_set_log_level(level_);
+    if (!active_) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (--quiet_batches_ == 0) coap_set_log_level(saved_);
   }
 
  private:
-  coap_log_t level_;
-  bool muted_ = false;
+  bool active_;
+  static inline std::mutex mutex_;
+  static inline int quiet_batches_ = 0;
+  static inline coap_log_t saved_ = LOG_WARNING;
 };
 
 }  // namespace

@@ -74,6 +74,12 @@ struct ServerOptions {
   // (docs/results.md, "One gateway under load"). 1: one context, no
   // SO_REUSEPORT.
   unsigned shards = 1;
+  // Threads that run the shards' I/O passes (1..shards): shard i on thread
+  // i % threads (posix::CoapShardSet), so a device's datagrams stay in
+  // order on one session. libcoap's and OpenSSL's work per datagram runs in
+  // parallel; the server's own state, the round engines and the store are
+  // taken under one lock (CoapServer::Impl::state). 1: the calling thread.
+  unsigned threads = 1;
   // Group commit: commits skip their own fsync (store::GroupCommit), and
   // each I/O pass and each tick ends with one fsync of the WAL; every
   // datagram they send, receipts among them, waits until that sync

@@ -42,6 +42,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -122,9 +124,15 @@ class HandshakeAdmission {
   // The key of a peer's address and port, as TakeEvictions reports it.
   static std::string PeerKey(const sockaddr* peer, socklen_t peer_size);
 
-  const Counts& counts() const { return counts_; }
+  Counts counts() const {
+    const std::lock_guard<std::mutex> lock(*mutex_);
+    return counts_;
+  }
   // Handshakes in progress that this admission let start.
-  size_t pending() const { return pending_.size(); }
+  size_t pending() const {
+    const std::lock_guard<std::mutex> lock(*mutex_);
+    return pending_.size();
+  }
 
  private:
   explicit HandshakeAdmission(const HandshakeAdmissionOptions& options)
@@ -163,11 +171,10 @@ class HandshakeAdmission {
   std::unordered_set<std::string> evicted_;  // their sessions not yet freed
   // Cookies that passed, per epoch parity (a cookie passes once).
   std::array<std::unordered_set<std::string>, 2> used_cookies_;
-  // The address+port of the ClientHello passed last with a valid cookie,
-  // and when.
-  std::string passed_address_;
-  int64_t passed_ms_ = 0;
   Counts counts_;
+  // The shards' reads judge on several threads (ServerOptions::threads);
+  // a pointer, so that the admission stays movable.
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace edgeadmm::server

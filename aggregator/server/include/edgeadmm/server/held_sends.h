@@ -10,7 +10,8 @@
 // library defines sendmsg (as it defines recvmsg and bind,
 // endpoint_read_filter.h, reuse_port_bind.h): while a Scope is alive on a
 // thread, a sendmsg of that thread on a watched socket copies the datagram
-// here and reports it sent. Every other sendmsg goes straight to the next
+// here and reports it sent (several threads may hold into one HeldSends,
+// under the owner's lock: set_lock). Every other sendmsg goes straight to the next
 // definition (libc's, or a sanitizer's interceptor).
 //
 // At the limits the held datagrams are released early if the owner can
@@ -27,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,9 @@ class HeldSends {
   void set_release_when_full(std::function<bool()> make_durable) {
     release_when_full_ = std::move(make_durable);
   }
+  // Hold (and the release above) runs under `lock`, the owner's, when
+  // several threads send (null: no lock).
+  void set_lock(std::recursive_mutex* lock) { lock_ = lock; }
   HeldSends(const HeldSends&) = delete;
   HeldSends& operator=(const HeldSends&) = delete;
 
@@ -64,7 +69,9 @@ class HeldSends {
   // While alive, this thread's sendmsg on a watched socket is held.
   class Scope {
    public:
-    explicit Scope(HeldSends& held);
+    explicit Scope(HeldSends& held) : Scope(&held) {}
+    // Null: this thread's sends go out at once.
+    explicit Scope(HeldSends* held);
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
@@ -78,6 +85,10 @@ class HeldSends {
   size_t Flush();
   // Drops what is held.
   void Discard();
+
+  // The HeldSends of this thread's innermost Scope (null: none), to open
+  // the same Scope on another thread that sends for the same pass.
+  static HeldSends* Current();
 
   size_t held() const { return held_.size(); }
   // Datagrams dropped so far: past the limits, refused by the kernel at
@@ -110,6 +121,7 @@ class HeldSends {
   std::vector<iovec> parts_;
   uint64_t dropped_ = 0;
   std::function<bool()> release_when_full_;
+  std::recursive_mutex* lock_ = nullptr;
 };
 
 }  // namespace edgeadmm::server
