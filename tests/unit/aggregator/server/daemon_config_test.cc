@@ -16,7 +16,7 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
       "port = 6000\nsession_timeout_seconds = 5\nmax_sessions = 100\n"
       "non_confirmable_notifications = true\nmax_handshakes = 300\n"
       "max_handshakes_per_source = 4\nrequests_per_second = 7\n"
-      "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\n"
+      "request_burst = 30\nrelease_delay_ms = 0\nshards = 3\nthreads = 2\n"
       "max_secure_rounds = 3\ntask_heartbeat_seconds = 0\n"
       "held_datagrams = 64\nupload_spread_us = 0\n"
       "handshake_timeout_ms = 20000\n[metrics]\nfile = "
@@ -42,6 +42,8 @@ TEST(DaemonConfigTest, DefaultsAndOverrides) {
   EXPECT_EQ(c->server.release_delay_ms, 0u);
   EXPECT_EQ(empty->server.release_delay_ms, 500u);
   EXPECT_EQ(c->server.shards, 3u);
+  EXPECT_EQ(c->server.threads, 2u);
+  EXPECT_EQ(empty->server.threads, 1u);
   EXPECT_EQ(c->server.held_datagrams, 64u);
   EXPECT_EQ(empty->server.held_datagrams, 8192u);
   EXPECT_EQ(c->server.task_heartbeat_ms, 0u);
@@ -106,6 +108,9 @@ TEST(DaemonConfigTest, BadValuesAreNamed) {
       {"[server]\ntask_heartbeat_seconds = -1\n",
        "server.task_heartbeat_seconds"},
       {"[server]\nshards = 65\n", "server.shards"},
+      {"[server]\nthreads = 0\n", "server.threads"},
+      {"[server]\nshards = 4\nthreads = 5\n",
+       "server.threads: 5 threads for 4"},
       {"[server]\nupload_spread_us = -1\n", "server.upload_spread_us"},
       {"[server]\nupload_spread_us = 1000001\n", "server.upload_spread_us"},
       {"[server]\nheld_datagrams = 15\n", "server.held_datagrams"},
