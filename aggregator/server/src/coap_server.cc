@@ -192,7 +192,6 @@ struct CoapCallbacks {
                           bool first);
 };
 
-
 Status CoapCallbacks::OpenShard(CoapServer& server,
                                 const coap_address_t& address, bool first) {
   CoapServer::Impl& impl = *server.impl_;
