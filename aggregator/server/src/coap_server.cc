@@ -483,6 +483,8 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
   metrics_written_ms_ = now_ms;
   impl_->metrics.set_devices_connected(impl_->revocations.devices());
   impl_->metrics.set_coap_resets(LibcoapResetsReceived());
+  impl_->metrics.set_state_lock(impl_->state.held_ns(),
+                                impl_->state.waited_ns());
   if (impl_->admission)
     impl_->metrics.set_admission(impl_->admission->counts());
   const host::Error written = WriteMetricsFile(
@@ -562,7 +564,10 @@ Status CoapServer::RunOnce(int timeout_ms) {
   // The pass's receipts go out before the engine's tick (a round's commit
   // runs there, after its last receipt), each after its own fsync.
   EDGEADMM_TRY(Durably([&] { return RunShards(timeout_ms); }));
-  const Status ticked = Durably([&] { return Tick(); });
+  const Status ticked = Durably([&] {
+    const StateLock lock(impl_->state);
+    return Tick();
+  });
   if (!sync_failing_) jobs_.CountCommitDelays(NowMs());  // else when durable
   return ticked;
 }

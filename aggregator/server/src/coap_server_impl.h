@@ -24,6 +24,7 @@
 #include "edgeadmm/server/held_sends.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/revocation_watch.h"
+#include "edgeadmm/server/timed_lock.h"
 #include "edgeadmm/server/upload_assembler.h"
 
 namespace edgeadmm::server {
@@ -53,8 +54,9 @@ struct CoapServer::Impl {
   // and the registry have one owner at a time; libcoap's and OpenSSL's own
   // work per datagram (reads, records, handshakes) runs outside it.
   // Recursive: a handler's sends and the events libcoap raises inside a
-  // handler take it again. Between passes (the server's Tick) no pass runs.
-  std::recursive_mutex state;
+  // handler take it again. Between passes no pass runs; the tick takes it
+  // too, so that its held time (metrics) is all the daemon's serial work.
+  TimedLock state;
   std::vector<CoapShard> shards;
   // With several shards: runs the ready and due ones (null: one shard).
   std::unique_ptr<posix::CoapShardSet> shard_set;
@@ -112,7 +114,7 @@ inline CoapServer* ServerOf(coap_session_t* session) {
 }
 
 // Held by each libcoap callback into the server (Impl::state).
-using StateLock = std::lock_guard<std::recursive_mutex>;
+using StateLock = std::lock_guard<TimedLock>;
 
 // The DTLS PSK identity of `session`; empty before the handshake.
 inline std::string_view IdentityOf(coap_session_t* session) {

@@ -147,6 +147,15 @@ void GatewayMetrics::RenderSessions(std::string& out) const {
          "CoAP RSTs received: mostly devices that no longer observe v1/task "
          "answering a notification.");
   out += "edgeadmm_coap_resets_total " + Count(coap_resets_) + "\n";
+  Header(out, "edgeadmm_state_lock_held_seconds_total", "counter",
+         "Time the daemon's state (its handlers, session events and tick) "
+         "was held by a thread: the work [server] threads cannot spread.");
+  out += "edgeadmm_state_lock_held_seconds_total " +
+         Number(static_cast<double>(lock_held_ns_) / 1e9) + "\n";
+  Header(out, "edgeadmm_state_lock_wait_seconds_total", "counter",
+         "Time threads waited for the daemon's state lock.");
+  out += "edgeadmm_state_lock_wait_seconds_total " +
+         Number(static_cast<double>(lock_waited_ns_) / 1e9) + "\n";
   Header(out, "edgeadmm_handshake_admission_total", "counter",
          "ClientHellos from addresses without a session by the handshake "
          "admission's verdict, other datagrams from them dropped, and "

@@ -66,8 +66,8 @@ size_t HeldSends::Append(const void* bytes, size_t size) {
 }
 
 ssize_t HeldSends::Hold(int fd, const msghdr* message, int flags) {
-  std::unique_lock<std::recursive_mutex> guard;
-  if (lock_ != nullptr) guard = std::unique_lock<std::recursive_mutex>(*lock_);
+  std::unique_lock<TimedLock> guard;
+  if (lock_ != nullptr) guard = std::unique_lock<TimedLock>(*lock_);
   size_t data_size = 0;
   for (size_t i = 0; i < message->msg_iovlen; ++i) {
     data_size += message->msg_iov[i].iov_len;

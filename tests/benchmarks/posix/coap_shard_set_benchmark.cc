@@ -9,7 +9,10 @@
 //          as the daemon).
 // Prints libcoap walks per request (a count, not disturbed by other load)
 // and the process's CPU ms per request, then the same for one idle second.
-//   coap_shard_set_benchmark [S=8000] [D=4000] [K=8] [R=1000]
+// Then the throughput of CoapShardSet on 1 and on 2 threads (issue 36):
+// F requests sent back to back by another thread (at most 256 in flight),
+// round robin over the sessions, twice each, and the ratio 2 / 1 threads.
+//   coap_shard_set_benchmark [S=8000] [D=4000] [K=8] [R=1000] [F=200000]
 #include <coap3/coap.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
@@ -17,9 +20,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "coap_udp_loopback.h"
@@ -139,6 +144,51 @@ void Measure(const Shards& shards, const std::vector<int>& clients,
               CpuMs() - cpu);
 }
 
+// F requests from a sender thread, handled by a CoapShardSet of `threads`
+// threads; prints and returns the requests handled per second.
+double Flood(const Shards& shards, const std::vector<int>& clients,
+             long requests, size_t threads) {
+  constexpr long kInFlight = 256;
+  CoapBatchedIoOptions options;
+  options.max_endpoint_reads = 128;
+  options.walk_interval_ms = 1000;
+  std::vector<std::unique_ptr<CoapBatchedIo>> ios;
+  CoapShardSet set(threads);
+  for (coap_context_t* context : shards.contexts) {
+    ios.push_back(std::make_unique<CoapBatchedIo>(context, options));
+    set.Add(context, ios.back().get());
+  }
+  set.RunOnce(0);  // first walks
+  const long base = HandledRequests();
+  const size_t k = shards.contexts.size();
+  const double cpu = CpuMs();
+  const uint64_t begin = MonotonicMs();
+  std::atomic<bool> failed{false};
+  std::thread sender([&] {
+    const timespec pause{0, 20000};
+    for (long i = 0; i < requests && !failed; ++i) {
+      while (i - (HandledRequests() - base) >= kInFlight && !failed) {
+        nanosleep(&pause, nullptr);
+      }
+      edgeadmm::posix::coap_loopback::SendNonGet(
+          clients[static_cast<size_t>(i) % clients.size()],
+          shards.ports[static_cast<size_t>(i) % k], static_cast<uint16_t>(i));
+    }
+  });
+  while (HandledRequests() - base < requests) {
+    if (set.RunOnce(100) < 0) {
+      failed = true;
+      break;
+    }
+  }
+  sender.join();
+  const double seconds = static_cast<double>(MonotonicMs() - begin) / 1e3;
+  const double per_second = static_cast<double>(requests) / seconds;
+  std::printf("%-8zu %12.0f %14.4f\n", threads, per_second,
+              (CpuMs() - cpu) / static_cast<double>(requests));
+  return failed ? 0 : per_second;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,6 +196,7 @@ int main(int argc, char** argv) {
   const long requests = argc > 2 ? atol(argv[2]) : 4000;
   const size_t k = argc > 3 ? static_cast<size_t>(atol(argv[3])) : 8;
   const long rate = argc > 4 ? atol(argv[4]) : 1000;
+  const long flood = argc > 5 ? atol(argv[5]) : 200000;
   coap_startup();
   coap_set_log_level(LOG_ERR);
   Shards shards;
@@ -177,6 +228,16 @@ int main(int argc, char** argv) {
     Measure(shards, clients, requests, rate, false);
     Measure(shards, clients, requests, rate, true);
   }
+  std::printf("\n%ld requests back to back, at most 256 in flight\n", flood);
+  std::printf("%-8s %12s %14s\n", "threads", "requests/s",
+              "cpu ms/req (sender too)");
+  double one = 0, two = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    one += Flood(shards, clients, flood, 1);
+    two += Flood(shards, clients, flood, 2);
+  }
+  if (one <= 0 || two <= 0) return 1;
+  std::printf("throughput 2 threads / 1 thread: %.2f\n", two / one);
   for (int fd : clients) close(fd);
   for (coap_context_t* context : shards.contexts) coap_free_context(context);
   coap_cleanup();

@@ -62,6 +62,11 @@ class GatewayMetrics {
   void set_devices_connected(size_t devices) { devices_connected_ = devices; }
   // CoAP RSTs received (LibcoapResetsReceived), set before Render.
   void set_coap_resets(uint64_t resets) { coap_resets_ = resets; }
+  // The server's state lock so far (TimedLock), set before Render.
+  void set_state_lock(uint64_t held_ns, uint64_t waited_ns) {
+    lock_held_ns_ = held_ns;
+    lock_waited_ns_ = waited_ns;
+  }
   // The handshake admission's verdicts so far, set before Render.
   void set_admission(const HandshakeAdmission::Counts& counts) {
     admission_ = counts;
@@ -125,6 +130,8 @@ class GatewayMetrics {
   int64_t live_sessions_ = 0;
   size_t devices_connected_ = 0;
   uint64_t coap_resets_ = 0;
+  uint64_t lock_held_ns_ = 0;
+  uint64_t lock_waited_ns_ = 0;
   HandshakeAdmission::Counts admission_;
   size_t shards_ = 1;
   std::array<uint64_t, kMaxShards> shard_sessions_{};

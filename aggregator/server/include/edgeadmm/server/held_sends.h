@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "edgeadmm/server/timed_lock.h"
 #include "edgeadmm/status.h"
 
 namespace edgeadmm::server {
@@ -57,7 +58,7 @@ class HeldSends {
   }
   // Hold (and the release above) runs under `lock`, the owner's, when
   // several threads send (null: no lock).
-  void set_lock(std::recursive_mutex* lock) { lock_ = lock; }
+  void set_lock(TimedLock* lock) { lock_ = lock; }
   HeldSends(const HeldSends&) = delete;
   HeldSends& operator=(const HeldSends&) = delete;
 
@@ -121,7 +122,7 @@ class HeldSends {
   std::vector<iovec> parts_;
   uint64_t dropped_ = 0;
   std::function<bool()> release_when_full_;
-  std::recursive_mutex* lock_ = nullptr;
+  TimedLock* lock_ = nullptr;
 };
 
 }  // namespace edgeadmm::server

@@ -1,0 +1,36 @@
+// TimedLock: a recursive mutex that adds up how long it was held and how
+// long threads waited for it, for operators: the daemon's state lock
+// (CoapServer's; its handlers, session events and tick run under it while
+// the shards' I/O runs on `[server] threads`), so the share of the daemon's
+// CPU that cannot run on a second core is measured, not guessed. Only a
+// thread's outermost hold counts (taking it again inside costs no time).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+namespace edgeadmm::server {
+
+class TimedLock {
+ public:
+  void lock();
+  void unlock();
+
+  // Nanoseconds held and waited for so far, over all threads.
+  uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }
+  uint64_t waited_ns() const {
+    return waited_ns_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::recursive_mutex mutex_;
+  // The holder's depth and the start of its outermost hold (written only
+  // by the holder).
+  int depth_ = 0;
+  uint64_t since_ns_ = 0;
+  std::atomic<uint64_t> held_ns_{0};
+  std::atomic<uint64_t> waited_ns_{0};
+};
+
+}  // namespace edgeadmm::server
