@@ -11,8 +11,8 @@
 // endpoint_read_filter.h, reuse_port_bind.h): while a Scope is alive on a
 // thread, a sendmsg of that thread on a watched socket copies the datagram
 // here and reports it sent (several threads may hold into one HeldSends,
-// under the owner's lock: set_lock). Every other sendmsg goes straight to the next
-// definition (libc's, or a sanitizer's interceptor).
+// under the owner's lock: set_lock). Every other sendmsg goes straight to the
+// next definition (libc's, or a sanitizer's interceptor).
 //
 // At the limits the held datagrams are released early if the owner can
 // make the pass's writes durable right then (set_release_when_full: the
