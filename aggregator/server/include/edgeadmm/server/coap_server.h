@@ -6,7 +6,9 @@
 // their handshake fails. Requests are answered by RequestHandler; the task
 // resource is observable and notified whenever the round changes. The loop
 // ticks the JobHost (the running job and its round engine) and the
-// DtlsSessionJanitor (sessions to drop).
+// DtlsSessionJanitor (sessions to drop); the shards' I/O passes run on the
+// loop's thread or on ServerOptions::threads, the server's own state under
+// one lock.
 #pragma once
 
 #include <csignal>
@@ -64,9 +66,9 @@ struct ServerOptions {
   // number of open sessions. 0: libcoap's own loop (coap_io_process).
   unsigned io_batch_reads = 128;
   // libcoap contexts ("shards") on the one port, each with its endpoint,
-  // sessions and resources, run by the same loop. With more than one, the
-  // endpoints share the port by SO_REUSEPORT (ReusePortBinds) and the
-  // kernel spreads the devices over them by a hash of each datagram's
+  // sessions and resources, run by the same loop (on `threads`). With more
+  // than one, the endpoints share the port by SO_REUSEPORT (ReusePortBinds) and
+  // the kernel spreads the devices over them by a hash of each datagram's
   // addresses and ports, so a device stays on its shard. libcoap 4.3.1
   // walks every session of an endpoint for each datagram from an unknown
   // address (each new handshake) and a resource's observer list for each

@@ -71,6 +71,9 @@ struct HandshakeAdmissionOptions {
   int64_t secret_period_ms = 30'000;
 };
 
+// Every member locks the admission's own mutex: the shards' reads judge on
+// several threads (ServerOptions::threads), and the ClientHello a thread
+// passed last is remembered per thread.
 class HandshakeAdmission {
  public:
   enum class Verdict {
