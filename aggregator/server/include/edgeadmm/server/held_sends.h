@@ -1,6 +1,6 @@
 // HeldSends: keeps the datagrams that the daemon's endpoint sockets send
 // during one I/O pass until the pass's store writes are durable, then sends
-// them, or drops them if the writes failed (group commit: store::WriteBatch).
+// them, or drops them if the writes failed (group commit: store::GroupCommit).
 //
 // A receipt tells a device that its upload is stored; with the pass's
 // writes committed together, the receipt must not leave before that
