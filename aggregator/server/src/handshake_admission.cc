@@ -311,9 +311,10 @@ void HandshakeAdmission::OnHandshakeEnded(const sockaddr* peer,
 void HandshakeAdmission::OnSessionFreed(const sockaddr* peer,
                                         socklen_t peer_size) {
   const std::lock_guard<std::mutex> lock(*mutex_);
-  ForgetPending(AddressKey(peer, peer_size, /*port=*/true));
-  evicted_.erase(AddressKey(peer, peer_size, /*port=*/true));
-  auto it = sessions_.find(AddressKey(peer, peer_size, /*port=*/true));
+  const std::string address = AddressKey(peer, peer_size, /*port=*/true);
+  ForgetPending(address);
+  evicted_.erase(address);
+  auto it = sessions_.find(address);
   if (it == sessions_.end()) return;
   --session_count_;
   if (--it->second <= 0) sessions_.erase(it);
