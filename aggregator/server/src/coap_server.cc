@@ -139,7 +139,12 @@ struct CoapCallbacks {
   // Tracks handshakes in progress for the janitor and watches each
   // established DTLS server session for a client that starts over.
   static int Event(coap_session_t* session, const coap_event_t event) {
-    if (coap_session_get_proto(session) != COAP_PROTO_DTLS) return 0;
+    // Server sessions only: the shard's one client session is
+    // TakeOverDtlsContext's, which ends before the server starts.
+    if (coap_session_get_proto(session) != COAP_PROTO_DTLS ||
+        coap_session_get_type(session) == COAP_SESSION_TYPE_CLIENT) {
+      return 0;
+    }
     const StateLock lock(Server(session)->impl_->state);
     DtlsSessionJanitor& janitor = Server(session)->impl_->janitor;
     RevocationWatch& revocations = Server(session)->impl_->revocations;
@@ -270,8 +275,8 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
     return attached;
   }
   impl.held.Watch(shard.endpoint_fd);
-  EDGEADMM_TRY(TakeOverDtlsContext(shard.context, server.port_,
-                                   &CoapCallbacks::EndedUnannounced));
+  EDGEADMM_TRY(
+      TakeOverDtlsContext(shard.context, &CoapCallbacks::EndedUnannounced));
 
   if (options.receive_buffer_bytes > 0) {
     // The shards share the budget: a burst spreads over their sockets.

@@ -17,12 +17,38 @@ namespace {
 constexpr uint8_t kHandshakeRecord = 22;
 constexpr uint8_t kClientHello = 1;
 constexpr uint8_t kHelloVerifyRequest = 3;
+constexpr uint8_t kDtlsMajor = 0xfe;  // every DTLS version's major byte
 constexpr size_t kRecordHeader = 13;
 constexpr size_t kHandshakeHeader = 12;
 constexpr size_t kRandom = 32;
 
+uint32_t Read16(const uint8_t* p) { return (uint32_t{p[0]} << 8) | p[1]; }
+
 uint32_t Read24(const uint8_t* p) {
   return (uint32_t{p[0]} << 16) | (uint32_t{p[1]} << 8) | p[2];
+}
+
+// A first-flight ClientHello as DTLSv1_listen takes it: a whole DTLS
+// handshake record of epoch 0 holding exactly one unfragmented ClientHello
+// whose message_seq is 0 (the first) or 1 (after one HelloVerifyRequest).
+// libcoap keeps the session it makes for a ClientHello that DTLSv1_listen
+// then refuses, and feeds that session every later datagram of the
+// address: passed, such a ClientHello would lock its address out. A client
+// that took a stray HelloVerifyRequest for its own sends message_seq 2;
+// dropped, it starts over when its handshake times out.
+bool FirstFlightHello(const uint8_t* head, size_t size) {
+  if (size < kRecordHeader + kHandshakeHeader) return false;
+  const uint8_t* message = head + kRecordHeader;
+  const uint32_t record_length = Read16(head + 11);
+  const bool whole_record =
+      size >= HandshakeAdmission::kHeadBytes ||  // the rest is not seen
+      kRecordHeader + record_length <= size;
+  return head[0] == kHandshakeRecord && head[1] == kDtlsMajor && head[3] == 0 &&
+         head[4] == 0 && whole_record && message[0] == kClientHello &&
+         Read16(message + 4) <= 1 &&
+         Read24(message + 6) == 0 &&                    // fragment_offset
+         Read24(message + 9) == Read24(message + 1) &&  // unfragmented
+         record_length == kHandshakeHeader + Read24(message + 9);
 }
 
 // The address bytes that identify a peer: family, IP and, with `port`, the
@@ -143,13 +169,9 @@ HandshakeAdmission::Verdict HandshakeAdmission::Judge(
   if (now_ms - rotated_ms_ >= options_.secret_period_ms) {
     (void)Rotate(now_ms);  // on failure the old secrets stay in use
   }
-  // A first-flight ClientHello: handshake record of epoch 0 holding one
-  // unfragmented ClientHello (DTLSv1_listen refuses fragments too).
+  // Only a first-flight ClientHello goes further (FirstFlightHello).
   const size_t body = kRecordHeader + kHandshakeHeader;
-  if (size < body || head[0] != kHandshakeRecord || head[3] != 0 ||
-      head[4] != 0 || head[kRecordHeader] != kClientHello ||
-      Read24(head + kRecordHeader + 6) != 0 ||
-      Read24(head + kRecordHeader + 9) != Read24(head + kRecordHeader + 1)) {
+  if (!FirstFlightHello(head, size)) {
     ++counts_.dropped;
     return Verdict::kDrop;
   }

@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -69,16 +71,49 @@ void Info(const SSL* ssl, int where, int ret) {
   if (libcoap_info != nullptr) libcoap_info(ssl, where, ret);
 }
 
+// A UDP socket on 127.0.0.1 that nobody reads: the takeover's client
+// session sends its ClientHello (and its close_notify) there, and closing
+// it discards them. Sent to the daemon's own port, that ClientHello was
+// answered with a HelloVerifyRequest once the loop ran, to a port the
+// kernel may by then have given to a device's socket: a device whose
+// handshake with this daemon had just begun took that stray answer for its
+// own and failed the handshake (seen once in a few hundred daemon starts).
+class DatagramSink {
+ public:
+  DatagramSink() : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof(a);
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&a), size) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &size) != 0) {
+      return;
+    }
+    coap_address_init(&address_);
+    address_.addr.sin = a;
+    address_.size = sizeof(a);
+    bound_ = true;
+  }
+  ~DatagramSink() {
+    if (fd_ >= 0) close(fd_);
+  }
+  DatagramSink(const DatagramSink&) = delete;
+  DatagramSink& operator=(const DatagramSink&) = delete;
+  // Null if the socket could not be made.
+  const coap_address_t* address() const { return bound_ ? &address_ : nullptr; }
+
+ private:
+  int fd_;
+  bool bound_ = false;
+  coap_address_t address_{};
+};
+
 }  // namespace
 
-Status TakeOverDtlsContext(coap_context_t* context, uint16_t own_port,
+Status TakeOverDtlsContext(coap_context_t* context,
                            UnannouncedSessionEnd on_unannounced_end) {
-  coap_address_t own;
-  coap_address_init(&own);
-  own.addr.sin.sin_family = AF_INET;
-  own.addr.sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  own.size = sizeof(own.addr.sin);
-  coap_address_set_port(&own, own_port);
+  const DatagramSink sink;
+  if (sink.address() == nullptr) return Status::Unavailable();
   static const uint8_t kIdentity[] = "edgeadmm-startup";
   static const uint8_t kKey[16] = {};
   coap_dtls_cpsk_t setup;
@@ -87,7 +122,7 @@ Status TakeOverDtlsContext(coap_context_t* context, uint16_t own_port,
   setup.psk_info.identity = {sizeof(kIdentity) - 1, kIdentity};
   setup.psk_info.key = {sizeof(kKey), kKey};
   coap_session_t* session = coap_new_client_session_psk2(
-      context, nullptr, &own, COAP_PROTO_DTLS, &setup);
+      context, nullptr, sink.address(), COAP_PROTO_DTLS, &setup);
   if (session == nullptr) return Status::Unavailable();
   coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
   void* tls = coap_session_get_tls(session, &library);

@@ -21,12 +21,12 @@ namespace edgeadmm::server {
 // session it made for it at once.
 using UnannouncedSessionEnd = void (*)(coap_session_t* session);
 
-// Sets up the DTLS SSL_CTX of `context`, whose endpoint listens on
-// `own_port` of 127.0.0.1 (a client session made for the purpose gives the
-// SSL_CTX; its one ClientHello goes to that endpoint, whose admission
-// answers it with a HelloVerifyRequest nobody reads). INTERNAL if libcoap
-// does not run on OpenSSL; UNAVAILABLE if the session cannot be made.
-Status TakeOverDtlsContext(coap_context_t* context, uint16_t own_port,
+// Sets up the DTLS SSL_CTX of `context` (a client session made for the
+// purpose gives the SSL_CTX; its ClientHello goes to a socket of its own on
+// 127.0.0.1 that is closed unread, so no answer to it can reach anyone).
+// INTERNAL if libcoap does not run on OpenSSL; UNAVAILABLE if the session
+// cannot be made.
+Status TakeOverDtlsContext(coap_context_t* context,
                            UnannouncedSessionEnd on_unannounced_end);
 
 // No resumption on `session`'s SSL object: for the SSL object libcoap made

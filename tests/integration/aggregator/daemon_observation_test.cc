@@ -115,8 +115,8 @@ class DaemonObservationTest : public ::testing::Test {
     const TransportResult answer =
         observed.ok() ? NextNotification(*device, 8000) : TransportResult{};
     if (!observed.ok() || answer.code != wire::kCoapContent) {
-      // Which step failed, for a failure seen once in CI (host-asan,
-      // 2026-12-06) and not reproduced since.
+      // Which step failed (a CI failure here was a device locked out by
+      // a stray HelloVerifyRequest: integration_stray_hello_verify_test).
       ADD_FAILURE() << "the registration was not answered 2.05: observe "
                     << observed.str() << ", answer " << answer.status.str()
                     << " code " << static_cast<int>(answer.code);

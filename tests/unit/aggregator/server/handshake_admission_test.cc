@@ -102,6 +102,34 @@ TEST_F(HandshakeAdmissionTest, OnlyItsOwnAddressesCookiePasses) {
   EXPECT_EQ(Judge(ClientHello(forged, 1, 1), peer), Verdict::kAnswer);
 }
 
+// Only what DTLSv1_listen takes passes: libcoap keeps the session it makes
+// for a ClientHello that DTLSv1_listen refuses and feeds it the address's
+// every later datagram (the address would be locked out). A client that
+// took a stray HelloVerifyRequest for its own sends message_seq 2.
+TEST_F(HandshakeAdmissionTest, ACookieHelloThatDtlsListenRefusesIsDropped) {
+  const sockaddr_in peer = Peer(0x0A000001, 40000);
+  const std::vector<uint8_t> cookie = CookieFor(peer);
+  std::vector<uint8_t> bad_version = ClientHello(cookie, 1, 1);
+  bad_version[1] = 0x03;  // a TLS record version
+  std::vector<uint8_t> long_record = ClientHello(cookie, 1, 1);
+  long_record[12] += 1;  // the record claims a byte the message lacks
+  std::vector<uint8_t> cut = ClientHello(cookie, 1, 1);
+  cut.pop_back();  // the record runs past the datagram
+  for (const auto& refused :
+       {ClientHello(cookie, 2, 2), bad_version, long_record, cut}) {
+    EXPECT_EQ(Judge(refused, peer), Verdict::kDrop);
+    EXPECT_FALSE(
+        HandshakeAdmission::VerifyPassedCookie(cookie.data(), cookie.size()));
+  }
+  EXPECT_EQ(admission_->counts().dropped, 4u);
+  EXPECT_EQ(admission_->counts().passed_hellos, 0u);
+  // Not spent by them: the client's next ClientHello (message_seq 1) passes.
+  EXPECT_EQ(Judge(ClientHello(cookie, 1, 3), peer), Verdict::kPass);
+  // Without a cookie, message_seq 2 gets no answer either.
+  EXPECT_EQ(Judge(ClientHello({}, 2, 4), Peer(0x0A000002, 40000)),
+            Verdict::kDrop);
+}
+
 TEST_F(HandshakeAdmissionTest, CookiesExpireWithTheSecret) {
   const sockaddr_in peer = Peer(0x0A000001, 40000);
   const std::vector<uint8_t> cookie = CookieFor(peer, 0);
