@@ -66,8 +66,19 @@ size_t DtlsSessionJanitor::DropStalled(int64_t now_ms) {
     // section 4.2.8 asks for a new handshake instead). Dropped, the client's
     // next ClientHello starts afresh; libcoap frees the session in its next
     // I/O round.
-    EDGEADMM_LOG_INFO("dtls: dropping a session the client gave up on: %s",
-                      coap_session_str(session));
+    if (coap_session_get_type(session) == COAP_SESSION_TYPE_HELLO) {
+      // A ClientHello the admission passed and OpenSSL's DTLSv1_listen
+      // refused (HandshakeAdmission passes only what it takes): libcoap
+      // keeps this session, which disconnecting does not free, until a new
+      // address arrives 30 s later; the address cannot handshake till then.
+      EDGEADMM_LOG_WARN(
+          "dtls: %s: libcoap keeps the session of a ClientHello OpenSSL "
+          "refused; its address cannot complete a handshake until freed",
+          coap_session_str(session));
+    } else {
+      EDGEADMM_LOG_INFO("dtls: dropping a session the client gave up on: %s",
+                        coap_session_str(session));
+    }
     coap_session_disconnected(session, COAP_NACK_TLS_FAILED);
   }
   return pinged + stalled.size();
