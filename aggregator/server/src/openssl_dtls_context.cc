@@ -73,11 +73,11 @@ void Info(const SSL* ssl, int where, int ret) {
 
 // A UDP socket on 127.0.0.1 that nobody reads: the takeover's client
 // session sends its ClientHello (and its close_notify) there, and closing
-// it discards them. Sent to the daemon's own port, that ClientHello was
-// answered with a HelloVerifyRequest once the loop ran, to a port the
-// kernel may by then have given to a device's socket: a device whose
-// handshake with this daemon had just begun took that stray answer for its
-// own and failed the handshake (seen once in a few hundred daemon starts).
+// it discards them. That ClientHello must not reach the daemon's own
+// endpoint: the loop would answer it with a HelloVerifyRequest to a port
+// the kernel may meanwhile give a device's socket, and the device would
+// take that stray answer for its own (docs/security.md, "Handshake
+// floods").
 class DatagramSink {
  public:
   DatagramSink() : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
