@@ -249,9 +249,14 @@ Response RequestHandler::Task(std::string_view identity, int64_t now_ms,
     h.deadline_ms = static_cast<uint32_t>(
         std::min<int64_t>(task.deadline_ms - now_ms, UINT32_MAX));
   }
-  if (task.kind == rounds::Task::Kind::kTrain && !task.secure) {
+  if (task.kind == rounds::Task::Kind::kTrain) {
+    // A secure round's spread (its devices' waits before phase 0) falls in
+    // phase 1: at most a quarter of a phase's time too.
+    const uint32_t time_left = task.secure
+                                   ? SecurePhaseSpreadWindowMs(c, h.deadline_ms)
+                                   : h.deadline_ms;
     h.upload_spread_ms =
-        UploadSpreadMs(c, engine->job().n, upload_spread_us_, h.deadline_ms);
+        UploadSpreadMs(c, engine->job().n, upload_spread_us_, time_left);
   }
   const bool send_model = task.kind == rounds::Task::Kind::kTrain &&
                           task.z.size() == model_length + aux_length;

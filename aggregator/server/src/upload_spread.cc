@@ -18,4 +18,12 @@ uint32_t UploadSpreadMs(const jobs::JobConfig& config, int64_t n,
   return spread_ms >= cap ? cap : static_cast<uint32_t>(spread_ms);
 }
 
+uint32_t SecurePhaseSpreadWindowMs(const jobs::JobConfig& config,
+                                   uint32_t deadline_ms) {
+  const double phase_ms = config.secure_aggregation.phase_seconds * 1000.0;
+  if (!(phase_ms > 0)) return 0;
+  return phase_ms >= deadline_ms ? deadline_ms
+                                 : static_cast<uint32_t>(phase_ms);
+}
+
 }  // namespace edgeadmm::server

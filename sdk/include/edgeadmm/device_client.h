@@ -115,7 +115,8 @@ enum class ClientState : uint8_t {
   kUploading,     // POST v1/update in flight
   kReporting,     // POST v1/status (a refusal report) in flight
   kBackoff,       // waiting before retrying what failed, or before a
-                  // round's upload (its share of the upload spread)
+                  // round's upload or secure round's phase 0 (its share of
+                  // the upload spread)
   kSecureRound,   // the phases of a secure-aggregation round in flight
   kHalted,        // stopped: halt_after_persist, or a corrupt record
   kDone,          // the job is finished (ROLE_DONE)

@@ -332,10 +332,9 @@ void DeviceClient::CheckNotifications() {
 }
 
 void DeviceClient::StepIdle() {
-  if (record_dirty_) {
-    if (!PersistRecord(record_size_).ok()) return;
-    if (secure_ != nullptr && (this->*secure_->start_due)()) return;
-  }
+  if (record_dirty_ && !PersistRecord(record_size_).ok()) return;
+  // A secure round's input encoded and persisted: its phases start.
+  if (secure_ != nullptr && (this->*secure_->start_due)()) return;
   if (upload_pending()) {
     StartUpload();
     return;

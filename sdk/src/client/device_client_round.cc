@@ -109,13 +109,15 @@ void DeviceClient::ProcessTask() {
       state_ = ClientState::kHalted;
       return;
     }
-    if (h.has_secure_aggregation) {
-      (this->*secure_->start)();
-      return;
-    }
-    if (h.upload_spread_ms > 0) {  // its share of the spread, then StepIdle
+    if (h.upload_spread_ms > 0) {
+      // Its share of the spread, then StepIdle uploads or joins the secure
+      // round.
       retry_at_ms_ = now_ms_ + NextSpread(h.upload_spread_ms);
       state_ = ClientState::kBackoff;
+      return;
+    }
+    if (h.has_secure_aggregation) {
+      (this->*secure_->start)();
       return;
     }
     StartUpload();

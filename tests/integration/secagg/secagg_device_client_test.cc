@@ -11,6 +11,7 @@
 // (WithSecureRounds) takes part like the others, and resumes after a reboot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -178,7 +179,7 @@ class SecAggDeviceClientTest : public ::testing::Test {
     const std::string toml = testing::SecureProxAdmmJobToml(5, 4, 20, 1, 5);
     std::vector<std::vector<uint8_t>> psks;
     ASSERT_NO_FATAL_FAILURE(testing::StartSecureJobOnLoopback(
-        db_.db(), kDevices, toml, names_, psks, server_));
+        db_.db(), kDevices, toml, names_, psks, server_, upload_spread_us_));
     clock_.Attach(*server_);
     ASSERT_NO_FATAL_FAILURE(testing::TurnUntilPhasesStart(*server_, clock_));
     for (uint32_t i = 0; i < kDevices; ++i) {
@@ -273,6 +274,21 @@ class SecAggDeviceClientTest : public ::testing::Test {
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<uint32_t> before_reboot_;
   testing::HeldServerClock clock_;
+  // The server's spread per expected cohort member (its default: 5 devices
+  // wait up to 2.5 ms before phase 0).
+  uint32_t upload_spread_us_ = server::ServerOptions{}.upload_spread_us;
+};
+
+// The tasks state a spread of 1.25 s: 250 ms per expected cohort member
+// times m = 5, a quarter of the 5-s phase (docs/protocol.md, "Upload
+// spread").
+class SecAggSpreadTest : public SecAggDeviceClientTest {
+ protected:
+  static constexpr uint32_t kSpreadMs = 1250;
+  void SetUp() override {
+    upload_spread_us_ = kSpreadMs * 1000 / kDevices;
+    SecAggDeviceClientTest::SetUp();
+  }
 };
 
 double Distance(const std::vector<double>& a, const std::vector<double>& b) {
@@ -369,6 +385,44 @@ TEST_F(SecAggDeviceClientTest, TwoRoundsInARow) {
     EXPECT_EQ(d->client->counters().steps_computed, 2u) << d->id;
     EXPECT_EQ(d->client->counters().uploads_accepted, 2u) << d->id;
   }
+}
+
+// Each device computes its step at once, then waits its share of the
+// task's spread before phase 0 (kBackoff), so the cohort joins apart, and
+// the round still commits with every device.
+TEST_F(SecAggSpreadTest, DevicesWaitTheirShareOfTheSpreadBeforePhaseZero) {
+  rounds::RoundEngine& engine = *server_->engine();
+  const int64_t round_id = engine.open_secure_round()->round_id;
+  ASSERT_EQ(engine.TaskFor(names_[0]).kind, rounds::Task::Kind::kTrain);
+  std::vector<uint64_t> computed(kDevices, 0), joined(kDevices, 0);
+  while (engine.released_round_id() != round_id) {
+    ASSERT_NE(engine.open_secure_round(), nullptr) << "the round ended";
+    Turn();
+    const uint64_t now = posix::MonotonicMs();
+    for (uint32_t i = 0; i < kDevices; ++i) {
+      const DeviceClient& c = *devices_[i]->client;
+      if (computed[i] == 0 && c.counters().steps_computed == 1) {
+        computed[i] = now;
+        EXPECT_EQ(c.state(), ClientState::kBackoff) << names_[i];
+      }
+      if (joined[i] == 0 && c.state() == ClientState::kSecureRound) {
+        joined[i] = now;
+      }
+    }
+  }
+  EXPECT_EQ(engine.released_participants(), int64_t(kDevices));
+  const auto [first, last] = std::minmax_element(joined.begin(), joined.end());
+  // The draws of the five ids (fixed: DeviceClient's per-device sequence)
+  // lie more than a quarter of the spread apart; without the wait all five
+  // join in the turn their step is computed.
+  EXPECT_GE(*last - *first, kSpreadMs / 4);
+  uint64_t longest = 0;
+  for (uint32_t i = 0; i < kDevices; ++i) {
+    ASSERT_GT(joined[i], 0u) << names_[i];
+    EXPECT_GE(joined[i], computed[i]) << names_[i];
+    longest = std::max(longest, joined[i] - computed[i]);
+  }
+  EXPECT_GE(longest, kSpreadMs / 4);
 }
 
 // A second secure job on the same five devices: both jobs' rounds run at

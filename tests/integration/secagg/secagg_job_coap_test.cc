@@ -118,6 +118,9 @@ class SecAggJobCoapTest : public ::testing::Test {
                               Span<Real>(aux.data(), aux.size()), task)
             .ok());
     ASSERT_TRUE(task.header.has_secure_aggregation);
+    // The spread of each phase message: 500 us (the default) times m = 6,
+    // below a quarter of the 1-s phase.
+    EXPECT_EQ(task.header.upload_spread_ms, 3u);
     const edgeadmm_wire_SecureAggregationPlan& s =
         task.header.secure_aggregation;
     const rounds::SecureRound& open = *server_->engine()->open_secure_round();

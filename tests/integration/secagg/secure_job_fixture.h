@@ -46,10 +46,13 @@ inline void StartRunningJob(store::Database& db, const std::string& toml) {
   ASSERT_TRUE(jobs::SetJobState(db, *id, jobs::JobState::kRunning).ok());
 }
 
-// The daemon's CoapServer on 127.0.0.1, an ephemeral port.
-inline void StartLoopbackServer(store::Database& db,
-                                std::unique_ptr<server::CoapServer>& out) {
+// The daemon's CoapServer on 127.0.0.1, an ephemeral port; its tasks'
+// spread `upload_spread_us` per expected cohort member.
+inline void StartLoopbackServer(
+    store::Database& db, std::unique_ptr<server::CoapServer>& out,
+    uint32_t upload_spread_us = server::ServerOptions{}.upload_spread_us) {
   server::ServerOptions options;
+  options.upload_spread_us = upload_spread_us;
   options.address = "127.0.0.1";
   options.port = 0;
   options.io_batch_reads = 0;
@@ -61,14 +64,14 @@ inline void StartLoopbackServer(store::Database& db,
 
 // The three above: `n` devices enrolled, the job of `toml` running and the
 // server on loopback.
-inline void StartSecureJobOnLoopback(store::Database& db, uint32_t n,
-                                     const std::string& toml,
-                                     std::vector<std::string>& names,
-                                     std::vector<std::vector<uint8_t>>& psks,
-                                     std::unique_ptr<server::CoapServer>& out) {
+inline void StartSecureJobOnLoopback(
+    store::Database& db, uint32_t n, const std::string& toml,
+    std::vector<std::string>& names, std::vector<std::vector<uint8_t>>& psks,
+    std::unique_ptr<server::CoapServer>& out,
+    uint32_t upload_spread_us = server::ServerOptions{}.upload_spread_us) {
   ASSERT_NO_FATAL_FAILURE(EnrollWithPsks(db, n, names, psks));
   ASSERT_NO_FATAL_FAILURE(StartRunningJob(db, toml));
-  ASSERT_NO_FATAL_FAILURE(StartLoopbackServer(db, out));
+  ASSERT_NO_FATAL_FAILURE(StartLoopbackServer(db, out, upload_spread_us));
 }
 
 // A test's clock for the server (CoapServer::set_clock). It is held while

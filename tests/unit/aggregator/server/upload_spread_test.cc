@@ -37,5 +37,22 @@ TEST(UploadSpreadTest, AtMostAQuarterOfTheDeadlineAndAMinute) {
             wire::kMaxUploadSpreadMs);
 }
 
+TEST(UploadSpreadTest, ASecureRoundsWindowIsAlsoAtMostOnePhase) {
+  jobs::JobConfig config = Sampling(32'561);
+  config.secure_aggregation.phase_seconds = 1200;
+  EXPECT_EQ(SecurePhaseSpreadWindowMs(config, 3'600'000), 1'200'000u);
+  EXPECT_EQ(SecurePhaseSpreadWindowMs(config, 600'000), 600'000u);
+  // a9a's secure job: 16.3 s, a quarter of a 20-s phase below it: 5 s.
+  EXPECT_EQ(UploadSpreadMs(config, 32'561, 500,
+                           SecurePhaseSpreadWindowMs(config, 3'600'000)),
+            16'280u);
+  config.secure_aggregation.phase_seconds = 20;
+  EXPECT_EQ(UploadSpreadMs(config, 32'561, 500,
+                           SecurePhaseSpreadWindowMs(config, 3'600'000)),
+            5'000u);
+  config.secure_aggregation.phase_seconds = 0;
+  EXPECT_EQ(SecurePhaseSpreadWindowMs(config, 3'600'000), 0u);
+}
+
 }  // namespace
 }  // namespace edgeadmm::server

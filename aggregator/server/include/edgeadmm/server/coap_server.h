@@ -121,9 +121,10 @@ struct ServerOptions {
   // for its refresh interval re-registers on a new DTLS session). 0: only
   // on changes.
   uint32_t task_heartbeat_ms = 10000;
-  // A plain round's task tells its devices to spread their uploads over
-  // this many microseconds per expected cohort member (UploadSpreadMs;
-  // about 1e6 / this uploads a second reach the gateway). 0: no spread.
+  // A round's task tells its devices to spread their uploads (a secure
+  // round's: their phase 0 requests) over this many microseconds per
+  // expected cohort member (UploadSpreadMs; about 1e6 / this uploads a
+  // second reach the gateway). 0: no spread.
   uint32_t upload_spread_us = 500;
   // The cookie exchange and per-source handshake rate in front of libcoap
   // (HandshakeAdmission, docs/security.md "Handshake floods").

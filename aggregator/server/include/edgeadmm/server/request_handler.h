@@ -48,7 +48,7 @@ class RequestHandler {
   // The task heartbeat every task states (RoundTask.heartbeat_ms; the
   // server's ServerOptions::task_heartbeat_ms). 0: none.
   void set_task_heartbeat_ms(uint32_t ms) { task_heartbeat_ms_ = ms; }
-  // The upload spread per expected cohort member of a plain round's task
+  // The upload spread per expected cohort member of a round's task
   // (UploadSpreadMs; ServerOptions::upload_spread_us). 0: none.
   void set_upload_spread_us(uint32_t us) { upload_spread_us_ = us; }
 
