@@ -50,7 +50,6 @@ waits for a fixed number of rounds after the last restart instead.
 import argparse
 import os
 import random
-import re
 import shutil
 import sys
 import time
@@ -59,6 +58,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_metrics
 import edgeadmm_stack as es
 
 JOB = "crash"
@@ -72,35 +72,25 @@ def check(condition, what):
     return condition
 
 
-CONNECTED = re.compile(r'^edgeadmm_devices_connected (\d+)$', re.M)
-COUNTER = re.compile(
-    r'^edgeadmm_(handshake_admission_total\{verdict|'
-    r'dtls_session_events_total\{event)="(\w+)"\} (\d+)$', re.M)
-
-
-def metrics_text(metrics_path):
-    """The daemon's metrics file ("" before its first write)."""
-    try:
-        with open(metrics_path) as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 def devices_connected(metrics_path):
     """The devices connected to the daemon (distinct identities with an
     established, not superseded session) in its metrics file (0 before its
     first write)."""
-    m = CONNECTED.search(metrics_text(metrics_path))
-    return int(m.group(1)) if m else 0
+    return int(edgeadmm_metrics.value(edgeadmm_metrics.read(metrics_path),
+                                      "edgeadmm_devices_connected", 0))
 
 
 def handshake_counts(metrics_path):
     """The daemon's handshake admission verdicts and DTLS session events
     so far, as one line (what a return cost the daemon)."""
-    return ", ".join(f"{name} {count}" for _, name, count in
-                     COUNTER.findall(metrics_text(metrics_path))
-                     if count != "0") or "no metrics"
+    samples = edgeadmm_metrics.read(metrics_path)
+    counts = {
+        **edgeadmm_metrics.by_label(
+            samples, "edgeadmm_handshake_admission_total", "verdict"),
+        **edgeadmm_metrics.by_label(
+            samples, "edgeadmm_dtls_session_events_total", "event")}
+    return ", ".join(f"{name} {count:.0f}" for name, count in counts.items()
+                     if count != 0) or "no metrics"
 
 
 def wait_all_back(metrics_path, devices, deadline):

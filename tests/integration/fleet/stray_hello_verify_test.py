@@ -29,7 +29,8 @@ import sys
 import threading
 import time
 
-import edgeadmm_stack as es  # tools/python (on PYTHONPATH)
+import edgeadmm_metrics  # tools/python (on PYTHONPATH)
+import edgeadmm_stack as es
 
 HANDSHAKE = 22
 CLIENT_HELLO = 1
@@ -109,13 +110,6 @@ class StrayAnswerRelay:
         self.back.close()
 
 
-def metric(text, name):
-    for line in text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[-1])
-    return None
-
-
 def quiet_start(metrics_path, transport):
     """Waits for the daemon's second metrics write (a full interval of its
     loop after start) and checks that it answered nothing."""
@@ -130,14 +124,15 @@ def quiet_start(metrics_path, transport):
         time.sleep(0.1)
     else:
         fail(f"{transport}: the daemon wrote no metrics twice in 20 s")
-    with open(metrics_path) as f:
-        text = f.read()
-    for name in ('edgeadmm_handshake_admission_total{verdict="verify_request"}',
-                 'edgeadmm_dtls_session_events_total{event="closed"}',
-                 'edgeadmm_dtls_session_events_total{event="handshake_started"}'):
-        value = metric(text, name)
+    samples = edgeadmm_metrics.read(metrics_path)
+    for name, label, which in (
+            ("edgeadmm_handshake_admission_total", "verdict", "verify_request"),
+            ("edgeadmm_dtls_session_events_total", "event", "closed"),
+            ("edgeadmm_dtls_session_events_total", "event", "handshake_started")):
+        value = edgeadmm_metrics.value(samples, name, **{label: which})
         if value != 0:
-            fail(f"{transport}: {name} is {value} before any device")
+            fail(f'{transport}: {name}{{{label}="{which}"}} is {value} '
+                 "before any device")
 
 
 def run_transport(a, device_bin, transport):

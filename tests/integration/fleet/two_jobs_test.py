@@ -33,6 +33,7 @@ import sys
 import time
 
 import edgeadmm_db  # tools/python (on PYTHONPATH)
+import edgeadmm_metrics
 import edgeadmm_stack as es
 
 SEED = "00112233445566778899aabbccddeeff"
@@ -84,12 +85,11 @@ def start_fleets(a, stack, fleet_args, selected_jobs):
 def task_answers(metrics_path):
     """The daemon's answers on v1/task and the jobs' v1/task/<name>
     (requests and notifications), from its metrics file."""
-    total = 0
-    with open(metrics_path) as f:
-        for line in f:
-            if line.startswith('edgeadmm_coap_responses_total{resource="v1/task"'):
-                total += int(float(line.split()[-1]))
-    return total
+    samples = edgeadmm_metrics.read(metrics_path)
+    return int(sum(
+        v for (name, labels), v in samples.items()
+        if name == "edgeadmm_coap_responses_total" and
+        dict(labels).get("resource", "").startswith("v1/task")))
 
 
 def devices_done(state_dir):
