@@ -17,7 +17,11 @@ TEXT = ("# HELP edgeadmm_devices_connected devices\n"
         'edgeadmm_dtls_session_events_total{event="handshake_started"} 0\n'
         "# TYPE edgeadmm_round_commit_delay_seconds histogram\n"
         'edgeadmm_round_commit_delay_seconds_bucket{le="+Inf"} 2\n'
-        "edgeadmm_round_commit_delay_seconds_count 2\n")
+        "edgeadmm_round_commit_delay_seconds_count 2\n"
+        "# TYPE edgeadmm_coap_responses_total counter\n"
+        'edgeadmm_coap_responses_total{resource="v1/task",code="2.05"} 5\n'
+        'edgeadmm_coap_responses_total{resource="v1/task",code="4.29"} 1\n'
+        'edgeadmm_coap_responses_total{resource="v1/update",code="2.04"} 4\n')
 
 
 class MetricsTest(unittest.TestCase):
@@ -34,6 +38,10 @@ class MetricsTest(unittest.TestCase):
         self.assertEqual(em.value(samples,
                                   "edgeadmm_round_commit_delay_seconds_count"),
                          2)
+        # Summed over the other labels (here the code).
+        self.assertEqual(
+            em.by_label(samples, "edgeadmm_coap_responses_total", "resource"),
+            {"v1/task": 6.0, "v1/update": 4.0})
 
     def test_read_before_the_first_write_and_after(self) -> None:
         with tempfile.TemporaryDirectory() as d:

@@ -85,13 +85,14 @@ def value(samples: Dict[Key, float], name: str,
 
 def by_label(samples: Dict[Key, float], name: str,
              label: str) -> Dict[str, float]:
-    """{the value of `label`: sample} of the series `name` that carry
-    `label` (e.g. the verdicts of a counter labelled verdict="...")."""
+    """{the value of `label`: the sum of the samples of `name` that carry
+    it} (e.g. the verdicts of a counter labelled verdict="..."; a series
+    with more labels, e.g. resource and code, is summed over the others)."""
     out: Dict[str, float] = {}
     for (series, labels), v in samples.items():
         if series != name:
             continue
         for key, text in labels:
             if key == label:
-                out[text] = v
+                out[text] = out.get(text, 0.0) + v
     return out

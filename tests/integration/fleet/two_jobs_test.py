@@ -85,11 +85,11 @@ def start_fleets(a, stack, fleet_args, selected_jobs):
 def task_answers(metrics_path):
     """The daemon's answers on v1/task and the jobs' v1/task/<name>
     (requests and notifications), from its metrics file."""
-    samples = edgeadmm_metrics.read(metrics_path)
-    return int(sum(
-        v for (name, labels), v in samples.items()
-        if name == "edgeadmm_coap_responses_total" and
-        dict(labels).get("resource", "").startswith("v1/task")))
+    by_resource = edgeadmm_metrics.by_label(
+        edgeadmm_metrics.read(metrics_path), "edgeadmm_coap_responses_total",
+        "resource")
+    return int(sum(v for resource, v in by_resource.items()
+                   if resource.startswith("v1/task")))
 
 
 def devices_done(state_dir):
