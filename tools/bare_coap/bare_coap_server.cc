@@ -1,15 +1,19 @@
 // edgeadmm-bare-coap-server: the baseline of the load benchmark
 // (scripts/load-benchmark): libcoap 4.3.1 driven the plainest way, one
 // context, one DTLS-PSK endpoint, coap_io_process in a loop, nothing of the
-// gateway (no registry, admission, round engine or store). It holds the
-// same sessions and takes the same datagrams as the daemon does in a
-// benchmark round:
+// gateway (no registry, admission, round engine or store). With --shards S
+// it opens S contexts whose endpoints share the port (SO_REUSEPORT, as the
+// daemon's [server] shards do) and, after each epoll wait, passes only the
+// contexts that are ready (a datagram, or libcoap's timer fd), so that a
+// datagram costs one context's walk of its own sessions, as in the daemon.
+// It holds the same sessions and takes the same datagrams as the daemon
+// does in a benchmark round:
 //   GET  v1/task    observable; its body is the round number (text)
 //   POST v1/update  any body, answered 2.04 Changed; once --round-size
 //                   uploads of the round arrived, the round advances and
 //                   every observer of v1/task is notified.
 //   edgeadmm-bare-coap-server --port P --psk-dir DIR [--address 127.0.0.1]
-//       [--round-size N] [--rounds R]
+//       [--round-size N] [--rounds R] [--shards S]
 // The PSK of identity ID is the hex file DIR/ID (as `edgeadmm devices add
 // --psk-dir` writes them). Exits 0 after R rounds (0: on SIGTERM/SIGINT);
 // prints one line per round (uploads, seconds) to stdout. Built twice when
@@ -18,9 +22,13 @@
 #include <arpa/inet.h>
 #include <coap3/coap.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -36,6 +44,10 @@
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
+// Set while a context opens with --shards > 1: its endpoint's bind joins the
+// port's SO_REUSEPORT group (libcoap 4.3.1 binds inside coap_new_endpoint
+// and sets only SO_REUSEADDR; bind below).
+bool g_reuse_port = false;
 void OnSignal(int) { g_stop = 1; }
 
 using Clock = std::chrono::steady_clock;
@@ -43,7 +55,7 @@ using Clock = std::chrono::steady_clock;
 struct Server {
   std::map<std::string, std::vector<uint8_t>> keys;  // identity -> PSK
   coap_bin_const_t key_view{};
-  coap_resource_t* task = nullptr;
+  std::vector<coap_resource_t*> tasks;  // v1/task of each context
   unsigned long round_size = 1;
   unsigned long rounds = 0;
   unsigned long round = 1;
@@ -106,14 +118,17 @@ void PostUpdate(coap_resource_t*, coap_session_t*, const coap_pdu_t*,
   ++g_server.round;
   g_server.uploads = 0;
   g_server.round_start = Clock::now();
-  coap_resource_notify_observers(g_server.task, nullptr);
+  for (coap_resource_t* task : g_server.tasks) {
+    coap_resource_notify_observers(task, nullptr);
+  }
 }
 
 // The daemon's one concession to bursts, given to the baseline too: an
-// 8 MiB receive buffer (server.receive_buffer_bytes) on the UDP socket
-// bound to `port`, so a round's burst of uploads is not dropped by the
-// kernel (libcoap 4.3.1 has no call for it; the socket is found by port).
-void SetReceiveBuffer(uint16_t port) {
+// 8 MiB receive buffer (server.receive_buffer_bytes), shared by the UDP
+// sockets bound to `port` as the daemon's shards share it, so that a
+// round's burst of uploads is not dropped by the kernel (libcoap 4.3.1 has
+// no call for it; the sockets are found by port).
+void SetReceiveBuffer(uint16_t port, int shards) {
   for (int fd = 3; fd < 256; ++fd) {
     sockaddr_in local{};
     socklen_t length = sizeof(local);
@@ -121,9 +136,59 @@ void SetReceiveBuffer(uint16_t port) {
         local.sin_family != AF_INET || ntohs(local.sin_port) != port) {
       continue;
     }
-    int bytes = 8 << 20;
+    int bytes = (8 << 20) / shards;
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
   }
+}
+
+// Opens one context listening on `listen` with the PSK callback, block
+// mode and both resources; null on failure.
+coap_context_t* OpenContext(const coap_address_t& listen) {
+  coap_context_t* context = coap_new_context(nullptr);
+  if (context == nullptr) return nullptr;
+  coap_dtls_spsk_t psk{};
+  psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
+  psk.validate_id_call_back = &ValidateIdentity;
+  if (!coap_context_set_psk2(context, &psk) ||
+      coap_new_endpoint(context, &listen, COAP_PROTO_DTLS) == nullptr) {
+    coap_free_context(context);
+    return nullptr;
+  }
+  coap_context_set_block_mode(context, COAP_BLOCK_USE_LIBCOAP);
+  coap_resource_t* task = coap_resource_init(
+      coap_make_str_const("v1/task"), COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS);
+  coap_register_handler(task, COAP_REQUEST_GET, &GetTask);
+  coap_resource_set_get_observable(task, 1);
+  coap_add_resource(context, task);
+  g_server.tasks.push_back(task);
+  coap_resource_t* update =
+      coap_resource_init(coap_make_str_const("v1/update"), 0);
+  coap_register_handler(update, COAP_REQUEST_POST, &PostUpdate);
+  coap_add_resource(context, update);
+  return context;
+}
+
+// Waits up to 100 ms for a ready context (libcoap's epoll descriptor of a
+// context turns readable on a datagram and when its timer fd fires), then
+// passes the ready ones; every context at least once a second. False on an
+// I/O error.
+bool RunContexts(int poll_fd, const std::vector<coap_context_t*>& contexts) {
+  std::vector<epoll_event> ready(contexts.size());
+  const int n =
+      epoll_wait(poll_fd, ready.data(), static_cast<int>(ready.size()), 100);
+  if (n < 0 && errno != EINTR) return false;
+  for (int i = 0; i < n; ++i) {
+    if (coap_io_process(contexts[ready[i].data.u32], COAP_IO_NO_WAIT) < 0) {
+      return false;
+    }
+  }
+  static Clock::time_point backstop = Clock::now();
+  if (Clock::now() - backstop < std::chrono::seconds(1)) return true;
+  backstop = Clock::now();
+  for (coap_context_t* context : contexts) {
+    if (coap_io_process(context, COAP_IO_NO_WAIT) < 0) return false;
+  }
+  return true;
 }
 
 const char* Arg(int argc, char** argv, const char* name, const char* fallback) {
@@ -135,6 +200,25 @@ const char* Arg(int argc, char** argv, const char* name, const char* fallback) {
 
 }  // namespace
 
+// libcoap's bind goes through this program's: SO_REUSEPORT first while
+// g_reuse_port is set (it must precede bind(2) for the socket to join the
+// port's group).
+extern "C" __attribute__((visibility("default"))) int bind(
+    int fd, const sockaddr* address, socklen_t length) {
+  using BindFn = int (*)(int, const sockaddr*, socklen_t);
+  static const BindFn next = reinterpret_cast<BindFn>(dlsym(RTLD_NEXT, "bind"));
+  if (next == nullptr) {
+    errno = ENOSYS;
+    return -1;
+  }
+  const int one = 1;
+  if (g_reuse_port &&
+      setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+    return -1;
+  }
+  return next(fd, address, length);
+}
+
 int main(int argc, char** argv) {
   const char* port = Arg(argc, argv, "--port", nullptr);
   const char* psk_dir = Arg(argc, argv, "--psk-dir", nullptr);
@@ -142,10 +226,13 @@ int main(int argc, char** argv) {
   g_server.round_size =
       std::strtoul(Arg(argc, argv, "--round-size", "1"), nullptr, 10);
   g_server.rounds = std::strtoul(Arg(argc, argv, "--rounds", "0"), nullptr, 10);
-  if (port == nullptr || psk_dir == nullptr || g_server.round_size == 0) {
+  const int shards = std::atoi(Arg(argc, argv, "--shards", "1"));
+  if (port == nullptr || psk_dir == nullptr || g_server.round_size == 0 ||
+      shards < 1 || shards > 256) {
     std::fprintf(stderr,
                  "usage: edgeadmm-bare-coap-server --port P --psk-dir DIR "
-                 "[--address A] [--round-size N>0] [--rounds R]\n");
+                 "[--address A] [--round-size N>0] [--rounds R] "
+                 "[--shards 1..256]\n");
     return 2;
   }
   if (!LoadKeys(psk_dir)) {
@@ -159,41 +246,48 @@ int main(int argc, char** argv) {
   listen.addr.sin.sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
   listen.size = sizeof(listen.addr.sin);
   if (inet_pton(AF_INET, address, &listen.addr.sin.sin_addr) != 1) return 2;
-  coap_context_t* context = coap_new_context(nullptr);
-  coap_dtls_spsk_t psk{};
-  psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
-  psk.validate_id_call_back = &ValidateIdentity;
-  if (context == nullptr || !coap_context_set_psk2(context, &psk) ||
-      coap_new_endpoint(context, &listen, COAP_PROTO_DTLS) == nullptr) {
-    std::fprintf(stderr, "bare: cannot listen on %s:%s with DTLS\n", address,
-                 port);
-    return 1;
+  std::vector<coap_context_t*> contexts;
+  for (int i = 0; i < shards; ++i) {
+    g_reuse_port = shards > 1;
+    coap_context_t* context = OpenContext(listen);
+    g_reuse_port = false;
+    if (context == nullptr) {
+      std::fprintf(stderr, "bare: cannot listen on %s:%s with DTLS\n", address,
+                   port);
+      return 1;
+    }
+    contexts.push_back(context);
   }
-  SetReceiveBuffer(static_cast<uint16_t>(std::atoi(port)));
-  coap_context_set_block_mode(context, COAP_BLOCK_USE_LIBCOAP);
-  g_server.task = coap_resource_init(coap_make_str_const("v1/task"),
-                                     COAP_RESOURCE_FLAGS_NOTIFY_NON_ALWAYS);
-  coap_register_handler(g_server.task, COAP_REQUEST_GET, &GetTask);
-  coap_resource_set_get_observable(g_server.task, 1);
-  coap_add_resource(context, g_server.task);
-  coap_resource_t* update =
-      coap_resource_init(coap_make_str_const("v1/update"), 0);
-  coap_register_handler(update, COAP_REQUEST_POST, &PostUpdate);
-  coap_add_resource(context, update);
+  SetReceiveBuffer(static_cast<uint16_t>(std::atoi(port)), shards);
+  const int poll_fd = epoll_create1(EPOLL_CLOEXEC);
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u32 = static_cast<uint32_t>(i);
+    if (poll_fd < 0 ||
+        epoll_ctl(poll_fd, EPOLL_CTL_ADD, coap_context_get_coap_fd(contexts[i]),
+                  &event) != 0) {
+      std::fprintf(stderr, "bare: cannot poll the contexts\n");
+      return 1;
+    }
+  }
   std::signal(SIGTERM, &OnSignal);
   std::signal(SIGINT, &OnSignal);
   const coap_tls_version_t* tls = coap_get_tls_library_version();
-  std::printf("bare: listening on %s:%s, %zu identities, DTLS by %s\n", address,
-              port, g_server.keys.size(),
-              tls->type == COAP_TLS_LIBRARY_GNUTLS    ? "GnuTLS"
-              : tls->type == COAP_TLS_LIBRARY_OPENSSL ? "OpenSSL"
-                                                      : "another library");
+  std::printf(
+      "bare: listening on %s:%s, %zu identities, %d shards, DTLS by "
+      "%s\n",
+      address, port, g_server.keys.size(), shards,
+      tls->type == COAP_TLS_LIBRARY_GNUTLS    ? "GnuTLS"
+      : tls->type == COAP_TLS_LIBRARY_OPENSSL ? "OpenSSL"
+                                              : "another library");
   std::fflush(stdout);
   while (g_stop == 0) {
-    if (coap_io_process(context, 100) < 0) break;
+    if (!RunContexts(poll_fd, contexts)) break;
   }
   std::printf("bare: %llu uploads\n", g_server.total_uploads);
-  coap_free_context(context);
+  close(poll_fd);
+  for (coap_context_t* context : contexts) coap_free_context(context);
   coap_cleanup();
   return 0;
 }
