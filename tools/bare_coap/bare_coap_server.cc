@@ -16,7 +16,8 @@
 //       [--round-size N] [--rounds R] [--shards S]
 // The PSK of identity ID is the hex file DIR/ID (as `edgeadmm devices add
 // --psk-dir` writes them). Exits 0 after R rounds (0: on SIGTERM/SIGINT);
-// prints one line per round (uploads, seconds) to stdout. Built twice when
+// prints one line per round (uploads, seconds) to stdout, and at the end
+// the uploads and the sessions each shard made. Built twice when
 // Debian's GnuTLS flavour of libcoap is there: edgeadmm-bare-coap-server
 // (OpenSSL, the daemon's) and edgeadmm-bare-coap-server-gnutls.
 #include <arpa/inet.h>
@@ -56,6 +57,7 @@ struct Server {
   std::map<std::string, std::vector<uint8_t>> keys;  // identity -> PSK
   coap_bin_const_t key_view{};
   std::vector<coap_resource_t*> tasks;  // v1/task of each context
+  std::vector<unsigned long> sessions;  // server sessions each context made
   unsigned long round_size = 1;
   unsigned long rounds = 0;
   unsigned long round = 1;
@@ -141,11 +143,26 @@ void SetReceiveBuffer(uint16_t port, int shards) {
   }
 }
 
+// Counts the server sessions each context makes (its index is its app
+// data).
+int OnEvent(coap_session_t* session, const coap_event_t event) {
+  if (event == COAP_EVENT_SERVER_SESSION_NEW) {
+    const auto index = reinterpret_cast<uintptr_t>(
+        coap_get_app_data(coap_session_get_context(session)));
+    ++g_server.sessions[index];
+  }
+  return 0;
+}
+
 // Opens one context listening on `listen` with the PSK callback, block
 // mode and both resources; null on failure.
 coap_context_t* OpenContext(const coap_address_t& listen) {
   coap_context_t* context = coap_new_context(nullptr);
   if (context == nullptr) return nullptr;
+  coap_set_app_data(context, reinterpret_cast<void*>(static_cast<uintptr_t>(
+                                 g_server.sessions.size())));
+  g_server.sessions.push_back(0);
+  coap_register_event_handler(context, &OnEvent);
   coap_dtls_spsk_t psk{};
   psk.version = COAP_DTLS_SPSK_SETUP_VERSION;
   psk.validate_id_call_back = &ValidateIdentity;
@@ -285,7 +302,9 @@ int main(int argc, char** argv) {
   while (g_stop == 0) {
     if (!RunContexts(poll_fd, contexts)) break;
   }
-  std::printf("bare: %llu uploads\n", g_server.total_uploads);
+  std::printf("bare: %llu uploads; sessions by shard:", g_server.total_uploads);
+  for (unsigned long count : g_server.sessions) std::printf(" %lu", count);
+  std::printf("\n");
   close(poll_fd);
   for (coap_context_t* context : contexts) coap_free_context(context);
   coap_cleanup();

@@ -3,7 +3,8 @@
 //   edgeadmm-fleet load --port P --psk-dir DIR [--host 127.0.0.1]
 //       [--local-address 127.0.1.0 --local-addresses K]
 //       [--start-rate R] [--max-starting N] [--payload-bytes B]
-//       [--rounds T] [--progress-ms MS] [--watch-pid PID]
+//       [--rounds T] [--upload-spread-ms S] [--progress-ms MS]
+//       [--watch-pid PID]
 //       [--part I --parts K]
 #include <csignal>
 #include <cstdio>
@@ -47,6 +48,11 @@ void AddLoadCommand(host::Command& app) {
       .CaptureDefault();
   cmd.AddOption("--rounds", c.rounds, "uploads per device")
       .Positive()
+      .CaptureDefault();
+  cmd.AddOption("--upload-spread-ms", c.upload_spread_ms,
+                "wait a uniform draw in [0, S) ms after a new round's "
+                "notification before the upload, as the daemon's devices "
+                "wait its upload spread")
       .CaptureDefault();
   cmd.AddOption("--progress-ms", c.progress_ms,
                 "a progress line every this many ms")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "edgeadmm/fleet/fleet_progress.h"
@@ -28,8 +29,13 @@ struct LoadDevice {
   bool uploading = false;
   std::string round_seen;      // the last round notified
   std::string round_uploaded;  // the last round uploaded
+  std::string round_waited;    // the round whose upload waits for upload_at
+  uint64_t upload_at_ms = 0;
   uint32_t uploads = 0;
 };
+
+// Draws the waits of the upload spread.
+using SpreadDraw = std::mt19937_64;
 
 host::ErrorOr<std::vector<std::unique_ptr<LoadDevice>>> LoadDevices(
     const BareLoadConfig& c, const SourceAddresses* addresses) {
@@ -57,10 +63,11 @@ host::ErrorOr<std::vector<std::unique_ptr<LoadDevice>>> LoadDevices(
   return devices;
 }
 
-// One device's step: observe, take notifications and answers, upload once
-// per new round. Counts into `r`.
+// One device's step at `now_ms`: observe, take notifications and answers,
+// upload once per new round after its spread wait. Counts into `r`.
 void StepDevice(const BareLoadConfig& c, const std::vector<std::byte>& payload,
-                LoadDevice& d, BareLoadReport& r) {
+                uint64_t now_ms, SpreadDraw& draw, LoadDevice& d,
+                BareLoadReport& r) {
   if (!d.observing) {
     d.observing = d.transport
                       ->StartObserve("v1/task", ByteSpan(d.notification.data(),
@@ -92,6 +99,12 @@ void StepDevice(const BareLoadConfig& c, const std::vector<std::byte>& payload,
   }
   if (!d.uploading && d.registered && d.uploads < c.rounds &&
       d.round_seen != d.round_uploaded) {
+    if (d.round_waited != d.round_seen) {
+      d.round_waited = d.round_seen;
+      d.upload_at_ms =
+          now_ms + (c.upload_spread_ms == 0 ? 0 : draw() % c.upload_spread_ms);
+    }
+    if (now_ms < d.upload_at_ms) return;
     TransportRequest request;
     request.method = CoapMethod::kPost;
     request.path = "v1/update";
@@ -138,6 +151,7 @@ host::ErrorOr<BareLoadReport> RunBareLoad(const BareLoadConfig& c,
                                                               start)
             .count());
   };
+  SpreadDraw draw(c.part);
   size_t started = 0;
   bool start_marked = false;
   while (stop == nullptr || *stop == 0) {
@@ -151,7 +165,7 @@ host::ErrorOr<BareLoadReport> RunBareLoad(const BareLoadConfig& c,
     FleetSample sample;
     for (size_t i = 0; i < started; ++i) {
       LoadDevice& d = *devices[i];
-      StepDevice(c, payload, d, r);
+      StepDevice(c, payload, now_ms(), draw, d, r);
       starting += d.transport->ever_connected() ? 0 : 1;
       done += d.uploads >= c.rounds ? 1 : 0;
       sample.registered += d.registered ? 1 : 0;

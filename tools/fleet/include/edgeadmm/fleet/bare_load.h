@@ -3,7 +3,9 @@
 // a PSK directory, as `edgeadmm-fleet connect` uses them), from the same
 // source addresses, started at the same pace, that registers an Observe of
 // v1/task and, on each notification of a new round, POSTs `payload_bytes`
-// to v1/update, until it has uploaded `rounds` times. The traffic of a
+// to v1/update (after a uniform wait in [0, upload_spread_ms), as the
+// daemon's devices wait RoundTask.upload_spread_ms), until it has uploaded
+// `rounds` times. The traffic of a
 // daemon round (one registration, then one notification and one upload per
 // round) without the training step. `edgeadmm-fleet load`.
 #pragma once
@@ -33,6 +35,9 @@ struct BareLoadConfig {
   size_t max_starting = 0;
   size_t payload_bytes = 512;
   uint32_t rounds = 3;
+  // Each device waits a uniform draw in [0, this) ms after a new round's
+  // notification before it uploads (0: at once).
+  uint32_t upload_spread_ms = 0;
   uint32_t progress_ms = 10000;
   int watch_pid = 0;
 };
