@@ -9,8 +9,9 @@ Sixteen devices from sixteen source addresses against
   - the sessions landed on more than one of the four contexts (the
     kernel hashes each device's addresses and ports over the port's
     SO_REUSEPORT group; all sixteen on one of four has probability
-    4 * 4^-16 < 1e-9): a context whose endpoint stayed out of the group
-    would take none, and with all four out the binds fail;
+    4 * 4^-16 < 1e-9). Without SO_REUSEPORT the four binds still succeed
+    (libcoap sets SO_REUSEADDR) and the kernel gives every datagram to
+    one socket: the check fails then (tried: sessions [0, 0, 0, 16]);
   - with `--upload-spread-ms 2000` each device waits a uniform draw in
     [0, 2 s) after a round's notification, so rounds 2 and 3 (which start
     at the notification) take at least 250 ms: all sixteen draws below
