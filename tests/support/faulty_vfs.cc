@@ -151,11 +151,12 @@ FaultyVfs& FaultyVfs::Install() {
 }
 
 void FaultyVfs::FailFrom(int64_t k, Fault fault) {
-  armed_ = true;
+  armed_ = false;  // the fields below are set before a caller sees it armed
   fault_ = fault;
   fail_from_ = k;
   calls_ = 0;
   failures_ = 0;
+  armed_ = true;
 }
 
 void FaultyVfs::Heal() { armed_ = false; }

@@ -3,8 +3,10 @@
 // "ioerr" tests: fail the k-th I/O for k = 0, 1, 2, ... until an operation
 // completes without reaching it). Test-only: the production code opens the
 // default VFS and has no hook; Install() makes this shim the default.
+// Another thread than SQLite's may arm and heal it (a test's device thread).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace edgeadmm::testing {
@@ -43,11 +45,11 @@ class FaultyVfs {
   FaultyVfs() = default;
   int Count(bool hit, int code);
 
-  bool armed_ = false;
-  Fault fault_ = Fault::kFull;
-  int64_t fail_from_ = 0;
-  int64_t calls_ = 0;
-  int64_t failures_ = 0;
+  std::atomic<bool> armed_{false};
+  std::atomic<Fault> fault_{Fault::kFull};
+  std::atomic<int64_t> fail_from_{0};
+  std::atomic<int64_t> calls_{0};
+  std::atomic<int64_t> failures_{0};
 };
 
 }  // namespace edgeadmm::testing

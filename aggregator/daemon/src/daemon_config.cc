@@ -49,10 +49,12 @@ host::Error ReadString(const toml::table& root, std::string_view key,
   return host::Error::Ok();
 }
 
-// server.group_commit and the bound of the datagrams a pass holds for it.
+// server.group_commit, server.write_batch and the bound of the datagrams a
+// pass holds for its fsync.
 host::Error ReadGroupCommit(const toml::table& root, DaemonConfig& c) {
   EDGEADMM_HOST_TRY(
       ReadBool(root, "server.group_commit", c.server.group_commit));
+  EDGEADMM_HOST_TRY(ReadBool(root, "server.write_batch", c.server.write_batch));
   auto held = static_cast<int64_t>(c.server.held_datagrams);
   EDGEADMM_HOST_TRY(
       ReadInt(root, "server.held_datagrams", 16, 1'000'000, held));
@@ -111,6 +113,7 @@ const std::vector<std::string> kKnown = {
     "server.request_burst",
     "server.non_confirmable_notifications",
     "server.group_commit",
+    "server.write_batch",
     "server.held_datagrams",
     "server.task_heartbeat_seconds",
     "server.upload_spread_us",

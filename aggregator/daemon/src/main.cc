@@ -27,6 +27,7 @@
 #include "edgeadmm/log.h"
 #include "edgeadmm/server/coap_server.h"
 #include "edgeadmm/server/coordinator_lease.h"
+#include "edgeadmm/server/serve_until_stopped.h"
 #include "edgeadmm/store/database.h"
 
 namespace {
@@ -78,6 +79,8 @@ int Help() {
       "           threads = 1 (1..shards: threads running the shards)\n"
       "           non_confirmable_notifications = false\n"
       "           group_commit = true (one fsync per I/O pass)\n"
+      "           write_batch = true (with group_commit: one SQLite\n"
+      "           transaction per I/O pass)\n"
       "           held_datagrams = 8192 (16..1000000)\n"
       "           task_heartbeat_seconds = 10 (0: notify on changes only)\n"
       "           upload_spread_us = 500 (per expected cohort member)\n"
@@ -144,6 +147,16 @@ void FillServerDefaults(edgeadmm::daemon::DaemonConfig& config,
   if (!postgresql && config.server.secagg_log_prefix.empty()) {
     config.server.secagg_log_prefix = config.database + ".secagg-job-";
   }
+}
+
+// The first server did not start (`status`): one line on stderr, exit 1.
+int CannotStart(edgeadmm::Status status, const std::string& shown,
+                const edgeadmm::store::Database& db) {
+  std::fprintf(stderr,
+               "edgeadmm-aggregatord: cannot start (%s); last database error "
+               "on %s: %s\n",
+               status.str(), shown.c_str(), db.LastError().c_str());
+  return 1;
 }
 
 }  // namespace
@@ -227,19 +240,15 @@ int main(int argc, char** argv) {
   FillServerDefaults(config, db->postgresql());
   PrintStartLine(config.server.gateway_id, shown, database.source,
                  db->postgresql());
-  auto server = edgeadmm::server::CoapServer::Create(*db, config.server);
-  if (!server.ok()) {
-    std::fprintf(stderr,
-                 "edgeadmm-aggregatord: cannot start (%s); last database "
-                 "error on %s: %s\n",
-                 server.status().str(), shown.c_str(), db->LastError().c_str());
-    return 1;
-  }
-  // Tell a supervisor (tests, scripts) which port we serve.
-  std::printf("edgeadmm-aggregatord: listening on port %u\n",
-              (*server)->port());
-  std::fflush(stdout);
-  const edgeadmm::Status status = (*server)->Run(&g_stop);
+  bool created = false;
+  const edgeadmm::Status status = edgeadmm::server::ServeUntilStopped(
+      *db, config.server, &g_stop, [&](uint16_t port) {
+        created = true;
+        // Tell a supervisor (tests, scripts) which port we serve.
+        std::printf("edgeadmm-aggregatord: listening on port %u\n", port);
+        std::fflush(stdout);
+      });
+  if (!created) return CannotStart(status, shown, *db);
   if (!status.ok()) {
     EDGEADMM_LOG_ERROR("aggregatord: stopped on error %s", status.str());
     return 1;

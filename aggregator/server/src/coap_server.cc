@@ -335,12 +335,8 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
     // A pass that sends more than the hold's limits (a notification to
     // every observer) syncs what it committed so far and sends on.
     CoapServer* const owner = server.get();
-    server->impl_->held.set_release_when_full([owner] {
-      const uint64_t commits = owner->group_->pending();
-      if (!owner->group_->Sync().ok()) return false;
-      if (commits > 0) owner->impl_->metrics.CountGroupCommit(commits);
-      return true;
-    });
+    server->impl_->held.set_release_when_full(
+        [owner] { return owner->MakeDurableSoFar(); });
   }
   Impl& impl = *server->impl_;
   impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);
@@ -531,60 +527,6 @@ Status CoapServer::RunShards(int timeout_ms) {
   impl_->pass_held = HeldSends::Current();
   return impl_->shard_set->RunOnce(timeout_ms) >= 0 ? Status::Ok()
                                                     : Status::Internal();
-}
-
-template <typename Step>
-Status CoapServer::Durably(Step&& step) {
-  if (!group_ || !group_->armed()) return step();
-  Status status;
-  {
-    HeldSends::Scope hold(impl_->held);
-    status = step();
-  }
-  const uint64_t commits = group_->pending();
-  if (!group_->Sync().ok()) {
-    // The step's writes are not known to be on disk: none of its answers
-    // may claim so. The devices ask again; a later step whose sync
-    // succeeds answers them (docs/security.md, "Group commit").
-    impl_->held.Discard();
-    impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
-    if (!sync_failing_) {
-      EDGEADMM_LOG_ERROR(
-          "server: the WAL sync after %llu commits failed: answers are "
-          "dropped until a sync succeeds",
-          static_cast<unsigned long long>(commits));
-    }
-    sync_failing_ = true;
-    return status;
-  }
-  if (sync_failing_) EDGEADMM_LOG_INFO("server: the WAL syncs again");
-  sync_failing_ = false;
-  if (commits > 0) impl_->metrics.CountGroupCommit(commits);
-  impl_->held.Flush();
-  impl_->metrics.set_held_sends_dropped(impl_->held.dropped());
-  return status;
-}
-
-Status CoapServer::RunOnce(int timeout_ms) {
-  // The pass's receipts go out before the engine's tick (a round's commit
-  // runs there, after its last receipt), each after its own fsync.
-  EDGEADMM_TRY(Durably([&] { return RunShards(timeout_ms); }));
-  const Status ticked = Durably([&] {
-    const StateLock lock(impl_->state);
-    return Tick();
-  });
-  if (!sync_failing_) jobs_.CountCommitDelays(NowMs());  // else when durable
-  return ticked;
-}
-
-Status CoapServer::Run(const volatile std::sig_atomic_t* stop) {
-  while (*stop == 0) {
-    // Wake at least every 100 ms for deadlines and job changes.
-    EDGEADMM_TRY(RunOnce(100));
-  }
-  WriteMetricsIfDue(static_cast<int64_t>(posix::MonotonicMs()), true);
-  EDGEADMM_LOG_INFO("server: shutting down");
-  return Status::Ok();
 }
 
 }  // namespace edgeadmm::server

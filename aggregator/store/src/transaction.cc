@@ -1,8 +1,14 @@
 #include "edgeadmm/store/transaction.h"
 
+#include "edgeadmm/store/write_batch.h"
+
 namespace edgeadmm::store {
 
 Result<Transaction> Transaction::Begin(Database& db) {
+  if (WriteBatchState* batch = db.write_batch()) {
+    EDGEADMM_TRY(BeginInBatch(db, *batch));
+    return Transaction(&db, batch);
+  }
   const Status status = db.Exec("BEGIN IMMEDIATE");
   if (!status.ok()) {
     // On PostgreSQL the BEGIN may have run and the write lock timed out:
@@ -10,7 +16,7 @@ Result<Transaction> Transaction::Begin(Database& db) {
     if (db.InTransaction()) db.Exec("ROLLBACK").IgnoreError();
     return status;
   }
-  return Transaction(&db);
+  return Transaction(&db, nullptr);
 }
 
 Transaction::~Transaction() {
@@ -20,6 +26,10 @@ Transaction::~Transaction() {
   // log "cannot rollback - no transaction is active".
   if (db_ == nullptr) return;
   db_->KeepError();  // for the caller's log line, after the ROLLBACK
+  if (batch_ != nullptr) {
+    RollBackInBatch(*db_, *batch_);
+    return;
+  }
   if (db_->InTransaction()) {
     db_->Exec("ROLLBACK").IgnoreError();
   }
@@ -28,7 +38,8 @@ Transaction::~Transaction() {
 Status Transaction::Commit() {
   if (db_ == nullptr) return Status::FailedPrecondition();
   Database* db = db_;
-  const Status status = db->Exec("COMMIT");
+  const Status status =
+      batch_ != nullptr ? ReleaseInBatch(*db, *batch_) : db->Exec("COMMIT");
   if (status.ok()) db_ = nullptr;
   return status;
 }

@@ -37,6 +37,7 @@
 #include "edgeadmm/rounds/upload_sums.h"
 #include "edgeadmm/store/blob.h"
 #include "edgeadmm/store/group_commit.h"
+#include "edgeadmm/store/write_batch.h"
 #include "edgeadmm/wire/protocol.h"
 #include "edgeadmm/wire/round_task.h"
 #include "edgeadmm/wire/update.h"
@@ -80,11 +81,13 @@ std::vector<double> Vector(int seed) {
 // the rounds without the setup (1000 enrolments, job creation).
 // `group` > 0: the uploads are accepted in groups of that many, each one
 // store::GroupCommit ended by its Sync (the daemon's group commit, one
-// fsync per I/O pass), `db` being the engine's database.
+// fsync per I/O pass), `db` being the engine's database; `batched`: each
+// group also one store::WriteBatch, committed before the Sync (the daemon's
+// write batch, one SQLite transaction per I/O pass).
 __attribute__((noinline)) bool BookkeepingRounds(
     rounds::RoundEngine& e, store::Database& db, int64_t job, int rounds,
-    int cohort, int group, double* engine_seconds, double* sum_seconds,
-    double* accept_seconds) {
+    int cohort, int group, bool batched, double* engine_seconds,
+    double* sum_seconds, double* accept_seconds) {
   double sink = 0;
   for (int k = 0; k < rounds; ++k) {
     const Clock::time_point open_start = Clock::now();
@@ -100,8 +103,12 @@ __attribute__((noinline)) bool BookkeepingRounds(
     }
     const Clock::time_point a = Clock::now();
     std::optional<store::GroupCommit> pass;
+    std::optional<store::WriteBatch> batch;
     for (size_t u = 0; u < uploads.size(); ++u) {
-      if (group > 0 && u % static_cast<size_t>(group) == 0) pass.emplace(db);
+      if (group > 0 && u % static_cast<size_t>(group) == 0) {
+        pass.emplace(db);
+        if (batched) batch.emplace(db);
+      }
       if (e.Submit(uploads[u].device_id, uploads[u], 0) !=
           rounds::UploadVerdict::kAccepted) {
         std::printf("bookkeeping: unexpected verdict\n");
@@ -110,6 +117,8 @@ __attribute__((noinline)) bool BookkeepingRounds(
       const bool group_ends =
           group > 0 && (u + 1 == uploads.size() || (u + 1) % group == 0);
       if (group_ends) {
+        if (batch && !batch->Commit().ok()) return false;
+        batch.reset();
         if (!pass->Sync().ok()) return false;
         pass.reset();
       }
@@ -157,8 +166,10 @@ void SumRuleCost(store::Database& db, int64_t job, int devices,
 // or NORMAL (WAL without fsync per commit), to show what the fsync costs:
 // one per accepted upload (its durable receipt) and one per round commit;
 // `group` > 0: FULL with the uploads accepted in group commits of that
-// many (one fsync each: what the daemon does per I/O pass).
-void BookkeepingBenchmark(const char* synchronous, int group = 0) {
+// many (one fsync each: what the daemon does per I/O pass); `batched`:
+// each group also one write batch (one SQLite transaction).
+void BookkeepingBenchmark(const char* synchronous, int group = 0,
+                          bool batched = false) {
   constexpr int kDevices = 1000;
   constexpr int kCohort = 100;
   constexpr int kRounds = 30;
@@ -177,19 +188,21 @@ void BookkeepingBenchmark(const char* synchronous, int group = 0) {
   double sum_seconds = 0;
   double accept_seconds = 0;
   if (!BookkeepingRounds(**opened, t.db(), job, kRounds, kCohort, group,
-                         &engine_seconds, &sum_seconds, &accept_seconds)) {
+                         batched, &engine_seconds, &sum_seconds,
+                         &accept_seconds)) {
     return;
   }
   std::printf(
-      "bookkeeping (synchronous=%s, group commit of %d): n=%d m=%d p=%d, %d "
-      "rounds: engine "
+      "bookkeeping (synchronous=%s, group commit of %d%s): n=%d m=%d p=%d, "
+      "%d rounds: engine "
       "%.3f ms/round (open incl. budget check + acceptance + commit), "
       "in-memory sum %.4f ms/round, "
       "ratio %.1fx (goal <= 2x); acceptance %.1f us per upload (its "
       "transaction; the last one's Submit also commits the round)\n",
-      synchronous, group, kDevices, kCohort, kDimension, kRounds,
-      1e3 * engine_seconds / kRounds, 1e3 * sum_seconds / kRounds,
-      engine_seconds / sum_seconds, 1e6 * accept_seconds / (kRounds * kCohort));
+      synchronous, group, batched ? " in one write batch" : "", kDevices,
+      kCohort, kDimension, kRounds, 1e3 * engine_seconds / kRounds,
+      1e3 * sum_seconds / kRounds, engine_seconds / sum_seconds,
+      1e6 * accept_seconds / (kRounds * kCohort));
   SumRuleCost(t.db(), job, kDevices,
               1e6 * accept_seconds / (kRounds * kCohort));
 }
@@ -540,6 +553,9 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "bookkeeping") {
     edgeadmm::BookkeepingBenchmark("FULL");
     edgeadmm::BookkeepingBenchmark("FULL", 16);
+    edgeadmm::BookkeepingBenchmark("FULL", 16, true);
+    edgeadmm::BookkeepingBenchmark("FULL", 64);
+    edgeadmm::BookkeepingBenchmark("FULL", 64, true);
     edgeadmm::BookkeepingBenchmark("NORMAL");
   }
   if (only.empty() || only == "release") edgeadmm::ReleaseDelayBenchmark();

@@ -63,21 +63,10 @@ TEST(GroupCommitServerTest, NoReceiptBeforeTheWalSyncSucceeds) {
     status = stack.Get("v1/status");  // the handshake
     device_step = 1;
     while (server_go < 1) std::this_thread::yield();
-    TransportRequest upload;
-    upload.method = CoapMethod::kPost;
-    upload.path = "v1/update";
-    upload.content_format = wire::kUpdateFormat;
-    upload.payload = ConstByteSpan(
-        reinterpret_cast<const std::byte*>(body.data()), body.size());
-    stack.client
-        ->Request(upload, ByteSpan(stack.body, sizeof(stack.body)), 1500, first)
-        .IgnoreError();
+    first = stack.Upload(body, 1500);
     device_step = 2;
     while (server_go < 2) std::this_thread::yield();
-    stack.client
-        ->Request(upload, ByteSpan(stack.body, sizeof(stack.body)), 20'000,
-                  second)
-        .IgnoreError();
+    second = stack.Upload(body, 20'000);
     device_step = 3;
   });
   const auto serve_until = [&](int step) {

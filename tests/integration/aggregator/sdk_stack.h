@@ -17,6 +17,7 @@
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/posix/udp_datagram_link.h"
 #include "edgeadmm/transport.h"
+#include "edgeadmm/wire/protocol.h"
 
 namespace edgeadmm {
 
@@ -59,6 +60,22 @@ struct SdkStack {
     request.path = path;
     TransportResult result;
     client->Request(request, ByteSpan(body, sizeof(body)), 20000, result)
+        .IgnoreError();  // the outcome is result.status
+    return result;
+  }
+
+  // POST v1/update with `update` (an encoded Update), waiting up to
+  // `timeout_ms` for the answer.
+  TransportResult Upload(const std::vector<uint8_t>& update,
+                         uint32_t timeout_ms) {
+    TransportRequest request;
+    request.method = CoapMethod::kPost;
+    request.path = "v1/update";
+    request.content_format = wire::kUpdateFormat;
+    request.payload = ConstByteSpan(
+        reinterpret_cast<const std::byte*>(update.data()), update.size());
+    TransportResult result;
+    client->Request(request, ByteSpan(body, sizeof(body)), timeout_ms, result)
         .IgnoreError();  // the outcome is result.status
     return result;
   }

@@ -11,6 +11,7 @@
 #include "edgeadmm/store/database.h"
 #include "edgeadmm/store/transaction.h"
 #include "faulty_vfs.h"
+#include "faulty_vfs_test.h"
 #include "test_database.h"
 
 namespace edgeadmm::store {
@@ -25,23 +26,7 @@ void CountSyncs(FaultyVfs& vfs) {
   vfs.FailFrom(INT64_MAX, FaultyVfs::Fault::kSync);
 }
 
-Status AddDevice(Database& db, const std::string& id, bool commit) {
-  auto tx = Transaction::Begin(db);
-  if (!tx.ok()) return tx.status();
-  EDGEADMM_TRY(db.Exec("INSERT INTO devices(id, psk, created_at) VALUES ('" +
-                       id + "', x'00', 1)"));
-  return commit ? tx->Commit() : Status::Ok();
-}
-
-class GroupCommitTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    vfs_ = &FaultyVfs::Install();
-    vfs_->Heal();
-  }
-  void TearDown() override { vfs_->Heal(); }
-  FaultyVfs* vfs_ = nullptr;
-};
+using GroupCommitTest = FaultyVfsTest;
 
 TEST_F(GroupCommitTest, ManyCommitsOneSync) {
   TempDatabase t;

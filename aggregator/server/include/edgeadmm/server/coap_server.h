@@ -33,6 +33,7 @@
 #include "edgeadmm/server/task_notifier.h"
 #include "edgeadmm/store/database.h"
 #include "edgeadmm/store/group_commit.h"
+#include "edgeadmm/store/write_batch.h"
 
 namespace edgeadmm::server {
 
@@ -90,6 +91,16 @@ struct ServerOptions {
   // "Group commit"). On PostgreSQL each commit is durable on its own.
   // false: each commit fsyncs, answers go at once.
   bool group_commit = true;
+  // With group_commit: the requests of one I/O pass write in one SQLite
+  // transaction (store::WriteBatch: each request's transaction is a
+  // savepoint of it), committed once before the pass's fsync. If that
+  // transaction is lost (its COMMIT failed: a full disk, an I/O error),
+  // the server's memory followed writes the store no longer has: Run and
+  // RunOnce return DATA_LOSS and the server must not be run again
+  // (ServeUntilStopped then starts a new one, without write batches). The
+  // engine's tick writes outside the batch, and retries a failed write in
+  // place (docs/security.md, "Write batches").
+  bool write_batch = true;
   // Datagrams a pass holds for its fsync before it fsyncs early and sends
   // them (HeldSendsLimits::max_datagrams; also at 8 MiB).
   size_t held_datagrams = 8192;
@@ -196,8 +207,14 @@ class CoapServer {
   // Runs `step` (a pass or a tick) with the endpoints' datagrams held, then
   // fsyncs the WAL once for its commits and sends them, or drops them if
   // the fsync failed (group_commit; without it, just runs `step`).
+  // `batched`: the step's transactions in one store::WriteBatch, committed
+  // before the fsync; DATA_LOSS if it was lost (ServerOptions::write_batch).
   template <typename Step>
-  Status Durably(Step&& step);
+  Status Durably(Step&& step, bool batched);
+  // Commits the pass's write batch so far and fsyncs the WAL, for the held
+  // datagrams that would pass the hold's limits: false if it cannot (a
+  // request's transaction is open, or the commit or the sync failed).
+  bool MakeDurableSoFar();
   // At most one tick after another process disabled or removed a device:
   // its sessions are closed and it leaves the open round's cohort.
   size_t ApplyRevocations();
@@ -227,6 +244,9 @@ class CoapServer {
   // Group commit (ServerOptions::group_commit; SQLite only): armed for the
   // server's lifetime, synced after each pass and tick.
   std::optional<store::GroupCommit> group_;
+  // The write batch of the pass under way (ServerOptions::write_batch), or
+  // null.
+  store::WriteBatch* pass_batch_ = nullptr;
   // The last sync failed (logged once until one succeeds).
   bool sync_failing_ = false;
 

@@ -5,6 +5,7 @@
 // (postgres_dialect.h).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +20,16 @@ struct sqlite3;
 namespace edgeadmm::store {
 
 class PgConnection;
+
+// The bookkeeping of an open WriteBatch (write_batch.h) on a connection.
+struct WriteBatchState {
+  bool began = false;  // its BEGIN IMMEDIATE ran and no COMMIT since
+  bool lost = false;   // its writes are gone (rolled back by SQLite, or a
+                       // failed COMMIT)
+  int savepoints = 0;  // Transactions open in it
+  uint64_t transactions = 0;  // Transactions committed into it, not yet
+                              // committed by the batch
+};
 
 // True if `target` names a PostgreSQL database (postgresql:// or
 // postgres:// URI) rather than an SQLite file.
@@ -73,6 +84,10 @@ class Database {
   // Keeps the message of the current error for LastError (the ROLLBACK that
   // follows a failure clears SQLite's own).
   void KeepError();
+  // The open WriteBatch's state, or null: while set, a Transaction is a
+  // savepoint of the batch's transaction (write_batch.h).
+  WriteBatchState* write_batch() const { return batch_; }
+  void set_write_batch(WriteBatchState* batch) { batch_ = batch; }
   // The SQLite connection; null on PostgreSQL.
   sqlite3* handle() const { return db_.get(); }
 
@@ -88,6 +103,7 @@ class Database {
   // closes. Behind a pointer so that leases survive a move of the Database.
   std::unique_ptr<StatementCache> cache_;
   std::string kept_error_;  // KeepError
+  WriteBatchState* batch_ = nullptr;
 };
 
 // Maps an SQLite result code to a Status (BUSY/LOCKED -> UNAVAILABLE,

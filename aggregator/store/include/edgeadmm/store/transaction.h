@@ -1,4 +1,7 @@
 // Transaction: BEGIN IMMEDIATE ... COMMIT, rolled back unless committed.
+// Inside an open WriteBatch (write_batch.h) it is a savepoint of the
+// batch's transaction instead: its Commit() hands its writes to the batch,
+// and its rollback undoes only them.
 #pragma once
 
 #include "edgeadmm/result.h"
@@ -9,10 +12,12 @@ namespace edgeadmm::store {
 class Transaction {
  public:
   // Begins a write transaction. UNAVAILABLE when another writer holds the
-  // database past the busy timeout; INTERNAL otherwise.
+  // database past the busy timeout; DATA_LOSS if the open batch's writes
+  // were lost; INTERNAL otherwise.
   static Result<Transaction> Begin(Database& db);
 
-  Transaction(Transaction&& other) noexcept : db_(other.db_) {
+  Transaction(Transaction&& other) noexcept
+      : db_(other.db_), batch_(other.batch_) {
     other.db_ = nullptr;
   }
   Transaction(const Transaction&) = delete;
@@ -26,8 +31,9 @@ class Transaction {
   Status Commit();
 
  private:
-  explicit Transaction(Database* db) : db_(db) {}
+  Transaction(Database* db, WriteBatchState* batch) : db_(db), batch_(batch) {}
   Database* db_;
+  WriteBatchState* batch_;  // the batch it is a savepoint of, or null
 };
 
 }  // namespace edgeadmm::store
