@@ -485,6 +485,7 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
   impl_->metrics.set_devices_connected(impl_->revocations.devices());
   impl_->metrics.set_coap_resets(LibcoapResetsReceived());
   impl_->metrics.set_state_lock(impl_->state.held_ns(),
+                                impl_->state.held_cpu_ns(),
                                 impl_->state.waited_ns());
   if (impl_->admission)
     impl_->metrics.set_admission(impl_->admission->counts());

@@ -37,7 +37,13 @@ Status CoapServer::Durably(Step&& step, bool batched) {
     }
     status = step();
     pass_batch_ = nullptr;
-    if (batch && !batch->Commit().ok()) {
+    // Under the state lock like the requests' writes, so that the lock's
+    // CPU time counts the commit as serial work too.
+    const bool committed = [&] {
+      const StateLock lock(impl_->state);
+      return !batch || batch->Commit().ok();
+    }();
+    if (!committed) {
       // The pass's transactions are gone, and the engines' memory counts
       // them (accepted uploads, charges): no answer of the pass may leave,
       // and this server must stop (docs/security.md, "Write batches").

@@ -152,6 +152,11 @@ void GatewayMetrics::RenderSessions(std::string& out) const {
          "was held by a thread: the work [server] threads cannot spread.");
   out += "edgeadmm_state_lock_held_seconds_total " +
          Number(static_cast<double>(lock_held_ns_) / 1e9) + "\n";
+  Header(out, "edgeadmm_state_lock_held_cpu_seconds_total", "counter",
+         "CPU time the threads holding the daemon's state lock spent holding "
+         "it (the wall time above also counts a holder descheduled).");
+  out += "edgeadmm_state_lock_held_cpu_seconds_total " +
+         Number(static_cast<double>(lock_held_cpu_ns_) / 1e9) + "\n";
   Header(out, "edgeadmm_state_lock_wait_seconds_total", "counter",
          "Time threads waited for the daemon's state lock.");
   out += "edgeadmm_state_lock_wait_seconds_total " +

@@ -63,8 +63,10 @@ class GatewayMetrics {
   // CoAP RSTs received (LibcoapResetsReceived), set before Render.
   void set_coap_resets(uint64_t resets) { coap_resets_ = resets; }
   // The server's state lock so far (TimedLock), set before Render.
-  void set_state_lock(uint64_t held_ns, uint64_t waited_ns) {
+  void set_state_lock(uint64_t held_ns, uint64_t held_cpu_ns,
+                      uint64_t waited_ns) {
     lock_held_ns_ = held_ns;
+    lock_held_cpu_ns_ = held_cpu_ns;
     lock_waited_ns_ = waited_ns;
   }
   // The handshake admission's verdicts so far, set before Render.
@@ -131,6 +133,7 @@ class GatewayMetrics {
   size_t devices_connected_ = 0;
   uint64_t coap_resets_ = 0;
   uint64_t lock_held_ns_ = 0;
+  uint64_t lock_held_cpu_ns_ = 0;
   uint64_t lock_waited_ns_ = 0;
   HandshakeAdmission::Counts admission_;
   size_t shards_ = 1;

@@ -2,8 +2,10 @@
 // long threads waited for it, for operators: the daemon's state lock
 // (CoapServer's; its handlers, session events and tick run under it while
 // the shards' I/O runs on `[server] threads`), so the share of the daemon's
-// CPU that cannot run on a second core is measured, not guessed. Only a
-// thread's outermost hold counts (taking it again inside costs no time).
+// CPU that cannot run on a second core is measured, not guessed: as wall
+// time (a holder descheduled by other processes counts too) and as the
+// holders' own CPU time. Only a thread's outermost hold counts (taking it
+// again inside costs no time).
 #pragma once
 
 #include <atomic>
@@ -19,6 +21,10 @@ class TimedLock {
 
   // Nanoseconds held and waited for so far, over all threads.
   uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }
+  // CPU nanoseconds the holding threads spent holding it.
+  uint64_t held_cpu_ns() const {
+    return held_cpu_ns_.load(std::memory_order_relaxed);
+  }
   uint64_t waited_ns() const {
     return waited_ns_.load(std::memory_order_relaxed);
   }
@@ -29,7 +35,9 @@ class TimedLock {
   // by the holder).
   int depth_ = 0;
   uint64_t since_ns_ = 0;
+  uint64_t since_cpu_ns_ = 0;
   std::atomic<uint64_t> held_ns_{0};
+  std::atomic<uint64_t> held_cpu_ns_{0};
   std::atomic<uint64_t> waited_ns_{0};
 };
 
