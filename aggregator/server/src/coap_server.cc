@@ -339,6 +339,8 @@ Result<std::unique_ptr<CoapServer>> CoapServer::Create(
         [owner] { return owner->MakeDurableSoFar(); });
   }
   Impl& impl = *server->impl_;
+  // The lock's CPU time is a metric: read only when metrics are written.
+  impl.state.set_time_cpu(!options.metrics_file.empty());
   impl.registry_owner = std::make_unique<registry::DeviceRegistry>(db);
   impl.registry = impl.registry_owner.get();
   impl.decoy_psk.resize(registry::kPskBytes);

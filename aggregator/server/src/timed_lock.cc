@@ -21,21 +21,16 @@ void TimedLock::lock() {
   mutex_.lock();
   if (depth_++ > 0) return;
   since_ns_ = NowNs();
-  draw_ ^= draw_ << 13;
-  draw_ ^= draw_ >> 7;
-  draw_ ^= draw_ << 17;
-  cpu_sampled_ = draw_ % cpu_sample_every_ == 0;
-  if (cpu_sampled_) since_cpu_ns_ = ThreadCpuNs();
+  if (time_cpu_) since_cpu_ns_ = ThreadCpuNs();
   waited_ns_.fetch_add(since_ns_ - asked, std::memory_order_relaxed);
 }
 
 void TimedLock::unlock() {
   if (--depth_ == 0) {
     held_ns_.fetch_add(NowNs() - since_ns_, std::memory_order_relaxed);
-    if (cpu_sampled_) {
-      held_cpu_ns_.fetch_add(
-          (ThreadCpuNs() - since_cpu_ns_) * cpu_sample_every_,
-          std::memory_order_relaxed);
+    if (time_cpu_) {
+      held_cpu_ns_.fetch_add(ThreadCpuNs() - since_cpu_ns_,
+                             std::memory_order_relaxed);
     }
   }
   mutex_.unlock();

@@ -5,10 +5,10 @@
 // CPU that cannot run on a second core is measured, not guessed: as wall
 // time (a holder descheduled by other processes counts too) and as the
 // holders' own CPU time. Only a thread's outermost hold counts (taking it
-// again inside costs no time). A thread's CPU clock costs a system call
-// (no vDSO), about 3% of the daemon's CPU if read at every hold (a `perf`
-// profile at 10,000 devices), so the CPU time is estimated from a random
-// one hold in `cpu_sample_every`, each counted that many times.
+// again inside costs no time). The CPU time is read only when asked
+// (set_time_cpu): a thread's CPU clock costs a system call (no vDSO), about
+// 3% of the daemon's CPU when read at every hold (a `perf` profile at
+// 10,000 devices), and the daemon asks only when it writes metrics.
 #pragma once
 
 #include <atomic>
@@ -19,15 +19,16 @@ namespace edgeadmm::server {
 
 class TimedLock {
  public:
-  explicit TimedLock(uint32_t cpu_sample_every = 8)
-      : cpu_sample_every_(cpu_sample_every == 0 ? 1 : cpu_sample_every) {}
   void lock();
   void unlock();
+  // Whether holds read their thread's CPU clock (held_cpu_ns); set before
+  // any thread takes the lock.
+  void set_time_cpu(bool time_cpu) { time_cpu_ = time_cpu; }
 
   // Nanoseconds held and waited for so far, over all threads.
   uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }
-  // CPU nanoseconds the holding threads spent holding it (estimated from
-  // the sampled holds).
+  // CPU nanoseconds the holding threads spent holding it (0 unless
+  // set_time_cpu).
   uint64_t held_cpu_ns() const {
     return held_cpu_ns_.load(std::memory_order_relaxed);
   }
@@ -42,9 +43,7 @@ class TimedLock {
   int depth_ = 0;
   uint64_t since_ns_ = 0;
   uint64_t since_cpu_ns_ = 0;
-  bool cpu_sampled_ = false;  // this hold's CPU time is read
-  const uint32_t cpu_sample_every_;
-  uint64_t draw_ = 0x9e3779b97f4a7c15u;  // xorshift64 state: which holds
+  bool time_cpu_ = false;
   std::atomic<uint64_t> held_ns_{0};
   std::atomic<uint64_t> held_cpu_ns_{0};
   std::atomic<uint64_t> waited_ns_{0};
