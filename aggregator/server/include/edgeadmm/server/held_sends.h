@@ -16,7 +16,8 @@
 //
 // At the limits the held datagrams are released early if the owner can
 // make the pass's writes durable right then (set_release_when_full: the
-// server syncs the WAL, which costs nothing when the pass committed
+// server commits the pass's write batch, unless a request's transaction
+// is open in it, and syncs the WAL; nothing to do when the pass wrote
 // nothing), so a burst larger than the limits (a notification to 20,000
 // observers) still goes out, in order. Otherwise a datagram past the limits
 // is dropped (and counted), which is what a lossy network does: CoAP and
