@@ -72,6 +72,8 @@ struct CoapCallbacks {
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
     Result<std::vector<uint8_t>> psk = Status::PermissionDenied();
+    // Read before the key: the watch vouches for it until this moves.
+    const int64_t version = impl.revocations.Version();
     if (registry::IsValidDeviceId(id)) psk = impl.registry->LookupPsk(id);
     if (!psk.ok()) {
       // Printable ids only reach the log (IsValidDeviceId); others by length.
@@ -87,7 +89,7 @@ struct CoapCallbacks {
     }
     shard.psk = std::move(psk).value();
     shard.psk_bin = {shard.psk.size(), shard.psk.data()};
-    impl.revocations.OnKeyChosen(session, shard.psk);
+    impl.revocations.OnKeyChosen(session, shard.psk, version);
     return &shard.psk_bin;
   }
 
