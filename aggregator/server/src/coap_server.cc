@@ -72,8 +72,6 @@ struct CoapCallbacks {
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
     Result<std::vector<uint8_t>> psk = Status::PermissionDenied();
-    // Read before the key: the watch vouches for it until this moves.
-    const int64_t version = impl.revocations.Version();
     if (registry::IsValidDeviceId(id)) psk = impl.registry->LookupPsk(id);
     if (!psk.ok()) {
       // Printable ids only reach the log (IsValidDeviceId); others by length.
@@ -89,7 +87,7 @@ struct CoapCallbacks {
     }
     shard.psk = std::move(psk).value();
     shard.psk_bin = {shard.psk.size(), shard.psk.data()};
-    impl.revocations.OnKeyChosen(session, shard.psk, version);
+    impl.revocations.OnKeyChosen(session, shard.psk);
     return &shard.psk_bin;
   }
 

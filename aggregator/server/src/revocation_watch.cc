@@ -11,7 +11,7 @@ void RevocationWatch::OnEstablished(coap_session_t* session,
   auto key = keys_.find(session);
   Established established{std::move(identity), {}};
   if (key != keys_.end()) {
-    established.checked = std::move(key->second);
+    established.key = std::move(key->second);
     keys_.erase(key);
   }
   auto started = started_.find(session);
@@ -78,44 +78,31 @@ size_t RevocationWatch::CutSuperseded() {
   return older.size();
 }
 
-int64_t RevocationWatch::Version() {
+bool RevocationWatch::DatabaseChanged() {
   // SQLite: any other connection's commit. PostgreSQL, where the gateways
   // and their uploads share one database: the registry's own counter, so
   // that the uploads stored by every gateway do not wake every watch.
   auto stmt = db_->PrepareCached(db_->postgresql()
                                      ? "SELECT version FROM registry_changes"
                                      : "PRAGMA data_version");
-  if (!stmt.ok() || !(*stmt)->StepRow().ok()) return -1;
+  if (!stmt.ok() || !(*stmt)->StepRow().ok()) return true;  // look anyway
   const int64_t version = (*stmt)->ColumnInt(0);
-  return version < 0 ? -1 : version;
-}
-
-bool RevocationWatch::DatabaseChanged() {
-  const int64_t version = Version();
-  const bool changed = version < 0 || version != data_version_;
-  data_version_ = version;  // -1: look anyway, and vouch for no key
+  const bool changed = version != data_version_;
+  data_version_ = version;
   return changed;
 }
 
 bool RevocationWatch::Refuses(coap_session_t* session,
-                              const StillValid& valid) {
+                              const StillValid& valid) const {
   const auto it = sessions_.find(session);
-  if (it == sessions_.end()) return false;
-  Checked& checked = it->second.checked;
-  const int64_t version = Version();
-  if (version >= 0 && version == checked.valid_at) return false;
-  if (!valid(it->second.identity, checked.key)) return true;
-  checked.valid_at = version;  // read before `valid` looked
-  return false;
+  return it != sessions_.end() && !valid(it->second.identity, it->second.key);
 }
 
 size_t RevocationWatch::CutRevoked(const StillValid& valid) {
   std::vector<coap_session_t*> revoked;
-  for (auto& [session, established] : sessions_) {
-    if (!valid(established.identity, established.checked.key)) {
+  for (const auto& [session, established] : sessions_) {
+    if (!valid(established.identity, established.key)) {
       revoked.push_back(session);
-    } else {
-      established.checked.valid_at = data_version_;
     }
   }
   for (coap_session_t* session : revoked) {

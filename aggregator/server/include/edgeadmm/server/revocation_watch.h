@@ -34,11 +34,9 @@ class RevocationWatch {
   void OnHandshakeStarted(coap_session_t* session) {
     started_[session] = ++handshakes_started_;
   }
-  // The PSK callback handed `key` to `session`'s handshake, having read
-  // Version() just before it looked the key up (-1: unknown).
-  void OnKeyChosen(coap_session_t* session, std::vector<uint8_t> key,
-                   int64_t version = -1) {
-    keys_[session] = Checked{std::move(key), version};
+  // The PSK callback handed `key` to `session`'s handshake.
+  void OnKeyChosen(coap_session_t* session, std::vector<uint8_t> key) {
+    keys_[session] = std::move(key);
   }
   // A DTLS session completed its handshake as `identity` (with the key of
   // the last OnKeyChosen).
@@ -51,26 +49,16 @@ class RevocationWatch {
   // (DeviceRegistry: disable, remove, rotate-key) since then. Cheap: one
   // PRAGMA or one single-row read.
   bool DatabaseChanged();
-  // What DatabaseChanged compares: SQLite's data_version (moves when
-  // another connection commits), PostgreSQL's registry_changes.version;
-  // -1 if it cannot be read.
-  int64_t Version();
   // Whether a session established as (identity, key) may go on.
   using StillValid =
       std::function<bool(std::string_view, const std::vector<uint8_t>&)>;
   // Disconnects (observations dropped, DTLS state freed) every established
-  // session that `valid` refuses; returns how many. Call it after a
-  // DatabaseChanged: the sessions it keeps count as valid at the version
-  // that call read.
+  // session that `valid` refuses; returns how many.
   size_t CutRevoked(const StillValid& valid);
   // Whether `valid` refuses the established `session` (a request on it is
   // then refused, before the next CutRevoked closes it); false for a
-  // session the watch does not know. `valid` is asked only if Version()
-  // moved since the session's key was last found valid (at its handshake,
-  // a CutRevoked or an earlier Refuses): until another connection commits,
-  // the registry can only say what it said then (the daemon itself never
-  // disables, removes or re-keys a device).
-  bool Refuses(coap_session_t* session, const StillValid& valid);
+  // session the watch does not know.
+  bool Refuses(coap_session_t* session, const StillValid& valid) const;
   // Whether the same device has an established session whose handshake
   // started after `session`'s (a request on it is refused; CutSuperseded
   // closes it).
@@ -83,15 +71,9 @@ class RevocationWatch {
   size_t devices() const { return newest_.size(); }
 
  private:
-  // A key and the Version() read before the registry last vouched for it
-  // (-1: never; a version read later may only be newer).
-  struct Checked {
-    std::vector<uint8_t> key;
-    int64_t valid_at = -1;
-  };
   struct Established {
     std::string identity;
-    Checked checked;
+    std::vector<uint8_t> key;
     uint64_t started = 0;  // OnHandshakeStarted's number
     bool superseded = false;
   };
@@ -102,7 +84,7 @@ class RevocationWatch {
   std::unordered_map<std::string, coap_session_t*> newest_;
   size_t superseded_ = 0;  // sessions marked and not yet cut
   // Keys and start numbers of handshakes still in progress.
-  std::unordered_map<coap_session_t*, Checked> keys_;
+  std::unordered_map<coap_session_t*, std::vector<uint8_t>> keys_;
   std::unordered_map<coap_session_t*, uint64_t> started_;
   uint64_t handshakes_started_ = 0;
 };
