@@ -362,7 +362,8 @@ TEST_F(DaemonDtlsTest, RotatedKeyFailsFromTheNextHandshake) {
   EXPECT_EQ(old_key->Call(CoapMethod::kGet, wire::kTaskPath).status,
             Status::Unauthenticated());
   auto new_key = MakeDevice("dev-001", *fresh);
-  EXPECT_TRUE(new_key->Call(CoapMethod::kGet, wire::kTaskPath).status.ok());
+  const Reply with_new = new_key->Call(CoapMethod::kGet, wire::kTaskPath);
+  EXPECT_TRUE(with_new.status.ok()) << with_new.status.str();
   EXPECT_EQ(daemon_->Terminate(), 0);
 }
 
