@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -148,10 +149,25 @@ class DaemonDtlsTest : public ::testing::Test {
     job_id_ = testing::CreateJobOrDie(t_.db(), toml);
     ASSERT_TRUE(
         jobs::SetJobState(t_.db(), job_id_, jobs::JobState::kRunning).ok());
+    // The metrics file (written again at a clean shutdown) tells a failed
+    // handshake's story: the admission's verdicts and the session events.
     daemon_ = std::make_unique<testing::DaemonProcess>(
-        EDGEADMM_DAEMON_PATH, testing::DaemonArgs(t_.dir(), t_.path()));
+        EDGEADMM_DAEMON_PATH,
+        testing::DaemonArgs(t_.dir(), t_.path(),
+                            "[metrics]\nfile = \"" + MetricsPath() +
+                                "\"\ninterval_seconds = 1\n"));
     ASSERT_TRUE(daemon_->started());
     ASSERT_TRUE(context_.status().ok());
+  }
+
+  std::string MetricsPath() const { return t_.dir() + "/metrics.prom"; }
+  // The daemon's handshake, session and state-lock counters (after
+  // Terminate: its last write), for a failure message.
+  std::string HandshakeMetrics() const {
+    return testing::RunCommand(
+               "grep -E '^edgeadmm_(dtls|handshake|state_lock)' " +
+               MetricsPath())
+        .output;
   }
 
   std::unique_ptr<Device> MakeDevice(const std::string& id,
@@ -355,16 +371,32 @@ TEST_F(DaemonDtlsTest, RotatedKeyFailsFromTheNextHandshake) {
   registry::DeviceRegistry reg(t_.db());
   auto fresh = reg.RotatePsk("dev-001");
   ASSERT_TRUE(fresh.ok());
+  // Each step's outcome and time since the rotation, for a failure message:
+  // the new key's request failed once under ASan in CI (not reproduced).
+  const auto rotated = std::chrono::steady_clock::now();
+  std::string steps;
+  const auto step = [&](const char* name, const Reply& r) {
+    steps +=
+        std::string(name) + ": " + r.status.str() + " code " +
+        std::to_string(r.code) + " at " +
+        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - rotated)
+                           .count()) +
+        " ms\n";
+  };
   const Reply after = open_session->Call(CoapMethod::kGet, wire::kTaskPath);
+  step("old session", after);
   EXPECT_FALSE(after.status.ok() && after.code == wire::kCoapContent)
       << "the session opened with the old key still got its task";
   auto old_key = MakeDevice("dev-001", keys_["dev-001"]);
-  EXPECT_EQ(old_key->Call(CoapMethod::kGet, wire::kTaskPath).status,
-            Status::Unauthenticated());
+  const Reply with_old = old_key->Call(CoapMethod::kGet, wire::kTaskPath);
+  step("old key", with_old);
+  EXPECT_EQ(with_old.status, Status::Unauthenticated());
   auto new_key = MakeDevice("dev-001", *fresh);
   const Reply with_new = new_key->Call(CoapMethod::kGet, wire::kTaskPath);
-  EXPECT_TRUE(with_new.status.ok()) << with_new.status.str();
+  step("new key", with_new);
   EXPECT_EQ(daemon_->Terminate(), 0);
+  EXPECT_TRUE(with_new.status.ok()) << steps << HandshakeMetrics();
 }
 
 // Issue 14 item 3: under `participation` an enrolled device's ±3e38 upload
