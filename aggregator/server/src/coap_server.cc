@@ -27,7 +27,6 @@
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/held_sends.h"
 #include "edgeadmm/server/libcoap_log.h"
-#include "edgeadmm/server/metrics_file.h"
 #include "edgeadmm/server/reuse_port_bind.h"
 #include "edgeadmm/server/revocation_watch.h"
 #include "edgeadmm/server/socket_options.h"
@@ -491,16 +490,15 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
                                 impl_->state.waited_ns());
   if (impl_->admission)
     impl_->metrics.set_admission(impl_->admission->counts());
-  const host::Error written = WriteMetricsFile(
-      options_.metrics_file, impl_->metrics.Render(jobs_.AllGauges()));
-  if (!written.ok() && !metrics_failing_) {
-    EDGEADMM_LOG_WARN("server: metrics not written (%s); retrying",
-                      written.message().c_str());
-  } else if (written.ok() && metrics_failing_) {
-    EDGEADMM_LOG_INFO("server: metrics written again to %s",
-                      options_.metrics_file.c_str());
+  if (!metrics_writer_) {
+    metrics_writer_ =
+        std::make_unique<MetricsFileWriter>(options_.metrics_file);
   }
-  metrics_failing_ = !written.ok();
+  metrics_writer_->Submit(impl_->metrics.Render(jobs_.AllGauges()));
+}
+
+bool CoapServer::WaitMetricsWritten(int64_t timeout_ms) {
+  return !metrics_writer_ || metrics_writer_->WaitWritten(timeout_ms);
 }
 
 namespace {

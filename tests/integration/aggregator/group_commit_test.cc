@@ -84,7 +84,8 @@ TEST(GroupCommitServerTest, NoReceiptBeforeTheWalSyncSucceeds) {
       testing::QueryInt(t.db(), "SELECT count(*) FROM uploads");
   const int64_t failed_syncs = vfs.failures();
   vfs.Heal();
-  ASSERT_TRUE(server->RunOnce(10).ok());  // writes the metrics
+  ASSERT_TRUE(server->RunOnce(10).ok());  // submits the metrics
+  ASSERT_TRUE(server->WaitMetricsWritten(10'000));
   const int64_t dropped = testing::MetricsFileValue(
       options.metrics_file, "edgeadmm_held_datagrams_dropped_total");
   server_go = 2;
@@ -103,6 +104,7 @@ TEST(GroupCommitServerTest, NoReceiptBeforeTheWalSyncSucceeds) {
   ASSERT_TRUE(second.status.ok()) << second.status.str();
   EXPECT_EQ(second.code, wire::kCoapChanged);
   EXPECT_EQ(testing::QueryInt(t.db(), "SELECT count(*) FROM uploads"), 1);
+  ASSERT_TRUE(server->WaitMetricsWritten(10'000));
   EXPECT_GE(testing::MetricsFileValue(options.metrics_file,
                                       "edgeadmm_store_group_syncs_total"),
             1);

@@ -26,6 +26,7 @@
 #include "edgeadmm/rounds/round_engine.h"
 #include "edgeadmm/server/handshake_admission.h"
 #include "edgeadmm/server/job_host.h"
+#include "edgeadmm/server/metrics_file_writer.h"
 #include "edgeadmm/server/request_budget.h"
 #include "edgeadmm/server/request_handler.h"
 #include "edgeadmm/server/secagg_rounds.h"
@@ -144,8 +145,8 @@ struct ServerOptions {
   // "Budgets per peer").
   RequestBudgetOptions request_budget;
   // The gateway's metrics (GatewayMetrics) in the Prometheus text format,
-  // rewritten every metrics_interval_ms and at shutdown (MetricsFile);
-  // empty: none written.
+  // rewritten every metrics_interval_ms and at shutdown (MetricsFile), by a
+  // thread of its own (MetricsFileWriter); empty: none written.
   std::string metrics_file;
   unsigned metrics_interval_ms = 10000;
   // Under trusted-aggregator, each round's end becomes visible at its
@@ -197,6 +198,9 @@ class CoapServer {
   // JobHost's release hold keeps its own, JobHost::set_clock).
   int64_t NowMs() const { return clock_(); }
   void set_clock(std::function<int64_t()> clock) { clock_ = std::move(clock); }
+  // Waits up to `timeout_ms` for the metrics submitted so far to be in the
+  // file (tests that read it); true if so or if none is written.
+  bool WaitMetricsWritten(int64_t timeout_ms);
 
  private:
   struct Impl;
@@ -224,7 +228,8 @@ class CoapServer {
                          const std::vector<uint8_t>& key) const;
   // Notifies v1/task's observers when TaskNotifier says so.
   void NotifyTaskObservers();
-  // Rewrites options_.metrics_file when it is due (or `now` is true).
+  // Hands the metrics to metrics_writer_ when they are due (or `now` is
+  // true).
   void WriteMetricsIfDue(int64_t now_ms, bool now);
   // Drops the handshakes HandshakeAdmission evicted for newcomers.
   size_t DropEvictedHandshakes();
@@ -240,7 +245,8 @@ class CoapServer {
   uint16_t port_ = 0;
   TaskNotifier task_notifier_{options_.task_heartbeat_ms};
   int64_t metrics_written_ms_ = 0;
-  bool metrics_failing_ = false;  // the last write failed (logged once)
+  // Writes options_.metrics_file off the loop (null without one).
+  std::unique_ptr<MetricsFileWriter> metrics_writer_;
   // Group commit (ServerOptions::group_commit; SQLite only): armed for the
   // server's lifetime, synced after each pass and tick.
   std::optional<store::GroupCommit> group_;

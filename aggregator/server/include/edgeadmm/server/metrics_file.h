@@ -1,7 +1,9 @@
 // MetricsFile: writes the gateway's metrics text to a file for the node
 // exporter's textfile collector (a `.prom` file in its directory), replacing
-// it atomically: the text goes to `<path>.tmp` in the same directory, is
-// flushed, and is renamed over `path`, so a scrape never reads half a file.
+// it atomically: the text goes to `<path>.tmp` in the same directory, which
+// is closed and renamed over `path`, so a scrape never reads half a file.
+// It blocks as long as the file system does: the daemon calls it from
+// MetricsFileWriter's thread, never from its loop.
 #pragma once
 
 #include <string>
