@@ -300,6 +300,9 @@ CoapServer::CoapServer(store::Database& db, const ServerOptions& options)
   handler_.set_task_heartbeat_ms(options.task_heartbeat_ms);
   handler_.set_upload_spread_us(options.upload_spread_us);
   if (!options.gateway_id.empty()) jobs_.set_gateway_id(options.gateway_id);
+  if (!options.metrics_file.empty()) {
+    metrics_writer_ = std::make_unique<MetricsFileWriter>(options.metrics_file);
+  }
 }
 
 CoapServer::~CoapServer() {
@@ -490,10 +493,6 @@ void CoapServer::WriteMetricsIfDue(int64_t now_ms, bool now) {
                                 impl_->state.waited_ns());
   if (impl_->admission)
     impl_->metrics.set_admission(impl_->admission->counts());
-  if (!metrics_writer_) {
-    metrics_writer_ =
-        std::make_unique<MetricsFileWriter>(options_.metrics_file);
-  }
   metrics_writer_->Submit(impl_->metrics.Render(jobs_.AllGauges()));
 }
 

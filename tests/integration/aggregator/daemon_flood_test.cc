@@ -18,9 +18,9 @@
 //   - (issue 32 item 9) with max_handshakes = 4, 6 such handshakes from 6
 //     sources: 4 start (libcoap alone admitted the cap + 1).
 //   - not a flood, the same defence: a metrics file whose write hangs (its
-//     `.tmp` a FIFO nobody reads, as on a hung mount): the write used to run
-//     on the loop, which then read no datagram again; now a device connects
-//     and the daemon still shuts down cleanly.
+//     `.tmp` a FIFO nobody reads, as on a hung mount): the loop does not
+//     wait for it, so a device connects and the daemon still shuts down
+//     cleanly.
 // Prints the figures docs/security.md quotes.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -286,6 +286,16 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
   EXPECT_TRUE(Connect(ms).ok());
 }
 
+// The daemon writes its metrics file every second.
+class DaemonWithMetricsTest : public DaemonFloodTest {
+ protected:
+  std::string MetricsPath() const { return t_.dir() + "/gateway.prom"; }
+  std::string ServerLines() const override {
+    return "[metrics]\nfile = \"" + MetricsPath() +
+           "\"\ninterval_seconds = 1\n";
+  }
+};
+
 // A ClientHello that passes the cookie exchange but that OpenSSL refuses
 // (its one cipher suite needs a certificate the daemon does not have):
 // libcoap frees the session it made for it without an event. Nothing of it
@@ -294,13 +304,8 @@ TEST_F(DaemonFloodTest, OneSourceGetsItsHandshakeRateOnly) {
 // every cookie but the one the admission has just passed), not a handshake
 // the janitor walks (a pointer to freed memory), not a live session in the
 // metrics.
-class DaemonRefusedHelloTest : public DaemonFloodTest {
+class DaemonRefusedHelloTest : public DaemonWithMetricsTest {
  protected:
-  std::string MetricsPath() const { return t_.dir() + "/gateway.prom"; }
-  std::string ServerLines() const override {
-    return "[metrics]\nfile = \"" + MetricsPath() +
-           "\"\ninterval_seconds = 1\n";
-  }
   int64_t Metric(const std::string& name) const {
     return testing::MetricsFileValue(MetricsPath(), name);
   }
@@ -346,16 +351,11 @@ TEST_F(DaemonRefusedHelloTest, LeavesNothingBehind) {
   EXPECT_TRUE(connected.ok()) << connected.str();
 }
 
-class DaemonHungMetricsTest : public DaemonFloodTest {
+class DaemonHungMetricsTest : public DaemonWithMetricsTest {
  protected:
   void SetUp() override {
     ASSERT_EQ(mkfifo((MetricsPath() + ".tmp").c_str(), 0600), 0);
-    DaemonFloodTest::SetUp();
-  }
-  std::string MetricsPath() const { return t_.dir() + "/gateway.prom"; }
-  std::string ServerLines() const override {
-    return "[metrics]\nfile = \"" + MetricsPath() +
-           "\"\ninterval_seconds = 1\n";
+    DaemonWithMetricsTest::SetUp();
   }
 };
 

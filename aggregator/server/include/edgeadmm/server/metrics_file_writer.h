@@ -8,7 +8,7 @@
 // Submit hands over the newest text and returns at once. A write under way
 // finishes first; of the texts submitted meanwhile only the newest is
 // written (a scrape wants the latest counters). A failure is logged once
-// (WARN) until a write succeeds again (INFO), as the loop used to.
+// (WARN) until a write succeeds again (INFO).
 #pragma once
 
 #include <cstdint>
