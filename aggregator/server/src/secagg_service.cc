@@ -388,7 +388,7 @@ void SecAggService::Close(int64_t now_ms) {
 }
 
 host::Error SecAggService::BeforeUnmasking() {
-  if (!before_unmask_ || replaying_) return host::Error::Ok();
+  if (!before_unmask_) return host::Error::Ok();
   const auto survivors = round_->Survivors();
   host::Error e =
       survivors.ok() ? before_unmask_(*survivors) : survivors.error();

@@ -22,18 +22,21 @@ so phase 1 of the first two rounds waits for it.
    SIGKILLed and restarted, device 4 continued.
 4. Resumed late in phase 3 (masked inputs), the same round: device 3 holds
    phase 3 open; once the log holds the other five masked inputs (nobody
-   charged yet), SIGKILL, restart, device 3 continued. The round is
-   resumed three times and committed with all six devices charged once
-   (six local ledger rows, one "charged before unmasking").
-5. Resumed after the charge: when the daemon logs "survivors charged
-   before unmasking" it is SIGKILLed and restarted: the round resumes from
-   its log, is committed (a model), and its ledger rows are exactly those
-   stored before the kill (no second charge).
+   charged yet), SIGKILL and restart.
+5. Resumed after the charge, in phase 4 (unmasking), the same round:
+   device 0 (its masked input logged, phase 3 still held open by device 3)
+   is stopped and device 3 continued; phase 3 closes, the survivors are
+   charged, and device 0 holds phase 4 open. Once the charge is in the
+   store, SIGKILL, restart, device 0 continued. The round is resumed four
+   times and committed with all six devices charged once (six local
+   ledger rows, the rows stored before the last kill, one "charged before
+   unmasking", one model).
 6. The job completes: every committed round has its ledger rows, the
    devices exit 0, no round log is left and the database's checks pass.
 
-A stopped device that sent phase k's message (the log holds it) waits for
-phase k to close, so it holds phase k + 1 open without a race.
+A device stopped once its phase-k message is logged, while another stopped
+device holds phase k open, cannot have phase k's answer: it holds phase
+k + 1 open without a race.
 Every wait is for an event (a log line, a row, a log record, a process
 exit), bounded.
 """
@@ -267,12 +270,24 @@ def main():
             fail(f"round {second} charged (phase 3 closed) while device 3, "
                  "whose share keys were logged, held phase 3 open")
         restart(stack, db, second, "phase 3")
+
+        # 5. After the charge, in phase 4 (unmasking): device 0, whose
+        # masked input is logged, is stopped while device 3 still holds
+        # phase 3 open, so it cannot reveal; device 3 continues, phase 3
+        # closes and the survivors are charged, and device 0 holds phase 4
+        # open. The kill comes once the charge is in the store.
+        devices[0].send_signal(signal.SIGSTOP)
         devices[3].send_signal(signal.SIGCONT)
+        wait_for(f"round {second}'s charge in the store",
+                 lambda: ledger_rows(db, second) > 0, stack, devices)
+        rows = ledger_rows(db, second)
+        restart(stack, db, second, "phase 4")
+        devices[0].send_signal(signal.SIGCONT)
 
         wait_committed(db, second, stack, devices)
         if log_count(stack, "phases resumed from the round log") != \
-                resumed + 3:
-            fail(f"round {second} was not resumed from its log three times")
+                resumed + 4:
+            fail(f"round {second} was not resumed from its log four times")
         locals_ = query(db, "SELECT count(*) FROM ledger WHERE round_id = ? "
                         "AND scope LIKE 'local:%'", second)[0][0]
         participants = query(db, "SELECT participants FROM rounds WHERE "
@@ -280,39 +295,20 @@ def main():
         if participants != DEVICES or locals_ != DEVICES:
             fail(f"round {second}: {participants} participants, {locals_} "
                  "local ledger rows (want 6 and 6)")
+        if ledger_rows(db, second) != rows:
+            fail(f"round {second}: {ledger_rows(db, second)} ledger rows, "
+                 f"{rows} stored before the kill in phase 4 (charged twice?)")
         if log_count(stack, "charged before unmasking") != charged + 1:
             fail(f"round {second}: its survivors were charged "
                  f"{log_count(stack, 'charged before unmasking') - charged}"
                  " times")
-        print(f"round {second}: killed in phases 1, 2 and 3 (five masked "
-              f"inputs, uncharged), resumed each time, committed with "
-              f"{participants} devices charged once", flush=True)
-
-        # 5. Killed once the survivors are charged, resumed.
-        charged = log_count(stack, "charged before unmasking")
-        wait_for("the survivors' charge",
-                 lambda: log_count(stack, "charged before unmasking") >
-                 charged, stack, devices)
-        stack.kill_daemon()
-        third = query(db, "SELECT max(round_id) FROM ledger")[0][0]
-        rows = ledger_rows(db, third)
-        if rows < 5:
-            fail(f"round {third}: {rows} ledger rows after its charge")
-        resumed = log_count(stack, "phases resumed from the round log")
-        stack.start_daemon(server_options=SERVER, same_port=True)
-        wait_committed(db, third, stack, devices)
-        if log_count(stack, "phases resumed from the round log") <= resumed:
-            fail(f"round {third} was not resumed from its log")
         models = query(db, "SELECT count(*) FROM models WHERE round_id = ?",
-                       third)[0][0]
+                       second)[0][0]
         if models != 1:
-            fail(f"round {third} is committed with {models} models")
-        if ledger_rows(db, third) != rows:
-            fail(f"round {third}: {ledger_rows(db, third)} ledger rows, "
-                 f"{rows} stored before the kill (charged twice?)")
-        if log_count(stack, "charged before unmasking") != charged + 1:
-            fail(f"round {third}: its survivors were charged again")
-        print(f"round {third}: killed after its charge, resumed, committed, "
+            fail(f"round {second} is committed with {models} models")
+        print(f"round {second}: killed in phases 1, 2, 3 (five masked "
+              f"inputs, uncharged) and 4 (charged), resumed each time, "
+              f"committed with {participants} devices charged once, "
               f"{rows} ledger rows", flush=True)
 
         # 6. The job completes.

@@ -6,8 +6,9 @@
 // unmasked (a crash right after the unmasking keeps them), the commit adds
 // none, and a charge that cannot be stored aborts the phases unmasked. A
 // restart (new engines, driver and service on the same store and round
-// log) resumes the round to the plain sum, or aborts it past its deadline
-// or without a log. No network.
+// log) resumes the round to the plain sum, charging a logged close whose
+// charge the crash lost, or aborts it past its deadline or without a log.
+// No network.
 #include "edgeadmm/server/secure_round_driver.h"
 
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 #include "edgeadmm/jobs/job_config.h"
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/rounds/round_accountant.h"
+#include "edgeadmm/store/write_batch.h"
 #include "edgeadmm/wire/coap_code.h"
 #include "secagg_session_devices.h"
 #include "test_database.h"
@@ -93,6 +95,22 @@ class SecureRoundDriverTest : public ::testing::Test {
     if (left) std::fclose(f);
     return left;
   }
+  // The crash and the restart: the engines, driver and service are gone;
+  // new ones on the same store and round log (StartLoggedRound's), the
+  // driver ticked once, a second later.
+  void Restart() {
+    engines_.clear();
+    for (int64_t job : {first_job_, first_job_ + 1}) {
+      auto engine = rounds::RoundEngine::Open(t_.db(), job, accountant_);
+      ASSERT_TRUE(engine.ok());
+      engines_.push_back(std::move(engine).value());
+    }
+    restarted_rounds_ = std::make_unique<SecAggRounds>(1);
+    restarted_driver_ = std::make_unique<SecureRoundDriver>(*restarted_rounds_);
+    restarted_driver_->set_log_prefix(log_prefix_);
+    now_ += 1000;
+    restarted_driver_->Tick(Engines(), now_);
+  }
   int64_t LedgerRows(int64_t round_id, const std::string& where = "1") {
     auto stmt = t_.db().Prepare("SELECT count(*) FROM ledger WHERE job_id = " +
                                 std::to_string(first_job_) +
@@ -112,7 +130,9 @@ class SecureRoundDriverTest : public ::testing::Test {
   SecAggService& secagg_ = rounds_.slot(0);
   SecureRoundDriver driver_{rounds_};
   int64_t now_ = 1000;
-  std::string log_prefix_;  // StartLoggedRound's
+  std::string log_prefix_;                          // StartLoggedRound's
+  std::unique_ptr<SecAggRounds> restarted_rounds_;  // Restart's
+  std::unique_ptr<SecureRoundDriver> restarted_driver_;
 };
 
 TEST_F(SecureRoundDriverTest, OneRoundAtATimeTheOtherWaits) {
@@ -235,22 +255,10 @@ TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
               wire::kCoapChanged);
   }
   ASSERT_TRUE(RoundLogLeft());
-  // The crash: engines, driver and service are gone.
-  engines_.clear();
-  std::vector<rounds::RoundEngine*> reopened;
-  std::vector<std::unique_ptr<rounds::RoundEngine>> owned;
-  for (int64_t job : {first_job_, first_job_ + 1}) {
-    auto engine = rounds::RoundEngine::Open(t_.db(), job, accountant_);
-    ASSERT_TRUE(engine.ok());
-    owned.push_back(std::move(engine).value());
-    reopened.push_back(owned.back().get());
-  }
-  SecAggRounds rounds{1};
-  SecureRoundDriver driver{rounds};
-  driver.set_log_prefix(log_prefix_);
-  now_ += 1000;
-  driver.Tick(reopened, now_);
-  SecAggService& service = rounds.slot(0);
+  ASSERT_NO_FATAL_FAILURE(Restart());
+  SecureRoundDriver& driver = *restarted_driver_;
+  SecAggService& service = restarted_rounds_->slot(0);
+  const std::vector<rounds::RoundEngine*> reopened = Engines();
   ASSERT_EQ(driver.driven_job(), first_job_);
   EXPECT_EQ(service.phase(), SecAggPhase::kMaskedInput);
   EXPECT_EQ(service.identities(), round.cohort);
@@ -270,6 +278,36 @@ TEST_F(SecureRoundDriverTest, RestartResumesThePhasesFromTheLog) {
   EXPECT_EQ(reopened[0]->released_round_id(), round.round_id);
   EXPECT_EQ(LedgerRows(round.round_id), rows);
   EXPECT_FALSE(RoundLogLeft());
+}
+
+// The crash comes after phase 3's close reached the round log and before
+// the I/O pass's write batch, which holds the charge, is committed: the
+// store lacks the charge. The restart replays the close and charges the
+// survivors before any of them can reveal; the commit adds no row.
+TEST_F(SecureRoundDriverTest, ARestartChargesALoggedCloseWhoseChargeWasLost) {
+  const rounds::SecureRound round = StartLoggedRound("lost_charge_");
+  const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5};
+  devices_.Phase(secagg_, 1, all, now_);
+  devices_.Phase(secagg_, 2, all, now_);
+  {
+    store::WriteBatch pass(t_.db());  // the daemon's I/O pass
+    ASSERT_TRUE(pass.open());
+    devices_.Phase(secagg_, 3, all, now_);
+    ASSERT_EQ(secagg_.phase(), SecAggPhase::kUnmasking);
+  }  // the crash: the batch is never committed
+  ASSERT_EQ(LedgerRows(round.round_id), 0);
+  ASSERT_NO_FATAL_FAILURE(Restart());
+  SecAggService& service = restarted_rounds_->slot(0);
+  ASSERT_EQ(service.phase(), SecAggPhase::kUnmasking)
+      << service.abort_reason().message();
+  EXPECT_EQ(LedgerRows(round.round_id, "scope LIKE 'local:%'"), 6);
+  const int64_t rows = LedgerRows(round.round_id);
+  EXPECT_GT(rows, 6);  // and the central rows
+  devices_.Phase(service, 4, all, now_);
+  ASSERT_TRUE(service.sum().has_value()) << service.abort_reason().message();
+  restarted_driver_->Tick(Engines(), ++now_);
+  EXPECT_EQ(engines_[0]->released_round_id(), round.round_id);
+  EXPECT_EQ(LedgerRows(round.round_id), rows);
 }
 
 // A restart at the round's deadline, or without its log, cannot resume:

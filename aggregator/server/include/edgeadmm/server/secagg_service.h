@@ -70,8 +70,11 @@ class SecAggService {
                     int64_t now_ms, RandomByteSource& random);
 
   // Called with the survivors (device indices, increasing) as the masked
-  // inputs' phase closes; not while Recover replays a close it logged (the
-  // hook succeeded before that close was logged). Null: none.
+  // inputs' phase closes, a close Recover replays from the log included:
+  // the log can hold a close whose hook's store writes a crash lost (a
+  // write batch not yet committed), so the hook must store what is missing
+  // and accept what is stored. An error aborts the round unmasked. Null:
+  // none.
   using BeforeUnmask =
       std::function<host::Error(const std::vector<uint32_t>& survivors)>;
   void set_before_unmask(BeforeUnmask hook) {
