@@ -102,6 +102,18 @@ class SecAggServiceTest : public ::testing::Test {
     Phase(2, All());
     return path;
   }
+  // StartLoggedRound, then phase 3 closes at its deadline with devices
+  // 0..4's masked inputs (device 5 missed it): the log holds the close.
+  std::string LogPhaseThreeClose(const std::string& name) {
+    const std::string path = StartLoggedRound(name);
+    for (uint32_t i = 0; i < 5; ++i) {
+      EXPECT_EQ(Post(3, i, Message(i)).code, wire::kCoapChanged);
+    }
+    now_ += kPhaseMs;
+    service_.Tick(now_);
+    EXPECT_EQ(service_.phase(), SecAggPhase::kUnmasking);
+    return path;
+  }
   std::vector<uint32_t> PlainSum(const std::vector<uint32_t>& who) const {
     std::vector<uint32_t> sum(kM, 0);
     for (uint32_t i : who) {
@@ -348,6 +360,42 @@ TEST_F(SecAggServiceTest, RoundLogSurvivesARestart) {
       << restarted.abort_reason().message();
   EXPECT_EQ(*restarted.sum(), PlainSum(All()));
   EXPECT_EQ(std::fopen(path.c_str(), "rb"), nullptr);  // deleted
+}
+
+// A restart whose log holds phase 3's close (survivors 0..4): the replay
+// calls the before-unmask hook with the same survivors, since the store may
+// have lost the charge the first call wrote; the phases go on.
+TEST_F(SecAggServiceTest, ReplayedCloseCallsTheBeforeUnmaskHook) {
+  const std::string path = LogPhaseThreeClose("secagg_replay_hook_");
+  std::vector<std::vector<uint32_t>> calls;
+  SecAggService restarted;
+  restarted.set_log_path(path);
+  restarted.set_before_unmask([&](const std::vector<uint32_t>& survivors) {
+    calls.push_back(survivors);
+    return host::Error::Ok();
+  });
+  ASSERT_TRUE(restarted.Recover(now_, drbg_).ok());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], std::vector<uint32_t>({0, 1, 2, 3, 4}));
+  EXPECT_EQ(restarted.phase(), SecAggPhase::kUnmasking);
+  std::remove(path.c_str());
+}
+
+// The replayed close's hook refuses (the charge cannot be stored): the
+// round ends unmasked and its log is deleted.
+TEST_F(SecAggServiceTest, ReplayedCloseWhoseHookRefusesEndsTheRound) {
+  const std::string path = LogPhaseThreeClose("secagg_replay_refused_");
+  SecAggService restarted;
+  restarted.set_log_path(path);
+  restarted.set_before_unmask([](const std::vector<uint32_t>&) {
+    return host::Error::Unavailable("store down");
+  });
+  ASSERT_TRUE(restarted.Recover(now_, drbg_).ok());
+  EXPECT_EQ(restarted.phase(), SecAggPhase::kAborted);
+  EXPECT_FALSE(restarted.sum().has_value());
+  std::FILE* log = std::fopen(path.c_str(), "rb");
+  EXPECT_EQ(log, nullptr);  // deleted
+  if (log != nullptr) std::fclose(log);
 }
 
 // The close of phase 3 cannot be logged (the file may not grow): the
