@@ -1,6 +1,7 @@
 #include "edgeadmm/server/secagg_service.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -104,13 +105,13 @@ host::Error SecAggService::Recover(int64_t now_ms, RandomByteSource& random) {
   }
   replaying_ = false;
   if (!e.ok()) return e;
-  EDGEADMM_HOST_TRY(log_.Reopen(log_path_));
   if (round_->phase() == SecAggPhase::kAborted) {
     // The replayed close's before-unmask hook refused: the round ended,
     // and its log goes as at any end.
-    log_.Remove();
+    std::remove(log_path_.c_str());
     return host::Error::Ok();
   }
+  EDGEADMM_HOST_TRY(log_.Reopen(log_path_));
   // Every expected message arrived before the crash, the close did not:
   // it closes now (a masked inputs' close calls the before-unmask hook).
   const int open = static_cast<int>(round_->phase());

@@ -10,20 +10,14 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "test_database.h"
+
 namespace edgeadmm::server {
 namespace {
-
-// A directory of this test's own (tests run in parallel).
-std::string OwnDir() {
-  std::string dir = ::testing::TempDir() + "/metrics_writer_XXXXXX";
-  EXPECT_NE(mkdtemp(dir.data()), nullptr);
-  return dir;
-}
 
 // The file's text; empty while `path` is not a regular file (the FIFO,
 // renamed over it by the first write: opening it would block).
@@ -63,7 +57,7 @@ int64_t MsSince(std::chrono::steady_clock::time_point start) {
 }
 
 TEST(MetricsFileWriterTest, ABlockedWriteBlocksNeitherSubmitNorShutdown) {
-  const std::string path = OwnDir() + "/blocked.prom";
+  const std::string path = testing::MakeTempDir() + "/blocked.prom";
   const std::string fifo = path + ".tmp";
   unlink(fifo.c_str());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -91,7 +85,7 @@ TEST(MetricsFileWriterTest, ABlockedWriteBlocksNeitherSubmitNorShutdown) {
 }
 
 TEST(MetricsFileWriterTest, WritesTheNewestTextAndCountsFailures) {
-  const std::string path = OwnDir() + "/newest.prom";
+  const std::string path = testing::MakeTempDir() + "/newest.prom";
   MetricsFileWriter writer(path);
   writer.Submit("a 1\n");
   ASSERT_TRUE(writer.WaitWritten(5000));

@@ -21,13 +21,6 @@ namespace {
   std::abort();
 }
 
-std::string MakeTempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string templ = std::string(base ? base : "/tmp") + "/edgeadmm-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) Die("mkdtemp failed");
-  return templ;
-}
-
 store::Database OpenOrDie(const std::string& path) {
   auto db = store::Database::Open(path);
   if (!db.ok()) Die("cannot open " + path);
@@ -47,6 +40,13 @@ std::string DatabasePath(Backend backend, const std::string& dir) {
 }
 
 }  // namespace
+
+std::string MakeTempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string templ = std::string(base ? base : "/tmp") + "/edgeadmm-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) Die("mkdtemp failed");
+  return templ;
+}
 
 const char* BackendName(Backend backend) {
   return backend == Backend::kSqlite ? "sqlite" : "postgresql";

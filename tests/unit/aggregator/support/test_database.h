@@ -22,6 +22,10 @@ inline constexpr Backend kBackends[] = {Backend::kSqlite, Backend::kPostgres};
 // PostgreSQL server binaries are absent).
 bool BackendAvailable(Backend backend, std::string* why_not);
 
+// A fresh folder under $TMPDIR (or /tmp) of the test's own (aborts the
+// test binary on failure).
+std::string MakeTempDir();
+
 class TempDatabase {
  public:
   // Creates a temporary folder and opens `aggregator.db` in it (aborts the

@@ -1,9 +1,7 @@
 // MetricsFileWriter: writes the metrics file (WriteMetricsFile) on a thread
 // of its own, so that a slow or hung file system never stalls the daemon's
-// loop. With the writes on the loop, a `dd ... conv=fsync` beside the daemon
-// made one rename of the file take 0.49 s on this machine's ext4, during
-// which no datagram was read and a device's handshake waited; a `.tmp` that
-// is a FIFO, or a hung network mount, would have stopped the loop for good.
+// loop: one rename can take 0.49 s on ext4 beside a `dd ... conv=fsync`,
+// and a `.tmp` that is a FIFO, or a hung network mount, blocks for good.
 //
 // Submit hands over the newest text and returns at once. A write under way
 // finishes first; of the texts submitted meanwhile only the newest is
