@@ -1,35 +1,6 @@
 #include "edgeadmm/rounds/epsilon_memo.h"
 
-#include <cstdint>
-#include <cstring>
-#include <string_view>
-
 namespace edgeadmm::rounds {
-namespace {
-
-std::string_view Bytes(const std::vector<double>& v) {
-  return std::string_view(reinterpret_cast<const char*>(v.data()),
-                          v.size() * sizeof(double));
-}
-
-}  // namespace
-
-size_t EpsilonMemo::CurveBytes::operator()(const std::vector<double>& v) const {
-  // FNV-1a over 64-bit words: under half the instructions of std::hash over
-  // the bytes, which cost a third of a conversion per lookup.
-  uint64_t hash = 0xcbf29ce484222325u;
-  for (double x : v) {
-    uint64_t bits;
-    std::memcpy(&bits, &x, sizeof(bits));
-    hash = (hash ^ bits) * 0x100000001b3u;
-  }
-  return static_cast<size_t>(hash ^ (hash >> 32));
-}
-
-bool EpsilonMemo::CurveBytes::operator()(const std::vector<double>& a,
-                                         const std::vector<double>& b) const {
-  return Bytes(a) == Bytes(b);
-}
 
 double EpsilonMemo::Epsilon(const std::vector<double>& rdp) {
   auto it = epsilon_.find(rdp);

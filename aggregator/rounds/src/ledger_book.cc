@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "edgeadmm/algorithms/registry.h"
@@ -55,8 +56,9 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
       epsilon_(accountant, config.delta),
       central_epsilon_memo_(*central_accountant_, config.delta) {
   participations_.assign(devices.size(), 0);
-  const std::vector<double> zero(accountant.order_count(), 0.0);
-  central_ = zero;
+  central_.assign(accountant.order_count(), 0.0);
+  SharedCurves::Curve zero;
+  curves_.Replace(zero, std::make_shared<const std::vector<double>>(central_));
   device_central_.assign(devices.size(), zero);
   device_local_.assign(devices.size(), zero);
   device_central_epsilon_.assign(devices.size(), 0.0);
@@ -109,7 +111,9 @@ Status LedgerBook::Load(RoundStore& store,
                                     : sizeof(kDeviceCentralPrefix) - 1;
         auto it = index.find(scope.substr(prefix));
         if (it == index.end()) return Status::DataLoss();
-        (local ? device_local_ : device_central_)[it->second] = std::move(rdp);
+        curves_.Replace(
+            (local ? device_local_ : device_central_)[it->second],
+            std::make_shared<const std::vector<double>>(std::move(rdp)));
         charged[it->second] = true;
         return Status::Ok();
       }));
@@ -119,9 +123,9 @@ Status LedgerBook::Load(RoundStore& store,
   for (size_t i = 0; i < devices_->size(); ++i) {
     if (!charged[i]) continue;
     device_central_epsilon_[i] =
-        central_epsilon_memo_.Epsilon(device_central_[i]);
+        central_epsilon_memo_.Epsilon(*device_central_[i]);
     if (participation_ != nullptr && one[0] > 0) {
-      participations_[i] = std::llround(device_central_[i][0] / one[0]);
+      participations_[i] = std::llround((*device_central_[i])[0] / one[0]);
     }
   }
   central_epsilon_ = CentralEpsilon(central_, device_central_epsilon_);
@@ -213,12 +217,12 @@ bool LedgerBook::WithinBudget(std::string* reason) {
   std::vector<double> next;
   for (size_t i = 0; i < devices_->size(); ++i) {
     if (std::isnan(budget_central_[i])) {
-      next = device_central_[i];
+      next = *device_central_[i];
       ComposeRdp(next, worst_central_rdp_);
       budget_central_[i] = central_epsilon_memo_.Epsilon(next);
     }
     if (std::isnan(budget_local_[i])) {
-      next = device_local_[i];
+      next = *device_local_[i];
       ComposeRdp(next, local_rdp_);
       budget_local_[i] = epsilon_.Epsilon(next);
     }
@@ -265,10 +269,15 @@ LedgerCharge LedgerBook::Plan(const std::vector<size_t>& participants) {
     ComposeRdp(charge.next_central, central_rdp);
   } else {
     charge.devices.reserve(participants.size());
+    // Participants that held the same curve get the same next one.
+    std::unordered_map<const std::vector<double>*, SharedCurves::Curve> next;
     for (size_t index : participants) {
-      LedgerCharge::Device device{index, device_central_[index], 0.0};
-      ComposeRdp(device.central, central_rdp);
-      device.central_epsilon = central_epsilon_memo_.Epsilon(device.central);
+      SharedCurves::Curve& composed = next[device_central_[index].get()];
+      if (composed == nullptr) {
+        composed = SharedCurves::Composed(device_central_[index], central_rdp);
+      }
+      LedgerCharge::Device device{index, composed, 0.0};
+      device.central_epsilon = central_epsilon_memo_.Epsilon(*device.central);
       charge.next_device_epsilon[index] = device.central_epsilon;
       charge.devices.push_back(std::move(device));
     }
@@ -288,16 +297,16 @@ std::vector<LedgerRowRef> LedgerBook::Rows(const LedgerCharge& charge) const {
   rows.reserve(charge.devices.size() + 1);
   for (const LedgerCharge::Device& device : charge.devices) {
     rows.push_back({kDeviceCentralPrefix, &(*devices_)[device.index],
-                    &device.central, device.central_epsilon,
+                    device.central.get(), device.central_epsilon,
                     central_conversion_name()});
   }
   // The central row carries the worst device's curve.
   const std::vector<double>& eps = charge.next_device_epsilon;
   const size_t worst = static_cast<size_t>(
       std::max_element(eps.begin(), eps.end()) - eps.begin());
-  const std::vector<double>* worst_curve = &device_central_[worst];
+  const std::vector<double>* worst_curve = device_central_[worst].get();
   for (const LedgerCharge::Device& device : charge.devices) {
-    if (device.index == worst) worst_curve = &device.central;
+    if (device.index == worst) worst_curve = device.central.get();
   }
   rows.push_back({kCentralScope, nullptr, worst_curve, charge.central_epsilon,
                   central_conversion_name()});
@@ -309,7 +318,7 @@ void LedgerBook::Apply(LedgerCharge&& charge) {
   device_central_epsilon_ = std::move(charge.next_device_epsilon);
   for (LedgerCharge::Device& device : charge.devices) {
     ++participations_[device.index];
-    device_central_[device.index] = std::move(device.central);
+    curves_.Replace(device_central_[device.index], std::move(device.central));
     budget_central_[device.index] = std::nan("");
   }
   central_epsilon_ = charge.central_epsilon;
@@ -325,19 +334,19 @@ LedgerCharge LedgerBook::Unchanged(size_t participants) const {
 }
 
 LocalCharge LedgerBook::PlanLocal(size_t index) {
-  LocalCharge charge{index, device_local_[index], 0.0};
-  ComposeRdp(charge.local, local_rdp_);
-  charge.epsilon = epsilon_.Epsilon(charge.local);
+  LocalCharge charge{
+      index, SharedCurves::Composed(device_local_[index], local_rdp_), 0.0};
+  charge.epsilon = epsilon_.Epsilon(*charge.local);
   return charge;
 }
 
 LedgerRowRef LedgerBook::LocalRow(const LocalCharge& charge) const {
-  return {kDeviceLocalPrefix, &(*devices_)[charge.index], &charge.local,
+  return {kDeviceLocalPrefix, &(*devices_)[charge.index], charge.local.get(),
           charge.epsilon, local_conversion_name()};
 }
 
 void LedgerBook::ApplyLocal(LocalCharge&& charge) {
-  device_local_[charge.index] = std::move(charge.local);
+  curves_.Replace(device_local_[charge.index], std::move(charge.local));
   budget_local_[charge.index] = std::nan("");
 }
 
@@ -349,13 +358,13 @@ void LedgerBook::SetLifetime(registry::LifetimeLedger ledger, size_t index,
 std::vector<double> LedgerBook::NextJobCurve(registry::LifetimeLedger ledger,
                                              size_t index) const {
   if (ledger == registry::LifetimeLedger::kLocal) {
-    std::vector<double> next = device_local_[index];
+    std::vector<double> next = *device_local_[index];
     ComposeRdp(next, local_rdp_);
     return next;
   }
   // Trusted-aggregator charges its one central curve to every device.
   std::vector<double> next =
-      one_central_curve() ? central_ : device_central_[index];
+      one_central_curve() ? central_ : *device_central_[index];
   ComposeRdp(next, worst_central_rdp_);
   return next;
 }
@@ -396,7 +405,7 @@ bool LedgerBook::LifetimeAllows(
 }
 
 double LedgerBook::LocalEpsilon(size_t device) {
-  return epsilon_.Epsilon(device_local_[device]);
+  return epsilon_.Epsilon(*device_local_[device]);
 }
 
 }  // namespace edgeadmm::rounds

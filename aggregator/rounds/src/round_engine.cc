@@ -342,23 +342,18 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
   std::vector<size_t> participants;
   uploads.reserve(m);
   participants.reserve(m);
-  // Moved out, and back if the round does not commit (a retry needs them).
-  for (auto& [index, upload] : open_.accepted) {
-    uploads.push_back(std::move(upload.values));
+  // Decoded only now: the round keeps each upload's float32 bytes.
+  for (const auto& [index, upload] : open_.accepted) {
+    Result<std::vector<double>> values = store::DecodeFloats(upload.payload);
+    if (!values.ok()) return values.status();  // the judge decoded them
+    uploads.push_back(std::move(values).value());
     participants.push_back(index);
   }
-  const auto give_back = [&](Status status) {
-    size_t k = 0;
-    for (auto& [index, upload] : open_.accepted) {
-      upload.values = std::move(uploads[k++]);
-    }
-    return status;
-  };
   ServerModel next_model = model_;
   // OUT_OF_RANGE only from here: CloseRound discards the round on it.
   const Status applied =
       ApplyRound(job_.config, job_.n, uploads, *noise_rng_, next_model);
-  if (!applied.ok()) return give_back(applied);
+  if (!applied.ok()) return applied;
   LedgerCharge charge = ledgers_->Plan(participants);
 
   RoundCommit commit;
@@ -369,7 +364,7 @@ Status RoundEngine::CommitRound(int64_t now_ms, RoundSummary& summary) {
     commit.summed_uploads.emplace_back(&devices_[participants[k]], &uploads[k]);
   }
   const Status stored = StoreCommit(commit, next_model, charge, summary);
-  if (!stored.ok()) return give_back(stored);
+  if (!stored.ok()) return stored;
   if (!last_uploads_.empty()) {
     for (size_t k = 0; k < m; ++k) {
       last_uploads_[participants[k]] = std::move(uploads[k]);
@@ -493,9 +488,8 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
                                   int64_t now_ms) {
   if (secure_plan_.has_value()) return UploadVerdict::kSecureAggregationOnly;
   size_t index = 0;
-  std::vector<double> decoded;
   const UploadVerdict verdict =
-      judge_.Judge(identity, upload, open_, iteration_, &index, &decoded);
+      judge_.Judge(identity, upload, open_, iteration_, &index);
   if (verdict != UploadVerdict::kAccepted) return verdict;
   // A write the engine must retry is pending: no new receipt meanwhile.
   if (write_retry_at_ms_ != 0) return UploadVerdict::kStoreUnavailable;
@@ -527,8 +521,8 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   const std::vector<uint8_t> fingerprint_digest =
       UploadDigest(upload.fingerprint_or_vector());
   if (role_ != Role::kSole) {  // CanFollow: no per-party ledger
-    return StoreShared(index, std::move(upload), std::move(decoded),
-                       std::move(local), fingerprint_digest, now_ms);
+    return StoreShared(index, std::move(upload), std::move(local),
+                       fingerprint_digest, now_ms);
   }
   std::optional<LedgerRowRef> party_row;
   if (party.has_value()) party_row = parties_->Row(*party, &upload.ledger);
@@ -546,12 +540,9 @@ UploadVerdict RoundEngine::Submit(std::string_view identity, Upload&& upload,
   }
   ledgers_->ApplyLocal(std::move(local));
   if (party.has_value()) parties_->Apply(std::move(*party));
-  // Moves only the byte vectors: `identity` may view upload.device_id.
-  open_.accepted.emplace(index,
-                         OpenRound::Accepted{std::move(upload.vector),
-                                             std::move(decoded),
-                                             std::move(upload.fingerprint),
-                                             {}});
+  // Moves only the byte vector: `identity` may view upload.device_id.
+  open_.accepted.emplace(
+      index, OpenRound::Accepted{std::move(upload.vector), fingerprint_digest});
   if (open_.complete()) open_.completed_ms = now_ms;
   if (round_complete() && !close_in_advance_) CloseCompleteRound(now_ms);
   return verdict;

@@ -138,8 +138,6 @@ Status RoundEngine::AbsorbStoredUploads(int64_t now_ms) {
         ledgers_->ApplyLocal(ledgers_->PlanLocal(it->second));
         open_.accepted.emplace(
             it->second, OpenRound::Accepted{std::move(row.payload),
-                                            std::move(values),
-                                            {},
                                             std::move(row.fingerprint_digest)});
         return Status::Ok();
       });
@@ -165,8 +163,6 @@ Result<bool> RoundEngine::TakeOverOpenRound() {
         if (values.size() != length) return Status::DataLoss();
         round.accepted.emplace(
             it->second, OpenRound::Accepted{std::move(row.payload),
-                                            std::move(values),
-                                            {},
                                             std::move(row.fingerprint_digest)});
         return Status::Ok();
       }));
@@ -180,9 +176,8 @@ Result<bool> RoundEngine::TakeOverOpenRound() {
 }
 
 UploadVerdict RoundEngine::StoreShared(
-    size_t index, Upload&& upload, std::vector<double>&& decoded,
-    LocalCharge&& local, const std::vector<uint8_t>& fingerprint_digest,
-    int64_t now_ms) {
+    size_t index, Upload&& upload, LocalCharge&& local,
+    const std::vector<uint8_t>& fingerprint_digest, int64_t now_ms) {
   std::vector<uint8_t> stored_fingerprint;
   const Result<SharedInsert> outcome = store_.InsertSharedUpload(
       open_.round_id, ledgers_->LocalRow(local),
@@ -212,11 +207,8 @@ UploadVerdict RoundEngine::StoreShared(
       break;
   }
   ledgers_->ApplyLocal(std::move(local));
-  open_.accepted.emplace(index,
-                         OpenRound::Accepted{std::move(upload.vector),
-                                             std::move(decoded),
-                                             std::move(upload.fingerprint),
-                                             {}});
+  open_.accepted.emplace(
+      index, OpenRound::Accepted{std::move(upload.vector), fingerprint_digest});
   if (role_ == Role::kCoordinator && round_complete() && !close_in_advance_) {
     CloseCompleteRound(now_ms);
   }

@@ -36,8 +36,6 @@ Status RoundEngine::ResumeOpenRound() {
     if (values.size() != length) return Status::DataLoss();
     round.accepted.emplace(
         it->second, OpenRound::Accepted{std::move(a.payload),
-                                        std::move(values),
-                                        {},
                                         std::move(a.fingerprint_digest)});
   }
   open_ = std::move(round);

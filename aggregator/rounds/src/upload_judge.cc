@@ -8,22 +8,17 @@
 namespace edgeadmm::rounds {
 namespace {
 
-// Whether `upload` repeats the accepted one byte for byte (its SHA-256 when
-// the accepted upload came back from the store after a restart).
+// Whether `upload` repeats the accepted one byte for byte (by SHA-256).
 bool Repeats(const OpenRound::Accepted& accepted, const Upload& upload) {
-  if (!accepted.fingerprint_digest.empty()) {
-    return accepted.fingerprint_digest ==
-           UploadDigest(upload.fingerprint_or_vector());
-  }
-  return accepted.fingerprint() == upload.fingerprint_or_vector();
+  return accepted.fingerprint_digest ==
+         UploadDigest(upload.fingerprint_or_vector());
 }
 
 }  // namespace
 
 UploadVerdict UploadJudge::Judge(std::string_view identity,
                                  const Upload& upload, const OpenRound& open,
-                                 int64_t iteration, size_t* index,
-                                 std::vector<double>* decoded) const {
+                                 int64_t iteration, size_t* index) const {
   if (identity != upload.device_id) return UploadVerdict::kIdentityMismatch;
   auto it = device_index_->find(upload.device_id);
   if (it == device_index_->end()) return UploadVerdict::kUnknownDevice;
@@ -71,7 +66,6 @@ UploadVerdict UploadJudge::Judge(std::string_view identity,
                ? UploadVerdict::kDuplicate
                : UploadVerdict::kConflictingDuplicate;
   }
-  *decoded = std::move(values).value();
   return UploadVerdict::kAccepted;
 }
 

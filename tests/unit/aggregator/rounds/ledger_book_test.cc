@@ -139,6 +139,41 @@ TEST(LedgerBookTest, ParticipationAddsTheAcceptedUploadsNoise) {
   EXPECT_DOUBLE_EQ(book.LocalMechanism().noise_multiplier, 0.375);
 }
 
+// A job's per-device curves are held once per distinct history of charges
+// (SharedCurves): a fixed cohort of 1,000 devices holds two curves (local
+// and central) after three rounds, not 2,000; each device's ε is still its
+// own history's.
+TEST(LedgerBookTest, DevicesWithTheSameHistoryShareTheirCurves) {
+  const PrivacyRoundAccountant accountant;
+  std::vector<std::string> devices;
+  for (int i = 0; i < 1000; ++i) devices.push_back("d" + std::to_string(i));
+  jobs::JobConfig config = ProxAdmm(privacy::Policy::kParticipation, 3.0, 2.0);
+  LedgerBook book(accountant, config, devices);
+  EXPECT_EQ(book.distinct_curves(), 1u);  // every ledger empty
+  const auto round = [&](size_t participants) {
+    std::vector<size_t> indices;
+    for (size_t i = 0; i < participants; ++i) {
+      book.ApplyLocal(book.PlanLocal(i));
+      indices.push_back(i);
+    }
+    book.Apply(book.Plan(indices));
+  };
+  for (int k = 0; k < 3; ++k) round(devices.size());
+  EXPECT_EQ(book.distinct_curves(), 2u);
+  round(devices.size() / 2);  // devices 0..499 a fourth time
+  EXPECT_EQ(book.distinct_curves(), 4u);
+  std::vector<double> three = accountant.RoundRdp(book.LocalMechanism());
+  for (double& order : three) order *= 3;
+  std::vector<double> four = three;
+  ComposeRdp(four, accountant.RoundRdp(book.LocalMechanism()));
+  EXPECT_NEAR(book.LocalEpsilon(999), accountant.Epsilon(three, 1e-5), 1e-12);
+  EXPECT_NEAR(book.LocalEpsilon(0), accountant.Epsilon(four, 1e-5), 1e-12);
+  // A charge planned and dropped (its upload not stored) leaves nothing.
+  { const LocalCharge dropped = book.PlanLocal(999); }
+  EXPECT_EQ(book.distinct_curves(), 4u);
+  EXPECT_NEAR(book.LocalEpsilon(999), accountant.Epsilon(three, 1e-5), 1e-12);
+}
+
 // docs/privacy.md, "Colluding devices": t devices of the cohort know their
 // own noises, so only m_k − t of them hide a device's contribution, and
 // never fewer than its own. The default observer is one co-participant.
@@ -578,7 +613,7 @@ TEST(LedgerBookTest, DpFtrlReloadKnowsWhoReachedTheCap) {
     ASSERT_TRUE(stmt.ok());
     stmt->Bind(1, job)
         .Bind(2, "central:" + devices[0])
-        .BindDoubles(3, second.devices[0].central);
+        .BindDoubles(3, *second.devices[0].central);
     ASSERT_TRUE(stmt->Run().ok());
   }
   LedgerBook book(accountant, config, devices);

@@ -97,19 +97,19 @@ TEST(SecureLedgerTest, ChargeIsTheDdgBoundOfTheHonestSurvivors) {
   const auto library = privacy::RdpAt(
       secure_aggregation::DdgRoundMechanism(f.plan.ddg), orders[k]);
   ASSERT_TRUE(library.ok());
-  EXPECT_NEAR(charge.devices[0].central[k], *library, 1e-12 * *library);
+  EXPECT_NEAR((*charge.devices[0].central)[k], *library, 1e-12 * *library);
   // Thm. 2 at every order, for the central and the local ledger.
   for (size_t i = 0; i < orders.size(); ++i) {
     const double expected = DdgBound(orders[i], f.plan.ddg, honest);
     ASSERT_GT(expected, 0);
-    EXPECT_NEAR(charge.devices[5].central[i], expected, 1e-9 * expected)
+    EXPECT_NEAR((*charge.devices[5].central)[i], expected, 1e-9 * expected)
         << "order " << orders[i];
     const double replace = DdgBound(orders[i], f.plan.ddg, honest, 2);
-    EXPECT_NEAR(local.local[i], replace, 1e-9 * replace);
-    EXPECT_GT(local.local[i], expected);  // never below the central charge
+    EXPECT_NEAR((*local.local)[i], replace, 1e-9 * replace);
+    EXPECT_GT((*local.local)[i], expected);  // never below the central charge
   }
   // Had the ledger counted all m devices' noise it would charge less.
-  EXPECT_GT(charge.devices[0].central[k],
+  EXPECT_GT((*charge.devices[0].central)[k],
             DdgBound(orders[k], f.plan.ddg, 20) * 1.01);
 }
 
@@ -127,7 +127,7 @@ TEST(SecureLedgerTest, RoundsComposePerSurvivor) {
   std::vector<double> expected(orders.size());
   for (size_t i = 0; i < orders.size(); ++i) {
     expected[i] = (rounds + 1) * DdgBound(orders[i], f.plan.ddg, 17);
-    EXPECT_NEAR(next.devices[0].central[i], expected[i], 1e-9 * expected[i]);
+    EXPECT_NEAR((*next.devices[0].central)[i], expected[i], 1e-9 * expected[i]);
   }
   EXPECT_NEAR(next.devices[0].central_epsilon,
               accountant.Epsilon(expected, f.config.delta), 1e-9);

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "edgeadmm/rounds/curve_bytes.h"
 #include "edgeadmm/rounds/round_accountant.h"
 
 namespace edgeadmm::rounds {
@@ -35,14 +36,6 @@ class EpsilonMemo {
   size_t conversions() const { return conversions_; }
 
  private:
-  // Curves are equal when their bytes are (-0.0 and 0.0 differ; a miss then
-  // only costs a conversion).
-  struct CurveBytes {
-    size_t operator()(const std::vector<double>& v) const;
-    bool operator()(const std::vector<double>& a,
-                    const std::vector<double>& b) const;
-  };
-
   const RoundAccountant* accountant_;
   double delta_;
   std::unordered_map<std::vector<double>, double, CurveBytes, CurveBytes>

@@ -42,6 +42,7 @@
 #include "edgeadmm/rounds/round_accountant.h"
 #include "edgeadmm/rounds/round_store.h"
 #include "edgeadmm/rounds/secure_round_charge.h"
+#include "edgeadmm/rounds/shared_curves.h"
 
 namespace edgeadmm::rounds {
 
@@ -51,7 +52,7 @@ struct LedgerCharge {
   double central_epsilon = 0;  // of the job after the round
   struct Device {
     size_t index = 0;
-    std::vector<double> central;  // the device's curve after the round
+    SharedCurves::Curve central;  // the device's curve after the round
     double central_epsilon = 0;
   };
   std::vector<Device> devices;       // participation policies: the participants
@@ -63,7 +64,7 @@ struct LedgerCharge {
 // One accepted upload's charge to its device's local ledger.
 struct LocalCharge {
   size_t index = 0;
-  std::vector<double> local;  // the curve after the upload
+  SharedCurves::Curve local;  // the curve after the upload
   double epsilon = 0;
 };
 
@@ -171,6 +172,8 @@ class LedgerBook {
   // Whether device `index` has taken part as often as the algorithm's
   // ParticipationCharge allows (false without one): it is not sampled again.
   bool ParticipationCapReached(size_t index) const;
+  // Distinct per-device curves held (SharedCurves; tests, profiles).
+  size_t distinct_curves() const { return curves_.size(); }
 
  private:
   double OwnNoiseMultiplier() const;
@@ -213,9 +216,11 @@ class LedgerBook {
   // charges it its local one (Algorithm::ChargesLocalAsCentral), or empty.
   std::vector<double> upload_central_rdp_;
   std::vector<double> local_rdp_;
-  std::vector<double> central_;                      // trusted-aggregator
-  std::vector<std::vector<double>> device_central_;  // by device index
-  std::vector<std::vector<double>> device_local_;    // by device index
+  std::vector<double> central_;  // trusted-aggregator
+  // The per-device curves, by device index, each distinct curve held once.
+  SharedCurves curves_;
+  std::vector<SharedCurves::Curve> device_central_;
+  std::vector<SharedCurves::Curve> device_local_;
   // ε of each device_central_ curve (0 if uncharged), kept so a commit
   // converts only its participants' curves.
   std::vector<double> device_central_epsilon_;

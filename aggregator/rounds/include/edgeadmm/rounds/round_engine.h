@@ -375,8 +375,7 @@ class RoundEngine {
   Result<bool> InsertRound(const OpenRound& round, int64_t now_ms);
   // Stores an upload the judge accepted, conditionally on the round being
   // open and holding none of the device's (kCoordinator, kFollower).
-  UploadVerdict StoreShared(size_t index, Upload&& upload,
-                            std::vector<double>&& decoded, LocalCharge&& local,
+  UploadVerdict StoreShared(size_t index, Upload&& upload, LocalCharge&& local,
                             const std::vector<uint8_t>& fingerprint_digest,
                             int64_t now_ms);
 

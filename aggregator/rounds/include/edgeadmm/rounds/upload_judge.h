@@ -35,11 +35,10 @@ class UploadJudge {
 
   // The verdict on `upload` by the device authenticated as `identity` (its
   // DTLS PSK identity) while `open` is the open round, after `iteration`
-  // committed rounds. On kAccepted,
-  // `*index` is the device's index and `*decoded` its values.
+  // committed rounds. On kAccepted, `*index` is the device's index.
   UploadVerdict Judge(std::string_view identity, const Upload& upload,
-                      const OpenRound& open, int64_t iteration, size_t* index,
-                      std::vector<double>* decoded) const;
+                      const OpenRound& open, int64_t iteration,
+                      size_t* index) const;
 
   // For a round that is not open: kDuplicate if the committed round holds
   // the same vector from this device, kConflictingDuplicate if it holds
