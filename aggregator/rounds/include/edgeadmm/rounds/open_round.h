@@ -25,8 +25,7 @@ struct OpenRound {
   // only when the round commits, and the SHA-256 of what a retransmission
   // repeats (UploadDigest of Upload::fingerprint_or_vector; the store keeps
   // the same digest). A round holds one per cohort member, about 0.5 KiB at
-  // a9a's 123 features (the decoded values and the wire body, kept too
-  // before, were another 1.5 KiB per member).
+  // a9a's 123 features.
   struct Accepted {
     std::vector<uint8_t> payload;  // float32 LE, as stored
     std::vector<uint8_t> fingerprint_digest;

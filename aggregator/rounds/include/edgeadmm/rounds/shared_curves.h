@@ -3,8 +3,8 @@
 // with the same history of charges carry the same curve bit for bit (every
 // device of a fixed cohort, most of a sampled one), so a job's ledgers take
 // memory per distinct curve instead of two curves of 156 orders (2 x 1,248
-// bytes) per device: 81 MB at 32,561 devices before (docs/results.md,
-// "Memory per session: what the daemon keeps").
+// bytes) per device, 81 MB at 32,561 devices (docs/results.md, "What the
+// daemon keeps per device").
 //
 // A curve is immutable; a ledger moves to another curve by Replace, which
 // forgets the old one when no ledger holds it any more.
