@@ -67,7 +67,7 @@ struct CoapCallbacks {
     auto& impl = *static_cast<CoapServer*>(arg)->impl_;
     const StateLock lock(impl.state);
     CoapShard& shard = impl.shards[ShardOf(session)];
-    TurnOffResumption(session);
+    ApplySessionSettings(session);
     const std::string id(reinterpret_cast<const char*>(identity->s),
                          identity->length);
     Result<std::vector<uint8_t>> psk = Status::PermissionDenied();

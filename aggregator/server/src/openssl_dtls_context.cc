@@ -14,6 +14,9 @@
 namespace edgeadmm::server {
 namespace {
 
+// The largest plaintext a server session writes in one DTLS record.
+constexpr long kLargestRecordWritten = COAP_DEFAULT_MTU;
+
 // Session tickets: none issued, none accepted (0: "no ticket", a full
 // handshake follows).
 int NoTicket(SSL*, unsigned char*, unsigned char*, EVP_CIPHER_CTX*,
@@ -140,6 +143,12 @@ Status TakeOverDtlsContext(coap_context_t* context,
     SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, &NoTicket);
     SSL_CTX_set_session_cache_mode(
         ctx, SSL_SESS_CACHE_OFF | SSL_SESS_CACHE_NO_INTERNAL);
+    // Each record the server writes holds one CoAP message of at most
+    // libcoap's session MTU (the daemon sets no other), or a handshake
+    // fragment, which OpenSSL cuts to this length too: every later SSL
+    // object's write buffer is sized to it, not to a 16 KiB record.
+    static_assert(kLargestRecordWritten >= 512, "OpenSSL's minimum");
+    SSL_CTX_set_max_send_fragment(ctx, kLargestRecordWritten);
     status = Status::Ok();
   }
   // As the device transport releases a session (coap_dtls_transport.cc).
@@ -148,13 +157,17 @@ Status TakeOverDtlsContext(coap_context_t* context,
   return status;
 }
 
-void TurnOffResumption(coap_session_t* session) {
+void ApplySessionSettings(coap_session_t* session) {
   // A resumed handshake (session ticket or session id) skips the PSK
   // lookup, so a revoked or re-keyed device could come back.
   coap_tls_library_t library = COAP_TLS_LIBRARY_NOTLS;
   void* tls = coap_session_get_tls(session, &library);
   if (tls == nullptr || library != COAP_TLS_LIBRARY_OPENSSL) return;
-  SSL_set_options(static_cast<SSL*>(tls), SSL_OP_NO_TICKET);
+  SSL* ssl = static_cast<SSL*>(tls);
+  SSL_set_options(ssl, SSL_OP_NO_TICKET);
+  // Its write buffer is made already; the limit keeps the session's
+  // records like every other session's.
+  SSL_set_max_send_fragment(ssl, kLargestRecordWritten);
 }
 
 }  // namespace edgeadmm::server
