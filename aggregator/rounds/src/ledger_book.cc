@@ -57,8 +57,8 @@ LedgerBook::LedgerBook(const RoundAccountant& accountant,
       central_epsilon_memo_(*central_accountant_, config.delta) {
   participations_.assign(devices.size(), 0);
   central_.assign(accountant.order_count(), 0.0);
-  SharedCurves::Curve zero;
-  curves_.Replace(zero, std::make_shared<const std::vector<double>>(central_));
+  const SharedCurves::Curve zero =
+      curves_.Hold(std::make_shared<const std::vector<double>>(central_));
   device_central_.assign(devices.size(), zero);
   device_local_.assign(devices.size(), zero);
   device_central_epsilon_.assign(devices.size(), 0.0);

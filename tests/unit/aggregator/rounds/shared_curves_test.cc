@@ -15,7 +15,7 @@ SharedCurves::Curve Make(std::vector<double> v) {
 TEST(SharedCurvesTest, EqualCurvesShareOneAndUnheldOnesAreForgotten) {
   SharedCurves curves;
   std::vector<SharedCurves::Curve> ledgers(3);
-  for (auto& ledger : ledgers) curves.Replace(ledger, Make({0, 0, 0}));
+  for (auto& ledger : ledgers) ledger = curves.Hold(Make({0, 0, 0}));
   EXPECT_EQ(curves.size(), 1u);
   EXPECT_EQ(ledgers[0], ledgers[2]);  // one allocation for all three
   const std::vector<double> step = {1, 2, 3};
@@ -23,6 +23,7 @@ TEST(SharedCurvesTest, EqualCurvesShareOneAndUnheldOnesAreForgotten) {
   curves.Replace(ledgers[0], SharedCurves::Composed(ledgers[0], step));
   curves.Replace(ledgers[1], SharedCurves::Composed(ledgers[1], step));
   EXPECT_EQ(ledgers[0], ledgers[1]);
+  EXPECT_EQ(curves.Hold(Make({1, 2, 3})), ledgers[0]);  // the held one
   EXPECT_EQ(*ledgers[0], (std::vector<double>{1, 2, 3}));
   EXPECT_EQ(*ledgers[2], (std::vector<double>{0, 0, 0}));
   EXPECT_EQ(curves.size(), 2u);

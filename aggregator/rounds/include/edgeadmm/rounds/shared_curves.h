@@ -27,9 +27,11 @@ class SharedCurves {
   // order), not held yet (a charge planned but not applied costs nothing
   // once dropped).
   static Curve Composed(const Curve& curve, const std::vector<double>& step);
-  // Points `slot` (a ledger) at the held curve equal to `next` (`next` is
-  // held from now on if none is), and forgets the curve `slot` held if no
-  // other ledger holds it.
+  // The held curve equal to `curve` (`curve` is held from now on if none
+  // is): what a new ledger starts on.
+  Curve Hold(Curve curve);
+  // Points `slot` (a ledger) at Hold(next), and forgets the curve `slot`
+  // held if no other ledger holds it.
   void Replace(Curve& slot, Curve next);
 
   // Distinct curves held (tests, profiles).
