@@ -299,6 +299,7 @@ FleetSample Sample(const std::vector<std::unique_ptr<Device>>& devices,
     s.away += d.away ? 1 : 0;
     s.sessions += d.transport->connected() ? 1 : 0;
     s.connected += i < started && d.transport->ever_connected() ? 1 : 0;
+    s.registered += i < started && d.transport->ever_registered() ? 1 : 0;
     s.handshakes += d.transport->handshakes();
     s.session_ends += d.transport->session_ends();
     s.notifications += d.transport->notifications();

@@ -457,6 +457,8 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
     if (coap_check_option(received, COAP_OPTION_OBSERVE, &iterator) ==
         nullptr) {
       observe_.active = false;
+    } else {
+      ever_registered_ = true;
     }
     Deliver(observe_, received, /*notification=*/true);
     return true;

@@ -23,7 +23,7 @@ struct FleetSample {
   size_t sessions = 0;      // devices with a DTLS session now
   size_t connected = 0;     // devices that completed a first handshake
   size_t away = 0;          // devices switched off by churn
-  size_t registered = 0;    // bare load: devices with a first notification
+  size_t registered = 0;    // devices whose Observe registration was answered
   uint64_t handshakes = 0;  // completed handshakes, reconnections included
   posix::SessionEnds session_ends;  // why sessions ended, by reason
   uint64_t notifications = 0;       // pushed by the server to observations

@@ -96,6 +96,10 @@ class CoapDtlsTransport final : public Transport {
   // True once a DTLS handshake of this transport has completed (the
   // fleet's in-flight limit: a device counts as starting until then).
   bool ever_connected() const { return ever_connected_; }
+  // True once the server has accepted an Observe registration of this
+  // transport (its answer carried the Observe option): the load harness's
+  // "connected and registered".
+  bool ever_registered() const { return ever_registered_; }
   // DTLS handshakes of this transport completed so far (reconnections
   // included): the load harness's handshakes/s.
   uint32_t handshakes() const { return handshakes_; }
@@ -183,6 +187,7 @@ class CoapDtlsTransport final : public Transport {
   uint16_t local_port_ = 0;  // from config_.local_ports; 0: none held
   bool handshake_done_ = false;
   bool ever_connected_ = false;
+  bool ever_registered_ = false;
   uint32_t handshakes_ = 0;
   SessionEnds session_ends_;
   uint32_t notifications_ = 0;
