@@ -454,12 +454,10 @@ bool CoapDtlsTransport::OnResponse(const coap_pdu_t* received) {
     observe_.answered = true;
     coap_opt_iterator_t iterator;
     // No Observe option (or an error code): the observation has ended.
-    if (coap_check_option(received, COAP_OPTION_OBSERVE, &iterator) ==
-        nullptr) {
-      observe_.active = false;
-    } else {
-      ever_registered_ = true;
-    }
+    const bool observing =
+        coap_check_option(received, COAP_OPTION_OBSERVE, &iterator) != nullptr;
+    if (!observing) observe_.active = false;
+    ever_registered_ = ever_registered_ || observing;
     Deliver(observe_, received, /*notification=*/true);
     return true;
   }
