@@ -168,7 +168,7 @@ host::ErrorOr<BareLoadReport> RunBareLoad(const BareLoadConfig& c,
       StepDevice(c, payload, now_ms(), draw, d, r);
       starting += d.transport->ever_connected() ? 0 : 1;
       done += d.uploads >= c.rounds ? 1 : 0;
-      sample.registered += d.registered ? 1 : 0;
+      sample.registered += d.transport->ever_registered() ? 1 : 0;
       sample.connected += d.transport->ever_connected() ? 1 : 0;
       sample.sessions += d.transport->connected() ? 1 : 0;
       sample.handshakes += d.transport->handshakes();

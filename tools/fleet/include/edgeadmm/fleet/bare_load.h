@@ -44,7 +44,7 @@ struct BareLoadConfig {
 
 struct BareLoadReport {
   size_t devices = 0;
-  size_t registered = 0;     // devices that got a first notification
+  size_t registered = 0;     // devices whose Observe registration was answered
   double start_seconds = 0;  // until the last of them did
   uint64_t handshakes = 0;
   uint64_t uploads_accepted = 0;  // 2.04 answers
