@@ -132,11 +132,13 @@ host::ErrorOr<BareLoadReport> RunBareLoad(const BareLoadConfig& c,
         SourceAddresses::Make(c.local_address, c.local_addresses, 1 << 20));
     addresses = std::make_unique<SourceAddresses>(std::move(a));
   }
-  posix::CoapClientContext context;
+  EDGEADMM_HOST_TRY_ASSIGN(auto devices, LoadDevices(c, addresses.get()));
+  // Sharded as the daemon fleet's (CoapClientContext::ShardsFor).
+  posix::CoapClientContext context(
+      posix::CoapClientContext::ShardsFor(devices.size()));
   if (!context.status().ok()) {
     return host::Error(context.status(), "libcoap context without DTLS");
   }
-  EDGEADMM_HOST_TRY_ASSIGN(auto devices, LoadDevices(c, addresses.get()));
   for (auto& d : devices) {
     d->transport = std::make_unique<posix::CoapDtlsTransport>(context, d->link);
   }

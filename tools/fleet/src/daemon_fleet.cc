@@ -93,13 +93,15 @@ Status OpenStorage(const DaemonFleetConfig& c, Device& d) {
   return Status::Ok();
 }
 
-// What all devices share: one libcoap context, and one trainer (one thread
-// computes one step at a time) with its buffers, sized for whichever
-// algorithm and loss the daemon's job turns out to run. Outlives the
-// devices (their transports hold the context and the local ports).
+// What all devices share: one libcoap client context (sharded by
+// CoapClientContext::ShardsFor), and one trainer (one thread computes one
+// step at a time) with its buffers, sized for whichever algorithm and loss
+// the daemon's job turns out to run. Outlives the devices (their
+// transports hold the context and the local ports).
 struct Shared {
-  explicit Shared(const FleetData& f)
-      : workspace(
+  Shared(const FleetData& f, size_t devices)
+      : context(posix::CoapClientContext::ShardsFor(devices)),
+        workspace(
             DeviceClient::TrainerWorkspaceBytes(f.max_samples, f.max_dim)),
         scratch(DeviceClient::ComputeScratchBytes(f.max_dim, f.max_vector)) {}
   std::unique_ptr<SourceAddresses> local_addresses;
@@ -514,7 +516,7 @@ host::ErrorOr<DaemonFleetReport> RunDaemonFleet(
   }
   EDGEADMM_HOST_TRY_ASSIGN(const FleetData f,
                            LoadFleetData(config, ids->size()));
-  Shared shared(f);
+  Shared shared(f, mine.size());
   shared.local_addresses = std::move(addresses);
   if (!shared.context.status().ok()) {
     return host::Error(shared.context.status(), "libcoap context without DTLS");

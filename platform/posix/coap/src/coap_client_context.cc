@@ -2,10 +2,13 @@
 
 #include <coap3/coap.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "edgeadmm/posix/coap_batched_io.h"
 #include "edgeadmm/posix/coap_dtls_transport.h"
+#include "edgeadmm/posix/coap_shard_set.h"
+#include "edgeadmm/posix/monotonic_clock.h"
 
 namespace edgeadmm::posix {
 namespace {
@@ -74,9 +77,12 @@ int HandleEvent(coap_session_t* session, const coap_event_t event) {
   return 0;
 }
 
+// With several shards, the longest an idle shard goes unwalked.
+constexpr int64_t kShardBackstopWalkMs = 1000;
+
 }  // namespace
 
-CoapClientContext::CoapClientContext() {
+CoapClientContext::CoapClientContext(size_t shards) {
   coap_startup();  // idempotent
   // EDGEADMM_COAP_LOG=0..7 sets libcoap's (process-wide) syslog-style level.
   if (const char* level = std::getenv("EDGEADMM_COAP_LOG")) {
@@ -86,22 +92,42 @@ CoapClientContext::CoapClientContext() {
     status_ = Status::Unavailable();
     return;
   }
-  context_ = coap_new_context(nullptr);
-  if (context_ == nullptr) {
-    status_ = Status::Unavailable();
-    return;
+  shards = std::max<size_t>(shards, 1);
+  if (shards > 1) ready_shards_ = std::make_unique<CoapShardSet>(1);
+  shards_.reserve(shards);
+  for (size_t i = 0; i < shards; ++i) {
+    coap_context_t* context = coap_new_context(nullptr);
+    if (context == nullptr) {
+      status_ = Status::Unavailable();
+      return;
+    }
+    shards_.push_back(Shard{context, nullptr});
+    // Block-wise transfers are driven by CoapDtlsTransport itself (libcoap
+    // 4.3.1's own handling stalls under datagram loss).
+    coap_register_response_handler(context, &HandleResponse);
+    coap_register_nack_handler(context, &HandleNack);
+    coap_register_event_handler(context, &HandleEvent);
+    CoapBatchedIoOptions io;
+    // Several shards: a shard walks when it has a batch, when libcoap's
+    // timer fd wakes it (a retransmission) and before its first pass after
+    // a new session (NextSessionContext: the walk arms the handshake's
+    // timer), so its periodic walk is only a backstop.
+    if (shards > 1) io.walk_interval_ms = kShardBackstopWalkMs;
+    shards_.back().io = std::make_unique<CoapBatchedIo>(context, io);
+    if (ready_shards_ != nullptr &&
+        !ready_shards_->Add(context, shards_.back().io.get())) {
+      status_ = Status::Unavailable();
+      return;
+    }
   }
-  // Block-wise transfers are driven by CoapDtlsTransport itself (libcoap
-  // 4.3.1's own handling stalls under datagram loss).
-  coap_register_response_handler(context_, &HandleResponse);
-  coap_register_nack_handler(context_, &HandleNack);
-  coap_register_event_handler(context_, &HandleEvent);
-  io_ = std::make_unique<CoapBatchedIo>(context_, CoapBatchedIoOptions{});
 }
 
 CoapClientContext::~CoapClientContext() {
-  io_.reset();
-  if (context_ != nullptr) coap_free_context(context_);
+  ready_shards_.reset();
+  for (Shard& shard : shards_) {
+    shard.io.reset();
+    coap_free_context(shard.context);
+  }
 }
 
 void CoapClientContext::TakeWoken(std::vector<size_t>& tags) {
@@ -109,11 +135,29 @@ void CoapClientContext::TakeWoken(std::vector<size_t>& tags) {
   woken_.clear();
 }
 
+coap_context_t* CoapClientContext::NextSessionContext() {
+  if (!status_.ok() || shards_.empty()) return nullptr;
+  Shard& shard = shards_[next_shard_];
+  next_shard_ = (next_shard_ + 1) % shards_.size();
+  shard.io->RequestWalk();
+  return shard.context;
+}
+
 StatusWithSize CoapClientContext::Poll(uint32_t timeout_ms) {
-  if (context_ == nullptr) return StatusWithSize(Status::Unavailable(), 0);
-  const int spent = io_->Process(timeout_ms);
-  if (spent < 0) return StatusWithSize(Status::Unavailable(), 0);
-  return StatusWithSize(static_cast<size_t>(spent));
+  if (!status_.ok() || shards_.empty()) {
+    return StatusWithSize(Status::Unavailable(), 0);
+  }
+  if (ready_shards_ == nullptr) {
+    const int spent = shards_.front().io->Process(timeout_ms);
+    if (spent < 0) return StatusWithSize(Status::Unavailable(), 0);
+    return StatusWithSize(static_cast<size_t>(spent));
+  }
+  const uint64_t start = MonotonicMs();
+  if (ready_shards_->RunOnce(
+          static_cast<int>(std::min<uint32_t>(timeout_ms, 1u << 30))) < 0) {
+    return StatusWithSize(Status::Unavailable(), 0);
+  }
+  return StatusWithSize(static_cast<size_t>(MonotonicMs() - start));
 }
 
 }  // namespace edgeadmm::posix

@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <coap3/coap.h>
-#include <time.h>
 
 #include <cstring>
 
@@ -39,17 +38,15 @@ bool ParseAddress(const char* host, uint16_t port, coap_address_t& out) {
   coap_address_init(&out);
   if (inet_pton(AF_INET, host, &out.addr.sin.sin_addr) == 1) {
     out.addr.sin.sin_family = AF_INET;
-    out.addr.sin.sin_port = htons(port);
     out.size = sizeof(out.addr.sin);
-    return true;
-  }
-  if (inet_pton(AF_INET6, host, &out.addr.sin6.sin6_addr) == 1) {
+  } else if (inet_pton(AF_INET6, host, &out.addr.sin6.sin6_addr) == 1) {
     out.addr.sin6.sin6_family = AF_INET6;
-    out.addr.sin6.sin6_port = htons(port);
     out.size = sizeof(out.addr.sin6);
-    return true;
+  } else {
+    return false;
   }
-  return false;
+  coap_address_set_port(&out, port);
+  return true;
 }
 
 bool AddUintOption(coap_pdu_t* pdu, coap_option_num_t number, uint32_t value) {
@@ -76,6 +73,10 @@ CoapDtlsTransport::CoapDtlsTransport(CoapClientContext& context,
 
 CoapDtlsTransport::~CoapDtlsTransport() { Close(); }
 
+const coap_context_t* CoapDtlsTransport::session_context() const {
+  return session_ == nullptr ? nullptr : coap_session_get_context(session_);
+}
+
 void CoapDtlsTransport::Close() {
   request_ = Slot{};
   observe_ = Slot{};
@@ -93,11 +94,10 @@ void CoapDtlsTransport::Close() {
 // Releasing our reference alone is not enough: if an ICMP error had reset the
 // session, the node's next retransmission starts a new handshake, drops the
 // node's reference (coap_session_delay_pdu), frees the session under it and
-// appends the node to the freed session: the node and its PDU leak (and
-// libcoap writes to freed memory). tests/integration/coap_peer/
-// libcoap_release_leak.c shows this against libcoap alone. So the session is
-// first disconnected, which deletes every node still queued for it (with
-// app data cleared, the NACKs this raises reach no transport), then released.
+// appends the node to the freed session: the node and its PDU leak, and
+// libcoap writes to freed memory (tests/integration/coap_peer/
+// libcoap_release_leak.c). So the session is first disconnected (deleting
+// its queued nodes; their NACKs reach no transport), then released.
 void CoapDtlsTransport::ReleaseSession() {
   if (session_ != nullptr) {
     coap_session_set_app_data(session_, nullptr);
@@ -128,7 +128,8 @@ Status CoapDtlsTransport::EnsureSession() {
   }
   handshake_done_ = false;
   session_failed_ = false;
-  if (context_.raw() == nullptr) return Status::Unavailable();
+  coap_context_t* const shard = context_.NextSessionContext();
+  if (shard == nullptr) return Status::Unavailable();
   coap_address_t server;
   if (!ParseAddress(config_.host, config_.port, server)) {
     return Status::InvalidArgument();
@@ -157,7 +158,7 @@ Status CoapDtlsTransport::EnsureSession() {
     }
     local_if = &local;
   }
-  session_ = coap_new_client_session_psk2(context_.raw(), local_if, &server,
+  session_ = coap_new_client_session_psk2(shard, local_if, &server,
                                           COAP_PROTO_DTLS, &setup);
   if (session_ == nullptr) {
     ReleaseSession();  // the pool port

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -284,6 +286,58 @@ TEST_F(CoapDtlsLoopbackTest, TaggedTransportsAreListedWhenAnswered) {
   woken.clear();
   context_.TakeWoken(woken);
   EXPECT_TRUE(woken.empty());
+}
+
+// A sharded context (edgeadmm-fleet's: CoapClientContext::ShardsFor) puts
+// new sessions on its libcoap contexts in turn, and one Poll runs every
+// shard that has something: six sessions on three shards, two on each, and
+// six requests started at once are all answered.
+TEST_F(CoapDtlsLoopbackTest, ShardedContextSpreadsSessionsAndRunsEveryShard) {
+  CoapClientContext sharded(3);
+  ASSERT_TRUE(sharded.status().ok());
+  ASSERT_EQ(sharded.shards(), 3u);
+  std::vector<std::unique_ptr<CoapDtlsTransport>> transports;
+  std::map<const coap_context_t*, int> sessions_per_shard;
+  std::vector<uint8_t> body(256);
+  for (int i = 0; i < 6; ++i) {
+    transports.push_back(
+        std::make_unique<CoapDtlsTransport>(sharded, Config(kKey)));
+    const TransportResult r =
+        Exchange(*transports.back(), CoapMethod::kGet, "v1/ping", {}, body);
+    ASSERT_EQ(r.status, Status::Ok()) << r.status.str();
+    ++sessions_per_shard[transports.back()->session_context()];
+  }
+  ASSERT_EQ(sessions_per_shard.size(), 3u);
+  for (const auto& [shard, sessions] : sessions_per_shard) {
+    EXPECT_NE(shard, nullptr);
+    EXPECT_EQ(sessions, 2);
+  }
+  std::vector<std::vector<uint8_t>> bodies(6, std::vector<uint8_t>(256));
+  for (size_t i = 0; i < transports.size(); ++i) {
+    ASSERT_TRUE(transports[i]
+                    ->StartRequest({CoapMethod::kGet, "v1/ping", 0, {}},
+                                   Buffer(bodies[i]))
+                    .ok());
+  }
+  std::vector<bool> answered(transports.size(), false);
+  size_t left = transports.size();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (left > 0 && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE(sharded.Poll(5).ok());
+    server_.Poll(5);
+    for (size_t i = 0; i < transports.size(); ++i) {
+      TransportResult r;
+      if (answered[i] || !transports[i]->TakeResult(r)) continue;
+      EXPECT_EQ(r.status, Status::Ok()) << r.status.str();
+      EXPECT_EQ(r.code, kContent);
+      answered[i] = true;
+      --left;
+    }
+  }
+  EXPECT_EQ(left, 0u);
+  // Still six sessions, no new handshake: each request used its session.
+  EXPECT_EQ(server_.identities().size(), 6u);
 }
 
 TEST_F(CoapDtlsLoopbackTest, NoServerIsNotReportedAsUnauthenticated) {

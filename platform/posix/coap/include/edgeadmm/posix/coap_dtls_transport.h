@@ -111,6 +111,9 @@ class CoapDtlsTransport final : public Transport {
 
   size_t wake_tag() const { return config_.wake_tag; }
   CoapClientContext& context() const { return context_; }
+  // The libcoap context of the current session (null without one): which
+  // of its CoapClientContext's shards it is on.
+  const coap_context_t* session_context() const;
 
   // Called by the context's libcoap handlers (not part of the port).
   // False if the response belongs to no open exchange (libcoap then
