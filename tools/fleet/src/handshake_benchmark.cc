@@ -24,7 +24,9 @@ Result<HandshakeReport> MeasureHandshakes(const HandshakeConfig& config) {
   if (config.sessions == 0 || config.concurrency == 0 || config.key.empty()) {
     return Status::InvalidArgument();
   }
-  posix::CoapClientContext context;
+  // Sharded as the fleets' (CoapClientContext::ShardsFor).
+  posix::CoapClientContext context(
+      posix::CoapClientContext::ShardsFor(config.sessions));
   EDGEADMM_TRY(context.status());
   std::vector<Session> sessions(config.sessions);
   const ConstByteSpan key(reinterpret_cast<const std::byte*>(config.key.data()),
