@@ -19,6 +19,7 @@
 #include "edgeadmm/jobs/job_store.h"
 #include "edgeadmm/log.h"
 #include "edgeadmm/posix/coap_batched_io.h"
+#include "edgeadmm/posix/coap_shard_set.h"
 #include "edgeadmm/posix/monotonic_clock.h"
 #include "edgeadmm/registry/device_registry.h"
 #include "edgeadmm/registry/secure_random.h"
@@ -37,10 +38,6 @@
 #include "openssl_dtls_context.h"
 
 namespace edgeadmm::server {
-
-// With several shards, the longest an idle shard goes unwalked: libcoap's
-// timer fd and RequestWalks cover what needs a walk; this is a backstop.
-constexpr int64_t kShardBackstopWalkMs = 1000;
 
 // libcoap C callbacks. None of them lets an exception escape: everything
 // they call reports errors as Status values.
@@ -210,7 +207,7 @@ Status CoapCallbacks::OpenShard(CoapServer& server,
     // Several shards: libcoap's timer fd wakes a shard for its timers and
     // the daemon's session drops ask for a walk (Tick), so the periodic
     // walk of an idle shard is only a backstop.
-    if (impl.shard_set) io.walk_interval_ms = kShardBackstopWalkMs;
+    if (impl.shard_set) io.walk_interval_ms = posix::kShardBackstopWalkMs;
     shard.io = std::make_unique<posix::CoapBatchedIo>(shard.context, io);
   }
   coap_register_event_handler(shard.context, &Event);

@@ -37,6 +37,7 @@ namespace {
 using edgeadmm::posix::CoapBatchedIo;
 using edgeadmm::posix::CoapBatchedIoOptions;
 using edgeadmm::posix::CoapShardSet;
+using edgeadmm::posix::kShardBackstopWalkMs;
 using edgeadmm::posix::MonotonicMs;
 
 using edgeadmm::posix::coap_loopback::HandledRequests;
@@ -71,7 +72,7 @@ class Loop {
   Loop(const Shards& shards, bool ready_only) : ready_only_(ready_only) {
     CoapBatchedIoOptions options;
     options.max_endpoint_reads = 128;
-    options.walk_interval_ms = ready_only ? 1000 : 20;
+    options.walk_interval_ms = ready_only ? kShardBackstopWalkMs : 20;
     poll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     for (size_t i = 0; i < shards.contexts.size(); ++i) {
       ios_.push_back(
@@ -151,7 +152,7 @@ double Flood(const Shards& shards, const std::vector<int>& clients,
   constexpr long kInFlight = 256;
   CoapBatchedIoOptions options;
   options.max_endpoint_reads = 128;
-  options.walk_interval_ms = 1000;
+  options.walk_interval_ms = kShardBackstopWalkMs;
   std::vector<std::unique_ptr<CoapBatchedIo>> ios;
   CoapShardSet set(threads);
   for (coap_context_t* context : shards.contexts) {

@@ -77,9 +77,6 @@ int HandleEvent(coap_session_t* session, const coap_event_t event) {
   return 0;
 }
 
-// With several shards, the longest an idle shard goes unwalked.
-constexpr int64_t kShardBackstopWalkMs = 1000;
-
 }  // namespace
 
 CoapClientContext::CoapClientContext(size_t shards) {

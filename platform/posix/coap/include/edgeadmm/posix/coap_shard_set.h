@@ -30,6 +30,11 @@ struct epoll_event;
 
 namespace edgeadmm::posix {
 
+// The walk interval (CoapBatchedIoOptions::walk_interval_ms) of a shard run
+// by a CoapShardSet: the longest an idle shard goes unwalked. libcoap's
+// timer fd and RequestWalk cover what needs a walk; this is a backstop.
+constexpr int64_t kShardBackstopWalkMs = 1000;
+
 class CoapShardSet {
  public:
   // Runs a worker's share of one RunOnce (`passes`) inside the owner's
